@@ -1,0 +1,87 @@
+"""Which attributes a script may read or write on which objects: the language's allow-list.
+
+Everything a script touches goes through `get_attr` / `set_attr`, so nothing outside this table
+(object internals, numpy arrays, file or module access) is reachable. Names starting with `_` are
+refused by the parser before a script ever runs.
+"""
+
+from __future__ import annotations
+
+from gradcli.engine import autograd, dtypes, rng
+from gradcli.engine.tensor import Size, Tensor
+from gradcli.stdlib import ScriptModule
+
+# Tensor methods that exist for the engine's own use, not for scripts.
+_TENSOR_HIDDEN = {"numpy"}
+TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_")) - _TENSOR_HIDDEN
+
+_STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
+        "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",
+        "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
+        "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip",
+        "swapcase", "title", "upper", "zfill")
+_LIST = ("append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort")
+_NUMBER = ("real", "imag", "conjugate", "is_integer", "as_integer_ratio", "bit_length")
+
+ALLOWED = {
+    str: frozenset(_STR),
+    list: frozenset(_LIST),
+    tuple: frozenset(("count", "index")),
+    Size: frozenset(("count", "index", "numel")),
+    int: frozenset(_NUMBER),
+    float: frozenset(_NUMBER),
+    bool: frozenset(_NUMBER),
+    range: frozenset(("start", "stop", "step", "count", "index")),
+    dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize")),
+    autograd.Node: frozenset(("name", "next_functions")),
+    autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable")),
+    rng.Generator: frozenset(("manual_seed", "seed", "initial_seed")),
+}
+
+_WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._set_data,
+                    "grad": Tensor._set_grad}
+
+
+def _type_name(obj) -> str:
+    return type(obj).__name__
+
+
+def get_attr(obj, name: str):
+    cls = obj.__class__
+    if cls is Tensor:
+        if name in TENSOR_ATTRS:
+            return getattr(obj, name)
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+    if cls is ScriptModule:
+        try:
+            return obj.members[name]
+        except KeyError:
+            raise AttributeError(f"module '{obj.name}' has no attribute '{name}'") from None
+    allowed = ALLOWED.get(cls)
+    if allowed is not None and name in allowed:
+        return getattr(obj, name)
+    if hasattr(obj, name):
+        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
+    raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+
+
+def set_attr(obj, name: str, value) -> None:
+    if obj.__class__ is Tensor:
+        setter = _WRITABLE_TENSOR.get(name)
+        if setter is not None:
+            setter(obj, value)
+            return
+        if name in TENSOR_ATTRS:
+            raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+        raise AttributeError(f"cannot set attribute '{name}' on a Tensor: gradcli's language only "
+                             "sets requires_grad, data and grad")
+    if obj.__class__ is ScriptModule:
+        raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
+    raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is read-only")
+
+
+def del_attr(obj, name: str) -> None:
+    if obj.__class__ is Tensor and name == "grad":
+        obj.grad = None
+        return
+    raise AttributeError(f"cannot delete attribute '{name}' of '{_type_name(obj)}' object")

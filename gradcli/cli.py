@@ -1,0 +1,128 @@
+"""The command line: `gradcli run`, `gradcli -c`, options, and turning errors into text and exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from gradcli import __version__
+from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
+
+EXIT_INTERRUPTED = 130
+
+EPILOG = """\
+examples:
+  gradcli run tutorial.grad            run a script, print what PyTorch would print
+  gradcli run --seed 0 a.grad b.grad   run scripts in turn, each in a fresh namespace
+  cat s.grad | gradcli run -           read the script from standard input
+  gradcli -c 'import torch; x = torch.ones(2, requires_grad=True); (x * x).sum().backward(); print(x.grad)'
+
+exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 130 interrupted
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gradcli",
+        description="Run PyTorch-style autograd scripts on gradcli's own engine; output matches PyTorch's.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"gradcli {__version__}")
+    p.add_argument("-c", metavar="CODE", dest="code", help="run CODE as a script")
+    p.add_argument("--seed", type=int, metavar="N", help="as if the script began with torch.manual_seed(N)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("scripts", nargs="+", metavar="SCRIPT")
+    run.add_argument("--seed", type=int, metavar="N", dest="run_seed",
+                     help="as if each script began with torch.manual_seed(N)")
+    return p
+
+
+def _decode(data: bytes, filename: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[:e.start]
+        line = before.count(b"\n") + 1
+        col = e.start - (before.rfind(b"\n") + 1) + 1
+        raise ScriptSyntaxError(f"invalid UTF-8 byte 0x{data[e.start]:02x} (scripts must be UTF-8 text)",
+                                filename, line, col) from None
+
+
+def _read(path: str) -> tuple[str, str]:
+    if path == "-":
+        return _decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise OSError(f"gradcli: cannot read '{path}': {e.strerror or e}") from None
+    return _decode(data, path), path
+
+
+def _report(err: ScriptError) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(err.render() + "\n")
+    sys.stderr.flush()
+
+
+def run_text(source: str, filename: str, seed) -> int:
+    """Run one script in a fresh session; report any error; return the exit status."""
+    from gradcli.session import Session
+    session = Session(seed=seed)
+    try:
+        session.run_source(source, filename)
+    except ScriptError as e:
+        _report(e)
+        return e.exit_status
+    finally:
+        sys.stdout.flush()
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.code is not None:
+            if args.command:
+                sys.stderr.write("gradcli: give either -c CODE or a command, not both\n")
+                return EXIT_USAGE
+            return run_text(args.code, "<string>", args.seed)
+        if args.command == "run":
+            seed = args.run_seed if args.run_seed is not None else args.seed
+            status = EXIT_OK
+            for path in args.scripts:
+                try:
+                    source, name = _read(path)
+                except OSError as e:
+                    sys.stderr.write(f"{e}\n")
+                    status = status or EXIT_USAGE
+                    continue
+                except ScriptSyntaxError as e:
+                    _report(e)
+                    status = status or e.exit_status
+                    continue
+                result = run_text(source, name, seed)
+                status = status or result
+            return status
+        if not sys.stdin.isatty():
+            source, name = _read("-")
+            return run_text(source, name, args.seed)
+        _parser().print_help(sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        sys.stderr.write("KeyboardInterrupt\n")
+        return EXIT_INTERRUPTED
+    except ScriptSyntaxError as e:
+        _report(e)
+        return e.exit_status
+    except BrokenPipeError:
+        # the reader went away (`gradcli run s.grad | head`): stop quietly, as shell tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+__all__ = ["main", "EXIT_OK", "EXIT_SCRIPT_ERROR", "EXIT_USAGE"]

@@ -1,0 +1,878 @@
+"""Compile a syntax tree once into nested Python closures, so running a loop never re-walks the tree.
+
+An expression compiles to `f(env) -> value`, a statement to `f(env) -> signal`: None to go on, or
+BREAK / CONTINUE / a _Return, which the enclosing loop or function consumes. `env` is the dict of
+the current scope: the session's globals at top level, a fresh dict per call inside a function.
+
+Errors carry positions without slowing the happy path: the closures that can fail (operators, calls,
+attribute and item access) catch, stamp the exception with their line and column unless an inner
+closure already did, and re-raise; a try block costs nothing in CPython 3.11 until it raises.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from gradcli import access, stdlib, syntax
+from gradcli.engine.tensor import Tensor
+
+BREAK = object()
+CONTINUE = object()
+
+POSITION = "gradcli_position"      # attribute set on exceptions: (line, col) of the failing expression
+
+MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
+
+
+class _Return:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def locate(exc: BaseException, line: int, col: int) -> None:
+    """Remember where `exc` arose, keeping the innermost position."""
+    if getattr(exc, POSITION, None) is None:
+        try:
+            setattr(exc, POSITION, (line, col))
+        except (AttributeError, TypeError):
+            pass
+
+
+_BINARY = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "matmul": operator.matmul,
+    "or_": operator.or_, "xor": operator.xor, "and_": operator.and_, "lshift": operator.lshift,
+    "rshift": operator.rshift,
+}
+_INPLACE = {
+    "add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "truediv": operator.itruediv,
+    "floordiv": operator.ifloordiv, "mod": operator.imod, "pow": operator.ipow, "matmul": operator.imatmul,
+}
+_UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "not_": operator.not_}
+_COMPARE = {
+    "lt": operator.lt, "gt": operator.gt, "eq": operator.eq, "ne": operator.ne, "le": operator.le,
+    "ge": operator.ge, "is": operator.is_, "is_not": operator.is_not,
+    "in": lambda a, b: a in b, "not_in": lambda a, b: a not in b,
+}
+
+
+class ScriptFunction:
+    """A function defined with `def` in a script."""
+
+    __slots__ = ("name", "params", "defaults", "body", "globals")
+    _depth = [0]                  # calls in progress, across all functions (mutual recursion counts too)
+
+    def __init__(self, name, params, defaults, body, globals_):
+        self.name = name
+        self.params = params          # parameter names in order
+        self.defaults = defaults      # values for the trailing parameters that have defaults
+        self.body = body
+        self.globals = globals_
+
+    def __repr__(self):
+        return f"<function {self.name} at {hex(id(self))}>"
+
+    def __call__(self, *args, **kwargs):
+        params = self.params
+        n = len(params)
+        if len(args) > n:
+            given = len(args)
+            raise TypeError(f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} but "
+                            f"{given} {'were' if given != 1 else 'was'} given")
+        env = dict(zip(params, args))
+        if kwargs:
+            for k, v in kwargs.items():
+                if k not in params:
+                    raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
+                if k in env:
+                    raise TypeError(f"{self.name}() got multiple values for argument '{k}'")
+                env[k] = v
+        if len(env) < n:
+            first_default = n - len(self.defaults)
+            missing = []
+            for i, p in enumerate(params):
+                if p not in env:
+                    if i >= first_default:
+                        env[p] = self.defaults[i - first_default]
+                    else:
+                        missing.append(p)
+            if missing:
+                names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
+                raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
+                                f"{'s' if len(missing) != 1 else ''}: {names}")
+        depth = self._depth
+        if depth[0] >= MAX_CALL_DEPTH:
+            raise RecursionError("maximum recursion depth exceeded")
+        depth[0] += 1
+        try:
+            signal = self.body(env)
+        finally:
+            depth[0] -= 1
+        if signal.__class__ is _Return:
+            return signal.value
+        return None
+
+
+class Compiler:
+    """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
+
+    def __init__(self, globals_: dict, builtins: dict, warn, echo=None):
+        self.globals = globals_
+        self.builtins = builtins
+        self.warn = warn              # warn(line, col, category, message): the session's warning sink
+        self.echo = echo              # echo(value): REPL display of top-level expression statements
+        self.locals = None            # names local to the function being compiled, None at top level
+
+    # ------------------------------------------------------------------------------------ entry
+    def module(self, mod: syntax.Module):
+        return self.block(mod.body, top=True)
+
+    def block(self, stmts, top=False):
+        compiled = [(s.line, self.stmt(s, top)) for s in stmts]
+
+        if len(compiled) == 1:
+            (line, only), = compiled
+
+            def run_one(env):
+                try:
+                    return only(env)
+                except Exception as e:
+                    locate(e, line, 0)
+                    raise
+            return run_one
+
+        def run(env):
+            line = 0
+            try:
+                for line, st in compiled:
+                    signal = st(env)
+                    if signal is not None:
+                        return signal
+            except Exception as e:
+                locate(e, line, 0)
+                raise
+            return None
+        return run
+
+    # ------------------------------------------------------------------------------- statements
+    def stmt(self, node, top=False):
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is None:
+            raise NotImplementedError(f"statement {type(node).__name__}")
+        if top and isinstance(node, syntax.ExprStmt) and self.echo is not None:
+            return self.s_ExprStmt_echo(node)
+        return method(node)
+
+    def s_ExprStmt(self, node):
+        value = self.expr(node.value)
+
+        def run(env):
+            value(env)
+        return run
+
+    def s_ExprStmt_echo(self, node):
+        value, echo = self.expr(node.value), self.echo
+
+        def run(env):
+            echo(value(env))
+        return run
+
+    def s_Pass(self, node):
+        return lambda env: None
+
+    def s_Break(self, node):
+        return lambda env: BREAK
+
+    def s_Continue(self, node):
+        return lambda env: CONTINUE
+
+    def s_Return(self, node):
+        if node.value is None:
+            return lambda env: _Return(None)
+        value = self.expr(node.value)
+        return lambda env: _Return(value(env))
+
+    def s_Assign(self, node):
+        value = self.expr(node.value)
+        stores = [self.store(t) for t in node.targets]
+        if len(stores) == 1:
+            store = stores[0]
+            if isinstance(node.targets[0], syntax.Name):
+                name = node.targets[0].id
+
+                def assign_name(env):
+                    env[name] = value(env)
+                return assign_name
+
+            def assign(env):
+                store(env, value(env))
+            return assign
+
+        def assign_many(env):
+            v = value(env)
+            for store in stores:
+                store(env, v)
+        return assign_many
+
+    def s_AugAssign(self, node):
+        fn = _INPLACE[node.op]
+        value = self.expr(node.value)
+        target = node.target
+        line, col = node.line, node.col
+        if isinstance(target, syntax.Name):
+            load, name = self.expr(target), target.id
+
+            def aug_name(env):
+                try:
+                    env[name] = fn(load(env), value(env))
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return aug_name
+        if isinstance(target, syntax.Attribute):
+            obj_fn, attr = self.expr(target.value), target.attr
+
+            def aug_attr(env):
+                obj = obj_fn(env)
+                try:
+                    access.set_attr(obj, attr, fn(access.get_attr(obj, attr), value(env)))
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return aug_attr
+        if isinstance(target, syntax.Subscript):
+            obj_fn, index_fn = self.expr(target.value), self.index(target.index)
+
+            def aug_item(env):
+                obj, key = obj_fn(env), index_fn(env)
+                try:
+                    obj[key] = fn(obj[key], value(env))
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return aug_item
+        raise NotImplementedError("augmented assignment target")
+
+    def store(self, target):
+        """A function (env, value) that binds `value` to an assignment target."""
+        if isinstance(target, syntax.Name):
+            name = target.id
+
+            def store_name(env, v):
+                env[name] = v
+            return store_name
+        line, col = target.line, target.col
+        if isinstance(target, syntax.Attribute):
+            obj_fn, attr = self.expr(target.value), target.attr
+
+            def store_attr(env, v):
+                obj = obj_fn(env)
+                try:
+                    access.set_attr(obj, attr, v)
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return store_attr
+        if isinstance(target, syntax.Subscript):
+            obj_fn, index_fn = self.expr(target.value), self.index(target.index)
+
+            def store_item(env, v):
+                obj, key = obj_fn(env), index_fn(env)
+                try:
+                    obj[key] = v
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return store_item
+        if isinstance(target, (syntax.Tuple, syntax.List)):
+            stores = [self.store(t) for t in target.elts]
+            n = len(stores)
+
+            def store_unpack(env, v):
+                try:
+                    items = list(v) if v.__class__ is not tuple and v.__class__ is not list else v
+                except TypeError:
+                    e = TypeError(f"cannot unpack non-iterable {type(v).__name__} object")
+                    locate(e, line, col)
+                    raise e from None
+                if len(items) != n:
+                    if len(items) > n:
+                        e = ValueError(f"too many values to unpack (expected {n})")
+                    else:
+                        e = ValueError(f"not enough values to unpack (expected {n}, got {len(items)})")
+                    locate(e, line, col)
+                    raise e
+                for store, item in zip(stores, items):
+                    store(env, item)
+            return store_unpack
+        raise NotImplementedError(f"assignment to {type(target).__name__}")
+
+    def s_If(self, node):
+        test, body = self.expr(node.test), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+
+        def run_if(env):
+            if test(env):
+                return body(env)
+            if orelse is not None:
+                return orelse(env)
+            return None
+        return run_if
+
+    def s_While(self, node):
+        test, body = self.expr(node.test), self.block(node.body)
+
+        def run_while(env):
+            while test(env):
+                signal = body(env)
+                if signal is not None:
+                    if signal is BREAK:
+                        break
+                    if signal is not CONTINUE:
+                        return signal
+            return None
+        return run_while
+
+    def s_For(self, node):
+        iterable, body = self.expr(node.iter), self.block(node.body)
+        line, col = node.iter.line, node.iter.col
+        if isinstance(node.target, syntax.Name):
+            name = node.target.id
+
+            def bind(env, v):
+                env[name] = v
+        else:
+            bind = self.store(node.target)
+
+        def run_for(env):
+            seq = iterable(env)
+            try:
+                it = iter(seq)
+            except TypeError:
+                e = TypeError(f"'{type(seq).__name__}' object is not iterable")
+                locate(e, line, col)
+                raise e from None
+            for v in it:
+                bind(env, v)
+                signal = body(env)
+                if signal is not None:
+                    if signal is BREAK:
+                        break
+                    if signal is not CONTINUE:
+                        return signal
+            return None
+        return run_for
+
+    def s_FunctionDef(self, node):
+        params = [p.name for p in node.params]
+        defaults = [self.expr(p.default) for p in node.params if p.default is not None]
+        outer = self.locals
+        self.locals = _local_names(node)
+        try:
+            body = self.block(node.body)
+        finally:
+            self.locals = outer
+        name, globals_ = node.name, self.globals
+
+        def define(env):
+            env[name] = ScriptFunction(name, params, [d(env) for d in defaults], body, globals_)
+        return define
+
+    def s_With(self, node):
+        items = [(self.expr(i.context), self.store(i.target) if i.target is not None else None,
+                  i.context.line, i.context.col) for i in node.items]
+        body = self.block(node.body)
+
+        def run_with(env, k=0):
+            if k == len(items):
+                return body(env)
+            ctx_fn, bind, line, col = items[k]
+            ctx = ctx_fn(env)
+            enter = getattr(type(ctx), "__enter__", None)
+            exit_ = getattr(type(ctx), "__exit__", None)
+            if enter is None or exit_ is None:
+                e = TypeError(f"'{type(ctx).__name__}' object does not support the context manager protocol")
+                locate(e, line, col)
+                raise e
+            value = enter(ctx)
+            if bind is not None:
+                bind(env, value)
+            try:
+                signal = run_with(env, k + 1)
+            except BaseException as e:
+                if not exit_(ctx, type(e), e, None):
+                    raise
+                return None
+            exit_(ctx, None, None, None)
+            return signal
+        return run_with
+
+    def s_Delete(self, node):
+        deleters = [self.deleter(t) for t in node.targets]
+
+        def run_del(env):
+            for d in deleters:
+                d(env)
+        return run_del
+
+    def deleter(self, target):
+        line, col = target.line, target.col
+        if isinstance(target, syntax.Name):
+            name = target.id
+
+            def del_name(env):
+                if name not in env:
+                    e = NameError(f"name '{name}' is not defined")
+                    locate(e, line, col)
+                    raise e
+                del env[name]
+            return del_name
+        if isinstance(target, syntax.Subscript):
+            obj_fn, index_fn = self.expr(target.value), self.index(target.index)
+
+            def del_item(env):
+                obj, key = obj_fn(env), index_fn(env)
+                try:
+                    del obj[key]
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return del_item
+        if isinstance(target, syntax.Attribute):
+            obj_fn, attr = self.expr(target.value), target.attr
+
+            def del_attr(env):
+                try:
+                    access.del_attr(obj_fn(env), attr)
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return del_attr
+        if isinstance(target, (syntax.Tuple, syntax.List)):
+            parts = [self.deleter(t) for t in target.elts]
+
+            def del_all(env):
+                for p in parts:
+                    p(env)
+            return del_all
+        raise NotImplementedError("del target")
+
+    def s_Assert(self, node):
+        test = self.expr(node.test)
+        msg = self.expr(node.msg) if node.msg is not None else None
+        line, col = node.line, node.col
+
+        def run_assert(env):
+            if not test(env):
+                e = AssertionError(str(msg(env))) if msg is not None else AssertionError()
+                locate(e, line, col)
+                raise e
+        return run_assert
+
+    def s_Import(self, node):
+        mod = stdlib.module(node.module)
+        line, col = node.line, node.col
+        if node.alias is not None:
+            name, value = node.alias, mod
+        else:                          # `import torch.nn.functional` binds `torch`
+            name = node.module.split(".")[0]
+            value = stdlib.module(name)
+
+        def run_import(env):
+            if mod is None:
+                e = ImportError(f"No module named '{node.module}'")
+                locate(e, line, col)
+                raise e
+            env[name] = value
+        return run_import
+
+    def s_ImportFrom(self, node):
+        mod = stdlib.module(node.module)
+        line, col = node.line, node.col
+        names = node.names
+
+        def run_from(env):
+            if mod is None:
+                e = ImportError(f"No module named '{node.module}'")
+                locate(e, line, col)
+                raise e
+            for name, alias in names:
+                if name not in mod.members:
+                    e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
+                    locate(e, line, col)
+                    raise e
+                env[alias or name] = mod.members[name]
+        return run_from
+
+    # ------------------------------------------------------------------------------ expressions
+    def expr(self, node):
+        return getattr(self, "e_" + type(node).__name__)(node)
+
+    def e_Constant(self, node):
+        value = node.value
+        return lambda env: value
+
+    def e_Name(self, node):
+        name, line, col = node.id, node.line, node.col
+        builtins = self.builtins
+        if self.locals is not None and name in self.locals:
+            def load_local(env):
+                try:
+                    return env[name]
+                except KeyError:
+                    e = UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                          "associated with a value")
+                    locate(e, line, col)
+                    raise e from None
+            return load_local
+        if self.locals is not None:
+            globals_ = self.globals
+
+            def load_global(env):
+                try:
+                    return globals_[name]
+                except KeyError:
+                    pass
+                try:
+                    return builtins[name]
+                except KeyError:
+                    e = NameError(f"name '{name}' is not defined")
+                    locate(e, line, col)
+                    raise e from None
+            return load_global
+
+        def load(env):
+            try:
+                return env[name]
+            except KeyError:
+                pass
+            try:
+                return builtins[name]
+            except KeyError:
+                e = NameError(f"name '{name}' is not defined")
+                locate(e, line, col)
+                raise e from None
+        return load
+
+    def e_List(self, node):
+        elts = [self.expr(e) for e in node.elts]
+        return lambda env: [e(env) for e in elts]
+
+    def e_Tuple(self, node):
+        elts = [self.expr(e) for e in node.elts]
+        return lambda env: tuple([e(env) for e in elts])
+
+    def e_BinOp(self, node):
+        fn = _BINARY[node.op]
+        left, right = self.expr(node.left), self.expr(node.right)
+        line, col = node.line, node.col
+        if node.op in ("pow", "lshift", "mul"):
+            return self._guarded_binop(fn, left, right, line, col, node.op)
+
+        def binop(env):
+            try:
+                return fn(left(env), right(env))
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return binop
+
+    def _guarded_binop(self, fn, left, right, line, col, op):
+        """`**`, `<<` and `*` can build numbers or strings big enough to hang or exhaust the machine
+        from a one-line script; refuse those before computing them."""
+        def binop(env):
+            a, b = left(env), right(env)
+            try:
+                if a.__class__ is int or b.__class__ is int or a.__class__ is str or b.__class__ is str \
+                        or a.__class__ is list or b.__class__ is list:
+                    _check_size(op, a, b)
+                return fn(a, b)
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return binop
+
+    def e_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        line, col = node.line, node.col
+        if node.op == "not_":
+            return lambda env: not operand(env)
+        fn = _UNARY[node.op]
+
+        def unary(env):
+            try:
+                return fn(operand(env))
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return unary
+
+    def e_BoolOp(self, node):
+        values = [self.expr(v) for v in node.values]
+        if node.op == "and":
+            def and_(env):
+                v = True
+                for f in values:
+                    v = f(env)
+                    if not v:
+                        return v
+                return v
+            return and_
+
+        def or_(env):
+            v = False
+            for f in values:
+                v = f(env)
+                if v:
+                    return v
+            return v
+        return or_
+
+    def e_Compare(self, node):
+        left = self.expr(node.left)
+        ops = [_COMPARE[o] for o in node.ops]
+        rights = [self.expr(c) for c in node.comparators]
+        line, col = node.line, node.col
+        if len(ops) == 1:
+            fn, right = ops[0], rights[0]
+
+            def compare(env):
+                try:
+                    return fn(left(env), right(env))
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return compare
+        pairs = list(zip(ops, rights))
+
+        def chain(env):
+            a = left(env)
+            result = True
+            try:
+                for fn, right in pairs:
+                    b = right(env)
+                    result = fn(a, b)
+                    if not result:
+                        return result
+                    a = b
+            except Exception as e:
+                locate(e, line, col)
+                raise
+            return result
+        return chain
+
+    def e_IfExp(self, node):
+        test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
+        return lambda env: body(env) if test(env) else orelse(env)
+
+    def e_Attribute(self, node):
+        obj_fn, name = self.expr(node.value), node.attr
+        line, col = node.line, node.col
+        get_attr = access.get_attr
+        if name == "grad":
+            warn = self.warn
+
+            def load_grad(env):
+                obj = obj_fn(env)
+                if obj.__class__ is Tensor:
+                    if obj.grad_fn is not None and obj.grad is None and not obj.retains_grad:
+                        warn(line, col, "UserWarning", NON_LEAF_GRAD_WARNING)
+                    return obj.grad
+                try:
+                    return get_attr(obj, name)
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return load_grad
+        tensor_attrs = access.TENSOR_ATTRS
+
+        def load_attr(env):
+            obj = obj_fn(env)
+            if obj.__class__ is Tensor and name in tensor_attrs:
+                return getattr(obj, name)
+            try:
+                return get_attr(obj, name)
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return load_attr
+
+    def e_Subscript(self, node):
+        obj_fn, index_fn = self.expr(node.value), self.index(node.index)
+        line, col = node.line, node.col
+
+        def subscript(env):
+            obj, key = obj_fn(env), index_fn(env)
+            try:
+                return obj[key]
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return subscript
+
+    def index(self, node):
+        if isinstance(node, syntax.Slice):
+            parts = [self.expr(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
+            lo, hi, st = parts
+            return lambda env: slice(lo(env) if lo else None, hi(env) if hi else None, st(env) if st else None)
+        if isinstance(node, syntax.Tuple):
+            elts = [self.index(e) for e in node.elts]
+            return lambda env: tuple([e(env) for e in elts])
+        return self.expr(node)
+
+    def e_Slice(self, node):
+        return self.index(node)
+
+    def e_Call(self, node):
+        func = self.expr(node.func)
+        args = [self.expr(a) for a in node.args]
+        kwnames = [k.name for k in node.keywords]
+        kwvalues = [self.expr(k.value) for k in node.keywords]
+        line, col = node.line, node.col
+        if kwnames:
+            def call_kw(env):
+                f = func(env)
+                a = [x(env) for x in args]
+                kw = {n: v(env) for n, v in zip(kwnames, kwvalues)}
+                try:
+                    return f(*a, **kw)
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return call_kw
+        if len(args) == 0:
+            def call0(env):
+                f = func(env)
+                try:
+                    return f()
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return call0
+        if len(args) == 1:
+            a0 = args[0]
+
+            def call1(env):
+                f = func(env)
+                x = a0(env)
+                try:
+                    return f(x)
+                except Exception as e:
+                    locate(e, line, col)
+                    raise
+            return call1
+
+        def call(env):
+            f = func(env)
+            a = [x(env) for x in args]
+            try:
+                return f(*a)
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return call
+
+    def e_JoinedStr(self, node):
+        parts = []
+        for p in node.parts:
+            if isinstance(p, str):
+                parts.append((p, None, None, None))
+            else:
+                spec = self.e_JoinedStr(p.format_spec) if p.format_spec is not None else None
+                parts.append((None, self.expr(p.value), p.conversion, spec))
+        line, col = node.line, node.col
+
+        def fstring(env):
+            out = []
+            try:
+                for text, value, conversion, spec in parts:
+                    if text is not None:
+                        out.append(text)
+                        continue
+                    v = value(env)
+                    if conversion == "r":
+                        v = repr(v)
+                    elif conversion == "s":
+                        v = str(v)
+                    elif conversion == "a":
+                        v = ascii(v)
+                    out.append(format(v, spec(env) if spec is not None else ""))
+            except Exception as e:
+                locate(e, line, col)
+                raise
+            return "".join(out)
+        return fstring
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information.")
+
+_MAX_ITEMS = 10 ** 8     # the longest string or list a script may build by repetition
+
+
+def _check_size(op, a, b):
+    if op == "pow":
+        if a.__class__ is int and b.__class__ is int and b > 0 and abs(a) > 1:
+            if b * max(abs(a).bit_length(), 1) > 4_000_000:
+                raise MemoryError(f"{a if abs(a) < 10**6 else 'integer'} ** {b} is too large: integer "
+                                  "results are limited to about a million digits in gradcli")
+    elif op == "lshift":
+        if a.__class__ is int and b.__class__ is int and b > 4_000_000:
+            raise MemoryError("integer results are limited to about a million digits in gradcli")
+    else:   # mul
+        for seq, n in ((a, b), (b, a)):
+            if seq.__class__ in (str, list) and n.__class__ is int and n > 0 and len(seq) * n > _MAX_ITEMS:
+                raise MemoryError(f"a {type(seq).__name__} of {len(seq) * n} items is too large "
+                                  f"(gradcli allows at most {_MAX_ITEMS})")
+
+
+def _local_names(fn: syntax.FunctionDef) -> frozenset:
+    """Names a function binds (parameters, assignment and loop targets, imports, nested defs): Python
+    treats every such name as local to the whole function body."""
+    names = {p.name for p in fn.params}
+    stack = list(fn.body)
+
+    def targets(t):
+        if isinstance(t, syntax.Name):
+            names.add(t.id)
+        elif isinstance(t, (syntax.Tuple, syntax.List)):
+            for e in t.elts:
+                targets(e)
+
+    while stack:
+        s = stack.pop()
+        if isinstance(s, syntax.Assign):
+            for t in s.targets:
+                targets(t)
+        elif isinstance(s, syntax.AugAssign):
+            targets(s.target)
+        elif isinstance(s, syntax.For):
+            targets(s.target)
+            stack.extend(s.body)
+        elif isinstance(s, (syntax.While,)):
+            stack.extend(s.body)
+        elif isinstance(s, syntax.If):
+            stack.extend(s.body)
+            stack.extend(s.orelse)
+        elif isinstance(s, syntax.With):
+            for item in s.items:
+                if item.target is not None:
+                    targets(item.target)
+            stack.extend(s.body)
+        elif isinstance(s, syntax.FunctionDef):
+            names.add(s.name)
+        elif isinstance(s, syntax.Import):
+            names.add(s.alias or s.module.split(".")[0])
+        elif isinstance(s, syntax.ImportFrom):
+            for name, alias in s.names:
+                names.add(alias or name)
+        elif isinstance(s, syntax.Delete):
+            for t in s.targets:
+                targets(t)
+    return frozenset(names)

@@ -1,0 +1,102 @@
+"""Tensor dtypes as PyTorch names them, and PyTorch's type-promotion rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Promotion categories: a higher category wins over any lower one.
+BOOL, INT, FLOAT = 0, 1, 2
+
+
+class DType:
+    """A torch dtype: prints as `torch.float32`, maps onto one numpy dtype."""
+
+    __slots__ = ("name", "np", "category", "itemsize", "legacy", "is_floating_point", "is_signed")
+
+    def __init__(self, name: str, np_dtype, category: int, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.category = category
+        self.itemsize = self.np.itemsize
+        self.legacy = legacy                 # the 0.3-era type string, still used in some error messages
+        self.is_floating_point = category == FLOAT
+        self.is_signed = self.np.kind != "u" and self.np.kind != "b"
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (by_name, (self.name,))
+
+
+float16 = DType("float16", np.float16, FLOAT, "torch.HalfTensor")
+float32 = DType("float32", np.float32, FLOAT, "torch.FloatTensor")
+float64 = DType("float64", np.float64, FLOAT, "torch.DoubleTensor")
+uint8 = DType("uint8", np.uint8, INT, "torch.ByteTensor")
+int8 = DType("int8", np.int8, INT, "torch.CharTensor")
+int16 = DType("int16", np.int16, INT, "torch.ShortTensor")
+int32 = DType("int32", np.int32, INT, "torch.IntTensor")
+int64 = DType("int64", np.int64, INT, "torch.LongTensor")
+bool_ = DType("bool", np.bool_, BOOL, "torch.BoolTensor")
+
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+_BY_NP = {d.np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+
+# The names scripts reach as `torch.<alias>`.
+ALIASES = {
+    "float": float32, "float32": float32, "double": float64, "float64": float64,
+    "half": float16, "float16": float16, "long": int64, "int64": int64, "int": int32,
+    "int32": int32, "short": int16, "int16": int16, "int8": int8, "uint8": uint8, "bool": bool_,
+}
+
+default_float = float32
+
+
+def by_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def of_array(a: np.ndarray) -> DType:
+    """The torch dtype of a numpy array (arrays outside the supported set are a bug upstream)."""
+    return _BY_NP[a.dtype]
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """torch.promote_types for two tensors of the same priority."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == FLOAT:
+        return a if a.itemsize >= b.itemsize else b
+    if a.category == BOOL:
+        return a
+    # Integers: widest wins; mixing uint8 with a signed type needs a wider signed type.
+    if a is uint8 or b is uint8:
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other
+    return a if a.itemsize >= b.itemsize else b
+
+
+def scalar_dtype(value) -> DType:
+    """The dtype a Python number takes when it stands alone (torch.tensor(3.5) is float32)."""
+    if value is True or value is False:
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return default_float
+
+
+def result_type(dim: DType | None, zero_dim: DType | None, scalar: DType | None) -> DType:
+    """PyTorch's result type: dimensioned tensors outrank 0-d tensors, which outrank Python scalars;
+    a lower-ranked operand only matters when its category (bool < int < float) is higher."""
+    result = dim
+    for lower in (zero_dim, scalar):
+        if lower is None:
+            continue
+        if result is None or lower.category > result.category:
+            result = lower
+    return result

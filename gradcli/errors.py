@@ -1,0 +1,71 @@
+"""Error values with source positions: one type for syntax errors, one for script runtime errors."""
+
+from __future__ import annotations
+
+# Exit statuses, documented in the README.
+EXIT_OK = 0
+EXIT_SCRIPT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class ScriptError(Exception):
+    """An error in a script, located at FILE:LINE:COL (line and col are 1-based; 0 means unknown)."""
+
+    exit_status = EXIT_SCRIPT_ERROR
+
+    def __init__(self, kind: str, message: str, filename: str = "<script>", line: int = 0,
+                 col: int = 0, source_line: str | None = None):
+        super().__init__(message)
+        self.kind = kind            # the exception type a Python user would see: "RuntimeError", ...
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+
+    def located(self, filename: str, source: str) -> "ScriptError":
+        """Fill in the file name and the text of the offending line from the script source."""
+        self.filename = filename
+        if self.source_line is None and self.line > 0:
+            lines = source.splitlines()
+            if self.line <= len(lines):
+                self.source_line = lines[self.line - 1]
+        return self
+
+    def headline(self) -> str:
+        where = self.filename
+        if self.line:
+            where += f":{self.line}"
+            if self.col:
+                where += f":{self.col}"
+        message = self.message.replace("\n", " ")
+        return f"{where}: {self.kind}: {message}" if message else f"{where}: {self.kind}"
+
+    def render(self) -> str:
+        """The one-line message, then the source line and a caret under the column (when known)."""
+        out = [self.headline()]
+        if self.source_line is not None and self.source_line.strip():
+            text = self.source_line.expandtabs(8).rstrip("\n")
+            if len(text) > 200:                 # keep the report readable for absurd lines
+                start = max(0, min(self.col - 1, len(text)) - 100)
+                text = text[start:start + 200]
+                col = self.col - start
+            else:
+                col = self.col
+            out.append("    " + text)
+            if col > 0:
+                out.append("    " + " " * (col - 1) + "^")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.headline()
+
+
+class ScriptSyntaxError(ScriptError):
+    """The script does not parse, or uses a construct outside gradcli's language."""
+
+    exit_status = EXIT_USAGE
+
+    def __init__(self, message: str, filename: str = "<script>", line: int = 0, col: int = 0,
+                 source_line: str | None = None):
+        super().__init__("SyntaxError", message, filename, line, col, source_line)

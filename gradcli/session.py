@@ -1,0 +1,89 @@
+"""A session: one namespace, one output sink, one entry point (`run_source`) shared by the CLI, REPL and tests."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gradcli import compiler, parser, stdlib
+from gradcli.engine import autograd, rng
+from gradcli.engine.tensor import print_options
+from gradcli.errors import ScriptError, ScriptSyntaxError
+
+# Show the Python traceback of a script error (for debugging gradcli itself).
+DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
+
+
+class Session:
+    """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
+    ScriptError values carrying file, line and column, never printed here."""
+
+    def __init__(self, out=None, err=None, seed: int | None = None, echo=None):
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.globals: dict = {}
+        self.builtins = stdlib.make_builtins(self._write)
+        self.echo = echo
+        self._warned: set = set()
+        self._filename = "<script>"
+        self._lines: list[str] = []
+        self.reset_state(seed)
+
+    def reset_state(self, seed: int | None = None) -> None:
+        """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,
+        and the random stream seeded from the OS (or from `seed`, like torch.manual_seed)."""
+        autograd._grad_enabled[0] = True
+        print_options.set(profile="default")
+        if seed is None:
+            rng.default_generator.seed()
+        else:
+            rng.default_generator.manual_seed(seed)
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+
+    def warn(self, line: int, col: int, category: str, message: str) -> None:
+        """Python's default warning filter: once per source location, to stderr."""
+        key = (self._filename, line, category, message)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.out.flush()
+        text = f"{self._filename}:{line}: {category}: {message}\n"
+        if 0 < line <= len(self._lines):
+            text += "  " + self._lines[line - 1].strip() + "\n"
+        self.err.write(text)
+        self.err.flush()
+
+    def compile(self, source: str, filename: str = "<script>"):
+        """Parse and compile `source`; raises ScriptSyntaxError."""
+        self._filename = filename
+        self._lines = source.splitlines()
+        try:
+            tree = parser.parse(source, filename)
+        except ScriptSyntaxError as e:
+            raise e.located(filename, source)
+        return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo).module(tree)
+
+    def run_source(self, source: str, filename: str = "<script>") -> None:
+        """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
+        program = self.compile(source, filename)
+        try:
+            program(self.globals)
+        except (ScriptError, BrokenPipeError):
+            raise
+        except RecursionError as e:
+            raise self._script_error(e, source, filename) from None
+        except Exception as e:
+            if DEBUG:
+                raise
+            raise self._script_error(e, source, filename) from None
+
+    @staticmethod
+    def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
+        line, col = getattr(e, compiler.POSITION, None) or (0, 0)
+        message = str(e)
+        if isinstance(e, KeyError) and e.args:
+            message = repr(e.args[0])
+        err = ScriptError(type(e).__name__, message, filename, line, col)
+        return err.located(filename, source)

@@ -1,0 +1,41 @@
+"""Shared test helpers: run script text through a real Session and capture what it prints."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from gradcli.errors import ScriptError
+from gradcli.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_CASES = ROOT.parent / "shared" / "conformance" / "cases"
+ADDR = re.compile(r"0x[0-9a-f]+")
+
+
+def normalize(text: str) -> str:
+    return ADDR.sub("0xADDR", text)
+
+
+class Result:
+    def __init__(self, out: str, err: str, error: ScriptError | None):
+        self.out, self.err, self.error = out, err, error
+
+
+def run_script(source: str, filename: str = "<test>", seed=None) -> Result:
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(out=out, err=err, seed=seed)
+    error = None
+    try:
+        session.run_source(source, filename)
+    except ScriptError as e:
+        error = e
+    return Result(out.getvalue(), err.getvalue(), error)
+
+
+@pytest.fixture
+def run():
+    return run_script

@@ -1,0 +1,52 @@
+"""Golden cases: every NAME.grad must print NAME.out exactly (addresses normalised) and, with NAME.err,
+end in that `Type: message`. Runs the project's own cases and, when present, ../shared's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SHARED_CASES, normalize, run_script
+
+OWN_CASES = ROOT / "tests" / "conformance"
+PENDING_FILE = ROOT / "tests" / "conformance_pending.txt"
+
+
+def _pending() -> dict:
+    """Shared cases that need features of a later issue: name -> reason. Strict xfail, so a case
+    that starts passing must be taken off the list."""
+    table = {}
+    if PENDING_FILE.exists():
+        for line in PENDING_FILE.read_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                name, _, why = line.partition(" ")
+                table[name] = why.strip()
+    return table
+
+
+def _cases():
+    dirs = [OWN_CASES] + ([SHARED_CASES] if SHARED_CASES.is_dir() else [])
+    pending = _pending()
+    for d in dirs:
+        for script in sorted(d.glob("*.grad")):
+            marks = []
+            if d == SHARED_CASES and script.stem in pending:
+                marks.append(pytest.mark.xfail(reason=pending[script.stem], strict=True))
+            yield pytest.param(script, id=f"{d.parent.name if d == SHARED_CASES else 'own'}/{script.stem}",
+                               marks=marks)
+
+
+@pytest.mark.parametrize("script", _cases())
+def test_case(script: Path):
+    expected_out = normalize(script.with_suffix(".out").read_text()) if script.with_suffix(".out").exists() else ""
+    err_file = script.with_suffix(".err")
+    result = run_script(script.read_text(), script.name)
+    if err_file.exists():
+        want = normalize(err_file.read_text().strip())
+        assert result.error is not None, f"expected the script to fail with {want}"
+        assert normalize(f"{result.error.kind}: {result.error.message}") == want
+    else:
+        assert result.error is None, result.error.render() if result.error else ""
+    assert normalize(result.out) == expected_out
