@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+import numpy as np
+
 from gradcli import compiler, parser, stdlib
 from gradcli.engine import autograd, rng
 from gradcli.engine.tensor import print_options
@@ -33,6 +35,7 @@ class Session:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,
         and the random stream seeded from the OS (or from `seed`, like torch.manual_seed)."""
         autograd._grad_enabled[0] = True
+        np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         print_options.set(profile="default")
         if seed is None:
             rng.default_generator.seed()

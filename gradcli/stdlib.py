@@ -75,7 +75,7 @@ def _build_torch() -> ScriptModule:
         # ops as functions
         "add": _tensor_fn("add", Tensor.add), "sub": _tensor_fn("sub", Tensor.sub),
         "mul": _tensor_fn("mul", Tensor.mul), "div": _tensor_fn("div", Tensor.div),
-        "pow": lambda input, exponent: ops.pow(input, exponent),
+        "pow": lambda input, exponent: ops.power(input, exponent),
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
         "sum": _tensor_fn("sum", Tensor.sum), "mean": _tensor_fn("mean", Tensor.mean),

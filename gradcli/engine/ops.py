@@ -36,9 +36,12 @@ def _expand(g, shape, axes, keepdim):
 
 
 def _pow_self(g, self, exponent):
+    if isinstance(exponent, np.ndarray):
+        grad = g * (exponent * np.power(self, exponent - 1))
+        return np.where(exponent == 0, 0, grad).astype(grad.dtype, copy=False)
     if exponent == 0:
         return np.zeros_like(g)
-    return g * (exponent * _power(self, exponent - 1))
+    return g * (exponent * _scalar_power(self, exponent - 1))
 
 
 def _pow_exponent_tensor(g, self, exponent, result):
@@ -262,7 +265,7 @@ def neg(a: Tensor) -> Tensor:
     return _record(NEG, np.negative(a._a), (a,), ())
 
 
-def _power(x: np.ndarray, e):
+def _scalar_power(x: np.ndarray, e):
     """x ** e for a scalar exponent, taking the same shortcuts as PyTorch's CPU kernel so results agree
     to the last bit (x*x for 2, x*x*x for 3, sqrt for 0.5, ...)."""
     if x.dtype.kind == "f":
@@ -283,14 +286,14 @@ def _power(x: np.ndarray, e):
     return np.power(x, x.dtype.type(e))
 
 
-def pow(a, b) -> Tensor:
+def power(a, b) -> Tensor:
     """tensor ** number (PowBackward0), tensor ** tensor (PowBackward1), number ** tensor (PowBackward2)."""
     if a.__class__ is Tensor and b.__class__ is not Tensor:
         x, y = _operands(a, b)
         if x.dtype.kind in "iub" and isinstance(b, int) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = _power(x, b)
+            out = _scalar_power(x, b)
         if not _needs_grad(a):
             return Tensor(out)
         return _record(POW_SCALAR, out, (a,), (x, b), (_check(a),), _fit_for(out, a))
@@ -349,7 +352,7 @@ def _sum_dtype(a: np.ndarray):
     return np.int64 if a.dtype.kind in "iub" else a.dtype
 
 
-def sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     x = a._a
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     if dim is None:

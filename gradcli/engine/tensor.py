@@ -306,10 +306,10 @@ class Tensor:
         return ops.rdiv(self, other)
 
     def __pow__(self, other):
-        return ops.pow(self, other)
+        return ops.power(self, other)
 
     def __rpow__(self, other):
-        return ops.pow(other, self)
+        return ops.power(other, self)
 
     def __matmul__(self, other):
         return ops.mm(self, other)
@@ -355,7 +355,7 @@ class Tensor:
         return ops.div(self, other)
 
     def pow(self, exponent):
-        return ops.pow(self, exponent)
+        return ops.power(self, exponent)
 
     def neg(self):
         return ops.neg(self)
@@ -370,7 +370,7 @@ class Tensor:
         return ops.mm(self, mat2)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
-        return ops.sum(self, dim, keepdim, dtype)
+        return ops.reduce_sum(self, dim, keepdim, dtype)
 
     def mean(self, dim=None, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
