@@ -11,9 +11,7 @@ from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.stdlib import ScriptModule
 
-# Tensor methods that exist for the engine's own use, not for scripts.
-_TENSOR_HIDDEN = {"numpy"}
-TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_")) - _TENSOR_HIDDEN
+TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_"))
 
 _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
         "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",

@@ -15,6 +15,8 @@ from gradcli.errors import ScriptError, ScriptSyntaxError
 # Show the Python traceback of a script error (for debugging gradcli itself).
 DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
 
+RECURSION_LIMIT = 20000
+
 
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
@@ -71,6 +73,9 @@ class Session:
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
+        # user recursion is capped by compiler.MAX_CALL_DEPTH; each level costs several Python frames
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             program(self.globals)
         except (ScriptError, BrokenPipeError):

@@ -1,0 +1,149 @@
+"""The command line end to end, as a user runs it: exit codes, stdout/stderr separation, error formats."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def gradcli(*args, stdin=None, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("GRADCLI_TRACEBACK", None)
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=cwd, env=env, timeout=60)
+
+
+def test_run_prints_tutorial_output(tmp_path):
+    script = tmp_path / "t.grad"
+    script.write_text("import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x + 2\n"
+                      "out = (y * y * 3).mean()\nout.backward()\nprint(out)\nprint(x.grad)\n")
+    p = gradcli("run", str(script))
+    assert p.returncode == 0
+    assert p.stdout == ("tensor(27., grad_fn=<MeanBackward0>)\n"
+                        "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n")
+    assert p.stderr == ""
+
+
+def test_syntax_error_format_and_status(tmp_path):
+    script = tmp_path / "bad.grad"
+    script.write_text("import torch\nx = torch.ones(2)\ny = (x + 2\n")
+    p = gradcli("run", str(script))
+    assert p.returncode == 2
+    first, source, caret = p.stderr.splitlines()[:3]
+    assert first.startswith(f"{script}:3:") and ": SyntaxError: " in first
+    assert source == "    y = (x + 2"
+    assert caret.strip() == "^"
+    assert p.stdout == ""
+
+
+def test_runtime_error_format_status_and_earlier_output(tmp_path):
+    script = tmp_path / "err.grad"
+    script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\nprint('before')\n"
+                      "y = x * torch.ones(3)\n")
+    p = gradcli("run", str(script))
+    assert p.returncode == 1
+    assert p.stdout == "before\n"
+    lines = p.stderr.splitlines()
+    assert lines[0] == (f"{script}:4:5: RuntimeError: The size of tensor a (2) must match the size of "
+                        "tensor b (3) at non-singleton dimension 0")
+    assert lines[1] == "    y = x * torch.ones(3)"
+    assert lines[2] == "        ^"
+    assert "Traceback" not in p.stderr
+
+
+def test_refused_construct_is_a_syntax_error():
+    p = gradcli("-c", "lambda x: x")
+    assert p.returncode == 2
+    assert p.stderr.startswith("<string>:1:1: SyntaxError: ")
+    assert "lambda" in p.stderr.splitlines()[0]
+
+
+def test_dash_c_and_stdin():
+    p = gradcli("-c", "import torch; print(torch.tensor([1.5, 2.]))")
+    assert (p.returncode, p.stdout) == (0, "tensor([1.5000, 2.0000])\n")
+    p = gradcli("run", "-", stdin="import torch\nprint(torch.zeros(2, dtype=torch.long))\n")
+    assert (p.returncode, p.stdout) == (0, "tensor([0, 0])\n")
+
+
+def test_seed_option_matches_manual_seed():
+    p = gradcli("run", "--seed", "0", "-", stdin="import torch\nprint(torch.randn(3))\n")
+    assert p.stdout == "tensor([ 1.5410, -0.2934, -2.1788])\n"
+    p = gradcli("--seed", "0", "-c", "import torch\nprint(torch.rand(2))")
+    assert p.stdout == "tensor([0.4963, 0.7682])\n"
+
+
+def test_without_seed_streams_differ_between_runs():
+    code = "import torch\nprint(torch.rand(4).tolist())"
+    assert gradcli("-c", code).stdout != gradcli("-c", code).stdout
+
+
+def test_each_script_gets_a_fresh_namespace(tmp_path):
+    a, b = tmp_path / "a.grad", tmp_path / "b.grad"
+    a.write_text("x = 1\nprint('a', x)\n")
+    b.write_text("print('b', x)\n")
+    p = gradcli("run", str(a), str(b))
+    assert p.stdout == "a 1\n"
+    assert p.returncode == 1
+    assert f"{b}:1:12: NameError: name 'x' is not defined" in p.stderr
+
+
+def test_missing_file_is_a_usage_error():
+    p = gradcli("run", "does-not-exist.grad")
+    assert p.returncode == 2
+    assert p.stderr.strip() == "gradcli: cannot read 'does-not-exist.grad': No such file or directory"
+
+
+def test_invalid_utf8_is_a_syntax_error(tmp_path):
+    script = tmp_path / "bin.grad"
+    script.write_bytes(b"x = 1\ny = '\xff'\n")
+    p = gradcli("run", str(script))
+    assert p.returncode == 2
+    assert p.stderr.splitlines()[0] == f"{script}:2:6: SyntaxError: invalid UTF-8 byte 0xff (scripts must be UTF-8 text)"
+
+
+def test_nonleaf_grad_warning_goes_to_stderr_once_per_line():
+    code = ("import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
+            "for i in range(3):\n    g = y.grad\n")
+    p = gradcli("run", "-", stdin=code)
+    assert p.stdout == "None\n"
+    warnings = [l for l in p.stderr.splitlines() if "UserWarning" in l]
+    assert [w.split(": UserWarning")[0] for w in warnings] == ["<stdin>:4", "<stdin>:6"]
+    assert "  print(y.grad)" in p.stderr.splitlines()
+
+
+def test_version_and_help():
+    p = gradcli("--version")
+    assert p.returncode == 0 and p.stdout.startswith("gradcli ")
+    p = gradcli("--help")
+    assert p.returncode == 0 and "gradcli run" in p.stdout and "exit status" in p.stdout
+
+
+def test_unknown_option_is_a_usage_error():
+    p = gradcli("--no-such-option")
+    assert p.returncode == 2
+
+
+def test_output_pipes_into_a_closed_reader(tmp_path):
+    script = tmp_path / "many.grad"
+    script.write_text("for i in range(100000):\n    print(i)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run(f"{sys.executable} -m gradcli run {script} | head -n 2", shell=True,
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.stdout == "0\n1\n"
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "examples").glob("*.grad")))
+def test_examples_run_and_match_pytorch(name):
+    """Each example against PyTorch's output for the same script after torch.manual_seed(0)."""
+    p = gradcli("run", "--seed", "0", str(ROOT / "examples" / name))
+    assert p.returncode == 0, p.stderr
+    expected = (ROOT / "tests" / "examples" / (name[:-5] + ".seed0.out")).read_text()
+    import re
+    assert re.sub(r"0x[0-9a-f]+", "0xADDR", p.stdout) == expected
