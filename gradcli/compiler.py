@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 
 from gradcli import access, stdlib, syntax
+from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
 
 BREAK = object()
@@ -22,6 +23,7 @@ CONTINUE = object()
 POSITION = "gradcli_position"      # attribute set on exceptions: (line, col) of the failing expression
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
+MAX_EXPRESSION_DEPTH = 1000
 
 
 class _Return:
@@ -124,6 +126,7 @@ class Compiler:
         self.warn = warn              # warn(line, col, category, message): the session's warning sink
         self.echo = echo              # echo(value): REPL display of top-level expression statements
         self.locals = None            # names local to the function being compiled, None at top level
+        self.depth = 0                # expression nesting while compiling
 
     # ------------------------------------------------------------------------------------ entry
     def module(self, mod: syntax.Module):
@@ -508,7 +511,16 @@ class Compiler:
 
     # ------------------------------------------------------------------------------ expressions
     def expr(self, node):
-        return getattr(self, "e_" + type(node).__name__)(node)
+        # A chain like 1+1+...+1 nests one level per operator; past this depth the closures would
+        # exhaust Python's stack when run, so refuse the script as a syntax error instead.
+        self.depth += 1
+        try:
+            if self.depth > MAX_EXPRESSION_DEPTH:
+                raise ScriptSyntaxError(f"expression too deeply nested (more than {MAX_EXPRESSION_DEPTH} "
+                                        "levels of operators or calls)", line=node.line, col=node.col)
+            return getattr(self, "e_" + type(node).__name__)(node)
+        finally:
+            self.depth -= 1
 
     def e_Constant(self, node):
         value = node.value

@@ -15,6 +15,8 @@ from gradcli.errors import ScriptError, ScriptSyntaxError
 # Show the Python traceback of a script error (for debugging gradcli itself).
 DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
 
+# User recursion is capped by compiler.MAX_CALL_DEPTH and expression nesting by
+# compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
 
 
@@ -64,18 +66,17 @@ class Session:
         """Parse and compile `source`; raises ScriptSyntaxError."""
         self._filename = filename
         self._lines = source.splitlines()
+        if sys.getrecursionlimit() < RECURSION_LIMIT:
+            sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             tree = parser.parse(source, filename)
+            return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
-        return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo).module(tree)
 
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
-        # user recursion is capped by compiler.MAX_CALL_DEPTH; each level costs several Python frames
-        if sys.getrecursionlimit() < RECURSION_LIMIT:
-            sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             program(self.globals)
         except (ScriptError, BrokenPipeError):

@@ -1,0 +1,689 @@
+"""Grammar tests: valid and invalid snippets per construct; valid ones must parse as CPython parses them."""
+
+import ast
+import io
+import logging
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gradcli import parser
+from gradcli import syntax as S
+from gradcli.errors import ScriptSyntaxError
+from gradcli.parser import parse
+
+REPO = Path(__file__).resolve().parents[1]
+CONFORMANCE = REPO.parent / "shared" / "conformance" / "cases"
+
+
+# ================================================================ CPython's tree in gradcli's terms
+
+OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+       ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitOr: "or_", ast.BitXor: "xor",
+       ast.BitAnd: "and_", ast.LShift: "lshift", ast.RShift: "rshift", ast.USub: "neg", ast.UAdd: "pos",
+       ast.Invert: "invert", ast.Not: "not_", ast.And: "and", ast.Or: "or", ast.Lt: "lt", ast.Gt: "gt",
+       ast.Eq: "eq", ast.NotEq: "ne", ast.LtE: "le", ast.GtE: "ge", ast.In: "in", ast.NotIn: "not_in",
+       ast.Is: "is", ast.IsNot: "is_not"}
+CONVERSIONS = {-1: None, ord("r"): "r", ord("s"): "s", ord("a"): "a"}
+
+
+def from_python(node):
+    """CPython's parse of the same source, as gradcli nodes with 1-based positions."""
+    if isinstance(node, list):
+        out = []
+        for item in node:
+            converted = from_python(item)
+            out.extend(converted) if isinstance(converted, list) else out.append(converted)
+        return out
+    if node is None:
+        return None
+    at = {"line": node.lineno, "col": node.col_offset + 1} if hasattr(node, "lineno") else {}
+    c = from_python
+    match node:
+        case ast.Module():
+            return S.Module(c(node.body), line=1, col=1)
+        case ast.Expr():
+            return S.ExprStmt(c(node.value), **at)
+        case ast.Assign():
+            return S.Assign(c(node.targets), c(node.value), **at)
+        case ast.AugAssign():
+            return S.AugAssign(c(node.target), OPS[type(node.op)], c(node.value), **at)
+        case ast.Import():
+            return [S.Import(a.name, a.asname, **at) for a in node.names]
+        case ast.ImportFrom():
+            return S.ImportFrom(node.module, [(a.name, a.asname) for a in node.names], **at)
+        case ast.If():
+            return S.If(c(node.test), c(node.body), c(node.orelse), **at)
+        case ast.While():
+            return S.While(c(node.test), c(node.body), **at)
+        case ast.For():
+            return S.For(c(node.target), c(node.iter), c(node.body), **at)
+        case ast.Break():
+            return S.Break(**at)
+        case ast.Continue():
+            return S.Continue(**at)
+        case ast.Pass():
+            return S.Pass(**at)
+        case ast.FunctionDef():
+            args = node.args.args
+            defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
+            params = [S.Param(a.arg, c(d), line=a.lineno, col=a.col_offset + 1) for a, d in zip(args, defaults)]
+            return S.FunctionDef(node.name, params, c(node.body), **at)
+        case ast.Return():
+            return S.Return(c(node.value), **at)
+        case ast.With():
+            return S.With([S.WithItem(c(i.context_expr), c(i.optional_vars)) for i in node.items], c(node.body), **at)
+        case ast.Delete():
+            return S.Delete(c(node.targets), **at)
+        case ast.Assert():
+            return S.Assert(c(node.test), c(node.msg), **at)
+        case ast.Name():
+            return S.Name(node.id, **at)
+        case ast.Constant():
+            return S.Constant(node.value, **at)
+        case ast.JoinedStr():
+            return S.JoinedStr([v.value if isinstance(v, ast.Constant) else c(v) for v in node.values], **at)
+        case ast.FormattedValue():
+            return S.FormattedValue(c(node.value), CONVERSIONS[node.conversion], c(node.format_spec), **at)
+        case ast.List():
+            return S.List(c(node.elts), **at)
+        case ast.Tuple():
+            return S.Tuple(c(node.elts), **at)
+        case ast.BinOp():
+            return S.BinOp(c(node.left), OPS[type(node.op)], c(node.right), **at)
+        case ast.UnaryOp():
+            return S.UnaryOp(OPS[type(node.op)], c(node.operand), **at)
+        case ast.BoolOp():
+            return S.BoolOp(OPS[type(node.op)], c(node.values), **at)
+        case ast.Compare():
+            return S.Compare(c(node.left), [OPS[type(op)] for op in node.ops], c(node.comparators), **at)
+        case ast.IfExp():
+            return S.IfExp(c(node.test), c(node.body), c(node.orelse), **at)
+        case ast.Call():
+            keywords = [S.Keyword(k.arg, c(k.value), line=k.lineno, col=k.col_offset + 1) for k in node.keywords]
+            return S.Call(c(node.func), c(node.args), keywords, **at)
+        case ast.Attribute():
+            return S.Attribute(c(node.value), node.attr, **at)
+        case ast.Subscript():
+            return S.Subscript(c(node.value), c(node.slice), **at)
+        case ast.Slice():
+            return S.Slice(c(node.lower), c(node.upper), c(node.step), **at)
+    raise AssertionError(f"no gradcli counterpart for {ast.dump(node)}")
+
+
+def children(node):
+    if isinstance(node, list):
+        return node
+    if isinstance(node, tuple):
+        return list(node)
+    if isinstance(node, S.Node):
+        return [getattr(node, f) for f in node.__dataclass_fields__ if f not in ("line", "col")]
+    return []
+
+
+def assert_same_positions(mine, theirs, source: str):
+    """Positions agree, except that gradcli starts a parenthesised node at its '('."""
+    lines = source.split("\n")
+    pending = [(mine, theirs)]
+    while pending:
+        a, b = pending.pop()
+        if isinstance(a, S.Node) and not isinstance(a, (S.Module, S.WithItem, S.FormattedValue)) \
+                and not (isinstance(a, S.JoinedStr) and b.line == 0):
+            if (a.line, a.col) != (b.line, b.col):
+                between = lines[a.line - 1][a.col - 1:b.col - 1] if a.line == b.line and a.col < b.col else "?"
+                assert set(between) <= set("( "), f"{a!r} at {a.line}:{a.col}, CPython says {b.line}:{b.col}"
+        if isinstance(a, S.FormattedValue):        # CPython 3.11 places these oddly: check inside only
+            pending.append((a.value, b.value))
+            continue
+        pending.extend(zip(children(a), children(b)))
+
+
+def assert_like_python(source: str):
+    mine = parse(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # CPython warns about escapes like "\d"; gradcli keeps them quietly
+        theirs = from_python(ast.parse(source))
+    assert mine == theirs
+    assert_same_positions(mine, theirs, source)
+    return mine
+
+
+# ================================================================ valid snippets, per construct
+
+VALID = {
+    "expression statements": [
+        "x", "f(x)", "x.y.z()", "1", "'doc'", "x; y", "x;", "x; y;", "(a + b).sum()", "a, b",
+    ],
+    "assignment": [
+        "a = 1", "a = b = 1", "a, b = 1, 2", "(a, b) = t", "[a, b] = t", "a, = t", "a, (b, c) = t",
+        "x.requires_grad = True", "w.data = w.data - 0.1 * w.grad", "x[0] = 1.0", "x[mask] = 0",
+        "x[0][1] = 2", "x[1:3] = y", "x[0, :] = y", "(a) = 1", "a = yield_ = 1", "[a, [b, c]] = t",
+    ],
+    "augmented assignment": [
+        "x += 1", "x -= 1", "x *= 2", "x /= 2", "x @= w", "x //= 2", "x %= 2", "x **= 2",
+        "x.grad *= 0", "x[0] /= 2", "w.data -= lr * w.grad",
+    ],
+    "imports": [
+        "import torch", "import torch as t", "import math", "import math as m",
+        "import torch.nn.functional as F", "import torch.nn as nn", "import torch, math",
+        "import torch.linalg", "from torch.autograd import Variable, grad", "from torch import nn",
+        "from torch.nn import functional as F", "from math import pi, sqrt as root",
+        "from torch.autograd import (Variable, grad,)", "from torch.autograd.functional import jacobian",
+        "from torch.autograd import grad as g, Variable",
+    ],
+    "if": [
+        "if x:\n    pass", "if x:\n    a = 1\nelse:\n    a = 2",
+        "if a:\n    pass\nelif b:\n    pass\nelif c:\n    pass\nelse:\n    pass",
+        "if x: y = 1", "if x: y = 1; z = 2", "if x:\n    if y:\n        pass\n    z = 1",
+        "if x:\n    pass\nelif y: pass", "if (a and\n        b):\n    pass",
+    ],
+    "while": [
+        "while x < 3:\n    x += 1", "while True:\n    break", "while x:\n    continue",
+        "while x:\n    if y:\n        break\n    x -= 1",
+    ],
+    "for": [
+        "for i in range(3):\n    print(i)", "for i, j in pairs:\n    pass", "for (i, j) in pairs:\n    pass",
+        "for [i, j] in pairs:\n    pass", "for x in a, b:\n    pass", "for x, in t:\n    pass",
+        "for x.y in z: pass", "for x[0] in z: pass", "for _ in range(3):\n    pass",
+        "for i in range(3):\n    for j in range(i):\n        continue",
+    ],
+    "def and return": [
+        "def f():\n    return", "def f(a, b=2, c=None):\n    return a + b", "def f(a,):\n    return a",
+        "def f(x): return x * 2", "def f(x):\n    def g(y):\n        return y\n    return g(x)",
+        "def f(x, y=-1.5):\n    return x, y", "def f():\n    pass", "def loss(w):\n    for x in w:\n        return x",
+    ],
+    "with": [
+        "with torch.no_grad():\n    y = x * 2", "with torch.no_grad() as g:\n    pass",
+        "with a as b, c as d:\n    pass", "with a, b:\n    pass", "with a as (b, c): pass",
+        "with torch.enable_grad(): y = x", "with (a, b):\n    pass", "with (a,): pass", "with (): pass",
+        "with (a, b) as c: pass", "with (a, b), c: pass",
+    ],
+    "del": ["del x", "del x, y", "del x[0]", "del x.grad", "del (a, b)", "del [a, b]", "del x[0], y.z"],
+    "assert": ["assert x", "assert x > 0, 'must be positive'", "assert x, f'{x}'"],
+    "layout": [
+        "x = 1  # comment", "# only a comment", "x = (1 +\n     2)", "x = [1,\n     2,\n]",
+        "x = 1 + \\\n    2", "f(a,\n  b=2)", "if x:\n    a = 1\n\n  # odd comment\n    b = 2",
+        "\n\n# header\n\nx = 1\n", "x = 1\n\n\n", "if x:\n\ty = 1", "", "\n", "   \n", "# c",
+        "if x:\n    a = 1\n# dedented comment\n    b = 2\n", "if x:\n    pass\n    \n", "x = 1   ",
+        "if x:\n  if y:\n        a = 1\n  b = 2\nc = 3", "x = [\n]", "f(\n)\n", "x = 1;\n",
+        "if x:\n    pass\n\n\n\nelse:\n    pass",
+    ],
+    "precedence": [
+        "-x**2", "2**-1", "a**b**c", "a + b * c", "(a + b) * c", "a - b - c", "a / b / c", "a // b % c",
+        "a @ b @ c", "x @ y.T", "a < b < c", "a < b == c", "not a == b", "not a and b or c", "a or b or c",
+        "a and b and c", "a if c else b", "a if c else b if d else e", "-a.b", "~x", "+x", "- - x",
+        "a | b ^ c & d", "a << b >> c", "a + b << c", "x is None", "x is not None", "x in y", "x not in y",
+        "not x in y", "a if b else c, d", "-x[0]", "a * -b", "-2 ** 2", "(-2) ** 2", "a ** -b ** c",
+        "not not x", "a == b != c", "x <= y >= z", "(a or b) and c", "a if (b or c) else d",
+        "~a ** b", "a @ b * c", "a - -b", "a**-b", "x.grad.data.zero_()", "a and not b",
+    ],
+    "calls": [
+        "f()", "f(a)", "f(a, b)", "f(a, b=1)", "f(a, b=1,)", "f(b=1, c=2)", "f(a,)",
+        "torch.tensor([1.0, 2.0], requires_grad=True)", "f(a)(b)", "f(a)[0].b", "print('a', 'b', sep='-', end='!')",
+        "f(a if b else c, d=e or f)", "f(x=(1, 2))",
+    ],
+    "subscripts": [
+        "x[0]", "x[-1]", "x[0, 1]", "x[1:]", "x[:2]", "x[:]", "x[::2]", "x[1:2:3]", "x[::-1]", "x[::]",
+        "x[0, 1:, None, ...]", "x[mask]", "x[i][j]", "x[..., 0]", "x[:, None]", "x[a:b, c]", "x[0,]",
+        "x[(1, 2)]", "x[1:2, ::3]", "x[i + 1:j - 1]", "x[x > 0]", "x[[0, 2]]", "x[:, :, 0]", "x[a:b:c, ...]",
+    ],
+    "numbers": [
+        "0", "7", "1_000", "0x1F", "0o17", "0b101", "0_0", "00", "1.", ".5", "1e-3", "1_000.0",
+        "1.5e+10", "1E5", "0.0", "1_0.0_1e1_0", "0XFF", "123456789012345678901234567890",
+    ],
+    "strings": [
+        "'a'", '"a"', "'''a\nb'''", '"""x"""', "'it\\'s'", "'\\n\\t\\\\'", "r'\\n'", "'a' 'b'",
+        "'a' \"b\"", "'\\x41\\u00e9\\N{BULLET}\\U0001F600'", "u'x'", "'é'", "''", '""', "''''''",
+        "'\\d'", "'a\\\nb'", "'\\101\\0'", "R'x'", "'a' \\\n 'b'", "('a'\n 'b')",
+    ],
+    "constants and displays": [
+        "True", "False", "None", "...", "[]", "[1]", "[1, 2,]", "[[1, 2], [3, 4]]", "()", "(1,)",
+        "(1, 2)", "1,", "(1)", "((1))", "[(1, 2)]", "([],)", "(1, 2,)",
+    ],
+    "f-strings": [
+        "f'{x}'", 'f"{x!r}"', "f'{x:.4f}'", "f'{x:>{width}}'", "f'{{}} {x}'", "f'{x=}'", "f'{x = }'",
+        "f'{x=:.2f}'", "f'{x=!s}'", "f\"{d['k']}\"", "f'a' 'b' f'{c}'", "f'{x!s:>10}'", "f'{a + b}'",
+        "f'{f(a, b=1)}'", "f'{x[1:2]}'", "f'{x if y else z}'", "rf'\\d{x}'", "f'''{x}\n{y}'''",
+        "f'{x:{w}.{p}f}'", "f''", "f'{x!a}'", "f'{ x }'", "f'{x:}'", "f'\\n{x}'", "f'{x:%Y-%m-%d}'",
+        "f'{3.14:.1f}'", "f'{a}{b}'", "f'{x}' 'tail'", "'head' f'{x}'", "f'{x == y}'", "f'{x != y}'",
+        "f'{(x, y)}'", "f'{[1, 2][0]}'", "f\"{f'{x}'}\"", "f'{x}}}'", "f'{{{x}'", "F'{x}'", "fr'{x}\\n'",
+        "f'{x:{{}}>5}'" if sys.version_info >= (3, 12) else "f'{x:*^{w}}'", "f'\\N{BULLET} {x}'",
+        "f'''{\nx\n}'''", "f'{x:=^10}'",
+    ],
+}
+
+CASES = [pytest.param(src, id=f"{construct}: {src!r}") for construct, snippets in VALID.items() for src in snippets]
+
+
+@pytest.mark.parametrize("source", CASES)
+def test_valid_snippet_parses_as_cpython_does(source):
+    assert_like_python(source)
+
+
+# ================================================================ key trees, spelled out
+
+N, C = S.Name, S.Constant
+
+
+def expr(source):
+    (stmt,) = parse(source).body
+    return stmt.value
+
+
+@pytest.mark.parametrize("source, tree", [
+    ("-x**2", S.UnaryOp("neg", S.BinOp(N("x"), "pow", C(2)))),
+    ("2 ** -1", S.BinOp(C(2), "pow", S.UnaryOp("neg", C(1)))),
+    ("a ** b ** c", S.BinOp(N("a"), "pow", S.BinOp(N("b"), "pow", N("c")))),
+    ("a + b * c", S.BinOp(N("a"), "add", S.BinOp(N("b"), "mul", N("c")))),
+    ("a - b - c", S.BinOp(S.BinOp(N("a"), "sub", N("b")), "sub", N("c"))),
+    ("a < b < c", S.Compare(N("a"), ["lt", "lt"], [N("b"), N("c")])),
+    ("not a == b", S.UnaryOp("not_", S.Compare(N("a"), ["eq"], [N("b")]))),
+    ("x @ y.T", S.BinOp(N("x"), "matmul", S.Attribute(N("y"), "T"))),
+    ("a or b or c", S.BoolOp("or", [N("a"), N("b"), N("c")])),
+    ("a or b and c", S.BoolOp("or", [N("a"), S.BoolOp("and", [N("b"), N("c")])])),
+    ("a if c else b", S.IfExp(N("c"), N("a"), N("b"))),
+    ("x is not None", S.Compare(N("x"), ["is_not"], [C(None)])),
+    ("x not in y", S.Compare(N("x"), ["not_in"], [N("y")])),
+    ("x[0, 1:, None, ...]", S.Subscript(N("x"), S.Tuple([C(0), S.Slice(C(1), None, None), C(None), C(Ellipsis)]))),
+    ("x[::2]", S.Subscript(N("x"), S.Slice(None, None, C(2)))),
+    ("f(a, b=1)", S.Call(N("f"), [N("a")], [S.Keyword("b", C(1))])),
+    ("'a' 'b'", C("ab")),
+    ("f'{x:.4f}'", S.JoinedStr([S.FormattedValue(N("x"), None, S.JoinedStr([".4f"]))])),
+    ("f'{x!r:>{width}}'",
+     S.JoinedStr([S.FormattedValue(N("x"), "r", S.JoinedStr([">", S.FormattedValue(N("width"), None, None)]))])),
+    ("f'{{}} {x=}'", S.JoinedStr(["{} x=", S.FormattedValue(N("x"), "r", None)])),
+    ("f'a' 'b' f'{c}'", S.JoinedStr(["ab", S.FormattedValue(N("c"), None, None)])),
+    ("0x1F + 0o17 + 0b101 + 1_000", S.BinOp(S.BinOp(S.BinOp(C(31), "add", C(15)), "add", C(5)), "add", C(1000))),
+    ("...", C(Ellipsis)),
+    ("f'{x,}'", S.JoinedStr([S.FormattedValue(S.Tuple([N("x")]), None, None)])),
+])
+def test_tree(source, tree):
+    assert expr(source) == tree
+
+
+def test_statement_trees():
+    (aug, imp1, imp2, frm, with_, func) = parse(
+        "x.grad *= 0\nimport torch.nn.functional as F, math\nfrom torch.autograd import Variable, grad as g\n"
+        "with torch.no_grad() as ng:\n    pass\ndef f(a, b=2):\n    return\n").body
+    assert aug == S.AugAssign(S.Attribute(N("x"), "grad"), "mul", C(0))
+    assert (imp1, imp2) == (S.Import("torch.nn.functional", "F"), S.Import("math", None))
+    assert frm == S.ImportFrom("torch.autograd", [("Variable", None), ("grad", "g")])
+    assert with_ == S.With([S.WithItem(S.Call(S.Attribute(N("torch"), "no_grad"), [], []), N("ng"))], [S.Pass()])
+    assert func == S.FunctionDef("f", [S.Param("a", None), S.Param("b", C(2))], [S.Return(None)])
+
+
+def test_elif_chains_nest():
+    (stmt,) = parse("if a:\n    x\nelif b:\n    y\nelse:\n    z\n").body
+    assert stmt.orelse == [S.If(N("b"), [S.ExprStmt(N("y"))], [S.ExprStmt(N("z"))])]
+    assert (stmt.orelse[0].line, stmt.orelse[0].col) == (3, 1)
+
+
+def test_positions_are_one_based_first_tokens():
+    module = parse("x = 1\nif y:\n    z = f(a)[0] + -b\n")
+    assign, if_ = module.body
+    assert (assign.line, assign.col) == (1, 1)
+    binop = if_.body[0].value
+    assert (binop.line, binop.col) == (3, 9)
+    assert (binop.right.line, binop.right.col) == (3, 19)
+    assert (binop.left.value.func.line, binop.left.value.func.col) == (3, 9)
+
+
+def test_windows_and_old_mac_newlines_count_as_newlines():
+    module = parse("x = 1\r\nif y:\r\n    z = 2\r\nw = 3\rv = 4")
+    assert [(s.line, s.col) for s in module.body] == [(1, 1), (2, 1), (4, 1), (5, 1)]
+    assert (module.body[1].body[0].line, module.body[1].body[0].col) == (3, 5)
+
+
+def test_fstring_fields_carry_script_positions():
+    value = expr("print(f'ab{x + y:>{w}}'\n      f'''\n{z}''')").args[0]
+    field, spec_field = value.parts[1], value.parts[1].format_spec.parts[1]
+    assert (field.value.line, field.value.col) == (1, 12)
+    assert (spec_field.value.line, spec_field.value.col) == (1, 20)
+    last = value.parts[-1]
+    assert last.value == N("z") and (last.value.line, last.value.col) == (3, 2)
+
+
+# ================================================================ invalid snippets
+
+NOT_OURS = "not part of gradcli's language"
+ONLY_TORCH = "gradcli scripts can import only torch and math"
+
+INVALID = {
+    "unexpected tokens": [
+        ("f(x=)", "unexpected ')' (expected an expression)", 1, 5),
+        ("(1 + )", "unexpected ')' (expected an expression)", 1, 6),
+        ("x = 1 +", "unexpected end of line (expected an expression)", 1, 8),
+        ("x = 1 2", "unexpected number 2 (expected ',' or end of line)", 1, 7),
+        ("f(1 2)", "unexpected number 2 (expected ',' or ')')", 1, 5),
+        ("if x\n    pass", "expected ':'", 1, 5),
+        ("if x  # no colon\n    pass", "expected ':'", 1, 5),
+        ("def f(x)\n    return x", "expected ':'", 1, 9),
+        ("for x in y\n    pass", "expected ':'", 1, 11),
+        ("x = a if b", "expected 'else'", 1, 11),
+        ("else:\n    pass", "unexpected 'else'", 1, 1),
+        ("x = = 1", "unexpected '=' (expected an expression)", 1, 5),
+        ("from torch import", "unexpected end of line (expected a name or '(')", 1, 18),
+        ("import", "unexpected end of line (expected a name)", 1, 7),
+        ("def f(1): pass", "unexpected number 1 (expected a name or ')')", 1, 7),
+        ("x = [1, 2 3]", "unexpected number 3 (expected ',' or ']')", 1, 11),
+        ("x = @y", "unexpected '@' (expected an expression)", 1, 5),
+        ("return x = 1", "unexpected '=' (expected end of line)", 1, 10),
+    ],
+    "indentation": [
+        ("  x = 1", "unexpected indent", 1, 3),
+        ("x = 1\n    y = 2", "unexpected indent", 2, 5),
+        ("if x:\npass", "expected an indented block", 2, 1),
+        ("if x:\n", "expected an indented block", 2, 1),
+        ("def f(x):\nreturn x", "expected an indented block", 2, 1),
+        ("if x:\n    a = 1\n  b = 2", "unindent does not match any outer indentation level", 3, 3),
+        ("if x:\n    pass\n  else:\n    pass", "unindent does not match any outer indentation level", 3, 3),
+        ("if x:\n\tif y:\n        pass", "inconsistent use of tabs and spaces in indentation", 3, 9),
+        ("if x:\n        a = 1\n\tb = 2", "inconsistent use of tabs and spaces in indentation", 3, 2),
+        ("".join(f"{' ' * i}if x:\n" for i in range(101)) + " " * 101 + "pass",
+         "too many levels of indentation", 101, 101),
+    ],
+    "brackets": [
+        ("x = )", "unmatched ')'", 1, 5),
+        ("x = 1)", "unmatched ')'", 1, 6),
+        ("x = (1, 2", "'(' was never closed", 1, 5),
+        ("x = [1,\n\n", "'[' was never closed", 1, 5),
+        ("x = [1, 2)", "closing parenthesis ')' does not match opening parenthesis '['", 1, 10),
+        ("x = " + "(" * 300 + "1" + ")" * 300, "too deeply nested (more than 200 levels)", 1, 205),
+        ("x = " + "[" * 5000, "too deeply nested (more than 200 levels)", 1, 205),
+        ("x = " + "-" * 300 + "1", "too deeply nested (more than 200 levels)", 1, 205),
+        ("x = " + "not " * 300 + "y", "too deeply nested (more than 200 levels)", 1, 805),
+    ],
+    "tokens": [
+        ("x = 'abc", "unterminated string", 1, 5),
+        ("x = f'abc", "unterminated string", 1, 5),
+        ("x = '''abc\n\n", "unterminated triple-quoted string", 1, 5),
+        ("x = $", "invalid character '$'", 1, 5),
+        ("x = 1 ? 2", "invalid character '?'", 1, 7),
+        ("x = 1 ! 2", "invalid character '!'", 1, 7),
+        ("x = €", "invalid character '€' (U+20AC)", 1, 5),
+        ("x = \x07", "invalid character '\\x07' (U+0007)", 1, 5),
+        ("x = 1\0", "source code cannot contain null bytes", 1, 6),
+        ("x = 1 \\ 2", "unexpected character after line continuation character", 1, 7),
+        ("x = b'abc'", "bytes literals (b'...') are " + NOT_OURS, 1, 5),
+        ("x = rr'abc'", "invalid string prefix 'rr'", 1, 5),
+        ("x = 1j", "complex numbers (imaginary literals like 1j) are " + NOT_OURS, 1, 5),
+        ("x = 1.5J", "complex numbers (imaginary literals like 1j) are " + NOT_OURS, 1, 5),
+        ("x = '\\x4'", "truncated \\xXX escape", 1, 6),
+        ("x = '\\N{NOT A NAME}'", "unknown Unicode character name 'NOT A NAME'", 1, 6),
+    ],
+    "outside the language": [
+        ("class A:\n    pass", "class definitions are " + NOT_OURS, 1, 1),
+        ("f = lambda x: x", "lambda expressions are " + NOT_OURS, 1, 5),
+        ("[x for x in y]", "list comprehensions are " + NOT_OURS, 1, 4),
+        ("(x for x in y)", "generator expressions are " + NOT_OURS, 1, 4),
+        ("f(x for x in y)", "generator expressions are " + NOT_OURS, 1, 5),
+        ("{x for x in y}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 1),
+        ("d = {}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 5),
+        ("d = {'a': 1}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 5),
+        ("try:\n    pass\nexcept:\n    pass", "try statements (try/except/finally) are " + NOT_OURS, 1, 1),
+        ("raise ValueError", "raise statements are " + NOT_OURS, 1, 1),
+        ("global x", "global and nonlocal declarations are " + NOT_OURS, 1, 1),
+        ("def f():\n    nonlocal x", "global and nonlocal declarations are " + NOT_OURS, 2, 5),
+        ("@dec\ndef f():\n    pass", "decorators are " + NOT_OURS, 1, 1),
+        ("def f():\n    yield 1", "generators (yield) are " + NOT_OURS, 2, 5),
+        ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
+        ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
+        ("(y := 5)", "assignment expressions (:=) are " + NOT_OURS, 1, 4),
+        ("def f(x) -> int:\n    pass", "annotations are " + NOT_OURS, 1, 10),
+        ("f(*args)", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 3),
+        ("f(a, **kw)", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 6),
+        ("a, *b = c", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 4),
+        ("def f(*a):\n    pass", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 7),
+        ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
+        ("while x:\n    pass\nelse:\n    pass", "'while ... else' is " + NOT_OURS, 3, 1),
+        ("for x in y:\n    pass\nelse:\n    pass", "'for ... else' is " + NOT_OURS, 3, 1),
+        ("_x = 1", "names starting with '_' are outside gradcli's language", 1, 1),
+        ("x.__class__", "names starting with '_' are outside gradcli's language", 1, 3),
+        ("x = torch._C", "names starting with '_' are outside gradcli's language", 1, 11),
+        ("f(_a=1)", "names starting with '_' are outside gradcli's language", 1, 3),
+        ("def _f():\n    pass", "names starting with '_' are outside gradcli's language", 1, 5),
+        ("x = f'{y.__dict__}'", "names starting with '_' are outside gradcli's language", 1, 10),
+    ],
+    "imports": [
+        ("import os", "import of 'os' is not allowed: " + ONLY_TORCH, 1, 8),
+        ("import numpy as np", "import of 'numpy' is not allowed: " + ONLY_TORCH, 1, 8),
+        ("from os import path", "import of 'os' is not allowed: " + ONLY_TORCH, 1, 6),
+        ("import torch, sys", "import of 'sys' is not allowed: " + ONLY_TORCH, 1, 15),
+        ("import torch.utils", "import of 'torch.utils' is not allowed: gradcli knows only torch, torch.nn, "
+         "torch.nn.functional, torch.autograd, torch.autograd.functional, torch.linalg and math", 1, 8),
+        ("from math.x import y", "import of 'math.x' is not allowed: " + ONLY_TORCH, 1, 6),
+    ],
+    "targets": [
+        ("f() = 1", "cannot assign to a function call", 1, 5),
+        ("1 = x", "cannot assign to a literal", 1, 3),
+        ("a + b = c", "cannot assign to an expression", 1, 7),
+        ("(a, f()) = t", "cannot assign to a function call", 1, 10),
+        ("x = f() = 1", "cannot assign to a function call", 1, 9),
+        ("None = 1", "cannot assign to None", 1, 6),
+        ("a < b = 1", "cannot assign to a comparison", 1, 7),
+        ("f'{x}' = 1", "cannot assign to an f-string", 1, 8),
+        ("f() += 1", "cannot use augmented assignment ('+=') on a function call", 1, 5),
+        ("a, b += 1", "cannot use augmented assignment ('+=') on a tuple", 1, 6),
+        ("[a] -= 1", "cannot use augmented assignment ('-=') on a list", 1, 5),
+        ("for f() in x:\n    pass", "cannot assign to a function call", 1, 5),
+        ("with a as f():\n    pass", "cannot assign to a function call", 1, 11),
+        ("del f()", "cannot delete a function call", 1, 5),
+        ("del 1", "cannot delete a literal", 1, 5),
+    ],
+    "calls and definitions": [
+        ("f(a=1, b)", "positional argument follows keyword argument", 1, 8),
+        ("f(a=1, a=2)", "keyword argument repeated: a", 1, 8),
+        ("def f(a=1, b):\n    pass", "parameter without a default follows parameter with a default", 1, 12),
+        ("def f(a, a):\n    pass", "duplicate parameter 'a' in function definition", 1, 10),
+        ("return 1", "'return' outside function", 1, 1),
+        ("if x:\n    break", "'break' outside loop", 2, 5),
+        ("continue", "'continue' not properly in loop", 1, 1),
+        ("for x in y:\n    def f():\n        break", "'break' outside loop", 3, 9),
+    ],
+    "f-strings": [
+        ("f'{}'", "f-string: empty expression not allowed", 1, 3),
+        ("f'{ }'", "f-string: empty expression not allowed", 1, 3),
+        ("f'{x'", "f-string: expecting '}'", 1, 3),
+        ("f'{x:'", "f-string: expecting '}'", 1, 6),
+        ("f'}'", "f-string: single '}' is not allowed", 1, 3),
+        ("f'{x!z}'", "f-string: invalid conversion character 'z': expected 's', 'r', or 'a'", 1, 6),
+        ("f'{x y}'", "unexpected name 'y' (expected ',' or '}')", 1, 6),
+        ("f'{x +}'", "unexpected '}' (expected an expression)", 1, 7),
+        ("f'{a:{b:{c}}}'", "f-string: expressions nested too deeply", 1, 9),
+        ("f'{x # c}'", "f-string expression part cannot include '#'", 1, 6),
+        ("f'{\"\\n\"}'", "f-string expression part cannot include a backslash", 1, 4),
+        ("x = 1\nprint(f'a {x)} b')", "unmatched ')'", 2, 13),
+        ("f'{lambda: 1}'", "lambda expressions are " + NOT_OURS, 1, 4),
+    ],
+}
+
+INVALID_CASES = [pytest.param(*case, id=f"{construct}: {case[0][:40]!r}")
+                 for construct, cases in INVALID.items() for case in cases]
+
+
+@pytest.mark.parametrize("source, message, line, col", INVALID_CASES)
+def test_invalid_snippet_is_refused_with_its_position(source, message, line, col):
+    with pytest.raises(ScriptSyntaxError) as info:
+        parse(source, "bad.grad")
+    err = info.value
+    assert (err.message, err.line, err.col) == (message, line, col)
+    assert err.filename == "bad.grad" and err.kind == "SyntaxError"
+    assert err.source_line == source.split("\n")[line - 1].replace("\0", " ")
+    assert "\n" not in err.message
+
+
+def test_error_renders_with_a_caret():
+    with pytest.raises(ScriptSyntaxError) as info:
+        parse("x = 1\ny = (1 + )\n", "s.grad")
+    assert info.value.render() == ("s.grad:2:10: SyntaxError: unexpected ')' (expected an expression)\n"
+                                   "    y = (1 + )\n"
+                                   "             ^")
+
+
+# ================================================================ robustness
+
+@pytest.mark.parametrize("source", [
+    b"x = '\xff\xfe'\n\xc3(\n".decode("utf-8", errors="replace"),
+    "x = 1\0\ny = 2",
+    "if x:\n\t  \ty = 1\n",
+    "\t\n  \n",
+    "",
+    "x = '" + "a" * 10_000_000 + "'",
+    "x = '" + "a\\'" * 3_000_000,
+    "x = '''" + "a'\\\n" * 2_000_000,
+    "# " + "c" * 10_000_000,
+    "x = " + "$" * 10_000_000,
+    "(" * 100_000,
+    ")" * 100_000,
+    "[" * 3000 + "]" * 3000,
+    "-" * 100_000,
+    "f'" + "{" * 5000 + "'",
+    "x = " + "1 + " * 20_000 + "1",
+    "\\",
+    "'''",
+    "f'{'",
+    "if x:\n" * 2000,
+    "\ufeffx = 1",
+    "x = 1\r\ny = 2\rz = 3",
+    "f'" + "{x}" * 100_000 + "'",
+    'f"""' + "{x}\n" * 50_000 + '"""',
+    "f'" + "{{" * 300_000 + "'",
+    "'" + "\\n" * 300_000 + "'",
+])
+def test_any_input_parses_or_raises_a_syntax_error(source):
+    try:
+        result = parse(source)
+    except ScriptSyntaxError as err:
+        assert err.line >= 1 and err.col >= 1
+        assert "\n" not in err.message
+    else:
+        assert isinstance(result, S.Module)
+
+
+PIECES = list("abxy_01239.,:;=+-*/%@<>!&|^~()[]{}'\"#\\ \t\nfrLRjJ") + [
+    "if ", "else", "for ", " in ", "not ", "def ", "return", "while ", "import ", "lambda", "f'{", "}'",
+    "    ", "'''", "\n    ", "torch", "**", "x.y", "0x", "1e", "\\N{", "!r", ":>", "{{", "}}"]
+PYTHONISH = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+SEED = "\n".join(s for snippets in VALID.values() for s in snippets)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PYTHONISH)
+def test_fuzz_random_text(source):
+    try:
+        parse(source)
+    except ScriptSyntaxError as err:
+        assert err.line >= 1 and err.col >= 1 and "\n" not in err.message
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(SEED)), st.integers(0, 12), PYTHONISH)
+def test_fuzz_mutated_snippets(at, cut, insert):
+    source = SEED[:at] + insert + SEED[at + cut:]
+    try:
+        parse(source)
+    except ScriptSyntaxError as err:
+        assert err.line >= 1 and err.col >= 1 and "\n" not in err.message
+
+
+def test_a_10000_line_script_parses():
+    block = ("w = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+             "for step in range(3):\n"
+             "    loss = ((w * x - y) ** 2).sum() / n\n"
+             "    loss.backward()\n"
+             "    with torch.no_grad():\n"
+             "        w -= lr * w.grad\n"
+             "    w.grad.zero_()\n"
+             "    if step % 2 == 0:\n"
+             "        print(f\"step {step}: loss={loss.item():.4f}\", w[0, 1:])\n"
+             "print(w)\n")
+    module = parse(block * 1000)
+    assert len(module.body) == 3000
+    assert module.body[-1].line == 10_000
+
+
+# ================================================================ the conformance scripts
+
+CONFORMANCE_SCRIPTS = sorted(CONFORMANCE.glob("*.grad")) if CONFORMANCE.is_dir() else []
+
+
+@pytest.mark.skipif(not CONFORMANCE_SCRIPTS, reason="shared/conformance/cases is not beside the repository")
+@pytest.mark.parametrize("path", CONFORMANCE_SCRIPTS, ids=lambda p: p.stem)
+def test_conformance_script_parses_as_cpython_does(path):
+    assert_like_python(path.read_text(encoding="utf-8"))
+
+
+# ================================================================ loading
+
+def run_python(code: str, **env):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO)
+
+
+def test_importing_the_parser_does_not_import_lark():
+    result = run_python("import sys, gradcli.parser; print('lark' in sys.modules)")
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_grammar_loads_once_per_process(monkeypatch):
+    parse("x = 1")
+
+    def load_again():
+        raise AssertionError("the grammar was loaded a second time")
+
+    monkeypatch.setattr(parser, "_load_lark", load_again)
+    assert parse("y = 2").body[0].targets == [N("y")]
+
+
+def test_parse_tables_are_cached_and_reused(tmp_path):
+    code = "import gradcli.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
+    first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
+    assert first.stdout.strip() == "x", first.stderr
+    (cached,) = (tmp_path / "gradcli").iterdir()
+    stamp = cached.stat().st_mtime_ns
+    second = run_python(code, XDG_CACHE_HOME=str(tmp_path))
+    assert second.stdout.strip() == "x", second.stderr
+    assert [p.name for p in (tmp_path / "gradcli").iterdir()] == [cached.name]
+    assert cached.stat().st_mtime_ns == stamp
+
+
+def test_unwritable_cache_dir_still_parses(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = run_python("import gradcli.parser as p; print(len(p.parse('x = 1').body))", XDG_CACHE_HOME=str(blocker))
+    assert result.stdout.strip() == "1", result.stderr
+
+
+def test_cache_key_follows_grammar_and_lark_version():
+    grammar = parser.grammar_path().read_text()
+    base = parser.cache_path(grammar, "1.0")
+    assert parser.cache_path(grammar + "\n", "1.0") != base
+    assert parser.cache_path(grammar, "1.1") != base
+    assert parser.cache_path(grammar, "1.0") == base
+
+
+def test_grammar_is_lalr1_without_conflicts():
+    # Lark resolves a shift/reduce conflict silently as a shift; in debug mode it logs each one.
+    import lark
+
+    log = io.StringIO()
+    handler = logging.StreamHandler(log)
+    level = lark.logger.level
+    lark.logger.addHandler(handler)
+    lark.logger.setLevel(logging.DEBUG)
+    try:
+        lark.Lark(parser.grammar_path().read_text(), debug=True, postlex=parser._Layout(), **parser._LARK_OPTIONS)
+    finally:
+        lark.logger.removeHandler(handler)
+        lark.logger.setLevel(level)
+    assert "conflict" not in log.getvalue().lower(), log.getvalue()
+
+
+def test_grammar_is_found_in_the_source_checkout():
+    assert parser.grammar_path() == REPO / "grammar" / "gradcli.lark"
