@@ -38,7 +38,7 @@ def _cases():
                                marks=marks)
 
 
-@pytest.mark.parametrize("script", _cases())
+@pytest.mark.parametrize("script", list(_cases()))
 def test_case(script: Path):
     expected_out = normalize(script.with_suffix(".out").read_text()) if script.with_suffix(".out").exists() else ""
     err_file = script.with_suffix(".err")
