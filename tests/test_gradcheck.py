@@ -88,6 +88,9 @@ CHECKS = {
     ops.CLONE: [(lambda a: a.clone() * 2, (any_(3),))],
     # a round trip through float32: differences need a step float32 can resolve
     ops.TO_COPY: [(lambda a: a.float().double() * 1.5, (any_(3),), {"eps": 1e-2, "rtol": 1e-4})],
+    ops.ZERO: [(lambda a: (a * 1).zero_() + a, (any_(3),))],
+    ops.FILL: [(lambda a: (a * 1).fill_(2.5) * a, (any_(2, 2),))],
+    ops.FILL_TENSOR: [(lambda a, b: (a * 1).fill_(b) * a, (any_(3), any_()))],
     ops.SELECT: [(lambda a: a[1], (any_(3, 2),)), (lambda a: a[:, -1] * a[0, 0], (any_(2, 3),))],
     ops.SLICE: [(lambda a: a[1:3], (any_(4, 2),)), (lambda a: a[::2] + a[1:2], (any_(5),))],
     ops.UNSQUEEZE: [(lambda a: a[:, None] * a[None], (any_(3),))],

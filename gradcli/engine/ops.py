@@ -85,7 +85,9 @@ MM         = Op("MmBackward0",        True,  (lambda g, self, mat2: g @ mat2.T, 
 EXP        = Op("ExpBackward0",       True,  (lambda g, result: g * result,))
 CLONE      = Op("CloneBackward0",     False, (lambda g: g,))
 TO_COPY    = Op("ToCopyBackward0",    False, (lambda g: g,))
-UNBIND     = Op("UnbindBackward0",    False, ())
+ZERO       = Op("ZeroBackward0",      False, (lambda g: np.zeros_like(g),))
+FILL       = Op("FillBackward2",      False, (lambda g: np.zeros_like(g),))
+FILL_TENSOR = Op("FillBackward3",     False, (lambda g: np.zeros_like(g), lambda g: np.asarray(g.sum())))
 # fmt: on
 
 
@@ -459,6 +461,18 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     if dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return _record(TO_COPY, out, (a,), (), fit=_fit_for(out, a))
+
+
+def fill(a: Tensor, value, zero=False) -> Tensor:
+    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero."""
+    if value.__class__ is Tensor:
+        if value._a.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._a.ndim} dimensions.")
+        out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
+        return _record(FILL_TENSOR, out, (a, value), (), fit=[None, (value._a.shape, value._a.dtype)])
+    out = np.full(a._a.shape, value, dtype=a._a.dtype)
+    return _record(ZERO if zero else FILL, out, (a,), ())
 
 
 def unbind0(a: Tensor) -> list:

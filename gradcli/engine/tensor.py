@@ -450,14 +450,10 @@ class Tensor:
         return self._inplace(ops.div, other)
 
     def zero_(self):
-        return self.fill_(0)
+        return self._inplace(lambda a, v: ops.fill(a, v, zero=True), 0)
 
     def fill_(self, value):
-        if autograd._grad_enabled[0] and self.requires_grad and self.grad_fn is None:
-            raise _leaf_inplace_error()
-        self._a[...] = value
-        self._version[0] += 1
-        return self
+        return self._inplace(ops.fill, value)
 
 
 class _Device:
