@@ -1,0 +1,34 @@
+"""A plain (non-editable) install carries the grammar inside the package and runs from any directory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_grammar_and_runs_outside_the_checkout(tmp_path):
+    wheels = tmp_path / "wheels"
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    (wheel,) = wheels.glob("gradcli-*.whl")
+    assert "gradcli/grammar/gradcli.lark" in zipfile.ZipFile(wheel).namelist()
+    target = tmp_path / "site"
+    inst = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                           str(wheel)], capture_output=True, text=True, timeout=300)
+    assert inst.returncode == 0, inst.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(target), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    code = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * x).sum().backward()\nprint(x.grad)\n"
+    p = subprocess.run([sys.executable, "-c", "import gradcli, sys; print(gradcli.__file__)"],
+                       cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert p.stdout.startswith(str(target))
+    p = subprocess.run([sys.executable, "-m", "gradcli", "-c", code], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, "tensor([2., 2.])\n", "")
