@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import autograd, ops
+from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
 from gradcli.engine.factories import tensor
 from gradcli.engine.tensor import Tensor
 
@@ -61,45 +62,66 @@ def any_(*shape):
 
 # row -> list of (function of leaves, input arrays); shapes broadcast where the op allows it
 CHECKS = {
-    ops.ADD: [(lambda a, b: a + b, (any_(2, 3), any_(3))), (lambda a: a + 2.5, (any_(2, 2),)),
+    arith.ADD: [(lambda a, b: a + b, (any_(2, 3), any_(3))), (lambda a: a + 2.5, (any_(2, 2),)),
               (lambda a, b: a.add(b, alpha=3), (any_(2, 1), any_(1, 3)))],
-    ops.SUB: [(lambda a, b: a - b, (any_(3, 1), any_(1, 4))), (lambda a: a - 1, (any_(3),)),
+    arith.SUB: [(lambda a, b: a - b, (any_(3, 1), any_(1, 4))), (lambda a: a - 1, (any_(3),)),
               (lambda a, b: a.sub(b, alpha=2), (any_(2), any_(2)))],
-    ops.RSUB: [(lambda a: 2 - a, (any_(2, 3),))],
-    ops.MUL: [(lambda a, b: a * b, (any_(2, 3), any_(2, 1))), (lambda a: a * 3, (any_(4),)),
+    arith.RSUB: [(lambda a: 2 - a, (any_(2, 3),))],
+    arith.MUL: [(lambda a, b: a * b, (any_(2, 3), any_(2, 1))), (lambda a: a * 3, (any_(4),)),
               (lambda a, b: a * b, (any_(3), any_()))],
-    ops.DIV: [(lambda a, b: a / b, (any_(2, 3), pos(3))), (lambda a: a / 4, (any_(3),))],
-    ops.RECIPROCAL: [(lambda a: 2 / a, (pos(3),)), (lambda a: a.reciprocal(), (pos(2, 2),))],
-    ops.NEG: [(lambda a: -a, (any_(2, 2),))],
-    ops.POW_SCALAR: [(lambda a: a ** 2, (any_(3),)), (lambda a: a ** 3, (any_(2, 2),)),
+    arith.DIV: [(lambda a, b: a / b, (any_(2, 3), pos(3))), (lambda a: a / 4, (any_(3),))],
+    arith.RECIPROCAL: [(lambda a: 2 / a, (pos(3),)), (lambda a: a.reciprocal(), (pos(2, 2),))],
+    arith.NEG: [(lambda a: -a, (any_(2, 2),))],
+    arith.POW_SCALAR: [(lambda a: a ** 2, (any_(3),)), (lambda a: a ** 3, (any_(2, 2),)),
                      (lambda a: a ** 0.5, (pos(3),)), (lambda a: a ** -1.5, (pos(3),)),
                      (lambda a: a ** 0, (any_(2),))],
-    ops.POW_TENSOR: [(lambda a, b: a ** b, (pos(2, 3), any_(3)))],
-    ops.POW_BASE: [(lambda a: 2 ** a, (any_(3),)), (lambda a: 0.5 ** a, (any_(2, 2),))],
-    ops.SUM: [(lambda a: a.sum(), (any_(2, 3),))],
-    ops.SUM_DIM: [(lambda a: a.sum(1), (any_(2, 3),)), (lambda a: a.sum((0, 2), keepdim=True), (any_(2, 3, 2),)),
+    arith.POW_TENSOR: [(lambda a, b: a ** b, (pos(2, 3), any_(3)))],
+    arith.POW_BASE: [(lambda a: 2 ** a, (any_(3),)), (lambda a: 0.5 ** a, (any_(2, 2),))],
+    reduce.SUM: [(lambda a: a.sum(), (any_(2, 3),))],
+    reduce.SUM_DIM: [(lambda a: a.sum(1), (any_(2, 3),)), (lambda a: a.sum((0, 2), keepdim=True), (any_(2, 3, 2),)),
                   (lambda a: a.sum(-1), (any_(4),))],
-    ops.MEAN: [(lambda a: a.mean(), (any_(3, 2),))],
-    ops.MEAN_DIM: [(lambda a: a.mean(0), (any_(3, 2),)), (lambda a: a.mean(1, keepdim=True), (any_(2, 3),))],
-    ops.NORM: [(lambda a: a.norm(), (any_(2, 3),)), (lambda a: a.norm(dim=1), (any_(2, 3),)),
+    reduce.MEAN: [(lambda a: a.mean(), (any_(3, 2),))],
+    reduce.MEAN_DIM: [(lambda a: a.mean(0), (any_(3, 2),)), (lambda a: a.mean(1, keepdim=True), (any_(2, 3),))],
+    reduce.NORM: [(lambda a: a.norm(), (any_(2, 3),)), (lambda a: a.norm(dim=1), (any_(2, 3),)),
                (lambda a: a.norm(dim=0, keepdim=True), (any_(3, 2),))],
-    ops.MM: [(lambda a, b: a.mm(b), (any_(2, 3), any_(3, 4))), (lambda a, b: a @ b, (any_(1, 2), any_(2, 2)))],
-    ops.EXP: [(lambda a: a.exp(), (any_(2, 3),))],
-    ops.CLONE: [(lambda a: a.clone() * 2, (any_(3),))],
+    linalg.MM: [(lambda a, b: a.mm(b), (any_(2, 3), any_(3, 4))), (lambda a, b: a @ b, (any_(1, 2), any_(2, 2)))],
+    arith.EXP: [(lambda a: a.exp(), (any_(2, 3),))],
+    arith.CLONE: [(lambda a: a.clone() * 2, (any_(3),))],
     # a round trip through float32: differences need a step float32 can resolve
-    ops.TO_COPY: [(lambda a: a.float().double() * 1.5, (any_(3),), {"eps": 1e-2, "rtol": 1e-4})],
-    ops.ZERO: [(lambda a: (a * 1).zero_() + a, (any_(3),))],
-    ops.FILL: [(lambda a: (a * 1).fill_(2.5) * a, (any_(2, 2),))],
-    ops.FILL_TENSOR: [(lambda a, b: (a * 1).fill_(b) * a, (any_(3), any_()))],
-    ops.SELECT: [(lambda a: a[1], (any_(3, 2),)), (lambda a: a[:, -1] * a[0, 0], (any_(2, 3),))],
-    ops.SLICE: [(lambda a: a[1:3], (any_(4, 2),)), (lambda a: a[::2] + a[1:2], (any_(5),))],
-    ops.UNSQUEEZE: [(lambda a: a[:, None] * a[None], (any_(3),))],
-    ops.ALIAS: [(lambda a: a[:, :] * 2, (any_(2, 2),))],
-    ops.INDEX: [(lambda a: a[[0, 2, 0]], (any_(3, 2),)),
+    arith.TO_COPY: [(lambda a: a.float().double() * 1.5, (any_(3),), {"eps": 1e-2, "rtol": 1e-4})],
+    arith.ZERO: [(lambda a: (a * 1).zero_() + a, (any_(3),))],
+    arith.FILL: [(lambda a: (a * 1).fill_(2.5) * a, (any_(2, 2),))],
+    arith.FILL_TENSOR: [(lambda a, b: (a * 1).fill_(b) * a, (any_(3), any_()))],
+    elementwise.LOG: [(lambda a: a.log(), (pos(2, 3),))],
+    elementwise.SQRT: [(lambda a: a.sqrt(), (pos(3),))],
+    elementwise.MASKED_FILL: [(lambda a: a.masked_fill(tensor([True, False, True]), 0.5) * a, (any_(3),))],
+    shape.EXPAND: [(lambda a: a.expand(2, 3) * 2, (any_(3),)), (lambda a: a.expand(2, -1, 4), (any_(3, 1),))],
+    shape.UNSQUEEZE: [(lambda a: a.unsqueeze(1) * a, (any_(3),))],
+    shape.SQUEEZE: [(lambda a: a.squeeze(0), (any_(1, 3),))],
+    shape.SQUEEZE_ALL: [(lambda a: a.squeeze(), (any_(1, 3, 1),))],
+    shape.TRANSPOSE_T: [(lambda a: a.t() * a.t(), (any_(2, 3),))],
+    shape.VIEW: [(lambda a: a.view(3, 2), (any_(2, 3),)), (lambda a: a.view(-1), (any_(2, 2),))],
+    indexing.SELECT_BACKWARD: [(lambda a: _second(lambda x: (x[1] * x[1]).sum(), a), (any_(3),))],
+    indexing.SLICE_BACKWARD: [(lambda a: _second(lambda x: (x[0:2] ** 2).sum(), a), (any_(3),))],
+    indexing.INDEX_PUT: [(lambda a: _second(lambda x: (x[[0, 0]] ** 2).sum(), a), (any_(3),))],
+    indexing.SELECT: [(lambda a: a[1], (any_(3, 2),)), (lambda a: a[:, -1] * a[0, 0], (any_(2, 3),))],
+    indexing.SLICE: [(lambda a: a[1:3], (any_(4, 2),)), (lambda a: a[::2] + a[1:2], (any_(5),))],
+    indexing.UNSQUEEZE: [(lambda a: a[:, None] * a[None], (any_(3),))],
+    indexing.ALIAS: [(lambda a: a[:, :] * 2, (any_(2, 2),))],
+    indexing.INDEX: [(lambda a: a[[0, 2, 0]], (any_(3, 2),)),
                 (lambda a: a[tensor([True, False, True])], (any_(3),))],
-    ops.COPY_SLICES: [(lambda a, b: _setitem(a * 1, (0,), b), (any_(3, 2), any_(2))),
+    indexing.COPY_SLICES: [(lambda a, b: _setitem(a * 1, (0,), b), (any_(3, 2), any_(2))),
                       (lambda a, b: _setitem(a * 1, (slice(1, None),), b * 2), (any_(3), any_(1)))],
 }
+
+
+def _second(f, a):
+    """The gradient of f at a, as a differentiable function of a (exercises the backward-of-backward rows)."""
+    from gradcli.engine.functional import grad
+    with autograd.enable_grad():
+        x = a if a.requires_grad else _leaf(a._a)
+        (g,) = grad(f(x * x), x, create_graph=True)
+    return g
 
 
 def _setitem(t, key, value):
@@ -116,11 +138,12 @@ CHECKS_BY_NAME = {"UnbindBackward0": [(_unbind_sum, (any_(3, 2),))]}
 
 
 def _rows():
-    return [v for v in vars(ops).values() if isinstance(v, ops.Op)]
+    return [v for group in ops.GROUPS for v in vars(group).values() if v.__class__.__name__ == "Op"]
 
 
 def test_every_row_is_checked():
     missing = [r.node for r in _rows() if r not in CHECKS and r.node not in CHECKS_BY_NAME]
+    assert len(_rows()) > 30
     assert missing == []
 
 
@@ -151,3 +174,40 @@ def test_node_name_is_recorded(row):
         names.append(n.op.node)
         stack.extend(n.inputs)
     assert row.node in names
+
+
+# Second derivatives: the gradient computed with create_graph=True is itself checked against finite
+# differences of the first gradient, for the smooth ops.
+SECOND = [
+    ("mul", lambda a, b: a * b * a, (any_(3), any_(3))),
+    ("div", lambda a, b: a / b, (any_(3), pos(3))),
+    ("pow", lambda a: a ** 3, (any_(2, 2),)),
+    ("pow_tensor", lambda a, b: a ** b, (pos(3), any_(3))),
+    ("pow_base", lambda a: 2 ** a, (any_(3),)),
+    ("exp", lambda a: (a * 0.5).exp(), (any_(3),)),
+    ("log", lambda a: a.log() * a, (pos(3),)),
+    ("sqrt", lambda a: a.sqrt(), (pos(3),)),
+    ("reciprocal", lambda a: 1 / a, (pos(3),)),
+    ("norm", lambda a: a.norm(), (any_(3),)),
+    ("mean_dim", lambda a: (a * a).mean(0), (any_(2, 3),)),
+    ("mm", lambda a, b: a.mm(b) * a.sum(), (any_(2, 2), any_(2, 2))),
+    ("broadcast", lambda a, b: a * b * b, (any_(2, 3), any_(3))),
+    ("index", lambda a: a[1:] * a[0] + a[[0, 2]].sum(), (any_(3),)),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
+def test_second_derivative_matches_finite_differences(name, fn, arrays):
+    from gradcli.engine.functional import grad
+
+    def first(*xs):
+        with autograd.enable_grad():
+            leaves = [x if x.requires_grad else _leaf(x._a) for x in xs]
+            out = fn(*leaves)
+            gs = grad((out * out).sum(), leaves, create_graph=True)
+            total = gs[0]
+            for extra in gs[1:]:
+                total = total + extra.sum()
+        return total
+
+    gradcheck(first, *arrays, atol=1e-4, rtol=1e-3)

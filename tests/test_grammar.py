@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from gradcli import parser
 from gradcli import syntax as S
 from gradcli.errors import ScriptSyntaxError
+from gradcli.lexer import Layout
 from gradcli.parser import parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -653,6 +654,27 @@ def test_parse_tables_are_cached_and_reused(tmp_path):
     assert cached.stat().st_mtime_ns == stamp
 
 
+def test_writing_new_tables_removes_stale_ones(tmp_path):
+    import lark
+
+    folder = tmp_path / "gradcli"
+    folder.mkdir()
+    stale = folder / "grammar-0123456789abcdef0123.lark-cache"
+    stale.write_bytes(b"tables of an older grammar")
+    (folder / "grammar-stuck.lark-cache").mkdir()     # cannot be unlinked: skipped quietly
+    (folder / "notes.txt").write_text("not a cache file")
+    code = "import gradcli.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
+    first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
+    assert first.stdout.strip() == "x", first.stderr
+    current = parser.cache_path(parser.grammar_path().read_text(encoding="utf-8"), lark.__version__).name
+    assert sorted(p.name for p in folder.iterdir()) == sorted([current, "grammar-stuck.lark-cache", "notes.txt"])
+    # Loading cached tables writes nothing, so it leaves the folder as it is.
+    stale.write_bytes(b"tables of an older grammar")
+    second = run_python(code, XDG_CACHE_HOME=str(tmp_path))
+    assert second.stdout.strip() == "x", second.stderr
+    assert stale.exists()
+
+
 def test_unwritable_cache_dir_still_parses(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -678,7 +700,7 @@ def test_grammar_is_lalr1_without_conflicts():
     lark.logger.addHandler(handler)
     lark.logger.setLevel(logging.DEBUG)
     try:
-        lark.Lark(parser.grammar_path().read_text(), debug=True, postlex=parser._Layout(), **parser._LARK_OPTIONS)
+        lark.Lark(parser.grammar_path().read_text(), debug=True, postlex=Layout(), **parser._LARK_OPTIONS)
     finally:
         lark.logger.removeHandler(handler)
         lark.logger.setLevel(level)

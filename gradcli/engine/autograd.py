@@ -161,8 +161,14 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     return g
 
 
-def _fit(g, target):
+def _fit(F, g, target):
     shape, dtype = target
+    if F.tensors:
+        if g._a.shape != shape:
+            g = F.sum_to(g, shape)
+        if g._a.dtype != dtype:
+            g = F.cast(g, dtype)
+        return g
     if g.shape != shape:
         g = sum_to(g, shape)
     if g.dtype != dtype:
@@ -222,12 +228,14 @@ def _count_dependencies(roots):
     return deps
 
 
-def run_backward(roots, grads, retain_graph: bool, capture=None, accumulate=True):
-    """Propagate `grads` (numpy arrays) from the `roots` nodes down to the leaves.
+def run_backward(roots, grads, retain_graph: bool, F, capture=None, accumulate=True):
+    """Propagate `grads` from the `roots` nodes down to the leaves, with formulas evaluated by `F`:
+    numpy arrays (backmath.NUMPY) or, for create_graph, recorded Tensor ops (backmath.TENSOR).
 
     With `accumulate`, leaves' `.grad` receive the sums (backward()); with `capture`, a dict
     node -> None, the gradient reaching each of those nodes is recorded instead (autograd.grad()).
     """
+    as_tensors = F.tensors
     deps = _count_dependencies(roots)
     pending = {}
     for r, g in zip(roots, grads):
@@ -241,12 +249,12 @@ def run_backward(roots, grads, retain_graph: bool, capture=None, accumulate=True
         op = node.op
         if op is _AccumulateOp:
             if g is not None and accumulate:
-                _accumulate(node.variable, g)
+                (_accumulate_tensor if as_tensors else _accumulate)(node.variable, g)
             continue
         if g is not None and node.retained is not None:
             t = node.retained()
             if t is not None:
-                _accumulate(t, g)
+                (_accumulate_tensor if as_tensors else _accumulate)(t, g)
         saved = node.saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
@@ -258,14 +266,15 @@ def run_backward(roots, grads, retain_graph: bool, capture=None, accumulate=True
         else:
             formulas = op.backward
             fit = node.fit
+            values = F.unpack(saved, node) if saved else saved
             grads_in = []
             for i, child in enumerate(inputs):
                 if child is None:
                     grads_in.append(None)
                     continue
-                gi = formulas[i](g, *saved)
+                gi = formulas[i](F, g, *values)
                 if fit is not None and fit[i] is not None:
-                    gi = _fit(gi, fit[i])
+                    gi = _fit(F, gi, fit[i])
                 grads_in.append(gi)
         if not retain_graph and op.saves_tensors:
             node.saved = FREED
@@ -275,7 +284,7 @@ def run_backward(roots, grads, retain_graph: bool, capture=None, accumulate=True
                 continue
             if gi is not None:
                 prev = pending.get(child)
-                pending[child] = gi if prev is None else prev + gi
+                pending[child] = gi if prev is None else F.add(prev, gi)
             n = deps[child] - 1
             deps[child] = n
             if n == 0:
@@ -286,6 +295,8 @@ def _accumulate(t, g):
     """Add a gradient into `t.grad`: a fresh copy the first time (so no two leaves share a buffer), in
     place afterwards (so a script holding `t.grad` sees the sum, as in PyTorch)."""
     dtype = t._a.dtype
+    if g.__class__ is not np.ndarray:
+        g = np.asarray(g)
     if g.shape != t._a.shape:
         g = np.broadcast_to(g, t._a.shape)
     current = t.grad
@@ -295,3 +306,17 @@ def _accumulate(t, g):
         buf = current._a
         np.add(buf, g, out=buf, casting="unsafe")
         current._version[0] += 1
+
+
+def _accumulate_tensor(t, g):
+    """create_graph: `.grad` becomes (or grows by) a tensor that remembers how it was computed."""
+    if g._a.shape != t._a.shape or g._a.dtype != t._a.dtype:
+        raise RuntimeError("gradient does not match the tensor it accumulates into")
+    current = t.grad
+    if current is None:
+        alias = g.__class__(g._a)           # its own Tensor object: two leaves must not share one
+        alias.grad_fn = g.grad_fn
+        alias.requires_grad = g.requires_grad
+        t.grad = alias
+    else:
+        t.grad = current + g

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, backmath
 from gradcli.engine.tensor import Size, Tensor
 
 
@@ -58,24 +58,29 @@ def _roots(outputs: tuple) -> list:
     return roots
 
 
+def _math(create_graph: bool):
+    return backmath.TENSOR if create_graph else backmath.NUMPY
+
+
+def _start(grads: list, create_graph: bool) -> list:
+    return [Tensor(g) for g in grads] if create_graph else grads
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not available yet in gradcli")
     if inputs is not None:
         raise NotImplementedError("backward(inputs=...) is not available yet in gradcli")
     outputs = _as_tuple(tensors, "tensors")
     grads = _root_grads(outputs, grad_tensors)
     roots = _roots(outputs)
     retain = create_graph if retain_graph is None else bool(retain_graph)
-    autograd.run_backward(roots, grads, retain)
+    with autograd.set_grad_enabled(bool(create_graph)):
+        autograd.run_backward(roots, _start(grads, create_graph), retain, _math(create_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False):
     """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, as a tuple; `.grad`
     fields are left untouched."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not available yet in gradcli")
     outs = _as_tuple(outputs, "outputs")
     ins = _as_tuple(inputs, "inputs")
     for t in ins:
@@ -90,7 +95,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         capture[node] = None
         targets.append(node)
     retain = create_graph if retain_graph is None else bool(retain_graph)
-    autograd.run_backward(roots, grads, retain, capture=capture, accumulate=False)
+    with autograd.set_grad_enabled(bool(create_graph)):
+        autograd.run_backward(roots, _start(grads, create_graph), retain, _math(create_graph),
+                              capture=capture, accumulate=False)
     result = []
     for t, node in zip(ins, targets):
         g = capture[node]
@@ -99,7 +106,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(Tensor(np.zeros_like(t._a)) if materialize_grads else None)
-            continue
-        a = np.array(np.broadcast_to(g, t._a.shape), dtype=t._a.dtype, copy=True)
-        result.append(Tensor(a))
+        elif create_graph:
+            result.append(g)
+        else:
+            result.append(Tensor(np.array(np.broadcast_to(g, t._a.shape), dtype=t._a.dtype, copy=True)))
     return tuple(result)

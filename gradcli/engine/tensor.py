@@ -8,7 +8,9 @@ import numpy as np
 
 from gradcli.display import PrintOptions, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
-from gradcli.engine import ops  # noqa: F401  (ops imports this module; the package imports ops first)
+# Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
+# imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
+from gradcli.engine import ops, recording
 
 # torch.set_printoptions is process-wide in PyTorch; the session resets it for every script.
 print_options = PrintOptions()
@@ -65,7 +67,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._a.shape)
-        return self._a.shape[ops._axes(dim, self._a.ndim)[0]] if self._a.ndim else _zero_dim_size(dim)
+        return self._a.shape[recording.wrap_dim(dim, self._a.ndim)] if self._a.ndim else _zero_dim_size(dim)
 
     def dim(self) -> int:
         return self._a.ndim
@@ -369,6 +371,51 @@ class Tensor:
     def mm(self, mat2):
         return ops.mm(self, mat2)
 
+    def log(self):
+        return ops.log(self)
+
+    def sqrt(self):
+        return ops.sqrt(self)
+
+    def masked_fill(self, mask, value):
+        return ops.masked_fill(self, mask, value)
+
+    def expand(self, *sizes):
+        return ops.expand(self, *sizes)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
+
+    def t(self):
+        return ops.t(self)
+
+    def view(self, *shape):
+        return ops.view(self, *shape)
+
+    def __and__(self, other):
+        return ops.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return ops.bitwise_and(self, other)
+
+    def __or__(self, other):
+        return ops.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return ops.bitwise_or(self, other)
+
+    def __xor__(self, other):
+        return ops.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return ops.bitwise_xor(self, other)
+
+    def __invert__(self):
+        return ops.bitwise_not(self)
+
     def sum(self, dim=None, keepdim=False, dtype=None):
         return ops.reduce_sum(self, dim, keepdim, dtype)
 
@@ -413,8 +460,8 @@ class Tensor:
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):
-            raise RuntimeError(f"result type {ops._type_word(out)} can't be cast to the desired "
-                               f"output type {ops._type_word(self._a)}")
+            raise RuntimeError(f"result type {recording.type_word(out)} can't be cast to the desired "
+                               f"output type {recording.type_word(self._a)}")
         if out.shape != self._a.shape:
             raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
                                f"shape {list(out.shape)}")

@@ -1,0 +1,231 @@
+"""Arithmetic ops: + - * / ** and their kin, exp, copies and casts, fill, unbind."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import dtypes
+from gradcli.engine.autograd import Node, edge
+from gradcli.engine.recording import (Op, Out, compute, fit_for, floating, needs_grad, operands, record,
+                                      saved_input, version_check)
+from gradcli.engine.tensor import Tensor
+
+
+def _pow_self(F, g, self, exponent):
+    """d(self ** exponent)/d(self) for a number or tensor exponent (zero where the exponent is 0)."""
+    if exponent.__class__ is int or exponent.__class__ is float:
+        if exponent == 0:
+            return F.zeros_like(g)
+        return g * (exponent * F.pow(self, exponent - 1))
+    return F.masked_zero(g * (exponent * F.pow(self, exponent - 1)), exponent == 0)
+
+
+def _pow_exponent(F, g, self, exponent, result):
+    return F.masked_zero(g * (result * F.log(self)), (self == 0) & (exponent >= 0))
+
+
+def _pow_base(F, g, base, result):
+    grad = g * (result * F.log_scalar(base, result))
+    return F.masked_zero(grad, result >= 0) if base == 0 else grad
+
+
+# Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
+# fmt: off
+ADD         = Op("AddBackward0",        False, (lambda F, g, alpha: g,
+                                                lambda F, g, alpha: g if alpha == 1 else g * alpha))
+SUB         = Op("SubBackward0",        False, (lambda F, g, alpha: g,
+                                                lambda F, g, alpha: -g if alpha == 1 else -g * alpha))
+RSUB        = Op("RsubBackward1",       False, (lambda F, g: -g,))
+MUL         = Op("MulBackward0",        True,  (lambda F, g, self, other: g * other,
+                                                lambda F, g, self, other: g * self))
+DIV         = Op("DivBackward0",        True,  (lambda F, g, self, other: g / other,
+                                                lambda F, g, self, other: -g * ((self / other) / other)))
+RECIPROCAL  = Op("ReciprocalBackward0", True,  (lambda F, g, result: -g * (result * result),))
+NEG         = Op("NegBackward0",        False, (lambda F, g: -g,))
+POW_SCALAR  = Op("PowBackward0",        True,  (_pow_self,))
+POW_TENSOR  = Op("PowBackward1",        True,  (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
+                                                _pow_exponent))
+POW_BASE    = Op("PowBackward2",        True,  (_pow_base,))
+EXP         = Op("ExpBackward0",        True,  (lambda F, g, result: g * result,))
+CLONE       = Op("CloneBackward0",      False, (lambda F, g: g,))
+TO_COPY     = Op("ToCopyBackward0",     False, (lambda F, g: g,))
+ZERO        = Op("ZeroBackward0",       False, (lambda F, g: F.zeros_like(g),))
+FILL        = Op("FillBackward2",       False, (lambda F, g: F.zeros_like(g),))
+FILL_TENSOR = Op("FillBackward3",       False, (lambda F, g: F.zeros_like(g), lambda F, g: F.sum(g)))
+UNBIND      = Op("UnbindBackward0",     False, (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
+# fmt: on
+
+
+def _float_number_case(a: Tensor, b) -> bool:
+    """The hot case `float tensor <op> Python number`, where numpy's promotion already agrees with
+    PyTorch's (NEP 50 keeps float32 * 1.0001 in float32)."""
+    return (b.__class__ is float or b.__class__ is int) and a._a.dtype.kind == "f"
+
+
+def add(a: Tensor, b, alpha=1) -> Tensor:
+    if _float_number_case(a, b):
+        return record(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,))
+    x, y = operands(a, b)
+    out = compute(np.add, x, y if alpha == 1 else y * alpha)
+    return record(ADD, out, (a, b), (alpha,), fit=fit_for(out, a, b))
+
+
+def sub(a: Tensor, b, alpha=1) -> Tensor:
+    if _float_number_case(a, b):
+        return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
+    if a._a.dtype == np.bool_ and (b.__class__ is Tensor and b._a.dtype == np.bool_ or b is True or b is False):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    x, y = operands(a, b)
+    out = compute(np.subtract, x, y if alpha == 1 else y * alpha)
+    return record(SUB, out, (a, b), (alpha,), fit=fit_for(out, a, b))
+
+
+def rsub(a: Tensor, b) -> Tensor:
+    """`number - tensor`."""
+    x, y = operands(a, b)
+    out = compute(np.subtract, y, x)
+    return record(RSUB, out, (a,), (), fit=fit_for(out, a))
+
+
+def mul(a: Tensor, b) -> Tensor:
+    if _float_number_case(a, b):
+        return record(MUL, a._a * b, (a, b), (None, b))
+    x, y = operands(a, b)
+    out = compute(np.multiply, x, y)
+    if not needs_grad(a, b):
+        return Tensor(out)
+    if b.__class__ is not Tensor:
+        return record(MUL, out, (a, b), (None, y.item()), None, fit_for(out, a))
+    saved = (saved_input(a, x) if b.requires_grad else None, saved_input(b, y) if a.requires_grad else None)
+    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
+    return record(MUL, out, (a, b), saved, checks or None, fit_for(out, a, b))
+
+
+def div(a: Tensor, b) -> Tensor:
+    if _float_number_case(a, b):
+        return record(DIV, compute(np.true_divide, a._a, b), (a, b), (None, b))
+    x, y = operands(a, b, floating=True)
+    out = compute(np.true_divide, x, y)
+    if not needs_grad(a, b):
+        return Tensor(out)
+    if b.__class__ is not Tensor:
+        return record(DIV, out, (a, b), (None, y.item()), None, fit_for(out, a))
+    saved = (saved_input(a, x), saved_input(b, y))
+    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
+    return record(DIV, out, (a, b), saved, checks or None, fit_for(out, a, b))
+
+
+def rdiv(a: Tensor, b) -> Tensor:
+    """`number / tensor`: PyTorch records it as reciprocal(tensor) * number."""
+    return mul(reciprocal(a), b)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    out = np.reciprocal(floating(a))
+    return record(RECIPROCAL, out, (a,), (Out(out),))
+
+
+def neg(a: Tensor) -> Tensor:
+    if a._a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return record(NEG, np.negative(a._a), (a,), ())
+
+
+def scalar_power(x: np.ndarray, e):
+    """x ** e for a number exponent, taking the same shortcuts as PyTorch's CPU kernel so results agree
+    to the last bit (x*x for 2, x*x*x for 3, sqrt for 0.5, ...)."""
+    if x.dtype.kind == "f":
+        if e == 2:
+            return x * x
+        if e == 3:
+            return x * x * x
+        if e == 0.5:
+            return np.sqrt(x)
+        if e == -0.5:
+            return 1 / np.sqrt(x)
+        if e == -1:
+            return 1 / x
+        if e == -2:
+            return 1 / (x * x)
+        if e == 1:
+            return x.copy()
+    return np.power(x, x.dtype.type(e))
+
+
+def power(a, b) -> Tensor:
+    """tensor ** number (PowBackward0), tensor ** tensor (PowBackward1), number ** tensor (PowBackward2)."""
+    if a.__class__ is Tensor and b.__class__ is not Tensor:
+        x, _ = operands(a, b)
+        if x.dtype.kind in "iub" and isinstance(b, int) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = scalar_power(x, b)
+        if not needs_grad(a):
+            return Tensor(out)
+        return record(POW_SCALAR, out, (a,), (saved_input(a, x), b), (version_check(a),), fit_for(out, a))
+    if a.__class__ is Tensor:
+        x, y = operands(a, b)
+        out = compute(np.power, x, y)
+        if not needs_grad(a, b):
+            return Tensor(out)
+        saved = (saved_input(a, x), saved_input(b, y), Out(out))
+        checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
+        return record(POW_TENSOR, out, (a, b), saved, checks or None, fit_for(out, a, b))
+    x, y = operands(a, b)       # a is a Python number, b a tensor
+    out = compute(np.power, x, y)
+    if not needs_grad(b):
+        return Tensor(out)
+    return record(POW_BASE, out, (b,), (a, Out(out)), None, fit_for(out, b))
+
+
+def exp(a: Tensor) -> Tensor:
+    out = np.exp(floating(a))
+    return record(EXP, out, (a,), (Out(out),))
+
+
+def compare(fn, a, b) -> Tensor:
+    x, y = operands(a, b)
+    return Tensor(compute(fn, x, y))
+
+
+def clone(a: Tensor) -> Tensor:
+    return record(CLONE, a._a.copy(), (a,), ())
+
+
+def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
+    """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch."""
+    if a._a.dtype == dtype.np and not copy:
+        return a
+    out = a._a.astype(dtype.np)
+    if dtype.category != dtypes.FLOAT:
+        return Tensor(out)
+    return record(TO_COPY, out, (a,), (), fit=fit_for(out, a))
+
+
+def fill(a: Tensor, value, zero=False) -> Tensor:
+    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero."""
+    if value.__class__ is Tensor:
+        if value._a.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._a.ndim} dimensions.")
+        out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
+        return record(FILL_TENSOR, out, (a, value), (), fit=[None, (value._a.shape, value._a.dtype)])
+    out = np.full(a._a.shape, value, dtype=a._a.dtype)
+    return record(ZERO if zero else FILL, out, (a,), ())
+
+
+def unbind0(a: Tensor) -> list:
+    """Iterating a tensor yields its rows; PyTorch records them as outputs of one UnbindBackward0."""
+    x = a._a
+    if x.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    rows = [Tensor(x[i]) for i in range(x.shape[0])]
+    if needs_grad(a):
+        source = edge(a)
+        for i, r in enumerate(rows):
+            r.grad_fn = Node(UNBIND, (source,), (x.shape, (i,)))
+            r.requires_grad = True
+    for r in rows:
+        r._version = a._version
+    return rows

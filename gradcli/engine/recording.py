@@ -1,0 +1,209 @@
+"""What every forward function shares: op rows, recording a node, saving inputs, operand promotion, dims.
+
+An op module declares its rows (`Op`) in a table and writes forward functions that compute with numpy
+and call `record`. What a node saves is what the row's formulas receive after `F` (the math
+vocabulary, see backmath.py) and the incoming gradient `g`:
+  * a Tensor (an input, saved with `saved_input`): numpy's array in a plain backward, the Tensor
+    itself under create_graph, so higher derivatives flow through it;
+  * `Out(array)`: the op's own result (saved without a reference from the node to the output tensor,
+    which would be a cycle);
+  * anything else (numbers, shapes, dims, index arrays) as it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import autograd, dtypes
+from gradcli.engine.autograd import Node, edge
+from gradcli.engine.tensor import Tensor
+
+
+class Op:
+    """One row of an op table: PyTorch's node name, whether a backward pass frees what the node saved
+    (PyTorch frees saved tensors, so a second pass through such a node fails), one formula per input."""
+
+    __slots__ = ("node", "saves_tensors", "backward")
+
+    def __init__(self, node: str, saves_tensors: bool, backward: tuple):
+        self.node = node
+        self.saves_tensors = saves_tensors
+        self.backward = backward
+
+    def __repr__(self):
+        return f"Op({self.node})"
+
+
+class Out:
+    """A node's saved reference to its own result."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: np.ndarray):
+        self.a = a
+
+
+def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fit=None) -> Tensor:
+    """Wrap a forward result; attach a node when grad mode is on and some input requires grad."""
+    t = Tensor(out)
+    if autograd._grad_enabled[0]:
+        nodes = tuple([edge(x) if x.__class__ is Tensor else None for x in inputs])
+        for n in nodes:
+            if n is not None:
+                if op.saves_tensors:
+                    for s in saved:
+                        if s.__class__ is Out:
+                            # the result is saved: changing it in place must fail the backward pass
+                            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
+                            checks = (entry,) if checks is None else tuple(checks) + (entry,)
+                            break
+                t.grad_fn = Node(op, nodes, saved, checks, fit)
+                t.requires_grad = True
+                break
+    return t
+
+
+def needs_grad(*inputs) -> bool:
+    if not autograd._grad_enabled[0]:
+        return False
+    for x in inputs:
+        if x.__class__ is Tensor and x.requires_grad:
+            return True
+    return False
+
+
+def version_check(t: Tensor):
+    """A version-counter entry for a saved input tensor."""
+    return (t, t._version, t._version[0], t._a.shape, dtypes.of_array(t._a).legacy, None)
+
+
+def saved_input(t: Tensor, computed: np.ndarray):
+    """What to save for input `t` that the forward computed with as `computed` (its array, maybe cast to
+    the op's dtype): the tensor itself when it can carry gradients (create_graph needs it), else a
+    detached tensor of the computed values, so formulas see PyTorch's promoted dtype."""
+    if t.requires_grad or computed is t._a:
+        return t
+    return Tensor(computed)
+
+
+def fit_for(out: np.ndarray, *inputs):
+    """(shape, dtype) targets for inputs whose gradient must be reduced or cast, or None when none must."""
+    fit = None
+    for i, x in enumerate(inputs):
+        if x.__class__ is Tensor:
+            a = x._a
+            if a.shape != out.shape or a.dtype != out.dtype:
+                if fit is None:
+                    fit = [None] * len(inputs)
+                fit[i] = (a.shape, a.dtype)
+    return fit
+
+
+# -------------------------------------------------------------------------------- operand preparation
+
+PY_NUMBERS = (float, int, bool)
+
+
+def broadcast_error(a_shape, b_shape):
+    n = max(len(a_shape), len(b_shape))
+    pa = (1,) * (n - len(a_shape)) + tuple(a_shape)
+    pb = (1,) * (n - len(b_shape)) + tuple(b_shape)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                                f"at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(a_shape)} and {list(b_shape)} cannot be broadcast")
+
+
+def result_dtype(*operands) -> dtypes.DType:
+    """PyTorch's result dtype for tensors and Python numbers."""
+    dim = zero = scalar = None
+    for x in operands:
+        if x.__class__ is Tensor:
+            d = dtypes.of_array(x._a)
+            if x._a.ndim:
+                dim = d if dim is None else dtypes.promote_types(dim, d)
+            else:
+                zero = d if zero is None else dtypes.promote_types(zero, d)
+        elif x is not None:
+            d = dtypes.scalar_dtype(x)
+            scalar = d if scalar is None else dtypes.promote_types(scalar, d)
+    return dtypes.result_type(dim, zero, scalar)
+
+
+def check_operand(x, name="other"):
+    if x.__class__ is not Tensor and not isinstance(x, PY_NUMBERS):
+        raise TypeError(f"unsupported operand type(s): expected a Tensor or a number, got {type(x).__name__}")
+
+
+def operands(a, b, floating=False):
+    """The numpy operands of a binary op, already in PyTorch's result dtype (numpy's own promotion
+    differs: int64 * 2.5 is float64 there, float32 in PyTorch)."""
+    check_operand(a)
+    check_operand(b)
+    dt = result_dtype(a, b)
+    if floating and dt.category != dtypes.FLOAT:
+        dt = dtypes.default_float
+    npdt = dt.np
+    if a.__class__ is Tensor:
+        x = a._a if a._a.dtype == npdt else a._a.astype(npdt)
+    else:
+        x = npdt.type(a)
+    if b.__class__ is Tensor:
+        y = b._a if b._a.dtype == npdt else b._a.astype(npdt)
+    else:
+        y = npdt.type(b)
+    return x, y
+
+
+def compute(fn, x, y):
+    """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message."""
+    try:
+        return fn(x, y)
+    except ValueError:
+        raise broadcast_error(np.shape(x), np.shape(y)) from None
+
+
+def floating(a: Tensor) -> np.ndarray:
+    """The array of `a` for a floating-point op: integer and bool inputs become the default float."""
+    x = a._a
+    return x if x.dtype.kind == "f" else x.astype(dtypes.default_float.np)
+
+
+# --------------------------------------------------------------------------------------------- dims
+
+def axes(dim, ndim: int) -> tuple:
+    """Normalise `dim` (int or sequence) to sorted non-negative axes, with PyTorch's range error."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise TypeError(f"dim must be int or tuple of ints, not {type(d).__name__}")
+        d = wrap_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))
+
+
+def reduction_dims(dim, ndim: int) -> tuple:
+    """`axes` for a reduction; a 0-d tensor accepts dim 0 or -1 and reduces over nothing."""
+    dims = axes(dim, ndim)
+    return dims if ndim else ()
+
+
+def wrap_dim(d: int, ndim: int) -> int:
+    """A possibly negative dim as an index into the shape; 0-d tensors accept dims 0 and -1."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if d < lo or d > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+    return d % ndim if ndim else 0
+
+
+TYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+              "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half"}
+
+
+def type_word(x: np.ndarray) -> str:
+    """The scalar type name PyTorch's messages use: Float, Long, Bool, ..."""
+    return TYPE_WORDS[x.dtype.name]

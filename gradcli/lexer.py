@@ -1,0 +1,271 @@
+"""Script text to tokens: the scanner, and the layout pass (indentation, brackets, tokens outside the language)."""
+
+from __future__ import annotations
+
+import re
+
+from gradcli.errors import ScriptSyntaxError
+from gradcli.syntaxerrors import error, error_at, refused
+
+MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPython's tokenizer allows
+MAX_INDENT_LEVELS = 100     # CPython's limit too
+TAB_SIZE = 8
+
+# Python keywords outside the language. They lex as NAME; the layout pass refuses them.
+REFUSED_KEYWORDS = {
+    "class": "class definitions are",
+    "lambda": "lambda expressions are",
+    "try": "try statements (try/except/finally) are",
+    "except": "try statements (try/except/finally) are",
+    "finally": "try statements (try/except/finally) are",
+    "raise": "raise statements are",
+    "global": "global and nonlocal declarations are",
+    "nonlocal": "global and nonlocal declarations are",
+    "yield": "generators (yield) are",
+    "async": "async code (async/await) is",
+    "await": "async code (async/await) is",
+}
+REFUSED_TOKENS = {
+    "{": "dicts and sets ({...}, and their comprehensions) are",
+    ":=": "assignment expressions (:=) are",
+    "->": "annotations are",
+}
+COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are"}
+
+
+# ================================================================ scanner
+
+class Token:
+    __slots__ = ("type", "value", "line", "col")
+
+    def __init__(self, type: str, value: str, line: int, col: int):
+        self.type = type
+        self.value = value
+        self.line = line
+        self.col = col
+
+    def __repr__(self):
+        return f"Token({self.type}, {self.value!r}, {self.line}:{self.col})"
+
+
+class Scanner:
+    """Lexer for the grammar's terminals: one regular expression, matched once per token.
+
+    The terminals come from Lark, so the grammar file stays their only definition; Lark's
+    basic lexer would do the same job three times slower. Like Lark's, it tries terminals
+    in order of priority, then longest possible match, then longest pattern, and turns names
+    that spell a keyword into that keyword's terminal.
+    """
+
+    def __init__(self, terminals, ignore):
+        name_re = next(re.compile(t.pattern.to_regexp()) for t in terminals if t.name == "NAME")
+        self.keywords = {}          # "if" -> "IF"
+        self.punctuation = {}       # "**=" -> "__ANON_7"
+        self.names = {}             # the text of every literal terminal -> its name
+        patterns = []
+        for t in terminals:
+            if t.pattern.type == "str":
+                self.names[t.pattern.value] = t.name
+                if name_re.fullmatch(t.pattern.value):
+                    self.keywords[t.pattern.value] = t.name
+                else:
+                    self.punctuation[t.pattern.value] = t.name
+            else:
+                patterns.append(t)
+        patterns.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+        # Punctuation shares one group, longest text first, looked up by its text afterwards:
+        # each group of an alternation costs a failed attempt on every token. It comes after
+        # the patterns, so that ".5" is a number, not ".".
+        groups = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in patterns]
+        groups.append("(?P<PUNCT>%s)" % "|".join(map(re.escape, sorted(self.punctuation, key=len, reverse=True))))
+        groups.append(r"(?P<ERROR>[\s\S])")
+        self.regex = re.compile("|".join(groups))
+        self.ignore = frozenset(ignore)
+
+    def tokens(self, text: str, line: int = 1, col: int = 1):
+        """Tokens of text, positioned as if text[0] sat at (line, col) of the script."""
+        keywords, punctuation, ignore = self.keywords, self.punctuation, self.ignore
+        line_start = 1 - col            # col == pos - line_start + 1 on the first line too
+        last_end = 0
+        for m in self.regex.finditer(text):
+            kind = m.lastgroup
+            value = m.group()
+            if kind == "NAME":
+                kind = keywords.get(value, "NAME")
+            elif kind == "PUNCT":
+                kind = punctuation[value]
+            elif kind in ignore:
+                if value[0] == "\\" and m.end() == len(text):
+                    raise error("unexpected end of file after line continuation character",
+                                line, m.start() - line_start + 1)
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = m.start() + value.rindex("\n") + 1
+                continue
+            elif kind == "ERROR":
+                raise self._bad_character(text, m.start(), line, m.start() - line_start + 1)
+            start = m.start()
+            if kind == "_NEWLINE":
+                # Placed at the end of the line's last token: "expected ':'" points there.
+                at = last_end if last_end > line_start else start
+                yield Token(kind, value, line, at - line_start + 1)
+            else:
+                yield Token(kind, value, line, start - line_start + 1)
+            if "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+            last_end = m.end()
+
+    @staticmethod
+    def _bad_character(text: str, pos: int, line: int, col: int) -> ScriptSyntaxError:
+        char = text[pos]
+        if char in "'\"":
+            start = pos         # point at the string's prefix letters (f'...), if it has any
+            while start > 0 and pos - start < 2 and text[start - 1] in "rRbBfFuU":
+                start -= 1
+            if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                start = pos     # the letters end a longer name
+            col -= pos - start
+            triple = "triple-quoted " if text.startswith(char * 3, pos) else ""
+            return error(f"unterminated {triple}string", line, col)
+        if char == "\\":
+            return error("unexpected character after line continuation character", line, col)
+        shown = char if char.isprintable() else repr(char)[1:-1]
+        code = f" (U+{ord(char):04X})" if not char.isascii() or not char.isprintable() else ""
+        return error(f"invalid character '{shown}'{code}", line, col)
+
+
+# ================================================================ layout: indentation and brackets
+
+class Layout:
+    """Lark post-lexer: indentation becomes _INDENT/_DEDENT, newlines inside brackets vanish.
+
+    It plays the part of Lark's Indenter, written afresh because that one has no Python
+    error messages (an unmatched ')' is an AssertionError there), accepts inconsistent tabs
+    and keeps its state on the instance, while f-string fields parse re-entrantly. It is
+    also where tokens outside the language are refused by name, and where nesting is capped
+    before it can get deep enough to exhaust Python's stack in later passes.
+    """
+
+    # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
+    always_accept = ("_NEWLINE", "LBRACE", "RBRACE", "WALRUS", "ARROW")
+
+    def __init__(self, names: dict | None = None):
+        names = names or {}
+        self.openers = {names.get("(", "LPAR"): ")", names.get("[", "LSQB"): "]", names.get("{", "LBRACE"): "}"}
+        self.closers = {names.get(")", "RPAR"): "(", names.get("]", "RSQB"): "[", names.get("}", "RBRACE"): "{"}
+        self.refused = {names[text]: what for text, what in REFUSED_TOKENS.items() if text in names}
+        # After one of these a '*', '-' or '@' is binary; anywhere else it is a prefix.
+        self.operand_ends = {"NAME", "INT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER", "STRING"} | {
+            names.get(text, text) for text in (")", "]", "}", "True", "False", "None", "...")}
+        self.stars = {names.get("*"), names.get("**")}
+        self.prefix_ops = {names.get("-"), names.get("+"), names.get("~"), names.get("not")}
+        self.statement_starts = {"_NEWLINE", names.get(";")}
+        self.at = names.get("@")
+        self.for_ = names.get("for")
+        self.import_ = names.get("import")
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_} | set(self.openers) | set(self.closers)
+                        | set(self.refused) | self.stars | self.prefix_ops) - {None}
+
+    def process(self, tokens, inside_brackets: bool = False):
+        indents = [0]           # indentation widths with tabs to multiples of 8...
+        alt_indents = [0]       # ...and with tabs as 1, which must agree (Python's TabError rule)
+        brackets = [None] if inside_brackets else []    # opening tokens; None: an f-string field's braces
+        prefix_run = 0          # prefix operators in a row: - - - x nests as deep as brackets do
+        prev = "_NEWLINE"
+        last = None
+        special, operand_ends = self.special, self.operand_ends
+        for tok in tokens:
+            kind = tok.type
+            if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
+                raise error_at("unexpected indent", tok)
+            last = tok
+            if kind not in special:
+                prefix_run = 0
+            elif kind == "NAME":
+                name = tok.value
+                if name[0] == "_" and name != "_":
+                    raise error_at("names starting with '_' are outside gradcli's language", tok)
+                if name in REFUSED_KEYWORDS:
+                    raise refused(REFUSED_KEYWORDS[name], tok)
+                prefix_run = 0
+            elif kind == "_NEWLINE":
+                if brackets:
+                    continue
+                prev = kind
+                yield tok
+                yield from self._indentation(tok, indents, alt_indents)
+                continue
+            elif kind in self.refused:
+                raise refused(self.refused[kind], tok)
+            elif kind in self.openers:
+                if len(brackets) >= MAX_NESTING + inside_brackets:
+                    raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
+                brackets.append(tok)
+                prefix_run = 0
+            elif kind in self.closers:
+                if not brackets or brackets[-1] is None:
+                    raise error_at(f"unmatched '{tok.value}'", tok)
+                opener = brackets.pop()
+                if self.closers[kind] != opener.value:
+                    raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
+                                   f"parenthesis '{opener.value}'", tok)
+            elif kind == self.for_:
+                if brackets and brackets[-1] is not None:
+                    raise refused(COMPREHENSIONS.get(brackets[-1].type, "comprehensions are"), tok)
+            elif prev not in operand_ends:
+                # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
+                if kind in self.stars:
+                    if prev == self.import_:
+                        raise refused("'from ... import *' is", tok)
+                    raise refused("star-args and starred expressions (*x, **x) are", tok)
+                if kind == self.at:
+                    if prev in self.statement_starts:
+                        raise refused("decorators are", tok)
+                else:
+                    prefix_run += 1
+                    if prefix_run > MAX_NESTING:
+                        raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
+            prev = kind
+            yield tok
+        if brackets and brackets[-1] is not None:
+            raise error_at(f"'{brackets[-1].value}' was never closed", brackets[-1])
+        line, col = 1, 1
+        if last is not None:        # just after the last token
+            text = last.value
+            if "\n" in text:
+                line, col = last.line + text.count("\n"), len(text) - text.rindex("\n")
+            else:
+                line, col = last.line, last.col + len(text)
+        for _ in range(len(indents) - 1):
+            yield Token("_DEDENT", "", line, col)
+        yield Token("$END", "", line, col)
+
+    def _indentation(self, newline: Token, indents: list, alt_indents: list):
+        text = newline.value
+        cut = text.rfind("\n")
+        if cut < 0:                 # a comment at the very end: no next line
+            return
+        line = newline.line + text.count("\n")
+        margin = text[cut + 1:]
+        if "\f" in margin:          # a form feed resets the column, as in CPython
+            margin = margin[margin.rindex("\f") + 1:]
+        width = len(margin.expandtabs(TAB_SIZE)) if "\t" in margin else len(margin)
+        alt_width = len(margin)
+        if width > indents[-1]:
+            if alt_width <= alt_indents[-1]:
+                raise error("inconsistent use of tabs and spaces in indentation", line, len(margin) + 1)
+            if len(indents) >= MAX_INDENT_LEVELS:
+                raise error("too many levels of indentation", line, len(margin) + 1)
+            indents.append(width)
+            alt_indents.append(alt_width)
+            yield Token("_INDENT", margin, line, len(margin) + 1)
+            return
+        while width < indents[-1]:
+            indents.pop()
+            alt_indents.pop()
+            yield Token("_DEDENT", "", line, len(margin) + 1)
+        if width != indents[-1]:
+            raise error("unindent does not match any outer indentation level", line, len(margin) + 1)
+        if alt_width != alt_indents[-1]:
+            raise error("inconsistent use of tabs and spaces in indentation", line, len(margin) + 1)

@@ -1,0 +1,398 @@
+"""The tree builder: the Lark callbacks that turn reduced rules into syntax nodes, and the checks made on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gradcli.strings import string_literal
+from gradcli.syntax import (
+    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Constant, Continue,
+    Delete, ExprStmt, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Module, Name, Param, Pass, Return, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
+)
+from gradcli.syntaxerrors import error_at, refused
+
+ALLOWED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
+                   "torch.autograd.functional", "torch.linalg", "math")
+
+
+def _flatten(items: list) -> list:
+    out = []
+    for item in items:
+        if type(item) is list:
+            out.extend(item)
+        else:
+            out.append(item)
+    return out
+
+
+def _orelse(branch) -> list:
+    """The else part of an if: an elif's If node, an else block's children, or nothing."""
+    if branch is None:
+        return []
+    if type(branch) is If:
+        return [branch]
+    return branch[2]        # else_block's children: "else" ":" block
+
+
+_WHAT = {Call: "a function call", Constant: "a literal", JoinedStr: "an f-string", BinOp: "an expression",
+         UnaryOp: "an expression", BoolOp: "an expression", Compare: "a comparison",
+         IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list"}
+
+
+def _what(node) -> str:
+    if type(node) is Constant and (node.value is None or node.value is True or node.value is False):
+        return str(node.value)
+    if type(node) is Constant and node.value is Ellipsis:
+        return "'...'"
+    return _WHAT.get(type(node), "an expression")
+
+
+def _check_target(node, verb: str, where) -> None:
+    """Targets are names, attributes, subscripts, and tuples or lists of targets."""
+    kind = type(node)
+    if kind is Name or kind is Attribute or kind is Subscript:
+        return
+    if kind is Tuple or kind is List:
+        for elt in node.elts:
+            _check_target(elt, verb, where)
+        return
+    raise error_at(f"cannot {verb} {_what(node)}", where if where is not None else node)
+
+
+def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
+    """return only in a def, break and continue only in a loop: SyntaxErrors in Python too."""
+    for stmt in body:
+        kind = type(stmt)
+        if kind is Return and not in_function:
+            raise error_at("'return' outside function", stmt)
+        if kind is Break and not in_loop:
+            raise error_at("'break' outside loop", stmt)
+        if kind is Continue and not in_loop:
+            raise error_at("'continue' not properly in loop", stmt)
+        if kind is FunctionDef:
+            _check_context(stmt.body, True, False)
+        elif kind is For or kind is While:
+            _check_context(stmt.body, in_function, True)
+        elif kind is If:
+            _check_context(stmt.body, in_function, in_loop)
+            _check_context(stmt.orelse, in_function, in_loop)
+        elif kind is With:
+            _check_context(stmt.body, in_function, in_loop)
+
+
+def _module(names: list) -> str:
+    module = ".".join(t.value for t in names)
+    if module not in ALLOWED_MODULES:
+        if names[0].value == "torch":
+            allowed = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
+            raise error_at(f"import of '{module}' is not allowed: gradcli knows only {allowed} and math",
+                           names[0])
+        raise error_at(f"import of '{module}' is not allowed: gradcli scripts can import only torch and math",
+                       names[0])
+    return module
+
+
+class Builder:
+    """Lark transformer: one method per grammar rule or alias, building syntax nodes.
+
+    Lark calls each method with the rule's children as soon as the parser reduces it,
+    tokens included where the grammar keeps them (`!` rules), None for absent optionals.
+    """
+
+    def __init__(self, parse_fragment: Callable):
+        self.parse_fragment = parse_fragment    # (text, line, col) -> node, for f-string fields
+
+    # ---------------------------------------------------------------- module and blocks
+    def file_input(self, c):
+        body = _flatten(c)
+        _check_context(body, in_function=False, in_loop=False)
+        return Module(body, line=1, col=1)
+
+    def fstring_expr(self, c):
+        return c[0]
+
+    def simple_stmts(self, c):
+        return _flatten(c)
+
+    def block(self, c):
+        return _flatten(c)
+
+    # ---------------------------------------------------------------- simple statements
+    def expr_stmt(self, c):
+        value = c[0]
+        return ExprStmt(value, line=value.line, col=value.col)
+
+    def assign(self, c):
+        targets = c[0:-1:2]
+        for target, equals in zip(targets, c[1:-1:2]):
+            _check_target(target, "assign to", equals)
+        first = targets[0]
+        return Assign(targets, c[-1], line=first.line, col=first.col)
+
+    def aug_assign(self, c):
+        target, (op, tok), value = c
+        if type(target) not in (Name, Attribute, Subscript):
+            raise error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}", tok)
+        return AugAssign(target, op, value, line=target.line, col=target.col)
+
+    # fmt: off
+    def iadd(self, c):      return "add", c[0]
+    def isub(self, c):      return "sub", c[0]
+    def imul(self, c):      return "mul", c[0]
+    def itruediv(self, c):  return "truediv", c[0]
+    def imatmul(self, c):   return "matmul", c[0]
+    def ifloordiv(self, c): return "floordiv", c[0]
+    def imod(self, c):      return "mod", c[0]
+    def ipow(self, c):      return "pow", c[0]
+    # fmt: on
+
+    def return_stmt(self, c):
+        tok, value = c
+        return Return(value, line=tok.line, col=tok.col)
+
+    def pass_stmt(self, c):
+        return Pass(line=c[0].line, col=c[0].col)
+
+    def break_stmt(self, c):
+        return Break(line=c[0].line, col=c[0].col)
+
+    def continue_stmt(self, c):
+        return Continue(line=c[0].line, col=c[0].col)
+
+    def del_stmt(self, c):
+        tok, targets = c
+        for target in targets:
+            _check_target(target, "delete", None)
+        return Delete(targets, line=tok.line, col=tok.col)
+
+    def del_targets(self, c):
+        return [x for x in c[0::2] if x is not None]
+
+    def assert_stmt(self, c):
+        tok, test, _, msg = c
+        return Assert(test, msg, line=tok.line, col=tok.col)
+
+    def import_name(self, c):
+        tok = c[0]
+        # `import torch, math` makes one Import per module; the enclosing block flattens the list.
+        return [Import(_module(names), alias, line=tok.line, col=tok.col) for names, alias in c[1::2]]
+
+    def dotted_as_name(self, c):
+        names, alias = c
+        return names, (alias.value if alias is not None else None)
+
+    def dotted_name(self, c):
+        return c
+
+    def import_from(self, c):
+        tok, names, _, items = c
+        return ImportFrom(_module(names), items, line=tok.line, col=tok.col)
+
+    def import_from_as_names(self, c):
+        return c
+
+    def import_from_as_name(self, c):
+        name, alias = c
+        return name.value, (alias.value if alias is not None else None)
+
+    # ---------------------------------------------------------------- compound statements
+    def function_def(self, c):
+        tok, name, _, params, _, _, body = c
+        return FunctionDef(name.value, params or [], body, line=tok.line, col=tok.col)
+
+    def params(self, c):
+        seen = set()
+        defaults = False
+        for param in c:
+            if param.name in seen:
+                raise error_at(f"duplicate parameter '{param.name}' in function definition", param)
+            seen.add(param.name)
+            if param.default is not None:
+                defaults = True
+            elif defaults:
+                raise error_at("parameter without a default follows parameter with a default", param)
+        return c
+
+    def param(self, c):
+        name, default = c
+        return Param(name.value, default, line=name.line, col=name.col)
+
+    def if_stmt(self, c):
+        tok, test, _, body, orelse = c
+        return If(test, body, _orelse(orelse), line=tok.line, col=tok.col)
+
+    elif_stmt = if_stmt
+
+    def else_block(self, c):
+        return c
+
+    def for_stmt(self, c):
+        tok, target, _, iterable, _, body, orelse = c
+        if orelse is not None:
+            raise refused("'for ... else' is", orelse[0])
+        _check_target(target, "assign to", None)
+        return For(target, iterable, body, line=tok.line, col=tok.col)
+
+    def while_stmt(self, c):
+        tok, test, _, body, orelse = c
+        if orelse is not None:
+            raise refused("'while ... else' is", orelse[0])
+        return While(test, body, line=tok.line, col=tok.col)
+
+    def with_stmt(self, c):
+        tok = c[0]
+        items = [item for item in c if type(item) is WithItem]
+        if len(items) == 1 and items[0].target is None and type(items[0].context) is Tuple and items[0].context.elts:
+            # `with (a, b):` holds two context managers, as in Python 3.10+, not a tuple.
+            items = [WithItem(e, None, line=e.line, col=e.col) for e in items[0].context.elts]
+        return With(items, c[-1], line=tok.line, col=tok.col)
+
+    def with_item(self, c):
+        context, target = c
+        if target is not None:
+            _check_target(target, "assign to", None)
+        return WithItem(context, target, line=context.line, col=context.col)
+
+    def target_list(self, c):
+        # c is [t1, ",", t2, ..., "," or None]: a comma anywhere makes a tuple, as in `for x, in xs`.
+        if c[1] is None:
+            return c[0]
+        elts = [x for x in c[0::2] if x is not None]
+        return Tuple(elts, line=elts[0].line, col=elts[0].col)
+
+    # ---------------------------------------------------------------- expressions
+    def tuple(self, c):
+        return Tuple(c, line=c[0].line, col=c[0].col)
+
+    def if_exp(self, c):
+        body, test, orelse = c
+        return IfExp(test, body, orelse, line=body.line, col=body.col)
+
+    def disjunction(self, c):
+        return BoolOp("or", c, line=c[0].line, col=c[0].col)
+
+    def conjunction(self, c):
+        return BoolOp("and", c, line=c[0].line, col=c[0].col)
+
+    def not_(self, c):
+        return UnaryOp("not_", c[1], line=c[0].line, col=c[0].col)
+
+    def comparison(self, c):
+        left = c[0]
+        return Compare(left, c[1::2], c[2::2], line=left.line, col=left.col)
+
+    # fmt: off
+    def lt(self, c):        return "lt"
+    def gt(self, c):        return "gt"
+    def eq(self, c):        return "eq"
+    def ne(self, c):        return "ne"
+    def le(self, c):        return "le"
+    def ge(self, c):        return "ge"
+    def in_(self, c):       return "in"
+    def not_in(self, c):    return "not_in"
+    def is_(self, c):       return "is"
+    def is_not(self, c):    return "is_not"
+
+    def or_(self, c):       return BinOp(c[0], "or_", c[1], line=c[0].line, col=c[0].col)
+    def xor(self, c):       return BinOp(c[0], "xor", c[1], line=c[0].line, col=c[0].col)
+    def and_(self, c):      return BinOp(c[0], "and_", c[1], line=c[0].line, col=c[0].col)
+    def lshift(self, c):    return BinOp(c[0], "lshift", c[1], line=c[0].line, col=c[0].col)
+    def rshift(self, c):    return BinOp(c[0], "rshift", c[1], line=c[0].line, col=c[0].col)
+    def add(self, c):       return BinOp(c[0], "add", c[1], line=c[0].line, col=c[0].col)
+    def sub(self, c):       return BinOp(c[0], "sub", c[1], line=c[0].line, col=c[0].col)
+    def mul(self, c):       return BinOp(c[0], "mul", c[1], line=c[0].line, col=c[0].col)
+    def truediv(self, c):   return BinOp(c[0], "truediv", c[1], line=c[0].line, col=c[0].col)
+    def floordiv(self, c):  return BinOp(c[0], "floordiv", c[1], line=c[0].line, col=c[0].col)
+    def mod(self, c):       return BinOp(c[0], "mod", c[1], line=c[0].line, col=c[0].col)
+    def matmul(self, c):    return BinOp(c[0], "matmul", c[1], line=c[0].line, col=c[0].col)
+    def pow(self, c):       return BinOp(c[0], "pow", c[1], line=c[0].line, col=c[0].col)
+
+    def pos(self, c):       return UnaryOp("pos", c[1], line=c[0].line, col=c[0].col)
+    def neg(self, c):       return UnaryOp("neg", c[1], line=c[0].line, col=c[0].col)
+    def invert(self, c):    return UnaryOp("invert", c[1], line=c[0].line, col=c[0].col)
+    # fmt: on
+
+    # ---------------------------------------------------------------- trailers
+    def attribute(self, c):
+        value, name = c
+        return Attribute(value, name.value, line=value.line, col=value.col)
+
+    def call(self, c):
+        func, arguments = c
+        args, keywords = arguments if arguments is not None else ([], [])
+        return Call(func, args, keywords, line=func.line, col=func.col)
+
+    def arguments(self, c):
+        args, keywords = [], []
+        for arg in c:
+            if type(arg) is Keyword:
+                if any(k.name == arg.name for k in keywords):
+                    raise error_at(f"keyword argument repeated: {arg.name}", arg)
+                keywords.append(arg)
+            elif keywords:
+                raise error_at("positional argument follows keyword argument", arg)
+            else:
+                args.append(arg)
+        return args, keywords
+
+    def keyword(self, c):
+        name, value = c
+        return Keyword(name.value, value, line=name.line, col=name.col)
+
+    def subscript(self, c):
+        value, index = c
+        return Subscript(value, index, line=value.line, col=value.col)
+
+    def slice(self, c):
+        lower, colon, upper, _, step = c
+        first = lower if lower is not None else colon
+        return Slice(lower, upper, step, line=first.line, col=first.col)
+
+    # ---------------------------------------------------------------- atoms
+    def name(self, c):
+        tok = c[0]
+        return Name(tok.value, line=tok.line, col=tok.col)
+
+    def true(self, c):
+        return Constant(True, line=c[0].line, col=c[0].col)
+
+    def false(self, c):
+        return Constant(False, line=c[0].line, col=c[0].col)
+
+    def none(self, c):
+        return Constant(None, line=c[0].line, col=c[0].col)
+
+    def ellipsis(self, c):
+        return Constant(Ellipsis, line=c[0].line, col=c[0].col)
+
+    def integer(self, c):
+        tok = c[0]
+        return Constant(int(tok.value, 0), line=tok.line, col=tok.col)
+
+    def float_number(self, c):
+        tok = c[0]
+        return Constant(float(tok.value), line=tok.line, col=tok.col)
+
+    def imaginary(self, c):
+        raise refused("complex numbers (imaginary literals like 1j) are", c[0])
+
+    def strings(self, c):
+        return string_literal(c, self.parse_fragment)
+
+    def group(self, c):
+        # A parenthesised expression starts at its '(' (as a tuple's does): nodes built on
+        # it, like the call in (a + b).sum(), then start there too.
+        node = c[1]
+        node.line, node.col = c[0].line, c[0].col
+        return node
+
+    def paren_tuple(self, c):
+        elts = [] if len(c) == 2 else [c[1]] + (c[3] or [])
+        return Tuple(elts, line=c[0].line, col=c[0].col)
+
+    def list(self, c):
+        return List(c[1] or [], line=c[0].line, col=c[0].col)
+
+    def star_named_expressions(self, c):
+        return c
