@@ -85,6 +85,10 @@ def _build_torch() -> ScriptModule:
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),
         "numel": _tensor_fn("numel", Tensor.numel),
         "set_printoptions": _set_printoptions,
+        # group: elementwise
+        # group: reduce
+        # group: shape
+        # group: creation
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg,

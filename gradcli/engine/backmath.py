@@ -96,6 +96,11 @@ class NumpyMath:
     def ones(shape, dtype):
         return np.ones(shape, dtype=dtype)
 
+    # numpy group: elementwise
+    # numpy group: reduce
+    # numpy group: shape
+    # numpy group: creation
+
 
 class TensorMath:
     """Formulas on Tensors, each step recorded: create_graph=True."""
@@ -197,6 +202,11 @@ class TensorMath:
     @staticmethod
     def ones(shape_, dtype):
         return Tensor(np.ones(shape_, dtype=dtype))
+
+    # tensor group: elementwise
+    # tensor group: reduce
+    # tensor group: shape
+    # tensor group: creation
 
 
 NUMPY = NumpyMath()

@@ -443,6 +443,18 @@ class Tensor:
     def ge(self, other):
         return ops.compare(np.greater_equal, self, other)
 
+    # ------------------------------------------------------------------------------ group: elementwise
+    # (methods of ops/elementwise.py go here)
+
+    # ------------------------------------------------------------------------------ group: reduce
+    # (methods of ops/reduce.py and ops/nn.py go here)
+
+    # ------------------------------------------------------------------------------ group: shape
+    # (methods of ops/shape.py and ops/linalg.py go here)
+
+    # ------------------------------------------------------------------------------ group: creation
+    # (random fills, hooks and other autograd methods go here)
+
     # ------------------------------------------------------------------------------ in place
     def _inplace(self, fn, other):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
