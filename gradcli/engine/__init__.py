@@ -2,9 +2,11 @@
 
 Usable from Python without the script language:
 
-    from gradcli.engine import torch
+    from gradcli.engine import factories as torch
     x = torch.ones(2, 2, requires_grad=True)
+    out = ((x + 2) * (x + 2) * 3).mean()
+    out.backward()
 """
 
-# ops first: it imports tensor, which refers back to ops only at call time
+# ops first: its modules import the Tensor class, and tensor.py needs only the ops module object
 from gradcli.engine import ops  # noqa: F401
