@@ -1,28 +1,1032 @@
-"""Elementwise math: logs, roots, masks and logical operators."""
+"""Elementwise math: unary functions, activations, clamp, where, lerp, rounding, // and %, logical ops."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from gradcli.engine.recording import Op, Out, compute, floating, operands, record, saved_input, version_check
-from gradcli.engine.tensor import Tensor
+from gradcli.engine import dtypes
+from gradcli.engine.ops.arith import power
+from gradcli.engine.recording import (Op, Out, broadcast_error, compute, fit_for, floating, needs_grad, operands,
+                                      record, result_dtype, saved_input, type_word, version_check)
+from gradcli.engine.tensor import Tensor, _scalar_name
 
+LN2 = 0.6931471805599453
+LN10 = 2.3025850929940456
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+SQRT1_2 = 0.7071067811865476
+GELU_BETA = 2.0 / math.sqrt(math.pi) * SQRT1_2 * 0.5          # 1 / sqrt(2 pi)
+GELU_TANH_BETA = math.sqrt(2.0) * 2.0 / math.sqrt(math.pi) * 0.5  # sqrt(2 / pi)
+GELU_KAPPA = 0.044715
+
+
+# ------------------------------------------------------------------------------------------- formulas
+# The longer backward formulas, named; the tables below refer to them.
+
+def _atan2_self(F, g, self, other):
+    return g * other * _atan2_recip(F, self, other)
+
+
+def _atan2_other(F, g, self, other):
+    return g * -self * _atan2_recip(F, self, other)
+
+
+def _atan2_recip(F, self, other):
+    """1 / (self^2 + other^2), with 0 where that sum is 0 (PyTorch's choice at the origin)."""
+    denominator = self * self + other * other
+    return F.masked_zero(F.reciprocal(denominator), denominator == 0)
+
+
+def _erf_self(F, g, self):
+    return TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * g
+
+
+def _clamp_self(F, g, self, min, max):
+    """Gradient 1 inside [min, max] including the bounds (PyTorch's subgradient choice), 0 elsewhere and at NaN."""
+    if min is None:
+        keep = self <= max
+    elif max is None:
+        keep = self >= min
+    else:
+        keep = (self >= min) & (self <= max)
+    return F.where(keep, g, 0)
+
+
+def _clamp_min_bound(F, g, self, min, max):
+    below = self < min
+    if max is not None:
+        below = below & (min < max)     # min > max: the result is max, so min gets nothing
+    return F.where(below, g, 0)
+
+
+def _clamp_max_bound(F, g, self, min, max):
+    above = self > max
+    if min is not None:
+        above = above | (max < min)
+    return F.where(above, g, 0)
+
+
+def _maximum_self(F, g, self, other):
+    """Half the gradient to each input where they tie, as PyTorch does; the other half goes to `other`."""
+    return F.masked_zero(F.where(self == other, g / 2, g), self < other)
+
+
+def _maximum_other(F, g, self, other):
+    return F.masked_zero(F.where(self == other, g / 2, g), self > other)
+
+
+def _minimum_self(F, g, self, other):
+    return F.masked_zero(F.where(self == other, g / 2, g), self > other)
+
+
+def _minimum_other(F, g, self, other):
+    return F.masked_zero(F.where(self == other, g / 2, g), self < other)
+
+
+def _not_implemented(F, g, name):
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def _leaky_relu_result_grad(F, g, result, slope):
+    if slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+            "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+            "in-place leakRelu backward calculation with negative slope")
+    return F.leaky_relu_backward(g, result, slope)
+
+
+def _elu_result_grad(F, g, result, alpha):
+    if alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+            "version instead.")
+    return F.elu_backward(g, alpha, True, result)
+
+
+def _softplus_double_backward(F, g, grad_output, self, beta, threshold):
+    x = self * beta
+    return F.masked_zero(F.sigmoid_backward(g * grad_output, F.sigmoid(x)), ~(x < threshold)) * beta
+
+
+def _gelu_double_backward(F, ggI, gO, x, approximate):
+    if approximate == "tanh":
+        inner = GELU_TANH_BETA * (x + GELU_KAPPA * F.pow(x, 3))
+        tanh_inner = F.tanh(inner)
+        sech_inner = 1 / F.cosh(inner)
+        f = 0.5 * x
+        g = 1 - tanh_inner * tanh_inner
+        h = GELU_TANH_BETA * (1 + 3 * GELU_KAPPA * x * x)
+        f_prime_gh = 0.5 * g * h
+        g_prime = (2 * sech_inner) * (-sech_inner * tanh_inner) * h
+        g_prime_fh = f * h * g_prime
+        h_prime = 6 * GELU_KAPPA * x * GELU_TANH_BETA
+        h_prime_fg = f * g * h_prime
+        return ggI * gO * (2 * f_prime_gh + g_prime_fh + h_prime_fg)
+    x_sq = x * x
+    pdf = GELU_BETA * F.exp(-0.5 * x_sq)
+    return ggI * gO * (2 * pdf - x_sq * pdf)
+
+
+def _elu_double_backward(F, g, grad_output, alpha, is_result, x):
+    """Only the negative side has a second derivative."""
+    outside = ~(x < 0)
+    if is_result:
+        return F.masked_zero(g * grad_output, outside)
+    return F.masked_zero(F.elu_backward(g * grad_output, alpha, False, x), outside)
+
+
+def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
+    z = F.sigmoid(self)
+    return g * grad_output * (z - 1) * z
+
+
+# Formulas receive (F, g, *saved).
 # fmt: off
-LOG         = Op("LogBackward0",        True,  (lambda F, g, self: g / self,))
-SQRT        = Op("SqrtBackward0",       True,  (lambda F, g, result: g / (2 * result),))
-MASKED_FILL = Op("MaskedFillBackward0", True,  (lambda F, g, mask: F.masked_zero(g, mask),))
+LOG              = Op("LogBackward0",         True,  (lambda F, g, self: g / self,))
+SQRT             = Op("SqrtBackward0",        True,  (lambda F, g, result: g / (2 * result),))
+MASKED_FILL      = Op("MaskedFillBackward0",  True,  (lambda F, g, mask: F.masked_zero(g, mask),))
+ABS              = Op("AbsBackward0",         True,  (lambda F, g, self: g * F.sgn(self),))
+SIGN             = Op("SignBackward0",        False, (lambda F, g: F.zeros_like(g),))
+SGN              = Op("SgnBackward0",         True,  (lambda F, g, self, result: F.zeros_like(g),))
+EXP2             = Op("Exp2Backward0",        True,  (lambda F, g, result: g * result * LN2,))
+EXPM1            = Op("Expm1Backward0",       True,  (lambda F, g, result: g * (result + 1),))
+LOG2             = Op("Log2Backward0",        True,  (lambda F, g, self: g / (self * LN2),))
+LOG10            = Op("Log10Backward0",       True,  (lambda F, g, self: g / (self * LN10),))
+LOG1P            = Op("Log1PBackward0",       True,  (lambda F, g, self: g / (self + 1),))
+RSQRT            = Op("RsqrtBackward0",       True,  (lambda F, g, result: -0.5 * g * F.pow(result, 3),))
+SIN              = Op("SinBackward0",         True,  (lambda F, g, self: g * F.cos(self),))
+COS              = Op("CosBackward0",         True,  (lambda F, g, self: g * -F.sin(self),))
+TAN              = Op("TanBackward0",         True,  (lambda F, g, result: g * (1 + F.pow(result, 2)),))
+ASIN             = Op("AsinBackward0",        True,  (lambda F, g, self: g * F.rsqrt(-self * self + 1),))
+ACOS             = Op("AcosBackward0",        True,  (lambda F, g, self: g * -F.rsqrt(-self * self + 1),))
+ATAN             = Op("AtanBackward0",        True,  (lambda F, g, self: g / (self * self + 1),))
+ATAN2            = Op("Atan2Backward0",       True,  (_atan2_self, _atan2_other))
+SINH             = Op("SinhBackward0",        True,  (lambda F, g, self: g * F.cosh(self),))
+COSH             = Op("CoshBackward0",        True,  (lambda F, g, self: g * F.sinh(self),))
+TANH             = Op("TanhBackward0",        True,  (lambda F, g, result: F.tanh_backward(g, result),))
+SIGMOID          = Op("SigmoidBackward0",     True,  (lambda F, g, result: F.sigmoid_backward(g, result),))
+ERF              = Op("ErfBackward0",         True,  (_erf_self,))
+RELU             = Op("ReluBackward0",        True,  (lambda F, g, result: F.threshold_backward(g, result, 0),))
+CLAMP            = Op("ClampBackward1",       True,  (_clamp_self,))
+CLAMP_TENSOR     = Op("ClampBackward0",       True,  (_clamp_self, _clamp_min_bound, _clamp_max_bound))
+CLAMP_MIN        = Op("ClampMinBackward0",    True,  (lambda F, g, self, min: F.where(self >= min, g, 0),))
+CLAMP_MIN_TENSOR = Op("ClampMinBackward1",    True,  (lambda F, g, self, min: F.where(self >= min, g, 0),
+                                                      lambda F, g, self, min: F.where(self < min, g, 0)))
+CLAMP_MAX        = Op("ClampMaxBackward0",    True,  (lambda F, g, self, max: F.where(self <= max, g, 0),))
+CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",    True,  (lambda F, g, self, max: F.where(self <= max, g, 0),
+                                                      lambda F, g, self, max: F.where(self > max, g, 0)))
+MAXIMUM          = Op("MaximumBackward0",     True,  (_maximum_self, _maximum_other))
+MINIMUM          = Op("MinimumBackward0",     True,  (_minimum_self, _minimum_other))
+WHERE            = Op("WhereBackward0",       True,  (lambda F, g, condition: F.where(condition, g, 0),
+                                                      lambda F, g, condition: F.where(condition, 0, g)))
+FLOOR            = Op("FloorBackward0",       False, (lambda F, g: F.zeros_like(g),))
+CEIL             = Op("CeilBackward0",        False, (lambda F, g: F.zeros_like(g),))
+ROUND            = Op("RoundBackward0",       False, (lambda F, g: F.zeros_like(g),))
+ROUND_DECIMALS   = Op("RoundBackward1",       False, (lambda F, g: F.zeros_like(g),))
+TRUNC            = Op("TruncBackward0",       False, (lambda F, g: F.zeros_like(g),))
+FRAC             = Op("FracBackward0",        False, (lambda F, g: g,))
+LERP             = Op("LerpBackward0",        False, (lambda F, g, weight: g * (1 - weight),
+                                                      lambda F, g, weight: g * weight))
+LERP_TENSOR      = Op("LerpBackward1",        True,  (lambda F, g, self, end, weight: g * (1 - weight),
+                                                      lambda F, g, self, end, weight: g * weight,
+                                                      lambda F, g, self, end, weight: g * (end - self)))
+REMAINDER        = Op("RemainderBackward0",   False, (lambda F, g: g,))
+REMAINDER_TENSOR = Op("RemainderBackward1",   True,  (lambda F, g, self, other: g,
+                                                      lambda F, g, self, other: -g * F.floor_divide(self, other)))
+NOT_IMPLEMENTED  = Op("NotImplemented",       False, (_not_implemented, _not_implemented))
+COPY             = Op("CopyBackwards",        False, (lambda F, g: F.zeros_like(g),
+                                                      lambda F, g: g))
+SOFTPLUS         = Op("SoftplusBackward0",    True,  (lambda F, g, self, beta, threshold:
+                                                      F.softplus_backward(g, self, beta, threshold),))
+GELU             = Op("GeluBackward0",        True,  (lambda F, g, self, approximate:
+                                                      F.gelu_backward(g, self, approximate),))
+LEAKY_RELU       = Op("LeakyReluBackward0",   True,  (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),))
+LEAKY_RELU_      = Op("LeakyReluBackward1",   True,  (_leaky_relu_result_grad,))
+ELU              = Op("EluBackward0",         True,  (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),))
+ELU_             = Op("EluBackward1",         True,  (_elu_result_grad,))
+HARDTANH         = Op("HardtanhBackward0",    True,  (lambda F, g, self, min, max:
+                                                      F.hardtanh_backward(g, self, min, max),))
+SILU             = Op("SiluBackward0",        True,  (lambda F, g, self: F.silu_backward(g, self),))
+LOG_SIGMOID      = Op("LogSigmoidBackward0",  True,  (lambda F, g, self, buffer:
+                                                      F.log_sigmoid_backward(g, self, buffer),))
+# fmt: on
+
+# Under create_graph the activations' backward kernels are recorded as ops of their own, named as PyTorch
+# names them; their inputs are the incoming gradient (grad_output) and the saved input or result.
+# fmt: off
+TANH_BACKWARD        = Op("TanhBackwardBackward0",       True, (
+    lambda F, g, grad_output, output: F.tanh_backward(g, output),
+    lambda F, g, grad_output, output: g * (-2 * output * grad_output)))
+SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    True, (
+    lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
+    lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)))
+THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  True, (
+    lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
+    lambda F, g, self, threshold: F.zeros_like(g)))
+SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   True, (
+    lambda F, g, grad_output, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),
+    _softplus_double_backward))
+GELU_BACKWARD        = Op("GeluBackwardBackward0",       True, (
+    lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
+    _gelu_double_backward))
+LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  True, (
+    lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
+    lambda F, g, self, slope: F.zeros_like(g)))
+ELU_BACKWARD         = Op("EluBackwardBackward0",        True, (
+    lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
+    _elu_double_backward))
+HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   True, (
+    lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
+    lambda F, g, self, min, max: F.zeros_like(g)))
+LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", True, (
+    lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
+    _log_sigmoid_double_backward))
 # fmt: on
 
 
+# ------------------------------------------------------------------------------------ array kernels
+
+def sign_array(x: np.ndarray) -> np.ndarray:
+    """PyTorch's sign: -1, 0 or 1, and 0 for NaN and -0.0 (numpy's gives NaN)."""
+    if x.dtype == np.bool_:
+        return x.copy()
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def erf_array(x: np.ndarray) -> np.ndarray:
+    """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
+    return np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+
+
+def div_floor_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Floor division as PyTorch's CPU kernel computes it: integers as in Python, floats via fmod with
+    its rounding fix-up and signed zeros (numpy differs in the sign of zero results)."""
+    if a.dtype.kind in "iu":
+        return np.floor_divide(a, b)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = (a - mod) / b
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+        floordiv = np.floor(div)
+        floordiv = np.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+        quotient = a / b
+        out = np.where(div != 0, floordiv, np.copysign(np.zeros_like(div), quotient))
+        return np.where(b == 0, quotient, out)
+
+
+def remainder_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Python's modulo as PyTorch's CPU kernel computes it (the result has the divisor's sign)."""
+    if a.dtype.kind in "iu":
+        return np.remainder(a, b)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+# ------------------------------------------------------------------------- activation backward kernels
+# PyTorch's CPU kernels for the activations' backward, on arrays (a plain backward pass) and, for create_graph,
+# as recorded ops whose nodes carry PyTorch's *BackwardBackward0 names.
+
+def tanh_backward_array(g, y):
+    return g * (1 - y * y)
+
+
+def sigmoid_array(x):
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+
+def sigmoid_backward_array(g, y):
+    return g * (1 - y) * y
+
+
+def threshold_backward_array(g, x, threshold):
+    return np.where(x <= threshold, g.dtype.type(0), g)
+
+
+def softplus_backward_array(g, x, beta, threshold):
+    scaled = x * beta
+    z = np.exp(scaled)
+    return np.where(scaled > threshold, g, g * z / (z + 1))
+
+
+def gelu_backward_array(g, x, approximate):
+    t = x.dtype.type
+    if approximate == "tanh":
+        x_sq = x * x
+        x_cube = x_sq * x
+        inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * x_cube)
+        tanh_inner = np.tanh(inner)
+        left = t(0.5) * x
+        right = t(1) + tanh_inner
+        left_derivative = t(0.5) * right
+        tanh_derivative = t(1) - tanh_inner * tanh_inner
+        inner_derivative = t(GELU_TANH_BETA) * (t(1) + t(3) * t(GELU_KAPPA) * x_sq)
+        right_derivative = left * tanh_derivative * inner_derivative
+        return g * (left_derivative + right_derivative)
+    cdf = t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
+    pdf = t(GELU_BETA) * np.exp(x * x * t(-0.5))
+    return g * (cdf + x * pdf)
+
+
+def leaky_relu_backward_array(g, x, slope):
+    return np.where(x > 0, g, g * slope)
+
+
+def elu_backward_array(g, alpha, is_result, x):
+    if is_result:
+        return np.where(x <= 0, g * (x + alpha), g)
+    return np.where(x <= 0, g * alpha * np.exp(x), g)
+
+
+def hardtanh_backward_array(g, x, min, max):
+    return np.where((x <= min) | (x >= max), g.dtype.type(0), g)
+
+
+def silu_backward_array(g, x):
+    sigmoid = sigmoid_array(x)
+    return g * sigmoid * (1 + x * (1 - sigmoid))
+
+
+def log_sigmoid_backward_array(g, x, buffer):
+    ratio = buffer / (1 + buffer)
+    return np.where(x < 0, 1 - ratio, ratio) * g        # (max_deriv - sign * ratio) * grad
+
+
+def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    out = tanh_backward_array(grad_output._a, output._a)
+    return record(TANH_BACKWARD, out, (grad_output, output), (grad_output, output))
+
+
+def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    out = sigmoid_backward_array(grad_output._a, output._a)
+    return record(SIGMOID_BACKWARD, out, (grad_output, output), (grad_output, output))
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold) -> Tensor:
+    out = threshold_backward_array(grad_output._a, self._a, threshold)
+    return record(THRESHOLD_BACKWARD, out, (grad_output, self), (self, threshold))
+
+
+def softplus_backward(grad_output: Tensor, self: Tensor, beta, threshold) -> Tensor:
+    out = softplus_backward_array(grad_output._a, self._a, beta, threshold)
+    return record(SOFTPLUS_BACKWARD, out, (grad_output, self), (grad_output, self, beta, threshold))
+
+
+def gelu_backward(grad_output: Tensor, self: Tensor, approximate) -> Tensor:
+    out = gelu_backward_array(grad_output._a, self._a, approximate)
+    return record(GELU_BACKWARD, out, (grad_output, self), (grad_output, self, approximate))
+
+
+def leaky_relu_backward(grad_output: Tensor, self: Tensor, slope) -> Tensor:
+    out = leaky_relu_backward_array(grad_output._a, self._a, slope)
+    return record(LEAKY_RELU_BACKWARD, out, (grad_output, self), (self, slope))
+
+
+def elu_backward(grad_output: Tensor, alpha, is_result, self_or_result: Tensor) -> Tensor:
+    out = elu_backward_array(grad_output._a, alpha, is_result, self_or_result._a)
+    return record(ELU_BACKWARD, out, (grad_output, self_or_result), (grad_output, alpha, is_result, self_or_result))
+
+
+def hardtanh_backward(grad_output: Tensor, self: Tensor, min, max) -> Tensor:
+    out = hardtanh_backward_array(grad_output._a, self._a, min, max)
+    return record(HARDTANH_BACKWARD, out, (grad_output, self), (self, min, max))
+
+
+def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """PyTorch's infinitely differentiable form, used when grad mode is on: composed of recorded ops."""
+    s = sigmoid(self)
+    return grad_output * s * (1 + self * (1 - s))
+
+
+def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor) -> Tensor:
+    out = log_sigmoid_backward_array(grad_output._a, self._a, buffer._a)
+    return record(LOG_SIGMOID_BACKWARD, out, (grad_output, self), (grad_output, self, buffer))
+
+
+# ------------------------------------------------------------------------------------ argument checks
+
+def _expect_tensor(value, fn: str, arg: str, position: int | None):
+    if value.__class__ is not Tensor:
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{arg}'{where} must be Tensor, not {type(value).__name__}")
+
+
+def _expect_number(value, fn: str, arg: str, position: int | None = None):
+    if not isinstance(value, (int, float)):
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{arg}'{where} must be Number, not {type(value).__name__}")
+
+
+def _expect_some_tensor(a, b, fn: str):
+    if a.__class__ is not Tensor and b.__class__ is not Tensor:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Number self, Tensor other)\n"
+                        " * (Tensor input, Number other)\n")
+
+
+def _not_for(a: Tensor, kernel: str, kinds: str):
+    """PyTorch's dispatch error for a dtype its kernel does not cover."""
+    if a._a.dtype.kind in kinds:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(a._a)}'")
+
+
+def _broadcast_shapes(*shapes) -> tuple:
+    """The broadcast of several shapes, failing with PyTorch's message for the first operand that does not fit."""
+    out = ()
+    for s in shapes:
+        try:
+            out = np.broadcast_shapes(out, s)
+        except ValueError:
+            raise broadcast_error(out, s) from None
+    return out
+
+
+def _cast(v, npdt):
+    """A tensor's array or a Python number, in the dtype an op computes in."""
+    if v.__class__ is Tensor:
+        return v._a if v._a.dtype == npdt else v._a.astype(npdt)
+    return npdt.type(v)
+
+
+# ------------------------------------------------------------------------------------------ unary ops
+
+def _saving_self(row: Op, fn, a: Tensor, x: np.ndarray) -> Tensor:
+    """A unary op whose backward needs its input."""
+    out = fn(x)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(row, out, (a,), (saved_input(a, x),), (version_check(a),))
+
+
+def _saving_result(row: Op, out: np.ndarray, a: Tensor) -> Tensor:
+    """A unary op whose backward needs its result."""
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(row, out, (a,), (Out(out),))
+
+
 def log(a: Tensor) -> Tensor:
-    x = floating(a)
-    return record(LOG, np.log(x), (a,), (saved_input(a, x),), (version_check(a),) if a.requires_grad else None)
+    return _saving_self(LOG, np.log, a, floating(a))
 
 
 def sqrt(a: Tensor) -> Tensor:
-    out = np.sqrt(floating(a))
-    return record(SQRT, out, (a,), (Out(out),))
+    return _saving_result(SQRT, np.sqrt(floating(a)), a)
 
+
+def abs(a: Tensor) -> Tensor:
+    _not_for(a, "abs_cpu", "b")
+    return _saving_self(ABS, np.abs, a, a._a)
+
+
+def sign(a: Tensor) -> Tensor:
+    return record(SIGN, sign_array(a._a), (a,), ())
+
+
+def sgn(a: Tensor) -> Tensor:
+    out = sign_array(a._a)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(SGN, out, (a,), (saved_input(a, a._a), Out(out)), (version_check(a),))
+
+
+def exp2(a: Tensor) -> Tensor:
+    return _saving_result(EXP2, np.exp2(floating(a)), a)
+
+
+def expm1(a: Tensor) -> Tensor:
+    return _saving_result(EXPM1, np.expm1(floating(a)), a)
+
+
+def log2(a: Tensor) -> Tensor:
+    return _saving_self(LOG2, np.log2, a, floating(a))
+
+
+def log10(a: Tensor) -> Tensor:
+    return _saving_self(LOG10, np.log10, a, floating(a))
+
+
+def log1p(a: Tensor) -> Tensor:
+    return _saving_self(LOG1P, np.log1p, a, floating(a))
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    return _saving_result(RSQRT, np.reciprocal(np.sqrt(floating(a))), a)
+
+
+def sin(a: Tensor) -> Tensor:
+    return _saving_self(SIN, np.sin, a, floating(a))
+
+
+def cos(a: Tensor) -> Tensor:
+    return _saving_self(COS, np.cos, a, floating(a))
+
+
+def tan(a: Tensor) -> Tensor:
+    return _saving_result(TAN, np.tan(floating(a)), a)
+
+
+def asin(a: Tensor) -> Tensor:
+    return _saving_self(ASIN, np.arcsin, a, floating(a))
+
+
+def acos(a: Tensor) -> Tensor:
+    return _saving_self(ACOS, np.arccos, a, floating(a))
+
+
+def atan(a: Tensor) -> Tensor:
+    return _saving_self(ATAN, np.arctan, a, floating(a))
+
+
+def sinh(a: Tensor) -> Tensor:
+    return _saving_self(SINH, np.sinh, a, floating(a))
+
+
+def cosh(a: Tensor) -> Tensor:
+    return _saving_self(COSH, np.cosh, a, floating(a))
+
+
+def tanh(a: Tensor) -> Tensor:
+    return _saving_result(TANH, np.tanh(floating(a)), a)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return _saving_result(SIGMOID, sigmoid_array(floating(a)), a)
+
+
+def erf(a: Tensor) -> Tensor:
+    return _saving_self(ERF, erf_array, a, floating(a))
+
+
+def relu(a: Tensor) -> Tensor:
+    x = a._a
+    if x.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _saving_result(RELU, np.where(x < 0, x.dtype.type(0), x), a)
+
+
+def _rounding(row: Op, fn, kernel: str):
+    def op(a: Tensor) -> Tensor:
+        x = a._a
+        _not_for(a, kernel, "b")
+        if x.dtype.kind != "f":
+            return Tensor(x.copy())
+        return record(row, fn(x), (a,), ())
+    op.__name__ = kernel.split("_")[0]
+    return op
+
+
+floor = _rounding(FLOOR, np.floor, "floor_vml_cpu")
+ceil = _rounding(CEIL, np.ceil, "ceil_vml_cpu")
+trunc = _rounding(TRUNC, np.trunc, "trunc_vml_cpu")
+_round_half_even = _rounding(ROUND, np.rint, "round_vml_cpu")
+
+
+def round(a: Tensor, decimals=0) -> Tensor:
+    if decimals.__class__ is not int:
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if decimals == 0:
+        return _round_half_even(a)
+    _not_for(a, "round_cpu", "iub")
+    x = a._a
+    scale = x.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
+    out = np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale
+    return record(ROUND_DECIMALS, out, (a,), ())
+
+
+def frac(a: Tensor) -> Tensor:
+    _not_for(a, "frac_cpu", "iub")
+    x = a._a
+    return record(FRAC, x - np.trunc(x), (a,), ())
+
+
+def isnan(a: Tensor) -> Tensor:
+    x = a._a
+    return Tensor(np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+
+
+def isinf(a: Tensor) -> Tensor:
+    x = a._a
+    return Tensor(np.isinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    x = a._a
+    return Tensor(np.isfinite(x) if x.dtype.kind == "f" else np.ones(x.shape, dtype=np.bool_))
+
+
+def square(a: Tensor) -> Tensor:
+    """PyTorch's square is pow(x, 2): arith's PowBackward0 row."""
+    return power(a, 2)
+
+
+# ------------------------------------------------------------------------------------------ clamp
+
+def _type_name(v) -> str:
+    return "Tensor" if v.__class__ is Tensor else type(v).__name__
+
+
+def _bound_numbers(min, max) -> tuple:
+    """Clamp bounds where one is a number: PyTorch's parser reads a 0-d tensor that does not require grad
+    as a number too."""
+    bounds = []
+    for v in (min, max):
+        if v is None or isinstance(v, (int, float)):
+            bounds.append(v)
+        elif v.__class__ is Tensor and v._a.ndim == 0 and not v.requires_grad:
+            bounds.append(v._a.item())
+        else:
+            given = [u for u in (min, max) if u is not None]
+            got = ", ".join(_type_name(u) for u in given)
+            marks = ", ".join(f"!{_type_name(u)}!" for u in given)
+            why = f"      didn't match because some of the arguments have invalid types: ({marks})\n" \
+                if len(given) > 1 else ""
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected "
+                            f"one of:\n * (Tensor min = None, Tensor max = None)\n{why}"
+                            f" * (Number min = None, Number max = None)\n{why}")
+    return tuple(bounds)
+
+
+def clamp(a: Tensor, min=None, max=None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if (min.__class__ is Tensor or min is None) and (max.__class__ is Tensor or max is None):
+        return _clamp_tensors(a, min, max)
+    min, max = _bound_numbers(min, max)
+    npdt = result_dtype(a, min, max).np
+    x = _cast(a, npdt)
+    out = x
+    if min is not None:
+        out = np.where(out < npdt.type(min), npdt.type(min), out)
+    if max is not None:
+        out = np.where(out > npdt.type(max), npdt.type(max), out)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(CLAMP, out, (a,), (saved_input(a, x), min, max), (version_check(a),), fit_for(out, a))
+
+
+def _clamp_tensors(a: Tensor, min, max) -> Tensor:
+    npdt = result_dtype(a, min, max).np
+    shape = _broadcast_shapes(*[t._a.shape for t in (a, min, max) if t is not None])
+    x = _cast(a, npdt)
+    lo = None if min is None else _cast(min, npdt)
+    hi = None if max is None else _cast(max, npdt)
+    out = np.broadcast_to(x, shape)
+    if lo is not None:
+        out = np.where(out < lo, lo, out)
+    if hi is not None:
+        out = np.where(out > hi, hi, out)
+    if not needs_grad(a, min, max):
+        return Tensor(out)
+    saved = (saved_input(a, x), None if min is None else saved_input(min, lo),
+             None if max is None else saved_input(max, hi))
+    checks = tuple(version_check(t) for t, s in zip((a, min, max), saved) if t is not None and s is t)
+    return record(CLAMP_TENSOR, out, (a, min, max), saved, checks or None, fit_for(out, a, min, max))
+
+
+def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor_row: Op) -> Tensor:
+    if bound.__class__ is not Tensor and not isinstance(bound, (int, float)):
+        tname = type(bound).__name__
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({tname}), but expected one of:\n"
+                        f" * (Tensor {fn[6:]})\n"
+                        f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n"
+                        f" * (Number {fn[6:]})\n"
+                        f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n")
+    x, y = operands(a, bound)
+    out = compute(lambda p, q: np.where(p > q, q, p) if keep_below else np.where(p < q, q, p), x, y)
+    if not needs_grad(a, bound):
+        return Tensor(out)
+    if bound.__class__ is not Tensor:
+        return record(row, out, (a,), (saved_input(a, x), y.item()), (version_check(a),), fit_for(out, a))
+    saved = (saved_input(a, x), saved_input(bound, y))
+    checks = tuple(version_check(t) for t, s in zip((a, bound), saved) if s is t)
+    return record(tensor_row, out, (a, bound), saved, checks or None, fit_for(out, a, bound))
+
+
+def clamp_min(a: Tensor, min) -> Tensor:
+    return _clamp_one_side(a, min, "clamp_min", False, CLAMP_MIN, CLAMP_MIN_TENSOR)
+
+
+def clamp_max(a: Tensor, max) -> Tensor:
+    return _clamp_one_side(a, max, "clamp_max", True, CLAMP_MAX, CLAMP_MAX_TENSOR)
+
+
+def check_number_bounds_in_place(a: Tensor, *bounds):
+    """clamp_ with number bounds on an integer tensor: PyTorch names the output type in C++ words here."""
+    numbers = [b for b in bounds if b is not None and b.__class__ is not Tensor]
+    if numbers and len(numbers) == len([b for b in bounds if b is not None]) and a._a.dtype.kind in "iub":
+        dt = result_dtype(a, *numbers)
+        if dt.category == dtypes.FLOAT:
+            raise RuntimeError(f"result type {type_word(np.empty(0, dt.np))} can't be cast to the desired output "
+                               f"type {_scalar_name(a._a)}")
+
+
+# ------------------------------------------------------------------------------------------ binary ops
+
+def _binary_saving_both(row: Op, out, a, b, x, y) -> Tensor:
+    if not needs_grad(a, b):
+        return Tensor(out)
+    saved = (saved_input(a, x), saved_input(b, y))
+    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
+    return record(row, out, (a, b), saved, checks or None, fit_for(out, a, b))
+
+
+def maximum(a: Tensor, other, position=1) -> Tensor:
+    _expect_tensor(other, "maximum", "other", position)
+    x, y = operands(a, other)
+    out = compute(lambda p, q: np.where(q != q, q, np.where(p < q, q, p)), x, y)
+    return _binary_saving_both(MAXIMUM, out, a, other, x, y)
+
+
+def minimum(a: Tensor, other, position=1) -> Tensor:
+    _expect_tensor(other, "minimum", "other", position)
+    x, y = operands(a, other)
+    out = compute(lambda p, q: np.where(q != q, q, np.where(q < p, q, p)), x, y)
+    return _binary_saving_both(MINIMUM, out, a, other, x, y)
+
+
+def atan2(a: Tensor, other, position=1) -> Tensor:
+    _expect_tensor(other, "atan2", "other", position)
+    x, y = operands(a, other, floating=True)
+    out = compute(np.arctan2, x, y)
+    return _binary_saving_both(ATAN2, out, a, other, x, y)
+
+
+def _integer_zero_division(x, y):
+    if np.result_type(x, y).kind in "iu" and not np.all(y):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _tensor_inputs(a, b) -> tuple:
+    return tuple(t for t in (a, b) if t.__class__ is Tensor)
+
+
+def floor_divide(a, b, name="floor_divide") -> Tensor:
+    """`a // b` (either side may be a number): PyTorch records no derivative, only a node that refuses
+    (named after the ATen op, `floor_divide_` for the in-place form)."""
+    x, y = operands(a, b)
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+    _integer_zero_division(x, y)
+    out = compute(div_floor_array, x, y)
+    out = np.asarray(out)
+    if x.dtype.kind != "f" or not needs_grad(a, b):
+        return Tensor(out)
+    return record(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
+
+
+def remainder(a, b) -> Tensor:
+    """`a % b` with Python's sign rule; `number % tensor` has no derivative in PyTorch."""
+    _expect_some_tensor(a, b, "remainder")
+    x, y = operands(a, b)
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
+    _integer_zero_division(x, y)
+    out = np.asarray(compute(remainder_array, x, y))
+    if x.dtype.kind != "f" or not needs_grad(a, b):
+        return Tensor(out)
+    if a.__class__ is not Tensor:
+        return record(NOT_IMPLEMENTED, out, (b,), ("remainder",))
+    if b.__class__ is not Tensor:
+        return record(REMAINDER, out, (a,), (), fit=fit_for(out, a))
+    return _binary_saving_both(REMAINDER_TENSOR, out, a, b, x, y)
+
+
+def _logical(fn, name):
+    def op(a: Tensor, other, position=1) -> Tensor:
+        _expect_tensor(other, name, "other", position)
+        return Tensor(compute(fn, a._a != 0, other._a != 0))
+    op.__name__ = name
+    return op
+
+
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return Tensor(np.logical_not(a._a))
+
+
+# ------------------------------------------------------------------------------------------ where, lerp, copy
+
+def where(condition, input=None, other=None) -> Tensor | tuple:
+    """torch.where(condition, input, other); with the condition alone, the indices where it holds."""
+    if input is None and other is None:
+        return tuple(Tensor(i.astype(np.int64)) for i in np.nonzero(condition._a if condition._a.ndim else
+                                                                     condition._a.reshape(1)))
+    if condition.__class__ is not Tensor or not (input.__class__ is Tensor or isinstance(input, (int, float))) \
+            or not (other.__class__ is Tensor or isinstance(other, (int, float))):
+        raise TypeError(_where_overload_message(condition, input, other))
+    c = condition._a
+    if c.dtype != np.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{type_word(c)}")
+    npdt = result_dtype(input, other).np
+    x, y = _cast(input, npdt), _cast(other, npdt)
+    _broadcast_shapes(c.shape, np.shape(x), np.shape(y))
+    out = np.asarray(np.where(c, x, y))
+    if out.dtype != npdt:
+        out = out.astype(npdt)
+    if not needs_grad(input, other):
+        return Tensor(out)
+    return record(WHERE, out, (input, other), (condition,), None, fit_for(out, input, other))
+
+
+def _where_overload_message(*args) -> str:
+    """PyTorch's argument-parser message for where(condition, input, other) with unusable types."""
+    def line(kinds):
+        marks = []
+        for v, kind in zip(args, kinds):
+            ok = v.__class__ is Tensor if kind == "Tensor" else isinstance(v, (int, float))
+            marks.append(_type_name(v) if ok else f"!{_type_name(v)}!")
+        return f"      didn't match because some of the arguments have invalid types: ({', '.join(marks)})\n"
+    return (f"where() received an invalid combination of arguments - got ({', '.join(map(_type_name, args))}), "
+            "but expected one of:\n"
+            " * (Tensor condition)\n"
+            " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor condition, Number self, Tensor other)\n" + line(("Tensor", "Number", "Tensor")) +
+            " * (Tensor condition, Tensor input, Number other)\n" + line(("Tensor", "Tensor", "Number")) +
+            " * (Tensor condition, Number self, Number other)\n" + line(("Tensor", "Number", "Number")))
+
+
+def lerp(a: Tensor, end, weight=None) -> Tensor:
+    if end.__class__ is not Tensor or not (weight.__class__ is Tensor or isinstance(weight, (int, float))):
+        got = ", ".join(_type_name(v) for v in (a, end, weight) if v is not None)
+        raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    x = a._a
+    if end._a.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {_scalar_name(x)} for `end` but got dtype {_scalar_name(end._a)}")
+    tensor_weight = weight.__class__ is Tensor
+    if tensor_weight and weight._a.ndim and weight._a.dtype != x.dtype:
+        raise RuntimeError(f"expected dtype {_scalar_name(x)} for `weight` but got dtype {_scalar_name(weight._a)}")
+    _not_for(a, "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", "iub")
+    y = end._a
+    w = _cast(weight, x.dtype)
+    shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
+    # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise
+    diff = y - x
+    small = x + w * diff
+    large = y - diff * (x.dtype.type(1) - w)
+    out = np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape))
+    if not needs_grad(a, end, weight):
+        return Tensor(out)
+    if not tensor_weight:
+        return record(LERP, out, (a, end), (weight,), None, fit_for(out, a, end))
+    saved = (saved_input(a, x), saved_input(end, y), saved_input(weight, w))
+    checks = tuple(version_check(t) for t, s in zip((a, end, weight), saved) if s is t)
+    return record(LERP_TENSOR, out, (a, end, weight), saved, checks or None, fit_for(out, a, end, weight))
+
+
+def copy(a: Tensor, src) -> Tensor:
+    """The out-of-place twin of `a.copy_(src)`: src broadcast to a's shape and cast to a's dtype."""
+    if src.__class__ is not Tensor and not isinstance(src, (int, float)):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    x = a._a
+    s = src._a if src.__class__ is Tensor else np.asarray(src)
+    shape = _broadcast_shapes(x.shape, s.shape)
+    if shape != x.shape:
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
+    out = np.empty_like(x)
+    np.copyto(out, s, casting="unsafe")
+    if x.dtype.kind != "f" or not needs_grad(a, src):
+        return Tensor(out)
+    return record(COPY, out, (a, src), (), None, fit_for(out, a, src))
+
+
+# ------------------------------------------------------------------------------------------ activations
+
+def _float_only(a: Tensor, kernel: str):
+    _not_for(a, kernel, "iub")
+
+
+def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
+    _expect_number(beta, "softplus", "beta")
+    _expect_number(threshold, "softplus", "threshold")
+    _float_only(a, "softplus_cpu")
+    x = a._a
+    t = x.dtype.type
+    scaled = x * t(beta)
+    out = np.where(scaled > t(threshold), x, np.log1p(np.exp(scaled)) / t(beta))
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(SOFTPLUS, out, (a,), (saved_input(a, x), beta, threshold), (version_check(a),))
+
+
+def gelu(a: Tensor, *, approximate="none") -> Tensor:
+    if not isinstance(approximate, str):
+        raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_only(a, "GeluKernelImpl")
+    x = a._a
+    t = x.dtype.type
+    if approximate == "tanh":
+        inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * (x * x * x))
+        out = t(0.5) * x * (t(1) + np.tanh(inner))
+    else:
+        out = x * t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(GELU, out, (a,), (saved_input(a, x), approximate), (version_check(a),))
+
+
+def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
+    return np.where(x > 0, x, x * x.dtype.type(slope))
+
+
+def leaky_relu(a: Tensor, negative_slope=0.01) -> Tensor:
+    _expect_number(negative_slope, "leaky_relu", "negative_slope", 2)
+    _float_only(a, "leaky_relu_cpu")
+    x = a._a
+    out = _leaky_relu_values(x, negative_slope)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(LEAKY_RELU, out, (a,), (saved_input(a, x), negative_slope), (version_check(a),))
+
+
+def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
+    """What `leaky_relu_` writes: PyTorch's in-place node saves the result (LeakyReluBackward1)."""
+    _expect_number(negative_slope, "leaky_relu_", "negative_slope", 2)
+    _float_only(a, "leaky_relu_cpu")
+    out = _leaky_relu_values(a._a, negative_slope)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(LEAKY_RELU_, out, (a,), (Out(out), negative_slope))
+
+
+def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
+    return np.where(x <= 0, np.expm1(x) * x.dtype.type(alpha), x)
+
+
+def elu(a: Tensor, alpha=1.0) -> Tensor:
+    _expect_number(alpha, "elu", "alpha", 2)
+    _float_only(a, "elu_cpu")
+    x = a._a
+    out = _elu_values(x, alpha)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(ELU, out, (a,), (saved_input(a, x), alpha), (version_check(a),))
+
+
+def elu_result(a: Tensor, alpha=1.0) -> Tensor:
+    """What `elu_` writes: PyTorch's in-place node saves the result (EluBackward1)."""
+    _expect_number(alpha, "elu_", "alpha", 2)
+    _float_only(a, "elu_cpu")
+    out = _elu_values(a._a, alpha)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(ELU_, out, (a,), (Out(out), alpha))
+
+
+def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
+    _expect_number(min_val, "hardtanh", "min_val", 2)
+    _expect_number(max_val, "hardtanh", "max_val", 3)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    x = a._a
+    if x.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if x.dtype.kind == "u" and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    t = x.dtype.type
+    out = np.where(x < t(min_val), t(min_val), x)
+    out = np.where(out > t(max_val), t(max_val), out)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(HARDTANH, out, (a,), (saved_input(a, x), min_val, max_val), (version_check(a),))
+
+
+def silu(a: Tensor) -> Tensor:
+    _float_only(a, "silu_cpu")
+    x = a._a
+    one = x.dtype.type(1)
+    out = x / (one + np.exp(-x))
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(SILU, out, (a,), (saved_input(a, x),), (version_check(a),))
+
+
+def logsigmoid(a: Tensor) -> Tensor:
+    _float_only(a, "log_sigmoid_cpu")
+    x = a._a
+    buffer = np.exp(-np.abs(x))
+    out = np.minimum(x, x.dtype.type(0)) - np.log1p(buffer)
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(LOG_SIGMOID, out, (a,), (saved_input(a, x), Tensor(buffer)), (version_check(a),))
+
+
+# ------------------------------------------------------------------------------------------ masks and bits
 
 def masked_fill(a: Tensor, mask, value) -> Tensor:
     if mask.__class__ is not Tensor or mask._a.dtype != np.bool_:
@@ -41,23 +1045,71 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     return record(MASKED_FILL, out, (a,), (Tensor(np.broadcast_to(m, x.shape)),))
 
 
-def _logical(fn, name):
+def _bitwise(fn, name):
     def op(a, b):
         x, y = operands(a, b)
         if x.dtype.kind == "f":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{'Float' if x.dtype == np.float32 else 'Double'}'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
         return Tensor(compute(fn, x, y))
     op.__name__ = name
     return op
 
 
-bitwise_and = _logical(np.bitwise_and, "bitwise_and")
-bitwise_or = _logical(np.bitwise_or, "bitwise_or")
-bitwise_xor = _logical(np.bitwise_xor, "bitwise_xor")
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 
 def bitwise_not(a: Tensor) -> Tensor:
     x = a._a
     if x.dtype.kind == "f":
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{'Float' if x.dtype == np.float32 else 'Double'}'")
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor(np.logical_not(x) if x.dtype == np.bool_ else np.invert(x))
+
+
+
+# ------------------------------------------------------------------------- torch.nn.functional forms
+
+def functional_relu(input: Tensor, inplace=False) -> Tensor:
+    return input._inplace_unary(relu) if inplace else relu(input)
+
+
+def functional_leaky_relu(input: Tensor, negative_slope=0.01, inplace=False) -> Tensor:
+    if inplace:
+        return functional_leaky_relu_(input, negative_slope)
+    return leaky_relu(input, negative_slope)
+
+
+def functional_leaky_relu_(input: Tensor, negative_slope=0.01) -> Tensor:
+    return input._inplace_unary(lambda t: leaky_relu_result(t, negative_slope))
+
+
+def functional_elu(input: Tensor, alpha=1.0, inplace=False) -> Tensor:
+    return functional_elu_(input, alpha) if inplace else elu(input, alpha)
+
+
+def functional_elu_(input: Tensor, alpha=1.0) -> Tensor:
+    return input._inplace_unary(lambda t: elu_result(t, alpha))
+
+
+def functional_hardtanh(input: Tensor, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor:
+    if inplace:
+        return functional_hardtanh_(input, min_val, max_val)
+    return hardtanh(input, min_val, max_val)
+
+
+def functional_hardtanh_(input: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
+    return input._inplace_unary(lambda t: hardtanh(t, min_val, max_val))
+
+
+def functional_relu6(input: Tensor, inplace=False) -> Tensor:
+    return functional_hardtanh(input, 0.0, 6.0, inplace)
+
+
+def functional_silu(input: Tensor, inplace=False) -> Tensor:
+    return input._inplace_unary(silu) if inplace else silu(input)
+
+
+def functional_softsign(input) -> Tensor:
+    """PyTorch composes it in Python, so its graph is DivBackward0 over AddBackward0 over AbsBackward0."""
+    return input / (input.abs() + 1)
