@@ -1,10 +1,17 @@
-"""Reductions: sum, mean, norm."""
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, norms, std/var, logsumexp,
+cumulative sums and products, all/any, and the torch.return_types pair that max(dim)/min(dim) return."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from gradcli.engine.recording import Op, Out, record, reduction_dims, saved_input, type_word, version_check
+from gradcli.display import return_types_repr
+# the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
+from gradcli.engine import ops
+from gradcli.engine.recording import (TYPE_WORDS, Op, Out, fit_for, needs_grad, record, reduction_dims, saved_input,
+                                      type_word, version_check, wrap_dim)
 from gradcli.engine.tensor import Tensor
 
 
@@ -15,20 +22,232 @@ def _expand_back(F, g, shape, dims, keepdim):
     return F.expand(g, shape)
 
 
-def _norm_backward(F, g, self, result, dims, keepdim):
-    if dims is not None and not keepdim:
+def _restore(F, g, dims, keepdim, ndim):
+    """`unsqueeze_multiple(grad, dims)` when the reduction dropped dims (0-d inputs never do)."""
+    return g if keepdim or not ndim or not dims else F.unsqueeze_dims(g, dims)
+
+
+def _values(t) -> np.ndarray:
+    """The numbers of a saved tensor, in a plain backward (an array) or under create_graph (a Tensor):
+    for decisions that PyTorch takes on values (is there a zero?), never for recorded math."""
+    return t._a if t.__class__ is Tensor else t
+
+
+# ------------------------------------------------------------------------------------------- formulas
+
+def _evenly_distribute(F, g, mask, count, result):
+    """max()/min(): the gradient shared evenly between the elements equal to the result."""
+    return F.masked_zero(F.expand(g / count, mask.shape), ~mask)
+
+
+def _select_backward(F, g, shape, key, dim, keepdim):
+    """max(dim)/min(dim): the gradient goes to the index returned (value_selecting_reduction_backward)."""
+    if not shape:
+        return g
+    return F.index_add(g if keepdim else F.unsqueeze_dims(g, (dim,)), shape, key)
+
+
+def _amax_backward(F, g, mask, counts, dims, keepdim, result):
+    """amax/amin: scale_grad_by_count, the gradient split between the tied extremes."""
+    return (_restore(F, g, dims, keepdim, mask.ndim) / counts) * mask
+
+
+def _prod_backward(F, g, self, result):
+    if self.ndim == 0:
+        return g
+    x = _values(self)
+    zeros = int(np.count_nonzero(x == 0))
+    if zeros == 0:
+        return g * (result / self)
+    if zeros > 1 and not F.tensors:
+        return F.zeros_like(self)
+    flat = F.reshape(self, (x.size,))
+    return F.reshape(_prod_safe_zeros(F, g, flat, 0), x.shape)
+
+
+def _prod_dim_backward(F, g, self, result, dim, keepdim):
+    if self.ndim == 0:
+        return g
+    if not keepdim:
+        g = F.unsqueeze_dims(g, (dim,))
+        result = F.unsqueeze_dims(result, (dim,))
+    if not np.any(_values(self) == 0):
+        return g * (result / self)
+    return _prod_safe_zeros(F, g, self, dim)
+
+
+def _prod_safe_zeros(F, g, inp, dim):
+    """The product of all the other elements along `dim`, as exclusive cumulative products from both ends
+    (safe when the input holds zeros)."""
+    shape = _values(inp).shape
+    n = shape[dim]
+    if _values(inp).size == 0:
+        return F.expand(g, shape)
+    if n == 1:
+        return g
+    normal = F.cumprod(_cat_one(F, F.narrow(inp, dim, 0, n - 1), dim), dim)
+    reverse = F.flip_dims(F.cumprod(_cat_one(F, F.flip_dims(F.narrow(inp, dim, 1, n - 1), (dim,)), dim), dim), (dim,))
+    return g * (normal * reverse)
+
+
+def _cat_one(F, x, dim):
+    """cat([ones, x], dim): x shifted one place along `dim`, with ones in front."""
+    shape = list(_values(x).shape)
+    shape[dim] += 1
+    key = tuple(slice(1, None) if i == dim else slice(None) for i in range(len(shape)))
+    ones = np.zeros(shape, dtype=_values(x).dtype)
+    ones[tuple(slice(0, 1) if i == dim else slice(None) for i in range(len(shape)))] = 1
+    return F.scatter(x, tuple(shape), key, "slice") + F.const(ones)
+
+
+def _norm_backward(F, g, self, result, p, dims, keepdim, mask, counts):
+    """linalg_vector_norm_backward, branch by branch in PyTorch's order of operations."""
+    if not keepdim and self.ndim:
+        g = F.unsqueeze_dims(g, dims) if dims else g
+        result = F.unsqueeze_dims(result, dims) if dims else result
+    if p == 0:
+        return None
+    if p == 1:
+        return F.sgn(self) * g
+    if p == 2:
+        return g * F.masked_zero(self / result, result == 0)
+    if math.isinf(p):
+        return F.sgn(self) * ((g / counts) * mask)
+    if p < 1:
+        scaled = F.sgn(self) * F.masked_zero(F.pow(F.abs(self), p - 1), self == 0)
+        return scaled * g * F.pow(result, 1 - p)
+    if p < 2:
+        scaled = F.sgn(self) * F.pow(F.abs(self), p - 1)
+    else:
+        scaled = self * F.pow(F.abs(self), p - 2)
+    return scaled * F.masked_zero(g / F.pow(result, p - 1), result == 0)
+
+
+def _double_div(a: float, b: float) -> float:
+    """a / b with IEEE semantics (C++ double division), where Python would raise."""
+    if b == 0:
+        return math.nan if a == 0 else math.copysign(math.inf, a)
+    return a / b
+
+
+def _var_backward(F, g, self, dims, correction, keepdim):
+    ndim = self.ndim
+    if ndim == 0 or dims is None:
+        dof = _values(self).size - correction
+        if dof <= 0:
+            # 2 / dof is infinite: NaN where self equals its mean (inf * 0), inf elsewhere
+            x = _values(self)
+            return g * F.const(np.where(x == mean_array(x), np.nan, np.inf).astype(x.dtype))
+        return (2.0 / dof) * g * (self - F.mean(self))
+    if not keepdim and ndim > 1:
+        g = F.unsqueeze_dims(g, dims)
+    shape = _values(self).shape
+    rnumel = math.prod(shape[d] for d in dims)
+    return _double_div(2.0, rnumel - correction) * g * (self - F.mean(self, dims, True))
+
+
+def _std_backward(F, g, self, result, dims, correction, keepdim):
+    grad_var = F.masked_zero(g / (result * 2), result == 0)
+    return _var_backward(F, grad_var, self, dims, correction, keepdim)
+
+
+def _logsumexp_backward(F, g, self, result, dims, keepdim):
+    if not keepdim and self.ndim:
         g = F.unsqueeze_dims(g, dims)
         result = F.unsqueeze_dims(result, dims)
-    return self * F.masked_zero(g / result, result == 0)
+    return g * F.exp_rounded(self - result)
 
 
+def _cumsum_backward(F, g, dim, size):
+    if size <= 1 or _values(g).shape[dim] == 1:
+        return g
+    return F.flip_dims(F.cumsum(F.flip_dims(g, (dim,)), dim), (dim,))
+
+
+def _cumprod_backward(F, g, self, result, dim):
+    x = _values(self)
+    if x.size <= 1 or x.shape[dim] == 1:
+        return g
+    w = result * g
+    zero = x == 0
+    if not zero.any():
+        return F.flip_dims(F.cumsum(F.flip_dims(w, (dim,)), dim), (dim,)) / self
+    if F.tensors:
+        return _cumprod_backward_graph(F, g, self, dim)
+    return _cumprod_backward_zeros(g, x, result, w, zero, dim)
+
+
+def _cumprod_backward_graph(F, g, self, dim):
+    """Under create_graph with zeros in the input (PyTorch's O(n^2) branch): dy_j/dx_k is the product of
+    x_i for i <= j, i != k, one k at a time."""
+    x = _values(self)
+    n = x.shape[dim]
+    total = None
+    for k in range(n):
+        at_k = np.zeros(x.shape, dtype=x.dtype)
+        at_k[(slice(None),) * dim + (k,)] = 1
+        from_k = np.zeros(x.shape, dtype=x.dtype)
+        from_k[(slice(None),) * dim + (slice(k, None),)] = 1
+        omitted = F.cumprod(self * F.const(1 - at_k) + F.const(at_k), dim)
+        term = F.sum_dims(g * omitted * F.const(from_k), (dim,), True) * F.const(at_k)
+        total = term if total is None else total + term
+    return total
+
+
+def _cumprod_backward_zeros(g, x, out, w, zero, dim):
+    """PyTorch's O(n) mask gymnastics for slices holding zeros (plain backward only)."""
+    grad_input = np.zeros(x.shape, dtype=g.dtype)
+    count = np.cumsum(zero, axis=dim)
+    mask = count == 0                                   # before the first zero
+    with np.errstate(divide="ignore", invalid="ignore"):     # the zeros' own quotients are masked out
+        before = _flip_cumsum(np.where(mask, w, w.dtype.type(0)), dim) / x
+    grad_input[mask] = before[mask]
+    mask = count == 1                                   # from the first zero to the second
+    first = np.argmax(mask, axis=dim)
+    first_keep = np.expand_dims(first, dim)
+    first_mask = np.zeros(x.shape, dtype=bool)
+    np.put_along_axis(first_mask, first_keep, True, axis=dim)
+    first_mask &= mask
+    mask &= ~first_mask
+    prods = cumprod_array(np.where(mask, x, x.dtype.type(1)), dim)
+    value = (prods * np.where(count != 1, g.dtype.type(0), g)).sum(axis=dim, keepdims=True, dtype=g.dtype)
+    before_zero = np.take_along_axis(out, np.maximum(first_keep - 1, 0), axis=dim)
+    value = value * np.where(first_keep == 0, out.dtype.type(1), before_zero)
+    grad_input[first_mask] = np.broadcast_to(value, x.shape)[first_mask]
+    return grad_input
+
+
+# Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
-SUM      = Op("SumBackward0",  False, (lambda F, g, shape: F.expand(g, shape),))
-SUM_DIM  = Op("SumBackward1",  False, (_expand_back,))
-MEAN     = Op("MeanBackward0", False, (lambda F, g, shape, n: F.expand(g, shape) / n,))
-MEAN_DIM = Op("MeanBackward1", False, (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,))
-NORM     = Op("LinalgVectorNormBackward0", True, (_norm_backward,))
+SUM       = Op("SumBackward0",              False, (lambda F, g, shape: F.expand(g, shape),))
+SUM_DIM   = Op("SumBackward1",              False, (_expand_back,))
+MEAN      = Op("MeanBackward0",             False, (lambda F, g, shape, n: F.expand(g, shape) / n,))
+MEAN_DIM  = Op("MeanBackward1",             False, (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,))
+PROD      = Op("ProdBackward0",             True,  (_prod_backward,))
+PROD_DIM  = Op("ProdBackward1",             True,  (_prod_dim_backward,))
+MAX       = Op("MaxBackward1",              True,  (_evenly_distribute,))
+MIN       = Op("MinBackward1",              True,  (_evenly_distribute,))
+MAX_DIM   = Op("MaxBackward0",              True,  (_select_backward,))
+MIN_DIM   = Op("MinBackward0",              True,  (_select_backward,))
+AMAX      = Op("AmaxBackward0",             True,  (_amax_backward,))
+AMIN      = Op("AminBackward0",             True,  (_amax_backward,))
+NORM      = Op("LinalgVectorNormBackward0", True,  (_norm_backward,))
+STD       = Op("StdBackward0",              True,  (_std_backward,))
+VAR       = Op("VarBackward0",              True,  (_var_backward,))
+LOGSUMEXP = Op("LogsumexpBackward0",        True,  (_logsumexp_backward,))
+CUMSUM    = Op("CumsumBackward0",           False, (_cumsum_backward,))
+CUMPROD   = Op("CumprodBackward0",          True,  (_cumprod_backward,))
 # fmt: on
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+_REQUIRED = object()
+
+
+def _require_dim(dim, fn: str):
+    if dim is _REQUIRED:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "dim"')
 
 
 def _sum_dtype(a: np.ndarray):
@@ -36,14 +255,67 @@ def _sum_dtype(a: np.ndarray):
     return np.int64 if a.dtype.kind in "iub" else a.dtype
 
 
+def _reduce_dims(dim, ndim: int) -> tuple:
+    """The dims of a `dim=` that may be None or empty, both meaning every dim (sum, mean, amax, ...)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = reduction_dims(dim, ndim)
+    return dims if dims or not isinstance(dim, (tuple, list)) else tuple(range(ndim))
+
+
+def _int_dim(dim, fn: str, position: int = 1) -> int:
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{fn}(): argument 'dim' (position {position}) must be int, not {type(dim).__name__}")
+    return dim
+
+
+def exp_array(x: np.ndarray) -> np.ndarray:
+    """exp rounded once from double for float32/float16 (closer to PyTorch's kernels than numpy's own float32
+    exp, which can be an ulp off)."""
+    return np.exp(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else np.exp(x)
+
+
+def log_array(x: np.ndarray) -> np.ndarray:
+    return np.log(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else np.log(x)
+
+
+def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
+    """A cumulative sum or product as PyTorch's CPU kernel runs it: accumulated in double for
+    float32/float16 (acc_type), each partial result rounded to the tensor's dtype."""
+    if x.dtype == np.float32 or x.dtype == np.float16:
+        return fn(x.astype(np.float64), axis=axis).astype(x.dtype)
+    return fn(x, axis=axis, dtype=x.dtype)
+
+
+def cumsum_array(x, axis):
+    return _cum_array(np.cumsum, x, axis)
+
+
+def cumprod_array(x, axis):
+    return _cum_array(np.cumprod, x, axis)
+
+
+def _flip_cumsum(x, axis):
+    return np.flip(cumsum_array(np.flip(x, axis), axis), axis)
+
+
+def _float_result(x: np.ndarray, fn: str) -> np.ndarray:
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    return x
+
+
+# ------------------------------------------------------------------------------------------ sum, mean
+
 def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     x = a._a
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
-    if dim is None:
-        return record(SUM, np.asarray(x.sum(dtype=out_dtype)), (a,), (x.shape,))
-    dims = reduction_dims(dim, x.ndim)
+    if dim is None and not keepdim:
+        out = np.asarray(x.sum(dtype=out_dtype))
+        return record(SUM, out, (a,), (x.shape,), fit=fit_for(out, a) if dtype is not None else None)
+    dims = _reduce_dims(dim, x.ndim)
     out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
-    return record(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
+    return record(SUM_DIM, out, (a,), (x.shape, dims, keepdim), fit=fit_for(out, a) if dtype is not None else None)
 
 
 def mean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
@@ -51,35 +323,402 @@ def mean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     if x.dtype.kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {type_word(x)}")
+    fit = fit_for(x, a) if dtype is not None else None
+    if dim is None and not keepdim:
+        return record(MEAN, mean_array(x), (a,), (x.shape, x.size), fit=fit)
+    dims = _reduce_dims(dim, x.ndim)
+    n = math.prod(x.shape[d] for d in dims)
+    return record(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, dims, keepdim, n), fit=fit)
+
+
+def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
+    """The mean of a float array over `dims` (None: all of it): the sum divided by the count, in the array's
+    dtype; NaN when the count is zero. The backward formulas of std/var recompute it with this too."""
+    if dims is None:
+        return np.asarray(x.sum(dtype=x.dtype) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
+    dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
+    n = math.prod(x.shape[d] for d in dims)
+    s = x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)
+    return np.asarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
+
+
+# ------------------------------------------------------------------------------------------------ prod
+
+def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    x = a._a
+    if dtype is not None:
+        x = x.astype(dtype.np)
+    elif x.dtype.kind in "iub":
+        x = x.astype(np.int64)
     if dim is None:
-        n = x.size
-        out = np.asarray(x.sum(dtype=x.dtype) / x.dtype.type(n) if n else np.nan, dtype=x.dtype)
-        return record(MEAN, out, (a,), (x.shape, n))
-    dims = reduction_dims(dim, x.ndim)
-    n = 1
-    for d in dims:
-        n *= x.shape[d]
-    s = x.sum(axis=dims, keepdims=keepdim)
-    out = np.asarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
-    return record(MEAN_DIM, out, (a,), (x.shape, dims, keepdim, n))
+        out = np.asarray(np.prod(x, dtype=x.dtype))
+        if not needs_grad(a):
+            return Tensor(out)
+        return record(PROD, out, (a,), (saved_input(a, x), Out(out)), (version_check(a),), fit_for(out, a))
+    d = wrap_dim(_int_dim(dim, "prod"), x.ndim)
+    out = np.asarray(np.prod(x, axis=d if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=x.dtype))
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(PROD_DIM, out, (a,), (saved_input(a, x), Out(out), d, keepdim), (version_check(a),),
+                  fit_for(out, a))
 
 
-def norm(a: Tensor, p=2, dim=None, keepdim=False) -> Tensor:
+# ------------------------------------------------------------------------------------------- max, min
+
+class ReturnTypes(tuple):
+    """torch.return_types.<name>: the (values, indices) pair of max(dim), min(dim), sort, topk, ...
+
+    A tuple, so it unpacks, indexes and has len 2; it prints as PyTorch prints it.
+    """
+
+    def __new__(cls, name: str, values: Tensor, indices: Tensor):
+        pair = tuple.__new__(cls, (values, indices))
+        pair.name = name
+        return pair
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return return_types_repr(self.name, repr(self[0]), repr(self[1]))
+
+    __str__ = __repr__
+
+
+def reduce_max(a: Tensor, dim=None, keepdim=False, *, other=None):
+    """Tensor.max / torch.max: the largest element, max along a dim (values and indices), or maximum(a, b)."""
+    return _extreme(a, dim, keepdim, other, "max")
+
+
+def reduce_min(a: Tensor, dim=None, keepdim=False, *, other=None):
+    return _extreme(a, dim, keepdim, other, "min")
+
+
+def _extreme(a: Tensor, dim, keepdim, other, name: str):
+    if other is not None or dim.__class__ is Tensor:
+        b = other if other is not None else dim
+        return ops.maximum(a, b) if name == "max" else ops.minimum(a, b)
+    x = a._a
+    largest = name == "max"
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        out = np.asarray(x.max() if largest else x.min())
+        if not needs_grad(a):
+            return Tensor(out)
+        mask = np.isnan(x) if np.isnan(out) else x == out
+        saved = (Tensor(mask), int(np.count_nonzero(mask)), Out(out))
+        return record(MAX if largest else MIN, out, (a,), saved, (version_check(a),))
+    d = wrap_dim(_int_dim(dim, name), x.ndim)
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if x.ndim == 0:
+        values, idx = x.copy(), np.zeros((), dtype=np.int64)
+    else:
+        idx = np.expand_dims((np.argmax if largest else np.argmin)(x, axis=d), d)
+        values = np.take_along_axis(x, idx, axis=d)
+        if not keepdim:
+            values, idx = values.squeeze(d), idx.squeeze(d)
+    indices = Tensor(idx.astype(np.int64, copy=False))
+    if not needs_grad(a):
+        return ReturnTypes(name, Tensor(values), indices)
+    key = _index_key(x.shape, d, idx if keepdim else np.expand_dims(idx, d)) if x.ndim else ()
+    row = MAX_DIM if largest else MIN_DIM
+    return ReturnTypes(name, record(row, values, (a,), (x.shape, key, d, keepdim)), indices)
+
+
+def _index_key(shape: tuple, dim: int, idx: np.ndarray) -> tuple:
+    """An advanced-indexing key that addresses, in an array of `shape`, the element `idx` (keepdim shaped)
+    picks along `dim`."""
+    key = []
+    for i, n in enumerate(shape):
+        if i == dim:
+            key.append(idx)
+        else:
+            key.append(np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape)))))
+    return tuple(key)
+
+
+def amax(a: Tensor, dim=(), keepdim=False) -> Tensor:
+    return _amax(a, dim, keepdim, True)
+
+
+def amin(a: Tensor, dim=(), keepdim=False) -> Tensor:
+    return _amax(a, dim, keepdim, False)
+
+
+def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
+    x = a._a
+    name = "amax" if largest else "amin"
+    dims = _reduce_dims(dim, x.ndim)
+    empty = [d for d in dims if x.shape[d] == 0]
+    if empty and (dim is None or isinstance(dim, (tuple, list)) and not dim):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    if empty:
+        raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    fn = np.max if largest else np.min
+    out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
+    if not needs_grad(a):
+        return Tensor(out)
+    kept = out if keepdim or not x.ndim else np.expand_dims(out, dims)
+    mask = (x == kept).astype(x.dtype)
+    counts = mask.sum(axis=dims, keepdims=True) if x.ndim else mask
+    saved = (Tensor(mask), Tensor(counts), dims, keepdim, Out(out))
+    return record(AMAX if largest else AMIN, out, (a,), saved, (version_check(a),))
+
+
+def argmax(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _arg(a, dim, keepdim, True)
+
+
+def argmin(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _arg(a, dim, keepdim, False)
+
+
+def _arg(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
+    x = a._a
+    name = "argmax" if largest else "argmin"
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    fn = np.argmax if largest else np.argmin
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        out = np.asarray(fn(x), dtype=np.int64)
+        return Tensor(out.reshape((1,) * x.ndim) if keepdim else out)
+    d = wrap_dim(_int_dim(dim, name), x.ndim)
+    if x.ndim == 0:
+        return Tensor(np.zeros((), dtype=np.int64))
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return Tensor(np.asarray(fn(x, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+# ------------------------------------------------------------------------------------------------ norms
+
+def norm(a: Tensor, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
+    """torch.norm / Tensor.norm: a vector norm, except 'nuc' (and 'fro' over more than two dims)."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(a, 2, dim, keepdim, dtype)
+        return _matrix_norm(a, p, dim, keepdim)
+    return vector_norm(a, 2.0 if p is None else p, dim, keepdim, dtype)
+
+
+def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor:
+    x = _float_result(a._a, "linalg.vector_norm")
+    if dim is not None:
+        for i, d in enumerate((dim,) if isinstance(dim, int) else dim):
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but "
+                                f"found element of type {type(d).__name__} at pos {i}")
+    if dtype is not None:
+        if dtype.np.kind != "f":
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{TYPE_WORDS[dtype.np.name]}")
+        if dtype.np.itemsize < x.itemsize:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({type_word(x)}) should be "
+                               f"convertible without narrowing to the specified dtype ({TYPE_WORDS[dtype.np.name]})")
+        x = x.astype(dtype.np)
+    p = float(ord)
+    dims = None if dim is None else _reduce_dims(dim, x.ndim)
+    axis = dims if dims is not None else tuple(range(x.ndim))
+    if math.isinf(p) and x.size == 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    ax = np.abs(x)
+    one = x.dtype.type(1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 2:
+            out = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype))
+        elif p == 1:
+            out = np.sum(ax, axis=axis, keepdims=keepdim, dtype=x.dtype)
+        elif p == 0:
+            out = np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+        elif p == math.inf:
+            out = np.max(ax, axis=axis, keepdims=keepdim)
+        elif p == -math.inf:
+            out = np.min(ax, axis=axis, keepdims=keepdim)
+        else:
+            s = np.sum(np.power(ax, x.dtype.type(p)), axis=axis, keepdims=keepdim, dtype=x.dtype)
+            out = np.power(s, one / x.dtype.type(p))
+    if dims is None and keepdim:
+        out = np.reshape(out, (1,) * x.ndim)
+    out = np.asarray(out, dtype=x.dtype)
+    if not needs_grad(a):
+        return Tensor(out)
+    mask = counts = None
+    if math.isinf(p):
+        kept = out if keepdim or not x.ndim else np.expand_dims(out, axis)
+        m = (ax == kept) | np.isnan(ax)
+        mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
+    saved = (saved_input(a, x), Out(out), p, dims, keepdim, mask, counts)
+    return record(NORM, out, (a,), saved, (version_check(a),), fit_for(out, a) if dtype is not None else None)
+
+
+def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
+    x = a._a
+    if p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    dims = tuple(range(x.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
+    x = _float_result(x, "linalg.matrix_norm")
+    if needs_grad(a):
+        raise NotImplementedError("the gradient of norm(p='nuc') goes through an SVD, which gradcli does not have")
+    d0, d1 = (wrap_dim(d, x.ndim) for d in dims)
+    moved = np.moveaxis(x, (d0, d1), (-2, -1))
+    out = np.linalg.svd(moved, compute_uv=False).sum(axis=-1).astype(x.dtype)
+    if keepdim:
+        out = np.expand_dims(out, tuple(sorted((d0, d1))))
+    return Tensor(np.asarray(out))
+
+
+# -------------------------------------------------------------------------------------------- std, var
+
+def _std_var_args(fn: str, args: tuple, kwargs: dict):
+    """(dims or None, correction, keepdim) from PyTorch's three overloads of std/var:
+    (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)."""
+    kwargs = dict(kwargs)
+    unknown = set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}
+    if unknown:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    if args and isinstance(args[0], bool) and "dim" not in kwargs:
+        if len(args) > 1:
+            raise TypeError(f"{fn}() received an invalid combination of arguments")
+        kwargs["unbiased"] = args[0]
+        args = ()
+    names = ("dim", "unbiased", "keepdim")
+    if len(args) > len(names):
+        raise TypeError(f"{fn}() takes at most 3 positional arguments ({len(args)} given)")
+    for name, value in zip(names, args):
+        if name in kwargs:
+            raise TypeError(f"{fn}() got multiple values for argument '{name}'")
+        kwargs[name] = value
+    if "unbiased" in kwargs and "correction" in kwargs:
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got both unbiased and correction")
+    correction = kwargs.get("correction")
+    if correction is None:
+        correction = 1 if kwargs.get("unbiased", True) else 0
+    return kwargs.get("dim"), correction, bool(kwargs.get("keepdim", False))
+
+
+def std(a: Tensor, *args, **kwargs) -> Tensor:
+    dim, correction, keepdim = _std_var_args("std", args, kwargs)
+    return _std_var(a, dim, correction, keepdim, True)
+
+
+def var(a: Tensor, *args, **kwargs) -> Tensor:
+    dim, correction, keepdim = _std_var_args("var", args, kwargs)
+    return _std_var(a, dim, correction, keepdim, False)
+
+
+def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tensor:
     x = a._a
     if x.dtype.kind != "f":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {type_word(x)}")
-    dims = None if dim is None else (reduction_dims(dim, x.ndim))
-    keep = keepdim and dims is not None
-    if p == 2 or p == "fro":
-        out = np.sqrt(np.sum(x * x, axis=dims, keepdims=keep))
-    elif p == 1:
-        out = np.sum(np.abs(x), axis=dims, keepdims=keep)
-    elif p == float("inf"):
-        out = np.max(np.abs(x), axis=dims, keepdims=keep)
-    else:
-        raise NotImplementedError(f"norm with p={p!r} is not available yet in gradcli")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = None if dim is None else reduction_dims(dim, x.ndim)
+    axis = tuple(range(x.ndim)) if not dims else dims
+    x64 = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if dims is None:
+            # the whole tensor: PyTorch centres on the mean computed in the tensor's dtype
+            centre = np.float64(mean_array(x))
+            n = x.size
+        else:
+            centre = x64.mean(axis=axis, keepdims=True) if x.size else np.float64(np.nan)
+            n = math.prod(x.shape[d] for d in axis)
+        m2 = np.sum((x64 - centre) ** 2, axis=axis, keepdims=keepdim)
+        v = m2 / np.float64(n - correction if n - correction > 0 else 0) if x.size else m2 * np.nan
+        out = np.sqrt(v) if take_sqrt else v
+    if dims is None and keepdim:
+        out = np.reshape(out, (1,) * x.ndim)
+    out = np.asarray(out).astype(x.dtype)
+    if not needs_grad(a):
+        return Tensor(out)
+    if take_sqrt:
+        saved = (saved_input(a, x), Out(out), dims, correction, keepdim)
+        return record(STD, out, (a,), saved, (version_check(a),))
+    return record(VAR, out, (a,), (saved_input(a, x), dims, correction, keepdim), (version_check(a),))
+
+
+# ------------------------------------------------------------------------------------------- logsumexp
+
+def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
+    _require_dim(dim, "logsumexp")
+    x = a._a
+    if x.dtype.kind != "f":
+        x = x.astype(np.float32)
+    dims = reduction_dims(dim, x.ndim)
+    if not dims and x.ndim and not keepdim:
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * x.ndim}")
+    axis = dims if dims else tuple(range(x.ndim))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if x.ndim == 0:
+            out = x.copy()
+        elif x.size:
+            maxes = np.max(x, axis=axis, keepdims=True)
+            maxes[np.abs(maxes) == np.inf] = 0
+            s = np.sum(exp_array(x - maxes), axis=axis, keepdims=keepdim, dtype=x.dtype)
+            out = log_array(s) + (maxes if keepdim else np.squeeze(maxes, axis))
+        else:
+            out = log_array(np.sum(exp_array(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
     out = np.asarray(out, dtype=x.dtype)
-    if p != 2 and p != "fro" and a.requires_grad:
-        raise NotImplementedError(f"the gradient of norm with p={p!r} is not available yet in gradcli")
-    return record(NORM, out, (a,), (saved_input(a, x), Out(out), dims, keep), (version_check(a),))
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(LOGSUMEXP, out, (a,), (saved_input(a, x), Out(out), axis, keepdim), (version_check(a),))
+
+
+# ------------------------------------------------------------------------------------ cumsum, cumprod
+
+def _cum_input(a: Tensor, dtype) -> np.ndarray:
+    x = a._a
+    if dtype is not None:
+        return x.astype(dtype.np)
+    return x.astype(np.int64) if x.dtype.kind in "iub" else x
+
+
+def cumsum(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
+    _require_dim(dim, "cumsum")
+    x = _cum_input(a, dtype)
+    d = wrap_dim(_int_dim(dim, "cumsum"), x.ndim)
+    out = cumsum_array(x, d) if x.ndim else x.copy()
+    return record(CUMSUM, out, (a,), (d if x.ndim else 0, x.size), fit=fit_for(out, a) if dtype is not None else None)
+
+
+def cumprod(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
+    _require_dim(dim, "cumprod")
+    x = _cum_input(a, dtype)
+    d = wrap_dim(_int_dim(dim, "cumprod"), x.ndim)
+    out = cumprod_array(x, d) if x.ndim else x.copy()
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(CUMPROD, out, (a,), (saved_input(a, x), Out(out), d if x.ndim else 0), (version_check(a),),
+                  fit_for(out, a) if dtype is not None else None)
+
+
+# ---------------------------------------------------------------------------------------------- all, any
+
+def reduce_all(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _logical_reduce(a, dim, keepdim, np.all)
+
+
+def reduce_any(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    return _logical_reduce(a, dim, keepdim, np.any)
+
+
+def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
+    x = a._a
+    dims = _reduce_dims(dim, x.ndim)
+    out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asarray(fn(x))
+    if dim is None and keepdim:
+        out = out.reshape((1,) * x.ndim)
+    # uint8 tensors keep their dtype (0/1), as in PyTorch; everything else gives bool
+    return Tensor(out.astype(np.uint8) if x.dtype == np.uint8 else out)

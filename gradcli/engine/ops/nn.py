@@ -1,0 +1,718 @@
+"""torch.nn.functional: softmax and log_softmax, the losses, linear, normalize and dropout.
+
+Where PyTorch builds a function out of other ops (l1_loss, cross_entropy, linear, normalize, dropout)
+it is built here out of the same ops, so grad_fn chains print as PyTorch prints them; the rows below
+are the ops PyTorch records as nodes of their own.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine import ops, rng
+from gradcli.engine.recording import (Op, Out, broadcast_error, fit_for, needs_grad, operands, record, saved_input,
+                                      type_word, version_check, wrap_dim)
+from gradcli.engine.tensor import Size, Tensor
+
+_BCE_EPSILON = 1e-12
+_NO_DIM = object()
+
+
+def _mse_grad(F, g, self, target, reduction, n):
+    """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
+    return (2.0 / n if reduction == "mean" else 2.0) * (self - target) * g
+
+
+def _mse_target_grad(F, g, self, target, reduction, n):
+    return _mse_grad(F, g, target, self, reduction, n)
+
+
+def _softmax_grad(F, g, result, dims):
+    """_softmax_backward_data: (grad - sum(grad * result)) * result."""
+    return (g - F.sum_dims(g * result, dims, True)) * result
+
+
+def _log_softmax_grad(F, g, result, dims):
+    """_log_softmax_backward_data: grad - exp(result) * sum(grad)."""
+    return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+
+
+def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
+    """nll_loss_backward: -weight[target] * grad at each sample's target class, zero elsewhere."""
+    if not key or len(key[-1]) == 0:
+        return F.zeros_like(F.expand(g, shape))
+    if reduction == "none" and len(shape) == 2:
+        picked = F.getitem(g, key[0].tolist())
+        values = F.const(-weights) * picked if weights is not None else -picked
+    else:
+        grad = -(g / total_weight) if reduction == "mean" else -g
+        values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
+    return F.index_add(values, shape, key)
+
+
+def _scaled(F, grad, weight, reduction, n):
+    """The common tail of the binary cross entropy backwards: times the weight, over numel for 'mean'."""
+    if weight is not None:
+        grad = grad * F.const(weight)
+    return grad / n if reduction == "mean" else grad
+
+
+def _bce_self(F, g, self, target, weight, reduction, n):
+    return _scaled(F, g * (self - target) / F.clamp_min((1 - self) * self, _BCE_EPSILON), weight, reduction, n)
+
+
+def _bce_target(F, g, self, target, weight, reduction, n):
+    return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
+
+
+def _bce_logits_self(F, g, self, target, weight, pos_weight, reduction, n):
+    if pos_weight is not None:
+        t = F.const(pos_weight) * target
+        grad = (t + 1 - target) * F.sigmoid(self) - t
+    else:
+        grad = F.sigmoid(self) - target
+    return _scaled(F, grad * g, weight, reduction, n)
+
+
+def _bce_logits_target(F, g, self, target, weight, pos_weight, reduction, n):
+    if pos_weight is not None:
+        grad = (F.log_sigmoid(-self) - F.log_sigmoid(self) * F.const(pos_weight)) * g
+    else:
+        grad = -self * g
+    return _scaled(F, grad, weight, reduction, n)
+
+
+def _addmm_mat1(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
+    """mm_mat1_backward: computed transposed when mat1 was column-major, as PyTorch does."""
+    return F.t(F.mm(mat2, F.t(g))) if mat1_column_major else F.mm(g, F.t(mat2))
+
+
+def _addmm_mat2(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
+    return F.t(F.mm(F.t(g), mat1)) if mat2_column_major else F.mm(F.t(mat1), g)
+
+
+# Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
+# fmt: off
+SOFTMAX     = Op("SoftmaxBackward0",                      True,  (_softmax_grad,))
+LOG_SOFTMAX = Op("LogSoftmaxBackward0",                   True,  (_log_softmax_grad,))
+MSE_LOSS    = Op("MseLossBackward0",                      True,  (_mse_grad, _mse_target_grad))
+NLL_LOSS    = Op("NllLossBackward0",                      True,  (_nll_backward,))
+BCE         = Op("BinaryCrossEntropyBackward0",           True,  (_bce_self, _bce_target))
+BCE_LOGITS  = Op("BinaryCrossEntropyWithLogitsBackward0", True,  (_bce_logits_self, _bce_logits_target))
+ADDMM       = Op("AddmmBackward0",                        True,  (lambda F, g, mat1, mat2, c1, c2: g,
+                                                                  _addmm_mat1, _addmm_mat2))
+MUL_SCALAR  = Op("MulBackward1",                          False, (lambda F, g, other: g * other,))
+DIV_SCALAR  = Op("DivBackward1",                          False, (lambda F, g, other: g / other,))
+# fmt: on
+
+
+# ------------------------------------------------------------------------------------------ arguments
+
+def _expect_tensor(value, fn: str, name: str, position: int | None = None):
+    if value.__class__ is not Tensor:
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{name}'{where} must be Tensor, not {type(value).__name__}")
+
+
+def _expect_attr(value, attr: str):
+    """Where PyTorch's Python code calls a tensor method first (target.size(), input.norm(...)), a non-tensor
+    fails with Python's AttributeError."""
+    if value.__class__ is not Tensor:
+        raise AttributeError(f"'{type(value).__name__}' object has no attribute '{attr}'")
+
+
+def _int_dim(dim, fn: str) -> int:
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{fn}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return dim
+
+
+def _reduction(size_average, reduce, reduction: str) -> str:
+    """`reduction=`, or the legacy size_average/reduce pair when either is given."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        return "mean" if size_average and reduce else ("sum" if reduce else "none")
+    if reduction == "elementwise_mean":
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _cxx_double(v: float) -> str:
+    """A double as C++ streams print it in PyTorch's messages (6 significant digits, no trailing zeros)."""
+    return format(float(v), "g")
+
+
+def _rounded(fn, x: np.ndarray) -> np.ndarray:
+    """A float32 math function evaluated in double and rounded once, as close as numpy gets to the (nearly
+    correctly rounded) libm and Sleef functions PyTorch's kernels call."""
+    return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else fn(x)
+
+
+def _size_list(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _broadcast_pair(a: Tensor, b: Tensor):
+    """torch.broadcast_tensors(a, b): each operand expanded (ExpandBackward0) only when its shape changes."""
+    sa, sb = a._a.shape, b._a.shape
+    if sa == sb:
+        return a, b
+    try:
+        shape = np.broadcast_shapes(sa, sb)
+    except ValueError:
+        raise broadcast_error(sa, sb) from None
+    return (a if sa == shape else ops.expand(a, shape)), (b if sb == shape else ops.expand(b, shape))
+
+
+def _apply_reduction(t: Tensor, reduction: str) -> Tensor:
+    """apply_loss_reduction: mean() / sum() of an unreduced loss, as recorded ops."""
+    if reduction == "mean":
+        return ops.mean(t)
+    if reduction == "sum":
+        return ops.reduce_sum(t)
+    return t
+
+
+def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "mean":
+        return ops.reduce.mean_array(loss)
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+# ------------------------------------------------------------------------------- softmax, log_softmax
+
+def softmax(a: Tensor, dim=_NO_DIM, dtype=None) -> Tensor:
+    """torch.softmax / Tensor.softmax (dim required)."""
+    if dim is _NO_DIM:
+        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
+    return _softmax(a, dim, dtype, False)
+
+
+def log_softmax(a: Tensor, dim=_NO_DIM, dtype=None) -> Tensor:
+    if dim is _NO_DIM:
+        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
+    return _softmax(a, dim, dtype, True)
+
+
+def functional_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
+    """F.softmax: without a dim, PyTorch's legacy implicit choice (dim 0 for 0-, 1- and 3-d inputs, else 1)."""
+    _expect_attr(input, "softmax")
+    return _softmax(input, _implicit_dim(input) if dim is None else dim, dtype, False)
+
+
+def functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
+    _expect_attr(input, "log_softmax")
+    return _softmax(input, _implicit_dim(input) if dim is None else dim, dtype, True)
+
+
+def _implicit_dim(a: Tensor) -> int:
+    return 0 if a._a.ndim in (0, 1, 3) else 1
+
+
+def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
+    name = "log_softmax" if log else "softmax"
+    d = wrap_dim(_int_dim(dim, name), a._a.ndim)
+    if dtype is not None:
+        a = ops.to_dtype(a, dtype)
+    x = a._a
+    if x.dtype.kind != "f":
+        kernel = name + ("_lastdim" if x.ndim == 0 or d == x.ndim - 1 else "") + "_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
+    dims = (d,) if x.ndim else ()
+    if x.size == 0:
+        out = x.copy()
+    else:
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            shifted = x - np.max(x, axis=dims, keepdims=True)
+            e = ops.reduce.exp_array(shifted)
+            s = e.sum(axis=dims, keepdims=True, dtype=x.dtype)
+            if log:
+                out = shifted - ops.reduce.log_array(s)
+            elif d == x.ndim - 1 or not x.ndim:
+                out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
+            else:
+                out = e / s
+    if not needs_grad(a):
+        return Tensor(out)
+    return record(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (Out(out), dims))
+
+
+# ----------------------------------------------------------------------------- regression losses
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted_loss(ops.power(ops.sub(a, b), 2), input, weight, reduction)
+    reduction = _reduction(None, None, reduction)
+    x, y = operands(a, b)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
+    diff = x - y
+    out = _reduce_array(diff * diff, reduction)
+    if not needs_grad(a, b):
+        return Tensor(out)
+    saved = (saved_input(a, x), saved_input(b, y), reduction, x.size)
+    checks = tuple(version_check(t) for t in (a, b) if t.requires_grad)
+    return record(MSE_LOSS, out, (a, b), saved, checks or None, fit_for(out, a, b))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted_loss(ops.abs(ops.sub(a, b)), input, weight, reduction)
+    return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
+
+
+def _weighted_loss(errors: Tensor, input: Tensor, weight, reduction: str) -> Tensor:
+    """mse_loss / l1_loss with `weight=`: PyTorch computes these in Python, from recorded ops."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = ops.mul(errors, weight)
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return ops.reduce_sum(weighted)
+    if reduction == "mean":
+        return ops.div(ops.reduce_sum(weighted), ops.reduce_sum(weight))
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+# ------------------------------------------------------------------------------ classification losses
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean") -> Tensor:
+    _expect_tensor(input, "nll_loss_nd", "input", 1)
+    _expect_tensor(target, "nll_loss_nd", "target", 2)
+    return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+
+
+def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
+    x, t = a._a, target._a
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim != 1 and x.shape[0] != (t.shape[0] if t.ndim else 0):
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                         f"({t.shape[0] if t.ndim else 0}).")
+    if x.ndim > 2:
+        raise NotImplementedError("nll_loss over inputs of more than 2 dimensions (nll_loss2d) is not "
+                                  "available in gradcli")
+    if t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {t.shape[0]}")
+    classes = x.shape[-1]
+    w = None
+    if weight is not None:
+        w = weight._a
+        if w.ndim != 1 or w.size != classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
+                               f"but got weight tensor of shape: {_size_list(w.shape)}")
+    if t.dtype != np.int64 and t.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_word(t)}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for '{type_word(x)}'")
+    if w is not None and w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
+    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
+    if not needs_grad(a):
+        return Tensor(out)
+    saved = (x.shape, key, picked_w, reduction, float(total))
+    return record(NLL_LOSS, out, (a,), saved)
+
+
+def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: int):
+    """The CPU kernel: per-sample losses, or their cascade sum (eight levels of partial sums, as
+    nll_loss_out_frame accumulates them) over the weight total."""
+    classes = x.shape[-1]
+    rows = x.reshape(-1, classes)
+    dt = x.dtype.type
+    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
+    valid = np.nonzero(t != ignore_index)[0]
+    picked_w = w[t[valid]] if w is not None else None
+    key = (valid, t[valid]) if x.ndim == 2 else ((t[valid],) if valid.size else ())
+    if x.ndim == 1:
+        total = dt(w[t[0]] if w is not None else 1) if valid.size else dt(0)
+        value = -x[t[0]] * total if valid.size else dt(0)
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                value = value / total
+        return np.asarray(value, dtype=x.dtype), key, picked_w, total
+    if reduction == "none":
+        out = np.zeros(x.shape[0], dtype=x.dtype)
+        out[valid] = -rows[valid, t[valid]] * (picked_w if w is not None else dt(1))
+        return out, key, picked_w, dt(0)
+    levels = 8
+    batch = x.shape[0]
+    power = max(4, (int(batch - 1).bit_length() if batch > 1 else 0) // levels)
+    mask = (1 << power) - 1
+    loss = [dt(0)] * levels
+    weights = [dt(0)] * levels
+    for b in range(batch):
+        c = t[b]
+        if c == ignore_index:
+            continue
+        if w is not None:
+            loss[0] = dt(loss[0] - rows[b, c] * w[c])
+            weights[0] = dt(weights[0] + w[c])
+        else:
+            loss[0] = dt(loss[0] - rows[b, c])
+        for j in range(levels - 1):
+            if b & (mask << (j * power)):
+                break
+            weights[j + 1] = dt(weights[j + 1] + weights[j])
+            loss[j + 1] = dt(loss[j + 1] + loss[j])
+            weights[j] = loss[j] = dt(0)
+    total = dt(valid.size) if w is None else _accumulate(weights, dt)
+    value = _accumulate(loss, dt)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = dt(value / total)
+    return np.asarray(value, dtype=x.dtype), key, picked_w, total
+
+
+def _accumulate(values, dt):
+    total = dt(0)
+    for v in values:
+        total = dt(total + v)
+    return total
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0) -> Tensor:
+    _expect_tensor(input, "cross_entropy_loss", "input", 1)
+    _expect_tensor(target, "cross_entropy_loss", "target", 2)
+    reduction = _reduction(size_average, reduce, reduction)
+    x, t = input._a, target._a
+    class_dim = 0 if x.ndim == 1 else 1
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_cxx_double(label_smoothing)}")
+    if x.shape == t.shape:
+        if t.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got {type_word(t)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim)
+    if label_smoothing > 0.0:
+        return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+    return _nll_loss_nd(_softmax(input, class_dim, None, True), target, weight, reduction, ignore_index)
+
+
+def _cross_entropy_probabilities(a, target, weight, reduction, label_smoothing, class_dim) -> Tensor:
+    classes = a._a.shape[class_dim]
+    if weight is not None and (weight._a.ndim != 1 or weight._a.size != classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes or no "
+                           f"classes but got weight tensor of shape: {_size_list(weight._a.shape)}")
+    logp = _softmax(a, class_dim, None, True)
+    if label_smoothing > 0.0:
+        target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / classes)
+    product = ops.mul(logp, target)
+    if weight is not None:
+        product = ops.mul(product, ops.view(weight, tuple(classes if i == class_dim else 1
+                                                          for i in range(a._a.ndim))))
+    if reduction == "none":
+        return ops.neg(ops.reduce_sum(product, class_dim))
+    loss = ops.neg(ops.reduce_sum(product))
+    if reduction == "sum":
+        return loss
+    if a._a.size == 0:
+        return ops.fill(loss, math.nan)
+    return _div_scalar(loss, a._a.size // classes)
+
+
+def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_smoothing, class_dim) -> Tensor:
+    """cross_entropy_loss_label_smoothing: (1 - s) * nll + s / classes * (the loss against uniform targets)."""
+    logp = _softmax(a, class_dim, None, True)
+    nll = _nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    classes = logp._a.shape[class_dim]
+    ignored = target._a == ignore_index
+    if weight is not None:
+        shape = tuple(classes if i == class_dim else 1 for i in range(logp._a.ndim))
+        smooth = ops.neg(ops.reduce_sum(ops.mul(logp, ops.view(weight, shape)), class_dim))
+    else:
+        smooth = ops.neg(ops.reduce_sum(logp, class_dim))
+    smooth = ops.masked_fill(smooth, Tensor(ignored), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            total = Tensor(np.asarray(weight._a[target._a[~ignored].reshape(-1)].sum(dtype=weight._a.dtype)))
+        else:
+            total = Tensor(np.asarray(np.count_nonzero(~ignored), dtype=np.int64))
+        smooth = ops.div(ops.reduce_sum(smooth), total)
+    elif reduction == "sum":
+        smooth = ops.reduce_sum(smooth)
+    return ops.add(_mul_scalar(nll, 1 - label_smoothing), _mul_scalar(smooth, label_smoothing / classes))
+
+
+def _mul_scalar(a: Tensor, value: float) -> Tensor:
+    """`tensor * scalar` from C++ (mul.Scalar): MulBackward1, not the MulBackward0 of Python's `*`."""
+    return record(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
+
+
+def _div_scalar(a: Tensor, value) -> Tensor:
+    return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    w = _loss_weight(weight, target)
+    x, t = input._a, target._a
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {type_word(t)} but expected {type_word(x)}")
+    bad = ~((x >= 0) & (x <= 1)) | ~((t >= 0) & (t <= 1))
+    if bad.any():
+        first = np.argmax(bad.reshape(-1))
+        which = "input" if not 0 <= x.reshape(-1)[first] <= 1 else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+    dt = x.dtype.type
+    with np.errstate(divide="ignore"):
+        log_x, log_1mx = np.maximum(_rounded(np.log, x), dt(-100)), np.maximum(_rounded(np.log1p, -x), dt(-100))
+        loss = (t - dt(1)) * log_1mx - t * log_x
+    if w is not None:
+        loss = loss * w
+    out = _reduce_array(loss, reduction)
+    if not needs_grad(input, target):
+        return Tensor(out)
+    saved = (saved_input(input, x), saved_input(target, t), w, reduction, x.size)
+    checks = tuple(version_check(v) for v in (input, target) if v.requires_grad)
+    return record(BCE, out, (input, target), saved, checks or None, fit_for(out, input, target))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None) -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    x, t = input._a, target._a
+    if t.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
+    log_sig = np.minimum(x, x.dtype.type(0)) - _rounded(np.log1p, _rounded(np.exp, -np.abs(x)))
+    pw = w = None
+    if pos_weight is not None:
+        pw = pos_weight._a
+        _check_broadcast(pw.shape, t.shape)
+        log_weight = (pw - 1) * t + 1
+        _check_in_place(x.shape, log_weight.shape)
+        log_sig = (log_sig * log_weight).astype(x.dtype)
+    loss = ((1 - t) * x).astype(t.dtype)
+    loss = (loss - log_sig).astype(t.dtype)
+    if weight is not None:
+        w = weight._a
+        _check_in_place(loss.shape, w.shape)
+        loss = (loss * w).astype(t.dtype)
+    out = _reduce_array(loss, reduction)
+    if not needs_grad(input, target):
+        return Tensor(out)
+    saved = (saved_input(input, x), saved_input(target, t), w, pw, reduction, x.size)
+    checks = tuple(version_check(v) for v in (input, target) if v.requires_grad)
+    return record(BCE_LOGITS, out, (input, target), saved, checks or None, fit_for(out, input, target))
+
+
+def _check_broadcast(a_shape, b_shape):
+    try:
+        np.broadcast_shapes(a_shape, b_shape)
+    except ValueError:
+        raise broadcast_error(a_shape, b_shape) from None
+
+
+def _check_in_place(out_shape, other_shape):
+    """What `out.mul_(other)` demands of other's shape: broadcastable, and no bigger than out."""
+    _check_broadcast(out_shape, other_shape)
+    shape = np.broadcast_shapes(out_shape, other_shape)
+    if shape != tuple(out_shape):
+        raise RuntimeError(f"output with shape {_size_list(out_shape)} doesn't match the broadcast shape "
+                           f"{_size_list(shape)}")
+
+
+def _loss_weight(weight, target: Tensor):
+    """binary_cross_entropy's `weight`, expanded to the target's size (torch._C._infer_size's checks)."""
+    if weight is None:
+        return None
+    _expect_tensor(weight, "binary_cross_entropy", "weight")
+    ts, ws = tuple(target.shape), tuple(weight.shape)
+    n = len(ts)
+    for i in range(-1, -len(ws) - 1, -1):
+        if -i > n or (ws[i] != ts[i] and ws[i] != 1):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {ws[i]} at {i}! Mismatching argument "
+                               f"at index 1 had {Size(ws)}; but expected shape should be broadcastable to "
+                               f"{_size_list(ts)}")
+    return np.broadcast_to(weight._a, ts)
+
+
+# ---------------------------------------------------------------------------------------------- linear
+
+def linear(input, weight, bias=None) -> Tensor:
+    """F.linear as at::linear builds it: addmm for 2-d inputs with a bias, a flattened addmm for other
+    contiguous inputs with a bias, else matmul with the transposed weight (plus an in-place add)."""
+    _expect_tensor(input, "linear", "input", 1)
+    _expect_tensor(weight, "linear", "weight", 2)
+    if bias is not None:
+        _expect_tensor(bias, "linear", "bias", 3)
+    x, w = input._a, weight._a
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
+                           f"{w.ndim}D")
+    if bias is not None:
+        if x.ndim == 2:
+            return addmm(bias, input, ops.t(weight))
+        if x.flags.c_contiguous and (x.ndim == 3 or bias._a.ndim == 1):
+            rows = math.prod(x.shape[:-1])
+            result = addmm(bias, ops.view(input, (rows, x.shape[-1])), ops.t(weight))
+            tail = () if w.ndim == 1 else (result._a.shape[1],)
+            return ops.view(result, tuple(x.shape[:-1]) + tail)
+    out = ops.matmul(input, ops.t(weight))
+    if bias is not None:
+        out = out.add_(bias)
+    return out
+
+
+def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    """bias + mat1 @ mat2 (beta = alpha = 1), recorded as one AddmmBackward0."""
+    x, y, b = mat1._a, mat2._a, bias._a
+    if x.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {x.ndim}-D tensor")
+    if y.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {y.ndim}-D tensor")
+    if x.shape[1] != y.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                           f"{y.shape[0]}x{y.shape[1]})")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cxx_type(x)} != {_cxx_type(y)}")
+    if b.dtype != x.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_word(b)} and {type_word(y)}")
+    target = (x.shape[0], y.shape[1])
+    lead = len(target) - b.ndim
+    for i, s in enumerate(target):
+        have = b.shape[i - lead] if i >= lead else None
+        if lead < 0 or (have is not None and have != s and have != 1):
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {_size_list(target)}.  "
+                               f"Tensor sizes: {_size_list(b.shape)}")
+    out = x @ y + b
+    if not needs_grad(bias, mat1, mat2):
+        return Tensor(out)
+    saved = (saved_input(mat1, x), saved_input(mat2, y), _column_major(x), _column_major(y))
+    checks = tuple(version_check(t) for t in (mat1, mat2) if t.requires_grad)
+    fit = [(b.shape, b.dtype) if b.shape != out.shape else None, None, None]
+    return record(ADDMM, out, (bias, mat1, mat2), saved, checks or None, fit)
+
+
+def _column_major(x: np.ndarray) -> bool:
+    """The strides test of mm_mat1_backward / mm_mat2_backward: stride (1, rows)."""
+    item = x.itemsize
+    return x.strides[0] == item and x.strides[1] == item * x.shape[0]
+
+
+_CXX_TYPES = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
+
+
+def _cxx_type(x: np.ndarray) -> str:
+    return _CXX_TYPES[x.dtype.name]
+
+
+# ------------------------------------------------------------------------------- normalize, dropout
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor:
+    """input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)."""
+    _expect_attr(input, "norm")
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not available in gradcli")
+    denom = ops.clamp_min(ops.norm(input, p, dim, keepdim=True), eps)
+    return ops.div(input, ops.expand(denom, tuple(input._a.shape)))
+
+
+def dropout(input, p=0.5, training=True, inplace=False) -> Tensor:
+    """F.dropout on the CPU: input * (bernoulli(1 - p) / (1 - p)), the mask drawn from the default generator
+    in the input's memory order, exactly as PyTorch draws it."""
+    _expect_tensor(input, "dropout", "input", 1)
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _dropout(input, p, training, inplace)
+
+
+def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
+    """torch.dropout(input, p, train): both arguments required, p unchecked as in the C++ function."""
+    missing = [n for n, v in (("p", p), ("train", train)) if v is _NO_DIM]
+    if missing:
+        raise TypeError(f"dropout() missing {len(missing)} required positional arguments: "
+                        + ", ".join(f'"{n}"' for n in missing))
+    _expect_tensor(input, "dropout", "input", 1)
+    return _dropout(input, p, train, False)
+
+
+def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
+    x = a._a
+    if not training or p == 0 or x.size == 0:
+        return a
+    if p == 1:
+        noise = np.zeros((), dtype=x.dtype)
+    else:
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
+        keep = _bernoulli_in_memory_order(x, 1 - p)
+        noise = keep.astype(x.dtype) / x.dtype.type(1 - p)
+    if inplace:
+        return a.mul_(Tensor(noise))
+    return ops.mul(a, Tensor(noise))
+
+
+def _bernoulli_in_memory_order(x: np.ndarray, prob: float) -> np.ndarray:
+    """bernoulli_(prob) on empty_like(x): one double uniform per element, compared with prob, drawn in the
+    memory order of the mask, whose layout empty_like infers from x's strides (a transposed x gets a
+    transposed mask)."""
+    u = rng.default_generator.rand((x.size,), np.float64) < prob
+    if x.flags.c_contiguous:
+        return u.reshape(x.shape)
+    order = _dense_stride_order(x.shape, x.strides)
+    return np.transpose(u.reshape([x.shape[i] for i in order]), np.argsort(order))
+
+
+def _dense_stride_order(shape, strides) -> list:
+    """The dims from outermost to innermost of the layout infer_dense_strides gives empty_like: an insertion
+    sort by stride from the innermost dim out, where dims with stride 0 keep their places and equal strides
+    put the smaller size inside."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))            # perm[0] is the innermost dim
+
+    def compare(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for j in range(1, i + 1):
+            d0 = i - j
+            c = compare(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]

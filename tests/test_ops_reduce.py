@@ -1,0 +1,420 @@
+"""Reductions and torch.nn.functional: every row's backward against finite differences, second derivatives of
+the smooth ones, the forward kernels PyTorch computes its own way (cumulative sums in double, dropout's
+bernoulli stream, nll_loss's cascade sum), return_types, and PyTorch's error messages word for word."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import run_script
+from gradcli.engine import autograd, ops, rng
+from gradcli.engine.factories import tensor
+from gradcli.engine.functional import grad
+from gradcli.engine.ops import nn, reduce
+from gradcli.engine.tensor import Tensor
+from gradcli.stdlib import TORCH
+from test_gradcheck import _leaf, any_, gradcheck, pos
+
+F = TORCH.members["nn"].members["functional"].members
+R = np.random.RandomState(11)
+
+
+def distinct(*shape):
+    """Values far enough apart that no small step changes which one is the largest (max, amax, inf-norm)."""
+    n = int(np.prod(shape))
+    return (R.permutation(n) * 0.5 - n / 4 + R.uniform(-0.1, 0.1, size=n)).reshape(shape)
+
+
+def probs(*shape):
+    """Values inside (0, 1), away from the ends: binary cross entropy inputs and targets."""
+    return R.uniform(0.15, 0.85, size=shape)
+
+
+def with_zero(*shape):
+    a = any_(*shape)
+    a.reshape(-1)[1] = 0.0
+    return a
+
+
+def _const(a):
+    return Tensor(np.array(a, dtype=np.float64))
+
+
+TARGET = tensor([2, 0, 1])
+WEIGHT = _const([0.5, 2.0, 1.5])
+
+# row -> list of (function of float64 leaves, input arrays[, gradcheck options])
+CHECKS = {
+    reduce.SUM_DIM: [(lambda a: a.sum(()), (any_(2, 3),)), (lambda a: a.sum(dim=None, keepdim=True), (any_(2, 2),))],
+    reduce.MEAN_DIM: [(lambda a: a.mean(()), (any_(3, 2),)), (lambda a: a.mean((0, 1), keepdim=True), (any_(2, 3),))],
+    reduce.PROD: [(lambda a: a.prod(), (pos(2, 3),)), (lambda a: a.prod(), (with_zero(2, 3),)),
+                  (lambda a: a.prod(), (np.array([[1.5, 0.0], [0.0, 2.0]]),)), (lambda a: a.prod(), (any_(),))],
+    reduce.PROD_DIM: [(lambda a: a.prod(1), (any_(2, 3),)), (lambda a: a.prod(0, keepdim=True), (with_zero(3, 2),)),
+                      (lambda a: ops.prod(a, -1), (np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 3.0]]),))],
+    reduce.MAX: [(lambda a: a.max(), (distinct(2, 3),))],
+    reduce.MIN: [(lambda a: a.min(), (distinct(3, 2),))],
+    reduce.MAX_DIM: [(lambda a: a.max(1)[0], (distinct(2, 3),)),
+                     (lambda a: a.max(0, keepdim=True).values, (distinct(3, 2),)),
+                     (lambda a: a.max(0)[0], (any_(),))],
+    reduce.MIN_DIM: [(lambda a: torch_min(a, -1)[0], (distinct(2, 3),))],
+    reduce.AMAX: [(lambda a: a.amax(1), (distinct(2, 3),)), (lambda a: a.amax(), (distinct(3, 2),)),
+                  (lambda a: a.amax((0, 1), keepdim=True), (distinct(2, 2),))],
+    reduce.AMIN: [(lambda a: a.amin(0), (distinct(2, 3),))],
+    reduce.NORM: [(lambda a: a.norm(p=1), (any_(2, 3),)), (lambda a: a.norm(3, dim=1), (any_(2, 3),)),
+                  (lambda a: a.norm(0.5, 0, True), (any_(3, 2),)),
+                  (lambda a: a.norm(float("inf"), 1), (distinct(2, 3),)),
+                  (lambda a: a.norm(float("-inf")), (distinct(2, 3),)), (lambda a: a.norm(1.5) * a.sum(), (any_(3),)),
+                  (lambda a: a.norm(-1.0, 1), (any_(2, 2),)), (lambda a: a.norm(0) + a.sum(), (any_(3),)),
+                  (lambda a: a.norm(dim=None, keepdim=True), (any_(2, 2),))],
+    reduce.STD: [(lambda a: a.std(), (any_(2, 3),)), (lambda a: a.std(1), (any_(2, 3),)),
+                 (lambda a: a.std(0, keepdim=True, correction=0), (any_(3, 2),)),
+                 (lambda a: a.std(dim=-1), (any_(4),))],
+    reduce.VAR: [(lambda a: a.var(), (any_(3, 2),)), (lambda a: a.var((0, 1), False), (any_(2, 2),)),
+                 (lambda a: a.var(1, keepdim=True, correction=2), (any_(2, 4),))],
+    reduce.LOGSUMEXP: [(lambda a: a.logsumexp(1), (any_(2, 3),)), (lambda a: a.logsumexp((0, 1), True), (any_(2, 2),)),
+                       (lambda a: a.logsumexp(0), (any_(),))],
+    reduce.CUMSUM: [(lambda a: a.cumsum(1), (any_(2, 3),)), (lambda a: a.cumsum(0), (any_(1, 3),)),
+                    (lambda a: a.cumsum(-1), (any_(4),))],
+    reduce.CUMPROD: [(lambda a: a.cumprod(1), (any_(2, 3),)), (lambda a: a.cumprod(0), (any_(4),)),
+                     (lambda a: a.cumprod(1), (np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.5, 0.0, 3.0]]),))],
+    nn.SOFTMAX: [(lambda a: a.softmax(1), (any_(2, 3),)), (lambda a: F["softmax"](a, 0), (any_(3, 2),)),
+                 (lambda a: a.softmax(0), (any_(),))],
+    nn.LOG_SOFTMAX: [(lambda a: a.log_softmax(-1), (any_(2, 3),)), (lambda a: F["log_softmax"](a, dim=0), (any_(4),))],
+    nn.MSE_LOSS: [(lambda a, b: F["mse_loss"](a, b), (any_(2, 3), any_(2, 3))),
+                  (lambda a, b: F["mse_loss"](a, b, reduction="sum"), (any_(3), any_(3))),
+                  (lambda a, b: F["mse_loss"](a, b, reduction="none"), (any_(2, 2), any_(2))),
+                  (lambda a: F["mse_loss"](a, a * 0.5), (any_(3),))],
+    nn.NLL_LOSS: [(lambda a: F["nll_loss"](a, TARGET), (any_(3, 3),)),
+                  (lambda a: F["nll_loss"](a, TARGET, reduction="none"), (any_(3, 3),)),
+                  (lambda a: F["nll_loss"](a, TARGET, weight=WEIGHT, reduction="sum"), (any_(3, 3),)),
+                  (lambda a: F["nll_loss"](a, tensor([2, -100, 1]), weight=WEIGHT), (any_(3, 3),)),
+                  (lambda a: F["nll_loss"](a, tensor(1)), (any_(4),)),
+                  (lambda a: F["cross_entropy"](a, TARGET), (any_(3, 4),)),
+                  (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT[:3] * 1, reduction="none"), (any_(3, 3),))],
+    nn.BCE: [(lambda a, b: F["binary_cross_entropy"](a, b), (probs(2, 3), probs(2, 3))),
+             (lambda a, b: F["binary_cross_entropy"](a, b, weight=WEIGHT, reduction="none"),
+              (probs(2, 3), probs(2, 3))),
+             (lambda a, b: F["binary_cross_entropy"](a, b, reduction="sum"), (probs(4), probs(4)))],
+    nn.BCE_LOGITS: [(lambda a, b: F["binary_cross_entropy_with_logits"](a, b), (any_(2, 3), probs(2, 3))),
+                    (lambda a, b: F["binary_cross_entropy_with_logits"](a, b, pos_weight=WEIGHT, reduction="sum"),
+                     (any_(2, 3), probs(2, 3))),
+                    (lambda a, b: F["binary_cross_entropy_with_logits"](a, b, weight=WEIGHT, reduction="none"),
+                     (any_(2, 3), probs(2, 3)))],
+    nn.ADDMM: [(lambda x, w, b: F["linear"](x, w, b), (any_(2, 3), any_(4, 3), any_(4))),
+               (lambda x, w, b: F["linear"](x, w, b), (any_(3), any_(2, 3), any_(2))),
+               (lambda x, w, b: F["linear"](x, w, b), (any_(2, 2, 3), any_(2, 3), any_(1))),
+               (lambda x, w, b: F["linear"](x.t(), w, b), (any_(3, 2), any_(2, 3), any_(2)))],
+    nn.MUL_SCALAR: [(lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
+                    (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT, label_smoothing=0.3, reduction="none"),
+                     (any_(3, 3),))],
+    nn.DIV_SCALAR: [(lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
+                    (lambda a, b: F["cross_entropy"](a, b, weight=WEIGHT, label_smoothing=0.1),
+                     (any_(2, 3), probs(2, 3)))],
+}
+
+
+def torch_min(a, *args):
+    return TORCH.members["min"](a, *args)
+
+
+def _params():
+    for row, cases in CHECKS.items():
+        for i, case in enumerate(cases):
+            fn, arrays, options = case if len(case) == 3 else (*case, {})
+            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
+
+
+@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+def test_backward_matches_finite_differences(fn, arrays, options):
+    gradcheck(fn, *arrays, **options)
+
+
+@pytest.mark.parametrize("row", list(CHECKS))
+def test_node_name_is_recorded(row):
+    fn, arrays = CHECKS[row][0][:2]
+    out = fn(*[_leaf(a) for a in arrays])
+    names, stack = [], [out.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is not None:
+            names.append(n.op.node)
+            stack.extend(n.inputs)
+    assert row.node in names
+
+
+# Second derivatives: the create_graph gradient of sum(f(x)^2), checked against finite differences of itself.
+SECOND = [
+    ("prod", lambda a: a.prod(), (pos(3),)),
+    ("prod_dim", lambda a: a.prod(1), (any_(2, 3),)),
+    ("prod_one_zero", lambda a: a.prod() * a.sum(), (with_zero(3),)),
+    ("prod_dim_zero", lambda a: a.prod(0), (with_zero(2, 2),)),
+    ("max_dim", lambda a: a.max(1)[0] * a.sum(), (distinct(2, 3),)),
+    ("max", lambda a: a.max() * a, (distinct(3),)),
+    ("amax", lambda a: a.amax(0) * a.sum(), (distinct(2, 3),)),
+    ("norm2", lambda a: a.norm(dim=1), (any_(2, 3),)),
+    ("norm3", lambda a: a.norm(3), (any_(3),)),
+    ("norm1", lambda a: a.norm(1) * a, (any_(3),)),
+    ("norm_inf", lambda a: a.norm(float("inf")) * a, (distinct(3),)),
+    ("norm_half", lambda a: a.norm(0.5, 0), (any_(2, 2),)),
+    ("std", lambda a: a.std(), (any_(4),)),
+    ("std_dim", lambda a: a.std(1, keepdim=True), (any_(2, 3),)),
+    ("var_dim", lambda a: a.var(0, correction=0), (any_(3, 2),)),
+    ("logsumexp", lambda a: a.logsumexp(1), (any_(2, 3),)),
+    ("cumsum", lambda a: a.cumsum(1) * a, (any_(2, 3),)),
+    ("cumprod", lambda a: a.cumprod(0), (any_(3),)),
+    ("cumprod_zeros", lambda a: a.cumprod(1), (np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.5, 0.0, 3.0]]),)),
+    ("softmax", lambda a: a.softmax(1), (any_(2, 3),)),
+    ("log_softmax", lambda a: a.log_softmax(0), (any_(3, 2),)),
+    ("mse_loss", lambda a, b: F["mse_loss"](a * a, b), (any_(3), any_(3))),
+    ("nll_loss", lambda a: F["nll_loss"](a * a, TARGET, weight=WEIGHT), (any_(3, 3),)),
+    ("cross_entropy", lambda a: F["cross_entropy"](a, TARGET), (any_(3, 3),)),
+    ("cross_entropy_smoothed", lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
+    ("cross_entropy_probs", lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
+    ("bce", lambda a, b: F["binary_cross_entropy"](a, b), (probs(3), probs(3))),
+    ("bce_logits", lambda a, b: F["binary_cross_entropy_with_logits"](a, b, pos_weight=WEIGHT),
+     (any_(2, 3), probs(2, 3))),
+    ("linear", lambda x, w, b: F["linear"](x, w, b), (any_(2, 3), any_(2, 3), any_(2))),
+    ("normalize", lambda a: F["normalize"](a), (any_(2, 3),)),
+]
+
+
+def _first(fn):
+    def first(*xs):
+        with autograd.enable_grad():
+            leaves = [x if x.requires_grad else _leaf(x._a) for x in xs]
+            out = fn(*leaves)
+            gs = grad((out * out).sum(), leaves, create_graph=True)
+            total = gs[0]
+            for extra in gs[1:]:
+                total = total + extra.sum()
+        return total
+    return first
+
+
+@pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
+def test_second_derivative_matches_finite_differences(name, fn, arrays):
+    gradcheck(_first(fn), *arrays, atol=1e-4, rtol=1e-3)
+
+
+# ------------------------------------------------------------------------------------------ forward kernels
+
+def test_cumsum_and_cumprod_accumulate_in_double_like_pytorchs_cpu_kernel():
+    x = np.array([1e8, 1.0, -1e8, 1.0, 3.0], dtype=np.float32)
+    out = ops.cumsum(Tensor(x), 0)._a
+    assert out.dtype == np.float32
+    assert out.tolist() == [1e8, 1e8, 1.0, 2.0, 5.0]          # float32 accumulation would give 0., 1., 4.
+
+
+def test_integer_reductions_follow_pytorchs_dtypes():
+    i = Tensor(np.array([[1, 2], [3, 4]], dtype=np.int32))
+    assert ops.prod(i)._a.dtype == np.int64 and ops.cumsum(i, 0)._a.dtype == np.int64
+    assert ops.reduce_max(i)._a.dtype == np.int32 and ops.amax(i, 0)._a.dtype == np.int32
+    assert ops.logsumexp(i, 1)._a.dtype == np.float32
+    assert ops.reduce_all(Tensor(np.array([1, 0], dtype=np.uint8)))._a.dtype == np.uint8
+    assert ops.reduce_any(i)._a.dtype == np.bool_
+
+
+def test_arg_and_dim_extremes_pick_the_first_of_ties_and_propagate_nan():
+    x = tensor([[1.0, 3.0, 3.0], [2.0, float("nan"), 2.0]])
+    assert ops.argmax(x, 1).tolist() == [1, 1]
+    v, i = ops.reduce_min(x, 1)
+    assert i.tolist() == [0, 1] and np.isnan(v._a[1])
+
+
+def test_max_without_dim_shares_the_gradient_between_ties():
+    x = _leaf(np.array([[1.0, 5.0, 5.0], [7.0, 7.0, 3.0]]))
+    x.max().backward()
+    assert x.grad.tolist() == [[0, 0, 0], [0.5, 0.5, 0]]
+    y = _leaf(np.array([[1.0, 5.0, 5.0], [7.0, 7.0, 3.0]]))
+    y.max(1)[0].sum().backward()                           # with a dim the gradient goes to the index returned
+    assert y.grad.tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_return_types_print_unpack_and_index_like_pytorch():
+    r = tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]]).max(dim=1)
+    assert repr(r) == str(r) == "torch.return_types.max(\nvalues=tensor([5., 7.]),\nindices=tensor([1, 0]))"
+    values, indices = r
+    assert len(r) == 2 and r[0] is values and r.values is values and r.indices is indices and r[-1] is indices
+    result = run_script("import torch\nm = torch.tensor([[1., 5.], [7., 0.]], requires_grad=True)\n"
+                        "v, i = torch.min(m, 0, keepdim=True)\nprint(m.min(0))\nprint(v, i, len(m.max(1)))\n")
+    assert result.error is None
+    assert result.out == ("torch.return_types.min(\nvalues=tensor([1., 0.], grad_fn=<MinBackward0>),\n"
+                          "indices=tensor([0, 1]))\n"
+                          "tensor([[1., 0.]], grad_fn=<MinBackward0>) tensor([[0, 1]]) 2\n")
+
+
+def test_dropout_draws_pytorchs_bernoulli_stream():
+    """torch.manual_seed(0); F.dropout(torch.ones(20), 0.5) in PyTorch 2.13 (one double uniform per element)."""
+    rng.default_generator.manual_seed(0)
+    out = F["dropout"](tensor([1.0] * 20), 0.5)
+    assert out.tolist() == [0, 0, 2, 0, 0, 0, 2, 2, 0, 2, 2, 2, 2, 0, 2, 2, 2, 2, 0, 0]
+
+
+def test_dropout_fills_the_mask_in_memory_order():
+    """A transposed input gets its mask in storage order, as empty_like + bernoulli_ give it in PyTorch."""
+    rng.default_generator.manual_seed(5)
+    t = ops.t(tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    keep = F["dropout"](t, 0.5)._a != 0
+    rng.default_generator.manual_seed(5)
+    assert np.array_equal(keep, (rng.default_generator.rand((6,), np.float64) < 0.5).reshape(2, 3).T)
+
+
+def test_dropout_without_training_or_with_p_zero_returns_the_input_itself():
+    x = tensor([1.0, 2.0])
+    assert F["dropout"](x, 0.0) is x and F["dropout"](x, 0.7, training=False) is x
+
+
+def test_nll_loss_sums_in_cascade_like_the_cpu_kernel():
+    """Eight levels of partial sums (16 samples per level here): a plain float32 running sum would differ."""
+    x = np.zeros((40, 1), dtype=np.float32)
+    x[0, 0] = -1e8
+    x[1:, 0] = -1.0
+    out = F["nll_loss"](Tensor(x), Tensor(np.zeros(40, dtype=np.int64)), reduction="sum")
+    running = np.float32(0)
+    for v in x[:, 0]:
+        running = np.float32(running - v)
+    assert out.item() == 100000040.0 and running != np.float32(100000040.0)
+
+
+def test_softmax_and_losses_keep_float32():
+    x = tensor([[1.0, 2.0, 3.0], [1.0, -1.0, 0.5]])
+    for out in (x.softmax(1), F["cross_entropy"](x, tensor([2, 0])), F["mse_loss"](x, x * 2), F["normalize"](x)):
+        assert out._a.dtype == np.float32
+
+
+# -------------------------------------------------------------------------------------------------- errors
+
+PRE = ("import torch\nimport torch.nn.functional as F\n"
+       "x = torch.tensor([[1., 2., 3.], [1., -1., 0.5]], requires_grad=True)\n"
+       "y = torch.tensor([[0., 1., 1.], [1., 0., 0.]])\ntgt = torch.tensor([2, 0])\n")
+
+ERRORS = [
+    ("torch.tensor([]).max()", "RuntimeError: max(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument."),
+    ("torch.tensor([]).argmax()",
+     "IndexError: argmax(): Expected reduction dim to be specified for input.numel() == 0."),
+    ("torch.zeros(0, 3).max(0)", "IndexError: max(): Expected reduction dim 0 to have non-zero size."),
+    ("torch.zeros(0, 3).amax(0)", "IndexError: amax(): Expected reduction dim 0 to have non-zero size."),
+    ("torch.tensor([True, False]).argmax()", "RuntimeError: argmax(): does not support bool input"),
+    ("x.max(2)", "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    ("x.argmax((0, 1))", "TypeError: argmax(): argument 'dim' (position 1) must be int, not tuple"),
+    ("x.cumsum()", 'TypeError: cumsum() missing 1 required positional arguments: "dim"'),
+    ("torch.cumprod(x)", 'TypeError: cumprod() missing 1 required positional arguments: "dim"'),
+    ("x.logsumexp()", 'TypeError: logsumexp() missing 1 required positional arguments: "dim"'),
+    ("x.logsumexp(())", "RuntimeError: output with shape [] doesn't match the broadcast shape [1, 1]"),
+    ("x.softmax()", 'TypeError: softmax() missing 1 required positional arguments: "dim"'),
+    ("torch.tensor([1, 2]).std()", "RuntimeError: std and var only support floating point and complex dtypes"),
+    ("torch.tensor([1, 2]).norm()",
+     "RuntimeError: linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+    ("x.norm(p='abc')", "RuntimeError: linalg.matrix_norm: Order abc not supported."),
+    ("x.norm(p='nuc', dim=1)", "RuntimeError: linalg.matrix_norm: dim must be a 2-tuple. Got 1"),
+    ("torch.tensor([1, 2]).softmax(0)",
+     "NotImplementedError: \"softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+    ("torch.tensor([[1, 2]]).log_softmax(0)",
+     "NotImplementedError: \"log_softmax_kernel_impl\" not implemented for 'Long'"),
+    ("F.softmax(x, 1.5)", "TypeError: softmax(): argument 'dim' (position 1) must be int, not float"),
+    ("y = x * 1\nz = y.max()\ny.add_(1)\nz.backward()",
+     "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+     "operation: [torch.FloatTensor [2, 3]], which is output 0 of Add, is at version 1; expected version 0 "
+     "instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+     "torch.autograd.set_detect_anomaly(True, check_nan=False)."),
+    ("z = x.softmax(1)\nz.add_(1)\nz.sum().backward()",
+     "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+     "operation: [torch.FloatTensor [2, 3]], which is output 0 of Softmax, is at version 1; expected version 0 "
+     "instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+     "torch.autograd.set_detect_anomaly(True, check_nan=False)."),
+    ("z = x.prod()\nz.backward()\nz.backward()",
+     "RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after "
+     "they have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+     "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+     "if you need to access saved tensors after calling backward."),
+    ("F.mse_loss(x, y, reduction='bad')", "ValueError: bad is not a valid value for reduction"),
+    ("F.mse_loss(x, torch.ones(3, 3))",
+     "RuntimeError: The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ("F.mse_loss(torch.tensor([1, 2]), torch.tensor([3, 5]))",
+     "NotImplementedError: \"mse_cpu\" not implemented for 'Long'"),
+    ("F.mse_loss(x, 3)", "AttributeError: 'int' object has no attribute 'size'"),
+    ("F.mse_loss(x, y, weight=torch.ones(3))", "ValueError: Weights and input must have the same size."),
+    ("F.l1_loss(torch.tensor([1, 2]), torch.tensor([3, 5]))",
+     "RuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+     "dtype. Got: Long"),
+    ("F.cross_entropy(x, torch.tensor([3, 0]))", "IndexError: Target 3 is out of bounds."),
+    ("F.nll_loss(x, torch.tensor([-1, 0]))", "IndexError: Target -1 is out of bounds."),
+    ("F.cross_entropy(x, torch.tensor([2., 0.]))",
+     "RuntimeError: expected target dtype to be Long or Byte, but got Float"),
+    ("F.cross_entropy(x, torch.tensor([2, 0, 1]))",
+     "ValueError: Expected input batch_size (2) to match target batch_size (3)."),
+    ("F.nll_loss(x, torch.tensor(1))", "ValueError: Expected input batch_size (2) to match target batch_size (0)."),
+    ("F.nll_loss(x[0], torch.tensor([1, 2]))",
+     "ValueError: For 1D input, 1D target must have size 1, but got target size: 2"),
+    ("F.nll_loss(x, torch.tensor([[1], [2]]))",
+     "RuntimeError: 0D or 1D target tensor expected, multi-target not supported"),
+    ("F.nll_loss(torch.tensor(1.), torch.tensor(1))", "ValueError: Expected 1 or more dimensions (got 0)"),
+    ("F.nll_loss(x, tgt, weight=torch.tensor([1., 2.]))",
+     "RuntimeError: weight tensor should be defined either for all 3 classes or no classes but got weight tensor "
+     "of shape: [2]"),
+    ("F.nll_loss(x, tgt, weight=torch.tensor([1., 2., 3.]).double())",
+     "RuntimeError: expected scalar type Float but found Double"),
+    ("F.nll_loss(x.detach().long(), tgt)", "NotImplementedError: \"nll_loss_out_frame\" not implemented for 'Long'"),
+    ("F.cross_entropy(torch.tensor(1.), torch.tensor(1))",
+     "RuntimeError: Expected floating point type for target with class probabilities, got Long"),
+    ("F.cross_entropy(x, y, ignore_index=1)",
+     "RuntimeError: ignore_index is not supported for floating point target"),
+    ("F.cross_entropy(x, tgt, label_smoothing=1.5)",
+     "RuntimeError: label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+    ("F.cross_entropy(x, y, weight=torch.tensor([1., 2.]))",
+     "RuntimeError: cross_entropy: weight tensor should be defined either for all 3 classes or no classes but got "
+     "weight tensor of shape: [2]"),
+    ("F.cross_entropy([1, 2], tgt)",
+     "TypeError: cross_entropy_loss(): argument 'input' (position 1) must be Tensor, not list"),
+    ("F.binary_cross_entropy(x, y)", "RuntimeError: all elements of input should be between 0 and 1"),
+    ("F.binary_cross_entropy(x.sigmoid(), y * 3)", "RuntimeError: all elements of target should be between 0 and 1"),
+    ("F.binary_cross_entropy(x.sigmoid(), y[0])",
+     "ValueError: Using a target size (torch.Size([3])) that is different to the input size (torch.Size([2, 3])) "
+     "is deprecated. Please ensure they have the same size."),
+    ("F.binary_cross_entropy(x.sigmoid(), y.double())", "RuntimeError: Found dtype Double but expected Float"),
+    ("F.binary_cross_entropy(x.sigmoid(), y, weight=torch.tensor([1., 2.]))",
+     "RuntimeError: Attempting to broadcast a dimension of length 2 at -1! Mismatching argument at index 1 had "
+     "torch.Size([2]); but expected shape should be broadcastable to [2, 3]"),
+    ("F.binary_cross_entropy_with_logits(x, y[0])",
+     "ValueError: Target size (torch.Size([3])) must be the same as input size (torch.Size([2, 3]))"),
+    ("F.binary_cross_entropy_with_logits(x, tgt.expand(3, 2).t())",
+     "RuntimeError: result type Float can't be cast to the desired output type Long"),
+    ("F.binary_cross_entropy_with_logits(x, y, pos_weight=torch.ones(2))",
+     "RuntimeError: The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ("F.linear(x, torch.ones(2, 4))", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"),
+    ("F.linear(x, torch.ones(2, 3), torch.ones(3))",
+     "RuntimeError: The expanded size of the tensor (2) must match the existing size (3) at non-singleton "
+     "dimension 1.  Target sizes: [2, 2].  Tensor sizes: [3]"),
+    ("F.linear(torch.tensor(1.), torch.ones(2))",
+     "RuntimeError: both arguments to linear need to be at least 1D, but they are 0D and 1D"),
+    ("F.linear(x, torch.ones(2, 3).double())",
+     "RuntimeError: expected m1 and m2 to have the same dtype, but got: float != double"),
+    ("F.linear(x, torch.ones(2, 3), torch.ones(2).double())",
+     "RuntimeError: self and mat2 must have the same dtype, but got Double and Float"),
+    ("F.linear(x, torch.ones(3), torch.ones(2))", "RuntimeError: mat2 must be a matrix, got 1-D tensor"),
+    ("F.linear(x, torch.ones(2, 3, 3))", "RuntimeError: t() expects a tensor with <= 2 dimensions, but self is 3D"),
+    ("F.normalize(torch.tensor([1, 2]), dim=0)",
+     "RuntimeError: linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+    ("F.dropout(x, 1.5)", "ValueError: dropout probability has to be between 0 and 1, but got 1.5"),
+    ("F.dropout(x, 0.5, inplace=True)",
+     "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."),
+    ("F.dropout(torch.ones(3, dtype=torch.long), 0.5)",
+     "RuntimeError: result type Float can't be cast to the desired output type Long"),
+    ("torch.dropout(x, 0.5)", 'TypeError: dropout() missing 1 required positional arguments: "train"'),
+]
+
+
+@pytest.mark.parametrize("code, expected", ERRORS, ids=[e[0] for e in ERRORS])
+def test_error_messages_are_pytorchs(code, expected):
+    result = run_script(PRE + code + "\n")
+    assert result.error is not None, f"expected {expected}"
+    assert f"{result.error.kind}: {result.error.message}" == expected
+
+
+def test_cumsum_and_sum_save_no_tensors_so_a_second_backward_works():
+    result = run_script(PRE + "z = (x.cumsum(1) + x.sum(1, keepdim=True)).sum()\nz.backward()\nz.backward()\n"
+                              "print(x.grad)\n")
+    assert result.error is None
+    assert result.out == "tensor([[12., 10.,  8.],\n        [12., 10.,  8.]])\n"
