@@ -1,22 +1,115 @@
-"""Linear algebra: matrix products."""
+"""Linear algebra: matrix products (matmul and its cases, einsum), det, inverse, trace, diagonals."""
 
 from __future__ import annotations
 
-from gradcli.engine.recording import Op, needs_grad, record, saved_input, version_check
+import numpy as np
+
+from gradcli.engine.ops import arith, reduce, shape
+from gradcli.engine.recording import (Op, Out, fit_for, needs_grad, record, saved_input, type_word, version_check,
+                                      wrap_dim)
 from gradcli.engine.tensor import Tensor
 
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a singular matrix. A traceback names it after PyTorch's C++ binding."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "torch._C._LinAlgError"
+
+
 # fmt: off
-MM = Op("MmBackward0", True, (lambda F, g, self, mat2: F.mm(g, F.t(mat2)),
-                              lambda F, g, self, mat2: F.mm(F.t(self), g)))
+MM         = Op("MmBackward0",            True,  (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
+                                                  lambda F, g, self, mat2: F.matmul(F.t(self), g)))
+BMM        = Op("BmmBackward0",           True,  (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
+                                                  lambda F, g, self, mat2: F.bmm(F.mT(self), g)))
+MV         = Op("MvBackward0",            True,  (lambda F, g, self, vec: F.outer(g, vec),
+                                                  lambda F, g, self, vec: F.mv(F.t(self), g)))
+DOT        = Op("DotBackward0",           True,  (lambda F, g, self, tensor: g * tensor,
+                                                  lambda F, g, self, tensor: g * self))
+VDOT       = Op("VdotBackward0",          True,  (lambda F, g, self, other: g * other,
+                                                  lambda F, g, self, other: g * self))
+DET        = Op("LinalgDetBackward0",     True,  (lambda F, g, A, result: F.det_backward(g, A, result),))
+INV        = Op("LinalgInvExBackward0",   True,  (lambda F, g, result: -F.matmul(F.mT(result),
+                                                                                F.matmul(g, F.mT(result))),))
+SOLVE      = Op("LinalgSolveExBackward0", True,  (lambda F, g, A, result, left, vector:
+                                                  _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector),
+                                                                    result, left, vector),
+                                                  lambda F, g, A, result, left, vector:
+                                                  _solve_backward_B(F, g, A, result, left, vector)))
+TRACE      = Op("TraceBackward0",         False, (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)),
+                                                                                         sizes, 0, 0, 1),))
+DIAGONAL   = Op("DiagonalBackward0",      False, (lambda F, g, sizes, offset, dim1, dim2:
+                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG       = Op("DiagonalBackward0_copy", False, (lambda F, g, sizes, offset, dim1, dim2:
+                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG_EMBED = Op("DiagEmbedBackward0",     False, (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
+# the gradient of diagonal(), as an op of its own so create_graph can differentiate it again
+DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", False, (lambda F, g, offset, dim1, dim2:
+                                                           F.diagonal(g, offset, dim1, dim2),))
 # fmt: on
 
 _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",
                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
 
 
+def _tensor_arg(x, fn: str, name: str, position: int):
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+def _not_for_bool(x: np.ndarray, kernel: str):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _pair(a: Tensor, b: Tensor, row: Op, out: np.ndarray, x: np.ndarray, y: np.ndarray) -> Tensor:
+    """Record a product of two tensors; each saves the other only when that other needs a gradient."""
+    if not needs_grad(a, b):
+        return Tensor(out)
+    saved = (saved_input(a, x) if b.requires_grad else None, saved_input(b, y) if a.requires_grad else None)
+    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
+    return record(row, out, (a, b), saved, checks or None)
+
+
+def _solve_backward_B(F, g, A, result, left, vector):
+    """linalg_solve_backward's gradient for B: solve A^H gB = gX (a vector case solved as a column)."""
+    gB = F.solve(F.mT(A), F.unsqueeze_dims(g, (g.ndim,)) if vector else g, left)
+    return F.squeeze(gB, -1) if vector else gB
+
+
+def _solve_backward_A(F, gB, X, left, vector):
+    if vector:
+        gB, X = F.unsqueeze_dims(gB, (gB.ndim,)), F.unsqueeze_dims(X, (X.ndim,))
+    return -F.matmul(gB, F.mT(X)) if left else -F.matmul(F.mT(X), gB)
+
+
+# ------------------------------------------------------------------------------------- products
+
+# Products up to this size (multiply-adds) are summed in numpy one rank-one update at a time.
+_SEQUENTIAL_WORK = 1 << 20
+
+
+def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x @ y for (batches of) matrices, summed the way PyTorch's CPU BLAS sums them: from zero, one rank-one
+    update per inner index, in order. That agrees with PyTorch to the bit for bmm, for mm's gradients and
+    for most mm results (numpy's BLAS disagrees in most last bits); big products go to numpy."""
+    k = x.shape[-1]
+    shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
+    if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > _SEQUENTIAL_WORK:
+        return np.matmul(x, y)
+    out = np.zeros(shape, dtype=np.result_type(x, y))
+    for p in range(k):
+        out += x[..., :, p:p + 1] * y[..., p:p + 1, :]
+    return out
+
+
+def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """x @ v for a vector v, summed as matprod sums."""
+    return matprod(x, v[..., None])[..., 0]
+
+
 def mm(a: Tensor, b: Tensor) -> Tensor:
-    if b.__class__ is not Tensor:
-        raise TypeError(f"mm(): argument 'mat2' (position 1) must be Tensor, not {type(b).__name__}")
+    _tensor_arg(b, "mm", "mat2", 1)
     x, y = a._a, b._a
     if x.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -28,7 +121,707 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_DTYPE_WORDS[x.dtype.name]} != {_DTYPE_WORDS[y.dtype.name]}")
-    out = x @ y
-    if not needs_grad(a, b):
+    _not_for_bool(x, "addmm_impl_cpu_")
+    return _pair(a, b, MM, matprod(x, y), x, y)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    _tensor_arg(b, "bmm", "mat2", 1)
+    x, y = a._a, b._a
+    if x.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if y.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{x.shape[0]}, "
+                           f"{x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}].")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(y)}")
+    _not_for_bool(x, "bmm")
+    return _pair(a, b, BMM, matprod(x, y), x, y)
+
+
+def mv(a: Tensor, vec: Tensor) -> Tensor:
+    _tensor_arg(vec, "mv", "vec", 1)
+    x, v = a._a, vec._a
+    if x.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {v.ndim}")
+    if x.shape[1] != v.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), "
+                           f"vec ({v.shape[0]})")
+    if x.dtype != v.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_word(v)}, "
+                           f"{type_word(x)}, and {type_word(v)}")
+    _not_for_bool(x, "addmv_impl_cpu")
+    return _pair(a, vec, MV, matvec(x, v), x, v)
+
+
+def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
+    _tensor_arg(b, name, "tensor" if name == "dot" else "other", 1)
+    x, y = a._a, b._a
+    if x.ndim != 1 or y.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found {type_word(x)} and "
+                           f"{type_word(y)}")
+    if x.size != y.size:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
+                           f"same number of elements, but got {x.size} and {y.size} elements respectively")
+    _not_for_bool(x, "dot")
+    return _pair(a, b, row, np.asarray(np.dot(x, y), dtype=x.dtype), x, y)
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    return _dot(a, b, DOT, "dot")
+
+
+def vdot(a: Tensor, b: Tensor) -> Tensor:
+    return _dot(a, b, VDOT, "vdot")
+
+
+def outer(a: Tensor, vec2: Tensor) -> Tensor:
+    """PyTorch composes it: self.reshape(n, 1) * vec2 (MulBackward0 over ViewBackward0)."""
+    _tensor_arg(vec2, "outer", "vec2", 1)
+    for t, name in ((a, "self"), (vec2, "vec2")):
+        if t._a.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._a.ndim}-D")
+    return arith.mul(shape.reshape(a, a._a.shape[0], 1), vec2)
+
+
+def _should_fold(t1: Tensor, t2: Tensor) -> bool:
+    """PyTorch's choice (LinearAlgebra.cpp `should_fold`) of folding the batch of the larger operand
+    into the rows of one mm/mv instead of a bmm."""
+    larger = t1._a.ndim >= t2._a.ndim
+    big = t1._a if larger else np.swapaxes(t2._a, -1, -2)
+    small = t2 if larger else t1
+    if not (big.ndim >= 3 and small._a.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if t1._a.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    strides = [s // big.itemsize for s in big.strides]
+    return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """`@`, composed as PyTorch composes it, so the recorded nodes are PyTorch's: dot, mv, mm,
+    unsqueeze-mm-squeeze_, a folded mm/mv under an _unsafe_view, or expand-reshape-bmm."""
+    _tensor_arg(b, "matmul", "other", 1)
+    d1, d2 = a._a.ndim, b._a.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return dot(a, b)
+    if d1 == 2 and d2 == 1:
+        return mv(a, b)
+    if d1 == 1 and d2 == 2:
+        return shape.squeeze_(mm(shape.unsqueeze(a, 0), b), 0)
+    if d1 == 2 and d2 == 2:
+        return mm(a, b)
+    if _should_fold(a, b):
+        transpose = d2 > d1
+        t1 = shape.transpose(b, -2, -1) if transpose else a
+        t2 = (shape.t(a) if d1 == 2 else a) if transpose else b
+        sizes = t1._a.shape
+        out_shape = list(sizes[:-1])
+        folded = 1
+        for s in out_shape:
+            folded *= s
+        t1_folded = shape.reshape(t1, folded, sizes[-1])
+        if t2._a.ndim == 2:
+            output = shape.unsafe_view(mm(t1_folded, t2), out_shape + [t2._a.shape[1]])
+            return shape.contiguous(shape.transpose(output, -2, -1)) if transpose else output
+        return shape.unsafe_view(mv(t1_folded, t2), out_shape)
+    sa, sb = a._a.shape, b._a.shape
+    n = sa[-2] if d1 > 1 else 1
+    m1 = sa[-1]
+    batch1 = sa[:max(d1 - 2, 0)]
+    m2 = sb[-2] if d2 > 1 else sb[0]
+    p = sb[-1] if d2 > 1 else 1
+    batch2 = sb[:max(d2 - 2, 0)]
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a.requires_grad:
+            return matmul(shape.squeeze(a, 0), b)
+        if batch2[0] == 1 and b.requires_grad:
+            return matmul(a, shape.squeeze(b, 0))
+    batch = list(shape.broadcast_shapes(batch1, batch2))
+    count = 1
+    for s in batch:
+        count *= s
+    t1 = shape.reshape(shape.expand(a, batch + [n, m1]), count, n, m1)
+    if d2 == 1:
+        t2 = shape.unsqueeze(shape.reshape(shape.expand(b, batch + [m2]), count, m2), 2)
+    else:
+        t2 = shape.reshape(shape.expand(b, batch + [m2, p]), count, m2, p)
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    product = bmm(t1, t2)
+    return shape.unsafe_view(shape.squeeze_(product, -1) if d2 == 1 else product, out_shape)
+
+
+# ------------------------------------------------------------------------------------------ einsum
+
+_ELLIPSIS = 52        # labels are 0..25 for A-Z, 26..51 for a-z
+
+
+def _subscript(c: str) -> int:
+    return ord(c) - ord("A") if c <= "Z" else ord(c) - ord("a") + 26
+
+
+def _label(s: int) -> str:
+    return chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26)
+
+
+def _is_label(c: str) -> bool:
+    return "a" <= c <= "z" or "A" <= c <= "Z"
+
+
+def _einsum_inputs(lhs: str, count: int) -> list:
+    labels = [[] for _ in range(count)]
+    cur, i, seen_ellipsis = 0, 0, False
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if seen_ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for operand {cur} for which an ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {cur} that is not part of any ellipsis")
+            labels[cur].append(_ELLIPSIS)
+            seen_ellipsis = True
+            i += 2
+        elif c == ",":
+            cur += 1
+            if cur >= count:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            seen_ellipsis = False
+        elif c != " ":
+            if not _is_label(c):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            labels[cur].append(_subscript(c))
+        i += 1
+    if cur != count - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return labels
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """PyTorch's einsum (Linear.cpp), step for step: diagonals for repeated labels, unsqueeze and permute
+    every operand to one layout, then contract left to right with sums and bmm, so the recorded nodes
+    are PyTorch's."""
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    for i, t in enumerate(operands):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"einsum(): argument 'operands' must be tuple of Tensors, but found element of type "
+                            f"{type(t).__name__} at pos {i}")
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _einsum_inputs(lhs, len(operands))
+
+    label_count = [0] * _ELLIPSIS
+    ell_num_dim = 0
+    for i, (t, labels) in enumerate(zip(operands, op_labels)):
+        ndims = t._a.ndim
+        nlabels = len(labels)
+        has_ellipsis = _ELLIPSIS in labels
+        if has_ellipsis:
+            nlabels -= 1
+            ell_num_dim = max(ell_num_dim, ndims - nlabels)
+        for s in labels:
+            if s != _ELLIPSIS:
+                label_count[s] += 1
+        if (nlabels > ndims) if has_ellipsis else (nlabels != ndims):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nlabels}) "
+                               + ("is more than" if has_ellipsis else "does not match")
+                               + f" the number of dimensions ({ndims}) for operand {i}"
+                               + ("" if has_ellipsis else " and no ellipsis was given"))
+
+    # every operand is aligned to (output dims, then contracted dims): label -> index in that layout
+    perm_of = [-1] * _ELLIPSIS
+    perm = ell_index = 0
+    ell_in_output = False
+    if arrow < 0:
+        perm = ell_num_dim
+        ell_in_output = True
+        for s in range(_ELLIPSIS):
+            if label_count[s] == 1:
+                perm_of[s] = perm
+                perm += 1
+    else:
+        rhs = equation[arrow + 2:]
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_in_output:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                i += 2
+                ell_index = perm
+                perm += ell_num_dim
+                ell_in_output = True
+            elif c != " ":
+                if not _is_label(c):
+                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
+                                       "equation string, subscripts must be in [a-zA-Z]")
+                s = _subscript(c)
+                if label_count[s] == 0 or perm_of[s] != -1:
+                    raise RuntimeError(f"einsum(): output subscript {c}" + (
+                        " appears more than once in the output" if perm_of[s] != -1
+                        else " does not appear in the equation for any input operand"))
+                perm_of[s] = perm
+                perm += 1
+            i += 1
+    out_num_dim = perm
+    if not ell_in_output:
+        ell_index = perm
+        perm += ell_num_dim
+    for s in range(_ELLIPSIS):
+        if label_count[s] > 0 and perm_of[s] == -1:
+            perm_of[s] = perm
+            perm += 1
+
+    label_size = [1] * _ELLIPSIS
+    ell_sizes = [1] * ell_num_dim
+    dim_counts = [0] * perm
+    ops = []
+    for i, t in enumerate(operands):
+        op = t
+        permutation = [-1] * perm
+        dim = 0
+        for s in op_labels[i]:
+            if s == _ELLIPSIS:
+                ndim = t._a.ndim - (len(op_labels[i]) - 1)
+                for j in range(ell_num_dim - ndim, ell_num_dim):
+                    size = op._a.shape[dim]
+                    if size != 1:
+                        if ell_sizes[j] != 1 and ell_sizes[j] != size:
+                            raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has "
+                                               f"size {size} which does not broadcast with previously seen "
+                                               f"ellipsis with size {ell_sizes[j]} for the respective dimension")
+                        ell_sizes[j] = size
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[perm_of[s]] == -1:
+                size = op._a.shape[dim]
+                if size != 1:
+                    if label_size[s] != 1 and label_size[s] != size:
+                        raise RuntimeError(f"einsum(): subscript {_label(s)} has size {size} for operand {i} which "
+                                           f"does not broadcast with previously seen size {label_size[s]}")
+                    label_size[s] = size
+                    dim_counts[perm_of[s]] += 1
+                permutation[perm_of[s]] = dim
+                dim += 1
+            else:
+                prev = permutation[perm_of[s]]
+                sizes = op._a.shape
+                if sizes[dim] != sizes[prev]:
+                    raise RuntimeError(f"einsum(): subscript {_label(s)} is repeated for operand {i} but the sizes "
+                                       f"don't match, {sizes[dim]} != {sizes[prev]}")
+                op = shape.movedim(diagonal(op, 0, prev, dim), -1, prev)
+        for k in range(perm):
+            if permutation[k] == -1:
+                op = shape.unsqueeze(op, dim)
+                permutation[k] = dim
+                dim += 1
+        ops.append(shape.permute(op, permutation))
+
+    while len(ops) > 1:
+        a, b = ops[0], ops[1]
+        del ops[:2]
+        sum_dims, a_dims, b_dims = [], [], []
+        for dim in range(out_num_dim, perm):
+            if a._a.shape[dim] != 1 and b._a.shape[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:
+                if a._a.shape[dim] != 1:
+                    a_dims.append(dim)
+                    dim_counts[dim] = 0
+                elif b._a.shape[dim] != 1:
+                    b_dims.append(dim)
+                    dim_counts[dim] = 0
+        if a_dims:
+            a = reduce.reduce_sum(a, a_dims, keepdim=True)
+        if b_dims:
+            b = reduce.reduce_sum(b, b_dims, keepdim=True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+
+    result = ops[0]
+    if perm > out_num_dim:
+        if len(operands) > 1:
+            return shape.view(result, result._a.shape[:out_num_dim])
+        return reduce.reduce_sum(result, tuple(range(out_num_dim, perm)))
+    return result
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
+    """Multiply two aligned operands and sum `sum_dims` (kept as size 1): permute each to
+    (batch, rows, summed) x (batch, summed, cols), one bmm, then view and permute back."""
+    if not sum_dims:
+        return arith.mul(left, right)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left._a.ndim):
+        sl, sr = left._a.shape[i] != 1, right._a.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left._a.shape[i] != right._a.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left._a.shape[i]
+            elif sl:
+                left = reduce.reduce_sum(left, (i,), keepdim=True)
+            elif sr:
+                right = reduce.reduce_sum(right, (i,), keepdim=True)
+        elif sl and sr:
+            if left._a.shape[i] != right._a.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left._a.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left._a.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right._a.shape[i]
+    if lo and ro and ro[-1] < lo[0]:
+        # PyTorch swaps the operands when that lets bmm write the output in order
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
+    out_size = ([left._a.shape[d] for d in lro] + [left._a.shape[d] for d in lo] + [1] * len(sum_dims)
+                + [right._a.shape[d] for d in ro])
+    operm = [0] * len(out_size)
+    for i, d in enumerate(lro + lo + sum_dims + ro):
+        operm[d] = i
+    left = shape.reshape(shape.permute(left, lro + lo + sum_dims + ro), lro_size, lo_size, sum_size)
+    right = shape.reshape(shape.permute(right, lro + sum_dims + ro + lo), lro_size, sum_size, ro_size)
+    return shape.permute(shape.view(bmm(left, right), out_size), operm)
+
+
+# ------------------------------------------------------------------------------------ determinants
+
+def _square(a: Tensor, fn: str) -> np.ndarray:
+    """The array of a batch of square float matrices, with PyTorch's checks in PyTorch's order."""
+    x = a._a
+    if x.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {x.shape[-2]} by "
+                           f"{x.shape[-1]} matrices")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    return x
+
+
+def lu_factor(a: np.ndarray):
+    """LU factorisation with partial pivoting of a batch of square matrices, as LAPACK's getrf computes
+    it: the factors packed in one array (unit L below the diagonal, U on and above), the row swapped
+    with row j at step j, and `info`, the 1-based index of the first zero pivot (0 when none).
+
+    The column below a pivot is scaled by the pivot's reciprocal, except that matrices of order 4 or
+    less divide the last one-element column: the rounding of PyTorch's CPU LAPACK, checked bit for bit."""
+    n = a.shape[-1]
+    b = int(np.prod(a.shape[:-2], dtype=np.int64))
+    lu = np.array(a, copy=True).reshape((b, n, n))
+    pivots = np.zeros((b, n), dtype=np.int64)
+    info = np.zeros(b, dtype=np.int64)
+    batch = np.arange(b)
+    for j in range(n):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        pivots[:, j] = p
+        swap = batch[p != j]
+        if swap.size:
+            row = lu[swap, j].copy()
+            lu[swap, j] = lu[swap, p[swap]]
+            lu[swap, p[swap]] = row
+        pivot = lu[:, j, j]
+        info[(info == 0) & (pivot == 0)] = j + 1
+        live = batch[pivot != 0]
+        if j + 1 < n and live.size:
+            if n <= 4 and j == n - 2:
+                lu[live, j + 1:, j] /= pivot[live, None]
+            else:
+                lu[live, j + 1:, j] *= (lu.dtype.type(1) / pivot[live])[:, None]
+            lu[live, j + 1:, j + 1:] -= lu[live, j + 1:, j, None] * lu[live, None, j, j + 1:]
+    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+
+
+def _lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:
+    """Solve M X = B (or M^T X = B) for M = P L U factored by lu_factor (same batch shape as B), in the
+    order of operations of PyTorch's CPU LAPACK, checked bit for bit for matrices up to order 7: each row's
+    products are summed first (L's from the left, U's from the right) and then subtracted, and U's
+    diagonal divides by multiplying with its reciprocal. The transposed solve is only close."""
+    n = lu.shape[-1]
+    b = int(np.prod(lu.shape[:-2], dtype=np.int64))
+    lu = lu.reshape((b, n, n))
+    pivots = pivots.reshape((b, n))
+    x = np.array(rhs, copy=True).reshape(lu.shape[:1] + rhs.shape[-2:])
+    one = lu.dtype.type(1)
+    diag = np.diagonal(lu, 0, -2, -1)
+    if not adjoint:
+        for j in range(n):                        # row swaps, in order
+            _swap_rows(x, j, pivots[..., j])
+        for i in range(n):                        # L (unit lower), forward
+            acc = np.zeros_like(x[:, i])
+            for k in range(i):
+                acc = acc + lu[:, i, k:k + 1] * x[:, k]
+            x[:, i] = x[:, i] - acc
+        for i in range(n - 1, -1, -1):            # U (upper), backward
+            acc = np.zeros_like(x[:, i])
+            for k in range(n - 1, i, -1):
+                acc = acc + lu[:, i, k:k + 1] * x[:, k]
+            x[:, i] = (x[:, i] - acc) * (one / diag[:, i:i + 1])
+        return x.reshape(rhs.shape)
+    for i in range(n):                            # U^T (lower), forward
+        acc = np.zeros_like(x[:, i])
+        for k in range(i):
+            acc = acc + lu[:, k, i:i + 1] * x[:, k]
+        x[:, i] = (x[:, i] - acc) * (one / diag[:, i:i + 1])
+    for i in range(n - 1, -1, -1):                # L^T (unit upper), backward
+        acc = np.zeros_like(x[:, i])
+        for k in range(n - 1, i, -1):
+            acc = acc + lu[:, k, i:i + 1] * x[:, k]
+        x[:, i] = x[:, i] - acc
+    for j in range(n - 1, -1, -1):                # row swaps, undone in reverse order
+        _swap_rows(x, j, pivots[..., j])
+    return x.reshape(rhs.shape)
+
+
+# Beyond this order LAPACK switches to blocked kernels: numpy's solver is as close as anything then.
+_EMULATED_ORDER = 16
+
+
+def _solve_checked(M: np.ndarray, B: np.ndarray):
+    """X with M X = B for batches of matrices (broadcast), as PyTorch's solver computes it, and the LU's
+    `info` of each matrix (0, or the 1-based index of the first zero pivot: M singular)."""
+    batch = np.broadcast_shapes(M.shape[:-2], B.shape[:-2])
+    M = np.broadcast_to(M, batch + M.shape[-2:])
+    B = np.broadcast_to(B, batch + B.shape[-2:])
+    lu, pivots, info = lu_factor(M)
+    if info.any():
+        return None, info
+    if M.shape[-1] > _EMULATED_ORDER:
+        return np.linalg.solve(M, B), info
+    return _lu_solve(lu, pivots, B, adjoint=False), info
+
+
+def _swap_rows(x: np.ndarray, j: int, p: np.ndarray) -> None:
+    """Swap row j with row p[b] of each matrix b of a batch (b, n, m), in place."""
+    batch = np.arange(x.shape[0])
+    row_j = x[:, j].copy()
+    x[:, j] = x[batch, p]
+    x[batch, p] = row_j
+
+
+def _det_factors(x: np.ndarray):
+    """PyTorch's det: the LU of A^T when A is row-major (det(A^T) = det(A)), else of A; det is the
+    sign of the row permutation times the product of U's diagonal."""
+    use_transpose = bool(x.flags.c_contiguous)
+    lu, pivots, _ = lu_factor(np.swapaxes(x, -1, -2) if use_transpose else x)
+    d = np.diagonal(lu, 0, -2, -1)
+    prod = np.ones(x.shape[:-2], dtype=x.dtype)
+    if d.shape[-1]:
+        prod = d[..., 0].copy()
+        for k in range(1, d.shape[-1]):
+            prod = prod * d[..., k]
+    swaps = (pivots != np.arange(pivots.shape[-1])).sum(-1)
+    sign = np.where(swaps % 2 == 1, x.dtype.type(-1), x.dtype.type(1))
+    return np.asarray(sign * prod, dtype=x.dtype), lu, pivots, use_transpose
+
+
+def det(a: Tensor) -> Tensor:
+    x = _square(a, "linalg.det")
+    out = _det_factors(x)[0]
+    if not needs_grad(a):
         return Tensor(out)
-    return record(MM, out, (a, b), (saved_input(a, x), saved_input(b, y)), (version_check(a), version_check(b)))
+    return record(DET, out, (a,), (saved_input(a, x), Out(out)), (version_check(a),))
+
+
+def inverse(a: Tensor) -> Tensor:
+    """linalg.inv: PyTorch solves A X = I."""
+    x = _square(a, "linalg.inv")
+    out, info = _solve_checked(x, np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
+    if out is None:
+        info = info.reshape(-1)
+        i = int(np.flatnonzero(info)[0])
+        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"linalg.inv: {where}The diagonal element {int(info[i])} is zero, the inversion could not "
+                          "be completed because the input matrix is singular.")
+    return record(INV, np.ascontiguousarray(out), (a,), (Out(out),))
+
+
+def det_backward_array(g: np.ndarray, A: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """PyTorch's linalg_det_backward outside create_graph: solve A^T X = (grad * det) I with A's LU,
+    whose zero pivots are replaced by the dtype's epsilon (so a singular A gets det's zero gradient)."""
+    _, lu, pivots, use_transpose = _det_factors(A)
+    n = A.shape[-1]
+    diag = np.diagonal(lu, 0, -2, -1)
+    lu = lu + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    rhs = np.zeros(A.shape, dtype=A.dtype)
+    diagonal_view(rhs, 0, -2, -1)[...] = (g * result)[..., None]
+    return _lu_solve(lu, pivots, rhs, adjoint=not use_transpose)
+
+
+def det_backward(g: Tensor, A: Tensor, result: Tensor) -> Tensor:
+    """The same from recorded ops, for create_graph, as PyTorch records it: solve(A^H, diag_embed(grad * det))
+    (A must be invertible)."""
+    d = shape.unsqueeze(arith.mul(g, result), -1)
+    d = shape.transpose(diag_embed(shape.expand(d, result._a.shape + (A._a.shape[-1],))), -2, -1)
+    return solve(shape.transpose(A, -2, -1), d)
+
+
+def _is_vector_rhs(A: np.ndarray, B: np.ndarray) -> bool:
+    return B.ndim == 1 or (A.ndim - 1 == B.ndim and B.shape == A.shape[:-1])
+
+
+def solve_array(A: np.ndarray, B: np.ndarray, left=True) -> np.ndarray:
+    """X with A X = B (left) or X A = B; B a matrix or a batch of them."""
+    if not left:
+        return np.swapaxes(solve_array(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+    out, _ = _solve_checked(A, B)
+    if out is None:
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    return out
+
+
+def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
+    """torch.linalg.solve (LinalgSolveExBackward0)."""
+    _tensor_arg(B, "linalg_solve", "B", 2)
+    x, b = A._a, B._a
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"linalg.solve: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype != b.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{type_word(x)} and B of type {type_word(b)} instead")
+    _square(A, "linalg.solve")
+    vector = _is_vector_rhs(x, b)
+    b2 = b[..., None] if vector else b
+    if b2.ndim < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    n = x.shape[-1]
+    if (b2.shape[-2] if left else b2.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
+                           f"{b2.shape[-2]}x{b2.shape[-1]})")
+    shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
+    out = solve_array(x, b2, left)
+    out = np.ascontiguousarray(out[..., 0] if vector else out)
+    if not needs_grad(A, B):
+        return Tensor(out)
+    saved = (saved_input(A, x), Out(out), left, vector)
+    return record(SOLVE, out, (A, B), saved, (version_check(A),), fit_for(out, A, B))
+
+
+# ---------------------------------------------------------------------------------------- diagonals
+
+def diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """numpy's diagonal, writable as PyTorch's diagonal view is."""
+    v = np.diagonal(x, offset, dim1, dim2)
+    if x.flags.writeable:
+        v.flags.writeable = True
+    return v
+
+
+def diagonal_scatter_array(g: np.ndarray, sizes: tuple, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    out = np.zeros(sizes, dtype=g.dtype)
+    diagonal_view(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
+    x = a._a
+    d1, d2 = _diagonal_dims(x.ndim, dim1, dim2)
+    return shape._view_of(a, diagonal_view(x, offset, d1, d2), DIAGONAL, (x.shape, offset, d1, d2))
+
+
+def diagonal_backward(g: Tensor, sizes: tuple, offset: int, dim1: int, dim2: int) -> Tensor:
+    """Zeros of `sizes` with `g` on the diagonal: the gradient of diagonal(), recorded."""
+    out = diagonal_scatter_array(g._a, sizes, offset, dim1, dim2)
+    return record(DIAGONAL_BACKWARD, out, (g,), (offset, dim1, dim2))
+
+
+def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    x = a._a
+    d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
+    n = (x.shape[-1] if x.ndim else 1) + abs(offset)
+    sizes = list(x.shape[:-1])
+    for d in sorted((d1, d2)):
+        sizes.insert(d, n)
+    out = np.zeros(sizes, dtype=x.dtype)
+    diagonal_view(out, offset, d1, d2)[...] = x
+    return record(DIAG_EMBED, out, (a,), (offset, d1, d2))
+
+
+def diag(a: Tensor, diagonal=0) -> Tensor:
+    """A vector's diagonal matrix (DiagEmbedBackward0), or a matrix's diagonal as a copy."""
+    x = a._a
+    if x.ndim == 1:
+        return record(DIAG_EMBED, np.diag(x, diagonal), (a,), (diagonal, 0, 1))
+    if x.ndim == 2:
+        return record(DIAG, np.diagonal(x, diagonal).copy(), (a,), (x.shape, diagonal, 0, 1))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+
+
+def trace(a: Tensor) -> Tensor:
+    x = a._a
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    _not_for_bool(x, "trace")
+    out = np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else x.dtype))
+    return record(TRACE, out, (a,), (x.shape,))
+
+
+# ---------------------------------------------------------------------------------------- torch.linalg
+
+def _size_list(values) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -> Tensor:
+    if A._a.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
+    if ord == "fro":
+        return reduce.vector_norm(A, 2, dims, keepdim, dtype)
+    if ord == "nuc" or ord in (2, -2, 1, -1, float("inf"), float("-inf")):
+        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not available in gradcli")
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """torch.linalg.norm: a vector norm, or a matrix norm when `ord` is given for two dims."""
+    x = A._a
+    dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if isinstance(ord, str):
+        if dims is not None and len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {_size_list(dims)}")
+        if dims is None and x.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {x.ndim}D.")
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype)
+    if dims is not None:
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {_size_list(dims)}")
+    elif ord is not None and x.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {x.ndim}D.")
+    if ord is not None and (len(dims) == 2 if dims is not None else x.ndim == 2):
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype)
+    return reduce.vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype)

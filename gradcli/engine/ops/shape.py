@@ -1,45 +1,352 @@
-"""Shape ops: views and rearrangements of a tensor's elements (expand, squeeze, unsqueeze, t, reshape, ...)."""
+"""Shape ops: views and rearrangements of a tensor's elements (reshape, permute, cat, split, gather, ...)."""
 
 from __future__ import annotations
 
-import numpy as np
+import operator
 
-from gradcli.engine.recording import Op, record, wrap_dim
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from gradcli.engine import autograd, dtypes
+from gradcli.engine.ops import arith, indexing
+from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, record, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
+
+class _EachInput:
+    """The formulas of an op with any number of inputs (cat, stack): input i's gradient is
+    `formula(F, g, i, *saved)`."""
+
+    __slots__ = ("formula",)
+
+    def __init__(self, formula):
+        self.formula = formula
+
+    def __getitem__(self, i):
+        formula = self.formula
+        return lambda F, g, *saved: formula(F, g, i, *saved)
+
+
+def _repeat_backward(F, g, repeats, shape):
+    """Sum the tiles of `repeat` back onto the input: each repeated dim is split into (repeat, size)."""
+    lead = len(repeats) - len(shape)
+    for _ in range(lead):
+        g = F.sum_dims(g, (0,))
+    size, dims = [], []
+    for r, s in zip(repeats[lead:], shape):
+        if r != 1:
+            size.append(r)
+            dims.append(len(size) - 1)
+        size.append(s)
+    return F.sum_dims(F.reshape(g, tuple(size)), tuple(dims)) if dims else g
+
+
+def _cat_backward(F, g, i, parts):
+    key = parts[i]
+    return F.getitem(g, key) if key is not None else F.zeros((0,), g)
+
+
+def _stack_backward(F, g, i, dim):
+    return F.getitem(g, (slice(None),) * dim + (i,))
+
+
+def _piece_backward(F, g, shape, key, index):
+    """The gradient of one output of split / chunk: zeros but for its slice."""
+    return F.scatter(g, shape, key, "slice")
+
+
+# Multi-output ops (split, chunk, unbind) record one node per output, each scattering its
+# gradient into the input's shape; PyTorch shares one node between the outputs.
+# fmt: off
+EXPAND        = Op("ExpandBackward0",         False, (lambda F, g, shape: F.sum_to(g, shape),))
+UNSQUEEZE     = Op("UnsqueezeBackward0",      False, (lambda F, g, dim: F.squeeze(g, dim),))
+SQUEEZE_ALL   = Op("SqueezeBackward0",        False, (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE       = Op("SqueezeBackward1",        False, (lambda F, g, dim, shape: F.reshape(g, shape),))
+SQUEEZE_DIMS  = Op("SqueezeBackward2",        False, (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE_      = Op("SqueezeBackward4",        False, (lambda F, g, shape: F.reshape(g, shape),))
+TRANSPOSE_T   = Op("TBackward0",              False, (lambda F, g: F.t(g),))
+TRANSPOSE     = Op("TransposeBackward0",      False, (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
+PERMUTE       = Op("PermuteBackward0",        False, (lambda F, g, inverse: F.permute(g, inverse),))
+VIEW          = Op("ViewBackward0",           False, (lambda F, g, shape: F.reshape(g, shape),))
+RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   False, (lambda F, g, shape: F.reshape(g, shape),))
+UNSAFE_VIEW   = Op("UnsafeViewBackward0",     False, (lambda F, g, shape: F.reshape(g, shape),))
+REPEAT        = Op("RepeatBackward0",         False, (_repeat_backward,))
+CAT           = Op("CatBackward0",            False, _EachInput(_cat_backward))
+STACK         = Op("StackBackward0",          False, _EachInput(_stack_backward))
+SPLIT         = Op("SplitBackward0",          False, (_piece_backward,))
+SPLIT_SIZES   = Op("SplitWithSizesBackward0", False, (_piece_backward,))
+FLIP          = Op("FlipBackward0",           False, (lambda F, g, dims: F.flip_dims(g, dims),))
+ROLL          = Op("RollBackward0",           False, (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts),
+                                                                                            dims),))
+GATHER        = Op("GatherBackward0",         True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
+INDEX_SELECT  = Op("IndexSelectBackward0",    True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
+TRIL          = Op("TrilBackward0",           False, (lambda F, g, diagonal: F.tril(g, diagonal),))
+TRIU          = Op("TriuBackward0",           False, (lambda F, g, diagonal: F.triu(g, diagonal),))
+# fmt: on
+
+
+# ------------------------------------------------------------------------------------------ helpers
 
 def _size_list(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-# fmt: off
-EXPAND    = Op("ExpandBackward0",    False, (lambda F, g, shape: F.sum_to(g, shape),))
-UNSQUEEZE = Op("UnsqueezeBackward0", False, (lambda F, g, dim: F.squeeze(g, dim),))
-SQUEEZE   = Op("SqueezeBackward1",   False, (lambda F, g, dim, shape: F.reshape(g, shape),))
-SQUEEZE_ALL = Op("SqueezeBackward0", False, (lambda F, g, shape: F.reshape(g, shape),))
-TRANSPOSE_T = Op("TBackward0",       False, (lambda F, g: F.t(g),))
-VIEW      = Op("ViewBackward0",      False, (lambda F, g, shape: F.reshape(g, shape),))
-# fmt: on
-
-
 def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
-    """A result sharing `a`'s data, and so its version counter."""
+    """A result aliasing `a`'s data: it shares the version counter, and `_base` names the tensor that
+    owns the data (the base of a view of a view is the original)."""
     t = record(op, out, (a,), saved)
-    if np.shares_memory(out, a._a):
-        t._version = a._version
+    t._version = a._version
+    t._base = a._base if a._base is not None else a
     return t
 
 
+def _is_int(v) -> bool:
+    if isinstance(v, (bool, float)):
+        return False
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _ints(values, fn: str, arg: str) -> tuple:
+    """A tuple of ints from ints, a sequence of ints or a torch.Size, as PyTorch's argument parser takes
+    them (view(2, 3) and view((2, 3)) alike), with its complaints about anything else."""
+    spread = len(values) != 1
+    if not spread:
+        if not isinstance(values[0], (tuple, list)):
+            if not _is_int(values[0]):
+                if fn == "view":
+                    raise _view_overload_error(values)
+                raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, "
+                                f"not {type(values[0]).__name__}")
+        else:
+            values = tuple(values[0])
+    for i, v in enumerate(values):
+        if not _is_int(v):
+            if i > 0:
+                raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+            if spread:
+                if fn == "view":
+                    raise _view_overload_error(values)
+                raise TypeError(f"{fn}() takes 1 positional argument but {len(values)} were given")
+            if fn == "view":
+                raise _view_overload_error((values,))
+            raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, but found element "
+                            f"of type {type(v).__name__} at pos {i}")
+    return tuple(operator.index(v) for v in values)
+
+
+def _view_overload_error(values) -> TypeError:
+    got = ", ".join(type(v).__name__ for v in values)
+    why = ""
+    if len(values) == 1:
+        bad = got
+        if isinstance(values[0], (tuple, list)):
+            bad = f"{got} of ({', '.join(type(v).__name__ for v in values[0])})"
+        why = f"\n      didn't match because some of the arguments have invalid types: (!{bad}!)"
+    return TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * (torch.dtype dtype){why}\n * (tuple of ints size){why}\n")
+
+
+def _infer_size(shape: tuple, numel: int) -> tuple:
+    """PyTorch's infer_size: resolve one -1 in a requested shape, with its error messages."""
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_size_list(shape)}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_size_list(shape)} because "
+                                   "the unspecified dimension size -1 can be any value and is ambiguous")
+            shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
+        return shape
+    raise RuntimeError(f"shape '{_size_list(shape)}' is invalid for input of size {numel}")
+
+
+def _nocopy_reshape(x: np.ndarray, shape: tuple):
+    """`x` seen with `shape` without copying, or None when its strides do not allow it (numpy refuses
+    a shape assignment exactly where PyTorch's view would need a copy)."""
+    if x.flags.c_contiguous:
+        return x.reshape(shape)
+    out = x.view()
+    try:
+        out.shape = shape
+    except AttributeError:
+        return None
+    return out
+
+
+def _internal_overlap(x: np.ndarray) -> bool:
+    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+
+
+_MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
+
+
+def check_inplace_view(t: Tensor) -> None:
+    """PyTorch's refusals of an in-place op on a view `t` (one with a `_base`)."""
+    if autograd._grad_enabled[0]:
+        fn = t.grad_fn
+        name = _MULTI_VIEW.get(fn.op.node) if fn is not None else None
+        if name is not None:
+            index = fn.saved[-1] if name != "Unbind" else fn.saved[-1][-1]
+            raise RuntimeError(f"Output {index} of {name} is a view and is being modified inplace. This view is "
+                               "the output of a function that returns multiple views. Such functions do not "
+                               "allow the output views to be modified inplace. You should replace the inplace "
+                               "operation by an out-of-place one.")
+        base = t._base
+        if base.requires_grad and not t.requires_grad:
+            raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
+                               "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                               "You can clarify your code by moving both the view and the inplace either both "
+                               "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                               "outside (if you want the inplace to be tracked).")
+        if base.requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+    if _internal_overlap(t._a):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _tensor_list(tensors, fn: str) -> list:
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def _joined_dtype(tensors) -> np.dtype:
+    dt = dtypes.of_array(tensors[0]._a)
+    for t in tensors[1:]:
+        dt = dtypes.promote_types(dt, dtypes.of_array(t._a))
+    return dt.np
+
+
+def _cast_fit(out: np.ndarray, tensors):
+    """`fit` entries that cast the gradient back to each input's dtype (shapes are already right)."""
+    fit = [(t._a.shape, t._a.dtype) if t._a.dtype != out.dtype else None for t in tensors]
+    return fit if any(f is not None for f in fit) else None
+
+
+# -------------------------------------------------------------------------------- views of the shape
+
+def view(a: Tensor, *size) -> Tensor:
+    if len(size) == 1 and size[0].__class__ is dtypes.DType:
+        return _view_dtype(a, size[0])
+    return _view_shape(a, _ints(size, "view", "size"))
+
+
+def _view_shape(a: Tensor, shape: tuple) -> Tensor:
+    x = a._a
+    shape = _infer_size(shape, x.size)
+    out = _nocopy_reshape(x, shape)
+    if out is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _view_of(a, out, VIEW, (x.shape,))
+
+
+def _view_dtype(a: Tensor, dtype) -> Tensor:
+    """view(dtype): the same bytes read as another dtype, outside autograd (the last dim rescales when the
+    element sizes differ)."""
+    x = a._a
+    if x.dtype == dtype.np:
+        return a
+    if x.itemsize != dtype.np.itemsize:
+        words = f"view {type_word(x)} as {TYPE_WORDS[dtype.np.name]}"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to {words} (different element sizes)")
+        if x.strides[-1] != x.itemsize and x.shape[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to {words} (different element sizes), but got "
+                               f"{x.strides[-1] // x.itemsize}")
+        ratio = dtype.np.itemsize // x.itemsize
+        if ratio > 1 and x.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to {words} (different element "
+                               f"sizes), but got {x.shape[-1]}")
+    t = Tensor(x.view(dtype.np))
+    t._version = a._version
+    return t
+
+
+def view_as(a: Tensor, other: Tensor) -> Tensor:
+    return view(a, other._a.shape)
+
+
+def reshape(a: Tensor, *shape) -> Tensor:
+    """A view when the strides allow one (ViewBackward0 for a contiguous input, ReshapeAliasBackward0
+    otherwise), else a contiguous copy: UnsafeViewBackward0 over CloneBackward0."""
+    x = a._a
+    shape = _ints(shape, "reshape", "shape")
+    if x.flags.c_contiguous:
+        return _view_shape(a, shape)
+    shape = _infer_size(shape, x.size)
+    out = _nocopy_reshape(x, shape)
+    if out is not None:
+        return _view_of(a, out, RESHAPE_ALIAS, (x.shape,))
+    return unsafe_view(arith.clone(a), shape)
+
+
+def reshape_as(a: Tensor, other: Tensor) -> Tensor:
+    return reshape(a, other._a.shape)
+
+
+def unsafe_view(a: Tensor, shape) -> Tensor:
+    """`_unsafe_view` of a fresh contiguous result: a reshape that is not recorded as a view."""
+    return record(UNSAFE_VIEW, a._a.reshape(tuple(shape)), (a,), (a._a.shape,))
+
+
+def flatten(a: Tensor, start_dim=0, end_dim=-1) -> Tensor:
+    x = a._a
+    start, end = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if x.ndim == 0:
+        return reshape(a, 1)
+    if start == end:
+        return a
+    n = 1
+    for s in x.shape[start:end + 1]:
+        n *= s
+    return reshape(a, x.shape[:start] + (n,) + x.shape[end + 1:])
+
+
+def unflatten(a: Tensor, dim, sizes) -> Tensor:
+    x = a._a
+    d = wrap_dim(dim, x.ndim)
+    sizes = _ints((sizes,), "unflatten", "sizes")
+    inner = _infer_size(sizes, x.shape[d]) if x.ndim else sizes
+    return view(a, x.shape[:d] + inner + x.shape[d + 1:])
+
+
+def contiguous(a: Tensor) -> Tensor:
+    """The tensor itself when its elements are in row-major order, else a copy (CloneBackward0)."""
+    return a if a._a.flags.c_contiguous else arith.clone(a)
+
+
 def expand(a: Tensor, *sizes) -> Tensor:
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
+    sizes = _ints(sizes, "expand", "size")
     x = a._a
     if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{_size_list(x.shape)}}}, size={_size_list(sizes)}): the "
-                           f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
-                           f"dimensions in the tensor ({x.ndim})")
+        raise RuntimeError(f"expand({dtypes.of_array(x).legacy}{{{_size_list(x.shape)}}}, "
+                           f"size={_size_list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(sizes) - x.ndim
-    target = []
+    target, strides = [], []
     for i, s in enumerate(sizes):
         have = x.shape[i - lead] if i >= lead else None
         if s == -1:
@@ -52,7 +359,15 @@ def expand(a: Tensor, *sizes) -> Tensor:
                                f"non-singleton dimension {i}.  Target sizes: {_size_list(sizes)}.  "
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
-    return _view_of(a, np.broadcast_to(x, tuple(target)), EXPAND, (x.shape,))
+        strides.append(x.strides[i - lead] if have is not None and have == s else 0)
+    # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
+    # check_inplace_view, element writes through indexing are allowed
+    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
+    return _view_of(a, out, EXPAND, (x.shape,))
+
+
+def expand_as(a: Tensor, other: Tensor) -> Tensor:
+    return expand(a, other._a.shape)
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
@@ -62,12 +377,24 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
 
 
 def squeeze(a: Tensor, dim=None) -> Tensor:
+    """squeeze() (SqueezeBackward0), squeeze(dim) (SqueezeBackward1), squeeze((d0, d1)) (SqueezeBackward2)."""
     x = a._a
     if dim is None:
-        return _view_of(a, x.reshape(tuple(s for s in x.shape if s != 1)), SQUEEZE_ALL, (x.shape,))
-    d = wrap_dim(dim, x.ndim) if x.ndim else 0
-    out = x.reshape(x.shape[:d] + x.shape[d + 1:]) if x.ndim and x.shape[d] == 1 else x.view()
+        return _view_of(a, np.squeeze(x), SQUEEZE_ALL, (x.shape,))
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(d for d in axes(dim, x.ndim) if x.ndim and x.shape[d] == 1)
+        return _view_of(a, np.squeeze(x, dims) if dims else x.view(), SQUEEZE_DIMS, (x.shape,))
+    d = wrap_dim(dim, x.ndim)
+    out = np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x.view()
     return _view_of(a, out, SQUEEZE, (d, x.shape))
+
+
+def squeeze_(a: Tensor, dim: int) -> Tensor:
+    """The in-place squeeze(dim) PyTorch's matmul applies to its own fresh result (SqueezeBackward4)."""
+    x = a._a
+    d = wrap_dim(dim, x.ndim)
+    out = np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x
+    return record(SQUEEZE_, out, (a,), (x.shape,))
 
 
 def t(a: Tensor) -> Tensor:
@@ -77,38 +404,372 @@ def t(a: Tensor) -> Tensor:
     return _view_of(a, x.T, TRANSPOSE_T, ())
 
 
-def _infer_shape(sizes, numel: int) -> tuple:
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    sizes = tuple(int(s) for s in sizes)
-    unknown = [i for i, s in enumerate(sizes) if s == -1]
-    if len(unknown) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = 1
-    for s in sizes:
-        if s != -1:
-            if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
-            known *= s
-    if unknown:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{_size_list(sizes)}' is invalid for input of size {numel}")
-        sizes = sizes[:unknown[0]] + (numel // known,) + sizes[unknown[0] + 1:]
-    elif known != numel:
-        raise RuntimeError(f"shape '{_size_list(sizes)}' is invalid for input of size {numel}")
-    return sizes
-
-
-def view(a: Tensor, *sizes) -> Tensor:
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     x = a._a
-    shape = _infer_shape(sizes, x.size)
-    if not x.flags.c_contiguous and x.size > 1:
-        try:
-            out = x.view()
-            out.shape = shape            # numpy refuses exactly where a copy would be needed
-        except AttributeError:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    else:
-        out = x.reshape(shape)
-    return _view_of(a, out, VIEW, (x.shape,))
+    d0, d1 = wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim)
+    out = np.swapaxes(x, d0, d1) if x.ndim else x.view()
+    return _view_of(a, out, TRANSPOSE, (d0, d1))
+
+
+def permute(a: Tensor, *dims) -> Tensor:
+    x = a._a
+    dims = _ints(dims, "permute", "dims")
+    if len(dims) != x.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           "length of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{x.ndim} is not equal to len(dims) = {len(dims)}")
+    perm = []
+    for d in dims:
+        d = wrap_dim(d, x.ndim)
+        if d in perm:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        perm.append(d)
+    inverse = [0] * len(perm)
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    return _view_of(a, np.transpose(x, perm) if perm else x.view(), PERMUTE, (tuple(inverse),))
+
+
+def numpy_T(a: Tensor) -> Tensor:
+    """`.T`: all dims reversed (PermuteBackward0)."""
+    return permute(a, tuple(range(a._a.ndim - 1, -1, -1)))
+
+
+def matrix_T(a: Tensor, name: str = "mT") -> Tensor:
+    """`.mT` / `.mH` (and `.H` on a matrix): the last two dims swapped (conjugation is a no-op for real
+    tensors)."""
+    n = a._a.ndim
+    if name == "H":
+        if n != 2 and n != 0:
+            extra = ". For batches of matrices, consider using tensor.mH" if n > 2 else "."
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor{extra}")
+    elif n < 2:
+        if n == 0:
+            return a
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+    return transpose(a, -2, -1) if n else a
+
+
+def movedim(a: Tensor, source, destination) -> Tensor:
+    x = a._a
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({_size_list(src)} dims) should "
+                           f"contain the same number of dims as destination ({_size_list(dst)} dims)")
+    src_w = [wrap_dim(d, x.ndim) for d in src]
+    dst_w = [wrap_dim(d, x.ndim) for d in dst]
+    if len(set(src_w)) != len(src_w):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({_size_list(src)})")
+    if len(set(dst_w)) != len(dst_w):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({_size_list(dst)})")
+    if x.ndim == 0:
+        return permute(a, ())
+    order = [None] * x.ndim
+    for s, d in zip(src_w, dst_w):
+        order[d] = s
+    rest = iter(d for d in range(x.ndim) if d not in src_w)
+    perm = tuple(o if o is not None else next(rest) for o in order)
+    return permute(a, perm)
+
+
+def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
+    """A slice of `length` elements from `start` along `dim` (SliceBackward0)."""
+    x = a._a
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start = operator.index(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, x.ndim)
+    size = x.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return _view_of(a, x[key], indexing.SLICE, (x.shape, key))
+
+
+# ------------------------------------------------------------------------------- copies and joins
+
+def repeat(a: Tensor, *repeats) -> Tensor:
+    x = a._a
+    repeats = _ints(repeats, "repeat", "repeats")
+    if len(repeats) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    padded = (1,) * (len(repeats) - x.ndim) + x.shape
+    target = [s * r for s, r in zip(padded, repeats)]
+    for s in target:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
+    out = np.tile(x.reshape(padded), repeats) if repeats else x.copy()
+    return record(REPEAT, out, (a,), (repeats, x.shape))
+
+
+def cat(tensors, dim=0) -> Tensor:
+    """Join along an existing dim. 1-D empty tensors are skipped, as PyTorch's legacy rule has it."""
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._a.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    npdt = _joined_dtype(tensors)
+    kept = [i for i, t in enumerate(tensors) if not (t._a.ndim == 1 and t._a.size == 0)]
+    if not kept:
+        out = np.zeros((0,), dtype=npdt)
+        return record(CAT, out, tuple(tensors), (tuple([None] * len(tensors)),), fit=_cast_fit(out, tensors))
+    first = tensors[kept[0]]._a
+    d = wrap_dim(dim, first.ndim)
+    for i in kept:
+        shape = tensors[i]._a.shape
+        if len(shape) != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {len(shape)}")
+        for k in range(first.ndim):
+            if k != d and shape[k] != first.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
+    out = np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d)
+    parts, offset = [None] * len(tensors), 0
+    for i in kept:
+        n = tensors[i]._a.shape[d]
+        parts[i] = (slice(None),) * d + (slice(offset, offset + n),)
+        offset += n
+    return record(CAT, out, tuple(tensors), (tuple(parts),), fit=_cast_fit(out, tensors))
+
+
+def concatenate(tensors, axis=0) -> Tensor:
+    return cat(tensors, axis)
+
+
+def stack(tensors, dim=0) -> Tensor:
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._a.shape
+    d = wrap_dim(dim, len(first) + 1)
+    for i, t in enumerate(tensors[1:], 1):
+        if t._a.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_size_list(first)} at entry 0 "
+                               f"and {_size_list(t._a.shape)} at entry {i}")
+    npdt = _joined_dtype(tensors)
+    out = np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d)
+    return record(STACK, out, tuple(tensors), (d,), fit=_cast_fit(out, tensors))
+
+
+def _stacked(tensors, name: str, min_dim: int) -> list:
+    """The inputs of hstack / vstack raised to at least `min_dim` dims as PyTorch's atleast_1d / atleast_2d
+    do: a 0-d tensor by reshape, a vector by unsqueeze(0)."""
+    tensors = _tensor_list(tensors, name)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    out = []
+    for t in tensors:
+        n = t._a.ndim
+        if n == 0:
+            t = reshape(t, (1,) * min_dim)
+        elif n < min_dim:
+            t = unsqueeze(t, 0)
+        out.append(t)
+    return out
+
+
+def hstack(tensors) -> Tensor:
+    tensors = _stacked(tensors, "hstack", 1)
+    return cat(tensors, 0 if tensors[0]._a.ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    return cat(_stacked(tensors, "vstack", 2), 0)
+
+
+def _pieces(a: Tensor, op: Op, sizes, d: int) -> tuple:
+    """Views of consecutive pieces of `sizes` elements along dim `d`, one node per piece."""
+    x = a._a
+    out, start = [], 0
+    for i, n in enumerate(sizes):
+        key = (slice(None),) * d + (slice(start, start + n),)
+        out.append(_view_of(a, x[key], op, (x.shape, key, i)))
+        start += n
+    return tuple(out)
+
+
+def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
+    x = a._a
+    if isinstance(split_size_or_sections, (tuple, list)):
+        return split_with_sizes(a, split_size_or_sections, dim)
+    size = operator.index(split_size_or_sections)
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    d = wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    count = max((n + size - 1) // size, 1) if size else 1
+    sizes = [size] * (count - 1) + [n - size * (count - 1)]
+    return _pieces(a, SPLIT, sizes, d)
+
+
+def split_with_sizes(a: Tensor, split_sizes, dim=0) -> tuple:
+    x = a._a
+    sizes = list(_ints((split_sizes,), "split_with_sizes", "split_sizes"))
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, x.ndim)
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={_size_list(sizes)}")
+    if sum(sizes) != x.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {x.shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={_size_list(sizes)}")
+    return _pieces(a, SPLIT_SIZES, sizes, d)
+
+
+def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
+    x = a._a
+    if x.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = x.shape[wrap_dim(dim, x.ndim)]
+    size = (n + chunks - 1) // chunks
+    if size == 0 and n == 0:
+        return split_with_sizes(a, [0] * chunks, dim)
+    return split(a, size, dim)
+
+
+def unbind(a: Tensor, dim=0) -> tuple:
+    """One view per index along `dim` (UnbindBackward0, the row arith.unbind0 records for dim 0)."""
+    x = a._a
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, x.ndim)
+    if d == 0:
+        rows = arith.unbind0(a)
+        for r in rows:
+            r._base = a._base if a._base is not None else a
+        return tuple(rows)
+    out = []
+    for i in range(x.shape[d]):
+        key = (slice(None),) * d + (i,)
+        out.append(_view_of(a, x[key], arith.UNBIND, (x.shape, key)))
+    return tuple(out)
+
+
+def flip(a: Tensor, *dims) -> Tensor:
+    x = a._a
+    dims = axes(_ints(dims, "flip", "dims"), x.ndim)
+    if not x.ndim:
+        dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
+    out = np.ascontiguousarray(np.flip(x, dims)) if dims else x.copy()
+    return record(FLIP, out, (a,), (dims,))
+
+
+def fliplr(a: Tensor) -> Tensor:
+    if a._a.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(a, 1)
+
+
+def flipud(a: Tensor) -> Tensor:
+    if a._a.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(a, 0)
+
+
+def roll(a: Tensor, shifts, dims=None) -> Tensor:
+    x = a._a
+    shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
+    dims = () if dims is None else ((dims,) if not isinstance(dims, (tuple, list)) else tuple(dims))
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        out = np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        return record(ROLL, out, (a,), (shifts, None))
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+    out = np.ascontiguousarray(np.roll(x, shifts, dims)) if x.ndim else x.copy()
+    return record(ROLL, out, (a,), (shifts, dims))
+
+
+def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    """out[i][j] = a[i][index[i][j]] for dim 1: advanced indexing with an open grid, whose gradient
+    adds back at the same places."""
+    x = a._a
+    d = wrap_dim(dim, x.ndim)
+    if index.__class__ is not Tensor:
+        raise TypeError(f"gather(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    idx = index._a
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if max(idx.ndim, 1) != max(x.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    if x.ndim == 0 or idx.ndim == 0:
+        raise NotImplementedError("gather() with a 0-dim input or index is not available in gradcli")
+    src_shape, idx_shape = x.shape, idx.shape
+    for k in range(len(idx_shape)):
+        if k != d and idx_shape[k] > src_shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {_size_list(idx_shape)} to be "
+                               f"no larger than self {_size_list(src_shape)} apart from dimension {d}")
+    bad = idx[(idx < 0) | (idx >= src_shape[d])]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {src_shape[d]}")
+    grid = list(np.ix_(*[np.arange(n) for n in idx_shape]))
+    grid[d] = idx
+    key = tuple(grid)
+    out = x[key]
+    return record(GATHER, out, (a,), (x.shape, key))
+
+
+def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    x = a._a
+    if index.__class__ is not Tensor:
+        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not {type(index).__name__}")
+    d = wrap_dim(dim, x.ndim)
+    idx = index._a
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    idx = idx.reshape(-1)
+    size = x.shape[d] if x.ndim else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
+    if x.ndim == 0:
+        return record(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
+    out = np.take(x, idx, axis=d)
+    return record(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
+
+
+def tril(a: Tensor, diagonal=0) -> Tensor:
+    if a._a.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return record(TRIL, np.tril(a._a, diagonal), (a,), (diagonal,))
+
+
+def triu(a: Tensor, diagonal=0) -> Tensor:
+    if a._a.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return record(TRIU, np.triu(a._a, diagonal), (a,), (diagonal,))
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The broadcast of shapes, with PyTorch's mismatch message."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        out = shapes[0]
+        for s in shapes[1:]:
+            try:
+                out = np.broadcast_shapes(out, s)
+            except ValueError:
+                raise broadcast_error(out, s) from None
+        return out
