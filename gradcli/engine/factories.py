@@ -1,28 +1,114 @@
-"""Tensor creation: torch.tensor, ones/zeros/full and their *_like forms, random tensors, legacy constructors."""
+"""Tensor creation: torch.tensor, ones/zeros/full/eye and their *_like forms, ranges, random tensors and
+random fills, generators and RNG state, legacy constructors."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from gradcli.engine import dtypes, rng
+from gradcli.engine.recording import Op, broadcast_error, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
 
 
-def _size_args(name: str, size: tuple) -> tuple:
+def _type_name(x) -> str:
+    """The type name PyTorch's argument errors use."""
+    if x.__class__ is Tensor:
+        return "Tensor"
+    if isinstance(x, dtypes.DType):
+        return "torch.dtype"
+    if isinstance(x, rng.Generator):
+        return "torch.Generator"
+    return type(x).__name__
+
+
+_OPTIONS = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+            "bool pin_memory = False, bool requires_grad = False")
+_OUT_OPTIONS = "Tensor out = None, " + _OPTIONS
+
+# The overloads PyTorch lists when no signature of a factory matches its arguments.
+SIGNATURES = {
+    "rand": ("tuple of ints size, *, torch.Generator generator, " + _OUT_OPTIONS,
+             "tuple of ints size, *, " + _OUT_OPTIONS),
+    "randperm": ("int n, *, torch.Generator generator, " + _OUT_OPTIONS, "int n, *, " + _OUT_OPTIONS),
+    "randint": ("int high, tuple of ints size, *, torch.Generator generator, " + _OUT_OPTIONS,
+                "int high, tuple of ints size, *, " + _OUT_OPTIONS,
+                "int low, int high, tuple of ints size, *, torch.Generator generator, " + _OUT_OPTIONS,
+                "int low, int high, tuple of ints size, *, " + _OUT_OPTIONS),
+    "normal": ("Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None",
+               "Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None",
+               "float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None",
+               "float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+               + _OUT_OPTIONS),
+    "arange": ("Number end, *, " + _OUT_OPTIONS, "Number start, Number end, *, " + _OPTIONS,
+               "Number start, Number end, Number step = 1, *, " + _OUT_OPTIONS),
+    "linspace": tuple(f"{a} start, {b} end, int steps, *, " + _OUT_OPTIONS
+                      for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                                   ("Number", "Number"))),
+}
+SIGNATURES["randn"] = SIGNATURES["rand"]
+SIGNATURES["eye"] = ("int n, *, " + _OUT_OPTIONS, "int n, int m, *, " + _OUT_OPTIONS)
+
+
+def invalid_arguments(name: str, args: tuple, kwargs: dict) -> TypeError:
+    """PyTorch's "received an invalid combination of arguments" error for factory `name`."""
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    lines = "".join(f" * ({sig})\n" for sig in SIGNATURES[name])
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                     f"but expected one of:\n{lines}")
+
+
+def _as_int(x):
+    """x as an int when PyTorch takes it for one (ints and one-element integer tensors), else None."""
+    if x.__class__ is int:
+        return x
+    if x.__class__ is Tensor and x._a.size == 1 and x._a.dtype.kind in "iu":
+        return int(x._a.reshape(()).item())
+    if isinstance(x, int) and not isinstance(x, bool):
+        return int(x)
+    return None
+
+
+def _as_number(x):
+    """x as a Python number when PyTorch takes it for a Number (numbers, one-element tensors)."""
+    if isinstance(x, (int, float)):
+        return x
+    if x.__class__ is Tensor and x._a.size == 1:
+        return x._a.reshape(()).item()
+    return None
+
+
+def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+    if len(size) == 1 and _as_int(size[0]) is None:
+        if not isinstance(size[0], (tuple, list)):
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
+                            f"{_type_name(size[0])}")
         size = tuple(size[0])
+    dims = []
     for i, d in enumerate(size):
-        if isinstance(d, bool) or not isinstance(d, int):
-            if isinstance(d, Tensor) and d._a.size == 1 and d._a.dtype.kind in "iu":
-                continue
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
-                            f"element of type {type(d).__name__} at pos {i}")
-    size = tuple(int(d) for d in size)
-    for d in size:
+        n = _as_int(d)
+        if n is None:
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {_type_name(d)}\"")
+        dims.append(n)
+    for d in dims:
         if d < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(size)}")
-    return size
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {dims}")
+    return tuple(dims)
+
+
+def _shape(name: str, size: tuple, kw_size) -> tuple:
+    if kw_size is not None:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (kw_size,)
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _size_args(name, size)
 
 
 def _check_dtype(dtype):
@@ -39,30 +125,38 @@ def _finish(a: np.ndarray, requires_grad) -> Tensor:
     return t
 
 
-def _filled(name, size, value, dtype, requires_grad):
+def _filled(name, size, value, dtype, requires_grad, kw_size=None):
     _check_dtype(dtype)
-    shape = _size_args(name, size)
+    shape = _shape(name, size, kw_size)
     npdt = (dtype or dtypes.default_float).np
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False, device=None, out=None):
-    return _filled("ones", size, 1, dtype, requires_grad)
+def ones(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
+    return _filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw))
 
 
-def zeros(*size, dtype=None, requires_grad=False, device=None, out=None):
-    return _filled("zeros", size, 0, dtype, requires_grad)
+def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
+    return _filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw))
 
 
-def empty(*size, dtype=None, requires_grad=False, device=None):
+def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
-    return _filled("empty", size, 0, dtype, requires_grad)
+    return _filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw))
+
+
+def _size_kw(name: str, kw: dict):
+    """The `size=` keyword of the varargs factories (the only extra keyword they take)."""
+    for k in kw:
+        if k != "size":
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+    return kw.get("size")
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     _check_dtype(dtype)
-    if isinstance(size, int):
-        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not int")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     shape = _size_args("full", (tuple(size),))
@@ -87,6 +181,176 @@ def zeros_like(input, dtype=None, requires_grad=False, device=None):
 
 def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
     return _like("full_like", input, fill_value, dtype, requires_grad)
+
+
+def empty_like(input, dtype=None, requires_grad=False, device=None):
+    # uninitialised in PyTorch; zeros here, as for empty()
+    return _like("empty_like", input, 0, dtype, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _check_dtype(dtype)
+    rows = _as_int(n)
+    if rows is None:
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_type_name(n)}")
+    cols = rows if m is None else _as_int(m)
+    if cols is None:
+        raise invalid_arguments("eye", (n, m), {})
+    if rows < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
+    if cols < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
+    return _finish(np.eye(rows, cols, dtype=(dtype or dtypes.default_float).np), requires_grad)
+
+
+# ------------------------------------------------------------------------------------------- ranges
+
+def _not_implemented(kernel: str, dt: np.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES[dt.name]}\'')
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+# arange's kernel fills contiguous output two SIMD vectors (of 32 bytes) at a time: each vector
+# starts from base = start + step*i and steps by adding k*step to it, the remainder element by
+# element; the AVX2 build fuses those multiply-adds.
+_ARANGE_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _arange_float(start: float, step: float, n: int, dt: np.dtype) -> np.ndarray:
+    lanes = _ARANGE_LANES.get(dt)
+    idx = np.arange(n, dtype=np.float64)
+    if lanes is None:           # float16: computed in float, not modelled further
+        return (start + step * idx).astype(dt)
+    out = rng._fma64(step, idx, start)                 # the scalar formula, used for the remainder
+    bulk = (n // (2 * lanes)) * 2 * lanes
+    if bulk:
+        bases = out[:bulk:lanes].astype(dt).astype(np.float64)
+        k = np.arange(lanes, dtype=np.float64)
+        out[:bulk] = rng._fma64(k[None, :], step, bases[:, None]).reshape(-1)
+    return out.astype(dt)
+
+
+def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
+    """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
+    float; the element count and the checks as in PyTorch's compute_arange_size."""
+    _check_dtype(dtype)
+    names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
+    if len(args) > 3 or any(k not in names for k in kw):
+        raise invalid_arguments("arange", args, kw)
+    positions = {k: i + 1 for i, k in enumerate(names[:len(args)])}
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k in values:
+            raise TypeError(f"arange() got multiple values for argument '{k}'")
+        values[k] = v
+    if "end" not in values:
+        raise invalid_arguments("arange", args, kw)
+    values.setdefault("start", 0)
+    values.setdefault("step", 1)
+    numbers = {}
+    for k in ("start", "end", "step"):
+        v = _as_number(values[k])
+        if v is None:
+            where = f" (position {positions[k]})" if k in positions else ""
+            raise TypeError(f"arange(): argument '{k}'{where} must be Number, not {_type_name(values[k])}")
+        numbers[k] = v
+    start, end, step = numbers["start"], numbers["end"], numbers["step"]
+    if dtype is None:
+        floating = any(isinstance(v, float) for v in (start, end, step))
+        dtype = dtypes.default_float if floating else dtypes.int64
+    dt = dtype.np
+    if dt == np.bool_:
+        raise _not_implemented("arange_cpu", dt)
+    dstart, dend, dstep = float(start), float(end), float(step)
+    if not (dstep > 0 or dstep < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(dstart) and math.isfinite(dend)):
+        raise RuntimeError(f"unsupported range: {rng._cxx_double(dstart)} -> {rng._cxx_double(dend)}")
+    if not ((dstep > 0 and dend >= dstart) or (dstep < 0 and dend <= dstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    integral = dt.kind in "iu"
+    if dt == np.int64:
+        istart, iend, istep = int(start), int(end), int(step)
+        if istep == 0:
+            raise ValueError("step must be nonzero")
+        sgn = (istep > 0) - (istep < 0)
+        num = iend - istart + istep - sgn
+        quotient = abs(num) // abs(istep)             # C++ integer division truncates towards zero
+        size = float(quotient if (num < 0) == (istep < 0) else -quotient)
+    else:
+        size = math.ceil((dend - dstart) / dstep) if math.isfinite((dend - dstart) / dstep) else math.inf
+    if not (0 <= size <= 2.0 ** 63):
+        raise RuntimeError("invalid size, possible overflow?")
+    n = int(size)
+    if integral:
+        # int64 arithmetic, wrapping on overflow like the kernel's, then cast to the output type
+        with np.errstate(over="ignore"):
+            out = (np.int64(int(start)) + np.int64(int(step)) * np.arange(n, dtype=np.int64)).astype(dt)
+    else:
+        out = _arange_float(dstart, dstep, n, dt)
+    return _finish(out, requires_grad)
+
+
+def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
+    """torch.linspace: the first half counted up from start, the second half down from end, with
+    the multiply-adds fused as in the AVX2 build."""
+    _check_dtype(dtype)
+    names = ("start", "end", "steps")
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in values:
+            raise invalid_arguments("linspace", args, kw)
+        values[k] = v
+    if len(args) > 3 or len(values) != 3:
+        raise invalid_arguments("linspace", args, kw)
+    steps = _as_int(values["steps"])
+    if steps is None:
+        raise invalid_arguments("linspace", args, kw)
+    bounds = []
+    for k in ("start", "end"):
+        v = values[k]
+        if v.__class__ is Tensor and v._a.ndim != 0:
+            raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {k} "
+                               f"with {v._a.ndim} dimension(s).")
+        number = _as_number(v)
+        if number is None:
+            raise invalid_arguments("linspace", args, kw)
+        bounds.append(number)
+    dt = (dtype or dtypes.default_float).np
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 0:
+        out = np.zeros(0, dt)
+    elif steps == 1:
+        out = np.full(1, bounds[0], dtype=dt)
+    else:
+        if dt == np.bool_:
+            raise _not_implemented("linspace_cpu", dt)
+        out = _linspace(bounds[0], bounds[1], steps, dt)
+    return _finish(out, requires_grad)
+
+
+def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
+    half = steps // 2
+    up = np.arange(half, dtype=np.float64)
+    down = np.arange(steps - half - 1, -1, -1, dtype=np.float64)
+    if dt.kind == "f" and dt != np.float16:
+        s, e = dt.type(start), dt.type(end)
+        step = dt.type((e - s) / dt.type(steps - 1))
+        if dt == np.float32:
+            lo = rng._fma32(step, up.astype(np.float32), s)
+            hi = rng._fma32(-step, down.astype(np.float32), e)
+        else:
+            lo = rng._fma64(step, up, s)
+            hi = rng._fma64(-step, down, e)
+        return np.concatenate((lo, hi)).astype(dt)
+    # integral outputs: start and end in the output type, the step and the arithmetic in double
+    s, e = float(dt.type(start)), float(dt.type(end))
+    step = (e - s) / (steps - 1)
+    vals = np.concatenate((rng._fma64(step, up, s), rng._fma64(-step, down, e)))
+    return np.trunc(vals).astype(dt)
 
 
 # ------------------------------------------------------------------------------------- torch.tensor
@@ -192,25 +456,358 @@ def variable(data, requires_grad=False, volatile=False):
 
 # ------------------------------------------------------------------------------------------- random
 
-def _float_dtype(name, dtype):
+# In-place random fills on tensors that are part of a graph record a node whose gradient is zero.
+# fmt: off
+UNIFORM       = Op("UniformBackward0",  False, (lambda F, g: F.zeros_like(g),))
+NORMAL_       = Op("NormalBackward0",   False, (lambda F, g: F.zeros_like(g),))
+RANDOM_RANGE  = Op("RandomBackward0",   False, (lambda F, g: F.zeros_like(g),))
+RANDOM_TO     = Op("RandomBackward1",   False, (lambda F, g: F.zeros_like(g),))
+RANDOM        = Op("RandomBackward2",   False, (lambda F, g: F.zeros_like(g),))
+NORMAL_MEAN   = Op("NormalBackward1",   False, (lambda F, g: F.zeros_like(g),))
+NORMAL_STD    = Op("NormalBackward2",   False, (lambda F, g: F.zeros_like(g),))
+NORMAL_BOTH   = Op("NormalBackward3",   False, (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)))
+# fmt: on
+
+
+def _generator(gen, name: str, args: tuple, kwargs: dict) -> rng.Generator:
+    if gen is None:
+        return rng.default_generator
+    if not isinstance(gen, rng.Generator):
+        raise invalid_arguments(name, args, kwargs)
+    return gen
+
+
+def _memory_order(a: np.ndarray):
+    """The axis order in which a tensor's elements lie in memory (outermost first), which is the
+    order random fills visit them."""
+    return sorted(range(a.ndim), key=lambda i: (-a.strides[i], i))
+
+
+def _draw_like(a: np.ndarray, draw) -> np.ndarray:
+    """Values for every element of `a` (shape and layout), drawn in `a`'s memory order:
+    draw(shape, contiguous) -> array of that shape."""
+    perm = _memory_order(a)
+    if perm == list(range(a.ndim)):
+        return draw(a.shape, a.flags.c_contiguous)
+    vals = draw(tuple(a.shape[i] for i in perm), a.flags.c_contiguous)
+    return np.ascontiguousarray(np.transpose(vals, np.argsort(perm)))
+
+
+def _dense_like(a: np.ndarray) -> np.ndarray:
+    """The layout empty_like gives: `a`'s own strides when they are dense, else row-major."""
+    perm = _memory_order(a)
+    if perm != list(range(a.ndim)):
+        permuted = np.transpose(a, perm)
+        if permuted.flags.c_contiguous:
+            return np.transpose(np.empty(permuted.shape, a.dtype), np.argsort(perm))
+    return np.empty(a.shape, a.dtype)
+
+
+def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
+    if a.dtype.kind != "f":
+        raise _not_implemented("check_uniform_bounds", a.dtype)
+    return _draw_like(a, lambda shape, _: g.uniform(shape, a.dtype, low, high))
+
+
+def _normal_values(g, a: np.ndarray, mean, std) -> np.ndarray:
+    if a.dtype.kind != "f":
+        raise _not_implemented("normal_kernel_cpu", a.dtype)
+    return _draw_like(a, lambda shape, contiguous: g.normal(shape, a.dtype, mean, std, contiguous))
+
+
+def _float_output(name: str, dtype) -> np.dtype:
     _check_dtype(dtype)
-    dtype = dtype or dtypes.default_float
-    if dtype.category != dtypes.FLOAT:
-        kind = "normal" if name == "randn" else "uniform"
-        raise RuntimeError(f'"{kind}_kernel_cpu" not implemented for \'{dtype.legacy[6:-6]}\'')
-    return dtype
+    return (dtype or dtypes.default_float).np
 
 
-def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    dtype = _float_dtype("rand", dtype)
-    g = generator or rng.default_generator
-    return _finish(g.rand(_size_args("rand", size), dtype.np), requires_grad)
+def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    g = _generator(generator, "rand", size, {"generator": generator, **kw})
+    if not size and "size" not in kw:
+        raise invalid_arguments("rand", size, kw)
+    shape = _shape("rand", size, _size_kw("rand", kw))
+    dt = _float_output("rand", dtype)
+    return _finish(_uniform_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
 
 
-def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    dtype = _float_dtype("randn", dtype)
-    g = generator or rng.default_generator
-    return _finish(g.randn(_size_args("randn", size), dtype.np), requires_grad)
+def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    g = _generator(generator, "randn", size, {"generator": generator, **kw})
+    if not size and "size" not in kw:
+        raise invalid_arguments("randn", size, kw)
+    shape = _shape("randn", size, _size_kw("randn", kw))
+    dt = _float_output("randn", dtype)
+    return _finish(_normal_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+
+
+def _input_tensor(name: str, t) -> Tensor:
+    if t.__class__ is not Tensor:
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(t)}")
+    return t
+
+
+def _like_target(name, input, dtype) -> np.ndarray:
+    _check_dtype(dtype)
+    a = _input_tensor(name, input)._a
+    target = _dense_like(a)
+    return target if dtype is None else target.astype(dtype.np)
+
+
+def rand_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+    g = _generator(generator, "rand", (input,), {"generator": generator})
+    return _finish(_uniform_values(g, _like_target("rand_like", input, dtype), 0.0, 1.0), requires_grad)
+
+
+def randn_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+    g = _generator(generator, "randn", (input,), {"generator": generator})
+    return _finish(_normal_values(g, _like_target("randn_like", input, dtype), 0.0, 1.0), requires_grad)
+
+
+def _int_arg(name: str, arg: str, position: int, value) -> int:
+    n = _as_int(value)
+    if n is None:
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not {_type_name(value)}")
+    if not -(1 << 63) <= n < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return n
+
+
+def _int_values(g, a: np.ndarray, low: int, high: int) -> np.ndarray:
+    return _draw_like(a, lambda shape, _: g.randint(low, high, shape, a.dtype))
+
+
+def randint(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    """randint(high, size) / randint(low, high, size), int64 unless dtype says otherwise."""
+    call_kw = dict(kw, generator=generator) if generator is not None else kw
+    names = ("low", "high", "size") if len(args) + len(kw) >= 3 else ("high", "size")
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in values:
+            raise invalid_arguments("randint", args, call_kw)
+        values[k] = v
+    if len(args) > 3 or len(values) != len(names):
+        raise invalid_arguments("randint", args, call_kw)
+    g = _generator(generator, "randint", args, call_kw)
+    _check_dtype(dtype)
+    low = _int_arg("randint", "low", 1, values["low"]) if "low" in values else 0
+    high = _int_arg("randint", "high", names.index("high") + 1, values["high"])
+    size = values["size"]
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' (position {len(names)}) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    shape = _size_args("randint", (size,), len(names))
+    dt = (dtype or dtypes.int64).np
+    return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)
+
+
+def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    """randint_like(input, high) / randint_like(input, low, high): input's shape and dtype."""
+    names = ("low", "high") if len(args) + len(kw) >= 2 else ("high",)
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in values:
+            raise TypeError(f"randint_like() got an unexpected keyword argument '{k}'")
+        values[k] = v
+    if len(values) != len(names) or len(args) > 2:
+        raise TypeError("randint_like() missing required argument 'high'")
+    low = _int_arg("randint_like", "low", 2, values["low"]) if "low" in values else 0
+    high = _int_arg("randint_like", "high", len(names) + 1, values["high"])
+    g = _generator(generator, "randint", (input,) + args, kw)
+    return _finish(_int_values(g, _like_target("randint_like", input, dtype), low, high), requires_grad)
+
+
+def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    call_kw = dict(kw, generator=generator) if generator is not None else kw
+    if len(args) + len(kw) != 1 or (kw and "n" not in kw):
+        raise invalid_arguments("randperm", args, call_kw)
+    g = _generator(generator, "randperm", args, call_kw)
+    _check_dtype(dtype)
+    n = _int_arg("randperm", "n", 1, args[0] if args else kw["n"])
+    return _finish(g.randperm(n, (dtype or dtypes.int64).np), requires_grad)
+
+
+def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, **kw):
+    """The four overloads: (Tensor, Tensor), (Tensor, float=1), (float, Tensor), (float, float, size)."""
+    call_kw = dict(kw, generator=generator) if generator is not None else kw
+    names = ("mean", "std", "size")
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in values:
+            raise invalid_arguments("normal", args, call_kw)
+        values[k] = v
+    if len(args) > 3 or "mean" not in values:
+        raise invalid_arguments("normal", args, call_kw)
+    mean, std = values["mean"], values.get("std")
+    g = _generator(generator, "normal", args, call_kw)
+    mean_t, std_t = mean.__class__ is Tensor, std.__class__ is Tensor
+    number = (int, float)
+    if "size" in values:
+        if mean_t or std_t or not isinstance(mean, number) or not isinstance(std, number):
+            raise invalid_arguments("normal", args, call_kw)
+        shape = _size_args("normal", (values["size"],), 3)
+        dt = _float_output("normal", dtype)
+        if dt.kind != "f":
+            raise _not_implemented("normal_kernel_cpu", dt)
+        return _finish(g.normal(shape, dt, mean, std), requires_grad)
+    if mean_t and (std_t or std is None or isinstance(std, number)):
+        return _normal_tensor(g, mean, 1.0 if std is None else std)
+    if std_t and isinstance(mean, number):
+        return _normal_tensor(g, mean, std)
+    raise invalid_arguments("normal", args, call_kw)
+
+
+def _normal_tensor(g, mean, std) -> Tensor:
+    """normal with tensor arguments: standard normals scaled by std, then shifted by mean (two
+    rounded elementwise steps), in the dtype of mean (of std when mean is a number)."""
+    if std.__class__ is Tensor:
+        if (std._a < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {rng._cxx_double(float(std))}")
+    ref = mean if mean.__class__ is Tensor else std
+    dt = ref._a.dtype
+    if dt.kind != "f":
+        raise _not_implemented("normal_kernel_cpu", dt)
+    if mean.__class__ is Tensor and std.__class__ is Tensor:
+        try:
+            shape = np.broadcast_shapes(mean._a.shape, std._a.shape)
+        except ValueError:
+            raise broadcast_error(mean._a.shape, std._a.shape) from None
+        out = _scaled(g.normal(shape, dt), std._a)
+        out = _shifted(out, mean._a)
+        inputs, row = (mean, std), NORMAL_BOTH
+    elif mean.__class__ is Tensor:
+        # empty_like(mean).normal_(0, std): the kernel's fma(z, std, 0) is z*std rounded
+        out = _normal_values(g, _dense_like(mean._a), 0.0, float(std))
+        out = _shifted(out, mean._a)
+        inputs, row = (mean,), NORMAL_MEAN
+    else:
+        out = _scaled(g.normal(std._a.shape, dt), std._a)
+        out = (out + dt.type(mean)).astype(dt)
+        inputs, row = (std,), NORMAL_STD
+    if not needs_grad(*inputs):
+        return Tensor(out)
+    return record(row, out, inputs, (), None, fit_for(out, *inputs))
+
+
+def _in_place_op(fn, out: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """out.op_(other): computed in the two tensors' promoted dtype, stored in out's."""
+    common = result_dtype(Tensor(out), Tensor(other)).np
+    return fn(out.astype(common, copy=False), other.astype(common, copy=False)).astype(out.dtype)
+
+
+def _scaled(out, std):
+    return _in_place_op(np.multiply, out, std)
+
+
+def _shifted(out, mean):
+    return _in_place_op(np.add, out, mean)
+
+
+# ---- in-place fills (Tensor.uniform_, normal_, random_): out-of-place values for Tensor._inplace
+
+def _fill_generator(gen, name: str) -> rng.Generator:
+    if gen is None:
+        return rng.default_generator
+    if not isinstance(gen, rng.Generator):
+        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not {_type_name(gen)}")
+    return gen
+
+
+def _filled_like(t: Tensor, row, values: np.ndarray) -> Tensor:
+    return record(row, values, (t,), ()) if needs_grad(t) else Tensor(values)
+
+
+def uniform_values(t: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:
+    g = _fill_generator(generator, "uniform_")
+    return _filled_like(t, UNIFORM, _uniform_values(g, t._a, low, high))
+
+
+def normal_values(t: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
+    g = _fill_generator(generator, "normal_")
+    return _filled_like(t, NORMAL_, _normal_values(g, t._a, mean, std))
+
+
+# random_() with no bounds: the full range of the dtype (for floats, the integers up to 2**mantissa)
+# from one 32-bit word, or one 64-bit draw for int64 and float64.
+_RANDOM_MODULI = {"float32": (1 << 24) + 1, "float64": (1 << 53) + 1, "float16": (1 << 11) + 1,
+                  "int64": 1 << 63, "int32": 1 << 31, "int16": 1 << 15, "int8": 1 << 7, "uint8": 1 << 8}
+
+
+def _random_full(g, a: np.ndarray) -> np.ndarray:
+    name = a.dtype.name
+
+    def draw(shape, _):
+        n = math.prod(shape)
+        if name in ("int64", "float64"):
+            w = g._words(2 * n)
+            v = (w[0::2] << np.uint64(32)) | w[1::2]
+        else:
+            v = g._words(n)
+        if name == "bool":
+            return (v & np.uint64(1)).astype(np.bool_).reshape(shape)
+        return (v % np.uint64(_RANDOM_MODULI[name])).astype(a.dtype).reshape(shape)
+    return _draw_like(a, draw)
+
+
+def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
+    """random_() / random_(to) / random_(from, to)."""
+    g = _fill_generator(generator, "random_")
+    names = ("from", "to") if len(args) + len(kw) >= 2 else ("to",)
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in values or len(args) > 2:
+            raise TypeError("random_() received an invalid combination of arguments")
+        values[k] = v
+    a = t._a
+    if not values:
+        return _filled_like(t, RANDOM, _random_full(g, a))
+    to = values["to"]
+    low = values.get("from", 0)
+    high = _random_to(a.dtype) if to is None else to
+    row = RANDOM_RANGE if "from" in values else RANDOM_TO
+    return _filled_like(t, row, _int_values(g, a, int(low), int(high)))
+
+
+def _random_to(dt: np.dtype) -> int:
+    """random_(from, None): up to the largest value of the dtype, inclusive."""
+    if dt.kind == "f":
+        return (1 << np.finfo(dt).nmant + 1) + 1
+    if dt == np.bool_:
+        return 2
+    return int(np.iinfo(dt).max) + 1
+
+
+# ------------------------------------------------------------------------------------------- states
+
+def generator(device="cpu") -> rng.Generator:
+    """torch.Generator(device='cpu'): a new stream seeded with PyTorch's default seed."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return rng.Generator()
+
+
+def generator_manual_seed(g: rng.Generator, seed):
+    """Generator.manual_seed: unlike torch.manual_seed it takes only integers."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RuntimeError(f"manual_seed expected a long, but got {_type_name(seed)}")
+    return g.manual_seed(seed)
+
+
+def generator_get_state(g: rng.Generator) -> Tensor:
+    return Tensor(g.get_state())
+
+
+def generator_set_state(g: rng.Generator, state) -> rng.Generator:
+    if state.__class__ is not Tensor or state._a.dtype != np.uint8:
+        raise TypeError("RNG state must be a torch.ByteTensor")
+    return g.set_state(state._a)
+
+
+def get_rng_state() -> Tensor:
+    return generator_get_state(rng.default_generator)
+
+
+def set_rng_state(new_state) -> None:
+    generator_set_state(rng.default_generator, new_state)
 
 
 def manual_seed(seed):
