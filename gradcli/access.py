@@ -7,7 +7,10 @@ refused by the parser before a script ever runs.
 
 from __future__ import annotations
 
-from gradcli.engine import autograd, dtypes, rng
+import functools
+
+from gradcli.engine import autograd, dtypes, factories, rng
+from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.stdlib import ScriptModule
 
@@ -33,7 +36,16 @@ ALLOWED = {
     dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize")),
     autograd.Node: frozenset(("name", "next_functions")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable")),
-    rng.Generator: frozenset(("manual_seed", "seed", "initial_seed")),
+    rng.Generator: frozenset(("seed", "initial_seed")),
+    autograd.RemovableHandle: frozenset(("remove",)),
+    ReturnTypes: frozenset(("values", "indices", "count", "index")),
+}
+
+# Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
+# binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
+_SCRIPT_METHODS = {
+    rng.Generator: {"manual_seed": factories.generator_manual_seed, "get_state": factories.generator_get_state,
+                    "set_state": factories.generator_set_state},
 }
 
 _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._set_data,
@@ -55,6 +67,9 @@ def get_attr(obj, name: str):
             return obj.members[name]
         except KeyError:
             raise AttributeError(f"module '{obj.name}' has no attribute '{name}'") from None
+    methods = _SCRIPT_METHODS.get(cls)
+    if methods is not None and name in methods:
+        return functools.partial(methods[name], obj)
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)

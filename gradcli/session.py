@@ -38,7 +38,7 @@ class Session:
     def reset_state(self, seed: int | None = None) -> None:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,
         and the random stream seeded from the OS (or from `seed`, like torch.manual_seed)."""
-        autograd._grad_enabled[0] = True
+        autograd.reset_modes()          # grad mode on, inference and anomaly modes off
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         print_options.set(profile="default")
         if seed is None:

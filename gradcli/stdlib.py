@@ -34,7 +34,9 @@ def _variable(data, requires_grad=False, volatile=False):
 def _matmul(a, b):
     if a.__class__ is not Tensor:
         raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-    return a @ b
+    if b.__class__ is not Tensor:
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+    return ops.matmul(a, b)
 
 
 def _tensor_fn(name, method):
@@ -48,9 +50,32 @@ def _tensor_fn(name, method):
 
 
 def _build_torch() -> ScriptModule:
-    functional_ns = ScriptModule("torch.nn.functional", {})
+    functional_ns = ScriptModule("torch.nn.functional", {
+        # group: elementwise
+        "relu": _tensor_fn("relu", ops.elementwise.functional_relu), "relu_": _tensor_fn("relu_", Tensor.relu_),
+        "sigmoid": lambda input: input.sigmoid(), "tanh": lambda input: input.tanh(),
+        "softplus": _tensor_fn("softplus", ops.softplus), "gelu": _tensor_fn("gelu", ops.gelu),
+        "leaky_relu": _tensor_fn("leaky_relu", ops.elementwise.functional_leaky_relu),
+        "leaky_relu_": _tensor_fn("leaky_relu_", ops.elementwise.functional_leaky_relu_),
+        "elu": _tensor_fn("elu", ops.elementwise.functional_elu),
+        "elu_": _tensor_fn("elu_", ops.elementwise.functional_elu_),
+        "hardtanh": _tensor_fn("hardtanh", ops.elementwise.functional_hardtanh),
+        "hardtanh_": _tensor_fn("hardtanh_", ops.elementwise.functional_hardtanh_),
+        "relu6": _tensor_fn("relu6", ops.elementwise.functional_relu6),
+        "silu": _tensor_fn("silu", ops.elementwise.functional_silu),
+        "softsign": ops.elementwise.functional_softsign, "logsigmoid": _tensor_fn("log_sigmoid", ops.logsigmoid),
+        # group: reduce
+        "softmax": ops.functional_softmax, "log_softmax": ops.functional_log_softmax,
+        "mse_loss": ops.mse_loss, "l1_loss": ops.l1_loss, "cross_entropy": ops.cross_entropy,
+        "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
+        "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
+        "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
+    })
     nn = ScriptModule("torch.nn", {"functional": functional_ns})
-    autograd_functional = ScriptModule("torch.autograd.functional", {})
+    autograd_functional = ScriptModule("torch.autograd.functional", {
+        "jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
+        "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp,
+    })
     autograd_ns = ScriptModule("torch.autograd", {
         "Variable": _variable,
         "grad": functional.grad,
@@ -59,8 +84,22 @@ def _build_torch() -> ScriptModule:
         "no_grad": autograd.no_grad,
         "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled,
+        "inference_mode": autograd.inference_mode,
+        "set_detect_anomaly": autograd.set_detect_anomaly, "detect_anomaly": autograd.detect_anomaly,
+        "gradcheck": functional.gradcheck, "gradgradcheck": functional.gradgradcheck,
+        "GradcheckError": functional.GradcheckError,
     })
-    linalg = ScriptModule("torch.linalg", {})
+    linalg = ScriptModule("torch.linalg", {
+        # group: shape
+        "norm": _tensor_fn("linalg_norm", ops.linalg.norm),
+        "vector_norm": _tensor_fn("linalg_vector_norm", ops.reduce.vector_norm),
+        "matrix_norm": _tensor_fn("linalg_matrix_norm", ops.linalg.matrix_norm),
+        "det": _tensor_fn("linalg_det", Tensor.det), "inv": _tensor_fn("linalg_inv", Tensor.inverse),
+        "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
+        "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
+                               ops.diagonal(A, offset, dim1, dim2)),
+        "LinAlgError": ops.linalg.LinAlgError,
+    })
     members = {
         # creation
         "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
@@ -68,7 +107,7 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
-        "Generator": rng.Generator, "Size": Size,
+        "Size": Size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
@@ -86,9 +125,91 @@ def _build_torch() -> ScriptModule:
         "numel": _tensor_fn("numel", Tensor.numel),
         "set_printoptions": _set_printoptions,
         # group: elementwise
+        "abs": _tensor_fn("abs", Tensor.abs), "absolute": _tensor_fn("absolute", Tensor.abs),
+        "sign": _tensor_fn("sign", Tensor.sign), "sgn": _tensor_fn("sgn", Tensor.sgn),
+        "exp2": _tensor_fn("exp2", Tensor.exp2), "expm1": _tensor_fn("expm1", Tensor.expm1),
+        "log": _tensor_fn("log", Tensor.log), "log2": _tensor_fn("log2", Tensor.log2),
+        "log10": _tensor_fn("log10", Tensor.log10), "log1p": _tensor_fn("log1p", Tensor.log1p),
+        "sqrt": _tensor_fn("sqrt", Tensor.sqrt), "rsqrt": _tensor_fn("rsqrt", Tensor.rsqrt),
+        "square": _tensor_fn("square", Tensor.square),
+        "sin": _tensor_fn("sin", Tensor.sin), "cos": _tensor_fn("cos", Tensor.cos),
+        "tan": _tensor_fn("tan", Tensor.tan),
+        "asin": _tensor_fn("asin", Tensor.asin), "acos": _tensor_fn("acos", Tensor.acos),
+        "atan": _tensor_fn("atan", Tensor.atan), "arcsin": _tensor_fn("arcsin", Tensor.asin),
+        "arccos": _tensor_fn("arccos", Tensor.acos), "arctan": _tensor_fn("arctan", Tensor.atan),
+        "atan2": _tensor_fn("atan2", lambda input, other: ops.atan2(input, other, 2)),
+        "arctan2": _tensor_fn("arctan2", lambda input, other: ops.atan2(input, other, 2)),
+        "sinh": _tensor_fn("sinh", Tensor.sinh), "cosh": _tensor_fn("cosh", Tensor.cosh),
+        "tanh": _tensor_fn("tanh", Tensor.tanh), "sigmoid": _tensor_fn("sigmoid", Tensor.sigmoid),
+        "relu": _tensor_fn("relu", Tensor.relu), "erf": _tensor_fn("erf", Tensor.erf),
+        "abs_": _tensor_fn("abs_", Tensor.abs_), "relu_": _tensor_fn("relu_", Tensor.relu_),
+        "sigmoid_": _tensor_fn("sigmoid_", Tensor.sigmoid_), "tanh_": _tensor_fn("tanh_", Tensor.tanh_),
+        "clamp": _tensor_fn("clamp", Tensor.clamp), "clip": _tensor_fn("clip", Tensor.clamp),
+        "clamp_": _tensor_fn("clamp_", Tensor.clamp_), "clip_": _tensor_fn("clip_", Tensor.clamp_),
+        "clamp_min": _tensor_fn("clamp_min", Tensor.clamp_min), "clamp_max": _tensor_fn("clamp_max", Tensor.clamp_max),
+        "maximum": _tensor_fn("maximum", lambda input, other: ops.maximum(input, other, 2)),
+        "minimum": _tensor_fn("minimum", lambda input, other: ops.minimum(input, other, 2)),
+        "where": ops.where,
+        "floor": _tensor_fn("floor", Tensor.floor), "ceil": _tensor_fn("ceil", Tensor.ceil),
+        "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),
+        "fix": _tensor_fn("fix", Tensor.trunc), "frac": _tensor_fn("frac", Tensor.frac),
+        "lerp": _tensor_fn("lerp", ops.lerp),
+        "floor_divide": ops.floor_divide, "remainder": ops.remainder,
+        "logical_and": _tensor_fn("logical_and", lambda input, other: ops.logical_and(input, other, 2)),
+        "logical_or": _tensor_fn("logical_or", lambda input, other: ops.logical_or(input, other, 2)),
+        "logical_xor": _tensor_fn("logical_xor", lambda input, other: ops.logical_xor(input, other, 2)),
+        "logical_not": _tensor_fn("logical_not", Tensor.logical_not),
+        "isnan": _tensor_fn("isnan", Tensor.isnan), "isinf": _tensor_fn("isinf", Tensor.isinf),
+        "isfinite": _tensor_fn("isfinite", Tensor.isfinite), "negative": _tensor_fn("negative", Tensor.neg),
         # group: reduce
+        "prod": _tensor_fn("prod", Tensor.prod), "max": _tensor_fn("max", Tensor.max),
+        "min": _tensor_fn("min", Tensor.min), "amax": _tensor_fn("amax", Tensor.amax),
+        "amin": _tensor_fn("amin", Tensor.amin), "argmax": _tensor_fn("argmax", Tensor.argmax),
+        "argmin": _tensor_fn("argmin", Tensor.argmin), "std": _tensor_fn("std", Tensor.std),
+        "var": _tensor_fn("var", Tensor.var), "logsumexp": _tensor_fn("logsumexp", Tensor.logsumexp),
+        "cumsum": _tensor_fn("cumsum", Tensor.cumsum), "cumprod": _tensor_fn("cumprod", Tensor.cumprod),
+        "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
+        "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
+        "dropout": ops.torch_dropout,
         # group: shape
+        "reshape": _tensor_fn("reshape", Tensor.reshape), "flatten": _tensor_fn("flatten", Tensor.flatten),
+        "unflatten": _tensor_fn("unflatten", Tensor.unflatten),
+        "squeeze": _tensor_fn("squeeze", Tensor.squeeze), "unsqueeze": _tensor_fn("unsqueeze", Tensor.unsqueeze),
+        "t": _tensor_fn("t", Tensor.t), "transpose": _tensor_fn("transpose", Tensor.transpose),
+        "swapaxes": _tensor_fn("swapaxes", Tensor.transpose), "swapdims": _tensor_fn("swapdims", Tensor.transpose),
+        "permute": _tensor_fn("permute", Tensor.permute), "movedim": _tensor_fn("movedim", Tensor.movedim),
+        "moveaxis": _tensor_fn("moveaxis", Tensor.movedim),
+        "cat": ops.cat, "concat": ops.cat, "concatenate": ops.concatenate, "stack": ops.stack,
+        "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
+        "broadcast_to": _tensor_fn("broadcast_to", Tensor.broadcast_to),
+        "split": _tensor_fn("split", Tensor.split), "chunk": _tensor_fn("chunk", Tensor.chunk),
+        "unbind": _tensor_fn("unbind", Tensor.unbind),
+        "flip": _tensor_fn("flip", Tensor.flip), "fliplr": _tensor_fn("fliplr", Tensor.fliplr),
+        "flipud": _tensor_fn("flipud", Tensor.flipud), "roll": _tensor_fn("roll", Tensor.roll),
+        "narrow": _tensor_fn("narrow", Tensor.narrow), "gather": _tensor_fn("gather", Tensor.gather),
+        "index_select": _tensor_fn("index_select", Tensor.index_select),
+        "tril": _tensor_fn("tril", Tensor.tril), "triu": _tensor_fn("triu", Tensor.triu),
+        "bmm": _tensor_fn("bmm", Tensor.bmm), "mv": _tensor_fn("mv", Tensor.mv), "dot": _tensor_fn("dot", Tensor.dot),
+        "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
+        "ger": _tensor_fn("ger", Tensor.outer), "einsum": ops.einsum,
+        "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
+        "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
+        "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: creation
+        "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
+        "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
+        "rand_like": factories.rand_like, "randn_like": factories.randn_like,
+        "randint_like": factories.randint_like, "empty_like": factories.empty_like,
+        "Generator": factories.generator,
+        "random": ScriptModule("torch.random", {
+            "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
+            "get_rng_state": factories.get_rng_state, "set_rng_state": factories.set_rng_state,
+        }),
+        "get_rng_state": factories.get_rng_state, "set_rng_state": factories.set_rng_state,
+        "default_generator": rng.default_generator,
+        "inference_mode": autograd.inference_mode, "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
+        "is_anomaly_enabled": autograd.is_anomaly_enabled,
+        "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradcli.engine import autograd, ops
+from gradcli.engine import autograd, ops, views
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
 from gradcli.engine.factories import tensor
 from gradcli.engine.tensor import Tensor
@@ -134,6 +134,23 @@ def _unbind_sum(a):
     return rows[0] * 2 + rows[1] * rows[2]
 
 
+def _inplace_on_view(a, b):
+    y = a * 1
+    y.view(-1)[1:3].mul_(b)          # CopySlices (saving: mul keeps b) on y, AsStrided on the view
+    return y * y
+
+
+def _inplace_on_select(a, b):
+    y = a * 1
+    r = y[0]
+    r.add_(b)                       # CopySlices that frees nothing
+    return y * r.sum()
+
+
+CHECKS[views.COPY_SLICES_SAVE] = [(_inplace_on_view, (any_(2, 2), any_(2)))]
+CHECKS[views.COPY_SLICES] = [(_inplace_on_select, (any_(2, 3), any_(3)))]
+CHECKS[views.AS_STRIDED] = [(_inplace_on_select, (any_(3, 2), any_(2)))]
+
 CHECKS_BY_NAME = {"UnbindBackward0": [(_unbind_sum, (any_(3, 2),))]}
 
 
@@ -204,6 +221,7 @@ SECOND = [
     ("mm", lambda a, b: a.mm(b) * a.sum(), (any_(2, 2), any_(2, 2))),
     ("broadcast", lambda a, b: a * b * b, (any_(2, 3), any_(3))),
     ("index", lambda a: a[1:] * a[0] + a[[0, 2]].sum(), (any_(3),)),
+    ("inplace_view", _inplace_on_view, (any_(2, 2), any_(2))),
 ]
 
 

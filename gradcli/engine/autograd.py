@@ -1,25 +1,52 @@
-"""The autograd mechanics, once: graph nodes, grad mode, broadcast reduction, freeing, and the backward sweep.
+"""The autograd mechanics, once: graph nodes, grad/inference/anomaly modes, broadcast reduction, freeing,
+tensor hooks and the backward sweep.
 
 Ops (ops.py) only say what to save and how each input's gradient is computed; everything that is the
 same for every op lives here. Two rules keep deep graphs cheap:
   * no reference cycles: a node holds its inputs' nodes and what it saved, never its own output tensor,
     so a graph is freed by reference counting the moment it becomes unreachable;
   * no recursion: graph walks use explicit stacks, so a chain of a million nodes is fine.
+The sweep runs ready nodes in PyTorch's order (see `_next_seq`), so hooks fire, and gradients that
+meet add up, in the order PyTorch's engine uses; hooks cost nothing to nodes that have none.
 """
 
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
 
 # ---------------------------------------------------------------------------------------------- grad mode
 
-_grad_enabled = [True]          # a one-element list so the mode is shared without `global` statements
+# `_grad_enabled[0]` is what recording reads: whether ops attach nodes. Outside inference mode it is
+# the grad mode itself. Inside inference mode nothing is recorded whatever the grad mode, so the flag
+# stays False there and the grad mode that torch.is_grad_enabled() reports lives in `_inference[1]`.
+_grad_enabled = [True]          # one-element lists so the modes are shared without `global` statements
+_inference = [False, False]     # [inference mode on, grad mode reported inside it]
+_anomaly = [False, True]        # [anomaly detection on, check backward outputs for NaN]
 
 
 def is_grad_enabled() -> bool:
-    return _grad_enabled[0]
+    return _inference[1] if _inference[0] else _grad_enabled[0]
+
+
+def _set_grad_mode(mode: bool) -> None:
+    if _inference[0]:
+        _inference[1] = mode
+    else:
+        _grad_enabled[0] = mode
+
+
+def is_inference_mode_enabled() -> bool:
+    return _inference[0]
+
+
+def reset_modes() -> None:
+    """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
+    _grad_enabled[0] = True
+    _inference[0] = _inference[1] = False
+    _anomaly[0], _anomaly[1] = False, True
 
 
 class set_grad_enabled:
@@ -28,15 +55,15 @@ class set_grad_enabled:
     __slots__ = ("_prev", "_mode")
 
     def __init__(self, mode: bool):
-        self._prev = _grad_enabled[0]
+        self._prev = is_grad_enabled()
         self._mode = bool(mode)
-        _grad_enabled[0] = self._mode      # like PyTorch, calling it without `with` sets the mode at once
+        _set_grad_mode(self._mode)      # like PyTorch, calling it without `with` sets the mode at once
 
     def __enter__(self):
         return None
 
     def __exit__(self, *exc):
-        _grad_enabled[0] = self._prev
+        _set_grad_mode(self._prev)
         return False
 
     def __repr__(self):
@@ -49,12 +76,12 @@ class _GradModeContext:
     _label = ""
 
     def __enter__(self):
-        self._prev = _grad_enabled[0]
-        _grad_enabled[0] = self._mode
+        self._prev = is_grad_enabled()
+        _set_grad_mode(self._mode)
         return None
 
     def __exit__(self, *exc):
-        _grad_enabled[0] = self._prev
+        _set_grad_mode(self._prev)
         return False
 
     def __repr__(self):
@@ -73,9 +100,97 @@ class enable_grad(_GradModeContext):
     _label = "enable_grad"
 
 
+class inference_mode:
+    """torch.inference_mode(mode=True): a context manager only (constructing it changes nothing).
+
+    Entering inference mode turns grad mode off and recording off even if grad mode is turned back
+    on inside; inference_mode(False) turns both back on. Exit restores the whole state, as
+    c10::InferenceMode does.
+    """
+
+    __slots__ = ("_mode", "_prev")
+
+    def __init__(self, mode=True):
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._prev = (_grad_enabled[0], _inference[0], _inference[1])
+        if self._mode:
+            _grad_enabled[0] = False
+            _inference[0], _inference[1] = True, False
+        else:
+            _grad_enabled[0] = True
+            _inference[0] = False
+        return None
+
+    def __exit__(self, *exc):
+        _grad_enabled[0], _inference[0], _inference[1] = self._prev
+        return False
+
+    def __repr__(self):
+        return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
+
+
+# ---------------------------------------------------------------------------------------- anomaly mode
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly[0]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _anomaly[1]
+
+
+class set_detect_anomaly:
+    """Context manager (and plain call) that sets anomaly detection, restoring it on exit."""
+
+    __slots__ = ("_prev",)
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (_anomaly[0], _anomaly[1])
+        _anomaly[0], _anomaly[1] = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _anomaly[0], _anomaly[1] = self._prev
+        return False
+
+    def __repr__(self):
+        return f"<torch.autograd.anomaly_mode.set_detect_anomaly object at {hex(id(self))}>"
+
+
+class detect_anomaly:
+    """Context manager turning anomaly detection on inside (the previous state is taken at creation)."""
+
+    __slots__ = ("_prev", "_check_nan")
+
+    def __init__(self, check_nan: bool = True):
+        self._prev = (_anomaly[0], _anomaly[1])
+        self._check_nan = bool(check_nan)
+
+    def __enter__(self):
+        _anomaly[0], _anomaly[1] = True, self._check_nan
+        return None
+
+    def __exit__(self, *exc):
+        _anomaly[0], _anomaly[1] = self._prev
+        return False
+
+    def __repr__(self):
+        return f"<torch.autograd.anomaly_mode.detect_anomaly object at {hex(id(self))}>"
+
+
 # -------------------------------------------------------------------------------------------------- nodes
 
 FREED = object()      # marks a node whose saved tensors were released by a backward pass
+
+# Nodes are numbered in creation order. PyTorch's engine runs, among the nodes that are ready, the
+# most recently created one first (and leaves' AccumulateGrad before anything else), so hooks fire
+# and gradients add up in the same order here.
+_next_seq = itertools.count().__next__
+LEAF_SEQ = (1 << 64) - 1          # AccumulateGrad's sequence number in PyTorch: UINT64_MAX
 
 
 class Node:
@@ -83,10 +198,11 @@ class Node:
 
     `saved` is what the op's backward formulas receive after the incoming gradient; `checks` lists
     saved tensors' version counters, `fit` the (shape, dtype) each input's gradient must be reduced
-    or cast to when it differs from the output's (broadcasting, mixed dtypes).
+    or cast to when it differs from the output's (broadcasting, mixed dtypes). `hooks` (None until
+    `register_hook`) maps handle ids to the output tensor's gradient hooks, in registration order.
     """
 
-    __slots__ = ("op", "inputs", "saved", "checks", "fit", "retained", "__weakref__")
+    __slots__ = ("op", "inputs", "saved", "checks", "fit", "retained", "hooks", "seq", "__weakref__")
 
     def __init__(self, op, inputs, saved, checks=None, fit=None):
         self.op = op
@@ -95,13 +211,18 @@ class Node:
         self.checks = checks
         self.fit = fit
         self.retained = None       # weakref to the output tensor when it called retain_grad()
+        self.hooks = None
+        self.seq = _next_seq()
 
     @property
     def next_functions(self):
         return tuple((n, 0) for n in self.inputs)
 
     def name(self) -> str:
-        return self.op.node
+        # nodes that are not generated from an op's derivative (CopySlices, NotImplemented, ...) are
+        # C++ classes of PyTorch's autograd namespace, and name() says so
+        node = self.op.node
+        return node if "Backward" in node else "torch::autograd::" + node
 
     def __repr__(self) -> str:
         return f"<{self.op.node} object at {hex(id(self))}>"
@@ -113,13 +234,25 @@ class _AccumulateOp:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf tensor: gradients reaching it are added into `variable.grad`."""
+    """The sink of a leaf tensor: gradients reaching it (after the leaf's hooks) are added into
+    `variable.grad`.
 
-    __slots__ = ("variable",)
+    Normally the node holds its leaf and the leaf holds the node weakly, so the node lives exactly as
+    long as some graph uses it. A leaf with hooks must keep its hooks when no graph exists, so it
+    holds the node strongly instead ("pinned") and the node refers back to it weakly: still no cycle.
+    """
+
+    __slots__ = ("_leaf",)
 
     def __init__(self, variable):
         super().__init__(_AccumulateOp, (), None)
-        self.variable = variable
+        self.seq = LEAF_SEQ
+        self._leaf = variable
+
+    @property
+    def variable(self):
+        leaf = self._leaf
+        return leaf() if leaf.__class__ is weakref.ref else leaf
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -129,10 +262,29 @@ def grad_accumulator(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad node: the same object while any graph still uses it (a tensor holds it
     only weakly, so no tensor -> node -> tensor cycle keeps either alive)."""
     ref = t._acc
+    if ref.__class__ is AccumulateGrad:
+        return ref
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(t)
         t._acc = weakref.ref(node)
+    return node
+
+
+def existing_accumulator(t):
+    """The leaf's AccumulateGrad if some graph (or a hook) keeps one alive, else None."""
+    ref = t._acc
+    if ref is None or ref.__class__ is AccumulateGrad:
+        return ref
+    return ref()
+
+
+def pinned_accumulator(t) -> AccumulateGrad:
+    """The leaf's AccumulateGrad, from now on owned by the leaf (see AccumulateGrad)."""
+    node = grad_accumulator(t)
+    if t._acc is not node:
+        t._acc = node
+        node._leaf = weakref.ref(t)
     return node
 
 
@@ -144,6 +296,43 @@ def edge(t):
     if t.requires_grad:
         return grad_accumulator(t)
     return None
+
+
+class RemovableHandle:
+    """What register_hook returns: `remove()` takes the hook off its node (a second call is a no-op)."""
+
+    __slots__ = ("id", "_node")
+    _next_id = itertools.count().__next__
+
+    def __init__(self, node):
+        self.id = RemovableHandle._next_id()
+        self._node = weakref.ref(node)
+
+    def remove(self) -> None:
+        node = self._node()
+        if node is not None and node.hooks is not None:
+            node.hooks.pop(self.id, None)
+            if not node.hooks:
+                node.hooks = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
+
+
+def add_hook(node, hook) -> RemovableHandle:
+    """Attach `hook(grad, F) -> grad` to the node whose incoming gradient it transforms."""
+    handle = RemovableHandle(node)
+    if node.hooks is None:
+        node.hooks = {}
+    node.hooks[handle.id] = hook
+    return handle
 
 
 # ------------------------------------------------------------------------------------ gradient shaping
@@ -186,6 +375,8 @@ FREED_MESSAGE = (
 
 _HINT = (" Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that failed to compute its "
+                 "gradient. The variable in question was changed in there or anywhere later. Good luck!")
 
 
 def _check_versions(node):
@@ -202,12 +393,20 @@ def _check_versions(node):
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [{legacy} [{dims}]]{which} is at version {box[0]}; expected version "
-                f"{expected} instead.{_HINT}")
+                f"{expected} instead.{_ANOMALY_HINT if _anomaly[0] else _HINT}")
+
+
+def _check_nan(node, grads_in, F):
+    """Anomaly mode: PyTorch's error when a node's backward produced NaN in one of its outputs."""
+    for i, gi in enumerate(grads_in):
+        if gi is not None:
+            if np.isnan(gi._a if F.tensors else gi).any():
+                raise RuntimeError(f"Function '{node.op.node}' returned nan values in its {i}th output.")
 
 
 # -------------------------------------------------------------------------------------- backward sweep
 
-def _count_dependencies(roots):
+def _count_dependencies(roots) -> dict:
     """How many edges enter each node reachable from the roots (iterative DFS)."""
     deps = {}
     stack = []
@@ -216,8 +415,7 @@ def _count_dependencies(roots):
             deps[r] = 0
             stack.append(r)
     while stack:
-        node = stack.pop()
-        for child in node.inputs:
+        for child in stack.pop().inputs:
             if child is None:
                 continue
             if child in deps:
@@ -228,39 +426,148 @@ def _count_dependencies(roots):
     return deps
 
 
-def run_backward(roots, grads, retain_graph: bool, F, capture=None, accumulate=True):
+def _ancestors(deps: dict, targets) -> set:
+    """The nodes with a path to one of the targets (a target itself only when it is reached again
+    through another target)."""
+    parents = {}
+    for node in deps:
+        for child in node.inputs:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    ancestors = set()
+    stack = [t for t in targets if t in deps]
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in ancestors:
+                ancestors.add(parent)
+                stack.append(parent)
+    return ancestors
+
+
+# The ready queue is std::priority_queue as libstdc++ implements it (push_heap / pop_heap with
+# "less by sequence number"), so that ties between leaves break exactly as in PyTorch.
+
+def _heap_push(heap, node):
+    heap.append(node)
+    seq = node.seq
+    hole = len(heap) - 1
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent].seq < seq:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = node
+
+
+def _heap_pop_rest(heap, last):
+    """The rest of std::pop_heap once `last` (the back element) has been popped off a non-empty heap:
+    returns the top and sifts `last` into its place."""
+    top = heap[0]
+    n = len(heap)
+    hole = 0
+    child = 0
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child].seq < heap[child - 1].seq:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if n & 1 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    seq = last.seq
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent].seq < seq:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = last
+    return top
+
+
+def _run_hooks(node, g, F):
+    for hook in list(node.hooks.values()):
+        g = hook(g, F)
+    return g
+
+
+def _pre_hooks(node, g, F, accumulate_fn):
+    """What PyTorch runs before a node: the tensor's hooks, then retain_grad's accumulation."""
+    if node.hooks is not None:
+        g = _run_hooks(node, g, F)
+    if node.retained is not None:
+        t = node.retained()
+        if t is not None:
+            accumulate_fn(t, g)
+    return g
+
+
+def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=False):
     """Propagate `grads` from the `roots` nodes down to the leaves, with formulas evaluated by `F`:
     numpy arrays (backmath.NUMPY) or, for create_graph, recorded Tensor ops (backmath.TENSOR).
 
-    With `accumulate`, leaves' `.grad` receive the sums (backward()); with `capture`, a dict
-    node -> None, the gradient reaching each of those nodes is recorded instead (autograd.grad()).
+    Without `targets` every reachable node runs and leaves' `.grad` receive the sums (backward()).
+    With `targets` (a list of nodes) only nodes with a path to a target run. With `capture`
+    (autograd.grad()) the gradient reaching each target is returned in a dict instead of being
+    accumulated; a target that no other target needs is not run at all, only its hooks are, as in
+    PyTorch. Otherwise (backward(inputs=...)) the targets run and accumulate like any node.
     """
     as_tensors = F.tensors
+    accumulate_fn = _accumulate_tensor if as_tensors else _accumulate
+    anomaly = _anomaly[0] and _anomaly[1]
     deps = _count_dependencies(roots)
+    captured = runs = visits = None
+    if targets is not None:
+        runs = _ancestors(deps, targets)
+        if capture:
+            captured = dict.fromkeys(targets)
+        else:
+            runs.update(t for t in targets if t in deps)
+        visits = runs | {t for t in targets if t in deps}
     pending = {}
+    heap = []
+    # the graph root: one edge per root, in order (PyTorch's GraphRoot)
+    for r in roots:
+        deps[r] += 1
     for r, g in zip(roots, grads):
-        pending[r] = pending[r] + g if r in pending else g
-    ready = [r for r in dict.fromkeys(roots) if deps[r] == 0]
-    while ready:
-        node = ready.pop()
+        pending[r] = F.add(pending[r], g) if r in pending else g
+        n = deps[r] - 1
+        deps[r] = n
+        if n == 0 and (visits is None or r in visits):
+            _heap_push(heap, r)
+    restricted = targets is not None
+    while heap:
+        node = heap.pop()
+        if heap:
+            node = _heap_pop_rest(heap, node)
         g = pending.pop(node, None)
-        if capture is not None and node in capture:
-            capture[node] = g
+        if captured is not None and node in captured:
+            if node not in runs:
+                if g is not None:
+                    g = _pre_hooks(node, g, F, accumulate_fn)
+                captured[node] = g
+                continue
+            captured[node] = g          # a target some other target needs: before its hooks
         op = node.op
+        if g is not None and (node.hooks is not None or node.retained is not None):
+            g = _pre_hooks(node, g, F, accumulate_fn)
         if op is _AccumulateOp:
-            if g is not None and accumulate:
-                (_accumulate_tensor if as_tensors else _accumulate)(node.variable, g)
+            if g is not None:
+                t = node.variable
+                if t is not None:
+                    accumulate_fn(t, g)
             continue
-        if g is not None and node.retained is not None:
-            t = node.retained()
-            if t is not None:
-                (_accumulate_tensor if as_tensors else _accumulate)(t, g)
         saved = node.saved
         if saved is FREED:
             raise RuntimeError(FREED_MESSAGE)
         if node.checks is not None:
             _check_versions(node)
         inputs = node.inputs
+        if restricted:                  # only the edges towards a target carry gradients
+            inputs = [child if child in visits else None for child in inputs]
         if g is None:
             grads_in = (None,) * len(inputs)
         else:
@@ -276,6 +583,8 @@ def run_backward(roots, grads, retain_graph: bool, F, capture=None, accumulate=T
                 if fit is not None and fit[i] is not None:
                     gi = _fit(F, gi, fit[i])
                 grads_in.append(gi)
+            if anomaly:
+                _check_nan(node, grads_in, F)
         if not retain_graph and op.saves_tensors:
             node.saved = FREED
             node.checks = None
@@ -288,7 +597,11 @@ def run_backward(roots, grads, retain_graph: bool, F, capture=None, accumulate=T
             n = deps[child] - 1
             deps[child] = n
             if n == 0:
-                ready.append(child)
+                if heap:
+                    _heap_push(heap, child)
+                else:
+                    heap.append(child)
+    return captured
 
 
 def _accumulate(t, g):

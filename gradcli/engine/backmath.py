@@ -96,9 +96,115 @@ class NumpyMath:
     def ones(shape, dtype):
         return np.ones(shape, dtype=dtype)
 
+    # numpy group: views (in-place ops on views, see views.py)
+    @staticmethod
+    def take(g, positions):
+        return g.reshape(-1)[positions]
+
+    @staticmethod
+    def put(g, positions, values):
+        out = np.array(g, copy=True)
+        out.reshape(-1)[positions] = values
+        return out
+
+    @staticmethod
+    def spread(g, positions, shape_):
+        out = np.zeros(int(np.prod(shape_)), dtype=g.dtype)
+        np.add.at(out, positions, g)
+        return out.reshape(shape_)
+
     # numpy group: elementwise
+    sgn = staticmethod(elementwise.sign_array)
+    sigmoid = staticmethod(elementwise.sigmoid_array)
+    tanh_backward = staticmethod(elementwise.tanh_backward_array)
+    sigmoid_backward = staticmethod(elementwise.sigmoid_backward_array)
+    threshold_backward = staticmethod(elementwise.threshold_backward_array)
+    softplus_backward = staticmethod(elementwise.softplus_backward_array)
+    gelu_backward = staticmethod(elementwise.gelu_backward_array)
+    leaky_relu_backward = staticmethod(elementwise.leaky_relu_backward_array)
+    elu_backward = staticmethod(elementwise.elu_backward_array)
+    hardtanh_backward = staticmethod(elementwise.hardtanh_backward_array)
+    silu_backward = staticmethod(elementwise.silu_backward_array)
+    log_sigmoid_backward = staticmethod(elementwise.log_sigmoid_backward_array)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    sinh = staticmethod(np.sinh)
+    cosh = staticmethod(np.cosh)
+    tanh = staticmethod(np.tanh)
+    exp = staticmethod(np.exp)
+    erf = staticmethod(elementwise.erf_array)
+    reciprocal = staticmethod(np.reciprocal)
+    where = staticmethod(np.where)
+    floor_divide = staticmethod(elementwise.div_floor_array)
+
+    @staticmethod
+    def rsqrt(x):
+        return np.reciprocal(np.sqrt(x))
+
     # numpy group: reduce
+    abs = staticmethod(np.abs)
+    exp_rounded = staticmethod(reduce.exp_array)       # exp rounded once from double, as PyTorch's kernels are
+    cumsum = staticmethod(reduce.cumsum_array)
+    cumprod = staticmethod(reduce.cumprod_array)
+    mean = staticmethod(reduce.mean_array)
+
+    @staticmethod
+    def const(a):
+        """A constant of the formula (a mask, a count): the array itself here."""
+        return a
+
+    @staticmethod
+    def sum_dims(x, dims, keepdim=False):
+        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype))
+
+    @staticmethod
+    def narrow(x, dim, start, length):
+        return x[(slice(None),) * dim + (slice(start, start + length),)]
+
+    @staticmethod
+    def clamp_min(x, v):
+        return np.maximum(x, x.dtype.type(v))
+
+    @staticmethod
+    def log_sigmoid(x):
+        return np.minimum(x, x.dtype.type(0)) - np.log1p(np.exp(-np.abs(x)))
+
     # numpy group: shape
+    permute = staticmethod(np.transpose)
+    tril = staticmethod(np.tril)
+    triu = staticmethod(np.triu)
+    diagonal = staticmethod(np.diagonal)
+    diagonal_scatter = staticmethod(linalg.diagonal_scatter_array)
+    det_backward = staticmethod(linalg.det_backward_array)
+    solve = staticmethod(linalg.solve_array)
+    matmul = staticmethod(linalg.matprod)
+    bmm = staticmethod(linalg.matprod)
+    mv = staticmethod(linalg.matvec)
+    outer = staticmethod(np.multiply.outer)
+
+    @staticmethod
+    def transpose(x, dim0, dim1):
+        return np.swapaxes(x, dim0, dim1) if x.ndim else x
+
+    @staticmethod
+    def mT(x):
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def flip_dims(x, dims):
+        return np.flip(x, dims)
+
+    @staticmethod
+    def roll(x, shifts, dims):
+        """np.roll; `dims` None rolls the flattened tensor, as PyTorch's roll without dims."""
+        if dims is None:
+            return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        return np.roll(x, shifts, dims)
+
+    @staticmethod
+    def zeros(shape, like):
+        return np.zeros(shape, dtype=like.dtype)
+
     # numpy group: creation
 
 
@@ -203,9 +309,107 @@ class TensorMath:
     def ones(shape_, dtype):
         return Tensor(np.ones(shape_, dtype=dtype))
 
+    # tensor group: views (in-place ops on views, see views.py)
+    @staticmethod
+    def take(g, positions):
+        flat = shape.view(g, (-1,)) if g._a.flags.c_contiguous else shape.view(arith.clone(g), (-1,))
+        return indexing.getitem(flat, Tensor(positions))
+
+    @staticmethod
+    def put(g, positions, values):
+        keep = np.ones(g._a.size, dtype=g._a.dtype)
+        keep[positions.reshape(-1)] = 0
+        return g * Tensor(keep.reshape(g._a.shape)) + TensorMath.spread(values, positions, g._a.shape)
+
+    @staticmethod
+    def spread(g, positions, shape_):
+        flat = indexing.index_add(g, (int(np.prod(shape_)),), (positions,))
+        return shape.view(flat, tuple(shape_))
+
     # tensor group: elementwise
+    sgn = staticmethod(elementwise.sgn)
+    sigmoid = staticmethod(elementwise.sigmoid)
+    tanh_backward = staticmethod(elementwise.tanh_backward)
+    sigmoid_backward = staticmethod(elementwise.sigmoid_backward)
+    threshold_backward = staticmethod(elementwise.threshold_backward)
+    softplus_backward = staticmethod(elementwise.softplus_backward)
+    gelu_backward = staticmethod(elementwise.gelu_backward)
+    leaky_relu_backward = staticmethod(elementwise.leaky_relu_backward)
+    elu_backward = staticmethod(elementwise.elu_backward)
+    hardtanh_backward = staticmethod(elementwise.hardtanh_backward)
+    silu_backward = staticmethod(elementwise.silu_backward)
+    log_sigmoid_backward = staticmethod(elementwise.log_sigmoid_backward)
+    sin = staticmethod(elementwise.sin)
+    cos = staticmethod(elementwise.cos)
+    sinh = staticmethod(elementwise.sinh)
+    cosh = staticmethod(elementwise.cosh)
+    tanh = staticmethod(elementwise.tanh)
+    exp = staticmethod(arith.exp)
+    erf = staticmethod(elementwise.erf)
+    reciprocal = staticmethod(arith.reciprocal)
+    where = staticmethod(elementwise.where)
+    rsqrt = staticmethod(elementwise.rsqrt)
+
+    @staticmethod
+    def floor_divide(a, b):
+        """Floor division's derivative is zero in PyTorch (div with a rounding mode): a constant here."""
+        return Tensor(elementwise.div_floor_array(a._a, b._a))
+
     # tensor group: reduce
+    abs = staticmethod(elementwise.abs)
+    exp_rounded = staticmethod(arith.exp)
+    clamp_min = staticmethod(elementwise.clamp_min)
+    log_sigmoid = staticmethod(elementwise.logsigmoid)
+
+    @staticmethod
+    def cumsum(x, dim):
+        return reduce.cumsum(x, dim)
+
+    @staticmethod
+    def cumprod(x, dim):
+        return reduce.cumprod(x, dim)
+
+    @staticmethod
+    def mean(x, dims=None, keepdim=False):
+        return reduce.mean(x) if dims is None else reduce.mean(x, dims, keepdim)
+
+    @staticmethod
+    def const(a):
+        """A constant of the formula (a mask, a count): a tensor outside the graph."""
+        return Tensor(a)
+
+    @staticmethod
+    def sum_dims(x, dims, keepdim=False):
+        return reduce.reduce_sum(x, dims, keepdim)
+
+    @staticmethod
+    def narrow(x, dim, start, length):
+        return indexing.getitem(x, (slice(None),) * dim + (slice(start, start + length),))
+
     # tensor group: shape
+    transpose = staticmethod(shape.transpose)
+    permute = staticmethod(shape.permute)
+    flip_dims = staticmethod(shape.flip)
+    roll = staticmethod(shape.roll)
+    tril = staticmethod(shape.tril)
+    triu = staticmethod(shape.triu)
+    diagonal = staticmethod(linalg.diagonal)
+    diagonal_scatter = staticmethod(linalg.diagonal_backward)
+    det_backward = staticmethod(linalg.det_backward)
+    solve = staticmethod(linalg.solve)
+    matmul = staticmethod(ops.matmul)
+    bmm = staticmethod(linalg.bmm)
+    mv = staticmethod(linalg.mv)
+    outer = staticmethod(linalg.outer)
+
+    @staticmethod
+    def mT(x):
+        return shape.transpose(x, -2, -1)
+
+    @staticmethod
+    def zeros(shape_, like):
+        return Tensor(np.zeros(shape_, dtype=like._a.dtype))
+
     # tensor group: creation
 
 

@@ -45,7 +45,7 @@ class Tensor:
     the leaf's AccumulateGrad node.
     """
 
-    __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "__weakref__")
+    __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "_base", "__weakref__")
 
     # numpy must hand `ndarray <op> Tensor` back to the Tensor's reflected operator
     __array_ufunc__ = None
@@ -58,6 +58,7 @@ class Tensor:
         self.grad_fn = None
         self._version = [0]
         self._acc = None
+        self._base = None          # the tensor a view aliases (PyTorch's `_base`), None for non-views
 
     # ------------------------------------------------------------------------------ metadata
     @property
@@ -280,7 +281,7 @@ class Tensor:
         return ops.clone(self)
 
     def contiguous(self) -> "Tensor":
-        return self
+        return ops.contiguous(self)
 
     # ------------------------------------------------------------------------------ arithmetic
     def __add__(self, other):
@@ -314,7 +315,12 @@ class Tensor:
         return ops.power(other, self)
 
     def __matmul__(self, other):
-        return ops.mm(self, other)
+        if other.__class__ is not Tensor:
+            return NotImplemented       # Python's "unsupported operand type(s) for @", as PyTorch's
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return NotImplemented
 
     def __neg__(self):
         return ops.neg(self)
@@ -422,8 +428,8 @@ class Tensor:
     def mean(self, dim=None, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
 
-    def norm(self, p=2, dim=None, keepdim=False):
-        return ops.norm(self, p, dim, keepdim)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return ops.norm(self, p, dim, keepdim, dtype)
 
     def eq(self, other):
         return ops.compare(np.equal, self, other)
@@ -445,25 +451,557 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ group: elementwise
     # (methods of ops/elementwise.py go here)
+    def abs(self):
+        return ops.abs(self)
+
+    absolute = abs
+    __abs__ = abs
+
+    def sign(self):
+        return ops.sign(self)
+
+    def sgn(self):
+        return ops.sgn(self)
+
+    def exp2(self):
+        return ops.exp2(self)
+
+    def expm1(self):
+        return ops.expm1(self)
+
+    def log2(self):
+        return ops.log2(self)
+
+    def log10(self):
+        return ops.log10(self)
+
+    def log1p(self):
+        return ops.log1p(self)
+
+    def rsqrt(self):
+        return ops.rsqrt(self)
+
+    def square(self):
+        return ops.square(self)
+
+    def sin(self):
+        return ops.sin(self)
+
+    def cos(self):
+        return ops.cos(self)
+
+    def tan(self):
+        return ops.tan(self)
+
+    def asin(self):
+        return ops.asin(self)
+
+    def acos(self):
+        return ops.acos(self)
+
+    def atan(self):
+        return ops.atan(self)
+
+    def atan2(self, other):
+        return ops.atan2(self, other)
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+    def sinh(self):
+        return ops.sinh(self)
+
+    def cosh(self):
+        return ops.cosh(self)
+
+    def tanh(self):
+        return ops.tanh(self)
+
+    def sigmoid(self):
+        return ops.sigmoid(self)
+
+    def relu(self):
+        return ops.relu(self)
+
+    def erf(self):
+        return ops.erf(self)
+
+    def clamp(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return ops.clamp_min(self, min)
+
+    def clamp_max(self, max):
+        return ops.clamp_max(self, max)
+
+    def maximum(self, other):
+        return ops.maximum(self, other)
+
+    def minimum(self, other):
+        return ops.minimum(self, other)
+
+    def where(self, condition, y):
+        return ops.where(condition, self, y)
+
+    def floor(self):
+        return ops.floor(self)
+
+    def ceil(self):
+        return ops.ceil(self)
+
+    def round(self, *, decimals=0):
+        return ops.round(self, decimals)
+
+    def trunc(self):
+        return ops.trunc(self)
+
+    fix = trunc
+
+    def frac(self):
+        return ops.frac(self)
+
+    def lerp(self, end, weight):
+        return ops.lerp(self, end, weight)
+
+    def floor_divide(self, other):
+        return ops.floor_divide(self, other)
+
+    def remainder(self, other):
+        return ops.remainder(self, other)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.remainder(other, self)
+
+    def logical_and(self, other):
+        return ops.logical_and(self, other)
+
+    def logical_or(self, other):
+        return ops.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return ops.logical_xor(self, other)
+
+    def logical_not(self):
+        return ops.logical_not(self)
+
+    def isnan(self):
+        return ops.isnan(self)
+
+    def isinf(self):
+        return ops.isinf(self)
+
+    def isfinite(self):
+        return ops.isfinite(self)
+
+    def negative(self):
+        return ops.neg(self)
+
+    # in place: each through _inplace, so leaf checks, version counters and grad_fn work as for add_
+    def _inplace_with(self, fn, *operands):
+        """_inplace for ops with several tensor operands: the one that requires grad (if any) tells
+        _inplace to keep the overwritten values for the new node."""
+        needing = None
+        for t in operands:
+            if t.__class__ is Tensor and t.requires_grad:
+                needing = t
+                break
+        return self._inplace(lambda a, _: fn(a), needing)
+
+    def _inplace_unary(self, fn):
+        return self._inplace(lambda a, _: fn(a), None)
+
+    def abs_(self):
+        return self._inplace_unary(ops.abs)
+
+    absolute_ = abs_
+
+    def sign_(self):
+        return self._inplace_unary(ops.sign)
+
+    def sgn_(self):
+        return self._inplace_unary(ops.sgn)
+
+    def exp2_(self):
+        return self._inplace_unary(ops.exp2)
+
+    def expm1_(self):
+        return self._inplace_unary(ops.expm1)
+
+    def log2_(self):
+        return self._inplace_unary(ops.log2)
+
+    def log10_(self):
+        return self._inplace_unary(ops.log10)
+
+    def log1p_(self):
+        return self._inplace_unary(ops.log1p)
+
+    def rsqrt_(self):
+        return self._inplace_unary(ops.rsqrt)
+
+    def square_(self):
+        return self._inplace_unary(ops.square)
+
+    def sin_(self):
+        return self._inplace_unary(ops.sin)
+
+    def cos_(self):
+        return self._inplace_unary(ops.cos)
+
+    def tan_(self):
+        return self._inplace_unary(ops.tan)
+
+    def asin_(self):
+        return self._inplace_unary(ops.asin)
+
+    def acos_(self):
+        return self._inplace_unary(ops.acos)
+
+    def atan_(self):
+        return self._inplace_unary(ops.atan)
+
+    def atan2_(self, other):
+        return self._inplace(ops.atan2, other)
+
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+
+    def sinh_(self):
+        return self._inplace_unary(ops.sinh)
+
+    def cosh_(self):
+        return self._inplace_unary(ops.cosh)
+
+    def tanh_(self):
+        return self._inplace_unary(ops.tanh)
+
+    def sigmoid_(self):
+        return self._inplace_unary(ops.sigmoid)
+
+    def relu_(self):
+        return self._inplace_unary(ops.relu)
+
+    def erf_(self):
+        return self._inplace_unary(ops.erf)
+
+    def clamp_(self, min=None, max=None):
+        ops.elementwise.check_number_bounds_in_place(self, min, max)
+        return self._inplace_with(lambda a: ops.clamp(a, min, max), min, max)
+
+    clip_ = clamp_
+
+    def clamp_min_(self, min):
+        ops.elementwise.check_number_bounds_in_place(self, min)
+        return self._inplace(ops.clamp_min, min)
+
+    def clamp_max_(self, max):
+        ops.elementwise.check_number_bounds_in_place(self, max)
+        return self._inplace(ops.clamp_max, max)
+
+    def floor_(self):
+        return self._inplace_unary(ops.floor)
+
+    def ceil_(self):
+        return self._inplace_unary(ops.ceil)
+
+    def round_(self, *, decimals=0):
+        return self._inplace_unary(lambda a: ops.round(a, decimals))
+
+    def trunc_(self):
+        return self._inplace_unary(ops.trunc)
+
+    fix_ = trunc_
+
+    def frac_(self):
+        return self._inplace_unary(ops.frac)
+
+    def lerp_(self, end, weight):
+        return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight)
+
+    def floor_divide_(self, other):
+        return self._inplace(lambda a, b: ops.floor_divide(a, b, "floor_divide_"), other)
+
+    __ifloordiv__ = floor_divide_
+
+    def remainder_(self, other):
+        return self._inplace(ops.remainder, other)
+
+    __imod__ = remainder_
+
+    def pow_(self, exponent):
+        return self._inplace(ops.power, exponent)
+
+    def neg_(self):
+        return self._inplace_unary(ops.neg)
+
+    negative_ = neg_
+
+    def exp_(self):
+        return self._inplace_unary(ops.exp)
+
+    def log_(self):
+        return self._inplace_unary(ops.log)
+
+    def sqrt_(self):
+        return self._inplace_unary(ops.sqrt)
+
+    def copy_(self, src, non_blocking=False):
+        return self._inplace(ops.copy, src)
 
     # ------------------------------------------------------------------------------ group: reduce
     # (methods of ops/reduce.py and ops/nn.py go here)
+    def prod(self, dim=None, keepdim=False, dtype=None):
+        return ops.prod(self, dim, keepdim, dtype)
+
+    def max(self, dim=None, keepdim=False, *, other=None):
+        return ops.reduce_max(self, dim, keepdim, other=other)
+
+    def min(self, dim=None, keepdim=False, *, other=None):
+        return ops.reduce_min(self, dim, keepdim, other=other)
+
+    def amax(self, dim=(), keepdim=False):
+        return ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return ops.argmin(self, dim, keepdim)
+
+    def std(self, *args, **kwargs):
+        return ops.std(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return ops.var(self, *args, **kwargs)
+
+    # dim is required: the ops raise PyTorch's TypeError when it is missing
+    def logsumexp(self, *args, **kwargs):
+        return ops.logsumexp(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return ops.cumsum(self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        return ops.cumprod(self, *args, **kwargs)
+
+    def cumsum_(self, *args, **kwargs):
+        return self._inplace(lambda a, _: ops.cumsum(a, *args, **kwargs), None)
+
+    def cumprod_(self, *args, **kwargs):
+        return self._inplace(lambda a, _: ops.cumprod(a, *args, **kwargs), None)
+
+    def all(self, dim=None, keepdim=False):
+        return ops.reduce_all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return ops.reduce_any(self, dim, keepdim)
+
+    def softmax(self, *args, **kwargs):
+        return ops.softmax(self, *args, **kwargs)
+
+    def log_softmax(self, *args, **kwargs):
+        return ops.log_softmax(self, *args, **kwargs)
 
     # ------------------------------------------------------------------------------ group: shape
     # (methods of ops/shape.py and ops/linalg.py go here)
+    def reshape(self, *shape):
+        return ops.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return ops.reshape_as(self, other)
+
+    def view_as(self, other):
+        return ops.view_as(self, other)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return ops.unflatten(self, dim, sizes)
+
+    def expand_as(self, other):
+        return ops.expand_as(self, other)
+
+    def broadcast_to(self, size):
+        return ops.expand(self, size)
+
+    def repeat(self, *repeats):
+        return ops.repeat(self, *repeats)
+
+    def permute(self, *dims):
+        return ops.permute(self, *dims)
+
+    def transpose(self, dim0, dim1):
+        return ops.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def movedim(self, source, destination):
+        return ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    @property
+    def T(self):
+        return ops.numpy_T(self)
+
+    @property
+    def mT(self):
+        return ops.matrix_T(self, "mT")
+
+    @property
+    def H(self):
+        return ops.matrix_T(self, "H")
+
+    @property
+    def mH(self):
+        return ops.matrix_T(self, "mH")
+
+    def adjoint(self):
+        return ops.matrix_T(self, "mH")
+
+    def is_contiguous(self) -> bool:
+        return bool(self._a.flags.c_contiguous)
+
+    def split(self, split_size, dim=0):
+        return ops.split(self, split_size, dim)
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        return ops.split_with_sizes(self, split_sizes, dim)
+
+    def chunk(self, chunks, dim=0):
+        return ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return ops.unbind(self, dim)
+
+    def flip(self, *dims):
+        return ops.flip(self, *dims)
+
+    def fliplr(self):
+        return ops.fliplr(self)
+
+    def flipud(self):
+        return ops.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return ops.roll(self, shifts, dims)
+
+    def narrow(self, dim, start, length):
+        return ops.narrow(self, dim, start, length)
+
+    def gather(self, dim, index):
+        return ops.gather(self, dim, index)
+
+    def index_select(self, dim, index):
+        return ops.index_select(self, dim, index)
+
+    def tril(self, diagonal=0):
+        return ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return ops.triu(self, diagonal)
+
+    def matmul(self, other):
+        return ops.matmul(self, other)
+
+    def bmm(self, mat2):
+        return ops.bmm(self, mat2)
+
+    def mv(self, vec):
+        return ops.mv(self, vec)
+
+    def dot(self, tensor):
+        return ops.dot(self, tensor)
+
+    def vdot(self, other):
+        return ops.vdot(self, other)
+
+    def outer(self, vec2):
+        return ops.outer(self, vec2)
+
+    ger = outer
+
+    def det(self):
+        return ops.det(self)
+
+    def inverse(self):
+        return ops.inverse(self)
+
+    def trace(self):
+        return ops.trace(self)
+
+    def diag(self, diagonal=0):
+        return ops.diag(self, diagonal)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return ops.diagonal(self, offset, dim1, dim2)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return ops.diag_embed(self, offset, dim1, dim2)
 
     # ------------------------------------------------------------------------------ group: creation
     # (random fills, hooks and other autograd methods go here)
+    def uniform_(self, from_=0.0, to=1.0, generator=None):
+        from gradcli.engine import factories
+        return self._inplace(lambda a, _: factories.uniform_values(a, from_, to, generator), None)
+
+    def normal_(self, mean=0.0, std=1.0, generator=None):
+        from gradcli.engine import factories
+        return self._inplace(lambda a, _: factories.normal_values(a, mean, std, generator), None)
+
+    def random_(self, *args, generator=None, **kwargs):
+        from gradcli.engine import factories
+        return self._inplace(lambda a, _: factories.random_values(a, *args, generator=generator, **kwargs), None)
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
+        from gradcli.engine import factories
+        return factories.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
+        from gradcli.engine import factories
+        return factories.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False, device=None):
+        from gradcli.engine import factories
+        return factories.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
+        from gradcli.engine import factories
+        return factories.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
+        from gradcli.engine import factories
+        return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def register_hook(self, hook):
+        from gradcli.engine import functional
+        return functional.register_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
     def _inplace(self, fn, other):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
         alias), bump the version counter and, when recorded, make its node this tensor's grad_fn."""
-        recording = autograd._grad_enabled[0]
-        if recording and self.requires_grad and self.grad_fn is None:
+        grad_on = autograd._grad_enabled[0]
+        if grad_on and self.requires_grad and self.grad_fn is None:
             raise _leaf_inplace_error()
+        if self._base is not None:
+            ops.check_inplace_view(self)
         src = self
-        if recording and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
+        if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
             src = Tensor(self._a.copy())
             src.requires_grad = self.requires_grad
@@ -479,9 +1017,18 @@ class Tensor:
                                f"shape {list(out.shape)}")
         np.copyto(self._a, out, casting="unsafe")
         self._version[0] += 1
-        if result.grad_fn is not None:
-            self.grad_fn = result.grad_fn
+        node = result.grad_fn
+        if node is not None:
+            if node.checks:
+                # a node that saved its result saved what is now this tensor: later in-place changes
+                # of this tensor must fail its backward, so its check follows this tensor's counter
+                box = result._version
+                node.checks = tuple((e[0], self._version, self._version[0]) + e[3:] if e[1] is box else e
+                                    for e in node.checks)
+            self.grad_fn = node
             self.requires_grad = True
+            if self._base is not None:
+                ops.rebase_view(self, node)
         return self
 
     def __iadd__(self, other):

@@ -8,11 +8,31 @@ anything else in the engine (see gradcli/engine/__init__.py).
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
 from gradcli.engine.ops.arith import (add, clone, compare, div, exp, fill, mul, neg, power, rdiv, reciprocal,
                                       rsub, scalar_power, sub, to_dtype, unbind0)
-from gradcli.engine.ops.elementwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor, log, masked_fill, sqrt
+from gradcli.engine.ops.elementwise import (abs, acos, asin, atan, atan2, bitwise_and, bitwise_not, bitwise_or,
+                                            bitwise_xor, ceil, clamp, clamp_max, clamp_min, copy, cos, cosh, elu, erf,
+                                            exp2, expm1, floor, floor_divide, frac, gelu, hardtanh, isfinite, isinf,
+                                            isnan, leaky_relu, lerp, log, log1p, log2, log10, logical_and, logical_not,
+                                            logical_or, logical_xor, logsigmoid, masked_fill, maximum, minimum, relu,
+                                            remainder, round, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus,
+                                            sqrt, square, tan, tanh, trunc, where)
 from gradcli.engine.ops.indexing import getitem, setitem
-from gradcli.engine.ops.linalg import mm
-from gradcli.engine.ops.reduce import mean, norm, reduce_sum
-from gradcli.engine.ops.shape import expand, squeeze, t, unsqueeze, view
+from gradcli.engine.ops.linalg import (bmm, det, diag, diag_embed, diagonal, dot, einsum, inverse, matmul, mm, mv,
+                                       outer, trace, vdot)
+from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
+                                      prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
+                                      vector_norm)
+from gradcli.engine.ops import nn
+from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
+                                   functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
+                                   nll_loss, normalize, softmax, torch_dropout)
+from gradcli.engine.ops.shape import (cat, check_inplace_view, chunk, concatenate, contiguous, expand, expand_as,
+                                      flatten, flip, fliplr, flipud, gather, hstack, index_select, matrix_T, movedim,
+                                      narrow, numpy_T, permute, repeat, reshape, reshape_as, roll, split,
+                                      split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,
+                                      unsqueeze, view, view_as, vstack)
+
+from gradcli.engine import views
+from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing)
+GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import autograd, dtypes, ops, views
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.recording import Op, record
 from gradcli.engine.tensor import Tensor
@@ -28,6 +28,7 @@ def _view(a: Tensor, out: np.ndarray, op, saved) -> Tensor:
     """A result that aliases `a`'s data (numpy view) and so shares its version counter."""
     t = record(op, out, (a,), saved)
     t._version = a._version
+    t._base = a._base if a._base is not None else a
     return t
 
 
@@ -158,6 +159,8 @@ def setitem(a: Tensor, key, value) -> None:
     recording = autograd._grad_enabled[0]
     if recording and a.requires_grad and a.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if a._base is not None:
+        ops.check_inplace_view(a)
     x = a._a
     keys = key if key.__class__ is tuple else (key,)
     if any(_is_advanced(k) for k in keys):
@@ -190,6 +193,8 @@ def setitem(a: Tensor, key, value) -> None:
                     (npkey, vshape), None, fit if fit[1] is not None else None)
         a.grad_fn = node
         a.requires_grad = True
+        if a._base is not None:
+            views.rebase(a, node)
 
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.

@@ -1,0 +1,91 @@
+"""In-place ops on views: the base's history gains a CopySlices node, the view an AsStridedBackward0.
+
+When `v = y.view(6)` (or `y[0]`, `y.t()`, ...) is changed in place by an op recorded as node N, the
+values of `y` change too, so `y`'s history must include N. As in PyTorch, `y.grad_fn` becomes a
+CopySlices node whose inputs are y's previous history and N's other inputs: its backward takes
+the region of the incoming gradient that the view covers, runs N's formulas on it ("replays" N),
+and writes N's gradient for the view back into that region. The view itself becomes a strided
+window onto the new `y` (AsStridedBackward0). The region is found once, as the flat positions of
+the view's elements inside the base's buffer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import autograd
+from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, edge
+from gradcli.engine.recording import Op
+
+
+def replay(F, node: Node, i: int, g):
+    """The gradient node `node` sends to its input `i` for incoming gradient `g`."""
+    saved = node.saved
+    if saved is FREED:
+        raise RuntimeError(FREED_MESSAGE)
+    if node.checks is not None:
+        autograd._check_versions(node)
+    values = F.unpack(saved, node) if saved else saved
+    gi = node.op.backward[i](F, g, *values)
+    fit = node.fit
+    if fit is not None and fit[i] is not None:
+        gi = autograd._fit(F, gi, fit[i])
+    return gi
+
+
+def _base_gradient(F, g, node, positions, shape):
+    """CopySlices, input 0 (the base's previous history): the incoming gradient, with the view's
+    region replaced by what the in-place op sends back to the view's old values."""
+    region = F.take(g, positions)
+    inner = replay(F, node, 0, region) if node.inputs[0] is not None else F.zeros_like(region)
+    return F.put(g, positions, inner)
+
+
+def _other_gradient(i):
+    def formula(F, g, node, positions, shape):
+        return replay(F, node, i, F.take(g, positions))
+    return formula
+
+
+def _as_strided_gradient(F, g, positions, shape):
+    return F.spread(g, positions, shape)
+
+
+_COPY_SLICES_FORMULAS = (_base_gradient, _other_gradient(1), _other_gradient(2), _other_gradient(3))
+
+# CopySlices frees what the in-place op saved exactly when that op's own node would.
+# fmt: off
+COPY_SLICES      = Op("CopySlices",          False, _COPY_SLICES_FORMULAS)
+COPY_SLICES_SAVE = Op("CopySlices",          True,  _COPY_SLICES_FORMULAS)
+AS_STRIDED       = Op("AsStridedBackward0",  False, (_as_strided_gradient,))
+# fmt: on
+
+
+def positions(view: np.ndarray, base: np.ndarray):
+    """Flat indices into `base` of each element of `view` (a numpy view of base's buffer), or None
+    when the base's buffer is not one C-ordered block."""
+    if not base.flags.c_contiguous:
+        return None
+    item = base.itemsize
+    start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    ids = np.arange(base.size)
+    window = np.lib.stride_tricks.as_strided(ids[start:], shape=view.shape,
+                                             strides=tuple(s // item * ids.itemsize for s in view.strides))
+    return window.copy()
+
+
+def rebase(view, node: Node) -> None:
+    """Make the in-place op recorded as `node` on `view` part of the history of the view's base."""
+    base = view._base
+    where = positions(view._a, base._a)
+    if where is None:
+        raise RuntimeError("gradcli cannot yet record an in-place operation on a view of a non-contiguous "
+                           "tensor; call .contiguous() on the base first")
+    if len(node.inputs) > len(_COPY_SLICES_FORMULAS):
+        raise RuntimeError(f"gradcli cannot yet record in-place {node.op.node} on a view")
+    row = COPY_SLICES_SAVE if node.op.saves_tensors else COPY_SLICES
+    copy_slices = Node(row, (edge(base),) + tuple(node.inputs[1:]), (node, where, base._a.shape))
+    base.grad_fn = copy_slices
+    base.requires_grad = True
+    view.grad_fn = Node(AS_STRIDED, (copy_slices,), (where, base._a.shape))
+    view.requires_grad = True
