@@ -45,7 +45,19 @@ TARGET = tensor([2, 0, 1])
 WEIGHT = _const([0.5, 2.0, 1.5])
 
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
+def _through_softmax_backward(a, log=False):
+    """The gradient of (softmax(a) * a).sum() as a function of a: runs the backward-data op with both of
+    its inputs requiring grad, so its own backward rows are exercised."""
+    with autograd.enable_grad():
+        x = a if a.requires_grad else _leaf(a._a)
+        s = x.log_softmax(0) if log else x.softmax(0)
+        (g,) = grad((s * x).sum(), x, create_graph=True)
+    return g
+
+
 CHECKS = {
+    nn.SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a), (any_(4),))],
+    nn.LOG_SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a, log=True), (any_(4),))],
     reduce.SUM_DIM: [(lambda a: a.sum(()), (any_(2, 3),)), (lambda a: a.sum(dim=None, keepdim=True), (any_(2, 2),))],
     reduce.MEAN_DIM: [(lambda a: a.mean(()), (any_(3, 2),)), (lambda a: a.mean((0, 1), keepdim=True), (any_(2, 3),))],
     reduce.PROD: [(lambda a: a.prod(), (pos(2, 3),)), (lambda a: a.prod(), (with_zero(2, 3),)),

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops
-from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
+from gradcli.engine.ops import arith, elementwise, indexing, linalg, nn, reduce, shape
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
@@ -95,6 +95,15 @@ class NumpyMath:
     @staticmethod
     def ones(shape, dtype):
         return np.ones(shape, dtype=dtype)
+
+    # numpy group: softmax (see nn.py)
+    @staticmethod
+    def softmax_backward(g, result, dims):
+        return nn.softmax_backward_value(NUMPY, g, result, dims)
+
+    @staticmethod
+    def log_softmax_backward(g, result, dims):
+        return nn.log_softmax_backward_value(NUMPY, g, result, dims)
 
     # numpy group: views (in-place ops on views, see views.py)
     @staticmethod
@@ -308,6 +317,15 @@ class TensorMath:
     @staticmethod
     def ones(shape_, dtype):
         return Tensor(np.ones(shape_, dtype=dtype))
+
+    # tensor group: softmax (see nn.py)
+    @staticmethod
+    def softmax_backward(g, result, dims):
+        return nn.softmax_backward_data(g, result, dims, log=False)
+
+    @staticmethod
+    def log_softmax_backward(g, result, dims):
+        return nn.softmax_backward_data(g, result, dims, log=True)
 
     # tensor group: views (in-place ops on views, see views.py)
     @staticmethod

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import ops, rng
+from gradcli.engine.ops import reduce
 from gradcli.engine.recording import (Op, Out, broadcast_error, fit_for, needs_grad, operands, record, saved_input,
                                       type_word, version_check, wrap_dim)
 from gradcli.engine.tensor import Size, Tensor
@@ -30,13 +31,27 @@ def _mse_target_grad(F, g, self, target, reduction, n):
 
 
 def _softmax_grad(F, g, result, dims):
-    """_softmax_backward_data: (grad - sum(grad * result)) * result."""
-    return (g - F.sum_dims(g * result, dims, True)) * result
+    """_softmax_backward_data: (grad - sum(grad * result)) * result, an op of its own under create_graph."""
+    return F.softmax_backward(g, result, dims)
 
 
 def _log_softmax_grad(F, g, result, dims):
-    """_log_softmax_backward_data: grad - exp(result) * sum(grad)."""
+    """_log_softmax_backward_data: grad - exp(result) * sum(grad), an op of its own under create_graph."""
+    return F.log_softmax_backward(g, result, dims)
+
+
+def softmax_backward_value(F, g, result, dims):
+    return (g - F.sum_dims(g * result, dims, True)) * result
+
+
+def log_softmax_backward_value(F, g, result, dims):
     return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+
+
+def _softmax_double_backward(F, gg, grad_output, result, dims):
+    """softmax_double_backward: the backward-data op's gradient with respect to the softmax result."""
+    return (grad_output * gg - F.sum_dims(result * grad_output, dims, True) * gg
+            - grad_output * F.sum_dims(result * gg, dims, True))
 
 
 def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
@@ -97,6 +112,12 @@ def _addmm_mat2(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
 # fmt: off
 SOFTMAX     = Op("SoftmaxBackward0",                      True,  (_softmax_grad,))
 LOG_SOFTMAX = Op("LogSoftmaxBackward0",                   True,  (_log_softmax_grad,))
+SOFTMAX_BACKWARD_DATA = Op("SoftmaxBackwardDataBackward0", True, (
+    lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
+    _softmax_double_backward))
+LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", True, (
+    lambda F, gg, grad_output, result, dims: gg - F.sum_dims(gg * F.exp_rounded(result), dims, True),
+    lambda F, gg, grad_output, result, dims: -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg))
 MSE_LOSS    = Op("MseLossBackward0",                      True,  (_mse_grad, _mse_target_grad))
 NLL_LOSS    = Op("NllLossBackward0",                      True,  (_nll_backward,))
 BCE         = Op("BinaryCrossEntropyBackward0",           True,  (_bce_self, _bce_target))
@@ -716,3 +737,14 @@ def _dense_stride_order(shape, strides) -> list:
             elif c < 0:
                 break
     return perm[::-1]
+
+
+def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
+    """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
+    x, r = g._a, result._a
+    if log:
+        value = x - reduce.exp_array(r) * x.sum(axis=dims, keepdims=True, dtype=x.dtype)
+    else:
+        value = (x - (x * r).sum(axis=dims, keepdims=True, dtype=x.dtype)) * r
+    row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
+    return record(row, np.asarray(value), (g, result), (g, result, dims))
