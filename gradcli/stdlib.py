@@ -117,6 +117,7 @@ def _build_torch() -> ScriptModule:
         "pow": lambda input, exponent: ops.power(input, exponent),
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
+        "masked_fill": _tensor_fn("masked_fill", Tensor.masked_fill),
         "sum": _tensor_fn("sum", Tensor.sum), "mean": _tensor_fn("mean", Tensor.mean),
         "norm": _tensor_fn("norm", Tensor.norm), "mm": _tensor_fn("mm", Tensor.mm), "matmul": _matmul,
         "clone": _tensor_fn("clone", Tensor.clone),

@@ -374,6 +374,9 @@ class Tensor:
     def reciprocal(self):
         return ops.reciprocal(self)
 
+    def reciprocal_(self):
+        return self._inplace_unary(ops.reciprocal)
+
     def mm(self, mat2):
         return ops.mm(self, mat2)
 
@@ -385,6 +388,9 @@ class Tensor:
 
     def masked_fill(self, mask, value):
         return ops.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(lambda a, _: ops.masked_fill(a, mask, value), value)
 
     def expand(self, *sizes):
         return ops.expand(self, *sizes)

@@ -1028,10 +1028,17 @@ def logsigmoid(a: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------------------------------ masks and bits
 
+_MASK_DTYPE_WORDS = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                     "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
 def masked_fill(a: Tensor, mask, value) -> Tensor:
-    if mask.__class__ is not Tensor or mask._a.dtype != np.bool_:
+    if mask.__class__ is not Tensor:
+        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(mask).__name__}, {type(value).__name__})")
+    if mask._a.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{'a non-tensor' if mask.__class__ is not Tensor else mask.dtype}")
+                           f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
     fill = value._a if value.__class__ is Tensor else value
     try:
