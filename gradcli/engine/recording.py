@@ -57,10 +57,19 @@ def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fi
                             entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
                             checks = (entry,) if checks is None else tuple(checks) + (entry,)
                             break
+                for s in saved:
+                    if s.__class__ is Tensor and s._inference:
+                        raise RuntimeError(INFERENCE_SAVED_ERROR)
                 t.grad_fn = Node(op, nodes, saved, checks, fit)
                 t.requires_grad = True
                 break
     return t
+
+
+INFERENCE_SAVED_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 def needs_grad(*inputs) -> bool:

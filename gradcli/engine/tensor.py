@@ -12,6 +12,12 @@ from gradcli.engine import autograd, dtypes
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
 from gradcli.engine import ops, recording
 
+_INFERENCE = autograd._inference
+
+INFERENCE_INPLACE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
 # torch.set_printoptions is process-wide in PyTorch; the session resets it for every script.
 print_options = PrintOptions()
 
@@ -45,7 +51,8 @@ class Tensor:
     the leaf's AccumulateGrad node.
     """
 
-    __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "_base", "__weakref__")
+    __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "_base", "_inference",
+                 "__weakref__")
 
     # numpy must hand `ndarray <op> Tensor` back to the Tensor's reflected operator
     __array_ufunc__ = None
@@ -59,6 +66,7 @@ class Tensor:
         self._version = [0]
         self._acc = None
         self._base = None          # the tensor a view aliases (PyTorch's `_base`), None for non-views
+        self._inference = _INFERENCE[0]     # made inside torch.inference_mode()
 
     # ------------------------------------------------------------------------------ metadata
     @property
@@ -95,6 +103,9 @@ class Tensor:
     @property
     def device(self):
         return _CPU
+
+    def is_inference(self) -> bool:
+        return self._inference
 
     def is_floating_point(self) -> bool:
         return self._a.dtype.kind == "f"
@@ -141,6 +152,8 @@ class Tensor:
             return
         if value and self._a.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._inference and not _INFERENCE[0]:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = value
 
     def requires_grad_(self, requires_grad=True) -> "Tensor":
@@ -153,6 +166,8 @@ class Tensor:
             return self
         if requires_grad and self._a.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not _INFERENCE[0]:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -1002,6 +1017,8 @@ class Tensor:
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
         alias), bump the version counter and, when recorded, make its node this tensor's grad_fn."""
         grad_on = autograd._grad_enabled[0]
+        if self._inference and not _INFERENCE[0]:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if grad_on and self.requires_grad and self.grad_fn is None:
             raise _leaf_inplace_error()
         if self._base is not None:

@@ -7,7 +7,7 @@ import numpy as np
 from gradcli.engine import autograd, dtypes, ops, views
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.recording import Op, record
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
 # non-trivial slice (slice) and per None (unsqueeze), so X[0, 1] is SelectBackward0 of SelectBackward0.
@@ -157,6 +157,8 @@ def getitem(a: Tensor, key) -> Tensor:
 def setitem(a: Tensor, key, value) -> None:
     """`a[key] = value`: in place, recorded as CopySlices when autograd is involved."""
     recording = autograd._grad_enabled[0]
+    if a._inference and not autograd._inference[0]:
+        raise RuntimeError(INFERENCE_INPLACE_ERROR)
     if recording and a.requires_grad and a.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if a._base is not None:
