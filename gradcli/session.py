@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import sys
 
@@ -18,6 +20,26 @@ DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
 # User recursion is capped by compiler.MAX_CALL_DEPTH and expression nesting by
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
+
+
+@contextlib.contextmanager
+def _collector_tuned():
+    """Run a script with Python's cyclic garbage collector mostly out of the way.
+
+    The engine's graphs have no reference cycles (they are freed by reference counting), yet every
+    tensor and node counts towards the collector's allocation threshold, and a collection walks
+    every young object: with the default threshold (700) that was half the cost of building a graph
+    of small ops (a 400k-node chain: 1.79 s forward, 1.08 s tuned, 0.92 s with the collector off).
+    Freezing what was imported and raising the threshold keeps cycle collection for scripts that do
+    make cycles (a list holding itself) at a small fraction of the cost."""
+    previous = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+        gc.unfreeze()
 
 
 class Session:
@@ -78,7 +100,8 @@ class Session:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
         try:
-            program(self.globals)
+            with _collector_tuned():
+                program(self.globals)
         except (ScriptError, BrokenPipeError):
             raise
         except RecursionError as e:
