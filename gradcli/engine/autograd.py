@@ -24,6 +24,7 @@ import numpy as np
 # stays False there and the grad mode that torch.is_grad_enabled() reports lives in `_inference[1]`.
 _grad_enabled = [True]          # one-element lists so the modes are shared without `global` statements
 _inference = [False, False]     # [inference mode on, grad mode reported inside it]
+_inference_seen = [False]       # inference mode was entered once: inference tensors may exist
 _anomaly = [False, True]        # [anomaly detection on, check backward outputs for NaN]
 
 
@@ -118,6 +119,7 @@ class inference_mode:
         if self._mode:
             _grad_enabled[0] = False
             _inference[0], _inference[1] = True, False
+            _inference_seen[0] = True
         else:
             _grad_enabled[0] = True
             _inference[0] = False

@@ -46,24 +46,29 @@ class Out:
 def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fit=None) -> Tensor:
     """Wrap a forward result; attach a node when grad mode is on and some input requires grad."""
     t = Tensor(out)
-    if autograd._grad_enabled[0]:
-        nodes = tuple([edge(x) if x.__class__ is Tensor else None for x in inputs])
-        for n in nodes:
-            if n is not None:
-                if op.saves_tensors:
-                    for s in saved:
-                        if s.__class__ is Out:
-                            # the result is saved: changing it in place must fail the backward pass
-                            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
-                            checks = (entry,) if checks is None else tuple(checks) + (entry,)
-                            break
-                for s in saved:
-                    if s.__class__ is Tensor and s._inference:
-                        raise RuntimeError(INFERENCE_SAVED_ERROR)
-                t.grad_fn = Node(op, nodes, saved, checks, fit)
-                t.requires_grad = True
-                break
+    if not _GRAD[0]:
+        return t
+    nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
+    for n in nodes:
+        if n is not None:
+            break
+    else:
+        return t
+    if op.saves_tensors or _INFERENCE_SEEN[0]:
+        for s in saved:
+            if s.__class__ is Out:
+                # the result is saved: changing it in place must fail the backward pass
+                entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
+                checks = (entry,) if checks is None else tuple(checks) + (entry,)
+            elif s.__class__ is Tensor and s._inference:
+                raise RuntimeError(INFERENCE_SAVED_ERROR)
+    t.grad_fn = Node(op, nodes, saved, checks, fit)
+    t.requires_grad = True
     return t
+
+
+_GRAD = autograd._grad_enabled
+_INFERENCE_SEEN = autograd._inference_seen
 
 
 INFERENCE_SAVED_ERROR = (
