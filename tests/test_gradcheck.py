@@ -151,6 +151,26 @@ CHECKS[views.COPY_SLICES_SAVE] = [(_inplace_on_view, (any_(2, 2), any_(2)))]
 CHECKS[views.COPY_SLICES] = [(_inplace_on_select, (any_(2, 3), any_(3)))]
 CHECKS[views.AS_STRIDED] = [(_inplace_on_select, (any_(3, 2), any_(2)))]
 
+# tensor-and-number steps inside create_graph formulas: d/dx of (x ** 3 + 2 - 1).sum() records
+# AddBackward1 / SubBackward1 only when the formula itself adds a number, so exercise them through
+# the gradient of a function whose formula does (sqrt: grad / (2 * result), softplus-like chains).
+CHECKS[arith.ADD_SCALAR] = [(lambda a: _formula_scalar_step(a, "add"), (pos(3),))]
+CHECKS[arith.SUB_SCALAR] = [(lambda a: _formula_scalar_step(a, "sub"), (pos(3),))]
+
+
+def _formula_scalar_step(a, kind):
+    """Run arith.add/sub with a number inside the formula context, as a create_graph backward does."""
+    with autograd.enable_grad():
+        x = a if a.requires_grad else _leaf(a._a)
+        inside, autograd._in_formula[0] = autograd._in_formula[0], True
+        try:
+            y = arith.add(x * x, 2.0) if kind == "add" else arith.sub(x * x, 2.0)
+        finally:
+            autograd._in_formula[0] = inside
+    assert y.grad_fn.op.node == ("AddBackward1" if kind == "add" else "SubBackward1")
+    return y
+
+
 CHECKS_BY_NAME = {"UnbindBackward0": [(_unbind_sum, (any_(3, 2),))]}
 
 

@@ -11,7 +11,7 @@ from conftest import run_script
 from gradcli.engine import autograd, ops, rng
 from gradcli.engine.factories import tensor
 from gradcli.engine.functional import grad
-from gradcli.engine.ops import nn, reduce
+from gradcli.engine.ops import arith, nn, reduce
 from gradcli.engine.tensor import Tensor
 from gradcli.stdlib import TORCH
 from test_gradcheck import _leaf, any_, gradcheck, pos
@@ -117,10 +117,10 @@ CHECKS = {
                (lambda x, w, b: F["linear"](x, w, b), (any_(3), any_(2, 3), any_(2))),
                (lambda x, w, b: F["linear"](x, w, b), (any_(2, 2, 3), any_(2, 3), any_(1))),
                (lambda x, w, b: F["linear"](x.t(), w, b), (any_(3, 2), any_(2, 3), any_(2)))],
-    nn.MUL_SCALAR: [(lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
+    arith.MUL_SCALAR: [(lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
                     (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT, label_smoothing=0.3, reduction="none"),
                      (any_(3, 3),))],
-    nn.DIV_SCALAR: [(lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
+    arith.DIV_SCALAR: [(lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
                     (lambda a, b: F["cross_entropy"](a, b, weight=WEIGHT, label_smoothing=0.1),
                      (any_(2, 3), probs(2, 3)))],
 }

@@ -25,6 +25,7 @@ import numpy as np
 _grad_enabled = [True]          # one-element lists so the modes are shared without `global` statements
 _inference = [False, False]     # [inference mode on, grad mode reported inside it]
 _inference_seen = [False]       # inference mode was entered once: inference tensors may exist
+_in_formula = [False]           # evaluating backward formulas on Tensors (create_graph), not user code
 _anomaly = [False, True]        # [anomaly detection on, check backward outputs for NaN]
 
 
@@ -491,8 +492,13 @@ def _heap_pop_rest(heap, last):
 
 
 def _run_hooks(node, g, F):
-    for hook in list(node.hooks.values()):
-        g = hook(g, F)
+    # hooks are user code: ops they run are recorded as user ops, not as formula steps
+    inside, _in_formula[0] = _in_formula[0], False
+    try:
+        for hook in list(node.hooks.values()):
+            g = hook(g, F)
+    finally:
+        _in_formula[0] = inside
     return g
 
 
@@ -517,6 +523,17 @@ def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=Fals
     accumulated; a target that no other target needs is not run at all, only its hooks are, as in
     PyTorch. Otherwise (backward(inputs=...)) the targets run and accumulate like any node.
     """
+    as_tensors = F.tensors
+    if as_tensors:
+        outer, _in_formula[0] = _in_formula[0], True
+        try:
+            return _sweep(roots, grads, retain_graph, F, targets, capture)
+        finally:
+            _in_formula[0] = outer
+    return _sweep(roots, grads, retain_graph, F, targets, capture)
+
+
+def _sweep(roots, grads, retain_graph, F, targets, capture):
     as_tensors = F.tensors
     accumulate_fn = _accumulate_tensor if as_tensors else _accumulate
     anomaly = _anomaly[0] and _anomaly[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import dtypes
+from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.recording import (Op, Out, compute, fit_for, floating, needs_grad, operands, record,
                                       saved_input, version_check)
@@ -52,6 +52,12 @@ TO_COPY     = Op("ToCopyBackward0",     False, (lambda F, g: g,))
 ZERO        = Op("ZeroBackward0",       False, (lambda F, g: F.zeros_like(g),))
 FILL        = Op("FillBackward2",       False, (lambda F, g: F.zeros_like(g),))
 FILL_TENSOR = Op("FillBackward3",       False, (lambda F, g: F.zeros_like(g), lambda F, g: F.sum(g)))
+# The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
+# add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
+MUL_SCALAR  = Op("MulBackward1",        False, (lambda F, g, other: g * other,))
+DIV_SCALAR  = Op("DivBackward1",        False, (lambda F, g, other: g / other,))
+ADD_SCALAR  = Op("AddBackward1",        False, (lambda F, g: g,))
+SUB_SCALAR  = Op("SubBackward1",        False, (lambda F, g: g,))
 UNBIND      = Op("UnbindBackward0",     False, (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
 # fmt: on
 
@@ -62,8 +68,22 @@ def _float_number_case(a: Tensor, b) -> bool:
     return (b.__class__ is float or b.__class__ is int) and a._a.dtype.kind == "f"
 
 
+_IN_FORMULA = autograd._in_formula        # inside a create_graph backward formula (not a user hook)
+
+
+def mul_scalar(a: Tensor, value) -> Tensor:
+    """`tensor * number` as C++ code records it (MulBackward1)."""
+    return record(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
+
+
+def div_scalar(a: Tensor, value) -> Tensor:
+    return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+
+
 def add(a: Tensor, b, alpha=1) -> Tensor:
     if _float_number_case(a, b):
+        if _IN_FORMULA[0] and alpha == 1:
+            return record(ADD_SCALAR, a._a + b, (a,), ())
         return record(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,))
     x, y = operands(a, b)
     out = compute(np.add, x, y if alpha == 1 else y * alpha)
@@ -72,6 +92,8 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
 
 def sub(a: Tensor, b, alpha=1) -> Tensor:
     if _float_number_case(a, b):
+        if _IN_FORMULA[0] and alpha == 1:
+            return record(SUB_SCALAR, a._a - b, (a,), ())
         return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
     if a._a.dtype == np.bool_ and (b.__class__ is Tensor and b._a.dtype == np.bool_ or b is True or b is False):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -90,6 +112,8 @@ def rsub(a: Tensor, b) -> Tensor:
 
 def mul(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
+        if _IN_FORMULA[0]:
+            return mul_scalar(a, b)
         return record(MUL, a._a * b, (a, b), (None, b))
     x, y = operands(a, b)
     out = compute(np.multiply, x, y)
@@ -104,6 +128,8 @@ def mul(a: Tensor, b) -> Tensor:
 
 def div(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
+        if _IN_FORMULA[0]:
+            return div_scalar(a, b)
         return record(DIV, compute(np.true_divide, a._a, b), (a, b), (None, b))
     x, y = operands(a, b, floating=True)
     out = compute(np.true_divide, x, y)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import ops, rng
-from gradcli.engine.ops import reduce
+from gradcli.engine.ops import arith, reduce
 from gradcli.engine.recording import (Op, Out, broadcast_error, fit_for, needs_grad, operands, record, saved_input,
                                       type_word, version_check, wrap_dim)
 from gradcli.engine.tensor import Size, Tensor
@@ -124,8 +124,6 @@ BCE         = Op("BinaryCrossEntropyBackward0",           True,  (_bce_self, _bc
 BCE_LOGITS  = Op("BinaryCrossEntropyWithLogitsBackward0", True,  (_bce_logits_self, _bce_logits_target))
 ADDMM       = Op("AddmmBackward0",                        True,  (lambda F, g, mat1, mat2, c1, c2: g,
                                                                   _addmm_mat1, _addmm_mat2))
-MUL_SCALAR  = Op("MulBackward1",                          False, (lambda F, g, other: g * other,))
-DIV_SCALAR  = Op("DivBackward1",                          False, (lambda F, g, other: g / other,))
 # fmt: on
 
 
@@ -454,7 +452,7 @@ def _cross_entropy_probabilities(a, target, weight, reduction, label_smoothing, 
         return loss
     if a._a.size == 0:
         return ops.fill(loss, math.nan)
-    return _div_scalar(loss, a._a.size // classes)
+    return arith.div_scalar(loss, a._a.size // classes)
 
 
 def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_smoothing, class_dim) -> Tensor:
@@ -477,16 +475,7 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
         smooth = ops.div(ops.reduce_sum(smooth), total)
     elif reduction == "sum":
         smooth = ops.reduce_sum(smooth)
-    return ops.add(_mul_scalar(nll, 1 - label_smoothing), _mul_scalar(smooth, label_smoothing / classes))
-
-
-def _mul_scalar(a: Tensor, value: float) -> Tensor:
-    """`tensor * scalar` from C++ (mul.Scalar): MulBackward1, not the MulBackward0 of Python's `*`."""
-    return record(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
-
-
-def _div_scalar(a: Tensor, value) -> Tensor:
-    return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+    return ops.add(arith.mul_scalar(nll, 1 - label_smoothing), arith.mul_scalar(smooth, label_smoothing / classes))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean") -> Tensor:
