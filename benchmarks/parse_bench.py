@@ -1,6 +1,12 @@
-"""Parse-time benchmark: seconds to parse generated scripts of 1k, 10k and 100k lines, and start-up cost."""
+"""Parse-time benchmark: seconds to parse generated scripts of 1k, 10k and 100k lines, and start-up cost.
 
+    python benchmarks/parse_bench.py                          human-readable figures
+    python benchmarks/parse_bench.py --json --runs 5 1000 10000   median seconds per size, as JSON (run.py)
+"""
+
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,13 +48,21 @@ def script(lines: int) -> str:
     return "".join(block[i % len(block)] for i in range(lines))
 
 
-def best_of(runs: int, source: str) -> float:
-    best = float("inf")
+def parse_seconds(source: str) -> float:
+    start = time.perf_counter()
+    parse(source)
+    return time.perf_counter() - start
+
+
+def medians(runs: int, sizes: list[int]) -> dict[int, float]:
+    """Median parse time per script length; the lengths take turns, so a slow spell of the machine
+    falls on all of them and not on one (which would bend the linearity figure)."""
+    sources = {n: script(n) for n in sizes}
+    times: dict[int, list[float]] = {n: [] for n in sizes}
     for _ in range(runs):
-        start = time.perf_counter()
-        parse(source)
-        best = min(best, time.perf_counter() - start)
-    return best
+        for n in sizes:
+            times[n].append(parse_seconds(sources[n]))
+    return {n: statistics.median(t) for n, t in times.items()}
 
 
 def first_parse_in_fresh_process(cache_home: str) -> float:
@@ -59,15 +73,20 @@ def first_parse_in_fresh_process(cache_home: str) -> float:
     return float(out.stdout)
 
 
-def main():
+def main(argv: list[str]) -> None:
+    parse("x = 1")                      # grammar tables loaded before any timing
+    if argv[:1] == ["--json"]:
+        runs = int(argv[2]) if argv[1:2] == ["--runs"] else 5
+        sizes = [int(a) for a in argv[3 if argv[1:2] == ["--runs"] else 1:]]
+        print(json.dumps({str(n): t for n, t in medians(runs, sizes).items()}))
+        return
     with tempfile.TemporaryDirectory() as cache_home:
         cold = first_parse_in_fresh_process(cache_home)
         warm = first_parse_in_fresh_process(cache_home)
     print(f"first parse in a new process: {cold:.3f} s building the tables, {warm:.3f} s loading them cached")
-    parse("x = 1")
-    for lines, runs in ((1_000, 5), (10_000, 5), (100_000, 2)):
-        print(f"{lines:>7,} lines: {best_of(runs, script(lines)):.3f} s")
+    for lines, seconds in medians(3, [1_000, 10_000, 100_000]).items():
+        print(f"{lines:>7,} lines: {seconds:.3f} s")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
