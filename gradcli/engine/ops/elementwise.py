@@ -305,7 +305,15 @@ def sigmoid_backward_array(g, y):
 
 
 def threshold_backward_array(g, x, threshold):
-    return np.where(x <= threshold, g.dtype.type(0), g)
+    # g where x > threshold, +0 elsewhere; a mask multiply is ~10x faster than np.where, but inf/nan
+    # times 0 is nan and a negative g times 0 is -0, so finish with +0.0 and fall back on non-finite g
+    keep = x > threshold
+    with np.errstate(invalid="ignore"):
+        out = g * keep
+    if not np.isfinite(out).all():
+        return np.where(keep, g, g.dtype.type(0))
+    out += 0.0
+    return out
 
 
 def softplus_backward_array(g, x, beta, threshold):
@@ -568,7 +576,11 @@ def relu(a: Tensor) -> Tensor:
     x = a._a
     if x.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return _saving_result(RELU, np.where(x < 0, x.dtype.type(0), x), a)
+    out = np.maximum(x, x.dtype.type(0))      # ~10x faster than np.where; nan propagates as in PyTorch
+    zero = x == 0
+    if zero.any():
+        np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
+    return _saving_result(RELU, out, a)
 
 
 def _rounding(row: Op, fn, kernel: str):
