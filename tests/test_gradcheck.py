@@ -212,16 +212,7 @@ def test_backward_matches_finite_differences(fn, arrays, options):
 @pytest.mark.parametrize("row", [r for r in CHECKS])
 def test_node_name_is_recorded(row):
     fn, arrays = CHECKS[row][0][:2]
-    out = fn(*[_leaf(a) for a in arrays])
-    names = []
-    stack = [out.grad_fn]
-    while stack:
-        n = stack.pop()
-        if n is None:
-            continue
-        names.append(n.op.node)
-        stack.extend(n.inputs)
-    assert row.node in names
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
 
 
 # Second derivatives: the gradient computed with create_graph=True is itself checked against finite
@@ -245,8 +236,9 @@ SECOND = [
 ]
 
 
-@pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
-def test_second_derivative_matches_finite_differences(name, fn, arrays):
+def first_derivative(fn):
+    """x -> the create_graph gradient of sum(fn(x)^2), as a differentiable function: checking it against
+    finite differences checks second derivatives (and, applied twice, third)."""
     from gradcli.engine.functional import grad
 
     def first(*xs):
@@ -258,5 +250,20 @@ def test_second_derivative_matches_finite_differences(name, fn, arrays):
             for extra in gs[1:]:
                 total = total + extra.sum()
         return total
+    return first
 
-    gradcheck(first, *arrays, atol=1e-4, rtol=1e-3)
+
+def recorded_names(out) -> list:
+    """Node names of every node reachable from `out` (iterative walk)."""
+    names, stack = [], [out.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is not None:
+            names.append(n.op.node)
+            stack.extend(n.inputs)
+    return names
+
+
+@pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
+def test_second_derivative_matches_finite_differences(name, fn, arrays):
+    gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)

@@ -14,7 +14,7 @@ from gradcli.engine.functional import grad
 from gradcli.engine.ops import arith, nn, reduce
 from gradcli.engine.tensor import Tensor
 from gradcli.stdlib import TORCH
-from test_gradcheck import _leaf, any_, gradcheck, pos
+from test_gradcheck import _leaf, any_, first_derivative, gradcheck, pos, recorded_names
 
 F = TORCH.members["nn"].members["functional"].members
 R = np.random.RandomState(11)
@@ -145,14 +145,7 @@ def test_backward_matches_finite_differences(fn, arrays, options):
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
     fn, arrays = CHECKS[row][0][:2]
-    out = fn(*[_leaf(a) for a in arrays])
-    names, stack = [], [out.grad_fn]
-    while stack:
-        n = stack.pop()
-        if n is not None:
-            names.append(n.op.node)
-            stack.extend(n.inputs)
-    assert row.node in names
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
 
 
 # Second derivatives: the create_graph gradient of sum(f(x)^2), checked against finite differences of itself.
@@ -191,22 +184,11 @@ SECOND = [
 ]
 
 
-def _first(fn):
-    def first(*xs):
-        with autograd.enable_grad():
-            leaves = [x if x.requires_grad else _leaf(x._a) for x in xs]
-            out = fn(*leaves)
-            gs = grad((out * out).sum(), leaves, create_graph=True)
-            total = gs[0]
-            for extra in gs[1:]:
-                total = total + extra.sum()
-        return total
-    return first
 
 
 @pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
 def test_second_derivative_matches_finite_differences(name, fn, arrays):
-    gradcheck(_first(fn), *arrays, atol=1e-4, rtol=1e-3)
+    gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
 
 
 # ------------------------------------------------------------------------------------------ forward kernels

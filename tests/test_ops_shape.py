@@ -13,7 +13,7 @@ from gradcli.engine.factories import tensor
 from gradcli.engine.functional import grad
 from gradcli.engine.ops import arith, linalg, shape
 from gradcli.engine.tensor import Tensor
-from test_gradcheck import _leaf, any_, gradcheck
+from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
 
 R = np.random.RandomState(7)
 
@@ -158,17 +158,7 @@ SECOND = [
 
 @pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
 def test_second_derivative_matches_finite_differences(name, fn, arrays):
-    def first(*xs):
-        with autograd.enable_grad():
-            leaves = [x if x.requires_grad else _leaf(x._a) for x in xs]
-            out = fn(*leaves)
-            gs = grad((out * out).sum(), leaves, create_graph=True)
-            total = gs[0]
-            for extra in gs[1:]:
-                total = total + extra.sum()
-        return total
-
-    gradcheck(first, *arrays, atol=1e-4, rtol=1e-3)
+    gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
 
 
 # --------------------------------------------------------------------------------- recorded structure
