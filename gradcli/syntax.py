@@ -1,19 +1,48 @@
-"""Syntax tree of a script: dataclasses named after grammar rules and Python's ast; keyword-only line/col come last."""
+"""Syntax tree of a script: small slotted classes named after grammar rules and Python's ast."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 
-@dataclass(slots=True)
 class Node:
-    """`line` and `col`: the 1-based position of the node's first token. They come after the
-    node's own fields and are keyword-only (`Name("x")`, `Name("x", line=3, col=5)`), and
-    take no part in `==` or `repr`, so trees compare by structure alone."""
+    """A node's own fields are its class's annotations, in order (also its `__slots__`); `line` and
+    `col`, the 1-based position of its first token, are keyword-only (`Name("x")`,
+    `Name("x", line=3, col=5)`) and take no part in `==` or `repr`, so trees compare by structure.
 
-    line: int = field(default=0, kw_only=True, compare=False, repr=False)
-    col: int = field(default=0, kw_only=True, compare=False, repr=False)
+    (Hand-written rather than dataclasses: importing dataclasses and generating ~40 classes cost
+    about 25 ms of every start-up.)"""
+
+    __slots__ = ("line", "col")
+    _fields: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        own = tuple(cls.__dict__.get("__annotations__", {}))
+        cls._fields = fields = cls.__mro__[1]._fields + own
+        if fields:
+            # a plain __init__ per class, as fast as a dataclass's (the tree builder makes one node
+            # per grammar reduction, so this is on the parser's hot path)
+            params = ", ".join(fields)
+            body = "".join(f"    self.{f} = {f}\n" for f in fields)
+            namespace = {}
+            exec(f"def __init__(self, {params}, *, line=0, col=0):\n{body}    self.line = line\n"
+                 f"    self.col = col\n", namespace)
+            cls.__init__ = namespace["__init__"]
+
+    def __init__(self, *, line: int = 0, col: int = 0):
+        self.line = line
+        self.col = col
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields) + ")"
 
 
 class Statement(Node):
@@ -24,213 +53,213 @@ class Expression(Node):
     __slots__ = ()
 
 
-@dataclass(slots=True)
 class Module(Node):
+    __slots__ = ("body",)
     body: list
 
 
 # ---------------------------------------------------------------- statements
 
-@dataclass(slots=True)
 class ExprStmt(Statement):
+    __slots__ = ("value",)
     value: Expression
 
 
-@dataclass(slots=True)
 class Assign(Statement):
+    __slots__ = ("targets", "value")
     targets: list           # a = b = 1 has two targets
     value: Expression
 
 
-@dataclass(slots=True)
 class AugAssign(Statement):
+    __slots__ = ("target", "op", "value")
     target: Expression
     op: str                 # add sub mul truediv matmul floordiv mod pow
     value: Expression
 
 
-@dataclass(slots=True)
 class Import(Statement):
+    __slots__ = ("module", "alias")
     module: str             # dotted: "torch.nn.functional"
     alias: Optional[str]
 
 
-@dataclass(slots=True)
 class ImportFrom(Statement):
+    __slots__ = ("module", "names")
     module: str
     names: list             # of (name, alias or None)
 
 
-@dataclass(slots=True)
 class If(Statement):
+    __slots__ = ("test", "body", "orelse")
     test: Expression
     body: list
     orelse: list            # an elif chain nests: orelse == [If(...)]
 
 
-@dataclass(slots=True)
 class While(Statement):
+    __slots__ = ("test", "body")
     test: Expression
     body: list
 
 
-@dataclass(slots=True)
 class For(Statement):
+    __slots__ = ("target", "iter", "body")
     target: Expression      # Name, or Tuple/List of targets
     iter: Expression
     body: list
 
 
-@dataclass(slots=True)
 class Break(Statement):
+    __slots__ = ()
     pass
 
 
-@dataclass(slots=True)
 class Continue(Statement):
+    __slots__ = ()
     pass
 
 
-@dataclass(slots=True)
 class Pass(Statement):
+    __slots__ = ()
     pass
 
 
-@dataclass(slots=True)
 class Param(Node):
+    __slots__ = ("name", "default")
     name: str
     default: Optional[Expression]   # None when the parameter has no default
 
 
-@dataclass(slots=True)
 class FunctionDef(Statement):
+    __slots__ = ("name", "params", "body")
     name: str
     params: list            # of Param
     body: list
 
 
-@dataclass(slots=True)
 class Return(Statement):
+    __slots__ = ("value",)
     value: Optional[Expression]     # None for a bare `return`
 
 
-@dataclass(slots=True)
 class WithItem(Node):
+    __slots__ = ("context", "target")
     context: Expression
     target: Optional[Expression]
 
 
-@dataclass(slots=True)
 class With(Statement):
+    __slots__ = ("items", "body")
     items: list             # of WithItem
     body: list
 
 
-@dataclass(slots=True)
 class Delete(Statement):
+    __slots__ = ("targets",)
     targets: list
 
 
-@dataclass(slots=True)
 class Assert(Statement):
+    __slots__ = ("test", "msg")
     test: Expression
     msg: Optional[Expression]
 
 
 # ---------------------------------------------------------------- expressions
 
-@dataclass(slots=True)
 class Name(Expression):
+    __slots__ = ("id",)
     id: str
 
 
-@dataclass(slots=True)
 class Constant(Expression):
+    __slots__ = ("value",)
     value: Any              # int, float, str, bool, None or Ellipsis
 
 
-@dataclass(slots=True)
 class FormattedValue(Expression):
+    __slots__ = ("value", "conversion", "format_spec")
     value: Expression
     conversion: Optional[str]       # 'r', 's', 'a' or None
     format_spec: Optional["JoinedStr"]
 
 
-@dataclass(slots=True)
 class JoinedStr(Expression):
+    __slots__ = ("parts",)
     parts: list             # of str and FormattedValue, adjacent strs merged
 
 
-@dataclass(slots=True)
 class List(Expression):
+    __slots__ = ("elts",)
     elts: list
 
 
-@dataclass(slots=True)
 class Tuple(Expression):
+    __slots__ = ("elts",)
     elts: list
 
 
-@dataclass(slots=True)
 class BinOp(Expression):
+    __slots__ = ("left", "op", "right")
     left: Expression
     op: str                 # add sub mul truediv floordiv mod pow matmul or_ xor and_ lshift rshift
     right: Expression
 
 
-@dataclass(slots=True)
 class UnaryOp(Expression):
+    __slots__ = ("op", "operand")
     op: str                 # neg pos invert not_
     operand: Expression
 
 
-@dataclass(slots=True)
 class BoolOp(Expression):
+    __slots__ = ("op", "values")
     op: str                 # 'and' or 'or'
     values: list            # flat: a or b or c has three values
 
 
-@dataclass(slots=True)
 class Compare(Expression):
+    __slots__ = ("left", "ops", "comparators")
     left: Expression
     ops: list               # of lt gt eq ne le ge in not_in is is_not
     comparators: list
 
 
-@dataclass(slots=True)
 class IfExp(Expression):
+    __slots__ = ("test", "body", "orelse")
     test: Expression
     body: Expression
     orelse: Expression
 
 
-@dataclass(slots=True)
 class Keyword(Node):
+    __slots__ = ("name", "value")
     name: str
     value: Expression
 
 
-@dataclass(slots=True)
 class Call(Expression):
+    __slots__ = ("func", "args", "keywords")
     func: Expression
     args: list
     keywords: list          # of Keyword
 
 
-@dataclass(slots=True)
 class Attribute(Expression):
+    __slots__ = ("value", "attr")
     value: Expression
     attr: str
 
 
-@dataclass(slots=True)
 class Slice(Expression):
+    __slots__ = ("lower", "upper", "step")
     lower: Optional[Expression]
     upper: Optional[Expression]
     step: Optional[Expression]
 
 
-@dataclass(slots=True)
 class Subscript(Expression):
+    __slots__ = ("value", "index")
     value: Expression
     index: Union[Expression, Slice]     # or a Tuple whose elts may be Slices

@@ -124,7 +124,7 @@ def children(node):
     if isinstance(node, tuple):
         return list(node)
     if isinstance(node, S.Node):
-        return [getattr(node, f) for f in node.__dataclass_fields__ if f not in ("line", "col")]
+        return [getattr(node, f) for f in node._fields]
     return []
 
 
