@@ -1054,29 +1054,55 @@ class Tensor:
                 ops.rebase_view(self, node)
         return self
 
+    def _inplace_arith(self, fn, ufunc, other):
+        """`x op= y` and op_(): straight into the storage with one numpy call when autograd takes no
+        part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
+        general path otherwise, which also owns every error message."""
+        a = self._a
+        if (self._base is None and not self._inference and a.dtype.kind == "f"
+                and not (autograd._grad_enabled[0] and (self.requires_grad or
+                                                        (other.__class__ is Tensor and other.requires_grad)))):
+            if other.__class__ is float or other.__class__ is int:
+                y = other
+            elif other.__class__ is Tensor and other._a.dtype == a.dtype and other._a.ndim <= a.ndim:
+                y = other._a
+            else:
+                return self._inplace(fn, other)
+            try:
+                ufunc(a, y, out=a)
+            except ValueError:              # does not broadcast to this tensor's shape
+                return self._inplace(fn, other)
+            self._version[0] += 1
+            return self
+        return self._inplace(fn, other)
+
     def __iadd__(self, other):
-        return self._inplace(ops.add, other)
+        return self._inplace_arith(ops.add, np.add, other)
 
     def __isub__(self, other):
-        return self._inplace(ops.sub, other)
+        return self._inplace_arith(ops.sub, np.subtract, other)
 
     def __imul__(self, other):
-        return self._inplace(ops.mul, other)
+        return self._inplace_arith(ops.mul, np.multiply, other)
 
     def __itruediv__(self, other):
-        return self._inplace(ops.div, other)
+        return self._inplace_arith(ops.div, np.true_divide, other)
 
     def add_(self, other, alpha=1):
+        if alpha == 1:
+            return self._inplace_arith(ops.add, np.add, other)
         return self._inplace(lambda a, b: ops.add(a, b, alpha), other)
 
     def sub_(self, other, alpha=1):
+        if alpha == 1:
+            return self._inplace_arith(ops.sub, np.subtract, other)
         return self._inplace(lambda a, b: ops.sub(a, b, alpha), other)
 
     def mul_(self, other):
-        return self._inplace(ops.mul, other)
+        return self._inplace_arith(ops.mul, np.multiply, other)
 
     def div_(self, other):
-        return self._inplace(ops.div, other)
+        return self._inplace_arith(ops.div, np.true_divide, other)
 
     def zero_(self):
         return self._inplace(lambda a, v: ops.fill(a, v, zero=True), 0)
