@@ -321,19 +321,61 @@ def _float_dtype(dtype) -> np.dtype:
 # The generator
 # --------------------------------------------------------------------------------------------
 
+
+# ---- the MT19937 engine ---------------------------------------------------------------------
+# Small draws (every randn of a few elements, every manual_seed) run on a vectorised twister of our
+# own, so that a script never pays for importing numpy.random (13 ms and 6.7 MB at start-up); big
+# draws hand the state (the 624-word key and the read position) to numpy's C engine and take it back.
+
+_UPPER, _LOWER, _MATRIX_A = 0x80000000, 0x7FFFFFFF, 0x9908B0DF
+_BIG_DRAW = 20_000           # words: past this, numpy's C engine is worth its import
+
+
+def _seeded_key(s32: int) -> np.ndarray:
+    """The twister's 624 words after init_genrand(s32) (Matsumoto and Nishimura's seeding)."""
+    mt = [s32]
+    prev = s32
+    for i in range(1, 624):
+        prev = (1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF
+        mt.append(prev)
+    return np.array(mt, dtype=np.uint32)
+
+
+def _twist(mt: np.ndarray) -> None:
+    """Regenerate the 624 words in place. Word i reads word i+1 (not yet regenerated) and word i+397
+    (mod 624): regenerated already once i >= 227, hence the three blocks, then the last word."""
+    for lo, hi, src in ((0, 227, 397), (227, 454, 0), (454, 623, 227)):
+        y = (mt[lo:hi] & _UPPER) | (mt[lo + 1:hi + 1] & _LOWER)
+        mt[lo:hi] = mt[src:src + hi - lo] ^ (y >> 1) ^ ((y & 1) * np.uint32(_MATRIX_A))
+    y = (int(mt[623]) & _UPPER) | (int(mt[0]) & _LOWER)
+    mt[623] = int(mt[396]) ^ (y >> 1) ^ (_MATRIX_A if y & 1 else 0)
+
+
+def _temper(y: np.ndarray) -> np.ndarray:
+    y = y ^ (y >> 11)
+    y ^= (y << 7) & np.uint32(0x9D2C5680)
+    y ^= (y << 15) & np.uint32(0xEFC60000)
+    return y ^ (y >> 18)
+
+
+def _c_engine(key: np.ndarray, pos: int):
+    import numpy.random        # only for big draws: see above
+    bitgen = numpy.random.MT19937(0)
+    bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+    return bitgen
+
+
 class Generator:
     """One PyTorch CPU generator: an MT19937 engine plus the one-double normal cache."""
 
-    __slots__ = ("_seed", "_bitgen", "_rs", "_cache")
+    __slots__ = ("_seed", "_key", "_pos", "_cache")
 
     def __repr__(self) -> str:
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
     def __init__(self, seed: int | None = None):
-        # RandomState over our own MT19937: .seed() gives the legacy (init_genrand) seeding torch
-        # uses, and the bit generator's random_raw hands out the raw 32-bit words cheaply.
-        self._bitgen = np.random.MT19937(0)
-        self._rs = np.random.RandomState(self._bitgen)
+        self._key = None            # the twister's 624 words, and the next one to read (624: twist first)
+        self._pos = 624
         self._cache: float | None = None
         self._seed = 0
         self.manual_seed(DEFAULT_GENERATOR_SEED if seed is None else seed)
@@ -345,7 +387,8 @@ class Generator:
         if not -(1 << 63) <= s < _U64:
             raise ValueError("Overflow when unpacking long long")
         s %= _U64
-        self._rs.seed(s & 0xFFFFFFFF)      # only the low 32 bits reach the twister
+        self._key = _seeded_key(s & 0xFFFFFFFF)      # only the low 32 bits reach the twister
+        self._pos = 624
         self._seed = s
         self._cache = None
         return self
@@ -366,8 +409,7 @@ class Generator:
         a float cache and its flag that this PyTorch leaves at zero.  The double normal cache
         travels in normal_y.
         """
-        st = self._bitgen.state["state"]
-        key, pos = st["key"], int(st["pos"])
+        key, pos = self._key, self._pos
         # The twister regenerates its block when the read index reaches 624.  PyTorch counts
         # "left" down to the next regeneration; straight after seeding it reports next = 0
         # rather than 624 (same future stream, different bytes).
@@ -396,7 +438,7 @@ class Generator:
         nxt = int(buf[16:24].view("<u8")[0])
         key = buf[24:24 + 624 * 8].view("<u8").astype(np.uint32)
         pos = 624 if left == 1 else min(nxt, 624)
-        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self._key, self._pos = key.copy(), pos
         self._seed = seed
         valid = int(buf[5040:5044].view("<i4")[0])
         self._cache = float(buf[5024:5032].view("<f8")[0]) if valid else None
@@ -406,23 +448,39 @@ class Generator:
         """Whether key is still the unregenerated block that seeding s32 produces."""
         if int(key[0]) != self._seed & 0xFFFFFFFF:
             return False
-        probe = np.random.RandomState(np.random.MT19937(0))
-        probe.seed(self._seed & 0xFFFFFFFF)
-        return bool(np.array_equal(probe.get_state()[1], key))
+        return bool(np.array_equal(_seeded_key(self._seed & 0xFFFFFFFF), key))
 
     # ---- raw draws -------------------------------------------------------------------------
 
     def _words(self, k: int) -> np.ndarray:
         """k raw 32-bit twister outputs, as uint64."""
-        return self._bitgen.random_raw(k)
+        return self._words32(k).astype(np.uint64)
 
     def _words32(self, k: int) -> np.ndarray:
-        """k raw 32-bit twister outputs, as uint32 (the same stream as _words)."""
-        if k < 4096:
-            return self._bitgen.random_raw(k).astype(np.uint32)
-        # randint over the full uint32 range returns raw words and fills uint32 directly, which
-        # beats random_raw's uint64 output on big draws
-        return self._rs.randint(0, 1 << 32, size=k, dtype=np.uint32)
+        """k raw 32-bit twister outputs, as uint32."""
+        if k >= _BIG_DRAW:
+            bitgen = _c_engine(self._key, self._pos)
+            # randint over the full uint32 range hands out the raw words, straight into uint32
+            import numpy.random
+            out = numpy.random.RandomState(bitgen).randint(0, 1 << 32, size=k, dtype=np.uint32)
+            state = bitgen.state["state"]
+            self._key, self._pos = state["key"].astype(np.uint32), int(state["pos"])
+            return out
+        key, pos = self._key, self._pos
+        parts = []
+        while k > 0:
+            if pos == 624:
+                key = key.copy()            # get_state() may hold the previous block
+                _twist(key)
+                pos = 0
+            take = min(k, 624 - pos)
+            parts.append(_temper(key[pos:pos + take]))
+            pos += take
+            k -= take
+        self._key, self._pos = key, pos
+        if not parts:
+            return np.empty(0, dtype=np.uint32)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _u53(self, k: int) -> np.ndarray:
         """k float64 uniforms in [0, 1) from 64-bit draws: the low 53 bits times 2**-53."""
