@@ -44,6 +44,28 @@ def _collector_tuned():
         gc.unfreeze()
 
 
+_HEAP_TUNED = [False]
+
+
+def _keep_heap_memory() -> None:
+    """Let freed tensor buffers be reused instead of handed back to the OS (glibc only; once).
+
+    glibc maps each buffer of a few MB or more afresh and unmaps it when freed, so every new
+    temporary of a large op starts with a page fault per 4 KB. Measured on a 4096x1000 float32
+    workload (benchmarks/elementwise.grad): 0.9 s -> 0.7 s for the whole run. Buffers up to 32 MB
+    now come from the heap, which is no longer trimmed back to the OS while the process lives."""
+    if _HEAP_TUNED[0]:
+        return
+    _HEAP_TUNED[0] = True
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 32 * 1024 * 1024)     # M_MMAP_THRESHOLD: at most 32 MB is accepted
+        libc.mallopt(-1, 1024 * 1024 * 1024)   # M_TRIM_THRESHOLD
+    except (OSError, AttributeError, TypeError):
+        pass                                   # not glibc: keep the allocator's defaults
+
+
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here."""
@@ -57,6 +79,7 @@ class Session:
         self._warned: set = set()
         self._filename = "<script>"
         self._lines: list[str] = []
+        _keep_heap_memory()
         self.reset_state(seed)
 
     def reset_state(self, seed: int | None = None) -> None:
