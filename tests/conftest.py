@@ -39,3 +39,10 @@ def run_script(source: str, filename: str = "<test>", seed=None) -> Result:
 @pytest.fixture
 def run():
     return run_script
+
+
+def error_line(source: str) -> str:
+    """`Type: message` of the error a script ends in (the line PyTorch's traceback ends with)."""
+    result = run_script(source)
+    assert result.error is not None, "expected the script to fail"
+    return f"{result.error.kind}: {result.error.message}"

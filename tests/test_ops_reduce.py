@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import run_script
+from conftest import error_line, run_script
 from gradcli.engine import autograd, ops, rng
 from gradcli.engine.factories import tensor
 from gradcli.engine.functional import grad
@@ -402,9 +402,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("code, expected", ERRORS, ids=[e[0] for e in ERRORS])
 def test_error_messages_are_pytorchs(code, expected):
-    result = run_script(PRE + code + "\n")
-    assert result.error is not None, f"expected {expected}"
-    assert f"{result.error.kind}: {result.error.message}" == expected
+    assert error_line(PRE + code + "\n") == expected
 
 
 def test_cumsum_and_sum_save_no_tensors_so_a_second_backward_works():

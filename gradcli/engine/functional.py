@@ -268,6 +268,14 @@ def _py_type(x) -> str:
     return f"<class '{cls.__name__}'>"
 
 
+def _package(outputs, result, create_graph, outputs_tuple, result_tuple):
+    """The (outputs, result) pair vjp, jvp, vhp and hvp return: detached unless create_graph, and
+    unpacked from 1-tuples where the caller passed single tensors."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return _tuple_postprocess(outputs, outputs_tuple), _tuple_postprocess(result, result_tuple)
+
+
 def _tuple_postprocess(res, to_unpack):
     if isinstance(to_unpack, tuple):
         if not to_unpack[1]:
@@ -393,9 +401,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with autograd.set_grad_enabled(True if create_graph else autograd.is_grad_enabled()):
         grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+    return _package(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -419,9 +425,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with autograd.set_grad_enabled(True if create_graph else autograd.is_grad_enabled()):
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_outputs_tuple)
+    return _package(outputs, result, create_graph, is_outputs_tuple, is_outputs_tuple)
 
 
 def _stack_view(pieces, shape, create_graph: bool) -> Tensor:
@@ -548,9 +552,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with autograd.set_grad_enabled(True if create_graph else autograd.is_grad_enabled()):
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+    return _package(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -563,9 +565,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with autograd.set_grad_enabled(True if create_graph else autograd.is_grad_enabled()):
         grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+    return _package(outputs, result, create_graph, is_outputs_tuple, is_inputs_tuple)
 
 
 # ------------------------------------------------------------------------------------------ gradcheck

@@ -956,24 +956,30 @@ def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
     return np.where(x > 0, x, x * x.dtype.type(slope))
 
 
-def leaky_relu(a: Tensor, negative_slope=0.01) -> Tensor:
-    _expect_number(negative_slope, "leaky_relu", "negative_slope", 2)
-    _float_only(a, "leaky_relu_cpu")
+def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op,
+                           saves_result: bool) -> Tensor:
+    """leaky_relu / elu and their in-place forms: PyTorch's out-of-place node saves the input, the
+    in-place one (LeakyReluBackward1, EluBackward1) the result."""
+    _expect_number(param, fn, param_name, 2)
+    _float_only(a, kernel)
     x = a._a
-    out = _leaky_relu_values(x, negative_slope)
+    out = values(x, param)
     if not needs_grad(a):
         return Tensor(out)
-    return record(LEAKY_RELU, out, (a,), (saved_input(a, x), negative_slope), (version_check(a),))
+    if saves_result:
+        return record(row, out, (a,), (Out(out), param))
+    return record(row, out, (a,), (saved_input(a, x), param), (version_check(a),))
+
+
+def leaky_relu(a: Tensor, negative_slope=0.01) -> Tensor:
+    return _parametric_activation(a, negative_slope, "leaky_relu", "leaky_relu_cpu", "negative_slope",
+                                  _leaky_relu_values, LEAKY_RELU, False)
 
 
 def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
-    """What `leaky_relu_` writes: PyTorch's in-place node saves the result (LeakyReluBackward1)."""
-    _expect_number(negative_slope, "leaky_relu_", "negative_slope", 2)
-    _float_only(a, "leaky_relu_cpu")
-    out = _leaky_relu_values(a._a, negative_slope)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(LEAKY_RELU_, out, (a,), (Out(out), negative_slope))
+    """What `leaky_relu_` writes."""
+    return _parametric_activation(a, negative_slope, "leaky_relu_", "leaky_relu_cpu", "negative_slope",
+                                  _leaky_relu_values, LEAKY_RELU_, True)
 
 
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
@@ -981,23 +987,12 @@ def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
-    _expect_number(alpha, "elu", "alpha", 2)
-    _float_only(a, "elu_cpu")
-    x = a._a
-    out = _elu_values(x, alpha)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(ELU, out, (a,), (saved_input(a, x), alpha), (version_check(a),))
+    return _parametric_activation(a, alpha, "elu", "elu_cpu", "alpha", _elu_values, ELU, False)
 
 
 def elu_result(a: Tensor, alpha=1.0) -> Tensor:
-    """What `elu_` writes: PyTorch's in-place node saves the result (EluBackward1)."""
-    _expect_number(alpha, "elu_", "alpha", 2)
-    _float_only(a, "elu_cpu")
-    out = _elu_values(a._a, alpha)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(ELU_, out, (a,), (Out(out), alpha))
+    """What `elu_` writes."""
+    return _parametric_activation(a, alpha, "elu_", "elu_cpu", "alpha", _elu_values, ELU_, True)
 
 
 def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
