@@ -57,30 +57,13 @@ class Scanner:
     that spell a keyword into that keyword's terminal.
     """
 
-    def __init__(self, terminals, ignore):
-        name_re = next(re.compile(t.pattern.to_regexp()) for t in terminals if t.name == "NAME")
-        self.keywords = {}          # "if" -> "IF"
-        self.punctuation = {}       # "**=" -> "__ANON_7"
-        self.names = {}             # the text of every literal terminal -> its name
-        patterns = []
-        for t in terminals:
-            if t.pattern.type == "str":
-                self.names[t.pattern.value] = t.name
-                if name_re.fullmatch(t.pattern.value):
-                    self.keywords[t.pattern.value] = t.name
-                else:
-                    self.punctuation[t.pattern.value] = t.name
-            else:
-                patterns.append(t)
-        patterns.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-        # Punctuation shares one group, longest text first, looked up by its text afterwards:
-        # each group of an alternation costs a failed attempt on every token. It comes after
-        # the patterns, so that ".5" is a number, not ".".
-        groups = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in patterns]
-        groups.append("(?P<PUNCT>%s)" % "|".join(map(re.escape, sorted(self.punctuation, key=len, reverse=True))))
-        groups.append(r"(?P<ERROR>[\s\S])")
-        self.regex = re.compile("|".join(groups))
-        self.ignore = frozenset(ignore)
+    def __init__(self, spec: dict):
+        """`spec` is the scanner part of the grammar's tables (gradcli.tables)."""
+        self.keywords = spec["keywords"]        # "if" -> "IF"
+        self.punctuation = spec["punctuation"]  # "**=" -> "__ANON_7"
+        self.names = spec["names"]              # the text of every literal terminal -> its name
+        self.regex = re.compile(spec["regex"])
+        self.ignore = frozenset(spec["ignore"])
 
     def tokens(self, text: str, line: int = 1, col: int = 1):
         """Tokens of text, positioned as if text[0] sat at (line, col) of the script."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
-import os
 import sys
 from pathlib import Path
 
@@ -60,7 +58,7 @@ _FRONTEND = None
 def _frontend() -> "_Frontend":
     global _FRONTEND
     if _FRONTEND is None:
-        _FRONTEND = _Frontend(_load_lark())
+        _FRONTEND = _Frontend(_load_tables())
     return _FRONTEND
 
 
@@ -78,78 +76,21 @@ def grammar_path() -> Path:
     raise FileNotFoundError(f"gradcli's grammar is missing from {package / 'grammar'} and {package.parent / 'grammar'}")
 
 
-_LARK_OPTIONS = dict(parser="lalr", lexer="basic", start=["file_input", "fstring_expr"],
-                     maybe_placeholders=True)
-
-
-def cache_path(grammar: str, lark_version: str) -> Path:
-    """Where the parse tables for this grammar text, lark version and Python version are kept."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    key = hashlib.sha256("\0".join([grammar, lark_version, sys.version, repr(sorted(_LARK_OPTIONS.items()))])
-                         .encode()).hexdigest()[:20]
-    return Path(base) / "gradcli" / f"grammar-{key}.lark-cache"
-
-
-def _load_lark():
-    import lark     # here, not at the top: `gradcli run` pays for lark only when it parses
-
-    grammar = grammar_path().read_text(encoding="utf-8")
-    options = dict(_LARK_OPTIONS, postlex=Layout(), transformer=Builder(_parse_fragment))
-    # Building the LALR tables takes longer than parsing a long script, so they are pickled
-    # once per grammar text, lark version and Python version: the file name hashes all three.
-    # Lark checks the file's own hash of grammar, options and versions before trusting it, and
-    # rebuilds (quietly) when the file is unreadable, corrupt or half-written by a concurrent
-    # gradcli; when it cannot write the file, the tables simply stay uncached.
-    cache = cache_path(grammar, lark.__version__)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return lark.Lark(grammar, **options)
-    before = _stamp(cache)
-    lark_parser = lark.Lark(grammar, cache=str(cache), **options)
-    after = _stamp(cache)
-    if after is not None and after != before:      # Lark built the tables and wrote them
-        _remove_stale_caches(cache)
-    return lark_parser
-
-
-def _stamp(path: Path):
-    """Tells one version of a file from the next; None when there is no file."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _remove_stale_caches(current: Path) -> None:
-    """Delete the tables of other grammar, lark and Python versions, as far as we can.
-
-    Each grammar edit and each lark or Python upgrade writes a file under a new name, and they
-    would pile up. Only a write comes here, so a run that loads cached tables never lists the folder.
-    """
-    try:
-        stale = [path for path in current.parent.glob("grammar-*.lark-cache") if path.name != current.name]
-    except OSError:
-        return
-    for path in stale:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+def _load_tables() -> dict:
+    """The grammar's parse tables: pickled once per grammar text, so a run with a warm cache
+    never imports lark (gradcli.tables)."""
+    from gradcli import tables
+    return tables.load(grammar_path().read_text(encoding="utf-8"), Builder)
 
 
 class _Frontend:
     """The pieces of one loaded grammar: scanner, layout pass and LALR driver."""
 
-    def __init__(self, lark_parser):
-        terminals = lark_parser.lexer_conf.terminals
-        self.scanner = Scanner(terminals, lark_parser.lexer_conf.ignore)
+    def __init__(self, tables: dict):
+        from gradcli.tables import callbacks
+        self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
-        # Lark's own parse loop spends most of its time walking unit rules of the precedence
-        # ladder one by one; our driver runs on the same tables and callbacks but skips them.
-        lalr = lark_parser.parser.parser.parser
-        self.driver = _Driver(lalr.parse_table, lalr.callbacks)
+        self.driver = _Driver(tables, callbacks(tables["rules"], Builder(_parse_fragment)))
         self.describe = _Describer(self.scanner, self.driver)
 
     def parse(self, text: str, start: str):
@@ -180,7 +121,7 @@ class _Unexpected(Exception):
 
 
 class _Driver:
-    """Runs Lark's LALR(1) tables, calling the callbacks Lark made from our transformer.
+    """Runs the LALR(1) tables Lark derived from the grammar, calling the tree builder's callbacks.
 
     The one thing it does beyond Lark's loop: a reduction by a unit rule of the precedence
     ladder (`?sum: term`, a rule whose callback returns its only child) changes no value,
@@ -189,36 +130,19 @@ class _Driver:
     remembered, so an atom climbs the fifteen-rung ladder in one step.
     """
 
-    def __init__(self, table, callbacks):
-        from lark.parsers.lalr_analysis import Shift
-        rules, index = [], {}
-        nonterminals = set()
-        for actions in table.states.values():
-            for symbol, (action, arg) in actions.items():
-                if action is not Shift and arg not in index:
-                    index[arg] = len(rules)
-                    rules.append(arg)
-                    nonterminals.add(str(arg.origin.name))
-        n_states = max(table.states) + 1
+    def __init__(self, tables: dict, callbacks: list):
         # actions[state][terminal] is a state to shift to (>= 0) or ~rule to reduce by (< 0);
         # gotos[state][nonterminal] is the state after reducing to that nonterminal.
-        self.actions = [dict() for _ in range(n_states)]
-        self.gotos = [dict() for _ in range(n_states)]
-        for state, actions in table.states.items():
-            for symbol, (action, arg) in actions.items():
-                symbol = sys.intern(str(symbol))
-                if action is Shift and symbol in nonterminals:
-                    self.gotos[state][symbol] = arg
-                else:
-                    self.actions[state][symbol] = arg if action is Shift else ~index[arg]
-        self.sizes = [len(r.expansion) for r in rules]
-        self.origins = [sys.intern(str(r.origin.name)) for r in rules]
-        self.callbacks = [callbacks[r] for r in rules]
-        self.unit = [len(r.expansion) == 1 and r.options.expand1 and not r.alias
-                     and not r.expansion[0].is_term and not r.expansion[0].name.startswith("_")
-                     and not r.options.empty_indices for r in rules]
-        self.start_states = dict(table.start_states)
-        self.end_states = dict(table.end_states)
+        intern = sys.intern
+        self.actions = [{intern(k): v for k, v in row.items()} for row in tables["actions"]]
+        self.gotos = [{intern(k): v for k, v in row.items()} for row in tables["gotos"]]
+        rules = tables["rules"]
+        self.sizes = [rule[1] for rule in rules]
+        self.origins = [intern(rule[2]) for rule in rules]
+        self.unit = [rule[3] for rule in rules]
+        self.callbacks = callbacks
+        self.start_states = dict(tables["start_states"])
+        self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # (state below, state, lookahead) -> state after the unit reductions
 
     def run(self, tokens, start: str):

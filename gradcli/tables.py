@@ -1,0 +1,268 @@
+"""The grammar's parse tables as plain data: built once with Lark, then loaded from a cache without it.
+
+Lark is only the table generator. From `grammar/gradcli.lark` it derives the terminals, the LALR(1)
+action and goto tables, and, for each rule, how its children are filtered before the tree builder
+sees them. All of that is written out here as lists, dicts, strings and numbers, pickled once per
+grammar text, and loaded by later runs in a few milliseconds. So `gradcli run` does not import lark
+(2.7 MB and 15-20 ms) nor keep lark's table objects (3.1 MB) when the cache is warm.
+
+The data (FORMAT names its layout; a change of layout must change FORMAT):
+  scanner   regex (one alternation, a group per pattern terminal, then PUNCT and ERROR),
+            keywords {text: terminal}, punctuation {text: terminal}, names {text: terminal},
+            ignore [terminal]
+  actions   per state {terminal: shift state (>= 0) or ~rule (< 0)}
+  gotos     per state {nonterminal: state}
+  rules     per rule (callback, size, origin, unit, expand1, keep)
+              callback  the tree builder's method name, or None for an inlined `_rule`
+                        (its children are spliced into the parent's)
+              keep      None when every child is passed on as it is; else (picks, trailing_nones)
+                        with picks a tuple of (index, splice, nones_before): the children kept,
+                        whether each one is an inlined rule's list to splice, and how many None
+                        placeholders (absent [optional] parts) come before it
+  start_states, end_states   {start symbol: state}
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import sys
+import zlib
+from pathlib import Path
+
+FORMAT = "gradcli-tables-1"
+START = ["file_input", "fstring_expr"]
+LARK_OPTIONS = dict(parser="lalr", lexer="basic", start=START, maybe_placeholders=True)
+
+
+def cache_path(grammar: str) -> Path:
+    """Where the tables for this grammar text (and this table layout) are kept."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    # hashlib would load OpenSSL (3.5 MB of resident memory) for a file name; a CRC names the file
+    # and the grammar text stored inside it confirms the match.
+    data = "\0".join([FORMAT, grammar]).encode()
+    return Path(base) / "gradcli" / f"grammar-{zlib.crc32(data):08x}{len(data):06x}.tables"
+
+
+def load(grammar: str, builder_type) -> dict:
+    """The tables for `grammar`: from the cache when it holds them, else built and cached.
+
+    A missing, unreadable, corrupt or foreign cache file is rebuilt quietly; an unwritable cache
+    folder leaves the tables uncached. Writes go through a temporary file and a rename, so a
+    concurrent gradcli never reads half a file.
+    """
+    path = cache_path(grammar)
+    tables = _read(path, grammar)
+    if tables is not None:
+        return tables
+    tables = build(grammar, builder_type)
+    if _write(path, tables):
+        _remove_stale(path)
+    return tables
+
+
+def _read(path: Path, grammar: str):
+    try:
+        with open(path, "rb") as f:
+            tables = pickle.load(f)
+    except Exception:       # missing, unreadable, truncated, or not a pickle at all
+        return None
+    if type(tables) is not dict or tables.get("format") != FORMAT or tables.get("grammar") != grammar:
+        return None
+    return tables
+
+
+def _write(path: Path, tables: dict) -> bool:
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(temporary, "wb") as f:
+            pickle.dump(tables, f, protocol=4)
+        os.replace(temporary, path)
+        return True
+    except OSError:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
+        return False
+
+
+def _remove_stale(current: Path) -> None:
+    """Delete the tables of other grammar versions (and older cache layouts), as far as we can.
+
+    Each grammar edit writes a file under a new name, and they would pile up. Only a write comes
+    here, so a run that loads cached tables never lists the folder.
+    """
+    try:
+        stale = [path for pattern in ("grammar-*.tables", "grammar-*.lark-cache")
+                 for path in current.parent.glob(pattern) if path.name != current.name]
+    except OSError:
+        return
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+# ================================================================ building, with lark
+
+def build(grammar: str, builder_type) -> dict:
+    """Derive the tables from the grammar with Lark (the only place gradcli imports it)."""
+    import lark
+    from lark.parsers.lalr_analysis import Shift
+
+    from gradcli.lexer import Layout
+
+    # Layout as the post-lexer tells Lark which declared terminals it may produce (_INDENT...).
+    lark_parser = lark.Lark(grammar, postlex=Layout(), **LARK_OPTIONS)
+    table = lark_parser.parser.parser.parser.parse_table
+
+    rules, index, nonterminals = [], {}, set()
+    for actions in table.states.values():
+        for symbol, (action, arg) in actions.items():
+            if action is not Shift and arg not in index:
+                index[arg] = len(rules)
+                rules.append(arg)
+                nonterminals.add(str(arg.origin.name))
+    n_states = max(table.states) + 1
+    actions_out = [{} for _ in range(n_states)]
+    gotos_out = [{} for _ in range(n_states)]
+    for state, actions in table.states.items():
+        for symbol, (action, arg) in actions.items():
+            symbol = str(symbol)
+            if action is Shift and symbol in nonterminals:
+                gotos_out[state][symbol] = arg
+            else:
+                actions_out[state][symbol] = arg if action is Shift else ~index[arg]
+
+    return {
+        "format": FORMAT,
+        "grammar": grammar,
+        "lark": lark.__version__,
+        "scanner": _scanner_spec(lark_parser.lexer_conf.terminals, lark_parser.lexer_conf.ignore),
+        "actions": actions_out,
+        "gotos": gotos_out,
+        "rules": [_rule_recipe(rule, builder_type) for rule in rules],
+        "start_states": {str(k): v for k, v in table.start_states.items()},
+        "end_states": {str(k): v for k, v in table.end_states.items()},
+    }
+
+
+def _scanner_spec(terminals, ignore) -> dict:
+    """One regular expression for all terminals, ordered as Lark's basic lexer tries them: by
+    priority, then longest possible match, then longest pattern."""
+    name_re = next(re.compile(t.pattern.to_regexp()) for t in terminals if t.name == "NAME")
+    keywords, punctuation, names, patterns = {}, {}, {}, []
+    for t in terminals:
+        if t.pattern.type == "str":
+            names[t.pattern.value] = t.name
+            if name_re.fullmatch(t.pattern.value):
+                keywords[t.pattern.value] = t.name
+            else:
+                punctuation[t.pattern.value] = t.name
+        else:
+            patterns.append(t)
+    patterns.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    # Punctuation shares one group, longest text first, looked up by its text afterwards: each
+    # group of an alternation costs a failed attempt on every token. It comes after the patterns,
+    # so that ".5" is a number, not ".".
+    groups = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in patterns]
+    groups.append("(?P<PUNCT>%s)" % "|".join(map(re.escape, sorted(punctuation, key=len, reverse=True))))
+    groups.append(r"(?P<ERROR>[\s\S])")
+    return {"regex": "|".join(groups), "keywords": keywords, "punctuation": punctuation,
+            "names": names, "ignore": sorted(ignore)}
+
+
+def _rule_recipe(rule, builder_type) -> tuple:
+    """How a reduction by `rule` becomes a value: which children reach which builder method.
+
+    Lark's rules for this: tokens of anonymous or `_` terminals are dropped (unless the rule keeps
+    all tokens, `!rule`); children that are `_rule`s are spliced in; each absent `[optional]` part
+    is a None (maybe_placeholders); a `?rule` with one child left is that child.
+    """
+    name = str(rule.alias or rule.options.template_source or rule.origin.name)
+    expansion = rule.expansion
+    # How many placeholders precede each symbol (and follow the last): runs of True in
+    # empty_indices, which marks with True each absent optional part among the symbols.
+    nones = [0] * (len(expansion) + 1)
+    if rule.options.empty_indices:
+        position = 0
+        for absent in rule.options.empty_indices:
+            if absent:
+                nones[position] += 1
+            else:
+                position += 1
+    picks, pending = [], 0
+    for i, sym in enumerate(expansion):
+        pending += nones[i]
+        if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            picks.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+            pending = 0
+    trailing = pending + nones[len(expansion)]
+    plain = trailing == 0 and len(picks) == len(expansion) and not any(s or n for _, s, n in picks)
+    keep = None if plain else (tuple(picks), trailing)
+
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    if hasattr(builder_type, name):
+        callback = name
+    elif name.startswith("_"):
+        callback = None
+    elif expand1 and len(picks) == 1 and not picks[0][1] and not trailing and not any(n for _, _, n in picks):
+        callback = None         # always exactly one child, which a ?rule passes on
+    else:
+        raise ValueError(f"grammar rule {name!r} has no method in {builder_type.__name__}")
+    unit = (len(expansion) == 1 and expand1 and not expansion[0].is_term
+            and not expansion[0].name.startswith("_") and not rule.options.empty_indices)
+    return (callback, len(expansion), sys.intern(str(rule.origin.name)), unit, expand1, keep)
+
+
+# ================================================================ callbacks for the driver
+
+def callbacks(rules: list, builder) -> list:
+    """One function per rule, from its recipe: children list -> value."""
+    return [_callback(recipe, builder) for recipe in rules]
+
+
+def _callback(recipe: tuple, builder):
+    name, _size, _origin, _unit, expand1, keep = recipe
+    method = getattr(builder, name) if name is not None else _as_list
+    if expand1:
+        inner = method
+
+        def method(children):
+            return children[0] if len(children) == 1 else inner(children)
+    if keep is None:
+        return method
+    picks, trailing = keep
+    if not trailing and not any(nones for _, _, nones in picks):
+        if not any(splice for _, splice, _ in picks):
+            indices = tuple(i for i, _, _ in picks)
+            if len(indices) == 1:
+                (only,) = indices
+                return lambda children: method([children[only]])
+            return lambda children: method([children[i] for i in indices])
+
+    def filtered(children):
+        kept = []
+        for i, splice, nones in picks:
+            if nones:
+                kept += [None] * nones
+            if splice:
+                if kept:
+                    kept += children[i]
+                else:               # left recursion: reuse the inlined rule's list
+                    kept = children[i]
+            else:
+                kept.append(children[i])
+        if trailing:
+            kept += [None] * trailing
+        return method(kept)
+    return filtered
+
+
+def _as_list(children: list) -> list:
+    """An inlined `_rule`: its children, for the parent to splice in."""
+    return children
