@@ -70,24 +70,29 @@ class Scanner:
         keywords, punctuation, ignore = self.keywords, self.punctuation, self.ignore
         line_start = 1 - col            # col == pos - line_start + 1 on the first line too
         last_end = 0
+        # Each match is the blanks before a token, then the token (gradcli.tables): the token's
+        # text is its group's, and it ends where the match does.
         for m in self.regex.finditer(text):
             kind = m.lastgroup
-            value = m.group()
+            value = m[kind]
+            end = m.end()
             if kind == "NAME":
                 kind = keywords.get(value, "NAME")
             elif kind == "PUNCT":
                 kind = punctuation[value]
+            elif kind == "NAME_":        # a name right before a quote: not a string prefix after all
+                kind = keywords.get(value, "NAME")
             elif kind in ignore:
-                if value[0] == "\\" and m.end() == len(text):
+                if value[0] == "\\" and end == len(text):
                     raise error("unexpected end of file after line continuation character",
-                                line, m.start() - line_start + 1)
+                                line, end - len(value) - line_start + 1)
                 if "\n" in value:
                     line += value.count("\n")
-                    line_start = m.start() + value.rindex("\n") + 1
+                    line_start = end - len(value) + value.rindex("\n") + 1
                 continue
             elif kind == "ERROR":
-                raise self._bad_character(text, m.start(), line, m.start() - line_start + 1)
-            start = m.start()
+                raise self._bad_character(text, end - 1, line, end - line_start)
+            start = end - len(value)
             if kind == "_NEWLINE":
                 # Placed at the end of the line's last token: "expected ':'" points there.
                 at = last_end if last_end > line_start else start
@@ -97,7 +102,7 @@ class Scanner:
             if "\n" in value:
                 line += value.count("\n")
                 line_start = start + value.rindex("\n") + 1
-            last_end = m.end()
+            last_end = end
 
     @staticmethod
     def _bad_character(text: str, pos: int, line: int, col: int) -> ScriptSyntaxError:

@@ -734,6 +734,9 @@ def test_cache_key_follows_grammar_and_table_layout(monkeypatch):
     assert tables.cache_path(grammar) == base
     monkeypatch.setattr(tables, "FORMAT", tables.FORMAT + "-next")
     assert tables.cache_path(grammar) != base
+    monkeypatch.undo()
+    monkeypatch.setattr(tables, "_own_source", lambda: b"tables.py as edited")
+    assert tables.cache_path(grammar) != base
 
 
 def test_grammar_is_lalr1_without_conflicts():
@@ -755,3 +758,18 @@ def test_grammar_is_lalr1_without_conflicts():
 
 def test_grammar_is_found_in_the_source_checkout():
     assert parser.grammar_path() == REPO / "grammar" / "gradcli.lark"
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1 if y else'a'\n", "z = 'a' in'abc'\n", "w = f'{1}' if not'' else r''\n",
+    "u = u'x' + f\"{u!r}\" + rf'{u}'\n",
+])
+def test_keyword_or_name_right_before_a_quote(source):
+    # Names are scanned first unless a quote follows, when they may be a string prefix instead.
+    assert_like_python(source)
+
+
+def test_keyword_before_an_unterminated_string():
+    with pytest.raises(ScriptSyntaxError) as info:
+        parse("for step in''' range(5):\n    pass\n")
+    assert (info.value.line, info.value.col, info.value.message) == (1, 12, "unterminated triple-quoted string")
