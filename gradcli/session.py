@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from gradcli import compiler, parser, stdlib
+from gradcli.display import DISPLAY_MODES
 from gradcli.engine import autograd, rng
 from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError
@@ -70,7 +71,9 @@ class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here."""
 
-    def __init__(self, out=None, err=None, seed: int | None = None, echo=None):
+    def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None):
+        if display not in (None, *DISPLAY_MODES):
+            raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.globals: dict = {}
@@ -81,6 +84,8 @@ class Session:
         self._lines: list[str] = []
         _keep_heap_memory()
         self.reset_state(seed)
+        # The display style ("modern" or "legacy") outlives reset_state: it belongs to whoever runs the scripts.
+        print_options.display = display or "modern"
 
     def reset_state(self, seed: int | None = None) -> None:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,

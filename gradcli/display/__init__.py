@@ -1,5 +1,19 @@
-"""Pure value-to-text display: the modern PyTorch repr of tensors, Size and return_types."""
+"""Pure value-to-text display: the repr of tensors, Size and return_types, in the modern or the legacy (0.3) style."""
 
-from gradcli.display.modern import PrintOptions, return_types_repr, size_repr, tensor_repr
+from gradcli.display import legacy, modern
+from gradcli.display.modern import PrintOptions, return_types_repr, size_repr
 
-__all__ = ["PrintOptions", "return_types_repr", "size_repr", "tensor_repr"]
+DISPLAY_MODES = ("modern", "legacy")
+
+
+def tensor_repr(data, dtype_name: str, *, grad_fn_name: str | None = None, requires_grad: bool = False,
+                opts: PrintOptions | None = None) -> str:
+    """The repr of a tensor in the style `opts.display` names (modern when no options are given)."""
+    if opts is not None and opts.display == "legacy":
+        # A tensor cannot tell here whether 0.3 would have held it in a Variable; scripts of that era print
+        # Variables far more often than bare tensors, so every tensor is shown as one.
+        return legacy.tensor_repr(data, dtype_name, opts=opts)
+    return modern.tensor_repr(data, dtype_name, grad_fn_name=grad_fn_name, requires_grad=requires_grad, opts=opts)
+
+
+__all__ = ["DISPLAY_MODES", "PrintOptions", "return_types_repr", "size_repr", "tensor_repr"]

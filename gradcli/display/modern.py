@@ -24,11 +24,14 @@ _PROFILES = {
 class PrintOptions:
     """The state torch.set_printoptions changes; one instance per session."""
 
-    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode", "display")
 
     def __init__(self) -> None:
         self.precision, self.threshold, self.edgeitems, self.linewidth = _PROFILES["default"]
         self.sci_mode: bool | None = None
+        # "modern" or "legacy" (PyTorch 0.3's "Variable containing:" text). A choice made by whoever runs the script,
+        # so set() (torch.set_printoptions, and the reset before every script) leaves it alone.
+        self.display = "modern"
 
     def set(self, precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None) -> None:
         # An unknown profile name is silently ignored, as in PyTorch.
