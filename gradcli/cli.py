@@ -1,4 +1,4 @@
-"""The command line: `gradcli run`, `gradcli -c`, options, and turning errors into text and exit codes."""
+"""The command line: `gradcli run`, `gradcli -c`, `gradcli repl`, options, and turning errors into text and exit codes."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ EXIT_INTERRUPTED = 130
 
 EPILOG = """\
 examples:
+  gradcli                              open the interactive REPL (on a terminal; otherwise run stdin)
   gradcli run tutorial.grad            run a script, print what PyTorch would print
   gradcli run --seed 0 a.grad b.grad   run scripts in turn, each in a fresh namespace
   cat s.grad | gradcli run -           read the script from standard input
@@ -20,6 +21,10 @@ examples:
 
 exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 130 interrupted
 """
+
+
+DISPLAYS = ("modern", "legacy")
+DISPLAY_HELP = "how tensors print: modern (default) or legacy (PyTorch 0.3's 'Variable containing:')"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,12 +35,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"gradcli {__version__}")
     p.add_argument("-c", metavar="CODE", dest="code", help="run CODE as a script")
     p.add_argument("--seed", type=int, metavar="N", help="as if the script began with torch.manual_seed(N)")
+    p.add_argument("--display", choices=DISPLAYS, default=None, help=DISPLAY_HELP)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("scripts", nargs="+", metavar="SCRIPT")
     run.add_argument("--seed", type=int, metavar="N", dest="run_seed",
                      help="as if each script began with torch.manual_seed(N)")
+    run.add_argument("--display", choices=DISPLAYS, default=None, dest="run_display", help=DISPLAY_HELP)
+    repl = sub.add_parser("repl", help="the interactive REPL (also `gradcli` alone on a terminal)",
+                          description="An interactive session on the same language and engine as `gradcli run`. "
+                                      "Type %help in it for its commands.")
+    repl.add_argument("--vi", action="store_true", help="Vi key bindings (Emacs bindings by default)")
+    repl.add_argument("--auto-suggest", action="store_true",
+                      help="suggest the rest of the line from history, fish-style (accept with Right)")
+    repl.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar of live tensors")
+    repl.add_argument("--seed", type=int, metavar="N", dest="repl_seed",
+                      help="start as if with torch.manual_seed(N)")
+    repl.add_argument("--display", choices=DISPLAYS, default=None, dest="repl_display", help=DISPLAY_HELP)
     return p
 
 
@@ -67,10 +84,14 @@ def _report(err: ScriptError) -> None:
     sys.stderr.flush()
 
 
-def run_text(source: str, filename: str, seed) -> int:
+def run_text(source: str, filename: str, seed, display=None) -> int:
     """Run one script in a fresh session; report any error; return the exit status."""
     from gradcli.session import Session
-    session = Session(seed=seed)
+    try:
+        session = Session(seed=seed, display=display)
+    except (ValueError, RuntimeError) as e:      # a --seed that manual_seed refuses
+        sys.stderr.write(f"gradcli: --seed {seed}: {e}\n")
+        return EXIT_USAGE
     try:
         session.run_source(source, filename)
     except ScriptError as e:
@@ -81,6 +102,13 @@ def run_text(source: str, filename: str, seed) -> int:
     return EXIT_OK
 
 
+def run_repl(seed=None, vi=False, auto_suggest=False, toolbar=True, display=None) -> int:
+    """The interactive REPL; imports prompt_toolkit, which nothing else on the command line needs."""
+    from gradcli.repl.prompt import main as repl_main
+    from gradcli.repl.shell import Options
+    return repl_main(Options(vi=vi, auto_suggest=auto_suggest, toolbar=toolbar, seed=seed, display=display))
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -88,9 +116,10 @@ def main(argv=None) -> int:
             if args.command:
                 sys.stderr.write("gradcli: give either -c CODE or a command, not both\n")
                 return EXIT_USAGE
-            return run_text(args.code, "<string>", args.seed)
+            return run_text(args.code, "<string>", args.seed, args.display)
         if args.command == "run":
             seed = args.run_seed if args.run_seed is not None else args.seed
+            display = args.run_display or args.display
             status = EXIT_OK
             for path in args.scripts:
                 try:
@@ -103,14 +132,16 @@ def main(argv=None) -> int:
                     _report(e)
                     status = status or e.exit_status
                     continue
-                result = run_text(source, name, seed)
+                result = run_text(source, name, seed, display)
                 status = status or result
             return status
+        if args.command == "repl":
+            seed = args.repl_seed if args.repl_seed is not None else args.seed
+            return run_repl(seed, args.vi, args.auto_suggest, not args.no_toolbar, args.repl_display or args.display)
         if not sys.stdin.isatty():
             source, name = _read("-")
-            return run_text(source, name, args.seed)
-        _parser().print_help(sys.stderr)
-        return EXIT_USAGE
+            return run_text(source, name, args.seed, args.display)
+        return run_repl(args.seed, display=args.display)
     except KeyboardInterrupt:
         sys.stdout.flush()
         sys.stderr.write("KeyboardInterrupt\n")

@@ -141,6 +141,19 @@ class Session:
                 raise
             raise self._script_error(e, source, filename) from None
 
+    def run_unit(self, source: str, filename: str = "<stdin>", echo=None) -> None:
+        """Run one REPL input in the session as it stands (nothing is reset between inputs).
+
+        `echo(value)` receives the value of each top-level expression statement. Each input is new
+        source, so a warning shown for line 1 of an earlier input is shown again for this one."""
+        saved = self.echo
+        self.echo = echo
+        self._warned = set()
+        try:
+            self.run_source(source, filename)
+        finally:
+            self.echo = saved
+
     @staticmethod
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
         line, col = getattr(e, compiler.POSITION, None) or (0, 0)

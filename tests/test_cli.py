@@ -147,3 +147,19 @@ def test_examples_run_and_match_pytorch(name):
     expected = (ROOT / "tests" / "examples" / (name[:-5] + ".seed0.out")).read_text()
     import re
     assert re.sub(r"0x[0-9a-f]+", "0xADDR", p.stdout) == expected
+
+
+def test_display_legacy_on_run_dash_c_and_stdin():
+    repo = Path(__file__).resolve().parent.parent
+    expected = (repo / "tests" / "examples" / "variable_notebook.legacy.out").read_text()
+    for args in (["run", "--display", "legacy"], ["--display", "legacy", "run"]):
+        result = gradcli(*args, str(repo / "examples" / "variable_notebook.grad"))
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == expected
+    code = "import torch; print(torch.tensor([1.5, 20.0]))"
+    legacy = "Variable containing:\n  1.5000\n 20.0000\n[torch.FloatTensor of size 2]\n\n"
+    assert gradcli("--display", "legacy", "-c", code).stdout == legacy
+    assert gradcli("--display", "legacy", stdin=code).stdout == legacy
+    assert gradcli("-c", code).stdout == "tensor([ 1.5000, 20.0000])\n"
+    bad = gradcli("run", "--display", "old", "x.grad")
+    assert bad.returncode == 2 and "invalid choice: 'old'" in bad.stderr

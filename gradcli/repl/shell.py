@@ -1,0 +1,215 @@
+"""One REPL session apart from the terminal: runs input units and magics, and never dies of them.
+
+The error policy lives here. A script error (syntax or runtime) is shown as `gradcli run` shows
+it, with `<stdin>` for the file name and lines counted from the start of the input; Ctrl-C during
+a run prints KeyboardInterrupt; any other exception (a bug in gradcli) is one line. In every case
+the names defined so far stay, and the next prompt comes.
+
+Nothing is reset between inputs: grad mode, print options and the random stream carry on, as in
+Python's REPL. An interrupt inside `with torch.no_grad():` still restores grad mode, because the
+compiled with-statement calls `__exit__` for every exception, KeyboardInterrupt included.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+
+from gradcli import session as session_module
+from gradcli.display import DISPLAY_MODES
+from gradcli.engine.tensor import print_options
+from gradcli.errors import ScriptError
+from gradcli.repl import magics, scan, toolbar
+from gradcli.session import Session
+
+RED, BOLD_RED, RESET = "\x1b[31m", "\x1b[1;31m", "\x1b[0m"
+_LEAVE = ("exit", "quit", "exit()", "quit()")
+
+
+@dataclass
+class Options:
+    """What `gradcli repl` was asked for on its command line."""
+    vi: bool = False
+    auto_suggest: bool = False
+    toolbar: bool = True
+    seed: int | None = None
+    display: str | None = None
+    colour: bool | None = None      # None: colour unless NO_COLOR is set or stdout is not a terminal
+
+
+def colour_wanted(stream) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Shell:
+    """A session plus what the REPL keeps about it: its inputs, the toolbar text, the display."""
+
+    def __init__(self, options: Options | None = None, out=None, err=None):
+        self.options = options or Options()
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        wanted = self.options.colour
+        self.colour = colour_wanted(self.out) if wanted is None else wanted
+        self.error_colour = self.colour and (wanted or colour_wanted(self.err))
+        self.toolbar = self.options.toolbar
+        self.inputs: list[str] = []       # every input, for %history
+        self.accepted: list[str] = []     # inputs that ran without error, for %save
+        self.session = self._new_session(self.options.display)
+        self.toolbar_text = toolbar.summary(self.session.globals)
+
+    def _new_session(self, display: str | None) -> Session:
+        return Session(out=self.out, err=self.err, seed=self.options.seed, display=display)
+
+    # ------------------------------------------------------------------------------------ input
+    def execute(self, text: str) -> bool:
+        """Run one input (a unit of statements or a magic line); False when it asks to leave."""
+        source = text.rstrip()
+        if not source.strip():
+            return True
+        self.inputs.append(source)
+        stripped = source.strip()
+        if stripped.startswith("%"):
+            try:
+                return magics.run(self, stripped)
+            except KeyboardInterrupt:
+                self.interrupted()
+            except BrokenPipeError:
+                raise
+            except Exception as e:
+                self.internal_error(e)
+            finally:
+                self.refresh_toolbar()
+            return True
+        if stripped in _LEAVE and stripped.rstrip("()") not in self.session.globals:
+            return False
+        self.run_code(source)
+        return True
+
+    def run_code(self, source: str, filename: str = "<stdin>", echo=True, record: bool = True) -> bool:
+        """Run statements in the session, reporting any error; True when they ran to the end.
+
+        `echo`: True shows expression values as the REPL does, False shows nothing, a function
+        receives them."""
+        if echo is True:
+            echo = self._echo
+        try:
+            self.session.run_unit(source, filename, echo=echo or None)
+        except ScriptError as e:
+            self.report(e)
+            return False
+        except KeyboardInterrupt:
+            self.interrupted()
+            return False
+        except BrokenPipeError:
+            raise
+        except Exception as e:
+            self.internal_error(e)
+            return False
+        finally:
+            self.refresh_toolbar()
+        if record:
+            self.accepted.append(source + "\n")
+        return True
+
+    def _echo(self, value) -> None:
+        if value is not None:
+            self.out.write(repr(value) + "\n")
+
+    def run_lines(self, stream) -> int:
+        """Read input units from a stream that is not a terminal (no prompt, no editing)."""
+        lines: list[str] = []
+        for raw in stream:
+            lines.append(raw.rstrip("\r\n"))
+            text = "\n".join(lines)
+            if scan.enter_action(text) == scan.ACCEPT:
+                lines = []
+                if not self.execute(text):
+                    return 0
+        if lines:
+            self.execute("\n".join(lines))
+        return 0
+
+    # ---------------------------------------------------------------------------------- reports
+    def write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def error_line(self, text: str) -> None:
+        """A one-line message on stderr, in red when colour is on."""
+        self.out.flush()
+        self.err.write(f"{RED}{text}{RESET}\n" if self.error_colour else text + "\n")
+        self.err.flush()
+
+    def report(self, error: ScriptError) -> None:
+        self.out.flush()
+        text = error.render()
+        if self.error_colour:
+            lines = text.split("\n")
+            lines[0] = BOLD_RED + lines[0] + RESET
+            if len(lines) == 3:
+                lines[2] = RED + lines[2] + RESET
+            text = "\n".join(lines)
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def interrupted(self) -> None:
+        try:
+            self.out.flush()
+        except (OSError, ValueError):
+            pass
+        self.error_line("KeyboardInterrupt")
+
+    def internal_error(self, e: BaseException) -> None:
+        """A failure inside gradcli itself: one line (the traceback with GRADCLI_TRACEBACK=1)."""
+        if session_module.DEBUG:
+            self.out.flush()
+            traceback.print_exception(type(e), e, e.__traceback__, file=self.err)
+        message = str(e).split("\n", 1)[0]
+        self.error_line(f"gradcli: internal error: {type(e).__name__}: {message} "
+                        "(please report it; the session goes on)")
+
+    # ------------------------------------------------------------------------------- state
+    def refresh_toolbar(self) -> None:
+        try:
+            self.toolbar_text = toolbar.summary(self.session.globals)
+        except Exception:                   # the toolbar is a convenience: never an error
+            self.toolbar_text = ""
+
+    def reset(self) -> None:
+        """A fresh namespace and fresh engine state, keeping the display style and the seed option."""
+        self.session = self._new_session(self.display_mode())
+        self.accepted = []
+        self.refresh_toolbar()
+
+    def display_mode(self) -> str:
+        return getattr(print_options, "display", "modern")
+
+    def set_display(self, mode: str) -> str | None:
+        """Switch the tensor display; returns a problem to report, or None."""
+        if mode not in DISPLAY_MODES:
+            return f"unknown display {mode!r}; choose {' or '.join(DISPLAY_MODES)}"
+        print_options.display = mode
+        return None
+
+    def lookup(self, text: str):
+        """The value a magic's argument names: a name or a plain attribute chain is looked up without
+        running code; anything else is evaluated as an expression (its errors reported as usual).
+        Returns (True, value), or (False, None) after reporting why there is none."""
+        from gradcli.repl.completion import resolve
+        found, value = resolve(text, self.session.globals)
+        if found:
+            return True, value
+        captured: list = []
+        if not self.run_code(text, echo=captured.append, record=False):
+            return False, None
+        if not captured:
+            self.error_line(f"'{text}' is not an expression")
+            return False, None
+        return True, captured[-1]

@@ -1,0 +1,504 @@
+"""The REPL driven through prompt_toolkit's pipe input and a dummy output, on a real Session.
+
+Keys are sent as a terminal would send them: "\\r" is Enter, "\\x1b[200~...\\x1b[201~" a bracketed
+paste, "\\x03" Ctrl-C, "\\x1b[A" Up. When the keys run out the prompt sees end of input, as after
+Ctrl-D, and the REPL returns its exit status.
+"""
+
+from __future__ import annotations
+
+import _thread
+import io
+import threading
+import time
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from gradcli.engine import autograd
+from gradcli.engine.tensor import print_options
+from gradcli.repl import completion, prompt, scan, toolbar
+from gradcli.repl.history import history_path
+from gradcli.repl.shell import Options, Shell
+
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+
+
+class Run:
+    def __init__(self, status, shell):
+        self.status, self.shell = status, shell
+        self.out, self.err = shell.out.getvalue(), shell.err.getvalue()
+
+
+def new_shell(**options) -> Shell:
+    options.setdefault("colour", False)
+    return Shell(Options(**options), out=io.StringIO(), err=io.StringIO())
+
+
+def drive(keys, shell=None, history="memory", pauses=False, **options) -> Run:
+    """Type `keys` into a REPL; a list with `pauses` sends its pieces 0.2 s apart (for Tab, whose
+    completions arrive asynchronously). history="file" uses the history file, as `gradcli repl` does."""
+    shell = shell or new_shell(**options)
+    with create_pipe_input() as pipe:
+        if pauses:
+            def feed():
+                for piece in keys:
+                    pipe.send_text(piece)
+                    time.sleep(0.2)
+                pipe.close()
+            threading.Thread(target=feed, daemon=True).start()
+        else:
+            pipe.send_text("".join(keys))
+            pipe.close()
+        status = prompt.run(shell, input=pipe, output=DummyOutput(),
+                            history=InMemoryHistory() if history == "memory" else None)
+    return Run(status, shell)
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    yield
+    autograd.reset_modes()
+    print_options.display = "modern"
+
+
+# ------------------------------------------------------------------------------------------- echo
+def test_tutorial_line_by_line_shows_pytorch_output():
+    r = drive("import torch\rx = torch.ones(2, 2, requires_grad=True)\rx\ry = x + 2\ry\r"
+              "y.grad_fn\rz = y * y * 3\rout = z.mean()\rz, out\rout.backward()\rprint(x.grad)\r")
+    assert r.status == 0
+    text = r.out.replace(hex(id(r.shell.session.globals["y"].grad_fn)), "0xADDR")
+    assert text == (
+        "tensor([[1., 1.],\n        [1., 1.]], requires_grad=True)\n"
+        "tensor([[3., 3.],\n        [3., 3.]], grad_fn=<AddBackward0>)\n"
+        "<AddBackward0 object at 0xADDR>\n"
+        "(tensor([[27., 27.],\n        [27., 27.]], grad_fn=<MulBackward0>), "
+        "tensor(27., grad_fn=<MeanBackward0>))\n"
+        "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n")
+    assert "Error" not in r.err
+
+
+def test_echo_is_repr_and_nothing_for_none():
+    r = drive("'a'\rNone\r1; 2\rprint('a')\rx = 5\rlen([1, 2])\r")
+    assert r.out == "'a'\n1\n2\na\n2\n"
+
+
+def test_state_and_random_stream_carry_on_between_inputs():
+    r = drive("import torch\rtorch.manual_seed(0)\ra = torch.randn(2)\rb = torch.randn(1)\ra, b\r"
+              "torch.set_grad_enabled(False)\rtorch.is_grad_enabled()\r")
+    assert r.out.splitlines()[:2] == ["<torch._C.Generator object at " + r.out.split(" at ")[1].split(">")[0] + ">",
+                                      "(tensor([ 1.5410, -0.2934]), tensor([-2.1788]))"]
+    assert r.out.splitlines()[-1] == "False"     # a plain call changes the mode for later inputs, as in Python
+
+
+def test_seed_option():
+    r = drive("import torch\rtorch.rand(2)\r", seed=0)
+    assert r.out == "tensor([0.4963, 0.7682])\n"
+
+
+# ------------------------------------------------------------------------------------- multi-line
+def test_block_typed_across_lines_with_auto_indent():
+    # after "while ...:" the next line starts indented; a blank line ends the block
+    r = drive("i = 0\rwhile i < 3:\ri += 1\rprint(i)\r\ri\r")
+    assert r.out == "1\n2\n3\n3\n"
+    assert r.shell.inputs[1] == "while i < 3:\n    i += 1\n    print(i)"
+
+
+def test_unclosed_brackets_continue_and_dedent_keys():
+    r = drive("t = (1,\r2)\rt\rif t:\rif 1:\rprint('in')\r\x7fprint('out')\r\r")
+    assert r.out == "(1, 2)\nin\nout\n"
+
+
+def test_bracketed_paste_runs_as_one_unit_and_keeps_indentation():
+    block = "for i in range(3):\n  if i:\n\n        print(i)\nprint('done')\n"
+    r = drive(PASTE_START + block + PASTE_END + "i\r")
+    assert r.out == "1\n2\ndone\n2\n"
+    assert r.shell.inputs[0] == block.rstrip()
+
+
+def test_paste_without_final_newline_waits_for_enter():
+    r = drive(PASTE_START + "x = 1\ny = x + 1" + PASTE_END + "\ry\r")
+    assert r.out == "2\n"
+
+
+# ------------------------------------------------------------------------------ errors and keys
+def test_errors_keep_the_session_and_use_stdin_positions():
+    r = drive("x = 1\r1/0\rx = = 2\rif x:\ry = 2\rz = q\r\rx, y\r")
+    assert r.out == "(1, 2)\n"
+    lines = r.err.splitlines()
+    assert lines[1:4] == ["<stdin>:1:1: ZeroDivisionError: division by zero", "    1/0", "    ^"]
+    assert lines[4].startswith("<stdin>:1:5: SyntaxError: ")
+    assert lines[5:7] == ["    x = = 2", "        ^"]
+    assert lines[7:10] == ["<stdin>:3:9: NameError: name 'q' is not defined", "        z = q", "            ^"]
+
+
+def test_runtime_error_is_pytorch_message():
+    r = drive("import torch\rtorch.ones(2) + torch.ones(3)\r")
+    assert ("<stdin>:1:1: RuntimeError: The size of tensor a (2) must match the size of tensor b (3) "
+            "at non-singleton dimension 0") in r.err
+
+
+def test_ctrl_c_while_typing_clears_the_line():
+    r = drive("abc = 1\x03x = 2\rx\r")
+    assert r.out == "2\n"
+    assert "abc" not in r.shell.session.globals
+
+
+def test_leave_with_exit_or_end_of_input():
+    r = drive("1\rexit\r2\r")
+    assert (r.status, r.out) == (0, "1\n")
+    r = drive("%quit\r2\r")
+    assert (r.status, r.out) == (0, "")
+
+
+def test_internal_errors_are_one_line_and_the_session_goes_on(monkeypatch):
+    shell = new_shell()
+
+    def broken(*args, **kwargs):
+        raise IndexError("something inside gradcli")
+    monkeypatch.setattr(shell.session, "compile", broken)
+    r = drive("1\r", shell=shell)
+    monkeypatch.undo()
+    assert r.err.splitlines()[1] == ("gradcli: internal error: IndexError: something inside gradcli "
+                                     "(please report it; the session goes on)")
+    assert shell.execute("x = 3") and shell.session.globals["x"] == 3
+
+
+def interrupt_soon(delay=0.4):
+    """Ctrl-C as the terminal delivers it: KeyboardInterrupt in the main thread while code runs."""
+    timer = threading.Timer(delay, _thread.interrupt_main)
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_interrupts_a_run_keeps_state_and_restores_grad_mode():
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\nn = 0")
+    interrupt_soon()
+    shell.execute("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n    while True:\n        n += 1")
+    assert shell.err.getvalue().endswith("KeyboardInterrupt\n")
+    assert shell.session.globals["inside"] is False and shell.session.globals["n"] > 0
+    shell.execute("torch.is_grad_enabled(), (x * 2).requires_grad, x.shape")
+    assert shell.out.getvalue() == "(True, True, torch.Size([2]))\n"
+
+
+def test_ctrl_c_inside_a_function_and_inference_mode():
+    shell = new_shell()
+    shell.execute("import torch\ndef spin():\n    with torch.inference_mode():\n        while True:\n"
+                  "            pass")
+    interrupt_soon()
+    shell.execute("spin()")
+    shell.execute("torch.is_inference_mode_enabled(), torch.is_grad_enabled()\nspin")
+    assert shell.out.getvalue().startswith("(False, True)\n<function spin at 0x")
+
+
+# -------------------------------------------------------------------------------------- colour
+def test_colour_of_errors_follows_the_option_and_no_color(monkeypatch):
+    shell = new_shell(colour=True)
+    shell.execute("nope")
+    assert shell.err.getvalue().startswith("\x1b[1;31m<stdin>:1:1: NameError: name 'nope' is not defined\x1b[0m\n")
+    monkeypatch.setenv("NO_COLOR", "1")
+    shell = Shell(Options(), out=io.StringIO(), err=io.StringIO())
+    shell.execute("nope")
+    assert "\x1b[" not in shell.err.getvalue() and not shell.colour
+    monkeypatch.delenv("NO_COLOR")
+    shell = Shell(Options(), out=io.StringIO(), err=io.StringIO())   # not a terminal
+    assert not shell.colour
+
+
+def test_highlighting_colours_tokens():
+    from gradcli.repl import highlight
+    pieces = highlight.lines("import torch\nx = 'a  # b' + 1.5e3  # c\nlambda")
+    assert pieces[0] == [("class:keyword", "import"), ("", " "), ("class:module", "torch")]
+    assert ("class:string", "'a  # b'") in pieces[1] and ("class:number", "1.5e3") in pieces[1]
+    assert pieces[1][-1] == ("class:comment", "# c")
+    assert pieces[2] == [("class:refused", "lambda")]
+    assert highlight.lines('s = """open\nstill')[1] == [("class:string", "still")]
+
+
+# ---------------------------------------------------------------------------------- completion
+def completions(text: str, shell: Shell, requested=True):
+    completer = completion.make_completer(shell)
+    event = CompleteEvent(completion_requested=requested)
+    return [(c.text, c.start_position) for c in completer.get_completions(Document(text), event)]
+
+
+@pytest.fixture
+def session_shell():
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\nout = (x * x).sum()\n"
+                  "def f(alpha, beta=2):\n    return alpha\nvalue = 1")
+    return shell
+
+
+def test_completes_torch_names(session_shell):
+    found = completions("torch.ra", session_shell)
+    assert [t for t, _ in found] == ["rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
+                                     "random", "randperm"]
+    assert {start for _, start in found} == {-2}
+    assert ("float32", -5) in completions("torch.float", session_shell)
+    assert [t for t, _ in completions("torch.nn.functional.rel", session_shell)] == ["relu", "relu6", "relu_"]
+
+
+def test_completes_tensor_attributes_and_backward_keywords(session_shell):
+    assert [t for t, _ in completions("x.gr", session_shell)] == ["grad", "grad_fn"]
+    names = [t for t, _ in completions("out.", session_shell)]
+    assert "backward" in names and "register_hook" in names and not any(n.startswith("_") for n in names)
+    assert [t for t, _ in completions("out.backward(", session_shell, requested=False)] == \
+        ["gradient=", "retain_graph=", "create_graph=", "inputs="]
+    assert [t for t, _ in completions("out.backward(retain_graph=True, c", session_shell)][:1] == ["create_graph="]
+    assert [t for t, _ in completions("torch.autograd.grad(out, x, cre", session_shell)] == ["create_graph="]
+    assert [t for t, _ in completions("f(1, b", session_shell)] == ["beta=", "bool", "break"]
+
+
+def test_completes_grad_fn_chain_without_running_code(session_shell):
+    assert [t for t, _ in completions("out.grad_fn.", session_shell)] == ["name", "next_functions"]
+    assert [t for t, _ in completions("out.grad_fn.next_functions[0][0].", session_shell)] == \
+        ["name", "next_functions"]
+    # x.T is a property computing a new tensor: completed from the class, never evaluated
+    assert "sum" in [t for t, _ in completions("x.T.s", session_shell)]
+    # anything that would need a call or an operator to find its value is not completed
+    assert completions("(x * 2).su", session_shell) == []
+    assert completions("f(x).", session_shell) == []
+
+
+def test_completes_session_names_keywords_and_builtins(session_shell):
+    assert [t for t, _ in completions("va", session_shell)] == ["value"]
+    assert [t for t, _ in completions("wh", session_shell)] == ["while"]
+    assert [t for t, _ in completions("pri", session_shell)] == ["print"]
+    assert [t for t, _ in completions("print(1, ", session_shell, requested=False)] == ["sep=", "end="]
+    assert completions("", session_shell, requested=False) == []     # no menu before a word starts
+    assert completions("'x.", session_shell) == [] and completions("# x.", session_shell) == []
+    assert completions("x._", session_shell) == [] and completions("x.__cl", session_shell) == []
+
+
+def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
+    assert [t for t, _ in completions("import torch.n", session_shell)] == ["torch.nn", "torch.nn.functional"]
+    assert [t for t, _ in completions("from torch.autograd import V", session_shell)] == ["Variable"]
+    assert [t for t, _ in completions("%gr", session_shell)] == ["%graph"]
+    assert [t for t, _ in completions("%graph o", session_shell)] == ["out"]
+    assert [t for t, _ in completions("%display l", session_shell)] == ["legacy"]
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "one.grad").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert [t for t, _ in completions("%load ", session_shell)] == ["one.grad", "scripts/"]
+
+
+def test_tab_completes_in_the_prompt():
+    r = drive(["import torch\r", "torch.ra", "\t", "n(3).shape\r", "y = torch.ones(1, requires_grad=True)\r",
+               "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"], pauses=True)
+    # Tab took the first of grad, grad_fn; the first Enter keeps the choice, the second runs the line
+    assert r.out == "torch.Size([3])\ntensor([2.])\n"
+
+
+# -------------------------------------------------------------------------------------- magics
+def test_vars_and_graph(session_shell):
+    session_shell.execute("%vars")
+    assert session_shell.out.getvalue() == (
+        "name  shape  dtype    requires_grad  grad_fn       grad\n"
+        "out   []     float32  True           SumBackward0  -\n"
+        "x     [2]    float32  True           -             -\n"
+        "other names: f (function), torch (module), value (int)\n")
+    session_shell.out.truncate(0)
+    session_shell.out.seek(0)
+    session_shell.execute("%graph out")
+    assert session_shell.out.getvalue() == (
+        "SumBackward0 ─ out\n"
+        "└── MulBackward0\n"
+        "    ├── AccumulateGrad ─ x: [2] float32 [#1]\n"
+        "    └── AccumulateGrad ─ x: [2] float32 [#1, shown above]\n")
+
+
+def test_graph_arguments_and_errors(session_shell):
+    shell = session_shell
+    shell.execute("%graph out.grad_fn --ascii --depth 1")
+    shell.execute("%graph value")
+    shell.execute("%graph x.grad")
+    shell.execute("%graph missing")
+    shell.execute("%graph (x * 3).sum()")
+    shell.execute("%graph")
+    assert shell.out.getvalue() == (
+        "SumBackward0 - out.grad_fn\n`-- ... (1 input below max_depth=1)\n"
+        "SumBackward0\n└── MulBackward0\n    └── AccumulateGrad ─ x: [2] float32\n")
+    assert shell.err.getvalue().splitlines() == [
+        "%graph: expected a Tensor or a grad_fn node, not int",
+        "%graph: x.grad is None: there is no graph to draw",
+        "<stdin>:1:1: NameError: name 'missing' is not defined", "    missing", "    ^",
+        "%graph: give a tensor, e.g. %graph out"]
+
+
+def test_time_reset_seed_history_and_unknown():
+    shell = new_shell()
+    for line in ("import torch", "%time s = torch.ones(3).sum()", "%time s", "%seed 0", "torch.randn(2)",
+                 "%seed x", "%history 2", "%reset", "s", "%nope", "%help vars"):
+        shell.execute(line)
+    out = shell.out.getvalue().splitlines()
+    assert out[0].startswith("time: ") and out[0].endswith(" CPU")
+    assert out[1:3] == ["tensor(3.)", out[2]] and out[2].startswith("time: ")
+    assert out[3] == "tensor([ 1.5410, -0.2934])"
+    assert out[4:6] == ["   5  torch.randn(2)", "   6  %seed x"]
+    assert out[6:] == ["session reset", "%vars", "    list the session's names; tensors with shape, dtype, "
+                       "requires_grad, grad_fn and grad"]
+    err = shell.err.getvalue().splitlines()
+    assert err[0] == "%seed: give an integer seed, e.g. %seed 0"
+    assert err[1] == "<stdin>:1:1: NameError: name 's' is not defined"
+    assert err[-1] == "%nope: unknown command; %help lists the commands"
+
+
+def test_help_lists_every_command():
+    shell = new_shell()
+    shell.execute("%help")
+    text = shell.out.getvalue()
+    for name in ("%help", "%vars", "%graph", "%reset", "%time", "%display", "%load", "%save", "%seed",
+                 "%history", "%toolbar", "%exit"):
+        assert f"\n  {name}" in text
+
+
+def test_display_switches_between_legacy_and_modern():
+    shell = new_shell()
+    for line in ("import torch", "%display", "%display legacy", "torch.ones(2)", "%display modern",
+                 "torch.ones(2)", "%display fancy"):
+        shell.execute(line)
+    assert shell.out.getvalue() == ("display: modern\n"
+                                    "Variable containing:\n 1\n 1\n[torch.FloatTensor of size 2]\n\n"
+                                    "tensor([1., 1.])\n")
+    assert shell.err.getvalue() == "%display: choose legacy or modern\n"
+
+
+def test_display_option_and_reset_keeps_it():
+    shell = new_shell(display="legacy")
+    shell.execute("import torch\nx = torch.ones(1)\n%reset")
+    shell.execute("%display")
+    assert shell.out.getvalue().endswith("display: legacy\n")
+
+
+def test_save_then_load(tmp_path):
+    shell = new_shell()
+    for line in ("import torch", "x = torch.ones(2, requires_grad=True)", "bad = nope", "y = (x * 3).sum()",
+                 "y.backward()", "%vars", f"%save {tmp_path / 's.grad'}"):
+        shell.execute(line)
+    saved = (tmp_path / "s.grad").read_text()
+    assert saved == ("# saved from a gradcli REPL session\nimport torch\nx = torch.ones(2, requires_grad=True)\n"
+                     "y = (x * 3).sum()\ny.backward()\n")
+    assert shell.out.getvalue().endswith(f"saved 4 inputs to {tmp_path / 's.grad'}\n")
+    fresh = new_shell()
+    fresh.execute(f"%load {tmp_path / 's.grad'}")
+    fresh.execute("x.grad")
+    assert fresh.out.getvalue() == "tensor([3., 3.])\n"      # a loaded script's expressions do not echo
+    fresh.execute(f"%load {tmp_path / 'missing.grad'}")
+    fresh.execute(f"%save {tmp_path / 'no' / 'such' / 'dir.grad'}")
+    err = fresh.err.getvalue().splitlines()
+    assert err[0].startswith("%load: cannot read '") and err[0].endswith("No such file or directory")
+    assert err[1].startswith("%save: cannot write '")
+
+
+def test_load_reports_errors_with_the_file_name(tmp_path):
+    script = tmp_path / "broken.grad"
+    script.write_text("a = 1\nb = a +\n")
+    shell = new_shell()
+    shell.execute(f"%load {script}")
+    assert shell.err.getvalue().startswith(f"{script}:2:8: SyntaxError: ")
+
+
+# ------------------------------------------------------------------------------ toolbar, history
+def test_toolbar_lists_tensors_taking_part_in_autograd():
+    shell = new_shell()
+    assert shell.toolbar_text.startswith(" no tensors require grad yet")
+    shell.execute("import torch\nw = torch.ones(2, 3, requires_grad=True)\nc = torch.zeros(2)\n"
+                  "loss = (w * 2).sum()\nloss.backward()")
+    assert shell.toolbar_text == " loss [] SumBackward0 │ w [2, 3] leaf, grad"
+    shell.execute("%toolbar")
+    assert shell.toolbar is False
+    assert toolbar.summary({f"t{i}": shell.session.globals["w"] for i in range(14)}, limit=2).endswith("│ +12 more")
+
+
+def test_history_file_in_xdg_state_dir_and_recall_with_up(tmp_path):
+    r = drive("41 + 1\r%vars\r", history="file")
+    path = tmp_path / "state" / "gradcli" / "history"
+    assert history_path() == path
+    assert "\n+41 + 1\n" in path.read_text() and "\n+%vars\n" in path.read_text()
+    # Up twice: the input before %vars (history loads while the prompt first draws: wait for it)
+    r = drive(["", "\x1b[A", "\x1b[A", "\r"], history="file", pauses=True)
+    assert r.out == "42\n"
+
+
+def test_ctrl_r_searches_history_and_meta_enter_runs_at_once():
+    r = drive(["41 + 1\r", "7\r", "\x12", "41", "\r", "\r", "x = (1,\x1b\r"], pauses=True)
+    assert r.out == "42\n7\n42\n"
+    assert "SyntaxError: '(' was never closed" in r.err      # Meta-Enter ran the unfinished line
+
+
+def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))     # a file where the folder should be
+    r = drive(["1 + 1\r", "\x1b[A", "\r"], history="file", pauses=True)
+    assert r.out == "2\n2\n"
+    warning = [line for line in r.err.splitlines() if "history" in line]
+    assert len(warning) == 1 and warning[0].startswith(f"gradcli: cannot write the history file {blocker}")
+    assert warning[0].endswith("history is kept for this session only")
+
+
+def test_auto_suggest_is_off_by_default_and_right_accepts_a_suggestion():
+    keys = ["41 + 1\r", "4", "\x1b[C", "\r"]          # Right arrow after typing "4"
+    assert drive(keys, pauses=True).out == "42\n4\n"
+    assert drive(keys, pauses=True, auto_suggest=True).out == "42\n42\n"
+
+
+def test_auto_suggest_and_vi_options_build_the_prompt():
+    shell = new_shell(vi=True, auto_suggest=True)
+    with create_pipe_input() as pipe:
+        session = prompt.make_prompt(shell, input=pipe, output=DummyOutput(), history=InMemoryHistory())
+    from prompt_toolkit.enums import EditingMode
+    assert session.editing_mode == EditingMode.VI and session.auto_suggest is not None
+    r = drive("x = 2\rx\r", vi=True)
+    assert r.out == "2\n"
+
+
+# --------------------------------------------------------------------------- what Enter does
+@pytest.mark.parametrize("text, action", [
+    ("x = 1", scan.ACCEPT),
+    ("", scan.ACCEPT),
+    ("   ", scan.ACCEPT),
+    ("# just a comment", scan.ACCEPT),
+    ("%graph out", scan.ACCEPT),
+    ("x = (1,", scan.NEWLINE),
+    ("x = [1, (2,\n3)", scan.NEWLINE),
+    ("s = '''abc", scan.NEWLINE),
+    ("x = 1 + \\", scan.NEWLINE),
+    ("if x:", scan.NEWLINE),
+    ("if x:  # why", scan.NEWLINE),
+    ("if x: pass", scan.NEWLINE),                    # a compound statement waits for a blank line
+    ("for i in range(3):\n    print(i)", scan.NEWLINE),
+    ("for i in range(3):\n    print(i)\n", scan.ACCEPT),
+    ("for i in range(3):\n    print(i)\n    ", scan.ACCEPT),
+    ("if x:\n    ", scan.ACCEPT),                   # blank line after a header: the parser reports it
+    ("def f():\n    return 1\nf()", scan.ACCEPT),
+    ("x = (1,\n\n", scan.NEWLINE),                   # brackets outlast blank lines
+    ("x = 'abc", scan.ACCEPT),                       # an unterminated one-line string is an error now
+    ("x = 1)", scan.ACCEPT),
+    ("y = x[0] + ':'", scan.ACCEPT),
+    ("elif_ = 3", scan.ACCEPT),
+])
+def test_enter_action(text, action):
+    assert scan.enter_action(text) == action
+
+
+def test_enter_inside_a_recalled_block_splits_the_line():
+    assert scan.enter_action("x = (1,\n2)", at_end=False) == scan.NEWLINE
+    assert scan.enter_action("x = 1", at_end=False) == scan.ACCEPT
+
+
+@pytest.mark.parametrize("line, indent", [
+    ("if x:", 4), ("    for i in y:", 8), ("    x = 1", 4), ("        return x", 4), ("pass", 0),
+    ("f(a,", 0), ("  # comment", 2),
+])
+def test_indent_after(line, indent):
+    assert scan.indent_after(line) == indent
