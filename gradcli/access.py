@@ -78,6 +78,16 @@ def get_attr(obj, name: str):
     raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
 
 
+def attribute_names(obj) -> frozenset:
+    """Every attribute name get_attr lets a script read on `obj` (for completion in the REPL)."""
+    cls = obj.__class__
+    if cls is Tensor:
+        return frozenset(TENSOR_ATTRS)
+    if cls is ScriptModule:
+        return frozenset(obj.members)
+    return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
+
+
 def set_attr(obj, name: str, value) -> None:
     if obj.__class__ is Tensor:
         setter = _WRITABLE_TENSOR.get(name)

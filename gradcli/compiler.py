@@ -124,16 +124,16 @@ class Compiler:
         self.globals = globals_
         self.builtins = builtins
         self.warn = warn              # warn(line, col, category, message): the session's warning sink
-        self.echo = echo              # echo(value): REPL display of top-level expression statements
+        self.echo = echo              # echo(value): REPL display of expression statements outside functions
         self.locals = None            # names local to the function being compiled, None at top level
         self.depth = 0                # expression nesting while compiling
 
     # ------------------------------------------------------------------------------------ entry
     def module(self, mod: syntax.Module):
-        return self.block(mod.body, top=True)
+        return self.block(mod.body)
 
-    def block(self, stmts, top=False):
-        compiled = [(s.line, self.stmt(s, top)) for s in stmts]
+    def block(self, stmts):
+        compiled = [(s.line, self.stmt(s)) for s in stmts]
 
         if len(compiled) == 1:
             (line, only), = compiled
@@ -160,11 +160,13 @@ class Compiler:
         return run
 
     # ------------------------------------------------------------------------------- statements
-    def stmt(self, node, top=False):
+    def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
             raise NotImplementedError(f"statement {type(node).__name__}")
-        if top and isinstance(node, syntax.ExprStmt) and self.echo is not None:
+        # The REPL shows expression statements outside functions, inside loops and ifs too, as
+        # Python's interactive mode does (`for i in range(3): i` shows 0, 1, 2).
+        if self.echo is not None and self.locals is None and isinstance(node, syntax.ExprStmt):
             return self.s_ExprStmt_echo(node)
         return method(node)
 

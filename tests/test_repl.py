@@ -89,6 +89,12 @@ def test_echo_is_repr_and_nothing_for_none():
     assert r.out == "'a'\n1\n2\na\n2\n"
 
 
+def test_echo_inside_loops_and_ifs_but_not_functions():
+    # Python's interactive mode shows expression statements of compound statements too
+    r = drive("for i in range(3): i\r\rif True:\r'yes'\r\rdef f():\r5\rreturn 1\r\rf()\r")
+    assert r.out == "0\n1\n2\n'yes'\n1\n"
+
+
 def test_state_and_random_stream_carry_on_between_inputs():
     r = drive("import torch\rtorch.manual_seed(0)\ra = torch.randn(2)\rb = torch.randn(1)\ra, b\r"
               "torch.set_grad_enabled(False)\rtorch.is_grad_enabled()\r")
@@ -502,3 +508,17 @@ def test_enter_inside_a_recalled_block_splits_the_line():
 ])
 def test_indent_after(line, indent):
     assert scan.indent_after(line) == indent
+
+
+def test_attribute_names_are_exactly_what_scripts_can_read():
+    from gradcli import access
+    from gradcli.engine import rng
+    import numpy as np
+
+    from gradcli.engine.tensor import Tensor
+    t = Tensor(np.ones((2, 2), np.float32))
+    for obj in (t, rng.default_generator):
+        names = access.attribute_names(obj)
+        assert names and not any(name.startswith("_") for name in names)
+        for name in names:
+            access.get_attr(obj, name)          # readable; raises AttributeError otherwise

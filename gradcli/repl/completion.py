@@ -180,9 +180,7 @@ def _members(obj) -> dict:
     if obj.__class__ is ScriptModule:
         return {name: "constant" if value.__class__ in (int, float) else _kind(value)
                 for name, value in obj.members.items()}
-    names = set(access.ALLOWED.get(obj.__class__, ()))
-    # Generator.manual_seed and its kind: methods the language routes through script-facing forms
-    names |= set(getattr(access, "_SCRIPT_METHODS", {}).get(obj.__class__, {}))
+    names = access.attribute_names(obj)
     return {name: "method" if callable(getattr(obj.__class__, name, None)) else "attribute" for name in names}
 
 
