@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 from gradcli import __version__
+from gradcli.terminal import COLOR_MODES, colour_wanted, paint_error
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
 EXIT_INTERRUPTED = 130
@@ -25,6 +27,14 @@ exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 130 interr
 
 DISPLAYS = ("modern", "legacy")
 DISPLAY_HELP = "how tensors print: modern (default) or legacy (PyTorch 0.3's 'Variable containing:')"
+COLOR_HELP = "colour error messages: auto (default: on a terminal, unless NO_COLOR is set), always or never"
+TIMING_HELP = "after each script, print its running time on stderr, as the tutorial gallery's footer"
+
+
+class _Terminal:
+    """How this process reports: set once from the command line."""
+    colour = False
+    timing = False
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-c", metavar="CODE", dest="code", help="run CODE as a script")
     p.add_argument("--seed", type=int, metavar="N", help="as if the script began with torch.manual_seed(N)")
     p.add_argument("--display", choices=DISPLAYS, default=None, help=DISPLAY_HELP)
+    p.add_argument("--color", choices=COLOR_MODES, default=None, help=COLOR_HELP)
+    p.add_argument("--timing", action="store_true", help=TIMING_HELP)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -43,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, metavar="N", dest="run_seed",
                      help="as if each script began with torch.manual_seed(N)")
     run.add_argument("--display", choices=DISPLAYS, default=None, dest="run_display", help=DISPLAY_HELP)
+    run.add_argument("--color", choices=COLOR_MODES, default=None, dest="run_color", help=COLOR_HELP)
+    run.add_argument("--timing", action="store_true", dest="run_timing", help=TIMING_HELP)
     repl = sub.add_parser("repl", help="the interactive REPL (also `gradcli` alone on a terminal)",
                           description="An interactive session on the same language and engine as `gradcli run`. "
                                       "Type %help in it for its commands.")
@@ -80,13 +94,23 @@ def _read(path: str) -> tuple[str, str]:
 
 def _report(err: ScriptError) -> None:
     sys.stdout.flush()
-    sys.stderr.write(err.render() + "\n")
+    text = err.render()
+    sys.stderr.write((paint_error(text) if _Terminal.colour else text) + "\n")
+    sys.stderr.flush()
+
+
+def _timing_footer(seconds: float) -> None:
+    """The footer of PyTorch's tutorial gallery, with this run's time."""
+    minutes, rest = divmod(seconds, 60)
+    sys.stdout.flush()
+    sys.stderr.write(f"Total running time of the script: ( {int(minutes)} minutes {rest:.3f} seconds)\n")
     sys.stderr.flush()
 
 
 def run_text(source: str, filename: str, seed, display=None) -> int:
     """Run one script in a fresh session; report any error; return the exit status."""
     from gradcli.session import Session
+    started = time.perf_counter()
     try:
         session = Session(seed=seed, display=display)
     except (ValueError, RuntimeError) as e:      # a --seed that manual_seed refuses
@@ -99,6 +123,8 @@ def run_text(source: str, filename: str, seed, display=None) -> int:
         return e.exit_status
     finally:
         sys.stdout.flush()
+        if _Terminal.timing:
+            _timing_footer(time.perf_counter() - started)
     return EXIT_OK
 
 
@@ -111,6 +137,8 @@ def run_repl(seed=None, vi=False, auto_suggest=False, toolbar=True, display=None
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    _Terminal.colour = colour_wanted(sys.stderr, getattr(args, "run_color", None) or args.color or "auto")
+    _Terminal.timing = bool(getattr(args, "run_timing", False) or args.timing)
     try:
         if args.code is not None:
             if args.command:

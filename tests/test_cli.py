@@ -163,3 +163,38 @@ def test_display_legacy_on_run_dash_c_and_stdin():
     assert gradcli("-c", code).stdout == "tensor([ 1.5000, 20.0000])\n"
     bad = gradcli("run", "--display", "old", "x.grad")
     assert bad.returncode == 2 and "invalid choice: 'old'" in bad.stderr
+
+
+def test_timing_footer_goes_to_stderr():
+    import re
+    result = gradcli("--timing", "-c", "print(1)")
+    assert result.stdout == "1\n"
+    assert re.fullmatch(r"Total running time of the script: \( 0 minutes \d+\.\d{3} seconds\)\n", result.stderr)
+    both = gradcli("run", "--timing", str(ROOT / "examples" / "tutorial.grad"), str(ROOT / "examples" / "tutorial.grad"))
+    assert both.stderr.count("Total running time of the script: ( 0 minutes ") == 2
+    assert "Total running time" not in gradcli("-c", "print(1)").stderr
+
+
+def test_colour_of_error_messages(tmp_path):
+    script = tmp_path / "e.grad"
+    script.write_text("x = 1\ny = x +\n")
+    plain = gradcli("run", str(script))
+    assert "\x1b[" not in plain.stderr                  # not a terminal: no colour by default
+    painted = gradcli("run", "--color", "always", str(script))
+    headline, source, caret = painted.stderr.splitlines()
+    assert headline == f"\x1b[1;31m{script}:2:8: SyntaxError: unexpected end of line (expected an expression)\x1b[0m"
+    assert (source, caret) == ("    y = x +", "\x1b[31m           ^\x1b[0m")
+    assert painted.returncode == plain.returncode == 2
+    assert gradcli("--color", "never", "run", str(script)).stderr == plain.stderr
+
+
+def test_colour_auto_follows_the_terminal_and_no_color(monkeypatch):
+    from gradcli.terminal import colour_wanted
+
+    class Tty:
+        def isatty(self):
+            return True
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert colour_wanted(Tty()) and not colour_wanted(Tty(), "never")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not colour_wanted(Tty()) and colour_wanted(Tty(), "always")
