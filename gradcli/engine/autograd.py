@@ -547,6 +547,18 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
             runs.update(t for t in targets if t in deps)
         visits = runs | {t for t in targets if t in deps}
     pending = {}
+    # The nodes whose pending gradient is a buffer the engine owns: a new array (from a formula of a
+    # `fresh` row, or a sum of two gradients) that nothing outside this sweep references. Only those
+    # are written in place: a second gradient is added into it, MulBackward0 of `x * x` doubles into it,
+    # AccumulateGrad takes it as `.grad`. A user's `gradient=`, a broadcast view, a saved tensor, or
+    # anything a hook has seen or autograd.grad() captured is never owned. Numpy arrays only: under
+    # create_graph gradients are Tensors and nothing is reused. Nodes leave the set when they run: a
+    # set that only grew cost about 0.17 us a node on a 40,000-node chain, against about 0.1 us for the
+    # whole bookkeeping with removal.
+    owned = set()
+    # Op.joint shortcuts: numpy only, and not under anomaly detection, which checks each formula's
+    # output as PyTorch computes it
+    joints = not as_tensors and not anomaly
     heap = []
     # the graph root: one edge per root, in order (PyTorch's GraphRoot)
     for r in roots:
@@ -563,6 +575,9 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
         if heap:
             node = _heap_pop_rest(heap, node)
         g = pending.pop(node, None)
+        mine = node in owned
+        if mine:
+            owned.remove(node)
         if captured is not None and node in captured:
             if node not in runs:
                 if g is not None:
@@ -570,14 +585,17 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                 captured[node] = g
                 continue
             captured[node] = g          # a target some other target needs: before its hooks
+            mine = False                # autograd.grad() returns it
         op = node.op
         if g is not None and (node.hooks is not None or node.retained is not None):
             g = _pre_hooks(node, g, F, accumulate_fn)
+            if node.hooks is not None:
+                mine = False            # a hook may have kept it, or returned an array of its own
         if op is _AccumulateOp:
             if g is not None:
                 t = node.variable
                 if t is not None:
-                    accumulate_fn(t, g)
+                    accumulate_fn(t, g, mine)
             continue
         saved = node.saved
         if saved is FREED:
@@ -587,21 +605,37 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
         inputs = node.inputs
         if restricted:                  # only the edges towards a target carry gradients
             inputs = [child if child in visits else None for child in inputs]
+        # the gradients in grads_in are new arrays the engine owns (numpy's _fit keeps that: it returns
+        # its argument or a new sum or cast)
+        fresh = op.fresh
         if g is None:
             grads_in = (None,) * len(inputs)
         else:
-            formulas = op.backward
             fit = node.fit
             values = F.unpack(saved, node) if saved else saved
-            grads_in = []
-            for i, child in enumerate(inputs):
-                if child is None:
-                    grads_in.append(None)
-                    continue
-                gi = formulas[i](F, g, *values)
-                if fit is not None and fit[i] is not None:
-                    gi = _fit(F, gi, fit[i])
-                grads_in.append(gi)
+            grads_in = None
+            if (op.joint is not None and inputs[0] is inputs[1] and joints and inputs[0] is not None
+                    and inputs[0] not in pending):
+                # one tensor as both inputs (`x * x`), with no gradient waiting for it yet: the sum of
+                # both formulas at once. With a gradient already waiting, PyTorch's order of adds,
+                # (waiting + first) + second, would round differently, so the formulas run as usual.
+                gi = op.joint(g, *values, mine)
+                if gi is not None:
+                    if fit is not None and fit[0] is not None:
+                        gi = _fit(F, gi, fit[0])
+                    grads_in = (gi, None)       # the second edge's share is already in the first
+                    fresh = True
+            if grads_in is None:
+                formulas = op.backward
+                grads_in = []
+                for i, child in enumerate(inputs):
+                    if child is None:
+                        grads_in.append(None)
+                        continue
+                    gi = formulas[i](F, g, *values)
+                    if fit is not None and fit[i] is not None:
+                        gi = _fit(F, gi, fit[i])
+                    grads_in.append(gi)
             if anomaly:
                 _check_nan(node, grads_in, F)
         if not retain_graph and op.saves_tensors:
@@ -612,7 +646,22 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                 continue
             if gi is not None:
                 prev = pending.get(child)
-                pending[child] = gi if prev is None else F.add(prev, gi)
+                if prev is None:
+                    pending[child] = gi
+                    if fresh and gi.__class__ is np.ndarray:
+                        owned.add(child)
+                elif child in owned and gi.__class__ is np.ndarray and gi.shape == prev.shape \
+                        and gi.dtype == prev.dtype:
+                    # a second gradient for the same input: added into the buffer the engine owns,
+                    # the same values as prev + gi without a new full-size array
+                    np.add(prev, gi, out=prev)
+                else:
+                    total = F.add(prev, gi)
+                    pending[child] = total
+                    if total.__class__ is np.ndarray:       # a new sum (a Tensor under create_graph)
+                        owned.add(child)
+                    else:
+                        owned.discard(child)
             n = deps[child] - 1
             deps[child] = n
             if n == 0:
@@ -623,24 +672,33 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
     return captured
 
 
-def _accumulate(t, g):
+def _accumulate(t, g, owned=False):
     """Add a gradient into `t.grad`: a fresh copy the first time (so no two leaves share a buffer), in
-    place afterwards (so a script holding `t.grad` sees the sum, as in PyTorch)."""
+    place afterwards (so a script holding `t.grad` sees the sum, as in PyTorch).
+
+    `owned` says the sweep owns `g` (see _sweep): nothing else references it, so the first time it
+    becomes `.grad` itself, as PyTorch's AccumulateGrad steals a gradient nobody else holds. That
+    saves a full-size copy (about 1 ms on 4096x1000 float32)."""
     dtype = t._a.dtype
     if g.__class__ is not np.ndarray:
         g = np.asarray(g)
+        owned = False
     if g.shape != t._a.shape:
         g = np.broadcast_to(g, t._a.shape)
+        owned = False
     current = t.grad
     if current is None:
-        t.grad = t.__class__(np.array(g, dtype=dtype, copy=True))
+        if owned and g.dtype == dtype and g.base is None:
+            t.grad = t.__class__(g)
+        else:
+            t.grad = t.__class__(np.array(g, dtype=dtype, copy=True))
     else:
         buf = current._a
         np.add(buf, g, out=buf, casting="unsafe")
         current._version[0] += 1
 
 
-def _accumulate_tensor(t, g):
+def _accumulate_tensor(t, g, owned=False):
     """create_graph: `.grad` becomes (or grows by) a tensor that remembers how it was computed."""
     if g._a.shape != t._a.shape or g._a.dtype != t._a.dtype:
         raise RuntimeError("gradient does not match the tensor it accumulates into")

@@ -21,14 +21,25 @@ from gradcli.engine.tensor import Tensor
 
 class Op:
     """One row of an op table: PyTorch's node name, whether a backward pass frees what the node saved
-    (PyTorch frees saved tensors, so a second pass through such a node fails), one formula per input."""
+    (PyTorch frees saved tensors, so a second pass through such a node fails), one formula per input.
 
-    __slots__ = ("node", "saves_tensors", "backward")
+    Two optional facts let a plain (numpy) backward save full-size passes; neither changes a value:
+      * `fresh`: every formula returns a new array (a ufunc of the incoming gradient, like `g * result`)
+        that nothing else references, so the engine may later overwrite it in place (autograd._sweep);
+      * `joint(g, *saved, scratch)`, for a two-input row: when a node has the same node on both edges
+        (`x * x`), the sum of the two gradients its formulas would send there, rounded the same way, or
+        None when the saved values do not allow it; `scratch` says the engine owns `g`, so the result
+        may be written there.
+    """
 
-    def __init__(self, node: str, saves_tensors: bool, backward: tuple):
+    __slots__ = ("node", "saves_tensors", "backward", "fresh", "joint")
+
+    def __init__(self, node: str, saves_tensors: bool, backward: tuple, fresh=False, joint=None):
         self.node = node
         self.saves_tensors = saves_tensors
         self.backward = backward
+        self.fresh = fresh
+        self.joint = joint
 
     def __repr__(self):
         return f"Op({self.node})"

@@ -29,6 +29,27 @@ def _pow_base(F, g, base, result):
     return F.masked_zero(grad, result >= 0) if base == 0 else grad
 
 
+def _mul_square(g, self, other, scratch):
+    """MulBackward0's joint gradient (see recording.Op) for `x * x` in a plain backward.
+
+    The formulas send g*x twice and the engine would add the two: three full-size passes and three new
+    arrays. g*x + g*x is exactly 2*(g*x) (doubling is exact, overflow included), so one product doubled
+    in place rounds the same; it goes into `g` itself when the engine owns it. On 4096x1000 float32:
+    3.6 ms for the formulas and the add, 1.9 ms for this into a new array, 1.15 ms into `g`. (Doubling
+    g first, (g+g)*x, would be one pass but differs: g+g can overflow where g*x+g*x does not, and a
+    product in the subnormal range rounds differently.)
+    """
+    if self is not other:               # two different tensors (or values) on one node: no shortcut
+        return None
+    if scratch and g.shape == self.shape and g.dtype == self.dtype:
+        out = np.multiply(g, self, out=g)
+    else:
+        out = np.multiply(g, self)
+    if out.__class__ is not np.ndarray:  # 0-d operands give a numpy scalar
+        return out + out
+    return np.add(out, out, out=out)
+
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
 ADD         = Op("AddBackward0",        False, (lambda F, g, alpha: g,
@@ -37,16 +58,16 @@ SUB         = Op("SubBackward0",        False, (lambda F, g, alpha: g,
                                                 lambda F, g, alpha: -g if alpha == 1 else -g * alpha))
 RSUB        = Op("RsubBackward1",       False, (lambda F, g: -g,))
 MUL         = Op("MulBackward0",        True,  (lambda F, g, self, other: g * other,
-                                                lambda F, g, self, other: g * self))
+                                                lambda F, g, self, other: g * self), fresh=True, joint=_mul_square)
 DIV         = Op("DivBackward0",        True,  (lambda F, g, self, other: g / other,
-                                                lambda F, g, self, other: -g * ((self / other) / other)))
+                                                lambda F, g, self, other: -g * ((self / other) / other)), fresh=True)
 RECIPROCAL  = Op("ReciprocalBackward0", True,  (lambda F, g, result: -g * (result * result),))
 NEG         = Op("NegBackward0",        False, (lambda F, g: -g,))
 POW_SCALAR  = Op("PowBackward0",        True,  (_pow_self,))
 POW_TENSOR  = Op("PowBackward1",        True,  (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
                                                 _pow_exponent))
 POW_BASE    = Op("PowBackward2",        True,  (_pow_base,))
-EXP         = Op("ExpBackward0",        True,  (lambda F, g, result: g * result,))
+EXP         = Op("ExpBackward0",        True,  (lambda F, g, result: g * result,), fresh=True)
 CLONE       = Op("CloneBackward0",      False, (lambda F, g: g,))
 TO_COPY     = Op("ToCopyBackward0",     False, (lambda F, g: g,))
 ZERO        = Op("ZeroBackward0",       False, (lambda F, g: F.zeros_like(g),))
