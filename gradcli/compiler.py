@@ -120,11 +120,13 @@ class ScriptFunction:
 class Compiler:
     """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
 
-    def __init__(self, globals_: dict, builtins: dict, warn, echo=None):
+    def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None):
         self.globals = globals_
         self.builtins = builtins
         self.warn = warn              # warn(line, col, category, message): the session's warning sink
         self.echo = echo              # echo(value): REPL display of expression statements outside functions
+        self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
+        self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
         self.locals = None            # names local to the function being compiled, None at top level
         self.depth = 0                # expression nesting while compiling
 
@@ -134,6 +136,10 @@ class Compiler:
 
     def block(self, stmts):
         compiled = [(s.line, self.stmt(s)) for s in stmts]
+        if self.provenance is not None:       # decided here, once: without it statements run unwrapped
+            compiled = self.provenance.block(stmts, compiled, self.locals is None)
+        if self.where is not None:
+            compiled = [(line, _tracked(st, line, self.where)) for line, st in compiled]
 
         if len(compiled) == 1:
             (line, only), = compiled
@@ -818,6 +824,21 @@ class Compiler:
                 raise
             return "".join(out)
         return fstring
+
+
+def _tracked(st, line: int, where: list):
+    """A statement of a session with an event sink: where[0] holds its line while it runs, for print
+    and backward events to read, and gets back the line it had when it ends, so `print(f(1))` reports
+    its own line, not the last line of f's body. Only sessions with a sink compile this wrapper; plain
+    statements stay free of the bookkeeping."""
+    def run_tracked(env):
+        outer = where[0]
+        where[0] = line
+        try:
+            return st(env)
+        finally:
+            where[0] = outer
+    return run_tracked
 
 
 NON_LEAF_GRAD_WARNING = (

@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcli import compiler, parser, stdlib
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import autograd, rng
+from gradcli.engine import autograd, functional, rng
 from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError
 
@@ -69,9 +69,14 @@ def _keep_heap_memory() -> None:
 
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
-    ScriptError values carrying file, line and column, never printed here."""
+    ScriptError values carrying file, line and column, never printed here.
 
-    def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None):
+    With an event sink (`events`, a gradcli.jsonl.JsonLines) the session reports instead of writing:
+    every print call, every backward() / autograd.grad() call of the script, and warnings go to the
+    sink, which reads the running statement's line from `where`."""
+
+    def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
+                 events=None, provenance: bool = False):
         if display not in (None, *DISPLAY_MODES):
             raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
@@ -82,6 +87,17 @@ class Session:
         self._warned: set = set()
         self._filename = "<script>"
         self._lines: list[str] = []
+        # where[0]: the line of the statement running. Kept up to date only by code compiled while an
+        # event sink is set, so scripts run without one pay nothing for it.
+        self.where = [0]
+        self.events = None
+        # with provenance (`gradcli graph`), statements record which of them made each grad_fn node
+        # (gradcli.provenance); sessions without it compile plain statements and pay nothing
+        self.provenance = None
+        if provenance:
+            from gradcli.provenance import Provenance
+            self.provenance = Provenance(self)
+        self.set_events(events)
         _keep_heap_memory()
         self.reset_state(seed)
         # The display style ("modern" or "legacy") outlives reset_state: it belongs to whoever runs the scripts.
@@ -101,12 +117,29 @@ class Session:
     def _write(self, text: str) -> None:
         self.out.write(text)
 
+    @property
+    def filename(self) -> str:
+        """The file name of the source running (or that ran last)."""
+        return self._filename
+
+    def set_events(self, events) -> None:
+        """Report to the event sink `events` from now on, or write text again with None. Line
+        tracking is compiled in, so code compiled earlier (a function defined before the switch)
+        reports the line of the statement that called it."""
+        self.events = events
+        if events is not None:
+            events.session = self
+        self.builtins["print"] = stdlib.make_print(self._write, events.print if events is not None else None)
+
     def warn(self, line: int, col: int, category: str, message: str) -> None:
-        """Python's default warning filter: once per source location, to stderr."""
+        """Python's default warning filter: once per source location, to stderr (or the event sink)."""
         key = (self._filename, line, category, message)
         if key in self._warned:
             return
         self._warned.add(key)
+        if self.events is not None:
+            self.events.warning(line, col, category, message)
+            return
         self.out.flush()
         text = f"{self._filename}:{line}: {category}: {message}\n"
         if 0 < line <= len(self._lines):
@@ -122,13 +155,16 @@ class Session:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             tree = parser.parse(source, filename)
-            return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo).module(tree)
+            where = self.where if self.events is not None else None
+            return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
+                                     provenance=self.provenance).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
 
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
+        observer, functional.observer = functional.observer, self.events
         try:
             with _collector_tuned():
                 program(self.globals)
@@ -140,6 +176,9 @@ class Session:
             if DEBUG:
                 raise
             raise self._script_error(e, source, filename) from None
+        finally:
+            functional.observer = observer
+            self.where[0] = 0
 
     def run_unit(self, source: str, filename: str = "<stdin>", echo=None) -> None:
         """Run one REPL input in the session as it stands (nothing is reset between inputs).

@@ -257,7 +257,16 @@ def module(path: str) -> ScriptModule | None:
 
 def make_builtins(write) -> dict:
     """The builtins of one session; `print` writes through `write` (the session's stdout)."""
+    table = {name: getattr(builtins, name) for name in (
+        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
+        "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
+    table["print"] = make_print(write)
+    return table
 
+
+def make_print(write, report=None):
+    """The print builtin: writes through `write`, or with `report` (an event sink's
+    report(text, args)) hands it the text instead, with the values printed."""
     def print_(*args, sep=" ", end="\n", file=None, flush=False):
         if sep is None:
             sep = " "
@@ -269,10 +278,9 @@ def make_builtins(write) -> dict:
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         if file is not None:
             raise TypeError("print(file=...) is outside gradcli's language: scripts cannot write files")
-        write(sep.join([a if a.__class__ is str else str(a) for a in args]) + end)
-
-    table = {name: getattr(builtins, name) for name in (
-        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
-        "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
-    table["print"] = print_
-    return table
+        text = sep.join([a if a.__class__ is str else str(a) for a in args]) + end
+        if report is None:
+            write(text)
+        else:
+            report(text, args)
+    return print_

@@ -316,8 +316,8 @@ def test_vars_and_graph(session_shell):
     session_shell.out.seek(0)
     session_shell.execute("%graph out")
     assert session_shell.out.getvalue() == (
-        "SumBackward0 ─ out\n"
-        "└── MulBackward0\n"
+        "SumBackward0  out = (x * x).sum()\n"
+        "└── MulBackward0  in out = (x * x).sum()\n"
         "    ├── AccumulateGrad ─ x: [2] float32 [#1]\n"
         "    └── AccumulateGrad ─ x: [2] float32 [#1, shown above]\n")
 
@@ -331,8 +331,8 @@ def test_graph_arguments_and_errors(session_shell):
     shell.execute("%graph (x * 3).sum()")
     shell.execute("%graph")
     assert shell.out.getvalue() == (
-        "SumBackward0 - out.grad_fn\n`-- ... (1 input below max_depth=1)\n"
-        "SumBackward0\n└── MulBackward0\n    └── AccumulateGrad ─ x: [2] float32\n")
+        "SumBackward0  out = (x * x).sum()\n`-- ... (1 input below max_depth=1)\n"
+        "SumBackward0  in (x * 3).sum()\n└── MulBackward0  in (x * 3).sum()\n    └── AccumulateGrad ─ x: [2] float32\n")
     assert shell.err.getvalue().splitlines() == [
         "%graph: expected a Tensor or a grad_fn node, not int",
         "%graph: x.grad is None: there is no graph to draw",

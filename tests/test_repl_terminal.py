@@ -139,7 +139,7 @@ def test_tutorial_line_by_line(terminal):
                        r"tensor\(27\., grad_fn=<MeanBackward0>\)\)\n", prompt=True)
     t.type("out.backward()\r")
     t.type("print(x.grad)\r", r"tensor\(\[\[4\.5000, 4\.5000\],\n +\[4\.5000, 4\.5000\]\]\)\n", prompt=True)
-    t.type("%graph out\r", r"MeanBackward0 ─ out\n.*\n.*\n.*AddBackward0 ─ y \[#1\]")
+    t.type("%graph out\r", r"MeanBackward0  out = z.mean\(\)\n.*\n.*\n.*AddBackward0  y = x \+ 2 \[#1\]")
     t.expect(PROMPT)
 
 

@@ -7,12 +7,19 @@ so the same mistake fails with the same message at the same moment.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gradcli.engine import autograd, backmath, dtypes, ops, rng
 from gradcli.engine.tensor import Size, Tensor
 
 # --------------------------------------------------------------------------------- backward and grad
+
+# What watches the script's backward() and autograd.grad() calls (a session's event sink, see
+# gradcli.jsonl), or None. The calls this module makes itself (jacobian, vjp, gradcheck...) are not
+# the script's: a caller in this module is not reported.
+observer = None
 
 
 def _outputs_tuple(tensors) -> tuple:
@@ -132,7 +139,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     outputs = _outputs_tuple(tensors)
     grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False)
     retain = create_graph if retain_graph is None else bool(retain_graph)
+    done = None
+    if observer is not None and sys._getframe(1).f_globals is not globals():
+        done = observer.backward_call(outputs, inputs_tuple, retain, bool(create_graph))
     _engine(outputs, grads, retain, bool(create_graph), inputs_tuple, accumulate=True)
+    if done is not None:
+        done()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -161,6 +173,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "the graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         result = [g if g is not None else _zeros_like(t, create_graph) for g, t in zip(result, inputs_tuple)]
+    if observer is not None and sys._getframe(1).f_globals is not globals():
+        observer.grad_call(outputs, inputs_tuple, retain, create_graph, result)
     return tuple(result)
 
 

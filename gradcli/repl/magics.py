@@ -145,8 +145,11 @@ def _graph(shell, arg):
             names.setdefault(id(v), name)
             if v.grad_fn is not None:
                 names.setdefault(id(v.grad_fn), name)
+    # with a session that records provenance, nodes also show the statement that made them
+    provenance = getattr(shell.session, "provenance", None)
     try:
-        shell.write(graphview.render(value, names, max_depth=max(depth, 1), ascii=ascii_) + "\n")
+        shell.write(graphview.render(value, names, max_depth=max(depth, 1), ascii=ascii_,
+                                     provenance=provenance) + "\n")
     except TypeError as e:
         raise MagicError(str(e)) from None
 
@@ -200,6 +203,17 @@ def _display(shell, arg):
     if arg not in ("legacy", "modern"):
         raise MagicError("choose legacy or modern")
     problem = shell.set_display(arg)
+    if problem:
+        raise MagicError(problem)
+
+
+@magic("%format [jsonl|text]", "show or choose the output: text, or one JSON object per event (docs/jsonl.md)",
+       "choice", ("jsonl", "text"))
+def _format(shell, arg):
+    if not arg:
+        shell.write(f"format: {shell.format_mode()}\n")
+        return
+    problem = shell.set_format(arg)
     if problem:
         raise MagicError(problem)
 

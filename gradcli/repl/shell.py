@@ -12,8 +12,8 @@ compiled with-statement calls `__exit__` for every exception, KeyboardInterrupt 
 
 from __future__ import annotations
 
-import os
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 
@@ -23,8 +23,9 @@ from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError
 from gradcli.repl import magics, scan, toolbar
 from gradcli.session import Session
+from gradcli.terminal import RED, RESET, colour_wanted, paint_error
 
-RED, BOLD_RED, RESET = "\x1b[31m", "\x1b[1;31m", "\x1b[0m"
+FORMATS = ("text", "jsonl")
 _LEAVE = ("exit", "quit", "exit()", "quit()")
 
 
@@ -37,15 +38,7 @@ class Options:
     seed: int | None = None
     display: str | None = None
     colour: bool | None = None      # None: colour unless NO_COLOR is set or stdout is not a terminal
-
-
-def colour_wanted(stream) -> bool:
-    if os.environ.get("NO_COLOR"):
-        return False
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    format: str = "text"            # "jsonl": what inputs print, show and raise as JSON lines (gradcli.jsonl)
 
 
 class Shell:
@@ -61,11 +54,18 @@ class Shell:
         self.toolbar = self.options.toolbar
         self.inputs: list[str] = []       # every input, for %history
         self.accepted: list[str] = []     # inputs that ran without error, for %save
+        self.events = None                # the JSON Lines sink while the format is jsonl
         self.session = self._new_session(self.options.display)
+        problem = self.set_format(self.options.format)
+        if problem:
+            raise ValueError(problem)
         self.toolbar_text = toolbar.summary(self.session.globals)
 
     def _new_session(self, display: str | None) -> Session:
-        return Session(out=self.out, err=self.err, seed=self.options.seed, display=display)
+        # Provenance costs about 5 µs a statement, nothing at typing speed, and lets %graph show the
+        # input that made each node.
+        return Session(out=self.out, err=self.err, seed=self.options.seed, display=display, events=self.events,
+                       provenance=True)
 
     # ------------------------------------------------------------------------------------ input
     def execute(self, text: str) -> bool:
@@ -99,28 +99,43 @@ class Shell:
         receives them."""
         if echo is True:
             echo = self._echo
+        started = time.perf_counter()
         try:
             self.session.run_unit(source, filename, echo=echo or None)
         except ScriptError as e:
             self.report(e)
+            self._end(False, started, filename)
             return False
         except KeyboardInterrupt:
-            self.interrupted()
+            if self.events is not None:
+                self.events.error(ScriptError("KeyboardInterrupt", "", filename))
+            else:
+                self.interrupted()
+            self._end(False, started, filename)
             return False
         except BrokenPipeError:
             raise
         except Exception as e:
             self.internal_error(e)
+            self._end(False, started, filename)
             return False
         finally:
             self.refresh_toolbar()
+        self._end(True, started, filename)
         if record:
             self.accepted.append(source + "\n")
         return True
 
+    def _end(self, ok: bool, started: float, filename: str) -> None:
+        if self.events is not None:
+            self.events.end(ok, started, filename)
+
     def _echo(self, value) -> None:
         if value is not None:
-            self.out.write(repr(value) + "\n")
+            if self.events is not None:
+                self.events.result(value)
+            else:
+                self.out.write(repr(value) + "\n")
 
     def run_lines(self, stream) -> int:
         """Read input units from a stream that is not a terminal (no prompt, no editing)."""
@@ -138,6 +153,9 @@ class Shell:
 
     # ---------------------------------------------------------------------------------- reports
     def write(self, text: str) -> None:
+        if self.events is not None:
+            self.events.message(text)
+            return
         self.out.write(text)
         self.out.flush()
 
@@ -148,15 +166,12 @@ class Shell:
         self.err.flush()
 
     def report(self, error: ScriptError) -> None:
+        if self.events is not None:
+            self.events.error(error)
+            return
         self.out.flush()
         text = error.render()
-        if self.error_colour:
-            lines = text.split("\n")
-            lines[0] = BOLD_RED + lines[0] + RESET
-            if len(lines) == 3:
-                lines[2] = RED + lines[2] + RESET
-            text = "\n".join(lines)
-        self.err.write(text + "\n")
+        self.err.write((paint_error(text) if self.error_colour else text) + "\n")
         self.err.flush()
 
     def interrupted(self) -> None:
@@ -196,6 +211,21 @@ class Shell:
         if mode not in DISPLAY_MODES:
             return f"unknown display {mode!r}; choose {' or '.join(DISPLAY_MODES)}"
         print_options.display = mode
+        return None
+
+    def format_mode(self) -> str:
+        return "jsonl" if self.events is not None else "text"
+
+    def set_format(self, fmt: str) -> str | None:
+        """Switch between text and JSON Lines output (gradcli.jsonl); returns a problem to report, or None."""
+        if fmt not in FORMATS:
+            return f"unknown format {fmt!r}; choose {' or '.join(FORMATS)}"
+        if fmt == "jsonl" and self.events is None:
+            from gradcli.jsonl import JsonLines
+            self.events = JsonLines(self.out)
+        elif fmt == "text":
+            self.events = None
+        self.session.set_events(self.events)
         return None
 
     def lookup(self, text: str):
