@@ -14,6 +14,7 @@ from __future__ import annotations
 import operator
 
 from gradcli import access, stdlib, syntax
+from gradcli.engine.addresses import address
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
 
@@ -74,7 +75,7 @@ class ScriptFunction:
         self.globals = globals_
 
     def __repr__(self):
-        return f"<function {self.name} at {hex(id(self))}>"
+        return f"<function {self.name} at {address(self)}>"
 
     def __call__(self, *args, **kwargs):
         params = self.params

@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcli import compiler, parser, stdlib
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import autograd, functional, rng
+from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError
 
@@ -76,7 +76,7 @@ class Session:
     sink, which reads the running statement's line from `where`."""
 
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
-                 events=None, provenance: bool = False):
+                 events=None, provenance: bool = False, stable_ids: bool = False):
         if display not in (None, *DISPLAY_MODES):
             raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
@@ -102,6 +102,8 @@ class Session:
         self.reset_state(seed)
         # The display style ("modern" or "legacy") outlives reset_state: it belongs to whoever runs the scripts.
         print_options.display = display or "modern"
+        # `<AddBackward0 object at 0x...>` with real addresses, or numbered afresh for each session
+        addresses.use_stable(stable_ids)
 
     def reset_state(self, seed: int | None = None) -> None:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,

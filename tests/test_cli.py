@@ -198,3 +198,42 @@ def test_colour_auto_follows_the_terminal_and_no_color(monkeypatch):
     assert colour_wanted(Tty()) and not colour_wanted(Tty(), "never")
     monkeypatch.setenv("NO_COLOR", "1")
     assert not colour_wanted(Tty()) and colour_wanted(Tty(), "always")
+
+
+STABLE_SCRIPT = """\
+import torch
+x = torch.ones(2, requires_grad=True)
+y = (x * 2).sum()
+print(y.grad_fn)
+print(y.grad_fn.next_functions)
+print(y.grad_fn)
+def f():
+    pass
+print(f, torch.no_grad(), torch.Generator())
+"""
+
+
+def test_stable_ids_are_the_same_every_run(tmp_path):
+    import re
+    script = tmp_path / "s.grad"
+    script.write_text(STABLE_SCRIPT)
+    first = gradcli("run", "--stable-ids", str(script))
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0] == "<SumBackward0 object at 0x7f0000000010>"
+    assert lines[1] == "((<MulBackward0 object at 0x7f0000000020>, 0),)"
+    assert lines[2] == lines[0]                                 # the same object keeps its address
+    assert lines[3] == ("<function f at 0x7f0000000030> <torch.autograd.grad_mode.no_grad object at "
+                        "0x7f0000000040> <torch._C.Generator object at 0x7f0000000050>")
+    for option in (["--stable-ids", "run"], ["run", "--stable-ids"], ["--stable-ids", "-c", STABLE_SCRIPT]):
+        args = option if "-c" in option else option + [str(script)]
+        assert gradcli(*args).stdout == first.stdout
+    plain = gradcli("run", str(script)).stdout.splitlines()
+    assert re.fullmatch(r"<SumBackward0 object at 0x[0-9a-f]+>", plain[0]) and plain[0] != lines[0]
+
+
+def test_stable_ids_restart_for_each_script(tmp_path):
+    script = tmp_path / "s.grad"
+    script.write_text("import torch\nprint(torch.ones(1, requires_grad=True).exp().grad_fn)\n")
+    both = gradcli("run", "--stable-ids", str(script), str(script))
+    assert both.stdout == "<ExpBackward0 object at 0x7f0000000010>\n" * 2

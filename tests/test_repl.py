@@ -522,3 +522,10 @@ def test_attribute_names_are_exactly_what_scripts_can_read():
         assert names and not any(name.startswith("_") for name in names)
         for name in names:
             access.get_attr(obj, name)          # readable; raises AttributeError otherwise
+
+
+def test_stable_ids_option():
+    r = drive("import torch\rx = torch.ones(1, requires_grad=True)\rx.exp().grad_fn\rx.exp().grad_fn\r",
+              stable_ids=True)
+    assert r.out == ("<ExpBackward0 object at 0x7f0000000010>\n"
+                     "<ExpBackward0 object at 0x7f0000000020>\n")

@@ -17,6 +17,8 @@ import weakref
 
 import numpy as np
 
+from gradcli.engine.addresses import address
+
 # ---------------------------------------------------------------------------------------------- grad mode
 
 # `_grad_enabled[0]` is what recording reads: whether ops attach nodes. Outside inference mode it is
@@ -69,7 +71,7 @@ class set_grad_enabled:
         return False
 
     def __repr__(self):
-        return f"<torch.autograd.grad_mode.set_grad_enabled object at {hex(id(self))}>"
+        return f"<torch.autograd.grad_mode.set_grad_enabled object at {address(self)}>"
 
 
 class _GradModeContext:
@@ -87,7 +89,7 @@ class _GradModeContext:
         return False
 
     def __repr__(self):
-        return f"<torch.autograd.grad_mode.{self._label} object at {hex(id(self))}>"
+        return f"<torch.autograd.grad_mode.{self._label} object at {address(self)}>"
 
 
 class no_grad(_GradModeContext):
@@ -131,7 +133,7 @@ class inference_mode:
         return False
 
     def __repr__(self):
-        return f"<torch.autograd.grad_mode.inference_mode object at {hex(id(self))}>"
+        return f"<torch.autograd.grad_mode.inference_mode object at {address(self)}>"
 
 
 # ---------------------------------------------------------------------------------------- anomaly mode
@@ -161,7 +163,7 @@ class set_detect_anomaly:
         return False
 
     def __repr__(self):
-        return f"<torch.autograd.anomaly_mode.set_detect_anomaly object at {hex(id(self))}>"
+        return f"<torch.autograd.anomaly_mode.set_detect_anomaly object at {address(self)}>"
 
 
 class detect_anomaly:
@@ -182,7 +184,7 @@ class detect_anomaly:
         return False
 
     def __repr__(self):
-        return f"<torch.autograd.anomaly_mode.detect_anomaly object at {hex(id(self))}>"
+        return f"<torch.autograd.anomaly_mode.detect_anomaly object at {address(self)}>"
 
 
 # -------------------------------------------------------------------------------------------------- nodes
@@ -228,7 +230,7 @@ class Node:
         return node if "Backward" in node else "torch::autograd::" + node
 
     def __repr__(self) -> str:
-        return f"<{self.op.node} object at {hex(id(self))}>"
+        return f"<{self.op.node} object at {address(self)}>"
 
 
 class _AccumulateOp:
@@ -326,7 +328,7 @@ class RemovableHandle:
         return False
 
     def __repr__(self) -> str:
-        return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
+        return f"<torch.utils.hooks.RemovableHandle object at {address(self)}>"
 
 
 def add_hook(node, hook) -> RemovableHandle:

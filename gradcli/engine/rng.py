@@ -7,6 +7,8 @@ import os
 
 import numpy as np
 
+from gradcli.engine.addresses import address
+
 # The seed a fresh torch.Generator() starts from.
 DEFAULT_GENERATOR_SEED = 67280421310721
 
@@ -371,7 +373,7 @@ class Generator:
     __slots__ = ("_seed", "_key", "_pos", "_cache")
 
     def __repr__(self) -> str:
-        return f"<torch._C.Generator object at {hex(id(self))}>"
+        return f"<torch._C.Generator object at {address(self)}>"
 
     def __init__(self, seed: int | None = None):
         self._key = None            # the twister's 624 words, and the next one to read (624: twist first)

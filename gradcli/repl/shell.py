@@ -39,6 +39,7 @@ class Options:
     display: str | None = None
     colour: bool | None = None      # None: colour unless NO_COLOR is set or stdout is not a terminal
     format: str = "text"            # "jsonl": what inputs print, show and raise as JSON lines (gradcli.jsonl)
+    stable_ids: bool = False        # numbered addresses in `<AddBackward0 object at 0x...>` (gradcli.engine.addresses)
 
 
 class Shell:
@@ -65,7 +66,7 @@ class Shell:
         # Provenance costs about 5 µs a statement, nothing at typing speed, and lets %graph show the
         # input that made each node.
         return Session(out=self.out, err=self.err, seed=self.options.seed, display=display, events=self.events,
-                       provenance=True)
+                       provenance=True, stable_ids=self.options.stable_ids)
 
     # ------------------------------------------------------------------------------------ input
     def execute(self, text: str) -> bool:
