@@ -157,7 +157,7 @@ def test_display_legacy_on_run_dash_c_and_stdin():
         assert result.returncode == 0, result.stderr
         assert result.stdout == expected
     code = "import torch; print(torch.tensor([1.5, 20.0]))"
-    legacy = "Variable containing:\n  1.5000\n 20.0000\n[torch.FloatTensor of size 2]\n\n"
+    legacy = "\n  1.5000\n 20.0000\n[torch.FloatTensor of size 2]\n\n"       # a plain tensor: no Variable
     assert gradcli("--display", "legacy", "-c", code).stdout == legacy
     assert gradcli("--display", "legacy", stdin=code).stdout == legacy
     assert gradcli("-c", code).stdout == "tensor([ 1.5000, 20.0000])\n"

@@ -407,10 +407,21 @@ def test_session_display_lasts_across_scripts_and_resets_with_a_new_session():
     session.run_source("import torch\nprint(torch.zeros(1))\n")
     session.reset_state()
     session.run_source("import torch\nprint(torch.zeros(1))\n")
-    assert out.getvalue() == ("Variable containing:\n 0\n[torch.FloatTensor of size 1]\n\n" * 2)
+    assert out.getvalue() == ("\n 0\n[torch.FloatTensor of size 1]\n\n" * 2)
     modern = io.StringIO()
     Session(out=modern, err=io.StringIO()).run_source("import torch\nprint(torch.zeros(1))\n")
     assert modern.getvalue() == "tensor([0.])\n"
+
+
+def test_variables_and_plain_tensors():
+    # 0.3 held in a Variable what Variable() made, what requires grad or has a grad_fn, and gradients;
+    # factories and .data gave plain tensors
+    out = io.StringIO()
+    Session(out=out, err=io.StringIO(), display="legacy").run_source(
+        "import torch\nfrom torch.autograd import Variable\na = torch.ones(1)\nv = Variable(a, requires_grad=True)\n"
+        "w = Variable(a)\n(v * 3).sum().backward()\n"
+        "for t in (a, v.data, w, v, v * 3, v.grad, v.grad.data):\n    print(repr(t).startswith('Variable'))\n")
+    assert out.getvalue().split() == ["False", "False", "True", "True", "True", "True", "False"]
 
 
 def test_session_rejects_an_unknown_display():

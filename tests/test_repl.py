@@ -373,7 +373,7 @@ def test_display_switches_between_legacy_and_modern():
                  "torch.ones(2)", "%display fancy"):
         shell.execute(line)
     assert shell.out.getvalue() == ("display: modern\n"
-                                    "Variable containing:\n 1\n 1\n[torch.FloatTensor of size 2]\n\n"
+                                    "\n 1\n 1\n[torch.FloatTensor of size 2]\n\n"
                                     "tensor([1., 1.])\n")
     assert shell.err.getvalue() == "%display: choose legacy or modern\n"
 

@@ -36,7 +36,7 @@ def test_repl_reads_units_from_a_pipe_and_echoes(tmp_path):
 
 def test_repl_display_option():
     p = gradcli("repl", "--display", "legacy", stdin="import torch\ntorch.ones(1)\n")
-    assert p.stdout == "Variable containing:\n 1\n[torch.FloatTensor of size 1]\n\n"
+    assert p.stdout == "\n 1\n[torch.FloatTensor of size 1]\n\n"
     p = gradcli("repl", "--display", "fancy")
     assert p.returncode == 2 and "invalid choice: 'fancy'" in p.stderr
 

@@ -7,12 +7,15 @@ DISPLAY_MODES = ("modern", "legacy")
 
 
 def tensor_repr(data, dtype_name: str, *, grad_fn_name: str | None = None, requires_grad: bool = False,
-                opts: PrintOptions | None = None) -> str:
-    """The repr of a tensor in the style `opts.display` names (modern when no options are given)."""
+                opts: PrintOptions | None = None, variable: bool | None = None) -> str:
+    """The repr of a tensor in the style `opts.display` names (modern when no options are given).
+
+    `variable` is for the legacy style: whether PyTorch 0.3 would have held the tensor in a Variable
+    (None: when it requires grad or has a grad_fn)."""
     if opts is not None and opts.display == "legacy":
-        # A tensor cannot tell here whether 0.3 would have held it in a Variable; scripts of that era print
-        # Variables far more often than bare tensors, so every tensor is shown as one.
-        return legacy.tensor_repr(data, dtype_name, opts=opts)
+        if variable is None:
+            variable = requires_grad or grad_fn_name is not None
+        return legacy.tensor_repr(data, dtype_name, opts=opts, variable=variable)
     return modern.tensor_repr(data, dtype_name, grad_fn_name=grad_fn_name, requires_grad=requires_grad, opts=opts)
 
 

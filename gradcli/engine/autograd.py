@@ -674,6 +674,20 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
     return captured
 
 
+# Tensors that PyTorch 0.3 would have held in a Variable although they need no grad: the results of
+# torch.autograd.Variable(...) and gradients (.grad). Only the legacy display asks. id -> weak
+# reference, whose callback forgets the entry when the tensor dies (a Tensor's == is elementwise, so
+# a WeakSet cannot hold them).
+legacy_variables: dict = {}
+
+
+def mark_variable(t):
+    key = id(t)
+    if key not in legacy_variables:
+        legacy_variables[key] = weakref.ref(t, lambda _, key=key: legacy_variables.pop(key, None))
+    return t
+
+
 def _accumulate(t, g, owned=False):
     """Add a gradient into `t.grad`: a fresh copy the first time (so no two leaves share a buffer), in
     place afterwards (so a script holding `t.grad` sees the sum, as in PyTorch).
@@ -691,9 +705,9 @@ def _accumulate(t, g, owned=False):
     current = t.grad
     if current is None:
         if owned and g.dtype == dtype and g.base is None:
-            t.grad = t.__class__(g)
+            t.grad = mark_variable(t.__class__(g))
         else:
-            t.grad = t.__class__(np.array(g, dtype=dtype, copy=True))
+            t.grad = mark_variable(t.__class__(np.array(g, dtype=dtype, copy=True)))
     else:
         buf = current._a
         np.add(buf, g, out=buf, casting="unsafe")
@@ -709,6 +723,6 @@ def _accumulate_tensor(t, g, owned=False):
         alias = g.__class__(g._a)           # its own Tensor object: two leaves must not share one
         alias.grad_fn = g.grad_fn
         alias.requires_grad = g.requires_grad
-        t.grad = alias
+        t.grad = mark_variable(alias)
     else:
         t.grad = current + g

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import dtypes, rng
+from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import Op, broadcast_error, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
 
@@ -451,7 +451,7 @@ def variable(data, requires_grad=False, volatile=False):
         if data._a.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
-    return t
+    return autograd.mark_variable(t)
 
 
 # ------------------------------------------------------------------------------------------- random

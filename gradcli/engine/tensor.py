@@ -21,7 +21,6 @@ INFERENCE_INPLACE_ERROR = (
 # torch.set_printoptions is process-wide in PyTorch; the session resets it for every script.
 print_options = PrintOptions()
 
-
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
 
@@ -250,7 +249,8 @@ class Tensor:
     def __repr__(self) -> str:
         fn = self.grad_fn
         return tensor_repr(self._a, self._a.dtype.name, grad_fn_name=None if fn is None else fn.op.node,
-                           requires_grad=self.requires_grad, opts=print_options)
+                           requires_grad=self.requires_grad, opts=print_options,
+                           variable=True if id(self) in autograd.legacy_variables else None)
 
     __str__ = __repr__
 
