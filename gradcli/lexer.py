@@ -80,6 +80,23 @@ class Scanner:
                 kind = keywords.get(value, "NAME")
             elif kind == "PUNCT":
                 kind = punctuation[value]
+            elif kind == "_NEWLINE":
+                # Placed at the end of the line's last token: "expected ':'" points there.
+                start = end - len(value)
+                yield Token(kind, value, line, (last_end if last_end > line_start else start) - line_start + 1)
+                if "\n" in value:      # not for a comment at the very end
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                last_end = end
+                continue
+            elif kind == "STRING":      # triple-quoted strings may span lines
+                start = end - len(value)
+                yield Token(kind, value, line, start - line_start + 1)
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                last_end = end
+                continue
             elif kind == "NAME_":        # a name right before a quote: not a string prefix after all
                 kind = keywords.get(value, "NAME")
             elif kind in ignore:
@@ -92,16 +109,8 @@ class Scanner:
                 continue
             elif kind == "ERROR":
                 raise self._bad_character(text, end - 1, line, end - line_start)
-            start = end - len(value)
-            if kind == "_NEWLINE":
-                # Placed at the end of the line's last token: "expected ':'" points there.
-                at = last_end if last_end > line_start else start
-                yield Token(kind, value, line, at - line_start + 1)
-            else:
-                yield Token(kind, value, line, start - line_start + 1)
-            if "\n" in value:
-                line += value.count("\n")
-                line_start = start + value.rindex("\n") + 1
+            # names, keywords, punctuation and numbers: never a line break inside
+            yield Token(kind, value, line, end - len(value) - line_start + 1)
             last_end = end
 
     @staticmethod

@@ -174,6 +174,14 @@ class _Driver:
                     state = states[-1] = target
                     continue
                 size = sizes[rule]
+                if size == 1:           # a third of all reductions: replace the top in place
+                    value = callbacks[rule]([values[-1]])
+                    state = gotos[states[-2]][origins[rule]]
+                    if state == end:
+                        return value
+                    values[-1] = value
+                    states[-1] = state
+                    continue
                 if size:
                     children = values[-size:]
                     del values[-size:]

@@ -16,6 +16,8 @@ _SIMPLE_ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b
 _ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})"
                      r"|N\{([^}\n]*)\}|([\s\S]))")
 _FSTRING_SPECIAL = re.compile(r"[{}\\]")
+# The characters that can end or nest a field's expression, or need a look (see _fstring_expression_end).
+_FIELD_SPECIAL = re.compile(r"[\'\"()\[\]{}#!:=<>]")
 
 
 def string_literal(tokens: list, parse_fragment: Callable):
@@ -186,7 +188,12 @@ def _fstring_field(parse_fragment: Callable, where: _Locator, body: str, at: int
 def _fstring_expression_end(where: _Locator, body: str, at: int, i: int) -> int:
     """Where a field's expression stops: a top-level '}', '!', ':' or self-documenting '='."""
     n, depth = len(body), 0
+    search = _FIELD_SPECIAL.search
     while i < n:
+        m = search(body, i)            # skip the plain characters of names, numbers and dots at once
+        if m is None:
+            return n
+        i = m.start()
         char = body[i]
         if char in "'\"":
             quote = char * 3 if body.startswith(char * 3, i) else char

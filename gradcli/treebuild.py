@@ -113,6 +113,8 @@ class Builder:
         return c[0]
 
     def simple_stmts(self, c):
+        if len(c) == 1 and type(c[0]) is not list:     # one statement on the line: most lines
+            return c
         return _flatten(c)
 
     def block(self, c):
