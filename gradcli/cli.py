@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -62,8 +63,12 @@ def script_options(parser, names=tuple(_HELP), top: bool = False) -> None:
         add[name]()
 
 
+# Commands that live in modules of their own: each module has add_parser(subparsers, script_options)
+# and run(args) -> exit status, and imports what it needs only inside run().
+COMMAND_MODULES = {"graph": "gradcli.graphcmd"}
+
+
 def _parser() -> argparse.ArgumentParser:
-    from gradcli import graphcmd
     p = argparse.ArgumentParser(
         prog="gradcli",
         description="Run PyTorch-style autograd scripts on gradcli's own engine; output matches PyTorch's.",
@@ -84,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="suggest the rest of the line from history, fish-style (accept with Right)")
     repl.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar of live tensors")
     script_options(repl, ("seed", "display", "format", "stable-ids", "color"))
-    graphcmd.add_parser(sub, script_options)
+    for module in COMMAND_MODULES.values():
+        importlib.import_module(module).add_parser(sub, script_options)
     return p
 
 
@@ -217,9 +223,8 @@ def main(argv=None) -> int:
                 result = run_text(source, name, **options)     # every script runs, whatever came before
                 status = status or result
             return status
-        if args.command == "graph":
-            from gradcli import graphcmd
-            return graphcmd.run(args)
+        if args.command in COMMAND_MODULES:
+            return importlib.import_module(COMMAND_MODULES[args.command]).run(args)
         if args.command == "repl" or sys.stdin.isatty():
             return run_repl(args)
         source, name = _read("-")

@@ -202,3 +202,26 @@ def test_tensor_repr_and_conversions():
 
 def test_inputs_are_tensors():
     assert isinstance(torch.ones(1), Tensor)
+
+
+def test_diagnostic_observers_see_every_op_and_node():
+    import numpy as np
+
+    from gradcli.engine import autograd
+    from gradcli.engine.tensor import Tensor
+    seen_forward, seen_backward = [], []
+    autograd.forward_observer[0] = lambda op, t, inputs: seen_forward.append((op.node, t._a.tolist()))
+    autograd.backward_observer[0] = lambda node, g, out: seen_backward.append(
+        (type(node).__name__ if out is None else node.op.node, np.asarray(g).tolist(),
+         None if out is None else [None if o is None else np.asarray(o).tolist() for o in out]))
+    try:
+        x = Tensor(np.array([1.0, 2.0], np.float32))
+        x.requires_grad = True
+        y = (x * 3).sum()
+        y.backward()
+    finally:
+        autograd.forward_observer[0] = autograd.backward_observer[0] = None
+    assert seen_forward == [("MulBackward0", [3.0, 6.0]), ("SumBackward0", 9.0)]
+    assert seen_backward == [("SumBackward0", 1.0, [[1.0, 1.0]]),
+                             ("MulBackward0", [1.0, 1.0], [[3.0, 3.0], None]),
+                             ("AccumulateGrad", [3.0, 3.0], None)]

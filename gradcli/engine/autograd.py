@@ -29,6 +29,12 @@ _inference = [False, False]     # [inference mode on, grad mode reported inside 
 _inference_seen = [False]       # inference mode was entered once: inference tensors may exist
 _in_formula = [False]           # evaluating backward formulas on Tensors (create_graph), not user code
 _anomaly = [False, True]        # [anomaly detection on, check backward outputs for NaN]
+# Diagnostics (gradcli explain, --nan-check, --check-grads) watch the engine through these, set only
+# while they run: backward_observer[0](node, incoming gradient, gradients it passes on (None for an
+# AccumulateGrad)) for every node a backward sweep runs; forward_observer[0](op, result, inputs) for
+# every result recording.record wraps, before a node is attached. One None test each otherwise.
+backward_observer = [None]
+forward_observer = [None]
 
 
 def is_grad_enabled() -> bool:
@@ -549,6 +555,7 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
             runs.update(t for t in targets if t in deps)
         visits = runs | {t for t in targets if t in deps}
     pending = {}
+    observe = backward_observer[0]
     # The nodes whose pending gradient is a buffer the engine owns: a new array (from a formula of a
     # `fresh` row, or a sum of two gradients) that nothing outside this sweep references. Only those
     # are written in place: a second gradient is added into it, MulBackward0 of `x * x` doubles into it,
@@ -594,6 +601,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
             if node.hooks is not None:
                 mine = False            # a hook may have kept it, or returned an array of its own
         if op is _AccumulateOp:
+            if observe is not None:
+                observe(node, g, None)
             if g is not None:
                 t = node.variable
                 if t is not None:
@@ -640,6 +649,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                     grads_in.append(gi)
             if anomaly:
                 _check_nan(node, grads_in, F)
+            if observe is not None:
+                observe(node, g, grads_in)
         if not retain_graph and op.saves_tensors:
             node.saved = FREED
             node.checks = None
