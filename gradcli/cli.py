@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="suggest the rest of the line from history, fish-style (accept with Right)")
     repl.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar of live tensors")
     script_options(repl, ("seed", "display", "format", "stable-ids", "color"))
-    for module in COMMAND_MODULES.values():
+    for module in dict.fromkeys(COMMAND_MODULES.values()):    # a module may register several commands
         importlib.import_module(module).add_parser(sub, script_options)
     return p
 
