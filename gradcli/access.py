@@ -9,12 +9,29 @@ from __future__ import annotations
 
 import functools
 
+from gradcli import limits
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.stdlib import ScriptModule
 
-TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_"))
+# What PyTorch has but a script may not reach, with the reason given when it tries.
+_NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
+_NO_POINTERS = "scripts cannot reach memory addresses"
+REFUSED_TENSOR_ATTRS = {
+    "numpy": _NO_ARRAYS, "__array__": _NO_ARRAYS, "data_ptr": _NO_POINTERS, "storage": _NO_POINTERS,
+    "untyped_storage": _NO_POINTERS, "storage_offset": _NO_POINTERS, "share_memory_": _NO_POINTERS,
+    "pin_memory": _NO_POINTERS, "tofile": "scripts cannot write files",
+}
+_NO_FILES = "scripts cannot read or write files"
+REFUSED_TORCH_MEMBERS = {
+    "save": _NO_FILES, "load": _NO_FILES, "from_file": _NO_FILES, "from_numpy": _NO_ARRAYS,
+    "frombuffer": _NO_POINTERS, "hub": "scripts cannot download code", "jit": "scripts cannot compile code",
+    "compile": "scripts cannot compile code", "ops": "scripts cannot load native code",
+    "classes": "scripts cannot load native code", "utils": "scripts cannot reach files, processes or the network",
+}
+
+TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
 
 _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
         "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",
@@ -61,15 +78,24 @@ def get_attr(obj, name: str):
     if cls is Tensor:
         if name in TENSOR_ATTRS:
             return getattr(obj, name)
+        if name in REFUSED_TENSOR_ATTRS:
+            raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
+                                 f"{REFUSED_TENSOR_ATTRS[name]}")
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
     if cls is ScriptModule:
         try:
             return obj.members[name]
         except KeyError:
+            if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
+                raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
+                                     f"{REFUSED_TORCH_MEMBERS[name]}") from None
             raise AttributeError(f"module '{obj.name}' has no attribute '{name}'") from None
     methods = _SCRIPT_METHODS.get(cls)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
+    bounded = limits.BOUNDED_METHODS.get(cls)
+    if bounded is not None and name in bounded:
+        return limits.BoundedMethod(obj, name, bounded[name])
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)

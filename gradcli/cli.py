@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from gradcli import __version__
+from gradcli import __version__, limits
 from gradcli.terminal import COLOR_MODES, colour_wanted, paint_error
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
@@ -23,7 +23,8 @@ examples:
   gradcli graph tutorial.grad out      draw the backward graph of `out` (also --format dot|json, -o FILE.svg)
   gradcli -c 'import torch; x = torch.ones(2, requires_grad=True); (x * x).sum().backward(); print(x.grad)'
 
-exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 130 interrupted
+exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 3 --check-grads mismatch,
+  4 --nan-check found a nan or inf, 124 stopped by --timeout, 130 interrupted
 """
 
 
@@ -36,7 +37,24 @@ _HELP = {
     "timing": "after each script, print its running time on stderr, as the tutorial gallery's footer",
     "format": "text (default), or jsonl: one JSON object per event on stdout (docs/jsonl.md)",
     "stable-ids": "print numbered addresses in '<AddBackward0 object at 0x...>', the same on every run",
+    "check-grads": "then check every backward()/autograd.grad() call against finite differences in float64, "
+                   "reporting on stderr; exit status 3 on a mismatch (docs/checks.md)",
+    "nan-check": "stop at the first op or backward node that makes a nan or inf, naming it and its line; "
+                 "exit status 4 (docs/checks.md)",
+    "timeout": "stop a script still running after SECONDS, with a message and exit status 124 (docs/security.md)",
+    "max-memory": "memory a script may use, as bytes or with K, M, G: one tensor at most, and all of its data "
+                  "(default: half the machine's memory; 0: no limit)",
 }
+
+
+def _option_type(parse):
+    """An argparse type from a gradcli.limits parser, with its own message for a bad value."""
+    def convert(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return convert
 
 
 class _Terminal:
@@ -58,6 +76,14 @@ def script_options(parser, names=tuple(_HELP), top: bool = False) -> None:
         "format": lambda: parser.add_argument("--format", choices=FORMATS, help=_HELP["format"], **unset),
         "stable-ids": lambda: parser.add_argument("--stable-ids", action="store_true", help=_HELP["stable-ids"],
                                                   **unset),
+        "check-grads": lambda: parser.add_argument("--check-grads", action="store_true", help=_HELP["check-grads"],
+                                                   **unset),
+        "nan-check": lambda: parser.add_argument("--nan-check", action="store_true", help=_HELP["nan-check"],
+                                                 **unset),
+        "timeout": lambda: parser.add_argument("--timeout", type=_option_type(limits.parse_seconds), metavar="SECONDS",
+                                               help=_HELP["timeout"], **unset),
+        "max-memory": lambda: parser.add_argument("--max-memory", type=_option_type(limits.parse_size), metavar="SIZE",
+                                                  help=_HELP["max-memory"], **unset),
     }
     for name in names:
         add[name]()
@@ -65,7 +91,9 @@ def script_options(parser, names=tuple(_HELP), top: bool = False) -> None:
 
 # Commands that live in modules of their own: each module has add_parser(subparsers, script_options)
 # and run(args) -> exit status, and imports what it needs only inside run().
-COMMAND_MODULES = {"graph": "gradcli.graphcmd"}
+COMMAND_MODULES = {"graph": "gradcli.graphcmd",
+                   "grad": "gradcli.oneshot", "jacobian": "gradcli.oneshot", "hessian": "gradcli.oneshot",
+                   "explain": "gradcli.explain"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     repl.add_argument("--auto-suggest", action="store_true",
                       help="suggest the rest of the line from history, fish-style (accept with Right)")
     repl.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar of live tensors")
-    script_options(repl, ("seed", "display", "format", "stable-ids", "color"))
+    script_options(repl, ("seed", "display", "format", "stable-ids", "color", "max-memory"))
     for module in dict.fromkeys(COMMAND_MODULES.values()):    # a module may register several commands
         importlib.import_module(module).add_parser(sub, script_options)
     return p
@@ -116,11 +144,37 @@ def _read(path: str) -> tuple[str, str]:
     return _decode(data, path), path
 
 
-def _report(err: ScriptError) -> None:
+def _report(err: ScriptError, why: str | None = None) -> None:
     sys.stdout.flush()
     text = err.render()
     sys.stderr.write((paint_error(text) if _Terminal.colour else text) + "\n")
+    if why:
+        from gradcli.diagnose import why_line
+        sys.stderr.write(why_line(why) + "\n")
     sys.stderr.flush()
+
+
+def _diagnosis(session, source: str, filename: str, started: float):
+    """The session's hook for a line saying why a warning happened, and a function giving the line
+    for an error; both import gradcli.diagnose only when called, so plain runs never load it."""
+    def units():
+        from gradcli.diagnose import Unit
+        return [Unit(source, filename)]
+
+    def warning(line, col, category, message):
+        from gradcli.compiler import NON_LEAF_GRAD_WARNING
+        if message != NON_LEAF_GRAD_WARNING:        # the only warning with a note
+            return None
+        from gradcli.diagnose import warning_note
+        return warning_note(session, line, col, category, message, units(), time.perf_counter() - started)
+
+    def error(err: ScriptError):
+        if err.exit_status != EXIT_SCRIPT_ERROR:
+            return None
+        from gradcli.diagnose import error_note
+        return error_note(err, session, units(), time.perf_counter() - started)
+    session.why = warning
+    return error
 
 
 def _timing_footer(seconds: float) -> None:
@@ -150,7 +204,8 @@ def _fail(err: ScriptError, fmt) -> None:
     events.end(False, time.perf_counter(), err.filename)
 
 
-def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_ids=False) -> int:
+def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_ids=False, check_grads=False,
+             nan_check=False, timeout=None) -> int:
     """Run one script in a fresh session; report any error; return the exit status."""
     from gradcli.session import Session
     started = time.perf_counter()
@@ -160,12 +215,19 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
     except (ValueError, RuntimeError) as e:      # a --seed that manual_seed refuses
         sys.stderr.write(f"gradcli: --seed {seed}: {e}\n")
         return EXIT_USAGE
+    why = _diagnosis(session, source, filename, started)
+    deadline = limits.Deadline(timeout, filename, hard_exit=True).start()     # --timeout: TimedOut, status 124
     try:
-        session.run_source(source, filename)
+        if nan_check:
+            from gradcli.nancheck import run_watched
+            run_watched(session, source, filename)
+        else:
+            session.run_source(source, filename)
     except ScriptError as e:
         if events is None:
-            _report(e)
+            _report(e, why(e))
         else:
+            e.why = why(e)
             events.error(e)
             events.end(False, started, filename)
         return e.exit_status
@@ -175,11 +237,15 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
             events.end(False, started, filename)
         raise
     finally:
+        deadline.cancel()
         sys.stdout.flush()
         if _Terminal.timing:
             _timing_footer(time.perf_counter() - started)
     if events is not None:
         events.end(True, started, filename)
+    if check_grads:
+        from gradcli.checks import check_script
+        return check_script(source, filename, session.initial_seed)
     return EXIT_OK
 
 
@@ -187,6 +253,9 @@ def run_repl(args) -> int:
     """The interactive REPL; imports prompt_toolkit, which nothing else on the command line needs."""
     from gradcli.repl.prompt import main as repl_main
     from gradcli.repl.shell import Options
+    if getattr(args, "timeout", None):
+        sys.stderr.write("gradcli: --timeout applies to run and -c, not to the REPL (Ctrl-C stops a running "
+                         "input; `gradcli run -` runs piped input as a script)\n")
     colour = {"always": True, "never": False}.get(args.color)
     return repl_main(Options(vi=getattr(args, "vi", False), auto_suggest=getattr(args, "auto_suggest", False),
                              toolbar=not getattr(args, "no_toolbar", False), seed=args.seed, display=args.display,
@@ -197,7 +266,9 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     _Terminal.colour = colour_wanted(sys.stderr, args.color or "auto")
     _Terminal.timing = args.timing
-    options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids)
+    options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids,
+                   check_grads=args.check_grads, nan_check=args.nan_check, timeout=args.timeout)
+    memory = limits.limit_process(args.max_memory)      # the tensor budget, and RLIMIT_DATA as a backstop
     try:
         if args.code is not None:
             if args.command:
@@ -241,6 +312,8 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    finally:
+        limits.restore_process(memory)
 
 
 __all__ = ["main", "EXIT_OK", "EXIT_SCRIPT_ERROR", "EXIT_USAGE"]

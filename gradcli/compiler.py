@@ -11,9 +11,10 @@ closure already did, and re-raise; a try block costs nothing in CPython 3.11 unt
 
 from __future__ import annotations
 
+import builtins
 import operator
 
-from gradcli import access, stdlib, syntax
+from gradcli import access, limits, stdlib, syntax
 from gradcli.engine.addresses import address
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
@@ -39,7 +40,7 @@ def locate(exc: BaseException, line: int, col: int) -> None:
     if getattr(exc, POSITION, None) is None:
         try:
             setattr(exc, POSITION, (line, col))
-        except (AttributeError, TypeError):
+        except (AttributeError, TypeError, MemoryError):     # out of memory: the original error goes on
             pass
 
 
@@ -57,7 +58,7 @@ _UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "
 _COMPARE = {
     "lt": operator.lt, "gt": operator.gt, "eq": operator.eq, "ne": operator.ne, "le": operator.le,
     "ge": operator.ge, "is": operator.is_, "is_not": operator.is_not,
-    "in": lambda a, b: a in b, "not_in": lambda a, b: a not in b,
+    "in": lambda a, b: limits.contains(b, a), "not_in": lambda a, b: not limits.contains(b, a),
 }
 
 
@@ -233,6 +234,14 @@ class Compiler:
         value = self.expr(node.value)
         target = node.target
         line, col = node.line, node.col
+        check = _size_check(node.op, target, node.value)
+        if check is not None:               # x *= n, s += s, ...: as the operators (e_BinOp)
+            inplace = fn
+
+            def fn(a, b):
+                if a.__class__ is not Tensor:
+                    check(a, b)
+                return inplace(a, b)
         if isinstance(target, syntax.Name):
             load, name = self.expr(target), target.id
 
@@ -512,7 +521,11 @@ class Compiler:
                 raise e
             for name, alias in names:
                 if name not in mod.members:
-                    e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
+                    if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
+                        e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
+                                        f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
+                    else:
+                        e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
                     locate(e, line, col)
                     raise e
                 env[alias or name] = mod.members[name]
@@ -538,6 +551,7 @@ class Compiler:
     def e_Name(self, node):
         name, line, col = node.id, node.line, node.col
         builtins = self.builtins
+        undefined = _undefined(name, builtins)
         if self.locals is not None and name in self.locals:
             def load_local(env):
                 try:
@@ -559,7 +573,7 @@ class Compiler:
                 try:
                     return builtins[name]
                 except KeyError:
-                    e = NameError(f"name '{name}' is not defined")
+                    e = NameError(undefined)
                     locate(e, line, col)
                     raise e from None
             return load_global
@@ -572,7 +586,7 @@ class Compiler:
             try:
                 return builtins[name]
             except KeyError:
-                e = NameError(f"name '{name}' is not defined")
+                e = NameError(undefined)
                 locate(e, line, col)
                 raise e from None
         return load
@@ -589,8 +603,9 @@ class Compiler:
         fn = _BINARY[node.op]
         left, right = self.expr(node.left), self.expr(node.right)
         line, col = node.line, node.col
-        if node.op in ("pow", "lshift", "mul"):
-            return self._guarded_binop(fn, left, right, line, col, node.op)
+        check = _size_check(node.op, node.left, node.right)
+        if check is not None:
+            return self._guarded_binop(fn, check, left, right, line, col)
 
         def binop(env):
             try:
@@ -600,15 +615,15 @@ class Compiler:
                 raise
         return binop
 
-    def _guarded_binop(self, fn, left, right, line, col, op):
-        """`**`, `<<` and `*` can build numbers or strings big enough to hang or exhaust the machine
-        from a one-line script; refuse those before computing them."""
+    def _guarded_binop(self, fn, check, left, right, line, col):
+        """`**`, `<<`, `*`, `+` and `%` can build numbers or strings big enough to hang or exhaust the
+        machine from a one-line script; `check` refuses those before they are computed. A tensor on
+        the left never grows that way, so tensor arithmetic pays one class test."""
         def binop(env):
             a, b = left(env), right(env)
             try:
-                if a.__class__ is int or b.__class__ is int or a.__class__ is str or b.__class__ is str \
-                        or a.__class__ is list or b.__class__ is list:
-                    _check_size(op, a, b)
+                if a.__class__ is not Tensor:
+                    check(a, b)
                 return fn(a, b)
             except Exception as e:
                 locate(e, line, col)
@@ -804,6 +819,7 @@ class Compiler:
                 spec = self.e_JoinedStr(p.format_spec) if p.format_spec is not None else None
                 parts.append((None, self.expr(p.value), p.conversion, spec))
         line, col = node.line, node.col
+        check_spec = limits.check_format_spec
 
         def fstring(env):
             out = []
@@ -819,7 +835,12 @@ class Compiler:
                         v = str(v)
                     elif conversion == "a":
                         v = ascii(v)
-                    out.append(format(v, spec(env) if spec is not None else ""))
+                    if spec is None:
+                        out.append(format(v, ""))
+                    else:
+                        s = spec(env)
+                        check_spec(s)       # f"{x:999999999}" would build a string that long
+                        out.append(format(v, s))
             except Exception as e:
                 locate(e, line, col)
                 raise
@@ -849,23 +870,30 @@ NON_LEAF_GRAD_WARNING = (
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
 
-_MAX_ITEMS = 10 ** 8     # the longest string or list a script may build by repetition
+def _undefined(name: str, builtins: dict) -> str:
+    """NameError's message: Python's, and for a Python builtin the language leaves out (eval, open,
+    getattr, ...), that it is outside the language."""
+    message = f"name '{name}' is not defined"
+    if name not in builtins and name in _PYTHON_BUILTINS:
+        message += f": Python's builtin '{name}' is outside gradcli's language"
+    return message
 
 
-def _check_size(op, a, b):
-    if op == "pow":
-        if a.__class__ is int and b.__class__ is int and b > 0 and abs(a) > 1:
-            if b * max(abs(a).bit_length(), 1) > 4_000_000:
-                raise MemoryError(f"{a if abs(a) < 10**6 else 'integer'} ** {b} is too large: integer "
-                                  "results are limited to about a million digits in gradcli")
-    elif op == "lshift":
-        if a.__class__ is int and b.__class__ is int and b > 4_000_000:
-            raise MemoryError("integer results are limited to about a million digits in gradcli")
-    else:   # mul
-        for seq, n in ((a, b), (b, a)):
-            if seq.__class__ in (str, list) and n.__class__ is int and n > 0 and len(seq) * n > _MAX_ITEMS:
-                raise MemoryError(f"a {type(seq).__name__} of {len(seq) * n} items is too large "
-                                  f"(gradcli allows at most {_MAX_ITEMS})")
+_PYTHON_BUILTINS = frozenset(n for n in vars(builtins) if not n.startswith("_"))
+
+
+def _size_check(op: str, left, right):
+    """The check (gradcli.limits) an operator needs before it runs, or None when it cannot build a
+    big value: operators other than ** << * + %, and any of them with a float literal operand (or a
+    number literal, for +), which no string, list or integer grows by."""
+    check = limits.BINOP_CHECKS.get(op)
+    if check is None:
+        return None
+    safe = (float,) if op != "add" else (float, int, bool, type(None))
+    for operand in (left, right):
+        if isinstance(operand, syntax.Constant) and operand.value.__class__ in safe:
+            return None
+    return check
 
 
 def _local_names(fn: syntax.FunctionDef) -> frozenset:

@@ -38,14 +38,14 @@ class ScriptError(Exception):
             where += f":{self.line}"
             if self.col:
                 where += f":{self.col}"
-        message = self.message.replace("\n", " ")
+        message = _shown(self.message.replace("\n", " "), escape=True)
         return f"{where}: {self.kind}: {message}" if message else f"{where}: {self.kind}"
 
     def render(self) -> str:
         """The one-line message, then the source line and a caret under the column (when known)."""
         out = [self.headline()]
         if self.source_line is not None and self.source_line.strip():
-            text = self.source_line.expandtabs(8).rstrip("\n")
+            text = _shown(self.source_line.expandtabs(8).rstrip("\n"), escape=False)
             if len(text) > 200:                 # keep the report readable for absurd lines
                 start = max(0, min(self.col - 1, len(text)) - 100)
                 text = text[start:start + 200]
@@ -59,6 +59,23 @@ class ScriptError(Exception):
 
     def __str__(self) -> str:
         return self.headline()
+
+
+def _shown(text: str, escape: bool) -> str:
+    """Text from a script made safe to write to a terminal: control characters (an escape sequence in
+    a comment or an assert message, a form feed) are written as \\x1b in a message, and as one
+    replacement character in a source line, so the caret below it keeps its column."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif escape:
+            out.append(repr(ch)[1:-1])
+        else:
+            out.append("\ufffd")
+    return "".join(out)
 
 
 class ScriptSyntaxError(ScriptError):

@@ -50,10 +50,13 @@ class JsonLines:
         file, line = self._where()
         self.emit({"event": "result", "file": file, "line": line, "text": repr(v) + "\n", "value": value(v)})
 
-    def warning(self, line: int, col: int, category: str, message: str) -> None:
+    def warning(self, line: int, col: int, category: str, message: str, why: str | None = None) -> None:
         file = self.session.filename if self.session is not None else None
-        self.emit({"event": "warning", "file": file, "line": line or None, "col": col or None,
-                   "category": category, "message": message})
+        event = {"event": "warning", "file": file, "line": line or None, "col": col or None,
+                 "category": category, "message": message}
+        if why:
+            event["why"] = why          # gradcli.diagnose: why it happened, when it can tell
+        self.emit(event)
 
     def backward_call(self, outputs: tuple, inputs, retain_graph: bool, create_graph: bool):
         """functional.backward is about to sweep: note the `.grad` of every tensor it may write, and
@@ -98,8 +101,12 @@ class JsonLines:
     # ------------------------------------------------------------------------ from the front ends
     def error(self, err) -> None:
         """A ScriptError (syntax or runtime), or an error met before the script ran."""
-        self.emit({"event": "error", "file": err.filename, "line": err.line or None, "col": err.col or None,
-                   "type": err.kind, "message": err.message})
+        event = {"event": "error", "file": err.filename, "line": err.line or None, "col": err.col or None,
+                 "type": err.kind, "message": err.message}
+        why = getattr(err, "why", None)
+        if why:
+            event["why"] = why          # gradcli.diagnose: why it happened, when it can tell
+        self.emit(event)
 
     def message(self, text: str) -> None:
         """Text a REPL command (%help, %vars, %time...) shows."""
@@ -108,6 +115,17 @@ class JsonLines:
     def end(self, ok: bool, started: float, file: str | None = None) -> None:
         """The run that began at time.perf_counter() == `started` is over."""
         self.emit({"event": "end", "file": file, "ok": ok, "seconds": round(time.perf_counter() - started, 6)})
+
+    # ---------------------------------------------------- `gradcli grad | jacobian | hessian` (oneshot)
+    def input(self, var: str, differentiated: bool, v) -> None:
+        """An input given on the command line, as EXPR sees it, and whether it is differentiated."""
+        self.emit({"event": "input", "var": var, "differentiated": differentiated, "value": value(v)})
+
+    def derivative(self, event: str, fields: dict, v) -> None:
+        """One result: EXPR's value ("value"), a gradient ("grad"), or an element of a Jacobian,
+        Hessian or Hessian-vector product ("jacobian", "hessian", "hvp"), with the fields saying
+        which (docs/jsonl.md)."""
+        self.emit({"event": event, **fields, "value": value(v)})
 
 
 # ------------------------------------------------------------------------------------ the graph

@@ -144,6 +144,11 @@ class Provenance:
         i = bisect_right(self._seqs, node.seq) - 1
         return self._sites[i] if i >= 0 else None
 
+    def running(self) -> tuple:
+        """The statements in progress, outermost first (a `with` block, then the statement inside it,
+        then the statements of a function it called); empty between statements."""
+        return tuple(self._stack)
+
     def binding(self, node):
         """(name, site) of the first assignment that bound `node`'s tensor, or None."""
         return self._nodes.get(node)

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli import compiler, parser, stdlib
+from gradcli import compiler, limits, parser, stdlib
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
@@ -75,6 +75,9 @@ class Session:
     every print call, every backward() / autograd.grad() call of the script, and warnings go to the
     sink, which reads the running statement's line from `where`."""
 
+    # Keep `where` up to date without an event sink too (--nan-check names lines); set before compiling.
+    track_lines = False
+
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
                  events=None, provenance: bool = False, stable_ids: bool = False):
         if display not in (None, *DISPLAY_MODES):
@@ -97,6 +100,9 @@ class Session:
         if provenance:
             from gradcli.provenance import Provenance
             self.provenance = Provenance(self)
+        # why(line, col, category, message) -> str | None: one more line for a warning, saying why it
+        # happened (set by the front ends to gradcli.diagnose, which is imported only when asked)
+        self.why = None
         self.set_events(events)
         _keep_heap_memory()
         self.reset_state(seed)
@@ -115,6 +121,9 @@ class Session:
             rng.default_generator.seed()
         else:
             rng.default_generator.manual_seed(seed)
+        # the seed the random stream started from, drawn from the OS or given: a diagnostic replay
+        # (gradcli.diagnose) starts from it to see the same values
+        self.initial_seed = rng.default_generator.initial_seed()
 
     def _write(self, text: str) -> None:
         self.out.write(text)
@@ -139,13 +148,19 @@ class Session:
         if key in self._warned:
             return
         self._warned.add(key)
+        why = self.why(line, col, category, message) if self.why is not None else None
         if self.events is not None:
-            self.events.warning(line, col, category, message)
+            if why:
+                self.events.warning(line, col, category, message, why=why)
+            else:
+                self.events.warning(line, col, category, message)
             return
         self.out.flush()
         text = f"{self._filename}:{line}: {category}: {message}\n"
         if 0 < line <= len(self._lines):
             text += "  " + self._lines[line - 1].strip() + "\n"
+        if why:
+            text += f"  why: {why}\n"          # the prefix of gradcli.diagnose.PREFIX
         self.err.write(text)
         self.err.flush()
 
@@ -157,11 +172,15 @@ class Session:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             tree = parser.parse(source, filename)
-            where = self.where if self.events is not None else None
+            where = self.where if self.events is not None or self.track_lines else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
                                      provenance=self.provenance).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
+        except limits.ScriptTimeout as e:          # --timeout while parsing a huge script
+            raise limits.timed_out(e, source, filename) from None
+        except MemoryError:                        # a huge script, past --max-memory
+            raise ScriptError("MemoryError", "out of memory while parsing the script", filename) from None
 
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
@@ -172,6 +191,8 @@ class Session:
                 program(self.globals)
         except (ScriptError, BrokenPipeError):
             raise
+        except limits.ScriptTimeout as e:          # --timeout (gradcli.limits.Deadline)
+            raise limits.timed_out(e, source, filename) from None
         except RecursionError as e:
             raise self._script_error(e, source, filename) from None
         except Exception as e:
@@ -197,6 +218,7 @@ class Session:
 
     @staticmethod
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
+        e = limits.script_exception(e)             # numpy's MemoryError as PyTorch's allocator error
         line, col = getattr(e, compiler.POSITION, None) or (0, 0)
         message = str(e)
         if isinstance(e, KeyError) and e.args:

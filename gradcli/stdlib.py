@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import math as _math
 
+from gradcli import limits
 from gradcli.engine import autograd, dtypes, factories, functional, ops, rng
 from gradcli.engine.tensor import Size, Tensor, print_options
 
@@ -22,8 +23,13 @@ class ScriptModule:
         return f"<module '{self.name}' (gradcli)>"
 
 
+_MAX_PRECISION = 10_000      # digits after the point: each printed element is about that long
+
+
 def _set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                       sci_mode=None):
+    if precision.__class__ is int and precision > _MAX_PRECISION:
+        raise MemoryError(f"precision={precision} is too large (gradcli prints at most {_MAX_PRECISION} digits)")
     print_options.set(precision, threshold, edgeitems, linewidth, profile, sci_mode)
 
 
@@ -231,7 +237,9 @@ _MATH_NAMES = (
 
 
 def _build_math() -> ScriptModule:
-    return ScriptModule("math", {n: getattr(_math, n) for n in _MATH_NAMES if hasattr(_math, n)})
+    members = {n: getattr(_math, n) for n in _MATH_NAMES if hasattr(_math, n)}
+    members.update(limits.bounded_math())      # factorial, comb, perm, prod: bounded results
+    return ScriptModule("math", members)
 
 
 TORCH = _build_torch()
@@ -260,6 +268,7 @@ def make_builtins(write) -> dict:
     table = {name: getattr(builtins, name) for name in (
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
+    table.update(limits.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
     table["print"] = make_print(write)
     return table
 

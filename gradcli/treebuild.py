@@ -370,7 +370,12 @@ class Builder:
 
     def integer(self, c):
         tok = c[0]
-        return Constant(int(tok.value, 0), line=tok.line, col=tok.col)
+        try:
+            value = int(tok.value, 0)
+        except ValueError as e:     # more than 4300 decimal digits: Python's limit, and its words
+            raise error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid decimal conversion "
+                           "limits.", tok) from None
+        return Constant(value, line=tok.line, col=tok.col)
 
     def float_number(self, c):
         tok = c[0]

@@ -35,8 +35,10 @@ EVENTS = {
     "backward": {"file": "string", "line": "int?", "call": "call", "root": "string?", "nodes": "int",
                  "retain_graph": "bool", "create_graph": "bool"},
     "grad": {"file": "string", "line": "int?", "var": "string?", "~index": "int", "value": "tensor?"},
-    "warning": {"file": "string", "line": "int?", "col": "int?", "category": "string", "message": "string"},
-    "error": {"file": "string", "line": "int?", "col": "int?", "type": "string", "message": "string"},
+    "warning": {"file": "string", "line": "int?", "col": "int?", "category": "string", "message": "string",
+                "~why": "string"},
+    "error": {"file": "string", "line": "int?", "col": "int?", "type": "string", "message": "string",
+              "~why": "string"},
     "message": {"text": "string"},
     "end": {"file": "string?", "ok": "bool", "seconds": "seconds"},
 }

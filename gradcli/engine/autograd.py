@@ -630,7 +630,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                 # one tensor as both inputs (`x * x`), with no gradient waiting for it yet: the sum of
                 # both formulas at once. With a gradient already waiting, PyTorch's order of adds,
                 # (waiting + first) + second, would round differently, so the formulas run as usual.
-                gi = op.joint(g, *values, mine)
+                # (with an observer, g must reach it unchanged: the formula may not write into it)
+                gi = op.joint(g, *values, mine and observe is None)
                 if gi is not None:
                     if fit is not None and fit[0] is not None:
                         gi = _fit(F, gi, fit[0])

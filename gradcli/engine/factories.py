@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from gradcli import limits
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import Op, broadcast_error, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
@@ -92,6 +93,9 @@ def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
         if n is None:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(d)}\"")
+        if not -(1 << 63) <= n < (1 << 63):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
         dims.append(n)
     for d in dims:
         if d < 0:
@@ -129,6 +133,7 @@ def _filled(name, size, value, dtype, requires_grad, kw_size=None):
     _check_dtype(dtype)
     shape = _shape(name, size, kw_size)
     npdt = (dtype or dtypes.default_float).np
+    limits.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
 
 
@@ -160,6 +165,7 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     shape = _size_args("full", (tuple(size),))
+    limits.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
 
@@ -168,6 +174,7 @@ def _like(name, t, value, dtype, requires_grad):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     _check_dtype(dtype)
     npdt = dtype.np if dtype is not None else t._a.dtype
+    limits.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(np.full(t._a.shape, value, dtype=npdt), requires_grad)
 
 
@@ -200,6 +207,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
     if cols < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
+    limits.check_tensor((rows, cols), (dtype or dtypes.default_float).itemsize)
     return _finish(np.eye(rows, cols, dtype=(dtype or dtypes.default_float).np), requires_grad)
 
 
@@ -284,6 +292,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     if not (0 <= size <= 2.0 ** 63):
         raise RuntimeError("invalid size, possible overflow?")
     n = int(size)
+    limits.check_tensor((n,), dt.itemsize)
     if integral:
         # int64 arithmetic, wrapping on overflow like the kernel's, then cast to the output type
         with np.errstate(over="ignore"):
@@ -321,6 +330,7 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     dt = (dtype or dtypes.default_float).np
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    limits.check_tensor((steps,), dt.itemsize)
     if steps == 0:
         out = np.zeros(0, dt)
     elif steps == 1:
@@ -526,6 +536,7 @@ def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **
         raise invalid_arguments("rand", size, kw)
     shape = _shape("rand", size, _size_kw("rand", kw))
     dt = _float_output("rand", dtype)
+    limits.check_tensor(shape, dt.itemsize)
     return _finish(_uniform_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
 
 
@@ -535,6 +546,7 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, *
         raise invalid_arguments("randn", size, kw)
     shape = _shape("randn", size, _size_kw("randn", kw))
     dt = _float_output("randn", dtype)
+    limits.check_tensor(shape, dt.itemsize)
     return _finish(_normal_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
 
 
@@ -595,6 +607,7 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
                         f"{_type_name(size)}")
     shape = _size_args("randint", (size,), len(names))
     dt = (dtype or dtypes.int64).np
+    limits.check_tensor(shape, dt.itemsize)
     return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)
 
 
@@ -621,6 +634,7 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     g = _generator(generator, "randperm", args, call_kw)
     _check_dtype(dtype)
     n = _int_arg("randperm", "n", 1, args[0] if args else kw["n"])
+    limits.check_tensor((n,), (dtype or dtypes.int64).itemsize)
     return _finish(g.randperm(n, (dtype or dtypes.int64).np), requires_grad)
 
 
@@ -644,6 +658,7 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)
+        limits.check_tensor(shape, dt.itemsize)
         if dt.kind != "f":
             raise _not_implemented("normal_kernel_cpu", dt)
         return _finish(g.normal(shape, dt, mean, std), requires_grad)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli import limits
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.tensor import Tensor
@@ -181,7 +182,12 @@ def operands(a, b, floating=False):
         y = b._a if b._a.dtype == npdt else b._a.astype(npdt)
     else:
         y = npdt.type(b)
+    if x.size * y.size > _LARGE[0]:     # the broadcast result could pass --max-memory: check its size
+        limits.check_broadcast(x, y)
     return x, y
+
+
+_LARGE = limits.LARGE_RESULT
 
 
 def compute(fn, x, y):

@@ -6,6 +6,7 @@ import weakref
 
 import numpy as np
 
+from gradcli import limits
 from gradcli.display import PrintOptions, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
@@ -204,7 +205,11 @@ class Tensor:
         return a.reshape(()).item()
 
     def tolist(self):
-        return self._a.tolist()
+        a = self._a
+        if a.size > limits.MAX_ITEMS:        # a Python object per element, made while holding the GIL
+            raise MemoryError(f"tolist() of {a.size} elements is too large (gradcli allows at most "
+                              f"{limits.MAX_ITEMS})")
+        return a.tolist()
 
     def numpy(self):
         raise RuntimeError("numpy() is outside gradcli's language: scripts cannot reach raw arrays")
@@ -241,6 +246,8 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
+        if self._a.__class__ is not np.ndarray:
+            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         ops.setitem(self, key, value)
 
     def __iter__(self):
@@ -1023,6 +1030,8 @@ class Tensor:
             raise _leaf_inplace_error()
         if self._base is not None:
             ops.check_inplace_view(self)
+        if self._a.__class__ is not np.ndarray:
+            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         src = self
         if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
@@ -1059,6 +1068,8 @@ class Tensor:
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
         general path otherwise, which also owns every error message."""
         a = self._a
+        if a.__class__ is not np.ndarray:
+            a = self._a = np.asarray(a)     # a ufunc's 0-d result is a numpy scalar: give it storage to write
         if (self._base is None and not self._inference and a.dtype.kind == "f"
                 and not (autograd._grad_enabled[0] and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):

@@ -154,6 +154,25 @@ def _graph(shell, arg):
         raise MagicError(str(e)) from None
 
 
+@magic("%why NAME[.grad]", "show how backward computed NAME's gradient: the chain rule, node by node", "tensor")
+def _why(shell, arg):
+    # The session's backward already ran and kept nothing, so its inputs are replayed in a scratch
+    # session with the chain recorder (gradcli.explain); nothing is recorded while they first run.
+    from gradcli import diagnose, explain
+    if not arg:
+        raise MagicError("give a tensor, e.g. %why x.grad")
+    name = explain._target_name(arg)
+    if name is None:
+        raise MagicError(f"give the name of a tensor (x or x.grad), not '{arg}'")
+    text, problem, error = explain.explain_units(diagnose.repl_units(shell.accepted), shell.session.initial_seed,
+                                                 name, live=shell.session.globals.get(name))
+    if error is not None:
+        raise MagicError(f"replaying this session's inputs failed: {error.headline()}")
+    if problem:
+        raise MagicError(problem)
+    shell.write(text)
+
+
 @magic("%time STATEMENT", "run a statement and show how long it took", "code")
 def _time(shell, arg):
     if not arg:

@@ -20,13 +20,22 @@ from dataclasses import dataclass
 from gradcli import session as session_module
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine.tensor import print_options
-from gradcli.errors import ScriptError
+from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
 from gradcli.repl import magics, scan, toolbar
 from gradcli.session import Session
 from gradcli.terminal import RED, RESET, colour_wanted, paint_error
 
 FORMATS = ("text", "jsonl")
 _LEAVE = ("exit", "quit", "exit()", "quit()")
+
+
+def _warning_why(session):
+    """The session's hook for a line saying why a warning happened: the session records provenance,
+    so gradcli.diagnose answers from it without a replay."""
+    def why(line, col, category, message):
+        from gradcli.diagnose import warning_note
+        return warning_note(session, line, col, category, message, None, 0.0)
+    return why
 
 
 @dataclass
@@ -65,8 +74,10 @@ class Shell:
     def _new_session(self, display: str | None) -> Session:
         # Provenance costs about 5 µs a statement, nothing at typing speed, and lets %graph show the
         # input that made each node.
-        return Session(out=self.out, err=self.err, seed=self.options.seed, display=display, events=self.events,
-                       provenance=True, stable_ids=self.options.stable_ids)
+        session = Session(out=self.out, err=self.err, seed=self.options.seed, display=display, events=self.events,
+                          provenance=True, stable_ids=self.options.stable_ids)
+        session.why = _warning_why(session)
+        return session
 
     # ------------------------------------------------------------------------------------ input
     def execute(self, text: str) -> bool:
@@ -104,7 +115,7 @@ class Shell:
         try:
             self.session.run_unit(source, filename, echo=echo or None)
         except ScriptError as e:
-            self.report(e)
+            self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
             return False
         except KeyboardInterrupt:
@@ -166,14 +177,29 @@ class Shell:
         self.err.write(f"{RED}{text}{RESET}\n" if self.error_colour else text + "\n")
         self.err.flush()
 
-    def report(self, error: ScriptError) -> None:
+    def report(self, error: ScriptError, unit=None, elapsed: float = 0.0) -> None:
+        """Show a script error; with `unit` (the input that failed: source, filename) also a line
+        saying why, when gradcli.diagnose can tell by replaying the session's inputs."""
+        why = self._why(error, unit, elapsed) if unit is not None else None
         if self.events is not None:
+            if why:
+                error.why = why
             self.events.error(error)
             return
         self.out.flush()
         text = error.render()
         self.err.write((paint_error(text) if self.error_colour else text) + "\n")
+        if why:
+            from gradcli.diagnose import why_line
+            self.err.write(why_line(why) + "\n")
         self.err.flush()
+
+    def _why(self, error: ScriptError, unit, elapsed: float):
+        if error.exit_status != EXIT_SCRIPT_ERROR:
+            return None
+        from gradcli import diagnose
+        units = diagnose.repl_units(self.accepted) + [diagnose.Unit(*unit, lines=False)]
+        return diagnose.error_note(error, self.session, units, elapsed)
 
     def interrupted(self) -> None:
         try:

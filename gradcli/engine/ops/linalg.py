@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli import limits
 from gradcli.engine.ops import arith, reduce, shape
 from gradcli.engine.recording import (Op, Out, fit_for, needs_grad, record, saved_input, type_word, version_check,
                                       wrap_dim)
@@ -95,6 +96,7 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for most mm results (numpy's BLAS disagrees in most last bits); big products go to numpy."""
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
+    limits.check_tensor(shape, max(x.itemsize, y.itemsize))
     if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > _SEQUENTIAL_WORK:
         return np.matmul(x, y)
     out = np.zeros(shape, dtype=np.result_type(x, y))

@@ -1,0 +1,238 @@
+"""Escapes from the language: each attempt a script might make to reach Python, files or gradcli's internals,
+with the exact error it gets, through `gradcli -c` and through the REPL (docs/security.md)."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+
+from gradcli import access, cli, stdlib
+from gradcli.engine.tensor import Tensor
+from gradcli.repl.shell import Options, Shell
+
+_UNDERSCORE = "SyntaxError: names starting with '_' are outside gradcli's language"
+_IMPORT = "SyntaxError: import of '{}' is not allowed: gradcli scripts can import only torch and math"
+_BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
+_NO_FILES = "scripts cannot read or write files"
+_NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
+_NO_POINTERS = "scripts cannot reach memory addresses"
+
+T = "import torch\n"
+GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
+
+# (script, exit status, the error line after "<string>:")
+ESCAPES = [
+    # dunder names and attributes: refused by the parser, before anything runs
+    ("x = 1\nx.__class__", 2, "2:3: " + _UNDERSCORE),
+    ("().__class__.__bases__[0].__subclasses__()", 2, "1:4: " + _UNDERSCORE),
+    ("__import__('os')", 2, "1:1: " + _UNDERSCORE),
+    (T + "torch.ones.__globals__", 2, "2:12: " + _UNDERSCORE),
+    ("print.__self__", 2, "1:7: " + _UNDERSCORE),
+    ("import math\nmath.__loader__", 2, "2:6: " + _UNDERSCORE),
+    (T + "torch._C", 2, "2:7: " + _UNDERSCORE),
+    ("def f(_a=1):\n    pass", 2, "1:7: " + _UNDERSCORE),
+    (T + "x = torch.ones(1)\nf'{x.__class__}'", 2, "3:6: " + _UNDERSCORE),
+    ("x = 1\nf'{x:{x.__class__}}'", 2, "2:9: " + _UNDERSCORE),
+    ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
+    # imports: only torch (the modules gradcli provides) and math
+    ("import os", 2, "1:8: " + _IMPORT.format("os")),
+    ("import sys", 2, "1:8: " + _IMPORT.format("sys")),
+    ("import subprocess as sp", 2, "1:8: " + _IMPORT.format("subprocess")),
+    ("from os import system", 2, "1:6: " + _IMPORT.format("os")),
+    ("import numpy", 2, "1:8: " + _IMPORT.format("numpy")),
+    ("import builtins", 2, "1:8: " + _IMPORT.format("builtins")),
+    ("import torch.utils", 2, "1:8: SyntaxError: import of 'torch.utils' is not allowed: gradcli knows only torch, "
+                              "torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, "
+                              "torch.linalg and math"),
+    ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
+                                  f"gradcli's language ({_NO_FILES})"),
+    # Python's builtins outside the language
+    ("getattr(1, 'real')", 1, "1:1: " + _BUILTIN.format("getattr")),
+    ("eval('1 + 1')", 1, "1:1: " + _BUILTIN.format("eval")),
+    ("exec('x = 1')", 1, "1:1: " + _BUILTIN.format("exec")),
+    ("open('/etc/passwd')", 1, "1:1: " + _BUILTIN.format("open")),
+    ("with open('f') as g:\n    pass", 1, "1:6: " + _BUILTIN.format("open")),
+    ("compile('1', 'f', 'eval')", 1, "1:1: " + _BUILTIN.format("compile")),
+    ("globals()", 1, "1:1: " + _BUILTIN.format("globals")),
+    ("vars()", 1, "1:1: " + _BUILTIN.format("vars")),
+    ("dir()", 1, "1:1: " + _BUILTIN.format("dir")),
+    ("locals()", 1, "1:1: " + _BUILTIN.format("locals")),
+    ("input()", 1, "1:1: " + _BUILTIN.format("input")),
+    ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
+    ("type(1)", 1, "1:1: " + _BUILTIN.format("type")),
+    ("setattr", 1, "1:1: " + _BUILTIN.format("setattr")),
+    ("object", 1, "1:1: " + _BUILTIN.format("object")),
+    ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
+    # string formatting: no route to attributes
+    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'str' object attribute 'format' is outside gradcli's "
+                                     "language"),
+    ("'{}'.format_map", 1, "1:1: AttributeError: 'str' object attribute 'format_map' is outside gradcli's language"),
+    ("str.format('{}', 1)", 1, "1:1: AttributeError: 'type' object attribute 'format' is outside gradcli's "
+                               "language"),
+    ("str.join", 1, "1:1: AttributeError: 'type' object attribute 'join' is outside gradcli's language"),
+    ("'a'.encode", 1, "1:1: AttributeError: 'str' object attribute 'encode' is outside gradcli's language"),
+    ("'%(__class__)s' % [1]", 1, "1:1: TypeError: list indices must be integers or slices, not str"),
+    # files, raw arrays and pointers
+    (T + "torch.save(torch.ones(1), 'x.pt')", 1, "2:1: AttributeError: module 'torch' attribute 'save' is outside "
+                                                 f"gradcli's language: {_NO_FILES}"),
+    (T + "torch.load('x.pt')", 1, f"2:1: AttributeError: module 'torch' attribute 'load' is outside gradcli's "
+                                  f"language: {_NO_FILES}"),
+    (T + "torch.from_file('x.pt')", 1, f"2:1: AttributeError: module 'torch' attribute 'from_file' is outside "
+                                       f"gradcli's language: {_NO_FILES}"),
+    (T + "torch.from_numpy", 1, f"2:1: AttributeError: module 'torch' attribute 'from_numpy' is outside gradcli's "
+                                f"language: {_NO_ARRAYS}"),
+    (T + "torch.hub.load('a', 'b')", 1, "2:1: AttributeError: module 'torch' attribute 'hub' is outside gradcli's "
+                                        "language: scripts cannot download code"),
+    (T + "torch.utils", 1, "2:1: AttributeError: module 'torch' attribute 'utils' is outside gradcli's language: "
+                           "scripts cannot reach files, processes or the network"),
+    (T + "torch.ops", 1, "2:1: AttributeError: module 'torch' attribute 'ops' is outside gradcli's language: "
+                         "scripts cannot load native code"),
+    ("print('x', file=1)", 1, "1:1: TypeError: print(file=...) is outside gradcli's language: scripts cannot "
+                              "write files"),
+    (T + "torch.ones(2).numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's "
+                                     f"language: {_NO_ARRAYS}"),
+    (T + "torch.Generator().get_state().numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
+                                                     f"outside gradcli's language: {_NO_ARRAYS}"),
+    (T + "torch.ones(2).data_ptr()", 1, "2:1: AttributeError: 'Tensor' object attribute 'data_ptr' is outside "
+                                        f"gradcli's language: {_NO_POINTERS}"),
+    (T + "torch.ones(2).storage()", 1, "2:1: AttributeError: 'Tensor' object attribute 'storage' is outside "
+                                       f"gradcli's language: {_NO_POINTERS}"),
+    # gradcli's own objects: only their listed attributes
+    ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'globals' is "
+                                         "outside gradcli's language"),
+    ("def f():\n    pass\nf.body", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'body' is outside "
+                                      "gradcli's language"),
+    (T + "torch.ones.globals", 1, "2:1: AttributeError: 'function' object has no attribute 'globals'"),
+    (GRAD + "x.grad_fn.apply", 1, "3:1: AttributeError: 'Node' object has no attribute 'apply'"),
+    (T + "torch.float32.name", 1, "2:1: AttributeError: 'DType' object attribute 'name' is outside gradcli's "
+                                  "language"),
+    (T + "torch.linalg.LinAlgError('x').args", 1, "2:1: AttributeError: 'torch._C._LinAlgError' object attribute "
+                                                  "'args' is outside gradcli's language"),
+    ("import math\nmath.sys", 1, "2:1: AttributeError: module 'math' has no attribute 'sys'"),
+    (T + "torch.autograd.Function", 1, "2:1: AttributeError: module 'torch.autograd' has no attribute 'Function'"),
+    # constructs outside the language
+    ("lambda: 0", 2, "1:1: SyntaxError: lambda expressions are not part of gradcli's language"),
+    ("class A:\n    pass", 2, "1:1: SyntaxError: class definitions are not part of gradcli's language"),
+    ("try:\n    pass\nexcept:\n    pass", 2, "1:1: SyntaxError: try statements (try/except/finally) are not part "
+                                              "of gradcli's language"),
+    ("global x", 2, "1:1: SyntaxError: global and nonlocal declarations are not part of gradcli's language"),
+    ("raise ValueError", 2, "1:1: SyntaxError: raise statements are not part of gradcli's language"),
+    ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
+]
+
+
+def test_the_table_is_big_enough():
+    assert len(ESCAPES) >= 40
+
+
+@pytest.mark.parametrize("source, status, expected", ESCAPES, ids=[s for s, _, _ in ESCAPES])
+def test_escape_is_refused_by_name(source, status, expected, capsys):
+    assert cli.main(["-c", source]) == status
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[0] == "<string>:" + expected
+    assert len(err.splitlines()) <= 3           # the message, the source line and a caret
+    assert "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def shell():
+    return Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
+
+
+@pytest.mark.parametrize("source, status, expected", ESCAPES, ids=[s for s, _, _ in ESCAPES])
+def test_the_repl_refuses_them_too_and_goes_on(shell, source, status, expected):
+    shell.out.seek(0), shell.out.truncate()
+    shell.err.seek(0), shell.err.truncate()
+    assert shell.execute(source)
+    assert shell.err.getvalue().splitlines()[0] == "<stdin>:" + expected
+    assert "internal error" not in shell.err.getvalue()
+    shell.execute("print(6 * 7)")
+    assert shell.out.getvalue().endswith("42\n")
+
+
+# ------------------------------------------------------------------------------- the allow-lists
+
+def test_builtins_are_exactly_the_documented_ones():
+    assert set(stdlib.make_builtins(print)) == {
+        "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
+        "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow"}
+
+
+def test_modules_hold_no_python_module_and_no_underscore_name():
+    stack = [stdlib.TORCH, stdlib.MATH]
+    while stack:
+        mod = stack.pop()
+        for name, value in mod.members.items():
+            assert not name.startswith("_"), (mod.name, name)
+            assert type(value).__name__ != "module", (mod.name, name)
+            if isinstance(value, stdlib.ScriptModule):
+                stack.append(value)
+    assert not set(access.REFUSED_TORCH_MEMBERS) & set(stdlib.TORCH.members)
+
+
+def test_no_tensor_attribute_hands_out_a_numpy_object():
+    """Every attribute a script can read on a tensor, and every method it can call without arguments,
+    gives gradcli or Python values: never a numpy array or scalar (which have tofile and ctypes)."""
+    t = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for name in sorted(access.TENSOR_ATTRS):
+        value = access.get_attr(t, name)
+        results = [value]
+        if callable(value) and not name.endswith("_") and name not in ("backward", "register_hook", "retain_grad"):
+            try:
+                results.append(value())
+            except Exception:
+                pass
+        for r in results:
+            items = r if isinstance(r, (tuple, list)) else [r]
+            for item in items:
+                assert not isinstance(item, (np.ndarray, np.generic)), name
+    assert "numpy" not in access.TENSOR_ATTRS
+
+
+def test_tolist_and_item_are_python_values():
+    t = Tensor(np.array([[1.5, 2.0]], dtype=np.float32))
+    assert type(t.tolist()[0][0]) is float
+    assert type(Tensor(np.array(3, dtype=np.int64)).item()) is int
+
+
+def test_bounded_builtins_show_as_the_builtins(capsys):
+    assert cli.main(["-c", "print(list, sorted, pow, 'ab'.center)\nimport math\nprint(math.factorial)"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<class 'list'> <built-in function sorted> <built-in function pow> "
+                          "<built-in method center of str object at 0x")
+    assert out.endswith("\n<built-in function factorial>\n")
+
+
+def test_bounded_builtins_keep_pythons_answers_and_messages():
+    run = _run("print(list(range(3)), tuple('ab'), sorted([3, 1], reverse=True), sum([[1], [2]], []))\n"
+               "print(pow(2, 10), pow(2, 10, 1000), round(1234, -2), round(1, -10**9), min(range(5)), max(range(4)))\n"
+               "import math\nprint(math.factorial(5), math.comb(5, 2), math.perm(5, 2), math.prod([2, 3]))\n"
+               "print('ab'.center(6, '*'), '-'.join(['a', 'b']), 'aXa'.replace('a', 'bb'))\n"
+               "x = [1]\nx.extend(range(2))\nprint(x, 2 in range(5), range(10).count(3), range(10).index(4))")
+    assert run == ("[0, 1, 2] ('a', 'b') [3, 1] [1, 2]\n1024 24 1200 0 0 3\n120 10 20 6\n"
+                   "**ab** a-b bbXbb\n[1, 0, 1] True 1 4\n")
+    assert _error("list(1, 2)") == "TypeError: list expected at most 1 argument, got 2"
+    assert _error("sorted()") == "TypeError: sorted expected 1 argument, got 0"
+    assert _error("'a'.center()") == "TypeError: center expected at least 1 argument, got 0"
+    assert _error("import math\nmath.factorial(-1)") == "ValueError: factorial() not defined for negative values"
+
+
+def _run(source: str) -> str:
+    from conftest import run_script
+    r = run_script(source)
+    assert r.error is None, r.error.render()
+    return r.out
+
+
+def _error(source: str) -> str:
+    from conftest import error_line
+    return error_line(source)
+
+
+def test_math_module_is_the_listed_functions():
+    assert set(stdlib.MATH.members) <= set(stdlib._MATH_NAMES)
+    assert stdlib.MATH.members["factorial"](5) == math.factorial(5)
