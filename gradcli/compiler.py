@@ -15,6 +15,7 @@ import builtins
 import operator
 
 from gradcli import access, limits, stdlib, syntax
+from gradcli.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
@@ -503,7 +504,7 @@ class Compiler:
 
         def run_import(env):
             if mod is None:
-                e = ImportError(f"No module named '{node.module}'")
+                e = outside_import(node.module)
                 locate(e, line, col)
                 raise e
             env[name] = value
@@ -516,7 +517,7 @@ class Compiler:
 
         def run_from(env):
             if mod is None:
-                e = ImportError(f"No module named '{node.module}'")
+                e = outside_import(node.module)
                 locate(e, line, col)
                 raise e
             for name, alias in names:
@@ -846,6 +847,14 @@ class Compiler:
                 raise
             return "".join(out)
         return fstring
+
+
+def outside_import(module: str) -> ImportError:
+    """The error for importing a module gradcli does not provide."""
+    if module.split(".")[0] == "torch":
+        known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
+        return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
+    return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
 
 
 def _tracked(st, line: int, where: list):

@@ -98,6 +98,15 @@ def test_state_survives_until_the_error():
     assert (r.error.kind, r.error.line) == ("ZeroDivisionError", 3)
 
 
+@pytest.mark.parametrize("source", ["import os", "from os import path", "import torch.optim"])
+def test_other_modules_are_refused_when_imported(source):
+    # as Python refuses a module it cannot find: an ImportError where the import runs
+    r = run_script("print('ran')\n" + source)
+    assert r.out == "ran\n"
+    assert (r.error.kind, r.error.line, r.error.exit_status) == ("ImportError", 2, 1)
+    assert "is outside gradcli's language" in r.error.message
+
+
 def test_grad_mode_context_managers_restore_on_error():
     r = run_script("import torch\nx = torch.ones(1, requires_grad=True)\nwith torch.no_grad():\n    y = 1 / 0\n")
     assert r.error.kind == "ZeroDivisionError"
@@ -106,7 +115,7 @@ def test_grad_mode_context_managers_restore_on_error():
 
 @pytest.mark.parametrize("source", [
     "class A:\n    pass", "lambda: 1", "[i for i in range(3)]", "try:\n    pass\nexcept:\n    pass",
-    "global x", "import os", "from os import path", "x.__class__", "_x = 1", "{1: 2}", "@dec\ndef f():\n    pass",
+    "global x", "x.__class__", "_x = 1", "{1: 2}", "@dec\ndef f():\n    pass",
 ])
 def test_outside_the_language_is_refused_before_running(source):
     r = run_script("print('ran')\n" + source)

@@ -14,7 +14,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _UNDERSCORE = "SyntaxError: names starting with '_' are outside gradcli's language"
-_IMPORT = "SyntaxError: import of '{}' is not allowed: gradcli scripts can import only torch and math"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch and math"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -38,13 +38,13 @@ ESCAPES = [
     ("x = 1\nf'{x:{x.__class__}}'", 2, "2:9: " + _UNDERSCORE),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
-    ("import os", 2, "1:8: " + _IMPORT.format("os")),
-    ("import sys", 2, "1:8: " + _IMPORT.format("sys")),
-    ("import subprocess as sp", 2, "1:8: " + _IMPORT.format("subprocess")),
-    ("from os import system", 2, "1:6: " + _IMPORT.format("os")),
-    ("import numpy", 2, "1:8: " + _IMPORT.format("numpy")),
-    ("import builtins", 2, "1:8: " + _IMPORT.format("builtins")),
-    ("import torch.utils", 2, "1:8: SyntaxError: import of 'torch.utils' is not allowed: gradcli knows only torch, "
+    ("import os", 1, "1:1: " + _IMPORT.format("os")),
+    ("import sys", 1, "1:1: " + _IMPORT.format("sys")),
+    ("import subprocess as sp", 1, "1:1: " + _IMPORT.format("subprocess")),
+    ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
+    ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
+    ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
+    ("import torch.utils", 1, "1:1: ImportError: import of 'torch.utils' is outside gradcli's language: gradcli knows only torch, "
                               "torch.nn, torch.nn.functional, torch.autograd, torch.autograd.functional, "
                               "torch.linalg and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
