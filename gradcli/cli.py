@@ -21,6 +21,9 @@ examples:
   gradcli run --seed 0 a.grad b.grad   run scripts in turn, each in a fresh namespace
   cat s.grad | gradcli run -           read the script from standard input
   gradcli graph tutorial.grad out      draw the backward graph of `out` (also --format dot|json, -o FILE.svg)
+  gradcli grad "sin(x) * x**2" x=1.0   the value of an expression and its gradient
+  gradcli explain tutorial.grad x      how backward() computed x.grad, node by node
+  gradcli run --check-grads s.grad     check every backward() against finite differences
   gradcli -c 'import torch; x = torch.ones(2, requires_grad=True); (x * x).sum().backward(); print(x.grad)'
 
 exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 3 --check-grads mismatch,
