@@ -531,23 +531,22 @@ def _float_output(name: str, dtype) -> np.dtype:
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    g = _generator(generator, "rand", size, {"generator": generator, **kw})
-    if not size and "size" not in kw:
-        raise invalid_arguments("rand", size, kw)
-    shape = _shape("rand", size, _size_kw("rand", kw))
-    dt = _float_output("rand", dtype)
-    limits.check_tensor(shape, dt.itemsize)
-    return _finish(_uniform_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+    return _random_floats("rand", _uniform_values, size, dtype, requires_grad, generator, kw)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    g = _generator(generator, "randn", size, {"generator": generator, **kw})
+    return _random_floats("randn", _normal_values, size, dtype, requires_grad, generator, kw)
+
+
+def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -> Tensor:
+    """torch.rand / torch.randn: a new float tensor filled from U(0, 1) or N(0, 1)."""
+    g = _generator(generator, name, size, {"generator": generator, **kw})
     if not size and "size" not in kw:
-        raise invalid_arguments("randn", size, kw)
-    shape = _shape("randn", size, _size_kw("randn", kw))
-    dt = _float_output("randn", dtype)
+        raise invalid_arguments(name, size, kw)
+    shape = _shape(name, size, _size_kw(name, kw))
+    dt = _float_output(name, dtype)
     limits.check_tensor(shape, dt.itemsize)
-    return _finish(_normal_values(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+    return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
 
 
 def _input_tensor(name: str, t) -> Tensor:
