@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import io
+from itertools import islice
+
 # Exit statuses, documented in the README.
 EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
 EXIT_USAGE = 2
+
+
+def source_line(source: str, line: int) -> str | None:
+    """Line `line` (1-based) of `source` without its newline, or None. Lines end at "\n" only, as the
+    lexer counts them; the lines before are read one at a time, so a script of millions of lines
+    costs no list of them."""
+    if line < 1:
+        return None
+    found = next(islice(io.StringIO(source, newline="\n"), line - 1, None), None)
+    if found is None:       # past the last line read, but split("\n") has one more, empty, after a final "\n"
+        return "" if source.count("\n") == line - 1 else None
+    return found.rstrip("\n")
 
 
 class ScriptError(Exception):
@@ -27,9 +42,7 @@ class ScriptError(Exception):
         """Fill in the file name and the text of the offending line from the script source."""
         self.filename = filename
         if self.source_line is None and self.line > 0:
-            lines = source.splitlines()
-            if self.line <= len(lines):
-                self.source_line = lines[self.line - 1]
+            self.source_line = source_line(source, self.line)
         return self
 
     def headline(self) -> str:

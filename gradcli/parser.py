@@ -24,9 +24,6 @@ def parse(source: str, filename: str = "<script>") -> Module:
         text = _normalize(source)
         return _frontend().parse(text, "file_input")
     except ScriptSyntaxError as err:
-        lines = text.split("\n")       # not splitlines(), which also breaks at \f, \x1c, \u2028...
-        if err.source_line is None and 0 < err.line <= len(lines):
-            err.source_line = lines[err.line - 1]
         raise err.located(filename, text)
     finally:
         if collecting:

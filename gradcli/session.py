@@ -13,7 +13,7 @@ from gradcli import compiler, limits, parser, stdlib
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
-from gradcli.errors import ScriptError, ScriptSyntaxError
+from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 
 # Show the Python traceback of a script error (for debugging gradcli itself).
 DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
@@ -89,7 +89,7 @@ class Session:
         self.echo = echo
         self._warned: set = set()
         self._filename = "<script>"
-        self._lines: list[str] = []
+        self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
         # event sink is set, so scripts run without one pay nothing for it.
         self.where = [0]
@@ -157,17 +157,25 @@ class Session:
             return
         self.out.flush()
         text = f"{self._filename}:{line}: {category}: {message}\n"
-        if 0 < line <= len(self._lines):
-            text += "  " + self._lines[line - 1].strip() + "\n"
+        shown = source_line(self._source, line)
+        if shown is not None:
+            text += "  " + shown.strip() + "\n"
         if why:
             text += f"  why: {why}\n"          # the prefix of gradcli.diagnose.PREFIX
         self.err.write(text)
         self.err.flush()
 
+    @property
+    def _lines(self) -> list[str]:
+        """The script's lines, split when a tool first asks (a plain run never does)."""
+        if self._split is None:
+            self._split = self._source.split("\n")
+        return self._split
+
     def compile(self, source: str, filename: str = "<script>"):
         """Parse and compile `source`; raises ScriptSyntaxError."""
         self._filename = filename
-        self._lines = source.splitlines()
+        self._source, self._split = source, None
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
