@@ -59,6 +59,8 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __init__(self, a: np.ndarray):
+        if a.__class__ is not np.ndarray:
+            a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
         self._a = a
         self.requires_grad = False
         self.grad = None
@@ -446,6 +448,33 @@ class Tensor:
 
     def __rxor__(self, other):
         return ops.bitwise_xor(self, other)
+
+    def __lshift__(self, other):
+        return ops.lshift(self, other)
+
+    def __rlshift__(self, other):
+        return ops.lshift(other, self)
+
+    def __rshift__(self, other):
+        return ops.rshift(self, other)
+
+    def __rrshift__(self, other):
+        return ops.rshift(other, self)
+
+    def __ilshift__(self, other):
+        return self._inplace(ops.lshift, other)
+
+    def __irshift__(self, other):
+        return self._inplace(ops.rshift, other)
+
+    def __iand__(self, other):
+        return self._inplace(ops.bitwise_and, other)
+
+    def __ior__(self, other):
+        return self._inplace(ops.bitwise_or, other)
+
+    def __ixor__(self, other):
+        return self._inplace(ops.bitwise_xor, other)
 
     def __invert__(self):
         return ops.bitwise_not(self)
@@ -1030,8 +1059,6 @@ class Tensor:
             raise _leaf_inplace_error()
         if self._base is not None:
             ops.check_inplace_view(self)
-        if self._a.__class__ is not np.ndarray:
-            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         src = self
         if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
@@ -1068,8 +1095,6 @@ class Tensor:
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
         general path otherwise, which also owns every error message."""
         a = self._a
-        if a.__class__ is not np.ndarray:
-            a = self._a = np.asarray(a)     # a ufunc's 0-d result is a numpy scalar: give it storage to write
         if (self._base is None and not self._inference and a.dtype.kind == "f"
                 and not (autograd._grad_enabled[0] and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):

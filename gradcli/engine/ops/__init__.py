@@ -12,7 +12,7 @@ from gradcli.engine.ops.elementwise import (abs, acos, asin, atan, atan2, bitwis
                                             bitwise_xor, ceil, clamp, clamp_max, clamp_min, copy, cos, cosh, elu, erf,
                                             exp2, expm1, floor, floor_divide, frac, gelu, hardtanh, isfinite, isinf,
                                             isnan, leaky_relu, lerp, log, log1p, log2, log10, logical_and, logical_not,
-                                            logical_or, logical_xor, logsigmoid, masked_fill, maximum, minimum, relu,
+                                            logical_or, logical_xor, logsigmoid, lshift, rshift, masked_fill, maximum, minimum, relu,
                                             remainder, round, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus,
                                             sqrt, square, tan, tanh, trunc, where)
 from gradcli.engine.ops.indexing import getitem, setitem

@@ -116,16 +116,27 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         if _IN_FORMULA[0] and alpha == 1:
             return record(SUB_SCALAR, a._a - b, (a,), ())
         return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
-    if a._a.dtype == np.bool_ and (b.__class__ is Tensor and b._a.dtype == np.bool_ or b is True or b is False):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y if alpha == 1 else y * alpha)
     return record(SUB, out, (a, b), (alpha,), fit=fit_for(out, a, b))
 
 
+def _check_bool_subtraction(a, b) -> None:
+    """PyTorch refuses `-` on bool operands (a Python bool counts as a bool tensor)."""
+    a_bool = a.__class__ is bool or a.__class__ is Tensor and a._a.dtype == np.bool_
+    b_bool = b.__class__ is bool or b.__class__ is Tensor and b._a.dtype == np.bool_
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def rsub(a: Tensor, b) -> Tensor:
     """`number - tensor`."""
+    _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, y, x)
     return record(RSUB, out, (a,), (), fit=fit_for(out, a))
@@ -213,17 +224,35 @@ def power(a, b) -> Tensor:
         return record(POW_SCALAR, out, (a,), (saved_input(a, x), b), (version_check(a),), fit_for(out, a))
     if a.__class__ is Tensor:
         x, y = operands(a, b)
-        out = compute(np.power, x, y)
+        out = compute(_power_array, x, y)
         if not needs_grad(a, b):
             return Tensor(out)
         saved = (saved_input(a, x), saved_input(b, y), Out(out))
         checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
         return record(POW_TENSOR, out, (a, b), saved, checks or None, fit_for(out, a, b))
     x, y = operands(a, b)       # a is a Python number, b a tensor
-    out = compute(np.power, x, y)
+    out = compute(_power_array, x, y)
     if not needs_grad(b):
         return Tensor(out)
     return record(POW_BASE, out, (b,), (a, Out(out)), None, fit_for(out, b))
+
+
+def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x ** y for a tensor exponent: integers to a negative power as PyTorch's kernel gives them (1 and -1
+    keep their magnitude, everything else is 0), where numpy refuses; no bool ** bool, as in PyTorch."""
+    kind = x.dtype.kind
+    if kind == "b":
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if kind in "iu" and (y < 0).any():
+        negative = y < 0
+        with np.errstate(all="ignore"):
+            out = np.power(x, np.where(negative, 0, y))
+        if kind == "i":
+            small = np.where(x == -1, np.where(y % 2 == 0, 1, -1), np.where(x == 1, 1, 0)).astype(x.dtype)
+        else:
+            small = (x == 1).astype(x.dtype)
+        return np.asarray(np.where(negative, small, out), dtype=out.dtype)
+    return np.power(x, y)
 
 
 def exp(a: Tensor) -> Tensor:

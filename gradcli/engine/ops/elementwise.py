@@ -259,7 +259,8 @@ def sign_array(x: np.ndarray) -> np.ndarray:
 
 def erf_array(x: np.ndarray) -> np.ndarray:
     """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
-    return np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+    # frompyfunc hands a 0-d input back as a Python float
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
 
 
 def div_floor_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -576,7 +577,7 @@ def relu(a: Tensor) -> Tensor:
     x = a._a
     if x.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = np.maximum(x, x.dtype.type(0))      # ~10x faster than np.where; nan propagates as in PyTorch
+    out = np.maximum(x, x.dtype.type(0), out=np.empty_like(x))   # ~10x faster than np.where; nan propagates
     zero = x == 0
     if zero.any():
         np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
@@ -1072,6 +1073,35 @@ def _bitwise(fn, name):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def _shift(name, left):
+    def op(a, b):
+        x, y = operands(a, b)
+        if x.dtype.kind in "fb":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
+        return Tensor(_shift_array(x, y, left))
+    op.__name__ = name
+    return op
+
+
+def _shift_array(x: np.ndarray, y: np.ndarray, left: bool) -> np.ndarray:
+    """PyTorch's CPU shifts: a count that is negative or at least the width gives 0 (and -1 for a
+    negative number shifted right), where numpy's result is the C compiler's undefined behaviour."""
+    bits = x.dtype.itemsize * 8
+    out_of_range = (y < 0) | (y >= bits)
+    count = np.where(out_of_range, 0, y).astype(x.dtype)
+    if left:
+        out = np.left_shift(x, count)
+        fill = 0
+    else:
+        out = np.right_shift(x, count)
+        fill = np.where(x < 0, -1, 0) if x.dtype.kind == "i" else 0
+    return np.asarray(np.where(out_of_range, fill, out), dtype=x.dtype)
+
+
+lshift = _shift("lshift", True)
+rshift = _shift("rshift", False)
 
 
 def bitwise_not(a: Tensor) -> Tensor:

@@ -662,7 +662,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
     axis = dims if dims else tuple(range(x.ndim))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if x.ndim == 0:
-            out = x.copy()
+            out = x + x.dtype.type(0)      # log(exp(x - x)) + x: -0. comes out as 0., as in PyTorch
         elif x.size:
             maxes = np.max(x, axis=axis, keepdims=True)
             maxes[np.abs(maxes) == np.inf] = 0
