@@ -54,6 +54,8 @@ _BINARY = {
 _INPLACE = {
     "add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "truediv": operator.itruediv,
     "floordiv": operator.ifloordiv, "mod": operator.imod, "pow": operator.ipow, "matmul": operator.imatmul,
+    "lshift": operator.ilshift, "rshift": operator.irshift, "and_": operator.iand, "or_": operator.ior,
+    "xor": operator.ixor,
 }
 _UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "not_": operator.not_}
 _COMPARE = {
