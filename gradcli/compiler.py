@@ -36,6 +36,15 @@ class _Return:
         self.value = value
 
 
+def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> BaseException:
+    """The located error to raise for a failed call: arguments that do not fit a torch function
+    get PyTorch's message (stdlib.argument_error), unless an inner call already reported them."""
+    if exc.__class__ is TypeError and getattr(exc, POSITION, None) is None:
+        exc = stdlib.argument_error(exc, f, args, kwargs)
+    locate(exc, line, col)
+    return exc
+
+
 def locate(exc: BaseException, line: int, col: int) -> None:
     """Remember where `exc` arose, keeping the innermost position."""
     if getattr(exc, POSITION, None) is None:
@@ -778,8 +787,10 @@ class Compiler:
                 try:
                     return f(*a, **kw)
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, a, kw, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call_kw
         if len(args) == 0:
             def call0(env):
@@ -787,8 +798,10 @@ class Compiler:
                 try:
                     return f()
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, (), {}, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call0
         if len(args) == 1:
             a0 = args[0]
@@ -799,8 +812,10 @@ class Compiler:
                 try:
                     return f(x)
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, (x,), {}, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call1
 
         def call(env):
@@ -809,8 +824,10 @@ class Compiler:
             try:
                 return f(*a)
             except Exception as e:
-                locate(e, line, col)
-                raise
+                err = _call_error(e, f, a, {}, line, col)
+                if err is e:
+                    raise
+                raise err from None
         return call
 
     def e_JoinedStr(self, node):

@@ -6,7 +6,7 @@ import builtins
 import math as _math
 
 from gradcli import limits
-from gradcli.engine import autograd, dtypes, factories, functional, ops, rng
+from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
 from gradcli.engine.tensor import Size, Tensor, print_options
 
 
@@ -37,12 +37,10 @@ def _variable(data, requires_grad=False, volatile=False):
     return factories.variable(data, requires_grad, volatile)
 
 
-def _matmul(a, b):
-    if a.__class__ is not Tensor:
-        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-    if b.__class__ is not Tensor:
-        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
-    return ops.matmul(a, b)
+def _matmul(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        raise TypeError(signatures.check("torch.matmul", (input, other), {}))
+    return ops.matmul(input, other)
 
 
 def _tensor_fn(name, method):
@@ -244,6 +242,61 @@ def _build_math() -> ScriptModule:
 
 TORCH = _build_torch()
 MATH = _build_math()
+
+
+# ------------------------------------------------------------------------- argument errors of calls
+
+def _public_names() -> dict:
+    """id of each torch function a script can reach -> (module path, name), the first name it has."""
+    table, stack = {}, [("torch", TORCH)]
+    while stack:
+        path, mod = stack.pop(0)
+        for name, obj in mod.members.items():
+            if isinstance(obj, ScriptModule):
+                stack.append((f"{path}.{name}", obj))
+            elif callable(obj) and not isinstance(obj, type) and id(obj) not in table:
+                table[id(obj)] = (path, name, obj)
+    return table
+
+
+_PUBLIC = _public_names()
+_NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
+_NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
+
+
+def argument_error(exc: TypeError, f, args: list, kwargs: dict) -> BaseException:
+    """The error to report for a script's call `f(*args, **kwargs)` that raised `exc`: PyTorch's
+    message when `f` is a torch function or tensor method the arguments do not fit (see
+    engine/signatures.py), else `exc` itself. Runs only after a call has failed."""
+    func = getattr(f, "__func__", None)
+    if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
+        name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True
+        code = getattr(func, "__code__", None)
+        no_args = (code is not None and code.co_argcount == 1 and not code.co_kwonlyargcount
+                   and not code.co_flags & _NO_ARGUMENT_FLAGS)
+    else:
+        entry = _PUBLIC.get(id(f))
+        if entry is None or entry[2] is not f:
+            return exc
+        path, name, _ = entry
+        key, method, native, no_args = f"{path}.{name}", False, path in _NATIVE_MODULES, False
+    message = signatures.check(key, tuple(args), kwargs)
+    if message is None and _raised_by_binding(exc):
+        message = signatures.rename_binding_error(str(exc), name, method, native, no_args)
+    if message is None:
+        return exc
+    return TypeError(message)
+
+
+def _raised_by_binding(exc: BaseException) -> bool:
+    """Whether a TypeError arose in gradcli's own code rather than in a script's function that gradcli
+    called back (whose messages name the script's own functions, as Python's do)."""
+    tb = exc.__traceback__
+    if tb is None or tb.tb_next is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_globals.get("__name__") != "gradcli.compiler"
 
 
 def module(path: str) -> ScriptModule | None:

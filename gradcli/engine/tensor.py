@@ -12,6 +12,7 @@ from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
 from gradcli.engine import ops, recording
+from gradcli.engine import signatures
 
 _INFERENCE = autograd._inference
 
@@ -270,9 +271,15 @@ class Tensor:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
-    def to(self, dtype=None, copy=False) -> "Tensor":
-        if dtype is None or isinstance(dtype, str):     # .to('cpu') / .to(device='cpu')
-            return self
+    def to(self, *args, **kwargs) -> "Tensor":
+        """.to(dtype), .to(device, dtype), .to(tensor), each with non_blocking and copy (only the CPU exists)."""
+        if len(args) == 1 and not kwargs and args[0].__class__ is dtypes.DType:
+            return ops.to_dtype(self, args[0])
+        form, values = signatures.bound("Tensor.to", args, kwargs)
+        dtype = values["tensor"].dtype if form == 2 else values["dtype"]
+        copy = bool(values["copy"])
+        if dtype is None:
+            return Tensor(self._a.copy()) if copy else self
         return ops.to_dtype(self, dtype, copy)
 
     def float(self) -> "Tensor":
