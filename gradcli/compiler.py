@@ -779,6 +779,21 @@ class Compiler:
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
         line, col = node.line, node.col
+        if set(kwnames) & stdlib.NUMPY_KEYWORDS.keys():
+            numpy_keywords = stdlib.numpy_keywords
+
+            def call_numpy_kw(env):         # axis=, keepdims=, ...: PyTorch's aliases, when f takes them
+                f = func(env)
+                a = [x(env) for x in args]
+                kw = numpy_keywords(f, {n: v(env) for n, v in zip(kwnames, kwvalues)})
+                try:
+                    return f(*a, **kw)
+                except Exception as e:
+                    err = _call_error(e, f, a, kw, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
+            return call_numpy_kw
         if kwnames:
             def call_kw(env):
                 f = func(env)

@@ -264,6 +264,33 @@ _NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in
 _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 
+# PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
+NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+
+
+def numpy_keywords(f, kwargs: dict) -> dict:
+    """The keywords of a call to `f` with numpy's names (axis=, keepdims=, ...) given PyTorch's, when `f`
+    is a torch function or tensor method that PyTorch writes in C++ (its parser takes both names)."""
+    func = getattr(f, "__func__", None)
+    if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
+        if func.__name__ in _PYTHON_METHODS:
+            return kwargs
+        method = True
+    else:
+        entry = _PUBLIC.get(id(f))
+        if entry is None or entry[2] is not f or entry[0] not in _NATIVE_MODULES:
+            return kwargs
+        method = False
+    out = {}
+    for k, v in kwargs.items():
+        real = NUMPY_KEYWORDS.get(k)
+        if real is not None and real not in kwargs and not (method and real == "input"):
+            k = real
+        out[k] = v
+    return out
+
+
 def argument_error(exc: TypeError, f, args: list, kwargs: dict) -> BaseException:
     """The error to report for a script's call `f(*args, **kwargs)` that raised `exc`: PyTorch's
     message when `f` is a torch function or tensor method the arguments do not fit (see
@@ -274,6 +301,8 @@ def argument_error(exc: TypeError, f, args: list, kwargs: dict) -> BaseException
         code = getattr(func, "__code__", None)
         no_args = (code is not None and code.co_argcount == 1 and not code.co_kwonlyargcount
                    and not code.co_flags & _NO_ARGUMENT_FLAGS)
+        if name in _PYTHON_METHODS:         # PyTorch's own Python: Python's words, `self` counted
+            name, method, native = f"Tensor.{name}", False, False
     else:
         entry = _PUBLIC.get(id(f))
         if entry is None or entry[2] is not f:
