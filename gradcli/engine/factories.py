@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli import limits
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import Op, broadcast_error, fit_for, needs_grad, record, result_dtype
+from gradcli.engine.recording import Op, broadcast_error, checked_scalar, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
 
 
@@ -81,15 +81,19 @@ def _as_number(x):
 
 
 def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
-    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints."""
-    if len(size) == 1 and _as_int(size[0]) is None:
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints. Sizes
+    given one by one must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
+    if _as_int(size[0]) is None:
+        if len(size) > 1:
+            raise TypeError(f"{name}() takes {position} positional argument{'s' if position > 1 else ''} but "
+                            f"{len(size) + position - 1} were given")
         if not isinstance(size[0], (tuple, list)):
             raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
                             f"{_type_name(size[0])}")
         size = tuple(size[0])
     dims = []
     for i, d in enumerate(size):
-        n = _as_int(d)
+        n = int(d) if d.__class__ is bool else _as_int(d)
         if n is None:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(d)}\"")
@@ -165,6 +169,8 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     shape = _size_args("full", (tuple(size),))
+    if fill_value.__class__ is not Tensor:
+        checked_scalar(fill_value, dtype.np)
     limits.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
@@ -174,6 +180,10 @@ def _like(name, t, value, dtype, requires_grad):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     _check_dtype(dtype)
     npdt = dtype.np if dtype is not None else t._a.dtype
+    if value.__class__ is not Tensor:
+        checked_scalar(value, npdt)
+        if npdt.kind == "b":
+            value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
     limits.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(np.full(t._a.shape, value, dtype=npdt), requires_grad)
 
@@ -546,7 +556,14 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -
     shape = _shape(name, size, _size_kw(name, kw))
     dt = _float_output(name, dtype)
     limits.check_tensor(shape, dt.itemsize)
+    if dt == np.float16 and (fill is _uniform_values or math.prod(shape) < _HALF_NORMAL_SCALAR):
+        # PyTorch draws float16 as float32 and rounds (checked against it for rand up to 1000 elements
+        # and randn below 16; randn's vectorised path for 16 and more differs and is not modelled)
+        return _finish(fill(g, np.empty(shape, np.float32), 0.0, 1.0).astype(np.float16), requires_grad)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+
+
+_HALF_NORMAL_SCALAR = 16
 
 
 def _input_tensor(name: str, t) -> Tensor:

@@ -325,7 +325,7 @@ def rename_binding_error(message: str, name: str, method: bool, native: bool, no
     whose wording differs a little from Python's; `no_args`: a method that takes no arguments); None
     when the message is not one of Python's binding messages."""
     m = _PYTHON_BINDING.match(message)
-    if m is None:
+    if m is None or m["func"] == name:      # not Python's, or already said of the public name
         return None
     rest = m["rest"]
     if no_args and rest.startswith("got"):

@@ -6,8 +6,8 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
-from gradcli.engine.recording import (Op, Out, compute, fit_for, floating, needs_grad, operands, record,
-                                      saved_input, version_check)
+from gradcli.engine.recording import (Op, Out, checked_scalar, compute, fit_for, floating, needs_grad, operands, record,
+                                      result_dtype, saved_input, version_check)
 from gradcli.engine.tensor import Tensor
 
 
@@ -101,7 +101,25 @@ def div_scalar(a: Tensor, value) -> Tensor:
     return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
 
 
+def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
+    """PyTorch's checks of `alpha` against the result's dtype."""
+    cls = alpha.__class__
+    if cls is not int and cls is not float and cls is not bool:
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    npdt = result_dtype(a, b).np
+    if cls is bool:
+        if npdt.kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif cls is float:
+        if npdt.kind in "iub":
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    else:
+        checked_scalar(alpha, npdt)
+
+
 def add(a: Tensor, b, alpha=1) -> Tensor:
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha("add", a, b, alpha)
     if _float_number_case(a, b):
         if _IN_FORMULA[0] and alpha == 1:
             return record(ADD_SCALAR, a._a + b, (a,), ())
@@ -112,6 +130,8 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
 
 
 def sub(a: Tensor, b, alpha=1) -> Tensor:
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if _IN_FORMULA[0] and alpha == 1:
             return record(SUB_SCALAR, a._a - b, (a,), ())
@@ -287,7 +307,7 @@ def fill(a: Tensor, value, zero=False) -> Tensor:
                                f"{value._a.ndim} dimensions.")
         out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
         return record(FILL_TENSOR, out, (a, value), (), fit=[None, (value._a.shape, value._a.dtype)])
-    out = np.full(a._a.shape, value, dtype=a._a.dtype)
+    out = np.full(a._a.shape, checked_scalar(value, a._a.dtype), dtype=a._a.dtype)
     return record(ZERO if zero else FILL, out, (a,), ())
 
 

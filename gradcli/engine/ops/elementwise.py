@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.ops.arith import power
-from gradcli.engine.recording import (Op, Out, broadcast_error, compute, fit_for, floating, needs_grad, operands,
+from gradcli.engine.recording import (Op, Out, broadcast_error, checked_scalar, compute, fit_for, floating, needs_grad, operands,
                                       record, result_dtype, saved_input, type_word, version_check)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
@@ -673,6 +673,9 @@ def clamp(a: Tensor, min=None, max=None) -> Tensor:
         return _clamp_tensors(a, min, max)
     min, max = _bound_numbers(min, max)
     npdt = result_dtype(a, min, max).np
+    for bound in (min, max):
+        if bound is not None:
+            checked_scalar(bound, npdt)
     x = _cast(a, npdt)
     out = x
     if min is not None:
@@ -711,6 +714,8 @@ def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor
                         f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n"
                         f" * (Number {fn[6:]})\n"
                         f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n")
+    if bound.__class__ is not Tensor:
+        checked_scalar(bound, result_dtype(a, bound).np)
     x, y = operands(a, bound)
     out = compute(lambda p, q: np.where(p > q, q, p) if keep_below else np.where(p < q, q, p), x, y)
     if not needs_grad(a, bound):
@@ -843,6 +848,9 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_word(c)}")
     npdt = result_dtype(input, other).np
+    for v in (input, other):
+        if v.__class__ is not Tensor:
+            checked_scalar(v, npdt)
     x, y = _cast(input, npdt), _cast(other, npdt)
     _broadcast_shapes(c.shape, np.shape(x), np.shape(y))
     out = np.asarray(np.where(c, x, y))
@@ -1048,7 +1056,7 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
-    fill = value._a if value.__class__ is Tensor else value
+    fill = value._a if value.__class__ is Tensor else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
     except ValueError:
