@@ -53,6 +53,23 @@ def _tensor_fn(name, method):
     return fn
 
 
+def _number_or_tensor_fn(name, method):
+    """torch.add/sub/mul/div: PyTorch takes a Python number for the input too, as a 0-d tensor."""
+    def fn(input, *args, **kwargs):
+        if input.__class__ is not Tensor:
+            if input.__class__ not in (int, float, bool):
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+            input = factories.tensor(input)
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+def _pow(*args, **kwargs):
+    form, values = signatures.bound("torch.pow", args, kwargs)
+    return ops.power(values["self"] if form == 1 else values["input"], values["exponent"])
+
+
 def _build_torch() -> ScriptModule:
     functional_ns = ScriptModule("torch.nn.functional", {
         # group: elementwise
@@ -116,9 +133,9 @@ def _build_torch() -> ScriptModule:
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
         # ops as functions
-        "add": _tensor_fn("add", Tensor.add), "sub": _tensor_fn("sub", Tensor.sub),
-        "mul": _tensor_fn("mul", Tensor.mul), "div": _tensor_fn("div", Tensor.div),
-        "pow": lambda input, exponent: ops.power(input, exponent),
+        "add": _number_or_tensor_fn("add", Tensor.add), "sub": _number_or_tensor_fn("sub", Tensor.sub),
+        "mul": _number_or_tensor_fn("mul", Tensor.mul), "div": _number_or_tensor_fn("div", Tensor.div),
+        "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
         "masked_fill": _tensor_fn("masked_fill", Tensor.masked_fill),

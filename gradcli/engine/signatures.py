@@ -31,6 +31,18 @@ _FACTORY_KW = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout lay
                "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
 _TO_TAIL = "bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None"
 
+_STD_VAR_FUNCTION = [
+    "(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)",
+    "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)",
+    "(Tensor input, bool unbiased = True)"]
+_STD_VAR_METHOD = ["(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+                   "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+                   "(bool unbiased = True)"]
+_ANY_ALL_FUNCTION = ["(Tensor input, *, Tensor out = None)",
+                     "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)",
+                     "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"]
+_ANY_ALL_METHOD = ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"]
+
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "Tensor.matmul": ["(Tensor other)"],
@@ -61,6 +73,38 @@ SIGNATURES = {
                     "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
     "Tensor.to": [f"(torch.device device = None, torch.dtype dtype = None, {_TO_TAIL})",
                   f"(torch.dtype dtype, {_TO_TAIL})", f"(Tensor tensor, {_TO_TAIL})"],
+    "torch.prod": ["(Tensor input, *, torch.dtype dtype = None)",
+                   "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"],
+    "Tensor.prod": ["(*, torch.dtype dtype = None)", "(int dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "torch.max": ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "torch.min": ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "torch.std": _STD_VAR_FUNCTION,
+    "Tensor.std": _STD_VAR_METHOD,
+    "torch.var": _STD_VAR_FUNCTION,
+    "Tensor.var": _STD_VAR_METHOD,
+    "torch.any": _ANY_ALL_FUNCTION,
+    "Tensor.any": _ANY_ALL_METHOD,
+    "torch.all": _ANY_ALL_FUNCTION,
+    "Tensor.all": _ANY_ALL_METHOD,
+    "torch.amax": ["(Tensor input, tuple of ints dim = (), bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.amax": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "torch.amin": ["(Tensor input, tuple of ints dim = (), bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.amin": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "torch.argmax": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.argmax": ["(int dim = None, bool keepdim = False)"],
+    "torch.argmin": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.argmin": ["(int dim = None, bool keepdim = False)"],
+    "torch.logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.logsumexp": ["(tuple of ints dim, bool keepdim = False)"],
+    "torch.remainder": ["(Tensor input, Tensor other, *, Tensor out = None)", "(Number self, Tensor other)",
+                        "(Tensor input, Number other, *, Tensor out = None)"],
+    "torch.pow": ["(Tensor input, Tensor exponent, *, Tensor out = None)",
+                  "(Number self, Tensor exponent, *, Tensor out = None)",
+                  "(Tensor input, Number exponent, *, Tensor out = None)"],
     "torch.ones": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.zeros": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.full": [f"(tuple of ints size, Number fill_value, {_FACTORY_KW})"],
@@ -95,7 +139,9 @@ class _Signature:
                 keyword_only = True
             else:
                 self.params.append(_Param(part, keyword_only))
-        self.words = [_Param(p, False) for p in parts]      # "*" counts as an argument there
+        # PyTorch's message formatter splits the same text its own way: "*" counts as an argument,
+        # and so does the empty text of "()"
+        self.words = [_Param(p, False) for p in (parts or [""])]
         self.min_args = sum(not p.optional for p in self.params)
         self.max_args = len(self.params)
         self.max_positional = sum(not p.keyword_only for p in self.params)
@@ -155,13 +201,17 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     return False
 
 
+_UNSIZED_LISTS = ("size", "shape", "dims")
+
+
 def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
     """None when the arguments fit the signature, else PyTorch's message for the first misfit."""
     nargs = len(args)
     first = sig.params[0] if sig.params else None
-    if (nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1
-            or nargs > 1 and first is not None and first.type == "tuple of ints" and _is_int(args[0])):
-        # an int list may be given as separate ints: ones(2, 3)
+    if nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1 \
+            and first.name in _UNSIZED_LISTS and _is_int(args[0]):
+        # an int list of any length that is the only positional parameter may be given as separate
+        # ints: ones(2, 3) (not `dim`, a list PyTorch declares with a length of 1)
         for i, v in enumerate(args):
             if v.__class__ is not int and v.__class__ is not bool:
                 return (f"{name}(): argument '{first.name}' failed to unpack the object at pos {i + 1} with error "

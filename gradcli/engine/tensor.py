@@ -390,7 +390,9 @@ class Tensor:
     def mul(self, other):
         return ops.mul(self, other)
 
-    def div(self, other):
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            return ops.div_rounding(self, other, rounding_mode)
         return ops.div(self, other)
 
     def pow(self, exponent):
@@ -793,7 +795,7 @@ class Tensor:
         return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight)
 
     def floor_divide_(self, other):
-        return self._inplace(lambda a, b: ops.floor_divide(a, b, "floor_divide_"), other)
+        return self._inplace(ops.floor_divide_, other)
 
     __ifloordiv__ = floor_divide_
 
@@ -1144,7 +1146,9 @@ class Tensor:
     def mul_(self, other):
         return self._inplace_arith(ops.mul, np.multiply, other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            return self._inplace(lambda a, b: ops.div_rounding(a, b, rounding_mode), other)
         return self._inplace_arith(ops.div, np.true_divide, other)
 
     def zero_(self):

@@ -229,6 +229,8 @@ def scalar_power(x: np.ndarray, e):
             return 1 / (x * x)
         if e == 1:
             return x.copy()
+    if x.dtype == np.bool_:             # bool ** bool stays bool (numpy's power would give int8)
+        return x.copy() if e else np.ones_like(x)
     return np.power(x, x.dtype.type(e))
 
 

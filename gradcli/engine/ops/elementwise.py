@@ -198,6 +198,7 @@ REMAINDER        = Op("RemainderBackward0",   False, (lambda F, g: g,))
 REMAINDER_TENSOR = Op("RemainderBackward1",   True,  (lambda F, g, self, other: g,
                                                       lambda F, g, self, other: -g * F.floor_divide(self, other)))
 NOT_IMPLEMENTED  = Op("NotImplemented",       False, (_not_implemented, _not_implemented))
+DIV_ROUNDING     = Op("DivBackward2",         False, (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)))
 COPY             = Op("CopyBackwards",        False, (lambda F, g: F.zeros_like(g),
                                                       lambda F, g: g))
 SOFTPLUS         = Op("SoftplusBackward0",    True,  (lambda F, g, self, beta, threshold:
@@ -785,9 +786,18 @@ def _tensor_inputs(a, b) -> tuple:
     return tuple(t for t in (a, b) if t.__class__ is Tensor)
 
 
-def floor_divide(a, b, name="floor_divide") -> Tensor:
-    """`a // b` (either side may be a number): PyTorch records no derivative, only a node that refuses
-    (named after the ATen op, `floor_divide_` for the in-place form)."""
+def floor_divide(a, b) -> Tensor:
+    """`a // b` and torch.floor_divide (either side may be a number)."""
+    return floor_divide_named(a, b, "floor_divide")
+
+
+def floor_divide_(a, b) -> Tensor:
+    return floor_divide_named(a, b, "floor_divide_")
+
+
+def floor_divide_named(a, b, name) -> Tensor:
+    """Floor division: PyTorch records no derivative, only a node that refuses (named after the ATen
+    op `name`, `floor_divide_` for the in-place form)."""
     x, y = operands(a, b)
     if x.dtype == np.bool_:
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
@@ -797,6 +807,31 @@ def floor_divide(a, b, name="floor_divide") -> Tensor:
     if x.dtype.kind != "f" or not needs_grad(a, b):
         return Tensor(out)
     return record(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
+
+
+def div_rounding(a, b, rounding_mode) -> Tensor:
+    """a / b rounded towards zero ("trunc") or down ("floor"); PyTorch's derivative of both is zero."""
+    if rounding_mode.__class__ is not str:
+        raise TypeError("div(): argument 'rounding_mode' must be str")
+    if rounding_mode != "trunc" and rounding_mode != "floor":
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    x, y = operands(a, b)
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    _integer_zero_division(x, y)
+    out = np.asarray(compute(div_floor_array if rounding_mode == "floor" else _div_trunc_array, x, y))
+    if x.dtype.kind != "f" or not needs_grad(a, b):
+        return Tensor(out)
+    return record(DIV_ROUNDING, out, (a, b), (), None, fit_for(out, a, b))
+
+
+def _div_trunc_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            return np.trunc(x / y)
+    q = np.abs(x) // np.abs(y)          # integers: exact, where x / y would round through float64
+    return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
 
 
 def remainder(a, b) -> Tensor:
