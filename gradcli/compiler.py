@@ -36,10 +36,13 @@ class _Return:
         self.value = value
 
 
+_ARGUMENT_ERRORS = (TypeError, AttributeError, ValueError)    # what arguments that do not fit may raise
+
+
 def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> BaseException:
     """The located error to raise for a failed call: arguments that do not fit a torch function
     get PyTorch's message (stdlib.argument_error), unless an inner call already reported them."""
-    if exc.__class__ is TypeError and getattr(exc, POSITION, None) is None:
+    if exc.__class__ in _ARGUMENT_ERRORS and getattr(exc, POSITION, None) is None:
         exc = stdlib.argument_error(exc, f, args, kwargs)
     locate(exc, line, col)
     return exc

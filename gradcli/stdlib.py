@@ -308,10 +308,11 @@ def numpy_keywords(f, kwargs: dict) -> dict:
     return out
 
 
-def argument_error(exc: TypeError, f, args: list, kwargs: dict) -> BaseException:
-    """The error to report for a script's call `f(*args, **kwargs)` that raised `exc`: PyTorch's
-    message when `f` is a torch function or tensor method the arguments do not fit (see
-    engine/signatures.py), else `exc` itself. Runs only after a call has failed."""
+def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException:
+    """The error to report for a script's call `f(*args, **kwargs)` that raised `exc` (a TypeError,
+    AttributeError or ValueError): PyTorch's message when `f` is a torch function or tensor method
+    whose arguments PyTorch's parser would refuse (see engine/signatures.py), else `exc` itself.
+    Runs only after a call has failed."""
     func = getattr(f, "__func__", None)
     if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
         name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True
@@ -327,7 +328,7 @@ def argument_error(exc: TypeError, f, args: list, kwargs: dict) -> BaseException
         path, name, _ = entry
         key, method, native, no_args = f"{path}.{name}", False, path in _NATIVE_MODULES, False
     message = signatures.check(key, tuple(args), kwargs)
-    if message is None and _raised_by_binding(exc):
+    if message is None and exc.__class__ is TypeError and _raised_by_binding(exc):
         message = signatures.rename_binding_error(str(exc), name, method, native, no_args)
     if message is None:
         return exc

@@ -6,8 +6,9 @@ expected result is what it prints, or, when it raises, the `ExceptionType: messa
 Cases come from two places:
 
 * the hand-written lists `tests/engine_cases/*.txt` (one case a line, `;` separating statements);
-* generated probes: every unary, binary and reduction method on 0-d inputs (`-0.0`, `1.5`, `-2`,
-  `True`), written to `tests/engine_cases/probe_0d.txt` by `--probe`.
+* generated probes, written by `--probe`: every unary, binary and reduction method on 0-d inputs
+  (`-0.0`, `1.5`, `-2`, `True`) in `probe_0d.txt`; the most used functions and methods called with
+  arguments that do not fit, in `probe_arguments.txt` (PyTorch's exact argument errors).
 
 The results go to `tests/engine_cases/expected.json`; `tests/test_engine_cases.py` runs every case
 through gradcli and compares. With `--diff` the cases also run through gradcli here and the
@@ -93,6 +94,22 @@ def probe_cases() -> list[str]:
     return cases
 
 
+# The functions whose argument errors gradcli words exactly as PyTorch (engine/signatures.py), each
+# called in the ways a script gets wrong.
+ARGUMENT_FUNCTIONS = "matmul mm add sub mul div sum mean ones zeros tensor full pow any all std max".split()
+ARGUMENT_METHODS = "matmul mm add sub mul div sum mean to any all std max prod cumsum".split()
+WRONG_ARGUMENTS = ("()", "(zzz=1)", "('s')", "(x, 's')", "(x, x, x, x, x, x)", "(x, zzz=1)", "(x, dim='s')",
+                   "(1, 2)", "(x, alpha='a')", "(x, keepdim=1)", "(0, 1)", "(dtype=1)",
+                   "(2, 3.5)", "((2,), 3)", "(x, input=x)", "(requires_grad=True)", "(x, dim=0, keepdim='a')")
+
+
+def argument_cases() -> list[str]:
+    prelude = "x = torch.ones(2, 2); "
+    cases = [f"{prelude}print(torch.{f}{args})" for f in ARGUMENT_FUNCTIONS for args in WRONG_ARGUMENTS]
+    cases += [f"{prelude}print(x.{m}{args})" for m in ARGUMENT_METHODS for args in WRONG_ARGUMENTS]
+    return cases
+
+
 def load_cases() -> list[str]:
     cases = []
     for path in sorted(CASES.glob("*.txt")):
@@ -132,6 +149,7 @@ def main() -> int:
         ap.error("no oracle interpreter: pass --python or set ORACLE_PYTHON")
     if args.probe:
         (CASES / "probe_0d.txt").write_text("\n".join(probe_cases()) + "\n")
+        (CASES / "probe_arguments.txt").write_text("\n".join(argument_cases()) + "\n")
     cases = load_cases()
     expected = run_oracle(args.python, cases)
     EXPECTED.write_text(json.dumps(expected, indent=0, sort_keys=True) + "\n")

@@ -405,6 +405,13 @@ def _plain(data):
     return data
 
 
+def _not_data(item) -> Exception:
+    """PyTorch's error for a value torch.tensor cannot hold."""
+    if item.__class__ is str:
+        return TypeError("new(): invalid data type 'str'")
+    return RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+
+
 def _infer(data) -> dtypes.DType:
     kinds = set()
     stack = [data]
@@ -419,7 +426,7 @@ def _infer(data) -> dtypes.DType:
         elif isinstance(item, float):
             kinds.add(dtypes.FLOAT)
         else:
-            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
+            raise _not_data(item)
     if not kinds or dtypes.FLOAT in kinds:
         return dtypes.default_float
     return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
@@ -431,7 +438,12 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
     if not isinstance(data, (list, tuple, int, float, bool)):
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise _not_data(data)
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first.__class__ is str:      # PyTorch reads the shape along first elements: a string is one more
+        raise ValueError("too many dimensions 'str'")
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
         data = _plain(data)

@@ -100,6 +100,20 @@ SIGNATURES = {
     "Tensor.argmin": ["(int dim = None, bool keepdim = False)"],
     "torch.logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
     "Tensor.logsumexp": ["(tuple of ints dim, bool keepdim = False)"],
+    "torch.where": ["(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                    "(Tensor condition, Number self, Tensor other)", "(Tensor condition, Tensor input, Number other)",
+                    "(Tensor condition, Number self, Number other)"],
+    "Tensor.cumsum": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumsum_": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumprod": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumprod_": ["(int dim, *, torch.dtype dtype = None)"],
+    "torch.cumsum": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "torch.cumprod": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "Tensor.expand_as": ["(Tensor other)"],
+    "Tensor.reshape_as": ["(Tensor other)"],
+    "Tensor.view_as": ["(Tensor other)"],
+    "Tensor.roll": ["(tuple of ints shifts, tuple of ints dims = ())"],
+    "torch.roll": ["(Tensor input, tuple of ints shifts, tuple of ints dims = ())"],
     "torch.remainder": ["(Tensor input, Tensor other, *, Tensor out = None)", "(Number self, Tensor other)",
                         "(Tensor input, Number other, *, Tensor out = None)"],
     "torch.pow": ["(Tensor input, Tensor exponent, *, Tensor out = None)",
@@ -224,8 +238,6 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
     used = 0
     for i, p in enumerate(sig.params):
         if i < nargs and not p.keyword_only:
-            if p.name in kwargs:
-                return f"{name}() got multiple values for argument '{p.name}'"
             value, where = args[i], f" (position {i + 1})"
         elif p.name in kwargs:
             value, where = kwargs[p.name], ""
@@ -240,9 +252,12 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
             continue
         if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
             return f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(value)}"
-    if used < len(kwargs):
+    if used < len(kwargs):          # the keywords left over, checked last (as PyTorch does)
+        positional = {p.name for i, p in enumerate(sig.params) if i < nargs and not p.keyword_only}
         names = {p.name for p in sig.params}
         for k in kwargs:
+            if k in positional:
+                return f"{name}() got multiple values for argument '{k}'"
             if k not in names:
                 return f"{name}() got an unexpected keyword argument '{k}'"
     return None
@@ -299,6 +314,9 @@ def _unmatched_keywords(sig: _Signature, kwargs: dict) -> list:
 
 
 def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> str:
+    # PyTorch gathers the keywords into a C++ hash map first, which hands small sets of them back in
+    # the reverse of the order they were given
+    kwargs = dict(reversed(kwargs.items()))
     head = f"{name}() received an invalid combination of arguments - "
     n = len(args) + len(kwargs)
     if len(sigs) == 1:

@@ -276,6 +276,8 @@ class Tensor:
         if len(args) == 1 and not kwargs and args[0].__class__ is dtypes.DType:
             return ops.to_dtype(self, args[0])
         form, values = signatures.bound("Tensor.to", args, kwargs)
+        if form == 0 and values["device"].__class__ is str:
+            _check_device(values["device"])
         dtype = values["tensor"].dtype if form == 2 else values["dtype"]
         copy = bool(values["copy"])
         if dtype is None:
@@ -303,6 +305,13 @@ class Tensor:
     def type(self, dtype=None):
         if dtype is None:
             return dtypes.of_array(self._a).legacy
+        if dtype.__class__ is str:          # the legacy names: "torch.DoubleTensor"
+            for d in dtypes.ALL:
+                if d.legacy == dtype:
+                    return ops.to_dtype(self, d)
+            raise ValueError(f"invalid type: '{dtype}'")
+        if dtype.__class__ is not dtypes.DType:
+            raise TypeError("dtype must be a type, str, or dtype object")
         return ops.to_dtype(self, dtype)
 
     def cpu(self) -> "Tensor":
@@ -1170,6 +1179,20 @@ class _Device:
 
 
 _CPU = _Device()
+
+_DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+                 "meta, hpu, mtia, privateuseone")
+
+
+def _check_device(text: str) -> None:
+    """A device string names one of PyTorch's device types (gradcli computes on the CPU whatever it names)."""
+    kind = text.partition(":")[0]
+    if kind not in _DEVICE_TYPES.split(", "):
+        raise RuntimeError(f"Expected one of {_DEVICE_TYPES} device type at start of device string: {text}")
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")      # as PyTorch's CPU build says
+    if kind != "cpu":
+        raise NotImplementedError(f"gradcli computes on the CPU only, not on device '{text}'")
 
 
 def _zero_dim_size(dim):
