@@ -273,6 +273,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         if v is None:
             where = f" (position {positions[k]})" if k in positions else ""
             raise TypeError(f"arange(): argument '{k}'{where} must be Number, not {_type_name(values[k])}")
+        if v.__class__ is int:
+            checked_scalar(v, np.dtype(np.int64))     # PyTorch reads integer bounds as int64
         numbers[k] = v
     start, end, step = numbers["start"], numbers["end"], numbers["step"]
     if dtype is None:
@@ -453,7 +455,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     except ValueError:
         raise _shape_error(data) from None
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
+        raise ValueError("Overflow when unpacking long long") from None
     if a.dtype != target.np:
         a = a.astype(target.np)
     return _finish(a, requires_grad)

@@ -170,6 +170,8 @@ def operands(a, b, floating=False):
     differs: int64 * 2.5 is float64 there, float32 in PyTorch)."""
     check_operand(a)
     check_operand(b)
+    if b.__class__ is int and not _INT64_MIN <= b <= _INT64_MAX:
+        _wide_int_operand(a, b)
     dt = result_dtype(a, b)
     if floating and dt.category != dtypes.FLOAT:
         dt = dtypes.default_float
@@ -196,7 +198,7 @@ def operands(a, b, floating=False):
 _LARGE = limits.LARGE_RESULT
 
 
-_INT64_MIN, _UINT64_END = -(1 << 63), 1 << 64
+_INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64
 # The C++ type names PyTorch's conversion messages use
 _CXX_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t", "int32": "int",
               "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
@@ -237,6 +239,15 @@ def checked_scalar(value, npdt: np.dtype):
 
 def _conversion_overflow(npdt: np.dtype) -> RuntimeError:
     return RuntimeError(f"value cannot be converted to type {_CXX_NAMES[npdt.name]} without overflow")
+
+
+def _wide_int_operand(a, b: int) -> None:
+    """A Python int past int64 as an operand: PyTorch reads it as an unsigned 64-bit number, which only
+    integer and float tensors take (and nothing past 64 bits)."""
+    scalar_int(b)
+    if a.__class__ is Tensor and a._a.dtype == np.bool_:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           "Bool and UInt64")
 
 
 def _wrapped_int(value: int, npdt: np.dtype):

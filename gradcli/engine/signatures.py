@@ -398,6 +398,9 @@ def rename_binding_error(message: str, name: str, method: bool, native: bool, no
     rest = m["rest"]
     if no_args and rest.startswith("got"):
         return f"TensorBase.{name}() takes no keyword arguments"
+    if rest.startswith("got some positional-only"):      # a parameter PyTorch has no keyword for
+        keyword = re.search(r"'(\w+)'", rest).group(1)
+        return f"{name}() got an unexpected keyword argument '{keyword}'"
     if m["takes"] is not None:
         given = int(m["given"]) - method
         takes = m["takes"]

@@ -1030,7 +1030,7 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ group: creation
     # (random fills, hooks and other autograd methods go here)
-    def uniform_(self, from_=0.0, to=1.0, generator=None):
+    def uniform_(self, from_=0.0, /, to=1.0, *, generator=None):     # PyTorch's `from`: positional only here
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.uniform_values(a, from_, to, generator), None)
 

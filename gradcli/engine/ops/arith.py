@@ -86,9 +86,10 @@ UNBIND      = Op("UnbindBackward0",     False, (lambda F, g, shape, index: F.sca
 def _float_number_case(a: Tensor, b) -> bool:
     """The hot case `float tensor <op> Python number`, where numpy's promotion already agrees with
     PyTorch's (NEP 50 keeps float32 * 1.0001 in float32)."""
-    return (b.__class__ is float or b.__class__ is int) and a._a.dtype.kind == "f"
+    return (b.__class__ is float or b.__class__ is int and -_INT64_END <= b < _INT64_END) and a._a.dtype.kind == "f"
 
 
+_INT64_END = 1 << 63                      # Python ints past int64 take the general path (recording.operands)
 _IN_FORMULA = autograd._in_formula        # inside a create_graph backward formula (not a user hook)
 
 
