@@ -36,6 +36,18 @@ class _Return:
         self.value = value
 
 
+_ARGUMENT_ERRORS = (TypeError, AttributeError, ValueError)    # what arguments that do not fit may raise
+
+
+def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> BaseException:
+    """The located error to raise for a failed call: arguments that do not fit a torch function
+    get PyTorch's message (stdlib.argument_error), unless an inner call already reported them."""
+    if exc.__class__ in _ARGUMENT_ERRORS and getattr(exc, POSITION, None) is None:
+        exc = stdlib.argument_error(exc, f, args, kwargs)
+    locate(exc, line, col)
+    return exc
+
+
 def locate(exc: BaseException, line: int, col: int) -> None:
     """Remember where `exc` arose, keeping the innermost position."""
     if getattr(exc, POSITION, None) is None:
@@ -54,6 +66,8 @@ _BINARY = {
 _INPLACE = {
     "add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "truediv": operator.itruediv,
     "floordiv": operator.ifloordiv, "mod": operator.imod, "pow": operator.ipow, "matmul": operator.imatmul,
+    "lshift": operator.ilshift, "rshift": operator.irshift, "and_": operator.iand, "or_": operator.ior,
+    "xor": operator.ixor,
 }
 _UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "not_": operator.not_}
 _COMPARE = {
@@ -768,6 +782,21 @@ class Compiler:
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
         line, col = node.line, node.col
+        if set(kwnames) & stdlib.NUMPY_KEYWORDS.keys():
+            numpy_keywords = stdlib.numpy_keywords
+
+            def call_numpy_kw(env):         # axis=, keepdims=, ...: PyTorch's aliases, when f takes them
+                f = func(env)
+                a = [x(env) for x in args]
+                kw = numpy_keywords(f, {n: v(env) for n, v in zip(kwnames, kwvalues)})
+                try:
+                    return f(*a, **kw)
+                except Exception as e:
+                    err = _call_error(e, f, a, kw, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
+            return call_numpy_kw
         if kwnames:
             def call_kw(env):
                 f = func(env)
@@ -776,8 +805,10 @@ class Compiler:
                 try:
                     return f(*a, **kw)
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, a, kw, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call_kw
         if len(args) == 0:
             def call0(env):
@@ -785,8 +816,10 @@ class Compiler:
                 try:
                     return f()
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, (), {}, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call0
         if len(args) == 1:
             a0 = args[0]
@@ -797,8 +830,10 @@ class Compiler:
                 try:
                     return f(x)
                 except Exception as e:
-                    locate(e, line, col)
-                    raise
+                    err = _call_error(e, f, (x,), {}, line, col)
+                    if err is e:
+                        raise
+                    raise err from None
             return call1
 
         def call(env):
@@ -807,8 +842,10 @@ class Compiler:
             try:
                 return f(*a)
             except Exception as e:
-                locate(e, line, col)
-                raise
+                err = _call_error(e, f, a, {}, line, col)
+                if err is e:
+                    raise
+                raise err from None
         return call
 
     def e_JoinedStr(self, node):

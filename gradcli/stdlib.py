@@ -6,7 +6,7 @@ import builtins
 import math as _math
 
 from gradcli import limits
-from gradcli.engine import autograd, dtypes, factories, functional, ops, rng
+from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
 from gradcli.engine.tensor import Size, Tensor, print_options
 
 
@@ -37,12 +37,10 @@ def _variable(data, requires_grad=False, volatile=False):
     return factories.variable(data, requires_grad, volatile)
 
 
-def _matmul(a, b):
-    if a.__class__ is not Tensor:
-        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-    if b.__class__ is not Tensor:
-        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
-    return ops.matmul(a, b)
+def _matmul(input, other):
+    if input.__class__ is not Tensor or other.__class__ is not Tensor:
+        raise TypeError(signatures.check("torch.matmul", (input, other), {}))
+    return ops.matmul(input, other)
 
 
 def _tensor_fn(name, method):
@@ -53,6 +51,23 @@ def _tensor_fn(name, method):
         return method(input, *args, **kwargs)
     fn.__name__ = name
     return fn
+
+
+def _number_or_tensor_fn(name, method):
+    """torch.add/sub/mul/div: PyTorch takes a Python number for the input too, as a 0-d tensor."""
+    def fn(input, *args, **kwargs):
+        if input.__class__ is not Tensor:
+            if input.__class__ not in (int, float, bool):
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+            input = factories.tensor(input)
+        return method(input, *args, **kwargs)
+    fn.__name__ = name
+    return fn
+
+
+def _pow(*args, **kwargs):
+    form, values = signatures.bound("torch.pow", args, kwargs)
+    return ops.power(values["self"] if form == 1 else values["input"], values["exponent"])
 
 
 def _build_torch() -> ScriptModule:
@@ -118,9 +133,9 @@ def _build_torch() -> ScriptModule:
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
         # ops as functions
-        "add": _tensor_fn("add", Tensor.add), "sub": _tensor_fn("sub", Tensor.sub),
-        "mul": _tensor_fn("mul", Tensor.mul), "div": _tensor_fn("div", Tensor.div),
-        "pow": lambda input, exponent: ops.power(input, exponent),
+        "add": _number_or_tensor_fn("add", Tensor.add), "sub": _number_or_tensor_fn("sub", Tensor.sub),
+        "mul": _number_or_tensor_fn("mul", Tensor.mul), "div": _number_or_tensor_fn("div", Tensor.div),
+        "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
         "masked_fill": _tensor_fn("masked_fill", Tensor.masked_fill),
@@ -244,6 +259,91 @@ def _build_math() -> ScriptModule:
 
 TORCH = _build_torch()
 MATH = _build_math()
+
+
+# ------------------------------------------------------------------------- argument errors of calls
+
+def _public_names() -> dict:
+    """id of each torch function a script can reach -> (module path, name), the first name it has."""
+    table, stack = {}, [("torch", TORCH)]
+    while stack:
+        path, mod = stack.pop(0)
+        for name, obj in mod.members.items():
+            if isinstance(obj, ScriptModule):
+                stack.append((f"{path}.{name}", obj))
+            elif callable(obj) and not isinstance(obj, type) and id(obj) not in table:
+                table[id(obj)] = (path, name, obj)
+    return table
+
+
+_PUBLIC = _public_names()
+_NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
+_NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
+
+
+# PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
+NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+
+
+def numpy_keywords(f, kwargs: dict) -> dict:
+    """The keywords of a call to `f` with numpy's names (axis=, keepdims=, ...) given PyTorch's, when `f`
+    is a torch function or tensor method that PyTorch writes in C++ (its parser takes both names)."""
+    func = getattr(f, "__func__", None)
+    if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
+        if func.__name__ in _PYTHON_METHODS:
+            return kwargs
+        method = True
+    else:
+        entry = _PUBLIC.get(id(f))
+        if entry is None or entry[2] is not f or entry[0] not in _NATIVE_MODULES:
+            return kwargs
+        method = False
+    out = {}
+    for k, v in kwargs.items():
+        real = NUMPY_KEYWORDS.get(k)
+        if real is not None and real not in kwargs and not (method and real == "input"):
+            k = real
+        out[k] = v
+    return out
+
+
+def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException:
+    """The error to report for a script's call `f(*args, **kwargs)` that raised `exc` (a TypeError,
+    AttributeError or ValueError): PyTorch's message when `f` is a torch function or tensor method
+    whose arguments PyTorch's parser would refuse (see engine/signatures.py), else `exc` itself.
+    Runs only after a call has failed."""
+    func = getattr(f, "__func__", None)
+    if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
+        name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True
+        code = getattr(func, "__code__", None)
+        no_args = (code is not None and code.co_argcount == 1 and not code.co_kwonlyargcount
+                   and not code.co_flags & _NO_ARGUMENT_FLAGS)
+        if name in _PYTHON_METHODS:         # PyTorch's own Python: Python's words, `self` counted
+            name, method, native = f"Tensor.{name}", False, False
+    else:
+        entry = _PUBLIC.get(id(f))
+        if entry is None or entry[2] is not f:
+            return exc
+        path, name, _ = entry
+        key, method, native, no_args = f"{path}.{name}", False, path in _NATIVE_MODULES, False
+    message = signatures.check(key, tuple(args), kwargs)
+    if message is None and exc.__class__ is TypeError and _raised_by_binding(exc):
+        message = signatures.rename_binding_error(str(exc), name, method, native, no_args)
+    if message is None:
+        return exc
+    return TypeError(message)
+
+
+def _raised_by_binding(exc: BaseException) -> bool:
+    """Whether a TypeError arose in gradcli's own code rather than in a script's function that gradcli
+    called back (whose messages name the script's own functions, as Python's do)."""
+    tb = exc.__traceback__
+    if tb is None or tb.tb_next is None:
+        return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_globals.get("__name__") != "gradcli.compiler"
 
 
 def module(path: str) -> ScriptModule | None:

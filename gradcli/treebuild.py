@@ -141,6 +141,11 @@ class Builder:
     def ifloordiv(self, c): return "floordiv", c[0]
     def imod(self, c):      return "mod", c[0]
     def ipow(self, c):      return "pow", c[0]
+    def ilshift(self, c):   return "lshift", c[0]
+    def irshift(self, c):   return "rshift", c[0]
+    def iand(self, c):      return "and_", c[0]
+    def ior(self, c):       return "or_", c[0]
+    def ixor(self, c):      return "xor", c[0]
     # fmt: on
 
     def return_stmt(self, c):

@@ -170,6 +170,7 @@ VALID = {
     ],
     "augmented assignment": [
         "x += 1", "x -= 1", "x *= 2", "x /= 2", "x @= w", "x //= 2", "x %= 2", "x **= 2",
+        "x <<= 1", "x >>= 1", "x &= m", "x |= m", "x ^= m", "x[0] <<= 2", "x.y ^= True",
         "x.grad *= 0", "x[0] /= 2", "w.data -= lr * w.grad",
     ],
     "imports": [

@@ -87,6 +87,8 @@ CHECKS = {
     ew.WHERE: [(lambda a, b: ops.where(COND, a, b), (any_(2, 3), any_(3))),
                (lambda a: ops.where(COND, a, 1.5), (any_(3),)), (lambda b: ops.where(COND, 2, b), (any_(2, 1),))],
     ew.FLOOR: [(lambda a: a.floor() * a, (away(3),))],
+    ew.DIV_ROUNDING: [(lambda a, b: a.div(b, rounding_mode="trunc") * a, (away(2, 3), away(3))),
+                      (lambda a: a.div(0.7, rounding_mode="floor") * a, (away(3),))],
     ew.CEIL: [(lambda a: a.ceil() * a, (away(3),))],
     ew.ROUND: [(lambda a: a.round() * a, (away(3),))],
     ew.ROUND_DECIMALS: [(lambda a: a.round(decimals=1) + a, (away(3),))],

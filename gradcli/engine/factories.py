@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli import limits
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import Op, broadcast_error, fit_for, needs_grad, record, result_dtype
+from gradcli.engine.recording import Op, broadcast_error, checked_scalar, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
 
 
@@ -81,15 +81,19 @@ def _as_number(x):
 
 
 def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
-    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints."""
-    if len(size) == 1 and _as_int(size[0]) is None:
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints. Sizes
+    given one by one must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
+    if _as_int(size[0]) is None:
+        if len(size) > 1:
+            raise TypeError(f"{name}() takes {position} positional argument{'s' if position > 1 else ''} but "
+                            f"{len(size) + position - 1} were given")
         if not isinstance(size[0], (tuple, list)):
             raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
                             f"{_type_name(size[0])}")
         size = tuple(size[0])
     dims = []
     for i, d in enumerate(size):
-        n = _as_int(d)
+        n = int(d) if d.__class__ is bool else _as_int(d)
         if n is None:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(d)}\"")
@@ -165,6 +169,8 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
     shape = _size_args("full", (tuple(size),))
+    if fill_value.__class__ is not Tensor:
+        checked_scalar(fill_value, dtype.np)
     limits.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
@@ -174,6 +180,10 @@ def _like(name, t, value, dtype, requires_grad):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     _check_dtype(dtype)
     npdt = dtype.np if dtype is not None else t._a.dtype
+    if value.__class__ is not Tensor:
+        checked_scalar(value, npdt)
+        if npdt.kind == "b":
+            value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
     limits.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(np.full(t._a.shape, value, dtype=npdt), requires_grad)
 
@@ -263,6 +273,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         if v is None:
             where = f" (position {positions[k]})" if k in positions else ""
             raise TypeError(f"arange(): argument '{k}'{where} must be Number, not {_type_name(values[k])}")
+        if v.__class__ is int:
+            checked_scalar(v, np.dtype(np.int64))     # PyTorch reads integer bounds as int64
         numbers[k] = v
     start, end, step = numbers["start"], numbers["end"], numbers["step"]
     if dtype is None:
@@ -395,6 +407,13 @@ def _plain(data):
     return data
 
 
+def _not_data(item) -> Exception:
+    """PyTorch's error for a value torch.tensor cannot hold."""
+    if item.__class__ is str:
+        return TypeError("new(): invalid data type 'str'")
+    return RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+
+
 def _infer(data) -> dtypes.DType:
     kinds = set()
     stack = [data]
@@ -409,7 +428,7 @@ def _infer(data) -> dtypes.DType:
         elif isinstance(item, float):
             kinds.add(dtypes.FLOAT)
         else:
-            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
+            raise _not_data(item)
     if not kinds or dtypes.FLOAT in kinds:
         return dtypes.default_float
     return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
@@ -421,7 +440,12 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
     if not isinstance(data, (list, tuple, int, float, bool)):
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise _not_data(data)
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first.__class__ is str:      # PyTorch reads the shape along first elements: a string is one more
+        raise ValueError("too many dimensions 'str'")
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
         data = _plain(data)
@@ -431,7 +455,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     except ValueError:
         raise _shape_error(data) from None
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
+        raise ValueError("Overflow when unpacking long long") from None
     if a.dtype != target.np:
         a = a.astype(target.np)
     return _finish(a, requires_grad)
@@ -546,7 +570,14 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -
     shape = _shape(name, size, _size_kw(name, kw))
     dt = _float_output(name, dtype)
     limits.check_tensor(shape, dt.itemsize)
+    if dt == np.float16 and (fill is _uniform_values or math.prod(shape) < _HALF_NORMAL_SCALAR):
+        # PyTorch draws float16 as float32 and rounds (checked against it for rand up to 1000 elements
+        # and randn below 16; randn's vectorised path for 16 and more differs and is not modelled)
+        return _finish(fill(g, np.empty(shape, np.float32), 0.0, 1.0).astype(np.float16), requires_grad)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+
+
+_HALF_NORMAL_SCALAR = 16
 
 
 def _input_tensor(name: str, t) -> Tensor:

@@ -170,6 +170,8 @@ def operands(a, b, floating=False):
     differs: int64 * 2.5 is float64 there, float32 in PyTorch)."""
     check_operand(a)
     check_operand(b)
+    if b.__class__ is int and not _INT64_MIN <= b <= _INT64_MAX:
+        _wide_int_operand(a, b)
     dt = result_dtype(a, b)
     if floating and dt.category != dtypes.FLOAT:
         dt = dtypes.default_float
@@ -177,17 +179,88 @@ def operands(a, b, floating=False):
     if a.__class__ is Tensor:
         x = a._a if a._a.dtype == npdt else a._a.astype(npdt)
     else:
-        x = npdt.type(a)
+        try:
+            x = npdt.type(a)
+        except OverflowError:
+            x = _wrapped_int(a, npdt)
     if b.__class__ is Tensor:
         y = b._a if b._a.dtype == npdt else b._a.astype(npdt)
     else:
-        y = npdt.type(b)
+        try:
+            y = npdt.type(b)
+        except OverflowError:
+            y = _wrapped_int(b, npdt)
     if x.size * y.size > _LARGE[0]:     # the broadcast result could pass --max-memory: check its size
         limits.check_broadcast(x, y)
     return x, y
 
 
 _LARGE = limits.LARGE_RESULT
+
+
+_INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64
+# The C++ type names PyTorch's conversion messages use
+_CXX_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t", "int32": "int",
+              "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def scalar_int(value: int) -> None:
+    """PyTorch reads a Python int into a 64-bit number, signed or (from 2**63) unsigned: past both fails."""
+    if value >= _UINT64_END:
+        raise OverflowError("int too big to convert")
+    if value < _INT64_MIN:
+        raise OverflowError("can't convert negative int to unsigned")
+
+
+def checked_scalar(value, npdt: np.dtype):
+    """`value` (a Python number) for a tensor of dtype `npdt` where PyTorch converts it with an overflow
+    check (fill values, clamp bounds, where's numbers, alpha): its RuntimeError when it does not fit."""
+    cls = value.__class__
+    if cls is int:
+        scalar_int(value)
+    kind = npdt.kind
+    if kind == "b" or cls is bool:
+        return value
+    if kind == "f":
+        if npdt.itemsize < 8 and abs(value) > float(np.finfo(npdt).max) and abs(value) != float("inf"):
+            raise _conversion_overflow(npdt)
+        return value
+    info = np.iinfo(npdt)
+    if cls is float:
+        fits = value == value and info.min <= value <= info.max
+    elif kind == "u":
+        fits = -info.max <= value <= info.max     # a negative value wraps, as C++'s conversion does
+    else:
+        fits = info.min <= value <= info.max
+    if not fits:
+        raise _conversion_overflow(npdt)
+    return value
+
+
+def _conversion_overflow(npdt: np.dtype) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {_CXX_NAMES[npdt.name]} without overflow")
+
+
+def _wide_int_operand(a, b: int) -> None:
+    """A Python int past int64 as an operand: PyTorch reads it as an unsigned 64-bit number, which only
+    integer and float tensors take (and nothing past 64 bits)."""
+    scalar_int(b)
+    if a.__class__ is Tensor and a._a.dtype == np.bool_:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           "Bool and UInt64")
+
+
+def _wrapped_int(value: int, npdt: np.dtype):
+    """A Python int that numpy will not put into a narrower integer dtype: wrapped around as PyTorch's
+    kernels do (int8 + 300 is int8 + 44), after PyTorch's own 64-bit reading of it."""
+    scalar_int(value)
+    if npdt.kind not in "iu":
+        return npdt.type(value)
+    bits = npdt.itemsize * 8
+    value %= 1 << bits
+    if npdt.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return npdt.type(value)
 
 
 def compute(fn, x, y):

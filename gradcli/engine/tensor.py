@@ -12,6 +12,7 @@ from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
 from gradcli.engine import ops, recording
+from gradcli.engine import signatures
 
 _INFERENCE = autograd._inference
 
@@ -59,6 +60,8 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __init__(self, a: np.ndarray):
+        if a.__class__ is not np.ndarray:
+            a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
         self._a = a
         self.requires_grad = False
         self.grad = None
@@ -268,9 +271,17 @@ class Tensor:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
-    def to(self, dtype=None, copy=False) -> "Tensor":
-        if dtype is None or isinstance(dtype, str):     # .to('cpu') / .to(device='cpu')
-            return self
+    def to(self, *args, **kwargs) -> "Tensor":
+        """.to(dtype), .to(device, dtype), .to(tensor), each with non_blocking and copy (only the CPU exists)."""
+        if len(args) == 1 and not kwargs and args[0].__class__ is dtypes.DType:
+            return ops.to_dtype(self, args[0])
+        form, values = signatures.bound("Tensor.to", args, kwargs)
+        if form == 0 and values["device"].__class__ is str:
+            _check_device(values["device"])
+        dtype = values["tensor"].dtype if form == 2 else values["dtype"]
+        copy = bool(values["copy"])
+        if dtype is None:
+            return Tensor(self._a.copy()) if copy else self
         return ops.to_dtype(self, dtype, copy)
 
     def float(self) -> "Tensor":
@@ -294,6 +305,13 @@ class Tensor:
     def type(self, dtype=None):
         if dtype is None:
             return dtypes.of_array(self._a).legacy
+        if dtype.__class__ is str:          # the legacy names: "torch.DoubleTensor"
+            for d in dtypes.ALL:
+                if d.legacy == dtype:
+                    return ops.to_dtype(self, d)
+            raise ValueError(f"invalid type: '{dtype}'")
+        if dtype.__class__ is not dtypes.DType:
+            raise TypeError("dtype must be a type, str, or dtype object")
         return ops.to_dtype(self, dtype)
 
     def cpu(self) -> "Tensor":
@@ -381,7 +399,9 @@ class Tensor:
     def mul(self, other):
         return ops.mul(self, other)
 
-    def div(self, other):
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            return ops.div_rounding(self, other, rounding_mode)
         return ops.div(self, other)
 
     def pow(self, exponent):
@@ -446,6 +466,33 @@ class Tensor:
 
     def __rxor__(self, other):
         return ops.bitwise_xor(self, other)
+
+    def __lshift__(self, other):
+        return ops.lshift(self, other)
+
+    def __rlshift__(self, other):
+        return ops.lshift(other, self)
+
+    def __rshift__(self, other):
+        return ops.rshift(self, other)
+
+    def __rrshift__(self, other):
+        return ops.rshift(other, self)
+
+    def __ilshift__(self, other):
+        return self._inplace(ops.lshift, other)
+
+    def __irshift__(self, other):
+        return self._inplace(ops.rshift, other)
+
+    def __iand__(self, other):
+        return self._inplace(ops.bitwise_and, other)
+
+    def __ior__(self, other):
+        return self._inplace(ops.bitwise_or, other)
+
+    def __ixor__(self, other):
+        return self._inplace(ops.bitwise_xor, other)
 
     def __invert__(self):
         return ops.bitwise_not(self)
@@ -757,7 +804,7 @@ class Tensor:
         return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight)
 
     def floor_divide_(self, other):
-        return self._inplace(lambda a, b: ops.floor_divide(a, b, "floor_divide_"), other)
+        return self._inplace(ops.floor_divide_, other)
 
     __ifloordiv__ = floor_divide_
 
@@ -983,7 +1030,7 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ group: creation
     # (random fills, hooks and other autograd methods go here)
-    def uniform_(self, from_=0.0, to=1.0, generator=None):
+    def uniform_(self, from_=0.0, /, to=1.0, *, generator=None):     # PyTorch's `from`: positional only here
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.uniform_values(a, from_, to, generator), None)
 
@@ -1030,8 +1077,6 @@ class Tensor:
             raise _leaf_inplace_error()
         if self._base is not None:
             ops.check_inplace_view(self)
-        if self._a.__class__ is not np.ndarray:
-            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         src = self
         if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
@@ -1068,8 +1113,6 @@ class Tensor:
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
         general path otherwise, which also owns every error message."""
         a = self._a
-        if a.__class__ is not np.ndarray:
-            a = self._a = np.asarray(a)     # a ufunc's 0-d result is a numpy scalar: give it storage to write
         if (self._base is None and not self._inference and a.dtype.kind == "f"
                 and not (autograd._grad_enabled[0] and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):
@@ -1112,7 +1155,9 @@ class Tensor:
     def mul_(self, other):
         return self._inplace_arith(ops.mul, np.multiply, other)
 
-    def div_(self, other):
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            return self._inplace(lambda a, b: ops.div_rounding(a, b, rounding_mode), other)
         return self._inplace_arith(ops.div, np.true_divide, other)
 
     def zero_(self):
@@ -1134,6 +1179,20 @@ class _Device:
 
 
 _CPU = _Device()
+
+_DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+                 "meta, hpu, mtia, privateuseone")
+
+
+def _check_device(text: str) -> None:
+    """A device string names one of PyTorch's device types (gradcli computes on the CPU whatever it names)."""
+    kind = text.partition(":")[0]
+    if kind not in _DEVICE_TYPES.split(", "):
+        raise RuntimeError(f"Expected one of {_DEVICE_TYPES} device type at start of device string: {text}")
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")      # as PyTorch's CPU build says
+    if kind != "cpu":
+        raise NotImplementedError(f"gradcli computes on the CPU only, not on device '{text}'")
 
 
 def _zero_dim_size(dim):

@@ -9,12 +9,13 @@ from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, sha
 from gradcli.engine.ops.arith import (add, clone, compare, div, exp, fill, mul, neg, power, rdiv, reciprocal,
                                       rsub, scalar_power, sub, to_dtype, unbind0)
 from gradcli.engine.ops.elementwise import (abs, acos, asin, atan, atan2, bitwise_and, bitwise_not, bitwise_or,
-                                            bitwise_xor, ceil, clamp, clamp_max, clamp_min, copy, cos, cosh, elu, erf,
-                                            exp2, expm1, floor, floor_divide, frac, gelu, hardtanh, isfinite, isinf,
-                                            isnan, leaky_relu, lerp, log, log1p, log2, log10, logical_and, logical_not,
-                                            logical_or, logical_xor, logsigmoid, masked_fill, maximum, minimum, relu,
-                                            remainder, round, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus,
-                                            sqrt, square, tan, tanh, trunc, where)
+                                            bitwise_xor, ceil, clamp, clamp_max, clamp_min, copy, cos, cosh,
+                                            div_rounding, elu, erf, exp2, expm1, floor, floor_divide, floor_divide_,
+                                            frac, gelu, hardtanh, isfinite, isinf, isnan, leaky_relu, lerp, log,
+                                            log10, log1p, log2, logical_and, logical_not, logical_or, logical_xor,
+                                            logsigmoid, lshift, masked_fill, maximum, minimum, relu, remainder, round,
+                                            rshift, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus, sqrt,
+                                            square, tan, tanh, trunc, where)
 from gradcli.engine.ops.indexing import getitem, setitem
 from gradcli.engine.ops.linalg import (bmm, det, diag, diag_embed, diagonal, dot, einsum, inverse, matmul, mm, mv,
                                        outer, trace, vdot)

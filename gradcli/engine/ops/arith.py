@@ -6,8 +6,8 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
-from gradcli.engine.recording import (Op, Out, compute, fit_for, floating, needs_grad, operands, record,
-                                      saved_input, version_check)
+from gradcli.engine.recording import (Op, Out, checked_scalar, compute, fit_for, floating, needs_grad, operands, record,
+                                      result_dtype, saved_input, version_check)
 from gradcli.engine.tensor import Tensor
 
 
@@ -86,9 +86,10 @@ UNBIND      = Op("UnbindBackward0",     False, (lambda F, g, shape, index: F.sca
 def _float_number_case(a: Tensor, b) -> bool:
     """The hot case `float tensor <op> Python number`, where numpy's promotion already agrees with
     PyTorch's (NEP 50 keeps float32 * 1.0001 in float32)."""
-    return (b.__class__ is float or b.__class__ is int) and a._a.dtype.kind == "f"
+    return (b.__class__ is float or b.__class__ is int and -_INT64_END <= b < _INT64_END) and a._a.dtype.kind == "f"
 
 
+_INT64_END = 1 << 63                      # Python ints past int64 take the general path (recording.operands)
 _IN_FORMULA = autograd._in_formula        # inside a create_graph backward formula (not a user hook)
 
 
@@ -101,7 +102,25 @@ def div_scalar(a: Tensor, value) -> Tensor:
     return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
 
 
+def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
+    """PyTorch's checks of `alpha` against the result's dtype."""
+    cls = alpha.__class__
+    if cls is not int and cls is not float and cls is not bool:
+        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    npdt = result_dtype(a, b).np
+    if cls is bool:
+        if npdt.kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif cls is float:
+        if npdt.kind in "iub":
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    else:
+        checked_scalar(alpha, npdt)
+
+
 def add(a: Tensor, b, alpha=1) -> Tensor:
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha("add", a, b, alpha)
     if _float_number_case(a, b):
         if _IN_FORMULA[0] and alpha == 1:
             return record(ADD_SCALAR, a._a + b, (a,), ())
@@ -112,20 +131,33 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
 
 
 def sub(a: Tensor, b, alpha=1) -> Tensor:
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if _IN_FORMULA[0] and alpha == 1:
             return record(SUB_SCALAR, a._a - b, (a,), ())
         return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
-    if a._a.dtype == np.bool_ and (b.__class__ is Tensor and b._a.dtype == np.bool_ or b is True or b is False):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y if alpha == 1 else y * alpha)
     return record(SUB, out, (a, b), (alpha,), fit=fit_for(out, a, b))
 
 
+def _check_bool_subtraction(a, b) -> None:
+    """PyTorch refuses `-` on bool operands (a Python bool counts as a bool tensor)."""
+    a_bool = a.__class__ is bool or a.__class__ is Tensor and a._a.dtype == np.bool_
+    b_bool = b.__class__ is bool or b.__class__ is Tensor and b._a.dtype == np.bool_
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def rsub(a: Tensor, b) -> Tensor:
     """`number - tensor`."""
+    _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, y, x)
     return record(RSUB, out, (a,), (), fit=fit_for(out, a))
@@ -198,6 +230,8 @@ def scalar_power(x: np.ndarray, e):
             return 1 / (x * x)
         if e == 1:
             return x.copy()
+    if x.dtype == np.bool_:             # bool ** bool stays bool (numpy's power would give int8)
+        return x.copy() if e else np.ones_like(x)
     return np.power(x, x.dtype.type(e))
 
 
@@ -213,17 +247,35 @@ def power(a, b) -> Tensor:
         return record(POW_SCALAR, out, (a,), (saved_input(a, x), b), (version_check(a),), fit_for(out, a))
     if a.__class__ is Tensor:
         x, y = operands(a, b)
-        out = compute(np.power, x, y)
+        out = compute(_power_array, x, y)
         if not needs_grad(a, b):
             return Tensor(out)
         saved = (saved_input(a, x), saved_input(b, y), Out(out))
         checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
         return record(POW_TENSOR, out, (a, b), saved, checks or None, fit_for(out, a, b))
     x, y = operands(a, b)       # a is a Python number, b a tensor
-    out = compute(np.power, x, y)
+    out = compute(_power_array, x, y)
     if not needs_grad(b):
         return Tensor(out)
     return record(POW_BASE, out, (b,), (a, Out(out)), None, fit_for(out, b))
+
+
+def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x ** y for a tensor exponent: integers to a negative power as PyTorch's kernel gives them (1 and -1
+    keep their magnitude, everything else is 0), where numpy refuses; no bool ** bool, as in PyTorch."""
+    kind = x.dtype.kind
+    if kind == "b":
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if kind in "iu" and (y < 0).any():
+        negative = y < 0
+        with np.errstate(all="ignore"):
+            out = np.power(x, np.where(negative, 0, y))
+        if kind == "i":
+            small = np.where(x == -1, np.where(y % 2 == 0, 1, -1), np.where(x == 1, 1, 0)).astype(x.dtype)
+        else:
+            small = (x == 1).astype(x.dtype)
+        return np.asarray(np.where(negative, small, out), dtype=out.dtype)
+    return np.power(x, y)
 
 
 def exp(a: Tensor) -> Tensor:
@@ -258,7 +310,7 @@ def fill(a: Tensor, value, zero=False) -> Tensor:
                                f"{value._a.ndim} dimensions.")
         out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
         return record(FILL_TENSOR, out, (a, value), (), fit=[None, (value._a.shape, value._a.dtype)])
-    out = np.full(a._a.shape, value, dtype=a._a.dtype)
+    out = np.full(a._a.shape, checked_scalar(value, a._a.dtype), dtype=a._a.dtype)
     return record(ZERO if zero else FILL, out, (a,), ())
 
 

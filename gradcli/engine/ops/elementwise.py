@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.ops.arith import power
-from gradcli.engine.recording import (Op, Out, broadcast_error, compute, fit_for, floating, needs_grad, operands,
+from gradcli.engine.recording import (Op, Out, broadcast_error, checked_scalar, compute, fit_for, floating, needs_grad, operands,
                                       record, result_dtype, saved_input, type_word, version_check)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
@@ -198,6 +198,7 @@ REMAINDER        = Op("RemainderBackward0",   False, (lambda F, g: g,))
 REMAINDER_TENSOR = Op("RemainderBackward1",   True,  (lambda F, g, self, other: g,
                                                       lambda F, g, self, other: -g * F.floor_divide(self, other)))
 NOT_IMPLEMENTED  = Op("NotImplemented",       False, (_not_implemented, _not_implemented))
+DIV_ROUNDING     = Op("DivBackward2",         False, (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)))
 COPY             = Op("CopyBackwards",        False, (lambda F, g: F.zeros_like(g),
                                                       lambda F, g: g))
 SOFTPLUS         = Op("SoftplusBackward0",    True,  (lambda F, g, self, beta, threshold:
@@ -259,7 +260,8 @@ def sign_array(x: np.ndarray) -> np.ndarray:
 
 def erf_array(x: np.ndarray) -> np.ndarray:
     """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
-    return np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+    # frompyfunc hands a 0-d input back as a Python float
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
 
 
 def div_floor_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -576,7 +578,7 @@ def relu(a: Tensor) -> Tensor:
     x = a._a
     if x.dtype == np.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = np.maximum(x, x.dtype.type(0))      # ~10x faster than np.where; nan propagates as in PyTorch
+    out = np.maximum(x, x.dtype.type(0), out=np.empty_like(x))   # ~10x faster than np.where; nan propagates
     zero = x == 0
     if zero.any():
         np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
@@ -672,6 +674,9 @@ def clamp(a: Tensor, min=None, max=None) -> Tensor:
         return _clamp_tensors(a, min, max)
     min, max = _bound_numbers(min, max)
     npdt = result_dtype(a, min, max).np
+    for bound in (min, max):
+        if bound is not None:
+            checked_scalar(bound, npdt)
     x = _cast(a, npdt)
     out = x
     if min is not None:
@@ -710,6 +715,8 @@ def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor
                         f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n"
                         f" * (Number {fn[6:]})\n"
                         f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n")
+    if bound.__class__ is not Tensor:
+        checked_scalar(bound, result_dtype(a, bound).np)
     x, y = operands(a, bound)
     out = compute(lambda p, q: np.where(p > q, q, p) if keep_below else np.where(p < q, q, p), x, y)
     if not needs_grad(a, bound):
@@ -779,9 +786,18 @@ def _tensor_inputs(a, b) -> tuple:
     return tuple(t for t in (a, b) if t.__class__ is Tensor)
 
 
-def floor_divide(a, b, name="floor_divide") -> Tensor:
-    """`a // b` (either side may be a number): PyTorch records no derivative, only a node that refuses
-    (named after the ATen op, `floor_divide_` for the in-place form)."""
+def floor_divide(a, b) -> Tensor:
+    """`a // b` and torch.floor_divide (either side may be a number)."""
+    return floor_divide_named(a, b, "floor_divide")
+
+
+def floor_divide_(a, b) -> Tensor:
+    return floor_divide_named(a, b, "floor_divide_")
+
+
+def floor_divide_named(a, b, name) -> Tensor:
+    """Floor division: PyTorch records no derivative, only a node that refuses (named after the ATen
+    op `name`, `floor_divide_` for the in-place form)."""
     x, y = operands(a, b)
     if x.dtype == np.bool_:
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
@@ -791,6 +807,31 @@ def floor_divide(a, b, name="floor_divide") -> Tensor:
     if x.dtype.kind != "f" or not needs_grad(a, b):
         return Tensor(out)
     return record(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
+
+
+def div_rounding(a, b, rounding_mode) -> Tensor:
+    """a / b rounded towards zero ("trunc") or down ("floor"); PyTorch's derivative of both is zero."""
+    if rounding_mode.__class__ is not str:
+        raise TypeError("div(): argument 'rounding_mode' must be str")
+    if rounding_mode != "trunc" and rounding_mode != "floor":
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    x, y = operands(a, b)
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    _integer_zero_division(x, y)
+    out = np.asarray(compute(div_floor_array if rounding_mode == "floor" else _div_trunc_array, x, y))
+    if x.dtype.kind != "f" or not needs_grad(a, b):
+        return Tensor(out)
+    return record(DIV_ROUNDING, out, (a, b), (), None, fit_for(out, a, b))
+
+
+def _div_trunc_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            return np.trunc(x / y)
+    q = np.abs(x) // np.abs(y)          # integers: exact, where x / y would round through float64
+    return np.where((x < 0) != (y < 0), -q, q).astype(x.dtype)
 
 
 def remainder(a, b) -> Tensor:
@@ -842,6 +883,9 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_word(c)}")
     npdt = result_dtype(input, other).np
+    for v in (input, other):
+        if v.__class__ is not Tensor:
+            checked_scalar(v, npdt)
     x, y = _cast(input, npdt), _cast(other, npdt)
     _broadcast_shapes(c.shape, np.shape(x), np.shape(y))
     out = np.asarray(np.where(c, x, y))
@@ -1047,7 +1091,7 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
-    fill = value._a if value.__class__ is Tensor else value
+    fill = value._a if value.__class__ is Tensor else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
     except ValueError:
@@ -1072,6 +1116,35 @@ def _bitwise(fn, name):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def _shift(name, left):
+    def op(a, b):
+        x, y = operands(a, b)
+        if x.dtype.kind in "fb":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
+        return Tensor(_shift_array(x, y, left))
+    op.__name__ = name
+    return op
+
+
+def _shift_array(x: np.ndarray, y: np.ndarray, left: bool) -> np.ndarray:
+    """PyTorch's CPU shifts: a count that is negative or at least the width gives 0 (and -1 for a
+    negative number shifted right), where numpy's result is the C compiler's undefined behaviour."""
+    bits = x.dtype.itemsize * 8
+    out_of_range = (y < 0) | (y >= bits)
+    count = np.where(out_of_range, 0, y).astype(x.dtype)
+    if left:
+        out = np.left_shift(x, count)
+        fill = 0
+    else:
+        out = np.right_shift(x, count)
+        fill = np.where(x < 0, -1, 0) if x.dtype.kind == "i" else 0
+    return np.asarray(np.where(out_of_range, fill, out), dtype=x.dtype)
+
+
+lshift = _shift("lshift", True)
+rshift = _shift("rshift", False)
 
 
 def bitwise_not(a: Tensor) -> Tensor:

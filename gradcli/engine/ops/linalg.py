@@ -309,10 +309,16 @@ def _einsum_inputs(lhs: str, count: int) -> list:
     return labels
 
 
-def einsum(equation: str, *operands) -> Tensor:
+def einsum(*args) -> Tensor:
     """PyTorch's einsum (Linear.cpp), step for step: diagonals for repeated labels, unsqueeze and permute
     every operand to one layout, then contract left to right with sums and bmm, so the recorded nodes
-    are PyTorch's."""
+    are PyTorch's. (Positional arguments only, as torch.einsum takes them.)"""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    equation, operands = args[0], args[1:]
+    if equation.__class__ is not str:
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
         operands = tuple(operands[0])
     if not operands:

@@ -664,7 +664,7 @@ def dropout(input, p=0.5, training=True, inplace=False) -> Tensor:
 
 
 def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
-    """torch.dropout(input, p, train): both arguments required, p unchecked as in the C++ function."""
+    """torch.dropout(input, p, train): both arguments required."""
     missing = [n for n, v in (("p", p), ("train", train)) if v is _NO_DIM]
     if missing:
         raise TypeError(f"dropout() missing {len(missing)} required positional arguments: "
@@ -674,6 +674,8 @@ def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
 
 
 def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
+    if not 0 <= p <= 1:             # PyTorch's C++ check, which NaN fails too (even when not training)
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     x = a._a
     if not training or p == 0 or x.size == 0:
         return a

@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
-from gradcli.engine import ops
+from gradcli.engine import ops, signatures
 from gradcli.engine.recording import (TYPE_WORDS, Op, Out, fit_for, needs_grad, record, reduction_dims, saved_input,
                                       type_word, version_check, wrap_dim)
 from gradcli.engine.tensor import Tensor
@@ -307,7 +307,15 @@ def _float_result(x: np.ndarray, fn: str) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------ sum, mean
 
+def _check_keepdim(fn: str, keepdim) -> None:
+    """PyTorch takes only a bool for keepdim (its parser's message is made in signatures.py)."""
+    if keepdim.__class__ is not bool:
+        raise TypeError(f"{fn}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+
+
 def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    if keepdim is not False:
+        _check_keepdim("sum", keepdim)
     x = a._a
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     if dim is None and not keepdim:
@@ -319,6 +327,8 @@ def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
 
 
 def mean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    if keepdim is not False:
+        _check_keepdim("mean", keepdim)
     x = a._a if dtype is None else a._a.astype(dtype.np)
     if x.dtype.kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
@@ -345,6 +355,7 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------ prod
 
 def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    _check_keepdim("prod", keepdim)
     x = a._a
     if dtype is not None:
         x = x.astype(dtype.np)
@@ -400,6 +411,7 @@ def reduce_min(a: Tensor, dim=None, keepdim=False, *, other=None):
 
 
 def _extreme(a: Tensor, dim, keepdim, other, name: str):
+    _check_keepdim(name, keepdim)
     if other is not None or dim.__class__ is Tensor:
         b = other if other is not None else dim
         return ops.maximum(a, b) if name == "max" else ops.minimum(a, b)
@@ -454,6 +466,7 @@ def amin(a: Tensor, dim=(), keepdim=False) -> Tensor:
 
 
 def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
+    _check_keepdim("amax" if largest else "amin", keepdim)
     x = a._a
     name = "amax" if largest else "amin"
     dims = _reduce_dims(dim, x.ndim)
@@ -483,6 +496,7 @@ def argmin(a: Tensor, dim=None, keepdim=False) -> Tensor:
 
 
 def _arg(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
+    _check_keepdim("argmax" if largest else "argmin", keepdim)
     x = a._a
     name = "argmax" if largest else "argmin"
     if x.dtype == np.bool_:
@@ -586,28 +600,12 @@ def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
 def _std_var_args(fn: str, args: tuple, kwargs: dict):
     """(dims or None, correction, keepdim) from PyTorch's three overloads of std/var:
     (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)."""
-    kwargs = dict(kwargs)
-    unknown = set(kwargs) - {"dim", "unbiased", "keepdim", "correction"}
-    if unknown:
-        raise TypeError(f"{fn}() got an unexpected keyword argument '{sorted(unknown)[0]}'")
-    if args and isinstance(args[0], bool) and "dim" not in kwargs:
-        if len(args) > 1:
-            raise TypeError(f"{fn}() received an invalid combination of arguments")
-        kwargs["unbiased"] = args[0]
-        args = ()
-    names = ("dim", "unbiased", "keepdim")
-    if len(args) > len(names):
-        raise TypeError(f"{fn}() takes at most 3 positional arguments ({len(args)} given)")
-    for name, value in zip(names, args):
-        if name in kwargs:
-            raise TypeError(f"{fn}() got multiple values for argument '{name}'")
-        kwargs[name] = value
-    if "unbiased" in kwargs and "correction" in kwargs:
-        raise TypeError(f"{fn}() received an invalid combination of arguments - got both unbiased and correction")
-    correction = kwargs.get("correction")
+    _, values = signatures.bound(f"Tensor.{fn}", args, kwargs)
+    correction = values.get("correction")
     if correction is None:
-        correction = 1 if kwargs.get("unbiased", True) else 0
-    return kwargs.get("dim"), correction, bool(kwargs.get("keepdim", False))
+        unbiased = values.get("unbiased")
+        correction = 0 if unbiased is False else 1
+    return values.get("dim"), correction, values.get("keepdim") or False
 
 
 def std(a: Tensor, *args, **kwargs) -> Tensor:
@@ -652,6 +650,7 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
 # ------------------------------------------------------------------------------------------- logsumexp
 
 def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
+    _check_keepdim("logsumexp", keepdim)
     _require_dim(dim, "logsumexp")
     x = a._a
     if x.dtype.kind != "f":
@@ -662,7 +661,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
     axis = dims if dims else tuple(range(x.ndim))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if x.ndim == 0:
-            out = x.copy()
+            out = x + x.dtype.type(0)      # log(exp(x - x)) + x: -0. comes out as 0., as in PyTorch
         elif x.size:
             maxes = np.max(x, axis=axis, keepdims=True)
             maxes[np.abs(maxes) == np.inf] = 0
@@ -707,10 +706,12 @@ def cumprod(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
 # ---------------------------------------------------------------------------------------------- all, any
 
 def reduce_all(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    _check_keepdim("all", keepdim)
     return _logical_reduce(a, dim, keepdim, np.all)
 
 
 def reduce_any(a: Tensor, dim=None, keepdim=False) -> Tensor:
+    _check_keepdim("any", keepdim)
     return _logical_reduce(a, dim, keepdim, np.any)
 
 

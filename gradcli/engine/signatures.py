@@ -1,0 +1,418 @@
+"""PyTorch's argument checking for calls a script makes: its signatures and the words of its messages.
+
+PyTorch binds a call to one of a function's signatures (overloads) and, when none takes the
+arguments, explains why in a fixed form. gradcli binds calls with Python instead, so a failed call
+reports Python's words and gradcli's own function names. `argument_error` turns such a failure back
+into PyTorch's message. It runs only after a call has failed, so correct calls pay nothing:
+
+* for the functions in `SIGNATURES` (the ones tutorials use most), it binds the arguments to
+  PyTorch's signatures as PyTorch's parser does and, when they do not fit, gives PyTorch's message,
+  including the long "received an invalid combination of arguments" text with its quirks (the
+  trailing ", " after keywords only; keywords that look "incorrect" because a signature's last word,
+  not its name, is compared);
+* for every other function, Python's binding messages (`got an unexpected keyword argument`,
+  `takes 2 positional arguments but 3 were given`, `missing ...`) are given the name the script
+  called, with a method's `self` no longer counted, as PyTorch counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gradcli.engine import dtypes
+# The module object only: tensor.py imports this module while it loads (Tensor.to binds with it).
+from gradcli.engine import tensor
+
+# ------------------------------------------------------------------------------------------ the table
+# One entry per callable: its signatures, each as PyTorch prints it; "hidden:" marks an overload PyTorch
+# accepts but never lists (a deprecated form), which still changes which message is given.
+_OUT = "Tensor out = None"
+_FACTORY_KW = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+               "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_TO_TAIL = "bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None"
+
+_STD_VAR_FUNCTION = [
+    "(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)",
+    "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)",
+    "(Tensor input, bool unbiased = True)"]
+_STD_VAR_METHOD = ["(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+                   "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+                   "(bool unbiased = True)"]
+_ANY_ALL_FUNCTION = ["(Tensor input, *, Tensor out = None)",
+                     "(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)",
+                     "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"]
+_ANY_ALL_METHOD = ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"]
+
+SIGNATURES = {
+    "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
+    "Tensor.matmul": ["(Tensor other)"],
+    "torch.mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)",
+                 "(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)"],
+    "Tensor.mm": ["(Tensor mat2)"],
+    "torch.mul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
+    "Tensor.mul": ["(Tensor other)"],
+    "torch.add": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+                  "hidden:(Tensor input, Number alpha, Tensor other, *, Tensor out = None)"],
+    "Tensor.add": ["(Tensor other, *, Number alpha = 1)", "hidden:(Number alpha, Tensor other)"],
+    "torch.sub": ["(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+                  "hidden:(Tensor input, Number alpha, Tensor other, *, Tensor out = None)"],
+    "Tensor.sub": ["(Tensor other, *, Number alpha = 1)", "hidden:(Number alpha, Tensor other)"],
+    "torch.div": ["(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+                  "(Tensor input, Number other, *, str rounding_mode)"],
+    "Tensor.div": ["(Tensor other)", "(Tensor other, *, str rounding_mode)", "(Number other, *, str rounding_mode)"],
+    "torch.sum": ["(Tensor input, *, torch.dtype dtype = None)",
+                  "(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, "
+                  "Tensor out = None)"],
+    "Tensor.sum": ["(*, torch.dtype dtype = None)",
+                   "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "torch.mean": ["(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+                   "(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, "
+                   "Tensor out = None)"],
+    "Tensor.mean": ["(*, torch.dtype dtype = None)",
+                    "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "Tensor.to": [f"(torch.device device = None, torch.dtype dtype = None, {_TO_TAIL})",
+                  f"(torch.dtype dtype, {_TO_TAIL})", f"(Tensor tensor, {_TO_TAIL})"],
+    "torch.prod": ["(Tensor input, *, torch.dtype dtype = None)",
+                   "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)"],
+    "Tensor.prod": ["(*, torch.dtype dtype = None)", "(int dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "torch.max": ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.max": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "torch.min": ["(Tensor input, *, Tensor out = None)", "(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
+    "torch.std": _STD_VAR_FUNCTION,
+    "Tensor.std": _STD_VAR_METHOD,
+    "torch.var": _STD_VAR_FUNCTION,
+    "Tensor.var": _STD_VAR_METHOD,
+    "torch.any": _ANY_ALL_FUNCTION,
+    "Tensor.any": _ANY_ALL_METHOD,
+    "torch.all": _ANY_ALL_FUNCTION,
+    "Tensor.all": _ANY_ALL_METHOD,
+    "torch.amax": ["(Tensor input, tuple of ints dim = (), bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.amax": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "torch.amin": ["(Tensor input, tuple of ints dim = (), bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.amin": ["(tuple of ints dim = (), bool keepdim = False)"],
+    "torch.argmax": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.argmax": ["(int dim = None, bool keepdim = False)"],
+    "torch.argmin": ["(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.argmin": ["(int dim = None, bool keepdim = False)"],
+    "torch.logsumexp": ["(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)"],
+    "Tensor.logsumexp": ["(tuple of ints dim, bool keepdim = False)"],
+    "torch.where": ["(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+                    "(Tensor condition, Number self, Tensor other)", "(Tensor condition, Tensor input, Number other)",
+                    "(Tensor condition, Number self, Number other)"],
+    "Tensor.cumsum": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumsum_": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumprod": ["(int dim, *, torch.dtype dtype = None)"],
+    "Tensor.cumprod_": ["(int dim, *, torch.dtype dtype = None)"],
+    "torch.cumsum": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "torch.cumprod": ["(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"],
+    "Tensor.expand_as": ["(Tensor other)"],
+    "Tensor.reshape_as": ["(Tensor other)"],
+    "Tensor.view_as": ["(Tensor other)"],
+    "Tensor.roll": ["(tuple of ints shifts, tuple of ints dims = ())"],
+    "torch.roll": ["(Tensor input, tuple of ints shifts, tuple of ints dims = ())"],
+    "torch.remainder": ["(Tensor input, Tensor other, *, Tensor out = None)", "(Number self, Tensor other)",
+                        "(Tensor input, Number other, *, Tensor out = None)"],
+    "torch.pow": ["(Tensor input, Tensor exponent, *, Tensor out = None)",
+                  "(Number self, Tensor exponent, *, Tensor out = None)",
+                  "(Tensor input, Number exponent, *, Tensor out = None)"],
+    "torch.ones": [f"(tuple of ints size, {_FACTORY_KW})"],
+    "torch.zeros": [f"(tuple of ints size, {_FACTORY_KW})"],
+    "torch.full": [f"(tuple of ints size, Number fill_value, {_FACTORY_KW})"],
+    "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "
+                     "bool requires_grad = False, bool pin_memory = False)"],
+}
+
+
+class _Param:
+    __slots__ = ("type", "name", "optional", "keyword_only", "word_type", "word_name")
+
+    def __init__(self, text: str, keyword_only: bool):
+        head, eq, _ = text.partition(" = ")
+        self.type, _, self.name = head.rpartition(" ")
+        self.optional = bool(eq)
+        self.keyword_only = keyword_only
+        # what PyTorch's message formatter reads from the same text: everything before the last
+        # space is the "type" and the last word the "name" (so `Number alpha = 1` is named "1")
+        self.word_type, _, self.word_name = text.rpartition(" ")
+
+
+class _Signature:
+    __slots__ = ("text", "hidden", "params", "words", "min_args", "max_args", "max_positional")
+
+    def __init__(self, text: str):
+        self.hidden = text.startswith("hidden:")
+        self.text = text.removeprefix("hidden:")
+        parts = self.text[1:-1].split(", ") if self.text != "()" else []
+        self.params, keyword_only = [], False
+        for part in parts:
+            if part == "*":
+                keyword_only = True
+            else:
+                self.params.append(_Param(part, keyword_only))
+        # PyTorch's message formatter splits the same text its own way: "*" counts as an argument,
+        # and so does the empty text of "()"
+        self.words = [_Param(p, False) for p in (parts or [""])]
+        self.min_args = sum(not p.optional for p in self.params)
+        self.max_args = len(self.params)
+        self.max_positional = sum(not p.keyword_only for p in self.params)
+
+
+_TABLE = {name: [_Signature(s) for s in sigs] for name, sigs in SIGNATURES.items()}
+
+
+# ------------------------------------------------------------------------------------------ binding
+
+def type_name(value) -> str:
+    """The type name PyTorch's messages give a value (Python's own for plain values)."""
+    cls = value.__class__
+    if cls is dtypes.DType:
+        return "torch.dtype"
+    if cls is tensor.Size:
+        return "torch.Size"
+    name = cls.__name__
+    if name == "_Device":
+        return "torch.device"
+    if name == "Generator":
+        return "torch._C.Generator"
+    if name == "ScriptFunction":
+        return "function"
+    return name
+
+
+def _is_int(v) -> bool:
+    return v.__class__ is int
+
+
+# functions whose Tensor parameters also take a Python number (PyTorch wraps it in a 0-d tensor)
+_NUMBERS_AS_TENSORS = frozenset(("add", "sub", "mul", "div"))
+
+
+def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
+    cls = value.__class__
+    if ptype == "Tensor":
+        return cls is tensor.Tensor or numbers_as_tensors and (cls is int or cls is float or cls is bool)
+    if ptype == "Number":
+        return cls is int or cls is float or cls is bool
+    if ptype == "int":
+        return cls is int
+    if ptype == "bool":
+        return cls is bool
+    if ptype == "str":
+        return cls is str
+    if ptype == "torch.dtype":
+        return cls is dtypes.DType
+    if ptype == "torch.device":
+        return cls is str or cls is int or type_name(value) == "torch.device"
+    if ptype == "tuple of ints":
+        return cls is int or ((cls is tuple or cls is list or cls is tensor.Size)
+                              and all(e.__class__ is int or e.__class__ is bool for e in value))
+    if ptype == "object":
+        return True
+    return False
+
+
+_UNSIZED_LISTS = ("size", "shape", "dims")
+
+
+def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
+    """None when the arguments fit the signature, else PyTorch's message for the first misfit."""
+    nargs = len(args)
+    first = sig.params[0] if sig.params else None
+    if nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1 \
+            and first.name in _UNSIZED_LISTS and _is_int(args[0]):
+        # an int list of any length that is the only positional parameter may be given as separate
+        # ints: ones(2, 3) (not `dim`, a list PyTorch declares with a length of 1)
+        for i, v in enumerate(args):
+            if v.__class__ is not int and v.__class__ is not bool:
+                return (f"{name}(): argument '{first.name}' failed to unpack the object at pos {i + 1} with error "
+                        f"\"type must be tuple of ints,but got {type_name(v)}\"")
+        args, nargs = (tuple(args),), 1
+    if nargs > sig.max_positional:
+        n = sig.max_positional
+        return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {nargs} "
+                f"{'was' if nargs == 1 else 'were'} given")
+    used = 0
+    for i, p in enumerate(sig.params):
+        if i < nargs and not p.keyword_only:
+            value, where = args[i], f" (position {i + 1})"
+        elif p.name in kwargs:
+            value, where = kwargs[p.name], ""
+            used += 1
+        elif p.optional:
+            continue
+        else:
+            missing = [q.name for q in sig.params[i:] if not q.optional and q.name not in kwargs]
+            return (f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
+                    + ", ".join(f'"{m}"' for m in missing))
+        if value is None and p.optional:
+            continue
+        if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
+            return f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(value)}"
+    if used < len(kwargs):          # the keywords left over, checked last (as PyTorch does)
+        positional = {p.name for i, p in enumerate(sig.params) if i < nargs and not p.keyword_only}
+        names = {p.name for p in sig.params}
+        for k in kwargs:
+            if k in positional:
+                return f"{name}() got multiple values for argument '{k}'"
+            if k not in names:
+                return f"{name}() got an unexpected keyword argument '{k}'"
+    return None
+
+
+def _described(args: tuple, kwargs: dict) -> str:
+    """`(Tensor, int, dim=int, )`: the arguments' types, as PyTorch lists what it got (the trailing
+    ", " stays when there are keywords only)."""
+    text = "(" + "".join(f"{type_name(a)}, " for a in args) + "".join(f"{k}={type_name(v)}, " for k, v in kwargs.items())
+    if args:
+        text = text[:-2]
+    return text + ")"
+
+
+def _word_fits(word_type: str, value) -> bool:
+    """How the message formatter matches a value against a signature's "type" words."""
+    t = type_name(value)
+    if word_type == "float":
+        return t in ("float", "int")
+    if word_type == "int":
+        return t == "int"
+    return t == word_type
+
+
+def _marked(sig: _Signature, args: tuple, kwargs: dict) -> str:
+    """The arguments' types with each one that does not fit its position between `!` marks."""
+    parts = []
+    values = list(args) + list(kwargs.values())
+    keys = [None] * len(args) + list(kwargs)
+    for i, (v, k) in enumerate(zip(values, keys)):
+        fits = i < len(sig.words) and _word_fits(sig.words[i].word_type, v)
+        text = (f"{k}=" if k is not None else "") + _value_words(v)
+        parts.append(text if fits else f"!{text}!")
+    text = "(" + "".join(p + ", " for p in parts)
+    if args:
+        text = text[:-2]
+    return text + ")"
+
+
+def _value_words(v) -> str:
+    cls = v.__class__
+    if cls is tuple or cls is list:
+        inner = ", ".join(type_name(e) for e in v)
+        if cls is tuple:
+            return f"tuple of ({inner}{',' if len(v) == 1 else ''})"
+        return f"list of [{inner}]"
+    return type_name(v)
+
+
+def _unmatched_keywords(sig: _Signature, kwargs: dict) -> list:
+    start = max(len(sig.words) - len(kwargs), 0)
+    names = {w.word_name for w in sig.words[start:]}
+    return [k for k in kwargs if k not in names]
+
+
+def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> str:
+    # PyTorch gathers the keywords into a C++ hash map first, which hands small sets of them back in
+    # the reverse of the order they were given
+    kwargs = dict(reversed(kwargs.items()))
+    head = f"{name}() received an invalid combination of arguments - "
+    n = len(args) + len(kwargs)
+    if len(sigs) == 1:
+        sig = sigs[0]
+        unmatched = _unmatched_keywords(sig, kwargs) if kwargs else []
+        if unmatched:
+            return head + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        got = _marked(sig, args, kwargs) if n == len(sig.words) else _described(args, kwargs)
+        return head + f"got {got}, but expected {sig.text}"
+    lines = [head + f"got {_described(args, kwargs)}, but expected one of:"]
+    for sig in sigs:
+        lines.append(f" * {sig.text}")
+        if n == len(sig.words):
+            unmatched = _unmatched_keywords(sig, kwargs) if kwargs else []
+            if unmatched:
+                lines.append("      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched))
+            else:
+                lines.append("      didn't match because some of the arguments have invalid types: "
+                             + _marked(sig, args, kwargs))
+    return "\n".join(lines) + "\n"
+
+
+def check(key: str, args: tuple, kwargs: dict) -> str | None:
+    """PyTorch's message for calling `key` ("torch.add", "Tensor.add") with these arguments, or None
+    when PyTorch's parser would take them. For a method, `args` leaves out the tensor itself."""
+    sigs = _TABLE.get(key)
+    if sigs is None:
+        return None
+    name = key.rpartition(".")[2]
+    if len(sigs) == 1:
+        return _bind(name, sigs[0], args, kwargs)
+    for sig in sigs:
+        if _bind(name, sig, args, kwargs) is None:
+            return None
+    n = len(args) + len(kwargs)
+    shown = [s for s in sigs if not s.hidden]
+    plausible = [s for s in shown if s.min_args <= n <= s.max_args]
+    if len(plausible) == 1:
+        message = _bind(name, plausible[0], args, kwargs)
+        if message is not None:
+            return message
+    return _invalid_combination(name, shown, args, kwargs)
+
+
+def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
+    """Which signature of `key` the arguments fit (its index) and the values by parameter name, with
+    the defaults filled in; a TypeError with PyTorch's message when none fits."""
+    for index, sig in enumerate(_TABLE[key]):
+        if _bind("", sig, args, kwargs) is None:
+            values = {}
+            for i, p in enumerate(sig.params):
+                if i < len(args) and not p.keyword_only:
+                    values[p.name] = args[i]
+                elif p.name in kwargs:
+                    values[p.name] = kwargs[p.name]
+                else:
+                    values[p.name] = None
+            return index, values
+    raise TypeError(check(key, args, kwargs))
+
+
+# --------------------------------------------------------------------------- Python's binding errors
+
+_PYTHON_BINDING = re.compile(
+    r"^(?P<func>[\w.<>]+)\(\) (?P<rest>got an unexpected keyword argument '\w+'|got multiple values for argument '\w+'"
+    r"|takes (?P<takes>\d+|from \d+ to \d+) positional arguments? but (?P<given>\d+) (?:was|were) given"
+    r"|missing (?P<missing>\d+) required (?P<kind>positional|keyword-only) arguments?: (?P<names>.*)"
+    r"|got some positional-only arguments passed as keyword arguments: .*)$", re.S)
+
+
+def rename_binding_error(message: str, name: str, method: bool, native: bool, no_args=False) -> str | None:
+    """Python's message for a call that did not bind, said of `name` as PyTorch says it (`method`: a
+    tensor method, whose `self` PyTorch does not count; `native`: a function PyTorch writes in C++,
+    whose wording differs a little from Python's; `no_args`: a method that takes no arguments); None
+    when the message is not one of Python's binding messages."""
+    m = _PYTHON_BINDING.match(message)
+    if m is None or m["func"] == name:      # not Python's, or already said of the public name
+        return None
+    rest = m["rest"]
+    if no_args and rest.startswith("got"):
+        return f"TensorBase.{name}() takes no keyword arguments"
+    if rest.startswith("got some positional-only"):      # a parameter PyTorch has no keyword for
+        keyword = re.search(r"'(\w+)'", rest).group(1)
+        return f"{name}() got an unexpected keyword argument '{keyword}'"
+    if m["takes"] is not None:
+        given = int(m["given"]) - method
+        takes = m["takes"]
+        if method:
+            takes = re.sub(r"\d+", lambda d: str(int(d.group()) - 1), takes)
+        if takes == "0":
+            return f"TensorBase.{name}() takes no arguments ({given} given)"
+        plural = "" if takes == "1" else "s"
+        return f"{name}() takes {takes} positional argument{plural} but {given} {'was' if given == 1 else 'were'} given"
+    if m["missing"] is not None and native:
+        names = re.findall(r"'(\w+)'", m["names"])
+        plural = "s" if len(names) == 1 else ""
+        return f"{name}() missing {len(names)} required {m['kind']} argument{plural}: " + ", ".join(
+            f'"{n}"' for n in names)
+    return f"{name}() {rest}"

@@ -1,0 +1,65 @@
+"""Every torch function and tensor method a script can reach, called with arguments that do not fit (a
+keyword it does not take, a string where a tensor goes, too many positionals, none at all): whatever
+the error, its message must speak of what the script called, never of gradcli's own code. (PyTorch's
+own Python functions, F.mse_loss(x, 's') say, fail with "'str' object has no attribute 'size'": such an
+AttributeError is PyTorch's message too, so only internal names are refused.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import run_script
+from gradcli import access, stdlib
+
+# A name only gradcli's code has: a leading underscore, a nested function's qualified name, the package.
+INTERNAL = re.compile(r"(?<![\w'])_+[A-Za-z]\w*|<locals>|<lambda>|\bgradcli\b|\bnp\b|numpy|ndarray")
+
+
+def _torch_functions() -> list[str]:
+    paths, stack = [], [("torch", stdlib.TORCH)]
+    while stack:
+        path, mod = stack.pop()
+        for name, obj in mod.members.items():
+            if isinstance(obj, stdlib.ScriptModule):
+                stack.append((f"{path}.{name}", obj))
+            elif callable(obj) and not isinstance(obj, type):
+                paths.append(f"{path}.{name}")
+    return sorted(paths)
+
+
+def _tensor_methods() -> list[str]:
+    from gradcli.engine.tensor import Tensor
+    return sorted(n for n in access.TENSOR_ATTRS if callable(getattr(Tensor, n, None)))
+
+
+_BAD_CALLS = ["(zzz_bad=1)", "(x, zzz_bad=1)", "('s')", "(x, 's')", "(x, x, x, x, x, x, x, x, x, x)", "()"]
+_BAD_METHOD_CALLS = ["(zzz_bad=1)", "('s')", "(x, 's')", "(x, x, x, x, x, x, x, x, x, x)"]
+
+
+def _message(code: str) -> str | None:
+    result = run_script("import torch\nx = torch.ones(2, 2)\n" + code + "\n", "<call>")
+    if result.error is None:
+        return None
+    return f"{result.error.kind}: {result.error.message}"
+
+
+def _check(code: str) -> None:
+    message = _message(code)
+    if message is None:
+        return
+    leaked = INTERNAL.search(message.split(": ", 1)[1])
+    assert leaked is None, f"{code}: {message}"
+
+
+@pytest.mark.parametrize("path", _torch_functions())
+def test_torch_function_with_wrong_arguments(path):
+    for call in _BAD_CALLS:
+        _check(f"{path}{call}")
+
+
+@pytest.mark.parametrize("name", _tensor_methods())
+def test_tensor_method_with_wrong_arguments(name):
+    for call in _BAD_METHOD_CALLS:
+        _check(f"x.{name}{call}")
