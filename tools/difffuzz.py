@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import re
 import io
 import random
 import sys
@@ -77,8 +78,9 @@ GROUPS = [
     "cumsum cumprod softmax log_softmax".split(),
     "add sub mul div maximum minimum pow atan2 eq ne lt le gt ge remainder floor_divide logical_and "
     "logical_or logical_xor".split(),
-    "ones zeros rand randn empty".split(),
-    "ones_like zeros_like rand_like randn_like empty_like".split(),
+    # (not empty / empty_like: their values are unspecified)
+    "ones zeros rand randn".split(),
+    "ones_like zeros_like rand_like randn_like".split(),
     "float32 float64 float16 bfloat16 int64 int32 int16 int8 uint8 bool double float long int half".split(),
     "view reshape".split(),
     "squeeze unsqueeze flatten".split(),
@@ -270,6 +272,26 @@ def key_for(case: dict):
     return key
 
 
+# Families of classes for the report's summary: the first pattern that matches a class key names it.
+FAMILIES = [
+    ("crash: gradcli's process died or a Python exception escaped", r"crash"),
+    ("integer overflow: PyTorch's OverflowError / 'cannot be converted ... without overflow' / 'Overflow when "
+     "unpacking'", r"[Oo]verflow|too big to convert|out of bounds for uint8|negative int to unsigned|SymInt"),
+    ("argument checking: PyTorch's parser messages for a wrong argument type or count ('received an invalid "
+     "combination', 'must be int, not float', 'takes N positional arguments')",
+     r"TypeError|invalid combination|must be (int|bool|tuple)|positional argument|unexpected keyword"),
+    ("printed output: values, grad_fn names or gradients differ", r"^printed output"),
+    ("gradcli raises where PyTorch runs", r"^gradcli error where PyTorch runs"),
+    ("gradcli runs where PyTorch raises", r"^gradcli runs where"),
+    ("another exception type", r" instead of "),
+    ("another message for the same exception type", r"^message"),
+]
+
+
+def family_of(key: str) -> str:
+    return next((name for name, pattern in FAMILIES if re.search(pattern, key)), "other")
+
+
 def classify(cases: list[dict], got: dict, want: dict):
     classes = defaultdict(list)
     set_aside = defaultdict(int)
@@ -296,6 +318,13 @@ def report(title: str, cases: list[dict], got: dict, want: dict, gpool, tpool, m
            f"{len(cases)} variants: {same} agree, {differing} differ in {len(classes)} classes, "
            f"{sum(set_aside.values())} set aside ({', '.join(f'{k}: {v}' for k, v in sorted(set_aside.items())) or 'none'}); "
            f"gradcli crashed (a Python exception escaped) on {crashes}.", ""]
+    families = defaultdict(lambda: [0, 0])
+    for key, members in classes.items():
+        families[family_of(key)][0] += 1
+        families[family_of(key)][1] += len(members)
+    out += ["| family | classes | variants |", "|---|---|---|"]
+    out += [f"| {name} | {c} | {v} |" for name, (c, v) in sorted(families.items(), key=lambda kv: -kv[1][1])]
+    out.append("")
     run_both = dt.both_runner(gpool, tpool)
     for n, (key, members) in enumerate(sorted(classes.items(), key=lambda kv: (-len(kv[1]), kv[0])), 1):
         first = members[0]
@@ -303,7 +332,7 @@ def report(title: str, cases: list[dict], got: dict, want: dict, gpool, tpool, m
         if minimal:
             source = dt.minimize(source, key_for(first), run_both)
         g, w = run_both({"r": source})["r"]
-        out += [f"## {n}. {key}", "",
+        out += [f"## {n}. {key}", "", f"family: {family_of(key)}", "",
                 f"{len(members)} variant(s); first: {first['id']} (from {first['base']}: {label_of(first)})", "",
                 "```python", source.rstrip("\n"), "```", ""]
         out += [f"- {line}" for line in dt.describe(g, w)] + [""]
