@@ -224,6 +224,9 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
         sys.stderr.write(f"gradcli: --seed {seed}: {e}\n")
         return EXIT_USAGE
     why = _diagnosis(session, source, filename, started)
+    if timeout:
+        from gradcli import parser
+        parser.load()       # the grammar's tables (built afresh when the cache is cold): not the script's time
     deadline = limits.Deadline(timeout, filename).start()     # --timeout: TimedOut, status 124
     try:
         if nan_check:

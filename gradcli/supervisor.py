@@ -30,6 +30,11 @@ from gradcli import limits
 # Seconds past the deadline before the supervisor acts: time for the timer to land and report. Once
 # it has landed (the worker is unwinding and reporting, which a loaded machine may slow), twice more.
 GRACE = 1.0
+# Until the worker publishes a deadline of its own (a script starts, standard input is read), it is
+# starting up: imports, and the parse tables, which a cold cache builds afresh. That is gradcli's
+# time, not the script's; a loaded machine may take seconds over it.
+STARTUP = 5.0
+POLL = 0.1                  # seconds between two looks at the page
 
 # Signals passed on to the worker when a process sends them to the supervisor. From the terminal
 # (si_code SI_KERNEL), Ctrl-C and Ctrl-\ reach the worker by themselves, in the same process group.
@@ -45,7 +50,7 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
     supervisor, wait for the worker and exit with its status, never returning. `name` is what a
     timeout names until the worker has published a script of its own."""
     board = limits.Board()
-    board.publish(time.monotonic() + seconds, seconds, name)
+    board.publish(time.monotonic() + STARTUP + seconds, seconds, name)
     sys.stdout.flush()
     sys.stderr.flush()
     watched = set(_FORWARDED) | {signal.SIGCHLD}
@@ -78,7 +83,8 @@ def _wait(pid: int, board: limits.Board, watched: set, jsonl: bool) -> int:
             if board.read()[0] == deadline:
                 return _stop(pid, board, jsonl)
             continue
-        info = signal.sigtimedwait(watched, left)
+        # wake often: the worker moves its deadline (a new script) without telling us
+        info = signal.sigtimedwait(watched, min(left, POLL))
         if info is not None and info.si_signo != signal.SIGCHLD and info.si_code <= 0:
             try:
                 os.kill(pid, info.si_signo)      # sent by a process (kill, a test runner): pass it on
