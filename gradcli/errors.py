@@ -7,6 +7,16 @@ EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
 EXIT_USAGE = 2
 
+# A message past this many characters (an assert with a 100 MB message, a huge string quoted by an
+# error) is cut, saying how much was left out: reports stay readable and cheap to write.
+MAX_MESSAGE = 4096
+
+
+def shortened(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}... [{len(message) - MAX_MESSAGE:,} more characters]"
+
 
 class ScriptError(Exception):
     """An error in a script, located at FILE:LINE:COL (line and col are 1-based; 0 means unknown)."""
@@ -15,6 +25,7 @@ class ScriptError(Exception):
 
     def __init__(self, kind: str, message: str, filename: str = "<script>", line: int = 0,
                  col: int = 0, source_line: str | None = None):
+        message = shortened(message)
         super().__init__(message)
         self.kind = kind            # the exception type a Python user would see: "RuntimeError", ...
         self.message = message
