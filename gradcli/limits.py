@@ -42,8 +42,9 @@ from gradcli.errors import ScriptError
 EXIT_TIMEOUT = 124          # as GNU timeout(1)
 
 # Integers past MAX_INT_BITS would make single operations slow enough to matter: at a million bits a
-# product takes 0.1 s and a division or gcd under a second, and they run in C, where neither the
-# timer nor the watchdog can stop them. At four million bits, division took 15 s and gcd 25 s.
+# product takes 0.1 s and a division or gcd under a second, and they run in C, where the timer cannot
+# stop them (only the supervisor can, by ending the process). At four million bits, division took 15 s
+# and gcd 25 s.
 MAX_INT_BITS = 1_000_000    # about 300,000 decimal digits
 MAX_ITEMS = 10 ** 8         # the longest string, list or tuple a script may build in one step
 CHUNK = 1 << 20             # C loops over longer ranges run in slices of this size, so the timer can stop them
