@@ -294,13 +294,18 @@ def _supervise(args) -> None:
     if not args.timeout or _runs_repl(args):
         return
     from gradcli import supervisor
-    if not supervisor.available():
-        return
+    if supervisor.available():
+        supervisor.supervise(args.timeout, _timed_name(args), args.format == "jsonl")
+
+
+def _timed_name(args) -> str:
+    """What a timeout names until the worker starts a script: the script given, or the command."""
     if args.code is not None:
-        name = "<string>"
-    else:
-        name = (getattr(args, "scripts", None) or [getattr(args, "script", None) or f"gradcli {args.command or ''}"])[0]
-    supervisor.supervise(args.timeout, "<stdin>" if name == "-" else name.strip(), args.format == "jsonl")
+        return "<string>"
+    if args.command is None:
+        return "<stdin>"
+    name = (getattr(args, "scripts", None) or [getattr(args, "script", None)])[0]
+    return "<stdin>" if name == "-" else name or f"gradcli {args.command}"
 
 
 def main(argv=None) -> int:

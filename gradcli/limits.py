@@ -393,12 +393,18 @@ def line_slot():
     return board.line if board is not None else None
 
 
-def _publish(seconds: float, name: str, fired: bool = False) -> None:
-    """Tell the supervisor the next `seconds` belong to `name` (a script starts, or its deadline
-    ends and gradcli goes on: the same allowance for whatever comes next)."""
+# Seconds the supervisor allows gradcli's own work between the deadlines of scripts (imports, the parse
+# tables, which a cold cache builds afresh, reports, the next file), on top of --timeout: that is not
+# the script's time, and a loaded machine may take seconds over it.
+OWN_TIME = 5.0
+
+
+def _publish(seconds: float, name: str, fired: bool = False, own: bool = False) -> None:
+    """Tell the supervisor the next `seconds` belong to `name`: a script (or reading one) starts;
+    with `own`, gradcli's own work goes on, with OWN_TIME more."""
     board = _BOARD[0]
     if board is not None:
-        board.publish(time.monotonic() + seconds, seconds, name, fired)
+        board.publish(time.monotonic() + seconds + (OWN_TIME if own else 0), seconds, name, fired)
 
 
 class Deadline:
@@ -432,7 +438,7 @@ class Deadline:
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
-            _publish(self.seconds, self.filename)
+            _publish(self.seconds, self.filename, own=True)
 
     def __enter__(self) -> "Deadline":
         return self.start()
@@ -482,6 +488,8 @@ def read_input(fd: int, name: str, seconds: float | None) -> bytes:
                 raise TimedOut("TimeoutError", f"{timeout_message(seconds)}, while reading the script", name)
         chunk = os.read(fd, CHUNK)
         if not chunk:
+            if seconds:
+                _publish(seconds, name, own=True)
             return bytes(data)
         data += chunk
         if most is not None and len(data) > most:

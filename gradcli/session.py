@@ -96,6 +96,7 @@ class Session:
         # name the line of a script it had to stop), so other scripts pay nothing for it.
         slot = limits.line_slot()
         self.where = [0] if slot is None else slot
+        self._supervised = slot is not None
         self.events = None
         # with provenance (`gradcli graph`), statements record which of them made each grad_fn node
         # (gradcli.provenance); sessions without it compile plain statements and pay nothing
@@ -175,7 +176,7 @@ class Session:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             tree = parser.parse(source, filename)
-            tracked = self.events is not None or self.track_lines or self.where.__class__ is not list
+            tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
                                      provenance=self.provenance).module(tree)

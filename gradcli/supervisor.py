@@ -30,10 +30,6 @@ from gradcli import limits
 # Seconds past the deadline before the supervisor acts: time for the timer to land and report. Once
 # it has landed (the worker is unwinding and reporting, which a loaded machine may slow), twice more.
 GRACE = 1.0
-# Until the worker publishes a deadline of its own (a script starts, standard input is read), it is
-# starting up: imports, and the parse tables, which a cold cache builds afresh. That is gradcli's
-# time, not the script's; a loaded machine may take seconds over it.
-STARTUP = 5.0
 POLL = 0.1                  # seconds between two looks at the page
 
 # Signals passed on to the worker when a process sends them to the supervisor. From the terminal
@@ -50,7 +46,7 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
     supervisor, wait for the worker and exit with its status, never returning. `name` is what a
     timeout names until the worker has published a script of its own."""
     board = limits.Board()
-    board.publish(time.monotonic() + STARTUP + seconds, seconds, name)
+    board.publish(time.monotonic() + limits.OWN_TIME + seconds, seconds, name)     # starting up
     sys.stdout.flush()
     sys.stderr.flush()
     watched = set(_FORWARDED) | {signal.SIGCHLD}
