@@ -45,14 +45,21 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
     """Fork. In the worker, return (the command goes on, its deadlines published); in the
     supervisor, wait for the worker and exit with its status, never returning. `name` is what a
     timeout names until the worker has published a script of its own."""
-    board = limits.Board()
+    try:
+        board = limits.Board()
+    except OSError:
+        return                  # no shared memory: the in-process timer alone, as without a supervisor
     board.publish(time.monotonic() + limits.OWN_TIME + seconds, seconds, name)     # starting up
     sys.stdout.flush()
     sys.stderr.flush()
     watched = set(_FORWARDED) | {signal.SIGCHLD}
     before = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     parent = os.getpid()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:             # out of processes: the same
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        return
     if pid == 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
         limits.end_with_parent(parent)
