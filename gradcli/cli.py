@@ -136,15 +136,20 @@ def _decode(data: bytes, filename: str) -> str:
                                 filename, line, col) from None
 
 
-def _read(path: str) -> tuple[str, str]:
-    if path == "-":
-        return _decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+def _read(path: str, timeout=None) -> tuple[str, str]:
+    """A script's text and the name it is reported under: read in chunks, within --max-memory and
+    (for standard input, which may never end) --timeout."""
+    name = "<stdin>" if path == "-" else path
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd = sys.stdin.fileno() if path == "-" else os.open(path, os.O_RDONLY)
+        try:
+            data = limits.read_input(fd, name, timeout)
+        finally:
+            if path != "-":
+                os.close(fd)
     except OSError as e:
-        raise OSError(f"gradcli: cannot read '{path}': {e.strerror or e}") from None
-    return _decode(data, path), path
+        raise OSError(f"gradcli: cannot read '{name}': {e.strerror or e}") from None
+    return _decode(data, name), name
 
 
 def _report(err: ScriptError, why: str | None = None) -> None:
@@ -219,7 +224,10 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
         sys.stderr.write(f"gradcli: --seed {seed}: {e}\n")
         return EXIT_USAGE
     why = _diagnosis(session, source, filename, started)
-    deadline = limits.Deadline(timeout, filename, hard_exit=True).start()     # --timeout: TimedOut, status 124
+    if timeout:
+        from gradcli import parser
+        parser.load()       # the grammar's tables (built afresh when the cache is cold): not the script's time
+    deadline = limits.Deadline(timeout, filename).start()     # --timeout: TimedOut, status 124
     try:
         if nan_check:
             from gradcli.nancheck import run_watched
@@ -247,9 +255,20 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
     if events is not None:
         events.end(True, started, filename)
     if check_grads:
-        from gradcli.checks import check_script
-        return check_script(source, filename, session.initial_seed)
+        return _check_grads(source, filename, session.initial_seed, timeout)
     return EXIT_OK
+
+
+def _check_grads(source: str, filename: str, seed, timeout) -> int:
+    """--check-grads, after the script has run: its replays get --timeout seconds of their own."""
+    from gradcli.checks import check_script
+    try:
+        with limits.Deadline(timeout, filename):
+            return check_script(source, filename, seed)
+    except limits.TimedOut as e:
+        e.message += ", while --check-grads replayed the script"
+        _report(e)
+        return e.exit_status
 
 
 def run_repl(args) -> int:
@@ -265,8 +284,33 @@ def run_repl(args) -> int:
                              format=args.format or "text", stable_ids=args.stable_ids, colour=colour))
 
 
+def _runs_repl(args) -> bool:
+    return args.code is None and (args.command == "repl" or (args.command is None and sys.stdin.isatty()))
+
+
+def _supervise(args) -> None:
+    """With --timeout, run the rest of the command in a worker process that a supervisor ends when it
+    overstays (gradcli.supervisor); without, nothing is forked nor imported."""
+    if not args.timeout or _runs_repl(args):
+        return
+    from gradcli import supervisor
+    if supervisor.available():
+        supervisor.supervise(args.timeout, _timed_name(args), args.format == "jsonl")
+
+
+def _timed_name(args) -> str:
+    """What a timeout names until the worker starts a script: the script given, or the command."""
+    if args.code is not None:
+        return "<string>"
+    if args.command is None:
+        return "<stdin>"
+    name = (getattr(args, "scripts", None) or [getattr(args, "script", None)])[0]
+    return "<stdin>" if name == "-" else name or f"gradcli {args.command}"
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    _supervise(args)
     _Terminal.colour = colour_wanted(sys.stderr, args.color or "auto")
     _Terminal.timing = args.timing
     options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids,
@@ -282,7 +326,7 @@ def main(argv=None) -> int:
             status = EXIT_OK
             for path in args.scripts:
                 try:
-                    source, name = _read(path)
+                    source, name = _read(path, args.timeout)
                 except OSError as e:
                     if args.format == "jsonl":
                         _fail(ScriptError("OSError", str(e).removeprefix("gradcli: "), path), args.format)
@@ -290,7 +334,7 @@ def main(argv=None) -> int:
                         sys.stderr.write(f"{e}\n")
                     status = status or EXIT_USAGE
                     continue
-                except ScriptSyntaxError as e:
+                except ScriptError as e:          # not UTF-8, or --timeout while reading standard input
                     _fail(e, args.format)
                     status = status or e.exit_status
                     continue
@@ -301,13 +345,17 @@ def main(argv=None) -> int:
             return importlib.import_module(COMMAND_MODULES[args.command]).run(args)
         if args.command == "repl" or sys.stdin.isatty():
             return run_repl(args)
-        source, name = _read("-")
+        try:
+            source, name = _read("-", args.timeout)
+        except OSError as e:
+            sys.stderr.write(f"{e}\n")
+            return EXIT_USAGE
         return run_text(source, name, **options)
     except KeyboardInterrupt:
         sys.stdout.flush()
         sys.stderr.write("KeyboardInterrupt\n")
         return EXIT_INTERRUPTED
-    except ScriptSyntaxError as e:
+    except ScriptError as e:              # before a script could run: not UTF-8, --timeout while reading
         _fail(e, args.format)
         return e.exit_status
     except BrokenPipeError:

@@ -10,6 +10,16 @@ EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
 EXIT_USAGE = 2
 
+# A message past this many characters (an assert with a 100 MB message, a huge string quoted by an
+# error) is cut, saying how much was left out: reports stay readable and cheap to write.
+MAX_MESSAGE = 4096
+
+
+def shortened(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}... [{len(message) - MAX_MESSAGE:,} more characters]"
+
 
 def source_line(source: str, line: int) -> str | None:
     """Line `line` (1-based) of `source` without its newline, or None. Lines end at "\n" only, as the
@@ -30,6 +40,7 @@ class ScriptError(Exception):
 
     def __init__(self, kind: str, message: str, filename: str = "<script>", line: int = 0,
                  col: int = 0, source_line: str | None = None):
+        message = shortened(message)
         super().__init__(message)
         self.kind = kind            # the exception type a Python user would see: "RuntimeError", ...
         self.message = message

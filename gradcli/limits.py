@@ -13,10 +13,13 @@ Three layers, from the most precise message to the bluntest guarantee:
     footprint plus the budget, so any allocation past it fails with MemoryError instead of
     waking the kernel's OOM killer; numpy's MemoryError is reported as PyTorch reports it;
   * the deadline: SIGALRM raises ScriptTimeout into the script (a `while True: pass` stops at
-    once), and with `hard_exit` a watchdog thread ends the process when the main thread stays
-    inside one long numpy call, where no signal is seen. The watchdog runs because numpy lets go
-    of the interpreter in its long loops; the C loops that do not (big integers, builtins over huge
-    ranges) are bounded or run in slices instead.
+    once, and the report names its line). A C call does not see the signal until it returns (a
+    long numpy call, `max(zip(range(10**12)))`, a sort of a huge list), so the `gradcli` command
+    runs under a supervising process (gradcli.supervisor) that ends it when a deadline published
+    here on a shared page has passed by more than a grace period; the running statement's line is
+    kept on that page too, so even then the report names it. The C loops gradcli can cut short
+    (builtins over huge ranges, big integers) are bounded or run in slices, so the timer can stop
+    them and say where.
 
 This module is a leaf: it imports nothing of gradcli but its errors, so the engine, the
 compiler and the command line can all use it.
@@ -25,21 +28,27 @@ compiler and the command line can all use it.
 from __future__ import annotations
 
 import math
+import mmap
 import os
+import select
 import signal
+import struct
 import sys
 import threading
+import time
 
 from gradcli.errors import ScriptError
 
 EXIT_TIMEOUT = 124          # as GNU timeout(1)
 
 # Integers past MAX_INT_BITS would make single operations slow enough to matter: at a million bits a
-# product takes 0.1 s and a division or gcd under a second, and they run in C, where neither the
-# timer nor the watchdog can stop them. At four million bits, division took 15 s and gcd 25 s.
+# product takes 0.1 s and a division or gcd under a second, and they run in C, where the timer cannot
+# stop them (only the supervisor can, by ending the process). At four million bits, division took 15 s
+# and gcd 25 s.
 MAX_INT_BITS = 1_000_000    # about 300,000 decimal digits
 MAX_ITEMS = 10 ** 8         # the longest string, list or tuple a script may build in one step
 CHUNK = 1 << 20             # C loops over longer ranges run in slices of this size, so the timer can stop them
+INPUT_SHARE = 8             # a script's text may take this share of the memory budget (parsing takes more)
 
 
 # ============================================================================ the memory budget
@@ -279,7 +288,6 @@ class TimedOut(ScriptError):
     exit_status = EXIT_TIMEOUT
 
 
-_GRACE = 2.0        # seconds the watchdog gives the script to stop after the signal, and to unwind
 _RETRY = 1.0        # the timer fires again at this interval until the script has stopped
 
 
@@ -290,6 +298,9 @@ def _seconds(s: float) -> str:
 def timeout_message(seconds: float) -> str:
     unit = "second" if seconds == 1 else "seconds"
     return f"stopped after {_seconds(seconds)} {unit} (--timeout {_seconds(seconds)})"
+
+
+UNINTERRUPTIBLE = "inside a computation that could not be interrupted"
 
 
 def _source_file(module: str) -> str | None:
@@ -329,21 +340,85 @@ def timed_out(e: ScriptTimeout, source: str, filename: str) -> TimedOut:
     return TimedOut("TimeoutError", timeout_message(seconds), filename, line, col).located(filename, source)
 
 
+class Board:
+    """A page shared between the `gradcli` command's supervisor and its worker (made before the fork):
+    the worker publishes the deadline of what it runs (monotonic time, the --timeout seconds, the
+    script's name), whether the timer has fired, and the running statement's line; the supervisor
+    reads them. time.monotonic() is the machine's clock, the same in both processes.
+
+    Layout: a sequence number, odd while the worker writes (the reader retries), then the deadline,
+    the seconds, the fired flag, the name's length, the name; the line on a word of its own, written
+    by the compiled statements (Session.where) without the sequence number (one aligned word)."""
+
+    _HEAD = struct.Struct("=QddQQ")
+    _LINE = _HEAD.size
+    _NAME = _LINE + 8
+    MAX_NAME = 2048
+
+    def __init__(self):
+        self.page = mmap.mmap(-1, self._NAME + self.MAX_NAME, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+        self.line = memoryview(self.page)[self._LINE:self._NAME].cast("q")
+        self.seq = 0
+
+    def publish(self, deadline: float, seconds: float, name: str, fired: bool = False) -> None:
+        data = name.encode("utf-8", "replace")[:self.MAX_NAME]
+        self.seq += 1
+        self.page[0:8] = struct.pack("=Q", self.seq * 2 - 1)
+        self.page[self._NAME:self._NAME + len(data)] = data
+        self.page[0:self._HEAD.size] = self._HEAD.pack(self.seq * 2 - 1, deadline, seconds, fired, len(data))
+        self.page[0:8] = struct.pack("=Q", self.seq * 2)
+
+    def read(self) -> tuple:
+        """(deadline, seconds, fired, name, line), as the worker last published them."""
+        while True:
+            seq, deadline, seconds, fired, n = self._HEAD.unpack_from(self.page)
+            name = self.page[self._NAME:self._NAME + min(n, self.MAX_NAME)].decode("utf-8", "replace")
+            if not seq & 1 and struct.unpack_from("=Q", self.page)[0] == seq:
+                return deadline, seconds, bool(fired), name, self.line[0]
+            time.sleep(0.001)
+
+
+# The board of this process when it is the worker of a supervised `gradcli` command, else None.
+_BOARD = [None]
+
+
+def supervised_by(board: Board | None) -> None:
+    _BOARD[0] = board
+
+
+def line_slot():
+    """Where a session keeps the running statement's line when a supervisor should be able to name
+    it (a one-item view of the shared page), or None when nobody is watching."""
+    board = _BOARD[0]
+    return board.line if board is not None else None
+
+
+# Seconds the supervisor allows gradcli's own work between the deadlines of scripts (imports, the parse
+# tables, which a cold cache builds afresh, reports, the next file), on top of --timeout: that is not
+# the script's time, and a loaded machine may take seconds over it.
+OWN_TIME = 5.0
+
+
+def _publish(seconds: float, name: str, fired: bool = False, own: bool = False) -> None:
+    """Tell the supervisor the next `seconds` belong to `name`: a script (or reading one) starts;
+    with `own`, gradcli's own work goes on, with OWN_TIME more."""
+    board = _BOARD[0]
+    if board is not None:
+        board.publish(time.monotonic() + seconds + (OWN_TIME if own else 0), seconds, name, fired)
+
+
 class Deadline:
     """Stop the script after `seconds` of wall time: `with Deadline(s): session.run_source(...)`, or
     start() / cancel(). The session turns the ScriptTimeout into a TimedOut error (exit status 124).
 
     The timer is SIGALRM (setitimer), so it works in the main thread only (elsewhere, and with no
     seconds, it does nothing). Its handler raises between two bytecodes of the script, which stops
-    any loop of the script's own; a numpy call or a C builtin runs to its end first. With
-    `hard_exit` (the gradcli command), a watchdog thread ends the process with status 124 and a
-    one-line message when the script has not stopped `_GRACE` seconds after the signal."""
+    any loop of the script's own; a numpy call or a C builtin runs to its end first, and under the
+    `gradcli` command the supervisor ends the process when that takes too long."""
 
-    def __init__(self, seconds: float | None, filename: str = "<script>", hard_exit: bool = False):
+    def __init__(self, seconds: float | None, filename: str = "<script>"):
         self.seconds = seconds or 0
         self.filename = filename
-        self.hard_exit = hard_exit
-        self.done = threading.Event()
         self.fired = False
         self.armed = False
         self.previous = None
@@ -352,19 +427,18 @@ class Deadline:
         if not self.seconds or threading.current_thread() is not threading.main_thread() \
                 or not hasattr(signal, "setitimer"):
             return self
+        _publish(self.seconds, self.filename)
         self.previous = signal.signal(signal.SIGALRM, self._alarm)
         signal.setitimer(signal.ITIMER_REAL, self.seconds, _RETRY)
         self.armed = True
-        if self.hard_exit:
-            threading.Thread(target=self._watch, name="gradcli-timeout", daemon=True).start()
         return self
 
     def cancel(self) -> None:
-        self.done.set()
         if self.armed:
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
+            _publish(self.seconds, self.filename, own=True)
 
     def __enter__(self) -> "Deadline":
         return self.start()
@@ -373,33 +447,54 @@ class Deadline:
         self.cancel()
 
     def _alarm(self, signum, frame) -> None:
-        if self.done.is_set() or not _in_script(frame):
+        if not self.armed or not _in_script(frame):
             return                  # not inside the script right now: the timer fires again soon
-        self.fired = True
+        if not self.fired:
+            self.fired = True
+            _publish(self.seconds, self.filename, fired=True)     # reporting: a grace period more
         raise ScriptTimeout(self.seconds)
 
-    def _watch(self) -> None:
-        if self.done.wait(self.seconds + _GRACE):
-            return
-        if self.fired and self.done.wait(_GRACE):
-            return                  # it was unwinding, slowly
-        # Still running: the main thread is inside one C call, where signals wait. Say so and stop.
-        flushed = threading.Thread(target=_flush_stdout, daemon=True)
-        flushed.start()
-        flushed.join(0.5)           # a stdout blocked on a full pipe must not block the exit
-        message = (f"{self.filename}: TimeoutError: {timeout_message(self.seconds)}, inside a computation "
-                   "that could not be interrupted\n")
-        try:
-            os.write(2, message.encode("utf-8", "replace"))
-        finally:
-            os._exit(EXIT_TIMEOUT)
+
+_PR_SET_PDEATHSIG = 1
 
 
-def _flush_stdout() -> None:
+def end_with_parent(parent: int) -> None:
+    """In a child just forked from `parent`: be killed when the parent ends, however it ends (Linux's
+    PR_SET_PDEATHSIG, which SIGKILL of the parent cannot skip); if it has already ended, end now."""
     try:
-        sys.stdout.flush()
-    except Exception:
-        pass
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass                    # not Linux: the parent's own cleanup is all there is
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def read_input(fd: int, name: str, seconds: float | None) -> bytes:
+    """All the bytes of an open file (a script, standard input), read in chunks so that endless or
+    huge input stops with an error: past `seconds` (--timeout) a TimedOut, past what gradcli could
+    parse within the memory budget an OSError saying so."""
+    budget = _BUDGET[0]
+    most = budget // INPUT_SHARE if budget else None
+    end = time.monotonic() + seconds if seconds else None
+    if seconds:
+        _publish(seconds, name)
+    data = bytearray()
+    while True:
+        if end is not None:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimedOut("TimeoutError", f"{timeout_message(seconds)}, while reading the script", name)
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            if seconds:
+                _publish(seconds, name, own=True)
+            return bytes(data)
+        data += chunk
+        if most is not None and len(data) > most:
+            raise OSError(f"the script is over {show_bytes(most)}, more than gradcli can parse within "
+                          f"--max-memory ({show_bytes(budget)})")
 
 
 # ============================================================== integers, strings and lists

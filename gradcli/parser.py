@@ -59,6 +59,11 @@ def _frontend() -> "_Frontend":
     return _FRONTEND
 
 
+def load() -> None:
+    """Load the grammar's tables now, so a script's --timeout does not count building them."""
+    _frontend()
+
+
 def _parse_fragment(text: str, line: int, col: int):
     """An f-string field's expression: the tree builder calls back here for each field it meets."""
     return _frontend().parse_fragment(text, line, col)
@@ -74,7 +79,7 @@ def grammar_path() -> Path:
 
 
 def _load_tables() -> dict:
-    """The grammar's parse tables: pickled once per grammar text, so a run with a warm cache
+    """The grammar's parse tables: cached once per grammar text, so a run with a warm cache
     never imports lark (gradcli.tables)."""
     from gradcli import tables
     return tables.load(grammar_path().read_text(encoding="utf-8"), Builder)

@@ -32,6 +32,7 @@ from bisect import bisect_right
 
 import numpy as np
 
+from gradcli import limits
 from gradcli.engine import autograd, dtypes, functional, ops, rng
 from gradcli.engine.ops import arith
 from gradcli.engine.tensor import Tensor
@@ -246,6 +247,8 @@ class Run:
                 self.session = session
                 try:
                     session.run_source(self.source, self.filename)
+                except limits.TimedOut:
+                    raise                   # --timeout: the check stops, as the script would have
                 except ScriptError as e:
                     self.error = e
         except Stop:
@@ -514,38 +517,54 @@ class Run:
         the replay of its probe and goes on with the script."""
         queue = list(probes)
         running = {}                    # read end -> (pid, probe, started, chunks)
-        while queue or running:
-            while queue and len(running) < PARALLEL:
-                probe = queue.pop(0)
-                r, w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
+        parent = os.getpid()
+        try:
+            while queue or running:
+                while queue and len(running) < PARALLEL:
+                    probe = queue.pop(0)
+                    r, w = os.pipe()
+                    pid = os.fork()
+                    if pid == 0:
+                        limits.end_with_parent(parent)     # however the parent ends, the children end with it
+                        os.close(r)
+                        for other in running:
+                            os.close(other)
+                        running = {}
+                        self.fd = w
+                        self._take(probe)
+                        return
+                    os.close(w)
+                    running[r] = (pid, probe, time.monotonic(), [])
+                ready, _, _ = select.select(list(running), [], [], 1.0)
+                for r in ready:
+                    chunk = os.read(r, 65536)
+                    if chunk:
+                        running[r][3].append(chunk)
+                        continue
+                    pid, probe, _, chunks = running.pop(r)
                     os.close(r)
-                    for other in running:
-                        os.close(other)
-                    self.fd = w
-                    self._take(probe)
-                    return
-                os.close(w)
-                running[r] = (pid, probe, time.monotonic(), [])
-            ready, _, _ = select.select(list(running), [], [], 1.0)
-            for r in ready:
-                chunk = os.read(r, 65536)
-                if chunk:
-                    running[r][3].append(chunk)
-                    continue
-                pid, probe, _, chunks = running.pop(r)
-                os.close(r)
-                os.waitpid(pid, 0)
-                probe.result = _parse(b"".join(chunks))
-            now = time.monotonic()
-            for r, (pid, probe, started, _) in list(running.items()):
-                if now - started > PROBE_TIMEOUT:
-                    os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
-                    os.close(r)
-                    del running[r]
-                    probe.result = f"the replay took more than {PROBE_TIMEOUT:.0f} s"
+                    probe.result = _parse(b"".join(chunks))
+                now = time.monotonic()
+                for r, (pid, probe, started, _) in list(running.items()):
+                    if now - started > PROBE_TIMEOUT:
+                        _end(pid, r)
+                        del running[r]
+                        probe.result = f"the replay took more than {PROBE_TIMEOUT:.0f} s"
+        finally:
+            # stopped early (--timeout, Ctrl-C): the children still running are of no use now
+            for r, (pid, *_) in running.items():
+                _end(pid, r)
+
+
+def _end(pid: int, r: int) -> None:
+    """Kill a probe's child and close its pipe."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    os.close(r)
 
 
 def _parse(data: bytes):

@@ -15,8 +15,9 @@ from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 
-# Show the Python traceback of a script error (for debugging gradcli itself).
-DEBUG = bool(os.environ.get("GRADCLI_TRACEBACK"))
+# Show the Python traceback of a script error (for debugging gradcli itself): GRADCLI_TRACEBACK set
+# to anything but 0, false, no, off or nothing.
+DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 # User recursion is capped by compiler.MAX_CALL_DEPTH and expression nesting by
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
@@ -91,8 +92,11 @@ class Session:
         self._filename = "<script>"
         self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
-        # event sink is set, so scripts run without one pay nothing for it.
-        self.where = [0]
+        # event sink is set, or under --timeout's supervisor (a word of a page it reads, so it can
+        # name the line of a script it had to stop), so other scripts pay nothing for it.
+        slot = limits.line_slot()
+        self.where = [0] if slot is None else slot
+        self._supervised = slot is not None
         self.events = None
         # with provenance (`gradcli graph`), statements record which of them made each grad_fn node
         # (gradcli.provenance); sessions without it compile plain statements and pay nothing
@@ -180,7 +184,8 @@ class Session:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
             tree = parser.parse(source, filename)
-            where = self.where if self.events is not None or self.track_lines else None
+            tracked = self.events is not None or self.track_lines or self._supervised
+            where = self.where if tracked else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
                                      provenance=self.provenance).module(tree)
         except ScriptSyntaxError as e:

@@ -2,8 +2,8 @@
 
 Lark is only the table generator. From `grammar/gradcli.lark` it derives the terminals, the LALR(1)
 action and goto tables, and, for each rule, how its children are filtered before the tree builder
-sees them. All of that is written out here as lists, dicts, strings and numbers, pickled once per
-grammar text, and loaded by later runs in a few milliseconds. So `gradcli run` does not import lark
+sees them. All of that is written out here as lists, dicts, strings and numbers, stored once per
+grammar text with marshal, and loaded by later runs in a fraction of a millisecond. So `gradcli run` does not import lark
 (2.7 MB and 15-20 ms) nor keep lark's table objects (3.1 MB) when the cache is warm.
 
 The data (FORMAT names its layout; a change of layout must change FORMAT):
@@ -20,30 +20,50 @@ The data (FORMAT names its layout; a change of layout must change FORMAT):
                         whether each one is an inlined rule's list to splice, and how many None
                         placeholders (absent [optional] parts) come before it
   start_states, end_states   {start symbol: state}
+
+The cache is read as data that cannot run code, and only from where nobody else can write (a file
+that anyone could plant would otherwise run as the next user of gradcli): a folder owned by the
+user and writable by nobody else (not a link to one), a regular file of the user's in it, opened
+without following a link and without blocking (a FIFO), of bounded size, whose CRC matches its
+content; then marshal of plain values (it builds numbers, strings, containers and code objects,
+which nothing here calls) and a check of every value's type and range. Anything else is ignored and
+the tables are rebuilt; the XDG spec's relative $XDG_CACHE_HOME is ignored too.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import re
+import stat
 import sys
 import zlib
 from pathlib import Path
 
-FORMAT = "gradcli-tables-2"
+FORMAT = "gradcli-tables-3"
 START = ["file_input", "fstring_expr"]
 LARK_OPTIONS = dict(parser="lalr", lexer="basic", start=START, maybe_placeholders=True)
 
 
+MAGIC = FORMAT.encode() + b"\n"
+MAX_BYTES = 16 << 20        # today's tables take 95 KB; a bigger file is not ours
+
+
+def cache_base() -> str:
+    """$XDG_CACHE_HOME, or ~/.cache: the XDG base directory spec says to ignore a relative path."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return base
+
+
 def cache_path(grammar: str) -> Path:
     """Where the tables for this grammar text, built by this version of this module, are kept."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     # hashlib would load OpenSSL (3.5 MB of resident memory) for a file name; a CRC names the file
     # and the grammar text stored inside it confirms the match. The module's own source is part of
     # the key: tables built by other code (an older gradcli, an edit being tried) are never reused.
     data = "\0".join([FORMAT, grammar]).encode() + b"\0" + _own_source()
-    return Path(base) / "gradcli" / f"grammar-{zlib.crc32(data):08x}{len(data):06x}.tables"
+    return Path(cache_base()) / "gradcli" / f"grammar-{zlib.crc32(data):08x}{len(data):06x}.tables"
 
 
 def _own_source() -> bytes:
@@ -57,63 +77,192 @@ def _own_source() -> bytes:
 def load(grammar: str, builder_type) -> dict:
     """The tables for `grammar`: from the cache when it holds them, else built and cached.
 
-    A missing, unreadable, corrupt or foreign cache file is rebuilt quietly; an unwritable cache
-    folder leaves the tables uncached. Writes go through a temporary file and a rename, so a
-    concurrent gradcli never reads half a file.
+    A missing, unreadable, corrupt, foreign or unsafe cache file is rebuilt quietly; an unwritable
+    or unsafe cache folder leaves the tables uncached. Writes go through a temporary file and a
+    rename, so a concurrent gradcli never reads half a file.
     """
     path = cache_path(grammar)
-    tables = _read(path, grammar)
-    if tables is not None:
+    folder = _open_folder(path.parent)
+    try:
+        tables = _read(folder, path.name, grammar, builder_type) if folder is not None else None
+        if tables is not None:
+            return tables
+        tables = build(grammar, builder_type)
+        if folder is None and not os.path.lexists(path.parent):
+            try:
+                path.parent.mkdir(mode=0o700, parents=True)
+            except OSError:
+                return tables
+            folder = _open_folder(path.parent)
+        if folder is not None and _write(folder, path.name, tables):
+            _remove_stale(folder, path.name)
         return tables
-    tables = build(grammar, builder_type)
-    if _write(path, tables):
-        _remove_stale(path)
-    return tables
+    finally:
+        if folder is not None:
+            os.close(folder)
 
 
-def _read(path: Path, grammar: str):
+_NOFOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _private(st) -> bool:
+    """Owned by this user and writable by no one else."""
+    return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _open_folder(folder: Path):
+    """A descriptor of the cache folder when it is a directory (not a link to one) of this user's
+    that no one else may write; else None. The files in it are reached through the descriptor, so
+    the folder checked is the folder read, whatever is renamed meanwhile."""
     try:
-        with open(path, "rb") as f:
-            tables = pickle.load(f)
-    except Exception:       # missing, unreadable, truncated, or not a pickle at all
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except OSError:
         return None
-    if type(tables) is not dict or tables.get("format") != FORMAT or tables.get("grammar") != grammar:
-        return None
-    return tables
-
-
-def _write(path: Path, tables: dict) -> bool:
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temporary, "wb") as f:
-            pickle.dump(tables, f, protocol=4)
-        os.replace(temporary, path)
+        if _private(os.fstat(fd)):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _read(folder: int, name: str, grammar: str, builder_type):
+    """The cached tables, or None: anything but a private regular file holding intact tables for
+    this grammar is ignored (a link is never followed, a FIFO never waited for)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=folder)
+    except OSError:             # missing, a symbolic link, unreadable
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _private(st) or st.st_size > MAX_BYTES:
+            return None
+        data = os.read(fd, st.st_size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        tables = decode(data)
+        return tables if tables is not None and _valid(tables, grammar, builder_type) else None
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, re.error):
+        return None
+
+
+def encode(tables: dict) -> bytes:
+    """The cache file's bytes: MAGIC, the CRC-32 of the rest, then the tables marshalled."""
+    payload = marshal.dumps(tables, 4)
+    return MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload
+
+
+def decode(data: bytes):
+    """What a cache file holds, unchecked but for its CRC: None when it is not intact."""
+    head = len(MAGIC) + 4
+    if len(data) < head or not data.startswith(MAGIC):
+        return None
+    payload = data[head:]
+    if zlib.crc32(payload) != int.from_bytes(data[len(MAGIC):head], "big"):
+        return None             # truncated or damaged
+    try:
+        return marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+_KEYS = {"format", "grammar", "lark", "scanner", "actions", "gotos", "rules", "start_states", "end_states"}
+_SCANNER_KEYS = {"regex", "keywords", "punctuation", "names", "ignore"}
+
+
+def _names(d) -> bool:
+    """A dict of strings to strings."""
+    return d.__class__ is dict and all(k.__class__ is str and v.__class__ is str for k, v in d.items())
+
+
+def _states(d, n: int, low: int = 0) -> bool:
+    """A dict of strings to integers in range(low, n)."""
+    return d.__class__ is dict and all(k.__class__ is str and v.__class__ is int and low <= v < n
+                                       for k, v in d.items())
+
+
+def _recipe(rule, builder_type) -> bool:
+    """A rule's recipe as _rule_recipe makes it (so callbacks() can build from it)."""
+    if rule.__class__ is not tuple or len(rule) != 6:
+        return False
+    callback, size, origin, unit, expand1, keep = rule
+    if callback is not None and (callback.__class__ is not str or callback.startswith("_")
+                                 or not callable(getattr(builder_type, callback, None))):
+        return False
+    if size.__class__ is not int or size < 0 or origin.__class__ is not str \
+            or unit.__class__ is not bool or expand1.__class__ is not bool:
+        return False
+    if keep is None:
+        return True
+    if keep.__class__ is not tuple or len(keep) != 2 or keep[1].__class__ is not int or keep[0].__class__ is not tuple:
+        return False
+    return all(p.__class__ is tuple and len(p) == 3 and p[0].__class__ is int and 0 <= p[0] < size
+               and p[1].__class__ is bool and p[2].__class__ is int for p in keep[0])
+
+
+def _valid(tables, grammar: str, builder_type) -> bool:
+    """Whether `tables` has the layout FORMAT names, for this grammar, every value of its type and
+    every state and rule number in range: content that passes cannot make the parser fail."""
+    if tables.__class__ is not dict or tables.keys() != _KEYS or tables["format"] != FORMAT \
+            or tables["grammar"] != grammar or tables["lark"].__class__ is not str:
+        return False
+    scanner, actions, gotos, rules = tables["scanner"], tables["actions"], tables["gotos"], tables["rules"]
+    if scanner.__class__ is not dict or scanner.keys() != _SCANNER_KEYS or scanner["regex"].__class__ is not str \
+            or not all(_names(scanner[k]) for k in ("keywords", "punctuation", "names")) \
+            or scanner["ignore"].__class__ is not list or not all(t.__class__ is str for t in scanner["ignore"]):
+        return False
+    if actions.__class__ is not list or gotos.__class__ is not list or rules.__class__ is not list \
+            or len(actions) != len(gotos):
+        return False
+    n = len(actions)
+    if not all(_states(row, n, -len(rules)) for row in actions) or not all(_states(row, n) for row in gotos):
+        return False
+    if not all(_recipe(rule, builder_type) for rule in rules):
+        return False
+    if not _states(tables["start_states"], n) or not _states(tables["end_states"], n):
+        return False
+    re.compile(scanner["regex"])        # or re.error; the scanner reuses the compiled pattern
+    return True
+
+
+def _write(folder: int, name: str, tables: dict) -> bool:
+    """Write the tables to a new private file (mode 0600, never an existing file or a link), renamed
+    into place."""
+    temporary = f"{name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=folder)
+        with open(fd, "wb") as f:
+            f.write(encode(tables))
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
         return True
     except OSError:
         try:
-            temporary.unlink()
+            os.unlink(temporary, dir_fd=folder)
         except OSError:
             pass
         return False
 
 
-def _remove_stale(current: Path) -> None:
+def _remove_stale(folder: int, current: str) -> None:
     """Delete the tables of other grammar versions (and older cache layouts), as far as we can.
 
     Each grammar edit writes a file under a new name, and they would pile up. Only a write comes
     here, so a run that loads cached tables never lists the folder.
     """
     try:
-        stale = [path for pattern in ("grammar-*.tables", "grammar-*.lark-cache")
-                 for path in current.parent.glob(pattern) if path.name != current.name]
+        names = os.listdir(folder)
     except OSError:
         return
-    for path in stale:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+    for name in names:
+        if name != current and name.startswith("grammar-") and name.endswith((".tables", ".lark-cache")):
+            try:
+                os.unlink(name, dir_fd=folder)
+            except OSError:
+                pass
 
 
 # ================================================================ building, with lark

@@ -4,7 +4,6 @@ import ast
 import io
 import logging
 import os
-import pickle
 import subprocess
 import sys
 import warnings
@@ -678,19 +677,20 @@ def test_warm_cache_parses_without_importing_lark(tmp_path):
     assert second.stdout.split() == ["x", "False"], second.stderr
 
 
-@pytest.mark.parametrize("damage", [b"", b"not a pickle", b"\x80\x04K\x01.", None])
+@pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])
 def test_damaged_cache_is_rebuilt(tmp_path, damage):
     code = "import gradcli.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
     assert run_python(code, XDG_CACHE_HOME=str(tmp_path)).stdout.strip() == "y"
     (cached,) = (tmp_path / "gradcli").iterdir()
-    if damage is None:          # a valid pickle of tables for another grammar text
-        data = pickle.loads(cached.read_bytes())
+    good = cached.read_bytes()
+    if damage is None:          # intact tables for another grammar text
+        data = tables.decode(good)
         data["grammar"] = "start: NAME"
-        damage = pickle.dumps(data)
+        damage = tables.encode(data)
     cached.write_bytes(damage)
     result = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert result.stdout.strip() == "y", result.stderr
-    assert pickle.loads(cached.read_bytes())["grammar"] != "start: NAME"
+    assert tables.decode(cached.read_bytes())["grammar"] != "start: NAME"
 
 
 def test_tables_from_the_cache_equal_freshly_built_ones(tmp_path, monkeypatch):
