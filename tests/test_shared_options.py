@@ -81,6 +81,16 @@ def _gradcli(argv, stdin, capsys, in_process):
     return p.returncode, p.stdout, p.stderr
 
 
+_BASES: dict = {}
+
+
+def _base(command, kind, rest, stdin, capsys, in_process):
+    """The run without the option, once per command and input (the REPL's runs are child processes)."""
+    if (command, kind) not in _BASES:
+        _BASES[command, kind] = _gradcli([command, *rest], stdin, capsys, in_process)
+    return _BASES[command, kind]
+
+
 def _kind(option):
     return {"color": "error", "nan-check": "nan", "timeout": "loop", "max-memory": "big"}.get(option, "plain")
 
@@ -143,7 +153,7 @@ def test_every_option_is_honoured_or_refused(command, option, tmp_path, capsys):
             assert status == 2 and out == ""
             assert err.count("\n") == 1 and f"--{option}" in err and "does not apply to this command" in err, err
         return
-    base = (0, "", "") if option == "timeout" else _gradcli([command, *rest], stdin, capsys, in_process)
+    base = (0, "", "") if option == "timeout" else _base(command, kind, rest, stdin, capsys, in_process)
     positions = (True, False) if in_process else (True,)
     for before in positions:
         got = _gradcli(_argv(command, option, value, rest, before), stdin, capsys, in_process)
