@@ -1,3 +1,5 @@
 """gradcli: PyTorch-style autograd scripts run on an embedded numpy engine."""
 
 __version__ = "0.1.0"
+# The PyTorch release whose behaviour and output gradcli mirrors.
+PYTORCH_VERSION = "2.13.0"

@@ -261,10 +261,11 @@ class _Report:
 
 # -------------------------------------------------------------------------------------- the run
 
-def check_script(source: str, filename: str, seed: int, out=None) -> int:
+def check_script(source: str, filename: str, seed: int, out=None, progress=None) -> int:
     """Check every backward() / autograd.grad() call of a script that has just run with random seed
     `seed`. Writes one block per call to `out` (stderr by default) and returns 0, or
-    EXIT_GRADS_MISMATCH when a check failed."""
+    EXIT_GRADS_MISMATCH when a check failed. `progress` (a gradcli.progress.Progress) is told each step."""
+    step = progress.step if progress is not None else lambda text: None
     out = out if out is not None else sys.stderr
     sys.stdout.flush()
     report = _Report(filename, source, out)
@@ -283,6 +284,8 @@ def check_script(source: str, filename: str, seed: int, out=None) -> int:
     _share_budget(checked)
     probes = {c.index: _probes(c) for c in checked}
     limit = 2 * plan.ticks + 10_000
+    step(f"{_count(len(checked), 'call', 'calls')}, "
+         f"{_count(sum(map(len, probes.values())), 'finite difference', 'finite differences')}")
     replay.answer(source, filename, seed, [p for ps in probes.values() for p in ps], fork, limit)
     mismatched = []
     for call in checked:
@@ -306,6 +309,7 @@ def check_script(source: str, filename: str, seed: int, out=None) -> int:
         else:
             call.unlocated = f"only the first {LOCATE_PER_LINE} mismatching calls of a line are located"
     if located:
+        step(f"locating {_count(len(located), 'mismatch', 'mismatches')}")
         _locate(source, filename, seed, located, fork, limit)
         for call in located:
             call.culprits = _culprits(call)

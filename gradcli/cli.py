@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import time
 
-from gradcli import __version__, limits
+from gradcli import PYTORCH_VERSION, __version__, limits
 from gradcli.terminal import COLOR_MODES, colour_wanted, paint_error
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
@@ -25,6 +26,8 @@ examples:
   gradcli explain tutorial.grad x      how backward() computed x.grad, node by node
   gradcli run --check-grads s.grad     check every backward() against finite differences
   gradcli -c 'import torch; x = torch.ones(2, requires_grad=True); (x * x).sum().backward(); print(x.grad)'
+  gradcli help                         the documentation's topics (gradcli help TOPIC shows one)
+  gradcli completion bash              a bash completion script (also zsh; see gradcli help usage)
 
 exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 3 --check-grads mismatch,
   4 --nan-check found a nan or inf, 124 stopped by --timeout, 130 interrupted
@@ -66,45 +69,133 @@ class _Terminal:
     timing = False
 
 
-def script_options(parser, names=tuple(_HELP), top: bool = False) -> None:
+SHARED_OPTIONS = tuple(_HELP)
+# A value that is the option's default, given explicitly: every command accepts it (it changes nothing).
+_NEUTRAL = {"format": "text", "display": "modern"}
+
+
+def script_options(parser, names=SHARED_OPTIONS, top: bool = False, own=()) -> None:
     """Options shared by the ways of running scripts. They may come before the command or after it
     (`gradcli --seed 0 run s.grad`, `gradcli run --seed 0 s.grad`): a command's parser leaves an
-    option it was not given unset, so the one given at the top level stands."""
+    option it was not given unset, so the one given at the top level stands.
+    A command honours `names`; it accepts the others too (hidden from its --help) so that
+    `refused()` can say in one line that they do not apply, wherever they were given. `own` names
+    shared options the command defines itself, with a meaning of its own (graph's --format)."""
     unset = {} if top else {"default": argparse.SUPPRESS}
-    add = {
-        "seed": lambda: parser.add_argument("--seed", type=int, metavar="N", help=_HELP["seed"], **unset),
-        "display": lambda: parser.add_argument("--display", choices=DISPLAYS, help=_HELP["display"], **unset),
-        "color": lambda: parser.add_argument("--color", choices=COLOR_MODES, help=_HELP["color"], **unset),
-        "timing": lambda: parser.add_argument("--timing", action="store_true", help=_HELP["timing"], **unset),
-        "format": lambda: parser.add_argument("--format", choices=FORMATS, help=_HELP["format"], **unset),
-        "stable-ids": lambda: parser.add_argument("--stable-ids", action="store_true", help=_HELP["stable-ids"],
-                                                  **unset),
-        "check-grads": lambda: parser.add_argument("--check-grads", action="store_true", help=_HELP["check-grads"],
-                                                   **unset),
-        "nan-check": lambda: parser.add_argument("--nan-check", action="store_true", help=_HELP["nan-check"],
-                                                 **unset),
-        "timeout": lambda: parser.add_argument("--timeout", type=_option_type(limits.parse_seconds), metavar="SECONDS",
-                                               help=_HELP["timeout"], **unset),
-        "max-memory": lambda: parser.add_argument("--max-memory", type=_option_type(limits.parse_size), metavar="SIZE",
-                                                  help=_HELP["max-memory"], **unset),
-    }
-    for name in names:
-        add[name]()
+    if not top:
+        parser.set_defaults(honoured=tuple(names) + tuple(own))
 
+    def add(name, *flags, **kw):
+        if name in own:
+            return
+        shown = name in names
+        parser.add_argument(*flags, help=_HELP[name] if shown else argparse.SUPPRESS, **kw, **unset)
+    add("seed", "--seed", type=int, metavar="N")
+    add("display", "--display", choices=DISPLAYS)
+    add("color", "--color", choices=COLOR_MODES)
+    add("timing", "--timing", action="store_true")
+    add("format", "--format", choices=FORMATS)
+    add("stable-ids", "--stable-ids", action="store_true")
+    add("check-grads", "--check-grads", action="store_true")
+    add("nan-check", "--nan-check", action="store_true")
+    add("timeout", "--timeout", type=_option_type(limits.parse_seconds), metavar="SECONDS")
+    add("max-memory", "--max-memory", type=_option_type(limits.parse_size), metavar="SIZE")
+
+
+def given(args, name: str) -> bool:
+    """Whether the shared option `name` was given (before or after the command) with an effect."""
+    value = getattr(args, name.replace("-", "_"), None)
+    return value is not None and value is not False and value != _NEUTRAL.get(name)    # --seed 0 == False
+
+
+def refusal(option: str, command: str, why: str | None = None) -> str:
+    """The one line saying that `option` (e.g. "--format jsonl") does not apply to `command`, and
+    why (by default: the commands it applies to)."""
+    if why is None:
+        name = option.split()[0].lstrip("-")
+        where = [c for c, names in _honoured_by().items() if name in names and c != command]
+        why = f"it applies to {', '.join(where)}" if where else None
+    return f"gradcli {command}: {option} does not apply to this command" + (f" ({why})" if why else "")
+
+
+def refused(args, command: str, honoured=None) -> str | None:
+    """The refusal line for the first shared option given to `command` that it does not honour."""
+    if honoured is None:
+        honoured = getattr(args, "honoured", SHARED_OPTIONS)
+    for name in SHARED_OPTIONS:
+        if name not in honoured and given(args, name):
+            value = getattr(args, name.replace("-", "_"))
+            return refusal(f"--{name}" if value is True else f"--{name} {_shown(name, value)}", command)
+    return None
+
+
+def _shown(name: str, value) -> str:
+    return f"{value:g}" if name == "timeout" else str(value)
+
+
+def _honoured_by() -> dict:
+    """{command: the shared options it honours}, from the parser ("run" and "-c" honour them all)."""
+    table = {command: parser.get_default("honoured") for command, parser in subcommands(_parser()).items()}
+    table["-c"] = SHARED_OPTIONS
+    return table
+
+
+# The shared options the REPL honours: the rest concern one script's run (--timeout: Ctrl-C stops a
+# running input, and `gradcli run -` runs piped input as a script).
+REPL_OPTIONS = ("seed", "display", "format", "stable-ids", "color", "max-memory")
 
 # Commands that live in modules of their own: each module has add_parser(subparsers, script_options)
 # and run(args) -> exit status, and imports what it needs only inside run().
 COMMAND_MODULES = {"graph": "gradcli.graphcmd",
                    "grad": "gradcli.oneshot", "jacobian": "gradcli.oneshot", "hessian": "gradcli.oneshot",
-                   "explain": "gradcli.explain"}
+                   "explain": "gradcli.explain", "help": "gradcli.helpcmd", "completion": "gradcli.helpcmd"}
+
+
+_INVALID_CHOICE = re.compile(r"argument COMMAND: invalid choice: '(.*?)'")
+
+
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser: an unknown command is answered with the command meant, in one line."""
+
+    argv: list = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        m = _INVALID_CHOICE.match(message)
+        if m is None:
+            super().error(message)
+        self.exit(EXIT_USAGE, unknown_command(m[1], self.argv, list(subcommands(self))) + "\n")
+
+
+def subcommands(parser) -> dict:
+    """{command: its parser} of the top-level parser."""
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def unknown_command(word: str, argv: list, commands: list) -> str:
+    """What to say for `gradcli WORD` when WORD is not a command: a script given where the command
+    goes is meant for `run`, a misspelt command for the nearest one."""
+    import difflib
+    import shlex
+    if word.endswith(".grad") or os.path.isfile(word):
+        at = argv.index(word) if word in argv else len(argv)
+        meant = shlex.join(["gradcli", *argv[:at], "run", *argv[at:]])
+        return f"gradcli: '{word}' is not a command; did you mean '{meant}'?"
+    close = difflib.get_close_matches(word, commands, n=1, cutoff=0.6)
+    if close:
+        return f"gradcli: '{word}' is not a command; did you mean '{close[0]}'?"
+    return f"gradcli: '{word}' is not a command (commands: {', '.join(commands)}; gradcli --help tells more)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="gradcli",
         description="Run PyTorch-style autograd scripts on gradcli's own engine; output matches PyTorch's.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"gradcli {__version__}")
+    p.add_argument("--version", action="version", version=f"gradcli {__version__} (mirrors PyTorch {PYTORCH_VERSION})")
     p.add_argument("-c", metavar="CODE", dest="code", help="run CODE as a script")
     script_options(p, top=True)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -119,7 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     repl.add_argument("--auto-suggest", action="store_true",
                       help="suggest the rest of the line from history, fish-style (accept with Right)")
     repl.add_argument("--no-toolbar", action="store_true", help="hide the bottom toolbar of live tensors")
-    script_options(repl, ("seed", "display", "format", "stable-ids", "color", "max-memory"))
+    script_options(repl, REPL_OPTIONS)
     for module in dict.fromkeys(COMMAND_MODULES.values()):    # a module may register several commands
         importlib.import_module(module).add_parser(sub, script_options)
     return p
@@ -262,9 +353,10 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
 def _check_grads(source: str, filename: str, seed, timeout) -> int:
     """--check-grads, after the script has run: its replays get --timeout seconds of their own."""
     from gradcli.checks import check_script
+    from gradcli.progress import Progress
     try:
-        with limits.Deadline(timeout, filename):
-            return check_script(source, filename, seed)
+        with limits.Deadline(timeout, filename), Progress(f"{filename}: --check-grads: replaying in float64") as progress:
+            return check_script(source, filename, seed, out=progress, progress=progress)
     except limits.TimedOut as e:
         e.message += ", while --check-grads replayed the script"
         _report(e)
@@ -275,9 +367,10 @@ def run_repl(args) -> int:
     """The interactive REPL; imports prompt_toolkit, which nothing else on the command line needs."""
     from gradcli.repl.prompt import main as repl_main
     from gradcli.repl.shell import Options
-    if getattr(args, "timeout", None):
-        sys.stderr.write("gradcli: --timeout applies to run and -c, not to the REPL (Ctrl-C stops a running "
-                         "input; `gradcli run -` runs piped input as a script)\n")
+    problem = refused(args, "repl", REPL_OPTIONS)
+    if problem:
+        sys.stderr.write(problem + "\n")
+        return EXIT_USAGE
     colour = {"always": True, "never": False}.get(args.color)
     return repl_main(Options(vi=getattr(args, "vi", False), auto_suggest=getattr(args, "auto_suggest", False),
                              toolbar=not getattr(args, "no_toolbar", False), seed=args.seed, display=args.display,
@@ -308,9 +401,43 @@ def _timed_name(args) -> str:
     return "<stdin>" if name == "-" else name or f"gradcli {args.command}"
 
 
+def run_command(args) -> int:
+    """A command of its own module, under the options every command shares: a refusal (exit status 2)
+    for one it does not honour, the --timeout deadline `run` uses, and the --timing footer."""
+    problem = refused(args, args.command)
+    if problem:
+        sys.stderr.write(problem + "\n")
+        return EXIT_USAGE
+    module = importlib.import_module(COMMAND_MODULES[args.command])
+    if args.timeout:
+        # the session and the grammar's tables before the deadline starts: its timer would take the
+        # import of gradcli.compiler, or a cold cache's table build, for the script running
+        importlib.import_module("gradcli.session")
+        from gradcli import parser
+        parser.load()
+    started = time.perf_counter()
+    script = getattr(args, "script", None)
+    subject = "<stdin>" if script == "-" else script or "<expr>"
+    deadline = limits.Deadline(args.timeout, subject).start()
+    try:
+        return module.run(args)
+    except limits.ScriptTimeout as e:     # the timer landed outside a session's own handling (a parse)
+        _report(limits.timed_out(e, "", subject))
+        return limits.EXIT_TIMEOUT
+    finally:
+        deadline.cancel()
+        sys.stdout.flush()
+        if _Terminal.timing:
+            _timing_footer(time.perf_counter() - started)
+
+
 def main(argv=None) -> int:
+    """The `gradcli` command. Only the command itself (argv taken from sys.argv) may fork a supervisor
+    for --timeout: a caller in the same process (a test, a program embedding gradcli) must not be
+    forked and then ended by the supervisor's exit."""
     args = _parser().parse_args(argv)
-    _supervise(args)
+    if argv is None:
+        _supervise(args)
     _Terminal.colour = colour_wanted(sys.stderr, args.color or "auto")
     _Terminal.timing = args.timing
     options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids,
@@ -342,7 +469,7 @@ def main(argv=None) -> int:
                 status = status or result
             return status
         if args.command in COMMAND_MODULES:
-            return importlib.import_module(COMMAND_MODULES[args.command]).run(args)
+            return run_command(args)
         if args.command == "repl" or sys.stdin.isatty():
             return run_repl(args)
         try:

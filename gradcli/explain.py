@@ -35,7 +35,7 @@ def add_parser(sub, script_options) -> None:
     explain.add_argument("--call", type=int, metavar="K", dest="call_number",
                          help="explain the K-th of the calls that reached NAME (on line N, with --line), "
                               "counting from 1; negative K counts from the last")
-    script_options(explain, ("seed",))
+    script_options(explain, ("seed", "color", "timing", "timeout", "max-memory"))
 
 
 def run(args) -> int:
@@ -51,9 +51,11 @@ def run(args) -> int:
     if name is None:
         sys.stderr.write(f"gradcli explain: NAME must be a name the script binds (x or x.grad), not '{args.name}'\n")
         return EXIT_USAGE
+    from gradcli.progress import Progress
     try:
-        text, problem, error = explain_units([Unit(source, filename)], args.seed, name, args.call_line,
-                                             args.call_number)
+        with Progress(f"gradcli explain: replaying {filename}"):
+            text, problem, error = explain_units([Unit(source, filename)], args.seed, name, args.call_line,
+                                                 args.call_number)
     except (ValueError, RuntimeError) as e:         # a --seed that manual_seed refuses
         sys.stderr.write(f"gradcli explain: --seed {args.seed}: {e}\n")
         return EXIT_USAGE

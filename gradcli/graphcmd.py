@@ -6,13 +6,15 @@ import argparse
 import os
 import sys
 
-from gradcli.cli import _read, _report
+from gradcli.cli import _read, _report, refusal
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError
 
 GRAPH_FORMATS = ("text", "dot", "json")
 # what -o FILE writes, by the file's extension: a text format, or a picture drawn by Graphviz's dot
 GRAPH_FILES = {".txt": "text", ".dot": "dot", ".gv": "dot", ".json": "json",
                ".svg": "svg", ".png": "png", ".pdf": "pdf"}
+# the shared options (gradcli.cli.script_options) graph honours; it refuses the others
+GRAPH_OPTIONS = ("seed", "color", "timing", "nan-check", "timeout", "max-memory")
 INSTALL_GRAPHVIZ = "install Graphviz (apt install graphviz, dnf install graphviz or brew install graphviz)"
 
 
@@ -34,7 +36,9 @@ def add_parser(sub, script_options) -> None:
                     "to the last tensor the script assigned that has a grad_fn. See docs/graph.md.")
     graph.add_argument("script", metavar="SCRIPT", help="the .grad script ('-' reads standard input)")
     graph.add_argument("name", nargs="?", metavar="NAME", help="the tensor to draw (a name the script binds)")
-    graph.add_argument("--format", choices=GRAPH_FORMATS, default=None, dest="graph_format",
+    # jsonl is accepted only to be refused in one line (the shared --format jsonl does not apply here)
+    graph.add_argument("--format", choices=GRAPH_FORMATS + ("jsonl",), default=None, dest="graph_format",
+                       metavar="{text,dot,json}",
                        help="text: a tree (the default); dot: Graphviz DOT; json: nodes and edges")
     graph.add_argument("-o", "--output", metavar="FILE", dest="graph_output",
                        help="write to FILE instead of stdout: .txt, .dot, .json, or a picture drawn with "
@@ -44,7 +48,7 @@ def add_parser(sub, script_options) -> None:
                        help="draw at most N levels of nodes (default 40; 0: no limit)")
     graph.add_argument("--max-nodes", type=_limit, default=400, metavar="N",
                        help="draw at most N nodes (default 400; 0: no limit)")
-    script_options(graph, ("seed",))
+    script_options(graph, GRAPH_OPTIONS, own=("format",))
 
 
 def run(args) -> int:
@@ -53,13 +57,21 @@ def run(args) -> int:
     import subprocess
     from gradcli import graphview
     from gradcli.engine.tensor import Tensor
+    from gradcli.progress import Progress
     from gradcli.session import Session
 
+    progress = Progress("gradcli graph: running the script")
+
     def fail(message: str, status: int = EXIT_USAGE) -> int:
+        progress.finish()
         sys.stderr.write(f"gradcli graph: {message}\n")
         return status
 
-    fmt, output, picture = args.graph_format, args.graph_output, None
+    # --format given before the command is the shared option: text is graph's text, jsonl is refused
+    fmt, output, picture = args.graph_format or args.format, args.graph_output, None
+    if fmt == "jsonl":
+        sys.stderr.write(refusal("--format jsonl", "graph", "its formats are text, dot and json") + "\n")
+        return EXIT_USAGE
     if output is not None:
         kind = GRAPH_FILES.get(os.path.splitext(output)[1].lower())
         if kind is None:
@@ -79,15 +91,21 @@ def run(args) -> int:
         sys.stderr.write(f"{e}\n")
         return EXIT_USAGE
     seed = args.seed
-    with open(os.devnull, "w") as devnull:          # the script's own output is not shown
+    progress.what = f"gradcli graph: running {filename}"
+    with open(os.devnull, "w") as devnull, progress:     # the script's own output is not shown
         try:
-            session = Session(out=devnull, seed=seed, provenance=True)
+            session = Session(out=devnull, err=progress, seed=seed, provenance=True)
         except (ValueError, RuntimeError) as e:
             return fail(f"--seed {seed}: {e}")
         session.provenance.main = filename
         try:
-            session.run_source(source, filename)
+            if args.nan_check:
+                from gradcli.nancheck import run_watched
+                run_watched(session, source, filename)
+            else:
+                session.run_source(source, filename)
         except ScriptError as e:
+            progress.finish()
             _report(e)
             return e.exit_status
     namespace, provenance = session.globals, session.provenance
@@ -108,12 +126,13 @@ def run(args) -> int:
     names = {id(value): name}
     if value.grad_fn is not None:
         names[id(value.grad_fn)] = name
-    if fmt == "dot":
-        text = graphview.to_dot(value, name, provenance, names, args.max_depth, args.max_nodes)
-    elif fmt == "json":
-        text = graphview.to_json(value, name, provenance, names, args.max_depth, args.max_nodes, filename)
-    else:
-        text = graphview.render(value, names, args.max_depth, args.max_nodes, args.ascii, provenance) + "\n"
+    with Progress(f"gradcli graph: drawing {name}"):
+        if fmt == "dot":
+            text = graphview.to_dot(value, name, provenance, names, args.max_depth, args.max_nodes)
+        elif fmt == "json":
+            text = graphview.to_json(value, name, provenance, names, args.max_depth, args.max_nodes, filename)
+        else:
+            text = graphview.render(value, names, args.max_depth, args.max_nodes, args.ascii, provenance) + "\n"
     if picture:
         done = subprocess.run(["dot", f"-T{picture}", "-o", output], input=text, text=True,
                               capture_output=True)

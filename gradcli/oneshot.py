@@ -65,6 +65,11 @@ several inputs). With --hvp V, print the Hessian-vector product H·V instead
 }
 
 
+# The shared options (gradcli.cli.script_options) these commands honour; they refuse the others.
+# Not --stable-ids: no address is ever printed (the results are tensors, detached).
+ONESHOT_OPTIONS = ("seed", "format", "display", "color", "timing", "timeout", "max-memory")
+
+
 class _Usage(Exception):
     """A command line that cannot be used (exit status 2), reported as one line of text."""
 
@@ -88,7 +93,7 @@ def add_parser(sub, script_options) -> None:
             p.add_argument("--hvp", metavar="V",
                            help="print the Hessian-vector product H·V without forming H (a tuple of "
                                 "tensors for several inputs)")
-        script_options(p, ("seed", "format", "display", "stable-ids"))
+        script_options(p, ONESHOT_OPTIONS)
 
 
 # ----------------------------------------------------------------------------------------- inputs
@@ -346,6 +351,7 @@ def _hint(err: ScriptError) -> str | None:
 
 def run(args) -> int:
     """Evaluate the inputs, then EXPR, differentiate it and print the results (text or jsonl)."""
+    from gradcli.progress import Progress
     from gradcli.session import Session
 
     command = args.command
@@ -361,7 +367,7 @@ def run(args) -> int:
         sys.stderr.write(f"gradcli {command}: {e}\n")
         return EXIT_USAGE
     try:
-        session = Session(seed=args.seed, display=args.display, events=events, stable_ids=args.stable_ids)
+        session = Session(seed=args.seed, display=args.display, events=events)
     except (ValueError, RuntimeError) as e:      # a --seed that manual_seed refuses
         sys.stderr.write(f"gradcli: --seed {args.seed}: {e}\n")
         return EXIT_USAGE
@@ -391,14 +397,15 @@ def run(args) -> int:
             for note in notes:
                 sys.stderr.write(f"gradcli {command}: note: {note}\n")
             sys.stderr.flush()
-        if command == "grad":
-            results = _grad(session, args.expr, names, args.grad_output)
-        elif command == "jacobian":
-            results = _jacobian(session, args.expr, names)
-        elif args.hvp is not None:
-            results = _hvp(session, args.expr, names, args.hvp)
-        else:
-            results = _hessian(session, args.expr, names)
+        with Progress(f"gradcli {command}: computing"):
+            if command == "grad":
+                results = _grad(session, args.expr, names, args.grad_output)
+            elif command == "jacobian":
+                results = _jacobian(session, args.expr, names)
+            elif args.hvp is not None:
+                results = _hvp(session, args.expr, names, args.hvp)
+            else:
+                results = _hessian(session, args.expr, names)
     except _Usage as e:
         sys.stderr.write(f"gradcli {command}: {e}\n")
         return EXIT_USAGE

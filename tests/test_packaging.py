@@ -17,7 +17,12 @@ def test_wheel_contains_grammar_and_runs_outside_the_checkout(tmp_path):
                            capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
     (wheel,) = wheels.glob("gradcli-*.whl")
-    assert "gradcli/grammar/gradcli.lark" in zipfile.ZipFile(wheel).namelist()
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gradcli/grammar/gradcli.lark" in names
+    # the docs `gradcli help` shows: every page of docs/ and the README
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert pages and sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("gradcli/docs/")) == \
+        sorted(pages + ["README.md"])
     target = tmp_path / "site"
     inst = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
                            str(wheel)], capture_output=True, text=True, timeout=300)
@@ -32,3 +37,9 @@ def test_wheel_contains_grammar_and_runs_outside_the_checkout(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gradcli", "-c", code], cwd=elsewhere, env=env,
                        capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout, p.stderr) == (0, "tensor([2., 2.])\n", "")
+    p = subprocess.run([sys.executable, "-m", "gradcli", "help", "checks"], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout) == (0, (ROOT / "docs" / "checks.md").read_text(encoding="utf-8"))
+    p = subprocess.run([sys.executable, "-m", "gradcli", "help", "usage"], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith("## Usage\n")
