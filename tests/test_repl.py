@@ -11,6 +11,7 @@ import _thread
 import io
 import threading
 import time
+import weakref
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -176,18 +177,40 @@ def test_internal_errors_are_one_line_and_the_session_goes_on(monkeypatch):
     assert shell.execute("x = 3") and shell.session.globals["x"] == 3
 
 
-def interrupt_soon(delay=0.4):
-    """Ctrl-C as the terminal delivers it: KeyboardInterrupt in the main thread while code runs."""
-    timer = threading.Timer(delay, _thread.interrupt_main)
-    timer.start()
-    return timer
+def interrupt_when(ready, backup=5.0):
+    """Ctrl-C as the terminal delivers it (KeyboardInterrupt in the main thread) once `ready()` says
+    the input is running (never with `ready` None). If the input is still running `backup` seconds later the interrupt was lost:
+    interrupt again so that the test fails instead of hanging. Returns the list of lost interrupts."""
+    lost = []
+    done = threading.Event()
+
+    def watch():
+        if ready is not None:
+            while not ready():
+                time.sleep(0.005)
+            _thread.interrupt_main()
+        while not done.wait(backup):
+            lost.append(time.monotonic())
+            _thread.interrupt_main()
+    threading.Thread(target=watch, daemon=True).start()
+    return done, lost
+
+
+def run_interrupted(shell, text, ready):
+    done, lost = interrupt_when(ready)
+    try:
+        shell.execute(text)
+    finally:
+        done.set()
+    return lost
 
 
 def test_ctrl_c_interrupts_a_run_keeps_state_and_restores_grad_mode():
     shell = new_shell()
     shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\nn = 0")
-    interrupt_soon()
-    shell.execute("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n    while True:\n        n += 1")
+    lost = run_interrupted(shell, "with torch.no_grad():\n    inside = torch.is_grad_enabled()\n    while True:\n"
+                           "        n += 1", ready=lambda: shell.session.globals.get("n", 0) > 0)
+    assert not lost
     assert shell.err.getvalue().endswith("KeyboardInterrupt\n")
     assert shell.session.globals["inside"] is False and shell.session.globals["n"] > 0
     shell.execute("torch.is_grad_enabled(), (x * 2).requires_grad, x.shape")
@@ -198,10 +221,32 @@ def test_ctrl_c_inside_a_function_and_inference_mode():
     shell = new_shell()
     shell.execute("import torch\ndef spin():\n    with torch.inference_mode():\n        while True:\n"
                   "            pass")
-    interrupt_soon()
-    shell.execute("spin()")
+    lost = run_interrupted(shell, "spin()", ready=autograd.is_inference_mode_enabled)
+    assert not lost
     shell.execute("torch.is_inference_mode_enabled(), torch.is_grad_enabled()\nspin")
     assert shell.out.getvalue().startswith("(False, True)\n<function spin at 0x")
+
+
+def test_ctrl_c_landing_in_a_weakref_callback_is_delivered_again():
+    # Python cannot raise KeyboardInterrupt out of a weakref callback called from C: it reports it
+    # to sys.unraisablehook and goes on. Here the interrupt arrives while a callback runs (as it does
+    # when Ctrl-C lands while a dead tensor's provenance entry is forgotten, or in a long garbage
+    # collection): the REPL must still stop the loop that follows.
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2)\nn = 0")
+    fired = []
+
+    def callback(ref):
+        fired.append(ref)
+        _thread.interrupt_main()        # handled at the next check, inside this callback
+        sum(range(10))
+    ref = weakref.ref(shell.session.globals["x"], callback)
+    lost = run_interrupted(shell, "del x\nwhile True:\n    n += 1", ready=None)
+    assert fired and ref() is None
+    assert not lost, "the interrupt was swallowed by the callback and the loop went on"
+    assert shell.err.getvalue().endswith("KeyboardInterrupt\n")
+    shell.execute("n > 0")
+    assert shell.out.getvalue() == "True\n"
 
 
 # -------------------------------------------------------------------------------------- colour

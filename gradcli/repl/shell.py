@@ -22,6 +22,7 @@ from gradcli.display import DISPLAY_MODES
 from gradcli.engine.tensor import print_options
 from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
 from gradcli.repl import magics, scan, toolbar
+from gradcli.repl.interrupt import Guard
 from gradcli.session import Session
 from gradcli.terminal import RED, RESET, colour_wanted, paint_error
 
@@ -113,7 +114,8 @@ class Shell:
             echo = self._echo
         started = time.perf_counter()
         try:
-            self.session.run_unit(source, filename, echo=echo or None)
+            with Guard():
+                self.session.run_unit(source, filename, echo=echo or None)
         except ScriptError as e:
             self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
