@@ -8,10 +8,13 @@ Ctrl-D, and the REPL returns its exit status.
 from __future__ import annotations
 
 import _thread
+import concurrent.futures
 import io
+import select
 import threading
 import time
 import weakref
+from unittest import mock
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -25,6 +28,9 @@ from gradcli.engine.tensor import print_options
 from gradcli.repl import completion, prompt, scan, toolbar
 from gradcli.repl.history import history_path
 from gradcli.repl.shell import Options, Shell
+
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
@@ -40,24 +46,78 @@ def new_shell(**options) -> Shell:
     return Shell(Options(**options), out=io.StringIO(), err=io.StringIO())
 
 
-def drive(keys, shell=None, history="memory", pauses=False, **options) -> Run:
-    """Type `keys` into a REPL; a list with `pauses` sends its pieces 0.2 s apart (for Tab, whose
-    completions arrive asynchronously). history="file" uses the history file, as `gradcli repl` does."""
+def drive(keys, shell=None, history="memory", **options) -> Run:
+    """Type `keys` into a REPL. A string is sent at once (what follows an Enter waits as typeahead);
+    a list is typed piece by piece, each piece once the prompt has settled (see `settle`), as a
+    user types after seeing the screen. history="file" uses the history file, as `gradcli repl` does."""
     shell = shell or new_shell(**options)
-    with create_pipe_input() as pipe:
-        if pauses:
-            def feed():
-                for piece in keys:
-                    pipe.send_text(piece)
-                    time.sleep(0.2)
-                pipe.close()
-            threading.Thread(target=feed, daemon=True).start()
-        else:
-            pipe.send_text("".join(keys))
+    sessions, problems = [], []
+    make_prompt = prompt.make_prompt
+
+    def recording(*args, **kwargs):
+        session = make_prompt(*args, **kwargs)
+        sessions.append(session)
+        return session
+
+    with create_pipe_input() as pipe, mock.patch.object(prompt, "make_prompt", recording):
+        feeder = None
+        if isinstance(keys, str):
+            pipe.send_text(keys)
             pipe.close()
+        else:
+            feeder = threading.Thread(target=type_pieces, args=(pipe, keys, sessions, problems), daemon=True)
+            feeder.start()
         status = prompt.run(shell, input=pipe, output=DummyOutput(),
                             history=InMemoryHistory() if history == "memory" else None)
+        if feeder is not None:
+            # the feeder's pipe.close() must be over before the `with` closes the pipe again:
+            # prompt_toolkit's pipe is not thread-safe (a double close is EBADF, or closes another file)
+            feeder.join(PATIENCE)
+    assert not problems, problems
     return Run(status, shell)
+
+
+PATIENCE = 20.0         # seconds the prompt may take to settle, on a loaded machine
+# prompt_toolkit's own asynchronous work on typed text: completion, suggestion, validation (each
+# wrapped in `new_coroutine`) and loading the history
+_BUSY = frozenset(("new_coroutine", "load_history", "async_completer", "async_suggestor", "async_validator"))
+
+
+def type_pieces(pipe, pieces, sessions, problems):
+    try:
+        for piece in pieces:
+            settle(pipe, sessions)
+            pipe.send_text(piece)
+        settle(pipe, sessions)
+    except AssertionError as e:
+        problems.append(str(e))
+    finally:
+        pipe.close()
+
+
+def settle(pipe, sessions):
+    """Wait until the prompt waits for keys: it runs, has read every key sent, and has no completion,
+    suggestion or history loading under way. Asked in the prompt's event loop, between two of its
+    callbacks, so never halfway through handling a key."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        app = sessions[0].app if sessions else None
+        loop = app.loop if app is not None else None
+        if loop is not None and app.is_running:
+            answer = concurrent.futures.Future()
+
+            def idle():
+                busy = [t for t in app._background_tasks if not t.done() and t.get_coro().__name__ in _BUSY]
+                answer.set_result(app.is_running and not app.is_done and not busy
+                                  and not select.select([pipe.pipe.read_fd], [], [], 0)[0])
+            try:
+                loop.call_soon_threadsafe(idle)
+                if answer.result(timeout=1.0):
+                    return
+            except (RuntimeError, concurrent.futures.TimeoutError):   # the loop ended meanwhile
+                pass
+        time.sleep(0.01)
+    raise AssertionError("the prompt did not settle")
 
 
 @pytest.fixture(autouse=True)
@@ -344,7 +404,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
 
 def test_tab_completes_in_the_prompt():
     r = drive(["import torch\r", "torch.ra", "\t", "n(3).shape\r", "y = torch.ones(1, requires_grad=True)\r",
-               "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"], pauses=True)
+               "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"])
     # Tab took the first of grad, grad_fn; the first Enter keeps the choice, the second runs the line
     assert r.out == "torch.Size([3])\ntensor([2.])\n"
 
@@ -476,21 +536,26 @@ def test_history_file_in_xdg_state_dir_and_recall_with_up(tmp_path):
     assert history_path() == path
     assert "\n+41 + 1\n" in path.read_text() and "\n+%vars\n" in path.read_text()
     # Up twice: the input before %vars (history loads while the prompt first draws: wait for it)
-    r = drive(["", "\x1b[A", "\x1b[A", "\r"], history="file", pauses=True)
+    r = drive(["", "\x1b[A", "\x1b[A", "\r"], history="file")
     assert r.out == "42\n"
 
 
 def test_ctrl_r_searches_history_and_meta_enter_runs_at_once():
-    r = drive(["41 + 1\r", "7\r", "\x12", "41", "\r", "\r", "x = (1,\x1b\r"], pauses=True)
+    r = drive(["41 + 1\r", "7\r", "\x12", "41", "\r", "\r", "x = (1,\x1b\r"])
     assert r.out == "42\n7\n42\n"
     assert "SyntaxError: '(' was never closed" in r.err      # Meta-Enter ran the unfinished line
 
 
-def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch):
+@pytest.mark.parametrize("blocked", ["file as folder", "folder as file"])
+def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch, blocked):
+    # blocked in ways that hold for root too (permission bits do not stop root)
     blocker = tmp_path / "file"
-    blocker.write_text("")
-    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))     # a file where the folder should be
-    r = drive(["1 + 1\r", "\x1b[A", "\r"], history="file", pauses=True)
+    if blocked == "file as folder":
+        blocker.write_text("")                              # mkdir fails: ENOTDIR
+    else:
+        (blocker / "gradcli" / "history").mkdir(parents=True)   # open fails: EISDIR
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    r = drive(["1 + 1\r", "\x1b[A", "\r"], history="file")
     assert r.out == "2\n2\n"
     warning = [line for line in r.err.splitlines() if "history" in line]
     assert len(warning) == 1 and warning[0].startswith(f"gradcli: cannot write the history file {blocker}")
@@ -499,8 +564,8 @@ def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch):
 
 def test_auto_suggest_is_off_by_default_and_right_accepts_a_suggestion():
     keys = ["41 + 1\r", "4", "\x1b[C", "\r"]          # Right arrow after typing "4"
-    assert drive(keys, pauses=True).out == "42\n4\n"
-    assert drive(keys, pauses=True, auto_suggest=True).out == "42\n42\n"
+    assert drive(keys).out == "42\n4\n"
+    assert drive(keys, auto_suggest=True).out == "42\n42\n"
 
 
 def test_auto_suggest_and_vi_options_build_the_prompt():

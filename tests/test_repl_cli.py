@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
+
 pty = pytest.importorskip("pty")
 fcntl = pytest.importorskip("fcntl")
 termios = pytest.importorskip("termios")
