@@ -123,7 +123,9 @@ def settle(pipe, sessions):
 @pytest.fixture(autouse=True)
 def state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     yield
     autograd.reset_modes()
     print_options.display = "modern"
@@ -215,6 +217,64 @@ def test_ctrl_c_while_typing_clears_the_line():
     r = drive("abc = 1\x03x = 2\rx\r")
     assert r.out == "2\n"
     assert "abc" not in r.shell.session.globals
+    assert r.err.splitlines()[1:] == ["KeyboardInterrupt"]      # as Python's REPL shows it
+
+
+# ------------------------------------------------------------------------------------ _ and help
+def test_underscore_holds_the_last_echoed_value():
+    shell = new_shell()
+    for line in ("1 + 1", "_", "_ * 10", "None", "x = 7", "print('p')", "_", "for i in range(3): i\n",
+                 "_", "_ = 'mine'", "5", "_", "del _", "_"):
+        shell.execute(line)
+    # None, assignments and print leave `_` alone; a loop's echoes each set it; a script's own `_`
+    # shadows the builtin until deleted; echoing it sets the builtin too: all as in CPython
+    assert shell.out.getvalue().splitlines() == ["2", "2", "20", "p", "20", "0", "1", "2", "2", "5", "'mine'",
+                                                 "'mine'"]
+    fresh = new_shell()
+    fresh.execute("_")
+    assert "NameError: name '_' is not defined" in fresh.err.getvalue()
+
+
+def test_question_mark_and_help_describe_without_running():
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\ndef f(a, b=1):\n    return a")
+    for line in ("torch.ones?", "x.sum?", "x.grad?", "len?", "f?", "help(torch.ones)", "torch.nn.functional.relu?",
+                 "x.T.backward?", "nope?", "(x * 2)?"):
+        shell.execute(line)
+    out = shell.out.getvalue()
+    blocks = out.split("\n    ")
+    assert out.startswith("torch.ones(*size, dtype=None, requires_grad=False, device=None)\n    A new tensor")
+    assert "\nTensor.sum(dim=None, keepdim=False, dtype=None)\n" in out
+    assert "\nTensor.grad\n    The gradient backward accumulated" in out
+    assert "\nlen(obj, /)\n" in out and "\nf(a, b)\n    A function defined in this session.\n" in out
+    assert out.count("torch.ones(*size, dtype=None, requires_grad=False, device=None)\n") == 2   # ? and help()
+    assert "\ntorch.nn.functional.relu(input)\n" in out
+    assert "\nTensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)\n" in out
+    assert len(blocks) > 8 and "out=" not in out and "**kw" not in out
+    assert shell.err.getvalue().splitlines() == [
+        "nope?: nothing to describe; give a name, e.g. torch.ones? or x.sum?",
+        "(x * 2)?: nothing to describe; give a name, e.g. torch.ones? or x.sum?"]
+    assert shell.session.globals["x"].grad is None        # nothing ran
+
+
+def test_help_covers_every_name_scripts_reach():
+    from gradcli import access, helptext, stdlib
+    builtins = stdlib.make_builtins(lambda text: None)
+    generic = helptext.what("no_such_name")
+    missing = []
+
+    def walk(module):
+        for name, value in module.members.items():
+            if value.__class__ is stdlib.ScriptModule:
+                walk(value)
+            elif callable(value) and helptext.what(name) == generic:
+                missing.append(f"{module.name}.{name}")
+    walk(stdlib.TORCH)
+    missing += [f"Tensor.{n}" for n in access.TENSOR_ATTRS if helptext.what(n) == generic]
+    missing += [n for n in builtins if n not in helptext._BUILTINS]
+    assert not missing
+    for name, value in builtins.items():
+        assert helptext.text_for(value, builtins).startswith(name + "(")
 
 
 def test_leave_with_exit_or_end_of_input():
