@@ -321,8 +321,20 @@ def signature(function, name: str, method: bool = False) -> str:
             star = True
         if p.kind == p.VAR_POSITIONAL:
             star = True
-        shown.append(str(p.replace(annotation=p.empty)))
+        p = p.replace(annotation=p.empty)
+        if p.default is not p.empty and p.default.__class__ not in _LITERALS:
+            p = p.replace(default=_NOT_GIVEN)           # an engine sentinel: "not given"
+        shown.append(str(p))
     return f"{name}({', '.join(shown)})"
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "..."
+
+
+_NOT_GIVEN = _NotGiven()
+_LITERALS = (type(None), bool, int, float, str, tuple)
 
 
 def _forwarded(function) -> str | None:
@@ -395,6 +407,12 @@ def text_for(obj, builtins: dict | None = None) -> str:
     else:
         sig = signature(obj, qualified)
     return _format(sig, what(bare))
+
+
+def constant_text(module: str, name: str, value) -> str:
+    """The help for a module's constant (`torch.pi?`)."""
+    paragraph = what(name) if name in _WHAT else "A constant of the module."
+    return _format(f"{module}.{name} = {value!r}", paragraph)
 
 
 # Tensor attributes whose name means something else in torch

@@ -239,7 +239,7 @@ def test_question_mark_and_help_describe_without_running():
     shell = new_shell()
     shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\ndef f(a, b=1):\n    return a")
     for line in ("torch.ones?", "x.sum?", "x.grad?", "len?", "f?", "help(torch.ones)", "torch.nn.functional.relu?",
-                 "x.T.backward?", "nope?", "(x * 2)?"):
+                 "x.T.backward?", "torch.pi?", "nope?", "(x * 2)?"):
         shell.execute(line)
     out = shell.out.getvalue()
     blocks = out.split("\n    ")
@@ -250,6 +250,7 @@ def test_question_mark_and_help_describe_without_running():
     assert out.count("torch.ones(*size, dtype=None, requires_grad=False, device=None)\n") == 2   # ? and help()
     assert "\ntorch.nn.functional.relu(input)\n" in out
     assert "\nTensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)\n" in out
+    assert "\ntorch.pi = 3.141592653589793\n    The constant pi.\n" in out
     assert len(blocks) > 8 and "out=" not in out and "**kw" not in out
     assert shell.err.getvalue().splitlines() == [
         "nope?: nothing to describe; give a name, e.g. torch.ones? or x.sum?",
@@ -699,3 +700,20 @@ def test_stable_ids_option():
               stable_ids=True)
     assert r.out == ("<ExpBackward0 object at 0x7f0000000010>\n"
                      "<ExpBackward0 object at 0x7f0000000020>\n")
+
+
+def test_help_on_everything_reachable_shows_no_internals():
+    """help() on every torch member, tensor attribute and builtin: a signature line and a paragraph,
+    never an address, a gradcli path or an engine-internal parameter."""
+    from gradcli import access, stdlib
+    names = ["torch", "math"] + [f"torch.{n}" for n in stdlib.TORCH.members]
+    names += [f"torch.nn.functional.{n}" for n in stdlib.TORCH.members["nn"].members["functional"].members]
+    names += [f"x.{n}" for n in sorted(access.TENSOR_ATTRS) if n not in ("grad", "grad_fn")]
+    names += sorted(stdlib.make_builtins(print))
+    shell = new_shell()
+    shell.execute("import torch\nimport math\nx = torch.ones(2, 2)\n" + "".join(f"help({n})\n" for n in names))
+    assert shell.err.getvalue() == ""
+    out = shell.out.getvalue()
+    assert out.count("\n    ") >= len(names)
+    for leak in ("0x", "<locals>", "gradcli.engine", "gradcli/", "_matmul", "out=", "**kw"):
+        assert leak not in out, leak

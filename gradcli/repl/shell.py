@@ -24,6 +24,7 @@ from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
 from gradcli.repl import magics, scan, toolbar
 from gradcli.repl.interrupt import Guard
 from gradcli.session import Session
+from gradcli.stdlib import ScriptModule
 from gradcli.terminal import RED, RESET, colour_wanted, paint_error
 
 FORMATS = ("text", "jsonl")
@@ -172,6 +173,10 @@ class Shell:
             owner = _resolve_chain(head, session.globals, session.builtins)
             if (owner is TENSOR or owner.__class__ is Tensor) and attr in access_tensor_attrs():
                 self.write(helptext.method_text(attr))
+                return
+            member = owner.members.get(attr) if owner.__class__ is ScriptModule else None
+            if member.__class__ in (int, float):
+                self.write(helptext.constant_text(owner.name, attr, member))
                 return
         obj = _resolve_chain(text, session.globals, session.builtins) if text.isascii() else None
         if obj is None or obj is TENSOR or text.rstrip(" ?") != text:
