@@ -370,7 +370,19 @@ def make_builtins(write) -> dict:
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(limits.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
     table["print"] = make_print(write)
+    table["help"] = _make_help(table)
     return table
+
+
+def _make_help(table):
+    """help(obj): a signature and a paragraph (gradcli.helptext, imported when asked), written
+    through the session's print."""
+    def help(*obj):
+        from gradcli import helptext
+        if len(obj) > 1:
+            raise TypeError(f"help() takes at most 1 argument ({len(obj)} given)")
+        table["print"](helptext.text_for(obj[0], table) if obj else helptext.USAGE, end="")
+    return help
 
 
 def make_print(write, report=None):

@@ -1,4 +1,4 @@
-"""Colour on the terminal: when to use it (--color, NO_COLOR, a TTY) and how errors are painted."""
+"""Colour on the terminal: when to use it (--color, NO_COLOR, FORCE_COLOR, TERM=dumb, a TTY) and how errors are painted."""
 
 from __future__ import annotations
 
@@ -11,17 +11,31 @@ COLOR_MODES = ("auto", "always", "never")
 
 
 def colour_wanted(stream, mode: str = "auto") -> bool:
-    """`always` and `never` are what they say; `auto` colours a terminal unless NO_COLOR is set.
+    """`always` and `never` are what they say; `auto` colours a terminal, as the common conventions
+    ask (CPython 3.13 reads them in this order):
 
-    An explicit `--color always` overrides NO_COLOR, as no-color.org asks of command-line flags."""
+    * NO_COLOR (any non-empty value) turns colour off; only an explicit `--color always` overrides
+      it, as no-color.org asks of command-line flags;
+    * FORCE_COLOR (any non-empty value) turns it on, even when the stream is not a terminal;
+    * TERM=dumb turns it off: a dumb terminal shows escape sequences as text."""
     if mode == "always":
         return True
     if mode == "never" or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if dumb_terminal():
         return False
     try:
         return stream.isatty()
     except (AttributeError, ValueError):    # no isatty, or a closed stream
         return False
+
+
+def dumb_terminal() -> bool:
+    """TERM=dumb (or unknown, as prompt_toolkit counts it): a terminal that shows text and nothing
+    else, no colour and no cursor movement (Emacs' shell buffers, some CI logs)."""
+    return os.environ.get("TERM", "").lower() in ("dumb", "unknown")
 
 
 def paint_error(text: str) -> str:

@@ -8,9 +8,13 @@ Ctrl-D, and the REPL returns its exit status.
 from __future__ import annotations
 
 import _thread
+import concurrent.futures
 import io
+import select
 import threading
 import time
+import weakref
+from unittest import mock
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -24,6 +28,9 @@ from gradcli.engine.tensor import print_options
 from gradcli.repl import completion, prompt, scan, toolbar
 from gradcli.repl.history import history_path
 from gradcli.repl.shell import Options, Shell
+
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
@@ -39,30 +46,86 @@ def new_shell(**options) -> Shell:
     return Shell(Options(**options), out=io.StringIO(), err=io.StringIO())
 
 
-def drive(keys, shell=None, history="memory", pauses=False, **options) -> Run:
-    """Type `keys` into a REPL; a list with `pauses` sends its pieces 0.2 s apart (for Tab, whose
-    completions arrive asynchronously). history="file" uses the history file, as `gradcli repl` does."""
+def drive(keys, shell=None, history="memory", **options) -> Run:
+    """Type `keys` into a REPL. A string is sent at once (what follows an Enter waits as typeahead);
+    a list is typed piece by piece, each piece once the prompt has settled (see `settle`), as a
+    user types after seeing the screen. history="file" uses the history file, as `gradcli repl` does."""
     shell = shell or new_shell(**options)
-    with create_pipe_input() as pipe:
-        if pauses:
-            def feed():
-                for piece in keys:
-                    pipe.send_text(piece)
-                    time.sleep(0.2)
-                pipe.close()
-            threading.Thread(target=feed, daemon=True).start()
-        else:
-            pipe.send_text("".join(keys))
+    sessions, problems = [], []
+    make_prompt = prompt.make_prompt
+
+    def recording(*args, **kwargs):
+        session = make_prompt(*args, **kwargs)
+        sessions.append(session)
+        return session
+
+    with create_pipe_input() as pipe, mock.patch.object(prompt, "make_prompt", recording):
+        feeder = None
+        if isinstance(keys, str):
+            pipe.send_text(keys)
             pipe.close()
+        else:
+            feeder = threading.Thread(target=type_pieces, args=(pipe, keys, sessions, problems), daemon=True)
+            feeder.start()
         status = prompt.run(shell, input=pipe, output=DummyOutput(),
                             history=InMemoryHistory() if history == "memory" else None)
+        if feeder is not None:
+            # the feeder's pipe.close() must be over before the `with` closes the pipe again:
+            # prompt_toolkit's pipe is not thread-safe (a double close is EBADF, or closes another file)
+            feeder.join(PATIENCE)
+    assert not problems, problems
     return Run(status, shell)
+
+
+PATIENCE = 20.0         # seconds the prompt may take to settle, on a loaded machine
+# prompt_toolkit's own asynchronous work on typed text: completion, suggestion, validation (each
+# wrapped in `new_coroutine`) and loading the history
+_BUSY = frozenset(("new_coroutine", "load_history", "async_completer", "async_suggestor", "async_validator"))
+
+
+def type_pieces(pipe, pieces, sessions, problems):
+    try:
+        for piece in pieces:
+            settle(pipe, sessions)
+            pipe.send_text(piece)
+        settle(pipe, sessions)
+    except AssertionError as e:
+        problems.append(str(e))
+    finally:
+        pipe.close()
+
+
+def settle(pipe, sessions):
+    """Wait until the prompt waits for keys: it runs, has read every key sent, and has no completion,
+    suggestion or history loading under way. Asked in the prompt's event loop, between two of its
+    callbacks, so never halfway through handling a key."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        app = sessions[0].app if sessions else None
+        loop = app.loop if app is not None else None
+        if loop is not None and app.is_running:
+            answer = concurrent.futures.Future()
+
+            def idle():
+                busy = [t for t in app._background_tasks if not t.done() and t.get_coro().__name__ in _BUSY]
+                answer.set_result(app.is_running and not app.is_done and not busy
+                                  and not select.select([pipe.pipe.read_fd], [], [], 0)[0])
+            try:
+                loop.call_soon_threadsafe(idle)
+                if answer.result(timeout=1.0):
+                    return
+            except (RuntimeError, concurrent.futures.TimeoutError):   # the loop ended meanwhile
+                pass
+        time.sleep(0.01)
+    raise AssertionError("the prompt did not settle")
 
 
 @pytest.fixture(autouse=True)
 def state_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     yield
     autograd.reset_modes()
     print_options.display = "modern"
@@ -154,6 +217,65 @@ def test_ctrl_c_while_typing_clears_the_line():
     r = drive("abc = 1\x03x = 2\rx\r")
     assert r.out == "2\n"
     assert "abc" not in r.shell.session.globals
+    assert r.err.splitlines()[1:] == ["KeyboardInterrupt"]      # as Python's REPL shows it
+
+
+# ------------------------------------------------------------------------------------ _ and help
+def test_underscore_holds_the_last_echoed_value():
+    shell = new_shell()
+    for line in ("1 + 1", "_", "_ * 10", "None", "x = 7", "print('p')", "_", "for i in range(3): i\n",
+                 "_", "_ = 'mine'", "5", "_", "del _", "_"):
+        shell.execute(line)
+    # None, assignments and print leave `_` alone; a loop's echoes each set it; a script's own `_`
+    # shadows the builtin until deleted; echoing it sets the builtin too: all as in CPython
+    assert shell.out.getvalue().splitlines() == ["2", "2", "20", "p", "20", "0", "1", "2", "2", "5", "'mine'",
+                                                 "'mine'"]
+    fresh = new_shell()
+    fresh.execute("_")
+    assert "NameError: name '_' is not defined" in fresh.err.getvalue()
+
+
+def test_question_mark_and_help_describe_without_running():
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\ndef f(a, b=1):\n    return a")
+    for line in ("torch.ones?", "x.sum?", "x.grad?", "len?", "f?", "help(torch.ones)", "torch.nn.functional.relu?",
+                 "x.T.backward?", "torch.pi?", "nope?", "(x * 2)?"):
+        shell.execute(line)
+    out = shell.out.getvalue()
+    blocks = out.split("\n    ")
+    assert out.startswith("torch.ones(*size, dtype=None, requires_grad=False, device=None)\n    A new tensor")
+    assert "\nTensor.sum(dim=None, keepdim=False, dtype=None)\n" in out
+    assert "\nTensor.grad\n    The gradient backward accumulated" in out
+    assert "\nlen(obj, /)\n" in out and "\nf(a, b)\n    A function defined in this session.\n" in out
+    assert out.count("torch.ones(*size, dtype=None, requires_grad=False, device=None)\n") == 2   # ? and help()
+    assert "\ntorch.nn.functional.relu(input)\n" in out
+    assert "\nTensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)\n" in out
+    assert "\ntorch.pi = 3.141592653589793\n    The constant pi.\n" in out
+    assert len(blocks) > 8 and "out=" not in out and "**kw" not in out
+    assert shell.err.getvalue().splitlines() == [
+        "nope?: nothing to describe; give a name, e.g. torch.ones? or x.sum?",
+        "(x * 2)?: nothing to describe; give a name, e.g. torch.ones? or x.sum?"]
+    assert shell.session.globals["x"].grad is None        # nothing ran
+
+
+def test_help_covers_every_name_scripts_reach():
+    from gradcli import access, helptext, stdlib
+    builtins = stdlib.make_builtins(lambda text: None)
+    generic = helptext.what("no_such_name")
+    missing = []
+
+    def walk(module):
+        for name, value in module.members.items():
+            if value.__class__ is stdlib.ScriptModule:
+                walk(value)
+            elif callable(value) and helptext.what(name) == generic:
+                missing.append(f"{module.name}.{name}")
+    walk(stdlib.TORCH)
+    missing += [f"Tensor.{n}" for n in access.TENSOR_ATTRS if helptext.what(n) == generic]
+    missing += [n for n in builtins if n not in helptext._BUILTINS]
+    assert not missing
+    for name, value in builtins.items():
+        assert helptext.text_for(value, builtins).startswith(name + "(")
 
 
 def test_leave_with_exit_or_end_of_input():
@@ -176,18 +298,40 @@ def test_internal_errors_are_one_line_and_the_session_goes_on(monkeypatch):
     assert shell.execute("x = 3") and shell.session.globals["x"] == 3
 
 
-def interrupt_soon(delay=0.4):
-    """Ctrl-C as the terminal delivers it: KeyboardInterrupt in the main thread while code runs."""
-    timer = threading.Timer(delay, _thread.interrupt_main)
-    timer.start()
-    return timer
+def interrupt_when(ready, backup=5.0):
+    """Ctrl-C as the terminal delivers it (KeyboardInterrupt in the main thread) once `ready()` says
+    the input is running (never with `ready` None). If the input is still running `backup` seconds later the interrupt was lost:
+    interrupt again so that the test fails instead of hanging. Returns the list of lost interrupts."""
+    lost = []
+    done = threading.Event()
+
+    def watch():
+        if ready is not None:
+            while not ready():
+                time.sleep(0.005)
+            _thread.interrupt_main()
+        while not done.wait(backup):
+            lost.append(time.monotonic())
+            _thread.interrupt_main()
+    threading.Thread(target=watch, daemon=True).start()
+    return done, lost
+
+
+def run_interrupted(shell, text, ready):
+    done, lost = interrupt_when(ready)
+    try:
+        shell.execute(text)
+    finally:
+        done.set()
+    return lost
 
 
 def test_ctrl_c_interrupts_a_run_keeps_state_and_restores_grad_mode():
     shell = new_shell()
     shell.execute("import torch\nx = torch.ones(2, requires_grad=True)\nn = 0")
-    interrupt_soon()
-    shell.execute("with torch.no_grad():\n    inside = torch.is_grad_enabled()\n    while True:\n        n += 1")
+    lost = run_interrupted(shell, "with torch.no_grad():\n    inside = torch.is_grad_enabled()\n    while True:\n"
+                           "        n += 1", ready=lambda: shell.session.globals.get("n", 0) > 0)
+    assert not lost
     assert shell.err.getvalue().endswith("KeyboardInterrupt\n")
     assert shell.session.globals["inside"] is False and shell.session.globals["n"] > 0
     shell.execute("torch.is_grad_enabled(), (x * 2).requires_grad, x.shape")
@@ -198,10 +342,32 @@ def test_ctrl_c_inside_a_function_and_inference_mode():
     shell = new_shell()
     shell.execute("import torch\ndef spin():\n    with torch.inference_mode():\n        while True:\n"
                   "            pass")
-    interrupt_soon()
-    shell.execute("spin()")
+    lost = run_interrupted(shell, "spin()", ready=autograd.is_inference_mode_enabled)
+    assert not lost
     shell.execute("torch.is_inference_mode_enabled(), torch.is_grad_enabled()\nspin")
     assert shell.out.getvalue().startswith("(False, True)\n<function spin at 0x")
+
+
+def test_ctrl_c_landing_in_a_weakref_callback_is_delivered_again():
+    # Python cannot raise KeyboardInterrupt out of a weakref callback called from C: it reports it
+    # to sys.unraisablehook and goes on. Here the interrupt arrives while a callback runs (as it does
+    # when Ctrl-C lands while a dead tensor's provenance entry is forgotten, or in a long garbage
+    # collection): the REPL must still stop the loop that follows.
+    shell = new_shell()
+    shell.execute("import torch\nx = torch.ones(2)\nn = 0")
+    fired = []
+
+    def callback(ref):
+        fired.append(ref)
+        _thread.interrupt_main()        # handled at the next check, inside this callback
+        sum(range(10))
+    ref = weakref.ref(shell.session.globals["x"], callback)
+    lost = run_interrupted(shell, "del x\nwhile True:\n    n += 1", ready=None)
+    assert fired and ref() is None
+    assert not lost, "the interrupt was swallowed by the callback and the loop went on"
+    assert shell.err.getvalue().endswith("KeyboardInterrupt\n")
+    shell.execute("n > 0")
+    assert shell.out.getvalue() == "True\n"
 
 
 # -------------------------------------------------------------------------------------- colour
@@ -299,7 +465,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
 
 def test_tab_completes_in_the_prompt():
     r = drive(["import torch\r", "torch.ra", "\t", "n(3).shape\r", "y = torch.ones(1, requires_grad=True)\r",
-               "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"], pauses=True)
+               "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"])
     # Tab took the first of grad, grad_fn; the first Enter keeps the choice, the second runs the line
     assert r.out == "torch.Size([3])\ntensor([2.])\n"
 
@@ -431,21 +597,26 @@ def test_history_file_in_xdg_state_dir_and_recall_with_up(tmp_path):
     assert history_path() == path
     assert "\n+41 + 1\n" in path.read_text() and "\n+%vars\n" in path.read_text()
     # Up twice: the input before %vars (history loads while the prompt first draws: wait for it)
-    r = drive(["", "\x1b[A", "\x1b[A", "\r"], history="file", pauses=True)
+    r = drive(["", "\x1b[A", "\x1b[A", "\r"], history="file")
     assert r.out == "42\n"
 
 
 def test_ctrl_r_searches_history_and_meta_enter_runs_at_once():
-    r = drive(["41 + 1\r", "7\r", "\x12", "41", "\r", "\r", "x = (1,\x1b\r"], pauses=True)
+    r = drive(["41 + 1\r", "7\r", "\x12", "41", "\r", "\r", "x = (1,\x1b\r"])
     assert r.out == "42\n7\n42\n"
     assert "SyntaxError: '(' was never closed" in r.err      # Meta-Enter ran the unfinished line
 
 
-def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch):
+@pytest.mark.parametrize("blocked", ["file as folder", "folder as file"])
+def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch, blocked):
+    # blocked in ways that hold for root too (permission bits do not stop root)
     blocker = tmp_path / "file"
-    blocker.write_text("")
-    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))     # a file where the folder should be
-    r = drive(["1 + 1\r", "\x1b[A", "\r"], history="file", pauses=True)
+    if blocked == "file as folder":
+        blocker.write_text("")                              # mkdir fails: ENOTDIR
+    else:
+        (blocker / "gradcli" / "history").mkdir(parents=True)   # open fails: EISDIR
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    r = drive(["1 + 1\r", "\x1b[A", "\r"], history="file")
     assert r.out == "2\n2\n"
     warning = [line for line in r.err.splitlines() if "history" in line]
     assert len(warning) == 1 and warning[0].startswith(f"gradcli: cannot write the history file {blocker}")
@@ -454,8 +625,8 @@ def test_unwritable_history_falls_back_to_memory(tmp_path, monkeypatch):
 
 def test_auto_suggest_is_off_by_default_and_right_accepts_a_suggestion():
     keys = ["41 + 1\r", "4", "\x1b[C", "\r"]          # Right arrow after typing "4"
-    assert drive(keys, pauses=True).out == "42\n4\n"
-    assert drive(keys, pauses=True, auto_suggest=True).out == "42\n42\n"
+    assert drive(keys).out == "42\n4\n"
+    assert drive(keys, auto_suggest=True).out == "42\n42\n"
 
 
 def test_auto_suggest_and_vi_options_build_the_prompt():
@@ -529,3 +700,20 @@ def test_stable_ids_option():
               stable_ids=True)
     assert r.out == ("<ExpBackward0 object at 0x7f0000000010>\n"
                      "<ExpBackward0 object at 0x7f0000000020>\n")
+
+
+def test_help_on_everything_reachable_shows_no_internals():
+    """help() on every torch member, tensor attribute and builtin: a signature line and a paragraph,
+    never an address, a gradcli path or an engine-internal parameter."""
+    from gradcli import access, stdlib
+    names = ["torch", "math"] + [f"torch.{n}" for n in stdlib.TORCH.members]
+    names += [f"torch.nn.functional.{n}" for n in stdlib.TORCH.members["nn"].members["functional"].members]
+    names += [f"x.{n}" for n in sorted(access.TENSOR_ATTRS) if n not in ("grad", "grad_fn")]
+    names += sorted(stdlib.make_builtins(print))
+    shell = new_shell()
+    shell.execute("import torch\nimport math\nx = torch.ones(2, 2)\n" + "".join(f"help({n})\n" for n in names))
+    assert shell.err.getvalue() == ""
+    out = shell.out.getvalue()
+    assert out.count("\n    ") >= len(names)
+    for leak in ("0x", "<locals>", "gradcli.engine", "gradcli/", "_matmul", "out=", "**kw"):
+        assert leak not in out, leak

@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -71,3 +76,36 @@ def test_only_the_repl_imports_prompt_toolkit(tmp_path):
                            env=env, timeout=60)
         expected = "True" if args == ["repl"] else "False"
         assert p.stdout.splitlines()[-1] == f"0 {expected}", (args, p.stdout, p.stderr)
+
+
+def test_one_colour_policy_for_run_and_the_repl(monkeypatch):
+    """FORCE_COLOR colours off a terminal, NO_COLOR wins over it (but not over --color always),
+    TERM=dumb turns colour off; `gradcli -c` and `gradcli repl` follow the same rule."""
+    from gradcli.terminal import colour_wanted
+
+    class Tty:
+        def isatty(self):
+            return True
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "dumb")
+    assert not colour_wanted(Tty()) and colour_wanted(Tty(), "always")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert colour_wanted(Tty()) and colour_wanted(object())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not colour_wanted(Tty()) and colour_wanted(Tty(), "always")
+    monkeypatch.setenv("FORCE_COLOR", "")
+    monkeypatch.delenv("NO_COLOR")
+    assert not colour_wanted(object())
+
+    red = "\x1b[1;31m"
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "GRADCLI_TRACEBACK")}
+    env["PYTHONPATH"] = str(ROOT)
+    for args, stdin in ((["-c", "nope"], ""), (["repl"], "nope\n")):
+        def stderr(**extra):
+            return subprocess.run([sys.executable, "-m", "gradcli", *args, *extra.pop("flags", [])], input=stdin,
+                                  capture_output=True, text=True, env=dict(env, **extra), timeout=60).stderr
+        assert red not in stderr()                                   # not a terminal
+        assert stderr(FORCE_COLOR="1").startswith(red)
+        assert red not in stderr(FORCE_COLOR="1", NO_COLOR="1")
+        assert stderr(NO_COLOR="1", flags=["--color", "always"]).startswith(red)

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
+pytestmark = pytest.mark.timeout(60)
+
 pty = pytest.importorskip("pty")
 fcntl = pytest.importorskip("fcntl")
 termios = pytest.importorskip("termios")
@@ -109,14 +112,19 @@ class Terminal:
         os.close(self.fd)
 
 
-@pytest.fixture
-def terminal(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "GRADCLI_TRACEBACK")}
+def start(tmp_path, **env_changes):
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "GRADCLI_TRACEBACK")}
     env.update(PYTHONPATH=str(ROOT), TERM="xterm", XDG_STATE_HOME=str(tmp_path / "state"))
+    env.update(env_changes)
     try:
-        term = Terminal([sys.executable, "-m", "gradcli"], env)
+        return Terminal([sys.executable, "-m", "gradcli"], env)
     except OSError as e:
         pytest.skip(f"no pseudo-terminal available: {e}")
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    term = start(tmp_path)
     try:
         term.expect(PROMPT)
         yield term
@@ -173,7 +181,8 @@ def test_ctrl_c_interrupts_a_loop_and_keeps_state(terminal):
     t.expect(PROMPT)
     t.type("x.sum(), torch.is_grad_enabled()\r", r"\(tensor\(3\., grad_fn=<SumBackward0>\), True\)\n",
            prompt=True)
-    t.type("abc\x03", PROMPT)                 # Ctrl-C while typing drops the line
+    t.type("abc\x03", r"abc *\nKeyboardInterrupt\n")   # Ctrl-C while typing drops the line, as Python shows it
+    t.expect(PROMPT)
     t.type("1 + 1\r", r"\n2\n")
 
 
@@ -192,3 +201,37 @@ def test_errors_are_shown_and_the_session_goes_on(terminal):
     t.type(")\r", r"<stdin>:2:1: SyntaxError: .*\n    \)\n    \^\n", prompt=True)
     t.type("x / nope\r", r"<stdin>:1:5: NameError: name 'nope' is not defined\n", prompt=True)
     t.type("x * 21\r", r"\n42\n")
+
+
+def test_toolbar_command_hides_and_shows_the_toolbar(terminal):
+    t = terminal
+    t.type("import torch\r", "no tensors require grad yet")
+    t.type("%toolbar\r")
+    shown_from = t.pos
+    t.type("x = 1\r", r">>> x = 1\n", prompt=True)
+    t.type("y = 2\r", r">>> y = 2\n", prompt=True)
+    time.sleep(0.5)                           # the toolbar is drawn once the terminal answers the cursor query
+    t.expect("")
+    try:
+        t._read(0.5)
+    except EOFError:
+        pass
+    assert "no tensors require grad yet" not in t.screen[shown_from:]
+    t.type("%toolbar\r", "no tensors require grad yet")
+
+
+def test_dumb_terminal_gets_plain_prompts_without_colour(tmp_path):
+    t = start(tmp_path, TERM="dumb")
+    try:
+        t.expect(PROMPT)
+        t.type("if True:\r", r"\.\.\. ")
+        t.type("    nope\r", r"\.\.\. ")
+        t.type("\r", r"NameError: name 'nope' is not defined")
+        t.expect(PROMPT)
+        t.type("abc\x03", r"KeyboardInterrupt\n>>> ")
+        t.type("2 * 21\r", r"\n42\n")
+        assert "\x1b" not in t.raw.decode()             # no colour, no cursor movement
+        t.type("\x04", None)
+        assert t.wait() == 0
+    finally:
+        t.close()

@@ -159,7 +159,7 @@ def test_the_repl_refuses_them_too_and_goes_on(shell, source, status, expected):
 def test_builtins_are_exactly_the_documented_ones():
     assert set(stdlib.make_builtins(print)) == {
         "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
-        "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow"}
+        "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help"}
 
 
 def test_modules_hold_no_python_module_and_no_underscore_name():

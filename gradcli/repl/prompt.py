@@ -1,13 +1,17 @@
 """The interactive loop: a prompt_toolkit prompt in front of a Shell.
 
 The loop's one rule is ptpython's: nothing that happens in it ends the session except Ctrl-D on
-an empty line (or %exit). Ctrl-C while typing drops the line; Ctrl-C while input runs is turned
-into `KeyboardInterrupt` by the Shell; the prompt's own helpers (completion, colouring, toolbar)
-swallow their errors.
+an empty line (or %exit). Ctrl-C while typing drops the line and shows KeyboardInterrupt, as
+Python's REPL does; Ctrl-C while input runs is turned into `KeyboardInterrupt` by the Shell; the
+prompt's own helpers (completion, colouring, toolbar) swallow their errors.
+
+On a dumb terminal (TERM=dumb) there is no prompt_toolkit editing at all: the prompts are written
+as text and lines are read as the terminal's own line discipline delivers them (Shell.run_lines).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from prompt_toolkit import PromptSession
@@ -23,6 +27,7 @@ from gradcli.repl.completion import make_completer
 from gradcli.repl.history import open_history
 from gradcli.repl.keys import key_bindings
 from gradcli.repl.shell import Shell
+from gradcli.terminal import dumb_terminal
 
 PROMPT = ">>> "
 CONTINUATION = "... "
@@ -51,13 +56,20 @@ def make_prompt(shell: Shell, input=None, output=None, history=None) -> PromptSe
         editing_mode=EditingMode.VI if options.vi else EditingMode.EMACS,
         style=Style.from_dict(highlight.STYLES),
         include_default_pygments_style=False,
-        color_depth=None if shell.colour else ColorDepth.MONOCHROME,
+        color_depth=_colour_depth(shell),
         search_ignore_case=True,
         enable_open_in_editor=False,
         tempfile_suffix=".grad",
         input=input,
         output=output,
     )
+
+
+def _colour_depth(shell: Shell):
+    if not shell.colour:
+        return ColorDepth.MONOCHROME
+    # prompt_toolkit reads NO_COLOR itself: an explicit --color always must still colour
+    return ColorDepth.DEPTH_8_BIT if os.environ.get("NO_COLOR") else None
 
 
 def run(shell: Shell, input=None, output=None, history=None) -> int:
@@ -70,10 +82,14 @@ def run(shell: Shell, input=None, output=None, history=None) -> int:
         return shell.toolbar_text
 
     while True:
+        # set on the session, not passed to prompt(): there None means "as before", so a toolbar
+        # once shown could never be hidden
+        prompt.bottom_toolbar = bottom_toolbar if shell.toolbar else None
         try:
-            text = prompt.prompt(bottom_toolbar=bottom_toolbar if shell.toolbar else None)
-        except KeyboardInterrupt:
-            continue                                  # Ctrl-C while typing: a fresh, empty line
+            text = prompt.prompt()
+        except KeyboardInterrupt:                     # Ctrl-C while typing: a fresh, empty line
+            shell.interrupted()
+            continue
         except EOFError:
             return 0
         try:
@@ -94,4 +110,7 @@ def main(options) -> int:
         return EXIT_USAGE
     if not sys.stdin.isatty():
         return shell.run_lines(sys.stdin)
+    if dumb_terminal():
+        shell.err.write(banner() + "\n")
+        return shell.run_lines(sys.stdin, prompts=(PROMPT, CONTINUATION))
     return run(shell)

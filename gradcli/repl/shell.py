@@ -22,10 +22,17 @@ from gradcli.display import DISPLAY_MODES
 from gradcli.engine.tensor import print_options
 from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
 from gradcli.repl import magics, scan, toolbar
+from gradcli.repl.interrupt import Guard
 from gradcli.session import Session
+from gradcli.stdlib import ScriptModule
 from gradcli.terminal import RED, RESET, colour_wanted, paint_error
 
 FORMATS = ("text", "jsonl")
+
+
+def access_tensor_attrs():
+    from gradcli.access import TENSOR_ATTRS
+    return TENSOR_ATTRS
 _LEAVE = ("exit", "quit", "exit()", "quit()")
 
 
@@ -101,6 +108,9 @@ class Shell:
             return True
         if stripped in _LEAVE and stripped.rstrip("()") not in self.session.globals:
             return False
+        if stripped.endswith("?") and "\n" not in stripped:
+            self.show_help(stripped[:-1].strip())
+            return True
         self.run_code(source)
         return True
 
@@ -113,7 +123,8 @@ class Shell:
             echo = self._echo
         started = time.perf_counter()
         try:
-            self.session.run_unit(source, filename, echo=echo or None)
+            with Guard():
+                self.session.run_unit(source, filename, echo=echo or None)
         except ScriptError as e:
             self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
@@ -143,16 +154,59 @@ class Shell:
             self.events.end(ok, started, filename)
 
     def _echo(self, value) -> None:
+        # As Python's sys.displayhook: a value other than None is shown and kept as the builtin `_`,
+        # which a script's own `_ = ...` shadows (it is a global).
         if value is not None:
             if self.events is not None:
                 self.events.result(value)
             else:
                 self.out.write(repr(value) + "\n")
+            self.session.builtins["_"] = value
 
-    def run_lines(self, stream) -> int:
-        """Read input units from a stream that is not a terminal (no prompt, no editing)."""
+    def show_help(self, text: str) -> None:
+        """`NAME?`: the help for a name or a plain attribute chain, found without running code."""
+        from gradcli import helptext
+        from gradcli.repl.completion import TENSOR, Tensor, _Method, _resolve_chain
+        session = self.session
+        head, dot, attr = text.rpartition(".")
+        if dot and attr.isidentifier() and not attr.startswith("_"):
+            owner = _resolve_chain(head, session.globals, session.builtins)
+            if (owner is TENSOR or owner.__class__ is Tensor) and attr in access_tensor_attrs():
+                self.write(helptext.method_text(attr))
+                return
+            member = owner.members.get(attr) if owner.__class__ is ScriptModule else None
+            if member.__class__ in (int, float):
+                self.write(helptext.constant_text(owner.name, attr, member))
+                return
+        obj = _resolve_chain(text, session.globals, session.builtins) if text.isascii() else None
+        if obj is None or obj is TENSOR or text.rstrip(" ?") != text:
+            self.error_line(f"{text}?: nothing to describe; give a name, e.g. torch.ones? or x.sum?")
+            return
+        if obj.__class__ is _Method:
+            self.write(helptext.method_text(obj.name))
+            return
+        self.write(helptext.text_for(obj, session.builtins))
+
+    def run_lines(self, stream, prompts=None) -> int:
+        """Read input units from a stream without editing: piped input (no prompt), or with
+        `prompts` (first line, continuation) a dumb terminal, where Ctrl-C while typing drops the
+        lines typed so far and shows KeyboardInterrupt, as Python's REPL does."""
         lines: list[str] = []
-        for raw in stream:
+        while True:
+            if prompts is not None:
+                self.err.write(prompts[1 if lines else 0])
+                self.err.flush()
+            try:
+                raw = stream.readline()
+            except KeyboardInterrupt:
+                if prompts is None:
+                    raise
+                self.err.write("\n")
+                self.interrupted()
+                lines = []
+                continue
+            if not raw:
+                break
             lines.append(raw.rstrip("\r\n"))
             text = "\n".join(lines)
             if scan.enter_action(text) == scan.ACCEPT:
@@ -161,6 +215,8 @@ class Shell:
                     return 0
         if lines:
             self.execute("\n".join(lines))
+        if prompts is not None:
+            self.err.write("\n")
         return 0
 
     # ---------------------------------------------------------------------------------- reports

@@ -1,0 +1,437 @@
+"""Short help for what a script can reach (`help(torch.ones)`, `x?` in the REPL): a signature read
+from gradcli's own definitions and one paragraph in gradcli's words.
+
+Nothing here runs at start-up: the `help` builtin and the REPL import it when asked. Signatures come
+from the functions themselves (inspect), without the engine's internal parameters; the builtins,
+whose C definitions carry none, have theirs written out below.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+# ------------------------------------------------------------------------------- what each does
+# One phrase per name; torch.X, Tensor.X and torch.nn.functional.X share it. A trailing `_` (the
+# in-place form) and the arc- aliases are derived below.
+_WHAT = {
+    # creation
+    "tensor": "Builds a new tensor holding a copy of `data` (a number or nested lists of numbers); its dtype is "
+              "inferred unless given.",
+    "Tensor": "The tensor type; calling it builds a float32 tensor.",
+    "ones": "A new tensor of the given shape filled with 1.",
+    "zeros": "A new tensor of the given shape filled with 0.",
+    "full": "A new tensor of the given shape filled with `fill_value`.",
+    "empty": "A new tensor of the given shape; gradcli fills it with 0 (PyTorch leaves it uninitialised).",
+    "ones_like": "A tensor of 1s with the shape (and by default the dtype) of `input`.",
+    "zeros_like": "A tensor of 0s with the shape (and by default the dtype) of `input`.",
+    "full_like": "A tensor filled with `fill_value`, shaped like `input`.",
+    "empty_like": "A tensor shaped like `input`, filled with 0 in gradcli.",
+    "rand": "Uniform random numbers in [0, 1) of the given shape, from the default generator (the same stream as "
+            "PyTorch on the CPU).",
+    "randn": "Standard normal random numbers of the given shape, from the default generator.",
+    "randint": "Random integers in [low, high) of the given shape.",
+    "randperm": "A random permutation of the integers 0 .. n-1.",
+    "normal": "Normal random numbers with the given mean and standard deviation.",
+    "rand_like": "Uniform random numbers shaped like `input`.",
+    "randn_like": "Standard normal random numbers shaped like `input`.",
+    "randint_like": "Random integers shaped like `input`.",
+    "arange": "The values from start (0 by default) up to but not including end, in steps of step.",
+    "linspace": "`steps` evenly spaced values from start to end, both included.",
+    "eye": "The identity matrix (ones on the diagonal).",
+    "new_tensor": "A new tensor from `data` with this tensor's dtype.",
+    "new_ones": "A tensor of 1s of the given shape with this tensor's dtype.",
+    "new_zeros": "A tensor of 0s of the given shape with this tensor's dtype.",
+    "new_full": "A tensor of the given shape filled with a value, with this tensor's dtype.",
+    "new_empty": "A tensor of the given shape with this tensor's dtype (filled with 0 in gradcli).",
+    "clone": "A copy of the tensor with its own storage; gradients flow back through the copy.",
+    "Size": "The type of a tensor's shape: a tuple of ints.",
+    "Generator": "A random number generator with its own state.",
+    # random state
+    "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
+    "seed": "Seeds the default generator from the operating system and returns the seed.",
+    "initial_seed": "The seed the default generator started from.",
+    "get_rng_state": "The default generator's state, as a uint8 tensor.",
+    "set_rng_state": "Restores a state that get_rng_state returned.",
+    # grad mode
+    "no_grad": "A context (`with torch.no_grad():`) in which no operation is recorded for backward.",
+    "enable_grad": "A context that turns recording back on inside no_grad.",
+    "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
+    "is_grad_enabled": "Whether operations are being recorded for backward now.",
+    "inference_mode": "A context like no_grad, whose results can never take part in autograd later.",
+    "is_inference_mode_enabled": "Whether inference mode is on.",
+    "set_detect_anomaly": "Turns anomaly detection on or off (backward then checks for nan).",
+    "detect_anomaly": "A context in which backward checks every gradient for nan.",
+    "is_anomaly_enabled": "Whether anomaly detection is on.",
+    "is_anomaly_check_nan_enabled": "Whether anomaly detection checks for nan.",
+    # autograd
+    "backward": "Computes the gradient of this tensor (a scalar, or with `gradient` given) with respect to the "
+                "leaves that require grad, and adds it into their .grad.",
+    "grad": "Returns the gradients of `outputs` with respect to `inputs` without touching .grad (on a tensor: "
+            "the gradient accumulated by backward, or None).",
+    "Variable": "The pre-0.4 wrapper; today it returns the tensor itself (optionally requiring grad).",
+    "jacobian": "The Jacobian of a function at the given inputs: each output element differentiated by each "
+                "input element.",
+    "hessian": "The matrix of second derivatives of a scalar function at the given inputs.",
+    "vjp": "The function's output and the vector-Jacobian product v^T J.",
+    "jvp": "The function's output and the Jacobian-vector product J v.",
+    "hvp": "The function's output and the Hessian-vector product H v.",
+    "vhp": "The function's output and the vector-Hessian product v^T H.",
+    "gradcheck": "Compares analytic gradients with finite differences; True when they agree, an error otherwise.",
+    "gradgradcheck": "Like gradcheck, for second derivatives.",
+    "GradcheckError": "The error gradcheck raises when the gradients disagree.",
+    "LinAlgError": "The error linear algebra functions raise for singular input.",
+    "requires_grad_": "Marks the tensor (a leaf) as requiring grad, in place, and returns it.",
+    "retain_grad": "Keeps .grad for this non-leaf tensor after backward.",
+    "register_hook": "Registers a function called with the tensor's gradient during backward; it may return a "
+                     "replacement.",
+    "detach": "A tensor sharing this one's data, cut off from the graph.",
+    "requires_grad": "Whether operations on this tensor are recorded for backward.",
+    "grad_fn": "The graph node that produced this tensor, or None for a leaf.",
+    "is_leaf": "Whether the tensor is a leaf of the graph (made by the user, not by a recorded operation).",
+    "retains_grad": "Whether retain_grad() was called on this non-leaf tensor.",
+    "data": "The tensor's values as a tensor outside the graph.",
+    # arithmetic
+    "add": "Elementwise sum, broadcasting the shapes; `alpha` scales the second operand.",
+    "sub": "Elementwise difference, broadcasting the shapes; `alpha` scales the second operand.",
+    "mul": "Elementwise product, broadcasting the shapes.",
+    "div": "Elementwise true division; `rounding_mode` 'trunc' or 'floor' rounds the quotient.",
+    "pow": "Raises each element to the exponent (a number or a tensor).",
+    "neg": "The elementwise negation.",
+    "negative": "The elementwise negation.",
+    "reciprocal": "1 / x for each element.",
+    "floor_divide": "Elementwise division rounded towards minus infinity.",
+    "remainder": "Elementwise remainder, with the sign of the divisor (Python's %).",
+    "lerp": "Linear interpolation: start + weight * (end - start).",
+    "abs": "The absolute value of each element.",
+    "absolute": "The absolute value of each element.",
+    "sign": "-1, 0 or 1 for each element.",
+    "sgn": "The sign of each element.",
+    "square": "Each element squared.",
+    "sqrt": "The square root of each element.",
+    "rsqrt": "1 / sqrt(x) for each element.",
+    "exp": "e raised to each element.",
+    "exp2": "2 raised to each element.",
+    "expm1": "exp(x) - 1, accurate for small x.",
+    "log": "The natural logarithm of each element.",
+    "log2": "The base-2 logarithm of each element.",
+    "log10": "The base-10 logarithm of each element.",
+    "log1p": "log(1 + x), accurate for small x.",
+    "sin": "The sine of each element (radians).", "cos": "The cosine of each element (radians).",
+    "tan": "The tangent of each element (radians).",
+    "asin": "The inverse sine of each element.", "acos": "The inverse cosine of each element.",
+    "atan": "The inverse tangent of each element.",
+    "atan2": "The angle of the point (other, input): the inverse tangent of input / other, in the right quadrant.",
+    "sinh": "The hyperbolic sine of each element.", "cosh": "The hyperbolic cosine of each element.",
+    "tanh": "The hyperbolic tangent of each element.",
+    "sigmoid": "1 / (1 + exp(-x)) for each element.",
+    "relu": "max(x, 0) for each element.",
+    "erf": "The error function of each element.",
+    "clamp": "Limits each element to [min, max] (either may be omitted).",
+    "clip": "Limits each element to [min, max]; another name for clamp.",
+    "clamp_min": "Limits each element from below.", "clamp_max": "Limits each element from above.",
+    "maximum": "The elementwise larger of two tensors.", "minimum": "The elementwise smaller of two tensors.",
+    "where": "Picks from `input` where the condition holds and from `other` elsewhere (one argument: the indices "
+             "of the nonzero elements).",
+    "floor": "Rounds each element down.", "ceil": "Rounds each element up.",
+    "round": "Rounds each element to the nearest integer (halves to even), or to `decimals` places.",
+    "trunc": "Rounds each element towards zero.", "fix": "Rounds each element towards zero.",
+    "frac": "The fractional part of each element.",
+    "masked_fill": "Replaces the elements where `mask` is True with `value`.",
+    "fill_": "Fills the tensor with a value, in place.",
+    "zero_": "Fills the tensor with 0, in place.",
+    "copy_": "Copies the values of `src` into this tensor, in place.",
+    "uniform_": "Fills the tensor with uniform random numbers, in place.",
+    "normal_": "Fills the tensor with normal random numbers, in place.",
+    "random_": "Fills the tensor with random integers, in place.",
+    # comparison and logic
+    "eq": "Elementwise ==, as a bool tensor.", "ne": "Elementwise !=, as a bool tensor.",
+    "lt": "Elementwise <, as a bool tensor.", "le": "Elementwise <=, as a bool tensor.",
+    "gt": "Elementwise >, as a bool tensor.", "ge": "Elementwise >=, as a bool tensor.",
+    "logical_and": "Elementwise logical and, as a bool tensor.", "logical_or": "Elementwise logical or.",
+    "logical_xor": "Elementwise logical exclusive or.", "logical_not": "Elementwise logical not.",
+    "isnan": "True where an element is nan.", "isinf": "True where an element is infinite.",
+    "isfinite": "True where an element is neither infinite nor nan.",
+    "all": "Whether every element (along `dim`, if given) is true.",
+    "any": "Whether some element (along `dim`, if given) is true.",
+    # reductions
+    "sum": "The sum of the elements, of all of them or along `dim` (kept as size 1 with keepdim=True).",
+    "mean": "The mean of the elements, of all of them or along `dim`.",
+    "prod": "The product of the elements, of all of them or along `dim`.",
+    "std": "The standard deviation of the elements (Bessel-corrected unless correction=0).",
+    "var": "The variance of the elements (Bessel-corrected unless correction=0).",
+    "norm": "A vector or matrix norm (2-norm of all elements by default).",
+    "vector_norm": "The vector p-norm of the elements.", "matrix_norm": "A matrix norm (Frobenius by default).",
+    "max": "The largest element; along `dim`, the values and their indices; with a tensor, the elementwise maximum.",
+    "min": "The smallest element; along `dim`, the values and their indices; with a tensor, the elementwise minimum.",
+    "amax": "The largest values along the given dims.", "amin": "The smallest values along the given dims.",
+    "argmax": "The index of the largest element (flattened, or along `dim`).",
+    "argmin": "The index of the smallest element (flattened, or along `dim`).",
+    "logsumexp": "log(sum(exp(x))) along `dim`, computed without overflow.",
+    "cumsum": "Running sums along `dim`.", "cumprod": "Running products along `dim`.",
+    "softmax": "exp(x) / sum(exp(x)) along `dim`: values in (0, 1) that sum to 1.",
+    "log_softmax": "The logarithm of softmax along `dim`, computed stably.",
+    "numel": "The number of elements.", "nelement": "The number of elements.",
+    # shapes and views
+    "reshape": "The same elements in a new shape (a view when possible); -1 stands for the size that fits.",
+    "view": "The same storage seen with a new shape; -1 stands for the size that fits.",
+    "view_as": "A view with the shape of `other`.", "reshape_as": "The elements in the shape of `other`.",
+    "flatten": "The elements of dims start_dim .. end_dim in one dimension.",
+    "unflatten": "Splits one dimension into the given sizes.",
+    "squeeze": "Removes dimensions of size 1 (all of them, or those given).",
+    "unsqueeze": "Inserts a dimension of size 1 at `dim`.",
+    "t": "The transpose of a matrix (a 1-d tensor is returned as it is).",
+    "T": "The tensor with its dimensions reversed.", "mT": "The transpose of the last two dimensions.",
+    "H": "The conjugate transpose of a matrix.", "mH": "The conjugate transpose of the last two dimensions.",
+    "adjoint": "The conjugate transpose of the last two dimensions.",
+    "transpose": "Swaps two dimensions.", "swapaxes": "Swaps two dimensions.", "swapdims": "Swaps two dimensions.",
+    "permute": "Reorders the dimensions.", "movedim": "Moves dimensions to new positions.",
+    "moveaxis": "Moves dimensions to new positions.",
+    "expand": "A view repeating size-1 dimensions to a larger shape, without copying.",
+    "expand_as": "expand to the shape of `other`.", "broadcast_to": "A view broadcast to the given shape.",
+    "repeat": "Tiles the tensor the given number of times along each dimension.",
+    "cat": "Joins tensors along an existing dimension.", "concat": "Joins tensors along an existing dimension.",
+    "concatenate": "Joins tensors along an existing dimension.",
+    "stack": "Joins tensors along a new dimension.", "hstack": "Joins tensors column-wise.",
+    "vstack": "Joins tensors row-wise.", "row_stack": "Joins tensors row-wise.",
+    "split": "Splits into pieces of the given size (or sizes) along `dim`.",
+    "split_with_sizes": "Splits into pieces of the given sizes along `dim`.",
+    "chunk": "Splits into the given number of pieces along `dim`.",
+    "unbind": "The slices along `dim`, as a tuple.",
+    "flip": "Reverses the order of elements along the given dims.", "fliplr": "Reverses the columns.",
+    "flipud": "Reverses the rows.", "roll": "Shifts elements along dims, wrapping around.",
+    "narrow": "A view of `length` elements from `start` along `dim`.",
+    "gather": "Picks elements along `dim` at the positions in `index`.",
+    "index_select": "The slices along `dim` at the given indices.",
+    "tril": "The lower triangle of a matrix, zeros above.", "triu": "The upper triangle of a matrix, zeros below.",
+    "diag": "A 1-d tensor as a diagonal matrix, or a matrix's diagonal.",
+    "diagonal": "A view of a diagonal of the tensor.",
+    "diag_embed": "Matrices with the last dimension of the input on their diagonals.",
+    "contiguous": "The tensor with its elements laid out in order (itself when they already are).",
+    "is_contiguous": "Whether the elements are laid out in order.",
+    # linear algebra
+    "matmul": "The matrix product, with the rules for 1-d and batched operands (the @ operator).",
+    "mm": "The product of two matrices.", "bmm": "Batched matrix products of two 3-d tensors.",
+    "mv": "The product of a matrix and a vector.", "dot": "The dot product of two 1-d tensors.",
+    "vdot": "The dot product of two 1-d tensors (conjugating the first).",
+    "outer": "The outer product of two vectors.", "ger": "The outer product of two vectors.",
+    "einsum": "A sum of products over indices named in an equation such as 'ij,jk->ik'.",
+    "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
+    "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
+    "trace": "The sum of a matrix's diagonal.",
+    # neural network functions
+    "softplus": "log(1 + exp(beta * x)) / beta, a smooth relu.",
+    "gelu": "x times the normal distribution's CDF at x (or its tanh approximation).",
+    "leaky_relu": "x where positive, negative_slope * x elsewhere.", "elu": "x where positive, alpha * (exp(x) - 1) elsewhere.",
+    "hardtanh": "Clamps each element to [min_val, max_val].", "relu6": "min(max(x, 0), 6).",
+    "silu": "x * sigmoid(x).", "softsign": "x / (1 + |x|).", "logsigmoid": "log(sigmoid(x)), computed stably.",
+    "mse_loss": "The mean squared error between input and target.", "l1_loss": "The mean absolute error.",
+    "cross_entropy": "The cross-entropy between logits and class targets (log_softmax then nll_loss).",
+    "nll_loss": "The negative log-likelihood of the target classes given log-probabilities.",
+    "binary_cross_entropy": "The binary cross-entropy between probabilities and targets.",
+    "binary_cross_entropy_with_logits": "The binary cross-entropy between logits and targets, computed stably.",
+    "linear": "x @ weight.T + bias.", "normalize": "Divides by the p-norm along `dim`.",
+    "dropout": "Zeros elements at random with probability p during training, scaling the rest by 1 / (1 - p).",
+    # attributes and conversions
+    "shape": "The sizes of the dimensions, a torch.Size.", "size": "The sizes of the dimensions (or one of them).",
+    "dtype": "The element type (torch.float32, ...); torch.dtype is its type.", "device": "Where the data lives: always the CPU in gradcli.",
+    "ndim": "The number of dimensions.", "dim": "The number of dimensions.", "ndimension": "The number of dimensions.",
+    "item": "The value of a one-element tensor as a Python number.",
+    "tolist": "The values as (nested) Python lists.", "to": "The tensor converted to a dtype (a copy only when needed).",
+    "type": "The type name (with a dtype: the converted tensor).", "float": "The tensor as float32.",
+    "double": "The tensor as float64.", "half": "The tensor as float16.", "int": "The tensor as int32.",
+    "long": "The tensor as int64.", "bool": "The tensor as bool.", "cpu": "The tensor itself (gradcli runs on the CPU).",
+    "element_size": "The size of one element in bytes.", "is_floating_point": "Whether the dtype is a float type.",
+    "is_inference": "Whether the tensor was made in inference mode.",
+    "set_printoptions": "Sets how tensors print: precision, threshold, edgeitems, linewidth, sci_mode or a profile.",
+    "default_generator": "The default random generator.",
+    "pi": "The constant pi.", "e": "The constant e.", "inf": "Positive infinity.", "nan": "Not a number.",
+}
+
+_BUILTINS = {
+    "print": ("print(*values, sep=' ', end='\\n')", "Writes the values, separated by sep and followed by end."),
+    "len": ("len(obj, /)", "The number of items in a sequence, or the size of a tensor's first dimension."),
+    "range": ("range(stop) or range(start, stop[, step])", "The integers from start up to but not including stop."),
+    "abs": ("abs(x, /)", "The absolute value."), "min": ("min(iterable) or min(a, b, ...)", "The smallest item."),
+    "max": ("max(iterable) or max(a, b, ...)", "The largest item."),
+    "sum": ("sum(iterable, /, start=0)", "start plus the items, added from the left."),
+    "float": ("float(x=0, /)", "The value as a floating-point number."),
+    "int": ("int(x=0, /) or int(text, base=10)", "The value as an integer (truncating a float)."),
+    "bool": ("bool(x=False, /)", "The truth value."), "str": ("str(object='')", "The value as text."),
+    "repr": ("repr(obj, /)", "The text an expression of the value shows in the REPL."),
+    "round": ("round(number, ndigits=None)", "The number rounded (halves to even)."),
+    "list": ("list(iterable=(), /)", "A new list of the items."), "tuple": ("tuple(iterable=(), /)", "A tuple of the items."),
+    "enumerate": ("enumerate(iterable, start=0)", "Pairs (index, item) for the items."),
+    "zip": ("zip(*iterables, strict=False)", "Tuples of the items at the same position in each iterable."),
+    "reversed": ("reversed(sequence, /)", "The items in reverse order."),
+    "sorted": ("sorted(iterable, /, *, key=None, reverse=False)", "A new sorted list of the items."),
+    "any": ("any(iterable, /)", "Whether some item is true."), "all": ("all(iterable, /)", "Whether every item is true."),
+    "divmod": ("divmod(x, y, /)", "The pair (x // y, x % y)."), "pow": ("pow(base, exp, mod=None)", "base ** exp (modulo mod)."),
+    "help": ("help(obj)", "Shows the signature of a function, method or builtin and what it does; in the REPL, "
+                          "obj? does the same."),
+}
+_MODULES = {
+    "torch": "gradcli's PyTorch: tensors, their operations and autograd.",
+    "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, the grad-mode contexts.",
+    "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
+    "torch.nn": "Only its functional module is part of gradcli.",
+    "torch.nn.functional": "Activations, losses and other functions used in neural networks.",
+    "torch.linalg": "Linear algebra: norms, determinants, inverses, solving.",
+    "torch.random": "The random generator's seed and state.",
+    "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
+}
+
+
+_GENERIC = "Part of gradcli's torch, with PyTorch's meaning."
+
+
+def what(name: str) -> str:
+    """The paragraph for a bare name (`sum`, `add_`, `arccos`)."""
+    if name in _WHAT:
+        return _WHAT[name]
+    if name.startswith("arc"):                      # arccos: acos
+        return what("a" + name[3:])
+    if name.endswith("_") and len(name) > 1:        # add_: add, in place
+        base = what(name[:-1])
+        if base != _GENERIC:
+            return f"In place: {_first_lower(base)} The tensor itself is changed and returned."
+    return _GENERIC
+
+
+def _first_lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+# ------------------------------------------------------------------------------------ signatures
+def signature(function, name: str, method: bool = False) -> str:
+    """`name(params)` from the definition: `self` and the engine's own parameters (underscored, `out`,
+    a catch-all **kw) left out."""
+    try:
+        sig = inspect.signature(function)
+    except (TypeError, ValueError):
+        return f"{name}(...)"
+    shown = []
+    star = False
+    for p in sig.parameters.values():
+        if p.name.startswith("_") or p.name == "out" or (method and p.name == "self"):
+            continue
+        if p.kind == p.VAR_KEYWORD and p.name in ("kw", "kwargs"):
+            continue
+        if p.kind == p.KEYWORD_ONLY and not star:
+            shown.append("*")
+            star = True
+        if p.kind == p.VAR_POSITIONAL:
+            star = True
+        p = p.replace(annotation=p.empty)
+        if p.default is not p.empty and p.default.__class__ not in _LITERALS:
+            p = p.replace(default=_NOT_GIVEN)           # an engine sentinel: "not given"
+        shown.append(str(p))
+    return f"{name}({', '.join(shown)})"
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "..."
+
+
+_NOT_GIVEN = _NotGiven()
+_LITERALS = (type(None), bool, int, float, str, tuple)
+
+
+def _forwarded(function) -> str | None:
+    """The Tensor method a `torch.X(input, *args, **kwargs)` wrapper forwards to, by its name."""
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if [p.kind for p in params] == [inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL,
+                                    inspect.Parameter.VAR_KEYWORD]:
+        return getattr(function, "__name__", None)
+    return None
+
+
+# --------------------------------------------------------------------------------------- lookup
+def _qualified_names() -> dict:
+    """id(object) -> its public name (`torch.ones`, `torch.nn.functional.relu`), first name wins."""
+    from gradcli import stdlib
+    names: dict = {}
+
+    def walk(module, prefix):
+        for name, value in module.members.items():
+            if value.__class__ is stdlib.ScriptModule:
+                names.setdefault(id(value), prefix + name)
+                walk(value, prefix + name + ".")
+            elif callable(value) or value.__class__.__name__ == "DType":
+                names.setdefault(id(value), prefix + name)
+    names[id(stdlib.TORCH)] = "torch"
+    names[id(stdlib.MATH)] = "math"
+    walk(stdlib.TORCH, "torch.")
+    walk(stdlib.MATH, "math.")
+    return names
+
+
+def text_for(obj, builtins: dict | None = None) -> str:
+    """The help shown for `obj`: a signature line and a paragraph, indented."""
+    from gradcli import stdlib
+    from gradcli.compiler import ScriptFunction
+    from gradcli.engine.tensor import Tensor
+    if builtins:
+        for name, value in builtins.items():
+            if value is obj and name in _BUILTINS:
+                sig, para = _BUILTINS[name]
+                return _format(sig, para)
+    if obj.__class__ is ScriptFunction:
+        return _format(f"{obj.name}({', '.join(obj.params)})", "A function defined in this session.")
+    if obj.__class__ is stdlib.ScriptModule:
+        members = ", ".join(sorted(n for n in obj.members if not n.startswith("_")))
+        return _format(f"module {obj.name}", f"{_MODULES.get(obj.name, '')} Names: {members}.".strip())
+    if obj.__class__ is Tensor:
+        return _format(f"Tensor of shape {list(obj.shape)}, {obj.dtype}",
+                       "A tensor. help(x.NAME) or x.NAME? describes one of its methods.")
+    function, owner = getattr(obj, "__func__", None), getattr(obj, "__self__", None)
+    if function is not None and owner.__class__ is Tensor:
+        name = function.__name__
+        return _format(signature(function, f"Tensor.{name}", method=True), what(name))
+    if obj.__class__.__name__ == "DType":
+        return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
+    qualified = _qualified_names().get(id(obj))
+    if qualified is None:
+        if isinstance(obj, type):
+            return _format(f"class {obj.__name__}", "A type of values scripts use.")
+        return _format(type(obj).__name__, "A value; help() describes functions, methods, modules and builtins.")
+    bare = qualified.rsplit(".", 1)[1]
+    if qualified.startswith("math."):
+        return _format(signature(obj, qualified), "Python's math function of this name.")
+    method = _forwarded(obj)
+    if method is not None and hasattr(Tensor, method):
+        sig = signature(getattr(Tensor, method), qualified, method=True).replace("(", "(input, ", 1).replace(", )", ")")
+    else:
+        sig = signature(obj, qualified)
+    return _format(sig, what(bare))
+
+
+def constant_text(module: str, name: str, value) -> str:
+    """The help for a module's constant (`torch.pi?`)."""
+    paragraph = what(name) if name in _WHAT else "A constant of the module."
+    return _format(f"{module}.{name} = {value!r}", paragraph)
+
+
+# Tensor attributes whose name means something else in torch
+_ATTRIBUTES = {"grad": "The gradient backward accumulated into this tensor, or None."}
+
+
+def method_text(name: str) -> str:
+    """The help for the Tensor method or attribute `name` (from `x.name?`, without reading it)."""
+    from gradcli.engine.tensor import Tensor
+    member = inspect.getattr_static(Tensor, name, None)
+    if callable(member):
+        return _format(signature(member, f"Tensor.{name}", method=True), what(name))
+    return _format(f"Tensor.{name}", _ATTRIBUTES.get(name) or what(name))
+
+
+def _format(signature_line: str, paragraph: str) -> str:
+    import textwrap
+    body = textwrap.fill(paragraph, width=96, initial_indent="    ", subsequent_indent="    ")
+    return f"{signature_line}\n{body}\n"
+
+
+USAGE = "help(obj) describes a function, a tensor method, a module or a builtin; in the REPL, obj? does too.\n"
