@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 
-from gradcli import limits
+from gradcli import limits, torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
-from gradcli.stdlib import ScriptModule
+from gradcli.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -32,6 +32,7 @@ REFUSED_TORCH_MEMBERS = {
 }
 
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
+TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
 
 _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
         "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",
@@ -74,6 +75,18 @@ def _type_name(obj) -> str:
 
 
 def get_attr(obj, name: str):
+    """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
+    CPython's own (gradcli.stdlib.Builtin)."""
+    value = get_method(obj, name)
+    if callable(value) and value.__class__ is not Builtin and obj.__class__ is not ScriptModule:
+        if obj.__class__ is Tensor:
+            return Builtin("torch.Tensor", name, value)
+        return Builtin(_method_namespace(obj), name, value, obj)
+    return value
+
+
+def get_method(obj, name: str):
+    """`obj.name` to be called at once (`obj.name(...)`): the function itself, with nothing to print."""
     cls = obj.__class__
     if cls is Tensor:
         if name in TENSOR_ATTRS:
@@ -81,7 +94,7 @@ def get_attr(obj, name: str):
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
-        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'")
     if cls is ScriptModule:
         try:
             return obj.members[name]
@@ -89,7 +102,9 @@ def get_attr(obj, name: str):
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
-            raise AttributeError(f"module '{obj.name}' has no attribute '{name}'") from None
+            raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'") from None
+    if cls is Builtin:                 # a function, method or class: none of its attributes are in the language
+        raise AttributeError(obj.no_attribute(name))
     methods = _SCRIPT_METHODS.get(cls)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
@@ -102,6 +117,27 @@ def get_attr(obj, name: str):
     if hasattr(obj, name):
         raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+
+
+def _missing(namespace: str, name: str, message: str) -> Exception:
+    """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
+    NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
+    if namespace.startswith("torch") and torchapi.has(namespace, name):
+        return NotImplementedError(f"gradcli does not implement {namespace}.{name}")
+    return AttributeError(message)
+
+
+# How PyTorch and CPython name the type of an object whose method a script reads.
+_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", ReturnTypes: "tuple"}
+
+
+def _method_namespace(obj) -> str:
+    """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
+    if isinstance(obj, autograd.Node):
+        return f"method of {obj.name()}"
+    if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
+        return "bound method of RemovableHandle"
+    return f"method of {_TYPE_NAMES.get(obj.__class__, type(obj).__name__)}"
 
 
 def attribute_names(obj) -> frozenset:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 import operator
 
-from gradcli import access, limits, scopes, stdlib, syntax
+from gradcli import access, limits, scopes, stdlib, syntax, torchapi
 from gradcli.scopes import EMPTY, Cell
 from gradcli.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
@@ -559,6 +559,8 @@ class Compiler:
                     if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
                         e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
                                         f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
+                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name):
+                        e = NotImplementedError(f"gradcli does not implement {mod.name}.{name}")
                     else:
                         e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
                     locate(e, line, col)
@@ -758,10 +760,12 @@ class Compiler:
         test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
         return lambda env: body(env) if test(env) else orelse(env)
 
-    def e_Attribute(self, node):
+    def e_Attribute(self, node, called=False):
+        """`obj.name`; `called`: it is called at once (`obj.name(...)`), so a method need not be made
+        into a value that prints as PyTorch's (access.get_attr) and is fetched as it is."""
         obj_fn, name = self.expr(node.value), node.attr
         line, col = node.line, node.col
-        get_attr = access.get_attr
+        get_attr = access.get_method if called else access.get_attr
         if name == "grad":
             warn = self.warn
 
@@ -778,6 +782,8 @@ class Compiler:
                     raise
             return load_grad
         tensor_attrs = access.TENSOR_ATTRS
+        if not called and name in access.TENSOR_METHODS:
+            tensor_attrs = ()           # a bare tensor method: get_attr wraps it
 
         def load_attr(env):
             obj = obj_fn(env)
@@ -817,7 +823,14 @@ class Compiler:
         return self.index(node)
 
     def e_Call(self, node):
-        func = self.expr(node.func)
+        if isinstance(node.func, syntax.Attribute):
+            self.depth += 1
+            try:
+                func = self.e_Attribute(node.func, called=True)
+            finally:
+                self.depth -= 1
+        else:
+            func = self.expr(node.func)
         args = [self.expr(a) for a in node.args]
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
@@ -903,9 +916,11 @@ class Compiler:
         return fstring
 
 
-def outside_import(module: str) -> ImportError:
+def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
     if module.split(".")[0] == "torch":
+        if torchapi.is_module(module):
+            return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
