@@ -919,7 +919,8 @@ class Compiler:
 def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
     if module.split(".")[0] == "torch":
-        if torchapi.is_module(module):
+        refused = module.split(".")[1] in access.REFUSED_TORCH_MEMBERS if "." in module else False
+        if not refused and torchapi.is_module(module):
             return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")

@@ -113,6 +113,26 @@ def _set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=
     print_options.set(precision, threshold, edgeitems, linewidth, profile, sci_mode)
 
 
+_INT64_MAX = 2 ** 63 - 1
+_LIST = limits.bounded_builtins()["list"]        # list(range(10**12)) fails at once, not after minutes
+
+
+def _size(sizes=()):
+    """torch.Size(iterable): PyTorch keeps only ints (bools, one-element integer tensors), so no
+    other value rides inside a Size."""
+    items = []
+    for i, v in enumerate(_LIST(sizes)):
+        if v.__class__ is Tensor and v.numel() == 1 and not v.dtype.is_floating_point:
+            v = v.item()
+        if v.__class__ is not int and v.__class__ is not bool:
+            name = "Tensor" if v.__class__ is Tensor else type(v).__name__
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{name}')")
+        if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+        items.append(int(v))
+    return Size(items)
+
+
 def _variable(data, requires_grad=False, volatile=False):
     return factories.variable(data, requires_grad, volatile)
 
@@ -193,7 +213,7 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
-        "Size": Size,
+        "Size": _size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,

@@ -118,6 +118,11 @@ ESCAPES = [
     (T + "torch.dtype('float32')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
     (T + "torch.dtype('O', 1, 1, 'x')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
     (T + "torch.dtype()", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
+    (T + "torch.Size(['a'])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 0 is 'str')"),
+    (T + "torch.Size([1, torch.ones(2)])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 1 is "
+                                              "'Tensor')"),
+    (T + "torch.Size([2.5])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 0 is 'float')"),
+    (T + "torch.Size([2 ** 64])", 1, "2:1: ValueError: Overflow when unpacking long long"),
     (T + "torch.dtype.func", 1, "2:1: AttributeError: type object 'torch.dtype' has no attribute 'func'"),
     (T + "torch.Size.func", 1, "2:1: AttributeError: type object 'torch.Size' has no attribute 'func'"),
     (T + "torch.Tensor.keywords", 1, "2:1: AttributeError: type object 'Tensor' has no attribute 'keywords'"),
