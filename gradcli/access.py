@@ -77,8 +77,12 @@ def _type_name(obj) -> str:
 def get_attr(obj, name: str):
     """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
     CPython's own (gradcli.stdlib.Builtin)."""
+    if obj.__class__ is ScriptModule:
+        if name in obj.members:
+            return obj.members[name]
+        return get_method(obj, name)        # raises
     value = get_method(obj, name)
-    if callable(value) and value.__class__ is not Builtin and obj.__class__ is not ScriptModule:
+    if callable(value) and value.__class__ is not Builtin:
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj), name, value, obj)
@@ -97,12 +101,14 @@ def get_method(obj, name: str):
         raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'")
     if cls is ScriptModule:
         try:
-            return obj.members[name]
+            value = obj.members[name]
         except KeyError:
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
             raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'") from None
+        # called at once: the function itself, without the Builtin's partial layer
+        return value.func if value.__class__ is Builtin else value
     if cls is Builtin:                 # a function, method or class: none of its attributes are in the language
         raise AttributeError(obj.no_attribute(name))
     methods = _SCRIPT_METHODS.get(cls)
