@@ -168,3 +168,21 @@ def test_start_up_does_not_read_the_data():
             "    c.main(['-c', 'import torch\\nx = torch.ones(2, requires_grad=True)\\n(x * 2).sum().backward()\\nprint(x.grad)'])\n"
             "print(t._table is None)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "True\n"
+
+
+# gradcli's own additions to PyTorch's namespaces, each deliberate
+_EXTRAS = {("torch.autograd", "GradcheckError")}     # PyTorch keeps it in torch.autograd.gradcheck
+
+
+def test_every_name_gradcli_offers_is_a_pytorch_name():
+    """Catches a misspelt or invented member: the data says what PyTorch 2.13 has."""
+    stack, unknown = [stdlib.TORCH], []
+    while stack:
+        mod = stack.pop()
+        for name, value in mod.members.items():
+            if isinstance(value, stdlib.ScriptModule):
+                stack.append(value)
+            if not name.startswith("__") and not torchapi.has(mod.name, name) and (mod.name, name) not in _EXTRAS:
+                unknown.append(f"{mod.name}.{name}")
+    unknown += [f"torch.Tensor.{n}" for n in sorted(access.TENSOR_ATTRS) if not torchapi.has("torch.Tensor", n)]
+    assert unknown == []

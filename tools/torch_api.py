@@ -26,6 +26,7 @@ import importlib
 import inspect
 import re
 import sys
+import warnings
 import zlib
 from pathlib import Path
 
@@ -35,7 +36,7 @@ NAMESPACES = (
     "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
     "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.optim",
     "torch.optim.lr_scheduler", "torch.linalg", "torch.utils", "torch.utils.data", "torch.func",
-    "torch.distributions", "torch.random", "torch.fft", "torch.special", "torch.nn.utils",
+    "torch.distributions", "torch.random", "torch.fft", "torch.special", "torch.nn.utils", "torch.version",
 )
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
 
@@ -54,6 +55,7 @@ def _repr(value, tensor=None) -> str:
 
 def collect() -> list[str]:
     import torch
+    warnings.simplefilter("ignore")     # reading deprecated attributes (Tensor.volatile, .T) warns
     lines = [f"version {torch.__version__}"]
     for path in NAMESPACES:
         module = importlib.import_module(path)
