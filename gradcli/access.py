@@ -12,7 +12,7 @@ import functools
 from gradcli import limits, torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor
+from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
@@ -71,7 +71,17 @@ _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._
 
 
 def _type_name(obj) -> str:
-    return type(obj).__name__
+    """The name PyTorch or CPython gives the type of `obj` in its messages, never gradcli's class."""
+    if isinstance(obj, autograd.Node):
+        return obj.name().rpartition("::")[2]       # torch::autograd::AccumulateGrad is 'AccumulateGrad'
+    cls = obj.__class__
+    if cls is ReturnTypes:
+        return f"torch.return_types.{obj.name}"
+    name = _TYPE_NAMES.get(cls)
+    if name is not None:
+        return name
+    name = cls.__name__
+    return "function" if name == "ScriptFunction" else name
 
 
 def get_attr(obj, name: str):
@@ -133,17 +143,15 @@ def _missing(namespace: str, name: str, message: str) -> Exception:
     return AttributeError(message)
 
 
-# How PyTorch and CPython name the type of an object whose method a script reads.
-_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", ReturnTypes: "tuple"}
+_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
+               _Device: "torch.device"}
 
 
 def _method_namespace(obj) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
-    if isinstance(obj, autograd.Node):
-        return f"method of {obj.name()}"
     if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
         return "bound method of RemovableHandle"
-    return f"method of {_TYPE_NAMES.get(obj.__class__, type(obj).__name__)}"
+    return f"method of {_type_name(obj)}"
 
 
 def attribute_names(obj) -> frozenset:

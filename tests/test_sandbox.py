@@ -102,13 +102,13 @@ ESCAPES = [
     (T + "torch.ones(2).storage()", 1, "2:1: AttributeError: 'Tensor' object attribute 'storage' is outside "
                                        f"gradcli's language: {_NO_POINTERS}"),
     # gradcli's own objects: only their listed attributes
-    ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'globals' is "
+    ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'function' object attribute 'globals' is "
                                          "outside gradcli's language"),
-    ("def f():\n    pass\nf.body", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'body' is outside "
+    ("def f():\n    pass\nf.body", 1, "3:1: AttributeError: 'function' object attribute 'body' is outside "
                                       "gradcli's language"),
     (T + "torch.ones.globals", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute 'globals'"),
-    (GRAD + "x.grad_fn.apply", 1, "3:1: AttributeError: 'Node' object has no attribute 'apply'"),
-    (T + "torch.float32.name", 1, "2:1: AttributeError: 'DType' object attribute 'name' is outside gradcli's "
+    (GRAD + "x.grad_fn.apply", 1, "3:1: AttributeError: 'MulBackward0' object has no attribute 'apply'"),
+    (T + "torch.float32.name", 1, "2:1: AttributeError: 'torch.dtype' object attribute 'name' is outside gradcli's "
                                   "language"),
     (T + "torch.linalg.LinAlgError('x').args", 1, "2:1: AttributeError: 'torch._C._LinAlgError' object attribute "
                                                   "'args' is outside gradcli's language"),
@@ -132,7 +132,7 @@ ESCAPES = [
                                       "'func'"),
     (T + "import torch.nn.functional as F\nF.relu.func", 1, "3:1: AttributeError: 'function' object has no "
                                                             "attribute 'func'"),
-    (T + "torch.float32.np", 1, "2:1: AttributeError: 'DType' object attribute 'np' is outside gradcli's language"),
+    (T + "torch.float32.np", 1, "2:1: AttributeError: 'torch.dtype' object attribute 'np' is outside gradcli's language"),
     (T + "torch.default_generator.manual_seed.func", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
                                                         "has no attribute 'func'"),
     # constructs outside the language

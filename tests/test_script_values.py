@@ -186,3 +186,15 @@ def test_every_name_gradcli_offers_is_a_pytorch_name():
                 unknown.append(f"{mod.name}.{name}")
     unknown += [f"torch.Tensor.{n}" for n in sorted(access.TENSOR_ATTRS) if not torchapi.has("torch.Tensor", n)]
     assert unknown == []
+
+
+@pytest.mark.parametrize("expr, type_name", [
+    ("x.grad_fn", "MulBackward0"), ("x.grad_fn.next_functions[0][0]", "AccumulateGrad"),
+    ("torch.float32", "torch.dtype"), ("x.device", "torch.device"), ("f", "function"),
+    ("torch.Generator()", "torch._C.Generator"), ("x.max(0)", "torch.return_types.max"),
+    ("torch.no_grad()", "no_grad"), ("x.shape", "torch.Size"),
+])
+def test_messages_name_types_as_pytorch_does(expr, type_name):
+    """As the oracle words it, never gradcli's class (Node, DType, _Device, ScriptFunction, ...)."""
+    source = f"import torch\nx = torch.ones(1, requires_grad=True) * 2\ndef f():\n    pass\n{expr}.zzz"
+    assert error_line(source) == f"AttributeError: '{type_name}' object has no attribute 'zzz'"
