@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 
-from gradcli import limits
+from gradcli import limits, torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor
-from gradcli.stdlib import ScriptModule
+from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -32,6 +32,7 @@ REFUSED_TORCH_MEMBERS = {
 }
 
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
+TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
 
 _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
         "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",
@@ -70,10 +71,36 @@ _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._
 
 
 def _type_name(obj) -> str:
-    return type(obj).__name__
+    """The name PyTorch or CPython gives the type of `obj` in its messages, never gradcli's class."""
+    if isinstance(obj, autograd.Node):
+        return obj.name().rpartition("::")[2]       # torch::autograd::AccumulateGrad is 'AccumulateGrad'
+    cls = obj.__class__
+    if cls is ReturnTypes:
+        return f"torch.return_types.{obj.name}"
+    name = _TYPE_NAMES.get(cls)
+    if name is not None:
+        return name
+    name = cls.__name__
+    return "function" if name == "ScriptFunction" else name
 
 
 def get_attr(obj, name: str):
+    """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
+    CPython's own (gradcli.stdlib.Builtin)."""
+    if obj.__class__ is ScriptModule:
+        if name in obj.members:
+            return obj.members[name]
+        return get_method(obj, name)        # raises
+    value = get_method(obj, name)
+    if callable(value) and value.__class__ is not Builtin:
+        if obj.__class__ is Tensor:
+            return Builtin("torch.Tensor", name, value)
+        return Builtin(_method_namespace(obj), name, value, obj)
+    return value
+
+
+def get_method(obj, name: str):
+    """`obj.name` to be called at once (`obj.name(...)`): the function itself, with nothing to print."""
     cls = obj.__class__
     if cls is Tensor:
         if name in TENSOR_ATTRS:
@@ -81,15 +108,19 @@ def get_attr(obj, name: str):
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
-        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'")
     if cls is ScriptModule:
         try:
-            return obj.members[name]
+            value = obj.members[name]
         except KeyError:
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
-            raise AttributeError(f"module '{obj.name}' has no attribute '{name}'") from None
+            raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'") from None
+        # called at once: the function itself, without the Builtin's partial layer
+        return value.func if value.__class__ is Builtin else value
+    if cls is Builtin:                 # a function, method or class: none of its attributes are in the language
+        raise AttributeError(obj.no_attribute(name))
     methods = _SCRIPT_METHODS.get(cls)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
@@ -102,6 +133,25 @@ def get_attr(obj, name: str):
     if hasattr(obj, name):
         raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+
+
+def _missing(namespace: str, name: str, message: str) -> Exception:
+    """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
+    NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
+    if namespace.startswith("torch") and torchapi.has(namespace, name):
+        return NotImplementedError(f"gradcli does not implement {namespace}.{name}")
+    return AttributeError(message)
+
+
+_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
+               _Device: "torch.device"}
+
+
+def _method_namespace(obj) -> str:
+    """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
+    if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
+        return "bound method of RemovableHandle"
+    return f"method of {_type_name(obj)}"
 
 
 def attribute_names(obj) -> frozenset:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import builtins
 import operator
 
-from gradcli import access, limits, stdlib, syntax
+from gradcli import access, limits, scopes, stdlib, syntax, torchapi
+from gradcli.scopes import EMPTY, Cell
 from gradcli.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
 from gradcli.errors import ScriptSyntaxError
@@ -80,15 +81,20 @@ _COMPARE = {
 class ScriptFunction:
     """A function defined with `def` in a script."""
 
-    __slots__ = ("name", "params", "defaults", "body", "globals")
+    __slots__ = ("name", "params", "defaults", "body", "globals", "cells", "frees", "closure")
     _depth = [0]                  # calls in progress, across all functions (mutual recursion counts too)
 
-    def __init__(self, name, params, defaults, body, globals_):
+    def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=()):
         self.name = name
         self.params = params          # parameter names in order
         self.defaults = defaults      # values for the trailing parameters that have defaults
         self.body = body
         self.globals = globals_
+        # Closures (gradcli.scopes): None for a function that neither reads an enclosing function's
+        # variables nor has variables read by functions nested in it, so plain calls pay one test.
+        self.cells = cells            # its locals that nested functions read: each call puts them in Cells
+        self.frees = frees            # names it reads from enclosing functions ...
+        self.closure = closure        # ... and their Cells, taken when the `def` ran
 
     def __repr__(self):
         return f"<function {self.name} at {address(self)}>"
@@ -121,6 +127,10 @@ class ScriptFunction:
                 names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
                 raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
                                 f"{'s' if len(missing) != 1 else ''}: {names}")
+        if self.cells is not None:
+            for name in self.cells:
+                env[name] = Cell(env.get(name, EMPTY))
+            env.update(zip(self.frees, self.closure))
         depth = self._depth
         if depth[0] >= MAX_CALL_DEPTH:
             raise RecursionError("maximum recursion depth exceeded")
@@ -144,7 +154,7 @@ class Compiler:
         self.echo = echo              # echo(value): REPL display of expression statements outside functions
         self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
-        self.locals = None            # names local to the function being compiled, None at top level
+        self.scope = None             # scopes.Scope of the function being compiled, None at top level
         self.depth = 0                # expression nesting while compiling
 
     # ------------------------------------------------------------------------------------ entry
@@ -154,7 +164,7 @@ class Compiler:
     def block(self, stmts):
         compiled = [(s.line, self.stmt(s)) for s in stmts]
         if self.provenance is not None:       # decided here, once: without it statements run unwrapped
-            compiled = self.provenance.block(stmts, compiled, self.locals is None)
+            compiled = self.provenance.block(stmts, compiled, self.scope is None)
         if self.where is not None:
             compiled = [(line, _tracked(st, line, self.where)) for line, st in compiled]
 
@@ -189,7 +199,7 @@ class Compiler:
             raise NotImplementedError(f"statement {type(node).__name__}")
         # The REPL shows expression statements outside functions, inside loops and ifs too, as
         # Python's interactive mode does (`for i in range(3): i` shows 0, 1, 2).
-        if self.echo is not None and self.locals is None and isinstance(node, syntax.ExprStmt):
+        if self.echo is not None and self.scope is None and isinstance(node, syntax.ExprStmt):
             return self.s_ExprStmt_echo(node)
         return method(node)
 
@@ -227,7 +237,7 @@ class Compiler:
         stores = [self.store(t) for t in node.targets]
         if len(stores) == 1:
             store = stores[0]
-            if isinstance(node.targets[0], syntax.Name):
+            if isinstance(node.targets[0], syntax.Name) and self.scope_kind(node.targets[0].id) != "cell":
                 name = node.targets[0].id
 
                 def assign_name(env):
@@ -258,11 +268,11 @@ class Compiler:
                     check(a, b)
                 return inplace(a, b)
         if isinstance(target, syntax.Name):
-            load, name = self.expr(target), target.id
+            load, bind = self.expr(target), self.binder(target.id)
 
             def aug_name(env):
                 try:
-                    env[name] = fn(load(env), value(env))
+                    bind(env, fn(load(env), value(env)))
                 except Exception as e:
                     locate(e, line, col)
                     raise
@@ -294,11 +304,7 @@ class Compiler:
     def store(self, target):
         """A function (env, value) that binds `value` to an assignment target."""
         if isinstance(target, syntax.Name):
-            name = target.id
-
-            def store_name(env, v):
-                env[name] = v
-            return store_name
+            return self.binder(target.id)
         line, col = target.line, target.col
         if isinstance(target, syntax.Attribute):
             obj_fn, attr = self.expr(target.value), target.attr
@@ -374,13 +380,7 @@ class Compiler:
     def s_For(self, node):
         iterable, body = self.expr(node.iter), self.block(node.body)
         line, col = node.iter.line, node.iter.col
-        if isinstance(node.target, syntax.Name):
-            name = node.target.id
-
-            def bind(env, v):
-                env[name] = v
-        else:
-            bind = self.store(node.target)
+        bind = self.store(node.target)
 
         def run_for(env):
             seq = iterable(env)
@@ -404,17 +404,38 @@ class Compiler:
     def s_FunctionDef(self, node):
         params = [p.name for p in node.params]
         defaults = [self.expr(p.default) for p in node.params if p.default is not None]
-        outer = self.locals
-        self.locals = _local_names(node)
+        outer = self.scope
+        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        self.scope = scope
         try:
             body = self.block(node.body)
         finally:
-            self.locals = outer
+            self.scope = outer
         name, globals_ = node.name, self.globals
+        bind = self.binder(name)
+        if not scope.cells and not scope.frees:
+            def define(env):
+                bind(env, ScriptFunction(name, params, [d(env) for d in defaults], body, globals_))
+            return define
+        cells, frees = tuple(sorted(scope.cells)), scope.frees
 
-        def define(env):
-            env[name] = ScriptFunction(name, params, [d(env) for d in defaults], body, globals_)
-        return define
+        def define_closure(env):
+            # the Cells of the enclosing call that hold the names this function reads from it
+            closure = tuple([env[n] for n in frees])
+            bind(env, ScriptFunction(name, params, [d(env) for d in defaults], body, globals_,
+                                     cells, frees, closure))
+        return define_closure
+
+    def binder(self, name: str):
+        """A function (env, value) that binds the variable `name` in the scope being compiled."""
+        if self.scope is not None and name in self.scope.cells:
+            def store_cell(env, v):
+                env[name].value = v
+            return store_cell
+
+        def store_name(env, v):
+            env[name] = v
+        return store_name
 
     def s_With(self, node):
         items = [(self.expr(i.context), self.store(i.target) if i.target is not None else None,
@@ -457,10 +478,22 @@ class Compiler:
         line, col = target.line, target.col
         if isinstance(target, syntax.Name):
             name = target.id
+            kind = self.scope_kind(name)
+            if kind == "cell":
+                def del_cell(env):
+                    cell = env[name]
+                    if cell.value is EMPTY:
+                        e = UnboundLocalError(_unbound_local(name))
+                        locate(e, line, col)
+                        raise e
+                    cell.value = EMPTY
+                return del_cell
+            error = NameError if kind == "top" else UnboundLocalError
+            message = f"name '{name}' is not defined" if kind == "top" else _unbound_local(name)
 
             def del_name(env):
                 if name not in env:
-                    e = NameError(f"name '{name}' is not defined")
+                    e = error(message)
                     locate(e, line, col)
                     raise e
                 del env[name]
@@ -515,35 +548,38 @@ class Compiler:
         else:                          # `import torch.nn.functional` binds `torch`
             name = node.module.split(".")[0]
             value = stdlib.module(name)
+        bind = self.binder(name)
 
         def run_import(env):
             if mod is None:
                 e = outside_import(node.module)
                 locate(e, line, col)
                 raise e
-            env[name] = value
+            bind(env, value)
         return run_import
 
     def s_ImportFrom(self, node):
         mod = stdlib.module(node.module)
         line, col = node.line, node.col
-        names = node.names
+        names = [(name, self.binder(alias or name)) for name, alias in node.names]
 
         def run_from(env):
             if mod is None:
                 e = outside_import(node.module)
                 locate(e, line, col)
                 raise e
-            for name, alias in names:
+            for name, bind in names:
                 if name not in mod.members:
                     if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
                         e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
                                         f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
+                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name):
+                        e = NotImplementedError(f"gradcli does not implement {mod.name}.{name}")
                     else:
                         e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
                     locate(e, line, col)
                     raise e
-                env[alias or name] = mod.members[name]
+                bind(env, mod.members[name])
         return run_from
 
     # ------------------------------------------------------------------------------ expressions
@@ -563,21 +599,41 @@ class Compiler:
         value = node.value
         return lambda env: value
 
+    def scope_kind(self, name: str) -> str:
+        """How `name` resolves where the compiler is: 'top' (the module), or a function's 'local',
+        'cell', 'free' or 'global' (gradcli.scopes)."""
+        return "top" if self.scope is None else self.scope.kind(name)
+
     def e_Name(self, node):
         name, line, col = node.id, node.line, node.col
         builtins = self.builtins
         undefined = _undefined(name, builtins)
-        if self.locals is not None and name in self.locals:
+        kind = self.scope_kind(name)
+        if kind == "local":
             def load_local(env):
                 try:
                     return env[name]
                 except KeyError:
-                    e = UnboundLocalError(f"cannot access local variable '{name}' where it is not "
-                                          "associated with a value")
+                    e = UnboundLocalError(_unbound_local(name))
                     locate(e, line, col)
                     raise e from None
             return load_local
-        if self.locals is not None:
+        if kind == "cell" or kind == "free":
+            if kind == "cell":
+                error, message = UnboundLocalError, _unbound_local(name)
+            else:
+                error, message = NameError, (f"cannot access free variable '{name}' where it is not "
+                                             "associated with a value in enclosing scope")
+
+            def load_cell(env):
+                value = env[name].value
+                if value is EMPTY:
+                    e = error(message)
+                    locate(e, line, col)
+                    raise e
+                return value
+            return load_cell
+        if kind == "global":
             globals_ = self.globals
 
             def load_global(env):
@@ -718,10 +774,12 @@ class Compiler:
         test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
         return lambda env: body(env) if test(env) else orelse(env)
 
-    def e_Attribute(self, node):
+    def e_Attribute(self, node, called=False):
+        """`obj.name`; `called`: it is called at once (`obj.name(...)`), so a method need not be made
+        into a value that prints as PyTorch's (access.get_attr) and is fetched as it is."""
         obj_fn, name = self.expr(node.value), node.attr
         line, col = node.line, node.col
-        get_attr = access.get_attr
+        get_attr = access.get_method if called else access.get_attr
         if name == "grad":
             warn = self.warn
 
@@ -738,6 +796,8 @@ class Compiler:
                     raise
             return load_grad
         tensor_attrs = access.TENSOR_ATTRS
+        if not called and name in access.TENSOR_METHODS:
+            tensor_attrs = ()           # a bare tensor method: get_attr wraps it
 
         def load_attr(env):
             obj = obj_fn(env)
@@ -777,7 +837,14 @@ class Compiler:
         return self.index(node)
 
     def e_Call(self, node):
-        func = self.expr(node.func)
+        if isinstance(node.func, syntax.Attribute):
+            self.depth += 1
+            try:
+                func = self.e_Attribute(node.func, called=True)
+            finally:
+                self.depth -= 1
+        else:
+            func = self.expr(node.func)
         args = [self.expr(a) for a in node.args]
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
@@ -886,9 +953,12 @@ class Compiler:
         return fstring
 
 
-def outside_import(module: str) -> ImportError:
+def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
     if module.split(".")[0] == "torch":
+        refused = module.split(".")[1] in access.REFUSED_TORCH_MEMBERS if "." in module else False
+        if not refused and torchapi.is_module(module):
+            return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
@@ -916,6 +986,10 @@ NON_LEAF_GRAD_WARNING = (
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
 
+def _unbound_local(name: str) -> str:
+    return f"cannot access local variable '{name}' where it is not associated with a value"
+
+
 def _undefined(name: str, builtins: dict) -> str:
     """NameError's message: Python's, and for a Python builtin the language leaves out (eval, open,
     getattr, ...), that it is outside the language."""
@@ -940,49 +1014,3 @@ def _size_check(op: str, left, right):
         if isinstance(operand, syntax.Constant) and operand.value.__class__ in safe:
             return None
     return check
-
-
-def _local_names(fn: syntax.FunctionDef) -> frozenset:
-    """Names a function binds (parameters, assignment and loop targets, imports, nested defs): Python
-    treats every such name as local to the whole function body."""
-    names = {p.name for p in fn.params}
-    stack = list(fn.body)
-
-    def targets(t):
-        if isinstance(t, syntax.Name):
-            names.add(t.id)
-        elif isinstance(t, (syntax.Tuple, syntax.List)):
-            for e in t.elts:
-                targets(e)
-
-    while stack:
-        s = stack.pop()
-        if isinstance(s, syntax.Assign):
-            for t in s.targets:
-                targets(t)
-        elif isinstance(s, syntax.AugAssign):
-            targets(s.target)
-        elif isinstance(s, syntax.For):
-            targets(s.target)
-            stack.extend(s.body)
-        elif isinstance(s, (syntax.While,)):
-            stack.extend(s.body)
-        elif isinstance(s, syntax.If):
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.With):
-            for item in s.items:
-                if item.target is not None:
-                    targets(item.target)
-            stack.extend(s.body)
-        elif isinstance(s, syntax.FunctionDef):
-            names.add(s.name)
-        elif isinstance(s, syntax.Import):
-            names.add(s.alias or s.module.split(".")[0])
-        elif isinstance(s, syntax.ImportFrom):
-            for name, alias in s.names:
-                names.add(alias or name)
-        elif isinstance(s, syntax.Delete):
-            for t in s.targets:
-                targets(t)
-    return frozenset(names)

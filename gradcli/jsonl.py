@@ -244,7 +244,7 @@ def _kind(v) -> str:
 
 _KINDS = {"DType": "torch.dtype", "Generator": "torch.Generator", "_Device": "torch.device",
           "ScriptFunction": "function", "builtin_function_or_method": "builtin_function",
-          "ScriptModule": "module"}
+          "ScriptModule": "module", "Builtin": "builtin_function"}
 
 
 def _repr(v) -> str:

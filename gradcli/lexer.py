@@ -30,6 +30,8 @@ REFUSED_TOKENS = {
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
+# Attributes with underscores that scripts may read (`torch.__version__`); gradcli.access says where.
+DUNDER_ATTRIBUTES = frozenset({"__version__"})
 COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are"}
 
 
@@ -181,7 +183,7 @@ class Layout:
                 prefix_run = 0
             elif kind == "NAME":
                 name = tok.value
-                if name[0] == "_" and name != "_":
+                if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT"):
                     raise error_at("names starting with '_' are outside gradcli's language", tok)
                 if name in REFUSED_KEYWORDS:
                     raise refused(REFUSED_KEYWORDS[name], tok)

@@ -11,6 +11,7 @@ import weakref
 from bisect import bisect_right
 
 from gradcli import syntax
+from gradcli.scopes import Cell
 from gradcli.engine import autograd
 from gradcli.engine.tensor import Tensor
 
@@ -127,6 +128,8 @@ class Provenance:
     def _bind(self, env, names, site, top_level) -> None:
         for name in names:
             value = env.get(name)
+            if value.__class__ is Cell:          # a variable a nested function reads (gradcli.scopes)
+                value = value.value
             if value.__class__ is not Tensor:
                 continue
             fn = value.grad_fn

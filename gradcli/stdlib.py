@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import math as _math
 
-from gradcli import limits
+from gradcli import limits, torchapi
+from gradcli.engine.addresses import address
 from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
 from gradcli.engine.tensor import Size, Tensor, print_options
 
@@ -20,7 +22,85 @@ class ScriptModule:
         self.members = members
 
     def __repr__(self) -> str:
-        return f"<module '{self.name}' (gradcli)>"
+        # CPython's repr of the module PyTorch has, its file named relative to site-packages
+        # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
+        if self.name.startswith("torch"):
+            return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
+        return f"<module '{self.name}' (built-in)>"
+
+
+class Builtin(functools.partial):
+    """A function or class of a module, or a builtin, as scripts see it. A call goes straight to the
+    function (a partial adds no Python frame), and it prints as PyTorch or CPython prints its own:
+    `<built-in method ones of type object at 0x...>`, `<class 'torch.Size'>`, `<function relu at
+    0x...>` (gradcli.torchapi), never gradcli's function or its heap address."""
+
+    __slots__ = ("namespace", "name", "owner")
+
+    def __new__(cls, namespace: str, name: str, function, owner=None):
+        self = super().__new__(cls, function)
+        self.namespace = namespace      # a module path, 'torch.Tensor', 'builtins' or 'method of TYPE'
+        self.name = name
+        self.owner = owner              # the object a 'method of TYPE' is bound to
+        return self
+
+    def __repr__(self) -> str:
+        namespace, name = self.namespace, self.name
+        if namespace == "builtins":
+            return f"<built-in function {name}>"
+        if namespace.startswith("method of "):
+            return f"<built-in {namespace[:6]} {name} {namespace[7:]} object at {address(self.owner)}>"
+        if namespace.startswith("bound method of "):
+            return f"<bound method {namespace[16:]}.{name} of {self.owner!r}>"
+        if namespace == "torch.Tensor":      # a method bound to a tensor
+            tensor = self.func.__self__
+            return (torchapi.text(namespace, name, address(tensor), repr(tensor))
+                    or f"<built-in method {name} of Tensor object at {address(tensor)}>")
+        text = torchapi.text(namespace, name, "{addr}")
+        if text is None:
+            if isinstance(self.func, type):
+                return f"<class '{namespace}.{name}'>"
+            return f"<function {name} at {address(self)}>"
+        if "{addr}" not in text:
+            return text
+        # torch.ones and its kin are methods of one type object, as in PyTorch
+        return text.replace("{addr}", address(_TORCH_FUNCTIONS if " of type object at" in text else self))
+
+    __str__ = __repr__
+
+    def no_attribute(self, attr: str) -> str:
+        """The AttributeError message of PyTorch or CPython for `self.attr`."""
+        text = repr(self)
+        if text.startswith("<class '"):
+            path = text[8:-2]           # a type PyTorch defines in C is named with its module
+            name = path if path in _C_TYPES else path.rpartition(".")[2]
+            return f"type object '{name}' has no attribute '{attr}'"
+        kind = {"<built-in": "builtin_function_or_method", "<bound": "method"}.get(text.split(" ", 1)[0], "function")
+        return f"'{kind}' object has no attribute '{attr}'"
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {self!r}")
+
+
+_C_TYPES = frozenset({"torch.Size", "torch.dtype", "torch._C.Generator", "torch.device"})
+_TORCH_FUNCTIONS = Builtin("torch", "_VariableFunctions", print)   # what `of type object at` names
+
+
+def _no_instances(type_name: str):
+    def refuse(*args, **kwargs):
+        raise TypeError(f"cannot create '{type_name}' instances")
+    return refuse
+
+
+def _expose(module: "ScriptModule") -> "ScriptModule":
+    """Every function and class of `module` (and of its submodules) as a Builtin."""
+    members = module.members
+    for name, value in members.items():
+        if value.__class__ is ScriptModule:
+            _expose(value)
+        elif callable(value) and value.__class__ is not Builtin:
+            members[name] = Builtin(module.name, name, value)
+    return module
 
 
 _MAX_PRECISION = 10_000      # digits after the point: each printed element is about that long
@@ -31,6 +111,26 @@ def _set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=
     if precision.__class__ is int and precision > _MAX_PRECISION:
         raise MemoryError(f"precision={precision} is too large (gradcli prints at most {_MAX_PRECISION} digits)")
     print_options.set(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+_INT64_MAX = 2 ** 63 - 1
+_LIST = limits.bounded_builtins()["list"]        # list(range(10**12)) fails at once, not after minutes
+
+
+def _size(sizes=()):
+    """torch.Size(iterable): PyTorch keeps only ints (bools, one-element integer tensors), so no
+    other value rides inside a Size."""
+    items = []
+    for i, v in enumerate(_LIST(sizes)):
+        if v.__class__ is Tensor and v.numel() == 1 and not v.dtype.is_floating_point:
+            v = v.item()
+        if v.__class__ is not int and v.__class__ is not bool:
+            name = "Tensor" if v.__class__ is Tensor else type(v).__name__
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{name}')")
+        if not -_INT64_MAX - 1 <= v <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+        items.append(int(v))
+    return Size(items)
 
 
 def _variable(data, requires_grad=False, volatile=False):
@@ -128,7 +228,7 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
-        "Size": Size,
+        "Size": _size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
@@ -235,11 +335,13 @@ def _build_torch() -> ScriptModule:
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg,
-        "dtype": dtypes.DType,
+        "dtype": _no_instances("torch.dtype"),
+        "__version__": torchapi.VERSION,
+        "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
     }
     for alias, dt in dtypes.ALIASES.items():
         members[alias] = dt
-    return ScriptModule("torch", members)
+    return _expose(ScriptModule("torch", members))
 
 
 _MATH_NAMES = (
@@ -404,4 +506,4 @@ def make_print(write, report=None):
             write(text)
         else:
             report(text, args)
-    return print_
+    return Builtin("builtins", "print", print_)

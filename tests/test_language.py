@@ -98,7 +98,7 @@ def test_state_survives_until_the_error():
     assert (r.error.kind, r.error.line) == ("ZeroDivisionError", 3)
 
 
-@pytest.mark.parametrize("source", ["import os", "from os import path", "import torch.optim"])
+@pytest.mark.parametrize("source", ["import os", "from os import path", "import torch.foo"])
 def test_other_modules_are_refused_when_imported(source):
     # as Python refuses a module it cannot find: an ImportError where the import runs
     r = run_script("print('ran')\n" + source)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from gradcli import access, cli, stdlib
+from gradcli.lexer import DUNDER_ATTRIBUTES
 from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
@@ -101,18 +102,39 @@ ESCAPES = [
     (T + "torch.ones(2).storage()", 1, "2:1: AttributeError: 'Tensor' object attribute 'storage' is outside "
                                        f"gradcli's language: {_NO_POINTERS}"),
     # gradcli's own objects: only their listed attributes
-    ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'globals' is "
+    ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'function' object attribute 'globals' is "
                                          "outside gradcli's language"),
-    ("def f():\n    pass\nf.body", 1, "3:1: AttributeError: 'ScriptFunction' object attribute 'body' is outside "
+    ("def f():\n    pass\nf.body", 1, "3:1: AttributeError: 'function' object attribute 'body' is outside "
                                       "gradcli's language"),
-    (T + "torch.ones.globals", 1, "2:1: AttributeError: 'function' object has no attribute 'globals'"),
-    (GRAD + "x.grad_fn.apply", 1, "3:1: AttributeError: 'Node' object has no attribute 'apply'"),
-    (T + "torch.float32.name", 1, "2:1: AttributeError: 'DType' object attribute 'name' is outside gradcli's "
+    (T + "torch.ones.globals", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute 'globals'"),
+    (GRAD + "x.grad_fn.apply", 1, "3:1: AttributeError: 'MulBackward0' object has no attribute 'apply'"),
+    (T + "torch.float32.name", 1, "2:1: AttributeError: 'torch.dtype' object attribute 'name' is outside gradcli's "
                                   "language"),
     (T + "torch.linalg.LinAlgError('x').args", 1, "2:1: AttributeError: 'torch._C._LinAlgError' object attribute "
                                                   "'args' is outside gradcli's language"),
     ("import math\nmath.sys", 1, "2:1: AttributeError: module 'math' has no attribute 'sys'"),
-    (T + "torch.autograd.Function", 1, "2:1: AttributeError: module 'torch.autograd' has no attribute 'Function'"),
+    (T + "torch.autograd.Function", 1, "2:1: NotImplementedError: gradcli does not implement torch.autograd.Function"),
+    # type objects are no constructors of anything but gradcli's own values, and functions keep their insides
+    (T + "torch.dtype('float32')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
+    (T + "torch.dtype('O', 1, 1, 'x')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
+    (T + "torch.dtype()", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
+    (T + "torch.Size(['a'])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 0 is 'str')"),
+    (T + "torch.Size([1, torch.ones(2)])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 1 is "
+                                              "'Tensor')"),
+    (T + "torch.Size([2.5])", 1, "2:1: TypeError: torch.Size() takes an iterable of 'int' (item 0 is 'float')"),
+    (T + "torch.Size([2 ** 64])", 1, "2:1: ValueError: Overflow when unpacking long long"),
+    (T + "torch.dtype.func", 1, "2:1: AttributeError: type object 'torch.dtype' has no attribute 'func'"),
+    (T + "torch.Size.func", 1, "2:1: AttributeError: type object 'torch.Size' has no attribute 'func'"),
+    (T + "torch.Tensor.keywords", 1, "2:1: AttributeError: type object 'Tensor' has no attribute 'keywords'"),
+    (T + "torch.Generator.args", 1, "2:1: AttributeError: type object 'torch._C.Generator' has no attribute 'args'"),
+    ("print.func", 1, "1:1: AttributeError: 'builtin_function_or_method' object has no attribute 'func'"),
+    (T + "torch.ones(2).add.func", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute "
+                                      "'func'"),
+    (T + "import torch.nn.functional as F\nF.relu.func", 1, "3:1: AttributeError: 'function' object has no "
+                                                            "attribute 'func'"),
+    (T + "torch.float32.np", 1, "2:1: AttributeError: 'torch.dtype' object attribute 'np' is outside gradcli's language"),
+    (T + "torch.default_generator.manual_seed.func", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
+                                                        "has no attribute 'func'"),
     # constructs outside the language
     ("lambda: 0", 2, "1:1: SyntaxError: lambda expressions are not part of gradcli's language"),
     ("class A:\n    pass", 2, "1:1: SyntaxError: class definitions are not part of gradcli's language"),
@@ -167,7 +189,7 @@ def test_modules_hold_no_python_module_and_no_underscore_name():
     while stack:
         mod = stack.pop()
         for name, value in mod.members.items():
-            assert not name.startswith("_"), (mod.name, name)
+            assert not name.startswith("_") or name in DUNDER_ATTRIBUTES, (mod.name, name)
             assert type(value).__name__ != "module", (mod.name, name)
             if isinstance(value, stdlib.ScriptModule):
                 stack.append(value)

@@ -14,6 +14,7 @@ import re
 
 from gradcli import access, stdlib
 from gradcli.compiler import ScriptFunction
+from gradcli.stdlib import Builtin
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.repl import magics, scan
 from gradcli.stdlib import ScriptModule
@@ -198,7 +199,7 @@ def _kind(value) -> str:
         return "module"
     if value.__class__ is ScriptFunction:
         return "function"
-    if isinstance(value, type):
+    if isinstance(value, type) or (value.__class__ is Builtin and repr(value).startswith("<class ")):
         return "class"
     if callable(value):
         return "function"
@@ -214,6 +215,8 @@ def _parameters(callee, builtins: dict) -> list:
         return list(_PRINT_KEYWORDS)
     if callee.__class__ is _Method:
         function, name = callee.function, callee.name
+    elif callee.__class__ is Builtin:        # torch.X as scripts see it: the function inside
+        function, name = callee.func, callee.func.__name__
     else:
         function, name = callee, getattr(callee, "__name__", "")
     params = _signature_parameters(function)

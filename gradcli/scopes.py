@@ -1,0 +1,148 @@
+"""Python's scopes for a script's functions, resolved once before compiling: local, enclosing, global.
+
+As CPython's symbol table does, every name a function binds anywhere in its body is local to the
+whole body; a name a function reads without binding it is *free* when an enclosing function binds
+it, and global (then builtin) otherwise. A local that a nested function reads is a *cell*: it lives
+in a Cell, shared by the function's frame and the closures made in it, so a closure sees the value
+the variable has when the closure runs, not when it was made (late binding, as in Python). A
+function whose nested functions need a name from further out gets that name as a free variable of
+its own, which it passes on.
+
+The language has no `global` or `nonlocal`, no lambdas, classes or comprehensions, so functions are
+the only scopes besides the module.
+"""
+
+from __future__ import annotations
+
+from gradcli import syntax
+
+
+class Cell:
+    """One variable shared between a function's frame and its closures. `value` is EMPTY while the
+    variable is unbound. Scripts never see a Cell: every read of the variable unwraps it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+EMPTY = object()
+
+
+class Scope:
+    """What the compiler needs to know about the names of one function."""
+
+    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children")
+
+    def __init__(self, locals_: frozenset, parent: "Scope | None"):
+        self.locals = locals_             # every name the function binds
+        self.cells: frozenset = frozenset()   # locals that nested functions read (held in Cells)
+        self.frees: tuple = ()            # names read from enclosing functions, in closure order
+        self.free_set: frozenset = frozenset()
+        self.parent = parent
+        self.children: dict = {}          # id(nested FunctionDef) -> its Scope
+
+    def kind(self, name: str) -> str:
+        """'cell', 'local', 'free' or 'global' for a name used in this function."""
+        if name in self.cells:
+            return "cell"
+        if name in self.locals:
+            return "local"
+        if name in self.free_set:
+            return "free"
+        return "global"
+
+
+def analyze(fn: syntax.FunctionDef, parent: Scope | None = None) -> Scope:
+    """The Scope of `fn` and, through `children`, of every function nested in it."""
+    scope = Scope(local_names(fn), parent)
+    used: set = set()
+    nested: list = []
+    for stmt in fn.body:
+        _collect(stmt, used, nested)
+    captured: set = set()
+    for child in nested:
+        child_scope = analyze(child, scope)
+        scope.children[id(child)] = child_scope
+        captured.update(child_scope.frees)
+    scope.cells = frozenset(captured & scope.locals)
+    frees = sorted(n for n in (used | captured) - scope.locals if _bound_outside(parent, n))
+    scope.frees = tuple(frees)
+    scope.free_set = frozenset(frees)
+    return scope
+
+
+def _bound_outside(scope: Scope | None, name: str) -> bool:
+    while scope is not None:
+        if name in scope.locals:
+            return True
+        scope = scope.parent
+    return False
+
+
+def _collect(node, used: set, nested: list) -> None:
+    """Every name `node` mentions, outside the bodies of functions defined in it (which are listed in
+    `nested`; their parameters' defaults are evaluated here, so those count)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, syntax.Name):
+            used.add(n.id)
+            continue
+        if isinstance(n, syntax.FunctionDef):
+            nested.append(n)
+            stack.extend(p.default for p in n.params if p.default is not None)
+            continue
+        for field in n._fields:
+            value = getattr(n, field)
+            if isinstance(value, syntax.Node):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, syntax.Node))
+
+
+def local_names(fn: syntax.FunctionDef) -> frozenset:
+    """Names a function binds (parameters, assignment and loop targets, imports, nested defs, `del`):
+    Python treats every such name as local to the whole function body."""
+    names = {p.name for p in fn.params}
+    stack = list(fn.body)
+
+    def targets(t):
+        if isinstance(t, syntax.Name):
+            names.add(t.id)
+        elif isinstance(t, (syntax.Tuple, syntax.List)):
+            for e in t.elts:
+                targets(e)
+
+    while stack:
+        s = stack.pop()
+        if isinstance(s, syntax.Assign):
+            for t in s.targets:
+                targets(t)
+        elif isinstance(s, syntax.AugAssign):
+            targets(s.target)
+        elif isinstance(s, syntax.For):
+            targets(s.target)
+            stack.extend(s.body)
+        elif isinstance(s, syntax.While):
+            stack.extend(s.body)
+        elif isinstance(s, syntax.If):
+            stack.extend(s.body)
+            stack.extend(s.orelse)
+        elif isinstance(s, syntax.With):
+            for item in s.items:
+                if item.target is not None:
+                    targets(item.target)
+            stack.extend(s.body)
+        elif isinstance(s, syntax.FunctionDef):
+            names.add(s.name)
+        elif isinstance(s, syntax.Import):
+            names.add(s.alias or s.module.split(".")[0])
+        elif isinstance(s, syntax.ImportFrom):
+            for name, alias in s.names:
+                names.add(alias or name)
+        elif isinstance(s, syntax.Delete):
+            for t in s.targets:
+                targets(t)
+    return frozenset(names)

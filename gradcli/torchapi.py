@@ -1,0 +1,53 @@
+"""PyTorch 2.13's public names and how PyTorch prints them, read from data/torch_api.z on first need.
+
+The data comes from the oracle (tools/torch_api.py). Start-up never reads it: only a script that
+reaches a name gradcli lacks (to say whether PyTorch has it) or prints a function, class or module.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+VERSION = "2.13.0+cpu"          # the PyTorch gradcli mirrors: torch.__version__
+_DATA = Path(__file__).resolve().parent / "data" / "torch_api.z"
+_table: dict | None = None       # namespace -> {name: repr template}
+
+
+def _load() -> dict:
+    global _table
+    if _table is None:
+        table: dict = {}
+        lines = zlib.decompress(_DATA.read_bytes()).decode().splitlines()
+        for line in lines[1:]:
+            namespace, name, text = line.split("\t")
+            table.setdefault(namespace, {})[name] = text.replace("\\n", "\n")
+        _table = table
+    return _table
+
+
+def version() -> str:
+    """The PyTorch version the data was taken from."""
+    return zlib.decompress(_DATA.read_bytes()).split(b"\n", 1)[0].decode().split(" ", 1)[1]
+
+
+def has(namespace: str, name: str) -> bool:
+    """Whether PyTorch has `namespace.name` (namespace: a module path, or 'torch.Tensor')."""
+    return name in _load().get(namespace, ())
+
+
+def is_module(path: str) -> bool:
+    """Whether PyTorch has a module of that path (`torch.optim`)."""
+    parent, _, name = path.rpartition(".")
+    table = _load()
+    return path in table[""] or table.get(parent, {}).get(name, "").startswith("<module ")
+
+
+def text(namespace: str, name: str, addr: str = "", self_text: str = "") -> str | None:
+    """How PyTorch prints `namespace.name` (a function, class or module), with `addr` for its
+    address and `self_text` for the tensor a method is bound to; None if PyTorch lacks it or
+    prints it as a plain value."""
+    template = _load().get(namespace, {}).get(name)
+    if not template:
+        return None
+    return template.replace("{addr}", addr).replace("{self}", self_text)
