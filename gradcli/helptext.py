@@ -361,7 +361,8 @@ def _qualified_names() -> dict:
                 names.setdefault(id(value), prefix + name)
                 walk(value, prefix + name + ".")
             elif callable(value) or value.__class__.__name__ == "DType":
-                names.setdefault(id(value), prefix + name)
+                names.setdefault(id(getattr(value, "func", value) if isinstance(value, stdlib.Builtin) else value),
+                                 prefix + name)
     names[id(stdlib.TORCH)] = "torch"
     names[id(stdlib.MATH)] = "math"
     walk(stdlib.TORCH, "torch.")
@@ -379,6 +380,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
             if value is obj and name in _BUILTINS:
                 sig, para = _BUILTINS[name]
                 return _format(sig, para)
+    if isinstance(obj, stdlib.Builtin):     # as scripts hold functions: the function itself describes it
+        obj = obj.func
     if obj.__class__ is ScriptFunction:
         return _format(f"{obj.name}({', '.join(obj.params)})", "A function defined in this session.")
     if obj.__class__ is stdlib.ScriptModule:

@@ -373,8 +373,12 @@ def _public_names() -> dict:
         for name, obj in mod.members.items():
             if isinstance(obj, ScriptModule):
                 stack.append((f"{path}.{name}", obj))
-            elif callable(obj) and not isinstance(obj, type) and id(obj) not in table:
-                table[id(obj)] = (path, name, obj)
+            elif callable(obj) and not isinstance(obj, type):
+                # a script may hold the Builtin (torch.add as a value) or call its function straight
+                # (torch.add(...) skips the Builtin layer: access.get_method)
+                for target in (obj, obj.func) if isinstance(obj, Builtin) else (obj,):
+                    if id(target) not in table and not isinstance(target, type):
+                        table[id(target)] = (path, name, target)
     return table
 
 
@@ -476,15 +480,27 @@ def make_builtins(write) -> dict:
     return table
 
 
-def _make_help(table):
+class _Helper:
     """help(obj): a signature and a paragraph (gradcli.helptext, imported when asked), written
-    through the session's print."""
-    def help(*obj):
+    through the session's print. Printed, it says what CPython's help says of itself."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table):
+        self.table = table
+
+    def __call__(self, *obj):
         from gradcli import helptext
         if len(obj) > 1:
             raise TypeError(f"help() takes at most 1 argument ({len(obj)} given)")
-        table["print"](helptext.text_for(obj[0], table) if obj else helptext.USAGE, end="")
-    return help
+        self.table["print"](helptext.text_for(obj[0], self.table) if obj else helptext.USAGE, end="")
+
+    def __repr__(self) -> str:
+        return "Type help() for interactive help, or help(object) for help about object."
+
+
+def _make_help(table):
+    return _Helper(table)
 
 
 def make_print(write, report=None):

@@ -24,7 +24,7 @@ def _torch_functions() -> list[str]:
         for name, obj in mod.members.items():
             if isinstance(obj, stdlib.ScriptModule):
                 stack.append((f"{path}.{name}", obj))
-            elif callable(obj) and not isinstance(obj, type):
+            elif callable(obj) and not isinstance(getattr(obj, "func", obj), type):     # classes: Python's words
                 paths.append(f"{path}.{name}")
     return sorted(paths)
 
