@@ -189,7 +189,7 @@ def _nocopy_reshape(x: np.ndarray, shape: tuple):
 
 
 def _internal_overlap(x: np.ndarray) -> bool:
-    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
 
 
 _MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}

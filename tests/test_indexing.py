@@ -1,0 +1,44 @@
+"""Indexing through the language: the issue's examples end to end (the stored PyTorch cases in
+tests/indexing/ cover the combinations; these check that scripts reach the same code)."""
+
+from __future__ import annotations
+
+from conftest import error_line, run_script
+
+
+def test_an_int_after_an_ellipsis_indexes_the_last_dim():
+    out = run_script("import torch\n"
+                     "x = torch.arange(18.).reshape(2, 3, 3).requires_grad_()\n"
+                     "y = x[1, ..., 0]\n"
+                     "print(y)\n"
+                     "y.sum().backward()\n"
+                     "print(x.grad[1])\n").out
+    assert out == ("tensor([ 9., 12., 15.], grad_fn=<SelectBackward0>)\n"
+                   "tensor([[1., 0., 0.],\n        [1., 0., 0.],\n        [1., 0., 0.]])\n")
+
+
+def test_an_index_out_of_bounds_names_its_dim_and_size():
+    assert error_line("import torch\nx = torch.zeros(2, 3)\nx[0, 5]\n") == \
+        "IndexError: index 5 is out of bounds for dimension 1 with size 3"
+    assert error_line("import torch\nx = torch.zeros(2, 3)\nx[0, 5] = 1.\n") == \
+        "IndexError: index 5 is out of bounds for dimension 1 with size 3"
+
+
+def test_writing_a_number_a_dtype_cannot_hold_fails_as_in_pytorch():
+    assert error_line("import torch\nx = torch.zeros(2, dtype=torch.long)\nx[0] = 2**63\n") == \
+        "ValueError: Overflow when unpacking long long"
+    assert error_line("import torch\nx = torch.zeros(2, dtype=torch.uint8)\nx[0] = 256\n") == \
+        "RuntimeError: value cannot be converted to type uint8_t without overflow"
+
+
+def test_augmented_assignment_through_an_index_writes_and_differentiates():
+    out = run_script("import torch\n"
+                     "a = torch.ones(2, 3, requires_grad=True)\n"
+                     "x = a * 1\n"
+                     "v = torch.tensor([10., 20.], requires_grad=True)\n"
+                     "x[0, 1:] += v * 2\n"
+                     "print(x)\n"
+                     "(x * torch.arange(6.).reshape(2, 3)).sum().backward()\n"
+                     "print(a.grad, v.grad)\n").out
+    assert out == ("tensor([[ 1., 21., 41.],\n        [ 1.,  1.,  1.]], grad_fn=<CopySlices>)\n"
+                   "tensor([[0., 1., 2.],\n        [3., 4., 5.]]) tensor([2., 4.])\n")
