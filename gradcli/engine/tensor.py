@@ -23,7 +23,9 @@ INFERENCE_INPLACE_ERROR = (
 print_options = PrintOptions()
 
 class Size(tuple):
-    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing it, and `+` or `*` with
+    tuples, give Sizes again. Built from a tuple by the engine (no checks: `.shape` is hot), from
+    anything iterable by scripts through `Size.of`."""
 
     __slots__ = ()
 
@@ -32,11 +34,51 @@ class Size(tuple):
 
     __str__ = __repr__
 
-    def numel(self) -> int:
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if key.__class__ is slice else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented       # the left operand's own message: "can only concatenate list ..."
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        if not hasattr(n, "__index__"):
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def numel(self, *args) -> int:
+        if args:
+            raise TypeError(f"Size.numel() takes no arguments ({len(args)} given)")
         n = 1
         for d in self:
             n *= d
         return n
+
+    @classmethod
+    def of(cls, sizes=()):
+        """torch.Size(sizes) as a script calls it: every item an int (or an integer tensor of one element)."""
+        items = []
+        for i, d in enumerate(sizes):
+            if d.__class__ is not int and not (d.__class__ is Tensor and d._a.dtype.kind in "iub" and d._a.size == 1):
+                if d.__class__ is bool:
+                    d = int(d)
+                else:
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+            items.append(int(d))
+        return cls(items)
+
+
+# PyTorch's C type is named torch.Size, which Python's own messages show ("not torch.Size")
+Size.__name__ = "torch.Size"
 
 
 def _leaf_inplace_error():
