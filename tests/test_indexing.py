@@ -42,3 +42,13 @@ def test_augmented_assignment_through_an_index_writes_and_differentiates():
                      "print(a.grad, v.grad)\n").out
     assert out == ("tensor([[ 1., 21., 41.],\n        [ 1.,  1.,  1.]], grad_fn=<CopySlices>)\n"
                    "tensor([[0., 1., 2.],\n        [3., 4., 5.]]) tensor([2., 4.])\n")
+
+
+def test_views_of_an_inference_tensor_refuse_in_place_writes_outside_inference_mode():
+    # PyTorch: a view of an inference tensor is an inference tensor, wherever the view is made
+    message = ("RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+               "make a clone to get a normal tensor before doing inplace update.See "
+               "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    for statement in ("t.view(3).add_(1)", "t[0].add_(1)", "t[0] = 1.0", "t[[0]] = 1.0", "t[...] = 1.0"):
+        source = f"import torch\nwith torch.inference_mode():\n    t = torch.zeros(3)\n{statement}\n"
+        assert error_line(source) == message, statement

@@ -6,6 +6,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops, recording
 from gradcli.engine.recording import Op, record
+from gradcli.engine.ops.shape import _view_of as _view
 from gradcli.engine.tensor import Tensor
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
@@ -21,14 +22,6 @@ INDEX       = Op("IndexBackward0",     True,  (lambda F, g, shape, key: F.index_
 INDEX_PUT_  = Op("IndexPutBackward0",  False, (lambda F, g, key: F.zero_at(g, key),
                                                lambda F, g, key: F.getitem(g, key)))
 # fmt: on
-
-
-def _view(a: Tensor, out: np.ndarray, op, saved) -> Tensor:
-    """A result that aliases `a`'s data (numpy view) and so shares its version counter."""
-    t = record(op, out, (a,), saved)
-    t._version = a._version
-    t._base = a._base if a._base is not None else a
-    return t
 
 
 _ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
