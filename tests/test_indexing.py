@@ -52,3 +52,24 @@ def test_views_of_an_inference_tensor_refuse_in_place_writes_outside_inference_m
     for statement in ("t.view(3).add_(1)", "t[0].add_(1)", "t[0] = 1.0", "t[[0]] = 1.0", "t[...] = 1.0"):
         source = f"import torch\nwith torch.inference_mode():\n    t = torch.zeros(3)\n{statement}\n"
         assert error_line(source) == message, statement
+
+
+def test_writing_through_a_view_made_in_no_grad_mode_names_the_view_setitem_made():
+    tail = (" is being modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
+            "(if you want the inplace to be tracked).")
+    setup = "import torch\ny = torch.zeros(3, requires_grad=True)\nwith torch.no_grad():\n    v = y[:2]\n"
+    for key, op in (("0", "Select"), ("1:", "Slice"), ("None", "Unsqueeze")):
+        assert error_line(setup + f"v[{key}] = 1.\n") == \
+            f"RuntimeError: Output 0 of {op} is a view of a view which was created in no_grad mode and" + tail
+    for key in ("...", "[0]", ":", "0:5"):
+        assert error_line(setup + f"v[{key}] = 1.\n") == "RuntimeError: A view was created in no_grad mode and" + tail
+
+
+def test_a_row_of_an_expanded_tensor_can_be_written_but_a_column_cannot():
+    out = run_script("import torch\nx = torch.zeros(3).expand(2, 3)\nx[0] = 1.\nprint(x)\n").out
+    assert out == "tensor([[1., 1., 1.],\n        [1., 1., 1.]])\n"
+    assert error_line("import torch\nx = torch.zeros(3).expand(2, 3)\nx[:, 0] = 1.\n") == (
+        "RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.")

@@ -7,7 +7,7 @@ import numpy as np
 from gradcli.engine import autograd, dtypes, ops, recording
 from gradcli.engine.recording import Op, record
 from gradcli.engine.ops.shape import _view_of as _view
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
 # non-trivial slice (slice) and per None (unsqueeze), so X[0, 1] is SelectBackward0 of SelectBackward0.
@@ -27,6 +27,9 @@ INDEX_PUT_  = Op("IndexPutBackward0",  False, (lambda F, g, key: F.zero_at(g, ke
 _ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
              "to convert a 0-dim tensor to a number")
 _INDEX_TYPES = "tensors used as indices must be long, int, byte or bool tensors"
+_NO_GRAD_VIEW = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                 "code by moving both the view and the inplace either both inside the no_grad block (if you don't "
+                 "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def _bad_index(k):
@@ -82,14 +85,15 @@ def _trivial(k: slice, size: int) -> bool:
     return (k.start is None or k.start == 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
 
 
-def _select(t: Tensor, dim: int, i, position: int) -> Tensor:
+def _select(steps: list, cur: np.ndarray, dim: int, i, position: int) -> np.ndarray:
     i = i.__index__()
-    cur = t._a
     size = cur.shape[dim] if dim < cur.ndim else 0      # two `...` can point past the last dim
     if i < -size or i >= size:
         raise _out_of_bounds(i, position, size)
     k = (slice(None),) * dim + (i, Ellipsis)      # the Ellipsis keeps a 0-d result a view, not a copy
-    return _view(t, cur[k], SELECT, (cur.shape, k))
+    out = cur[k]
+    steps.append((SELECT, out, (cur.shape, k)))
+    return out
 
 
 def _check_step(k: slice) -> None:
@@ -104,26 +108,29 @@ def _check_step(k: slice) -> None:
             raise ValueError("step must be greater than zero")
 
 
-def _slice(t: Tensor, dim: int, k: slice) -> Tensor:
+def _slice(steps: list, cur: np.ndarray, dim: int, k: slice) -> np.ndarray:
     _check_step(k)
-    cur = t._a
     key = (slice(None),) * dim + (k,)
     try:
         out = cur[key]
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
-    return _view(t, out, SLICE, (cur.shape, key))
+    steps.append((SLICE, out, (cur.shape, key)))
+    return out
 
 
-def _unsqueeze(t: Tensor, dim: int) -> Tensor:
-    return _view(t, np.expand_dims(t._a, dim), UNSQUEEZE, (dim,))
+def _unsqueeze(steps: list, cur: np.ndarray, dim: int) -> np.ndarray:
+    out = np.expand_dims(cur, dim)
+    steps.append((UNSQUEEZE, out, (dim,)))
+    return out
 
 
 def _basic(a: Tensor, keys: tuple, single: bool, for_set: bool):
-    """Apply the key's integers, slices, Nones and `...` as views, left to right as PyTorch does;
-    return the view and the advanced indices met on the way, as (dim of the view, array)."""
-    x = a._a
-    ndim = x.ndim
+    """Walk the key's integers, slices, Nones and `...` left to right as PyTorch applies them (each a
+    view of the last); return the views as steps (row, array, saved), and the advanced indices met
+    on the way as (dim of the last view, array)."""
+    cur = a._a
+    ndim = cur.ndim
     if single:
         k = keys[0]
         if ndim == 0 and k.__class__ is slice:
@@ -136,46 +143,58 @@ def _basic(a: Tensor, keys: tuple, single: bool, for_set: bool):
     specified = _specified(keys)
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    t = a
+    steps = []
     advanced = []
     dim = 0
     for position, k in enumerate(keys):
         if k is None:
-            t = _unsqueeze(t, dim)
+            cur = _unsqueeze(steps, cur, dim)
             dim += 1
         elif k is Ellipsis:
             dim += ndim - specified
         elif k.__class__ is slice:
-            if not (single and not for_set) and _trivial(k, t._a.shape[dim]):
+            if (for_set or not single) and _trivial(k, cur.shape[dim]):
                 dim += 1
                 continue
-            t = _slice(t, dim, k)
+            cur = _slice(steps, cur, dim, k)
             dim += 1
         elif k is True or k is False:
-            t = _unsqueeze(t, dim)
+            cur = _unsqueeze(steps, cur, dim)
             advanced.append((dim, np.zeros(1 if k else 0, dtype=np.int64)))
             dim += 1
         elif k.__class__ is int:
-            t = _select(t, dim, k, position)
+            cur = _select(steps, cur, dim, k, position)
         else:
             arr = _index_array(k)
             if arr is None:
                 if hasattr(k, "__index__") and k.__class__ is not float:
-                    t = _select(t, dim, k, position)
+                    cur = _select(steps, cur, dim, k, position)
                     continue
                 raise _bad_index(k)
             if arr.ndim == 0 and arr.dtype.kind in "iu" and arr.dtype != np.uint8:
-                t = _select(t, dim, int(arr), position)
+                cur = _select(steps, cur, dim, int(arr), position)
             elif arr.ndim == 0 and _is_mask(arr):
-                t = _unsqueeze(t, dim)
+                cur = _unsqueeze(steps, cur, dim)
                 advanced.append((dim, np.zeros(1 if arr else 0, dtype=np.int64)))
                 dim += 1
             else:
                 advanced.append((dim, arr))
                 dim += arr.ndim if _is_mask(arr) else 1
-    if single and not for_set and t is a and keys[0] is not Ellipsis and keys[0].__class__ is slice:
-        t = _slice(a, 0, keys[0])        # a lone `x[:]` still records a slice
-    return t, advanced
+    if single and not for_set and not steps and keys[0].__class__ is slice:
+        _slice(steps, cur, 0, keys[0])       # a lone `x[:]` still records a slice
+    return steps, advanced
+
+
+def _views(a: Tensor, steps: list) -> Tensor:
+    """The last step's view of `a`: one node per step when autograd records them, else one tensor."""
+    if not steps:
+        return a
+    if not (a.requires_grad and autograd._grad_enabled[0]):
+        return _view(a, steps[-1][1], ALIAS, ())
+    t = a
+    for row, out, saved in steps:
+        t = _view(t, out, row, saved)
+    return t
 
 
 def _check_types(advanced: list) -> None:
@@ -184,11 +203,11 @@ def _check_types(advanced: list) -> None:
             raise IndexError(_INDEX_TYPES)
 
 
-def _advanced_key(t: Tensor, advanced: list, types_first: bool = True) -> tuple:
+def _advanced_key(x: np.ndarray, advanced: list, types_first: bool = True) -> tuple:
     """The numpy key for the advanced indices (masks become their nonzero positions), with PyTorch's
     checks in its order: index dtypes, mask shapes, broadcasting, empty dims, bounds. Writing a
     Python number checks each index's dtype and mask shape in turn instead."""
-    shape = t._a.shape
+    shape = x.shape
     key = [slice(None)] * len(shape)
     arrays = []                  # (dim, array) after masks are expanded
     if types_first:
@@ -205,14 +224,14 @@ def _advanced_key(t: Tensor, advanced: list, types_first: bool = True) -> tuple:
         else:
             arrays.append((dim, arr))
     try:
-        broadcast = np.broadcast_shapes(*(arr.shape for _, arr in arrays))
+        broadcast = arrays[0][1].shape if len(arrays) == 1 else np.broadcast_shapes(*(arr.shape for _, arr in arrays))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(arr.shape)) for _, arr in arrays)) from None
     for dim, arr in arrays:
         if shape[dim] == 0 and arr.size:
             raise IndexError("index is out of bounds for dimension with size 0")
-    empty = 0 in broadcast or t._a.size == 0       # nothing is read, so no index is checked
+    empty = 0 in broadcast or x.size == 0          # nothing is read, so no index is checked
     for j, (dim, arr) in enumerate(arrays):
         size = shape[dim]
         outside = (arr >= size) | (arr < -size)
@@ -225,34 +244,39 @@ def _advanced_key(t: Tensor, advanced: list, types_first: bool = True) -> tuple:
 
 
 def getitem(a: Tensor, key) -> Tensor:
+    if key.__class__ is int and a._a.ndim:          # x[i], the commonest key: one select
+        steps = []
+        _select(steps, a._a, 0, key, 0)
+        return _views(a, steps)
     keys = _key_tuple(key)
-    t, advanced = _basic(a, keys, key.__class__ is not tuple and keys[0] is key, False)
+    steps, advanced = _basic(a, keys, key.__class__ is not tuple and keys[0] is key, False)
     if advanced:
-        npkey = _advanced_key(t, advanced)
-        x = t._a
+        x = steps[-1][1] if steps else a._a
+        npkey = _advanced_key(x, advanced)
+        t = _views(a, steps) if a.requires_grad else a     # the input matters only to a recorded node
         return record(INDEX, x[npkey], (t,), (x.shape, npkey))
-    if t is a:
+    if not steps:
         return _view(a, a._a.view(), ALIAS, ())
-    return t
+    return _views(a, steps)
 
 
 # The largest magnitude a Python number may have when written into a tensor of each dtype, and the
 # C++ type PyTorch's overflow message names (float16 and float64 accept anything, as in PyTorch).
-_INT_RANGES = {"int64": ("int64_t", -2**63, 2**63 - 1), "int32": ("int", -2**31, 2**31 - 1),
-               "int16": ("int16_t", -2**15, 2**15 - 1), "int8": ("int8_t", -128, 127),
-               "uint8": ("uint8_t", 0, 255)}
+_INT_RANGES = {np.dtype(np.int64): ("int64_t", -2**63, 2**63 - 1), np.dtype(np.int32): ("int", -2**31, 2**31 - 1),
+               np.dtype(np.int16): ("int16_t", -2**15, 2**15 - 1), np.dtype(np.int8): ("int8_t", -128, 127),
+               np.dtype(np.uint8): ("uint8_t", 0, 255)}
+_FLOAT32 = np.dtype(np.float32)
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_INF = float("inf")
 
 
-def _scalar_value(value, x: np.ndarray):
-    """A Python number written into `x` as PyTorch converts it (a 0-d tensor of x's dtype), with its errors."""
+def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
+    """A Python number as PyTorch writes it into a tensor of `dtype` (a 0-d array), with its errors."""
     if value.__class__ is int and not -2**63 <= value < 2**63:
         raise ValueError("Overflow when unpacking long long")
-    name = x.dtype.name
-    if name in _INT_RANGES:
-        if value.__class__ is bool:
-            return np.asarray(value, dtype=x.dtype)
-        ctype, lo, hi = _INT_RANGES[name]
+    limits_ = _INT_RANGES.get(dtype)
+    if limits_ is not None and value.__class__ is not bool:
+        ctype, lo, hi = limits_
         if value.__class__ is int:
             # unsigned types take negative integers down to -max (they wrap), as c10's overflow check does
             ok = (lo <= value <= hi) if lo else (-hi <= value <= hi)
@@ -260,21 +284,18 @@ def _scalar_value(value, x: np.ndarray):
             ok = value == value and lo <= value <= hi
         if not ok:
             raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-        return np.asarray(int(value)).astype(x.dtype)
-    if name == "float32" and value.__class__ is float and _FLOAT32_MAX < abs(value) < float("inf"):
+        return np.asarray(int(value)).astype(dtype)
+    if dtype == _FLOAT32 and value.__class__ is float and _FLOAT32_MAX < abs(value) < _INF:
         raise RuntimeError("value cannot be converted to type float without overflow")
     with np.errstate(over="ignore"):                # float16 rounds what it cannot hold to inf
-        return np.asarray(value, dtype=x.dtype)
+        return np.asarray(value, dtype=dtype)
 
 
 def setitem(a: Tensor, key, value) -> None:
     """`a[key] = value`: the key's views first, then fill_, copy_ or index_put_ on that view, in place,
     so that autograd records it as PyTorch does (CopySlices on the base when the target is a view)."""
-    if value.__class__ is Tensor:
-        src = value
-    elif isinstance(value, (int, float)):
-        src = None
-    else:
+    number = value.__class__ is not Tensor
+    if number and not isinstance(value, (int, float)):
         raise TypeError(f"can't assign a {type(value).__name__} to a {dtypes.of_array(a._a).legacy}")
     keys = _key_tuple(key)
     single = key.__class__ is not tuple and keys[0] is key
@@ -282,42 +303,63 @@ def setitem(a: Tensor, key, value) -> None:
         return                         # PyTorch writes nothing and records nothing
     if single and key is True:
         keys = (None,)                 # a lone True is a new dim of size 1, written by copy_
-    t, advanced = _basic(a, keys, single, True)
-    number = src is None
-    if number:
-        src = Tensor(_scalar_value(value, a._a))
-    npkey = _advanced_key(t, advanced, not number) if advanced else None
-    if autograd._grad_enabled[0] and a.requires_grad and a.grad_fn is None:
+    steps, advanced = _basic(a, keys, single, True)
+    x = steps[-1][1] if steps else a._a           # the region written
+    v = _scalar_value(value, x.dtype) if number else value._a
+    npkey = _advanced_key(x, advanced, not number) if advanced else None
+    grad_on = autograd._grad_enabled[0]
+    if grad_on and a.requires_grad and a.grad_fn is None:
         # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    fill = False
     if advanced:
-        if src._a.dtype != t._a.dtype:
+        if v.dtype != x.dtype:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{recording.type_word(t._a)} for the destination and "
-                               f"{recording.type_word(src._a)} for the source.")
-        target = t._a[npkey].shape
+                               f"{recording.type_word(x)} for the destination and "
+                               f"{recording.type_word(v)} for the source.")
+        target = x[npkey].shape
         try:
-            fits = np.broadcast_shapes(src._a.shape, target) == target
+            fits = np.broadcast_shapes(v.shape, target) == target
         except ValueError:
             fits = False
         if not fits:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(src._a.shape)} cannot be broadcast "
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
                                f"to indexing result of shape {list(target)}")
-        t._inplace(lambda base, v: index_put(base, npkey, v), src)
-    elif src._a.ndim == 0 and t._a.ndim:
+    elif v.ndim == 0 and x.ndim:
+        fill = True
+    elif v.shape != x.shape:
+        lead = 0                       # copy_ drops the value's leading dims of size 1 beyond the target's
+        while v.ndim - lead > x.ndim and v.shape[lead] == 1:
+            lead += 1
+        v = v.reshape(v.shape[lead:])
+        ops.expand(Tensor(v), x.shape)             # PyTorch's words when the value does not fit
+    base = a._base
+    if grad_on and base is not None and base.requires_grad and not a.requires_grad and steps:
+        raise RuntimeError(f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was created in "
+                           f"no_grad mode and is being modified inplace with grad mode enabled.{_NO_GRAD_VIEW}")
+    if not (grad_on and (a.requires_grad or (not number and value.requires_grad)
+                         or (base is not None and base.requires_grad))):
+        # nothing to record: write straight into the storage, after the in-place rules
+        if a._inference and not autograd._inference[0]:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
+        if base is not None:
+            region = Tensor(x)            # PyTorch checks the view written, not the whole tensor
+            region._base = base
+            ops.check_inplace_view(region)
+        if advanced:
+            x[npkey] = v
+        else:
+            np.copyto(x, v, casting="unsafe")
+        a._version[0] += 1
+        return
+    src = Tensor(v) if number else value if v.shape == value._a.shape else ops.view(value, v.shape)
+    t = _views(a, steps)
+    if advanced:
+        t._inplace(lambda base, s: index_put(base, npkey, s), src)
+    elif fill:
         t._inplace(ops.fill, src)
     else:
-        v = _leading_ones_dropped(src, t._a.ndim)
-        ops.expand(Tensor(v._a), t._a.shape)        # PyTorch's words when v does not fit
-        t._inplace(ops.copy, v)
-
-
-def _leading_ones_dropped(v: Tensor, ndim: int) -> Tensor:
-    """copy_'s source for a target of `ndim` dims: leading dims of size 1 beyond those dropped."""
-    lead = 0
-    while v._a.ndim - lead > ndim and v._a.shape[lead] == 1:
-        lead += 1
-    return ops.view(v, v._a.shape[lead:]) if lead else v
+        t._inplace(ops.copy, src)
 
 
 def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
