@@ -113,7 +113,7 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
-        "Size": Size.of,
+        "Size": Size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,

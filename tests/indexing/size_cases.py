@@ -39,5 +39,5 @@ EXPRS = [
     "torch.zeros(x.shape[:2]).shape", "torch.zeros_like(x).shape == s", "x.mean(s[:1]).shape",
     "torch.ones(2, 3).expand(s[:1] + torch.Size([2, 3])).shape", "x.shape == s", "x.size() == s[:]",
     "x.size(1)", "x.shape.numel()", "x.reshape(-1, s[2]).shape", "torch.tensor(s)", "torch.tensor(s[1:])",
-    "x.sum(torch.Size([5]))", "float(s)", "s.foo", "s.numel(1)",
+    "x.sum(torch.Size([5]))", "float(s)", "s.foo", "s.numel(1)", "torch.Size",
 ]
