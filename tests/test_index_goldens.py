@@ -1,9 +1,10 @@
-"""Every stored indexing case (tests/indexing/goldens.jsonl, made on PyTorch by tools/index_goldens.py)
+"""Every stored indexing case (tests/indexing/goldens.jsonl.gz, made on PyTorch by tools/index_goldens.py)
 replayed on gradcli: reading, writing, `+=`, gradients and errors must match exactly; and every
 torch.Size expression (size_goldens.jsonl) run as a script must print what PyTorch printed."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import types
@@ -19,7 +20,7 @@ sys.path.insert(0, str(HERE))
 import cases  # noqa: E402
 import size_cases  # noqa: E402
 
-GOLDENS = [json.loads(line) for line in (HERE / "goldens.jsonl").read_text(encoding="utf-8").splitlines()]
+GOLDENS = [json.loads(line) for line in gzip.decompress((HERE / "goldens.jsonl.gz").read_bytes()).splitlines()]
 CHUNKS = 8
 SIZES = [json.loads(line) for line in (HERE / "size_goldens.jsonl").read_text(encoding="utf-8").splitlines()]
 

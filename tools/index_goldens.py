@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate (or check) tests/indexing/*.jsonl: thousands of indexing cases, and torch.Size's, run on PyTorch.
+"""Regenerate (or check) tests/indexing/*.jsonl*: thousands of indexing cases, and torch.Size's, run on PyTorch.
 
 The cases and the steps each one runs live in tests/indexing/cases.py (shared with the test that
 replays them on gradcli): every one-element key and a few hundred random longer keys built from
@@ -13,7 +13,7 @@ arguments); size_goldens.jsonl holds what PyTorch prints for each.
 
 Usage::
 
-    python tools/index_goldens.py            # write tests/indexing/goldens.jsonl and size_goldens.jsonl
+    python tools/index_goldens.py            # write tests/indexing/goldens.jsonl.gz and size_goldens.jsonl
     python tools/index_goldens.py --check    # re-run on the oracle, exit 1 if the stored file differs
     python tools/index_goldens.py --python /work/oracle/bin/python
 
@@ -23,6 +23,7 @@ The launcher needs the standard library only; the worker (``--worker``) imports 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -31,7 +32,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = REPO_ROOT / "tests" / "indexing"
-GOLDENS = CASES_DIR / "goldens.jsonl"
+GOLDENS = CASES_DIR / "goldens.jsonl.gz"      # 4 MB of text, 160 kB compressed
 SIZE_GOLDENS = CASES_DIR / "size_goldens.jsonl"
 
 
@@ -74,6 +75,11 @@ def _run_worker(python: str) -> dict:
     return json.loads(proc.stdout)
 
 
+def _read(path: Path) -> str:
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Regenerate tests/indexing/*.jsonl from PyTorch 2.13.")
     p.add_argument("--check", action="store_true", help="compare with the stored file; exit 1 on a difference")
@@ -91,7 +97,7 @@ def main(argv=None) -> int:
         text = texts[name]
         n = text.count("\n")
         if args.check:
-            stored = path.read_text(encoding="utf-8") if path.exists() else ""
+            stored = _read(path) if path.exists() else ""
             new, old = text.splitlines(), stored.splitlines()
             differ = [i for i in range(max(len(new), len(old)))
                       if (new[i] if i < len(new) else None) != (old[i] if i < len(old) else None)]
@@ -100,7 +106,8 @@ def main(argv=None) -> int:
             print(f"check: {path.name}: {n} cases: {n - len(differ)} ok, {len(differ)} differ")
             failed += len(differ)
         else:
-            path.write_text(text, encoding="utf-8")
+            data = text.encode("utf-8")
+            path.write_bytes(gzip.compress(data, 9, mtime=0) if path.suffix == ".gz" else data)
             print(f"regen: {n} cases written to {path.relative_to(REPO_ROOT)}")
     return 1 if failed else 0
 
