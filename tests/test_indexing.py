@@ -73,3 +73,17 @@ def test_a_row_of_an_expanded_tensor_can_be_written_but_a_column_cannot():
     assert error_line("import torch\nx = torch.zeros(3).expand(2, 3)\nx[:, 0] = 1.\n") == (
         "RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single "
         "memory location. Please clone() the tensor before performing the operation.")
+
+
+def test_writing_into_a_row_of_a_transposed_result_records_it_on_the_base():
+    # a.t() * 1 keeps the transposed layout (not C-contiguous); the write still reaches its history
+    out = run_script("import torch\n"
+                     "a = torch.ones(2, 3, requires_grad=True)\n"
+                     "y = a.t() * 1\n"
+                     "v = torch.tensor([5., 6.], requires_grad=True)\n"
+                     "y[0] = v\n"
+                     "print(y)\n"
+                     "(y * torch.arange(6.).reshape(3, 2)).sum().backward()\n"
+                     "print(a.grad, v.grad)\n").out
+    assert out == ("tensor([[5., 6.],\n        [1., 1.],\n        [1., 1.]], grad_fn=<CopySlices>)\n"
+                   "tensor([[0., 2., 4.],\n        [0., 3., 5.]]) tensor([0., 1.])\n")
