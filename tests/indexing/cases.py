@@ -26,7 +26,7 @@ SHAPES = [[], [5], [3, 4], [2, 3, 4], [2, 3, 2, 2], [2, 0, 3]]
 
 # The key elements, encoded as JSON: ints as themselves, None as null, "..." for Ellipsis,
 # {"s": [start, stop, step]}, {"t": data, "d": dtype} for a tensor, {"l": data} for a list,
-# {"f": x} for a float, {"b": x} for a Python bool.
+# {"f": x} for a float, {"b": x} for a Python bool, {"r": n} for range(n), {"str": text}.
 POOL = [
     0, 1, -1, 2, -2, 3, -4, 5,
     {"s": [None, None, None]}, {"s": [1, None, None]}, {"s": [None, -1, None]}, {"s": [None, None, 2]},
@@ -40,6 +40,7 @@ POOL = [
     {"t": [[True, False, True, True], [False, True, False, True], [True, True, False, False]], "d": "bool"},
     {"t": True, "d": "bool"}, {"t": False, "d": "bool"},
     {"l": [0, 1]}, {"l": [1, 0, 1]}, {"l": [[0], [1]]}, {"l": [True, False, True]}, {"l": []},
+    {"l": [1.5, 0]}, {"l": [0, None]}, {"l": ["a"]}, {"r": 2}, {"str": "a"},
     {"f": 1.5},
 ]
 
@@ -129,6 +130,10 @@ def decode(torch, item):
             return list(item["l"])
         if "f" in item:
             return float(item["f"])
+        if "r" in item:
+            return range(item["r"])
+        if "str" in item:
+            return str(item["str"])
         return bool(item["b"])
     if item == "...":
         return Ellipsis

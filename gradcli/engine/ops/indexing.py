@@ -41,6 +41,9 @@ def _out_of_bounds(i, dim, size):
     return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
 
 
+_SEQUENCES = (list, tuple, range, str)
+
+
 def _key_tuple(key) -> tuple:
     """The key as a tuple. A list is one index tensor unless an element is a sequence, a tensor, a slice,
     `...` or None: then (as PyTorch still does) it is the tuple of its elements."""
@@ -48,21 +51,45 @@ def _key_tuple(key) -> tuple:
         return key
     if key.__class__ is list and len(key) < 32:
         for k in key:
-            if k is None or k is Ellipsis or k.__class__ in (list, tuple, slice, Tensor):
+            if k is None or k is Ellipsis or k.__class__ in _SEQUENCES or k.__class__ is slice or k.__class__ is Tensor:
                 return tuple(key)
     return (key,)
 
 
 def _index_array(k):
-    """The array of a tensor, list or numpy index, or None for any other key element."""
+    """The array of a tensor, sequence or numpy index, or None for any other key element. A sequence
+    becomes a bool mask or int64 indices (floats truncated), as PyTorch's indexing tensors do."""
     if k.__class__ is Tensor:
         return k._a
-    if k.__class__ is list:
-        arr = np.asarray(k)
-        return arr.astype(np.int64) if arr.size == 0 else arr
+    if k.__class__ in _SEQUENCES:
+        if k.__class__ is not range:
+            odd = _first_non_number(k)
+            if odd.__class__ is str or odd.__class__ is bytes:
+                raise TypeError(f"new(): invalid data type '{type(odd).__name__}'")
+            if odd is not _NUMBERS_ONLY:
+                raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
+        arr = np.asarray(k if k.__class__ is not range else list(k))
+        return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
     if k.__class__ is np.ndarray:
         return k
     return None
+
+
+_NUMBERS_ONLY = object()
+
+
+def _first_non_number(seq):
+    """The first item of a (nested) sequence that is not an int, float or bool, else _NUMBERS_ONLY."""
+    if seq.__class__ is str or seq.__class__ is bytes:
+        return seq
+    for v in seq:
+        if v.__class__ is list or v.__class__ is tuple:
+            v = _first_non_number(v)
+            if v is _NUMBERS_ONLY:
+                continue
+        if v.__class__ is not int and v.__class__ is not float and v.__class__ is not bool:
+            return v
+    return _NUMBERS_ONLY
 
 
 def _is_mask(arr) -> bool:
@@ -75,8 +102,8 @@ def _specified(keys) -> int:
     for k in keys:
         if k is None or k is Ellipsis or k is True or k is False:
             continue
-        arr = _index_array(k)
-        n += arr.ndim if arr is not None and _is_mask(arr) else 1
+        arr = k._a if k.__class__ is Tensor else k if k.__class__ is np.ndarray else None
+        n += arr.ndim if arr is not None and _is_mask(arr) else 1      # a sequence counts 1, as in PyTorch
     return n
 
 
@@ -203,18 +230,21 @@ def _check_types(advanced: list) -> None:
             raise IndexError(_INDEX_TYPES)
 
 
-def _advanced_key(x: np.ndarray, advanced: list, types_first: bool = True) -> tuple:
+def _advanced_key(x: np.ndarray, advanced: list, leading_masks_first: bool = False) -> tuple:
     """The numpy key for the advanced indices (masks become their nonzero positions), with PyTorch's
     checks in its order: index dtypes, mask shapes, broadcasting, empty dims, bounds. Writing a
-    Python number checks each index's dtype and mask shape in turn instead."""
+    Python number (as observed on PyTorch 2.13) checks the masks that come before any other index
+    tensor ahead of the dtypes."""
     shape = x.shape
     key = [slice(None)] * len(shape)
     arrays = []                  # (dim, array) after masks are expanded
-    if types_first:
+    checked = not leading_masks_first
+    if checked:
         _check_types(advanced)
     for dim, arr in advanced:
-        if not types_first:
-            _check_types(((dim, arr),))
+        if not checked and not _is_mask(arr):
+            _check_types(advanced)
+            checked = True
         if _is_mask(arr):
             for j, n in enumerate(arr.shape):
                 if dim + j >= len(shape) or shape[dim + j] != n:
@@ -228,9 +258,12 @@ def _advanced_key(x: np.ndarray, advanced: list, types_first: bool = True) -> tu
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(str(list(arr.shape)) for _, arr in arrays)) from None
-    for dim, arr in arrays:
-        if shape[dim] == 0 and arr.size:
-            raise IndexError("index is out of bounds for dimension with size 0")
+    if not checked:
+        _check_types(advanced)
+    if 0 not in broadcast:
+        for dim, arr in arrays:
+            if shape[dim] == 0:
+                raise IndexError("index is out of bounds for dimension with size 0")
     empty = 0 in broadcast or x.size == 0          # nothing is read, so no index is checked
     for j, (dim, arr) in enumerate(arrays):
         size = shape[dim]
@@ -306,7 +339,7 @@ def setitem(a: Tensor, key, value) -> None:
     steps, advanced = _basic(a, keys, single, True)
     x = steps[-1][1] if steps else a._a           # the region written
     v = _scalar_value(value, x.dtype) if number else value._a
-    npkey = _advanced_key(x, advanced, not number) if advanced else None
+    npkey = _advanced_key(x, advanced, number) if advanced else None
     grad_on = autograd._grad_enabled[0]
     if grad_on and a.requires_grad and a.grad_fn is None:
         # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal
