@@ -110,8 +110,8 @@ CHECKS = {
     indexing.ALIAS: [(lambda a: a[:, :] * 2, (any_(2, 2),))],
     indexing.INDEX: [(lambda a: a[[0, 2, 0]], (any_(3, 2),)),
                 (lambda a: a[tensor([True, False, True])], (any_(3),))],
-    indexing.COPY_SLICES: [(lambda a, b: _setitem(a * 1, (0,), b), (any_(3, 2), any_(2))),
-                      (lambda a, b: _setitem(a * 1, (slice(1, None),), b * 2), (any_(3), any_(1)))],
+    indexing.INDEX_PUT_: [(lambda a, b: _setitem(a * 1, ([2, 0],), b), (any_(3, 2), any_(2))),
+                          (lambda a, b: _setitem(a * 1, (tensor([True, False, True]),), b * 2), (any_(3), any_(1)))],
 }
 
 

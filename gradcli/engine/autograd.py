@@ -230,10 +230,11 @@ class Node:
         return tuple((n, 0) for n in self.inputs)
 
     def name(self) -> str:
-        # nodes that are not generated from an op's derivative (CopySlices, NotImplemented, ...) are
-        # C++ classes of PyTorch's autograd namespace, and name() says so
+        # nodes generated from an op's derivative end in a number (MulBackward0); the others
+        # (CopySlices, CopyBackwards, NotImplemented, ...) are C++ classes of PyTorch's autograd
+        # namespace, and name() says so
         node = self.op.node
-        return node if "Backward" in node else "torch::autograd::" + node
+        return node if node[-1].isdigit() else "torch::autograd::" + node
 
     def __repr__(self) -> str:
         return f"<{self.op.node} object at {address(self)}>"

@@ -24,20 +24,63 @@ INFERENCE_INPLACE_ERROR = (
 print_options = PrintOptions()
 
 class Size(tuple):
-    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`."""
+    """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing it, and `+` or `*` with
+    tuples, give Sizes again. `Size(sizes)` checks its items as PyTorch does; the engine builds Sizes
+    from shapes with `_size(Size, shape)` (tuple's own constructor: `.shape` is hot)."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        items = []
+        for i, d in enumerate(sizes):
+            if d.__class__ is not int:
+                if not (d.__class__ is bool or isinstance(d, np.integer)
+                        or (d.__class__ is Tensor and d._a.dtype.kind in "iub" and d._a.size == 1)):
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+                d = int(d)
+            items.append(d)
+        return _size(cls, items)
 
     def __repr__(self) -> str:
         return size_repr(self)
 
     __str__ = __repr__
 
-    def numel(self) -> int:
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return _size(Size, item) if key.__class__ is slice else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return _size(Size, tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented       # the left operand's own message: "can only concatenate list ..."
+        return _size(Size, tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        if not hasattr(n, "__index__"):
+            raise TypeError(f"can't multiply sequence by non-int of type '{type(n).__name__}'")
+        return _size(Size, tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
+    def numel(self, *args) -> int:
+        if args:
+            raise TypeError(f"Size.numel() takes no arguments ({len(args)} given)")
         n = 1
         for d in self:
             n *= d
         return n
+
+
+_size = tuple.__new__
+# PyTorch's C type is torch.Size: Python's own messages say "not torch.Size", and the class prints
+# as <class 'torch.Size'>
+Size.__name__ = "torch.Size"
+Size.__module__ = "torch"
 
 
 def _leaf_inplace_error():
@@ -74,11 +117,11 @@ class Tensor:
     # ------------------------------------------------------------------------------ metadata
     @property
     def shape(self) -> Size:
-        return Size(self._a.shape)
+        return _size(Size, self._a.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._a.shape)
+            return _size(Size, self._a.shape)
         return self._a.shape[recording.wrap_dim(dim, self._a.ndim)] if self._a.ndim else _zero_dim_size(dim)
 
     def dim(self) -> int:

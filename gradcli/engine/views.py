@@ -62,15 +62,25 @@ AS_STRIDED       = Op("AsStridedBackward0",  False, (_as_strided_gradient,))
 
 
 def positions(view: np.ndarray, base: np.ndarray):
-    """Flat indices into `base` of each element of `view` (a numpy view of base's buffer), or None
-    when the base's buffer is not one C-ordered block."""
-    if not base.flags.c_contiguous:
-        return None
+    """Flat (C-order) indices into `base` of each element of `view` (a numpy view of base's buffer),
+    or None when base's buffer is not one dense block with positive strides (any dim order: a
+    transposed result such as `a.t() * 1` is one)."""
     item = base.itemsize
+    if base.flags.c_contiguous:
+        memory = np.arange(base.size)
+    else:
+        # the logical index of every element, laid out in memory as base's elements are
+        ids = np.empty_like(base, dtype=np.intp)
+        if any(s <= 0 for s in base.strides) or \
+                tuple(s // item for s in base.strides) != tuple(s // ids.itemsize for s in ids.strides):
+            return None
+        ids[...] = np.arange(base.size).reshape(base.shape)
+        memory = ids.ravel(order="K")
+        if not np.shares_memory(memory, ids):
+            return None
     start = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
-    ids = np.arange(base.size)
-    window = np.lib.stride_tricks.as_strided(ids[start:], shape=view.shape,
-                                             strides=tuple(s // item * ids.itemsize for s in view.strides))
+    window = np.lib.stride_tricks.as_strided(memory[start:], shape=view.shape,
+                                             strides=tuple(s // item * memory.itemsize for s in view.strides))
     return window.copy()
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes, ops, views
-from gradcli.engine.autograd import Node, edge
+from gradcli.engine import autograd, dtypes, ops, recording
 from gradcli.engine.recording import Op, record
+from gradcli.engine.ops.shape import _view_of as _view
 from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
@@ -19,184 +19,390 @@ SLICE       = Op("SliceBackward0",     False, (lambda F, g, shape, key: F.scatte
 UNSQUEEZE   = Op("UnsqueezeBackward0", False, (lambda F, g, dim: F.squeeze(g, dim),))
 ALIAS       = Op("AliasBackward0",     False, (lambda F, g: g,))
 INDEX       = Op("IndexBackward0",     True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
-COPY_SLICES = Op("CopySlices",         False, (lambda F, g, key, value_shape: F.zero_at(g, key),
-                                               lambda F, g, key, value_shape: F.getitem(g, key)))
+INDEX_PUT_  = Op("IndexPutBackward0",  False, (lambda F, g, key: F.zero_at(g, key),
+                                               lambda F, g, key: F.getitem(g, key)))
 # fmt: on
 
 
-def _view(a: Tensor, out: np.ndarray, op, saved) -> Tensor:
-    """A result that aliases `a`'s data (numpy view) and so shares its version counter."""
-    t = record(op, out, (a,), saved)
-    t._version = a._version
-    t._base = a._base if a._base is not None else a
+_ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+             "to convert a 0-dim tensor to a number")
+_INDEX_TYPES = "tensors used as indices must be long, int, byte or bool tensors"
+_NO_GRAD_VIEW = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                 "code by moving both the view and the inplace either both inside the no_grad block (if you don't "
+                 "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def _bad_index(k):
+    return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                      f"indices (got {type(k).__name__})")
+
+
+def _out_of_bounds(i, dim, size):
+    return IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+
+
+_SEQUENCES = (list, tuple, range, str)
+
+
+def _key_tuple(key) -> tuple:
+    """The key as a tuple. A list is one index tensor unless an element is a sequence, a tensor, a slice,
+    `...` or None: then (as PyTorch still does) it is the tuple of its elements."""
+    if key.__class__ is tuple:
+        return key
+    if key.__class__ is list and len(key) < 32:
+        for k in key:
+            if k is None or k is Ellipsis or k.__class__ in _SEQUENCES or k.__class__ is slice or k.__class__ is Tensor:
+                return tuple(key)
+    return (key,)
+
+
+def _index_array(k):
+    """The array of a tensor, sequence or numpy index, or None for any other key element. A sequence
+    becomes a bool mask or int64 indices (floats truncated), as PyTorch's indexing tensors do."""
+    if k.__class__ is Tensor:
+        return k._a
+    if k.__class__ in _SEQUENCES:
+        if k.__class__ is not range:
+            odd = _first_non_number(k)
+            if odd.__class__ is str or odd.__class__ is bytes:
+                raise TypeError(f"new(): invalid data type '{type(odd).__name__}'")
+            if odd is not _NUMBERS_ONLY:
+                raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
+        arr = np.asarray(k if k.__class__ is not range else list(k))
+        return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
+    if k.__class__ is np.ndarray:
+        return k
+    return None
+
+
+_NUMBERS_ONLY = object()
+
+
+def _first_non_number(seq):
+    """The first item of a (nested) sequence that is not an int, float or bool, else _NUMBERS_ONLY."""
+    if seq.__class__ is str or seq.__class__ is bytes:
+        return seq
+    for v in seq:
+        if v.__class__ is list or v.__class__ is tuple:
+            v = _first_non_number(v)
+            if v is _NUMBERS_ONLY:
+                continue
+        if v.__class__ is not int and v.__class__ is not float and v.__class__ is not bool:
+            return v
+    return _NUMBERS_ONLY
+
+
+def _is_mask(arr) -> bool:
+    return arr.dtype == np.bool_ or arr.dtype == np.uint8
+
+
+def _specified(keys) -> int:
+    """How many of the tensor's dims the key names (PyTorch counts a mask's dims, not None/.../bools)."""
+    n = 0
+    for k in keys:
+        if k is None or k is Ellipsis or k is True or k is False:
+            continue
+        arr = k._a if k.__class__ is Tensor else k if k.__class__ is np.ndarray else None
+        n += arr.ndim if arr is not None and _is_mask(arr) else 1      # a sequence counts 1, as in PyTorch
+    return n
+
+
+def _trivial(k: slice, size: int) -> bool:
+    """A slice that keeps a whole dim, which PyTorch skips inside a tuple key (no SliceBackward0)."""
+    return (k.start is None or k.start == 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
+
+
+def _select(steps: list, cur: np.ndarray, dim: int, i, position: int) -> np.ndarray:
+    i = i.__index__()
+    size = cur.shape[dim] if dim < cur.ndim else 0      # two `...` can point past the last dim
+    if i < -size or i >= size:
+        raise _out_of_bounds(i, position, size)
+    k = (slice(None),) * dim + (i, Ellipsis)      # the Ellipsis keeps a 0-d result a view, not a copy
+    out = cur[k]
+    steps.append((SELECT, out, (cur.shape, k)))
+    return out
+
+
+def _check_step(k: slice) -> None:
+    if k.step is not None:
+        try:
+            step = k.step.__index__()
+        except (AttributeError, TypeError):
+            raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+
+
+def _slice(steps: list, cur: np.ndarray, dim: int, k: slice) -> np.ndarray:
+    _check_step(k)
+    key = (slice(None),) * dim + (k,)
+    try:
+        out = cur[key]
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+    steps.append((SLICE, out, (cur.shape, key)))
+    return out
+
+
+def _unsqueeze(steps: list, cur: np.ndarray, dim: int) -> np.ndarray:
+    out = np.expand_dims(cur, dim)
+    steps.append((UNSQUEEZE, out, (dim,)))
+    return out
+
+
+def _basic(a: Tensor, keys: tuple, single: bool, for_set: bool):
+    """Walk the key's integers, slices, Nones and `...` left to right as PyTorch applies them (each a
+    view of the last); return the views as steps (row, array, saved), and the advanced indices met
+    on the way as (dim of the last view, array)."""
+    cur = a._a
+    ndim = cur.ndim
+    if single:
+        k = keys[0]
+        if ndim == 0 and k.__class__ is slice:
+            _check_step(k)
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if ndim == 0 and k.__class__ is int:
+            if k == 0:
+                raise IndexError(_ZERO_DIM)
+            raise _out_of_bounds(k, 0, 0)
+    specified = _specified(keys)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    steps = []
+    advanced = []
+    dim = 0
+    for position, k in enumerate(keys):
+        if k is None:
+            cur = _unsqueeze(steps, cur, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - specified
+        elif k.__class__ is slice:
+            if (for_set or not single) and _trivial(k, cur.shape[dim]):
+                dim += 1
+                continue
+            cur = _slice(steps, cur, dim, k)
+            dim += 1
+        elif k is True or k is False:
+            cur = _unsqueeze(steps, cur, dim)
+            advanced.append((dim, np.zeros(1 if k else 0, dtype=np.int64)))
+            dim += 1
+        elif k.__class__ is int:
+            cur = _select(steps, cur, dim, k, position)
+        else:
+            arr = _index_array(k)
+            if arr is None:
+                if hasattr(k, "__index__") and k.__class__ is not float:
+                    cur = _select(steps, cur, dim, k, position)
+                    continue
+                raise _bad_index(k)
+            if arr.ndim == 0 and arr.dtype.kind in "iu" and arr.dtype != np.uint8:
+                cur = _select(steps, cur, dim, int(arr), position)
+            elif arr.ndim == 0 and _is_mask(arr):
+                cur = _unsqueeze(steps, cur, dim)
+                advanced.append((dim, np.zeros(1 if arr else 0, dtype=np.int64)))
+                dim += 1
+            else:
+                advanced.append((dim, arr))
+                dim += arr.ndim if _is_mask(arr) else 1
+    if single and not for_set and not steps and keys[0].__class__ is slice:
+        _slice(steps, cur, 0, keys[0])       # a lone `x[:]` still records a slice
+    return steps, advanced
+
+
+def _views(a: Tensor, steps: list) -> Tensor:
+    """The last step's view of `a`: one node per step when autograd records them, else one tensor."""
+    if not steps:
+        return a
+    if not (a.requires_grad and autograd._grad_enabled[0]):
+        return _view(a, steps[-1][1], ALIAS, ())
+    t = a
+    for row, out, saved in steps:
+        t = _view(t, out, row, saved)
     return t
 
 
-def _index_error_0d():
-    return IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                      "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+def _check_types(advanced: list) -> None:
+    for _, arr in advanced:
+        if arr.dtype.kind not in "iub" or arr.dtype == np.int8 or arr.dtype == np.int16:
+            raise IndexError(_INDEX_TYPES)
 
 
-def _is_advanced(k) -> bool:
-    return k.__class__ is Tensor or k.__class__ is list or k is True or k is False
-
-
-def _advanced_key(x: np.ndarray, key: tuple):
-    """The numpy key for advanced indexing, with PyTorch's errors for out-of-range indices."""
-    arrays = []
-    for k in key:
-        if k.__class__ is Tensor:
-            arr = k._a
-        elif k.__class__ is list or k is True or k is False:
-            arr = np.asarray(k)
+def _advanced_key(x: np.ndarray, advanced: list, leading_masks_first: bool = False) -> tuple:
+    """The numpy key for the advanced indices (masks become their nonzero positions), with PyTorch's
+    checks in its order: index dtypes, mask shapes, broadcasting, empty dims, bounds. Writing a
+    Python number (as observed on PyTorch 2.13) checks the masks that come before any other index
+    tensor ahead of the dtypes."""
+    shape = x.shape
+    key = [slice(None)] * len(shape)
+    arrays = []                  # (dim, array) after masks are expanded
+    checked = not leading_masks_first
+    if checked:
+        _check_types(advanced)
+    for dim, arr in advanced:
+        if not checked and not _is_mask(arr):
+            _check_types(advanced)
+            checked = True
+        if _is_mask(arr):
+            for j, n in enumerate(arr.shape):
+                if dim + j >= len(shape) or shape[dim + j] != n:
+                    raise IndexError(f"The shape of the mask {list(arr.shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+            arrays.extend(zip(range(dim, dim + arr.ndim), np.nonzero(arr)))
         else:
-            arrays.append(k)
-            continue
-        if arr.dtype.kind not in "iub":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        arrays.append(arr)
-    consuming = 0
-    for k in arrays:
-        if k is None or k is Ellipsis:
-            continue
-        consuming += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-    dim = 0
-    for k in arrays:
-        if k is Ellipsis:
-            dim += x.ndim - consuming
-        elif k is None:
-            continue
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            dim += k.ndim
-        else:
-            if isinstance(k, np.ndarray) and dim < x.ndim:
-                size = x.shape[dim]
-                bad = k[(k >= size) | (k < -size)]
-                if bad.size:
-                    raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} "
-                                     f"with size {size}")
-            dim += 1
-    return tuple(arrays)
-
-
-def _basic_steps(x: np.ndarray, key: tuple):
-    """Expand `...` and check sizes: a list of (kind, dim, value) applied left to right."""
-    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if consuming > x.ndim:
-        if x.ndim == 0:
-            raise _index_error_0d()
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    steps = []
-    dim = 0
-    seen_ellipsis = False
-    for k in key:
-        if k is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
-            dim += x.ndim - consuming
-        elif k is None:
-            steps.append(("unsqueeze", dim, None))
-            dim += 1
-        elif k.__class__ is slice:
-            steps.append(("slice", dim, k))
-            dim += 1
-        else:
-            try:
-                i = k.__index__()
-            except (AttributeError, TypeError):
-                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                                 "Variables are valid indices (got " + type(k).__name__ + ")") from None
-            steps.append(("select", dim, i))
-    return steps
+            arrays.append((dim, arr))
+    try:
+        broadcast = arrays[0][1].shape if len(arrays) == 1 else np.broadcast_shapes(*(arr.shape for _, arr in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(arr.shape)) for _, arr in arrays)) from None
+    if not checked:
+        _check_types(advanced)
+    if 0 not in broadcast:
+        for dim, arr in arrays:
+            if shape[dim] == 0:
+                raise IndexError("index is out of bounds for dimension with size 0")
+    empty = 0 in broadcast or x.size == 0          # nothing is read, so no index is checked
+    for j, (dim, arr) in enumerate(arrays):
+        size = shape[dim]
+        outside = (arr >= size) | (arr < -size)
+        if outside.any():
+            if not empty:
+                raise _out_of_bounds(int(arr[outside].flat[0]), j, size)
+            arr = np.where(outside, 0, arr)
+        key[dim] = arr.astype(np.intp, copy=False)
+    return tuple(key)
 
 
 def getitem(a: Tensor, key) -> Tensor:
-    x = a._a
-    single = key.__class__ is not tuple
-    keys = (key,) if single else key
-    if any(_is_advanced(k) for k in keys):
-        if x.ndim == 0 and not all(k is True or k is False or k is None for k in keys):
-            raise _index_error_0d()
-        npkey = _advanced_key(x, keys)
-        try:
-            out = x[npkey]
-        except IndexError as e:
-            raise IndexError(str(e).replace("axis", "dimension")) from None
-        return record(INDEX, out, (a,), (x.shape, npkey))
-    t = a
-    changed = False
-    offset = 0                 # dims removed by earlier selects
-    for kind, dim, value in _basic_steps(x, keys):
-        d = dim - offset
-        cur = t._a
-        if kind == "select":
-            size = cur.shape[d]
-            if value < -size or value >= size:
-                raise IndexError(f"index {value} is out of bounds for dimension {d} with size {size}")
-            k = (slice(None),) * d + (value,)
-            t = _view(t, cur[k], SELECT, (cur.shape, k))
-            offset += 1
-            changed = True
-        elif kind == "slice":
-            if value == slice(None) and not single:
-                continue
-            if value.step is not None and value.step <= 0:
-                raise ValueError("step must be greater than zero")
-            k = (slice(None),) * d + (value,)
-            t = _view(t, cur[k], SLICE, (cur.shape, k))
-            changed = True
+    if key.__class__ is int and a._a.ndim:          # x[i], the commonest key: one select
+        steps = []
+        _select(steps, a._a, 0, key, 0)
+        return _views(a, steps)
+    keys = _key_tuple(key)
+    steps, advanced = _basic(a, keys, key.__class__ is not tuple and keys[0] is key, False)
+    if advanced:
+        x = steps[-1][1] if steps else a._a
+        npkey = _advanced_key(x, advanced)
+        t = _views(a, steps) if a.requires_grad else a     # the input matters only to a recorded node
+        return record(INDEX, x[npkey], (t,), (x.shape, npkey))
+    if not steps:
+        return _view(a, a._a.view(), ALIAS, ())
+    return _views(a, steps)
+
+
+# The largest magnitude a Python number may have when written into a tensor of each dtype, and the
+# C++ type PyTorch's overflow message names (float16 and float64 accept anything, as in PyTorch).
+_INT_RANGES = {np.dtype(np.int64): ("int64_t", -2**63, 2**63 - 1), np.dtype(np.int32): ("int", -2**31, 2**31 - 1),
+               np.dtype(np.int16): ("int16_t", -2**15, 2**15 - 1), np.dtype(np.int8): ("int8_t", -128, 127),
+               np.dtype(np.uint8): ("uint8_t", 0, 255)}
+_FLOAT32 = np.dtype(np.float32)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_INF = float("inf")
+
+
+def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
+    """A Python number as PyTorch writes it into a tensor of `dtype` (a 0-d array), with its errors."""
+    if value.__class__ is int and not -2**63 <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    limits_ = _INT_RANGES.get(dtype)
+    if limits_ is not None and value.__class__ is not bool:
+        ctype, lo, hi = limits_
+        if value.__class__ is int:
+            # unsigned types take negative integers down to -max (they wrap), as c10's overflow check does
+            ok = (lo <= value <= hi) if lo else (-hi <= value <= hi)
         else:
-            t = _view(t, np.expand_dims(cur, d), UNSQUEEZE, (d,))
-            changed = True
-    if not changed:
-        return _view(a, x.view(), ALIAS, ())
-    return t
+            ok = value == value and lo <= value <= hi
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        return np.asarray(int(value)).astype(dtype)
+    if dtype == _FLOAT32 and value.__class__ is float and _FLOAT32_MAX < abs(value) < _INF:
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    with np.errstate(over="ignore"):                # float16 rounds what it cannot hold to inf
+        return np.asarray(value, dtype=dtype)
 
 
 def setitem(a: Tensor, key, value) -> None:
-    """`a[key] = value`: in place, recorded as CopySlices when autograd is involved."""
-    recording = autograd._grad_enabled[0]
-    if a._inference and not autograd._inference[0]:
-        raise RuntimeError(INFERENCE_INPLACE_ERROR)
-    if recording and a.requires_grad and a.grad_fn is None:
+    """`a[key] = value`: the key's views first, then fill_, copy_ or index_put_ on that view, in place,
+    so that autograd records it as PyTorch does (CopySlices on the base when the target is a view)."""
+    number = value.__class__ is not Tensor
+    if number and not isinstance(value, (int, float)):
+        raise TypeError(f"can't assign a {type(value).__name__} to a {dtypes.of_array(a._a).legacy}")
+    keys = _key_tuple(key)
+    single = key.__class__ is not tuple and keys[0] is key
+    if single and key is False:
+        return                         # PyTorch writes nothing and records nothing
+    if single and key is True:
+        keys = (None,)                 # a lone True is a new dim of size 1, written by copy_
+    steps, advanced = _basic(a, keys, single, True)
+    x = steps[-1][1] if steps else a._a           # the region written
+    v = _scalar_value(value, x.dtype) if number else value._a
+    npkey = _advanced_key(x, advanced, number) if advanced else None
+    grad_on = autograd._grad_enabled[0]
+    if grad_on and a.requires_grad and a.grad_fn is None:
+        # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if a._base is not None:
-        ops.check_inplace_view(a)
-    x = a._a
-    keys = key if key.__class__ is tuple else (key,)
-    if any(_is_advanced(k) for k in keys):
-        npkey = _advanced_key(x, keys)
+    fill = False
+    if advanced:
+        if v.dtype != x.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{recording.type_word(x)} for the destination and "
+                               f"{recording.type_word(v)} for the source.")
+        target = x[npkey].shape
+        try:
+            fits = np.broadcast_shapes(v.shape, target) == target
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
+                               f"to indexing result of shape {list(target)}")
+    elif v.ndim == 0 and x.ndim:
+        fill = True
+    elif v.shape != x.shape:
+        lead = 0                       # copy_ drops the value's leading dims of size 1 beyond the target's
+        while v.ndim - lead > x.ndim and v.shape[lead] == 1:
+            lead += 1
+        v = v.reshape(v.shape[lead:])
+        ops.expand(Tensor(v), x.shape)             # PyTorch's words when the value does not fit
+    base = a._base
+    if grad_on and base is not None and base.requires_grad and not a.requires_grad and steps:
+        raise RuntimeError(f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was created in "
+                           f"no_grad mode and is being modified inplace with grad mode enabled.{_NO_GRAD_VIEW}")
+    if not (grad_on and (a.requires_grad or (not number and value.requires_grad)
+                         or (base is not None and base.requires_grad))):
+        # nothing to record: write straight into the storage, after the in-place rules
+        if a._inference and not autograd._inference[0]:
+            raise RuntimeError(INFERENCE_INPLACE_ERROR)
+        if base is not None:
+            region = Tensor(x)            # PyTorch checks the view written, not the whole tensor
+            region._base = base
+            ops.check_inplace_view(region)
+        if advanced:
+            x[npkey] = v
+        else:
+            np.copyto(x, v, casting="unsafe")
+        a._version[0] += 1
+        return
+    src = Tensor(v) if number else value if v.shape == value._a.shape else ops.view(value, v.shape)
+    t = _views(a, steps)
+    if advanced:
+        t._inplace(lambda base, s: index_put(base, npkey, s), src)
+    elif fill:
+        t._inplace(ops.fill, src)
     else:
-        steps = _basic_steps(x, keys)
-        for kind, dim, i in steps:
-            if kind == "select":
-                size = x.shape[dim] if dim < x.ndim else 0
-                if i < -size or i >= size:
-                    raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
-        npkey = key
-    if value.__class__ is Tensor:
-        src = value._a
-    elif isinstance(value, (int, float, bool)):
-        src = value
-    else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a {dtypes.of_array(x).legacy}")
-    try:
-        target_shape = x[npkey].shape
-        x[npkey] = src
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(src))} cannot be broadcast "
-                           f"to indexing result of shape {list(target_shape)}") from None
-    a._version[0] += 1
-    if recording and (a.requires_grad or (value.__class__ is Tensor and value.requires_grad)):
-        vshape = np.shape(src)
-        fit = [None, (vshape, src.dtype) if value.__class__ is Tensor and (vshape != target_shape or src.dtype != x.dtype) else None]
-        node = Node(COPY_SLICES, (edge(a), edge(value) if value.__class__ is Tensor else None),
-                    (npkey, vshape), None, fit if fit[1] is not None else None)
-        a.grad_fn = node
-        a.requires_grad = True
-        if a._base is not None:
-            views.rebase(a, node)
+        t._inplace(ops.copy, src)
+
+
+def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
+    """The out-of-place twin of `a.index_put_(key, v)`: a copy of `a` with v (cast, broadcast) written at key."""
+    out = a._a.copy()
+    vals = v._a
+    out[key] = vals
+    if out.dtype.kind != "f":
+        return Tensor(out)
+    return record(INDEX_PUT_, out, (a, v), (key,), None, [None, (vals.shape, vals.dtype)])
 
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.

@@ -94,10 +94,12 @@ def _size_list(shape) -> str:
 
 def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     """A result aliasing `a`'s data: it shares the version counter, and `_base` names the tensor that
-    owns the data (the base of a view of a view is the original)."""
+    owns the data (the base of a view of a view is the original). A view of an inference tensor is
+    one too, wherever it is made."""
     t = record(op, out, (a,), saved)
     t._version = a._version
     t._base = a._base if a._base is not None else a
+    t._inference = a._inference
     return t
 
 
@@ -189,7 +191,7 @@ def _nocopy_reshape(x: np.ndarray, shape: tuple):
 
 
 def _internal_overlap(x: np.ndarray) -> bool:
-    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
 
 
 _MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
