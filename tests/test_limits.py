@@ -332,24 +332,52 @@ BOUNDED = [
 ]
 
 
-@pytest.mark.parametrize("source, message", BOUNDED)
-def test_values_past_the_bounds_are_refused(source, message):
+# Reaching a bound builds values of up to a gigabyte (a list of 2**26 items before the 2**27 one is
+# refused). They run in one child process for all the cases, so the test worker's heap stays small:
+# every fork after them (the --check-grads replays) would copy its page tables.
+_BOUNDS_CHILD = """
+import io, json, sys, time
+sys.path.insert(0, sys.argv[1])
+from conftest import error_line
+from gradcli.repl.shell import Options, Shell
+sources, repl_sources = json.load(sys.stdin)
+results = []
+for source in sources:
     started = time.monotonic()
-    assert error_line(source) == message
-    assert time.monotonic() - started < 10
-
-
-def test_the_repl_survives_every_bound():
-    shell = Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
-    sources = [s for s, _ in BOUNDED] + ["import torch\nx = torch.ones(10**6, 10**6)", "x = " + "(" * 300 + ")" * 300,
+    results.append((error_line(source), time.monotonic() - started))
+shell = Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
+errors = []
+for source in repl_sources:
+    shell.err.seek(0), shell.err.truncate()
+    shell.execute(source)
+    errors.append(shell.err.getvalue())
+shell.execute("print('still here')")
+json.dump({"bounded": results, "repl": errors, "repl_out": shell.out.getvalue()}, sys.stdout)
+"""
+REPL_SOURCES = [s for s, _ in BOUNDED] + ["import torch\nx = torch.ones(10**6, 10**6)", "x = " + "(" * 300 + ")" * 300,
                                          "def f(n):\n    return f(n + 1)\nf(0)"]
-    for source in sources:
-        shell.err.seek(0), shell.err.truncate()
-        shell.execute(source)
-        assert "internal error" not in shell.err.getvalue()
-        assert shell.err.getvalue().startswith("<stdin>:"), source
-    shell.execute("print('still here')")
-    assert shell.out.getvalue().endswith("still here\n")
+
+
+@pytest.fixture(scope="module")
+def bounds_child():
+    done = subprocess.run([sys.executable, "-c", _BOUNDS_CHILD, str(Path(__file__).parent)], capture_output=True,
+                          text=True, input=json.dumps([[s for s, _ in BOUNDED], REPL_SOURCES]), timeout=240)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("index", range(len(BOUNDED)), ids=[s for s, _ in BOUNDED])
+def test_values_past_the_bounds_are_refused(index, bounds_child):
+    line, seconds = bounds_child["bounded"][index]
+    assert line == BOUNDED[index][1]
+    assert seconds < 10
+
+
+def test_the_repl_survives_every_bound(bounds_child):
+    for source, err in zip(REPL_SOURCES, bounds_child["repl"]):
+        assert "internal error" not in err
+        assert err.startswith("<stdin>:"), source
+    assert bounds_child["repl_out"].endswith("still here\n")
 
 
 @pytest.mark.parametrize("source, out", [
