@@ -46,7 +46,8 @@ EXIT_TIMEOUT = 124          # as GNU timeout(1)
 # stop them (only the supervisor can, by ending the process). At four million bits, division took 15 s
 # and gcd 25 s.
 MAX_INT_BITS = 1_000_000    # about 300,000 decimal digits
-MAX_ITEMS = 10 ** 8         # the longest string, list or tuple a script may build in one step
+ITEMS_CAP = 10 ** 8         # the longest string, list or tuple a script may build in one step ...
+MAX_ITEMS = ITEMS_CAP       # ... or fewer under a small --max-memory (set_max_memory): 8 bytes an item
 CHUNK = 1 << 20             # C loops over longer ranges run in slices of this size, so the timer can stop them
 INPUT_SHARE = 8             # a script's text may take this share of the memory budget (parsing takes more)
 
@@ -106,9 +107,13 @@ def max_memory() -> int:
 
 def set_max_memory(nbytes: int | None) -> None:
     """Set the budget: bytes, 0 for none, None for the default (half the machine's memory)."""
+    global MAX_ITEMS
     budget = default_max_memory() if nbytes is None else int(nbytes)
     _BUDGET[0] = budget
     LARGE_RESULT[0] = budget // 8 if budget else 1 << 62       # 8: the widest element (int64, float64)
+    # A list holds a pointer an item, and the values it builds by doubling peak at twice that: the
+    # language's bounds on strings, lists and tuples follow the budget, as tensors do
+    MAX_ITEMS = ITEMS_CAP if not budget else max(1 << 20, min(ITEMS_CAP, budget // 16))
 
 
 set_max_memory(None)
@@ -644,8 +649,11 @@ class BoundedMethod:
         return repr(getattr(self.obj, self.name))
 
 
-def _take(iterable, kind: str, room: int = MAX_ITEMS) -> list:
-    """The items of `iterable` as a list, refusing more than `room` of them before building them all."""
+def _take(iterable, kind: str, room: int | None = None) -> list:
+    """The items of `iterable` as a list, refusing more than `room` (MAX_ITEMS) of them before building
+    them all."""
+    if room is None:
+        room = MAX_ITEMS
     if iterable.__class__ in (list, tuple, str, range):
         n = len(iterable)
         if n > room:

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from gradcli.errors import ScriptError
+from gradcli import session as session_module
 from gradcli.session import Session
+
+# A test worker runs thousands of sessions in one process. The heap tuning a `gradcli run` makes for its
+# one script (freed buffers kept, the heap never trimmed: gradcli.session._keep_heap_memory) would keep
+# each worker at the largest size any test reached, and every fork after that (the --check-grads
+# replays) copies its page tables: the workers keep glibc's defaults.
+session_module._HEAP_TUNED[0] = True
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_CASES = ROOT.parent / "shared" / "conformance" / "cases"

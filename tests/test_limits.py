@@ -276,7 +276,11 @@ def test_default_budget_is_half_the_machines_memory():
 
 # ================================================================ integers, strings and lists
 
-TOO_MANY = "MemoryError: a {} of {} items is too large (gradcli allows at most 100000000)"
+# The cases below run under a 256 MiB budget, which caps strings, lists and tuples at 2**24 items
+# (limits.set_max_memory); the default budget caps them at limits.ITEMS_CAP.
+BOUNDS_BUDGET = 256 << 20
+CAP = 1 << 24
+TOO_MANY = "MemoryError: a {} of {} items is too large (gradcli allows at most %d)" % CAP
 INT_LIMIT = "integer results are limited to about 300,000 digits in gradcli"
 
 
@@ -304,12 +308,12 @@ BOUNDED = [
     ("x = (0,) * 10 ** 10", TOO_MANY.format("tuple", 10**10)),
     ("import torch\nx = [0] * torch.tensor(10 ** 10)", TOO_MANY.format("list", 10**10)),
     ("x = 'a'\nx *= 10 ** 11", TOO_MANY.format("str", 10**11)),
-    ("s = 'ab'\nwhile True:\n    s = s + s", TOO_MANY.format("str", 2**27)),
-    ("s = [1]\nwhile True:\n    s += s", TOO_MANY.format("list", 2**27)),
+    ("s = 'ab'\nwhile True:\n    s = s + s", TOO_MANY.format("str", 2**25)),
+    ("s = [1]\nwhile True:\n    s += s", TOO_MANY.format("list", 2**25)),
     ("x = list(range(10 ** 10))", TOO_MANY.format("list", 10**10)),
     ("x = tuple(range(10 ** 10))", TOO_MANY.format("tuple", 10**10)),
     ("x = sorted(range(10 ** 10))", TOO_MANY.format("list", 10**10)),
-    ("x = sum([[0] * 10 ** 7] * 20, [])", TOO_MANY.format("list", 110_000_000)),
+    ("x = sum([[0] * 10 ** 7] * 20, [])", TOO_MANY.format("list", 20_000_000)),
     ("x = [1]\nx.extend(range(10 ** 10))", TOO_MANY.format("list", 10**10)),
     ("x = 'a'.center(10 ** 10)", TOO_MANY.format("str", 10**10)),
     ("x = 'a'.ljust(10 ** 10)", TOO_MANY.format("str", 10**10)),
@@ -318,28 +322,30 @@ BOUNDED = [
     ("x = ('a' * 10 ** 6).replace('a', 'b' * 101)", TOO_MANY.format("str", 101_000_000)),
     ("x = ('a' * 10 ** 7).join(['b'] * 11)", TOO_MANY.format("str", 100_000_011)),
     ("x = '%0999999999d' % 1", "MemoryError: format width or precision 999999999 is too large (gradcli allows at "
-                               "most 100000000)"),
+                               f"most {CAP})"),
     ("x = '%*d' % (10 ** 9, 1)", "MemoryError: format width or precision 1000000000 is too large (gradcli allows "
-                                 "at most 100000000)"),
+                                 f"at most {CAP})"),
     ("x = '%.*f' % (10 ** 9, 1.5)", "MemoryError: format width or precision 1000000000 is too large (gradcli "
-                                    "allows at most 100000000)"),
+                                    f"allows at most {CAP})"),
     ("x = f'{1:999999999}'", "MemoryError: format width or precision 999999999 is too large (gradcli allows at "
-                             "most 100000000)"),
+                             f"most {CAP})"),
     ("w = 10 ** 9\nx = f'{1.5:>{w}.2f}'", "MemoryError: format width or precision 1000000000 is too large "
-                                          "(gradcli allows at most 100000000)"),
+                                          f"(gradcli allows at most {CAP})"),
     ("import torch\ntorch.set_printoptions(precision=10 ** 9)", "MemoryError: precision=1000000000 is too large "
                                                                 "(gradcli prints at most 10000 digits)"),
 ]
 
 
-# Reaching a bound builds values of up to a gigabyte (a list of 2**26 items before the 2**27 one is
-# refused). They run in one child process for all the cases, so the test worker's heap stays small:
-# every fork after them (the --check-grads replays) would copy its page tables.
+# Reaching a bound builds values as large as the bound allows (a list of 2**24 items before the 2**25
+# one is refused). They run in one child process for all the cases, so the test worker's heap stays
+# small: every fork after them (the --check-grads replays) would copy its page tables.
 _BOUNDS_CHILD = """
 import io, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from conftest import error_line
+from gradcli import limits
 from gradcli.repl.shell import Options, Shell
+limits.set_max_memory(int(sys.argv[2]))
 sources, repl_sources = json.load(sys.stdin)
 results = []
 for source in sources:
@@ -360,7 +366,7 @@ REPL_SOURCES = [s for s, _ in BOUNDED] + ["import torch\nx = torch.ones(10**6, 1
 
 @pytest.fixture(scope="module")
 def bounds_child():
-    done = subprocess.run([sys.executable, "-c", _BOUNDS_CHILD, str(Path(__file__).parent)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", _BOUNDS_CHILD, str(Path(__file__).parent), str(BOUNDS_BUDGET)], capture_output=True,
                           text=True, input=json.dumps([[s for s, _ in BOUNDED], REPL_SOURCES]), timeout=240)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -437,3 +443,22 @@ def test_deeply_nested_data_is_a_recursion_error_when_printed():
 def test_very_deep_nesting_in_the_source_is_a_syntax_error(source, message):
     r = run_script(source)
     assert (r.error.kind, r.error.message, r.error.exit_status) == ("SyntaxError", message, 2)
+
+
+def test_the_bounds_on_strings_and_lists_follow_the_budget():
+    before = limits.max_memory()
+    try:
+        limits.set_max_memory(BOUNDS_BUDGET)
+        assert limits.MAX_ITEMS == CAP
+        limits.set_max_memory(16 << 20)
+        assert limits.MAX_ITEMS == 1 << 20
+        assert error_line("s = [1]\nwhile True:\n    s += s") == \
+            "MemoryError: a list of 2097152 items is too large (gradcli allows at most 1048576)"
+        limits.set_max_memory(64 << 30)
+        assert limits.MAX_ITEMS == limits.ITEMS_CAP == 10 ** 8
+        limits.set_max_memory(0)                # no budget: the fixed cap
+        assert limits.MAX_ITEMS == limits.ITEMS_CAP
+        limits.set_max_memory(1 << 20)          # a tiny budget still allows a million items
+        assert limits.MAX_ITEMS == 1 << 20
+    finally:
+        limits.set_max_memory(before)
