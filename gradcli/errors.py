@@ -62,12 +62,15 @@ class ScriptError(Exception):
             where += f":{self.line}"
             if self.col:
                 where += f":{self.col}"
-        message = _shown(self.message.replace("\n", " "), escape=True)
+        message = _shown(self.message.split("\n", 1)[0], escape=True)
         return f"{where}: {self.kind}: {message}" if message else f"{where}: {self.kind}"
 
     def render(self) -> str:
-        """The one-line message, then the source line and a caret under the column (when known)."""
+        """The message's first line after the place, its other lines as they are (PyTorch's "expected
+        one of:" lists, a script's own multi-line message, as Python's traceback shows them), then the
+        source line and a caret under the column (when known)."""
         out = [self.headline()]
+        out.extend(_shown(line, escape=True) for line in self.message.split("\n")[1:])
         if self.source_line is not None and self.source_line.strip():
             text = _shown(self.source_line.expandtabs(8).rstrip("\n"), escape=False)
             if len(text) > 200:                 # keep the report readable for absurd lines
