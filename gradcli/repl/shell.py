@@ -193,10 +193,10 @@ class Shell:
         lines typed so far and shows KeyboardInterrupt, as Python's REPL does."""
         lines: list[str] = []
         while True:
-            if prompts is not None:
-                self.err.write(prompts[1 if lines else 0])
-                self.err.flush()
-            try:
+            try:                # a Ctrl-C landing while the prompt is written counts as one while reading
+                if prompts is not None:
+                    self.err.write(prompts[1 if lines else 0])
+                    self.err.flush()
                 raw = stream.readline()
             except KeyboardInterrupt:
                 if prompts is None:
