@@ -212,6 +212,13 @@ def scalar_int(value: int) -> None:
         raise OverflowError("can't convert negative int to unsigned")
 
 
+def int64_arg(value: int) -> int:
+    """An `int` argument (an offset, a diagonal) as PyTorch's parser reads it into 64 bits."""
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
 def checked_scalar(value, npdt: np.dtype):
     """`value` (a Python number) for a tensor of dtype `npdt` where PyTorch converts it with an overflow
     check (fill values, clamp bounds, where's numbers, alpha): its RuntimeError when it does not fit."""

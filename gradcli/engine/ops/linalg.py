@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli import limits
 from gradcli.engine.ops import arith, reduce, shape
-from gradcli.engine.recording import (Op, Out, fit_for, needs_grad, record, saved_input, type_word, version_check,
+from gradcli.engine.recording import (Op, Out, fit_for, int64_arg, needs_grad, record, saved_input, type_word, version_check,
                                       wrap_dim)
 from gradcli.engine.tensor import Tensor
 
@@ -731,8 +731,9 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
 # ---------------------------------------------------------------------------------------- diagonals
 
 def diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    """numpy's diagonal, writable as PyTorch's diagonal view is."""
-    v = np.diagonal(x, offset, dim1, dim2)
+    """numpy's diagonal, writable as PyTorch's diagonal view is. An offset past the matrix (any int64)
+    gives the same empty diagonal as the nearest one that is past it (numpy's C int would overflow)."""
+    v = np.diagonal(x, max(min(offset, x.shape[dim2]), -x.shape[dim1]), dim1, dim2)
     if x.flags.writeable:
         v.flags.writeable = True
     return v
@@ -753,6 +754,7 @@ def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
     x = a._a
+    int64_arg(offset)
     d1, d2 = _diagonal_dims(x.ndim, dim1, dim2)
     return shape._view_of(a, diagonal_view(x, offset, d1, d2), DIAGONAL, (x.shape, offset, d1, d2))
 
@@ -763,25 +765,32 @@ def diagonal_backward(g: Tensor, sizes: tuple, offset: int, dim1: int, dim2: int
     return record(DIAGONAL_BACKWARD, out, (g,), (offset, dim1, dim2))
 
 
-def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
-    x = a._a
-    d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
-    n = (x.shape[-1] if x.ndim else 1) + abs(offset)
+def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
+    """Zeros with `x`'s last dim on the diagonal `offset` of dims d1, d2 (checked for size first)."""
+    n = (x.shape[-1] if x.ndim else 1) + abs(int64_arg(offset))
     sizes = list(x.shape[:-1])
     for d in sorted((d1, d2)):
         sizes.insert(d, n)
+    limits.check_tensor(sizes, x.itemsize)
     out = np.zeros(sizes, dtype=x.dtype)
     diagonal_view(out, offset, d1, d2)[...] = x
-    return record(DIAG_EMBED, out, (a,), (offset, d1, d2))
+    return out
+
+
+def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    x = a._a
+    d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
+    return record(DIAG_EMBED, _embedded(x, offset, d1, d2), (a,), (offset, d1, d2))
 
 
 def diag(a: Tensor, diagonal=0) -> Tensor:
     """A vector's diagonal matrix (DiagEmbedBackward0), or a matrix's diagonal as a copy."""
     x = a._a
+    int64_arg(diagonal)
     if x.ndim == 1:
-        return record(DIAG_EMBED, np.diag(x, diagonal), (a,), (diagonal, 0, 1))
+        return record(DIAG_EMBED, _embedded(x, diagonal, 0, 1), (a,), (diagonal, 0, 1))
     if x.ndim == 2:
-        return record(DIAG, np.diagonal(x, diagonal).copy(), (a,), (x.shape, diagonal, 0, 1))
+        return record(DIAG, diagonal_view(x, diagonal, 0, 1).copy(), (a,), (x.shape, diagonal, 0, 1))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
 
 

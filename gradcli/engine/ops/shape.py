@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -10,7 +11,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli import limits
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.ops import arith, indexing
-from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, record, type_word, wrap_dim
+from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, int64_arg, record, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -361,6 +362,8 @@ def expand(a: Tensor, *sizes) -> Tensor:
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
         strides.append(x.strides[i - lead] if have is not None and have == s else 0)
+    if math.prod(target) >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
     # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
     # check_inplace_view, element writes through indexing are allowed
     out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
@@ -753,16 +756,21 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     return record(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
 
 
+def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
+    """A diagonal of the last two dims for numpy: any int64 (past the matrix: the nearest one past it)."""
+    return max(min(int64_arg(diagonal), x.shape[-1]), -x.shape[-2])
+
+
 def tril(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return record(TRIL, np.tril(a._a, diagonal), (a,), (diagonal,))
+    return record(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return record(TRIU, np.triu(a._a, diagonal), (a,), (diagonal,))
+    return record(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def broadcast_shapes(*shapes) -> tuple:
