@@ -816,6 +816,8 @@ class Tensor:
     def pow_(self, exponent):
         return self._inplace(ops.power, exponent)
 
+    __ipow__ = pow_
+
     def neg_(self):
         return self._inplace_unary(ops.neg)
 
