@@ -23,7 +23,8 @@ _NO_DIM = object()
 
 def _mse_grad(F, g, self, target, reduction, n):
     """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
-    return (2.0 / n if reduction == "mean" else 2.0) * (self - target) * g
+    norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
+    return norm * (self - target) * g
 
 
 def _mse_target_grad(F, g, self, target, reduction, n):

@@ -370,6 +370,11 @@ def expand(a: Tensor, *sizes) -> Tensor:
     return _view_of(a, out, EXPAND, (x.shape,))
 
 
+def broadcast_to(a: Tensor, size) -> Tensor:
+    """torch.broadcast_to: the size as one argument (the method also takes it as separate ints)."""
+    return expand(a, size)
+
+
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
     return expand(a, other._a.shape)
 
