@@ -462,7 +462,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
 
 
 def legacy_tensor(*args):
-    """torch.Tensor(...): from data (always float32), or an uninitialised (here: zero) tensor of a size."""
+    """torch.Tensor(...): from data (always float32), an alias of a tensor, or an uninitialised (here:
+    zero) tensor of a size."""
     if not args:
         return Tensor(np.zeros((0,), dtype=np.float32))
     if len(args) == 1:
@@ -471,8 +472,9 @@ def legacy_tensor(*args):
             return zeros(arg)
         if isinstance(arg, (list, tuple)):
             return tensor(arg, dtype=dtypes.float32)
-        if isinstance(arg, Tensor):
-            return Tensor(arg._a.astype(np.float32, copy=False))
+        if isinstance(arg, Tensor):        # an alias, whatever its dtype
+            from gradcli.engine.ops.shape import alias     # ops imports this module
+            return alias(arg)
     return zeros(*args)
 
 

@@ -102,6 +102,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     return t
 
 
+def alias(a: Tensor) -> Tensor:
+    """A view of all of `a` (AliasBackward0): what torch.Tensor(t) returns."""
+    return _view_of(a, a._a.view(), indexing.ALIAS, ())
+
+
 def _is_int(v) -> bool:
     if isinstance(v, (bool, float)):
         return False
