@@ -307,11 +307,22 @@ def reduction_dims(dim, ndim: int) -> tuple:
 
 
 def wrap_dim(d: int, ndim: int) -> int:
-    """A possibly negative dim as an index into the shape; 0-d tensors accept dims 0 and -1."""
+    """A possibly negative dim as an index into the shape; 0-d tensors accept dims 0 and -1. A dim that
+    is not an int is a TypeError (which the call's argument check words as PyTorch does), one past
+    64 bits PyTorch's parser's ValueError."""
+    if d.__class__ is not int:
+        d = _dim_int(d)
     lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
     if d < lo or d > hi:
+        int64_arg(d)
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
     return d % ndim if ndim else 0
+
+
+def _dim_int(d) -> int:
+    if isinstance(d, np.integer):
+        return int(d)
+    raise TypeError(f"argument 'dim' must be int, not {type(d).__name__}")
 
 
 TYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",

@@ -947,7 +947,11 @@ class Tensor:
     def transpose(self, dim0, dim1):
         return ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    def swapdims(self, dim0, dim1):
+        return self.transpose(dim0, dim1)
+
+    def swapaxes(self, axis0, axis1):
+        return self.transpose(axis0, axis1)
 
     def movedim(self, source, destination):
         return ops.movedim(self, source, destination)
