@@ -434,6 +434,43 @@ def _infer(data) -> dtypes.DType:
     return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
 
 
+def _has_huge_int(data) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item.__class__ is int and not -(1 << 63) <= item < (1 << 63):
+            return True
+    return False
+
+
+def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarray:
+    """Numbers read into a smaller integer dtype, each checked as PyTorch checks a Python number:
+    a float must lie in the dtype's range (nan never does) and is truncated; an int must fit, where
+    uint8 also takes -255..-1 (wrapping, as C++ converts)."""
+    try:
+        src = np.array(data, dtype=np.float64 if natural.category == dtypes.FLOAT else np.int64)
+    except ValueError:
+        raise _shape_error(data) from None
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if src.dtype.kind == "f" and _has_huge_int(data):      # read as a 64-bit int first, as PyTorch reads ints
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(target.np)
+    if src.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~((src >= info.min) & (src <= info.max))
+    elif info.min == 0:
+        bad = (src > info.max) | (src < -int(info.max))
+    else:
+        bad = (src < info.min) | (src > info.max)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+    with np.errstate(invalid="ignore"):
+        return src.astype(target.np)
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None):
     _check_dtype(dtype)
     if isinstance(data, Tensor):
@@ -449,7 +486,11 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
         data = _plain(data)
-    target = dtype or _infer(data)
+    natural = _infer(data)
+    target = dtype or natural
+    if target.category == dtypes.INT and natural.category != dtypes.BOOL and (
+            target is not dtypes.int64 or natural.category == dtypes.FLOAT):
+        return _finish(_checked_ints(data, natural, target), requires_grad)
     try:
         a = np.array(data, dtype=target.np if target.category != dtypes.FLOAT else np.float64)
     except ValueError:
