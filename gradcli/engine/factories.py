@@ -473,6 +473,8 @@ def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarr
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     _check_dtype(dtype)
+    if requires_grad.__class__ is not bool:
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
     if isinstance(data, Tensor):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
