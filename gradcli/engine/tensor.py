@@ -975,7 +975,7 @@ class Tensor:
         return ops.matrix_T(self, "mH")
 
     def adjoint(self):
-        return ops.matrix_T(self, "mH")
+        return ops.matrix_T(self, "adjoint()")
 
     def is_contiguous(self) -> bool:
         return bool(self._a.flags.c_contiguous)

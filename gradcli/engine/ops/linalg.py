@@ -796,9 +796,9 @@ def diag(a: Tensor, diagonal=0) -> Tensor:
 
 def trace(a: Tensor) -> Tensor:
     x = a._a
+    _not_for_bool(x, "trace")
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    _not_for_bool(x, "trace")
     out = np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else x.dtype))
     return record(TRACE, out, (a,), (x.shape,))
 
@@ -816,6 +816,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
     if ord == "fro":
+        if A._a.dtype.kind not in "fc":
+            raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                               f"Got {type_word(A._a)}")
         return reduce.vector_norm(A, 2, dims, keepdim, dtype)
     if ord == "nuc" or ord in (2, -2, 1, -1, float("inf"), float("-inf")):
         raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not available in gradcli")

@@ -336,7 +336,16 @@ def unflatten(a: Tensor, dim, sizes) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim)
     sizes = _ints((sizes,), "unflatten", "sizes")
-    inner = _infer_size(sizes, x.shape[d]) if x.ndim else sizes
+    if x.ndim:
+        try:
+            inner = _infer_size(sizes, x.shape[d])
+        except RuntimeError as e:
+            if not str(e).startswith("shape '"):
+                raise
+            raise RuntimeError(f"unflatten: Provided sizes {_size_list(sizes)} don't multiply up to the size of "
+                               f"dim {dim} ({x.shape[d]}) in the input tensor") from None
+    else:
+        inner = sizes
     return view(a, x.shape[:d] + inner + x.shape[d + 1:])
 
 
@@ -349,7 +358,8 @@ def expand(a: Tensor, *sizes) -> Tensor:
     sizes = _ints(sizes, "expand", "size")
     x = a._a
     if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand({dtypes.of_array(x).legacy}{{{_size_list(x.shape)}}}, "
+        name = "CPUBoolType" if x.dtype == np.bool_ else dtypes.of_array(x).legacy    # PyTorch's own quirk
+        raise RuntimeError(f"expand({name}{{{_size_list(x.shape)}}}, "
                            f"size={_size_list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
                            f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(sizes) - x.ndim
@@ -756,10 +766,11 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = idx.reshape(-1)
+    if x.ndim == 0 and idx.size > 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = x.shape[d] if x.ndim else 1
-    bad = idx[(idx < 0) | (idx >= size)]
-    if bad.size:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
     if x.ndim == 0:
         return record(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
     out = np.take(x, idx, axis=d)
