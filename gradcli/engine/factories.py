@@ -590,6 +590,8 @@ def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
 
 def _normal_values(g, a: np.ndarray, mean, std) -> np.ndarray:
     if a.dtype.kind != "f":
+        if not a.size:                      # nothing to draw: no kernel is chosen
+            return a.copy()
         raise _not_implemented("normal_kernel_cpu", a.dtype)
     return _draw_like(a, lambda shape, contiguous: g.normal(shape, a.dtype, mean, std, contiguous))
 
@@ -755,6 +757,8 @@ def _normal_tensor(g, mean, std) -> Tensor:
     ref = mean if mean.__class__ is Tensor else std
     dt = ref._a.dtype
     if dt.kind != "f":
+        if not ref._a.size:
+            return Tensor(np.empty(ref._a.shape, dtype=dt))
         raise _not_implemented("normal_kernel_cpu", dt)
     if mean.__class__ is Tensor and std.__class__ is Tensor:
         try:

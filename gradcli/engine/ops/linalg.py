@@ -123,7 +123,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_DTYPE_WORDS[x.dtype.name]} != {_DTYPE_WORDS[y.dtype.name]}")
-    _not_for_bool(x, "addmm_impl_cpu_")
+    if x.size and y.size:                   # an empty operand gives zeros before any kernel is chosen
+        _not_for_bool(x, "addmm_impl_cpu_")
     return _pair(a, b, MM, matprod(x, y), x, y)
 
 
@@ -154,7 +155,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     if x.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_word(v)}, "
                            f"{type_word(x)}, and {type_word(v)}")
-    _not_for_bool(x, "addmv_impl_cpu")
+    if x.size and v.size:
+        _not_for_bool(x, "addmv_impl_cpu")
     return _pair(a, vec, MV, matvec(x, v), x, v)
 
 

@@ -242,7 +242,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     if dtype is not None:
         a = ops.to_dtype(a, dtype)
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.size:      # an empty tensor is returned before any kernel is chosen
         kernel = name + ("_lastdim" if x.ndim == 0 or d == x.ndim - 1 else "") + "_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     dims = (d,) if x.ndim else ()
