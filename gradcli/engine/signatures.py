@@ -144,6 +144,8 @@ SIGNATURES = {
     "Tensor.gather": ["(int dim, Tensor index, *, bool sparse_grad = False)"],
     "torch.diag": ["(Tensor input, int diagonal = 0, *, Tensor out = None)"],
     "Tensor.diag": ["(int diagonal = 0)"],
+    "torch.diag_embed": ["(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)"],
+    "Tensor.diag_embed": ["(int offset = 0, int dim1 = -2, int dim2 = -1)"],
     "torch.narrow": ["(Tensor input, int dim, Tensor start, int length)", "(Tensor input, int dim, int start, int length)"],
     "Tensor.narrow": ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"],
     "torch.unflatten": ["(Tensor input, int dim, tuple of ints sizes)"],
