@@ -303,7 +303,7 @@ def _build_torch() -> ScriptModule:
         "moveaxis": _tensor_fn("moveaxis", Tensor.movedim),
         "cat": ops.cat, "concat": ops.cat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
-        "broadcast_to": _tensor_fn("broadcast_to", Tensor.broadcast_to),
+        "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
         "split": _tensor_fn("split", Tensor.split), "chunk": _tensor_fn("chunk", Tensor.chunk),
         "unbind": _tensor_fn("unbind", Tensor.unbind),
         "flip": _tensor_fn("flip", Tensor.flip), "fliplr": _tensor_fn("fliplr", Tensor.fliplr),

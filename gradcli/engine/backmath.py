@@ -24,6 +24,14 @@ class NumpyMath:
     tensors = False
 
     @staticmethod
+    def mul_wrapped(g, value):
+        return g * value
+
+    @staticmethod
+    def div_wrapped(g, value):
+        return g / value
+
+    @staticmethod
     def unpack(saved: tuple, node) -> list:
         return [s._a if s.__class__ is Tensor else (s.a if s.__class__ is Out else s) for s in saved]
 
@@ -221,6 +229,8 @@ class TensorMath:
     """Formulas on Tensors, each step recorded: create_graph=True."""
 
     tensors = True
+    mul_wrapped = staticmethod(arith.mul_wrapped)
+    div_wrapped = staticmethod(arith.div_wrapped)
 
     @staticmethod
     def unpack(saved: tuple, node) -> list:

@@ -434,8 +434,47 @@ def _infer(data) -> dtypes.DType:
     return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
 
 
+def _has_huge_int(data) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item.__class__ is int and not -(1 << 63) <= item < (1 << 63):
+            return True
+    return False
+
+
+def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarray:
+    """Numbers read into a smaller integer dtype, each checked as PyTorch checks a Python number:
+    a float must lie in the dtype's range (nan never does) and is truncated; an int must fit, where
+    uint8 also takes -255..-1 (wrapping, as C++ converts)."""
+    try:
+        src = np.array(data, dtype=np.float64 if natural.category == dtypes.FLOAT else np.int64)
+    except ValueError:
+        raise _shape_error(data) from None
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if src.dtype.kind == "f" and _has_huge_int(data):      # read as a 64-bit int first, as PyTorch reads ints
+        raise ValueError("Overflow when unpacking long long")
+    info = np.iinfo(target.np)
+    if src.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~((src >= info.min) & (src <= info.max))
+    elif info.min == 0:
+        bad = (src > info.max) | (src < -int(info.max))
+    else:
+        bad = (src < info.min) | (src > info.max)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+    with np.errstate(invalid="ignore"):
+        return src.astype(target.np)
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None):
     _check_dtype(dtype)
+    if requires_grad.__class__ is not bool:
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
     if isinstance(data, Tensor):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
@@ -449,7 +488,11 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
         data = _plain(data)
-    target = dtype or _infer(data)
+    natural = _infer(data)
+    target = dtype or natural
+    if target.category == dtypes.INT and natural.category != dtypes.BOOL and (
+            target is not dtypes.int64 or natural.category == dtypes.FLOAT):
+        return _finish(_checked_ints(data, natural, target), requires_grad)
     try:
         a = np.array(data, dtype=target.np if target.category != dtypes.FLOAT else np.float64)
     except ValueError:
@@ -462,7 +505,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
 
 
 def legacy_tensor(*args):
-    """torch.Tensor(...): from data (always float32), or an uninitialised (here: zero) tensor of a size."""
+    """torch.Tensor(...): from data (always float32), an alias of a tensor, or an uninitialised (here:
+    zero) tensor of a size."""
     if not args:
         return Tensor(np.zeros((0,), dtype=np.float32))
     if len(args) == 1:
@@ -471,8 +515,9 @@ def legacy_tensor(*args):
             return zeros(arg)
         if isinstance(arg, (list, tuple)):
             return tensor(arg, dtype=dtypes.float32)
-        if isinstance(arg, Tensor):
-            return Tensor(arg._a.astype(np.float32, copy=False))
+        if isinstance(arg, Tensor):        # an alias, whatever its dtype
+            from gradcli.engine.ops.shape import alias     # ops imports this module
+            return alias(arg)
     return zeros(*args)
 
 
@@ -545,6 +590,8 @@ def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
 
 def _normal_values(g, a: np.ndarray, mean, std) -> np.ndarray:
     if a.dtype.kind != "f":
+        if not a.size:                      # nothing to draw: no kernel is chosen
+            return a.copy()
         raise _not_implemented("normal_kernel_cpu", a.dtype)
     return _draw_like(a, lambda shape, contiguous: g.normal(shape, a.dtype, mean, std, contiguous))
 
@@ -710,6 +757,8 @@ def _normal_tensor(g, mean, std) -> Tensor:
     ref = mean if mean.__class__ is Tensor else std
     dt = ref._a.dtype
     if dt.kind != "f":
+        if not ref._a.size:
+            return Tensor(np.empty(ref._a.shape, dtype=dt))
         raise _not_implemented("normal_kernel_cpu", dt)
     if mean.__class__ is Tensor and std.__class__ is Tensor:
         try:

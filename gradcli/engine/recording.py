@@ -212,6 +212,13 @@ def scalar_int(value: int) -> None:
         raise OverflowError("can't convert negative int to unsigned")
 
 
+def int64_arg(value: int) -> int:
+    """An `int` argument (an offset, a diagonal) as PyTorch's parser reads it into 64 bits."""
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
 def checked_scalar(value, npdt: np.dtype):
     """`value` (a Python number) for a tensor of dtype `npdt` where PyTorch converts it with an overflow
     check (fill values, clamp bounds, where's numbers, alpha): its RuntimeError when it does not fit."""
@@ -300,11 +307,22 @@ def reduction_dims(dim, ndim: int) -> tuple:
 
 
 def wrap_dim(d: int, ndim: int) -> int:
-    """A possibly negative dim as an index into the shape; 0-d tensors accept dims 0 and -1."""
+    """A possibly negative dim as an index into the shape; 0-d tensors accept dims 0 and -1. A dim that
+    is not an int is a TypeError (which the call's argument check words as PyTorch does), one past
+    64 bits PyTorch's parser's ValueError."""
+    if d.__class__ is not int:
+        d = _dim_int(d)
     lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
     if d < lo or d > hi:
+        int64_arg(d)
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
     return d % ndim if ndim else 0
+
+
+def _dim_int(d) -> int:
+    if isinstance(d, np.integer):
+        return int(d)
+    raise TypeError(f"argument 'dim' must be int, not {type(d).__name__}")
 
 
 TYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",

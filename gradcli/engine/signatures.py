@@ -119,6 +119,42 @@ SIGNATURES = {
     "torch.pow": ["(Tensor input, Tensor exponent, *, Tensor out = None)",
                   "(Number self, Tensor exponent, *, Tensor out = None)",
                   "(Tensor input, Number exponent, *, Tensor out = None)"],
+    # functions and methods that take a dim (or another int) PyTorch's parser checks the type of
+    "torch.transpose": ["(Tensor input, int dim0, int dim1)"],
+    "Tensor.transpose": ["(int dim0, int dim1)"],
+    "torch.swapdims": ["(Tensor input, int dim0, int dim1)"],
+    "Tensor.swapdims": ["(int dim0, int dim1)"],
+    "torch.swapaxes": ["(Tensor input, int axis0, int axis1)"],
+    "Tensor.swapaxes": ["(int axis0, int axis1)"],
+    "torch.unsqueeze": ["(Tensor input, int dim)"],
+    "Tensor.unsqueeze": ["(int dim)"],
+    "torch.squeeze": ["(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"],
+    "Tensor.squeeze": ["()", "(int dim)", "(tuple of ints dim)"],
+    "torch.flatten": ["(Tensor input, int start_dim = 0, int end_dim = -1)"],
+    "Tensor.flatten": ["(int start_dim = 0, int end_dim = -1)"],
+    "torch.softmax": ["(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)"],
+    "Tensor.softmax": ["(int dim, torch.dtype dtype = None)"],
+    "torch.log_softmax": ["(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)"],
+    "Tensor.log_softmax": ["(int dim, torch.dtype dtype = None)"],
+    "torch.cat": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
+    "torch.stack": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
+    "torch.chunk": ["(Tensor input, int chunks, int dim = 0)"],
+    "Tensor.chunk": ["(int chunks, int dim = 0)"],
+    "torch.gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)"],
+    "Tensor.gather": ["(int dim, Tensor index, *, bool sparse_grad = False)"],
+    "torch.diag": ["(Tensor input, int diagonal = 0, *, Tensor out = None)"],
+    "Tensor.diag": ["(int diagonal = 0)"],
+    "torch.diag_embed": ["(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)"],
+    "Tensor.diag_embed": ["(int offset = 0, int dim1 = -2, int dim2 = -1)"],
+    "torch.narrow": ["(Tensor input, int dim, Tensor start, int length)", "(Tensor input, int dim, int start, int length)"],
+    "Tensor.narrow": ["(int dim, Tensor start, int length)", "(int dim, int start, int length)"],
+    "torch.unflatten": ["(Tensor input, int dim, tuple of ints sizes)"],
+    "Tensor.unflatten": ["(int dim, tuple of ints sizes)"],
+    "torch.select": ["(Tensor input, int dim, int index)"],
+    "Tensor.select": ["(int dim, int index)"],
+    "torch.movedim": ["(Tensor input, int source, int destination)",
+                      "(Tensor input, tuple of ints source, tuple of ints destination)"],
+    "Tensor.movedim": ["(int source, int destination)", "(tuple of ints source, tuple of ints destination)"],
     "torch.ones": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.zeros": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.full": [f"(tuple of ints size, Number fill_value, {_FACTORY_KW})"],
@@ -128,12 +164,13 @@ SIGNATURES = {
 
 
 class _Param:
-    __slots__ = ("type", "name", "optional", "keyword_only", "word_type", "word_name")
+    __slots__ = ("type", "name", "optional", "nullable", "keyword_only", "word_type", "word_name")
 
     def __init__(self, text: str, keyword_only: bool):
-        head, eq, _ = text.partition(" = ")
+        head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.optional = bool(eq)
+        self.nullable = default == "None"       # None is taken only where it is the default
         self.keyword_only = keyword_only
         # what PyTorch's message formatter reads from the same text: everything before the last
         # space is the "type" and the last word the "name" (so `Number alpha = 1` is named "1")
@@ -210,6 +247,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     if ptype == "tuple of ints":
         return cls is int or ((cls is tuple or cls is list or cls is tensor.Size)
                               and all(e.__class__ is int or e.__class__ is bool for e in value))
+    if ptype == "tuple of Tensors":
+        return (cls is tuple or cls is list) and all(e.__class__ is tensor.Tensor for e in value)
     if ptype == "object":
         return True
     return False
@@ -248,7 +287,7 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
             missing = [q.name for q in sig.params[i:] if not q.optional and q.name not in kwargs]
             return (f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
                     + ", ".join(f'"{m}"' for m in missing))
-        if value is None and p.optional:
+        if value is None and p.nullable:
             continue
         if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
             return f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(value)}"

@@ -87,6 +87,18 @@ def _leaf_inplace_error():
     return RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+class _AllDims:
+    """mean()'s default dim: no dim given at all (MeanBackward0); an explicit dim=None is the dim
+    overload (MeanBackward1), as in PyTorch."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+ALL_DIMS = _AllDims()
+
+
 class Tensor:
     """A tensor on a numpy array `_a`.
 
@@ -543,7 +555,7 @@ class Tensor:
     def sum(self, dim=None, keepdim=False, dtype=None):
         return ops.reduce_sum(self, dim, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
+    def mean(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -859,6 +871,8 @@ class Tensor:
     def pow_(self, exponent):
         return self._inplace(ops.power, exponent)
 
+    __ipow__ = pow_
+
     def neg_(self):
         return self._inplace_unary(ops.neg)
 
@@ -915,11 +929,18 @@ class Tensor:
     def cumprod(self, *args, **kwargs):
         return ops.cumprod(self, *args, **kwargs)
 
+    def _cumulative_(self, fn, kernel: str, args, kwargs):
+        if self._a.dtype == np.bool_ and self._a.size and self._a.ndim:
+            # the bool result has no kernel; a 0-d or empty one is copied without dispatching
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        return self._inplace(lambda a, _: Tensor(fn(a, *args, **kwargs)._a.astype(np.bool_))
+                             if a._a.dtype == np.bool_ else fn(a, *args, **kwargs), None)
+
     def cumsum_(self, *args, **kwargs):
-        return self._inplace(lambda a, _: ops.cumsum(a, *args, **kwargs), None)
+        return self._cumulative_(ops.cumsum, "cumsum_out_cpu", args, kwargs)
 
     def cumprod_(self, *args, **kwargs):
-        return self._inplace(lambda a, _: ops.cumprod(a, *args, **kwargs), None)
+        return self._cumulative_(ops.cumprod, "cumprod_out_cpu", args, kwargs)
 
     def all(self, dim=None, keepdim=False):
         return ops.reduce_all(self, dim, keepdim)
@@ -953,8 +974,12 @@ class Tensor:
     def expand_as(self, other):
         return ops.expand_as(self, other)
 
-    def broadcast_to(self, size):
-        return ops.expand(self, size)
+    def broadcast_to(self, *size, **kwargs):
+        if kwargs.keys() == {"size"} and not size:
+            return ops.expand(self, kwargs["size"])
+        if kwargs or not size:
+            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+        return ops.expand(self, *size)
 
     def repeat(self, *repeats):
         return ops.repeat(self, *repeats)
@@ -965,7 +990,11 @@ class Tensor:
     def transpose(self, dim0, dim1):
         return ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    def swapdims(self, dim0, dim1):
+        return self.transpose(dim0, dim1)
+
+    def swapaxes(self, axis0, axis1):
+        return self.transpose(axis0, axis1)
 
     def movedim(self, source, destination):
         return ops.movedim(self, source, destination)
@@ -989,7 +1018,7 @@ class Tensor:
         return ops.matrix_T(self, "mH")
 
     def adjoint(self):
-        return ops.matrix_T(self, "mH")
+        return ops.matrix_T(self, "adjoint()")
 
     def is_contiguous(self) -> bool:
         return bool(self._a.flags.c_contiguous)

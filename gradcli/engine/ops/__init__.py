@@ -26,7 +26,7 @@ from gradcli.engine.ops import nn
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
                                    functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
                                    nll_loss, normalize, softmax, torch_dropout)
-from gradcli.engine.ops.shape import (cat, check_inplace_view, chunk, concatenate, contiguous, expand, expand_as,
+from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chunk, concatenate, contiguous, expand, expand_as,
                                       flatten, flip, fliplr, flipud, gather, hstack, index_select, matrix_T, movedim,
                                       narrow, numpy_T, permute, repeat, reshape, reshape_as, roll, split,
                                       split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,

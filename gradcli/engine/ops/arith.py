@@ -20,6 +20,21 @@ def _pow_self(F, g, self, exponent):
     return F.masked_zero(g * (exponent * F.pow(self, exponent - 1)), exponent == 0)
 
 
+def _times(F, g, other):
+    """g * other in the gradient of `self * other`: a Python number there was wrapped in a 0-d tensor by
+    the forward op, so under create_graph the product is MulBackward0 (not the formulas' MulBackward1)."""
+    if other.__class__ is int or other.__class__ is float:
+        return F.mul_wrapped(g, other)
+    return g * other
+
+
+def _over(F, g, other):
+    """g / other in the gradient of `self / other` (DivBackward0 for a wrapped number, as _times)."""
+    if other.__class__ is int or other.__class__ is float:
+        return F.div_wrapped(g, other)
+    return g / other
+
+
 def _pow_exponent(F, g, self, exponent, result):
     return F.masked_zero(g * (result * F.log(self)), (self == 0) & (exponent >= 0))
 
@@ -57,9 +72,9 @@ ADD         = Op("AddBackward0",        False, (lambda F, g, alpha: g,
 SUB         = Op("SubBackward0",        False, (lambda F, g, alpha: g,
                                                 lambda F, g, alpha: -g if alpha == 1 else -g * alpha))
 RSUB        = Op("RsubBackward1",       False, (lambda F, g: -g,))
-MUL         = Op("MulBackward0",        True,  (lambda F, g, self, other: g * other,
+MUL         = Op("MulBackward0",        True,  (lambda F, g, self, other: _times(F, g, other),
                                                 lambda F, g, self, other: g * self), fresh=True, joint=_mul_square)
-DIV         = Op("DivBackward0",        True,  (lambda F, g, self, other: g / other,
+DIV         = Op("DivBackward0",        True,  (lambda F, g, self, other: _over(F, g, other),
                                                 lambda F, g, self, other: -g * ((self / other) / other)), fresh=True)
 RECIPROCAL  = Op("ReciprocalBackward0", True,  (lambda F, g, result: -g * (result * result),))
 NEG         = Op("NegBackward0",        False, (lambda F, g: -g,))
@@ -100,6 +115,15 @@ def mul_scalar(a: Tensor, value) -> Tensor:
 
 def div_scalar(a: Tensor, value) -> Tensor:
     return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+
+
+def mul_wrapped(a: Tensor, value) -> Tensor:
+    """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor)."""
+    return record(MUL, np.asarray(a._a * value), (a, value), (None, value))
+
+
+def div_wrapped(a: Tensor, value) -> Tensor:
+    return record(DIV, compute(np.true_divide, a._a, value), (a, value), (None, value))
 
 
 def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
@@ -167,7 +191,7 @@ def mul(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
         if _IN_FORMULA[0]:
             return mul_scalar(a, b)
-        return record(MUL, a._a * b, (a, b), (None, b))
+        return mul_wrapped(a, b)
     x, y = operands(a, b)
     out = compute(np.multiply, x, y)
     if not needs_grad(a, b):
@@ -183,7 +207,7 @@ def div(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
         if _IN_FORMULA[0]:
             return div_scalar(a, b)
-        return record(DIV, compute(np.true_divide, a._a, b), (a, b), (None, b))
+        return div_wrapped(a, b)
     x, y = operands(a, b, floating=True)
     out = compute(np.true_divide, x, y)
     if not needs_grad(a, b):

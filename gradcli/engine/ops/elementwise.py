@@ -309,7 +309,7 @@ def sigmoid_backward_array(g, y):
 def threshold_backward_array(g, x, threshold):
     # g where x > threshold, +0 elsewhere; a mask multiply is ~10x faster than np.where, but inf/nan
     # times 0 is nan and a negative g times 0 is -0, so finish with +0.0 and fall back on non-finite g
-    keep = x > threshold
+    keep = ~(x <= threshold)        # nan passes the gradient, as in PyTorch
     with np.errstate(invalid="ignore"):
         out = g * keep
     if not np.isfinite(out).all():
@@ -667,6 +667,15 @@ def _bound_numbers(min, max) -> tuple:
     return tuple(bounds)
 
 
+def _at_least(p, q):
+    """max(p, q) as clamp takes it: a nan bound (like a nan input) gives nan."""
+    return np.where((p < q) | (q != q), q, p)
+
+
+def _at_most(p, q):
+    return np.where((p > q) | (q != q), q, p)
+
+
 def clamp(a: Tensor, min=None, max=None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -680,9 +689,9 @@ def clamp(a: Tensor, min=None, max=None) -> Tensor:
     x = _cast(a, npdt)
     out = x
     if min is not None:
-        out = np.where(out < npdt.type(min), npdt.type(min), out)
+        out = _at_least(out, npdt.type(min))
     if max is not None:
-        out = np.where(out > npdt.type(max), npdt.type(max), out)
+        out = _at_most(out, npdt.type(max))
     if not needs_grad(a):
         return Tensor(out)
     return record(CLAMP, out, (a,), (saved_input(a, x), min, max), (version_check(a),), fit_for(out, a))
@@ -696,9 +705,9 @@ def _clamp_tensors(a: Tensor, min, max) -> Tensor:
     hi = None if max is None else _cast(max, npdt)
     out = np.broadcast_to(x, shape)
     if lo is not None:
-        out = np.where(out < lo, lo, out)
+        out = _at_least(out, lo)
     if hi is not None:
-        out = np.where(out > hi, hi, out)
+        out = _at_most(out, hi)
     if not needs_grad(a, min, max):
         return Tensor(out)
     saved = (saved_input(a, x), None if min is None else saved_input(min, lo),
@@ -718,7 +727,7 @@ def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor
     if bound.__class__ is not Tensor:
         checked_scalar(bound, result_dtype(a, bound).np)
     x, y = operands(a, bound)
-    out = compute(lambda p, q: np.where(p > q, q, p) if keep_below else np.where(p < q, q, p), x, y)
+    out = compute(_at_most if keep_below else _at_least, x, y)
     if not needs_grad(a, bound):
         return Tensor(out)
     if bound.__class__ is not Tensor:
@@ -989,6 +998,12 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
     if approximate == "tanh":
         inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * (x * x * x))
         out = t(0.5) * x * (t(1) + np.tanh(inner))
+    elif x.dtype == np.float32 and x.size > 1 and x.flags.c_contiguous:
+        # PyTorch's vectorised float32 kernel (contiguous, more than one element): x * (1 + erf) before
+        # the halving (so 2e38 overflows), and its erf approximation is nan at inf
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = x * (t(1) + erf_array(x * t(SQRT1_2))) * t(0.5)
+        out[x == np.inf] = np.nan
     else:
         out = x * t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
     if not needs_grad(a):

@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli import limits
 from gradcli.engine.ops import arith, reduce, shape
-from gradcli.engine.recording import (Op, Out, fit_for, needs_grad, record, saved_input, type_word, version_check,
+from gradcli.engine.recording import (Op, Out, fit_for, int64_arg, needs_grad, record, saved_input, type_word, version_check,
                                       wrap_dim)
 from gradcli.engine.tensor import Tensor
 
@@ -123,7 +123,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_DTYPE_WORDS[x.dtype.name]} != {_DTYPE_WORDS[y.dtype.name]}")
-    _not_for_bool(x, "addmm_impl_cpu_")
+    if x.size and y.size:                   # an empty operand gives zeros before any kernel is chosen
+        _not_for_bool(x, "addmm_impl_cpu_")
     return _pair(a, b, MM, matprod(x, y), x, y)
 
 
@@ -154,7 +155,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     if x.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_word(v)}, "
                            f"{type_word(x)}, and {type_word(v)}")
-    _not_for_bool(x, "addmv_impl_cpu")
+    if x.size and v.size:
+        _not_for_bool(x, "addmv_impl_cpu")
     return _pair(a, vec, MV, matvec(x, v), x, v)
 
 
@@ -731,8 +733,9 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
 # ---------------------------------------------------------------------------------------- diagonals
 
 def diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    """numpy's diagonal, writable as PyTorch's diagonal view is."""
-    v = np.diagonal(x, offset, dim1, dim2)
+    """numpy's diagonal, writable as PyTorch's diagonal view is. An offset past the matrix (any int64)
+    gives the same empty diagonal as the nearest one that is past it (numpy's C int would overflow)."""
+    v = np.diagonal(x, max(min(offset, x.shape[dim2]), -x.shape[dim1]), dim1, dim2)
     if x.flags.writeable:
         v.flags.writeable = True
     return v
@@ -753,6 +756,7 @@ def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
     x = a._a
+    int64_arg(offset)
     d1, d2 = _diagonal_dims(x.ndim, dim1, dim2)
     return shape._view_of(a, diagonal_view(x, offset, d1, d2), DIAGONAL, (x.shape, offset, d1, d2))
 
@@ -763,33 +767,40 @@ def diagonal_backward(g: Tensor, sizes: tuple, offset: int, dim1: int, dim2: int
     return record(DIAGONAL_BACKWARD, out, (g,), (offset, dim1, dim2))
 
 
-def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
-    x = a._a
-    d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
-    n = (x.shape[-1] if x.ndim else 1) + abs(offset)
+def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
+    """Zeros with `x`'s last dim on the diagonal `offset` of dims d1, d2 (checked for size first)."""
+    n = (x.shape[-1] if x.ndim else 1) + abs(int64_arg(offset))
     sizes = list(x.shape[:-1])
     for d in sorted((d1, d2)):
         sizes.insert(d, n)
+    limits.check_tensor(sizes, x.itemsize)
     out = np.zeros(sizes, dtype=x.dtype)
     diagonal_view(out, offset, d1, d2)[...] = x
-    return record(DIAG_EMBED, out, (a,), (offset, d1, d2))
+    return out
+
+
+def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    x = a._a
+    d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
+    return record(DIAG_EMBED, _embedded(x, offset, d1, d2), (a,), (offset, d1, d2))
 
 
 def diag(a: Tensor, diagonal=0) -> Tensor:
     """A vector's diagonal matrix (DiagEmbedBackward0), or a matrix's diagonal as a copy."""
     x = a._a
+    int64_arg(diagonal)
     if x.ndim == 1:
-        return record(DIAG_EMBED, np.diag(x, diagonal), (a,), (diagonal, 0, 1))
+        return record(DIAG_EMBED, _embedded(x, diagonal, 0, 1), (a,), (diagonal, 0, 1))
     if x.ndim == 2:
-        return record(DIAG, np.diagonal(x, diagonal).copy(), (a,), (x.shape, diagonal, 0, 1))
+        return record(DIAG, diagonal_view(x, diagonal, 0, 1).copy(), (a,), (x.shape, diagonal, 0, 1))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
 
 
 def trace(a: Tensor) -> Tensor:
     x = a._a
+    _not_for_bool(x, "trace")
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    _not_for_bool(x, "trace")
     out = np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else x.dtype))
     return record(TRACE, out, (a,), (x.shape,))
 
@@ -807,6 +818,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
     if ord == "fro":
+        if A._a.dtype.kind not in "fc":
+            raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                               f"Got {type_word(A._a)}")
         return reduce.vector_norm(A, 2, dims, keepdim, dtype)
     if ord == "nuc" or ord in (2, -2, 1, -1, float("inf"), float("-inf")):
         raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not available in gradcli")

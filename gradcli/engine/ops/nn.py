@@ -23,7 +23,8 @@ _NO_DIM = object()
 
 def _mse_grad(F, g, self, target, reduction, n):
     """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
-    return (2.0 / n if reduction == "mean" else 2.0) * (self - target) * g
+    norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
+    return norm * (self - target) * g
 
 
 def _mse_target_grad(F, g, self, target, reduction, n):
@@ -241,7 +242,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     if dtype is not None:
         a = ops.to_dtype(a, dtype)
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and x.size:      # an empty tensor is returned before any kernel is chosen
         kernel = name + ("_lastdim" if x.ndim == 0 or d == x.ndim - 1 else "") + "_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     dims = (d,) if x.ndim else ()

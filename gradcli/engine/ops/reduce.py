@@ -12,7 +12,7 @@ from gradcli.display import return_types_repr
 from gradcli.engine import ops, signatures
 from gradcli.engine.recording import (TYPE_WORDS, Op, Out, fit_for, needs_grad, record, reduction_dims, saved_input,
                                       type_word, version_check, wrap_dim)
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import ALL_DIMS, Tensor
 
 
 def _expand_back(F, g, shape, dims, keepdim):
@@ -326,7 +326,7 @@ def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     return record(SUM_DIM, out, (a,), (x.shape, dims, keepdim), fit=fit_for(out, a) if dtype is not None else None)
 
 
-def mean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
     if keepdim is not False:
         _check_keepdim("mean", keepdim)
     x = a._a if dtype is None else a._a.astype(dtype.np)
@@ -334,8 +334,10 @@ def mean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {type_word(x)}")
     fit = fit_for(x, a) if dtype is not None else None
-    if dim is None and not keepdim:
-        return record(MEAN, mean_array(x), (a,), (x.shape, x.size), fit=fit)
+    if dim is ALL_DIMS:
+        if not keepdim:
+            return record(MEAN, mean_array(x), (a,), (x.shape, x.size), fit=fit)
+        dim = None
     dims = _reduce_dims(dim, x.ndim)
     n = math.prod(x.shape[d] for d in dims)
     return record(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, dims, keepdim, n), fit=fit)

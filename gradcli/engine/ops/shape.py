@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -10,7 +11,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli import limits
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.ops import arith, indexing
-from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, record, type_word, wrap_dim
+from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, int64_arg, record, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -101,6 +102,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     t._base = a._base if a._base is not None else a
     t._inference = a._inference
     return t
+
+
+def alias(a: Tensor) -> Tensor:
+    """A view of all of `a` (AliasBackward0): what torch.Tensor(t) returns."""
+    return _view_of(a, a._a.view(), indexing.ALIAS, ())
 
 
 def _is_int(v) -> bool:
@@ -332,7 +338,16 @@ def unflatten(a: Tensor, dim, sizes) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim)
     sizes = _ints((sizes,), "unflatten", "sizes")
-    inner = _infer_size(sizes, x.shape[d]) if x.ndim else sizes
+    if x.ndim:
+        try:
+            inner = _infer_size(sizes, x.shape[d])
+        except RuntimeError as e:
+            if not str(e).startswith("shape '"):
+                raise
+            raise RuntimeError(f"unflatten: Provided sizes {_size_list(sizes)} don't multiply up to the size of "
+                               f"dim {dim} ({x.shape[d]}) in the input tensor") from None
+    else:
+        inner = sizes
     return view(a, x.shape[:d] + inner + x.shape[d + 1:])
 
 
@@ -345,7 +360,8 @@ def expand(a: Tensor, *sizes) -> Tensor:
     sizes = _ints(sizes, "expand", "size")
     x = a._a
     if len(sizes) < x.ndim:
-        raise RuntimeError(f"expand({dtypes.of_array(x).legacy}{{{_size_list(x.shape)}}}, "
+        name = "CPUBoolType" if x.dtype == np.bool_ else dtypes.of_array(x).legacy    # PyTorch's own quirk
+        raise RuntimeError(f"expand({name}{{{_size_list(x.shape)}}}, "
                            f"size={_size_list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
                            f"or equal to the number of dimensions in the tensor ({x.ndim})")
     lead = len(sizes) - x.ndim
@@ -363,10 +379,17 @@ def expand(a: Tensor, *sizes) -> Tensor:
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
         strides.append(x.strides[i - lead] if have is not None and have == s else 0)
+    if math.prod(target) >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
     # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
     # check_inplace_view, element writes through indexing are allowed
     out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
     return _view_of(a, out, EXPAND, (x.shape,))
+
+
+def broadcast_to(a: Tensor, size) -> Tensor:
+    """torch.broadcast_to: the size as one argument (the method also takes it as separate ints)."""
+    return expand(a, size)
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
@@ -745,26 +768,32 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = idx.reshape(-1)
+    if x.ndim == 0 and idx.size > 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = x.shape[d] if x.ndim else 1
-    bad = idx[(idx < 0) | (idx >= size)]
-    if bad.size:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
     if x.ndim == 0:
         return record(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
     out = np.take(x, idx, axis=d)
     return record(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
 
 
+def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
+    """A diagonal of the last two dims for numpy: any int64 (past the matrix: the nearest one past it)."""
+    return max(min(int64_arg(diagonal), x.shape[-1]), -x.shape[-2])
+
+
 def tril(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return record(TRIL, np.tril(a._a, diagonal), (a,), (diagonal,))
+    return record(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return record(TRIU, np.triu(a._a, diagonal), (a,), (diagonal,))
+    return record(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def broadcast_shapes(*shapes) -> tuple:
