@@ -771,7 +771,10 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if x.ndim == 0 and idx.size > 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = x.shape[d] if x.ndim else 1
-    if ((idx < 0) | (idx >= size)).any():
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        if d == 1:          # PyTorch's CPU kernel for dim 1 has a check of its own
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
     if x.ndim == 0:
         return record(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
