@@ -109,9 +109,26 @@ def generate(seed: int = 12, per_shape: int = 150):
                 for vshape in ([], [1], [2]):
                     cases.append({"shape": [3, 2], "key": key, "single": False, "mode": "dtype",
                                   "dtype": dtype, "vdtype": vdtype, "vshape": vshape})
+    # integers past int64 (PyTorch's "Overflow when unpacking long long"), and slice bounds past it
+    for shape, key in OVERFLOW_KEYS:
+        cases.extend(_cases_for(shape, [(len(key) == 1, key)] + ([(False, key)] if len(key) == 1 else [])))
     for i, c in enumerate(cases):
         c["id"] = i
     return cases
+
+
+OVERFLOW_KEYS = [
+    ([3, 4], [10**20, 1]), ([3, 4], [-2**64]), ([3, 4], [2**63]), ([3, 4], [-2**63 - 1]), ([3, 4], [2**63 - 1]),
+    ([3, 4], [-2**63]), ([], [10**20]), ([], [2**63]), ([2, 3, 4], ["...", 2**63]), ([3, 4], [None, 2**63]),
+    ([3, 4], [5, 2**63]), ([3, 4], [{"s": [0, 1, None]}, 2**63]), ([3, 4], [2**63, 0, 0, 0]),
+    ([3, 4], [{"l": [0, 1]}, 2**63]), ([3, 4], [{"t": [0, 1], "d": "int64"}, {"l": [2**63]}]),
+    ([3, 4], [{"b": True}, 2**63]), ([3, 4], [{"l": [1, 2**63]}]), ([3, 4], [{"l": [[0], [2**64]]}]),
+    ([3, 4], [{"l": [1.5, 2**63]}]), ([3, 4], [{"l": [True, 2**63]}]), ([3, 4], [{"l": [-2**63 - 1]}]),
+    ([3, 4], [{"l": [2**63 - 1]}]), ([3, 4], [0, {"l": [2**63]}]),
+    ([3, 4], [{"s": [2**63, None, None]}]), ([3, 4], [{"s": [None, 2**63, None]}]),
+    ([3, 4], [{"s": [-2**63, None, None]}]), ([3, 4], [{"s": [-2**64, 10**20, None]}]),
+    ([3, 4], [{"s": [1, 2**64, 2]}]), ([3, 4], [1, {"s": [-10**20, 2**63, None]}]), ([5], [{"s": [2**63, None, None]}]),
+]
 
 
 # Python numbers written into tensors: in and out of each dtype's range, fractions, infinities, nan.

@@ -69,6 +69,8 @@ def _index_array(k):
             if odd is not _NUMBERS_ONLY:
                 raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
         arr = np.asarray(k if k.__class__ is not range else list(k))
+        if arr.dtype.kind in "uOf":      # numpy's answer to an int past int64 (or one mixed with floats)
+            _check_ints(k)
         return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
     if k.__class__ is np.ndarray:
         return k
@@ -76,6 +78,23 @@ def _index_array(k):
 
 
 _NUMBERS_ONLY = object()
+_OVERFLOW = "Overflow when unpacking long long"
+
+
+def _int64(i: int) -> int:
+    """An integer index as PyTorch unpacks it into a C long long."""
+    if not -2**63 <= i < 2**63:
+        raise ValueError(_OVERFLOW)
+    return i
+
+
+def _check_ints(seq) -> None:
+    """Every int in a (nested) sequence index fits int64, as PyTorch's tensor conversion requires."""
+    for v in seq:
+        if v.__class__ is list or v.__class__ is tuple:
+            _check_ints(v)
+        elif v.__class__ is int:
+            _int64(v)
 
 
 def _first_non_number(seq):
@@ -113,7 +132,7 @@ def _trivial(k: slice, size: int) -> bool:
 
 
 def _select(steps: list, cur: np.ndarray, dim: int, i, position: int) -> np.ndarray:
-    i = i.__index__()
+    i = _int64(i.__index__())
     size = cur.shape[dim] if dim < cur.ndim else 0      # two `...` can point past the last dim
     if i < -size or i >= size:
         raise _out_of_bounds(i, position, size)
@@ -164,7 +183,7 @@ def _basic(a: Tensor, keys: tuple, single: bool, for_set: bool):
             _check_step(k)
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         if ndim == 0 and k.__class__ is int:
-            if k == 0:
+            if _int64(k) == 0:
                 raise IndexError(_ZERO_DIM)
             raise _out_of_bounds(k, 0, 0)
     specified = _specified(keys)
@@ -305,8 +324,8 @@ _INF = float("inf")
 
 def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
     """A Python number as PyTorch writes it into a tensor of `dtype` (a 0-d array), with its errors."""
-    if value.__class__ is int and not -2**63 <= value < 2**63:
-        raise ValueError("Overflow when unpacking long long")
+    if value.__class__ is int:
+        _int64(value)
     limits_ = _INT_RANGES.get(dtype)
     if limits_ is not None and value.__class__ is not bool:
         ctype, lo, hi = limits_
