@@ -154,8 +154,47 @@ def _check_step(k: slice) -> None:
             raise ValueError("step must be greater than zero")
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _wrap64(v: int) -> int:
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def _huge_step(cur: np.ndarray, dim: int, k: slice) -> slice:
+    """A slice whose step reaches 2**31: PyTorch clamps its parts to int64 and computes the view's
+    size and stride in int64, which wraps past 2**63 (an empty dim, or one of the errors of its
+    view checks); the slice that gives the same view here."""
+    n = cur.shape[dim]
+    try:
+        start, stop, step = (min(max(v.__index__(), -_INT64_MAX - 1), _INT64_MAX) if v is not None else None
+                             for v in (k.start, k.stop, k.step))
+    except (AttributeError, TypeError):
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+    start, stop, _ = slice(start, stop).indices(n)
+    stop = max(stop, start)
+    size = _wrap64(stop - start + step - 1)
+    size = size // step if size >= 0 else -(-size // step)       # C's division rounds toward zero
+    sizes = list(cur.shape)
+    sizes[dim] = size
+    strides = [s // cur.itemsize for s in cur.strides] if cur.itemsize else [0] * cur.ndim
+    strides[dim] = _wrap64(strides[dim] * step)
+    for v in sizes + strides:
+        if v < -2**62:
+            raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {v}")
+    if any(v < 0 for v in strides):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {strides}")
+    if size < 0 and 0 in sizes:
+        size = 0        # PyTorch keeps a dim of -1 in an empty tensor; an empty dim is the nearest here
+    if size < 0:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={sizes} and strides={strides}")
+    return slice(start, start + size)       # a size of 0 or 1: the stride no longer matters
+
+
 def _slice(steps: list, cur: np.ndarray, dim: int, k: slice) -> np.ndarray:
     _check_step(k)
+    if k.step is not None and k.step.__index__() >= 2**31:
+        k = _huge_step(cur, dim, k)
     key = (slice(None),) * dim + (k,)
     try:
         out = cur[key]
