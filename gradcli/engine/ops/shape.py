@@ -81,6 +81,9 @@ FLIP          = Op("FlipBackward0",           False, (lambda F, g, dims: F.flip_
 ROLL          = Op("RollBackward0",           False, (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts),
                                                                                             dims),))
 GATHER        = Op("GatherBackward0",         True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
+# a gather with a 0-d input or index runs on 1-d views of both (`shapes`: input, its 1-d view, index's 1-d view)
+GATHER_0D     = Op("GatherBackward0",         True,  (lambda F, g, shapes, key: F.reshape(
+    F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0]),))
 INDEX_SELECT  = Op("IndexSelectBackward0",    True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
 TRIL          = Op("TrilBackward0",           False, (lambda F, g, diagonal: F.tril(g, diagonal),))
 TRIU          = Op("TriuBackward0",           False, (lambda F, g, diagonal: F.triu(g, diagonal),))
@@ -740,8 +743,10 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if max(idx.ndim, 1) != max(x.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if x.ndim == 0 or idx.ndim == 0:
-        raise NotImplementedError("gather() with a 0-dim input or index is not available in gradcli")
+    shape_0d = None
+    if x.ndim == 0 or idx.ndim == 0:       # PyTorch reads a 0-d input or index as one of shape (1,)
+        shape_0d, idx = idx.shape, idx.reshape(-1)
+        x = x.reshape(-1)
     src_shape, idx_shape = x.shape, idx.shape
     for k in range(len(idx_shape)):
         if k != d and idx_shape[k] > src_shape[k]:
@@ -754,6 +759,8 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     grid[d] = idx
     key = tuple(grid)
     out = x[key]
+    if shape_0d is not None:
+        return record(GATHER_0D, out.reshape(shape_0d), (a,), ((a._a.shape, x.shape, idx.shape), key))
     return record(GATHER, out, (a,), (x.shape, key))
 
 
