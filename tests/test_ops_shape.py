@@ -71,6 +71,8 @@ CHECKS = {
     shape.ROLL: [(lambda a: a.roll(1) * a, (any_(2, 3),)), (lambda a: a.roll((1, -2), (0, 1)), (any_(3, 3),))],
     shape.GATHER: [(lambda a: a.gather(1, IDX), (any_(2, 3),)),
                    (lambda a: a.gather(0, tensor([[1, 1, 0]])), (any_(2, 3),))],
+    shape.GATHER_0D: [(lambda a: a.gather(0, tensor([0, 0, 0])) * a, (any_(),)),
+                      (lambda a: a.gather(0, tensor(1)), (any_(3),))],
     shape.INDEX_SELECT: [(lambda a: a.index_select(1, tensor([2, 0, 2])), (any_(2, 3),)),
                          (lambda a: a.index_select(0, tensor([1])), (any_(3, 2),))],
     shape.TRIL: [(lambda a: a.tril(), (any_(3, 3),)), (lambda a: a.tril(-1) * a, (any_(2, 3, 3),))],
