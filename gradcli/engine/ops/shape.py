@@ -716,6 +716,10 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
     x = a._a
     shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
     dims = () if dims is None else ((dims,) if not isinstance(dims, (tuple, list)) else tuple(dims))
+    for v in shifts + dims:
+        if v.__class__ is not int and v.__class__ is not bool:
+            # the caller's argument_error gives PyTorch's words (engine/signatures.py)
+            raise TypeError(f"roll(): expected ints for shifts and dims, not {type(v).__name__}")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
