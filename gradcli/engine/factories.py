@@ -82,7 +82,7 @@ def _as_number(x):
 
 def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints. Sizes
-    given one by one must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
+    given one by one or in a list must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
     if _as_int(size[0]) is None:
         if len(size) > 1:
             raise TypeError(f"{name}() takes {position} positional argument{'s' if position > 1 else ''} but "
@@ -91,6 +91,10 @@ def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
             raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
                             f"{_type_name(size[0])}")
         size = tuple(size[0])
+        if size and (size[0].__class__ is bool or _as_int(size[0]) is None):
+            # the parser's look at a list's first element, where a bool is not an int
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, but found "
+                            f"element of type {_type_name(size[0])} at pos 0")
     dims = []
     for i, d in enumerate(size):
         n = int(d) if d.__class__ is bool else _as_int(d)

@@ -264,10 +264,11 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     if ptype == "torch.device":
         return cls is str or cls is int or type_name(value) == "torch.device"
     if ptype == "tuple of ints":
-        # PyTorch's parser looks at the first element only; the others are checked as the list is
-        # unpacked, once a signature has been chosen (see _unpack_error)
+        # PyTorch's parser looks at the first element only (a bool there does not count as an int);
+        # the others are checked as the list is unpacked, once a signature has been chosen (see
+        # _unpack_error), where a bool does count
         return cls is int or ((cls is tuple or cls is list or cls is tensor.Size)
-                              and (not value or value[0].__class__ is int or value[0].__class__ is bool))
+                              and (not value or value[0].__class__ is int))
     if ptype == "float":
         return cls is float or cls is int or cls is bool
     if ptype == "torch.Generator":
@@ -335,7 +336,7 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         if value is None and p.nullable:
             continue
         if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
-            if p.type == "tuple of ints" and _is_sequence(value):
+            if p.type == "tuple of ints" and _is_sequence(value) and where:    # (a keyword: "not tuple")
                 return (f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
                         f"{type_name(value[0])} at pos 0")
             return f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(value)}"
