@@ -664,6 +664,8 @@ def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
     x = a._a
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks.__class__ is not int:     # a bool too; the caller's argument_error gives PyTorch's words
+        raise TypeError(f"chunk(): expected an int for chunks, not {type(chunks).__name__}")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[wrap_dim(dim, x.ndim)]
