@@ -80,17 +80,23 @@ def _as_number(x):
     return None
 
 
-def _size_args(name: str, size: tuple, position: int = 1) -> tuple:
+def _size_args(name: str, size: tuple, position: int = 1, keyword: bool = False) -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints. Sizes
-    given one by one must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
+    given one by one or in a list must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
     if _as_int(size[0]) is None:
         if len(size) > 1:
             raise TypeError(f"{name}() takes {position} positional argument{'s' if position > 1 else ''} but "
                             f"{len(size) + position - 1} were given")
         if not isinstance(size[0], (tuple, list)):
-            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
-                            f"{_type_name(size[0])}")
-        size = tuple(size[0])
+            where = "" if keyword else f" (position {position})"
+            raise TypeError(f"{name}(): argument 'size'{where} must be tuple of ints, not {_type_name(size[0])}")
+        given, size = size[0], tuple(size[0])
+        if size and (size[0].__class__ is bool or _as_int(size[0]) is None):
+            # the parser's look at a list's first element, where a bool is not an int
+            if keyword:
+                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {_type_name(given)}")
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, but found "
+                            f"element of type {_type_name(size[0])} at pos 0")
     dims = []
     for i, d in enumerate(size):
         n = int(d) if d.__class__ is bool else _as_int(d)
@@ -113,7 +119,7 @@ def _shape(name: str, size: tuple, kw_size) -> tuple:
     if kw_size is not None:
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
-        size = (kw_size,)
+        return _size_args(name, (kw_size,), keyword=True)
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     return _size_args(name, size)

@@ -29,6 +29,11 @@ from gradcli.engine import tensor
 _OUT = "Tensor out = None"
 _FACTORY_KW = ("*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
                "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_FACTORY_TAIL = _FACTORY_KW.removeprefix("*, ")
+# the random factories: one overload with a generator (required: it is the overload a generator picks),
+# one without
+_RANDOM_FACTORY = [f"(tuple of ints size, *, torch.Generator generator, {_FACTORY_TAIL})",
+                   f"(tuple of ints size, {_FACTORY_KW})"]
 _TO_TAIL = "bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None"
 
 _STD_VAR_FUNCTION = [
@@ -158,6 +163,20 @@ SIGNATURES = {
     "torch.ones": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.zeros": [f"(tuple of ints size, {_FACTORY_KW})"],
     "torch.full": [f"(tuple of ints size, Number fill_value, {_FACTORY_KW})"],
+    "torch.rand": _RANDOM_FACTORY,
+    "torch.randn": _RANDOM_FACTORY,
+    "torch.randint": [f"(int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_TAIL})",
+                      f"(int high, tuple of ints size, {_FACTORY_KW})",
+                      f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_TAIL})",
+                      f"(int low, int high, tuple of ints size, {_FACTORY_KW})"],
+    "torch.normal": ["(Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+                     "(Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)",
+                     "(float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+                     "(float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+                     f"{_FACTORY_TAIL})"],
+    "torch.permute": ["(Tensor input, tuple of ints dims)"],
+    "Tensor.permute": ["(tuple of ints dims)"],
+    "Tensor.size": ["(int dim = None)"],
     "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "
                      "bool requires_grad = False, bool pin_memory = False)"],
 }
@@ -245,8 +264,15 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     if ptype == "torch.device":
         return cls is str or cls is int or type_name(value) == "torch.device"
     if ptype == "tuple of ints":
+        # PyTorch's parser looks at the first element only (a bool there does not count as an int);
+        # the others are checked as the list is unpacked, once a signature has been chosen (see
+        # _unpack_error), where a bool does count
         return cls is int or ((cls is tuple or cls is list or cls is tensor.Size)
-                              and all(e.__class__ is int or e.__class__ is bool for e in value))
+                              and (not value or value[0].__class__ is int))
+    if ptype == "float":
+        return cls is float or cls is int or cls is bool
+    if ptype == "torch.Generator":
+        return type_name(value) == "torch._C.Generator"
     if ptype == "tuple of Tensors":
         return (cls is tuple or cls is list) and all(e.__class__ is tensor.Tensor for e in value)
     if ptype == "object":
@@ -257,6 +283,28 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
 _UNSIZED_LISTS = ("size", "shape", "dims")
 
 
+class _Final(str):
+    """A message given once a signature has been chosen (an int list that does not unpack): PyTorch
+    tries no other signature after it."""
+    __slots__ = ()
+
+
+def _is_sequence(value) -> bool:
+    cls = value.__class__
+    return cls is tuple or cls is list or cls is tensor.Size
+
+
+def _unpack_error(name: str, p: _Param, value) -> str | None:
+    """PyTorch's message for an int list whose later elements are not ints."""
+    if p.type != "tuple of ints" or not _is_sequence(value):
+        return None
+    for i, e in enumerate(value):
+        if e.__class__ is not int and e.__class__ is not bool:
+            return _Final(f"{name}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with error "
+                          f"\"type must be tuple of ints,but got {type_name(e)}\"")
+    return None
+
+
 def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
     """None when the arguments fit the signature, else PyTorch's message for the first misfit."""
     nargs = len(args)
@@ -264,17 +312,15 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
     if nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1 \
             and first.name in _UNSIZED_LISTS and _is_int(args[0]):
         # an int list of any length that is the only positional parameter may be given as separate
-        # ints: ones(2, 3) (not `dim`, a list PyTorch declares with a length of 1)
-        for i, v in enumerate(args):
-            if v.__class__ is not int and v.__class__ is not bool:
-                return (f"{name}(): argument '{first.name}' failed to unpack the object at pos {i + 1} with error "
-                        f"\"type must be tuple of ints,but got {type_name(v)}\"")
+        # ints: ones(2, 3) (not `dim`, a list PyTorch declares with a length of 1); the elements
+        # are checked as the list is unpacked
         args, nargs = (tuple(args),), 1
     if nargs > sig.max_positional:
-        n = sig.max_positional
-        return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {nargs} "
-                f"{'was' if nargs == 1 else 'were'} given")
-    used = 0
+        n, least = sig.max_positional, sig.min_args
+        takes = f"{n} positional argument{'' if n == 1 else 's'}" if least >= n else \
+            f"from {least} to {n} positional arguments"
+        return f"{name}() takes {takes} but {nargs} {'was' if nargs == 1 else 'were'} given"
+    used, unpacked = 0, []
     for i, p in enumerate(sig.params):
         if i < nargs and not p.keyword_only:
             value, where = args[i], f" (position {i + 1})"
@@ -290,7 +336,11 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         if value is None and p.nullable:
             continue
         if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
+            if p.type == "tuple of ints" and _is_sequence(value) and where:    # (a keyword: "not tuple")
+                return (f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
+                        f"{type_name(value[0])} at pos 0")
             return f"{name}(): argument '{p.name}'{where} must be {p.type}, not {type_name(value)}"
+        unpacked.append((p, value))
     if used < len(kwargs):          # the keywords left over, checked last (as PyTorch does)
         positional = {p.name for i, p in enumerate(sig.params) if i < nargs and not p.keyword_only}
         names = {p.name for p in sig.params}
@@ -299,6 +349,12 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                 return f"{name}() got multiple values for argument '{k}'"
             if k not in names:
                 return f"{name}() got an unexpected keyword argument '{k}'"
+    # PyTorch unpacks the lists as it passes them on to the C++ function, whose arguments the
+    # compiler evaluates from the last to the first: the last list that does not unpack is reported
+    for p, value in reversed(unpacked):
+        message = _unpack_error(name, p, value)
+        if message is not None:
+            return message
     return None
 
 
@@ -388,8 +444,9 @@ def check(key: str, args: tuple, kwargs: dict) -> str | None:
     if len(sigs) == 1:
         return _bind(name, sigs[0], args, kwargs)
     for sig in sigs:
-        if _bind(name, sig, args, kwargs) is None:
-            return None
+        message = _bind(name, sig, args, kwargs)
+        if message is None or message.__class__ is _Final:
+            return message
     n = len(args) + len(kwargs)
     shown = [s for s in sigs if not s.hidden]
     plausible = [s for s in shown if s.min_args <= n <= s.max_args]
@@ -404,7 +461,10 @@ def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
     """Which signature of `key` the arguments fit (its index) and the values by parameter name, with
     the defaults filled in; a TypeError with PyTorch's message when none fits."""
     for index, sig in enumerate(_TABLE[key]):
-        if _bind("", sig, args, kwargs) is None:
+        message = _bind("", sig, args, kwargs)
+        if message.__class__ is _Final:
+            break
+        if message is None:
             values = {}
             for i, p in enumerate(sig.params):
                 if i < len(args) and not p.keyword_only:

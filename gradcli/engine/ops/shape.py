@@ -667,6 +667,8 @@ def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
     x = a._a
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks.__class__ is not int:     # a bool too; the caller's argument_error gives PyTorch's words
+        raise TypeError(f"chunk(): expected an int for chunks, not {type(chunks).__name__}")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[wrap_dim(dim, x.ndim)]
@@ -719,6 +721,10 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
     x = a._a
     shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
     dims = () if dims is None else ((dims,) if not isinstance(dims, (tuple, list)) else tuple(dims))
+    for v in shifts + dims:
+        if v.__class__ is not int and v.__class__ is not bool:
+            # the caller's argument_error gives PyTorch's words (engine/signatures.py)
+            raise TypeError(f"roll(): expected ints for shifts and dims, not {type(v).__name__}")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
