@@ -42,9 +42,14 @@ _ARGUMENT_ERRORS = (TypeError, AttributeError, ValueError)    # what arguments t
 
 def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> BaseException:
     """The located error to raise for a failed call: arguments that do not fit a torch function
-    get PyTorch's message (stdlib.argument_error), unless an inner call already reported them."""
+    get PyTorch's message (stdlib.argument_error), unless an inner call already reported them.
+    Raised in the call's own except clause, it is either the exception caught (re-raised with its
+    traceback) or a new one in its place."""
     if exc.__class__ in _ARGUMENT_ERRORS and getattr(exc, POSITION, None) is None:
-        exc = stdlib.argument_error(exc, f, args, kwargs)
+        replaced = stdlib.argument_error(exc, f, args, kwargs)
+        if replaced is not exc:
+            replaced.__suppress_context__ = True        # as `raise ... from None`: it stands for exc
+            exc = replaced
     locate(exc, line, col)
     return exc
 
@@ -859,10 +864,7 @@ class Compiler:
                 try:
                     return f(*a, **kw)
                 except Exception as e:
-                    err = _call_error(e, f, a, kw, line, col)
-                    if err is e:
-                        raise
-                    raise err from None
+                    raise _call_error(e, f, a, kw, line, col)
             return call_numpy_kw
         if kwnames:
             def call_kw(env):
@@ -872,10 +874,7 @@ class Compiler:
                 try:
                     return f(*a, **kw)
                 except Exception as e:
-                    err = _call_error(e, f, a, kw, line, col)
-                    if err is e:
-                        raise
-                    raise err from None
+                    raise _call_error(e, f, a, kw, line, col)
             return call_kw
         if len(args) == 0:
             def call0(env):
@@ -883,10 +882,7 @@ class Compiler:
                 try:
                     return f()
                 except Exception as e:
-                    err = _call_error(e, f, (), {}, line, col)
-                    if err is e:
-                        raise
-                    raise err from None
+                    raise _call_error(e, f, (), {}, line, col)
             return call0
         if len(args) == 1:
             a0 = args[0]
@@ -897,10 +893,7 @@ class Compiler:
                 try:
                     return f(x)
                 except Exception as e:
-                    err = _call_error(e, f, (x,), {}, line, col)
-                    if err is e:
-                        raise
-                    raise err from None
+                    raise _call_error(e, f, (x,), {}, line, col)
             return call1
 
         def call(env):
@@ -909,10 +902,7 @@ class Compiler:
             try:
                 return f(*a)
             except Exception as e:
-                err = _call_error(e, f, a, {}, line, col)
-                if err is e:
-                    raise
-                raise err from None
+                raise _call_error(e, f, a, {}, line, col)
         return call
 
     def e_JoinedStr(self, node):
