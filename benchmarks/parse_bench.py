@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from gradcli.parser import parse  # noqa: E402
+from gradcli.language.parser import parse  # noqa: E402
 
 # Twenty lines in the style of the conformance programs, repeated to the wanted length.
 BLOCK = '''\
@@ -66,7 +66,7 @@ def medians(runs: int, sizes: list[int]) -> dict[int, float]:
 
 
 def first_parse_in_fresh_process(cache_home: str) -> float:
-    code = ("import time; t = time.perf_counter(); import gradcli.parser as p; p.parse('x = 1');"
+    code = ("import time; t = time.perf_counter(); import gradcli.language.parser as p; p.parse('x = 1');"
             "print(time.perf_counter() - t)")
     env = {**os.environ, "XDG_CACHE_HOME": cache_home, "PYTHONPATH": str(REPO)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -10,7 +10,7 @@ import sys
 import time
 
 from gradcli import PYTORCH_VERSION, __version__, limits
-from gradcli.terminal import COLOR_MODES, colour_wanted, paint_error
+from gradcli.display.terminal import COLOR_MODES, colour_wanted, paint_error
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
 EXIT_INTERRUPTED = 130
@@ -146,9 +146,9 @@ REPL_OPTIONS = ("seed", "display", "format", "stable-ids", "color", "max-memory"
 
 # Commands that live in modules of their own: each module has add_parser(subparsers, script_options)
 # and run(args) -> exit status, and imports what it needs only inside run().
-COMMAND_MODULES = {"graph": "gradcli.graphcmd",
-                   "grad": "gradcli.oneshot", "jacobian": "gradcli.oneshot", "hessian": "gradcli.oneshot",
-                   "explain": "gradcli.explain", "help": "gradcli.helpcmd", "completion": "gradcli.helpcmd"}
+COMMAND_MODULES = {"graph": "gradcli.commands.graph",
+                   "grad": "gradcli.commands.oneshot", "jacobian": "gradcli.commands.oneshot", "hessian": "gradcli.commands.oneshot",
+                   "explain": "gradcli.diagnostics.explain", "help": "gradcli.commands.help", "completion": "gradcli.commands.help"}
 
 
 _INVALID_CHOICE = re.compile(r"argument COMMAND: invalid choice: '(.*?)'")
@@ -248,29 +248,29 @@ def _report(err: ScriptError, why: str | None = None) -> None:
     text = err.render()
     sys.stderr.write((paint_error(text) if _Terminal.colour else text) + "\n")
     if why:
-        from gradcli.diagnose import why_line
+        from gradcli.diagnostics.why import why_line
         sys.stderr.write(why_line(why) + "\n")
     sys.stderr.flush()
 
 
 def _diagnosis(session, source: str, filename: str, started: float):
     """The session's hook for a line saying why a warning happened, and a function giving the line
-    for an error; both import gradcli.diagnose only when called, so plain runs never load it."""
+    for an error; both import gradcli.diagnostics.why only when called, so plain runs never load it."""
     def units():
-        from gradcli.diagnose import Unit
+        from gradcli.diagnostics.why import Unit
         return [Unit(source, filename)]
 
     def warning(line, col, category, message):
-        from gradcli.compiler import NON_LEAF_GRAD_WARNING
+        from gradcli.language.compiler import NON_LEAF_GRAD_WARNING
         if message != NON_LEAF_GRAD_WARNING:        # the only warning with a note
             return None
-        from gradcli.diagnose import warning_note
+        from gradcli.diagnostics.why import warning_note
         return warning_note(session, line, col, category, message, units(), time.perf_counter() - started)
 
     def error(err: ScriptError):
         if err.exit_status != EXIT_SCRIPT_ERROR:
             return None
-        from gradcli.diagnose import error_note
+        from gradcli.diagnostics.why import error_note
         return error_note(err, session, units(), time.perf_counter() - started)
     session.why = warning
     return error
@@ -288,7 +288,7 @@ def _events(fmt):
     """The event sink for --format jsonl, writing to stdout; None for text."""
     if fmt != "jsonl":
         return None
-    from gradcli.jsonl import JsonLines
+    from gradcli.diagnostics.jsonl import JsonLines
     return JsonLines(sys.stdout)
 
 
@@ -316,12 +316,12 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
         return EXIT_USAGE
     why = _diagnosis(session, source, filename, started)
     if timeout:
-        from gradcli import parser
+        from gradcli.language import parser
         parser.load()       # the grammar's tables (built afresh when the cache is cold): not the script's time
     deadline = limits.Deadline(timeout, filename).start()     # --timeout: TimedOut, status 124
     try:
         if nan_check:
-            from gradcli.nancheck import run_watched
+            from gradcli.diagnostics.nancheck import run_watched
             run_watched(session, source, filename)
         else:
             session.run_source(source, filename)
@@ -352,8 +352,8 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
 
 def _check_grads(source: str, filename: str, seed, timeout) -> int:
     """--check-grads, after the script has run: its replays get --timeout seconds of their own."""
-    from gradcli.checks import check_script
-    from gradcli.progress import Progress
+    from gradcli.diagnostics.checks import check_script
+    from gradcli.commands.progress import Progress
     try:
         with limits.Deadline(timeout, filename), Progress(f"{filename}: --check-grads: replaying in float64") as progress:
             return check_script(source, filename, seed, out=progress, progress=progress)
@@ -411,9 +411,9 @@ def run_command(args) -> int:
     module = importlib.import_module(COMMAND_MODULES[args.command])
     if args.timeout:
         # the session and the grammar's tables before the deadline starts: its timer would take the
-        # import of gradcli.compiler, or a cold cache's table build, for the script running
+        # import of gradcli.language.compiler, or a cold cache's table build, for the script running
         importlib.import_module("gradcli.session")
-        from gradcli import parser
+        from gradcli.language import parser
         parser.load()
     started = time.perf_counter()
     script = getattr(args, "script", None)

@@ -317,7 +317,7 @@ def _in_script(frame) -> bool:
     """Whether a script is being parsed or run: frames of compiler.py (the compiled closures) or
     parser.py (the parse loop) are on the stack. The timer raises only then, never while gradcli
     reports an error or tidies up after the script."""
-    files = (_source_file("gradcli.compiler"), _source_file("gradcli.parser"))
+    files = (_source_file("gradcli.language.compiler"), _source_file("gradcli.language.parser"))
     while frame is not None:
         if frame.f_code.co_filename in files:
             return True
@@ -330,7 +330,7 @@ def timed_out(e: ScriptTimeout, source: str, filename: str) -> TimedOut:
     on the stack when the signal landed knows its line and column (as the variables `line`, `col`
     it was compiled with)."""
     line = col = 0
-    compiler = _source_file("gradcli.compiler")
+    compiler = _source_file("gradcli.language.compiler")
     tb = e.__traceback__
     while tb is not None:
         frame = tb.tb_frame

@@ -9,7 +9,8 @@ import sys
 
 import numpy as np
 
-from gradcli import compiler, limits, parser, stdlib
+from gradcli.language import compiler, parser, stdlib
+from gradcli import limits
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
@@ -72,7 +73,7 @@ class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here.
 
-    With an event sink (`events`, a gradcli.jsonl.JsonLines) the session reports instead of writing:
+    With an event sink (`events`, a gradcli.diagnostics.jsonl.JsonLines) the session reports instead of writing:
     every print call, every backward() / autograd.grad() call of the script, and warnings go to the
     sink, which reads the running statement's line from `where`."""
 
@@ -99,13 +100,13 @@ class Session:
         self._supervised = slot is not None
         self.events = None
         # with provenance (`gradcli graph`), statements record which of them made each grad_fn node
-        # (gradcli.provenance); sessions without it compile plain statements and pay nothing
+        # (gradcli.language.provenance); sessions without it compile plain statements and pay nothing
         self.provenance = None
         if provenance:
-            from gradcli.provenance import Provenance
+            from gradcli.language.provenance import Provenance
             self.provenance = Provenance(self)
         # why(line, col, category, message) -> str | None: one more line for a warning, saying why it
-        # happened (set by the front ends to gradcli.diagnose, which is imported only when asked)
+        # happened (set by the front ends to gradcli.diagnostics.why, which is imported only when asked)
         self.why = None
         self.set_events(events)
         _keep_heap_memory()
@@ -126,7 +127,7 @@ class Session:
         else:
             rng.default_generator.manual_seed(seed)
         # the seed the random stream started from, drawn from the OS or given: a diagnostic replay
-        # (gradcli.diagnose) starts from it to see the same values
+        # (gradcli.diagnostics.why) starts from it to see the same values
         self.initial_seed = rng.default_generator.initial_seed()
 
     def _write(self, text: str) -> None:
@@ -165,7 +166,7 @@ class Session:
         if shown is not None:
             text += "  " + shown.strip() + "\n"
         if why:
-            text += f"  why: {why}\n"          # the prefix of gradcli.diagnose.PREFIX
+            text += f"  why: {why}\n"          # the prefix of gradcli.diagnostics.why.PREFIX
         self.err.write(text)
         self.err.flush()
 

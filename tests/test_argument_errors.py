@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import run_script
-from gradcli import access, stdlib
+from gradcli.language import access, stdlib
 
 # A name only gradcli's code has: a leading underscore, a nested function's qualified name, the package.
 INTERNAL = re.compile(r"(?<![\w'])_+[A-Za-z]\w*|<locals>|<lambda>|\bgradcli\b|\bnp\b|numpy|ndarray")

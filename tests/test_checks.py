@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradcli import checks, cli, replay
+from gradcli.diagnostics import checks, replay
+from gradcli import cli
 from gradcli.engine import autograd, functional
 from gradcli.engine.ops import arith, elementwise, reduce
 from gradcli.engine.tensor import Tensor

@@ -189,7 +189,7 @@ def test_colour_of_error_messages(tmp_path):
 
 
 def test_colour_auto_follows_the_terminal_and_no_color(monkeypatch):
-    from gradcli.terminal import colour_wanted
+    from gradcli.display.terminal import colour_wanted
 
     class Tty:
         def isatty(self):

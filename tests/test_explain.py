@@ -1,4 +1,4 @@
-"""`gradcli explain SCRIPT NAME` and the REPL's `%why` (gradcli/explain.py): the chain rule, node by node.
+"""`gradcli explain SCRIPT NAME` and the REPL's `%why` (gradcli/diagnostics/explain.py): the chain rule, node by node.
 
 The scripts are the ones with known answers in tests/diagnostics/ and the tutorial. Every gradient in
 the expected texts was checked against PyTorch 2.13: hooks on each grad_fn node of the same script
@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradcli import cli, explain
+from gradcli import cli
+from gradcli.diagnostics import explain
 from gradcli.repl.shell import Options, Shell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -444,7 +445,7 @@ def test_explain_reads_standard_input_and_keeps_its_lines():
 
 
 def test_the_command_is_listed_and_costs_nothing_to_import():
-    p = subprocess.run([sys.executable, "-c", "import sys; import gradcli.explain; print('numpy' in sys.modules)"],
+    p = subprocess.run([sys.executable, "-c", "import sys; import gradcli.diagnostics.explain; print('numpy' in sys.modules)"],
                        capture_output=True, text=True, cwd=ROOT)
     assert p.stdout == "False\n"
     p = subprocess.run([sys.executable, "-m", "gradcli", "--help"], capture_output=True, text=True, cwd=ROOT)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from gradcli import cli, limits
 from gradcli.errors import ScriptError
-from gradcli.jsonl import JsonLines
+from gradcli.diagnostics.jsonl import JsonLines
 from gradcli.repl.shell import Options, Shell
 from gradcli.session import Session
 

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcli import parser, tables
-from gradcli import syntax as S
+from gradcli.language import parser, tables
+from gradcli.language import syntax as S
 from gradcli.errors import ScriptSyntaxError
-from gradcli.lexer import Layout
-from gradcli.parser import parse
-from gradcli.treebuild import Builder
+from gradcli.language.lexer import Layout
+from gradcli.language.parser import parse
+from gradcli.language.treebuild import Builder
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO.parent / "shared" / "conformance" / "cases"
@@ -621,7 +621,7 @@ def run_python(code: str, **env):
 
 
 def test_importing_the_parser_does_not_import_lark():
-    result = run_python("import sys, gradcli.parser; print('lark' in sys.modules)")
+    result = run_python("import sys, gradcli.language.parser; print('lark' in sys.modules)")
     assert result.stdout.strip() == "False", result.stderr
 
 
@@ -636,7 +636,7 @@ def test_grammar_loads_once_per_process(monkeypatch):
 
 
 def test_parse_tables_are_cached_and_reused(tmp_path):
-    code = "import gradcli.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
+    code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
     first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert first.stdout.strip() == "x", first.stderr
     (cached,) = (tmp_path / "gradcli").iterdir()
@@ -656,7 +656,7 @@ def test_writing_new_tables_removes_stale_ones(tmp_path):
     older_layout.write_bytes(b"lark's own cache")
     (folder / "grammar-stuck.tables").mkdir()     # cannot be unlinked: skipped quietly
     (folder / "notes.txt").write_text("not a cache file")
-    code = "import gradcli.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
+    code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
     first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert first.stdout.strip() == "x", first.stderr
     current = tables.cache_path(parser.grammar_path().read_text(encoding="utf-8")).name
@@ -669,7 +669,7 @@ def test_writing_new_tables_removes_stale_ones(tmp_path):
 
 
 def test_warm_cache_parses_without_importing_lark(tmp_path):
-    code = ("import sys, gradcli.parser as p; m = p.parse('x = f\"{1 + 2}\"'); "
+    code = ("import sys, gradcli.language.parser as p; m = p.parse('x = f\"{1 + 2}\"'); "
             "print(m.body[0].targets[0].id, 'lark' in sys.modules)")
     first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert first.stdout.split() == ["x", "True"], first.stderr       # built the tables with lark
@@ -679,7 +679,7 @@ def test_warm_cache_parses_without_importing_lark(tmp_path):
 
 @pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])
 def test_damaged_cache_is_rebuilt(tmp_path, damage):
-    code = "import gradcli.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
+    code = "import gradcli.language.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
     assert run_python(code, XDG_CACHE_HOME=str(tmp_path)).stdout.strip() == "y"
     (cached,) = (tmp_path / "gradcli").iterdir()
     good = cached.read_bytes()
@@ -715,7 +715,7 @@ def test_tables_from_the_cache_equal_freshly_built_ones(tmp_path, monkeypatch):
 def test_unwritable_cache_dir_still_parses(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    result = run_python("import gradcli.parser as p; print(len(p.parse('x = 1').body))", XDG_CACHE_HOME=str(blocker))
+    result = run_python("import gradcli.language.parser as p; print(len(p.parse('x = 1').body))", XDG_CACHE_HOME=str(blocker))
     assert result.stdout.strip() == "1", result.stderr
 
 

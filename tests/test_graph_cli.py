@@ -308,10 +308,10 @@ def test_script_from_stdin_and_the_console_script(tmp_path):
 
 
 def test_run_never_loads_the_graph_module(tmp_path):
-    """Provenance costs `gradcli run` nothing: not even the import of gradcli.graphview."""
+    """Provenance costs `gradcli run` nothing: not even the import of gradcli.diagnostics.graphview."""
     path = script(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n")
     code = ("import sys\nfrom gradcli import cli\nstatus = cli.main(['run', sys.argv[1]])\n"
-            "print(status, 'gradcli.graphview' in sys.modules)\n")
+            "print(status, 'gradcli.diagnostics.graphview' in sys.modules)\n")
     p = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert p.stdout == "0 False\n"

@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from gradcli import graphview
+from gradcli.diagnostics import graphview
 from gradcli.engine import dtypes, factories as torch
 from gradcli.session import Session
 

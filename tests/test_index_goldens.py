@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_script
-from gradcli import stdlib
+from gradcli.language import stdlib
 
 HERE = Path(__file__).resolve().parent / "indexing"
 sys.path.insert(0, str(HERE))

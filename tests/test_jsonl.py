@@ -17,7 +17,7 @@ from conftest import ROOT, normalize, run_script
 from test_conformance import _cases
 
 from gradcli import cli
-from gradcli.jsonl import JsonLines
+from gradcli.diagnostics.jsonl import JsonLines
 from gradcli.repl.shell import Options, Shell
 from gradcli.session import Session
 

@@ -13,7 +13,7 @@ from gradcli.engine.factories import tensor
 from gradcli.engine.functional import grad
 from gradcli.engine.ops import arith, nn, reduce
 from gradcli.engine.tensor import Tensor
-from gradcli.stdlib import TORCH
+from gradcli.language.stdlib import TORCH
 from test_gradcheck import _leaf, any_, first_derivative, gradcheck, pos, recorded_names
 
 F = TORCH.members["nn"].members["functional"].members

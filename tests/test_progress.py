@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from gradcli import progress as progress_module
-from gradcli.progress import Progress
+from gradcli.commands import progress as progress_module
+from gradcli.commands.progress import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +58,7 @@ def test_long_work_on_a_terminal_shows_a_line_then_erases_it(monkeypatch):
 
 
 # A child gradcli whose line appears after 0.05 s instead of a second, so a short script shows it.
-CHILD = ("import sys\nfrom gradcli import cli, progress\nprogress.DELAY = 0.05\nprogress.INTERVAL = 0.02\n"
+CHILD = ("import sys\nfrom gradcli import cli\nfrom gradcli.commands import progress\nprogress.DELAY = 0.05\nprogress.INTERVAL = 0.02\n"
          "sys.exit(cli.main(sys.argv[1:]))\n")
 
 

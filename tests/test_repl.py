@@ -259,7 +259,7 @@ def test_question_mark_and_help_describe_without_running():
 
 
 def test_help_covers_every_name_scripts_reach():
-    from gradcli import access, helptext, stdlib
+    from gradcli.language import access, helptext, stdlib
     builtins = stdlib.make_builtins(lambda text: None)
     generic = helptext.what("no_such_name")
     missing = []
@@ -682,7 +682,7 @@ def test_indent_after(line, indent):
 
 
 def test_attribute_names_are_exactly_what_scripts_can_read():
-    from gradcli import access
+    from gradcli.language import access
     from gradcli.engine import rng
     import numpy as np
 
@@ -705,7 +705,7 @@ def test_stable_ids_option():
 def test_help_on_everything_reachable_shows_no_internals():
     """help() on every torch member, tensor attribute and builtin: a signature line and a paragraph,
     never an address, a gradcli path or an engine-internal parameter."""
-    from gradcli import access, stdlib
+    from gradcli.language import access, stdlib
     names = ["torch", "math"] + [f"torch.{n}" for n in stdlib.TORCH.members]
     names += [f"torch.nn.functional.{n}" for n in stdlib.TORCH.members["nn"].members["functional"].members]
     names += [f"x.{n}" for n in sorted(access.TENSOR_ATTRS) if n not in ("grad", "grad_fn")]

@@ -81,7 +81,7 @@ def test_only_the_repl_imports_prompt_toolkit(tmp_path):
 def test_one_colour_policy_for_run_and_the_repl(monkeypatch):
     """FORCE_COLOR colours off a terminal, NO_COLOR wins over it (but not over --color always),
     TERM=dumb turns colour off; `gradcli -c` and `gradcli repl` follow the same rule."""
-    from gradcli.terminal import colour_wanted
+    from gradcli.display.terminal import colour_wanted
 
     class Tty:
         def isatty(self):

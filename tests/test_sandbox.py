@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from gradcli import access, cli, stdlib
-from gradcli.lexer import DUNDER_ATTRIBUTES
+from gradcli.language import access, stdlib
+from gradcli import cli
+from gradcli.language.lexer import DUNDER_ATTRIBUTES
 from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 

@@ -13,8 +13,8 @@ import io
 import pytest
 
 from conftest import run_script
-from gradcli import scopes, syntax
-from gradcli.parser import parse
+from gradcli.language import scopes, syntax
+from gradcli.language.parser import parse
 
 SNIPPETS = {
     "closure reads the enclosing local, not the global": """

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import error_line, run_script
-from gradcli import access, stdlib, torchapi
+from gradcli.language import access, stdlib, torchapi
 from gradcli.engine import addresses
 from gradcli.engine.tensor import Tensor
 from gradcli.session import Session
@@ -163,7 +163,7 @@ def test_the_data_is_of_the_pytorch_gradcli_mirrors():
 def test_start_up_does_not_read_the_data():
     import subprocess
     import sys
-    code = ("import gradcli.torchapi as t, gradcli.cli as c, io, contextlib\n"
+    code = ("import gradcli.language.torchapi as t, gradcli.cli as c, io, contextlib\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    c.main(['-c', 'import torch\\nx = torch.ones(2, requires_grad=True)\\n(x * 2).sum().backward()\\nprint(x.grad)'])\n"
             "print(t._table is None)")

@@ -1,4 +1,4 @@
-"""The parse-table cache (gradcli/tables.py) against whoever can write where it is kept: nothing in
+"""The parse-table cache (gradcli/language/tables.py) against whoever can write where it is kept: nothing in
 the folder runs code, is followed, blocks or crashes the parser; anything suspect is rebuilt."""
 
 import os
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gradcli import parser, tables
-from gradcli.treebuild import Builder
+from gradcli.language import parser, tables
+from gradcli.language.treebuild import Builder
 
 REPO = Path(__file__).resolve().parent.parent
 GRAMMAR = parser.grammar_path().read_text(encoding="utf-8")
@@ -67,7 +67,7 @@ def test_a_pickle_that_would_run_code_is_never_loaded(cache, tmp_path):
             return (open, (str(marker), "w"))
     cache.path.write_bytes(pickle.dumps(Payload()))
     # a fresh process, as the next user of gradcli would run it
-    code = "import gradcli.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
+    code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO,
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     assert result.stdout.strip() == "x", result.stderr

@@ -224,7 +224,7 @@ def _index(path) -> str:
 
 
 def _typed(v):
-    """A value as gradcli's jsonl writes it (gradcli/jsonl.py: value)."""
+    """A value as gradcli's jsonl writes it (gradcli/diagnostics/jsonl.py: value)."""
     import numpy as np
     import torch
     if v is None or type(v) in (bool, int, str):

@@ -3,8 +3,8 @@
 gradcli exposes, called on 0-d, empty and broadcasting inputs of several dtypes, forward and backward,
 in gradcli and in PyTorch 2.13; a table of where value, dtype, shape, gradient or error differ.
 
-Names are discovered from gradcli's own namespaces (gradcli.stdlib.TORCH and the Tensor attributes a
-script may read, gradcli.access.TENSOR_ATTRS). How to call each one is discovered from PyTorch: the
+Names are discovered from gradcli's own namespaces (gradcli.language.stdlib.TORCH and the Tensor attributes a
+script may read, gradcli.language.access.TENSOR_ATTRS). How to call each one is discovered from PyTorch: the
 first of a few argument patterns (``(x)``, ``(x, y)``, ``(x, 0)``, ...) that PyTorch accepts on a plain
 2x3 float tensor. Each probe is then a small script: build the inputs, call, print the result (its
 values, dtype and shape show in the printed tensor), and for floating inputs that require grad, call
@@ -68,7 +68,7 @@ HEADER = "import torch\nimport torch.nn.functional as F\n"
 
 def exposed() -> list[str]:
     """Every callable a script reaches: 'torch.NAME', 'F.NAME', 'torch.linalg.NAME' and 'Tensor.NAME'."""
-    from gradcli import access, stdlib
+    from gradcli.language import access, stdlib
     from gradcli.engine.tensor import Tensor
 
     out = []

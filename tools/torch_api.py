@@ -6,7 +6,7 @@ Run with a Python that has PyTorch 2.13 (the oracle); gradcli never needs PyTorc
     /path/to/oracle/bin/python tools/torch_api.py            # rewrite the data file
     /path/to/oracle/bin/python tools/torch_api.py --check    # exit 1 if the stored file differs
 
-gradcli reads the file (gradcli/torchapi.py) only when a script reaches a name gradcli lacks, to
+gradcli reads the file (gradcli/language/torchapi.py) only when a script reaches a name gradcli lacks, to
 tell a name PyTorch has (NotImplementedError) from one it does not (PyTorch's AttributeError), and
 when a script prints a function, class or module, to print it as PyTorch does.
 

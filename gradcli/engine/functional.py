@@ -17,7 +17,7 @@ from gradcli.engine.tensor import Size, Tensor
 # --------------------------------------------------------------------------------- backward and grad
 
 # What watches the script's backward() and autograd.grad() calls (a session's event sink, see
-# gradcli.jsonl), or None. The calls this module makes itself (jacobian, vjp, gradcheck...) are not
+# gradcli.diagnostics.jsonl), or None. The calls this module makes itself (jacobian, vjp, gradcheck...) are not
 # the script's: a caller in this module is not reported.
 observer = None
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import re
 
-from gradcli import access, stdlib
-from gradcli.compiler import ScriptFunction
-from gradcli.stdlib import Builtin
+from gradcli.language import access, stdlib
+from gradcli.language.compiler import ScriptFunction
+from gradcli.language.stdlib import Builtin
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.repl import magics, scan
-from gradcli.stdlib import ScriptModule
+from gradcli.language.stdlib import ScriptModule
 
 # The language's keywords (the parser refuses Python's other ones).
 KEYWORDS = ("False", "None", "True", "and", "as", "assert", "break", "continue", "def", "del", "elif",

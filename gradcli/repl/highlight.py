@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from gradcli import stdlib
-from gradcli.lexer import REFUSED_KEYWORDS
+from gradcli.language import stdlib
+from gradcli.language.lexer import REFUSED_KEYWORDS
 from gradcli.repl.completion import KEYWORDS
 
 _STRING_PREFIX = r"(?:[rR][bBfF]?|[bBfF][rR]?|[uU])?"

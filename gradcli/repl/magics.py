@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from gradcli import graphview
+from gradcli.diagnostics import graphview
 from gradcli.engine.tensor import Tensor
 
 
@@ -108,8 +108,8 @@ def _dtype(t) -> str:
 
 
 def _kind(value) -> str:
-    from gradcli.compiler import ScriptFunction
-    from gradcli.stdlib import ScriptModule
+    from gradcli.language.compiler import ScriptFunction
+    from gradcli.language.stdlib import ScriptModule
     if value.__class__ is ScriptFunction:
         return "function"
     if value.__class__ is ScriptModule:
@@ -157,14 +157,14 @@ def _graph(shell, arg):
 @magic("%why NAME[.grad]", "show how backward computed NAME's gradient: the chain rule, node by node", "tensor")
 def _why(shell, arg):
     # The session's backward already ran and kept nothing, so its inputs are replayed in a scratch
-    # session with the chain recorder (gradcli.explain); nothing is recorded while they first run.
-    from gradcli import diagnose, explain
+    # session with the chain recorder (gradcli.diagnostics.explain); nothing is recorded while they first run.
+    from gradcli.diagnostics import why, explain
     if not arg:
         raise MagicError("give a tensor, e.g. %why x.grad")
     name = explain._target_name(arg)
     if name is None:
         raise MagicError(f"give the name of a tensor (x or x.grad), not '{arg}'")
-    text, problem, error = explain.explain_units(diagnose.repl_units(shell.accepted), shell.session.initial_seed,
+    text, problem, error = explain.explain_units(why.repl_units(shell.accepted), shell.session.initial_seed,
                                                  name, live=shell.session.globals.get(name))
     if error is not None:
         raise MagicError(f"replaying this session's inputs failed: {error.headline()}")

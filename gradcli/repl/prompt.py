@@ -27,7 +27,7 @@ from gradcli.repl.completion import make_completer
 from gradcli.repl.history import open_history
 from gradcli.repl.keys import key_bindings
 from gradcli.repl.shell import Shell
-from gradcli.terminal import dumb_terminal
+from gradcli.display.terminal import dumb_terminal
 
 PROMPT = ">>> "
 CONTINUATION = "... "

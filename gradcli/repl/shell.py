@@ -24,23 +24,23 @@ from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
 from gradcli.repl import magics, scan, toolbar
 from gradcli.repl.interrupt import Guard
 from gradcli.session import Session
-from gradcli.stdlib import ScriptModule
-from gradcli.terminal import RED, RESET, colour_wanted, paint_error
+from gradcli.language.stdlib import ScriptModule
+from gradcli.display.terminal import RED, RESET, colour_wanted, paint_error
 
 FORMATS = ("text", "jsonl")
 
 
 def access_tensor_attrs():
-    from gradcli.access import TENSOR_ATTRS
+    from gradcli.language.access import TENSOR_ATTRS
     return TENSOR_ATTRS
 _LEAVE = ("exit", "quit", "exit()", "quit()")
 
 
 def _warning_why(session):
     """The session's hook for a line saying why a warning happened: the session records provenance,
-    so gradcli.diagnose answers from it without a replay."""
+    so gradcli.diagnostics.why answers from it without a replay."""
     def why(line, col, category, message):
-        from gradcli.diagnose import warning_note
+        from gradcli.diagnostics.why import warning_note
         return warning_note(session, line, col, category, message, None, 0.0)
     return why
 
@@ -54,7 +54,7 @@ class Options:
     seed: int | None = None
     display: str | None = None
     colour: bool | None = None      # None: colour unless NO_COLOR is set or stdout is not a terminal
-    format: str = "text"            # "jsonl": what inputs print, show and raise as JSON lines (gradcli.jsonl)
+    format: str = "text"            # "jsonl": what inputs print, show and raise as JSON lines (gradcli.diagnostics.jsonl)
     stable_ids: bool = False        # numbered addresses in `<AddBackward0 object at 0x...>` (gradcli.engine.addresses)
 
 
@@ -165,7 +165,7 @@ class Shell:
 
     def show_help(self, text: str) -> None:
         """`NAME?`: the help for a name or a plain attribute chain, found without running code."""
-        from gradcli import helptext
+        from gradcli.language import helptext
         from gradcli.repl.completion import TENSOR, Tensor, _Method, _resolve_chain
         session = self.session
         head, dot, attr = text.rpartition(".")
@@ -235,7 +235,7 @@ class Shell:
 
     def report(self, error: ScriptError, unit=None, elapsed: float = 0.0) -> None:
         """Show a script error; with `unit` (the input that failed: source, filename) also a line
-        saying why, when gradcli.diagnose can tell by replaying the session's inputs."""
+        saying why, when gradcli.diagnostics.why can tell by replaying the session's inputs."""
         why = self._why(error, unit, elapsed) if unit is not None else None
         if self.events is not None:
             if why:
@@ -246,16 +246,16 @@ class Shell:
         text = error.render()
         self.err.write((paint_error(text) if self.error_colour else text) + "\n")
         if why:
-            from gradcli.diagnose import why_line
+            from gradcli.diagnostics.why import why_line
             self.err.write(why_line(why) + "\n")
         self.err.flush()
 
     def _why(self, error: ScriptError, unit, elapsed: float):
         if error.exit_status != EXIT_SCRIPT_ERROR:
             return None
-        from gradcli import diagnose
-        units = diagnose.repl_units(self.accepted) + [diagnose.Unit(*unit, lines=False)]
-        return diagnose.error_note(error, self.session, units, elapsed)
+        from gradcli.diagnostics import why
+        units = why.repl_units(self.accepted) + [why.Unit(*unit, lines=False)]
+        return why.error_note(error, self.session, units, elapsed)
 
     def interrupted(self) -> None:
         try:
@@ -300,11 +300,11 @@ class Shell:
         return "jsonl" if self.events is not None else "text"
 
     def set_format(self, fmt: str) -> str | None:
-        """Switch between text and JSON Lines output (gradcli.jsonl); returns a problem to report, or None."""
+        """Switch between text and JSON Lines output (gradcli.diagnostics.jsonl); returns a problem to report, or None."""
         if fmt not in FORMATS:
             return f"unknown format {fmt!r}; choose {' or '.join(FORMATS)}"
         if fmt == "jsonl" and self.events is None:
-            from gradcli.jsonl import JsonLines
+            from gradcli.diagnostics.jsonl import JsonLines
             self.events = JsonLines(self.out)
         elif fmt == "text":
             self.events = None

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from gradcli.errors import ScriptSyntaxError
-from gradcli.lexer import Layout, Scanner
-from gradcli.syntax import Module
-from gradcli.syntaxerrors import error_at
-from gradcli.treebuild import Builder
+from gradcli.language.lexer import Layout, Scanner
+from gradcli.language.syntax import Module
+from gradcli.language.syntaxerrors import error_at
+from gradcli.language.treebuild import Builder
 
 
 def parse(source: str, filename: str = "<script>") -> Module:
@@ -71,7 +71,7 @@ def _parse_fragment(text: str, line: int, col: int):
 
 def grammar_path() -> Path:
     """The wheel carries the grammar inside the package; a source checkout keeps it at the top."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]      # the gradcli package
     for candidate in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
         if candidate.is_file():
             return candidate
@@ -80,8 +80,8 @@ def grammar_path() -> Path:
 
 def _load_tables() -> dict:
     """The grammar's parse tables: cached once per grammar text, so a run with a warm cache
-    never imports lark (gradcli.tables)."""
-    from gradcli import tables
+    never imports lark (gradcli.language.tables)."""
+    from gradcli.language import tables
     return tables.load(grammar_path().read_text(encoding="utf-8"), Builder)
 
 
@@ -89,7 +89,7 @@ class _Frontend:
     """The pieces of one loaded grammar: scanner, layout pass and LALR driver."""
 
     def __init__(self, tables: dict):
-        from gradcli.tables import callbacks
+        from gradcli.language.tables import callbacks
         self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
         self.driver = _Driver(tables, callbacks(tables["rules"], Builder(_parse_fragment)))

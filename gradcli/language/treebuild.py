@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gradcli.strings import string_literal
-from gradcli.syntax import (
+from gradcli.language.strings import string_literal
+from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Constant, Continue,
     Delete, ExprStmt, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
-from gradcli.syntaxerrors import error_at, refused
+from gradcli.language.syntaxerrors import error_at, refused
 
 ALLOWED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
                    "torch.autograd.functional", "torch.linalg", "math")

@@ -14,7 +14,7 @@ the only scopes besides the module.
 
 from __future__ import annotations
 
-from gradcli import syntax
+from gradcli.language import syntax
 
 
 class Cell:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gradcli.errors import ScriptSyntaxError
-from gradcli.syntaxerrors import error, error_at, refused
+from gradcli.language.syntaxerrors import error, error_at, refused
 
 MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPython's tokenizer allows
 MAX_INDENT_LEVELS = 100     # CPython's limit too
@@ -30,7 +30,7 @@ REFUSED_TOKENS = {
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
-# Attributes with underscores that scripts may read (`torch.__version__`); gradcli.access says where.
+# Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
 DUNDER_ATTRIBUTES = frozenset({"__version__"})
 COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are"}
 
@@ -60,7 +60,7 @@ class Scanner:
     """
 
     def __init__(self, spec: dict):
-        """`spec` is the scanner part of the grammar's tables (gradcli.tables)."""
+        """`spec` is the scanner part of the grammar's tables (gradcli.language.tables)."""
         self.keywords = spec["keywords"]        # "if" -> "IF"
         self.punctuation = spec["punctuation"]  # "**=" -> "__ANON_7"
         self.names = spec["names"]              # the text of every literal terminal -> its name
@@ -72,7 +72,7 @@ class Scanner:
         keywords, punctuation, ignore = self.keywords, self.punctuation, self.ignore
         line_start = 1 - col            # col == pos - line_start + 1 on the first line too
         last_end = 0
-        # Each match is the blanks before a token, then the token (gradcli.tables): the token's
+        # Each match is the blanks before a token, then the token (gradcli.language.tables): the token's
         # text is its group's, and it ends where the match does.
         for m in self.regex.finditer(text):
             kind = m.lastgroup

@@ -1,4 +1,4 @@
-"""Errors that say why (gradcli/diagnose.py): PyTorch's message first, unchanged, then one `why:` line.
+"""Errors that say why (gradcli/diagnostics/why.py): PyTorch's message first, unchanged, then one `why:` line.
 
 Each variant below breaks one of the scripts with known answers (tests/diagnostics/*.grad and the
 tutorial) in one of the five ways the notes cover. The headline of every variant was checked against
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gradcli import cli, diagnose
+from gradcli import cli
+from gradcli.diagnostics import why
 from gradcli.repl.shell import Options, Shell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,14 +217,14 @@ def test_the_scripts_themselves_run_clean(capsys):
 def test_plain_runs_never_load_the_diagnosis():
     code = ("import sys; from gradcli import cli; cli.main(['run', 'examples/tutorial.grad']); "
             "cli.main(['run', 'tests/diagnostics/mlp.grad']); "
-            "sys.stderr.write(str('gradcli.diagnose' in sys.modules))")
+            "sys.stderr.write(str('gradcli.diagnostics.why' in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert p.stderr == "False"
 
 
 def test_errors_without_a_note_do_not_replay(monkeypatch, capsys, tmp_path):
     calls = []
-    monkeypatch.setattr(diagnose, "replay", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(why, "replay", lambda *a, **k: calls.append(a))
     script = tmp_path / "s.grad"
     script.write_text("import torch\nx = torch.ones(2) + torch.ones(3)\n")
     status, out, err = run_cli(capsys, "run", str(script))
@@ -234,7 +235,7 @@ def test_errors_without_a_note_do_not_replay(monkeypatch, capsys, tmp_path):
 
 
 def test_a_long_first_run_gets_no_replay(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(diagnose, "REPLAY_AFTER", 0.0)
+    monkeypatch.setattr(why, "REPLAY_AFTER", 0.0)
     script = tmp_path / "s.grad"
     script.write_text(variant_text("polynomial_freed"))
     status, out, err = run_cli(capsys, "run", str(script))
@@ -244,8 +245,8 @@ def test_a_long_first_run_gets_no_replay(monkeypatch, capsys, tmp_path):
 def test_a_replay_that_runs_out_of_time_is_abandoned(monkeypatch, capsys, tmp_path):
     script = tmp_path / "s.grad"
     script.write_text(variant_text("polynomial_freed"))
-    monkeypatch.setattr(diagnose, "REPLAY_BUDGET", 0.2)
-    monkeypatch.setattr(diagnose.Recorder, "statement", _slow_statement)     # each replayed statement: 50 ms
+    monkeypatch.setattr(why, "REPLAY_BUDGET", 0.2)
+    monkeypatch.setattr(why.Recorder, "statement", _slow_statement)     # each replayed statement: 50 ms
     started = time.perf_counter()
     status, out, err = run_cli(capsys, "run", str(script))
     assert status == 1 and "why:" not in err and time.perf_counter() - started < 2
@@ -254,14 +255,14 @@ def test_a_replay_that_runs_out_of_time_is_abandoned(monkeypatch, capsys, tmp_pa
 def _slow_statement(self, site):
     time.sleep(0.05)
     if time.perf_counter() > self._deadline:
-        raise diagnose._Stop("out of time")
+        raise why._Stop("out of time")
 
 
 def test_a_failing_diagnosis_only_drops_the_note(monkeypatch, capsys, tmp_path):
     def broken(*args):
         raise IndexError("a bug in the diagnosis")
-    monkeypatch.setattr(diagnose, "_freed", broken)
-    monkeypatch.setattr(diagnose, "_non_leaf_note", broken)
+    monkeypatch.setattr(why, "_freed", broken)
+    monkeypatch.setattr(why, "_non_leaf_note", broken)
     script = tmp_path / "s.grad"
     script.write_text(variant_text("polynomial_freed") + "print(p.grad)\n")
     status, out, err = run_cli(capsys, "run", str(script))
@@ -306,13 +307,13 @@ def test_jsonl_error_and_warning_events_carry_the_note(tmp_path, capsys):
 
 
 def test_with_retain_adds_the_argument_to_the_call():
-    assert diagnose._with_retain("out.backward()", "backward") == "out.backward(retain_graph=True)"
-    assert diagnose._with_retain("y.backward(g[0])", "backward") == "y.backward(g[0], retain_graph=True)"
-    assert (diagnose._with_retain("g, = torch.autograd.grad(f(a, b), [x])", "grad")
+    assert why._with_retain("out.backward()", "backward") == "out.backward(retain_graph=True)"
+    assert why._with_retain("y.backward(g[0])", "backward") == "y.backward(g[0], retain_graph=True)"
+    assert (why._with_retain("g, = torch.autograd.grad(f(a, b), [x])", "grad")
             == "g, = torch.autograd.grad(f(a, b), [x], retain_graph=True)")
-    assert diagnose._with_retain("y.backward(retain_graph=False)", "backward") == "y.backward(retain_graph=True)"
-    assert diagnose._with_retain("loss.sum()", "backward") is None
-    assert diagnose._with_retain("h = hessian(f, x)", None) is None
+    assert why._with_retain("y.backward(retain_graph=False)", "backward") == "y.backward(retain_graph=True)"
+    assert why._with_retain("loss.sum()", "backward") is None
+    assert why._with_retain("h = hessian(f, x)", None) is None
 
 
 # --------------------------------------------------------------------------------------------- the REPL
@@ -347,7 +348,7 @@ def test_repl_errors_say_why_by_replaying_the_session():
 
 
 def test_repl_warning_answers_from_the_session_provenance(monkeypatch):
-    monkeypatch.setattr(diagnose, "replay", None)           # no replay is needed: calling it would fail
+    monkeypatch.setattr(why, "replay", None)           # no replay is needed: calling it would fail
     shell = new_shell()
     for line in ("import torch", "x = torch.ones(2, requires_grad=True)", "y = x + 2", "(y * y).sum().backward()",
                  "y.grad"):

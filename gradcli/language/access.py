@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 
-from gradcli import limits, torchapi
+from gradcli import limits
+from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
-from gradcli.stdlib import Builtin, ScriptModule
+from gradcli.language.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -86,7 +87,7 @@ def _type_name(obj) -> str:
 
 def get_attr(obj, name: str):
     """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
-    CPython's own (gradcli.stdlib.Builtin)."""
+    CPython's own (gradcli.language.stdlib.Builtin)."""
     if obj.__class__ is ScriptModule:
         if name in obj.members:
             return obj.members[name]

@@ -2,7 +2,7 @@
 
 Recorded only by a session created with `provenance=True` (`gradcli graph`, the REPL): the compiler
 then wraps each statement with `Provenance.block`. Sessions without it compile plain statements and
-pay nothing. The views in gradcli/graphview.py read it.
+pay nothing. The views in gradcli/diagnostics/graphview.py read it.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 
-from gradcli import syntax
-from gradcli.scopes import Cell
+from gradcli.language import syntax
+from gradcli.language.scopes import Cell
 from gradcli.engine import autograd
 from gradcli.engine.tensor import Tensor
 
@@ -128,7 +128,7 @@ class Provenance:
     def _bind(self, env, names, site, top_level) -> None:
         for name in names:
             value = env.get(name)
-            if value.__class__ is Cell:          # a variable a nested function reads (gradcli.scopes)
+            if value.__class__ is Cell:          # a variable a nested function reads (gradcli.language.scopes)
                 value = value.value
             if value.__class__ is not Tensor:
                 continue

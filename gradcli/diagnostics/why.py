@@ -20,7 +20,7 @@ seconds, and any failure of the diagnosis itself only drops the note. The replay
 process-wide engine state (grad mode, random stream, print options, addresses) as it found it, so
 the REPL, and a script that warned, go on unchanged.
 
-`gradcli explain` and `%why` (gradcli/explain.py) replay with the same machinery. docs/diagnostics.md
+`gradcli explain` and `%why` (gradcli/diagnostics/explain.py) replay with the same machinery. docs/diagnostics.md
 describes each note.
 """
 
@@ -36,15 +36,15 @@ import weakref
 
 import numpy as np
 
-from gradcli import compiler
-from gradcli import provenance as provenance_module
+from gradcli.language import compiler
+from gradcli.language import provenance as provenance_module
 from gradcli import session as session_module
 from gradcli.display import PrintOptions
 from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.autograd import AccumulateGrad
 from gradcli.engine.tensor import Tensor, print_options
 from gradcli.errors import ScriptError
-from gradcli.provenance import _ByIdentity
+from gradcli.language.provenance import _ByIdentity
 from gradcli.session import Session
 
 PREFIX = "  why: "          # how a note is shown after an error's text or a warning's source line
@@ -522,7 +522,7 @@ class Recorder:
     tensors stop requiring grad: the statements run with grad mode off (with the blocks around them),
     and the tensors made by .detach() or .data and the statements that made them. Subclasses watch
     more through five hooks: call_opened, node_ran, call_done, op_seen and statement; a `watcher`
-    (gradcli.explain) receives the first three without subclassing."""
+    (gradcli.diagnostics.explain) receives the first three without subclassing."""
 
     def __init__(self, grad_sources: bool = False, watcher=None):
         self.watcher = watcher           # an object with the hooks below, each given this recorder first

@@ -352,7 +352,7 @@ def _forwarded(function) -> str | None:
 # --------------------------------------------------------------------------------------- lookup
 def _qualified_names() -> dict:
     """id(object) -> its public name (`torch.ones`, `torch.nn.functional.relu`), first name wins."""
-    from gradcli import stdlib
+    from gradcli.language import stdlib
     names: dict = {}
 
     def walk(module, prefix):
@@ -372,8 +372,8 @@ def _qualified_names() -> dict:
 
 def text_for(obj, builtins: dict | None = None) -> str:
     """The help shown for `obj`: a signature line and a paragraph, indented."""
-    from gradcli import stdlib
-    from gradcli.compiler import ScriptFunction
+    from gradcli.language import stdlib
+    from gradcli.language.compiler import ScriptFunction
     from gradcli.engine.tensor import Tensor
     if builtins:
         for name, value in builtins.items():

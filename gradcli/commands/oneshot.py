@@ -132,7 +132,7 @@ def _parse_wrt(option, inputs: dict) -> list | None:
 def _namespace() -> dict:
     """What EXPR and the values can name besides the inputs: torch's functions as bare names, and
     the modules torch, F (torch.nn.functional) and math."""
-    from gradcli import stdlib
+    from gradcli.language import stdlib
     names = dict(stdlib.TORCH.members)
     names.update(torch=stdlib.TORCH, F=stdlib.module("torch.nn.functional"), math=stdlib.MATH)
     return names
@@ -140,7 +140,7 @@ def _namespace() -> dict:
 
 def _one_expression(text: str, filename: str) -> None:
     """Raise ScriptSyntaxError unless `text` parses as exactly one expression."""
-    from gradcli import parser, syntax
+    from gradcli.language import parser, syntax
     body = parser.parse(text, filename).body
     if len(body) == 1 and isinstance(body[0], syntax.ExprStmt):
         return
@@ -351,14 +351,14 @@ def _hint(err: ScriptError) -> str | None:
 
 def run(args) -> int:
     """Evaluate the inputs, then EXPR, differentiate it and print the results (text or jsonl)."""
-    from gradcli.progress import Progress
+    from gradcli.commands.progress import Progress
     from gradcli.session import Session
 
     command = args.command
     started = time.perf_counter()
     events = None
     if args.format == "jsonl":
-        from gradcli.jsonl import JsonLines
+        from gradcli.diagnostics.jsonl import JsonLines
         events = JsonLines(sys.stdout)
     try:
         texts = _parse_inputs(args.inputs)

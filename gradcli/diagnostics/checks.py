@@ -2,7 +2,7 @@
 finite differences in float64, reporting the worst element and the node where the gradients part.
 
 The engine keeps no forward functions, so numeric derivatives come from replaying the script
-(gradcli/replay.py: silent float64 runs on the same seed), in up to three replays:
+(gradcli/diagnostics/replay.py: silent float64 runs on the same seed), in up to three replays:
   1. plan: each call's differentiated tensors (the leaves that received a gradient, or
      autograd.grad's inputs), their analytic gradients, and the moment to perturb each one: a
      non-leaf as it is made, a leaf just before the first op of the call's graph that reads it, so
@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from gradcli import replay
-from gradcli.replay import Along, direction
+from gradcli.diagnostics import replay
+from gradcli.diagnostics.replay import Along, direction
 
 # PyTorch's gradcheck defaults: |analytic - numeric| <= ATOL + RTOL * |numeric|, element by element.
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
@@ -264,7 +264,7 @@ class _Report:
 def check_script(source: str, filename: str, seed: int, out=None, progress=None) -> int:
     """Check every backward() / autograd.grad() call of a script that has just run with random seed
     `seed`. Writes one block per call to `out` (stderr by default) and returns 0, or
-    EXIT_GRADS_MISMATCH when a check failed. `progress` (a gradcli.progress.Progress) is told each step."""
+    EXIT_GRADS_MISMATCH when a check failed. `progress` (a gradcli.commands.progress.Progress) is told each step."""
     step = progress.step if progress is not None else lambda text: None
     out = out if out is not None else sys.stderr
     sys.stdout.flush()

@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 VERSION = "2.13.0+cpu"          # the PyTorch gradcli mirrors: torch.__version__
-_DATA = Path(__file__).resolve().parent / "data" / "torch_api.z"
+_DATA = Path(__file__).resolve().parents[1] / "data" / "torch_api.z"
 _table: dict | None = None       # namespace -> {name: repr template}
 
 

@@ -43,7 +43,7 @@ def run(args) -> int:
 
 def docs_folder() -> Path | None:
     """The wheel carries the docs (and the README) inside the package; a checkout keeps them at the top."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]      # the gradcli package
     for folder, readme in ((package / "docs", package / "docs" / "README.md"),
                            (package.parent / "docs", package.parent / "README.md")):
         if folder.is_dir() and readme.is_file():

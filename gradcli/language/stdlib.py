@@ -6,7 +6,8 @@ import builtins
 import functools
 import math as _math
 
-from gradcli import limits, torchapi
+from gradcli import limits
+from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
 from gradcli.engine.tensor import Size, Tensor, print_options
@@ -33,7 +34,7 @@ class Builtin(functools.partial):
     """A function or class of a module, or a builtin, as scripts see it. A call goes straight to the
     function (a partial adds no Python frame), and it prints as PyTorch or CPython prints its own:
     `<built-in method ones of type object at 0x...>`, `<class 'torch.Size'>`, `<function relu at
-    0x...>` (gradcli.torchapi), never gradcli's function or its heap address."""
+    0x...>` (gradcli.language.torchapi), never gradcli's function or its heap address."""
 
     __slots__ = ("namespace", "name", "owner")
 
@@ -449,7 +450,7 @@ def _raised_by_binding(exc: BaseException) -> bool:
         return True
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return tb.tb_frame.f_globals.get("__name__") != "gradcli.compiler"
+    return tb.tb_frame.f_globals.get("__name__") != "gradcli.language.compiler"
 
 
 def module(path: str) -> ScriptModule | None:
@@ -481,7 +482,7 @@ def make_builtins(write) -> dict:
 
 
 class _Helper:
-    """help(obj): a signature and a paragraph (gradcli.helptext, imported when asked), written
+    """help(obj): a signature and a paragraph (gradcli.language.helptext, imported when asked), written
     through the session's print. Printed, it says what CPython's help says of itself."""
 
     __slots__ = ("table",)
@@ -490,7 +491,7 @@ class _Helper:
         self.table = table
 
     def __call__(self, *obj):
-        from gradcli import helptext
+        from gradcli.language import helptext
         if len(obj) > 1:
             raise TypeError(f"help() takes at most 1 argument ({len(obj)} given)")
         self.table["print"](helptext.text_for(obj[0], self.table) if obj else helptext.USAGE, end="")

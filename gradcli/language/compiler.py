@@ -14,9 +14,10 @@ from __future__ import annotations
 import builtins
 import operator
 
-from gradcli import access, limits, scopes, stdlib, syntax, torchapi
-from gradcli.scopes import EMPTY, Cell
-from gradcli.treebuild import ALLOWED_MODULES
+from gradcli.language import access, scopes, stdlib, syntax, torchapi
+from gradcli import limits
+from gradcli.language.scopes import EMPTY, Cell
+from gradcli.language.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
@@ -95,7 +96,7 @@ class ScriptFunction:
         self.defaults = defaults      # values for the trailing parameters that have defaults
         self.body = body
         self.globals = globals_
-        # Closures (gradcli.scopes): None for a function that neither reads an enclosing function's
+        # Closures (gradcli.language.scopes): None for a function that neither reads an enclosing function's
         # variables nor has variables read by functions nested in it, so plain calls pay one test.
         self.cells = cells            # its locals that nested functions read: each call puts them in Cells
         self.frees = frees            # names it reads from enclosing functions ...
@@ -606,7 +607,7 @@ class Compiler:
 
     def scope_kind(self, name: str) -> str:
         """How `name` resolves where the compiler is: 'top' (the module), or a function's 'local',
-        'cell', 'free' or 'global' (gradcli.scopes)."""
+        'cell', 'free' or 'global' (gradcli.language.scopes)."""
         return "top" if self.scope is None else self.scope.kind(name)
 
     def e_Name(self, node):

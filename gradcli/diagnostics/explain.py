@@ -1,7 +1,7 @@
 """`gradcli explain SCRIPT NAME` and the REPL's `%why`: the chain rule as a backward call applied it, node by
 node from the output to NAME.
 
-The script runs in a diagnostic session (gradcli.diagnose.replay: provenance on, output discarded)
+The script runs in a diagnostic session (gradcli.diagnostics.why.replay: provenance on, output discarded)
 with autograd.backward_observer watching. When a sweep starts, the nodes on a path from its roots
 to NAME are found (NAME's AccumulateGrad for a leaf, its grad_fn otherwise); while it runs, each of
 them is recorded with the gradient it received and what it passed on along those paths, in the
@@ -41,7 +41,7 @@ def add_parser(sub, script_options) -> None:
 def run(args) -> int:
     """`gradcli explain`: replay the script with the chain recorder, then print the call's steps."""
     from gradcli.cli import _read, _report
-    from gradcli.diagnose import Unit
+    from gradcli.diagnostics.why import Unit
     try:
         source, filename = _read(args.script)
     except OSError as e:
@@ -51,7 +51,7 @@ def run(args) -> int:
     if name is None:
         sys.stderr.write(f"gradcli explain: NAME must be a name the script binds (x or x.grad), not '{args.name}'\n")
         return EXIT_USAGE
-    from gradcli.progress import Progress
+    from gradcli.commands.progress import Progress
     try:
         with Progress(f"gradcli explain: replaying {filename}"):
             text, problem, error = explain_units([Unit(source, filename)], args.seed, name, args.call_line,
@@ -78,14 +78,14 @@ def _target_name(text: str) -> str | None:
 
 
 def explain_units(units: list, seed, name: str, line: int | None = None, number: int | None = None, live=None):
-    """Replay `units` (gradcli.diagnose.Unit) from `seed` and explain the last call that reached `name`
+    """Replay `units` (gradcli.diagnostics.why.Unit) from `seed` and explain the last call that reached `name`
     (on `line`, if given; the `number`-th of them, if given). Returns (text, problem, error): the
     explanation, or why there is none, or the ScriptError the replay ended in. `live`, the value the
     session asking holds under `name`, is compared with the replay's, and a difference is said."""
-    from gradcli import diagnose
+    from gradcli.diagnostics import why
     chain = _Chain(name)
-    recorder = diagnose.Recorder(watcher=chain)
-    error = diagnose.replay(units, seed, recorder, unlimited=True)
+    recorder = why.Recorder(watcher=chain)
+    error = why.replay(units, seed, recorder, unlimited=True)
     chain.session, chain.provenance = recorder.session, recorder.provenance
     if error is not None:
         return None, None, error
@@ -214,7 +214,7 @@ class _Trace:
 
 
 class _Chain:
-    """What `explain` watches a replay for (the diagnose.Recorder's watcher): a _Trace for each sweep
+    """What `explain` watches a replay for (the why.Recorder's watcher): a _Trace for each sweep
     that reached NAME. `session` and `provenance` are the replay's, once it has started."""
 
     def __init__(self, name: str):
@@ -373,7 +373,7 @@ def _value(head: str, text: str, tail: str = "") -> list:
 
 def _label(node, names, provenance) -> str:
     """A node as the graph view names it: PyTorch's name, then the statement that made it and its line."""
-    from gradcli import graphview
+    from gradcli.diagnostics import graphview
     label = graphview.describe(node, names, provenance)
     where = f"  ({label.where})" if label.where else ""
     if label.kind == "AccumulateGrad":

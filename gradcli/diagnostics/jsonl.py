@@ -55,7 +55,7 @@ class JsonLines:
         event = {"event": "warning", "file": file, "line": line or None, "col": col or None,
                  "category": category, "message": message}
         if why:
-            event["why"] = why          # gradcli.diagnose: why it happened, when it can tell
+            event["why"] = why          # gradcli.diagnostics.why: why it happened, when it can tell
         self.emit(event)
 
     def backward_call(self, outputs: tuple, inputs, retain_graph: bool, create_graph: bool):
@@ -105,7 +105,7 @@ class JsonLines:
                  "type": err.kind, "message": err.message}
         why = getattr(err, "why", None)
         if why:
-            event["why"] = why          # gradcli.diagnose: why it happened, when it can tell
+            event["why"] = why          # gradcli.diagnostics.why: why it happened, when it can tell
         self.emit(event)
 
     def message(self, text: str) -> None:

@@ -6,7 +6,7 @@ exist: a loop of `x = x * 2`), a node reached along several paths is drawn once 
 afterwards, and `max_depth` / `max_nodes` bound the output (0 or None: no bound).
 
 Provenance (which script statement made a node, and which name it was bound to) comes from
-gradcli/provenance.py.
+gradcli/language/provenance.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gradcli.engine import autograd
 from gradcli.engine.autograd import AccumulateGrad, Node, grad_accumulator
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
-from gradcli.provenance import Provenance
+from gradcli.language.provenance import Provenance
 
 UNICODE = {"tee": "├── ", "last": "└── ", "pipe": "│   ", "blank": "    ", "more": "…", "dash": "─"}
 ASCII = {"tee": "|-- ", "last": "`-- ", "pipe": "|   ", "blank": "    ", "more": "...", "dash": "-"}

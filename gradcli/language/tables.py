@@ -272,7 +272,7 @@ def build(grammar: str, builder_type) -> dict:
     import lark
     from lark.parsers.lalr_analysis import Shift
 
-    from gradcli.lexer import Layout
+    from gradcli.language.lexer import Layout
 
     # Layout as the post-lexer tells Lark which declared terminals it may produce (_INDENT...).
     lark_parser = lark.Lark(grammar, postlex=Layout(), **LARK_OPTIONS)

@@ -55,9 +55,9 @@ def run(args) -> int:
     """`gradcli graph`: run a script with provenance recording on, then draw one tensor's graph."""
     import shutil
     import subprocess
-    from gradcli import graphview
+    from gradcli.diagnostics import graphview
     from gradcli.engine.tensor import Tensor
-    from gradcli.progress import Progress
+    from gradcli.commands.progress import Progress
     from gradcli.session import Session
 
     progress = Progress("gradcli graph: running the script")
@@ -100,7 +100,7 @@ def run(args) -> int:
         session.provenance.main = filename
         try:
             if args.nan_check:
-                from gradcli.nancheck import run_watched
+                from gradcli.diagnostics.nancheck import run_watched
                 run_watched(session, source, filename)
             else:
                 session.run_source(source, filename)

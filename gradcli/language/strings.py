@@ -7,8 +7,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from gradcli.syntax import Constant, FormattedValue, JoinedStr
-from gradcli.syntaxerrors import error, error_at, refused
+from gradcli.language.syntax import Constant, FormattedValue, JoinedStr
+from gradcli.language.syntaxerrors import error, error_at, refused
 
 _PREFIXES = {"", "r", "u", "f", "b", "rb", "br", "fr", "rf"}
 _SIMPLE_ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n",
