@@ -9,7 +9,9 @@ import re
 import sys
 import time
 
-from gradcli import PYTORCH_VERSION, __version__, limits
+from gradcli.engine import budget
+from gradcli import deadline
+from gradcli import PYTORCH_VERSION, __version__
 from gradcli.display.terminal import COLOR_MODES, colour_wanted, paint_error
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
@@ -54,7 +56,7 @@ _HELP = {
 
 
 def _option_type(parse):
-    """An argparse type from a gradcli.limits parser, with its own message for a bad value."""
+    """An argparse type from a gradcli.engine.budget or gradcli.deadline parser, with its own message for a bad value."""
     def convert(text):
         try:
             return parse(text)
@@ -98,8 +100,8 @@ def script_options(parser, names=SHARED_OPTIONS, top: bool = False, own=()) -> N
     add("stable-ids", "--stable-ids", action="store_true")
     add("check-grads", "--check-grads", action="store_true")
     add("nan-check", "--nan-check", action="store_true")
-    add("timeout", "--timeout", type=_option_type(limits.parse_seconds), metavar="SECONDS")
-    add("max-memory", "--max-memory", type=_option_type(limits.parse_size), metavar="SIZE")
+    add("timeout", "--timeout", type=_option_type(deadline.parse_seconds), metavar="SECONDS")
+    add("max-memory", "--max-memory", type=_option_type(budget.parse_size), metavar="SIZE")
 
 
 def given(args, name: str) -> bool:
@@ -234,7 +236,7 @@ def _read(path: str, timeout=None) -> tuple[str, str]:
     try:
         fd = sys.stdin.fileno() if path == "-" else os.open(path, os.O_RDONLY)
         try:
-            data = limits.read_input(fd, name, timeout)
+            data = deadline.read_input(fd, name, timeout)
         finally:
             if path != "-":
                 os.close(fd)
@@ -318,7 +320,7 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
     if timeout:
         from gradcli.language import parser
         parser.load()       # the grammar's tables (built afresh when the cache is cold): not the script's time
-    deadline = limits.Deadline(timeout, filename).start()     # --timeout: TimedOut, status 124
+    timer = deadline.Deadline(timeout, filename).start()     # --timeout: TimedOut, status 124
     try:
         if nan_check:
             from gradcli.diagnostics.nancheck import run_watched
@@ -339,7 +341,7 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
             events.end(False, started, filename)
         raise
     finally:
-        deadline.cancel()
+        timer.cancel()
         sys.stdout.flush()
         if _Terminal.timing:
             _timing_footer(time.perf_counter() - started)
@@ -355,9 +357,9 @@ def _check_grads(source: str, filename: str, seed, timeout) -> int:
     from gradcli.diagnostics.checks import check_script
     from gradcli.commands.progress import Progress
     try:
-        with limits.Deadline(timeout, filename), Progress(f"{filename}: --check-grads: replaying in float64") as progress:
+        with deadline.Deadline(timeout, filename), Progress(f"{filename}: --check-grads: replaying in float64") as progress:
             return check_script(source, filename, seed, out=progress, progress=progress)
-    except limits.TimedOut as e:
+    except deadline.TimedOut as e:
         e.message += ", while --check-grads replayed the script"
         _report(e)
         return e.exit_status
@@ -418,14 +420,14 @@ def run_command(args) -> int:
     started = time.perf_counter()
     script = getattr(args, "script", None)
     subject = "<stdin>" if script == "-" else script or "<expr>"
-    deadline = limits.Deadline(args.timeout, subject).start()
+    timer = deadline.Deadline(args.timeout, subject).start()
     try:
         return module.run(args)
-    except limits.ScriptTimeout as e:     # the timer landed outside a session's own handling (a parse)
-        _report(limits.timed_out(e, "", subject))
-        return limits.EXIT_TIMEOUT
+    except deadline.ScriptTimeout as e:     # the timer landed outside a session's own handling (a parse)
+        _report(deadline.timed_out(e, "", subject))
+        return deadline.EXIT_TIMEOUT
     finally:
-        deadline.cancel()
+        timer.cancel()
         sys.stdout.flush()
         if _Terminal.timing:
             _timing_footer(time.perf_counter() - started)
@@ -442,7 +444,7 @@ def main(argv=None) -> int:
     _Terminal.timing = args.timing
     options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids,
                    check_grads=args.check_grads, nan_check=args.nan_check, timeout=args.timeout)
-    memory = limits.limit_process(args.max_memory)      # the tensor budget, and RLIMIT_DATA as a backstop
+    memory = budget.limit_process(args.max_memory)      # the tensor budget, and RLIMIT_DATA as a backstop
     try:
         if args.code is not None:
             if args.command:
@@ -491,7 +493,7 @@ def main(argv=None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     finally:
-        limits.restore_process(memory)
+        budget.restore_process(memory)
 
 
 __all__ = ["main", "EXIT_OK", "EXIT_SCRIPT_ERROR", "EXIT_USAGE"]

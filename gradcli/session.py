@@ -10,7 +10,8 @@ import sys
 import numpy as np
 
 from gradcli.language import compiler, parser, stdlib
-from gradcli import limits
+from gradcli.engine import budget
+from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, autograd, functional, rng
 from gradcli.engine.tensor import print_options
@@ -95,7 +96,7 @@ class Session:
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
         # event sink is set, or under --timeout's supervisor (a word of a page it reads, so it can
         # name the line of a script it had to stop), so other scripts pay nothing for it.
-        slot = limits.line_slot()
+        slot = deadline.line_slot()
         self.where = [0] if slot is None else slot
         self._supervised = slot is not None
         self.events = None
@@ -191,8 +192,8 @@ class Session:
                                      provenance=self.provenance).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
-        except limits.ScriptTimeout as e:          # --timeout while parsing a huge script
-            raise limits.timed_out(e, source, filename) from None
+        except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script
+            raise deadline.timed_out(e, source, filename) from None
         except MemoryError:                        # a huge script, past --max-memory
             raise ScriptError("MemoryError", "out of memory while parsing the script", filename) from None
 
@@ -205,8 +206,8 @@ class Session:
                 program(self.globals)
         except (ScriptError, BrokenPipeError):
             raise
-        except limits.ScriptTimeout as e:          # --timeout (gradcli.limits.Deadline)
-            raise limits.timed_out(e, source, filename) from None
+        except deadline.ScriptTimeout as e:          # --timeout (gradcli.deadline.Deadline)
+            raise deadline.timed_out(e, source, filename) from None
         except RecursionError as e:
             raise self._script_error(e, source, filename) from None
         except Exception as e:
@@ -232,7 +233,7 @@ class Session:
 
     @staticmethod
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
-        e = limits.script_exception(e)             # numpy's MemoryError as PyTorch's allocator error
+        e = budget.script_exception(e)             # numpy's MemoryError as PyTorch's allocator error
         line, col = getattr(e, compiler.POSITION, None) or (0, 0)
         message = str(e)
         if isinstance(e, KeyError) and e.args:

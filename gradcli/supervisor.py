@@ -1,10 +1,10 @@
 """--timeout from outside: the `gradcli` command forks, the child (the worker) runs the command, and the
 parent waits and ends the worker when it overstays its deadline.
 
-The in-process timer (gradcli.limits.Deadline) stops a script between two bytecodes and names its
+The in-process timer (gradcli.deadline.Deadline) stops a script between two bytecodes and names its
 line, but a C call holding the interpreter lock (`max(zip(range(10**12)))`, sorting a huge list, a
 long numpy call) never lets it run, nor any thread. A second process is the one place that can
-always act. The worker publishes each deadline on a shared page (limits.Board) as it starts a
+always act. The worker publishes each deadline on a shared page (deadline.Board) as it starts a
 script, and keeps the running statement's line there; the supervisor sleeps until the latest
 deadline plus GRACE (more once the timer has fired and the worker is reporting), then kills
 the worker, reports the timeout itself and exits with status 124.
@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 
-from gradcli import limits
+from gradcli import deadline
 
 # Seconds past the deadline before the supervisor acts: time for the timer to land and report. Once
 # it has landed (the worker is unwinding and reporting, which a loaded machine may slow), twice more.
@@ -46,10 +46,10 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
     supervisor, wait for the worker and exit with its status, never returning. `name` is what a
     timeout names until the worker has published a script of its own."""
     try:
-        board = limits.Board()
+        board = deadline.Board()
     except OSError:
         return                  # no shared memory: the in-process timer alone, as without a supervisor
-    board.publish(time.monotonic() + limits.OWN_TIME + seconds, seconds, name)     # starting up
+    board.publish(time.monotonic() + deadline.OWN_TIME + seconds, seconds, name)     # starting up
     sys.stdout.flush()
     sys.stderr.flush()
     watched = set(_FORWARDED) | {signal.SIGCHLD}
@@ -62,8 +62,8 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
         return
     if pid == 0:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-        limits.end_with_parent(parent)
-        limits.supervised_by(board)
+        deadline.end_with_parent(parent)
+        deadline.supervised_by(board)
         try:
             sys.stdout.reconfigure(line_buffering=True)
         except (AttributeError, ValueError):
@@ -73,17 +73,17 @@ def supervise(seconds: float, name: str, jsonl: bool) -> None:
     os._exit(status)
 
 
-def _wait(pid: int, board: limits.Board, watched: set, jsonl: bool) -> int:
+def _wait(pid: int, board: deadline.Board, watched: set, jsonl: bool) -> int:
     """Wait for the worker: its exit status, or EXIT_TIMEOUT after killing it."""
     while True:
         done = _reap(pid)
         if done is not None:
             return done
-        deadline, seconds, fired, _, _ = board.read()
-        left = deadline + GRACE * (3 if fired else 1) - time.monotonic()
+        due, seconds, fired, _, _ = board.read()
+        left = due + GRACE * (3 if fired else 1) - time.monotonic()
         if left <= 0:
             # the deadline may have moved (a new script) while we slept: read it again first
-            if board.read()[0] == deadline:
+            if board.read()[0] == due:
                 return _stop(pid, board, jsonl)
             continue
         # wake often: the worker moves its deadline (a new script) without telling us
@@ -121,21 +121,21 @@ def _die_like(signum: int) -> None:
         pass
 
 
-def _stop(pid: int, board: limits.Board, jsonl: bool) -> int:
+def _stop(pid: int, board: deadline.Board, jsonl: bool) -> int:
     """Kill the worker that overstayed its deadline and say so, as the timer would have."""
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     except (ProcessLookupError, ChildProcessError):
         pass
-    deadline, seconds, _, name, line = board.read()
-    message = f"{limits.timeout_message(seconds)}, {limits.UNINTERRUPTIBLE}"
+    due, seconds, _, name, line = board.read()
+    message = f"{deadline.timeout_message(seconds)}, {deadline.UNINTERRUPTIBLE}"
     if jsonl:
         import json
         events = [{"event": "error", "file": name, "line": line or None, "col": None, "type": "TimeoutError",
                    "message": message},
                   {"event": "end", "file": name, "ok": False,
-                   "seconds": round(time.monotonic() - deadline + seconds, 6)}]
+                   "seconds": round(time.monotonic() - due + seconds, 6)}]
         text = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events)
         _write(1, text)
     else:
@@ -143,7 +143,7 @@ def _stop(pid: int, board: limits.Board, jsonl: bool) -> int:
         if not line:
             message += " (its line could not be known)"
         _write(2, f"{where}: TimeoutError: {message}\n")
-    return limits.EXIT_TIMEOUT
+    return deadline.EXIT_TIMEOUT
 
 
 def _write(fd: int, text: str) -> None:

@@ -23,7 +23,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gradcli import cli, limits
+from gradcli.engine import budget
+from gradcli import deadline
+from gradcli import cli
 from gradcli.errors import ScriptError
 from gradcli.diagnostics.jsonl import JsonLines
 from gradcli.repl.shell import Options, Shell
@@ -42,10 +44,10 @@ def fuzz_settings(examples: int):
 
 @pytest.fixture(autouse=True, scope="module")
 def small_budget():
-    before = limits.max_memory()
-    limits.set_max_memory(MEMORY)
+    before = budget.max_memory()
+    budget.set_max_memory(MEMORY)
     yield
-    limits.set_max_memory(before)
+    budget.set_max_memory(before)
 
 
 def run(source: str, events: bool = False) -> ScriptError | None:
@@ -53,10 +55,10 @@ def run(source: str, events: bool = False) -> ScriptError | None:
     out = io.StringIO()
     session = Session(out=out, err=io.StringIO(), seed=0, events=JsonLines(out) if events else None)
     try:
-        with limits.Deadline(SECONDS):
+        with deadline.Deadline(SECONDS):
             session.run_source(source, "<fuzz>")
     except ScriptError as e:
-        assert e.exit_status in (1, 2, limits.EXIT_TIMEOUT)
+        assert e.exit_status in (1, 2, deadline.EXIT_TIMEOUT)
         assert e.kind and isinstance(e.message, str)
         text = e.render()                      # the report itself must not fail either
         assert text.splitlines()[0] == e.headline()
@@ -105,7 +107,7 @@ FUNCTIONS = ["torch.cat([{e}, {e}])", "torch.stack([{e}, {e}])", "torch.where({e
              "torch.set_printoptions(precision={e})", "torch.no_grad()", "'%s|%5.2f' % ({e}, {e})", "'ab' * {e}",
              "f'{{e}:.3f}'", "f'{{e}!r:>8}'", "[{e}, {e}][{e}]", "({e}, {e})", "[{e}] * {e}", "{e}[{e}]",
              "{e}[{e}:{e}]", "{e}[..., None]", "{e}[0, ::-1]",
-             # values the limits bound (gradcli/limits.py)
+             # values the limits bound (gradcli/language/bounds.py)
              "'%*d' % ({e}, 1)", "'%.*f' % ({e}, 1.5)", "[0] * {e}", "'a'.center({e})", "'ab'.replace('a', 'b' * {e})",
              "range({e}).count(0.5)", "0.5 in range({e})", "sum(range({e}))", "max(range({e}))", "math.comb({e}, {e})",
              "math.perm({e})", "math.prod([{e}, {e}])", "pow({e}, {e}, {e})", "round({e}, {e})", "torch.ones({e}, {e})",
@@ -224,10 +226,10 @@ def test_generated_statements_one_by_one(parts):
     session = Session(out=io.StringIO(), err=io.StringIO(), seed=0)
     for part in parts:
         try:
-            with limits.Deadline(SECONDS):
+            with deadline.Deadline(SECONDS):
                 session.run_unit(part, "<fuzz>")
         except ScriptError as e:
-            assert e.exit_status in (1, 2, limits.EXIT_TIMEOUT) and e.render()
+            assert e.exit_status in (1, 2, deadline.EXIT_TIMEOUT) and e.render()
 
 
 # ====================================================================== mutated conformance cases
@@ -350,6 +352,6 @@ def test_the_repl_survives_mutated_scripts(source):
     assume(source.strip() not in ("exit", "quit", "exit()", "quit()"))
     assume(not source.lstrip().startswith("%"))     # a magic such as %save would write files
     sh = shell()
-    with limits.Deadline(SECONDS):
+    with deadline.Deadline(SECONDS):
         sh.execute(source)
     assert "internal error" not in sh.err.getvalue()

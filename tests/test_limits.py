@@ -1,4 +1,4 @@
-"""Resource limits (gradcli/limits.py): --timeout, --max-memory, bounded integers, strings and lists,
+"""Resource limits (gradcli/deadline.py, gradcli/engine/budget.py, gradcli/language/bounds.py): --timeout, --max-memory, bounded integers, strings and lists,
 recursion and nesting depth. Every limit ends the script with one clear error, never a hang, an OOM
 kill or a traceback."""
 
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import error_line, run_script
-from gradcli import limits
+from gradcli.engine import budget as budget_module
+from gradcli import deadline
 from gradcli.engine import autograd
 from gradcli.errors import ScriptError
 from gradcli.repl.shell import Options, Shell
@@ -44,10 +45,10 @@ def one_error(stderr: str) -> str:
 
 @pytest.fixture
 def budget():
-    """Set limits.set_max_memory for one test, and put the default back after."""
-    before = limits.max_memory()
-    yield limits.set_max_memory
-    limits.set_max_memory(before)
+    """Set budget_module.set_max_memory for one test, and put the default back after."""
+    before = budget_module.max_memory()
+    yield budget_module.set_max_memory
+    budget_module.set_max_memory(before)
 
 
 # ================================================================================ --timeout
@@ -116,7 +117,7 @@ def run_with_deadline(source: str, seconds: float = 0.3, session=None):
     session = session or Session(out=io.StringIO(), err=io.StringIO())
     started = time.monotonic()
     with pytest.raises(ScriptError) as caught:
-        with limits.Deadline(seconds):
+        with deadline.Deadline(seconds):
             session.run_source(source, "t.grad")
     return caught.value, time.monotonic() - started
 
@@ -155,7 +156,7 @@ def test_timeout_while_parsing_a_huge_script():
 def test_the_repl_survives_a_timeout():
     shell = Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
     shell.execute("n = 5")
-    with limits.Deadline(0.3):
+    with deadline.Deadline(0.3):
         assert shell.execute("while True:\n    n += 1")
     assert shell.err.getvalue().startswith("<stdin>:")
     assert "TimeoutError: stopped after 0.3 seconds (--timeout 0.3)" in shell.err.getvalue()
@@ -164,7 +165,7 @@ def test_the_repl_survives_a_timeout():
 
 
 def test_no_seconds_arms_nothing():
-    d = limits.Deadline(None).start()
+    d = deadline.Deadline(None).start()
     assert not d.armed
     d.cancel()
 
@@ -232,7 +233,7 @@ def test_past_the_budget_but_within_the_machine_says_which_limit(budget):
 
 def test_no_budget_with_zero(budget):
     budget(0)
-    assert limits.max_memory() == 0
+    assert budget_module.max_memory() == 0
     assert run_script("import torch\nprint(torch.ones(10**6).sum())").out == "tensor(1000000.)\n"
 
 
@@ -259,7 +260,7 @@ def test_the_command_caps_python_values_too():
     ("64mb", 64 << 20), ("0", 0),
 ])
 def test_sizes(text, nbytes):
-    assert limits.parse_size(text) == nbytes
+    assert budget_module.parse_size(text) == nbytes
 
 
 def test_bad_size_is_a_usage_error():
@@ -270,14 +271,14 @@ def test_bad_size_is_a_usage_error():
 
 
 def test_default_budget_is_half_the_machines_memory():
-    total = limits.machine_memory()
-    assert total and limits.default_max_memory() == total // 2
+    total = budget_module.machine_memory()
+    assert total and budget_module.default_max_memory() == total // 2
 
 
 # ================================================================ integers, strings and lists
 
 # The cases below run under a 256 MiB budget, which caps strings, lists and tuples at 2**24 items
-# (limits.set_max_memory); the default budget caps them at limits.ITEMS_CAP.
+# (budget_module.set_max_memory); the default budget caps them at budget_module.ITEMS_CAP.
 BOUNDS_BUDGET = 256 << 20
 CAP = 1 << 24
 TOO_MANY = "MemoryError: a {} of {} items is too large (gradcli allows at most %d)" % CAP
@@ -343,9 +344,10 @@ _BOUNDS_CHILD = """
 import io, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from conftest import error_line
-from gradcli import limits
+from gradcli.engine import budget as budget_module
+from gradcli import deadline
 from gradcli.repl.shell import Options, Shell
-limits.set_max_memory(int(sys.argv[2]))
+budget_module.set_max_memory(int(sys.argv[2]))
 sources, repl_sources = json.load(sys.stdin)
 results = []
 for source in sources:
@@ -446,19 +448,19 @@ def test_very_deep_nesting_in_the_source_is_a_syntax_error(source, message):
 
 
 def test_the_bounds_on_strings_and_lists_follow_the_budget():
-    before = limits.max_memory()
+    before = budget_module.max_memory()
     try:
-        limits.set_max_memory(BOUNDS_BUDGET)
-        assert limits.MAX_ITEMS == CAP
-        limits.set_max_memory(16 << 20)
-        assert limits.MAX_ITEMS == 1 << 20
+        budget_module.set_max_memory(BOUNDS_BUDGET)
+        assert budget_module.MAX_ITEMS == CAP
+        budget_module.set_max_memory(16 << 20)
+        assert budget_module.MAX_ITEMS == 1 << 20
         assert error_line("s = [1]\nwhile True:\n    s += s") == \
             "MemoryError: a list of 2097152 items is too large (gradcli allows at most 1048576)"
-        limits.set_max_memory(64 << 30)
-        assert limits.MAX_ITEMS == limits.ITEMS_CAP == 10 ** 8
-        limits.set_max_memory(0)                # no budget: the fixed cap
-        assert limits.MAX_ITEMS == limits.ITEMS_CAP
-        limits.set_max_memory(1 << 20)          # a tiny budget still allows a million items
-        assert limits.MAX_ITEMS == 1 << 20
+        budget_module.set_max_memory(64 << 30)
+        assert budget_module.MAX_ITEMS == budget_module.ITEMS_CAP == 10 ** 8
+        budget_module.set_max_memory(0)                # no budget: the fixed cap
+        assert budget_module.MAX_ITEMS == budget_module.ITEMS_CAP
+        budget_module.set_max_memory(1 << 20)          # a tiny budget still allows a million items
+        assert budget_module.MAX_ITEMS == 1 << 20
     finally:
-        limits.set_max_memory(before)
+        budget_module.set_max_memory(before)

@@ -64,27 +64,28 @@ def run_gradcli(source: str, seconds: float = SECONDS, memory: int = MEMORY) -> 
     """One script through a fresh gradcli Session (seeded with SEED), in this process."""
     import io
 
-    from gradcli import limits
+    from gradcli.engine import budget
+    from gradcli import deadline
     from gradcli.errors import ScriptError, ScriptSyntaxError
     from gradcli.session import Session
 
     out = io.StringIO()
-    before = limits.max_memory()
-    limits.set_max_memory(memory)
+    before = budget.max_memory()
+    budget.set_max_memory(memory)
     try:
         session = Session(out=out, err=io.StringIO(), seed=SEED)
-        with limits.Deadline(seconds):
+        with deadline.Deadline(seconds):
             session.run_source(source, "<variant>")
     except ScriptSyntaxError as e:
         return outcome("syntax", out.getvalue(), e.kind, e.message)
     except ScriptError as e:
-        if e.exit_status == limits.EXIT_TIMEOUT:
+        if e.exit_status == deadline.EXIT_TIMEOUT:
             return outcome("timeout", out.getvalue(), e.kind, e.message)
         return outcome("error", out.getvalue(), e.kind, e.message)
     except BaseException as e:          # gradcli itself broke: a finding of its own
         return outcome("crash", out.getvalue(), type(e).__name__, str(e))
     finally:
-        limits.set_max_memory(before)
+        budget.set_max_memory(before)
     return outcome("ok", out.getvalue())
 
 

@@ -32,7 +32,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from gradcli import limits
+from gradcli import deadline
 from gradcli.engine import autograd, dtypes, functional, ops, rng
 from gradcli.engine.ops import arith
 from gradcli.engine.tensor import Tensor
@@ -247,7 +247,7 @@ class Run:
                 self.session = session
                 try:
                     session.run_source(self.source, self.filename)
-                except limits.TimedOut:
+                except deadline.TimedOut:
                     raise                   # --timeout: the check stops, as the script would have
                 except ScriptError as e:
                     self.error = e
@@ -525,7 +525,7 @@ class Run:
                     r, w = os.pipe()
                     pid = os.fork()
                     if pid == 0:
-                        limits.end_with_parent(parent)     # however the parent ends, the children end with it
+                        deadline.end_with_parent(parent)     # however the parent ends, the children end with it
                         os.close(r)
                         for other in running:
                             os.close(other)

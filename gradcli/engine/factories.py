@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gradcli import limits
+from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import Op, broadcast_error, checked_scalar, fit_for, needs_grad, record, result_dtype
 from gradcli.engine.tensor import Size, Tensor
@@ -143,7 +143,7 @@ def _filled(name, size, value, dtype, requires_grad, kw_size=None):
     _check_dtype(dtype)
     shape = _shape(name, size, kw_size)
     npdt = (dtype or dtypes.default_float).np
-    limits.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
+    budget.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
 
 
@@ -177,7 +177,7 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     shape = _size_args("full", (tuple(size),))
     if fill_value.__class__ is not Tensor:
         checked_scalar(fill_value, dtype.np)
-    limits.check_tensor(shape, dtype.itemsize)
+    budget.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
 
@@ -190,7 +190,7 @@ def _like(name, t, value, dtype, requires_grad):
         checked_scalar(value, npdt)
         if npdt.kind == "b":
             value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
-    limits.check_tensor(t._a.shape, npdt.itemsize)
+    budget.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(np.full(t._a.shape, value, dtype=npdt), requires_grad)
 
 
@@ -223,7 +223,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
     if cols < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
-    limits.check_tensor((rows, cols), (dtype or dtypes.default_float).itemsize)
+    budget.check_tensor((rows, cols), (dtype or dtypes.default_float).itemsize)
     return _finish(np.eye(rows, cols, dtype=(dtype or dtypes.default_float).np), requires_grad)
 
 
@@ -310,7 +310,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     if not (0 <= size <= 2.0 ** 63):
         raise RuntimeError("invalid size, possible overflow?")
     n = int(size)
-    limits.check_tensor((n,), dt.itemsize)
+    budget.check_tensor((n,), dt.itemsize)
     if integral:
         # int64 arithmetic, wrapping on overflow like the kernel's, then cast to the output type
         with np.errstate(over="ignore"):
@@ -348,7 +348,7 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     dt = (dtype or dtypes.default_float).np
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    limits.check_tensor((steps,), dt.itemsize)
+    budget.check_tensor((steps,), dt.itemsize)
     if steps == 0:
         out = np.zeros(0, dt)
     elif steps == 1:
@@ -622,7 +622,7 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -
         raise invalid_arguments(name, size, kw)
     shape = _shape(name, size, _size_kw(name, kw))
     dt = _float_output(name, dtype)
-    limits.check_tensor(shape, dt.itemsize)
+    budget.check_tensor(shape, dt.itemsize)
     if dt == np.float16 and (fill is _uniform_values or math.prod(shape) < _HALF_NORMAL_SCALAR):
         # PyTorch draws float16 as float32 and rounds (checked against it for rand up to 1000 elements
         # and randn below 16; randn's vectorised path for 16 and more differs and is not modelled)
@@ -690,7 +690,7 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
                         f"{_type_name(size)}")
     shape = _size_args("randint", (size,), len(names))
     dt = (dtype or dtypes.int64).np
-    limits.check_tensor(shape, dt.itemsize)
+    budget.check_tensor(shape, dt.itemsize)
     return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)
 
 
@@ -717,7 +717,7 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     g = _generator(generator, "randperm", args, call_kw)
     _check_dtype(dtype)
     n = _int_arg("randperm", "n", 1, args[0] if args else kw["n"])
-    limits.check_tensor((n,), (dtype or dtypes.int64).itemsize)
+    budget.check_tensor((n,), (dtype or dtypes.int64).itemsize)
     return _finish(g.randperm(n, (dtype or dtypes.int64).np), requires_grad)
 
 
@@ -741,7 +741,7 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)
-        limits.check_tensor(shape, dt.itemsize)
+        budget.check_tensor(shape, dt.itemsize)
         if dt.kind != "f":
             raise _not_implemented("normal_kernel_cpu", dt)
         return _finish(g.normal(shape, dt, mean, std), requires_grad)

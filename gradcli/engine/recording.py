@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli import limits
+from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.tensor import Tensor
@@ -191,11 +191,11 @@ def operands(a, b, floating=False):
         except OverflowError:
             y = _wrapped_int(b, npdt)
     if x.size * y.size > _LARGE[0]:     # the broadcast result could pass --max-memory: check its size
-        limits.check_broadcast(x, y)
+        budget.check_broadcast(x, y)
     return x, y
 
 
-_LARGE = limits.LARGE_RESULT
+_LARGE = budget.LARGE_RESULT
 
 
 _INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64

@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from gradcli import limits
+from gradcli.engine import budget
 from gradcli.display import PrintOptions, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
@@ -264,9 +264,9 @@ class Tensor:
 
     def tolist(self):
         a = self._a
-        if a.size > limits.MAX_ITEMS:        # a Python object per element, made while holding the GIL
+        if a.size > budget.MAX_ITEMS:        # a Python object per element, made while holding the GIL
             raise MemoryError(f"tolist() of {a.size} elements is too large (gradcli allows at most "
-                              f"{limits.MAX_ITEMS})")
+                              f"{budget.MAX_ITEMS})")
         return a.tolist()
 
     def numpy(self):

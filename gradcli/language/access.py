@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from gradcli import limits
+from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
@@ -125,9 +125,9 @@ def get_method(obj, name: str):
     methods = _SCRIPT_METHODS.get(cls)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
-    bounded = limits.BOUNDED_METHODS.get(cls)
+    bounded = bounds.BOUNDED_METHODS.get(cls)
     if bounded is not None and name in bounded:
-        return limits.BoundedMethod(obj, name, bounded[name])
+        return bounds.BoundedMethod(obj, name, bounded[name])
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)

@@ -14,8 +14,7 @@ from __future__ import annotations
 import builtins
 import operator
 
-from gradcli.language import access, scopes, stdlib, syntax, torchapi
-from gradcli import limits
+from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.language.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
@@ -80,7 +79,7 @@ _UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "
 _COMPARE = {
     "lt": operator.lt, "gt": operator.gt, "eq": operator.eq, "ne": operator.ne, "le": operator.le,
     "ge": operator.ge, "is": operator.is_, "is_not": operator.is_not,
-    "in": lambda a, b: limits.contains(b, a), "not_in": lambda a, b: not limits.contains(b, a),
+    "in": lambda a, b: bounds.contains(b, a), "not_in": lambda a, b: not bounds.contains(b, a),
 }
 
 
@@ -915,7 +914,7 @@ class Compiler:
                 spec = self.e_JoinedStr(p.format_spec) if p.format_spec is not None else None
                 parts.append((None, self.expr(p.value), p.conversion, spec))
         line, col = node.line, node.col
-        check_spec = limits.check_format_spec
+        check_spec = bounds.check_format_spec
 
         def fstring(env):
             out = []
@@ -994,10 +993,10 @@ _PYTHON_BUILTINS = frozenset(n for n in vars(builtins) if not n.startswith("_"))
 
 
 def _size_check(op: str, left, right):
-    """The check (gradcli.limits) an operator needs before it runs, or None when it cannot build a
+    """The check (gradcli.language.bounds) an operator needs before it runs, or None when it cannot build a
     big value: operators other than ** << * + %, and any of them with a float literal operand (or a
     number literal, for +), which no string, list or integer grows by."""
-    check = limits.BINOP_CHECKS.get(op)
+    check = bounds.BINOP_CHECKS.get(op)
     if check is None:
         return None
     safe = (float,) if op != "add" else (float, int, bool, type(None))

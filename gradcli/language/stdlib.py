@@ -6,7 +6,7 @@ import builtins
 import functools
 import math as _math
 
-from gradcli import limits
+from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
@@ -115,7 +115,7 @@ def _set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=
 
 
 _INT64_MAX = 2 ** 63 - 1
-_LIST = limits.bounded_builtins()["list"]        # list(range(10**12)) fails at once, not after minutes
+_LIST = bounds.bounded_builtins()["list"]        # list(range(10**12)) fails at once, not after minutes
 
 
 def _size(sizes=()):
@@ -356,7 +356,7 @@ _MATH_NAMES = (
 
 def _build_math() -> ScriptModule:
     members = {n: getattr(_math, n) for n in _MATH_NAMES if hasattr(_math, n)}
-    members.update(limits.bounded_math())      # factorial, comb, perm, prod: bounded results
+    members.update(bounds.bounded_math())      # factorial, comb, perm, prod: bounded results
     return ScriptModule("math", members)
 
 
@@ -475,7 +475,7 @@ def make_builtins(write) -> dict:
     table = {name: getattr(builtins, name) for name in (
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
-    table.update(limits.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
+    table.update(bounds.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
     table["print"] = make_print(write)
     table["help"] = _make_help(table)
     return table

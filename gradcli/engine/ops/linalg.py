@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli import limits
+from gradcli.engine import budget
 from gradcli.engine.ops import arith, reduce, shape
 from gradcli.engine.recording import (Op, Out, fit_for, int64_arg, needs_grad, record, saved_input, type_word, version_check,
                                       wrap_dim)
@@ -96,7 +96,7 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     for most mm results (numpy's BLAS disagrees in most last bits); big products go to numpy."""
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
-    limits.check_tensor(shape, max(x.itemsize, y.itemsize))
+    budget.check_tensor(shape, max(x.itemsize, y.itemsize))
     if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > _SEQUENTIAL_WORK:
         return np.matmul(x, y)
     out = np.zeros(shape, dtype=np.result_type(x, y))
@@ -773,7 +773,7 @@ def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
     sizes = list(x.shape[:-1])
     for d in sorted((d1, d2)):
         sizes.insert(d, n)
-    limits.check_tensor(sizes, x.itemsize)
+    budget.check_tensor(sizes, x.itemsize)
     out = np.zeros(sizes, dtype=x.dtype)
     diagonal_view(out, offset, d1, d2)[...] = x
     return out

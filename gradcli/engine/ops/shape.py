@@ -8,7 +8,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli import limits
+from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.ops import arith, indexing
 from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, int64_arg, record, type_word, wrap_dim
@@ -535,7 +535,7 @@ def repeat(a: Tensor, *repeats) -> Tensor:
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
-    limits.check_tensor(target, x.itemsize)
+    budget.check_tensor(target, x.itemsize)
     out = np.tile(x.reshape(padded), repeats) if repeats else x.copy()
     return record(REPEAT, out, (a,), (repeats, x.shape))
 
@@ -563,7 +563,7 @@ def cat(tensors, dim=0) -> Tensor:
             if k != d and shape[k] != first.shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
-    limits.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
+    budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
     out = np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d)
     parts, offset = [None] * len(tensors), 0
     for i in kept:
@@ -588,7 +588,7 @@ def stack(tensors, dim=0) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {_size_list(first)} at entry 0 "
                                f"and {_size_list(t._a.shape)} at entry {i}")
     npdt = _joined_dtype(tensors)
-    limits.check_tensor((len(tensors),) + first, npdt.itemsize)
+    budget.check_tensor((len(tensors),) + first, npdt.itemsize)
     out = np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d)
     return record(STACK, out, tuple(tensors), (d,), fit=_cast_fit(out, tensors))
 

@@ -1,0 +1,437 @@
+"""The language's bounds: integers past MAX_INT_BITS and strings, lists and tuples past the budget's
+budget.MAX_ITEMS are refused before they are built (`**`, `<<`, `*`, `+`, `%`, format specs, and the builtins,
+methods and math functions below), and C loops over long ranges run in slices, so the deadline's timer
+can stop them and the report can say where.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gradcli.engine import budget
+
+# Integers past MAX_INT_BITS would make single operations slow enough to matter: at a million bits a
+# product takes 0.1 s and a division or gcd under a second, and they run in C, where the timer cannot
+# stop them (only the supervisor can, by ending the process). At four million bits, division took 15 s
+# and gcd 25 s.
+MAX_INT_BITS = 1_000_000    # about 300,000 decimal digits
+CHUNK = 1 << 20             # C loops over longer ranges run in slices of this size, so the timer can stop them
+
+
+def _too_many(kind: str, n: int) -> MemoryError:
+    return MemoryError(f"a {kind} of {n} items is too large (gradcli allows at most {budget.MAX_ITEMS})")
+
+
+def _int_too_large(what: str = "") -> MemoryError:
+    return MemoryError(f"{what}integer results are limited to about 300,000 digits in gradcli")
+
+
+_SEQUENCES = (str, list, tuple)
+
+
+def _count(n):
+    """`n` as a repetition count, or None when it is not one (the operation then fails by itself)."""
+    if n.__class__ is int:
+        return n
+    if n.__class__ is bool or n.__class__ in _SEQUENCES or n.__class__ is float:
+        return None
+    try:
+        return n.__index__()
+    except Exception:
+        return None
+
+
+def _check_mul(a, b) -> None:
+    if a.__class__ is int and b.__class__ is int:
+        if a and b and a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise _int_too_large()
+        return
+    for seq, n in ((a, b), (b, a)):
+        if isinstance(seq, _SEQUENCES):
+            n = _count(n)
+            if n is not None and n > 0 and len(seq) * n > budget.MAX_ITEMS:
+                raise _too_many(type(seq).__name__, len(seq) * n)
+
+
+def _check_add(a, b) -> None:
+    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES) and len(a) + len(b) > budget.MAX_ITEMS:
+        raise _too_many(type(a).__name__, len(a) + len(b))
+
+
+def _check_pow(a, b) -> None:
+    if a.__class__ is int and b.__class__ is int and b > 0 and abs(a) > 1:
+        if b * math.log2(abs(a)) > MAX_INT_BITS:
+            raise _int_too_large(f"{a if abs(a) < 10**6 else 'integer'} ** {b} is too large: ")
+
+
+def _check_lshift(a, b) -> None:
+    if a.__class__ is int and b.__class__ is int and a and b > 0 and a.bit_length() + b > MAX_INT_BITS:
+        raise _int_too_large()
+
+
+def _check_mod(a, b) -> None:
+    if a.__class__ is str and "%" in a:
+        check_percent_format(a, b)
+
+
+# operator name (compiler.py's) -> check(a, b), run before the operation on any operands that are
+# not tensors; the rest of the operators cannot grow a value past its operands' size
+BINOP_CHECKS = {"mul": _check_mul, "add": _check_add, "pow": _check_pow, "lshift": _check_lshift,
+                "mod": _check_mod}
+
+
+def _width(digits: str) -> int:
+    return int(digits) if len(digits) < 12 else budget.MAX_ITEMS + 1
+
+
+def check_format_spec(spec: str) -> None:
+    """A format spec (f'{x:>{w}}') whose width or precision would build a huge string."""
+    run = ""
+    for ch in spec + " ":
+        if "0" <= ch <= "9":
+            run += ch
+        elif run:
+            if _width(run) > budget.MAX_ITEMS:
+                raise MemoryError(f"format width or precision {run} is too large (gradcli allows at most "
+                                  f"{budget.MAX_ITEMS})")
+            run = ""
+
+
+def check_percent_format(fmt: str, args) -> None:
+    """`fmt % args`: widths and precisions, written in fmt or taken from args by '*'."""
+    i, n = 0, len(fmt)
+    while True:
+        i = fmt.find("%", i)
+        if i < 0 or i + 1 >= n:
+            return
+        j = i + 1
+        while j < n and fmt[j] in "-+ #0":
+            j += 1
+        if j < n and fmt[j] == "(":                 # %(name)s: a mapping key
+            j = fmt.find(")", j) + 1 or n
+            while j < n and fmt[j] in "-+ #0":
+                j += 1
+        for _ in range(2):                          # the width, then the precision after a '.'
+            start = j
+            while j < n and fmt[j].isdigit():
+                j += 1
+            if j > start:
+                check_format_spec(fmt[start:j])
+            elif j < n and fmt[j] == "*":
+                for v in (args if args.__class__ is tuple else (args,)):
+                    if v.__class__ is int and abs(v) > budget.MAX_ITEMS:
+                        raise MemoryError(f"format width or precision {abs(v)} is too large (gradcli allows "
+                                          f"at most {budget.MAX_ITEMS})")
+                j += 1
+            if j < n and fmt[j] == ".":
+                j += 1
+            else:
+                break
+        i = j + 1 if j < n and fmt[j] == "%" else j
+
+
+# ---- builtins, methods and math functions that can build big values
+
+class Bounded:
+    """A builtin, method or math function with a bound on what it builds; shown as the original."""
+
+    __slots__ = ("fn", "shown")
+
+    def __init__(self, original, fn):
+        self.fn = fn
+        self.shown = repr(original)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+class BoundedMethod:
+    """`obj.name` for a method of BOUNDED_METHODS: calls fn(obj, ...), shown as the original method."""
+
+    __slots__ = ("obj", "name", "fn")
+
+    def __init__(self, obj, name: str, fn):
+        self.obj, self.name, self.fn = obj, name, fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(self.obj, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(getattr(self.obj, self.name))
+
+
+def _take(iterable, kind: str, room: int | None = None) -> list:
+    """The items of `iterable` as a list, refusing more than `room` (MAX_ITEMS) of them before building
+    them all."""
+    if room is None:
+        room = budget.MAX_ITEMS
+    if iterable.__class__ in (list, tuple, str, range):
+        n = len(iterable)
+        if n > room:
+            raise _too_many(kind, n)
+        return list(iterable)
+    it = iter(iterable)
+    out = []
+    append = out.append
+    for x in it:
+        append(x)
+        if len(out) > room:
+            raise MemoryError(f"a {kind} of more than {room} items is too large (gradcli allows at most "
+                              f"{budget.MAX_ITEMS})")
+    return out
+
+
+# Each bounded function takes the original's arguments as they come and, after its check, calls the
+# original with them, so wrong arguments get Python's own messages.
+
+def _list(*args, **kwargs):
+    if len(args) == 1 and not kwargs:
+        return _take(args[0], "list")
+    return list(*args, **kwargs)
+
+
+def _tuple(*args, **kwargs):
+    if len(args) == 1 and not kwargs and args[0].__class__ is not tuple:
+        return tuple(_take(args[0], "tuple"))
+    return tuple(*args, **kwargs)
+
+
+def _sorted(*args, **kwargs):
+    if len(args) == 1:
+        return sorted(_take(args[0], "list"), **kwargs)
+    return sorted(*args, **kwargs)
+
+
+def _sum(*args, **kwargs):
+    start = args[1] if len(args) > 1 else kwargs.get("start", 0)
+    if args and isinstance(start, (list, tuple)):
+        items = _take(args[0], "list")
+        total = len(start)
+        for x in items:
+            if isinstance(x, (list, tuple)):
+                total += len(x)
+                if total > budget.MAX_ITEMS:
+                    raise _too_many(type(start).__name__, total)
+        return sum(items, *args[1:], **kwargs)
+    return sum(*args, **kwargs)
+
+
+_POWMOD_WORK = 2e7      # pow(b, e, m) costs about bits(e) * (bits(m) / 64) ** 1.6 of these: 25 s at 3e8
+
+
+def _pow(*args, **kwargs):
+    if len(args) == 2 and not kwargs:
+        _check_pow(*args)
+    elif len(args) == 3 and not kwargs and all(a.__class__ is int for a in args):
+        e, m = args[1].bit_length(), args[2].bit_length()
+        if e * max(1.0, m / 64) ** 1.6 > _POWMOD_WORK:
+            raise MemoryError(f"pow() with a {e}-bit exponent and a {m}-bit modulus is too large to compute "
+                              "in gradcli")
+    return pow(*args, **kwargs)
+
+
+# ---- C loops over long ranges: sum(range(10**12)) would hold the interpreter for hours, where no
+# signal is seen; in slices, the deadline's timer gets its turn between two of them.
+
+def _long_range(x) -> bool:
+    if x.__class__ is not range:
+        return False
+    try:
+        return len(x) > CHUNK
+    except OverflowError:           # more than sys.maxsize items
+        return True
+
+
+def _slices(r: range):
+    i = 0
+    while True:
+        piece = r[i:i + CHUNK]
+        if not piece:
+            return
+        yield piece
+        i += CHUNK
+
+
+def _sum_range(*args, **kwargs):
+    if args and _long_range(args[0]):
+        total = args[1] if len(args) > 1 else kwargs.get("start", 0)
+        for piece in _slices(args[0]):
+            total = total + sum(piece)
+        return total
+    return _sum(*args, **kwargs)
+
+
+def _extreme(builtin):
+    def fn(*args, **kwargs):
+        if len(args) == 1 and _long_range(args[0]) and set(kwargs) <= {"key", "default"}:
+            key = kwargs.get("key")
+            best = [builtin(piece, key=key) for piece in _slices(args[0])]
+            return builtin(best, key=key)
+        return builtin(*args, **kwargs)
+    return fn
+
+
+def _any(*args):
+    if len(args) == 1 and _long_range(args[0]):
+        return any(any(piece) for piece in _slices(args[0]))
+    return any(*args)
+
+
+def _all(*args):
+    if len(args) == 1 and _long_range(args[0]):
+        return all(all(piece) for piece in _slices(args[0]))
+    return all(*args)
+
+
+def contains(container, item) -> bool:
+    """`item in container`; an int in a range is O(1), anything else is a scan, sliced when long."""
+    if container.__class__ is range and item.__class__ is not int and _long_range(container):
+        for piece in _slices(container):
+            if item in piece:
+                return True
+        return False
+    return item in container
+
+
+def _range_count(r, *args):
+    if len(args) == 1 and args[0].__class__ is not int and _long_range(r):
+        return sum(piece.count(args[0]) for piece in _slices(r))
+    return r.count(*args)
+
+
+def _range_index(r, *args):
+    if len(args) == 1 and args[0].__class__ is not int and _long_range(r):
+        for n, piece in enumerate(_slices(r)):
+            if args[0] in piece:
+                return n * CHUNK + piece.index(args[0])
+    return r.index(*args)
+
+
+def _round(*args, **kwargs):
+    if len(args) == 2 and not kwargs:
+        number, ndigits = args
+        if number.__class__ is int and ndigits.__class__ is int and ndigits < 0 \
+                and -ndigits > number.bit_length() // 3 + 2:
+            # |number| < 10**-ndigits / 2: Python's answer is 0, after computing 10**-ndigits (for ages)
+            return 0
+    return round(*args, **kwargs)
+
+
+def _factorial(*args):
+    if len(args) == 1:
+        n = args[0]
+        if n.__class__ is int and 1 < n < 1 << 63 and math.lgamma(n + 1) / math.log(2) > MAX_INT_BITS:
+            raise _int_too_large(f"factorial({n}) is too large: ")
+    return math.factorial(*args)
+
+
+def _log2_product(n: int, k: int) -> float:
+    """log2 of n * (n-1) * ... * (n-k+1), without computing it."""
+    if k * n.bit_length() <= MAX_INT_BITS:
+        return 0.0                  # below n**k, so small enough whatever it is
+    if n >= 1 << 1000:
+        return math.inf
+    return (math.lgamma(n + 1) - math.lgamma(n - k + 1)) / math.log(2)
+
+
+def _comb(*args):
+    if len(args) == 2 and args[0].__class__ is int and args[1].__class__ is int:
+        n, k = args
+        k = min(k, n - k)
+        if k > 0 and _log2_product(n, k) - math.lgamma(k + 1) / math.log(2) > MAX_INT_BITS:
+            raise _int_too_large(f"comb({n}, {args[1]}) is too large: ")
+    return math.comb(*args)
+
+
+def _perm(*args):
+    if args and all(a.__class__ is int for a in args) and len(args) <= 2:
+        n = args[0]
+        k = args[1] if len(args) == 2 else n
+        if 0 < k <= n and _log2_product(n, k) > MAX_INT_BITS:
+            raise _int_too_large(f"perm({n}, {k}) is too large: ")
+    return math.perm(*args)
+
+
+def _prod(*args, **kwargs):
+    if len(args) == 1:
+        items = _take(args[0], "list")
+        start = kwargs.get("start", 1)
+        bits = start.bit_length() if start.__class__ is int else 0
+        for x in items:
+            if x.__class__ is int:
+                bits += x.bit_length()
+        if bits > MAX_INT_BITS:
+            raise _int_too_large()
+        return math.prod(items, **kwargs)
+    return math.prod(*args, **kwargs)
+
+
+def _fsum(*args):
+    return math.fsum(_take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
+
+
+def bounded_builtins() -> dict:
+    import builtins
+    table = {"list": _list, "tuple": _tuple, "sorted": _sorted, "sum": _sum_range, "pow": _pow, "round": _round,
+             "min": _extreme(min), "max": _extreme(max), "any": _any, "all": _all}
+    return {name: Bounded(getattr(builtins, name), fn) for name, fn in table.items()}
+
+
+def bounded_math() -> dict:
+    table = {"factorial": _factorial, "comb": _comb, "perm": _perm, "prod": _prod, "fsum": _fsum}
+    return {name: Bounded(getattr(math, name), fn) for name, fn in table.items() if hasattr(math, name)}
+
+
+def _widened(name: str):
+    method = getattr(str, name)
+
+    def fn(s, *args, **kwargs):
+        if args and args[0].__class__ is int and args[0] > budget.MAX_ITEMS:
+            raise _too_many("str", args[0])
+        return method(s, *args, **kwargs)
+    return fn
+
+
+def _replace(s, *args, **kwargs):
+    if len(args) >= 2 and args[0].__class__ is str and args[1].__class__ is str:
+        old, new = args[0], args[1]
+        count = args[2] if len(args) > 2 else kwargs.get("count", -1)
+        if len(new) > len(old):
+            times = s.count(old) if old else len(s) + 1
+            if count.__class__ is int and count >= 0:
+                times = min(times, count)
+            n = len(s) + times * (len(new) - len(old))
+            if n > budget.MAX_ITEMS:
+                raise _too_many("str", n)
+    return s.replace(*args, **kwargs)
+
+
+def _join(sep, *args, **kwargs):
+    if len(args) == 1 and not kwargs:
+        items = _take(args[0], "list")
+        n = len(sep) * max(len(items) - 1, 0)
+        for x in items:
+            if x.__class__ is str:
+                n += len(x)
+        if n > budget.MAX_ITEMS:
+            raise _too_many("str", n)
+        return sep.join(items)
+    return sep.join(*args, **kwargs)
+
+
+def _extend(lst, *args, **kwargs):
+    if len(args) == 1 and not kwargs:
+        return lst.extend(_take(args[0], "list", budget.MAX_ITEMS - len(lst)))
+    return lst.extend(*args, **kwargs)
+
+
+# type -> {method name: function(obj, *args)}, for access.py's table of script-facing methods
+BOUNDED_METHODS = {
+    str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
+          "zfill": _widened("zfill"), "replace": _replace, "join": _join},
+    list: {"extend": _extend},
+    range: {"count": _range_count, "index": _range_index},
+}
