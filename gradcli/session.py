@@ -13,7 +13,7 @@ from gradcli.language import compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import addresses, autograd, functional, rng
+from gradcli.engine import addresses, autograd, backward, rng
 from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 
@@ -200,7 +200,7 @@ class Session:
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
-        observer, functional.observer = functional.observer, self.events
+        observer, backward.observer = backward.observer, self.events
         try:
             with _collector_tuned():
                 program(self.globals)
@@ -215,7 +215,7 @@ class Session:
                 raise
             raise self._script_error(e, source, filename) from None
         finally:
-            functional.observer = observer
+            backward.observer = observer
             self.where[0] = 0
 
     def run_unit(self, source: str, filename: str = "<stdin>", echo=None) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from gradcli.engine import autograd, dtypes
 from gradcli.engine import factories as torch
-from gradcli.engine.functional import grad
+from gradcli.engine.backward import grad
 from gradcli.engine.tensor import Tensor
 
 FREED = "Trying to backward through the graph a second time"

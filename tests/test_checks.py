@@ -14,7 +14,7 @@ import pytest
 
 from gradcli.diagnostics import checks, replay
 from gradcli import cli
-from gradcli.engine import autograd, functional
+from gradcli.engine import autograd, backward
 from gradcli.engine.ops import arith, elementwise, reduce
 from gradcli.engine.tensor import Tensor
 
@@ -278,11 +278,11 @@ def test_a_replay_that_never_ends_is_given_up(capsys):
 
 
 def test_plain_runs_are_left_unpatched(capsys):
-    before = (Tensor.__init__, arith.to_dtype, functional._make_grads, autograd.forward_observer[0],
+    before = (Tensor.__init__, arith.to_dtype, backward._make_grads, autograd.forward_observer[0],
               autograd.backward_observer[0])
     main(capsys, "-c", "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()",
          "--check-grads", "--nan-check")
-    after = (Tensor.__init__, arith.to_dtype, functional._make_grads, autograd.forward_observer[0],
+    after = (Tensor.__init__, arith.to_dtype, backward._make_grads, autograd.forward_observer[0],
              autograd.backward_observer[0])
     assert after == before and before[3:] == (None, None)
     assert Tensor(np.ones(2, np.float32))._a.dtype == np.float32

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import autograd
-from gradcli.engine.functional import grad
+from gradcli.engine.backward import grad
 from gradcli.engine.tensor import Tensor
 
 

@@ -117,7 +117,7 @@ CHECKS = {
 
 def _second(f, a):
     """The gradient of f at a, as a differentiable function of a (exercises the backward-of-backward rows)."""
-    from gradcli.engine.functional import grad
+    from gradcli.engine.backward import grad
     with autograd.enable_grad():
         x = a if a.requires_grad else _leaf(a._a)
         (g,) = grad(f(x * x), x, create_graph=True)
@@ -239,7 +239,7 @@ SECOND = [
 def first_derivative(fn):
     """x -> the create_graph gradient of sum(fn(x)^2), as a differentiable function: checking it against
     finite differences checks second derivatives (and, applied twice, third)."""
-    from gradcli.engine.functional import grad
+    from gradcli.engine.backward import grad
 
     def first(*xs):
         with autograd.enable_grad():

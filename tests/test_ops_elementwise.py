@@ -9,7 +9,7 @@ import pytest
 from conftest import error_line, run_script
 from gradcli.engine import autograd, ops
 from gradcli.engine.factories import tensor
-from gradcli.engine.functional import grad
+from gradcli.engine.backward import grad
 from gradcli.engine.ops import elementwise as ew
 from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH

@@ -10,7 +10,7 @@ import pytest
 from conftest import error_line, run_script
 from gradcli.engine import autograd, ops, rng
 from gradcli.engine.factories import tensor
-from gradcli.engine.functional import grad
+from gradcli.engine.backward import grad
 from gradcli.engine.ops import arith, nn, reduce
 from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_script
 from gradcli.engine import autograd, ops
 from gradcli.engine.factories import tensor
-from gradcli.engine.functional import grad
+from gradcli.engine.backward import grad
 from gradcli.engine.ops import arith, linalg, shape
 from gradcli.engine.tensor import Tensor
 from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names

@@ -33,7 +33,7 @@ from bisect import bisect_right
 import numpy as np
 
 from gradcli import deadline
-from gradcli.engine import autograd, dtypes, functional, ops, rng
+from gradcli.engine import autograd, backward, dtypes, ops, rng
 from gradcli.engine.ops import arith
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
@@ -207,7 +207,7 @@ class Run:
         self.captured = None            # AccumulateGrad node -> gradient, while a backward() is planned
         self.directions = directions or {}
         self.node_dots = None           # key -> direction, then analytic value, for the next call
-        self.last_grads = None          # (outputs, gradients) of the latest functional._make_grads
+        self.last_grads = None          # (outputs, gradients) of the latest backward._make_grads
         # probing
         self.fork_tick: dict = {}
         self.fork_new: dict = {}
@@ -338,7 +338,7 @@ class Run:
                 dots[c] = float((np.asarray(g._a if g.__class__ is Tensor else g, dtype=_F64) * v.array()).sum())
 
     def gradients_made(self, outputs, grads) -> None:
-        """functional._make_grads ran: a backward pass is about to start (the script's, or one that
+        """backward._make_grads ran: a backward pass is about to start (the script's, or one that
         torch.autograd.functional makes for it)."""
         self.last_grads = (outputs, grads) if grads is not None else None
         if self.directions:
@@ -637,7 +637,7 @@ class _float64_mode:
         run = self.run
         init = Tensor.__init__
         to_dtype = arith.to_dtype
-        make_grads = functional._make_grads
+        make_grads = backward._make_grads
         self.saved = (init, to_dtype, make_grads, rng.Generator.seed,
                       autograd.forward_observer[0], autograd.backward_observer[0])
 
@@ -660,7 +660,7 @@ class _float64_mode:
 
         Tensor.__init__ = tensor_init
         arith.to_dtype = ops.to_dtype = to_dtype64
-        functional._make_grads = make_grads64
+        backward._make_grads = make_grads64
         rng.Generator.seed = seed
         if run.planning:
             autograd.forward_observer[0] = run.forward
@@ -668,10 +668,10 @@ class _float64_mode:
         return self
 
     def __exit__(self, *exc):
-        init, to_dtype, make_grads, seed, forward, backward = self.saved
+        init, to_dtype, make_grads, seed, forward, watch_backward = self.saved
         Tensor.__init__ = init
         arith.to_dtype = ops.to_dtype = to_dtype
-        functional._make_grads = make_grads
+        backward._make_grads = make_grads
         rng.Generator.seed = seed
-        autograd.forward_observer[0], autograd.backward_observer[0] = forward, backward
+        autograd.forward_observer[0], autograd.backward_observer[0] = forward, watch_backward
         return False

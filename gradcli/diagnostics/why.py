@@ -40,7 +40,7 @@ from gradcli.language import compiler
 from gradcli.language import provenance as provenance_module
 from gradcli import session as session_module
 from gradcli.display import PrintOptions
-from gradcli.engine import addresses, autograd, functional, rng
+from gradcli.engine import addresses, autograd, backward, rng
 from gradcli.engine.autograd import AccumulateGrad
 from gradcli.engine.tensor import Tensor, print_options
 from gradcli.errors import ScriptError
@@ -149,7 +149,7 @@ def _not_scalar(err, session) -> str | None:
         return None
     name = _name_in(out, session.globals if session is not None else {})
     shape = list(out._a.shape)
-    via_grad = _frame_locals(original, "grad", functional.__file__) is not None
+    via_grad = _frame_locals(original, "grad", backward.__file__) is not None
     if name is None:
         what = f"the output has shape {shape}"
         fixes = ("reduce it to one number first (.sum() or .mean())" +
@@ -707,7 +707,7 @@ def _isolated():
     the call depth of script functions, and the Tensor methods a replay instruments."""
     modes = [autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
              autograd._in_formula[:], autograd._anomaly[:]]
-    observers = (autograd.backward_observer[0], autograd.forward_observer[0], functional.observer)
+    observers = (autograd.backward_observer[0], autograd.forward_observer[0], backward.observer)
     state = rng.default_generator.get_state()
     options = {name: getattr(print_options, name) for name in PrintOptions.__slots__}
     table = addresses._table
@@ -723,7 +723,7 @@ def _isolated():
             gc.freeze()
         (autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
          autograd._in_formula[:], autograd._anomaly[:]) = modes
-        autograd.backward_observer[0], autograd.forward_observer[0], functional.observer = observers
+        autograd.backward_observer[0], autograd.forward_observer[0], backward.observer = observers
         rng.default_generator.set_state(state)
         for name, value in options.items():
             setattr(print_options, name, value)

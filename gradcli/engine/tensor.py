@@ -251,8 +251,8 @@ class Tensor:
         return fn is not None and fn.retained is not None and fn.retained() is self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        from gradcli.engine import functional
-        functional.backward([self], None if gradient is None else [gradient], retain_graph,
+        from gradcli.engine import backward
+        backward.backward([self], None if gradient is None else [gradient], retain_graph,
                             create_graph, inputs)
 
     # ------------------------------------------------------------------------------ conversion
@@ -1135,8 +1135,8 @@ class Tensor:
         return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def register_hook(self, hook):
-        from gradcli.engine import functional
-        return functional.register_hook(self, hook)
+        from gradcli.engine import backward
+        return backward.register_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
     def _inplace(self, fn, other):

@@ -9,7 +9,7 @@ import math as _math
 from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import autograd, dtypes, factories, functional, ops, rng, signatures
+from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.tensor import Size, Tensor, print_options
 
 
@@ -200,16 +200,16 @@ def _build_torch() -> ScriptModule:
     })
     autograd_ns = ScriptModule("torch.autograd", {
         "Variable": _variable,
-        "grad": functional.grad,
-        "backward": functional.backward,
+        "grad": backward.grad,
+        "backward": backward.backward,
         "functional": autograd_functional,
         "no_grad": autograd.no_grad,
         "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled,
         "inference_mode": autograd.inference_mode,
         "set_detect_anomaly": autograd.set_detect_anomaly, "detect_anomaly": autograd.detect_anomaly,
-        "gradcheck": functional.gradcheck, "gradgradcheck": functional.gradgradcheck,
-        "GradcheckError": functional.GradcheckError,
+        "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
+        "GradcheckError": gradcheck.GradcheckError,
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape

@@ -1,0 +1,263 @@
+"""The entry points into the backward sweep: Tensor.backward / torch.autograd.backward, torch.autograd.grad
+(batched or not), and tensor hooks.
+
+The argument handling follows torch/autograd/__init__.py and the C++ `run_backward` step by step,
+so the same mistake fails with the same message at the same moment.
+"""
+
+from __future__ import annotations
+
+
+import sys
+
+import numpy as np
+
+from gradcli.engine import autograd, backmath, dtypes, ops
+from gradcli.engine.tensor import Size, Tensor
+
+# --------------------------------------------------------------------------------- backward and grad
+
+# What watches the script's backward() and autograd.grad() calls (a session's event sink, see
+# gradcli.diagnostics.jsonl), or None. The calls that torch.autograd.functional and gradcheck make are not
+# the script's: a caller in those modules is not reported.
+observer = None
+_OWN_CALLERS = ("gradcli.engine.functional", "gradcli.engine.gradcheck")
+
+
+def _outputs_tuple(tensors) -> tuple:
+    """`tensors` / `outputs`: one tensor, or any iterable of them."""
+    return (tensors,) if tensors.__class__ is Tensor else tuple(tensors)
+
+
+def _grads_tuple(grads, length: int) -> tuple:
+    if grads is None:
+        return (None,) * length
+    return (grads,) if grads.__class__ is Tensor else tuple(grads)
+
+
+def _make_grads(outputs: tuple, grads: tuple, batched: bool) -> list:
+    """torch.autograd._make_grads: check given gradients' shapes, make the implicit ones for scalars."""
+    new = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if out.__class__ is not Tensor:
+            raise AssertionError("Expected output to be a torch.Tensor")
+        if g.__class__ is Tensor:
+            shape = g._a.shape[1:] if batched else g._a.shape
+            if shape != out._a.shape:
+                if batched:
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                        "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                        f"match the shape of corresponding output, but a mismatch was detected: "
+                        f"grad_output[{i}] has a shape of {Size(shape)!r} and output[{i}] has a shape of "
+                        f"{Size(out._a.shape)!r}. If you only want some tensors in `grad_output` to be "
+                        "considered batched, consider using vmap.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(shape)!r} "
+                                   f"and output[{i}] has a shape of {Size(out._a.shape)!r}.")
+            new.append(g)
+        elif g is None:
+            if out.requires_grad:
+                if out._a.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._a.dtype.kind != "f":
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                       f"{out.dtype}")
+                new.append(Tensor(np.ones(out._a.shape, dtype=out._a.dtype)))
+            else:
+                new.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    return new
+
+
+class _Unreachable:
+    """The node of a differentiated tensor that no graph can reach (PyTorch's Identity stand-in)."""
+
+    __slots__ = ()
+
+
+def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
+    """The C++ run_backward: check roots and inputs, then sweep. Returns the captured gradients of
+    `inputs` (autograd.grad) or None (backward)."""
+    if len(outputs) != len(grads):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    roots = []
+    for i, out in enumerate(outputs):
+        node = autograd.edge(out)
+        if node is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(node)
+    targets = None
+    if inputs is not None:
+        targets = []
+        for t in inputs:
+            if t.__class__ is not Tensor:
+                raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            node = t.grad_fn if t.grad_fn is not None else autograd.existing_accumulator(t)
+            if accumulate:
+                t.retain_grad()
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets.append(node if node is not None else _Unreachable())
+    F = backmath.TENSOR if create_graph else backmath.NUMPY
+    start = []
+    for out, g in zip(outputs, grads):
+        if create_graph:
+            if g._a.dtype != out._a.dtype:
+                g = ops.to_dtype(g, dtypes.of_array(out._a))
+            start.append(g)
+        else:
+            start.append(g._a if g._a.dtype == out._a.dtype else g._a.astype(out._a.dtype))
+    with autograd.set_grad_enabled(create_graph):
+        captured = autograd.run_backward(roots, start, retain_graph, F, targets, capture=not accumulate)
+    if accumulate:
+        return None
+    result = []
+    for t, node in zip(inputs, targets):
+        g = captured.get(node)
+        if g is None:
+            result.append(None)
+        elif create_graph:
+            result.append(g)
+        else:
+            result.append(Tensor(np.array(np.broadcast_to(g, t._a.shape), dtype=t._a.dtype)))
+    return result
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *,
+             grad_variables=None) -> None:
+    """torch.autograd.backward (and Tensor.backward): sum gradients into the leaves' `.grad`, or with
+    `inputs` only into those tensors (non-leaf ones start retaining their gradient)."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                               "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    inputs_tuple = None
+    if inputs is not None:
+        inputs_tuple = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
+        if not inputs_tuple:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    outputs = _outputs_tuple(tensors)
+    grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False)
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    done = None
+    if observer is not None and sys._getframe(1).f_globals["__name__"] not in _OWN_CALLERS:
+        done = observer.backward_call(outputs, inputs_tuple, retain, bool(create_graph))
+    _engine(outputs, grads, retain, bool(create_graph), inputs_tuple, accumulate=True)
+    if done is not None:
+        done()
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, as a tuple; `.grad`
+    fields are left untouched (except those of tensors that retain their gradient)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _outputs_tuple(outputs)
+    inputs_tuple = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
+    if not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)), bool(is_grads_batched))
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    create_graph = bool(create_graph)
+    if is_grads_batched:
+        result = _batched_grad(outputs, grads, retain, create_graph, inputs_tuple)
+    else:
+        result = _engine(outputs, grads, retain, create_graph, inputs_tuple, accumulate=False)
+    for i, g in enumerate(result):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in "
+                               "the graph. Set allow_unused=True if this is the desired behavior.")
+    if materialize_grads:
+        result = [g if g is not None else _zeros_like(t, create_graph) for g, t in zip(result, inputs_tuple)]
+    if observer is not None and sys._getframe(1).f_globals["__name__"] not in _OWN_CALLERS:
+        observer.grad_call(outputs, inputs_tuple, retain, create_graph, result)
+    return tuple(result)
+
+
+def _batched_grad(outputs, grads, retain, create_graph, inputs) -> list:
+    """is_grads_batched: one vector-Jacobian product per slice of the grad_outputs' first dim."""
+    sizes = set()
+    for g in grads:
+        if g is not None:
+            if g._a.ndim == 0:
+                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                                 "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                                 "0 <= in_dim < 0.")
+            sizes.add(g._a.shape[0])
+    batch = sizes.pop() if sizes else 0
+    rows = []
+    for b in range(batch):
+        slices = [None if g is None else Tensor(g._a[b]) for g in grads]
+        rows.append(_engine(outputs, slices, retain or b < batch - 1, create_graph, inputs, accumulate=False))
+    result = []
+    for k, t in enumerate(inputs):
+        column = [row[k] for row in rows]
+        if not column or any(c is None for c in column):
+            result.append(None)
+        elif create_graph:
+            result.append(ops.shape.stack(column))
+        else:
+            result.append(Tensor(np.stack([c._a for c in column])))
+    return result
+
+
+def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
+    z = Tensor(np.zeros_like(t._a))
+    if requires_grad:
+        z.requires_grad = True
+    return z
+
+
+# ---------------------------------------------------------------------------------------------- hooks
+
+def _legacy_type(a) -> str:
+    return dtypes.of_array(a).legacy
+
+
+class _TensorHook:
+    """A script's `fn(grad)` as the engine calls it: on the gradient in F's representation, with
+    PyTorch's checks on a replacement (same dtype, then same size)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def _name(self) -> str:
+        fn = self.fn
+        name = getattr(fn, "__name__", None)
+        return name if isinstance(name, str) else getattr(fn, "name", "<unknown>")
+
+    def __call__(self, g, F):
+        if F.tensors:
+            arg = g
+        else:
+            # the hook may change the gradient in place: hand it a writable array of its own
+            arg = Tensor(g if g.__class__ is np.ndarray and g.flags.writeable else np.array(g))
+        result = self.fn(arg)
+        if result is None:
+            return g if F.tensors else arg._a
+        if result.__class__ is not Tensor:
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        before = arg._a
+        if result._a.dtype != before.dtype:
+            raise RuntimeError(f"hook '{self._name()}' has changed the type of value (was "
+                               f"{_legacy_type(before)} got {_legacy_type(result._a)})")
+        if result._a.shape != before.shape:
+            raise RuntimeError(f"hook '{self._name()}' has changed the size of value")
+        return result if F.tensors else result._a
+
+
+def register_hook(t: Tensor, fn):
+    """Tensor.register_hook: `fn(grad)` runs when the gradient of `t` is computed and may return a
+    replacement. Non-leaf hooks live on t's node, leaf hooks on its AccumulateGrad."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    node = t.grad_fn if t.grad_fn is not None else autograd.pinned_accumulator(t)
+    return autograd.add_hook(node, _TensorHook(fn))
