@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli import cli
+from gradcli.commands import common
 from gradcli.errors import ScriptError
 from gradcli.diagnostics.jsonl import JsonLines
 from gradcli.repl.shell import Options, Shell
@@ -323,7 +324,7 @@ def test_any_text_raises_only_gradcli_errors(source):
 @given(st.binary(max_size=200))
 def test_any_bytes_decode_or_fail_as_syntax_errors(data):
     try:
-        source = cli._decode(data, "<fuzz>")
+        source = common.decode(data, "<fuzz>")
     except ScriptError as e:
         assert e.exit_status == 2 and e.render()
         return

@@ -6,14 +6,14 @@ import argparse
 import os
 import sys
 
-from gradcli.cli import _read, _report, refusal
+from gradcli.commands.common import read_script, refusal, report
 from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError
 
 GRAPH_FORMATS = ("text", "dot", "json")
 # what -o FILE writes, by the file's extension: a text format, or a picture drawn by Graphviz's dot
 GRAPH_FILES = {".txt": "text", ".dot": "dot", ".gv": "dot", ".json": "json",
                ".svg": "svg", ".png": "png", ".pdf": "pdf"}
-# the shared options (gradcli.cli.script_options) graph honours; it refuses the others
+# the shared options (gradcli.commands.common.script_options) graph honours; it refuses the others
 GRAPH_OPTIONS = ("seed", "color", "timing", "nan-check", "timeout", "max-memory")
 INSTALL_GRAPHVIZ = "install Graphviz (apt install graphviz, dnf install graphviz or brew install graphviz)"
 
@@ -86,7 +86,7 @@ def run(args) -> int:
                         f"{INSTALL_GRAPHVIZ}, or write DOT with -o {os.path.splitext(output)[0]}.dot")
     fmt = fmt or "text"
     try:
-        source, filename = _read(args.script)
+        source, filename = read_script(args.script)
     except OSError as e:
         sys.stderr.write(f"{e}\n")
         return EXIT_USAGE
@@ -106,7 +106,7 @@ def run(args) -> int:
                 session.run_source(source, filename)
         except ScriptError as e:
             progress.finish()
-            _report(e)
+            report(e)
             return e.exit_status
     namespace, provenance = session.globals, session.provenance
     name = args.name or provenance.default_name(namespace)

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+from gradcli.commands.common import subcommands
 from gradcli.errors import EXIT_OK, EXIT_USAGE
 
 SHELLS = ("bash", "zsh")
@@ -35,8 +36,8 @@ def add_parser(sub, script_options) -> None:
 
 def run(args) -> int:
     if args.command == "completion":
-        return _completion(args.shell)
-    return _help(args.topic)
+        return _completion(args.shell, args.top_parser)
+    return _help(args.topic, args.top_parser)
 
 
 # ------------------------------------------------------------------------------------------- topics
@@ -89,8 +90,7 @@ def topics() -> dict:
     return found
 
 
-def _help(topic: str | None) -> int:
-    from gradcli.cli import _parser, subcommands
+def _help(topic: str | None, top_parser) -> int:
     found = topics()
     if not found:
         sys.stderr.write("gradcli help: the documentation is not installed with this gradcli\n")
@@ -102,7 +102,7 @@ def _help(topic: str | None) -> int:
         sys.stdout.write("\n".join(out) + "\n")
         return EXIT_OK
     name = topic.lower()
-    commands = subcommands(_parser())
+    commands = subcommands(top_parser)
     if name not in found and name in commands:
         sys.stdout.write(commands[name].format_help())
         return EXIT_OK
@@ -124,11 +124,9 @@ def _help(topic: str | None) -> int:
 
 # --------------------------------------------------------------------------------------- completion
 
-def _completion(shell: str) -> int:
+def _completion(shell: str, parser) -> int:
     """The completion script from shtab, generated from the parser (imported here only)."""
     import shtab
-    from gradcli.cli import _parser
-    parser = _parser()
     stack = [parser]
     while stack:                    # script arguments complete file names; the rest what argparse knows
         p = stack.pop()

@@ -8,7 +8,7 @@ import re
 import sys
 import time
 
-from gradcli.cli import _report
+from gradcli.commands.common import report
 from gradcli.errors import EXIT_OK, EXIT_USAGE, ScriptError, ScriptSyntaxError
 
 # The file name errors in EXPR, --grad-output and --hvp carry; an input's value is "<NAME>".
@@ -65,7 +65,7 @@ several inputs). With --hvp V, print the Hessian-vector product H·V instead
 }
 
 
-# The shared options (gradcli.cli.script_options) these commands honour; they refuse the others.
+# The shared options (gradcli.commands.common.script_options) these commands honour; they refuse the others.
 # Not --stable-ids: no address is ever printed (the results are tensors, detached).
 ONESHOT_OPTIONS = ("seed", "format", "display", "color", "timing", "timeout", "max-memory")
 
@@ -412,7 +412,7 @@ def run(args) -> int:
     except ScriptError as e:
         hint = _hint(e)
         if events is None:
-            _report(e)
+            report(e)
             if hint:
                 sys.stderr.write(hint + "\n")
                 sys.stderr.flush()

@@ -161,7 +161,7 @@ def _why(shell, arg):
     from gradcli.diagnostics import why, explain
     if not arg:
         raise MagicError("give a tensor, e.g. %why x.grad")
-    name = explain._target_name(arg)
+    name = explain.target_name(arg)
     if name is None:
         raise MagicError(f"give the name of a tensor (x or x.grad), not '{arg}'")
     text, problem, error = explain.explain_units(why.repl_units(shell.accepted), shell.session.initial_seed,
