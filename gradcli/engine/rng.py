@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from gradcli.engine.addresses import address
+from gradcli.engine.state import STATE
 
 # The seed a fresh torch.Generator() starts from.
 DEFAULT_GENERATOR_SEED = 67280421310721
@@ -687,3 +688,4 @@ def _fresh_default() -> Generator:
 
 
 default_generator: Generator = _fresh_default()
+STATE.generator = default_generator

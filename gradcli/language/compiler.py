@@ -18,6 +18,7 @@ from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.language.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
+from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
 
@@ -87,7 +88,6 @@ class ScriptFunction:
     """A function defined with `def` in a script."""
 
     __slots__ = ("name", "params", "defaults", "body", "globals", "cells", "frees", "closure")
-    _depth = [0]                  # calls in progress, across all functions (mutual recursion counts too)
 
     def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=()):
         self.name = name
@@ -136,14 +136,14 @@ class ScriptFunction:
             for name in self.cells:
                 env[name] = Cell(env.get(name, EMPTY))
             env.update(zip(self.frees, self.closure))
-        depth = self._depth
-        if depth[0] >= MAX_CALL_DEPTH:
+        state = STATE
+        if state.call_depth >= MAX_CALL_DEPTH:
             raise RecursionError("maximum recursion depth exceeded")
-        depth[0] += 1
+        state.call_depth += 1
         try:
             signal = self.body(env)
         finally:
-            depth[0] -= 1
+            state.call_depth -= 1
         if signal.__class__ is _Return:
             return signal.value
         return None
