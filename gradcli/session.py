@@ -70,6 +70,12 @@ def _keep_heap_memory() -> None:
         pass                                   # not glibc: keep the allocator's defaults
 
 
+def _help_text(builtins: dict, *obj) -> str:
+    """What help() and help(obj) print in a script (gradcli.language.helptext, imported when first asked)."""
+    from gradcli.language import helptext
+    return helptext.text_for(obj[0], builtins) if obj else helptext.USAGE
+
+
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here.
@@ -88,7 +94,7 @@ class Session:
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.globals: dict = {}
-        self.builtins = stdlib.make_builtins(self._write)
+        self.builtins = stdlib.make_builtins(self._write, _help_text)
         self.echo = echo
         self._warned: set = set()
         self._filename = "<script>"

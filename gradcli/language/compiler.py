@@ -16,7 +16,6 @@ import operator
 
 from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
-from gradcli.language.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
@@ -949,7 +948,7 @@ def outside_import(module: str) -> Exception:
         refused = module.split(".")[1] in access.REFUSED_TORCH_MEMBERS if "." in module else False
         if not refused and torchapi.is_module(module):
             return NotImplementedError(f"gradcli does not implement {module}")
-        known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
+        known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
 
