@@ -8,12 +8,14 @@ refused by the parser before a script ever runs.
 from __future__ import annotations
 
 import functools
+import random as _random
 
 from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
@@ -56,6 +58,7 @@ ALLOWED = {
     autograd.Node: frozenset(("name", "next_functions")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable")),
     rng.Generator: frozenset(("seed", "initial_seed")),
+    _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
 }

@@ -7,6 +7,7 @@ can stop them and the report can say where.
 from __future__ import annotations
 
 import math
+import random as _random
 
 from gradcli.engine.state import STATE
 
@@ -429,9 +430,33 @@ def _extend(lst, *args, **kwargs):
 
 
 # type -> {method name: function(obj, *args)}, for access.py's table of script-facing methods
+def _random_choices(rng, *args, **kwargs):
+    k = kwargs.get("k", 1)
+    if k.__class__ is int and k > STATE.max_items:
+        raise _too_many("list", k)
+    return rng.choices(*args, **kwargs)
+
+
+def _random_sample(rng, *args, **kwargs):
+    k = args[1] if len(args) > 1 else kwargs.get("k")
+    if k.__class__ is int and k > STATE.max_items:
+        raise _too_many("list", k)
+    return rng.sample(*args, **kwargs)
+
+
+def _random_getrandbits(rng, *args):
+    if args and args[0].__class__ is int and args[0] > MAX_INT_BITS:
+        raise _int_too_large()
+    return rng.getrandbits(*args)
+
+
+# Python's random module: what a random.Random builds, bounded (k items, k bits)
+RANDOM_METHODS = {"choices": _random_choices, "sample": _random_sample, "getrandbits": _random_getrandbits}
+
 BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
           "zfill": _widened("zfill"), "replace": _replace, "join": _join},
     list: {"extend": _extend},
     range: {"count": _range_count, "index": _range_index},
+    _random.Random: RANDOM_METHODS,
 }

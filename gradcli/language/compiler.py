@@ -950,7 +950,7 @@ def outside_import(module: str) -> Exception:
             return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
-    return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
+    return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch, math and random")
 
 
 def _tracked(st, line: int, where: list):

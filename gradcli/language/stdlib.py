@@ -5,11 +5,13 @@ from __future__ import annotations
 import builtins
 import functools
 import math as _math
+import random as _random
 
 from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor, print_options
 
 
@@ -27,6 +29,8 @@ class ScriptModule:
         # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
         if self.name.startswith("torch"):
             return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
+        if self.name == "random":           # CPython's random is a Python module: named with its file
+            return f"<module 'random' from '{_random.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
 
@@ -360,8 +364,31 @@ def _build_math() -> ScriptModule:
     return ScriptModule("math", members)
 
 
+# Python's random module, with CPython's own generator, so `random.seed(42); random.random()` gives
+# CPython's numbers. Its stream is part of the engine's state: a session seeds it, a replay restores it.
+_RANDOM_NAMES = (
+    "seed", "random", "uniform", "triangular", "randint", "randrange", "choice", "choices", "shuffle", "sample",
+    "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate",
+    "betavariate", "paretovariate", "weibullvariate", "getrandbits", "getstate", "setstate", "binomialvariate",
+)
+
+
+def _build_random() -> ScriptModule:
+    stream = STATE.python_random = _random.Random()
+    members = {}
+    for name in _RANDOM_NAMES:
+        method = getattr(stream, name, None)
+        if method is None:
+            continue
+        bounded = bounds.RANDOM_METHODS.get(name)
+        members[name] = method if bounded is None else bounds.Bounded(method, functools.partial(bounded, stream))
+    members["Random"] = _random.Random
+    return ScriptModule("random", members)
+
+
 TORCH = _build_torch()
 MATH = _build_math()
+RANDOM = _build_random()
 
 
 def _importable(module: ScriptModule) -> list:
@@ -372,8 +399,9 @@ def _importable(module: ScriptModule) -> list:
     return names
 
 
-# The one list of the modules a script can import: torch's module tree as built above, and math.
-MODULES = tuple(sorted(_importable(TORCH))) + ("math",)
+# The modules a script can import by their first name, and the one list of every module it can import.
+_TOP = {"torch": TORCH, "math": MATH, "random": RANDOM}
+MODULES = tuple(sorted(_importable(TORCH))) + ("math", "random")
 
 
 # ------------------------------------------------------------------------- argument errors of calls
@@ -467,12 +495,10 @@ def _raised_by_binding(exc: BaseException) -> bool:
 
 def module(path: str) -> ScriptModule | None:
     """The module an import names (`torch.nn.functional`), or None when gradcli has no such module."""
-    if path == "math":
-        return MATH
     parts = path.split(".")
-    if parts[0] != "torch":
+    mod = _TOP.get(parts[0])
+    if mod is None:
         return None
-    mod = TORCH
     for p in parts[1:]:
         mod = mod.members.get(p)
         if not isinstance(mod, ScriptModule):
