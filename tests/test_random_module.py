@@ -116,3 +116,12 @@ def test_nothing_behind_the_module_is_reachable(source, message):
 def test_the_module_and_its_functions_print_as_cpythons():
     source = "import random\nprint(random)\nprint(random.Random)\n"
     assert _gradcli(source) == _cpython(source)
+
+
+def test_all_of_math_is_there_and_computes_as_cpython():
+    import math
+    from gradcli.language import stdlib
+    assert set(stdlib.MATH.members) == {n for n in dir(math) if not n.startswith("_")}
+    source = ("import math\nprint(math.cbrt(27.0), math.exp2(3), math.isqrt(10**20), math.lcm(4, 6, 10), "
+              "math.nextafter(1.0, 2.0), math.ulp(1.0), math.gcd(12, 18), math.dist([0, 0], [3, 4]))\n")
+    assert _gradcli(source) == _cpython(source)

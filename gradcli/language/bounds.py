@@ -370,6 +370,13 @@ def _prod(*args, **kwargs):
     return math.prod(*args, **kwargs)
 
 
+def _lcm(*args):
+    """lcm(a, b, ...) is at most their product: refused when that could pass MAX_INT_BITS."""
+    if sum(a.bit_length() for a in args if a.__class__ is int) > MAX_INT_BITS:
+        raise _int_too_large()
+    return math.lcm(*args)
+
+
 def _fsum(*args):
     return math.fsum(_take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
 
@@ -382,7 +389,7 @@ def bounded_builtins() -> dict:
 
 
 def bounded_math() -> dict:
-    table = {"factorial": _factorial, "comb": _comb, "perm": _perm, "prod": _prod, "fsum": _fsum}
+    table = {"factorial": _factorial, "comb": _comb, "perm": _perm, "prod": _prod, "fsum": _fsum, "lcm": _lcm}
     return {name: Bounded(getattr(math, name), fn) for name, fn in table.items() if hasattr(math, name)}
 
 

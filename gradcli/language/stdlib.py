@@ -349,17 +349,10 @@ def _build_torch() -> ScriptModule:
     return _expose(ScriptModule("torch", members))
 
 
-_MATH_NAMES = (
-    "pi", "e", "tau", "inf", "nan", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "pow",
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
-    "atanh", "floor", "ceil", "trunc", "fabs", "fmod", "copysign", "hypot", "isclose", "isfinite",
-    "isinf", "isnan", "degrees", "radians", "factorial", "gcd", "comb", "perm", "prod", "fsum", "erf",
-    "erfc", "gamma", "lgamma", "modf", "frexp", "ldexp", "remainder", "dist",
-)
-
-
 def _build_math() -> ScriptModule:
-    members = {n: getattr(_math, n) for n in _MATH_NAMES if hasattr(_math, n)}
+    """All of Python's math module: its functions only compute numbers (those that can build huge
+    integers are bounded)."""
+    members = {n: getattr(_math, n) for n in dir(_math) if not n.startswith("_")}
     members.update(bounds.bounded_math())      # factorial, comb, perm, prod: bounded results
     return ScriptModule("math", members)
 
