@@ -543,15 +543,18 @@ def variable(data, requires_grad=False, volatile=False):
 
 # In-place random fills on tensors that are part of a graph record a node whose gradient is zero.
 # fmt: off
-UNIFORM       = Op("UniformBackward0",  None, (), (lambda F, g: F.zeros_like(g),), quiet=True)
-NORMAL_       = Op("NormalBackward0",   None, (), (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM_RANGE  = Op("RandomBackward0",   None, (), (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM_TO     = Op("RandomBackward1",   None, (), (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM        = Op("RandomBackward2",   None, (), (lambda F, g: F.zeros_like(g),), quiet=True)
-NORMAL_MEAN   = Op("NormalBackward1",   None, (), (lambda F, g: F.zeros_like(g),), inputs=("mean",), fits=True, quiet=True)
-NORMAL_STD    = Op("NormalBackward2",   None, (), (lambda F, g: F.zeros_like(g),), inputs=("std",), fits=True, quiet=True)
-NORMAL_BOTH   = Op("NormalBackward3",   None, (), (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)),
-                   inputs=("mean", "std"), fits=True, quiet=True)
+UNIFORM      = Op("UniformBackward0", None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+NORMAL_      = Op("NormalBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM_RANGE = Op("RandomBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM_TO    = Op("RandomBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM       = Op("RandomBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+NORMAL_MEAN  = Op("NormalBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),),
+                  inputs=("mean",), fits=True, quiet=True)
+NORMAL_STD   = Op("NormalBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),),
+                  inputs=("std",), fits=True, quiet=True)
+NORMAL_BOTH  = Op("NormalBackward3",  None,    (),    (lambda F, g: F.zeros_like(g),
+                                                       lambda F, g: F.zeros_like(g)),
+                  inputs=("mean", "std"), fits=True, quiet=True)
 # fmt: on
 
 

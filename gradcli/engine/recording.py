@@ -25,8 +25,8 @@ from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.tensor import Tensor
 
-# what a name in a row's `saves` refers to (see Op.plan)
-_INPUT, _RESULT, _ARG = 0, 1, 2
+# what a name in a row's `saves` refers to, besides an input's index (see Op.plan)
+_RESULT, _ARG = -1, -2
 _DEFAULT_INPUTS = {1: ("self",), 2: ("self", "other")}
 
 
@@ -68,7 +68,7 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan")
+                 "quiet", "fresh", "joint", "plan", "needers")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None):
@@ -84,18 +84,23 @@ class Op:
         self.quiet = quiet
         self.fresh = fresh
         self.joint = joint
-        # `plan`: how apply builds the saved tuple, one (kind, index, needer) per saved name; None when
-        # every name is a value the forward passes (the saved tuple is then the forward's own tuple)
-        plan = []
+        # `plan`: how apply builds the saved tuple, one int per saved name (an input's index, _RESULT, or
+        # _ARG - j for the forward's j-th value); None when every name is a value the forward passes
+        # (the saved tuple is then the forward's own tuple). `needers`: per input, the input whose
+        # requiring grad makes it saved (needed_by), or None.
+        plan, j = [], 0
         for name in saves:
             if name in inputs:
-                needer = inputs.index(needed_by[name]) if needed_by and name in needed_by else None
-                plan.append((_INPUT, inputs.index(name), needer))
+                plan.append(inputs.index(name))
             elif name == "result":
-                plan.append((_RESULT, 0, None))
+                plan.append(_RESULT)
             else:
-                plan.append((_ARG, sum(k == _ARG for k, _, _ in plan), None))
-        self.plan = tuple(plan) if any(k != _ARG for k, _, _ in plan) else None
+                plan.append(_ARG - j)
+                j += 1
+        self.plan = tuple(plan) if any(c >= _RESULT for c in plan) else None
+        self.needers = None
+        if needed_by:
+            self.needers = tuple(inputs.index(needed_by[n]) if n in needed_by else None for n in inputs)
         if saves_tensors is None:
             saves_tensors = self.plan is not None
         self.saves_tensors = saves_tensors
@@ -127,61 +132,95 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     overrides the row's `quiet`.
     """
     t = Tensor(out)
-    # the engine's modes and the forward observer, read here once
-    nodes = None
-    if _GRAD[0]:
+    # the engine's modes and the forward observer, read here once: the observer sees every result
+    # (a quiet row's only when it gets a node, below)
+    observe = _OBSERVER[0]
+    if observe is not None and not (op.quiet if quiet is None else quiet):
+        observe(op, t, inputs)
+        observe = None
+    if not _GRAD[0]:
+        return t
+    # the nodes the gradients flow to; one and two inputs without a comprehension (a call in 3.11)
+    n = len(inputs)
+    if n == 2:
+        x, y = inputs
+        nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
+        ny = (y.grad_fn or edge(y)) if y.__class__ is Tensor else None
+        if nx is None and ny is None:
+            return t
+        nodes = (nx, ny)
+    elif n == 1:
+        x = inputs[0]
+        nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
+        if nx is None:
+            return t
+        nodes = (nx,)
+    else:
         nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
-        for n in nodes:
-            if n is not None:
+        for nx in nodes:
+            if nx is not None:
                 break
         else:
-            nodes = None
-    observe = _OBSERVER[0]
-    if observe is not None and (nodes is not None or not (op.quiet if quiet is None else quiet)):
+            return t
+    if observe is not None:
         observe(op, t, inputs)
-    if nodes is None:
-        return t
     plan = op.plan
-    checks = None
     if plan is None:
-        saved = args
+        saved, checks = args, None
+        if op.saves_tensors or _INFERENCE_SEEN[0]:
+            for s in saved:
+                if s.__class__ is Tensor and s._inference:
+                    raise RuntimeError(INFERENCE_SAVED_ERROR)
     else:
         saved = []
-        for kind, i, needer in plan:
-            if kind == _INPUT:
-                if needer is not None and nodes[needer] is None:
-                    saved.append(None)
-                    continue
-                x = inputs[i]
+        checks = None
+        result = False
+        needers = op.needers
+        for c in plan:
+            if c >= 0:                  # an input
+                if needers is not None:
+                    needer = needers[c]
+                    if needer is not None and nodes[needer] is None:
+                        saved.append(None)
+                        continue
+                x = inputs[c]
                 if x.__class__ is Tensor:
-                    if arrays is not None and not (x.requires_grad or arrays[i] is x._a):
-                        x = Tensor(arrays[i])
+                    if arrays is not None and not (x.requires_grad or arrays[c] is x._a):
+                        x = Tensor(arrays[c])
                     else:
                         # a saved input tensor: changing it in place must fail the backward pass
                         a = x._a
                         entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).legacy, None)
-                        checks = [entry] if checks is None else checks + [entry]
+                        if checks is None:
+                            checks = [entry]
+                        else:
+                            checks.append(entry)
                 elif arrays is not None:
-                    x = arrays[i]
+                    x = arrays[c]
                 saved.append(x)
-            elif kind == _RESULT:
+            elif c == -1:               # _RESULT
                 saved.append(Out(out))
+                result = True
             else:
-                saved.append(args[i])
+                saved.append(args[-2 - c])
+        if result:
+            # the result is saved: changing it in place must fail the backward pass (checked last)
+            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
+            if checks is None:
+                checks = (entry,)
+            else:
+                checks.append(entry)
+        if checks is not None:
+            checks = tuple(checks)
         saved = tuple(saved)
-    if op.saves_tensors or _INFERENCE_SEEN[0]:
-        for s in saved:
-            if s.__class__ is Out:
-                # the result is saved: changing it in place must fail the backward pass
-                entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
-                checks = [entry] if checks is None else checks + [entry]
-            elif s.__class__ is Tensor and s._inference:
-                raise RuntimeError(INFERENCE_SAVED_ERROR)
-    if checks is not None:
-        checks = tuple(checks)
+        if _INFERENCE_SEEN[0]:
+            for s in saved:
+                if s.__class__ is Tensor and s._inference:
+                    raise RuntimeError(INFERENCE_SAVED_ERROR)
     fit = None
     fits = op.fits
     if fits and not same:
+        # a fitting row: each input's gradient reduced to its shape, cast to its dtype, where they differ
         shape, dtype = out.shape, out.dtype
         for i, x in enumerate(inputs):
             if x.__class__ is Tensor:

@@ -77,40 +77,49 @@ def clone_array(x: np.ndarray) -> np.ndarray:
 
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
-#             node                   forward        saves                          formulas, one per input
-ADD         = Op("AddBackward0",        None,          ("alpha",),                    (lambda F, g, alpha: g,
-                                                                                       lambda F, g, alpha: g if alpha == 1 else g * alpha),
-                 fits=True)
-SUB         = Op("SubBackward0",        None,          ("alpha",),                    (lambda F, g, alpha: g,
-                                                                                       lambda F, g, alpha: -g if alpha == 1 else -g * alpha),
-                 fits=True)
-RSUB        = Op("RsubBackward1",       None,          (),                            (lambda F, g: -g,), fits=True)
-MUL         = Op("MulBackward0",        None,          ("self", "other"),             (lambda F, g, self, other: _times(F, g, other),
-                                                                                       lambda F, g, self, other: g * self),
+#                node                   forward        saves                           formulas, one per input
+ADD         = Op("AddBackward0",        None,          ("alpha",),
+                 (lambda F, g, alpha: g,
+                  lambda F, g, alpha: g if alpha == 1 else g * alpha), fits=True)
+SUB         = Op("SubBackward0",        None,          ("alpha",),
+                 (lambda F, g, alpha: g,
+                  lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True)
+RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True)
+MUL         = Op("MulBackward0",        None,          ("self", "other"),
+                 (lambda F, g, self, other: _times(F, g, other),
+                  lambda F, g, self, other: g * self),
                  fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square)
-DIV         = Op("DivBackward0",        None,          ("self", "other"),             (lambda F, g, self, other: _over(F, g, other),
-                                                                                       lambda F, g, self, other: -g * ((self / other) / other)),
+DIV         = Op("DivBackward0",        None,          ("self", "other"),
+                 (lambda F, g, self, other: _over(F, g, other),
+                  lambda F, g, self, other: -g * ((self / other) / other)),
                  fits=True, needed_by={"self": "other"}, fresh=True)
-RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),                   (lambda F, g, result: -g * (result * result),), floats=True)
-NEG         = Op("NegBackward0",        neg_array,     (),                            (lambda F, g: -g,))
-EXP         = Op("ExpBackward0",        np.exp,        ("result",),                   (lambda F, g, result: g * result,), floats=True, fresh=True)
-CLONE       = Op("CloneBackward0",      clone_array,   (),                            (lambda F, g: g,))
-POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),          (_pow_self,), fits=True, quiet=True)
-POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"), (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
-                                                                                       _pow_exponent), inputs=("self", "exponent"), fits=True, quiet=True)
-POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),            (_pow_base,), inputs=("exponent",), fits=True, quiet=True)
-TO_COPY     = Op("ToCopyBackward0",     None,          (),                            (lambda F, g: g,), fits=True)
-ZERO        = Op("ZeroBackward0",       None,          (),                            (lambda F, g: F.zeros_like(g),))
-FILL        = Op("FillBackward2",       None,          (),                            (lambda F, g: F.zeros_like(g),))
-FILL_TENSOR = Op("FillBackward3",       None,          (),                            (lambda F, g: F.zeros_like(g), lambda F, g: F.sum(g)),
+RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),
+                 (lambda F, g, result: -g * (result * result),), floats=True)
+NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,))
+EXP         = Op("ExpBackward0",        np.exp,        ("result",),
+                 (lambda F, g, result: g * result,), floats=True, fresh=True)
+CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,))
+POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
+                 fits=True, quiet=True)
+POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
+                 (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
+                  _pow_exponent), inputs=("self", "exponent"), fits=True, quiet=True)
+POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),             (_pow_base,),
+                 inputs=("exponent",), fits=True, quiet=True)
+TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True)
+ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),))
+FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),))
+FILL_TENSOR = Op("FillBackward3",       None,          (),                             (lambda F, g: F.zeros_like(g),
+                                                                                        lambda F, g: F.sum(g)),
                  inputs=("self", "value"), fits=True)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
-MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                    (lambda F, g, other: g * other,))
-DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                    (lambda F, g, other: g / other,))
-ADD_SCALAR  = Op("AddBackward1",        None,          (),                            (lambda F, g: g,))
-SUB_SCALAR  = Op("SubBackward1",        None,          (),                            (lambda F, g: g,))
-UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),            (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
+MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (lambda F, g, other: g * other,))
+DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (lambda F, g, other: g / other,))
+ADD_SCALAR  = Op("AddBackward1",        None,          (),                             (lambda F, g: g,))
+SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,))
+UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
+                 (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
 # fmt: on
 
 reciprocal = unary(RECIPROCAL, "reciprocal")

@@ -82,6 +82,12 @@ def _rounding_array(fn, kernel: str):
     return rounded
 
 
+floor_array = _rounding_array(np.floor, "floor_vml_cpu")
+ceil_array = _rounding_array(np.ceil, "ceil_vml_cpu")
+round_array = _rounding_array(np.rint, "round_vml_cpu")
+trunc_array = _rounding_array(np.trunc, "trunc_vml_cpu")
+
+
 def frac_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "frac_cpu", "iub")
     return x - np.trunc(x)
@@ -206,6 +212,10 @@ def _elu_result_grad(F, g, result, alpha):
     return F.elu_backward(g, alpha, True, result)
 
 
+def _softplus_backward_grad(F, g, grad_output, self, beta, threshold):
+    return F.softplus_backward(g, self, beta, threshold)
+
+
 def _softplus_double_backward(F, g, grad_output, self, beta, threshold):
     x = self * beta
     return F.masked_zero(F.sigmoid_backward(g * grad_output, F.sigmoid(x)), ~(x < threshold)) * beta
@@ -245,120 +255,163 @@ def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
 
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
-#                  node                   forward                saves                          formulas, one per input
-LOG              = Op("LogBackward0",         np.log,                ("self",),                     (lambda F, g, self: g / self,), floats=True, quiet=True)
-SQRT             = Op("SqrtBackward0",        np.sqrt,               ("result",),                   (lambda F, g, result: g / (2 * result),), floats=True, quiet=True)
-ABS              = Op("AbsBackward0",         abs_array,             ("self",),                     (lambda F, g, self: g * F.sgn(self),), quiet=True)
-SIGN             = Op("SignBackward0",        sign_array,            (),                            (lambda F, g: F.zeros_like(g),))
-SGN              = Op("SgnBackward0",         sign_array,            ("self", "result"),            (lambda F, g, self, result: F.zeros_like(g),), quiet=True)
-EXP2             = Op("Exp2Backward0",        np.exp2,               ("result",),                   (lambda F, g, result: g * result * LN2,), floats=True, quiet=True)
-EXPM1            = Op("Expm1Backward0",       np.expm1,              ("result",),                   (lambda F, g, result: g * (result + 1),), floats=True, quiet=True)
-LOG2             = Op("Log2Backward0",        np.log2,               ("self",),                     (lambda F, g, self: g / (self * LN2),), floats=True, quiet=True)
-LOG10            = Op("Log10Backward0",       np.log10,              ("self",),                     (lambda F, g, self: g / (self * LN10),), floats=True, quiet=True)
-LOG1P            = Op("Log1PBackward0",       np.log1p,              ("self",),                     (lambda F, g, self: g / (self + 1),), floats=True, quiet=True)
-RSQRT            = Op("RsqrtBackward0",       rsqrt_array,           ("result",),                   (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True)
-SIN              = Op("SinBackward0",         np.sin,                ("self",),                     (lambda F, g, self: g * F.cos(self),), floats=True, quiet=True)
-COS              = Op("CosBackward0",         np.cos,                ("self",),                     (lambda F, g, self: g * -F.sin(self),), floats=True, quiet=True)
-TAN              = Op("TanBackward0",         np.tan,                ("result",),                   (lambda F, g, result: g * (1 + F.pow(result, 2)),), floats=True, quiet=True)
-ASIN             = Op("AsinBackward0",        np.arcsin,             ("self",),                     (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True)
-ACOS             = Op("AcosBackward0",        np.arccos,             ("self",),                     (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True)
-ATAN             = Op("AtanBackward0",        np.arctan,             ("self",),                     (lambda F, g, self: g / (self * self + 1),), floats=True, quiet=True)
-SINH             = Op("SinhBackward0",        np.sinh,               ("self",),                     (lambda F, g, self: g * F.cosh(self),), floats=True, quiet=True)
-COSH             = Op("CoshBackward0",        np.cosh,               ("self",),                     (lambda F, g, self: g * F.sinh(self),), floats=True, quiet=True)
-TANH             = Op("TanhBackward0",        np.tanh,               ("result",),                   (lambda F, g, result: F.tanh_backward(g, result),), floats=True, quiet=True)
-SIGMOID          = Op("SigmoidBackward0",     sigmoid_array,         ("result",),                   (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True)
-ERF              = Op("ErfBackward0",         erf_array,             ("self",),                     (_erf_self,), floats=True, quiet=True)
-RELU             = Op("ReluBackward0",        relu_array,            ("result",),                   (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True)
-SILU             = Op("SiluBackward0",        silu_array,            ("self",),                     (lambda F, g, self: F.silu_backward(g, self),), quiet=True)
-FLOOR            = Op("FloorBackward0",       _rounding_array(np.floor, "floor_vml_cpu"), (),       (lambda F, g: F.zeros_like(g),))
-CEIL             = Op("CeilBackward0",        _rounding_array(np.ceil, "ceil_vml_cpu"),   (),       (lambda F, g: F.zeros_like(g),))
-ROUND            = Op("RoundBackward0",       _rounding_array(np.rint, "round_vml_cpu"),  (),       (lambda F, g: F.zeros_like(g),))
-TRUNC            = Op("TruncBackward0",       _rounding_array(np.trunc, "trunc_vml_cpu"), (),       (lambda F, g: F.zeros_like(g),))
-FRAC             = Op("FracBackward0",        frac_array,            (),                            (lambda F, g: g,))
-ATAN2            = Op("Atan2Backward0",       np.arctan2,            ("self", "other"),             (_atan2_self, _atan2_other), fits=True, floats=True, quiet=True)
-MAXIMUM          = Op("MaximumBackward0",     maximum_array,         ("self", "other"),             (_maximum_self, _maximum_other), fits=True, quiet=True)
-MINIMUM          = Op("MinimumBackward0",     minimum_array,         ("self", "other"),             (_minimum_self, _minimum_other), fits=True, quiet=True)
-# computed by the forward functions below
-ROUND_DECIMALS   = Op("RoundBackward1",       None,                  (),                            (lambda F, g: F.zeros_like(g),))
-MASKED_FILL      = Op("MaskedFillBackward0",  None,                  ("mask",),                     (lambda F, g, mask: F.masked_zero(g, mask),),
-                      saves_tensors=True)
-CLAMP            = Op("ClampBackward1",       None,                  ("self", "min", "max"),        (_clamp_self,), fits=True, quiet=True)
-CLAMP_TENSOR     = Op("ClampBackward0",       None,                  ("self", "min", "max"),        (_clamp_self, _clamp_min_bound, _clamp_max_bound),
+#            node                forward        saves               formulas, one per input
+LOG     = Op("LogBackward0",     np.log,        ("self",),          (lambda F, g, self: g / self,),
+             floats=True, quiet=True)
+SQRT    = Op("SqrtBackward0",    np.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
+             floats=True, quiet=True)
+ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True)
+SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),))
+SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
+             quiet=True)
+EXP2    = Op("Exp2Backward0",    np.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
+             floats=True, quiet=True)
+EXPM1   = Op("Expm1Backward0",   np.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
+             floats=True, quiet=True)
+LOG2    = Op("Log2Backward0",    np.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
+             floats=True, quiet=True)
+LOG10   = Op("Log10Backward0",   np.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
+             floats=True, quiet=True)
+LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
+             floats=True, quiet=True)
+RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
+             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True)
+SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
+             floats=True, quiet=True)
+COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
+             floats=True, quiet=True)
+TAN     = Op("TanBackward0",     np.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
+             floats=True, quiet=True)
+ASIN    = Op("AsinBackward0",    np.arcsin,     ("self",),
+             (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+ACOS    = Op("AcosBackward0",    np.arccos,     ("self",),
+             (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+ATAN    = Op("AtanBackward0",    np.arctan,     ("self",),          (lambda F, g, self: g / (self * self + 1),),
+             floats=True, quiet=True)
+SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
+             floats=True, quiet=True)
+COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
+             floats=True, quiet=True)
+TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+             floats=True, quiet=True)
+SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
+             (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True)
+ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True)
+RELU    = Op("ReluBackward0",    relu_array,    ("result",),
+             (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True)
+SILU    = Op("SiluBackward0",    silu_array,    ("self",),          (lambda F, g, self: F.silu_backward(g, self),),
+             quiet=True)
+FLOOR   = Op("FloorBackward0",   floor_array,   (),                 (lambda F, g: F.zeros_like(g),))
+CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g: F.zeros_like(g),))
+ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),))
+TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),))
+FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,))
+ATAN2   = Op("Atan2Backward0",   np.arctan2,    ("self", "other"),  (_atan2_self,
+                                                                     _atan2_other), fits=True, floats=True, quiet=True)
+MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
+                                                                     _maximum_other), fits=True, quiet=True)
+MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_self,
+                                                                     _minimum_other), fits=True, quiet=True)
+# fmt: on
+
+# Rows computed by the forward functions below.
+# fmt: off
+#                     node                   forward  saves                          formulas, one per input
+ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                            (lambda F, g: F.zeros_like(g),))
+MASKED_FILL      = Op("MaskedFillBackward0", None,    ("mask",),
+                      (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True)
+CLAMP            = Op("ClampBackward1",      None,    ("self", "min", "max"),        (_clamp_self,),
+                      fits=True, quiet=True)
+CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),        (_clamp_self,
+                                                                                      _clamp_min_bound,
+                                                                                      _clamp_max_bound),
                       inputs=("self", "min", "max"), fits=True, quiet=True)
-CLAMP_MIN        = Op("ClampMinBackward0",    None,                  ("self", "min"),               (lambda F, g, self, min: F.where(self >= min, g, 0),),
-                      fits=True, quiet=True)
-CLAMP_MIN_TENSOR = Op("ClampMinBackward1",    None,                  ("self", "min"),               (lambda F, g, self, min: F.where(self >= min, g, 0),
-                                                                                                      lambda F, g, self, min: F.where(self < min, g, 0)),
+CLAMP_MIN        = Op("ClampMinBackward0",   None,    ("self", "min"),
+                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True)
+CLAMP_MIN_TENSOR = Op("ClampMinBackward1",   None,    ("self", "min"),
+                      (lambda F, g, self, min: F.where(self >= min, g, 0),
+                       lambda F, g, self, min: F.where(self < min, g, 0)),
                       inputs=("self", "min"), fits=True, quiet=True)
-CLAMP_MAX        = Op("ClampMaxBackward0",    None,                  ("self", "max"),               (lambda F, g, self, max: F.where(self <= max, g, 0),),
-                      fits=True, quiet=True)
-CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",    None,                  ("self", "max"),               (lambda F, g, self, max: F.where(self <= max, g, 0),
-                                                                                                      lambda F, g, self, max: F.where(self > max, g, 0)),
+CLAMP_MAX        = Op("ClampMaxBackward0",   None,    ("self", "max"),
+                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True)
+CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",   None,    ("self", "max"),
+                      (lambda F, g, self, max: F.where(self <= max, g, 0),
+                       lambda F, g, self, max: F.where(self > max, g, 0)),
                       inputs=("self", "max"), fits=True, quiet=True)
-WHERE            = Op("WhereBackward0",       None,                  ("condition",),                (lambda F, g, condition: F.where(condition, g, 0),
-                                                                                                      lambda F, g, condition: F.where(condition, 0, g)),
-                      fits=True, saves_tensors=True, quiet=True)
-LERP             = Op("LerpBackward0",        None,                  ("weight",),                   (lambda F, g, weight: g * (1 - weight),
-                                                                                                      lambda F, g, weight: g * weight),
-                      inputs=("self", "end"), fits=True, quiet=True)
-LERP_TENSOR      = Op("LerpBackward1",        None,                  ("self", "end", "weight"),     (lambda F, g, self, end, weight: g * (1 - weight),
-                                                                                                      lambda F, g, self, end, weight: g * weight,
-                                                                                                      lambda F, g, self, end, weight: g * (end - self)),
+WHERE            = Op("WhereBackward0",      None,    ("condition",),
+                      (lambda F, g, condition: F.where(condition, g, 0),
+                       lambda F, g, condition: F.where(condition, 0, g)), fits=True, saves_tensors=True, quiet=True)
+LERP             = Op("LerpBackward0",       None,    ("weight",),
+                      (lambda F, g, weight: g * (1 - weight),
+                       lambda F, g, weight: g * weight), inputs=("self", "end"), fits=True, quiet=True)
+LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
+                      (lambda F, g, self, end, weight: g * (1 - weight),
+                       lambda F, g, self, end, weight: g * weight,
+                       lambda F, g, self, end, weight: g * (end - self)),
                       inputs=("self", "end", "weight"), fits=True, quiet=True)
-REMAINDER        = Op("RemainderBackward0",   None,                  (),                            (lambda F, g: g,), fits=True, quiet=True)
-REMAINDER_TENSOR = Op("RemainderBackward1",   None,                  ("self", "other"),             (lambda F, g, self, other: g,
-                                                                                                      lambda F, g, self, other: -g * F.floor_divide(self, other)),
+REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
                       fits=True, quiet=True)
-NOT_IMPLEMENTED  = Op("NotImplemented",       None,                  ("name",),                     (_not_implemented, _not_implemented), quiet=True)
-DIV_ROUNDING     = Op("DivBackward2",         None,                  (),                            (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)),
+REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
+                      (lambda F, g, self, other: g,
+                       lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True)
+NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
+                                                                                      _not_implemented), quiet=True)
+DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
+                                                                                      lambda F, g: F.zeros_like(g)),
                       fits=True, quiet=True)
-COPY             = Op("CopyBackwards",        None,                  (),                            (lambda F, g: F.zeros_like(g), lambda F, g: g),
+COPY             = Op("CopyBackwards",       None,    (),                            (lambda F, g: F.zeros_like(g),
+                                                                                      lambda F, g: g),
                       inputs=("self", "src"), fits=True, quiet=True)
-SOFTPLUS         = Op("SoftplusBackward0",    None,                  ("self", "beta", "threshold"), (lambda F, g, self, beta, threshold:
-                                                                                                      F.softplus_backward(g, self, beta, threshold),), quiet=True)
-GELU             = Op("GeluBackward0",        None,                  ("self", "approximate"),       (lambda F, g, self, approximate:
-                                                                                                      F.gelu_backward(g, self, approximate),), quiet=True)
-LEAKY_RELU       = Op("LeakyReluBackward0",   None,                  ("self", "slope"),             (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True)
-LEAKY_RELU_      = Op("LeakyReluBackward1",   None,                  ("result", "slope"),           (_leaky_relu_result_grad,), quiet=True)
-ELU              = Op("EluBackward0",         None,                  ("self", "alpha"),             (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True)
-ELU_             = Op("EluBackward1",         None,                  ("result", "alpha"),           (_elu_result_grad,), quiet=True)
-HARDTANH         = Op("HardtanhBackward0",    None,                  ("self", "min", "max"),        (lambda F, g, self, min, max:
-                                                                                                      F.hardtanh_backward(g, self, min, max),), quiet=True)
-LOG_SIGMOID      = Op("LogSigmoidBackward0",  None,                  ("self", "buffer"),            (lambda F, g, self, buffer:
-                                                                                                      F.log_sigmoid_backward(g, self, buffer),), quiet=True)
+SOFTPLUS         = Op("SoftplusBackward0",   None,    ("self", "beta", "threshold"),
+                      (lambda F, g, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),), quiet=True)
+GELU             = Op("GeluBackward0",       None,    ("self", "approximate"),
+                      (lambda F, g, self, approximate: F.gelu_backward(g, self, approximate),), quiet=True)
+LEAKY_RELU       = Op("LeakyReluBackward0",  None,    ("self", "slope"),
+                      (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True)
+LEAKY_RELU_      = Op("LeakyReluBackward1",  None,    ("result", "slope"),           (_leaky_relu_result_grad,),
+                      quiet=True)
+ELU              = Op("EluBackward0",        None,    ("self", "alpha"),
+                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True)
+ELU_             = Op("EluBackward1",        None,    ("result", "alpha"),           (_elu_result_grad,), quiet=True)
+HARDTANH         = Op("HardtanhBackward0",   None,    ("self", "min", "max"),
+                      (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True)
+LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
+                      (lambda F, g, self, buffer: F.log_sigmoid_backward(g, self, buffer),), quiet=True)
 # fmt: on
 
 # Under create_graph the activations' backward kernels are recorded as ops of their own, named as PyTorch
 # names them; their inputs are the incoming gradient (grad_output) and the saved input or result, and
 # their forward is the kernel on arrays (the `*_array` functions below, which a plain backward runs).
 # fmt: off
-TANH_BACKWARD        = Op("TanhBackwardBackward0",       None, ("grad_output", "output"), (
-    lambda F, g, grad_output, output: F.tanh_backward(g, output),
-    lambda F, g, grad_output, output: g * (-2 * output * grad_output)), inputs=("grad_output", "output"))
-SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    None, ("grad_output", "output"), (
-    lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
-    lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)), inputs=("grad_output", "output"))
-THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  None, ("self", "threshold"), (
-    lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
-    lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"))
-SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   None, ("grad_output", "self", "beta", "threshold"), (
-    lambda F, g, grad_output, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),
-    _softplus_double_backward), inputs=("grad_output", "self"))
-GELU_BACKWARD        = Op("GeluBackwardBackward0",       None, ("grad_output", "self", "approximate"), (
-    lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
-    _gelu_double_backward), inputs=("grad_output", "self"))
-LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  None, ("self", "slope"), (
-    lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
-    lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"))
-ELU_BACKWARD         = Op("EluBackwardBackward0",        None, ("grad_output", "alpha", "is_result", "x"), (
-    lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
-    _elu_double_backward), inputs=("grad_output", "x"))
-HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None, ("self", "min", "max"), (
-    lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
-    lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"))
-LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", None, ("grad_output", "self", "buffer"), (
-    lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
-    _log_sigmoid_double_backward), inputs=("grad_output", "self"))
+TANH_BACKWARD        = Op("TanhBackwardBackward0",       None,    ("grad_output", "output"),
+                          (lambda F, g, grad_output, output: F.tanh_backward(g, output),
+                           lambda F, g, grad_output, output: g * (-2 * output * grad_output)),
+                          inputs=("grad_output", "output"))
+SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    None,    ("grad_output", "output"),
+                          (lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
+                           lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)),
+                          inputs=("grad_output", "output"))
+THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  None,    ("self", "threshold"),
+                          (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
+                           lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"))
+SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   None,    ("grad_output", "self", "beta", "threshold"),
+                          (_softplus_backward_grad,
+                           _softplus_double_backward), inputs=("grad_output", "self"))
+GELU_BACKWARD        = Op("GeluBackwardBackward0",       None,    ("grad_output", "self", "approximate"),
+                          (lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
+                           _gelu_double_backward), inputs=("grad_output", "self"))
+LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  None,    ("self", "slope"),
+                          (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
+                           lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"))
+ELU_BACKWARD         = Op("EluBackwardBackward0",        None,    ("grad_output", "alpha", "is_result", "x"),
+                          (lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
+                           _elu_double_backward), inputs=("grad_output", "x"))
+HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None,    ("self", "min", "max"),
+                          (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
+                           lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"))
+LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", None,    ("grad_output", "self", "buffer"),
+                          (lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
+                           _log_sigmoid_double_backward), inputs=("grad_output", "self"))
 # fmt: on
 
 

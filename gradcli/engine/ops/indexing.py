@@ -15,15 +15,18 @@ from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 # Anything with a list, a bool or a tensor in it is advanced indexing: one IndexBackward0.
 
 # fmt: off
-SELECT      = Op("SelectBackward0",    None, ("shape", "key"), (lambda F, g, shape, key: F.scatter(g, shape, key, "select"),))
-SLICE       = Op("SliceBackward0",     None, ("shape", "key"), (lambda F, g, shape, key: F.scatter(g, shape, key, "slice"),))
-UNSQUEEZE   = Op("UnsqueezeBackward0", None, ("dim",), (lambda F, g, dim: F.squeeze(g, dim),))
-ALIAS       = Op("AliasBackward0",     None, (), (lambda F, g: g,))
-INDEX       = Op("IndexBackward0",     None, ("shape", "key"),  (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+SELECT     = Op("SelectBackward0",    None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.scatter(g, shape, key, "select"),))
+SLICE      = Op("SliceBackward0",     None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.scatter(g, shape, key, "slice"),))
+UNSQUEEZE  = Op("UnsqueezeBackward0", None,    ("dim",),              (lambda F, g, dim: F.squeeze(g, dim),))
+ALIAS      = Op("AliasBackward0",     None,    (),                    (lambda F, g: g,))
+INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
 # values broadcast to the indexed part, not to the result: their gradient is fitted by the formula
-INDEX_PUT_  = Op("IndexPutBackward0",  None, ("key", "values_fit"), (lambda F, g, key, values_fit: F.zero_at(g, key),
-                                                                     lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)),
-                 inputs=("self", "values"))
+INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit"),
+                (lambda F, g, key, values_fit: F.zero_at(g, key),
+                 lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)), inputs=("self", "values"))
 # fmt: on
 
 
@@ -468,9 +471,9 @@ def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.
 # fmt: off
-SELECT_BACKWARD = Op("SelectBackwardBackward0", None, ("key",), (lambda F, g, key: F.getitem(g, key),))
-SLICE_BACKWARD  = Op("SliceBackwardBackward0",  None, ("key",), (lambda F, g, key: F.getitem(g, key),))
-INDEX_PUT       = Op("IndexPutBackward0",       None, ("key",), (lambda F, g, key: F.getitem(g, key),))
+SELECT_BACKWARD = Op("SelectBackwardBackward0", None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
+SLICE_BACKWARD  = Op("SliceBackwardBackward0",  None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
+INDEX_PUT       = Op("IndexPutBackward0",       None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
 # fmt: on
 
 

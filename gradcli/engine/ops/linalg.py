@@ -17,42 +17,49 @@ class LinAlgError(RuntimeError):
 LinAlgError.__name__ = LinAlgError.__qualname__ = "torch._C._LinAlgError"
 
 
+def _solve_A_grad(F, g, A, result, left, vector):
+    return _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector), result, left, vector)
+
+
 # fmt: off
-MM         = Op("MmBackward0",            None, ("self", "mat2"),  (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
-                                                  lambda F, g, self, mat2: F.matmul(F.t(self), g)),
-                inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
-BMM        = Op("BmmBackward0",           None, ("self", "mat2"),  (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
-                                                  lambda F, g, self, mat2: F.bmm(F.mT(self), g)),
-                inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
-MV         = Op("MvBackward0",            None, ("self", "vec"),  (lambda F, g, self, vec: F.outer(g, vec),
-                                                  lambda F, g, self, vec: F.mv(F.t(self), g)),
-                inputs=("self", "vec"), needed_by={"self": "vec", "vec": "self"}, quiet=True)
-DOT        = Op("DotBackward0",           None, ("self", "tensor"),  (lambda F, g, self, tensor: g * tensor,
-                                                  lambda F, g, self, tensor: g * self),
-                inputs=("self", "tensor"), needed_by={"self": "tensor", "tensor": "self"}, quiet=True)
-VDOT       = Op("VdotBackward0",          None, ("self", "other"),  (lambda F, g, self, other: g * other,
-                                                  lambda F, g, self, other: g * self),
-                needed_by={"self": "other", "other": "self"}, quiet=True)
-DET        = Op("LinalgDetBackward0",     None, ("A", "result"),  (lambda F, g, A, result: F.det_backward(g, A, result),),
-                inputs=("A",), quiet=True)
-INV        = Op("LinalgInvExBackward0",   None, ("result",),  (lambda F, g, result: -F.matmul(F.mT(result),
-                                                                                F.matmul(g, F.mT(result))),))
-SOLVE      = Op("LinalgSolveExBackward0", None, ("A", "result", "left", "vector"),  (lambda F, g, A, result, left, vector:
-                                                  _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector),
-                                                                    result, left, vector),
-                                                  lambda F, g, A, result, left, vector:
-                                                  _solve_backward_B(F, g, A, result, left, vector)),
-                inputs=("A", "B"), fits=True, quiet=True)
-TRACE      = Op("TraceBackward0",         None, ("sizes",), (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)),
-                                                                                         sizes, 0, 0, 1),))
-DIAGONAL   = Op("DiagonalBackward0",      None, ("sizes", "offset", "dim1", "dim2"), (lambda F, g, sizes, offset, dim1, dim2:
-                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
-DIAG       = Op("DiagonalBackward0_copy", None, ("sizes", "offset", "dim1", "dim2"), (lambda F, g, sizes, offset, dim1, dim2:
-                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
-DIAG_EMBED = Op("DiagEmbedBackward0",     None, ("offset", "dim1", "dim2"), (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
+MM                = Op("MmBackward0",               None,    ("self", "mat2"),
+                       (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
+                        lambda F, g, self, mat2: F.matmul(F.t(self), g)),
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+BMM               = Op("BmmBackward0",              None,    ("self", "mat2"),
+                       (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
+                        lambda F, g, self, mat2: F.bmm(F.mT(self), g)),
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+MV                = Op("MvBackward0",               None,    ("self", "vec"),
+                       (lambda F, g, self, vec: F.outer(g, vec),
+                        lambda F, g, self, vec: F.mv(F.t(self), g)),
+                       inputs=("self", "vec"), needed_by={"self": "vec", "vec": "self"}, quiet=True)
+DOT               = Op("DotBackward0",              None,    ("self", "tensor"),
+                       (lambda F, g, self, tensor: g * tensor,
+                        lambda F, g, self, tensor: g * self),
+                       inputs=("self", "tensor"), needed_by={"self": "tensor", "tensor": "self"}, quiet=True)
+VDOT              = Op("VdotBackward0",             None,    ("self", "other"),
+                       (lambda F, g, self, other: g * other,
+                        lambda F, g, self, other: g * self), needed_by={"self": "other", "other": "self"}, quiet=True)
+DET               = Op("LinalgDetBackward0",        None,    ("A", "result"),
+                       (lambda F, g, A, result: F.det_backward(g, A, result),), inputs=("A",), quiet=True)
+INV               = Op("LinalgInvExBackward0",      None,    ("result",),
+                       (lambda F, g, result: -F.matmul(F.mT(result), F.matmul(g, F.mT(result))),))
+SOLVE             = Op("LinalgSolveExBackward0",    None,    ("A", "result", "left", "vector"),
+                       (_solve_A_grad,
+                        lambda F, g, A, result, left, vector: _solve_backward_B(F, g, A, result, left, vector)),
+                       inputs=("A", "B"), fits=True, quiet=True)
+TRACE             = Op("TraceBackward0",            None,    ("sizes",),
+                       (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)), sizes, 0, 0, 1),))
+DIAGONAL          = Op("DiagonalBackward0",         None,    ("sizes", "offset", "dim1", "dim2"),
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG              = Op("DiagonalBackward0_copy",    None,    ("sizes", "offset", "dim1", "dim2"),
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG_EMBED        = Op("DiagEmbedBackward0",        None,    ("offset", "dim1", "dim2"),
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
 # the gradient of diagonal(), as an op of its own so create_graph can differentiate it again
-DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", None, ("offset", "dim1", "dim2"), (lambda F, g, offset, dim1, dim2:
-                                                           F.diagonal(g, offset, dim1, dim2),))
+DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", None,    ("offset", "dim1", "dim2"),
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
 # fmt: on
 
 _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",

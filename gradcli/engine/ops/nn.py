@@ -108,27 +108,49 @@ def _addmm_mat2(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
     return F.t(F.mm(F.t(g), mat1)) if mat2_column_major else F.mm(F.t(mat1), g)
 
 
+def _log_softmax_data_grad(F, gg, grad_output, result, dims):
+    return gg - F.sum_dims(gg * F.exp_rounded(result), dims, True)
+
+
+def _log_softmax_data_double_backward(F, gg, grad_output, result, dims):
+    return -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg
+
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
-SOFTMAX     = Op("SoftmaxBackward0",                      None, ("result", "dims"),  (_softmax_grad,), quiet=True)
-LOG_SOFTMAX = Op("LogSoftmaxBackward0",                   None, ("result", "dims"),  (_log_softmax_grad,), quiet=True)
-SOFTMAX_BACKWARD_DATA = Op("SoftmaxBackwardDataBackward0", None, ("grad_output", "result", "dims"), (
-    lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
-    _softmax_double_backward), inputs=("grad_output", "result"))
-LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None, ("grad_output", "result", "dims"), (
-    lambda F, gg, grad_output, result, dims: gg - F.sum_dims(gg * F.exp_rounded(result), dims, True),
-    lambda F, gg, grad_output, result, dims: -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg),
-    inputs=("grad_output", "result"))
-MSE_LOSS    = Op("MseLossBackward0",                      None, ("self", "target", "reduction", "n"),  (_mse_grad, _mse_target_grad),
-                 inputs=("self", "target"), fits=True, quiet=True)
-NLL_LOSS    = Op("NllLossBackward0",                      None, ("shape", "key", "weights", "reduction", "total_weight"),  (_nll_backward,), saves_tensors=True, quiet=True)
-BCE         = Op("BinaryCrossEntropyBackward0",           None, ("self", "target", "weight", "reduction", "n"),  (_bce_self, _bce_target),
-                 inputs=("self", "target"), fits=True, quiet=True)
-BCE_LOGITS  = Op("BinaryCrossEntropyWithLogitsBackward0", None, ("self", "target", "weight", "pos_weight", "reduction", "n"),  (_bce_logits_self, _bce_logits_target),
-                 inputs=("self", "target"), fits=True, quiet=True)
-ADDMM       = Op("AddmmBackward0",                        None, ("mat1", "mat2", "c1", "c2"),  (lambda F, g, mat1, mat2, c1, c2: g,
-                                                                  _addmm_mat1, _addmm_mat2),
-                 inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True)
+SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True)
+LOG_SOFTMAX = Op("LogSoftmaxBackward0", None,    ("result", "dims"), (_log_softmax_grad,), quiet=True)
+# fmt: on
+
+# The softmax gradients as ops of their own, so create_graph can differentiate them again.
+# fmt: off
+SOFTMAX_BACKWARD_DATA     = Op("SoftmaxBackwardDataBackward0",    None,    ("grad_output", "result", "dims"),
+                               (lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
+                                _softmax_double_backward), inputs=("grad_output", "result"))
+LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("grad_output", "result", "dims"),
+                               (_log_softmax_data_grad,
+                                _log_softmax_data_double_backward), inputs=("grad_output", "result"))
+# fmt: on
+
+# fmt: off
+MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
+                (_mse_grad,
+                 _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True)
+NLL_LOSS   = Op("NllLossBackward0",                      None,
+                ("shape", "key", "weights", "reduction", "total_weight"),
+                (_nll_backward,), saves_tensors=True, quiet=True)
+BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
+                (_bce_self,
+                 _bce_target), inputs=("self", "target"), fits=True, quiet=True)
+BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
+                ("self", "target", "weight", "pos_weight", "reduction", "n"),
+                (_bce_logits_self,
+                 _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True)
+ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
+                (lambda F, g, mat1, mat2, c1, c2: g,
+                 _addmm_mat1,
+                 _addmm_mat2),
+                inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True)
 # fmt: on
 
 

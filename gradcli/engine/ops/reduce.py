@@ -219,26 +219,43 @@ def _cumprod_backward_zeros(g, x, out, w, zero, dim):
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op). Rows
 # that take a dtype= fit each gradient back to the input's dtype (`fits`).
 # fmt: off
-#           node                         forward saves                                                   formulas
-SUM       = Op("SumBackward0",              None, ("shape",),                                            (lambda F, g, shape: F.expand(g, shape),), fits="dtype")
-SUM_DIM   = Op("SumBackward1",              None, ("shape", "dims", "keepdim"),                          (_expand_back,), fits="dtype")
-MEAN      = Op("MeanBackward0",             None, ("shape", "n"),                                        (lambda F, g, shape, n: F.expand(g, shape) / n,), fits="dtype")
-MEAN_DIM  = Op("MeanBackward1",             None, ("shape", "dims", "keepdim", "n"),                     (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,),
-               fits="dtype")
-PROD      = Op("ProdBackward0",             None, ("self", "result"),                                    (_prod_backward,), fits="dtype", quiet=True)
-PROD_DIM  = Op("ProdBackward1",             None, ("self", "result", "dim", "keepdim"),                  (_prod_dim_backward,), fits="dtype", quiet=True)
-MAX       = Op("MaxBackward1",              None, ("self", "mask", "count", "result"),                   (_evenly_distribute,), quiet=True)
-MIN       = Op("MinBackward1",              None, ("self", "mask", "count", "result"),                   (_evenly_distribute,), quiet=True)
-MAX_DIM   = Op("MaxBackward0",              None, ("shape", "key", "dim", "keepdim"),                    (_select_backward,), saves_tensors=True, quiet=True)
-MIN_DIM   = Op("MinBackward0",              None, ("shape", "key", "dim", "keepdim"),                    (_select_backward,), saves_tensors=True, quiet=True)
-AMAX      = Op("AmaxBackward0",             None, ("self", "mask", "counts", "dims", "keepdim", "result"), (_amax_backward,), quiet=True)
-AMIN      = Op("AminBackward0",             None, ("self", "mask", "counts", "dims", "keepdim", "result"), (_amax_backward,), quiet=True)
-NORM      = Op("LinalgVectorNormBackward0", None, ("self", "result", "p", "dims", "keepdim", "mask", "counts"), (_norm_backward,), fits="dtype", quiet=True)
-STD       = Op("StdBackward0",              None, ("self", "result", "dims", "correction", "keepdim"),   (_std_backward,), quiet=True)
-VAR       = Op("VarBackward0",              None, ("self", "dims", "correction", "keepdim"),             (_var_backward,), quiet=True)
-LOGSUMEXP = Op("LogsumexpBackward0",        None, ("self", "result", "dims", "keepdim"),                 (_logsumexp_backward,), quiet=True)
-CUMSUM    = Op("CumsumBackward0",           None, ("dim", "size"),                                       (_cumsum_backward,), fits="dtype")
-CUMPROD   = Op("CumprodBackward0",          None, ("self", "result", "dim"),                             (_cumprod_backward,), fits="dtype", quiet=True)
+#              node                         forward  saves
+SUM       = Op("SumBackward0",              None,    ("shape",),
+               (lambda F, g, shape: F.expand(g, shape),), fits="dtype")
+SUM_DIM   = Op("SumBackward1",              None,    ("shape", "dims", "keepdim"),
+               (_expand_back,), fits="dtype")
+MEAN      = Op("MeanBackward0",             None,    ("shape", "n"),
+               (lambda F, g, shape, n: F.expand(g, shape) / n,), fits="dtype")
+MEAN_DIM  = Op("MeanBackward1",             None,    ("shape", "dims", "keepdim", "n"),
+               (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,), fits="dtype")
+PROD      = Op("ProdBackward0",             None,    ("self", "result"),
+               (_prod_backward,), fits="dtype", quiet=True)
+PROD_DIM  = Op("ProdBackward1",             None,    ("self", "result", "dim", "keepdim"),
+               (_prod_dim_backward,), fits="dtype", quiet=True)
+MAX       = Op("MaxBackward1",              None,    ("self", "mask", "count", "result"),
+               (_evenly_distribute,), quiet=True)
+MIN       = Op("MinBackward1",              None,    ("self", "mask", "count", "result"),
+               (_evenly_distribute,), quiet=True)
+MAX_DIM   = Op("MaxBackward0",              None,    ("shape", "key", "dim", "keepdim"),
+               (_select_backward,), saves_tensors=True, quiet=True)
+MIN_DIM   = Op("MinBackward0",              None,    ("shape", "key", "dim", "keepdim"),
+               (_select_backward,), saves_tensors=True, quiet=True)
+AMAX      = Op("AmaxBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
+               (_amax_backward,), quiet=True)
+AMIN      = Op("AminBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
+               (_amax_backward,), quiet=True)
+NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
+               (_norm_backward,), fits="dtype", quiet=True)
+STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
+               (_std_backward,), quiet=True)
+VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
+               (_var_backward,), quiet=True)
+LOGSUMEXP = Op("LogsumexpBackward0",        None,    ("self", "result", "dims", "keepdim"),
+               (_logsumexp_backward,), quiet=True)
+CUMSUM    = Op("CumsumBackward0",           None,    ("dim", "size"),
+               (_cumsum_backward,), fits="dtype")
+CUMPROD   = Op("CumprodBackward0",          None,    ("self", "result", "dim"),
+               (_cumprod_backward,), fits="dtype", quiet=True)
 # fmt: on
 
 

@@ -52,6 +52,12 @@ def _stack_backward(F, g, i, dim):
     return F.getitem(g, (slice(None),) * dim + (i,))
 
 
+def _gather_0d_backward(F, g, shapes, key):
+    """A gather with a 0-d input or index ran on 1-d views of both (`shapes`: the input's, its 1-d
+    view's, the index's 1-d view's)."""
+    return F.reshape(F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0])
+
+
 def _piece_backward(F, g, shape, key, index):
     """The gradient of one output of split / chunk: zeros but for its slice."""
     return F.scatter(g, shape, key, "slice")
@@ -60,33 +66,50 @@ def _piece_backward(F, g, shape, key, index):
 # Multi-output ops (split, chunk, unbind) record one node per output, each scattering its
 # gradient into the input's shape; PyTorch shares one node between the outputs.
 # fmt: off
-EXPAND        = Op("ExpandBackward0",         None, ("shape",), (lambda F, g, shape: F.sum_to(g, shape),))
-UNSQUEEZE     = Op("UnsqueezeBackward0",      None, ("dim",), (lambda F, g, dim: F.squeeze(g, dim),))
-SQUEEZE_ALL   = Op("SqueezeBackward0",        None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-SQUEEZE       = Op("SqueezeBackward1",        None, ("dim", "shape"), (lambda F, g, dim, shape: F.reshape(g, shape),))
-SQUEEZE_DIMS  = Op("SqueezeBackward2",        None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-SQUEEZE_      = Op("SqueezeBackward4",        None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-TRANSPOSE_T   = Op("TBackward0",              None, (), (lambda F, g: F.t(g),))
-TRANSPOSE     = Op("TransposeBackward0",      None, ("dim0", "dim1"), (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
-PERMUTE       = Op("PermuteBackward0",        None, ("inverse",), (lambda F, g, inverse: F.permute(g, inverse),))
-VIEW          = Op("ViewBackward0",           None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None, ("shape",), (lambda F, g, shape: F.reshape(g, shape),))
-REPEAT        = Op("RepeatBackward0",         None, ("repeats", "shape"), (_repeat_backward,))
-CAT           = Op("CatBackward0",            None, ("parts",), _EachInput(_cat_backward), fits="dtype")
-STACK         = Op("StackBackward0",          None, ("dim",), _EachInput(_stack_backward), fits="dtype")
-SPLIT         = Op("SplitBackward0",          None, ("shape", "key", "index"), (_piece_backward,))
-SPLIT_SIZES   = Op("SplitWithSizesBackward0", None, ("shape", "key", "index"), (_piece_backward,))
-FLIP          = Op("FlipBackward0",           None, ("dims",), (lambda F, g, dims: F.flip_dims(g, dims),))
-ROLL          = Op("RollBackward0",           None, ("shifts", "dims"), (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts),
-                                                                                            dims),))
-GATHER        = Op("GatherBackward0",         None, ("shape", "key"),  (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
-# a gather with a 0-d input or index runs on 1-d views of both (`shapes`: input, its 1-d view, index's 1-d view)
-GATHER_0D     = Op("GatherBackward0",         None, ("shapes", "key"),  (lambda F, g, shapes, key: F.reshape(
-    F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0]),), saves_tensors=True)
-INDEX_SELECT  = Op("IndexSelectBackward0",    None, ("shape", "key"),  (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
-TRIL          = Op("TrilBackward0",           None, ("diagonal",), (lambda F, g, diagonal: F.tril(g, diagonal),))
-TRIU          = Op("TriuBackward0",           None, ("diagonal",), (lambda F, g, diagonal: F.triu(g, diagonal),))
+EXPAND        = Op("ExpandBackward0",         None,    ("shape",),
+                   (lambda F, g, shape: F.sum_to(g, shape),))
+UNSQUEEZE     = Op("UnsqueezeBackward0",      None,    ("dim",),
+                   (lambda F, g, dim: F.squeeze(g, dim),))
+SQUEEZE_ALL   = Op("SqueezeBackward0",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE       = Op("SqueezeBackward1",        None,    ("dim", "shape"),
+                   (lambda F, g, dim, shape: F.reshape(g, shape),))
+SQUEEZE_DIMS  = Op("SqueezeBackward2",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE_      = Op("SqueezeBackward4",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),))
+TRANSPOSE     = Op("TransposeBackward0",      None,    ("dim0", "dim1"),
+                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
+PERMUTE       = Op("PermuteBackward0",        None,    ("inverse",),
+                   (lambda F, g, inverse: F.permute(g, inverse),))
+VIEW          = Op("ViewBackward0",           None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+REPEAT        = Op("RepeatBackward0",         None,    ("repeats", "shape"),      (_repeat_backward,))
+CAT           = Op("CatBackward0",            None,    ("parts",),                _EachInput(_cat_backward),
+                   fits="dtype")
+STACK         = Op("StackBackward0",          None,    ("dim",),                  _EachInput(_stack_backward),
+                   fits="dtype")
+SPLIT         = Op("SplitBackward0",          None,    ("shape", "key", "index"), (_piece_backward,))
+SPLIT_SIZES   = Op("SplitWithSizesBackward0", None,    ("shape", "key", "index"), (_piece_backward,))
+FLIP          = Op("FlipBackward0",           None,    ("dims",),
+                   (lambda F, g, dims: F.flip_dims(g, dims),))
+ROLL          = Op("RollBackward0",           None,    ("shifts", "dims"),
+                   (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),))
+GATHER        = Op("GatherBackward0",         None,    ("shape", "key"),
+                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),         (_gather_0d_backward,),
+                   saves_tensors=True)
+INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"),
+                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+TRIL          = Op("TrilBackward0",           None,    ("diagonal",),
+                   (lambda F, g, diagonal: F.tril(g, diagonal),))
+TRIU          = Op("TriuBackward0",           None,    ("diagonal",),
+                   (lambda F, g, diagonal: F.triu(g, diagonal),))
 # fmt: on
 
 
