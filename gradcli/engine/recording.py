@@ -132,14 +132,15 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     overrides the row's `quiet`.
     """
     t = Tensor(out)
-    # the engine's modes and the forward observer, read here once: the observer sees every result
-    # (a quiet row's only when it gets a node, below)
+    # the engine's modes and the forward observer, read here and nowhere else: the observer sees every
+    # result (a quiet row's only when it gets a node, below)
     observe = _OBSERVER[0]
     if observe is not None and not (op.quiet if quiet is None else quiet):
         observe(op, t, inputs)
         observe = None
     if not _GRAD[0]:
         return t
+    inference_seen = _INFERENCE_SEEN[0]
     # the nodes the gradients flow to; one and two inputs without a comprehension (a call in 3.11)
     n = len(inputs)
     if n == 2:
@@ -167,7 +168,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     plan = op.plan
     if plan is None:
         saved, checks = args, None
-        if op.saves_tensors or _INFERENCE_SEEN[0]:
+        if op.saves_tensors or inference_seen:
             for s in saved:
                 if s.__class__ is Tensor and s._inference:
                     raise RuntimeError(INFERENCE_SAVED_ERROR)
@@ -213,7 +214,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         if checks is not None:
             checks = tuple(checks)
         saved = tuple(saved)
-        if _INFERENCE_SEEN[0]:
+        if inference_seen:
             for s in saved:
                 if s.__class__ is Tensor and s._inference:
                     raise RuntimeError(INFERENCE_SAVED_ERROR)
