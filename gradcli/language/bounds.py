@@ -460,6 +460,27 @@ def _random_getrandbits(rng, *args):
 # Python's random module: what a random.Random builds, bounded (k items, k bits)
 RANDOM_METHODS = {"choices": _random_choices, "sample": _random_sample, "getrandbits": _random_getrandbits}
 
+def _pools(fn, every: bool):
+    """An itertools function that first copies the iterables it is given into tuples (product copies
+    every positional argument; permutations, combinations and cycle their first): the copies are
+    bounded as lists are."""
+    def bounded(*args, **kwargs):
+        if every:
+            args = [_take(a, "list") for a in args]
+        elif args:
+            args = [_take(args[0], "list"), *args[1:]]
+        return fn(*args, **kwargs)
+    return bounded
+
+
+def bounded_itertools() -> dict:
+    import itertools
+    every = {"product": True, "permutations": False, "combinations": False, "combinations_with_replacement": False,
+             "cycle": False}
+    return {name: Bounded(getattr(itertools, name), _pools(getattr(itertools, name), all_args))
+            for name, all_args in every.items()}
+
+
 BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
           "zfill": _widened("zfill"), "replace": _replace, "join": _join},

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import builtins
 import functools
+import __future__ as _future
+import functools as _functools
+import itertools as _itertools
 import math as _math
 import random as _random
+import string as _string
+import time as _time
 
 from gradcli.language import bounds
 from gradcli.language import torchapi
@@ -13,6 +18,11 @@ from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor, print_options
+
+
+# Python's own modules written in Python, behind the script modules of the same name: they print with
+# their file, as CPython prints them (math, itertools and time print as built in)
+_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": _string}
 
 
 class ScriptModule:
@@ -29,8 +39,9 @@ class ScriptModule:
         # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
         if self.name.startswith("torch"):
             return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
-        if self.name == "random":           # CPython's random is a Python module: named with its file
-            return f"<module 'random' from '{_random.__file__}'>"
+        module = _PYTHON_MODULES.get(self.name)
+        if module is not None:
+            return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
 
@@ -379,9 +390,29 @@ def _build_random() -> ScriptModule:
     return ScriptModule("random", members)
 
 
+# itertools without tee (it buffers without bound); functools' functions of values (its decorators
+# wait for the language's decorators); string's constants; time's clocks.
+_ITERTOOLS_NAMES = ("accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count",
+                    "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
+                    "product", "repeat", "starmap", "takewhile", "zip_longest")
+_STRING_NAMES = ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
+                 "octdigits", "printable", "punctuation", "whitespace")
+
+
+def _build_itertools() -> ScriptModule:
+    members = {n: getattr(_itertools, n) for n in _ITERTOOLS_NAMES if hasattr(_itertools, n)}
+    members.update(bounds.bounded_itertools())
+    return ScriptModule("itertools", members)
+
+
 TORCH = _build_torch()
 MATH = _build_math()
 RANDOM = _build_random()
+ITERTOOLS = _build_itertools()
+FUNCTOOLS = ScriptModule("functools", {n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")})
+STRING = ScriptModule("string", {n: getattr(_string, n) for n in _STRING_NAMES})
+TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
+FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 
 
 def _importable(module: ScriptModule) -> list:
@@ -393,8 +424,9 @@ def _importable(module: ScriptModule) -> list:
 
 
 # The modules a script can import by their first name, and the one list of every module it can import.
-_TOP = {"torch": TORCH, "math": MATH, "random": RANDOM}
-MODULES = tuple(sorted(_importable(TORCH))) + ("math", "random")
+_TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
+        "string": STRING, "time": TIME}
+MODULES = tuple(sorted(_importable(TORCH))) + tuple(sorted(name for name in _TOP if name != "torch"))
 
 
 # ------------------------------------------------------------------------- argument errors of calls
@@ -488,6 +520,8 @@ def _raised_by_binding(exc: BaseException) -> bool:
 
 def module(path: str) -> ScriptModule | None:
     """The module an import names (`torch.nn.functional`), or None when gradcli has no such module."""
+    if path == "__future__":          # from __future__ import ...: the features, as CPython binds them
+        return FUTURE
     parts = path.split(".")
     mod = _TOP.get(parts[0])
     if mod is None:
