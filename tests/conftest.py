@@ -53,3 +53,17 @@ def error_line(source: str) -> str:
     result = run_script(source)
     assert result.error is not None, "expected the script to fail"
     return f"{result.error.kind}: {result.error.message}"
+
+
+def gradcli_output(source: str) -> str:
+    """What a script prints under gradcli (errors raise)."""
+    out = io.StringIO()
+    Session(out=out).run_source(source)
+    return out.getvalue()
+
+
+def cpython_output(source: str) -> str:
+    """What the same text prints under CPython: the reference for Python's own semantics."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout

@@ -2,11 +2,9 @@
 results, bounded copies, nothing behind them reachable."""
 
 import io
-import subprocess
-import sys
-
 import pytest
 
+from conftest import cpython_output, gradcli_output
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError, ScriptSyntaxError
 from gradcli.session import Session
@@ -33,20 +31,11 @@ SNIPPETS = [
 ]
 
 
-def _gradcli(source: str) -> str:
-    out = io.StringIO()
-    Session(out=out).run_source(source)
-    return out.getvalue()
-
-
-def _cpython(source: str) -> str:
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout
-
 
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_cpythons_results(snippet):
     source = snippet + "\n"
-    assert _gradcli(source) == _cpython(source)
+    assert gradcli_output(source) == cpython_output(source)
 
 
 def _error(source: str):

@@ -1,11 +1,9 @@
 """The language's `random` module: CPython's streams exactly, seeded per session, bounded, sandboxed."""
 
 import io
-import subprocess
-import sys
-
 import pytest
 
+from conftest import cpython_output, gradcli_output
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError
 from gradcli.session import Session
@@ -31,20 +29,11 @@ SNIPPETS = [
 ]
 
 
-def _gradcli(source: str) -> str:
-    out = io.StringIO()
-    Session(out=out).run_source(source)
-    return out.getvalue()
-
-
-def _cpython(source: str) -> str:
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout
-
 
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_cpythons_numbers(snippet):
     source = "import random\n" + snippet + "\n"
-    assert _gradcli(source) == _cpython(source)
+    assert gradcli_output(source) == cpython_output(source)
 
 
 def test_each_session_starts_from_the_os_and_a_replay_can_start_where_it_did():
@@ -115,13 +104,13 @@ def test_nothing_behind_the_module_is_reachable(source, message):
 
 def test_the_module_and_its_functions_print_as_cpythons():
     source = "import random\nprint(random)\nprint(random.Random)\n"
-    assert _gradcli(source) == _cpython(source)
+    assert gradcli_output(source) == cpython_output(source)
 
 
-def test_all_of_math_is_there_and_computes_as_cpython():
+def test_all_of_math_is_there_and_computes_ascpython_output():
     import math
     from gradcli.language import stdlib
     assert set(stdlib.MATH.members) == {n for n in dir(math) if not n.startswith("_")}
     source = ("import math\nprint(math.cbrt(27.0), math.exp2(3), math.isqrt(10**20), math.lcm(4, 6, 10), "
               "math.nextafter(1.0, 2.0), math.ulp(1.0), math.gcd(12, 18), math.dist([0, 0], [3, 4]))\n")
-    assert _gradcli(source) == _cpython(source)
+    assert gradcli_output(source) == cpython_output(source)
