@@ -44,11 +44,18 @@ _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index"
         "swapcase", "title", "upper", "zfill")
 _LIST = ("append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort")
 _NUMBER = ("real", "imag", "conjugate", "is_integer", "as_integer_ratio", "bit_length")
+# dict.fromkeys is left out: a classmethod that builds a dict from any iterable without bound
+_DICT = ("clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values")
+_SET = ("add", "clear", "copy", "difference", "difference_update", "discard", "intersection",
+        "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove", "symmetric_difference",
+        "symmetric_difference_update", "union", "update")
 
 ALLOWED = {
     str: frozenset(_STR),
     list: frozenset(_LIST),
     tuple: frozenset(("count", "index")),
+    dict: frozenset(_DICT),
+    set: frozenset(_SET),
     Size: frozenset(("count", "index", "numel")),
     int: frozenset(_NUMBER),
     float: frozenset(_NUMBER),

@@ -436,6 +436,27 @@ def _extend(lst, *args, **kwargs):
     return lst.extend(*args, **kwargs)
 
 
+def _dict_update(d, *args, **kwargs):
+    """dict.update from pairs: the pairs are taken as a list first, within the bound (a dict as it is)."""
+    if len(args) == 1 and args[0].__class__ is not dict:
+        args = (_take(args[0], "list", STATE.max_items - len(d)),)
+    return d.update(*args, **kwargs)
+
+
+def _set_method(name: str):
+    """A set method that takes iterables (union, update, issubset, ...): each is taken as a list first,
+    within the bound, so a huge range cannot hold the interpreter in C."""
+    method = getattr(set, name)
+
+    def fn(s, *args):
+        return method(s, *[a if a.__class__ in (set, frozenset, dict) else _take(a, "list") for a in args])
+    return fn
+
+
+_SET_ITERABLE_METHODS = ("difference", "difference_update", "intersection", "intersection_update", "isdisjoint",
+                         "issubset", "issuperset", "symmetric_difference", "symmetric_difference_update",
+                         "union", "update")
+
 # type -> {method name: function(obj, *args)}, for access.py's table of script-facing methods
 def _random_choices(rng, *args, **kwargs):
     k = kwargs.get("k", 1)
@@ -485,6 +506,8 @@ BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
           "zfill": _widened("zfill"), "replace": _replace, "join": _join},
     list: {"extend": _extend},
+    dict: {"update": _dict_update},
+    set: {name: _set_method(name) for name in _SET_ITERABLE_METHODS},
     range: {"count": _range_count, "index": _range_index},
     _random.Random: RANDOM_METHODS,
 }

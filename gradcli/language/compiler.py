@@ -671,6 +671,36 @@ class Compiler:
         elts = [self.expr(e) for e in node.elts]
         return lambda env: [e(env) for e in elts]
 
+    def e_Dict(self, node):
+        # CPython evaluates each key, then its value, left to right; a later equal key replaces an earlier one
+        pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+        line, col = node.line, node.col
+
+        def make_dict(env):
+            d = {}
+            for key, value in pairs:
+                k = key(env)
+                try:
+                    d[k] = value(env)
+                except TypeError as e:          # an unhashable key
+                    locate(e, line, col)
+                    raise
+            return d
+        return make_dict
+
+    def e_Set(self, node):
+        elts = [self.expr(e) for e in node.elts]
+        line, col = node.line, node.col
+
+        def make_set(env):
+            items = [e(env) for e in elts]
+            try:
+                return set(items)
+            except TypeError as e:              # an unhashable item
+                locate(e, line, col)
+                raise
+        return make_set
+
     def e_Tuple(self, node):
         elts = [self.expr(e) for e in node.elts]
         return lambda env: tuple([e(env) for e in elts])

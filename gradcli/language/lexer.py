@@ -26,13 +26,13 @@ REFUSED_KEYWORDS = {
     "await": "async code (async/await) is",
 }
 REFUSED_TOKENS = {
-    "{": "dicts and sets ({...}, and their comprehensions) are",
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
 # Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
 DUNDER_ATTRIBUTES = frozenset({"__version__"})
-COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are"}
+COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are",
+                  "LBRACE": "dict and set comprehensions are"}
 
 
 # ================================================================ scanner
