@@ -67,3 +67,11 @@ def cpython_output(source: str) -> str:
     import subprocess
     import sys
     return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout
+
+
+def located_error(source: str) -> str:
+    """The error a script ends in, as 'line:col: Kind: message' (the script must fail)."""
+    with pytest.raises(ScriptError) as info:
+        Session(out=io.StringIO()).run_source(source + "\n")
+    e = info.value
+    return f"{e.line}:{e.col}: {e.kind}: {e.message}"

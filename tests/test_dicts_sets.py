@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from conftest import cpython_output, gradcli_output
+from conftest import cpython_output, gradcli_output, located_error
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError
 from gradcli.session import Session
@@ -37,12 +37,6 @@ def test_cpythons_semantics(snippet):
     assert gradcli_output(source) == cpython_output(source)
 
 
-def _error(source: str) -> str:
-    with pytest.raises(ScriptError) as info:
-        Session(out=io.StringIO()).run_source(source + "\n")
-    e = info.value
-    return f"{e.line}:{e.col}: {e.kind}: {e.message}"
-
 
 @pytest.mark.parametrize("source, message", [
     ("d = {[1]: 2}", "1:5: TypeError: unhashable type: 'list'"),
@@ -54,7 +48,7 @@ def _error(source: str) -> str:
     ("d = {'a': 1}\nd.nope", "2:1: AttributeError: 'dict' object has no attribute 'nope'"),
 ])
 def test_errors_in_pythons_words(source, message):
-    assert _error(source) == message
+    assert located_error(source) == message
 
 
 @pytest.mark.parametrize("source", [
@@ -67,7 +61,7 @@ def test_errors_in_pythons_words(source, message):
 def test_what_methods_take_in_is_bounded(source):
     before, STATE.max_items = STATE.max_items, 10 ** 5
     try:
-        message = _error(source.replace("s = set()\n", ""))
+        message = located_error(source.replace("s = set()\n", ""))
     finally:
         STATE.max_items = before
     assert message.split(": ", 1)[1].startswith("MemoryError: a list of ")

@@ -1,12 +1,11 @@
 """Python's itertools, functools, string and time modules and `from __future__` in the language: CPython's
 results, bounded copies, nothing behind them reachable."""
 
-import io
 import pytest
 
-from conftest import cpython_output, gradcli_output
+from conftest import cpython_output, gradcli_output, located_error
 from gradcli.engine.state import STATE
-from gradcli.errors import ScriptError, ScriptSyntaxError
+from gradcli.errors import ScriptSyntaxError
 from gradcli.session import Session
 
 SNIPPETS = [
@@ -38,12 +37,6 @@ def test_cpythons_results(snippet):
     assert gradcli_output(source) == cpython_output(source)
 
 
-def _error(source: str):
-    with pytest.raises(ScriptError) as info:
-        Session(out=io.StringIO()).run_source(source + "\n")
-    e = info.value
-    return f"{e.line}:{e.col}: {e.kind}: {e.message}"
-
 
 @pytest.mark.parametrize("source, message", [
     ("from __future__ import foo", "1:1: SyntaxError: future feature foo is not defined"),
@@ -56,7 +49,7 @@ def _error(source: str):
     ("x = __future__", "1:5: SyntaxError: names starting with '_' are outside gradcli's language"),
 ])
 def test_future_imports_follow_cpythons_rules(source, message):
-    assert _error(source) == message
+    assert located_error(source) == message
 
 
 @pytest.mark.parametrize("source, message", [
@@ -72,7 +65,7 @@ def test_future_imports_follow_cpythons_rules(source, message):
 def test_what_the_copies_take_is_bounded(source, message):
     STATE.max_items, before = 10 ** 5, STATE.max_items
     try:
-        assert _error(source) == message.format(items=STATE.max_items)
+        assert located_error(source) == message.format(items=STATE.max_items)
     finally:
         STATE.max_items = before
 
@@ -91,7 +84,7 @@ def test_what_the_copies_take_is_bounded(source, message):
                   "functools, itertools, math, random, string and time"),
 ])
 def test_nothing_else_is_reachable(source, message):
-    assert _error(source) == message
+    assert located_error(source) == message
 
 
 def test_a_parse_error_is_a_syntax_error_value():
