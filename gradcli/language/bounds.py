@@ -23,6 +23,12 @@ def _too_many(kind: str, n: int) -> MemoryError:
     return MemoryError(f"a {kind} of {n} items is too large (gradcli allows at most {STATE.max_items})")
 
 
+def built_too_many(kind: str) -> MemoryError:
+    """A comprehension that built more items than a list may hold."""
+    return MemoryError(f"a {kind} of more than {STATE.max_items} items is too large (gradcli allows at most "
+                       f"{STATE.max_items})")
+
+
 def _int_too_large(what: str = "") -> MemoryError:
     return MemoryError(f"{what}integer results are limited to about 300,000 digits in gradcli")
 

@@ -701,6 +701,111 @@ class Compiler:
                 raise
         return make_set
 
+    # ------------------------------------------------------------------- comprehensions
+    # A comprehension runs in a scope of its own (Python 3): a fresh namespace holds its `for` targets,
+    # the Cells of the names it reads from an enclosing function, and Cells of its own for nested
+    # comprehensions. Its first iterable is evaluated in the enclosing scope, when the comprehension
+    # is, even for a generator expression, whose body then runs as it is iterated.
+
+    def e_ListComp(self, node):
+        return self._comprehension(node, "list")
+
+    def e_SetComp(self, node):
+        return self._comprehension(node, "set")
+
+    def e_DictComp(self, node):
+        return self._comprehension(node, "dict")
+
+    def e_GeneratorExp(self, node):
+        return self._comprehension(node, "generator")
+
+    def _comprehension(self, node, kind: str):
+        outer = self.scope
+        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        first = self.expr(node.generators[0].iter)
+        self.scope = scope
+        try:
+            clauses = [(self.store(c.target), self.expr(c.iter) if i else None, [self.expr(t) for t in c.ifs])
+                       for i, c in enumerate(node.generators)]
+            if kind == "dict":
+                key, value = self.expr(node.key), self.expr(node.value)
+            else:
+                elt = self.expr(node.elt)
+        finally:
+            self.scope = outer
+        frees, cells = scope.frees, tuple(sorted(scope.cells))
+        last = len(clauses) - 1
+        line, col = node.line, node.col
+
+        def namespace(env):
+            inner = {name: env[name] for name in frees}
+            for name in cells:
+                inner[name] = Cell(EMPTY)
+            return inner
+
+        def iterate(value):
+            try:
+                return iter(value)
+            except TypeError as e:              # not iterable: CPython points at the comprehension
+                locate(e, line, col)
+                raise
+
+        def items(inner, k, iterable):
+            """The comprehension's values from clause k on, in order."""
+            bind, _, conditions = clauses[k]
+            for item in iterable:
+                bind(inner, item)
+                for condition in conditions:
+                    if not condition(inner):
+                        break
+                else:
+                    if k == last:
+                        yield inner
+                    else:
+                        yield from items(inner, k + 1, iterate(clauses[k + 1][1](inner)))
+
+        if kind == "generator":
+            def genexpr(inner, iterable):
+                for scope_now in items(inner, 0, iterable):
+                    yield elt(scope_now)
+            genexpr.__name__ = genexpr.__qualname__ = "<genexpr>"      # as CPython names it
+
+            def make_generator(env):
+                return genexpr(namespace(env), iterate(first(env)))
+            return make_generator
+
+        limit_kind = "list" if kind == "list" else kind
+
+        def make(env):
+            iterable = iterate(first(env))
+            inner = namespace(env)
+            if kind == "dict":
+                out = {}
+                for scope_now in items(inner, 0, iterable):
+                    k = key(scope_now)
+                    try:
+                        out[k] = value(scope_now)
+                    except TypeError as e:          # an unhashable key
+                        locate(e, line, col)
+                        raise
+                    if len(out) > STATE.max_items:
+                        raise bounds.built_too_many(limit_kind)
+                return out
+            out = []
+            append = out.append
+            for scope_now in items(inner, 0, iterable):
+                append(elt(scope_now))
+                if len(out) > STATE.max_items:
+                    raise bounds.built_too_many(limit_kind)
+            if kind == "set":
+                try:
+                    return set(out)
+                except TypeError as e:              # an unhashable item
+                    locate(e, line, col)
+                    raise
+            return out
+        return make
+
     def e_Tuple(self, node):
         elts = [self.expr(e) for e in node.elts]
         return lambda env: tuple([e(env) for e in elts])

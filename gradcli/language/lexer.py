@@ -31,8 +31,6 @@ REFUSED_TOKENS = {
 }
 # Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
 DUNDER_ATTRIBUTES = frozenset({"__version__"})
-COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are",
-                  "LBRACE": "dict and set comprehensions are"}
 
 
 # ================================================================ scanner
@@ -211,9 +209,6 @@ class Layout:
                 if self.closers[kind] != opener.value:
                     raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
                                    f"parenthesis '{opener.value}'", tok)
-            elif kind == self.for_:
-                if brackets and brackets[-1] is not None:
-                    raise refused(COMPREHENSIONS.get(brackets[-1].type, "comprehensions are"), tok)
             elif prev not in operand_ends:
                 # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
                 if kind in self.stars:

@@ -8,7 +8,9 @@ the variable has when the closure runs, not when it was made (late binding, as i
 function whose nested functions need a name from further out gets that name as a free variable of
 its own, which it passes on.
 
-The language has no `global` or `nonlocal`, no lambdas, classes or comprehensions, so functions are
+A comprehension is a scope too, as in Python 3: its `for` targets are local to it, and it reads the
+names around it as a nested function would; only its first iterable is evaluated outside it. The
+language has no `global` or `nonlocal`, no lambdas or classes, so functions and comprehensions are
 the only scopes besides the module.
 """
 
@@ -54,13 +56,19 @@ class Scope:
         return "global"
 
 
-def analyze(fn: syntax.FunctionDef, parent: Scope | None = None) -> Scope:
-    """The Scope of `fn` and, through `children`, of every function nested in it."""
-    scope = Scope(local_names(fn), parent)
+def analyze(fn, parent: Scope | None = None) -> Scope:
+    """The Scope of `fn` (a FunctionDef or a comprehension) and, through `children`, of every function
+    and comprehension nested in it."""
     used: set = set()
     nested: list = []
-    for stmt in fn.body:
-        _collect(stmt, used, nested)
+    if isinstance(fn, syntax.COMPREHENSIONS):
+        scope = Scope(_comprehension_locals(fn), parent)
+        for part in _comprehension_inside(fn):
+            _collect(part, used, nested)
+    else:
+        scope = Scope(local_names(fn), parent)
+        for stmt in fn.body:
+            _collect(stmt, used, nested)
     captured: set = set()
     for child in nested:
         child_scope = analyze(child, scope)
@@ -71,6 +79,32 @@ def analyze(fn: syntax.FunctionDef, parent: Scope | None = None) -> Scope:
     scope.frees = tuple(frees)
     scope.free_set = frozenset(frees)
     return scope
+
+
+def _comprehension_locals(comp) -> frozenset:
+    names: set = set()
+    for clause in comp.generators:
+        _target_names(clause.target, names)
+    return frozenset(names)
+
+
+def _comprehension_inside(comp) -> list:
+    """What a comprehension evaluates in its own scope: all but its first iterable."""
+    first, *rest = comp.generators
+    parts = [first.target, *first.ifs]
+    for clause in rest:
+        parts += [clause.target, clause.iter, *clause.ifs]
+    if isinstance(comp, syntax.DictComp):
+        return parts + [comp.key, comp.value]
+    return parts + [comp.elt]
+
+
+def _target_names(t, names: set) -> None:
+    if isinstance(t, syntax.Name):
+        names.add(t.id)
+    elif isinstance(t, (syntax.Tuple, syntax.List)):
+        for e in t.elts:
+            _target_names(e, names)
 
 
 def _bound_outside(scope: Scope | None, name: str) -> bool:
@@ -93,6 +127,10 @@ def _collect(node, used: set, nested: list) -> None:
         if isinstance(n, syntax.FunctionDef):
             nested.append(n)
             stack.extend(p.default for p in n.params if p.default is not None)
+            continue
+        if isinstance(n, syntax.COMPREHENSIONS):
+            nested.append(n)
+            stack.append(n.generators[0].iter)      # evaluated where the comprehension is
             continue
         for field in n._fields:
             value = getattr(n, field)

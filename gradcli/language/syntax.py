@@ -195,6 +195,43 @@ class List(Expression):
     elts: list
 
 
+class Comprehension(Node):
+    """One `for target in iter if ... if ...` clause of a comprehension."""
+    __slots__ = ("target", "iter", "ifs")
+    target: Expression
+    iter: Expression
+    ifs: list
+
+
+class ListComp(Expression):
+    __slots__ = ("elt", "generators")
+    elt: Expression
+    generators: list        # of Comprehension, outermost first
+
+
+class SetComp(Expression):
+    __slots__ = ("elt", "generators")
+    elt: Expression
+    generators: list
+
+
+class GeneratorExp(Expression):
+    __slots__ = ("elt", "generators")
+    elt: Expression
+    generators: list
+
+
+class DictComp(Expression):
+    __slots__ = ("key", "value", "generators")
+    key: Expression
+    value: Expression
+    generators: list
+
+
+# The expressions that are scopes of their own (Python 3): their `for` targets are local to them.
+COMPREHENSIONS = (ListComp, SetComp, GeneratorExp, DictComp)
+
+
 class Dict(Expression):
     __slots__ = ("keys", "values")
     keys: list

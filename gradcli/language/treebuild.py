@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
-    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Constant, Continue,
-    Delete, Dict, ExprStmt, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Comprehension, Constant, Continue,
+    Delete, Dict, DictComp, ExprStmt, GeneratorExp, ListComp, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.syntaxerrors import error_at, refused
@@ -415,3 +415,32 @@ class Builder:
 
     def set(self, c):
         return Set(c[1], line=c[0].line, col=c[0].col)
+
+    # ---------------------------------------------------------------- comprehensions
+    def genexp(self, c):
+        return GeneratorExp(c[1], c[2], line=c[0].line, col=c[0].col)
+
+    def call_genexp(self, c):
+        func, gen = c
+        return Call(func, [gen], [], line=func.line, col=func.col)
+
+    def listcomp(self, c):
+        return ListComp(c[1], c[2], line=c[0].line, col=c[0].col)
+
+    def setcomp(self, c):
+        return SetComp(c[1], c[2], line=c[0].line, col=c[0].col)
+
+    def dictcomp(self, c):
+        (key, value), clauses = c[1], c[2]
+        return DictComp(key, value, clauses, line=c[0].line, col=c[0].col)
+
+    def comp_for(self, c):
+        return c
+
+    def comp_clause(self, c):
+        tok, target, _, iterable, *ifs = c
+        _check_target(target, "assign to", tok)
+        return Comprehension(target, iterable, ifs, line=tok.line, col=tok.col)
+
+    def comp_if(self, c):
+        return c[0]
