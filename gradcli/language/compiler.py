@@ -680,11 +680,7 @@ class Compiler:
             d = {}
             for key, value in pairs:
                 k = key(env)
-                try:
-                    d[k] = value(env)
-                except TypeError as e:          # an unhashable key
-                    locate(e, line, col)
-                    raise
+                _put(d, k, value(env), line, col)
             return d
         return make_dict
 
@@ -693,12 +689,7 @@ class Compiler:
         line, col = node.line, node.col
 
         def make_set(env):
-            items = [e(env) for e in elts]
-            try:
-                return set(items)
-            except TypeError as e:              # an unhashable item
-                locate(e, line, col)
-                raise
+            return _as_set([e(env) for e in elts], line, col)
         return make_set
 
     # ------------------------------------------------------------------- comprehensions
@@ -782,12 +773,7 @@ class Compiler:
             if kind == "dict":
                 out = {}
                 for scope_now in items(inner, 0, iterable):
-                    k = key(scope_now)
-                    try:
-                        out[k] = value(scope_now)
-                    except TypeError as e:          # an unhashable key
-                        locate(e, line, col)
-                        raise
+                    _put(out, key(scope_now), value(scope_now), line, col)
                     if len(out) > STATE.max_items:
                         raise bounds.built_too_many(limit_kind)
                 return out
@@ -797,13 +783,7 @@ class Compiler:
                 append(elt(scope_now))
                 if len(out) > STATE.max_items:
                     raise bounds.built_too_many(limit_kind)
-            if kind == "set":
-                try:
-                    return set(out)
-                except TypeError as e:              # an unhashable item
-                    locate(e, line, col)
-                    raise
-            return out
+            return _as_set(out, line, col) if kind == "set" else out
         return make
 
     def e_Tuple(self, node):
@@ -1103,6 +1083,24 @@ def _check_future_imports(body: list) -> None:
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False
+
+
+def _put(d: dict, key, value, line: int, col: int) -> None:
+    """d[key] = value for a dict display or comprehension: an unhashable key is located at it."""
+    try:
+        d[key] = value
+    except TypeError as e:
+        locate(e, line, col)
+        raise
+
+
+def _as_set(items: list, line: int, col: int) -> set:
+    """The set of a set display or comprehension: an unhashable item is located at it."""
+    try:
+        return set(items)
+    except TypeError as e:
+        locate(e, line, col)
+        raise
 
 
 def outside_import(module: str) -> Exception:
