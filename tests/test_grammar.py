@@ -97,6 +97,11 @@ def from_python(node):
             return S.List(c(node.elts), **at)
         case ast.Tuple():
             return S.Tuple(c(node.elts), **at)
+        case ast.Lambda():
+            args = node.args.args
+            defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
+            params = [S.Param(a.arg, c(d), line=a.lineno, col=a.col_offset + 1) for a, d in zip(args, defaults)]
+            return S.Lambda(params, c(node.body), **at)
         case ast.ListComp():
             return S.ListComp(c(node.elt), c(node.generators), **at)
         case ast.SetComp():
@@ -267,7 +272,10 @@ VALID = {
         "{(1, 2)}", "{'k': {'n': {}}}", "[x for x in y]", "[x for x in y if x if not x]", "{x for x in y}",
         "{k: v for k, v in d.items()}", "(x for x in y)", "f(x for x in y)", "sum(x * x for x in y if x > 0)",
         "[(a, b) for a in x for b in y]", "[[c for c in r] for r in m]", "[x for x, in y]", "[x for (a, b) in y]",
-        "f((x for x in y), 1)", "[x if x else 0 for x in y]", "[x for x in (y if z else w)]", "{\n    'a': 1,\n    'b': 2,\n}", "{a + b: f(c)}", "x = {1: 2}['k']",
+        "f((x for x in y), 1)", "[x if x else 0 for x in y]", "[x for x in (y if z else w)]",
+        "lambda: 0", "f = lambda x: x", "f = lambda x, y=2,: x * y", "sorted(p, key=lambda t: t[1])",
+        "lambda x: lambda y: x + y", "lambda: (yield_ for yield_ in x)", "[lambda: i for i in x]",
+        "lambda x=lambda: 1: x", "f(lambda: 0, 1)", "lambda x: x if x else -x", "{\n    'a': 1,\n    'b': 2,\n}", "{a + b: f(c)}", "x = {1: 2}['k']",
     ],
     "f-strings": [
         "f'{x}'", 'f"{x!r}"', "f'{x:.4f}'", "f'{x:>{width}}'", "f'{{}} {x}'", "f'{x=}'", "f'{x = }'",
@@ -442,7 +450,9 @@ INVALID = {
     ],
     "outside the language": [
         ("class A:\n    pass", "class definitions are " + NOT_OURS, 1, 1),
-        ("f = lambda x: x", "lambda expressions are " + NOT_OURS, 1, 5),
+        ("f = lambda x, x: x", "duplicate parameter 'x' in function definition", 1, 15),
+        ("f = lambda x=1, y: x", "parameter without a default follows parameter with a default", 1, 17),
+        ("f = lambda: x = 1", "cannot assign to an expression", 1, 15),
         ("[x for x in y if a else b]", "expected ']'", 1, 20),
         ("f(x for x in y, 1)", "expected ')'", 1, 15),
         ("[x for 1 in y]", "cannot assign to a literal", 1, 4),
@@ -516,7 +526,7 @@ INVALID = {
         ("f'{x # c}'", "f-string expression part cannot include '#'", 1, 6),
         ("f'{\"\\n\"}'", "f-string expression part cannot include a backslash", 1, 4),
         ("x = 1\nprint(f'a {x)} b')", "unmatched ')'", 2, 13),
-        ("f'{lambda: 1}'", "lambda expressions are " + NOT_OURS, 1, 4),
+        ("f'{lambda: 1}'", "unexpected '}' (expected a name or ':')", 1, 10),
     ],
 }
 

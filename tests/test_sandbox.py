@@ -137,7 +137,9 @@ ESCAPES = [
     (T + "torch.default_generator.manual_seed.func", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
                                                         "has no attribute 'func'"),
     # constructs outside the language
-    ("lambda: 0", 2, "1:1: SyntaxError: lambda expressions are not part of gradcli's language"),
+    ("f = lambda: 0\nf.globals", 1, "2:1: AttributeError: 'function' object attribute 'globals' is outside "
+                                   "gradcli's language"),
+    ("f = lambda: 0\nf.__code__", 2, "2:3: SyntaxError: names starting with '_' are outside gradcli's language"),
     ("class A:\n    pass", 2, "1:1: SyntaxError: class definitions are not part of gradcli's language"),
     ("try:\n    pass\nexcept:\n    pass", 2, "1:1: SyntaxError: try statements (try/except/finally) are not part "
                                               "of gradcli's language"),

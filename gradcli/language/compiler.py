@@ -407,29 +407,41 @@ class Compiler:
         return run_for
 
     def s_FunctionDef(self, node):
+        make = self._function(node.name, node, self.block)
+        bind = self.binder(node.name)
+
+        def define(env):
+            bind(env, make(env))
+        return define
+
+    def e_Lambda(self, node):
+        def body(expression):
+            value = self.expr(expression)
+            return lambda env: _Return(value(env))
+        return self._function("<lambda>", node, body)
+
+    def _function(self, name: str, node, compile_body):
+        """A function (env) -> ScriptFunction for a def or a lambda: its defaults evaluated when it is
+        made, its body compiled once in its own scope, its closure taken from the enclosing call."""
         params = [p.name for p in node.params]
         defaults = [self.expr(p.default) for p in node.params if p.default is not None]
         outer = self.scope
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
         self.scope = scope
         try:
-            body = self.block(node.body)
+            body = compile_body(node.body)
         finally:
             self.scope = outer
-        name, globals_ = node.name, self.globals
-        bind = self.binder(name)
+        globals_ = self.globals
         if not scope.cells and not scope.frees:
-            def define(env):
-                bind(env, ScriptFunction(name, params, [d(env) for d in defaults], body, globals_))
-            return define
+            return lambda env: ScriptFunction(name, params, [d(env) for d in defaults], body, globals_)
         cells, frees = tuple(sorted(scope.cells)), scope.frees
 
-        def define_closure(env):
+        def make_closure(env):
             # the Cells of the enclosing call that hold the names this function reads from it
             closure = tuple([env[n] for n in frees])
-            bind(env, ScriptFunction(name, params, [d(env) for d in defaults], body, globals_,
-                                     cells, frees, closure))
-        return define_closure
+            return ScriptFunction(name, params, [d(env) for d in defaults], body, globals_, cells, frees, closure)
+        return make_closure
 
     def binder(self, name: str):
         """A function (env, value) that binds the variable `name` in the scope being compiled."""

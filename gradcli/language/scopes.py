@@ -8,10 +8,10 @@ the variable has when the closure runs, not when it was made (late binding, as i
 function whose nested functions need a name from further out gets that name as a free variable of
 its own, which it passes on.
 
-A comprehension is a scope too, as in Python 3: its `for` targets are local to it, and it reads the
-names around it as a nested function would; only its first iterable is evaluated outside it. The
-language has no `global` or `nonlocal`, no lambdas or classes, so functions and comprehensions are
-the only scopes besides the module.
+A lambda is a function whose body is one expression. A comprehension is a scope too, as in Python 3:
+its `for` targets are local to it, and it reads the names around it as a nested function would;
+only its first iterable is evaluated outside it. The language has no `global` or `nonlocal` and no
+classes, so functions, lambdas and comprehensions are the only scopes besides the module.
 """
 
 from __future__ import annotations
@@ -57,14 +57,17 @@ class Scope:
 
 
 def analyze(fn, parent: Scope | None = None) -> Scope:
-    """The Scope of `fn` (a FunctionDef or a comprehension) and, through `children`, of every function
-    and comprehension nested in it."""
+    """The Scope of `fn` (a FunctionDef, a Lambda or a comprehension) and, through `children`, of every
+    function, lambda and comprehension nested in it."""
     used: set = set()
     nested: list = []
     if isinstance(fn, syntax.COMPREHENSIONS):
         scope = Scope(_comprehension_locals(fn), parent)
         for part in _comprehension_inside(fn):
             _collect(part, used, nested)
+    elif isinstance(fn, syntax.Lambda):
+        scope = Scope(frozenset(p.name for p in fn.params), parent)
+        _collect(fn.body, used, nested)
     else:
         scope = Scope(local_names(fn), parent)
         for stmt in fn.body:
@@ -124,7 +127,7 @@ def _collect(node, used: set, nested: list) -> None:
         if isinstance(n, syntax.Name):
             used.add(n.id)
             continue
-        if isinstance(n, syntax.FunctionDef):
+        if isinstance(n, (syntax.FunctionDef, syntax.Lambda)):
             nested.append(n)
             stack.extend(p.default for p in n.params if p.default is not None)
             continue

@@ -195,6 +195,12 @@ class List(Expression):
     elts: list
 
 
+class Lambda(Expression):
+    __slots__ = ("params", "body")
+    params: list            # of Param
+    body: Expression
+
+
 class Comprehension(Node):
     """One `for target in iter if ... if ...` clause of a comprehension."""
     __slots__ = ("target", "iter", "ifs")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Comprehension, Constant, Continue,
-    Delete, Dict, DictComp, ExprStmt, GeneratorExp, ListComp, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Delete, Dict, DictComp, ExprStmt, GeneratorExp, Lambda, ListComp, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.syntaxerrors import error_at, refused
@@ -199,6 +199,10 @@ class Builder:
     def function_def(self, c):
         tok, name, _, params, _, _, body = c
         return FunctionDef(name.value, params or [], body, line=tok.line, col=tok.col)
+
+    def lambdef(self, c):
+        tok, params, _, body = c
+        return Lambda(params or [], body, line=tok.line, col=tok.col)
 
     def params(self, c):
         seen = set()

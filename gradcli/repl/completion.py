@@ -21,7 +21,7 @@ from gradcli.language.stdlib import ScriptModule
 
 # The language's keywords (the parser refuses Python's other ones).
 KEYWORDS = ("False", "None", "True", "and", "as", "assert", "break", "continue", "def", "del", "elif",
-            "else", "for", "from", "if", "import", "in", "is", "not", "or", "pass", "return", "while",
+            "else", "for", "from", "if", "import", "in", "is", "lambda", "not", "or", "pass", "return", "while",
             "with")
 
 # Tensor attributes read when completing a chain through them: stored fields and cheap properties
