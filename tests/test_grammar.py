@@ -63,9 +63,9 @@ def from_python(node):
         case ast.If():
             return S.If(c(node.test), c(node.body), c(node.orelse), **at)
         case ast.While():
-            return S.While(c(node.test), c(node.body), **at)
+            return S.While(c(node.test), c(node.body), c(node.orelse), **at)
         case ast.For():
-            return S.For(c(node.target), c(node.iter), c(node.body), **at)
+            return S.For(c(node.target), c(node.iter), c(node.body), c(node.orelse), **at)
         case ast.Break():
             return S.Break(**at)
         case ast.Continue():
@@ -215,6 +215,8 @@ VALID = {
         "for [i, j] in pairs:\n    pass", "for x in a, b:\n    pass", "for x, in t:\n    pass",
         "for x.y in z: pass", "for x[0] in z: pass", "for _ in range(3):\n    pass",
         "for i in range(3):\n    for j in range(i):\n        continue",
+        "for x in y:\n    break\nelse:\n    z = 1", "while x:\n    x -= 1\nelse:\n    done = True",
+        "for i in a:\n    for j in b:\n        pass\n    else:\n        continue\n    break",
     ],
     "def and return": [
         "def f():\n    return", "def f(a, b=2, c=None):\n    return a + b", "def f(a,):\n    return a",
@@ -477,8 +479,7 @@ INVALID = {
         ("a, *b = c", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 4),
         ("def f(*a):\n    pass", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 7),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
-        ("while x:\n    pass\nelse:\n    pass", "'while ... else' is " + NOT_OURS, 3, 1),
-        ("for x in y:\n    pass\nelse:\n    pass", "'for ... else' is " + NOT_OURS, 3, 1),
+        ("for x in y:\n    pass\nelse:\n    break", "'break' outside loop", 4, 5),
         ("_x = 1", "names starting with '_' are outside gradcli's language", 1, 1),
         ("x.__class__", "names starting with '_' are outside gradcli's language", 1, 3),
         ("x = torch._C", "names starting with '_' are outside gradcli's language", 1, 11),

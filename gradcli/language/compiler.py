@@ -370,20 +370,22 @@ class Compiler:
 
     def s_While(self, node):
         test, body = self.expr(node.test), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
 
         def run_while(env):
             while test(env):
                 signal = body(env)
                 if signal is not None:
                     if signal is BREAK:
-                        break
+                        return None             # a break skips the loop's else
                     if signal is not CONTINUE:
                         return signal
-            return None
+            return orelse(env) if orelse is not None else None
         return run_while
 
     def s_For(self, node):
         iterable, body = self.expr(node.iter), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
         line, col = node.iter.line, node.iter.col
         bind = self.store(node.target)
 
@@ -400,10 +402,10 @@ class Compiler:
                 signal = body(env)
                 if signal is not None:
                     if signal is BREAK:
-                        break
+                        return None             # a break skips the loop's else
                     if signal is not CONTINUE:
                         return signal
-            return None
+            return orelse(env) if orelse is not None else None
         return run_for
 
     def s_FunctionDef(self, node):

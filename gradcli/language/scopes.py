@@ -166,8 +166,10 @@ def local_names(fn: syntax.FunctionDef) -> frozenset:
         elif isinstance(s, syntax.For):
             targets(s.target)
             stack.extend(s.body)
+            stack.extend(s.orelse)
         elif isinstance(s, syntax.While):
             stack.extend(s.body)
+            stack.extend(s.orelse)
         elif isinstance(s, syntax.If):
             stack.extend(s.body)
             stack.extend(s.orelse)

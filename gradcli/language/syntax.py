@@ -98,16 +98,18 @@ class If(Statement):
 
 
 class While(Statement):
-    __slots__ = ("test", "body")
+    __slots__ = ("test", "body", "orelse")
     test: Expression
     body: list
+    orelse: list            # runs when the loop ends without break
 
 
 class For(Statement):
-    __slots__ = ("target", "iter", "body")
+    __slots__ = ("target", "iter", "body", "orelse")
     target: Expression      # Name, or Tuple/List of targets
     iter: Expression
     body: list
+    orelse: list            # runs when the loop ends without break
 
 
 class Break(Statement):

@@ -71,11 +71,17 @@ def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
             _check_context(stmt.body, True, False)
         elif kind is For or kind is While:
             _check_context(stmt.body, in_function, True)
+            _check_context(stmt.orelse, in_function, in_loop)     # a loop's else is outside the loop
         elif kind is If:
             _check_context(stmt.body, in_function, in_loop)
             _check_context(stmt.orelse, in_function, in_loop)
         elif kind is With:
             _check_context(stmt.body, in_function, in_loop)
+
+
+def _loop_else(orelse) -> list:
+    """The statements of a loop's `else:` block (the else_block's children: "else" ":" block), or []."""
+    return orelse[2] if orelse is not None else []
 
 
 def _module(names: list) -> str:
@@ -232,16 +238,12 @@ class Builder:
 
     def for_stmt(self, c):
         tok, target, _, iterable, _, body, orelse = c
-        if orelse is not None:
-            raise refused("'for ... else' is", orelse[0])
         _check_target(target, "assign to", None)
-        return For(target, iterable, body, line=tok.line, col=tok.col)
+        return For(target, iterable, body, _loop_else(orelse), line=tok.line, col=tok.col)
 
     def while_stmt(self, c):
         tok, test, _, body, orelse = c
-        if orelse is not None:
-            raise refused("'while ... else' is", orelse[0])
-        return While(test, body, line=tok.line, col=tok.col)
+        return While(test, body, _loop_else(orelse), line=tok.line, col=tok.col)
 
     def with_stmt(self, c):
         tok = c[0]
