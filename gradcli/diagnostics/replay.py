@@ -2,18 +2,20 @@
 chosen tensors at chosen moments and report the value of one call's root.
 
 A replay is a fresh session on the same source and seed, with prints and warnings discarded. While
-one runs (`_float64_mode`, undone when it ends, so plain runs never pay for it):
-  * Tensor.__init__ upcasts each float32 array it is given to float64 (random streams keep their
-    float32 values exactly), counts the tensor (its creation index) and may perturb it;
+one runs (`_float64_mode`: the Run is the engine state's `replay` and `observer`, both put back when
+it ends, so plain runs never pay for it):
+  * each tensor made (Tensor.__init__ asks Run.tensor_made) has a float32 array upcast to float64
+    (random streams keep their float32 values exactly), is counted (its creation index) and may be
+    perturbed;
   * `.float()` / `.to(torch.float32)` leave float64 tensors alone, as they left float32 ones;
   * the session's `where` line tracking ticks at every statement start and end;
-  * torch.seed() draws from a fixed sequence, so every replay sees the same values.
+  * torch.seed() draws from a fixed sequence (Run.next_seed), so every replay sees the same values.
 Creation indices and ticks count from the start of the run, so they name the same moment in every
 replay: the moments at which tensors are perturbed ("tick", i) / ("new", c).
 
 A planning replay (`on_call`) records every backward() / autograd.grad() call as a Call: the tensors
-it differentiates, their analytic gradients (captured through autograd.backward_observer, or
-autograd.grad's result), when to perturb each, and the call's graph. A probing replay answers
+it differentiates, their analytic gradients (captured through Observer.node, or autograd.grad's
+result), when to perturb each, and the call's graph. A probing replay answers
 Probes: it forks at each probe's first moment (the child applies the perturbation, runs on to the
 probe's call, sends back sum(root * gradient) and exits), or, with `single`, runs one probe from the
 start and raises Stop with the value.
@@ -33,8 +35,9 @@ from bisect import bisect_right
 import numpy as np
 
 from gradcli import deadline
-from gradcli.engine import autograd, backward, dtypes, ops, rng
-from gradcli.engine.ops import arith
+from gradcli.engine import autograd
+from gradcli.engine.observe import Observer
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
 
@@ -149,7 +152,7 @@ class _Ticker(list):
 
 
 class _Sink:
-    """The replay's event sink: prints and warnings vanish, backward/grad calls go to the run."""
+    """The replay's event sink: prints and warnings vanish (the Run observes backward/grad calls)."""
 
     session = None
 
@@ -165,18 +168,12 @@ class _Sink:
     def warning(self, *args, **kwargs):
         pass
 
-    def backward_call(self, outputs, inputs, retain_graph, create_graph):
-        return self.run.call("backward", outputs, inputs, None)
-
-    def grad_call(self, outputs, inputs, retain_graph, create_graph, result):
-        self.run.call("autograd.grad", outputs, inputs, result)
-
 
 def _silent_print(*args, **kwargs):
     return None
 
 
-class Run:
+class Run(Observer):
     """One float64 replay of the script (see the module docstring).
 
     on_call(call): plan the calls (those numbered in `wanted`, or all); it receives each Call with
@@ -271,11 +268,12 @@ class Run:
             os._exit(0)
 
     # ------------------------------------------------------------------------------- hooks
-    def new_tensor(self, t, a, init) -> None:
-        """Tensor.__init__ during the replay: upcast, count, perturb, remember."""
+    def tensor_made(self, t, a: np.ndarray) -> np.ndarray:
+        """Tensor.__init__ during the replay, before `t` takes `a`: upcast, count, perturb, remember;
+        returns the array `t` takes."""
         c = self.count
         self.count = c + 1
-        if getattr(a, "dtype", None) == _F32:
+        if a.dtype == _F32:
             a = a.astype(_F64)
         if self.pending is not None:
             self._associate()
@@ -289,11 +287,15 @@ class Run:
                 a = np.array(a, copy=True)
                 for flat, delta in actions:
                     _perturb(a, flat, delta)
-        init(t, a)
         if self.on_call is not None:
             self.ids[id(t)] = c
         if c in self.want_refs:
             self.refs[c] = weakref.ref(t)
+        return a
+
+    def next_seed(self) -> int:
+        """torch.seed() during the replay."""
+        return next(self.seeds)
 
     def tick(self, line) -> None:
         i = self.ticks
@@ -319,14 +321,16 @@ class Run:
                         t._a = t._a.copy()
                     _perturb(t._a, flat, delta)
 
-    def forward(self, op, t, inputs) -> None:
+    def op(self, op, t, inputs) -> None:
+        if self.on_call is None:
+            return
         if self.pending is not None:
             self._associate()
         self.pending = t
         self.pending_c = self.count - 1     # record() made `t` just before calling the observer
 
-    def backward(self, node, g, grads_in) -> None:
-        if g is None:
+    def node(self, node, g, grads_in) -> None:
+        if g is None or self.on_call is None:
             return
         if grads_in is None and self.captured is not None:
             self.captured[node] = np.array(g._a if g.__class__ is Tensor else g, dtype=_F64)
@@ -338,8 +342,8 @@ class Run:
                 dots[c] = float((np.asarray(g._a if g.__class__ is Tensor else g, dtype=_F64) * v.array()).sum())
 
     def gradients_made(self, outputs, grads) -> None:
-        """backward._make_grads ran: a backward pass is about to start (the script's, or one that
-        torch.autograd.functional makes for it)."""
+        """A backward pass is about to start (the script's, or one that torch.autograd.functional
+        makes for it)."""
         self.last_grads = (outputs, grads) if grads is not None else None
         if self.directions:
             wanted = self.directions.get(self.ncalls + 1)
@@ -356,6 +360,12 @@ class Run:
         return entry[1] if entry is not None and entry[0]() is node else None
 
     # ------------------------------------------------------------------------------- calls
+    def script_backward(self, outputs, inputs, retain_graph, create_graph):
+        return self.call("backward", outputs, inputs, None)
+
+    def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
+        self.call("autograd.grad", outputs, inputs, result)
+
     def call(self, kind, outputs, inputs, result):
         n = self.ncalls = self.ncalls + 1
         if n == self.stop:
@@ -385,7 +395,7 @@ class Run:
             call.note = "batched gradients (is_grads_batched=True) are not checked"
             return
         roots = [r for r in (autograd.edge(o) for o in outputs if o.__class__ is Tensor) if r is not None]
-        reach = _reach(roots)
+        reach = autograd.reachable(roots)
         first_use = {}                  # a leaf's AccumulateGrad -> number of the first node reading it
         for node in reach:
             for child in node.inputs:
@@ -595,18 +605,6 @@ def _root_value(outputs, last) -> float:
     return total
 
 
-def _reach(roots) -> dict:
-    seen: dict = {}
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen[node] = None
-        stack.extend(c for c in node.inputs if c is not None)
-    return seen
-
-
 def answer(source, filename, seed, probes, fork: bool, max_ticks=None, **plan) -> Run:
     """Answer every probe (probe.result), by forking or by one replay each; returns the replay that
     forked them, or, without forking, a replay of its own when `plan` asks for planning."""
@@ -628,50 +626,16 @@ def answer(source, filename, seed, probes, fork: bool, max_ticks=None, **plan) -
 # --------------------------------------------------------------------------------- float64 mode
 
 class _float64_mode:
-    """The replay's patches: float64 tensors, its hooks, a fixed torch.seed(); all undone on exit."""
+    """The replay switched on: the run is the engine state's float64 `replay` and its observer."""
 
     def __init__(self, run):
         self.run = run
 
     def __enter__(self):
-        run = self.run
-        init = Tensor.__init__
-        to_dtype = arith.to_dtype
-        make_grads = backward._make_grads
-        self.saved = (init, to_dtype, make_grads, rng.Generator.seed,
-                      autograd.forward_observer[0], autograd.backward_observer[0])
-
-        def tensor_init(t, a):
-            run.new_tensor(t, a, init)
-
-        def to_dtype64(a, dtype, copy=False):
-            # float32 means float64 in the replay: `.float()` of a float64 tensor changes nothing
-            if dtype is dtypes.float32:
-                dtype = dtypes.float64
-            return to_dtype(a, dtype, copy)
-
-        def make_grads64(outputs, grads, batched):
-            new = make_grads(outputs, grads, batched)
-            run.gradients_made(outputs, None if batched else new)
-            return new
-
-        def seed(generator):
-            return generator.manual_seed(next(run.seeds))
-
-        Tensor.__init__ = tensor_init
-        arith.to_dtype = ops.to_dtype = to_dtype64
-        backward._make_grads = make_grads64
-        rng.Generator.seed = seed
-        if run.planning:
-            autograd.forward_observer[0] = run.forward
-            autograd.backward_observer[0] = run.backward
+        self.saved = (STATE.replay, STATE.observer)
+        STATE.replay = STATE.observer = self.run
         return self
 
     def __exit__(self, *exc):
-        init, to_dtype, make_grads, seed, forward, watch_backward = self.saved
-        Tensor.__init__ = init
-        arith.to_dtype = ops.to_dtype = to_dtype
-        backward._make_grads = make_grads
-        rng.Generator.seed = seed
-        autograd.forward_observer[0], autograd.backward_observer[0] = forward, watch_backward
+        STATE.replay, STATE.observer = self.saved
         return False

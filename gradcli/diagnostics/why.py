@@ -14,7 +14,8 @@ Most notes need to know where things came from, which the plain run did not reco
 is run again ("replayed") in a diagnostic session: output discarded, the random stream started from
 the same seed, provenance and line tracking on, and the engine's observers watching every op and
 every backward node. The replay must fail the same way; the note is then read off what was recorded
-and off the engine's frames at the failure (the exception's traceback keeps them). A first run that
+and off the facts the engine's error carries (autograd._error) and the statement that failed (the
+provenance wrapper notes it on the error). A first run that
 took longer than REPLAY_AFTER seconds is not replayed, a replay is abandoned after REPLAY_BUDGET
 seconds, and any failure of the diagnosis itself only drops the note. The replay leaves the
 process-wide engine state (grad mode, random stream, print options, addresses) as it found it, so
@@ -30,7 +31,6 @@ import contextlib
 import gc
 import math
 import re
-import sys
 import time
 import weakref
 
@@ -40,8 +40,10 @@ from gradcli.language import compiler
 from gradcli.language import provenance as provenance_module
 from gradcli import session as session_module
 from gradcli.display import PrintOptions
-from gradcli.engine import addresses, autograd, backward, rng
+from gradcli.engine import addresses, autograd, rng
 from gradcli.engine.autograd import AccumulateGrad
+from gradcli.engine.observe import Observer
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor, print_options
 from gradcli.errors import ScriptError
 from gradcli.language.provenance import _ByIdentity
@@ -119,8 +121,8 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
     try:
         if message != compiler.NON_LEAF_GRAD_WARNING:
             return None
-        tensor = _grad_subject()
-        if tensor is None or tensor.grad_fn is None:
+        tensor = session.warning_subject
+        if tensor.__class__ is not Tensor or tensor.grad_fn is None:
             return None
         node = tensor.grad_fn
         provenance, namespace = session.provenance, session.globals
@@ -140,16 +142,15 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
 
 
 def _not_scalar(err, session) -> str | None:
-    """`grad can be implicitly created only for scalar outputs`: the failed call's own frames hold the
-    output, so no replay is needed."""
+    """`grad can be implicitly created only for scalar outputs`: the engine's error names the output
+    and the call, so no replay is needed."""
     original = err.__context__
-    frame = _frame_locals(original, "_make_grads")
-    out = frame.get("out") if frame else None
+    out = getattr(original, "output", None)
     if out.__class__ is not Tensor:
         return None
     name = _name_in(out, session.globals if session is not None else {})
     shape = list(out._a.shape)
-    via_grad = _frame_locals(original, "grad", backward.__file__) is not None
+    via_grad = getattr(original, "via", None) == "grad"
     if name is None:
         what = f"the output has shape {shape}"
         fixes = ("reduce it to one number first (.sum() or .mean())" +
@@ -167,8 +168,7 @@ def _freed(err, session, units) -> str | None:
     """Backward through a freed graph: which earlier call freed it, and where retain_graph=True goes."""
     recorder = Recorder()
     failure = _replay_same(err, session, units, recorder)
-    frame = _frame_locals(failure, "_sweep")
-    node = frame.get("node") if frame else None
+    node = getattr(failure, "node", None)
     call = recorder.ran_by.get(node) if node is not None else None
     if call is None or call.site is None:
         return None
@@ -178,9 +178,8 @@ def _freed(err, session, units) -> str | None:
     what = {"backward": "backward()", "grad": "autograd.grad()"}.get(call.kind, "autograd")
     fix = _with_retain(call.site.text, call.kind)
     fix = f"write {fix} there" if fix else "pass retain_graph=True to that call"
-    # the statement that failed: the innermost statement wrapper of provenance in the traceback
-    failing = _frame_locals(failure, "recorded", provenance_module.__file__)
-    if failing is not None and failing.get("site") is call.site:       # the same statement, run again
+    failing = _failed_statement(failure)
+    if failing is not None and failing[0] is call.site:       # the same statement, run again
         return (f"an earlier run of this {what} call freed the graph's saved tensors, which {which} needs "
                 f"again now; {fix} to go through the graph again, or build the graph anew before each call")
     return (f"the {what} call at {_at(provenance, call.site)} already went through this graph and freed its "
@@ -192,18 +191,16 @@ def _no_grad(err, session, units, index: int) -> str | None:
     statement run under torch.no_grad(), or the .detach() that the output comes from."""
     recorder = Recorder(grad_sources=True)
     failure = _replay_same(err, session, units, recorder)
-    frame = _frame_locals(failure, "_engine")
-    out = frame.get("out") if frame else None
-    if out.__class__ is not Tensor or frame.get("i") != index:
+    out = getattr(failure, "output", None)
+    if out.__class__ is not Tensor or getattr(failure, "index", None) != index:
         return None
     provenance, namespace = recorder.provenance, recorder.session.globals
-    call = _frame_locals(failure, "__call__", compiler.__file__)     # failed inside a script function:
-    if call is not None and isinstance(call.get("env"), dict):       # its local names come first
-        namespace = {**namespace, **call["env"]}
-    failing = _frame_locals(failure, "recorded", provenance_module.__file__)
+    failing = _failed_statement(failure)
+    if failing is not None and failing[1] is not namespace and isinstance(failing[1], dict):
+        namespace = {**namespace, **failing[1]}     # failed inside a script function: its local names first
     name = _name_in(out, namespace, provenance)
     subject = name or ("the output" if index == 0 else f"output {index}")
-    causes = _no_grad_causes(out, recorder, namespace, failing.get("site") if failing else None)
+    causes = _no_grad_causes(out, recorder, namespace, failing[0] if failing else None)
     if not causes:
         return None
     first = causes[0]
@@ -259,7 +256,7 @@ def _no_grad_causes(out, recorder, namespace, failing_site) -> list:
         if id(t) in seen:
             continue
         seen.add(id(t))
-        cut = recorder.detached.get(t)
+        cut = recorder.cuts.get(t)
         if cut is not None:
             causes.append(cut)
             continue
@@ -311,15 +308,11 @@ def _modified(err, session, units) -> str | None:
     first = Recorder()
     deadline = time.perf_counter() + REPLAY_BUDGET          # for both replays together
     failure = _replay_same(err, session, units, first, deadline)
-    frame = _frame_locals(failure, "_check_versions")
-    if not frame or frame.get("node") is None:
-        return None
-    node, box, expected = frame["node"], frame.get("box"), frame.get("expected")
-    index = next((i for i, e in enumerate(node.checks or ()) if e[1] is box and e[2] == expected), None)
-    if index is None:
+    node, index = getattr(failure, "node", None), getattr(failure, "index", None)
+    if node is None or index is None or not node.checks:
         return None
     provenance = first.provenance
-    saved = frame.get("tensor")
+    saved = failure.tensor
     name = None
     if saved is not None:
         name = _name_in(saved, first.session.globals, provenance)
@@ -450,34 +443,12 @@ def _leaves_below(node, namespace, provenance, most: int = 3, limit: int = 10_00
     return names
 
 
-# ------------------------------------------------------------------------------------------- frames
+# ---------------------------------------------------------------------------------------- failures
 
-def _frame_locals(exc, function: str, filename: str | None = None) -> dict | None:
-    """The local variables of the innermost call of `function` in `exc`'s traceback (the engine
-    function that raised, whose frame the traceback keeps alive), or None."""
-    found = None
-    tb = exc.__traceback__ if exc is not None else None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_name == function and (filename is None or code.co_filename == filename):
-            found = tb.tb_frame.f_locals
-        tb = tb.tb_next
-    return found
-
-
-def _grad_subject():
-    """The tensor whose `.grad` is being read when the non-leaf warning is raised. The compiled
-    attribute read (compiler.e_Attribute's load_grad) passes the session only the warning's text and
-    position, so the tensor is taken from that frame, a few calls up the stack."""
-    frame = sys._getframe(1)
-    for _ in range(12):
-        if frame is None:
-            return None
-        if frame.f_code.co_name == "load_grad" and frame.f_code.co_filename == compiler.__file__:
-            obj = frame.f_locals.get("obj")
-            return obj if obj.__class__ is Tensor else None
-        frame = frame.f_back
-    return None
+def _failed_statement(exc):
+    """(site, env) of the innermost statement `exc` came through in the replay (noted on it by the
+    provenance wrapper, gradcli.language.provenance), or None."""
+    return getattr(exc, provenance_module.FAILED_STATEMENT, None) if exc is not None else None
 
 
 # ----------------------------------------------------------------------------------------- recording
@@ -492,10 +463,20 @@ class Call:
     None for a sweep the script did not call directly, like those of autograd.functional), the
     statement running, and whether it kept the graph."""
 
-    __slots__ = ("kind", "site", "retain", "index", "frame", "__weakref__")
+    __slots__ = ("kind", "site", "retain", "index", "sweep", "__weakref__")
 
-    def __init__(self, kind, site, retain, index, frame):
-        self.kind, self.site, self.retain, self.index, self.frame = kind, site, retain, index, frame
+    def __init__(self, kind, site, retain, index, sweep):
+        self.kind, self.site, self.retain, self.index, self.sweep = kind, site, retain, index, sweep
+
+
+class _Sweep:
+    """One sweep the engine started (Observer.sweep_start): its roots; its identity tells a nested
+    sweep (one a hook starts) from the sweep it interrupted."""
+
+    __slots__ = ("roots",)
+
+    def __init__(self, roots):
+        self.roots = roots
 
 
 class Cause:
@@ -514,8 +495,8 @@ _RANK = {"no_grad": 0, "detach": 1, "data": 1, "gradient": 1, "untracked": 2, "l
 _MAX_LEAVES = 3
 
 
-class Recorder:
-    """A replay's event sink (what a JsonLines sink would be told) and the engine's observer.
+class Recorder(Observer):
+    """A replay's event sink (what a JsonLines sink would be told) and its observer.
 
     It records every backward sweep (a Call) and, for each node that saves tensors, the last call that
     ran it: that call freed it unless it kept the graph. With `grad_sources`, it also notes where
@@ -534,10 +515,11 @@ class Recorder:
         self.grad_sources = grad_sources
         self.grad_off: dict = {}         # Site -> the statements in progress when it ran with grad mode off
         self.cut_sites: dict = {}        # Site -> "detach" or "data": it cut a tensor off the graph
-        self.detached = _ByIdentity()    # tensor made by .detach() or .data -> Cause
+        self.cuts = _ByIdentity()        # tensor made by .detach() or .data -> Cause
         self.stop_at_warning = None      # (file, line, col, message): stop the replay at that warning ...
         self.found = None                # ... with the tensor whose .grad was read
         self._open = None
+        self._sweeps: list = []          # the sweeps in progress, the innermost last
         self._label = None               # (kind, retain_graph) given by backward() before its sweep
         self._deadline = math.inf
         self._ops = 0
@@ -566,13 +548,13 @@ class Recorder:
         if self.grad_sources and site is not None and not autograd._grad_enabled[0]:
             self.grad_off.setdefault(site, self.provenance.running())
 
-    def call_opened(self, call, sweep) -> None:
-        """A backward sweep starts; `sweep` is the engine's frame (its locals: roots, deps, ...)."""
+    def call_opened(self, call, roots) -> None:
+        """A backward sweep from the nodes `roots` ran its first node."""
         if self.watcher is not None:
-            self.watcher.call_opened(self, call, sweep)
+            self.watcher.call_opened(self, call, roots)
 
     def node_ran(self, call, node, grad, grads_in) -> None:
-        """The sweep ran `node` (see autograd.backward_observer)."""
+        """The sweep ran `node` (see Observer.node)."""
         if self.watcher is not None:
             self.watcher.node_ran(self, call, node, grad, grads_in)
 
@@ -582,32 +564,45 @@ class Recorder:
             self.watcher.call_done(self, call, inputs, result)
 
     def op_seen(self, op, result, inputs) -> None:
-        """An op made `result` (see autograd.forward_observer)."""
+        """An op made `result` (see Observer.op)."""
 
-    # ------------------------------------------------------------ engine observers
-    def forward(self, op, result, inputs) -> None:
+    # ------------------------------------------------------------ the observer
+    def op(self, op, result, inputs) -> None:
         self._ops += 1
         if not self._ops & 255 and time.perf_counter() > self._deadline:
             raise _Stop("out of time")
         self.op_seen(op, result, inputs)
 
-    def backward(self, node, grad, grads_in) -> None:
-        sweep = sys._getframe(1)        # autograd._sweep, the same frame for the whole sweep
+    def sweep_start(self, roots, retain_graph, create_graph, targets) -> None:
+        self._sweeps.append(_Sweep(roots))
+
+    def sweep_end(self) -> None:
+        self._sweeps.pop()
+
+    def node(self, node, grad, grads_in) -> None:
+        sweep = self._sweeps[-1]
         call = self._open
-        if call is None or call.frame is not sweep:
+        if call is None or call.sweep is not sweep:
             kind, retain = self._label or (None, None)
             self._label = None
             if call is not None:
-                call.frame = None
+                call.sweep = None
             call = self._open = Call(kind, self.site(), retain, len(self.calls), sweep)
             self.calls.append(call)
-            self.call_opened(call, sweep)
+            self.call_opened(call, sweep.roots)
         if node.op.saves_tensors:
             self.ran_by[node] = call
         self.node_ran(call, node, grad, grads_in)
 
-    # ------------------------------------------------------------ the event sink
-    def backward_call(self, outputs, inputs, retain_graph, create_graph):
+    def detached(self, tensor, kind) -> None:
+        """Note the results of .detach() and .data, and the statements that made them."""
+        if self.grad_sources:
+            site = self.site()
+            self.cuts.setdefault(tensor, Cause(kind, site, tensor))
+            if site is not None:
+                self.cut_sites.setdefault(site, kind)
+
+    def script_backward(self, outputs, inputs, retain_graph, create_graph):
         self._label = ("backward", bool(retain_graph))
 
         def done():
@@ -617,7 +612,7 @@ class Recorder:
             self._close()
         return done
 
-    def grad_call(self, outputs, inputs, retain_graph, create_graph, result) -> None:
+    def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
         call = self._open
         if call is not None:
             if call.kind is None:
@@ -627,13 +622,14 @@ class Recorder:
 
     def _close(self) -> None:
         if self._open is not None:
-            self._open.frame = None
+            self._open.sweep = None
         self._open = None
         self._label = None
 
+    # ------------------------------------------------------------ the event sink
     def warning(self, line, col, category, message, why=None) -> None:
         if self.stop_at_warning == (self.session.filename, line, col, message):
-            self.found = _grad_subject()
+            self.found = self.session.warning_subject
             raise _Stop("found")
 
     def print(self, text, args) -> None:
@@ -703,17 +699,16 @@ class _Discard:
 def _isolated():
     """Run a replay without changing the process-wide engine state that the session it replays (a
     REPL, or a script still running after a warning) goes on with: grad, inference and anomaly modes,
-    the observers, the random stream, print options, numbered addresses, numpy's error handling,
-    the call depth of script functions, and the Tensor methods a replay instruments."""
+    the observer, the random stream, print options, numbered addresses, numpy's error handling,
+    the call depth of script functions."""
     modes = [autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
              autograd._in_formula[:], autograd._anomaly[:]]
-    observers = (autograd.backward_observer[0], autograd.forward_observer[0], backward.observer)
+    observer = STATE.observer
     state = rng.default_generator.get_state()
     options = {name: getattr(print_options, name) for name in PrintOptions.__slots__}
     table = addresses._table
     errors = np.geterr()
     depth = compiler.ScriptFunction._depth[0]
-    methods = {name: Tensor.__dict__[name] for name in ("detach", "data")}
     frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
     compiler.ScriptFunction._depth[0] = 0
     try:
@@ -723,35 +718,13 @@ def _isolated():
             gc.freeze()
         (autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
          autograd._in_formula[:], autograd._anomaly[:]) = modes
-        autograd.backward_observer[0], autograd.forward_observer[0], backward.observer = observers
+        STATE.observer = observer
         rng.default_generator.set_state(state)
         for name, value in options.items():
             setattr(print_options, name, value)
         addresses._table = table
         np.seterr(**errors)
         compiler.ScriptFunction._depth[0] = depth
-        for name, value in methods.items():
-            setattr(Tensor, name, value)
-
-
-def _instrument_detach(recorder) -> None:
-    """Note the results of .detach() and .data in the replay, and the statements that made them."""
-    detach, data = Tensor.__dict__["detach"], Tensor.__dict__["data"]
-
-    def cut(t, kind):
-        site = recorder.site()
-        recorder.detached.setdefault(t, Cause(kind, site, t))
-        if site is not None:
-            recorder.cut_sites.setdefault(site, kind)
-        return t
-
-    def traced_detach(self):
-        return cut(detach(self), "detach")
-
-    def traced_data(self):
-        return cut(data.fget(self), "data")
-    Tensor.detach = traced_detach
-    Tensor.data = property(traced_data, data.fset, data.fdel, data.__doc__)
 
 
 def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
@@ -770,10 +743,7 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
         last = units[-1] if units else None
         session.provenance.main = last.filename if last is not None and last.lines else None
         recorder.start(session, deadline)
-        autograd.forward_observer[0] = recorder.forward
-        autograd.backward_observer[0] = recorder.backward
-        if recorder.grad_sources:
-            _instrument_detach(recorder)
+        STATE.observer = recorder
         recorder.base = autograd._next_seq()
         for unit in units:
             if unit.source is None:

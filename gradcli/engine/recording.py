@@ -58,8 +58,8 @@ class Out:
 def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fit=None) -> Tensor:
     """Wrap a forward result; attach a node when grad mode is on and some input requires grad."""
     t = Tensor(out)
-    if _OBSERVER[0] is not None:
-        _OBSERVER[0](op, t, inputs)
+    if _STATE.observer is not None:
+        _STATE.observer.op(op, t, inputs)
     if not _GRAD[0]:
         return t
     nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
@@ -82,7 +82,7 @@ def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fi
 
 
 _GRAD = autograd._grad_enabled
-_OBSERVER = autograd.forward_observer
+_STATE = autograd.STATE
 _INFERENCE_SEEN = autograd._inference_seen
 
 

@@ -15,6 +15,7 @@ from gradcli.engine import ops, recording
 from gradcli.engine import signatures
 
 _INFERENCE = autograd._inference
+_STATE = autograd.STATE
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -117,6 +118,8 @@ class Tensor:
     def __init__(self, a: np.ndarray):
         if a.__class__ is not np.ndarray:
             a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
+        if _STATE.replay is not None:
+            a = _STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
         self._a = a
         self.requires_grad = False
         self.grad = None
@@ -174,7 +177,10 @@ class Tensor:
     # ------------------------------------------------------------------------------ autograd state
     @property
     def data(self) -> "Tensor":
-        return Tensor(self._a)
+        t = Tensor(self._a)
+        if _STATE.observer is not None:
+            _STATE.observer.detached(t, "data")
+        return t
 
     def _set_data(self, value) -> None:
         """`t.data = other`: swap the storage, keeping the autograd identity."""
@@ -232,6 +238,8 @@ class Tensor:
     def detach(self) -> "Tensor":
         t = Tensor(self._a)
         t._version = self._version
+        if _STATE.observer is not None:
+            _STATE.observer.detached(t, "detach")
         return t
 
     def detach_(self) -> "Tensor":
