@@ -13,9 +13,8 @@ from gradcli.language import compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import addresses, autograd, rng
+from gradcli.engine import addresses
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import print_options
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 
 # Show the Python traceback of a script error (for debugging gradcli itself): GRADCLI_TRACEBACK set
@@ -71,6 +70,12 @@ def _keep_heap_memory() -> None:
         pass                                   # not glibc: keep the allocator's defaults
 
 
+def _help_text(builtins: dict, *obj) -> str:
+    """What help() and help(obj) print in a script (gradcli.language.helptext, imported when first asked)."""
+    from gradcli.language import helptext
+    return helptext.text_for(obj[0], builtins) if obj else helptext.USAGE
+
+
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here.
@@ -89,7 +94,7 @@ class Session:
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.globals: dict = {}
-        self.builtins = stdlib.make_builtins(self._write)
+        self.builtins = stdlib.make_builtins(self._write, _help_text)
         self.echo = echo
         self._warned: set = set()
         self._filename = "<script>"
@@ -113,25 +118,29 @@ class Session:
         self.warning_subject = None     # what the warning being shown is about (see warn)
         self.set_events(events)
         _keep_heap_memory()
+        # The engine's state (modes, print options, the random stream, numbered addresses): one per
+        # process, owned by the session running in it, which resets it here and before each script.
+        self.state = STATE
         self.reset_state(seed)
         # The display style ("modern" or "legacy") outlives reset_state: it belongs to whoever runs the scripts.
-        print_options.display = display or "modern"
+        STATE.print_options.display = display or "modern"
         # `<AddBackward0 object at 0x...>` with real addresses, or numbered afresh for each session
         addresses.use_stable(stable_ids)
 
     def reset_state(self, seed: int | None = None) -> None:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,
         and the random stream seeded from the OS (or from `seed`, like torch.manual_seed)."""
-        autograd.reset_modes()          # grad mode on, inference and anomaly modes off
+        state = self.state
+        state.reset_modes()             # grad mode on, inference and anomaly modes off
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
-        print_options.set(profile="default")
+        state.print_options.set(profile="default")
         if seed is None:
-            rng.default_generator.seed()
+            state.generator.seed()
         else:
-            rng.default_generator.manual_seed(seed)
+            state.generator.manual_seed(seed)
         # the seed the random stream started from, drawn from the OS or given: a diagnostic replay
         # (gradcli.diagnostics.why) starts from it to see the same values
-        self.initial_seed = rng.default_generator.initial_seed()
+        self.initial_seed = state.generator.initial_seed()
 
     def _write(self, text: str) -> None:
         self.out.write(text)

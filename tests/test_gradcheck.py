@@ -13,6 +13,7 @@ from gradcli.engine import autograd, ops, views
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
 from gradcli.engine.factories import tensor
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.state import STATE
 
 EPS = 1e-6
 
@@ -162,11 +163,11 @@ def _formula_scalar_step(a, kind):
     """Run arith.add/sub with a number inside the formula context, as a create_graph backward does."""
     with autograd.enable_grad():
         x = a if a.requires_grad else _leaf(a._a)
-        inside, autograd._in_formula[0] = autograd._in_formula[0], True
+        inside, STATE.in_formula = STATE.in_formula, True
         try:
             y = arith.add(x * x, 2.0) if kind == "add" else arith.sub(x * x, 2.0)
         finally:
-            autograd._in_formula[0] = inside
+            STATE.in_formula = inside
     assert y.grad_fn.op.node == ("AddBackward1" if kind == "add" else "SubBackward1")
     return y
 

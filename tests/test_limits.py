@@ -16,6 +16,7 @@ import pytest
 
 from conftest import error_line, run_script
 from gradcli.engine import budget as budget_module
+from gradcli.engine.state import STATE
 from gradcli import deadline
 from gradcli.engine import autograd
 from gradcli.errors import ScriptError
@@ -345,6 +346,7 @@ import io, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from conftest import error_line
 from gradcli.engine import budget as budget_module
+from gradcli.engine.state import STATE
 from gradcli import deadline
 from gradcli.repl.shell import Options, Shell
 budget_module.set_max_memory(int(sys.argv[2]))
@@ -451,16 +453,16 @@ def test_the_bounds_on_strings_and_lists_follow_the_budget():
     before = budget_module.max_memory()
     try:
         budget_module.set_max_memory(BOUNDS_BUDGET)
-        assert budget_module.MAX_ITEMS == CAP
+        assert STATE.max_items == CAP
         budget_module.set_max_memory(16 << 20)
-        assert budget_module.MAX_ITEMS == 1 << 20
+        assert STATE.max_items == 1 << 20
         assert error_line("s = [1]\nwhile True:\n    s += s") == \
             "MemoryError: a list of 2097152 items is too large (gradcli allows at most 1048576)"
         budget_module.set_max_memory(64 << 30)
-        assert budget_module.MAX_ITEMS == budget_module.ITEMS_CAP == 10 ** 8
+        assert STATE.max_items == budget_module.ITEMS_CAP == 10 ** 8
         budget_module.set_max_memory(0)                # no budget: the fixed cap
-        assert budget_module.MAX_ITEMS == budget_module.ITEMS_CAP
+        assert STATE.max_items == budget_module.ITEMS_CAP
         budget_module.set_max_memory(1 << 20)          # a tiny budget still allows a million items
-        assert budget_module.MAX_ITEMS == 1 << 20
+        assert STATE.max_items == 1 << 20
     finally:
         budget_module.set_max_memory(before)

@@ -177,3 +177,28 @@ def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
     assert tables.cache_path(GRAMMAR).parent == tmp_path / ".cache" / "gradcli"
     monkeypatch.setenv("XDG_CACHE_HOME", "")
     assert tables.cache_path(GRAMMAR).parent == tmp_path / ".cache" / "gradcli"
+
+
+def test_the_driver_reads_the_lark_it_was_written_for():
+    """tables._read_lark reads Lark's internal objects (its parse table, rules, terminals), written for
+    Lark 1.3.1: another release must be checked against that function before this test is changed."""
+    import lark
+    assert tables.LARK_VERSION == "1.3.1" == lark.__version__
+
+
+def test_only_read_lark_touches_lark():
+    """Lark's internals are read in one function of one module: no other module imports lark."""
+    import ast
+    from pathlib import Path
+    package = Path(tables.__file__).resolve().parents[1]
+    importers = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "lark" or n.startswith("lark.") for n in names):
+                importers.append(path.name)
+    assert importers == ["tables.py", "tables.py"]          # `import lark` and its Shift, in _read_lark
+    source = Path(tables.__file__).read_text(encoding="utf-8")
+    body = source[source.index("def _read_lark("):source.index("\ndef ", source.index("def _read_lark(") + 1)]
+    assert "import lark" in body and "from lark.parsers.lalr_analysis import Shift" in body

@@ -1,1 +1,2 @@
-"""commands"""
+"""The subcommands, one module each (run, graph, grad/jacobian/hessian, explain, help, repl), and what
+they share (commands.common: the shared options, reading a script, reporting an error)."""

@@ -28,6 +28,7 @@ from gradcli.engine.observe import Observer
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
+from gradcli.engine.state import STATE
 
 # The exit status of a script stopped by --nan-check (README, "Exit status").
 EXIT_NAN = 4
@@ -95,7 +96,7 @@ class NanWatch(Observer):
         if not self._lines or self._lines[-1] != line:
             self._seqs.append(autograd._next_seq())   # numbers only order nodes: taking one changes nothing
             self._lines.append(line)
-        if autograd._in_formula[0]:
+        if STATE.in_formula:
             return                  # a formula step of a create_graph backward: _backward reports it
         made = _kinds(t._a)
         if not made:

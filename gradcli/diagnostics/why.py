@@ -34,20 +34,18 @@ import re
 import time
 import weakref
 
-import numpy as np
-
 from gradcli.language import compiler
 from gradcli.language import provenance as provenance_module
 from gradcli import session as session_module
-from gradcli.display import PrintOptions
-from gradcli.engine import addresses, autograd, rng
+from gradcli.engine import autograd, rng
 from gradcli.engine.autograd import AccumulateGrad
 from gradcli.engine.observe import Observer
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Tensor, print_options
+from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
 from gradcli.language.provenance import _ByIdentity
 from gradcli.session import Session
+from gradcli.engine.state import STATE
 
 PREFIX = "  why: "          # how a note is shown after an error's text or a warning's source line
 REPLAY_AFTER = 3.0          # seconds: a first run (up to its error) longer than this is not replayed
@@ -545,7 +543,7 @@ class Recorder(Observer):
         """A statement starts (`site`) or ends (`site` is the enclosing one, or None)."""
         if time.perf_counter() > self._deadline:
             raise _Stop("out of time")
-        if self.grad_sources and site is not None and not autograd._grad_enabled[0]:
+        if self.grad_sources and site is not None and not STATE.recording:
             self.grad_off.setdefault(site, self.provenance.running())
 
     def call_opened(self, call, roots) -> None:
@@ -697,34 +695,17 @@ class _Discard:
 
 @contextlib.contextmanager
 def _isolated():
-    """Run a replay without changing the process-wide engine state that the session it replays (a
-    REPL, or a script still running after a warning) goes on with: grad, inference and anomaly modes,
-    the observer, the random stream, print options, numbered addresses, numpy's error handling,
-    the call depth of script functions."""
-    modes = [autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
-             autograd._in_formula[:], autograd._anomaly[:]]
-    observer = STATE.observer
-    state = rng.default_generator.get_state()
-    options = {name: getattr(print_options, name) for name in PrintOptions.__slots__}
-    table = addresses._table
-    errors = np.geterr()
-    depth = compiler.ScriptFunction._depth[0]
+    """Run a replay without changing the engine state that the session it replays (a REPL, or a
+    script still running after a warning) goes on with (STATE.isolated: modes, the observer, the
+    random stream, print options, numbered addresses, numpy's error handling, the call depth of
+    script functions)."""
     frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
-    compiler.ScriptFunction._depth[0] = 0
     try:
-        yield
+        with STATE.isolated():
+            yield
     finally:
         if frozen and not gc.get_freeze_count():
             gc.freeze()
-        (autograd._grad_enabled[:], autograd._inference[:], autograd._inference_seen[:],
-         autograd._in_formula[:], autograd._anomaly[:]) = modes
-        STATE.observer = observer
-        rng.default_generator.set_state(state)
-        for name, value in options.items():
-            setattr(print_options, name, value)
-        addresses._table = table
-        np.seterr(**errors)
-        compiler.ScriptFunction._depth[0] = depth
 
 
 def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,

@@ -9,20 +9,21 @@ so an id() is never reused for a different object within it.
 
 from __future__ import annotations
 
+from gradcli.engine.state import STATE
+
 _BASE = 0x7F0000000000
-_table: dict | None = None      # id(obj) -> (obj, address text), while stable addresses are on
 
 
 def address(obj) -> str:
-    if _table is None:
+    table = STATE.addresses         # id(obj) -> (obj, address text), while stable addresses are on
+    if table is None:
         return hex(id(obj))
-    entry = _table.get(id(obj))
+    entry = table.get(id(obj))
     if entry is None:
-        entry = _table[id(obj)] = (obj, hex(_BASE + 16 * (len(_table) + 1)))
+        entry = table[id(obj)] = (obj, hex(_BASE + 16 * (len(table) + 1)))
     return entry[1]
 
 
 def use_stable(stable: bool) -> None:
     """Start a fresh numbering (stable) or go back to real addresses."""
-    global _table
-    _table = {} if stable else None
+    STATE.addresses = {} if stable else None

@@ -22,36 +22,29 @@ from gradcli.engine.state import STATE
 
 # ---------------------------------------------------------------------------------------------- grad mode
 
-# `_grad_enabled[0]` is what recording reads: whether ops attach nodes. Outside inference mode it is
-# the grad mode itself. Inside inference mode nothing is recorded whatever the grad mode, so the flag
-# stays False there and the grad mode that torch.is_grad_enabled() reports lives in `_inference[1]`.
-_grad_enabled = [True]          # one-element lists so the modes are shared without `global` statements
-_inference = [False, False]     # [inference mode on, grad mode reported inside it]
-_inference_seen = [False]       # inference mode was entered once: inference tensors may exist
-_in_formula = [False]           # evaluating backward formulas on Tensors (create_graph), not user code
-_anomaly = [False, True]        # [anomaly detection on, check backward outputs for NaN]
+# The modes live in the engine's one state object (gradcli.engine.state): `STATE.recording` is what
+# recording reads, `STATE.grad_in_inference` the grad mode torch.is_grad_enabled() reports inside
+# inference mode. The tool watching a run, if any, is `STATE.observer` (gradcli.engine.observe).
 
 
 def is_grad_enabled() -> bool:
-    return _inference[1] if _inference[0] else _grad_enabled[0]
+    return STATE.grad_in_inference if STATE.inference else STATE.recording
 
 
 def _set_grad_mode(mode: bool) -> None:
-    if _inference[0]:
-        _inference[1] = mode
+    if STATE.inference:
+        STATE.grad_in_inference = mode
     else:
-        _grad_enabled[0] = mode
+        STATE.recording = mode
 
 
 def is_inference_mode_enabled() -> bool:
-    return _inference[0]
+    return STATE.inference
 
 
 def reset_modes() -> None:
     """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
-    _grad_enabled[0] = True
-    _inference[0] = _inference[1] = False
-    _anomaly[0], _anomaly[1] = False, True
+    STATE.reset_modes()
 
 
 class set_grad_enabled:
@@ -119,18 +112,19 @@ class inference_mode:
         self._mode = bool(mode)
 
     def __enter__(self):
-        self._prev = (_grad_enabled[0], _inference[0], _inference[1])
+        state = STATE
+        self._prev = (state.recording, state.inference, state.grad_in_inference)
         if self._mode:
-            _grad_enabled[0] = False
-            _inference[0], _inference[1] = True, False
-            _inference_seen[0] = True
+            state.recording = False
+            state.inference, state.grad_in_inference = True, False
+            state.inference_seen = True
         else:
-            _grad_enabled[0] = True
-            _inference[0] = False
+            state.recording = True
+            state.inference = False
         return None
 
     def __exit__(self, *exc):
-        _grad_enabled[0], _inference[0], _inference[1] = self._prev
+        STATE.recording, STATE.inference, STATE.grad_in_inference = self._prev
         return False
 
     def __repr__(self):
@@ -140,11 +134,11 @@ class inference_mode:
 # ---------------------------------------------------------------------------------------- anomaly mode
 
 def is_anomaly_enabled() -> bool:
-    return _anomaly[0]
+    return STATE.anomaly
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return _anomaly[1]
+    return STATE.anomaly_nan
 
 
 class set_detect_anomaly:
@@ -153,14 +147,14 @@ class set_detect_anomaly:
     __slots__ = ("_prev",)
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self._prev = (_anomaly[0], _anomaly[1])
-        _anomaly[0], _anomaly[1] = bool(mode), bool(check_nan)
+        self._prev = (STATE.anomaly, STATE.anomaly_nan)
+        STATE.anomaly, STATE.anomaly_nan = bool(mode), bool(check_nan)
 
     def __enter__(self):
         return None
 
     def __exit__(self, *exc):
-        _anomaly[0], _anomaly[1] = self._prev
+        STATE.anomaly, STATE.anomaly_nan = self._prev
         return False
 
     def __repr__(self):
@@ -173,15 +167,15 @@ class detect_anomaly:
     __slots__ = ("_prev", "_check_nan")
 
     def __init__(self, check_nan: bool = True):
-        self._prev = (_anomaly[0], _anomaly[1])
+        self._prev = (STATE.anomaly, STATE.anomaly_nan)
         self._check_nan = bool(check_nan)
 
     def __enter__(self):
-        _anomaly[0], _anomaly[1] = True, self._check_nan
+        STATE.anomaly, STATE.anomaly_nan = True, self._check_nan
         return None
 
     def __exit__(self, *exc):
-        _anomaly[0], _anomaly[1] = self._prev
+        STATE.anomaly, STATE.anomaly_nan = self._prev
         return False
 
     def __repr__(self):
@@ -408,7 +402,7 @@ def _check_versions(node):
             raise _error(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [{legacy} [{dims}]]{which} is at version {box[0]}; expected version "
-                f"{expected} instead.{_ANOMALY_HINT if _anomaly[0] else _HINT}", node=node, index=index,
+                f"{expected} instead.{_ANOMALY_HINT if STATE.anomaly else _HINT}", node=node, index=index,
                 tensor=tensor)
 
 
@@ -523,12 +517,12 @@ def _heap_pop_rest(heap, last):
 
 def _run_hooks(node, g, F):
     # hooks are user code: ops they run are recorded as user ops, not as formula steps
-    inside, _in_formula[0] = _in_formula[0], False
+    inside, STATE.in_formula = STATE.in_formula, False
     try:
         for hook in list(node.hooks.values()):
             g = hook(g, F)
     finally:
-        _in_formula[0] = inside
+        STATE.in_formula = inside
     return g
 
 
@@ -556,13 +550,13 @@ def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=Fals
     observer = STATE.observer
     if observer is not None:
         observer.sweep_start(roots, retain_graph, F.tensors, targets)
-    outer = _in_formula[0]
+    outer = STATE.in_formula
     if F.tensors:
-        _in_formula[0] = True
+        STATE.in_formula = True
     try:
         return _sweep(roots, grads, retain_graph, F, targets, capture, observer)
     finally:
-        _in_formula[0] = outer
+        STATE.in_formula = outer
         if observer is not None:
             observer.sweep_end()
 
@@ -571,7 +565,7 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
     """Run each ready node on its pending gradient and hand what it computes to its inputs, in
     PyTorch's order, until no node is ready."""
     accumulate_fn = _accumulate_tensor if F.tensors else _accumulate
-    anomaly = _anomaly[0] and _anomaly[1]
+    anomaly = STATE.anomaly and STATE.anomaly_nan
     # Op.joint shortcuts: numpy only, and not under anomaly detection, which checks each formula's
     # output as PyTorch computes it
     joints = not F.tensors and not anomaly

@@ -8,8 +8,9 @@ the `gradcli` command (never in-process, where the caller owns the process): RLI
 process's writable memory at its start-up footprint plus the budget, so any allocation past it fails
 with MemoryError instead of waking the kernel's OOM killer.
 
-The budget also bounds the language's strings, lists and tuples (MAX_ITEMS, read by
-gradcli.language.bounds and Tensor.tolist): a list holds a pointer an item.
+The budget also bounds the language's strings, lists and tuples (STATE.max_items, read by
+gradcli.language.bounds and Tensor.tolist): a list holds a pointer an item. The figures live in the
+engine's state (gradcli.engine.state), which a session owns.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from __future__ import annotations
 import math
 import os
 
-ITEMS_CAP = 10 ** 8         # the longest string, list or tuple a script may build in one step ...
-MAX_ITEMS = ITEMS_CAP       # ... or fewer under a small --max-memory (set_max_memory): 8 bytes an item
+from gradcli.engine.state import STATE
+
+ITEMS_CAP = 10 ** 8         # the longest string, list or tuple a script may build in one step, or fewer
+                            # under a small --max-memory (set_max_memory): 8 bytes an item
 
 
 _FALLBACK_MEMORY = 4 << 30      # when the machine's memory cannot be read (not Linux, no sysconf)
@@ -60,27 +63,24 @@ def default_max_memory() -> int:
     return total // 2 if total else _FALLBACK_MEMORY
 
 
-# _BUDGET[0]: bytes one tensor (and, under the gradcli command, the script's data) may take; 0 is no
-# limit. LARGE_RESULT[0]: an element count below which no op result can come near the budget, so the
+# STATE.max_memory: bytes one tensor (and, under the gradcli command, the script's data) may take; 0 is no
+# limit. STATE.large_result: an element count below which no op result can come near the budget, so the
 # engine tests one product against it and computes exact sizes only past it.
-_BUDGET = [0]
-LARGE_RESULT = [1 << 62]
 
 
 def max_memory() -> int:
     """The memory budget in bytes (0: none)."""
-    return _BUDGET[0]
+    return STATE.max_memory
 
 
 def set_max_memory(nbytes: int | None) -> None:
     """Set the budget: bytes, 0 for none, None for the default (half the machine's memory)."""
-    global MAX_ITEMS
     budget = default_max_memory() if nbytes is None else int(nbytes)
-    _BUDGET[0] = budget
-    LARGE_RESULT[0] = budget // 8 if budget else 1 << 62       # 8: the widest element (int64, float64)
+    STATE.max_memory = budget
+    STATE.large_result = budget // 8 if budget else 1 << 62       # 8: the widest element (int64, float64)
     # A list holds a pointer an item, and the values it builds by doubling peak at twice that: the
     # language's bounds on strings, lists and tuples follow the budget, as tensors do
-    MAX_ITEMS = ITEMS_CAP if not budget else max(1 << 20, min(ITEMS_CAP, budget // 16))
+    STATE.max_items = ITEMS_CAP if not budget else max(1 << 20, min(ITEMS_CAP, budget // 16))
 
 
 set_max_memory(None)
@@ -118,7 +118,7 @@ def allocation_error(nbytes: int) -> RuntimeError:
                f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
     total = machine_memory()
     if total is None or nbytes <= total:
-        message += f" (gradcli's --max-memory is {show_bytes(_BUDGET[0])})"
+        message += f" (gradcli's --max-memory is {show_bytes(STATE.max_memory)})"
     return RuntimeError(message)
 
 
@@ -130,11 +130,11 @@ def check_tensor(shape, itemsize: int) -> None:
     for d in shape:
         n *= d
     nbytes = n * itemsize
-    if nbytes <= _BUDGET[0] or (not _BUDGET[0] and nbytes < 1 << 63):
+    if nbytes <= STATE.max_memory or (not STATE.max_memory and nbytes < 1 << 63):
         return
     if nbytes >= 1 << 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{', '.join(map(str, shape))}]")
-    if _BUDGET[0]:
+    if STATE.max_memory:
         raise allocation_error(nbytes)
 
 
@@ -163,7 +163,7 @@ def script_exception(e: BaseException) -> BaseException:
             n *= d
         new = allocation_error(n * dtype.itemsize)
     elif not str(e):
-        limit = f" (gradcli's --max-memory is {show_bytes(_BUDGET[0])})" if _BUDGET[0] else ""
+        limit = f" (gradcli's --max-memory is {show_bytes(STATE.max_memory)})" if STATE.max_memory else ""
         new = MemoryError(f"out of memory{limit}")
     else:
         return e
@@ -196,7 +196,7 @@ def limit_process(nbytes: int | None):
     instead of the machine running out. Sets the tensor budget too. Returns what `restore_process`
     needs, or None when nothing was changed (no limit, not Linux)."""
     set_max_memory(nbytes)
-    budget = _BUDGET[0]
+    budget = STATE.max_memory
     if not budget:
         return None
     try:

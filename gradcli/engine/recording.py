@@ -18,6 +18,7 @@ from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.state import STATE
 
 
 class Op:
@@ -58,9 +59,9 @@ class Out:
 def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fit=None) -> Tensor:
     """Wrap a forward result; attach a node when grad mode is on and some input requires grad."""
     t = Tensor(out)
-    if _STATE.observer is not None:
-        _STATE.observer.op(op, t, inputs)
-    if not _GRAD[0]:
+    if STATE.observer is not None:
+        STATE.observer.op(op, t, inputs)
+    if not STATE.recording:
         return t
     nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
     for n in nodes:
@@ -68,7 +69,7 @@ def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fi
             break
     else:
         return t
-    if op.saves_tensors or _INFERENCE_SEEN[0]:
+    if op.saves_tensors or STATE.inference_seen:
         for s in saved:
             if s.__class__ is Out:
                 # the result is saved: changing it in place must fail the backward pass
@@ -81,9 +82,6 @@ def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fi
     return t
 
 
-_GRAD = autograd._grad_enabled
-_STATE = autograd.STATE
-_INFERENCE_SEEN = autograd._inference_seen
 
 
 INFERENCE_SAVED_ERROR = (
@@ -93,7 +91,7 @@ INFERENCE_SAVED_ERROR = (
 
 
 def needs_grad(*inputs) -> bool:
-    if not autograd._grad_enabled[0]:
+    if not STATE.recording:
         return False
     for x in inputs:
         if x.__class__ is Tensor and x.requires_grad:
@@ -190,12 +188,11 @@ def operands(a, b, floating=False):
             y = npdt.type(b)
         except OverflowError:
             y = _wrapped_int(b, npdt)
-    if x.size * y.size > _LARGE[0]:     # the broadcast result could pass --max-memory: check its size
+    if x.size * y.size > STATE.large_result:     # the broadcast result could pass --max-memory: check its size
         budget.check_broadcast(x, y)
     return x, y
 
 
-_LARGE = budget.LARGE_RESULT
 
 
 _INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64

@@ -690,3 +690,4 @@ def _fresh_default() -> Generator:
 
 
 default_generator: Generator = _fresh_default()
+STATE.generator = default_generator

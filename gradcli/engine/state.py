@@ -1,14 +1,96 @@
-"""The engine's dynamic state in one object (interim: the observer slots, until the lead's EngineState lands)."""
+"""The engine's dynamic state in one object: the modes, options and streams a session owns and a replay isolates.
+
+Everything a script can change that outlives one op lives here: grad, inference and anomaly modes,
+print options, the default random stream, the numbering of addresses (--stable-ids), the call
+depth of script functions, the memory budget and the observer watching the run. One process has one
+`STATE`; the engine reads it on its hot paths (a slotted attribute read costs what the one-element
+lists it replaces cost). A `Session` resets it before a script (`reset`), and a diagnostic replay
+runs inside `with STATE.isolated():`, so the session it replays goes on as it was.
+"""
 
 from __future__ import annotations
 
+import contextlib
+
+import numpy as np
+
+from gradcli.display import PrintOptions
+
 
 class EngineState:
-    __slots__ = ("observer", "replay")
+    """The modes and streams one running script sees (see the module's docstring)."""
+
+    __slots__ = (
+        # What recording reads: whether ops attach nodes. Outside inference mode it is the grad mode
+        # itself; inside inference mode nothing is recorded whatever the grad mode, so it stays False
+        # there and the grad mode that torch.is_grad_enabled() reports is `grad_in_inference`.
+        "recording", "inference", "grad_in_inference",
+        "inference_seen",       # inference mode was entered once: inference tensors may exist
+        "in_formula",           # evaluating backward formulas on Tensors (create_graph), not user code
+        "anomaly", "anomaly_nan",       # anomaly detection on; check backward outputs for NaN
+        "observer",             # the tool watching the run (gradcli.engine.observe.Observer), or None
+        "replay",               # a --check-grads float64 replay (gradcli.diagnostics.replay.Run) or None:
+                                # tensors made ask it for their array, .float() keeps float64, torch.seed()
+                                # takes its seeds
+        "print_options",        # torch.set_printoptions's state and the display style: one object, kept
+        "generator",            # torch.default_generator: one object, kept; its stream is the state
+        "addresses",            # id(obj) -> (obj, address text) while stable addresses are on, else None
+        "call_depth",           # calls of script functions in progress (the recursion limit)
+        "max_memory",           # bytes one tensor (and the script's data) may take; 0: no limit
+        "large_result",         # element count below which no op result can come near max_memory
+        "max_items",            # the longest string, list or tuple a script may build in one step
+    )
 
     def __init__(self):
-        self.observer = None        # the tool watching the run (gradcli.engine.observe.Observer), or None
-        self.replay = None          # a float64 replay's switches (gradcli.diagnostics.replay), or None
+        self.recording = True
+        self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
+        self.anomaly, self.anomaly_nan = False, True
+        self.observer = None
+        self.replay = None
+        self.print_options = PrintOptions()
+        self.generator = None           # set by gradcli.engine.rng, which makes the default generator
+        self.addresses = None
+        self.call_depth = 0
+        self.max_memory = 0
+        self.large_result = 1 << 62
+        self.max_items = 10 ** 8
+
+    def reset_modes(self) -> None:
+        """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
+        self.recording = True
+        self.inference = self.grad_in_inference = False
+        self.anomaly, self.anomaly_nan = False, True
+
+    def snapshot(self) -> tuple:
+        """Everything `restore` needs to put this state back as it is now."""
+        options = self.print_options
+        return (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
+                self.anomaly, self.anomaly_nan, self.observer, self.replay,
+                tuple(getattr(options, name) for name in PrintOptions.__slots__),
+                self.generator.get_state() if self.generator is not None else None,
+                self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
+                np.geterr())
+
+    def restore(self, snap: tuple) -> None:
+        (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
+         self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
+         self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, errors) = snap
+        for name, value in zip(PrintOptions.__slots__, options):
+            setattr(self.print_options, name, value)
+        if stream is not None:
+            self.generator.set_state(stream)
+        np.seterr(**errors)
+
+    @contextlib.contextmanager
+    def isolated(self):
+        """Run something (a diagnostic replay) that may change any of this state, and put it all back
+        afterwards. Inside, script functions start at call depth 0: the replay's own recursion counts."""
+        snap = self.snapshot()
+        self.call_depth = 0
+        try:
+            yield self
+        finally:
+            self.restore(snap)
 
 
 STATE = EngineState()

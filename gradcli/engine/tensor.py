@@ -6,23 +6,21 @@ import weakref
 
 import numpy as np
 
-from gradcli.engine import budget
 from gradcli.display import PrintOptions, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
 from gradcli.engine import ops, recording
 from gradcli.engine import signatures
+from gradcli.engine.state import STATE
 
-_INFERENCE = autograd._inference
-_STATE = autograd.STATE
 
 INFERENCE_INPLACE_ERROR = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
     "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 # torch.set_printoptions is process-wide in PyTorch; the session resets it for every script.
-print_options = PrintOptions()
+print_options = STATE.print_options
 
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing it, and `+` or `*` with
@@ -118,8 +116,8 @@ class Tensor:
     def __init__(self, a: np.ndarray):
         if a.__class__ is not np.ndarray:
             a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
-        if _STATE.replay is not None:
-            a = _STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
+        if STATE.replay is not None:
+            a = STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
         self._a = a
         self.requires_grad = False
         self.grad = None
@@ -127,7 +125,7 @@ class Tensor:
         self._version = [0]
         self._acc = None
         self._base = None          # the tensor a view aliases (PyTorch's `_base`), None for non-views
-        self._inference = _INFERENCE[0]     # made inside torch.inference_mode()
+        self._inference = STATE.inference     # made inside torch.inference_mode()
 
     # ------------------------------------------------------------------------------ metadata
     @property
@@ -178,8 +176,8 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         t = Tensor(self._a)
-        if _STATE.observer is not None:
-            _STATE.observer.detached(t, "data")
+        if STATE.observer is not None:
+            STATE.observer.detached(t, "data")
         return t
 
     def _set_data(self, value) -> None:
@@ -216,7 +214,7 @@ class Tensor:
             return
         if value and self._a.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        if value and self._inference and not _INFERENCE[0]:
+        if value and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = value
 
@@ -230,7 +228,7 @@ class Tensor:
             return self
         if requires_grad and self._a.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and self._inference and not _INFERENCE[0]:
+        if requires_grad and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = bool(requires_grad)
         return self
@@ -238,8 +236,8 @@ class Tensor:
     def detach(self) -> "Tensor":
         t = Tensor(self._a)
         t._version = self._version
-        if _STATE.observer is not None:
-            _STATE.observer.detached(t, "detach")
+        if STATE.observer is not None:
+            STATE.observer.detached(t, "detach")
         return t
 
     def detach_(self) -> "Tensor":
@@ -272,9 +270,9 @@ class Tensor:
 
     def tolist(self):
         a = self._a
-        if a.size > budget.MAX_ITEMS:        # a Python object per element, made while holding the GIL
+        if a.size > STATE.max_items:        # a Python object per element, made while holding the GIL
             raise MemoryError(f"tolist() of {a.size} elements is too large (gradcli allows at most "
-                              f"{budget.MAX_ITEMS})")
+                              f"{STATE.max_items})")
         return a.tolist()
 
     def numpy(self):
@@ -1150,8 +1148,8 @@ class Tensor:
     def _inplace(self, fn, other):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
         alias), bump the version counter and, when recorded, make its node this tensor's grad_fn."""
-        grad_on = autograd._grad_enabled[0]
-        if self._inference and not _INFERENCE[0]:
+        grad_on = STATE.recording
+        if self._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if grad_on and self.requires_grad and self.grad_fn is None:
             raise _leaf_inplace_error()
@@ -1194,7 +1192,7 @@ class Tensor:
         general path otherwise, which also owns every error message."""
         a = self._a
         if (self._base is None and not self._inference and a.dtype.kind == "f"
-                and not (autograd._grad_enabled[0] and (self.requires_grad or
+                and not (STATE.recording and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):
             if other.__class__ is float or other.__class__ is int:
                 y = other

@@ -1,5 +1,5 @@
 """The language's bounds: integers past MAX_INT_BITS and strings, lists and tuples past the budget's
-budget.MAX_ITEMS are refused before they are built (`**`, `<<`, `*`, `+`, `%`, format specs, and the builtins,
+STATE.max_items are refused before they are built (`**`, `<<`, `*`, `+`, `%`, format specs, and the builtins,
 methods and math functions below), and C loops over long ranges run in slices, so the deadline's timer
 can stop them and the report can say where.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from gradcli.engine import budget
+from gradcli.engine.state import STATE
 
 # Integers past MAX_INT_BITS would make single operations slow enough to matter: at a million bits a
 # product takes 0.1 s and a division or gcd under a second, and they run in C, where the timer cannot
@@ -19,7 +19,7 @@ CHUNK = 1 << 20             # C loops over longer ranges run in slices of this s
 
 
 def _too_many(kind: str, n: int) -> MemoryError:
-    return MemoryError(f"a {kind} of {n} items is too large (gradcli allows at most {budget.MAX_ITEMS})")
+    return MemoryError(f"a {kind} of {n} items is too large (gradcli allows at most {STATE.max_items})")
 
 
 def _int_too_large(what: str = "") -> MemoryError:
@@ -49,12 +49,12 @@ def _check_mul(a, b) -> None:
     for seq, n in ((a, b), (b, a)):
         if isinstance(seq, _SEQUENCES):
             n = _count(n)
-            if n is not None and n > 0 and len(seq) * n > budget.MAX_ITEMS:
+            if n is not None and n > 0 and len(seq) * n > STATE.max_items:
                 raise _too_many(type(seq).__name__, len(seq) * n)
 
 
 def _check_add(a, b) -> None:
-    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES) and len(a) + len(b) > budget.MAX_ITEMS:
+    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES) and len(a) + len(b) > STATE.max_items:
         raise _too_many(type(a).__name__, len(a) + len(b))
 
 
@@ -81,7 +81,7 @@ BINOP_CHECKS = {"mul": _check_mul, "add": _check_add, "pow": _check_pow, "lshift
 
 
 def _width(digits: str) -> int:
-    return int(digits) if len(digits) < 12 else budget.MAX_ITEMS + 1
+    return int(digits) if len(digits) < 12 else STATE.max_items + 1
 
 
 def check_format_spec(spec: str) -> None:
@@ -91,9 +91,9 @@ def check_format_spec(spec: str) -> None:
         if "0" <= ch <= "9":
             run += ch
         elif run:
-            if _width(run) > budget.MAX_ITEMS:
+            if _width(run) > STATE.max_items:
                 raise MemoryError(f"format width or precision {run} is too large (gradcli allows at most "
-                                  f"{budget.MAX_ITEMS})")
+                                  f"{STATE.max_items})")
             run = ""
 
 
@@ -119,9 +119,9 @@ def check_percent_format(fmt: str, args) -> None:
                 check_format_spec(fmt[start:j])
             elif j < n and fmt[j] == "*":
                 for v in (args if args.__class__ is tuple else (args,)):
-                    if v.__class__ is int and abs(v) > budget.MAX_ITEMS:
+                    if v.__class__ is int and abs(v) > STATE.max_items:
                         raise MemoryError(f"format width or precision {abs(v)} is too large (gradcli allows "
-                                          f"at most {budget.MAX_ITEMS})")
+                                          f"at most {STATE.max_items})")
                 j += 1
             if j < n and fmt[j] == ".":
                 j += 1
@@ -167,7 +167,7 @@ def _take(iterable, kind: str, room: int | None = None) -> list:
     """The items of `iterable` as a list, refusing more than `room` (MAX_ITEMS) of them before building
     them all."""
     if room is None:
-        room = budget.MAX_ITEMS
+        room = STATE.max_items
     if iterable.__class__ in (list, tuple, str, range):
         n = len(iterable)
         if n > room:
@@ -180,7 +180,7 @@ def _take(iterable, kind: str, room: int | None = None) -> list:
         append(x)
         if len(out) > room:
             raise MemoryError(f"a {kind} of more than {room} items is too large (gradcli allows at most "
-                              f"{budget.MAX_ITEMS})")
+                              f"{STATE.max_items})")
     return out
 
 
@@ -213,7 +213,7 @@ def _sum(*args, **kwargs):
         for x in items:
             if isinstance(x, (list, tuple)):
                 total += len(x)
-                if total > budget.MAX_ITEMS:
+                if total > STATE.max_items:
                     raise _too_many(type(start).__name__, total)
         return sum(items, *args[1:], **kwargs)
     return sum(*args, **kwargs)
@@ -389,7 +389,7 @@ def _widened(name: str):
     method = getattr(str, name)
 
     def fn(s, *args, **kwargs):
-        if args and args[0].__class__ is int and args[0] > budget.MAX_ITEMS:
+        if args and args[0].__class__ is int and args[0] > STATE.max_items:
             raise _too_many("str", args[0])
         return method(s, *args, **kwargs)
     return fn
@@ -404,7 +404,7 @@ def _replace(s, *args, **kwargs):
             if count.__class__ is int and count >= 0:
                 times = min(times, count)
             n = len(s) + times * (len(new) - len(old))
-            if n > budget.MAX_ITEMS:
+            if n > STATE.max_items:
                 raise _too_many("str", n)
     return s.replace(*args, **kwargs)
 
@@ -416,7 +416,7 @@ def _join(sep, *args, **kwargs):
         for x in items:
             if x.__class__ is str:
                 n += len(x)
-        if n > budget.MAX_ITEMS:
+        if n > STATE.max_items:
             raise _too_many("str", n)
         return sep.join(items)
     return sep.join(*args, **kwargs)
@@ -424,7 +424,7 @@ def _join(sep, *args, **kwargs):
 
 def _extend(lst, *args, **kwargs):
     if len(args) == 1 and not kwargs:
-        return lst.extend(_take(args[0], "list", budget.MAX_ITEMS - len(lst)))
+        return lst.extend(_take(args[0], "list", STATE.max_items - len(lst)))
     return lst.extend(*args, **kwargs)
 
 

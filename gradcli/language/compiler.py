@@ -16,8 +16,8 @@ import operator
 
 from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
-from gradcli.language.treebuild import ALLOWED_MODULES
 from gradcli.engine.addresses import address
+from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
 
@@ -87,7 +87,6 @@ class ScriptFunction:
     """A function defined with `def` in a script."""
 
     __slots__ = ("name", "params", "defaults", "body", "globals", "cells", "frees", "closure")
-    _depth = [0]                  # calls in progress, across all functions (mutual recursion counts too)
 
     def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=()):
         self.name = name
@@ -136,14 +135,14 @@ class ScriptFunction:
             for name in self.cells:
                 env[name] = Cell(env.get(name, EMPTY))
             env.update(zip(self.frees, self.closure))
-        depth = self._depth
-        if depth[0] >= MAX_CALL_DEPTH:
+        state = STATE
+        if state.call_depth >= MAX_CALL_DEPTH:
             raise RecursionError("maximum recursion depth exceeded")
-        depth[0] += 1
+        state.call_depth += 1
         try:
             signal = self.body(env)
         finally:
-            depth[0] -= 1
+            state.call_depth -= 1
         if signal.__class__ is _Return:
             return signal.value
         return None
@@ -949,7 +948,7 @@ def outside_import(module: str) -> Exception:
         refused = module.split(".")[1] in access.REFUSED_TORCH_MEMBERS if "." in module else False
         if not refused and torchapi.is_module(module):
             return NotImplementedError(f"gradcli does not implement {module}")
-        known = ", ".join(m for m in ALLOWED_MODULES if m.startswith("torch"))
+        known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
 

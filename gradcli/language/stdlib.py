@@ -364,6 +364,18 @@ TORCH = _build_torch()
 MATH = _build_math()
 
 
+def _importable(module: ScriptModule) -> list:
+    names = [module.name]
+    for member in module.members.values():
+        if member.__class__ is ScriptModule:
+            names += _importable(member)
+    return names
+
+
+# The one list of the modules a script can import: torch's module tree as built above, and math.
+MODULES = tuple(sorted(_importable(TORCH))) + ("math",)
+
+
 # ------------------------------------------------------------------------- argument errors of calls
 
 def _public_names() -> dict:
@@ -470,38 +482,36 @@ def module(path: str) -> ScriptModule | None:
 
 # ------------------------------------------------------------------------------------------ builtins
 
-def make_builtins(write) -> dict:
-    """The builtins of one session; `print` writes through `write` (the session's stdout)."""
+def make_builtins(write, describe=None) -> dict:
+    """The builtins of one session; `print` writes through `write` (the session's stdout), `help`
+    through `describe(builtins, *obj)`, which returns help's text (gradcli.language.helptext, which
+    the session imports only when a script asks for help)."""
     table = {name: getattr(builtins, name) for name in (
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(bounds.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
     table["print"] = make_print(write)
-    table["help"] = _make_help(table)
+    table["help"] = _Helper(table, describe)
     return table
 
 
 class _Helper:
-    """help(obj): a signature and a paragraph (gradcli.language.helptext, imported when asked), written
-    through the session's print. Printed, it says what CPython's help says of itself."""
+    """help(obj): a signature and a paragraph, written through the session's print. Printed, it says
+    what CPython's help says of itself."""
 
-    __slots__ = ("table",)
+    __slots__ = ("table", "describe")
 
-    def __init__(self, table):
+    def __init__(self, table, describe):
         self.table = table
+        self.describe = describe
 
     def __call__(self, *obj):
-        from gradcli.language import helptext
         if len(obj) > 1:
             raise TypeError(f"help() takes at most 1 argument ({len(obj)} given)")
-        self.table["print"](helptext.text_for(obj[0], self.table) if obj else helptext.USAGE, end="")
+        self.table["print"](self.describe(self.table, *obj), end="")
 
     def __repr__(self) -> str:
         return "Type help() for interactive help, or help(object) for help about object."
-
-
-def _make_help(table):
-    return _Helper(table)
 
 
 def make_print(write, report=None):

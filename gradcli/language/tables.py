@@ -268,7 +268,49 @@ def _remove_stale(folder: int, current: str) -> None:
 # ================================================================ building, with lark
 
 def build(grammar: str, builder_type) -> dict:
-    """Derive the tables from the grammar with Lark (the only place gradcli imports it)."""
+    """Derive the tables from the grammar with Lark (read by `_read_lark`, the only place gradcli imports it)."""
+    lark = _read_lark(grammar)
+    rules, index = [], {}
+    actions_out = [{} for _ in range(lark["n_states"])]
+    gotos_out = [{} for _ in range(lark["n_states"])]
+    for state, actions in lark["states"].items():
+        for symbol, (shift, arg) in actions.items():
+            if shift and symbol in lark["nonterminals"]:
+                gotos_out[state][symbol] = arg
+            elif shift:
+                actions_out[state][symbol] = arg
+            else:
+                if arg not in index:
+                    index[arg] = len(rules)
+                    rules.append(lark["rules"][arg])
+                actions_out[state][symbol] = ~index[arg]
+    return {
+        "format": FORMAT,
+        "grammar": grammar,
+        "lark": lark["version"],
+        "scanner": _scanner_spec(lark["terminals"], lark["ignore"]),
+        "actions": actions_out,
+        "gotos": gotos_out,
+        "rules": [_rule_recipe(rule, builder_type) for rule in rules],
+        "start_states": lark["start_states"],
+        "end_states": lark["end_states"],
+    }
+
+
+# The Lark release whose internals `_read_lark` reads (pyproject.toml pins the minor version).
+LARK_VERSION = "1.3.1"
+
+
+def _read_lark(grammar: str) -> dict:
+    """Everything gradcli needs from Lark's LALR analysis of `grammar`, as plain data: the one
+    function that reads Lark's internal objects (its parse table, rules and terminals), written for
+    LARK_VERSION. The rest of this module works on what it returns.
+
+    states: {state: {symbol: (True, next state) for a shift, (False, rule id) for a reduction}};
+    rules: {rule id: the rule's name, origin, whether it has an alias, its symbols as (name, is a
+    terminal, filtered out), Lark's empty_indices, keep_all_tokens and expand1 options};
+    terminals: name, "str" or "re", its text, its regular expression, the longest match, the priority.
+    """
     import lark
     from lark.parsers.lalr_analysis import Shift
 
@@ -277,87 +319,83 @@ def build(grammar: str, builder_type) -> dict:
     # Layout as the post-lexer tells Lark which declared terminals it may produce (_INDENT...).
     lark_parser = lark.Lark(grammar, postlex=Layout(), **LARK_OPTIONS)
     table = lark_parser.parser.parser.parser.parse_table
-
-    rules, index, nonterminals = [], {}, set()
-    for actions in table.states.values():
-        for symbol, (action, arg) in actions.items():
-            if action is not Shift and arg not in index:
-                index[arg] = len(rules)
-                rules.append(arg)
-                nonterminals.add(str(arg.origin.name))
-    n_states = max(table.states) + 1
-    actions_out = [{} for _ in range(n_states)]
-    gotos_out = [{} for _ in range(n_states)]
+    states, rules, ids, nonterminals = {}, {}, {}, set()
     for state, actions in table.states.items():
+        out = states[state] = {}
         for symbol, (action, arg) in actions.items():
-            symbol = str(symbol)
-            if action is Shift and symbol in nonterminals:
-                gotos_out[state][symbol] = arg
-            else:
-                actions_out[state][symbol] = arg if action is Shift else ~index[arg]
-
-    return {
-        "format": FORMAT,
-        "grammar": grammar,
-        "lark": lark.__version__,
-        "scanner": _scanner_spec(lark_parser.lexer_conf.terminals, lark_parser.lexer_conf.ignore),
-        "actions": actions_out,
-        "gotos": gotos_out,
-        "rules": [_rule_recipe(rule, builder_type) for rule in rules],
-        "start_states": {str(k): v for k, v in table.start_states.items()},
-        "end_states": {str(k): v for k, v in table.end_states.items()},
-    }
+            if action is Shift:
+                out[str(symbol)] = (True, arg)
+                continue
+            if arg not in ids:
+                ids[arg] = rule_id = len(ids)
+                options = arg.options
+                rules[rule_id] = {
+                    "name": str(arg.alias or options.template_source or arg.origin.name),
+                    "origin": str(arg.origin.name), "alias": bool(arg.alias),
+                    "expansion": tuple((str(sym.name), bool(sym.is_term), bool(sym.is_term and sym.filter_out))
+                                       for sym in arg.expansion),
+                    "empty_indices": tuple(options.empty_indices or ()),
+                    "keep_all_tokens": bool(options.keep_all_tokens), "expand1": bool(options.expand1)}
+                nonterminals.add(str(arg.origin.name))
+            out[str(symbol)] = (False, ids[arg])
+    terminals = [{"name": t.name, "type": t.pattern.type, "value": t.pattern.value, "regexp": t.pattern.to_regexp(),
+                  "max_width": t.pattern.max_width, "priority": t.priority}
+                 for t in lark_parser.lexer_conf.terminals]
+    return {"version": lark.__version__, "states": states, "n_states": max(table.states) + 1, "rules": rules,
+            "nonterminals": nonterminals, "terminals": terminals, "ignore": list(lark_parser.lexer_conf.ignore),
+            "start_states": {str(k): v for k, v in table.start_states.items()},
+            "end_states": {str(k): v for k, v in table.end_states.items()}}
 
 
 def _scanner_spec(terminals, ignore) -> dict:
     """One regular expression for all terminals, ordered as Lark's basic lexer tries them: by
     priority, then longest possible match, then longest pattern."""
-    name_re = next(re.compile(t.pattern.to_regexp()) for t in terminals if t.name == "NAME")
+    name_re = next(re.compile(t["regexp"]) for t in terminals if t["name"] == "NAME")
     keywords, punctuation, names, patterns = {}, {}, {}, []
     for t in terminals:
-        if t.pattern.type == "str":
-            names[t.pattern.value] = t.name
-            if name_re.fullmatch(t.pattern.value):
-                keywords[t.pattern.value] = t.name
+        if t["type"] == "str":
+            names[t["value"]] = t["name"]
+            if name_re.fullmatch(t["value"]):
+                keywords[t["value"]] = t["name"]
             else:
-                punctuation[t.pattern.value] = t.name
+                punctuation[t["value"]] = t["name"]
         else:
             patterns.append(t)
-    patterns.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    patterns.sort(key=lambda t: (-t["priority"], -t["max_width"], -len(t["value"]), t["name"]))
     # Spaces and tabs between tokens are skipped by a prefix of every match rather than matched on
     # their own: half as many matches (a 10k-line script: 151,000 -> 117,500), half the regex time.
-    blank = _only_blanks([t for t in patterns if t.name in ignore])
+    blank = _only_blanks([t for t in patterns if t["name"] in ignore])
     groups = []
     for t in patterns:
         if t is blank:
             continue
-        if t.name == "NAME":
+        if t["name"] == "NAME":
             # Names are most of the tokens, so they are tried first; a name directly followed by
             # a quote may be a string prefix (f"..."), so that case waits for the string pattern,
             # and NAME_ (reported as NAME) takes what is left of it afterwards.
-            groups.insert(0, f"(?P<NAME>(?>{t.pattern.to_regexp()})(?![\'\"]))")
-            groups.append(f"(?P<NAME_>{t.pattern.to_regexp()})")
+            groups.insert(0, f"(?P<NAME>(?>{t['regexp']})(?![\'\"]))")
+            groups.append(f"(?P<NAME_>{t['regexp']})")
         else:
-            groups.append(f"(?P<{t.name}>{t.pattern.to_regexp()})")
+            groups.append(f"(?P<{t['name']}>{t['regexp']})")
     # Punctuation shares one group, longest text first, looked up by its text afterwards: each
     # group of an alternation costs a failed attempt on every token. It is tried right after names
     # (the two make most tokens: 0.046 -> 0.032 s of matching on the 10k-line benchmark); a
     # punctuation mark that also starts a number (".5") gives way when a digit follows.
-    numbers = [re.compile(t.pattern.to_regexp()) for t in patterns if t.name != "NAME"]
+    numbers = [re.compile(t["regexp"]) for t in patterns if t["name"] != "NAME"]
     marks = []
     for text in sorted(punctuation, key=len, reverse=True):
         starts_number = any(regex.fullmatch(text + "5") for regex in numbers)
         marks.append(re.escape(text) + ("(?![0-9])" if starts_number else ""))
     groups.insert(1, "(?P<PUNCT>%s)" % "|".join(marks))
     groups.append(r"(?P<ERROR>[\s\S])")
-    return {"regex": "(?:%s)?+(?:%s)" % (blank.pattern.to_regexp(), "|".join(groups)), "keywords": keywords,
+    return {"regex": "(?:%s)?+(?:%s)" % (blank["regexp"], "|".join(groups)), "keywords": keywords,
             "punctuation": punctuation, "names": names, "ignore": sorted(ignore)}
 
 
 def _only_blanks(ignored: list):
     """The ignored terminal that is a run of spaces and tabs: [ \\t\\f]+ in some spelling."""
     for t in ignored:
-        regex = re.compile(t.pattern.to_regexp())
+        regex = re.compile(t["regexp"])
         if all(regex.fullmatch(text) for text in (" ", "\t", " \t\f ")) and not regex.search("\n"):
             return t
     raise ValueError("the grammar ignores no run of blanks, which the scanner expects")
@@ -370,29 +408,29 @@ def _rule_recipe(rule, builder_type) -> tuple:
     all tokens, `!rule`); children that are `_rule`s are spliced in; each absent `[optional]` part
     is a None (maybe_placeholders); a `?rule` with one child left is that child.
     """
-    name = str(rule.alias or rule.options.template_source or rule.origin.name)
-    expansion = rule.expansion
+    name = rule["name"]
+    expansion = rule["expansion"]
     # How many placeholders precede each symbol (and follow the last): runs of True in
     # empty_indices, which marks with True each absent optional part among the symbols.
     nones = [0] * (len(expansion) + 1)
-    if rule.options.empty_indices:
+    if rule["empty_indices"]:
         position = 0
-        for absent in rule.options.empty_indices:
+        for absent in rule["empty_indices"]:
             if absent:
                 nones[position] += 1
             else:
                 position += 1
     picks, pending = [], 0
-    for i, sym in enumerate(expansion):
+    for i, (sym_name, is_term, filter_out) in enumerate(expansion):
         pending += nones[i]
-        if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out):
-            picks.append((i, not sym.is_term and sym.name.startswith("_"), pending))
+        if rule["keep_all_tokens"] or not filter_out:
+            picks.append((i, not is_term and sym_name.startswith("_"), pending))
             pending = 0
     trailing = pending + nones[len(expansion)]
     plain = trailing == 0 and len(picks) == len(expansion) and not any(s or n for _, s, n in picks)
     keep = None if plain else (tuple(picks), trailing)
 
-    expand1 = bool(rule.options.expand1 and not rule.alias)
+    expand1 = rule["expand1"] and not rule["alias"]
     if hasattr(builder_type, name):
         callback = name
     elif name.startswith("_"):
@@ -401,9 +439,9 @@ def _rule_recipe(rule, builder_type) -> tuple:
         callback = None         # always exactly one child, which a ?rule passes on
     else:
         raise ValueError(f"grammar rule {name!r} has no method in {builder_type.__name__}")
-    unit = (len(expansion) == 1 and expand1 and not expansion[0].is_term
-            and not expansion[0].name.startswith("_") and not rule.options.empty_indices)
-    return (callback, len(expansion), sys.intern(str(rule.origin.name)), unit, expand1, keep)
+    unit = (len(expansion) == 1 and expand1 and not expansion[0][1]
+            and not expansion[0][0].startswith("_") and not rule["empty_indices"])
+    return (callback, len(expansion), sys.intern(rule["origin"]), unit, expand1, keep)
 
 
 # ================================================================ callbacks for the driver

@@ -12,10 +12,6 @@ from gradcli.language.syntax import (
 )
 from gradcli.language.syntaxerrors import error_at, refused
 
-ALLOWED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.autograd",
-                   "torch.autograd.functional", "torch.linalg", "math")
-
-
 def _flatten(items: list) -> list:
     out = []
     for item in items:
@@ -88,10 +84,11 @@ def _module(names: list) -> str:
 
 
 class Builder:
-    """Lark transformer: one method per grammar rule or alias, building syntax nodes.
+    """The tree builder: one method per grammar rule or alias, building syntax nodes.
 
-    Lark calls each method with the rule's children as soon as the parser reduces it,
-    tokens included where the grammar keeps them (`!` rules), None for absent optionals.
+    The parser (gradcli.language.parser) calls each method with the rule's children as soon as it
+    reduces the rule, tokens included where the grammar keeps them (`!` rules), None for absent
+    optionals, as Lark's own tree building would pass them.
     """
 
     def __init__(self, parse_fragment: Callable):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.recording import (Op, Out, checked_scalar, compute, fit_for, floating, needs_grad, operands, record,
                                       result_dtype, saved_input, version_check)
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.state import STATE
 
 
 def _pow_self(F, g, self, exponent):
@@ -105,7 +106,7 @@ def _float_number_case(a: Tensor, b) -> bool:
 
 
 _INT64_END = 1 << 63                      # Python ints past int64 take the general path (recording.operands)
-_IN_FORMULA = autograd._in_formula        # inside a create_graph backward formula (not a user hook)
+
 
 
 def mul_scalar(a: Tensor, value) -> Tensor:
@@ -146,7 +147,7 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
         _check_alpha("add", a, b, alpha)
     if _float_number_case(a, b):
-        if _IN_FORMULA[0] and alpha == 1:
+        if STATE.in_formula and alpha == 1:
             return record(ADD_SCALAR, a._a + b, (a,), ())
         return record(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,))
     x, y = operands(a, b)
@@ -158,7 +159,7 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
         _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
-        if _IN_FORMULA[0] and alpha == 1:
+        if STATE.in_formula and alpha == 1:
             return record(SUB_SCALAR, a._a - b, (a,), ())
         return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
     _check_bool_subtraction(a, b)
@@ -189,7 +190,7 @@ def rsub(a: Tensor, b) -> Tensor:
 
 def mul(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
-        if _IN_FORMULA[0]:
+        if STATE.in_formula:
             return mul_scalar(a, b)
         return mul_wrapped(a, b)
     x, y = operands(a, b)
@@ -205,7 +206,7 @@ def mul(a: Tensor, b) -> Tensor:
 
 def div(a: Tensor, b) -> Tensor:
     if _float_number_case(a, b):
-        if _IN_FORMULA[0]:
+        if STATE.in_formula:
             return div_scalar(a, b)
         return div_wrapped(a, b)
     x, y = operands(a, b, floating=True)
@@ -318,7 +319,7 @@ def clone(a: Tensor) -> Tensor:
 
 def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch."""
-    if dtype is dtypes.float32 and autograd.STATE.replay is not None:
+    if dtype is dtypes.float32 and STATE.replay is not None:
         dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
     if a._a.dtype == dtype.np and not copy:
         return a

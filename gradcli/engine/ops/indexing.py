@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes, ops, recording
+from gradcli.engine import dtypes, ops, recording
 from gradcli.engine.recording import Op, record
 from gradcli.engine.ops.shape import _view_of as _view
 from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
+from gradcli.engine.state import STATE
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
 # non-trivial slice (slice) and per None (unsqueeze), so X[0, 1] is SelectBackward0 of SelectBackward0.
@@ -274,7 +275,7 @@ def _views(a: Tensor, steps: list) -> Tensor:
     """The last step's view of `a`: one node per step when autograd records them, else one tensor."""
     if not steps:
         return a
-    if not (a.requires_grad and autograd._grad_enabled[0]):
+    if not (a.requires_grad and STATE.recording):
         return _view(a, steps[-1][1], ALIAS, ())
     t = a
     for row, out, saved in steps:
@@ -398,7 +399,7 @@ def setitem(a: Tensor, key, value) -> None:
     x = steps[-1][1] if steps else a._a           # the region written
     v = _scalar_value(value, x.dtype) if number else value._a
     npkey = _advanced_key(x, advanced, number) if advanced else None
-    grad_on = autograd._grad_enabled[0]
+    grad_on = STATE.recording
     if grad_on and a.requires_grad and a.grad_fn is None:
         # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
@@ -431,7 +432,7 @@ def setitem(a: Tensor, key, value) -> None:
     if not (grad_on and (a.requires_grad or (not number and value.requires_grad)
                          or (base is not None and base.requires_grad))):
         # nothing to record: write straight into the storage, after the in-place rules
-        if a._inference and not autograd._inference[0]:
+        if a._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if base is not None:
             region = Tensor(x)            # PyTorch checks the view written, not the whole tensor

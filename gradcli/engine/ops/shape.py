@@ -9,10 +9,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing
 from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, int64_arg, record, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.state import STATE
 
 
 class _EachInput:
@@ -208,7 +209,7 @@ _MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithS
 
 def check_inplace_view(t: Tensor) -> None:
     """PyTorch's refusals of an in-place op on a view `t` (one with a `_base`)."""
-    if autograd._grad_enabled[0]:
+    if STATE.recording:
         fn = t.grad_fn
         name = _MULTI_VIEW.get(fn.op.node) if fn is not None else None
         if name is not None:
