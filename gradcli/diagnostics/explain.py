@@ -25,7 +25,7 @@ def target_name(text: str) -> str | None:
 
 
 def explain_units(units: list, seed, name: str, line: int | None = None, number: int | None = None, live=None):
-    """Replay `units` (gradcli.diagnostics.why.Unit) from `seed` and explain the last call that reached `name`
+    """Replay `units` (gradcli.diagnostics.replay.Unit) from `seed` and explain the last call that reached `name`
     (on `line`, if given; the `number`-th of them, if given). Returns (text, problem, error): the
     explanation, or why there is none, or the ScriptError the replay ended in. `live`, the value the
     session asking holds under `name`, is compared with the replay's, and a difference is said."""

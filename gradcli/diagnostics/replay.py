@@ -1,9 +1,13 @@
-"""Replays of a script for --check-grads: silent float64 runs that record backward calls, or perturb
-chosen tensors at chosen moments and report the value of one call's root.
+"""Replays of a script: the one place a replay session is built (`session`), for the `why:` notes and
+`explain` (gradcli.diagnostics.why.replay) and for --check-grads (`Run`: silent float64 runs that record
+backward calls, or perturb chosen tensors at chosen moments and report the value of one call's root).
 
-A replay is a fresh session on the same source and seed, with prints and warnings discarded. While
-one runs (`_float64_mode`: the Run is the engine state's `replay` and `observer`, both put back when
-it ends, so plain runs never pay for it):
+Every replay is a fresh Session on the same seed, its output discarded, an observer watching, inside
+`STATE.isolated()`: the session it replays (a REPL, or a script still running after a warning) goes on
+with its engine state as it was.
+
+A --check-grads replay (`Run`) is the engine state's `replay` and `observer` while it runs, so plain
+runs never pay for it:
   * each tensor made (Tensor.__init__ asks Run.tensor_made) has a float32 array upcast to float64
     (random streams keep their float32 values exactly), is counted (its creation index) and may be
     perturbed;
@@ -23,7 +27,8 @@ start and raises Stop with the value.
 
 from __future__ import annotations
 
-import io
+import contextlib
+import gc
 import itertools
 import os
 import select
@@ -82,12 +87,16 @@ class GraphNode:
 
 
 class Call:
-    """One backward() / autograd.grad() call of the script: its plan, then its results."""
+    """One backward() / autograd.grad() call a replay saw. `kind`: "backward", "grad", or None for a
+    sweep the script did not ask for itself (those of torch.autograd.functional); `site` the statement
+    running (with provenance), `retain` whether it kept the graph, `sweep` the engine's sweep while it
+    runs (the `why:` notes). --check-grads plans it (`tensors`, `graph`, `note`) and records results."""
 
-    def __init__(self, index, kind, line):
+    def __init__(self, index, kind, line=0, site=None, retain=None, sweep=None):
         self.index = index          # 1-based, in the order the script made them
-        self.kind = kind            # "backward" or "autograd.grad"
+        self.kind = kind
         self.line = line
+        self.site, self.retain, self.sweep = site, retain, sweep
         self.tensors: list = []     # [Checked], in creation order
         self.graph = None           # [GraphNode], nearest the root first
         self.node_dots = None       # locating: key -> analytic value along that key's direction
@@ -131,14 +140,72 @@ def moment_key(point, tick_counts) -> tuple:
     return (tick_counts[i], 0, i) if kind == "tick" else (i, 1, 0)
 
 
-# ------------------------------------------------------------------------------------- the replay
+# ------------------------------------------------------------------------------------- sessions
 
 class Stop(BaseException):
-    """Ends a single-probe replay at its call. A BaseException, so script code and the session pass it on."""
+    """Ends a replay early: a single probe's at its call (`value`: the answer), a diagnosis out of time
+    or having found what it looked for. A BaseException, so script code and the session pass it on."""
 
-    def __init__(self, value):
-        super().__init__()
+    def __init__(self, value=None):
+        super().__init__(value)
         self.value = value
+
+
+class Unit:
+    """What a replay runs, in order: a script's text (or one REPL input) under its file name, or, with
+    `source` None, a reseed (the REPL's `%seed N`). `lines`: whether its line numbers mean something
+    to the reader (not for REPL input, whose lines restart at 1 each time: its statements are shown)."""
+
+    __slots__ = ("source", "filename", "seed", "lines")
+
+    def __init__(self, source: str | None, filename: str = "<script>", seed: int | None = None,
+                 lines: bool = True):
+        self.source, self.filename, self.seed, self.lines = source, filename, seed, lines
+
+
+def repl_units(accepted: list) -> list:
+    """The REPL's inputs that ran without error (Shell.accepted) as units to replay: `# %seed N`
+    reseeds, `# %load FILE` runs FILE's text under FILE's name, anything else is one input."""
+    units = []
+    for entry in accepted:
+        first, _, rest = entry.partition("\n")
+        if first.startswith("# %seed ") and not rest:
+            units.append(Unit(None, seed=int(first[len("# %seed "):])))
+        elif first.startswith("# %load "):
+            units.append(Unit(rest, first[len("# %load "):]))
+        else:
+            units.append(Unit(entry, "<stdin>", lines=False))
+    return units
+
+
+class _Discard:
+    """Where a replay's output goes."""
+
+    def write(self, text) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def session(seed: int, events, observer, provenance: bool = False, float64=None):
+    """A fresh Session for a replay, output discarded, the random stream seeded with `seed`, reporting
+    to `events` and watched by `observer` (with `float64`, a Run, tensors are made float64), inside
+    STATE.isolated(): the engine state is put back as it was when the replay ends."""
+    frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
+    try:
+        with STATE.isolated():
+            from gradcli.session import Session
+            STATE.replay, STATE.observer = float64, observer
+            sink = _Discard()
+            yield Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance)
+    finally:
+        if frozen and not gc.get_freeze_count():
+            gc.freeze()
+
+
+# ------------------------------------------------------------------------------------- the replay
 
 
 class _Ticker(list):
@@ -232,18 +299,15 @@ class Run(Observer):
     # ----------------------------------------------------------------------------- running
     def execute(self) -> None:
         """Run the replay. A probe's replay ends with its answer (Stop, or the child's exit)."""
-        from gradcli.session import Session
-        null = io.StringIO()
         try:
-            with _float64_mode(self):
-                session = Session(out=null, err=null, seed=self.seed, events=_Sink(self))
-                session.builtins["print"] = _silent_print
+            with session(self.seed, _Sink(self), self, float64=self) as replayed:
+                replayed.builtins["print"] = _silent_print
                 ticker = _Ticker([0])
                 ticker.run = self
-                session.where = ticker
-                self.session = session
+                replayed.where = ticker
+                self.session = replayed
                 try:
-                    session.run_source(self.source, self.filename)
+                    replayed.run_source(self.source, self.filename)
                 except deadline.TimedOut:
                     raise                   # --timeout: the check stops, as the script would have
                 except ScriptError as e:
@@ -364,7 +428,7 @@ class Run(Observer):
         return self.call("backward", outputs, inputs, None)
 
     def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
-        self.call("autograd.grad", outputs, inputs, result)
+        self.call("grad", outputs, inputs, result)
 
     def call(self, kind, outputs, inputs, result):
         n = self.ncalls = self.ncalls + 1
@@ -376,7 +440,7 @@ class Run(Observer):
             self._associate()
         call = Call(n, kind, self.session.where[0])
         grads = self.last_grads
-        if kind == "autograd.grad":
+        if kind == "grad":
             self._plan(call, outputs, grads, list(zip(inputs, result)))
             return None
         self.captured = {}
@@ -422,7 +486,7 @@ class Run(Observer):
             name = names.get(id(t))
             if name is None:
                 made = f" (made on line {self.made_on(c)})" if self.made_on(c) else ""
-                name = (f"inputs[{i}]" if call.kind == "autograd.grad" else "a leaf") + made
+                name = (f"inputs[{i}]" if call.kind == "grad" else "a leaf") + made
             checked.append(Checked(name, shape, c, point, moment_key(point, self.tick_counts), analytic))
         checked.sort(key=lambda x: x.c)
         call.tensors = checked
@@ -621,21 +685,3 @@ def answer(source, filename, seed, probes, fork: bool, max_ticks=None, **plan) -
     if plan:
         run.execute()
     return run
-
-
-# --------------------------------------------------------------------------------- float64 mode
-
-class _float64_mode:
-    """The replay switched on: the run is the engine state's float64 `replay` and its observer."""
-
-    def __init__(self, run):
-        self.run = run
-
-    def __enter__(self):
-        self.saved = (STATE.replay, STATE.observer)
-        STATE.replay = STATE.observer = self.run
-        return self
-
-    def __exit__(self, *exc):
-        STATE.replay, STATE.observer = self.saved
-        return False

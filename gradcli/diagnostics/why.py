@@ -27,8 +27,6 @@ describes each note.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import re
 import time
@@ -43,9 +41,9 @@ from gradcli.engine.observe import Observer
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
+from gradcli.diagnostics import replay as replays
+from gradcli.diagnostics.replay import Call, Stop, Unit, repl_units  # noqa: F401 (Unit, repl_units: the front ends')
 from gradcli.language.provenance import _ByIdentity
-from gradcli.session import Session
-from gradcli.engine.state import STATE
 
 PREFIX = "  why: "          # how a note is shown after an error's text or a warning's source line
 REPLAY_AFTER = 3.0          # seconds: a first run (up to its error) longer than this is not replayed
@@ -58,33 +56,6 @@ _INPLACE_MESSAGE = "one of the variables needed for gradient computation has bee
 
 def why_line(note: str) -> str:
     return PREFIX + note
-
-
-class Unit:
-    """What a replay runs, in order: a script's text (or one REPL input) under its file name, or, with
-    `source` None, a reseed (the REPL's `%seed N`). `lines`: whether its line numbers mean something
-    to the reader (not for REPL input, whose lines restart at 1 each time: its statements are shown)."""
-
-    __slots__ = ("source", "filename", "seed", "lines")
-
-    def __init__(self, source: str | None, filename: str = "<script>", seed: int | None = None,
-                 lines: bool = True):
-        self.source, self.filename, self.seed, self.lines = source, filename, seed, lines
-
-
-def repl_units(accepted: list) -> list:
-    """The REPL's inputs that ran without error (Shell.accepted) as units to replay: `# %seed N`
-    reseeds, `# %load FILE` runs FILE's text under FILE's name, anything else is one input."""
-    units = []
-    for entry in accepted:
-        first, _, rest = entry.partition("\n")
-        if first.startswith("# %seed ") and not rest:
-            units.append(Unit(None, seed=int(first[len("# %seed "):])))
-        elif first.startswith("# %load "):
-            units.append(Unit(rest, first[len("# %load "):]))
-        else:
-            units.append(Unit(entry, "<stdin>", lines=False))
-    return units
 
 
 # ------------------------------------------------------------------------------------------ the notes
@@ -105,7 +76,7 @@ def error_note(err: ScriptError, session, units: list, elapsed: float) -> str | 
             return _no_grad(err, session, units, int(match.group(1)))
         if message.startswith(_INPLACE_MESSAGE):
             return _modified(err, session, units)
-    except (Exception, KeyboardInterrupt, _Stop):       # the diagnosis must never be the failure
+    except (Exception, KeyboardInterrupt, Stop):       # the diagnosis must never be the failure
         if session_module.DEBUG:
             raise
     return None
@@ -133,7 +104,7 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
                 tensor, node = found, found.grad_fn
                 provenance, namespace = recorder.provenance, recorder.session.globals
         return _non_leaf_note(tensor, node, provenance, namespace)
-    except (Exception, KeyboardInterrupt, _Stop):
+    except (Exception, KeyboardInterrupt, Stop):
         if session_module.DEBUG:
             raise
     return None
@@ -451,22 +422,6 @@ def _failed_statement(exc):
 
 # ----------------------------------------------------------------------------------------- recording
 
-class _Stop(BaseException):
-    """Ends a replay early: out of time, or it found what it looked for. Not an Exception, so neither a
-    compiled statement nor the session turns it into a script error."""
-
-
-class Call:
-    """One sweep of the backward engine in a replay: what started it (`kind`: "backward", "grad", or
-    None for a sweep the script did not call directly, like those of autograd.functional), the
-    statement running, and whether it kept the graph."""
-
-    __slots__ = ("kind", "site", "retain", "index", "sweep", "__weakref__")
-
-    def __init__(self, kind, site, retain, index, sweep):
-        self.kind, self.site, self.retain, self.index, self.sweep = kind, site, retain, index, sweep
-
-
 class _Sweep:
     """One sweep the engine started (Observer.sweep_start): its roots; its identity tells a nested
     sweep (one a hook starts) from the sweep it interrupted."""
@@ -542,7 +497,7 @@ class Recorder(Observer):
     def statement(self, site) -> None:
         """A statement starts (`site`) or ends (`site` is the enclosing one, or None)."""
         if time.perf_counter() > self._deadline:
-            raise _Stop("out of time")
+            raise Stop("out of time")
         if self.grad_sources and site is not None and not STATE.recording:
             self.grad_off.setdefault(site, self.provenance.running())
 
@@ -568,7 +523,7 @@ class Recorder(Observer):
     def op(self, op, result, inputs) -> None:
         self._ops += 1
         if not self._ops & 255 and time.perf_counter() > self._deadline:
-            raise _Stop("out of time")
+            raise Stop("out of time")
         self.op_seen(op, result, inputs)
 
     def sweep_start(self, roots, retain_graph, create_graph, targets) -> None:
@@ -585,7 +540,7 @@ class Recorder(Observer):
             self._label = None
             if call is not None:
                 call.sweep = None
-            call = self._open = Call(kind, self.site(), retain, len(self.calls), sweep)
+            call = self._open = Call(len(self.calls) + 1, kind, site=self.site(), retain=retain, sweep=sweep)
             self.calls.append(call)
             self.call_opened(call, sweep.roots)
         if node.op.saves_tensors:
@@ -628,7 +583,7 @@ class Recorder(Observer):
     def warning(self, line, col, category, message, why=None) -> None:
         if self.stop_at_warning == (self.session.filename, line, col, message):
             self.found = self.session.warning_subject
-            raise _Stop("found")
+            raise Stop("found")
 
     def print(self, text, args) -> None:
         pass
@@ -677,36 +632,11 @@ class _VersionWatch(Recorder):
             self._span.clear()
         if self._box is not None and self._box[0] != self._expected:
             self.found = self._previous
-            raise _Stop("found")
+            raise Stop("found")
         self._previous = site
 
 
 # ------------------------------------------------------------------------------------------- replays
-
-class _Discard:
-    """Where a replay's output goes."""
-
-    def write(self, text) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _isolated():
-    """Run a replay without changing the engine state that the session it replays (a REPL, or a
-    script still running after a warning) goes on with (STATE.isolated: modes, the observer, the
-    random stream, print options, numbered addresses, numpy's error handling, the call depth of
-    script functions)."""
-    frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
-    try:
-        with STATE.isolated():
-            yield
-    finally:
-        if frozen and not gc.get_freeze_count():
-            gc.freeze()
-
 
 def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
            deadline: float | None = None) -> ScriptError | None:
@@ -718,13 +648,10 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
         deadline = math.inf
     elif deadline is None:
         deadline = time.perf_counter() + REPLAY_BUDGET
-    sink = _Discard()
-    with _isolated():
-        session = Session(out=sink, err=sink, seed=seed, events=recorder, provenance=True)
+    with replays.session(seed, recorder, recorder, provenance=True) as session:
         last = units[-1] if units else None
         session.provenance.main = last.filename if last is not None and last.lines else None
         recorder.start(session, deadline)
-        STATE.observer = recorder
         recorder.base = autograd._next_seq()
         for unit in units:
             if unit.source is None:
@@ -734,7 +661,7 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
                 session.run_unit(unit.source, unit.filename)
             except ScriptError as e:
                 return e
-            except _Stop:
+            except Stop:
                 return None
     return None
 

@@ -1,16 +1,19 @@
 """The observer protocol: the named callbacks through which a tool (gradcli.diagnostics) watches a run.
 
 One tool watches at a time, from `STATE.observer` (gradcli.engine.state); a plain run leaves it None
-and each place that would call it pays one attribute read and a None test. The engine and the
-compiler call the observer with what a tool needs, so no tool reads another function's locals or
+and each place that would call it pays one attribute read and a None test. The engine calls the
+observer with what a tool needs, so no tool reads another function's locals or
 patches a class: an `Observer` subclass overrides the callbacks it cares about, the rest do nothing.
+Facts a tool needs after the fact travel with what it receives instead: engine errors carry the node,
+tensor or output they are about (autograd._error), the non-leaf `.grad` warning its tensor
+(Session.warn's `subject`).
 """
 
 from __future__ import annotations
 
 
 class Observer:
-    """What the engine and the compiler tell a watching tool, in the order a run meets it."""
+    """What the engine tells a watching tool, in the order a run meets it."""
 
     __slots__ = ()
 
@@ -39,9 +42,6 @@ class Observer:
 
     def sweep_end(self) -> None:
         """The sweep that started last (and is still open) ended, or failed."""
-
-    def grad_read(self, tensor) -> None:
-        """The script reads `tensor.grad` (before any warning about it)."""
 
     def detached(self, tensor, kind: str) -> None:
         """`tensor` was made by .detach() (`kind` "detach") or .data ("data"): cut off the graph."""
