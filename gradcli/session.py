@@ -88,7 +88,7 @@ class Session:
     track_lines = False
 
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
-                 events=None, provenance: bool = False, stable_ids: bool = False):
+                 events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None):
         if display not in (None, *DISPLAY_MODES):
             raise ValueError(f"unknown display mode {display!r}; expected one of {', '.join(DISPLAY_MODES)}")
         self.out = out if out is not None else sys.stdout
@@ -121,15 +121,16 @@ class Session:
         # The engine's state (modes, print options, the random stream, numbered addresses): one per
         # process, owned by the session running in it, which resets it here and before each script.
         self.state = STATE
-        self.reset_state(seed)
+        self.reset_state(seed, python_seed)
         # The display style ("modern" or "legacy") outlives reset_state: it belongs to whoever runs the scripts.
         STATE.print_options.display = display or "modern"
         # `<AddBackward0 object at 0x...>` with real addresses, or numbered afresh for each session
         addresses.use_stable(stable_ids)
 
-    def reset_state(self, seed: int | None = None) -> None:
+    def reset_state(self, seed: int | None = None, python_seed: int | None = None) -> None:
         """Process-wide engine state back to a fresh interpreter's: grad mode on, default print options,
-        and the random stream seeded from the OS (or from `seed`, like torch.manual_seed)."""
+        and the random stream seeded from the OS (or from `seed`, like torch.manual_seed); the stream of
+        the language's `random` module seeded from the OS too (or from `python_seed`)."""
         state = self.state
         state.reset_modes()             # grad mode on, inference and anomaly modes off
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
@@ -141,6 +142,9 @@ class Session:
         # the seed the random stream started from, drawn from the OS or given: a diagnostic replay
         # (gradcli.diagnostics.why) starts from it to see the same values
         self.initial_seed = state.generator.initial_seed()
+        # Python's random module starts from the OS as CPython's does; the seed is kept for replays
+        self.python_seed = int.from_bytes(os.urandom(32), "big") if python_seed is None else python_seed
+        state.python_random.seed(self.python_seed)
 
     def _write(self, text: str) -> None:
         self.out.write(text)

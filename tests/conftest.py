@@ -53,3 +53,25 @@ def error_line(source: str) -> str:
     result = run_script(source)
     assert result.error is not None, "expected the script to fail"
     return f"{result.error.kind}: {result.error.message}"
+
+
+def gradcli_output(source: str) -> str:
+    """What a script prints under gradcli (errors raise)."""
+    out = io.StringIO()
+    Session(out=out).run_source(source)
+    return out.getvalue()
+
+
+def cpython_output(source: str) -> str:
+    """What the same text prints under CPython: the reference for Python's own semantics."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout
+
+
+def located_error(source: str) -> str:
+    """The error a script ends in, as 'line:col: Kind: message' (the script must fail)."""
+    with pytest.raises(ScriptError) as info:
+        Session(out=io.StringIO()).run_source(source + "\n")
+    e = info.value
+    return f"{e.line}:{e.col}: {e.kind}: {e.message}"

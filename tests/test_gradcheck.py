@@ -189,16 +189,57 @@ def _group_checks() -> dict:
     return found
 
 
+# Rows whose `forward` numpy computes (their op functions made by recording.unary / recording.binary)
+# are checked from the row itself, on inputs in (0.2, 0.9) and, where the op is finite there, in
+# (-0.9, -0.2): a new such row needs no test code of its own.
+DOMAINS = ((0.2, 0.9), (-0.9, -0.2))
+
+
+def _row_functions() -> list:
+    """(row, op function) for every op function made from a row's `forward`."""
+    found = []
+    for group in ops.GROUPS:
+        for fn in vars(group).values():
+            op = getattr(fn, "op", None)
+            if op.__class__.__name__ == "Op" and op.forward is not None:
+                found.append((op, fn))
+    return found
+
+
+def _generated_checks() -> dict:
+    rs = np.random.RandomState(7)
+    checks = {}
+    for row, fn in _row_functions():
+        shapes = ((2, 3),) if len(row.backward) == 1 else ((2, 3), (3,))    # a binary row broadcasts
+        for lo, hi in DOMAINS:
+            arrays = tuple(rs.uniform(lo, hi, size=s) for s in shapes)
+            with np.errstate(all="ignore"):
+                finite = np.isfinite(row.forward(*arrays)).all()
+            if finite:
+                checks.setdefault(row, []).append((fn, arrays))
+    return checks
+
+
+GENERATED = _generated_checks()
+
+
 def test_every_row_is_checked():
-    checked = {**CHECKS, **_group_checks()}
+    checked = {**CHECKS, **_group_checks(), **GENERATED}
     missing = [r.node for r in _rows() if r not in checked and r.node not in CHECKS_BY_NAME]
     assert len(_rows()) > 30
     assert missing == []
 
 
+def test_rows_with_a_forward_are_checked_from_the_row():
+    rows = [row for row, _ in _row_functions()]
+    assert len(rows) > 30
+    assert [r.node for r in rows if r not in GENERATED] == []
+
+
 def _params():
     params = []
-    for label, cases in [(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items()):
+    generated = [(f"{r.node}-generated", c) for r, c in GENERATED.items()]
+    for label, cases in [(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items()) + generated:
         for i, case in enumerate(cases):
             fn, arrays, options = case if len(case) == 3 else (*case, {})
             params.append(pytest.param(fn, arrays, options, id=f"{label}-{i}"))

@@ -97,6 +97,10 @@ def from_python(node):
             return S.List(c(node.elts), **at)
         case ast.Tuple():
             return S.Tuple(c(node.elts), **at)
+        case ast.Dict():
+            return S.Dict(c(node.keys), c(node.values), **at)
+        case ast.Set():
+            return S.Set(c(node.elts), **at)
         case ast.BinOp():
             return S.BinOp(c(node.left), OPS[type(node.op)], c(node.right), **at)
         case ast.UnaryOp():
@@ -248,6 +252,8 @@ VALID = {
     "constants and displays": [
         "True", "False", "None", "...", "[]", "[1]", "[1, 2,]", "[[1, 2], [3, 4]]", "()", "(1,)",
         "(1, 2)", "1,", "(1)", "((1))", "[(1, 2)]", "([],)", "(1, 2,)",
+        "{}", "{'a': 1}", "{'a': 1,}", "{1: 2, 3: 4}", "{x: [y, {z}]}", "d = {}", "{1}", "{1, 2,}",
+        "{(1, 2)}", "{'k': {'n': {}}}", "{\n    'a': 1,\n    'b': 2,\n}", "{a + b: f(c)}", "x = {1: 2}['k']",
     ],
     "f-strings": [
         "f'{x}'", 'f"{x!r}"', "f'{x:.4f}'", "f'{x:>{width}}'", "f'{{}} {x}'", "f'{x=}'", "f'{x = }'",
@@ -355,7 +361,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch and math"
+ONLY_TORCH = "gradcli scripts can import only torch, functools, itertools, math, random, string and time"
 
 INVALID = {
     "unexpected tokens": [
@@ -426,9 +432,13 @@ INVALID = {
         ("[x for x in y]", "list comprehensions are " + NOT_OURS, 1, 4),
         ("(x for x in y)", "generator expressions are " + NOT_OURS, 1, 4),
         ("f(x for x in y)", "generator expressions are " + NOT_OURS, 1, 5),
-        ("{x for x in y}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 1),
-        ("d = {}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 5),
-        ("d = {'a': 1}", "dicts and sets ({...}, and their comprehensions) are " + NOT_OURS, 1, 5),
+        ("{x for x in y}", "dict and set comprehensions are " + NOT_OURS, 1, 4),
+        ("{k: v for k, v in y}", "dict and set comprehensions are " + NOT_OURS, 1, 7),
+        ("d = {**e}", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 6),
+        ("{1: 2} = x", "cannot assign to a dict literal", 1, 8),
+        ("{1} = x", "cannot assign to a set display", 1, 5),
+        ("d = {1: }", "unexpected '}' (expected an expression)", 1, 9),
+        ("d = {1: 2, 3}", "expected ':'", 1, 13),
         ("try:\n    pass\nexcept:\n    pass", "try statements (try/except/finally) are " + NOT_OURS, 1, 1),
         ("raise ValueError", "raise statements are " + NOT_OURS, 1, 1),
         ("global x", "global and nonlocal declarations are " + NOT_OURS, 1, 1),

@@ -300,6 +300,7 @@ BOUNDED = [
                                                         f"{INT_LIMIT}"),
     ("import math\nx = math.perm(10 ** 7)", f"MemoryError: perm(10000000, 10000000) is too large: {INT_LIMIT}"),
     ("import math\nx = math.prod([2 ** 999999] * 3)", f"MemoryError: {INT_LIMIT}"),
+    ("import math\nx = math.lcm(2 ** 600000 + 1, 2 ** 600000 + 3)", f"MemoryError: {INT_LIMIT}"),
     ("x = str(10 ** 100000)", "ValueError: Exceeds the limit (4300 digits) for integer string conversion; use "
                               "sys.set_int_max_str_digits() to increase the limit"),
     ("x = int('9' * 5000)", "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has "

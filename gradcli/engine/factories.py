@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import Op, broadcast_error, checked_scalar, fit_for, needs_grad, record, result_dtype
+from gradcli.engine.recording import Op, apply, broadcast_error, checked_scalar, result_dtype
 from gradcli.engine.tensor import Size, Tensor
 
 
@@ -543,14 +543,18 @@ def variable(data, requires_grad=False, volatile=False):
 
 # In-place random fills on tensors that are part of a graph record a node whose gradient is zero.
 # fmt: off
-UNIFORM       = Op("UniformBackward0",  False, (lambda F, g: F.zeros_like(g),))
-NORMAL_       = Op("NormalBackward0",   False, (lambda F, g: F.zeros_like(g),))
-RANDOM_RANGE  = Op("RandomBackward0",   False, (lambda F, g: F.zeros_like(g),))
-RANDOM_TO     = Op("RandomBackward1",   False, (lambda F, g: F.zeros_like(g),))
-RANDOM        = Op("RandomBackward2",   False, (lambda F, g: F.zeros_like(g),))
-NORMAL_MEAN   = Op("NormalBackward1",   False, (lambda F, g: F.zeros_like(g),))
-NORMAL_STD    = Op("NormalBackward2",   False, (lambda F, g: F.zeros_like(g),))
-NORMAL_BOTH   = Op("NormalBackward3",   False, (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)))
+UNIFORM      = Op("UniformBackward0", None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+NORMAL_      = Op("NormalBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM_RANGE = Op("RandomBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM_TO    = Op("RandomBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+RANDOM       = Op("RandomBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+NORMAL_MEAN  = Op("NormalBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),),
+                  inputs=("mean",), fits=True, quiet=True)
+NORMAL_STD   = Op("NormalBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),),
+                  inputs=("std",), fits=True, quiet=True)
+NORMAL_BOTH  = Op("NormalBackward3",  None,    (),    (lambda F, g: F.zeros_like(g),
+                                                       lambda F, g: F.zeros_like(g)),
+                  inputs=("mean", "std"), fits=True, quiet=True)
 # fmt: on
 
 
@@ -783,9 +787,7 @@ def _normal_tensor(g, mean, std) -> Tensor:
         out = _scaled(g.normal(std._a.shape, dt), std._a)
         out = (out + dt.type(mean)).astype(dt)
         inputs, row = (std,), NORMAL_STD
-    if not needs_grad(*inputs):
-        return Tensor(out)
-    return record(row, out, inputs, (), None, fit_for(out, *inputs))
+    return apply(row, out, inputs)
 
 
 def _in_place_op(fn, out: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -813,7 +815,7 @@ def _fill_generator(gen, name: str) -> rng.Generator:
 
 
 def _filled_like(t: Tensor, row, values: np.ndarray) -> Tensor:
-    return record(row, values, (t,), ()) if needs_grad(t) else Tensor(values)
+    return apply(row, values, (t,))
 
 
 def uniform_values(t: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:

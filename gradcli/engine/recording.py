@@ -1,47 +1,109 @@
-"""What every forward function shares: op rows, recording a node, saving inputs, operand promotion, dims.
+"""Op rows and the one function that records any of them (`apply`), plus what forward functions share:
+operand promotion, dims.
 
-An op module declares its rows (`Op`) in a table and writes forward functions that compute with numpy
-and call `record`. What a node saves is what the row's formulas receive after `F` (the math
-vocabulary, see backmath.py) and the incoming gradient `g`:
-  * a Tensor (an input, saved with `saved_input`): numpy's array in a plain backward, the Tensor
-    itself under create_graph, so higher derivatives flow through it;
-  * `Out(array)`: the op's own result (saved without a reference from the node to the output tensor,
-    which would be a cycle);
-  * anything else (numbers, shapes, dims, index arrays) as it is.
+A row (`Op`) declares an op once: PyTorch's node name, the forward (a numpy function, or None where a
+forward function of the op module computes the result), what the node saves, by name, and one backward
+formula per differentiable input. `apply` turns a result into a Tensor and, when grad mode is on and
+some input requires grad, attaches a node: it builds the saved tuple from the row's names and derives
+the version checks and the broadcast/dtype fitting, so no forward writes them.
+
+What a node saves is what the row's formulas receive after `F` (the math vocabulary, see backmath.py)
+and the incoming gradient `g`, in the row's `saves` order:
+  * an input (named in `inputs`): numpy's array in a plain backward, the Tensor itself under
+    create_graph, so higher derivatives flow through it; a Python number input as it is;
+  * `result`: the op's own result (saved as `Out`, without a reference from the node to the output
+    tensor, which would be a cycle);
+  * any other name (numbers, shapes, dims, index arrays, masks): a value the forward passes to `apply`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import autograd, budget, dtypes
 from gradcli.engine.autograd import Node, edge
-from gradcli.engine.tensor import Tensor
 from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+# what a name in a row's `saves` refers to, besides an input's index (see Op.plan)
+_RESULT, _ARG = -1, -2
+_DEFAULT_INPUTS = {1: ("self",), 2: ("self", "other")}
 
 
 class Op:
-    """One row of an op table: PyTorch's node name, whether a backward pass frees what the node saved
-    (PyTorch frees saved tensors, so a second pass through such a node fails), one formula per input.
+    """One row of an op table.
 
-    Two optional facts let a plain (numpy) backward save full-size passes; neither changes a value:
-      * `fresh`: every formula returns a new array (a ufunc of the incoming gradient, like `g * result`)
-        that nothing else references, so the engine may later overwrite it in place (autograd._sweep);
-      * `joint(g, *saved, scratch)`, for a two-input row: when a node has the same node on both edges
-        (`x * x`), the sum of the two gradients its formulas would send there, rounded the same way, or
-        None when the saved values do not allow it; `scratch` says the engine owns `g`, so the result
-        may be written there.
+      node      the name PyTorch prints (`MulBackward0`);
+      forward   a numpy function of the input arrays that computes the result, or None when a forward
+                function of the op module computes it and hands it to `apply`;
+      saves     the names of what the node saves, in the order its formulas receive them: input names,
+                `result`, or names of values the forward passes to `apply` (`min`, `dim`, `shape`, ...);
+      backward  one formula per differentiable input, `(F, g, *saved) -> gradient`.
+
+    Keyword facts:
+      inputs        the differentiable inputs' names, in the formulas' order (default `self`, `other`);
+      fits          True: `apply` fits each input's gradient to the input's shape and dtype
+                    (autograd._fit) where they differ from the result's (elementwise rows: broadcasting,
+                    type promotion); "dtype": only where the dtypes differ (reductions that take a
+                    dtype=, cat and stack of mixed dtypes, whose formulas give the input's shape);
+      floats        a unary `forward` computes integer and bool inputs in the default float dtype;
+      needed_by     {saved input: input whose formula alone reads it}: saved only when that input
+                    requires grad, as PyTorch's mul saves `self` only for `other`'s gradient;
+      saves_tensors whether a backward pass frees what the node saved (PyTorch frees saved tensors, so a
+                    second pass through such a node fails); derived: the row saves an input or its
+                    result; say True for a row that saves a tensor the forward computed (a mask);
+      quiet         the observer (Observer.op, STATE.observer) sees a result of this row only
+                    when a node is attached to it, not every result. Which rows are quiet is history
+                    (their forward functions used to return early without grad) that --nan-check's
+                    reports depend on: a non-finite result of a quiet row made without grad counts
+                    as data from outside the graph, not as an op's doing.
+    Two more let a plain (numpy) backward save full-size passes; neither changes a value:
+      fresh         every formula returns a new array (a ufunc of the incoming gradient, like
+                    `g * result`) that nothing else references, so the engine may later overwrite it in
+                    place (autograd._sweep);
+      joint         `joint(g, *saved, scratch)`, for a two-input row: when a node has the same node on
+                    both edges (`x * x`), the sum of the two gradients its formulas would send there,
+                    rounded the same way, or None when the saved values do not allow it; `scratch` says
+                    the engine owns `g`, so the result may be written there.
     """
 
-    __slots__ = ("node", "saves_tensors", "backward", "fresh", "joint")
+    __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
+                 "quiet", "fresh", "joint", "plan", "needers")
 
-    def __init__(self, node: str, saves_tensors: bool, backward: tuple, fresh=False, joint=None):
+    def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
+                 floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None):
         self.node = node
-        self.saves_tensors = saves_tensors
+        self.forward = forward
+        self.saves = saves
         self.backward = backward
+        if inputs is None:
+            inputs = _DEFAULT_INPUTS.get(len(backward), ()) if backward.__class__ is tuple else ()
+        self.inputs = inputs
+        self.fits = fits
+        self.floats = floats
+        self.quiet = quiet
         self.fresh = fresh
         self.joint = joint
+        # `plan`: how apply builds the saved tuple, one int per saved name (an input's index, _RESULT, or
+        # _ARG - j for the forward's j-th value); None when every name is a value the forward passes
+        # (the saved tuple is then the forward's own tuple). `needers`: per input, the input whose
+        # requiring grad makes it saved (needed_by), or None.
+        plan, j = [], 0
+        for name in saves:
+            if name in inputs:
+                plan.append(inputs.index(name))
+            elif name == "result":
+                plan.append(_RESULT)
+            else:
+                plan.append(_ARG - j)
+                j += 1
+        self.plan = tuple(plan) if any(c >= _RESULT for c in plan) else None
+        self.needers = None
+        if needed_by:
+            self.needers = tuple(inputs.index(needed_by[n]) if n in needed_by else None for n in inputs)
+        if saves_tensors is None:
+            saves_tensors = self.plan is not None
+        self.saves_tensors = saves_tensors
 
     def __repr__(self):
         return f"Op({self.node})"
@@ -56,32 +118,152 @@ class Out:
         self.a = a
 
 
-def record(op: Op, out: np.ndarray, inputs: tuple, saved: tuple, checks=None, fit=None) -> Tensor:
-    """Wrap a forward result; attach a node when grad mode is on and some input requires grad."""
+def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None, same=False,
+          quiet=None) -> Tensor:
+    """The result `out` of row `op` on `inputs` (one per formula: Tensors, or numbers where the op takes
+    either) as a Tensor, with a node when grad mode is on and some input requires grad.
+
+    `args` are the values of the row's saved names that are neither inputs nor `result`, in `saves`
+    order. `arrays` (one per input) are what the forward computed each input as, when that differs
+    from the input itself (an array cast to the op's dtype, a number as the op's dtype reads it): an
+    input computed in another dtype is saved as a detached tensor of those values, so formulas see
+    PyTorch's promoted dtype. `same` says the forward knows the result has every tensor input's shape
+    and dtype (a float tensor and a Python number), so a `fits` row needs no fitting. `quiet`
+    overrides the row's `quiet`.
+    """
     t = Tensor(out)
-    if STATE.observer is not None:
-        STATE.observer.op(op, t, inputs)
+    # the engine's modes and the forward observer, read here and nowhere else: the observer sees every
+    # result (a quiet row's only when it gets a node, below)
+    observer = STATE.observer
+    if observer is not None and not (op.quiet if quiet is None else quiet):
+        observer.op(op, t, inputs)
+        observer = None
     if not STATE.recording:
         return t
-    nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
-    for n in nodes:
-        if n is not None:
-            break
+    inference_seen = STATE.inference_seen
+    # the nodes the gradients flow to; one and two inputs without a comprehension (a call in 3.11)
+    n = len(inputs)
+    if n == 2:
+        x, y = inputs
+        nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
+        ny = (y.grad_fn or edge(y)) if y.__class__ is Tensor else None
+        if nx is None and ny is None:
+            return t
+        nodes = (nx, ny)
+    elif n == 1:
+        x = inputs[0]
+        nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
+        if nx is None:
+            return t
+        nodes = (nx,)
     else:
-        return t
-    if op.saves_tensors or STATE.inference_seen:
-        for s in saved:
-            if s.__class__ is Out:
-                # the result is saved: changing it in place must fail the backward pass
-                entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
-                checks = (entry,) if checks is None else tuple(checks) + (entry,)
-            elif s.__class__ is Tensor and s._inference:
-                raise RuntimeError(INFERENCE_SAVED_ERROR)
+        nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
+        for nx in nodes:
+            if nx is not None:
+                break
+        else:
+            return t
+    if observer is not None:
+        observer.op(op, t, inputs)
+    plan = op.plan
+    if plan is None:
+        saved, checks = args, None
+        if op.saves_tensors or inference_seen:
+            for s in saved:
+                if s.__class__ is Tensor and s._inference:
+                    raise RuntimeError(INFERENCE_SAVED_ERROR)
+    else:
+        saved = []
+        checks = None
+        result = False
+        needers = op.needers
+        for c in plan:
+            if c >= 0:                  # an input
+                if needers is not None:
+                    needer = needers[c]
+                    if needer is not None and nodes[needer] is None:
+                        saved.append(None)
+                        continue
+                x = inputs[c]
+                if x.__class__ is Tensor:
+                    if arrays is not None and not (x.requires_grad or arrays[c] is x._a):
+                        x = Tensor(arrays[c])
+                    else:
+                        # a saved input tensor: changing it in place must fail the backward pass
+                        a = x._a
+                        entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).legacy, None)
+                        if checks is None:
+                            checks = [entry]
+                        else:
+                            checks.append(entry)
+                elif arrays is not None:
+                    x = arrays[c]
+                saved.append(x)
+            elif c == -1:               # _RESULT
+                saved.append(Out(out))
+                result = True
+            else:
+                saved.append(args[-2 - c])
+        if result:
+            # the result is saved: changing it in place must fail the backward pass (checked last)
+            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
+            if checks is None:
+                checks = (entry,)
+            else:
+                checks.append(entry)
+        if checks is not None:
+            checks = tuple(checks)
+        saved = tuple(saved)
+        if inference_seen:
+            for s in saved:
+                if s.__class__ is Tensor and s._inference:
+                    raise RuntimeError(INFERENCE_SAVED_ERROR)
+    fit = None
+    fits = op.fits
+    if fits and not same:
+        # a fitting row: each input's gradient reduced to its shape, cast to its dtype, where they differ
+        shape, dtype = out.shape, out.dtype
+        for i, x in enumerate(inputs):
+            if x.__class__ is Tensor:
+                a = x._a
+                if a.dtype != dtype or fits is True and a.shape != shape:
+                    if fit is None:
+                        fit = [None] * len(inputs)
+                    fit[i] = (a.shape, a.dtype)
     t.grad_fn = Node(op, nodes, saved, checks, fit)
     t.requires_grad = True
     return t
 
 
+def unary(op: Op, name: str):
+    """The op function of a unary row whose `forward` computes it: `log = unary(LOG, "log")`, ..."""
+    forward = op.forward
+    if op.floats:
+        def function(a: Tensor) -> Tensor:
+            x = a._a
+            return apply(op, forward(x if x.dtype.kind == "f" else x.astype(dtypes.default_float.np)), (a,))
+    else:
+        def function(a: Tensor) -> Tensor:
+            return apply(op, forward(a._a), (a,))
+    function.__name__ = function.__qualname__ = name
+    function.op = op            # the row, for tests that walk the tables
+    return function
+
+
+def binary(op: Op, name: str):
+    """The op function of a two-tensor row whose `forward` computes it from the promoted operands
+    (`maximum`, `atan2`, ...); `name` is the op's name in PyTorch's argument errors."""
+    forward, floats = op.forward, op.floats
+
+    def function(a: Tensor, other, position=1) -> Tensor:
+        if other.__class__ is not Tensor:
+            where = f" (position {position})" if position is not None else ""
+            raise TypeError(f"{name}(): argument 'other'{where} must be Tensor, not {type(other).__name__}")
+        x, y = operands(a, other, floats)
+        return apply(op, compute(forward, x, y), (a, other), (), (x, y))
+    function.__name__ = function.__qualname__ = name
+    function.op = op
+    return function
 
 
 INFERENCE_SAVED_ERROR = (
@@ -97,33 +279,6 @@ def needs_grad(*inputs) -> bool:
         if x.__class__ is Tensor and x.requires_grad:
             return True
     return False
-
-
-def version_check(t: Tensor):
-    """A version-counter entry for a saved input tensor."""
-    return (t, t._version, t._version[0], t._a.shape, dtypes.of_array(t._a).legacy, None)
-
-
-def saved_input(t: Tensor, computed: np.ndarray):
-    """What to save for input `t` that the forward computed with as `computed` (its array, maybe cast to
-    the op's dtype): the tensor itself when it can carry gradients (create_graph needs it), else a
-    detached tensor of the computed values, so formulas see PyTorch's promoted dtype."""
-    if t.requires_grad or computed is t._a:
-        return t
-    return Tensor(computed)
-
-
-def fit_for(out: np.ndarray, *inputs):
-    """(shape, dtype) targets for inputs whose gradient must be reduced or cast, or None when none must."""
-    fit = None
-    for i, x in enumerate(inputs):
-        if x.__class__ is Tensor:
-            a = x._a
-            if a.shape != out.shape or a.dtype != out.dtype:
-                if fit is None:
-                    fit = [None] * len(inputs)
-                fit[i] = (a.shape, a.dtype)
-    return fit
 
 
 # -------------------------------------------------------------------------------- operand preparation
@@ -273,12 +428,6 @@ def compute(fn, x, y):
         return fn(x, y)
     except ValueError:
         raise broadcast_error(np.shape(x), np.shape(y)) from None
-
-
-def floating(a: Tensor) -> np.ndarray:
-    """The array of `a` for a floating-point op: integer and bool inputs become the default float."""
-    x = a._a
-    return x if x.dtype.kind == "f" else x.astype(dtypes.default_float.np)
 
 
 # --------------------------------------------------------------------------------------------- dims

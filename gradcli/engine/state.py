@@ -1,8 +1,9 @@
 """The engine's dynamic state in one object: the modes, options and streams a session owns and a replay isolates.
 
 Everything a script can change that outlives one op lives here: grad, inference and anomaly modes,
-print options, the default random stream, the numbering of addresses (--stable-ids), the call
-depth of script functions, the memory budget and the observer watching the run. One process has one
+print options, the default random stream (and the stream of the language's `random` module), the
+numbering of addresses (--stable-ids), the call depth of script functions, the memory budget and
+the observer watching the run. One process has one
 `STATE`; the engine reads it on its hot paths (a slotted attribute read costs what the one-element
 lists it replaces cost). A `Session` resets it before a script (`reset`), and a diagnostic replay
 runs inside `with STATE.isolated():`, so the session it replays goes on as it was.
@@ -39,6 +40,7 @@ class EngineState:
         "max_memory",           # bytes one tensor (and the script's data) may take; 0: no limit
         "large_result",         # element count below which no op result can come near max_memory
         "max_items",            # the longest string, list or tuple a script may build in one step
+        "python_random",        # the stream of the language's `random` module (a random.Random), or None
     )
 
     def __init__(self):
@@ -54,6 +56,7 @@ class EngineState:
         self.max_memory = 0
         self.large_result = 1 << 62
         self.max_items = 10 ** 8
+        self.python_random = None       # set by gradcli.language.stdlib, which makes the `random` module
 
     def reset_modes(self) -> None:
         """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
@@ -69,16 +72,19 @@ class EngineState:
                 tuple(getattr(options, name) for name in PrintOptions.__slots__),
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
-                np.geterr())
+                self.python_random.getstate() if self.python_random is not None else None, np.geterr())
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
-         self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, errors) = snap
+         self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
+         errors) = snap
         for name, value in zip(PrintOptions.__slots__, options):
             setattr(self.print_options, name, value)
         if stream is not None:
             self.generator.set_state(stream)
+        if python_stream is not None:
+            self.python_random.setstate(python_stream)
         np.seterr(**errors)
 
     @contextlib.contextmanager

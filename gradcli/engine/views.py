@@ -55,9 +55,12 @@ _COPY_SLICES_FORMULAS = (_base_gradient, _other_gradient(1), _other_gradient(2),
 
 # CopySlices frees what the in-place op saved exactly when that op's own node would.
 # fmt: off
-COPY_SLICES      = Op("CopySlices",          False, _COPY_SLICES_FORMULAS)
-COPY_SLICES_SAVE = Op("CopySlices",          True,  _COPY_SLICES_FORMULAS)
-AS_STRIDED       = Op("AsStridedBackward0",  False, (_as_strided_gradient,))
+#                     node                  forward  saves                           formulas, one per input
+COPY_SLICES      = Op("CopySlices",         None,    ("node", "positions", "shape"), _COPY_SLICES_FORMULAS,
+                      saves_tensors=False)
+COPY_SLICES_SAVE = Op("CopySlices",         None,    ("node", "positions", "shape"), _COPY_SLICES_FORMULAS,
+                      saves_tensors=True)
+AS_STRIDED       = Op("AsStridedBackward0", None,    ("positions", "shape"),         (_as_strided_gradient,))
 # fmt: on
 
 

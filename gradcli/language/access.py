@@ -8,12 +8,14 @@ refused by the parser before a script ever runs.
 from __future__ import annotations
 
 import functools
+import random as _random
 
 from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
@@ -42,11 +44,18 @@ _STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index"
         "swapcase", "title", "upper", "zfill")
 _LIST = ("append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort")
 _NUMBER = ("real", "imag", "conjugate", "is_integer", "as_integer_ratio", "bit_length")
+# dict.fromkeys is left out: a classmethod that builds a dict from any iterable without bound
+_DICT = ("clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values")
+_SET = ("add", "clear", "copy", "difference", "difference_update", "discard", "intersection",
+        "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove", "symmetric_difference",
+        "symmetric_difference_update", "union", "update")
 
 ALLOWED = {
     str: frozenset(_STR),
     list: frozenset(_LIST),
     tuple: frozenset(("count", "index")),
+    dict: frozenset(_DICT),
+    set: frozenset(_SET),
     Size: frozenset(("count", "index", "numel")),
     int: frozenset(_NUMBER),
     float: frozenset(_NUMBER),
@@ -56,6 +65,7 @@ ALLOWED = {
     autograd.Node: frozenset(("name", "next_functions")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable")),
     rng.Generator: frozenset(("seed", "initial_seed")),
+    _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
 }

@@ -7,6 +7,7 @@ can stop them and the report can say where.
 from __future__ import annotations
 
 import math
+import random as _random
 
 from gradcli.engine.state import STATE
 
@@ -369,6 +370,13 @@ def _prod(*args, **kwargs):
     return math.prod(*args, **kwargs)
 
 
+def _lcm(*args):
+    """lcm(a, b, ...) is at most their product: refused when that could pass MAX_INT_BITS."""
+    if sum(a.bit_length() for a in args if a.__class__ is int) > MAX_INT_BITS:
+        raise _int_too_large()
+    return math.lcm(*args)
+
+
 def _fsum(*args):
     return math.fsum(_take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
 
@@ -381,7 +389,7 @@ def bounded_builtins() -> dict:
 
 
 def bounded_math() -> dict:
-    table = {"factorial": _factorial, "comb": _comb, "perm": _perm, "prod": _prod, "fsum": _fsum}
+    table = {"factorial": _factorial, "comb": _comb, "perm": _perm, "prod": _prod, "fsum": _fsum, "lcm": _lcm}
     return {name: Bounded(getattr(math, name), fn) for name, fn in table.items() if hasattr(math, name)}
 
 
@@ -428,10 +436,78 @@ def _extend(lst, *args, **kwargs):
     return lst.extend(*args, **kwargs)
 
 
+def _dict_update(d, *args, **kwargs):
+    """dict.update from pairs: the pairs are taken as a list first, within the bound (a dict as it is)."""
+    if len(args) == 1 and args[0].__class__ is not dict:
+        args = (_take(args[0], "list", STATE.max_items - len(d)),)
+    return d.update(*args, **kwargs)
+
+
+def _set_method(name: str):
+    """A set method that takes iterables (union, update, issubset, ...): each is taken as a list first,
+    within the bound, so a huge range cannot hold the interpreter in C."""
+    method = getattr(set, name)
+
+    def fn(s, *args):
+        return method(s, *[a if a.__class__ in (set, frozenset, dict) else _take(a, "list") for a in args])
+    return fn
+
+
+_SET_ITERABLE_METHODS = ("difference", "difference_update", "intersection", "intersection_update", "isdisjoint",
+                         "issubset", "issuperset", "symmetric_difference", "symmetric_difference_update",
+                         "union", "update")
+
 # type -> {method name: function(obj, *args)}, for access.py's table of script-facing methods
+def _random_choices(rng, *args, **kwargs):
+    k = kwargs.get("k", 1)
+    if k.__class__ is int and k > STATE.max_items:
+        raise _too_many("list", k)
+    return rng.choices(*args, **kwargs)
+
+
+def _random_sample(rng, *args, **kwargs):
+    k = args[1] if len(args) > 1 else kwargs.get("k")
+    if k.__class__ is int and k > STATE.max_items:
+        raise _too_many("list", k)
+    return rng.sample(*args, **kwargs)
+
+
+def _random_getrandbits(rng, *args):
+    if args and args[0].__class__ is int and args[0] > MAX_INT_BITS:
+        raise _int_too_large()
+    return rng.getrandbits(*args)
+
+
+# Python's random module: what a random.Random builds, bounded (k items, k bits)
+RANDOM_METHODS = {"choices": _random_choices, "sample": _random_sample, "getrandbits": _random_getrandbits}
+
+def _pools(fn, every: bool):
+    """An itertools function that first copies the iterables it is given into tuples (product copies
+    every positional argument; permutations, combinations and cycle their first): the copies are
+    bounded as lists are."""
+    def bounded(*args, **kwargs):
+        if every:
+            args = [_take(a, "list") for a in args]
+        elif args:
+            args = [_take(args[0], "list"), *args[1:]]
+        return fn(*args, **kwargs)
+    return bounded
+
+
+def bounded_itertools() -> dict:
+    import itertools
+    every = {"product": True, "permutations": False, "combinations": False, "combinations_with_replacement": False,
+             "cycle": False}
+    return {name: Bounded(getattr(itertools, name), _pools(getattr(itertools, name), all_args))
+            for name, all_args in every.items()}
+
+
 BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
           "zfill": _widened("zfill"), "replace": _replace, "join": _join},
     list: {"extend": _extend},
+    dict: {"update": _dict_update},
+    set: {name: _set_method(name) for name in _SET_ITERABLE_METHODS},
     range: {"count": _range_count, "index": _range_index},
+    _random.Random: RANDOM_METHODS,
 }

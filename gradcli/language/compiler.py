@@ -163,6 +163,7 @@ class Compiler:
 
     # ------------------------------------------------------------------------------------ entry
     def module(self, mod: syntax.Module):
+        _check_future_imports(mod.body)
         return self.block(mod.body)
 
     def block(self, stmts):
@@ -670,6 +671,36 @@ class Compiler:
         elts = [self.expr(e) for e in node.elts]
         return lambda env: [e(env) for e in elts]
 
+    def e_Dict(self, node):
+        # CPython evaluates each key, then its value, left to right; a later equal key replaces an earlier one
+        pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+        line, col = node.line, node.col
+
+        def make_dict(env):
+            d = {}
+            for key, value in pairs:
+                k = key(env)
+                try:
+                    d[k] = value(env)
+                except TypeError as e:          # an unhashable key
+                    locate(e, line, col)
+                    raise
+            return d
+        return make_dict
+
+    def e_Set(self, node):
+        elts = [self.expr(e) for e in node.elts]
+        line, col = node.line, node.col
+
+        def make_set(env):
+            items = [e(env) for e in elts]
+            try:
+                return set(items)
+            except TypeError as e:              # an unhashable item
+                locate(e, line, col)
+                raise
+        return make_set
+
     def e_Tuple(self, node):
         elts = [self.expr(e) for e in node.elts]
         return lambda env: tuple([e(env) for e in elts])
@@ -942,6 +973,33 @@ class Compiler:
         return fstring
 
 
+# `from __future__ import ...`: the features of Python 3 that are on anyway; barry_as_FLUFL (`<>`) is not
+FUTURE_FEATURES = ("nested_scopes", "generators", "division", "absolute_import", "with_statement", "print_function",
+                   "unicode_literals", "generator_stop", "annotations")
+
+
+def _check_future_imports(body: list) -> None:
+    """CPython's rules for future imports: only at the top of the file (after a docstring and other
+    future imports), only features Python knows."""
+    top = True
+    for i, st in enumerate(body):
+        if st.__class__ is syntax.ImportFrom and st.module == "__future__":
+            if not top:
+                raise ScriptSyntaxError("from __future__ imports must occur at the beginning of the file",
+                                        line=st.line, col=st.col)
+            for name, _ in st.names:
+                if name == "braces":
+                    raise ScriptSyntaxError("not a chance", line=st.line, col=st.col)
+                if name == "barry_as_FLUFL":
+                    raise ScriptSyntaxError("future feature barry_as_FLUFL is not part of gradcli's language",
+                                            line=st.line, col=st.col)
+                if name not in FUTURE_FEATURES:
+                    raise ScriptSyntaxError(f"future feature {name} is not defined", line=st.line, col=st.col)
+        elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
+                  and st.value.value.__class__ is str):
+            top = False
+
+
 def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
     if module.split(".")[0] == "torch":
@@ -950,7 +1008,9 @@ def outside_import(module: str) -> Exception:
             return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
-    return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only torch and math")
+    tops = [m for m in stdlib.MODULES if "." not in m]
+    return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only "
+                       f"{', '.join(tops[:-1])} and {tops[-1]}")
 
 
 def _tracked(st, line: int, where: list):

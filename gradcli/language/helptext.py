@@ -278,6 +278,7 @@ _MODULES = {
     "torch.linalg": "Linear algebra: norms, determinants, inverses, solving.",
     "torch.random": "The random generator's seed and state.",
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
+    "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
 }
 
 

@@ -26,13 +26,13 @@ REFUSED_KEYWORDS = {
     "await": "async code (async/await) is",
 }
 REFUSED_TOKENS = {
-    "{": "dicts and sets ({...}, and their comprehensions) are",
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
 # Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
 DUNDER_ATTRIBUTES = frozenset({"__version__"})
-COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are"}
+COMPREHENSIONS = {"LPAR": "generator expressions are", "LSQB": "list comprehensions are",
+                  "LBRACE": "dict and set comprehensions are"}
 
 
 # ================================================================ scanner
@@ -163,6 +163,7 @@ class Layout:
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
+        self.from_ = names.get("from")
         self.special = ({"_NEWLINE", "NAME", self.at, self.for_} | set(self.openers) | set(self.closers)
                         | set(self.refused) | self.stars | self.prefix_ops) - {None}
 
@@ -183,7 +184,8 @@ class Layout:
                 prefix_run = 0
             elif kind == "NAME":
                 name = tok.value
-                if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT"):
+                if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT") \
+                        and not (name == "__future__" and prev == self.from_):
                     raise error_at("names starting with '_' are outside gradcli's language", tok)
                 if name in REFUSED_KEYWORDS:
                     raise refused(REFUSED_KEYWORDS[name], tok)

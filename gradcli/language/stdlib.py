@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import builtins
 import functools
+import __future__ as _future
+import functools as _functools
+import itertools as _itertools
 import math as _math
+import random as _random
+import string as _string
+import time as _time
 
 from gradcli.language import bounds
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor, print_options
+
+
+# Python's own modules written in Python, behind the script modules of the same name: they print with
+# their file, as CPython prints them (math, itertools and time print as built in)
+_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": _string}
 
 
 class ScriptModule:
@@ -27,6 +39,9 @@ class ScriptModule:
         # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
         if self.name.startswith("torch"):
             return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
+        module = _PYTHON_MODULES.get(self.name)
+        if module is not None:
+            return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
 
@@ -345,23 +360,59 @@ def _build_torch() -> ScriptModule:
     return _expose(ScriptModule("torch", members))
 
 
-_MATH_NAMES = (
-    "pi", "e", "tau", "inf", "nan", "sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "pow",
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
-    "atanh", "floor", "ceil", "trunc", "fabs", "fmod", "copysign", "hypot", "isclose", "isfinite",
-    "isinf", "isnan", "degrees", "radians", "factorial", "gcd", "comb", "perm", "prod", "fsum", "erf",
-    "erfc", "gamma", "lgamma", "modf", "frexp", "ldexp", "remainder", "dist",
-)
-
-
 def _build_math() -> ScriptModule:
-    members = {n: getattr(_math, n) for n in _MATH_NAMES if hasattr(_math, n)}
+    """All of Python's math module: its functions only compute numbers (those that can build huge
+    integers are bounded)."""
+    members = {n: getattr(_math, n) for n in dir(_math) if not n.startswith("_")}
     members.update(bounds.bounded_math())      # factorial, comb, perm, prod: bounded results
     return ScriptModule("math", members)
 
 
+# Python's random module, with CPython's own generator, so `random.seed(42); random.random()` gives
+# CPython's numbers. Its stream is part of the engine's state: a session seeds it, a replay restores it.
+_RANDOM_NAMES = (
+    "seed", "random", "uniform", "triangular", "randint", "randrange", "choice", "choices", "shuffle", "sample",
+    "gauss", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate",
+    "betavariate", "paretovariate", "weibullvariate", "getrandbits", "getstate", "setstate", "binomialvariate",
+)
+
+
+def _build_random() -> ScriptModule:
+    stream = STATE.python_random = _random.Random()
+    members = {}
+    for name in _RANDOM_NAMES:
+        method = getattr(stream, name, None)
+        if method is None:
+            continue
+        bounded = bounds.RANDOM_METHODS.get(name)
+        members[name] = method if bounded is None else bounds.Bounded(method, functools.partial(bounded, stream))
+    members["Random"] = _random.Random
+    return ScriptModule("random", members)
+
+
+# itertools without tee (it buffers without bound); functools' functions of values (its decorators
+# wait for the language's decorators); string's constants; time's clocks.
+_ITERTOOLS_NAMES = ("accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count",
+                    "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
+                    "product", "repeat", "starmap", "takewhile", "zip_longest")
+_STRING_NAMES = ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
+                 "octdigits", "printable", "punctuation", "whitespace")
+
+
+def _build_itertools() -> ScriptModule:
+    members = {n: getattr(_itertools, n) for n in _ITERTOOLS_NAMES if hasattr(_itertools, n)}
+    members.update(bounds.bounded_itertools())
+    return ScriptModule("itertools", members)
+
+
 TORCH = _build_torch()
 MATH = _build_math()
+RANDOM = _build_random()
+ITERTOOLS = _build_itertools()
+FUNCTOOLS = ScriptModule("functools", {n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")})
+STRING = ScriptModule("string", {n: getattr(_string, n) for n in _STRING_NAMES})
+TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
+FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 
 
 def _importable(module: ScriptModule) -> list:
@@ -372,8 +423,10 @@ def _importable(module: ScriptModule) -> list:
     return names
 
 
-# The one list of the modules a script can import: torch's module tree as built above, and math.
-MODULES = tuple(sorted(_importable(TORCH))) + ("math",)
+# The modules a script can import by their first name, and the one list of every module it can import.
+_TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
+        "string": STRING, "time": TIME}
+MODULES = tuple(sorted(_importable(TORCH))) + tuple(sorted(name for name in _TOP if name != "torch"))
 
 
 # ------------------------------------------------------------------------- argument errors of calls
@@ -467,12 +520,12 @@ def _raised_by_binding(exc: BaseException) -> bool:
 
 def module(path: str) -> ScriptModule | None:
     """The module an import names (`torch.nn.functional`), or None when gradcli has no such module."""
-    if path == "math":
-        return MATH
+    if path == "__future__":          # from __future__ import ...: the features, as CPython binds them
+        return FUTURE
     parts = path.split(".")
-    if parts[0] != "torch":
+    mod = _TOP.get(parts[0])
+    if mod is None:
         return None
-    mod = TORCH
     for p in parts[1:]:
         mod = mod.members.get(p)
         if not isinstance(mod, ScriptModule):

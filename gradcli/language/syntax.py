@@ -195,6 +195,17 @@ class List(Expression):
     elts: list
 
 
+class Dict(Expression):
+    __slots__ = ("keys", "values")
+    keys: list
+    values: list            # values[i] goes with keys[i]
+
+
+class Set(Expression):
+    __slots__ = ("elts",)
+    elts: list
+
+
 class Tuple(Expression):
     __slots__ = ("elts",)
     elts: list

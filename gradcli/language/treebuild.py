@@ -7,8 +7,8 @@ from collections.abc import Callable
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Constant, Continue,
-    Delete, ExprStmt, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
-    Module, Name, Param, Pass, Return, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
+    Delete, Dict, ExprStmt, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.syntaxerrors import error_at, refused
 
@@ -33,7 +33,8 @@ def _orelse(branch) -> list:
 
 _WHAT = {Call: "a function call", Constant: "a literal", JoinedStr: "an f-string", BinOp: "an expression",
          UnaryOp: "an expression", BoolOp: "an expression", Compare: "a comparison",
-         IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list"}
+         IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list",
+         Dict: "a dict literal", Set: "a set display"}
 
 
 def _what(node) -> str:
@@ -399,3 +400,18 @@ class Builder:
 
     def star_named_expressions(self, c):
         return c
+
+    def empty_dict(self, c):
+        return Dict([], [], line=c[0].line, col=c[0].col)
+
+    def dict(self, c):
+        return Dict([k for k, _ in c[1]], [v for _, v in c[1]], line=c[0].line, col=c[0].col)
+
+    def dict_items(self, c):
+        return c
+
+    def dict_item(self, c):
+        return c[0], c[1]
+
+    def set(self, c):
+        return Set(c[1], line=c[0].line, col=c[0].col)

@@ -6,10 +6,9 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.autograd import Node, edge
-from gradcli.engine.recording import (Op, Out, checked_scalar, compute, fit_for, floating, needs_grad, operands, record,
-                                      result_dtype, saved_input, version_check)
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.recording import Op, apply, checked_scalar, compute, needs_grad, operands, result_dtype, unary
 from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
 
 
 def _pow_self(F, g, self, exponent):
@@ -66,37 +65,68 @@ def _mul_square(g, self, other, scratch):
     return np.add(out, out, out=out)
 
 
-# Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
+def neg_array(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x)
+
+
+def clone_array(x: np.ndarray) -> np.ndarray:
+    return x.copy()
+
+
+# Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
-ADD         = Op("AddBackward0",        False, (lambda F, g, alpha: g,
-                                                lambda F, g, alpha: g if alpha == 1 else g * alpha))
-SUB         = Op("SubBackward0",        False, (lambda F, g, alpha: g,
-                                                lambda F, g, alpha: -g if alpha == 1 else -g * alpha))
-RSUB        = Op("RsubBackward1",       False, (lambda F, g: -g,))
-MUL         = Op("MulBackward0",        True,  (lambda F, g, self, other: _times(F, g, other),
-                                                lambda F, g, self, other: g * self), fresh=True, joint=_mul_square)
-DIV         = Op("DivBackward0",        True,  (lambda F, g, self, other: _over(F, g, other),
-                                                lambda F, g, self, other: -g * ((self / other) / other)), fresh=True)
-RECIPROCAL  = Op("ReciprocalBackward0", True,  (lambda F, g, result: -g * (result * result),))
-NEG         = Op("NegBackward0",        False, (lambda F, g: -g,))
-POW_SCALAR  = Op("PowBackward0",        True,  (_pow_self,))
-POW_TENSOR  = Op("PowBackward1",        True,  (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
-                                                _pow_exponent))
-POW_BASE    = Op("PowBackward2",        True,  (_pow_base,))
-EXP         = Op("ExpBackward0",        True,  (lambda F, g, result: g * result,), fresh=True)
-CLONE       = Op("CloneBackward0",      False, (lambda F, g: g,))
-TO_COPY     = Op("ToCopyBackward0",     False, (lambda F, g: g,))
-ZERO        = Op("ZeroBackward0",       False, (lambda F, g: F.zeros_like(g),))
-FILL        = Op("FillBackward2",       False, (lambda F, g: F.zeros_like(g),))
-FILL_TENSOR = Op("FillBackward3",       False, (lambda F, g: F.zeros_like(g), lambda F, g: F.sum(g)))
+#                node                   forward        saves                           formulas, one per input
+ADD         = Op("AddBackward0",        None,          ("alpha",),
+                 (lambda F, g, alpha: g,
+                  lambda F, g, alpha: g if alpha == 1 else g * alpha), fits=True)
+SUB         = Op("SubBackward0",        None,          ("alpha",),
+                 (lambda F, g, alpha: g,
+                  lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True)
+RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True)
+MUL         = Op("MulBackward0",        None,          ("self", "other"),
+                 (lambda F, g, self, other: _times(F, g, other),
+                  lambda F, g, self, other: g * self),
+                 fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square)
+DIV         = Op("DivBackward0",        None,          ("self", "other"),
+                 (lambda F, g, self, other: _over(F, g, other),
+                  lambda F, g, self, other: -g * ((self / other) / other)),
+                 fits=True, needed_by={"self": "other"}, fresh=True)
+RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),
+                 (lambda F, g, result: -g * (result * result),), floats=True)
+NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,))
+EXP         = Op("ExpBackward0",        np.exp,        ("result",),
+                 (lambda F, g, result: g * result,), floats=True, fresh=True)
+CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,))
+POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
+                 fits=True, quiet=True)
+POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
+                 (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
+                  _pow_exponent), inputs=("self", "exponent"), fits=True, quiet=True)
+POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),             (_pow_base,),
+                 inputs=("exponent",), fits=True, quiet=True)
+TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True)
+ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),))
+FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),))
+FILL_TENSOR = Op("FillBackward3",       None,          (),                             (lambda F, g: F.zeros_like(g),
+                                                                                        lambda F, g: F.sum(g)),
+                 inputs=("self", "value"), fits=True)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
-MUL_SCALAR  = Op("MulBackward1",        False, (lambda F, g, other: g * other,))
-DIV_SCALAR  = Op("DivBackward1",        False, (lambda F, g, other: g / other,))
-ADD_SCALAR  = Op("AddBackward1",        False, (lambda F, g: g,))
-SUB_SCALAR  = Op("SubBackward1",        False, (lambda F, g: g,))
-UNBIND      = Op("UnbindBackward0",     False, (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
+MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (lambda F, g, other: g * other,))
+DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (lambda F, g, other: g / other,))
+ADD_SCALAR  = Op("AddBackward1",        None,          (),                             (lambda F, g: g,))
+SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,))
+UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
+                 (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
 # fmt: on
+
+reciprocal = unary(RECIPROCAL, "reciprocal")
+neg = unary(NEG, "neg")
+exp = unary(EXP, "exp")
+clone = unary(CLONE, "clone")
 
 
 def _float_number_case(a: Tensor, b) -> bool:
@@ -108,23 +138,22 @@ def _float_number_case(a: Tensor, b) -> bool:
 _INT64_END = 1 << 63                      # Python ints past int64 take the general path (recording.operands)
 
 
-
 def mul_scalar(a: Tensor, value) -> Tensor:
     """`tensor * number` as C++ code records it (MulBackward1)."""
-    return record(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
+    return apply(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
 
 
 def div_scalar(a: Tensor, value) -> Tensor:
-    return record(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+    return apply(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
 
 
 def mul_wrapped(a: Tensor, value) -> Tensor:
     """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor)."""
-    return record(MUL, np.asarray(a._a * value), (a, value), (None, value))
+    return apply(MUL, np.asarray(a._a * value), (a, value), (), None, True)
 
 
 def div_wrapped(a: Tensor, value) -> Tensor:
-    return record(DIV, compute(np.true_divide, a._a, value), (a, value), (None, value))
+    return apply(DIV, compute(np.true_divide, a._a, value), (a, value), (), None, True)
 
 
 def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
@@ -148,11 +177,11 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
         _check_alpha("add", a, b, alpha)
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
-            return record(ADD_SCALAR, a._a + b, (a,), ())
-        return record(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,))
+            return apply(ADD_SCALAR, a._a + b, (a,))
+        return apply(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,), None, True)
     x, y = operands(a, b)
     out = compute(np.add, x, y if alpha == 1 else y * alpha)
-    return record(ADD, out, (a, b), (alpha,), fit=fit_for(out, a, b))
+    return apply(ADD, out, (a, b), (alpha,))
 
 
 def sub(a: Tensor, b, alpha=1) -> Tensor:
@@ -160,12 +189,12 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
-            return record(SUB_SCALAR, a._a - b, (a,), ())
-        return record(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,))
+            return apply(SUB_SCALAR, a._a - b, (a,))
+        return apply(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,), None, True)
     _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y if alpha == 1 else y * alpha)
-    return record(SUB, out, (a, b), (alpha,), fit=fit_for(out, a, b))
+    return apply(SUB, out, (a, b), (alpha,))
 
 
 def _check_bool_subtraction(a, b) -> None:
@@ -185,7 +214,7 @@ def rsub(a: Tensor, b) -> Tensor:
     _check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, y, x)
-    return record(RSUB, out, (a,), (), fit=fit_for(out, a))
+    return apply(RSUB, out, (a,))
 
 
 def mul(a: Tensor, b) -> Tensor:
@@ -195,13 +224,8 @@ def mul(a: Tensor, b) -> Tensor:
         return mul_wrapped(a, b)
     x, y = operands(a, b)
     out = compute(np.multiply, x, y)
-    if not needs_grad(a, b):
-        return Tensor(out)
-    if b.__class__ is not Tensor:
-        return record(MUL, out, (a, b), (None, y.item()), None, fit_for(out, a))
-    saved = (saved_input(a, x) if b.requires_grad else None, saved_input(b, y) if a.requires_grad else None)
-    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
-    return record(MUL, out, (a, b), saved, checks or None, fit_for(out, a, b))
+    # quiet: only the number fast path above shows an unrecorded product to the forward observer
+    return apply(MUL, out, (a, b), (), (x, y if b.__class__ is Tensor else y.item()), quiet=True)
 
 
 def div(a: Tensor, b) -> Tensor:
@@ -211,30 +235,13 @@ def div(a: Tensor, b) -> Tensor:
         return div_wrapped(a, b)
     x, y = operands(a, b, floating=True)
     out = compute(np.true_divide, x, y)
-    if not needs_grad(a, b):
-        return Tensor(out)
-    if b.__class__ is not Tensor:
-        return record(DIV, out, (a, b), (None, y.item()), None, fit_for(out, a))
-    saved = (saved_input(a, x), saved_input(b, y))
-    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
-    return record(DIV, out, (a, b), saved, checks or None, fit_for(out, a, b))
+    # quiet as in mul
+    return apply(DIV, out, (a, b), (), (x, y if b.__class__ is Tensor else y.item()), quiet=True)
 
 
 def rdiv(a: Tensor, b) -> Tensor:
     """`number / tensor`: PyTorch records it as reciprocal(tensor) * number."""
     return mul(reciprocal(a), b)
-
-
-def reciprocal(a: Tensor) -> Tensor:
-    out = np.reciprocal(floating(a))
-    return record(RECIPROCAL, out, (a,), (Out(out),))
-
-
-def neg(a: Tensor) -> Tensor:
-    if a._a.dtype == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    return record(NEG, np.negative(a._a), (a,), ())
 
 
 def scalar_power(x: np.ndarray, e):
@@ -267,22 +274,14 @@ def power(a, b) -> Tensor:
         if x.dtype.kind in "iub" and isinstance(b, int) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         out = scalar_power(x, b)
-        if not needs_grad(a):
-            return Tensor(out)
-        return record(POW_SCALAR, out, (a,), (saved_input(a, x), b), (version_check(a),), fit_for(out, a))
+        return apply(POW_SCALAR, out, (a,), (b,), (x,))
     if a.__class__ is Tensor:
         x, y = operands(a, b)
         out = compute(_power_array, x, y)
-        if not needs_grad(a, b):
-            return Tensor(out)
-        saved = (saved_input(a, x), saved_input(b, y), Out(out))
-        checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
-        return record(POW_TENSOR, out, (a, b), saved, checks or None, fit_for(out, a, b))
+        return apply(POW_TENSOR, out, (a, b), (), (x, y))
     x, y = operands(a, b)       # a is a Python number, b a tensor
     out = compute(_power_array, x, y)
-    if not needs_grad(b):
-        return Tensor(out)
-    return record(POW_BASE, out, (b,), (a, Out(out)), None, fit_for(out, b))
+    return apply(POW_BASE, out, (b,), (a,))
 
 
 def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -303,18 +302,9 @@ def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.power(x, y)
 
 
-def exp(a: Tensor) -> Tensor:
-    out = np.exp(floating(a))
-    return record(EXP, out, (a,), (Out(out),))
-
-
 def compare(fn, a, b) -> Tensor:
     x, y = operands(a, b)
     return Tensor(compute(fn, x, y))
-
-
-def clone(a: Tensor) -> Tensor:
-    return record(CLONE, a._a.copy(), (a,), ())
 
 
 def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
@@ -326,7 +316,7 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     out = a._a.astype(dtype.np)
     if dtype.category != dtypes.FLOAT:
         return Tensor(out)
-    return record(TO_COPY, out, (a,), (), fit=fit_for(out, a))
+    return apply(TO_COPY, out, (a,))
 
 
 def fill(a: Tensor, value, zero=False) -> Tensor:
@@ -336,9 +326,9 @@ def fill(a: Tensor, value, zero=False) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._a.ndim} dimensions.")
         out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
-        return record(FILL_TENSOR, out, (a, value), (), fit=[None, (value._a.shape, value._a.dtype)])
+        return apply(FILL_TENSOR, out, (a, value))
     out = np.full(a._a.shape, checked_scalar(value, a._a.dtype), dtype=a._a.dtype)
-    return record(ZERO if zero else FILL, out, (a,), ())
+    return apply(ZERO if zero else FILL, out, (a,))
 
 
 def unbind0(a: Tensor) -> list:
@@ -347,6 +337,7 @@ def unbind0(a: Tensor) -> list:
     if x.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     rows = [Tensor(x[i]) for i in range(x.shape[0])]
+    # one node per row, all outputs of one op: `apply` records single results, so the nodes are made here
     if needs_grad(a):
         source = edge(a)
         for i, r in enumerate(rows):

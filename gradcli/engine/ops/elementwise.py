@@ -8,8 +8,8 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.ops.arith import power
-from gradcli.engine.recording import (Op, Out, broadcast_error, checked_scalar, compute, fit_for, floating, needs_grad, operands,
-                                      record, result_dtype, saved_input, type_word, version_check)
+from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
+                                      result_dtype, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -19,6 +19,111 @@ SQRT1_2 = 0.7071067811865476
 GELU_BETA = 2.0 / math.sqrt(math.pi) * SQRT1_2 * 0.5          # 1 / sqrt(2 pi)
 GELU_TANH_BETA = math.sqrt(2.0) * 2.0 / math.sqrt(math.pi) * 0.5  # sqrt(2 / pi)
 GELU_KAPPA = 0.044715
+
+
+# ------------------------------------------------------------------------------------ array kernels
+# The forward column of rows numpy alone does not quite compute: PyTorch's values and its refusals of
+# dtypes a kernel does not cover (checked before anything is computed).
+
+def _refuse(x: np.ndarray, kernel: str, kinds: str) -> None:
+    """PyTorch's dispatch error for a dtype its kernel does not cover."""
+    if x.dtype.kind in kinds:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
+
+
+def sign_array(x: np.ndarray) -> np.ndarray:
+    """PyTorch's sign: -1, 0 or 1, and 0 for NaN and -0.0 (numpy's gives NaN)."""
+    if x.dtype == np.bool_:
+        return x.copy()
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def abs_array(x: np.ndarray) -> np.ndarray:
+    _refuse(x, "abs_cpu", "b")
+    return np.abs(x)
+
+
+def rsqrt_array(x: np.ndarray) -> np.ndarray:
+    return np.reciprocal(np.sqrt(x))
+
+
+def erf_array(x: np.ndarray) -> np.ndarray:
+    """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
+    # frompyfunc hands a 0-d input back as a Python float
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
+
+
+def sigmoid_array(x):
+    one = x.dtype.type(1)
+    return one / (one + np.exp(-x))
+
+
+def relu_array(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    out = np.maximum(x, x.dtype.type(0), out=np.empty_like(x))   # ~10x faster than np.where; nan propagates
+    zero = x == 0
+    if zero.any():
+        np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
+    return out
+
+
+def silu_array(x: np.ndarray) -> np.ndarray:
+    _refuse(x, "silu_cpu", "iub")
+    return x / (x.dtype.type(1) + np.exp(-x))
+
+
+def _rounding_array(fn, kernel: str):
+    """floor, ceil, trunc, round: integers are already whole (a copy); bool is refused."""
+    def rounded(x: np.ndarray) -> np.ndarray:
+        _refuse(x, kernel, "b")
+        return fn(x) if x.dtype.kind == "f" else x.copy()
+    rounded.__name__ = kernel.split("_")[0]
+    return rounded
+
+
+floor_array = _rounding_array(np.floor, "floor_vml_cpu")
+ceil_array = _rounding_array(np.ceil, "ceil_vml_cpu")
+round_array = _rounding_array(np.rint, "round_vml_cpu")
+trunc_array = _rounding_array(np.trunc, "trunc_vml_cpu")
+
+
+def frac_array(x: np.ndarray) -> np.ndarray:
+    _refuse(x, "frac_cpu", "iub")
+    return x - np.trunc(x)
+
+
+def maximum_array(p, q):
+    return np.where(q != q, q, np.where(p < q, q, p))     # a nan on either side wins
+
+
+def minimum_array(p, q):
+    return np.where(q != q, q, np.where(q < p, q, p))
+
+
+def div_floor_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Floor division as PyTorch's CPU kernel computes it: integers as in Python, floats via fmod with
+    its rounding fix-up and signed zeros (numpy differs in the sign of zero results)."""
+    if a.dtype.kind in "iu":
+        return np.floor_divide(a, b)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = (a - mod) / b
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+        floordiv = np.floor(div)
+        floordiv = np.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+        quotient = a / b
+        out = np.where(div != 0, floordiv, np.copysign(np.zeros_like(div), quotient))
+        return np.where(b == 0, quotient, out)
+
+
+def remainder_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Python's modulo as PyTorch's CPU kernel computes it (the result has the divisor's sign)."""
+    if a.dtype.kind in "iu":
+        return np.remainder(a, b)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 # ------------------------------------------------------------------------------------------- formulas
@@ -107,6 +212,10 @@ def _elu_result_grad(F, g, result, alpha):
     return F.elu_backward(g, alpha, True, result)
 
 
+def _softplus_backward_grad(F, g, grad_output, self, beta, threshold):
+    return F.softplus_backward(g, self, beta, threshold)
+
+
 def _softplus_double_backward(F, g, grad_output, self, beta, threshold):
     x = self * beta
     return F.masked_zero(F.sigmoid_backward(g * grad_output, F.sigmoid(x)), ~(x < threshold)) * beta
@@ -144,149 +253,202 @@ def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
     return g * grad_output * (z - 1) * z
 
 
-# Formulas receive (F, g, *saved).
+# Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
-LOG              = Op("LogBackward0",         True,  (lambda F, g, self: g / self,))
-SQRT             = Op("SqrtBackward0",        True,  (lambda F, g, result: g / (2 * result),))
-MASKED_FILL      = Op("MaskedFillBackward0",  True,  (lambda F, g, mask: F.masked_zero(g, mask),))
-ABS              = Op("AbsBackward0",         True,  (lambda F, g, self: g * F.sgn(self),))
-SIGN             = Op("SignBackward0",        False, (lambda F, g: F.zeros_like(g),))
-SGN              = Op("SgnBackward0",         True,  (lambda F, g, self, result: F.zeros_like(g),))
-EXP2             = Op("Exp2Backward0",        True,  (lambda F, g, result: g * result * LN2,))
-EXPM1            = Op("Expm1Backward0",       True,  (lambda F, g, result: g * (result + 1),))
-LOG2             = Op("Log2Backward0",        True,  (lambda F, g, self: g / (self * LN2),))
-LOG10            = Op("Log10Backward0",       True,  (lambda F, g, self: g / (self * LN10),))
-LOG1P            = Op("Log1PBackward0",       True,  (lambda F, g, self: g / (self + 1),))
-RSQRT            = Op("RsqrtBackward0",       True,  (lambda F, g, result: -0.5 * g * F.pow(result, 3),))
-SIN              = Op("SinBackward0",         True,  (lambda F, g, self: g * F.cos(self),))
-COS              = Op("CosBackward0",         True,  (lambda F, g, self: g * -F.sin(self),))
-TAN              = Op("TanBackward0",         True,  (lambda F, g, result: g * (1 + F.pow(result, 2)),))
-ASIN             = Op("AsinBackward0",        True,  (lambda F, g, self: g * F.rsqrt(-self * self + 1),))
-ACOS             = Op("AcosBackward0",        True,  (lambda F, g, self: g * -F.rsqrt(-self * self + 1),))
-ATAN             = Op("AtanBackward0",        True,  (lambda F, g, self: g / (self * self + 1),))
-ATAN2            = Op("Atan2Backward0",       True,  (_atan2_self, _atan2_other))
-SINH             = Op("SinhBackward0",        True,  (lambda F, g, self: g * F.cosh(self),))
-COSH             = Op("CoshBackward0",        True,  (lambda F, g, self: g * F.sinh(self),))
-TANH             = Op("TanhBackward0",        True,  (lambda F, g, result: F.tanh_backward(g, result),))
-SIGMOID          = Op("SigmoidBackward0",     True,  (lambda F, g, result: F.sigmoid_backward(g, result),))
-ERF              = Op("ErfBackward0",         True,  (_erf_self,))
-RELU             = Op("ReluBackward0",        True,  (lambda F, g, result: F.threshold_backward(g, result, 0),))
-CLAMP            = Op("ClampBackward1",       True,  (_clamp_self,))
-CLAMP_TENSOR     = Op("ClampBackward0",       True,  (_clamp_self, _clamp_min_bound, _clamp_max_bound))
-CLAMP_MIN        = Op("ClampMinBackward0",    True,  (lambda F, g, self, min: F.where(self >= min, g, 0),))
-CLAMP_MIN_TENSOR = Op("ClampMinBackward1",    True,  (lambda F, g, self, min: F.where(self >= min, g, 0),
-                                                      lambda F, g, self, min: F.where(self < min, g, 0)))
-CLAMP_MAX        = Op("ClampMaxBackward0",    True,  (lambda F, g, self, max: F.where(self <= max, g, 0),))
-CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",    True,  (lambda F, g, self, max: F.where(self <= max, g, 0),
-                                                      lambda F, g, self, max: F.where(self > max, g, 0)))
-MAXIMUM          = Op("MaximumBackward0",     True,  (_maximum_self, _maximum_other))
-MINIMUM          = Op("MinimumBackward0",     True,  (_minimum_self, _minimum_other))
-WHERE            = Op("WhereBackward0",       True,  (lambda F, g, condition: F.where(condition, g, 0),
-                                                      lambda F, g, condition: F.where(condition, 0, g)))
-FLOOR            = Op("FloorBackward0",       False, (lambda F, g: F.zeros_like(g),))
-CEIL             = Op("CeilBackward0",        False, (lambda F, g: F.zeros_like(g),))
-ROUND            = Op("RoundBackward0",       False, (lambda F, g: F.zeros_like(g),))
-ROUND_DECIMALS   = Op("RoundBackward1",       False, (lambda F, g: F.zeros_like(g),))
-TRUNC            = Op("TruncBackward0",       False, (lambda F, g: F.zeros_like(g),))
-FRAC             = Op("FracBackward0",        False, (lambda F, g: g,))
-LERP             = Op("LerpBackward0",        False, (lambda F, g, weight: g * (1 - weight),
-                                                      lambda F, g, weight: g * weight))
-LERP_TENSOR      = Op("LerpBackward1",        True,  (lambda F, g, self, end, weight: g * (1 - weight),
-                                                      lambda F, g, self, end, weight: g * weight,
-                                                      lambda F, g, self, end, weight: g * (end - self)))
-REMAINDER        = Op("RemainderBackward0",   False, (lambda F, g: g,))
-REMAINDER_TENSOR = Op("RemainderBackward1",   True,  (lambda F, g, self, other: g,
-                                                      lambda F, g, self, other: -g * F.floor_divide(self, other)))
-NOT_IMPLEMENTED  = Op("NotImplemented",       False, (_not_implemented, _not_implemented))
-DIV_ROUNDING     = Op("DivBackward2",         False, (lambda F, g: F.zeros_like(g), lambda F, g: F.zeros_like(g)))
-COPY             = Op("CopyBackwards",        False, (lambda F, g: F.zeros_like(g),
-                                                      lambda F, g: g))
-SOFTPLUS         = Op("SoftplusBackward0",    True,  (lambda F, g, self, beta, threshold:
-                                                      F.softplus_backward(g, self, beta, threshold),))
-GELU             = Op("GeluBackward0",        True,  (lambda F, g, self, approximate:
-                                                      F.gelu_backward(g, self, approximate),))
-LEAKY_RELU       = Op("LeakyReluBackward0",   True,  (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),))
-LEAKY_RELU_      = Op("LeakyReluBackward1",   True,  (_leaky_relu_result_grad,))
-ELU              = Op("EluBackward0",         True,  (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),))
-ELU_             = Op("EluBackward1",         True,  (_elu_result_grad,))
-HARDTANH         = Op("HardtanhBackward0",    True,  (lambda F, g, self, min, max:
-                                                      F.hardtanh_backward(g, self, min, max),))
-SILU             = Op("SiluBackward0",        True,  (lambda F, g, self: F.silu_backward(g, self),))
-LOG_SIGMOID      = Op("LogSigmoidBackward0",  True,  (lambda F, g, self, buffer:
-                                                      F.log_sigmoid_backward(g, self, buffer),))
+#            node                forward        saves               formulas, one per input
+LOG     = Op("LogBackward0",     np.log,        ("self",),          (lambda F, g, self: g / self,),
+             floats=True, quiet=True)
+SQRT    = Op("SqrtBackward0",    np.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
+             floats=True, quiet=True)
+ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True)
+SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),))
+SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
+             quiet=True)
+EXP2    = Op("Exp2Backward0",    np.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
+             floats=True, quiet=True)
+EXPM1   = Op("Expm1Backward0",   np.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
+             floats=True, quiet=True)
+LOG2    = Op("Log2Backward0",    np.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
+             floats=True, quiet=True)
+LOG10   = Op("Log10Backward0",   np.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
+             floats=True, quiet=True)
+LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
+             floats=True, quiet=True)
+RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
+             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True)
+SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
+             floats=True, quiet=True)
+COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
+             floats=True, quiet=True)
+TAN     = Op("TanBackward0",     np.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
+             floats=True, quiet=True)
+ASIN    = Op("AsinBackward0",    np.arcsin,     ("self",),
+             (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+ACOS    = Op("AcosBackward0",    np.arccos,     ("self",),
+             (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+ATAN    = Op("AtanBackward0",    np.arctan,     ("self",),          (lambda F, g, self: g / (self * self + 1),),
+             floats=True, quiet=True)
+SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
+             floats=True, quiet=True)
+COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
+             floats=True, quiet=True)
+TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+             floats=True, quiet=True)
+SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
+             (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True)
+ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True)
+RELU    = Op("ReluBackward0",    relu_array,    ("result",),
+             (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True)
+SILU    = Op("SiluBackward0",    silu_array,    ("self",),          (lambda F, g, self: F.silu_backward(g, self),),
+             quiet=True)
+FLOOR   = Op("FloorBackward0",   floor_array,   (),                 (lambda F, g: F.zeros_like(g),))
+CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g: F.zeros_like(g),))
+ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),))
+TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),))
+FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,))
+ATAN2   = Op("Atan2Backward0",   np.arctan2,    ("self", "other"),  (_atan2_self,
+                                                                     _atan2_other), fits=True, floats=True, quiet=True)
+MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
+                                                                     _maximum_other), fits=True, quiet=True)
+MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_self,
+                                                                     _minimum_other), fits=True, quiet=True)
+# fmt: on
+
+# Rows computed by the forward functions below.
+# fmt: off
+#                     node                   forward  saves                          formulas, one per input
+ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                            (lambda F, g: F.zeros_like(g),))
+MASKED_FILL      = Op("MaskedFillBackward0", None,    ("mask",),
+                      (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True)
+CLAMP            = Op("ClampBackward1",      None,    ("self", "min", "max"),        (_clamp_self,),
+                      fits=True, quiet=True)
+CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),        (_clamp_self,
+                                                                                      _clamp_min_bound,
+                                                                                      _clamp_max_bound),
+                      inputs=("self", "min", "max"), fits=True, quiet=True)
+CLAMP_MIN        = Op("ClampMinBackward0",   None,    ("self", "min"),
+                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True)
+CLAMP_MIN_TENSOR = Op("ClampMinBackward1",   None,    ("self", "min"),
+                      (lambda F, g, self, min: F.where(self >= min, g, 0),
+                       lambda F, g, self, min: F.where(self < min, g, 0)),
+                      inputs=("self", "min"), fits=True, quiet=True)
+CLAMP_MAX        = Op("ClampMaxBackward0",   None,    ("self", "max"),
+                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True)
+CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",   None,    ("self", "max"),
+                      (lambda F, g, self, max: F.where(self <= max, g, 0),
+                       lambda F, g, self, max: F.where(self > max, g, 0)),
+                      inputs=("self", "max"), fits=True, quiet=True)
+WHERE            = Op("WhereBackward0",      None,    ("condition",),
+                      (lambda F, g, condition: F.where(condition, g, 0),
+                       lambda F, g, condition: F.where(condition, 0, g)), fits=True, saves_tensors=True, quiet=True)
+LERP             = Op("LerpBackward0",       None,    ("weight",),
+                      (lambda F, g, weight: g * (1 - weight),
+                       lambda F, g, weight: g * weight), inputs=("self", "end"), fits=True, quiet=True)
+LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
+                      (lambda F, g, self, end, weight: g * (1 - weight),
+                       lambda F, g, self, end, weight: g * weight,
+                       lambda F, g, self, end, weight: g * (end - self)),
+                      inputs=("self", "end", "weight"), fits=True, quiet=True)
+REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
+                      fits=True, quiet=True)
+REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
+                      (lambda F, g, self, other: g,
+                       lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True)
+NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
+                                                                                      _not_implemented), quiet=True)
+DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
+                                                                                      lambda F, g: F.zeros_like(g)),
+                      fits=True, quiet=True)
+COPY             = Op("CopyBackwards",       None,    (),                            (lambda F, g: F.zeros_like(g),
+                                                                                      lambda F, g: g),
+                      inputs=("self", "src"), fits=True, quiet=True)
+SOFTPLUS         = Op("SoftplusBackward0",   None,    ("self", "beta", "threshold"),
+                      (lambda F, g, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),), quiet=True)
+GELU             = Op("GeluBackward0",       None,    ("self", "approximate"),
+                      (lambda F, g, self, approximate: F.gelu_backward(g, self, approximate),), quiet=True)
+LEAKY_RELU       = Op("LeakyReluBackward0",  None,    ("self", "slope"),
+                      (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True)
+LEAKY_RELU_      = Op("LeakyReluBackward1",  None,    ("result", "slope"),           (_leaky_relu_result_grad,),
+                      quiet=True)
+ELU              = Op("EluBackward0",        None,    ("self", "alpha"),
+                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True)
+ELU_             = Op("EluBackward1",        None,    ("result", "alpha"),           (_elu_result_grad,), quiet=True)
+HARDTANH         = Op("HardtanhBackward0",   None,    ("self", "min", "max"),
+                      (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True)
+LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
+                      (lambda F, g, self, buffer: F.log_sigmoid_backward(g, self, buffer),), quiet=True)
 # fmt: on
 
 # Under create_graph the activations' backward kernels are recorded as ops of their own, named as PyTorch
-# names them; their inputs are the incoming gradient (grad_output) and the saved input or result.
+# names them; their inputs are the incoming gradient (grad_output) and the saved input or result, and
+# their forward is the kernel on arrays (the `*_array` functions below, which a plain backward runs).
 # fmt: off
-TANH_BACKWARD        = Op("TanhBackwardBackward0",       True, (
-    lambda F, g, grad_output, output: F.tanh_backward(g, output),
-    lambda F, g, grad_output, output: g * (-2 * output * grad_output)))
-SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    True, (
-    lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
-    lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)))
-THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  True, (
-    lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
-    lambda F, g, self, threshold: F.zeros_like(g)))
-SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   True, (
-    lambda F, g, grad_output, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),
-    _softplus_double_backward))
-GELU_BACKWARD        = Op("GeluBackwardBackward0",       True, (
-    lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
-    _gelu_double_backward))
-LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  True, (
-    lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
-    lambda F, g, self, slope: F.zeros_like(g)))
-ELU_BACKWARD         = Op("EluBackwardBackward0",        True, (
-    lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
-    _elu_double_backward))
-HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   True, (
-    lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
-    lambda F, g, self, min, max: F.zeros_like(g)))
-LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", True, (
-    lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
-    _log_sigmoid_double_backward))
+TANH_BACKWARD        = Op("TanhBackwardBackward0",       None,    ("grad_output", "output"),
+                          (lambda F, g, grad_output, output: F.tanh_backward(g, output),
+                           lambda F, g, grad_output, output: g * (-2 * output * grad_output)),
+                          inputs=("grad_output", "output"))
+SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    None,    ("grad_output", "output"),
+                          (lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
+                           lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)),
+                          inputs=("grad_output", "output"))
+THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  None,    ("self", "threshold"),
+                          (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
+                           lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"))
+SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   None,    ("grad_output", "self", "beta", "threshold"),
+                          (_softplus_backward_grad,
+                           _softplus_double_backward), inputs=("grad_output", "self"))
+GELU_BACKWARD        = Op("GeluBackwardBackward0",       None,    ("grad_output", "self", "approximate"),
+                          (lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
+                           _gelu_double_backward), inputs=("grad_output", "self"))
+LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  None,    ("self", "slope"),
+                          (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
+                           lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"))
+ELU_BACKWARD         = Op("EluBackwardBackward0",        None,    ("grad_output", "alpha", "is_result", "x"),
+                          (lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
+                           _elu_double_backward), inputs=("grad_output", "x"))
+HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None,    ("self", "min", "max"),
+                          (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
+                           lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"))
+LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", None,    ("grad_output", "self", "buffer"),
+                          (lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
+                           _log_sigmoid_double_backward), inputs=("grad_output", "self"))
 # fmt: on
 
 
-# ------------------------------------------------------------------------------------ array kernels
+# ------------------------------------------------------------------------------------------ unary ops
 
-def sign_array(x: np.ndarray) -> np.ndarray:
-    """PyTorch's sign: -1, 0 or 1, and 0 for NaN and -0.0 (numpy's gives NaN)."""
-    if x.dtype == np.bool_:
-        return x.copy()
-    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
-
-
-def erf_array(x: np.ndarray) -> np.ndarray:
-    """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
-    # frompyfunc hands a 0-d input back as a Python float
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
-
-
-def div_floor_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Floor division as PyTorch's CPU kernel computes it: integers as in Python, floats via fmod with
-    its rounding fix-up and signed zeros (numpy differs in the sign of zero results)."""
-    if a.dtype.kind in "iu":
-        return np.floor_divide(a, b)
-    with np.errstate(all="ignore"):
-        mod = np.fmod(a, b)
-        div = (a - mod) / b
-        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
-        floordiv = np.floor(div)
-        floordiv = np.where(div - floordiv > 0.5, floordiv + 1, floordiv)
-        quotient = a / b
-        out = np.where(div != 0, floordiv, np.copysign(np.zeros_like(div), quotient))
-        return np.where(b == 0, quotient, out)
-
-
-def remainder_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Python's modulo as PyTorch's CPU kernel computes it (the result has the divisor's sign)."""
-    if a.dtype.kind in "iu":
-        return np.remainder(a, b)
-    with np.errstate(all="ignore"):
-        mod = np.fmod(a, b)
-        return np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+log = unary(LOG, "log")
+sqrt = unary(SQRT, "sqrt")
+abs = unary(ABS, "abs")
+sign = unary(SIGN, "sign")
+sgn = unary(SGN, "sgn")
+exp2 = unary(EXP2, "exp2")
+expm1 = unary(EXPM1, "expm1")
+log2 = unary(LOG2, "log2")
+log10 = unary(LOG10, "log10")
+log1p = unary(LOG1P, "log1p")
+rsqrt = unary(RSQRT, "rsqrt")
+sin = unary(SIN, "sin")
+cos = unary(COS, "cos")
+tan = unary(TAN, "tan")
+asin = unary(ASIN, "asin")
+acos = unary(ACOS, "acos")
+atan = unary(ATAN, "atan")
+sinh = unary(SINH, "sinh")
+cosh = unary(COSH, "cosh")
+tanh = unary(TANH, "tanh")
+sigmoid = unary(SIGMOID, "sigmoid")
+erf = unary(ERF, "erf")
+relu = unary(RELU, "relu")
+silu = unary(SILU, "silu")
+floor = unary(FLOOR, "floor")
+ceil = unary(CEIL, "ceil")
+trunc = unary(TRUNC, "trunc")
+frac = unary(FRAC, "frac")
+_round_half_even = unary(ROUND, "round")
+maximum = binary(MAXIMUM, "maximum")
+minimum = binary(MINIMUM, "minimum")
+atan2 = binary(ATAN2, "atan2")
 
 
 # ------------------------------------------------------------------------- activation backward kernels
@@ -295,11 +457,6 @@ def remainder_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def tanh_backward_array(g, y):
     return g * (1 - y * y)
-
-
-def sigmoid_array(x):
-    one = x.dtype.type(1)
-    return one / (one + np.exp(-x))
 
 
 def sigmoid_backward_array(g, y):
@@ -369,42 +526,42 @@ def log_sigmoid_backward_array(g, x, buffer):
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     out = tanh_backward_array(grad_output._a, output._a)
-    return record(TANH_BACKWARD, out, (grad_output, output), (grad_output, output))
+    return apply(TANH_BACKWARD, out, (grad_output, output))
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     out = sigmoid_backward_array(grad_output._a, output._a)
-    return record(SIGMOID_BACKWARD, out, (grad_output, output), (grad_output, output))
+    return apply(SIGMOID_BACKWARD, out, (grad_output, output))
 
 
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold) -> Tensor:
     out = threshold_backward_array(grad_output._a, self._a, threshold)
-    return record(THRESHOLD_BACKWARD, out, (grad_output, self), (self, threshold))
+    return apply(THRESHOLD_BACKWARD, out, (grad_output, self), (threshold,))
 
 
 def softplus_backward(grad_output: Tensor, self: Tensor, beta, threshold) -> Tensor:
     out = softplus_backward_array(grad_output._a, self._a, beta, threshold)
-    return record(SOFTPLUS_BACKWARD, out, (grad_output, self), (grad_output, self, beta, threshold))
+    return apply(SOFTPLUS_BACKWARD, out, (grad_output, self), (beta, threshold))
 
 
 def gelu_backward(grad_output: Tensor, self: Tensor, approximate) -> Tensor:
     out = gelu_backward_array(grad_output._a, self._a, approximate)
-    return record(GELU_BACKWARD, out, (grad_output, self), (grad_output, self, approximate))
+    return apply(GELU_BACKWARD, out, (grad_output, self), (approximate,))
 
 
 def leaky_relu_backward(grad_output: Tensor, self: Tensor, slope) -> Tensor:
     out = leaky_relu_backward_array(grad_output._a, self._a, slope)
-    return record(LEAKY_RELU_BACKWARD, out, (grad_output, self), (self, slope))
+    return apply(LEAKY_RELU_BACKWARD, out, (grad_output, self), (slope,))
 
 
 def elu_backward(grad_output: Tensor, alpha, is_result, self_or_result: Tensor) -> Tensor:
     out = elu_backward_array(grad_output._a, alpha, is_result, self_or_result._a)
-    return record(ELU_BACKWARD, out, (grad_output, self_or_result), (grad_output, alpha, is_result, self_or_result))
+    return apply(ELU_BACKWARD, out, (grad_output, self_or_result), (alpha, is_result))
 
 
 def hardtanh_backward(grad_output: Tensor, self: Tensor, min, max) -> Tensor:
     out = hardtanh_backward_array(grad_output._a, self._a, min, max)
-    return record(HARDTANH_BACKWARD, out, (grad_output, self), (self, min, max))
+    return apply(HARDTANH_BACKWARD, out, (grad_output, self), (min, max))
 
 
 def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
@@ -415,7 +572,7 @@ def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
 
 def log_sigmoid_backward(grad_output: Tensor, self: Tensor, buffer: Tensor) -> Tensor:
     out = log_sigmoid_backward_array(grad_output._a, self._a, buffer._a)
-    return record(LOG_SIGMOID_BACKWARD, out, (grad_output, self), (grad_output, self, buffer))
+    return apply(LOG_SIGMOID_BACKWARD, out, (grad_output, self), (buffer,))
 
 
 # ------------------------------------------------------------------------------------ argument checks
@@ -442,9 +599,7 @@ def _expect_some_tensor(a, b, fn: str):
 
 
 def _not_for(a: Tensor, kernel: str, kinds: str):
-    """PyTorch's dispatch error for a dtype its kernel does not cover."""
-    if a._a.dtype.kind in kinds:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(a._a)}'")
+    _refuse(a._a, kernel, kinds)
 
 
 def _broadcast_shapes(*shapes) -> tuple:
@@ -465,142 +620,7 @@ def _cast(v, npdt):
     return npdt.type(v)
 
 
-# ------------------------------------------------------------------------------------------ unary ops
-
-def _saving_self(row: Op, fn, a: Tensor, x: np.ndarray) -> Tensor:
-    """A unary op whose backward needs its input."""
-    out = fn(x)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(row, out, (a,), (saved_input(a, x),), (version_check(a),))
-
-
-def _saving_result(row: Op, out: np.ndarray, a: Tensor) -> Tensor:
-    """A unary op whose backward needs its result."""
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(row, out, (a,), (Out(out),))
-
-
-def log(a: Tensor) -> Tensor:
-    return _saving_self(LOG, np.log, a, floating(a))
-
-
-def sqrt(a: Tensor) -> Tensor:
-    return _saving_result(SQRT, np.sqrt(floating(a)), a)
-
-
-def abs(a: Tensor) -> Tensor:
-    _not_for(a, "abs_cpu", "b")
-    return _saving_self(ABS, np.abs, a, a._a)
-
-
-def sign(a: Tensor) -> Tensor:
-    return record(SIGN, sign_array(a._a), (a,), ())
-
-
-def sgn(a: Tensor) -> Tensor:
-    out = sign_array(a._a)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(SGN, out, (a,), (saved_input(a, a._a), Out(out)), (version_check(a),))
-
-
-def exp2(a: Tensor) -> Tensor:
-    return _saving_result(EXP2, np.exp2(floating(a)), a)
-
-
-def expm1(a: Tensor) -> Tensor:
-    return _saving_result(EXPM1, np.expm1(floating(a)), a)
-
-
-def log2(a: Tensor) -> Tensor:
-    return _saving_self(LOG2, np.log2, a, floating(a))
-
-
-def log10(a: Tensor) -> Tensor:
-    return _saving_self(LOG10, np.log10, a, floating(a))
-
-
-def log1p(a: Tensor) -> Tensor:
-    return _saving_self(LOG1P, np.log1p, a, floating(a))
-
-
-def rsqrt(a: Tensor) -> Tensor:
-    return _saving_result(RSQRT, np.reciprocal(np.sqrt(floating(a))), a)
-
-
-def sin(a: Tensor) -> Tensor:
-    return _saving_self(SIN, np.sin, a, floating(a))
-
-
-def cos(a: Tensor) -> Tensor:
-    return _saving_self(COS, np.cos, a, floating(a))
-
-
-def tan(a: Tensor) -> Tensor:
-    return _saving_result(TAN, np.tan(floating(a)), a)
-
-
-def asin(a: Tensor) -> Tensor:
-    return _saving_self(ASIN, np.arcsin, a, floating(a))
-
-
-def acos(a: Tensor) -> Tensor:
-    return _saving_self(ACOS, np.arccos, a, floating(a))
-
-
-def atan(a: Tensor) -> Tensor:
-    return _saving_self(ATAN, np.arctan, a, floating(a))
-
-
-def sinh(a: Tensor) -> Tensor:
-    return _saving_self(SINH, np.sinh, a, floating(a))
-
-
-def cosh(a: Tensor) -> Tensor:
-    return _saving_self(COSH, np.cosh, a, floating(a))
-
-
-def tanh(a: Tensor) -> Tensor:
-    return _saving_result(TANH, np.tanh(floating(a)), a)
-
-
-def sigmoid(a: Tensor) -> Tensor:
-    return _saving_result(SIGMOID, sigmoid_array(floating(a)), a)
-
-
-def erf(a: Tensor) -> Tensor:
-    return _saving_self(ERF, erf_array, a, floating(a))
-
-
-def relu(a: Tensor) -> Tensor:
-    x = a._a
-    if x.dtype == np.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    out = np.maximum(x, x.dtype.type(0), out=np.empty_like(x))   # ~10x faster than np.where; nan propagates
-    zero = x == 0
-    if zero.any():
-        np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
-    return _saving_result(RELU, out, a)
-
-
-def _rounding(row: Op, fn, kernel: str):
-    def op(a: Tensor) -> Tensor:
-        x = a._a
-        _not_for(a, kernel, "b")
-        if x.dtype.kind != "f":
-            return Tensor(x.copy())
-        return record(row, fn(x), (a,), ())
-    op.__name__ = kernel.split("_")[0]
-    return op
-
-
-floor = _rounding(FLOOR, np.floor, "floor_vml_cpu")
-ceil = _rounding(CEIL, np.ceil, "ceil_vml_cpu")
-trunc = _rounding(TRUNC, np.trunc, "trunc_vml_cpu")
-_round_half_even = _rounding(ROUND, np.rint, "round_vml_cpu")
-
+# ------------------------------------------------------------------------------------------ rounding
 
 def round(a: Tensor, decimals=0) -> Tensor:
     if decimals.__class__ is not int:
@@ -611,13 +631,7 @@ def round(a: Tensor, decimals=0) -> Tensor:
     x = a._a
     scale = x.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
     out = np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale
-    return record(ROUND_DECIMALS, out, (a,), ())
-
-
-def frac(a: Tensor) -> Tensor:
-    _not_for(a, "frac_cpu", "iub")
-    x = a._a
-    return record(FRAC, x - np.trunc(x), (a,), ())
+    return apply(ROUND_DECIMALS, out, (a,))
 
 
 def isnan(a: Tensor) -> Tensor:
@@ -692,9 +706,7 @@ def clamp(a: Tensor, min=None, max=None) -> Tensor:
         out = _at_least(out, npdt.type(min))
     if max is not None:
         out = _at_most(out, npdt.type(max))
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(CLAMP, out, (a,), (saved_input(a, x), min, max), (version_check(a),), fit_for(out, a))
+    return apply(CLAMP, out, (a,), (min, max), (x,))
 
 
 def _clamp_tensors(a: Tensor, min, max) -> Tensor:
@@ -708,12 +720,7 @@ def _clamp_tensors(a: Tensor, min, max) -> Tensor:
         out = _at_least(out, lo)
     if hi is not None:
         out = _at_most(out, hi)
-    if not needs_grad(a, min, max):
-        return Tensor(out)
-    saved = (saved_input(a, x), None if min is None else saved_input(min, lo),
-             None if max is None else saved_input(max, hi))
-    checks = tuple(version_check(t) for t, s in zip((a, min, max), saved) if t is not None and s is t)
-    return record(CLAMP_TENSOR, out, (a, min, max), saved, checks or None, fit_for(out, a, min, max))
+    return apply(CLAMP_TENSOR, out, (a, min, max), (), (x, lo, hi))
 
 
 def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor_row: Op) -> Tensor:
@@ -728,13 +735,9 @@ def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor
         checked_scalar(bound, result_dtype(a, bound).np)
     x, y = operands(a, bound)
     out = compute(_at_most if keep_below else _at_least, x, y)
-    if not needs_grad(a, bound):
-        return Tensor(out)
     if bound.__class__ is not Tensor:
-        return record(row, out, (a,), (saved_input(a, x), y.item()), (version_check(a),), fit_for(out, a))
-    saved = (saved_input(a, x), saved_input(bound, y))
-    checks = tuple(version_check(t) for t, s in zip((a, bound), saved) if s is t)
-    return record(tensor_row, out, (a, bound), saved, checks or None, fit_for(out, a, bound))
+        return apply(row, out, (a,), (y.item(),), (x,))
+    return apply(tensor_row, out, (a, bound), (), (x, y))
 
 
 def clamp_min(a: Tensor, min) -> Tensor:
@@ -756,35 +759,6 @@ def check_number_bounds_in_place(a: Tensor, *bounds):
 
 
 # ------------------------------------------------------------------------------------------ binary ops
-
-def _binary_saving_both(row: Op, out, a, b, x, y) -> Tensor:
-    if not needs_grad(a, b):
-        return Tensor(out)
-    saved = (saved_input(a, x), saved_input(b, y))
-    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
-    return record(row, out, (a, b), saved, checks or None, fit_for(out, a, b))
-
-
-def maximum(a: Tensor, other, position=1) -> Tensor:
-    _expect_tensor(other, "maximum", "other", position)
-    x, y = operands(a, other)
-    out = compute(lambda p, q: np.where(q != q, q, np.where(p < q, q, p)), x, y)
-    return _binary_saving_both(MAXIMUM, out, a, other, x, y)
-
-
-def minimum(a: Tensor, other, position=1) -> Tensor:
-    _expect_tensor(other, "minimum", "other", position)
-    x, y = operands(a, other)
-    out = compute(lambda p, q: np.where(q != q, q, np.where(q < p, q, p)), x, y)
-    return _binary_saving_both(MINIMUM, out, a, other, x, y)
-
-
-def atan2(a: Tensor, other, position=1) -> Tensor:
-    _expect_tensor(other, "atan2", "other", position)
-    x, y = operands(a, other, floating=True)
-    out = compute(np.arctan2, x, y)
-    return _binary_saving_both(ATAN2, out, a, other, x, y)
-
 
 def _integer_zero_division(x, y):
     if np.result_type(x, y).kind in "iu" and not np.all(y):
@@ -813,9 +787,7 @@ def floor_divide_named(a, b, name) -> Tensor:
     _integer_zero_division(x, y)
     out = compute(div_floor_array, x, y)
     out = np.asarray(out)
-    if x.dtype.kind != "f" or not needs_grad(a, b):
-        return Tensor(out)
-    return record(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
+    return apply(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
 
 
 def div_rounding(a, b, rounding_mode) -> Tensor:
@@ -830,9 +802,7 @@ def div_rounding(a, b, rounding_mode) -> Tensor:
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     _integer_zero_division(x, y)
     out = np.asarray(compute(div_floor_array if rounding_mode == "floor" else _div_trunc_array, x, y))
-    if x.dtype.kind != "f" or not needs_grad(a, b):
-        return Tensor(out)
-    return record(DIV_ROUNDING, out, (a, b), (), None, fit_for(out, a, b))
+    return apply(DIV_ROUNDING, out, (a, b))
 
 
 def _div_trunc_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -851,13 +821,11 @@ def remainder(a, b) -> Tensor:
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     _integer_zero_division(x, y)
     out = np.asarray(compute(remainder_array, x, y))
-    if x.dtype.kind != "f" or not needs_grad(a, b):
-        return Tensor(out)
     if a.__class__ is not Tensor:
-        return record(NOT_IMPLEMENTED, out, (b,), ("remainder",))
+        return apply(NOT_IMPLEMENTED, out, (b,), ("remainder",))
     if b.__class__ is not Tensor:
-        return record(REMAINDER, out, (a,), (), fit=fit_for(out, a))
-    return _binary_saving_both(REMAINDER_TENSOR, out, a, b, x, y)
+        return apply(REMAINDER, out, (a,))
+    return apply(REMAINDER_TENSOR, out, (a, b), (), (x, y))
 
 
 def _logical(fn, name):
@@ -900,9 +868,7 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
     out = np.asarray(np.where(c, x, y))
     if out.dtype != npdt:
         out = out.astype(npdt)
-    if not needs_grad(input, other):
-        return Tensor(out)
-    return record(WHERE, out, (input, other), (condition,), None, fit_for(out, input, other))
+    return apply(WHERE, out, (input, other), (condition,))
 
 
 def _where_overload_message(*args) -> str:
@@ -943,13 +909,9 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     small = x + w * diff
     large = y - diff * (x.dtype.type(1) - w)
     out = np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape))
-    if not needs_grad(a, end, weight):
-        return Tensor(out)
     if not tensor_weight:
-        return record(LERP, out, (a, end), (weight,), None, fit_for(out, a, end))
-    saved = (saved_input(a, x), saved_input(end, y), saved_input(weight, w))
-    checks = tuple(version_check(t) for t, s in zip((a, end, weight), saved) if s is t)
-    return record(LERP_TENSOR, out, (a, end, weight), saved, checks or None, fit_for(out, a, end, weight))
+        return apply(LERP, out, (a, end), (weight,))
+    return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
 
 
 def copy(a: Tensor, src) -> Tensor:
@@ -963,9 +925,9 @@ def copy(a: Tensor, src) -> Tensor:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
     out = np.empty_like(x)
     np.copyto(out, s, casting="unsafe")
-    if x.dtype.kind != "f" or not needs_grad(a, src):
-        return Tensor(out)
-    return record(COPY, out, (a, src), (), None, fit_for(out, a, src))
+    if x.dtype.kind != "f":
+        return Tensor(out)      # into an integer tensor: no gradient flows, even from a float src
+    return apply(COPY, out, (a, src))
 
 
 # ------------------------------------------------------------------------------------------ activations
@@ -982,9 +944,7 @@ def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     t = x.dtype.type
     scaled = x * t(beta)
     out = np.where(scaled > t(threshold), x, np.log1p(np.exp(scaled)) / t(beta))
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(SOFTPLUS, out, (a,), (saved_input(a, x), beta, threshold), (version_check(a),))
+    return apply(SOFTPLUS, out, (a,), (beta, threshold))
 
 
 def gelu(a: Tensor, *, approximate="none") -> Tensor:
@@ -1006,39 +966,32 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
         out[x == np.inf] = np.nan
     else:
         out = x * t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(GELU, out, (a,), (saved_input(a, x), approximate), (version_check(a),))
+    return apply(GELU, out, (a,), (approximate,))
 
 
 def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
     return np.where(x > 0, x, x * x.dtype.type(slope))
 
 
-def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op,
-                           saves_result: bool) -> Tensor:
+def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op) -> Tensor:
     """leaky_relu / elu and their in-place forms: PyTorch's out-of-place node saves the input, the
     in-place one (LeakyReluBackward1, EluBackward1) the result."""
     _expect_number(param, fn, param_name, 2)
     _float_only(a, kernel)
     x = a._a
     out = values(x, param)
-    if not needs_grad(a):
-        return Tensor(out)
-    if saves_result:
-        return record(row, out, (a,), (Out(out), param))
-    return record(row, out, (a,), (saved_input(a, x), param), (version_check(a),))
+    return apply(row, out, (a,), (param,))
 
 
 def leaky_relu(a: Tensor, negative_slope=0.01) -> Tensor:
     return _parametric_activation(a, negative_slope, "leaky_relu", "leaky_relu_cpu", "negative_slope",
-                                  _leaky_relu_values, LEAKY_RELU, False)
+                                  _leaky_relu_values, LEAKY_RELU)
 
 
 def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
     """What `leaky_relu_` writes."""
     return _parametric_activation(a, negative_slope, "leaky_relu_", "leaky_relu_cpu", "negative_slope",
-                                  _leaky_relu_values, LEAKY_RELU_, True)
+                                  _leaky_relu_values, LEAKY_RELU_)
 
 
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
@@ -1046,12 +999,12 @@ def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
-    return _parametric_activation(a, alpha, "elu", "elu_cpu", "alpha", _elu_values, ELU, False)
+    return _parametric_activation(a, alpha, "elu", "elu_cpu", "alpha", _elu_values, ELU)
 
 
 def elu_result(a: Tensor, alpha=1.0) -> Tensor:
     """What `elu_` writes."""
-    return _parametric_activation(a, alpha, "elu_", "elu_cpu", "alpha", _elu_values, ELU_, True)
+    return _parametric_activation(a, alpha, "elu_", "elu_cpu", "alpha", _elu_values, ELU_)
 
 
 def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
@@ -1067,19 +1020,7 @@ def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
     t = x.dtype.type
     out = np.where(x < t(min_val), t(min_val), x)
     out = np.where(out > t(max_val), t(max_val), out)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(HARDTANH, out, (a,), (saved_input(a, x), min_val, max_val), (version_check(a),))
-
-
-def silu(a: Tensor) -> Tensor:
-    _float_only(a, "silu_cpu")
-    x = a._a
-    one = x.dtype.type(1)
-    out = x / (one + np.exp(-x))
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(SILU, out, (a,), (saved_input(a, x),), (version_check(a),))
+    return apply(HARDTANH, out, (a,), (min_val, max_val))
 
 
 def logsigmoid(a: Tensor) -> Tensor:
@@ -1087,9 +1028,7 @@ def logsigmoid(a: Tensor) -> Tensor:
     x = a._a
     buffer = np.exp(-np.abs(x))
     out = np.minimum(x, x.dtype.type(0)) - np.log1p(buffer)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(LOG_SIGMOID, out, (a,), (saved_input(a, x), Tensor(buffer)), (version_check(a),))
+    return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
 
 
 # ------------------------------------------------------------------------------------------ masks and bits
@@ -1115,7 +1054,7 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     if out.shape != x.shape:
         raise RuntimeError(f"masked_fill: the mask of shape {list(m.shape)} cannot be broadcast to the tensor "
                            f"of shape {list(x.shape)} in place")
-    return record(MASKED_FILL, out, (a,), (Tensor(np.broadcast_to(m, x.shape)),))
+    return apply(MASKED_FILL, out, (a,), (Tensor(np.broadcast_to(m, x.shape)),))
 
 
 def _bitwise(fn, name):

@@ -5,23 +5,29 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import dtypes, ops, recording
-from gradcli.engine.recording import Op, record
+from gradcli.engine.autograd import _fit
+from gradcli.engine.recording import Op, apply
 from gradcli.engine.ops.shape import _view_of as _view
-from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 from gradcli.engine.state import STATE
+from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 
 # Basic indexing is decomposed the way PyTorch records it: one node per integer (select), per
 # non-trivial slice (slice) and per None (unsqueeze), so X[0, 1] is SelectBackward0 of SelectBackward0.
 # Anything with a list, a bool or a tensor in it is advanced indexing: one IndexBackward0.
 
 # fmt: off
-SELECT      = Op("SelectBackward0",    False, (lambda F, g, shape, key: F.scatter(g, shape, key, "select"),))
-SLICE       = Op("SliceBackward0",     False, (lambda F, g, shape, key: F.scatter(g, shape, key, "slice"),))
-UNSQUEEZE   = Op("UnsqueezeBackward0", False, (lambda F, g, dim: F.squeeze(g, dim),))
-ALIAS       = Op("AliasBackward0",     False, (lambda F, g: g,))
-INDEX       = Op("IndexBackward0",     True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
-INDEX_PUT_  = Op("IndexPutBackward0",  False, (lambda F, g, key: F.zero_at(g, key),
-                                               lambda F, g, key: F.getitem(g, key)))
+SELECT     = Op("SelectBackward0",    None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.scatter(g, shape, key, "select"),))
+SLICE      = Op("SliceBackward0",     None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.scatter(g, shape, key, "slice"),))
+UNSQUEEZE  = Op("UnsqueezeBackward0", None,    ("dim",),              (lambda F, g, dim: F.squeeze(g, dim),))
+ALIAS      = Op("AliasBackward0",     None,    (),                    (lambda F, g: g,))
+INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
+                (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+# values broadcast to the indexed part, not to the result: their gradient is fitted by the formula
+INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit"),
+                (lambda F, g, key, values_fit: F.zero_at(g, key),
+                 lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)), inputs=("self", "values"))
 # fmt: on
 
 
@@ -346,7 +352,7 @@ def getitem(a: Tensor, key) -> Tensor:
         x = steps[-1][1] if steps else a._a
         npkey = _advanced_key(x, advanced)
         t = _views(a, steps) if a.requires_grad else a     # the input matters only to a recorded node
-        return record(INDEX, x[npkey], (t,), (x.shape, npkey))
+        return apply(INDEX, x[npkey], (t,), (x.shape, npkey))
     if not steps:
         return _view(a, a._a.view(), ALIAS, ())
     return _views(a, steps)
@@ -461,14 +467,14 @@ def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
     out[key] = vals
     if out.dtype.kind != "f":
         return Tensor(out)
-    return record(INDEX_PUT_, out, (a, v), (key,), None, [None, (vals.shape, vals.dtype)])
+    return apply(INDEX_PUT_, out, (a, v), (key, (vals.shape, vals.dtype)))
 
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.
 # fmt: off
-SELECT_BACKWARD = Op("SelectBackwardBackward0", False, (lambda F, g, key: F.getitem(g, key),))
-SLICE_BACKWARD  = Op("SliceBackwardBackward0",  False, (lambda F, g, key: F.getitem(g, key),))
-INDEX_PUT       = Op("IndexPutBackward0",       False, (lambda F, g, key: F.getitem(g, key),))
+SELECT_BACKWARD = Op("SelectBackwardBackward0", None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
+SLICE_BACKWARD  = Op("SliceBackwardBackward0",  None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
+INDEX_PUT       = Op("IndexPutBackward0",       None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
 # fmt: on
 
 
@@ -476,11 +482,11 @@ def scatter(g: Tensor, shape: tuple, key, kind: str) -> Tensor:
     """Zeros of `shape` with `g` written at `key` (the gradient of select or slice)."""
     out = np.zeros(shape, dtype=g._a.dtype)
     out[key] = g._a
-    return record(SELECT_BACKWARD if kind == "select" else SLICE_BACKWARD, out, (g,), (key,))
+    return apply(SELECT_BACKWARD if kind == "select" else SLICE_BACKWARD, out, (g,), (key,))
 
 
 def index_add(g: Tensor, shape: tuple, key) -> Tensor:
     """Zeros of `shape` with `g` added at `key`, repeated indices accumulating (the gradient of indexing)."""
     out = np.zeros(shape, dtype=g._a.dtype)
     np.add.at(out, key, g._a)
-    return record(INDEX_PUT, out, (g,), (key,))
+    return apply(INDEX_PUT, out, (g,), (key,))

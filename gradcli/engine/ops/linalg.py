@@ -6,8 +6,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine.ops import arith, reduce, shape
-from gradcli.engine.recording import (Op, Out, fit_for, int64_arg, needs_grad, record, saved_input, type_word, version_check,
-                                      wrap_dim)
+from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -18,35 +17,49 @@ class LinAlgError(RuntimeError):
 LinAlgError.__name__ = LinAlgError.__qualname__ = "torch._C._LinAlgError"
 
 
+def _solve_A_grad(F, g, A, result, left, vector):
+    return _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector), result, left, vector)
+
+
 # fmt: off
-MM         = Op("MmBackward0",            True,  (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
-                                                  lambda F, g, self, mat2: F.matmul(F.t(self), g)))
-BMM        = Op("BmmBackward0",           True,  (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
-                                                  lambda F, g, self, mat2: F.bmm(F.mT(self), g)))
-MV         = Op("MvBackward0",            True,  (lambda F, g, self, vec: F.outer(g, vec),
-                                                  lambda F, g, self, vec: F.mv(F.t(self), g)))
-DOT        = Op("DotBackward0",           True,  (lambda F, g, self, tensor: g * tensor,
-                                                  lambda F, g, self, tensor: g * self))
-VDOT       = Op("VdotBackward0",          True,  (lambda F, g, self, other: g * other,
-                                                  lambda F, g, self, other: g * self))
-DET        = Op("LinalgDetBackward0",     True,  (lambda F, g, A, result: F.det_backward(g, A, result),))
-INV        = Op("LinalgInvExBackward0",   True,  (lambda F, g, result: -F.matmul(F.mT(result),
-                                                                                F.matmul(g, F.mT(result))),))
-SOLVE      = Op("LinalgSolveExBackward0", True,  (lambda F, g, A, result, left, vector:
-                                                  _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector),
-                                                                    result, left, vector),
-                                                  lambda F, g, A, result, left, vector:
-                                                  _solve_backward_B(F, g, A, result, left, vector)))
-TRACE      = Op("TraceBackward0",         False, (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)),
-                                                                                         sizes, 0, 0, 1),))
-DIAGONAL   = Op("DiagonalBackward0",      False, (lambda F, g, sizes, offset, dim1, dim2:
-                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
-DIAG       = Op("DiagonalBackward0_copy", False, (lambda F, g, sizes, offset, dim1, dim2:
-                                                  F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
-DIAG_EMBED = Op("DiagEmbedBackward0",     False, (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
+MM                = Op("MmBackward0",               None,    ("self", "mat2"),
+                       (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
+                        lambda F, g, self, mat2: F.matmul(F.t(self), g)),
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+BMM               = Op("BmmBackward0",              None,    ("self", "mat2"),
+                       (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
+                        lambda F, g, self, mat2: F.bmm(F.mT(self), g)),
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+MV                = Op("MvBackward0",               None,    ("self", "vec"),
+                       (lambda F, g, self, vec: F.outer(g, vec),
+                        lambda F, g, self, vec: F.mv(F.t(self), g)),
+                       inputs=("self", "vec"), needed_by={"self": "vec", "vec": "self"}, quiet=True)
+DOT               = Op("DotBackward0",              None,    ("self", "tensor"),
+                       (lambda F, g, self, tensor: g * tensor,
+                        lambda F, g, self, tensor: g * self),
+                       inputs=("self", "tensor"), needed_by={"self": "tensor", "tensor": "self"}, quiet=True)
+VDOT              = Op("VdotBackward0",             None,    ("self", "other"),
+                       (lambda F, g, self, other: g * other,
+                        lambda F, g, self, other: g * self), needed_by={"self": "other", "other": "self"}, quiet=True)
+DET               = Op("LinalgDetBackward0",        None,    ("A", "result"),
+                       (lambda F, g, A, result: F.det_backward(g, A, result),), inputs=("A",), quiet=True)
+INV               = Op("LinalgInvExBackward0",      None,    ("result",),
+                       (lambda F, g, result: -F.matmul(F.mT(result), F.matmul(g, F.mT(result))),))
+SOLVE             = Op("LinalgSolveExBackward0",    None,    ("A", "result", "left", "vector"),
+                       (_solve_A_grad,
+                        lambda F, g, A, result, left, vector: _solve_backward_B(F, g, A, result, left, vector)),
+                       inputs=("A", "B"), fits=True, quiet=True)
+TRACE             = Op("TraceBackward0",            None,    ("sizes",),
+                       (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)), sizes, 0, 0, 1),))
+DIAGONAL          = Op("DiagonalBackward0",         None,    ("sizes", "offset", "dim1", "dim2"),
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG              = Op("DiagonalBackward0_copy",    None,    ("sizes", "offset", "dim1", "dim2"),
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+DIAG_EMBED        = Op("DiagEmbedBackward0",        None,    ("offset", "dim1", "dim2"),
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
 # the gradient of diagonal(), as an op of its own so create_graph can differentiate it again
-DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", False, (lambda F, g, offset, dim1, dim2:
-                                                           F.diagonal(g, offset, dim1, dim2),))
+DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", None,    ("offset", "dim1", "dim2"),
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
 # fmt: on
 
 _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",
@@ -64,12 +77,8 @@ def _not_for_bool(x: np.ndarray, kernel: str):
 
 
 def _pair(a: Tensor, b: Tensor, row: Op, out: np.ndarray, x: np.ndarray, y: np.ndarray) -> Tensor:
-    """Record a product of two tensors; each saves the other only when that other needs a gradient."""
-    if not needs_grad(a, b):
-        return Tensor(out)
-    saved = (saved_input(a, x) if b.requires_grad else None, saved_input(b, y) if a.requires_grad else None)
-    checks = tuple(version_check(t) for t, s in ((a, saved[0]), (b, saved[1])) if s is t)
-    return record(row, out, (a, b), saved, checks or None)
+    """Record a product of two tensors (each saves the other only when that other needs a gradient)."""
+    return apply(row, out, (a, b), (), (x, y))
 
 
 def _solve_backward_B(F, g, A, result, left, vector):
@@ -650,9 +659,7 @@ def _det_factors(x: np.ndarray):
 def det(a: Tensor) -> Tensor:
     x = _square(a, "linalg.det")
     out = _det_factors(x)[0]
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(DET, out, (a,), (saved_input(a, x), Out(out)), (version_check(a),))
+    return apply(DET, out, (a,), (), (x,))
 
 
 def inverse(a: Tensor) -> Tensor:
@@ -665,7 +672,7 @@ def inverse(a: Tensor) -> Tensor:
         where = f"(Batch element {i}): " if x.ndim > 2 else ""
         raise LinAlgError(f"linalg.inv: {where}The diagonal element {int(info[i])} is zero, the inversion could not "
                           "be completed because the input matrix is singular.")
-    return record(INV, np.ascontiguousarray(out), (a,), (Out(out),))
+    return apply(INV, np.ascontiguousarray(out), (a,))
 
 
 def det_backward_array(g: np.ndarray, A: np.ndarray, result: np.ndarray) -> np.ndarray:
@@ -724,10 +731,7 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
     out = solve_array(x, b2, left)
     out = np.ascontiguousarray(out[..., 0] if vector else out)
-    if not needs_grad(A, B):
-        return Tensor(out)
-    saved = (saved_input(A, x), Out(out), left, vector)
-    return record(SOLVE, out, (A, B), saved, (version_check(A),), fit_for(out, A, B))
+    return apply(SOLVE, out, (A, B), (left, vector), (x, b2))
 
 
 # ---------------------------------------------------------------------------------------- diagonals
@@ -764,7 +768,7 @@ def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
 def diagonal_backward(g: Tensor, sizes: tuple, offset: int, dim1: int, dim2: int) -> Tensor:
     """Zeros of `sizes` with `g` on the diagonal: the gradient of diagonal(), recorded."""
     out = diagonal_scatter_array(g._a, sizes, offset, dim1, dim2)
-    return record(DIAGONAL_BACKWARD, out, (g,), (offset, dim1, dim2))
+    return apply(DIAGONAL_BACKWARD, out, (g,), (offset, dim1, dim2))
 
 
 def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
@@ -782,7 +786,7 @@ def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
 def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
     x = a._a
     d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
-    return record(DIAG_EMBED, _embedded(x, offset, d1, d2), (a,), (offset, d1, d2))
+    return apply(DIAG_EMBED, _embedded(x, offset, d1, d2), (a,), (offset, d1, d2))
 
 
 def diag(a: Tensor, diagonal=0) -> Tensor:
@@ -790,9 +794,9 @@ def diag(a: Tensor, diagonal=0) -> Tensor:
     x = a._a
     int64_arg(diagonal)
     if x.ndim == 1:
-        return record(DIAG_EMBED, _embedded(x, diagonal, 0, 1), (a,), (diagonal, 0, 1))
+        return apply(DIAG_EMBED, _embedded(x, diagonal, 0, 1), (a,), (diagonal, 0, 1))
     if x.ndim == 2:
-        return record(DIAG, diagonal_view(x, diagonal, 0, 1).copy(), (a,), (x.shape, diagonal, 0, 1))
+        return apply(DIAG, diagonal_view(x, diagonal, 0, 1).copy(), (a,), (x.shape, diagonal, 0, 1))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
 
 
@@ -802,7 +806,7 @@ def trace(a: Tensor) -> Tensor:
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     out = np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else x.dtype))
-    return record(TRACE, out, (a,), (x.shape,))
+    return apply(TRACE, out, (a,), (x.shape,))
 
 
 # ---------------------------------------------------------------------------------------- torch.linalg

@@ -13,8 +13,7 @@ import numpy as np
 
 from gradcli.engine import ops, rng
 from gradcli.engine.ops import arith, reduce
-from gradcli.engine.recording import (Op, Out, broadcast_error, fit_for, needs_grad, operands, record, saved_input,
-                                      type_word, version_check, wrap_dim)
+from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
 from gradcli.engine.tensor import Size, Tensor
 
 _BCE_EPSILON = 1e-12
@@ -109,22 +108,49 @@ def _addmm_mat2(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
     return F.t(F.mm(F.t(g), mat1)) if mat2_column_major else F.mm(F.t(mat1), g)
 
 
+def _log_softmax_data_grad(F, gg, grad_output, result, dims):
+    return gg - F.sum_dims(gg * F.exp_rounded(result), dims, True)
+
+
+def _log_softmax_data_double_backward(F, gg, grad_output, result, dims):
+    return -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg
+
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
-SOFTMAX     = Op("SoftmaxBackward0",                      True,  (_softmax_grad,))
-LOG_SOFTMAX = Op("LogSoftmaxBackward0",                   True,  (_log_softmax_grad,))
-SOFTMAX_BACKWARD_DATA = Op("SoftmaxBackwardDataBackward0", True, (
-    lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
-    _softmax_double_backward))
-LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", True, (
-    lambda F, gg, grad_output, result, dims: gg - F.sum_dims(gg * F.exp_rounded(result), dims, True),
-    lambda F, gg, grad_output, result, dims: -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg))
-MSE_LOSS    = Op("MseLossBackward0",                      True,  (_mse_grad, _mse_target_grad))
-NLL_LOSS    = Op("NllLossBackward0",                      True,  (_nll_backward,))
-BCE         = Op("BinaryCrossEntropyBackward0",           True,  (_bce_self, _bce_target))
-BCE_LOGITS  = Op("BinaryCrossEntropyWithLogitsBackward0", True,  (_bce_logits_self, _bce_logits_target))
-ADDMM       = Op("AddmmBackward0",                        True,  (lambda F, g, mat1, mat2, c1, c2: g,
-                                                                  _addmm_mat1, _addmm_mat2))
+SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True)
+LOG_SOFTMAX = Op("LogSoftmaxBackward0", None,    ("result", "dims"), (_log_softmax_grad,), quiet=True)
+# fmt: on
+
+# The softmax gradients as ops of their own, so create_graph can differentiate them again.
+# fmt: off
+SOFTMAX_BACKWARD_DATA     = Op("SoftmaxBackwardDataBackward0",    None,    ("grad_output", "result", "dims"),
+                               (lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
+                                _softmax_double_backward), inputs=("grad_output", "result"))
+LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("grad_output", "result", "dims"),
+                               (_log_softmax_data_grad,
+                                _log_softmax_data_double_backward), inputs=("grad_output", "result"))
+# fmt: on
+
+# fmt: off
+MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
+                (_mse_grad,
+                 _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True)
+NLL_LOSS   = Op("NllLossBackward0",                      None,
+                ("shape", "key", "weights", "reduction", "total_weight"),
+                (_nll_backward,), saves_tensors=True, quiet=True)
+BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
+                (_bce_self,
+                 _bce_target), inputs=("self", "target"), fits=True, quiet=True)
+BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
+                ("self", "target", "weight", "pos_weight", "reduction", "n"),
+                (_bce_logits_self,
+                 _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True)
+ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
+                (lambda F, g, mat1, mat2, c1, c2: g,
+                 _addmm_mat1,
+                 _addmm_mat2),
+                inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True)
 # fmt: on
 
 
@@ -259,9 +285,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
                 out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
             else:
                 out = e / s
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (Out(out), dims))
+    return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (dims,))
 
 
 # ----------------------------------------------------------------------------- regression losses
@@ -280,11 +304,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
     diff = x - y
     out = _reduce_array(diff * diff, reduction)
-    if not needs_grad(a, b):
-        return Tensor(out)
-    saved = (saved_input(a, x), saved_input(b, y), reduction, x.size)
-    checks = tuple(version_check(t) for t in (a, b) if t.requires_grad)
-    return record(MSE_LOSS, out, (a, b), saved, checks or None, fit_for(out, a, b))
+    return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (x, y))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
@@ -349,10 +369,7 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
     if w is not None and w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
     out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
-    if not needs_grad(a):
-        return Tensor(out)
-    saved = (x.shape, key, picked_w, reduction, float(total))
-    return record(NLL_LOSS, out, (a,), saved)
+    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
 
 
 def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: int):
@@ -502,11 +519,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if w is not None:
         loss = loss * w
     out = _reduce_array(loss, reduction)
-    if not needs_grad(input, target):
-        return Tensor(out)
-    saved = (saved_input(input, x), saved_input(target, t), w, reduction, x.size)
-    checks = tuple(version_check(v) for v in (input, target) if v.requires_grad)
-    return record(BCE, out, (input, target), saved, checks or None, fit_for(out, input, target))
+    return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -534,11 +547,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         _check_in_place(loss.shape, w.shape)
         loss = (loss * w).astype(t.dtype)
     out = _reduce_array(loss, reduction)
-    if not needs_grad(input, target):
-        return Tensor(out)
-    saved = (saved_input(input, x), saved_input(target, t), w, pw, reduction, x.size)
-    checks = tuple(version_check(v) for v in (input, target) if v.requires_grad)
-    return record(BCE_LOGITS, out, (input, target), saved, checks or None, fit_for(out, input, target))
+    return apply(BCE_LOGITS, out, (input, target), (w, pw, reduction, x.size), (x, t))
 
 
 def _check_broadcast(a_shape, b_shape):
@@ -622,12 +631,7 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
                                f"non-singleton dimension {i}.  Target sizes: {_size_list(target)}.  "
                                f"Tensor sizes: {_size_list(b.shape)}")
     out = x @ y + b
-    if not needs_grad(bias, mat1, mat2):
-        return Tensor(out)
-    saved = (saved_input(mat1, x), saved_input(mat2, y), _column_major(x), _column_major(y))
-    checks = tuple(version_check(t) for t in (mat1, mat2) if t.requires_grad)
-    fit = [(b.shape, b.dtype) if b.shape != out.shape else None, None, None]
-    return record(ADDMM, out, (bias, mat1, mat2), saved, checks or None, fit)
+    return apply(ADDMM, out, (bias, mat1, mat2), (_column_major(x), _column_major(y)), (b, x, y))
 
 
 def _column_major(x: np.ndarray) -> bool:
@@ -739,4 +743,4 @@ def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     else:
         value = (x - (x * r).sum(axis=dims, keepdims=True, dtype=x.dtype)) * r
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
-    return record(row, np.asarray(value), (g, result), (g, result, dims))
+    return apply(row, np.asarray(value), (g, result), (dims,))

@@ -10,8 +10,7 @@ import numpy as np
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
 from gradcli.engine import ops, signatures
-from gradcli.engine.recording import (TYPE_WORDS, Op, Out, fit_for, needs_grad, record, reduction_dims, saved_input,
-                                      type_word, version_check, wrap_dim)
+from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
 from gradcli.engine.tensor import ALL_DIMS, Tensor
 
 
@@ -35,7 +34,7 @@ def _values(t) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------- formulas
 
-def _evenly_distribute(F, g, mask, count, result):
+def _evenly_distribute(F, g, self, mask, count, result):
     """max()/min(): the gradient shared evenly between the elements equal to the result."""
     return F.masked_zero(F.expand(g / count, mask.shape), ~mask)
 
@@ -47,7 +46,7 @@ def _select_backward(F, g, shape, key, dim, keepdim):
     return F.index_add(g if keepdim else F.unsqueeze_dims(g, (dim,)), shape, key)
 
 
-def _amax_backward(F, g, mask, counts, dims, keepdim, result):
+def _amax_backward(F, g, self, mask, counts, dims, keepdim, result):
     """amax/amin: scale_grad_by_count, the gradient split between the tied extremes."""
     return (_restore(F, g, dims, keepdim, mask.ndim) / counts) * mask
 
@@ -217,26 +216,46 @@ def _cumprod_backward_zeros(g, x, out, w, zero, dim):
     return grad_input
 
 
-# Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
+# Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op). Rows
+# that take a dtype= fit each gradient back to the input's dtype (`fits`).
 # fmt: off
-SUM       = Op("SumBackward0",              False, (lambda F, g, shape: F.expand(g, shape),))
-SUM_DIM   = Op("SumBackward1",              False, (_expand_back,))
-MEAN      = Op("MeanBackward0",             False, (lambda F, g, shape, n: F.expand(g, shape) / n,))
-MEAN_DIM  = Op("MeanBackward1",             False, (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,))
-PROD      = Op("ProdBackward0",             True,  (_prod_backward,))
-PROD_DIM  = Op("ProdBackward1",             True,  (_prod_dim_backward,))
-MAX       = Op("MaxBackward1",              True,  (_evenly_distribute,))
-MIN       = Op("MinBackward1",              True,  (_evenly_distribute,))
-MAX_DIM   = Op("MaxBackward0",              True,  (_select_backward,))
-MIN_DIM   = Op("MinBackward0",              True,  (_select_backward,))
-AMAX      = Op("AmaxBackward0",             True,  (_amax_backward,))
-AMIN      = Op("AminBackward0",             True,  (_amax_backward,))
-NORM      = Op("LinalgVectorNormBackward0", True,  (_norm_backward,))
-STD       = Op("StdBackward0",              True,  (_std_backward,))
-VAR       = Op("VarBackward0",              True,  (_var_backward,))
-LOGSUMEXP = Op("LogsumexpBackward0",        True,  (_logsumexp_backward,))
-CUMSUM    = Op("CumsumBackward0",           False, (_cumsum_backward,))
-CUMPROD   = Op("CumprodBackward0",          True,  (_cumprod_backward,))
+#              node                         forward  saves
+SUM       = Op("SumBackward0",              None,    ("shape",),
+               (lambda F, g, shape: F.expand(g, shape),), fits="dtype")
+SUM_DIM   = Op("SumBackward1",              None,    ("shape", "dims", "keepdim"),
+               (_expand_back,), fits="dtype")
+MEAN      = Op("MeanBackward0",             None,    ("shape", "n"),
+               (lambda F, g, shape, n: F.expand(g, shape) / n,), fits="dtype")
+MEAN_DIM  = Op("MeanBackward1",             None,    ("shape", "dims", "keepdim", "n"),
+               (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,), fits="dtype")
+PROD      = Op("ProdBackward0",             None,    ("self", "result"),
+               (_prod_backward,), fits="dtype", quiet=True)
+PROD_DIM  = Op("ProdBackward1",             None,    ("self", "result", "dim", "keepdim"),
+               (_prod_dim_backward,), fits="dtype", quiet=True)
+MAX       = Op("MaxBackward1",              None,    ("self", "mask", "count", "result"),
+               (_evenly_distribute,), quiet=True)
+MIN       = Op("MinBackward1",              None,    ("self", "mask", "count", "result"),
+               (_evenly_distribute,), quiet=True)
+MAX_DIM   = Op("MaxBackward0",              None,    ("shape", "key", "dim", "keepdim"),
+               (_select_backward,), saves_tensors=True, quiet=True)
+MIN_DIM   = Op("MinBackward0",              None,    ("shape", "key", "dim", "keepdim"),
+               (_select_backward,), saves_tensors=True, quiet=True)
+AMAX      = Op("AmaxBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
+               (_amax_backward,), quiet=True)
+AMIN      = Op("AminBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
+               (_amax_backward,), quiet=True)
+NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
+               (_norm_backward,), fits="dtype", quiet=True)
+STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
+               (_std_backward,), quiet=True)
+VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
+               (_var_backward,), quiet=True)
+LOGSUMEXP = Op("LogsumexpBackward0",        None,    ("self", "result", "dims", "keepdim"),
+               (_logsumexp_backward,), quiet=True)
+CUMSUM    = Op("CumsumBackward0",           None,    ("dim", "size"),
+               (_cumsum_backward,), fits="dtype")
+CUMPROD   = Op("CumprodBackward0",          None,    ("self", "result", "dim"),
+               (_cumprod_backward,), fits="dtype", quiet=True)
 # fmt: on
 
 
@@ -320,10 +339,10 @@ def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     if dim is None and not keepdim:
         out = np.asarray(x.sum(dtype=out_dtype))
-        return record(SUM, out, (a,), (x.shape,), fit=fit_for(out, a) if dtype is not None else None)
+        return apply(SUM, out, (a,), (x.shape,))
     dims = _reduce_dims(dim, x.ndim)
     out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
-    return record(SUM_DIM, out, (a,), (x.shape, dims, keepdim), fit=fit_for(out, a) if dtype is not None else None)
+    return apply(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
 
 
 def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
@@ -333,14 +352,13 @@ def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
     if x.dtype.kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {type_word(x)}")
-    fit = fit_for(x, a) if dtype is not None else None
     if dim is ALL_DIMS:
         if not keepdim:
-            return record(MEAN, mean_array(x), (a,), (x.shape, x.size), fit=fit)
+            return apply(MEAN, mean_array(x), (a,), (x.shape, x.size))
         dim = None
     dims = _reduce_dims(dim, x.ndim)
     n = math.prod(x.shape[d] for d in dims)
-    return record(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, dims, keepdim, n), fit=fit)
+    return apply(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, dims, keepdim, n))
 
 
 def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
@@ -365,15 +383,10 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
         x = x.astype(np.int64)
     if dim is None:
         out = np.asarray(np.prod(x, dtype=x.dtype))
-        if not needs_grad(a):
-            return Tensor(out)
-        return record(PROD, out, (a,), (saved_input(a, x), Out(out)), (version_check(a),), fit_for(out, a))
+        return apply(PROD, out, (a,), (), (x,))
     d = wrap_dim(_int_dim(dim, "prod"), x.ndim)
     out = np.asarray(np.prod(x, axis=d if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=x.dtype))
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(PROD_DIM, out, (a,), (saved_input(a, x), Out(out), d, keepdim), (version_check(a),),
-                  fit_for(out, a))
+    return apply(PROD_DIM, out, (a,), (d, keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------------- max, min
@@ -425,10 +438,9 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
                                "Specify the reduction dim with the 'dim' argument.")
         out = np.asarray(x.max() if largest else x.min())
         if not needs_grad(a):
-            return Tensor(out)
+            return Tensor(out)      # no node: the mask is not worth computing
         mask = np.isnan(x) if np.isnan(out) else x == out
-        saved = (Tensor(mask), int(np.count_nonzero(mask)), Out(out))
-        return record(MAX if largest else MIN, out, (a,), saved, (version_check(a),))
+        return apply(MAX if largest else MIN, out, (a,), (Tensor(mask), int(np.count_nonzero(mask))))
     d = wrap_dim(_int_dim(dim, name), x.ndim)
     if x.ndim and x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -441,10 +453,10 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
             values, idx = values.squeeze(d), idx.squeeze(d)
     indices = Tensor(idx.astype(np.int64, copy=False))
     if not needs_grad(a):
-        return ReturnTypes(name, Tensor(values), indices)
+        return ReturnTypes(name, Tensor(values), indices)     # no node: the key is not worth computing
     key = _index_key(x.shape, d, idx if keepdim else np.expand_dims(idx, d)) if x.ndim else ()
     row = MAX_DIM if largest else MIN_DIM
-    return ReturnTypes(name, record(row, values, (a,), (x.shape, key, d, keepdim)), indices)
+    return ReturnTypes(name, apply(row, values, (a,), (x.shape, key, d, keepdim)), indices)
 
 
 def _index_key(shape: tuple, dim: int, idx: np.ndarray) -> tuple:
@@ -481,12 +493,11 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     fn = np.max if largest else np.min
     out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
     if not needs_grad(a):
-        return Tensor(out)
+        return Tensor(out)      # no node: the mask is not worth computing
     kept = out if keepdim or not x.ndim else np.expand_dims(out, dims)
     mask = (x == kept).astype(x.dtype)
     counts = mask.sum(axis=dims, keepdims=True) if x.ndim else mask
-    saved = (Tensor(mask), Tensor(counts), dims, keepdim, Out(out))
-    return record(AMAX if largest else AMIN, out, (a,), saved, (version_check(a),))
+    return apply(AMAX if largest else AMIN, out, (a,), (Tensor(mask), Tensor(counts), dims, keepdim))
 
 
 def argmax(a: Tensor, dim=None, keepdim=False) -> Tensor:
@@ -569,14 +580,13 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
         out = np.reshape(out, (1,) * x.ndim)
     out = np.asarray(out, dtype=x.dtype)
     if not needs_grad(a):
-        return Tensor(out)
+        return Tensor(out)      # no node: the mask is not worth computing
     mask = counts = None
     if math.isinf(p):
         kept = out if keepdim or not x.ndim else np.expand_dims(out, axis)
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
-    saved = (saved_input(a, x), Out(out), p, dims, keepdim, mask, counts)
-    return record(NORM, out, (a,), saved, (version_check(a),), fit_for(out, a) if dtype is not None else None)
+    return apply(NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
 
 
 def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
@@ -641,12 +651,7 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
     out = np.asarray(out).astype(x.dtype)
-    if not needs_grad(a):
-        return Tensor(out)
-    if take_sqrt:
-        saved = (saved_input(a, x), Out(out), dims, correction, keepdim)
-        return record(STD, out, (a,), saved, (version_check(a),))
-    return record(VAR, out, (a,), (saved_input(a, x), dims, correction, keepdim), (version_check(a),))
+    return apply(STD if take_sqrt else VAR, out, (a,), (dims, correction, keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------------- logsumexp
@@ -672,9 +677,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
         else:
             out = log_array(np.sum(exp_array(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
     out = np.asarray(out, dtype=x.dtype)
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(LOGSUMEXP, out, (a,), (saved_input(a, x), Out(out), axis, keepdim), (version_check(a),))
+    return apply(LOGSUMEXP, out, (a,), (axis, keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------ cumsum, cumprod
@@ -691,7 +694,7 @@ def cumsum(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
     x = _cum_input(a, dtype)
     d = wrap_dim(_int_dim(dim, "cumsum"), x.ndim)
     out = cumsum_array(x, d) if x.ndim else x.copy()
-    return record(CUMSUM, out, (a,), (d if x.ndim else 0, x.size), fit=fit_for(out, a) if dtype is not None else None)
+    return apply(CUMSUM, out, (a,), (d if x.ndim else 0, x.size))
 
 
 def cumprod(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
@@ -699,10 +702,7 @@ def cumprod(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
     x = _cum_input(a, dtype)
     d = wrap_dim(_int_dim(dim, "cumprod"), x.ndim)
     out = cumprod_array(x, d) if x.ndim else x.copy()
-    if not needs_grad(a):
-        return Tensor(out)
-    return record(CUMPROD, out, (a,), (saved_input(a, x), Out(out), d if x.ndim else 0), (version_check(a),),
-                  fit_for(out, a) if dtype is not None else None)
+    return apply(CUMPROD, out, (a,), (d if x.ndim else 0,), (x,))
 
 
 # ---------------------------------------------------------------------------------------------- all, any

@@ -11,7 +11,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing
-from gradcli.engine.recording import TYPE_WORDS, Op, axes, broadcast_error, int64_arg, record, type_word, wrap_dim
+from gradcli.engine.recording import TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 from gradcli.engine.state import STATE
 
@@ -53,6 +53,12 @@ def _stack_backward(F, g, i, dim):
     return F.getitem(g, (slice(None),) * dim + (i,))
 
 
+def _gather_0d_backward(F, g, shapes, key):
+    """A gather with a 0-d input or index ran on 1-d views of both (`shapes`: the input's, its 1-d
+    view's, the index's 1-d view's)."""
+    return F.reshape(F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0])
+
+
 def _piece_backward(F, g, shape, key, index):
     """The gradient of one output of split / chunk: zeros but for its slice."""
     return F.scatter(g, shape, key, "slice")
@@ -61,33 +67,50 @@ def _piece_backward(F, g, shape, key, index):
 # Multi-output ops (split, chunk, unbind) record one node per output, each scattering its
 # gradient into the input's shape; PyTorch shares one node between the outputs.
 # fmt: off
-EXPAND        = Op("ExpandBackward0",         False, (lambda F, g, shape: F.sum_to(g, shape),))
-UNSQUEEZE     = Op("UnsqueezeBackward0",      False, (lambda F, g, dim: F.squeeze(g, dim),))
-SQUEEZE_ALL   = Op("SqueezeBackward0",        False, (lambda F, g, shape: F.reshape(g, shape),))
-SQUEEZE       = Op("SqueezeBackward1",        False, (lambda F, g, dim, shape: F.reshape(g, shape),))
-SQUEEZE_DIMS  = Op("SqueezeBackward2",        False, (lambda F, g, shape: F.reshape(g, shape),))
-SQUEEZE_      = Op("SqueezeBackward4",        False, (lambda F, g, shape: F.reshape(g, shape),))
-TRANSPOSE_T   = Op("TBackward0",              False, (lambda F, g: F.t(g),))
-TRANSPOSE     = Op("TransposeBackward0",      False, (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
-PERMUTE       = Op("PermuteBackward0",        False, (lambda F, g, inverse: F.permute(g, inverse),))
-VIEW          = Op("ViewBackward0",           False, (lambda F, g, shape: F.reshape(g, shape),))
-RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   False, (lambda F, g, shape: F.reshape(g, shape),))
-UNSAFE_VIEW   = Op("UnsafeViewBackward0",     False, (lambda F, g, shape: F.reshape(g, shape),))
-REPEAT        = Op("RepeatBackward0",         False, (_repeat_backward,))
-CAT           = Op("CatBackward0",            False, _EachInput(_cat_backward))
-STACK         = Op("StackBackward0",          False, _EachInput(_stack_backward))
-SPLIT         = Op("SplitBackward0",          False, (_piece_backward,))
-SPLIT_SIZES   = Op("SplitWithSizesBackward0", False, (_piece_backward,))
-FLIP          = Op("FlipBackward0",           False, (lambda F, g, dims: F.flip_dims(g, dims),))
-ROLL          = Op("RollBackward0",           False, (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts),
-                                                                                            dims),))
-GATHER        = Op("GatherBackward0",         True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
-# a gather with a 0-d input or index runs on 1-d views of both (`shapes`: input, its 1-d view, index's 1-d view)
-GATHER_0D     = Op("GatherBackward0",         True,  (lambda F, g, shapes, key: F.reshape(
-    F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0]),))
-INDEX_SELECT  = Op("IndexSelectBackward0",    True,  (lambda F, g, shape, key: F.index_add(g, shape, key),))
-TRIL          = Op("TrilBackward0",           False, (lambda F, g, diagonal: F.tril(g, diagonal),))
-TRIU          = Op("TriuBackward0",           False, (lambda F, g, diagonal: F.triu(g, diagonal),))
+EXPAND        = Op("ExpandBackward0",         None,    ("shape",),
+                   (lambda F, g, shape: F.sum_to(g, shape),))
+UNSQUEEZE     = Op("UnsqueezeBackward0",      None,    ("dim",),
+                   (lambda F, g, dim: F.squeeze(g, dim),))
+SQUEEZE_ALL   = Op("SqueezeBackward0",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE       = Op("SqueezeBackward1",        None,    ("dim", "shape"),
+                   (lambda F, g, dim, shape: F.reshape(g, shape),))
+SQUEEZE_DIMS  = Op("SqueezeBackward2",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+SQUEEZE_      = Op("SqueezeBackward4",        None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),))
+TRANSPOSE     = Op("TransposeBackward0",      None,    ("dim0", "dim1"),
+                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
+PERMUTE       = Op("PermuteBackward0",        None,    ("inverse",),
+                   (lambda F, g, inverse: F.permute(g, inverse),))
+VIEW          = Op("ViewBackward0",           None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None,    ("shape",),
+                   (lambda F, g, shape: F.reshape(g, shape),))
+REPEAT        = Op("RepeatBackward0",         None,    ("repeats", "shape"),      (_repeat_backward,))
+CAT           = Op("CatBackward0",            None,    ("parts",),                _EachInput(_cat_backward),
+                   fits="dtype")
+STACK         = Op("StackBackward0",          None,    ("dim",),                  _EachInput(_stack_backward),
+                   fits="dtype")
+SPLIT         = Op("SplitBackward0",          None,    ("shape", "key", "index"), (_piece_backward,))
+SPLIT_SIZES   = Op("SplitWithSizesBackward0", None,    ("shape", "key", "index"), (_piece_backward,))
+FLIP          = Op("FlipBackward0",           None,    ("dims",),
+                   (lambda F, g, dims: F.flip_dims(g, dims),))
+ROLL          = Op("RollBackward0",           None,    ("shifts", "dims"),
+                   (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),))
+GATHER        = Op("GatherBackward0",         None,    ("shape", "key"),
+                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),         (_gather_0d_backward,),
+                   saves_tensors=True)
+INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"),
+                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+TRIL          = Op("TrilBackward0",           None,    ("diagonal",),
+                   (lambda F, g, diagonal: F.tril(g, diagonal),))
+TRIU          = Op("TriuBackward0",           None,    ("diagonal",),
+                   (lambda F, g, diagonal: F.triu(g, diagonal),))
 # fmt: on
 
 
@@ -101,7 +124,7 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     """A result aliasing `a`'s data: it shares the version counter, and `_base` names the tensor that
     owns the data (the base of a view of a view is the original). A view of an inference tensor is
     one too, wherever it is made."""
-    t = record(op, out, (a,), saved)
+    t = apply(op, out, (a,), saved)
     t._version = a._version
     t._base = a._base if a._base is not None else a
     t._inference = a._inference
@@ -250,12 +273,6 @@ def _joined_dtype(tensors) -> np.dtype:
     return dt.np
 
 
-def _cast_fit(out: np.ndarray, tensors):
-    """`fit` entries that cast the gradient back to each input's dtype (shapes are already right)."""
-    fit = [(t._a.shape, t._a.dtype) if t._a.dtype != out.dtype else None for t in tensors]
-    return fit if any(f is not None for f in fit) else None
-
-
 # -------------------------------------------------------------------------------- views of the shape
 
 def view(a: Tensor, *size) -> Tensor:
@@ -320,7 +337,7 @@ def reshape_as(a: Tensor, other: Tensor) -> Tensor:
 
 def unsafe_view(a: Tensor, shape) -> Tensor:
     """`_unsafe_view` of a fresh contiguous result: a reshape that is not recorded as a view."""
-    return record(UNSAFE_VIEW, a._a.reshape(tuple(shape)), (a,), (a._a.shape,))
+    return apply(UNSAFE_VIEW, a._a.reshape(tuple(shape)), (a,), (a._a.shape,))
 
 
 def flatten(a: Tensor, start_dim=0, end_dim=-1) -> Tensor:
@@ -424,7 +441,7 @@ def squeeze_(a: Tensor, dim: int) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim)
     out = np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x
-    return record(SQUEEZE_, out, (a,), (x.shape,))
+    return apply(SQUEEZE_, out, (a,), (x.shape,))
 
 
 def t(a: Tensor) -> Tensor:
@@ -538,7 +555,7 @@ def repeat(a: Tensor, *repeats) -> Tensor:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
     budget.check_tensor(target, x.itemsize)
     out = np.tile(x.reshape(padded), repeats) if repeats else x.copy()
-    return record(REPEAT, out, (a,), (repeats, x.shape))
+    return apply(REPEAT, out, (a,), (repeats, x.shape))
 
 
 def cat(tensors, dim=0) -> Tensor:
@@ -553,7 +570,7 @@ def cat(tensors, dim=0) -> Tensor:
     kept = [i for i, t in enumerate(tensors) if not (t._a.ndim == 1 and t._a.size == 0)]
     if not kept:
         out = np.zeros((0,), dtype=npdt)
-        return record(CAT, out, tuple(tensors), (tuple([None] * len(tensors)),), fit=_cast_fit(out, tensors))
+        return apply(CAT, out, tuple(tensors), (tuple([None] * len(tensors)),))
     first = tensors[kept[0]]._a
     d = wrap_dim(dim, first.ndim)
     for i in kept:
@@ -571,7 +588,7 @@ def cat(tensors, dim=0) -> Tensor:
         n = tensors[i]._a.shape[d]
         parts[i] = (slice(None),) * d + (slice(offset, offset + n),)
         offset += n
-    return record(CAT, out, tuple(tensors), (tuple(parts),), fit=_cast_fit(out, tensors))
+    return apply(CAT, out, tuple(tensors), (tuple(parts),))
 
 
 def concatenate(tensors, axis=0) -> Tensor:
@@ -591,7 +608,7 @@ def stack(tensors, dim=0) -> Tensor:
     npdt = _joined_dtype(tensors)
     budget.check_tensor((len(tensors),) + first, npdt.itemsize)
     out = np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d)
-    return record(STACK, out, tuple(tensors), (d,), fit=_cast_fit(out, tensors))
+    return apply(STACK, out, tuple(tensors), (d,))
 
 
 def _stacked(tensors, name: str, min_dim: int) -> list:
@@ -703,7 +720,7 @@ def flip(a: Tensor, *dims) -> Tensor:
     if not x.ndim:
         dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
     out = np.ascontiguousarray(np.flip(x, dims)) if dims else x.copy()
-    return record(FLIP, out, (a,), (dims,))
+    return apply(FLIP, out, (a,), (dims,))
 
 
 def fliplr(a: Tensor) -> Tensor:
@@ -730,12 +747,12 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
         out = np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-        return record(ROLL, out, (a,), (shifts, None))
+        return apply(ROLL, out, (a,), (shifts, None))
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(wrap_dim(d, x.ndim) for d in dims)
     out = np.ascontiguousarray(np.roll(x, shifts, dims)) if x.ndim else x.copy()
-    return record(ROLL, out, (a,), (shifts, dims))
+    return apply(ROLL, out, (a,), (shifts, dims))
 
 
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -767,8 +784,8 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     key = tuple(grid)
     out = x[key]
     if shape_0d is not None:
-        return record(GATHER_0D, out.reshape(shape_0d), (a,), ((a._a.shape, x.shape, idx.shape), key))
-    return record(GATHER, out, (a,), (x.shape, key))
+        return apply(GATHER_0D, out.reshape(shape_0d), (a,), ((a._a.shape, x.shape, idx.shape), key))
+    return apply(GATHER, out, (a,), (x.shape, key))
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -791,9 +808,9 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
     if x.ndim == 0:
-        return record(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
+        return apply(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
     out = np.take(x, idx, axis=d)
-    return record(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
+    return apply(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
 
 
 def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
@@ -804,13 +821,13 @@ def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
 def tril(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return record(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
+    return apply(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return record(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
+    return apply(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def broadcast_shapes(*shapes) -> tuple:

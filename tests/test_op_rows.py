@@ -1,0 +1,105 @@
+"""The op tables walked as tables: every row is reachable from a script (torch.* or Tensor.*), and the
+two formula vocabularies (backmath.NUMPY, backmath.TENSOR) offer the same names.
+
+(The gradient check generated from each row that has a `forward` lives in test_gradcheck.py.)
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+from conftest import ROOT, run_script
+from gradcli.engine import autograd, backmath, factories, ops
+from gradcli.engine.recording import Op
+from gradcli.engine.tensor import Tensor
+
+PRELUDE = "import torch\nimport torch.nn.functional as F\n"
+
+# Scripts for the rows that no engine case (tests/engine_cases) and no golden script reaches: mostly the
+# formula steps a create_graph backward records, and tensor-argument variants.
+EXTRA = [
+    # create_graph through tan (1 + result ** 2: AddBackward1), diagonal, log_softmax, x[0], x[0:2], x[[0, 0]]
+    "x = torch.rand(3, 3, requires_grad=True)\n"
+    "for y in [x.tan(), x.diagonal(), F.log_softmax(x, 1), x[0], x[0:2], x[[0, 0]]]:\n"
+    "    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n"
+    "    g.sum().backward()",
+    # an in-place op on a view, then the view used (AsStridedBackward0)
+    "x = torch.rand(4, requires_grad=True)\ny = x * 1\nv = y.view(2, 2)\nv.mul_(2)\n(v * v).sum().backward()",
+    # clamp_min / clamp_max with a tensor bound that requires grad
+    "x = torch.rand(3, requires_grad=True)\nb = torch.rand(3, requires_grad=True)\n"
+    "(x.clamp_min(b) + x.clamp_max(b)).sum().backward()",
+    # fill_ with a 0-d tensor that requires grad; advanced-index reads and writes
+    "x = torch.rand(3, requires_grad=True)\nv = torch.rand((), requires_grad=True)\n"
+    "y = (x * 1).fill_(v)\nz = x * 1\nz[[0, 2]] = v * 2\n(y.sum() + z.sum() + x[[0, 1]].sum()).backward()",
+]
+
+
+def _rows() -> set:
+    modules = ops.GROUPS + (factories,)
+    return {v for module in modules for v in vars(module).values() if v.__class__ is Op}
+
+
+def _scripts():
+    cases = json.loads((ROOT / "tests" / "engine_cases" / "expected.json").read_text())
+    for case in cases:
+        yield PRELUDE + case.replace("; ", "\n") + "\n"
+    for folder in ("tests/conformance", "examples"):
+        for path in sorted((ROOT / folder).glob("*.grad")):
+            yield path.read_text(encoding="utf-8")
+    for script in EXTRA:
+        yield PRELUDE + script + "\n"
+
+
+def test_every_row_is_reachable_from_a_script():
+    """Run the engine cases, the golden scripts and EXTRA, collecting the row of every op result the
+    forward observer sees (and of every node an op takes as input: nodes made without `apply`, like
+    CopySlices, are seen there). A row none of them reaches is dead, or needs a case that reaches it."""
+    from gradcli.engine.observe import Observer
+    from gradcli.engine.state import STATE
+    seen = set()
+
+    class Rows(Observer):
+        def op(self, op, result, inputs):
+            seen.add(op)
+            for x in inputs:
+                if x.__class__ is Tensor and x.grad_fn is not None:
+                    seen.add(x.grad_fn.op)
+
+    previous, STATE.observer = STATE.observer, Rows()
+    try:
+        for script in _scripts():
+            run_script(script, "<rows>", seed=0)
+    finally:
+        STATE.observer = previous
+    rows = _rows()
+    assert len(rows) > 150
+    assert sorted(r.node for r in rows - seen) == []
+
+
+def test_extra_scripts_run_clean():
+    for script in EXTRA:
+        result = run_script(PRELUDE + script + "\n", "<rows>", seed=0)
+        assert result.error is None, (script, result.error)
+
+
+def test_the_formula_vocabularies_offer_the_same_names():
+    def names(cls):
+        return {name for name in dir(cls) if not name.startswith("_")}
+    numpy_only = names(backmath.NumpyMath) - names(backmath.TensorMath)
+    tensor_only = names(backmath.TensorMath) - names(backmath.NumpyMath)
+    assert (sorted(numpy_only), sorted(tensor_only)) == ([], [])
+
+
+def test_formulas_take_what_the_row_saves():
+    """Each formula takes (F, g, *saved): as many values as the row's `saves` names (cat and stack's
+    formulas also take the input's position); and no name is saved twice."""
+    for row in _rows():
+        assert len(set(row.saves)) == len(row.saves), row
+        formulas = row.backward if row.backward.__class__ is tuple else (row.backward.formula,)
+        extra = 0 if row.backward.__class__ is tuple else 1
+        for formula in formulas:
+            params = inspect.signature(formula).parameters.values()
+            assert not any(p.kind is p.VAR_POSITIONAL for p in params), row
+            assert len(params) == 2 + extra + len(row.saves), (row, formula)

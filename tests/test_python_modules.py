@@ -1,0 +1,92 @@
+"""Python's itertools, functools, string and time modules and `from __future__` in the language: CPython's
+results, bounded copies, nothing behind them reachable."""
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+from gradcli.engine.state import STATE
+from gradcli.errors import ScriptSyntaxError
+from gradcli.session import Session
+
+SNIPPETS = [
+    "import itertools\nprint(list(itertools.product('ab', [1, 2])), list(itertools.product(range(2), repeat=3)))",
+    "import itertools\nprint(list(itertools.permutations([1, 2, 3], 2)), list(itertools.combinations('abcd', 2)))",
+    "import itertools\nprint(list(itertools.combinations_with_replacement([1, 2], 2)), list(itertools.islice(itertools.cycle('xy'), 5)))",
+    "import itertools\nprint(list(itertools.accumulate([1, 2, 3, 4])), list(itertools.accumulate([3, 1, 4], max)))",
+    "import itertools\nprint(list(itertools.chain([1], (2, 3), 'ab')), list(itertools.islice(itertools.count(5, 2), 4)))",
+    "import itertools\nprint(list(itertools.zip_longest([1, 2, 3], 'ab', fillvalue=0)), list(itertools.pairwise([1, 2, 4])))",
+    "import itertools\nfor k, g in itertools.groupby('aabbbc'):\n    print(k, list(g))",
+    "import itertools\nprint(list(itertools.repeat(7, 3)), list(itertools.compress('abcd', [1, 0, 1, 0])))",
+    "import itertools\nprint(list(itertools.takewhile(bool, [1, 2, 0, 3])), list(itertools.dropwhile(bool, [1, 0, 2])))",
+    "import itertools\nprint(list(itertools.starmap(pow, [(2, 3), (3, 2)])), list(itertools.filterfalse(bool, [0, 1, 0])))",
+    "import functools\nprint(functools.reduce(max, [3, 1, 4, 1, 5]), functools.reduce(pow, [2, 3], 1))",
+    "import functools\np = functools.partial(max, 10)\nprint(p(3), p(30))",
+    "import string\nprint(string.ascii_letters, string.digits, string.hexdigits, string.octdigits)",
+    "import string\nprint(repr(string.whitespace), string.punctuation, string.capwords('hello autograd world'))",
+    "import time\na = time.time()\nb = time.perf_counter()\nprint(a > 1e9, b > 0, time.perf_counter() >= b)",
+    "from itertools import product as p, islice\nprint(list(p([1], [2])), list(islice('abc', 2)))",
+    '"""A docstring first."""\nfrom __future__ import annotations\nfrom __future__ import division, print_function\nprint(annotations)',
+    "import itertools, functools, string, time\nprint(itertools, time, functools, string)",
+]
+
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_cpythons_results(snippet):
+    source = snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+
+@pytest.mark.parametrize("source, message", [
+    ("from __future__ import foo", "1:1: SyntaxError: future feature foo is not defined"),
+    ("x = 1\nfrom __future__ import annotations", "2:1: SyntaxError: from __future__ imports must occur at the "
+                                                   "beginning of the file"),
+    ("from __future__ import braces", "1:1: SyntaxError: not a chance"),
+    ("from __future__ import barry_as_FLUFL", "1:1: SyntaxError: future feature barry_as_FLUFL is not part of "
+                                               "gradcli's language"),
+    ("import __future__", "1:8: SyntaxError: names starting with '_' are outside gradcli's language"),
+    ("x = __future__", "1:5: SyntaxError: names starting with '_' are outside gradcli's language"),
+])
+def test_future_imports_follow_cpythons_rules(source, message):
+    assert located_error(source) == message
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import itertools\nx = itertools.product(range(10**10))",
+     "2:5: MemoryError: a list of 10000000000 items is too large (gradcli allows at most {items})"),
+    ("import itertools\nx = itertools.permutations(range(10**10), 2)",
+     "2:5: MemoryError: a list of 10000000000 items is too large (gradcli allows at most {items})"),
+    ("import itertools\nx = itertools.cycle(range(10**10))",
+     "2:5: MemoryError: a list of 10000000000 items is too large (gradcli allows at most {items})"),
+    ("import itertools\nx = list(itertools.count())",
+     "2:5: MemoryError: a list of more than {items} items is too large (gradcli allows at most {items})"),
+])
+def test_what_the_copies_take_is_bounded(source, message):
+    STATE.max_items, before = 10 ** 5, STATE.max_items
+    try:
+        assert located_error(source) == message.format(items=STATE.max_items)
+    finally:
+        STATE.max_items = before
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import itertools\nitertools.tee", "2:1: AttributeError: module 'itertools' has no attribute 'tee'"),
+    ("import itertools\nitertools.chain.from_iterable",
+     "2:1: AttributeError: 'type' object attribute 'from_iterable' is outside gradcli's language"),
+    ("import functools\nfunctools.partial(max, 1).func",
+     "2:1: AttributeError: 'partial' object attribute 'func' is outside gradcli's language"),
+    ("import functools\nfunctools.wraps", "2:1: AttributeError: module 'functools' has no attribute 'wraps'"),
+    ("import string\nstring.Template", "2:1: AttributeError: module 'string' has no attribute 'Template'"),
+    ("import string\nstring.Formatter", "2:1: AttributeError: module 'string' has no attribute 'Formatter'"),
+    ("import time\ntime.sleep(100)", "2:1: AttributeError: module 'time' has no attribute 'sleep'"),
+    ("import os", "1:1: ImportError: import of 'os' is outside gradcli's language: scripts can import only torch, "
+                  "functools, itertools, math, random, string and time"),
+])
+def test_nothing_else_is_reachable(source, message):
+    assert located_error(source) == message
+
+
+def test_a_parse_error_is_a_syntax_error_value():
+    with pytest.raises(ScriptSyntaxError):
+        Session().compile("from __future__ import nope\n")
