@@ -13,7 +13,7 @@ from gradcli.language import compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import addresses, backward
+from gradcli.engine import addresses
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 
@@ -115,6 +115,7 @@ class Session:
         # why(line, col, category, message) -> str | None: one more line for a warning, saying why it
         # happened (set by the front ends to gradcli.diagnostics.why, which is imported only when asked)
         self.why = None
+        self.warning_subject = None     # what the warning being shown is about (see warn)
         self.set_events(events)
         _keep_heap_memory()
         # The engine's state (modes, print options, the random stream, numbered addresses): one per
@@ -162,8 +163,11 @@ class Session:
             events.session = self
         self.builtins["print"] = stdlib.make_print(self._write, events.print if events is not None else None)
 
-    def warn(self, line: int, col: int, category: str, message: str) -> None:
-        """Python's default warning filter: once per source location, to stderr (or the event sink)."""
+    def warn(self, line: int, col: int, category: str, message: str, subject=None) -> None:
+        """Python's default warning filter: once per source location, to stderr (or the event sink).
+        `subject` is the value the warning is about (the tensor whose `.grad` is read), kept in
+        `warning_subject` for the diagnosis (gradcli.diagnostics.why) while the warning is shown."""
+        self.warning_subject = subject
         key = (self._filename, line, category, message)
         if key in self._warned:
             return
@@ -214,7 +218,11 @@ class Session:
     def run_source(self, source: str, filename: str = "<script>") -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename)
-        observer, backward.observer = backward.observer, self.events
+        # the session's event sink watches the script's backward/grad calls, unless a tool already
+        # watches the whole run (and tells the sink itself: gradcli.diagnostics.nancheck)
+        observer = STATE.observer
+        if observer is None:
+            STATE.observer = self.events
         try:
             with _collector_tuned():
                 program(self.globals)
@@ -229,7 +237,7 @@ class Session:
                 raise
             raise self._script_error(e, source, filename) from None
         finally:
-            backward.observer = observer
+            STATE.observer = observer
             self.where[0] = 0
 
     def run_unit(self, source: str, filename: str = "<stdin>", echo=None) -> None:

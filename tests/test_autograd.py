@@ -209,18 +209,26 @@ def test_diagnostic_observers_see_every_op_and_node():
 
     from gradcli.engine import autograd
     from gradcli.engine.tensor import Tensor
+    from gradcli.engine.observe import Observer
+    from gradcli.engine.state import STATE
     seen_forward, seen_backward = [], []
-    autograd.forward_observer[0] = lambda op, t, inputs: seen_forward.append((op.node, t._a.tolist()))
-    autograd.backward_observer[0] = lambda node, g, out: seen_backward.append(
-        (type(node).__name__ if out is None else node.op.node, np.asarray(g).tolist(),
-         None if out is None else [None if o is None else np.asarray(o).tolist() for o in out]))
+
+    class Watch(Observer):
+        def op(self, op, t, inputs):
+            seen_forward.append((op.node, t._a.tolist()))
+
+        def node(self, node, g, out):
+            seen_backward.append(
+                (type(node).__name__ if out is None else node.op.node, np.asarray(g).tolist(),
+                 None if out is None else [None if o is None else np.asarray(o).tolist() for o in out]))
+    STATE.observer = Watch()
     try:
         x = Tensor(np.array([1.0, 2.0], np.float32))
         x.requires_grad = True
         y = (x * 3).sum()
         y.backward()
     finally:
-        autograd.forward_observer[0] = autograd.backward_observer[0] = None
+        STATE.observer = None
     assert seen_forward == [("MulBackward0", [3.0, 6.0]), ("SumBackward0", 9.0)]
     assert seen_backward == [("SumBackward0", 1.0, [[1.0, 1.0]]),
                              ("MulBackward0", [1.0, 1.0], [[3.0, 3.0], None]),

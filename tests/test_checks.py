@@ -181,13 +181,19 @@ def test_a_wrong_node_next_to_the_leaf(tmp_path, capsys, monkeypatch):
 def test_backward_observer_sees_the_incoming_gradient_of_a_square():
     """`x * x` doubles the incoming gradient in place when it may; not while an observer watches."""
     from gradcli.engine import factories as torch
+    from gradcli.engine.observe import Observer
+    from gradcli.engine.state import STATE
     seen = []
-    autograd.backward_observer[0] = lambda node, g, out: seen.append((node.op.node, np.array(g).tolist()))
+
+    class Watch(Observer):
+        def node(self, node, g, out):
+            seen.append((node.op.node, np.array(g).tolist()))
+    STATE.observer = Watch()
     try:
         x = torch.ones(3, requires_grad=True)
         ((x * x) * 5).sum().backward()
     finally:
-        autograd.backward_observer[0] = None
+        STATE.observer = None
     assert seen == [("SumBackward0", 1.0), ("MulBackward0", [1.0] * 3), ("MulBackward0", [5.0] * 3),
                     ("AccumulateGrad", [10.0] * 3)]
     assert x.grad.tolist() == [10.0, 10.0, 10.0]
@@ -278,12 +284,11 @@ def test_a_replay_that_never_ends_is_given_up(capsys):
 
 
 def test_plain_runs_are_left_unpatched(capsys):
-    before = (Tensor.__init__, arith.to_dtype, backward._make_grads, autograd.forward_observer[0],
-              autograd.backward_observer[0])
+    from gradcli.engine.state import STATE
+    before = (Tensor.__init__, arith.to_dtype, backward._make_grads, STATE.observer, STATE.replay)
     main(capsys, "-c", "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()",
          "--check-grads", "--nan-check")
-    after = (Tensor.__init__, arith.to_dtype, backward._make_grads, autograd.forward_observer[0],
-             autograd.backward_observer[0])
+    after = (Tensor.__init__, arith.to_dtype, backward._make_grads, STATE.observer, STATE.replay)
     assert after == before and before[3:] == (None, None)
     assert Tensor(np.ones(2, np.float32))._a.dtype == np.float32
 

@@ -56,20 +56,23 @@ def test_every_row_is_reachable_from_a_script():
     """Run the engine cases, the golden scripts and EXTRA, collecting the row of every op result the
     forward observer sees (and of every node an op takes as input: nodes made without `apply`, like
     CopySlices, are seen there). A row none of them reaches is dead, or needs a case that reaches it."""
+    from gradcli.engine.observe import Observer
+    from gradcli.engine.state import STATE
     seen = set()
 
-    def observe(op, result, inputs):
-        seen.add(op)
-        for x in inputs:
-            if x.__class__ is Tensor and x.grad_fn is not None:
-                seen.add(x.grad_fn.op)
+    class Rows(Observer):
+        def op(self, op, result, inputs):
+            seen.add(op)
+            for x in inputs:
+                if x.__class__ is Tensor and x.grad_fn is not None:
+                    seen.add(x.grad_fn.op)
 
-    previous, autograd.forward_observer[0] = autograd.forward_observer[0], observe
+    previous, STATE.observer = STATE.observer, Rows()
     try:
         for script in _scripts():
             run_script(script, "<rows>", seed=0)
     finally:
-        autograd.forward_observer[0] = previous
+        STATE.observer = previous
     rows = _rows()
     assert len(rows) > 150
     assert sorted(r.node for r in rows - seen) == []

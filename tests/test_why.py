@@ -255,7 +255,7 @@ def test_a_replay_that_runs_out_of_time_is_abandoned(monkeypatch, capsys, tmp_pa
 def _slow_statement(self, site):
     time.sleep(0.05)
     if time.perf_counter() > self._deadline:
-        raise why._Stop("out of time")
+        raise why.Stop("out of time")
 
 
 def test_a_failing_diagnosis_only_drops_the_note(monkeypatch, capsys, tmp_path):

@@ -2,7 +2,7 @@
 node from the output to NAME.
 
 The script runs in a diagnostic session (gradcli.diagnostics.why.replay: provenance on, output discarded)
-with autograd.backward_observer watching. When a sweep starts, the nodes on a path from its roots
+with a why.Recorder observing it. When a sweep starts, the nodes on a path from its roots
 to NAME are found (NAME's AccumulateGrad for a leaf, its grad_fn otherwise); while it runs, each of
 them is recorded with the gradient it received and what it passed on along those paths, in the
 order the engine ran them. Gradients of at most SMALL elements are kept and shown in PyTorch's
@@ -25,7 +25,7 @@ def target_name(text: str) -> str | None:
 
 
 def explain_units(units: list, seed, name: str, line: int | None = None, number: int | None = None, live=None):
-    """Replay `units` (gradcli.diagnostics.why.Unit) from `seed` and explain the last call that reached `name`
+    """Replay `units` (gradcli.diagnostics.replay.Unit) from `seed` and explain the last call that reached `name`
     (on `line`, if given; the `number`-th of them, if given). Returns (text, problem, error): the
     explanation, or why there is none, or the ScriptError the replay ended in. `live`, the value the
     session asking holds under `name`, is compared with the replay's, and a difference is said."""
@@ -170,11 +170,11 @@ class _Chain:
         self._trace = None
         self.session = self.provenance = None
 
-    def call_opened(self, recorder, call, sweep) -> None:
+    def call_opened(self, recorder, call, roots) -> None:
+        from gradcli.engine.autograd import reachable
         self.session, self.provenance = recorder.session, recorder.provenance
         self._trace = None
-        roots = [r for r in sweep.f_locals.get("roots", ()) if r is not None]
-        nodes = _reach(roots)
+        nodes = list(reachable(roots))
         targets, leaves = self._targets(nodes)
         if not targets:
             return
@@ -228,18 +228,6 @@ class _Chain:
         elif trace.leaves:
             leaf = trace.leaves[0]
             trace.after = _Shown(leaf.grad) if leaf.grad is not None else None
-
-
-def _reach(roots) -> list:
-    """The nodes reachable from the roots (iterative, each once, in the order first met)."""
-    seen = dict.fromkeys(roots)
-    stack = list(roots)
-    while stack:
-        for child in stack.pop().inputs:
-            if child is not None and child not in seen:
-                seen[child] = None
-                stack.append(child)
-    return list(seen)
 
 
 def _on_path(nodes, targets) -> set:

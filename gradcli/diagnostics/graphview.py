@@ -191,18 +191,11 @@ def _shared_nodes(root) -> dict:
 
 
 def _drawing_order(root, shared: set) -> list:
-    """The shared nodes in the order the tree draws them (a preorder walk, each node once)."""
-    order, done, stack = [], set(), [root]
-    while stack and len(order) < len(shared):
-        node = stack.pop()
-        key = id(node)
-        if key in done:
-            continue
-        done.add(key)
-        if key in shared:
-            order.append(key)
-        stack.extend(reversed([n for n in _inputs(node) if n is not None]))
-    return order
+    """The shared nodes in the order the tree draws them (a preorder walk, each node once). The scan
+    that found them saw them within _SCAN_LIMIT visits of the same walk."""
+    if not shared:
+        return []
+    return [key for key in map(id, autograd.reachable([root], _SCAN_LIMIT)) if key in shared]
 
 
 # ----------------------------------------------------------------------------------- nodes and edges

@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from gradcli.engine.autograd import AccumulateGrad, Node, edge
+from gradcli.engine.autograd import AccumulateGrad, Node, edge, reachable
+from gradcli.engine.observe import Observer
 from gradcli.engine.tensor import Size, Tensor
 
 # Nesting of lists and tuples written as JSON arrays; deeper ones (and a list holding itself) are
@@ -22,7 +23,7 @@ from gradcli.engine.tensor import Size, Tensor
 MAX_NESTING = 100
 
 
-class JsonLines:
+class JsonLines(Observer):
     """Writes a session's events to `out` (a text stream), one JSON object per line."""
 
     def __init__(self, out):
@@ -58,11 +59,11 @@ class JsonLines:
             event["why"] = why          # gradcli.diagnostics.why: why it happened, when it can tell
         self.emit(event)
 
-    def backward_call(self, outputs: tuple, inputs, retain_graph: bool, create_graph: bool):
-        """functional.backward is about to sweep: note the `.grad` of every tensor it may write, and
+    def script_backward(self, outputs: tuple, inputs, retain_graph: bool, create_graph: bool):
+        """The script's backward() is about to sweep: note the `.grad` of every tensor it may write, and
         return the function it calls once the sweep succeeded (it writes the events)."""
         roots = [r for r in (edge(t) for t in outputs) if r is not None]
-        nodes = _reach(roots)
+        nodes = reachable(roots)
         watched = _grad_holders(nodes, inputs)
         before = [(t, t.grad, _version(t.grad)) for t in watched]
 
@@ -75,10 +76,10 @@ class JsonLines:
                                "value": value(t.grad)})
         return done
 
-    def grad_call(self, outputs: tuple, inputs: tuple, retain_graph: bool, create_graph: bool, result) -> None:
-        """functional.grad returned `result`, one gradient (or None) per input."""
+    def script_grad(self, outputs: tuple, inputs: tuple, retain_graph: bool, create_graph: bool, result) -> None:
+        """The script's autograd.grad() returned `result`, one gradient (or None) per input."""
         roots = [r for r in (edge(t) for t in outputs) if r is not None]
-        self._backward("autograd.grad", roots, len(_reach(roots)), retain_graph, create_graph)
+        self._backward("autograd.grad", roots, len(reachable(roots)), retain_graph, create_graph)
         file, line = self._where()
         for i, (t, g) in enumerate(zip(inputs, result)):
             self.emit({"event": "grad", "file": file, "line": line, "var": self._name(t), "index": i,
@@ -129,19 +130,6 @@ class JsonLines:
 
 
 # ------------------------------------------------------------------------------------ the graph
-
-def _reach(roots: list) -> dict:
-    """The nodes reachable from the roots, in depth-first preorder (inputs in order); iterative."""
-    seen: dict = {}
-    stack = roots[::-1]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen[node] = None
-        stack.extend(c for c in reversed(node.inputs) if c is not None)
-    return seen
-
 
 def _grad_holders(nodes: dict, inputs) -> list:
     """The tensors whose `.grad` a backward over `nodes` may write: the leaves, the tensors that

@@ -1,7 +1,6 @@
 """`--nan-check`: stop a script at the first op or backward node that makes a nan or an inf, and name it.
 
-While the script runs, the engine's observers (autograd.forward_observer, autograd.backward_observer)
-look at every op result and at every gradient a backward node passes on. The first one holding a
+While the script runs, a NanWatch observes it (gradcli.engine.observe): it looks at every op result and at every gradient a backward node passes on. The first one holding a
 kind of non-finite value (nan, or an infinity) that none of its own inputs held ends the script with
 `NanFound`, an error of exit status 4 that names the node and the script line that made it.
 Non-finite values that enter the graph from outside it (data, or the results of ops on tensors that
@@ -25,6 +24,8 @@ from bisect import bisect_right
 import numpy as np
 
 from gradcli.engine import autograd
+from gradcli.engine.observe import Observer
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
 from gradcli.engine.state import STATE
@@ -61,7 +62,7 @@ def _words(kinds: set) -> str:
     return " and ".join(k for k in ("nan", "inf") if k in kinds)
 
 
-class NanWatch:
+class NanWatch(Observer):
     """Watches one session's script for the first nan or inf (see the module docstring)."""
 
     def __init__(self, session):
@@ -73,16 +74,24 @@ class NanWatch:
         """Run the script in the session with the observers installed; raises NanFound."""
         session = self.session
         session.track_lines = True
-        forward, backward = autograd.forward_observer[0], autograd.backward_observer[0]
-        autograd.forward_observer[0] = self._forward
-        autograd.backward_observer[0] = self._backward
+        outer, STATE.observer = STATE.observer, self
         try:
             session.run_source(source, filename)
         finally:
-            autograd.forward_observer[0], autograd.backward_observer[0] = forward, backward
+            STATE.observer = outer
 
-    # --------------------------------------------------------------------------- the observers
-    def _forward(self, op, t, inputs) -> None:
+    # --------------------------------------------------------------------------- the observer
+    def script_backward(self, outputs, inputs, retain_graph, create_graph):
+        # the session's event sink (--format jsonl) still hears of the script's calls
+        events = self.session.events
+        return events.script_backward(outputs, inputs, retain_graph, create_graph) if events is not None else None
+
+    def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
+        events = self.session.events
+        if events is not None:
+            events.script_grad(outputs, inputs, retain_graph, create_graph, result)
+
+    def op(self, op, t, inputs) -> None:
         line = self.session.where[0]
         if not self._lines or self._lines[-1] != line:
             self._seqs.append(autograd._next_seq())   # numbers only order nodes: taking one changes nothing
@@ -98,7 +107,7 @@ class NanWatch:
         if made:
             raise self._found(line, f"{op.node} produced {_words(made)} in the forward pass")
 
-    def _backward(self, node, g, grads_in) -> None:
+    def node(self, node, g, grads_in) -> None:
         if grads_in is None:
             return
         had = _kinds(g._a if g.__class__ is Tensor else g)

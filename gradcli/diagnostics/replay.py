@@ -1,19 +1,25 @@
-"""Replays of a script for --check-grads: silent float64 runs that record backward calls, or perturb
-chosen tensors at chosen moments and report the value of one call's root.
+"""Replays of a script: the one place a replay session is built (`session`), for the `why:` notes and
+`explain` (gradcli.diagnostics.why.replay) and for --check-grads (`Run`: silent float64 runs that record
+backward calls, or perturb chosen tensors at chosen moments and report the value of one call's root).
 
-A replay is a fresh session on the same source and seed, with prints and warnings discarded. While
-one runs (`_float64_mode`, undone when it ends, so plain runs never pay for it):
-  * Tensor.__init__ upcasts each float32 array it is given to float64 (random streams keep their
-    float32 values exactly), counts the tensor (its creation index) and may perturb it;
+Every replay is a fresh Session on the same seed, its output discarded, an observer watching, inside
+`STATE.isolated()`: the session it replays (a REPL, or a script still running after a warning) goes on
+with its engine state as it was.
+
+A --check-grads replay (`Run`) is the engine state's `replay` and `observer` while it runs, so plain
+runs never pay for it:
+  * each tensor made (Tensor.__init__ asks Run.tensor_made) has a float32 array upcast to float64
+    (random streams keep their float32 values exactly), is counted (its creation index) and may be
+    perturbed;
   * `.float()` / `.to(torch.float32)` leave float64 tensors alone, as they left float32 ones;
   * the session's `where` line tracking ticks at every statement start and end;
-  * torch.seed() draws from a fixed sequence, so every replay sees the same values.
+  * torch.seed() draws from a fixed sequence (Run.next_seed), so every replay sees the same values.
 Creation indices and ticks count from the start of the run, so they name the same moment in every
 replay: the moments at which tensors are perturbed ("tick", i) / ("new", c).
 
 A planning replay (`on_call`) records every backward() / autograd.grad() call as a Call: the tensors
-it differentiates, their analytic gradients (captured through autograd.backward_observer, or
-autograd.grad's result), when to perturb each, and the call's graph. A probing replay answers
+it differentiates, their analytic gradients (captured through Observer.node, or autograd.grad's
+result), when to perturb each, and the call's graph. A probing replay answers
 Probes: it forks at each probe's first moment (the child applies the perturbation, runs on to the
 probe's call, sends back sum(root * gradient) and exits), or, with `single`, runs one probe from the
 start and raises Stop with the value.
@@ -21,7 +27,8 @@ start and raises Stop with the value.
 
 from __future__ import annotations
 
-import io
+import contextlib
+import gc
 import itertools
 import os
 import select
@@ -33,8 +40,9 @@ from bisect import bisect_right
 import numpy as np
 
 from gradcli import deadline
-from gradcli.engine import autograd, backward, dtypes, ops, rng
-from gradcli.engine.ops import arith
+from gradcli.engine import autograd
+from gradcli.engine.observe import Observer
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
 
@@ -79,12 +87,16 @@ class GraphNode:
 
 
 class Call:
-    """One backward() / autograd.grad() call of the script: its plan, then its results."""
+    """One backward() / autograd.grad() call a replay saw. `kind`: "backward", "grad", or None for a
+    sweep the script did not ask for itself (those of torch.autograd.functional); `site` the statement
+    running (with provenance), `retain` whether it kept the graph, `sweep` the engine's sweep while it
+    runs (the `why:` notes). --check-grads plans it (`tensors`, `graph`, `note`) and records results."""
 
-    def __init__(self, index, kind, line):
+    def __init__(self, index, kind, line=0, site=None, retain=None, sweep=None):
         self.index = index          # 1-based, in the order the script made them
-        self.kind = kind            # "backward" or "autograd.grad"
+        self.kind = kind
         self.line = line
+        self.site, self.retain, self.sweep = site, retain, sweep
         self.tensors: list = []     # [Checked], in creation order
         self.graph = None           # [GraphNode], nearest the root first
         self.node_dots = None       # locating: key -> analytic value along that key's direction
@@ -128,14 +140,72 @@ def moment_key(point, tick_counts) -> tuple:
     return (tick_counts[i], 0, i) if kind == "tick" else (i, 1, 0)
 
 
-# ------------------------------------------------------------------------------------- the replay
+# ------------------------------------------------------------------------------------- sessions
 
 class Stop(BaseException):
-    """Ends a single-probe replay at its call. A BaseException, so script code and the session pass it on."""
+    """Ends a replay early: a single probe's at its call (`value`: the answer), a diagnosis out of time
+    or having found what it looked for. A BaseException, so script code and the session pass it on."""
 
-    def __init__(self, value):
-        super().__init__()
+    def __init__(self, value=None):
+        super().__init__(value)
         self.value = value
+
+
+class Unit:
+    """What a replay runs, in order: a script's text (or one REPL input) under its file name, or, with
+    `source` None, a reseed (the REPL's `%seed N`). `lines`: whether its line numbers mean something
+    to the reader (not for REPL input, whose lines restart at 1 each time: its statements are shown)."""
+
+    __slots__ = ("source", "filename", "seed", "lines")
+
+    def __init__(self, source: str | None, filename: str = "<script>", seed: int | None = None,
+                 lines: bool = True):
+        self.source, self.filename, self.seed, self.lines = source, filename, seed, lines
+
+
+def repl_units(accepted: list) -> list:
+    """The REPL's inputs that ran without error (Shell.accepted) as units to replay: `# %seed N`
+    reseeds, `# %load FILE` runs FILE's text under FILE's name, anything else is one input."""
+    units = []
+    for entry in accepted:
+        first, _, rest = entry.partition("\n")
+        if first.startswith("# %seed ") and not rest:
+            units.append(Unit(None, seed=int(first[len("# %seed "):])))
+        elif first.startswith("# %load "):
+            units.append(Unit(rest, first[len("# %load "):]))
+        else:
+            units.append(Unit(entry, "<stdin>", lines=False))
+    return units
+
+
+class _Discard:
+    """Where a replay's output goes."""
+
+    def write(self, text) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def session(seed: int, events, observer, provenance: bool = False, float64=None):
+    """A fresh Session for a replay, output discarded, the random stream seeded with `seed`, reporting
+    to `events` and watched by `observer` (with `float64`, a Run, tensors are made float64), inside
+    STATE.isolated(): the engine state is put back as it was when the replay ends."""
+    frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
+    try:
+        with STATE.isolated():
+            from gradcli.session import Session
+            STATE.replay, STATE.observer = float64, observer
+            sink = _Discard()
+            yield Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance)
+    finally:
+        if frozen and not gc.get_freeze_count():
+            gc.freeze()
+
+
+# ------------------------------------------------------------------------------------- the replay
 
 
 class _Ticker(list):
@@ -149,7 +219,7 @@ class _Ticker(list):
 
 
 class _Sink:
-    """The replay's event sink: prints and warnings vanish, backward/grad calls go to the run."""
+    """The replay's event sink: prints and warnings vanish (the Run observes backward/grad calls)."""
 
     session = None
 
@@ -165,18 +235,12 @@ class _Sink:
     def warning(self, *args, **kwargs):
         pass
 
-    def backward_call(self, outputs, inputs, retain_graph, create_graph):
-        return self.run.call("backward", outputs, inputs, None)
-
-    def grad_call(self, outputs, inputs, retain_graph, create_graph, result):
-        self.run.call("autograd.grad", outputs, inputs, result)
-
 
 def _silent_print(*args, **kwargs):
     return None
 
 
-class Run:
+class Run(Observer):
     """One float64 replay of the script (see the module docstring).
 
     on_call(call): plan the calls (those numbered in `wanted`, or all); it receives each Call with
@@ -235,18 +299,15 @@ class Run:
     # ----------------------------------------------------------------------------- running
     def execute(self) -> None:
         """Run the replay. A probe's replay ends with its answer (Stop, or the child's exit)."""
-        from gradcli.session import Session
-        null = io.StringIO()
         try:
-            with _float64_mode(self):
-                session = Session(out=null, err=null, seed=self.seed, events=_Sink(self))
-                session.builtins["print"] = _silent_print
+            with session(self.seed, _Sink(self), self, float64=self) as replayed:
+                replayed.builtins["print"] = _silent_print
                 ticker = _Ticker([0])
                 ticker.run = self
-                session.where = ticker
-                self.session = session
+                replayed.where = ticker
+                self.session = replayed
                 try:
-                    session.run_source(self.source, self.filename)
+                    replayed.run_source(self.source, self.filename)
                 except deadline.TimedOut:
                     raise                   # --timeout: the check stops, as the script would have
                 except ScriptError as e:
@@ -271,11 +332,12 @@ class Run:
             os._exit(0)
 
     # ------------------------------------------------------------------------------- hooks
-    def new_tensor(self, t, a, init) -> None:
-        """Tensor.__init__ during the replay: upcast, count, perturb, remember."""
+    def tensor_made(self, t, a: np.ndarray) -> np.ndarray:
+        """Tensor.__init__ during the replay, before `t` takes `a`: upcast, count, perturb, remember;
+        returns the array `t` takes."""
         c = self.count
         self.count = c + 1
-        if getattr(a, "dtype", None) == _F32:
+        if a.dtype == _F32:
             a = a.astype(_F64)
         if self.pending is not None:
             self._associate()
@@ -289,11 +351,15 @@ class Run:
                 a = np.array(a, copy=True)
                 for flat, delta in actions:
                     _perturb(a, flat, delta)
-        init(t, a)
         if self.on_call is not None:
             self.ids[id(t)] = c
         if c in self.want_refs:
             self.refs[c] = weakref.ref(t)
+        return a
+
+    def next_seed(self) -> int:
+        """torch.seed() during the replay."""
+        return next(self.seeds)
 
     def tick(self, line) -> None:
         i = self.ticks
@@ -319,14 +385,16 @@ class Run:
                         t._a = t._a.copy()
                     _perturb(t._a, flat, delta)
 
-    def forward(self, op, t, inputs) -> None:
+    def op(self, op, t, inputs) -> None:
+        if self.on_call is None:
+            return
         if self.pending is not None:
             self._associate()
         self.pending = t
         self.pending_c = self.count - 1     # record() made `t` just before calling the observer
 
-    def backward(self, node, g, grads_in) -> None:
-        if g is None:
+    def node(self, node, g, grads_in) -> None:
+        if g is None or self.on_call is None:
             return
         if grads_in is None and self.captured is not None:
             self.captured[node] = np.array(g._a if g.__class__ is Tensor else g, dtype=_F64)
@@ -338,8 +406,8 @@ class Run:
                 dots[c] = float((np.asarray(g._a if g.__class__ is Tensor else g, dtype=_F64) * v.array()).sum())
 
     def gradients_made(self, outputs, grads) -> None:
-        """backward._make_grads ran: a backward pass is about to start (the script's, or one that
-        torch.autograd.functional makes for it)."""
+        """A backward pass is about to start (the script's, or one that torch.autograd.functional
+        makes for it)."""
         self.last_grads = (outputs, grads) if grads is not None else None
         if self.directions:
             wanted = self.directions.get(self.ncalls + 1)
@@ -356,6 +424,12 @@ class Run:
         return entry[1] if entry is not None and entry[0]() is node else None
 
     # ------------------------------------------------------------------------------- calls
+    def script_backward(self, outputs, inputs, retain_graph, create_graph):
+        return self.call("backward", outputs, inputs, None)
+
+    def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
+        self.call("grad", outputs, inputs, result)
+
     def call(self, kind, outputs, inputs, result):
         n = self.ncalls = self.ncalls + 1
         if n == self.stop:
@@ -366,7 +440,7 @@ class Run:
             self._associate()
         call = Call(n, kind, self.session.where[0])
         grads = self.last_grads
-        if kind == "autograd.grad":
+        if kind == "grad":
             self._plan(call, outputs, grads, list(zip(inputs, result)))
             return None
         self.captured = {}
@@ -385,7 +459,7 @@ class Run:
             call.note = "batched gradients (is_grads_batched=True) are not checked"
             return
         roots = [r for r in (autograd.edge(o) for o in outputs if o.__class__ is Tensor) if r is not None]
-        reach = _reach(roots)
+        reach = autograd.reachable(roots)
         first_use = {}                  # a leaf's AccumulateGrad -> number of the first node reading it
         for node in reach:
             for child in node.inputs:
@@ -412,7 +486,7 @@ class Run:
             name = names.get(id(t))
             if name is None:
                 made = f" (made on line {self.made_on(c)})" if self.made_on(c) else ""
-                name = (f"inputs[{i}]" if call.kind == "autograd.grad" else "a leaf") + made
+                name = (f"inputs[{i}]" if call.kind == "grad" else "a leaf") + made
             checked.append(Checked(name, shape, c, point, moment_key(point, self.tick_counts), analytic))
         checked.sort(key=lambda x: x.c)
         call.tensors = checked
@@ -595,18 +669,6 @@ def _root_value(outputs, last) -> float:
     return total
 
 
-def _reach(roots) -> dict:
-    seen: dict = {}
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen[node] = None
-        stack.extend(c for c in node.inputs if c is not None)
-    return seen
-
-
 def answer(source, filename, seed, probes, fork: bool, max_ticks=None, **plan) -> Run:
     """Answer every probe (probe.result), by forking or by one replay each; returns the replay that
     forked them, or, without forking, a replay of its own when `plan` asks for planning."""
@@ -623,55 +685,3 @@ def answer(source, filename, seed, probes, fork: bool, max_ticks=None, **plan) -
     if plan:
         run.execute()
     return run
-
-
-# --------------------------------------------------------------------------------- float64 mode
-
-class _float64_mode:
-    """The replay's patches: float64 tensors, its hooks, a fixed torch.seed(); all undone on exit."""
-
-    def __init__(self, run):
-        self.run = run
-
-    def __enter__(self):
-        run = self.run
-        init = Tensor.__init__
-        to_dtype = arith.to_dtype
-        make_grads = backward._make_grads
-        self.saved = (init, to_dtype, make_grads, rng.Generator.seed,
-                      autograd.forward_observer[0], autograd.backward_observer[0])
-
-        def tensor_init(t, a):
-            run.new_tensor(t, a, init)
-
-        def to_dtype64(a, dtype, copy=False):
-            # float32 means float64 in the replay: `.float()` of a float64 tensor changes nothing
-            if dtype is dtypes.float32:
-                dtype = dtypes.float64
-            return to_dtype(a, dtype, copy)
-
-        def make_grads64(outputs, grads, batched):
-            new = make_grads(outputs, grads, batched)
-            run.gradients_made(outputs, None if batched else new)
-            return new
-
-        def seed(generator):
-            return generator.manual_seed(next(run.seeds))
-
-        Tensor.__init__ = tensor_init
-        arith.to_dtype = ops.to_dtype = to_dtype64
-        backward._make_grads = make_grads64
-        rng.Generator.seed = seed
-        if run.planning:
-            autograd.forward_observer[0] = run.forward
-            autograd.backward_observer[0] = run.backward
-        return self
-
-    def __exit__(self, *exc):
-        init, to_dtype, make_grads, seed, forward, watch_backward = self.saved
-        Tensor.__init__ = init
-        arith.to_dtype = ops.to_dtype = to_dtype
-        backward._make_grads = make_grads
-        rng.Generator.seed = seed
-        autograd.forward_observer[0], autograd.backward_observer[0] = forward, watch_backward
-        return False

@@ -14,7 +14,8 @@ Most notes need to know where things came from, which the plain run did not reco
 is run again ("replayed") in a diagnostic session: output discarded, the random stream started from
 the same seed, provenance and line tracking on, and the engine's observers watching every op and
 every backward node. The replay must fail the same way; the note is then read off what was recorded
-and off the engine's frames at the failure (the exception's traceback keeps them). A first run that
+and off the facts the engine's error carries (autograd._error) and the statement that failed (the
+provenance wrapper notes it on the error). A first run that
 took longer than REPLAY_AFTER seconds is not replayed, a replay is abandoned after REPLAY_BUDGET
 seconds, and any failure of the diagnosis itself only drops the note. The replay leaves the
 process-wide engine state (grad mode, random stream, print options, addresses) as it found it, so
@@ -26,24 +27,23 @@ describes each note.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import re
-import sys
 import time
 import weakref
 
 from gradcli.language import compiler
 from gradcli.language import provenance as provenance_module
 from gradcli import session as session_module
-from gradcli.engine import autograd, backward, rng
+from gradcli.engine import autograd, rng
 from gradcli.engine.autograd import AccumulateGrad
+from gradcli.engine.observe import Observer
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.errors import ScriptError
+from gradcli.diagnostics import replay as replays
+from gradcli.diagnostics.replay import Call, Stop, Unit, repl_units  # noqa: F401 (Unit, repl_units: the front ends')
 from gradcli.language.provenance import _ByIdentity
-from gradcli.session import Session
-from gradcli.engine.state import STATE
 
 PREFIX = "  why: "          # how a note is shown after an error's text or a warning's source line
 REPLAY_AFTER = 3.0          # seconds: a first run (up to its error) longer than this is not replayed
@@ -56,33 +56,6 @@ _INPLACE_MESSAGE = "one of the variables needed for gradient computation has bee
 
 def why_line(note: str) -> str:
     return PREFIX + note
-
-
-class Unit:
-    """What a replay runs, in order: a script's text (or one REPL input) under its file name, or, with
-    `source` None, a reseed (the REPL's `%seed N`). `lines`: whether its line numbers mean something
-    to the reader (not for REPL input, whose lines restart at 1 each time: its statements are shown)."""
-
-    __slots__ = ("source", "filename", "seed", "lines")
-
-    def __init__(self, source: str | None, filename: str = "<script>", seed: int | None = None,
-                 lines: bool = True):
-        self.source, self.filename, self.seed, self.lines = source, filename, seed, lines
-
-
-def repl_units(accepted: list) -> list:
-    """The REPL's inputs that ran without error (Shell.accepted) as units to replay: `# %seed N`
-    reseeds, `# %load FILE` runs FILE's text under FILE's name, anything else is one input."""
-    units = []
-    for entry in accepted:
-        first, _, rest = entry.partition("\n")
-        if first.startswith("# %seed ") and not rest:
-            units.append(Unit(None, seed=int(first[len("# %seed "):])))
-        elif first.startswith("# %load "):
-            units.append(Unit(rest, first[len("# %load "):]))
-        else:
-            units.append(Unit(entry, "<stdin>", lines=False))
-    return units
 
 
 # ------------------------------------------------------------------------------------------ the notes
@@ -103,7 +76,7 @@ def error_note(err: ScriptError, session, units: list, elapsed: float) -> str | 
             return _no_grad(err, session, units, int(match.group(1)))
         if message.startswith(_INPLACE_MESSAGE):
             return _modified(err, session, units)
-    except (Exception, KeyboardInterrupt, _Stop):       # the diagnosis must never be the failure
+    except (Exception, KeyboardInterrupt, Stop):       # the diagnosis must never be the failure
         if session_module.DEBUG:
             raise
     return None
@@ -117,8 +90,8 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
     try:
         if message != compiler.NON_LEAF_GRAD_WARNING:
             return None
-        tensor = _grad_subject()
-        if tensor is None or tensor.grad_fn is None:
+        tensor = session.warning_subject
+        if tensor.__class__ is not Tensor or tensor.grad_fn is None:
             return None
         node = tensor.grad_fn
         provenance, namespace = session.provenance, session.globals
@@ -131,23 +104,22 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
                 tensor, node = found, found.grad_fn
                 provenance, namespace = recorder.provenance, recorder.session.globals
         return _non_leaf_note(tensor, node, provenance, namespace)
-    except (Exception, KeyboardInterrupt, _Stop):
+    except (Exception, KeyboardInterrupt, Stop):
         if session_module.DEBUG:
             raise
     return None
 
 
 def _not_scalar(err, session) -> str | None:
-    """`grad can be implicitly created only for scalar outputs`: the failed call's own frames hold the
-    output, so no replay is needed."""
+    """`grad can be implicitly created only for scalar outputs`: the engine's error names the output
+    and the call, so no replay is needed."""
     original = err.__context__
-    frame = _frame_locals(original, "_make_grads")
-    out = frame.get("out") if frame else None
+    out = getattr(original, "output", None)
     if out.__class__ is not Tensor:
         return None
     name = _name_in(out, session.globals if session is not None else {})
     shape = list(out._a.shape)
-    via_grad = _frame_locals(original, "grad", backward.__file__) is not None
+    via_grad = getattr(original, "via", None) == "grad"
     if name is None:
         what = f"the output has shape {shape}"
         fixes = ("reduce it to one number first (.sum() or .mean())" +
@@ -165,8 +137,7 @@ def _freed(err, session, units) -> str | None:
     """Backward through a freed graph: which earlier call freed it, and where retain_graph=True goes."""
     recorder = Recorder()
     failure = _replay_same(err, session, units, recorder)
-    frame = _frame_locals(failure, "_sweep")
-    node = frame.get("node") if frame else None
+    node = getattr(failure, "node", None)
     call = recorder.ran_by.get(node) if node is not None else None
     if call is None or call.site is None:
         return None
@@ -176,9 +147,8 @@ def _freed(err, session, units) -> str | None:
     what = {"backward": "backward()", "grad": "autograd.grad()"}.get(call.kind, "autograd")
     fix = _with_retain(call.site.text, call.kind)
     fix = f"write {fix} there" if fix else "pass retain_graph=True to that call"
-    # the statement that failed: the innermost statement wrapper of provenance in the traceback
-    failing = _frame_locals(failure, "recorded", provenance_module.__file__)
-    if failing is not None and failing.get("site") is call.site:       # the same statement, run again
+    failing = _failed_statement(failure)
+    if failing is not None and failing[0] is call.site:       # the same statement, run again
         return (f"an earlier run of this {what} call freed the graph's saved tensors, which {which} needs "
                 f"again now; {fix} to go through the graph again, or build the graph anew before each call")
     return (f"the {what} call at {_at(provenance, call.site)} already went through this graph and freed its "
@@ -190,18 +160,16 @@ def _no_grad(err, session, units, index: int) -> str | None:
     statement run under torch.no_grad(), or the .detach() that the output comes from."""
     recorder = Recorder(grad_sources=True)
     failure = _replay_same(err, session, units, recorder)
-    frame = _frame_locals(failure, "_engine")
-    out = frame.get("out") if frame else None
-    if out.__class__ is not Tensor or frame.get("i") != index:
+    out = getattr(failure, "output", None)
+    if out.__class__ is not Tensor or getattr(failure, "index", None) != index:
         return None
     provenance, namespace = recorder.provenance, recorder.session.globals
-    call = _frame_locals(failure, "__call__", compiler.__file__)     # failed inside a script function:
-    if call is not None and isinstance(call.get("env"), dict):       # its local names come first
-        namespace = {**namespace, **call["env"]}
-    failing = _frame_locals(failure, "recorded", provenance_module.__file__)
+    failing = _failed_statement(failure)
+    if failing is not None and failing[1] is not namespace and isinstance(failing[1], dict):
+        namespace = {**namespace, **failing[1]}     # failed inside a script function: its local names first
     name = _name_in(out, namespace, provenance)
     subject = name or ("the output" if index == 0 else f"output {index}")
-    causes = _no_grad_causes(out, recorder, namespace, failing.get("site") if failing else None)
+    causes = _no_grad_causes(out, recorder, namespace, failing[0] if failing else None)
     if not causes:
         return None
     first = causes[0]
@@ -257,7 +225,7 @@ def _no_grad_causes(out, recorder, namespace, failing_site) -> list:
         if id(t) in seen:
             continue
         seen.add(id(t))
-        cut = recorder.detached.get(t)
+        cut = recorder.cuts.get(t)
         if cut is not None:
             causes.append(cut)
             continue
@@ -309,15 +277,11 @@ def _modified(err, session, units) -> str | None:
     first = Recorder()
     deadline = time.perf_counter() + REPLAY_BUDGET          # for both replays together
     failure = _replay_same(err, session, units, first, deadline)
-    frame = _frame_locals(failure, "_check_versions")
-    if not frame or frame.get("node") is None:
-        return None
-    node, box, expected = frame["node"], frame.get("box"), frame.get("expected")
-    index = next((i for i, e in enumerate(node.checks or ()) if e[1] is box and e[2] == expected), None)
-    if index is None:
+    node, index = getattr(failure, "node", None), getattr(failure, "index", None)
+    if node is None or index is None or not node.checks:
         return None
     provenance = first.provenance
-    saved = frame.get("tensor")
+    saved = failure.tensor
     name = None
     if saved is not None:
         name = _name_in(saved, first.session.globals, provenance)
@@ -448,52 +412,24 @@ def _leaves_below(node, namespace, provenance, most: int = 3, limit: int = 10_00
     return names
 
 
-# ------------------------------------------------------------------------------------------- frames
+# ---------------------------------------------------------------------------------------- failures
 
-def _frame_locals(exc, function: str, filename: str | None = None) -> dict | None:
-    """The local variables of the innermost call of `function` in `exc`'s traceback (the engine
-    function that raised, whose frame the traceback keeps alive), or None."""
-    found = None
-    tb = exc.__traceback__ if exc is not None else None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_name == function and (filename is None or code.co_filename == filename):
-            found = tb.tb_frame.f_locals
-        tb = tb.tb_next
-    return found
-
-
-def _grad_subject():
-    """The tensor whose `.grad` is being read when the non-leaf warning is raised. The compiled
-    attribute read (compiler.e_Attribute's load_grad) passes the session only the warning's text and
-    position, so the tensor is taken from that frame, a few calls up the stack."""
-    frame = sys._getframe(1)
-    for _ in range(12):
-        if frame is None:
-            return None
-        if frame.f_code.co_name == "load_grad" and frame.f_code.co_filename == compiler.__file__:
-            obj = frame.f_locals.get("obj")
-            return obj if obj.__class__ is Tensor else None
-        frame = frame.f_back
-    return None
+def _failed_statement(exc):
+    """(site, env) of the innermost statement `exc` came through in the replay (noted on it by the
+    provenance wrapper, gradcli.language.provenance), or None."""
+    return getattr(exc, provenance_module.FAILED_STATEMENT, None) if exc is not None else None
 
 
 # ----------------------------------------------------------------------------------------- recording
 
-class _Stop(BaseException):
-    """Ends a replay early: out of time, or it found what it looked for. Not an Exception, so neither a
-    compiled statement nor the session turns it into a script error."""
+class _Sweep:
+    """One sweep the engine started (Observer.sweep_start): its roots; its identity tells a nested
+    sweep (one a hook starts) from the sweep it interrupted."""
 
+    __slots__ = ("roots",)
 
-class Call:
-    """One sweep of the backward engine in a replay: what started it (`kind`: "backward", "grad", or
-    None for a sweep the script did not call directly, like those of autograd.functional), the
-    statement running, and whether it kept the graph."""
-
-    __slots__ = ("kind", "site", "retain", "index", "frame", "__weakref__")
-
-    def __init__(self, kind, site, retain, index, frame):
-        self.kind, self.site, self.retain, self.index, self.frame = kind, site, retain, index, frame
+    def __init__(self, roots):
+        self.roots = roots
 
 
 class Cause:
@@ -512,8 +448,8 @@ _RANK = {"no_grad": 0, "detach": 1, "data": 1, "gradient": 1, "untracked": 2, "l
 _MAX_LEAVES = 3
 
 
-class Recorder:
-    """A replay's event sink (what a JsonLines sink would be told) and the engine's observer.
+class Recorder(Observer):
+    """A replay's event sink (what a JsonLines sink would be told) and its observer.
 
     It records every backward sweep (a Call) and, for each node that saves tensors, the last call that
     ran it: that call freed it unless it kept the graph. With `grad_sources`, it also notes where
@@ -532,10 +468,11 @@ class Recorder:
         self.grad_sources = grad_sources
         self.grad_off: dict = {}         # Site -> the statements in progress when it ran with grad mode off
         self.cut_sites: dict = {}        # Site -> "detach" or "data": it cut a tensor off the graph
-        self.detached = _ByIdentity()    # tensor made by .detach() or .data -> Cause
+        self.cuts = _ByIdentity()        # tensor made by .detach() or .data -> Cause
         self.stop_at_warning = None      # (file, line, col, message): stop the replay at that warning ...
         self.found = None                # ... with the tensor whose .grad was read
         self._open = None
+        self._sweeps: list = []          # the sweeps in progress, the innermost last
         self._label = None               # (kind, retain_graph) given by backward() before its sweep
         self._deadline = math.inf
         self._ops = 0
@@ -560,17 +497,17 @@ class Recorder:
     def statement(self, site) -> None:
         """A statement starts (`site`) or ends (`site` is the enclosing one, or None)."""
         if time.perf_counter() > self._deadline:
-            raise _Stop("out of time")
+            raise Stop("out of time")
         if self.grad_sources and site is not None and not STATE.recording:
             self.grad_off.setdefault(site, self.provenance.running())
 
-    def call_opened(self, call, sweep) -> None:
-        """A backward sweep starts; `sweep` is the engine's frame (its locals: roots, deps, ...)."""
+    def call_opened(self, call, roots) -> None:
+        """A backward sweep from the nodes `roots` ran its first node."""
         if self.watcher is not None:
-            self.watcher.call_opened(self, call, sweep)
+            self.watcher.call_opened(self, call, roots)
 
     def node_ran(self, call, node, grad, grads_in) -> None:
-        """The sweep ran `node` (see autograd.backward_observer)."""
+        """The sweep ran `node` (see Observer.node)."""
         if self.watcher is not None:
             self.watcher.node_ran(self, call, node, grad, grads_in)
 
@@ -580,32 +517,45 @@ class Recorder:
             self.watcher.call_done(self, call, inputs, result)
 
     def op_seen(self, op, result, inputs) -> None:
-        """An op made `result` (see autograd.forward_observer)."""
+        """An op made `result` (see Observer.op)."""
 
-    # ------------------------------------------------------------ engine observers
-    def forward(self, op, result, inputs) -> None:
+    # ------------------------------------------------------------ the observer
+    def op(self, op, result, inputs) -> None:
         self._ops += 1
         if not self._ops & 255 and time.perf_counter() > self._deadline:
-            raise _Stop("out of time")
+            raise Stop("out of time")
         self.op_seen(op, result, inputs)
 
-    def backward(self, node, grad, grads_in) -> None:
-        sweep = sys._getframe(1)        # autograd._sweep, the same frame for the whole sweep
+    def sweep_start(self, roots, retain_graph, create_graph, targets) -> None:
+        self._sweeps.append(_Sweep(roots))
+
+    def sweep_end(self) -> None:
+        self._sweeps.pop()
+
+    def node(self, node, grad, grads_in) -> None:
+        sweep = self._sweeps[-1]
         call = self._open
-        if call is None or call.frame is not sweep:
+        if call is None or call.sweep is not sweep:
             kind, retain = self._label or (None, None)
             self._label = None
             if call is not None:
-                call.frame = None
-            call = self._open = Call(kind, self.site(), retain, len(self.calls), sweep)
+                call.sweep = None
+            call = self._open = Call(len(self.calls) + 1, kind, site=self.site(), retain=retain, sweep=sweep)
             self.calls.append(call)
-            self.call_opened(call, sweep)
+            self.call_opened(call, sweep.roots)
         if node.op.saves_tensors:
             self.ran_by[node] = call
         self.node_ran(call, node, grad, grads_in)
 
-    # ------------------------------------------------------------ the event sink
-    def backward_call(self, outputs, inputs, retain_graph, create_graph):
+    def detached(self, tensor, kind) -> None:
+        """Note the results of .detach() and .data, and the statements that made them."""
+        if self.grad_sources:
+            site = self.site()
+            self.cuts.setdefault(tensor, Cause(kind, site, tensor))
+            if site is not None:
+                self.cut_sites.setdefault(site, kind)
+
+    def script_backward(self, outputs, inputs, retain_graph, create_graph):
         self._label = ("backward", bool(retain_graph))
 
         def done():
@@ -615,7 +565,7 @@ class Recorder:
             self._close()
         return done
 
-    def grad_call(self, outputs, inputs, retain_graph, create_graph, result) -> None:
+    def script_grad(self, outputs, inputs, retain_graph, create_graph, result) -> None:
         call = self._open
         if call is not None:
             if call.kind is None:
@@ -625,14 +575,15 @@ class Recorder:
 
     def _close(self) -> None:
         if self._open is not None:
-            self._open.frame = None
+            self._open.sweep = None
         self._open = None
         self._label = None
 
+    # ------------------------------------------------------------ the event sink
     def warning(self, line, col, category, message, why=None) -> None:
         if self.stop_at_warning == (self.session.filename, line, col, message):
-            self.found = _grad_subject()
-            raise _Stop("found")
+            self.found = self.session.warning_subject
+            raise Stop("found")
 
     def print(self, text, args) -> None:
         pass
@@ -681,61 +632,11 @@ class _VersionWatch(Recorder):
             self._span.clear()
         if self._box is not None and self._box[0] != self._expected:
             self.found = self._previous
-            raise _Stop("found")
+            raise Stop("found")
         self._previous = site
 
 
 # ------------------------------------------------------------------------------------------- replays
-
-class _Discard:
-    """Where a replay's output goes."""
-
-    def write(self, text) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _isolated():
-    """Run a replay without changing the engine state that the session it replays (a REPL, or a
-    script still running after a warning) goes on with (STATE.isolated: modes, the random stream,
-    print options, numbered addresses, numpy's error handling, the call depth of script functions),
-    nor the observers and the Tensor methods a replay instruments."""
-    observers = (autograd.backward_observer[0], autograd.forward_observer[0], backward.observer)
-    methods = {name: Tensor.__dict__[name] for name in ("detach", "data")}
-    frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
-    try:
-        with STATE.isolated():
-            yield
-    finally:
-        if frozen and not gc.get_freeze_count():
-            gc.freeze()
-        autograd.backward_observer[0], autograd.forward_observer[0], backward.observer = observers
-        for name, value in methods.items():
-            setattr(Tensor, name, value)
-
-
-def _instrument_detach(recorder) -> None:
-    """Note the results of .detach() and .data in the replay, and the statements that made them."""
-    detach, data = Tensor.__dict__["detach"], Tensor.__dict__["data"]
-
-    def cut(t, kind):
-        site = recorder.site()
-        recorder.detached.setdefault(t, Cause(kind, site, t))
-        if site is not None:
-            recorder.cut_sites.setdefault(site, kind)
-        return t
-
-    def traced_detach(self):
-        return cut(detach(self), "detach")
-
-    def traced_data(self):
-        return cut(data.fget(self), "data")
-    Tensor.detach = traced_detach
-    Tensor.data = property(traced_data, data.fset, data.fdel, data.__doc__)
-
 
 def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
            deadline: float | None = None) -> ScriptError | None:
@@ -747,16 +648,10 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
         deadline = math.inf
     elif deadline is None:
         deadline = time.perf_counter() + REPLAY_BUDGET
-    sink = _Discard()
-    with _isolated():
-        session = Session(out=sink, err=sink, seed=seed, events=recorder, provenance=True)
+    with replays.session(seed, recorder, recorder, provenance=True) as session:
         last = units[-1] if units else None
         session.provenance.main = last.filename if last is not None and last.lines else None
         recorder.start(session, deadline)
-        autograd.forward_observer[0] = recorder.forward
-        autograd.backward_observer[0] = recorder.backward
-        if recorder.grad_sources:
-            _instrument_detach(recorder)
         recorder.base = autograd._next_seq()
         for unit in units:
             if unit.source is None:
@@ -766,7 +661,7 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
                 session.run_unit(unit.source, unit.filename)
             except ScriptError as e:
                 return e
-            except _Stop:
+            except Stop:
                 return None
     return None
 

@@ -24,12 +24,7 @@ from gradcli.engine.state import STATE
 
 # The modes live in the engine's one state object (gradcli.engine.state): `STATE.recording` is what
 # recording reads, `STATE.grad_in_inference` the grad mode torch.is_grad_enabled() reports inside
-# inference mode. Diagnostics (gradcli explain, --nan-check, --check-grads) watch the engine through
-# these, set only while they run: backward_observer[0](node, incoming gradient, gradients it passes on
-# (None for an AccumulateGrad)) for every node a backward sweep runs; forward_observer[0](op, result,
-# inputs) for every result recording.record wraps, before a node is attached. One None test each otherwise.
-backward_observer = [None]
-forward_observer = [None]
+# inference mode. The tool watching a run, if any, is `STATE.observer` (gradcli.engine.observe).
 
 
 def is_grad_enabled() -> bool:
@@ -385,8 +380,16 @@ _ANOMALY_HINT = (" Hint: the backtrace further above shows the operation that fa
                  "gradient. The variable in question was changed in there or anywhere later. Good luck!")
 
 
+def _error(message: str, **facts) -> RuntimeError:
+    """PyTorch's RuntimeError, carrying as attributes the facts a `why:` note reads
+    (gradcli.diagnostics.why): the node that failed, the saved tensor, the output concerned."""
+    err = RuntimeError(message)
+    err.__dict__.update(facts)
+    return err
+
+
 def _check_versions(node):
-    for tensor, box, expected, shape, legacy, owner in node.checks:
+    for index, (tensor, box, expected, shape, legacy, owner) in enumerate(node.checks):
         if box[0] != expected:
             dims = ", ".join(str(d) for d in shape)
             if tensor is not None:             # a saved input: named after the op that now owns it
@@ -396,10 +399,11 @@ def _check_versions(node):
             if owner is not None:
                 short = owner.rsplit("Backward", 1)[0] if "Backward" in owner else "torch::autograd::" + owner
                 which = f", which is output 0 of {short},"
-            raise RuntimeError(
+            raise _error(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [{legacy} [{dims}]]{which} is at version {box[0]}; expected version "
-                f"{expected} instead.{_ANOMALY_HINT if STATE.anomaly else _HINT}")
+                f"{expected} instead.{_ANOMALY_HINT if STATE.anomaly else _HINT}", node=node, index=index,
+                tensor=tensor)
 
 
 def _check_nan(node, grads_in, F):
@@ -430,6 +434,23 @@ def _count_dependencies(roots) -> dict:
                 deps[child] = 1
                 stack.append(child)
     return deps
+
+
+def reachable(roots, limit=None) -> dict:
+    """The nodes reachable from `roots`, each once, as the keys of a dict in depth-first preorder
+    (a node's inputs in order), the first `limit` of them if given; iterative. The graph walk every
+    tool shares."""
+    seen: dict = {}
+    stack = [r for r in reversed(roots) if r is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        if limit is not None and len(seen) >= limit:
+            break
+        stack.extend([c for c in reversed(node.inputs or ()) if c is not None])
+    return seen
 
 
 def _ancestors(deps: dict, targets) -> set:
@@ -526,112 +547,81 @@ def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=Fals
     accumulated; a target that no other target needs is not run at all, only its hooks are, as in
     PyTorch. Otherwise (backward(inputs=...)) the targets run and accumulate like any node.
     """
-    as_tensors = F.tensors
-    if as_tensors:
-        outer, STATE.in_formula = STATE.in_formula, True
-        try:
-            return _sweep(roots, grads, retain_graph, F, targets, capture)
-        finally:
-            STATE.in_formula = outer
-    return _sweep(roots, grads, retain_graph, F, targets, capture)
+    observer = STATE.observer
+    if observer is not None:
+        observer.sweep_start(roots, retain_graph, F.tensors, targets)
+    outer = STATE.in_formula
+    if F.tensors:
+        STATE.in_formula = True
+    try:
+        return _sweep(roots, grads, retain_graph, F, targets, capture, observer)
+    finally:
+        STATE.in_formula = outer
+        if observer is not None:
+            observer.sweep_end()
 
 
-def _sweep(roots, grads, retain_graph, F, targets, capture):
-    as_tensors = F.tensors
-    accumulate_fn = _accumulate_tensor if as_tensors else _accumulate
+def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
+    """Run each ready node on its pending gradient and hand what it computes to its inputs, in
+    PyTorch's order, until no node is ready."""
+    accumulate_fn = _accumulate_tensor if F.tensors else _accumulate
     anomaly = STATE.anomaly and STATE.anomaly_nan
-    deps = _count_dependencies(roots)
-    captured = runs = visits = None
-    if targets is not None:
-        runs = _ancestors(deps, targets)
-        if capture:
-            captured = dict.fromkeys(targets)
-        else:
-            runs.update(t for t in targets if t in deps)
-        visits = runs | {t for t in targets if t in deps}
-    pending = {}
-    observe = backward_observer[0]
-    # The nodes whose pending gradient is a buffer the engine owns: a new array (from a formula of a
-    # `fresh` row, or a sum of two gradients) that nothing outside this sweep references. Only those
-    # are written in place: a second gradient is added into it, MulBackward0 of `x * x` doubles into it,
-    # AccumulateGrad takes it as `.grad`. A user's `gradient=`, a broadcast view, a saved tensor, or
-    # anything a hook has seen or autograd.grad() captured is never owned. Numpy arrays only: under
-    # create_graph gradients are Tensors and nothing is reused. Nodes leave the set when they run: a
-    # set that only grew cost about 0.17 us a node on a 40,000-node chain, against about 0.1 us for the
-    # whole bookkeeping with removal.
-    owned = set()
     # Op.joint shortcuts: numpy only, and not under anomaly detection, which checks each formula's
     # output as PyTorch computes it
-    joints = not as_tensors and not anomaly
-    heap = []
-    # the graph root: one edge per root, in order (PyTorch's GraphRoot)
-    for r in roots:
-        deps[r] += 1
-    for r, g in zip(roots, grads):
-        pending[r] = F.add(pending[r], g) if r in pending else g
-        n = deps[r] - 1
-        deps[r] = n
-        if n == 0 and (visits is None or r in visits):
-            _heap_push(heap, r)
-    restricted = targets is not None
+    joints = not F.tensors and not anomaly
+    free = not retain_graph
+    deps = _count_dependencies(roots)
+    captured, runs, visits = _restrict(deps, targets, capture)
+    pending = {}
+    owned = {}              # the nodes whose pending gradient the sweep owns, as keys (see _receive)
+    heap = _graph_root(roots, grads, deps, pending, visits, F)
     while heap:
         node = heap.pop()
         if heap:
             node = _heap_pop_rest(heap, node)
         g = pending.pop(node, None)
-        mine = node in owned
-        if mine:
-            owned.remove(node)
+        mine = owned.pop(node, False)
         if captured is not None and node in captured:
-            if node not in runs:
-                if g is not None:
-                    g = _pre_hooks(node, g, F, accumulate_fn)
-                captured[node] = g
+            if node not in runs:        # a target no other target needs: only its hooks run
+                captured[node] = g if g is None else _pre_hooks(node, g, F, accumulate_fn)
                 continue
             captured[node] = g          # a target some other target needs: before its hooks
             mine = False                # autograd.grad() returns it
-        op = node.op
         if g is not None and (node.hooks is not None or node.retained is not None):
             g = _pre_hooks(node, g, F, accumulate_fn)
             if node.hooks is not None:
                 mine = False            # a hook may have kept it, or returned an array of its own
-        if op is _AccumulateOp:
-            if observe is not None:
-                observe(node, g, None)
+        if node.op is _AccumulateOp:
+            if observer is not None:
+                observer.node(node, g, None)
             if g is not None:
                 t = node.variable
                 if t is not None:
                     accumulate_fn(t, g, mine)
             continue
+        inputs = node.inputs
+        if visits is not None:          # only the edges towards a target carry gradients
+            inputs = [child if child in visits else None for child in inputs]
+        # the node's step, inline (a call per node costs about 3% of a chain's backward): its saved
+        # values must still be there, unchanged; then one gradient per input (None where none flows)
         saved = node.saved
         if saved is FREED:
-            raise RuntimeError(FREED_MESSAGE)
+            raise _error(FREED_MESSAGE, node=node)
         if node.checks is not None:
             _check_versions(node)
-        inputs = node.inputs
-        if restricted:                  # only the edges towards a target carry gradients
-            inputs = [child if child in visits else None for child in inputs]
-        # the gradients in grads_in are new arrays the engine owns (numpy's _fit keeps that: it returns
-        # its argument or a new sum or cast)
-        fresh = op.fresh
+        op = node.op
+        fresh = op.fresh            # the gradients are new arrays the sweep owns (see _receive)
         if g is None:
             grads_in = (None,) * len(inputs)
         else:
             fit = node.fit
             values = F.unpack(saved, node) if saved else saved
             grads_in = None
-            if (op.joint is not None and inputs[0] is inputs[1] and joints and inputs[0] is not None
+            if (op.joint is not None and joints and inputs[0] is inputs[1] and inputs[0] is not None
                     and inputs[0] not in pending):
-                # one tensor as both inputs (`x * x`), with no gradient waiting for it yet: the sum of
-                # both formulas at once. With a gradient already waiting, PyTorch's order of adds,
-                # (waiting + first) + second, would round differently, so the formulas run as usual.
-                # (with an observer, g must reach it unchanged: the formula may not write into it)
-                gi = op.joint(g, *values, mine and observe is None)
-                if gi is not None:
-                    if fit is not None and fit[0] is not None:
-                        gi = _fit(F, gi, fit[0])
-                    grads_in = (gi, None)       # the second edge's share is already in the first
-                    fresh = True
+                # with an observer, g must reach it unchanged: the joint formula may not write into it
+                grads_in = _joint(op, g, values, fit, F, mine and observer is None)
+                fresh = grads_in is not None or fresh
             if grads_in is None:
                 formulas = op.backward
                 grads_in = []
@@ -645,11 +635,10 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                     grads_in.append(gi)
             if anomaly:
                 _check_nan(node, grads_in, F)
-            if observe is not None:
-                observe(node, g, grads_in)
-        if not retain_graph and op.saves_tensors:
-            node.saved = FREED
-            node.checks = None
+            if observer is not None:
+                observer.node(node, g, grads_in)
+        if free and op.saves_tensors:
+            _free(node)
         for child, gi in zip(inputs, grads_in):
             if child is None:
                 continue
@@ -658,19 +647,9 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                 if prev is None:
                     pending[child] = gi
                     if fresh and gi.__class__ is np.ndarray:
-                        owned.add(child)
-                elif child in owned and gi.__class__ is np.ndarray and gi.shape == prev.shape \
-                        and gi.dtype == prev.dtype:
-                    # a second gradient for the same input: added into the buffer the engine owns,
-                    # the same values as prev + gi without a new full-size array
-                    np.add(prev, gi, out=prev)
+                        owned[child] = True
                 else:
-                    total = F.add(prev, gi)
-                    pending[child] = total
-                    if total.__class__ is np.ndarray:       # a new sum (a Tensor under create_graph)
-                        owned.add(child)
-                    else:
-                        owned.discard(child)
+                    _receive(pending, owned, child, prev, gi, F)
             n = deps[child] - 1
             deps[child] = n
             if n == 0:
@@ -679,6 +658,77 @@ def _sweep(roots, grads, retain_graph, F, targets, capture):
                 else:
                     heap.append(child)
     return captured
+
+
+def _restrict(deps: dict, targets, capture: bool):
+    """(captured, runs, visits) for a sweep towards `targets`: the dict autograd.grad() fills, the
+    nodes that run, the nodes gradients flow into; all None for a sweep over the whole graph."""
+    if targets is None:
+        return None, None, None
+    captured = None
+    runs = _ancestors(deps, targets)
+    if capture:
+        captured = dict.fromkeys(targets)
+    else:
+        runs.update(t for t in targets if t in deps)
+    return captured, runs, runs | {t for t in targets if t in deps}
+
+
+def _graph_root(roots, grads, deps, pending, visits, F) -> list:
+    """PyTorch's GraphRoot: one edge per root, in order, carrying its gradient. Returns the ready heap."""
+    heap = []
+    for r in roots:
+        deps[r] += 1
+    for r, g in zip(roots, grads):
+        pending[r] = F.add(pending[r], g) if r in pending else g
+        n = deps[r] - 1
+        deps[r] = n
+        if n == 0 and (visits is None or r in visits):
+            _heap_push(heap, r)
+    return heap
+
+
+def _free(node) -> None:
+    """Without retain_graph a node's saved values go once it has run: a second backward through it
+    fails with FREED_MESSAGE, and the memory is back at once."""
+    node.saved = FREED
+    node.checks = None
+
+
+def _joint(op, g, values, fit, F, in_place):
+    """One tensor as both inputs (`x * x`), with no gradient waiting for it yet: the sum of both
+    formulas at once (Op.joint; in `g` itself when `in_place`), sent along the first edge; None when
+    the op has no shortcut for these values. With a gradient already waiting, PyTorch's order of adds,
+    (waiting + first) + second, would round differently, so the formulas run as usual then."""
+    gi = op.joint(g, *values, in_place)
+    if gi is None:
+        return None
+    if fit is not None and fit[0] is not None:
+        gi = _fit(F, gi, fit[0])
+    return (gi, None)               # the second edge's share is already in the first
+
+
+# Buffer ownership: a node's pending gradient is owned by the sweep when it is a new array (from a
+# formula of a `fresh` row, or a sum of two gradients) that nothing outside this sweep references.
+# Only those are written in place: a second gradient is added into it, MulBackward0 of `x * x` doubles
+# into it, AccumulateGrad takes it as `.grad`. A user's `gradient=`, a broadcast view, a saved tensor,
+# or anything a hook has seen or autograd.grad() captured is never owned. Numpy arrays only: under
+# create_graph gradients are Tensors and nothing is reused. The owned nodes are the keys of a dict,
+# which they leave when they run (one pop both tells and removes): a set that only grew cost about
+# 0.17 us a node on a 40,000-node chain, against about 0.1 us for the whole bookkeeping with removal.
+
+def _receive(pending, owned, child, prev, gi, F) -> None:
+    """A second gradient `gi` for `child`, whose pending gradient is `prev`: their sum, added into
+    prev when the sweep owns it (the same values as prev + gi without a new full-size array)."""
+    if child in owned and gi.__class__ is np.ndarray and gi.shape == prev.shape and gi.dtype == prev.dtype:
+        np.add(prev, gi, out=prev)
+        return
+    total = F.add(prev, gi)
+    pending[child] = total
+    if total.__class__ is np.ndarray:       # a new sum (a Tensor under create_graph)
+        owned[child] = True
+    else:
+        owned.pop(child, None)
 
 
 # Tensors that PyTorch 0.3 would have held in a Variable although they need no grad: the results of

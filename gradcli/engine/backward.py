@@ -1,27 +1,22 @@
 """The entry points into the backward sweep: Tensor.backward / torch.autograd.backward, torch.autograd.grad
 (batched or not), and tensor hooks.
 
+`backward` and `grad` are the script's calls: they tell the observer (gradcli.engine.observe) about
+them. torch.autograd.functional and gradcheck differentiate through `differentiate`, which does not.
+
 The argument handling follows torch/autograd/__init__.py and the C++ `run_backward` step by step,
 so the same mistake fails with the same message at the same moment.
 """
 
 from __future__ import annotations
 
-
-import sys
-
 import numpy as np
 
 from gradcli.engine import autograd, backmath, dtypes, ops
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
 # --------------------------------------------------------------------------------- backward and grad
-
-# What watches the script's backward() and autograd.grad() calls (a session's event sink, see
-# gradcli.diagnostics.jsonl), or None. The calls that torch.autograd.functional and gradcheck make are not
-# the script's: a caller in those modules is not reported.
-observer = None
-_OWN_CALLERS = ("gradcli.engine.functional", "gradcli.engine.gradcheck")
 
 
 def _outputs_tuple(tensors) -> tuple:
@@ -35,8 +30,9 @@ def _grads_tuple(grads, length: int) -> tuple:
     return (grads,) if grads.__class__ is Tensor else tuple(grads)
 
 
-def _make_grads(outputs: tuple, grads: tuple, batched: bool) -> list:
-    """torch.autograd._make_grads: check given gradients' shapes, make the implicit ones for scalars."""
+def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
+    """torch.autograd._make_grads: check given gradients' shapes, make the implicit ones for scalars.
+    `via` ("backward" or "grad") names the call, for the error's facts."""
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if out.__class__ is not Tensor:
@@ -58,7 +54,8 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool) -> list:
         elif g is None:
             if out.requires_grad:
                 if out._a.size != 1:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                    raise autograd._error("grad can be implicitly created only for scalar outputs",
+                                          output=out, via=via)
                 if out._a.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
@@ -85,7 +82,8 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
     for i, out in enumerate(outputs):
         node = autograd.edge(out)
         if node is None:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise autograd._error(f"element {i} of tensors does not require grad and does not have a grad_fn",
+                                  output=out, index=i)
         roots.append(node)
     targets = None
     if inputs is not None:
@@ -139,11 +137,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs_tuple:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _outputs_tuple(tensors)
-    grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False)
+    grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False, "backward")
     retain = create_graph if retain_graph is None else bool(retain_graph)
     done = None
-    if observer is not None and sys._getframe(1).f_globals["__name__"] not in _OWN_CALLERS:
-        done = observer.backward_call(outputs, inputs_tuple, retain, bool(create_graph))
+    observer = STATE.observer
+    if observer is not None:
+        observer.gradients_made(outputs, grads)
+        done = observer.script_backward(outputs, inputs_tuple, retain, bool(create_graph))
     _engine(outputs, grads, retain, bool(create_graph), inputs_tuple, accumulate=True)
     if done is not None:
         done()
@@ -152,7 +152,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, as a tuple; `.grad`
-    fields are left untouched (except those of tensors that retain their gradient)."""
+    fields are left untouched (except those of tensors that retain their gradient). The script's
+    call: the observer hears of it."""
+    return differentiate(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, allow_unused,
+                         is_grads_batched, materialize_grads, script=True)
+
+
+def differentiate(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+                  allow_unused=None, is_grads_batched=False, materialize_grads=False, script=False):
+    """torch.autograd.grad as gradcli's own code calls it (torch.autograd.functional, gradcheck): not
+    reported to the observer as the script's call unless `script`."""
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -162,7 +171,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs_tuple = (inputs,) if inputs.__class__ is Tensor else tuple(inputs)
     if not inputs_tuple:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)), bool(is_grads_batched))
+    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)), bool(is_grads_batched), "grad")
+    observer = STATE.observer
+    if observer is not None:
+        observer.gradients_made(outputs, None if is_grads_batched else grads)
     retain = create_graph if retain_graph is None else bool(retain_graph)
     create_graph = bool(create_graph)
     if is_grads_batched:
@@ -175,8 +187,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "the graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         result = [g if g is not None else _zeros_like(t, create_graph) for g, t in zip(result, inputs_tuple)]
-    if observer is not None and sys._getframe(1).f_globals["__name__"] not in _OWN_CALLERS:
-        observer.grad_call(outputs, inputs_tuple, retain, create_graph, result)
+    if script and observer is not None:
+        observer.script_grad(outputs, inputs_tuple, retain, create_graph, result)
     return tuple(result)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import autograd, ops
-from gradcli.engine.backward import _zeros_like, grad
+from gradcli.engine.backward import _zeros_like, differentiate
 from gradcli.engine.tensor import Size, Tensor
 
 
@@ -115,8 +115,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
             new_grads.append(g)
     if not new_outputs:
         return (None,) * len(inputs)
-    return grad(tuple(new_outputs), inputs, tuple(new_grads), allow_unused=True, create_graph=create_graph,
-                retain_graph=retain_graph)
+    return differentiate(tuple(new_outputs), inputs, tuple(new_grads), allow_unused=True, create_graph=create_graph,
+                          retain_graph=retain_graph)
 
 
 _FILL_MESSAGES = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import rng
-from gradcli.engine.backward import grad
+from gradcli.engine.backward import differentiate
 from gradcli.engine.tensor import Tensor
 
 # ------------------------------------------------------------------------------------------ gradcheck
@@ -86,7 +86,7 @@ def _analytical_jacobian(inputs, output) -> list:
         for j in range(n):
             onehot = np.zeros(n, dtype=output._a.dtype)
             onehot[j] = 1
-            grads = grad(output, diff, Tensor(onehot.reshape(output._a.shape)), retain_graph=True,
+            grads = differentiate(output, diff, Tensor(onehot.reshape(output._a.shape)), retain_graph=True,
                          allow_unused=True)
             for jac, g, t in zip(jacs, grads, diff):
                 if g is not None:
@@ -127,7 +127,7 @@ def _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol):
 
 def _backward_mul_by_grad_output(outputs, inputs):
     diff = _diff_inputs(inputs)
-    grads = grad(outputs, diff, [Tensor(np.zeros_like(o._a)) for o in outputs], allow_unused=True)
+    grads = differentiate(outputs, diff, [Tensor(np.zeros_like(o._a)) for o in outputs], allow_unused=True)
     for gi, di in zip(grads, diff):
         if gi is None:
             continue
@@ -198,7 +198,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         outs = _differentiable(func(*input_args))
         g_outs = tuple(x.requires_grad_() if i in diff_out else x for i, x in enumerate(args[-num_outputs:]))
         diff_args = tuple(x for i, x in enumerate(input_args) if i in diff_in)
-        grads = grad(outs, diff_args, g_outs, create_graph=True, allow_unused=True)
+        grads = differentiate(outs, diff_args, g_outs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, inputs + grad_outs, eps=eps, atol=atol, rtol=rtol,

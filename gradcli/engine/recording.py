@@ -52,7 +52,7 @@ class Op:
       saves_tensors whether a backward pass frees what the node saved (PyTorch frees saved tensors, so a
                     second pass through such a node fails); derived: the row saves an input or its
                     result; say True for a row that saves a tensor the forward computed (a mask);
-      quiet         the forward observer (autograd.forward_observer) sees a result of this row only
+      quiet         the observer (Observer.op, STATE.observer) sees a result of this row only
                     when a node is attached to it, not every result. Which rows are quiet is history
                     (their forward functions used to return early without grad) that --nan-check's
                     reports depend on: a non-finite result of a quiet row made without grad counts
@@ -134,10 +134,10 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     t = Tensor(out)
     # the engine's modes and the forward observer, read here and nowhere else: the observer sees every
     # result (a quiet row's only when it gets a node, below)
-    observe = _OBSERVER[0]
-    if observe is not None and not (op.quiet if quiet is None else quiet):
-        observe(op, t, inputs)
-        observe = None
+    observer = STATE.observer
+    if observer is not None and not (op.quiet if quiet is None else quiet):
+        observer.op(op, t, inputs)
+        observer = None
     if not STATE.recording:
         return t
     inference_seen = STATE.inference_seen
@@ -163,8 +163,8 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                 break
         else:
             return t
-    if observe is not None:
-        observe(op, t, inputs)
+    if observer is not None:
+        observer.op(op, t, inputs)
     plan = op.plan
     if plan is None:
         saved, checks = args, None
@@ -264,9 +264,6 @@ def binary(op: Op, name: str):
     function.__name__ = function.__qualname__ = name
     function.op = op
     return function
-
-
-_OBSERVER = autograd.forward_observer
 
 
 INFERENCE_SAVED_ERROR = (

@@ -29,7 +29,10 @@ class EngineState:
         "inference_seen",       # inference mode was entered once: inference tensors may exist
         "in_formula",           # evaluating backward formulas on Tensors (create_graph), not user code
         "anomaly", "anomaly_nan",       # anomaly detection on; check backward outputs for NaN
-        "observer",             # the tool watching the run (gradcli.diagnostics), or None
+        "observer",             # the tool watching the run (gradcli.engine.observe.Observer), or None
+        "replay",               # a --check-grads float64 replay (gradcli.diagnostics.replay.Run) or None:
+                                # tensors made ask it for their array, .float() keeps float64, torch.seed()
+                                # takes its seeds
         "print_options",        # torch.set_printoptions's state and the display style: one object, kept
         "generator",            # torch.default_generator: one object, kept; its stream is the state
         "addresses",            # id(obj) -> (obj, address text) while stable addresses are on, else None
@@ -45,6 +48,7 @@ class EngineState:
         self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
         self.anomaly, self.anomaly_nan = False, True
         self.observer = None
+        self.replay = None
         self.print_options = PrintOptions()
         self.generator = None           # set by gradcli.engine.rng, which makes the default generator
         self.addresses = None
@@ -64,7 +68,7 @@ class EngineState:
         """Everything `restore` needs to put this state back as it is now."""
         options = self.print_options
         return (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
-                self.anomaly, self.anomaly_nan, self.observer,
+                self.anomaly, self.anomaly_nan, self.observer, self.replay,
                 tuple(getattr(options, name) for name in PrintOptions.__slots__),
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
@@ -72,7 +76,7 @@ class EngineState:
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
-         self.anomaly, self.anomaly_nan, self.observer, options, stream,
+         self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
          errors) = snap
         for name, value in zip(PrintOptions.__slots__, options):

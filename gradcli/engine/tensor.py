@@ -116,6 +116,8 @@ class Tensor:
     def __init__(self, a: np.ndarray):
         if a.__class__ is not np.ndarray:
             a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
+        if STATE.replay is not None:
+            a = STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
         self._a = a
         self.requires_grad = False
         self.grad = None
@@ -173,7 +175,10 @@ class Tensor:
     # ------------------------------------------------------------------------------ autograd state
     @property
     def data(self) -> "Tensor":
-        return Tensor(self._a)
+        t = Tensor(self._a)
+        if STATE.observer is not None:
+            STATE.observer.detached(t, "data")
+        return t
 
     def _set_data(self, value) -> None:
         """`t.data = other`: swap the storage, keeping the autograd identity."""
@@ -231,6 +236,8 @@ class Tensor:
     def detach(self) -> "Tensor":
         t = Tensor(self._a)
         t._version = self._version
+        if STATE.observer is not None:
+            STATE.observer.detached(t, "detach")
         return t
 
     def detach_(self) -> "Tensor":

@@ -154,7 +154,7 @@ class Compiler:
     def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None):
         self.globals = globals_
         self.builtins = builtins
-        self.warn = warn              # warn(line, col, category, message): the session's warning sink
+        self.warn = warn              # warn(line, col, category, message[, subject]): the session's warning sink
         self.echo = echo              # echo(value): REPL display of expression statements outside functions
         self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
@@ -921,7 +921,7 @@ class Compiler:
                 obj = obj_fn(env)
                 if obj.__class__ is Tensor:
                     if obj.grad_fn is not None and obj.grad is None and not obj.retains_grad:
-                        warn(line, col, "UserWarning", NON_LEAF_GRAD_WARNING)
+                        warn(line, col, "UserWarning", NON_LEAF_GRAD_WARNING, obj)
                     return obj.grad
                 try:
                     return get_attr(obj, name)

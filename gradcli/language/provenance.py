@@ -15,6 +15,9 @@ from gradcli.language.scopes import Cell
 from gradcli.engine import autograd
 from gradcli.engine.tensor import Tensor
 
+# The attribute under which an error carries (site, env) of the statement it failed in.
+FAILED_STATEMENT = "failed_statement"
+
 
 class Site:
     """One statement of a script: its file, line and source text (one line, without a comment)."""
@@ -107,6 +110,12 @@ class Provenance:
             mark(site)
             try:
                 signal = run(env)
+            except BaseException as e:
+                # the innermost statement an error comes through is the one that failed (the `why:`
+                # notes, gradcli.diagnostics.why, read it with the names the statement ran with)
+                if getattr(e, FAILED_STATEMENT, None) is None:
+                    setattr(e, FAILED_STATEMENT, (site, env))
+                raise
             finally:
                 stack.pop()
                 mark(stack[-1] if stack else None)

@@ -309,6 +309,8 @@ def compare(fn, a, b) -> Tensor:
 
 def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch."""
+    if dtype is dtypes.float32 and STATE.replay is not None:
+        dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
     if a._a.dtype == dtype.np and not copy:
         return a
     out = a._a.astype(dtype.np)
