@@ -83,22 +83,11 @@ def _in_script(frame) -> bool:
     return False
 
 
-def timed_out(e: ScriptTimeout, source: str, filename: str) -> TimedOut:
-    """The script error for a timeout, placed where the script was: the innermost compiled closure
-    on the stack when the signal landed knows its line and column (as the variables `line`, `col`
-    it was compiled with)."""
-    line = col = 0
-    compiler = _source_file("gradcli.language.compiler")
-    tb = e.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        if frame.f_code.co_filename == compiler:
-            names = frame.f_locals
-            if names.get("line").__class__ is int:
-                line = names["line"]
-                c = names.get("col")
-                col = c if c.__class__ is int else 0
-        tb = tb.tb_next
+def timed_out(e: ScriptTimeout, source: str, filename: str, position=None) -> TimedOut:
+    """The script error for a timeout, placed where the script was: `position` is the (line, column)
+    the compiled closures noted on the exception as it passed through them (the innermost running
+    statement or expression), or None when the timer landed outside the script's code (a parse)."""
+    line, col = position or (0, 0)
     seconds = e.args[0] if e.args else 0
     return TimedOut("TimeoutError", timeout_message(seconds), filename, line, col).located(filename, source)
 

@@ -211,7 +211,7 @@ class Session:
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
         except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script
-            raise deadline.timed_out(e, source, filename) from None
+            raise deadline.timed_out(e, source, filename, getattr(e, compiler.POSITION, None)) from None
         except MemoryError:                        # a huge script, past --max-memory
             raise ScriptError("MemoryError", "out of memory while parsing the script", filename) from None
 
@@ -229,7 +229,7 @@ class Session:
         except (ScriptError, BrokenPipeError):
             raise
         except deadline.ScriptTimeout as e:          # --timeout (gradcli.deadline.Deadline)
-            raise deadline.timed_out(e, source, filename) from None
+            raise deadline.timed_out(e, source, filename, getattr(e, compiler.POSITION, None)) from None
         except RecursionError as e:
             raise self._script_error(e, source, filename) from None
         except Exception as e:

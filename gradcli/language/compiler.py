@@ -55,7 +55,9 @@ def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> Bas
 
 
 def locate(exc: BaseException, line: int, col: int) -> None:
-    """Remember where `exc` arose, keeping the innermost position."""
+    """Remember where `exc` arose, keeping the innermost position. The closures locate any exception
+    passing through them, --timeout's ScriptTimeout (a BaseException) included, so a timeout names the
+    innermost statement or expression that was running."""
     if getattr(exc, POSITION, None) is None:
         try:
             setattr(exc, POSITION, (line, col))
@@ -179,7 +181,7 @@ class Compiler:
             def run_one(env):
                 try:
                     return only(env)
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, 0)
                     raise
             return run_one
@@ -191,7 +193,7 @@ class Compiler:
                     signal = st(env)
                     if signal is not None:
                         return signal
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, 0)
                 raise
             return None
@@ -278,7 +280,7 @@ class Compiler:
             def aug_name(env):
                 try:
                     bind(env, fn(load(env), value(env)))
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return aug_name
@@ -289,7 +291,7 @@ class Compiler:
                 obj = obj_fn(env)
                 try:
                     access.set_attr(obj, attr, fn(access.get_attr(obj, attr), value(env)))
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return aug_attr
@@ -300,7 +302,7 @@ class Compiler:
                 obj, key = obj_fn(env), index_fn(env)
                 try:
                     obj[key] = fn(obj[key], value(env))
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return aug_item
@@ -318,7 +320,7 @@ class Compiler:
                 obj = obj_fn(env)
                 try:
                     access.set_attr(obj, attr, v)
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return store_attr
@@ -329,7 +331,7 @@ class Compiler:
                 obj, key = obj_fn(env), index_fn(env)
                 try:
                     obj[key] = v
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return store_item
@@ -524,7 +526,7 @@ class Compiler:
                 obj, key = obj_fn(env), index_fn(env)
                 try:
                     del obj[key]
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return del_item
@@ -534,7 +536,7 @@ class Compiler:
             def del_attr(env):
                 try:
                     access.del_attr(obj_fn(env), attr)
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return del_attr
@@ -815,7 +817,7 @@ class Compiler:
         def binop(env):
             try:
                 return fn(left(env), right(env))
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
         return binop
@@ -830,7 +832,7 @@ class Compiler:
                 if a.__class__ is not Tensor:
                     check(a, b)
                 return fn(a, b)
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
         return binop
@@ -845,7 +847,7 @@ class Compiler:
         def unary(env):
             try:
                 return fn(operand(env))
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
         return unary
@@ -882,7 +884,7 @@ class Compiler:
             def compare(env):
                 try:
                     return fn(left(env), right(env))
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return compare
@@ -898,7 +900,7 @@ class Compiler:
                     if not result:
                         return result
                     a = b
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
             return result
@@ -925,7 +927,7 @@ class Compiler:
                     return obj.grad
                 try:
                     return get_attr(obj, name)
-                except Exception as e:
+                except BaseException as e:
                     locate(e, line, col)
                     raise
             return load_grad
@@ -939,7 +941,7 @@ class Compiler:
                 return getattr(obj, name)
             try:
                 return get_attr(obj, name)
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
         return load_attr
@@ -952,7 +954,7 @@ class Compiler:
             obj, key = obj_fn(env), index_fn(env)
             try:
                 return obj[key]
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
         return subscript
@@ -1065,7 +1067,7 @@ class Compiler:
                         s = spec(env)
                         check_spec(s)       # f"{x:999999999}" would build a string that long
                         out.append(format(v, s))
-            except Exception as e:
+            except BaseException as e:
                 locate(e, line, col)
                 raise
             return "".join(out)
