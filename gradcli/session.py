@@ -146,6 +146,11 @@ class Session:
         self.python_seed = int.from_bytes(os.urandom(32), "big") if python_seed is None else python_seed
         state.python_random.seed(self.python_seed)
 
+    @property
+    def seeds(self) -> tuple:
+        """(torch's initial seed, the `random` module's seed): what a replay of this session starts from."""
+        return self.initial_seed, self.python_seed
+
     def _write(self, text: str) -> None:
         self.out.write(text)
 

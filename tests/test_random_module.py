@@ -114,3 +114,15 @@ def test_all_of_math_is_there_and_computes_ascpython_output():
     source = ("import math\nprint(math.cbrt(27.0), math.exp2(3), math.isqrt(10**20), math.lcm(4, 6, 10), "
               "math.nextafter(1.0, 2.0), math.ulp(1.0), math.gcd(12, 18), math.dist([0, 0], [3, 4]))\n")
     assert gradcli_output(source) == cpython_output(source)
+
+
+def test_a_replay_starts_the_random_modules_stream_where_the_run_did():
+    """Diagnostic replays (why notes, explain, --check-grads) start from Session.seeds: torch's seed and
+    the random module's, so an unseeded script draws the same numbers again."""
+    import random as cpython_random
+    from gradcli.diagnostics import replay
+    original = Session()
+    expected = cpython_random.Random(original.python_seed).random()
+    with replay.session(original.seeds, None, None) as replayed:
+        assert replayed.python_seed == original.python_seed
+        assert STATE.python_random.random() == expected

@@ -76,7 +76,7 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
     if events is not None:
         events.end(True, started, filename)
     if check_grads:
-        return _check_grads(source, filename, session.initial_seed, timeout)
+        return _check_grads(source, filename, session.seeds, timeout)
     return EXIT_OK
 
 

@@ -261,9 +261,9 @@ class _Report:
 
 # -------------------------------------------------------------------------------------- the run
 
-def check_script(source: str, filename: str, seed: int, out=None, progress=None) -> int:
+def check_script(source: str, filename: str, seed, out=None, progress=None) -> int:
     """Check every backward() / autograd.grad() call of a script that has just run with random seed
-    `seed`. Writes one block per call to `out` (stderr by default) and returns 0, or
+    `seed` (torch's seed, or the session's pair of seeds, Session.seeds). Writes one block per call to `out` (stderr by default) and returns 0, or
     EXIT_GRADS_MISMATCH when a check failed. `progress` (a gradcli.commands.progress.Progress) is told each step."""
     step = progress.step if progress is not None else lambda text: None
     out = out if out is not None else sys.stderr

@@ -189,17 +189,20 @@ class _Discard:
 
 
 @contextlib.contextmanager
-def session(seed: int, events, observer, provenance: bool = False, float64=None):
-    """A fresh Session for a replay, output discarded, the random stream seeded with `seed`, reporting
-    to `events` and watched by `observer` (with `float64`, a Run, tensors are made float64), inside
-    STATE.isolated(): the engine state is put back as it was when the replay ends."""
+def session(seed, events, observer, provenance: bool = False, float64=None):
+    """A fresh Session for a replay, output discarded, the random streams seeded with `seed` (torch's
+    seed, or the pair Session.seeds: torch's and the `random` module's), reporting to `events` and
+    watched by `observer` (with `float64`, a Run, tensors are made float64), inside STATE.isolated():
+    the engine state is put back as it was when the replay ends."""
+    seed, python_seed = seed if seed.__class__ is tuple else (seed, None)
     frozen = gc.get_freeze_count()      # a replay inside a run unfreezes what the run froze (session._collector_tuned)
     try:
         with STATE.isolated():
             from gradcli.session import Session
             STATE.replay, STATE.observer = float64, observer
             sink = _Discard()
-            yield Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance)
+            yield Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance,
+                          python_seed=python_seed)
     finally:
         if frozen and not gc.get_freeze_count():
             gc.freeze()

@@ -98,7 +98,7 @@ def warning_note(session, line: int, col: int, category: str, message: str, unit
         if provenance is None and units and elapsed <= REPLAY_AFTER:
             recorder = Recorder()
             recorder.stop_at_warning = (session.filename, line, col, message)
-            replay(units, session.initial_seed, recorder)
+            replay(units, session.seeds, recorder)
             found = recorder.found
             if found is not None and found.grad_fn is not None and found.grad_fn.op is node.op:
                 tensor, node = found, found.grad_fn
@@ -299,7 +299,7 @@ def _modified(err, session, units) -> str | None:
         what += f" at {_where(provenance, made)}"
     what = f"{name}, {what}," if name else ("a tensor " + what if saved is not None else what)
     watch = _VersionWatch(node.seq - first.base, index, node.op)
-    replay(units, session.initial_seed, watch, deadline=deadline)
+    replay(units, session.seeds, watch, deadline=deadline)
     if watch.found is None:
         return None
     return (f"{what} was modified in place at {_at(watch.provenance, watch.found)}; make that change out "
@@ -638,7 +638,7 @@ class _VersionWatch(Recorder):
 
 # ------------------------------------------------------------------------------------------- replays
 
-def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
+def replay(units: list, seed, recorder: Recorder, unlimited: bool = False,
            deadline: float | None = None) -> ScriptError | None:
     """Run `units` in a fresh diagnostic session (provenance and line tracking on, output discarded,
     the random stream seeded with `seed`) watched by `recorder`; returns the ScriptError it ended in,
@@ -668,7 +668,7 @@ def replay(units: list, seed: int, recorder: Recorder, unlimited: bool = False,
 
 def _replay_same(err, session, units, recorder, deadline=None):
     """Replay, and return the engine's exception when the replay failed exactly as `err` did."""
-    got = replay(units, session.initial_seed, recorder, deadline=deadline)
+    got = replay(units, session.seeds, recorder, deadline=deadline)
     if (got is None or got.kind != err.kind or got.message != err.message or got.line != err.line
             or got.filename != err.filename):
         return None

@@ -164,7 +164,7 @@ def _why(shell, arg):
     name = explain.target_name(arg)
     if name is None:
         raise MagicError(f"give the name of a tensor (x or x.grad), not '{arg}'")
-    text, problem, error = explain.explain_units(why.repl_units(shell.accepted), shell.session.initial_seed,
+    text, problem, error = explain.explain_units(why.repl_units(shell.accepted), shell.session.seeds,
                                                  name, live=shell.session.globals.get(name))
     if error is not None:
         raise MagicError(f"replaying this session's inputs failed: {error.headline()}")
