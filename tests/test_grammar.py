@@ -70,6 +70,10 @@ def from_python(node):
             return S.Break(**at)
         case ast.Continue():
             return S.Continue(**at)
+        case ast.Global():
+            return S.Global(node.names, **at)
+        case ast.Nonlocal():
+            return S.Nonlocal(node.names, **at)
         case ast.Pass():
             return S.Pass(**at)
         case ast.FunctionDef():
@@ -275,6 +279,7 @@ VALID = {
         "{k: v for k, v in d.items()}", "(x for x in y)", "f(x for x in y)", "sum(x * x for x in y if x > 0)",
         "[(a, b) for a in x for b in y]", "[[c for c in r] for r in m]", "[x for x, in y]", "[x for (a, b) in y]",
         "f((x for x in y), 1)", "[x if x else 0 for x in y]", "[x for x in (y if z else w)]",
+        "global x", "def f():\n    global a, b\n    a = 1", "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2",
         "lambda: 0", "f = lambda x: x", "f = lambda x, y=2,: x * y", "sorted(p, key=lambda t: t[1])",
         "lambda x: lambda y: x + y", "lambda: (yield_ for yield_ in x)", "[lambda: i for i in x]",
         "lambda x=lambda: 1: x", "f(lambda: 0, 1)", "lambda x: x if x else -x", "{\n    'a': 1,\n    'b': 2,\n}", "{a + b: f(c)}", "x = {1: 2}['k']",
@@ -466,8 +471,6 @@ INVALID = {
         ("d = {1: 2, 3}", "expected ':'", 1, 13),
         ("try:\n    pass\nexcept:\n    pass", "try statements (try/except/finally) are " + NOT_OURS, 1, 1),
         ("raise ValueError", "raise statements are " + NOT_OURS, 1, 1),
-        ("global x", "global and nonlocal declarations are " + NOT_OURS, 1, 1),
-        ("def f():\n    nonlocal x", "global and nonlocal declarations are " + NOT_OURS, 2, 5),
         ("@dec\ndef f():\n    pass", "decorators are " + NOT_OURS, 1, 1),
         ("def f():\n    yield 1", "generators (yield) are " + NOT_OURS, 2, 5),
         ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),

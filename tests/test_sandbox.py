@@ -143,7 +143,8 @@ ESCAPES = [
     ("class A:\n    pass", 2, "1:1: SyntaxError: class definitions are not part of gradcli's language"),
     ("try:\n    pass\nexcept:\n    pass", 2, "1:1: SyntaxError: try statements (try/except/finally) are not part "
                                               "of gradcli's language"),
-    ("global x", 2, "1:1: SyntaxError: global and nonlocal declarations are not part of gradcli's language"),
+    ("def f():\n    global __builtins__", 2, "2:12: " + _UNDERSCORE),
+    ("nonlocal x", 2, "1:1: SyntaxError: nonlocal declaration not allowed at module level"),
     ("raise ValueError", 2, "1:1: SyntaxError: raise statements are not part of gradcli's language"),
     ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
 ]

@@ -224,6 +224,14 @@ class Compiler:
             echo(value(env))
         return run
 
+    def s_Global(self, node):
+        return lambda env: None         # resolved when the function is compiled (gradcli.language.scopes)
+
+    def s_Nonlocal(self, node):
+        if self.scope is None:
+            raise ScriptSyntaxError("nonlocal declaration not allowed at module level", line=node.line, col=node.col)
+        return lambda env: None
+
     def s_Pass(self, node):
         return lambda env: None
 
@@ -244,7 +252,7 @@ class Compiler:
         stores = [self.store(t) for t in node.targets]
         if len(stores) == 1:
             store = stores[0]
-            if isinstance(node.targets[0], syntax.Name) and self.scope_kind(node.targets[0].id) != "cell":
+            if isinstance(node.targets[0], syntax.Name) and self.scope_kind(node.targets[0].id) in ("local", "top"):
                 name = node.targets[0].id
 
                 def assign_name(env):
@@ -448,11 +456,20 @@ class Compiler:
         return make_closure
 
     def binder(self, name: str):
-        """A function (env, value) that binds the variable `name` in the scope being compiled."""
-        if self.scope is not None and name in self.scope.cells:
+        """A function (env, value) that binds the variable `name` in the scope being compiled: a local,
+        a Cell (a local that closures read, or an enclosing function's declared `nonlocal`), or a
+        module global the function declared `global`."""
+        kind = self.scope_kind(name)
+        if kind == "cell" or kind == "free":
             def store_cell(env, v):
                 env[name].value = v
             return store_cell
+        if kind == "global":
+            globals_ = self.globals
+
+            def store_global(env, v):
+                globals_[name] = v
+            return store_global
 
         def store_name(env, v):
             env[name] = v
@@ -500,7 +517,12 @@ class Compiler:
         if isinstance(target, syntax.Name):
             name = target.id
             kind = self.scope_kind(name)
-            if kind == "cell":
+            if kind == "global":            # declared global in a function
+                env_of = self.globals
+                kind = "top"
+            else:
+                env_of = None
+            if kind == "cell" or kind == "free":
                 def del_cell(env):
                     cell = env[name]
                     if cell.value is EMPTY:
@@ -513,11 +535,12 @@ class Compiler:
             message = f"name '{name}' is not defined" if kind == "top" else _unbound_local(name)
 
             def del_name(env):
-                if name not in env:
+                namespace = env if env_of is None else env_of
+                if name not in namespace:
                     e = error(message)
                     locate(e, line, col)
                     raise e
-                del env[name]
+                del namespace[name]
             return del_name
         if isinstance(target, syntax.Subscript):
             obj_fn, index_fn = self.expr(target.value), self.index(target.index)

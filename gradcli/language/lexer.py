@@ -18,8 +18,6 @@ REFUSED_KEYWORDS = {
     "except": "try statements (try/except/finally) are",
     "finally": "try statements (try/except/finally) are",
     "raise": "raise statements are",
-    "global": "global and nonlocal declarations are",
-    "nonlocal": "global and nonlocal declarations are",
     "yield": "generators (yield) are",
     "async": "async code (async/await) is",
     "await": "async code (async/await) is",

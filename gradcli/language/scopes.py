@@ -10,12 +10,15 @@ its own, which it passes on.
 
 A lambda is a function whose body is one expression. A comprehension is a scope too, as in Python 3:
 its `for` targets are local to it, and it reads the names around it as a nested function would;
-only its first iterable is evaluated outside it. The language has no `global` or `nonlocal` and no
-classes, so functions, lambdas and comprehensions are the only scopes besides the module.
+only its first iterable is evaluated outside it. `global` and `nonlocal` declarations take a name out
+of a function's locals: a global one is the module's, for the function and the functions nested in
+it; a nonlocal one is the enclosing function's Cell. The language has no classes, so functions,
+lambdas and comprehensions are the only scopes besides the module.
 """
 
 from __future__ import annotations
 
+from gradcli.errors import ScriptSyntaxError
 from gradcli.language import syntax
 
 
@@ -35,7 +38,7 @@ EMPTY = object()
 class Scope:
     """What the compiler needs to know about the names of one function."""
 
-    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children")
+    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children", "declared_global")
 
     def __init__(self, locals_: frozenset, parent: "Scope | None"):
         self.locals = locals_             # every name the function binds
@@ -44,6 +47,7 @@ class Scope:
         self.free_set: frozenset = frozenset()
         self.parent = parent
         self.children: dict = {}          # id(nested FunctionDef) -> its Scope
+        self.declared_global: frozenset = frozenset()     # names its `global` statements declare
 
     def kind(self, name: str) -> str:
         """'cell', 'local', 'free' or 'global' for a name used in this function."""
@@ -61,6 +65,7 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
     function, lambda and comprehension nested in it."""
     used: set = set()
     nested: list = []
+    declared_global: frozenset = frozenset()
     if isinstance(fn, syntax.COMPREHENSIONS):
         scope = Scope(_comprehension_locals(fn), parent)
         for part in _comprehension_inside(fn):
@@ -69,7 +74,10 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         scope = Scope(frozenset(p.name for p in fn.params), parent)
         _collect(fn.body, used, nested)
     else:
-        scope = Scope(local_names(fn), parent)
+        declared_global, declared_nonlocal = _declarations(fn, parent)
+        scope = Scope(local_names(fn) - declared_global - declared_nonlocal, parent)
+        scope.declared_global = declared_global
+        used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
         for stmt in fn.body:
             _collect(stmt, used, nested)
     captured: set = set()
@@ -78,10 +86,108 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         scope.children[id(child)] = child_scope
         captured.update(child_scope.frees)
     scope.cells = frozenset(captured & scope.locals)
-    frees = sorted(n for n in (used | captured) - scope.locals if _bound_outside(parent, n))
+    frees = sorted(n for n in (used | captured) - scope.locals - declared_global if _bound_outside(parent, n))
     scope.frees = tuple(frees)
     scope.free_set = frozenset(frees)
     return scope
+
+
+def _declarations(fn, parent: Scope | None) -> tuple:
+    """The names `fn` declares `global` and `nonlocal` (its own statements, not its nested functions'),
+    checked as CPython's symbol table checks them."""
+    found = {}
+    stack = list(fn.body)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (syntax.Global, syntax.Nonlocal)):
+            for name in s.names:
+                found.setdefault(name, []).append(s)
+        elif isinstance(s, (syntax.For, syntax.While)):
+            stack.extend(s.body)
+            stack.extend(s.orelse)
+        elif isinstance(s, syntax.If):
+            stack.extend(s.body)
+            stack.extend(s.orelse)
+        elif isinstance(s, syntax.With):
+            stack.extend(s.body)
+    if not found:
+        return frozenset(), frozenset()
+    params = {p.name for p in fn.params}
+    occurrences = _occurrences(fn)
+    globals_, nonlocals = set(), set()
+    for name, statements in found.items():
+        first = min(statements, key=lambda s: (s.line, s.col))
+        kinds = {type(s) for s in statements}
+        word = "global" if syntax.Global in kinds else "nonlocal"
+        if len(kinds) == 2:
+            raise ScriptSyntaxError(f"name '{name}' is nonlocal and global", line=first.line, col=first.col)
+        if name in params:
+            raise ScriptSyntaxError(f"name '{name}' is parameter and {word}", line=first.line, col=first.col)
+        for st in statements:
+            earlier = [o for o in occurrences.get(name, ()) if (o[0], o[1]) < (st.line, st.col)]
+            if earlier:
+                stored = min(earlier)[2]
+                what = "is assigned to before" if stored else "is used prior to"
+                raise ScriptSyntaxError(f"name '{name}' {what} {word} declaration", line=st.line, col=st.col)
+        if word == "nonlocal" and not _bound_outside(parent, name):
+            raise ScriptSyntaxError(f"no binding for nonlocal '{name}' found", line=first.line, col=first.col)
+        (globals_ if word == "global" else nonlocals).add(name)
+    return frozenset(globals_), frozenset(nonlocals)
+
+
+def _occurrences(fn) -> dict:
+    """name -> [(line, col, stored)] of every Name in `fn`'s own code (not in its nested scopes)."""
+    stores = set()
+    for t in _assigned_targets(fn.body):
+        stores.add(id(t))
+    out: dict = {}
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, syntax.Name):
+            out.setdefault(n.id, []).append((n.line, n.col, id(n) in stores))
+            continue
+        if isinstance(n, (syntax.FunctionDef, syntax.Lambda, *syntax.COMPREHENSIONS)):
+            continue
+        for field in n._fields:
+            value = getattr(n, field)
+            if isinstance(value, syntax.Node):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, syntax.Node))
+    return out
+
+
+def _assigned_targets(body: list) -> list:
+    """The Name nodes that statements in `body` bind (assignment, loop and with targets, del)."""
+    names, stack = [], list(body)
+
+    def walk(t):
+        if isinstance(t, syntax.Name):
+            names.append(t)
+        elif isinstance(t, (syntax.Tuple, syntax.List)):
+            for e in t.elts:
+                walk(e)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (syntax.Assign, syntax.Delete)):
+            for t in s.targets:
+                walk(t)
+        elif isinstance(s, syntax.AugAssign):
+            walk(s.target)
+        elif isinstance(s, syntax.For):
+            walk(s.target)
+            stack.extend(s.body + s.orelse)
+        elif isinstance(s, syntax.While):
+            stack.extend(s.body + s.orelse)
+        elif isinstance(s, syntax.If):
+            stack.extend(s.body + s.orelse)
+        elif isinstance(s, syntax.With):
+            for item in s.items:
+                if item.target is not None:
+                    walk(item.target)
+            stack.extend(s.body)
+    return names
 
 
 def _comprehension_locals(comp) -> frozenset:
@@ -111,7 +217,11 @@ def _target_names(t, names: set) -> None:
 
 
 def _bound_outside(scope: Scope | None, name: str) -> bool:
+    """Whether an enclosing function binds `name` (a function that declares it global ends the search:
+    inside it, and in the functions nested in it, the name is the module's)."""
     while scope is not None:
+        if name in scope.declared_global:
+            return False
         if name in scope.locals:
             return True
         scope = scope.parent

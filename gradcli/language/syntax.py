@@ -122,6 +122,16 @@ class Continue(Statement):
     pass
 
 
+class Global(Statement):
+    __slots__ = ("names",)
+    names: list             # of str
+
+
+class Nonlocal(Statement):
+    __slots__ = ("names",)
+    names: list             # of str
+
+
 class Pass(Statement):
     __slots__ = ()
     pass

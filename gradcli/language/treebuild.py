@@ -7,7 +7,7 @@ from collections.abc import Callable
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Comprehension, Constant, Continue,
-    Delete, Dict, DictComp, ExprStmt, GeneratorExp, Lambda, ListComp, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Delete, Dict, DictComp, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.syntaxerrors import error_at, refused
@@ -155,6 +155,12 @@ class Builder:
     def return_stmt(self, c):
         tok, value = c
         return Return(value, line=tok.line, col=tok.col)
+
+    def global_stmt(self, c):
+        return Global([t.value for t in c[1::2]], line=c[0].line, col=c[0].col)
+
+    def nonlocal_stmt(self, c):
+        return Nonlocal([t.value for t in c[1::2]], line=c[0].line, col=c[0].col)
 
     def pass_stmt(self, c):
         return Pass(line=c[0].line, col=c[0].col)
