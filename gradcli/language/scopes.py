@@ -96,20 +96,10 @@ def _declarations(fn, parent: Scope | None) -> tuple:
     """The names `fn` declares `global` and `nonlocal` (its own statements, not its nested functions'),
     checked as CPython's symbol table checks them."""
     found = {}
-    stack = list(fn.body)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, (syntax.Global, syntax.Nonlocal)):
-            for name in s.names:
-                found.setdefault(name, []).append(s)
-        elif isinstance(s, (syntax.For, syntax.While)):
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.If):
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.With):
-            stack.extend(s.body)
+    for st in _own_statements(fn.body):
+        if isinstance(st, (syntax.Global, syntax.Nonlocal)):
+            for name in st.names:
+                found.setdefault(name, []).append(st)
     if not found:
         return frozenset(), frozenset()
     params = {p.name for p in fn.params}
@@ -159,8 +149,8 @@ def _occurrences(fn) -> dict:
 
 
 def _assigned_targets(body: list) -> list:
-    """The Name nodes that statements in `body` bind (assignment, loop and with targets, del)."""
-    names, stack = [], list(body)
+    """The Name nodes that a function's own statements bind (assignment, loop and with targets, del)."""
+    names = []
 
     def walk(t):
         if isinstance(t, syntax.Name):
@@ -168,25 +158,18 @@ def _assigned_targets(body: list) -> list:
         elif isinstance(t, (syntax.Tuple, syntax.List)):
             for e in t.elts:
                 walk(e)
-    while stack:
-        s = stack.pop()
-        if isinstance(s, (syntax.Assign, syntax.Delete)):
-            for t in s.targets:
+    for st in _own_statements(body):
+        if isinstance(st, (syntax.Assign, syntax.Delete)):
+            for t in st.targets:
                 walk(t)
-        elif isinstance(s, syntax.AugAssign):
-            walk(s.target)
-        elif isinstance(s, syntax.For):
-            walk(s.target)
-            stack.extend(s.body + s.orelse)
-        elif isinstance(s, syntax.While):
-            stack.extend(s.body + s.orelse)
-        elif isinstance(s, syntax.If):
-            stack.extend(s.body + s.orelse)
-        elif isinstance(s, syntax.With):
-            for item in s.items:
+        elif isinstance(st, syntax.AugAssign):
+            walk(st.target)
+        elif isinstance(st, syntax.For):
+            walk(st.target)
+        elif isinstance(st, syntax.With):
+            for item in st.items:
                 if item.target is not None:
                     walk(item.target)
-            stack.extend(s.body)
     return names
 
 
@@ -257,45 +240,27 @@ def local_names(fn: syntax.FunctionDef) -> frozenset:
     """Names a function binds (parameters, assignment and loop targets, imports, nested defs, `del`):
     Python treats every such name as local to the whole function body."""
     names = {p.name for p in fn.params}
-    stack = list(fn.body)
-
-    def targets(t):
-        if isinstance(t, syntax.Name):
-            names.add(t.id)
-        elif isinstance(t, (syntax.Tuple, syntax.List)):
-            for e in t.elts:
-                targets(e)
-
-    while stack:
-        s = stack.pop()
-        if isinstance(s, syntax.Assign):
-            for t in s.targets:
-                targets(t)
-        elif isinstance(s, syntax.AugAssign):
-            targets(s.target)
-        elif isinstance(s, syntax.For):
-            targets(s.target)
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.While):
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.If):
-            stack.extend(s.body)
-            stack.extend(s.orelse)
-        elif isinstance(s, syntax.With):
-            for item in s.items:
-                if item.target is not None:
-                    targets(item.target)
-            stack.extend(s.body)
-        elif isinstance(s, syntax.FunctionDef):
-            names.add(s.name)
-        elif isinstance(s, syntax.Import):
-            names.add(s.alias or s.module.split(".")[0])
-        elif isinstance(s, syntax.ImportFrom):
-            for name, alias in s.names:
+    names.update(t.id for t in _assigned_targets(fn.body))
+    for st in _own_statements(fn.body):
+        if isinstance(st, syntax.FunctionDef):
+            names.add(st.name)
+        elif isinstance(st, syntax.Import):
+            names.add(st.alias or st.module.split(".")[0])
+        elif isinstance(st, syntax.ImportFrom):
+            for name, alias in st.names:
                 names.add(alias or name)
-        elif isinstance(s, syntax.Delete):
-            for t in s.targets:
-                targets(t)
     return frozenset(names)
+
+
+def _own_statements(body: list):
+    """Every statement of a function's own code: its body and the blocks of its compound statements,
+    not the bodies of the functions it defines."""
+    stack = list(body)
+    while stack:
+        st = stack.pop()
+        yield st
+        if isinstance(st, (syntax.For, syntax.While, syntax.If)):
+            stack.extend(st.body)
+            stack.extend(st.orelse)
+        elif isinstance(st, syntax.With):
+            stack.extend(st.body)
