@@ -74,6 +74,12 @@ def from_python(node):
             return S.Global(node.names, **at)
         case ast.Nonlocal():
             return S.Nonlocal(node.names, **at)
+        case ast.Try():
+            return S.Try(c(node.body), c(node.handlers), c(node.orelse), c(node.finalbody), **at)
+        case ast.ExceptHandler():
+            return S.ExceptHandler(c(node.type), node.name, c(node.body), **at)
+        case ast.Raise():
+            return S.Raise(c(node.exc), c(node.cause), **at)
         case ast.Pass():
             return S.Pass(**at)
         case ast.FunctionDef():
@@ -279,7 +285,9 @@ VALID = {
         "{k: v for k, v in d.items()}", "(x for x in y)", "f(x for x in y)", "sum(x * x for x in y if x > 0)",
         "[(a, b) for a in x for b in y]", "[[c for c in r] for r in m]", "[x for x, in y]", "[x for (a, b) in y]",
         "f((x for x in y), 1)", "[x if x else 0 for x in y]", "[x for x in (y if z else w)]",
-        "global x", "def f():\n    global a, b\n    a = 1", "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2",
+        "global x", "def f():\n    global a, b\n    a = 1", "raise", "raise E", "raise E(1) from e",
+        "try:\n    x\nexcept:\n    y", "try:\n    x\nexcept E as e:\n    y\nexcept (A, B):\n    z\nelse:\n    w\nfinally:\n    v",
+        "try:\n    x\nfinally:\n    y", "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2",
         "lambda: 0", "f = lambda x: x", "f = lambda x, y=2,: x * y", "sorted(p, key=lambda t: t[1])",
         "lambda x: lambda y: x + y", "lambda: (yield_ for yield_ in x)", "[lambda: i for i in x]",
         "lambda x=lambda: 1: x", "f(lambda: 0, 1)", "lambda x: x if x else -x", "{\n    'a': 1,\n    'b': 2,\n}", "{a + b: f(c)}", "x = {1: 2}['k']",
@@ -469,8 +477,8 @@ INVALID = {
         ("{1} = x", "cannot assign to a set display", 1, 5),
         ("d = {1: }", "unexpected '}' (expected an expression)", 1, 9),
         ("d = {1: 2, 3}", "expected ':'", 1, 13),
-        ("try:\n    pass\nexcept:\n    pass", "try statements (try/except/finally) are " + NOT_OURS, 1, 1),
-        ("raise ValueError", "raise statements are " + NOT_OURS, 1, 1),
+        ("try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass", "default 'except:' must be last", 3, 1),
+        ("try:\n    pass\nx = 1", "unexpected name 'x' (expected 'except' or 'finally')", 3, 1),
         ("@dec\ndef f():\n    pass", "decorators are " + NOT_OURS, 1, 1),
         ("def f():\n    yield 1", "generators (yield) are " + NOT_OURS, 2, 5),
         ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),

@@ -114,7 +114,7 @@ def test_grad_mode_context_managers_restore_on_error():
 
 
 @pytest.mark.parametrize("source", [
-    "class A:\n    pass", "try:\n    pass\nexcept:\n    pass",
+    "class A:\n    pass",
     "x.__class__", "_x = 1", "@dec\ndef f():\n    pass",
 ])
 def test_outside_the_language_is_refused_before_running(source):

@@ -141,6 +141,8 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
+        return obj.args
     if hasattr(obj, name):
         raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")

@@ -12,6 +12,7 @@ closure already did, and re-raise; a try block costs nothing in CPython 3.11 unt
 from __future__ import annotations
 
 import builtins
+import sys
 import operator
 
 from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
@@ -223,6 +224,84 @@ class Compiler:
         def run(env):
             echo(value(env))
         return run
+
+    def s_Try(self, node):
+        body = self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+        finalbody = self.block(node.finalbody) if node.finalbody else None
+        handlers = []
+        for h in node.handlers:
+            # a bare `except:` catches what `except Exception:` does: never the timeout of --timeout, a
+            # Ctrl-C or an exit, which are not the script's to handle
+            kind = self.expr(h.type) if h.type is not None else None
+            bind = self.binder(h.name) if h.name is not None else None
+            unbind = self.deleter(syntax.Name(h.name, line=h.line, col=h.col)) if h.name is not None else None
+            handlers.append((kind, bind, unbind, self.block(h.body), h.line, h.col))
+
+        def matches(e, env, kind, line, col):
+            if kind is None:
+                return True
+            wanted = kind(env)
+            try:
+                return isinstance(e, wanted) and _catchable(wanted)
+            except TypeError:
+                error = TypeError("catching classes that do not inherit from BaseException is not allowed")
+                locate(error, line, col)
+                raise error from None
+
+        def handle(env, e):
+            for kind, bind, unbind, handler_body, line, col in handlers:
+                if matches(e, env, kind, line, col):
+                    if bind is None:
+                        return True, handler_body(env)
+                    bind(env, e)
+                    try:
+                        return True, handler_body(env)
+                    finally:
+                        unbind(env)         # as Python deletes the name at the end of the clause
+            return False, None
+
+        def run_try(env):
+            try:
+                try:
+                    signal = body(env)
+                except Exception as e:
+                    handled, signal = handle(env, e)
+                    if not handled:
+                        raise
+                    return signal
+                if signal is None and orelse is not None:
+                    signal = orelse(env)
+                return signal
+            finally:
+                if finalbody is not None:
+                    final_signal = finalbody(env)
+                    if final_signal is not None:
+                        return final_signal     # noqa: B012 -- a return/break in finally wins, as in Python
+        return run_try
+
+    def s_Raise(self, node):
+        exc = self.expr(node.exc) if node.exc is not None else None
+        cause = self.expr(node.cause) if node.cause is not None else None
+        line, col = node.line, node.col
+
+        def run_raise(env):
+            if exc is None:
+                current = sys.exc_info()[1]
+                if current is None:
+                    e = RuntimeError("No active exception to reraise")
+                    locate(e, line, col)
+                    raise e
+                raise current
+            value = exc(env)
+            try:
+                if cause is None:
+                    raise value
+                raise value from cause(env)
+            except BaseException as e:
+                locate(e, line, col)
+                raise
+        return run_raise
 
     def s_Global(self, node):
         return lambda env: None         # resolved when the function is compiled (gradcli.language.scopes)
@@ -1122,6 +1201,13 @@ def _check_future_imports(body: list) -> None:
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False
+
+
+def _catchable(wanted) -> bool:
+    """`except X:` catches only exceptions a script may handle: Exception's subclasses (never
+    BaseException's others, such as the timeout of --timeout)."""
+    classes = wanted if wanted.__class__ is tuple else (wanted,)
+    return all(issubclass(c, Exception) for c in classes)
 
 
 def _put(d: dict, key, value, line: int, col: int) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 
+from gradcli.language.stdlib import EXCEPTIONS
+
 # ------------------------------------------------------------------------------- what each does
 # One phrase per name; torch.X, Tensor.X and torch.nn.functional.X share it. A trailing `_` (the
 # in-place form) and the arc- aliases are derived below.
@@ -269,6 +271,10 @@ _BUILTINS = {
     "help": ("help(obj)", "Shows the signature of a function, method or builtin and what it does; in the REPL, "
                           "obj? does the same."),
 }
+# The exception classes: raised with `raise Kind(message)`, caught with `except Kind as e:`
+_BUILTINS.update((kind, (f"{kind}(*args)", "An exception class: raise it, or catch it (and its subclasses) "
+                                             "with except."))
+                 for kind in EXCEPTIONS)
 _MODULES = {
     "torch": "gradcli's PyTorch: tensors, their operations and autograd.",
     "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, the grad-mode contexts.",

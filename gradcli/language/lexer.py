@@ -14,10 +14,6 @@ TAB_SIZE = 8
 # Python keywords outside the language. They lex as NAME; the layout pass refuses them.
 REFUSED_KEYWORDS = {
     "class": "class definitions are",
-    "try": "try statements (try/except/finally) are",
-    "except": "try statements (try/except/finally) are",
-    "finally": "try statements (try/except/finally) are",
-    "raise": "raise statements are",
     "yield": "generators (yield) are",
     "async": "async code (async/await) is",
     "await": "async code (async/await) is",

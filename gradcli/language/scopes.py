@@ -249,6 +249,8 @@ def local_names(fn: syntax.FunctionDef) -> frozenset:
         elif isinstance(st, syntax.ImportFrom):
             for name, alias in st.names:
                 names.add(alias or name)
+        elif isinstance(st, syntax.Try):
+            names.update(h.name for h in st.handlers if h.name is not None)
     return frozenset(names)
 
 
@@ -264,3 +266,9 @@ def _own_statements(body: list):
             stack.extend(st.orelse)
         elif isinstance(st, syntax.With):
             stack.extend(st.body)
+        elif isinstance(st, syntax.Try):
+            stack.extend(st.body)
+            stack.extend(st.orelse)
+            stack.extend(st.finalbody)
+            for handler in st.handlers:
+                stack.extend(handler.body)

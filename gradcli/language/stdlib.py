@@ -535,6 +535,15 @@ def module(path: str) -> ScriptModule | None:
 
 # ------------------------------------------------------------------------------------------ builtins
 
+# The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
+# meet. BaseException and its other subclasses (KeyboardInterrupt, SystemExit, the timeout of
+# --timeout) stay out of reach, so no `except` can swallow them.
+EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
+              "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
+              "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
+              "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
+
+
 def make_builtins(write, describe=None) -> dict:
     """The builtins of one session; `print` writes through `write` (the session's stdout), `help`
     through `describe(builtins, *obj)`, which returns help's text (gradcli.language.helptext, which
@@ -543,6 +552,7 @@ def make_builtins(write, describe=None) -> dict:
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(bounds.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
+    table.update((name, getattr(builtins, name)) for name in EXCEPTIONS)
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)
     return table

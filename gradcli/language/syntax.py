@@ -122,6 +122,27 @@ class Continue(Statement):
     pass
 
 
+class Try(Statement):
+    __slots__ = ("body", "handlers", "orelse", "finalbody")
+    body: list
+    handlers: list          # of ExceptHandler
+    orelse: list
+    finalbody: list
+
+
+class ExceptHandler(Node):
+    __slots__ = ("type", "name", "body")
+    type: Optional[Expression]      # None: a bare `except:`
+    name: Optional[str]
+    body: list
+
+
+class Raise(Statement):
+    __slots__ = ("exc", "cause")
+    exc: Optional[Expression]       # None: a bare `raise`
+    cause: Optional[Expression]
+
+
 class Global(Statement):
     __slots__ = ("names",)
     names: list             # of str

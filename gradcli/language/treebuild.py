@@ -7,7 +7,8 @@ from collections.abc import Callable
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Comprehension, Constant, Continue,
-    Delete, Dict, DictComp, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, SetComp, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
+    Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
+    SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.syntaxerrors import error_at, refused
@@ -77,6 +78,9 @@ def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
             _check_context(stmt.orelse, in_function, in_loop)
         elif kind is With:
             _check_context(stmt.body, in_function, in_loop)
+        elif kind is Try:
+            for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
+                _check_context(block, in_function, in_loop)
 
 
 def _loop_else(orelse) -> list:
@@ -250,6 +254,33 @@ class Builder:
     def while_stmt(self, c):
         tok, test, _, body, orelse = c
         return While(test, body, _loop_else(orelse), line=tok.line, col=tok.col)
+
+    def try_stmt(self, c):
+        tok, body = c[0], c[2]
+        handlers = [h for h in c[3:] if type(h) is ExceptHandler]
+        orelse = finalbody = []
+        for part in c[3:]:
+            if type(part) is list and part and getattr(part[0], "value", None) == "else":
+                orelse = part[2]
+            elif type(part) is tuple:
+                finalbody = part[1]
+        for h in handlers[:-1]:
+            if h.type is None:
+                raise error_at("default 'except:' must be last", h)
+        return Try(body, handlers, orelse, finalbody, line=tok.line, col=tok.col)
+
+    def except_clause(self, c):
+        # "except" [expression ["as" NAME]] ":" block; absent parts are None
+        tok, kind, body = c[0], c[1], c[-1]
+        names = [t for t in c[2:-1] if t is not None and getattr(t, "type", None) == "NAME"]
+        return ExceptHandler(kind, names[0].value if names else None, body, line=tok.line, col=tok.col)
+
+    def finally_block(self, c):
+        return ("finally", c[2])
+
+    def raise_stmt(self, c):
+        tok, exc, cause = c[0], c[1] if len(c) > 1 else None, c[3] if len(c) > 3 else None
+        return Raise(exc, cause, line=tok.line, col=tok.col)
 
     def with_stmt(self, c):
         tok = c[0]

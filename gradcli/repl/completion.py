@@ -21,8 +21,8 @@ from gradcli.language.stdlib import ScriptModule
 
 # The language's keywords (the parser refuses Python's other ones).
 KEYWORDS = ("False", "None", "True", "and", "as", "assert", "break", "continue", "def", "del", "elif",
-            "else", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
-            "return", "while", "with")
+            "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+            "not", "or", "pass", "raise", "return", "try", "while", "with")
 
 # Tensor attributes read when completing a chain through them: stored fields and cheap properties
 # that compute nothing.

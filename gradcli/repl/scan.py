@@ -14,7 +14,7 @@ ACCEPT = "accept"
 NEWLINE = "newline"
 
 # Statements whose body follows on the next lines: Python's REPL waits for a blank line after them.
-COMPOUND = frozenset(("if", "elif", "else", "while", "for", "def", "with"))
+COMPOUND = frozenset(("if", "elif", "else", "while", "for", "def", "with", "try", "except", "finally"))
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = {")", "]", "}"}
 
