@@ -187,6 +187,7 @@ def test_builtins_are_exactly_the_documented_ones():
     assert set(stdlib.make_builtins(print)) == {
         "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help",
+        "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
         # the exception classes, Exception's own subclasses only (never BaseException's others)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",

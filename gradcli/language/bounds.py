@@ -142,11 +142,12 @@ def check_percent_format(fmt: str, args) -> None:
 class Bounded:
     """A builtin, method or math function with a bound on what it builds; shown as the original."""
 
-    __slots__ = ("fn", "shown")
+    __slots__ = ("fn", "shown", "original")
 
     def __init__(self, original, fn):
         self.fn = fn
         self.shown = repr(original)
+        self.original = original        # what it stands for (list, dict, ...: isinstance takes it as the class)
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -387,10 +388,21 @@ def _fsum(*args):
     return math.fsum(_take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
 
 
+def _collection(kind):
+    """dict, set or frozenset of an iterable: its items are taken as a list first, within the bound
+    (a dict, set or frozenset given as it is)."""
+    def fn(*args, **kwargs):
+        if len(args) == 1 and args[0].__class__ not in (dict, set, frozenset):
+            args = (_take(args[0], "list"),)
+        return kind(*args, **kwargs)
+    return fn
+
+
 def bounded_builtins() -> dict:
     import builtins
     table = {"list": _list, "tuple": _tuple, "sorted": _sorted, "sum": _sum_range, "pow": _pow, "round": _round,
-             "min": _extreme(min), "max": _extreme(max), "any": _any, "all": _all}
+             "min": _extreme(min), "max": _extreme(max), "any": _any, "all": _all, "dict": _collection(dict),
+             "set": _collection(set), "frozenset": _collection(frozenset)}
     return {name: Bounded(getattr(builtins, name), fn) for name, fn in table.items()}
 
 

@@ -270,6 +270,19 @@ _BUILTINS = {
     "divmod": ("divmod(x, y, /)", "The pair (x // y, x % y)."), "pow": ("pow(base, exp, mod=None)", "base ** exp (modulo mod)."),
     "help": ("help(obj)", "Shows the signature of a function, method or builtin and what it does; in the REPL, "
                           "obj? does the same."),
+    "dict": ("dict(mapping_or_pairs=(), /, name=value, ...)", "A new dict of the pairs (and the name=value ones)."),
+    "set": ("set(iterable=(), /)", "A new set of the items."),
+    "frozenset": ("frozenset(iterable=(), /)", "A new frozenset (an unchangeable set) of the items."),
+    "chr": ("chr(i, /)", "The one-character string of Unicode code point i."),
+    "ord": ("ord(c, /)", "The Unicode code point of a one-character string."),
+    "callable": ("callable(obj, /)", "Whether obj can be called."),
+    "map": ("map(function, iterable, /, *iterables)", "function applied to the items, one at a time."),
+    "filter": ("filter(function, iterable, /)", "The items for which function is true (the true items for None)."),
+    "iter": ("iter(iterable) or iter(callable, sentinel)", "An iterator over the items."),
+    "next": ("next(iterator[, default])", "The iterator's next item, or default when it is exhausted."),
+    "hash": ("hash(obj, /)", "The hash value of obj (equal values hash equal)."),
+    "isinstance": ("isinstance(obj, class_or_tuple, /)", "Whether obj is an instance of the class (torch.Tensor, "
+                                                           "int, ...) or of one of a tuple of classes."),
 }
 # The exception classes: raised with `raise Kind(message)`, caught with `except Kind as e:`
 _BUILTINS.update((kind, (f"{kind}(*args)", "An exception class: raise it, or catch it (and its subclasses) "

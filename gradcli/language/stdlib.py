@@ -423,6 +423,10 @@ def _importable(module: ScriptModule) -> list:
     return names
 
 
+# torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
+_SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
+                   id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator}
+
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME}
@@ -535,6 +539,25 @@ def module(path: str) -> ScriptModule | None:
 
 # ------------------------------------------------------------------------------------------ builtins
 
+def _isinstance(obj, classinfo) -> bool:
+    """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
+    torch.dtype, torch.Generator)."""
+    return isinstance(obj, _real_classes(classinfo))
+
+
+def _real_classes(classinfo):
+    if classinfo.__class__ is tuple:
+        return tuple(_real_classes(c) for c in classinfo)
+    real = _SCRIPT_CLASSES.get(id(classinfo))
+    if real is not None:
+        return real
+    if classinfo.__class__ is bounds.Bounded and isinstance(classinfo.original, type):
+        return classinfo.original           # list, tuple, dict, set, frozenset as scripts hold them
+    if isinstance(classinfo, type):
+        return classinfo
+    raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+
+
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
 # meet. BaseException and its other subclasses (KeyboardInterrupt, SystemExit, the timeout of
 # --timeout) stay out of reach, so no `except` can swallow them.
@@ -552,6 +575,9 @@ def make_builtins(write, describe=None) -> dict:
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(bounds.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
+    table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
+                                                                "next", "hash"))
+    table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
     table.update((name, getattr(builtins, name)) for name in EXCEPTIONS)
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)

@@ -1,0 +1,54 @@
+"""The builtins scripts use beyond the first set: collections from iterables (bounded), chr/ord,
+callable, map/filter/iter/next, hash, and isinstance with torch's classes as scripts name them."""
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+from gradcli.engine.state import STATE
+
+SNIPPETS = [
+    "print(dict(a=1), dict([('b', 2)], c=3), dict({'d': 4}), sorted(set([3, 1, 3])), sorted(frozenset('aba')))",
+    "print(chr(65), ord('a'), chr(0x263A), callable(print), callable(3), callable(lambda: 0))",
+    "print(list(map(lambda v: v * 2, [1, 2])), list(map(pow, [2, 3], [3, 2])), list(filter(None, [0, 1, 2])))",
+    "it = iter([1, 2])\nprint(next(it), next(it), next(it, 'done'))",
+    "calls = [3, 2, 1]\nprint(list(iter(calls.pop, 1)))",
+    "print(hash(7), hash(7) == hash(7.0), hash((1, 2)) == hash((1, 2)))",
+    "print(isinstance(3, (int, float)), isinstance(True, int), isinstance([], (dict, list)), isinstance('s', str))",
+    "print(isinstance({}, dict), isinstance(set(), (set, frozenset)), isinstance((), tuple), isinstance(1.5, int))",
+    "try:\n    next(iter([]))\nexcept StopIteration:\n    print('stopped')",
+    "print(set(), dict(), frozenset(), len(set('hello')))",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_cpythons_results(snippet):
+    source = snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+def test_isinstance_knows_torchs_classes():
+    source = ("import torch\nx = torch.ones(2)\ng = torch.Generator()\n"
+              "print(isinstance(x, torch.Tensor), isinstance(x.shape, torch.Size), isinstance(x.shape, tuple),\n"
+              "      isinstance(x.dtype, torch.dtype), isinstance(g, torch.Generator), isinstance(x, torch.Generator),\n"
+              "      isinstance(2, torch.Tensor), isinstance(x, (list, torch.Tensor)))\n")
+    assert gradcli_output(source) == "True True True True True False False True\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("isinstance(1, 2)", "1:1: TypeError: isinstance() arg 2 must be a type, a tuple of types, or a union"),
+    ("next(iter([]))", "1:1: StopIteration: "),
+    ("chr(-1)", "1:1: ValueError: chr() arg not in range(0x110000)"),
+])
+def test_errors_in_pythons_words(source, message):
+    assert located_error(source) == message
+
+
+@pytest.mark.parametrize("source", ["dict(zip(range(10**10), range(10**10)))", "set(range(10**10))",
+                                    "frozenset(range(10**10))"])
+def test_collections_from_huge_iterables_are_bounded(source):
+    before, STATE.max_items = STATE.max_items, 1000
+    try:
+        message = located_error(source)
+    finally:
+        STATE.max_items = before
+    assert "MemoryError: a list of" in message
