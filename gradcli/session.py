@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli.language import compiler, parser, stdlib
+from gradcli.language import access, compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
@@ -94,7 +94,7 @@ class Session:
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.globals: dict = {}
-        self.builtins = stdlib.make_builtins(self._write, _help_text)
+        self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
         self._warned: set = set()
         self._filename = "<script>"

@@ -52,3 +52,32 @@ def test_collections_from_huge_iterables_are_bounded(source):
     finally:
         STATE.max_items = before
     assert "MemoryError: a list of" in message
+
+
+def test_getattr_hasattr_setattr_follow_the_attribute_rules():
+    source = ("import torch\nx = torch.ones(2, requires_grad=True)\n"
+              "print(getattr(x, 'shape'), hasattr(x, 'grad'), hasattr(x, 'nope'), getattr(x, 'nope', 5))\n"
+              "setattr(x, 'requires_grad', False)\nprint(x.requires_grad, getattr([1, 2], 'count')(1))\n"
+              "print(hasattr(x, '__class__'), getattr(3, '__class__', 'hidden'), hasattr(torch, 'save'))\n")
+    assert gradcli_output(source) == "torch.Size([2]) True False 5\nFalse 1\nFalse hidden False\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("getattr(1, '__class__')", "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's language"),
+    ("import torch\ngetattr(torch, 'save')", "2:1: AttributeError: module 'torch' attribute 'save' is outside "
+                                              "gradcli's language: scripts cannot read or write files"),
+    ("def f():\n    pass\ngetattr(f, '__globals__')", "3:1: AttributeError: 'function' object has no attribute "
+                                                     "'__globals__'"),
+    ("def f():\n    pass\ngetattr(f, 'globals')", "3:1: AttributeError: 'function' object attribute 'globals' is "
+                                                   "outside gradcli's language"),
+    ("getattr(getattr, 'fn')", "1:1: AttributeError: 'builtin_function_or_method' object attribute 'fn' is outside "
+                               "gradcli's language"),
+    ("import torch\nsetattr(torch.ones(1), 'grad_fn', None)", None),
+    ("getattr(1, 2)", "1:1: TypeError: getattr(): attribute name must be string, not 'int'"),
+])
+def test_strings_reach_no_more_than_names(source, message):
+    got = located_error(source)
+    if message is None:
+        assert "AttributeError" in got
+    else:
+        assert got == message

@@ -52,7 +52,8 @@ ESCAPES = [
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
     # Python's builtins outside the language
-    ("getattr(1, 'real')", 1, "1:1: " + _BUILTIN.format("getattr")),
+    ("getattr(1, '__class__')", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+                                   "language"),
     ("eval('1 + 1')", 1, "1:1: " + _BUILTIN.format("eval")),
     ("exec('x = 1')", 1, "1:1: " + _BUILTIN.format("exec")),
     ("open('/etc/passwd')", 1, "1:1: " + _BUILTIN.format("open")),
@@ -65,7 +66,8 @@ ESCAPES = [
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
     ("type(1)", 1, "1:1: " + _BUILTIN.format("type")),
-    ("setattr", 1, "1:1: " + _BUILTIN.format("setattr")),
+    ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "
+                                    "read-only"),
     ("object", 1, "1:1: " + _BUILTIN.format("object")),
     ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
     # string formatting: no route to attributes

@@ -91,6 +91,10 @@ def _type_name(obj) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
+    if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for
+        return _type_name(obj.original)
+    if cls is Builtin:                      # a builtin or torch function as scripts hold it
+        return "builtin_function_or_method"
     name = cls.__name__
     return "function" if name == "ScriptFunction" else name
 
@@ -190,6 +194,46 @@ def set_attr(obj, name: str, value) -> None:
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
     raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is read-only")
+
+
+_MISSING = object()
+
+
+def _name_of(name, fn: str) -> str:
+    if name.__class__ is not str:
+        raise TypeError(f"{fn}(): attribute name must be string, not '{type(name).__name__}'")
+    return name
+
+
+def _getattr(obj, name, default=_MISSING):
+    """getattr as a script calls it: the same rules as `obj.name` (a name the language does not reach
+    is missing, whatever Python has)."""
+    try:
+        return get_attr(obj, _name_of(name, "getattr"))
+    except AttributeError:
+        if default is _MISSING:
+            raise
+        return default
+
+
+def _hasattr(obj, name) -> bool:
+    try:
+        get_attr(obj, _name_of(name, "hasattr"))
+    except AttributeError:
+        return False
+    return True
+
+
+def _setattr(obj, name, value) -> None:
+    set_attr(obj, _name_of(name, "setattr"), value)
+
+
+def attribute_builtins() -> dict:
+    """getattr, hasattr and setattr for scripts, within the allow-list; they print as Python's own."""
+    import builtins
+    return {"getattr": bounds.Bounded(builtins.getattr, _getattr),
+            "hasattr": bounds.Bounded(builtins.hasattr, _hasattr),
+            "setattr": bounds.Bounded(builtins.setattr, _setattr)}
 
 
 def del_attr(obj, name: str) -> None:

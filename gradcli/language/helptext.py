@@ -281,6 +281,10 @@ _BUILTINS = {
     "iter": ("iter(iterable) or iter(callable, sentinel)", "An iterator over the items."),
     "next": ("next(iterator[, default])", "The iterator's next item, or default when it is exhausted."),
     "hash": ("hash(obj, /)", "The hash value of obj (equal values hash equal)."),
+    "getattr": ("getattr(obj, name[, default])", "obj.name, or default when obj has no such attribute gradcli's "
+                                                  "language reaches."),
+    "hasattr": ("hasattr(obj, name, /)", "Whether obj.name is an attribute gradcli's language reaches."),
+    "setattr": ("setattr(obj, name, value, /)", "obj.name = value, where the language allows it."),
     "isinstance": ("isinstance(obj, class_or_tuple, /)", "Whether obj is an instance of the class (torch.Tensor, "
                                                            "int, ...) or of one of a tuple of classes."),
 }

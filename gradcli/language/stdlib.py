@@ -567,7 +567,7 @@ EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError"
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
 
 
-def make_builtins(write, describe=None) -> dict:
+def make_builtins(write, describe=None, extra=None) -> dict:
     """The builtins of one session; `print` writes through `write` (the session's stdout), `help`
     through `describe(builtins, *obj)`, which returns help's text (gradcli.language.helptext, which
     the session imports only when a script asks for help)."""
@@ -578,6 +578,8 @@ def make_builtins(write, describe=None) -> dict:
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
                                                                 "next", "hash"))
     table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
+    if extra:
+        table.update(extra)             # getattr, hasattr, setattr (gradcli.language.access), from the session
     table.update((name, getattr(builtins, name)) for name in EXCEPTIONS)
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)
