@@ -139,45 +139,29 @@ def _occurrences(fn) -> dict:
             continue
         if isinstance(n, (syntax.FunctionDef, syntax.Lambda, *syntax.COMPREHENSIONS)):
             continue
-        for field in n._fields:
-            value = getattr(n, field)
-            if isinstance(value, syntax.Node):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, syntax.Node))
+        stack.extend(_children(n))
     return out
 
 
 def _assigned_targets(body: list) -> list:
     """The Name nodes that a function's own statements bind (assignment, loop and with targets, del)."""
     names = []
-
-    def walk(t):
-        if isinstance(t, syntax.Name):
-            names.append(t)
-        elif isinstance(t, (syntax.Tuple, syntax.List)):
-            for e in t.elts:
-                walk(e)
     for st in _own_statements(body):
         if isinstance(st, (syntax.Assign, syntax.Delete)):
-            for t in st.targets:
-                walk(t)
-        elif isinstance(st, syntax.AugAssign):
-            walk(st.target)
-        elif isinstance(st, syntax.For):
-            walk(st.target)
+            targets = st.targets
+        elif isinstance(st, (syntax.AugAssign, syntax.For)):
+            targets = [st.target]
         elif isinstance(st, syntax.With):
-            for item in st.items:
-                if item.target is not None:
-                    walk(item.target)
+            targets = [item.target for item in st.items if item.target is not None]
+        else:
+            continue
+        for t in targets:
+            names.extend(_target_nodes(t))
     return names
 
 
 def _comprehension_locals(comp) -> frozenset:
-    names: set = set()
-    for clause in comp.generators:
-        _target_names(clause.target, names)
-    return frozenset(names)
+    return frozenset(n.id for clause in comp.generators for n in _target_nodes(clause.target))
 
 
 def _comprehension_inside(comp) -> list:
@@ -191,12 +175,23 @@ def _comprehension_inside(comp) -> list:
     return parts + [comp.elt]
 
 
-def _target_names(t, names: set) -> None:
+def _children(node):
+    """The syntax nodes directly inside `node`, field by field."""
+    for field in node._fields:
+        value = getattr(node, field)
+        if isinstance(value, syntax.Node):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, syntax.Node))
+
+
+def _target_nodes(t):
+    """The Name nodes an assignment target binds (a name, or a tuple or list of targets)."""
     if isinstance(t, syntax.Name):
-        names.add(t.id)
+        yield t
     elif isinstance(t, (syntax.Tuple, syntax.List)):
         for e in t.elts:
-            _target_names(e, names)
+            yield from _target_nodes(e)
 
 
 def _bound_outside(scope: Scope | None, name: str) -> bool:
@@ -228,12 +223,7 @@ def _collect(node, used: set, nested: list) -> None:
             nested.append(n)
             stack.append(n.generators[0].iter)      # evaluated where the comprehension is
             continue
-        for field in n._fields:
-            value = getattr(n, field)
-            if isinstance(value, syntax.Node):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, syntax.Node))
+        stack.extend(_children(n))
 
 
 def local_names(fn: syntax.FunctionDef) -> frozenset:
