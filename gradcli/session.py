@@ -262,8 +262,12 @@ class Session:
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
         e = budget.script_exception(e)             # numpy's MemoryError as PyTorch's allocator error
         line, col = getattr(e, compiler.POSITION, None) or (0, 0)
-        message = str(e)
-        if isinstance(e, KeyError) and e.args:
-            message = repr(e.args[0])
-        err = ScriptError(type(e).__name__, message, filename, line, col)
+        try:
+            message = str(e)            # a script's exception class may define __str__
+            if isinstance(e, KeyError) and e.args:
+                message = repr(e.args[0])
+        except Exception:
+            message = "<exception str() failed>"        # as CPython's traceback shows it
+        # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it
+        err = ScriptError(type(e).__qualname__, message, filename, line, col)
         return err.located(filename, source)

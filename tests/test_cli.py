@@ -58,10 +58,10 @@ def test_runtime_error_format_status_and_earlier_output(tmp_path):
 
 
 def test_refused_construct_is_a_syntax_error():
-    p = gradcli("-c", "class A:\n    pass")
+    p = gradcli("-c", "def f():\n    yield 1")
     assert p.returncode == 2
-    assert p.stderr.startswith("<string>:1:1: SyntaxError: ")
-    assert "class" in p.stderr.splitlines()[0]
+    assert p.stderr.startswith("<string>:2:5: SyntaxError: ")
+    assert "yield" in p.stderr.splitlines()[0]
 
 
 def test_dash_c_and_stdin():

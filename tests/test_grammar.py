@@ -86,7 +86,9 @@ def from_python(node):
             args = node.args.args
             defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
             params = [S.Param(a.arg, c(d), line=a.lineno, col=a.col_offset + 1) for a, d in zip(args, defaults)]
-            return S.FunctionDef(node.name, params, c(node.body), **at)
+            return S.FunctionDef(node.name, params, c(node.body), c(node.decorator_list), **at)
+        case ast.ClassDef():
+            return S.ClassDef(node.name, c(node.bases), c(node.body), c(node.decorator_list), **at)
         case ast.Return():
             return S.Return(c(node.value), **at)
         case ast.With():
@@ -232,6 +234,16 @@ VALID = {
         "def f():\n    return", "def f(a, b=2, c=None):\n    return a + b", "def f(a,):\n    return a",
         "def f(x): return x * 2", "def f(x):\n    def g(y):\n        return y\n    return g(x)",
         "def f(x, y=-1.5):\n    return x, y", "def f():\n    pass", "def loss(w):\n    for x in w:\n        return x",
+        "def _f(_a=1):\n    return _a", "_x = 1", "x = torch._C", "f(_a=1)", "x = f'{y.__dict__}'",
+    ],
+    "classes and decorators": [
+        "class A:\n    pass", "class A(B):\n    x = 1", "class A(B, C,):\n    def f(self):\n        return self.x",
+        "class A(): pass", "class A(nn.Module):\n    def __init__(self):\n        super().__init__()",
+        "@dec\ndef f():\n    pass", "@a.b(1, c=2)\n@d\ndef f(x): return x", "@torch.no_grad()\ndef step(): pass",
+        "@dataclass\nclass P:\n    x = 0",
+        "class A:\n    @staticmethod\n    def f():\n        pass\n    @property\n    def g(self):\n        return 1",
+        "class A:\n    class B:\n        pass", "@x[0]\ndef f(): pass", "@(lambda f: f)\ndef f(): pass",
+        "class A:\n    'doc'\n    __doc__ = 'x'", "if x:\n    class A:\n        pass\nelse:\n    @d\n    def f(): pass",
     ],
     "with": [
         "with torch.no_grad():\n    y = x * 2", "with torch.no_grad() as g:\n    pass",
@@ -361,7 +373,7 @@ def test_statement_trees():
     assert (imp1, imp2) == (S.Import("torch.nn.functional", "F"), S.Import("math", None))
     assert frm == S.ImportFrom("torch.autograd", [("Variable", None), ("grad", "g")])
     assert with_ == S.With([S.WithItem(S.Call(S.Attribute(N("torch"), "no_grad"), [], []), N("ng"))], [S.Pass()])
-    assert func == S.FunctionDef("f", [S.Param("a", None), S.Param("b", C(2))], [S.Return(None)])
+    assert func == S.FunctionDef("f", [S.Param("a", None), S.Param("b", C(2))], [S.Return(None)], [])
 
 
 def test_elif_chains_nest():
@@ -464,7 +476,6 @@ INVALID = {
         ("x = '\\N{NOT A NAME}'", "unknown Unicode character name 'NOT A NAME'", 1, 6),
     ],
     "outside the language": [
-        ("class A:\n    pass", "class definitions are " + NOT_OURS, 1, 1),
         ("f = lambda x, x: x", "duplicate parameter 'x' in function definition", 1, 15),
         ("f = lambda x=1, y: x", "parameter without a default follows parameter with a default", 1, 17),
         ("f = lambda: x = 1", "cannot assign to an expression", 1, 15),
@@ -479,7 +490,6 @@ INVALID = {
         ("d = {1: 2, 3}", "expected ':'", 1, 13),
         ("try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass", "default 'except:' must be last", 3, 1),
         ("try:\n    pass\nx = 1", "unexpected name 'x' (expected 'except' or 'finally')", 3, 1),
-        ("@dec\ndef f():\n    pass", "decorators are " + NOT_OURS, 1, 1),
         ("def f():\n    yield 1", "generators (yield) are " + NOT_OURS, 2, 5),
         ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
@@ -490,13 +500,14 @@ INVALID = {
         ("a, *b = c", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 4),
         ("def f(*a):\n    pass", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 7),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
+        ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
+        ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
+        ("class A:\n    __slots__ = ('x',)", "defining __slots__ in a class is " + NOT_OURS, 2, 5),
+        ("class A:\n    return 1", "'return' outside function", 2, 5),
+        ("for x in y:\n    class A:\n        break", "'break' outside loop", 3, 9),
+        ("@dec\nx = 1", "unexpected name 'x'", 2, 1),
+        ("@\ndef f(): pass", "unexpected end of line (expected an expression)", 1, 2),
         ("for x in y:\n    pass\nelse:\n    break", "'break' outside loop", 4, 5),
-        ("_x = 1", "names starting with '_' are outside gradcli's language", 1, 1),
-        ("x.__class__", "names starting with '_' are outside gradcli's language", 1, 3),
-        ("x = torch._C", "names starting with '_' are outside gradcli's language", 1, 11),
-        ("f(_a=1)", "names starting with '_' are outside gradcli's language", 1, 3),
-        ("def _f():\n    pass", "names starting with '_' are outside gradcli's language", 1, 5),
-        ("x = f'{y.__dict__}'", "names starting with '_' are outside gradcli's language", 1, 10),
     ],
     "targets": [
         ("f() = 1", "cannot assign to a function call", 1, 5),

@@ -11,11 +11,10 @@ import pytest
 
 from gradcli.language import access, stdlib
 from gradcli import cli
-from gradcli.language.lexer import DUNDER_ATTRIBUTES
 from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
-_UNDERSCORE = "SyntaxError: names starting with '_' are outside gradcli's language"
+_OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
 _IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, functools, itertools, math, random, string and time"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
@@ -27,17 +26,43 @@ GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
-    # dunder names and attributes: refused by the parser, before anything runs
-    ("x = 1\nx.__class__", 2, "2:3: " + _UNDERSCORE),
-    ("().__class__.__bases__[0].__subclasses__()", 2, "1:4: " + _UNDERSCORE),
-    ("__import__('os')", 2, "1:1: " + _UNDERSCORE),
-    (T + "torch.ones.__globals__", 2, "2:12: " + _UNDERSCORE),
-    ("print.__self__", 2, "1:7: " + _UNDERSCORE),
-    ("import math\nmath.__loader__", 2, "2:6: " + _UNDERSCORE),
-    (T + "torch._C", 2, "2:7: " + _UNDERSCORE),
-    ("def f(_a=1):\n    pass", 2, "1:7: " + _UNDERSCORE),
-    (T + "x = torch.ones(1)\nf'{x.__class__}'", 2, "3:6: " + _UNDERSCORE),
-    ("x = 1\nf'{x:{x.__class__}}'", 2, "2:9: " + _UNDERSCORE),
+    # dunder names and attributes: Python's internals are refused when read, whatever the object
+    ("x = 1\nx.__class__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__class__")),
+    ("().__class__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__class__")),
+    ("__import__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
+    ("__builtins__", 1, "1:1: NameError: name '__builtins__' is not defined"),
+    (T + "torch.ones.__globals__", 1, "2:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__globals__")),
+    ("print.__self__", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__self__")),
+    ("import math\nmath.__loader__", 1, "2:1: " + _OUTSIDE.format("module 'math'", "__loader__")),
+    (T + "torch._C", 1, "2:1: " + _OUTSIDE.format("module 'torch'", "_C")),
+    (T + "x = torch.ones(1)\nf'{x.__class__}'", 1, "3:4: " + _OUTSIDE.format("'Tensor' object", "__class__")),
+    ("x = 1\nf'{x:{x.__class__}}'", 1, "2:7: " + _OUTSIDE.format("'int' object", "__class__")),
+    ("def f():\n    pass\nf.__globals__", 1, "3:1: " + _OUTSIDE.format("'function' object", "__globals__")),
+    ("f = lambda: 0\nf.__code__", 1, "2:1: " + _OUTSIDE.format("'function' object", "__code__")),
+    ("class A:\n    pass\nA().__class__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("class A:\n    pass\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    pass\nA.__subclasses__()", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__subclasses__")),
+    ("class A:\n    pass\nA.__bases__", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__bases__")),
+    ("class A:\n    def f(self):\n        return super().__thisclass__\nA().f()", 1,
+     "3:16: " + _OUTSIDE.format("'super' object", "__thisclass__")),
+    ("class A:\n    pass\na = A()\na.__class__ = int", 1, "4:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("class A:\n    pass\nA.__getattribute__ = print", 1, "3:1: " + _OUTSIDE.format("type object 'A'",
+                                                                                       "__getattribute__")),
+    ("class A:\n    def __new__(cls):\n        pass", 2, "2:5: SyntaxError: defining __new__ in a class is not part "
+                                                          "of gradcli's language"),
+    ("class A:\n    def __del__(self):\n        pass", 2, "2:5: SyntaxError: defining __del__ in a class is not "
+                                                           "part of gradcli's language"),
+    ("class A:\n    __slots__ = ()", 2, "2:5: SyntaxError: defining __slots__ in a class is not part of gradcli's "
+                                        "language"),
+    ("class A:\n    for __setattr__ in [print]:\n        pass", 1, "1:1: TypeError: defining __setattr__ in a class "
+                                                                   "is outside gradcli's language"),
+    ("class A(dict):\n    pass", 1, "1:1: TypeError: subclassing 'dict' is outside gradcli's language: a script's "
+                                   "class may derive from its own classes, object, the exception classes and the "
+                                   "library classes gradcli provides"),
+    ("class A(type):\n    pass", 1, "1:9: NameError: name 'type' is not defined: Python's builtin 'type' is outside "
+                                   "gradcli's language"),
+    ("class A(metaclass=print):\n    pass", 2, "1:9: SyntaxError: class keywords (metaclass=...) are not part of "
+                                             "gradcli's language"),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),
@@ -68,7 +93,8 @@ ESCAPES = [
     ("type(1)", 1, "1:1: " + _BUILTIN.format("type")),
     ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "
                                     "read-only"),
-    ("object", 1, "1:1: " + _BUILTIN.format("object")),
+    ("object.__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
+    ("object().__reduce_ex__(2)", 1, "1:1: " + _OUTSIDE.format("'object' object", "__reduce_ex__")),
     ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
     # string formatting: no route to attributes
     ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'str' object attribute 'format' is outside gradcli's "
@@ -141,12 +167,9 @@ ESCAPES = [
     # constructs outside the language
     ("f = lambda: 0\nf.globals", 1, "2:1: AttributeError: 'function' object attribute 'globals' is outside "
                                    "gradcli's language"),
-    ("f = lambda: 0\nf.__code__", 2, "2:3: SyntaxError: names starting with '_' are outside gradcli's language"),
-    ("class A:\n    pass", 2, "1:1: SyntaxError: class definitions are not part of gradcli's language"),
     ("try:\n    1 / 0\nexcept BaseException:\n    pass", 1, "3:8: " + _BUILTIN.format("BaseException")),
     (T + "try:\n    (torch.ones(2, requires_grad=True) * 2).backward()\nexcept RuntimeError as e:\n    e.output",
      1, "5:5: AttributeError: 'RuntimeError' object attribute 'output' is outside gradcli's language"),
-    ("def f():\n    global __builtins__", 2, "2:12: " + _UNDERSCORE),
     ("nonlocal x", 2, "1:1: SyntaxError: nonlocal declaration not allowed at module level"),
     ("raise SystemExit", 1, "1:7: " + _BUILTIN.format("SystemExit")),
     ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
@@ -190,6 +213,8 @@ def test_builtins_are_exactly_the_documented_ones():
         "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help",
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
+        # classes
+        "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__",
         # the exception classes, Exception's own subclasses only (never BaseException's others)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
@@ -202,7 +227,7 @@ def test_modules_hold_no_python_module_and_no_underscore_name():
     while stack:
         mod = stack.pop()
         for name, value in mod.members.items():
-            assert not name.startswith("_") or name in DUNDER_ATTRIBUTES, (mod.name, name)
+            assert not name.startswith("_") or name == "__version__", (mod.name, name)
             assert type(value).__name__ != "module", (mod.name, name)
             if isinstance(value, stdlib.ScriptModule):
                 stack.append(value)

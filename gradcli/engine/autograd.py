@@ -12,6 +12,8 @@ meet add up, in the order PyTorch's engine uses; hooks cost nothing to nodes tha
 
 from __future__ import annotations
 
+from types import MethodType
+
 import itertools
 import weakref
 
@@ -47,6 +49,40 @@ def reset_modes() -> None:
     STATE.reset_modes()
 
 
+class ModeDecorated:
+    """A function decorated with a grad-mode context (`@torch.no_grad()`, `@torch.enable_grad`,
+    `@torch.inference_mode()`, `@torch.set_grad_enabled(False)`): each call runs inside a fresh context
+    from `make_context()`. It prints, binds as a method and names itself as the function it wraps, as
+    PyTorch's functools.wraps wrapper does."""
+
+    __slots__ = ("__wrapped__", "make_context")
+
+    def __init__(self, func, make_context):
+        if not callable(func):
+            raise TypeError(f"'{type(func).__name__}' object is not callable")
+        self.__wrapped__ = func
+        self.make_context = make_context
+
+    def __call__(self, *args, **kwargs):
+        with self.make_context():
+            return self.__wrapped__(*args, **kwargs)
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else MethodType(self, obj)
+
+    @property
+    def __name__(self):
+        return getattr(self.__wrapped__, "__name__", type(self.__wrapped__).__name__)
+
+    def __getattr__(self, name):        # __qualname__ (a class body cannot define it as a property)
+        if name == "__qualname__":
+            return getattr(self.__wrapped__, "__qualname__", self.__name__)
+        raise AttributeError(f"'function' object has no attribute '{name}'")
+
+    def __repr__(self):
+        return f"<function {self.__qualname__} at {address(self)}>"
+
+
 class set_grad_enabled:
     """Context manager (and plain call) that sets grad mode, restoring the previous mode on exit."""
 
@@ -64,6 +100,12 @@ class set_grad_enabled:
         _set_grad_mode(self._prev)
         return False
 
+    def __call__(self, func):
+        """As a decorator: the mode this call set is undone, and set again around each call of func."""
+        _set_grad_mode(self._prev)
+        mode = self._mode
+        return ModeDecorated(func, lambda: set_grad_enabled(mode))
+
     def __repr__(self):
         return f"<torch.autograd.grad_mode.set_grad_enabled object at {address(self)}>"
 
@@ -72,6 +114,18 @@ class _GradModeContext:
     __slots__ = ("_prev",)
     _mode = True
     _label = ""
+
+    def __new__(cls, func=None):
+        """`torch.no_grad()` makes a context; `@torch.no_grad` (without the call) decorates at once."""
+        if func is not None:
+            return ModeDecorated(func, cls)
+        return super().__new__(cls)
+
+    def __init__(self, func=None):
+        pass
+
+    def __call__(self, func):
+        return ModeDecorated(func, type(self))
 
     def __enter__(self):
         self._prev = is_grad_enabled()
@@ -108,8 +162,17 @@ class inference_mode:
 
     __slots__ = ("_mode", "_prev")
 
+    def __new__(cls, mode=True):
+        if callable(mode):              # @torch.inference_mode, without the call
+            return ModeDecorated(mode, cls)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         self._mode = bool(mode)
+
+    def __call__(self, func):
+        mode = self._mode
+        return ModeDecorated(func, lambda: inference_mode(mode))
 
     def __enter__(self):
         state = STATE

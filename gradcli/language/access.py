@@ -10,13 +10,14 @@ from __future__ import annotations
 import functools
 import random as _random
 
-from gradcli.language import bounds
+from gradcli.language import bounds, classes
 from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule
+from gradcli.language.classes import ScriptType
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -102,10 +103,13 @@ def _type_name(obj) -> str:
 def get_attr(obj, name: str):
     """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
     CPython's own (gradcli.language.stdlib.Builtin)."""
-    if obj.__class__ is ScriptModule:
+    cls = obj.__class__
+    if cls is ScriptModule:
         if name in obj.members:
             return obj.members[name]
         return get_method(obj, name)        # raises
+    if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
+        return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin:
         if obj.__class__ is Tensor:
@@ -123,6 +127,8 @@ def get_method(obj, name: str):
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
+        if classes.is_dunder(name):         # Python's internals: never a PyTorch feature to implement
+            raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language")
         raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'")
     if cls is ScriptModule:
         try:
@@ -131,9 +137,24 @@ def get_method(obj, name: str):
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
+            if name[:1] == "_":         # Python's and PyTorch's internals
+                raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
+                    from None
             raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'") from None
         # called at once: the function itself, without the Builtin's partial layer
         return value.func if value.__class__ is Builtin else value
+    if cls.__class__ is ScriptType:    # an instance of a script's class
+        return classes.instance_attr(obj, name)
+    if cls is ScriptType:
+        return classes.class_attr(obj, name)
+    python = _PYTHON_OBJECTS.get(cls)
+    if python is not None:             # super(), property, a script's function
+        if name in python:
+            return getattr(obj, name)
+        if cls is super:
+            return classes.super_attr(obj, name)
+    if name[:2] == "__" and classes.is_dunder(name):       # Python's internals
+        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     if cls is Builtin:                 # a function, method or class: none of its attributes are in the language
         raise AttributeError(obj.no_attribute(name))
     methods = _SCRIPT_METHODS.get(cls)
@@ -150,6 +171,17 @@ def get_method(obj, name: str):
     if hasattr(obj, name):
         raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+
+
+# Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
+_PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel")),
+                   staticmethod: frozenset(), classmethod: frozenset()}
+
+
+def register_function_type(cls) -> None:
+    """Let scripts read a function's __name__ and __qualname__ (gradcli.language.compiler.ScriptFunction,
+    which this module cannot import)."""
+    _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
 
 
 def _missing(namespace: str, name: str, message: str) -> Exception:
@@ -178,6 +210,8 @@ def attribute_names(obj) -> frozenset:
         return frozenset(TENSOR_ATTRS)
     if cls is ScriptModule:
         return frozenset(obj.members)
+    if cls.__class__ is ScriptType or cls is ScriptType:
+        return classes.attribute_names(obj)
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 
@@ -193,6 +227,9 @@ def set_attr(obj, name: str, value) -> None:
                              "sets requires_grad, data and grad")
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
+    if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
+        classes.set_attr(obj, name, value)
+        return
     raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is read-only")
 
 
@@ -239,5 +276,8 @@ def attribute_builtins() -> dict:
 def del_attr(obj, name: str) -> None:
     if obj.__class__ is Tensor and name == "grad":
         obj.grad = None
+        return
+    if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
+        classes.del_attr(obj, name)
         return
     raise AttributeError(f"cannot delete attribute '{name}' of '{_type_name(obj)}' object")

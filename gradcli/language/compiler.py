@@ -14,10 +14,12 @@ from __future__ import annotations
 import builtins
 import sys
 import operator
+from types import MethodType
 
-from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
+from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
+from gradcli.engine.autograd import ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
 from gradcli.engine.tensor import Tensor
@@ -26,6 +28,7 @@ BREAK = object()
 CONTINUE = object()
 
 POSITION = "gradcli_position"      # attribute set on exceptions: (line, col) of the failing expression
+CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
 MAX_EXPRESSION_DEPTH = 1000
@@ -87,12 +90,16 @@ _COMPARE = {
 
 
 class ScriptFunction:
-    """A function defined with `def` in a script."""
+    """A function defined with `def` or `lambda` in a script. In a class it is a method: reading it
+    through an instance binds it (`__get__`), as a Python function is bound."""
 
-    __slots__ = ("name", "params", "defaults", "body", "globals", "cells", "frees", "closure")
+    __slots__ = ("name", "short_name", "params", "defaults", "body", "globals", "cells", "frees", "closure",
+                 "wrapped")
 
-    def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=()):
-        self.name = name
+    def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=(), short_name=None):
+        self.name = name              # its qualified name (`Net.forward`, `f.<locals>.g`): messages and repr use it
+        self.short_name = short_name if short_name is not None else name.rpartition(".")[2]
+        self.wrapped = None           # what functools.wraps made it stand for
         self.params = params          # parameter names in order
         self.defaults = defaults      # values for the trailing parameters that have defaults
         self.body = body
@@ -105,6 +112,20 @@ class ScriptFunction:
 
     def __repr__(self):
         return f"<function {self.name} at {address(self)}>"
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else MethodType(self, obj)
+
+    @property
+    def __name__(self):             # read by Python's bound-method repr, and by scripts (f.__name__)
+        return self.short_name
+
+    def __getattr__(self, name):    # __qualname__ (a class body cannot define it as a property)
+        if name == "__qualname__":
+            return self.name
+        if name == "__wrapped__" and self.wrapped is not None:
+            return self.wrapped
+        raise AttributeError(f"'function' object has no attribute '{name}'")
 
     def __call__(self, *args, **kwargs):
         params = self.params
@@ -151,6 +172,10 @@ class ScriptFunction:
         return None
 
 
+access.register_function_type(ScriptFunction)
+access.register_function_type(ModeDecorated)
+
+
 class Compiler:
     """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
 
@@ -162,6 +187,8 @@ class Compiler:
         self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
         self.scope = None             # scopes.Scope of the function being compiled, None at top level
+        self.qualname = ""            # the prefix of qualified names made here: '', 'f.<locals>.', 'Net.'
+        self.first_param = None       # the first parameter of the function being compiled (super() reads it)
         self.depth = 0                # expression nesting while compiling
 
     # ------------------------------------------------------------------------------------ entry
@@ -498,12 +525,83 @@ class Compiler:
         return run_for
 
     def s_FunctionDef(self, node):
+        decorators = self._decorators(node)
         make = self._function(node.name, node, self.block)
         bind = self.binder(node.name)
+        if decorators is None:
+            def define(env):
+                bind(env, make(env))
+            return define
 
-        def define(env):
-            bind(env, make(env))
-        return define
+        def define_decorated(env):
+            bind(env, decorators(env, make))
+        return define_decorated
+
+    def _decorators(self, node):
+        """None, or a function (env, make) that evaluates a definition's decorators top to bottom, makes
+        the function or class with make(env), then applies them bottom to top, as Python does."""
+        if not node.decorators:
+            return None
+        found = [(self.expr(d), d.line, d.col) for d in node.decorators]
+
+        def decorate(env, make):
+            fns = [(fn(env), line, col) for fn, line, col in found]
+            value = make(env)
+            for fn, line, col in reversed(fns):
+                try:
+                    value = fn(value)
+                except Exception as e:
+                    raise _call_error(e, fn, (value,), {}, line, col)
+            return value
+        return decorate
+
+    def s_ClassDef(self, node):
+        """A class: its bases evaluated, its body run once with a fresh namespace as its variables, then
+        the class made from that namespace (gradcli.language.classes), decorated and bound."""
+        decorators = self._decorators(node)
+        bases = [self.expr(b) for b in node.bases]
+        outer, outer_qualname = self.scope, self.qualname
+        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        qualname = outer_qualname + node.name
+        self.scope, self.qualname = scope, qualname + "."
+        try:
+            body = self.block(node.body)
+        finally:
+            self.scope, self.qualname = outer, outer_qualname
+        keys = [(CLASS_CELL + n, self._outer_key(n)) for n in scope.frees]
+        class_cell = "__class__" in scope.cells
+        name, line, col = node.name, node.line, node.col
+        make_class = classes.make_class
+
+        def make(env):
+            found = [b(env) for b in bases]
+            namespace = {"__module__": "__main__", "__qualname__": qualname}
+            for key, outer_key in keys:
+                namespace[key] = env[outer_key]
+            cell = None
+            if class_cell:
+                cell = namespace[CLASS_CELL + "__class__"] = Cell(EMPTY)
+            body(namespace)
+            for key in [k for k in namespace if k[:1] == CLASS_CELL]:
+                del namespace[key]
+            try:
+                cls = make_class(name, found, namespace)
+            except Exception as e:
+                locate(e, line, col)
+                raise
+            if cell is not None:
+                cell.value = cls
+            return cls
+        bind = self.binder(node.name)
+        if decorators is None:
+            return lambda env: bind(env, make(env))
+        return lambda env: bind(env, decorators(env, make))
+
+    def _outer_key(self, name: str) -> str:
+        """The key under which the scope being compiled holds the Cell of a name its nested functions
+        read from further out: the name itself in a function, a key no Python name can be in a class
+        body (whose variables are the class namespace)."""
+        return CLASS_CELL + name if self.scope is not None and self.scope.is_class else name
 
     def e_Lambda(self, node):
         def body(expression):
@@ -511,27 +609,32 @@ class Compiler:
             return lambda env: _Return(value(env))
         return self._function("<lambda>", node, body)
 
-    def _function(self, name: str, node, compile_body):
+    def _function(self, short_name: str, node, compile_body):
         """A function (env) -> ScriptFunction for a def or a lambda: its defaults evaluated when it is
         made, its body compiled once in its own scope, its closure taken from the enclosing call."""
         params = [p.name for p in node.params]
         defaults = [self.expr(p.default) for p in node.params if p.default is not None]
-        outer = self.scope
+        outer, outer_qualname, outer_first = self.scope, self.qualname, self.first_param
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
-        self.scope = scope
+        name = outer_qualname + short_name
+        self.scope, self.qualname = scope, name + ".<locals>."
+        self.first_param = params[0] if params else None
         try:
             body = compile_body(node.body)
         finally:
-            self.scope = outer
+            self.scope, self.qualname, self.first_param = outer, outer_qualname, outer_first
         globals_ = self.globals
         if not scope.cells and not scope.frees:
-            return lambda env: ScriptFunction(name, params, [d(env) for d in defaults], body, globals_)
+            return lambda env: ScriptFunction(name, params, [d(env) for d in defaults], body, globals_,
+                                              short_name=short_name)
         cells, frees = tuple(sorted(scope.cells)), scope.frees
+        keys = [self._outer_key(n) for n in frees]
 
         def make_closure(env):
             # the Cells of the enclosing call that hold the names this function reads from it
-            closure = tuple([env[n] for n in frees])
-            return ScriptFunction(name, params, [d(env) for d in defaults], body, globals_, cells, frees, closure)
+            closure = tuple([env[k] for k in keys])
+            return ScriptFunction(name, params, [d(env) for d in defaults], body, globals_, cells, frees, closure,
+                                  short_name)
         return make_closure
 
     def binder(self, name: str):
@@ -543,6 +646,10 @@ class Compiler:
             def store_cell(env, v):
                 env[name].value = v
             return store_cell
+        if kind == "class" or kind == "classfree":
+            def store_class(env, v):        # the class namespace
+                env[name] = v
+            return store_class
         if kind == "global":
             globals_ = self.globals
 
@@ -575,10 +682,14 @@ class Compiler:
                 bind(env, value)
             try:
                 signal = run_with(env, k + 1)
-            except BaseException as e:
+            except Exception as e:
                 if not exit_(ctx, type(e), e, None):
                     raise
                 return None
+            except BaseException:           # --timeout or Ctrl-C: never the script's __exit__ to swallow
+                if type(ctx).__class__ is not classes.ScriptType:
+                    exit_(ctx, None, None, None)        # gradcli's own contexts restore the grad mode
+                raise
             exit_(ctx, None, None, None)
             return signal
         return run_with
@@ -601,6 +712,8 @@ class Compiler:
                 kind = "top"
             else:
                 env_of = None
+                if kind == "class" or kind == "classfree":      # the class namespace
+                    kind = "top"
             if kind == "cell" or kind == "free":
                 def del_cell(env):
                     cell = env[name]
@@ -756,25 +869,18 @@ class Compiler:
                     raise e
                 return value
             return load_cell
-        if kind == "global":
-            globals_ = self.globals
+        if kind == "class" or kind == "classfree":
+            return self._class_name(name, kind, undefined, line, col)
+        # a global read in a function, or any name at top level (where the variables are the globals)
+        return self._global_name(name, undefined, line, col)
 
-            def load_global(env):
-                try:
-                    return globals_[name]
-                except KeyError:
-                    pass
-                try:
-                    return builtins[name]
-                except KeyError:
-                    e = NameError(undefined)
-                    locate(e, line, col)
-                    raise e from None
-            return load_global
+    def _global_name(self, name, undefined, line, col):
+        """A module global read in a function: the globals, then the builtins."""
+        globals_, builtins = self.globals, self.builtins
 
-        def load(env):
+        def load_global(env):
             try:
-                return env[name]
+                return globals_[name]
             except KeyError:
                 pass
             try:
@@ -783,7 +889,38 @@ class Compiler:
                 e = NameError(undefined)
                 locate(e, line, col)
                 raise e from None
-        return load
+        return load_global
+
+    def _class_name(self, name, kind, undefined, line, col):
+        """A name read in a class body: the class namespace first; then, for a name an enclosing function
+        binds, that function's Cell, else the globals and builtins (as CPython's LOAD_CLASSDEREF and
+        LOAD_NAME)."""
+        if kind == "classfree":
+            key = CLASS_CELL + name
+            message = (f"cannot access free variable '{name}' where it is not associated with a value in "
+                       "enclosing scope")
+
+            def load_class_free(env):
+                try:
+                    return env[name]
+                except KeyError:
+                    pass
+                value = env[key].value
+                if value is EMPTY:
+                    e = NameError(message)
+                    locate(e, line, col)
+                    raise e
+                return value
+            return load_class_free
+
+        load_global = self._global_name(name, undefined, line, col)
+
+        def load_class_name(env):
+            try:
+                return env[name]
+            except KeyError:
+                return load_global(env)
+        return load_class_name
 
     def e_List(self, node):
         elts = [self.expr(e) for e in node.elts]
@@ -829,10 +966,12 @@ class Compiler:
         return self._comprehension(node, "generator")
 
     def _comprehension(self, node, kind: str):
-        outer = self.scope
+        outer, outer_qualname, outer_first = self.scope, self.qualname, self.first_param
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
         first = self.expr(node.generators[0].iter)
         self.scope = scope
+        self.qualname = outer_qualname + _COMPREHENSION_NAMES[kind]
+        self.first_param = None
         try:
             clauses = [(self.store(c.target), self.expr(c.iter) if i else None, [self.expr(t) for t in c.ifs])
                        for i, c in enumerate(node.generators)]
@@ -841,13 +980,14 @@ class Compiler:
             else:
                 elt = self.expr(node.elt)
         finally:
-            self.scope = outer
+            self.scope, self.qualname, self.first_param = outer, outer_qualname, outer_first
         frees, cells = scope.frees, tuple(sorted(scope.cells))
+        keys = [(name, self._outer_key(name)) for name in frees]
         last = len(clauses) - 1
         line, col = node.line, node.col
 
         def namespace(env):
-            inner = {name: env[name] for name in frees}
+            inner = {name: env[key] for name, key in keys}
             for name in cells:
                 inner[name] = Cell(EMPTY)
             return inner
@@ -1075,6 +1215,9 @@ class Compiler:
         return self.index(node)
 
     def e_Call(self, node):
+        if (not node.args and not node.keywords and node.func.__class__ is syntax.Name and node.func.id == "super"
+                and self.scope is not None and self.scope.kind("__class__") == "free"):
+            return self._super_call(node)
         if isinstance(node.func, syntax.Attribute):
             self.depth += 1
             try:
@@ -1138,6 +1281,33 @@ class Compiler:
                 raise _call_error(e, f, a, {}, line, col)
         return call
 
+    def _super_call(self, node):
+        """`super()` in a method: super(the class being defined, the method's first argument), as CPython
+        makes it from the implicit `__class__` Cell and the frame's first local."""
+        load_super = self.expr(node.func)
+        first = self.first_param
+        load_first = self.e_Name(syntax.Name(first, line=node.line, col=node.col)) if first is not None else None
+        line, col = node.line, node.col
+
+        def call_super(env):
+            f = load_super(env)
+            if f is not classes.SUPER:          # `super` rebound by the script: an ordinary call
+                try:
+                    return f()
+                except Exception as e:
+                    raise _call_error(e, f, (), {}, line, col)
+            try:
+                if load_first is None:
+                    raise RuntimeError("super(): no arguments")
+                cls = env["__class__"].value
+                if cls is EMPTY:
+                    raise RuntimeError("super(): empty __class__ cell")
+                return super(cls, load_first(env))
+            except Exception as e:
+                locate(e, line, col)
+                raise
+        return call_super
+
     def e_JoinedStr(self, node):
         parts = []
         for p in node.parts:
@@ -1174,6 +1344,9 @@ class Compiler:
                 raise
             return "".join(out)
         return fstring
+
+
+_COMPREHENSION_NAMES = {"list": "<listcomp>.", "set": "<setcomp>.", "dict": "<dictcomp>.", "generator": "<genexpr>."}
 
 
 # `from __future__ import ...`: the features of Python 3 that are on anyway; barry_as_FLUFL (`<>`) is not

@@ -287,6 +287,16 @@ _BUILTINS = {
     "setattr": ("setattr(obj, name, value, /)", "obj.name = value, where the language allows it."),
     "isinstance": ("isinstance(obj, class_or_tuple, /)", "Whether obj is an instance of the class (torch.Tensor, "
                                                            "int, ...) or of one of a tuple of classes."),
+    "issubclass": ("issubclass(cls, class_or_tuple, /)", "Whether cls is the class, or derives from it (or from "
+                                                           "one of a tuple of classes)."),
+    "object": ("object()", "The base of every class; `class A(object):` is `class A:`."),
+    "super": ("super() or super(type, obj)", "In a method: the methods of the classes after the method's own in "
+                                             "the instance's method resolution order."),
+    "staticmethod": ("staticmethod(function)", "A decorator: the method takes no self or class argument."),
+    "classmethod": ("classmethod(function)", "A decorator: the method takes the class as its first argument."),
+    "property": ("property(fget=None, fset=None, fdel=None, doc=None)",
+                 "A decorator: a method read (and with .setter, written) as an attribute."),
+    "__name__": ("__name__", "'__main__': a script is the main module."),
 }
 # The exception classes: raised with `raise Kind(message)`, caught with `except Kind as e:`
 _BUILTINS.update((kind, (f"{kind}(*args)", "An exception class: raise it, or catch it (and its subclasses) "

@@ -13,7 +13,6 @@ TAB_SIZE = 8
 
 # Python keywords outside the language. They lex as NAME; the layout pass refuses them.
 REFUSED_KEYWORDS = {
-    "class": "class definitions are",
     "yield": "generators (yield) are",
     "async": "async code (async/await) is",
     "await": "async code (async/await) is",
@@ -22,8 +21,6 @@ REFUSED_TOKENS = {
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
-# Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
-DUNDER_ATTRIBUTES = frozenset({"__version__"})
 
 
 # ================================================================ scanner
@@ -150,11 +147,9 @@ class Layout:
             names.get(text, text) for text in (")", "]", "}", "True", "False", "None", "...")}
         self.stars = {names.get("*"), names.get("**")}
         self.prefix_ops = {names.get("-"), names.get("+"), names.get("~"), names.get("not")}
-        self.statement_starts = {"_NEWLINE", names.get(";")}
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
-        self.from_ = names.get("from")
         self.special = ({"_NEWLINE", "NAME", self.at, self.for_} | set(self.openers) | set(self.closers)
                         | set(self.refused) | self.stars | self.prefix_ops) - {None}
 
@@ -175,9 +170,6 @@ class Layout:
                 prefix_run = 0
             elif kind == "NAME":
                 name = tok.value
-                if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT") \
-                        and not (name == "__future__" and prev == self.from_):
-                    raise error_at("names starting with '_' are outside gradcli's language", tok)
                 if name in REFUSED_KEYWORDS:
                     raise refused(REFUSED_KEYWORDS[name], tok)
                 prefix_run = 0
@@ -208,10 +200,7 @@ class Layout:
                     if prev == self.import_:
                         raise refused("'from ... import *' is", tok)
                     raise refused("star-args and starred expressions (*x, **x) are", tok)
-                if kind == self.at:
-                    if prev in self.statement_starts:
-                        raise refused("decorators are", tok)
-                else:
+                if kind != self.at:             # a decorator's '@' starts a statement
                     prefix_run += 1
                     if prefix_run > MAX_NESTING:
                         raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)

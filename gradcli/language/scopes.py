@@ -12,8 +12,15 @@ A lambda is a function whose body is one expression. A comprehension is a scope 
 its `for` targets are local to it, and it reads the names around it as a nested function would;
 only its first iterable is evaluated outside it. `global` and `nonlocal` declarations take a name out
 of a function's locals: a global one is the module's, for the function and the functions nested in
-it; a nonlocal one is the enclosing function's Cell. The language has no classes, so functions,
-lambdas and comprehensions are the only scopes besides the module.
+it; a nonlocal one is the enclosing function's Cell.
+
+A class body is a scope of its own, run once with the class's namespace as its variables: a name it
+binds is the class's attribute, a name it reads is looked up in the namespace, then (if an enclosing
+function binds it) in that function's Cell, else among the globals and builtins. The functions defined
+in a class body do not see its names (a method reads a class attribute through `self` or the class),
+so a class scope is skipped when a nested function's free names are resolved; it passes the Cells of
+the functions around it on to its methods. A method that calls `super()` (or names `__class__`) reads
+the implicit free variable `__class__`, a Cell of the class body that holds the class once it is made.
 """
 
 from __future__ import annotations
@@ -38,9 +45,9 @@ EMPTY = object()
 class Scope:
     """What the compiler needs to know about the names of one function."""
 
-    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children", "declared_global")
+    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children", "declared_global", "is_class")
 
-    def __init__(self, locals_: frozenset, parent: "Scope | None"):
+    def __init__(self, locals_: frozenset, parent: "Scope | None", is_class: bool = False):
         self.locals = locals_             # every name the function binds
         self.cells: frozenset = frozenset()   # locals that nested functions read (held in Cells)
         self.frees: tuple = ()            # names read from enclosing functions, in closure order
@@ -48,9 +55,18 @@ class Scope:
         self.parent = parent
         self.children: dict = {}          # id(nested FunctionDef) -> its Scope
         self.declared_global: frozenset = frozenset()     # names its `global` statements declare
+        self.is_class = is_class          # a class body: its names are the class namespace's
 
     def kind(self, name: str) -> str:
-        """'cell', 'local', 'free' or 'global' for a name used in this function."""
+        """'cell', 'local', 'free' or 'global' for a name used in this function; in a class body,
+        'global' (declared so), 'classfree' (read from an enclosing function's Cell unless the namespace
+        has it) or 'class' (the namespace, then the globals and builtins)."""
+        if self.is_class:
+            if name in self.declared_global:
+                return "global"
+            if name in self.free_set and name not in self.locals:
+                return "classfree"
+            return "class"
         if name in self.cells:
             return "cell"
         if name in self.locals:
@@ -61,12 +77,19 @@ class Scope:
 
 
 def analyze(fn, parent: Scope | None = None) -> Scope:
-    """The Scope of `fn` (a FunctionDef, a Lambda or a comprehension) and, through `children`, of every
-    function, lambda and comprehension nested in it."""
+    """The Scope of `fn` (a FunctionDef, a ClassDef, a Lambda or a comprehension) and, through `children`,
+    of every function, class, lambda and comprehension nested in it."""
     used: set = set()
     nested: list = []
     declared_global: frozenset = frozenset()
-    if isinstance(fn, syntax.COMPREHENSIONS):
+    if isinstance(fn, syntax.ClassDef):
+        declared_global, declared_nonlocal = _declarations(fn, parent)
+        scope = Scope(_bound_names(fn.body) - declared_global - declared_nonlocal, parent, is_class=True)
+        scope.declared_global = declared_global
+        used.update(declared_nonlocal)
+        for stmt in fn.body:
+            _collect(stmt, used, nested)
+    elif isinstance(fn, syntax.COMPREHENSIONS):
         scope = Scope(_comprehension_locals(fn), parent)
         for part in _comprehension_inside(fn):
             _collect(part, used, nested)
@@ -80,11 +103,21 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
         for stmt in fn.body:
             _collect(stmt, used, nested)
+    if ("super" in used or "__class__" in used) and not scope.is_class and _in_class(parent):
+        used.add("__class__")               # zero-argument super() reads the class being defined
     captured: set = set()
     for child in nested:
         child_scope = analyze(child, scope)
         scope.children[id(child)] = child_scope
         captured.update(child_scope.frees)
+    if scope.is_class:
+        # its own names are not its methods': it passes on every name they read from further out
+        scope.cells = frozenset(captured & {"__class__"})
+        frees = sorted(n for n in ((used - scope.locals) | captured) - {"__class__"} - declared_global
+                       if _bound_outside(parent, n))
+        scope.frees = tuple(frees)
+        scope.free_set = frozenset(frees)
+        return scope
     scope.cells = frozenset(captured & scope.locals)
     frees = sorted(n for n in (used | captured) - scope.locals - declared_global if _bound_outside(parent, n))
     scope.frees = tuple(frees)
@@ -102,7 +135,7 @@ def _declarations(fn, parent: Scope | None) -> tuple:
                 found.setdefault(name, []).append(st)
     if not found:
         return frozenset(), frozenset()
-    params = {p.name for p in fn.params}
+    params = {p.name for p in getattr(fn, "params", ())}
     occurrences = _occurrences(fn)
     globals_, nonlocals = set(), set()
     for name, statements in found.items():
@@ -137,7 +170,7 @@ def _occurrences(fn) -> dict:
         if isinstance(n, syntax.Name):
             out.setdefault(n.id, []).append((n.line, n.col, id(n) in stores))
             continue
-        if isinstance(n, (syntax.FunctionDef, syntax.Lambda, *syntax.COMPREHENSIONS)):
+        if isinstance(n, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda, *syntax.COMPREHENSIONS)):
             continue
         stack.extend(_children(n))
     return out
@@ -194,10 +227,24 @@ def _target_nodes(t):
             yield from _target_nodes(e)
 
 
+def _in_class(scope: Scope | None) -> bool:
+    while scope is not None:
+        if scope.is_class:
+            return True
+        scope = scope.parent
+    return False
+
+
 def _bound_outside(scope: Scope | None, name: str) -> bool:
     """Whether an enclosing function binds `name` (a function that declares it global ends the search:
-    inside it, and in the functions nested in it, the name is the module's)."""
+    inside it, and in the functions nested in it, the name is the module's). Class bodies are passed
+    over, but for the `__class__` they give their methods."""
     while scope is not None:
+        if scope.is_class:
+            if name == "__class__":
+                return True
+            scope = scope.parent
+            continue
         if name in scope.declared_global:
             return False
         if name in scope.locals:
@@ -218,6 +265,13 @@ def _collect(node, used: set, nested: list) -> None:
         if isinstance(n, (syntax.FunctionDef, syntax.Lambda)):
             nested.append(n)
             stack.extend(p.default for p in n.params if p.default is not None)
+            if n.__class__ is syntax.FunctionDef:
+                stack.extend(n.decorators)      # evaluated where the def is
+            continue
+        if isinstance(n, syntax.ClassDef):
+            nested.append(n)
+            stack.extend(n.decorators)
+            stack.extend(n.bases)
             continue
         if isinstance(n, syntax.COMPREHENSIONS):
             nested.append(n)
@@ -227,12 +281,16 @@ def _collect(node, used: set, nested: list) -> None:
 
 
 def local_names(fn: syntax.FunctionDef) -> frozenset:
-    """Names a function binds (parameters, assignment and loop targets, imports, nested defs, `del`):
-    Python treats every such name as local to the whole function body."""
-    names = {p.name for p in fn.params}
-    names.update(t.id for t in _assigned_targets(fn.body))
-    for st in _own_statements(fn.body):
-        if isinstance(st, syntax.FunctionDef):
+    """Names a function binds (parameters, assignment and loop targets, imports, nested defs and classes,
+    `del`): Python treats every such name as local to the whole function body."""
+    return frozenset(p.name for p in fn.params) | _bound_names(fn.body)
+
+
+def _bound_names(body: list) -> frozenset:
+    """Names a function's or a class's own statements bind."""
+    names = {t.id for t in _assigned_targets(body)}
+    for st in _own_statements(body):
+        if isinstance(st, (syntax.FunctionDef, syntax.ClassDef)):
             names.add(st.name)
         elif isinstance(st, syntax.Import):
             names.add(st.alias or st.module.split(".")[0])
@@ -246,7 +304,7 @@ def local_names(fn: syntax.FunctionDef) -> frozenset:
 
 def _own_statements(body: list):
     """Every statement of a function's own code: its body and the blocks of its compound statements,
-    not the bodies of the functions it defines."""
+    not the bodies of the functions and classes it defines."""
     stack = list(body)
     while stack:
         st = stack.pop()

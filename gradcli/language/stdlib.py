@@ -12,7 +12,7 @@ import random as _random
 import string as _string
 import time as _time
 
-from gradcli.language import bounds
+from gradcli.language import bounds, classes
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
@@ -409,7 +409,25 @@ TORCH = _build_torch()
 MATH = _build_math()
 RANDOM = _build_random()
 ITERTOOLS = _build_itertools()
-FUNCTOOLS = ScriptModule("functools", {n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")})
+def _wraps(wrapped, assigned=None, updated=None):
+    """functools.wraps(wrapped): a decorator that gives a script's function the name, qualified name and
+    __wrapped__ of `wrapped` (what a wrapper made in a decorator needs to print as the function it wraps)."""
+    if assigned is not None or updated is not None:
+        raise TypeError("functools.wraps(assigned=, updated=) is outside gradcli's language")
+
+    def update_wrapper(wrapper):
+        if hasattr(wrapper, "wrapped") and hasattr(wrapper, "short_name"):     # a script's function
+            name = getattr(wrapped, "__name__", None)
+            if isinstance(name, str):
+                wrapper.short_name = name
+                wrapper.name = getattr(wrapped, "__qualname__", name)
+            wrapper.wrapped = wrapped
+        return wrapper
+    return Builtin("functools", "update_wrapper", update_wrapper)
+
+
+FUNCTOOLS = ScriptModule("functools", {**{n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")},
+                                       "wraps": Builtin("functools", "wraps", _wraps)})
 STRING = ScriptModule("string", {n: getattr(_string, n) for n in _STRING_NAMES})
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
@@ -545,9 +563,17 @@ def _isinstance(obj, classinfo) -> bool:
     return isinstance(obj, _real_classes(classinfo))
 
 
-def _real_classes(classinfo):
+def _issubclass(cls, classinfo) -> bool:
+    """issubclass, with the classes as isinstance takes them."""
+    real = cls.original if cls.__class__ is bounds.Bounded else _SCRIPT_CLASSES.get(id(cls), cls)
+    if not isinstance(real, type):
+        raise TypeError("issubclass() arg 1 must be a class")
+    return issubclass(real, _real_classes(classinfo, "issubclass"))
+
+
+def _real_classes(classinfo, fn="isinstance"):
     if classinfo.__class__ is tuple:
-        return tuple(_real_classes(c) for c in classinfo)
+        return tuple(_real_classes(c, fn) for c in classinfo)
     real = _SCRIPT_CLASSES.get(id(classinfo))
     if real is not None:
         return real
@@ -555,7 +581,7 @@ def _real_classes(classinfo):
         return classinfo.original           # list, tuple, dict, set, frozenset as scripts hold them
     if isinstance(classinfo, type):
         return classinfo
-    raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+    raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
@@ -578,11 +604,16 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
                                                                 "next", "hash"))
     table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
+    table["issubclass"] = bounds.Bounded(builtins.issubclass, _issubclass)
+    # classes: `object` as a base, super() in methods, and the decorators of methods
+    table.update(object=builtins.object, super=classes.SUPER, staticmethod=builtins.staticmethod,
+                 classmethod=builtins.classmethod, property=builtins.property)
     if extra:
         table.update(extra)             # getattr, hasattr, setattr (gradcli.language.access), from the session
     table.update((name, getattr(builtins, name)) for name in EXCEPTIONS)
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)
+    table["__name__"] = "__main__"      # a script is the main module: `if __name__ == "__main__":` runs
     return table
 
 

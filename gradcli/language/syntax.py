@@ -165,10 +165,19 @@ class Param(Node):
 
 
 class FunctionDef(Statement):
-    __slots__ = ("name", "params", "body")
+    __slots__ = ("name", "params", "body", "decorators")
     name: str
     params: list            # of Param
     body: list
+    decorators: list        # of Expression, top to bottom
+
+
+class ClassDef(Statement):
+    __slots__ = ("name", "bases", "body", "decorators")
+    name: str
+    bases: list             # of Expression
+    body: list
+    decorators: list        # of Expression, top to bottom
 
 
 class Return(Statement):

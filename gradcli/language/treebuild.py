@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
-    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, Compare, Comprehension, Constant, Continue,
+    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension, Constant, Continue,
     Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
+from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
 from gradcli.language.syntaxerrors import error_at, refused
 
 def _flatten(items: list) -> list:
@@ -70,6 +71,8 @@ def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
             raise error_at("'continue' not properly in loop", stmt)
         if kind is FunctionDef:
             _check_context(stmt.body, True, False)
+        elif kind is ClassDef:
+            _check_context(stmt.body, False, False)     # a class body is neither a function nor a loop
         elif kind is For or kind is While:
             _check_context(stmt.body, in_function, True)
             _check_context(stmt.orelse, in_function, in_loop)     # a loop's else is outside the loop
@@ -81,6 +84,20 @@ def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
         elif kind is Try:
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
                 _check_context(block, in_function, in_loop)
+
+
+def _check_class_body(body: list) -> None:
+    """A class body may define the special methods of SPECIAL_METHODS and no other dunder name."""
+    for stmt in body:
+        if type(stmt) is FunctionDef:
+            names = [(stmt.name, stmt)]
+        elif type(stmt) is Assign:
+            names = [(t.id, t) for t in stmt.targets if type(t) is Name]
+        else:
+            continue
+        for name, where in names:
+            if is_dunder(name) and name not in SPECIAL_METHODS and name not in CLASS_DUNDERS:
+                raise refused(f"defining {name} in a class is", where)
 
 
 def _loop_else(orelse) -> list:
@@ -214,7 +231,23 @@ class Builder:
     # ---------------------------------------------------------------- compound statements
     def function_def(self, c):
         tok, name, _, params, _, _, body = c
-        return FunctionDef(name.value, params or [], body, line=tok.line, col=tok.col)
+        return FunctionDef(name.value, params or [], body, [], line=tok.line, col=tok.col)
+
+    def class_def(self, c):
+        tok, name, _, arguments, _, _, body = c
+        bases, keywords = arguments if arguments is not None else ([], [])
+        if keywords:
+            raise refused("class keywords (metaclass=...) are", keywords[0])
+        _check_class_body(body)
+        return ClassDef(name.value, bases, body, [], line=tok.line, col=tok.col)
+
+    def decorated(self, c):
+        *decorators, definition = c
+        definition.decorators = decorators
+        return definition
+
+    def decorator(self, c):
+        return c[1]
 
     def lambdef(self, c):
         tok, params, _, body = c

@@ -1,0 +1,153 @@
+"""Script classes: what a `class` statement makes, and what scripts may reach of classes and instances.
+
+A script's class is a real Python class whose metaclass is ScriptType, made from the namespace its body
+left (gradcli.language.compiler.Compiler.s_ClassDef). Python itself then gives it the semantics scripts
+expect, exactly: the method resolution order, bound methods (a script function binds as a Python function
+does, compiler.ScriptFunction.__get__), staticmethod, classmethod and property, the special methods
+(`a + b` calls the script's `__add__`, `len(x)` its `__len__`, a missing one raises Python's own
+TypeError naming the script's class), `isinstance`, exception classes that `raise` and `except` take, and
+the messages of its errors ("'Net' object has no attribute 'fc'").
+
+Scripts never reach these objects through Python's own attribute machinery: every `obj.name` goes through
+gradcli.language.access, which hands script classes and instances to the functions below. They allow
+what a script's own objects have (attributes it set, methods it defined, `_`-prefixed names included) and
+the special methods of SPECIAL_METHODS; Python's internals (`__class__`, `__dict__`, `__globals__`,
+`__subclasses__`...) stay out of reach, and a class body may define no special method Python would call
+outside the language (`__new__`, `__del__`, `__getattribute__`, `__setattr__`, `__init_subclass__`...).
+
+A library class that scripts subclass (torch.nn.Module, torch.autograd.Function...) is a ScriptType
+class gradcli defines in Python: a script class derives from it as from its own classes.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from gradcli.engine.addresses import address
+from gradcli.language.bounds import Bounded
+
+# The special methods a class may define: the ones Python calls for the operations scripts use.
+SPECIAL_METHODS = frozenset(
+    ["__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__delitem__", "__iter__", "__next__",
+     "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
+     "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
+     "__float__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__"]
+    + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
+                                  "xor", "lshift", "rshift") for p in ("", "r", "i")])
+# Dunder names a class body may bind besides the special methods.
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__"})
+# Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
+CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+# ... and on a function
+FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__"})
+
+
+
+def _super(*args):
+    """super(type, obj) as scripts call it by hand; `super()` in a method is compiled to its two-argument
+    form (gradcli.language.compiler), so without arguments it is called from nowhere it could work."""
+    if not args:
+        raise RuntimeError("super(): no arguments")
+    return builtins.super(*args)
+
+
+SUPER = Bounded(builtins.super, _super)
+
+
+def is_dunder(name: str) -> bool:
+    return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+class ScriptType(type):
+    """The metaclass of the classes scripts define and of the library classes they may subclass."""
+
+
+class ScriptObject:
+    """The base of a script class that names no other (in `object`'s place). Its instances print as
+    CPython's do, with the address gradcli shows (gradcli.engine.addresses): `<__main__.Point object at
+    0x7f...>`."""
+
+    def __repr__(self):
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {address(self)}>"
+
+
+def _allowed_base(base) -> bool:
+    return type(base) is ScriptType or base is ScriptObject or (
+        isinstance(base, type) and issubclass(base, Exception) and base.__module__ == "builtins")
+
+
+def make_class(name: str, bases: list, namespace: dict):
+    """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
+    real = []
+    for base in bases:
+        original = getattr(base, "original", None) if base.__class__.__name__ == "Bounded" else None
+        if base is object:
+            base = ScriptObject
+        elif not _allowed_base(base):
+            shown = original if original is not None else base
+            if isinstance(shown, type):
+                raise TypeError(f"subclassing '{shown.__name__}' is outside gradcli's language: a script's class "
+                                "may derive from its own classes, object, the exception classes and the "
+                                "library classes gradcli provides")
+            raise TypeError(f"bases must be types, not {type(base).__name__}" if not callable(base) else
+                            f"a class cannot derive from {base!r} in gradcli's language")
+        real.append(base)
+    if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
+        real.append(ScriptObject)
+    for key in namespace:
+        if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
+            raise TypeError(f"defining {key} in a class is outside gradcli's language")
+    return ScriptType(name, tuple(real), namespace)
+
+
+def _refused(kind: str, name: str) -> AttributeError:
+    return AttributeError(f"'{kind}' object attribute '{name}' is outside gradcli's language")
+
+
+def instance_attr(obj, name: str):
+    """`obj.name` for an instance of a script class."""
+    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
+        raise _refused(type(obj).__name__, name)
+    return getattr(obj, name)
+
+
+def class_attr(cls, name: str):
+    """`Cls.name` for a script class."""
+    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and name not in CLASS_INFO:
+        raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
+    return getattr(cls, name)
+
+
+def super_attr(proxy, name: str):
+    """`super().name`."""
+    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
+        raise _refused("super", name)
+    return getattr(proxy, name)
+
+
+def set_attr(obj, name: str, value) -> None:
+    """`obj.name = value` for a script class or one of its instances."""
+    if name[:2] == "__" and is_dunder(name) and (type(obj) is not ScriptType or name not in SPECIAL_METHODS):
+        kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
+        raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
+    setattr(obj, name, value)
+
+
+def del_attr(obj, name: str) -> None:
+    if name[:2] == "__" and is_dunder(name):
+        kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
+        raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
+    delattr(obj, name)
+
+
+def attribute_names(obj) -> frozenset:
+    """The names completion offers on a script class or instance: its own and its classes' attributes."""
+    names = set()
+    cls = obj if type(obj) is ScriptType else type(obj)
+    if cls is not obj:
+        names.update(getattr(obj, "__dict__", ()))
+    for klass in cls.__mro__:
+        if type(klass) is ScriptType:
+            names.update(klass.__dict__)
+    return frozenset(n for n in names if not is_dunder(n) and n[:1] != "\0")
