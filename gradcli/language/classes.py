@@ -81,17 +81,16 @@ def make_class(name: str, bases: list, namespace: dict):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
     real = []
     for base in bases:
-        original = getattr(base, "original", None) if base.__class__.__name__ == "Bounded" else None
+        original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them
         if base is object:
             base = ScriptObject
         elif not _allowed_base(base):
-            shown = original if original is not None else base
-            if isinstance(shown, type):
-                raise TypeError(f"subclassing '{shown.__name__}' is outside gradcli's language: a script's class "
-                                "may derive from its own classes, object, the exception classes and the "
-                                "library classes gradcli provides")
-            raise TypeError(f"bases must be types, not {type(base).__name__}" if not callable(base) else
-                            f"a class cannot derive from {base!r} in gradcli's language")
+            text = repr(original if original is not None else base)
+            if text.startswith("<class '"):
+                raise TypeError(f"subclassing '{text[8:-2].rpartition('.')[2]}' is outside gradcli's language: a "
+                                "script's class may derive from its own classes, object, the exception classes "
+                                "and the library classes gradcli provides")
+            raise TypeError(f"a class cannot derive from {text}: bases must be classes")
         real.append(base)
     if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
         real.append(ScriptObject)
@@ -139,6 +138,20 @@ def del_attr(obj, name: str) -> None:
         kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
     delattr(obj, name)
+
+
+def static_attr(obj, name: str):
+    """`obj.name` for completion, found without running anything: an instance's own attribute, else a
+    class attribute as its class holds it (a property is not called); None when it is neither."""
+    if is_dunder(name):
+        return None
+    cls = obj if type(obj) is ScriptType else type(obj)
+    if cls is not obj and name in getattr(obj, "__dict__", ()):
+        return obj.__dict__[name]
+    for klass in cls.__mro__:
+        if type(klass) is ScriptType and name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
 
 
 def attribute_names(obj) -> frozenset:

@@ -18,9 +18,11 @@ from gradcli.language.stdlib import Builtin
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.repl import magics, scan
 from gradcli.language.stdlib import ScriptModule
+from gradcli.language import classes
+from gradcli.language.classes import ScriptType
 
 # The language's keywords (the parser refuses Python's other ones).
-KEYWORDS = ("False", "None", "True", "and", "as", "assert", "break", "continue", "def", "del", "elif",
+KEYWORDS = ("False", "None", "True", "and", "as", "assert", "break", "class", "continue", "def", "del", "elif",
             "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
             "not", "or", "pass", "raise", "return", "try", "while", "with")
 
@@ -162,6 +164,8 @@ def _step(obj, attr: str, index: str):
         return None
     if obj.__class__ is ScriptModule:
         return obj.members.get(attr)
+    if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
+        return classes.static_attr(obj, attr)      # never a property's or __getattr__'s code: nothing runs
     if attr in _NODE_FIELDS and attr in access.ALLOWED.get(obj.__class__, ()):
         return getattr(obj, attr)
     return None
@@ -182,6 +186,8 @@ def _members(obj) -> dict:
         return {name: "constant" if value.__class__ in (int, float) else _kind(value)
                 for name, value in obj.members.items()}
     names = access.attribute_names(obj)
+    if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
+        return {name: "method" if callable(classes.static_attr(obj, name)) else "attribute" for name in names}
     return {name: "method" if callable(getattr(obj.__class__, name, None)) else "attribute" for name in names}
 
 

@@ -14,7 +14,7 @@ ACCEPT = "accept"
 NEWLINE = "newline"
 
 # Statements whose body follows on the next lines: Python's REPL waits for a blank line after them.
-COMPOUND = frozenset(("if", "elif", "else", "while", "for", "def", "with", "try", "except", "finally"))
+COMPOUND = frozenset(("if", "elif", "else", "while", "for", "def", "class", "with", "try", "except", "finally"))
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = {")", "]", "}"}
 
@@ -64,6 +64,8 @@ def scan(text: str) -> Scan:
                 while k < n and (text[k].isalnum() or text[k] == "_"):
                     k += 1
                 word = text[j:k] if k > j and not text[j].isdigit() else ""
+                if text[j] == "@":
+                    word = "@"              # a decorator: its def or class follows
                 current = Line(indent, word, False)
                 result.lines.append(current)
                 last_code = ""
@@ -160,7 +162,7 @@ def enter_action(text: str, at_end: bool = True) -> str:
         return NEWLINE                 # editing inside a recalled block: Enter splits the line
     if not result.lines:
         return ACCEPT                  # only comments
-    if result.lines[-1].ends_with_colon:
+    if result.lines[-1].ends_with_colon or result.lines[-1].first_word == "@":
         return NEWLINE
     top = [line for line in result.lines if line.indent == 0]
     if top and top[-1].first_word in COMPOUND:

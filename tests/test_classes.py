@@ -1,0 +1,248 @@
+"""Classes: methods, attributes, inheritance and super(), staticmethod/classmethod/property, special methods,
+exception classes, decorators; compared with CPython. What scripts may not reach of them is in
+test_sandbox.py and at the end here."""
+
+import io
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+from gradcli.session import Session
+
+SNIPPETS = [
+    # attributes, methods, class attributes shared by instances
+    "class Counter:\n    total = 0\n    def __init__(self, start=0):\n        self.n = start\n        Counter.total += 1\n"
+    "    def step(self, k=1):\n        self.n += k\n        return self\nc = Counter(2).step().step(3)\nd = Counter()\n"
+    "print(c.n, d.n, Counter.total, c.total, d.step is not None)",
+    "class A:\n    x = [1]\na, b = A(), A()\na.x.append(2)\nb.x = [0]\nprint(a.x, b.x, A.x)",
+    "class A:\n    def __init__(self):\n        self._private = 1\n        self.__mangled = 2\n    def get(self):\n"
+    "        return self._private + self.__mangled\nprint(A().get(), A()._private)",
+    # inheritance, super(), the method resolution order
+    "class Base:\n    def __init__(self, x):\n        self.x = x\n    def describe(self):\n        return 'base ' + str(self.x)\n"
+    "class Child(Base):\n    def __init__(self, x, y):\n        super().__init__(x)\n        self.y = y\n"
+    "    def describe(self):\n        return 'child ' + super().describe() + ' ' + str(self.y)\n"
+    "print(Child(1, 2).describe(), isinstance(Child(1, 2), Base), issubclass(Child, Base), issubclass(Base, Child))",
+    "class A:\n    def who(self):\n        return ['A']\nclass B(A):\n    def who(self):\n        return ['B'] + super().who()\n"
+    "class C(A):\n    def who(self):\n        return ['C'] + super().who()\nclass D(B, C):\n    def who(self):\n"
+    "        return ['D'] + super().who()\nprint(D().who())",
+    "class A:\n    def f(self):\n        return 'A'\nclass B(A):\n    def f(self):\n        return super(B, self).f() + 'B'\n"
+    "print(B().f(), A.f(B()))",
+    "class A(object):\n    pass\nclass B(A):\n    pass\nprint(isinstance(B(), (int, A)), isinstance(A(), B), A, B)",
+    "class A:\n    def __init__(self):\n        self.v = 1\nclass B(A):\n    pass\nprint(B().v)",
+    # staticmethod, classmethod, property
+    "class T:\n    scale = 2\n    @staticmethod\n    def double(x):\n        return 2 * x\n    @classmethod\n"
+    "    def make(cls, v):\n        o = cls()\n        o.v = v * cls.scale\n        return o\nclass U(T):\n    scale = 10\n"
+    "print(T.double(3), T().double(4), T.make(1).v, U.make(1).v)",
+    "class C:\n    def __init__(self):\n        self._t = 0.0\n    @property\n    def celsius(self):\n        return self._t\n"
+    "    @celsius.setter\n    def celsius(self, v):\n        if v < -273.15:\n            raise ValueError('too cold')\n"
+    "        self._t = v\n    @property\n    def fahrenheit(self):\n        return self._t * 9 / 5 + 32\n"
+    "c = C()\nc.celsius = 100\nprint(c.celsius, c.fahrenheit)\ntry:\n    c.celsius = -300\nexcept ValueError as e:\n"
+    "    print(e)\ntry:\n    c.fahrenheit = 1\nexcept AttributeError as e:\n    print(e)",
+    # special methods
+    "class V:\n    def __init__(self, xs):\n        self.xs = list(xs)\n    def __repr__(self):\n        return f'V({self.xs})'\n"
+    "    def __add__(self, o):\n        return V([a + b for a, b in zip(self.xs, o.xs)])\n    def __mul__(self, k):\n"
+    "        return V([a * k for a in self.xs])\n    __rmul__ = __mul__\n    def __neg__(self):\n        return self * -1\n"
+    "    def __len__(self):\n        return len(self.xs)\n    def __getitem__(self, i):\n        return self.xs[i]\n"
+    "    def __eq__(self, o):\n        return isinstance(o, V) and self.xs == o.xs\n"
+    "v = V([1, 2])\nprint(v + v, 3 * v, v * 2, -v, len(v), v[1], list(v), 2 in v, v == V([1, 2]), v != v, bool(v))",
+    "class S:\n    def __init__(self, n):\n        self.n = n\n        self.i = 0\n    def __iter__(self):\n        return self\n"
+    "    def __next__(self):\n        if self.i >= self.n:\n            raise StopIteration\n        self.i += 1\n"
+    "        return self.i\nprint(list(S(3)), sum(S(4)), [x * x for x in S(3)])",
+    "class P:\n    def __init__(self, x):\n        self.x = x\n    def __lt__(self, o):\n        return self.x < o.x\n"
+    "    def __repr__(self):\n        return 'P%d' % self.x\nprint(sorted([P(3), P(1), P(2)]), max(P(1), P(5)), min([P(4), P(2)]))",
+    "class K:\n    def __init__(self, k):\n        self.k = k\n    def __eq__(self, o):\n        return self.k == o.k\n"
+    "    def __hash__(self):\n        return hash(self.k)\nprint(len({K(1), K(1), K(2)}), {K(1): 'a'}[K(1)])",
+    "class Acc:\n    def __init__(self):\n        self.total = 0\n    def __call__(self, x):\n        self.total += x\n"
+    "        return self.total\n    def __iadd__(self, x):\n        self.total += 10 * x\n        return self\n"
+    "a = Acc()\na(1)\na(2)\na += 1\nprint(a.total, callable(a), callable(Acc), callable(1))",
+    "class E:\n    def __bool__(self):\n        return False\nclass L:\n    def __len__(self):\n        return 0\n"
+    "print(bool(E()), bool(L()), bool(object()), 'yes' if E() else 'no')",
+    "class Timer:\n    def __init__(self, name):\n        self.name = name\n    def __enter__(self):\n        print('enter', self.name)\n"
+    "        return self\n    def __exit__(self, kind, value, tb):\n        print('exit', self.name, kind is not None)\n"
+    "        return kind is ValueError\nwith Timer('a') as t:\n    print(t.name)\nwith Timer('b'):\n    raise ValueError('x')\n"
+    "print('after')",
+    "class Lazy:\n    def __getattr__(self, name):\n        return name.upper()\nl = Lazy()\nl.real = 1\nprint(l.foo, l.real)",
+    "class M:\n    def __init__(self, v):\n        self.v = v\n    def __format__(self, spec):\n        return spec + '!' + str(self.v)\n"
+    "    def __str__(self):\n        return 'M'\n    def __index__(self):\n        return self.v\n"
+    "print(f'{M(3.14159):.2f}', str(M(1)), [0, 1, 2, 3][M(2)], list(range(M(3))))",
+    "class G:\n    def __init__(self):\n        self.d = {}\n    def __setitem__(self, k, v):\n        self.d[k] = v * 2\n"
+    "    def __delitem__(self, k):\n        del self.d[k]\n    def __contains__(self, k):\n        return k in self.d\n"
+    "g = G()\ng['a'] = 1\ng['b'] = 2\ndel g['a']\nprint(g.d, 'a' in g, 'b' in g)",
+    # exception classes
+    "class TrainingError(Exception):\n    pass\nclass NaNLoss(TrainingError):\n    def __init__(self, step):\n"
+    "        super().__init__(f'loss is nan at step {step}')\n        self.step = step\ntry:\n    raise NaNLoss(7)\n"
+    "except TrainingError as e:\n    print(e, e.step, e.args, repr(e))",
+    "class Custom(ValueError):\n    def __str__(self):\n        return 'custom!'\ntry:\n    raise Custom(1, 2)\n"
+    "except ValueError as e:\n    print(e, e.args)",
+    # classes in functions, nested classes, class bodies' scopes
+    "def make(k):\n    class Adder:\n        amount = k\n        def add(self, x):\n            return x + k + self.amount\n"
+    "    return Adder\nprint(make(1)().add(10), make(2)().add(10), make(3))",
+    "class Outer:\n    class Inner:\n        def f(self):\n            return 'inner'\n    def g(self):\n"
+    "        return self.Inner().f()\nprint(Outer().g(), Outer.Inner, Outer.Inner.f.__qualname__)",
+    "x = 'global'\nclass A:\n    x = 'class'\n    def f(self):\n        return x\n    y = x + '!'\nprint(A().f(), A.y)",
+    "def f():\n    x = 'enclosing'\n    class A:\n        y = x\n        z = [x for _ in range(2)]\n"
+    "        def m(self):\n            return x\n    return A.y, A.z, A().m()\nprint(f())",
+    "def f():\n    x = 'enclosing'\n    class A:\n        x = x + '?'\n    return A.x\nx = 'global'\nprint(f())",
+    "class A:\n    n = 3\n    squares = [i * i for i in range(n)]\nprint(A.squares)",
+    # class decorators, and decorators of functions
+    "registry = []\ndef register(cls):\n    registry.append(cls.__name__)\n    return cls\n@register\nclass A:\n    pass\n"
+    "@register\nclass B(A):\n    pass\nprint(registry)",
+    "def twice(f):\n    def g(x):\n        return f(f(x))\n    return g\ndef plus(k):\n    def deco(f):\n"
+    "        def g(x):\n            return f(x) + k\n        return g\n    return deco\n@twice\n@plus(1)\ndef h(x):\n"
+    "    return x * 2\nprint(h(1), h.__name__, h.__qualname__)",
+    "order = []\ndef d(tag):\n    order.append('make ' + tag)\n    def apply(f):\n        order.append('apply ' + tag)\n"
+    "        return f\n    return apply\n@d('a')\n@d('b')\ndef f():\n    pass\nprint(order)",
+    "import functools\ndef trace(f):\n    @functools.wraps(f)\n    def inner(x):\n        return ('traced', f(x))\n"
+    "    return inner\nclass A:\n    @trace\n    def m(self):\n        return 1\n    @staticmethod\n    @trace\n"
+    "    def s(x):\n        return x\nprint(A().m(), A.s(2), A.m.__qualname__, A.m.__name__)",
+    # __name__ and qualified names
+    "print(__name__)\nif __name__ == '__main__':\n    print('main')",
+    "class A:\n    def m(self):\n        def inner():\n            return 1\n        return inner\nprint(A.m.__qualname__, "
+    "A().m().__qualname__, A.__qualname__, A.__name__, A.__module__, (lambda: 0).__qualname__)",
+    "def f():\n    return [lambda: 0 for _ in range(1)][0]\nprint(f().__qualname__, str(f()).split(' at ')[0])",
+    "class A:\n    pass\nprint(A, str(A), repr(A()).split(' at ')[0], A().__init__ is not None)",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_cpythons_semantics(snippet):
+    source = snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+ERRORS = [
+    ("class A:\n    pass\nA(1)", "3:1: TypeError: A() takes no arguments"),
+    ("class A:\n    def __init__(self, x):\n        pass\nA()",
+     "4:1: TypeError: A.__init__() missing 1 required positional argument: 'x'"),
+    ("class A:\n    def f(self):\n        pass\nA().f(1)", "4:1: TypeError: A.f() takes 1 positional argument but 2 were given"),
+    ("class A:\n    def f(self):\n        pass\nA.f()", "4:1: TypeError: A.f() missing 1 required positional argument: 'self'"),
+    ("class A:\n    pass\nA().x", "3:1: AttributeError: 'A' object has no attribute 'x'"),
+    ("class A:\n    pass\nA.x", "3:1: AttributeError: type object 'A' has no attribute 'x'"),
+    ("class A:\n    pass\nA() + 1", "3:1: TypeError: unsupported operand type(s) for +: 'A' and 'int'"),
+    ("class A:\n    pass\nA()()", "3:1: TypeError: 'A' object is not callable"),
+    ("class A:\n    pass\nlen(A())", "3:1: TypeError: object of type 'A' has no len()"),
+    ("class A:\n    pass\nfor x in A():\n    pass", "3:10: TypeError: 'A' object is not iterable"),
+    ("class A:\n    pass\nA()[0]", "3:1: TypeError: 'A' object is not subscriptable"),
+    ("class A:\n    def __eq__(self, o):\n        return True\n{A()}", "4:1: TypeError: unhashable type: 'A'"),
+    ("class A:\n    def __init__(self):\n        return 1\nA()", "4:1: TypeError: __init__() should return None, not 'int'"),
+    ("class A:\n    def __str__(self):\n        return 1\nprint(A())", "4:1: TypeError: __str__ returned non-string (type int)"),
+    ("class A:\n    @property\n    def p(self):\n        return 1\nA().p = 2",
+     "5:1: AttributeError: property 'p' of 'A' object has no setter"),
+    ("class A:\n    pass\nclass B(A, A):\n    pass", "3:1: TypeError: duplicate base class A"),
+    ("class A:\n    def f(self):\n        return super().g()\nA().f()", "3:16: AttributeError: 'super' object has no attribute 'g'"),
+    ("def f():\n    return super()\nf()", "2:12: RuntimeError: super(): no arguments"),
+    ("class E(Exception):\n    pass\nraise E('bad')", "3:1: E: bad"),
+    ("class Outer:\n    class Err(ValueError):\n        pass\nraise Outer.Err('x')", "4:1: Outer.Err: x"),
+    ("class A:\n    x = y", "2:9: NameError: name 'y' is not defined"),
+    ("class A:\n    n = 2\n    v = [n for _ in range(3)]", "3:10: NameError: name 'n' is not defined"),
+]
+
+
+@pytest.mark.parametrize("source, message", ERRORS)
+def test_errors_as_python_reports_them(source, message):
+    assert located_error(source) == message
+
+
+def test_an_inconsistent_method_resolution_order_is_pythons_error():
+    message = located_error("class A:\n    pass\nclass B(A):\n    pass\nclass C(A, B):\n    pass")
+    assert message == "5:1: TypeError: Cannot create a consistent method resolution\norder (MRO) for bases A, B"
+
+
+def test_cpython_agrees_with_the_error_table():
+    """The messages above are CPython's (its positions differ only where CPython points inside a line)."""
+    for source, message in ERRORS:
+        text = cpython_output(f"try:\n    exec({source!r})\nexcept Exception as e:\n"
+                              f"    print(type(e).__qualname__ + ': ' + str(e))\n")
+        assert text.strip().split(": ", 1)[1] == message.split(": ", 2)[2], source
+
+
+def test_instances_print_with_the_address_gradcli_shows():
+    out = gradcli_output("class A:\n    def m(self):\n        pass\na = A()\nprint(a)\nprint(a.m)\nprint(A.m)\n")
+    first, method, function = out.splitlines()
+    assert first.startswith("<__main__.A object at 0x") and method == f"<bound method A.m of {first}>"
+    assert function.startswith("<function A.m at 0x")
+
+
+def test_a_class_in_the_repl_spans_lines_and_completes():
+    session = Session(out=io.StringIO())
+    session.run_unit("class Net:\n    def __init__(self):\n        self.width = 3\n    def forward(self, x):\n"
+                     "        return x * self.width\n")
+    session.run_unit("n = Net()\nprint(n.forward(2))\n")
+    assert session.out.getvalue() == "6\n"
+    from gradcli.repl.completion import complete
+    assert complete("n.", session.globals, session.builtins) == (0, [("forward", "method"), ("width", "attribute")])
+    assert complete("Net.fo", session.globals, session.builtins) == (2, [("forward", "method")])
+
+
+def test_completion_runs_no_script_code():
+    from gradcli.repl.completion import complete
+    session = Session(out=io.StringIO())
+    session.run_unit("class A:\n    @property\n    def p(self):\n        print('ran')\n        return 1\n"
+                     "    def __getattr__(self, name):\n        print('ran')\n        return 1\na = A()\n")
+    assert complete("a.", session.globals, session.builtins) == (0, [("p", "attribute")])
+    assert complete("a.p.", session.globals, session.builtins) == (0, [])
+    assert complete("a.q.", session.globals, session.builtins) == (0, [])
+    assert session.out.getvalue() == ""
+
+
+# ------------------------------------------------------------------------------ the sandbox
+
+@pytest.mark.parametrize("source, message", [
+    ("class A:\n    pass\nA().__class__.__bases__", "3:1: AttributeError: 'A' object attribute '__class__' is outside "
+                                                  "gradcli's language"),
+    ("class A:\n    def f(self):\n        pass\nA.f.__globals__", "4:1: AttributeError: 'function' object attribute "
+                                                               "'__globals__' is outside gradcli's language"),
+    ("class A:\n    def f(self):\n        pass\nA().f.__func__", "4:1: AttributeError: 'method' object attribute "
+                                                              "'__func__' is outside gradcli's language"),
+    ("class A:\n    def f(self):\n        return super().__getattribute__('x')\nA().f()",
+     "3:16: AttributeError: 'super' object attribute '__getattribute__' is outside gradcli's language"),
+    ("class A:\n    pass\nsetattr(A, '__setattr__', print)", "3:1: AttributeError: type object 'A' attribute "
+                                                            "'__setattr__' is outside gradcli's language"),
+    ("class A:\n    pass\nsetattr(A(), '__dict__', {})", "3:1: AttributeError: 'A' object attribute '__dict__' is "
+                                                       "outside gradcli's language"),
+    ("class A:\n    pass\ngetattr(A, '__subclasses__')", "3:1: AttributeError: type object 'A' attribute "
+                                                         "'__subclasses__' is outside gradcli's language"),
+    ("class A:\n    pass\ndel A.__init__", "3:5: AttributeError: type object 'A' attribute '__init__' is outside "
+                                           "gradcli's language"),
+    ("class A:\n    @property\n    def p(self):\n        return 1\nA.p.fget.__code__",
+     "5:1: AttributeError: 'function' object attribute '__code__' is outside gradcli's language"),
+    ("class A(Exception):\n    pass\ntry:\n    raise A()\nexcept A as e:\n    e.__traceback__",
+     "6:5: AttributeError: 'A' object attribute '__traceback__' is outside gradcli's language"),
+    ("class A(Exception):\n    pass\ntry:\n    raise A()\nexcept A as e:\n    e.with_traceback(None).__context__",
+     "6:5: AttributeError: 'A' object attribute '__context__' is outside gradcli's language"),
+    ("import torch\nclass T(torch.Tensor):\n    pass", "2:1: TypeError: subclassing 'Tensor' is outside gradcli's "
+                                                     "language: a script's class may derive from its own classes, "
+                                                     "object, the exception classes and the library classes gradcli "
+                                                     "provides"),
+    ("class A(1):\n    pass", "1:1: TypeError: a class cannot derive from 1: bases must be classes"),
+    ("class A(print):\n    pass", "1:1: TypeError: a class cannot derive from <built-in function print>: bases must "
+                                  "be classes"),
+    ("class A(BaseException):\n    pass", "1:9: NameError: name 'BaseException' is not defined: Python's builtin "
+                                         "'BaseException' is outside gradcli's language"),
+])
+def test_nothing_behind_a_class_is_reachable(source, message):
+    assert located_error(source) == message
+
+
+def test_recursion_through_special_methods_is_bounded():
+    assert located_error("class A:\n    def __repr__(self):\n        return repr(self)\nprint(A())").endswith(
+        "RecursionError: maximum recursion depth exceeded")
+    assert located_error("class A:\n    def __getattr__(self, n):\n        return self.missing\nA().x").endswith(
+        "RecursionError: maximum recursion depth exceeded")
+
+
+def test_a_script_exit_cannot_swallow_the_timeout():
+    from gradcli import cli
+    import subprocess
+    import sys
+    source = ("class Swallow:\n    def __enter__(self):\n        return self\n    def __exit__(self, t, v, tb):\n"
+              "        return True\nwith Swallow():\n    while True:\n        pass\nprint('escaped')\n")
+    p = subprocess.run([sys.executable, "-m", "gradcli", "--timeout", "1", "-c", source], capture_output=True,
+                       text=True, timeout=60)
+    assert cli is not None
+    assert (p.returncode, p.stdout) == (124, "")
+
+
+def test_instances_count_against_the_list_bound():
+    message = located_error("class A:\n    pass\nxs = [A() for _ in range(10 ** 9)]")
+    assert "MemoryError" in message
