@@ -95,6 +95,15 @@ SNIPPETS = [
     "import functools\ndef trace(f):\n    @functools.wraps(f)\n    def inner(x):\n        return ('traced', f(x))\n"
     "    return inner\nclass A:\n    @trace\n    def m(self):\n        return 1\n    @staticmethod\n    @trace\n"
     "    def s(x):\n        return x\nprint(A().m(), A.s(2), A.m.__qualname__, A.m.__name__)",
+    # private names
+    "class A:\n    __x = 1\n    def __f(self, __p=2):\n        return __p\n    def h(self):\n"
+    "        return self.__f(), A.__x, self.__f.__qualname__, self.__f.__name__\n    class __B:\n"
+    "        def __m(self):\n            return 'm'\n        def call(self):\n            return self.__m()\n"
+    "    def b(self):\n        return self.__B().call(), self.__B.__qualname__\n"
+    "print([k for k in ['_A__B', '_A__f', '_A__x', '__x', '__f'] if hasattr(A, k)], A().h(), A().b(), A._A__x)",
+    "class __C:\n    __y = 5\n    def get(self):\n        return self.__y\nprint(__C().get(), hasattr(__C, '__y'))",
+    "class A:\n    def __init__(self):\n        self.__secret = 1\nclass B(A):\n    def __init__(self):\n"
+    "        super().__init__()\n        self.__secret = 2\nb = B()\nprint(b._A__secret, b._B__secret)",
     # __name__ and qualified names
     "print(__name__)\nif __name__ == '__main__':\n    print('main')",
     "class A:\n    def m(self):\n        def inner():\n            return 1\n        return inner\nprint(A.m.__qualname__, "
@@ -244,5 +253,10 @@ def test_a_script_exit_cannot_swallow_the_timeout():
 
 
 def test_instances_count_against_the_list_bound():
-    message = located_error("class A:\n    pass\nxs = [A() for _ in range(10 ** 9)]")
-    assert "MemoryError" in message
+    from gradcli.engine.state import STATE
+    before, STATE.max_items = STATE.max_items, 10 ** 4
+    try:
+        message = located_error("class A:\n    pass\nxs = [A() for _ in range(10 ** 9)]")
+    finally:
+        STATE.max_items = before
+    assert message.startswith("3:6: MemoryError: a list of ")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import random as _random
+from types import MethodType
 
 from gradcli.language import bounds, classes
 from gradcli.language import torchapi
@@ -175,7 +176,8 @@ def get_method(obj, name: str):
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
 _PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel")),
-                   staticmethod: frozenset(), classmethod: frozenset()}
+                   staticmethod: frozenset(), classmethod: frozenset(),
+                   MethodType: classes.FUNCTION_INFO}      # a script's method bound to its object
 
 
 def register_function_type(cls) -> None:

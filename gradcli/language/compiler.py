@@ -16,7 +16,7 @@ import sys
 import operator
 from types import MethodType
 
-from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi
+from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine.autograd import ModeDecorated
@@ -189,6 +189,7 @@ class Compiler:
         self.scope = None             # scopes.Scope of the function being compiled, None at top level
         self.qualname = ""            # the prefix of qualified names made here: '', 'f.<locals>.', 'Net.'
         self.first_param = None       # the first parameter of the function being compiled (super() reads it)
+        self.private = None           # the private-name prefix of the class being compiled in ('_Net'), or None
         self.depth = 0                # expression nesting while compiling
 
     # ------------------------------------------------------------------------------------ entry
@@ -524,9 +525,17 @@ class Compiler:
             return orelse(env) if orelse is not None else None
         return run_for
 
+    def _unmangled(self, name: str) -> str:
+        """A def's or class's own name as it prints (`__helper`), though it binds its private form
+        (`_Net__helper`, gradcli.language.treebuild._mangle)."""
+        private = self.private
+        if private is not None and name.startswith(private + "__"):
+            return name[len(private):]
+        return name
+
     def s_FunctionDef(self, node):
         decorators = self._decorators(node)
-        make = self._function(node.name, node, self.block)
+        make = self._function(self._unmangled(node.name), node, self.block)
         bind = self.binder(node.name)
         if decorators is None:
             def define(env):
@@ -560,17 +569,18 @@ class Compiler:
         the class made from that namespace (gradcli.language.classes), decorated and bound."""
         decorators = self._decorators(node)
         bases = [self.expr(b) for b in node.bases]
-        outer, outer_qualname = self.scope, self.qualname
+        outer, outer_qualname, outer_private = self.scope, self.qualname, self.private
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
-        qualname = outer_qualname + node.name
-        self.scope, self.qualname = scope, qualname + "."
+        shown = self._unmangled(node.name)
+        qualname = outer_qualname + shown
+        self.scope, self.qualname, self.private = scope, qualname + ".", treebuild.private_prefix(shown)
         try:
             body = self.block(node.body)
         finally:
-            self.scope, self.qualname = outer, outer_qualname
+            self.scope, self.qualname, self.private = outer, outer_qualname, outer_private
         keys = [(CLASS_CELL + n, self._outer_key(n)) for n in scope.frees]
         class_cell = "__class__" in scope.cells
-        name, line, col = node.name, node.line, node.col
+        name, line, col = shown, node.line, node.col
         make_class = classes.make_class
 
         def make(env):

@@ -9,7 +9,7 @@ from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension, Constant, Continue,
     Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
-    Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
+    Module, Name, Node, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
 from gradcli.language.syntaxerrors import error_at, refused
@@ -98,6 +98,52 @@ def _check_class_body(body: list) -> None:
         for name, where in names:
             if is_dunder(name) and name not in SPECIAL_METHODS and name not in CLASS_DUNDERS:
                 raise refused(f"defining {name} in a class is", where)
+
+
+def private_prefix(class_name: str):
+    """What Python puts before a private name (`__x`) used in the class `class_name`: `_Net` for Net and
+    _Net; None for a name of underscores only, whose private names stay as they are."""
+    stripped = class_name.lstrip("_")
+    return "_" + stripped if stripped else None
+
+
+def _mangled(name: str, prefix: str) -> str:
+    if name[:2] == "__" and name[-2:] != "__":
+        return prefix + name
+    return name
+
+
+def _mangle(body: list, prefix: str) -> None:
+    """Python's private names: in a class body, and in the functions in it, every identifier `__x` (not
+    ending in `__`) that a name, attribute, parameter, def, class, except or global/nonlocal statement
+    spells is `_Class__x`. A nested class's body has its own prefix (given when it was built, before its
+    enclosing class's); keyword argument names are not mangled, as in Python."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is Name:
+            n.id = _mangled(n.id, prefix)
+            continue
+        if kind is Attribute:
+            n.attr = _mangled(n.attr, prefix)
+        elif kind is Param or kind is FunctionDef:
+            n.name = _mangled(n.name, prefix)
+        elif kind is ClassDef:
+            n.name = _mangled(n.name, prefix)
+            stack.extend(n.bases)
+            stack.extend(n.decorators)
+            continue
+        elif kind is Global or kind is Nonlocal:
+            n.names = [_mangled(x, prefix) for x in n.names]
+        elif kind is ExceptHandler and n.name is not None:
+            n.name = _mangled(n.name, prefix)
+        for field in n._fields:
+            value = getattr(n, field)
+            if isinstance(value, Node):
+                stack.append(value)
+            elif type(value) is list:
+                stack.extend(v for v in value if isinstance(v, Node))
 
 
 def _loop_else(orelse) -> list:
@@ -239,6 +285,9 @@ class Builder:
         if keywords:
             raise refused("class keywords (metaclass=...) are", keywords[0])
         _check_class_body(body)
+        prefix = private_prefix(name.value)
+        if prefix is not None:
+            _mangle(body, prefix)
         return ClassDef(name.value, bases, body, [], line=tok.line, col=tok.col)
 
     def decorated(self, c):
