@@ -1043,14 +1043,14 @@ class Compiler:
                 for scope_now in items(inner, 0, iterable):
                     _put(out, key(scope_now), value(scope_now), line, col)
                     if len(out) > STATE.max_items:
-                        raise bounds.built_too_many(limit_kind)
+                        raise _located(bounds.built_too_many(limit_kind), line, col)
                 return out
             out = []
             append = out.append
             for scope_now in items(inner, 0, iterable):
                 append(elt(scope_now))
                 if len(out) > STATE.max_items:
-                    raise bounds.built_too_many(limit_kind)
+                    raise _located(bounds.built_too_many(limit_kind), line, col)
             return _as_set(out, line, col) if kind == "set" else out
         return make
 
@@ -1362,6 +1362,11 @@ _COMPREHENSION_NAMES = {"list": "<listcomp>.", "set": "<setcomp>.", "dict": "<di
 # `from __future__ import ...`: the features of Python 3 that are on anyway; barry_as_FLUFL (`<>`) is not
 FUTURE_FEATURES = ("nested_scopes", "generators", "division", "absolute_import", "with_statement", "print_function",
                    "unicode_literals", "generator_stop", "annotations")
+
+
+def _located(exc: BaseException, line: int, col: int) -> BaseException:
+    locate(exc, line, col)
+    return exc
 
 
 def _check_future_imports(body: list) -> None:
