@@ -204,11 +204,11 @@ class Layout:
                                    f"parenthesis '{opener.value}'", tok)
             elif prev not in operand_ends:
                 # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
+                # A prefix `*`/`**` unpacks (f(*xs), [*a, *b], def f(*args)) and never nests deeper.
                 if kind in self.stars:
                     if prev == self.import_:
                         raise refused("'from ... import *' is", tok)
-                    raise refused("star-args and starred expressions (*x, **x) are", tok)
-                if kind == self.at:
+                elif kind == self.at:
                     if prev in self.statement_starts:
                         raise refused("decorators are", tok)
                 else:

@@ -186,12 +186,15 @@ def _children(node):
 
 
 def _target_nodes(t):
-    """The Name nodes an assignment target binds (a name, or a tuple or list of targets)."""
+    """The Name nodes an assignment target binds (a name, or a tuple or list of targets, one of which
+    may be starred)."""
     if isinstance(t, syntax.Name):
         yield t
     elif isinstance(t, (syntax.Tuple, syntax.List)):
         for e in t.elts:
             yield from _target_nodes(e)
+    elif isinstance(t, syntax.Starred):
+        yield from _target_nodes(t.value)
 
 
 def _bound_outside(scope: Scope | None, name: str) -> bool:
@@ -227,7 +230,8 @@ def _collect(node, used: set, nested: list) -> None:
 
 
 def local_names(fn: syntax.FunctionDef) -> frozenset:
-    """Names a function binds (parameters, assignment and loop targets, imports, nested defs, `del`):
+    """Names a function binds (parameters of every kind, *args and **kwargs included, assignment and loop
+    targets, starred ones included, imports, nested defs, `del`):
     Python treats every such name as local to the whole function body."""
     names = {p.name for p in fn.params}
     names.update(t.id for t in _assigned_targets(fn.body))

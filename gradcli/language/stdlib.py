@@ -462,6 +462,12 @@ NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "inpu
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
 
 
+def torch_name(f) -> str | None:
+    """'torch.nn.functional.relu' for a torch function as a script holds or calls it, else None."""
+    entry = _PUBLIC.get(id(f))
+    return f"{entry[0]}.{entry[1]}" if entry is not None and entry[2] is f else None
+
+
 def numpy_keywords(f, kwargs: dict) -> dict:
     """The keywords of a call to `f` with numpy's names (axis=, keepdims=, ...) given PyTorch's, when `f`
     is a torch function or tensor method that PyTorch writes in C++ (its parser takes both names)."""
