@@ -164,8 +164,17 @@ class ScriptFunction:
                     if k in env:
                         raise TypeError(f"{self.qualname}() got multiple values for argument '{k}'")
                     env[k] = v
-            if len(env) < n:
-                self._fill_defaults(env, len(args))
+            if len(env) < n:            # defaults, written out here: a method call would cost plain calls
+                first_default = n - len(self.defaults)
+                missing = []
+                for i, p in enumerate(params):
+                    if p not in env:
+                        if i >= first_default:
+                            env[p] = self.defaults[i - first_default]
+                        else:
+                            missing.append(p)
+                if missing:
+                    raise TypeError(_missing(self, missing, "positional"))
         if self.cells is not None:
             for name in self.cells:
                 env[name] = Cell(env.get(name, EMPTY))
@@ -184,7 +193,7 @@ class ScriptFunction:
 
     def _fill_defaults(self, env: dict, given: int) -> None:
         """The positional parameters that arguments left unset take their defaults, or the call fails
-        with CPython's message naming every one that has none."""
+        with CPython's message naming every one that has none (for _bind; plain calls do it inline)."""
         params = self.params
         first_default = len(params) - len(self.defaults)
         missing = [p for p in params[given:first_default] if p not in env]
