@@ -233,3 +233,26 @@ def test_star_parameters_do_not_reach_the_callers_frame():
     source = ("def f(*args, **kwargs):\n    args = 1\n    kwargs['x'] = 2\n    return args\n"
               "d = {'y': 0}\nt = (1,)\nprint(f(*t, **d), d, t)\n")
     assert gradcli_output(source) == cpython_output(source)
+
+
+# ---------------------------------------------------------------- help and completion read the signature
+
+def test_help_shows_the_parameter_list_as_written():
+    source = "def f(a, /, b=1, *args, c, **kw):\n    pass\nhelp(f)\nhelp(lambda *xs, k=0: 0)\n"
+    assert gradcli_output(source) == ("f(a, /, b, *args, c, **kw)\n    A function defined in this session.\n"
+                                      "<lambda>(*xs, k)\n    A function defined in this session.\n")
+
+
+def test_completion_offers_the_keywords_a_call_can_take():
+    import io
+
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from gradcli.repl import completion
+    from gradcli.repl.shell import Options, Shell
+    shell = Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
+    shell.execute("def f(alpha, /, beta, *args, gamma, delta=1, **kwargs):\n    return alpha")
+    completer = completion.make_completer(shell)
+    found = [c.text for c in completer.get_completions(Document("f(1, "), CompleteEvent(completion_requested=False))]
+    assert found == ["beta=", "gamma=", "delta="]
