@@ -377,6 +377,9 @@ def expr(source):
     ("0x1F + 0o17 + 0b101 + 1_000", S.BinOp(S.BinOp(S.BinOp(C(31), "add", C(15)), "add", C(5)), "add", C(1000))),
     ("...", C(Ellipsis)),
     ("f'{x,}'", S.JoinedStr([S.FormattedValue(S.Tuple([N("x")]), None, None)])),
+    ("f'{*x,}'", S.JoinedStr([S.FormattedValue(S.Tuple([S.Starred(N("x"))]), None, None)])),
+    ("f(a, *b, k=1, **c)", S.Call(N("f"), [N("a"), S.Starred(N("b"))], [S.Keyword("k", C(1)), S.Keyword(None, N("c"))])),
+    ("{**d, 'k': 1}", S.Dict([None, C("k")], [N("d"), C(1)])),
 ])
 def test_tree(source, tree):
     assert expr(source) == tree
@@ -600,6 +603,7 @@ INVALID = {
         ("{**d for d in b}", "dict unpacking cannot be used in dict comprehension", 1, 2),
         ("*a += 1", "cannot use augmented assignment ('+=') on a starred expression", 1, 4),
         ("[*a if b else c]", "unexpected 'if' (expected ',' or ']')", 1, 5),
+        ("f'{*a}'", "f-string: cannot use starred expression here", 1, 4),
     ],
     "f-strings": [
         ("f'{}'", "f-string: empty expression not allowed", 1, 3),

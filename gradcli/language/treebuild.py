@@ -134,6 +134,8 @@ class Builder:
         return Module(body, line=1, col=1)
 
     def fstring_expr(self, c):
+        if type(c[0]) is Starred:          # f"{*a}": a field is one value (f"{*a,}" is a tuple)
+            raise error_at("f-string: cannot use starred expression here", c[0])
         return c[0]
 
     def simple_stmts(self, c):
