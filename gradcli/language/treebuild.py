@@ -276,7 +276,7 @@ class Builder:
                     param.kind = "positional_only"
                 continue
             if item.name in seen:
-                raise error_at(f"duplicate parameter '{item.name}' in function definition", item)
+                raise error_at(f"duplicate argument '{item.name}' in function definition", item)
             seen.add(item.name)
             if item.kind == "var_keyword":
                 var_keyword = True
@@ -286,7 +286,7 @@ class Builder:
                 if item.default is not None:
                     defaults = True
                 elif defaults:
-                    raise error_at("parameter without a default follows parameter with a default", item)
+                    raise error_at("non-default argument follows default argument", item)
             out.append(item)
         if bare_star and not any(p.kind == "keyword_only" for p in out):
             raise error_at("named arguments must follow bare *", star)
