@@ -83,10 +83,7 @@ def from_python(node):
         case ast.Pass():
             return S.Pass(**at)
         case ast.FunctionDef():
-            args = node.args.args
-            defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
-            params = [S.Param(a.arg, c(d), line=a.lineno, col=a.col_offset + 1) for a, d in zip(args, defaults)]
-            return S.FunctionDef(node.name, params, c(node.body), c(node.decorator_list), **at)
+            return S.FunctionDef(node.name, parameters(node.args), c(node.body), c(node.decorator_list), **at)
         case ast.ClassDef():
             return S.ClassDef(node.name, c(node.bases), c(node.body), c(node.decorator_list), **at)
         case ast.Return():
@@ -110,10 +107,7 @@ def from_python(node):
         case ast.Tuple():
             return S.Tuple(c(node.elts), **at)
         case ast.Lambda():
-            args = node.args.args
-            defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
-            params = [S.Param(a.arg, c(d), line=a.lineno, col=a.col_offset + 1) for a, d in zip(args, defaults)]
-            return S.Lambda(params, c(node.body), **at)
+            return S.Lambda(parameters(node.args), c(node.body), **at)
         case ast.ListComp():
             return S.ListComp(c(node.elt), c(node.generators), **at)
         case ast.SetComp():
@@ -125,7 +119,9 @@ def from_python(node):
         case ast.comprehension():
             return S.Comprehension(c(node.target), c(node.iter), c(node.ifs))
         case ast.Dict():
-            return S.Dict(c(node.keys), c(node.values), **at)
+            return S.Dict([c(k) for k in node.keys], c(node.values), **at)
+        case ast.Starred():
+            return S.Starred(c(node.value), **at)
         case ast.Set():
             return S.Set(c(node.elts), **at)
         case ast.BinOp():
@@ -148,6 +144,22 @@ def from_python(node):
         case ast.Slice():
             return S.Slice(c(node.lower), c(node.upper), c(node.step), **at)
     raise AssertionError(f"no gradcli counterpart for {ast.dump(node)}")
+
+
+def parameters(args: ast.arguments) -> list:
+    """CPython's parameter list as gradcli's Params, in the order they are written."""
+    def param(a, default, kind):
+        return S.Param(a.arg, from_python(default), kind, line=a.lineno, col=a.col_offset + 1)
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + args.defaults
+    kinds = ["positional_only"] * len(args.posonlyargs) + ["positional"] * len(args.args)
+    out = [param(a, d, k) for a, d, k in zip(positional, defaults, kinds)]
+    if args.vararg is not None:
+        out.append(param(args.vararg, None, "var_positional"))
+    out += [param(a, d, "keyword_only") for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg is not None:
+        out.append(param(args.kwarg, None, "var_keyword"))
+    return out
 
 
 def children(node):
@@ -275,6 +287,23 @@ VALID = {
         "torch.tensor([1.0, 2.0], requires_grad=True)", "f(a)(b)", "f(a)[0].b", "print('a', 'b', sep='-', end='!')",
         "f(a if b else c, d=e or f)", "f(x=(1, 2))",
     ],
+    "star-args and keyword-only parameters": [
+        "f(*a)", "f(**k)", "f(*a, **k)", "f(a, *b, c, *d, k=1, **e)", "f(a=1, *b)", "f(**d, k=1)", "f(**a, **b)",
+        "f(*a or b)", "f(*a if b else c)", "f(*a, )", "f(*[1, 2], *(3,))", "f(x, *args, key=v, **kwargs)",
+        "def f(*args):\n    pass", "def f(**kwargs):\n    pass", "def f(a, *args, b, c=1, **kw):\n    pass",
+        "def f(*, a):\n    pass", "def f(*, a=1, b):\n    pass", "def f(a, /):\n    pass",
+        "def f(a, b=1, /, c=2, *, d, e=3, **f):\n    pass", "def f(a, /, b):\n    pass", "def f(*a,):\n    pass",
+        "def f(**k,):\n    pass", "def f(a, /, *, b):\n    pass", "lambda *a: a", "lambda **k: k",
+        "lambda *, k=1: k", "lambda a, /, b=2: a", "lambda *a, **k: (a, k)", "lambda x, *ys: [x, *ys]",
+    ],
+    "starred expressions and targets": [
+        "[*a]", "[*a, *b]", "[1, *a, 2]", "(*a,)", "(*a, 1)", "*a, b", "x = *a, *b", "{*a}", "{*a, *b, 1}",
+        "{**d}", "{**d1, 'k': 1, **d2}", "{'a': 1, **d}", "{**d,}", "[*a | b]", "[*a + b]", "[*f(x), *x[0]]",
+        "a, *rest = xs", "*init, last = xs", "*a, = xs", "[a, *b] = xs", "a, *b, c = xs", "(a, *b), c = xs",
+        "a, (b, *c) = xs", "*a.b, c[0] = d", "for a, *b in rows:\n    pass", "for *a, b in rows:\n    pass",
+        "for x in *a, *b:\n    pass", "[x for a, *x in rows]", "a = b, *c = xs", "def f():\n    return *a, b",
+        "with a as (b, *c): pass",
+    ],
     "subscripts": [
         "x[0]", "x[-1]", "x[0, 1]", "x[1:]", "x[:2]", "x[:]", "x[::2]", "x[1:2:3]", "x[::-1]", "x[::]",
         "x[0, 1:, None, ...]", "x[mask]", "x[i][j]", "x[..., 0]", "x[:, None]", "x[a:b, c]", "x[0,]",
@@ -360,6 +389,9 @@ def expr(source):
     ("0x1F + 0o17 + 0b101 + 1_000", S.BinOp(S.BinOp(S.BinOp(C(31), "add", C(15)), "add", C(5)), "add", C(1000))),
     ("...", C(Ellipsis)),
     ("f'{x,}'", S.JoinedStr([S.FormattedValue(S.Tuple([N("x")]), None, None)])),
+    ("f'{*x,}'", S.JoinedStr([S.FormattedValue(S.Tuple([S.Starred(N("x"))]), None, None)])),
+    ("f(a, *b, k=1, **c)", S.Call(N("f"), [N("a"), S.Starred(N("b"))], [S.Keyword("k", C(1)), S.Keyword(None, N("c"))])),
+    ("{**d, 'k': 1}", S.Dict([None, C("k")], [N("d"), C(1)])),
 ])
 def test_tree(source, tree):
     assert expr(source) == tree
@@ -373,7 +405,8 @@ def test_statement_trees():
     assert (imp1, imp2) == (S.Import("torch.nn.functional", "F"), S.Import("math", None))
     assert frm == S.ImportFrom("torch.autograd", [("Variable", None), ("grad", "g")])
     assert with_ == S.With([S.WithItem(S.Call(S.Attribute(N("torch"), "no_grad"), [], []), N("ng"))], [S.Pass()])
-    assert func == S.FunctionDef("f", [S.Param("a", None), S.Param("b", C(2))], [S.Return(None)], [])
+    assert func == S.FunctionDef("f", [S.Param("a", None, "positional"), S.Param("b", C(2), "positional")],
+                                 [S.Return(None)], [])
 
 
 def test_elif_chains_nest():
@@ -428,7 +461,7 @@ INVALID = {
         ("x = = 1", "unexpected '=' (expected an expression)", 1, 5),
         ("from torch import", "unexpected end of line (expected a name or '(')", 1, 18),
         ("import", "unexpected end of line (expected a name)", 1, 7),
-        ("def f(1): pass", "unexpected number 1 (expected a name or ')')", 1, 7),
+        ("def f(1): pass", "unexpected number 1 (expected a name, '*', '**', '/' or ')')", 1, 7),
         ("x = [1, 2 3]", "unexpected number 3 (expected ',' or ']')", 1, 11),
         ("x = @y", "unexpected '@' (expected an expression)", 1, 5),
         ("return x = 1", "unexpected '=' (expected end of line)", 1, 10),
@@ -476,14 +509,13 @@ INVALID = {
         ("x = '\\N{NOT A NAME}'", "unknown Unicode character name 'NOT A NAME'", 1, 6),
     ],
     "outside the language": [
-        ("f = lambda x, x: x", "duplicate parameter 'x' in function definition", 1, 15),
-        ("f = lambda x=1, y: x", "parameter without a default follows parameter with a default", 1, 17),
+        ("f = lambda x, x: x", "duplicate argument 'x' in function definition", 1, 15),
+        ("f = lambda x=1, y: x", "non-default argument follows default argument", 1, 17),
         ("f = lambda: x = 1", "cannot assign to an expression", 1, 15),
         ("[x for x in y if a else b]", "expected ']'", 1, 20),
         ("f(x for x in y, 1)", "expected ')'", 1, 15),
         ("[x for 1 in y]", "cannot assign to a literal", 1, 4),
         ("[x async for x in y]", "async code (async/await) is " + NOT_OURS, 1, 4),
-        ("d = {**e}", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 6),
         ("{1: 2} = x", "cannot assign to a dict literal", 1, 8),
         ("{1} = x", "cannot assign to a set display", 1, 5),
         ("d = {1: }", "unexpected '}' (expected an expression)", 1, 9),
@@ -495,10 +527,6 @@ INVALID = {
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
         ("(y := 5)", "assignment expressions (:=) are " + NOT_OURS, 1, 4),
         ("def f(x) -> int:\n    pass", "annotations are " + NOT_OURS, 1, 10),
-        ("f(*args)", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 3),
-        ("f(a, **kw)", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 6),
-        ("a, *b = c", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 4),
-        ("def f(*a):\n    pass", "star-args and starred expressions (*x, **x) are " + NOT_OURS, 1, 7),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
@@ -529,12 +557,64 @@ INVALID = {
     "calls and definitions": [
         ("f(a=1, b)", "positional argument follows keyword argument", 1, 8),
         ("f(a=1, a=2)", "keyword argument repeated: a", 1, 8),
-        ("def f(a=1, b):\n    pass", "parameter without a default follows parameter with a default", 1, 12),
-        ("def f(a, a):\n    pass", "duplicate parameter 'a' in function definition", 1, 10),
+        ("def f(a=1, b):\n    pass", "non-default argument follows default argument", 1, 12),
+        ("def f(a, a):\n    pass", "duplicate argument 'a' in function definition", 1, 10),
         ("return 1", "'return' outside function", 1, 1),
         ("if x:\n    break", "'break' outside loop", 2, 5),
         ("continue", "'continue' not properly in loop", 1, 1),
         ("for x in y:\n    def f():\n        break", "'break' outside loop", 3, 9),
+    ],
+    "star-args and parameter lists": [
+        ("def f(*): pass", "named arguments must follow bare *", 1, 7),
+        ("def f(*, **k): pass", "named arguments must follow bare *", 1, 7),
+        ("def f(*,): pass", "named arguments must follow bare *", 1, 7),
+        ("lambda *: 0", "named arguments must follow bare *", 1, 8),
+        ("def f(a, /, /): pass", "/ may appear only once", 1, 13),
+        ("def f(*, a, /): pass", "/ must be ahead of *", 1, 13),
+        ("def f(*a, /): pass", "/ must be ahead of *", 1, 11),
+        ("def f(/): pass", "at least one argument must precede /", 1, 7),
+        ("def f(*a, *b): pass", "* argument may appear only once", 1, 11),
+        ("def f(*, a, *b): pass", "* argument may appear only once", 1, 13),
+        ("lambda *a, *b: 0", "* argument may appear only once", 1, 12),
+        ("def f(**k, a): pass", "arguments cannot follow var-keyword argument", 1, 12),
+        ("def f(**k, *a): pass", "arguments cannot follow var-keyword argument", 1, 12),
+        ("def f(**k, /): pass", "arguments cannot follow var-keyword argument", 1, 12),
+        ("lambda **k, a: 0", "arguments cannot follow var-keyword argument", 1, 13),
+        ("def f(**k=1): pass", "var-keyword argument cannot have default value", 1, 10),
+        ("def f(*a=1): pass", "var-positional argument cannot have default value", 1, 9),
+        ("def f(a=1, /, b): pass", "non-default argument follows default argument", 1, 15),
+        ("def f(a, *a): pass", "duplicate argument 'a' in function definition", 1, 11),
+        ("def f(a, **a): pass", "duplicate argument 'a' in function definition", 1, 12),
+        ("def f(*, a, a): pass", "duplicate argument 'a' in function definition", 1, 13),
+        ("f(**d, *a)", "iterable argument unpacking follows keyword argument unpacking", 1, 8),
+        ("f(**d, a)", "positional argument follows keyword argument unpacking", 1, 8),
+        ("f(*a, b=1, c)", "positional argument follows keyword argument", 1, 12),
+        ("f(*)", "unexpected ')' (expected an expression)", 1, 4),
+        ("f(**)", "unexpected ')' (expected an expression)", 1, 5),
+        ("f(x=*a)", "unexpected '*' (expected an expression)", 1, 5),
+        ("a + *b", "unexpected '*' (expected an expression)", 1, 5),
+        ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
+    ],
+    "starred targets and displays": [
+        ("*a = b", "starred assignment target must be in a list or tuple", 1, 1),
+        ("a, *b, *c = d", "multiple starred expressions in assignment", 1, 1),
+        ("[a, *b, *c] = d", "multiple starred expressions in assignment", 1, 1),
+        ("a, (*b, *c) = d", "multiple starred expressions in assignment", 1, 4),
+        ("for *a in b: pass", "starred assignment target must be in a list or tuple", 1, 5),
+        ("for a, *b, *c in d: pass", "multiple starred expressions in assignment", 1, 5),
+        ("[x for *a in b]", "starred assignment target must be in a list or tuple", 1, 8),
+        ("a, (*b) = d", "cannot use starred expression here", 1, 5),
+        ("(*a)", "cannot use starred expression here", 1, 2),
+        ("print((*a))", "cannot use starred expression here", 1, 8),
+        ("del *a", "cannot delete starred", 1, 5),
+        ("del a, *b", "cannot delete starred", 1, 8),
+        ("[*a for a in b]", "iterable unpacking cannot be used in comprehension", 1, 2),
+        ("{*a for a in b}", "iterable unpacking cannot be used in comprehension", 1, 2),
+        ("(*a for a in b)", "iterable unpacking cannot be used in comprehension", 1, 2),
+        ("{**d for d in b}", "dict unpacking cannot be used in dict comprehension", 1, 2),
+        ("*a += 1", "cannot use augmented assignment ('+=') on a starred expression", 1, 4),
+        ("[*a if b else c]", "unexpected 'if' (expected ',' or ']')", 1, 5),
+        ("f'{*a}'", "f-string: cannot use starred expression here", 1, 4),
     ],
     "f-strings": [
         ("f'{}'", "f-string: empty expression not allowed", 1, 3),
@@ -549,7 +629,7 @@ INVALID = {
         ("f'{x # c}'", "f-string expression part cannot include '#'", 1, 6),
         ("f'{\"\\n\"}'", "f-string expression part cannot include a backslash", 1, 4),
         ("x = 1\nprint(f'a {x)} b')", "unmatched ')'", 2, 13),
-        ("f'{lambda: 1}'", "unexpected '}' (expected a name or ':')", 1, 10),
+        ("f'{lambda: 1}'", "unexpected '}' (expected a name, '*', '**', '/' or ':')", 1, 10),
     ],
 }
 

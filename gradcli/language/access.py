@@ -101,6 +101,9 @@ def _type_name(obj) -> str:
     return "function" if name == "ScriptFunction" else name
 
 
+type_name = _type_name      # for the compiler's messages about unpacking
+
+
 def get_attr(obj, name: str):
     """`obj.name` as a script reads it: a method comes as a value that prints as PyTorch's or
     CPython's own (gradcli.language.stdlib.Builtin)."""

@@ -192,6 +192,9 @@ def _take(iterable, kind: str, room: int | None = None) -> list:
     return out
 
 
+take = _take        # for the compiler: `*xs` in calls and displays, starred targets
+
+
 # Each bounded function takes the original's arguments as they come and, after its check, calls the
 # original with them, so wrong arguments get Python's own messages.
 

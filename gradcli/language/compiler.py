@@ -15,6 +15,7 @@ import builtins
 import sys
 import operator
 from types import MethodType
+from itertools import islice
 
 from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
@@ -89,19 +90,45 @@ _COMPARE = {
 }
 
 
+class Signature:
+    """The parameters of a function that has more than plain ones: positional-only ones (before `/`),
+    `*args`, keyword-only ones (after `*` or `*args`), `**kwargs`. Plain functions have none, so the
+    common call binds its arguments without looking here."""
+
+    __slots__ = ("positional", "posonly", "varargs", "kwonly", "varkw", "named", "shown")
+
+    def __init__(self, params: list):
+        self.positional = tuple(p.name for p in params if p.kind in syntax.POSITIONAL_KINDS)
+        self.posonly = sum(p.kind == "positional_only" for p in params)
+        self.varargs = next((p.name for p in params if p.kind == "var_positional"), None)
+        self.kwonly = tuple(p.name for p in params if p.kind == "keyword_only")
+        self.varkw = next((p.name for p in params if p.kind == "var_keyword"), None)
+        self.named = frozenset(self.positional[self.posonly:] + self.kwonly)    # what keywords may fill
+        shown = list(self.positional)
+        if self.posonly:
+            shown.insert(self.posonly, "/")
+        if self.varargs is not None or self.kwonly:
+            shown.append("*" + (self.varargs or ""))
+        shown.extend(self.kwonly)
+        if self.varkw is not None:
+            shown.append("**" + self.varkw)
+        self.shown = tuple(shown)
+
+
 class ScriptFunction:
     """A function defined with `def` or `lambda` in a script. In a class it is a method: reading it
     through an instance binds it (`__get__`), as a Python function is bound."""
 
-    __slots__ = ("name", "short_name", "params", "defaults", "body", "globals", "cells", "frees", "closure",
-                 "wrapped")
+    __slots__ = ("name", "qualname", "params", "defaults", "body", "globals", "cells", "frees", "closure",
+                 "signature", "kwdefaults", "wrapped")
 
-    def __init__(self, name, params, defaults, body, globals_, cells=None, frees=(), closure=(), short_name=None):
-        self.name = name              # its qualified name (`Net.forward`, `f.<locals>.g`): messages and repr use it
-        self.short_name = short_name if short_name is not None else name.rpartition(".")[2]
+    def __init__(self, name, qualname, params, defaults, body, globals_, cells=None, frees=(), closure=(),
+                 signature=None, kwdefaults=None):
+        self.name = name
+        self.qualname = qualname      # as Python's: outer.<locals>.name, which its messages use
         self.wrapped = None           # what functools.wraps made it stand for
-        self.params = params          # parameter names in order
-        self.defaults = defaults      # values for the trailing parameters that have defaults
+        self.params = params          # the names of the parameters filled by position, in order
+        self.defaults = defaults      # values for the trailing ones of those that have defaults
         self.body = body
         self.globals = globals_
         # Closures (gradcli.language.scopes): None for a function that neither reads an enclosing function's
@@ -109,52 +136,64 @@ class ScriptFunction:
         self.cells = cells            # its locals that nested functions read: each call puts them in Cells
         self.frees = frees            # names it reads from enclosing functions ...
         self.closure = closure        # ... and their Cells, taken when the `def` ran
+        self.signature = signature    # a Signature when it has `/`, `*`, `*args`, `**kwargs`; else None
+        self.kwdefaults = kwdefaults  # {keyword-only name: default}, or None
 
     def __repr__(self):
-        return f"<function {self.name} at {address(self)}>"
+        return f"<function {self.qualname} at {address(self)}>"
+
+    def parameters(self) -> tuple:
+        """Its parameter list as written, without defaults: ('a', '/', 'b', '*args', 'c', '**kw')."""
+        return tuple(self.params) if self.signature is None else self.signature.shown
+
+    def keyword_names(self) -> tuple:
+        """The parameters a keyword argument can fill."""
+        if self.signature is None:
+            return tuple(self.params)
+        sig = self.signature
+        return sig.positional[sig.posonly:] + sig.kwonly
 
     def __get__(self, obj, owner=None):
         return self if obj is None else MethodType(self, obj)
 
     @property
     def __name__(self):             # read by Python's bound-method repr, and by scripts (f.__name__)
-        return self.short_name
+        return self.name
 
     def __getattr__(self, name):    # __qualname__ (a class body cannot define it as a property)
         if name == "__qualname__":
-            return self.name
+            return self.qualname
         if name == "__wrapped__" and self.wrapped is not None:
             return self.wrapped
         raise AttributeError(f"'function' object has no attribute '{name}'")
 
     def __call__(self, *args, **kwargs):
-        params = self.params
-        n = len(params)
-        if len(args) > n:
-            given = len(args)
-            raise TypeError(f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} but "
-                            f"{given} {'were' if given != 1 else 'was'} given")
-        env = dict(zip(params, args))
-        if kwargs:
-            for k, v in kwargs.items():
-                if k not in params:
-                    raise TypeError(f"{self.name}() got an unexpected keyword argument '{k}'")
-                if k in env:
-                    raise TypeError(f"{self.name}() got multiple values for argument '{k}'")
-                env[k] = v
-        if len(env) < n:
-            first_default = n - len(self.defaults)
-            missing = []
-            for i, p in enumerate(params):
-                if p not in env:
-                    if i >= first_default:
-                        env[p] = self.defaults[i - first_default]
-                    else:
-                        missing.append(p)
-            if missing:
-                names = " and ".join(", ".join(repr(m) for m in missing).rsplit(", ", 1))
-                raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
-                                f"{'s' if len(missing) != 1 else ''}: {names}")
+        if self.signature is not None:
+            env = self._bind(args, kwargs)
+        else:
+            params = self.params
+            n = len(params)
+            if len(args) > n:
+                raise TypeError(_too_many_positional(self, len(args), 0))
+            env = dict(zip(params, args))
+            if kwargs:
+                for k, v in kwargs.items():
+                    if k not in params:
+                        raise TypeError(f"{self.qualname}() got an unexpected keyword argument '{k}'")
+                    if k in env:
+                        raise TypeError(f"{self.qualname}() got multiple values for argument '{k}'")
+                    env[k] = v
+            if len(env) < n:            # defaults, written out here: a method call would cost plain calls
+                first_default = n - len(self.defaults)
+                missing = []
+                for i, p in enumerate(params):
+                    if p not in env:
+                        if i >= first_default:
+                            env[p] = self.defaults[i - first_default]
+                        else:
+                            missing.append(p)
+                if missing:
+                    raise TypeError(_missing(self, missing, "positional"))
         if self.cells is not None:
             for name in self.cells:
                 env[name] = Cell(env.get(name, EMPTY))
@@ -170,6 +209,120 @@ class ScriptFunction:
         if signal.__class__ is _Return:
             return signal.value
         return None
+
+    def _fill_defaults(self, env: dict, given: int) -> None:
+        """The positional parameters that arguments left unset take their defaults, or the call fails
+        with CPython's message naming every one that has none (for _bind; plain calls do it inline)."""
+        params = self.params
+        first_default = len(params) - len(self.defaults)
+        missing = [p for p in params[given:first_default] if p not in env]
+        if missing:
+            raise TypeError(_missing(self, missing, "positional"))
+        for i in range(max(given, first_default), len(params)):
+            if params[i] not in env:
+                env[params[i]] = self.defaults[i - first_default]
+
+    def _bind(self, args: tuple, kwargs: dict) -> dict:
+        """The new frame's variables for a call of a function with a Signature, bound in CPython's
+        order (positional, *args, keywords, **kwargs, then defaults) and failing with its messages."""
+        sig = self.signature
+        positional = sig.positional
+        env = dict(zip(positional, args))
+        if sig.varargs is not None:
+            env[sig.varargs] = args[len(positional):]
+        extra = None
+        if sig.varkw is not None:
+            extra = env[sig.varkw] = {}
+        named = sig.named
+        for k, v in kwargs.items():
+            if k not in named:
+                if extra is not None:
+                    extra[k] = v
+                    continue
+                passed = [p for p in positional[:sig.posonly] if p in kwargs]
+                if passed:
+                    raise TypeError(f"{self.qualname}() got some positional-only arguments passed as keyword "
+                                    f"arguments: '{', '.join(passed)}'")
+                raise TypeError(f"{self.qualname}() got an unexpected keyword argument '{k}'")
+            if k in env:
+                raise TypeError(f"{self.qualname}() got multiple values for argument '{k}'")
+            env[k] = v
+        if len(args) > len(positional) and sig.varargs is None:
+            raise TypeError(_too_many_positional(self, len(args), sum(k in env for k in sig.kwonly)))
+        self._fill_defaults(env, len(args))
+        if sig.kwonly:
+            kwdefaults = self.kwdefaults or {}
+            missing = []
+            for k in sig.kwonly:
+                if k not in env:
+                    if k in kwdefaults:
+                        env[k] = kwdefaults[k]
+                    else:
+                        missing.append(k)
+            if missing:
+                raise TypeError(_missing(self, missing, "keyword-only"))
+        return env
+
+
+def _missing(f: ScriptFunction, names: list, kind: str) -> str:
+    """CPython's message for required arguments a call left out: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
+    quoted = [repr(n) for n in names]
+    listed = quoted[0] if len(quoted) == 1 else (
+        f"{quoted[0]} and {quoted[1]}" if len(quoted) == 2 else ", ".join(quoted[:-1]) + ", and " + quoted[-1])
+    return f"{f.qualname}() missing {len(names)} required {kind} argument{'s' if len(names) != 1 else ''}: {listed}"
+
+
+def _too_many_positional(f: ScriptFunction, given: int, kwonly_given: int) -> str:
+    """CPython's message for more positional arguments than a function without *args takes."""
+    n, defaults = len(f.params), len(f.defaults)
+    if defaults:
+        takes, plural = f"from {n - defaults} to {n}", "s"
+    else:
+        takes, plural = str(n), "s" if n != 1 else ""
+    also = ""
+    if kwonly_given:
+        also = (f" positional argument{'s' if given != 1 else ''} (and {kwonly_given} keyword-only "
+                f"argument{'s' if kwonly_given != 1 else ''})")
+    were = "was" if given == 1 and not kwonly_given else "were"
+    return f"{f.qualname}() takes {takes} positional argument{plural} but {given}{also} {were} given"
+
+
+def _function_str(f) -> str:
+    """How CPython names a callee in the errors of argument unpacking: module.qualname(), the module
+    left out for builtins."""
+    if f.__class__ is ScriptFunction:
+        return f"__main__.{f.qualname}()"
+    name = stdlib.torch_name(f)
+    if name is not None:
+        return name + "()"
+    if f.__class__ is stdlib.Builtin:
+        return f"{f.name}()"
+    return f"{getattr(f, '__name__', access.type_name(f))}()"
+
+
+def _unpacked(value, f, room: int, kind: str = "list") -> list:
+    """The items of `*value` in a call (f: the callee when `*value` is its only positional argument,
+    else None) or in a display (kind: the display's type), refused past `room` of them before they
+    are all built (gradcli.language.bounds)."""
+    if value.__class__ not in _SIZED:
+        try:
+            value = iter(value)
+        except TypeError:
+            if kind == "set":
+                raise
+            where = f"{_function_str(f)} argument" if f is not None else "Value"
+            raise TypeError(f"{where} after * must be an iterable, not {access.type_name(value)}") from None
+    return bounds.take(value, kind, room)
+
+
+def _merge_keywords(kw: dict, mapping, f) -> None:
+    """`**mapping` in a call to f: its items join the keyword arguments `kw`, none of them twice."""
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{_function_str(f)} argument after ** must be a mapping, not {access.type_name(mapping)}")
+    for k, v in mapping.items():
+        if k in kw:
+            raise TypeError(f"{_function_str(f)} got multiple values for keyword argument '{k}'")
+        kw[k] = v
 
 
 access.register_function_type(ScriptFunction)
@@ -187,7 +340,7 @@ class Compiler:
         self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
         self.scope = None             # scopes.Scope of the function being compiled, None at top level
-        self.qualname = ""            # the prefix of qualified names made here: '', 'f.<locals>.', 'Net.'
+        self.prefix = ""              # the start of the qualified names of functions defined here
         self.first_param = None       # the first parameter of the function being compiled (super() reads it)
         self.private = None           # the private-name prefix of the class being compiled in ('_Net'), or None
         self.depth = 0                # expression nesting while compiling
@@ -451,12 +604,15 @@ class Compiler:
                     raise
             return store_item
         if isinstance(target, (syntax.Tuple, syntax.List)):
+            if any(t.__class__ is syntax.Starred for t in target.elts):
+                return self._store_starred(target)
             stores = [self.store(t) for t in target.elts]
             n = len(stores)
 
             def store_unpack(env, v):
                 try:
-                    items = list(v) if v.__class__ is not tuple and v.__class__ is not list else v
+                    # one more item than the targets tells "too many" without taking an endless iterable
+                    items = list(islice(v, n + 1)) if v.__class__ is not tuple and v.__class__ is not list else v
                 except TypeError:
                     e = TypeError(f"cannot unpack non-iterable {type(v).__name__} object")
                     locate(e, line, col)
@@ -472,6 +628,38 @@ class Compiler:
                     store(env, item)
             return store_unpack
         raise NotImplementedError(f"assignment to {type(target).__name__}")
+
+    def _store_starred(self, target):
+        """A function (env, value) for a target such as `first, *rest, last`: the starred one takes the
+        items the others leave, as a list; the whole iterable is taken, within the list bound."""
+        elts = target.elts
+        at = next(i for i, t in enumerate(elts) if t.__class__ is syntax.Starred)
+        before = [self.store(t) for t in elts[:at]]
+        rest = self.store(elts[at].value)
+        after = [self.store(t) for t in elts[at + 1:]]
+        needed = len(before) + len(after)
+        line, col = target.line, target.col
+
+        def store_starred(env, v):
+            try:
+                if v.__class__ not in _SIZED:
+                    try:
+                        v = iter(v)
+                    except TypeError:
+                        raise TypeError(f"cannot unpack non-iterable {access.type_name(v)} object") from None
+                items = bounds.take(v, "list")
+                if len(items) < needed:
+                    raise ValueError(f"not enough values to unpack (expected at least {needed}, got {len(items)})")
+            except BaseException as e:
+                locate(e, line, col)
+                raise
+            for store, item in zip(before, items):
+                store(env, item)
+            end = len(items) - len(after)
+            rest(env, items[len(before):end])
+            for store, item in zip(after, items[end:]):
+                store(env, item)
+        return store_starred
 
     def s_If(self, node):
         test, body = self.expr(node.test), self.block(node.body)
@@ -569,15 +757,15 @@ class Compiler:
         the class made from that namespace (gradcli.language.classes), decorated and bound."""
         decorators = self._decorators(node)
         bases = [self.expr(b) for b in node.bases]
-        outer, outer_qualname, outer_private = self.scope, self.qualname, self.private
+        outer, outer_prefix, outer_private = self.scope, self.prefix, self.private
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
         shown = self._unmangled(node.name)
-        qualname = outer_qualname + shown
-        self.scope, self.qualname, self.private = scope, qualname + ".", treebuild.private_prefix(shown)
+        qualname = outer_prefix + shown
+        self.scope, self.prefix, self.private = scope, qualname + ".", treebuild.private_prefix(shown)
         try:
             body = self.block(node.body)
         finally:
-            self.scope, self.qualname, self.private = outer, outer_qualname, outer_private
+            self.scope, self.prefix, self.private = outer, outer_prefix, outer_private
         keys = [(CLASS_CELL + n, self._outer_key(n)) for n in scope.frees]
         class_cell = "__class__" in scope.cells
         name, line, col = shown, node.line, node.col
@@ -619,33 +807,43 @@ class Compiler:
             return lambda env: _Return(value(env))
         return self._function("<lambda>", node, body)
 
-    def _function(self, short_name: str, node, compile_body):
+    def _function(self, name: str, node, compile_body):
         """A function (env) -> ScriptFunction for a def or a lambda: its defaults evaluated when it is
-        made, its body compiled once in its own scope, its closure taken from the enclosing call."""
-        params = [p.name for p in node.params]
-        defaults = [self.expr(p.default) for p in node.params if p.default is not None]
-        outer, outer_qualname, outer_first = self.scope, self.qualname, self.first_param
+        made (positional ones, then keyword-only ones, as in CPython), its body compiled once in its own
+        scope, its closure taken from the enclosing call."""
+        positional = [p for p in node.params if p.kind in syntax.POSITIONAL_KINDS]
+        params = [p.name for p in positional]
+        defaults = [self.expr(p.default) for p in positional if p.default is not None]
+        kwdefaults = [(p.name, self.expr(p.default)) for p in node.params
+                      if p.kind == "keyword_only" and p.default is not None]
+        signature = None
+        if len(positional) < len(node.params) or any(p.kind == "positional_only" for p in positional):
+            signature = Signature(node.params)
+        qualname = self.prefix + name
+        outer, outer_prefix, outer_first = self.scope, self.prefix, self.first_param
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
-        name = outer_qualname + short_name
-        self.scope, self.qualname = scope, name + ".<locals>."
-        self.first_param = params[0] if params else None
+        self.scope, self.prefix = scope, qualname + ".<locals>."
+        self.first_param = node.params[0].name if node.params and node.params[0].kind in syntax.POSITIONAL_KINDS \
+            else None
         try:
             body = compile_body(node.body)
         finally:
-            self.scope, self.qualname, self.first_param = outer, outer_qualname, outer_first
+            self.scope, self.prefix, self.first_param = outer, outer_prefix, outer_first
         globals_ = self.globals
-        if not scope.cells and not scope.frees:
-            return lambda env: ScriptFunction(name, params, [d(env) for d in defaults], body, globals_,
-                                              short_name=short_name)
-        cells, frees = tuple(sorted(scope.cells)), scope.frees
+        if signature is None and not scope.cells and not scope.frees:
+            return lambda env: ScriptFunction(name, qualname, params, [d(env) for d in defaults], body, globals_)
+        cells = tuple(sorted(scope.cells)) if scope.cells or scope.frees else None
+        frees = scope.frees
         keys = [self._outer_key(n) for n in frees]
 
-        def make_closure(env):
+        def make_function(env):
             # the Cells of the enclosing call that hold the names this function reads from it
             closure = tuple([env[k] for k in keys])
-            return ScriptFunction(name, params, [d(env) for d in defaults], body, globals_, cells, frees, closure,
-                                  short_name)
-        return make_closure
+            made_defaults = [d(env) for d in defaults]
+            made_kwdefaults = {n: d(env) for n, d in kwdefaults} if kwdefaults else None
+            return ScriptFunction(name, qualname, params, made_defaults, body, globals_, cells, frees, closure,
+                                  signature, made_kwdefaults)
+        return make_function
 
     def binder(self, name: str):
         """A function (env, value) that binds the variable `name` in the scope being compiled: a local,
@@ -933,25 +1131,35 @@ class Compiler:
         return load_class_name
 
     def e_List(self, node):
+        items = self._items(node, "list")
+        if items is not None:
+            return items
         elts = [self.expr(e) for e in node.elts]
         return lambda env: [e(env) for e in elts]
 
     def e_Dict(self, node):
         # CPython evaluates each key, then its value, left to right; a later equal key replaces an earlier one
-        pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+        # `**mapping` (a None key) merges its items in at its place, within the bound of a dict's size
+        pairs = [(self.expr(k) if k is not None else None, self.expr(v)) for k, v in zip(node.keys, node.values)]
         line, col = node.line, node.col
 
         def make_dict(env):
             d = {}
             for key, value in pairs:
+                if key is None:
+                    _update(d, value(env), line, col)
+                    continue
                 k = key(env)
                 _put(d, k, value(env), line, col)
             return d
         return make_dict
 
     def e_Set(self, node):
-        elts = [self.expr(e) for e in node.elts]
         line, col = node.line, node.col
+        items = self._items(node, "set")
+        if items is not None:
+            return lambda env: _as_set(items(env), line, col)
+        elts = [self.expr(e) for e in node.elts]
 
         def make_set(env):
             return _as_set([e(env) for e in elts], line, col)
@@ -976,12 +1184,14 @@ class Compiler:
         return self._comprehension(node, "generator")
 
     def _comprehension(self, node, kind: str):
-        outer, outer_qualname, outer_first = self.scope, self.qualname, self.first_param
+        outer, outer_prefix, outer_first = self.scope, self.prefix, self.first_param
         scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
         first = self.expr(node.generators[0].iter)
         self.scope = scope
-        self.qualname = outer_qualname + _COMPREHENSION_NAMES[kind]
         self.first_param = None
+        # lambdas in it are named as CPython names them: <listcomp>.<lambda>, f.<locals>.<genexpr>.<lambda>
+        self.prefix = outer_prefix + {"list": "<listcomp>.", "set": "<setcomp>.", "dict": "<dictcomp>.",
+                                      "generator": "<genexpr>."}[kind]
         try:
             clauses = [(self.store(c.target), self.expr(c.iter) if i else None, [self.expr(t) for t in c.ifs])
                        for i, c in enumerate(node.generators)]
@@ -990,7 +1200,7 @@ class Compiler:
             else:
                 elt = self.expr(node.elt)
         finally:
-            self.scope, self.qualname, self.first_param = outer, outer_qualname, outer_first
+            self.scope, self.prefix, self.first_param = outer, outer_prefix, outer_first
         frees, cells = scope.frees, tuple(sorted(scope.cells))
         keys = [(name, self._outer_key(name)) for name in frees]
         last = len(clauses) - 1
@@ -1055,6 +1265,9 @@ class Compiler:
         return make
 
     def e_Tuple(self, node):
+        items = self._items(node, "tuple")
+        if items is not None:
+            return lambda env: tuple(items(env))
         elts = [self.expr(e) for e in node.elts]
         return lambda env: tuple([e(env) for e in elts])
 
@@ -1236,6 +1449,8 @@ class Compiler:
                 self.depth -= 1
         else:
             func = self.expr(node.func)
+        if any(a.__class__ is syntax.Starred for a in node.args) or any(k.name is None for k in node.keywords):
+            return self._call_unpacking(node, func)
         args = [self.expr(a) for a in node.args]
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
@@ -1318,6 +1533,80 @@ class Compiler:
                 raise
         return call_super
 
+    def _call_unpacking(self, node, func):
+        """A call with `*iterable` or `**mapping` arguments: CPython evaluates the callee, the positional
+        and `*` arguments, then the keyword and `**` ones, each in order, and checks them as it goes."""
+        args = [(a.__class__ is syntax.Starred, self.expr(a.value if a.__class__ is syntax.Starred else a))
+                for a in node.args]
+        keywords = [(k.name, self.expr(k.value)) for k in node.keywords]
+        alone = len(args) == 1          # `f(*xs)`: the errors name f
+        line, col = node.line, node.col
+        numpy_names = stdlib.NUMPY_KEYWORDS.keys()
+        numpy_keywords = stdlib.numpy_keywords
+
+        def call_unpacking(env):
+            f = func(env)
+            try:
+                a = []
+                for star, arg in args:
+                    if star:
+                        a += _unpacked(arg(env), f if alone else None, STATE.max_items - len(a))
+                    else:
+                        a.append(arg(env))
+                kw = {}
+                for name, arg in keywords:
+                    if name is None:
+                        _merge_keywords(kw, arg(env), f)
+                    elif name in kw:
+                        raise TypeError(f"{_function_str(f)} got multiple values for keyword argument '{name}'")
+                    else:
+                        kw[name] = arg(env)
+                for name in kw:
+                    if name.__class__ is not str:
+                        raise TypeError("keywords must be strings")
+                if f.__class__ is not ScriptFunction and kw:
+                    for name in kw:
+                        if name.startswith("_"):    # never a private keyword of gradcli's own functions
+                            raise TypeError(f"{_function_str(f)} got the keyword argument '{name}': names "
+                                            "starting with '_' are outside gradcli's language")
+                    if kw.keys() & numpy_names:     # axis=, keepdims=, ... from **d: as when written out
+                        kw = numpy_keywords(f, kw)
+            except BaseException as e:
+                locate(e, line, col)
+                raise
+            try:
+                return f(*a, **kw)
+            except Exception as e:
+                raise _call_error(e, f, a, kw, line, col)
+        return call_unpacking
+
+    def e_Starred(self, node):
+        # displays, calls and targets take their Starred elements themselves: any other is misplaced
+        raise ScriptSyntaxError("can't use starred expression here", line=node.line, col=node.col)
+
+    def _items(self, node, kind: str):
+        """(env) -> the items of a tuple, list or set display that unpacks `*iterable`s, within the list
+        bound; or None when it has no starred element."""
+        if not any(e.__class__ is syntax.Starred for e in node.elts):
+            return None
+        parts = [(e.__class__ is syntax.Starred, self.expr(e.value if e.__class__ is syntax.Starred else e))
+                 for e in node.elts]
+        line, col = node.line, node.col
+
+        def items(env):
+            out = []
+            try:
+                for star, part in parts:
+                    if star:
+                        out += _unpacked(part(env), None, STATE.max_items - len(out), kind)
+                    else:
+                        out.append(part(env))
+            except BaseException as e:
+                locate(e, line, col)
+                raise
+            return out
+        return items
+
     def e_JoinedStr(self, node):
         parts = []
         for p in node.parts:
@@ -1354,9 +1643,6 @@ class Compiler:
                 raise
             return "".join(out)
         return fstring
-
-
-_COMPREHENSION_NAMES = {"list": "<listcomp>.", "set": "<setcomp>.", "dict": "<dictcomp>.", "generator": "<genexpr>."}
 
 
 # `from __future__ import ...`: the features of Python 3 that are on anyway; barry_as_FLUFL (`<>`) is not
@@ -1403,6 +1689,22 @@ def _put(d: dict, key, value, line: int, col: int) -> None:
     try:
         d[key] = value
     except TypeError as e:
+        locate(e, line, col)
+        raise
+
+
+_SIZED = (list, tuple, range, str)       # what bounds.take measures before copying
+
+
+def _update(d: dict, mapping, line: int, col: int) -> None:
+    """`**mapping` in a dict display: its items join d's, later keys winning."""
+    try:
+        if not isinstance(mapping, dict):
+            raise TypeError(f"'{access.type_name(mapping)}' object is not a mapping")
+        d.update(mapping)
+        if len(d) > STATE.max_items:
+            raise bounds.built_too_many("dict")
+    except BaseException as e:
         locate(e, line, col)
         raise
 

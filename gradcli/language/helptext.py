@@ -417,7 +417,7 @@ def text_for(obj, builtins: dict | None = None) -> str:
     if isinstance(obj, stdlib.Builtin):     # as scripts hold functions: the function itself describes it
         obj = obj.func
     if obj.__class__ is ScriptFunction:
-        return _format(f"{obj.name}({', '.join(obj.params)})", "A function defined in this session.")
+        return _format(f"{obj.name}({', '.join(obj.parameters())})", "A function defined in this session.")
     if obj.__class__ is stdlib.ScriptModule:
         members = ", ".join(sorted(n for n in obj.members if not n.startswith("_")))
         return _format(f"module {obj.name}", f"{_MODULES.get(obj.name, '')} Names: {members}.".strip())

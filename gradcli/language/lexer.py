@@ -196,11 +196,11 @@ class Layout:
                                    f"parenthesis '{opener.value}'", tok)
             elif prev not in operand_ends:
                 # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
+                # A prefix `*`/`**` unpacks (f(*xs), [*a, *b], def f(*args)) and never nests deeper.
                 if kind in self.stars:
                     if prev == self.import_:
                         raise refused("'from ... import *' is", tok)
-                    raise refused("star-args and starred expressions (*x, **x) are", tok)
-                if kind != self.at:             # a decorator's '@' starts a statement
+                elif kind != self.at:           # a decorator's '@' starts a statement
                     prefix_run += 1
                     if prefix_run > MAX_NESTING:
                         raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)

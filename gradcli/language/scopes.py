@@ -219,12 +219,15 @@ def _children(node):
 
 
 def _target_nodes(t):
-    """The Name nodes an assignment target binds (a name, or a tuple or list of targets)."""
+    """The Name nodes an assignment target binds (a name, or a tuple or list of targets, one of which
+    may be starred)."""
     if isinstance(t, syntax.Name):
         yield t
     elif isinstance(t, (syntax.Tuple, syntax.List)):
         for e in t.elts:
             yield from _target_nodes(e)
+    elif isinstance(t, syntax.Starred):
+        yield from _target_nodes(t.value)
 
 
 def _in_class(scope: Scope | None) -> bool:
@@ -281,8 +284,9 @@ def _collect(node, used: set, nested: list) -> None:
 
 
 def local_names(fn: syntax.FunctionDef) -> frozenset:
-    """Names a function binds (parameters, assignment and loop targets, imports, nested defs and classes,
-    `del`): Python treats every such name as local to the whole function body."""
+    """Names a function binds (parameters of every kind, *args and **kwargs included, assignment and loop
+    targets, starred ones included, imports, nested defs and classes, `del`): Python treats every such
+    name as local to the whole function body."""
     return frozenset(p.name for p in fn.params) | _bound_names(fn.body)
 
 

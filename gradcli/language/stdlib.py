@@ -416,11 +416,11 @@ def _wraps(wrapped, assigned=None, updated=None):
         raise TypeError("functools.wraps(assigned=, updated=) is outside gradcli's language")
 
     def update_wrapper(wrapper):
-        if hasattr(wrapper, "wrapped") and hasattr(wrapper, "short_name"):     # a script's function
+        if hasattr(wrapper, "wrapped") and hasattr(wrapper, "qualname"):     # a script's function
             name = getattr(wrapped, "__name__", None)
             if isinstance(name, str):
-                wrapper.short_name = name
-                wrapper.name = getattr(wrapped, "__qualname__", name)
+                wrapper.name = name
+                wrapper.qualname = getattr(wrapped, "__qualname__", name)
             wrapper.wrapped = wrapped
         return wrapper
     return Builtin("functools", "update_wrapper", update_wrapper)
@@ -478,6 +478,12 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+
+
+def torch_name(f) -> str | None:
+    """'torch.nn.functional.relu' for a torch function as a script holds or calls it, else None."""
+    entry = _PUBLIC.get(id(f))
+    return f"{entry[0]}.{entry[1]}" if entry is not None and entry[2] is f else None
 
 
 def numpy_keywords(f, kwargs: dict) -> dict:

@@ -159,9 +159,15 @@ class Pass(Statement):
 
 
 class Param(Node):
-    __slots__ = ("name", "default")
+    __slots__ = ("name", "default", "kind")
     name: str
     default: Optional[Expression]   # None when the parameter has no default
+    kind: str               # as Python's inspect names them: POSITIONAL_KINDS, "var_positional" (*args),
+                            # "keyword_only" (after * or *args), "var_keyword" (**kwargs)
+
+
+# Parameters that arguments fill by position: before `/`, and the usual ones.
+POSITIONAL_KINDS = ("positional_only", "positional")
 
 
 class FunctionDef(Statement):
@@ -282,7 +288,7 @@ COMPREHENSIONS = (ListComp, SetComp, GeneratorExp, DictComp)
 
 class Dict(Expression):
     __slots__ = ("keys", "values")
-    keys: list
+    keys: list              # None where `**mapping` unpacks values[i]
     values: list            # values[i] goes with keys[i]
 
 
@@ -331,15 +337,21 @@ class IfExp(Expression):
 
 class Keyword(Node):
     __slots__ = ("name", "value")
-    name: str
+    name: Optional[str]     # None for `**mapping`
+    value: Expression
+
+
+class Starred(Expression):
+    """`*value`: unpacked into a call's arguments or a display, or a target taking the items left over."""
+    __slots__ = ("value",)
     value: Expression
 
 
 class Call(Expression):
     __slots__ = ("func", "args", "keywords")
     func: Expression
-    args: list
-    keywords: list          # of Keyword
+    args: list              # expressions and Starred, in order
+    keywords: list          # of Keyword, `**mapping` ones included, in order
 
 
 class Attribute(Expression):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gradcli.language.lexer import Token
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension, Constant, Continue,
     Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
-    Module, Name, Node, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
+    Module, Name, Node, Param, Pass, Return, Set, Slice, Starred, Subscript, Tuple, UnaryOp, While, With,
+    WithItem,
 )
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
 from gradcli.language.syntaxerrors import error_at, refused
@@ -36,7 +38,7 @@ def _orelse(branch) -> list:
 _WHAT = {Call: "a function call", Constant: "a literal", JoinedStr: "an f-string", BinOp: "an expression",
          UnaryOp: "an expression", BoolOp: "an expression", Compare: "a comparison",
          IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list",
-         Dict: "a dict literal", Set: "a set display"}
+         Dict: "a dict literal", Set: "a set display", Starred: "a starred expression"}
 
 
 def _what(node) -> str:
@@ -48,14 +50,28 @@ def _what(node) -> str:
 
 
 def _check_target(node, verb: str, where) -> None:
-    """Targets are names, attributes, subscripts, and tuples or lists of targets."""
+    """Targets are names, attributes, subscripts, and tuples or lists of targets, of which one may be
+    starred (`first, *rest = xs`); a starred target stands only inside a tuple or list."""
     kind = type(node)
     if kind is Name or kind is Attribute or kind is Subscript:
         return
     if kind is Tuple or kind is List:
+        starred = False
         for elt in node.elts:
-            _check_target(elt, verb, where)
+            if type(elt) is Starred:
+                if verb == "delete":
+                    raise error_at("cannot delete starred", elt)
+                if starred:
+                    raise error_at("multiple starred expressions in assignment", node)
+                starred = True
+                _check_target(elt.value, verb, where)
+            else:
+                _check_target(elt, verb, where)
         return
+    if kind is Starred:
+        if verb == "delete":
+            raise error_at("cannot delete starred", node)
+        raise error_at("starred assignment target must be in a list or tuple", node)
     raise error_at(f"cannot {verb} {_what(node)}", where if where is not None else node)
 
 
@@ -146,6 +162,13 @@ def _mangle(body: list, prefix: str) -> None:
                 stack.extend(v for v in value if isinstance(v, Node))
 
 
+def _element(node):
+    """The element of a list or set comprehension or a generator expression: never starred."""
+    if type(node) is Starred:
+        raise error_at("iterable unpacking cannot be used in comprehension", node)
+    return node
+
+
 def _loop_else(orelse) -> list:
     """The statements of a loop's `else:` block (the else_block's children: "else" ":" block), or []."""
     return orelse[2] if orelse is not None else []
@@ -175,6 +198,8 @@ class Builder:
         return Module(body, line=1, col=1)
 
     def fstring_expr(self, c):
+        if type(c[0]) is Starred:          # f"{*a}": a field is one value (f"{*a,}" is a tuple)
+            raise error_at("f-string: cannot use starred expression here", c[0])
         return c[0]
 
     def simple_stmts(self, c):
@@ -303,21 +328,74 @@ class Builder:
         return Lambda(params or [], body, line=tok.line, col=tok.col)
 
     def params(self, c):
+        """The Params in order, each with its kind, from the items of a parameter list: Params, the
+        tokens of `/` and of a bare `*`, and (token, Param) for *args; checked in CPython's words."""
+        out = []
         seen = set()
         defaults = False
-        for param in c:
-            if param.name in seen:
-                raise error_at(f"duplicate parameter '{param.name}' in function definition", param)
-            seen.add(param.name)
-            if param.default is not None:
-                defaults = True
-            elif defaults:
-                raise error_at("parameter without a default follows parameter with a default", param)
-        return c
+        star = None             # the token of a bare `*` or of *args, once it has come
+        bare_star = False
+        var_keyword = False
+        for item in c:
+            if var_keyword:
+                raise error_at("arguments cannot follow var-keyword argument",
+                               item[0] if type(item) is tuple else item)
+            if type(item) is tuple or type(item) is not Param and item.value == "*":
+                tok, param = item if type(item) is tuple else (item, None)
+                if star is not None:
+                    raise error_at("* argument may appear only once", tok)
+                star, bare_star = tok, param is None
+                if param is None:
+                    continue
+                item = param
+            elif type(item) is not Param:       # `/`
+                if any(p.kind == "positional_only" for p in out):
+                    raise error_at("/ may appear only once", item)
+                if star is not None:
+                    raise error_at("/ must be ahead of *", item)
+                if not out:
+                    raise error_at("at least one argument must precede /", item)
+                for param in out:
+                    param.kind = "positional_only"
+                continue
+            if item.name in seen:
+                raise error_at(f"duplicate argument '{item.name}' in function definition", item)
+            seen.add(item.name)
+            if item.kind == "var_keyword":
+                var_keyword = True
+            elif item.kind == "positional" and star is not None:
+                item.kind = "keyword_only"
+            elif item.kind == "positional":
+                if item.default is not None:
+                    defaults = True
+                elif defaults:
+                    raise error_at("non-default argument follows default argument", item)
+            out.append(item)
+        if bare_star and not any(p.kind == "keyword_only" for p in out):
+            raise error_at("named arguments must follow bare *", star)
+        return out
 
     def param(self, c):
         name, default = c
-        return Param(name.value, default, line=name.line, col=name.col)
+        return Param(name.value, default, "positional", line=name.line, col=name.col)
+
+    def star_param(self, c):
+        # "*" [NAME ["=" expression]]: a bare `*` (its token), or *args as (token, Param)
+        tok, name, equals, _ = c
+        if name is None:
+            return tok
+        if equals is not None:
+            raise error_at("var-positional argument cannot have default value", equals)
+        return tok, Param(name.value, None, "var_positional", line=name.line, col=name.col)
+
+    def double_star_param(self, c):
+        tok, name, equals, _ = c
+        if equals is not None:
+            raise error_at("var-keyword argument cannot have default value", equals)
+        return Param(name.value, None, "var_keyword", line=name.line, col=name.col)
+
+    def slash(self, c):
+        return c[0]
 
     def if_stmt(self, c):
         tok, test, _, body, orelse = c
@@ -448,14 +526,24 @@ class Builder:
         return Call(func, args, keywords, line=func.line, col=func.col)
 
     def arguments(self, c):
+        # Python's order: positional and `*x` arguments, then keyword and `**x` ones, though a `*x` may
+        # follow a keyword argument (it is still evaluated with the positional ones, as in CPython).
         args, keywords = [], []
+        unpacking = False       # a `**x` has come
         for arg in c:
             if type(arg) is Keyword:
-                if any(k.name == arg.name for k in keywords):
+                if arg.name is None:
+                    unpacking = True
+                elif any(k.name == arg.name for k in keywords):
                     raise error_at(f"keyword argument repeated: {arg.name}", arg)
                 keywords.append(arg)
+            elif type(arg) is Starred:
+                if unpacking:
+                    raise error_at("iterable argument unpacking follows keyword argument unpacking", arg)
+                args.append(arg)
             elif keywords:
-                raise error_at("positional argument follows keyword argument", arg)
+                raise error_at("positional argument follows keyword argument unpacking" if unpacking
+                               else "positional argument follows keyword argument", arg)
             else:
                 args.append(arg)
         return args, keywords
@@ -463,6 +551,14 @@ class Builder:
     def keyword(self, c):
         name, value = c
         return Keyword(name.value, value, line=name.line, col=name.col)
+
+    def starred_arg(self, c):
+        return Starred(c[1], line=c[0].line, col=c[0].col)
+
+    star_expr = starred_arg
+
+    def double_starred_arg(self, c):
+        return Keyword(None, c[1], line=c[0].line, col=c[0].col)
 
     def subscript(self, c):
         value, index = c
@@ -513,6 +609,8 @@ class Builder:
         # A parenthesised expression starts at its '(' (as a tuple's does): nodes built on
         # it, like the call in (a + b).sum(), then start there too.
         node = c[1]
+        if type(node) is Starred:
+            raise error_at("cannot use starred expression here", node)
         node.line, node.col = c[0].line, c[0].col
         return node
 
@@ -530,33 +628,39 @@ class Builder:
         return Dict([], [], line=c[0].line, col=c[0].col)
 
     def dict(self, c):
-        return Dict([k for k, _ in c[1]], [v for _, v in c[1]], line=c[0].line, col=c[0].col)
+        keys = [None if type(k) is Token else k for k, _ in c[1]]
+        return Dict(keys, [v for _, v in c[1]], line=c[0].line, col=c[0].col)
 
     def dict_items(self, c):
         return c
 
     def dict_item(self, c):
-        return c[0], c[1]
+        return c[0], c[2]
+
+    def dict_unpack(self, c):
+        return c[0], c[1]       # the `**` token stands for the key until the display is built
 
     def set(self, c):
         return Set(c[1], line=c[0].line, col=c[0].col)
 
     # ---------------------------------------------------------------- comprehensions
     def genexp(self, c):
-        return GeneratorExp(c[1], c[2], line=c[0].line, col=c[0].col)
+        return GeneratorExp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
 
     def call_genexp(self, c):
         func, gen = c
         return Call(func, [gen], [], line=func.line, col=func.col)
 
     def listcomp(self, c):
-        return ListComp(c[1], c[2], line=c[0].line, col=c[0].col)
+        return ListComp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
 
     def setcomp(self, c):
-        return SetComp(c[1], c[2], line=c[0].line, col=c[0].col)
+        return SetComp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
 
     def dictcomp(self, c):
         (key, value), clauses = c[1], c[2]
+        if type(key) is Token:
+            raise error_at("dict unpacking cannot be used in dict comprehension", key)
         return DictComp(key, value, clauses, line=c[0].line, col=c[0].col)
 
     def comp_for(self, c):

@@ -216,7 +216,7 @@ def _kind(value) -> str:
 def _parameters(callee, builtins: dict) -> list:
     """Keyword parameters of something a script can call, read from its definition."""
     if callee.__class__ is ScriptFunction:
-        return list(callee.params)
+        return list(callee.keyword_names())
     if callee is builtins.get("print"):
         return list(_PRINT_KEYWORDS)
     if callee.__class__ is _Method:
