@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _UNDERSCORE = "SyntaxError: names starting with '_' are outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, functools, itertools, math, random, string and time"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, functools, itertools, math, random, string and time"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -65,18 +65,21 @@ ESCAPES = [
     ("locals()", 1, "1:1: " + _BUILTIN.format("locals")),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
-    ("type(1)", 1, "1:1: " + _BUILTIN.format("type")),
+    ("type('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is outside gradcli's "
+                             "language: write a class statement"),
+    ("type(1).mro()", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "
                                     "read-only"),
     ("object", 1, "1:1: " + _BUILTIN.format("object")),
     ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
-    # string formatting: no route to attributes
-    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'str' object attribute 'format' is outside gradcli's "
+    # string formatting: fields read attributes through the allow-list
+    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
                                      "language"),
-    ("'{}'.format_map", 1, "1:1: AttributeError: 'str' object attribute 'format_map' is outside gradcli's language"),
-    ("str.format('{}', 1)", 1, "1:1: AttributeError: 'type' object attribute 'format' is outside gradcli's "
-                               "language"),
-    ("str.join", 1, "1:1: AttributeError: 'type' object attribute 'join' is outside gradcli's language"),
+    ("'{f.__self__}'.format_map({'f': len})", 1, "1:1: AttributeError: 'builtin_function_or_method' object "
+                                                 "attribute '__self__' is outside gradcli's language"),
+    ("str.format('{0.real.__class__}', 1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside "
+                                               "gradcli's language"),
+    ("str.mro", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("'a'.encode", 1, "1:1: AttributeError: 'str' object attribute 'encode' is outside gradcli's language"),
     ("'%(__class__)s' % [1]", 1, "1:1: TypeError: list indices must be integers or slices, not str"),
     # files, raw arrays and pointers
@@ -190,6 +193,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help",
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
+        "type", "id",
         # the exception classes, Exception's own subclasses only (never BaseException's others)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",

@@ -15,7 +15,7 @@ import builtins
 import sys
 import operator
 
-from gradcli.language import access, bounds, scopes, stdlib, syntax, torchapi
+from gradcli.language import access, bounds, formatting, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
@@ -1145,7 +1145,7 @@ class Compiler:
                 parts.append((p, None, None, None))
             else:
                 spec = self.e_JoinedStr(p.format_spec) if p.format_spec is not None else None
-                parts.append((None, self.expr(p.value), p.conversion, spec))
+                parts.append((None, self.expr(p.value), formatting.CONVERSIONS.get(p.conversion), spec))
         line, col = node.line, node.col
         check_spec = bounds.check_format_spec
 
@@ -1157,12 +1157,8 @@ class Compiler:
                         out.append(text)
                         continue
                     v = value(env)
-                    if conversion == "r":
-                        v = repr(v)
-                    elif conversion == "s":
-                        v = str(v)
-                    elif conversion == "a":
-                        v = ascii(v)
+                    if conversion is not None:      # !r, !s, !a
+                        v = conversion(v)
                     if spec is None:
                         out.append(format(v, ""))
                     else:

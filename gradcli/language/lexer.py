@@ -22,8 +22,9 @@ REFUSED_TOKENS = {
     ":=": "assignment expressions (:=) are",
     "->": "annotations are",
 }
-# Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
-DUNDER_ATTRIBUTES = frozenset({"__version__"})
+# Attribute names with a leading "_" that the language has (after a dot only): torch.__version__,
+# type(x).__name__ and __qualname__, and the public API of namedtuples; gradcli.language.access says where.
+DUNDER_ATTRIBUTES = frozenset({"__version__", "__name__", "__qualname__", "_fields", "_asdict", "_replace", "_make"})
 
 
 # ================================================================ scanner
