@@ -110,7 +110,7 @@ def get_attr(obj, name: str):
             return obj.members[name]
         return get_method(obj, name)        # raises
     value = get_method(obj, name)
-    if callable(value) and value.__class__ is not Builtin:
+    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj), name, value, obj)
@@ -161,7 +161,7 @@ def _class_attribute(obj, name: str):
         text = stdlib.class_name(obj)
         if text is not None:
             return text
-    if obj in pycollections.NAMEDTUPLES and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
+    if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
@@ -190,7 +190,7 @@ def _method_namespace(obj) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
     if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
         return "bound method of RemovableHandle"
-    if obj in pycollections.NAMEDTUPLES:                 # Point._make: a classmethod bound to the class
+    if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class
         return f"bound method of {obj.__name__}"
     if obj.__class__ in pycollections.NAMEDTUPLES:       # p._asdict: a method written in Python
         return f"bound method of {obj.__class__.__name__}"
@@ -206,7 +206,7 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls in pycollections.NAMEDTUPLES:
         return pycollections.NAMEDTUPLE_METHODS | frozenset(cls._fields)
-    if obj in pycollections.NAMEDTUPLES:
+    if pycollections.is_namedtuple_class(obj):
         return pycollections.NAMEDTUPLE_CLASS_ATTRS | CLASS_NAMES
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 

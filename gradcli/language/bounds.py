@@ -403,7 +403,7 @@ def _collection(kind):
     """dict, set or frozenset of an iterable: its items are taken as a list first, within the bound
     (a dict, set or frozenset given as it is)."""
     def fn(*args, **kwargs):
-        if len(args) == 1 and args[0].__class__ not in (dict, set, frozenset):
+        if len(args) == 1 and not isinstance(args[0], (dict, set, frozenset)):
             args = (take(args[0], "list"),)
         return kind(*args, **kwargs)
     return fn
@@ -446,6 +446,35 @@ def _replace(s, *args, **kwargs):
     return s.replace(*args, **kwargs)
 
 
+def _expandtabs(s, *args, **kwargs):
+    size = args[0] if args else kwargs.get("tabsize", 8)
+    if size.__class__ is int and size > 1:
+        n = len(s) + s.count("\t") * (size - 1)       # at most: each tab fills to the next stop
+        if n > STATE.max_items:
+            raise _too_many("str", n)
+    return s.expandtabs(*args, **kwargs)
+
+
+def _translate(s, *args):
+    """str.translate: the table is read once for each distinct character (as CPython reads it, a
+    LookupError leaving the character as it is), so the result's length is known before it is built."""
+    if len(args) != 1:
+        return s.translate(*args)
+    table, plain = args[0], {}
+    for c in set(s):
+        try:
+            plain[ord(c)] = table[ord(c)]
+        except LookupError:
+            pass
+    n = len(s)
+    for code, value in plain.items():
+        if value.__class__ is str and len(value) > 1:
+            n += s.count(chr(code)) * (len(value) - 1)
+    if n > STATE.max_items:
+        raise _too_many("str", n)
+    return s.translate(plain)
+
+
 def _join(sep, *args, **kwargs):
     if len(args) == 1 and not kwargs:
         items = take(args[0], "list")
@@ -467,7 +496,7 @@ def _extend(lst, *args, **kwargs):
 
 def _dict_update(d, *args, **kwargs):
     """dict.update from pairs: the pairs are taken as a list first, within the bound (a dict as it is)."""
-    if len(args) == 1 and args[0].__class__ is not dict:
+    if len(args) == 1 and not isinstance(args[0], dict):
         args = (take(args[0], "list", STATE.max_items - len(d)),)
     return d.update(*args, **kwargs)
 
@@ -533,7 +562,8 @@ def bounded_itertools() -> dict:
 
 BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
-          "zfill": _widened("zfill"), "replace": _replace, "join": _join},
+          "zfill": _widened("zfill"), "replace": _replace, "join": _join, "expandtabs": _expandtabs,
+          "translate": _translate},
     list: {"extend": _extend},
     dict: {"update": _dict_update},
     set: {name: _set_method(name) for name in _SET_ITERABLE_METHODS},

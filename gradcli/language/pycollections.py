@@ -23,6 +23,17 @@ NAMEDTUPLE_METHODS = frozenset(("count", "index", "_fields", "_asdict", "_replac
 NAMEDTUPLE_CLASS_ATTRS = frozenset(("_fields", "_make"))
 
 
+def is_namedtuple_class(obj) -> bool:
+    return isinstance(obj, type) and obj in NAMEDTUPLES
+
+
+def holds(obj, name: str) -> bool:
+    """Whether `obj.name` is a value the object holds (a namedtuple's field, a defaultdict's factory),
+    not a method: a function held there is given as it is."""
+    cls = obj.__class__
+    return (cls is defaultdict and name == "default_factory") or (cls in NAMEDTUPLES and name in cls._fields)
+
+
 def _items(args: tuple) -> tuple:
     """The positional arguments of a constructor or update, an iterable among them taken as a list
     within the bound first (a mapping as it is: it is already in memory)."""

@@ -611,6 +611,7 @@ class ClassValue:
         raise TypeError(f"cannot pickle {self!r}")
 
 
+_TYPE_NAMES[ClassValue] = "type"
 _CLASS_VALUES: dict = {}        # path -> its ClassValue: type(f) is type(g) for two functions
 
 
@@ -680,10 +681,11 @@ def _type(*args, **kwargs):
     raise TypeError("type() takes 1 or 3 arguments")
 
 
-def _id(obj) -> int:
+def _id(*args, **kwargs) -> int:
     """id(obj): the address gradcli prints for obj (`<... object at 0x...>`), numbered with
     --stable-ids, so the same object has the same id for the whole run."""
-    return int(address(obj), 16)
+    builtins.id(*args, **kwargs)            # wrong arguments: CPython's message
+    return int(address(args[0]), 16)
 
 
 _TYPE = bounds.Bounded(builtins.type, _type)
@@ -750,7 +752,9 @@ class _Helper:
 def make_print(write, report=None):
     """The print builtin: writes through `write`, or with `report` (an event sink's
     report(text, args)) hands it the text instead, with the values printed."""
-    def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    def print_(*args, sep=" ", end="\n", file=None, flush=False, **others):
+        if others:
+            raise TypeError(f"'{next(iter(others))}' is an invalid keyword argument for print()")
         if sep is None:
             sep = " "
         elif not isinstance(sep, str):
