@@ -23,6 +23,7 @@ _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
 _NO_POINTERS = "scripts cannot reach memory addresses"
 
 T = "import torch\n"
+C = "from collections import namedtuple, defaultdict, Counter, deque\n"
 GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 
 # (script, exit status, the error line after "<string>:")
@@ -153,6 +154,39 @@ ESCAPES = [
     ("nonlocal x", 2, "1:1: SyntaxError: nonlocal declaration not allowed at module level"),
     ("raise SystemExit", 1, "1:7: " + _BUILTIN.format("SystemExit")),
     ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
+    # type(): classes as the script names them, only their names readable
+    ("type(1).__dict__", 2, "1:9: " + _UNDERSCORE),
+    ("getattr(type(1), '__subclasses__')()", 1, "1:1: AttributeError: 'type' object attribute '__subclasses__' is "
+                                                "outside gradcli's language"),
+    ("type(type)('X', (int,), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is "
+                                          "outside gradcli's language: write a class statement"),
+    ("def f():\n    pass\ntype(f)(1, {})", 1, "3:1: TypeError: cannot create 'function' instances"),
+    (T + "getattr(type(torch.ones(1)), 'func')", 1, "2:1: AttributeError: type object 'Tensor' has no attribute "
+                                                    "'func'"),
+    # format fields: attributes through the allow-list, widths and results bounded
+    ("'{0.__init__.__globals__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__init__' is outside "
+                                                "gradcli's language"),
+    ("'{p.__self__}'.format(p=print)", 1, "1:1: AttributeError: 'builtin_function_or_method' object has no "
+                                          "attribute '__self__'"),
+    (T + "'{t.numpy}'.format(t=torch.ones(1))", 1, f"2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
+                                                   f"outside gradcli's language: {_NO_ARRAYS}"),
+    ("'{0:{1}}'.format(1, 10**12)", 1, "1:1: MemoryError: format width or precision 1000000000000 is too large "
+                                       "(gradcli allows at most 100000000)"),
+    # collections: namedtuple compiles no script text, copies and repeats are bounded
+    (C + "namedtuple('P', ['x=__import__(\"os\")'])", 1, "2:1: ValueError: Type names and field names must be valid "
+                                                          "identifiers: 'x=__import__(\"os\")'"),
+    (C + "namedtuple('P', 'a __class__')", 1, "2:1: ValueError: Field names cannot start with an underscore: "
+                                              "'__class__'"),
+    (C + "getattr(namedtuple('P', 'x'), '__new__')", 1, "2:1: AttributeError: 'type' object attribute '__new__' is "
+                                                        "outside gradcli's language"),
+    (C + "namedtuple('P', 'x')(1)._source", 2, "2:25: " + _UNDERSCORE),
+    (C + "list(Counter(a=10**12).elements())", 1, "2:1: MemoryError: a list of more than 100000000 items is too "
+                                                  "large (gradcli allows at most 100000000)"),
+    (C + "deque([0]) * 10**9", 1, "2:1: MemoryError: a deque of 1000000000 items is too large (gradcli allows at "
+                                  "most 100000000)"),
+    (C + "d = defaultdict(lambda: d[0])\nd[1]", 1, "2:25: RecursionError: maximum recursion depth exceeded"),
+    (C + "getattr(defaultdict(list), '__missing__')", 1, "2:1: AttributeError: 'defaultdict' object attribute "
+                                                         "'__missing__' is outside gradcli's language"),
 ]
 
 
