@@ -127,6 +127,8 @@ def test_errors_as_cpython_reports_them(source, message):
      "2:1: MemoryError: a list of 1000000000000 items is too large (gradcli allows at most {items})"),
     ("namedtuple('P', 'x', defaults=range(10**12))",
      "2:1: MemoryError: a tuple of 1000000000000 items is too large (gradcli allows at most {items})"),
+    ("namedtuple('P', 'x y')(1, 2)._make(range(10**12))",
+     "2:1: MemoryError: a tuple of 1000000000000 items is too large (gradcli allows at most {items})"),
     ("namedtuple('P', 'x y')._make(range(10**12))",
      "2:1: MemoryError: a tuple of 1000000000000 items is too large (gradcli allows at most {items})"),
 ])

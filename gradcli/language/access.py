@@ -149,6 +149,8 @@ def get_method(obj, name: str):
     if allowed is not None and name in allowed:
         return getattr(obj, name)
     if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
+        if name == "_make":             # bounded, as on the class
+            return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
     return _class_attribute(obj, name)
 
@@ -208,6 +210,8 @@ def attribute_names(obj) -> frozenset:
         return pycollections.NAMEDTUPLE_METHODS | frozenset(cls._fields)
     if pycollections.is_namedtuple_class(obj):
         return pycollections.NAMEDTUPLE_CLASS_ATTRS | CLASS_NAMES
+    if stdlib.class_name(obj) is not None:
+        return CLASS_NAMES
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 
