@@ -200,3 +200,19 @@ def test_nothing_behind_them_is_reachable(source, message):
 def test_the_module_is_importable_and_completed():
     assert "collections" in stdlib.MODULES
     assert set(stdlib.COLLECTIONS.members) == {"defaultdict", "Counter", "OrderedDict", "deque", "namedtuple"}
+
+
+@pytest.mark.parametrize("source", [
+    "from collections import Counter\nprint(sum(Counter({1: 10**15}).elements()))",
+    "from collections import deque\nimport itertools\nprint(deque(itertools.count(), maxlen=2))",
+])
+def test_timeout_stops_a_long_count_in_c(source):
+    """sum() of a huge elements() and a maxlen deque of an endless iterator return to Python every
+    2**20 items, so the deadline's timer stops them on time (not the supervisor, a second later)."""
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "gradcli", "--timeout", "0.5", "-c", source], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 124
+    assert p.stderr.splitlines()[0].endswith(": TimeoutError: stopped after 0.5 seconds (--timeout 0.5)")
+    assert "inside a computation" not in p.stderr
