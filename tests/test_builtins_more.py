@@ -70,8 +70,7 @@ def test_getattr_hasattr_setattr_follow_the_attribute_rules():
                                                      "'__globals__' is outside gradcli's language"),
     ("def f():\n    pass\ngetattr(f, 'globals')", "3:1: AttributeError: 'function' object attribute 'globals' is "
                                                    "outside gradcli's language"),
-    ("getattr(getattr, 'fn')", "1:1: AttributeError: 'builtin_function_or_method' object attribute 'fn' is outside "
-                               "gradcli's language"),
+    ("getattr(getattr, 'fn')", "1:1: AttributeError: 'builtin_function_or_method' object has no attribute 'fn'"),
     ("import torch\nsetattr(torch.ones(1), 'grad_fn', None)", None),
     ("getattr(1, 2)", "1:1: TypeError: getattr(): attribute name must be string, not 'int'"),
 ])

@@ -430,6 +430,18 @@ def test_completes_tensor_attributes_and_backward_keywords(session_shell):
     assert [t for t, _ in completions("f(1, b", session_shell)] == ["beta=", "bool", "break"]
 
 
+def test_completes_collections_and_namedtuple_fields(session_shell):
+    session_shell.execute("from collections import namedtuple, Counter\nimport collections\n"
+                          "P = namedtuple('P', 'x loss')\np = P(1, 2.0)\nc = Counter('ab')")
+    assert [t for t, _ in completions("import coll", session_shell)] == ["collections"]
+    assert [t for t, _ in completions("collections.", session_shell)] == \
+        ["Counter", "OrderedDict", "defaultdict", "deque", "namedtuple"]
+    assert [t for t, _ in completions("p.", session_shell)] == ["count", "index", "loss", "x"]
+    assert [t for t, _ in completions("p._", session_shell)] == ["_asdict", "_fields", "_make", "_replace"]
+    assert [t for t, _ in completions("c.most", session_shell)] == ["most_common"]
+    assert [t for t, _ in completions("P.__", session_shell)] == ["__name__", "__qualname__"]
+
+
 def test_completes_grad_fn_chain_without_running_code(session_shell):
     assert [t for t, _ in completions("out.grad_fn.", session_shell)] == ["name", "next_functions"]
     assert [t for t, _ in completions("out.grad_fn.next_functions[0][0].", session_shell)] == \

@@ -15,13 +15,14 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, functools, itertools, math, random, string and time"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, functools, itertools, math, random, string and time"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
 _NO_POINTERS = "scripts cannot reach memory addresses"
 
 T = "import torch\n"
+C = "from collections import namedtuple, defaultdict, Counter, deque\n"
 GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 
 # (script, exit status, the error line after "<string>:")
@@ -31,7 +32,8 @@ ESCAPES = [
     ("().__class__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__class__")),
     ("__import__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
     ("__builtins__", 1, "1:1: NameError: name '__builtins__' is not defined"),
-    (T + "torch.ones.__globals__", 1, "2:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__globals__")),
+    (T + "torch.ones.__globals__", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute "
+                                      "'__globals__'"),
     ("print.__self__", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__self__")),
     ("import math\nmath.__loader__", 1, "2:1: " + _OUTSIDE.format("module 'math'", "__loader__")),
     (T + "torch._C", 1, "2:1: " + _OUTSIDE.format("module 'torch'", "_C")),
@@ -59,8 +61,9 @@ ESCAPES = [
     ("class A(dict):\n    pass", 1, "1:1: TypeError: subclassing 'dict' is outside gradcli's language: a script's "
                                    "class may derive from its own classes, object, the exception classes and the "
                                    "library classes gradcli provides"),
-    ("class A(type):\n    pass", 1, "1:9: NameError: name 'type' is not defined: Python's builtin 'type' is outside "
-                                   "gradcli's language"),
+    ("class A(type):\n    pass", 1, "1:1: TypeError: subclassing 'type' is outside gradcli's language: a script's "
+                                   "class may derive from its own classes, object, the exception classes and the "
+                                   "library classes gradcli provides"),
     ("class A(metaclass=print):\n    pass", 2, "1:9: SyntaxError: class keywords (metaclass=...) are not part of "
                                              "gradcli's language"),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
@@ -90,19 +93,22 @@ ESCAPES = [
     ("locals()", 1, "1:1: " + _BUILTIN.format("locals")),
     ("input()", 1, "1:1: " + _BUILTIN.format("input")),
     ("breakpoint()", 1, "1:1: " + _BUILTIN.format("breakpoint")),
-    ("type(1)", 1, "1:1: " + _BUILTIN.format("type")),
+    ("type('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is outside gradcli's "
+                             "language: write a class statement"),
+    ("type(1).mro()", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("setattr(print, 'end', 1)", 1, "1:1: AttributeError: 'builtin_function_or_method' object attribute 'end' is "
                                     "read-only"),
     ("object.__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
     ("object().__reduce_ex__(2)", 1, "1:1: " + _OUTSIDE.format("'object' object", "__reduce_ex__")),
     ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
-    # string formatting: no route to attributes
-    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'str' object attribute 'format' is outside gradcli's "
+    # string formatting: fields read attributes through the allow-list
+    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
                                      "language"),
-    ("'{}'.format_map", 1, "1:1: AttributeError: 'str' object attribute 'format_map' is outside gradcli's language"),
-    ("str.format('{}', 1)", 1, "1:1: AttributeError: 'type' object attribute 'format' is outside gradcli's "
-                               "language"),
-    ("str.join", 1, "1:1: AttributeError: 'type' object attribute 'join' is outside gradcli's language"),
+    ("'{f.__self__}'.format_map({'f': len})", 1, "1:1: AttributeError: 'builtin_function_or_method' object "
+                                                 "attribute '__self__' is outside gradcli's language"),
+    ("str.format('{0.real.__class__}', 1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside "
+                                               "gradcli's language"),
+    ("str.mro", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("'a'.encode", 1, "1:1: AttributeError: 'str' object attribute 'encode' is outside gradcli's language"),
     ("'%(__class__)s' % [1]", 1, "1:1: TypeError: list indices must be integers or slices, not str"),
     # files, raw arrays and pointers
@@ -173,6 +179,39 @@ ESCAPES = [
     ("nonlocal x", 2, "1:1: SyntaxError: nonlocal declaration not allowed at module level"),
     ("raise SystemExit", 1, "1:7: " + _BUILTIN.format("SystemExit")),
     ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
+    # type(): classes as the script names them, only their names readable
+    ("type(1).__dict__", 1, "1:1: " + _OUTSIDE.format("'type' object", "__dict__")),
+    ("getattr(type(1), '__subclasses__')()", 1, "1:1: AttributeError: 'type' object attribute '__subclasses__' is "
+                                                "outside gradcli's language"),
+    ("type(type)('X', (int,), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is "
+                                          "outside gradcli's language: write a class statement"),
+    ("def f():\n    pass\ntype(f)(1, {})", 1, "3:1: TypeError: cannot create 'function' instances"),
+    (T + "getattr(type(torch.ones(1)), 'func')", 1, "2:1: AttributeError: type object 'Tensor' has no attribute "
+                                                    "'func'"),
+    # format fields: attributes through the allow-list, widths and results bounded
+    ("'{0.__init__.__globals__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__init__' is outside "
+                                                "gradcli's language"),
+    ("'{p.__self__}'.format(p=print)", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object",
+                                                                    "__self__")),
+    (T + "'{t.numpy}'.format(t=torch.ones(1))", 1, f"2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
+                                                   f"outside gradcli's language: {_NO_ARRAYS}"),
+    ("'{0:{1}}'.format(1, 10**12)", 1, "1:1: MemoryError: format width or precision 1000000000000 is too large "
+                                       "(gradcli allows at most 100000000)"),
+    # collections: namedtuple compiles no script text, copies and repeats are bounded
+    (C + "namedtuple('P', ['x=__import__(\"os\")'])", 1, "2:1: ValueError: Type names and field names must be valid "
+                                                          "identifiers: 'x=__import__(\"os\")'"),
+    (C + "namedtuple('P', 'a __class__')", 1, "2:1: ValueError: Field names cannot start with an underscore: "
+                                              "'__class__'"),
+    (C + "getattr(namedtuple('P', 'x'), '__new__')", 1, "2:1: AttributeError: 'type' object attribute '__new__' is "
+                                                        "outside gradcli's language"),
+    (C + "namedtuple('P', 'x')(1)._source", 1, "2:1: AttributeError: 'P' object has no attribute '_source'"),
+    (C + "list(Counter(a=10**12).elements())", 1, "2:1: MemoryError: a list of more than 100000000 items is too "
+                                                  "large (gradcli allows at most 100000000)"),
+    (C + "deque([0]) * 10**9", 1, "2:1: MemoryError: a deque of 1000000000 items is too large (gradcli allows at "
+                                  "most 100000000)"),
+    (C + "d = defaultdict(lambda: d[0])\nd[1]", 1, "2:25: RecursionError: maximum recursion depth exceeded"),
+    (C + "getattr(defaultdict(list), '__missing__')", 1, "2:1: AttributeError: 'defaultdict' object attribute "
+                                                         "'__missing__' is outside gradcli's language"),
 ]
 
 
@@ -215,6 +254,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
         # classes
         "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__",
+        "type", "id",
         # the exception classes, Exception's own subclasses only (never BaseException's others)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",

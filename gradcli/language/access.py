@@ -11,13 +11,13 @@ import functools
 import random as _random
 from types import MethodType
 
-from gradcli.language import bounds, classes
+from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
-from gradcli.language.stdlib import Builtin, ScriptModule
+from gradcli.language.stdlib import Builtin, ScriptModule, type_name
 from gradcli.language.classes import ScriptType
 
 # What PyTorch has but a script may not reach, with the reason given when it tries.
@@ -39,15 +39,19 @@ REFUSED_TORCH_MEMBERS = {
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
 TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
 
-_STR = ("capitalize", "casefold", "center", "count", "endswith", "find", "index", "isalnum", "isalpha",
-        "isdigit", "isdecimal", "isnumeric", "islower", "isspace", "istitle", "isupper", "join", "ljust",
-        "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
-        "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip",
-        "swapcase", "title", "upper", "zfill")
+# str.encode is left out: bytes are outside the language
+_STR = ("capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "format", "format_map",
+        "index", "isalnum", "isalpha", "isascii", "isdigit", "isdecimal", "isidentifier", "islower", "isnumeric",
+        "isprintable", "isspace", "istitle", "isupper", "join", "ljust", "lower", "lstrip", "maketrans",
+        "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition",
+        "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "translate",
+        "upper", "zfill")
 _LIST = ("append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort")
 _NUMBER = ("real", "imag", "conjugate", "is_integer", "as_integer_ratio", "bit_length")
 # dict.fromkeys is left out: a classmethod that builds a dict from any iterable without bound
 _DICT = ("clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values")
+_DEQUE = ("append", "appendleft", "clear", "copy", "count", "extend", "extendleft", "index", "insert", "maxlen",
+          "pop", "popleft", "remove", "reverse", "rotate")
 _SET = ("add", "clear", "copy", "difference", "difference_update", "discard", "intersection",
         "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove", "symmetric_difference",
         "symmetric_difference_update", "union", "update")
@@ -70,38 +74,34 @@ ALLOWED = {
     _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
+    pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
+    pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),
+    pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),
+    pycollections.deque: frozenset(_DEQUE),
 }
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
+def _format(s, *args, **kwargs):
+    return formatting.format_string(s, args, kwargs, get_attr)
+
+
+def _format_map(s, mapping):
+    return formatting.format_string(s, None, mapping, get_attr)
+
+
 _SCRIPT_METHODS = {
+    str: {"format": _format, "format_map": _format_map},
     rng.Generator: {"manual_seed": factories.generator_manual_seed, "get_state": factories.generator_get_state,
                     "set_state": factories.generator_set_state},
 }
 
+# type(x).__name__: the only dunder attributes in the language, and only on classes
+CLASS_NAMES = frozenset(("__name__", "__qualname__"))
+_BOUNDED_METHODS = {**bounds.BOUNDED_METHODS, **pycollections.BOUNDED_METHODS}
+
 _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._set_data,
                     "grad": Tensor._set_grad}
-
-
-def _type_name(obj) -> str:
-    """The name PyTorch or CPython gives the type of `obj` in its messages, never gradcli's class."""
-    if isinstance(obj, autograd.Node):
-        return obj.name().rpartition("::")[2]       # torch::autograd::AccumulateGrad is 'AccumulateGrad'
-    cls = obj.__class__
-    if cls is ReturnTypes:
-        return f"torch.return_types.{obj.name}"
-    name = _TYPE_NAMES.get(cls)
-    if name is not None:
-        return name
-    if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for
-        return _type_name(obj.original)
-    if cls is Builtin:                      # a builtin or torch function as scripts hold it
-        return "builtin_function_or_method"
-    name = cls.__name__
-    return "function" if name == "ScriptFunction" else name
-
-
-type_name = _type_name      # for the compiler's messages about unpacking
 
 
 def get_attr(obj, name: str):
@@ -115,7 +115,7 @@ def get_attr(obj, name: str):
     if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
     value = get_method(obj, name)
-    if callable(value) and value.__class__ is not Builtin:
+    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj), name, value, obj)
@@ -157,24 +157,48 @@ def get_method(obj, name: str):
             return getattr(obj, name)
         if cls is super:
             return classes.super_attr(obj, name)
-    if name[:2] == "__" and classes.is_dunder(name):       # Python's internals
-        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
-    if cls is Builtin:                 # a function, method or class: none of its attributes are in the language
-        raise AttributeError(obj.no_attribute(name))
+    if cls is Builtin:
+        return _class_attribute(obj, name)
     methods = _SCRIPT_METHODS.get(cls)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
-    bounded = bounds.BOUNDED_METHODS.get(cls)
+    bounded = _BOUNDED_METHODS.get(cls)
     if bounded is not None and name in bounded:
         return bounds.BoundedMethod(obj, name, bounded[name])
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
+        if name == "_make":             # bounded, as on the class
+            return functools.partial(pycollections.namedtuple_make, cls)
+        return getattr(obj, name)
+    return _class_attribute(obj, name)
+
+
+def _class_attribute(obj, name: str):
+    """`obj.name` past the tables of methods: on a class a script holds, its __name__ and __qualname__,
+    a namedtuple's _fields and _make, str's methods unbound (`map(str.upper, words)`); a caught
+    exception's args. Anything else: CPython's AttributeError, or the language's refusal."""
+    if name in CLASS_NAMES:
+        text = stdlib.class_name(obj)
+        if text is not None:
+            return text
+    if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
+        return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
+    if obj is str and name in ALLOWED[str]:
+        return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
+    if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them
+        _refuse_internal(obj, name)
+    if obj.__class__ is Builtin:       # a function, method or class: none of its attributes are in the language
+        raise AttributeError(obj.no_attribute(name))
     if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
         return obj.args
-    if hasattr(obj, name):
-        raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is outside gradcli's language")
-    raise AttributeError(f"'{_type_name(obj)}' object has no attribute '{name}'")
+    target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
+    if hasattr(target, name):
+        raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
+    if isinstance(target, type):
+        raise AttributeError(f"type object '{target.__name__}' has no attribute '{name}'")
+    raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
 
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
@@ -189,6 +213,21 @@ def register_function_type(cls) -> None:
     _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
 
 
+def _refuse_internal(obj, name: str) -> None:
+    """Refuse `obj.name` for a dunder name Python has on `obj` (on what a Builtin or a bounded builtin
+    stands for); one it lacks gets CPython's "has no attribute" from the caller."""
+    if obj.__class__ is Builtin:        # it stands for a C function or class: what one of those has
+        prefix = obj.no_attribute(name).partition(" has no attribute")[0]
+        real = int if prefix.startswith("type object") else len
+    else:
+        real = obj.original if obj.__class__ is bounds.Bounded else obj
+        if obj.__class__ in _PYTHON_OBJECTS:        # a script's function or method: what Python's have
+            real = _refuse_internal
+        prefix = f"'{type_name(obj)}' object"
+    if hasattr(real, name):
+        raise AttributeError(f"{prefix} attribute '{name}' is outside gradcli's language")
+
+
 def _missing(namespace: str, name: str, message: str) -> Exception:
     """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
     NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
@@ -197,15 +236,16 @@ def _missing(namespace: str, name: str, message: str) -> Exception:
     return AttributeError(message)
 
 
-_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
-               _Device: "torch.device"}
-
 
 def _method_namespace(obj) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
     if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
         return "bound method of RemovableHandle"
-    return f"method of {_type_name(obj)}"
+    if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class
+        return f"bound method of {obj.__name__}"
+    if obj.__class__ in pycollections.NAMEDTUPLES:       # p._asdict: a method written in Python
+        return f"bound method of {obj.__class__.__name__}"
+    return f"method of {type_name(obj)}"
 
 
 def attribute_names(obj) -> frozenset:
@@ -217,6 +257,12 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
         return classes.attribute_names(obj)
+    if cls in pycollections.NAMEDTUPLES:
+        return pycollections.NAMEDTUPLE_METHODS | frozenset(cls._fields)
+    if pycollections.is_namedtuple_class(obj):
+        return pycollections.NAMEDTUPLE_CLASS_ATTRS | CLASS_NAMES
+    if stdlib.class_name(obj) is not None:
+        return CLASS_NAMES
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 
@@ -235,7 +281,7 @@ def set_attr(obj, name: str, value) -> None:
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.set_attr(obj, name, value)
         return
-    raise AttributeError(f"'{_type_name(obj)}' object attribute '{name}' is read-only")
+    raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
 
 
 _MISSING = object()
@@ -285,4 +331,4 @@ def del_attr(obj, name: str) -> None:
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
         return
-    raise AttributeError(f"cannot delete attribute '{name}' of '{_type_name(obj)}' object")
+    raise AttributeError(f"cannot delete attribute '{name}' of '{type_name(obj)}' object")

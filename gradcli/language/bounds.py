@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random as _random
+from collections import deque
 
 from gradcli.engine.state import STATE
 
@@ -36,6 +37,12 @@ def _int_too_large(what: str = "") -> MemoryError:
 _SEQUENCES = (str, list, tuple)
 
 
+def _sequence(x) -> bool:
+    """Whether `x * n` and `x + y` build a sequence as long as the operands together (a deque with a
+    maxlen keeps only that many)."""
+    return isinstance(x, _SEQUENCES) or (x.__class__ is deque and x.maxlen is None)
+
+
 def _count(n):
     """`n` as a repetition count, or None when it is not one (the operation then fails by itself)."""
     if n.__class__ is int:
@@ -54,14 +61,14 @@ def _check_mul(a, b) -> None:
             raise _int_too_large()
         return
     for seq, n in ((a, b), (b, a)):
-        if isinstance(seq, _SEQUENCES):
+        if _sequence(seq):
             n = _count(n)
             if n is not None and n > 0 and len(seq) * n > STATE.max_items:
                 raise _too_many(type(seq).__name__, len(seq) * n)
 
 
 def _check_add(a, b) -> None:
-    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES) and len(a) + len(b) > STATE.max_items:
+    if _sequence(a) and _sequence(b) and len(a) + len(b) > STATE.max_items:
         raise _too_many(type(a).__name__, len(a) + len(b))
 
 
@@ -79,6 +86,10 @@ def _check_lshift(a, b) -> None:
 def _check_mod(a, b) -> None:
     if a.__class__ is str and "%" in a:
         check_percent_format(a, b)
+        # '%s%s' % (s, s): each string given is written once (a mapping's may be named again: not counted)
+        n = len(a) + sum([len(v) for v in (b if b.__class__ is tuple else (b,)) if v.__class__ is str])
+        if n > STATE.max_items:
+            raise _too_many("str", n)
 
 
 # operator name (compiler.py's) -> check(a, b), run before the operation on any operands that are
@@ -171,7 +182,7 @@ class BoundedMethod:
         return repr(getattr(self.obj, self.name))
 
 
-def _take(iterable, kind: str, room: int | None = None) -> list:
+def take(iterable, kind: str, room: int | None = None) -> list:
     """The items of `iterable` as a list, refusing more than `room` (MAX_ITEMS) of them before building
     them all."""
     if room is None:
@@ -192,7 +203,6 @@ def _take(iterable, kind: str, room: int | None = None) -> list:
     return out
 
 
-take = _take        # for the compiler: `*xs` in calls and displays, starred targets
 
 
 # Each bounded function takes the original's arguments as they come and, after its check, calls the
@@ -200,26 +210,26 @@ take = _take        # for the compiler: `*xs` in calls and displays, starred tar
 
 def _list(*args, **kwargs):
     if len(args) == 1 and not kwargs:
-        return _take(args[0], "list")
+        return take(args[0], "list")
     return list(*args, **kwargs)
 
 
 def _tuple(*args, **kwargs):
     if len(args) == 1 and not kwargs and args[0].__class__ is not tuple:
-        return tuple(_take(args[0], "tuple"))
+        return tuple(take(args[0], "tuple"))
     return tuple(*args, **kwargs)
 
 
 def _sorted(*args, **kwargs):
     if len(args) == 1:
-        return sorted(_take(args[0], "list"), **kwargs)
+        return sorted(take(args[0], "list"), **kwargs)
     return sorted(*args, **kwargs)
 
 
 def _sum(*args, **kwargs):
     start = args[1] if len(args) > 1 else kwargs.get("start", 0)
     if args and isinstance(start, (list, tuple)):
-        items = _take(args[0], "list")
+        items = take(args[0], "list")
         total = len(start)
         for x in items:
             if isinstance(x, (list, tuple)):
@@ -368,7 +378,7 @@ def _perm(*args):
 
 def _prod(*args, **kwargs):
     if len(args) == 1:
-        items = _take(args[0], "list")
+        items = take(args[0], "list")
         start = kwargs.get("start", 1)
         bits = start.bit_length() if start.__class__ is int else 0
         for x in items:
@@ -388,15 +398,15 @@ def _lcm(*args):
 
 
 def _fsum(*args):
-    return math.fsum(_take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
+    return math.fsum(take(args[0], "list")) if len(args) == 1 else math.fsum(*args)
 
 
 def _collection(kind):
     """dict, set or frozenset of an iterable: its items are taken as a list first, within the bound
     (a dict, set or frozenset given as it is)."""
     def fn(*args, **kwargs):
-        if len(args) == 1 and args[0].__class__ not in (dict, set, frozenset):
-            args = (_take(args[0], "list"),)
+        if len(args) == 1 and not isinstance(args[0], (dict, set, frozenset)):
+            args = (take(args[0], "list"),)
         return kind(*args, **kwargs)
     return fn
 
@@ -438,9 +448,38 @@ def _replace(s, *args, **kwargs):
     return s.replace(*args, **kwargs)
 
 
+def _expandtabs(s, *args, **kwargs):
+    size = args[0] if args else kwargs.get("tabsize", 8)
+    if size.__class__ is int and size > 1:
+        n = len(s) + s.count("\t") * (size - 1)       # at most: each tab fills to the next stop
+        if n > STATE.max_items:
+            raise _too_many("str", n)
+    return s.expandtabs(*args, **kwargs)
+
+
+def _translate(s, *args):
+    """str.translate: the table is read once for each distinct character (as CPython reads it, a
+    LookupError leaving the character as it is), so the result's length is known before it is built."""
+    if len(args) != 1:
+        return s.translate(*args)
+    table, plain = args[0], {}
+    for c in set(s):
+        try:
+            plain[ord(c)] = table[ord(c)]
+        except LookupError:
+            pass
+    n = len(s)
+    for code, value in plain.items():
+        if value.__class__ is str and len(value) > 1:
+            n += s.count(chr(code)) * (len(value) - 1)
+    if n > STATE.max_items:
+        raise _too_many("str", n)
+    return s.translate(plain)
+
+
 def _join(sep, *args, **kwargs):
     if len(args) == 1 and not kwargs:
-        items = _take(args[0], "list")
+        items = take(args[0], "list")
         n = len(sep) * max(len(items) - 1, 0)
         for x in items:
             if x.__class__ is str:
@@ -453,14 +492,14 @@ def _join(sep, *args, **kwargs):
 
 def _extend(lst, *args, **kwargs):
     if len(args) == 1 and not kwargs:
-        return lst.extend(_take(args[0], "list", STATE.max_items - len(lst)))
+        return lst.extend(take(args[0], "list", STATE.max_items - len(lst)))
     return lst.extend(*args, **kwargs)
 
 
 def _dict_update(d, *args, **kwargs):
     """dict.update from pairs: the pairs are taken as a list first, within the bound (a dict as it is)."""
-    if len(args) == 1 and args[0].__class__ is not dict:
-        args = (_take(args[0], "list", STATE.max_items - len(d)),)
+    if len(args) == 1 and not isinstance(args[0], dict):
+        args = (take(args[0], "list", STATE.max_items - len(d)),)
     return d.update(*args, **kwargs)
 
 
@@ -470,7 +509,7 @@ def _set_method(name: str):
     method = getattr(set, name)
 
     def fn(s, *args):
-        return method(s, *[a if a.__class__ in (set, frozenset, dict) else _take(a, "list") for a in args])
+        return method(s, *[a if a.__class__ in (set, frozenset, dict) else take(a, "list") for a in args])
     return fn
 
 
@@ -508,9 +547,9 @@ def _pools(fn, every: bool):
     bounded as lists are."""
     def bounded(*args, **kwargs):
         if every:
-            args = [_take(a, "list") for a in args]
+            args = [take(a, "list") for a in args]
         elif args:
-            args = [_take(args[0], "list"), *args[1:]]
+            args = [take(args[0], "list"), *args[1:]]
         return fn(*args, **kwargs)
     return bounded
 
@@ -525,7 +564,8 @@ def bounded_itertools() -> dict:
 
 BOUNDED_METHODS = {
     str: {"center": _widened("center"), "ljust": _widened("ljust"), "rjust": _widened("rjust"),
-          "zfill": _widened("zfill"), "replace": _replace, "join": _join},
+          "zfill": _widened("zfill"), "replace": _replace, "join": _join, "expandtabs": _expandtabs,
+          "translate": _translate},
     list: {"extend": _extend},
     dict: {"update": _dict_update},
     set: {name: _set_method(name) for name in _SET_ITERABLE_METHODS},

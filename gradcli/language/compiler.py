@@ -17,7 +17,7 @@ import operator
 from types import MethodType
 from itertools import islice
 
-from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi, treebuild
+from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine.autograd import ModeDecorated
@@ -1614,7 +1614,7 @@ class Compiler:
                 parts.append((p, None, None, None))
             else:
                 spec = self.e_JoinedStr(p.format_spec) if p.format_spec is not None else None
-                parts.append((None, self.expr(p.value), p.conversion, spec))
+                parts.append((None, self.expr(p.value), formatting.CONVERSIONS.get(p.conversion), spec))
         line, col = node.line, node.col
         check_spec = bounds.check_format_spec
 
@@ -1626,12 +1626,8 @@ class Compiler:
                         out.append(text)
                         continue
                     v = value(env)
-                    if conversion == "r":
-                        v = repr(v)
-                    elif conversion == "s":
-                        v = str(v)
-                    elif conversion == "a":
-                        v = ascii(v)
+                    if conversion is not None:      # !r, !s, !a
+                        v = conversion(v)
                     if spec is None:
                         out.append(format(v, ""))
                     else:

@@ -285,6 +285,10 @@ _BUILTINS = {
                                                   "language reaches."),
     "hasattr": ("hasattr(obj, name, /)", "Whether obj.name is an attribute gradcli's language reaches."),
     "setattr": ("setattr(obj, name, value, /)", "obj.name = value, where the language allows it."),
+    "type": ("type(obj, /)", "The class of obj, as the script names it: type(3) is int, type(t) is torch.Tensor; "
+                             "type(x).__name__ is its name."),
+    "id": ("id(obj, /)", "A number for obj, the same for the whole run: the address gradcli prints for it "
+                         "(numbered with --stable-ids)."),
     "isinstance": ("isinstance(obj, class_or_tuple, /)", "Whether obj is an instance of the class (torch.Tensor, "
                                                            "int, ...) or of one of a tuple of classes."),
     "issubclass": ("issubclass(cls, class_or_tuple, /)", "Whether cls is the class, or derives from it (or from "
@@ -312,6 +316,7 @@ _MODULES = {
     "torch.random": "The random generator's seed and state.",
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
+    "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",
 }
 
 
@@ -407,6 +412,7 @@ def _qualified_names() -> dict:
 def text_for(obj, builtins: dict | None = None) -> str:
     """The help shown for `obj`: a signature line and a paragraph, indented."""
     from gradcli.language import stdlib
+    from gradcli.language.bounds import Bounded
     from gradcli.language.compiler import ScriptFunction
     from gradcli.engine.tensor import Tensor
     if builtins:
@@ -416,6 +422,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
                 return _format(sig, para)
     if isinstance(obj, stdlib.Builtin):     # as scripts hold functions: the function itself describes it
         obj = obj.func
+    elif isinstance(obj, Bounded):          # collections.Counter, ...: the class it stands for
+        obj = obj.original
     if obj.__class__ is ScriptFunction:
         return _format(f"{obj.name}({', '.join(obj.parameters())})", "A function defined in this session.")
     if obj.__class__ is stdlib.ScriptModule:

@@ -1,4 +1,5 @@
-"""What a script can reach by name: the builtins, and the modules `torch` (gradcli's engine) and `math`."""
+"""What a script can reach by name: the builtins, and the modules `torch` (gradcli's engine), `math` and
+Python's others."""
 
 from __future__ import annotations
 
@@ -12,17 +13,19 @@ import random as _random
 import string as _string
 import time as _time
 
-from gradcli.language import bounds, classes
+from gradcli.language import bounds, classes, pycollections
 from gradcli.language import torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Size, Tensor, print_options
+from gradcli.engine.ops.reduce import ReturnTypes
+from gradcli.engine.tensor import Size, Tensor, _Device, print_options
 
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
-_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": _string}
+_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": _string,
+                   "collections": pycollections._collections}
 
 
 class ScriptModule:
@@ -130,7 +133,10 @@ def _set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=
 
 
 _INT64_MAX = 2 ** 63 - 1
-_LIST = bounds.bounded_builtins()["list"]        # list(range(10**12)) fails at once, not after minutes
+# list, tuple, dict, set, frozenset, sorted, ... as every session holds them: one of each, so type([]) is
+# the `list` a script names
+_BOUNDED_BUILTINS = bounds.bounded_builtins()
+_LIST = _BOUNDED_BUILTINS["list"]        # list(range(10**12)) fails at once, not after minutes
 
 
 def _size(sizes=()):
@@ -431,6 +437,7 @@ FUNCTOOLS = ScriptModule("functools", {**{n: getattr(_functools, n) for n in ("r
 STRING = ScriptModule("string", {n: getattr(_string, n) for n in _STRING_NAMES})
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
+COLLECTIONS = ScriptModule("collections", pycollections.members())
 
 
 def _importable(module: ScriptModule) -> list:
@@ -447,7 +454,7 @@ _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
-        "string": STRING, "time": TIME}
+        "string": STRING, "time": TIME, "collections": COLLECTIONS}
 MODULES = tuple(sorted(_importable(TORCH))) + tuple(sorted(name for name in _TOP if name != "torch"))
 
 
@@ -585,9 +592,146 @@ def _real_classes(classinfo, fn="isinstance"):
         return real
     if classinfo.__class__ is bounds.Bounded and isinstance(classinfo.original, type):
         return classinfo.original           # list, tuple, dict, set, frozenset as scripts hold them
+    if classinfo.__class__ is ClassValue and classinfo.real is not None:
+        return classinfo.real
     if isinstance(classinfo, type):
         return classinfo
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+# ------------------------------------------------------------------------------------ type and id
+
+_TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
+               _Device: "torch.device"}
+
+
+def type_name(obj) -> str:
+    """The name PyTorch or CPython gives the type of `obj` in its messages, never gradcli's class."""
+    if isinstance(obj, autograd.Node):
+        return obj.name().rpartition("::")[2]       # torch::autograd::AccumulateGrad is 'AccumulateGrad'
+    cls = obj.__class__
+    if cls is ReturnTypes:
+        return f"torch.return_types.{obj.name}"
+    name = _TYPE_NAMES.get(cls)
+    if name is not None:
+        return name
+    if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for
+        return type_name(obj.original)
+    if cls is Builtin:                      # a builtin or torch function as scripts hold it
+        return "builtin_function_or_method"
+    name = cls.__name__
+    return "function" if name == "ScriptFunction" else name
+
+
+class ClassValue:
+    """A class a script meets only as type(x) (`<class 'function'>`, `<class 'MulBackward0'>`): it
+    prints and compares as the class, gives its __name__, and makes no instances."""
+
+    __slots__ = ("path", "real")
+
+    def __init__(self, path: str, real):
+        self.path = path        # the name CPython or PyTorch prints: 'function', 'itertools.chain'
+        self.real = real        # the class isinstance tests against (None: not one of its own)
+
+    def __repr__(self) -> str:
+        return f"<class '{self.path}'>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"cannot create '{self.path}' instances")
+
+    def __reduce__(self):
+        raise TypeError(f"cannot pickle {self!r}")
+
+
+_TYPE_NAMES[ClassValue] = "type"
+_CLASS_VALUES: dict = {}        # path -> its ClassValue: type(f) is type(g) for two functions
+
+
+def _class_value(path: str, real=None) -> ClassValue:
+    value = _CLASS_VALUES.get(path)
+    if value is None:
+        value = _CLASS_VALUES[path] = ClassValue(path, real)
+    return value
+
+
+# Classes a script may hold as they are: calling one builds a plain value, and their attributes are
+# reached only through the allow-list. Python's `type` is never one (type('X', (), {}) builds classes).
+_PLAIN_CLASSES = frozenset((int, float, bool, complex, str, range, slice, type(None), type(...)))
+_FUNCTION_KINDS = {"<function": "function", "<bound": "method", "<built-in": "builtin_function_or_method"}
+
+
+def script_type(obj):
+    """type(obj): the class as the script names it (int, list as its builtins hold it, torch.Tensor,
+    collections.Counter, a namedtuple), else a ClassValue printing as CPython or PyTorch would."""
+    cls = obj.__class__
+    if cls.__class__ is classes.ScriptType:     # an instance of a script's class: the class itself
+        return cls
+    held = _HELD_CLASSES.get(cls)
+    if held is not None:
+        return held
+    if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
+        return cls
+    if cls is bounds.Bounded:
+        return _TYPE if isinstance(obj.original, type) else script_type(obj.original)
+    if cls is Builtin:
+        text = repr(obj)
+        if text.startswith("<class '"):
+            return _class_value("torch._C._TensorMeta") if obj is TORCH.members["Tensor"] else _TYPE
+        return _class_value(_FUNCTION_KINDS.get(text.split(" ", 1)[0], "builtin_function_or_method"))
+    if isinstance(obj, type):
+        return _TYPE
+    if isinstance(obj, BaseException) and cls.__module__ == "builtins":
+        return cls                          # an exception class, as `except` names it
+    if cls is ScriptModule:
+        return _class_value("module", ScriptModule)
+    if cls.__module__ in ("builtins", "__main__") or cls.__module__.startswith("gradcli."):
+        name = type_name(obj)
+        one_class = name == cls.__name__ or name in ("function", "builtin_function_or_method")
+        return _class_value(name, cls if one_class else None)
+    return _class_value(f"{cls.__module__}.{cls.__qualname__}", cls)     # itertools.chain, ...
+
+
+def class_name(obj) -> str | None:
+    """`obj.__name__` when `obj` is a class as a script holds it (int, list, torch.Tensor, a namedtuple,
+    type(x)), else None."""
+    if obj.__class__ is ClassValue:
+        return obj.path.rpartition(".")[2]
+    if obj.__class__ is bounds.Bounded and isinstance(obj.original, type):
+        return obj.original.__name__
+    if obj.__class__ is Builtin:
+        text = repr(obj)
+        return text[8:-2].rpartition(".")[2] if text.startswith("<class '") else None
+    if isinstance(obj, type):
+        return obj.__name__
+    return None
+
+
+def _type(*args, **kwargs):
+    if len(args) == 1 and not kwargs:
+        return script_type(args[0])
+    if len(args) == 3:
+        raise TypeError("type() with three arguments (building a class) is outside gradcli's language: "
+                        "write a class statement")
+    raise TypeError("type() takes 1 or 3 arguments")
+
+
+def _id(*args, **kwargs) -> int:
+    """id(obj): the address gradcli prints for obj (`<... object at 0x...>`), numbered with
+    --stable-ids, so the same object has the same id for the whole run."""
+    builtins.id(*args, **kwargs)            # wrong arguments: CPython's message
+    return int(address(args[0]), 16)
+
+
+_TYPE = bounds.Bounded(builtins.type, _type)
+_ID = bounds.Bounded(builtins.id, _id)
+
+# gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
+_HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
+                 rng.Generator: TORCH.members["Generator"]}
+_HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
+                     for name in ("list", "tuple", "dict", "set", "frozenset"))
+_HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.values()
+                     if value.__class__ is bounds.Bounded)
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
@@ -606,7 +750,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     table = {name: getattr(builtins, name) for name in (
         "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
-    table.update(bounds.bounded_builtins())    # list, tuple, sorted, sum, pow, round: bounded results
+    table.update(_BOUNDED_BUILTINS)    # list, tuple, sorted, sum, pow, round: bounded results
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
                                                                 "next", "hash"))
     table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
@@ -614,6 +758,8 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     # classes: `object` as a base, super() in methods, and the decorators of methods
     table.update(object=builtins.object, super=classes.SUPER, staticmethod=builtins.staticmethod,
                  classmethod=builtins.classmethod, property=builtins.property)
+    table["type"] = _TYPE
+    table["id"] = _ID
     if extra:
         table.update(extra)             # getattr, hasattr, setattr (gradcli.language.access), from the session
     table.update((name, getattr(builtins, name)) for name in EXCEPTIONS)
@@ -645,7 +791,9 @@ class _Helper:
 def make_print(write, report=None):
     """The print builtin: writes through `write`, or with `report` (an event sink's
     report(text, args)) hands it the text instead, with the values printed."""
-    def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    def print_(*args, sep=" ", end="\n", file=None, flush=False, **others):
+        if others:
+            raise TypeError(f"'{next(iter(others))}' is an invalid keyword argument for print()")
         if sep is None:
             sep = " "
         elif not isinstance(sep, str):

@@ -13,6 +13,7 @@ import os
 import re
 
 from gradcli.language import access, stdlib
+from gradcli.language.bounds import Bounded
 from gradcli.language.compiler import ScriptFunction
 from gradcli.language.stdlib import Builtin
 from gradcli.engine.tensor import Size, Tensor
@@ -92,8 +93,9 @@ def complete(text: str, namespace: dict, builtins: dict, requested: bool = True)
 
 
 def _matching(candidates: dict, word: str) -> list:
+    # `_`-led names (a namedtuple's _asdict, a class's __name__) once the word asks for them
     return [(name, candidates[name]) for name in sorted(candidates)
-            if name.startswith(word) and not name.startswith("_")]
+            if name.startswith(word) and (not name.startswith("_") or word.startswith("_"))]
 
 
 def _trailing_identifier(text: str) -> str:
@@ -205,7 +207,8 @@ def _kind(value) -> str:
         return "module"
     if value.__class__ is ScriptFunction:
         return "function"
-    if isinstance(value, type) or (value.__class__ is Builtin and repr(value).startswith("<class ")):
+    if isinstance(value, type) or (value.__class__ is Builtin and repr(value).startswith("<class ")) \
+            or (value.__class__ is Bounded and isinstance(value.original, type)):      # list, collections.Counter
         return "class"
     if callable(value):
         return "function"
