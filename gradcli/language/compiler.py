@@ -20,6 +20,7 @@ from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
+from gradcli.language.syntaxerrors import Problems
 from gradcli.engine.tensor import Tensor
 
 BREAK = object()
@@ -154,7 +155,8 @@ class ScriptFunction:
 class Compiler:
     """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
 
-    def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None):
+    def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None,
+                 problems: Problems | None = None):
         self.globals = globals_
         self.builtins = builtins
         self.warn = warn              # warn(line, col, category, message[, subject]): the session's warning sink
@@ -163,11 +165,39 @@ class Compiler:
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
         self.scope = None             # scopes.Scope of the function being compiled, None at top level
         self.depth = 0                # expression nesting while compiling
+        # problems found so far (the parser's, when it was given the same list); the checks made while
+        # compiling add theirs, and module() raises them all
+        self.problems = problems if problems is not None else Problems()
 
     # ------------------------------------------------------------------------------------ entry
     def module(self, mod: syntax.Module):
-        _check_future_imports(mod.body)
-        return self.block(mod.body)
+        problems = self.problems
+        problems.dirty = False
+        if problems:
+            self._check_only(mod.body)
+        _check_future_imports(mod.body, problems)
+        try:
+            program = self.block(mod.body)
+        except ScriptSyntaxError as e:
+            raise problems.error(e) from None
+        if problems:
+            raise problems.error()
+        return program
+
+    def _check_only(self, body: list) -> None:
+        """Compile a tree the parse found problems in, only for the checks compiling makes (global and
+        nonlocal declarations, future imports), then raise them all. A statement the earlier problems
+        made uncompilable (`1 = x` has no store) is passed over: it has its report already."""
+        problems = self.problems
+        _check_future_imports(body, problems)
+        for st in body:
+            try:
+                self.stmt(st)
+            except ScriptSyntaxError as e:      # a limit (expression nesting): nothing more is checked
+                raise problems.error(e) from None
+            except Exception:       # noqa: BLE001 -- the statement's problem is reported already
+                pass
+        raise problems.error()
 
     def block(self, stmts):
         compiled = [(s.line, self.stmt(s)) for s in stmts]
@@ -308,7 +338,8 @@ class Compiler:
 
     def s_Nonlocal(self, node):
         if self.scope is None:
-            raise ScriptSyntaxError("nonlocal declaration not allowed at module level", line=node.line, col=node.col)
+            self.problems.invalid(ScriptSyntaxError("nonlocal declaration not allowed at module level",
+                                                    line=node.line, col=node.col))
         return lambda env: None
 
     def s_Pass(self, node):
@@ -517,7 +548,7 @@ class Compiler:
         params = [p.name for p in node.params]
         defaults = [self.expr(p.default) for p in node.params if p.default is not None]
         outer = self.scope
-        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         self.scope = scope
         try:
             body = compile_body(node.body)
@@ -830,7 +861,7 @@ class Compiler:
 
     def _comprehension(self, node, kind: str):
         outer = self.scope
-        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         first = self.expr(node.generators[0].iter)
         self.scope = scope
         try:
@@ -1181,23 +1212,22 @@ FUTURE_FEATURES = ("nested_scopes", "generators", "division", "absolute_import",
                    "unicode_literals", "generator_stop", "annotations")
 
 
-def _check_future_imports(body: list) -> None:
+def _check_future_imports(body: list, problems: Problems) -> None:
     """CPython's rules for future imports: only at the top of the file (after a docstring and other
-    future imports), only features Python knows."""
+    future imports), only features Python knows. What breaks them is noted in `problems`."""
     top = True
     for i, st in enumerate(body):
         if st.__class__ is syntax.ImportFrom and st.module == "__future__":
             if not top:
-                raise ScriptSyntaxError("from __future__ imports must occur at the beginning of the file",
-                                        line=st.line, col=st.col)
+                problems.add("from __future__ imports must occur at the beginning of the file", st.line, st.col)
+                continue
             for name, _ in st.names:
                 if name == "braces":
-                    raise ScriptSyntaxError("not a chance", line=st.line, col=st.col)
-                if name == "barry_as_FLUFL":
-                    raise ScriptSyntaxError("future feature barry_as_FLUFL is not part of gradcli's language",
-                                            line=st.line, col=st.col)
-                if name not in FUTURE_FEATURES:
-                    raise ScriptSyntaxError(f"future feature {name} is not defined", line=st.line, col=st.col)
+                    problems.add("not a chance", st.line, st.col)
+                elif name == "barry_as_FLUFL":
+                    problems.refuse("future feature barry_as_FLUFL is", st)
+                elif name not in FUTURE_FEATURES:
+                    problems.add(f"future feature {name} is not defined", st.line, st.col)
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False

@@ -5,22 +5,29 @@ from __future__ import annotations
 import re
 
 from gradcli.errors import ScriptSyntaxError
-from gradcli.language.syntaxerrors import error, error_at, refused
+from gradcli.language.syntaxerrors import Problems, error, error_at
 
 MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPython's tokenizer allows
 MAX_INDENT_LEVELS = 100     # CPython's limit too
 TAB_SIZE = 8
 
-# Python keywords outside the language. They lex as NAME; the layout pass refuses them.
+# Stand-ins for refused tokens (below): nothing; nothing before an operand and None elsewhere (yield,
+# yield x, yield from x); nothing, and nothing for the annotation after it, up to its ':'.
+NOTHING = ""
+OPERAND = "(operand)"
+ANNOTATION = "(annotation)"
+# Python keywords outside the language. They lex as NAME; the layout pass refuses them. So that one run
+# reports all of a script's refused constructs, each is replaced by a stand-in on which the parse goes on:
+# the text of another token, or one of the above.
 REFUSED_KEYWORDS = {
-    "class": "class definitions are",
-    "yield": "generators (yield) are",
-    "async": "async code (async/await) is",
-    "await": "async code (async/await) is",
+    "class": ("class definitions are", "if"),        # class C(B): parses on as if C(B):
+    "yield": ("generators (yield) are", OPERAND),
+    "async": ("async code (async/await) is", NOTHING),
+    "await": ("async code (async/await) is", NOTHING),
 }
 REFUSED_TOKENS = {
-    ":=": "assignment expressions (:=) are",
-    "->": "annotations are",
+    ":=": ("assignment expressions (:=) are", "or"),  # (n := len(x)) parses on as (n or len(x))
+    "->": ("annotations are", ANNOTATION),
 }
 # Attributes with underscores that scripts may read (`torch.__version__`); gradcli.language.access says where.
 DUNDER_ATTRIBUTES = frozenset({"__version__"})
@@ -144,7 +151,8 @@ class Layout:
         names = names or {}
         self.openers = {names.get("(", "LPAR"): ")", names.get("[", "LSQB"): "]", names.get("{", "LBRACE"): "}"}
         self.closers = {names.get(")", "RPAR"): "(", names.get("]", "RSQB"): "[", names.get("}", "RBRACE"): "{"}
-        self.refused = {names[text]: what for text, what in REFUSED_TOKENS.items() if text in names}
+        self.names = names
+        self.refused = {names[text]: refusal for text, refusal in REFUSED_TOKENS.items() if text in names}
         # After one of these a '*', '-' or '@' is binary; anywhere else it is a prefix.
         self.operand_ends = {"NAME", "INT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER", "STRING"} | {
             names.get(text, text) for text in (")", "]", "}", "True", "False", "None", "...")}
@@ -155,10 +163,16 @@ class Layout:
         self.for_ = names.get("for")
         self.import_ = names.get("import")
         self.from_ = names.get("from")
-        self.special = ({"_NEWLINE", "NAME", self.at, self.for_} | set(self.openers) | set(self.closers)
-                        | set(self.refused) | self.stars | self.prefix_ops) - {None}
+        self.colon = names.get(":")
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.from_} | set(self.openers)
+                        | set(self.closers) | set(self.refused) | self.stars | self.prefix_ops) - {None}
 
-    def process(self, tokens, inside_brackets: bool = False):
+    def process(self, tokens, problems: Problems | None = None, inside_brackets: bool = False):
+        """The tokens the parser reads. Tokens outside the language are noted in `problems` (a fresh list
+        when none is given) and replaced by their stand-ins; text that cannot parse raises."""
+        if problems is None:
+            problems = Problems()
+        tokens = iter(tokens)       # the stand-in for an annotation reads on in it
         indents = [0]           # indentation widths with tabs to multiples of 8...
         alt_indents = [0]       # ...and with tabs as 1, which must agree (Python's TabError rule)
         brackets = [None] if inside_brackets else []    # opening tokens; None: an f-string field's braces
@@ -177,25 +191,45 @@ class Layout:
                 name = tok.value
                 if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT") \
                         and not (name == "__future__" and prev == self.from_):
-                    raise error_at("names starting with '_' are outside gradcli's language", tok)
+                    problems.add("names starting with '_' are outside gradcli's language", tok.line, tok.col)
                 if name in REFUSED_KEYWORDS:
-                    raise refused(REFUSED_KEYWORDS[name], tok)
+                    tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
+                    if tok is None:
+                        prev = OPERAND if REFUSED_KEYWORDS[name][1] == OPERAND else prev
+                        continue
+                    kind = tok.type
                 prefix_run = 0
             elif kind == "_NEWLINE":
                 if brackets:
                     continue
+                if prev == OPERAND:     # a bare yield
+                    yield Token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 prev = kind
                 yield tok
                 yield from self._indentation(tok, indents, alt_indents)
+                problems.dirty = False      # the next logical line starts: stand-ins above no longer matter
                 continue
             elif kind in self.refused:
-                raise refused(self.refused[kind], tok)
+                stand_in = self._stand_in(self.refused[kind], tok, problems)
+                if stand_in is None and self.refused[kind][1] == ANNOTATION:
+                    stand_in = self._skip_annotation(tokens)
+                    if stand_in is not None and stand_in.type in self.closers and brackets:
+                        brackets.pop()      # def f(x -> y): the ')' closes what it closed
+                if stand_in is None:
+                    continue
+                tok, kind = stand_in, stand_in.type
+            elif kind == self.from_:
+                if prev == OPERAND:     # yield from x: x stands in for all of it
+                    continue
+                prefix_run = 0
             elif kind in self.openers:
                 if len(brackets) >= MAX_NESTING + inside_brackets:
                     raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
                 brackets.append(tok)
                 prefix_run = 0
             elif kind in self.closers:
+                if prev == OPERAND:     # (yield)
+                    yield Token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 if not brackets or brackets[-1] is None:
                     raise error_at(f"unmatched '{tok.value}'", tok)
                 opener = brackets.pop()
@@ -206,11 +240,17 @@ class Layout:
                 # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
                 if kind in self.stars:
                     if prev == self.import_:
-                        raise refused("'from ... import *' is", tok)
-                    raise refused("star-args and starred expressions (*x, **x) are", tok)
-                if kind == self.at:
+                        problems.refuse("'from ... import *' is", tok)
+                        tok = Token("NAME", "*", tok.line, tok.col)     # a name the parse goes on with
+                        kind = "NAME"
+                    else:
+                        problems.refuse("star-args and starred expressions (*x, **x) are", tok)
+                        problems.dirty = True
+                        continue                # f(*a) parses on as f(a)
+                elif kind == self.at:
                     if prev in self.statement_starts:
-                        raise refused("decorators are", tok)
+                        problems.refuse("decorators are", tok)
+                        continue                # @dec parses on as the expression statement dec
                 else:
                     prefix_run += 1
                     if prefix_run > MAX_NESTING:
@@ -229,6 +269,31 @@ class Layout:
         for _ in range(len(indents) - 1):
             yield Token("_DEDENT", "", line, col)
         yield Token("$END", "", line, col)
+
+    def _stand_in(self, refusal: tuple, tok: Token, problems: Problems) -> Token | None:
+        """Note a refused token; the token that stands in for it, or None for nothing."""
+        what, stand_in = refusal
+        problems.refuse(what, tok)
+        problems.dirty = True
+        if stand_in in (NOTHING, OPERAND, ANNOTATION):
+            return None
+        return Token(self.names.get(stand_in, stand_in), stand_in, tok.line, tok.col)
+
+    def _skip_annotation(self, tokens) -> Token | None:
+        """Read past a return annotation (`-> list[int]`) up to the ':' that ends it, and return that ':'
+        (or the token where the annotation ended early: the parse fails there, as it would have)."""
+        depth = 0
+        for tok in tokens:
+            kind = tok.type
+            if kind in self.openers:
+                depth += 1
+            elif kind in self.closers:
+                depth -= 1
+            elif depth <= 0 and (kind == self.colon or kind == "_NEWLINE"):
+                return tok
+            if depth < 0:
+                return tok
+        return None
 
     def _indentation(self, newline: Token, indents: list, alt_indents: list):
         text = newline.value

@@ -9,25 +9,35 @@ from pathlib import Path
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.lexer import Layout, Scanner
 from gradcli.language.syntax import Module
-from gradcli.language.syntaxerrors import error_at
+from gradcli.language.syntaxerrors import Problems, error_at
 from gradcli.language.treebuild import Builder
 
 
-def parse(source: str, filename: str = "<script>") -> Module:
-    """Parse a whole script; every problem with it raises ScriptSyntaxError."""
+def parse(source: str, filename: str = "<script>", problems: Problems | None = None) -> Module:
+    """Parse a whole script; its problems raise one ScriptSyntaxError that lists them all.
+
+    With `problems` given, the problems that let the parse go on (syntaxerrors.Problems) are left
+    there for the caller, who checks more (the compiler) and then raises them; text that does not
+    parse raises at once, with the problems met before it."""
     text = source
+    own = problems is None
+    if own:
+        problems = Problems()
     collecting = gc.isenabled()
     # The tree has no reference cycles, so collections triggered by its hundreds of thousands
     # of fresh objects would only rescan them: a third of the parse time on long scripts.
     gc.disable()
     try:
         text = _normalize(source)
-        return _frontend().parse(text, "file_input")
+        tree = _frontend().parse(text, "file_input", problems)
     except ScriptSyntaxError as err:
-        raise err.located(filename, text)
+        raise problems.error(err).located(filename, text) from None
     finally:
         if collecting:
             gc.enable()
+    if own and problems:
+        raise problems.error().located(filename, text)
+    return tree
 
 
 def _normalize(source: str) -> str:
@@ -92,11 +102,14 @@ class _Frontend:
         from gradcli.language.tables import callbacks
         self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
-        self.driver = _Driver(tables, callbacks(tables["rules"], Builder(_parse_fragment)))
+        self.builder = Builder(_parse_fragment)
+        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
 
-    def parse(self, text: str, start: str):
-        tokens = self.layout.process(self.scanner.tokens(text))
+    def parse(self, text: str, start: str, problems: Problems | None = None):
+        # The builder and the f-string fields it parses note their problems in the same list.
+        self.builder.problems = problems = problems if problems is not None else Problems()
+        tokens = self.layout.process(self.scanner.tokens(text), problems)
         try:
             return self.driver.run(tokens, start)
         except _Unexpected as failure:
@@ -104,7 +117,8 @@ class _Frontend:
 
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""
-        tokens = self.layout.process(self.scanner.tokens(text, line, col), inside_brackets=True)
+        tokens = self.layout.process(self.scanner.tokens(text, line, col), self.builder.problems,
+                                     inside_brackets=True)
         try:
             return self.driver.run(tokens, "fstring_expr")
         except _Unexpected as failure:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language import syntax
+from gradcli.language.syntaxerrors import Problems
 
 
 class Cell:
@@ -60,9 +61,10 @@ class Scope:
         return "global"
 
 
-def analyze(fn, parent: Scope | None = None) -> Scope:
+def analyze(fn, parent: Scope | None = None, problems: Problems | None = None) -> Scope:
     """The Scope of `fn` (a FunctionDef, a Lambda or a comprehension) and, through `children`, of every
-    function, lambda and comprehension nested in it."""
+    function, lambda and comprehension nested in it. A declaration that breaks Python's rules is noted
+    in `problems` (raised at once without it) and left out."""
     used: set = set()
     nested: list = []
     declared_global: frozenset = frozenset()
@@ -74,7 +76,7 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         scope = Scope(frozenset(p.name for p in fn.params), parent)
         _collect(fn.body, used, nested)
     else:
-        declared_global, declared_nonlocal = _declarations(fn, parent)
+        declared_global, declared_nonlocal = _declarations(fn, parent, problems)
         scope = Scope(local_names(fn) - declared_global - declared_nonlocal, parent)
         scope.declared_global = declared_global
         used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
@@ -82,7 +84,7 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
             _collect(stmt, used, nested)
     captured: set = set()
     for child in nested:
-        child_scope = analyze(child, scope)
+        child_scope = analyze(child, scope, problems)
         scope.children[id(child)] = child_scope
         captured.update(child_scope.frees)
     scope.cells = frozenset(captured & scope.locals)
@@ -92,9 +94,15 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
     return scope
 
 
-def _declarations(fn, parent: Scope | None) -> tuple:
+def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
     """The names `fn` declares `global` and `nonlocal` (its own statements, not its nested functions'),
     checked as CPython's symbol table checks them."""
+    def wrong(message: str, where) -> None:
+        err = ScriptSyntaxError(message, line=where.line, col=where.col)
+        if problems is None:
+            raise err
+        problems.invalid(err)
+
     found = {}
     for st in _own_statements(fn.body):
         if isinstance(st, (syntax.Global, syntax.Nonlocal)):
@@ -110,17 +118,25 @@ def _declarations(fn, parent: Scope | None) -> tuple:
         kinds = {type(s) for s in statements}
         word = "global" if syntax.Global in kinds else "nonlocal"
         if len(kinds) == 2:
-            raise ScriptSyntaxError(f"name '{name}' is nonlocal and global", line=first.line, col=first.col)
+            wrong(f"name '{name}' is nonlocal and global", first)
+            continue
         if name in params:
-            raise ScriptSyntaxError(f"name '{name}' is parameter and {word}", line=first.line, col=first.col)
+            wrong(f"name '{name}' is parameter and {word}", first)
+            continue
+        misplaced = False
         for st in statements:
             earlier = [o for o in occurrences.get(name, ()) if (o[0], o[1]) < (st.line, st.col)]
             if earlier:
                 stored = min(earlier)[2]
                 what = "is assigned to before" if stored else "is used prior to"
-                raise ScriptSyntaxError(f"name '{name}' {what} {word} declaration", line=st.line, col=st.col)
+                wrong(f"name '{name}' {what} {word} declaration", st)
+                misplaced = True
+                break
+        if misplaced:
+            continue
         if word == "nonlocal" and not _bound_outside(parent, name):
-            raise ScriptSyntaxError(f"no binding for nonlocal '{name}' found", line=first.line, col=first.col)
+            wrong(f"no binding for nonlocal '{name}' found", first)
+            continue
         (globals_ if word == "global" else nonlocals).add(name)
     return frozenset(globals_), frozenset(nonlocals)
 

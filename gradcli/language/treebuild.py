@@ -11,7 +11,7 @@ from gradcli.language.syntax import (
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Param, Pass, Return, Set, Slice, Subscript, Tuple, UnaryOp, While, With, WithItem,
 )
-from gradcli.language.syntaxerrors import error_at, refused
+from gradcli.language.syntaxerrors import Problems, error_at
 
 def _flatten(items: list) -> list:
     out = []
@@ -46,41 +46,41 @@ def _what(node) -> str:
     return _WHAT.get(type(node), "an expression")
 
 
-def _check_target(node, verb: str, where) -> None:
+def _check_target(node, verb: str, where, problems: Problems) -> None:
     """Targets are names, attributes, subscripts, and tuples or lists of targets."""
     kind = type(node)
     if kind is Name or kind is Attribute or kind is Subscript:
         return
     if kind is Tuple or kind is List:
         for elt in node.elts:
-            _check_target(elt, verb, where)
+            _check_target(elt, verb, where, problems)
         return
-    raise error_at(f"cannot {verb} {_what(node)}", where if where is not None else node)
+    problems.invalid(error_at(f"cannot {verb} {_what(node)}", where if where is not None else node))
 
 
-def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
+def _check_context(body: list, in_function: bool, in_loop: bool, problems: Problems) -> None:
     """return only in a def, break and continue only in a loop: SyntaxErrors in Python too."""
     for stmt in body:
         kind = type(stmt)
         if kind is Return and not in_function:
-            raise error_at("'return' outside function", stmt)
-        if kind is Break and not in_loop:
-            raise error_at("'break' outside loop", stmt)
-        if kind is Continue and not in_loop:
-            raise error_at("'continue' not properly in loop", stmt)
-        if kind is FunctionDef:
-            _check_context(stmt.body, True, False)
+            problems.invalid(error_at("'return' outside function", stmt))
+        elif kind is Break and not in_loop:
+            problems.invalid(error_at("'break' outside loop", stmt))
+        elif kind is Continue and not in_loop:
+            problems.invalid(error_at("'continue' not properly in loop", stmt))
+        elif kind is FunctionDef:
+            _check_context(stmt.body, True, False, problems)
         elif kind is For or kind is While:
-            _check_context(stmt.body, in_function, True)
-            _check_context(stmt.orelse, in_function, in_loop)     # a loop's else is outside the loop
+            _check_context(stmt.body, in_function, True, problems)
+            _check_context(stmt.orelse, in_function, in_loop, problems)     # a loop's else is outside it
         elif kind is If:
-            _check_context(stmt.body, in_function, in_loop)
-            _check_context(stmt.orelse, in_function, in_loop)
+            _check_context(stmt.body, in_function, in_loop, problems)
+            _check_context(stmt.orelse, in_function, in_loop, problems)
         elif kind is With:
-            _check_context(stmt.body, in_function, in_loop)
+            _check_context(stmt.body, in_function, in_loop, problems)
         elif kind is Try:
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
-                _check_context(block, in_function, in_loop)
+                _check_context(block, in_function, in_loop, problems)
 
 
 def _loop_else(orelse) -> list:
@@ -99,16 +99,19 @@ class Builder:
 
     The parser (gradcli.language.parser) calls each method with the rule's children as soon as it
     reduces the rule, tokens included where the grammar keeps them (`!` rules), None for absent
-    optionals, as Lark's own tree building would pass them.
+    optionals, as Lark's own tree building would pass them. A check that fails notes its error in
+    `problems` (set by the parser for each parse) and the tree is built on, so that one run reports
+    all of them.
     """
 
     def __init__(self, parse_fragment: Callable):
         self.parse_fragment = parse_fragment    # (text, line, col) -> node, for f-string fields
+        self.problems = Problems()
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
         body = _flatten(c)
-        _check_context(body, in_function=False, in_loop=False)
+        _check_context(body, False, False, self.problems)
         return Module(body, line=1, col=1)
 
     def fstring_expr(self, c):
@@ -130,14 +133,15 @@ class Builder:
     def assign(self, c):
         targets = c[0:-1:2]
         for target, equals in zip(targets, c[1:-1:2]):
-            _check_target(target, "assign to", equals)
+            _check_target(target, "assign to", equals, self.problems)
         first = targets[0]
         return Assign(targets, c[-1], line=first.line, col=first.col)
 
     def aug_assign(self, c):
         target, (op, tok), value = c
         if type(target) not in (Name, Attribute, Subscript):
-            raise error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}", tok)
+            self.problems.invalid(error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}",
+                                           tok))
         return AugAssign(target, op, value, line=target.line, col=target.col)
 
     # fmt: off
@@ -178,7 +182,7 @@ class Builder:
     def del_stmt(self, c):
         tok, targets = c
         for target in targets:
-            _check_target(target, "delete", None)
+            _check_target(target, "delete", None, self.problems)
         return Delete(targets, line=tok.line, col=tok.col)
 
     def del_targets(self, c):
@@ -225,12 +229,13 @@ class Builder:
         defaults = False
         for param in c:
             if param.name in seen:
-                raise error_at(f"duplicate parameter '{param.name}' in function definition", param)
+                self.problems.invalid(error_at(f"duplicate parameter '{param.name}' in function definition", param))
             seen.add(param.name)
             if param.default is not None:
                 defaults = True
             elif defaults:
-                raise error_at("parameter without a default follows parameter with a default", param)
+                self.problems.invalid(error_at("parameter without a default follows parameter with a default",
+                                               param))
         return c
 
     def param(self, c):
@@ -248,7 +253,7 @@ class Builder:
 
     def for_stmt(self, c):
         tok, target, _, iterable, _, body, orelse = c
-        _check_target(target, "assign to", None)
+        _check_target(target, "assign to", None, self.problems)
         return For(target, iterable, body, _loop_else(orelse), line=tok.line, col=tok.col)
 
     def while_stmt(self, c):
@@ -266,7 +271,7 @@ class Builder:
                 finalbody = part[1]
         for h in handlers[:-1]:
             if h.type is None:
-                raise error_at("default 'except:' must be last", h)
+                self.problems.invalid(error_at("default 'except:' must be last", h))
         return Try(body, handlers, orelse, finalbody, line=tok.line, col=tok.col)
 
     def except_clause(self, c):
@@ -293,7 +298,7 @@ class Builder:
     def with_item(self, c):
         context, target = c
         if target is not None:
-            _check_target(target, "assign to", None)
+            _check_target(target, "assign to", None, self.problems)
         return WithItem(context, target, line=context.line, col=context.col)
 
     def target_list(self, c):
@@ -370,11 +375,11 @@ class Builder:
         for arg in c:
             if type(arg) is Keyword:
                 if any(k.name == arg.name for k in keywords):
-                    raise error_at(f"keyword argument repeated: {arg.name}", arg)
+                    self.problems.invalid(error_at(f"keyword argument repeated: {arg.name}", arg))
                 keywords.append(arg)
-            elif keywords:
-                raise error_at("positional argument follows keyword argument", arg)
             else:
+                if keywords:
+                    self.problems.invalid(error_at("positional argument follows keyword argument", arg))
                 args.append(arg)
         return args, keywords
 
@@ -413,8 +418,9 @@ class Builder:
         try:
             value = int(tok.value, 0)
         except ValueError as e:     # more than 4300 decimal digits: Python's limit, and its words
-            raise error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid decimal conversion "
-                           "limits.", tok) from None
+            self.problems.invalid(error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid "
+                                           "decimal conversion limits.", tok))
+            value = 0
         return Constant(value, line=tok.line, col=tok.col)
 
     def float_number(self, c):
@@ -422,10 +428,11 @@ class Builder:
         return Constant(float(tok.value), line=tok.line, col=tok.col)
 
     def imaginary(self, c):
-        raise refused("complex numbers (imaginary literals like 1j) are", c[0])
+        self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
+        return Constant(0, line=c[0].line, col=c[0].col)
 
     def strings(self, c):
-        return string_literal(c, self.parse_fragment)
+        return string_literal(c, self.parse_fragment, self.problems)
 
     def group(self, c):
         # A parenthesised expression starts at its '(' (as a tuple's does): nodes built on
@@ -482,7 +489,7 @@ class Builder:
 
     def comp_clause(self, c):
         tok, target, _, iterable, *ifs = c
-        _check_target(target, "assign to", tok)
+        _check_target(target, "assign to", tok, self.problems)
         return Comprehension(target, iterable, ifs, line=tok.line, col=tok.col)
 
     def comp_if(self, c):
