@@ -173,9 +173,14 @@ class Compiler:
     def module(self, mod: syntax.Module):
         problems = self.problems
         problems.dirty = False
-        if problems:
-            self._check_only(mod.body)
         _check_future_imports(mod.body, problems)
+        scopes.check_module(mod, problems)
+        if problems:
+            # the parse found problems: the script will not run, so only the checks compiling makes are
+            # made, and the imports it could not make are named with the rest
+            scopes.check_declarations(mod.body, problems)
+            _check_imports(mod.body, problems)
+            raise problems.error()
         try:
             program = self.block(mod.body)
         except ScriptSyntaxError as e:
@@ -183,21 +188,6 @@ class Compiler:
         if problems:
             raise problems.error()
         return program
-
-    def _check_only(self, body: list) -> None:
-        """Compile a tree the parse found problems in, only for the checks compiling makes (global and
-        nonlocal declarations, future imports), then raise them all. A statement the earlier problems
-        made uncompilable (`1 = x` has no store) is passed over: it has its report already."""
-        problems = self.problems
-        _check_future_imports(body, problems)
-        for st in body:
-            try:
-                self.stmt(st)
-            except ScriptSyntaxError as e:      # a limit (expression nesting): nothing more is checked
-                raise problems.error(e) from None
-            except Exception:       # noqa: BLE001 -- the statement's problem is reported already
-                pass
-        raise problems.error()
 
     def block(self, stmts):
         compiled = [(s.line, self.stmt(s)) for s in stmts]
@@ -338,8 +328,7 @@ class Compiler:
 
     def s_Nonlocal(self, node):
         if self.scope is None:
-            self.problems.invalid(ScriptSyntaxError("nonlocal declaration not allowed at module level",
-                                                    line=node.line, col=node.col))
+            self.problems.invalid(ScriptSyntaxError(scopes.MODULE_NONLOCAL, line=node.line, col=node.col))
         return lambda env: None
 
     def s_Pass(self, node):
@@ -1231,6 +1220,16 @@ def _check_future_imports(body: list, problems: Problems) -> None:
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False
+
+
+def _check_imports(body: list, problems: Problems) -> None:
+    """The module-level imports of modules outside the language, which would raise ImportError when they
+    ran (only those outside any `if` or `try`: a script may guard an import)."""
+    for st in body:
+        if (st.__class__ is syntax.Import or st.__class__ is syntax.ImportFrom) and st.module != "__future__" \
+                and stdlib.module(st.module) is None:
+            e = outside_import(st.module)
+            problems.add(str(e), st.line, st.col, type(e).__name__)
 
 
 def _catchable(wanted) -> bool:

@@ -94,9 +94,31 @@ def analyze(fn, parent: Scope | None = None, problems: Problems | None = None) -
     return scope
 
 
+MODULE_NONLOCAL = "nonlocal declaration not allowed at module level"
+
+
+def check_module(mod: syntax.Module, problems: Problems) -> None:
+    """The module's own `global` statements, checked as CPython checks them (a name the module used or
+    assigned before declaring it global); `nonlocal` there is the compiler's to refuse."""
+    _declarations(mod, None, problems)
+
+
+def check_declarations(body: list, problems: Problems) -> None:
+    """The declaration checks compiling a module makes, without compiling it (its parse found problems
+    already, so it will not run): `nonlocal` outside functions, and every function's declarations."""
+    for st in _own_statements(body):
+        if isinstance(st, syntax.Nonlocal):
+            problems.invalid(ScriptSyntaxError(MODULE_NONLOCAL, line=st.line, col=st.col))
+    nested: list = []
+    for st in body:
+        _collect(st, set(), nested)
+    for fn in nested:
+        analyze(fn, None, problems)
+
+
 def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
     """The names `fn` declares `global` and `nonlocal` (its own statements, not its nested functions'),
-    checked as CPython's symbol table checks them."""
+    checked as CPython's symbol table checks them. For the module, only its `global` statements."""
     def wrong(message: str, where) -> None:
         err = ScriptSyntaxError(message, line=where.line, col=where.col)
         if problems is None:
@@ -104,13 +126,14 @@ def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
         problems.invalid(err)
 
     found = {}
+    kinds = syntax.Global if fn.__class__ is syntax.Module else (syntax.Global, syntax.Nonlocal)
     for st in _own_statements(fn.body):
-        if isinstance(st, (syntax.Global, syntax.Nonlocal)):
+        if isinstance(st, kinds):
             for name in st.names:
                 found.setdefault(name, []).append(st)
     if not found:
         return frozenset(), frozenset()
-    params = {p.name for p in fn.params}
+    params = {p.name for p in getattr(fn, "params", ())}
     occurrences = _occurrences(fn)
     globals_, nonlocals = set(), set()
     for name, statements in found.items():

@@ -37,16 +37,18 @@ class Problems:
     __slots__ = ("found", "count", "dirty")
 
     def __init__(self):
-        self.found = []         # (line, col, message): the first SHOWN by position, once trimmed
+        self.found = []         # (line, col, message, kind): the first SHOWN by position, once trimmed
         self.count = 0          # how many were found in all
         self.dirty = False
 
     def __bool__(self) -> bool:
         return self.count > 0
 
-    def add(self, message: str, line: int, col: int) -> None:
+    def add(self, message: str, line: int, col: int, kind: str = "SyntaxError") -> None:
+        """`kind` is the type a Python user would see: SyntaxError, or for an import of a module outside
+        the language in a script that will not run anyway, the ImportError it would raise."""
         found = self.found
-        found.append((line, col, message))
+        found.append((line, col, message, kind))
         self.count += 1
         if len(found) > 8 * SHOWN:      # keep memory bounded: only the first SHOWN by position are shown
             found.sort(key=_position)
@@ -69,17 +71,23 @@ class Problems:
         if stop is not None and not (self.dirty and self.count):
             if not self.count:
                 return stop
-            self.add(stop.message, stop.line, stop.col)
+            self.add(stop.message, stop.line, stop.col, stop.kind)
         if not self.count:
             return None
         self.found.sort(key=_position)
-        shown = self.found[:SHOWN]
-        first = ScriptSyntaxError(shown[0][2], "<script>", shown[0][0], shown[0][1])
-        if stop is not None and shown[0][:2] == (stop.line, stop.col) and shown[0][2] == stop.message:
+        shown = [_error(*problem) for problem in self.found[:SHOWN]]
+        first = shown[0]
+        if stop is not None and (first.line, first.col, first.message) == (stop.line, stop.col, stop.message):
             first = stop            # keeps what the stop knew (its source line, for a null byte)
-        first.others = [ScriptSyntaxError(message, "<script>", line, col) for line, col, message in shown[1:]]
+        first.others = shown[1:]
         first.omitted = self.count - len(shown)
         return first
+
+
+def _error(line: int, col: int, message: str, kind: str) -> ScriptSyntaxError:
+    err = ScriptSyntaxError(message, "<script>", line, col)
+    err.kind = kind
+    return err
 
 
 def _position(problem: tuple) -> tuple:
