@@ -151,7 +151,16 @@ def test_refusals_before_a_real_syntax_error_come_with_it():
 def test_a_real_syntax_error_alone_is_reported_as_before():
     with pytest.raises(ScriptSyntaxError) as info:
         Session(out=io.StringIO()).run_source("x = 1\ny = = 3\nz = 1j\n")
-    assert (info.value.line, info.value.col, info.value.others, info.value.omitted) == (3 - 1, 5, [], 0)
+    assert (info.value.line, info.value.col, info.value.others, info.value.omitted) == (2, 5, [], 0)
+
+
+def test_each_report_is_coloured_on_its_own():
+    from gradcli.display.terminal import paint_error
+    with pytest.raises(ScriptSyntaxError) as info:
+        Session(out=io.StringIO()).run_source("yield 1\nyield 2\n")
+    painted = info.value.render(paint_error).splitlines()
+    assert painted[0::3] == [paint_error(f"<script>:{n}:1: SyntaxError: {YIELD}") for n in (1, 2)]
+    assert painted[1::3] == [f"    yield {n}" for n in (1, 2)]
 
 
 def test_one_refusal_prints_what_it_printed_before(tmp_path, capsys):
@@ -270,8 +279,9 @@ def test_imports_outside_the_language_join_a_report_of_refusals():
     source = "import numpy as np\nimport torch\nif flag:\n    import os\nfrom os import path\nyield 1\n"
     with pytest.raises(ScriptSyntaxError) as info:
         Session(out=io.StringIO()).run_source(source)
+    # the import inside `if` is not listed: a script may guard an import
     assert [(e.line, e.col, e.kind) for e in info.value.all()] == [
-        (1, 1, "ImportError"), (5, 1, "ImportError"), (4 + 2, 1, "SyntaxError")]
+        (1, 1, "ImportError"), (5, 1, "ImportError"), (6, 1, "SyntaxError")]
     assert info.value.message.startswith("import of 'numpy' is outside gradcli's language")
     assert info.value.exit_status == 2
 

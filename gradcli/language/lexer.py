@@ -140,8 +140,9 @@ class Layout:
     It plays the part of Lark's Indenter, written afresh because that one has no Python
     error messages (an unmatched ')' is an AssertionError there), accepts inconsistent tabs
     and keeps its state on the instance, while f-string fields parse re-entrantly. It is
-    also where tokens outside the language are refused by name, and where nesting is capped
-    before it can get deep enough to exhaust Python's stack in later passes.
+    also where tokens outside the language are refused by name (noted, with a stand-in put in
+    their place so that the parse goes on to the script's other problems), and where nesting
+    is capped before it can get deep enough to exhaust Python's stack in later passes.
     """
 
     # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
