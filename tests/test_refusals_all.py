@@ -290,3 +290,31 @@ def test_an_import_alone_still_fails_when_it_runs(capsys):
     assert cli.main(["-c", "print(1)\nimport numpy"]) == 1
     out, err = capsys.readouterr()
     assert out == "1\n" and err.startswith("<string>:2:1: ImportError: import of 'numpy'")
+
+
+ANNOTATED = """\
+def step(x: float, rate=lambda v: v / 2, table: dict[str, int] = {}) -> float:
+    total: float = x * 2
+    return total
+self.w: list
+yield 1
+"""
+
+
+def test_annotations_of_parameters_assignments_and_returns_are_each_refused():
+    colons = token_at(ANNOTATED, ":")
+    # the ':' of x, of table and of total, the '->', the ':' of self.w (not the lambda's, nor the def's)
+    expected = [colons[0], colons[2], token_at(ANNOTATED, "->")[0], colons[4], colons[5]]
+    assert expected == [(1, 11), (1, 47), (1, 70), (2, 10), (4, 7)]
+    assert problems(ANNOTATED) == [(*p, ARROW) for p in sorted(expected)] + [(5, 1, YIELD)]
+
+
+@pytest.mark.parametrize("source", ["def f(x: int): pass\n", "x: int = 1\n", "x: int\n"])
+def test_one_annotation_is_one_refusal(source):
+    assert problems(source) == [(*token_at(source, ":")[0], ARROW)]
+
+
+@pytest.mark.parametrize("source", ["f(a: 1)\n", "x = [a: 1]\n"])
+def test_a_colon_that_cannot_be_an_annotation_is_a_syntax_error(source):
+    [(line, col, message)] = problems(source)
+    assert (line, col) == token_at(source, ":")[0] and message.startswith(("unexpected ':'", "expected"))

@@ -165,8 +165,13 @@ class Layout:
         self.import_ = names.get("import")
         self.from_ = names.get("from")
         self.colon = names.get(":")
-        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.from_} | set(self.openers)
-                        | set(self.closers) | set(self.refused) | self.stars | self.prefix_ops) - {None}
+        self.def_ = names.get("def")
+        self.lambda_ = names.get("lambda")
+        self.return_annotation_ends = {self.colon, "_NEWLINE"}
+        self.parameter_annotation_ends = {names.get(","), names.get("=")}
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.from_, self.def_, self.lambda_, self.colon}
+                        | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
+                        | self.prefix_ops) - {None}
 
     def process(self, tokens, problems: Problems | None = None, inside_brackets: bool = False):
         """The tokens the parser reads. Tokens outside the language are noted in `problems` (a fresh list
@@ -178,9 +183,13 @@ class Layout:
         alt_indents = [0]       # ...and with tabs as 1, which must agree (Python's TabError rule)
         brackets = [None] if inside_brackets else []    # opening tokens; None: an f-string field's braces
         prefix_run = 0          # prefix operators in a row: - - - x nests as deep as brackets do
+        after_def = False       # a def's name came, its parameters' '(' has not
+        parameters = 0          # the bracket depth inside a def's parameter list, 0 outside one...
+        lambdas = 0             # ...and the lambdas in it whose ':' has not come (defaults: x=lambda y: y)
         prev = "_NEWLINE"
         last = None
         special, operand_ends = self.special, self.operand_ends
+        openers, closers, refused, from_, colon = self.openers, self.closers, self.refused, self.from_, self.colon
         for tok in tokens:
             kind = tok.type
             if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
@@ -191,7 +200,7 @@ class Layout:
             elif kind == "NAME":
                 name = tok.value
                 if name[0] == "_" and name != "_" and not (name in DUNDER_ATTRIBUTES and prev == "DOT") \
-                        and not (name == "__future__" and prev == self.from_):
+                        and not (name == "__future__" and prev == from_):
                     problems.add("names starting with '_' are outside gradcli's language", tok.line, tok.col)
                 if name in REFUSED_KEYWORDS:
                     tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
@@ -210,31 +219,54 @@ class Layout:
                 yield from self._indentation(tok, indents, alt_indents)
                 problems.dirty = False      # the next logical line starts: stand-ins above no longer matter
                 continue
-            elif kind in self.refused:
-                stand_in = self._stand_in(self.refused[kind], tok, problems)
-                if stand_in is None and self.refused[kind][1] == ANNOTATION:
-                    stand_in = self._skip_annotation(tokens)
+            elif kind in refused:
+                stand_in = self._stand_in(refused[kind], tok, problems)
+                if stand_in is None and refused[kind][1] == ANNOTATION:
+                    stand_in = self._skip_annotation(tokens, self.return_annotation_ends)
                     if stand_in is not None and stand_in.type in self.closers and brackets:
                         brackets.pop()      # def f(x -> y): the ')' closes what it closed
                 if stand_in is None:
                     continue
                 tok, kind = stand_in, stand_in.type
-            elif kind == self.from_:
+            elif kind == colon:
+                if parameters and len(brackets) == parameters:
+                    if lambdas:
+                        lambdas -= 1
+                    else:               # def f(x: int): refused, and read on from the ',' '=' or ')' after it
+                        problems.refuse("annotations are", tok)
+                        problems.dirty = True
+                        tok = self._skip_annotation(tokens, self.parameter_annotation_ends)
+                        if tok is None:
+                            continue
+                        kind = tok.type
+                        if kind in self.closers:
+                            brackets.pop()
+                            parameters = 0
+            elif kind == self.def_:
+                after_def = True
+            elif kind == self.lambda_:
+                if parameters and len(brackets) == parameters:
+                    lambdas += 1
+            elif kind == from_:
                 if prev == OPERAND:     # yield from x: x stands in for all of it
                     continue
                 prefix_run = 0
-            elif kind in self.openers:
+            elif kind in openers:
                 if len(brackets) >= MAX_NESTING + inside_brackets:
                     raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
                 brackets.append(tok)
                 prefix_run = 0
-            elif kind in self.closers:
+                if after_def:
+                    parameters, lambdas, after_def = len(brackets), 0, False
+            elif kind in closers:
                 if prev == OPERAND:     # (yield)
                     yield Token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 if not brackets or brackets[-1] is None:
                     raise error_at(f"unmatched '{tok.value}'", tok)
                 opener = brackets.pop()
-                if self.closers[kind] != opener.value:
+                if parameters and len(brackets) < parameters:
+                    parameters = 0
+                if closers[kind] != opener.value:
                     raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
                                    f"parenthesis '{opener.value}'", tok)
             elif prev not in operand_ends:
@@ -280,9 +312,9 @@ class Layout:
             return None
         return Token(self.names.get(stand_in, stand_in), stand_in, tok.line, tok.col)
 
-    def _skip_annotation(self, tokens) -> Token | None:
-        """Read past a return annotation (`-> list[int]`) up to the ':' that ends it, and return that ':'
-        (or the token where the annotation ended early: the parse fails there, as it would have)."""
+    def _skip_annotation(self, tokens, ends: set) -> Token | None:
+        """Read past an annotation (`-> list[int]`, `x: dict[str, int]`) up to the token that ends it (one of
+        `ends` outside brackets, or a closing bracket), and return that token."""
         depth = 0
         for tok in tokens:
             kind = tok.type
@@ -290,9 +322,9 @@ class Layout:
                 depth += 1
             elif kind in self.closers:
                 depth -= 1
-            elif depth <= 0 and (kind == self.colon or kind == "_NEWLINE"):
-                return tok
-            if depth < 0:
+                if depth < 0:
+                    return tok
+            elif depth == 0 and kind in ends:
                 return tok
         return None
 

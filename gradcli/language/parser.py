@@ -105,15 +105,36 @@ class _Frontend:
         self.builder = Builder(_parse_fragment)
         self.driver = _Driver(tables, callbacks(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
+        names = self.scanner.names
+        self.colon = names.get(":")
+        self.equals = names.get("=")
+        self.annotation_ends = {self.equals, names.get(";"), "_NEWLINE"}     # what ends `x: int = 1`'s
 
     def parse(self, text: str, start: str, problems: Problems | None = None):
         # The builder and the f-string fields it parses note their problems in the same list.
         self.builder.problems = problems = problems if problems is not None else Problems()
         tokens = self.layout.process(self.scanner.tokens(text), problems)
+
+        def annotation(tok, states):
+            return self._annotation(tok, states, start, tokens, problems)
         try:
-            return self.driver.run(tokens, start)
+            return self.driver.run(tokens, start, annotation)
         except _Unexpected as failure:
             raise self.describe.failure(failure) from None
+
+    def _annotation(self, tok, states: list, start: str, tokens, problems: Problems):
+        """The driver found no action for `tok`. A ':' where an assignment target may end (`x: int = 1`,
+        `self.w: Tensor`) starts an annotation: it is refused, and the parse goes on past it, from the
+        '=' or end of line after it. Returns that token, or None for a plain syntax error. (The layout
+        pass refuses the annotations of parameters and the `->` of return values.)"""
+        if tok.type != self.colon:
+            return None
+        expected = self.driver.expected(states, start)
+        if "_NEWLINE" not in expected or self.equals not in expected:
+            return None
+        problems.refuse("annotations are", tok)
+        problems.dirty = True
+        return self.layout._skip_annotation(tokens, self.annotation_ends | {"$END"})
 
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""
@@ -161,7 +182,9 @@ class _Driver:
         self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # (state below, state, lookahead) -> state after the unit reductions
 
-    def run(self, tokens, start: str):
+    def run(self, tokens, start: str, recover=None):
+        """The tree of the tokens. `recover(tok, states)`, called when no action fits `tok`, may return
+        a token to go on with instead (its caller having read past what it skips), or None."""
         actions, gotos, sizes, origins, callbacks, unit = (
             self.actions, self.gotos, self.sizes, self.origins, self.callbacks, self.unit)
         chains = self.unit_chains
@@ -175,7 +198,11 @@ class _Driver:
             while True:
                 code = actions[state].get(kind)
                 if code is None:
-                    raise _Unexpected(tok, states, start)
+                    instead = recover(tok, states) if recover is not None else None
+                    if instead is None:
+                        raise _Unexpected(tok, states, start)
+                    tok, kind = instead, instead.type
+                    continue
                 if code >= 0:
                     state = code
                     push_state(state)
