@@ -20,7 +20,13 @@ def error_at(message: str, where) -> ScriptSyntaxError:
 
 
 def refused(what: str, where) -> ScriptSyntaxError:
-    return error_at(f"{what} not part of gradcli's language", where)
+    """A construct outside the language, raised at once (Problems.refuse notes one and goes on)."""
+    return error_at(refusal(what), where)
+
+
+def refusal(what: str) -> str:
+    """The message for a construct outside the language: `what` is its name with its verb ("... are")."""
+    return f"{what} not part of gradcli's language"
 
 
 class Problems:
@@ -56,7 +62,7 @@ class Problems:
 
     def refuse(self, what: str, where) -> None:
         """A construct outside the language, at a token or node: always reported."""
-        self.add(f"{what} not part of gradcli's language", where.line, where.col)
+        self.add(refusal(what), where.line, where.col)
 
     def invalid(self, err: ScriptSyntaxError) -> None:
         """A check of the tree failed (a SyntaxError in Python too): reported unless a stand-in on this
