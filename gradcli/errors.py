@@ -33,6 +33,22 @@ def source_line(source: str, line: int) -> str | None:
     return found.rstrip("\n")
 
 
+def source_lines(source: str, wanted: set) -> dict:
+    """{line: its text} for the line numbers in `wanted`, read in one pass that stops at the last."""
+    found = {}
+    last = max(wanted, default=0)
+    for number, text in enumerate(io.StringIO(source, newline="\n"), 1):
+        if number > last:
+            break
+        if number in wanted:
+            found[number] = text.rstrip("\n")
+    for number in wanted - found.keys():
+        text = source_line(source, number)
+        if text is not None:
+            found[number] = text
+    return found
+
+
 class ScriptError(Exception):
     """An error in a script, located at FILE:LINE:COL (line and col are 1-based; 0 means unknown)."""
 
@@ -65,10 +81,11 @@ class ScriptError(Exception):
         message = _shown(self.message.split("\n", 1)[0], escape=True)
         return f"{where}: {self.kind}: {message}" if message else f"{where}: {self.kind}"
 
-    def render(self) -> str:
+    def render(self, paint=None) -> str:
         """The message's first line after the place, its other lines as they are (PyTorch's "expected
         one of:" lists, a script's own multi-line message, as Python's traceback shows them), then the
-        source line and a caret under the column (when known)."""
+        source line and a caret under the column (when known). `paint(text)` colours that report
+        (gradcli.display.terminal.paint_error)."""
         out = [self.headline()]
         out.extend(_shown(line, escape=True) for line in self.message.split("\n")[1:])
         if self.source_line is not None and self.source_line.strip():
@@ -82,7 +99,8 @@ class ScriptError(Exception):
             out.append("    " + text)
             if col > 0:
                 out.append("    " + " " * (col - 1) + "^")
-        return "\n".join(out)
+        text = "\n".join(out)
+        return paint(text) if paint is not None else text
 
     def __str__(self) -> str:
         return self.headline()
@@ -106,10 +124,39 @@ def _shown(text: str, escape: bool) -> str:
 
 
 class ScriptSyntaxError(ScriptError):
-    """The script does not parse, or uses a construct outside gradcli's language."""
+    """The script does not parse, or uses a construct outside gradcli's language.
+
+    One error stands for all the problems one run found (gradcli.language.syntaxerrors.Problems):
+    it is the first of them by position, `others` the next ones in order, `omitted` how many more
+    were found than are listed."""
 
     exit_status = EXIT_USAGE
+    others: list = []
+    omitted = 0
 
     def __init__(self, message: str, filename: str = "<script>", line: int = 0, col: int = 0,
                  source_line: str | None = None):
         super().__init__("SyntaxError", message, filename, line, col, source_line)
+
+    def all(self) -> list:
+        """This error and its others, in source order."""
+        return [self, *self.others]
+
+    def located(self, filename: str, source: str) -> "ScriptSyntaxError":
+        if not self.others:
+            return super().located(filename, source)
+        wanted = {e.line for e in self.all() if e.source_line is None and e.line > 0}
+        lines = source_lines(source, wanted)
+        for e in self.all():
+            e.filename = filename
+            if e.source_line is None:
+                e.source_line = lines.get(e.line)
+        return self
+
+    def render(self, paint=None) -> str:
+        if not self.others and not self.omitted:
+            return super().render(paint)
+        out = [ScriptError.render(e, paint) for e in self.all()]
+        if self.omitted:
+            out.append(f"... and {self.omitted:,} more")
+        return "\n".join(out)

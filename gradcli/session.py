@@ -16,6 +16,7 @@ from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
+from gradcli.language.syntaxerrors import Problems
 
 # Show the Python traceback of a script error (for debugging gradcli itself): GRADCLI_TRACEBACK set
 # to anything but 0, false, no, off or nothing.
@@ -208,11 +209,13 @@ class Session:
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
-            tree = parser.parse(source, filename)
+            # one list of problems for the parse and the compile, so that one run reports them all
+            problems = Problems()
+            tree = parser.parse(source, filename, problems)
             tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
-                                     provenance=self.provenance).module(tree)
+                                     provenance=self.provenance, problems=problems).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
         except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script

@@ -150,8 +150,7 @@ def read_script(path: str, timeout=None) -> tuple[str, str]:
 
 def report(err: ScriptError, why: str | None = None) -> None:
     sys.stdout.flush()
-    text = err.render()
-    sys.stderr.write((paint_error(text) if Terminal.colour else text) + "\n")
+    sys.stderr.write(err.render(paint_error if Terminal.colour else None) + "\n")
     if why:
         from gradcli.diagnostics.why import why_line
         sys.stderr.write(why_line(why) + "\n")

@@ -101,13 +101,19 @@ class JsonLines(Observer):
 
     # ------------------------------------------------------------------------ from the front ends
     def error(self, err) -> None:
-        """A ScriptError (syntax or runtime), or an error met before the script ran."""
-        event = {"event": "error", "file": err.filename, "line": err.line or None, "col": err.col or None,
-                 "type": err.kind, "message": err.message}
-        why = getattr(err, "why", None)
-        if why:
-            event["why"] = why          # gradcli.diagnostics.why: why it happened, when it can tell
-        self.emit(event)
+        """A ScriptError (syntax or runtime), or an error met before the script ran. A syntax error that
+        stands for several problems writes one event for each, in source order; the last says how many
+        more there were than are listed (`more`), if any."""
+        errors = [err, *getattr(err, "others", ())]
+        for e in errors:
+            event = {"event": "error", "file": e.filename, "line": e.line or None, "col": e.col or None,
+                     "type": e.kind, "message": e.message}
+            if e is errors[-1] and getattr(err, "omitted", 0):
+                event["more"] = err.omitted
+            why = getattr(e, "why", None)
+            if why:
+                event["why"] = why          # gradcli.diagnostics.why: why it happened, when it can tell
+            self.emit(event)
 
     def message(self, text: str) -> None:
         """Text a REPL command (%help, %vars, %time...) shows."""

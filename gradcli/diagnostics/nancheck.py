@@ -42,8 +42,8 @@ class NanFound(ScriptError):
     def __init__(self, message: str, filename: str, line: int):
         super().__init__("--nan-check", message, filename, line)
 
-    def render(self) -> str:
-        return self.headline()
+    def render(self, paint=None) -> str:
+        return paint(self.headline()) if paint is not None else self.headline()
 
 
 def _kinds(a) -> set:

@@ -23,6 +23,7 @@ from gradcli.engine.addresses import address
 from gradcli.engine.autograd import ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
+from gradcli.language.syntaxerrors import Problems
 from gradcli.engine.tensor import Tensor
 
 BREAK = object()
@@ -332,7 +333,8 @@ access.register_function_type(ModeDecorated)
 class Compiler:
     """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
 
-    def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None):
+    def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None,
+                 problems: Problems | None = None):
         self.globals = globals_
         self.builtins = builtins
         self.warn = warn              # warn(line, col, category, message[, subject]): the session's warning sink
@@ -344,11 +346,29 @@ class Compiler:
         self.first_param = None       # the first parameter of the function being compiled (super() reads it)
         self.private = None           # the private-name prefix of the class being compiled in ('_Net'), or None
         self.depth = 0                # expression nesting while compiling
+        # problems found so far (the parser's, when it was given the same list); the checks made while
+        # compiling add theirs, and module() raises them all
+        self.problems = problems if problems is not None else Problems()
 
     # ------------------------------------------------------------------------------------ entry
     def module(self, mod: syntax.Module):
-        _check_future_imports(mod.body)
-        return self.block(mod.body)
+        problems = self.problems
+        problems.dirty = False
+        _check_future_imports(mod.body, problems)
+        scopes.check_module(mod, problems)
+        if problems:
+            # the parse found problems: the script will not run, so only the checks compiling makes are
+            # made, and the imports it could not make are named with the rest
+            scopes.check_declarations(mod.body, problems)
+            _check_imports(mod.body, problems)
+            raise problems.error()
+        try:
+            program = self.block(mod.body)
+        except ScriptSyntaxError as e:
+            raise problems.error(e) from None
+        if problems:
+            raise problems.error()
+        return program
 
     def block(self, stmts):
         compiled = [(s.line, self.stmt(s)) for s in stmts]
@@ -489,7 +509,7 @@ class Compiler:
 
     def s_Nonlocal(self, node):
         if self.scope is None:
-            raise ScriptSyntaxError("nonlocal declaration not allowed at module level", line=node.line, col=node.col)
+            self.problems.invalid(ScriptSyntaxError(scopes.MODULE_NONLOCAL, line=node.line, col=node.col))
         return lambda env: None
 
     def s_Pass(self, node):
@@ -758,7 +778,7 @@ class Compiler:
         decorators = self._decorators(node)
         bases = [self.expr(b) for b in node.bases]
         outer, outer_prefix, outer_private = self.scope, self.prefix, self.private
-        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         shown = self._unmangled(node.name)
         qualname = outer_prefix + shown
         self.scope, self.prefix, self.private = scope, qualname + ".", treebuild.private_prefix(shown)
@@ -821,7 +841,7 @@ class Compiler:
             signature = Signature(node.params)
         qualname = self.prefix + name
         outer, outer_prefix, outer_first = self.scope, self.prefix, self.first_param
-        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         self.scope, self.prefix = scope, qualname + ".<locals>."
         self.first_param = node.params[0].name if node.params and node.params[0].kind in syntax.POSITIONAL_KINDS \
             else None
@@ -1185,7 +1205,7 @@ class Compiler:
 
     def _comprehension(self, node, kind: str):
         outer, outer_prefix, outer_first = self.scope, self.prefix, self.first_param
-        scope = scopes.analyze(node) if outer is None else outer.children[id(node)]
+        scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         first = self.expr(node.generators[0].iter)
         self.scope = scope
         self.first_param = None
@@ -1651,26 +1671,35 @@ def _located(exc: BaseException, line: int, col: int) -> BaseException:
     return exc
 
 
-def _check_future_imports(body: list) -> None:
+def _check_future_imports(body: list, problems: Problems) -> None:
     """CPython's rules for future imports: only at the top of the file (after a docstring and other
-    future imports), only features Python knows."""
+    future imports), only features Python knows. What breaks them is noted in `problems`."""
     top = True
     for i, st in enumerate(body):
         if st.__class__ is syntax.ImportFrom and st.module == "__future__":
             if not top:
-                raise ScriptSyntaxError("from __future__ imports must occur at the beginning of the file",
-                                        line=st.line, col=st.col)
+                problems.add("from __future__ imports must occur at the beginning of the file", st.line, st.col)
+                continue
             for name, _ in st.names:
                 if name == "braces":
-                    raise ScriptSyntaxError("not a chance", line=st.line, col=st.col)
-                if name == "barry_as_FLUFL":
-                    raise ScriptSyntaxError("future feature barry_as_FLUFL is not part of gradcli's language",
-                                            line=st.line, col=st.col)
-                if name not in FUTURE_FEATURES:
-                    raise ScriptSyntaxError(f"future feature {name} is not defined", line=st.line, col=st.col)
+                    problems.add("not a chance", st.line, st.col)
+                elif name == "barry_as_FLUFL":
+                    problems.refuse("future feature barry_as_FLUFL is", st)
+                elif name not in FUTURE_FEATURES:
+                    problems.add(f"future feature {name} is not defined", st.line, st.col)
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False
+
+
+def _check_imports(body: list, problems: Problems) -> None:
+    """The module-level imports of modules outside the language, which would raise ImportError when they
+    ran (only those outside any `if` or `try`: a script may guard an import)."""
+    for st in body:
+        if (st.__class__ is syntax.Import or st.__class__ is syntax.ImportFrom) and st.module != "__future__" \
+                and stdlib.module(st.module) is None:
+            e = outside_import(st.module)
+            problems.add(str(e), st.line, st.col, type(e).__name__)
 
 
 def _catchable(wanted) -> bool:

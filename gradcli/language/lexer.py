@@ -5,21 +5,28 @@ from __future__ import annotations
 import re
 
 from gradcli.errors import ScriptSyntaxError
-from gradcli.language.syntaxerrors import error, error_at, refused
+from gradcli.language.syntaxerrors import Problems, error, error_at
 
 MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPython's tokenizer allows
 MAX_INDENT_LEVELS = 100     # CPython's limit too
 TAB_SIZE = 8
 
-# Python keywords outside the language. They lex as NAME; the layout pass refuses them.
+# Stand-ins for refused tokens (below): nothing; nothing before an operand and None elsewhere (yield,
+# yield x, yield from x); nothing, and nothing for the annotation after it, up to its ':'.
+NOTHING = ""
+OPERAND = "(operand)"
+ANNOTATION = "(annotation)"
+# Python keywords outside the language. They lex as NAME; the layout pass refuses them. So that one run
+# reports all of a script's refused constructs, each is replaced by a stand-in on which the parse goes on:
+# the text of another token, or one of the above.
 REFUSED_KEYWORDS = {
-    "yield": "generators (yield) are",
-    "async": "async code (async/await) is",
-    "await": "async code (async/await) is",
+    "yield": ("generators (yield) are", OPERAND),
+    "async": ("async code (async/await) is", NOTHING),
+    "await": ("async code (async/await) is", NOTHING),
 }
 REFUSED_TOKENS = {
-    ":=": "assignment expressions (:=) are",
-    "->": "annotations are",
+    ":=": ("assignment expressions (:=) are", "or"),  # (n := len(x)) parses on as (n or len(x))
+    "->": ("annotations are", ANNOTATION),
 }
 
 
@@ -130,8 +137,9 @@ class Layout:
     It plays the part of Lark's Indenter, written afresh because that one has no Python
     error messages (an unmatched ')' is an AssertionError there), accepts inconsistent tabs
     and keeps its state on the instance, while f-string fields parse re-entrantly. It is
-    also where tokens outside the language are refused by name, and where nesting is capped
-    before it can get deep enough to exhaust Python's stack in later passes.
+    also where tokens outside the language are refused by name (noted, with a stand-in put in
+    their place so that the parse goes on to the script's other problems), and where nesting
+    is capped before it can get deep enough to exhaust Python's stack in later passes.
     """
 
     # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
@@ -141,7 +149,8 @@ class Layout:
         names = names or {}
         self.openers = {names.get("(", "LPAR"): ")", names.get("[", "LSQB"): "]", names.get("{", "LBRACE"): "}"}
         self.closers = {names.get(")", "RPAR"): "(", names.get("]", "RSQB"): "[", names.get("}", "RBRACE"): "{"}
-        self.refused = {names[text]: what for text, what in REFUSED_TOKENS.items() if text in names}
+        self.names = names
+        self.refused = {names[text]: refusal for text, refusal in REFUSED_TOKENS.items() if text in names}
         # After one of these a '*', '-' or '@' is binary; anywhere else it is a prefix.
         self.operand_ends = {"NAME", "INT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER", "STRING"} | {
             names.get(text, text) for text in (")", "]", "}", "True", "False", "None", "...")}
@@ -150,17 +159,33 @@ class Layout:
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
-        self.special = ({"_NEWLINE", "NAME", self.at, self.for_} | set(self.openers) | set(self.closers)
-                        | set(self.refused) | self.stars | self.prefix_ops) - {None}
+        self.from_ = names.get("from")
+        self.colon = names.get(":")
+        self.def_ = names.get("def")
+        self.lambda_ = names.get("lambda")
+        self.return_annotation_ends = {self.colon, "_NEWLINE"}
+        self.parameter_annotation_ends = {names.get(","), names.get("=")}
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.from_, self.def_, self.lambda_, self.colon}
+                        | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
+                        | self.prefix_ops) - {None}
 
-    def process(self, tokens, inside_brackets: bool = False):
+    def process(self, tokens, problems: Problems | None = None, inside_brackets: bool = False):
+        """The tokens the parser reads. Tokens outside the language are noted in `problems` (a fresh list
+        when none is given) and replaced by their stand-ins; text that cannot parse raises."""
+        if problems is None:
+            problems = Problems()
+        tokens = iter(tokens)       # the stand-in for an annotation reads on in it
         indents = [0]           # indentation widths with tabs to multiples of 8...
         alt_indents = [0]       # ...and with tabs as 1, which must agree (Python's TabError rule)
         brackets = [None] if inside_brackets else []    # opening tokens; None: an f-string field's braces
         prefix_run = 0          # prefix operators in a row: - - - x nests as deep as brackets do
+        after_def = False       # a def's name came, its parameters' '(' has not
+        parameters = 0          # the bracket depth inside a def's parameter list, 0 outside one...
+        lambdas = 0             # ...and the lambdas in it whose ':' has not come (defaults: x=lambda y: y)
         prev = "_NEWLINE"
         last = None
         special, operand_ends = self.special, self.operand_ends
+        openers, closers, refused, from_, colon = self.openers, self.closers, self.refused, self.from_, self.colon
         for tok in tokens:
             kind = tok.type
             if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
@@ -171,27 +196,70 @@ class Layout:
             elif kind == "NAME":
                 name = tok.value
                 if name in REFUSED_KEYWORDS:
-                    raise refused(REFUSED_KEYWORDS[name], tok)
+                    tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
+                    if tok is None:
+                        prev = OPERAND if REFUSED_KEYWORDS[name][1] == OPERAND else prev
+                        continue
+                    kind = tok.type
                 prefix_run = 0
             elif kind == "_NEWLINE":
                 if brackets:
                     continue
+                if prev == OPERAND:     # a bare yield
+                    yield Token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 prev = kind
                 yield tok
                 yield from self._indentation(tok, indents, alt_indents)
+                problems.dirty = False      # the next logical line starts: stand-ins above no longer matter
                 continue
-            elif kind in self.refused:
-                raise refused(self.refused[kind], tok)
-            elif kind in self.openers:
+            elif kind in refused:
+                stand_in = self._stand_in(refused[kind], tok, problems)
+                if stand_in is None and refused[kind][1] == ANNOTATION:
+                    stand_in = self._skip_annotation(tokens, self.return_annotation_ends)
+                    if stand_in is not None and stand_in.type in self.closers and brackets:
+                        brackets.pop()      # def f(x -> y): the ')' closes what it closed
+                if stand_in is None:
+                    continue
+                tok, kind = stand_in, stand_in.type
+            elif kind == colon:
+                if parameters and len(brackets) == parameters:
+                    if lambdas:
+                        lambdas -= 1
+                    else:               # def f(x: int): refused, and read on from the ',' '=' or ')' after it
+                        problems.refuse("annotations are", tok)
+                        problems.dirty = True
+                        tok = self._skip_annotation(tokens, self.parameter_annotation_ends)
+                        if tok is None:
+                            continue
+                        kind = tok.type
+                        if kind in self.closers:
+                            brackets.pop()
+                            parameters = 0
+            elif kind == self.def_:
+                after_def = True
+            elif kind == self.lambda_:
+                if parameters and len(brackets) == parameters:
+                    lambdas += 1
+            elif kind == from_:
+                if prev == OPERAND:     # yield from x: x stands in for all of it
+                    continue
+                prefix_run = 0
+            elif kind in openers:
                 if len(brackets) >= MAX_NESTING + inside_brackets:
                     raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
                 brackets.append(tok)
                 prefix_run = 0
-            elif kind in self.closers:
+                if after_def:
+                    parameters, lambdas, after_def = len(brackets), 0, False
+            elif kind in closers:
+                if prev == OPERAND:     # (yield)
+                    yield Token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 if not brackets or brackets[-1] is None:
                     raise error_at(f"unmatched '{tok.value}'", tok)
                 opener = brackets.pop()
-                if self.closers[kind] != opener.value:
+                if parameters and len(brackets) < parameters:
+                    parameters = 0
+                if closers[kind] != opener.value:
                     raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
                                    f"parenthesis '{opener.value}'", tok)
             elif prev not in operand_ends:
@@ -199,7 +267,9 @@ class Layout:
                 # A prefix `*`/`**` unpacks (f(*xs), [*a, *b], def f(*args)) and never nests deeper.
                 if kind in self.stars:
                     if prev == self.import_:
-                        raise refused("'from ... import *' is", tok)
+                        problems.refuse("'from ... import *' is", tok)
+                        tok = Token("NAME", "*", tok.line, tok.col)     # a name the parse goes on with
+                        kind = "NAME"
                 elif kind != self.at:           # a decorator's '@' starts a statement
                     prefix_run += 1
                     if prefix_run > MAX_NESTING:
@@ -218,6 +288,31 @@ class Layout:
         for _ in range(len(indents) - 1):
             yield Token("_DEDENT", "", line, col)
         yield Token("$END", "", line, col)
+
+    def _stand_in(self, refusal: tuple, tok: Token, problems: Problems) -> Token | None:
+        """Note a refused token; the token that stands in for it, or None for nothing."""
+        what, stand_in = refusal
+        problems.refuse(what, tok)
+        problems.dirty = True
+        if stand_in in (NOTHING, OPERAND, ANNOTATION):
+            return None
+        return Token(self.names.get(stand_in, stand_in), stand_in, tok.line, tok.col)
+
+    def _skip_annotation(self, tokens, ends: set) -> Token | None:
+        """Read past an annotation (`-> list[int]`, `x: dict[str, int]`) up to the token that ends it (one of
+        `ends` outside brackets, or a closing bracket), and return that token."""
+        depth = 0
+        for tok in tokens:
+            kind = tok.type
+            if kind in self.openers:
+                depth += 1
+            elif kind in self.closers:
+                depth -= 1
+                if depth < 0:
+                    return tok
+            elif depth == 0 and kind in ends:
+                return tok
+        return None
 
     def _indentation(self, newline: Token, indents: list, alt_indents: list):
         text = newline.value

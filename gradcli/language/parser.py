@@ -9,25 +9,35 @@ from pathlib import Path
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.lexer import Layout, Scanner
 from gradcli.language.syntax import Module
-from gradcli.language.syntaxerrors import error_at
+from gradcli.language.syntaxerrors import Problems, error_at
 from gradcli.language.treebuild import Builder
 
 
-def parse(source: str, filename: str = "<script>") -> Module:
-    """Parse a whole script; every problem with it raises ScriptSyntaxError."""
+def parse(source: str, filename: str = "<script>", problems: Problems | None = None) -> Module:
+    """Parse a whole script; its problems raise one ScriptSyntaxError that lists them all.
+
+    With `problems` given, the problems that let the parse go on (syntaxerrors.Problems) are left
+    there for the caller, who checks more (the compiler) and then raises them; text that does not
+    parse raises at once, with the problems met before it."""
     text = source
+    own = problems is None
+    if own:
+        problems = Problems()
     collecting = gc.isenabled()
     # The tree has no reference cycles, so collections triggered by its hundreds of thousands
     # of fresh objects would only rescan them: a third of the parse time on long scripts.
     gc.disable()
     try:
         text = _normalize(source)
-        return _frontend().parse(text, "file_input")
+        tree = _frontend().parse(text, "file_input", problems)
     except ScriptSyntaxError as err:
-        raise err.located(filename, text)
+        raise problems.error(err).located(filename, text) from None
     finally:
         if collecting:
             gc.enable()
+    if own and problems:
+        raise problems.error().located(filename, text)
+    return tree
 
 
 def _normalize(source: str) -> str:
@@ -92,19 +102,44 @@ class _Frontend:
         from gradcli.language.tables import callbacks
         self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
-        self.driver = _Driver(tables, callbacks(tables["rules"], Builder(_parse_fragment)))
+        self.builder = Builder(_parse_fragment)
+        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
+        names = self.scanner.names
+        self.colon = names.get(":")
+        self.equals = names.get("=")
+        self.annotation_ends = {self.equals, names.get(";"), "_NEWLINE"}     # what ends `x: int = 1`'s
 
-    def parse(self, text: str, start: str):
-        tokens = self.layout.process(self.scanner.tokens(text))
+    def parse(self, text: str, start: str, problems: Problems | None = None):
+        # The builder and the f-string fields it parses note their problems in the same list.
+        self.builder.problems = problems = problems if problems is not None else Problems()
+        tokens = self.layout.process(self.scanner.tokens(text), problems)
+
+        def annotation(tok, states):
+            return self._annotation(tok, states, start, tokens, problems)
         try:
-            return self.driver.run(tokens, start)
+            return self.driver.run(tokens, start, annotation)
         except _Unexpected as failure:
             raise self.describe.failure(failure) from None
 
+    def _annotation(self, tok, states: list, start: str, tokens, problems: Problems):
+        """The driver found no action for `tok`. A ':' where an assignment target may end (`x: int = 1`,
+        `self.w: Tensor`) starts an annotation: it is refused, and the parse goes on past it, from the
+        '=' or end of line after it. Returns that token, or None for a plain syntax error. (The layout
+        pass refuses the annotations of parameters and the `->` of return values.)"""
+        if tok.type != self.colon:
+            return None
+        expected = self.driver.expected(states, start)
+        if "_NEWLINE" not in expected or self.equals not in expected:
+            return None
+        problems.refuse("annotations are", tok)
+        problems.dirty = True
+        return self.layout._skip_annotation(tokens, self.annotation_ends | {"$END"})
+
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""
-        tokens = self.layout.process(self.scanner.tokens(text, line, col), inside_brackets=True)
+        tokens = self.layout.process(self.scanner.tokens(text, line, col), self.builder.problems,
+                                     inside_brackets=True)
         try:
             return self.driver.run(tokens, "fstring_expr")
         except _Unexpected as failure:
@@ -147,7 +182,9 @@ class _Driver:
         self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # (state below, state, lookahead) -> state after the unit reductions
 
-    def run(self, tokens, start: str):
+    def run(self, tokens, start: str, recover=None):
+        """The tree of the tokens. `recover(tok, states)`, called when no action fits `tok`, may return
+        a token to go on with instead (its caller having read past what it skips), or None."""
         actions, gotos, sizes, origins, callbacks, unit = (
             self.actions, self.gotos, self.sizes, self.origins, self.callbacks, self.unit)
         chains = self.unit_chains
@@ -161,7 +198,11 @@ class _Driver:
             while True:
                 code = actions[state].get(kind)
                 if code is None:
-                    raise _Unexpected(tok, states, start)
+                    instead = recover(tok, states) if recover is not None else None
+                    if instead is None:
+                        raise _Unexpected(tok, states, start)
+                    tok, kind = instead, instead.type
+                    continue
                 if code >= 0:
                     state = code
                     push_state(state)

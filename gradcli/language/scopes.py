@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language import syntax
+from gradcli.language.syntaxerrors import Problems
 
 
 class Cell:
@@ -76,14 +77,15 @@ class Scope:
         return "global"
 
 
-def analyze(fn, parent: Scope | None = None) -> Scope:
+def analyze(fn, parent: Scope | None = None, problems: Problems | None = None) -> Scope:
     """The Scope of `fn` (a FunctionDef, a ClassDef, a Lambda or a comprehension) and, through `children`,
-    of every function, class, lambda and comprehension nested in it."""
+    of every function, class, lambda and comprehension nested in it. A declaration that breaks Python's
+    rules is noted in `problems` (raised at once without it) and left out."""
     used: set = set()
     nested: list = []
     declared_global: frozenset = frozenset()
     if isinstance(fn, syntax.ClassDef):
-        declared_global, declared_nonlocal = _declarations(fn, parent)
+        declared_global, declared_nonlocal = _declarations(fn, parent, problems)
         scope = Scope(_bound_names(fn.body) - declared_global - declared_nonlocal, parent, is_class=True)
         scope.declared_global = declared_global
         used.update(declared_nonlocal)
@@ -97,7 +99,7 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         scope = Scope(frozenset(p.name for p in fn.params), parent)
         _collect(fn.body, used, nested)
     else:
-        declared_global, declared_nonlocal = _declarations(fn, parent)
+        declared_global, declared_nonlocal = _declarations(fn, parent, problems)
         scope = Scope(local_names(fn) - declared_global - declared_nonlocal, parent)
         scope.declared_global = declared_global
         used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
@@ -107,7 +109,7 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
         used.add("__class__")               # zero-argument super() reads the class being defined
     captured: set = set()
     for child in nested:
-        child_scope = analyze(child, scope)
+        child_scope = analyze(child, scope, problems)
         scope.children[id(child)] = child_scope
         captured.update(child_scope.frees)
     if scope.is_class:
@@ -125,12 +127,41 @@ def analyze(fn, parent: Scope | None = None) -> Scope:
     return scope
 
 
-def _declarations(fn, parent: Scope | None) -> tuple:
+MODULE_NONLOCAL = "nonlocal declaration not allowed at module level"
+
+
+def check_module(mod: syntax.Module, problems: Problems) -> None:
+    """The module's own `global` statements, checked as CPython checks them (a name the module used or
+    assigned before declaring it global); `nonlocal` there is the compiler's to refuse."""
+    _declarations(mod, None, problems)
+
+
+def check_declarations(body: list, problems: Problems) -> None:
+    """The declaration checks compiling a module makes, without compiling it (its parse found problems
+    already, so it will not run): `nonlocal` outside functions, and every function's declarations."""
+    for st in _own_statements(body):
+        if isinstance(st, syntax.Nonlocal):
+            problems.invalid(ScriptSyntaxError(MODULE_NONLOCAL, line=st.line, col=st.col))
+    nested: list = []
+    for st in body:
+        _collect(st, set(), nested)
+    for fn in nested:
+        analyze(fn, None, problems)
+
+
+def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
     """The names `fn` declares `global` and `nonlocal` (its own statements, not its nested functions'),
-    checked as CPython's symbol table checks them."""
+    checked as CPython's symbol table checks them. For the module, only its `global` statements."""
+    def wrong(message: str, where) -> None:
+        err = ScriptSyntaxError(message, line=where.line, col=where.col)
+        if problems is None:
+            raise err
+        problems.invalid(err)
+
     found = {}
+    kinds = syntax.Global if fn.__class__ is syntax.Module else (syntax.Global, syntax.Nonlocal)
     for st in _own_statements(fn.body):
-        if isinstance(st, (syntax.Global, syntax.Nonlocal)):
+        if isinstance(st, kinds):
             for name in st.names:
                 found.setdefault(name, []).append(st)
     if not found:
@@ -143,17 +174,25 @@ def _declarations(fn, parent: Scope | None) -> tuple:
         kinds = {type(s) for s in statements}
         word = "global" if syntax.Global in kinds else "nonlocal"
         if len(kinds) == 2:
-            raise ScriptSyntaxError(f"name '{name}' is nonlocal and global", line=first.line, col=first.col)
+            wrong(f"name '{name}' is nonlocal and global", first)
+            continue
         if name in params:
-            raise ScriptSyntaxError(f"name '{name}' is parameter and {word}", line=first.line, col=first.col)
+            wrong(f"name '{name}' is parameter and {word}", first)
+            continue
+        misplaced = False
         for st in statements:
             earlier = [o for o in occurrences.get(name, ()) if (o[0], o[1]) < (st.line, st.col)]
             if earlier:
                 stored = min(earlier)[2]
                 what = "is assigned to before" if stored else "is used prior to"
-                raise ScriptSyntaxError(f"name '{name}' {what} {word} declaration", line=st.line, col=st.col)
+                wrong(f"name '{name}' {what} {word} declaration", st)
+                misplaced = True
+                break
+        if misplaced:
+            continue
         if word == "nonlocal" and not _bound_outside(parent, name):
-            raise ScriptSyntaxError(f"no binding for nonlocal '{name}' found", line=first.line, col=first.col)
+            wrong(f"no binding for nonlocal '{name}' found", first)
+            continue
         (globals_ if word == "global" else nonlocals).add(name)
     return frozenset(globals_), frozenset(nonlocals)
 

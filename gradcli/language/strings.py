@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Callable
 
 from gradcli.language.syntax import Constant, FormattedValue, JoinedStr
-from gradcli.language.syntaxerrors import error, error_at, refused
+from gradcli.language.syntaxerrors import Problems, error, error_at
 
 _PREFIXES = {"", "r", "u", "f", "b", "rb", "br", "fr", "rf"}
 _SIMPLE_ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n",
@@ -20,10 +20,11 @@ _FSTRING_SPECIAL = re.compile(r"[{}\\]")
 _FIELD_SPECIAL = re.compile(r"[\'\"()\[\]{}#!:=<>]")
 
 
-def string_literal(tokens: list, parse_fragment: Callable):
+def string_literal(tokens: list, parse_fragment: Callable, problems: Problems):
     """Adjacent string literals, concatenated: a Constant, or a JoinedStr if any is an f-string.
 
-    parse_fragment(text, line, col) parses an f-string field's expression into a syntax node.
+    parse_fragment(text, line, col) parses an f-string field's expression into a syntax node; a bytes
+    literal is noted in `problems` and read on as a string.
     """
     first = tokens[0]
     parts, formatted = [], False
@@ -37,7 +38,7 @@ def string_literal(tokens: list, parse_fragment: Callable):
         if prefix not in _PREFIXES:
             raise error_at(f"invalid string prefix '{text[:quote]}'", tok)
         if "b" in prefix:
-            raise refused("bytes literals (b'...') are", tok)
+            problems.refuse("bytes literals (b'...') are", tok)
         size = 3 if len(text) - quote >= 6 and text.startswith(text[quote] * 3, quote) else 1
         body_at = quote + size
         body = text[body_at:len(text) - size]

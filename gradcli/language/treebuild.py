@@ -14,7 +14,7 @@ from gradcli.language.syntax import (
     WithItem,
 )
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
-from gradcli.language.syntaxerrors import error_at, refused
+from gradcli.language.syntaxerrors import Problems, error_at
 
 def _flatten(items: list) -> list:
     out = []
@@ -49,7 +49,7 @@ def _what(node) -> str:
     return _WHAT.get(type(node), "an expression")
 
 
-def _check_target(node, verb: str, where) -> None:
+def _check_target(node, verb: str, where, problems: Problems) -> None:
     """Targets are names, attributes, subscripts, and tuples or lists of targets, of which one may be
     starred (`first, *rest = xs`); a starred target stands only inside a tuple or list."""
     kind = type(node)
@@ -60,49 +60,51 @@ def _check_target(node, verb: str, where) -> None:
         for elt in node.elts:
             if type(elt) is Starred:
                 if verb == "delete":
-                    raise error_at("cannot delete starred", elt)
+                    problems.invalid(error_at("cannot delete starred", elt))
                 if starred:
-                    raise error_at("multiple starred expressions in assignment", node)
+                    problems.invalid(error_at("multiple starred expressions in assignment", node))
                 starred = True
-                _check_target(elt.value, verb, where)
+                _check_target(elt.value, verb, where, problems)
             else:
-                _check_target(elt, verb, where)
+                _check_target(elt, verb, where, problems)
         return
     if kind is Starred:
         if verb == "delete":
-            raise error_at("cannot delete starred", node)
-        raise error_at("starred assignment target must be in a list or tuple", node)
-    raise error_at(f"cannot {verb} {_what(node)}", where if where is not None else node)
+            problems.invalid(error_at("cannot delete starred", node))
+        else:
+            problems.invalid(error_at("starred assignment target must be in a list or tuple", node))
+        return
+    problems.invalid(error_at(f"cannot {verb} {_what(node)}", where if where is not None else node))
 
 
-def _check_context(body: list, in_function: bool, in_loop: bool) -> None:
+def _check_context(body: list, in_function: bool, in_loop: bool, problems: Problems) -> None:
     """return only in a def, break and continue only in a loop: SyntaxErrors in Python too."""
     for stmt in body:
         kind = type(stmt)
         if kind is Return and not in_function:
-            raise error_at("'return' outside function", stmt)
-        if kind is Break and not in_loop:
-            raise error_at("'break' outside loop", stmt)
-        if kind is Continue and not in_loop:
-            raise error_at("'continue' not properly in loop", stmt)
-        if kind is FunctionDef:
-            _check_context(stmt.body, True, False)
+            problems.invalid(error_at("'return' outside function", stmt))
+        elif kind is Break and not in_loop:
+            problems.invalid(error_at("'break' outside loop", stmt))
+        elif kind is Continue and not in_loop:
+            problems.invalid(error_at("'continue' not properly in loop", stmt))
+        elif kind is FunctionDef:
+            _check_context(stmt.body, True, False, problems)
         elif kind is ClassDef:
-            _check_context(stmt.body, False, False)     # a class body is neither a function nor a loop
+            _check_context(stmt.body, False, False, problems)      # a class body is neither a function nor a loop
         elif kind is For or kind is While:
-            _check_context(stmt.body, in_function, True)
-            _check_context(stmt.orelse, in_function, in_loop)     # a loop's else is outside the loop
+            _check_context(stmt.body, in_function, True, problems)
+            _check_context(stmt.orelse, in_function, in_loop, problems)     # a loop's else is outside it
         elif kind is If:
-            _check_context(stmt.body, in_function, in_loop)
-            _check_context(stmt.orelse, in_function, in_loop)
+            _check_context(stmt.body, in_function, in_loop, problems)
+            _check_context(stmt.orelse, in_function, in_loop, problems)
         elif kind is With:
-            _check_context(stmt.body, in_function, in_loop)
+            _check_context(stmt.body, in_function, in_loop, problems)
         elif kind is Try:
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
-                _check_context(block, in_function, in_loop)
+                _check_context(block, in_function, in_loop, problems)
 
 
-def _check_class_body(body: list) -> None:
+def _check_class_body(body: list, problems: Problems) -> None:
     """A class body may define the special methods of SPECIAL_METHODS and no other dunder name."""
     for stmt in body:
         if type(stmt) is FunctionDef:
@@ -113,7 +115,7 @@ def _check_class_body(body: list) -> None:
             continue
         for name, where in names:
             if is_dunder(name) and name not in SPECIAL_METHODS and name not in CLASS_DUNDERS:
-                raise refused(f"defining {name} in a class is", where)
+                problems.refuse(f"defining {name} in a class is", where)
 
 
 def private_prefix(class_name: str):
@@ -185,16 +187,19 @@ class Builder:
 
     The parser (gradcli.language.parser) calls each method with the rule's children as soon as it
     reduces the rule, tokens included where the grammar keeps them (`!` rules), None for absent
-    optionals, as Lark's own tree building would pass them.
+    optionals, as Lark's own tree building would pass them. A check that fails notes its error in
+    `problems` (set by the parser for each parse) and the tree is built on, so that one run reports
+    all of them.
     """
 
     def __init__(self, parse_fragment: Callable):
         self.parse_fragment = parse_fragment    # (text, line, col) -> node, for f-string fields
+        self.problems = Problems()
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
         body = _flatten(c)
-        _check_context(body, in_function=False, in_loop=False)
+        _check_context(body, False, False, self.problems)
         return Module(body, line=1, col=1)
 
     def fstring_expr(self, c):
@@ -218,14 +223,15 @@ class Builder:
     def assign(self, c):
         targets = c[0:-1:2]
         for target, equals in zip(targets, c[1:-1:2]):
-            _check_target(target, "assign to", equals)
+            _check_target(target, "assign to", equals, self.problems)
         first = targets[0]
         return Assign(targets, c[-1], line=first.line, col=first.col)
 
     def aug_assign(self, c):
         target, (op, tok), value = c
         if type(target) not in (Name, Attribute, Subscript):
-            raise error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}", tok)
+            self.problems.invalid(error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}",
+                                           tok))
         return AugAssign(target, op, value, line=target.line, col=target.col)
 
     # fmt: off
@@ -266,7 +272,7 @@ class Builder:
     def del_stmt(self, c):
         tok, targets = c
         for target in targets:
-            _check_target(target, "delete", None)
+            _check_target(target, "delete", None, self.problems)
         return Delete(targets, line=tok.line, col=tok.col)
 
     def del_targets(self, c):
@@ -308,8 +314,8 @@ class Builder:
         tok, name, _, arguments, _, _, body = c
         bases, keywords = arguments if arguments is not None else ([], [])
         if keywords:
-            raise refused("class keywords (metaclass=...) are", keywords[0])
-        _check_class_body(body)
+            self.problems.refuse("class keywords (metaclass=...) are", keywords[0])
+        _check_class_body(body, self.problems)
         prefix = private_prefix(name.value)
         if prefix is not None:
             _mangle(body, prefix)
@@ -338,28 +344,28 @@ class Builder:
         var_keyword = False
         for item in c:
             if var_keyword:
-                raise error_at("arguments cannot follow var-keyword argument",
-                               item[0] if type(item) is tuple else item)
+                self.problems.invalid(error_at("arguments cannot follow var-keyword argument",
+                                               item[0] if type(item) is tuple else item))
             if type(item) is tuple or type(item) is not Param and item.value == "*":
                 tok, param = item if type(item) is tuple else (item, None)
                 if star is not None:
-                    raise error_at("* argument may appear only once", tok)
+                    self.problems.invalid(error_at("* argument may appear only once", tok))
                 star, bare_star = tok, param is None
                 if param is None:
                     continue
                 item = param
             elif type(item) is not Param:       # `/`
-                if any(p.kind == "positional_only" for p in out):
-                    raise error_at("/ may appear only once", item)
-                if star is not None:
-                    raise error_at("/ must be ahead of *", item)
-                if not out:
-                    raise error_at("at least one argument must precede /", item)
+                wrong = ("/ may appear only once" if any(p.kind == "positional_only" for p in out) else
+                         "/ must be ahead of *" if star is not None else
+                         "at least one argument must precede /" if not out else None)
+                if wrong is not None:
+                    self.problems.invalid(error_at(wrong, item))
+                    continue
                 for param in out:
                     param.kind = "positional_only"
                 continue
             if item.name in seen:
-                raise error_at(f"duplicate argument '{item.name}' in function definition", item)
+                self.problems.invalid(error_at(f"duplicate argument '{item.name}' in function definition", item))
             seen.add(item.name)
             if item.kind == "var_keyword":
                 var_keyword = True
@@ -369,10 +375,10 @@ class Builder:
                 if item.default is not None:
                     defaults = True
                 elif defaults:
-                    raise error_at("non-default argument follows default argument", item)
+                    self.problems.invalid(error_at("non-default argument follows default argument", item))
             out.append(item)
         if bare_star and not any(p.kind == "keyword_only" for p in out):
-            raise error_at("named arguments must follow bare *", star)
+            self.problems.invalid(error_at("named arguments must follow bare *", star))
         return out
 
     def param(self, c):
@@ -385,13 +391,13 @@ class Builder:
         if name is None:
             return tok
         if equals is not None:
-            raise error_at("var-positional argument cannot have default value", equals)
+            self.problems.invalid(error_at("var-positional argument cannot have default value", equals))
         return tok, Param(name.value, None, "var_positional", line=name.line, col=name.col)
 
     def double_star_param(self, c):
         tok, name, equals, _ = c
         if equals is not None:
-            raise error_at("var-keyword argument cannot have default value", equals)
+            self.problems.invalid(error_at("var-keyword argument cannot have default value", equals))
         return Param(name.value, None, "var_keyword", line=name.line, col=name.col)
 
     def slash(self, c):
@@ -408,7 +414,7 @@ class Builder:
 
     def for_stmt(self, c):
         tok, target, _, iterable, _, body, orelse = c
-        _check_target(target, "assign to", None)
+        _check_target(target, "assign to", None, self.problems)
         return For(target, iterable, body, _loop_else(orelse), line=tok.line, col=tok.col)
 
     def while_stmt(self, c):
@@ -426,7 +432,7 @@ class Builder:
                 finalbody = part[1]
         for h in handlers[:-1]:
             if h.type is None:
-                raise error_at("default 'except:' must be last", h)
+                self.problems.invalid(error_at("default 'except:' must be last", h))
         return Try(body, handlers, orelse, finalbody, line=tok.line, col=tok.col)
 
     def except_clause(self, c):
@@ -453,7 +459,7 @@ class Builder:
     def with_item(self, c):
         context, target = c
         if target is not None:
-            _check_target(target, "assign to", None)
+            _check_target(target, "assign to", None, self.problems)
         return WithItem(context, target, line=context.line, col=context.col)
 
     def target_list(self, c):
@@ -535,16 +541,18 @@ class Builder:
                 if arg.name is None:
                     unpacking = True
                 elif any(k.name == arg.name for k in keywords):
-                    raise error_at(f"keyword argument repeated: {arg.name}", arg)
+                    self.problems.invalid(error_at(f"keyword argument repeated: {arg.name}", arg))
                 keywords.append(arg)
             elif type(arg) is Starred:
                 if unpacking:
-                    raise error_at("iterable argument unpacking follows keyword argument unpacking", arg)
+                    self.problems.invalid(error_at("iterable argument unpacking follows keyword argument "
+                                                   "unpacking", arg))
                 args.append(arg)
-            elif keywords:
-                raise error_at("positional argument follows keyword argument unpacking" if unpacking
-                               else "positional argument follows keyword argument", arg)
             else:
+                if keywords:
+                    self.problems.invalid(error_at("positional argument follows keyword argument unpacking"
+                                                   if unpacking else "positional argument follows keyword "
+                                                   "argument", arg))
                 args.append(arg)
         return args, keywords
 
@@ -591,8 +599,9 @@ class Builder:
         try:
             value = int(tok.value, 0)
         except ValueError as e:     # more than 4300 decimal digits: Python's limit, and its words
-            raise error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid decimal conversion "
-                           "limits.", tok) from None
+            self.problems.invalid(error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid "
+                                           "decimal conversion limits.", tok))
+            value = 0
         return Constant(value, line=tok.line, col=tok.col)
 
     def float_number(self, c):
@@ -600,10 +609,11 @@ class Builder:
         return Constant(float(tok.value), line=tok.line, col=tok.col)
 
     def imaginary(self, c):
-        raise refused("complex numbers (imaginary literals like 1j) are", c[0])
+        self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
+        return Constant(0, line=c[0].line, col=c[0].col)
 
     def strings(self, c):
-        return string_literal(c, self.parse_fragment)
+        return string_literal(c, self.parse_fragment, self.problems)
 
     def group(self, c):
         # A parenthesised expression starts at its '(' (as a tuple's does): nodes built on
@@ -668,7 +678,7 @@ class Builder:
 
     def comp_clause(self, c):
         tok, target, _, iterable, *ifs = c
-        _check_target(target, "assign to", tok)
+        _check_target(target, "assign to", tok, self.problems)
         return Comprehension(target, iterable, ifs, line=tok.line, col=tok.col)
 
     def comp_if(self, c):

@@ -243,8 +243,7 @@ class Shell:
             self.events.error(error)
             return
         self.out.flush()
-        text = error.render()
-        self.err.write((paint_error(text) if self.error_colour else text) + "\n")
+        self.err.write(error.render(paint_error if self.error_colour else None) + "\n")
         if why:
             from gradcli.diagnostics.why import why_line
             self.err.write(why_line(why) + "\n")
