@@ -158,6 +158,11 @@ def test_echo_inside_loops_and_ifs_but_not_functions():
     assert r.out == "0\n1\n2\n'yes'\n1\n"
 
 
+def test_classes_and_decorators_are_typed_over_several_lines():
+    r = drive("class A:\rdef f(self):\rreturn 2\r\r\r@staticmethod\rdef g():\rreturn 3\r\rA().f(), g()\r")
+    assert r.out == "(2, 3)\n"
+
+
 def test_state_and_random_stream_carry_on_between_inputs():
     r = drive("import torch\rtorch.manual_seed(0)\ra = torch.randn(2)\rb = torch.randn(1)\ra, b\r"
               "torch.set_grad_enabled(False)\rtorch.is_grad_enabled()\r")
@@ -676,6 +681,12 @@ def test_auto_suggest_and_vi_options_build_the_prompt():
     ("x = 1)", scan.ACCEPT),
     ("y = x[0] + ':'", scan.ACCEPT),
     ("elif_ = 3", scan.ACCEPT),
+    ("class A:", scan.NEWLINE),
+    ("class A:\n    x = 1", scan.NEWLINE),             # a class body waits for a blank line, as a def's does
+    ("class A:\n    x = 1\n", scan.ACCEPT),
+    ("@torch.no_grad()", scan.NEWLINE),              # a decorator: its def or class follows
+    ("@dec\ndef f():\n    pass", scan.NEWLINE),
+    ("x = a @ b", scan.ACCEPT),
 ])
 def test_enter_action(text, action):
     assert scan.enter_action(text) == action
