@@ -223,6 +223,10 @@ def test_completion_runs_no_script_code():
                                                      "language: a script's class may derive from its own classes, "
                                                      "object, the exception classes and the library classes gradcli "
                                                      "provides"),
+    ("class A:\n    pass\nA.mro()", "3:1: AttributeError: type object 'A' attribute 'mro' is outside gradcli's "
+                                    "language"),
+    ("class E(Exception):\n    pass\nE.with_traceback", "3:1: AttributeError: type object 'E' attribute "
+                                                        "'with_traceback' is outside gradcli's language"),
     ("class A(1):\n    pass", "1:1: TypeError: a class cannot derive from 1: bases must be classes"),
     ("class A(print):\n    pass", "1:1: TypeError: a class cannot derive from <built-in function print>: bases must "
                                   "be classes"),

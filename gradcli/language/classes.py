@@ -112,10 +112,17 @@ def instance_attr(obj, name: str):
 
 
 def class_attr(cls, name: str):
-    """`Cls.name` for a script class."""
-    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and name not in CLASS_INFO:
-        raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
-    return getattr(cls, name)
+    """`Cls.name` for a script class: what its classes define (never the metaclass's `mro` and the like)."""
+    if name[:2] == "__" and is_dunder(name):
+        if name in SPECIAL_METHODS or name in CLASS_INFO:
+            return getattr(cls, name)
+    else:
+        for klass in cls.__mro__:
+            if type(klass) is ScriptType and name in klass.__dict__:
+                return getattr(cls, name)
+        if not hasattr(cls, name):
+            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")
+    raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
 
 
 def super_attr(proxy, name: str):
