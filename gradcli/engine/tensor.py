@@ -558,7 +558,7 @@ class Tensor:
     def __invert__(self):
         return ops.bitwise_not(self)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.reduce_sum(self, dim, keepdim, dtype)
 
     def mean(self, dim=ALL_DIMS, keepdim=False, dtype=None):

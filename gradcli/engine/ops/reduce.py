@@ -332,14 +332,18 @@ def _check_keepdim(fn: str, keepdim) -> None:
         raise TypeError(f"{fn}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
 
 
-def reduce_sum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+def reduce_sum(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
+    """sum(): over everything without a dim (SumBackward0), over the dims given otherwise, `dim=None`
+    included (PyTorch's dim overload: SumBackward1)."""
     if keepdim is not False:
         _check_keepdim("sum", keepdim)
     x = a._a
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
-    if dim is None and not keepdim:
-        out = np.asarray(x.sum(dtype=out_dtype))
-        return apply(SUM, out, (a,), (x.shape,))
+    if dim is ALL_DIMS:
+        if not keepdim:
+            out = np.asarray(x.sum(dtype=out_dtype))
+            return apply(SUM, out, (a,), (x.shape,))
+        dim = None
     dims = _reduce_dims(dim, x.ndim)
     out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
     return apply(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
