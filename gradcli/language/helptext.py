@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 
+from gradcli.engine.tensor import ALL_DIMS
 from gradcli.language.stdlib import EXCEPTIONS
 
 # ------------------------------------------------------------------------------- what each does
@@ -361,7 +362,9 @@ def signature(function, name: str, method: bool = False) -> str:
         if p.kind == p.VAR_POSITIONAL:
             star = True
         p = p.replace(annotation=p.empty)
-        if p.default is not p.empty and p.default.__class__ not in _LITERALS:
+        if p.default is ALL_DIMS:                       # "every dim", which PyTorch's signatures write as None
+            p = p.replace(default=None)
+        elif p.default is not p.empty and p.default.__class__ not in _LITERALS:
             p = p.replace(default=_NOT_GIVEN)           # an engine sentinel: "not given"
         shown.append(str(p))
     return f"{name}({', '.join(shown)})"
