@@ -451,8 +451,10 @@ def _error(message: str, **facts) -> RuntimeError:
     return err
 
 
-def _check_versions(node):
-    for index, (tensor, box, expected, shape, legacy, owner) in enumerate(node.checks):
+def _check_versions(node, checks=None):
+    """PyTorch's error when a tensor the node saved (`checks`, by default the node's own) has changed
+    version since."""
+    for index, (tensor, box, expected, shape, legacy, owner) in enumerate(checks or node.checks):
         if box[0] != expected:
             dims = ", ".join(str(d) for d in shape)
             if tensor is not None:             # a saved input: named after the op that now owns it
@@ -674,7 +676,15 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             _check_versions(node)
         op = node.op
         fresh = op.fresh            # the gradients are new arrays the sweep owns (see _receive)
-        if g is None:
+        if op.backward is None:     # a custom Function: the script's backward, one call for all inputs
+            grads_in = node.run(g, F, free)
+            if visits is not None:
+                grads_in = [gi if child is not None else None for gi, child in zip(grads_in, inputs)]
+            if anomaly:
+                _check_nan(node, grads_in, F)
+            if observer is not None:
+                observer.node(node, g, grads_in)
+        elif g is None:
             grads_in = (None,) * len(inputs)
         else:
             fit = node.fit

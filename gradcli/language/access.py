@@ -12,7 +12,7 @@ import random as _random
 
 from gradcli.language import bounds, classes
 from gradcli.language import torchapi
-from gradcli.engine import autograd, dtypes, factories, rng
+from gradcli.engine import autograd, custom, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import stdlib
@@ -147,6 +147,10 @@ def get_method(obj, name: str):
         return classes.instance_attr(obj, name)
     if cls is ScriptType:
         return classes.class_attr(obj, name)
+    if cls is custom.FunctionNode:     # a custom Function's ctx (and grad_fn): its API and the script's attributes
+        if name[:2] == "__" and classes.is_dunder(name):
+            raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
+        return custom.script_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
         if name in python:
@@ -212,6 +216,8 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
         return classes.attribute_names(obj)
+    if cls is custom.FunctionNode:
+        return custom.script_attr_names(obj)
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 
@@ -225,6 +231,11 @@ def set_attr(obj, name: str, value) -> None:
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         raise AttributeError(f"cannot set attribute '{name}' on a Tensor: gradcli's language only "
                              "sets requires_grad, data and grad")
+    if obj.__class__ is custom.FunctionNode:
+        if classes.is_dunder(name):
+            raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
+        custom.script_set_attr(obj, name, value)
+        return
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
@@ -279,5 +290,8 @@ def del_attr(obj, name: str) -> None:
         return
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
+        return
+    if obj.__class__ is custom.FunctionNode:
+        custom.script_del_attr(obj, name)
         return
     raise AttributeError(f"cannot delete attribute '{name}' of '{_type_name(obj)}' object")

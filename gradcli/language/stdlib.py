@@ -13,7 +13,7 @@ import string as _string
 import time as _time
 
 from gradcli.language import bounds, classes
-from gradcli.language import torchapi
+from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
@@ -114,8 +114,8 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
     for name, value in members.items():
         if value.__class__ is ScriptModule:
             _expose(value)
-        elif callable(value) and value.__class__ is not Builtin:
-            members[name] = Builtin(module.name, name, value)
+        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType:
+            members[name] = Builtin(module.name, name, value)     # a library class scripts subclass stays one
     return module
 
 
@@ -225,6 +225,8 @@ def _build_torch() -> ScriptModule:
         "set_detect_anomaly": autograd.set_detect_anomaly, "detect_anomaly": autograd.detect_anomaly,
         "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
         "GradcheckError": gradcheck.GradcheckError,
+        "Function": functions.Function,
+        "function": ScriptModule("torch.autograd.function", {"Function": functions.Function}),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
