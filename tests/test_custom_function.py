@@ -11,6 +11,8 @@ PRE = 'import torch\n\nclass Twice(torch.autograd.Function):\n    @staticmethod\
 SAVER = 'import torch\n\nclass Saver(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        a, = ctx.saved_tensors\n        return g * a\n\nx = torch.tensor([1., 2.], requires_grad=True)\n'
 EXP = 'import torch\n\nclass Exp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        r = x.exp()\n        ctx.save_for_backward(r)\n        return r\n\n    @staticmethod\n    def backward(ctx, g):\n        r, = ctx.saved_tensors\n        print("saved", r, r.grad_fn is ctx, r.requires_grad)\n        return g * r\n\nx = torch.tensor([0., 1.], requires_grad=True)\n'
 SAME = 'import torch\n\nclass Same(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\nx = torch.tensor([1., 2.], requires_grad=True)\n'
+DIRTY = 'import torch\n\nclass AddOne(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        x.add_(1)\n        ctx.mark_dirty(x)\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
+NEW = 'import torch\nfrom torch.autograd.function import once_differentiable\n\nclass Mul(torch.autograd.Function):\n    @staticmethod\n    def forward(x, k):\n        return x * k\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        x, k = inputs\n        print("setup", torch.is_grad_enabled(), output, ctx.needs_input_grad)\n        ctx.k = k\n\n    @staticmethod\n    @once_differentiable\n    def backward(ctx, g):\n        print("backward", torch.is_grad_enabled())\n        return g * ctx.k, None\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
 
 # name -> (script, what PyTorch printed, the error it ended in or None)
 CASES = {
@@ -163,6 +165,33 @@ CASES = {
         None),
     'nested_backward_call': ('import torch\nclass Inner(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x.sin()\n    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        with torch.enable_grad():\n            t = x.detach().requires_grad_()\n            s = t.sin()\n            d, = torch.autograd.grad(s.sum(), t)\n        return g * d\nx = torch.tensor([0.0, 1.0], requires_grad=True)\nInner.apply(x).sum().backward()\nprint(x.grad)',
         'tensor([1.0000, 0.5403])\n',
+        None),
+    'mark_dirty': (DIRTY + 'b = a * 2\nc = AddOne.apply(b)\nprint(c is b, c, b.grad_fn.next_functions)\nc.sum().backward()\nprint(a.grad)',
+        'True tensor([3., 5.], grad_fn=<AddOneBackward>) ((<MulBackward0 object at 0xADDR>, 0),)\ntensor([2., 2.])\n',
+        None),
+    'mark_dirty_leaf': (DIRTY + 'AddOne.apply(a)',
+        '',
+        'RuntimeError: a leaf Variable that requires grad has been used in an in-place operation.'),
+    'mark_dirty_without_grad': (DIRTY + 'p = torch.ones(2)\nq = AddOne.apply(p)\nprint(q is p, q)',
+        'True tensor([2., 2.])\n',
+        None),
+    'modified_not_marked': ('import torch\n\nclass AddOne(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        x.add_(1)\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\na = torch.tensor([1., 2.], requires_grad=True)\nb = a * 2\nc = AddOne.apply(b)\nprint(c is b, c)',
+        'False tensor([3., 5.], grad_fn=<AddOneBackward>)\n',
+        None),
+    'setup_context': (NEW + 'y = Mul.apply(a, 3)\nprint(y)\ny.sum().backward()\nprint(a.grad)',
+        'setup False tensor([3., 6.]) (True, False)\ntensor([3., 6.], grad_fn=<MulBackward>)\nbackward False\ntensor([3., 3.])\n',
+        None),
+    'setup_context_forward_direct': (NEW + 'print(Mul.forward(a, 2))\nMul.forward(None, a, 3)',
+        'tensor([2., 4.], grad_fn=<MulBackward0>)\n',
+        'TypeError: Mul.forward() takes 2 positional arguments but 3 were given'),
+    'once_differentiable_create_graph': (NEW + 'g, = torch.autograd.grad(Mul.apply(a, 3).sum(), a, create_graph=True)\nprint(g, g.requires_grad, g.grad_fn)\ng.sum().backward()',
+        'setup False tensor([3., 6.]) (True, False)\nbackward False\ntensor([3., 3.]) False None\n',
+        'RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn'),
+    'once_differentiable_twice': (NEW + 'g, = torch.autograd.grad(Mul.apply(a, 3).sum(), a, torch.ones(()).requires_grad_(), create_graph=True)\nprint(g, g.requires_grad, g.grad_fn)\ng.sum().backward()',
+        'setup False tensor([3., 6.]) (True, False)\nbackward False\ntensor([3., 3.], grad_fn=<Error>) True <Error object at 0xADDR>\n',
+        'RuntimeError: trying to differentiate twice a function that was marked with @once_differentiable'),
+    'once_differentiable_repr': (NEW + 'print(once_differentiable, Mul.backward)\nprint(torch.autograd.function.once_differentiable is once_differentiable)',
+        '<function once_differentiable at 0xADDR> <function Mul.backward at 0xADDR>\nTrue\n',
         None),
 }
 

@@ -212,9 +212,10 @@ def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: d
             setup_context(ctx, args, output)
     if not (autograd.is_grad_enabled() and any(ctx.needs_input_grad)):
         # nothing to record; an input returned as it is still comes back as a new tensor on its data
+        keep = ctx.dirty
         if output.__class__ is tuple:
-            return tuple([_alias(out) if _is_arg(out, args) else out for out in output])
-        return _alias(output) if _is_arg(output, args) else output
+            return tuple([_alias(out) if _is_arg(out, args) and not _is_arg(out, keep) else out for out in output])
+        return _alias(output) if _is_arg(output, args) and not _is_arg(output, keep) else output
     arg_edges, inputs, meta = [], [], []
     for a in args:
         if a.__class__ is Tensor:
@@ -245,14 +246,18 @@ def _wrap(ctx: FunctionNode, out: Tensor, args: tuple) -> Tensor:
     if any(out is t for t in ctx.non_diff):
         out.requires_grad = False
         return out
-    if _is_arg(out, args) or (out.requires_grad and out.grad_fn is None):
+    if any(out is t for t in ctx.dirty):      # changed in place by the forward: now this node's output
+        if out.requires_grad and out.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        out._version[0] += 1
+    elif _is_arg(out, args) or (out.requires_grad and out.grad_fn is None):
         out = _alias(out)
     out.grad_fn = ctx
     out.requires_grad = True
     return out
 
 
-def _is_arg(value, args: tuple) -> bool:
+def _is_arg(value, args) -> bool:
     return value.__class__ is Tensor and any(value is a for a in args)
 
 
@@ -327,3 +332,47 @@ def script_del_attr(node: FunctionNode, name: str) -> None:
 
 def script_attr_names(node: FunctionNode) -> frozenset:
     return _METHODS | _READ_ONLY | {"needs_input_grad"} | frozenset(node.attrs)
+
+
+# ------------------------------------------------------------------------------------ once_differentiable
+
+class DelayedError(Node):
+    """PyTorch's DelayedError node (printed `<Error object at 0x...>`): put on what a once-differentiable
+    backward returns under create_graph, so differentiating that again fails, only then, with its message."""
+
+    __slots__ = ()
+
+    def __init__(self, t: Tensor):
+        super().__init__(FunctionOp("Error"), (edge(t),), None)
+
+    def run(self, g, F, free):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+class OnceDifferentiable(autograd.ModeDecorated):
+    """`@torch.autograd.function.once_differentiable` on a backward: it runs with grad mode off, and when
+    a gradient it received requires grad (create_graph), what it returns gets an Error node."""
+
+    __slots__ = ()
+
+    def __init__(self, func):
+        super().__init__(func, autograd.no_grad)
+
+    def __call__(self, ctx, *args):
+        with autograd.no_grad():
+            outputs = self.__wrapped__(ctx, *args)
+        if not autograd.is_grad_enabled():
+            return outputs
+        if not any(a.__class__ is Tensor and a.requires_grad for a in args):
+            return outputs
+        single = outputs.__class__ is not tuple
+        wrapped = tuple([_delayed_error(t) if t.__class__ is Tensor else t
+                         for t in ((outputs,) if single else outputs)])
+        return wrapped[0] if single else wrapped
+
+
+def _delayed_error(t: Tensor) -> Tensor:
+    out = Tensor(t._a)
+    out.grad_fn = DelayedError(t)
+    out.requires_grad = True
+    return out

@@ -19,6 +19,7 @@ from types import MethodType
 from gradcli.language import access, bounds, classes, scopes, stdlib, syntax, torchapi
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
+from gradcli.engine import custom
 from gradcli.engine.autograd import ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
@@ -174,6 +175,7 @@ class ScriptFunction:
 
 access.register_function_type(ScriptFunction)
 access.register_function_type(ModeDecorated)
+access.register_function_type(custom.OnceDifferentiable)
 
 
 class Compiler:

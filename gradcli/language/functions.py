@@ -65,3 +65,8 @@ def _setup_name():
 
 
 _setup_name()
+
+
+def once_differentiable(fn):
+    """torch.autograd.function.once_differentiable, as scripts decorate a backward with it."""
+    return custom.OnceDifferentiable(fn)

@@ -226,7 +226,8 @@ def _build_torch() -> ScriptModule:
         "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
         "GradcheckError": gradcheck.GradcheckError,
         "Function": functions.Function,
-        "function": ScriptModule("torch.autograd.function", {"Function": functions.Function}),
+        "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
+                                                              "once_differentiable": functions.once_differentiable}),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
