@@ -13,6 +13,7 @@ EXP = 'import torch\n\nclass Exp(torch.autograd.Function):\n    @staticmethod\n 
 SAME = 'import torch\n\nclass Same(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\nx = torch.tensor([1., 2.], requires_grad=True)\n'
 DIRTY = 'import torch\n\nclass AddOne(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        x.add_(1)\n        ctx.mark_dirty(x)\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
 NEW = 'import torch\nfrom torch.autograd.function import once_differentiable\n\nclass Mul(torch.autograd.Function):\n    @staticmethod\n    def forward(x, k):\n        return x * k\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        x, k = inputs\n        print("setup", torch.is_grad_enabled(), output, ctx.needs_input_grad)\n        ctx.k = k\n\n    @staticmethod\n    @once_differentiable\n    def backward(ctx, g):\n        print("backward", torch.is_grad_enabled())\n        return g * ctx.k, None\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
+SINCOS = 'import torch\n\nclass SinCos(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x.sin(), x.cos()\n\n    @staticmethod\n    def backward(ctx, gs, gc):\n        x, = ctx.saved_tensors\n        print("grads", gs, gc)\n        return gs * x.cos() - gc * x.sin()\n\nx = torch.tensor([0.5, 1.0], requires_grad=True)\n'
 
 # name -> (script, what PyTorch printed, the error it ended in or None)
 CASES = {
@@ -192,6 +193,33 @@ CASES = {
         'RuntimeError: trying to differentiate twice a function that was marked with @once_differentiable'),
     'once_differentiable_repr': (NEW + 'print(once_differentiable, Mul.backward)\nprint(torch.autograd.function.once_differentiable is once_differentiable)',
         '<function once_differentiable at 0xADDR> <function Mul.backward at 0xADDR>\nTrue\n',
+        None),
+    'several_outputs': (SINCOS + 's, c = SinCos.apply(x)\nprint(s, c, s.grad_fn is c.grad_fn, s.grad_fn)\nz = s * 2 + c * 3\nprint(z.grad_fn.next_functions[0][0].next_functions, z.grad_fn.next_functions[1][0].next_functions)\nz.sum().backward()\nprint(x.grad)',
+        'tensor([0.4794, 0.8415], grad_fn=<SinCosBackward>) tensor([0.8776, 0.5403], grad_fn=<SinCosBackward>) True <torch.autograd.function.SinCosBackward object at 0xADDR>\n((<torch.autograd.function.SinCosBackward object at 0xADDR>, 0), (None, 0)) ((<torch.autograd.function.SinCosBackward object at 0xADDR>, 1), (None, 0))\ngrads tensor([2., 2.]) tensor([3., 3.])\ntensor([ 0.3169, -1.4438])\n',
+        None),
+    'several_outputs_one_used': (SINCOS + 's, c = SinCos.apply(x)\ns.sum().backward()\nprint(x.grad)',
+        'grads tensor([1., 1.]) tensor([0., 0.])\ntensor([0.8776, 0.5403])\n',
+        None),
+    'several_outputs_double_backward': (SINCOS + 's, c = SinCos.apply(x)\ng, = torch.autograd.grad(c.sum(), x, create_graph=True)\nprint(g)\nprint(torch.autograd.grad(g.sum(), x))',
+        'grads tensor([0., 0.]) tensor([1., 1.])\ntensor([-0.4794, -0.8415], grad_fn=<SubBackward0>)\n(tensor([-0.8776, -0.5403]),)\n',
+        None),
+    'several_outputs_hooks': (SINCOS + "s, c = SinCos.apply(x)\ns.register_hook(lambda t: print('hook s', t))\nc.retain_grad()\n(s + c).sum().backward()\nprint(c.grad, x.grad)",
+        'hook s tensor([1., 1.])\ngrads tensor([1., 1.]) tensor([1., 1.])\ntensor([1., 1.]) tensor([ 0.3982, -0.3012])\n',
+        None),
+    'several_outputs_grad_of_both': (SINCOS + 's, c = SinCos.apply(x)\nprint(torch.autograd.grad((s, c), x, (torch.ones(2), torch.ones(2) * 2)))',
+        'grads tensor([1., 1.]) tensor([2., 2.])\n(tensor([-0.0813, -1.1426]),)\n',
+        None),
+    'several_outputs_saved': ('import torch\nclass Twice(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        a = x * 2\n        b = x * 3\n        ctx.save_for_backward(a, b)\n        return a, b\n    @staticmethod\n    def backward(ctx, ga, gb):\n        a, b = ctx.saved_tensors\n        print(a.grad_fn, b.grad_fn, a.grad_fn is b.grad_fn, a.grad_fn is ctx)\n        return ga * 2 + gb * 3\nx = torch.tensor([0.5, 1.0], requires_grad=True)\na, b = Twice.apply(x)\n(a * b).sum().backward()\nprint(x.grad)',
+        '<torch.autograd.function.TwiceBackward object at 0xADDR> <torch.autograd.function.TwiceBackward object at 0xADDR> True True\ntensor([ 6., 12.])\n',
+        None),
+    'several_outputs_gradcheck': (SINCOS + 't = torch.tensor([0.3, 0.7], dtype=torch.float64, requires_grad=True)\nprint(torch.autograd.gradcheck(SinCos.apply, (t,)))',
+        'grads tensor([1., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 1.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([1., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 1.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([1., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 1.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([1., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 1.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\ngrads tensor([0., 0.], dtype=torch.float64) tensor([0., 0.], dtype=torch.float64)\nTrue\n',
+        None),
+    'gradcheck_undefined_grads': ("import torch\nclass Leaky(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        print('g', g)\n        return g * 2 + 1\nt = torch.tensor([0.3, 0.7], dtype=torch.float64, requires_grad=True)\nprint(torch.autograd.gradcheck(Leaky.apply, (t,), raise_exception=False))\nclass Ok(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.set_materialize_grads(False)\n        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        print('g', g)\n        return None if g is None else g * 2\nprint(torch.autograd.gradcheck(Ok.apply, (t,)))",
+        'g tensor([1., 0.], dtype=torch.float64)\ng tensor([0., 1.], dtype=torch.float64)\ng tensor([1., 0.], dtype=torch.float64)\ng tensor([0., 1.], dtype=torch.float64)\nFalse\ng tensor([1., 0.], dtype=torch.float64)\ng tensor([0., 1.], dtype=torch.float64)\ng tensor([1., 0.], dtype=torch.float64)\ng tensor([0., 1.], dtype=torch.float64)\ng tensor([0., 0.], dtype=torch.float64)\ng None\nTrue\n',
+        None),
+    'gradcheck_wrong_formula_message': ('import torch\nclass Bad(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x ** 2\n    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return g * 3 * x\nt = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)\ntry:\n    torch.autograd.gradcheck(Bad.apply, (t,))\nexcept RuntimeError as e:\n    print(e)',
+        'Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[2.0000, 0.0000],\n        [0.0000, 4.0000]], dtype=torch.float64)\nanalytical:tensor([[3., 0.],\n        [0., 6.]], dtype=torch.float64)\n\n',
         None),
 }
 

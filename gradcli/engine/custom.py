@@ -15,28 +15,9 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.addresses import address
-from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, edge
+from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, OutputGrads, OutputSlot, RunOp, edge
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
-
-
-class FunctionOp:
-    """The op of a custom node. `backward` None tells the sweep that the node computes all its inputs'
-    gradients in one call (FunctionNode.run) instead of one formula per input; the node frees what it
-    saved itself, when its backward runs, so `saves_tensors` is False for the sweep."""
-
-    __slots__ = ("node",)
-    backward = None
-    joint = None
-    fresh = False
-    saves_tensors = False
-    quiet = False
-
-    def __init__(self, node: str):
-        self.node = node
-
-    def __repr__(self):
-        return f"FunctionOp({self.node})"
 
 
 _EMPTY = ()
@@ -51,13 +32,14 @@ class FunctionNode(Node):
       needs_input_grad  per forward argument, whether it requires grad (PyTorch's tuple);
       to_save       what save_for_backward received, until apply turns it into `stored`;
       stored        per saved tensor: the tensor (an input or an intermediate), or for an output a
-                    tuple (array, version box, requires_grad), rebuilt on access with this node as its
+                    tuple (array, version box, requires_grad, its index among the node's outputs), rebuilt on access with this node as its
                     grad_fn (holding the output tensor itself would be a cycle); FREED once a backward
                     without retain_graph ran; `saved_checks` the version each had when saved;
       in_meta       per input edge, the (shape, dtype) its gradient must have;
       out_meta      per forward output, its (shape, dtype), or None for a value that is not a tensor: the
                     backward receives one gradient per output, zeros where none flowed (materialized);
-      out_index     which output the node made (the one that carries the gradient the sweep brings);
+      out_index     {forward output's position: its index among the outputs the node made}; with more
+                    than one, each has an OutputSlot as its grad_fn (see autograd.OutputSlot);
       materialize   set_materialize_grads's flag; `dirty`, `non_diff` the tensors marked.
     """
 
@@ -65,7 +47,7 @@ class FunctionNode(Node):
                  "in_meta", "out_meta", "out_index", "materialize", "dirty", "non_diff")
 
     def __init__(self, name: str, backward_fn):
-        super().__init__(FunctionOp(name + "Backward"), (), None)
+        super().__init__(RunOp(name + "Backward"), (), None)
         self.attrs = {}
         self.backward_fn = backward_fn
         self.arg_edges = _EMPTY
@@ -75,7 +57,7 @@ class FunctionNode(Node):
         self.saved_checks = None
         self.in_meta = _EMPTY
         self.out_meta = _EMPTY
-        self.out_index = 0
+        self.out_index = None
         self.materialize = True
         self.dirty = _EMPTY
         self.non_diff = _EMPTY
@@ -105,12 +87,13 @@ class FunctionNode(Node):
 
     def _output(self, entry) -> Tensor:
         """A saved output, as PyTorch unpacks it: a new tensor on the same data, made by this node."""
-        a, box, requires_grad = entry
+        a, box, requires_grad, k = entry
         t = Tensor(a)
         t._version = box
         if requires_grad:
             t.requires_grad = True
-            t.grad_fn = self
+            count = len(self.out_index)
+            t.grad_fn = self if count == 1 else OutputSlot(self, k, count)
         return t
 
     def mark_dirty(self, *tensors) -> None:
@@ -127,14 +110,20 @@ class FunctionNode(Node):
         """The script's backward on the output's gradient `g` (None when none flowed): one gradient per
         input edge, checked and fitted as PyTorch's validate_outputs does, in F's kind (numpy arrays, or
         Tensors under create_graph)."""
-        if g is not None and not F.tensors:
-            g = Tensor(g)
+        # the gradient of each output the node made: one, or one per OutputSlot (OutputGrads)
+        if g.__class__ is OutputGrads:
+            made = g.grads
+        else:
+            made = (g,) if g is not None or self.out_index is None else (None,) * len(self.out_index)
+        if not F.tensors:
+            made = [None if m is None else Tensor(m) for m in made]
         # one gradient per forward output: None for a value that is not a tensor; for the other tensors
         # (marked non-differentiable), and where no gradient flowed, zeros unless set_materialize_grads(False)
         grads = []
         for i, meta in enumerate(self.out_meta):
-            if i == self.out_index and g is not None:
-                grads.append(g)
+            k = self.out_index.get(i) if self.out_index is not None else None
+            if k is not None and made[k] is not None:
+                grads.append(made[k])
             elif meta is None or not self.materialize:
                 grads.append(None)
             else:
@@ -228,13 +217,12 @@ def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: d
     several = output.__class__ is tuple
     outputs = output if several else (output,)
     wrapped = [_wrap(ctx, out, args) if out.__class__ is Tensor else out for out in outputs]
-    tensors = [t for t in wrapped if t.__class__ is Tensor and t.grad_fn is ctx]
-    if len(tensors) > 1:
-        raise NotImplementedError("gradcli does not implement custom Functions with several differentiable "
-                                  "outputs yet")
+    made = [i for i, t in enumerate(wrapped) if t.__class__ is Tensor and t.grad_fn is ctx]
+    ctx.out_index = {i: k for k, i in enumerate(made)}
+    if len(made) > 1:
+        for k, i in enumerate(made):
+            wrapped[i].grad_fn = OutputSlot(ctx, k, len(made))
     ctx.out_meta = tuple([(t._a.shape, t._a.dtype) if t.__class__ is Tensor else None for t in wrapped])
-    if tensors:
-        ctx.out_index = next(i for i, t in enumerate(wrapped) if t is tensors[0])
     _store(ctx, outputs, wrapped)
     return tuple(wrapped) if several else wrapped[0]
 
@@ -286,7 +274,8 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
         legacy = dtypes.of_array(a).legacy
         if index >= 0:
             made = wrapped[index]
-            stored.append((a, made._version, made.grad_fn is ctx))
+            fn = made.grad_fn
+            stored.append((a, made._version, fn is ctx or fn.__class__ is OutputSlot, ctx.out_index.get(index)))
             checks.append((None, made._version, made._version[0], a.shape, legacy, ctx.op.node))
         else:
             stored.append(t)
@@ -343,7 +332,7 @@ class DelayedError(Node):
     __slots__ = ()
 
     def __init__(self, t: Tensor):
-        super().__init__(FunctionOp("Error"), (edge(t),), None)
+        super().__init__(RunOp("Error"), (edge(t),), None)
 
     def run(self, g, F, free):
         raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")

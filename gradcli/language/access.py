@@ -123,6 +123,9 @@ def get_method(obj, name: str):
     cls = obj.__class__
     if cls is Tensor:
         if name in TENSOR_ATTRS:
+            if name == "grad_fn":
+                fn = obj.grad_fn
+                return fn.parent if fn.__class__ is autograd.OutputSlot else fn   # one output of several
             return getattr(obj, name)
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "

@@ -1176,8 +1176,8 @@ class Compiler:
                     raise
             return load_grad
         tensor_attrs = access.TENSOR_ATTRS
-        if not called and name in access.TENSOR_METHODS:
-            tensor_attrs = ()           # a bare tensor method: get_attr wraps it
+        if not called and name in access.TENSOR_METHODS or name == "grad_fn":
+            tensor_attrs = ()           # a bare tensor method: get_attr wraps it; grad_fn: see access
 
         def load_attr(env):
             obj = obj_fn(env)
