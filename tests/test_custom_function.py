@@ -310,3 +310,71 @@ def test_an_endless_backward_stops_at_the_timeout(tmp_path):
     assert done.returncode != 0
     assert "TimeoutError: stopped after 1 second" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------- the diagnostics see custom nodes
+
+_WRONG = '''import torch
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * 3 * x
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = Square.apply(x).sum()
+y.backward()
+print(x.grad)
+'''
+
+_SINCOS_GRAPH = SINCOS.replace('        print("grads", gs, gc)\n', '') + (
+    "s, c = SinCos.apply(x)\nz = (s * 2 + c * 3).sum()\nz.backward()\nprint(x.grad)\n")
+
+
+def _cli(capsys, tmp_path, source, *args, after=()):
+    from gradcli import cli
+    script = tmp_path / "script.grad"
+    script.write_text(source)
+    status = cli.main([*args, str(script), *after])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err.replace(str(script), "script.grad")
+
+
+def test_check_grads_finds_and_locates_a_wrong_custom_backward(capsys, tmp_path):
+    status, out, err = _cli(capsys, tmp_path, _WRONG, "run", "--check-grads")
+    assert status == 3
+    assert out == "tensor([3., 6.])\n"
+    assert err.splitlines()[0] == ("script.grad:16: backward(): MISMATCH in x[1]: analytic 6.0, numeric 4.0 (node "
+                                   "SquareBackward from line 15: y = Square.apply(x).sum())")
+
+
+def test_check_grads_passes_a_right_custom_backward_with_several_outputs(capsys, tmp_path):
+    status, out, err = _cli(capsys, tmp_path, _SINCOS_GRAPH, "run", "--check-grads")
+    assert status == 0
+    assert err.splitlines()[0].startswith("script.grad:17: backward(): ok, 1 leaf, 2 elements checked")
+
+
+def test_graph_shows_the_custom_node_once_with_the_script_line(capsys, tmp_path):
+    status, out, err = _cli(capsys, tmp_path, _SINCOS_GRAPH, "graph")
+    assert status == 0
+    assert out.splitlines() == [
+        "SumBackward0  z = (s * 2 + c * 3).sum()  (line 16)",
+        "└── AddBackward0  in z = (s * 2 + c * 3).sum()  (line 16)",
+        "    ├── MulBackward0  in z = (s * 2 + c * 3).sum()  (line 16)",
+        "    │   └── SinCosBackward  in s, c = SinCos.apply(x)  (line 15) [#1]",
+        "    │       └── AccumulateGrad ─ x: [2] float32  (line 14)",
+        "    └── MulBackward0  in z = (s * 2 + c * 3).sum()  (line 16)",
+        "        └── SinCosBackward  in s, c = SinCos.apply(x)  (line 15) [#1, shown above]"]
+
+
+def test_explain_shows_the_custom_node_step(capsys, tmp_path):
+    status, out, err = _cli(capsys, tmp_path, _WRONG, "explain", after=("x",))
+    assert status == 0
+    assert "[2] SquareBackward  in y = Square.apply(x).sum()  (line 15)\n    in   tensor([1., 1.])\n" \
+           "    out  tensor([3., 6.])  → [3]" in out

@@ -397,7 +397,7 @@ def _leaves_below(node, namespace, provenance, most: int = 3, limit: int = 10_00
     for current in queue:
         if len(seen) > limit or len(names) >= most:
             break
-        for child in current.inputs:
+        for child in autograd.shown_inputs(current):
             if child is None or child in seen:
                 continue
             seen.add(child)

@@ -569,12 +569,22 @@ def _count_dependencies(roots) -> dict:
     return deps
 
 
+def shown(node):
+    """The node a tool shows for `node`: PyTorch's node itself for one of its OutputSlots."""
+    return node.parent if node.__class__ is OutputSlot else node
+
+
+def shown_inputs(node) -> tuple:
+    """A node's inputs as PyTorch draws them (an OutputSlot is its node)."""
+    return tuple([shown(n) if n is not None else None for n in node.inputs or ()])
+
+
 def reachable(roots, limit=None) -> dict:
     """The nodes reachable from `roots`, each once, as the keys of a dict in depth-first preorder
     (a node's inputs in order), the first `limit` of them if given; iterative. The graph walk every
-    tool shares."""
+    tool shares: it shows a node with several outputs once, never its OutputSlots."""
     seen: dict = {}
-    stack = [r for r in reversed(roots) if r is not None]
+    stack = [shown(r) for r in reversed(roots) if r is not None]
     while stack:
         node = stack.pop()
         if node in seen:
@@ -582,7 +592,7 @@ def reachable(roots, limit=None) -> dict:
         seen[node] = None
         if limit is not None and len(seen) >= limit:
             break
-        stack.extend([c for c in reversed(node.inputs or ()) if c is not None])
+        stack.extend([shown(c) for c in reversed(node.inputs or ()) if c is not None])
     return seen
 
 

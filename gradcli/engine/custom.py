@@ -223,6 +223,11 @@ def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: d
         for k, i in enumerate(made):
             wrapped[i].grad_fn = OutputSlot(ctx, k, len(made))
     ctx.out_meta = tuple([(t._a.shape, t._a.dtype) if t.__class__ is Tensor else None for t in wrapped])
+    observer = STATE.observer
+    if observer is not None:            # the node's outputs, as recording reports an op's result
+        tensors = tuple([a for a in args if a.__class__ is Tensor])
+        for i in made:
+            observer.op(ctx.op, wrapped[i], tensors)
     _store(ctx, outputs, wrapped)
     return tuple(wrapped) if several else wrapped[0]
 
