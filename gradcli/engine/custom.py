@@ -32,9 +32,10 @@ class FunctionNode(Node):
       needs_input_grad  per forward argument, whether it requires grad (PyTorch's tuple);
       to_save       what save_for_backward received, until apply turns it into `stored`;
       stored        per saved tensor: the tensor (an input or an intermediate), or for an output a
-                    tuple (array, version box, requires_grad, its index among the node's outputs), rebuilt on access with this node as its
-                    grad_fn (holding the output tensor itself would be a cycle); FREED once a backward
-                    without retain_graph ran; `saved_checks` the version each had when saved;
+                    tuple (array, version box, requires_grad, its index among the node's outputs),
+                    rebuilt on access with this node as its grad_fn (holding the output tensor itself
+                    would be a cycle); FREED once a backward without retain_graph ran;
+      saved_checks  the version each saved tensor had when saved;
       in_meta       per input edge, the (shape, dtype) its gradient must have;
       out_meta      per forward output, its (shape, dtype), or None for a value that is not a tensor: the
                     backward receives one gradient per output, zeros where none flowed (materialized);
