@@ -14,6 +14,8 @@ SAME = 'import torch\n\nclass Same(torch.autograd.Function):\n    @staticmethod\
 DIRTY = 'import torch\n\nclass AddOne(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        x.add_(1)\n        ctx.mark_dirty(x)\n        return x\n\n    @staticmethod\n    def backward(ctx, g):\n        return g\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
 NEW = 'import torch\nfrom torch.autograd.function import once_differentiable\n\nclass Mul(torch.autograd.Function):\n    @staticmethod\n    def forward(x, k):\n        return x * k\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        x, k = inputs\n        print("setup", torch.is_grad_enabled(), output, ctx.needs_input_grad)\n        ctx.k = k\n\n    @staticmethod\n    @once_differentiable\n    def backward(ctx, g):\n        print("backward", torch.is_grad_enabled())\n        return g * ctx.k, None\n\na = torch.tensor([1., 2.], requires_grad=True)\n'
 SINCOS = 'import torch\n\nclass SinCos(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x.sin(), x.cos()\n\n    @staticmethod\n    def backward(ctx, gs, gc):\n        x, = ctx.saved_tensors\n        print("grads", gs, gc)\n        return gs * x.cos() - gc * x.sin()\n\nx = torch.tensor([0.5, 1.0], requires_grad=True)\n'
+KW = 'import torch\n\nclass A(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, k=2):\n        print("needs", ctx.needs_input_grad, k)\n        return x * k\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2, None\n\nclass B(torch.autograd.Function):\n    @staticmethod\n    def forward(x, k=2):\n        return x * k\n\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        print("inputs", len(inputs), inputs[1], ctx.needs_input_grad)\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2, None\n\nx = torch.ones(2, requires_grad=True)\n'
+VIEW = 'import torch\n\nclass View(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x.view(-1)\n\n    @staticmethod\n    def backward(ctx, g):\n        return g.view(2, 2)\n\nx = torch.ones(2, 2, requires_grad=True)\n'
 
 # name -> (script, what PyTorch printed, the error it ended in or None)
 CASES = {
@@ -220,6 +222,21 @@ CASES = {
         None),
     'gradcheck_wrong_formula_message': ('import torch\nclass Bad(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x ** 2\n    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return g * 3 * x\nt = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)\ntry:\n    torch.autograd.gradcheck(Bad.apply, (t,))\nexcept RuntimeError as e:\n    print(e)',
         'Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[2.0000, 0.0000],\n        [0.0000, 4.0000]], dtype=torch.float64)\nanalytical:tensor([[3., 0.],\n        [0., 6.]], dtype=torch.float64)\n\n',
+        None),
+    'keywords_old_style': (KW + 'print(A.apply(x))\nprint(A.apply(x, k=3))\ny = A.apply(x=x)\nprint(y, y.grad_fn.next_functions)\ny.sum().backward()\nprint(x.grad)\nA.apply(x, y=1)',
+        'needs (True,) 2\ntensor([2., 2.], grad_fn=<ABackward>)\nneeds (True, False) 3\ntensor([3., 3.], grad_fn=<ABackward>)\nneeds (True,) 2\ntensor([2., 2.], grad_fn=<ABackward>) ((<AccumulateGrad object at 0xADDR>, 0),)\ntensor([2., 2.])\n',
+        "TypeError: forward() got an unexpected keyword argument 'y'"),
+    'keywords_setup_context': (KW + 'print(B.apply(x))\nprint(B.apply(x, k=5))\nB.apply(x, y=1)',
+        'inputs 2 2 (True, False)\ntensor([2., 2.], grad_fn=<BBackward>)\ninputs 2 5 (True, False)\ntensor([5., 5.], grad_fn=<BBackward>)\n',
+        "TypeError: got an unexpected keyword argument 'y'"),
+    'view_output': (VIEW + 'y = View.apply(x)\nprint(y, y.grad_fn)\ny.sum().backward()\nprint(x.grad)\nz = View.apply(x * 1)\nz.add_(1)',
+        'tensor([1., 1., 1., 1.], grad_fn=<ViewBackward>) <torch.autograd.function.ViewBackward object at 0xADDR>\ntensor([[1., 1.],\n        [1., 1.]])\n',
+        'RuntimeError: Output 0 of View is a view and is being modified inplace. This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would override the custom backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.'),
+    'input_returned_modified': ('import torch\nclass Same(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x\n    @staticmethod\n    def backward(ctx, g):\n        return g\nx = torch.ones(2, requires_grad=True)\ny = Same.apply(x * 1)\ny.mul_(2)',
+        '',
+        'RuntimeError: Output 0 of Same is a view and is being modified inplace. This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would override the custom backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.'),
+    'functional_jacobian_hessian': ('import torch\nclass Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return 2 * x * g\na = torch.tensor([1.0, 2.0], dtype=torch.float64)\nprint(torch.autograd.functional.jacobian(Square.apply, a))\nprint(torch.autograd.functional.hessian(lambda t: Square.apply(t).sum(), a))\nwith torch.inference_mode():\n    w = Square.apply(torch.ones(2, requires_grad=True))\nprint(w, w.requires_grad)',
+        'tensor([[2., 0.],\n        [0., 4.]], dtype=torch.float64)\ntensor([[2., 0.],\n        [0., 2.]], dtype=torch.float64)\ntensor([1., 1.]) False\n',
         None),
 }
 

@@ -48,12 +48,40 @@ class Function(ScriptObject, metaclass=ScriptType):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        setup = cls.setup_context
-        backward = cls.backward
+        forward, setup, backward = cls.forward, cls.setup_context, cls.backward
+        if setup is _no_setup_context:
+            setup = None
         if backward is _no_backward and cls.vjp is not _no_backward:
             backward = cls.vjp
-        return custom.apply(cls.__name__, cls.forward, None if setup is _no_setup_context else setup, backward,
-                            args, kwargs)
+        if (kwargs or setup is not None) and hasattr(forward, "params"):    # by position, as PyTorch binds them
+            args, kwargs = _bind(forward, args, kwargs, setup is not None)
+        return custom.apply(cls.__name__, forward, setup, backward, args, kwargs)
+
+
+def _bind(forward, args: tuple, kwargs: dict, defaults: bool):
+    """Keyword arguments of `apply` as positional ones, as PyTorch passes them to forward (and counts
+    them as inputs): after `ctx` in the forward(ctx, ...) style; up to the last one given, or, with
+    setup_context, to the end with the defaults filled in (inspect.Signature.bind's messages)."""
+    params = list(forward.params[0 if defaults else 1:])
+    values = dict(zip(params, args))
+    for name, value in kwargs.items():
+        if name not in params:
+            raise TypeError(f"{'' if defaults else 'forward() '}got an unexpected keyword argument '{name}'")
+        if name in values:
+            raise TypeError(f"multiple values for argument '{name}'")
+        values[name] = value
+    first_default = len(forward.params) - len(forward.defaults)
+    last = len(params) if defaults else max(params.index(n) for n in values) + 1
+    bound = []
+    for i, name in enumerate(params[:last]):
+        if name in values:
+            bound.append(values[name])
+            continue
+        j = i + (0 if defaults else 1)
+        if j < first_default:
+            raise TypeError(f"missing a required argument: '{name}'")
+        bound.append(forward.defaults[j - first_default])
+    return tuple(bound), {}
 
 
 def _setup_name():
