@@ -395,3 +395,18 @@ def test_explain_shows_the_custom_node_step(capsys, tmp_path):
     assert status == 0
     assert "[2] SquareBackward  in y = Square.apply(x).sum()  (line 15)\n    in   tensor([1., 1.])\n" \
            "    out  tensor([3., 6.])  → [3]" in out
+
+
+def test_why_notes_name_the_statement_for_a_custom_node(tmp_path, capsys):
+    saver = SAVER + "a = x * 1\ny = Saver.apply(a)\na.mul_(2)\ny.sum().backward()\n"
+    status, out, err = _cli(capsys, tmp_path, saver, "run")
+    assert status == 1
+    assert err.splitlines()[-1] == ("  why: a, saved by SaverBackward at line 16, was modified in place at line 17 "
+                                    "(a.mul_(2)); make that change out of place, or make it on a .clone()")
+    twice = SAVER + "y = Saver.apply(x)\ns = y.sum()\ns.backward()\ns.backward()\n"
+    status, out, err = _cli(capsys, tmp_path, twice, "run")
+    assert status == 1
+    assert err.splitlines()[-1] == (
+        "  why: the backward() call at line 17 (s.backward()) already went through this graph and freed its saved "
+        "tensors, which SaverBackward (line 15) needs again now; write s.backward(retain_graph=True) there to go "
+        "through the graph again")
