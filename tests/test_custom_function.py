@@ -410,3 +410,10 @@ def test_why_notes_name_the_statement_for_a_custom_node(tmp_path, capsys):
         "  why: the backward() call at line 17 (s.backward()) already went through this graph and freed its saved "
         "tensors, which SaverBackward (line 15) needs again now; write s.backward(retain_graph=True) there to go "
         "through the graph again")
+
+
+def test_explain_shows_a_node_with_several_outputs_once(capsys, tmp_path):
+    status, out, err = _cli(capsys, tmp_path, _SINCOS_GRAPH, "explain", after=("x",))
+    assert status == 0
+    assert ("[5] SinCosBackward  in s, c = SinCos.apply(x)  (line 15)\n    out  tensor([ 0.3169, -1.4438])  → [6]\n"
+            in out)

@@ -758,12 +758,12 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             grads_in = node.run(g, F, free)
             if visits is not None:
                 grads_in = [gi if child is not None else None for gi, child in zip(grads_in, inputs)]
-            # what several outputs' gradients (OutputGrads) are is the node's business, not a tool's
-            if not (op.relay or g.__class__ is OutputGrads):
+            if not op.relay:        # a slot only hands its gradient on, as OutputGrads: no tool's business
                 if anomaly:
                     _check_nan(node, grads_in, F)
                 if observer is not None and g is not None:
-                    observer.node(node, g, grads_in)
+                    # a node with several outputs received one gradient per output: tools see None
+                    observer.node(node, None if g.__class__ is OutputGrads else g, grads_in)
         elif g is None:
             grads_in = (None,) * len(inputs)
         else:
