@@ -75,7 +75,7 @@ ESCAPES = [
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
     ("import torch.utils", 1, "1:1: ImportError: import of 'torch.utils' is outside gradcli's language: gradcli knows only torch, "
-                              "torch.autograd, torch.autograd.functional, torch.linalg, torch.nn, torch.nn.functional, "
+                              "torch.autograd, torch.autograd.function, torch.autograd.functional, torch.linalg, torch.nn, torch.nn.functional, "
                               "torch.random, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
@@ -148,7 +148,7 @@ ESCAPES = [
     (T + "torch.linalg.LinAlgError('x').with_traceback", 1, "2:1: AttributeError: 'torch._C._LinAlgError' object "
                                                             "attribute 'with_traceback' is outside gradcli's language"),
     ("import math\nmath.sys", 1, "2:1: AttributeError: module 'math' has no attribute 'sys'"),
-    (T + "torch.autograd.Function", 1, "2:1: NotImplementedError: gradcli does not implement torch.autograd.Function"),
+    (T + "torch.autograd.profiler", 1, "2:1: NotImplementedError: gradcli does not implement torch.autograd.profiler"),
     # type objects are no constructors of anything but gradcli's own values, and functions keep their insides
     (T + "torch.dtype('float32')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),
     (T + "torch.dtype('O', 1, 1, 'x')", 1, "2:1: TypeError: cannot create 'torch.dtype' instances"),

@@ -208,7 +208,8 @@ class _Chain:
             return
         passed = []
         if grads_in is not None and node not in trace.targets:
-            inputs = node.inputs
+            from gradcli.engine.autograd import shown_inputs
+            inputs = shown_inputs(node)
             # one tensor on both edges (`y * y`): the engine sends the sum along the first edge only (Op.joint)
             joint = len(inputs) == 2 and inputs[0] is inputs[1] and grads_in[0] is not None and grads_in[1] is None
             for i, (child, gi) in enumerate(zip(inputs, grads_in)):
@@ -232,9 +233,10 @@ class _Chain:
 
 def _on_path(nodes, targets) -> set:
     """The targets and every node with a path to one of them."""
+    from gradcli.engine.autograd import shown_inputs
     parents: dict = {}
     for node in nodes:
-        for child in node.inputs:
+        for child in shown_inputs(node):
             if child is not None:
                 parents.setdefault(child, []).append(node)
     found = set(targets)

@@ -151,10 +151,10 @@ def root_node(root):
     """The node a graph of `root` starts from: a Tensor's grad_fn, a leaf's AccumulateGrad, the node
     itself, or None for a tensor that does not require grad."""
     if isinstance(root, Node):
-        return root
+        return autograd.shown(root)
     if isinstance(root, Tensor):
         if root.grad_fn is not None:
-            return root.grad_fn
+            return autograd.shown(root.grad_fn)
         if root.requires_grad:
             return grad_accumulator(root)
         return None
@@ -168,7 +168,7 @@ def _no_graph(tensor, names) -> str:
 
 
 def _inputs(node) -> tuple:
-    return node.inputs or ()
+    return autograd.shown_inputs(node)
 
 
 def _shared_nodes(root) -> dict:

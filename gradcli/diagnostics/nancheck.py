@@ -110,7 +110,8 @@ class NanWatch(Observer):
     def node(self, node, g, grads_in) -> None:
         if grads_in is None:
             return
-        had = _kinds(g._a if g.__class__ is Tensor else g)
+        # (g is None for a node with several outputs, whose gradients came one per output)
+        had = _kinds(g._a if g.__class__ is Tensor else g) if g is not None else set()
         for value in node.saved or ():      # what the forward pass saved: non-finite there is inherited
             a = value._a if value.__class__ is Tensor else getattr(value, "a", value)
             if a.__class__ is np.ndarray:

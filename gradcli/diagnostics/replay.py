@@ -394,7 +394,8 @@ class Run(Observer):
         if self.pending is not None:
             self._associate()
         self.pending = t
-        self.pending_c = self.count - 1     # record() made `t` just before calling the observer
+        # recording made `t` just before calling the observer; a custom Function's output may be older
+        self.pending_c = self.ids.get(id(t), self.count - 1)
 
     def node(self, node, g, grads_in) -> None:
         if g is None or self.on_call is None:
@@ -461,11 +462,12 @@ class Run(Observer):
         if grads is None or grads[0] is not outputs:
             call.note = "batched gradients (is_grads_batched=True) are not checked"
             return
-        roots = [r for r in (autograd.edge(o) for o in outputs if o.__class__ is Tensor) if r is not None]
+        roots = [autograd.shown(r) for r in (autograd.edge(o) for o in outputs if o.__class__ is Tensor)
+                 if r is not None]
         reach = autograd.reachable(roots)
         first_use = {}                  # a leaf's AccumulateGrad -> number of the first node reading it
         for node in reach:
-            for child in node.inputs:
+            for child in autograd.shown_inputs(node):
                 if child.__class__ is autograd.AccumulateGrad:
                     seen = first_use.get(child)
                     if seen is None or node.seq < seen:
@@ -529,7 +531,7 @@ class Run(Observer):
         """The call's nodes nearest the root first (at most MAX_NODES), for locating a mismatch."""
         indegree = dict.fromkeys(reach, 0)
         for node in reach:
-            for child in node.inputs:
+            for child in autograd.shown_inputs(node):
                 if child is not None:
                     indegree[child] += 1
         ready = [n for n in dict.fromkeys(roots) if indegree[n] == 0]
@@ -537,7 +539,7 @@ class Run(Observer):
         while ready and len(order) < MAX_NODES:
             node = ready.pop(0)
             order.append(node)
-            for child in node.inputs:
+            for child in autograd.shown_inputs(node):
                 if child is not None:
                     indegree[child] -= 1
                     if indegree[child] == 0:
@@ -556,7 +558,7 @@ class Run(Observer):
                 c, shape = (out[1], out[2]) if out is not None and out[0]() is node else (None, None)
                 i = bisect_right(self.tick_seqs, node.seq) - 1
                 entry = GraphNode(node.op.node, self.tick_lines[i] if i >= 0 else 0, c, shape,
-                                  [index.get(child, -1) for child in node.inputs if child is not None],
+                                  [index.get(child, -1) for child in autograd.shown_inputs(node) if child is not None],
                                   by_c.get(c) if c is not None else None)
             graph.append(entry)
         parents = [[] for _ in graph]

@@ -278,7 +278,7 @@ def _modified(err, session, units) -> str | None:
     deadline = time.perf_counter() + REPLAY_BUDGET          # for both replays together
     failure = _replay_same(err, session, units, first, deadline)
     node, index = getattr(failure, "node", None), getattr(failure, "index", None)
-    if node is None or index is None or not node.checks:
+    if node is None or index is None or not _checks(node):
         return None
     provenance = first.provenance
     saved = failure.tensor
@@ -304,6 +304,12 @@ def _modified(err, session, units) -> str | None:
         return None
     return (f"{what} was modified in place at {_at(watch.provenance, watch.found)}; make that change out "
             "of place, or make it on a .clone()")
+
+
+def _checks(node):
+    """The version checks of what `node` saved: an op's, or a custom Function's (checked when its
+    backward reads ctx.saved_tensors)."""
+    return node.checks if node.checks is not None else getattr(node, "saved_checks", None)
 
 
 def _non_leaf_note(tensor, node, provenance, namespace) -> str:
@@ -397,7 +403,7 @@ def _leaves_below(node, namespace, provenance, most: int = 3, limit: int = 10_00
     for current in queue:
         if len(seen) > limit or len(names) >= most:
             break
-        for child in current.inputs:
+        for child in autograd.shown_inputs(current):
             if child is None or child in seen:
                 continue
             seen.add(child)
@@ -543,7 +549,7 @@ class Recorder(Observer):
             call = self._open = Call(len(self.calls) + 1, kind, site=self.site(), retain=retain, sweep=sweep)
             self.calls.append(call)
             self.call_opened(call, sweep.roots)
-        if node.op.saves_tensors:
+        if node.op.saves_tensors or node.op.__class__ is autograd.RunOp:    # a custom node frees when it runs
             self.ran_by[node] = call
         self.node_ran(call, node, grad, grads_in)
 
@@ -625,8 +631,8 @@ class _VersionWatch(Recorder):
             target = self.base + self._offset
             for t in self._span:
                 fn = t.grad_fn
-                if fn is not None and fn.seq == target and fn.op is self._op and fn.checks:
-                    entry = fn.checks[self._index]
+                if fn is not None and fn.seq == target and fn.op.node == self._op.node and _checks(fn):
+                    entry = _checks(fn)[self._index]
                     self._box, self._expected = entry[1], entry[2]
                     break
             self._span.clear()

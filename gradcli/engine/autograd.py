@@ -1,5 +1,5 @@
-"""The autograd mechanics, once: graph nodes, grad/inference/anomaly modes, broadcast reduction, freeing,
-tensor hooks and the backward sweep.
+"""The autograd mechanics, once: graph nodes (nodes with several outputs too), grad/inference/anomaly modes,
+broadcast reduction, freeing, tensor hooks and the backward sweep.
 
 Ops (ops.py) only say what to save and how each input's gradient is computed; everything that is the
 same for every op lives here. Two rules keep deep graphs cheap:
@@ -279,7 +279,7 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((n, 0) for n in self.inputs)
+        return tuple((n.parent, n.index) if n.__class__ is OutputSlot else (n, 0) for n in self.inputs)
 
     def name(self) -> str:
         # nodes generated from an op's derivative end in a number (MulBackward0); the others
@@ -290,6 +290,74 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.op.node} object at {address(self)}>"
+
+
+class RunOp:
+    """The op of a node that computes all its inputs' gradients in one call, its `run(g, F, free)`,
+    instead of one formula per input: a custom Function's node (gradcli.engine.custom) and an
+    OutputSlot. `backward` None is the sweep's sign for it. Such a node frees what it saved itself,
+    when it runs, so `saves_tensors` is False for the sweep. `relay`: the node only hands its gradient
+    on (an OutputSlot), so neither anomaly mode nor an observer looks at it."""
+
+    __slots__ = ("node", "relay")
+    backward = None
+    joint = None
+    fresh = False
+    saves_tensors = False
+    quiet = False
+
+    def __init__(self, node: str, relay: bool = False):
+        self.node = node
+        self.relay = relay
+
+    def __repr__(self):
+        return f"RunOp({self.node})"
+
+
+class OutputSlot(Node):
+    """Output `index` of a node with several outputs (a custom Function returning two differentiable
+    tensors): the grad_fn that output tensor holds, so the edges into it say which output they feed.
+    Scripts never see a slot: they see `parent` (tensor.grad_fn, next_functions as `(parent, index)`).
+
+    In the sweep a slot runs like a node whose only input is its parent and hands it its gradient as
+    OutputGrads, one entry per output; the gradients of several slots meet in one OutputGrads
+    (_receive), so the parent runs once, with every output's gradient, when all its slots have run.
+    A slot is numbered as its parent, so it runs where PyTorch's engine would run the parent's input.
+    """
+
+    __slots__ = ("parent", "index", "count")
+
+    def __init__(self, parent, index: int, count: int):
+        super().__init__(RunOp(parent.op.node, relay=True), (parent,), None)
+        self.parent = parent
+        self.index = index
+        self.count = count
+        self.seq = parent.seq
+
+    def run(self, g, F, free):
+        return [None if g is None else OutputGrads(self.count, self.index, g)]
+
+    def name(self) -> str:
+        return self.parent.name()
+
+    def __repr__(self) -> str:
+        return repr(self.parent)
+
+
+class OutputGrads:
+    """The gradients pending for a node with several outputs, one per output (None where none came)."""
+
+    __slots__ = ("grads",)
+
+    def __init__(self, count: int, index: int, g):
+        self.grads = [None] * count
+        self.grads[index] = g
+
+    def merge(self, other: "OutputGrads", F) -> None:
+        grads = self.grads
+        for k, g in enumerate(other.grads):
+            if g is not None:
+                grads[k] = g if grads[k] is None else F.add(grads[k], g)
 
 
 class _AccumulateOp:
@@ -451,8 +519,10 @@ def _error(message: str, **facts) -> RuntimeError:
     return err
 
 
-def _check_versions(node):
-    for index, (tensor, box, expected, shape, legacy, owner) in enumerate(node.checks):
+def _check_versions(node, checks=None):
+    """PyTorch's error when a tensor the node saved (`checks`, by default the node's own) has changed
+    version since."""
+    for index, (tensor, box, expected, shape, legacy, owner) in enumerate(checks or node.checks):
         if box[0] != expected:
             dims = ", ".join(str(d) for d in shape)
             if tensor is not None:             # a saved input: named after the op that now owns it
@@ -499,12 +569,22 @@ def _count_dependencies(roots) -> dict:
     return deps
 
 
+def shown(node):
+    """The node a tool shows for `node`: PyTorch's node itself for one of its OutputSlots."""
+    return node.parent if node.__class__ is OutputSlot else node
+
+
+def shown_inputs(node) -> tuple:
+    """A node's inputs as PyTorch draws them (an OutputSlot is its node)."""
+    return tuple([shown(n) if n is not None else None for n in node.inputs or ()])
+
+
 def reachable(roots, limit=None) -> dict:
     """The nodes reachable from `roots`, each once, as the keys of a dict in depth-first preorder
     (a node's inputs in order), the first `limit` of them if given; iterative. The graph walk every
-    tool shares."""
+    tool shares: it shows a node with several outputs once, never its OutputSlots."""
     seen: dict = {}
-    stack = [r for r in reversed(roots) if r is not None]
+    stack = [shown(r) for r in reversed(roots) if r is not None]
     while stack:
         node = stack.pop()
         if node in seen:
@@ -512,7 +592,7 @@ def reachable(roots, limit=None) -> dict:
         seen[node] = None
         if limit is not None and len(seen) >= limit:
             break
-        stack.extend([c for c in reversed(node.inputs or ()) if c is not None])
+        stack.extend([shown(c) for c in reversed(node.inputs or ()) if c is not None])
     return seen
 
 
@@ -674,7 +754,17 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             _check_versions(node)
         op = node.op
         fresh = op.fresh            # the gradients are new arrays the sweep owns (see _receive)
-        if g is None:
+        if op.backward is None:     # a custom Function (or an OutputSlot): one call for all inputs
+            grads_in = node.run(g, F, free)
+            if visits is not None:
+                grads_in = [gi if child is not None else None for gi, child in zip(grads_in, inputs)]
+            if not op.relay:        # a slot only hands its gradient on, as OutputGrads: no tool's business
+                if anomaly:
+                    _check_nan(node, grads_in, F)
+                if observer is not None and g is not None:
+                    # a node with several outputs received one gradient per output: tools see None
+                    observer.node(node, None if g.__class__ is OutputGrads else g, grads_in)
+        elif g is None:
             grads_in = (None,) * len(inputs)
         else:
             fit = node.fit
@@ -785,6 +875,9 @@ def _receive(pending, owned, child, prev, gi, F) -> None:
     prev when the sweep owns it (the same values as prev + gi without a new full-size array)."""
     if child in owned and gi.__class__ is np.ndarray and gi.shape == prev.shape and gi.dtype == prev.dtype:
         np.add(prev, gi, out=prev)
+        return
+    if gi.__class__ is OutputGrads:         # gradients of two outputs of one node meet
+        prev.merge(gi, F)
         return
     total = F.add(prev, gi)
     pending[child] = total

@@ -100,7 +100,9 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
     F = backmath.TENSOR if create_graph else backmath.NUMPY
     start = []
     for out, g in zip(outputs, grads):
-        if create_graph:
+        if g is None:               # an undefined gradient (differentiate_undefined)
+            start.append(None)
+        elif create_graph:
             if g._a.dtype != out._a.dtype:
                 g = ops.to_dtype(g, dtypes.of_array(out._a))
             start.append(g)
@@ -120,6 +122,13 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
         else:
             result.append(Tensor(np.array(np.broadcast_to(g, t._a.shape), dtype=t._a.dtype)))
     return result
+
+
+def differentiate_undefined(outputs, inputs) -> list:
+    """The gradients `inputs` receive when every output's gradient is undefined (PyTorch's UndefinedGrad,
+    which gradcheck's check_undefined_grad puts on them): None, unless a custom Function's backward makes
+    one of them. The graph is kept."""
+    return _engine(tuple(outputs), [None] * len(outputs), True, False, tuple(inputs), accumulate=False)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *,

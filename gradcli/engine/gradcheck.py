@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import rng
-from gradcli.engine.backward import differentiate
+from gradcli.engine import autograd, rng
+from gradcli.engine.custom import FunctionNode
+from gradcli.engine.backward import differentiate, differentiate_undefined
 from gradcli.engine.tensor import Tensor
 
 # ------------------------------------------------------------------------------------------ gradcheck
@@ -140,12 +141,29 @@ def _backward_mul_by_grad_output(outputs, inputs):
 
 
 def _undefined_backward(func, outputs, inputs):
-    """PyTorch re-runs the function to feed undefined gradients through its graph: here such a
-    pass cannot produce anything but undefined gradients, so only the calls are made."""
-    first = _differentiable(func(*inputs))
-    if len(first) > 1:
+    """PyTorch's check that backward copes with undefined output gradients: the function is run again
+    (once, and once more per output when it has several), then each set of outputs is differentiated
+    with undefined gradients. Built-in nodes can only pass such gradients on, so only the calls are made;
+    a custom Function's backward receives them (as zeros, or None after set_materialize_grads(False))
+    and must return zeros or None."""
+    sets = [_differentiable(func(*inputs))]
+    if len(sets[0]) > 1:
         for _ in range(len(outputs)):
-            _differentiable(func(*inputs))
+            sets.append(_differentiable(func(*inputs)))
+    diff = _diff_inputs(inputs)
+    for outs in sets:
+        roots = [o.grad_fn for o in outs if o.grad_fn is not None]
+        if not any(isinstance(n, FunctionNode) for n in autograd.reachable(roots)):
+            continue
+        grads = differentiate_undefined(outs, diff)
+        if any(gi is not None and np.count_nonzero(gi._a) for gi in grads):
+            raise GradcheckError(_UNDEFINED_MESSAGE)
+
+
+_UNDEFINED_MESSAGE = (
+    "Backwards compatibility: New undefined gradient support checking feature is enabled by default, but it "
+    "may break existing callers of this function. If this is true for you, you can call this function with "
+    "\"check_undefined_grad=False\" to disable the feature")
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,

@@ -38,7 +38,8 @@ class Observer:
 
     def node(self, node, grad, grads_in) -> None:
         """The sweep ran `node` on its incoming gradient `grad`; `grads_in` are the gradients it passes
-        on, one per input (None for an AccumulateGrad). The engine hands `grad` over unchanged."""
+        on, one per input (None for an AccumulateGrad). The engine hands `grad` over unchanged; it is
+        None for a node with several outputs (a custom Function's), which received one per output."""
 
     def sweep_end(self) -> None:
         """The sweep that started last (and is still open) ended, or failed."""

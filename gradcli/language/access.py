@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, dtypes, factories, rng
+from gradcli.engine import autograd, custom, dtypes, factories, rng
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -127,6 +127,9 @@ def get_method(obj, name: str):
     cls = obj.__class__
     if cls is Tensor:
         if name in TENSOR_ATTRS:
+            if name == "grad_fn":
+                fn = obj.grad_fn
+                return fn.parent if fn.__class__ is autograd.OutputSlot else fn   # one output of several
             return getattr(obj, name)
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
@@ -151,6 +154,10 @@ def get_method(obj, name: str):
         return classes.instance_attr(obj, name)
     if cls is ScriptType:
         return classes.class_attr(obj, name)
+    if cls is custom.FunctionNode:     # a custom Function's ctx (and grad_fn): its API and the script's attributes
+        if name[:2] == "__" and classes.is_dunder(name):
+            raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
+        return custom.script_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
         if name in python:
@@ -257,6 +264,8 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
         return classes.attribute_names(obj)
+    if cls is custom.FunctionNode:
+        return custom.script_attr_names(obj)
     if cls in pycollections.NAMEDTUPLES:
         return pycollections.NAMEDTUPLE_METHODS | frozenset(cls._fields)
     if pycollections.is_namedtuple_class(obj):
@@ -276,6 +285,11 @@ def set_attr(obj, name: str, value) -> None:
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         raise AttributeError(f"cannot set attribute '{name}' on a Tensor: gradcli's language only "
                              "sets requires_grad, data and grad")
+    if obj.__class__ is custom.FunctionNode:
+        if classes.is_dunder(name):
+            raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
+        custom.script_set_attr(obj, name, value)
+        return
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
@@ -330,5 +344,8 @@ def del_attr(obj, name: str) -> None:
         return
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
+        return
+    if obj.__class__ is custom.FunctionNode:
+        custom.script_del_attr(obj, name)
         return
     raise AttributeError(f"cannot delete attribute '{name}' of '{type_name(obj)}' object")

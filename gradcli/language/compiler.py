@@ -20,6 +20,7 @@ from itertools import islice
 from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
+from gradcli.engine import custom
 from gradcli.engine.autograd import ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
@@ -328,6 +329,7 @@ def _merge_keywords(kw: dict, mapping, f) -> None:
 
 access.register_function_type(ScriptFunction)
 access.register_function_type(ModeDecorated)
+access.register_function_type(custom.OnceDifferentiable)
 
 
 class Compiler:
@@ -1417,8 +1419,8 @@ class Compiler:
                     raise
             return load_grad
         tensor_attrs = access.TENSOR_ATTRS
-        if not called and name in access.TENSOR_METHODS:
-            tensor_attrs = ()           # a bare tensor method: get_attr wraps it
+        if not called and name in access.TENSOR_METHODS or name == "grad_fn":
+            tensor_attrs = ()           # a bare tensor method: get_attr wraps it; grad_fn: see access
 
         def load_attr(env):
             obj = obj_fn(env)

@@ -82,6 +82,10 @@ _WHAT = {
     "gradcheck": "Compares analytic gradients with finite differences; True when they agree, an error otherwise.",
     "gradgradcheck": "Like gradcheck, for second derivatives.",
     "GradcheckError": "The error gradcheck raises when the gradients disagree.",
+    "Function": "Base class of custom autograd Functions: subclasses define static forward and backward "
+                "(optionally setup_context) and are called through .apply(...).",
+    "once_differentiable": "Decorates a custom Function's backward: it runs without recording, and "
+                           "differentiating its result again is an error.",
     "LinAlgError": "The error linear algebra functions raise for singular input.",
     "requires_grad_": "Marks the tensor (a leaf) as requiring grad, in place, and returns it.",
     "retain_grad": "Keeps .grad for this non-leaf tensor after backward.",
@@ -309,7 +313,8 @@ _BUILTINS.update((kind, (f"{kind}(*args)", "An exception class: raise it, or cat
                  for kind in EXCEPTIONS)
 _MODULES = {
     "torch": "gradcli's PyTorch: tensors, their operations and autograd.",
-    "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, the grad-mode contexts.",
+    "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, Function, the grad-mode contexts.",
+    "torch.autograd.function": "Custom autograd Functions: Function, once_differentiable.",
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
     "torch.nn": "Only its functional module is part of gradcli.",
     "torch.nn.functional": "Activations, losses and other functions used in neural networks.",

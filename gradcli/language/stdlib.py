@@ -14,7 +14,7 @@ import string as _string
 import time as _time
 
 from gradcli.language import bounds, classes, pycollections
-from gradcli.language import torchapi
+from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
@@ -117,8 +117,8 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
     for name, value in members.items():
         if value.__class__ is ScriptModule:
             _expose(value)
-        elif callable(value) and value.__class__ is not Builtin:
-            members[name] = Builtin(module.name, name, value)
+        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType:
+            members[name] = Builtin(module.name, name, value)     # a library class scripts subclass stays one
     return module
 
 
@@ -231,6 +231,9 @@ def _build_torch() -> ScriptModule:
         "set_detect_anomaly": autograd.set_detect_anomaly, "detect_anomaly": autograd.detect_anomaly,
         "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
         "GradcheckError": gradcheck.GradcheckError,
+        "Function": functions.Function,
+        "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
+                                                              "once_differentiable": functions.once_differentiable}),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape

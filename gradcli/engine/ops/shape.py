@@ -8,7 +8,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli.engine import budget
+from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, type_word, wrap_dim
@@ -235,6 +235,14 @@ def check_inplace_view(t: Tensor) -> None:
     if STATE.recording:
         fn = t.grad_fn
         name = _MULTI_VIEW.get(fn.op.node) if fn is not None else None
+        if fn is not None and fn.op.__class__ is autograd.RunOp:     # a custom Function's output
+            index = fn.index if fn.__class__ is autograd.OutputSlot else 0
+            raise RuntimeError(f"Output {index} of {fn.op.node.rpartition('Backward')[0]} is a "
+                               "view and is being modified inplace. This view was created inside a custom "
+                               "Function (or because an input was returned as-is) and the autograd logic to "
+                               "handle view+inplace would override the custom backward associated with the "
+                               "custom Function, leading to incorrect gradients. This behavior is forbidden. "
+                               "You can fix this by cloning the output of the custom Function.")
         if name is not None:
             index = fn.saved[-1] if name != "Unbind" else fn.saved[-1][-1]
             raise RuntimeError(f"Output {index} of {name} is a view and is being modified inplace. This view is "
