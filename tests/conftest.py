@@ -62,11 +62,47 @@ def gradcli_output(source: str) -> str:
     return out.getvalue()
 
 
+# One CPython process per test worker runs every snippet, each as a fresh `__main__` module, so the several
+# hundred snippets compared with CPython pay for one interpreter start-up rather than one each.
+_CPYTHON_SERVER = r"""
+import contextlib, io, sys, traceback
+read, write = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    size = read.readline()
+    if not size:
+        break
+    source = read.read(int(size)).decode()
+    printed, status = io.StringIO(), 0
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+    except BaseException:
+        status = 1
+        printed.write(traceback.format_exc())
+    data = printed.getvalue().encode()
+    write.write(b"%d %d\n" % (status, len(data)) + data)
+    write.flush()
+"""
+_cpython = None
+
+
 def cpython_output(source: str) -> str:
-    """What the same text prints under CPython: the reference for Python's own semantics."""
+    """What the same text prints under CPython: the reference for Python's own semantics (a snippet that
+    raises fails the test, with CPython's traceback)."""
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=True).stdout
+    global _cpython
+    if _cpython is None or _cpython.poll() is not None:
+        _cpython = subprocess.Popen([sys.executable, "-c", _CPYTHON_SERVER], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE)
+    data = source.encode()
+    _cpython.stdin.write(b"%d\n" % len(data) + data)
+    _cpython.stdin.flush()
+    status, size = map(int, _cpython.stdout.readline().split())
+    text = _cpython.stdout.read(size).decode()
+    if status:
+        raise subprocess.CalledProcessError(status, "python", output=text)
+    return text
 
 
 def located_error(source: str) -> str:
