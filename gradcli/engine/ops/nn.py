@@ -680,7 +680,7 @@ def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
 
 def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
     if not 0 <= p <= 1:             # PyTorch's C++ check, which NaN fails too (even when not training)
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_cxx_double(p)}")
     x = a._a
     if not training or p == 0 or x.size == 0:
         return a
