@@ -84,6 +84,11 @@ SNIPPETS = [
     "        def m(self):\n            return x\n    return A.y, A.z, A().m()\nprint(f())",
     "def f():\n    x = 'enclosing'\n    class A:\n        x = x + '?'\n    return A.x\nx = 'global'\nprint(f())",
     "class A:\n    n = 3\n    squares = [i * i for i in range(n)]\nprint(A.squares)",
+    "class M:\n    def __init__(self, v):\n        self.v = v\n    def __eq__(self, o):\n"
+    "        return self.v == o.v if isinstance(o, M) else NotImplemented\n    def __add__(self, o):\n"
+    "        return M(self.v + o) if isinstance(o, int) else NotImplemented\n    def __radd__(self, o):\n"
+    "        return M(o + self.v)\nprint(M(1) == M(1), M(1) == 1, (M(1) + 2).v, (3 + M(1)).v, M(1) != M(2))\n"
+    "try:\n    M(1) + 'a'\nexcept TypeError as e:\n    print(e)",
     # class decorators, and decorators of functions
     "registry = []\ndef register(cls):\n    registry.append(cls.__name__)\n    return cls\n@register\nclass A:\n    pass\n"
     "@register\nclass B(A):\n    pass\nprint(registry)",

@@ -257,7 +257,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help",
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
         # classes
-        "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__",
+        "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__", "NotImplemented",
         "type", "id",
         # the exception classes, Exception's own subclasses only (never BaseException's others)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",

@@ -306,6 +306,8 @@ _BUILTINS = {
     "property": ("property(fget=None, fset=None, fdel=None, doc=None)",
                  "A decorator: a method read (and with .setter, written) as an attribute."),
     "__name__": ("__name__", "'__main__': a script is the main module."),
+    "NotImplemented": ("NotImplemented", "What a special method returns for an operand it does not handle, so Python "
+                                         "tries the other operand's."),
 }
 # The exception classes: raised with `raise Kind(message)`, caught with `except Kind as e:`
 _BUILTINS.update((kind, (f"{kind}(*args)", "An exception class: raise it, or catch it (and its subclasses) "

@@ -760,7 +760,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     table["issubclass"] = bounds.Bounded(builtins.issubclass, _issubclass)
     # classes: `object` as a base, super() in methods, and the decorators of methods
     table.update(object=builtins.object, super=classes.SUPER, staticmethod=builtins.staticmethod,
-                 classmethod=builtins.classmethod, property=builtins.property)
+                 classmethod=builtins.classmethod, property=builtins.property, NotImplemented=NotImplemented)
     table["type"] = _TYPE
     table["id"] = _ID
     if extra:
