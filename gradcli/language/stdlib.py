@@ -16,7 +16,7 @@ import time as _time
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
+from gradcli.engine import autograd, backward, closeness, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, print_options
@@ -269,6 +269,7 @@ def _build_torch() -> ScriptModule:
         "clone": _tensor_fn("clone", Tensor.clone),
         "eq": _tensor_fn("eq", Tensor.eq), "ne": _tensor_fn("ne", Tensor.ne), "lt": _tensor_fn("lt", Tensor.lt),
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),
+        "isclose": closeness.isclose, "allclose": closeness.allclose, "equal": closeness.equal,
         "numel": _tensor_fn("numel", Tensor.numel),
         "set_printoptions": _set_printoptions,
         # group: elementwise
@@ -360,6 +361,7 @@ def _build_torch() -> ScriptModule:
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg,
+        "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
         "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
