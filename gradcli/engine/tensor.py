@@ -1156,6 +1156,10 @@ class Tensor:
         from gradcli.engine import backward
         return backward.register_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        from gradcli.engine import backward
+        return backward.register_post_accumulate_grad_hook(self, hook)
+
     # ------------------------------------------------------------------------------ in place
     def _inplace(self, fn, other):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every

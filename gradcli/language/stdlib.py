@@ -105,6 +105,16 @@ _C_TYPES = frozenset({"torch.Size", "torch.dtype", "torch._C.Generator", "torch.
 _TORCH_FUNCTIONS = Builtin("torch", "_VariableFunctions", print)   # what `of type object at` names
 
 
+class _NodeClass:
+    """torch.autograd.graph.Node as scripts call it: PyTorch's abstract class, which isinstance takes
+    (as autograd.Node: _SCRIPT_CLASSES) and nothing instantiates."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Can't instantiate abstract class Node with abstract methods _input_metadata, "
+                        "_register_hook_dict, _sequence_nr, metadata, name, next_functions, register_hook, "
+                        "register_prehook")
+
+
 def _no_instances(type_name: str):
     def refuse(*args, **kwargs):
         raise TypeError(f"cannot create '{type_name}' instances")
@@ -234,6 +244,8 @@ def _build_torch() -> ScriptModule:
         "Function": functions.Function,
         "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
                                                               "once_differentiable": functions.once_differentiable}),
+        "graph": ScriptModule("torch.autograd.graph", {"Node": _NodeClass,
+                                                        "increment_version": backward.increment_version}),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
@@ -455,7 +467,8 @@ def _importable(module: ScriptModule) -> list:
 
 # torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
-                   id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator}
+                   id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
