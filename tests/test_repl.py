@@ -448,9 +448,9 @@ def test_completes_collections_and_namedtuple_fields(session_shell):
 
 
 def test_completes_grad_fn_chain_without_running_code(session_shell):
-    assert [t for t, _ in completions("out.grad_fn.", session_shell)] == ["name", "next_functions"]
-    assert [t for t, _ in completions("out.grad_fn.next_functions[0][0].", session_shell)] == \
-        ["name", "next_functions"]
+    node_attrs = ["metadata", "name", "next_functions", "register_hook", "register_prehook"]
+    assert [t for t, _ in completions("out.grad_fn.", session_shell)] == node_attrs
+    assert [t for t, _ in completions("out.grad_fn.next_functions[0][0].", session_shell)] == node_attrs
     # x.T is a property computing a new tensor: completed from the class, never evaluated
     assert "sum" in [t for t, _ in completions("x.T.s", session_shell)]
     # anything that would need a call or an operator to find its value is not completed

@@ -75,8 +75,8 @@ ESCAPES = [
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
     ("import torch.utils", 1, "1:1: ImportError: import of 'torch.utils' is outside gradcli's language: gradcli knows only torch, "
-                              "torch.autograd, torch.autograd.function, torch.autograd.functional, torch.linalg, torch.nn, torch.nn.functional, "
-                              "torch.random, torch.version and math"),
+                              "torch.autograd, torch.autograd.function, torch.autograd.functional, torch.autograd.graph, torch.linalg, torch.nn, torch.nn.functional, "
+                              "torch.random, torch.testing, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
     # Python's builtins outside the language
@@ -212,6 +212,19 @@ ESCAPES = [
     (C + "d = defaultdict(lambda: d[0])\nd[1]", 1, "2:25: RecursionError: maximum recursion depth exceeded"),
     (C + "getattr(defaultdict(list), '__missing__')", 1, "2:1: AttributeError: 'defaultdict' object attribute "
                                                          "'__missing__' is outside gradcli's language"),
+    # torch.testing: one function, compared values stay script values, the msg function is the script's
+    ("from torch.testing import make_tensor", 1, "1:1: NotImplementedError: gradcli does not implement "
+                                                 "torch.testing.make_tensor"),
+    ("import torch\ngetattr(torch.testing.assert_close, '__globals__')", 1,
+     "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    ("import torch\ntorch.testing.assert_close(torch.ones(2), torch.ones(2), msg=print).__class__", 1,
+     "2:1: AttributeError: 'NoneType' object attribute '__class__' is outside gradcli's language"),
+    ("import torch\ntorch.testing.assert_close([1.0] * 10**9, [1.0])", 1,
+     "2:28: MemoryError: a list of 1000000000 items is too large (gradcli allows at most 100000000)"),
+    ("import torch\ntorch.ones(2).equal.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
+                                                      "attribute '__self__' is outside gradcli's language"),
+    ("import torch\nfrom torch.testing import assert_close\nassert_close(1.0, 2.0, msg=lambda m: m * 10**9)", 1,
+     "3:38: MemoryError: a str of 143000000000 items is too large (gradcli allows at most 100000000)"),
 ]
 
 

@@ -262,7 +262,8 @@ class Node:
     `saved` is what the op's backward formulas receive after the incoming gradient; `checks` lists
     saved tensors' version counters, `fit` the (shape, dtype) each input's gradient must be reduced
     or cast to when it differs from the output's (broadcasting, mixed dtypes). `hooks` (None until
-    `register_hook`) maps handle ids to the output tensor's gradient hooks, in registration order.
+    a hook is registered or `metadata` read) holds the output tensor's gradient hooks, the node's own
+    and its metadata (NodeHooks): nodes that have none pay no memory for them.
     """
 
     __slots__ = ("op", "inputs", "saved", "checks", "fit", "retained", "hooks", "seq", "__weakref__")
@@ -290,6 +291,26 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.op.node} object at {address(self)}>"
+
+    @property
+    def metadata(self) -> dict:
+        """torch.autograd.graph.Node.metadata: a dict of the script's own, made on first use."""
+        hooks = self.hooks
+        if hooks is None:
+            hooks = self.hooks = NodeHooks()
+        if hooks.meta is None:
+            hooks.meta = {}
+        return hooks.meta
+
+    def register_hook(self, fn):
+        """Node.register_hook: `fn(grad_inputs, grad_outputs)` runs after the node (see backward.py)."""
+        from gradcli.engine import backward
+        return add_hook(self, backward.NodePostHook(fn), "post")
+
+    def register_prehook(self, fn):
+        """Node.register_prehook: `fn(grad_outputs)` runs before the node (see backward.py)."""
+        from gradcli.engine import backward
+        return add_hook(self, backward.NodePreHook(fn), "pre")
 
 
 class RunOp:
@@ -430,6 +451,24 @@ def edge(t):
     return None
 
 
+class NodeHooks(dict):
+    """A node's hooks, in registration order: as a dict (handle id -> `hook(g, F) -> g`) the hooks of
+    the tensor the node made (or, on an AccumulateGrad, of the leaf); then the node's own, each a dict
+    handle id -> hook: `pre` (Node.register_prehook, `hook(grads, F) -> grads`), `post`
+    (Node.register_hook, `hook(grads_in, grads_out, F) -> grads_in`) and, on an AccumulateGrad, `acc`
+    (Tensor.register_post_accumulate_grad_hook, `hook(tensor)`). `meta` is Node.metadata, once read."""
+
+    __slots__ = ("pre", "post", "acc", "meta")
+
+    def __init__(self):
+        super().__init__()
+        self.pre, self.post, self.acc = {}, {}, {}
+        self.meta = None
+
+    def empty(self) -> bool:
+        return not (self or self.pre or self.post or self.acc) and self.meta is None
+
+
 class RemovableHandle:
     """What register_hook returns: `remove()` takes the hook off its node (a second call is a no-op)."""
 
@@ -442,9 +481,11 @@ class RemovableHandle:
 
     def remove(self) -> None:
         node = self._node()
-        if node is not None and node.hooks is not None:
-            node.hooks.pop(self.id, None)
-            if not node.hooks:
+        hooks = node.hooks if node is not None else None
+        if hooks is not None:
+            for table in (hooks, hooks.pre, hooks.post, hooks.acc):
+                table.pop(self.id, None)
+            if hooks.empty():
                 node.hooks = None
 
     def __enter__(self):
@@ -458,12 +499,14 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {address(self)}>"
 
 
-def add_hook(node, hook) -> RemovableHandle:
-    """Attach `hook(grad, F) -> grad` to the node whose incoming gradient it transforms."""
+def add_hook(node, hook, kind: str = "") -> RemovableHandle:
+    """Attach a hook to a node: by default a tensor hook `hook(grad, F) -> grad` on the node whose
+    incoming gradient it transforms; `kind` "pre", "post" or "acc" for the node's own (NodeHooks)."""
     handle = RemovableHandle(node)
-    if node.hooks is None:
-        node.hooks = {}
-    node.hooks[handle.id] = hook
+    hooks = node.hooks
+    if hooks is None:
+        hooks = node.hooks = NodeHooks()
+    (getattr(hooks, kind) if kind else hooks)[handle.id] = hook
     return handle
 
 
@@ -658,26 +701,55 @@ def _heap_pop_rest(heap, last):
     return top
 
 
-def _run_hooks(node, g, F):
-    # hooks are user code: ops they run are recorded as user ops, not as formula steps
+def _run_hooks(hooks, *args):
+    """Call each hook in turn on what the one before returned (its first argument). Hooks are user
+    code: ops they run are recorded as user ops, not as formula steps."""
     inside, STATE.in_formula = STATE.in_formula, False
     try:
-        for hook in list(node.hooks.values()):
-            g = hook(g, F)
+        first, rest = args[0], args[1:]
+        for hook in list(hooks.values()):
+            first = hook(first, *rest)
     finally:
         STATE.in_formula = inside
-    return g
+    return first
 
 
-def _pre_hooks(node, g, F, accumulate_fn):
-    """What PyTorch runs before a node: the tensor's hooks, then retain_grad's accumulation."""
-    if node.hooks is not None:
-        g = _run_hooks(node, g, F)
+def _pre_hooks(node, g, F, accumulate_fn, own=True):
+    """What PyTorch runs before a node: the tensor's hooks, retain_grad's accumulation, then (`own`:
+    the node runs, not only captured by autograd.grad) the node's pre-hooks on its grad_outputs."""
+    hooks = node.hooks
+    if hooks is not None:
+        g = _run_hooks(hooks, g, F)
     if node.retained is not None:
         t = node.retained()
         if t is not None:
             accumulate_fn(t, g)
+    hooks = node.hooks
+    if own and hooks is not None and hooks.pre:
+        several = g.__class__ is OutputGrads
+        grads = _run_hooks(hooks.pre, tuple(g.grads) if several else (g,), F)
+        if several:
+            g.grads = list(grads)
+        else:
+            g = grads[0]
     return g
+
+
+def _post_hooks(node, grads_in, g, F):
+    """The node's post-hooks (Node.register_hook) on what it computed and what it received."""
+    grads_out = tuple(g.grads) if g.__class__ is OutputGrads else (g,)
+    return list(_run_hooks(node.hooks.post, tuple(grads_in), grads_out, F))
+
+
+def _accumulated(node, t, g, F) -> None:
+    """After AccumulateGrad added into `t.grad`: the leaf's post-accumulate hooks, then the node's
+    post-hooks (which see no grad_inputs: the node has no inputs)."""
+    hooks = node.hooks
+    if hooks is not None and hooks.acc:
+        _run_hooks(hooks.acc, t)
+    hooks = node.hooks
+    if hooks is not None and hooks.post:
+        _run_hooks(hooks.post, (), (g,), F)
 
 
 def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=False):
@@ -725,14 +797,15 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         g = pending.pop(node, None)
         mine = owned.pop(node, False)
         if captured is not None and node in captured:
-            if node not in runs:        # a target no other target needs: only its hooks run
-                captured[node] = g if g is None else _pre_hooks(node, g, F, accumulate_fn)
+            if node not in runs:        # a target no other target needs: only its tensor's hooks run
+                captured[node] = g if g is None else _pre_hooks(node, g, F, accumulate_fn, False)
                 continue
             captured[node] = g          # a target some other target needs: before its hooks
             mine = False                # autograd.grad() returns it
-        if g is not None and (node.hooks is not None or node.retained is not None):
+        hooks = node.hooks              # read once: nodes without hooks pay one test below
+        if g is not None and (hooks is not None or node.retained is not None):
             g = _pre_hooks(node, g, F, accumulate_fn)
-            if node.hooks is not None:
+            if hooks is not None:
                 mine = False            # a hook may have kept it, or returned an array of its own
         if node.op is _AccumulateOp:
             if observer is not None:
@@ -741,6 +814,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 t = node.variable
                 if t is not None:
                     accumulate_fn(t, g, mine)
+                    if hooks is not None:
+                        _accumulated(node, t, g, F)
             continue
         inputs = node.inputs
         if visits is not None:          # only the edges towards a target carry gradients
@@ -790,6 +865,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 _check_nan(node, grads_in, F)
             if observer is not None:
                 observer.node(node, g, grads_in)
+        if hooks is not None and g is not None and node.hooks is not None and node.hooks.post:
+            grads_in = _post_hooks(node, grads_in, g, F)
         if free and op.saves_tensors:
             _free(node)
         for child, gi in zip(inputs, grads_in):

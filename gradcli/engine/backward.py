@@ -251,9 +251,7 @@ class _TensorHook:
         self.fn = fn
 
     def _name(self) -> str:
-        fn = self.fn
-        name = getattr(fn, "__name__", None)
-        return name if isinstance(name, str) else getattr(fn, "name", "<unknown>")
+        return _hook_name(self.fn)
 
     def __call__(self, g, F):
         if F.tensors:
@@ -273,6 +271,115 @@ class _TensorHook:
         if result._a.shape != before.shape:
             raise RuntimeError(f"hook '{self._name()}' has changed the size of value")
         return result if F.tensors else result._a
+
+
+def _hook_name(fn) -> str:
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else getattr(fn, "name", "<unknown>")
+
+
+def _as_tensor(g, F):
+    """A gradient as a hook receives it: a Tensor of its own (writable), or None."""
+    if g is None or F.tensors:
+        return g
+    return Tensor(g if g.__class__ is np.ndarray and g.flags.writeable else np.array(g))
+
+
+def _replacement(fn, result, before: tuple, F) -> tuple:
+    """A node hook's returned tuple, checked as PyTorch checks it against what the hook received,
+    in F's representation."""
+    if result.__class__ is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(before):
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(before)})")
+    out = []
+    for value, old in zip(result, before):
+        if value is None:
+            out.append(None)
+            continue
+        if value.__class__ is not Tensor:
+            raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'")
+        if old is not None:
+            if value._a.dtype != old._a.dtype:
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                                   f"{_legacy_type(old._a)} got {_legacy_type(value._a)})")
+            if value._a.shape != old._a.shape:
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+        out.append(value if F.tensors else value._a)
+    return tuple(out)
+
+
+class NodePreHook:
+    """A script's `fn(grad_outputs)` (Node.register_prehook): a tuple of Tensors (None where no gradient
+    came) before the node runs; a returned tuple replaces them."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, grads: tuple, F) -> tuple:
+        args = tuple(_as_tensor(g, F) for g in grads)
+        result = self.fn(args)
+        if result is None:
+            return grads if F.tensors else tuple(None if a is None else a._a for a in args)
+        return _replacement(self.fn, result, args, F)
+
+
+class NodePostHook:
+    """A script's `fn(grad_inputs, grad_outputs)` (Node.register_hook), after the node ran: what it
+    computed per input (None where nothing flows) and what it received; a returned tuple replaces
+    grad_inputs."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, grads_in: tuple, grads_out: tuple, F) -> tuple:
+        args = tuple(_as_tensor(g, F) for g in grads_in)
+        result = self.fn(args, tuple(_as_tensor(g, F) for g in grads_out))
+        if result is None:
+            return grads_in if F.tensors else tuple(None if a is None else a._a for a in args)
+        return _replacement(self.fn, result, args, F)
+
+
+class _AccumulatedHook:
+    """A script's `fn(tensor)` (Tensor.register_post_accumulate_grad_hook), once `.grad` has the sum."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, t: Tensor) -> Tensor:
+        result = self.fn(t)
+        if result is not None and result.__class__ is not Tensor:
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        return t
+
+
+def register_post_accumulate_grad_hook(t: Tensor, fn):
+    """Tensor.register_post_accumulate_grad_hook: `fn(t)` runs each time a backward has added into
+    the leaf's `.grad`."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return autograd.add_hook(autograd.pinned_accumulator(t), _AccumulatedHook(fn), "acc")
+
+
+def increment_version(tensors) -> None:
+    """torch.autograd.graph.increment_version: as if each tensor had been changed in place."""
+    if tensors.__class__ is Tensor:
+        tensors = (tensors,)
+    elif isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__iter__"):
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
+    for t in tensors:
+        if t.__class__ is not Tensor:
+            raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
+        t._version[0] += 1
 
 
 def register_hook(t: Tensor, fn):

@@ -295,8 +295,8 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
 # The public ctx and node API PyTorch documents, as scripts read it; every other name is an attribute the
 # script set (`ctx.constant`), kept in `attrs`.
 _METHODS = frozenset({"save_for_backward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads",
-                      "name"})
-_READ_ONLY = frozenset({"saved_tensors", "next_functions"})
+                      "name", "register_hook", "register_prehook"})
+_READ_ONLY = frozenset({"saved_tensors", "next_functions", "metadata"})
 
 
 def script_attr(node: FunctionNode, name: str):

@@ -585,6 +585,18 @@ class Tensor:
     def ge(self, other):
         return ops.compare(np.greater_equal, self, other)
 
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        from gradcli.engine import closeness
+        return closeness.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        from gradcli.engine import closeness
+        return closeness.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other):
+        from gradcli.engine import closeness
+        return closeness.equal(self, other)
+
     # ------------------------------------------------------------------------------ group: elementwise
     # (methods of ops/elementwise.py go here)
     def abs(self):
@@ -1143,6 +1155,10 @@ class Tensor:
     def register_hook(self, hook):
         from gradcli.engine import backward
         return backward.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        from gradcli.engine import backward
+        return backward.register_post_accumulate_grad_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
     def _inplace(self, fn, other):

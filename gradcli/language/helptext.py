@@ -91,6 +91,10 @@ _WHAT = {
     "retain_grad": "Keeps .grad for this non-leaf tensor after backward.",
     "register_hook": "Registers a function called with the tensor's gradient during backward; it may return a "
                      "replacement.",
+    "register_post_accumulate_grad_hook": "Registers a function called with the leaf tensor once backward has "
+                                          "added into its .grad.",
+    "Node": "The class of every graph node (grad_fn, AccumulateGrad, custom Functions), for isinstance.",
+    "increment_version": "Marks tensors as changed in place, so nodes that saved them refuse to run.",
     "detach": "A tensor sharing this one's data, cut off from the graph.",
     "requires_grad": "Whether operations on this tensor are recorded for backward.",
     "grad_fn": "The graph node that produced this tensor, or None for a leaf.",
@@ -157,6 +161,11 @@ _WHAT = {
     "logical_and": "Elementwise logical and, as a bool tensor.", "logical_or": "Elementwise logical or.",
     "logical_xor": "Elementwise logical exclusive or.", "logical_not": "Elementwise logical not.",
     "isnan": "True where an element is nan.", "isinf": "True where an element is infinite.",
+    "isclose": "True where |input - other| <= atol + rtol * |other| (or both equal, or both nan with equal_nan).",
+    "allclose": "Whether every element of isclose(input, other, ...) is True, as a Python bool.",
+    "equal": "Whether both tensors have the same shape and the same values, as a Python bool.",
+    "assert_close": "Fails with PyTorch's AssertionError when actual and expected are not close "
+                    "(rtol and atol by dtype unless given).",
     "isfinite": "True where an element is neither infinite nor nan.",
     "all": "Whether every element (along `dim`, if given) is true.",
     "any": "Whether some element (along `dim`, if given) is true.",
@@ -317,7 +326,9 @@ _MODULES = {
     "torch": "gradcli's PyTorch: tensors, their operations and autograd.",
     "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, Function, the grad-mode contexts.",
     "torch.autograd.function": "Custom autograd Functions: Function, once_differentiable.",
+    "torch.autograd.graph": "The graph's classes and helpers: Node, increment_version.",
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
+    "torch.testing": "Comparing results in tests: assert_close.",
     "torch.nn": "Only its functional module is part of gradcli.",
     "torch.nn.functional": "Activations, losses and other functions used in neural networks.",
     "torch.linalg": "Linear algebra: norms, determinants, inverses, solving.",

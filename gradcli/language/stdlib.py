@@ -16,7 +16,7 @@ import time as _time
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import autograd, backward, dtypes, factories, functional, gradcheck, ops, rng, signatures
+from gradcli.engine import autograd, backward, closeness, dtypes, factories, functional, gradcheck, ops, rng, signatures
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, print_options
@@ -103,6 +103,16 @@ class Builtin(functools.partial):
 
 _C_TYPES = frozenset({"torch.Size", "torch.dtype", "torch._C.Generator", "torch.device"})
 _TORCH_FUNCTIONS = Builtin("torch", "_VariableFunctions", print)   # what `of type object at` names
+
+
+class _NodeClass:
+    """torch.autograd.graph.Node as scripts call it: PyTorch's abstract class, which isinstance takes
+    (as autograd.Node: _SCRIPT_CLASSES) and nothing instantiates."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("Can't instantiate abstract class Node with abstract methods _input_metadata, "
+                        "_register_hook_dict, _sequence_nr, metadata, name, next_functions, register_hook, "
+                        "register_prehook")
 
 
 def _no_instances(type_name: str):
@@ -234,6 +244,8 @@ def _build_torch() -> ScriptModule:
         "Function": functions.Function,
         "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
                                                               "once_differentiable": functions.once_differentiable}),
+        "graph": ScriptModule("torch.autograd.graph", {"Node": _NodeClass,
+                                                        "increment_version": backward.increment_version}),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
@@ -269,6 +281,7 @@ def _build_torch() -> ScriptModule:
         "clone": _tensor_fn("clone", Tensor.clone),
         "eq": _tensor_fn("eq", Tensor.eq), "ne": _tensor_fn("ne", Tensor.ne), "lt": _tensor_fn("lt", Tensor.lt),
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),
+        "isclose": closeness.isclose, "allclose": closeness.allclose, "equal": closeness.equal,
         "numel": _tensor_fn("numel", Tensor.numel),
         "set_printoptions": _set_printoptions,
         # group: elementwise
@@ -360,6 +373,7 @@ def _build_torch() -> ScriptModule:
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg,
+        "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
         "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
@@ -453,7 +467,8 @@ def _importable(module: ScriptModule) -> list:
 
 # torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
-                   id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator}
+                   id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
