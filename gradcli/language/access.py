@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, rng
+from gradcli.engine import autograd, custom, dtypes, factories, rng, saved
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -175,6 +175,8 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
+        return saved.attribute(obj, name)
     if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
         if name == "_make":             # bounded, as on the class
             return functools.partial(pycollections.namedtuple_make, cls)
@@ -272,6 +274,8 @@ def attribute_names(obj) -> frozenset:
         return pycollections.NAMEDTUPLE_CLASS_ATTRS | CLASS_NAMES
     if stdlib.class_name(obj) is not None:
         return CLASS_NAMES
+    if cls is autograd.Node:
+        return ALLOWED[cls] | frozenset(saved.names(obj))
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 
