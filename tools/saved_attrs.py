@@ -11,7 +11,8 @@ engine cases, the golden scripts, the examples) in PyTorch, walking the graph of
 returns (a TorchFunctionMode), when it is made. For each node type the file lists its `_saved_*` and `_raw_saved_*` names, in PyTorch's
 `dir()` order, with the kind of value each gives (`Tensor`, `int`, `tuple`, ..., `None` when every
 instance seen held nothing there, `?` when none could be read), which gradcli's node attributes
-(gradcli/engine/saved.py) follow. It also writes tests/saved_tensors_expected.json: what PyTorch prints
+(gradcli/engine/saved.py) follow; under "pack order", for each node type that saves several tensors, the order PyTorch packs them
+in (saved_tensors_hooks). It also writes tests/saved_tensors_expected.json: what PyTorch prints
 for every `_saved_*` attribute of the nodes PROBES make.
 """
 
@@ -108,21 +109,31 @@ def _walk(node, seen: dict) -> list:
     return new
 
 
-def _record(node, table: dict) -> None:
+def _record(node, table: dict, unpacked: list) -> None:
     """`node`'s saved-value names and their kinds, read when the node is made (before a backward
-    frees them); a kind seen as `None` or unreadable gives way to one seen later."""
-    entry = table.setdefault(type(node).__name__, {})
+    frees them); a kind seen as `None` or unreadable gives way to one seen later. Reading a saved
+    tensor runs the unpack hook collect() installs, which says which pack it was: the tensors' pack
+    order is kept under "pack order" (PyTorch runs unpack hooks in that order too)."""
+    name = type(node).__name__
+    entry = table.setdefault(name, {})
+    packs = []
     for attr in dir(node):
         if not (attr.startswith("_saved_") or attr.startswith("_raw_saved_")):
             continue
+        unpacked.clear()
         try:
             kind = _kind(getattr(node, attr))
         except Exception:
             kind = "?"
+        if unpacked and attr.startswith("_saved_"):
+            packs.append((unpacked[0], attr))
         if entry.get(attr, "?") in ("?", "None") and kind != "?":
             entry[attr] = kind
         else:
             entry.setdefault(attr, kind)
+    if len(packs) > 1:
+        order = table.setdefault("pack order", {})
+        order.setdefault(name, [attr for _, attr in sorted(packs)])
 
 
 def collect(scripts) -> dict:
@@ -132,6 +143,16 @@ def collect(scripts) -> dict:
 
     table: dict = {}
     seen: dict = {}
+    packs = [0]             # how many tensors were packed: each pack's number
+    unpacked: list = []     # the pack numbers unpacked since _record last cleared it
+
+    def pack(t):
+        packs[0] += 1
+        return packs[0], t
+
+    def unpack(packed):
+        unpacked.append(packed[0])
+        return packed[1]
 
     class Watch(TorchFunctionMode):
         """Every tensor an op returns: the new nodes of its graph, recorded as they are made."""
@@ -142,7 +163,7 @@ def collect(scripts) -> dict:
                 if isinstance(t, torch.Tensor) and t.grad_fn is not None:
                     for node in _walk(t.grad_fn, seen):
                         if not isinstance(node, BackwardCFunction):   # a script's own custom Function
-                            _record(node, table)
+                            _record(node, table, unpacked)
             return out
 
     for text in scripts:
@@ -150,11 +171,12 @@ def collect(scripts) -> dict:
         namespace = {"__name__": "__main__"}
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             try:
-                with Watch():
+                with Watch(), torch.autograd.graph.saved_tensors_hooks(pack, unpack):
                     exec(compile(text, "<case>", "exec"), namespace)
             except BaseException:
                 pass
-    return {name: table[name] for name in sorted(table)}
+    order = table.pop("pack order", {})
+    return {name: table[name] for name in sorted(table)}, {name: order[name] for name in sorted(order)}
 
 
 def probe_values() -> dict:
@@ -177,7 +199,8 @@ def main() -> int:
     import torch
     # the probes first: the corpus changes print options and default dtypes
     expected = json.dumps(probe_values(), indent=1) + "\n"
-    data = {"version": torch.__version__.split("+")[0], "nodes": collect(_scripts())}
+    nodes, order = collect(_scripts())
+    data = {"version": torch.__version__.split("+")[0], "nodes": nodes, "pack order": order}
     text = json.dumps(data, indent=1) + "\n"
     if args.check:
         return 0 if OUT.read_text() == text and EXPECTED.read_text() == expected else 1

@@ -16,19 +16,36 @@ from pathlib import Path
 
 import numpy as np
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, savedhooks
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
 _DATA = Path(__file__).resolve().parents[1] / "data" / "saved_attrs.json"
 _table: dict | None = None        # node type -> {attribute: kind}
+_orders: dict | None = None       # node type -> its `_saved_*` tensor names in PyTorch's pack order
 
 
 def _nodes() -> dict:
-    global _table
+    global _table, _orders
     if _table is None:
-        _table = json.loads(_DATA.read_text())["nodes"]
+        data = json.loads(_DATA.read_text())
+        _table, _orders = data["nodes"], data["pack order"]
     return _table
+
+
+def pack_order(node, indices: list) -> list:
+    """Of `indices` (tensors in `node.saved`), those PyTorch saves for this node type (a tensor gradcli
+    alone keeps is not packed: PyTorch's hooks would not see it), in the order PyTorch packs them."""
+    kinds = _nodes().get(node.op.node)
+    if kinds is None:               # a node type the oracle's corpus did not reach: every tensor, in order
+        return indices
+    saves = node.op.saves
+    indices = [i for i in indices if "_saved_" + saves[i] in kinds]
+    order = _orders.get(node.op.node)
+    if order is None or len(indices) < 2:
+        return indices
+    rank = {saves.index(a[7:]): r for r, a in enumerate(order) if a[7:] in saves}
+    return sorted(indices, key=lambda i: (rank.get(i, len(rank)), i))
 
 
 def names(node) -> tuple:
@@ -46,10 +63,14 @@ def attribute(node, name: str):
     kind = kinds.get(name)
     if kind is None:
         raise AttributeError(f"'{node.op.node}' object has no attribute '{name}'")
-    if name.startswith("_raw_saved_"):
-        raise NotImplementedError(f"gradcli does not implement {node.op.node}.{name}")
-    key = name[len("_saved_"):]
     saved = node.saved
+    if name.startswith("_raw_saved_"):
+        key = name[len("_raw_saved_"):]
+        saves = node.op.saves
+        if kind == "SavedTensor" and key in saves:
+            return savedhooks.SavedTensor(node, saves.index(key))
+        raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
+    key = name[len("_saved_"):]
     if saved is autograd.FREED:
         if kind == "Tensor" or kind == "?" or kind == "None":
             raise RuntimeError(autograd.FREED_MESSAGE)
@@ -69,7 +90,10 @@ _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss
 def _lookup(node, key: str):
     saves = node.op.saves
     if key in saves:
-        return node.saved[saves.index(key)]
+        value = node.saved[saves.index(key)]
+        if value.__class__ is savedhooks.Packed:    # it went through a pack hook: unpack runs on each read
+            return value.open(node)
+        return value
     return _MISSING
 
 

@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, rng, saved
+from gradcli.engine import autograd, custom, dtypes, factories, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -73,6 +73,8 @@ ALLOWED = {
     rng.Generator: frozenset(("seed", "initial_seed")),
     _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
+    savedhooks.SavedTensor: frozenset(("register_hooks",)),
+    savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
     pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
     pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),
