@@ -340,3 +340,9 @@ def test_saved_tensors_hooks_objects_reach_nothing_internal():
     assert error_line(source).startswith("AttributeError: ")
     source = PRELUDE + "a = torch.ones(2, requires_grad=True)\nr = a.exp().grad_fn._raw_saved_result\nr.node\n"
     assert error_line(source).startswith("AttributeError: ")
+
+
+def test_saved_tensor_names_pytorch_has_are_an_honest_refusal():
+    source = PRELUDE + "a = torch.ones(2, requires_grad=True)\nr = a.exp().grad_fn._raw_saved_result\nr.data\n"
+    assert error_line(source) == ("NotImplementedError: gradcli does not implement "
+                                  "torch._C._autograd.SavedTensor.data")

@@ -163,6 +163,10 @@ class disable_saved_tensors_hooks:
         return False
 
 
+# what PyTorch's SavedTensor has besides register_hooks (undocumented there): refused as not implemented
+SAVED_TENSOR_LATER = frozenset(("data", "unpack", "unpack_hook"))
+
+
 class SavedTensor:
     """`grad_fn._raw_saved_NAME`: one saved tensor of a node, on which `register_hooks(pack, unpack)`
     sets the hooks of that tensor alone."""

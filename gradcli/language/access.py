@@ -179,6 +179,8 @@ def get_method(obj, name: str):
         return getattr(obj, name)
     if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
         return saved.attribute(obj, name)
+    if cls is savedhooks.SavedTensor and name in savedhooks.SAVED_TENSOR_LATER:
+        raise NotImplementedError(f"gradcli does not implement torch._C._autograd.SavedTensor.{name}")
     if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
         if name == "_make":             # bounded, as on the class
             return functools.partial(pycollections.namedtuple_make, cls)
