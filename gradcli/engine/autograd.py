@@ -827,6 +827,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             raise _error(FREED_MESSAGE, node=node)
         if node.checks is not None:
             _check_versions(node)
+        if saved.__class__ is PackedSaved:      # saved through hooks: their unpack runs now
+            saved = unpacked(node, F)
         op = node.op
         fresh = op.fresh            # the gradients are new arrays the sweep owns (see _receive)
         if op.backward is None:     # a custom Function (or an OutputSlot): one call for all inputs
@@ -916,6 +918,30 @@ def _graph_root(roots, grads, deps, pending, visits, F) -> list:
         if n == 0 and (visits is None or r in visits):
             _heap_push(heap, r)
     return heap
+
+
+class PackedSaved(tuple):
+    """A node's saved tuple in which tensors went through saved-tensor hooks (gradcli.engine.savedhooks):
+    those entries are Packed values, and `order` lists their indices in the order PyTorch unpacks them."""
+
+    order = ()
+
+
+def unpacked(node, F) -> tuple:
+    """The node's saved values with each packed tensor unpacked by its hook. Hooks are user code, run as
+    PyTorch runs them in a backward pass: grad mode on only under create_graph."""
+    saved = node.saved
+    inside, STATE.in_formula = STATE.in_formula, False
+    grad = is_grad_enabled()
+    _set_grad_mode(bool(F.tensors))
+    try:
+        values = list(saved)
+        for i in saved.order:
+            values[i] = values[i].open(node)
+    finally:
+        _set_grad_mode(grad)
+        STATE.in_formula = inside
+    return tuple(values)
 
 
 def _free(node) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import autograd, dtypes, savedhooks
 from gradcli.engine.addresses import address
 from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, OutputGrads, OutputSlot, RunOp, edge
 from gradcli.engine.state import STATE
@@ -84,7 +84,8 @@ class FunctionNode(Node):
             raise autograd._error(FREED_MESSAGE, node=self)
         if self.saved_checks is not None:
             autograd._check_versions(self, self.saved_checks)
-        return tuple([s if s is None or s.__class__ is Tensor else self._output(s) for s in stored])
+        return tuple([s if s is None or s.__class__ is Tensor else
+                      s.open(self) if s.__class__ is savedhooks.Packed else self._output(s) for s in stored])
 
     def _output(self, entry) -> Tensor:
         """A saved output, as PyTorch unpacks it: a new tensor on the same data, made by this node."""
@@ -270,12 +271,14 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
     ctx.to_save = None
     if not to_save:
         return
-    stored, checks = [], []
+    stored, checks, positions = [], [], []
     for t in to_save:
         if t is None:
             stored.append(None)
+            positions.append(None)
             continue
         index = next((i for i, out in enumerate(outputs) if out is t), -1)
+        positions.append(index)
         a = t._a
         legacy = dtypes.of_array(a).legacy
         if index >= 0:
@@ -286,6 +289,10 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
         else:
             stored.append(t)
             checks.append((t, t._version, t._version[0], a.shape, legacy, None))
+    hooks = STATE.saved_hooks
+    if hooks is not None:       # saved_tensors_hooks in force: each saved tensor goes through pack now
+        stored = [s if s is None else hooks.pack_one(s if s.__class__ is Tensor else wrapped[k])
+                  for s, k in zip(stored, positions)]
     ctx.stored = tuple(stored)
     ctx.saved_checks = tuple(checks)
 

@@ -230,8 +230,10 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     if fit is None:
                         fit = [None] * len(inputs)
                     fit[i] = (a.shape, a.dtype)
-    t.grad_fn = Node(op, nodes, saved, checks, fit)
+    t.grad_fn = node = Node(op, nodes, saved, checks, fit)
     t.requires_grad = True
+    if plan is not None and STATE.saved_hooks is not None:     # saved_tensors_hooks in force
+        STATE.saved_hooks.pack_node(node)
     return t
 
 

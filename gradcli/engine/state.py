@@ -41,6 +41,8 @@ class EngineState:
         "large_result",         # element count below which no op result can come near max_memory
         "max_items",            # the longest string, list or tuple a script may build in one step
         "python_random",        # the stream of the language's `random` module (a random.Random), or None
+        "saved_hooks",          # the innermost saved_tensors_hooks in force (gradcli.engine.savedhooks), or None
+        "saved_hooks_off",      # disable_saved_tensors_hooks's message while it is in force, else None
     )
 
     def __init__(self):
@@ -57,12 +59,14 @@ class EngineState:
         self.large_result = 1 << 62
         self.max_items = 10 ** 8
         self.python_random = None       # set by gradcli.language.stdlib, which makes the `random` module
+        self.saved_hooks = self.saved_hooks_off = None
 
     def reset_modes(self) -> None:
         """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
         self.recording = True
         self.inference = self.grad_in_inference = False
         self.anomaly, self.anomaly_nan = False, True
+        self.saved_hooks = self.saved_hooks_off = None
 
     def snapshot(self) -> tuple:
         """Everything `restore` needs to put this state back as it is now."""
@@ -72,13 +76,14 @@ class EngineState:
                 tuple(getattr(options, name) for name in PrintOptions.__slots__),
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
-                self.python_random.getstate() if self.python_random is not None else None, np.geterr())
+                self.python_random.getstate() if self.python_random is not None else None, np.geterr(),
+                self.saved_hooks, self.saved_hooks_off)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
-         errors) = snap
+         errors, self.saved_hooks, self.saved_hooks_off) = snap
         for name, value in zip(PrintOptions.__slots__, options):
             setattr(self.print_options, name, value)
         if stream is not None:

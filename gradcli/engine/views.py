@@ -25,6 +25,8 @@ def replay(F, node: Node, i: int, g):
         raise RuntimeError(FREED_MESSAGE)
     if node.checks is not None:
         autograd._check_versions(node)
+    if saved.__class__ is autograd.PackedSaved:
+        saved = autograd.unpacked(node, F)
     values = F.unpack(saved, node) if saved else saved
     gi = node.op.backward[i](F, g, *values)
     fit = node.fit

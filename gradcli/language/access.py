@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, rng
+from gradcli.engine import autograd, custom, dtypes, factories, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -74,6 +74,8 @@ ALLOWED = {
     rng.Generator: frozenset(("seed", "initial_seed")),
     _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
+    savedhooks.SavedTensor: frozenset(("register_hooks",)),
+    savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
     pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
     pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),
@@ -176,6 +178,10 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
+        return saved.attribute(obj, name)
+    if cls is savedhooks.SavedTensor and name in savedhooks.SAVED_TENSOR_LATER:
+        raise NotImplementedError(f"gradcli does not implement torch._C._autograd.SavedTensor.{name}")
     if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
         if name == "_make":             # bounded, as on the class
             return functools.partial(pycollections.namedtuple_make, cls)
@@ -273,6 +279,8 @@ def attribute_names(obj) -> frozenset:
         return pycollections.NAMEDTUPLE_CLASS_ATTRS | CLASS_NAMES
     if stdlib.class_name(obj) is not None:
         return CLASS_NAMES
+    if cls is autograd.Node:
+        return ALLOWED[cls] | frozenset(saved.names(obj))
     return frozenset(ALLOWED.get(cls, ())) | frozenset(_SCRIPT_METHODS.get(cls, ()))
 
 

@@ -87,6 +87,10 @@ _WHAT = {
     "once_differentiable": "Decorates a custom Function's backward: it runs without recording, and "
                            "differentiating its result again is an error.",
     "LinAlgError": "The error linear algebra functions raise for singular input.",
+    "saved_tensors_hooks": "A context (`with saved_tensors_hooks(pack, unpack):`): each tensor an op saves for "
+                           "backward goes through pack, and through unpack when backward reads it.",
+    "save_on_cpu": "A saved_tensors_hooks context that keeps saved tensors on the CPU (where gradcli's are).",
+    "disable_saved_tensors_hooks": "A context in which entering saved_tensors_hooks fails with the given message.",
     "requires_grad_": "Marks the tensor (a leaf) as requiring grad, in place, and returns it.",
     "retain_grad": "Keeps .grad for this non-leaf tensor after backward.",
     "register_hook": "Registers a function called with the tensor's gradient during backward; it may return a "
@@ -326,9 +330,10 @@ _MODULES = {
     "torch": "gradcli's PyTorch: tensors, their operations and autograd.",
     "torch.autograd": "Gradients: grad, backward, Variable, gradcheck, Function, the grad-mode contexts.",
     "torch.autograd.function": "Custom autograd Functions: Function, once_differentiable.",
-    "torch.autograd.graph": "The graph's classes and helpers: Node, increment_version.",
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
     "torch.testing": "Comparing results in tests: assert_close.",
+    "torch.autograd.graph": "The graph's nodes and hooks: Node, increment_version, and hooks on the tensors "
+                            "the graph saves (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks).",
     "torch.nn": "Only its functional module is part of gradcli.",
     "torch.nn.functional": "Activations, losses and other functions used in neural networks.",
     "torch.linalg": "Linear algebra: norms, determinants, inverses, solving.",

@@ -16,7 +16,8 @@ import time as _time
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import autograd, backward, closeness, dtypes, factories, functional, gradcheck, ops, rng, signatures
+from gradcli.engine import (autograd, backward, closeness, dtypes, factories, functional, gradcheck, ops, rng,
+                            savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, print_options
@@ -244,8 +245,11 @@ def _build_torch() -> ScriptModule:
         "Function": functions.Function,
         "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
                                                               "once_differentiable": functions.once_differentiable}),
-        "graph": ScriptModule("torch.autograd.graph", {"Node": _NodeClass,
-                                                        "increment_version": backward.increment_version}),
+        "graph": ScriptModule("torch.autograd.graph", {
+            "Node": _NodeClass, "increment_version": backward.increment_version,
+            "saved_tensors_hooks": savedhooks.saved_tensors_hooks, "save_on_cpu": savedhooks.save_on_cpu,
+            "disable_saved_tensors_hooks": savedhooks.disable_saved_tensors_hooks,
+        }),
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
@@ -620,7 +624,9 @@ def _real_classes(classinfo, fn="isinstance"):
 # ------------------------------------------------------------------------------------ type and id
 
 _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
-               _Device: "torch.device"}
+               _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
+               savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
+               savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu"}
 
 
 def type_name(obj) -> str:

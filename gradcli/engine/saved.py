@@ -1,0 +1,167 @@
+"""What a node saved, as PyTorch shows it: `grad_fn._saved_self`, `_saved_dim`, `_saved_result`, ...
+
+PyTorch gives each node type its own `_saved_*` attributes (public API despite the underscore), named
+after the derivative formula's inputs. The names per node type, and the kind of value each gives, come
+from the oracle (tools/saved_attrs.py writes data/saved_attrs.json); this module reads the file on the
+first such access only. A name the table lacks for a node is PyTorch's AttributeError. The values come
+from the node's `saved` tuple (the row's `saves` names, recording.Op); where gradcli keeps a value in
+another form (a shape for `self_sym_sizes`, a dims tuple for `dim`) the value is converted to PyTorch's
+view of it, and where gradcli does not keep what PyTorch saves, a NotImplementedError says so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gradcli.engine import autograd, savedhooks
+from gradcli.engine.recording import Out
+from gradcli.engine.tensor import Tensor
+
+_DATA = Path(__file__).resolve().parents[1] / "data" / "saved_attrs.json"
+_table: dict | None = None        # node type -> {attribute: kind}
+_orders: dict | None = None       # node type -> its `_saved_*` tensor names in PyTorch's pack order
+
+
+def _nodes() -> dict:
+    global _table, _orders
+    if _table is None:
+        data = json.loads(_DATA.read_text())
+        _table, _orders = data["nodes"], data["pack order"]
+    return _table
+
+
+def pack_order(node, indices: list) -> list:
+    """Of `indices` (tensors in `node.saved`), those PyTorch saves for this node type (a tensor gradcli
+    alone keeps is not packed: PyTorch's hooks would not see it), in the order PyTorch packs them."""
+    kinds = _nodes().get(node.op.node)
+    if kinds is None:               # a node type the oracle's corpus did not reach: every tensor, in order
+        return indices
+    saves = node.op.saves
+    indices = [i for i in indices if "_saved_" + saves[i] in kinds]
+    order = _orders.get(node.op.node)
+    if order is None or len(indices) < 2:
+        return indices
+    rank = {saves.index(a[7:]): r for r, a in enumerate(order) if a[7:] in saves}
+    return sorted(indices, key=lambda i: (rank.get(i, len(rank)), i))
+
+
+def names(node) -> tuple:
+    """The saved-value attributes PyTorch has on `node`'s type, in PyTorch's dir() order."""
+    return tuple(_nodes().get(node.op.node, ()))
+
+
+def has(node, name: str) -> bool:
+    return name in _nodes().get(node.op.node, ())
+
+
+def attribute(node, name: str):
+    """`node.name` for a `_saved_*` or `_raw_saved_*` name, as PyTorch gives it."""
+    kinds = _nodes().get(node.op.node, {})
+    kind = kinds.get(name)
+    if kind is None:
+        raise AttributeError(f"'{node.op.node}' object has no attribute '{name}'")
+    saved = node.saved
+    if name.startswith("_raw_saved_"):
+        key = name[len("_raw_saved_"):]
+        saves = node.op.saves
+        if kind == "SavedTensor" and key in saves:
+            return savedhooks.SavedTensor(node, saves.index(key))
+        raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
+    key = name[len("_saved_"):]
+    if saved is autograd.FREED:
+        if kind == "Tensor" or kind == "?" or kind == "None":
+            raise RuntimeError(autograd.FREED_MESSAGE)
+        # PyTorch keeps a node's numbers and sizes after a backward; gradcli frees everything
+        raise NotImplementedError(f"gradcli does not keep {node.op.node}.{name} after a backward pass "
+                                  "freed the graph")
+    value = _value(node, key, kind)
+    if value is _MISSING:
+        raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
+    return value
+
+
+_MISSING = object()
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
+
+
+def _lookup(node, key: str):
+    saves = node.op.saves
+    if key in saves:
+        value = node.saved[saves.index(key)]
+        if value.__class__ is savedhooks.Packed:    # it went through a pack hook: unpack runs on each read
+            return value.open(node)
+        return value
+    return _MISSING
+
+
+def _value(node, key: str, kind: str):
+    value = _lookup(node, key)
+    if value is not _MISSING:
+        if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
+            return _REDUCTIONS.get(value, _MISSING)
+        return _as_kind(node, value, kind)
+    if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
+        dims = _lookup(node, "dims")
+        if dims is not _MISSING:
+            return _as_kind(node, dims, kind)
+    if key.endswith("_sym_sizes") or key.endswith("_sym_numel"):
+        shape = _shape(node, key[:-len("_sym_sizes")])
+        if shape is _MISSING:
+            return _MISSING
+        if key.endswith("_sym_numel"):
+            return int(np.prod(shape, dtype=np.int64))
+        return shape
+    return _MISSING
+
+
+def _shape(node, base: str):
+    """The shape of input `base` when the node saved it, or the shape it kept for it (`shape`)."""
+    value = _lookup(node, base)
+    if value.__class__ is Tensor:
+        return tuple(value._a.shape)
+    if value.__class__ is np.ndarray:
+        return tuple(value.shape)
+    if base == "self":
+        shape = _lookup(node, "shape")
+        if shape.__class__ is tuple and all(d.__class__ is int for d in shape):
+            return shape
+    return _MISSING
+
+
+def _as_kind(node, value, kind: str):
+    """A saved value as PyTorch gives it: a tensor for a tensor, a tuple of ints for an int[] argument."""
+    if value.__class__ is Out:             # the node's own result: a new tensor whose grad_fn is the node
+        t = Tensor(value.a)
+        t.grad_fn = node
+        t.requires_grad = True
+        return t
+    if value.__class__ is np.ndarray:
+        if kind != "Tensor" and kind != "?" and kind != "None":
+            return _MISSING                 # an array where PyTorch saves a number: gradcli's own form
+        return Tensor(value)
+    if value is None or value.__class__ is Tensor:
+        return value
+    if kind.startswith("tuple["):
+        if value.__class__ is int:
+            return (value,)
+        if value.__class__ in (tuple, list) and all(v.__class__ is int for v in value):
+            return tuple(value)
+        return _MISSING
+    if kind == "int" and value.__class__ is tuple and len(value) == 1:
+        return value[0]
+    if kind == "Tensor" and value.__class__ in _NUMBERS:
+        # a Python number operand: PyTorch saved it wrapped in a 0-d tensor (int64, float64 or bool)
+        return Tensor(np.array(value, dtype=_WRAPPED[value.__class__]))
+    if value.__class__ in _NUMBERS and (kind in _NUMBERS_BY_NAME or kind == "?" or kind == "None"):
+        return value                        # a Scalar: PyTorch gives it as the script passed it
+    if value.__class__ is str and kind == "str":
+        return value
+    return _MISSING
+
+
+_NUMBERS = (int, float, bool)
+_WRAPPED = {int: np.int64, float: np.float64, bool: np.bool_}
+_NUMBERS_BY_NAME = ("int", "float", "bool")
