@@ -100,6 +100,9 @@ SNIPPETS = [
     "import functools\ndef trace(f):\n    @functools.wraps(f)\n    def inner(x):\n        return ('traced', f(x))\n"
     "    return inner\nclass A:\n    @trace\n    def m(self):\n        return 1\n    @staticmethod\n    @trace\n"
     "    def s(x):\n        return x\nprint(A().m(), A.s(2), A.m.__qualname__, A.m.__name__)",
+    # `and`/`or` test every operand but the last, which is the value
+    "class T:\n    def __bool__(self):\n        raise ValueError('no single truth value')\n    def __repr__(self):\n"
+    "        return 'T'\nt = T()\nprint(None or t, (0 or t) is t, 1 and t, [] and t, 0 or 0.0 or '', 1 and 2 and 3)",
     # private names
     "class A:\n    __x = 1\n    def __f(self, __p=2):\n        return __p\n    def h(self):\n"
     "        return self.__f(), A.__x, self.__f.__qualname__, self.__f.__name__\n    class __B:\n"

@@ -1340,24 +1340,24 @@ class Compiler:
         return unary
 
     def e_BoolOp(self, node):
-        values = [self.expr(v) for v in node.values]
+        # as CPython: each operand but the last is tested for truth; the last is the value, never tested
+        # (`None or t` is t even when t is a tensor with no single truth value)
+        *tested, last = [self.expr(v) for v in node.values]
         if node.op == "and":
             def and_(env):
-                v = True
-                for f in values:
+                for f in tested:
                     v = f(env)
                     if not v:
                         return v
-                return v
+                return last(env)
             return and_
 
         def or_(env):
-            v = False
-            for f in values:
+            for f in tested:
                 v = f(env)
                 if v:
                     return v
-            return v
+            return last(env)
         return or_
 
     def e_Compare(self, node):
