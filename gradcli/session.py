@@ -134,6 +134,8 @@ class Session:
         the language's `random` module seeded from the OS too (or from `python_seed`)."""
         state = self.state
         state.reset_modes()             # grad mode on, inference and anomaly modes off
+        state.warn = self._engine_warning
+        state.warned_once = set()
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
         if seed is None:
@@ -168,6 +170,18 @@ class Session:
         if events is not None:
             events.session = self
         self.builtins["print"] = stdlib.make_print(self._write, events.print if events is not None else None)
+
+    def _engine_warning(self, category: str, message: str) -> None:
+        """A warning the engine gives while the script runs, placed at the script's line that caused it: the
+        innermost compiled closure on the stack, which knows its line and column (found only when a
+        warning is given, so running costs nothing)."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_globals.get("__name__") == "gradcli.language.compiler" and "line" in frame.f_code.co_freevars:
+                found = frame.f_locals
+                self.warn(found["line"], found.get("col", 0), category, message)
+                return
+            frame = frame.f_back
 
     def warn(self, line: int, col: int, category: str, message: str, subject=None) -> None:
         """Python's default warning filter: once per source location, to stderr (or the event sink).

@@ -43,6 +43,8 @@ class EngineState:
         "python_random",        # the stream of the language's `random` module (a random.Random), or None
         "saved_hooks",          # the innermost saved_tensors_hooks in force (gradcli.engine.savedhooks), or None
         "saved_hooks_off",      # disable_saved_tensors_hooks's message while it is in force, else None
+        "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
+        "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
     )
 
     def __init__(self):
@@ -60,6 +62,15 @@ class EngineState:
         self.max_items = 10 ** 8
         self.python_random = None       # set by gradcli.language.stdlib, which makes the `random` module
         self.saved_hooks = self.saved_hooks_off = None
+        self.warn = None
+        self.warned_once = set()
+
+    def warn_once(self, key: str, category: str, message: str) -> None:
+        """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
+        if key not in self.warned_once:
+            self.warned_once.add(key)
+            if self.warn is not None:
+                self.warn(category, message)
 
     def reset_modes(self) -> None:
         """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
@@ -77,13 +88,14 @@ class EngineState:
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
                 self.python_random.getstate() if self.python_random is not None else None, np.geterr(),
-                self.saved_hooks, self.saved_hooks_off)
+                self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once))
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
-         errors, self.saved_hooks, self.saved_hooks_off) = snap
+         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned) = snap
+        self.warned_once = set(warned)
         for name, value in zip(PrintOptions.__slots__, options):
             setattr(self.print_options, name, value)
         if stream is not None:

@@ -98,6 +98,13 @@ class _AllDims:
 ALL_DIMS = _AllDims()
 
 
+# PyTorch's words when a tensor that requires grad becomes a Python float (its C++ source line included, as it
+# prints it).
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                  "Consider using tensor.detach() first. (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+
 class Tensor:
     """A tensor on a numpy array `_a`.
 
@@ -289,6 +296,8 @@ class Tensor:
     def __float__(self) -> float:
         if self._a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self.requires_grad:          # float(t), math.sqrt(t): PyTorch warns, once per process
+            STATE.warn_once("scalar", "UserWarning", SCALAR_WARNING)
         return float(self._a.reshape(()).item())
 
     def __int__(self) -> int:

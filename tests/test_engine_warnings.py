@@ -1,0 +1,44 @@
+"""Warnings the engine gives while a script runs (PyTorch's TORCH_WARN_ONCE ones), placed at the script's
+line that caused them, as PyTorch's Python warning shows them."""
+
+import io
+
+from gradcli import cli
+from gradcli.session import Session
+
+SCALAR = ("UserWarning: Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+          "Consider using tensor.detach() first. (Triggered internally at "
+          "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+
+def warnings_of(source: str) -> str:
+    err = io.StringIO()
+    session = Session(out=io.StringIO(), err=err)
+    session.run_source(source, "s.grad")
+    return err.getvalue()
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_at_its_line():
+    # PyTorch 2.13 prints exactly this for the script (checked with the oracle)
+    source = ("import torch\nimport math\nt = torch.tensor(1.5, requires_grad=True)\nx = t * 2\n"
+              "print(int(t), t.item())\nvals = [float(v) for v in [x, x]]\nprint(vals, math.sqrt(t))\ny = float(t)\n")
+    assert warnings_of(source) == f"s.grad:6: {SCALAR}\n  vals = [float(v) for v in [x, x]]\n"
+
+
+def test_no_warning_without_requires_grad_or_through_item():
+    assert warnings_of("import torch\nt = torch.tensor(1.5)\nfloat(t)\nu = torch.ones(1, requires_grad=True)\n"
+                       "u.item(), int(u), float(u.detach())\n") == ""
+
+
+def test_the_line_is_the_innermost_statement_of_the_script():
+    source = ("import torch\ndef accumulate(values):\n    total = 0.0\n    for v in values:\n"
+              "        total += float(v)\n    return total\nw = torch.ones(3, requires_grad=True)\n"
+              "print(accumulate([w.sum(), w.mean()]))\n")
+    assert warnings_of(source) == f"s.grad:5: {SCALAR}\n  total += float(v)\n"
+
+
+def test_each_session_warns_again(capsys):
+    script = "import torch\nfloat(torch.ones(1, requires_grad=True))\n"
+    for _ in range(2):
+        assert cli.main(["-c", script]) == 0
+        assert capsys.readouterr().err == f"<string>:2: {SCALAR}\n  float(torch.ones(1, requires_grad=True))\n"
