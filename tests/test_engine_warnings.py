@@ -42,3 +42,14 @@ def test_each_session_warns_again(capsys):
     for _ in range(2):
         assert cli.main(["-c", script]) == 0
         assert capsys.readouterr().err == f"<string>:2: {SCALAR}\n  float(torch.ones(1, requires_grad=True))\n"
+
+
+def test_instantiating_a_custom_function_warns_per_line_as_pytorch_does():
+    source = ("import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+              "        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n"
+              "f = F()\ng = F()\nfor _ in range(2):\n    h = F()\n")
+    text = ("DeprecationWarning: <class '__main__.F'> should not be instantiated. Methods on autograd functions are "
+            "all static, so you should invoke them on the class itself. Instantiating an autograd function will "
+            "raise an error in a future version of PyTorch.")
+    assert warnings_of(source) == (f"s.grad:9: {text}\n  f = F()\ns.grad:10: {text}\n  g = F()\n"
+                                   f"s.grad:12: {text}\n  h = F()\n")

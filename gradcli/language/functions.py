@@ -10,6 +10,7 @@ as plain callables.
 from __future__ import annotations
 
 from gradcli.engine import custom
+from gradcli.engine.state import STATE
 from gradcli.language.classes import ScriptObject, ScriptType
 
 _NO_FORWARD = "You must implement the forward function for custom autograd.Function."
@@ -45,6 +46,14 @@ class Function(ScriptObject, metaclass=ScriptType):
     vjp = staticmethod(_no_backward)
     setup_context = staticmethod(_no_setup_context)
     jvp = staticmethod(_no_jvp)
+
+    def __init__(self, *args, **kwargs):
+        """An instance works, with PyTorch's DeprecationWarning (once per line, as Python's warnings)."""
+        warn = STATE.warn
+        if warn is not None:
+            warn("DeprecationWarning", f"{type(self)} should not be instantiated. Methods on autograd functions "
+                 "are all static, so you should invoke them on the class itself. Instantiating an autograd "
+                 "function will raise an error in a future version of PyTorch.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
