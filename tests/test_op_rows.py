@@ -6,8 +6,8 @@ two formula vocabularies (backmath.NUMPY, backmath.TENSOR) offer the same names.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
-import json
 from pathlib import Path
 
 from conftest import ROOT, run_script
@@ -42,12 +42,10 @@ def _rows() -> set:
 
 
 def _scripts():
-    cases = json.loads((ROOT / "tests" / "engine_cases" / "expected.json").read_text())
-    for case in cases:
-        yield PRELUDE + case.replace("; ", "\n") + "\n"
-    for folder in ("tests/conformance", "examples"):
-        for path in sorted((ROOT / folder).glob("*.grad")):
-            yield path.read_text(encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("saved_attrs", ROOT / "tools" / "saved_attrs.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)       # the corpus, as tools/saved_attrs.py walks it in PyTorch
+    yield from tool.corpus_scripts()
     for script in EXTRA:
         yield PRELUDE + script + "\n"
 

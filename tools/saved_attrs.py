@@ -76,7 +76,9 @@ PROBES = [
 PRELUDE = "import torch\nimport torch.nn.functional as F\n"
 
 
-def _scripts():
+def corpus_scripts():
+    """The engine cases, the golden scripts and the examples: the corpus tests/test_op_rows.py reaches every
+    op row with (it adds its own scripts for the rows these miss)."""
     cases = json.loads((ROOT / "tests" / "engine_cases" / "expected.json").read_text())
     for case in cases:
         yield PRELUDE + case.replace("; ", "\n") + "\n"
@@ -199,7 +201,7 @@ def main() -> int:
     import torch
     # the probes first: the corpus changes print options and default dtypes
     expected = json.dumps(probe_values(), indent=1) + "\n"
-    nodes, order = collect(_scripts())
+    nodes, order = collect(corpus_scripts())
     data = {"version": torch.__version__.split("+")[0], "nodes": nodes, "pack order": order}
     text = json.dumps(data, indent=1) + "\n"
     if args.check:
