@@ -19,11 +19,6 @@ def error_at(message: str, where) -> ScriptSyntaxError:
     return ScriptSyntaxError(message, "<script>", where.line, where.col)
 
 
-def refused(what: str, where) -> ScriptSyntaxError:
-    """A construct outside the language, raised at once (Problems.refuse notes one and goes on)."""
-    return error_at(refusal(what), where)
-
-
 def refusal(what: str) -> str:
     """The message for a construct outside the language: `what` is its name with its verb ("... are")."""
     return f"{what} not part of gradcli's language"
