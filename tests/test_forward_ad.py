@@ -81,3 +81,21 @@ def test_the_tangent_of_a_leaf_that_requires_grad_is_differentiable():
               "t.sum().backward()\nprint(t, w.grad)\n")
     # d/dw of sum(3 w^2 * 1) = 6 w
     assert gradcli_output(source) == "tensor([ 3., 12.], grad_fn=<MulBackward0>) tensor([ 6., 12.])\n"
+
+
+@pytest.mark.parametrize("reach,expected", [
+    ("d._fw", "AttributeError: 'Tensor' object has no attribute '_fw'"),
+    ("fwAD.make_dual.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
+    ("type(p).__mro__", "AttributeError: 'type' object has no attribute '__mro__'"),
+    ("fwAD.forward", "AttributeError: module 'torch.autograd.forward_ad' has no attribute 'forward'"),
+    ("fwAD.STATE", "AttributeError: module 'torch.autograd.forward_ad' has no attribute 'STATE'"),
+    ("fwAD.dual_level().__exit__", "AttributeError: 'torch.autograd.forward_ad.dual_level' object attribute "
+                                   "'__exit__' is outside gradcli's language"),
+    ("p._asdict", "AttributeError: 'torch.autograd.forward_ad.UnpackedDualTensor' object has no attribute "
+                  "'_asdict'"),
+])
+def test_forward_ad_opens_no_way_out(reach, expected):
+    source = ("import torch\nimport torch.autograd.forward_ad as fwAD\nx = torch.ones(2)\n"
+              "with fwAD.dual_level():\n    d = fwAD.make_dual(x, x)\n    p = fwAD.unpack_dual(d)\n"
+              f"    print({reach})")
+    assert located_error(source).split(": ", 1)[1] == expected
