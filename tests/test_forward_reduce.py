@@ -79,3 +79,13 @@ def test_every_row_has_a_tangent_reached_by_a_case():
     # the gradient of diagonal(), recorded only by backward formulas under create_graph
     formula_only = {linalg.DIAGONAL_BACKWARD}
     assert sorted(r.node for r in rows - seen - formula_only) == []
+
+
+def test_the_two_norm_of_a_wider_dtype_keeps_its_tangent_in_the_input_dtype():
+    # PyTorch divides the tangent's sum by the norm in place (div_), so it stays float32
+    from tests.conftest import gradcli_output
+    source = ("import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+              "    d = fwAD.make_dual(torch.tensor([[3., 4.], [1., 0.]]), torch.tensor([[1., 1.], [2., 5.]]))\n"
+              "    t = fwAD.unpack_dual(d.norm(dim=1, dtype=torch.float64)).tangent\n"
+              "    print(t, t.dtype)\n")
+    assert gradcli_output(source) == "tensor([1.4000, 2.0000]) torch.float32\n"

@@ -301,7 +301,10 @@ def _norm_jvp(F, ts, xs, result, p, dims, keepdim, mask, counts):
     if p == 1:
         return reduce_sum(ops.sgn(x) * t, dim, keepdim)
     if p == 2:
-        out = reduce_sum(x * t, dim, keepdim) / result
+        part = reduce_sum(x * t, dim, keepdim)
+        out = part / result
+        if out._a.dtype != part._a.dtype:       # PyTorch divides in place (div_): the sum's dtype stays
+            out = ops.to_dtype(out, dtypes.of_array(part._a))
         return ops.masked_fill(out, Tensor(result._a == 0), 0)
     if math.isinf(p):
         norm = result
