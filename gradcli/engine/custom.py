@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import autograd, dtypes, savedhooks
+from gradcli.engine import forward as forward_ad
 from gradcli.engine.addresses import address
 from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, OutputGrads, OutputSlot, RunOp, edge
 from gradcli.engine.state import STATE
@@ -41,11 +42,12 @@ class FunctionNode(Node):
                     backward receives one gradient per output, zeros where none flowed (materialized);
       out_index     {forward output's position: its index among the outputs the node made}; with more
                     than one, each has an OutputSlot as its grad_fn (see autograd.OutputSlot);
-      materialize   set_materialize_grads's flag; `dirty`, `non_diff` the tensors marked.
+      materialize   set_materialize_grads's flag; `dirty`, `non_diff` the tensors marked;
+      for_forward   what save_for_forward received: `saved_tensors` while the script's jvp runs (`in_jvp`).
     """
 
     __slots__ = ("attrs", "backward_fn", "arg_edges", "needs_input_grad", "to_save", "stored", "saved_checks",
-                 "in_meta", "out_meta", "out_index", "materialize", "dirty", "non_diff")
+                 "in_meta", "out_meta", "out_index", "materialize", "dirty", "non_diff", "for_forward", "in_jvp")
 
     def __init__(self, name: str, backward_fn):
         super().__init__(RunOp(name + "Backward"), (), None)
@@ -62,6 +64,8 @@ class FunctionNode(Node):
         self.materialize = True
         self.dirty = _EMPTY
         self.non_diff = _EMPTY
+        self.for_forward = None
+        self.in_jvp = False
 
     def name(self) -> str:
         return self.op.node
@@ -77,8 +81,16 @@ class FunctionNode(Node):
                                 f"{_type_name(t)}")
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        if not all(t is None or t.__class__ is Tensor for t in tensors):
+            raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                 "non-tensors as attributes on ctx.")
+        self.for_forward = tensors
+
     @property
     def saved_tensors(self) -> tuple:
+        if self.in_jvp:
+            return self.for_forward or ()
         stored = self.stored
         if stored is FREED:
             raise autograd._error(FREED_MESSAGE, node=self)
@@ -189,18 +201,38 @@ def _type_name(value) -> str:
 
 # ------------------------------------------------------------------------------------------------ apply
 
-def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: dict):
+def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: dict, jvp_fn=None):
     """`Function.apply(*args)`: run the forward with grad mode off (with `ctx` first, or without it and
     then `setup_context(ctx, inputs, output)`), then, when grad mode is on and a tensor argument requires
-    grad, attach the node to the tensors it returned."""
+    grad, attach the node to the tensors it returned; when a tensor argument has a tangent (a dual level
+    is in force), give the outputs the tangents the script's `jvp` returns."""
     ctx = FunctionNode(name, backward_fn)
     ctx.needs_input_grad = tuple([a.__class__ is Tensor and a.requires_grad for a in args])
-    with autograd.set_grad_enabled(False):
-        if setup_context is None:
-            output = forward(ctx, *args, **kwargs)
-        else:
-            output = forward(*args, **kwargs)
-            setup_context(ctx, args, output)
+    level = STATE.fw_level
+    tangents = None
+    if level is not None:
+        tangents = [forward_ad.tangent_of(a) if a.__class__ is Tensor else None for a in args]
+        if all(t is None for t in tangents):
+            tangents = None
+    STATE.fw_level = None               # the forward sees primals alone, as PyTorch runs it
+    try:
+        with autograd.set_grad_enabled(False):
+            if setup_context is None:
+                output = forward(ctx, *args, **kwargs)
+            else:
+                output = forward(*args, **kwargs)
+                setup_context(ctx, args, output)
+    finally:
+        STATE.fw_level = level
+    result = _record(ctx, output, args)
+    if tangents is not None:
+        _forward_mode(ctx, jvp_fn, args, tangents, output, result)
+    ctx.for_forward = None
+    return result
+
+
+def _record(ctx: FunctionNode, output, args: tuple):
+    """The forward's output as apply returns it: with the node attached when it records one."""
     if not (autograd.is_grad_enabled() and any(ctx.needs_input_grad)):
         # nothing to record; an input returned as it is still comes back as a new tensor on its data
         keep = ctx.dirty
@@ -232,6 +264,42 @@ def apply(name: str, forward, setup_context, backward_fn, args: tuple, kwargs: d
             observer.op(ctx.op, wrapped[i], tensors)
     _store(ctx, outputs, wrapped)
     return tuple(wrapped) if several else wrapped[0]
+
+
+def _forward_mode(ctx: FunctionNode, jvp_fn, args: tuple, tangents: list, output, result) -> None:
+    """PyTorch's forward mode through a custom Function: `jvp(ctx, *input_tangents)` (zeros for a tensor
+    argument without a tangent, None for any other argument), run with the primals alone in sight and
+    `ctx.saved_tensors` giving what save_for_forward received; one tangent per forward output."""
+    inputs = [None if a.__class__ is not Tensor else t if t is not None else Tensor(np.zeros_like(a._a))
+              for a, t in zip(args, tangents)]
+    level = STATE.fw_level
+    STATE.fw_level = None
+    ctx.in_jvp = True
+    try:
+        grads = jvp_fn(ctx, *inputs)
+    finally:
+        ctx.in_jvp = False
+        STATE.fw_level = level
+    outputs = output if output.__class__ is tuple else (output,)
+    made = result if result.__class__ is tuple else (result,)
+    if grads.__class__ is not tuple:
+        grads = (grads,)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected "
+                           f"{len(outputs)} but got {len(grads)})")
+    for out, t, g in zip(outputs, made, grads):
+        if t.__class__ is not Tensor or g is None or t._a.dtype.kind not in "fc":
+            continue
+        if g.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor or None (got {_type_name(g)})")
+        if g._a.shape != t._a.shape:
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the "
+                               f"original Tensor, this is not supported. Tensor is of size {list(t._a.shape)} "
+                               f"while the given forward gradient is of size {list(g._a.shape)}.")
+        if _is_arg(out, args) and not _is_arg(out, ctx.dirty) and g._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp "
+                               "is not returning a view.")
+        forward_ad.set_tangent(t, g)
 
 
 def _wrap(ctx: FunctionNode, out: Tensor, args: tuple) -> Tensor:
@@ -301,8 +369,8 @@ def _store(ctx: FunctionNode, outputs: tuple, wrapped: list) -> None:
 
 # The public ctx and node API PyTorch documents, as scripts read it; every other name is an attribute the
 # script set (`ctx.constant`), kept in `attrs`.
-_METHODS = frozenset({"save_for_backward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads",
-                      "name", "register_hook", "register_prehook"})
+_METHODS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable",
+                      "set_materialize_grads", "name", "register_hook", "register_prehook"})
 _READ_ONLY = frozenset({"saved_tensors", "next_functions", "metadata"})
 
 

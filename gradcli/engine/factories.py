@@ -541,20 +541,33 @@ def variable(data, requires_grad=False, volatile=False):
 
 # ------------------------------------------------------------------------------------------- random
 
+def _zero_tangent(F, ts, xs, result):
+    """In forward mode a random fill's tangent is `self_t.zero_()`: the tangent itself is zeroed, so a
+    tangent the script still holds reads zeros afterwards, as in PyTorch."""
+    t = ts[0]
+    if not t._a.flags.writeable:        # a broadcast view cannot be written: a fresh zero tangent
+        return F.zeros_like(t)
+    t._a[...] = 0
+    t._version[0] += 1
+    return t
+
+
 # In-place random fills on tensors that are part of a graph record a node whose gradient is zero.
 # fmt: off
-UNIFORM      = Op("UniformBackward0", None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
-NORMAL_      = Op("NormalBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM_RANGE = Op("RandomBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM_TO    = Op("RandomBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
-RANDOM       = Op("RandomBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True)
+UNIFORM      = Op("UniformBackward0", None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True, jvp=_zero_tangent)
+NORMAL_      = Op("NormalBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True, jvp=_zero_tangent)
+RANDOM_RANGE = Op("RandomBackward0",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True, jvp=_zero_tangent)
+RANDOM_TO    = Op("RandomBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True, jvp=_zero_tangent)
+RANDOM       = Op("RandomBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),), quiet=True, jvp=_zero_tangent)
 NORMAL_MEAN  = Op("NormalBackward1",  None,    (),    (lambda F, g: F.zeros_like(g),),
-                  inputs=("mean",), fits=True, quiet=True)
+                  inputs=("mean",), fits=True, quiet=True, jvp="auto")
 NORMAL_STD   = Op("NormalBackward2",  None,    (),    (lambda F, g: F.zeros_like(g),),
-                  inputs=("std",), fits=True, quiet=True)
+                  inputs=("std",), fits=True, quiet=True, jvp="auto")
+# zeros_like(mean_t): no tangent when only std has one
 NORMAL_BOTH  = Op("NormalBackward3",  None,    (),    (lambda F, g: F.zeros_like(g),
                                                        lambda F, g: F.zeros_like(g)),
-                  inputs=("mean", "std"), fits=True, quiet=True)
+                  inputs=("mean", "std"), fits=True, quiet=True,
+                  jvp=lambda F, ts, xs, result: None if ts[0] is None else F.zeros_like(ts[0]))
 # fmt: on
 
 

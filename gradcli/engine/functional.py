@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, ops
+from gradcli.engine import autograd, forward, ops
 from gradcli.engine.backward import _zeros_like, differentiate
 from gradcli.engine.tensor import Size, Tensor
 
@@ -202,8 +202,8 @@ def _stack_view(pieces, shape, create_graph: bool) -> Tensor:
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    """One vector-Jacobian product per output element (vectorize and forward-mode give the same
-    values, so they take the same path)."""
+    """One vector-Jacobian product per output element (vectorize gives the same values, so it takes the
+    same path); forward-mode: one Jacobian-vector product per input element (_jacfwd)."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
                              'function has more outputs than inputs, "forward-mode" tends to be more '
@@ -213,9 +213,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
                                       '`strategy="forward-mode"` are not supported together (yet). Please '
                                       'either set `create_graph=False` or `strategy="reverse-mode"`.')
-        if not vectorize:
-            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                                      "only implemented for `vectorize=True`.")
+        return _jacfwd(func, inputs, strict, vectorize)
     with autograd.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph, True)
@@ -251,6 +249,49 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                 for k, col in enumerate(columns)))
         result = _grad_postprocess(tuple(result), create_graph)
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacfwd(func, inputs, strict, vectorize):
+    """jacobian(strategy="forward-mode", vectorize=True): the function on dual inputs whose tangents are
+    the standard basis. PyTorch runs it once under vmap over the basis; here it runs once per basis
+    vector and the tangents are stacked, then split per input, permuted and reshaped as PyTorch does
+    (a result that requires grad ends in the same node: ReshapeAliasBackward0, ViewBackward0)."""
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+                           'are not supported together (yet). Please either set `strict=False` or '
+                           '`strategy="reverse-mode"`.')
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    numels = [inp._a.size for inp in inputs]
+    total = sum(numels)
+    columns = is_outputs_tuple = primals = None
+    for j in range(total):
+        with forward.dual_level():
+            duals, start = [], 0
+            for inp, n in zip(inputs, numels):
+                basis = np.zeros(n, dtype=inp._a.dtype)
+                if start <= j < start + n:
+                    basis[j - start] = 1
+                duals.append(forward.make_dual(inp, Tensor(basis.reshape(inp._a.shape))))
+                start += n
+            is_outputs_tuple, outputs = _as_tuple(func(*duals), "outputs", "None")
+            unpacked = [forward.unpack_dual(out) for out in outputs]
+        primals = [u.primal for u in unpacked]
+        if columns is None:
+            columns = [[] for _ in unpacked]
+        for col, (primal, tangent) in zip(columns, unpacked):
+            col.append(tangent if tangent is not None else _zeros_like(primal))
+    result = []
+    for col, out in zip(columns, primals):
+        jac = ops.stack(col) if col else Tensor(np.zeros((0,) + out._a.shape, dtype=out._a.dtype))
+        per_input = []
+        for piece, inp in zip(ops.split_with_sizes(jac, numels, 0), inputs):
+            moved = ops.permute(piece, tuple(range(1, piece._a.ndim)) + (0,))
+            per_input.append(ops.reshape(moved, tuple(out._a.shape) + tuple(inp._a.shape)))
+        result.append(per_input)
+    return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,

@@ -64,7 +64,7 @@ class Function(ScriptObject, metaclass=ScriptType):
             backward = cls.vjp
         if (kwargs or setup is not None) and hasattr(forward, "params"):    # by position, as PyTorch binds them
             args, kwargs = _bind(forward, args, kwargs, setup is not None)
-        return custom.apply(cls.__name__, forward, setup, backward, args, kwargs)
+        return custom.apply(cls.__name__, forward, setup, backward, args, kwargs, cls.jvp)
 
 
 def _bind(forward, args: tuple, kwargs: dict, defaults: bool):

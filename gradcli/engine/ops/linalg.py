@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget
-from gradcli.engine.ops import arith, reduce, shape
+from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
@@ -21,45 +21,123 @@ def _solve_A_grad(F, g, A, result, left, vector):
     return _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector), result, left, vector)
 
 
+# Forward-mode columns (gradcli.engine.forward): PyTorch's `result:` formulas. A product's formula adds
+# both terms, the missing tangent as zeros (PyTorch materializes them for mm, bmm and mv: inf * 0 gives
+# nan there; dot and vdot keep the one term).
+
+def _zeros_for(ts, xs, i):
+    t = ts[i]
+    return t if t is not None else Tensor(np.zeros_like(xs[i]._a))
+
+
+def _product_jvp(product):
+    def jvp(F, ts, xs, result):
+        return product(_zeros_for(ts, xs, 0), xs[1]) + product(xs[0], _zeros_for(ts, xs, 1))
+    return jvp
+
+
+def _dot_jvp(row, product):
+    """dot, vdot: self_t . other_p + self_p . other_t, where PyTorch's missing tangent is a zero tensor that
+    costs nothing: its term is 0 without computing (no nan from inf * 0), yet recorded when its primal
+    requires grad, so the sum is an AddBackward0. (`row` gives the row, declared below.)"""
+    def jvp(F, ts, xs, result):
+        st, ot = ts
+        if st is not None and ot is not None:
+            return product(st, xs[1]) + product(xs[0], ot)
+        term = product(st, xs[1]) if ot is None else product(xs[0], ot)
+        primal = xs[0] if ot is None else xs[1]
+        if not primal.requires_grad:
+            return term
+        zeros = Tensor(np.zeros_like(primal._a))
+        zero = apply(row(), np.zeros((), dtype=result._a.dtype), (primal, zeros) if ot is None else (zeros, primal))
+        return term + zero
+    return jvp
+
+
+def _det_jvp(F, ts, xs, result):
+    """linalg_det_jvp: trace(A^-1 dA) * det, A^-1 dA solved with det's LU (zero pivots as epsilon)."""
+    A = xs[0]._a
+    _, lu, pivots, use_transpose = _det_factors(A)
+    n = A.shape[-1]
+    diag = np.diagonal(lu, 0, -2, -1)
+    lu = lu + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    dA = np.broadcast_to(ts[0]._a, A.shape)
+    solved = Tensor(np.ascontiguousarray(_lu_solve(lu, pivots, dA, adjoint=use_transpose)))
+    return reduce.reduce_sum(diagonal(solved, 0, -2, -1), -1) * result
+
+
+def _inv_jvp(F, ts, xs, result):
+    """-(inverse @ A_t) @ inverse, copied into the strides of LAPACK's (column-major) inverse (CopyBackwards)."""
+    value = -F.matmul(F.matmul(result, ts[0]), result)
+    return elementwise.copy(Tensor(np.empty_like(result._a)), value)
+
+
+def _solve_jvp(F, ts, xs, result, left, vector):
+    """linalg_solve_jvp: dX solves A dX = dB - dA X (X dA on the right for left=False), a missing tangent
+    as zeros. (PyTorch solves with the forward's LU, a LinalgLuSolveBackward0 node; solve() factors A
+    again, to the same LU, and records LinalgSolveExBackward0.)"""
+    A = xs[0]
+    X = F.unsqueeze_dims(result, (result._a.ndim,)) if vector else result
+    At = _zeros_for(ts, xs, 0)
+    Bt = _zeros_for(ts, xs, 1)
+    R = F.matmul(At, X) if left else F.matmul(X, At)
+    rhs = (F.unsqueeze_dims(Bt, (Bt._a.ndim,)) if vector else Bt) - R
+    out = solve(A, rhs, left)
+    return shape.squeeze(out, -1) if vector else out
+
+
 # fmt: off
 MM                = Op("MmBackward0",               None,    ("self", "mat2"),
                        (lambda F, g, self, mat2: F.matmul(g, F.t(mat2)),
                         lambda F, g, self, mat2: F.matmul(F.t(self), g)),
-                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True,
+                       jvp=_product_jvp(lambda a, b: mm(a, b)))
 BMM               = Op("BmmBackward0",              None,    ("self", "mat2"),
                        (lambda F, g, self, mat2: F.bmm(g, F.mT(mat2)),
                         lambda F, g, self, mat2: F.bmm(F.mT(self), g)),
-                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True)
+                       inputs=("self", "mat2"), needed_by={"self": "mat2", "mat2": "self"}, quiet=True,
+                       jvp=_product_jvp(lambda a, b: bmm(a, b)))
 MV                = Op("MvBackward0",               None,    ("self", "vec"),
                        (lambda F, g, self, vec: F.outer(g, vec),
                         lambda F, g, self, vec: F.mv(F.t(self), g)),
-                       inputs=("self", "vec"), needed_by={"self": "vec", "vec": "self"}, quiet=True)
+                       inputs=("self", "vec"), needed_by={"self": "vec", "vec": "self"}, quiet=True,
+                       jvp=_product_jvp(lambda a, b: mv(a, b)))
 DOT               = Op("DotBackward0",              None,    ("self", "tensor"),
                        (lambda F, g, self, tensor: g * tensor,
                         lambda F, g, self, tensor: g * self),
-                       inputs=("self", "tensor"), needed_by={"self": "tensor", "tensor": "self"}, quiet=True)
+                       inputs=("self", "tensor"), needed_by={"self": "tensor", "tensor": "self"}, quiet=True,
+                       jvp=_dot_jvp(lambda: DOT, lambda a, b: dot(a, b)))
 VDOT              = Op("VdotBackward0",             None,    ("self", "other"),
                        (lambda F, g, self, other: g * other,
-                        lambda F, g, self, other: g * self), needed_by={"self": "other", "other": "self"}, quiet=True)
+                        lambda F, g, self, other: g * self), needed_by={"self": "other", "other": "self"}, quiet=True,
+                       jvp=_dot_jvp(lambda: VDOT, lambda a, b: vdot(a, b)))
 DET               = Op("LinalgDetBackward0",        None,    ("A", "result"),
-                       (lambda F, g, A, result: F.det_backward(g, A, result),), inputs=("A",), quiet=True)
+                       (lambda F, g, A, result: F.det_backward(g, A, result),), inputs=("A",), quiet=True,
+                       jvp=_det_jvp)
 INV               = Op("LinalgInvExBackward0",      None,    ("result",),
-                       (lambda F, g, result: -F.matmul(F.mT(result), F.matmul(g, F.mT(result))),))
+                       (lambda F, g, result: -F.matmul(F.mT(result), F.matmul(g, F.mT(result))),),
+                       jvp=_inv_jvp)
 SOLVE             = Op("LinalgSolveExBackward0",    None,    ("A", "result", "left", "vector"),
                        (_solve_A_grad,
                         lambda F, g, A, result, left, vector: _solve_backward_B(F, g, A, result, left, vector)),
-                       inputs=("A", "B"), fits=True, quiet=True)
+                       inputs=("A", "B"), fits=True, quiet=True, jvp=_solve_jvp)
 TRACE             = Op("TraceBackward0",            None,    ("sizes",),
-                       (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)), sizes, 0, 0, 1),))
+                       (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)), sizes, 0, 0, 1),),
+                       jvp=lambda F, ts, xs, result, sizes: trace(ts[0]))
 DIAGONAL          = Op("DiagonalBackward0",         None,    ("sizes", "offset", "dim1", "dim2"),
-                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),),
+                       jvp=lambda F, ts, xs, result, sizes, offset, dim1, dim2: diagonal(ts[0], offset, dim1, dim2))
 DIAG              = Op("DiagonalBackward0_copy",    None,    ("sizes", "offset", "dim1", "dim2"),
-                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),))
+                       (lambda F, g, sizes, offset, dim1, dim2: F.diagonal_scatter(g, sizes, offset, dim1, dim2),),
+                       jvp=lambda F, ts, xs, result, sizes, offset, dim1, dim2: diag(ts[0], offset))
 DIAG_EMBED        = Op("DiagEmbedBackward0",        None,    ("offset", "dim1", "dim2"),
-                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),),
+                       jvp=lambda F, ts, xs, result, offset, dim1, dim2: diag_embed(ts[0], offset, dim1, dim2))
 # the gradient of diagonal(), as an op of its own so create_graph can differentiate it again
 DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", None,    ("offset", "dim1", "dim2"),
-                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),))
+                       (lambda F, g, offset, dim1, dim2: F.diagonal(g, offset, dim1, dim2),),
+                       jvp=lambda F, ts, xs, result, offset, dim1, dim2:
+                           diagonal_backward(ts[0], result._a.shape, offset, dim1, dim2))
 # fmt: on
 
 _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",

@@ -9,8 +9,9 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
-from gradcli.engine import ops, signatures
+from gradcli.engine import dtypes, forward, ops, signatures
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
 
 
@@ -216,52 +217,211 @@ def _cumprod_backward_zeros(g, x, out, w, zero, dim):
     return grad_input
 
 
+# Forward-mode columns (gradcli.engine.forward): (F, tangents, inputs, result, *args) -> the result's tangent,
+# PyTorch's derivatives.yaml `result:` formulas step for step. Masks and counts, which carry no gradient,
+# are constants; every step on a primal or the result is a recorded op, so a tangent of a primal that
+# requires grad has PyTorch's grad_fn.
+
+def _dtype_of(result, t):
+    """The op's dtype= when the result's dtype is not the tangent's (PyTorch passes it to auto_linear)."""
+    return None if result._a.dtype == t._a.dtype else dtypes.of_array(result._a)
+
+
+def _keep_dims(dims):
+    """`dim.value_or({})` as a reduction's dims: () is every dim."""
+    return () if dims is None else dims
+
+
+def _sum_jvp(F, ts, xs, result, shape):
+    return reduce_sum(ts[0], dtype=_dtype_of(result, ts[0]))
+
+
+def _sum_dim_jvp(F, ts, xs, result, shape, dims, keepdim):
+    return reduce_sum(ts[0], dims, keepdim, _dtype_of(result, ts[0]))
+
+
+def _mean_jvp(F, ts, xs, result, shape, n):
+    return mean(ts[0], dtype=_dtype_of(result, ts[0]))
+
+
+def _mean_dim_jvp(F, ts, xs, result, shape, dims, keepdim, n):
+    return mean(ts[0], dims, keepdim, _dtype_of(result, ts[0]))
+
+
+def _as_result(x, result):
+    """self_p.to(result.scalar_type())."""
+    return x if x._a.dtype == result._a.dtype else ops.to_dtype(x, dtypes.of_array(result._a))
+
+
+def _ones_like_result(result):
+    """at::ones({}, result.options()).expand_as(result)."""
+    return ops.expand(Tensor(np.ones((), dtype=result._a.dtype)), result._a.shape)
+
+
+def _prod_jvp(F, ts, xs, result):
+    """(prod_backward(ones, self_p, result) * self_t).sum()."""
+    return reduce_sum(_prod_backward(F, _ones_like_result(result), _as_result(xs[0], result), result) * ts[0])
+
+
+def _prod_dim_jvp(F, ts, xs, result, dim, keepdim):
+    grad = _prod_dim_backward(F, _ones_like_result(result), _as_result(xs[0], result), result, dim, keepdim)
+    return reduce_sum(grad * ts[0], dim, keepdim)
+
+
+def _evenly_read_jvp(F, ts, xs, result, *_):
+    """max()/min(): the tangent averaged over the elements equal to the result."""
+    mask = xs[0]._a == result._a
+    count = Tensor(np.asarray(np.count_nonzero(mask), dtype=np.int64))
+    return reduce_sum(Tensor(mask) * (ts[0] / count))
+
+
+def _gather_kept_jvp(F, ts, xs, result, shape, key, dim, keepdim):
+    """max(dim)/min(dim): the tangent at the index returned (gather_with_keepdimed_indices)."""
+    if not shape:
+        return ts[0]
+    out = ops.gather(ts[0], dim, Tensor(key[dim]))
+    return out if keepdim else ops.squeeze(out, dim)
+
+
+def _amax_jvp(F, ts, xs, result, mask, counts, dims, keepdim):
+    """amax/amin: where(mask, self_t, 0.).sum(dim, keepdim) / mask.sum(dim, keepdim)."""
+    x = xs[0]._a
+    kept = result._a if keepdim or not x.ndim else np.expand_dims(result._a, dims)
+    hit = x == kept
+    count = Tensor(hit.sum(axis=dims, keepdims=keepdim) if x.ndim else np.asarray(hit, dtype=np.int64))
+    return reduce_sum(ops.where(Tensor(hit), ts[0], 0.), dims, keepdim) / count
+
+
+def _norm_jvp(F, ts, xs, result, p, dims, keepdim, mask, counts):
+    """linalg_vector_norm_jvp (norm_jvp), branch by branch."""
+    x, t = xs[0], ts[0]
+    dim = _keep_dims(dims)
+    if p == 0:
+        return F.zeros_like(result)
+    if p == 1:
+        return reduce_sum(ops.sgn(x) * t, dim, keepdim)
+    if p == 2:
+        part = reduce_sum(x * t, dim, keepdim)
+        out = part / result
+        if out._a.dtype != part._a.dtype:       # PyTorch divides in place (div_): the sum's dtype stays
+            out = ops.to_dtype(out, dtypes.of_array(part._a))
+        return ops.masked_fill(out, Tensor(result._a == 0), 0)
+    if math.isinf(p):
+        norm = result
+        if not keepdim and x.ndim and dims:
+            norm = F.unsqueeze_dims(result, dims)
+        a, n = np.abs(x._a), norm._a
+        is_max = ((a == n) | (np.isnan(x._a) & np.isnan(n))).astype(n.dtype)
+        nb = np.asarray(np.count_nonzero(is_max, axis=dims if dims else None), dtype=np.int64)
+        if x.ndim and dims:
+            nb = np.expand_dims(nb, dims)
+        return reduce_sum(ops.sgn(x) * t * Tensor(is_max) / Tensor(nb), dim, keepdim)
+    zero = Tensor(result._a == 0)
+    if p < 1:
+        scaled = ops.masked_fill(ops.power(ops.abs(x), p - 1), Tensor(x._a == 0), 0)
+        return reduce_sum(scaled * (ops.sgn(x) * t), dim, keepdim) * ops.power(result, 1 - p)
+    if p < 2:
+        part = reduce_sum(ops.power(ops.abs(x), p - 1) * (ops.sgn(x) * t), dim, keepdim)
+    else:
+        part = reduce_sum(ops.power(ops.abs(x), p - 2) * (x * t), dim, keepdim)
+    return ops.masked_fill(part / ops.power(result, p - 1), zero, 0)
+
+
+def _var_jvp(F, ts, xs, result, dims, correction, keepdim):
+    """var: var_backward(self_t, self_p, dim, correction, keepdim=True).sum(dim, keepdim)."""
+    x = xs[0]
+    return reduce_sum(_var_backward(F, ts[0], x, dims, correction, True), _keep_dims(dims), keepdim)
+
+
+def _std_jvp(F, ts, xs, result, dims, correction, keepdim):
+    """std: var's tangent over 2 * result, zero where the result is."""
+    out = _var_jvp(F, ts, xs, result, dims, correction, keepdim) / (2. * result)
+    return ops.masked_fill(out, Tensor(result._a == 0), 0)
+
+
+def _logsumexp_jvp(F, ts, xs, result, dims, keepdim):
+    """logsumexp: sum(exp(self_p - amax) * self_t) / sum(exp(self_p - amax)) (the exp-normalize trick)."""
+    x = xs[0]
+    if x._a.dtype != result._a.dtype:
+        x = _as_result(x, result)
+    shifted = x - amax(x, dims, True) if x._a.size else x
+    e = apply(ops.arith.EXP, exp_array(shifted._a), (shifted,))     # exp rounded once, as exp_array
+    total = reduce_sum(e, dims, keepdim)
+    return reduce_sum(e * ts[0], dims, keepdim) / total
+
+
+def _cumsum_jvp(F, ts, xs, result, dim, size):
+    return cumsum(ts[0], dim, _dtype_of(result, ts[0]))
+
+
+def _cumprod_jvp(F, ts, xs, result, dim):
+    """cumprod_jvp: cumsum(self_t / self_p) * result, and past each slice's first zero, the cumulative
+    product with that zero's tangent in its place."""
+    t, x = ts[0], xs[0]
+    gradient = cumsum(t / x, dim) * result
+    zeros = x._a == 0
+    if x._a.ndim == 0:
+        out = ops.where(Tensor(zeros), t, gradient)
+    else:
+        first = zeros & (np.cumsum(zeros, axis=dim) == 1)
+        new_grad = cumprod(ops.where(Tensor(first), t, x), dim)
+        out = ops.where(Tensor(np.cumsum(first, axis=dim) != 0), new_grad, gradient)
+    return _as_result(out, result)
+
+
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op). Rows
 # that take a dtype= fit each gradient back to the input's dtype (`fits`).
 # fmt: off
 #              node                         forward  saves
 SUM       = Op("SumBackward0",              None,    ("shape",),
-               (lambda F, g, shape: F.expand(g, shape),), fits="dtype")
+               (lambda F, g, shape: F.expand(g, shape),), fits="dtype", jvp=_sum_jvp)
 SUM_DIM   = Op("SumBackward1",              None,    ("shape", "dims", "keepdim"),
-               (_expand_back,), fits="dtype")
+               (_expand_back,), fits="dtype", jvp=_sum_dim_jvp)
 MEAN      = Op("MeanBackward0",             None,    ("shape", "n"),
-               (lambda F, g, shape, n: F.expand(g, shape) / n,), fits="dtype")
+               (lambda F, g, shape, n: F.expand(g, shape) / n,), fits="dtype", jvp=_mean_jvp)
 MEAN_DIM  = Op("MeanBackward1",             None,    ("shape", "dims", "keepdim", "n"),
-               (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,), fits="dtype")
+               (lambda F, g, shape, dims, keepdim, n: _expand_back(F, g, shape, dims, keepdim) / n,), fits="dtype",
+               jvp=_mean_dim_jvp)
 PROD      = Op("ProdBackward0",             None,    ("self", "result"),
-               (_prod_backward,), fits="dtype", quiet=True)
+               (_prod_backward,), fits="dtype", quiet=True, jvp=_prod_jvp)
 PROD_DIM  = Op("ProdBackward1",             None,    ("self", "result", "dim", "keepdim"),
-               (_prod_dim_backward,), fits="dtype", quiet=True)
+               (_prod_dim_backward,), fits="dtype", quiet=True, jvp=_prod_dim_jvp)
 MAX       = Op("MaxBackward1",              None,    ("self", "mask", "count", "result"),
-               (_evenly_distribute,), quiet=True)
+               (_evenly_distribute,), quiet=True, jvp=_evenly_read_jvp)
 MIN       = Op("MinBackward1",              None,    ("self", "mask", "count", "result"),
-               (_evenly_distribute,), quiet=True)
+               (_evenly_distribute,), quiet=True, jvp=_evenly_read_jvp)
 MAX_DIM   = Op("MaxBackward0",              None,    ("shape", "key", "dim", "keepdim"),
-               (_select_backward,), saves_tensors=True, quiet=True)
+               (_select_backward,), saves_tensors=True, quiet=True, jvp=_gather_kept_jvp)
 MIN_DIM   = Op("MinBackward0",              None,    ("shape", "key", "dim", "keepdim"),
-               (_select_backward,), saves_tensors=True, quiet=True)
+               (_select_backward,), saves_tensors=True, quiet=True, jvp=_gather_kept_jvp)
 AMAX      = Op("AmaxBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
-               (_amax_backward,), quiet=True)
+               (_amax_backward,), quiet=True, jvp=_amax_jvp)
 AMIN      = Op("AminBackward0",             None,    ("self", "mask", "counts", "dims", "keepdim", "result"),
-               (_amax_backward,), quiet=True)
+               (_amax_backward,), quiet=True, jvp=_amax_jvp)
 NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
-               (_norm_backward,), fits="dtype", quiet=True)
+               (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
 STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
-               (_std_backward,), quiet=True)
+               (_std_backward,), quiet=True, jvp=_std_jvp)
 VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
-               (_var_backward,), quiet=True)
+               (_var_backward,), quiet=True, jvp=_var_jvp)
 LOGSUMEXP = Op("LogsumexpBackward0",        None,    ("self", "result", "dims", "keepdim"),
-               (_logsumexp_backward,), quiet=True)
+               (_logsumexp_backward,), quiet=True, jvp=_logsumexp_jvp)
 CUMSUM    = Op("CumsumBackward0",           None,    ("dim", "size"),
-               (_cumsum_backward,), fits="dtype")
+               (_cumsum_backward,), fits="dtype", jvp=_cumsum_jvp)
 CUMPROD   = Op("CumprodBackward0",          None,    ("self", "result", "dim"),
-               (_cumprod_backward,), fits="dtype", quiet=True)
+               (_cumprod_backward,), fits="dtype", quiet=True, jvp=_cumprod_jvp)
 # fmt: on
 
 
 # ----------------------------------------------------------------------------------------- helpers
 
 _REQUIRED = object()
+
+
+def _plain(a: Tensor) -> bool:
+    """Neither a node nor a tangent to give the result: forwards that compute masks or keys only for
+    those skip them."""
+    return not needs_grad(a) and (STATE.fw_level is None or forward.tangent_of(a) is None)
 
 
 def _require_dim(dim, fn: str):
@@ -441,7 +601,7 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         out = np.asarray(x.max() if largest else x.min())
-        if not needs_grad(a):
+        if _plain(a):
             return Tensor(out)      # no node: the mask is not worth computing
         mask = np.isnan(x) if np.isnan(out) else x == out
         return apply(MAX if largest else MIN, out, (a,), (Tensor(mask), int(np.count_nonzero(mask))))
@@ -456,7 +616,7 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
         if not keepdim:
             values, idx = values.squeeze(d), idx.squeeze(d)
     indices = Tensor(idx.astype(np.int64, copy=False))
-    if not needs_grad(a):
+    if _plain(a):
         return ReturnTypes(name, Tensor(values), indices)     # no node: the key is not worth computing
     key = _index_key(x.shape, d, idx if keepdim else np.expand_dims(idx, d)) if x.ndim else ()
     row = MAX_DIM if largest else MIN_DIM
@@ -496,7 +656,7 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
         raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
     fn = np.max if largest else np.min
     out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
-    if not needs_grad(a):
+    if _plain(a):
         return Tensor(out)      # no node: the mask is not worth computing
     kept = out if keepdim or not x.ndim else np.expand_dims(out, dims)
     mask = (x == kept).astype(x.dtype)
@@ -583,7 +743,7 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
     out = np.asarray(out, dtype=x.dtype)
-    if not needs_grad(a):
+    if _plain(a):
         return Tensor(out)      # no node: the mask is not worth computing
     mask = counts = None
     if math.isinf(p):

@@ -1,0 +1,91 @@
+"""Forward-mode tangents of the reduction, linear-algebra and random-fill rows (ops/reduce.py, ops/linalg.py,
+factories.py) against central finite differences, one case or more per row; the printed results are
+pinned byte for byte by tests/conformance/fwad_reduce.grad (which also has ties of max, amax and the inf
+norm, where PyTorch's tangent is the average and a finite difference is one-sided)."""
+
+from __future__ import annotations
+
+import pytest
+
+from forward_check import check
+from gradcli.engine import factories
+from gradcli.engine.ops import linalg, reduce
+from gradcli.engine.recording import Op
+
+X = "x = torch.randn(2, 3, dtype=torch.float64)"
+S = "x = torch.randn((), dtype=torch.float64)"
+XZ = X + "\nx[0, 1] = 0.0"                              # a zero: prod and cumprod take their other branch
+XZZ = XZ + "\nx[0, 2] = 0.0"                            # two zeros in one slice
+M = "x = torch.randn(3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)"
+MB = "x = torch.randn(2, 3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)"
+MT = M + "\nx = x.t()"                                  # not contiguous: det factors A, not A^T
+MY = M + "\ny = torch.randn(3, 2, dtype=torch.float64)"
+MV = M + "\ny = torch.randn(3, dtype=torch.float64)"
+B = "x = torch.randn(2, 3, 4, dtype=torch.float64)\ny = torch.randn(2, 4, 2, dtype=torch.float64)"
+V = "x = torch.randn(4, dtype=torch.float64)\ny = torch.randn(4, dtype=torch.float64)"
+XY = X + "\ny = torch.rand(2, 3, dtype=torch.float64) + 0.5"
+
+CASES = [
+    (X, "x.sum()"), (X, "x.sum(1)"), (X, "x.sum((0, 1), keepdim=True)"), (S, "x.sum(0)"),
+    (X, "x.mean()"), (X, "x.mean(0)"), (X, "x.mean(1, keepdim=True)"),
+    (X, "x.prod()"), (X, "x.prod(1)"), (XZ, "x.prod()"), (XZ, "x.prod(1)"), (XZZ, "x.prod(1, keepdim=True)"),
+    (S, "x.prod()"), (S, "x.prod(0)"),
+    (X, "x.max()"), (X, "x.min()"), (X, "x.max(1)"), (X, "x.min(0, keepdim=True)"), (S, "x.max(0)"),
+    (X, "x.amax(1)"), (X, "x.amin((0, 1))"), (X, "x.amin(0, keepdim=True)"), (S, "x.amax()"),
+    (X, "x.norm()"), (X, "x.norm(1)"), (X, "x.norm(float('inf'))"), (X, "x.norm(float('inf'), dim=1)"),
+    (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "torch.linalg.vector_norm(x, 0.5)"),
+    (X, "torch.linalg.vector_norm(x, 1.5, dim=1, keepdim=True)"), (X, "x.norm(0) + x"), (S, "x.norm()"),
+    (X, "x.std()"), (X, "x.var(1)"), (X, "x.std(0, keepdim=True)"), (X, "x.var(correction=0)"), (X, "x.var((0, 1))"),
+    (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
+    (X, "x.cumsum(1)"), (X, "x.cumsum(0)"), (S, "x.cumsum(0)"),
+    (X, "x.cumprod(1)"), (XZ, "x.cumprod(1)"), (XZZ, "x.cumprod(1)"), (XZ, "x.cumprod(0)"), (S, "x.cumprod(0)"),
+    (MY, "torch.mm(x, y)", ("x", "y")), (MY, "torch.mm(x, y)", ("y",)), (M, "x.mm(x)"),
+    (B, "torch.bmm(x, y)", ("x", "y")), (B, "torch.bmm(x, y)", ("x",)),
+    (MV, "torch.mv(x, y)", ("x", "y")), (MV, "torch.mv(x, y)", ("y",)),
+    (V, "torch.dot(x, y)", ("x", "y")), (V, "torch.dot(x, y)", ("x",)), (V, "torch.vdot(x, y)", ("x", "y")),
+    (M, "torch.linalg.det(x)"), (MB, "torch.det(x)"), (MT, "torch.linalg.det(x)"),
+    (M, "torch.linalg.inv(x)"), (MV, "torch.linalg.solve(x, y)", ("x", "y")), (MY, "torch.linalg.solve(x, y)", ("x",)),
+    (MY, "torch.linalg.solve(x, y)", ("y",)),
+    (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
+    (V, "torch.diag_embed(x)"),
+    (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),
+    (X, "(x * 1).random_(9) * 0 + x"), (X, "(x * 1).random_() * 0 + x"),
+    (X, "torch.normal(x, 1.0) * 0 + x"), (XY, "torch.normal(0.0, y) * 0 + y", ("y",)),
+    (XY, "torch.normal(x, y) * 0 + x", ("x", "y")),
+]
+
+
+def _case(case):
+    setup, expr = case[:2]
+    return check(setup, expr, case[2] if len(case) > 2 else ("x",))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_tangent_equals_finite_difference(case):
+    ok, text, _ = _case(case)
+    assert ok, text
+
+
+def _rows(*modules) -> set:
+    return {v for m in modules for v in vars(m).values() if v.__class__ is Op}
+
+
+def test_every_row_has_a_tangent_reached_by_a_case():
+    rows = _rows(reduce, linalg, factories)
+    assert not [r.node for r in rows if r.jvp is None]
+    seen = set()
+    for case in CASES:
+        seen |= _case(case)[2]
+    # the gradient of diagonal(), recorded only by backward formulas under create_graph
+    formula_only = {linalg.DIAGONAL_BACKWARD}
+    assert sorted(r.node for r in rows - seen - formula_only) == []
+
+
+def test_the_two_norm_of_a_wider_dtype_keeps_its_tangent_in_the_input_dtype():
+    # PyTorch divides the tangent's sum by the norm in place (div_), so it stays float32
+    from tests.conftest import gradcli_output
+    source = ("import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+              "    d = fwAD.make_dual(torch.tensor([[3., 4.], [1., 0.]]), torch.tensor([[1., 1.], [2., 5.]]))\n"
+              "    t = fwAD.unpack_dual(d.norm(dim=1, dtype=torch.float64)).tangent\n"
+              "    print(t, t.dtype)\n")
+    assert gradcli_output(source) == "tensor([1.4000, 2.0000]) torch.float32\n"
