@@ -209,13 +209,16 @@ def _join_suffixes(text: str, suffixes: list[str], linewidth) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 def tensor_repr(data: np.ndarray, dtype_name: str, *, grad_fn_name: str | None = None,
-                requires_grad: bool = False, opts: PrintOptions | None = None) -> str:
-    """PyTorch's repr of a tensor holding `data`, whose numpy dtype matches dtype_name ('float32', 'int64', ...)."""
+                requires_grad: bool = False, opts: PrintOptions | None = None, tangent: str | None = None) -> str:
+    """PyTorch's repr of a tensor holding `data`, whose numpy dtype matches dtype_name ('float32', 'int64', ...);
+    `tangent` is the text of its forward-mode tangent, the last suffix."""
     if opts is None:
         opts = _DEFAULT_OPTS
     data = np.asarray(data)
     body = "[]" if data.size == 0 else _body(data, dtype_name in _FLOAT_DTYPES, opts)
     suffixes = _suffixes(data, dtype_name, grad_fn_name, requires_grad, opts)
+    if tangent is not None:
+        suffixes.append("tangent=" + tangent)
     return _join_suffixes(_PREFIX + body, suffixes, opts.linewidth)
 
 

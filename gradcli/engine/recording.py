@@ -52,6 +52,12 @@ class Op:
       saves_tensors whether a backward pass frees what the node saved (PyTorch frees saved tensors, so a
                     second pass through such a node fails); derived: the row saves an input or its
                     result; say True for a row that saves a tensor the forward computed (a mask);
+      jvp           the forward-mode column: how the result's tangent follows from the inputs'
+                    tangents (gradcli.engine.forward): "auto" for an elementwise row whose backward
+                    formulas, given a tangent as `g`, are the tangent's terms (PyTorch's
+                    auto_element_wise); a function `(F, tangents, inputs, result, *args)` (tangents: one
+                    per input, None where an input has none; args: the forward's saved values); or
+                    forward.Unsupported(name) where PyTorch has no forward-mode formula either;
       quiet         the observer (Observer.op, STATE.observer) sees a result of this row only
                     when a node is attached to it, not every result. Which rows are quiet is history
                     (their forward functions used to return early without grad) that --nan-check's
@@ -68,10 +74,11 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "needers")
+                 "quiet", "fresh", "joint", "plan", "needers", "jvp")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
-                 floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None):
+                 floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
+                 jvp=None):
         self.node = node
         self.forward = forward
         self.saves = saves
@@ -84,6 +91,7 @@ class Op:
         self.quiet = quiet
         self.fresh = fresh
         self.joint = joint
+        self.jvp = jvp
         # `plan`: how apply builds the saved tuple, one int per saved name (an input's index, _RESULT, or
         # _ARG - j for the forward's j-th value); None when every name is a value the forward passes
         # (the saved tuple is then the forward's own tuple). `needers`: per input, the input whose
@@ -139,7 +147,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         observer.op(op, t, inputs)
         observer = None
     if not STATE.recording:
-        return t
+        return t if STATE.fw_level is None else _dual(op, t, inputs, args)
     inference_seen = STATE.inference_seen
     # the nodes the gradients flow to; one and two inputs without a comprehension (a call in 3.11)
     n = len(inputs)
@@ -148,13 +156,13 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
         ny = (y.grad_fn or edge(y)) if y.__class__ is Tensor else None
         if nx is None and ny is None:
-            return t
+            return t if STATE.fw_level is None else _dual(op, t, inputs, args)
         nodes = (nx, ny)
     elif n == 1:
         x = inputs[0]
         nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
         if nx is None:
-            return t
+            return t if STATE.fw_level is None else _dual(op, t, inputs, args)
         nodes = (nx,)
     else:
         nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
@@ -162,7 +170,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
             if nx is not None:
                 break
         else:
-            return t
+            return t if STATE.fw_level is None else _dual(op, t, inputs, args)
     if observer is not None:
         observer.op(op, t, inputs)
     plan = op.plan
@@ -234,7 +242,13 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     t.requires_grad = True
     if plan is not None and STATE.saved_hooks is not None:     # saved_tensors_hooks in force
         STATE.saved_hooks.pack_node(node)
-    return t
+    return t if STATE.fw_level is None else _dual(op, t, inputs, args)
+
+
+def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
+    """`t` with its forward-mode tangent, when some input has one (a dual level is in force)."""
+    from gradcli.engine import forward
+    return forward.propagate(op, t, inputs, args)
 
 
 def unary(op: Op, name: str):

@@ -117,11 +117,13 @@ class Tensor:
 
     `_version` is a one-element list shared with tensors that alias the same data through `detach()`
     (not through `.data`, which PyTorch gives a counter of its own); `_acc` is a weak reference to
-    the leaf's AccumulateGrad node.
+    the leaf's AccumulateGrad node. `_fw`, set only on tensors that get a forward-mode tangent (so no
+    other tensor pays for it), is `(level, tangent)`: the tangent counts while that level is in force
+    (gradcli.engine.forward).
     """
 
     __slots__ = ("_a", "requires_grad", "grad", "grad_fn", "_version", "_acc", "_base", "_inference",
-                 "__weakref__")
+                 "_fw", "__weakref__")
 
     # numpy must hand `ndarray <op> Tensor` back to the Tensor's reflected operator
     __array_ufunc__ = None
@@ -345,9 +347,13 @@ class Tensor:
 
     def __repr__(self) -> str:
         fn = self.grad_fn
+        tangent = None
+        if STATE.fw_level is not None:
+            from gradcli.engine import forward
+            tangent = forward.tangent_text(self)
         return tensor_repr(self._a, self._a.dtype.name, grad_fn_name=None if fn is None else fn.op.node,
                            requires_grad=self.requires_grad, opts=print_options,
-                           variable=True if id(self) in autograd.legacy_variables else None)
+                           variable=True if id(self) in autograd.legacy_variables else None, tangent=tangent)
 
     __str__ = __repr__
 
@@ -1204,6 +1210,8 @@ class Tensor:
             src.requires_grad = self.requires_grad
             src.grad_fn = self.grad_fn
             src._acc = self._acc
+            if STATE.fw_level is not None:
+                src._fw = getattr(self, "_fw", None)
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):
@@ -1214,6 +1222,9 @@ class Tensor:
                                f"shape {list(out.shape)}")
         np.copyto(self._a, out, casting="unsafe")
         self._version[0] += 1
+        if STATE.fw_level is not None:
+            from gradcli.engine import forward
+            forward.inplace_tangent(self, result)
         node = result.grad_fn
         if node is not None:
             if node.checks:
@@ -1233,7 +1244,7 @@ class Tensor:
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
         general path otherwise, which also owns every error message."""
         a = self._a
-        if (self._base is None and not self._inference and a.dtype.kind == "f"
+        if (self._base is None and not self._inference and a.dtype.kind == "f" and STATE.fw_level is None
                 and not (STATE.recording and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):
             if other.__class__ is float or other.__class__ is int:

@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, rng, saved, savedhooks
+from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -77,6 +77,7 @@ ALLOWED = {
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
     savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
     ReturnTypes: frozenset(("values", "indices", "count", "index")),
+    forward.UnpackedDualTensor: frozenset(("primal", "tangent", "count", "index")),
     pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
     pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),
     pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),

@@ -907,7 +907,11 @@ class Compiler:
                 e = TypeError(f"'{type(ctx).__name__}' object does not support the context manager protocol")
                 locate(e, line, col)
                 raise e
-            value = enter(ctx)
+            try:
+                value = enter(ctx)
+            except Exception as e:          # an engine context refusing to start: at its expression
+                locate(e, line, col)
+                raise
             if bind is not None:
                 bind(env, value)
             try:

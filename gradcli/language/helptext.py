@@ -101,6 +101,12 @@ _WHAT = {
                            "backward goes through pack, and through unpack when backward reads it.",
     "save_on_cpu": "A saved_tensors_hooks context that keeps saved tensors on the CPU (where gradcli's are).",
     "disable_saved_tensors_hooks": "A context in which entering saved_tensors_hooks fails with the given message.",
+    "dual_level": "A context (`with dual_level():`) for forward-mode AD: tangents live while it lasts.",
+    "make_dual": "A view of the tensor carrying a tangent (forward mode); ops give their results tangents.",
+    "unpack_dual": "The (primal, tangent) pair of a dual tensor; tangent is None for an ordinary one.",
+    "enter_dual_level": "Starts a forward-mode level by hand (dual_level is the context form); returns 0.",
+    "exit_dual_level": "Ends the forward-mode level; every tangent made in it is dropped.",
+    "UnpackedDualTensor": "The named pair unpack_dual returns: .primal and .tangent.",
     "requires_grad_": "Marks the tensor (a leaf) as requiring grad, in place, and returns it.",
     "retain_grad": "Keeps .grad for this non-leaf tensor after backward.",
     "register_hook": "Registers a function called with the tensor's gradient during backward; it may return a "
@@ -343,6 +349,8 @@ _MODULES = {
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
     "torch.testing": "Comparing results in tests: assert_close.",
     "torch.func": "Function transforms: grad, grad_and_value, vjp, jacrev, vmap.",
+    "torch.autograd.forward_ad": "Forward-mode AD: dual_level, make_dual, unpack_dual (tangents pushed forward "
+                                 "through each op).",
     "torch.autograd.graph": "The graph's nodes and hooks: Node, increment_version, and hooks on the tensors "
                             "the graph saves (saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks).",
     "torch.nn": "Only its functional module is part of gradcli.",

@@ -16,8 +16,8 @@ import time as _time
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, closeness, dtypes, factories, functional, functorch, gradcheck,
-                            ops, rng, savedhooks, signatures)
+from gradcli.engine import (autograd, backward, closeness, dtypes, factories, forward, functional, functorch,
+                            gradcheck, ops, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, print_options
@@ -243,6 +243,11 @@ def _build_torch() -> ScriptModule:
         "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
         "GradcheckError": gradcheck.GradcheckError,
         "Function": functions.Function,
+        "forward_ad": ScriptModule("torch.autograd.forward_ad", {
+            "dual_level": forward.dual_level, "make_dual": forward.make_dual, "unpack_dual": forward.unpack_dual,
+            "enter_dual_level": forward.enter_dual_level, "exit_dual_level": forward.exit_dual_level,
+            "UnpackedDualTensor": forward.UnpackedDualTensor,
+        }),
         "function": ScriptModule("torch.autograd.function", {"Function": functions.Function,
                                                               "once_differentiable": functions.once_differentiable}),
         "graph": ScriptModule("torch.autograd.graph", {
@@ -632,6 +637,8 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
+               forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
+               forward.dual_level: "torch.autograd.forward_ad.dual_level",
                functorch.Transformed: "function"}
 
 

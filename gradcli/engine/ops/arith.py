@@ -44,6 +44,51 @@ def _pow_base(F, g, base, result):
     return F.masked_zero(grad, result >= 0) if base == 0 else grad
 
 
+# Forward-mode columns (see gradcli.engine.forward): (F, tangents, inputs, result, *args) -> tangent. Where
+# an input has no tangent its term is left out, as PyTorch's zero tangents drop out of its formulas.
+
+def _add_jvp(F, ts, xs, result, alpha, negate=False):
+    st, ot = ts
+    if ot is not None and alpha != 1:
+        ot = ot * alpha
+    if ot is None:
+        return st
+    if st is None:
+        return -ot if negate else ot
+    return st - ot if negate else st + ot
+
+
+def _sub_jvp(F, ts, xs, result, alpha):
+    return _add_jvp(F, ts, xs, result, alpha, negate=True)
+
+
+def _mul_jvp(F, ts, xs, result):
+    """mul: other_t * self_p + self_t * other_p."""
+    st, ot = ts
+    x, y = xs
+    if ot is None:
+        return _times(F, st, y)
+    if st is None:
+        return _times(F, ot, x)
+    return ot * x + st * y
+
+
+def _div_jvp(F, ts, xs, result):
+    """div: (self_t - other_t * result) / other_p."""
+    st, ot = ts
+    x, y = xs
+    if ot is None:
+        return _over(F, st, y)
+    part = ot * result
+    return (-part if st is None else st - part) / y
+
+
+def _fill_tensor_jvp(F, ts, xs, result):
+    """fill_(value): the value's tangent everywhere; zeros when only the filled tensor had one."""
+    value = ts[1]
+    return F.zeros_like(result) if value is None else F.expand(value, result._a.shape)
+
+
 def _mul_square(g, self, other, scratch):
     """MulBackward0's joint gradient (see recording.Op) for `x * x` in a plain backward.
 
@@ -81,46 +126,58 @@ def clone_array(x: np.ndarray) -> np.ndarray:
 #                node                   forward        saves                           formulas, one per input
 ADD         = Op("AddBackward0",        None,          ("alpha",),
                  (lambda F, g, alpha: g,
-                  lambda F, g, alpha: g if alpha == 1 else g * alpha), fits=True)
+                  lambda F, g, alpha: g if alpha == 1 else g * alpha), fits=True, jvp=_add_jvp)
 SUB         = Op("SubBackward0",        None,          ("alpha",),
                  (lambda F, g, alpha: g,
-                  lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True)
-RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True)
+                  lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True, jvp=_sub_jvp)
+RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
+                 jvp="auto")
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
                  (lambda F, g, self, other: _times(F, g, other),
                   lambda F, g, self, other: g * self),
-                 fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square)
+                 fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square,
+                 jvp=_mul_jvp)
 DIV         = Op("DivBackward0",        None,          ("self", "other"),
                  (lambda F, g, self, other: _over(F, g, other),
                   lambda F, g, self, other: -g * ((self / other) / other)),
-                 fits=True, needed_by={"self": "other"}, fresh=True)
+                 fits=True, needed_by={"self": "other"}, fresh=True, jvp=_div_jvp)
 RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),
-                 (lambda F, g, result: -g * (result * result),), floats=True)
-NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,))
+                 (lambda F, g, result: -g * (result * result),), floats=True, jvp="auto")
+NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,),
+                 jvp="auto")
 EXP         = Op("ExpBackward0",        np.exp,        ("result",),
-                 (lambda F, g, result: g * result,), floats=True, fresh=True)
-CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,))
+                 (lambda F, g, result: g * result,), floats=True, fresh=True, jvp="auto")
+CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
+                 jvp=lambda F, ts, xs, result: clone(ts[0]))
 POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
-                 fits=True, quiet=True)
+                 fits=True, quiet=True, jvp="auto")
 POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
                  (lambda F, g, self, exponent, result: _pow_self(F, g, self, exponent),
-                  _pow_exponent), inputs=("self", "exponent"), fits=True, quiet=True)
+                  _pow_exponent), inputs=("self", "exponent"), fits=True, quiet=True, jvp="auto")
 POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),             (_pow_base,),
-                 inputs=("exponent",), fits=True, quiet=True)
-TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True)
-ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),))
-FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),))
+                 inputs=("exponent",), fits=True, quiet=True, jvp="auto")
+TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True,
+                 jvp=lambda F, ts, xs, result: F.cast(ts[0], result._a.dtype))
+ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),),
+                 jvp=lambda F, ts, xs, result: F.zeros_like(result))
+FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),),
+                 jvp=lambda F, ts, xs, result: F.zeros_like(result))
 FILL_TENSOR = Op("FillBackward3",       None,          (),                             (lambda F, g: F.zeros_like(g),
                                                                                         lambda F, g: F.sum(g)),
-                 inputs=("self", "value"), fits=True)
+                 inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
-MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (lambda F, g, other: g * other,))
-DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (lambda F, g, other: g / other,))
-ADD_SCALAR  = Op("AddBackward1",        None,          (),                             (lambda F, g: g,))
-SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,))
+MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (lambda F, g, other: g * other,),
+                 jvp="auto")
+DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (lambda F, g, other: g / other,),
+                 jvp="auto")
+ADD_SCALAR  = Op("AddBackward1",        None,          (),                             (lambda F, g: g,),
+                 jvp="auto")
+SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,),
+                 jvp="auto")
 UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
-                 (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),))
+                 (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),),
+                 jvp=lambda F, ts, xs, result, shape, index: F.getitem(ts[0], index))
 # fmt: on
 
 reciprocal = unary(RECIPROCAL, "reciprocal")
@@ -345,4 +402,7 @@ def unbind0(a: Tensor) -> list:
             r.requires_grad = True
     for r in rows:
         r._version = a._version
+    if STATE.fw_level is not None:
+        from gradcli.engine import forward
+        forward.each_output(UNBIND, rows, a, [(x.shape, (i,)) for i in range(len(rows))])
     return rows

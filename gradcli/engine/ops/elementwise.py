@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine.forward import NOT_DIFFERENTIABLE
 from gradcli.engine.ops.arith import power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
@@ -277,6 +278,7 @@ LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g
 RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
              (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True)
 SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
+              jvp="auto",
              floats=True, quiet=True)
 COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
              floats=True, quiet=True)
@@ -355,7 +357,8 @@ REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
                       (lambda F, g, self, other: g,
                        lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True)
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
-                                                                                      _not_implemented), quiet=True)
+                                                                                      _not_implemented), quiet=True,
+                      jvp=NOT_DIFFERENTIABLE)
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: F.zeros_like(g)),
                       fits=True, quiet=True)

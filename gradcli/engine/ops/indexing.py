@@ -22,6 +22,8 @@ SLICE      = Op("SliceBackward0",     None,    ("shape", "key"),
                 (lambda F, g, shape, key: F.scatter(g, shape, key, "slice"),))
 UNSQUEEZE  = Op("UnsqueezeBackward0", None,    ("dim",),              (lambda F, g, dim: F.squeeze(g, dim),))
 ALIAS      = Op("AliasBackward0",     None,    (),                    (lambda F, g: g,))
+# forward_ad.unpack_dual's primal: a view of the dual tensor without its tangent
+IDENTITY   = Op("Identity",           None,    (),                    (lambda F, g: g,))
 INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
                 (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
 # values broadcast to the indexed part, not to the result: their gradient is fitted by the formula

@@ -1,0 +1,295 @@
+"""Forward-mode AD: dual levels, dual tensors (torch.autograd.forward_ad) and the tangent each op gives its result.
+
+Inside `with dual_level():`, `make_dual(x, v)` returns a view of `x` whose tangent is `v`, and every op
+row whose inputs carry tangents gives its result one too (`propagate`, called by recording.apply), from
+the row's `jvp` column: "auto" for elementwise rows (the backward formulas with the tangent in place of
+the incoming gradient, which is how PyTorch derives them), or the row's own formula. Formulas run on
+Tensors (backmath.TENSOR) with forward mode suspended, so a tangent of a tensor that requires grad is
+itself part of the reverse-mode graph, as in PyTorch (`tangent=tensor(..., grad_fn=<AddBackward0>)`).
+
+A tangent lives in the tensor's `_fw` slot as `(level, tangent)` and counts only while that level is in
+force: leaving the level drops every tangent at once, without visiting the tensors. PyTorch allows one
+level at a time; it is numbered 0.
+"""
+
+from __future__ import annotations
+
+from gradcli.engine.addresses import address
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first.")
+
+
+class Level:
+    """One dual level in force (a fresh object each time one is entered, so tangents of an earlier level
+    never count again)."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int):
+        self.number = number
+
+
+class Unsupported:
+    """The `jvp` of a row PyTorch has no forward-mode formula for: using it fails as PyTorch fails. Ops
+    PyTorch declares not differentiable at all (`derivative for aten::floor_divide is not implemented`)
+    say so in short (`not_differentiable`)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, aten_name: str, not_differentiable: bool = False):
+        if not_differentiable:
+            self.message = f"Trying to use forward AD with {aten_name} that does not support it."
+            return
+        self.message = (
+            f"Trying to use forward AD with {aten_name} that does not support it because it has not been "
+            "implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+            "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+class NotDifferentiable:
+    """The `jvp` of the row of ops PyTorch has no derivative for, whose name the forward passes first."""
+
+    __slots__ = ()
+
+
+NOT_DIFFERENTIABLE = NotDifferentiable()
+
+
+# ----------------------------------------------------------------------------------------- tangents
+
+def tangent_of(t) -> Tensor | None:
+    """The tangent `t` has at the level in force, or None."""
+    fw = getattr(t, "_fw", None)
+    if fw is None or fw[0] is not STATE.fw_level or STATE.fw_level is None:
+        return None
+    return fw[1]
+
+
+def set_tangent(t: Tensor, tangent: Tensor | None) -> None:
+    t._fw = None if tangent is None else (STATE.fw_level, tangent)
+
+
+def tangent_text(t: Tensor) -> str | None:
+    """The `tangent=` suffix's value in the repr of `t`: a 0-d tangent prints as a Python number."""
+    tangent = tangent_of(t)
+    if tangent is None:
+        return None
+    if tangent._a.ndim == 0:
+        return repr(tangent._a.item())
+    return repr(tangent)
+
+
+class suspended:
+    """Forward mode off while a tangent formula runs: its ops see the primals alone."""
+
+    __slots__ = ("level", "inside")
+
+    def __enter__(self):
+        self.level, self.inside = STATE.fw_level, STATE.in_formula
+        STATE.fw_level, STATE.in_formula = None, True
+
+    def __exit__(self, *exc):
+        STATE.fw_level, STATE.in_formula = self.level, self.inside
+
+
+def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
+    """Give `t`, the result of row `op` on `inputs`, its tangent when some input has one."""
+    if STATE.inference or t._a.dtype.kind not in "fc":
+        return t                # inference mode computes no tangents; integer results have none
+    tangents = []
+    found = False
+    for x in inputs:
+        tangent = tangent_of(x) if isinstance(x, Tensor) else None
+        tangents.append(tangent)
+        if tangent is not None:
+            found = True
+    if not found:
+        return t
+    jvp = op.jvp
+    if jvp is None:
+        raise NotImplementedError(f"gradcli cannot compute forward-mode tangents through {op.node} yet")
+    if jvp.__class__ is Unsupported:
+        raise NotImplementedError(jvp.message)
+    if jvp.__class__ is NotDifferentiable:
+        raise NotImplementedError(Unsupported("aten::" + args[0], True).message)
+    from gradcli.engine.backmath import TENSOR
+    level = STATE.fw_level
+    with suspended():
+        if jvp == "auto":
+            value = _elementwise(TENSOR, op, tangents, inputs, t, args)
+        else:
+            value = jvp(TENSOR, tuple(tangents), inputs, t, *args)
+        if value is not None and value._a.shape != t._a.shape:
+            from gradcli.engine.ops import shape
+            value = shape.expand(value, t._a.shape)
+    if value is not None:
+        t._fw = (level, value)
+    return t
+
+
+def each_output(op, results, source: Tensor, args: list) -> None:
+    """Tangents for the results of an op whose outputs each get a node of row `op` outside `apply`
+    (unbind, split, chunk): result i as `apply` would give it with the values args[i]."""
+    for t, values in zip(results, args):
+        propagate(op, t, (source,), values)
+
+
+def _elementwise(F, op, tangents, inputs, result, args):
+    """PyTorch's auto_element_wise: each input's backward formula with its tangent as the incoming
+    gradient, summed over the inputs that have tangents."""
+    plan = op.plan
+    if plan is None:
+        saved = args
+    else:
+        saved = [inputs[c] if c >= 0 else (result if c == -1 else args[-2 - c]) for c in plan]
+    value = None
+    for formula, tangent in zip(op.backward, tangents):
+        if tangent is None:
+            continue
+        term = formula(F, tangent, *saved)
+        value = term if value is None else F.add(value, term)
+    return value
+
+
+def inplace_tangent(target: Tensor, result: Tensor) -> None:
+    """After an in-place op wrote `result` into `target`: the result's tangent becomes the target's, and
+    when the target is a view, its region of the base's tangent (zeros elsewhere, if the base had none)."""
+    tangent = tangent_of(result)
+    if tangent is None:
+        return
+    level = STATE.fw_level
+    base = target._base
+    if base is not None and base._a.dtype.kind in "fc":
+        from gradcli.engine import views
+        region = views.positions(target._a, base._a)
+        if region is not None:
+            import numpy as np
+            whole = tangent_of(base)
+            values = np.zeros_like(base._a) if whole is None else np.array(whole._a, dtype=base._a.dtype)
+            values.reshape(-1)[region.reshape(-1)] = np.broadcast_to(tangent._a, target._a.shape).reshape(-1)
+            base._fw = (level, Tensor(values))
+    target._fw = (level, tangent)
+
+
+def zeros_for(tangents, inputs, i):
+    """Input `i`'s tangent, or zeros of its shape where it has none (what PyTorch materializes for
+    formulas that need every input's tangent: cat, stack)."""
+    tangent = tangents[i]
+    if tangent is not None:
+        return tangent
+    x = inputs[i]
+    import numpy as np
+    return Tensor(np.zeros_like(x._a))
+
+
+# ---------------------------------------------------------------------------------- the public API
+
+def enter_dual_level() -> int:
+    if STATE.fw_level is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    STATE.fw_level = Level(0)
+    return 0
+
+
+def exit_dual_level(*, level=None) -> None:
+    current = STATE.fw_level
+    if level is None:
+        level = -1 if current is None else current.number
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if current is None or level != current.number:
+        raise RuntimeError(f"Trying to exit a forward AD level that was not the last one that was created. "
+                           f"This is not supported.")
+    STATE.fw_level = None
+
+
+class dual_level:
+    """`with dual_level():` enters a forward AD level for its body and leaves it afterwards."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.forward_ad.dual_level object at {address(self)}>"
+
+
+def _level_number(level) -> int:
+    if level is None:
+        return -1 if STATE.fw_level is None else STATE.fw_level.number
+    return level
+
+
+def _floating(x, what: str) -> None:
+    if not isinstance(x, Tensor):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'is_floating_point'")
+    if x._a.dtype.kind not in "fc":
+        from gradcli.engine import dtypes
+        raise ValueError(f"Expected {what} to be floating point or complex, but got: "
+                         f"torch.{dtypes.of_array(x._a).name}")
+
+
+def make_dual(tensor, tangent, *, level=None) -> Tensor:
+    """A view of `tensor` whose tangent is `tangent` (kept as it is, not copied)."""
+    number = _level_number(level)
+    if number < 0:
+        raise RuntimeError(NO_LEVEL)
+    _floating(tensor, "primal")
+    _floating(tangent, "tangent")
+    if number != STATE.fw_level.number:
+        raise RuntimeError(f"Trying to create a dual Tensor for forward AD at level {number} which is not "
+                           "the current level.")
+    if tangent_of(tensor) is not None:
+        raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+                           f"same level {number} is not supported.")
+    if tangent._a.shape != tensor._a.shape:
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                           f"Tensor, this is not supported. Tensor is of size {list(tensor._a.shape)} while the "
+                           f"given forward gradient is of size {list(tangent._a.shape)}.")
+    from gradcli.engine.ops import shape
+    dual = shape.view(tensor, tensor._a.shape)
+    dual._fw = (STATE.fw_level, tangent)
+    return dual
+
+
+class UnpackedDualTensor(tuple):
+    """torch.autograd.forward_ad.UnpackedDualTensor: the (primal, tangent) pair unpack_dual returns."""
+
+    def __new__(cls, primal, tangent):
+        return tuple.__new__(cls, (primal, tangent))
+
+    @property
+    def primal(self):
+        return self[0]
+
+    @property
+    def tangent(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"UnpackedDualTensor(primal={self[0]!r}, tangent={self[1]!r})"
+
+    __str__ = __repr__
+
+
+def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
+    """The primal of `tensor` (a view without the tangent) and its tangent at the level, or None."""
+    number = _level_number(level)
+    if number < 0:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_unpack_dual(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+    from gradcli.engine.ops import indexing, shape
+    tangent = tangent_of(tensor)
+    with suspended():
+        STATE.in_formula = False
+        primal = shape._view_of(tensor, tensor._a.view(), indexing.IDENTITY, ())
+    return UnpackedDualTensor(primal, tangent)

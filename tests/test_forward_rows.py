@@ -1,0 +1,76 @@
+"""Every op row's forward-mode tangent against central finite differences in float64.
+
+The cases are the gradient checks' (tests/test_gradcheck.py: CHECKS, the per-group CHECKS of
+tests/test_ops_*.py, and the checks generated from rows with a numpy `forward`): each function runs on
+dual tensors whose tangents are random, and the result's tangent must equal the central difference
+(f(x + eps v) - f(x - eps v)) / 2 eps. A row without a forward-mode column fails
+`test_every_row_has_a_forward_column`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcli.engine import forward
+from gradcli.engine.recording import Op
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+from test_gradcheck import EPS, _dual_primal, _group_checks, _params, _rows, _value
+
+
+def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None):
+    if raises is not None:              # an op PyTorch has no derivative for refuses forward mode too
+        with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises} that does not "
+                                                      "support it.$"):
+            jvp_check(fn, arrays, atol, rtol, eps)
+        return
+    rs = np.random.RandomState(1)
+    tangents = [rs.standard_normal(np.shape(a)) for a in arrays]
+    level = forward.enter_dual_level()
+    try:
+        # leaves that require grad, as the gradient checks' functions expect (the formula steps among
+        # them differentiate their input): the tangents are then computed on the graph too
+        duals = [forward.make_dual(Tensor(np.array(a, dtype=np.float64)).requires_grad_(),
+                                   Tensor(np.array(v, dtype=np.float64))) for a, v in zip(arrays, tangents)]
+        out = fn(*duals)
+        tangent = forward.tangent_of(out)
+        assert tangent is not None, "the result has no tangent"
+        analytic = np.broadcast_to(tangent._a, out._a.shape).astype(np.float64)
+    finally:
+        forward.exit_dual_level(level=level)
+    plus = [np.asarray(a, dtype=np.float64) + eps * v for a, v in zip(arrays, tangents)]
+    minus = [np.asarray(a, dtype=np.float64) - eps * v for a, v in zip(arrays, tangents)]
+    numeric = (_value(fn, plus) - _value(fn, minus)) / (2 * eps)
+    np.testing.assert_allclose(analytic, numeric, atol=atol, rtol=rtol)
+
+
+def _all_cases() -> list:
+    """The gradient checks' cases, and those of the per-group test modules."""
+    group = [pytest.param(*(case if len(case) == 3 else (*case, {})), id=f"{row.node}-group-{i}")
+             for row, cases in _group_checks().items() for i, case in enumerate(cases)]
+    return _params() + group
+
+
+@pytest.mark.parametrize("fn, arrays, options", _all_cases())
+def test_tangent_matches_finite_differences(fn, arrays, options):
+    assert STATE.fw_level is None
+    if fn is _dual_primal:              # unpack_dual's primal is the dual tensor without its tangent
+        level = forward.enter_dual_level()
+        try:
+            x = Tensor(np.array(arrays[0]))
+            assert forward.tangent_of(fn(forward.make_dual(x, x))) is None
+        finally:
+            forward.exit_dual_level(level=level)
+        return
+    try:
+        jvp_check(fn, arrays, **options)
+    except NotImplementedError as e:
+        if "gradcli cannot compute forward-mode tangents" in str(e):
+            pytest.xfail(str(e))        # an op area whose columns are still being written
+        raise
+
+
+@pytest.mark.xfail(reason="the op areas get their forward-mode columns in turn", strict=True)
+def test_every_row_has_a_forward_column():
+    assert [r.node for r in _rows() if r.jvp is None] == []
