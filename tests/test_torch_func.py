@@ -12,7 +12,7 @@ from gradcli import cli
 from gradcli.engine import functorch
 from gradcli.engine.state import STATE
 
-T = "import torch\nfrom torch.func import grad, grad_and_value, vjp, jacrev, vmap\n"
+T = "import torch\nfrom torch.func import grad, grad_and_value, vjp, jacrev, vmap, jvp, jacfwd, hessian\n"
 
 # (script lines after T, what PyTorch 2.13 prints)
 OUTPUTS = [
@@ -56,7 +56,20 @@ OUTPUTS = [
 ]
 
 
-@pytest.mark.parametrize("source, expected", OUTPUTS, ids=[s.splitlines()[-1][:60] for s, _ in OUTPUTS])
+FORWARD = [
+    # forward over reverse sees the tangent of a result an op saved (exp's): PyTorch's 0.5548
+    ("s = torch.tensor(0.7)\nprint(hessian(lambda t: t ** 3 - 2 * t * t + (t / 2).exp())(s))", "tensor(0.5548)\n"),
+    ("print(jacfwd(torch.sin)(torch.tensor([1., 2.])))", "tensor([[ 0.5403,  0.0000],\n        [-0.0000, -0.4161]])\n"),
+    ("print(jvp(torch.sin, (torch.tensor([1., 2.]),), (torch.ones(2, dtype=torch.float64),))[1])",
+     "tensor([ 0.5403, -0.4161], dtype=torch.float64)\n"),
+    # jacfwd's columns batch tangents only: .item() of a value is allowed, as in PyTorch
+    ("try:\n    jacfwd(lambda a: (a * 2).item())(torch.tensor(1.))\nexcept Exception as e:\n    print(e)",
+     "jvp(f, primals, tangents): expected f(*primals) to return only tensors, got unsupported type <class 'float'>\n"),
+    ("print(hessian(torch.sin), torch.func.jacfwd)", "<function sin at 0xADDR> <function jacfwd at 0xADDR>\n"),
+]
+
+
+@pytest.mark.parametrize("source, expected", OUTPUTS + FORWARD, ids=[s.splitlines()[-1][:60] for s, _ in OUTPUTS + FORWARD])
 def test_prints_what_pytorch_prints(source, expected):
     assert normalize(gradcli_output(T + source)) == expected
 
@@ -143,6 +156,14 @@ def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_computed(caps
                        "import torch\ntorch.func.jacrev(lambda x: x * 2)(torch.ones(100000))"])
     err = capsys.readouterr().err
     assert status == 1 and "you tried to allocate 40000000000 bytes" in err and "Traceback" not in err
+
+
+def test_nested_forward_transforms_are_refused_honestly():
+    assert located_error(T + "jacfwd(jacfwd(torch.sin))(torch.ones(2))") == (
+        "3:1: NotImplementedError: " + functorch._NESTED)
+    source = T + "import torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n    jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))"
+    assert located_error(source).endswith(functorch._NESTED)
+    assert STATE.fw_level is None and STATE.vmap is None
 
 
 # escape attempts through what the transforms hand back: functions whose insides are gradcli's

@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from gradcli.engine import autograd, budget, ops
+from gradcli.engine import autograd, budget, forward, ops
 from gradcli.engine.addresses import address
 from gradcli.engine.backward import differentiate
 from gradcli.engine.recording import wrap_dim
@@ -197,12 +197,16 @@ class _Level:
     def wrap(self, x):
         if x.__class__ is not Tensor:
             raise ValueError(f"Thing passed to transform API must be Tensor, got {_type_text(x)}")
-        if self.tracked and x.requires_grad:
-            t = x.view_as(x)
-        else:
-            t = x.detach()
-            t.requires_grad_(True)
-            self.fresh.append(t)
+        tangent = forward.tangent_of(x)         # a forward-mode tangent (jacfwd, hessian) goes along
+        with _no_tangents():
+            if self.tracked and x.requires_grad:
+                t = x.view_as(x)
+            else:
+                t = x.detach()
+                t.requires_grad_(True)
+                self.fresh.append(t)
+        if tangent is not None:
+            forward.set_tangent(t, tangent)
         self.aliases[id(t)] = (t, x)
         return t
 
@@ -214,7 +218,7 @@ class _Level:
         if t.grad_fn is None and not t.requires_grad:
             return t
         if not self.tracked or not self._reaches_outside(t):
-            return t.detach()
+            return _detached(t)
         return t
 
     def _reaches_outside(self, t) -> bool:
@@ -230,6 +234,44 @@ class _Level:
     def close(self):
         for f in self.fresh:
             _retire(f)
+
+
+class _no_tangents:
+    """Forward mode off for gradcli's own bookkeeping ops, whose tangents it sets itself."""
+
+    __slots__ = ("level",)
+
+    def __enter__(self):
+        self.level, STATE.fw_level = STATE.fw_level, None
+
+    def __exit__(self, *exc):
+        STATE.fw_level = self.level
+
+
+def _detached(t: Tensor) -> Tensor:
+    """t.detach(), keeping its forward-mode tangent (which belongs to an enclosing jvp)."""
+    tangent = forward.tangent_of(t)
+    d = t.detach()
+    if tangent is not None:
+        forward.set_tangent(d, tangent)
+    return d
+
+
+def _assemble(pieces: list, shape: tuple, dtype) -> Tensor:
+    """np.stack(pieces).reshape(shape) as a Tensor: in the graph when a piece requires grad (ending in
+    ViewBackward0, as PyTorch's Jacobians do), with the stacked tangents when pieces carry them."""
+    if not pieces:
+        return Tensor(np.zeros(shape, dtype=dtype))
+    tangents = [forward.tangent_of(p) for p in pieces]
+    with _no_tangents():
+        if any(p.requires_grad for p in pieces):
+            out = ops.shape.view(ops.shape.stack(pieces), shape)
+        else:
+            out = Tensor(np.stack([p._a for p in pieces]).reshape(shape))
+    if any(t is not None for t in tangents):
+        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)])
+        forward.set_tangent(out, Tensor(values.reshape(shape)))
+    return out
 
 
 def _type_text(x) -> str:
@@ -472,12 +514,168 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 def _stack_rows(rows: list, primal: Tensor, output: Tensor) -> Tensor:
     """One Jacobian block: the rows (each shaped like the primal) as output.shape + primal.shape."""
-    shape = tuple(output._a.shape) + tuple(primal._a.shape)
-    if not rows:
-        return Tensor(np.zeros(shape, dtype=primal._a.dtype))
-    if any(r.requires_grad for r in rows):
-        return ops.shape.view(ops.shape.stack(rows), shape)
-    return Tensor(np.stack([r._a for r in rows]).reshape(shape))
+    return _assemble(rows, tuple(output._a.shape) + tuple(primal._a.shape), primal._a.dtype)
+
+
+# ----------------------------------------------------------------------------- jvp, jacfwd, hessian
+# Forward mode through the engine's dual level (gradcli.engine.forward): jvp makes each primal a dual
+# tensor, runs the function and unpacks the outputs. The engine has one dual level at a time, so a
+# forward-mode transform inside another one (jacfwd(jacfwd(f))) or inside the script's dual_level is
+# refused; forward over reverse (hessian = jacfwd(jacrev(f))) works.
+
+_JVP = "jvp(f, primals, tangents)"
+_NESTED = ("gradcli cannot nest forward-mode transforms yet (jvp or jacfwd inside jvp, jacfwd, hessian or "
+           "forward_ad.dual_level); jacfwd(jacrev(f)) and hessian(f) work")
+
+
+def _tensors_only(flat: list, what: str) -> None:
+    if not flat:
+        raise RuntimeError(f"{_JVP}: Expected {what} to contain at least one Tensor.")
+    for x in flat:
+        if x.__class__ is not Tensor:
+            raise RuntimeError(f"{_JVP}: Expected {what} to only contain Tensors, got {_type_text(x)}")
+
+
+def _jvp(func, primals, tangents, argnums, strict: bool, has_aux: bool):
+    if primals.__class__ is not tuple:
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
+    diff = primals if argnums is None else _slice_argnums(primals, argnums, as_tuple=True)
+    flat_primals, primals_spec = flatten(diff)
+    flat_tangents, tangents_spec = flatten(tangents)
+    if primals_spec != tangents_spec:
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python structure. For example, "
+                           "if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
+                           f"{primals_spec!r} and tangents with structure {tangents_spec!r}")
+    _tensors_only(flat_primals, "primals")
+    _tensors_only(flat_tangents, "tangents")
+    if STATE.fw_level is not None:
+        raise NotImplementedError(_NESTED)
+    forward.enter_dual_level()
+    try:
+        duals = unflatten(primals_spec, [forward.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)])
+        args = duals if argnums is None else _replace_argnums(primals, argnums,
+                                                                duals[0] if argnums.__class__ is not tuple else duals)
+        output, aux = _split_aux(func(*args), has_aux, _JVP)
+        flat_out, out_spec = flatten(output)
+        if not flat_out or (len(flat_out) == 1 and flat_out[0] is None):
+            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = "
+                               f"{flat_out!r})")
+        primals_out, tangents_out = [], []
+        for o in flat_out:
+            if o.__class__ is not Tensor:
+                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type "
+                                   f"{_type_text(o)}")
+            tangent = forward.tangent_of(o)
+            if tangent is None:
+                if strict:
+                    raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of "
+                                       "the inputs. This is not allowed with strict=True.")
+                tangent = _zeros(o)
+            with _no_tangents():
+                primal = ops.shape.alias(o) if o.requires_grad else o.detach()
+            primals_out.append(primal)
+            tangents_out.append(tangent)
+        if has_aux:
+            aux = unflatten(*_plain_tree(aux))
+    finally:
+        forward.exit_dual_level()
+    result = (unflatten(out_spec, primals_out), unflatten(out_spec, tangents_out))
+    return result + (aux,) if has_aux else result
+
+
+def _plain_tree(tree):
+    """(spec, leaves) of an auxiliary output: tensors without their tangents."""
+    leaves, spec = flatten(tree)
+    out = []
+    for leaf in leaves:
+        if leaf.__class__ is not Tensor:
+            raise RuntimeError(f"Expected tensors, got unsupported type {_type_text(leaf)}")
+        with _no_tangents():
+            out.append(ops.shape.alias(leaf) if leaf.requires_grad else leaf.detach())
+    return spec, out
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    return _jvp(func, primals, tangents, None, strict, has_aux)
+
+
+def _check_randomness(randomness) -> None:
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{_plain(randomness)}")
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    def wrapper(*args):
+        _check_randomness(randomness)
+        primals = _slice_argnums(args, argnums, as_tuple=True)
+        flat_primals, primals_spec = flatten(primals)
+        numels = [p._a.size if p.__class__ is Tensor else 0 for p in flat_primals]
+        total = sum(numels)
+        # one Jacobian-vector product per input element (PyTorch vmaps jvp over the standard basis):
+        # column c is 1 at element c of the inputs taken together
+        frame = VmapFrame(randomness, total, STATE.vmap, values=False)
+        columns, aux = [], None
+        try:
+            for c in range(max(total, 1)):
+                basis, start = [], 0
+                for p, n in zip(flat_primals, numels):
+                    piece = np.zeros(n, dtype=p._a.dtype if p.__class__ is Tensor else np.float32)
+                    if start <= c < start + n:
+                        piece[c - start] = 1
+                    basis.append(Tensor(piece.reshape(p._a.shape if p.__class__ is Tensor else (0,))))
+                    start += n
+                frame.index, frame.count = c, 0
+                STATE.vmap = frame
+                out = _jvp(func, args, unflatten(primals_spec, basis), argnums, False, has_aux)
+                STATE.vmap = frame.outer
+                columns.append(flatten(out[1]))
+                if has_aux and c == 0:
+                    aux = out[2]
+        finally:
+            STATE.vmap = frame.outer
+        out_spec = columns[0][1]
+        per_output = []
+        for k in range(len(columns[0][0])):
+            col = [c[0][k] for c in columns]
+            blocks, start = [], 0
+            for p, n in zip(flat_primals, numels):
+                pieces = col[start:start + n]
+                start += n
+                # the column for input element j, entry i of the output: J[i..., j...]
+                blocks.append(_columns_to_block(pieces, col[0], p))
+            per_output.append(unflatten(primals_spec, blocks))
+        if argnums.__class__ is not tuple:
+            per_output = [b[0] for b in per_output]
+        result = unflatten(out_spec, per_output)
+        return (result, aux) if has_aux else result
+    return Transformed(wrapper, _qualname(func, "jacfwd.<locals>.wrapper_fn"))
+
+
+def _columns_to_block(pieces: list, like: Tensor, primal: Tensor) -> Tensor:
+    """Jacobian block out.shape + primal.shape from the columns (each shaped like the output), stacked
+    along a last axis and viewed: ViewBackward0 on top when it requires grad, as in PyTorch."""
+    shape = tuple(like._a.shape) + tuple(primal._a.shape)
+    if not pieces:
+        return Tensor(np.zeros(shape, dtype=like._a.dtype))
+    tangents = [forward.tangent_of(p) for p in pieces]
+    with _no_tangents():
+        if any(p.requires_grad for p in pieces):
+            block = ops.shape.view(ops.shape.stack(pieces, -1), shape)
+        else:
+            block = Tensor(np.stack([p._a for p in pieces], axis=-1).reshape(shape))
+    if any(t is not None for t in tangents):
+        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)], axis=-1)
+        forward.set_tangent(block, Tensor(values.reshape(shape)))
+    return block
+
+
+def hessian(func, argnums=0):
+    """jacfwd(jacrev(func)), as PyTorch computes it."""
+    inner = jacrev(func, argnums)
+    outer = jacfwd(inner, argnums)
+    outer.qualname = _qualname(func, "hessian.<locals>.wrapper_fn")
+    return outer
 
 
 # ---------------------------------------------------------------------------------------------- vmap
@@ -501,9 +699,10 @@ class VmapFrame:
     """One running vmap: its batch size, the element being computed, and the random draws of the first
     element that the others reuse (their slices, or the whole draw under randomness='same')."""
 
-    __slots__ = ("randomness", "size", "index", "draws", "count", "outer")
+    __slots__ = ("randomness", "size", "index", "draws", "count", "outer", "values")
 
-    def __init__(self, randomness: str, size: int, outer):
+    def __init__(self, randomness: str, size: int, outer, values: bool = True):
+        self.values = values        # whether tensors' values are batched (vmap) or only tangents (jacfwd)
         self.randomness = randomness
         self.size = size
         self.index = 0
@@ -671,9 +870,7 @@ def _same_tensor(a, b) -> bool:
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-                           f"{_plain(randomness)}")
+    _check_randomness(randomness)
     if chunk_size is not None and not (chunk_size.__class__ is int and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 

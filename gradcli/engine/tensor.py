@@ -86,7 +86,8 @@ def _inside_vmap(kind: str):
     """PyTorch's refusal of a tensor's value as a Python value inside torch.func.vmap (gradcli runs the
     function once per element, so every tensor there counts as batched)."""
     from gradcli.engine import functorch
-    raise RuntimeError(functorch.VMAP_REFUSALS[kind])
+    if STATE.vmap.values:           # jacfwd's columns batch tangents only: values are plain
+        raise RuntimeError(functorch.VMAP_REFUSALS[kind])
 
 
 def _leaf_inplace_error():

@@ -87,6 +87,11 @@ _WHAT = {
                       "to the vector-Jacobian products, one per primal.",
     "jacrev": "A function returning the Jacobian of `func` with respect to the arguments `argnums` names, one "
               "vector-Jacobian product per output element.",
+    "torch.func.jvp": "The output of `func` at `primals` and its Jacobian-vector product with `tangents`, in "
+                      "forward mode.",
+    "jacfwd": "A function returning the Jacobian of `func` in forward mode, one Jacobian-vector product per "
+              "input element.",
+    "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
     "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "
             "(out_dims); gradcli runs `func` once per element.",
     "gradcheck": "Compares analytic gradients with finite differences; True when they agree, an error otherwise.",
@@ -348,7 +353,7 @@ _MODULES = {
     "torch.autograd.function": "Custom autograd Functions: Function, once_differentiable.",
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
     "torch.testing": "Comparing results in tests: assert_close.",
-    "torch.func": "Function transforms: grad, grad_and_value, vjp, jacrev, vmap.",
+    "torch.func": "Function transforms: grad, grad_and_value, vjp, jacrev, jvp, jacfwd, hessian, vmap.",
     "torch.autograd.forward_ad": "Forward-mode AD: dual_level, make_dual, unpack_dual (tangents pushed forward "
                                  "through each op).",
     "torch.autograd.graph": "The graph's nodes and hooks: Node, increment_version, and hooks on the tensors "

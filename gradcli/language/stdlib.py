@@ -259,7 +259,8 @@ def _build_torch() -> ScriptModule:
     vmap = Builtin("torch.func", "vmap", functorch.vmap)       # torch.vmap is the same function
     func = ScriptModule("torch.func", {
         "grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
-        "jacrev": functorch.jacrev, "vmap": vmap,
+        "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
+        "hessian": functorch.hessian,
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
