@@ -257,21 +257,35 @@ def _detached(t: Tensor) -> Tensor:
     return d
 
 
-def _assemble(pieces: list, shape: tuple, dtype) -> Tensor:
-    """np.stack(pieces).reshape(shape) as a Tensor: in the graph when a piece requires grad (ending in
-    ViewBackward0, as PyTorch's Jacobians do), with the stacked tangents when pieces carry them."""
-    if not pieces:
-        return Tensor(np.zeros(shape, dtype=dtype))
+def _stacked(pieces: list, dim: int) -> Tensor:
+    """torch.stack(pieces, dim), its tangent the stack of the pieces' tangents (zeros where a piece has
+    none): vmap and the Jacobians assemble dual tensors whatever rows have a forward-mode column."""
     tangents = [forward.tangent_of(p) for p in pieces]
     with _no_tangents():
-        if any(p.requires_grad for p in pieces):
-            out = ops.shape.view(ops.shape.stack(pieces), shape)
-        else:
-            out = Tensor(np.stack([p._a for p in pieces]).reshape(shape))
+        out = ops.shape.stack(pieces, dim)
     if any(t is not None for t in tangents):
-        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)])
-        forward.set_tangent(out, Tensor(values.reshape(shape)))
+        d = wrap_dim(dim, pieces[0]._a.ndim + 1)
+        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)], axis=d)
+        forward.set_tangent(out, Tensor(values))
     return out
+
+
+def _viewed(t: Tensor, shape: tuple) -> Tensor:
+    """t.view(shape), with its tangent viewed alike."""
+    tangent = forward.tangent_of(t)
+    with _no_tangents():
+        out = ops.shape.view(t, shape)
+    if tangent is not None:
+        forward.set_tangent(out, Tensor(tangent._a.reshape(shape)))
+    return out
+
+
+def _assemble(pieces: list, shape: tuple, dtype, dim: int = 0) -> Tensor:
+    """torch.stack(pieces, dim).view(shape): a Jacobian from its rows or columns, ViewBackward0 on top
+    when it requires grad, as PyTorch's are."""
+    if not pieces:
+        return Tensor(np.zeros(shape, dtype=dtype))
+    return _viewed(_stacked(pieces, dim), shape)
 
 
 def _type_text(x) -> str:
@@ -653,21 +667,8 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def _columns_to_block(pieces: list, like: Tensor, primal: Tensor) -> Tensor:
-    """Jacobian block out.shape + primal.shape from the columns (each shaped like the output), stacked
-    along a last axis and viewed: ViewBackward0 on top when it requires grad, as in PyTorch."""
-    shape = tuple(like._a.shape) + tuple(primal._a.shape)
-    if not pieces:
-        return Tensor(np.zeros(shape, dtype=like._a.dtype))
-    tangents = [forward.tangent_of(p) for p in pieces]
-    with _no_tangents():
-        if any(p.requires_grad for p in pieces):
-            block = ops.shape.view(ops.shape.stack(pieces, -1), shape)
-        else:
-            block = Tensor(np.stack([p._a for p in pieces], axis=-1).reshape(shape))
-    if any(t is not None for t in tangents):
-        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)], axis=-1)
-        forward.set_tangent(block, Tensor(values.reshape(shape)))
-    return block
+    """Jacobian block out.shape + primal.shape from the columns (each shaped like the output)."""
+    return _assemble(pieces, tuple(like._a.shape) + tuple(primal._a.shape), like._a.dtype, -1)
 
 
 def hessian(func, argnums=0):
@@ -792,9 +793,20 @@ def _plain(value) -> str:
     return str(value)
 
 
+def _unbound(t: Tensor, dim: int) -> tuple:
+    """t.unbind(dim), each slice with its slice of the tangent."""
+    tangent = forward.tangent_of(t)
+    with _no_tangents():
+        slices = t.unbind(dim)
+    if tangent is not None:
+        for i, piece in enumerate(slices):
+            forward.set_tangent(piece, Tensor(np.take(tangent._a, i, axis=dim)))
+    return slices
+
+
 def _element_args(flat, dims, size):
     """For each batch element, the flat arguments with every mapped tensor replaced by its slice."""
-    slices = [arg.unbind(d) if d is not None else None for arg, d in zip(flat, dims)]
+    slices = [_unbound(arg, d) if d is not None else None for arg, d in zip(flat, dims)]
     if size == 0:       # PyTorch runs the function once even on an empty batch: one element of zeros
         empty = [None if d is None else Tensor(np.zeros(arg._a.shape[:d] + arg._a.shape[d + 1:], arg._a.dtype))
                  for arg, d in zip(flat, dims)]
@@ -856,7 +868,7 @@ def _stack_outputs(func, results: list, out_dims, size: int):
             shape.insert(d, 0)
             out.append(Tensor(np.zeros(shape, dtype=values[0]._a.dtype)))
         else:
-            out.append(ops.shape.stack(values, d))
+            out.append(_stacked(values, d))
     return unflatten(out_spec, out)
 
 
