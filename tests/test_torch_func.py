@@ -151,9 +151,10 @@ def test_a_deep_pytree_does_not_exhaust_the_stack():
     assert leaves == [1] and spec.leaves == 1
 
 
-def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_computed(capsys):
+@pytest.mark.parametrize("transform", ["jacrev", "jacfwd"])
+def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_computed(transform, capsys):
     status = cli.main(["--max-memory", "100M", "--timeout", "20", "-c",
-                       "import torch\ntorch.func.jacrev(lambda x: x * 2)(torch.ones(100000))"])
+                       f"import torch\ntorch.func.{transform}(lambda x: x * 2)(torch.ones(100000))"])
     err = capsys.readouterr().err
     assert status == 1 and "you tried to allocate 40000000000 bytes" in err and "Traceback" not in err
 

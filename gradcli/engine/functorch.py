@@ -644,8 +644,11 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 out = _jvp(func, args, unflatten(primals_spec, basis), argnums, False, has_aux)
                 STATE.vmap = frame.outer
                 columns.append(flatten(out[1]))
-                if has_aux and c == 0:
-                    aux = out[2]
+                if c == 0:
+                    aux = out[2] if has_aux else None
+                    for o in columns[0][0]:     # the whole Jacobian past the budget: refused before the rest
+                        for p in flat_primals:
+                            budget.check_tensor(tuple(o._a.shape) + tuple(p._a.shape), o._a.itemsize)
         finally:
             STATE.vmap = frame.outer
         out_spec = columns[0][1]
