@@ -118,12 +118,15 @@ class Op:
 
 
 class Out:
-    """A node's saved reference to its own result."""
+    """A node's saved reference to its own result, with the result's forward-mode tangent (`fw`, as in
+    Tensor._fw) when it has one, so a formula differentiated in forward mode (forward over reverse:
+    torch.func.hessian) sees the result's tangent."""
 
-    __slots__ = ("a",)
+    __slots__ = ("a", "fw")
 
     def __init__(self, a: np.ndarray):
         self.a = a
+        self.fw = None
 
 
 def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None, same=False,
@@ -248,7 +251,14 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
     """`t` with its forward-mode tangent, when some input has one (a dual level is in force)."""
     from gradcli.engine import forward
-    return forward.propagate(op, t, inputs, args)
+    forward.propagate(op, t, inputs, args)
+    fw = getattr(t, "_fw", None)
+    node = t.grad_fn
+    if fw is not None and node is not None and node.op is op and op.plan is not None and -1 in op.plan:
+        for s in node.saved:
+            if s.__class__ is Out:
+                s.fw = fw
+    return t
 
 
 def unary(op: Op, name: str):

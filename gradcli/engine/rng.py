@@ -502,6 +502,8 @@ class Generator:
 
     def rand(self, shape: tuple, dtype=np.float32) -> np.ndarray:
         """uniform_(0, 1): one uniform per element, in memory order."""
+        if STATE.vmap is not None:
+            return STATE.vmap.random(lambda s: self.rand(s, dtype), shape)
         dt = _float_dtype(dtype)
         n = math.prod(shape)
         x = self._u24(n) if dt == np.float32 else self._u53(n)
@@ -509,6 +511,8 @@ class Generator:
 
     def uniform(self, shape, dtype, low: float, high: float) -> np.ndarray:
         """uniform_(low, high): fma(x, high - low, low) rounded once; high itself maps to low."""
+        if STATE.vmap is not None:
+            return STATE.vmap.random(lambda s: self.uniform(s, dtype, low, high), shape)
         dt = _float_dtype(dtype)
         low, high = float(low), float(high)
         if dt == np.float32:
@@ -559,6 +563,8 @@ class Generator:
         contiguous=False selects the scalar path whatever the size, as PyTorch does for
         non-contiguous targets (transposed views, channels-last *_like outputs).
         """
+        if STATE.vmap is not None:
+            return STATE.vmap.random(lambda s: self.normal(s, dtype, mean, std, contiguous), shape)
         mean, std = float(mean), float(std)
         if not std >= 0.0:
             raise RuntimeError("normal expects std >= 0.0, but found std %s" % _cxx_double(std))
@@ -617,6 +623,8 @@ class Generator:
 
     def randint(self, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
         """random_(low, high): one draw per element, modulo the range (bias and all)."""
+        if STATE.vmap is not None:
+            return STATE.vmap.random(lambda s: self.randint(low, high, s, dtype), shape)
         dt = np.dtype(dtype)
         low, high = int(low), int(high)
         if low >= high:
@@ -650,6 +658,8 @@ class Generator:
 
     def randperm(self, n: int, dtype=np.int64) -> np.ndarray:
         """Fisher-Yates driven by 32-bit draws (64-bit inside-out shuffle for huge n)."""
+        if STATE.vmap is not None:          # one permutation per element: no batched form
+            return STATE.vmap.random(lambda s: self.randperm(n, dtype), None)
         dt = np.dtype(dtype)
         n = int(n)
         if n < 0:

@@ -45,6 +45,7 @@ class EngineState:
         "saved_hooks_off",      # disable_saved_tensors_hooks's message while it is in force, else None
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
+        "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
     )
 
@@ -65,6 +66,7 @@ class EngineState:
         self.saved_hooks = self.saved_hooks_off = None
         self.warn = None
         self.warned_once = set()
+        self.vmap = None
         self.fw_level = None
 
     def warn_once(self, key: str, category: str, message: str) -> None:
@@ -80,6 +82,7 @@ class EngineState:
         self.inference = self.grad_in_inference = False
         self.anomaly, self.anomaly_nan = False, True
         self.saved_hooks = self.saved_hooks_off = None
+        self.vmap = None
         self.fw_level = None
 
     def snapshot(self) -> tuple:
@@ -91,13 +94,14 @@ class EngineState:
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
                 self.python_random.getstate() if self.python_random is not None else None, np.geterr(),
-                self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.fw_level)
+                self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
+                self.fw_level)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
-         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.fw_level) = snap
+         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level) = snap
         self.warned_once = set(warned)
         for name, value in zip(PrintOptions.__slots__, options):
             setattr(self.print_options, name, value)

@@ -82,6 +82,14 @@ Size.__name__ = "torch.Size"
 Size.__module__ = "torch"
 
 
+def _inside_vmap(kind: str):
+    """PyTorch's refusal of a tensor's value as a Python value inside torch.func.vmap (gradcli runs the
+    function once per element, so every tensor there counts as batched)."""
+    from gradcli.engine import functorch
+    if STATE.vmap.values:           # jacfwd's columns batch tangents only: values are plain
+        raise RuntimeError(functorch.VMAP_REFUSALS[kind])
+
+
 def _leaf_inplace_error():
     return RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -272,12 +280,16 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ conversion
     def item(self):
+        if STATE.vmap is not None:
+            _inside_vmap("item")
         a = self._a
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
         return a.reshape(()).item()
 
     def tolist(self):
+        if STATE.vmap is not None:
+            _inside_vmap("tolist")
         a = self._a
         if a.size > STATE.max_items:        # a Python object per element, made while holding the GIL
             raise MemoryError(f"tolist() of {a.size} elements is too large (gradcli allows at most "
@@ -288,6 +300,8 @@ class Tensor:
         raise RuntimeError("numpy() is outside gradcli's language: scripts cannot reach raw arrays")
 
     def __bool__(self) -> bool:
+        if STATE.vmap is not None:
+            _inside_vmap("bool")
         a = self._a
         if a.size != 1:
             if a.size == 0:
@@ -296,6 +310,8 @@ class Tensor:
         return bool(a.reshape(()).item())
 
     def __float__(self) -> float:
+        if STATE.vmap is not None:
+            _inside_vmap("item")
         if self._a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self.requires_grad:          # float(t), math.sqrt(t): PyTorch warns, once per process
@@ -303,6 +319,8 @@ class Tensor:
         return float(self._a.reshape(()).item())
 
     def __int__(self) -> int:
+        if STATE.vmap is not None:
+            _inside_vmap("item")
         if self._a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._a.reshape(()).item())

@@ -79,6 +79,21 @@ _WHAT = {
     "jvp": "The function's output and the Jacobian-vector product J v.",
     "hvp": "The function's output and the Hessian-vector product H v.",
     "vhp": "The function's output and the vector-Hessian product v^T H.",
+    # torch.func (a qualified name's phrase wins over its bare name's)
+    "torch.func.grad": "A function returning the gradient of `func` (which returns a scalar tensor) with respect "
+                       "to the arguments `argnums` names; nest it for higher derivatives.",
+    "grad_and_value": "Like torch.func.grad, a function that returns the gradient and the value of `func` together.",
+    "torch.func.vjp": "The output of `func` at `primals` and a function taking cotangents shaped like the output "
+                      "to the vector-Jacobian products, one per primal.",
+    "jacrev": "A function returning the Jacobian of `func` with respect to the arguments `argnums` names, one "
+              "vector-Jacobian product per output element.",
+    "torch.func.jvp": "The output of `func` at `primals` and its Jacobian-vector product with `tangents`, in "
+                      "forward mode.",
+    "jacfwd": "A function returning the Jacobian of `func` in forward mode, one Jacobian-vector product per "
+              "input element.",
+    "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
+    "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "
+            "(out_dims); gradcli runs `func` once per element.",
     "gradcheck": "Compares analytic gradients with finite differences; True when they agree, an error otherwise.",
     "gradgradcheck": "Like gradcheck, for second derivatives.",
     "GradcheckError": "The error gradcheck raises when the gradients disagree.",
@@ -338,6 +353,7 @@ _MODULES = {
     "torch.autograd.function": "Custom autograd Functions: Function, once_differentiable.",
     "torch.autograd.functional": "Derivatives of whole functions: jacobian, hessian, vjp, jvp, hvp, vhp.",
     "torch.testing": "Comparing results in tests: assert_close.",
+    "torch.func": "Function transforms: grad, grad_and_value, vjp, jacrev, jvp, jacfwd, hessian, vmap.",
     "torch.autograd.forward_ad": "Forward-mode AD: dual_level, make_dual, unpack_dual (tangents pushed forward "
                                  "through each op).",
     "torch.autograd.graph": "The graph's nodes and hooks: Node, increment_version, and hooks on the tensors "
@@ -485,7 +501,7 @@ def text_for(obj, builtins: dict | None = None) -> str:
         sig = signature(getattr(Tensor, method), qualified, method=True).replace("(", "(input, ", 1).replace(", )", ")")
     else:
         sig = signature(obj, qualified)
-    return _format(sig, what(bare))
+    return _format(sig, _WHAT.get(qualified) or what(bare))
 
 
 def constant_text(module: str, name: str, value) -> str:

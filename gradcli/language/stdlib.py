@@ -16,8 +16,8 @@ import time as _time
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, closeness, dtypes, factories, forward, functional, gradcheck, ops, rng,
-                            savedhooks, signatures)
+from gradcli.engine import (autograd, backward, closeness, dtypes, factories, forward, functional, functorch,
+                            gradcheck, ops, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, print_options
@@ -256,6 +256,12 @@ def _build_torch() -> ScriptModule:
             "disable_saved_tensors_hooks": savedhooks.disable_saved_tensors_hooks,
         }),
     })
+    vmap = Builtin("torch.func", "vmap", functorch.vmap)       # torch.vmap is the same function
+    func = ScriptModule("torch.func", {
+        "grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
+        "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
+        "hessian": functorch.hessian,
+    })
     linalg = ScriptModule("torch.linalg", {
         # group: shape
         "norm": _tensor_fn("linalg_norm", ops.linalg.norm),
@@ -381,7 +387,7 @@ def _build_torch() -> ScriptModule:
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
-        "autograd": autograd_ns, "nn": nn, "linalg": linalg,
+        "autograd": autograd_ns, "nn": nn, "linalg": linalg, "func": func, "vmap": vmap,
         "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
@@ -633,7 +639,8 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
-               forward.dual_level: "torch.autograd.forward_ad.dual_level"}
+               forward.dual_level: "torch.autograd.forward_ad.dual_level",
+               functorch.Transformed: "function"}
 
 
 def type_name(obj) -> str:
