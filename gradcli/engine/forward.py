@@ -83,12 +83,14 @@ def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
     copy of those elements."""
     import numpy as np
     v, b, w = view._a, base._a, whole._a
-    if w.dtype == b.dtype and w.strides == b.strides and w.shape == b.shape and all(s > 0 for s in b.strides):
-        item = b.itemsize
+    item, titem = b.itemsize, w.itemsize      # a tangent may have another dtype than its primal
+    if w.shape == b.shape and all(s > 0 for s in b.strides) and \
+            tuple(s // item for s in b.strides) == tuple(s // titem for s in w.strides):
         span = sum((n - 1) * s for n, s in zip(b.shape, b.strides)) // item + 1
         start = (v.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // item
-        memory = np.lib.stride_tricks.as_strided(w, shape=(span,), strides=(item,))
-        tangent = Tensor(np.lib.stride_tricks.as_strided(memory[start:], shape=v.shape, strides=v.strides))
+        memory = np.lib.stride_tricks.as_strided(w, shape=(span,), strides=(titem,))
+        tangent = Tensor(np.lib.stride_tricks.as_strided(memory[start:], shape=v.shape,
+                                                         strides=tuple(s // item * titem for s in v.strides)))
         tangent._base = whole if whole._base is None else whole._base
         tangent._version = whole._version
         view._fw = (level, tangent)

@@ -301,12 +301,18 @@ def _views(a: Tensor, steps: list) -> Tensor:
     """The last step's view of `a`: one node per step when autograd records them, else one tensor."""
     if not steps:
         return a
-    if not (a.requires_grad and STATE.recording) and (STATE.fw_level is None or getattr(a, "_fw", None) is None):
+    if not (a.requires_grad and STATE.recording) and (STATE.fw_level is None or not _dual(a)):
         return _view(a, steps[-1][1], ALIAS, ())
     t = a
     for row, out, saved in steps:
         t = _view(t, out, row, saved)
     return t
+
+
+def _dual(a: Tensor) -> bool:
+    """Whether `a` has a tangent (its own or its base's): each view step then takes its part of it."""
+    from gradcli.engine import forward
+    return forward.tangent_of(a) is not None
 
 
 def _check_types(advanced: list) -> None:
