@@ -252,6 +252,8 @@ class Tensor:
     def detach_(self) -> "Tensor":
         self.grad_fn = None
         self.requires_grad = False
+        if STATE.fw_level is not None:
+            self._fw = (STATE.fw_level, None)      # no tangent, not even a base's (forward.tangent_of)
         return self
 
     def retain_grad(self) -> None:
