@@ -400,8 +400,10 @@ def unbind0(a: Tensor) -> list:
         for i, r in enumerate(rows):
             r.grad_fn = Node(UNBIND, (source,), (x.shape, (i,)))
             r.requires_grad = True
+    base = a._base if a._base is not None else a
     for r in rows:
         r._version = a._version
+        r._base = base                  # views: in-place changes reach `a`, and its tangent (forward.py)
     if STATE.fw_level is not None:
         from gradcli.engine import forward
         forward.each_output(UNBIND, rows, a, [(x.shape, (i,)) for i in range(len(rows))])

@@ -776,10 +776,7 @@ def unbind(a: Tensor, dim=0) -> tuple:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
     if d == 0:
-        rows = arith.unbind0(a)
-        for r in rows:
-            r._base = a._base if a._base is not None else a
-        return tuple(rows)
+        return tuple(arith.unbind0(a))
     out = []
     for i in range(x.shape[d]):
         key = (slice(None),) * d + (i,)
