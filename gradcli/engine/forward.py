@@ -62,11 +62,42 @@ NOT_DIFFERENTIABLE = NotDifferentiable()
 # ----------------------------------------------------------------------------------------- tangents
 
 def tangent_of(t) -> Tensor | None:
-    """The tangent `t` has at the level in force, or None."""
+    """The tangent `t` has at the level in force, or None. A view without one of its own sees its region
+    of its base's tangent, if the base got one after the view was made (as PyTorch's views do)."""
     fw = getattr(t, "_fw", None)
-    if fw is None or fw[0] is not STATE.fw_level or STATE.fw_level is None:
+    level = STATE.fw_level
+    if fw is not None and fw[0] is level and level is not None:
+        return fw[1]                # (level, None): a view that must not look at its base (unpack_dual)
+    base = getattr(t, "_base", None)
+    if base is None or level is None:
         return None
-    return fw[1]
+    whole = getattr(base, "_fw", None)
+    if whole is None or whole[0] is not level or whole[1] is None:
+        return None
+    return _view_tangent(t, base, whole[1], level)
+
+
+def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
+    """The region of `whole`, the base's tangent, that `view` covers: a numpy view of it when both are laid
+    out alike (kept as the view's tangent, so later in-place changes of either show in the other), else a
+    copy of those elements."""
+    import numpy as np
+    v, b, w = view._a, base._a, whole._a
+    item, titem = b.itemsize, w.itemsize      # a tangent may have another dtype than its primal
+    if w.shape == b.shape and all(s > 0 for s in b.strides) and \
+            tuple(s // item for s in b.strides) == tuple(s // titem for s in w.strides):
+        span = sum((n - 1) * s for n, s in zip(b.shape, b.strides)) // item + 1
+        start = (v.__array_interface__["data"][0] - b.__array_interface__["data"][0]) // item
+        memory = np.lib.stride_tricks.as_strided(w, shape=(span,), strides=(titem,))
+        tangent = Tensor(np.lib.stride_tricks.as_strided(memory[start:], shape=v.shape,
+                                                         strides=tuple(s // item * titem for s in v.strides)))
+        tangent._base = whole if whole._base is None else whole._base
+        tangent._version = whole._version
+        view._fw = (level, tangent)
+        return tangent
+    from gradcli.engine import views
+    where = views.positions(v, b)
+    return Tensor(np.ascontiguousarray(w).reshape(-1)[where].astype(w.dtype, copy=False))
 
 
 def set_tangent(t: Tensor, tangent: Tensor | None) -> None:
@@ -125,10 +156,25 @@ def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
             value = jvp(TENSOR, tuple(tangents), inputs, t, *args)
         if value is not None and value._a.shape != t._a.shape:
             from gradcli.engine.ops import shape
-            value = shape.expand(value, t._a.shape)
+            value = _private(shape.expand(value, t._a.shape))
+        elif value is not None and any(value is x for x in tangents):
+            value = _private(value)
     if value is not None:
         t._fw = (level, value)
     return t
+
+
+def _private(value: Tensor) -> Tensor:
+    """A tangent of its own for a result whose formula handed back an input's tangent, or a view of one
+    (where PyTorch adds a zero tangent, making a new tensor): in-place ops change a result's tangent in
+    place, which must not reach the input's."""
+    if value.requires_grad and value.grad_fn is None:
+        from gradcli.engine.ops import arith
+        return arith.clone(value)
+    import numpy as np
+    out = Tensor(np.array(value._a))
+    out.grad_fn, out.requires_grad = value.grad_fn, value.requires_grad
+    return out
 
 
 def each_output(op, results, source: Tensor, args: list) -> None:
@@ -156,23 +202,37 @@ def _elementwise(F, op, tangents, inputs, result, args):
 
 
 def inplace_tangent(target: Tensor, result: Tensor) -> None:
-    """After an in-place op wrote `result` into `target`: the result's tangent becomes the target's, and
-    when the target is a view, its region of the base's tangent (zeros elsewhere, if the base had none)."""
+    """After an in-place op wrote `result` into `target`: the result's tangent becomes the target's. As in
+    PyTorch, a tangent the target already has is overwritten in place (copy_, so views of it and of its
+    base see the change); a view without one first gives its base a tangent of zeros, of which the view's
+    tangent is then its region."""
     tangent = tangent_of(result)
     if tangent is None:
         return
     level = STATE.fw_level
-    base = target._base
-    if base is not None and base._a.dtype.kind in "fc":
-        from gradcli.engine import views
-        region = views.positions(target._a, base._a)
-        if region is not None:
-            import numpy as np
-            whole = tangent_of(base)
-            values = np.zeros_like(base._a) if whole is None else np.array(whole._a, dtype=base._a.dtype)
-            values.reshape(-1)[region.reshape(-1)] = np.broadcast_to(tangent._a, target._a.shape).reshape(-1)
-            base._fw = (level, Tensor(values))
-    target._fw = (level, tangent)
+    old = tangent_of(target)
+    if old is None:
+        base = target._base
+        if base is None or base._a.dtype.kind not in "fc":
+            if 0 in tangent._a.strides and tangent._a.size > 1:
+                tangent = _private(tangent)     # a broadcast (copy_'s): a tangent laid out as the target
+            target._fw = (level, tangent)
+            return
+        import numpy as np
+        if tangent_of(base) is None:
+            base._fw = (level, Tensor(np.zeros_like(base._a)))
+        target._fw = None
+        old = tangent_of(target)
+        if old is None:             # a base laid out so that no view of its tangent matches the target's
+            target._fw = (level, tangent)
+            return
+    with suspended():
+        old._inplace(_copy, tangent)
+
+
+def _copy(a, src):
+    from gradcli.engine import ops
+    return ops.copy(a, src)
 
 
 def zeros_for(tangents, inputs, i):
@@ -292,4 +352,5 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     with suspended():
         STATE.in_formula = False
         primal = shape._view_of(tensor, tensor._a.view(), indexing.IDENTITY, ())
+    primal._fw = (STATE.fw_level, None)     # a view that never sees its base's tangent
     return UnpackedDualTensor(primal, tangent)

@@ -260,6 +260,8 @@ class Tensor:
     def detach_(self) -> "Tensor":
         self.grad_fn = None
         self.requires_grad = False
+        if STATE.fw_level is not None:
+            self._fw = (STATE.fw_level, None)      # no tangent, not even a base's (forward.tangent_of)
         return self
 
     def retain_grad(self) -> None:
@@ -1212,7 +1214,8 @@ class Tensor:
             src.grad_fn = self.grad_fn
             src._acc = self._acc
             if STATE.fw_level is not None:
-                src._fw = getattr(self, "_fw", None)
+                from gradcli.engine import forward
+                src._fw = (STATE.fw_level, forward.tangent_of(self))     # a view's may be its base's
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):

@@ -55,14 +55,29 @@ def _as_strided_gradient(F, g, positions, shape):
 
 _COPY_SLICES_FORMULAS = (_base_gradient, _other_gradient(1), _other_gradient(2), _other_gradient(3))
 
+
+# Forward mode. A view's tangent is its region of the base's tangent (PyTorch's as_strided is auto_linear).
+# CopySlices is not an op of its own there: the in-place op's row gives the view its tangent and
+# forward.inplace_tangent writes it into the base's, as PyTorch's set_fw_grad does; these nodes are made
+# by `rebase` below, never by recording.apply, so their column is never asked for a tangent.
+
+def _as_strided_jvp(F, ts, xs, result, positions, shape):
+    return F.take(ts[0], positions)
+
+
+def _copy_slices_jvp(F, ts, xs, result, node, positions, shape):
+    raise RuntimeError("CopySlices nodes are made by views.rebase after the tangents are written, not by "
+                       "recording.apply")
+
 # CopySlices frees what the in-place op saved exactly when that op's own node would.
 # fmt: off
 #                     node                  forward  saves                           formulas, one per input
 COPY_SLICES      = Op("CopySlices",         None,    ("node", "positions", "shape"), _COPY_SLICES_FORMULAS,
-                      saves_tensors=False)
+                      saves_tensors=False, jvp=_copy_slices_jvp)
 COPY_SLICES_SAVE = Op("CopySlices",         None,    ("node", "positions", "shape"), _COPY_SLICES_FORMULAS,
-                      saves_tensors=True)
-AS_STRIDED       = Op("AsStridedBackward0", None,    ("positions", "shape"),         (_as_strided_gradient,))
+                      saves_tensors=True, jvp=_copy_slices_jvp)
+AS_STRIDED       = Op("AsStridedBackward0", None,    ("positions", "shape"),         (_as_strided_gradient,),
+                      jvp=_as_strided_jvp)
 # fmt: on
 
 

@@ -177,7 +177,7 @@ SUB_SCALAR  = Op("SubBackward1",        None,          (),                      
                  jvp="auto")
 UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
                  (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),),
-                 jvp=lambda F, ts, xs, result, shape, index: F.getitem(ts[0], index))
+                 jvp=lambda F, ts, xs, result, shape, index: _unbind_jvp(ts[0], shape, index))
 # fmt: on
 
 reciprocal = unary(RECIPROCAL, "reciprocal")
@@ -388,20 +388,31 @@ def fill(a: Tensor, value, zero=False) -> Tensor:
     return apply(ZERO if zero else FILL, out, (a,))
 
 
+def _unbind_jvp(tangent: Tensor, shape: tuple, index: tuple) -> Tensor:
+    """unbind's auto_linear: the tangent's row, a view of it recorded as UnbindBackward0 as in PyTorch."""
+    from gradcli.engine.ops.shape import _view_of
+    return _view_of(tangent, tangent._a[index + (Ellipsis,)], UNBIND, (shape, index))     # 0-d: a view too
+
+
 def unbind0(a: Tensor) -> list:
     """Iterating a tensor yields its rows; PyTorch records them as outputs of one UnbindBackward0."""
     x = a._a
     if x.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    rows = [Tensor(x[i]) for i in range(x.shape[0])]
+    if x.ndim > 1:
+        rows = [Tensor(x[i]) for i in range(x.shape[0])]
+    else:
+        rows = [Tensor(x[i, ...]) for i in range(x.shape[0])]      # a 0-d view (x[i] would copy it)
     # one node per row, all outputs of one op: `apply` records single results, so the nodes are made here
     if needs_grad(a):
         source = edge(a)
         for i, r in enumerate(rows):
             r.grad_fn = Node(UNBIND, (source,), (x.shape, (i,)))
             r.requires_grad = True
+    base = a._base if a._base is not None else a
     for r in rows:
         r._version = a._version
+        r._base = base                  # views: in-place changes reach `a`, and its tangent (forward.py)
     if STATE.fw_level is not None:
         from gradcli.engine import forward
         forward.each_output(UNBIND, rows, a, [(x.shape, (i,)) for i in range(len(rows))])

@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.forward import NOT_DIFFERENTIABLE
-from gradcli.engine.ops.arith import power
+from gradcli.engine.ops.arith import clone, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
@@ -362,9 +362,13 @@ NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: F.zeros_like(g)),
                       fits=True, quiet=True)
+# copy_'s tangent (PyTorch's manual copy_): src's, broadcast to self or cloned; zeros when src has none
 COPY             = Op("CopyBackwards",       None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: g),
-                      inputs=("self", "src"), fits=True, quiet=True)
+                      inputs=("self", "src"), fits=True, quiet=True,
+                      jvp=lambda F, ts, xs, result: F.zeros_like(result) if ts[1] is None else
+                      F.cast(F.expand(ts[1], result._a.shape) if ts[1]._a.shape != result._a.shape
+                             else clone(ts[1]), result._a.dtype))
 SOFTPLUS         = Op("SoftplusBackward0",   None,    ("self", "beta", "threshold"),
                       (lambda F, g, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),), quiet=True)
 GELU             = Op("GeluBackward0",       None,    ("self", "approximate"),

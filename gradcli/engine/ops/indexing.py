@@ -7,6 +7,7 @@ import numpy as np
 from gradcli.engine import dtypes, ops, recording
 from gradcli.engine.autograd import _fit
 from gradcli.engine.recording import Op, apply
+from gradcli.engine.ops import shape as _shape
 from gradcli.engine.ops.shape import _view_of as _view
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
@@ -15,6 +16,8 @@ from gradcli.engine.tensor import INFERENCE_INPLACE_ERROR, Tensor
 # non-trivial slice (slice) and per None (unsqueeze), so X[0, 1] is SelectBackward0 of SelectBackward0.
 # Anything with a list, a bool or a tensor in it is advanced indexing: one IndexBackward0.
 
+# The forward-mode columns are PyTorch's auto_linear (see ops/shape.py): the same view or gather of the
+# tangent; index_put_ takes zeros for a side without one.
 # fmt: off
 SELECT     = Op("SelectBackward0",    None,    ("shape", "key"),
                 (lambda F, g, shape, key: F.scatter(g, shape, key, "select"),))
@@ -29,8 +32,23 @@ INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
 # values broadcast to the indexed part, not to the result: their gradient is fitted by the formula
 INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit"),
                 (lambda F, g, key, values_fit: F.zero_at(g, key),
-                 lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)), inputs=("self", "values"))
+                 lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)), inputs=("self", "values"),
+                jvp=lambda F, ts, xs, result, key, values_fit: _index_put_jvp(ts, xs, key))
 # fmt: on
+
+# alias passes the tangent itself on in PyTorch: here a view of all of it, so that it stays the same data
+ALIAS.jvp = _shape._linear_view(ALIAS, lambda x, r: x.view())
+IDENTITY.jvp = _shape._linear_view(IDENTITY, lambda x, r: x.view())
+SELECT.jvp = _shape._linear_view(SELECT, lambda x, r, shape, key: x[key])
+SLICE.jvp = _shape._linear_view(SLICE, lambda x, r, shape, key: x[key])
+UNSQUEEZE.jvp = _shape._linear_view(UNSQUEEZE, lambda x, r, dim: np.expand_dims(x, dim))
+INDEX.jvp = _shape._linear_copy(INDEX, lambda x, r, shape, key: x[key])
+
+
+def _index_put_jvp(ts, xs, key):
+    """index_put's `self_t.index_put(indices, values_t)`, zeros standing in for a missing tangent."""
+    from gradcli.engine import forward
+    return index_put(forward.zeros_for(ts, xs, 0), key, forward.zeros_for(ts, xs, 1))
 
 
 _ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
@@ -283,12 +301,18 @@ def _views(a: Tensor, steps: list) -> Tensor:
     """The last step's view of `a`: one node per step when autograd records them, else one tensor."""
     if not steps:
         return a
-    if not (a.requires_grad and STATE.recording):
+    if not (a.requires_grad and STATE.recording) and (STATE.fw_level is None or not _dual(a)):
         return _view(a, steps[-1][1], ALIAS, ())
     t = a
     for row, out, saved in steps:
         t = _view(t, out, row, saved)
     return t
+
+
+def _dual(a: Tensor) -> bool:
+    """Whether `a` has a tangent (its own or its base's): each view step then takes its part of it."""
+    from gradcli.engine import forward
+    return forward.tangent_of(a) is not None
 
 
 def _check_types(advanced: list) -> None:
@@ -438,7 +462,8 @@ def setitem(a: Tensor, key, value) -> None:
         raise RuntimeError(f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was created in "
                            f"no_grad mode and is being modified inplace with grad mode enabled.{_NO_GRAD_VIEW}")
     if not (grad_on and (a.requires_grad or (not number and value.requires_grad)
-                         or (base is not None and base.requires_grad))):
+                         or (base is not None and base.requires_grad))) \
+            and (STATE.fw_level is None or not _dual_write(a, value, number)):
         # nothing to record: write straight into the storage, after the in-place rules
         if a._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
@@ -462,6 +487,14 @@ def setitem(a: Tensor, key, value) -> None:
         t._inplace(ops.copy, src)
 
 
+def _dual_write(a: Tensor, value, number: bool) -> bool:
+    """Whether `a[key] = value` changes a forward-mode tangent (the value's, or the one `a` has or sees
+    through its base): then it runs as an op on the view, as when autograd records it."""
+    from gradcli.engine import forward
+    return (not number and forward.tangent_of(value) is not None) or forward.tangent_of(a) is not None \
+        or (a._base is not None and forward.tangent_of(a._base) is not None)
+
+
 def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
     """The out-of-place twin of `a.index_put_(key, v)`: a copy of `a` with v (cast, broadcast) written at key."""
     out = a._a.copy()
@@ -474,9 +507,12 @@ def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.
 # fmt: off
-SELECT_BACKWARD = Op("SelectBackwardBackward0", None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
-SLICE_BACKWARD  = Op("SliceBackwardBackward0",  None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
-INDEX_PUT       = Op("IndexPutBackward0",       None,    ("key",), (lambda F, g, key: F.getitem(g, key),))
+SELECT_BACKWARD = Op("SelectBackwardBackward0", None,    ("key",), (lambda F, g, key: F.getitem(g, key),),
+                     jvp=lambda F, ts, xs, result, key: scatter(ts[0], result._a.shape, key, "select"))
+SLICE_BACKWARD  = Op("SliceBackwardBackward0",  None,    ("key",), (lambda F, g, key: F.getitem(g, key),),
+                     jvp=lambda F, ts, xs, result, key: scatter(ts[0], result._a.shape, key, "slice"))
+INDEX_PUT       = Op("IndexPutBackward0",       None,    ("key",), (lambda F, g, key: F.getitem(g, key),),
+                     jvp=lambda F, ts, xs, result, key: index_add(ts[0], result._a.shape, key))
 # fmt: on
 
 

@@ -64,43 +64,95 @@ def _piece_backward(F, g, shape, key, index):
     return F.scatter(g, shape, key, "slice")
 
 
+# Forward-mode columns (gradcli.engine.forward). Every row here is linear: PyTorch's auto_linear, the op
+# applied to the tangent with the forward's own arguments, so a tangent of a view is a view of the input's
+# tangent (an in-place change of one shows in the other) and, when the tangent requires grad, it gets the
+# row's own node. cat and stack take zeros for the inputs without a tangent (PyTorch's cat_jvp, stack_jvp).
+
+def _linear_view(op: Op, array_of):
+    """The column of view row `op`: the tangent seen through the same view (`array_of(tangent, result,
+    *saved)` is the tangent's numpy view), recorded with the row's saved values."""
+    return lambda F, ts, xs, result, *saved: _view_of(ts[0], array_of(ts[0]._a, result._a, *saved), op, saved)
+
+
+def _linear_copy(op: Op, array_of):
+    """The column of row `op` whose result is a new array: the same rearrangement of the tangent."""
+    return lambda F, ts, xs, result, *saved: apply(op, array_of(ts[0]._a, result._a, *saved), (ts[0],), saved)
+
+
+def _reshaped(x: np.ndarray, r: np.ndarray, *saved) -> np.ndarray:
+    """`x` with the result's shape: a view when its strides allow one (a tangent made by the caller may be
+    laid out otherwise than its primal, which a view of the primal could not tell), else a copy."""
+    out = _nocopy_reshape(x, r.shape)
+    return x.reshape(r.shape) if out is None else out
+
+
+def _cat_jvp(F, ts, xs, result, parts):
+    from gradcli.engine import forward
+    dim = next((len(key) - 1 for key in parts if key is not None), 0)
+    return cat([forward.zeros_for(ts, xs, i) for i in range(len(xs))], dim)
+
+
+def _stack_jvp(F, ts, xs, result, dim):
+    from gradcli.engine import forward
+    return stack([forward.zeros_for(ts, xs, i) for i in range(len(xs))], dim)
+
+
+def _permute_jvp(F, ts, xs, result, inverse):
+    order = [0] * len(inverse)
+    for i, d in enumerate(inverse):
+        order[d] = i
+    return permute(ts[0], tuple(order))
+
+
 # Multi-output ops (split, chunk, unbind) record one node per output, each scattering its
 # gradient into the input's shape; PyTorch shares one node between the outputs.
 # fmt: off
 EXPAND        = Op("ExpandBackward0",         None,    ("shape",),
-                   (lambda F, g, shape: F.sum_to(g, shape),))
+                   (lambda F, g, shape: F.sum_to(g, shape),),
+                   jvp=lambda F, ts, xs, result, shape: expand(ts[0], result._a.shape))
 UNSQUEEZE     = Op("UnsqueezeBackward0",      None,    ("dim",),
-                   (lambda F, g, dim: F.squeeze(g, dim),))
+                   (lambda F, g, dim: F.squeeze(g, dim),),
+                   jvp=lambda F, ts, xs, result, dim: unsqueeze(ts[0], dim))
 SQUEEZE_ALL   = Op("SqueezeBackward0",        None,    ("shape",),
-                   (lambda F, g, shape: F.reshape(g, shape),))
+                   (lambda F, g, shape: F.reshape(g, shape),),
+                   jvp=lambda F, ts, xs, result, shape: squeeze(ts[0]))
 SQUEEZE       = Op("SqueezeBackward1",        None,    ("dim", "shape"),
-                   (lambda F, g, dim, shape: F.reshape(g, shape),))
+                   (lambda F, g, dim, shape: F.reshape(g, shape),),
+                   jvp=lambda F, ts, xs, result, dim, shape: squeeze(ts[0], dim))
+# squeezing size-1 dims keeps the elements' order: the result's shape says which went
 SQUEEZE_DIMS  = Op("SqueezeBackward2",        None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
 SQUEEZE_      = Op("SqueezeBackward4",        None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
-TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),))
+TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),),
+                   jvp=lambda F, ts, xs, result: t(ts[0]))
 TRANSPOSE     = Op("TransposeBackward0",      None,    ("dim0", "dim1"),
-                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),))
+                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),),
+                   jvp=lambda F, ts, xs, result, dim0, dim1: transpose(ts[0], dim0, dim1))
 PERMUTE       = Op("PermuteBackward0",        None,    ("inverse",),
-                   (lambda F, g, inverse: F.permute(g, inverse),))
+                   (lambda F, g, inverse: F.permute(g, inverse),), jvp=_permute_jvp)
 VIEW          = Op("ViewBackward0",           None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
 RESHAPE_ALIAS = Op("ReshapeAliasBackward0",   None,    ("shape",),
                    (lambda F, g, shape: F.reshape(g, shape),))
 UNSAFE_VIEW   = Op("UnsafeViewBackward0",     None,    ("shape",),
-                   (lambda F, g, shape: F.reshape(g, shape),))
-REPEAT        = Op("RepeatBackward0",         None,    ("repeats", "shape"),      (_repeat_backward,))
+                   (lambda F, g, shape: F.reshape(g, shape),),
+                   jvp=lambda F, ts, xs, result, shape: unsafe_view(ts[0], result._a.shape))
+REPEAT        = Op("RepeatBackward0",         None,    ("repeats", "shape"),      (_repeat_backward,),
+                   jvp=lambda F, ts, xs, result, repeats, shape: repeat(ts[0], repeats))
 CAT           = Op("CatBackward0",            None,    ("parts",),                _EachInput(_cat_backward),
-                   fits="dtype")
+                   fits="dtype", jvp=_cat_jvp)
 STACK         = Op("StackBackward0",          None,    ("dim",),                  _EachInput(_stack_backward),
-                   fits="dtype")
+                   fits="dtype", jvp=_stack_jvp)
 SPLIT         = Op("SplitBackward0",          None,    ("shape", "key", "index"), (_piece_backward,))
 SPLIT_SIZES   = Op("SplitWithSizesBackward0", None,    ("shape", "key", "index"), (_piece_backward,))
 FLIP          = Op("FlipBackward0",           None,    ("dims",),
-                   (lambda F, g, dims: F.flip_dims(g, dims),))
+                   (lambda F, g, dims: F.flip_dims(g, dims),),
+                   jvp=lambda F, ts, xs, result, dims: flip(ts[0], dims))
 ROLL          = Op("RollBackward0",           None,    ("shifts", "dims"),
-                   (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),))
+                   (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),),
+                   jvp=lambda F, ts, xs, result, shifts, dims: roll(ts[0], shifts, dims))
 GATHER        = Op("GatherBackward0",         None,    ("shape", "key"),
                    (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
 GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),         (_gather_0d_backward,),
@@ -108,10 +160,23 @@ GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),       
 INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"),
                    (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
 TRIL          = Op("TrilBackward0",           None,    ("diagonal",),
-                   (lambda F, g, diagonal: F.tril(g, diagonal),))
+                   (lambda F, g, diagonal: F.tril(g, diagonal),),
+                   jvp=lambda F, ts, xs, result, diagonal: tril(ts[0], diagonal))
 TRIU          = Op("TriuBackward0",           None,    ("diagonal",),
-                   (lambda F, g, diagonal: F.triu(g, diagonal),))
+                   (lambda F, g, diagonal: F.triu(g, diagonal),),
+                   jvp=lambda F, ts, xs, result, diagonal: triu(ts[0], diagonal))
 # fmt: on
+
+# the columns that name their own row
+SQUEEZE_DIMS.jvp = _linear_view(SQUEEZE_DIMS, _reshaped)
+SQUEEZE_.jvp = _linear_copy(SQUEEZE_, lambda x, r, shape: x.reshape(r.shape))
+VIEW.jvp = _linear_view(VIEW, _reshaped)
+RESHAPE_ALIAS.jvp = _linear_view(RESHAPE_ALIAS, _reshaped)
+SPLIT.jvp = _linear_view(SPLIT, lambda x, r, shape, key, index: x[key])
+SPLIT_SIZES.jvp = _linear_view(SPLIT_SIZES, lambda x, r, shape, key, index: x[key])
+GATHER.jvp = _linear_copy(GATHER, lambda x, r, shape, key: x[key])
+GATHER_0D.jvp = _linear_copy(GATHER_0D, lambda x, r, shapes, key: x.reshape(-1)[key].reshape(r.shape))
+INDEX_SELECT.jvp = _linear_copy(INDEX_SELECT, lambda x, r, shape, key: x[key] if key else x.copy())
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -711,10 +776,7 @@ def unbind(a: Tensor, dim=0) -> tuple:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
     if d == 0:
-        rows = arith.unbind0(a)
-        for r in rows:
-            r._base = a._base if a._base is not None else a
-        return tuple(rows)
+        return tuple(arith.unbind0(a))
     out = []
     for i in range(x.shape[d]):
         key = (slice(None),) * d + (i,)
