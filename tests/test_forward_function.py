@@ -136,9 +136,6 @@ def test_forward_mode_jacobian_errors(call, expected):
     assert located_error(source).split(": ", 1)[1] == expected
 
 
-@pytest.mark.xfail(reason="forward-over-reverse goes through view_as, squeeze and stack: the shape rows' forward "
-                          "columns (another branch of issue 15); take this mark off when they are merged",
-                   strict=True, raises=Exception)
 def test_hessian_with_a_forward_mode_outer_jacobian():
     source = ("import torch\nfrom torch.autograd.functional import hessian\n"
               "print(hessian(lambda a: (a ** 3).sum(), torch.tensor([1., 2.]), vectorize=True, "
