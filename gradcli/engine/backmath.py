@@ -242,6 +242,8 @@ class TensorMath:
                 t = Tensor(s.a)
                 t.grad_fn = node
                 t.requires_grad = True
+                if s.fw is not None:
+                    t._fw = s.fw
                 out.append(t)
             else:
                 out.append(s)

@@ -120,10 +120,11 @@ class Op:
 class Out:
     """A node's saved reference to its own result."""
 
-    __slots__ = ("a",)
+    __slots__ = ("a", "fw")
 
     def __init__(self, a: np.ndarray):
         self.a = a
+        self.fw = None      # the result's (level, tangent), for formulas run on Tensors (forward-over-reverse)
 
 
 def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None, same=False,
@@ -174,6 +175,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     if observer is not None:
         observer.op(op, t, inputs)
     plan = op.plan
+    kept = None                         # the Out the node saves, if any
     if plan is None:
         saved, checks = args, None
         if op.saves_tensors or inference_seen:
@@ -183,7 +185,6 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     else:
         saved = []
         checks = None
-        result = False
         needers = op.needers
         for c in plan:
             if c >= 0:                  # an input
@@ -208,11 +209,11 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     x = arrays[c]
                 saved.append(x)
             elif c == -1:               # _RESULT
-                saved.append(Out(out))
-                result = True
+                kept = Out(out)
+                saved.append(kept)
             else:
                 saved.append(args[-2 - c])
-        if result:
+        if kept is not None:
             # the result is saved: changing it in place must fail the backward pass (checked last)
             entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
             if checks is None:
@@ -242,7 +243,12 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     t.requires_grad = True
     if plan is not None and STATE.saved_hooks is not None:     # saved_tensors_hooks in force
         STATE.saved_hooks.pack_node(node)
-    return t if STATE.fw_level is None else _dual(op, t, inputs, args)
+    if STATE.fw_level is None:
+        return t
+    _dual(op, t, inputs, args)
+    if kept is not None:
+        kept.fw = t._fw                 # a saved result unpacks with its tangent, as PyTorch's SavedVariable
+    return t
 
 
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
