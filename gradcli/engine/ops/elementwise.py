@@ -11,6 +11,7 @@ from gradcli.engine.forward import NOT_DIFFERENTIABLE
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -260,26 +261,54 @@ def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
 # the tangent gets an AddBackward0 (or SubBackward0) node when it requires grad (add_tangents,
 # sub_tangents); ops that are not aware of zero tensors see real zeros (tangent_or_zeros).
 
+class _Dropped:
+    """A term whose tangent factor is PyTorch's zero tensor but whose other factor requires grad: the
+    product is zero, yet recorded, so the add it goes into records a node too."""
+
+    __slots__ = ()
+
+
+DROPPED = _Dropped()
+
+
+def dropped(*factors):
+    """The term a missing tangent leaves in a product with `factors`: None, or DROPPED when one of them
+    requires grad (and grad mode records)."""
+    if STATE.recording:
+        for f in factors:
+            if f.__class__ is Tensor and f.requires_grad:
+                return DROPPED
+    return None
+
+
 def add_tangents(a, b):
-    """a + b, where None is PyTorch's efficient zero tensor (the add then gives the other term exactly)."""
-    if a is None:
-        a, b = b, None
-    if b is None:
-        if a is None or not a.requires_grad:
-            return a
-        return a + Tensor(np.array(-0.0, dtype=a._a.dtype))     # x + -0.0 is x, signed zeros included
+    """a + b, where None (or DROPPED) is PyTorch's efficient zero tensor: the add gives the other term
+    exactly, with an AddBackward0 node when either side requires grad."""
+    if a is None or a is DROPPED:
+        a, b = b, a
+    if a is None or a is DROPPED:
+        return None
+    if b is None or b is DROPPED:
+        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b)   # x + -0.0 is x
     return a + b
 
 
 def sub_tangents(a, b):
-    """a - b, where None is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros included)."""
-    if b is None:
-        if a is None or not a.requires_grad:
-            return a
-        return a - Tensor(np.array(0.0, dtype=a._a.dtype))
-    if a is None:
-        return Tensor(np.array(-0.0, dtype=b._a.dtype)) - b if b.requires_grad else -b
+    """a - b, where None (or DROPPED) is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros
+    included)."""
+    if b is None or b is DROPPED:
+        if a is None or a is DROPPED:
+            return None
+        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b)
+    if a is None or a is DROPPED:
+        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a) - b
     return a - b
+
+
+def _zero(like: Tensor, value: float, term) -> Tensor:
+    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
+    zero = Tensor(np.array(value, dtype=like._a.dtype))
+    return zero.requires_grad_() if term is DROPPED else zero
 
 
 def tangent_or_zeros(tangents, inputs, i):
@@ -295,7 +324,7 @@ def _atan2_jvp(F, ts, xs, result):
     """(-self_p * other_t + other_p * self_t) / (self_p^2 + other_p^2)."""
     st, ot = ts
     x, y = xs
-    top = add_tangents(None if ot is None else -x * ot, None if st is None else y * st)
+    top = add_tangents(dropped(x) if ot is None else -x * ot, dropped(y) if st is None else y * st)
     return top / (F.pow(x, 2) + F.pow(y, 2))
 
 
@@ -340,14 +369,16 @@ def _lerp_tensor_jvp(F, ts, xs, result):
     x, end, weight = xs
     wt = ts[2]
     start = lerp(tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1), weight)
-    return add_tangents(start, None if wt is None else wt * (end - x))
+    slope = end - x
+    return add_tangents(start, dropped(slope) if wt is None else wt * slope)
 
 
 def _remainder_jvp(F, ts, xs, result):
     """self_t - other_t * self_p.div(other_p, rounding_mode="floor")."""
     st, ot = ts
     x, y = xs
-    return sub_tangents(st, None if ot is None else ot * div_rounding(x, y, "floor"))
+    quotient = div_rounding(x, y, "floor")
+    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient)
 
 
 def _copy_jvp(F, ts, xs, result):
@@ -379,14 +410,14 @@ def _tanh_backward_jvp(F, ts, xs, result):
     grad_output, output = xs
     ot = ts[1]
     return add_tangents(tanh_backward(tangent_or_zeros(ts, xs, 0), output),
-                        None if ot is None else ot * (-2 * output * grad_output))
+                        dropped(output, grad_output) if ot is None else ot * (-2 * output * grad_output))
 
 
 def _sigmoid_backward_jvp(F, ts, xs, result):
     grad_output, output = xs
     ot = ts[1]
     return add_tangents(sigmoid_backward(tangent_or_zeros(ts, xs, 0), output),
-                 None if ot is None else ot * grad_output * (-2 * output + 1))
+                 dropped(output, grad_output) if ot is None else ot * grad_output * (-2 * output + 1))
 
 
 def _threshold_backward_jvp(F, ts, xs, result, threshold):
@@ -403,7 +434,8 @@ def _gelu_backward_jvp(F, ts, xs, result, approximate):
     grad_output, self = xs
     st = ts[1]
     return add_tangents(gelu_backward(tangent_or_zeros(ts, xs, 0), self, approximate),
-                 None if st is None else _gelu_double_backward(F, st, grad_output, self, approximate))
+                 dropped(grad_output, self) if st is None else
+                 _gelu_double_backward(F, st, grad_output, self, approximate))
 
 
 def _elu_backward_jvp(F, ts, xs, result, alpha, is_result):
@@ -428,7 +460,8 @@ def _log_sigmoid_backward_jvp(F, ts, xs, result, buffer):
     grad_output, self = xs
     st = ts[1]
     return add_tangents(log_sigmoid_backward(tangent_or_zeros(ts, xs, 0), self, buffer),
-                 None if st is None else _log_sigmoid_double_backward(F, st, grad_output, self, buffer))
+                 dropped(grad_output, self) if st is None else
+                 _log_sigmoid_double_backward(F, st, grad_output, self, buffer))
 
 
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).

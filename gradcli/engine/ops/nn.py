@@ -13,7 +13,7 @@ import numpy as np
 
 from gradcli.engine import ops, rng
 from gradcli.engine.ops import arith, linalg, reduce
-from gradcli.engine.ops.elementwise import add_tangents, sub_tangents, tangent_or_zeros
+from gradcli.engine.ops.elementwise import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
 from gradcli.engine.tensor import Size, Tensor
 
@@ -136,7 +136,7 @@ def _log_softmax_jvp(F, ts, xs, result, dims):
 
 def _times(a, at, b, bt):
     """The tangent of a * b from the tangents at, bt (None: none): bt * a + at * b, as mul's formula."""
-    return add_tangents(None if bt is None else bt * a, None if at is None else at * b)
+    return add_tangents(dropped(a) if bt is None else bt * a, dropped(b) if at is None else at * b)
 
 
 def _softmax_data_jvp(F, ts, xs, result, dims):
@@ -209,8 +209,8 @@ def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
 def _addmm_jvp(F, ts, xs, result, c1, c2):
     """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
     (bt, t1, t2), (bias, mat1, mat2) = ts, xs
-    value = add_tangents(bt, None if t1 is None else linalg.mm(t1, mat2))
-    return add_tangents(value, None if t2 is None else linalg.mm(mat1, t2))
+    value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2))
+    return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
 
 
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
