@@ -281,33 +281,34 @@ def dropped(*factors):
     return None
 
 
-def add_tangents(a, b):
+def add_tangents(a, b, shape=()):
     """a + b, where None (or DROPPED) is PyTorch's efficient zero tensor: the add gives the other term
-    exactly, with an AddBackward0 node when either side requires grad."""
+    exactly (broadcast to `shape`, the zero term's), with an AddBackward0 node when either side requires
+    grad."""
     if a is None or a is DROPPED:
         a, b = b, a
     if a is None or a is DROPPED:
         return None
     if b is None or b is DROPPED:
-        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b)   # x + -0.0 is x
+        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b, shape)   # x + -0.0 is x
     return a + b
 
 
-def sub_tangents(a, b):
+def sub_tangents(a, b, shape=()):
     """a - b, where None (or DROPPED) is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros
-    included)."""
+    included; `shape` as in add_tangents)."""
     if b is None or b is DROPPED:
         if a is None or a is DROPPED:
             return None
-        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b)
+        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b, shape)
     if a is None or a is DROPPED:
-        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a) - b
+        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a, shape) - b
     return a - b
 
 
-def _zero(like: Tensor, value: float, term) -> Tensor:
+def _zero(like: Tensor, value: float, term, shape) -> Tensor:
     """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
-    zero = Tensor(np.array(value, dtype=like._a.dtype))
+    zero = Tensor(np.full(shape, value, dtype=like._a.dtype))
     return zero.requires_grad_() if term is DROPPED else zero
 
 
@@ -378,7 +379,7 @@ def _remainder_jvp(F, ts, xs, result):
     st, ot = ts
     x, y = xs
     quotient = div_rounding(x, y, "floor")
-    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient)
+    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient, quotient._a.shape)
 
 
 def _copy_jvp(F, ts, xs, result):

@@ -209,7 +209,7 @@ def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
 def _addmm_jvp(F, ts, xs, result, c1, c2):
     """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
     (bt, t1, t2), (bias, mat1, mat2) = ts, xs
-    value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2))
+    value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2), result._a.shape)
     return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
 
 
