@@ -538,6 +538,12 @@ ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                       
                       jvp="auto")
 MASKED_FILL      = Op("MaskedFillBackward0", None,    ("mask",),
                       (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True, jvp="auto")
+MASKED_FILL_TENSOR = Op("MaskedFillBackward1", None,  ("mask",),
+                        (lambda F, g, mask: F.masked_zero(g, mask),
+                         lambda F, g, mask: F.sum(F.getitem(g, mask))),
+                        inputs=("self", "value"), fits="dtype", saves_tensors=True,
+                        jvp=lambda F, ts, xs, result, mask: masked_fill(tangent_or_zeros(ts, xs, 0), mask,
+                                                                        tangent_or_zeros(ts, xs, 1)))
 CLAMP            = Op("ClampBackward1",      None,    ("self", "min", "max"),        (_clamp_self,),
                       fits=True, quiet=True, jvp="auto")
 CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),        (_clamp_self,
@@ -1276,7 +1282,11 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
-    fill = value._a if value.__class__ is Tensor else checked_scalar(value, x.dtype)
+    tensor_value = value.__class__ is Tensor
+    if tensor_value and value._a.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._a.ndim} dimension(s).")
+    fill = value._a if tensor_value else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
     except ValueError:
@@ -1285,7 +1295,10 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     if out.shape != x.shape:
         raise RuntimeError(f"masked_fill: the mask of shape {list(m.shape)} cannot be broadcast to the tensor "
                            f"of shape {list(x.shape)} in place")
-    return apply(MASKED_FILL, out, (a,), (Tensor(np.broadcast_to(m, x.shape)),))
+    m = Tensor(np.broadcast_to(m, x.shape))
+    if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
+        return apply(MASKED_FILL_TENSOR, out, (a, value), (m,))
+    return apply(MASKED_FILL, out, (a,), (m,))
 
 
 def _bitwise(fn, name):
