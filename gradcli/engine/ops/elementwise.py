@@ -1141,14 +1141,45 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     y = end._a
     w = _cast(weight, x.dtype)
     shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
-    # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise
+    # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise,
+    # each a fused multiply-add: in float32, the product is exact in float64 and the sum rounds once there
     diff = y - x
-    small = x + w * diff
-    large = y - diff * (x.dtype.type(1) - w)
+    rest = x.dtype.type(1) - w
+    if x.dtype == np.float32:
+        wide = diff.astype(np.float64)
+        small = (np.float64(w) * wide + x).astype(np.float32) if np.ndim(w) == 0 else \
+            (w.astype(np.float64) * wide + x).astype(np.float32)
+        large = (y - wide * np.asarray(rest, dtype=np.float64)).astype(np.float32)
+    elif x.dtype == np.float64:
+        small = _fma64(np.asarray(w, dtype=np.float64), diff, x)
+        large = _fma64(-diff, np.asarray(rest, dtype=np.float64), y)
+    else:
+        small = x + w * diff
+        large = y - diff * rest
     out = np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape))
     if not tensor_weight:
         return apply(LERP, out, (a, end), (weight,))
     return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
+
+
+def _fma64(a, b, c):
+    """a * b + c rounded once, in float64 (numpy has no fma): the product's rounding error (Dekker's
+    split) and the sum's (Knuth's two-sum) added back. Non-finite values take the plain expression."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        a_hi, a_lo = _split(a)
+        b_hi, b_lo = _split(b)
+        error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+        back = s - p
+        out = s + (((p - (s - back)) + (c - back)) + error)
+        return np.where(np.isfinite(out), out, s)
+
+
+def _split(x):
+    t = 134217729.0 * x                 # 2**27 + 1: the high half keeps 26 bits
+    hi = t - (t - x)
+    return hi, x - hi
 
 
 def copy(a: Tensor, src) -> Tensor:
