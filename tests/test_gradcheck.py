@@ -96,6 +96,8 @@ CHECKS = {
     elementwise.LOG: [(lambda a: a.log(), (pos(2, 3),))],
     elementwise.SQRT: [(lambda a: a.sqrt(), (pos(3),))],
     elementwise.MASKED_FILL: [(lambda a: a.masked_fill(tensor([True, False, True]), 0.5) * a, (any_(3),))],
+    elementwise.MASKED_FILL_TENSOR: [(lambda a, v: a.masked_fill(tensor([[True], [False]]), v) * a,
+                                      (any_(2, 3), any_()))],
     shape.EXPAND: [(lambda a: a.expand(2, 3) * 2, (any_(3),)), (lambda a: a.expand(2, -1, 4), (any_(3, 1),))],
     shape.UNSQUEEZE: [(lambda a: a.unsqueeze(1) * a, (any_(3),))],
     shape.SQUEEZE: [(lambda a: a.squeeze(0), (any_(1, 3),))],

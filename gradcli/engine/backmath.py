@@ -242,7 +242,7 @@ class TensorMath:
                 t = Tensor(s.a)
                 t.grad_fn = node
                 t.requires_grad = True
-                if s.fw is not None:        # its tangent, for forward over reverse
+                if s.fw is not None:
                     t._fw = s.fw
                 out.append(t)
             else:

@@ -126,7 +126,7 @@ class Out:
 
     def __init__(self, a: np.ndarray):
         self.a = a
-        self.fw = None
+        self.fw = None      # the result's (level, tangent), for formulas run on Tensors (forward-over-reverse)
 
 
 def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None, same=False,
@@ -177,6 +177,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     if observer is not None:
         observer.op(op, t, inputs)
     plan = op.plan
+    kept = None                         # the Out the node saves, if any
     if plan is None:
         saved, checks = args, None
         if op.saves_tensors or inference_seen:
@@ -186,7 +187,6 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     else:
         saved = []
         checks = None
-        result = False
         needers = op.needers
         for c in plan:
             if c >= 0:                  # an input
@@ -211,11 +211,11 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     x = arrays[c]
                 saved.append(x)
             elif c == -1:               # _RESULT
-                saved.append(Out(out))
-                result = True
+                kept = Out(out)
+                saved.append(kept)
             else:
                 saved.append(args[-2 - c])
-        if result:
+        if kept is not None:
             # the result is saved: changing it in place must fail the backward pass (checked last)
             entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
             if checks is None:
@@ -245,7 +245,12 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     t.requires_grad = True
     if plan is not None and STATE.saved_hooks is not None:     # saved_tensors_hooks in force
         STATE.saved_hooks.pack_node(node)
-    return t if STATE.fw_level is None else _dual(op, t, inputs, args)
+    if STATE.fw_level is None:
+        return t
+    _dual(op, t, inputs, args)
+    if kept is not None:
+        kept.fw = t._fw                 # a saved result unpacks with its tangent, as PyTorch's SavedVariable
+    return t
 
 
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:

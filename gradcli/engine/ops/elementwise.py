@@ -8,9 +8,10 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.forward import NOT_DIFFERENTIABLE
-from gradcli.engine.ops.arith import clone, power
+from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -254,136 +255,360 @@ def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
     return g * grad_output * (z - 1) * z
 
 
+# Forward-mode columns (see gradcli.engine.forward) where PyTorch writes its own formula:
+# (F, tangents, inputs, result, *args) -> tangent. PyTorch gives an input without a tangent an efficient
+# zero tensor: where the formula multiplies or adds it, the term drops out but the add still runs, so
+# the tangent gets an AddBackward0 (or SubBackward0) node when it requires grad (add_tangents,
+# sub_tangents); ops that are not aware of zero tensors see real zeros (tangent_or_zeros).
+
+class _Dropped:
+    """A term whose tangent factor is PyTorch's zero tensor but whose other factor requires grad: the
+    product is zero, yet recorded, so the add it goes into records a node too."""
+
+    __slots__ = ()
+
+
+DROPPED = _Dropped()
+
+
+def dropped(*factors):
+    """The term a missing tangent leaves in a product with `factors`: None, or DROPPED when one of them
+    requires grad (and grad mode records)."""
+    if STATE.recording:
+        for f in factors:
+            if f.__class__ is Tensor and f.requires_grad:
+                return DROPPED
+    return None
+
+
+def add_tangents(a, b, shape=()):
+    """a + b, where None (or DROPPED) is PyTorch's efficient zero tensor: the add gives the other term
+    exactly (broadcast to `shape`, the zero term's), with an AddBackward0 node when either side requires
+    grad."""
+    if a is None or a is DROPPED:
+        a, b = b, a
+    if a is None or a is DROPPED:
+        return None
+    if b is None or b is DROPPED:
+        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b, shape)   # x + -0.0 is x
+    return a + b
+
+
+def sub_tangents(a, b, shape=()):
+    """a - b, where None (or DROPPED) is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros
+    included; `shape` as in add_tangents)."""
+    if b is None or b is DROPPED:
+        if a is None or a is DROPPED:
+            return None
+        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b, shape)
+    if a is None or a is DROPPED:
+        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a, shape) - b
+    return a - b
+
+
+def _zero(like: Tensor, value: float, term, shape) -> Tensor:
+    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
+    zero = Tensor(np.full(shape, value, dtype=like._a.dtype))
+    return zero.requires_grad_() if term is DROPPED else zero
+
+
+def tangent_or_zeros(tangents, inputs, i):
+    """Input i's tangent, or zeros of its shape (a Python number's: 0)."""
+    tangent = tangents[i]
+    if tangent is not None:
+        return tangent
+    x = inputs[i]
+    return Tensor(np.zeros_like(x._a)) if x.__class__ is Tensor else 0
+
+
+def _atan2_jvp(F, ts, xs, result):
+    """(-self_p * other_t + other_p * self_t) / (self_p^2 + other_p^2)."""
+    st, ot = ts
+    x, y = xs
+    top = add_tangents(dropped(x) if ot is None else -x * ot, dropped(y) if st is None else y * st)
+    return top / (F.pow(x, 2) + F.pow(y, 2))
+
+
+def _extremum_jvp(F, ts, xs, result, larger):
+    """maximum / minimum: other_t + where(self_p == other_p, 0.5, self_p > other_p) * (self_t - other_t)."""
+    st, ot = ts
+    x, y = (v._a for v in xs)
+    dt = result._a.dtype
+    weight = Tensor(np.where(x == y, dt.type(0.5), ((x > y) if larger else (x < y)).astype(dt)))
+    return add_tangents(ot, weight * sub_tangents(st, ot))
+
+
+def _clamp_tensor_jvp(F, ts, xs, result):
+    """clamp_jvp: the tangent of whichever of self, min and max the result took (min when min > max)."""
+    x, lo, hi = xs
+    st = tangent_or_zeros(ts, xs, 0)
+    if lo is not None and hi is not None:
+        inner = where(x > hi, tangent_or_zeros(ts, xs, 2), st)
+        return where(lo > hi, tangent_or_zeros(ts, xs, 2), where(x < lo, tangent_or_zeros(ts, xs, 1), inner))
+    if lo is not None:
+        return where(x > lo, st, tangent_or_zeros(ts, xs, 1))
+    return where(x < hi, st, tangent_or_zeros(ts, xs, 2))
+
+
+def _clamp_bound_jvp(keep_self):
+    def jvp(F, ts, xs, result):
+        x, bound = xs
+        return where(keep_self(x, bound), tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1))
+    return jvp
+
+
+def _where_jvp(F, ts, xs, result, condition):
+    return where(condition, tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1))
+
+
+def _lerp_jvp(F, ts, xs, result, weight):
+    """lerp(self_t, end_t, weight): the op itself on the tangents."""
+    return lerp(tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1), weight)
+
+
+def _lerp_tensor_jvp(F, ts, xs, result):
+    x, end, weight = xs
+    wt = ts[2]
+    start = lerp(tangent_or_zeros(ts, xs, 0), tangent_or_zeros(ts, xs, 1), weight)
+    slope = end - x
+    return add_tangents(start, dropped(slope) if wt is None else wt * slope)
+
+
+def _remainder_jvp(F, ts, xs, result):
+    """self_t - other_t * self_p.div(other_p, rounding_mode="floor")."""
+    st, ot = ts
+    x, y = xs
+    quotient = div_rounding(x, y, "floor")
+    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient, quotient._a.shape)
+
+
+def _copy_jvp(F, ts, xs, result):
+    """copy_ (written by hand in PyTorch): src's tangent, broadcast to self; zeros when only self has one
+    (PyTorch fills self's tangent with 0: FillBackward2)."""
+    st, src = ts
+    if src is None:
+        return fill(st, 0)
+    if st is not None:
+        return copy(F.zeros_like(result), src)
+    value = F.expand(src, result._a.shape) if src._a.shape != result._a.shape else clone(src)
+    return value if value._a.dtype == result._a.dtype else F.cast(value, result._a.dtype)
+
+
+def _copied(formula):
+    """leaky_relu_ / elu_: PyTorch copies the backward formula on the tangent into self's tangent
+    (self_t.copy_(...)), so a tangent that requires grad gets a CopyBackwards node."""
+    def jvp(F, ts, xs, result, *args):
+        return copy(F.zeros_like(result), formula(F, ts[0], result, *args))
+    return jvp
+
+
+# The activations' backward kernels, for forward-over-reverse: the grad_output term (the kernel itself,
+# which sees real zeros for a missing tangent) plus the self term (which drops out with its tangent where
+# PyTorch's formula multiplies by it).
+
+def _tanh_backward_jvp(F, ts, xs, result):
+    grad_output, output = xs
+    ot = ts[1]
+    return add_tangents(tanh_backward(tangent_or_zeros(ts, xs, 0), output),
+                        dropped(output, grad_output) if ot is None else ot * (-2 * output * grad_output))
+
+
+def _sigmoid_backward_jvp(F, ts, xs, result):
+    grad_output, output = xs
+    ot = ts[1]
+    return add_tangents(sigmoid_backward(tangent_or_zeros(ts, xs, 0), output),
+                 dropped(output, grad_output) if ot is None else ot * grad_output * (-2 * output + 1))
+
+
+def _threshold_backward_jvp(F, ts, xs, result, threshold):
+    return add_tangents(None, threshold_backward(tangent_or_zeros(ts, xs, 0), xs[1], threshold))
+
+
+def _softplus_backward_jvp(F, ts, xs, result, beta, threshold):
+    grad_output, self = xs
+    return (softplus_backward(tangent_or_zeros(ts, xs, 0), self, beta, threshold)
+            + _softplus_double_backward(F, tangent_or_zeros(ts, xs, 1), grad_output, self, beta, threshold))
+
+
+def _gelu_backward_jvp(F, ts, xs, result, approximate):
+    grad_output, self = xs
+    st = ts[1]
+    return add_tangents(gelu_backward(tangent_or_zeros(ts, xs, 0), self, approximate),
+                 dropped(grad_output, self) if st is None else
+                 _gelu_double_backward(F, st, grad_output, self, approximate))
+
+
+def _elu_backward_jvp(F, ts, xs, result, alpha, is_result):
+    grad_output, x = xs
+    return (elu_backward(tangent_or_zeros(ts, xs, 0), alpha, is_result, x)
+            + _elu_double_backward(F, tangent_or_zeros(ts, xs, 1), grad_output, alpha, is_result, x))
+
+
+def _hardtanh_backward_jvp(F, ts, xs, result, min, max):
+    """Only grad_output's tangent counts: without one the result has none."""
+    if ts[0] is None:
+        return None
+    x = xs[1]._a
+    return where(Tensor((x > min) & (x < max)), ts[0], 0)
+
+
+def _leaky_relu_backward_jvp(F, ts, xs, result, slope):
+    return None if ts[0] is None else leaky_relu_backward(ts[0], xs[1], slope)
+
+
+def _log_sigmoid_backward_jvp(F, ts, xs, result, buffer):
+    grad_output, self = xs
+    st = ts[1]
+    return add_tangents(log_sigmoid_backward(tangent_or_zeros(ts, xs, 0), self, buffer),
+                 dropped(grad_output, self) if st is None else
+                 _log_sigmoid_double_backward(F, st, grad_output, self, buffer))
+
+
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
 #            node                forward        saves               formulas, one per input
 LOG     = Op("LogBackward0",     np.log,        ("self",),          (lambda F, g, self: g / self,),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 SQRT    = Op("SqrtBackward0",    np.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
-             floats=True, quiet=True)
-ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True)
-SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),))
+             floats=True, quiet=True, jvp="auto")
+ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True,
+             jvp="auto")
+SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
-             quiet=True)
+             quiet=True, jvp="auto")
 EXP2    = Op("Exp2Backward0",    np.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 EXPM1   = Op("Expm1Backward0",   np.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 LOG2    = Op("Log2Backward0",    np.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 LOG10   = Op("Log10Backward0",   np.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
-             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True)
+             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
 SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
-              jvp="auto",
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 TAN     = Op("TanBackward0",     np.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 ASIN    = Op("AsinBackward0",    np.arcsin,     ("self",),
-             (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+             (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
 ACOS    = Op("AcosBackward0",    np.arccos,     ("self",),
-             (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True)
+             (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
 ATAN    = Op("AtanBackward0",    np.arctan,     ("self",),          (lambda F, g, self: g / (self * self + 1),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
-             floats=True, quiet=True)
+             floats=True, quiet=True, jvp="auto")
 SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
-             (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True)
-ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True)
+             (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True, jvp="auto")
+ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True,
+             jvp="auto")
 RELU    = Op("ReluBackward0",    relu_array,    ("result",),
-             (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True)
+             (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True, jvp="auto")
 SILU    = Op("SiluBackward0",    silu_array,    ("self",),          (lambda F, g, self: F.silu_backward(g, self),),
-             quiet=True)
-FLOOR   = Op("FloorBackward0",   floor_array,   (),                 (lambda F, g: F.zeros_like(g),))
-CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g: F.zeros_like(g),))
-ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),))
-TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),))
-FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,))
+             quiet=True, jvp="auto")
+FLOOR   = Op("FloorBackward0",   floor_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
+CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
+ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
+TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
+FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,), jvp="auto")
 ATAN2   = Op("Atan2Backward0",   np.arctan2,    ("self", "other"),  (_atan2_self,
-                                                                     _atan2_other), fits=True, floats=True, quiet=True)
+                                                                     _atan2_other), fits=True, floats=True,
+             quiet=True, jvp=_atan2_jvp)
 MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
-                                                                     _maximum_other), fits=True, quiet=True)
+                                                                     _maximum_other), fits=True, quiet=True,
+             jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, True))
 MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_self,
-                                                                     _minimum_other), fits=True, quiet=True)
+                                                                     _minimum_other), fits=True, quiet=True,
+             jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, False))
 # fmt: on
 
 # Rows computed by the forward functions below.
 # fmt: off
 #                     node                   forward  saves                          formulas, one per input
-ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                            (lambda F, g: F.zeros_like(g),))
+ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                            (lambda F, g: F.zeros_like(g),),
+                      jvp="auto")
 MASKED_FILL      = Op("MaskedFillBackward0", None,    ("mask",),
-                      (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True)
+                      (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True, jvp="auto")
+MASKED_FILL_TENSOR = Op("MaskedFillBackward1", None,  ("mask",),
+                        (lambda F, g, mask: F.masked_zero(g, mask),
+                         lambda F, g, mask: F.sum(F.getitem(g, mask))),
+                        inputs=("self", "value"), fits="dtype", saves_tensors=True,
+                        jvp=lambda F, ts, xs, result, mask: masked_fill(tangent_or_zeros(ts, xs, 0), mask,
+                                                                        tangent_or_zeros(ts, xs, 1)))
 CLAMP            = Op("ClampBackward1",      None,    ("self", "min", "max"),        (_clamp_self,),
-                      fits=True, quiet=True)
+                      fits=True, quiet=True, jvp="auto")
 CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),        (_clamp_self,
                                                                                       _clamp_min_bound,
                                                                                       _clamp_max_bound),
-                      inputs=("self", "min", "max"), fits=True, quiet=True)
+                      inputs=("self", "min", "max"), fits=True, quiet=True, jvp=_clamp_tensor_jvp)
 CLAMP_MIN        = Op("ClampMinBackward0",   None,    ("self", "min"),
-                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True)
+                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True, jvp="auto")
 CLAMP_MIN_TENSOR = Op("ClampMinBackward1",   None,    ("self", "min"),
                       (lambda F, g, self, min: F.where(self >= min, g, 0),
                        lambda F, g, self, min: F.where(self < min, g, 0)),
-                      inputs=("self", "min"), fits=True, quiet=True)
+                      inputs=("self", "min"), fits=True, quiet=True,
+                      jvp=_clamp_bound_jvp(lambda x, bound: x >= bound))
 CLAMP_MAX        = Op("ClampMaxBackward0",   None,    ("self", "max"),
-                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True)
+                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True, jvp="auto")
 CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",   None,    ("self", "max"),
                       (lambda F, g, self, max: F.where(self <= max, g, 0),
                        lambda F, g, self, max: F.where(self > max, g, 0)),
-                      inputs=("self", "max"), fits=True, quiet=True)
+                      inputs=("self", "max"), fits=True, quiet=True,
+                      jvp=_clamp_bound_jvp(lambda x, bound: x <= bound))
 WHERE            = Op("WhereBackward0",      None,    ("condition",),
                       (lambda F, g, condition: F.where(condition, g, 0),
-                       lambda F, g, condition: F.where(condition, 0, g)), fits=True, saves_tensors=True, quiet=True)
+                       lambda F, g, condition: F.where(condition, 0, g)), fits=True, saves_tensors=True, quiet=True,
+                      jvp=_where_jvp)
 LERP             = Op("LerpBackward0",       None,    ("weight",),
                       (lambda F, g, weight: g * (1 - weight),
-                       lambda F, g, weight: g * weight), inputs=("self", "end"), fits=True, quiet=True)
+                       lambda F, g, weight: g * weight), inputs=("self", "end"), fits=True, quiet=True,
+                      jvp=_lerp_jvp)
 LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
                       (lambda F, g, self, end, weight: g * (1 - weight),
                        lambda F, g, self, end, weight: g * weight,
                        lambda F, g, self, end, weight: g * (end - self)),
-                      inputs=("self", "end", "weight"), fits=True, quiet=True)
+                      inputs=("self", "end", "weight"), fits=True, quiet=True, jvp=_lerp_tensor_jvp)
 REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
-                      fits=True, quiet=True)
+                      fits=True, quiet=True, jvp="auto")
 REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
                       (lambda F, g, self, other: g,
-                       lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True)
+                       lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True,
+                      jvp=_remainder_jvp)
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: F.zeros_like(g)),
-                      fits=True, quiet=True)
-# copy_'s tangent (PyTorch's manual copy_): src's, broadcast to self or cloned; zeros when src has none
+                      fits=True, quiet=True, jvp=lambda F, ts, xs, result: F.zeros_like(result))
 COPY             = Op("CopyBackwards",       None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: g),
-                      inputs=("self", "src"), fits=True, quiet=True,
-                      jvp=lambda F, ts, xs, result: F.zeros_like(result) if ts[1] is None else
-                      F.cast(F.expand(ts[1], result._a.shape) if ts[1]._a.shape != result._a.shape
-                             else clone(ts[1]), result._a.dtype))
+                      inputs=("self", "src"), fits=True, quiet=True, jvp=_copy_jvp)
 SOFTPLUS         = Op("SoftplusBackward0",   None,    ("self", "beta", "threshold"),
-                      (lambda F, g, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),), quiet=True)
+                      (lambda F, g, self, beta, threshold: F.softplus_backward(g, self, beta, threshold),),
+                      quiet=True, jvp="auto")
 GELU             = Op("GeluBackward0",       None,    ("self", "approximate"),
-                      (lambda F, g, self, approximate: F.gelu_backward(g, self, approximate),), quiet=True)
+                      (lambda F, g, self, approximate: F.gelu_backward(g, self, approximate),), quiet=True,
+                      jvp="auto")
 LEAKY_RELU       = Op("LeakyReluBackward0",  None,    ("self", "slope"),
-                      (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True)
+                      (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True, jvp="auto")
 LEAKY_RELU_      = Op("LeakyReluBackward1",  None,    ("result", "slope"),           (_leaky_relu_result_grad,),
-                      quiet=True)
+                      quiet=True, jvp=_copied(_leaky_relu_result_grad))
 ELU              = Op("EluBackward0",        None,    ("self", "alpha"),
-                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True)
-ELU_             = Op("EluBackward1",        None,    ("result", "alpha"),           (_elu_result_grad,), quiet=True)
+                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True, jvp="auto")
+ELU_             = Op("EluBackward1",        None,    ("result", "alpha"),           (_elu_result_grad,), quiet=True,
+                      jvp=_copied(_elu_result_grad))
 HARDTANH         = Op("HardtanhBackward0",   None,    ("self", "min", "max"),
-                      (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True)
+                      (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True, jvp="auto")
 LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
-                      (lambda F, g, self, buffer: F.log_sigmoid_backward(g, self, buffer),), quiet=True)
+                      (lambda F, g, self, buffer: F.log_sigmoid_backward(g, self, buffer),), quiet=True, jvp="auto")
 # fmt: on
 
 # Under create_graph the activations' backward kernels are recorded as ops of their own, named as PyTorch
@@ -393,32 +618,36 @@ LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
 TANH_BACKWARD        = Op("TanhBackwardBackward0",       None,    ("grad_output", "output"),
                           (lambda F, g, grad_output, output: F.tanh_backward(g, output),
                            lambda F, g, grad_output, output: g * (-2 * output * grad_output)),
-                          inputs=("grad_output", "output"))
+                          inputs=("grad_output", "output"), jvp=_tanh_backward_jvp)
 SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    None,    ("grad_output", "output"),
                           (lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
                            lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)),
-                          inputs=("grad_output", "output"))
+                          inputs=("grad_output", "output"), jvp=_sigmoid_backward_jvp)
 THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  None,    ("self", "threshold"),
                           (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
-                           lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"))
+                           lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"),
+                          jvp=_threshold_backward_jvp)
 SOFTPLUS_BACKWARD    = Op("SoftplusBackwardBackward0",   None,    ("grad_output", "self", "beta", "threshold"),
                           (_softplus_backward_grad,
-                           _softplus_double_backward), inputs=("grad_output", "self"))
+                           _softplus_double_backward), inputs=("grad_output", "self"), jvp=_softplus_backward_jvp)
 GELU_BACKWARD        = Op("GeluBackwardBackward0",       None,    ("grad_output", "self", "approximate"),
                           (lambda F, g, grad_output, self, approximate: F.gelu_backward(g, self, approximate),
-                           _gelu_double_backward), inputs=("grad_output", "self"))
+                           _gelu_double_backward), inputs=("grad_output", "self"), jvp=_gelu_backward_jvp)
 LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  None,    ("self", "slope"),
                           (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
-                           lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"))
+                           lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"),
+                          jvp=_leaky_relu_backward_jvp)
 ELU_BACKWARD         = Op("EluBackwardBackward0",        None,    ("grad_output", "alpha", "is_result", "x"),
                           (lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
-                           _elu_double_backward), inputs=("grad_output", "x"))
+                           _elu_double_backward), inputs=("grad_output", "x"), jvp=_elu_backward_jvp)
 HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None,    ("self", "min", "max"),
                           (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
-                           lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"))
+                           lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"),
+                          jvp=_hardtanh_backward_jvp)
 LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", None,    ("grad_output", "self", "buffer"),
                           (lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
-                           _log_sigmoid_double_backward), inputs=("grad_output", "self"))
+                           _log_sigmoid_double_backward), inputs=("grad_output", "self"),
+                          jvp=_log_sigmoid_backward_jvp)
 # fmt: on
 
 
@@ -911,14 +1140,45 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     y = end._a
     w = _cast(weight, x.dtype)
     shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
-    # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise
+    # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise,
+    # each a fused multiply-add: in float32, the product is exact in float64 and the sum rounds once there
     diff = y - x
-    small = x + w * diff
-    large = y - diff * (x.dtype.type(1) - w)
+    rest = x.dtype.type(1) - w
+    if x.dtype == np.float32:
+        wide = diff.astype(np.float64)
+        small = (np.float64(w) * wide + x).astype(np.float32) if np.ndim(w) == 0 else \
+            (w.astype(np.float64) * wide + x).astype(np.float32)
+        large = (y - wide * np.asarray(rest, dtype=np.float64)).astype(np.float32)
+    elif x.dtype == np.float64:
+        small = _fma64(np.asarray(w, dtype=np.float64), diff, x)
+        large = _fma64(-diff, np.asarray(rest, dtype=np.float64), y)
+    else:
+        small = x + w * diff
+        large = y - diff * rest
     out = np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape))
     if not tensor_weight:
         return apply(LERP, out, (a, end), (weight,))
     return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
+
+
+def _fma64(a, b, c):
+    """a * b + c rounded once, in float64 (numpy has no fma): the product's rounding error (Dekker's
+    split) and the sum's (Knuth's two-sum) added back. Non-finite values take the plain expression."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        a_hi, a_lo = _split(a)
+        b_hi, b_lo = _split(b)
+        error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+        back = s - p
+        out = s + (((p - (s - back)) + (c - back)) + error)
+        return np.where(np.isfinite(out), out, s)
+
+
+def _split(x):
+    t = 134217729.0 * x                 # 2**27 + 1: the high half keeps 26 bits
+    hi = t - (t - x)
+    return hi, x - hi
 
 
 def copy(a: Tensor, src) -> Tensor:
@@ -1052,7 +1312,11 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
-    fill = value._a if value.__class__ is Tensor else checked_scalar(value, x.dtype)
+    tensor_value = value.__class__ is Tensor
+    if tensor_value and value._a.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._a.ndim} dimension(s).")
+    fill = value._a if tensor_value else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
     except ValueError:
@@ -1061,7 +1325,10 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     if out.shape != x.shape:
         raise RuntimeError(f"masked_fill: the mask of shape {list(m.shape)} cannot be broadcast to the tensor "
                            f"of shape {list(x.shape)} in place")
-    return apply(MASKED_FILL, out, (a,), (Tensor(np.broadcast_to(m, x.shape)),))
+    m = Tensor(np.broadcast_to(m, x.shape))
+    if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
+        return apply(MASKED_FILL_TENSOR, out, (a, value), (m,))
+    return apply(MASKED_FILL, out, (a,), (m,))
 
 
 def _bitwise(fn, name):

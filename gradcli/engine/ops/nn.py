@@ -12,7 +12,8 @@ import math
 import numpy as np
 
 from gradcli.engine import ops, rng
-from gradcli.engine.ops import arith, reduce
+from gradcli.engine.ops import arith, linalg, reduce
+from gradcli.engine.ops.elementwise import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
 from gradcli.engine.tensor import Size, Tensor
 
@@ -116,41 +117,140 @@ def _log_softmax_data_double_backward(F, gg, grad_output, result, dims):
     return -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg
 
 
+# Forward-mode columns (see gradcli.engine.forward and elementwise's add_tangents: a missing tangent is PyTorch's
+# efficient zero tensor, which drops out of products but still leaves an add node).
+
+def _logsumexp_jvp(x: Tensor, tangent: Tensor, dims) -> Tensor:
+    """logsumexp_jvp: sum(exp(x - max) * tangent) / sum(exp(x - max)) over dims, kept."""
+    e = arith.exp(x - reduce.amax(x, dims, True)) if x._a.size else arith.exp(x)
+    return reduce.reduce_sum(e * tangent, dims, True) / reduce.reduce_sum(e, dims, True)
+
+
+def _softmax_jvp(F, ts, xs, result, dims):
+    return result * (ts[0] - _logsumexp_jvp(xs[0], ts[0], dims))
+
+
+def _log_softmax_jvp(F, ts, xs, result, dims):
+    return ts[0] - _logsumexp_jvp(xs[0], ts[0], dims)
+
+
+def _times(a, at, b, bt):
+    """The tangent of a * b from the tangents at, bt (None: none): bt * a + at * b, as mul's formula."""
+    return add_tangents(dropped(a) if bt is None else bt * a, dropped(b) if at is None else at * b)
+
+
+def _softmax_data_jvp(F, ts, xs, result, dims):
+    """_softmax_backward_data has no formula: PyTorch runs its decomposition on the dual tensors,
+    g * out - out * sum(g * out)."""
+    (gt, ot), (g, out) = ts, xs
+    product = g * out
+    product_t = _times(g, gt, out, ot)
+    total = reduce.reduce_sum(product, dims, True)
+    return sub_tangents(product_t, _times(out, ot, total, reduce.reduce_sum(product_t, dims, True)))
+
+
+def _log_softmax_data_jvp(F, ts, xs, result, dims):
+    """The decomposition of _log_softmax_backward_data on dual tensors: g - exp(out) * sum(g)."""
+    (gt, ot), (g, out) = ts, xs
+    e = arith.exp(out)
+    total_t = None if gt is None else reduce.reduce_sum(gt, dims, True)
+    return sub_tangents(gt, _times(e, None if ot is None else ot * e, reduce.reduce_sum(g, dims, True), total_t))
+
+
+def _reduced(value: Tensor, reduction: str, result: Tensor, n: int, copied: bool) -> Tensor:
+    """apply_loss_reduction on the tangent. Losses whose kernel writes a reduced result into a buffer of
+    the unreduced size (mse_loss, binary_cross_entropy) leave their result's storage larger than one
+    element, so PyTorch copies the tangent into a tensor shaped like it: a CopyBackwards node."""
+    if reduction == "none":
+        return value
+    value = reduce.mean(value) if reduction == "mean" else reduce.reduce_sum(value)
+    return ops.copy(Tensor(np.zeros_like(result._a)), value) if copied and n != 1 else value
+
+
+def _mse_jvp(F, ts, xs, result, reduction, n):
+    a, b = xs
+    value = (_mse_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n)
+             + _mse_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n))
+    return _reduced(value, reduction, result, n, True)
+
+
+def _bce_jvp(F, ts, xs, result, weight, reduction, n):
+    x, t = xs
+    value = (_bce_self(F, tangent_or_zeros(ts, xs, 0), x, t, weight, "none", n)
+             + _bce_target(F, tangent_or_zeros(ts, xs, 1), x, t, weight, "none", n))
+    return _reduced(value, reduction, result, n, True)
+
+
+def _bce_logits_jvp(F, ts, xs, result, weight, pos_weight, reduction, n):
+    """The two backward functions return PyTorch's zero tensor for a zero tangent: those terms drop out."""
+    (st, tt), (x, t) = ts, xs
+    value = add_tangents(None if st is None else _bce_logits_self(F, st, x, t, weight, pos_weight, "none", n),
+                  None if tt is None else _bce_logits_target(F, tt, x, t, weight, pos_weight, "none", n))
+    return _reduced(value, reduction, result, n, False)
+
+
+def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
+    """nll_loss_forward on the tangent (the same targets, weights and reduction): NllLossBackward0."""
+    tangent = ts[0]
+    x = tangent._a
+    classes = shape[-1]
+    batch = shape[0] if len(shape) == 2 else 1
+    target = np.full(batch, -1, dtype=np.int64)      # -1: ignored, as the rows the forward ignored
+    w = None if weights is None else np.zeros(classes, dtype=x.dtype)
+    if key and len(key[-1]):
+        rows = key[0] if len(shape) == 2 else np.zeros(1, dtype=np.int64)
+        target[rows] = key[-1]
+        if w is not None:
+            w[key[-1]] = weights
+    out, key, picked_w, total = _nll_forward(x, target, w, reduction, -1)
+    return apply(NLL_LOSS, out, (tangent,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _addmm_jvp(F, ts, xs, result, c1, c2):
+    """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
+    (bt, t1, t2), (bias, mat1, mat2) = ts, xs
+    value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2), result._a.shape)
+    return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
+
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
-SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True)
-LOG_SOFTMAX = Op("LogSoftmaxBackward0", None,    ("result", "dims"), (_log_softmax_grad,), quiet=True)
+SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True, jvp=_softmax_jvp)
+LOG_SOFTMAX = Op("LogSoftmaxBackward0", None,    ("result", "dims"), (_log_softmax_grad,), quiet=True,
+                 jvp=_log_softmax_jvp)
 # fmt: on
 
 # The softmax gradients as ops of their own, so create_graph can differentiate them again.
 # fmt: off
 SOFTMAX_BACKWARD_DATA     = Op("SoftmaxBackwardDataBackward0",    None,    ("grad_output", "result", "dims"),
                                (lambda F, gg, grad_output, result, dims: F.softmax_backward(gg, result, dims),
-                                _softmax_double_backward), inputs=("grad_output", "result"))
+                                _softmax_double_backward), inputs=("grad_output", "result"), jvp=_softmax_data_jvp)
 LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("grad_output", "result", "dims"),
                                (_log_softmax_data_grad,
-                                _log_softmax_data_double_backward), inputs=("grad_output", "result"))
+                                _log_softmax_data_double_backward), inputs=("grad_output", "result"),
+                               jvp=_log_softmax_data_jvp)
 # fmt: on
 
 # fmt: off
 MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
                 (_mse_grad,
-                 _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True)
+                 _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_mse_jvp)
 NLL_LOSS   = Op("NllLossBackward0",                      None,
                 ("shape", "key", "weights", "reduction", "total_weight"),
-                (_nll_backward,), saves_tensors=True, quiet=True)
+                (_nll_backward,), saves_tensors=True, quiet=True, jvp=_nll_jvp)
 BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
                 (_bce_self,
-                 _bce_target), inputs=("self", "target"), fits=True, quiet=True)
+                 _bce_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_jvp)
 BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
-                 _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True)
+                 _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_logits_jvp)
 ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
                 (lambda F, g, mat1, mat2, c1, c2: g,
                  _addmm_mat1,
                  _addmm_mat2),
-                inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True)
+                inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True,
+                jvp=_addmm_jvp)
 # fmt: on
 
 

@@ -1,0 +1,145 @@
+"""Forward-mode AD through the elementwise and torch.nn.functional rows: tangents against central finite
+differences (scripts run by gradcli), the refusals PyTorch makes, and the zero-tangent helpers' exact
+values. The printed results and grad_fn names are pinned by the fwad_elementwise and fwad_nn goldens."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from forward_check import check
+from gradcli.engine.ops import elementwise, nn
+from gradcli.engine.ops.elementwise import DROPPED, add_tangents, dropped, sub_tangents
+from gradcli.engine.recording import Op
+from gradcli.engine.tensor import Tensor
+from tests.conftest import gradcli_output
+
+X = "x = torch.randn(2, 3, dtype=torch.float64)"
+P = "x = torch.rand(2, 3, dtype=torch.float64) + 0.5"                       # positive
+U = "x = torch.rand(2, 3, dtype=torch.float64) * 1.6 - 0.8"                 # inside (-1, 1)
+# values away from the integers and from 0, where the piecewise ops are smooth
+A = "x = (torch.randint(-3, 3, (2, 3)) + 0.2 + torch.rand(2, 3) * 0.6).to(torch.float64)"
+XY = X + "\ny = torch.randn(2, 3, dtype=torch.float64)"
+XB = X + "\ny = torch.randn(3, dtype=torch.float64)"
+AB = A + "\ny = (torch.randint(1, 3, (3,)) + 0.3).to(torch.float64)"
+LERP = X + "\ny = torch.randn(2, 3, dtype=torch.float64)\nw = torch.rand(3, dtype=torch.float64)"
+CLAMP = A + "\nlo = torch.full((3,), -1.5, dtype=torch.float64)\nhi = torch.full((2, 1), 1.5, dtype=torch.float64)"
+COND = "c = torch.tensor([[True, False, True], [False, True, True]])"
+GO = "\ng = torch.randn(2, 3, dtype=torch.float64)"                            # a grad_output
+BCE = "x = torch.rand(2, 3, dtype=torch.float64) * 0.8 + 0.1\nt = torch.rand(2, 3, dtype=torch.float64)"
+NLL = X + "\nlabels = torch.tensor([2, 0])\nwt = torch.tensor([1., 2., 3.], dtype=torch.float64)"
+LIN = (X + "\nb = torch.randn(4, dtype=torch.float64)"
+       "\nweight = torch.tensor([[1., 2., 0.], [0.5, -1., 1.], [0., 0., 2.], [1., 1., 1.]], dtype=torch.float64)")
+
+
+def _grad_of(call: str) -> str:
+    """The gradient of `call` (an op of `x`) with respect to x, with create_graph: forward-over-reverse
+    through the op's backward kernel, the incoming gradient `g` dual too."""
+    call = re.sub(r"\bx\b", "x.requires_grad_()", call, count=1)
+    return f"torch.autograd.grad({call}, x, g, create_graph=True)[0]"
+
+
+CASES = [
+    (P, "x.log()"), (P, "x.sqrt()"), (A, "x.abs()"), (A, "x.sign() + x"), (A, "x.sgn() * x"), (X, "x.exp2()"),
+    (X, "x.expm1()"), (P, "x.log2()"), (P, "x.log10()"), (P, "x.log1p()"), (P, "x.rsqrt()"), (X, "x.sin()"),
+    (X, "x.cos()"), (U, "x.tan()"), (U, "x.asin()"), (U, "x.acos()"), (X, "x.atan()"), (X, "x.sinh()"),
+    (X, "x.cosh()"), (X, "x.tanh()"), (X, "x.sigmoid()"), (X, "x.erf()"), (A, "x.relu()"), (X, "F.silu(x)"),
+    (A, "x.floor() + x"), (A, "x.ceil() + x"), (A, "x.round() + x"), (A, "x.trunc() + x"),
+    (A, "x.round(decimals=1) + x"), (A, "x.frac()"),
+    (XY, "torch.atan2(x, y)", ("x", "y")), (XB, "torch.atan2(y, x)", ("x", "y")),
+    (XY, "torch.maximum(x, y)", ("x", "y")), (XB, "torch.minimum(y, x)", ("x", "y")),
+    (X, "torch.maximum(x, x * 2)"),
+    (A, "x.masked_fill(x > 0, 2.)"), (A + "\nv = torch.randn((), dtype=torch.float64)", "x.masked_fill(x > 0, v)",
+                                        ("x", "v")),
+    (CLAMP, "x.clamp(-1.5, 1.5)"), (CLAMP, "x.clamp(lo, hi)", ("x", "lo", "hi")),
+    (CLAMP, "x.clamp(min=lo)", ("x", "lo")), (CLAMP, "x.clamp(max=hi)", ("x", "hi")),
+    (CLAMP, "x.clamp_min(0.5)"), (CLAMP, "x.clamp_max(0.5)"),
+    (CLAMP, "x.clamp_min(lo)", ("x", "lo")), (CLAMP, "x.clamp_max(hi)", ("x", "hi")),
+    (COND + "\n" + XB, "torch.where(c, x, y)", ("x", "y")), (COND + "\n" + X, "torch.where(c, x, 0.5)"),
+    (LERP, "torch.lerp(x, y, 0.3)", ("x", "y")), (LERP, "torch.lerp(x, y, w)", ("x", "y", "w")),
+    (AB, "x % y", ("x", "y")), (A, "x % 1.5"), (AB, "torch.div(x, y, rounding_mode='floor') + x", ("x", "y")),
+    (XY, "torch.zeros(2, 3, dtype=torch.float64).copy_(x) * y", ("x", "y")),
+    (XB, "(x * 1).copy_(y)", ("x", "y")), (X, "(x * 1).copy_(torch.ones(3)) + x"),
+    (A, "F.softplus(x, beta=2, threshold=1)"), (X, "F.gelu(x)"), (X, "F.gelu(x, approximate='tanh')"),
+    (A, "F.leaky_relu(x, 0.2)"), (A, "F.leaky_relu_(x * 1, 0.2)"), (A, "F.elu(x)"), (A, "F.elu_(x * 1, 0.5)"),
+    (A, "F.hardtanh(x, -1.5, 1.5)"), (X, "F.logsigmoid(x)"),
+    (X + GO, _grad_of("x.tanh()"), ("x", "g")), (X + GO, _grad_of("x.sigmoid()"), ("x", "g")),
+    (A + GO, _grad_of("F.relu(x)"), ("x", "g")), (X + GO, _grad_of("F.softplus(x)"), ("x", "g")),
+    (X + GO, _grad_of("F.gelu(x)"), ("x", "g")), (X + GO, _grad_of("F.gelu(x, approximate='tanh')"), ("x", "g")),
+    (A + GO, _grad_of("F.leaky_relu(x)"), ("x", "g")), (A + GO, _grad_of("F.elu(x)"), ("x", "g")),
+    (A + GO, _grad_of("F.hardtanh(x, -1.5, 1.5)"), ("x", "g")), (X + GO, _grad_of("F.logsigmoid(x)"), ("x", "g")),
+    (X + GO, _grad_of("F.softmax(x, 1)"), ("x", "g")), (X + GO, _grad_of("F.log_softmax(x, 0)"), ("x", "g")),
+    (X, "F.softmax(x, 1)"), (X, "F.log_softmax(x, 0)"),
+    (XY, "F.mse_loss(x, y, reduction='none')", ("x", "y")), (XY, "F.mse_loss(x, y)", ("x", "y")),
+    (XY, "F.mse_loss(x, y, reduction='sum')", ("x",)),
+    (BCE, "F.binary_cross_entropy(x, t, reduction='none')", ("x", "t")),
+    (BCE, "F.binary_cross_entropy(x, t, weight=torch.tensor([1., 2., .5], dtype=torch.float64))", ("x", "t")),
+    (BCE, "F.binary_cross_entropy_with_logits(x, t, reduction='sum')", ("x", "t")),
+    (BCE, "F.binary_cross_entropy_with_logits(x, t, pos_weight=torch.tensor([2., 1., 3.], dtype=torch.float64))",
+     ("x", "t")),
+    (NLL, "F.nll_loss(x, labels)"), (NLL, "F.nll_loss(x, labels, weight=wt, reduction='none')"),
+    (NLL, "F.nll_loss(x, torch.tensor([2, -100]), weight=wt, reduction='sum')"), (NLL, "F.cross_entropy(x, labels)"),
+    (LIN, "F.linear(x, weight, b)", ("x", "b")), (LIN, "F.linear(x, weight, b)", ("b",)),
+]
+
+
+def _id(case) -> str:
+    return f"{case[1]} [{','.join(case[2]) if len(case) > 2 else 'x'}]"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_tangent_equals_finite_difference(case):
+    ok, text, _ = check(*case[:3])
+    assert ok, text
+
+
+def _rows(module) -> set:
+    return {v for v in vars(module).values() if v.__class__ is Op}
+
+
+def test_every_row_has_a_tangent_reached_by_a_case():
+    rows = _rows(elementwise) | _rows(nn)
+    assert not [r.node for r in rows if r.jvp is None]
+    seen = set()
+    for case in CASES:
+        seen |= check(*case[:3])[2]
+    # the refusing row is reached by test_floor_division_refuses
+    assert sorted(r.node for r in rows - seen - {elementwise.NOT_IMPLEMENTED}) == []
+
+
+@pytest.mark.parametrize("expr, aten", [("d // 2", "floor_divide"), ("2 // d", "floor_divide"),
+                                        ("torch.floor_divide(d, d)", "floor_divide"), ("3 % d", "remainder")])
+def test_floor_division_refuses(expr, aten):
+    script = ("import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+              f"    d = fwAD.make_dual(torch.tensor([1.5, 2.]), torch.ones(2))\n    try:\n        {expr}\n"
+              "    except NotImplementedError as err:\n        print(err)\n")
+    out = gradcli_output(script)
+    assert out == f"Trying to use forward AD with aten::{aten} that does not support it.\n"
+
+
+def _bits(t: Tensor) -> list:
+    return [np.signbit(v) for v in np.atleast_1d(t._a)]
+
+
+def test_zero_tangent_terms_keep_signed_zeros():
+    """PyTorch's zero tensor adds by copying the other term: x + 0 keeps -0.0, 0 - x is -x."""
+    a = Tensor(np.array([0.0, -0.0, 1.5], dtype=np.float32))
+    assert add_tangents(a, None) is a and add_tangents(None, a) is a
+    assert _bits(sub_tangents(None, a)) == [True, False, True]
+    a.requires_grad_()
+    summed = add_tangents(None, a)
+    assert summed.grad_fn.name() == "AddBackward0" and _bits(summed) == [False, True, False]
+    assert sub_tangents(a, None).grad_fn.name() == "SubBackward0"
+    negated = sub_tangents(None, a)
+    assert negated.grad_fn.name() == "SubBackward0" and _bits(negated) == [True, False, True]
+
+
+def test_a_dropped_term_that_requires_grad_records_the_add():
+    leaf = Tensor(np.ones(3)).requires_grad_()
+    plain = Tensor(np.array([0.0, -0.0, 2.0]))
+    assert dropped(plain) is None and dropped(leaf, plain) is DROPPED
+    summed = add_tangents(plain, dropped(leaf))
+    assert summed.grad_fn.name() == "AddBackward0" and _bits(summed) == [False, True, False]
+    assert add_tangents(None, DROPPED) is None
