@@ -14,6 +14,8 @@ level at a time; it is numbered 0.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -81,7 +83,6 @@ def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
     """The region of `whole`, the base's tangent, that `view` covers: a numpy view of it when both are laid
     out alike (kept as the view's tangent, so later in-place changes of either show in the other), else a
     copy of those elements."""
-    import numpy as np
     v, b, w = view._a, base._a, whole._a
     item, titem = b.itemsize, w.itemsize      # a tangent may have another dtype than its primal
     if w.shape == b.shape and all(s > 0 for s in b.strides) and \
@@ -171,7 +172,6 @@ def _private(value: Tensor) -> Tensor:
     if value.requires_grad and value.grad_fn is None:
         from gradcli.engine.ops import arith
         return arith.clone(value)
-    import numpy as np
     out = Tensor(np.array(value._a))
     out.grad_fn, out.requires_grad = value.grad_fn, value.requires_grad
     return out
@@ -218,7 +218,6 @@ def inplace_tangent(target: Tensor, result: Tensor) -> None:
                 tangent = _private(tangent)     # a broadcast (copy_'s): a tangent laid out as the target
             target._fw = (level, tangent)
             return
-        import numpy as np
         if tangent_of(base) is None:
             base._fw = (level, Tensor(np.zeros_like(base._a)))
         target._fw = None
@@ -235,15 +234,68 @@ def _copy(a, src):
     return ops.copy(a, src)
 
 
-def zeros_for(tangents, inputs, i):
-    """Input `i`'s tangent, or zeros of its shape where it has none (what PyTorch materializes for
-    formulas that need every input's tangent: cat, stack)."""
+# Missing tangents in formulas. PyTorch stands in a zero tensor for a tangent an input lacks; its ops
+# give the other operand exactly, but where a factor requires grad they are still recorded, so the
+# tangent's grad_fn shows the add or sub the formula wrote.
+
+class _Dropped:
+    """A term whose tangent factor is PyTorch's zero tensor but whose other factor requires grad: the
+    product is zero, yet recorded, so the add it goes into records a node too."""
+
+    __slots__ = ()
+
+
+DROPPED = _Dropped()
+
+
+def dropped(*factors):
+    """The term a missing tangent leaves in a product with `factors`: None, or DROPPED when one of them
+    requires grad (and grad mode records)."""
+    if STATE.recording:
+        for f in factors:
+            if f.__class__ is Tensor and f.requires_grad:
+                return DROPPED
+    return None
+
+
+def add_tangents(a, b, shape=()):
+    """a + b, where None (or DROPPED) is PyTorch's efficient zero tensor: the add gives the other term
+    exactly (broadcast to `shape`, the zero term's), with an AddBackward0 node when either side requires
+    grad."""
+    if a is None or a is DROPPED:
+        a, b = b, a
+    if a is None or a is DROPPED:
+        return None
+    if b is None or b is DROPPED:
+        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b, shape)   # x + -0.0 is x
+    return a + b
+
+
+def sub_tangents(a, b, shape=()):
+    """a - b, where None (or DROPPED) is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros
+    included; `shape` as in add_tangents)."""
+    if b is None or b is DROPPED:
+        if a is None or a is DROPPED:
+            return None
+        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b, shape)
+    if a is None or a is DROPPED:
+        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a, shape) - b
+    return a - b
+
+
+def _zero(like: Tensor, value: float, term, shape) -> Tensor:
+    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
+    zero = Tensor(np.full(shape, value, dtype=like._a.dtype))
+    return zero.requires_grad_() if term is DROPPED else zero
+
+
+def tangent_or_zeros(tangents, inputs, i):
+    """Input i's tangent, or zeros of its shape (a Python number's: 0)."""
     tangent = tangents[i]
     if tangent is not None:
         return tangent
     x = inputs[i]
-    import numpy as np
-    return Tensor(np.zeros_like(x._a))
+    return Tensor(np.zeros_like(x._a)) if x.__class__ is Tensor else 0
 
 
 # ---------------------------------------------------------------------------------- the public API

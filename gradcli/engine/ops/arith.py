@@ -7,6 +7,7 @@ import numpy as np
 from gradcli.engine import dtypes
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.recording import Op, apply, checked_scalar, compute, needs_grad, operands, result_dtype, unary
+from gradcli.engine.forward import add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -63,24 +64,18 @@ def _sub_jvp(F, ts, xs, result, alpha):
 
 
 def _mul_jvp(F, ts, xs, result):
-    """mul: other_t * self_p + self_t * other_p."""
+    """mul: other_t * self_p + self_t * other_p (a term whose tangent is missing is PyTorch's zero
+    tensor: dropped, but recorded where its other factor requires grad)."""
     st, ot = ts
     x, y = xs
-    if ot is None:
-        return _times(F, st, y)
-    if st is None:
-        return _times(F, ot, x)
-    return ot * x + st * y
+    return add_tangents(dropped(x) if ot is None else ot * x, dropped(y) if st is None else _times(F, st, y))
 
 
 def _div_jvp(F, ts, xs, result):
     """div: (self_t - other_t * result) / other_p."""
     st, ot = ts
     x, y = xs
-    if ot is None:
-        return _over(F, st, y)
-    part = ot * result
-    return (-part if st is None else st - part) / y
+    return _over(F, sub_tangents(st, dropped(result) if ot is None else ot * result), y)
 
 
 def _fill_tensor_jvp(F, ts, xs, result):

@@ -7,7 +7,8 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.forward import NOT_DIFFERENTIABLE
+from gradcli.engine.forward import (DROPPED, NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,  # noqa: F401
+                                     tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
@@ -260,66 +261,6 @@ def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
 # zero tensor: where the formula multiplies or adds it, the term drops out but the add still runs, so
 # the tangent gets an AddBackward0 (or SubBackward0) node when it requires grad (add_tangents,
 # sub_tangents); ops that are not aware of zero tensors see real zeros (tangent_or_zeros).
-
-class _Dropped:
-    """A term whose tangent factor is PyTorch's zero tensor but whose other factor requires grad: the
-    product is zero, yet recorded, so the add it goes into records a node too."""
-
-    __slots__ = ()
-
-
-DROPPED = _Dropped()
-
-
-def dropped(*factors):
-    """The term a missing tangent leaves in a product with `factors`: None, or DROPPED when one of them
-    requires grad (and grad mode records)."""
-    if STATE.recording:
-        for f in factors:
-            if f.__class__ is Tensor and f.requires_grad:
-                return DROPPED
-    return None
-
-
-def add_tangents(a, b, shape=()):
-    """a + b, where None (or DROPPED) is PyTorch's efficient zero tensor: the add gives the other term
-    exactly (broadcast to `shape`, the zero term's), with an AddBackward0 node when either side requires
-    grad."""
-    if a is None or a is DROPPED:
-        a, b = b, a
-    if a is None or a is DROPPED:
-        return None
-    if b is None or b is DROPPED:
-        return a if not (a.requires_grad or b is DROPPED) else a + _zero(a, -0.0, b, shape)   # x + -0.0 is x
-    return a + b
-
-
-def sub_tangents(a, b, shape=()):
-    """a - b, where None (or DROPPED) is PyTorch's efficient zero tensor (0 - b gives -b, signed zeros
-    included; `shape` as in add_tangents)."""
-    if b is None or b is DROPPED:
-        if a is None or a is DROPPED:
-            return None
-        return a if not (a.requires_grad or b is DROPPED) else a - _zero(a, 0.0, b, shape)
-    if a is None or a is DROPPED:
-        return -b if not (b.requires_grad or a is DROPPED) else _zero(b, -0.0, a, shape) - b
-    return a - b
-
-
-def _zero(like: Tensor, value: float, term, shape) -> Tensor:
-    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
-    zero = Tensor(np.full(shape, value, dtype=like._a.dtype))
-    return zero.requires_grad_() if term is DROPPED else zero
-
-
-def tangent_or_zeros(tangents, inputs, i):
-    """Input i's tangent, or zeros of its shape (a Python number's: 0)."""
-    tangent = tangents[i]
-    if tangent is not None:
-        return tangent
-    x = inputs[i]
-    return Tensor(np.zeros_like(x._a)) if x.__class__ is Tensor else 0
-
 
 def _atan2_jvp(F, ts, xs, result):
     """(-self_p * other_t + other_p * self_t) / (self_p^2 + other_p^2)."""

@@ -48,7 +48,7 @@ INDEX.jvp = _shape._linear_copy(INDEX, lambda x, r, shape, key: x[key])
 def _index_put_jvp(ts, xs, key):
     """index_put's `self_t.index_put(indices, values_t)`, zeros standing in for a missing tangent."""
     from gradcli.engine import forward
-    return index_put(forward.zeros_for(ts, xs, 0), key, forward.zeros_for(ts, xs, 1))
+    return index_put(forward.tangent_or_zeros(ts, xs, 0), key, forward.tangent_or_zeros(ts, xs, 1))
 
 
 _ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget
+from gradcli.engine import budget, forward
 from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
@@ -25,14 +25,10 @@ def _solve_A_grad(F, g, A, result, left, vector):
 # both terms, the missing tangent as zeros (PyTorch materializes them for mm, bmm and mv: inf * 0 gives
 # nan there; dot and vdot keep the one term).
 
-def _zeros_for(ts, xs, i):
-    t = ts[i]
-    return t if t is not None else Tensor(np.zeros_like(xs[i]._a))
-
-
 def _product_jvp(product):
     def jvp(F, ts, xs, result):
-        return product(_zeros_for(ts, xs, 0), xs[1]) + product(xs[0], _zeros_for(ts, xs, 1))
+        zeros = forward.tangent_or_zeros
+        return product(zeros(ts, xs, 0), xs[1]) + product(xs[0], zeros(ts, xs, 1))
     return jvp
 
 
@@ -78,8 +74,8 @@ def _solve_jvp(F, ts, xs, result, left, vector):
     again, to the same LU, and records LinalgSolveExBackward0.)"""
     A = xs[0]
     X = F.unsqueeze_dims(result, (result._a.ndim,)) if vector else result
-    At = _zeros_for(ts, xs, 0)
-    Bt = _zeros_for(ts, xs, 1)
+    At = forward.tangent_or_zeros(ts, xs, 0)
+    Bt = forward.tangent_or_zeros(ts, xs, 1)
     R = F.matmul(At, X) if left else F.matmul(X, At)
     rhs = (F.unsqueeze_dims(Bt, (Bt._a.ndim,)) if vector else Bt) - R
     out = solve(A, rhs, left)

@@ -90,12 +90,12 @@ def _reshaped(x: np.ndarray, r: np.ndarray, *saved) -> np.ndarray:
 def _cat_jvp(F, ts, xs, result, parts):
     from gradcli.engine import forward
     dim = next((len(key) - 1 for key in parts if key is not None), 0)
-    return cat([forward.zeros_for(ts, xs, i) for i in range(len(xs))], dim)
+    return cat([forward.tangent_or_zeros(ts, xs, i) for i in range(len(xs))], dim)
 
 
 def _stack_jvp(F, ts, xs, result, dim):
     from gradcli.engine import forward
-    return stack([forward.zeros_for(ts, xs, i) for i in range(len(xs))], dim)
+    return stack([forward.tangent_or_zeros(ts, xs, i) for i in range(len(xs))], dim)
 
 
 def _permute_jvp(F, ts, xs, result, inverse):
