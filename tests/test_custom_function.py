@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import normalize, run_script
+from tests.conftest import gradcli_output, normalize, run_script
 
 PRE = 'import torch\n\nclass Twice(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, k):\n        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return ctx.answer\n\ndef attempt(answer, k=3):\n    x = torch.tensor([1., 2.], requires_grad=True)\n    y = Twice.apply(x, k)\n    y.grad_fn.answer = answer\n    try:\n        y.sum().backward()\n        print("ok", x.grad)\n    except RuntimeError as e:\n        print("RuntimeError:", e)\n\ng = torch.ones(2)\n'
 SAVER = 'import torch\n\nclass Saver(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        a, = ctx.saved_tensors\n        return g * a\n\nx = torch.tensor([1., 2.], requires_grad=True)\n'
@@ -417,3 +417,11 @@ def test_explain_shows_a_node_with_several_outputs_once(capsys, tmp_path):
     assert status == 0
     assert ("[5] SinCosBackward  in s, c = SinCos.apply(x)  (line 15)\n    out  tensor([ 0.3169, -1.4438])  → [6]\n"
             in out)
+
+
+def test_the_metaclasses_print_as_pytorchs():
+    # what PyTorch 2.13 printed for the same lines
+    source = ("import torch\nclass F(torch.autograd.Function):\n    pass\n"
+              "print(type(torch.autograd.graph.Node), type(torch.autograd.Function), type(F), type(torch.Tensor))\n")
+    assert gradcli_output(source) == ("<class 'abc.ABCMeta'> <class 'torch.autograd.function.FunctionMeta'> "
+                                      "<class 'torch.autograd.function.FunctionMeta'> <class 'torch._C._TensorMeta'>\n")

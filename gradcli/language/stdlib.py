@@ -698,6 +698,10 @@ _PLAIN_CLASSES = frozenset((int, float, bool, complex, str, range, slice, type(N
 _FUNCTION_KINDS = {"<function": "function", "<bound": "method", "<built-in": "builtin_function_or_method"}
 
 
+# the metaclasses PyTorch's classes have (type(torch.Tensor) and so on), by the class's repr
+_METACLASSES = {"<class 'torch.Tensor'>": "torch._C._TensorMeta", "<class 'torch.autograd.graph.Node'>": "abc.ABCMeta"}
+
+
 def script_type(obj):
     """type(obj): the class as the script names it (int, list as its builtins hold it, torch.Tensor,
     collections.Counter, a namedtuple), else a ClassValue printing as CPython or PyTorch would."""
@@ -714,9 +718,11 @@ def script_type(obj):
     if cls is Builtin:
         text = repr(obj)
         if text.startswith("<class '"):
-            return _class_value("torch._C._TensorMeta") if obj is TORCH.members["Tensor"] else _TYPE
+            return _class_value(_METACLASSES[text]) if text in _METACLASSES else _TYPE
         return _class_value(_FUNCTION_KINDS.get(text.split(" ", 1)[0], "builtin_function_or_method"))
     if isinstance(obj, type):
+        if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
+            return _class_value("torch.autograd.function.FunctionMeta")
         return _TYPE
     if isinstance(obj, BaseException) and cls.__module__ == "builtins":
         return cls                          # an exception class, as `except` names it
