@@ -1,4 +1,4 @@
-"""torch.nn.functional: softmax and log_softmax, the losses, linear, normalize and dropout.
+"""torch.nn.functional: softmax and log_softmax, the losses, linear, embedding, one_hot, normalize and dropout.
 
 Where PyTorch builds a function out of other ops (l1_loss, cross_entropy, linear, normalize, dropout)
 it is built here out of the same ops, so grad_fn chains print as PyTorch prints them; the rows below
@@ -116,6 +116,22 @@ def _log_softmax_data_double_backward(F, gg, grad_output, result, dims):
     return -F.sum_dims(grad_output, dims, True) * F.exp_rounded(result) * gg
 
 
+def _embedding_grad(F, g, indices, num_weights, padding_idx):
+    """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
+    the padding row left at zero."""
+    flat = indices.reshape(-1)
+    rows = F.reshape(g, (flat.size, g.shape[-1]))
+    if padding_idx is not None:
+        keep = np.nonzero(flat != padding_idx)[0]
+        flat, rows = flat[keep], F.getitem(rows, (keep,))
+    return F.index_add(rows, (num_weights, g.shape[-1]), (flat,))
+
+
+def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx):
+    """The tangent of the picked rows: the weight's tangent picked the same way."""
+    return F.getitem(tangents[0], (indices,))
+
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
 SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True)
@@ -146,6 +162,8 @@ BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
                  _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True)
+EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx"),
+                (_embedding_grad,), inputs=("weight",), saves_tensors=True, quiet=True, jvp=_embedding_jvp)
 ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
                 (lambda F, g, mat1, mat2, c1, c2: g,
                  _addmm_mat1,
@@ -606,6 +624,54 @@ def linear(input, weight, bias=None) -> Tensor:
     if bias is not None:
         out = out.add_(bias)
     return out
+
+
+# --------------------------------------------------------------------------------- embedding, one_hot
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False) -> Tensor:
+    """F.embedding: the rows of `weight` that `input` names, shaped input.shape + (embedding_dim,)."""
+    _expect_tensor(input, "embedding", "indices", 2)
+    _expect_tensor(weight, "embedding", "weight", 1)
+    idx, w = input._a, weight._a
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    rows = w.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = rows + padding_idx
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("gradcli's F.embedding does not implement max_norm, scale_grad_by_freq or sparse")
+    if idx.size and (idx.min() < 0 or idx.max() >= rows):
+        raise IndexError("index out of range in self")
+    out = w[idx]
+    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx))
+
+
+def one_hot(tensor, num_classes=-1) -> Tensor:
+    """F.one_hot: int64 zeros with a one at each value's position along a new last dim."""
+    _expect_tensor(tensor, "one_hot", "self", 1)
+    a = tensor._a
+    if a.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (a[..., None] == np.arange(num_classes, dtype=np.int64)).astype(np.int64)
+    return Tensor(out)
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
