@@ -31,7 +31,9 @@ def make(data=None, requires_grad=True) -> Tensor:
     if data is None:
         data = Tensor(np.empty((0,), dtypes.default_float.np))
     elif data.__class__ is not Tensor:
-        raise TypeError(f"Parameter.__new__() argument 'data' must be Tensor, not {type(data).__name__}")
+        raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")    # PyTorch's words
+    if requires_grad.__class__ is not bool:
+        raise TypeError(f"Parameter(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     p = Tensor(data._a)
     p._version = data._version
     if requires_grad:

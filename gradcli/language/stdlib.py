@@ -225,7 +225,7 @@ def _build_torch() -> ScriptModule:
         "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
-        "embedding": ops.embedding, "one_hot": ops.one_hot,
+        "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
     })
     nn = ScriptModule("torch.nn", {"functional": functional_ns, "Parameter": nn_classes.make_parameter,
                                    "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)),

@@ -12,7 +12,7 @@ from gradcli.language.nn import activations, containers, layers, losses
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
-            layers.Linear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
+            layers.Linear, layers.Bilinear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,

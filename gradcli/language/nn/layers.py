@@ -1,4 +1,4 @@
-"""The layers with parameters or shapes of their own: Identity, Linear, Embedding, Flatten, Unflatten,
+"""The layers with parameters or shapes of their own: Identity, Linear, Bilinear, Embedding, Flatten, Unflatten,
 Dropout. One class per layer: its parameters made and initialised as PyTorch's `reset_parameters` does
 (so seeded scripts draw PyTorch's numbers), `forward` on the functional op, `extra_repr` for the repr."""
 
@@ -12,6 +12,17 @@ from gradcli.language.nn.module import Module
 
 def _empty(*shape, dtype=None):
     return factories.empty(*shape, dtype=dtype)
+
+
+def _weight_and_bias(module, shape: tuple, bias: bool, dtype) -> None:
+    """A weight of `shape` and a bias of its first dim (or a bias registered as None), then their
+    initialisation: in PyTorch's order, so the draws come in its order."""
+    module.weight = parameter.make(_empty(*shape, dtype=dtype))
+    if bias:
+        module.bias = parameter.make(_empty(shape[0], dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
 
 
 class Identity(Module):
@@ -35,12 +46,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = parameter.make(_empty(out_features, in_features, dtype=dtype))
-        if bias:
-            self.bias = parameter.make(_empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, dtype)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -54,6 +60,32 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """nn.Bilinear: y = x1ᵀ A x2 + b, one matrix A per output feature."""
+
+    __module__ = "torch.nn.modules.linear"
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype)
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return ops.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Embedding(Module):
