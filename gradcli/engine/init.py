@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, factories, ops
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -54,12 +54,6 @@ def _empty_noop(tensor: Tensor) -> bool:
             STATE.warn("UserWarning", "Initializing zero-element tensors is a no-op")
         return True
     return False
-
-
-def _check(tensor, fn: str):
-    if tensor.__class__ is not Tensor:
-        raise AttributeError(f"'{type(tensor).__name__}' object has no attribute "
-                             f"'{'dim' if fn in ('fans',) else fn}'")
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -117,3 +111,53 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def fan_in(tensor: Tensor) -> int:
     """The fan-in the layers' default initialisations use for their bias bounds."""
     return _fans(tensor)[0]
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """PyTorch's rejection sampling, draw for draw: normals redrawn where they fall outside [a, b] when
+    that interval holds more than 30% of the mass, else uniform candidates in [a, b] accepted against
+    the normal density."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                       "distribution of values may be incorrect.")
+    with autograd.no_grad():
+        if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (tensor._a.dtype.type(v).item() for v in (a, b))     # the bounds as the tensor holds them
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = result.lt(lo).logical_or(result.gt(hi))
+                if not mask.any():
+                    break
+                result = ops.where(mask, factories.empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = factories.empty_like(tensor)
+        accept = factories.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        _log_pdf(candidates, mean, std, log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = ops.where(pending, candidates, result)
+                _log_pdf(candidates, mean, std, log_peak)
+                pending = ops.where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+    return tensor
+
+
+def _log_pdf(t: Tensor, mean, std, log_peak) -> None:
+    """-0.5 ((t - mean) / std)² - log_peak, in place, in PyTorch's order of steps."""
+    t.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
