@@ -443,9 +443,6 @@ class Module(ScriptObject, metaclass=ScriptType):
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
 
-    def __dir__(self):
-        return []
-
 
 def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
     key = next(_HOOK_IDS)
