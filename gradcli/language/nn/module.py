@@ -254,15 +254,13 @@ class Module(ScriptObject, metaclass=ScriptType):
         return _named_members(self, "_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        yield from _members(self, "_parameters", recurse)
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         return _named_members(self, "_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        yield from _members(self, "_buffers", recurse)
 
     def named_children(self):
         memo = set()
@@ -301,12 +299,12 @@ class Module(ScriptObject, metaclass=ScriptType):
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
-        for p in self.parameters():
+        for p in _members(self, "_parameters", True):
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
+        for p in _members(self, "_parameters", True):
             grad = p.grad
             if grad is None:
                 continue
@@ -502,6 +500,29 @@ def _named_modules(module, prefix: str, remove_duplicate: bool, dotted=True):
         children = [(name + ("." if name else "") + key, child)
                     for key, child in m.__dict__["_modules"].items() if child is not None]
         stack.extend(reversed(children))
+
+
+def _members(module, table: str, recurse: bool) -> list:
+    """The values of `table` (parameters or buffers) of the module and its descendants, each once, in
+    named_parameters' order: the unnamed walk a training loop takes every step (zero_grad, an optimiser
+    reading model.parameters()), without building the names."""
+    seen, values = set(), []
+    stack, visited = [module], set()
+    while stack:
+        m = stack.pop()
+        if id(m) in visited:
+            continue
+        visited.add(id(m))
+        d = m.__dict__
+        for v in d[table].values():
+            if v is not None and id(v) not in seen:
+                seen.add(id(v))
+                values.append(v)
+        if recurse:
+            children = [c for c in d["_modules"].values() if c is not None]
+            children.reverse()
+            stack += children
+    return values
 
 
 def _named_members(module, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
