@@ -62,7 +62,6 @@ class IncompatibleKeys(ScriptObject, metaclass=ScriptType):
     """What load_state_dict returns: PyTorch's named pair of missing and unexpected keys."""
 
     __module__ = "torch.nn.modules.module"
-    __qualname__ = __name__ = "_IncompatibleKeys"
 
     def __init__(self, missing_keys, unexpected_keys):
         self.missing_keys = missing_keys
@@ -81,6 +80,9 @@ class IncompatibleKeys(ScriptObject, metaclass=ScriptType):
 
     def __getitem__(self, i):
         return (self.missing_keys, self.unexpected_keys)[i]
+
+
+IncompatibleKeys.__name__ = IncompatibleKeys.__qualname__ = "_IncompatibleKeys"      # PyTorch's name
 
 
 def _no_forward(self, *input):
