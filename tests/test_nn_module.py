@@ -140,3 +140,14 @@ def test_huge_layers_hit_the_memory_budget():
 def test_deep_nesting_is_a_clean_recursion_error():
     source = NN + "m = nn.Sequential()\nfor i in range(100000):\n    m = nn.Sequential(m)\nprint(m)\n"
     assert error_line(source).startswith("RecursionError: maximum recursion depth exceeded")
+
+
+def test_the_repl_completes_registered_parameters_and_submodules():
+    from test_repl import completions, new_shell
+    shell = new_shell()
+    shell.execute("import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n"
+                  "        super().__init__()\n        self.fc1 = nn.Linear(2, 2)\n        self.scale = 3\n"
+                  "        self.register_buffer('steps', torch.zeros(1))\nnet = Net()")
+    assert [t for t, _ in completions("net.fc", shell)] == ["fc1"]
+    assert [t for t, _ in completions("net.st", shell)] == ["state_dict", "steps"]
+    assert [t for t, _ in completions("net.fc1.we", shell)] == ["weight"]
