@@ -151,3 +151,14 @@ def test_the_repl_completes_registered_parameters_and_submodules():
     assert [t for t, _ in completions("net.fc", shell)] == ["fc1"]
     assert [t for t, _ in completions("net.st", shell)] == ["state_dict", "steps"]
     assert [t for t, _ in completions("net.fc1.we", shell)] == ["weight"]
+
+
+def test_one_hot_meets_the_memory_budget():
+    from gradcli.engine import budget
+    previous = budget.max_memory()
+    budget.set_max_memory(1 << 30)
+    try:
+        assert error_line(NN + "F.one_hot(torch.tensor([10**9]))\n").startswith(
+            "RuntimeError: [enforce fail at alloc_cpu.cpp")
+    finally:
+        budget.set_max_memory(previous)

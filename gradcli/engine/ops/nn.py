@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import ops, rng
+from gradcli.engine import budget, ops, rng
 from gradcli.engine.ops import arith, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
 from gradcli.engine.tensor import Size, Tensor
@@ -763,7 +763,9 @@ def one_hot(tensor, num_classes=-1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (a[..., None] == np.arange(num_classes, dtype=np.int64)).astype(np.int64)
+    budget.check_tensor(a.shape + (num_classes,), 8)     # before allocating: one_hot([10**9]) is 8 GB
+    out = np.zeros(a.shape + (num_classes,), np.int64)
+    np.put_along_axis(out, a[..., None], 1, axis=-1)
     return Tensor(out)
 
 
