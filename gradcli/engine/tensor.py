@@ -21,6 +21,8 @@ INFERENCE_INPLACE_ERROR = (
 
 # torch.set_printoptions is process-wide in PyTorch; the session resets it for every script.
 print_options = STATE.print_options
+# The ids of the tensors that are nn.Parameters (gradcli.engine.parameter owns the marks)
+parameter_marks: dict = {}
 
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing it, and `+` or `*` with
@@ -354,9 +356,12 @@ class Tensor:
         if STATE.fw_level is not None:
             from gradcli.engine import forward
             tangent = forward.tangent_text(self)
-        return tensor_repr(self._a, self._a.dtype.name, grad_fn_name=None if fn is None else fn.op.node,
+        text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=None if fn is None else fn.op.node,
                            requires_grad=self.requires_grad, opts=print_options,
                            variable=True if id(self) in autograd.legacy_variables else None, tangent=tangent)
+        if id(self) in parameter_marks:          # nn.Parameter (gradcli.engine.parameter)
+            return "Parameter containing:\n" + text
+        return text
 
     __str__ = __repr__
 

@@ -155,6 +155,10 @@ def static_attr(obj, name: str):
     cls = obj if type(obj) is ScriptType else type(obj)
     if cls is not obj and name in getattr(obj, "__dict__", ()):
         return obj.__dict__[name]
+    if cls is not obj:
+        for table in _registries(obj):
+            if name in table:
+                return table[name]
     for klass in cls.__mro__:
         if type(klass) is ScriptType and name in klass.__dict__:
             return klass.__dict__[name]
@@ -167,7 +171,19 @@ def attribute_names(obj) -> frozenset:
     cls = obj if type(obj) is ScriptType else type(obj)
     if cls is not obj:
         names.update(getattr(obj, "__dict__", ()))
+        for table in _registries(obj):
+            names.update(k for k in table if k.__class__ is str)
     for klass in cls.__mro__:
         if type(klass) is ScriptType:
             names.update(klass.__dict__)
     return frozenset(n for n in names if not is_dunder(n) and n[:1] != "\0")
+
+
+# torch.nn.Module keeps its parameters, buffers and submodules in dicts of these names, reached through its
+# __getattr__: completion offers them as attributes, as they are to scripts
+_REGISTRIES = ("_parameters", "_buffers", "_modules")
+
+
+def _registries(obj) -> list:
+    d = getattr(obj, "__dict__", {})
+    return [d[k] for k in _REGISTRIES if d.get(k).__class__ is dict]

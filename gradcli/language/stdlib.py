@@ -15,12 +15,13 @@ import time as _time
 
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
+from gradcli.language import nn as nn_classes
 from gradcli.engine.addresses import address
 from gradcli.engine import (autograd, backward, closeness, dtypes, factories, forward, functional, functorch,
                             gradcheck, ops, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor, _Device, print_options
+from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
 
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
@@ -224,8 +225,11 @@ def _build_torch() -> ScriptModule:
         "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
+        "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
     })
-    nn = ScriptModule("torch.nn", {"functional": functional_ns})
+    nn = ScriptModule("torch.nn", {"functional": functional_ns, "Parameter": nn_classes.make_parameter,
+                                   "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)),
+                                   **nn_classes.classes()})
     autograd_functional = ScriptModule("torch.autograd.functional", {
         "jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
         "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp,
@@ -483,7 +487,8 @@ def _importable(module: ScriptModule) -> list:
 # torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
-                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
+                   id(TORCH.members["nn"].members["Parameter"]): nn_classes.Parameter}
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
@@ -710,6 +715,8 @@ def script_type(obj):
         return cls
     held = _HELD_CLASSES.get(cls)
     if held is not None:
+        if cls is Tensor and id(obj) in parameter_marks:        # an nn.Parameter
+            return TORCH.members["nn"].members["Parameter"]
         return held
     if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
         return cls

@@ -1,4 +1,4 @@
-"""torch.nn.functional: softmax and log_softmax, the losses, linear, normalize and dropout.
+"""torch.nn.functional: softmax and log_softmax, the losses, linear, embedding, one_hot, normalize and dropout.
 
 Where PyTorch builds a function out of other ops (l1_loss, cross_entropy, linear, normalize, dropout)
 it is built here out of the same ops, so grad_fn chains print as PyTorch prints them; the rows below
@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from gradcli.engine import ops, rng
+from gradcli.engine import budget, ops, rng
+from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
-from gradcli.engine.ops.elementwise import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
 from gradcli.engine.tensor import Size, Tensor
 
@@ -211,6 +211,73 @@ def _addmm_jvp(F, ts, xs, result, c1, c2):
     (bt, t1, t2), (bias, mat1, mat2) = ts, xs
     value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2), result._a.shape)
     return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
+def _embedding_grad(F, g, indices, num_weights, padding_idx):
+    """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
+    the padding row left at zero."""
+    flat = indices.reshape(-1)
+    rows = F.reshape(g, (flat.size, g.shape[-1]))
+    if padding_idx is not None:
+        keep = np.nonzero(flat != padding_idx)[0]
+        flat, rows = flat[keep], F.getitem(rows, (keep,))
+    return F.index_add(rows, (num_weights, g.shape[-1]), (flat,))
+
+
+def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx):
+    """The tangent of the picked rows: the weight's tangent picked the same way."""
+    return F.getitem(tangents[0], (indices,))
+
+
+# _trilinear as bilinear calls it: out[n,k] = sum_j (sum_i x1[n,i] W[k,i,j]) x2[n,j]. PyTorch computes it one
+# output feature k at a time through small bmm calls that accumulate in order, so the plain backward and the
+# forward accumulate in that order too (bit for bit PyTorch's where its bmm takes the sequential kernel);
+# under create_graph the gradients are built from recorded ops.
+
+def _ordered_sum(terms):
+    acc = None
+    for t in terms:
+        acc = t if acc is None else acc + t
+    return acc
+
+
+def trilinear_array(x1, w, x2):
+    return np.stack([_ordered_sum(_ordered_sum(x1[:, i, None] * w[k, i] for i in range(w.shape[1]))[:, j] * x2[:, j]
+                                  for j in range(w.shape[2])) for k in range(w.shape[0])], axis=1)
+
+
+def _trilinear_i1(F, g, i1, i2, i3):
+    if g.__class__ is np.ndarray:       # for each k: (g[n,k] W[k]) summed over j with x2, the k terms in order
+        return _ordered_sum(_ordered_sum((g[:, k, None] * i2[k, :, j]) * i3[:, j, None] for j in range(i2.shape[2]))
+                            for k in range(i2.shape[0]))
+    return F.sum_dims(F.reshape(g, (g.shape[0], g.shape[1], 1, 1)) * i2 * F.reshape(i3, (i3.shape[0], 1, 1, -1)),
+                      (1, 3))
+
+
+def _trilinear_i2(F, g, i1, i2, i3):
+    if g.__class__ is np.ndarray:       # for each k: sum over n of (x1[n,i] g[n,k]) x2[n,j]
+        return np.stack([_ordered_sum((i1[n, :, None] * g[n, k]) * i3[n, None, :] for n in range(g.shape[0]))
+                         for k in range(g.shape[1])])
+    return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * F.reshape(g, (g.shape[0], g.shape[1], 1, 1))
+                      * F.reshape(i3, (i3.shape[0], 1, 1, -1)), (0,))
+
+
+def _trilinear_i3(F, g, i1, i2, i3):
+    if g.__class__ is np.ndarray:       # for each k: (x1 W[k]) times g[n,k], the k terms in order
+        return _ordered_sum(_ordered_sum(i1[:, i, None] * i2[k, i] for i in range(i2.shape[1])) * g[:, k, None]
+                            for k in range(i2.shape[0]))
+    return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * i2 * F.reshape(g, (g.shape[0], g.shape[1], 1, 1)),
+                      (1, 2))
+
+
+def _trilinear_jvp(F, tangents, inputs, result, *args):
+    """Linear in each input: the sum of the result with one input replaced by its tangent."""
+    i1, i2, i3 = inputs
+    terms = []
+    for pos, t in enumerate(tangents):
+        if t is not None:
+            a, b, c = (t if pos == 0 else i1), (t if pos == 1 else i2), (t if pos == 2 else i3)
+            terms.append(F.sum_dims(F.reshape(a, (a.shape[0], 1, -1, 1)) * b * F.reshape(c, (c.shape[0], 1, 1, -1)),
+                                    (2, 3)))
+    return _ordered_sum(terms)
 
 
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
@@ -245,6 +312,12 @@ BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
                  _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_logits_jvp)
+EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx"),
+                (_embedding_grad,), inputs=("weight",), saves_tensors=True, quiet=True, jvp=_embedding_jvp)
+TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "i3"),
+                (_trilinear_i1,
+                 _trilinear_i2,
+                 _trilinear_i3), inputs=("i1", "i2", "i3"), quiet=True, jvp=_trilinear_jvp)
 ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
                 (lambda F, g, mat1, mat2, c1, c2: g,
                  _addmm_mat1,
@@ -706,6 +779,92 @@ def linear(input, weight, bias=None) -> Tensor:
     if bias is not None:
         out = out.add_(bias)
     return out
+
+
+def bilinear(input1, input2, weight, bias=None) -> Tensor:
+    """F.bilinear as at::bilinear builds it: the inputs flattened to 2-d (views), _trilinear, the result
+    viewed to the batch shape, plus the bias."""
+    _expect_tensor(input1, "bilinear", "input1", 1)
+    _expect_tensor(input2, "bilinear", "input2", 2)
+    _expect_tensor(weight, "bilinear", "weight", 3)
+    x1, x2, w = input1._a, input2._a, weight._a
+    if x1.ndim != x2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {x1.ndim} and {x2.ndim}")
+    for i in range(x1.ndim - 1):
+        if x1.shape[i] != x2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {x1.shape[i]} and "
+                               f"{x2.shape[i]}")
+    for d in (1, 2):
+        if d >= w.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(w.ndim, 1)}, "
+                             f"{max(w.ndim, 1) - 1}], but got {d})")
+    if x1.shape[-1] != w.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {x1.shape[-1]} but expected "
+                           f"{w.shape[1]}")
+    if x2.shape[-1] != w.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {x2.shape[-1]} but expected "
+                           f"{w.shape[2]}")
+    if bias is not None and (bias._a.ndim == 0 or bias._a.shape[0] != w.shape[0]):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias._a.shape[0] if bias._a.ndim else 1} but expected {w.shape[0]}")
+    if x1.dtype != w.dtype or x2.dtype != w.dtype:
+        raise RuntimeError("expected scalar type Float but found Double" if w.dtype == np.float32
+                           else "expected scalar type Double but found Float")
+    flat1 = input1.reshape(-1, x1.shape[-1])
+    flat2 = input2.reshape(-1, x2.shape[-1])
+    out = apply(TRILINEAR, trilinear_array(flat1._a, w, flat2._a), (flat1, weight, flat2))
+    out = ops.view(out, tuple(x1.shape[:-1]) + (w.shape[0],))
+    return out if bias is None else arith.add(out, bias)
+
+
+# --------------------------------------------------------------------------------- embedding, one_hot
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False) -> Tensor:
+    """F.embedding: the rows of `weight` that `input` names, shaped input.shape + (embedding_dim,)."""
+    _expect_tensor(input, "embedding", "indices", 2)
+    _expect_tensor(weight, "embedding", "weight", 1)
+    idx, w = input._a, weight._a
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    rows = w.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = rows + padding_idx
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("gradcli's F.embedding does not implement max_norm, scale_grad_by_freq or sparse")
+    if idx.size and (idx.min() < 0 or idx.max() >= rows):
+        raise IndexError("index out of range in self")
+    out = w[idx]
+    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx))
+
+
+def one_hot(tensor, num_classes=-1) -> Tensor:
+    """F.one_hot: int64 zeros with a one at each value's position along a new last dim."""
+    _expect_tensor(tensor, "one_hot", "self", 1)
+    a = tensor._a
+    if a.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    budget.check_tensor(a.shape + (num_classes,), 8)     # before allocating: one_hot([10**9]) is 8 GB
+    out = np.zeros(a.shape + (num_classes,), np.int64)
+    np.put_along_axis(out, a[..., None], 1, axis=-1)
+    return Tensor(out)
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:

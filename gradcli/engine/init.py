@@ -1,0 +1,163 @@
+"""torch.nn.init: the initialisers, computing their bounds as PyTorch does (in Python floats) and drawing
+through the engine's uniform_/normal_, so a seeded script gets PyTorch's numbers."""
+
+from __future__ import annotations
+
+import math
+
+from gradcli.engine import autograd, factories, ops
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+
+
+def calculate_gain(nonlinearity, param=None):
+    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif (param.__class__ is not bool and isinstance(param, int)) or isinstance(param, float):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _fans(tensor: Tensor):
+    shape = tensor._a.shape
+    if len(shape) < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    field = math.prod(shape[2:])
+    return shape[1] * field, shape[0] * field
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
+    fan_in, fan_out = _fans(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _empty_noop(tensor: Tensor) -> bool:
+    if tensor._a.size == 0 and 0 in tensor._a.shape:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "Initializing zero-element tensors is a no-op")
+        return True
+    return False
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    with autograd.no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    with autograd.no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def constant_(tensor, val):
+    with autograd.no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor):
+    with autograd.no_grad():
+        return tensor.zero_()
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _fans(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _fans(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _empty_noop(tensor):
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _empty_noop(tensor):
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def fan_in(tensor: Tensor) -> int:
+    """The fan-in the layers' default initialisations use for their bias bounds."""
+    return _fans(tensor)[0]
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """PyTorch's rejection sampling, draw for draw: normals redrawn where they fall outside [a, b] when
+    that interval holds more than 30% of the mass, else uniform candidates in [a, b] accepted against
+    the normal density."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                       "distribution of values may be incorrect.")
+    with autograd.no_grad():
+        if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = (tensor._a.dtype.type(v).item() for v in (a, b))     # the bounds as the tensor holds them
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = result.lt(lo).logical_or(result.gt(hi))
+                if not mask.any():
+                    break
+                result = ops.where(mask, factories.empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = factories.empty_like(tensor)
+        accept = factories.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        _log_pdf(candidates, mean, std, log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = ops.where(pending, candidates, result)
+                _log_pdf(candidates, mean, std, log_peak)
+                pending = ops.where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+    return tensor
+
+
+def _log_pdf(t: Tensor, mean, std, log_peak) -> None:
+    """-0.5 ((t - mean) / std)² - log_peak, in place, in PyTorch's order of steps."""
+    t.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+
+def _norm_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0

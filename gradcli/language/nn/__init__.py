@@ -1,0 +1,47 @@
+"""torch.nn as scripts reach it: the module classes, nn.Parameter, nn.init and nn.functional's additions.
+
+Layers are one class each (gradcli.language.nn.layers, activations, losses), deriving from Module
+(gradcli.language.nn.module); a new layer is a class there and a name in NAMES below.
+"""
+
+from __future__ import annotations
+
+from gradcli.engine import init, parameter
+from gradcli.engine.tensor import Tensor
+from gradcli.language.nn import activations, containers, layers, losses
+from gradcli.language.nn.module import Module
+
+_CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
+            layers.Linear, layers.Bilinear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
+            activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
+            activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
+            activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
+            losses.BCELoss, losses.BCEWithLogitsLoss)
+
+
+class ParameterClass(type):
+    """What isinstance and issubclass take for nn.Parameter: a tensor carrying the Parameter mark."""
+
+    def __instancecheck__(cls, obj):
+        return obj.__class__ is Tensor and parameter.is_parameter(obj)
+
+    def __subclasscheck__(cls, other):
+        return other is cls
+
+
+class Parameter(metaclass=ParameterClass):
+    pass
+
+
+def make_parameter(data=None, requires_grad=True):
+    return parameter.make(data, requires_grad)
+
+
+def classes() -> dict:
+    """torch.nn's classes by name."""
+    return {cls.__name__: cls for cls in _CLASSES}
+
+
+INIT = {name: getattr(init, name) for name in (
+    "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_", "xavier_normal_",
+    "kaiming_uniform_", "kaiming_normal_", "trunc_normal_")}

@@ -1,0 +1,140 @@
+"""The activation modules: each calls its functional op with the settings it was made with."""
+
+from __future__ import annotations
+
+from gradcli.engine import ops
+from gradcli.engine.ops import elementwise
+from gradcli.language.nn.module import Module
+
+
+def _inplace_text(inplace: bool, lead: str = "") -> str:
+    return f"{lead}inplace=True" if inplace else ""
+
+
+class ReLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_relu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace)
+
+
+class LeakyReLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{_inplace_text(self.inplace, ', ')}"
+
+
+class Tanh(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return input.sigmoid()
+
+
+class GELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return ops.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_silu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace)
+
+
+class Softplus(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return ops.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class ELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_text(self.inplace, ', ')}"
+
+
+class Softmax(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return ops.functional_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return ops.functional_log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"

@@ -1,0 +1,230 @@
+"""nn.Sequential, nn.ModuleList and nn.ModuleDict: modules that hold modules, named by position or key."""
+
+from __future__ import annotations
+
+import operator
+
+from gradcli.language.nn.module import Module, add_indent
+from gradcli.language.pycollections import OrderedDict
+
+
+def _index(container, idx) -> int:
+    """idx as a position in `container`, with PyTorch's IndexError past either end."""
+    idx = operator.index(idx)
+    size = len(container)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size if size else idx
+
+
+class Sequential(Module):
+    """nn.Sequential: calls its modules in order, each on the previous one's output."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def forward(self, input):
+        for module in self.__dict__["_modules"].values():
+            input = module(input)
+        return input
+
+    def __getitem__(self, idx):
+        items = list(self.__dict__["_modules"].items())
+        if idx.__class__ is slice:
+            return type(self)(OrderedDict(items[idx]))
+        return items[_index(self, idx)][1]
+
+    def __setitem__(self, idx, module):
+        key = list(self.__dict__["_modules"])[_index(self, idx)]
+        return setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        modules = self.__dict__["_modules"]
+        keys = list(modules)
+        for key in (keys[idx] if idx.__class__ is slice else [keys[_index(self, idx)]]):
+            del modules[key]
+        values = list(modules.values())        # renumbered, as PyTorch does
+        modules.clear()
+        modules.update((str(i), m) for i, m in enumerate(values))
+
+    def __len__(self):
+        return len(self.__dict__["_modules"])
+
+    def __iter__(self):
+        return iter(self.__dict__["_modules"].values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        modules = self.__dict__["_modules"]
+        for i in range(n, index, -1):
+            modules[str(i)] = modules[str(i - 1)]
+        modules[str(index)] = module
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+
+class ModuleList(Module):
+    """nn.ModuleList: a list of modules, registered under their positions."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        modules = self.__dict__["_modules"]
+        if idx.__class__ is slice:
+            return type(self)(list(modules.values())[idx])
+        return modules[str(_index(self, idx))]
+
+    def __setitem__(self, idx, module):
+        return setattr(self, str(_index(self, idx)), module)
+
+    def __delitem__(self, idx):
+        modules = self.__dict__["_modules"]
+        if idx.__class__ is slice:
+            for k in range(len(modules))[idx]:
+                del modules[str(k)]
+        else:
+            del modules[str(_index(self, idx))]
+        values = list(modules.values())
+        modules.clear()
+        modules.update((str(i), m) for i, m in enumerate(values))
+
+    def __len__(self):
+        return len(self.__dict__["_modules"])
+
+    def __iter__(self):
+        return iter(self.__dict__["_modules"].values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(list(self) + list(other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def insert(self, index, module):
+        modules = self.__dict__["_modules"]
+        for i in range(len(modules), index, -1):
+            modules[str(i)] = modules[str(i - 1)]
+        modules[str(index)] = module
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def __repr__(self):
+        """Runs of equal modules print once, with their count (`(0-2): 3 x Linear(...)`)."""
+        texts = [repr(m) for m in self]
+        if not texts:
+            return self._get_name() + "()"
+        runs = []                    # [first, last, text]
+        for i, text in enumerate(texts):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = []
+        for first, last, text in runs:
+            line = f"({first}): {text}" if first == last else f"({first}-{last}): {last - first + 1} x {text}"
+            lines.append(add_indent(line, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """nn.ModuleDict: a dict of modules, registered under their keys."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self.__dict__["_modules"][key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self.__dict__["_modules"][key]
+
+    def __len__(self):
+        return len(self.__dict__["_modules"])
+
+    def __iter__(self):
+        return iter(self.__dict__["_modules"])
+
+    def __contains__(self, key):
+        return key in self.__dict__["_modules"]
+
+    def clear(self):
+        self.__dict__["_modules"].clear()
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        return self.__dict__["_modules"].keys()
+
+    def items(self):
+        return self.__dict__["_modules"].items()
+
+    def values(self):
+        return self.__dict__["_modules"].values()
+
+    def update(self, modules):
+        if isinstance(modules, dict) or isinstance(modules, ModuleDict):
+            for key, module in modules.items():
+                self[key] = module
+        else:
+            for j, m in enumerate(modules):
+                if len(m) != 2:
+                    raise ValueError(f"ModuleDict update sequence element #{j} has length {len(m)}; 2 is required")
+                self[m[0]] = m[1]

@@ -1,0 +1,97 @@
+"""The loss modules: each calls its functional loss with the reduction (and weights, kept as buffers) it
+was made with."""
+
+from __future__ import annotations
+
+from gradcli.engine import ops
+from gradcli.engine.state import STATE
+from gradcli.language.nn.module import Module
+
+
+def _legacy_reduction(size_average, reduce) -> str:
+    """size_average/reduce as a reduction, with PyTorch's deprecation warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    text = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", f"size_average and reduce args will be deprecated, please use reduction='{text}' "
+                   "instead.")
+    return text
+
+
+class _Loss(Module):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _legacy_reduction(size_average, reduce)
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.l1_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return ops.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                            reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return ops.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                                 reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return ops.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                    reduction=self.reduction)

@@ -1,0 +1,561 @@
+"""torch.nn.Module as scripts subclass it: registration of parameters, buffers and submodules by attribute
+assignment, the call with its hooks, the walks over the tree, modes, conversions, state dicts and the repr.
+
+Module is a library class of the language (gradcli.language.classes): a script's `class Net(nn.Module)`
+derives from it as from its own classes, so a script reads and writes a module's attributes through
+classes.instance_attr / set_attr, which land in the Python-level `__getattr__` / `__setattr__` below, as
+in PyTorch. The attributes PyTorch's scripts read besides the public API (`_modules`, `_parameters`,
+`_buffers`, `training`) are plain dicts and a bool; Python's internals (`__dict__`, `__class__`) stay
+out of reach, as on every script object.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from gradcli.engine import autograd, dtypes, parameter
+from gradcli.engine.tensor import Tensor, _check_device
+from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.pycollections import OrderedDict
+
+_HOOK_IDS = itertools.count()
+
+
+def typename(obj) -> str:
+    """torch.typename: a tensor's legacy type name, else the class's module and name."""
+    if obj.__class__ is Tensor:
+        return obj.type()
+    cls = type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", "__main__") else f"{module}.{cls.__qualname__}"
+
+
+def add_indent(text: str, spaces: int) -> str:
+    """Indent every line of `text` after the first (PyTorch's _addindent)."""
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    pad = " " * spaces
+    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+class RemovableHandle(ScriptObject, metaclass=ScriptType):
+    """What register_forward_hook and register_forward_pre_hook return: `remove()` takes the hook off."""
+
+    __module__ = "torch.utils.hooks"
+
+    def __init__(self, table: dict, key: int):
+        self.id = key
+        self.hooks_dict_ref = table
+
+    def remove(self):
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class IncompatibleKeys(ScriptObject, metaclass=ScriptType):
+    """What load_state_dict returns: PyTorch's named pair of missing and unexpected keys."""
+
+    __module__ = "torch.nn.modules.module"
+
+    def __init__(self, missing_keys, unexpected_keys):
+        self.missing_keys = missing_keys
+        self.unexpected_keys = unexpected_keys
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    def __iter__(self):
+        return iter((self.missing_keys, self.unexpected_keys))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return (self.missing_keys, self.unexpected_keys)[i]
+
+
+IncompatibleKeys.__name__ = IncompatibleKeys.__qualname__ = "_IncompatibleKeys"      # PyTorch's name
+
+
+def _no_forward(self, *input):
+    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+
+_no_forward.__name__ = "_forward_unimplemented"
+_no_forward.__qualname__ = "_forward_unimplemented"
+
+
+class Module(ScriptObject, metaclass=ScriptType):
+    """torch.nn.Module."""
+
+    __module__ = "torch.nn.modules.module"
+
+    forward = _no_forward
+
+    def __init__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"Module.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"Module.__init__() takes 1 positional argument but {len(args) + 1} were given")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        d["_forward_hooks"] = {}
+        d["_forward_pre_hooks"] = {}
+
+    # ---------------------------------------------------------------------------------- the call
+    def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        if not d.get("_forward_pre_hooks") and not d.get("_forward_hooks"):
+            return self.forward(*args, **kwargs)        # the common case: nothing between the call and forward
+        for hook in list(d["_forward_pre_hooks"].values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if result.__class__ is tuple else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(d["_forward_hooks"].values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        return _add_hook(self.__dict__["_forward_pre_hooks"], hook, prepend)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        return _add_hook(self.__dict__["_forward_hooks"], hook, prepend)
+
+    # ---------------------------------------------------------------------------------- attributes
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            values = d.get(table)
+            if values is not None and name in values:
+                return values[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if value.__class__ is Tensor and parameter.is_parameter(value):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            _forget(d, name)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _forget(d, name)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+            return
+        buffers = d.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and value.__class__ is not Tensor:
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            values = d.get(table)
+            if values is not None and name in values:
+                del values[name]
+                d["_non_persistent_buffers_set"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name(self, name, "parameter", d["_parameters"])
+        if param is None:
+            d["_parameters"][name] = None
+        elif param.__class__ is not Tensor or not parameter.is_parameter(param):
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             f"created explicitly. To express '{name}' as a function of another Tensor, compute "
+                             "the value in the forward() method.")
+        else:
+            d["_parameters"][name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        d = self.__dict__
+        if "_buffers" not in d:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name(self, name, "buffer", d["_buffers"])
+        if tensor is not None and tensor.__class__ is not Tensor:
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        d["_buffers"][name] = tensor
+        if persistent:
+            d["_non_persistent_buffers_set"].discard(name)
+        else:
+            d["_non_persistent_buffers_set"].add(name)
+
+    def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if name.__class__ is not str:
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        modules = self.__dict__["_modules"]
+        if _has_attr(self, name) and name not in modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f"module name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError("module name can't be empty string \"\"")
+        modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        module = self
+        if target == "":
+            return module
+        for item in target.split("."):
+            if item not in module.__dict__.get("_modules", ()):
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = module.__dict__["_modules"][item]
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    # ---------------------------------------------------------------------------------- walks
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return _named_members(self, "_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        yield from _members(self, "_parameters", recurse)
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return _named_members(self, "_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        yield from _members(self, "_buffers", recurse)
+
+    def named_children(self):
+        memo = set()
+        for name, module in self.__dict__["_modules"].items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        return _named_modules(self, prefix, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def apply(self, fn):
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ---------------------------------------------------------------------------------- modes, grads
+    def train(self, mode=True):
+        if mode.__class__ is not bool:
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in _members(self, "_parameters", True):
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in _members(self, "_parameters", True):
+            grad = p.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
+
+    # ---------------------------------------------------------------------------------- conversions
+    def _apply(self, fn):
+        for module in self.children():
+            module._apply(fn)
+        with autograd.no_grad():
+            for p in self.__dict__["_parameters"].values():
+                if p is None:
+                    continue
+                p._set_data(fn(p))
+                if p.grad is not None:
+                    p.grad._set_data(fn(p.grad))
+            buffers = self.__dict__["_buffers"]
+            for key, b in buffers.items():
+                if b is not None:
+                    buffers[key] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        dtype = _to_dtype(args, kwargs)
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype!r}")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def cpu(self):
+        return self
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.type(dst_type))
+
+    # ---------------------------------------------------------------------------------- state dicts
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:                        # PyTorch's deprecated positional form
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        for name, module in _named_modules(self, "", False, dotted=False):
+            d = module.__dict__
+            for key, p in d["_parameters"].items():
+                if p is not None:
+                    destination[prefix + name + key] = p if keep_vars else p.detach()
+            skip = d["_non_persistent_buffers_set"]
+            for key, b in d["_buffers"].items():
+                if b is not None and key not in skip:
+                    destination[prefix + name + key] = b if keep_vars else b.detach()
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        for prefix, module in _named_modules(self, "", False, dotted=False):
+            d = module.__dict__
+            skip = d["_non_persistent_buffers_set"]
+            local = {k: v for k, v in d["_parameters"].items() if v is not None}
+            local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)
+            for name, param in local.items():
+                key = prefix + name
+                if key not in state_dict:
+                    missing.append(key)
+                    continue
+                value = state_dict[key]
+                if value.__class__ is not Tensor:
+                    errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(value)}")
+                    continue
+                if value._a.shape != param._a.shape:
+                    errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                  f"checkpoint, the shape in current model is {param.shape}.")
+                    continue
+                with autograd.no_grad():
+                    param.copy_(value)
+            for key in state_dict:
+                if key.__class__ is str and key.startswith(prefix):
+                    first = key[len(prefix):].split(".", 1)[0]
+                    if first not in d["_modules"] and first not in local:
+                        unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return IncompatibleKeys(missing, unexpected)
+
+    # ---------------------------------------------------------------------------------- printing
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): {add_indent(repr(module), 2)}"
+                       for key, module in self.__dict__["_modules"].items()]
+        lines = extra_lines + child_lines
+        text = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+
+def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
+    key = next(_HOOK_IDS)
+    if prepend:
+        items = list(table.items())
+        table.clear()
+        table[key] = hook
+        table.update(items)
+    else:
+        table[key] = hook
+    return RemovableHandle(table, key)
+
+
+def _forget(d: dict, name: str) -> None:
+    """Before `name` is registered as a parameter or module: it is nothing else any more."""
+    d.pop(name, None)
+    for table in ("_parameters", "_buffers", "_modules"):
+        values = d.get(table)
+        if values is not None:
+            values.pop(name, None)
+    skip = d.get("_non_persistent_buffers_set")
+    if skip is not None:
+        skip.discard(name)
+
+
+def _has_attr(module, name) -> bool:
+    try:
+        getattr(module, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _check_name(module, name, kind: str, table: dict) -> None:
+    if name.__class__ is not str:
+        raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+    if "." in name:
+        raise KeyError(f"{kind} name can't contain \".\"")
+    if name == "":
+        raise KeyError(f"{kind} name can't be empty string \"\"")
+    if _has_attr(module, name) and name not in table:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _named_modules(module, prefix: str, remove_duplicate: bool, dotted=True):
+    """The module and its descendants, depth first, with their names (prefixes ending in '.' when not
+    `dotted`, as state dicts name their entries)."""
+    memo = set()
+    stack = [(prefix, module)]
+    while stack:
+        name, m = stack.pop()
+        if remove_duplicate:
+            if id(m) in memo:
+                continue
+            memo.add(id(m))
+        yield (name if dotted else (name + "." if name else "")), m
+        children = [(name + ("." if name else "") + key, child)
+                    for key, child in m.__dict__["_modules"].items() if child is not None]
+        stack.extend(reversed(children))
+
+
+def _members(module, table: str, recurse: bool) -> list:
+    """The values of `table` (parameters or buffers) of the module and its descendants, each once, in
+    named_parameters' order: the unnamed walk a training loop takes every step (zero_grad, an optimiser
+    reading model.parameters()), without building the names."""
+    seen, values = set(), []
+    stack, visited = [module], set()
+    while stack:
+        m = stack.pop()
+        if id(m) in visited:
+            continue
+        visited.add(id(m))
+        d = m.__dict__
+        for v in d[table].values():
+            if v is not None and id(v) not in seen:
+                seen.add(id(v))
+                values.append(v)
+        if recurse:
+            children = [c for c in d["_modules"].values() if c is not None]
+            children.reverse()
+            stack += children
+    return values
+
+
+def _named_members(module, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
+    memo = set()
+    walk = _named_modules(module, prefix, remove_duplicate) if recurse else [(prefix, module)]
+    for name, m in walk:
+        for key, value in m.__dict__[table].items():
+            if value is None or (remove_duplicate and id(value) in memo):
+                continue
+            if remove_duplicate:
+                memo.add(id(value))
+            yield (name + "." + key if name else key), value
+
+
+def _to_dtype(args, kwargs):
+    """The dtype of Module.to(device, dtype, non_blocking) / to(dtype) / to(tensor); None when only a device."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got an unexpected keyword "
+                        f"argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if arg.__class__ is dtypes.DType:
+            dtype = arg
+        elif arg.__class__ is Tensor:
+            dtype = arg.dtype
+        elif arg.__class__ is not bool:
+            device = arg
+    if device is not None and device.__class__ is str:
+        _check_device(device)
+    return dtype
+

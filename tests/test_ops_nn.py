@@ -1,0 +1,51 @@
+"""Gradient checks of the torch.nn rows (tests/test_gradcheck.py's finite differences; their tangents are
+checked from the same cases by tests/test_forward_rows.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradcli.engine.factories import tensor
+from gradcli.engine.ops import nn
+from gradcli.engine.recording import apply
+from gradcli.language.stdlib import TORCH
+from test_gradcheck import _leaf, any_, gradcheck, recorded_names
+
+F = TORCH.members["nn"].members["functional"].members
+IDX = tensor([[0, 2, 3], [3, 1, 0]])
+
+
+def _trilinear(a, w, b):
+    return apply(nn.TRILINEAR, nn.trilinear_array(a._a, w._a, b._a), (a, w, b))
+
+
+# row -> list of (function of float64 leaves, input arrays[, gradcheck options])
+CHECKS = {
+    nn.EMBEDDING: [(lambda w: F["embedding"](IDX, w), (any_(4, 3),)),
+                   # the padding row's zero gradient is PyTorch's choice, not the derivative (goldens pin it)
+                   (lambda w: F["embedding"](IDX, w, padding_idx=4), (any_(5, 2),)),
+                   (lambda w: F["embedding"](tensor(2), w, padding_idx=-2) * 3, (any_(3, 2),))],
+    nn.TRILINEAR: [(lambda a, w, b: F["bilinear"](a, b, w), (any_(3, 2), any_(4, 2, 3), any_(3, 3))),
+                   (lambda a, w, b, bias: F["bilinear"](a, b, w, bias), (any_(2, 2, 2), any_(3, 2, 1), any_(2, 2, 1),
+                                                                        any_(3))),
+                   # the row itself, without bilinear's views (whose rows have no tangents yet)
+                   (_trilinear, (any_(3, 2), any_(2, 2, 3), any_(3, 3)))],
+}
+
+
+def _params():
+    for row, cases in CHECKS.items():
+        for i, case in enumerate(cases):
+            fn, arrays, options = case if len(case) == 3 else (*case, {})
+            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
+
+
+@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+def test_backward_matches_finite_differences(fn, arrays, options):
+    gradcheck(fn, *arrays, **options)
+
+
+@pytest.mark.parametrize("row", list(CHECKS))
+def test_node_name_is_recorded(row):
+    fn, arrays = CHECKS[row][0][:2]
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
