@@ -181,7 +181,10 @@ ESCAPES = [
     ("grad(lambda x: x.sum(), has_aux=False)(torch.ones(1)).numpy()",
      "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot reach numpy "
      "arrays (use .tolist() or .item())"),
-    ("torch.func.functional_call", "NotImplementedError: gradcli does not implement torch.func.functional_call"),
+    ("torch.func.functional_call(torch.nn.Linear(2, 1), {'__dict__': 1}, torch.ones(2))",
+     "AttributeError: 'Linear' object attribute '__dict__' is outside gradcli's language"),
+    ("torch.func.functional_call(torch.nn.Linear(2, 1), {'_parameters': {}}, torch.ones(2))",
+     "AttributeError: cannot reparametrize '_parameters': it is the module's own registry"),
 ]
 
 

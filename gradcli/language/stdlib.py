@@ -264,7 +264,7 @@ def _build_torch() -> ScriptModule:
     func = ScriptModule("torch.func", {
         "grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
         "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
-        "hessian": functorch.hessian,
+        "hessian": functorch.hessian, "functional_call": nn_classes.module.functional_call,
     })
     linalg = ScriptModule("torch.linalg", {
         # group: shape

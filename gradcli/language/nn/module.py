@@ -15,7 +15,7 @@ import itertools
 
 from gradcli.engine import autograd, dtypes, parameter
 from gradcli.engine.tensor import Tensor, _check_device
-from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
 from gradcli.language.pycollections import OrderedDict
 
 _HOOK_IDS = itertools.count()
@@ -559,3 +559,110 @@ def _to_dtype(args, kwargs):
         _check_device(device)
     return dtype
 
+
+
+# ---------------------------------------------------------------------------------- torch.func.functional_call
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True,
+                    strict=False):
+    """torch.func.functional_call: call `module` with some of its parameters and buffers replaced, by
+    dotted name, for the call only (the replacements need not be Parameters: gradients flow to them).
+    With tie_weights, every name of a tensor the module holds under several names takes the replacement
+    given for one of them; a name the module lacks is set as a plain attribute for the call."""
+    if not isinstance(module, Module):
+        raise AttributeError(f"'{typename(module)}' object has no attribute 'named_parameters'")
+    given = _merged_dicts(parameter_and_buffer_dicts)
+    if strict:
+        _check_reparametrized(module, given)
+    if tie_weights:
+        given = _tied(module, given)
+    if args is None:
+        args = ()
+    elif args.__class__ is not tuple:
+        args = (args,)
+    swapped = []
+    try:
+        for name, value in given.items():
+            swapped.append(_swap(module, name, value))
+        return module(*args, **(kwargs or {}))
+    finally:
+        for owner, table, leaf, old in reversed(swapped):
+            if table is None:
+                if old is _ABSENT:
+                    object.__delattr__(owner, leaf)
+                else:
+                    object.__setattr__(owner, leaf, old)
+            else:
+                owner.__dict__[table][leaf] = old
+
+
+_ABSENT = object()
+
+
+def _merged_dicts(dicts) -> dict:
+    if isinstance(dicts, dict):
+        return dict(dicts)
+    if not isinstance(dicts, (list, tuple)) or not all(isinstance(d, dict) for d in dicts):
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
+                         f"{'<class ' + repr(typename(dicts)) + '>'}")
+    merged, repeated = {}, []
+    for d in dicts:
+        for key, value in d.items():
+            if key in merged and key not in repeated:
+                repeated.append(key)
+            merged[key] = value
+    if repeated:
+        raise ValueError(f"{repeated!r} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+    return merged
+
+
+def _check_reparametrized(module, given: dict) -> None:
+    names = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
+    unexpected = [k for k in given if k not in names]
+    missing = sorted(n for n in names if n not in given)
+    lines = []
+    if unexpected:
+        lines.append("\tUnexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
+    if missing:
+        lines.append("\tMissing key(s): " + ", ".join(repr(k) for k in missing) + ".")
+    if lines:
+        raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n" + "\n".join(lines))
+
+
+def _tied(module, given: dict) -> dict:
+    """Every name of a tensor held under several names gets the value given for any of them."""
+    names_of = {}
+    for table in ("_parameters", "_buffers"):
+        for name, value in _named_members(module, table, "", True, False):
+            if value is not None:
+                names_of.setdefault(id(value), []).append(name)
+    out = dict(given)
+    for names in names_of.values():
+        chosen = [n for n in names if n in given]
+        if chosen:
+            for n in names:
+                out.setdefault(n, given[chosen[0]])
+    return out
+
+
+def _swap(module, name: str, value):
+    prefix, _, leaf = name.rpartition(".")
+    owner = module.get_submodule(prefix)
+    d = owner.__dict__
+    for table in ("_parameters", "_buffers"):
+        values = d.get(table)
+        if values is not None and leaf in values:
+            old = values[leaf]
+            values[leaf] = value
+            return owner, table, leaf, old
+    if leaf in _REGISTRIES:
+        raise AttributeError(f"cannot reparametrize '{name}': it is the module's own registry")
+    if is_dunder(leaf):
+        raise AttributeError(f"'{type(owner).__name__}' object attribute '{leaf}' is outside gradcli's language")
+    old = d.get(leaf, _ABSENT)
+    object.__setattr__(owner, leaf, value)  # a plain attribute for the call, never registered
+    return owner, None, leaf, old
+
+
+_REGISTRIES = frozenset(("_parameters", "_buffers", "_modules", "_non_persistent_buffers_set", "_forward_hooks",
+                         "_forward_pre_hooks"))
