@@ -28,6 +28,19 @@ def _lrs(optimizer, key: str) -> list:
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
 
 
+def _restore(scheduler, state_dict) -> None:
+    """PyTorch's `self.__dict__.update(state_dict)`, kept to the names the scheduler's own state dict has:
+    a script's dict never replaces a method or reaches anything else of the object."""
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"'{type(state_dict).__name__}' object is not a mapping")
+    known = scheduler.__dict__
+    for key, value in state_dict.items():
+        if key not in known or key == "optimizer":
+            raise KeyError(f"{key!r}: not part of a {type(scheduler).__name__} state dict (gradcli loads only "
+                           "the names its own state_dict() gives)")
+    known.update(state_dict)
+
+
 def _warn(message: str) -> None:
     # Python's default warning filter shows a warning once per place in PyTorch's source: once a run
     STATE.warn_once(message[:40], "UserWarning", message)
@@ -69,7 +82,7 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict) -> None:
-        self.__dict__.update(state_dict)
+        _restore(self, state_dict)
 
     def get_last_lr(self) -> list:
         return self._last_lr
@@ -125,7 +138,7 @@ class LambdaLR(LRScheduler):
     def load_state_dict(self, state_dict) -> None:
         state_dict = dict(state_dict)
         state_dict.pop("lr_lambdas", None)
-        self.__dict__.update(state_dict)
+        _restore(self, state_dict)
 
     def get_lr(self) -> list:
         self._check_within_step()
@@ -246,7 +259,7 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             _warn(_EPOCH_WARNING)
         self.last_epoch = epoch
-        if self.is_better(current, self.best):
+        if self._is_better(current, self.best):
             self.best = current
             self.num_bad_epochs = 0
         else:
@@ -279,7 +292,7 @@ class ReduceLROnPlateau(LRScheduler):
                 else:
                     group["lr"] = new_lr
 
-    def is_better(self, a, best) -> bool:
+    def _is_better(self, a, best) -> bool:
         if self.mode == "min" and self.threshold_mode == "rel":
             return a < best * (1.0 - self.threshold)
         if self.mode == "min" and self.threshold_mode == "abs":
@@ -299,7 +312,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict) -> None:
-        self.__dict__.update(state_dict)
+        _restore(self, state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 

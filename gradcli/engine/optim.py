@@ -200,10 +200,9 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict) -> None:
-        import copy
         state_dict = state_dict.copy()
         groups = self.param_groups
-        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        saved_groups = _copy(state_dict["param_groups"], 0)
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
@@ -227,6 +226,28 @@ class Optimizer:
                 s["param_names"] = g["param_names"]
         self.state = state
         self.param_groups = saved_groups
+
+
+_COPY_DEPTH = 50
+
+
+def _copy(value, depth: int):
+    """copy.deepcopy of a state dict's param groups, for the values a state dict holds (containers,
+    tensors, numbers, strings): it never calls a script's own __deepcopy__, and stops at a depth."""
+    if depth > _COPY_DEPTH:
+        raise RecursionError("the state dict's param groups are nested too deeply to copy")
+    cls = value.__class__
+    if cls is dict:
+        return {k: _copy(v, depth + 1) for k, v in value.items()}
+    if cls is list:
+        return [_copy(v, depth + 1) for v in value]
+    if cls is tuple:
+        return tuple(_copy(v, depth + 1) for v in value)
+    if cls is Tensor:
+        t = Tensor(value._a.copy())
+        t.requires_grad = value.requires_grad
+        return t
+    return value
 
 
 def _cast_state(param: Tensor, value, key=None):
