@@ -14,35 +14,42 @@ _INF = np.array([np.inf, -np.inf])
 _LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
 
 
-def fma(x, y, z):
+def fma(x, y, z, out=None):
     """x*y + z rounded once, as PyTorch's CPU kernels compute `add(alpha=)`, `addcmul`, `lerp` (vector
-    fused multiply-add, also on the tail). For float32 the product is exact in float64, so the sum
-    rounded to float64 and then to float32 is the fused result unless that float64 sum lies exactly
-    halfway between two float32 values (double rounding): there, the error term of the sum (TwoSum)
-    says which way the exact value lies. float64 operands are rounded twice (numpy has no fused op)."""
-    if z.dtype is not _F32 and z.dtype != _F32:
-        return x * y + z
+    fused multiply-add, also on the tail), into `out` if given. For float32 the product is exact in
+    float64, so the sum rounded to float64 and then to float32 is the fused result unless that float64
+    sum lies exactly halfway between two float32 values (double rounding): there, the error term of the
+    sum (TwoSum) says which way the exact value lies. float64 operands are rounded twice (numpy has no
+    fused operation)."""
+    if z.dtype != _F32:
+        r = x * y + z
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
     p = np.multiply(x, y, dtype=np.float64)
     s = p + z
-    bits = s.view(np.int64)
-    tie = (bits & _LOW_BITS) == _HALF_WAY
-    if tie.any():
+    tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
+    if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
         back = s - p
         err = (p - (s - back)) + (z - back)
-        fix = tie & (err != 0)
-        if fix.any():
-            s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-    return s.astype(_F32)
+        tie &= err != 0
+        s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    if out is None:
+        return s.astype(_F32)
+    np.copyto(out, s, casting="same_kind")
+    return out
 
 
-def _lerp(start: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
-    """start.lerp(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
+def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
     multiply-add from the nearer end."""
     w = start.dtype.type(weight)
     diff = end - start
     if abs(w) < 0.5:
-        return fma(w, diff, start)
-    return fma(w - start.dtype.type(1), diff, end)
+        fma(w, diff, start, start)
+    else:
+        fma(w - start.dtype.type(1), diff, end, start)
 
 
 def _scalar(value) -> float:
@@ -285,12 +292,6 @@ def _grad_of(p: Tensor, maximize: bool) -> np.ndarray:
     return -g if maximize else g
 
 
-def _write(p: Tensor, value: np.ndarray) -> None:
-    """The in-place update `p.op_(...)`: into its storage (so views and `.data` see it), counted."""
-    np.copyto(p._a, value, casting="unsafe")
-    p._version[0] += 1
-
-
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)
@@ -332,10 +333,14 @@ class SGD(Optimizer):
                 else:
                     b = buf._a
                     b *= t(momentum)
-                    np.copyto(b, fma(grad, t(1 - dampening), b))
+                    if dampening == 0:
+                        b += grad               # add_(alpha=1): one rounding either way
+                    else:
+                        fma(grad, t(1 - dampening), b, b)
                     buf._version[0] += 1
                 grad = fma(buf._a, t(momentum), grad) if nesterov else buf._a
-            _write(p, fma(grad, t(-lr), a))
+            fma(grad, t(-lr), a, a)
+            p._version[0] += 1
 
 
 class Adam(Optimizer):
@@ -379,10 +384,10 @@ class Adam(Optimizer):
                 else:
                     grad = fma(a, t(wd), grad)
             m, v = st["exp_avg"], st["exp_avg_sq"]
-            np.copyto(m._a, _lerp(m._a, grad, 1 - beta1))
+            _lerp_(m._a, grad, 1 - beta1)
             va = v._a
             va *= t(beta2)
-            np.copyto(va, fma(t(1 - beta2) * grad, grad, va))
+            fma(t(1 - beta2) * grad, grad, va, va)
             m._version[0] += 1
             v._version[0] += 1
             bias_correction1 = 1 - beta1 ** step
@@ -398,8 +403,8 @@ class Adam(Optimizer):
             denom += t(eps)
             update = t(-step_size) * m._a
             update /= denom
-            update += a
-            _write(p, update)
+            a += update                 # self + value*t1/t2: the addition commutes
+            p._version[0] += 1
 
 
 class AdamW(Adam):
@@ -449,11 +454,11 @@ class RMSprop(Optimizer):
             sq = st["square_avg"]
             s = sq._a
             s *= t(alpha)
-            np.copyto(s, fma(t(1 - alpha) * grad, grad, s))
+            fma(t(1 - alpha) * grad, grad, s, s)
             sq._version[0] += 1
             if centered:
                 ga = st["grad_avg"]
-                np.copyto(ga._a, _lerp(ga._a, grad, 1 - alpha))
+                _lerp_(ga._a, grad, 1 - alpha)
                 ga._version[0] += 1
                 avg = np.sqrt(fma(-ga._a, ga._a, s))
             else:
@@ -465,12 +470,13 @@ class RMSprop(Optimizer):
                 b *= t(momentum)
                 b += grad / avg
                 buf._version[0] += 1
-                _write(p, fma(b, t(-lr), a))
+                fma(b, t(-lr), a, a)
+                p._version[0] += 1
             else:
                 update = t(-lr) * grad
                 update /= avg
-                update += a
-                _write(p, update)
+                a += update
+                p._version[0] += 1
 
 
 class Adagrad(Optimizer):
@@ -510,14 +516,14 @@ class Adagrad(Optimizer):
                 grad = fma(a, t(wd), grad)
             clr = lr / (1 + (step - 1) * lr_decay)
             total = st["sum"]
-            np.copyto(total._a, fma(grad, grad, total._a))
+            fma(grad, grad, total._a, total._a)
             total._version[0] += 1
             std = np.sqrt(total._a)
             std += t(eps)
             update = t(-clr) * grad
             update /= std
-            update += a
-            _write(p, update)
+            a += update                 # self + value*t1/t2: the addition commutes
+            p._version[0] += 1
 
 
 OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad)
