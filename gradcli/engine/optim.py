@@ -317,14 +317,19 @@ class SGD(Optimizer):
         momentum, dampening = _scalar(group["momentum"]), _scalar(group["dampening"])
         nesterov, maximize = group["nesterov"], group["maximize"]
         state = self.state
+        consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
             if p.grad is None:
                 continue
             a = p._a
-            t = a.dtype.type
+            k = consts.get(a.dtype)
+            if k is None:
+                t = a.dtype.type
+                k = consts[a.dtype] = (t(wd), t(momentum), t(1 - dampening), t(-lr))
+            c_wd, c_momentum, c_dampening, c_lr = k
             grad = _grad_of(p, maximize)
             if wd != 0:
-                grad = fma(a, t(wd), grad)
+                grad = fma(a, c_wd, grad)
             if momentum != 0:
                 st = state[p]
                 buf = st.get("momentum_buffer")
@@ -332,14 +337,14 @@ class SGD(Optimizer):
                     buf = st["momentum_buffer"] = Tensor(grad.copy())
                 else:
                     b = buf._a
-                    b *= t(momentum)
+                    b *= c_momentum
                     if dampening == 0:
                         b += grad               # add_(alpha=1): one rounding either way
                     else:
-                        fma(grad, t(1 - dampening), b, b)
+                        fma(grad, c_dampening, b, b)
                     buf._version[0] += 1
-                grad = fma(buf._a, t(momentum), grad) if nesterov else buf._a
-            fma(grad, t(-lr), a, a)
+                grad = fma(buf._a, c_momentum, grad) if nesterov else buf._a
+            fma(grad, c_lr, a, a)
             p._version[0] += 1
 
 
@@ -364,11 +369,16 @@ class Adam(Optimizer):
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         state = self.state
+        consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
             if p.grad is None:
                 continue
             a = p._a
             t = a.dtype.type
+            k = consts.get(a.dtype)
+            if k is None:
+                k = consts[a.dtype] = (t(1 - lr * wd), t(wd), t(beta2), t(1 - beta2), t(eps))
+            c_decay, c_wd, c_beta2, c_one_minus_beta2, c_eps = k
             st = state[p]
             if not st:
                 st["step"] = _step_tensor()
@@ -380,14 +390,14 @@ class Adam(Optimizer):
             step = _count_step(st)
             if wd != 0:
                 if decoupled:
-                    a *= t(1 - lr * wd)
+                    a *= c_decay
                 else:
-                    grad = fma(a, t(wd), grad)
+                    grad = fma(a, c_wd, grad)
             m, v = st["exp_avg"], st["exp_avg_sq"]
             _lerp_(m._a, grad, 1 - beta1)
             va = v._a
-            va *= t(beta2)
-            fma(t(1 - beta2) * grad, grad, va, va)
+            va *= c_beta2
+            fma(c_one_minus_beta2 * grad, grad, va, va)
             m._version[0] += 1
             v._version[0] += 1
             bias_correction1 = 1 - beta1 ** step
@@ -400,7 +410,7 @@ class Adam(Optimizer):
                 va = vmax._a
             denom = np.sqrt(va)
             denom /= t(bias_correction2 ** 0.5)
-            denom += t(eps)
+            denom += c_eps
             update = t(-step_size) * m._a
             update /= denom
             a += update                 # self + value*t1/t2: the addition commutes
