@@ -250,6 +250,23 @@ def test_a_closure_runs_as_the_scripts_own_function():
     assert out == "done tensor([0.8000, 0.8000], requires_grad=True)\n"
 
 
+@pytest.mark.parametrize("call, expected", [
+    ("torch.optim.Adam([w], fused=True)", "NotImplementedError: gradcli does not implement torch.optim.Adam(fused=True)"),
+    ("torch.optim.SGD([w], fused=True, foreach=True)",
+     "RuntimeError: `fused` and `foreach` cannot be `True` together."),
+    ("torch.optim.AdamW([w], differentiable=True)",
+     "NotImplementedError: gradcli does not implement torch.optim.AdamW(differentiable=True)"),
+])
+def test_what_is_not_implemented_says_so(call, expected):
+    assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
+
+
+def test_foreach_is_accepted_and_takes_the_same_arithmetic():
+    # on the CPU, PyTorch's foreach=True loop rounds as its single-tensor one (checked with the oracle)
+    plain = gradcli_output(bit_script(BIT_CASES["adam"]))
+    assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
+
+
 def test_bad_hyperparameters_in_a_group_fail_as_python_does():
     line = error_line(
         "import torch\n"

@@ -81,6 +81,16 @@ class Optimizer:
     state dicts; subclasses give `defaults` and `_update`."""
 
     def __init__(self, params, defaults: dict):
+        name = type(self).__name__
+        if defaults.get("fused"):
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+            # PyTorch's fused CPU kernels round differently from its default loop, which is what gradcli follows
+            raise NotImplementedError(f"gradcli does not implement torch.optim.{name}(fused=True)")
+        if defaults.get("differentiable"):
+            raise NotImplementedError(f"gradcli does not implement torch.optim.{name}(differentiable=True)")
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
