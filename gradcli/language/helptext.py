@@ -64,6 +64,9 @@ _WHAT = {
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
+    "get_total_norm": "The norm of the tensors' norms, as clip_grad_norm_ computes it.",
+    "clip_grads_with_norm_": "Scales the gradients in place by min(max_norm / (total_norm + 1e-6), 1).",
+    "LRScheduler": "The base of the learning-rate schedulers: step, get_last_lr, last_epoch, state_dict.",
     # random state
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
     "seed": "Seeds the default generator from the operating system and returns the seed.",
