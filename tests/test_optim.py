@@ -251,7 +251,8 @@ def test_a_closure_runs_as_the_scripts_own_function():
 
 
 @pytest.mark.parametrize("call, expected", [
-    ("torch.optim.Adam([w], fused=True)", "NotImplementedError: gradcli does not implement torch.optim.Adam(fused=True)"),
+    ("torch.optim.Adam([w], fused=True)",
+     "NotImplementedError: gradcli does not implement torch.optim.Adam(fused=True)"),
     ("torch.optim.SGD([w], fused=True, foreach=True)",
      "RuntimeError: `fused` and `foreach` cannot be `True` together."),
     ("torch.optim.AdamW([w], differentiable=True)",

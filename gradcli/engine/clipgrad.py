@@ -1,5 +1,4 @@
-"""torch.nn.utils.clip_grad_norm_ and clip_grad_value_: gradients scaled or clamped in place, as PyTorch's
-CPU (foreach) path computes them."""
+"""torch.nn.utils' gradient clipping (clip_grad_norm_, clip_grad_value_), in place as PyTorch's CPU path."""
 
 from __future__ import annotations
 

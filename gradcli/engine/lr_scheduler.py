@@ -1,5 +1,4 @@
-"""torch.optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR and
-ReduceLROnPlateau, with PyTorch's arithmetic, state dicts and its warning when the scheduler steps first."""
+"""torch.optim.lr_scheduler: six of PyTorch's schedulers, with its arithmetic, state dicts and warnings."""
 
 from __future__ import annotations
 

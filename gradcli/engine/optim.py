@@ -1,7 +1,8 @@
-"""torch.optim's optimisers (SGD, Adam, AdamW, RMSprop, Adagrad) and their Optimizer base: parameter groups,
-state, state dicts, and updates in PyTorch's single-tensor CPU arithmetic order."""
+"""torch.optim's optimisers and their Optimizer base, updating in PyTorch's single-tensor CPU arithmetic order."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 import numpy as np
 
@@ -9,7 +10,6 @@ from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 _F32 = np.dtype(np.float32)
-_INF = np.array([np.inf, -np.inf])
 # A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
 _LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
 
@@ -95,7 +95,6 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {_tensor_typename(params)}")
-        from collections import defaultdict
         self.state = defaultdict(dict)
         self.param_groups = []
         self._sched_wrapped = False     # a scheduler watches step() (the order warning of lr_scheduler)
@@ -229,7 +228,6 @@ class Optimizer:
         for g, s in zip(groups, saved_groups):
             for old_id, p in zip(s["params"], g["params"]):
                 id_map[old_id] = p
-        from collections import defaultdict
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
