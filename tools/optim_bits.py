@@ -12,7 +12,8 @@ numpy's correctly rounded square root, so the cases that take a square root (Ada
 Adagrad) are recorded with the oracle's `sqrt` replaced by numpy's: they pin every other rounding of
 PyTorch's update order. The SGD cases run unchanged.
 
-Usage: python tools/optim_bits.py [--python /work/oracle/bin/python]
+Usage: .venv/bin/python tools/optim_bits.py [--python /work/oracle/bin/python]   (gradcli importable: it reads the
+cases from tests/test_optim.py)
 """
 
 from __future__ import annotations
