@@ -76,6 +76,7 @@ ESCAPES = [
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
     ("import torch.utils", 1, "1:1: ImportError: import of 'torch.utils' is outside gradcli's language: gradcli knows only torch, "
                               "torch.autograd, torch.autograd.forward_ad, torch.autograd.function, torch.autograd.functional, torch.autograd.graph, torch.func, torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, "
+                              "torch.nn.utils, torch.optim, torch.optim.lr_scheduler, "
                               "torch.random, torch.testing, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),

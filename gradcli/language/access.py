@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
+from gradcli.engine import autograd, custom, dtypes, factories, forward, lr_scheduler, optim, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import stdlib
@@ -83,6 +83,25 @@ ALLOWED = {
     pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),
     pycollections.deque: frozenset(_DEQUE),
 }
+
+# torch.optim: what PyTorch's optimisers and schedulers offer a script (their hooks and private state excepted)
+_OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_param_group", "state_dict",
+              "load_state_dict")
+ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
+_SCHEDULER = ("optimizer", "base_lrs", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict")
+_SCHEDULER_OWN = {
+    lr_scheduler.LambdaLR: ("lr_lambdas",), lr_scheduler.StepLR: ("step_size", "gamma"),
+    lr_scheduler.MultiStepLR: ("milestones", "gamma"), lr_scheduler.ExponentialLR: ("gamma",),
+    lr_scheduler.CosineAnnealingLR: ("T_max", "eta_min"),
+    lr_scheduler.ReduceLROnPlateau: ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict",
+                                     "factor", "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode",
+                                     "threshold", "threshold_mode", "best", "mode_worse", "cooldown_counter",
+                                     "num_bad_epochs", "in_cooldown"),
+}
+ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls] + (() if cls is lr_scheduler.ReduceLROnPlateau else _SCHEDULER)))
+               for cls in lr_scheduler.SCHEDULERS if cls in _SCHEDULER_OWN)
+ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
+_BOUND_METHOD_OWNERS = frozenset(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)   # PyTorch's Python classes
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
@@ -256,6 +275,8 @@ def _method_namespace(obj) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
     if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
         return "bound method of RemovableHandle"
+    if obj.__class__ in _BOUND_METHOD_OWNERS:
+        return f"bound method of {obj.__class__.__name__}"
     if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class
         return f"bound method of {obj.__name__}"
     if obj.__class__ in pycollections.NAMEDTUPLES:       # p._asdict: a method written in Python

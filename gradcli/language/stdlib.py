@@ -17,8 +17,8 @@ from gradcli.language import bounds, classes, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.language import nn as nn_classes
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, closeness, dtypes, factories, forward, functional, functorch,
-                            gradcheck, ops, rng, savedhooks, signatures)
+from gradcli.engine import (autograd, backward, clipgrad, closeness, dtypes, factories, forward, functional,
+                            functorch, gradcheck, lr_scheduler, ops, optim, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
@@ -227,9 +227,20 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
     })
-    nn = ScriptModule("torch.nn", {"functional": functional_ns, "Parameter": nn_classes.make_parameter,
+    nn_utils = ScriptModule("torch.nn.utils", {
+        "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
+        "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
+    })
+    nn = ScriptModule("torch.nn", {"functional": functional_ns, "utils": nn_utils,
+                                   "Parameter": nn_classes.make_parameter,
                                    "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)),
                                    **nn_classes.classes()})
+    optim_ns = ScriptModule("torch.optim", {
+        "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
+        "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad,
+        "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
+            cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
+    })
     autograd_functional = ScriptModule("torch.autograd.functional", {
         "jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
         "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp,
@@ -391,7 +402,7 @@ def _build_torch() -> ScriptModule:
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
-        "autograd": autograd_ns, "nn": nn, "linalg": linalg, "func": func, "vmap": vmap,
+        "autograd": autograd_ns, "nn": nn, "linalg": linalg, "func": func, "vmap": vmap, "optim": optim_ns,
         "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
@@ -489,6 +500,11 @@ _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
                    id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
                    id(TORCH.members["nn"].members["Parameter"]): nn_classes.Parameter}
+# torch.optim's classes and its schedulers', as the script's torch.optim names them
+_OPTIM_CLASSES = {cls: TORCH.members["optim"].members[cls.__name__] for cls in optim.OPTIMIZERS}
+_OPTIM_CLASSES.update((cls, TORCH.members["optim"].members["lr_scheduler"].members[cls.__name__])
+                      for cls in lr_scheduler.SCHEDULERS)
+_SCRIPT_CLASSES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
@@ -779,6 +795,7 @@ _ID = bounds.Bounded(builtins.id, _id)
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
                  rng.Generator: TORCH.members["Generator"]}
+_HELD_CLASSES.update(_OPTIM_CLASSES)
 _HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
                      for name in ("list", "tuple", "dict", "set", "frozenset"))
 _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.values()

@@ -1,0 +1,550 @@
+"""torch.optim's optimisers and their Optimizer base, updating in PyTorch's single-tensor CPU arithmetic order."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+_F32 = np.dtype(np.float32)
+# A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
+_LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
+
+
+def fma(x, y, z, out=None):
+    """x*y + z rounded once, as PyTorch's CPU kernels compute `add(alpha=)`, `addcmul`, `lerp` (vector
+    fused multiply-add, also on the tail), into `out` if given. For float32 the product is exact in
+    float64, so the sum rounded to float64 and then to float32 is the fused result unless that float64
+    sum lies exactly halfway between two float32 values (double rounding): there, the error term of the
+    sum (TwoSum) says which way the exact value lies. float64 operands are rounded twice (numpy has no
+    fused operation)."""
+    if z.dtype != _F32:
+        r = x * y + z
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    p = np.multiply(x, y, dtype=np.float64)
+    s = p + z
+    tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
+    if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
+        back = s - p
+        err = (p - (s - back)) + (z - back)
+        tie &= err != 0
+        s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    if out is None:
+        return s.astype(_F32)
+    np.copyto(out, s, casting="same_kind")
+    return out
+
+
+def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
+    multiply-add from the nearer end."""
+    w = start.dtype.type(weight)
+    diff = end - start
+    if abs(w) < 0.5:
+        fma(w, diff, start, start)
+    else:
+        fma(w - start.dtype.type(1), diff, end, start)
+
+
+def _scalar(value) -> float:
+    """A hyperparameter as the update uses it: a Python number, or a one-element tensor's value."""
+    if value.__class__ is Tensor:
+        return value._a.item()
+    return value
+
+
+class _Required:
+    """The default of a hyperparameter a param group must give (PyTorch's `required`)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+def _typename(obj) -> str:
+    """torch.typename(obj) for what is not a tensor: the class's name, with its module unless a builtin."""
+    cls = obj.__class__
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+class Optimizer:
+    """torch.optim.Optimizer: param groups (dicts scripts read and change), per-parameter state, zero_grad,
+    state dicts; subclasses give `defaults` and `_update`."""
+
+    def __init__(self, params, defaults: dict):
+        name = type(self).__name__
+        if defaults.get("fused"):
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+            # PyTorch's fused CPU kernels round differently from its default loop, which is what gradcli follows
+            raise NotImplementedError(f"gradcli does not implement torch.optim.{name}(fused=True)")
+        if defaults.get("differentiable"):
+            raise NotImplementedError(f"gradcli does not implement torch.optim.{name}(differentiable=True)")
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_tensor_typename(params)}")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        self._sched_wrapped = False     # a scheduler watches step() (the order warning of lr_scheduler)
+        self._opt_called = False
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        if len(tensors) != len({id(p) for p in tensors}):
+            if STATE.warn is not None:
+                STATE.warn("UserWarning", "optimizer contains a parameter group with duplicate parameters; in "
+                           "future, this will cause an error; see github.com/pytorch/pytorch/issues/40967 for "
+                           "more information")
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if any(id(p) in seen for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        if g.grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad = False
+                        g._a[...] = 0
+                        g._version[0] += 1
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; with `closure`, first re-evaluate the loss
+        (under grad mode) and return it."""
+        if self._sched_wrapped:
+            self._opt_called = True
+        loss = None
+        if closure is not None:
+            saved = STATE.recording
+            STATE.recording = True          # torch.enable_grad() around the closure
+            try:
+                loss = closure()
+            finally:
+                STATE.recording = saved
+        for group in self.param_groups:
+            self._update(group)
+        return loss
+
+    def _update(self, group: dict) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------ state dicts
+    def state_dict(self) -> dict:
+        index: dict = {}
+        groups = []
+        start = 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict) -> None:
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = _copy(state_dict["param_groups"], 0)
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = {}
+        for g, s in zip(groups, saved_groups):
+            for old_id, p in zip(s["params"], g["params"]):
+                id_map[old_id] = p
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast_state(param, v)
+            else:
+                state[k] = v
+        for g, s in zip(groups, saved_groups):
+            s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+        self.state = state
+        self.param_groups = saved_groups
+
+
+_COPY_DEPTH = 50
+
+
+def _copy(value, depth: int):
+    """copy.deepcopy of a state dict's param groups, for the values a state dict holds (containers,
+    tensors, numbers, strings): it never calls a script's own __deepcopy__, and stops at a depth."""
+    if depth > _COPY_DEPTH:
+        raise RecursionError("the state dict's param groups are nested too deeply to copy")
+    cls = value.__class__
+    if cls is dict:
+        return {k: _copy(v, depth + 1) for k, v in value.items()}
+    if cls is list:
+        return [_copy(v, depth + 1) for v in value]
+    if cls is tuple:
+        return tuple(_copy(v, depth + 1) for v in value)
+    if cls is Tensor:
+        t = Tensor(value._a.copy())
+        t.requires_grad = value.requires_grad
+        return t
+    return value
+
+
+def _cast_state(param: Tensor, value, key=None):
+    """A loaded state value for `param`: tensors (but the step count) in the parameter's dtype."""
+    if value.__class__ is Tensor:
+        if key != "step" and param._a.dtype.kind == "f" and value._a.dtype != param._a.dtype:
+            return Tensor(value._a.astype(param._a.dtype))
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    return value
+
+
+def _tensor_typename(t: Tensor) -> str:
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
+            "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(
+        t._a.dtype.name, "torch.Tensor")
+
+
+def _step_tensor() -> Tensor:
+    return Tensor(np.array(0.0, dtype=np.float32))
+
+
+def _count_step(state: dict) -> float:
+    """state['step'] += 1 (a float32 tensor, as PyTorch keeps it), and its value."""
+    t = state["step"]
+    a = t._a
+    a += 1
+    t._version[0] += 1
+    return float(a)
+
+
+def _grad_of(p: Tensor, maximize: bool) -> np.ndarray:
+    g = p.grad._a
+    return -g if maximize else g
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(not lr < 0.0, f"Invalid learning rate: {lr}")
+        _check(not momentum < 0.0, f"Invalid momentum value: {momentum}")
+        _check(not weight_decay < 0.0, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        fused=fused)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd = _scalar(group["lr"]), _scalar(group["weight_decay"])
+        momentum, dampening = _scalar(group["momentum"]), _scalar(group["dampening"])
+        nesterov, maximize = group["nesterov"], group["maximize"]
+        state = self.state
+        consts: dict = {}               # the scalars in each parameter dtype, made once a step
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            a = p._a
+            k = consts.get(a.dtype)
+            if k is None:
+                t = a.dtype.type
+                k = consts[a.dtype] = (t(wd), t(momentum), t(1 - dampening), t(-lr))
+            c_wd, c_momentum, c_dampening, c_lr = k
+            grad = _grad_of(p, maximize)
+            if wd != 0:
+                grad = fma(a, c_wd, grad)
+            if momentum != 0:
+                st = state[p]
+                buf = st.get("momentum_buffer")
+                if buf is None:
+                    buf = st["momentum_buffer"] = Tensor(grad.copy())
+                else:
+                    b = buf._a
+                    b *= c_momentum
+                    if dampening == 0:
+                        b += grad               # add_(alpha=1): one rounding either way
+                    else:
+                        fma(grad, c_dampening, b, b)
+                    buf._version[0] += 1
+                grad = fma(buf._a, c_momentum, grad) if nesterov else buf._a
+            fma(grad, c_lr, a, a)
+            p._version[0] += 1
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
+        state = self.state
+        consts: dict = {}               # the scalars in each parameter dtype, made once a step
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            a = p._a
+            t = a.dtype.type
+            k = consts.get(a.dtype)
+            if k is None:
+                k = consts[a.dtype] = (t(1 - lr * wd), t(wd), t(beta2), t(1 - beta2), t(eps))
+            c_decay, c_wd, c_beta2, c_one_minus_beta2, c_eps = k
+            st = state[p]
+            if not st:
+                st["step"] = _step_tensor()
+                st["exp_avg"] = Tensor(np.zeros_like(a))
+                st["exp_avg_sq"] = Tensor(np.zeros_like(a))
+                if amsgrad:
+                    st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            if wd != 0:
+                if decoupled:
+                    a *= c_decay
+                else:
+                    grad = fma(a, c_wd, grad)
+            m, v = st["exp_avg"], st["exp_avg_sq"]
+            _lerp_(m._a, grad, 1 - beta1)
+            va = v._a
+            va *= c_beta2
+            fma(c_one_minus_beta2 * grad, grad, va, va)
+            m._version[0] += 1
+            v._version[0] += 1
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            if amsgrad:
+                vmax = st["max_exp_avg_sq"]
+                np.maximum(vmax._a, va, out=vmax._a)
+                vmax._version[0] += 1
+                va = vmax._a
+            denom = np.sqrt(va)
+            denom /= t(bias_correction2 ** 0.5)
+            denom += c_eps
+            update = t(-step_size) * m._a
+            update /= denom
+            a += update                 # self + value*t1/t2: the addition commutes
+            p._version[0] += 1
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        alpha, momentum = _scalar(group["alpha"]), _scalar(group["momentum"])
+        centered, maximize = group["centered"], group["maximize"]
+        state = self.state
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            if not st:
+                st["step"] = _step_tensor()
+                st["square_avg"] = Tensor(np.zeros_like(a))
+                if momentum > 0:
+                    st["momentum_buffer"] = Tensor(np.zeros_like(a))
+                if centered:
+                    st["grad_avg"] = Tensor(np.zeros_like(a))
+            grad = _grad_of(p, maximize)
+            _count_step(st)
+            if wd != 0:
+                grad = fma(a, t(wd), grad)
+            sq = st["square_avg"]
+            s = sq._a
+            s *= t(alpha)
+            fma(t(1 - alpha) * grad, grad, s, s)
+            sq._version[0] += 1
+            if centered:
+                ga = st["grad_avg"]
+                _lerp_(ga._a, grad, 1 - alpha)
+                ga._version[0] += 1
+                avg = np.sqrt(fma(-ga._a, ga._a, s))
+            else:
+                avg = np.sqrt(s)
+            avg += t(eps)
+            if momentum > 0:
+                buf = st["momentum_buffer"]
+                b = buf._a
+                b *= t(momentum)
+                b += grad / avg
+                buf._version[0] += 1
+                fma(b, t(-lr), a, a)
+                p._version[0] += 1
+            else:
+                update = t(-lr) * grad
+                update /= avg
+                a += update
+                p._version[0] += 1
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= initial_accumulator_value,
+               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                st = self.state[p]
+                st["step"] = _step_tensor()
+                st["sum"] = Tensor(np.full_like(p._a, _scalar(group["initial_accumulator_value"])))
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        lr_decay, maximize = _scalar(group["lr_decay"]), group["maximize"]
+        state = self.state
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            step = _count_step(st)
+            grad = _grad_of(p, maximize)
+            if wd != 0:
+                grad = fma(a, t(wd), grad)
+            clr = lr / (1 + (step - 1) * lr_decay)
+            total = st["sum"]
+            fma(grad, grad, total._a, total._a)
+            total._version[0] += 1
+            std = np.sqrt(total._a)
+            std += t(eps)
+            update = t(-clr) * grad
+            update /= std
+            a += update                 # self + value*t1/t2: the addition commutes
+            p._version[0] += 1
+
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad)
+# the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
+MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
+           AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad"}

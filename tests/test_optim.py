@@ -1,0 +1,279 @@
+"""torch.optim, its schedulers and gradient clipping: PyTorch's update arithmetic to the bit, the Optimizer's
+behaviour (in place, counted, no graph), and what a script cannot reach through them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import error_line, gradcli_output, run_script
+from gradcli.engine.optim import fma
+
+# ------------------------------------------------------------------------------ bit-exact update order
+
+BIT_CASES = {
+    "sgd": "torch.optim.SGD(params, lr=0.01)",
+    "sgd_momentum": "torch.optim.SGD(params, lr=0.01, momentum=0.9, dampening=0.1, weight_decay=0.01)",
+    "sgd_nesterov": "torch.optim.SGD(params, lr=0.01, momentum=0.9, nesterov=True)",
+    "sgd_maximize": "torch.optim.SGD(params, lr=0.01, momentum=0.5, maximize=True)",
+    "adam": "torch.optim.Adam(params, lr=0.01)",
+    "adam_wd_amsgrad": "torch.optim.Adam(params, lr=0.01, weight_decay=0.1, amsgrad=True)",
+    "adamw": "torch.optim.AdamW(params, lr=0.01)",
+    "adamw_amsgrad_maximize": "torch.optim.AdamW(params, lr=0.01, amsgrad=True, maximize=True)",
+    "rmsprop": "torch.optim.RMSprop(params, lr=0.01)",
+    "rmsprop_centered_momentum": "torch.optim.RMSprop(params, lr=0.01, alpha=0.9, eps=1e-6, centered=True, "
+                                 "momentum=0.5, weight_decay=0.01)",
+    "adagrad": "torch.optim.Adagrad(params, lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)",
+    "sgd_lr_groups": "torch.optim.SGD([{'params': [w], 'lr': 0.003}, {'params': [b]}], lr=0.02, momentum=0.7)",
+}
+
+
+def bit_script(ctor: str) -> str:
+    """A run whose gradients are set by arithmetic that rounds alike everywhere (no reductions), so the
+    printed float32 values (`tolist()` is exact) depend only on the optimiser's update order."""
+    return (
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "w = torch.randn(37, requires_grad=True)\n"
+        "b = torch.randn(5, requires_grad=True)\n"
+        "params = [w, b]\n"
+        f"opt = {ctor}\n"
+        "for t in range(100):\n"
+        "    opt.zero_grad()\n"
+        "    with torch.no_grad():\n"
+        "        w.grad = w * w * 0.5 - w * 0.3 + 0.01 * t\n"
+        "        b.grad = b * 1.7 - 0.2\n"
+        "    opt.step()\n"
+        "    print(t, w.tolist(), b.tolist())\n"
+    )
+
+
+_BITS = Path(__file__).parent / "optim_bits.json"     # written by tools/optim_bits.py from PyTorch
+
+
+@pytest.mark.parametrize("name", list(BIT_CASES))
+def test_updates_match_pytorch_bit_for_bit(name):
+    out = gradcli_output(bit_script(BIT_CASES[name]))
+    want = json.loads(_BITS.read_text())[name]
+    assert out.splitlines()[-1] == want["last"]
+    assert hashlib.sha256(out.encode()).hexdigest() == want["sha256"]
+
+
+def _exact_fma(x, y, z) -> np.float32:
+    exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+    # round the exact value to the nearest float32, ties to even, through its two neighbours
+    lo = np.float32(float(exact))
+    cands = [lo, np.nextafter(lo, np.float32(np.inf)), np.nextafter(lo, np.float32(-np.inf))]
+    return min(cands, key=lambda c: (abs(Fraction(float(c)) - exact), int(np.float32(c).view(np.int32)) & 1))
+
+
+def test_fma_rounds_once():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(2000).astype(np.float32)
+    y = rng.standard_normal(2000).astype(np.float32)
+    z = rng.standard_normal(2000).astype(np.float32)
+    got = fma(x, y, z)
+    want = np.array([_exact_fma(a, b, c) for a, b, c in zip(x, y, z)], dtype=np.float32)
+    assert np.array_equal(got.view(np.int32), want.view(np.int32))
+
+
+def test_fma_breaks_double_rounding_ties_by_the_exact_value():
+    # x*y = 2**-24 * (1 + 2**-36): 1 + x*y rounds in float64 to 1 + 2**-24, halfway between two float32
+    # values, though the exact sum lies above it: one rounding gives the upper neighbour
+    x = np.array([2.0 ** -24 * (1 + 2.0 ** -12)] * 2, dtype=np.float32)
+    y = np.array([1 - 2.0 ** -12 + 2.0 ** -24] * 2, dtype=np.float32)
+    z = np.array([1.0, -1.0], dtype=np.float32)
+    up = float(np.nextafter(np.float32(1), np.float32(2)))
+    assert fma(x * np.float32([1, -1]), y, z).tolist() == [up, -up]
+    assert fma(np.float32(2.0 ** -24), np.ones(1, np.float32), np.ones(1, np.float32)).tolist() == [1.0]  # a true tie
+
+
+# ------------------------------------------------------------------------------ Optimizer behaviour
+
+def test_steps_are_in_place_counted_and_record_nothing():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "alias = w.detach()\n"
+        "opt = torch.optim.Adam([w], lr=0.5)\n"
+        "(w * w).sum().backward()\n"
+        "opt.step()\n"
+        "print(w.grad_fn, w.is_leaf, w.requires_grad, alias)\n")
+    assert out == "None True True tensor([0.5000, 1.5000])\n"
+
+
+def test_a_step_invalidates_saved_values():
+    assert error_line(
+        "import torch\n"
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "y = (w * w).sum()\n"
+        "w.grad = torch.ones(2)\n"
+        "opt.step()\n"
+        "y.backward()\n").startswith("RuntimeError: one of the variables needed for gradient computation has been "
+                                     "modified by an inplace operation")
+
+
+def test_parameters_come_as_any_iterable_of_leaves():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "b = torch.zeros(1, requires_grad=True)\n"
+        "opt = torch.optim.SGD((p for p in [w, b]), lr=0.5)\n"
+        "opt2 = torch.optim.SGD(iter([w]), lr=0.5)\n"
+        "print(len(opt.param_groups[0]['params']), len(opt2.param_groups[0]['params']))\n")
+    assert out == "2 1\n"
+
+
+def test_params_without_grad_are_skipped_and_keep_no_state():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "v = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w, v], lr=0.5)\n"
+        "w.sum().backward()\n"
+        "opt.step()\n"
+        "print(v, len(opt.state), v in opt.state)\n")
+    assert out == "tensor([1., 1.], requires_grad=True) 1 False\n"
+
+
+def test_float64_parameters_are_updated_in_float64():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w], lr=0.1)\n"
+        "(w ** 2).sum().backward()\n"
+        "opt.step()\n"
+        "print(w, opt.state[w]['exp_avg'].dtype)\n")
+    assert out == "tensor([0.9000, 1.9000], dtype=torch.float64, requires_grad=True) torch.float64\n"
+
+
+def test_the_order_warning_comes_once_when_the_scheduler_steps_first():
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "s = torch.optim.lr_scheduler.ExponentialLR(opt, 0.5)\n"
+        "s.step()\n"
+        "s.step()\n"
+        "print(s.get_last_lr())\n")
+    assert result.out == "[0.025]\n"
+    assert result.err.count("UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`") == 1
+
+
+def test_no_warning_when_the_optimizer_steps_first():
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "s = torch.optim.lr_scheduler.StepLR(opt, 1)\n"
+        "w.sum().backward()\n"
+        "opt.step()\n"
+        "s.step()\n")
+    assert result.err == ""
+
+
+def test_bound_methods_print_as_pythons():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(1, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "print(opt.zero_grad)\n"
+        "print(type(opt), torch.optim.Adam, type(opt) is torch.optim.SGD)\n")
+    assert out.startswith("<bound method SGD.zero_grad of SGD (\nParameter Group 0\n")
+    assert out.endswith(")>\n<class 'torch.optim.sgd.SGD'> <class 'torch.optim.adam.Adam'> True\n")
+
+
+# ------------------------------------------------------------------------------ what a script cannot reach
+
+@pytest.mark.parametrize("source, expected", [
+    ("getattr(opt, '__dict__')", "AttributeError: 'SGD' object attribute '__dict__' is outside gradcli's language"),
+    ("getattr(opt, '_update')", "AttributeError"),
+    ("getattr(sched, '__dict__')", "AttributeError"),
+    ("getattr(opt.step, '__func__')", "AttributeError"),
+    ("getattr(type(opt), '__init__')", "AttributeError"),
+    ("getattr(opt.state, '__class__')", "AttributeError"),
+    ("setattr(opt, 'step', print)", "AttributeError: 'SGD' object attribute 'step' is read-only"),
+    ("opt.param_groups = []", "AttributeError: 'SGD' object attribute 'param_groups' is read-only"),
+    ("sched.load_state_dict({'get_lr': print})", "KeyError"),
+    ("sched.load_state_dict({'optimizer': 1})", "KeyError"),
+    ("sched.load_state_dict(5)", "TypeError: 'int' object is not a mapping"),
+])
+def test_optimizer_internals_are_out_of_reach(source, expected):
+    line = error_line(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, 2)\n" + source + "\n")
+    assert line.startswith(expected), line
+
+
+def test_a_state_dict_holds_only_plain_values():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w])\n"
+        "w.sum().backward()\n"
+        "opt.step()\n"
+        "sd = opt.state_dict()\n"
+        "print(type(sd), type(sd['state']), type(sd['param_groups'][0]), type(sd['state'][0]['step']))\n")
+    assert out == "<class 'dict'> <class 'dict'> <class 'dict'> <class 'torch.Tensor'>\n"
+
+
+def test_loading_a_self_nested_state_dict_fails_cleanly():
+    line = error_line(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "g = {'params': [0]}\n"
+        "g['me'] = [g]\n"
+        "opt.load_state_dict({'state': {}, 'param_groups': [g]})\n")
+    assert line.startswith("RecursionError: the state dict's param groups are nested too deeply")
+
+
+def test_a_closure_runs_as_the_scripts_own_function():
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1)\n"
+        "def closure():\n"
+        "    opt.zero_grad()\n"
+        "    loss = (w * w).sum()\n"
+        "    loss.backward()\n"
+        "    return 'done'\n"
+        "print(opt.step(closure), w)\n")
+    assert out == "done tensor([0.8000, 0.8000], requires_grad=True)\n"
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("torch.optim.Adam([w], fused=True)",
+     "NotImplementedError: gradcli does not implement torch.optim.Adam(fused=True)"),
+    ("torch.optim.SGD([w], fused=True, foreach=True)",
+     "RuntimeError: `fused` and `foreach` cannot be `True` together."),
+    ("torch.optim.AdamW([w], differentiable=True)",
+     "NotImplementedError: gradcli does not implement torch.optim.AdamW(differentiable=True)"),
+])
+def test_what_is_not_implemented_says_so(call, expected):
+    assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
+
+
+def test_foreach_is_accepted_and_takes_the_same_arithmetic():
+    # on the CPU, PyTorch's foreach=True loop rounds as its single-tensor one (checked with the oracle)
+    plain = gradcli_output(bit_script(BIT_CASES["adam"]))
+    assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
+
+
+def test_bad_hyperparameters_in_a_group_fail_as_python_does():
+    line = error_line(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w])\n"
+        "opt.param_groups[0]['lr'] = 'fast'\n"
+        "w.sum().backward()\n"
+        "opt.step()\n")
+    assert line.startswith("TypeError")
