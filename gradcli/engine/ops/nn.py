@@ -568,33 +568,87 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         out = np.zeros(x.shape[0], dtype=x.dtype)
         out[valid] = -rows[valid, t[valid]] * (picked_w if w is not None else dt(1))
         return out, key, picked_w, dt(0)
-    levels = 8
-    batch = x.shape[0]
-    power = max(4, (int(batch - 1).bit_length() if batch > 1 else 0) // levels)
+    if valid.size == x.shape[0]:        # no ignored sample: the same sums, a segment at a time
+        value, total = _segment_sums(rows, t, picked_w, dt)
+    else:
+        value, total = cascade_loop(rows, t, w, ignore_index, dt)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = dt(value / total)
+    return np.asarray(value, dtype=x.dtype), key, picked_w, total
+
+
+_LEVELS = 8
+
+
+def _power(batch: int) -> int:
+    """How many low bits of a sample's index level 0 of the cascade covers (nll_loss_out_frame)."""
+    return max(4, (int(batch - 1).bit_length() if batch > 1 else 0) // _LEVELS)
+
+
+def cascade_loop(rows: np.ndarray, t: np.ndarray, w, ignore_index: int, dt):
+    """The loss and weight totals of nll_loss_out_frame, a sample at a time as its loop adds them:
+    level 0 adds the samples in order and, after sample b with b's low bits zero, passes its sum up a
+    level (and so on up while the next bits are zero too); the levels are added at the end. An ignored
+    sample is skipped before any of that."""
+    batch = rows.shape[0]
+    power = _power(batch)
     mask = (1 << power) - 1
-    loss = [dt(0)] * levels
-    weights = [dt(0)] * levels
+    loss = [dt(0)] * _LEVELS
+    weights = [dt(0)] * _LEVELS
+    count = 0
     for b in range(batch):
         c = t[b]
         if c == ignore_index:
             continue
+        count += 1
         if w is not None:
             loss[0] = dt(loss[0] - rows[b, c] * w[c])
             weights[0] = dt(weights[0] + w[c])
         else:
             loss[0] = dt(loss[0] - rows[b, c])
-        for j in range(levels - 1):
+        for j in range(_LEVELS - 1):
             if b & (mask << (j * power)):
                 break
             weights[j + 1] = dt(weights[j + 1] + weights[j])
             loss[j + 1] = dt(loss[j + 1] + loss[j])
             weights[j] = loss[j] = dt(0)
-    total = dt(valid.size) if w is None else _accumulate(weights, dt)
-    value = _accumulate(loss, dt)
-    if reduction == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = dt(value / total)
-    return np.asarray(value, dtype=x.dtype), key, picked_w, total
+    total = dt(count) if w is None else _accumulate(weights, dt)
+    return _accumulate(loss, dt), total
+
+
+def _segment_sums(rows: np.ndarray, t: np.ndarray, picked_w, dt):
+    """cascade_loop's totals when no sample is ignored, computed a run of samples at a time (a sequential
+    float32 sum each), so Python runs once per 2**power samples instead of once per sample."""
+    picked = rows[np.arange(rows.shape[0]), t]
+    power = _power(rows.shape[0])
+    if picked_w is None:
+        return _cascade(picked, power, dt, negate=True), dt(rows.shape[0])
+    return _cascade(picked * picked_w, power, dt, negate=True), _cascade(picked_w, power, dt)
+
+
+def _cascade(terms: np.ndarray, power: int, dt, negate: bool = False):
+    """cascade_loop's sum of `terms` (one per sample, none ignored): each run of samples between two
+    passes up is one sequential sum (np.add.accumulate adds in order). `negate`: the loss's level 0
+    subtracts each term, which gives the negated sum exactly."""
+    mask = (1 << power) - 1
+    levels = _LEVELS
+    level = [dt(0)] * levels
+    start = 0
+    n = terms.shape[0]
+    for b in range(0, n, mask + 1):
+        part = np.add.accumulate(terms[start:b + 1], dtype=terms.dtype)[-1]
+        level[0] = dt(level[0] - part) if negate else dt(level[0] + part)
+        for j in range(levels - 1):
+            if b & (mask << (j * power)):
+                break
+            level[j + 1] = dt(level[j + 1] + level[j])
+            level[j] = dt(0)
+        start = b + 1
+    if start < n:
+        part = np.add.accumulate(terms[start:], dtype=terms.dtype)[-1]
+        level[0] = dt(level[0] - part) if negate else dt(level[0] + part)
+    return _accumulate(level, dt)
 
 
 def _accumulate(values, dt):
