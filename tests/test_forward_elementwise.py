@@ -82,6 +82,9 @@ CASES = [
     (NLL, "F.nll_loss(x, labels)"), (NLL, "F.nll_loss(x, labels, weight=wt, reduction='none')"),
     (NLL, "F.nll_loss(x, torch.tensor([2, -100]), weight=wt, reduction='sum')"), (NLL, "F.cross_entropy(x, labels)"),
     (LIN, "F.linear(x, weight, b)", ("x", "b")), (LIN, "F.linear(x, weight, b)", ("b",)),
+    ("w = torch.randn(5, 3, dtype=torch.float64)", "F.embedding(torch.tensor([[0, 4], [4, 2]]), w)", ("w",)),
+    ("x1 = torch.randn(2, 3, dtype=torch.float64)\nx2 = torch.randn(2, 4, dtype=torch.float64)\n"
+     "w = torch.randn(5, 3, 4, dtype=torch.float64)", "F.bilinear(x1, x2, w)", ("x1", "x2", "w")),
 ]
 
 
