@@ -243,7 +243,7 @@ class TensorMath:
                 t.grad_fn = node
                 t.requires_grad = True
                 if s.fw is not None:
-                    t._fw = s.fw
+                    t._fw = dict(s.fw)
                 out.append(t)
             else:
                 out.append(s)

@@ -7,9 +7,10 @@ the incoming gradient, which is how PyTorch derives them), or the row's own form
 Tensors (backmath.TENSOR) with forward mode suspended, so a tangent of a tensor that requires grad is
 itself part of the reverse-mode graph, as in PyTorch (`tangent=tensor(..., grad_fn=<AddBackward0>)`).
 
-A tangent lives in the tensor's `_fw` slot as `(level, tangent)` and counts only while that level is in
-force: leaving the level drops every tangent at once, without visiting the tensors. PyTorch allows one
-level at a time; it is numbered 0.
+A tensor's tangents live in its `_fw` slot, a dict {level: tangent}, and count only while their level
+is in force: leaving a level drops its tangents at once, without visiting the tensors. Scripts get one
+level at a time, numbered 0, as in PyTorch 2.13's forward_ad; torch.func's forward transforms nest
+levels (jacfwd(jacfwd(f))), each level's formulas running with the outer ones in force.
 """
 
 from __future__ import annotations
@@ -26,12 +27,26 @@ NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, 
 
 class Level:
     """One dual level in force (a fresh object each time one is entered, so tangents of an earlier level
-    never count again)."""
+    never count again). Levels nest only inside torch.func's forward transforms (jvp of jvp, jacfwd of
+    jacfwd): `outer` is the level this one was entered in, and a level's tangent formulas run with the
+    outer levels in force, so a tangent carries its own tangents there (higher derivatives)."""
 
-    __slots__ = ("number",)
+    __slots__ = ("number", "outer")
 
-    def __init__(self, number: int):
+    def __init__(self, number: int, outer=None):
         self.number = number
+        self.outer = outer
+
+
+def levels() -> list:
+    """The levels in force, outermost first."""
+    found = []
+    level = STATE.fw_level
+    while level is not None:
+        found.append(level)
+        level = level.outer
+    found.reverse()
+    return found
 
 
 class Unsupported:
@@ -63,20 +78,59 @@ NOT_DIFFERENTIABLE = NotDifferentiable()
 
 # ----------------------------------------------------------------------------------------- tangents
 
-def tangent_of(t) -> Tensor | None:
-    """The tangent `t` has at the level in force, or None. A view without one of its own sees its region
-    of its base's tangent, if the base got one after the view was made (as PyTorch's views do)."""
+def tangent_of(t, level=None) -> Tensor | None:
+    """The tangent `t` has at `level` (the innermost level in force by default), or None. A view without
+    one of its own sees its region of its base's tangent, if the base got one after the view was made
+    (as PyTorch's views do)."""
+    if level is None:
+        level = STATE.fw_level
+        if level is None:
+            return None
     fw = getattr(t, "_fw", None)
-    level = STATE.fw_level
-    if fw is not None and fw[0] is level and level is not None:
-        return fw[1]                # (level, None): a view that must not look at its base (unpack_dual)
+    if fw is not None and level in fw:
+        return fw[level]            # None: a view that must not look at its base (unpack_dual)
     base = getattr(t, "_base", None)
-    if base is None or level is None:
+    if base is None:
         return None
     whole = getattr(base, "_fw", None)
-    if whole is None or whole[0] is not level or whole[1] is None:
+    if whole is None or whole.get(level) is None:
         return None
-    return _view_tangent(t, base, whole[1], level)
+    return _view_tangent(t, base, whole[level], level)
+
+
+def is_dual(t) -> bool:
+    """Whether `t` has a tangent at some level in force."""
+    level = STATE.fw_level
+    while level is not None:
+        if tangent_of(t, level) is not None:
+            return True
+        level = level.outer
+    return False
+
+
+def put(t: Tensor, level: Level, tangent) -> None:
+    """Give `t` the tangent `tangent` at `level` (None: none, not even its base's)."""
+    fw = getattr(t, "_fw", None)
+    if fw is None:
+        t._fw = fw = {}
+    fw[level] = tangent
+
+
+def hide(t: Tensor) -> None:
+    """`t` has no tangent at any level in force (detach_)."""
+    for level in levels():
+        put(t, level, None)
+
+
+def copy_tangents(dst: Tensor, src: Tensor, outer_only: bool = False) -> None:
+    """`dst` gets `src`'s tangents at the levels in force (or at the levels outside the innermost)."""
+    chain = levels()
+    if outer_only:
+        chain = chain[:-1]
+    for level in chain:
+        tangent = tangent_of(src, level)
+        if tangent is not None:
+            put(dst, level, tangent)
 
 
 def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
@@ -94,7 +148,7 @@ def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
                                                          strides=tuple(s // item * titem for s in v.strides)))
         tangent._base = whole if whole._base is None else whole._base
         tangent._version = whole._version
-        view._fw = (level, tangent)
+        put(view, level, tangent)
         return tangent
     from gradcli.engine import views
     where = views.positions(v, b)
@@ -102,7 +156,13 @@ def _view_tangent(view: Tensor, base: Tensor, whole: Tensor, level) -> Tensor:
 
 
 def set_tangent(t: Tensor, tangent: Tensor | None) -> None:
-    t._fw = None if tangent is None else (STATE.fw_level, tangent)
+    """`t`'s tangent at the innermost level in force."""
+    if tangent is None:
+        fw = getattr(t, "_fw", None)
+        if fw is not None:
+            fw.pop(STATE.fw_level, None)
+    else:
+        put(t, STATE.fw_level, tangent)
 
 
 def tangent_text(t: Tensor) -> str | None:
@@ -116,31 +176,47 @@ def tangent_text(t: Tensor) -> str | None:
 
 
 class suspended:
-    """Forward mode off while a tangent formula runs: its ops see the primals alone."""
+    """Forward mode off while a tangent formula runs: its ops see the primals alone. For the formula of
+    one level (`suspended(level)`), the levels outside it stay in force."""
 
-    __slots__ = ("level", "inside")
+    __slots__ = ("level", "inside", "to")
+
+    def __init__(self, level=None):
+        self.to = None if level is None else level.outer
 
     def __enter__(self):
         self.level, self.inside = STATE.fw_level, STATE.in_formula
-        STATE.fw_level, STATE.in_formula = None, True
+        STATE.fw_level, STATE.in_formula = self.to, True
 
     def __exit__(self, *exc):
         STATE.fw_level, STATE.in_formula = self.level, self.inside
 
 
 def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
-    """Give `t`, the result of row `op` on `inputs`, its tangent when some input has one."""
+    """Give `t`, the result of row `op` on `inputs`, its tangent at each level in force where some input
+    has one: the outermost level first, so a formula of an inner level that reads the result sees the
+    result's outer tangents."""
     if STATE.inference or t._a.dtype.kind not in "fc":
         return t                # inference mode computes no tangents; integer results have none
+    level = STATE.fw_level
+    if level.outer is None:
+        _propagate(op, t, inputs, args, level)
+    else:
+        for level in levels():
+            _propagate(op, t, inputs, args, level)
+    return t
+
+
+def _propagate(op, t: Tensor, inputs: tuple, args: tuple, level: Level) -> None:
     tangents = []
     found = False
     for x in inputs:
-        tangent = tangent_of(x) if isinstance(x, Tensor) else None
+        tangent = tangent_of(x, level) if isinstance(x, Tensor) else None
         tangents.append(tangent)
         if tangent is not None:
             found = True
     if not found:
-        return t
+        return
     jvp = op.jvp
     if jvp is None:
         raise NotImplementedError(f"gradcli cannot compute forward-mode tangents through {op.node} yet")
@@ -149,8 +225,7 @@ def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
     if jvp.__class__ is NotDifferentiable:
         raise NotImplementedError(Unsupported("aten::" + args[0], True).message)
     from gradcli.engine.backmath import TENSOR
-    level = STATE.fw_level
-    with suspended():
+    with suspended(level):
         if jvp == "auto":
             value = _elementwise(TENSOR, op, tangents, inputs, t, args)
         else:
@@ -161,8 +236,7 @@ def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
         elif value is not None and any(value is x for x in tangents):
             value = _private(value)
     if value is not None:
-        t._fw = (level, value)
-    return t
+        put(t, level, value)
 
 
 def _private(value: Tensor) -> Tensor:
@@ -174,6 +248,8 @@ def _private(value: Tensor) -> Tensor:
         return arith.clone(value)
     out = Tensor(np.array(value._a))
     out.grad_fn, out.requires_grad = value.grad_fn, value.requires_grad
+    if STATE.fw_level is not None:      # the tangent's own tangents at the levels outside (nested levels)
+        copy_tangents(out, value)
     return out
 
 
@@ -202,30 +278,36 @@ def _elementwise(F, op, tangents, inputs, result, args):
 
 
 def inplace_tangent(target: Tensor, result: Tensor) -> None:
-    """After an in-place op wrote `result` into `target`: the result's tangent becomes the target's. As in
-    PyTorch, a tangent the target already has is overwritten in place (copy_, so views of it and of its
-    base see the change); a view without one first gives its base a tangent of zeros, of which the view's
-    tangent is then its region."""
-    tangent = tangent_of(result)
+    """After an in-place op wrote `result` into `target`: the result's tangent becomes the target's, at
+    each level in force. As in PyTorch, a tangent the target already has is overwritten in place (copy_,
+    so views of it and of its base see the change); a view without one first gives its base a tangent
+    of zeros, of which the view's tangent is then its region."""
+    for level in levels():
+        _inplace_at(target, result, level)
+
+
+def _inplace_at(target: Tensor, result: Tensor, level: Level) -> None:
+    tangent = tangent_of(result, level)
     if tangent is None:
         return
-    level = STATE.fw_level
-    old = tangent_of(target)
+    old = tangent_of(target, level)
     if old is None:
         base = target._base
         if base is None or base._a.dtype.kind not in "fc":
             if 0 in tangent._a.strides and tangent._a.size > 1:
                 tangent = _private(tangent)     # a broadcast (copy_'s): a tangent laid out as the target
-            target._fw = (level, tangent)
+            put(target, level, tangent)
             return
-        if tangent_of(base) is None:
-            base._fw = (level, Tensor(np.zeros_like(base._a)))
-        target._fw = None
-        old = tangent_of(target)
+        if tangent_of(base, level) is None:
+            put(base, level, Tensor(np.zeros_like(base._a)))
+        fw = getattr(target, "_fw", None)
+        if fw is not None:
+            fw.pop(level, None)         # the target's tangent is now its region of the base's
+        old = tangent_of(target, level)
         if old is None:             # a base laid out so that no view of its tangent matches the target's
-            target._fw = (level, tangent)
+            put(target, level, tangent)
             return
-    with suspended():
+    with suspended(level):
         old._inplace(_copy, tangent)
 
 
@@ -300,11 +382,15 @@ def tangent_or_zeros(tangents, inputs, i):
 
 # ---------------------------------------------------------------------------------- the public API
 
-def enter_dual_level() -> int:
-    if STATE.fw_level is not None:
+def enter_dual_level(*, nested: bool = False) -> int:
+    """A new level, numbered from 0. Scripts get one at a time, as in PyTorch 2.13's forward_ad;
+    torch.func's forward transforms nest theirs (`nested`)."""
+    outer = STATE.fw_level
+    if outer is not None and not nested:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    STATE.fw_level = Level(0)
-    return 0
+    level = Level(0 if outer is None else outer.number + 1, outer)
+    STATE.fw_level = level
+    return level.number
 
 
 def exit_dual_level(*, level=None) -> None:
@@ -314,9 +400,9 @@ def exit_dual_level(*, level=None) -> None:
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     if current is None or level != current.number:
-        raise RuntimeError(f"Trying to exit a forward AD level that was not the last one that was created. "
-                           f"This is not supported.")
-    STATE.fw_level = None
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
+                           "This is not supported.")
+    STATE.fw_level = current.outer
 
 
 class dual_level:
@@ -368,7 +454,7 @@ def make_dual(tensor, tangent, *, level=None) -> Tensor:
                            f"given forward gradient is of size {list(tangent._a.shape)}.")
     from gradcli.engine.ops import shape
     dual = shape.view(tensor, tensor._a.shape)
-    dual._fw = (STATE.fw_level, tangent)
+    put(dual, STATE.fw_level, tangent)
     return dual
 
 
@@ -400,9 +486,10 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
     from gradcli.engine.ops import indexing, shape
+    level = STATE.fw_level
     tangent = tangent_of(tensor)
-    with suspended():
+    with suspended(level):              # the levels outside this one still reach the primal
         STATE.in_formula = False
         primal = shape._view_of(tensor, tensor._a.view(), indexing.IDENTITY, ())
-    primal._fw = (STATE.fw_level, None)     # a view that never sees its base's tangent
+    put(primal, level, None)            # a view that never sees its base's tangent
     return UnpackedDualTensor(primal, tangent)

@@ -121,7 +121,7 @@ class Tensor:
     `_version` is a one-element list shared with tensors that alias the same data through `detach()`
     (not through `.data`, which PyTorch gives a counter of its own); `_acc` is a weak reference to
     the leaf's AccumulateGrad node. `_fw`, set only on tensors that get a forward-mode tangent (so no
-    other tensor pays for it), is `(level, tangent)`: the tangent counts while that level is in force
+    other tensor pays for it), is a dict {level: tangent}: a tangent counts while its level is in force
     (gradcli.engine.forward).
     """
 
@@ -263,7 +263,8 @@ class Tensor:
         self.grad_fn = None
         self.requires_grad = False
         if STATE.fw_level is not None:
-            self._fw = (STATE.fw_level, None)      # no tangent, not even a base's (forward.tangent_of)
+            from gradcli.engine import forward
+            forward.hide(self)              # no tangent, not even a base's (forward.tangent_of)
         return self
 
     def retain_grad(self) -> None:
@@ -1220,7 +1221,7 @@ class Tensor:
             src._acc = self._acc
             if STATE.fw_level is not None:
                 from gradcli.engine import forward
-                src._fw = (STATE.fw_level, forward.tangent_of(self))     # a view's may be its base's
+                forward.copy_tangents(src, self)        # a view's may be its base's
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):

@@ -312,7 +312,7 @@ def _views(a: Tensor, steps: list) -> Tensor:
 def _dual(a: Tensor) -> bool:
     """Whether `a` has a tangent (its own or its base's): each view step then takes its part of it."""
     from gradcli.engine import forward
-    return forward.tangent_of(a) is not None
+    return forward.is_dual(a)
 
 
 def _check_types(advanced: list) -> None:
@@ -491,8 +491,8 @@ def _dual_write(a: Tensor, value, number: bool) -> bool:
     """Whether `a[key] = value` changes a forward-mode tangent (the value's, or the one `a` has or sees
     through its base): then it runs as an op on the view, as when autograd records it."""
     from gradcli.engine import forward
-    return (not number and forward.tangent_of(value) is not None) or forward.tangent_of(a) is not None \
-        or (a._base is not None and forward.tangent_of(a._base) is not None)
+    return (not number and forward.is_dual(value)) or forward.is_dual(a) \
+        or (a._base is not None and forward.is_dual(a._base))
 
 
 def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:

@@ -421,7 +421,7 @@ _REQUIRED = object()
 def _plain(a: Tensor) -> bool:
     """Neither a node nor a tangent to give the result: forwards that compute masks or keys only for
     those skip them."""
-    return not needs_grad(a) and (STATE.fw_level is None or forward.tangent_of(a) is None)
+    return not needs_grad(a) and (STATE.fw_level is None or not forward.is_dual(a))
 
 
 def _require_dim(dim, fn: str):
