@@ -159,11 +159,9 @@ def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_computed(tran
     assert status == 1 and "you tried to allocate 40000000000 bytes" in err and "Traceback" not in err
 
 
-def test_nested_forward_transforms_are_refused_honestly():
-    assert located_error(T + "jacfwd(jacfwd(torch.sin))(torch.ones(2))") == (
-        "3:1: NotImplementedError: " + functorch._NESTED)
+def test_a_forward_transform_inside_the_scripts_dual_level_is_refused_as_in_pytorch():
     source = T + "import torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n    jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))"
-    assert located_error(source).endswith(functorch._NESTED)
+    assert located_error(source) == "5:5: RuntimeError: Nested forward mode AD is not supported at the moment"
     assert STATE.fw_level is None and STATE.vmap is None
 
 

@@ -15,6 +15,8 @@ levels (jacfwd(jacfwd(f))), each level's formulas running with the outer ones in
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from gradcli.engine.addresses import address
@@ -31,11 +33,15 @@ class Level:
     jacfwd): `outer` is the level this one was entered in, and a level's tangent formulas run with the
     outer levels in force, so a tangent carries its own tangents there (higher derivatives)."""
 
-    __slots__ = ("number", "outer")
+    __slots__ = ("number", "outer", "script")
 
-    def __init__(self, number: int, outer=None):
+    def __init__(self, number: int, outer=None, script: bool = True):
         self.number = number
         self.outer = outer
+        self.script = script        # entered by the script's forward_ad, not by a torch.func transform
+
+
+NESTED = "Nested forward mode AD is not supported at the moment"
 
 
 def levels() -> list:
@@ -366,9 +372,21 @@ def sub_tangents(a, b, shape=()):
 
 
 def _zero(like: Tensor, value: float, term, shape) -> Tensor:
-    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would."""
+    """The zero an add or sub stands in for a dropped term with, requiring grad as that term would (a
+    leaf of its own, a constant: is_stand_in)."""
     zero = Tensor(np.full(shape, value, dtype=like._a.dtype))
-    return zero.requires_grad_() if term is DROPPED else zero
+    if term is not DROPPED:
+        return zero
+    _STAND_INS.add(zero)
+    return zero.requires_grad_()
+
+
+_STAND_INS = weakref.WeakSet()
+
+
+def is_stand_in(t: Tensor) -> bool:
+    """Whether `t` is a zero standing in for a dropped term (a constant leaf, not the script's)."""
+    return t in _STAND_INS
 
 
 def tangent_or_zeros(tangents, inputs, i):
@@ -386,11 +404,19 @@ def enter_dual_level(*, nested: bool = False) -> int:
     """A new level, numbered from 0. Scripts get one at a time, as in PyTorch 2.13's forward_ad;
     torch.func's forward transforms nest theirs (`nested`)."""
     outer = STATE.fw_level
-    if outer is not None and not nested:
-        raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    level = Level(0 if outer is None else outer.number + 1, outer)
+    if outer is not None and (not nested or _script_level(outer)):
+        raise RuntimeError(NESTED)          # PyTorch's words inside a script's level, whoever enters
+    level = Level(0 if outer is None else outer.number + 1, outer, script=not nested)
     STATE.fw_level = level
     return level.number
+
+
+def _script_level(level) -> bool:
+    while level is not None:
+        if level.script:
+            return True
+        level = level.outer
+    return False
 
 
 def exit_dual_level(*, level=None) -> None:

@@ -197,7 +197,6 @@ class _Level:
     def wrap(self, x):
         if x.__class__ is not Tensor:
             raise ValueError(f"Thing passed to transform API must be Tensor, got {_type_text(x)}")
-        tangent = forward.tangent_of(x)         # a forward-mode tangent (jacfwd, hessian) goes along
         with _no_tangents():
             if self.tracked and x.requires_grad:
                 t = x.view_as(x)
@@ -205,8 +204,7 @@ class _Level:
                 t = x.detach()
                 t.requires_grad_(True)
                 self.fresh.append(t)
-        if tangent is not None:
-            forward.set_tangent(t, tangent)
+        forward.copy_tangents(t, x)             # forward-mode tangents (jacfwd, hessian) go along
         self.aliases[id(t)] = (t, x)
         return t
 
@@ -218,7 +216,7 @@ class _Level:
         if t.grad_fn is None and not t.requires_grad:
             return t
         if not self.tracked or not self._reaches_outside(t):
-            return _detached(t)
+            return _detached(t, self)
         return t
 
     def _reaches_outside(self, t) -> bool:
@@ -227,7 +225,8 @@ class _Level:
         for node in autograd.reachable(roots):
             if node.__class__ is autograd.AccumulateGrad:
                 leaf = node.variable
-                if leaf is not None and id(leaf) not in own and not _retired(leaf):
+                if leaf is not None and id(leaf) not in own and not _retired(leaf) and \
+                        not forward.is_stand_in(leaf):
                     return True
         return False
 
@@ -248,36 +247,30 @@ class _no_tangents:
         STATE.fw_level = self.level
 
 
-def _detached(t: Tensor) -> Tensor:
-    """t.detach(), keeping its forward-mode tangent (which belongs to an enclosing jvp)."""
-    tangent = forward.tangent_of(t)
+def _detached(t: Tensor, level=None) -> Tensor:
+    """t.detach(), keeping its forward-mode tangents (which belong to enclosing jvps). Leaving the grad
+    `level`, a tangent that depends on that level's own leaves alone is detached as well (the tangent of
+    a gradient is one too)."""
     d = t.detach()
-    if tangent is not None:
-        forward.set_tangent(d, tangent)
+    for fw_level in forward.levels():
+        tangent = forward.tangent_of(t, fw_level)
+        if tangent is None:
+            continue
+        if level is not None and tangent.requires_grad and not (level.tracked and level._reaches_outside(tangent)):
+            tangent = _detached(tangent, level)
+        forward.put(d, fw_level, tangent)
     return d
 
 
 def _stacked(pieces: list, dim: int) -> Tensor:
-    """torch.stack(pieces, dim), its tangent the stack of the pieces' tangents (zeros where a piece has
-    none): vmap and the Jacobians assemble dual tensors whatever rows have a forward-mode column."""
-    tangents = [forward.tangent_of(p) for p in pieces]
-    with _no_tangents():
-        out = ops.shape.stack(pieces, dim)
-    if any(t is not None for t in tangents):
-        d = wrap_dim(dim, pieces[0]._a.ndim + 1)
-        values = np.stack([np.zeros_like(p._a) if t is None else t._a for p, t in zip(pieces, tangents)], axis=d)
-        forward.set_tangent(out, Tensor(values))
-    return out
+    """torch.stack(pieces, dim): the pieces' tangents at every level in force are stacked by stack's own
+    forward-mode column (zeros where a piece has none), so vmap and the Jacobians assemble dual tensors."""
+    return ops.shape.stack(pieces, dim)
 
 
 def _viewed(t: Tensor, shape: tuple) -> Tensor:
-    """t.view(shape), with its tangent viewed alike."""
-    tangent = forward.tangent_of(t)
-    with _no_tangents():
-        out = ops.shape.view(t, shape)
-    if tangent is not None:
-        forward.set_tangent(out, Tensor(tangent._a.reshape(shape)))
-    return out
+    """t.view(shape), with its tangents viewed alike."""
+    return ops.shape.view(t, shape)
 
 
 def _assemble(pieces: list, shape: tuple, dtype, dim: int = 0) -> Tensor:
@@ -532,15 +525,12 @@ def _stack_rows(rows: list, primal: Tensor, output: Tensor) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- jvp, jacfwd, hessian
-# Forward mode through the engine's dual level (gradcli.engine.forward): jvp makes each primal a dual
-# tensor, runs the function and unpacks the outputs. The engine has one dual level at a time, so a
-# forward-mode transform inside another one (jacfwd(jacfwd(f))) or inside the script's dual_level is
-# refused; forward over reverse (hessian = jacfwd(jacrev(f))) works.
+# Forward mode through the engine's dual levels (gradcli.engine.forward): jvp enters a level of its own
+# (nested inside any enclosing jvp's or the script's dual_level), makes each primal a dual tensor, runs
+# the function and unpacks the outputs, whose tangents at the enclosing levels go on with them:
+# jacfwd(jacfwd(f)), jvp of jvp, and forward over reverse (hessian = jacfwd(jacrev(f))) all work.
 
 _JVP = "jvp(f, primals, tangents)"
-_NESTED = ("gradcli cannot nest forward-mode transforms yet (jvp or jacfwd inside jvp, jacfwd, hessian or "
-           "forward_ad.dual_level); jacfwd(jacrev(f)) and hessian(f) work")
-
 
 def _tensors_only(flat: list, what: str) -> None:
     if not flat:
@@ -562,9 +552,7 @@ def _jvp(func, primals, tangents, argnums, strict: bool, has_aux: bool):
                            f"{primals_spec!r} and tangents with structure {tangents_spec!r}")
     _tensors_only(flat_primals, "primals")
     _tensors_only(flat_tangents, "tangents")
-    if STATE.fw_level is not None:
-        raise NotImplementedError(_NESTED)
-    forward.enter_dual_level()
+    forward.enter_dual_level(nested=True)
     try:
         duals = unflatten(primals_spec, [forward.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)])
         args = duals if argnums is None else _replace_argnums(primals, argnums,
@@ -587,6 +575,7 @@ def _jvp(func, primals, tangents, argnums, strict: bool, has_aux: bool):
                 tangent = _zeros(o)
             with _no_tangents():
                 primal = ops.shape.alias(o) if o.requires_grad else o.detach()
+            forward.copy_tangents(primal, o, outer_only=True)    # an enclosing jvp's tangents go on
             primals_out.append(primal)
             tangents_out.append(tangent)
         if has_aux:
@@ -797,14 +786,8 @@ def _plain(value) -> str:
 
 
 def _unbound(t: Tensor, dim: int) -> tuple:
-    """t.unbind(dim), each slice with its slice of the tangent."""
-    tangent = forward.tangent_of(t)
-    with _no_tangents():
-        slices = t.unbind(dim)
-    if tangent is not None:
-        for i, piece in enumerate(slices):
-            forward.set_tangent(piece, Tensor(np.take(tangent._a, i, axis=dim)))
-    return slices
+    """t.unbind(dim), each slice with its slices of the tangents."""
+    return t.unbind(dim)
 
 
 def _element_args(flat, dims, size):
