@@ -15,6 +15,7 @@ from gradcli.engine import budget, ops, rng
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
 _BCE_EPSILON = 1e-12
@@ -29,6 +30,41 @@ def _mse_grad(F, g, self, target, reduction, n):
 
 def _mse_target_grad(F, g, self, target, reduction, n):
     return _mse_grad(F, g, target, self, reduction, n)
+
+
+def _loss_norm(reduction, n) -> float:
+    """The backward kernels' norm: 1 / numel for 'mean' (nan for an empty input), else 1."""
+    return (1.0 / n if n else math.nan) if reduction == "mean" else 1.0
+
+
+def _sides(x, threshold):
+    """-1 / 1 where the difference is at or beyond -threshold / threshold, 0 inside (nan falls inside)."""
+    xa = x._a if x.__class__ is Tensor else x
+    return np.where(xa <= -threshold, -1, np.where(xa >= threshold, 1, 0)).astype(xa.dtype)
+
+
+def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
+    """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
+    norm = _loss_norm(reduction, n)
+    x = self - target
+    sides = _sides(x, beta)
+    return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
+
+
+def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
+    return _smooth_l1_grad(F, g, target, self, reduction, n, beta)
+
+
+def _huber_grad(F, g, self, target, reduction, n, delta):
+    """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
+    norm = _loss_norm(reduction, n)
+    x = self - target
+    sides = _sides(x, delta)
+    return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
+
+
+def _huber_target_grad(F, g, self, target, reduction, n, delta):
+    return _huber_grad(F, g, target, self, reduction, n, delta)
 
 
 def _softmax_grad(F, g, result, dims):
@@ -174,6 +210,21 @@ def _mse_jvp(F, ts, xs, result, reduction, n):
     return _reduced(value, reduction, result, n, True)
 
 
+def _smooth_l1_jvp(F, ts, xs, result, reduction, n, beta):
+    a, b = xs
+    value = (_smooth_l1_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, beta)
+             + _smooth_l1_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, beta))
+    return _reduced(value, reduction, result, n, True)
+
+
+def _huber_jvp(F, ts, xs, result, reduction, n, delta):
+    """As smooth_l1's, but huber_loss reduces a fresh unreduced loss: no copy of the tangent."""
+    a, b = xs
+    value = (_huber_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, delta)
+             + _huber_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, delta))
+    return _reduced(value, reduction, result, n, False)
+
+
 def _bce_jvp(F, ts, xs, result, weight, reduction, n):
     x, t = xs
     value = (_bce_self(F, tangent_or_zeros(ts, xs, 0), x, t, weight, "none", n)
@@ -302,6 +353,12 @@ LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("gra
 MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
                 (_mse_grad,
                  _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_mse_jvp)
+SMOOTH_L1  = Op("SmoothL1LossBackward0",                 None,    ("self", "target", "reduction", "n", "beta"),
+                (_smooth_l1_grad,
+                 _smooth_l1_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_smooth_l1_jvp)
+HUBER      = Op("HuberLossBackward0",                    None,    ("self", "target", "reduction", "n", "delta"),
+                (_huber_grad,
+                 _huber_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_huber_jvp)
 NLL_LOSS   = Op("NllLossBackward0",                      None,
                 ("shape", "key", "weights", "reduction", "total_weight"),
                 (_nll_backward,), saves_tensors=True, quiet=True, jvp=_nll_jvp)
@@ -489,6 +546,103 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if weight is not None:
         return _weighted_loss(ops.abs(ops.sub(a, b)), input, weight, reduction)
     return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
+
+
+def _warn_size_mismatch(input: Tensor, target: Tensor):
+    if target.shape != input.shape and STATE.warn is not None:
+        STATE.warn("UserWarning", f"Using a target size ({target.shape}) that is different to the input size "
+                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. Please ensure "
+                   "they have the same size.")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor:
+    """F.smooth_l1_loss: l1_loss's ops when beta is 0, else a SmoothL1LossBackward0 node."""
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
+    reduction = _reduction(None, None, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y = operands(a, b)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"smooth_l1_cpu\" not implemented for '{type_word(x)}'")
+    dt = x.dtype.type
+    z = np.abs(x - y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        loss = np.where(z < dt(beta), dt(0.5) * z * z / dt(beta), z - dt(0.5) * dt(beta)).astype(x.dtype)
+    return apply(SMOOTH_L1, _reduce_array(loss, reduction), (a, b), (reduction, x.size, beta), (x, y))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        weighted = ops.mul(_huber(a, b, "none", delta), weight)
+        if reduction == "none":
+            return weighted
+        if reduction == "sum":
+            return ops.reduce_sum(weighted)
+        if reduction == "mean":
+            return ops.mean(weighted)
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    return _huber(a, b, _reduction(None, None, reduction), delta)
+
+
+def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y = operands(a, b)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"huber_cpu\" not implemented for '{type_word(x)}'")
+    dt = x.dtype.type
+    d = dt(delta)
+    z = np.abs(x - y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        loss = np.where(z < d, dt(0.5) * z * z, d * (z - dt(0.5) * d)).astype(x.dtype)
+    return apply(HUBER, _reduce_array(loss, reduction), (a, b), (reduction, x.size, delta), (x, y))
+
+
+_KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+                    "divides only by the batch size, and aligns with the KL div math definition.'mean' will be "
+                    "changed to behave the same as 'batchmean' in the next major release.")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False) -> Tensor:
+    """F.kl_div as PyTorch composes it: exp(target) * (target - input) for log targets, else
+    xlogy(target, target) - target * input; then the reduction ('batchmean': the sum over the batch size)."""
+    if size_average is not None or reduce is not None:
+        enum = _reduction(size_average, reduce, reduction)
+    else:
+        if reduction == "mean" and STATE.warn is not None:
+            STATE.warn("UserWarning", _KL_MEAN_WARNING)
+        enum = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
+    _expect_tensor(input, "kl_div", "input", 1)
+    _expect_tensor(target, "kl_div", "target", 2)
+    x, t = input._a, target._a
+    if x.dtype.kind not in "fc" or t.dtype.kind not in "fc":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = ops.mul(ops.exp(target), ops.sub(target, input))
+    else:
+        if target.requires_grad and STATE.recording:
+            raise NotImplementedError("kl_div's gradient with respect to a target that is not a log (xlogy) is not "
+                                      "available in gradcli")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xlogy = np.where(t == 0, t.dtype.type(0), t * _rounded(np.log, t)).astype(t.dtype)
+        out = ops.sub(Tensor(xlogy), ops.mul(target, input))
+    reduced = _apply_reduction(out, enum)
+    if reduction == "batchmean" and x.ndim != 0:
+        reduced = ops.div(reduced, x.shape[0])
+    return reduced
 
 
 def _weighted_loss(errors: Tensor, input: Tensor, weight, reduction: str) -> Tensor:
