@@ -42,6 +42,8 @@ def _const(a):
 
 
 TARGET = tensor([2, 0, 1])
+TARGET3 = tensor([[0, 2, 1, -100], [1, 1, 0, 2]])
+TARGET4 = tensor([[[0, 2], [1, 1]], [[2, 0], [1, -100]]])
 WEIGHT = _const([0.5, 2.0, 1.5])
 
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
@@ -110,6 +112,15 @@ CHECKS = {
                   (lambda a: F["nll_loss"](a, tensor(1)), (any_(4),)),
                   (lambda a: F["cross_entropy"](a, TARGET), (any_(3, 4),)),
                   (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT[:3] * 1, reduction="none"), (any_(3, 3),))],
+    nn.NLL_LOSS2D: [(lambda a: F["nll_loss"](a, TARGET4), (any_(2, 3, 2, 2),)),
+                    (lambda a: F["nll_loss"](a, TARGET4, weight=WEIGHT, reduction="none"), (any_(2, 3, 2, 2),)),
+                    (lambda a: F["nll_loss"](a, TARGET3, weight=WEIGHT), (any_(2, 3, 4),)),
+                    (lambda a: F["nll_loss"](a, TARGET3, reduction="sum"), (any_(2, 3, 4),)),
+                    (lambda a: F["nll_loss"](a, TARGET3.view(2, 2, 1, 2), reduction="none"), (any_(2, 3, 2, 1, 2),)),
+                    (lambda a: F["cross_entropy"](a, TARGET4.clamp(min=0), weight=WEIGHT, ignore_index=1,
+                                       label_smoothing=0.2),
+                     (any_(2, 3, 2, 2),)),
+                    (lambda a: F["cross_entropy"](a, TARGET3, reduction="none"), (any_(2, 3, 4),))],
     nn.BCE: [(lambda a, b: F["binary_cross_entropy"](a, b), (probs(2, 3), probs(2, 3))),
              (lambda a, b: F["binary_cross_entropy"](a, b, weight=WEIGHT, reduction="none"),
               (probs(2, 3), probs(2, 3))),
@@ -183,6 +194,9 @@ SECOND = [
     ("kl_div", lambda a: F["kl_div"](a * a, TARGET * 0.5, reduction="batchmean"), (any_(3),)),
     ("nll_loss", lambda a: F["nll_loss"](a * a, TARGET, weight=WEIGHT), (any_(3, 3),)),
     ("cross_entropy", lambda a: F["cross_entropy"](a, TARGET), (any_(3, 3),)),
+    ("nll_loss2d", lambda a: F["nll_loss"](a * a, TARGET4, weight=WEIGHT), (any_(2, 3, 2, 2),)),
+    ("nll_loss2d_none", lambda a: F["nll_loss"](a * a, TARGET3, reduction="none"), (any_(2, 3, 4),)),
+    ("cross_entropy_nd", lambda a: F["cross_entropy"](a, TARGET3, label_smoothing=0.1), (any_(2, 3, 4),)),
     ("cross_entropy_smoothed", lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
     ("cross_entropy_probs", lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
     ("bce", lambda a, b: F["binary_cross_entropy"](a, b), (probs(3), probs(3))),
@@ -406,6 +420,23 @@ ERRORS = [
     ("F.dropout(torch.ones(3, dtype=torch.long), 0.5)",
      "RuntimeError: result type Float can't be cast to the desired output type Long"),
     ("torch.dropout(x, 0.5)", 'TypeError: dropout() missing 1 required positional arguments: "train"'),
+    ("F.nll_loss(torch.zeros(2, 3, 4), torch.zeros(2, 3, dtype=torch.long))",
+     "RuntimeError: Expected target size [2, 4], got [2, 3]"),
+    ("F.nll_loss(torch.zeros(2, 3, 4), torch.zeros(4, dtype=torch.long))",
+     "ValueError: Expected input batch_size (2) to match target batch_size (4)."),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 4, dtype=torch.long))",
+     "RuntimeError: only batches of spatial targets supported (3D tensors) but got targets of dimension: 2"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.full((2, 2, 2), 5))", "IndexError: Target 5 is out of bounds."),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 1, 2), torch.zeros(2, 2, 2, dtype=torch.long))",
+     "RuntimeError: Expected target size [2, 2, 1, 2], got [2, 2, 2]"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 2, 2))",
+     "RuntimeError: expected target dtype to be Long or Byte, but got Float"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), weight=torch.ones(2))",
+     "RuntimeError: weight tensor should be defined either for all or no classes"),
+    ("F.cross_entropy(torch.zeros(2, 3, 2, 2), torch.zeros(2, 1, 2, dtype=torch.long))",
+     "RuntimeError: size mismatch (got input: [2, 3, 2, 2] , target: [2, 1, 2]"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2, dtype=torch.long), torch.zeros(2, 2, 2, dtype=torch.long))",
+     "NotImplementedError: \"nll_loss2d_forward_out_frame\" not implemented for 'Long'"),
     ("F.smooth_l1_loss(x, y, beta=-1.0)", "RuntimeError: smooth_l1_loss does not support negative values for beta."),
     ("F.huber_loss(x, y, delta=0.0)", "RuntimeError: huber_loss does not support non-positive values for delta."),
     ("F.smooth_l1_loss(torch.tensor([1, 2]), torch.tensor([1, 2]))",

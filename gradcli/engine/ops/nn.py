@@ -104,6 +104,20 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
     return F.index_add(values, shape, key)
 
 
+def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss2d_backward: -weight[target] * grad at each position's target class (key: batch, class,
+    height, width), zero elsewhere."""
+    if len(key[0]) == 0:
+        return F.zeros_like(F.expand(g, shape))
+    if reduction == "none":
+        picked = F.getitem(g, (key[0], key[2], key[3]))
+        values = F.const(-weights) * picked if weights is not None else -picked
+    else:
+        grad = -(g / total_weight) if reduction == "mean" else -g
+        values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[0]),))
+    return F.index_add(values, shape, key)
+
+
 def _scaled(F, grad, weight, reduction, n):
     """The common tail of the binary cross entropy backwards: times the weight, over numel for 'mean'."""
     if weight is not None:
@@ -257,6 +271,12 @@ def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
     return apply(NLL_LOSS, out, (tangent,), (x.shape, key, picked_w, reduction, float(total)))
 
 
+def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss2d on the tangent, with the same targets, weights and reduction."""
+    w = None if weight is None else weight.astype(ts[0]._a.dtype)
+    return _nll_loss2d(ts[0], target, w, reduction, ignore_index)
+
+
 def _addmm_jvp(F, ts, xs, result, c1, c2):
     """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
     (bt, t1, t2), (bias, mat1, mat2) = ts, xs
@@ -362,6 +382,9 @@ HUBER      = Op("HuberLossBackward0",                    None,    ("self", "targ
 NLL_LOSS   = Op("NllLossBackward0",                      None,
                 ("shape", "key", "weights", "reduction", "total_weight"),
                 (_nll_backward,), saves_tensors=True, quiet=True, jvp=_nll_jvp)
+NLL_LOSS2D = Op("NllLoss2DBackward0",                    None,
+                ("shape", "key", "weights", "reduction", "total_weight", "target", "weight", "ignore_index"),
+                (_nll2d_backward,), saves_tensors=True, quiet=True, jvp=_nll2d_jvp)
 BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
                 (_bce_self,
                  _bce_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_jvp)
@@ -676,8 +699,7 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
                          f"({t.shape[0] if t.ndim else 0}).")
     if x.ndim > 2:
-        raise NotImplementedError("nll_loss over inputs of more than 2 dimensions (nll_loss2d) is not "
-                                  "available in gradcli")
+        return _nll_loss_spatial(a, target, weight, reduction, ignore_index)
     if t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
@@ -689,14 +711,66 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
         if w.ndim != 1 or w.size != classes:
             raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
                                f"but got weight tensor of shape: {_size_list(w.shape)}")
+    _check_nll_dtypes(x, t, w, "nll_loss_out_frame")
+    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
+    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _check_nll_dtypes(x: np.ndarray, t: np.ndarray, w, kernel: str):
     if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_word(t)}")
     if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for '{type_word(x)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     if w is not None and w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
-    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
-    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _nll_loss_spatial(a: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss_nd beyond 2 dimensions: nll_loss2d on 4-d inputs; other inputs viewed as (N, C, 1, -1) and
+    their targets as (N, 1, -1), an unreduced loss viewed back to (N, d1, ...)."""
+    x, t = a._a, target._a
+    if x.ndim == 4:
+        return _nll_loss2d_checked(a, t, weight, reduction, ignore_index)
+    n, c = x.shape[0], x.shape[1]
+    out_size = (n,) + x.shape[2:]
+    if t.shape[1:] != x.shape[2:]:
+        raise RuntimeError(f"Expected target size {_size_list(out_size)}, got {_size_list(t.shape)}")
+    flat = (n, c, 1, -1) if x.size else (n, c, 1, math.prod(x.shape[2:]))
+    viewed = ops.view(a, flat) if x.size else ops.reshape(a, flat)
+    out = _nll_loss2d_checked(viewed, t.reshape(n, 1, -1), weight, reduction, ignore_index)
+    return ops.view(out, out_size) if reduction == "none" else out
+
+
+def _nll_loss2d_checked(a: Tensor, t: np.ndarray, weight, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss2d's checks of a 4-d input and 3-d target, then the kernel."""
+    x = a._a
+    if t.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{t.ndim}")
+    w = None
+    if weight is not None:
+        w = weight._a
+        if w.size != x.shape[1]:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (x.shape[0], x.shape[2], x.shape[3]) != t.shape:
+        raise RuntimeError(f"size mismatch (got input: {_size_list(x.shape)} , target: {_size_list(t.shape)}")
+    _check_nll_dtypes(x, t, w, "nll_loss2d_forward_out_frame")
+    return _nll_loss2d(a, t.astype(np.int64), None if w is None else w.reshape(-1), reduction, ignore_index)
+
+
+def _nll_loss2d(a: Tensor, t: np.ndarray, w, reduction: str, ignore_index: int) -> Tensor:
+    """The nll_loss2d kernel: positions (batch, height, width) in order, as rows of a 2-d nll_loss, whose
+    cascade sum runs over the same linear index."""
+    x = a._a
+    n, c, h, wd = x.shape
+    rows = np.moveaxis(x, 1, -1).reshape(-1, c)
+    out, key, picked_w, total = _nll_forward(rows, t.reshape(-1), w, reduction, ignore_index)
+    positions, classes = key if key else (np.zeros(0, dtype=np.int64),) * 2
+    spatial = h * wd
+    key4 = (positions // spatial, classes, positions % spatial // max(wd, 1), positions % max(wd, 1))
+    if reduction == "none":
+        out = out.reshape(n, h, wd)
+    return apply(NLL_LOSS2D, out, (a,), (x.shape, key4, picked_w, reduction, float(total), t, w, ignore_index))
 
 
 def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: int):
