@@ -465,3 +465,25 @@ def test_cumsum_and_sum_save_no_tensors_so_a_second_backward_works():
                               "print(x.grad)\n")
     assert result.error is None
     assert result.out == "tensor([[12., 10.,  8.],\n        [12., 10.,  8.]])\n"
+
+
+# The new losses through the sandbox: Python's internals stay out of reach, and a broadcast that would need
+# more than the memory budget fails as PyTorch's allocator does.
+_OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("F.kl_div.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
+    ("F.huber_loss.__code__", "AttributeError: 'function' object has no attribute '__code__'"),
+    ("torch.nn.SmoothL1Loss().__dict__", _OUTSIDE.format("'SmoothL1Loss' object", "__dict__")),
+    ("torch.nn.KLDivLoss.forward.__globals__", _OUTSIDE.format("'function' object", "__globals__")),
+    ("torch.nn.HuberLoss().forward.__func__", _OUTSIDE.format("'method' object", "__func__")),
+    ("F.smooth_l1_loss(torch.zeros(100000, 1), torch.zeros(1, 100000))",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+     "tried to allocate 40000000000 bytes. Error code 12 (Cannot allocate memory)"),
+    ("F.nll_loss(torch.zeros(100000, 3, 100000), torch.zeros(100000, 100000, dtype=torch.long))",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+     "tried to allocate 120000000000 bytes. Error code 12 (Cannot allocate memory)"),
+])
+def test_losses_keep_to_the_sandbox(code, expected):
+    assert error_line(PRE + code + "\n") == expected
