@@ -30,6 +30,8 @@ COND = "c = torch.tensor([[True, False, True], [False, True, True]])"
 GO = "\ng = torch.randn(2, 3, dtype=torch.float64)"                            # a grad_output
 BCE = "x = torch.rand(2, 3, dtype=torch.float64) * 0.8 + 0.1\nt = torch.rand(2, 3, dtype=torch.float64)"
 NLL = X + "\nlabels = torch.tensor([2, 0])\nwt = torch.tensor([1., 2., 3.], dtype=torch.float64)"
+NLL4 = ("x = torch.randn(2, 3, 2, 2, dtype=torch.float64)\nlabels = torch.tensor([[[0, 2], [1, -100]], [[2, 0], [1, 1]]])"
+        "\nwt = torch.tensor([1., 2., 3.], dtype=torch.float64)")
 LIN = (X + "\nb = torch.randn(4, dtype=torch.float64)"
        "\nweight = torch.tensor([[1., 2., 0.], [0.5, -1., 1.], [0., 0., 2.], [1., 1., 1.]], dtype=torch.float64)")
 
@@ -82,9 +84,12 @@ CASES = [
     (NLL, "F.nll_loss(x, labels)"), (NLL, "F.nll_loss(x, labels, weight=wt, reduction='none')"),
     (NLL, "F.nll_loss(x, torch.tensor([2, -100]), weight=wt, reduction='sum')"), (NLL, "F.cross_entropy(x, labels)"),
     (LIN, "F.linear(x, weight, b)", ("x", "b")), (LIN, "F.linear(x, weight, b)", ("b",)),
-    ("w = torch.randn(5, 3, dtype=torch.float64)", "F.embedding(torch.tensor([[0, 4], [4, 2]]), w)", ("w",)),
-    ("x1 = torch.randn(2, 3, dtype=torch.float64)\nx2 = torch.randn(2, 4, dtype=torch.float64)\n"
-     "w = torch.randn(5, 3, 4, dtype=torch.float64)", "F.bilinear(x1, x2, w)", ("x1", "x2", "w")),
+    (XY, "F.smooth_l1_loss(x, y, beta=0.5)", ("x", "y")), (XY, "F.smooth_l1_loss(x, y, reduction='sum')", ("x",)),
+    (XY, "F.huber_loss(x, y, reduction='none', delta=0.7)", ("x", "y")), (XY, "F.huber_loss(x, y)", ("y",)),
+    (NLL4, "F.nll_loss(x, labels, weight=wt)"), (NLL4, "F.nll_loss(x, labels, reduction='none')"),
+    (NLL4 + "\nx = x.view(2, 3, 4)\nlabels = labels.view(2, 4)", "F.cross_entropy(x, labels, label_smoothing=0.2)"),
+    (X, "F.embedding(torch.tensor([[0, 1], [1, 1]]), x)"),
+    (XY + "\nw = torch.randn(2, 3, 3, dtype=torch.float64)", "F.bilinear(x, y, w)", ("x", "y", "w")),
 ]
 
 

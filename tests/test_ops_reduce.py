@@ -42,6 +42,8 @@ def _const(a):
 
 
 TARGET = tensor([2, 0, 1])
+TARGET3 = tensor([[0, 2, 1, -100], [1, 1, 0, 2]])
+TARGET4 = tensor([[[0, 2], [1, 1]], [[2, 0], [1, -100]]])
 WEIGHT = _const([0.5, 2.0, 1.5])
 
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
@@ -97,6 +99,12 @@ CHECKS = {
                   (lambda a, b: F["mse_loss"](a, b, reduction="sum"), (any_(3), any_(3))),
                   (lambda a, b: F["mse_loss"](a, b, reduction="none"), (any_(2, 2), any_(2))),
                   (lambda a: F["mse_loss"](a, a * 0.5), (any_(3),))],
+    nn.SMOOTH_L1: [(lambda a, b: F["smooth_l1_loss"](a, b), (any_(2, 3), any_(2, 3))),
+                   (lambda a, b: F["smooth_l1_loss"](a, b, reduction="sum", beta=0.5), (any_(4), any_(4))),
+                   (lambda a, b: F["smooth_l1_loss"](a, b, reduction="none", beta=2.0), (any_(2, 2), any_(2)))],
+    nn.HUBER: [(lambda a, b: F["huber_loss"](a, b), (any_(2, 3), any_(2, 3))),
+               (lambda a, b: F["huber_loss"](a, b, reduction="sum", delta=0.5), (any_(4), any_(4))),
+               (lambda a, b: F["huber_loss"](a, b, reduction="none", delta=2.0), (any_(2, 2), any_(2)))],
     nn.NLL_LOSS: [(lambda a: F["nll_loss"](a, TARGET), (any_(3, 3),)),
                   (lambda a: F["nll_loss"](a, TARGET, reduction="none"), (any_(3, 3),)),
                   (lambda a: F["nll_loss"](a, TARGET, weight=WEIGHT, reduction="sum"), (any_(3, 3),)),
@@ -104,6 +112,15 @@ CHECKS = {
                   (lambda a: F["nll_loss"](a, tensor(1)), (any_(4),)),
                   (lambda a: F["cross_entropy"](a, TARGET), (any_(3, 4),)),
                   (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT[:3] * 1, reduction="none"), (any_(3, 3),))],
+    nn.NLL_LOSS2D: [(lambda a: F["nll_loss"](a, TARGET4), (any_(2, 3, 2, 2),)),
+                    (lambda a: F["nll_loss"](a, TARGET4, weight=WEIGHT, reduction="none"), (any_(2, 3, 2, 2),)),
+                    (lambda a: F["nll_loss"](a, TARGET3, weight=WEIGHT), (any_(2, 3, 4),)),
+                    (lambda a: F["nll_loss"](a, TARGET3, reduction="sum"), (any_(2, 3, 4),)),
+                    (lambda a: F["nll_loss"](a, TARGET3.view(2, 2, 1, 2), reduction="none"), (any_(2, 3, 2, 1, 2),)),
+                    (lambda a: F["cross_entropy"](a, TARGET4.clamp(min=0), weight=WEIGHT, ignore_index=1,
+                                       label_smoothing=0.2),
+                     (any_(2, 3, 2, 2),)),
+                    (lambda a: F["cross_entropy"](a, TARGET3, reduction="none"), (any_(2, 3, 4),))],
     nn.BCE: [(lambda a, b: F["binary_cross_entropy"](a, b), (probs(2, 3), probs(2, 3))),
              (lambda a, b: F["binary_cross_entropy"](a, b, weight=WEIGHT, reduction="none"),
               (probs(2, 3), probs(2, 3))),
@@ -172,8 +189,14 @@ SECOND = [
     ("softmax", lambda a: a.softmax(1), (any_(2, 3),)),
     ("log_softmax", lambda a: a.log_softmax(0), (any_(3, 2),)),
     ("mse_loss", lambda a, b: F["mse_loss"](a * a, b), (any_(3), any_(3))),
+    ("smooth_l1_loss", lambda a, b: F["smooth_l1_loss"](a * a, b, beta=0.5), (any_(3), any_(3))),
+    ("huber_loss", lambda a, b: F["huber_loss"](a * a, b, delta=0.5), (any_(3), any_(3))),
+    ("kl_div", lambda a: F["kl_div"](a * a, TARGET * 0.5, reduction="batchmean"), (any_(3),)),
     ("nll_loss", lambda a: F["nll_loss"](a * a, TARGET, weight=WEIGHT), (any_(3, 3),)),
     ("cross_entropy", lambda a: F["cross_entropy"](a, TARGET), (any_(3, 3),)),
+    ("nll_loss2d", lambda a: F["nll_loss"](a * a, TARGET4, weight=WEIGHT), (any_(2, 3, 2, 2),)),
+    ("nll_loss2d_none", lambda a: F["nll_loss"](a * a, TARGET3, reduction="none"), (any_(2, 3, 4),)),
+    ("cross_entropy_nd", lambda a: F["cross_entropy"](a, TARGET3, label_smoothing=0.1), (any_(2, 3, 4),)),
     ("cross_entropy_smoothed", lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
     ("cross_entropy_probs", lambda a, b: F["cross_entropy"](a, b), (any_(2, 3), probs(2, 3))),
     ("bce", lambda a, b: F["binary_cross_entropy"](a, b), (probs(3), probs(3))),
@@ -397,6 +420,38 @@ ERRORS = [
     ("F.dropout(torch.ones(3, dtype=torch.long), 0.5)",
      "RuntimeError: result type Float can't be cast to the desired output type Long"),
     ("torch.dropout(x, 0.5)", 'TypeError: dropout() missing 1 required positional arguments: "train"'),
+    ("F.nll_loss(torch.zeros(2, 3, 4), torch.zeros(2, 3, dtype=torch.long))",
+     "RuntimeError: Expected target size [2, 4], got [2, 3]"),
+    ("F.nll_loss(torch.zeros(2, 3, 4), torch.zeros(4, dtype=torch.long))",
+     "ValueError: Expected input batch_size (2) to match target batch_size (4)."),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 4, dtype=torch.long))",
+     "RuntimeError: only batches of spatial targets supported (3D tensors) but got targets of dimension: 2"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.full((2, 2, 2), 5))", "IndexError: Target 5 is out of bounds."),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 1, 2), torch.zeros(2, 2, 2, dtype=torch.long))",
+     "RuntimeError: Expected target size [2, 2, 1, 2], got [2, 2, 2]"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 2, 2))",
+     "RuntimeError: expected target dtype to be Long or Byte, but got Float"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), weight=torch.ones(2))",
+     "RuntimeError: weight tensor should be defined either for all or no classes"),
+    ("F.cross_entropy(torch.zeros(2, 3, 2, 2), torch.zeros(2, 1, 2, dtype=torch.long))",
+     "RuntimeError: size mismatch (got input: [2, 3, 2, 2] , target: [2, 1, 2]"),
+    ("F.nll_loss(torch.zeros(2, 3, 2, 2, dtype=torch.long), torch.zeros(2, 2, 2, dtype=torch.long))",
+     "NotImplementedError: \"nll_loss2d_forward_out_frame\" not implemented for 'Long'"),
+    ("F.smooth_l1_loss(x, y, beta=-1.0)", "RuntimeError: smooth_l1_loss does not support negative values for beta."),
+    ("F.huber_loss(x, y, delta=0.0)", "RuntimeError: huber_loss does not support non-positive values for delta."),
+    ("F.smooth_l1_loss(torch.tensor([1, 2]), torch.tensor([1, 2]))",
+     "NotImplementedError: \"smooth_l1_cpu\" not implemented for 'Long'"),
+    ("F.huber_loss(torch.tensor([1, 2]), torch.tensor([1, 2]))",
+     "NotImplementedError: \"huber_cpu\" not implemented for 'Long'"),
+    ("F.kl_div(torch.tensor([1, 2]), torch.tensor([1, 2]), reduction='sum')",
+     "RuntimeError: kl_div: Integral inputs not supported."),
+    ("F.kl_div(x, y, reduction='bad')", "ValueError: bad is not a valid value for reduction"),
+    ("F.huber_loss(x, y, reduction='bad')", "ValueError: bad is not a valid value for reduction"),
+    ("F.huber_loss(x, y, weight=torch.ones(3))", "ValueError: Weights and input must have the same size."),
+    ("F.smooth_l1_loss(x, torch.ones(3, 3))",
+     "RuntimeError: The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ("F.kl_div(x, torch.ones(3, 3), reduction='sum')",
+     "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"),
 ]
 
 
@@ -410,3 +465,25 @@ def test_cumsum_and_sum_save_no_tensors_so_a_second_backward_works():
                               "print(x.grad)\n")
     assert result.error is None
     assert result.out == "tensor([[12., 10.,  8.],\n        [12., 10.,  8.]])\n"
+
+
+# The new losses through the sandbox: Python's internals stay out of reach, and a broadcast that would need
+# more than the memory budget fails as PyTorch's allocator does.
+_OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("F.kl_div.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
+    ("F.huber_loss.__code__", "AttributeError: 'function' object has no attribute '__code__'"),
+    ("torch.nn.SmoothL1Loss().__dict__", _OUTSIDE.format("'SmoothL1Loss' object", "__dict__")),
+    ("torch.nn.KLDivLoss.forward.__globals__", _OUTSIDE.format("'function' object", "__globals__")),
+    ("torch.nn.HuberLoss().forward.__func__", _OUTSIDE.format("'method' object", "__func__")),
+    ("F.smooth_l1_loss(torch.zeros(100000, 1), torch.zeros(1, 100000))",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+     "tried to allocate 40000000000 bytes. Error code 12 (Cannot allocate memory)"),
+    ("F.nll_loss(torch.zeros(100000, 3, 100000), torch.zeros(100000, 100000, dtype=torch.long))",
+     "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+     "tried to allocate 120000000000 bytes. Error code 12 (Cannot allocate memory)"),
+])
+def test_losses_keep_to_the_sandbox(code, expected):
+    assert error_line(PRE + code + "\n") == expected

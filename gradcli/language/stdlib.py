@@ -221,7 +221,8 @@ def _build_torch() -> ScriptModule:
         "softsign": ops.elementwise.functional_softsign, "logsigmoid": _tensor_fn("log_sigmoid", ops.logsigmoid),
         # group: reduce
         "softmax": ops.functional_softmax, "log_softmax": ops.functional_log_softmax,
-        "mse_loss": ops.mse_loss, "l1_loss": ops.l1_loss, "cross_entropy": ops.cross_entropy,
+        "mse_loss": ops.mse_loss, "l1_loss": ops.l1_loss, "smooth_l1_loss": ops.smooth_l1_loss,
+        "huber_loss": ops.huber_loss, "kl_div": ops.kl_div, "cross_entropy": ops.cross_entropy,
         "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,

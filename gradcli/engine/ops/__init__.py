@@ -24,7 +24,7 @@ from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, 
                                       vector_norm)
 from gradcli.engine.ops import nn
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
-                                   bilinear, embedding, one_hot,
+                                   bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
                                    functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
                                    nll_loss, normalize, softmax, torch_dropout)
 from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chunk, concatenate, contiguous, expand, expand_as,

@@ -15,6 +15,7 @@ from gradcli.engine import budget, ops, rng
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
 _BCE_EPSILON = 1e-12
@@ -29,6 +30,41 @@ def _mse_grad(F, g, self, target, reduction, n):
 
 def _mse_target_grad(F, g, self, target, reduction, n):
     return _mse_grad(F, g, target, self, reduction, n)
+
+
+def _loss_norm(reduction, n) -> float:
+    """The backward kernels' norm: 1 / numel for 'mean' (nan for an empty input), else 1."""
+    return (1.0 / n if n else math.nan) if reduction == "mean" else 1.0
+
+
+def _sides(x, threshold):
+    """-1 / 1 where the difference is at or beyond -threshold / threshold, 0 inside (nan falls inside)."""
+    xa = x._a if x.__class__ is Tensor else x
+    return np.where(xa <= -threshold, -1, np.where(xa >= threshold, 1, 0)).astype(xa.dtype)
+
+
+def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
+    """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
+    norm = _loss_norm(reduction, n)
+    x = self - target
+    sides = _sides(x, beta)
+    return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
+
+
+def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
+    return _smooth_l1_grad(F, g, target, self, reduction, n, beta)
+
+
+def _huber_grad(F, g, self, target, reduction, n, delta):
+    """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
+    norm = _loss_norm(reduction, n)
+    x = self - target
+    sides = _sides(x, delta)
+    return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
+
+
+def _huber_target_grad(F, g, self, target, reduction, n, delta):
+    return _huber_grad(F, g, target, self, reduction, n, delta)
 
 
 def _softmax_grad(F, g, result, dims):
@@ -65,6 +101,20 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
     else:
         grad = -(g / total_weight) if reduction == "mean" else -g
         values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
+    return F.index_add(values, shape, key)
+
+
+def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss2d_backward: -weight[target] * grad at each position's target class (key: batch, class,
+    height, width), zero elsewhere."""
+    if len(key[0]) == 0:
+        return F.zeros_like(F.expand(g, shape))
+    if reduction == "none":
+        picked = F.getitem(g, (key[0], key[2], key[3]))
+        values = F.const(-weights) * picked if weights is not None else -picked
+    else:
+        grad = -(g / total_weight) if reduction == "mean" else -g
+        values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[0]),))
     return F.index_add(values, shape, key)
 
 
@@ -174,6 +224,21 @@ def _mse_jvp(F, ts, xs, result, reduction, n):
     return _reduced(value, reduction, result, n, True)
 
 
+def _smooth_l1_jvp(F, ts, xs, result, reduction, n, beta):
+    a, b = xs
+    value = (_smooth_l1_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, beta)
+             + _smooth_l1_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, beta))
+    return _reduced(value, reduction, result, n, True)
+
+
+def _huber_jvp(F, ts, xs, result, reduction, n, delta):
+    """As smooth_l1's, but huber_loss reduces a fresh unreduced loss: no copy of the tangent."""
+    a, b = xs
+    value = (_huber_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, delta)
+             + _huber_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, delta))
+    return _reduced(value, reduction, result, n, False)
+
+
 def _bce_jvp(F, ts, xs, result, weight, reduction, n):
     x, t = xs
     value = (_bce_self(F, tangent_or_zeros(ts, xs, 0), x, t, weight, "none", n)
@@ -204,6 +269,12 @@ def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
             w[key[-1]] = weights
     out, key, picked_w, total = _nll_forward(x, target, w, reduction, -1)
     return apply(NLL_LOSS, out, (tangent,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss2d on the tangent, with the same targets, weights and reduction."""
+    w = None if weight is None else weight.astype(ts[0]._a.dtype)
+    return _nll_loss2d(ts[0], target, w, reduction, ignore_index)
 
 
 def _addmm_jvp(F, ts, xs, result, c1, c2):
@@ -302,9 +373,18 @@ LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("gra
 MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
                 (_mse_grad,
                  _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_mse_jvp)
+SMOOTH_L1  = Op("SmoothL1LossBackward0",                 None,    ("self", "target", "reduction", "n", "beta"),
+                (_smooth_l1_grad,
+                 _smooth_l1_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_smooth_l1_jvp)
+HUBER      = Op("HuberLossBackward0",                    None,    ("self", "target", "reduction", "n", "delta"),
+                (_huber_grad,
+                 _huber_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_huber_jvp)
 NLL_LOSS   = Op("NllLossBackward0",                      None,
                 ("shape", "key", "weights", "reduction", "total_weight"),
                 (_nll_backward,), saves_tensors=True, quiet=True, jvp=_nll_jvp)
+NLL_LOSS2D = Op("NllLoss2DBackward0",                    None,
+                ("shape", "key", "weights", "reduction", "total_weight", "target", "weight", "ignore_index"),
+                (_nll2d_backward,), saves_tensors=True, quiet=True, jvp=_nll2d_jvp)
 BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
                 (_bce_self,
                  _bce_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_jvp)
@@ -491,6 +571,103 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
 
 
+def _warn_size_mismatch(input: Tensor, target: Tensor):
+    if target.shape != input.shape and STATE.warn is not None:
+        STATE.warn("UserWarning", f"Using a target size ({target.shape}) that is different to the input size "
+                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. Please ensure "
+                   "they have the same size.")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor:
+    """F.smooth_l1_loss: l1_loss's ops when beta is 0, else a SmoothL1LossBackward0 node."""
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _apply_reduction(ops.abs(ops.sub(a, b)), _reduction(None, None, reduction))
+    reduction = _reduction(None, None, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y = operands(a, b)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"smooth_l1_cpu\" not implemented for '{type_word(x)}'")
+    dt = x.dtype.type
+    z = np.abs(x - y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        loss = np.where(z < dt(beta), dt(0.5) * z * z / dt(beta), z - dt(0.5) * dt(beta)).astype(x.dtype)
+    return apply(SMOOTH_L1, _reduce_array(loss, reduction), (a, b), (reduction, x.size, beta), (x, y))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
+    _expect_attr(target, "size")
+    _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        weighted = ops.mul(_huber(a, b, "none", delta), weight)
+        if reduction == "none":
+            return weighted
+        if reduction == "sum":
+            return ops.reduce_sum(weighted)
+        if reduction == "mean":
+            return ops.mean(weighted)
+        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+    return _huber(a, b, _reduction(None, None, reduction), delta)
+
+
+def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y = operands(a, b)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"huber_cpu\" not implemented for '{type_word(x)}'")
+    dt = x.dtype.type
+    d = dt(delta)
+    z = np.abs(x - y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        loss = np.where(z < d, dt(0.5) * z * z, d * (z - dt(0.5) * d)).astype(x.dtype)
+    return apply(HUBER, _reduce_array(loss, reduction), (a, b), (reduction, x.size, delta), (x, y))
+
+
+_KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+                    "divides only by the batch size, and aligns with the KL div math definition.'mean' will be "
+                    "changed to behave the same as 'batchmean' in the next major release.")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False) -> Tensor:
+    """F.kl_div as PyTorch composes it: exp(target) * (target - input) for log targets, else
+    xlogy(target, target) - target * input; then the reduction ('batchmean': the sum over the batch size)."""
+    if size_average is not None or reduce is not None:
+        enum = _reduction(size_average, reduce, reduction)
+    else:
+        if reduction == "mean" and STATE.warn is not None:
+            STATE.warn("UserWarning", _KL_MEAN_WARNING)
+        enum = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
+    _expect_tensor(input, "kl_div", "input", 1)
+    _expect_tensor(target, "kl_div", "target", 2)
+    x, t = input._a, target._a
+    if x.dtype.kind not in "fc" or t.dtype.kind not in "fc":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = ops.mul(ops.exp(target), ops.sub(target, input))
+    else:
+        if target.requires_grad and STATE.recording:
+            raise NotImplementedError("kl_div's gradient with respect to a target that is not a log (xlogy) is not "
+                                      "available in gradcli")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xlogy = np.where(t == 0, t.dtype.type(0), t * _rounded(np.log, t)).astype(t.dtype)
+        out = ops.sub(Tensor(xlogy), ops.mul(target, input))
+    reduced = _apply_reduction(out, enum)
+    if reduction == "batchmean" and x.ndim != 0:
+        reduced = ops.div(reduced, x.shape[0])
+    return reduced
+
+
 def _weighted_loss(errors: Tensor, input: Tensor, weight, reduction: str) -> Tensor:
     """mse_loss / l1_loss with `weight=`: PyTorch computes these in Python, from recorded ops."""
     if weight.shape != input.shape:
@@ -522,8 +699,7 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
                          f"({t.shape[0] if t.ndim else 0}).")
     if x.ndim > 2:
-        raise NotImplementedError("nll_loss over inputs of more than 2 dimensions (nll_loss2d) is not "
-                                  "available in gradcli")
+        return _nll_loss_spatial(a, target, weight, reduction, ignore_index)
     if t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
@@ -535,14 +711,66 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
         if w.ndim != 1 or w.size != classes:
             raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
                                f"but got weight tensor of shape: {_size_list(w.shape)}")
+    _check_nll_dtypes(x, t, w, "nll_loss_out_frame")
+    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
+    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _check_nll_dtypes(x: np.ndarray, t: np.ndarray, w, kernel: str):
     if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_word(t)}")
     if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for '{type_word(x)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     if w is not None and w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
-    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
-    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
+
+
+def _nll_loss_spatial(a: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss_nd beyond 2 dimensions: nll_loss2d on 4-d inputs; other inputs viewed as (N, C, 1, -1) and
+    their targets as (N, 1, -1), an unreduced loss viewed back to (N, d1, ...)."""
+    x, t = a._a, target._a
+    if x.ndim == 4:
+        return _nll_loss2d_checked(a, t, weight, reduction, ignore_index)
+    n, c = x.shape[0], x.shape[1]
+    out_size = (n,) + x.shape[2:]
+    if t.shape[1:] != x.shape[2:]:
+        raise RuntimeError(f"Expected target size {_size_list(out_size)}, got {_size_list(t.shape)}")
+    flat = (n, c, 1, -1) if x.size else (n, c, 1, math.prod(x.shape[2:]))
+    viewed = ops.view(a, flat) if x.size else ops.reshape(a, flat)
+    out = _nll_loss2d_checked(viewed, t.reshape(n, 1, -1), weight, reduction, ignore_index)
+    return ops.view(out, out_size) if reduction == "none" else out
+
+
+def _nll_loss2d_checked(a: Tensor, t: np.ndarray, weight, reduction: str, ignore_index: int) -> Tensor:
+    """nll_loss2d's checks of a 4-d input and 3-d target, then the kernel."""
+    x = a._a
+    if t.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{t.ndim}")
+    w = None
+    if weight is not None:
+        w = weight._a
+        if w.size != x.shape[1]:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (x.shape[0], x.shape[2], x.shape[3]) != t.shape:
+        raise RuntimeError(f"size mismatch (got input: {_size_list(x.shape)} , target: {_size_list(t.shape)}")
+    _check_nll_dtypes(x, t, w, "nll_loss2d_forward_out_frame")
+    return _nll_loss2d(a, t.astype(np.int64), None if w is None else w.reshape(-1), reduction, ignore_index)
+
+
+def _nll_loss2d(a: Tensor, t: np.ndarray, w, reduction: str, ignore_index: int) -> Tensor:
+    """The nll_loss2d kernel: positions (batch, height, width) in order, as rows of a 2-d nll_loss, whose
+    cascade sum runs over the same linear index."""
+    x = a._a
+    n, c, h, wd = x.shape
+    rows = np.moveaxis(x, 1, -1).reshape(-1, c)
+    out, key, picked_w, total = _nll_forward(rows, t.reshape(-1), w, reduction, ignore_index)
+    positions, classes = key if key else (np.zeros(0, dtype=np.int64),) * 2
+    spatial = h * wd
+    key4 = (positions // spatial, classes, positions % spatial // max(wd, 1), positions % max(wd, 1))
+    if reduction == "none":
+        out = out.reshape(n, h, wd)
+    return apply(NLL_LOSS2D, out, (a,), (x.shape, key4, picked_w, reduction, float(total), t, w, ignore_index))
 
 
 def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: int):

@@ -16,7 +16,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
-            losses.BCELoss, losses.BCEWithLogitsLoss)
+            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
 
 
 class ParameterClass(type):

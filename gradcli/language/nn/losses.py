@@ -51,6 +51,39 @@ class L1Loss(_Loss):
         return ops.l1_loss(input, target, reduction=self.reduction)
 
 
+class SmoothL1Loss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return ops.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return ops.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return ops.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
 class NLLLoss(_WeightedLoss):
     __module__ = "torch.nn.modules.loss"
 
