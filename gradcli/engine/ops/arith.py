@@ -49,14 +49,13 @@ def _pow_base(F, g, base, result):
 # an input has no tangent its term is left out, as PyTorch's zero tangents drop out of its formulas.
 
 def _add_jvp(F, ts, xs, result, alpha, negate=False):
+    """add / sub: self_t + other_t * alpha (- for sub), a missing tangent as PyTorch's zero tensor (whose
+    add or sub still records a node when the other side requires grad)."""
     st, ot = ts
     if ot is not None and alpha != 1:
         ot = ot * alpha
-    if ot is None:
-        return st
-    if st is None:
-        return -ot if negate else ot
-    return st - ot if negate else st + ot
+    shape = result._a.shape
+    return sub_tangents(st, ot, shape) if negate else add_tangents(st, ot, shape)
 
 
 def _sub_jvp(F, ts, xs, result, alpha):
