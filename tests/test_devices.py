@@ -4,6 +4,7 @@ and nothing of Python reachable through a device. The printed results are pinned
 import pytest
 
 from conftest import error_line, gradcli_output
+from gradcli.engine import dtypes
 
 T = "import torch\n"
 
@@ -32,10 +33,13 @@ def test_errors_are_pytorchs(source, message):
 
 
 def test_the_default_dtype_lasts_one_session():
-    assert gradcli_output(T + "torch.set_default_dtype(torch.float64)\nprint(torch.ones(1).dtype)\n") == \
-        "torch.float64\n"
-    assert gradcli_output(T + "print(torch.ones(1).dtype, torch.tensor(0.5).dtype)\n") == \
-        "torch.float32 torch.float32\n"
+    try:
+        assert gradcli_output(T + "torch.set_default_dtype(torch.float64)\nprint(torch.ones(1).dtype)\n") == \
+            "torch.float64\n"
+        assert gradcli_output(T + "print(torch.ones(1).dtype, torch.tensor(0.5).dtype)\n") == \
+            "torch.float32 torch.float32\n"
+    finally:        # the engine's own tests on this worker run without a session to reset it
+        dtypes.set_default_float(dtypes.float32)
 
 
 @pytest.mark.parametrize("source, message", [

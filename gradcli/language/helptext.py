@@ -101,6 +101,8 @@ _WHAT = {
     "Dataset": "Base class of map-style datasets: subclasses define __getitem__ (and usually __len__).",
     "TensorDataset": "A dataset whose samples are the tensors' rows at one index (first dimensions must match).",
     "Subset": "The samples of a dataset at a list of indices.",
+    "ConcatDataset": "The samples of several datasets one after another (what ds1 + ds2 makes).",
+    "SubsetRandomSampler": "The given indices in a random order on each pass.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
                   "generator), in-process.",
     "random_split": "Splits a dataset into Subsets of the given lengths or fractions over one random permutation.",

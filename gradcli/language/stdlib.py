@@ -410,8 +410,8 @@ def _build_torch() -> ScriptModule:
 def _build_utils() -> ScriptModule:
     """torch.utils: its data loading only (gradcli.language.torchdata); nothing that reaches files or processes."""
     from gradcli.language import torchdata as td
-    names = ("Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate", "Sampler",
-             "SequentialSampler", "RandomSampler", "BatchSampler")
+    names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
+             "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
     data = ScriptModule("torch.utils.data", {name: getattr(td, name) for name in names})
     return ScriptModule("torch.utils", {"data": data})
 

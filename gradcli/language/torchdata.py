@@ -14,6 +14,7 @@ and permutes with a fresh generator seeded with it (`randperm`), and, once exhau
 
 from __future__ import annotations
 
+import bisect
 import math
 
 from gradcli.engine import budget, factories, rng
@@ -55,6 +56,9 @@ class Dataset(ScriptObject, metaclass=ScriptType):
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
 
 class TensorDataset(Dataset):
     """Samples are the tuples of the tensors' rows at one index along their first dimension."""
@@ -92,6 +96,34 @@ class Subset(Dataset):
 
     def __len__(self):
         return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The samples of several datasets one after another (`ds1 + ds2`)."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        sizes, total = [], 0
+        for d in self.datasets:
+            total += len(d)
+            sizes.append(total)
+        self.cumulative_sizes = sizes
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - start]
 
 
 def random_split(dataset, lengths, generator=None):
@@ -145,41 +177,67 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A permutation of the indices per pass (without replacement only)."""
+    """A random permutation of the indices per pass, or `num_samples` draws with replacement, in PyTorch's order."""
 
     __module__ = "torch.utils.data.sampler"
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        if replacement is not False:
-            raise NotImplementedError("gradcli's RandomSampler draws without replacement only")
-        if num_samples is not None:
-            raise NotImplementedError("gradcli's RandomSampler draws each index once: num_samples is not "
-                                      "supported")
         _check_generator(generator)
         self.data_source = data_source
-        self.replacement = False
+        self.replacement = replacement
+        self._num_samples = num_samples
         self.generator = generator
-        n = len(data_source)
-        if n <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={n}")
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
+        count = self.num_samples
+        if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={count}")
 
     @property
     def num_samples(self):
-        return len(self.data_source)
+        return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        return _random_indices(len(self.data_source), self.generator)
+        return _random_indices(len(self.data_source), self.num_samples, self.replacement, self.generator)
 
     def __len__(self):
-        return len(self.data_source)
+        return self.num_samples
 
 
-def _random_indices(n: int, generator):
+def _random_indices(n: int, count: int, replacement: bool, generator):
     if generator is None:
         generator = rng.Generator()
         generator.manual_seed(_int64_seed(None))
-    yield from _permutation(n, generator)
-    _permutation(n, generator)          # PyTorch's sampler draws the (empty) remainder permutation too
+    if replacement:         # in draws of 32, as PyTorch's sampler asks for them
+        for _ in range(count // 32):
+            yield from generator.randint(0, n, (32,)).tolist()
+        yield from generator.randint(0, n, (count % 32,)).tolist()
+        return
+    for _ in range(count // n):
+        yield from _permutation(n, generator)
+    yield from _permutation(n, generator)[:count % n]     # drawn even when empty, as PyTorch's sampler does
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order per pass (drawn from the default generator unless given one)."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, indices, generator=None):
+        _check_generator(generator)
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        return _subset_indices(self.indices, self.generator)
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def _subset_indices(indices, generator):
+    for i in _permutation(len(indices), rng.default_generator if generator is None else generator):
+        yield indices[i]
 
 
 class BatchSampler(Sampler):
