@@ -13,7 +13,7 @@ from gradcli.language import access, compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
-from gradcli.engine import addresses
+from gradcli.engine import addresses, dtypes
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 from gradcli.language.syntaxerrors import Problems
@@ -138,6 +138,7 @@ class Session:
         state.warned_once = set()
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
+        dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
         if seed is None:
             state.generator.seed()
         else:

@@ -74,10 +74,13 @@ ESCAPES = [
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
-    ("import torch.utils", 1, "1:1: ImportError: import of 'torch.utils' is outside gradcli's language: gradcli knows only torch, "
-                              "torch.autograd, torch.autograd.forward_ad, torch.autograd.function, torch.autograd.functional, torch.autograd.graph, torch.func, torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, "
-                              "torch.nn.utils, torch.optim, torch.optim.lr_scheduler, "
-                              "torch.random, torch.testing, torch.version and math"),
+    ("import torch.utils.checkpoint", 1, "1:1: ImportError: import of 'torch.utils.checkpoint' is outside gradcli's "
+                                         "language: gradcli knows only torch, torch.autograd, torch.autograd.forward_ad, "
+                                         "torch.autograd.function, torch.autograd.functional, torch.autograd.graph, "
+                                         "torch.backends, torch.backends.cuda, torch.backends.mps, torch.cuda, torch.func, "
+                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
+                                         "torch.optim.lr_scheduler, torch.random, "
+                                         "torch.testing, torch.utils, torch.utils.data, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
     # Python's builtins outside the language
@@ -123,8 +126,9 @@ ESCAPES = [
                                 f"language: {_NO_ARRAYS}"),
     (T + "torch.hub.load('a', 'b')", 1, "2:1: AttributeError: module 'torch' attribute 'hub' is outside gradcli's "
                                         "language: scripts cannot download code"),
-    (T + "torch.utils", 1, "2:1: AttributeError: module 'torch' attribute 'utils' is outside gradcli's language: "
-                           "scripts cannot reach files, processes or the network"),
+    (T + "torch.utils.cpp_extension", 1, "2:1: AttributeError: module 'torch.utils' attribute 'cpp_extension' is "
+                                         "outside gradcli's language: scripts cannot reach files, processes or the "
+                                         "network"),
     (T + "torch.ops", 1, "2:1: AttributeError: module 'torch' attribute 'ops' is outside gradcli's language: "
                          "scripts cannot load native code"),
     ("print('x', file=1)", 1, "1:1: TypeError: print(file=...) is outside gradcli's language: scripts cannot "

@@ -172,6 +172,12 @@ def test_start_up_does_not_read_the_data():
 
 # gradcli's own additions to PyTorch's namespaces, each deliberate
 _EXTRAS = {("torch.autograd", "GradcheckError")}     # PyTorch keeps it in torch.autograd.gradcheck
+# The data lacks torch.cuda and torch.backends; these names were checked with PyTorch 2.13's CPU build
+_EXTRAS |= {("torch", "backends"), ("torch.backends", "mps"), ("torch.backends", "cuda"),
+            ("torch.backends.cuda", "is_built"), ("torch.backends.mps", "is_available"), ("torch.backends.mps", "is_built")}
+_EXTRAS |= {("torch.cuda", n) for n in ("is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
+                                         "seed", "seed_all", "synchronize", "current_device", "get_device_name",
+                                         "empty_cache")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

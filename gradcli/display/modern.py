@@ -9,7 +9,8 @@ import numpy as np
 _FLOAT_DTYPES = frozenset({"float16", "float32", "float64"})
 # Non-empty tensors of these dtypes print without a `dtype=` suffix.
 _IMPLIED_DTYPES = frozenset({"float32", "int64", "bool"})
-_DEFAULT_FLOAT = "float32"
+# torch.get_default_dtype()'s name: tensors of it print without `dtype=` (set by gradcli.engine.dtypes)
+default_float = "float32"
 _PREFIX = "tensor("
 _INDENT = len(_PREFIX)
 
@@ -174,12 +175,13 @@ def _suffixes(data: np.ndarray, dtype_name: str, grad_fn_name: str | None, requi
         # No element can hint at the dtype, so everything but the default float dtype is named.
         if data.ndim != 1:
             out.append(f"size={tuple(data.shape)!r}")
-        if dtype_name != _DEFAULT_FLOAT:
+        if dtype_name != default_float:
             out.append(f"dtype=torch.{dtype_name}")
     else:
         if opts.edgeitems == 0:
             out.append(f"size={tuple(data.shape)!r}")
-        if dtype_name not in _IMPLIED_DTYPES:
+        if dtype_name not in _IMPLIED_DTYPES if default_float == "float32" else \
+                dtype_name not in ("int64", "bool", default_float):     # after torch.set_default_dtype
             out.append(f"dtype=torch.{dtype_name}")
     if grad_fn_name is not None:
         out.append(f"grad_fn=<{grad_fn_name}>")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.display import modern
+
 # Promotion categories: a higher category wins over any lower one.
 BOOL, INT, FLOAT = 0, 1, 2
 
@@ -53,6 +55,13 @@ ALIASES = {
 }
 
 default_float = float32
+
+
+def set_default_float(dtype: DType) -> None:
+    """torch.set_default_dtype: what factories and Python floats make, and what prints without `dtype=`."""
+    global default_float
+    default_float = dtype
+    modern.default_float = dtype.name
 
 
 def by_name(name: str) -> DType:

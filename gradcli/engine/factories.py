@@ -10,7 +10,7 @@ import numpy as np
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import Op, apply, broadcast_error, checked_scalar, result_dtype
-from gradcli.engine.tensor import Size, Tensor
+from gradcli.engine.tensor import Size, Tensor, check_device
 
 
 def _type_name(x) -> str:
@@ -148,14 +148,20 @@ def _filled(name, size, value, dtype, requires_grad, kw_size=None):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
+    if device is not None:
+        check_device(device)
     return _filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw))
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
+    if device is not None:
+        check_device(device)
     return _filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw))
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
+    if device is not None:
+        check_device(device)
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
     return _filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw))
 
@@ -169,6 +175,8 @@ def _size_kw(name: str, kw: dict):
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     _check_dtype(dtype)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
@@ -195,23 +203,33 @@ def _like(name, t, value, dtype, requires_grad):
 
 
 def ones_like(input, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     return _like("ones_like", input, 1, dtype, requires_grad)
 
 
 def zeros_like(input, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     return _like("zeros_like", input, 0, dtype, requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     return _like("full_like", input, fill_value, dtype, requires_grad)
 
 
 def empty_like(input, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     # uninitialised in PyTorch; zeros here, as for empty()
     return _like("empty_like", input, 0, dtype, requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     _check_dtype(dtype)
     rows = _as_int(n)
     if rows is None:
@@ -259,6 +277,8 @@ def _arange_float(start: float, step: float, n: int, dt: np.dtype) -> np.ndarray
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
     float; the element count and the checks as in PyTorch's compute_arange_size."""
+    if device is not None:
+        check_device(device)
     _check_dtype(dtype)
     names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
     if len(args) > 3 or any(k not in names for k in kw):
@@ -323,6 +343,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
 def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
+    if device is not None:
+        check_device(device)
     _check_dtype(dtype)
     names = ("start", "end", "steps")
     values = dict(zip(names, args))
@@ -478,6 +500,8 @@ def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarr
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
+    if device is not None:
+        check_device(device)
     _check_dtype(dtype)
     if requires_grad.__class__ is not bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
@@ -514,13 +538,13 @@ def legacy_tensor(*args):
     """torch.Tensor(...): from data (always float32), an alias of a tensor, or an uninitialised (here:
     zero) tensor of a size."""
     if not args:
-        return Tensor(np.zeros((0,), dtype=np.float32))
+        return Tensor(np.zeros((0,), dtype=dtypes.default_float.np))
     if len(args) == 1:
         arg = args[0]
         if isinstance(arg, Size):
             return zeros(arg)
         if isinstance(arg, (list, tuple)):
-            return tensor(arg, dtype=dtypes.float32)
+            return tensor(arg, dtype=dtypes.default_float)
         if isinstance(arg, Tensor):        # an alias, whatever its dtype
             from gradcli.engine.ops.shape import alias     # ops imports this module
             return alias(arg)
@@ -625,10 +649,14 @@ def _float_output(name: str, dtype) -> np.dtype:
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    if device is not None:
+        check_device(device)
     return _random_floats("rand", _uniform_values, size, dtype, requires_grad, generator, kw)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    if device is not None:
+        check_device(device)
     return _random_floats("randn", _normal_values, size, dtype, requires_grad, generator, kw)
 
 
@@ -664,11 +692,15 @@ def _like_target(name, input, dtype) -> np.ndarray:
 
 
 def rand_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+    if device is not None:
+        check_device(device)
     g = _generator(generator, "rand", (input,), {"generator": generator})
     return _finish(_uniform_values(g, _like_target("rand_like", input, dtype), 0.0, 1.0), requires_grad)
 
 
 def randn_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+    if device is not None:
+        check_device(device)
     g = _generator(generator, "randn", (input,), {"generator": generator})
     return _finish(_normal_values(g, _like_target("randn_like", input, dtype), 0.0, 1.0), requires_grad)
 
@@ -688,6 +720,8 @@ def _int_values(g, a: np.ndarray, low: int, high: int) -> np.ndarray:
 
 def randint(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
     """randint(high, size) / randint(low, high, size), int64 unless dtype says otherwise."""
+    if device is not None:
+        check_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     names = ("low", "high", "size") if len(args) + len(kw) >= 3 else ("high", "size")
     values = dict(zip(names, args))
@@ -713,6 +747,8 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
 
 def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
     """randint_like(input, high) / randint_like(input, low, high): input's shape and dtype."""
+    if device is not None:
+        check_device(device)
     names = ("low", "high") if len(args) + len(kw) >= 2 else ("high",)
     values = dict(zip(names, args))
     for k, v in kw.items():
@@ -728,6 +764,8 @@ def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, 
 
 
 def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+    if device is not None:
+        check_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     if len(args) + len(kw) != 1 or (kw and "n" not in kw):
         raise invalid_arguments("randperm", args, call_kw)
@@ -740,6 +778,8 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
 
 def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, **kw):
     """The four overloads: (Tensor, Tensor), (Tensor, float=1), (float, Tensor), (float, float, size)."""
+    if device is not None:
+        check_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     names = ("mean", "std", "size")
     values = dict(zip(names, args))

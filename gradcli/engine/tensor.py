@@ -378,8 +378,8 @@ class Tensor:
         if len(args) == 1 and not kwargs and args[0].__class__ is dtypes.DType:
             return ops.to_dtype(self, args[0])
         form, values = signatures.bound("Tensor.to", args, kwargs)
-        if form == 0 and values["device"].__class__ is str:
-            _check_device(values["device"])
+        if form == 0 and values["device"] is not None:
+            check_device(values["device"])
         dtype = values["tensor"].dtype if form == 2 else values["dtype"]
         copy = bool(values["copy"])
         if dtype is None:
@@ -418,6 +418,13 @@ class Tensor:
 
     def cpu(self) -> "Tensor":
         return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        raise AssertionError(NO_CUDA)
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
 
     def clone(self) -> "Tensor":
         return ops.clone(self)
@@ -1309,31 +1316,59 @@ class Tensor:
 
 
 class _Device:
-    __slots__ = ()
-    type = "cpu"
+    """torch.device: a type and an optional index. gradcli computes on the CPU; a device of another type
+    (`torch.device('cuda')`, as PyTorch's CPU build allows) only prints and compares."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, kind: str = "cpu", index=None):
+        self.type = kind
+        self.index = index
 
     def __repr__(self):
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        return other.__class__ is _Device and other.type == self.type and other.index == self.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
 
 
 _CPU = _Device()
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                  "meta, hpu, mtia, privateuseone")
+NO_CUDA = "Torch not compiled with CUDA enabled"
 
 
-def _check_device(text: str) -> None:
-    """A device string names one of PyTorch's device types (gradcli computes on the CPU whatever it names)."""
-    kind = text.partition(":")[0]
+def parse_device(text: str) -> _Device:
+    """torch.device('cuda:1'): PyTorch's parse of a device string, with its messages."""
+    kind, colon, index = text.partition(":")
     if kind not in _DEVICE_TYPES.split(", "):
         raise RuntimeError(f"Expected one of {_DEVICE_TYPES} device type at start of device string: {text}")
-    if kind == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")      # as PyTorch's CPU build says
-    if kind != "cpu":
-        raise NotImplementedError(f"gradcli computes on the CPU only, not on device '{text}'")
+    if not colon:
+        return _Device(kind)
+    if not index.isdigit() or not index.isascii() or (len(index) > 1 and index[0] == "0"):
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    return _Device(kind, int(index))
+
+
+def check_device(device) -> None:
+    """A tensor may be made on, or moved to, the CPU only: CUDA fails as PyTorch's CPU build fails."""
+    if device.__class__ is not _Device:
+        if device.__class__ is not str:
+            return              # the argument parser names a wrong type
+        device = parse_device(device)
+    if device.type == "cuda":
+        raise AssertionError(NO_CUDA)      # as PyTorch's CPU build says
+    if device.type != "cpu":
+        raise NotImplementedError(f"gradcli computes on the CPU only, not on device '{device}'")
 
 
 def _zero_dim_size(dim):

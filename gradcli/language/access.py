@@ -15,7 +15,7 @@ from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, lr_scheduler, optim, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor
+from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule, type_name
 from gradcli.language.classes import ScriptType
@@ -33,7 +33,7 @@ REFUSED_TORCH_MEMBERS = {
     "save": _NO_FILES, "load": _NO_FILES, "from_file": _NO_FILES, "from_numpy": _NO_ARRAYS,
     "frombuffer": _NO_POINTERS, "hub": "scripts cannot download code", "jit": "scripts cannot compile code",
     "compile": "scripts cannot compile code", "ops": "scripts cannot load native code",
-    "classes": "scripts cannot load native code", "utils": "scripts cannot reach files, processes or the network",
+    "classes": "scripts cannot load native code",
 }
 
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
@@ -72,6 +72,7 @@ ALLOWED = {
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable", "metadata", "register_hook",
                                         "register_prehook")),
     rng.Generator: frozenset(("seed", "initial_seed")),
+    _Device: frozenset(("type", "index")),
     _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
@@ -167,6 +168,9 @@ def get_method(obj, name: str):
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
+            if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
+                raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
+                                     "scripts cannot reach files, processes or the network") from None
             if name[:1] == "_":         # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None

@@ -1752,7 +1752,9 @@ def _as_set(items: list, line: int, col: int) -> set:
 def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
     if module.split(".")[0] == "torch":
-        refused = module.split(".")[1] in access.REFUSED_TORCH_MEMBERS if "." in module else False
+        parts = module.split(".")
+        refused = len(parts) > 1 and (parts[1] in access.REFUSED_TORCH_MEMBERS or (
+            parts[1] == "utils" and len(parts) > 2 and parts[2] != "data"))     # torch.utils: data loading only
         if not refused and torchapi.is_module(module):
             return NotImplementedError(f"gradcli does not implement {module}")
         known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))

@@ -13,7 +13,7 @@ import random as _random
 import string as _string
 import time as _time
 
-from gradcli.language import bounds, classes, pycollections
+from gradcli.language import bounds, classes, devices, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.language import nn as nn_classes
 from gradcli.engine.addresses import address
@@ -404,6 +404,13 @@ def _build_torch() -> ScriptModule:
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": nn, "linalg": linalg, "func": func, "vmap": vmap, "optim": optim_ns,
+        "utils": _build_utils(),
+        "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
+        "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
+                                                    "cuda": ScriptModule("torch.backends.cuda",
+                                                                         dict(devices.BACKENDS_CUDA))}),
+        "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
+        "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
         "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
@@ -411,7 +418,18 @@ def _build_torch() -> ScriptModule:
     }
     for alias, dt in dtypes.ALIASES.items():
         members[alias] = dt
+    for name, dt in devices.TYPED.items():
+        members[name] = devices.typed_constructor(dt)
     return _expose(ScriptModule("torch", members))
+
+
+def _build_utils() -> ScriptModule:
+    """torch.utils: its data loading only (gradcli.language.torchdata); nothing that reaches files or processes."""
+    from gradcli.language import torchdata as td
+    names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
+             "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
+    data = ScriptModule("torch.utils.data", {name: getattr(td, name) for name in names})
+    return ScriptModule("torch.utils", {"data": data})
 
 
 def _build_math() -> ScriptModule:

@@ -1,0 +1,123 @@
+"""Devices and default dtypes as scripts reach them: torch.device, torch.cuda, torch.backends, the default
+device and dtype, and the legacy typed constructors (torch.FloatTensor...).
+
+gradcli is PyTorch's CPU build: `torch.device('cuda')` is a value that prints and compares, CUDA is never
+available, and making or moving a tensor onto it fails with the CPU build's own AssertionError
+(gradcli.engine.tensor.check_device).
+"""
+
+from __future__ import annotations
+
+from gradcli.engine import dtypes, factories
+import numpy as np
+
+from gradcli.engine.tensor import NO_CUDA, Tensor, _CPU, _Device, _scalar_name, check_device, parse_device
+
+
+def device(*args, **kwargs) -> _Device:
+    """torch.device('cpu'), torch.device('cuda:1'), torch.device('cpu', 0), torch.device(other_device)."""
+    if kwargs:
+        names = ("type", "index")
+        for name in kwargs:
+            if name not in names:
+                raise TypeError(f"device() got an unexpected keyword argument '{name}'")
+        args = args + tuple(kwargs[n] for n in names[len(args):] if n in kwargs)
+    if len(args) == 1 and args[0].__class__ is _Device:
+        return args[0]
+    if not 1 <= len(args) <= 2:
+        raise TypeError(f"device() takes 1 or 2 arguments ({len(args)} given)")
+    kind = args[0]
+    if kind.__class__ is not str:
+        raise TypeError(f"device(): argument 'type' must be str, not {type(kind).__name__}")
+    parsed = parse_device(kind)
+    if len(args) == 2 and args[1] is not None:
+        index = args[1]
+        if index.__class__ is not int:
+            raise TypeError(f"device(): argument 'index' must be int, not {type(index).__name__}")
+        if parsed.index is not None:
+            raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
+                               f"{kind}")
+        if index < 0:
+            raise RuntimeError("Device index must not be negative")
+        return _Device(parsed.type, index)
+    return parsed
+
+
+def _false(*args, **kwargs) -> bool:
+    return False
+
+
+def _zero() -> int:
+    return 0
+
+
+def _nothing(*args, **kwargs) -> None:
+    """torch.cuda.manual_seed(s) and the like: a CPU build accepts them and does nothing."""
+
+
+def _no_cuda(*args, **kwargs):
+    raise AssertionError(NO_CUDA)
+
+
+# torch.cuda as PyTorch's CPU build has it
+CUDA = {"is_available": _false, "device_count": _zero, "is_initialized": _false, "manual_seed": _nothing,
+        "manual_seed_all": _nothing, "seed": _nothing, "seed_all": _nothing, "synchronize": _no_cuda,
+        "current_device": _no_cuda, "get_device_name": _no_cuda, "empty_cache": _nothing}
+MPS = {"is_available": _false, "is_built": _false}
+BACKENDS_CUDA = {"is_built": _false}
+
+
+def set_default_device(dev) -> None:
+    """The default device stays the CPU: setting it to the CPU (or None) is all a CPU build can use."""
+    if dev is not None:
+        check_device(device(dev) if dev.__class__ is str else dev)
+
+
+def get_default_device() -> _Device:
+    return _CPU
+
+
+def get_default_dtype() -> dtypes.DType:
+    return dtypes.default_float
+
+
+def set_default_dtype(d) -> None:
+    """torch.set_default_dtype(torch.float64): factories and Python floats follow it, as in PyTorch."""
+    if d.__class__ is not dtypes.DType:
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if d is not dtypes.float32 and d is not dtypes.float64:
+        if d.is_floating_point:
+            raise NotImplementedError(f"gradcli's default dtype is float32 or float64, not {d}")
+        raise TypeError("only floating-point types are supported as the default type")
+    dtypes.set_default_float(d)
+
+
+def typed_constructor(dt: dtypes.DType):
+    """torch.FloatTensor(...) and its kin: the legacy constructor of one dtype (data, an alias of a tensor of
+    that dtype, or an uninitialised (here: zero) tensor of a size)."""
+
+    def construct(*args, device=None):
+        if device is not None:
+            check_device(device)
+        if len(args) == 1:
+            arg = args[0]
+            if isinstance(arg, (list, tuple)) and not arg.__class__.__name__ == "Size":
+                return factories.tensor(arg, dtype=dt)
+            if arg.__class__ is Tensor:
+                if arg.dtype is not dt:
+                    raise TypeError(f"expected {_options(dt)} (got {_options(arg.dtype)})")
+                return factories.legacy_tensor(arg)
+        if not args:
+            return factories.zeros(0, dtype=dt)
+        return factories.zeros(*args, dtype=dt)
+
+    construct.__name__ = construct.__qualname__ = dt.legacy.rpartition(".")[2]
+    return construct
+
+
+def _options(dt: dtypes.DType) -> str:
+    return (f"TensorOptions(dtype={_scalar_name(np.empty(0, dt.np))}, device=cpu, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+TYPED = {dt.legacy.rpartition(".")[2]: dt for dt in dtypes.ALL if dt.legacy}

@@ -1,0 +1,415 @@
+"""torch.utils.data as scripts use it: Dataset, TensorDataset, Subset, the samplers, DataLoader, random_split.
+
+`Dataset` is a library class of the language (see gradcli.language.classes): a script's
+`class Squares(Dataset)` derives from it as from its own classes, and the loader reaches it only as a
+script does, through `len(ds)` and `ds[i]`. Everything here is in-process: PyTorch's worker processes,
+pinned memory and the like are refused with a clear message.
+
+The order of the samples is PyTorch's bit for bit under a seed: each pass over a DataLoader draws its
+`_base_seed` (one int64 `random_()`, from the loader's generator or the default one) before the first
+batch; a shuffling sampler without a generator then draws one more such seed from the default generator
+and permutes with a fresh generator seeded with it (`randperm`), and, once exhausted, draws one more
+(empty) permutation, as PyTorch's RandomSampler does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from gradcli.engine import budget, factories, rng
+from gradcli.engine.addresses import address
+from gradcli.engine.ops.shape import stack
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+from gradcli.language import bounds
+from gradcli.language.classes import ScriptObject, ScriptType
+
+_INT64_SPAN = 1 << 63
+
+
+def _int64_seed(g) -> int:
+    """`torch.empty((), dtype=torch.int64).random_(generator=g).item()`: one 64-bit draw modulo 2**63."""
+    g = rng.default_generator if g is None else g
+    words = g._words32(2)
+    return ((int(words[0]) << 32) | int(words[1])) % _INT64_SPAN
+
+
+def _permutation(n: int, g) -> list:
+    """`torch.randperm(n, generator=g).tolist()`, bounded as the tensor and the list it makes are."""
+    budget.check_tensor((n,), 8)
+    if n > STATE.max_items:
+        raise bounds.built_too_many("list")
+    return g.randperm(n).tolist()
+
+
+def _check_generator(generator) -> None:
+    if generator is not None and generator.__class__ is not rng.Generator:
+        raise TypeError(f"generator must be a torch.Generator, not {type(generator).__name__}")
+
+
+class Dataset(ScriptObject, metaclass=ScriptType):
+    """torch.utils.data.Dataset: subclasses define `__getitem__` (and usually `__len__`)."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are the tuples of the tensors' rows at one index along their first dimension."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, *tensors):
+        for t in tensors:
+            if t.__class__ is not Tensor:
+                raise AttributeError(f"'{type(t).__name__}' object has no attribute 'size'")
+        if tensors and any(t.size(0) != tensors[0].size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """The samples of several datasets one after another (`ds1 + ds2`)."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")
+        sizes, total = [], 0
+        for d in self.datasets:
+            total += len(d)
+            sizes.append(total)
+        self.cumulative_sizes = sizes
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][idx - start]
+
+
+def random_split(dataset, lengths, generator=None):
+    """Subsets of `dataset` of the given lengths (or fractions of its length), over one permutation."""
+    _check_generator(generator)
+    lengths = list(lengths)
+    total = len(dataset)
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(math.floor(total * frac))
+        for i in range(total - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0 and STATE.warn is not None:
+                STATE.warn("UserWarning", f"Length of split at index {i} is 0. This might result in an empty "
+                           "dataset.")
+        lengths = sizes
+    if sum(lengths) != total:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    indices = _permutation(sum(lengths), rng.default_generator if generator is None else generator)
+    subsets, offset = [], 0
+    for length in lengths:
+        subsets.append(Subset(dataset, indices[offset:offset + length]))
+        offset += length
+    return subsets
+
+
+class Sampler(ScriptObject, metaclass=ScriptType):
+    """torch.utils.data.Sampler: an iterable of dataset indices."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, data_source=None):
+        pass
+
+
+class SequentialSampler(Sampler):
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices per pass, or `num_samples` draws with replacement, in PyTorch's order."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        _check_generator(generator)
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
+        count = self.num_samples
+        if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={count}")
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        return _random_indices(len(self.data_source), self.num_samples, self.replacement, self.generator)
+
+    def __len__(self):
+        return self.num_samples
+
+
+def _random_indices(n: int, count: int, replacement: bool, generator):
+    if generator is None:
+        generator = rng.Generator()
+        generator.manual_seed(_int64_seed(None))
+    if replacement:         # in draws of 32, as PyTorch's sampler asks for them
+        for _ in range(count // 32):
+            yield from generator.randint(0, n, (32,)).tolist()
+        yield from generator.randint(0, n, (count % 32,)).tolist()
+        return
+    for _ in range(count // n):
+        yield from _permutation(n, generator)
+    yield from _permutation(n, generator)[:count % n]     # drawn even when empty, as PyTorch's sampler does
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order per pass (drawn from the default generator unless given one)."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, indices, generator=None):
+        _check_generator(generator)
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        return _subset_indices(self.indices, self.generator)
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def _subset_indices(indices, generator):
+    for i in _permutation(len(indices), rng.default_generator if generator is None else generator):
+        yield indices[i]
+
+
+class BatchSampler(Sampler):
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        return _batches(iter(self.sampler), self.batch_size, self.drop_last)
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+def _batches(indices, size: int, drop_last: bool):
+    room = STATE.max_items
+    while True:
+        batch = []
+        for index in indices:
+            batch.append(index)
+            if len(batch) == size:
+                break
+            if len(batch) == room:          # a batch is a list of samples: bounded as the script's lists
+                raise bounds.built_too_many("list")
+        if not batch or (drop_last and len(batch) < size):
+            return
+        yield batch
+
+
+# ---- collate ------------------------------------------------------------------------------------
+
+_COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def default_collate(batch):
+    """PyTorch's default_collate: tensors stacked, numbers as tensors, containers collated per field."""
+    elem = batch[0]
+    if elem.__class__ is Tensor:
+        return stack(batch, 0)
+    if isinstance(elem, float):
+        return factories.tensor(batch, dtype=_float64())
+    if isinstance(elem, int):
+        return factories.tensor(batch)
+    if isinstance(elem, str):
+        return batch
+    if isinstance(elem, dict):
+        return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, (tuple, list)):
+        size = len(elem)
+        if any(len(e) != size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        columns = [default_collate(list(samples)) for samples in zip(*batch)]
+        if isinstance(elem, tuple):
+            if hasattr(type(elem), "_fields"):          # a namedtuple keeps its type
+                return type(elem)(*columns)
+            return columns
+        return columns
+    raise TypeError(_COLLATE_ERROR.format(type(elem)))
+
+
+def _float64():
+    from gradcli.engine import dtypes
+    return dtypes.float64
+
+
+# ---- the loader ---------------------------------------------------------------------------------
+
+_IN_PROCESS = ("gradcli's DataLoader loads in-process only: {} is outside gradcli's language (scripts cannot "
+               "start processes)")
+
+
+class DataLoader(ScriptObject, metaclass=ScriptType):
+    """torch.utils.data.DataLoader over a map-style dataset, loading in the script's own process."""
+
+    __module__ = "torch.utils.data.dataloader"
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers > 0:
+            raise NotImplementedError(_IN_PROCESS.format(f"num_workers={num_workers}"))
+        if prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers "
+                             "> 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if persistent_workers:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if pin_memory:
+            raise NotImplementedError(_IN_PROCESS.format("pin_memory=True"))
+        if worker_init_fn is not None or multiprocessing_context is not None:
+            raise NotImplementedError(_IN_PROCESS.format("a worker option"))
+        _check_generator(generator)
+        self.dataset = dataset
+        self.num_workers = 0
+        self.prefetch_factor = None
+        self.pin_memory = False
+        self.timeout = timeout
+        shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                                 "and drop_last")
+            batch_size = None
+            drop_last = False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                             "drop_last")
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.generator = generator
+        self.collate_fn = default_collate if collate_fn is None and batch_sampler is not None else collate_fn
+
+    def __iter__(self):
+        return _LoaderIter(self)
+
+    def __len__(self):
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+class _LoaderIter:
+    """One pass over a DataLoader (PyTorch's _SingleProcessDataLoaderIter). Not a script class: scripts reach
+    none of its attributes, only `next()` and `for`."""
+
+    __slots__ = ("_batches", "_dataset", "_collate", "_auto", "_rows")
+
+    def __init__(self, loader: DataLoader):
+        self._auto = loader.batch_sampler is not None
+        self._batches = iter(loader.batch_sampler if self._auto else loader.sampler)
+        _int64_seed(loader.generator)      # PyTorch draws the pass's _base_seed before the first batch
+        self._dataset = dataset = loader.dataset
+        self._collate = loader.collate_fn
+        # A TensorDataset's batch, stacked row by row in PyTorch, is one indexing op per tensor here: the
+        # same values and dtype, when no tensor records a graph (whose grad_fn would differ)
+        self._rows = dataset.tensors if (
+            dataset.__class__ is TensorDataset and self._auto and self._collate is default_collate
+            and dataset.tensors and not any(t.requires_grad for t in dataset.tensors)) else None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        index = next(self._batches)
+        if self._rows is not None:
+            return [t[index] for t in self._rows]
+        dataset = self._dataset
+        if self._auto:
+            data = [dataset[i] for i in index]
+        else:
+            data = dataset[index]
+        return data if self._collate is None else self._collate(data)
+
+    def __repr__(self):
+        return f"<torch.utils.data.dataloader._SingleProcessDataLoaderIter object at {address(self)}>"

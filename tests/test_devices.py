@@ -1,0 +1,57 @@
+"""Devices and the default dtype: PyTorch's CPU build's values and errors, a default dtype that lasts one session,
+and nothing of Python reachable through a device. The printed results are pinned by tests/conformance/devices_*."""
+
+import pytest
+
+from conftest import error_line, gradcli_output
+from gradcli.engine import dtypes
+
+T = "import torch\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("torch.ones(2).to('cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.zeros(2, device=torch.device('cuda', 0))", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.randperm(4, device='cuda:1')", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.FloatTensor([1], device='cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.ones(2).cuda()", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.cuda.current_device()", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.set_default_device('cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.device('gpu')", "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+                            "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
+                            "start of device string: gpu"),
+    ("torch.device('cuda:01')", "RuntimeError: Invalid device string: 'cuda:01'"),
+    ("torch.ones(2, device='mps')", "NotImplementedError: gradcli computes on the CPU only, not on device 'mps'"),
+    ("torch.set_default_dtype(torch.int32)", "TypeError: only floating-point types are supported as the default type"),
+    ("torch.FloatTensor(torch.ones(2, dtype=torch.int64))",
+     "TypeError: expected TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), "
+     "pinned_memory=false (default), memory_format=(nullopt)) (got TensorOptions(dtype=long int, device=cpu, "
+     "layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))"),
+])
+def test_errors_are_pytorchs(source, message):
+    assert error_line(T + source) == message
+
+
+def test_the_default_dtype_lasts_one_session():
+    try:
+        assert gradcli_output(T + "torch.set_default_dtype(torch.float64)\nprint(torch.ones(1).dtype)\n") == \
+            "torch.float64\n"
+        assert gradcli_output(T + "print(torch.ones(1).dtype, torch.tensor(0.5).dtype)\n") == \
+            "torch.float32 torch.float32\n"
+    finally:        # the engine's own tests on this worker run without a session to reset it
+        dtypes.set_default_float(dtypes.float32)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("torch.device('cpu').__class__", "AttributeError: 'torch.device' object attribute '__class__' is outside "
+                                      "gradcli's language"),
+    ("torch.device('cpu').type.__class__", "AttributeError: 'str' object attribute '__class__' is outside gradcli's "
+                                           "language"),
+    ("torch.cuda.__dict__", "AttributeError: module 'torch.cuda' attribute '__dict__' is outside gradcli's language"),
+    ("torch.device('cpu').type = 'cuda'", "AttributeError: 'torch.device' object attribute 'type' is read-only"),
+    ("torch.FloatTensor.__globals__", "AttributeError: type object 'FloatTensor' has no attribute '__globals__'"),
+    ("torch.FloatTensor.__call__.__globals__", "AttributeError: type object 'FloatTensor' attribute '__call__' is "
+                                               "outside gradcli's language"),
+])
+def test_escape_is_refused(source, message):
+    assert error_line(T + source) == message
