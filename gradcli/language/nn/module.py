@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 
 from gradcli.engine import autograd, dtypes, parameter
-from gradcli.engine.tensor import Tensor, _check_device
+from gradcli.engine.tensor import Tensor, check_device
 from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
 from gradcli.language.pycollections import OrderedDict
 
@@ -555,8 +555,8 @@ def _to_dtype(args, kwargs):
             dtype = arg.dtype
         elif arg.__class__ is not bool:
             device = arg
-    if device is not None and device.__class__ is str:
-        _check_device(device)
+    if device is not None:
+        check_device(device)
     return dtype
 
 
