@@ -103,6 +103,8 @@ CHECKS = {
     shape.SQUEEZE: [(lambda a: a.squeeze(0), (any_(1, 3),))],
     shape.SQUEEZE_ALL: [(lambda a: a.squeeze(), (any_(1, 3, 1),))],
     shape.TRANSPOSE_T: [(lambda a: a.t() * a.t(), (any_(2, 3),))],
+    shape.PAD: [(lambda a: shape.constant_pad(a, (1, 2), 0.5) * 2, (any_(2, 3),)),
+                (lambda a: shape.constant_pad(a, (-1, 1, 1, 0), 0), (any_(2, 3),))],
     shape.VIEW: [(lambda a: a.view(3, 2), (any_(2, 3),)), (lambda a: a.view(-1), (any_(2, 2),))],
     indexing.SELECT_BACKWARD: [(lambda a: _second(lambda x: (x[1] * x[1]).sum(), a), (any_(3),))],
     indexing.SLICE_BACKWARD: [(lambda a: _second(lambda x: (x[0:2] ** 2).sum(), a), (any_(3),))],

@@ -392,3 +392,16 @@ def test_error_messages_are_pytorchs(code, want):
     result = run_script("import torch\n" + code + "\n")
     assert result.error is not None, f"expected {want}"
     assert f"{result.error.kind}: {result.error.message}" == want
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("F.pad(torch.ones(1), (10**12, 0))", "RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. "
+     "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4000000000004 bytes. Error code 12 "
+     "(Cannot allocate memory)"),
+    ("F.pad(torch.ones(3), (1, 1), mode='reflect')",
+     "NotImplementedError: gradcli does not implement torch.nn.functional.pad with mode='reflect' yet"),
+    ("F.pad(torch.ones(3), 1)", "TypeError: pad(): argument 'pad' (position 2) must be tuple of ints, not int"),
+])
+def test_pad_is_bounded_and_refuses_what_it_lacks(call, expected):
+    result = run_script("import torch\nimport torch.nn.functional as F\n" + call + "\n")
+    assert f"{result.error.kind}: {result.error.message}" == expected

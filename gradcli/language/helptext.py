@@ -110,6 +110,8 @@ _WHAT = {
     "jacfwd": "A function returning the Jacobian of `func` in forward mode, one Jacobian-vector product per "
               "input element.",
     "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
+    "pad": "Pads the last dims of a tensor with a constant (pairs of amounts, last dim first; negative "
+           "amounts crop); gradcli has mode='constant' only.",
     "functional_call": "Calls a module with some of its parameters and buffers replaced by name, for that call "
                        "only (func transforms differentiate with respect to them).",
     "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "

@@ -227,6 +227,7 @@ def _build_torch() -> ScriptModule:
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
+        "pad": ops.shape.functional_pad,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,

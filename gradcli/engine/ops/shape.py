@@ -147,6 +147,9 @@ STACK         = Op("StackBackward0",          None,    ("dim",),                
                    fits="dtype", jvp=_stack_jvp)
 SPLIT         = Op("SplitBackward0",          None,    ("shape", "key", "index"), (_piece_backward,))
 SPLIT_SIZES   = Op("SplitWithSizesBackward0", None,    ("shape", "key", "index"), (_piece_backward,))
+PAD           = Op("ConstantPadNdBackward0",  None,    ("pad",),
+                   (lambda F, g, pad: _pad_gradient(F, g, pad),),
+                   jvp=lambda F, ts, xs, result, pad: constant_pad(ts[0], pad, 0))
 FLIP          = Op("FlipBackward0",           None,    ("dims",),
                    (lambda F, g, dims: F.flip_dims(g, dims),),
                    jvp=lambda F, ts, xs, result, dims: flip(ts[0], dims))
@@ -912,3 +915,64 @@ def broadcast_shapes(*shapes) -> tuple:
             except ValueError:
                 raise broadcast_error(out, s) from None
         return out
+
+
+# ------------------------------------------------------------------------------------------------ pad
+
+_PAD_MODES = ("reflect", "replicate", "circular")
+
+
+def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
+    """torch.nn.functional.pad: constant padding (ConstantPadNdBackward0); a negative amount crops."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    for i, p in enumerate(pad):
+        if not _is_int(p):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
+    if mode != "constant":
+        if mode in _PAD_MODES:
+            raise NotImplementedError(f"gradcli does not implement torch.nn.functional.pad with mode='{mode}' yet")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return constant_pad(input, tuple(int(p) for p in pad), 0 if value is None else value)
+
+
+def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
+    x = a._a
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > x.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.ndim}")
+    return apply(PAD, _pad_array(x, pad, value), (a,), (pad,))
+
+
+def _pad_array(x: np.ndarray, pad: tuple, value) -> np.ndarray:
+    """`x` with pad[2k], pad[2k+1] elements added before and after its k-th dim from the end (removed,
+    where negative), the new ones `value` in x's dtype."""
+    shape, src, dst = list(x.shape), [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for k in range(len(pad) // 2):
+        d = x.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = x.shape[d] + before + after
+        if size < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        start, stop = max(0, -before), x.shape[d] - max(0, -after)
+        kept = max(0, stop - start)
+        src[d] = slice(start, start + kept)
+        dst[d] = slice(max(0, before), max(0, before) + kept)
+        shape[d] = size
+    budget.check_tensor(tuple(shape), x.itemsize)
+    out = np.full(shape, np.array(value).astype(x.dtype), dtype=x.dtype)
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def _pad_gradient(F, g, pad):
+    """The gradient of a padding: the incoming gradient with the padding taken off again (padded with
+    zeros where the forward cropped)."""
+    negated = tuple(-p for p in pad)
+    return constant_pad(g, negated, 0) if F.tensors else _pad_array(g, negated, 0)
+
