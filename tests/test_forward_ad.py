@@ -99,3 +99,12 @@ def test_forward_ad_opens_no_way_out(reach, expected):
               "with fwAD.dual_level():\n    d = fwAD.make_dual(x, x)\n    p = fwAD.unpack_dual(d)\n"
               f"    print({reach})")
     assert located_error(source).split(": ", 1)[1] == expected
+
+
+def test_an_op_on_tensors_without_tangents_inside_a_level_records_as_usual():
+    # a row that saves its result (exp), on a tensor that requires grad but has no tangent
+    from tests.conftest import gradcli_output
+    source = ("import torch\nimport torch.autograd.forward_ad as fwAD\nw = torch.ones(2, requires_grad=True)\n"
+              "with fwAD.dual_level():\n    y = w.exp()\n    print(y)\ny.sum().backward()\nprint(w.grad)\n")
+    assert gradcli_output(source) == ("tensor([2.7183, 2.7183], grad_fn=<ExpBackward0>)\n"
+                                      "tensor([2.7183, 2.7183])\n")

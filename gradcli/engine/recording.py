@@ -126,7 +126,7 @@ class Out:
 
     def __init__(self, a: np.ndarray):
         self.a = a
-        self.fw = None      # the result's (level, tangent), for formulas run on Tensors (forward-over-reverse)
+        self.fw = None      # the result's {level: tangent}, for formulas run on Tensors (forward over reverse)
 
 
 def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None, same=False,
@@ -248,22 +248,15 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     if STATE.fw_level is None:
         return t
     _dual(op, t, inputs, args)
-    if kept is not None:
-        kept.fw = t._fw                 # a saved result unpacks with its tangent, as PyTorch's SavedVariable
+    if kept is not None:                # a saved result unpacks with its tangents, as PyTorch's SavedVariable
+        kept.fw = getattr(t, "_fw", None)
     return t
 
 
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
     """`t` with its forward-mode tangent, when some input has one (a dual level is in force)."""
     from gradcli.engine import forward
-    forward.propagate(op, t, inputs, args)
-    fw = getattr(t, "_fw", None)
-    node = t.grad_fn
-    if fw is not None and node is not None and node.op is op and op.plan is not None and -1 in op.plan:
-        for s in node.saved:
-            if s.__class__ is Out:
-                s.fw = fw
-    return t
+    return forward.propagate(op, t, inputs, args)
 
 
 def unary(op: Op, name: str):
