@@ -55,26 +55,10 @@ def levels() -> list:
     return found
 
 
-class Unsupported:
-    """The `jvp` of a row PyTorch has no forward-mode formula for: using it fails as PyTorch fails. Ops
-    PyTorch declares not differentiable at all (`derivative for aten::floor_divide is not implemented`)
-    say so in short (`not_differentiable`)."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, aten_name: str, not_differentiable: bool = False):
-        if not_differentiable:
-            self.message = f"Trying to use forward AD with {aten_name} that does not support it."
-            return
-        self.message = (
-            f"Trying to use forward AD with {aten_name} that does not support it because it has not been "
-            "implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
-            "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
-
-
 class NotDifferentiable:
-    """The `jvp` of the row of ops PyTorch has no derivative for, whose name the forward passes first."""
+    """The `jvp` of the row of ops PyTorch has no derivative for (`//`, `number % tensor`), whose aten
+    name the forward passes first: forward mode refuses them in PyTorch's words. (Every other op gradcli
+    has, PyTorch differentiates in forward mode too.)"""
 
     __slots__ = ()
 
@@ -226,10 +210,8 @@ def _propagate(op, t: Tensor, inputs: tuple, args: tuple, level: Level) -> None:
     jvp = op.jvp
     if jvp is None:
         raise NotImplementedError(f"gradcli cannot compute forward-mode tangents through {op.node} yet")
-    if jvp.__class__ is Unsupported:
-        raise NotImplementedError(jvp.message)
     if jvp.__class__ is NotDifferentiable:
-        raise NotImplementedError(Unsupported("aten::" + args[0], True).message)
+        raise NotImplementedError(f"Trying to use forward AD with aten::{args[0]} that does not support it.")
     from gradcli.engine.backmath import TENSOR
     with suspended(level):
         if jvp == "auto":

@@ -57,7 +57,7 @@ class Op:
                     formulas, given a tangent as `g`, are the tangent's terms (PyTorch's
                     auto_element_wise); a function `(F, tangents, inputs, result, *args)` (tangents: one
                     per input, None where an input has none; args: the forward's saved values); or
-                    forward.Unsupported(name) where PyTorch has no forward-mode formula either;
+                    forward.NOT_DIFFERENTIABLE for the ops PyTorch has no derivative for;
       quiet         the observer (Observer.op, STATE.observer) sees a result of this row only
                     when a node is attached to it, not every result. Which rows are quiet is history
                     (their forward functions used to return early without grad) that --nan-check's
