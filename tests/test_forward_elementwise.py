@@ -11,7 +11,7 @@ import pytest
 
 from forward_check import check
 from gradcli.engine.ops import elementwise, nn
-from gradcli.engine.ops.elementwise import DROPPED, add_tangents, dropped, sub_tangents
+from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.recording import Op
 from gradcli.engine.tensor import Tensor
 from tests.conftest import gradcli_output

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.forward import (DROPPED, NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,  # noqa: F401
+from gradcli.engine.forward import (DROPPED, NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
