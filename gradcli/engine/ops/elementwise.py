@@ -7,12 +7,11 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.forward import (DROPPED, NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
+from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
                                       result_dtype, type_word, unary)
-from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453

@@ -279,9 +279,11 @@ def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, 
 
 def _addmm_jvp(F, ts, xs, result, c1, c2):
     """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
-    (bt, t1, t2), (bias, mat1, mat2) = ts, xs
+    (bt, t1, t2), (_, mat1, mat2) = ts, xs
     value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2), result._a.shape)
     return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
+
+
 def _embedding_grad(F, g, indices, num_weights, padding_idx):
     """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
     the padding row left at zero."""
