@@ -189,6 +189,50 @@ def test_bound_methods_print_as_pythons():
     assert out.endswith(")>\n<class 'torch.optim.sgd.SGD'> <class 'torch.optim.adam.Adam'> True\n")
 
 
+_FLAT_RUN = """
+import torch
+from torch import nn
+torch.manual_seed(1)
+x = torch.randn(16, 6)
+y = torch.randn(16, 3)
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 3))
+opt = {ctor}
+for step in range(24):
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    if step == {unused}:
+        model[0].bias.grad = None
+    if step == 12:
+        opt.state[model[2].bias]["exp_avg"] = opt.state[model[2].bias]["exp_avg"] * 0.5
+    if step == 16:
+        opt.load_state_dict(opt.state_dict())
+    opt.step()
+    print(step, loss.item(), [p.tolist() for p in model.parameters()])
+    print(opt.state[model[0].weight]["step"], opt.state[model[2].bias]["exp_avg"].tolist())
+"""
+
+
+@pytest.mark.parametrize("ctor", ["torch.optim.Adam(model.parameters(), lr=0.01)",
+                                  "torch.optim.AdamW(model.parameters(), lr=0.01, amsgrad=True)",
+                                  "torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=0.1, maximize=True)"])
+@pytest.mark.parametrize("unused", [0, 5, 30])
+def test_a_group_updated_at_once_rounds_as_the_loop_over_parameters(ctor, unused, monkeypatch):
+    """Adam keeps a group's state in flat arrays (optim._Flat) and updates the group in a few calls; every
+    value must be the loop's, also across what makes it fall back (a gradient left None, a replaced state
+    tensor, a loaded state dict)."""
+    from gradcli.engine import optim
+    source = _FLAT_RUN.format(ctor=ctor, unused=unused)
+    made = []
+    real = optim._Flat.__init__
+    monkeypatch.setattr(optim._Flat, "__init__", lambda self, *a: made.append(1) or real(self, *a))
+    flat = gradcli_output(source)
+    assert made == ([] if unused == 0 else [1])
+    monkeypatch.setattr(optim._Flat, "of", classmethod(lambda cls, *a: None))
+    assert flat == gradcli_output(source)
+
+
 # ------------------------------------------------------------------------------ what a script cannot reach
 
 @pytest.mark.parametrize("source, expected", [

@@ -372,10 +372,17 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
+    _STATE_KEYS = ("exp_avg", "exp_avg_sq")
+
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
+        keys = self._STATE_KEYS + ("max_exp_avg_sq",) if amsgrad else self._STATE_KEYS
+        flat = _Flat.of(self, group, keys)
+        if flat is not None:
+            self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
+            return
         state = self.state
         consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
@@ -423,6 +430,144 @@ class Adam(Optimizer):
             update /= denom
             a += update                 # self + value*t1/t2: the addition commutes
             p._version[0] += 1
+
+    def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
+        """_update's arithmetic on the whole group at once: the same elementwise operations with the same
+        scalars, so every element rounds as in the loop over parameters."""
+        t = flat.dtype.type
+        grad = flat.grads(maximize)
+        step = flat.count_step()
+        if wd != 0:
+            if decoupled:
+                flat.scale_params(t(1 - lr * wd))
+            else:
+                grad = fma(flat.params_flat(), t(wd), grad)
+        m, v = flat.buffers[0], flat.buffers[1]
+        _lerp_(m, grad, 1 - beta1)
+        v *= t(beta2)
+        fma(t(1 - beta2) * grad, grad, v, v)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        if amsgrad:
+            vmax = flat.buffers[2]
+            np.maximum(vmax, v, out=vmax)
+            v = vmax
+        denom = np.sqrt(v)
+        denom /= t(bias_correction2 ** 0.5)
+        denom += t(eps)
+        update = t(-step_size) * m
+        update /= denom
+        flat.add_to_params(update)
+        flat.bump_versions()
+
+
+class _Flat:
+    """An optimizer's state for one param group in one flat array per quantity, each parameter's state
+    tensor a view of its slice, so that a step is a few numpy calls for the whole group rather than a
+    few per parameter. Made on the group's first step when every parameter of the group has a gradient,
+    no state yet and one float dtype; kept while the parameters with gradients, their shapes and the
+    state tensors are still the same objects and every step count is equal. Anything else (a script
+    that replaces a state tensor, loads a state dict, leaves a gradient None) drops it, and the
+    per-parameter loop carries on with the same state tensors (views are tensors like any other)."""
+
+    __slots__ = ("params", "shapes", "offsets", "dtype", "buffers", "steps", "tensors", "arrays", "_key")
+
+    @classmethod
+    def of(cls, opt: Optimizer, group: dict, keys: tuple) -> "_Flat | None":
+        packs = opt.__dict__.setdefault("_flat", {})
+        key = id(group)
+        flat = packs.get(key)
+        if flat is not None:
+            if flat._key == keys and flat.still_valid(opt.state, group["params"]):
+                return flat
+            del packs[key]
+            return None
+        params = group["params"]
+        if len(params) < 2:             # nothing to gain
+            return None
+        state = opt.state
+        dtype = params[0]._a.dtype
+        for p in params:
+            if p.grad is None or p._a.dtype != dtype or dtype.kind != "f" or state.get(p) or \
+                    p.grad._a.shape != p._a.shape:
+                return None
+        if len({id(p) for p in params}) != len(params):
+            return None
+        packs[key] = flat = cls(opt.state, params, dtype, keys)
+        return flat
+
+    def __init__(self, state, params, dtype, keys):
+        self.params = list(params)
+        self.shapes = [p._a.shape for p in params]
+        sizes = [p._a.size for p in params]
+        self.offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        self.dtype = dtype
+        self._key = keys
+        total = self.offsets[-1]
+        self.buffers = [np.zeros(total, dtype) for _ in keys]
+        self.steps = np.zeros(len(params), np.float32)
+        self.tensors = []               # per parameter: its state tensors, in keys' order, then its step
+        self.arrays = []                # ... and the views they hold
+        for i, p in enumerate(params):
+            start, end = self.offsets[i], self.offsets[i + 1]
+            own = [Tensor(b[start:end].reshape(self.shapes[i])) for b in self.buffers]
+            own.append(Tensor(self.steps[i:i + 1].reshape(())))
+            st = state[p]
+            st["step"] = own[-1]
+            for name, tensor in zip(keys, own):
+                st[name] = tensor
+            self.tensors.append(own)
+            self.arrays.append([tensor._a for tensor in own])
+
+    def still_valid(self, state, params) -> bool:
+        if len(params) != len(self.params):
+            return False
+        keys = self._key
+        for i, p in enumerate(params):
+            if p is not self.params[i] or p.grad is None or p._a.shape != self.shapes[i]:
+                return False
+            st = state.get(p)
+            own, arrays = self.tensors[i], self.arrays[i]
+            if st is None or st.get("step") is not own[-1] or own[-1]._a is not arrays[-1]:
+                return False
+            for j, name in enumerate(keys):
+                if st.get(name) is not own[j] or own[j]._a is not arrays[j]:
+                    return False
+        steps = self.steps
+        return bool((steps == steps[0]).all())
+
+    def grads(self, maximize: bool) -> np.ndarray:
+        g = np.concatenate([p.grad._a.reshape(-1) for p in self.params])
+        if maximize:
+            np.negative(g, out=g)
+        return g
+
+    def params_flat(self) -> np.ndarray:
+        return np.concatenate([p._a.reshape(-1) for p in self.params])
+
+    def count_step(self) -> float:
+        """Every state['step'] += 1, and the count."""
+        steps = self.steps
+        steps += 1
+        for own in self.tensors:
+            own[-1]._version[0] += 1
+        return float(steps[0])
+
+    def scale_params(self, factor) -> None:
+        for p in self.params:
+            p._a *= factor
+
+    def add_to_params(self, update: np.ndarray) -> None:
+        offsets = self.offsets
+        for i, p in enumerate(self.params):
+            p._a += update[offsets[i]:offsets[i + 1]].reshape(self.shapes[i])
+
+    def bump_versions(self) -> None:
+        for i, p in enumerate(self.params):
+            p._version[0] += 1
+            for tensor in self.tensors[i][:-1]:
+                tensor._version[0] += 1
 
 
 class AdamW(Adam):
