@@ -172,7 +172,7 @@ class NumpyMath:
 
     @staticmethod
     def sum_dims(x, dims, keepdim=False):
-        return np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype))
+        return np.asarray(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=x.dtype))   # ndarray.sum, unwrapped
 
     @staticmethod
     def narrow(x, dim, start, length):

@@ -459,7 +459,6 @@ class Adam(Optimizer):
         update = t(-step_size) * m
         update /= denom
         flat.add_to_params(update)
-        flat.bump_versions()
 
 
 class _Flat:
@@ -471,7 +470,8 @@ class _Flat:
     that replaces a state tensor, loads a state dict, leaves a gradient None) drops it, and the
     per-parameter loop carries on with the same state tensors (views are tensors like any other)."""
 
-    __slots__ = ("params", "shapes", "offsets", "dtype", "buffers", "steps", "tensors", "arrays", "_key")
+    __slots__ = ("params", "shapes", "offsets", "dtype", "buffers", "steps", "step_bytes", "tensors", "arrays",
+                 "_key")
 
     @classmethod
     def of(cls, opt: Optimizer, group: dict, keys: tuple) -> "_Flat | None":
@@ -507,6 +507,7 @@ class _Flat:
         total = self.offsets[-1]
         self.buffers = [np.zeros(total, dtype) for _ in keys]
         self.steps = np.zeros(len(params), np.float32)
+        self.step_bytes = self.steps.tobytes()      # what the counts must still be at the next step
         self.tensors = []               # per parameter: its state tensors, in keys' order, then its step
         self.arrays = []                # ... and the views they hold
         for i, p in enumerate(params):
@@ -534,8 +535,7 @@ class _Flat:
             for j, name in enumerate(keys):
                 if st.get(name) is not own[j] or own[j]._a is not arrays[j]:
                     return False
-        steps = self.steps
-        return bool((steps == steps[0]).all())
+        return self.steps.tobytes() == self.step_bytes
 
     def grads(self, maximize: bool) -> np.ndarray:
         g = np.concatenate([p.grad._a.reshape(-1) for p in self.params])
@@ -547,11 +547,10 @@ class _Flat:
         return np.concatenate([p._a.reshape(-1) for p in self.params])
 
     def count_step(self) -> float:
-        """Every state['step'] += 1, and the count."""
+        """Every state['step'] += 1 (their version counters move in add_to_params), and the count."""
         steps = self.steps
         steps += 1
-        for own in self.tensors:
-            own[-1]._version[0] += 1
+        self.step_bytes = steps.tobytes()
         return float(steps[0])
 
     def scale_params(self, factor) -> None:
@@ -559,14 +558,12 @@ class _Flat:
             p._a *= factor
 
     def add_to_params(self, update: np.ndarray) -> None:
-        offsets = self.offsets
+        """Each parameter += its slice of `update`; then every tensor the step changed counts a version."""
+        offsets, shapes = self.offsets, self.shapes
         for i, p in enumerate(self.params):
-            p._a += update[offsets[i]:offsets[i + 1]].reshape(self.shapes[i])
-
-    def bump_versions(self) -> None:
-        for i, p in enumerate(self.params):
+            p._a += update[offsets[i]:offsets[i + 1]].reshape(shapes[i])
             p._version[0] += 1
-            for tensor in self.tensors[i][:-1]:
+            for tensor in self.tensors[i]:
                 tensor._version[0] += 1
 
 

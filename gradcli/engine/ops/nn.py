@@ -101,6 +101,10 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
     else:
         grad = -(g / total_weight) if reduction == "mean" else -g
         values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
+    if len(shape) == 2 and not F.tensors:   # one target per sample, each in a row of its own: a store
+        out = np.zeros(shape, dtype=values.dtype)
+        out[key] = values
+        return out
     return F.index_add(values, shape, key)
 
 
@@ -530,16 +534,16 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     if x.size == 0:
         out = x.copy()
     else:
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            shifted = x - np.max(x, axis=dims, keepdims=True)
-            e = ops.reduce.exp_array(shifted)
-            s = e.sum(axis=dims, keepdims=True, dtype=x.dtype)
-            if log:
-                out = shifted - ops.reduce.log_array(s)
-            elif d == x.ndim - 1 or not x.ndim:
-                out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
-            else:
-                out = e / s
+        # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
+        shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
+        e = ops.reduce.exp_array(shifted)
+        s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+        if log:
+            out = shifted - ops.reduce.log_array(s)
+        elif d == x.ndim - 1 or not x.ndim:
+            out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
+        else:
+            out = e / s
     return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (dims,))
 
 
@@ -781,12 +785,17 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
     classes = x.shape[-1]
     rows = x.reshape(-1, classes)
     dt = x.dtype.type
-    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
-    if bad.any():
-        raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
-    valid = np.nonzero(t != ignore_index)[0]
-    picked_w = w[t[valid]] if w is not None else None
-    key = (valid, t[valid]) if x.ndim == 2 else ((t[valid],) if valid.size else ())
+    lo, hi = (int(np.minimum.reduce(t, axis=None)), int(np.maximum.reduce(t, axis=None))) if t.size else (0, -1)
+    if 0 <= lo and hi < classes and not lo <= ignore_index <= hi:   # every target a class, none ignored
+        valid, kept = np.arange(t.size), t
+    else:
+        bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+        if bad.any():
+            raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
+        valid = np.nonzero(t != ignore_index)[0]
+        kept = t[valid]
+    picked_w = w[kept] if w is not None else None
+    key = (valid, kept) if x.ndim == 2 else ((kept,) if valid.size else ())
     if x.ndim == 1:
         total = dt(w[t[0]] if w is not None else 1) if valid.size else dt(0)
         value = -x[t[0]] * total if valid.size else dt(0)
@@ -799,12 +808,11 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         out[valid] = -rows[valid, t[valid]] * (picked_w if w is not None else dt(1))
         return out, key, picked_w, dt(0)
     if valid.size == x.shape[0]:        # no ignored sample: the same sums, a segment at a time
-        value, total = _segment_sums(rows, t, picked_w, dt)
+        value, total = _segment_sums(rows, t, picked_w, dt, valid)
     else:
         value, total = cascade_loop(rows, t, w, ignore_index, dt)
     if reduction == "mean":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = dt(value / total)
+        value = dt(value / total)
     return np.asarray(value, dtype=x.dtype), key, picked_w, total
 
 
@@ -847,10 +855,10 @@ def cascade_loop(rows: np.ndarray, t: np.ndarray, w, ignore_index: int, dt):
     return _accumulate(loss, dt), total
 
 
-def _segment_sums(rows: np.ndarray, t: np.ndarray, picked_w, dt):
+def _segment_sums(rows: np.ndarray, t: np.ndarray, picked_w, dt, samples=None):
     """cascade_loop's totals when no sample is ignored, computed a run of samples at a time (a sequential
     float32 sum each), so Python runs once per 2**power samples instead of once per sample."""
-    picked = rows[np.arange(rows.shape[0]), t]
+    picked = rows[np.arange(rows.shape[0]) if samples is None else samples, t]
     power = _power(rows.shape[0])
     if picked_w is None:
         return _cascade(picked, power, dt, negate=True), dt(rows.shape[0])
@@ -858,27 +866,58 @@ def _segment_sums(rows: np.ndarray, t: np.ndarray, picked_w, dt):
 
 
 def _cascade(terms: np.ndarray, power: int, dt, negate: bool = False):
-    """cascade_loop's sum of `terms` (one per sample, none ignored): each run of samples between two
-    passes up is one sequential sum (np.add.accumulate adds in order). `negate`: the loss's level 0
-    subtracts each term, which gives the negated sum exactly."""
-    mask = (1 << power) - 1
+    """cascade_loop's sum of `terms` (one per sample, none ignored). Level 0 is passed up after sample 0
+    and after every 2**power samples more, so it only ever holds one run of samples, summed in order:
+    the first sample alone, then runs of 2**power (all summed at once, a sequential sum per row of
+    np.add.accumulate), then the tail, which stays in level 0. `negate`: the loss's level 0 subtracts
+    each term, which gives the negated sum exactly."""
+    step = 1 << power
+    mask = step - 1
     levels = _LEVELS
     level = [dt(0)] * levels
-    start = 0
     n = terms.shape[0]
-    for b in range(0, n, mask + 1):
-        part = np.add.accumulate(terms[start:b + 1], dtype=terms.dtype)[-1]
+    if n == 0:
+        return dt(0)
+    runs = (n - 1) // step
+    sums = None
+    if runs:
+        sums = np.add.accumulate(terms[1:1 + runs * step].reshape(runs, step), axis=1, dtype=terms.dtype)[:, -1]
+    tail = terms[1 + runs * step:]
+    tail = np.add.accumulate(tail, dtype=terms.dtype)[-1] if tail.size else None
+    if runs < step:                 # no sample reaches level 2's boundary: see _small_cascade
+        return _small_cascade(terms[0], sums, tail, dt, negate)
+    for k, part in enumerate([terms[0]] + sums.tolist()):
+        b = k * step
         level[0] = dt(level[0] - part) if negate else dt(level[0] + part)
         for j in range(levels - 1):
             if b & (mask << (j * power)):
                 break
             level[j + 1] = dt(level[j + 1] + level[j])
             level[j] = dt(0)
-        start = b + 1
-    if start < n:
-        part = np.add.accumulate(terms[start:], dtype=terms.dtype)[-1]
-        level[0] = dt(level[0] - part) if negate else dt(level[0] + part)
+    if tail is not None:
+        level[0] = dt(level[0] - tail) if negate else dt(level[0] + tail)
     return _accumulate(level, dt)
+
+
+def _small_cascade(first, sums, tail, dt, negate: bool):
+    """_cascade's result when the runs never reach level 2's boundary (fewer than 2**power runs after
+    sample 0), its scalar steps taken as they fall out: the first sample's part is passed up to the top
+    level, the runs' sums meet in level 1 (a sequential sum from +0.0: np.add.accumulate behind a
+    leading zero), the tail stays in level 0, and the levels are added in order from +0.0, the zero
+    levels between changing nothing (a sum from +0.0 is never -0.0)."""
+    zero = dt(0)
+    level1 = zero
+    if sums is not None:
+        seq = np.empty(sums.shape[0] + 1, sums.dtype)
+        seq[0] = 0
+        if negate:
+            np.negative(sums, out=seq[1:])
+        else:
+            seq[1:] = sums
+        level1 = np.add.accumulate(seq)[-1]
+    level0 = zero if tail is None else (zero - tail if negate else zero + tail)
+    top = zero - first if negate else zero + first
+    return (zero + level0 + level1) + top
 
 
 def _accumulate(values, dt):
