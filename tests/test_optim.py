@@ -204,32 +204,38 @@ for step in range(24):
     loss.backward()
     if step == {unused}:
         model[0].bias.grad = None
-    if step == 12:
-        opt.state[model[2].bias]["exp_avg"] = opt.state[model[2].bias]["exp_avg"] * 0.5
+    if step == 12 and "{key}":
+        opt.state[model[2].bias]["{key}"] = opt.state[model[2].bias]["{key}"] * 0.5
     if step == 16:
         opt.load_state_dict(opt.state_dict())
     opt.step()
     print(step, loss.item(), [p.tolist() for p in model.parameters()])
-    print(opt.state[model[0].weight]["step"], opt.state[model[2].bias]["exp_avg"].tolist())
+    print([{{k: v.tolist() for k, v in opt.state[p].items()}} for p in model.parameters()])
 """
 
 
-@pytest.mark.parametrize("ctor", ["torch.optim.Adam(model.parameters(), lr=0.01)",
-                                  "torch.optim.AdamW(model.parameters(), lr=0.01, amsgrad=True)",
-                                  "torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=0.1, maximize=True)"])
+@pytest.mark.parametrize("ctor, key", [
+    ("torch.optim.Adam(model.parameters(), lr=0.01)", "exp_avg"),
+    ("torch.optim.AdamW(model.parameters(), lr=0.01, amsgrad=True)", "max_exp_avg_sq"),
+    ("torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=0.1, maximize=True)", "exp_avg_sq"),
+    ("torch.optim.SGD(model.parameters(), lr=0.05)", ""),
+    ("torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=0.01)", "momentum_buffer"),
+    ("torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, maximize=True)", "momentum_buffer"),
+    ("torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.5, dampening=0.3)", "momentum_buffer"),
+])
 @pytest.mark.parametrize("unused", [0, 5, 30])
-def test_a_group_updated_at_once_rounds_as_the_loop_over_parameters(ctor, unused, monkeypatch):
-    """Adam keeps a group's state in flat arrays (optim._Flat) and updates the group in a few calls; every
-    value must be the loop's, also across what makes it fall back (a gradient left None, a replaced state
-    tensor, a loaded state dict)."""
+def test_a_group_updated_at_once_rounds_as_the_loop_over_parameters(ctor, key, unused, monkeypatch):
+    """Adam and SGD keep a group's state in flat arrays (optim._Flat) and update the group in a few calls;
+    every value must be the loop's, also across what makes them fall back (a gradient left None, a
+    replaced state tensor, a loaded state dict)."""
     from gradcli.engine import optim
-    source = _FLAT_RUN.format(ctor=ctor, unused=unused)
+    source = _FLAT_RUN.format(ctor=ctor, unused=unused, key=key)
     made = []
     real = optim._Flat.__init__
     monkeypatch.setattr(optim._Flat, "__init__", lambda self, *a: made.append(1) or real(self, *a))
     flat = gradcli_output(source)
-    assert made == ([] if unused == 0 else [1])
-    monkeypatch.setattr(optim._Flat, "of", classmethod(lambda cls, *a: None))
+    assert bool(made) == (unused != 0 or not key)   # a state made by the loop keeps the group in the loop
+    monkeypatch.setattr(optim._Flat, "of", classmethod(lambda cls, *a, **kw: None))
     assert flat == gradcli_output(source)
 
 

@@ -324,6 +324,10 @@ class SGD(Optimizer):
         lr, wd = _scalar(group["lr"]), _scalar(group["weight_decay"])
         momentum, dampening = _scalar(group["momentum"]), _scalar(group["dampening"])
         nesterov, maximize = group["nesterov"], group["maximize"]
+        flat = _Flat.of(self, group, ("momentum_buffer",) if momentum != 0 else (), counted=False)
+        if flat is not None:
+            self._update_flat(flat, lr, wd, momentum, dampening, nesterov, maximize)
+            return
         state = self.state
         consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
@@ -354,6 +358,32 @@ class SGD(Optimizer):
                 grad = fma(buf._a, c_momentum, grad) if nesterov else buf._a
             fma(grad, c_lr, a, a)
             p._version[0] += 1
+
+    @staticmethod
+    def _update_flat(flat: "_Flat", lr, wd, momentum, dampening, nesterov, maximize) -> None:
+        """_update's arithmetic on the whole group at once (see _Flat): the same elementwise operations
+        with the same scalars, so every element rounds as in the loop over parameters."""
+        t = flat.dtype.type
+        grad = flat.grads(maximize)
+        params = flat.params_flat()
+        if wd != 0:
+            grad = fma(params, t(wd), grad)
+        changed = False
+        if momentum != 0:
+            buf = flat.buffers[0]
+            if flat.fresh:              # PyTorch's first step: the buffer is a copy of the gradient
+                np.copyto(buf, grad)
+            else:
+                buf *= t(momentum)
+                if dampening == 0:
+                    buf += grad
+                else:
+                    fma(grad, t(1 - dampening), buf, buf)
+                changed = True
+            grad = fma(buf, t(momentum), grad) if nesterov else buf
+        flat.fresh = False
+        fma(grad, t(-lr), params, params)
+        flat.store_params(params, changed)
 
 
 class Adam(Optimizer):
@@ -468,18 +498,19 @@ class _Flat:
     no state yet and one float dtype; kept while the parameters with gradients, their shapes and the
     state tensors are still the same objects and every step count is equal. Anything else (a script
     that replaces a state tensor, loads a state dict, leaves a gradient None) drops it, and the
-    per-parameter loop carries on with the same state tensors (views are tensors like any other)."""
+    per-parameter loop carries on with the same state tensors (views are tensors like any other).
+    `keys` name the state tensors; `counted` adds PyTorch's float32 `step` count (Adam's, not SGD's)."""
 
     __slots__ = ("params", "shapes", "offsets", "dtype", "buffers", "steps", "step_bytes", "tensors", "arrays",
-                 "_key")
+                 "counted", "fresh", "_key")
 
     @classmethod
-    def of(cls, opt: Optimizer, group: dict, keys: tuple) -> "_Flat | None":
+    def of(cls, opt: Optimizer, group: dict, keys: tuple, counted: bool = True) -> "_Flat | None":
         packs = opt.__dict__.setdefault("_flat", {})
         key = id(group)
         flat = packs.get(key)
         if flat is not None:
-            if flat._key == keys and flat.still_valid(opt.state, group["params"]):
+            if flat._key == keys and flat.counted == counted and flat.still_valid(opt.state, group["params"]):
                 return flat
             del packs[key]
             return None
@@ -494,48 +525,56 @@ class _Flat:
                 return None
         if len({id(p) for p in params}) != len(params):
             return None
-        packs[key] = flat = cls(opt.state, params, dtype, keys)
+        packs[key] = flat = cls(opt.state, params, dtype, keys, counted)
         return flat
 
-    def __init__(self, state, params, dtype, keys):
+    def __init__(self, state, params, dtype, keys, counted):
         self.params = list(params)
         self.shapes = [p._a.shape for p in params]
         sizes = [p._a.size for p in params]
         self.offsets = np.concatenate(([0], np.cumsum(sizes))).tolist()
         self.dtype = dtype
         self._key = keys
+        self.counted = counted
+        self.fresh = True               # no step taken yet: the state tensors hold no values of PyTorch's
         total = self.offsets[-1]
         self.buffers = [np.zeros(total, dtype) for _ in keys]
         self.steps = np.zeros(len(params), np.float32)
         self.step_bytes = self.steps.tobytes()      # what the counts must still be at the next step
-        self.tensors = []               # per parameter: its state tensors, in keys' order, then its step
+        self.tensors = []               # per parameter: its state tensors, in keys' order (then its step)
         self.arrays = []                # ... and the views they hold
         for i, p in enumerate(params):
             start, end = self.offsets[i], self.offsets[i + 1]
             own = [Tensor(b[start:end].reshape(self.shapes[i])) for b in self.buffers]
-            own.append(Tensor(self.steps[i:i + 1].reshape(())))
-            st = state[p]
-            st["step"] = own[-1]
-            for name, tensor in zip(keys, own):
-                st[name] = tensor
+            if counted:
+                own.append(Tensor(self.steps[i:i + 1].reshape(())))
+            if own:
+                st = state[p]
+                if counted:
+                    st["step"] = own[-1]
+                for name, tensor in zip(keys, own):
+                    st[name] = tensor
             self.tensors.append(own)
             self.arrays.append([tensor._a for tensor in own])
 
     def still_valid(self, state, params) -> bool:
         if len(params) != len(self.params):
             return False
-        keys = self._key
+        keys, counted = self._key, self.counted
         for i, p in enumerate(params):
             if p is not self.params[i] or p.grad is None or p._a.shape != self.shapes[i]:
                 return False
+            own = self.tensors[i]
+            if not own:
+                continue
             st = state.get(p)
-            own, arrays = self.tensors[i], self.arrays[i]
-            if st is None or st.get("step") is not own[-1] or own[-1]._a is not arrays[-1]:
+            arrays = self.arrays[i]
+            if st is None or counted and (st.get("step") is not own[-1] or own[-1]._a is not arrays[-1]):
                 return False
             for j, name in enumerate(keys):
                 if st.get(name) is not own[j] or own[j]._a is not arrays[j]:
                     return False
-        return self.steps.tobytes() == self.step_bytes
+        return not counted or self.steps.tobytes() == self.step_bytes
 
     def grads(self, maximize: bool) -> np.ndarray:
         g = np.concatenate([p.grad._a.reshape(-1) for p in self.params])
@@ -565,6 +604,17 @@ class _Flat:
             p._version[0] += 1
             for tensor in self.tensors[i]:
                 tensor._version[0] += 1
+
+    def store_params(self, values: np.ndarray, states_changed: bool) -> None:
+        """Each parameter's data := its slice of `values`, counting a version (and its state tensors' when
+        the step changed them)."""
+        offsets, shapes = self.offsets, self.shapes
+        for i, p in enumerate(self.params):
+            p._a[...] = values[offsets[i]:offsets[i + 1]].reshape(shapes[i])
+            p._version[0] += 1
+            if states_changed:
+                for tensor in self.tensors[i]:
+                    tensor._version[0] += 1
 
 
 class AdamW(Adam):
