@@ -54,3 +54,184 @@ def test_draws_match_pytorch_bit_for_bit(names):
 def test_every_case_has_an_expectation():
     assert sorted(_expected()) == sorted(CASES)
     assert len(CASES) > 1000
+
+
+# The errors, word for word as PyTorch 2.13 gives them (type: message), each raised by one call.
+ERROR_PRELUDE = ('import torch\n'
+                 'from torch.utils.data import WeightedRandomSampler, DataLoader, IterableDataset, ChainDataset, TensorDataset\n'
+                 'class Stream(IterableDataset):\n'
+                 '    def __iter__(self):\n'
+                 '        return iter([1, 2])\n')
+ERRORS = {
+    'torch.empty(3).exponential_(0)':
+        'RuntimeError: exponential_ expects lambda > 0.0, but found lambda=0',
+    'torch.empty(3).exponential_(-1.5)':
+        'RuntimeError: exponential_ expects lambda > 0.0, but found lambda=-1.5',
+    "torch.empty(3).exponential_(float('nan'))":
+        'RuntimeError: exponential_ expects lambda > 0.0, but found lambda=nan',
+    'torch.empty(3, dtype=torch.int64).exponential_()':
+        'RuntimeError: Exponential distribution is a continuous probability distribution. dtype must be a floating point but you specified Long',
+    'torch.empty(3, dtype=torch.int32).exponential_()':
+        'RuntimeError: Exponential distribution is a continuous probability distribution. dtype must be a floating point but you specified Int',
+    'torch.empty(3, dtype=torch.bool).exponential_()':
+        'RuntimeError: Exponential distribution is a continuous probability distribution. dtype must be a floating point but you specified Bool',
+    "torch.empty(3).exponential_('a')":
+        "TypeError: exponential_(): argument 'lambd' (position 1) must be float, not str",
+    'torch.empty(3).exponential_(1, torch.Generator())':
+        'TypeError: exponential_() takes from 0 to 1 positional arguments but 2 were given',
+    'torch.empty(3).exponential_(generator=3)':
+        "TypeError: exponential_(): argument 'generator' must be torch.Generator, not int",
+    'torch.empty(3).geometric_(0)':
+        'RuntimeError: geometric_ expects p to be in (0, 1), but got p=0',
+    'torch.empty(3).geometric_(1)':
+        'RuntimeError: geometric_ expects p to be in (0, 1), but got p=1',
+    'torch.empty(3).geometric_(-0.1)':
+        'RuntimeError: geometric_ expects p to be in (0, 1), but got p=-0.1',
+    "torch.empty(3).geometric_(float('nan'))":
+        'RuntimeError: geometric_ expects p to be in (0, 1), but got p=nan',
+    'torch.empty(3, dtype=torch.bool).geometric_(0.5)':
+        'NotImplementedError: "geometric_cpu" not implemented for \'Bool\'',
+    'torch.empty(3).geometric_()':
+        'TypeError: geometric_() missing 1 required positional arguments: "p"',
+    'torch.empty(3).cauchy_(0, 0)':
+        'RuntimeError: cauchy_ expects sigma > 0.0, but found sigma=0',
+    'torch.empty(3).cauchy_(0, -1)':
+        'RuntimeError: cauchy_ expects sigma > 0.0, but found sigma=-1',
+    "torch.empty(3).cauchy_(0, float('nan'))":
+        'RuntimeError: cauchy_ expects sigma > 0.0, but found sigma=nan',
+    'torch.empty(3, dtype=torch.int64).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified long int',
+    'torch.empty(3, dtype=torch.int32).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified int',
+    'torch.empty(3, dtype=torch.uint8).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified unsigned char',
+    'torch.empty(3, dtype=torch.int16).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified short int',
+    'torch.empty(3, dtype=torch.int8).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified signed char',
+    'torch.empty(3, dtype=torch.bool).cauchy_()':
+        'RuntimeError: Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified bool',
+    'torch.empty(3).log_normal_(0, 0)':
+        'RuntimeError: log_normal_ expects std > 0.0, but found std=0',
+    'torch.empty(3).log_normal_(0, -1)':
+        'RuntimeError: log_normal_ expects std > 0.0, but found std=-1',
+    'torch.empty(3, dtype=torch.int64).log_normal_()':
+        'NotImplementedError: "log_normal_cpu" not implemented for \'Long\'',
+    'torch.empty(3, dtype=torch.int32).log_normal_()':
+        'NotImplementedError: "log_normal_cpu" not implemented for \'Int\'',
+    'torch.empty(3).log_normal_(1, 2, torch.Generator())':
+        'TypeError: log_normal_() takes from 0 to 2 positional arguments but 3 were given',
+    'torch.empty(3).bernoulli_(1.5)':
+        'RuntimeError: bernoulli_ expects p to be in [0, 1], but got p=1.5',
+    'torch.empty(3).bernoulli_(-0.5)':
+        'RuntimeError: bernoulli_ expects p to be in [0, 1], but got p=-0.5',
+    "torch.empty(3).bernoulli_(float('nan'))":
+        'RuntimeError: bernoulli_ expects p to be in [0, 1], but got p=nan',
+    'torch.empty(3).bernoulli_(torch.tensor([0.5, 1.5, 0.2]))':
+        'RuntimeError: Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)',
+    'torch.empty(3).bernoulli_(torch.tensor([1, 0, 1]))':
+        'NotImplementedError: "bernoulli_tensor_cpu_p_" not implemented for \'Long\'',
+    "torch.empty(3).bernoulli_('a')":
+        'TypeError: bernoulli_() received an invalid combination of arguments - got (str), but expected one of:\n * (Tensor p, *, torch.Generator generator = None)\n * (float p = 0.5, *, torch.Generator generator = None)\n',
+    "torch.empty(3).bernoulli_(p='a')":
+        'TypeError: bernoulli_() received an invalid combination of arguments - got (p=str, ), but expected one of:\n * (Tensor p, *, torch.Generator generator = None)\n * (float p = 0.5, *, torch.Generator generator = None)\n',
+    'torch.empty(3).bernoulli_(0.5, torch.Generator())':
+        'TypeError: bernoulli_() received an invalid combination of arguments - got (float, torch._C.Generator), but expected one of:\n * (Tensor p, *, torch.Generator generator = None)\n * (float p = 0.5, *, torch.Generator generator = None)\n',
+    'torch.empty(3).bernoulli_(torch.rand(2))':
+        'RuntimeError: The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  Target sizes: [3].  Tensor sizes: [2]',
+    'torch.empty(3).bernoulli_(torch.rand(2, 3))':
+        'RuntimeError: expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)',
+    'torch.bernoulli(torch.tensor([1, 0, 1]))':
+        'NotImplementedError: "bernoulli_tensor_cpu_p_" not implemented for \'Long\'',
+    'torch.bernoulli(torch.tensor([True, False]))':
+        'NotImplementedError: "bernoulli_tensor_cpu_p_" not implemented for \'Bool\'',
+    'torch.bernoulli(torch.tensor([0.5, 2.0]))':
+        'RuntimeError: Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)',
+    'torch.bernoulli(torch.tensor([0.5, 0.2]), 1.5)':
+        'RuntimeError: bernoulli_ expects p to be in [0, 1], but got p=1.5',
+    'torch.bernoulli(0.5)':
+        "TypeError: bernoulli(): argument 'input' (position 1) must be Tensor, not float",
+    'torch.bernoulli(torch.rand(3), torch.rand(3))':
+        'TypeError: bernoulli() received an invalid combination of arguments - got (Tensor, Tensor), but expected one of:\n * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n * (Tensor input, float p, *, torch.Generator generator = None)\n',
+    'torch.zeros(3).bernoulli(0.5, torch.Generator())':
+        'TypeError: bernoulli() takes 1 positional argument but 2 were given',
+    'torch.bernoulli(torch.rand(3), generator=1)':
+        'TypeError: bernoulli() received an invalid combination of arguments - got (Tensor, generator=int), but expected one of:\n * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n * (Tensor input, float p, *, torch.Generator generator = None)\n',
+    'torch.multinomial(torch.tensor([0., 0.]), 1)':
+        'RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)',
+    'torch.multinomial(torch.tensor([0., 0.]), 2, True)':
+        'RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)',
+    'torch.multinomial(torch.tensor([1., -1.]), 1)':
+        'RuntimeError: probability tensor contains either `inf`, `nan` or element < 0',
+    'torch.multinomial(torch.tensor([1., -1.]), 3, True)':
+        'RuntimeError: invalid multinomial distribution (encountering probability entry < 0)',
+    "torch.multinomial(torch.tensor([1., float('nan')]), 1)":
+        'RuntimeError: probability tensor contains either `inf`, `nan` or element < 0',
+    "torch.multinomial(torch.tensor([1., float('inf')]), 2, True)":
+        'RuntimeError: invalid multinomial distribution (encountering probability entry = infinity or NaN)',
+    'torch.multinomial(torch.tensor([1., 2.]), 3)':
+        'RuntimeError: cannot sample n_sample > prob_dist.size(-1) samples without replacement',
+    'torch.multinomial(torch.tensor([1., 2.]), 0)':
+        'RuntimeError: cannot sample n_sample <= 0 samples',
+    'torch.multinomial(torch.tensor([1., 2.]), -1)':
+        'RuntimeError: cannot sample n_sample <= 0 samples',
+    'torch.multinomial(torch.tensor([1, 2]), 1)':
+        'RuntimeError: multinomial only supports floating-point dtypes for input, got: Long',
+    'torch.multinomial(torch.tensor(1.), 1)':
+        'RuntimeError: prob_dist must be 1 or 2 dim',
+    'torch.multinomial(torch.ones(2, 2, 2), 1)':
+        'RuntimeError: prob_dist must be 1 or 2 dim',
+    'torch.multinomial(torch.tensor([[1., 2.], [0., 0.]]), 1)':
+        'RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)',
+    'torch.multinomial(torch.ones(3, 0), 2, True)':
+        'RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)',
+    'torch.multinomial(torch.ones(3), 2.0)':
+        "TypeError: multinomial(): argument 'num_samples' (position 2) must be int, not float",
+    'torch.multinomial(torch.ones(3), 2, 1)':
+        "TypeError: multinomial(): argument 'replacement' (position 3) must be bool, not int",
+    'torch.multinomial(torch.ones(3))':
+        'TypeError: multinomial() missing 1 required positional arguments: "num_samples"',
+    'torch.multinomial([1., 2.], 1)':
+        "TypeError: multinomial(): argument 'input' (position 1) must be Tensor, not list",
+    'torch.multinomial(torch.ones(3), 2, generator=3)':
+        "TypeError: multinomial(): argument 'generator' must be torch.Generator, not int",
+    'torch.multinomial(torch.tensor([True, False]), 1)':
+        'RuntimeError: multinomial only supports floating-point dtypes for input, got: Bool',
+    'torch.multinomial(torch.tensor([1., 2.]), True)':
+        "TypeError: multinomial(): argument 'num_samples' (position 2) must be int, not bool",
+    'torch.rand(3, requires_grad=True).exponential_()':
+        'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+    'torch.rand(3, requires_grad=True).bernoulli_(0.5)':
+        'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+    'torch.rand(3, requires_grad=True).geometric_(0.5)':
+        'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+    'WeightedRandomSampler([1.], 0)':
+        'ValueError: num_samples should be a positive integer value, but got num_samples=0',
+    'WeightedRandomSampler([1.], 2, 1)':
+        'ValueError: replacement should be a boolean value, but got replacement=1',
+    'WeightedRandomSampler([[1.], [2.]], 2)':
+        'ValueError: weights should be a 1d sequence but given weights have shape (2, 1)',
+    'list(WeightedRandomSampler([1., 0.], 3, False))':
+        'RuntimeError: cannot sample n_sample > prob_dist.size(-1) samples without replacement',
+    'list(WeightedRandomSampler([0., 0.], 3))':
+        'RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)',
+    'DataLoader(Stream(), shuffle=True)':
+        'ValueError: DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True',
+    'DataLoader(Stream(), sampler=[0, 1])':
+        'ValueError: DataLoader with IterableDataset: expected unspecified sampler option, but got sampler=[0, 1]',
+    'DataLoader(Stream(), batch_sampler=[[0]])':
+        'ValueError: DataLoader with IterableDataset: expected unspecified batch_sampler option, but got batch_sampler=[[0]]',
+    'len(DataLoader(Stream()))':
+        "TypeError: object of type 'Stream' has no len()",
+    'len(ChainDataset([Stream(), TensorDataset(torch.ones(2))]))':
+        "TypeError: object of type 'Stream' has no len()",
+    'list(ChainDataset([Stream(), TensorDataset(torch.ones(2))]))':
+        'AssertionError: ChainDataset only supports IterableDataset',
+}
+
+
+@pytest.mark.parametrize("call", list(ERRORS))
+def test_errors_are_pytorchs(call):
+    result = run_script(ERROR_PRELUDE + call + "\n", "<error>")
+    assert result.error is not None, result.out
+    assert f"{result.error.kind}: {result.error.message}" == ERRORS[call]

@@ -232,7 +232,7 @@ _TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16":
 def bernoulli_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     """Tensor.bernoulli_(p=0.5) / bernoulli_(p_tensor): the two overloads PyTorch's parser tells apart."""
     if len(args) > 1 or any(k != "p" for k in kw) or (args and kw):
-        got = [_type_name(x) for x in args] + [f"{k}={_type_name(v)}" for k, v in kw.items()]
+        got = [_got_name(x) for x in args] + [f"{k}={_got_name(v)}" for k, v in kw.items()]
         if kw and not args:
             got.append("")
         raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({', '.join(got)}), "
@@ -262,6 +262,8 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
         raise NotImplementedError("bernoulli(out=...) is not available in gradcli")
     if len(args) > 1 or any(k != "p" for k in kw) or (args and kw):
         raise TypeError(_bernoulli_combination(input, args, kw))
+    if generator is not None and generator.__class__ is not rng.Generator:
+        raise TypeError(_bernoulli_combination(input, args, dict(kw, generator=generator)))
     g = _g(generator, "bernoulli")
     x = input._a
     target = np.empty(x.shape, x.dtype)
@@ -277,8 +279,13 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
     return apply(BERNOULLI, _bernoulli_tensor(g, target, x), (input,))
 
 
+def _got_name(x) -> str:
+    """A type as the "invalid combination" messages list what they got."""
+    return "torch._C.Generator" if x.__class__ is rng.Generator else _type_name(x)
+
+
 def _bernoulli_combination(input, args, kw) -> str:
-    got = ["Tensor"] + [_type_name(x) for x in args] + [f"{k}={_type_name(v)}" for k, v in kw.items()]
+    got = ["Tensor"] + [_got_name(x) for x in args] + [f"{k}={_got_name(v)}" for k, v in kw.items()]
     return ("bernoulli() received an invalid combination of arguments - got (" + ", ".join(got) + "), but "
             "expected one of:\n * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
             " * (Tensor input, float p, *, torch.Generator generator = None)\n")
@@ -322,11 +329,12 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
     budget.check_tensor(shape, 8)
     if math.prod(shape) == 0:
         return Tensor(np.empty(shape, np.int64))
-    rows = probs.reshape(-1, categories)
-    if not (np.isfinite(rows) & (rows >= 0)).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (rows == 0).all(axis=1).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rows = probs.reshape(shape[0] if probs.ndim == 2 else 1, categories)
+    if not replacement or n == 1:           # the checks of the Gumbel path; the other checks row by row
+        if not (np.isfinite(rows) & (rows >= 0)).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows == 0).all(axis=1).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if STATE.vmap is not None:
         return Tensor(STATE.vmap.random(lambda s: _multinomial(g, probs, rows, n, replacement), None))
     return Tensor(_multinomial(g, probs, rows, n, replacement).reshape(shape))
@@ -349,7 +357,13 @@ def _multinomial(g, probs, rows, n, replacement) -> np.ndarray:
 def _with_replacement(g, row: np.ndarray, n: int) -> np.ndarray:
     """Inverse-CDF sampling: the running sum in the row's dtype (float for float16), each entry divided
     by the total, the last set to 1; the first entry not below a double uniform is the sample."""
+    bad = np.flatnonzero(~(np.isfinite(row) & (row >= 0)))
+    if bad.size:
+        message = "< 0" if not row[bad[0]] >= 0 else "= infinity or NaN"
+        raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {message})")
     acc = np.float32 if row.dtype == np.float16 else row.dtype
+    if not row.size or not np.cumsum(row.astype(acc), dtype=acc)[-1] > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     with np.errstate(over="ignore"):
         cum = np.cumsum(row.astype(acc), dtype=acc)         # sequential, as the kernel's loop
         total = cum[-1]

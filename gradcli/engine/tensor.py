@@ -1206,6 +1206,8 @@ class Tensor:
                              p if p.__class__ is Tensor else None)
 
     def bernoulli(self, *args, generator=None, **kwargs):
+        if len(args) > 1:
+            raise TypeError(f"bernoulli() takes 1 positional argument but {len(args)} were given")
         from gradcli.engine import distributions
         return distributions.bernoulli(self, *args, generator=generator, **kwargs)
 
