@@ -235,3 +235,54 @@ def test_errors_are_pytorchs(call):
     result = run_script(ERROR_PRELUDE + call + "\n", "<error>")
     assert result.error is not None, result.out
     assert f"{result.error.kind}: {result.error.message}" == ERRORS[call]
+
+
+# ---- the memory budget and the language's walls -----------------------------------------------------
+
+ALLOC = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+         "you tried to allocate {} bytes. Error code 12 (Cannot allocate memory)")
+
+
+@pytest.fixture
+def small_budget():
+    from gradcli.engine import budget
+    before = budget.max_memory()
+    budget.set_max_memory(64 << 20)
+    yield
+    budget.set_max_memory(before)
+
+
+@pytest.mark.parametrize("call, nbytes", [
+    ("torch.multinomial(torch.ones(3), 10**12, True)", 8 * 10**12),
+    ("torch.ones(4, 5).multinomial(10**11, replacement=True)", 32 * 10**11),
+    ("torch.bernoulli(torch.ones(1).expand(10**7, 10**6))", 4 * 10**13),
+])
+def test_huge_draws_are_refused_at_once(call, nbytes):
+    result = run_script(f"import torch\nx = {call}\n")
+    assert f"{result.error.kind}: {result.error.message}" == ALLOC.format(nbytes)
+
+
+def test_draws_past_a_small_budget_are_refused(small_budget):
+    result = run_script("import torch\nx = torch.multinomial(torch.ones(3), 10**7, True)\n")
+    assert result.error.message.endswith("you tried to allocate 80000000 bytes. Error code 12 (Cannot allocate "
+                                         "memory) (gradcli's --max-memory is 64.0 MiB)")
+    result = run_script("import torch\nx = torch.multinomial(torch.ones(3), 10**6, True)\nprint(x.shape, x.max())")
+    assert result.out == "torch.Size([1000000]) tensor(2)\n"
+
+
+@pytest.mark.parametrize("source, error", [
+    ("s = WeightedRandomSampler([1., 2.], 3)\ns.__dict__",
+     "AttributeError: 'WeightedRandomSampler' object attribute '__dict__' is outside gradcli's language"),
+    ("s = WeightedRandomSampler([1., 2.], 3)\ns.__class__.__init__.__globals__",
+     "AttributeError: 'WeightedRandomSampler' object attribute '__class__' is outside gradcli's language"),
+    ("DataLoader(Stream()).sampler.__iter__.__globals__",
+     "AttributeError: 'method' object attribute '__globals__' is outside gradcli's language"),
+    ("iter(DataLoader(Stream()))._stream",
+     "AttributeError: '_LoaderIter' object attribute '_stream' is outside gradcli's language"),
+    ("torch.multinomial.__module__",
+     "AttributeError: 'builtin_function_or_method' object attribute '__module__' is outside gradcli's language"),
+])
+def test_the_new_objects_keep_the_language_walls(source, error):
+    result = run_script(ERROR_PRELUDE + source + "\n")
+    assert result.error is not None
+    assert f"{result.error.kind}: {result.error.message}" == error

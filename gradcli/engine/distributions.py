@@ -40,9 +40,19 @@ def _g(gen, name: str) -> rng.Generator:
     return gen
 
 
+_CHUNK = 1 << 16        # elements per Python list: a big tensor never becomes one list of floats
+
+
 def _map(fn, x: np.ndarray) -> np.ndarray:
     """fn (a math-module function: glibc's, as libtorch's) element by element."""
-    return np.fromiter(map(fn, x.tolist()), np.float64, x.size)
+    flat = x.reshape(-1)
+    if flat.size <= _CHUNK:
+        return np.fromiter(map(fn, flat.tolist()), np.float64, flat.size)
+    out = np.empty(flat.size, np.float64)
+    for i in range(0, flat.size, _CHUNK):
+        part = flat[i:i + _CHUNK]
+        out[i:i + part.size] = np.fromiter(map(fn, part.tolist()), np.float64, part.size)
+    return out
 
 
 def _cast(v: np.ndarray, dt: np.dtype) -> np.ndarray:
@@ -369,7 +379,12 @@ def _with_replacement(g, row: np.ndarray, n: int) -> np.ndarray:
         total = cum[-1]
         cum = (cum / total).astype(acc)
     cum[-1] = 1
-    return np.searchsorted(cum.astype(np.float64), g._u53(n), side="left")
+    cum = cum.astype(np.float64)
+    out = np.empty(n, np.int64)
+    for i in range(0, n, 1 << 20):          # the uniforms in slices: memory stays near the result's
+        m = min(1 << 20, n - i)
+        out[i:i + m] = np.searchsorted(cum, g._u53(m), side="left")
+    return out
 
 
 def _top(keys: np.ndarray, k: int) -> np.ndarray:
