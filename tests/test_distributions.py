@@ -199,6 +199,12 @@ ERRORS = {
         'RuntimeError: multinomial only supports floating-point dtypes for input, got: Bool',
     'torch.multinomial(torch.tensor([1., 2.]), True)':
         "TypeError: multinomial(): argument 'num_samples' (position 2) must be int, not bool",
+    'torch.poisson(torch.tensor([1., -1.]))':
+        'RuntimeError: invalid Poisson rate, expected rate to be non-negative',
+    'torch.poisson(torch.tensor([1, 2]))':
+        'NotImplementedError: "poisson_cpu" not implemented for \'Long\'',
+    'torch.poisson(3.0)':
+        "TypeError: poisson(): argument 'input' (position 1) must be Tensor, not float",
     'torch.rand(3, requires_grad=True).exponential_()':
         'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
     'torch.rand(3, requires_grad=True).bernoulli_(0.5)':

@@ -121,6 +121,28 @@ def _cases() -> dict:
         add("exponential-inf", "print(torch.zeros(3).exponential_(float('inf')).tolist(), "
             "torch.zeros(3, dtype=torch.float64).exponential_(1e-320).tolist())", seed)
 
+    # poisson: both algorithms (rates below and from 10), dtypes, layouts, a generator
+    for seed in (0, 4, 99):
+        for dt in ("float32", "float64"):
+            for scale in (0.5, 8.0, 30.0, 1000.0):
+                add(f"poisson-{dt}-{scale}", f"r = torch.rand(6, 7, dtype=torch.{dt}) * {scale}\n"
+                    "print(torch.poisson(r).tolist(), torch.poisson(r.t()).tolist())", seed)
+        add("poisson-edges", "r = torch.tensor([0.0, 1e-300, 9.999999, 10.0, 1e6, 1e12])\n"
+            "print(torch.poisson(r).tolist(), torch.poisson(r.double()).tolist())", seed)
+        add("poisson-generator", "g = torch.Generator()\ng.manual_seed(8)\n"
+            "print(torch.poisson(torch.rand(5) * 20, generator=g).tolist(), torch.rand(2).tolist())", seed)
+
+    # an error part-way through a draw leaves the stream where PyTorch's loop stopped
+    for seed in (0, 6):
+        add("stream-after-errors", "for bad in [lambda: torch.poisson(torch.tensor([1., 20., -1.])),\n"
+            "            lambda: torch.multinomial(torch.tensor([[1., 2.], [1., -1.]]), 3, True),\n"
+            "            lambda: torch.multinomial(torch.tensor([[1., 2.], [0., 0.]]), 2, True),\n"
+            "            lambda: torch.zeros(4).bernoulli_(torch.tensor([0.5, 0.5, 2.0, 0.5])),\n"
+            "            lambda: torch.zeros(4).bernoulli_(torch.tensor([0.5, 0.5, 0.5, -1.0], dtype=torch.float64)),\n"
+            "            lambda: torch.multinomial(torch.tensor([1., -1.]), 1)]:\n"
+            "    try:\n        bad()\n    except RuntimeError as e:\n        print(e)\n"
+            "    print(torch.rand(2).tolist())", seed)
+
     # the older draws, checked beside them: normal's four overloads, random_'s forms, the *_like factories
     for seed in (0, 8):
         add("normal-overloads", "m = torch.rand(5, 4)\ns = torch.rand(5, 4)\n"

@@ -406,6 +406,69 @@ def _top(keys: np.ndarray, k: int) -> np.ndarray:
     return np.array([i for _, i in queue[:k]], dtype=np.int64)
 
 
+# ---- poisson ---------------------------------------------------------------------------------------
+
+def poisson(input, generator=None) -> Tensor:
+    """torch.poisson(rates): one count per rate, in row-major order, in the rates' dtype."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+    g = _g(generator, "poisson")
+    rates = input._a
+    if rates.dtype.kind != "f" or rates.dtype == np.float16:
+        raise _not_implemented("poisson_cpu", rates.dtype)
+    budget.check_tensor(rates.shape, rates.dtype.itemsize)
+    if STATE.vmap is not None:
+        out = STATE.vmap.random(lambda s: _poisson_counts(g, rates), None)
+    else:
+        out = _poisson_counts(g, rates)
+    return apply(POISSON, out, (input,))
+
+
+def _poisson_counts(g: rng.Generator, rates: np.ndarray) -> np.ndarray:
+    counts = [_poisson_one(g, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
+    return np.array(counts, dtype=np.float64).astype(rates.dtype).reshape(rates.shape)
+
+
+def _poisson_one(g: rng.Generator, lam: float) -> int:
+    """PyTorch's sample_poisson (numpy's algorithms): Hoermann's transformed rejection for rates of 10
+    and more, multiplied uniforms below; every step in double, as the C++ computes it."""
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform(g) - 0.5
+            v = _uniform(g)
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (_log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+                    (-lam + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    count, prod = 0, 1.0
+    while True:
+        prod *= _uniform(g)
+        if prod > enlam:
+            count += 1
+        else:
+            return count
+
+
+def _uniform(g: rng.Generator) -> float:
+    w = g._words32(2)
+    return (((int(w[0]) & 0x1FFFFF) << 32) | int(w[1])) * 2.0 ** -53
+
+
 # ---- autograd rows ----------------------------------------------------------------------------------
 
 def _zeros(F, g):
@@ -430,4 +493,6 @@ BERNOULLI         = Op("BernoulliBackward0",   None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
 BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backward,), quiet=True,
                        jvp=lambda F, ts, xs, result: _not_implemented_backward(F, None))
+POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
+                       jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
 # fmt: on

@@ -394,6 +394,7 @@ def _build_torch() -> ScriptModule:
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
         "bernoulli": distributions.bernoulli, "multinomial": distributions.multinomial,
+        "poisson": distributions.poisson,
         "Generator": factories.generator,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
