@@ -163,9 +163,64 @@ def _cases() -> dict:
             seed)
         add("like-generator", "g = torch.Generator()\nx = torch.zeros(17)\nprint(torch.rand_like(x, generator=g).tolist(), "
             "torch.randn_like(x, generator=g).tolist(), torch.randint_like(x, 4, generator=g).tolist())", seed)
+    # the argument forms of the fills and factories, and their refusals, printed as the script sees them
+    add("argument-forms", ARGUMENT_FORMS)
     return cases
 
 
+ARGUMENT_FORMS = """cases = [
+    lambda: torch.zeros(3).normal_(1, 2, torch.Generator()),
+    lambda: torch.zeros(3).uniform_(1, 2, torch.Generator()),
+    lambda: torch.zeros(3).random_(1, 5, torch.Generator()),
+    lambda: torch.zeros(3).normal_(mean=1, std=2, generator=torch.Generator()),
+    lambda: torch.zeros(3).uniform_(to=3),
+    lambda: torch.zeros(3).random_(to=5),
+    lambda: torch.zeros(3).random_(0, to=5),
+    lambda: torch.zeros(3).random_(generator=torch.Generator()),
+    lambda: torch.zeros(3).random_(3, generator=torch.Generator()),
+    lambda: torch.zeros(3).random_(5, 2),
+    lambda: torch.zeros(3).random_(-1),
+    lambda: torch.zeros(3, dtype=torch.uint8).random_(-1, 3),
+    lambda: torch.zeros(3).random_(1.5),
+    lambda: torch.zeros(3).normal_(0, -1),
+    lambda: torch.zeros(3).normal_('a'),
+    lambda: torch.zeros(3, dtype=torch.int64).normal_(),
+    lambda: torch.zeros(3, dtype=torch.int64).uniform_(),
+    lambda: torch.normal(torch.zeros(3), torch.ones(3), generator=torch.Generator()),
+    lambda: torch.normal(torch.zeros(3)),
+    lambda: torch.normal(torch.zeros(3), -1.0),
+    lambda: torch.normal(torch.zeros(3), torch.tensor([1., -1., 1.])),
+    lambda: torch.normal(1.0, torch.ones(2, 2)),
+    lambda: torch.normal(0.0, 1.0, (2, 2), generator=torch.Generator()),
+    lambda: torch.normal(0.0, 1.0, size=(2,), requires_grad=True),
+    lambda: torch.normal(0.0, 1.0),
+    lambda: torch.normal(torch.zeros(2, 3), torch.ones(3)),
+    lambda: torch.normal(torch.zeros(2), torch.ones(3)),
+    lambda: torch.normal(torch.zeros(3, dtype=torch.float64), torch.ones(3)),
+    lambda: torch.normal(torch.zeros(3, dtype=torch.int64), 1.0),
+    lambda: torch.rand_like(torch.zeros(3), generator=torch.Generator()),
+    lambda: torch.randn_like(torch.zeros(3, dtype=torch.int64)),
+    lambda: torch.rand_like(torch.zeros(3, dtype=torch.int64)),
+    lambda: torch.randint_like(torch.zeros(3), 10, generator=torch.Generator()),
+    lambda: torch.randint_like(torch.zeros(3), low=2, high=10),
+    lambda: torch.randint_like(torch.zeros(3), 5, 2),
+    lambda: torch.randint_like(torch.zeros(3), 10, dtype=torch.int64),
+    lambda: torch.randint_like(torch.zeros(3)),
+    lambda: torch.randint_like(torch.zeros(3), high=4, requires_grad=True),
+    lambda: torch.rand_like(torch.zeros(2, 2), requires_grad=True),
+    lambda: torch.randn_like(torch.zeros(2), dtype=torch.float64),
+    lambda: torch.zeros(2, dtype=torch.float64).random_(2**53 + 1),
+    lambda: torch.zeros(2).random_(2**24 + 2),
+    lambda: torch.zeros(2, dtype=torch.bool).random_(),
+    lambda: torch.zeros(2, dtype=torch.bool).random_(0, 2),
+    lambda: torch.zeros(2, dtype=torch.int8).random_(-128, 128),
+]
+for i, c in enumerate(cases):
+    try:
+        print(i, c())
+    except Exception as e:
+        print(i, type(e).__name__, e)
+"""
 CASES = _cases()
 
 

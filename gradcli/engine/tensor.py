@@ -1173,7 +1173,7 @@ class Tensor:
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.uniform_values(a, from_, to, generator), None)
 
-    def normal_(self, mean=0.0, std=1.0, generator=None):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.normal_values(a, mean, std, generator), None)
 
