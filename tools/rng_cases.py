@@ -165,6 +165,8 @@ def _cases() -> dict:
             "torch.randn_like(x, generator=g).tolist(), torch.randint_like(x, 4, generator=g).tolist())", seed)
     # the argument forms of the fills and factories, and their refusals, printed as the script sees them
     add("argument-forms", ARGUMENT_FORMS)
+    # float16, empty tensors and vmap's randomness modes
+    add("half-empty-vmap", HALF_EMPTY_VMAP)
     return cases
 
 
@@ -220,6 +222,24 @@ for i, c in enumerate(cases):
         print(i, c())
     except Exception as e:
         print(i, type(e).__name__, e)
+"""
+HALF_EMPTY_VMAP = """for f in [lambda: torch.zeros(3, dtype=torch.float16).bernoulli_(0.5), lambda: torch.zeros(3, dtype=torch.float16).bernoulli_(torch.rand(3)),
+          lambda: torch.bernoulli(torch.rand(3).half()), lambda: torch.zeros(3, dtype=torch.float16).geometric_(0.3),
+          lambda: torch.zeros(3, dtype=torch.float16).log_normal_(), lambda: torch.poisson(torch.rand(3).half()),
+          lambda: torch.zeros(3, dtype=torch.int8).bernoulli_(torch.rand(3).double()),
+          lambda: torch.func.vmap(lambda x: x.bernoulli_(0.5))(torch.zeros(2, 3)),
+          lambda: torch.func.vmap(lambda x: torch.multinomial(x, 2))(torch.ones(2, 3)),
+          lambda: torch.func.vmap(lambda x: torch.bernoulli(x), randomness='same')(torch.rand(2, 3)),
+          lambda: torch.func.vmap(lambda x: x.exponential_(), randomness='different')(torch.zeros(2, 3)),
+          lambda: torch.rand(3).bernoulli_(0.5).grad_fn, lambda: torch.rand(2, 3).t().exponential_(),
+          lambda: torch.ones(5).multinomial(2, generator=torch.Generator()),
+          lambda: torch.zeros(0).exponential_(), lambda: torch.zeros(0, dtype=torch.int64).cauchy_(),
+          lambda: torch.zeros(0, dtype=torch.int64).log_normal_(), lambda: torch.zeros(0, dtype=torch.bool).geometric_(0.5),
+          lambda: torch.bernoulli(torch.zeros(0)), lambda: torch.zeros(2, 0).multinomial(1)]:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
 """
 CASES = _cases()
 

@@ -132,8 +132,9 @@ def _positive(name: str, what: str, value) -> float:
     return v
 
 
-def _continuous(a: np.ndarray, name: str, type_name: str):
-    if a.dtype.kind != "f" and a.size:
+def _continuous(a: np.ndarray, name: str, type_name: str, empty_too: bool):
+    # exponential_ checks inside its kernel, which an empty tensor never reaches; cauchy_ checks first
+    if a.dtype.kind != "f" and (a.size or empty_too):
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {type_name}")
 
@@ -142,7 +143,7 @@ def exponential_values(t: Tensor, lambd=1.0, generator=None) -> Tensor:
     g = _g(generator, "exponential_")
     lambd = _positive("exponential_", "lambda", _number("exponential_", "lambd", 1, lambd))
     a = t._a
-    _continuous(a, "Exponential", _SCALAR_NAMES.get(a.dtype.name, a.dtype.name))
+    _continuous(a, "Exponential", _SCALAR_NAMES.get(a.dtype.name, a.dtype.name), False)
     return apply(EXPONENTIAL, _fill(g, a, lambda n: exponential_draws(g, n, lambd)), (t,))
 
 
@@ -162,7 +163,7 @@ def cauchy_values(t: Tensor, median=0.0, sigma=1.0, generator=None) -> Tensor:
     median = float(_number("cauchy_", "median", 1, median))
     sigma = _positive("cauchy_", "sigma", _number("cauchy_", "sigma", 2, sigma))
     a = t._a
-    _continuous(a, "Cauchy", _CXX_NAMES.get(a.dtype.name, a.dtype.name))
+    _continuous(a, "Cauchy", _CXX_NAMES.get(a.dtype.name, a.dtype.name), True)
     return apply(CAUCHY, _fill(g, a, lambda n: cauchy_draws(g, n, median, sigma)), (t,))
 
 
@@ -185,6 +186,22 @@ def _number(name: str, arg: str, position: int, value):
     raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be float, not {_type_name(value)}")
 
 
+_SAME_BATCHED = ("Vmap does not currently support same randomness with a batched tensor input. Please file an "
+                 "issue with functorch")
+
+
+def _per_element(draw) -> np.ndarray:
+    """A draw whose parameters are tensors (batched under vmap): inside vmap(randomness='different') each
+    element draws in turn, as PyTorch's batched draw goes through the batch; 'same' is refused as PyTorch
+    refuses it, and 'error' by the vmap."""
+    vm = STATE.vmap
+    if vm is None:
+        return draw()
+    if vm.randomness == "same":
+        raise RuntimeError(_SAME_BATCHED)
+    return vm.random(lambda _: draw(), None)
+
+
 # ---- bernoulli -----------------------------------------------------------------------------------
 
 _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
@@ -204,8 +221,10 @@ def _bernoulli_tensor(g: rng.Generator, a: np.ndarray, p: np.ndarray) -> np.ndar
     """bernoulli_(p_tensor): p expanded to the target, one uniform per element in the target's memory
     order (a float32 uniform, one 32-bit word, for float32 p; a double for float64 p), below its p.
     An element outside [0, 1] stops the loop there, after the draws of the elements before it."""
-    if p.dtype not in (np.float32, np.float64):
+    if p.dtype.kind != "f":
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+    if p.dtype == np.float16:
+        p = p.astype(np.float32)        # compared as float, with a float uniform
     p = _expand_to(p, a.shape)
     perm = sorted(range(a.ndim), key=lambda i: (-a.strides[i], i))
     order = np.transpose(p, perm).reshape(-1)          # p's values in the target's memory order
@@ -250,7 +269,7 @@ def bernoulli_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     p = args[0] if args else kw.get("p", 0.5)
     g = _bernoulli_generator(generator, "bernoulli_")
     if p.__class__ is Tensor:
-        values = _bernoulli_tensor(g, t._a, p._a)
+        values = _per_element(lambda: _bernoulli_tensor(g, t._a, p._a))
         return apply(BERNOULLI_TENSOR_, values, (t, p))
     if not isinstance(p, (int, float)):
         got = f"p={_type_name(p)}, " if kw else _type_name(p)
@@ -286,7 +305,7 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
         budget.check_tensor(x.shape, x.dtype.itemsize)
         return apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,))
     budget.check_tensor(x.shape, x.dtype.itemsize)
-    return apply(BERNOULLI, _bernoulli_tensor(g, target, x), (input,))
+    return apply(BERNOULLI, _per_element(lambda: _bernoulli_tensor(g, target, x)), (input,))
 
 
 def _got_name(x) -> str:
@@ -345,9 +364,7 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if (rows == 0).all(axis=1).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if STATE.vmap is not None:
-        return Tensor(STATE.vmap.random(lambda s: _multinomial(g, probs, rows, n, replacement), None))
-    return Tensor(_multinomial(g, probs, rows, n, replacement).reshape(shape))
+    return Tensor(_per_element(lambda: _multinomial(g, probs, rows, n, replacement)).reshape(shape))
 
 
 def _multinomial(g, probs, rows, n, replacement) -> np.ndarray:
@@ -414,19 +431,15 @@ def poisson(input, generator=None) -> Tensor:
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
     g = _g(generator, "poisson")
     rates = input._a
-    if rates.dtype.kind != "f" or rates.dtype == np.float16:
+    if rates.dtype.kind != "f":
         raise _not_implemented("poisson_cpu", rates.dtype)
     budget.check_tensor(rates.shape, rates.dtype.itemsize)
-    if STATE.vmap is not None:
-        out = STATE.vmap.random(lambda s: _poisson_counts(g, rates), None)
-    else:
-        out = _poisson_counts(g, rates)
-    return apply(POISSON, out, (input,))
+    return apply(POISSON, _per_element(lambda: _poisson_counts(g, rates)), (input,))
 
 
 def _poisson_counts(g: rng.Generator, rates: np.ndarray) -> np.ndarray:
     counts = [_poisson_one(g, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
-    return np.array(counts, dtype=np.float64).astype(rates.dtype).reshape(rates.shape)
+    return _cast(np.array(counts, dtype=np.float64), rates.dtype).reshape(rates.shape)
 
 
 def _poisson_one(g: rng.Generator, lam: float) -> int:
