@@ -292,3 +292,54 @@ def test_the_new_objects_keep_the_language_walls(source, error):
     result = run_script(ERROR_PRELUDE + source + "\n")
     assert result.error is not None
     assert f"{result.error.kind}: {result.error.message}" == error
+
+
+# ---- libstdc++'s selection, for the order of ties ------------------------------------------------
+# (mode, n, k, seed, indices): mode 0 partial_sort(k), 1 nth_element(k - 1) then sort of the first k - 1,
+# 2 sort of all; values random.Random(seed).choice([0, 0, 1, 2, 3]) each, compared with `>`. The indices are
+# what g++'s libstdc++ (GCC 12) left in front, from a small C++ program run on the same values.
+LIBSTDCXX = [
+    (0, 64, 1, 93, [1]),
+    (1, 7, 3, 855, [3, 6, 1]),
+    (2, 17, 17, 753, [15, 5, 9, 7, 8, 16, 0, 13, 10, 2, 6, 4, 11, 12, 3, 14, 1]),
+    (0, 130, 2, 257, [5, 4]),
+    (1, 40, 14, 621, [1, 39, 34, 33, 22, 18, 14, 8, 7, 2, 3, 28, 15, 32]),
+    (2, 7, 7, 595, [2, 6, 3, 0, 1, 4, 5]),
+    (0, 64, 1, 441, [2]),
+    (1, 33, 33, 972, [27, 23, 19, 16, 10, 7, 1, 4, 2, 25, 26, 28, 17, 14, 11, 5, 31, 20, 9, 6, 32, 24, 22, 21, 15, 13, 12, 8, 18, 30, 0, 29, 3]),
+    (2, 20, 20, 557, [1, 18, 10, 8, 5, 4, 3, 7, 12, 6, 16, 9, 2, 11, 13, 14, 15, 17, 0, 19]),
+    (0, 130, 2, 514, [23, 9]),
+    (1, 20, 2, 891, [2, 15]),
+    (2, 7, 7, 372, [4, 6, 1, 0, 2, 3, 5]),
+    (0, 130, 2, 954, [4, 1]),
+    (1, 20, 13, 433, [11, 9, 5, 1, 13, 4, 6, 7, 15, 19, 0, 16, 18]),
+    (2, 40, 40, 168, [1, 37, 6, 26, 9, 10, 23, 12, 19, 14, 39, 36, 35, 28, 25, 18, 15, 11, 3, 20, 21, 22, 2, 27, 32, 5, 0, 38, 4, 34, 33, 31, 30, 29, 16, 7, 8, 24, 13, 17]),
+    (0, 64, 1, 241, [0]),
+    (1, 17, 1, 180, [3]),
+    (2, 20, 20, 177, [18, 3, 14, 8, 1, 19, 16, 7, 5, 2, 9, 10, 15, 17, 6, 11, 12, 13, 4, 0]),
+    (0, 64, 1, 522, [3]),
+    (1, 40, 24, 526, [28, 19, 16, 8, 34, 31, 21, 30, 15, 24, 11, 7, 6, 5, 27, 38, 25, 26, 13, 17, 4, 20, 33, 36]),
+    (2, 40, 40, 186, [36, 2, 35, 32, 29, 22, 20, 10, 1, 18, 17, 16, 15, 5, 12, 3, 9, 37, 0, 13, 23, 25, 34, 30, 31, 4, 33, 26, 38, 39, 28, 27, 24, 6, 21, 7, 19, 8, 11, 14]),
+    (0, 130, 2, 815, [8, 3]),
+    (1, 33, 24, 808, [23, 21, 19, 25, 31, 17, 26, 29, 10, 8, 7, 4, 1, 22, 2, 0, 6, 15, 13, 32, 30, 28, 24, 27]),
+    (2, 40, 40, 362, [1, 38, 29, 27, 25, 24, 20, 15, 14, 0, 8, 7, 2, 5, 12, 33, 28, 18, 10, 34, 3, 9, 6, 11, 13, 30, 39, 37, 36, 35, 32, 31, 21, 16, 17, 19, 26, 4, 23, 22]),
+]
+
+
+@pytest.mark.parametrize("mode, n, k, seed, want", LIBSTDCXX)
+def test_selection_leaves_ties_where_libstdcxx_does(mode, n, k, seed, want):
+    import random
+    from gradcli.engine import cxxsort
+    r = random.Random(seed)
+    queue = [(float(r.choice([0, 0, 1, 2, 3])), i) for i in range(n)]
+
+    def before(x, y):
+        return x[0] > y[0]
+    if mode == 0:
+        cxxsort.partial_sort(queue, k, before)
+    elif mode == 1:
+        cxxsort.nth_element(queue, k - 1, before)
+        cxxsort.sort(queue, k - 1, before)
+    else:
+        cxxsort.sort(queue, n, before)
+    assert [i for _, i in queue[:len(want)]] == want

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, cxxsort, dtypes, rng
+from gradcli.engine import budget, cxxsort, rng
 from gradcli.engine.factories import (_dense_like, _draw_like, _type_name, _zero_tangent)
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.state import STATE
@@ -295,6 +295,7 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
         raise TypeError(_bernoulli_combination(input, args, dict(kw, generator=generator)))
     g = _g(generator, "bernoulli")
     x = input._a
+    budget.check_tensor(x.shape, x.dtype.itemsize)
     target = np.empty(x.shape, x.dtype)
     if args or kw:
         p = args[0] if args else kw["p"]
@@ -302,9 +303,7 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
             p = p._a.item()
         if p.__class__ is Tensor or not isinstance(p, (int, float)):
             raise TypeError(_bernoulli_combination(input, args, kw))
-        budget.check_tensor(x.shape, x.dtype.itemsize)
         return apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,))
-    budget.check_tensor(x.shape, x.dtype.itemsize)
     return apply(BERNOULLI, _per_element(lambda: _bernoulli_tensor(g, target, x)), (input,))
 
 
