@@ -167,6 +167,8 @@ def _cases() -> dict:
     add("argument-forms", ARGUMENT_FORMS)
     # float16, empty tensors and vmap's randomness modes
     add("half-empty-vmap", HALF_EMPTY_VMAP)
+    # forward-mode tangents through the fills and draws
+    add("forward-mode", "import torch.autograd.forward_ad as fwAD\n" + FORWARD_MODE)
     return cases
 
 
@@ -240,6 +242,23 @@ HALF_EMPTY_VMAP = """for f in [lambda: torch.zeros(3, dtype=torch.float16).berno
         print(f())
     except Exception as e:
         print(type(e).__name__, e)
+"""
+FORWARD_MODE = """p = torch.tensor([0.3, 0.6])
+with fwAD.dual_level():
+    x = fwAD.make_dual(torch.zeros(2), torch.ones(2))
+    y = x * 2
+    y.bernoulli_(0.5)
+    print(fwAD.unpack_dual(y).tangent)
+    q = fwAD.make_dual(p, torch.ones(2))
+    z = torch.zeros(2)
+    z.bernoulli_(q)
+    print(fwAD.unpack_dual(z).tangent)
+    w = x * 3
+    w.exponential_()
+    print(fwAD.unpack_dual(w).tangent)
+    b = torch.bernoulli(q)
+    print(fwAD.unpack_dual(b).tangent)
+    print(fwAD.unpack_dual(torch.poisson(q * 3)).tangent)
 """
 CASES = _cases()
 

@@ -500,7 +500,7 @@ CAUCHY            = Op("CauchyBackward0",      None, (), (_zeros,), quiet=True, 
 LOG_NORMAL        = Op("LogNormalBackward0",   None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
 BERNOULLI_SCALAR_ = Op("BernoulliBackward2",   None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
 BERNOULLI_TENSOR_ = Op("BernoulliBackward1",   None, (), (_zeros, _zeros), inputs=("self", "p"), fits=True,
-                       quiet=True, jvp=_zero_tangent)
+                       quiet=True, jvp=lambda F, ts, xs, result: None if ts[0] is None else _zero_tangent(F, ts, xs, result))
 BERNOULLI         = Op("BernoulliBackward0",   None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
 BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backward,), quiet=True,
