@@ -15,21 +15,16 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, cxxsort, rng
-from gradcli.engine.factories import (_dense_like, _draw_like, _type_name, _zero_tangent)
+from gradcli.engine.factories import (_dense_like, _draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
+                                      _type_name, _zero_tangent)
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 _PI = math.pi
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 # The C++ type names cauchy_'s dtype check prints (typeid names as GCC spells them).
 _CXX_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool"}
-
-
-def _not_implemented(kernel: str, dt: np.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES[dt.name]}\'')
 
 
 def _g(gen, name: str) -> rng.Generator:
@@ -226,14 +221,14 @@ def _bernoulli_tensor(g: rng.Generator, a: np.ndarray, p: np.ndarray) -> np.ndar
     if p.dtype == np.float16:
         p = p.astype(np.float32)        # compared as float, with a float uniform
     p = _expand_to(p, a.shape)
-    perm = sorted(range(a.ndim), key=lambda i: (-a.strides[i], i))
+    perm = _memory_order(a)
     order = np.transpose(p, perm).reshape(-1)          # p's values in the target's memory order
     bad = np.flatnonzero(~((order >= 0) & (order <= 1)))
-    f32 = p.dtype == np.float32
+    uniforms = g._u24 if p.dtype == np.float32 else g._u53
     if bad.size:
-        g._u24(int(bad[0])) if f32 else g._u53(int(bad[0]))
+        uniforms(int(bad[0]))       # the draws of the elements before the one that stops the loop
         raise RuntimeError(_P_RANGE)
-    u = g._u24(order.size) if f32 else g._u53(order.size)
+    u = uniforms(order.size)
     hits = _cast((u < order).astype(np.float64), a.dtype)
     shape = tuple(a.shape[i] for i in perm)
     return np.ascontiguousarray(np.transpose(hits.reshape(shape), np.argsort(perm)))
@@ -267,7 +262,7 @@ def bernoulli_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
         raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({', '.join(got)}), "
                         f"but expected one of:\n{_BERNOULLI_SIGNATURES}")
     p = args[0] if args else kw.get("p", 0.5)
-    g = _bernoulli_generator(generator, "bernoulli_")
+    g = _g(generator, "bernoulli_")
     if p.__class__ is Tensor:
         values = _per_element(lambda: _bernoulli_tensor(g, t._a, p._a))
         return apply(BERNOULLI_TENSOR_, values, (t, p))
@@ -276,10 +271,6 @@ def bernoulli_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
         raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({got}), but "
                         f"expected one of:\n{_BERNOULLI_SIGNATURES}")
     return apply(BERNOULLI_SCALAR_, _bernoulli_scalar(g, t._a, float(p)), (t,))
-
-
-def _bernoulli_generator(gen, name: str) -> rng.Generator:
-    return _g(gen, name)
 
 
 def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
