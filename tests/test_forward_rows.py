@@ -67,7 +67,7 @@ def test_tangent_matches_finite_differences(fn, arrays, options):
 
 
 def test_every_row_has_a_forward_column():
-    from gradcli.engine import factories, views
-    rows = set(_rows()) | {v for m in (factories, views) for v in vars(m).values() if v.__class__ is Op}
+    from gradcli.engine import distributions, factories, views
+    rows = set(_rows()) | {v for m in (factories, views, distributions) for v in vars(m).values() if v.__class__ is Op}
     assert len(rows) > 150
     assert sorted(r.node for r in rows if r.jvp is None) == []

@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 
 from conftest import ROOT, run_script
-from gradcli.engine import autograd, backmath, factories, ops
+from gradcli.engine import autograd, backmath, distributions, factories, ops
 from gradcli.engine.recording import Op
 from gradcli.engine.tensor import Tensor
 
@@ -41,7 +41,7 @@ EXTRA = [
 
 
 def _rows() -> set:
-    modules = ops.GROUPS + (factories,)
+    modules = ops.GROUPS + (factories, distributions)
     return {v for module in modules for v in vars(module).values() if v.__class__ is Op}
 
 

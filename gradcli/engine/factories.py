@@ -755,12 +755,23 @@ def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, 
         if k not in names or k in values:
             raise TypeError(f"randint_like() got an unexpected keyword argument '{k}'")
         values[k] = v
+    if not values and not args:
+        raise TypeError(_RANDINT_LIKE_COMBINATION.format(_type_name(input)))
     if len(values) != len(names) or len(args) > 2:
         raise TypeError("randint_like() missing required argument 'high'")
     low = _int_arg("randint_like", "low", 2, values["low"]) if "low" in values else 0
     high = _int_arg("randint_like", "high", len(names) + 1, values["high"])
     g = _generator(generator, "randint", (input,) + args, kw)
     return _finish(_int_values(g, _like_target("randint_like", input, dtype), low, high), requires_grad)
+
+
+_LIKE_TAIL = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+              "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+_RANDINT_LIKE_COMBINATION = (
+    "randint_like() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    + "".join(f" * (Tensor input, {first}, *, {gen}" + _LIKE_TAIL
+              for first in ("int low, int high", "Tensor high", "int high")
+              for gen in ("torch.Generator generator, ", "")))
 
 
 def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
@@ -878,6 +889,9 @@ def uniform_values(t: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:
 
 def normal_values(t: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
     g = _fill_generator(generator, "normal_")
+    for name, position, value in (("mean", 1, mean), ("std", 2, std)):
+        if _as_number(value) is None:
+            raise TypeError(f"normal_(): argument '{name}' (position {position}) must be float, not {_type_name(value)}")
     return _filled_like(t, NORMAL_, _normal_values(g, t._a, mean, std))
 
 
@@ -906,12 +920,17 @@ def _random_full(g, a: np.ndarray) -> np.ndarray:
 def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     """random_() / random_(to) / random_(from, to)."""
     g = _fill_generator(generator, "random_")
+    if len(args) > 2:
+        raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
     names = ("from", "to") if len(args) + len(kw) >= 2 else ("to",)
     values = dict(zip(names, args))
     for k, v in kw.items():
-        if k not in names or k in values or len(args) > 2:
+        if k not in names or k in values:
             raise TypeError("random_() received an invalid combination of arguments")
         values[k] = v
+    for k, v in values.items():
+        if not (v is None and k == "to") and _as_int(v) is None:
+            raise TypeError(_RANDOM_COMBINATION.format(", ".join(_type_name(x) for x in args)))
     a = t._a
     if not values:
         return _filled_like(t, RANDOM, _random_full(g, a))
@@ -920,6 +939,12 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     high = _random_to(a.dtype) if to is None else to
     row = RANDOM_RANGE if "from" in values else RANDOM_TO
     return _filled_like(t, row, _int_values(g, a, int(low), int(high)))
+
+
+_RANDOM_COMBINATION = ("random_() received an invalid combination of arguments - got ({}), but expected one of:\n"
+                       " * (*, torch.Generator generator = None)\n"
+                       " * (int from, int to, *, torch.Generator generator = None)\n"
+                       " * (int to, *, torch.Generator generator = None)\n")
 
 
 def _random_to(dt: np.dtype) -> int:

@@ -312,6 +312,24 @@ def _int_bounds(dt: np.dtype):
     return int(info.min), int(info.max)
 
 
+_FLOAT_DIGITS = {"float32": (24, "float"), "float64": (53, "double"), "float16": (11, "c10::Half")}
+
+
+def _warn_float_range(dt: np.dtype, low: int, high: int) -> None:
+    """random_ into floats: PyTorch warns when a bound lies past the integers the dtype holds exactly."""
+    digits, name = _FLOAT_DIGITS.get(dt.name, (None, None))
+    if digits is None or STATE.warn is None:
+        return
+    bound = 1 << digits
+    for what, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
+        if not -bound <= value <= bound:
+            STATE.warn("UserWarning", f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                       f"limitations {name} can support discrete uniform distribution only within this range. "
+                       "This warning will become an error in version 1.7 release, please fix the code in advance "
+                       "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:"
+                       f"{line}.)")
+
+
 def _float_dtype(dtype) -> np.dtype:
     """float32 or float64; other float streams (half, bfloat16) exist in PyTorch but are not modelled."""
     dt = np.dtype(dtype)
@@ -630,8 +648,9 @@ class Generator:
         if low >= high:
             raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= to=%d"
                                % (low, high))
+        if dt.kind == "f":
+            _warn_float_range(dt, low, high)
         if dt.kind in "iub":
-            # float outputs only earn a warning in PyTorch beyond 2**24 / 2**53: not checked
             lo_b, hi_b = _int_bounds(dt)
             name = _CXX_INT_NAMES.get(dt, str(dt))
             if not lo_b <= low <= hi_b:

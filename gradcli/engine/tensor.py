@@ -23,6 +23,7 @@ INFERENCE_INPLACE_ERROR = (
 print_options = STATE.print_options
 # The ids of the tensors that are nn.Parameters (gradcli.engine.parameter owns the marks)
 parameter_marks: dict = {}
+_MISSING_P = object()          # geometric_() without its required p
 
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as `torch.Size([2, 3])`; slicing it, and `+` or `*` with
@@ -1172,13 +1173,47 @@ class Tensor:
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.uniform_values(a, from_, to, generator), None)
 
-    def normal_(self, mean=0.0, std=1.0, generator=None):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.normal_values(a, mean, std, generator), None)
 
     def random_(self, *args, generator=None, **kwargs):
         from gradcli.engine import factories
         return self._inplace(lambda a, _: factories.random_values(a, *args, generator=generator, **kwargs), None)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        from gradcli.engine import distributions
+        return self._inplace(lambda a, _: distributions.exponential_values(a, lambd, generator), None)
+
+    def geometric_(self, p=_MISSING_P, *, generator=None):
+        if p is _MISSING_P:
+            raise TypeError('geometric_() missing 1 required positional arguments: "p"')
+        from gradcli.engine import distributions
+        return self._inplace(lambda a, _: distributions.geometric_values(a, p, generator), None)
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        from gradcli.engine import distributions
+        return self._inplace(lambda a, _: distributions.cauchy_values(a, median, sigma, generator), None)
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        from gradcli.engine import distributions
+        return self._inplace(lambda a, _: distributions.log_normal_values(a, mean, std, generator), None)
+
+    def bernoulli_(self, *args, generator=None, **kwargs):
+        from gradcli.engine import distributions
+        p = args[0] if args else kwargs.get("p")
+        return self._inplace(lambda a, _: distributions.bernoulli_values(a, *args, generator=generator, **kwargs),
+                             p if p.__class__ is Tensor else None)
+
+    def bernoulli(self, *args, generator=None, **kwargs):
+        if len(args) > 1:
+            raise TypeError(f"bernoulli() takes 1 positional argument but {len(args)} were given")
+        from gradcli.engine import distributions
+        return distributions.bernoulli(self, *args, generator=generator, **kwargs)
+
+    def multinomial(self, num_samples=None, replacement=False, *, generator=None):
+        from gradcli.engine import distributions
+        return distributions.multinomial(self, num_samples, replacement, generator=generator)
 
     def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories

@@ -38,6 +38,15 @@ _WHAT = {
     "rand_like": "Uniform random numbers shaped like `input`.",
     "randn_like": "Standard normal random numbers shaped like `input`.",
     "randint_like": "Random integers shaped like `input`.",
+    "bernoulli": "0s and 1s drawn with the probabilities in `input` (or with probability `p`), in PyTorch's order "
+                 "under a seed.",
+    "multinomial": "Indices drawn from the categories weighted by each row of `input`, with or without "
+                   "replacement, bit for bit as PyTorch draws them.",
+    "exponential_": "Fills the tensor with exponential random numbers of rate `lambd`, in place.",
+    "geometric_": "Fills the tensor with the number of trials up to a first success of probability `p`, in place.",
+    "cauchy_": "Fills the tensor with Cauchy random numbers (`median`, `sigma`), in place.",
+    "log_normal_": "Fills the tensor with exp of normal random numbers (`mean`, `std`), in place.",
+    "poisson": "Counts drawn from Poisson distributions whose rates are the elements of `input`.",
     "arange": "The values from start (0 by default) up to but not including end, in steps of step.",
     "linspace": "`steps` evenly spaced values from start to end, both included.",
     "eye": "The identity matrix (ones on the diagonal).",
@@ -125,6 +134,10 @@ _WHAT = {
     "Subset": "The samples of a dataset at a list of indices.",
     "ConcatDataset": "The samples of several datasets one after another (what ds1 + ds2 makes).",
     "SubsetRandomSampler": "The given indices in a random order on each pass.",
+    "WeightedRandomSampler": "`num_samples` indices drawn by weight on each pass (one torch.multinomial call).",
+    "IterableDataset": "Base class of stream datasets: subclasses define __iter__; a DataLoader batches what it "
+                       "yields.",
+    "ChainDataset": "The samples of several IterableDatasets, one stream after the other.",
     "DataLoader": "Iterates a dataset in batches (batch_size, shuffle in PyTorch's order, drop_last, collate_fn, "
                   "generator), in-process.",
     "random_split": "Splits a dataset into Subsets of the given lengths or fractions over one random permutation.",

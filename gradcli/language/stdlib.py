@@ -20,6 +20,7 @@ from gradcli.engine.addresses import address
 from gradcli.engine import (autograd, backward, clipgrad, closeness, dtypes, factories, forward, functional,
                             functorch, gradcheck, lr_scheduler, ops, optim, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
+from gradcli.engine import distributions
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
 
@@ -392,6 +393,8 @@ def _build_torch() -> ScriptModule:
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
+        "bernoulli": distributions.bernoulli, "multinomial": distributions.multinomial,
+        "poisson": distributions.poisson,
         "Generator": factories.generator,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
@@ -429,6 +432,7 @@ def _build_utils() -> ScriptModule:
     from gradcli.language import torchdata as td
     names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
+    names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
     data = ScriptModule("torch.utils.data", {name: getattr(td, name) for name in names})
     return ScriptModule("torch.utils", {"data": data})
 

@@ -1,4 +1,5 @@
-"""torch.utils.data as scripts use it: Dataset, TensorDataset, Subset, the samplers, DataLoader, random_split.
+"""torch.utils.data as scripts use it: Dataset, IterableDataset, TensorDataset, Subset, the samplers, DataLoader,
+random_split.
 
 `Dataset` is a library class of the language (see gradcli.language.classes): a script's
 `class Squares(Dataset)` derives from it as from its own classes, and the loader reaches it only as a
@@ -126,6 +127,42 @@ class ConcatDataset(Dataset):
         return self.datasets[which][idx - start]
 
 
+class IterableDataset(Dataset):
+    """torch.utils.data.IterableDataset: subclasses define `__iter__` (a stream of samples, no indices)."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """The samples of several IterableDatasets one stream after another."""
+
+    __module__ = "torch.utils.data.dataset"
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        return _chain(self.datasets)
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+def _chain(datasets):
+    for d in datasets:
+        if not isinstance(d, IterableDataset):
+            raise AssertionError("ChainDataset only supports IterableDataset")
+        yield from d
+
+
 def random_split(dataset, lengths, generator=None):
     """Subsets of `dataset` of the given lengths (or fractions of its length), over one permutation."""
     _check_generator(generator)
@@ -240,6 +277,41 @@ def _subset_indices(indices, generator):
         yield indices[i]
 
 
+class WeightedRandomSampler(Sampler):
+    """`num_samples` indices drawn with the given weights, by one torch.multinomial call per pass (on the
+    default generator unless given one), as PyTorch's sampler draws them."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = weights.to(_float64()) if weights.__class__ is Tensor else factories.tensor(weights,
+                                                                                              dtype=_float64())
+        if weights.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        return _weighted_indices(self)
+
+    def __len__(self):
+        return self.num_samples
+
+
+def _weighted_indices(sampler):
+    # a generator, as PyTorch's __iter__ is: the draw happens at the first index, after the loader's seed
+    from gradcli.engine import distributions
+    drawn = distributions.multinomial(sampler.weights, sampler.num_samples, sampler.replacement,
+                                      generator=sampler.generator)
+    yield from drawn.tolist()
+
+
 class BatchSampler(Sampler):
     __module__ = "torch.utils.data.sampler"
 
@@ -349,6 +421,11 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
         self.prefetch_factor = None
         self.pin_memory = False
         self.timeout = timeout
+        self._iterable = isinstance(dataset, IterableDataset)
+        self._len_called = None
+        if self._iterable:
+            _check_iterable_options(shuffle, sampler, batch_sampler)
+            sampler = _InfiniteConstantSampler()
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -376,14 +453,47 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
         return _LoaderIter(self)
 
     def __len__(self):
+        if self._iterable:
+            # the dataset's own length (TypeError without one), in batches; a pass that yields more warns
+            length = self._len_called = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+            return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _check_iterable_options(shuffle, sampler, batch_sampler):
+    if shuffle not in (False, None):
+        raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                         f"shuffle={shuffle}")
+    if sampler is not None:
+        raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                         f"sampler={sampler}")
+    if batch_sampler is not None:
+        raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
+                         f"batch_sampler={batch_sampler}")
+
+
+class _InfiniteConstantSampler(Sampler):
+    """The sampler of a loader over an IterableDataset: None forever (the dataset itself gives the samples)."""
+
+    __module__ = "torch.utils.data.sampler"
+
+    def __iter__(self):
+        return _forever()
+
+
+def _forever():
+    while True:
+        yield None
 
 
 class _LoaderIter:
     """One pass over a DataLoader (PyTorch's _SingleProcessDataLoaderIter). Not a script class: scripts reach
     none of its attributes, only `next()` and `for`."""
 
-    __slots__ = ("_batches", "_dataset", "_collate", "_auto", "_rows")
+    __slots__ = ("_batches", "_dataset", "_collate", "_auto", "_rows", "_stream", "_drop_last", "_loader",
+                 "_yielded")
 
     def __init__(self, loader: DataLoader):
         self._auto = loader.batch_sampler is not None
@@ -396,11 +506,18 @@ class _LoaderIter:
         self._rows = dataset.tensors if (
             dataset.__class__ is TensorDataset and self._auto and self._collate is default_collate
             and dataset.tensors and not any(t.requires_grad for t in dataset.tensors)) else None
+        # an IterableDataset: its own iterator gives the samples, `_batches` only their number per batch
+        self._stream = iter(dataset) if loader._iterable else None
+        self._drop_last = loader.drop_last
+        self._loader = loader
+        self._yielded = 0
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if self._stream is not None:
+            return self._next_streamed()
         index = next(self._batches)
         if self._rows is not None:
             return [t[index] for t in self._rows]
@@ -409,6 +526,32 @@ class _LoaderIter:
             data = [dataset[i] for i in index]
         else:
             data = dataset[index]
+        return data if self._collate is None else self._collate(data)
+
+    def _next_streamed(self):
+        """PyTorch's _IterableDatasetFetcher: a batch takes up to batch_size samples from the stream; an
+        empty batch, or a short one under drop_last, ends the pass (and so does any after it)."""
+        if self._stream is None or self._batches is None:
+            raise StopIteration
+        index = next(self._batches)
+        if self._auto:
+            data = []
+            for _ in index:
+                try:
+                    data.append(next(self._stream))
+                except StopIteration:
+                    self._batches = None
+                    break
+            if not data or (self._drop_last and len(data) < len(index)):
+                self._batches = None
+                raise StopIteration
+        else:
+            data = next(self._stream)
+        self._yielded += 1
+        reported = self._loader._len_called
+        if reported is not None and self._yielded > reported and STATE.warn is not None:
+            STATE.warn("UserWarning", f"Length of IterableDataset {self._dataset!r} was reported to be "
+                       f"{reported}(when accessing len(dataloader)), but {self._yielded} samples have been fetched. ")
         return data if self._collate is None else self._collate(data)
 
     def __repr__(self):

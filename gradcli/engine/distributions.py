@@ -1,0 +1,501 @@
+"""PyTorch's other random draws, bit for bit: bernoulli, multinomial, poisson and the in-place fills
+exponential_, geometric_, cauchy_, log_normal_ (their kernels, checks, autograd rows and script entry points).
+
+Every kernel here is PyTorch's default CPU kernel, the one an AMD machine runs (Intel builds hand the
+scalar bernoulli to MKL instead): one draw per element in the target's memory order, each transformed in
+double with glibc's functions and rounded to the dtype at the end. Uniform doubles take one 64-bit draw
+(rng.Generator._u53); the float32 uniform of a bernoulli with a float32 probability tensor takes one
+32-bit draw (_u24).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine import budget, cxxsort, rng
+from gradcli.engine.factories import (_dense_like, _draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
+                                      _type_name, _zero_tangent)
+from gradcli.engine.recording import Op, apply
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+_PI = math.pi
+# The C++ type names cauchy_'s dtype check prints (typeid names as GCC spells them).
+_CXX_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _g(gen, name: str) -> rng.Generator:
+    if gen is None:
+        return rng.default_generator
+    if gen.__class__ is not rng.Generator:
+        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not {_type_name(gen)}")
+    return gen
+
+
+_CHUNK = 1 << 16        # elements per Python list: a big tensor never becomes one list of floats
+
+
+def _map(fn, x: np.ndarray) -> np.ndarray:
+    """fn (a math-module function: glibc's, as libtorch's) element by element."""
+    flat = x.reshape(-1)
+    if flat.size <= _CHUNK:
+        return np.fromiter(map(fn, flat.tolist()), np.float64, flat.size)
+    out = np.empty(flat.size, np.float64)
+    for i in range(0, flat.size, _CHUNK):
+        part = flat[i:i + _CHUNK]
+        out[i:i + part.size] = np.fromiter(map(fn, part.tolist()), np.float64, part.size)
+    return out
+
+
+def _cast(v: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """static_cast<scalar_t>(double) as x86-64 code does it: float16 through float; integers truncate
+    toward zero, and a value out of range (or NaN) becomes the "integer indefinite" (the lowest value) of
+    the 64- or 32-bit conversion, narrower types keeping the low bits of the 32-bit one."""
+    if dt.kind == "f":
+        return v.astype(np.float32).astype(dt) if dt == np.float16 else v.astype(dt)
+    if dt == np.bool_:
+        return v != 0
+    with np.errstate(invalid="ignore"):
+        if dt == np.int64:
+            ok = np.abs(v) < 2.0 ** 63
+            return np.where(ok, v, 0).astype(np.int64) | np.where(ok, 0, np.int64(-2 ** 63))
+        ok = np.abs(v) < 2.0 ** 31
+        wide = np.where(ok, v, 0).astype(np.int64) | np.where(ok, 0, np.int64(-2 ** 31))
+    return wide.astype(dt)      # keeps the low bits, as the narrowing store does
+
+
+def _fill(g: rng.Generator, a: np.ndarray, values) -> np.ndarray:
+    """`values(n)` (float64, one per element) drawn in `a`'s memory order, cast to `a`'s dtype."""
+    def draw(shape, _):
+        if STATE.vmap is not None:
+            return STATE.vmap.random(lambda s: _cast(values(math.prod(s)), a.dtype).reshape(s), shape)
+        return _cast(values(math.prod(shape)), a.dtype).reshape(shape)
+    return _draw_like(a, draw)
+
+
+def _float_kernel(a: np.ndarray, kernel: str):
+    if a.dtype.kind != "f":
+        raise _not_implemented(kernel, a.dtype)
+
+
+# ---- the kernels: values of one element each, from the generator's stream ----------------------
+
+def exponential_draws(g: rng.Generator, n: int, lambd: float) -> np.ndarray:
+    """-1/lambda * log1p(-u): CPU's transformation::exponential."""
+    return (-1.0 / lambd) * _map(math.log1p, -g._u53(n))
+
+
+def geometric_draws(g: rng.Generator, n: int, p: float) -> np.ndarray:
+    """ceil(log(u) / log1p(-p))."""
+    u = g._u53(n)
+    denom = math.log1p(-p)
+    with np.errstate(divide="ignore"):
+        return np.ceil(_map(_log, u) / denom)
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0 else -math.inf
+
+
+def cauchy_draws(g: rng.Generator, n: int, median: float, sigma: float) -> np.ndarray:
+    """median + sigma * tan(pi * (u - 0.5)), the multiply-add fused as the compiled kernel fuses it."""
+    t = _map(math.tan, _PI * (g._u53(n) - 0.5))
+    return rng._fma64(sigma, t, median)
+
+
+def log_normal_draws(g: rng.Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """exp of the scalar Box-Muller normal (its cached second value included)."""
+    return _map(_exp, g._normal_scalar(n, mean, std))
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+# ---- in-place fills (Tensor.exponential_ ...): values for Tensor._inplace -------------------------
+
+def _positive(name: str, what: str, value) -> float:
+    v = float(value)
+    if not v > 0.0:
+        raise RuntimeError(f"{name} expects {what} > 0.0, but found {what}={rng._cxx_double(v)}")
+    return v
+
+
+def _continuous(a: np.ndarray, name: str, type_name: str, empty_too: bool):
+    # exponential_ checks inside its kernel, which an empty tensor never reaches; cauchy_ checks first
+    if a.dtype.kind != "f" and (a.size or empty_too):
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {type_name}")
+
+
+def exponential_values(t: Tensor, lambd=1.0, generator=None) -> Tensor:
+    g = _g(generator, "exponential_")
+    lambd = _positive("exponential_", "lambda", _number("exponential_", "lambd", 1, lambd))
+    a = t._a
+    _continuous(a, "Exponential", _SCALAR_NAMES.get(a.dtype.name, a.dtype.name), False)
+    return apply(EXPONENTIAL, _fill(g, a, lambda n: exponential_draws(g, n, lambd)), (t,))
+
+
+def geometric_values(t: Tensor, p, generator=None) -> Tensor:
+    g = _g(generator, "geometric_")
+    p = float(_number("geometric_", "p", 1, p))
+    if not 0.0 < p < 1.0:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={rng._cxx_double(p)}")
+    a = t._a
+    if a.dtype == np.bool_ and a.size:
+        raise _not_implemented("geometric_cpu", a.dtype)
+    return apply(GEOMETRIC, _fill(g, a, lambda n: geometric_draws(g, n, p)), (t,))
+
+
+def cauchy_values(t: Tensor, median=0.0, sigma=1.0, generator=None) -> Tensor:
+    g = _g(generator, "cauchy_")
+    median = float(_number("cauchy_", "median", 1, median))
+    sigma = _positive("cauchy_", "sigma", _number("cauchy_", "sigma", 2, sigma))
+    a = t._a
+    _continuous(a, "Cauchy", _CXX_NAMES.get(a.dtype.name, a.dtype.name), True)
+    return apply(CAUCHY, _fill(g, a, lambda n: cauchy_draws(g, n, median, sigma)), (t,))
+
+
+def log_normal_values(t: Tensor, mean=1.0, std=2.0, generator=None) -> Tensor:
+    g = _g(generator, "log_normal_")
+    mean = float(_number("log_normal_", "mean", 1, mean))
+    std = _positive("log_normal_", "std", _number("log_normal_", "std", 2, std))
+    a = t._a
+    if a.size:
+        _float_kernel(a, "log_normal_cpu")
+    return apply(LOG_NORMAL, _fill(g, a, lambda n: log_normal_draws(g, n, mean, std)), (t,))
+
+
+def _number(name: str, arg: str, position: int, value):
+    """A float argument as PyTorch's parser takes it: numbers and one-element tensors."""
+    if isinstance(value, (int, float)):
+        return value
+    if value.__class__ is Tensor and value._a.size == 1:
+        return value._a.reshape(()).item()
+    raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be float, not {_type_name(value)}")
+
+
+_SAME_BATCHED = ("Vmap does not currently support same randomness with a batched tensor input. Please file an "
+                 "issue with functorch")
+
+
+def _per_element(draw) -> np.ndarray:
+    """A draw whose parameters are tensors (batched under vmap): inside vmap(randomness='different') each
+    element draws in turn, as PyTorch's batched draw goes through the batch; 'same' is refused as PyTorch
+    refuses it, and 'error' by the vmap."""
+    vm = STATE.vmap
+    if vm is None:
+        return draw()
+    if vm.randomness == "same":
+        raise RuntimeError(_SAME_BATCHED)
+    return vm.random(lambda _: draw(), None)
+
+
+# ---- bernoulli -----------------------------------------------------------------------------------
+
+_P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+            "improved?  If so, please report an enhancement request to PyTorch.)")
+_BERNOULLI_SIGNATURES = (" * (Tensor p, *, torch.Generator generator = None)\n"
+                         " * (float p = 0.5, *, torch.Generator generator = None)\n")
+
+
+def _bernoulli_scalar(g: rng.Generator, a: np.ndarray, p: float) -> np.ndarray:
+    """bernoulli_(p): a double uniform per element, in memory order, below p."""
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={rng._cxx_double(p)}")
+    return _fill(g, a, lambda n: (g._u53(n) < p).astype(np.float64))
+
+
+def _bernoulli_tensor(g: rng.Generator, a: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """bernoulli_(p_tensor): p expanded to the target, one uniform per element in the target's memory
+    order (a float32 uniform, one 32-bit word, for float32 p; a double for float64 p), below its p.
+    An element outside [0, 1] stops the loop there, after the draws of the elements before it."""
+    if p.dtype.kind != "f":
+        raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+    if p.dtype == np.float16:
+        p = p.astype(np.float32)        # compared as float, with a float uniform
+    p = _expand_to(p, a.shape)
+    perm = _memory_order(a)
+    order = np.transpose(p, perm).reshape(-1)          # p's values in the target's memory order
+    bad = np.flatnonzero(~((order >= 0) & (order <= 1)))
+    uniforms = g._u24 if p.dtype == np.float32 else g._u53
+    if bad.size:
+        uniforms(int(bad[0]))       # the draws of the elements before the one that stops the loop
+        raise RuntimeError(_P_RANGE)
+    u = uniforms(order.size)
+    hits = _cast((u < order).astype(np.float64), a.dtype)
+    shape = tuple(a.shape[i] for i in perm)
+    return np.ascontiguousarray(np.transpose(hits.reshape(shape), np.argsort(perm)))
+
+
+def _expand_to(p: np.ndarray, shape: tuple) -> np.ndarray:
+    """expand_inplace(self, p): p broadcast to the target's shape, with expand's messages."""
+    if p.ndim > len(shape):
+        raise RuntimeError(f"expand(torch.{_TENSOR_TYPES.get(p.dtype.name, 'Tensor')}{{{list(p.shape)}}}, "
+                           f"size={list(shape)}): the number of sizes provided ({len(shape)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({p.ndim})")
+    for i in range(1, p.ndim + 1):
+        if p.shape[-i] != 1 and p.shape[-i] != shape[-i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[-i]}) must match the existing size "
+                               f"({p.shape[-i]}) at non-singleton dimension {len(shape) - i}.  Target sizes: "
+                               f"{list(shape)}.  Tensor sizes: {list(p.shape)}")
+    return np.broadcast_to(p, shape)
+
+
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                 "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def bernoulli_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
+    """Tensor.bernoulli_(p=0.5) / bernoulli_(p_tensor): the two overloads PyTorch's parser tells apart."""
+    if len(args) > 1 or any(k != "p" for k in kw) or (args and kw):
+        got = [_got_name(x) for x in args] + [f"{k}={_got_name(v)}" for k, v in kw.items()]
+        if kw and not args:
+            got.append("")
+        raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({', '.join(got)}), "
+                        f"but expected one of:\n{_BERNOULLI_SIGNATURES}")
+    p = args[0] if args else kw.get("p", 0.5)
+    g = _g(generator, "bernoulli_")
+    if p.__class__ is Tensor:
+        values = _per_element(lambda: _bernoulli_tensor(g, t._a, p._a))
+        return apply(BERNOULLI_TENSOR_, values, (t, p))
+    if not isinstance(p, (int, float)):
+        got = f"p={_type_name(p)}, " if kw else _type_name(p)
+        raise TypeError(f"bernoulli_() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:\n{_BERNOULLI_SIGNATURES}")
+    return apply(BERNOULLI_SCALAR_, _bernoulli_scalar(g, t._a, float(p)), (t,))
+
+
+def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
+    """torch.bernoulli(input) (input holds the probabilities) / torch.bernoulli(input, p); Tensor.bernoulli.
+    The result is a new contiguous tensor of input's dtype."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+    if out is not None:
+        raise NotImplementedError("bernoulli(out=...) is not available in gradcli")
+    if len(args) > 1 or any(k != "p" for k in kw) or (args and kw):
+        raise TypeError(_bernoulli_combination(input, args, kw))
+    if generator is not None and generator.__class__ is not rng.Generator:
+        raise TypeError(_bernoulli_combination(input, args, dict(kw, generator=generator)))
+    g = _g(generator, "bernoulli")
+    x = input._a
+    budget.check_tensor(x.shape, x.dtype.itemsize)
+    target = np.empty(x.shape, x.dtype)
+    if args or kw:
+        p = args[0] if args else kw["p"]
+        if p.__class__ is Tensor and p._a.size == 1 and p._a.ndim == 0:
+            p = p._a.item()
+        if p.__class__ is Tensor or not isinstance(p, (int, float)):
+            raise TypeError(_bernoulli_combination(input, args, kw))
+        return apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,))
+    return apply(BERNOULLI, _per_element(lambda: _bernoulli_tensor(g, target, x)), (input,))
+
+
+def _got_name(x) -> str:
+    """A type as the "invalid combination" messages list what they got."""
+    return "torch._C.Generator" if x.__class__ is rng.Generator else _type_name(x)
+
+
+def _bernoulli_combination(input, args, kw) -> str:
+    got = ["Tensor"] + [_got_name(x) for x in args] + [f"{k}={_got_name(v)}" for k, v in kw.items()]
+    return ("bernoulli() received an invalid combination of arguments - got (" + ", ".join(got) + "), but "
+            "expected one of:\n * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
+            " * (Tensor input, float p, *, torch.Generator generator = None)\n")
+
+
+# ---- multinomial ---------------------------------------------------------------------------------
+
+_MAX_CATEGORIES = 1 << 24
+
+
+def multinomial(input, num_samples=None, replacement=False, *, generator=None, out=None) -> Tensor:
+    """torch.multinomial / Tensor.multinomial: int64 indices, one row per distribution."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+    if num_samples is None:
+        raise TypeError('multinomial() missing 1 required positional arguments: "num_samples"')
+    if num_samples.__class__ is bool or not isinstance(num_samples, int):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
+                        f"{_type_name(num_samples)}")
+    if replacement.__class__ is not bool:
+        raise TypeError(f"multinomial(): argument 'replacement' (position 3) must be bool, not "
+                        f"{_type_name(replacement)}")
+    g = _g(generator, "multinomial")
+    if out is not None:
+        raise NotImplementedError("multinomial(out=...) is not available in gradcli")
+    probs = input._a
+    if not 0 < probs.ndim <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.dtype.kind != "f":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_SCALAR_NAMES[probs.dtype.name]}")
+    n = int(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = probs.shape[-1]
+    if not replacement and n > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if categories > _MAX_CATEGORIES:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    shape = (n,) if probs.ndim == 1 else (probs.shape[0], n)
+    budget.check_tensor(shape, 8)
+    if math.prod(shape) == 0:
+        return Tensor(np.empty(shape, np.int64))
+    rows = probs.reshape(shape[0] if probs.ndim == 2 else 1, categories)
+    if not replacement or n == 1:           # the checks of the Gumbel path; the other checks row by row
+        if not (np.isfinite(rows) & (rows >= 0)).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows == 0).all(axis=1).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    return Tensor(_per_element(lambda: _multinomial(g, probs, rows, n, replacement)).reshape(shape))
+
+
+def _multinomial(g, probs, rows, n, replacement) -> np.ndarray:
+    if replacement and n > 1:
+        return np.stack([_with_replacement(g, row, n) for row in rows])
+    # Gumbel top-k (also for one sample with replacement): q ~ Exp(1) drawn over empty_like(probs) (its
+    # memory order), then the n largest of p / q by PyTorch's topk (argmax for one sample)
+    dt = probs.dtype
+    q = _fill(g, _dense_like(probs), lambda k: exponential_draws(g, k, 1.0)).astype(dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = (probs / q).astype(dt).reshape(rows.shape)
+    if n == 1:
+        return np.argmax(keys, axis=1)[:, None]
+    return np.stack([_top(row, n) for row in keys])
+
+
+def _with_replacement(g, row: np.ndarray, n: int) -> np.ndarray:
+    """Inverse-CDF sampling: the running sum in the row's dtype (float for float16), each entry divided
+    by the total, the last set to 1; the first entry not below a double uniform is the sample."""
+    bad = np.flatnonzero(~(np.isfinite(row) & (row >= 0)))
+    if bad.size:
+        message = "< 0" if not row[bad[0]] >= 0 else "= infinity or NaN"
+        raise RuntimeError(f"invalid multinomial distribution (encountering probability entry {message})")
+    acc = np.float32 if row.dtype == np.float16 else row.dtype
+    if not row.size or not np.cumsum(row.astype(acc), dtype=acc)[-1] > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    with np.errstate(over="ignore"):
+        cum = np.cumsum(row.astype(acc), dtype=acc)         # sequential, as the kernel's loop
+        total = cum[-1]
+        cum = (cum / total).astype(acc)
+    cum[-1] = 1
+    cum = cum.astype(np.float64)
+    out = np.empty(n, np.int64)
+    for i in range(0, n, 1 << 20):          # the uniforms in slices: memory stays near the result's
+        m = min(1 << 20, n - i)
+        out[i:i + m] = np.searchsorted(cum, g._u53(m), side="left")
+    return out
+
+
+def _top(keys: np.ndarray, k: int) -> np.ndarray:
+    """The indices topk(keys, k) returns on the CPU, ties in the order libstdc++'s selection leaves."""
+    order = np.argsort(-keys, kind="stable")
+    top = keys[order[:k + 1]]
+    if not np.isnan(keys).any() and np.unique(top[:k]).size == k and (k == keys.size or top[k - 1] != top[k]):
+        return order[:k]            # no ties reach the top k: every algorithm returns the same
+    queue = list(zip(keys.tolist(), range(keys.size)))
+    isnan = math.isnan
+
+    def before(x, y):
+        return (isnan(x[0]) and not isnan(y[0])) or x[0] > y[0]
+    if k * 64 <= keys.size:
+        cxxsort.partial_sort(queue, k, before)
+    else:
+        cxxsort.nth_element(queue, k - 1, before)
+        cxxsort.sort(queue, k - 1, before)
+    return np.array([i for _, i in queue[:k]], dtype=np.int64)
+
+
+# ---- poisson ---------------------------------------------------------------------------------------
+
+def poisson(input, generator=None) -> Tensor:
+    """torch.poisson(rates): one count per rate, in row-major order, in the rates' dtype."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+    g = _g(generator, "poisson")
+    rates = input._a
+    if rates.dtype.kind != "f":
+        raise _not_implemented("poisson_cpu", rates.dtype)
+    budget.check_tensor(rates.shape, rates.dtype.itemsize)
+    return apply(POISSON, _per_element(lambda: _poisson_counts(g, rates)), (input,))
+
+
+def _poisson_counts(g: rng.Generator, rates: np.ndarray) -> np.ndarray:
+    counts = [_poisson_one(g, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
+    return _cast(np.array(counts, dtype=np.float64), rates.dtype).reshape(rates.shape)
+
+
+def _poisson_one(g: rng.Generator, lam: float) -> int:
+    """PyTorch's sample_poisson (numpy's algorithms): Hoermann's transformed rejection for rates of 10
+    and more, multiplied uniforms below; every step in double, as the C++ computes it."""
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if lam >= 10:
+        slam, loglam = math.sqrt(lam), math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform(g) - 0.5
+            v = _uniform(g)
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (_log(v) + math.log(invalpha) - math.log(a / (us * us) + b)) <= \
+                    (-lam + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    count, prod = 0, 1.0
+    while True:
+        prod *= _uniform(g)
+        if prod > enlam:
+            count += 1
+        else:
+            return count
+
+
+def _uniform(g: rng.Generator) -> float:
+    w = g._words32(2)
+    return (((int(w[0]) & 0x1FFFFF) << 32) | int(w[1])) * 2.0 ** -53
+
+
+# ---- autograd rows ----------------------------------------------------------------------------------
+
+def _zeros(F, g):
+    return F.zeros_like(g)
+
+
+def _not_implemented_backward(F, g):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+# In-place fills record a node whose gradient is zero (PyTorch's `self: zeros_like(grad)`); torch.bernoulli
+# of probabilities that require grad passes zeros back to them, and bernoulli(input, p) has no derivative.
+# fmt: off
+EXPONENTIAL       = Op("ExponentialBackward0", None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
+GEOMETRIC         = Op("GeometricBackward0",   None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
+CAUCHY            = Op("CauchyBackward0",      None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
+LOG_NORMAL        = Op("LogNormalBackward0",   None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
+BERNOULLI_SCALAR_ = Op("BernoulliBackward2",   None, (), (_zeros,), quiet=True, jvp=_zero_tangent)
+BERNOULLI_TENSOR_ = Op("BernoulliBackward1",   None, (), (_zeros, _zeros), inputs=("self", "p"), fits=True,
+                       quiet=True, jvp=lambda F, ts, xs, result: None if ts[0] is None else _zero_tangent(F, ts, xs, result))
+BERNOULLI         = Op("BernoulliBackward0",   None, (), (_zeros,), quiet=True,
+                       jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
+BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backward,), quiet=True,
+                       jvp=lambda F, ts, xs, result: _not_implemented_backward(F, None))
+POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
+                       jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
+# fmt: on
