@@ -201,8 +201,13 @@ def lstm(input: Tensor, hx: Tensor, cx: Tensor, params: list, num_layers: int, d
          bidirectional: bool, batch_first: bool):
     """_VF.lstm: (output, h_n, c_n); oneDNN's layers for float32 without projections."""
     x = input._a
-    if x.dtype == np.float32 and x.size and params[0].w_hr is None:
-        return _mkldnn_lstm(input, hx, cx, params, num_layers, dropout, train, bidirectional, batch_first)
+    if x.dtype == np.float32 and x.size:
+        if params[0].w_hr is not None:
+            STATE.warn_once("lstm-projections", "UserWarning", "LSTM with projections is not supported with oneDNN. "
+                            "Using default implementation. (Triggered internally at "
+                            "/__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
+        else:
+            return _mkldnn_lstm(input, hx, cx, params, num_layers, dropout, train, bidirectional, batch_first)
     if batch_first:
         input = shape.transpose(input, 0, 1)
     hiddens = list(zip(arith.unbind0(hx), arith.unbind0(cx)))
