@@ -139,3 +139,20 @@ def test_lstm_graph_and_values_as_pytorch():
                        "tensor([ 0.2612,  0.2322, -0.3420,  0.1744,  0.3169, -0.0729,  0.0220,  0.1338,\n"
                        "         0.3582,  0.5544, -0.4449, -0.2116], requires_grad=True)\n"
                        "tensor([[[-0.2693, -0.1240,  0.0744]],\n\n        [[-0.3889, -0.1919,  0.1183]]])\n")
+
+
+@pytest.mark.parametrize("line", [
+    "print(nn.LSTM(2, 3).__dict__)",
+    "print(nn.LSTM(2, 3)(torch.ones(2, 1, 2))[0].grad_fn.run)",
+    "print(nn.LSTM(2, 3)(torch.ones(2, 1, 2))[0].grad_fn.saved)",
+    "print(nn.GRU(2, 3).forward.__globals__)",
+    "print(nn.RNN(2, 3)._params.__func__)",
+])
+def test_scripts_reach_nothing_behind_the_layers(line):
+    result = run_script(f"import torch\nfrom torch import nn\n{line}\n")
+    assert result.error is not None and result.out == ""
+
+
+def test_a_huge_layer_is_refused_by_the_memory_budget():
+    result = run_script("import torch\nfrom torch import nn\nm = nn.LSTM(100000, 100000)\n")
+    assert result.error is not None and "memory" in str(result.error).lower()
