@@ -255,14 +255,11 @@ def _select(t: Tensor, index: int) -> Tensor:
     return indexing.getitem(t, index)
 
 
-def _sigmoid(x):
-    one = x.dtype.type(1)
-    return one / (one + np.exp(-x))
-
-
 def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases: bool):
     """mkldnn_rnn_layer: one direction of one LSTM layer over the whole sequence (seq, batch, features):
-    (output, h_n, c_n), three outputs of one node."""
+    (output, h_n, c_n), three outputs of one node. The input projection and the bias are added for all
+    steps at once, as oneDNN does; a step is then a handful of numpy calls writing into preallocated
+    arrays (sigmoid as 1 / (1 + exp(-x)), as gradcli's sigmoid)."""
     if STATE.fw_level is not None and any(forward_tangent(t) for t in (input, w_ih, w_hh, b_ih, b_hh, hx, cx)):
         raise NotImplementedError("Trying to use forward AD with mkldnn_rnn_layer that does not support it because "
                                   "it has not been implemented yet.\nPlease file an issue to PyTorch at "
@@ -271,32 +268,37 @@ def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases:
     x, wi, wh, h, c = input._a, w_ih._a, w_hh._a, hx._a, cx._a
     steps, batch, _ = x.shape
     hidden = wh.shape[1]
-    bias = b_ih._a + b_hh._a if has_biases else np.float32(0)
     xw = (x.reshape(steps * batch, -1) @ wi.T).reshape(steps, batch, 4 * hidden)
-    out = np.empty((steps, batch, hidden), np.float32)
-    gates = np.empty((steps, batch, 4 * hidden), np.float32)      # i, f, g, o after their activations
+    if has_biases:
+        xw += b_ih._a + b_hh._a
+    gates = np.empty((steps, batch, 4 * hidden), np.float32)     # i, f, g, o after their activations
     cells = np.empty((steps, batch, hidden), np.float32)
+    tanh_cells = np.empty((steps, batch, hidden), np.float32)
+    out = np.empty((steps, batch, hidden), np.float32)
+    cell_gate = np.empty((batch, hidden), np.float32)
     whT = wh.T
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
-    for t in order:
-        a = xw[t] + h @ whT
-        a += bias
-        act = gates[t]
-        act[:, :hidden] = _sigmoid(a[:, :hidden])
-        act[:, hidden:2 * hidden] = _sigmoid(a[:, hidden:2 * hidden])
-        act[:, 2 * hidden:3 * hidden] = np.tanh(a[:, 2 * hidden:3 * hidden])
-        act[:, 3 * hidden:] = _sigmoid(a[:, 3 * hidden:])
-        c = act[:, hidden:2 * hidden] * c + act[:, :hidden] * act[:, 2 * hidden:3 * hidden]
-        cells[t] = c
-        h = act[:, 3 * hidden:] * np.tanh(c)
-        out[t] = h
+    one = np.float32(1)
+    i_, f_, g_, o_ = (slice(k * hidden, (k + 1) * hidden) for k in range(4))
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        a = gates[t]
+        np.matmul(h, whT, out=a)
+        a += xw[t]
+        np.tanh(a[:, g_], out=cell_gate)
+        np.negative(a, out=a)
+        np.exp(a, out=a)
+        a += one
+        np.divide(one, a, out=a)
+        a[:, g_] = cell_gate
+        c = np.multiply(a[:, f_], c, out=cells[t])
+        c += a[:, i_] * cell_gate
+        h = np.multiply(a[:, o_], np.tanh(c, out=tanh_cells[t]), out=out[t])
     results = [Tensor(out), Tensor(h.copy()), Tensor(c.copy())]
     inputs = (input, w_ih, w_hh, b_ih, b_hh, hx, cx)
     if not _needs_grad(inputs):
         return tuple(results)
     checks = tuple((t, t._version, t._version[0], t._a.shape, dtypes.of_array(t._a).legacy, None) for t in inputs)
     node = LstmLayerNode(tuple([t.grad_fn or edge(t) if t.requires_grad else None for t in inputs]),
-                         (inputs, gates, cells, out, reverse, has_biases), checks)
+                         (inputs, gates, cells, tanh_cells, out, reverse, has_biases), checks)
     for k, r in enumerate(results):
         r.grad_fn = OutputSlot(node, k, 3)
         r.requires_grad = True
@@ -339,43 +341,54 @@ class LstmLayerNode(Node):
         return [r if child is not None else None for r, child in zip(result, self.inputs)]
 
 
-def _layer_backward_arrays(grads, inputs, gates, cells, out, reverse, has_biases):
-    """Backpropagation through time on arrays: the gradients of input, w_ih, w_hh, b_ih, b_hh, hx, cx."""
+def _shifted(first: np.ndarray, seq: np.ndarray, reverse: bool) -> np.ndarray:
+    """Each step's previous state: `first` then the sequence's states, in the direction of the run."""
+    prev = np.empty_like(seq)
+    if reverse:
+        prev[-1] = first
+        prev[:-1] = seq[1:]
+    else:
+        prev[0] = first
+        prev[1:] = seq[:-1]
+    return prev
+
+
+def _layer_backward_arrays(grads, inputs, gates, cells, tanh_cells, out, reverse, has_biases):
+    """Backpropagation through time on arrays: the gradients of input, w_ih, w_hh, b_ih, b_hh, hx, cx.
+    Every factor that does not depend on the incoming gradients is computed for all steps first; the loop
+    is then the recurrence alone, and the weight gradients are one matmul each over all steps."""
     input, w_ih, w_hh, b_ih, b_hh, hx, cx = (t._a for t in inputs)
     steps, batch, hidden = out.shape
     g_out, g_hy, g_cy = (None if x is None else (x._a if x.__class__ is Tensor else x) for x in grads)
     dh = np.zeros((batch, hidden), np.float32) if g_hy is None else g_hy.astype(np.float32, copy=True)
     dc = np.zeros((batch, hidden), np.float32) if g_cy is None else g_cy.astype(np.float32, copy=True)
-    da = np.empty((steps, batch, 4 * hidden), np.float32)
-    d_whh = np.zeros(w_hh.shape, np.float32)
-    order = range(steps) if reverse else range(steps - 1, -1, -1)
-    for t in order:
-        prev = t + 1 if reverse else t - 1
-        first = prev < 0 or prev >= steps
-        h_prev = hx if first else out[prev]
-        c_prev = cx if first else cells[prev]
+    four = gates.reshape(steps, batch, 4, hidden)
+    i, f, g, o = four[:, :, 0], four[:, :, 1], four[:, :, 2], four[:, :, 3]
+    c_prev = _shifted(cx, cells, reverse)
+    to_cell = o * (1 - tanh_cells * tanh_cells)        # d c / d h through h = o * tanh(c)
+    factors = np.empty((steps, batch, 3, hidden), np.float32)
+    factors[:, :, 0] = g * i * (1 - i)
+    factors[:, :, 1] = c_prev * f * (1 - f)
+    factors[:, :, 2] = i * (1 - g * g)
+    to_out = tanh_cells * o * (1 - o)
+    da = np.empty((steps, batch, 4, hidden), np.float32)
+    flat = da.reshape(steps, batch, 4 * hidden)
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
         if g_out is not None:
             dh = dh + g_out[t]
-        act = gates[t]
-        i, f, gg, o = (act[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        tc = np.tanh(cells[t])
-        dc = dc + dh * o * (1 - tc * tc)
-        d = da[t]
-        d[:, :hidden] = dc * gg * i * (1 - i)
-        d[:, hidden:2 * hidden] = dc * c_prev * f * (1 - f)
-        d[:, 2 * hidden:3 * hidden] = dc * i * (1 - gg * gg)
-        d[:, 3 * hidden:] = dh * tc * o * (1 - o)
-        dc = dc * f
-        dh = d @ w_hh
-        d_whh += d.T @ h_prev
-    flat = da.reshape(steps * batch, 4 * hidden)
+        dc += dh * to_cell[t]
+        np.multiply(dc[:, None, :], factors[t], out=da[t, :, :3])
+        np.multiply(dh, to_out[t], out=da[t, :, 3])
+        dc *= f[t]
+        dh = flat[t] @ w_hh
+    flat = flat.reshape(steps * batch, 4 * hidden)
+    h_prev = _shifted(hx, out, reverse).reshape(steps * batch, hidden)
     d_input = (flat @ w_ih).reshape(input.shape)
-    d_wih = flat.T @ input.reshape(steps * batch, -1)
     d_b = flat.sum(0)
-    return [d_input, d_wih, d_whh, d_b, d_b.copy(), dh, dc]
+    return [d_input, flat.T @ input.reshape(steps * batch, -1), flat.T @ h_prev, d_b, d_b.copy(), dh, dc]
 
 
-def _layer_backward_tensors(grads, inputs, gates, cells, out, reverse, has_biases):
+def _layer_backward_tensors(grads, inputs, gates, cells, tanh_cells, out, reverse, has_biases):
     """mkldnn_rnn_layer_differentiable_backward: the forward recomputed and run back with recorded ops,
     so the gradients can be differentiated again."""
     input, w_ih, w_hh, b_ih, b_hh, hx, cx = inputs
