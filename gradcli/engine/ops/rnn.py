@@ -260,11 +260,12 @@ def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases:
     (output, h_n, c_n), three outputs of one node. The input projection and the bias are added for all
     steps at once, as oneDNN does; a step is then a handful of numpy calls writing into preallocated
     arrays (sigmoid as 1 / (1 + exp(-x)), as gradcli's sigmoid)."""
-    if STATE.fw_level is not None and any(forward_tangent(t) for t in (input, w_ih, w_hh, b_ih, b_hh, hx, cx)):
+    if STATE.fw_level is not None and any(_has_tangent(t) for t in (input, w_ih, w_hh, b_ih, b_hh, hx, cx)):
         raise NotImplementedError("Trying to use forward AD with mkldnn_rnn_layer that does not support it because "
                                   "it has not been implemented yet.\nPlease file an issue to PyTorch at "
                                   "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
-                                  "so that we can prioritize its implementation.")
+                                  "so that we can prioritize its implementation or submit a PR adding the "
+                                  "implementation to derivatives.yaml")
     x, wi, wh, h, c = input._a, w_ih._a, w_hh._a, hx._a, cx._a
     steps, batch, _ = x.shape
     hidden = wh.shape[1]
@@ -305,8 +306,9 @@ def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases:
     return tuple(results)
 
 
-def forward_tangent(t) -> bool:
-    return getattr(t, "_fw", None) is not None
+def _has_tangent(t: Tensor) -> bool:
+    from gradcli.engine import forward
+    return forward.tangent_of(t) is not None
 
 
 def _needs_grad(inputs) -> bool:
