@@ -16,7 +16,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.autograd import FREED, Node, OutputGrads, OutputSlot, RunOp, edge
-from gradcli.engine.ops import arith, elementwise, linalg, nn, reduce, shape
+from gradcli.engine.ops import arith, elementwise, indexing, linalg, nn, reduce, shape
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -251,7 +251,7 @@ def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout, train, bidirectiona
 
 
 def _select(t: Tensor, index: int) -> Tensor:
-    from gradcli.engine.ops import indexing
+    """hx[index]: SelectBackward0 when h0 requires grad."""
     return indexing.getitem(t, index)
 
 
