@@ -17,8 +17,8 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
-            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
-            rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell)
+            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
+_CLASSES += (rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell)
 
 
 class ParameterClass(type):
