@@ -36,14 +36,14 @@ from params import instantiate  # noqa: E402
 
 # Sizes per mode. --smoke only checks that every workload runs: its figures mean nothing.
 SIZES = {
-    "full": dict(verdicts=True, runs=5, perop=20_000, train=2_000, mlp=20, batch=256, reps=20, rows=4096,
+    "full": dict(verdicts=True, runs=5, perop=20_000, train=2_000, rnn=200, mlp=20, batch=256, reps=20, rows=4096,
                  chain=(100_000, 1_000_000), memory=100_000, parse=(1_000, 10_000, 100_000)),
-    "quick": dict(verdicts=True, runs=2, perop=5_000, train=500, mlp=5, batch=256, reps=5, rows=4096,
+    "quick": dict(verdicts=True, runs=2, perop=5_000, train=500, rnn=50, mlp=5, batch=256, reps=5, rows=4096,
                   chain=(10_000, 100_000), memory=10_000, parse=(1_000, 10_000)),
-    "smoke": dict(verdicts=False, runs=1, perop=10, train=2, mlp=1, batch=8, reps=1, rows=8,
+    "smoke": dict(verdicts=False, runs=1, perop=10, train=2, rnn=2, mlp=1, batch=8, reps=1, rows=8,
                   chain=(10, 100), memory=10, parse=(10, 100)),
 }
-WORKLOADS = ("startup", "perop", "train", "mlp", "elementwise", "deep", "parse")
+WORKLOADS = ("startup", "perop", "train", "rnn", "mlp", "elementwise", "deep", "parse")
 HEADER = ("workload", "gradcli", "numpy floor", "PyTorch", "ratio", "target", "met?")
 TIMEFILE = "<timefile>"     # in a command: the file timed.py writes its in-process seconds to
 SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -275,6 +275,22 @@ class Suite:
         return [Row(label, seconds(cost["gradcli"]), torch=seconds(cost["torch"]),
                     ratio=f"gradcli / PyTorch {ratio:.2f}x", target="<= 0.50x", met=self.verdict(ratio <= 0.5))]
 
+    # ---------------------------------------------------------------- 2c. a recurrent training loop
+
+    def rnn(self) -> list[Row]:
+        """An LSTM step: gradcli's one node per layer (oneDNN's, as PyTorch records it) and PyTorch's."""
+        n = self.sizes["rnn"]
+        variants = {f"rnn STEPS={k}": self.commands(self.script("rnn.grad", f"rnn-{k}", STEPS=k)) for k in (0, n)}
+        t = self.measure_variants(variants, {**user_env(), **SINGLE_THREADED})
+        engines = ("gradcli", "torch") if self.torch else ("gradcli",)
+        cost = {e: self.cost(f"rnn ({e})", t[f"rnn STEPS={n}", e], t["rnn STEPS=0", e]) for e in engines}
+        label = f"recurrent loop: LSTM(8, 32) over 20 steps + Linear, MSELoss, Adam, batch 16, {n:,} steps"
+        if not self.torch:
+            return [Row(label, seconds(cost["gradcli"]), torch="skipped")]
+        ratio = cost["gradcli"] / cost["torch"]
+        return [Row(label, seconds(cost["gradcli"]), torch=seconds(cost["torch"]),
+                    ratio=f"gradcli / PyTorch {ratio:.2f}x")]
+
     # ---------------------------------------------------------------- 3. big tensors
 
     def big(self, label: str, grad: str, floor: str, size: str, n: int, target: float, **fixed) -> Row:
@@ -384,6 +400,7 @@ def profile(name: str, sizes: dict, workdir: Path) -> None:
     else:
         path, params = {"perop": ("perop.grad", dict(N=sizes["perop"])),
                         "train": ("train.grad", dict(STEPS=sizes["train"])),
+                        "rnn": ("rnn.grad", dict(STEPS=sizes["rnn"])),
                         "mlp": ("mlp.grad", dict(STEPS=sizes["mlp"], BATCH=sizes["batch"])),
                         "elementwise": ("elementwise.grad", dict(REPS=sizes["reps"], ROWS=sizes["rows"])),
                         "deep": ("chain.grad", dict(N=sizes["chain"][-1]))}[name]

@@ -14,6 +14,7 @@ from types import MethodType
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, lr_scheduler, optim, rng, saved, savedhooks
+from gradcli.engine.ops import rnn as rnn_ops
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import stdlib
@@ -84,6 +85,8 @@ ALLOWED = {
     pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),
     pycollections.deque: frozenset(_DEQUE),
 }
+# oneDNN's LSTM layer node (three outputs) reads like any other node
+ALLOWED[rnn_ops.LstmLayerNode] = ALLOWED[autograd.Node]
 
 # torch.optim: what PyTorch's optimisers and schedulers offer a script (their hooks and private state excepted)
 _OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_param_group", "state_dict",

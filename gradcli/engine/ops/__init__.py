@@ -38,3 +38,5 @@ from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
 GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
+from gradcli.engine.ops import rnn
+GROUPS += (rnn,)
