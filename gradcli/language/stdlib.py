@@ -525,6 +525,8 @@ _OPTIM_CLASSES = {cls: TORCH.members["optim"].members[cls.__name__] for cls in o
 _OPTIM_CLASSES.update((cls, TORCH.members["optim"].members["lr_scheduler"].members[cls.__name__])
                       for cls in lr_scheduler.SCHEDULERS)
 _SCRIPT_CLASSES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())
+dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
+classes.LIBRARY_BASES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())   # class MyOpt(Optimizer)
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,

@@ -14,7 +14,7 @@ import numpy as np
 from gradcli.engine import budget, ops, rng
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
-from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
+from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -284,18 +284,23 @@ def _addmm_jvp(F, ts, xs, result, c1, c2):
     return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
 
 
-def _embedding_grad(F, g, indices, num_weights, padding_idx):
+def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
     """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
-    the padding row left at zero."""
+    the padding row left at zero; with scale_grad_by_freq each row first divided by how often its index
+    occurs in the batch (PyTorch adds it with that reciprocal as alpha, a fused multiply-add: gradcli
+    rounds the product first, within a float32 ulp where an index occurs other than 2**k times)."""
     flat = indices.reshape(-1)
     rows = F.reshape(g, (flat.size, g.shape[-1]))
     if padding_idx is not None:
         keep = np.nonzero(flat != padding_idx)[0]
         flat, rows = flat[keep], F.getitem(rows, (keep,))
+    if scale_grad_by_freq:
+        counts = np.bincount(indices.reshape(-1), minlength=num_weights)
+        rows = rows * F.const((1.0 / counts[flat]).astype(g.dtype)[:, None])
     return F.index_add(rows, (num_weights, g.shape[-1]), (flat,))
 
 
-def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx):
+def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The tangent of the picked rows: the weight's tangent picked the same way."""
     return F.getitem(tangents[0], (indices,))
 
@@ -394,7 +399,8 @@ BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
                  _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_logits_jvp)
-EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx"),
+EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx",
+                                                                   "scale_grad_by_freq"),
                 (_embedding_grad,), inputs=("weight",), saves_tensors=True, quiet=True, jvp=_embedding_jvp)
 TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "i3"),
                 (_trilinear_i1,
@@ -1123,12 +1129,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -rows:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = rows + padding_idx
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("gradcli's F.embedding does not implement max_norm, scale_grad_by_freq or sparse")
     if idx.size and (idx.min() < 0 or idx.max() >= rows):
         raise IndexError("index out of range in self")
+    if sparse and needs_grad(weight):
+        raise NotImplementedError("gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
+                                  "sparse gradient; use sparse=False (the same values, as a dense gradient)")
+    if max_norm is not None:
+        embedding_renorm_(weight, idx, max_norm, norm_type)
+        w = weight._a
     out = w[idx]
-    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx))
+    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx, bool(scale_grad_by_freq)))
+
+
+def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> None:
+    """What F.embedding does first when given max_norm, under no_grad: each row the indices name whose
+    norm exceeds max_norm is scaled in place to max_norm / (norm + 1e-7), in PyTorch's arithmetic (the
+    norm in the weight's dtype, the scale in double, then rounded to the weight's dtype)."""
+    w = weight._a
+    weight._version[0] += 1         # an in-place op, whether it changes a row or not
+    rows = np.unique(idx)
+    if not rows.size:
+        return
+    norms = reduce.vector_norm(Tensor(w[rows]), float(norm_type), dim=1)._a
+    over = norms.astype(np.float64) > float(max_norm)
+    if np.count_nonzero(over):
+        big = rows[over]
+        scale = (float(max_norm) / (norms[over].astype(np.float64) + 1e-7)).astype(w.dtype)
+        w[big] *= scale[:, None]
 
 
 def one_hot(tensor, num_classes=-1) -> Tensor:
