@@ -228,6 +228,13 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
+        "cosine_similarity": ops.composed.cosine_similarity,
+        "margin_ranking_loss": ops.composed.margin_ranking_loss,
+        "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
+        "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
+        "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
+        "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
