@@ -360,6 +360,8 @@ _WHAT = {
     "Bilinear": "x1ᵀ A x2 + b, weights initialised as PyTorch's.",
     "Embedding": "A table of vectors looked up by index, initialised from a standard normal (max_norm renormalises "
                  "the rows it looks up, in place).",
+    "ParameterList": "A list of Parameters registered under their positions (plain tensors become Parameters).",
+    "ParameterDict": "A dict of Parameters registered under string keys (plain tensors become Parameters).",
     "Hardtanh": "hardtanh as a module.", "ReLU6": "relu6 as a module.", "LogSigmoid": "logsigmoid as a module.",
     "Softsign": "softsign as a module.", "Tanhshrink": "tanhshrink as a module.",
     "Softmin": "softmin along `dim` as a module.", "CosineSimilarity": "cosine_similarity as a module.",

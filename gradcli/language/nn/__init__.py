@@ -20,7 +20,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
-            losses.PoissonNLLLoss, losses.GaussianNLLLoss)
+            losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict)
 
 
 class ParameterClass(type):

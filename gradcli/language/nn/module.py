@@ -244,12 +244,32 @@ class Module(ScriptObject, metaclass=ScriptType):
         if target == "":
             return module
         for item in target.split("."):
-            if item not in module.__dict__.get("_modules", ()):
+            if not hasattr(module, item):
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = module.__dict__["_modules"][item]
+            module = getattr(module, item)
             if not isinstance(module, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
+
+    def get_parameter(self, target):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if param.__class__ is not Tensor or not parameter.is_parameter(param):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        buffer = getattr(module, name)
+        if name not in module.__dict__["_buffers"]:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
 
     # ---------------------------------------------------------------------------------- walks
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
