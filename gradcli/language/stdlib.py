@@ -228,6 +228,8 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        "hardsigmoid": _tensor_fn("hardsigmoid", ops.elementwise.functional_hardsigmoid),
+        "hardswish": _tensor_fn("hardswish", ops.elementwise.functional_hardswish),
         "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
         "cosine_similarity": ops.composed.cosine_similarity,
         "margin_ranking_loss": ops.composed.margin_ranking_loss,

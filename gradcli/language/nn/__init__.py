@@ -20,7 +20,8 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
-            losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict)
+            losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict,
+            activations.Hardsigmoid, activations.Hardswish)
 
 
 class ParameterClass(type):

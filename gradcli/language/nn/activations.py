@@ -213,3 +213,25 @@ class CosineSimilarity(Module):
 
     def forward(self, x1, x2):
         return composed.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class Hardsigmoid(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_hardswish(input, self.inplace)
