@@ -90,6 +90,9 @@ CASES = [
     (NLL4, "F.nll_loss(x, labels, weight=wt)"), (NLL4, "F.nll_loss(x, labels, reduction='none')"),
     (NLL4 + "\nx = x.view(2, 3, 4)\nlabels = labels.view(2, 4)", "F.cross_entropy(x, labels, label_smoothing=0.2)"),
     (X, "F.embedding(torch.tensor([[0, 1], [1, 1]]), x)"),
+    (X + "\ng = torch.randn(2, 2, 3, dtype=torch.float64)",
+     "torch.autograd.grad(F.embedding(torch.tensor([[0, 1], [1, 1]]), x.requires_grad_(), scale_grad_by_freq=True),"
+     " x, g, create_graph=True)[0]", ("x", "g")),
     (XY + "\nw = torch.randn(2, 3, 3, dtype=torch.float64)", "F.bilinear(x, y, w)", ("x", "y", "w")),
 ]
 

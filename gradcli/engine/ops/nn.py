@@ -285,19 +285,66 @@ def _addmm_jvp(F, ts, xs, result, c1, c2):
 
 
 def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
-    """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
-    the padding row left at zero; with scale_grad_by_freq each row first divided by how often its index
-    occurs in the batch (PyTorch adds it with that reciprocal as alpha, a fused multiply-add: gradcli
-    rounds the product first, within a float32 ulp where an index occurs other than 2**k times)."""
+    """embedding_dense_backward; under create_graph a node of its own (EmbeddingDenseBackwardBackward0)."""
+    if F.tensors:
+        return embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return embedding_dense_array(g, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def embedding_dense_array(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Each index's gradient row added into its weight row, in index order, the padding row left at zero;
+    with scale_grad_by_freq each row scaled by the reciprocal of how often its index occurs in the batch
+    (PyTorch adds the row with that reciprocal as alpha: one fused multiply-add per element)."""
     flat = indices.reshape(-1)
-    rows = F.reshape(g, (flat.size, g.shape[-1]))
+    rows = g.reshape(flat.size, g.shape[-1])
     if padding_idx is not None:
         keep = np.nonzero(flat != padding_idx)[0]
-        flat, rows = flat[keep], F.getitem(rows, (keep,))
+        flat, rows = flat[keep], rows[keep]
     if scale_grad_by_freq:
         counts = np.bincount(indices.reshape(-1), minlength=num_weights)
-        rows = rows * F.const((1.0 / counts[flat]).astype(g.dtype)[:, None])
-    return F.index_add(rows, (num_weights, g.shape[-1]), (flat,))
+        return _fused_scaled_sum(rows, flat, (1.0 / counts[flat]).astype(g.dtype)[:, None], num_weights)
+    out = np.zeros((num_weights, g.shape[-1]), dtype=g.dtype)
+    np.add.at(out, flat, rows)
+    return out
+
+
+def embedding_dense_backward(grad_output: Tensor, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = embedding_dense_array(grad_output._a, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return apply(EMBEDDING_DENSE_BACKWARD, out, (grad_output,),
+                 (indices, num_weights, padding_idx, scale_grad_by_freq))
+
+
+def _embedding_dense_double_backward(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding_dense_double_backward: the rows of grad the indices name, shaped as the indices, with the
+    padding index's rows zero. It does not scale by frequency (PyTorch's formula leaves that out)."""
+    flat = indices.reshape(-1)
+    rows = F.getitem(g, (flat,))
+    if padding_idx is not None:
+        rows = F.masked_zero(rows, F.const((flat == padding_idx)[:, None]))
+    return F.reshape(rows, indices.shape + (g.shape[-1],))
+
+
+def _embedding_dense_backward_jvp(F, ts, xs, result, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Linear in grad_output: the same backward of its tangent."""
+    return None if ts[0] is None else embedding_dense_backward(ts[0], indices, num_weights, padding_idx,
+                                                               scale_grad_by_freq)
+
+
+def _fused_scaled_sum(rows: np.ndarray, flat: np.ndarray, scale: np.ndarray, num_weights: int) -> np.ndarray:
+    """out[flat[i]] = fma(rows[i], scale[i], out[flat[i]]) for each i in order: the i with the same index
+    run in sequence, so the r-th occurrences of all indices go together, one vector step per r."""
+    from gradcli.engine.optim import fma        # optim imports the tensor module, which imports the ops
+    out = np.zeros((num_weights, rows.shape[-1]), dtype=rows.dtype)
+    if not flat.size:
+        return out
+    order = np.argsort(flat, kind="stable")
+    keys = flat[order]
+    rank = np.arange(keys.size) - np.searchsorted(keys, keys)
+    for r in range(int(rank.max()) + 1):
+        picked = order[rank == r]
+        k = flat[picked]
+        out[k] = fma(rows[picked], scale[picked], out[k])
+    return out
 
 
 def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -402,6 +449,10 @@ BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
 EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx",
                                                                    "scale_grad_by_freq"),
                 (_embedding_grad,), inputs=("weight",), saves_tensors=True, quiet=True, jvp=_embedding_jvp)
+EMBEDDING_DENSE_BACKWARD = Op("EmbeddingDenseBackwardBackward0", None,
+                              ("indices", "num_weights", "padding_idx", "scale_grad_by_freq"),
+                              (_embedding_dense_double_backward,), inputs=("grad_output",), quiet=True,
+                              jvp=_embedding_dense_backward_jvp)
 TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "i3"),
                 (_trilinear_i1,
                  _trilinear_i2,
