@@ -67,6 +67,7 @@ CASES = [
     (A, "F.softplus(x, beta=2, threshold=1)"), (X, "F.gelu(x)"), (X, "F.gelu(x, approximate='tanh')"),
     (A, "F.leaky_relu(x, 0.2)"), (A, "F.leaky_relu_(x * 1, 0.2)"), (A, "F.elu(x)"), (A, "F.elu_(x * 1, 0.5)"),
     (A, "F.hardtanh(x, -1.5, 1.5)"), (X, "F.logsigmoid(x)"),
+    (X, "F.hardsigmoid(x * 1.2)"), (X, "F.hardswish(x * 1.2)"), (X + GO, _grad_of("F.hardswish(x * 1.2)"), ("x", "g")),
     (X + GO, _grad_of("x.tanh()"), ("x", "g")), (X + GO, _grad_of("x.sigmoid()"), ("x", "g")),
     (A + GO, _grad_of("F.relu(x)"), ("x", "g")), (X + GO, _grad_of("F.softplus(x)"), ("x", "g")),
     (X + GO, _grad_of("F.gelu(x)"), ("x", "g")), (X + GO, _grad_of("F.gelu(x, approximate='tanh')"), ("x", "g")),
@@ -89,6 +90,9 @@ CASES = [
     (NLL4, "F.nll_loss(x, labels, weight=wt)"), (NLL4, "F.nll_loss(x, labels, reduction='none')"),
     (NLL4 + "\nx = x.view(2, 3, 4)\nlabels = labels.view(2, 4)", "F.cross_entropy(x, labels, label_smoothing=0.2)"),
     (X, "F.embedding(torch.tensor([[0, 1], [1, 1]]), x)"),
+    (X + "\ng = torch.randn(2, 2, 3, dtype=torch.float64)",
+     "torch.autograd.grad(F.embedding(torch.tensor([[0, 1], [1, 1]]), x.requires_grad_(), scale_grad_by_freq=True),"
+     " x, g, create_graph=True)[0]", ("x", "g")),
     (XY + "\nw = torch.randn(2, 3, 3, dtype=torch.float64)", "F.bilinear(x, y, w)", ("x", "y", "w")),
 ]
 

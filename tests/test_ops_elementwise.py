@@ -114,6 +114,11 @@ CHECKS = {
     ew.ELU_: [(lambda a: F["elu_"](a * 1, 2.0), (away(3),))],
     ew.HARDTANH: [(lambda a: F["hardtanh"](a), (away(2, 3),)), (lambda a: F["relu6"](a * 4), (away(4),))],
     ew.SILU: [(lambda a: F["silu"](a), (any_(2, 3),))],
+    # the kinks at -3 and 3 are avoided: inputs stay within 2.9 of zero, or beyond 3.1
+    ew.HARDSIGMOID: [(lambda a: F["hardsigmoid"](a * 2.5), (unit(2, 3),)),
+                     (lambda a: F["hardsigmoid"](a + 5), (unit(3),))],
+    ew.HARDSWISH: [(lambda a: F["hardswish"](a * 2.5), (unit(2, 3),)), (lambda a: F["hardswish"](a - 5), (unit(3),))],
+    ew.HARDSWISH_BACKWARD: [(_d(lambda x: F["hardswish"](x * 2.5) * x), (unit(3),))],
     ew.LOG_SIGMOID: [(lambda a: F["logsigmoid"](a), (any_(2, 3),))],
     ew.TANH_BACKWARD: [(_d(lambda x: x.tanh()), (any_(3),))],
     ew.SIGMOID_BACKWARD: [(_d(lambda x: x.sigmoid()), (any_(3),))],

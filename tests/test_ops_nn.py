@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from gradcli.engine import autograd
+from gradcli.engine.backward import grad
 from gradcli.engine.factories import tensor
 from gradcli.engine.ops import nn
 from gradcli.engine.recording import apply
@@ -19,12 +21,27 @@ def _trilinear(a, w, b):
     return apply(nn.TRILINEAR, nn.trilinear_array(a._a, w._a, b._a), (a, w, b))
 
 
+def _d_embedding(options):
+    """w -> the weight's gradient of sum(embedding(IDX, w)^3), itself differentiable: its backward runs
+    EmbeddingDenseBackwardBackward0."""
+    def first(w):
+        with autograd.enable_grad():
+            x = w if w.requires_grad else _leaf(w._a)
+            out = F["embedding"](IDX, x, **options)
+            (g,) = grad((out * out * out).sum(), x, create_graph=True)
+        return g
+    return first
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
     nn.EMBEDDING: [(lambda w: F["embedding"](IDX, w), (any_(4, 3),)),
                    # the padding row's zero gradient is PyTorch's choice, not the derivative (goldens pin it)
                    (lambda w: F["embedding"](IDX, w, padding_idx=4), (any_(5, 2),)),
                    (lambda w: F["embedding"](tensor(2), w, padding_idx=-2) * 3, (any_(3, 2),))],
+    # scale_grad_by_freq is left out: PyTorch's double backward ignores it, so it is not the derivative
+    # (the nn_embedding_max_norm golden pins it)
+    nn.EMBEDDING_DENSE_BACKWARD: [(_d_embedding({}), (any_(4, 3),)), (_d_embedding({"padding_idx": 2}), (any_(4, 2),))],
     nn.TRILINEAR: [(lambda a, w, b: F["bilinear"](a, b, w), (any_(3, 2), any_(4, 2, 3), any_(3, 3))),
                    (lambda a, w, b, bias: F["bilinear"](a, b, w, bias), (any_(2, 2, 2), any_(3, 2, 1), any_(2, 2, 1),
                                                                         any_(3))),

@@ -56,6 +56,11 @@ ALIASES = {
 
 default_float = float32
 
+# The legacy tensor classes as Tensor.type(cls) takes them: id of the function a script's torch.FloatTensor
+# (or its kin) calls -> its dtype; torch.Tensor's -> None, the default float dtype
+# (gradcli.language.devices and stdlib register them)
+LEGACY_CLASSES: dict = {}
+
 
 def set_default_float(dtype: DType) -> None:
     """torch.set_default_dtype: what factories and Python floats make, and what prints without `dtype=`."""

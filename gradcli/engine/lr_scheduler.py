@@ -45,6 +45,18 @@ def _warn(message: str) -> None:
     STATE.warn_once(message[:40], "UserWarning", message)
 
 
+def _track_step(optimizer) -> None:
+    """A script's optimiser class with its own step(): the scheduler marks each call, as PyTorch wraps
+    the instance's step with a function (Optimizer.step marks the calls of gradcli's own optimisers)."""
+    own = optimizer.step
+
+    def step(*args, **kwargs):
+        optimizer._opt_called = True
+        return own(*args, **kwargs)
+    step.__qualname__ = getattr(own, "__qualname__", "step")
+    optimizer.step = step
+
+
 class LRScheduler:
     """The chainable schedulers' base: an initial step at construction, `last_epoch`, `get_last_lr()`.
     Attributes are set in PyTorch's order: state_dict() lists them as PyTorch's instance __dict__ does."""
@@ -67,6 +79,8 @@ class LRScheduler:
                         "for a fresh training run (not recommended)")
         self.base_lrs = _lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        if not optimizer._sched_wrapped and type(optimizer).step is not Optimizer.step:
+            _track_step(optimizer)
         optimizer._sched_wrapped = True
         self._step_count = 0
         self._is_initial = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
@@ -412,9 +413,11 @@ class Tensor:
             for d in dtypes.ALL:
                 if d.legacy == dtype:
                     return ops.to_dtype(self, d)
+                if d.legacy == dtype.replace(".cuda.", ".", 1):
+                    raise RuntimeError(NO_CUDA_LIBRARY)
             raise ValueError(f"invalid type: '{dtype}'")
         if dtype.__class__ is not dtypes.DType:
-            raise TypeError("dtype must be a type, str, or dtype object")
+            dtype = _legacy_class(dtype)
         return ops.to_dtype(self, dtype)
 
     def cpu(self) -> "Tensor":
@@ -1374,12 +1377,42 @@ class _Device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """`with torch.device('cpu'):` makes the CPU the default device, which it always is. A CPU build
+        fails on the first tensor made under another device; gradcli fails on entering (as
+        torch.set_default_device does here), for it keeps no default device to check each factory against."""
+        check_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
 
 _CPU = _Device()
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                  "meta, hpu, mtia, privateuseone")
 NO_CUDA = "Torch not compiled with CUDA enabled"
+# What Tensor.type('torch.cuda.FloatTensor') raises on PyTorch's CPU build
+NO_CUDA_LIBRARY = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two shared libraries: a "
+    "CPU library and a CUDA library; this error has occurred because you are trying to use some CUDA "
+    "functionality, but the CUDA library has not been loaded by the dynamic linker for some reason.  The CUDA "
+    "library MUST be loaded, EVEN IF you don't directly use any symbols from the CUDA library! One common culprit "
+    "is a lack of -Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic library "
+    "dependencies if you don't depend on any of their symbols.  You can check if this has occurred by using ldd "
+    "on your binary to see if there is a dependency on *_cuda.so library.")
+
+
+def _legacy_class(cls) -> dtypes.DType:
+    """The dtype Tensor.type(cls) converts to: torch.FloatTensor and its kin name theirs, torch.Tensor the
+    default float dtype; they reach the engine as scripts hold them, partials of their constructors."""
+    key = cls.func if isinstance(cls, functools.partial) else cls
+    if id(key) in dtypes.LEGACY_CLASSES:
+        return dtypes.LEGACY_CLASSES[id(key)] or dtypes.default_float
+    if isinstance(key, type):
+        raise ValueError(f"invalid type: '{key.__name__}'")
+    raise TypeError("dtype must be a type, str, or dtype object")
 
 
 def parse_device(text: str) -> _Device:

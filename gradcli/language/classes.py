@@ -16,7 +16,9 @@ the special methods of SPECIAL_METHODS; Python's internals (`__class__`, `__dict
 outside the language (`__new__`, `__del__`, `__getattribute__`, `__setattr__`, `__init_subclass__`...).
 
 A library class that scripts subclass (torch.nn.Module, torch.autograd.Function...) is a ScriptType
-class gradcli defines in Python: a script class derives from it as from its own classes.
+class gradcli defines in Python: a script class derives from it as from its own classes. The engine's
+optimisers are plain classes (the engine knows nothing of the language): LIBRARY_BASES names them, and a
+script class deriving from one is a ScriptType class all the same.
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ class ScriptObject:
         return f"<{cls.__module__}.{cls.__qualname__} object at {address(self)}>"
 
 
+# The engine's Python classes a script may derive from, by the id of the value that names them in the script's
+# torch (torch.optim.Optimizer and the optimisers: gradcli.language.stdlib registers them) -> the class
+LIBRARY_BASES: dict = {}
+
+
 def _allowed_base(base) -> bool:
     return type(base) is ScriptType or base is ScriptObject or (
         isinstance(base, type) and issubclass(base, Exception) and base.__module__ == "builtins")
@@ -82,8 +89,11 @@ def make_class(name: str, bases: list, namespace: dict):
     real = []
     for base in bases:
         original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them
+        library = LIBRARY_BASES.get(id(base))
         if base is object:
             base = ScriptObject
+        elif library is not None:
+            base = library
         elif not _allowed_base(base):
             text = repr(original if original is not None else base)
             if text.startswith("<class '"):

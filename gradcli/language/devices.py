@@ -112,6 +112,7 @@ def typed_constructor(dt: dtypes.DType):
         return factories.zeros(*args, dtype=dt)
 
     construct.__name__ = construct.__qualname__ = dt.legacy.rpartition(".")[2]
+    dtypes.LEGACY_CLASSES[id(construct)] = dt        # x.type(torch.FloatTensor)
     return construct
 
 

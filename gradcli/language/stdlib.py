@@ -229,6 +229,15 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        "hardsigmoid": _tensor_fn("hardsigmoid", ops.elementwise.functional_hardsigmoid),
+        "hardswish": _tensor_fn("hardswish", ops.elementwise.functional_hardswish),
+        "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
+        "cosine_similarity": ops.composed.cosine_similarity,
+        "margin_ranking_loss": ops.composed.margin_ranking_loss,
+        "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
+        "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
+        "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
+        "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -529,6 +538,8 @@ _OPTIM_CLASSES = {cls: TORCH.members["optim"].members[cls.__name__] for cls in o
 _OPTIM_CLASSES.update((cls, TORCH.members["optim"].members["lr_scheduler"].members[cls.__name__])
                       for cls in lr_scheduler.SCHEDULERS)
 _SCRIPT_CLASSES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())
+dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
+classes.LIBRARY_BASES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())   # class MyOpt(Optimizer)
 
 # The modules a script can import by their first name, and the one list of every module it can import.
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,

@@ -23,6 +23,7 @@ from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, 
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
                                       vector_norm)
 from gradcli.engine.ops import nn
+from gradcli.engine.ops import composed
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
                                    bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
                                    functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,

@@ -392,6 +392,18 @@ def _hardtanh_backward_jvp(F, ts, xs, result, min, max):
     return where(Tensor((x > min) & (x < max)), ts[0], 0)
 
 
+def _hardswish_double_backward(F, g, grad_output, self):
+    """hardswish_backward's derivative in its input: grad * grad_output / 3 strictly inside (-3, 3)."""
+    return F.where((self > -3) & (self < 3), g * grad_output / 3, 0)
+
+
+def _hardswish_backward_jvp(F, ts, xs, result):
+    grad_output, self = xs
+    first = None if ts[0] is None else hardswish_backward(ts[0], self)
+    second = None if ts[1] is None else _hardswish_double_backward(F, ts[1], grad_output, self)
+    return add_tangents(first, second)
+
+
 def _leaky_relu_backward_jvp(F, ts, xs, result, slope):
     return None if ts[0] is None else leaky_relu_backward(ts[0], xs[1], slope)
 
@@ -549,6 +561,10 @@ HARDTANH         = Op("HardtanhBackward0",   None,    ("self", "min", "max"),
                       (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True, jvp="auto")
 LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
                       (lambda F, g, self, buffer: F.log_sigmoid_backward(g, self, buffer),), quiet=True, jvp="auto")
+HARDSIGMOID      = Op("HardsigmoidBackward0", None,   ("self",),
+                      (lambda F, g, self: F.hardsigmoid_backward(g, self),), quiet=True, jvp="auto")
+HARDSWISH        = Op("HardswishBackward0",  None,    ("self",),
+                      (lambda F, g, self: F.hardswish_backward(g, self),), quiet=True, jvp="auto")
 # fmt: on
 
 # Under create_graph the activations' backward kernels are recorded as ops of their own, named as PyTorch
@@ -584,6 +600,10 @@ HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None,    ("self", "min"
                           (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
                            lambda F, g, self, min, max: F.zeros_like(g)), inputs=("grad_output", "self"),
                           jvp=_hardtanh_backward_jvp)
+HARDSWISH_BACKWARD   = Op("HardswishBackwardBackward0",  None,    ("grad_output", "self"),
+                          (lambda F, g, grad_output, self: F.hardswish_backward(g, self),
+                           _hardswish_double_backward), inputs=("grad_output", "self"),
+                          jvp=_hardswish_backward_jvp)
 LOG_SIGMOID_BACKWARD = Op("LogSigmoidBackwardBackward0", None,    ("grad_output", "self", "buffer"),
                           (lambda F, g, grad_output, self, buffer: F.log_sigmoid_backward(g, self, buffer),
                            _log_sigmoid_double_backward), inputs=("grad_output", "self"),
@@ -689,6 +709,18 @@ def hardtanh_backward_array(g, x, min, max):
     return np.where((x <= min) | (x >= max), g.dtype.type(0), g)
 
 
+def hardsigmoid_backward_array(g, x):
+    """PyTorch's kernel multiplies by the float 1/6 strictly inside (-3, 3)."""
+    t = g.dtype.type
+    return np.where((x > -3) & (x < 3), g * t(1 / 6), t(0))
+
+
+def hardswish_backward_array(g, x):
+    """0 up to -3, grad from 3 on, grad * (x / 3 + 1/2) between (PyTorch's vectorised kernel's bounds)."""
+    t = g.dtype.type
+    return np.where(x <= -3, t(0), np.where(x >= 3, g, g * (x / t(3) + t(0.5))))
+
+
 def silu_backward_array(g, x):
     sigmoid = sigmoid_array(x)
     return g * sigmoid * (1 + x * (1 - sigmoid))
@@ -737,6 +769,17 @@ def elu_backward(grad_output: Tensor, alpha, is_result, self_or_result: Tensor) 
 def hardtanh_backward(grad_output: Tensor, self: Tensor, min, max) -> Tensor:
     out = hardtanh_backward_array(grad_output._a, self._a, min, max)
     return apply(HARDTANH_BACKWARD, out, (grad_output, self), (min, max))
+
+
+def hardsigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    """Under create_graph: PyTorch gives hardsigmoid_backward no derivative (a NotImplemented node)."""
+    out = hardsigmoid_backward_array(grad_output._a, self._a)
+    return apply(NOT_IMPLEMENTED, out, (grad_output, self), ("hardsigmoid_backward",))
+
+
+def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
+    out = hardswish_backward_array(grad_output._a, self._a)
+    return apply(HARDSWISH_BACKWARD, out, (grad_output, self))
 
 
 def silu_backward(grad_output: Tensor, self: Tensor) -> Tensor:
@@ -1227,6 +1270,30 @@ def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
     out = np.where(x < t(min_val), t(min_val), x)
     out = np.where(out > t(max_val), t(max_val), out)
     return apply(HARDTANH, out, (a,), (min_val, max_val))
+
+
+def hardsigmoid(a: Tensor) -> Tensor:
+    """clamp(x + 3, 0, 6) / 6, in the input's dtype, as PyTorch's kernel computes it."""
+    _float_only(a, "hardsigmoid_cpu")
+    x = a._a
+    t = x.dtype.type
+    return apply(HARDSIGMOID, np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6), (a,))
+
+
+def hardswish(a: Tensor) -> Tensor:
+    """x * clamp(x + 3, 0, 6) / 6, multiplied before the division as PyTorch's kernel does."""
+    _float_only(a, "hardswish_cpu")
+    x = a._a
+    t = x.dtype.type
+    return apply(HARDSWISH, x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6), (a,))
+
+
+def functional_hardsigmoid(input: Tensor, inplace=False) -> Tensor:
+    return input._inplace_unary(hardsigmoid) if inplace else hardsigmoid(input)
+
+
+def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
+    return input._inplace_unary(hardswish) if inplace else hardswish(input)
 
 
 def logsigmoid(a: Tensor) -> Tensor:

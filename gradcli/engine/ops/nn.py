@@ -14,7 +14,7 @@ import numpy as np
 from gradcli.engine import budget, ops, rng
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
-from gradcli.engine.recording import Op, apply, broadcast_error, operands, type_word, wrap_dim
+from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -288,18 +288,70 @@ def _addmm_jvp(F, ts, xs, result, c1, c2):
     return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
 
 
-def _embedding_grad(F, g, indices, num_weights, padding_idx):
-    """embedding_dense_backward: each index's gradient row added into its weight row, in index order,
-    the padding row left at zero."""
+def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding_dense_backward; under create_graph a node of its own (EmbeddingDenseBackwardBackward0)."""
+    if F.tensors:
+        return embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return embedding_dense_array(g, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def embedding_dense_array(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Each index's gradient row added into its weight row, in index order, the padding row left at zero;
+    with scale_grad_by_freq each row scaled by the reciprocal of how often its index occurs in the batch
+    (PyTorch adds the row with that reciprocal as alpha: one fused multiply-add per element)."""
     flat = indices.reshape(-1)
-    rows = F.reshape(g, (flat.size, g.shape[-1]))
+    rows = g.reshape(flat.size, g.shape[-1])
     if padding_idx is not None:
         keep = np.nonzero(flat != padding_idx)[0]
-        flat, rows = flat[keep], F.getitem(rows, (keep,))
-    return F.index_add(rows, (num_weights, g.shape[-1]), (flat,))
+        flat, rows = flat[keep], rows[keep]
+    if scale_grad_by_freq:
+        counts = np.bincount(indices.reshape(-1), minlength=num_weights)
+        return _fused_scaled_sum(rows, flat, (1.0 / counts[flat]).astype(g.dtype)[:, None], num_weights)
+    out = np.zeros((num_weights, g.shape[-1]), dtype=g.dtype)
+    np.add.at(out, flat, rows)
+    return out
 
 
-def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx):
+def embedding_dense_backward(grad_output: Tensor, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = embedding_dense_array(grad_output._a, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return apply(EMBEDDING_DENSE_BACKWARD, out, (grad_output,),
+                 (indices, num_weights, padding_idx, scale_grad_by_freq))
+
+
+def _embedding_dense_double_backward(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding_dense_double_backward: the rows of grad the indices name, shaped as the indices, with the
+    padding index's rows zero. It does not scale by frequency (PyTorch's formula leaves that out)."""
+    flat = indices.reshape(-1)
+    rows = F.getitem(g, (flat,))
+    if padding_idx is not None:
+        rows = F.masked_zero(rows, F.const((flat == padding_idx)[:, None]))
+    return F.reshape(rows, indices.shape + (g.shape[-1],))
+
+
+def _embedding_dense_backward_jvp(F, ts, xs, result, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Linear in grad_output: the same backward of its tangent."""
+    return None if ts[0] is None else embedding_dense_backward(ts[0], indices, num_weights, padding_idx,
+                                                               scale_grad_by_freq)
+
+
+def _fused_scaled_sum(rows: np.ndarray, flat: np.ndarray, scale: np.ndarray, num_weights: int) -> np.ndarray:
+    """out[flat[i]] = fma(rows[i], scale[i], out[flat[i]]) for each i in order: the i with the same index
+    run in sequence, so the r-th occurrences of all indices go together, one vector step per r."""
+    from gradcli.engine.optim import fma        # optim imports the tensor module, which imports the ops
+    out = np.zeros((num_weights, rows.shape[-1]), dtype=rows.dtype)
+    if not flat.size:
+        return out
+    order = np.argsort(flat, kind="stable")
+    keys = flat[order]
+    rank = np.arange(keys.size) - np.searchsorted(keys, keys)
+    for r in range(int(rank.max()) + 1):
+        picked = order[rank == r]
+        k = flat[picked]
+        out[k] = fma(rows[picked], scale[picked], out[k])
+    return out
+
+
+def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The tangent of the picked rows: the weight's tangent picked the same way."""
     return F.getitem(tangents[0], (indices,))
 
@@ -398,8 +450,13 @@ BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
                  _bce_logits_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_logits_jvp)
-EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx"),
+EMBEDDING  = Op("EmbeddingBackward0",                    None,    ("indices", "num_weights", "padding_idx",
+                                                                   "scale_grad_by_freq"),
                 (_embedding_grad,), inputs=("weight",), saves_tensors=True, quiet=True, jvp=_embedding_jvp)
+EMBEDDING_DENSE_BACKWARD = Op("EmbeddingDenseBackwardBackward0", None,
+                              ("indices", "num_weights", "padding_idx", "scale_grad_by_freq"),
+                              (_embedding_dense_double_backward,), inputs=("grad_output",), quiet=True,
+                              jvp=_embedding_dense_backward_jvp)
 TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "i3"),
                 (_trilinear_i1,
                  _trilinear_i2,
@@ -1162,12 +1219,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -rows:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = rows + padding_idx
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("gradcli's F.embedding does not implement max_norm, scale_grad_by_freq or sparse")
     if idx.size and (idx.min() < 0 or idx.max() >= rows):
         raise IndexError("index out of range in self")
+    if sparse and needs_grad(weight):
+        raise NotImplementedError("gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
+                                  "sparse gradient; use sparse=False (the same values, as a dense gradient)")
+    if max_norm is not None:
+        embedding_renorm_(weight, idx, max_norm, norm_type)
+        w = weight._a
     out = w[idx]
-    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx))
+    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx, bool(scale_grad_by_freq)))
+
+
+def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> None:
+    """What F.embedding does first when given max_norm, under no_grad: each row the indices name whose
+    norm exceeds max_norm is scaled in place to max_norm / (norm + 1e-7), in PyTorch's arithmetic (the
+    norm in the weight's dtype, the scale in double, then rounded to the weight's dtype)."""
+    w = weight._a
+    weight._version[0] += 1         # an in-place op, whether it changes a row or not
+    rows = np.unique(idx)
+    if not rows.size:
+        return
+    norms = reduce.vector_norm(Tensor(w[rows]), float(norm_type), dim=1)._a
+    over = norms.astype(np.float64) > float(max_norm)
+    if np.count_nonzero(over):
+        big = rows[over]
+        scale = (float(max_norm) / (norms[over].astype(np.float64) + 1e-7)).astype(w.dtype)
+        w[big] *= scale[:, None]
 
 
 def one_hot(tensor, num_classes=-1) -> Tensor:

@@ -17,7 +17,12 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
-            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
+            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
+            activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
+            activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
+            losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
+            losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict,
+            activations.Hardsigmoid, activations.Hardswish)
 _CLASSES += (rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradcli.engine import ops
-from gradcli.engine.ops import elementwise
+from gradcli.engine.ops import composed, elementwise
 from gradcli.language.nn.module import Module
 
 
@@ -138,3 +138,100 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class Hardtanh(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError
+
+    def forward(self, input):
+        return elementwise.functional_hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_text(self.inplace, ', ')}"
+
+
+class ReLU6(Hardtanh):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace)
+
+
+class LogSigmoid(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return ops.logsigmoid(input)
+
+
+class Softsign(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return elementwise.functional_softsign(input)
+
+
+class Tanhshrink(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return composed.tanhshrink(input)
+
+
+class Softmin(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return composed.softmin(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class CosineSimilarity(Module):
+    __module__ = "torch.nn.modules.distance"
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1, x2):
+        return composed.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class Hardsigmoid(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_hardswish(input, self.inplace)

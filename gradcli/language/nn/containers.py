@@ -1,9 +1,12 @@
-"""nn.Sequential, nn.ModuleList and nn.ModuleDict: modules that hold modules, named by position or key."""
+"""nn.Sequential, nn.ModuleList and nn.ModuleDict: modules that hold modules, named by position or key; and
+nn.ParameterList and nn.ParameterDict, modules that hold parameters so."""
 
 from __future__ import annotations
 
 import operator
 
+from gradcli.engine import parameter
+from gradcli.engine.tensor import Tensor
 from gradcli.language.nn.module import Module, add_indent
 from gradcli.language.pycollections import OrderedDict
 
@@ -228,3 +231,176 @@ class ModuleDict(Module):
                 if len(m) != 2:
                     raise ValueError(f"ModuleDict update sequence element #{j} has length {len(m)}; 2 is required")
                 self[m[0]] = m[1]
+
+
+def _parameter_lines(items, legacy: bool) -> str:
+    """ParameterList's and ParameterDict's extra_repr: one line per entry, a tensor by its dtype (ParameterDict:
+    its legacy type name) and size."""
+    lines = []
+    for key, p in items:
+        if p.__class__ is Tensor:
+            kind = "Parameter" if parameter.is_parameter(p) else "Tensor"
+            size = "x".join(str(n) for n in p.shape)
+            lines.append(f"  ({key}): {kind} containing: [{p.type() if legacy else p.dtype} of size {size}]")
+        else:
+            lines.append(f"  ({key}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
+
+
+def _as_parameter(value):
+    """A plain tensor put into a ParameterList or ParameterDict becomes a Parameter (nn.Parameter(value))."""
+    if value.__class__ is Tensor and not parameter.is_parameter(value):
+        return parameter.make(value)
+    return value
+
+
+class ParameterList(Module):
+    """nn.ParameterList: parameters registered under their positions ('0', '1', ...)."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def __getitem__(self, idx):
+        if idx.__class__ is slice:
+            return type(self)(list(self)[idx])
+        return getattr(self, str(_index(self, idx)))
+
+    def __setitem__(self, idx, param):
+        setattr(self, str(_index(self, idx)), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        index = len(self)
+        self._size += 1
+        self[index] = value
+        return self
+
+    def extend(self, values):
+        if values.__class__ is Tensor or not hasattr(values, "__iter__"):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return _parameter_lines(enumerate(self), False)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """nn.ParameterDict: parameters registered under string keys, in insertion order."""
+
+    __module__ = "torch.nn.modules.container"
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key):
+        if key.__class__ is not str:
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                            f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+        return key
+
+    def __getitem__(self, key):
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, self._key_to_attr(key), _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def copy(self):
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self):
+        k, _ = self._keys.popitem()
+        self._keys[k] = None        # __delitem__ takes it out again
+        value = self[k]
+        del self[k]
+        return k, value
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def update(self, parameters):
+        if not hasattr(parameters, "__iter__"):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, value in parameters.items():
+                self[key] = value
+        elif isinstance(parameters, dict):          # a plain mapping: PyTorch sorts its keys
+            for key, value in sorted(parameters.items()):
+                self[key] = value
+        else:
+            for j, p in enumerate(parameters):
+                if not hasattr(p, "__iter__"):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; is "
+                                    + type(p).__name__)
+                if len(p) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is "
+                                     "required")
+                self[p[0]] = p[1]
+
+    def extra_repr(self):
+        return _parameter_lines(self.items(), True)
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")

@@ -4,6 +4,7 @@ was made with."""
 from __future__ import annotations
 
 from gradcli.engine import ops
+from gradcli.engine.ops import composed
 from gradcli.engine.state import STATE
 from gradcli.language.nn.module import Module
 
@@ -128,3 +129,71 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return ops.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                     reduction=self.reduction)
+
+
+# The losses PyTorch composes from other ops (gradcli.engine.ops.composed)
+
+class MarginRankingLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return composed.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return composed.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return composed.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return composed.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input, target):
+        return composed.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                         reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):
+        return composed.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)

@@ -244,12 +244,24 @@ class Module(ScriptObject, metaclass=ScriptType):
         if target == "":
             return module
         for item in target.split("."):
-            if item not in module.__dict__.get("_modules", ()):
+            if not hasattr(module, item):
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = module.__dict__["_modules"][item]
+            module = getattr(module, item)
             if not isinstance(module, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
+
+    def get_parameter(self, target):
+        module, name, param = _attribute_at(self, target)
+        if param.__class__ is not Tensor or not parameter.is_parameter(param):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        module, name, buffer = _attribute_at(self, target)
+        if name not in module.__dict__["_buffers"]:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
 
     # ---------------------------------------------------------------------------------- walks
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
@@ -454,6 +466,15 @@ def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
     else:
         table[key] = hook
     return RemovableHandle(table, key)
+
+
+def _attribute_at(module, target: str) -> tuple:
+    """get_parameter's and get_buffer's walk: the submodule of a dotted path, the last name, its attribute."""
+    path, _, name = target.rpartition(".")
+    owner = module.get_submodule(path)
+    if not hasattr(owner, name):
+        raise AttributeError(f"{owner._get_name()} has no attribute `{name}`")
+    return owner, name, getattr(owner, name)
 
 
 def _forget(d: dict, name: str) -> None:

@@ -1,0 +1,174 @@
+"""torch.nn.functional's functions that PyTorch itself composes from other ops (in Python, or in C++ as
+CompositeImplicitAutograd kernels): softmin, tanhshrink, cosine_similarity and six losses. They are built
+here from the same ops in the same order, so their grad_fn chains are PyTorch's chains, node for node.
+
+Where PyTorch's C++ writes `scalar - tensor`, it fills a tensor with the scalar and subtracts in place: the
+node is SubBackward0 (not the RsubBackward1 Python's `1 - t` records), hence `_from_scalar` below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine import autograd, ops
+from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+_EPSILON = 1e-12        # cosine_embedding_loss's guard on the squared magnitudes (ATen's EPSILON)
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", f"size_average and reduce args will be deprecated, please use "
+                       f"reduction='{reduction}' instead.")
+        return reduction
+    return _reduction(None, None, reduction)
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    return Tensor(np.zeros_like(t._a))
+
+
+def _from_scalar(value, t: Tensor) -> Tensor:
+    """`value - t` as ATen's C++ computes it: a tensor filled with value, minus t (SubBackward0)."""
+    return ops.sub(Tensor(np.full(t._a.shape, value, dtype=t._a.dtype)), t)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None) -> Tensor:
+    """F.softmin: softmax of the negated input (SoftmaxBackward0 over NegBackward0)."""
+    _expect_attr(input, "softmax")
+    if dim is None:
+        dim = _implicit_dim(input)
+    return ops.softmax(ops.neg(input), dim, dtype)
+
+
+def tanhshrink(input) -> Tensor:
+    """F.tanhshrink: input - tanh(input)."""
+    return ops.sub(input, ops.tanh(input))
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
+    """F.cosine_similarity: each input divided by its norm (a clone of it, clamped to eps without grad),
+    then the product summed over dim."""
+    _expect_attr(x1, "size")
+    _expect_attr(x2, "size")
+    if x1.shape != x2.shape:            # expand_outplace
+        shape = np.broadcast_shapes(x1._a.shape, x2._a.shape)
+        x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)
+    n1 = ops.clone(ops.vector_norm(x1, 2, dim=dim, keepdim=True))
+    n2 = ops.clone(ops.vector_norm(x2, 2, dim=dim, keepdim=True))
+    with autograd.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ops.reduce_sum(ops.mul(ops.div(x1, n1), ops.div(x2, n2)), dim)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    out = ops.add(ops.mul(ops.neg(target), ops.sub(input1, input2)), margin)
+    return _apply_reduction(out.clamp_min_(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = _zeros_like(input)
+    margin_clamp = _from_scalar(margin, input).clamp_min_(0)
+    output_margin = ops.where(ops.compare(np.not_equal, target, 1), margin_clamp, zeros)
+    output_self = ops.where(ops.compare(np.not_equal, target, -1), input, zeros)
+    return _apply_reduction(ops.add(output_margin, output_self), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean") -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    dims = target.dim()
+    if dims > 1:
+        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+    if input1.dim() != input2.dim() or input1.dim() != dims + 1:
+        raise RuntimeError(f"{dims + 1}D target tensor expects {dims + 1}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = ops.reduce_sum(ops.mul(input1, input2), dims)
+    mag_square1 = ops.add(ops.reduce_sum(ops.mul(input1, input1), dims), _EPSILON)
+    mag_square2 = ops.add(ops.reduce_sum(ops.mul(input2, input2), dims), _EPSILON)
+    denom = ops.mul(mag_square1, mag_square2).sqrt_()
+    cos = ops.div(prod_sum, denom)
+    zeros = _zeros_like(cos)
+    pos = _from_scalar(1, cos)
+    neg = ops.sub(cos, margin).clamp_min_(0)
+    output_pos = ops.where(ops.compare(np.equal, target, 1), pos, zeros)
+    output_neg = ops.where(ops.compare(np.equal, target, -1), neg, zeros)
+    return _apply_reduction(ops.add(output_pos, output_neg), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = ops.neg(ops.add(ops.mul(target, ops.logsigmoid(input)),
+                           ops.mul(ops.rsub(target, 1), ops.logsigmoid(ops.neg(input)))))
+    if weight is not None:
+        loss = ops.mul(loss, weight)
+    class_dim = input.dim() - 1
+    loss = ops.div(ops.reduce_sum(loss, class_dim), input.size(class_dim))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return ops.mean(loss)
+    if reduction == "sum":
+        return ops.reduce_sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = ops.sub(ops.exp(input), ops.mul(target, input))
+    else:
+        loss = ops.sub(input, ops.mul(target, ops.log(ops.add(input, eps))))
+    if full:
+        stirling = ops.add(ops.sub(ops.mul(target, ops.log(target)), target),
+                           ops.mul(ops.log(ops.mul(target, 2 * math.pi)), 0.5))
+        loss = ops.add(loss, ops.masked_fill(stirling, ops.compare(np.less_equal, target, 1), 0))
+    return _apply_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean") -> Tensor:
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = ops.mul(Tensor(np.ones_like(input._a)), var)
+    elif bool(ops.reduce_any(ops.compare(np.less, var, 0))):
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = ops.unsqueeze(var, -1)
+        elif input.dim() == var.dim() and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = ops.clone(var)
+    with autograd.no_grad():
+        var.clamp_(min=eps)
+    loss = ops.mul(ops.add(ops.log(var), ops.div(ops.power(ops.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = loss.add_(0.5 * math.log(2 * math.pi))
+    if reduction == "mean":
+        return ops.mean(loss)
+    if reduction == "sum":
+        return ops.reduce_sum(loss)
+    return loss
