@@ -26,6 +26,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 # PyTorch's intra-op thread count on the reference machine (torch.get_num_threads() == 2): the kernels that
 # reduce along the batch split the rows into this many chunks, each summed on its own, then add the chunks.
 THREADS = 2
+VEC_M1 = 0
+VEC_M2 = 2
 # The kernels here run their AVX2 builds (8 float lanes), on AVX-512 machines too: ATEN_CPU_CAPABILITY=avx2 and
 # avx512 give the same bits, and 8-lane orders reproduce them where 16-lane orders do not.
 # moments_utils.h: Welford over chunks of 16 vectors, combined by a cascade
@@ -77,10 +79,11 @@ def _tree(acc: np.ndarray) -> np.ndarray:
     return acc[..., 0]
 
 
-def _reduce_all(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+def _reduce_all(a: np.ndarray, b: np.ndarray | None = None, fused_tail: bool = True) -> np.ndarray:
     """vec::reduce_all (b None: the sum of a) or vec::map2_reduce_all of a * b along the last axis, for every
-    leading index at once. The compiled kernels add the full vectors' products rounded, but fuse the product
-    into the add for the last, partial vector (measured: the only order that reproduces PyTorch's bits)."""
+    leading index at once. The compiled kernels add the full vectors' products rounded; batch_norm's and
+    layer_norm's fuse the product into the add for the last, partial vector, group_norm's does not (measured:
+    the only orders that reproduce PyTorch's bits)."""
     n = a.shape[-1]
     lanes = _lanes(a.dtype)
     if n < lanes:                       # one partial vector, its n lanes added in order
@@ -97,8 +100,31 @@ def _reduce_all(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
     if full < n:
         r = n - full
         acc = acc.copy()
-        acc[..., :r] = acc[..., :r] + a[..., full:] if b is None else _fma(a[..., full:], b[..., full:], acc[..., :r])
+        if b is None:
+            acc[..., :r] = acc[..., :r] + a[..., full:]
+        elif fused_tail:
+            acc[..., :r] = _fma(a[..., full:], b[..., full:], acc[..., :r])
+        else:
+            acc[..., :r] = acc[..., :r] + a[..., full:] * b[..., full:]
     return _tree(acc)
+
+
+def _lane_sums(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """The group-norm kernels' own reduction along the last axis: full vectors accumulated lane-wise from zero
+    (a * b fused into the accumulation), the lanes added in order (std::accumulate), then the tail element
+    by element, fused too."""
+    n = a.shape[-1]
+    lanes = _lanes(a.dtype)
+    full = n - n % lanes
+    acc = np.zeros(a.shape[:-1] + (lanes,), a.dtype)
+    for j in range(0, full, lanes):
+        acc = acc + a[..., j:j + lanes] if b is None else _fma(a[..., j:j + lanes], b[..., j:j + lanes], acc)
+    total = np.zeros(a.shape[:-1], a.dtype)
+    for i in range(lanes if full else 0):
+        total = total + acc[..., i]
+    for j in range(full, n):
+        total = total + a[..., j] if b is None else _fma(a[..., j], b[..., j], total)
+    return total
 
 
 def _chunks(n: int) -> list:
@@ -261,15 +287,18 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
 
 # ---------------------------------------------------------------------------------- row-wise moments
 
-def _add_moments(n_add, m1_add, m2_add, n, m1, m2):
-    """AddMoments: Chan's combination of (n_add, m1_add, m2_add) into (n, m1, m2), fused as compiled."""
+def _add_moments(n_add, m1_add, m2_add, n, m1, m2, vector=False):
+    """AddMoments (AddMomentsVec when `vector`): Chan's combination of (n_add, m1_add, m2_add) into (n, m1, m2)
+    with the compiled code's roundings, measured against PyTorch: the scalar version fuses the mean's update
+    and the last product of the M2 term; the vector one rounds the mean's product and adds the M2s first,
+    then fuses delta * (delta * c * n) into that sum."""
     total = n + n_add
     dt = m1.dtype.type
     c = dt(0) if total == 0 else dt(n_add) / dt(total)
     delta = m1_add - m1
-    m1 = _fma(c, delta, m1)
-    m2 = m2 + _fma(delta * delta * c, dt(n), m2_add)
-    return total, m1, m2
+    if vector:
+        return total, m1 + c * delta, _fma(delta, delta * c * dt(n), m2 + m2_add)
+    return total, _fma(c, delta, m1), m2 + _fma(delta * delta * c, dt(n), m2_add)
 
 
 def rowwise_moments(x: np.ndarray):
@@ -296,17 +325,17 @@ def rowwise_moments(x: np.ndarray):
             m1 = _fma(delta, inverse[j], m1)
             m2 = _fma(delta, v - m1, m2)
         target = stack[0] if depth else acc
-        target[:] = _add_moments(count, m1, m2, *target)
+        target[:] = _add_moments(count, m1, m2, *target, vector=True)
         mask = i + 1
         j = 1
         while j < depth and (mask & 1) == 0:
-            stack[j][:] = _add_moments(*stack[j - 1], *stack[j])
+            stack[j][:] = _add_moments(*stack[j - 1], *stack[j], vector=True)
             stack[j - 1][:] = [0, zero, zero]
             mask >>= 1
             j += 1
     if depth:
         for i in range(1, depth):
-            stack[0][:] = _add_moments(*stack[i], *stack[0])
+            stack[0][:] = _add_moments(*stack[i], *stack[0], vector=True)
         acc = stack[0]
     count, m1 = 0, np.zeros(rows, x.dtype)
     m2 = np.zeros(rows, x.dtype)
@@ -314,7 +343,7 @@ def rowwise_moments(x: np.ndarray):
         delta = x[:, i] - m1
         count += 1
         m1 = m1 + delta / dt(count)
-        m2 = _fma(delta, x[:, i] - m1, m2)
+        m2 = m2 + delta * (x[:, i] - m1)
     lane_m1, lane_m2 = acc[1], acc[2]
     for i in range(lanes):
         count, m1, m2 = _add_moments(nvec, lane_m1[:, i], lane_m2[:, i], count, m1, m2)
@@ -377,49 +406,53 @@ def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
     dt = x.dtype.type
     n, c = x.shape[0], x.shape[1]
     x3 = _as3d(x)
-    hw = x3.shape[2]
     rows = x3.reshape(n * groups, -1)
     if rows.shape[1]:
         mean, var = rowwise_moments(rows)
     else:
         mean = var = np.full(n * groups, np.nan, x.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rstd = (dt(1) / np.sqrt(np.maximum(var, dt(0)) + dt(eps))).astype(x.dtype)
+        rstd = (1.0 / np.sqrt(np.maximum(var, dt(0)).astype(_F64) + eps)).astype(x.dtype)
     per = c // groups
     m = np.repeat(mean.reshape(n, groups), per, axis=1)
     r = np.repeat(rstd.reshape(n, groups), per, axis=1)
-    scale = r * weight.reshape(1, c) if weight is not None else r
-    shift = _fma(-scale, m, bias.reshape(1, c) if bias is not None else np.zeros_like(scale))
-    y = _fma(x3, scale[:, :, None], shift[:, :, None]).reshape(x.shape)
-    del hw
+    if weight is None and bias is None:
+        y = ((x3 - m[:, :, None]) * r[:, :, None]).reshape(x.shape)
+    else:
+        scale = r * weight.reshape(1, c) if weight is not None else r
+        shift = _fma(-scale, m, bias.reshape(1, c) if bias is not None else np.zeros_like(scale))
+        y = _fma(x3, scale[:, :, None], shift[:, :, None]).reshape(x.shape)
     return y, mean.reshape(n, groups), rstd.reshape(n, groups)
 
 
 def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
-    """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy), then dX from
-    each group's combination and dgamma/dbeta over the batch."""
+    """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy); each group's
+    gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch."""
     dt = x.dtype.type
     n, c = x.shape[0], x.shape[1]
     x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
     hw = x3.shape[2]
     per = c // groups
-    ds = _reduce_all(g3, x3)
+    ds = _reduce_all(g3, x3, fused_tail=False)  # (n, c)
     db = _reduce_all(g3)
     gi = gw = gb = None
     if mask[0]:
-        w = weight.reshape(1, groups, per) if weight is not None else np.ones((1, groups, per), x.dtype)
-        ds_g = _seq(ds.reshape(n, groups, per) * w, 2)
-        db_g = _seq(db.reshape(n, groups, per) * w, 2)
+        w = np.broadcast_to((weight if weight is not None else np.ones(c, x.dtype)).reshape(1, groups, per),
+                            (n, groups, per))
+        ds_g = _lane_sums(ds.reshape(n, groups, per), w)
+        db_g = _lane_sums(db.reshape(n, groups, per), w)
         s = dt(1) / dt(per * hw) if per * hw else dt(math.inf)
-        c2 = (db_g * mean - ds_g) * rstd * rstd * rstd * s
-        c3 = -c2 * mean - db_g * rstd * s
+        c2 = _fma(db_g, mean, -ds_g) * rstd * rstd * rstd * s
+        c3 = _fma(-(db_g * rstd), s, -c2 * mean)
         c1 = np.repeat(rstd, per, axis=1) * (weight.reshape(1, c) if weight is not None else dt(1))
-        gi = _fma(np.repeat(c2, per, axis=1)[:, :, None], x3, c1[:, :, None] * g3) + np.repeat(c3, per, axis=1)[:, :, None]
+        gi = _fma(c1[:, :, None], g3, np.repeat(c2, per, axis=1)[:, :, None] * x3) + np.repeat(c3, per, axis=1)[:, :, None]
         gi = gi.reshape(x.shape)
     if mask[1]:
         m = np.repeat(mean, per, axis=1)
         r = np.repeat(rstd, per, axis=1)
-        gw = _seq((ds - db * m) * r, 0)
+        gw = np.zeros(c, x.dtype)
+        for t, scale in zip(_fma(-db, m, ds), r):
+            gw = _fma(t, scale, gw)
     if mask[2]:
         gb = _seq(db, 0)
     return gi, gw, gb
