@@ -12,7 +12,6 @@ import pytest
 
 from gradcli.engine.factories import tensor
 from gradcli.engine.ops import normalization as norm
-from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH
 from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
 
@@ -67,3 +66,22 @@ def test_second_derivative_matches_finite_differences(fn, arrays):
 def test_node_name_is_recorded(row):
     fn, arrays = CHECKS[row][0]
     assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+
+
+def _oracle_cases():
+    import importlib.util
+    from conftest import ROOT
+    spec = importlib.util.spec_from_file_location("norm_oracle", ROOT / "tools" / "norm_oracle.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool, tool.cases_of(str(Path(__file__).parent / "norm_bits.npz"))
+
+
+def test_float32_results_equal_pytorchs_bit_for_bit():
+    """Outputs, saved statistics, running statistics and gradients of 75 random cases PyTorch computed
+    (tests/norm_bits.npz, from tools/norm_oracle.py): 2-d and image batch norm in training and eval mode,
+    layer norm rows of one and of several Welford chunks, group norm with one and many channels per group."""
+    tool, cases = _oracle_cases()
+    assert len(cases) == 75
+    differing = [(op, case["x"].shape, tool.mismatches(op, case)) for op, case in cases]
+    assert [d for d in differing if d[2]] == []

@@ -43,12 +43,20 @@ def _lanes(dtype) -> int:
 
 def _fma(a, b, c):
     """a * b + c rounded once, as the vectorised kernels' fused multiply-adds. For float32 the product is exact
-    in double, so one rounding to float32 after the double add gives the fused result (a double-rounding
-    difference needs a sum exactly halfway between floats after the double rounding: vanishingly rare)."""
+    in double; the double sum is rounded to odd (its error found by TwoSum), so the one rounding to float32
+    after it is the correctly rounded fused result."""
     a = np.asarray(a)
-    if a.dtype == _F32:
-        return (a.astype(_F64) * b + np.asarray(c, dtype=_F64)).astype(_F32)
-    return a * b + c
+    if a.dtype != _F32:
+        return a * b + c
+    p = a.astype(_F64) * b
+    c = np.asarray(c, dtype=_F64)
+    s = p + c
+    back = s - p
+    err = (p - (s - back)) + (c - back)
+    inexact = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
+    if inexact.any():
+        s = np.where(inexact, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s.astype(_F32)
 
 
 def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
