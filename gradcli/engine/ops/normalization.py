@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import ops
+from gradcli.engine import budget, ops
 from gradcli.engine.recording import Op, apply, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -654,21 +654,24 @@ GROUP_NORM = Op("NativeGroupNormBackward0", None,
 # ------------------------------------------------------------------------------------ the functions
 
 def _float_input(x: np.ndarray, name: str) -> None:
+    """PyTorch's dtype check; then the budget: the kernels keep double-precision copies of the input."""
+    if x.size > STATE.large_result:
+        budget.check_tensor(x.shape, 8)
     if x.dtype.kind != "f":
-        raise RuntimeError(f"\"{name}\" not implemented for '{type_word(x)}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_word(x)}'")
 
 
 def _size_str(shape) -> str:
     return "torch.Size([" + ", ".join(str(d) for d in shape) + "])"
 
 
-def _verify_batch_size(shape) -> None:
-    """F.batch_norm's check in training: more than one value per channel."""
+def _verify_batch_size(shape, shown: str) -> None:
+    """F.batch_norm's check in training (and group_norm's): more than one value per channel."""
     size = shape[0]
     for d in shape[2:]:
         size *= d
     if size == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {_size_str(shape)}")
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
 
 
 def _check_features(name: str, features: int, numel: int) -> None:
@@ -687,15 +690,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """F.batch_norm: one NativeBatchNormBackward0 node; in training the running statistics (when given) are
     updated in place with `momentum`."""
     if input.__class__ is not Tensor:
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+        if training:
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+        raise TypeError(f"batch_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     x = input._a
     if training:
-        _verify_batch_size(x.shape)
+        _verify_batch_size(x.shape, _size_str(x.shape))
     for v, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
                     (bias, "bias")):
         _param(v, name)
-    if x.ndim < 2:
-        raise RuntimeError(f"batch_norm: expected input to have at least 2 dims, got {x.ndim}")
+    if x.ndim < 2:                      # input.sizes()[1]
+        top = max(x.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but got 1)")
     c = x.shape[1]
     for v, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
                     (bias, "bias")):
@@ -763,7 +769,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
     n, c = x.shape[0], x.shape[1]
-    _verify_batch_size([n * c // num_groups if num_groups else 0, num_groups] + list(x.shape[2:]))
+    shape = [n * c // num_groups if num_groups else 0, num_groups] + list(x.shape[2:])
+    _verify_batch_size(shape, _shape_list(shape))
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {_shape_list(x.shape)} and num_groups={num_groups}")
