@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, ops
+from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -499,22 +500,30 @@ def _array(v):
     return v._a if v.__class__ is Tensor else v
 
 
+def _mask(index: int) -> list:
+    mask = [False, False, False]
+    mask[index] = True
+    return mask
+
+
 def _bn_grad(index):
+    """native_batch_norm_backward's gradient `index` (input, weight, bias): the kernel's values; under
+    create_graph a NativeBatchNormBackwardBackward0 node of them, as PyTorch records."""
     def formula(F, g, input, weight, running_mean, running_var, result1, result2, eps, training):
+        arrays = [_array(v) for v in (g, input, weight, running_mean, running_var, result1, result2)]
+        value = batch_norm_backward_arrays(*arrays, training, eps, _mask(index))[index]
         if g.__class__ is np.ndarray:
-            mask = [False, False, False]
-            mask[index] = True
-            return batch_norm_backward_arrays(g, input, weight, _array(running_mean), _array(running_var),
-                                              _array(result1), _array(result2), training, eps, mask)[index]
-        return _bn_composite(F, g, input, weight, running_mean, running_var, training, eps)[index]
+            return value
+        return apply(BATCH_NORM_BACKWARD, value, (g, input, weight, result1, result2),
+                     (running_mean, running_var, eps, training, index))
     return formula
 
 
-def _ln_composite(F, g, x, normalized_shape, weight, bias):
+def _ln_composite(F, g, x, normalized_shape, weight, eps):
     dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
     mean = ops.mean(x, dims, True)
     centred = x - mean
-    rstd = ops.rsqrt(ops.mean(centred * centred, dims, True) + _LN_EPS[0])
+    rstd = ops.rsqrt(ops.mean(centred * centred, dims, True) + eps)
     xhat = centred * rstd
     gw_in = g * weight if weight is not None else g
     gi = (gw_in - ops.mean(gw_in, dims, True) - xhat * ops.mean(gw_in * xhat, dims, True)) * rstd
@@ -522,24 +531,91 @@ def _ln_composite(F, g, x, normalized_shape, weight, bias):
     return gi, ops.reduce_sum(g * xhat, lead) if lead else g * xhat, ops.reduce_sum(g, lead) if lead else g
 
 
-_LN_EPS = [1e-5]
-
-
 def _ln_grad(index):
+    """native_layer_norm_backward's gradient `index`: the kernel's values; under create_graph a
+    NativeLayerNormBackwardBackward0 node of them."""
     def formula(F, g, input, normalized_shape, weight, bias, result1, result2, eps):
+        x, w = _array(input), _array(weight)
+        x2 = x.reshape(math.prod(x.shape[:x.ndim - len(normalized_shape)]), -1)
+        value = layer_norm_backward_arrays(np.ascontiguousarray(_array(g), dtype=x.dtype).reshape(x2.shape), x2,
+                                           _array(result1).reshape(-1), _array(result2).reshape(-1),
+                                           None if w is None else w.reshape(-1), _mask(index))[index]
+        value = value.reshape(x.shape if index == 0 else tuple(normalized_shape))
         if g.__class__ is np.ndarray:
-            mask = [False, False, False]
-            mask[index] = True
-            k = len(normalized_shape)
-            lead = input.shape[:input.ndim - k]
-            m = math.prod(lead)
-            x2 = input.reshape(m, -1)
-            out = layer_norm_backward_arrays(np.ascontiguousarray(g, dtype=input.dtype).reshape(x2.shape), x2,
-                                             _array(result1).reshape(-1), _array(result2).reshape(-1),
-                                             None if weight is None else weight.reshape(-1), mask)[index]
-            return out.reshape(input.shape if index == 0 else tuple(normalized_shape))
-        _LN_EPS[0] = eps
-        return _ln_composite(F, g, input, normalized_shape, weight, bias)[index]
+            return value
+        return apply(LAYER_NORM_BACKWARD, value, (g, input, result1, result2, weight, bias),
+                     (normalized_shape, eps, index))
+    return formula
+
+
+def _third_order(node: str):
+    raise NotImplementedError(f"gradcli cannot differentiate {node} again (a third derivative of a normalisation "
+                              "layer)")
+
+
+def _composite_vjp(composite, position: int, gg, grad_out, input, weight):
+    """A backward node's own gradient with respect to its input `position` (grad_out, input, weight): the
+    composite gradient (recorded ops on fresh leaves of those values) differentiated by a reverse pass of its
+    own. Under create_graph (a third derivative) the callers stop with a clear error rather than give
+    gradients detached from the graph."""
+    from gradcli.engine import autograd
+    from gradcli.engine.backward import differentiate
+    leaves = [None if v is None else Tensor(np.array(v)).requires_grad_() for v in (grad_out, input, weight)]
+    with autograd.enable_grad():
+        out = composite(*leaves)
+    return differentiate(out, leaves[position], Tensor(np.asarray(gg, dtype=out._a.dtype)), allow_unused=True,
+                         materialize_grads=True)[0]._a
+
+
+def _composite_jvp(composite, tangents, grad_out, input, weight) -> Tensor:
+    """A backward node's tangent: J t of the composite gradient, by two reverse passes on fresh leaves (the
+    vector-Jacobian product is linear in its cotangent v, so the gradient of <J^T v, t> with respect to v is
+    J t). The values are the derivative's; the tangent is a constant (no grad_fn of its own)."""
+    from gradcli.engine import autograd
+    from gradcli.engine.backward import differentiate
+    leaves = [None if v is None else Tensor(np.array(_array(v))).requires_grad_() for v in (grad_out, input, weight)]
+    with autograd.enable_grad():
+        out = composite(*leaves)
+        v = Tensor(np.zeros_like(out._a)).requires_grad_()
+        wrt = [(leaf, t) for leaf, t in zip(leaves, tangents) if leaf is not None and t is not None]
+        vjps = differentiate(out, [leaf for leaf, _ in wrt], v, create_graph=True, allow_unused=True,
+                             materialize_grads=True)
+        total = None
+        for vjp, (_, t) in zip(vjps, wrt):
+            term = ops.reduce_sum(vjp * Tensor(t._a))
+            total = term if total is None else total + term
+        return Tensor(differentiate(total, v, allow_unused=True, materialize_grads=True)[0]._a)
+
+
+def _bn_twice_jvp(F, ts, xs, result, running_mean, running_var, eps, train, index):
+    return _composite_jvp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
+                          ts[:3], *xs[:3])
+
+
+def _ln_twice_jvp(F, ts, xs, result, normalized_shape, eps, index):
+    grad_out, input, mean, rstd, weight, bias = xs
+    return _composite_jvp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
+                          (ts[0], ts[1], ts[4]), grad_out, input, weight)
+
+
+def _bn_twice(position: int):
+    def formula(F, gg, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, eps, train,
+                index):
+        if F.tensors:
+            _third_order("NativeBatchNormBackwardBackward0")
+        return _composite_vjp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
+                              position, gg, grad_out, input, weight)
+    return formula
+
+
+def _ln_twice(position: int):
+    def formula(F, gg, grad_out, input, mean, rstd, weight, normalized_shape, eps, index):
+        if position == 5:               # the bias edge: no gradient, as PyTorch's
+            return None
+        if F.tensors:
+            _third_order("NativeLayerNormBackwardBackward0")
+        return _composite_vjp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
+                              {0: 0, 1: 1, 4: 2}[position], gg, grad_out, input, weight)
     return formula
 
 
@@ -564,27 +640,27 @@ def _gn_grad(index):
             mask = [False, False, False]
             mask[index] = True
             return group_norm_backward_arrays(g, input, _array(result1), _array(result2), weight, group, mask)[index]
-        return _gn_composite(F, g, input, weight, group, eps)[index]
+        return _gn_composite(F, g, input, weight, group, eps)[index]       # PyTorch too records a composite
     return formula
 
 
 def _normalized_tangent(xt: Tensor, centred: Tensor, invstd: Tensor, dims) -> Tensor:
-    """The tangent of (x - mean) * invstd over `dims` with the batch statistics: its input's tangent minus its
-    mean and its projection on the centred input, times invstd."""
-    return (xt - ops.mean(xt, dims, True) - centred * invstd * invstd * ops.mean(centred * xt, dims, True)) * invstd
+    """batch_norm_jvp's training term: invstd_t = -invstd^3 * mean((t - mean(t)) * centred), then
+    (t - mean(t)) * invstd + centred * invstd_t (over `dims`, kept)."""
+    tc = xt - ops.mean(xt, dims, True)
+    invstd_t = -ops.power(invstd, 3) * ops.mean(tc * centred, dims, True)
+    return tc * invstd + centred * invstd_t
 
 
-def _affine_tangent(out, weight, wt, bt, xhat: Tensor, view, shape) -> Tensor:
-    """Adds the affine terms to the normalised input's tangent `out` (None: none): times the weight, plus the
-    normalised input times the weight's tangent, plus the bias's tangent (`view` shapes a parameter to
-    broadcast over the input)."""
-    if out is not None and weight is not None:
-        out = out * view(Tensor(weight._a))
-    if wt is not None:
-        term = xhat * view(wt)
-        out = term if out is None else out + term
-    if bt is not None:
-        out = ops.expand(view(bt), shape) if out is None else out + view(bt)
+def _affine_tangent(out, weight, wt, bias, bt, centred: Tensor, invstd: Tensor, view) -> Tensor:
+    """The affine part of the jvp, as PyTorch writes it: result_t *= weight_p; result_t += centred * invstd *
+    weight_t; result_t += bias_t, where a parameter without a tangent stands in PyTorch's zero tensor (its add
+    still recorded when the result requires grad)."""
+    if weight is not None:
+        out = out * view(weight)
+        out = add_tangents(out, None if wt is None else centred * invstd * view(wt))
+    if bias is not None:
+        out = add_tangents(out, None if bt is None else view(bt))
     return out
 
 
@@ -598,11 +674,12 @@ def _bn_jvp(F, ts, xs, result, running_mean, running_var, result1, result2, eps,
     else:
         mean = _bn_view(Tensor(_array(running_mean)), ndim)
         invstd = _bn_view(Tensor(_invstd_eval_backward(_array(running_var), eps)), ndim)
-    centred = Tensor(x._a) - mean
-    out = None
-    if xt is not None:
+    centred = x - mean
+    if xt is None:
+        out = Tensor(np.zeros_like(x._a))
+    else:
         out = _normalized_tangent(xt, centred, invstd, _reduce_dims(ndim)) if training else xt * invstd
-    return _affine_tangent(out, weight, wt, bt, centred * invstd, lambda v: _bn_view(v, ndim), x._a.shape)
+    return _affine_tangent(out, weight, wt, bias, bt, centred, invstd, lambda v: _bn_view(v, ndim))
 
 
 def _ln_jvp(F, ts, xs, result, normalized_shape, result1, result2, eps):
@@ -612,26 +689,29 @@ def _ln_jvp(F, ts, xs, result, normalized_shape, result1, result2, eps):
     k = len(normalized_shape)
     shape = x._a.shape[:x._a.ndim - k] + (1,) * k
     rstd = Tensor(_array(result2).reshape(shape))
-    centred = Tensor(x._a) - Tensor(_array(result1).reshape(shape))
-    out = None if xt is None else _normalized_tangent(xt, centred, rstd, tuple(range(x._a.ndim - k, x._a.ndim)))
-    return _affine_tangent(out, weight, wt, bt, centred * rstd, lambda v: v, x._a.shape)
+    centred = x - Tensor(_array(result1).reshape(shape))
+    out = Tensor(np.zeros_like(x._a)) if xt is None else \
+        _normalized_tangent(xt, centred, rstd, tuple(range(x._a.ndim - k, x._a.ndim)))
+    return _affine_tangent(out, weight, wt, bias, bt, centred, rstd, lambda v: v)
 
 
 def _gn_jvp(F, ts, xs, result, result1, result2, N, C, HxW, group, eps):
-    """group_norm_jvp: the normalised tangent of each (sample, group), then the per-channel affine terms."""
+    """group_norm_jvp: batch_norm's training term on the (1, N * group, -1) view, then the per-channel affine
+    terms."""
     x, weight, bias = xs
     xt, wt, bt = ts
     ndim = x._a.ndim
     per = C // group
     stats = (N, C) + (1,) * (ndim - 2)
     rstd = Tensor(np.repeat(_array(result2), per, axis=1).reshape(stats))
-    centred = Tensor(x._a) - Tensor(np.repeat(_array(result1), per, axis=1).reshape(stats))
-    out = None
-    if xt is not None:
-        grouped = _normalized_tangent(ops.reshape(xt, (N, group, -1)), ops.reshape(centred, (N, group, -1)),
-                                      Tensor(_array(result2).reshape(N, group, 1)), (2,))
+    centred = x - Tensor(np.repeat(_array(result1), per, axis=1).reshape(stats))
+    if xt is None:
+        out = Tensor(np.zeros_like(x._a))
+    else:
+        grouped = _normalized_tangent(ops.reshape(xt, (1, N * group, -1)), ops.reshape(centred, (1, N * group, -1)),
+                                      Tensor(_array(result2).reshape(1, N * group, 1)), (0, 2))
         out = ops.reshape(grouped, x._a.shape)
-    return _affine_tangent(out, weight, wt, bt, centred * rstd, lambda v: _bn_view(v, ndim), x._a.shape)
+    return _affine_tangent(out, weight, wt, bias, bt, centred, rstd, lambda v: _bn_view(v, ndim))
 
 
 # Formulas receive (F, g, *saved); one per input (input, weight, bias).
@@ -648,6 +728,22 @@ GROUP_NORM = Op("NativeGroupNormBackward0", None,
                 ("input", "weight", "result1", "result2", "N", "C", "HxW", "group", "eps"),
                 (_gn_grad(0), _gn_grad(1), _gn_grad(2)),
                 inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_gn_jvp)
+# fmt: on
+
+# The gradients' own nodes under create_graph, with PyTorch's inputs and saved names (the statistics' edges
+# carry no gradient: the forward's results do not require grad).
+# fmt: off
+BATCH_NORM_BACKWARD = Op("NativeBatchNormBackwardBackward0", None,
+                         ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean", "save_invstd",
+                          "eps", "train", "index"),
+                         tuple(_bn_twice(i) for i in range(5)),
+                         inputs=("grad_out", "input", "weight", "save_mean", "save_invstd"), saves_tensors=True,
+                         quiet=True, jvp=_bn_twice_jvp)
+LAYER_NORM_BACKWARD = Op("NativeLayerNormBackwardBackward0", None,
+                         ("grad_out", "input", "mean", "rstd", "weight", "normalized_shape", "eps", "index"),
+                         tuple(_ln_twice(i) for i in range(6)),
+                         inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), saves_tensors=True,
+                         quiet=True, jvp=_ln_twice_jvp)
 # fmt: on
 
 
