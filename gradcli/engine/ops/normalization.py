@@ -20,7 +20,7 @@ from gradcli.engine import budget, ops
 from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, type_word
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import Size, Tensor
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -156,7 +156,7 @@ def _threaded_rows(values: np.ndarray, update) -> list:
     return out
 
 
-def _sum_buffers(buffers: list, shape, dtype) -> np.ndarray:
+def _sum_buffers(buffers: list, shape) -> np.ndarray:
     """The second pass over the thread buffers: a double sum, starting from zero, in thread order."""
     total = np.zeros(shape, _F64)
     for b in buffers:
@@ -180,9 +180,9 @@ def batch_norm_stats(x: np.ndarray):
         rows = x3[:, :, 0]
         if n > THREADS:
             buffers = _threaded_rows(rows, lambda acc, i: acc + rows[i])
-            mean = (_sum_buffers(buffers, c, rows.dtype) / n).astype(rows.dtype)
+            mean = (_sum_buffers(buffers, c) / n).astype(rows.dtype)
             buffers = _threaded_rows(rows, lambda acc, i: _fma(rows[i] - mean, rows[i] - mean, acc))
-            return mean, _sum_buffers(buffers, c, rows.dtype).astype(rows.dtype), n
+            return mean, _sum_buffers(buffers, c).astype(rows.dtype), n
         mean = (_seq64(rows, 0) / n).astype(rows.dtype)
         d = rows - mean
         return mean, _seq64(d * d, 0).astype(rows.dtype), n
@@ -237,9 +237,7 @@ def _update_running(running_mean, running_var, mean, var_sum, n, momentum) -> No
         a = running_var._a
         m = a.dtype.type(momentum)
         with np.errstate(divide="ignore", invalid="ignore"):
-            unbiased = (var_sum / var_sum.dtype.type(n - 1)).astype(_F64) if n > 1 else \
-                np.full(var_sum.shape, math.inf if n == 1 else math.nan)
-            unbiased = np.where(var_sum == 0, 0.0, unbiased) if n == 1 else unbiased
+            unbiased = (var_sum / var_sum.dtype.type(n - 1)).astype(_F64)
         a[...] = (_F64.type(m) * unbiased + ((a.dtype.type(1) - m) * a).astype(_F64)).astype(a.dtype)
         running_var._version[0] += 1
 
@@ -262,8 +260,8 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
         xr, gr = x3[:, :, 0], g3[:, :, 0]
         sums = _threaded_rows(gr, lambda acc, i: acc + gr[i])
         dots = _threaded_rows(gr, lambda acc, i: _fma(xr[i] - mean, gr[i], acc))
-        total = _sum_buffers(sums, c, x.dtype).astype(x.dtype)
-        dotp = _sum_buffers(dots, c, x.dtype).astype(x.dtype)
+        total = _sum_buffers(sums, c).astype(x.dtype)
+        dotp = _sum_buffers(dots, c).astype(x.dtype)
         if mask[0]:
             if training:
                 k = dotp * invstd * invstd / dt(n)
@@ -400,10 +398,10 @@ def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
         a, b = rstd[:, None], (-rstd * mean)[:, None]
         xhat = _fma(a, x2, b)
         buffers = _threaded_rows(g2, lambda acc, i: _fma(g2[i], xhat[i], acc))
-        gw = _sum_buffers(buffers, n, x2.dtype).astype(x2.dtype)
+        gw = _sum_buffers(buffers, n).astype(x2.dtype)
     if mask[2]:
         buffers = _threaded_rows(g2, lambda acc, i: acc + g2[i])
-        gb = _sum_buffers(buffers, n, x2.dtype).astype(x2.dtype)
+        gb = _sum_buffers(buffers, n).astype(x2.dtype)
     return gi, gw, gb
 
 
@@ -775,9 +773,10 @@ def _check_features(name: str, features: int, numel: int) -> None:
         raise RuntimeError(f"{name} should contain {features} elements not {numel}")
 
 
-def _param(v, name: str):
+def _param(v, fn: str, name: str, position: int):
+    """An optional tensor argument, with PyTorch's parser message for anything else."""
     if v is not None and v.__class__ is not Tensor:
-        raise TypeError(f"batch_norm(): argument '{name}' must be Tensor, not {type(v).__name__}")
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(v).__name__}")
     return v
 
 
@@ -792,9 +791,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     x = input._a
     if training:
         _verify_batch_size(x.shape, _size_str(x.shape))
-    for v, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
-                    (bias, "bias")):
-        _param(v, name)
+    for v, name, position in ((weight, "weight", 2), (bias, "bias", 3), (running_mean, "running_mean", 4),
+                              (running_var, "running_var", 5)):
+        _param(v, "batch_norm", name, position)
     if x.ndim < 2:                      # input.sizes()[1]
         top = max(x.ndim, 1)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but got 1)")
@@ -832,7 +831,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
         raise TypeError(f"layer_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool):
         normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(int(d) for d in normalized_shape)
+    if not isinstance(normalized_shape, (tuple, list, Size)) or not all(isinstance(d, int) for d in normalized_shape):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    normalized_shape = tuple(normalized_shape)
+    _param(weight, "layer_norm", "weight", 3)
+    _param(bias, "layer_norm", "bias", 4)
     x = input._a
     k = len(normalized_shape)
     if k < 1:
@@ -865,8 +869,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
     n, c = x.shape[0], x.shape[1]
-    shape = [n * c // num_groups if num_groups else 0, num_groups] + list(x.shape[2:])
+    if num_groups == 0:
+        raise ZeroDivisionError("integer division or modulo by zero")
+    shape = [n * c // num_groups, num_groups] + list(x.shape[2:])
     _verify_batch_size(shape, _shape_list(shape))
+    _param(weight, "group_norm", "weight", 3)
+    _param(bias, "group_norm", "bias", 4)
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {_shape_list(x.shape)} and num_groups={num_groups}")
