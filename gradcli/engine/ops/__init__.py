@@ -40,5 +40,5 @@ from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views,
-          normalization)
+GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
+GROUPS += (normalization,)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
-from gradcli.language.nn import activations, containers, layers, losses, normalization
+from gradcli.language.nn import activations, containers, layers, losses
+from gradcli.language.nn import normalization
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -16,9 +17,9 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
-            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
-            normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
-            normalization.LayerNorm, normalization.GroupNorm)
+            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
+_CLASSES += (normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
+             normalization.LayerNorm, normalization.GroupNorm)
 
 
 class ParameterClass(type):
