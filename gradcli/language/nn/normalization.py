@@ -80,18 +80,24 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
     def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
 class BatchNorm3d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
