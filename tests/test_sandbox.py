@@ -217,6 +217,16 @@ ESCAPES = [
     (C + "d = defaultdict(lambda: d[0])\nd[1]", 1, "2:25: RecursionError: maximum recursion depth exceeded"),
     (C + "getattr(defaultdict(list), '__missing__')", 1, "2:1: AttributeError: 'defaultdict' object attribute "
                                                          "'__missing__' is outside gradcli's language"),
+    # normalisation layers: modules, their buffers and nodes stay inside the language, their work inside the budget
+    (T + "torch.nn.BatchNorm1d(3).__dict__", 1, "2:1: " + _OUTSIDE.format("'BatchNorm1d' object", "__dict__")),
+    (T + "type(torch.nn.LayerNorm(3)).__mro__", 1, "2:1: AttributeError: type object 'LayerNorm' attribute "
+                                                   "'__mro__' is outside gradcli's language"),
+    (T + "torch.nn.BatchNorm1d(3).running_mean.numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' "
+                                                           f"is outside gradcli's language: {_NO_ARRAYS}"),
+    (T + "import torch.nn.functional as F\nF.group_norm.__globals__", 1,
+     "3:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    (T + "import torch.nn.functional as F\nF.layer_norm(torch.ones(3, 2, requires_grad=True), (2,))"
+     ".grad_fn._saved_result1.__class__", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__class__")),
     # torch.testing: one function, compared values stay script values, the msg function is the script's
     ("from torch.testing import make_tensor", 1, "1:1: NotImplementedError: gradcli does not implement "
                                                  "torch.testing.make_tensor"),

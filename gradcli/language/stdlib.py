@@ -238,6 +238,8 @@ def _build_torch() -> ScriptModule:
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
         "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
+        "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
+        "instance_norm": ops.instance_norm,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,

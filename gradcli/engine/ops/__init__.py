@@ -34,6 +34,9 @@ from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chu
                                       split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,
                                       unsqueeze, view, view_as, vstack)
 
+from gradcli.engine.ops import normalization
+from gradcli.engine.ops.normalization import batch_norm, group_norm, instance_norm, layer_norm
+
 from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
@@ -41,3 +44,4 @@ from gradcli.engine.views import rebase as rebase_view
 GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
 from gradcli.engine.ops import rnn
 GROUPS += (rnn,)
+GROUPS += (normalization,)

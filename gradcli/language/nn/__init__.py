@@ -10,6 +10,7 @@ from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
 from gradcli.language.nn import rnn
+from gradcli.language.nn import normalization
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -24,6 +25,8 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict,
             activations.Hardsigmoid, activations.Hardswish)
 _CLASSES += (rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell)
+_CLASSES += (normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
+             normalization.LayerNorm, normalization.GroupNorm)
 
 
 class ParameterClass(type):

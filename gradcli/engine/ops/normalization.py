@@ -1,0 +1,920 @@
+"""Normalisation layers' ops: batch_norm, layer_norm, group_norm (and instance_norm, which PyTorch builds on
+batch_norm), as PyTorch's CPU kernels compute them.
+
+PyTorch's float32 results here are fixed by its own kernels (aten/src/ATen/native/cpu/batch_norm_kernel.cpp,
+layer_norm_kernel.cpp, group_norm_kernel.cpp, moments_utils.h): which sums run in double, which in float
+vector lanes combined by a fixed shuffle tree, where the compiler fused a multiply and an add, how many
+threads split a reduction. The array kernels below follow those orders so forward results, running
+statistics and gradients equal PyTorch's bit for bit (tests/test_ops_norm.py holds the evidence).
+Under create_graph the gradients are built from recorded ops instead (values equal up to rounding), and
+forward-mode tangents follow derivatives.yaml's jvp formulas on recorded ops.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine import budget, ops
+from gradcli.engine.forward import add_tangents
+from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Size, Tensor
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+# PyTorch's intra-op thread count on the reference machine (torch.get_num_threads() == 2): the kernels that
+# reduce along the batch split the rows into this many chunks, each summed on its own, then add the chunks.
+THREADS = 2
+VEC_M1 = 0
+VEC_M2 = 2
+# The kernels here run their AVX2 builds (8 float lanes), on AVX-512 machines too: ATEN_CPU_CAPABILITY=avx2 and
+# avx512 give the same bits, and 8-lane orders reproduce them where 16-lane orders do not.
+# moments_utils.h: Welford over chunks of 16 vectors, combined by a cascade
+_CHUNK = 16
+
+
+# ------------------------------------------------------------------------------------- array helpers
+
+def _lanes(dtype) -> int:
+    """The vector width of the AVX2 kernels: 8 floats, 4 doubles."""
+    return 32 // dtype.itemsize
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, as the vectorised kernels' fused multiply-adds. For float32 the product is exact
+    in double; the double sum is rounded to odd (its error found by TwoSum), so the one rounding to float32
+    after it is the correctly rounded fused result."""
+    a = np.asarray(a)
+    if a.dtype != _F32:
+        return a * b + c
+    p = a.astype(_F64) * b
+    c = np.asarray(c, dtype=_F64)
+    s = p + c
+    back = s - p
+    err = (p - (s - back)) + (c - back)
+    inexact = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
+    if inexact.any():
+        s = np.where(inexact, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s.astype(_F32)
+
+
+def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
+    """A sequential (left to right) double sum along `axis`: the kernels' `accscalar_t` loops."""
+    if a.shape[axis] == 0:
+        return np.zeros(np.delete(a.shape, axis), _F64)
+    return np.cumsum(a, axis=axis, dtype=_F64).take(-1, axis=axis)
+
+
+def _seq(a: np.ndarray, axis: int) -> np.ndarray:
+    """A sequential sum along `axis` in the array's own dtype."""
+    if a.shape[axis] == 0:
+        return np.zeros(np.delete(a.shape, axis), a.dtype)
+    return np.cumsum(a, axis=axis, dtype=a.dtype).take(-1, axis=axis)
+
+
+def _tree(acc: np.ndarray) -> np.ndarray:
+    """vec_reduce_all of `x + y` over a full vector (last axis): float's AVX2 shuffle tree (lane i plus lane
+    i ^ 4, then ^ 2, ^ 1); double has no SIMD specialisation: its lanes are added in order."""
+    if acc.dtype != _F32:
+        return _seq(acc, -1)
+    n = acc.shape[-1]
+    lanes = np.arange(n)
+    s = n // 2
+    while s:
+        acc = acc + acc[..., lanes ^ s]
+        s //= 2
+    return acc[..., 0]
+
+
+def _reduce_all(a: np.ndarray, b: np.ndarray | None = None, fused_tail: bool = True) -> np.ndarray:
+    """vec::reduce_all (b None: the sum of a) or vec::map2_reduce_all of a * b along the last axis, for every
+    leading index at once. The compiled kernels add the full vectors' products rounded; batch_norm's and
+    layer_norm's fuse the product into the add for the last, partial vector, group_norm's does not (measured:
+    the only orders that reproduce PyTorch's bits)."""
+    n = a.shape[-1]
+    lanes = _lanes(a.dtype)
+    if n < lanes:                       # one partial vector, its n lanes added in order
+        return _seq(a if b is None else a * b, -1)
+    full = n - n % lanes
+    blocks = a[..., :full].reshape(a.shape[:-1] + (full // lanes, lanes))
+    if b is None:
+        acc = _seq(blocks, -2)
+    else:
+        bb = b[..., :full].reshape(blocks.shape)
+        acc = blocks[..., 0, :] * bb[..., 0, :]
+        for j in range(1, blocks.shape[-2]):
+            acc = acc + blocks[..., j, :] * bb[..., j, :]
+    if full < n:
+        r = n - full
+        acc = acc.copy()
+        if b is None:
+            acc[..., :r] = acc[..., :r] + a[..., full:]
+        elif fused_tail:
+            acc[..., :r] = _fma(a[..., full:], b[..., full:], acc[..., :r])
+        else:
+            acc[..., :r] = acc[..., :r] + a[..., full:] * b[..., full:]
+    return _tree(acc)
+
+
+def _lane_sums(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """The group-norm kernels' own reduction along the last axis: full vectors accumulated lane-wise from zero
+    (a * b fused into the accumulation), the lanes added in order (std::accumulate), then the tail element
+    by element, fused too."""
+    n = a.shape[-1]
+    lanes = _lanes(a.dtype)
+    full = n - n % lanes
+    acc = np.zeros(a.shape[:-1] + (lanes,), a.dtype)
+    for j in range(0, full, lanes):
+        acc = acc + a[..., j:j + lanes] if b is None else _fma(a[..., j:j + lanes], b[..., j:j + lanes], acc)
+    total = np.zeros(a.shape[:-1], a.dtype)
+    for i in range(lanes if full else 0):
+        total = total + acc[..., i]
+    for j in range(full, n):
+        total = total + a[..., j] if b is None else _fma(a[..., j], b[..., j], total)
+    return total
+
+
+def _chunks(n: int) -> list:
+    """at::parallel_for's split of n rows over THREADS threads (grain 1): equal chunks, the last one short."""
+    used = min(THREADS, n)
+    if used == 0:
+        return []
+    size = -(-n // used)
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+def _threaded_rows(values: np.ndarray, update) -> list:
+    """Per-thread buffers of a row-by-row accumulation along axis 0 (`update(acc, row_index)`)."""
+    out = []
+    for start, stop in _chunks(values.shape[0]):
+        acc = np.zeros(values.shape[1:], values.dtype)
+        for i in range(start, stop):
+            acc = update(acc, i)
+        out.append(acc)
+    return out
+
+
+def _sum_buffers(buffers: list, shape) -> np.ndarray:
+    """The second pass over the thread buffers: a double sum, starting from zero, in thread order."""
+    total = np.zeros(shape, _F64)
+    for b in buffers:
+        total = total + b
+    return total
+
+
+# ------------------------------------------------------------------------------------------ batch_norm
+
+def _as3d(x: np.ndarray) -> np.ndarray:
+    """(N, C, *) as (N, C, L), L the image size."""
+    return np.ascontiguousarray(x).reshape(x.shape[0], x.shape[1], -1)
+
+
+def batch_norm_stats(x: np.ndarray):
+    """batch_norm_cpu_collect_stats: each channel's mean and sum of squared deviations, and the count."""
+    x3 = _as3d(x)
+    n_batch, c, size = x3.shape
+    n = n_batch * size
+    if size == 1:                       # (N, C, 1, ...) is channels last too: the vertical-reduce kernel
+        rows = x3[:, :, 0]
+        if n > THREADS:
+            buffers = _threaded_rows(rows, lambda acc, i: acc + rows[i])
+            mean = (_sum_buffers(buffers, c) / n).astype(rows.dtype)
+            buffers = _threaded_rows(rows, lambda acc, i: _fma(rows[i] - mean, rows[i] - mean, acc))
+            return mean, _sum_buffers(buffers, c).astype(rows.dtype), n
+        mean = (_seq64(rows, 0) / n).astype(rows.dtype)
+        d = rows - mean
+        return mean, _seq64(d * d, 0).astype(rows.dtype), n
+    flat = np.moveaxis(x3, 1, 0).reshape(c, n)
+    mean = (_seq64(flat, 1) / n).astype(x.dtype)
+    d = flat - mean[:, None]
+    return mean, _seq64(d * d, 1).astype(x.dtype), n
+
+
+def _invstd_train(var_sum: np.ndarray, n: int, eps: float) -> np.ndarray:
+    """InvStd<double>(var_sum / n, eps): the float variance, then 1 / sqrt in double, rounded once."""
+    var = (var_sum / var_sum.dtype.type(n)).astype(var_sum.dtype)
+    with np.errstate(divide="ignore"):
+        return (1.0 / np.sqrt(var.astype(_F64) + eps)).astype(var_sum.dtype)
+
+
+def _invstd_eval_forward(running_var: np.ndarray, eps: float) -> np.ndarray:
+    """The forward's eval-mode invstd: in the tensor's dtype (1 / std::sqrt(var + (float) eps))."""
+    dt = running_var.dtype.type
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (dt(1) / np.sqrt(running_var + dt(eps))).astype(running_var.dtype)
+
+
+def _invstd_eval_backward(running_var: np.ndarray, eps: float) -> np.ndarray:
+    """The backward's eval-mode invstd: running_var + eps in double (eps is a double there), rounded once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1.0 / np.sqrt(running_var.astype(_F64) + eps)).astype(running_var.dtype)
+
+
+def _channel(v: np.ndarray, ndim: int) -> np.ndarray:
+    """A per-channel vector shaped to broadcast over (N, C, *)."""
+    return v.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _affine_apply(x: np.ndarray, mean, invstd, weight, bias) -> np.ndarray:
+    """output = x * alpha + beta, alpha = invstd * w, beta = b - mean * alpha (both fused in the kernel)."""
+    dt = x.dtype.type
+    alpha = invstd * (weight if weight is not None else dt(1))
+    beta = _fma(-mean, alpha, bias if bias is not None else np.zeros_like(alpha))
+    return _fma(x, _channel(alpha, x.ndim), _channel(beta, x.ndim))
+
+
+def _update_running(running_mean, running_var, mean, var_sum, n, momentum) -> None:
+    """The running averages, in place: momentum * batch + (1 - momentum) * running, the variance unbiased
+    (var_sum / (n - 1)) and combined in double (accscalar_t), the mean in the tensor's dtype."""
+    if running_mean is not None:
+        a = running_mean._a
+        m = a.dtype.type(momentum)
+        a[...] = m * mean.astype(a.dtype) + (a.dtype.type(1) - m) * a
+        running_mean._version[0] += 1
+    if running_var is not None:
+        a = running_var._a
+        m = a.dtype.type(momentum)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum / var_sum.dtype.type(n - 1)).astype(_F64)
+        a[...] = (_F64.type(m) * unbiased + ((a.dtype.type(1) - m) * a).astype(_F64)).astype(a.dtype)
+        running_var._version[0] += 1
+
+
+def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps,
+                               mask):
+    """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
+    for in `mask`."""
+    dt = x.dtype.type
+    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
+    n_batch, c, size = x3.shape
+    n = n_batch * size
+    w = weight if weight is not None else np.ones(c, x.dtype)
+    if training:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean, invstd = running_mean, _invstd_eval_backward(running_var, eps)
+    gi = gw = gb = None
+    if size == 1:                       # the channels-last kernel: per-thread float buffers, then a double pass
+        xr, gr = x3[:, :, 0], g3[:, :, 0]
+        sums = _threaded_rows(gr, lambda acc, i: acc + gr[i])
+        dots = _threaded_rows(gr, lambda acc, i: _fma(xr[i] - mean, gr[i], acc))
+        total = _sum_buffers(sums, c).astype(x.dtype)
+        dotp = _sum_buffers(dots, c).astype(x.dtype)
+        if mask[0]:
+            if training:
+                k = dotp * invstd * invstd / dt(n)
+                grad_mean = total / dt(n)
+                gi = ((gr - grad_mean - (xr - mean) * k) * invstd * w).reshape(x.shape)
+            else:
+                gi = (gr * invstd * w).reshape(x.shape)
+        if mask[1]:
+            gw = dotp * invstd
+        if mask[2]:
+            gb = total
+        return gi, gw, gb
+    centred = x3 - _channel(mean, 3)
+    total = _seq64(_reduce_all(g3), 0)          # per image: vector lanes; over the batch: double
+    dotp = _seq64(_reduce_all(centred, g3), 0)
+    if mask[0]:
+        if training:
+            k = dotp.astype(x.dtype) * invstd * invstd / dt(n)
+            grad_mean = (total / n).astype(x.dtype)
+            gi = _fma(-centred, _channel(k, 3), g3 - _channel(grad_mean, 3)) * _channel(invstd, 3) * _channel(w, 3)
+        else:
+            gi = g3 * _channel(invstd, 3) * _channel(w, 3)
+        gi = gi.reshape(x.shape)
+    if mask[1]:
+        gw = (dotp * invstd).astype(x.dtype)
+    if mask[2]:
+        gb = total.astype(x.dtype)
+    return gi, gw, gb
+
+
+# ---------------------------------------------------------------------------------- row-wise moments
+
+def _add_moments(n_add, m1_add, m2_add, n, m1, m2, vector=False):
+    """AddMoments (AddMomentsVec when `vector`): Chan's combination of (n_add, m1_add, m2_add) into (n, m1, m2)
+    with the compiled code's roundings, measured against PyTorch: the scalar version fuses the mean's update
+    and the last product of the M2 term; the vector one rounds the mean's product and adds the M2s first,
+    then fuses delta * (delta * c * n) into that sum."""
+    total = n + n_add
+    dt = m1.dtype.type
+    c = dt(0) if total == 0 else dt(n_add) / dt(total)
+    delta = m1_add - m1
+    if vector:
+        return total, m1 + c * delta, _fma(delta, delta * c * dt(n), m2 + m2_add)
+    return total, _fma(c, delta, m1), m2 + _fma(delta * delta * c, dt(n), m2_add)
+
+
+def rowwise_moments(x: np.ndarray):
+    """RowwiseMoments for every row of x (M, N) at once: the mean and the biased variance by Welford over
+    chunks of 16 vectors, the chunks combined by a cascade, then the vector lanes and the tail."""
+    rows, n_all = x.shape
+    dt = x.dtype.type
+    lanes = _lanes(x.dtype)
+    nvec = n_all // lanes
+    chunks = -(-nvec // _CHUNK)
+    depth = max(0, math.ceil(math.log2(chunks))) if chunks > 1 else 0
+    zero = np.zeros((rows, lanes), x.dtype)
+    stack = [[0, zero, zero] for _ in range(depth)]
+    inverse = [dt(1) / dt(j + 1) for j in range(_CHUNK)]
+    acc = [0, zero, zero]
+    for i in range(chunks):
+        count = min(_CHUNK, nvec - i * _CHUNK)
+        m1 = np.zeros((rows, lanes), x.dtype)
+        m2 = np.zeros((rows, lanes), x.dtype)
+        base = i * _CHUNK * lanes
+        for j in range(count):
+            v = x[:, base + j * lanes: base + (j + 1) * lanes]
+            delta = v - m1
+            m1 = _fma(delta, inverse[j], m1)
+            m2 = _fma(delta, v - m1, m2)
+        target = stack[0] if depth else acc
+        target[:] = _add_moments(count, m1, m2, *target, vector=True)
+        mask = i + 1
+        j = 1
+        while j < depth and (mask & 1) == 0:
+            stack[j][:] = _add_moments(*stack[j - 1], *stack[j], vector=True)
+            stack[j - 1][:] = [0, zero, zero]
+            mask >>= 1
+            j += 1
+    if depth:
+        for i in range(1, depth):
+            stack[0][:] = _add_moments(*stack[i], *stack[0], vector=True)
+        acc = stack[0]
+    count, m1 = 0, np.zeros(rows, x.dtype)
+    m2 = np.zeros(rows, x.dtype)
+    for i in range(nvec * lanes, n_all):
+        delta = x[:, i] - m1
+        count += 1
+        m1 = m1 + delta / dt(count)
+        m2 = m2 + delta * (x[:, i] - m1)
+    lane_m1, lane_m2 = acc[1], acc[2]
+    for i in range(lanes):
+        count, m1, m2 = _add_moments(nvec, lane_m1[:, i], lane_m2[:, i], count, m1, m2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return m1, (m2 / dt(n_all)).astype(x.dtype)
+
+
+# ------------------------------------------------------------------------------------------ layer_norm
+
+def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
+    """LayerNormKernelImpl on rows x2 (M, N): (y, mean, rstd)."""
+    dt = x2.dtype.type
+    mean, var = rowwise_moments(x2) if x2.shape[1] else (np.full(x2.shape[0], np.nan, x2.dtype),) * 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rstd = (dt(1) / np.sqrt(var + dt(eps))).astype(x2.dtype)
+    y = (x2 - mean[:, None]) * rstd[:, None]
+    if weight is not None:
+        y = _fma(y, weight.reshape(1, -1), bias.reshape(1, -1) if bias is not None else np.zeros_like(y))
+    elif bias is not None:
+        y = y + bias.reshape(1, -1)
+    return y, mean, rstd
+
+
+def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
+    """LayerNormBackwardKernelImpl: (dX, dgamma, dbeta) on rows (M, N)."""
+    dt = x2.dtype.type
+    rows, n = x2.shape
+    gi = gw = gb = None
+    if mask[0]:
+        if weight is None:
+            ds = _reduce_all(g2, x2)
+            db = _reduce_all(g2)
+            scaled = rstd[:, None] * g2
+        else:
+            w = np.broadcast_to(weight.reshape(1, -1), g2.shape)
+            ds = _reduce_all(g2 * x2, w)        # the map (dy * x) * gamma
+            db = _reduce_all(g2, w)
+            scaled = rstd[:, None] * g2 * w
+        scale = dt(1) / dt(n) if n else dt(math.inf)
+        a = rstd
+        b = _fma(db, mean, -ds) * a * a * a * scale
+        c = _fma(-b, mean, -(db * a * scale))
+        gi = _fma(b[:, None], x2, scaled) + c[:, None]
+    if mask[1]:
+        a, b = rstd[:, None], (-rstd * mean)[:, None]
+        xhat = _fma(a, x2, b)
+        buffers = _threaded_rows(g2, lambda acc, i: _fma(g2[i], xhat[i], acc))
+        gw = _sum_buffers(buffers, n).astype(x2.dtype)
+    if mask[2]:
+        buffers = _threaded_rows(g2, lambda acc, i: acc + g2[i])
+        gb = _sum_buffers(buffers, n).astype(x2.dtype)
+    return gi, gw, gb
+
+
+# ------------------------------------------------------------------------------------------ group_norm
+
+def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
+    """GroupNormKernelImpl: each (sample, group) row's moments, then y = x * scale + shift per channel, with
+    scale = rstd * gamma and shift = -scale * mean + beta."""
+    dt = x.dtype.type
+    n, c = x.shape[0], x.shape[1]
+    x3 = _as3d(x)
+    rows = x3.reshape(n * groups, -1)
+    if rows.shape[1]:
+        mean, var = rowwise_moments(rows)
+    else:
+        mean = var = np.full(n * groups, np.nan, x.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rstd = (1.0 / np.sqrt(np.maximum(var, dt(0)).astype(_F64) + eps)).astype(x.dtype)
+    per = c // groups
+    m = np.repeat(mean.reshape(n, groups), per, axis=1)
+    r = np.repeat(rstd.reshape(n, groups), per, axis=1)
+    if weight is None and bias is None:
+        y = ((x3 - m[:, :, None]) * r[:, :, None]).reshape(x.shape)
+    else:
+        scale = r * weight.reshape(1, c) if weight is not None else r
+        shift = _fma(-scale, m, bias.reshape(1, c) if bias is not None else np.zeros_like(scale))
+        y = _fma(x3, scale[:, :, None], shift[:, :, None]).reshape(x.shape)
+    return y, mean.reshape(n, groups), rstd.reshape(n, groups)
+
+
+def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
+    """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy); each group's
+    gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch."""
+    dt = x.dtype.type
+    n, c = x.shape[0], x.shape[1]
+    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
+    hw = x3.shape[2]
+    per = c // groups
+    ds = _reduce_all(g3, x3, fused_tail=False)  # (n, c)
+    db = _reduce_all(g3)
+    gi = gw = gb = None
+    if mask[0]:
+        w = np.broadcast_to((weight if weight is not None else np.ones(c, x.dtype)).reshape(1, groups, per),
+                            (n, groups, per))
+        ds_g = _lane_sums(ds.reshape(n, groups, per), w)
+        db_g = _lane_sums(db.reshape(n, groups, per), w)
+        s = dt(1) / dt(per * hw) if per * hw else dt(math.inf)
+        c2 = _fma(db_g, mean, -ds_g) * rstd * rstd * rstd * s
+        c3 = _fma(-(db_g * rstd), s, -c2 * mean)
+        c1 = np.repeat(rstd, per, axis=1) * (weight.reshape(1, c) if weight is not None else dt(1))
+        gi = _fma(c1[:, :, None], g3, np.repeat(c2, per, axis=1)[:, :, None] * x3) + np.repeat(c3, per, axis=1)[:, :, None]
+        gi = gi.reshape(x.shape)
+    if mask[1]:
+        m = np.repeat(mean, per, axis=1)
+        r = np.repeat(rstd, per, axis=1)
+        gw = np.zeros(c, x.dtype)
+        for t, scale in zip(_fma(-db, m, ds), r):
+            gw = _fma(t, scale, gw)
+    if mask[2]:
+        gb = _seq(db, 0)
+    return gi, gw, gb
+
+
+# ---------------------------------------------------------------- formulas under create_graph and jvps
+
+def _reduce_dims(ndim: int) -> tuple:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _bn_view(v: Tensor, ndim: int) -> Tensor:
+    return ops.reshape(v, (1, -1) + (1,) * (ndim - 2))
+
+
+def _bn_composite(F, g, x, weight, running_mean, running_var, training, eps):
+    """native_batch_norm_backward as recorded ops (create_graph): the batch statistics recomputed from the
+    input, so the gradient can be differentiated again."""
+    dims = _reduce_dims(x.ndim)
+    if training:
+        mean = ops.mean(x, dims, True)
+        centred = x - mean
+        invstd = ops.rsqrt(ops.mean(centred * centred, dims, True) + eps)
+        xhat = centred * invstd
+        gi = (g - ops.mean(g, dims, True) - xhat * ops.mean(g * xhat, dims, True)) * invstd
+    else:
+        invstd = _bn_view(Tensor(_invstd_eval_backward(_array(running_var), eps)), x.ndim)
+        xhat = (x - _bn_view(Tensor(_array(running_mean)), x.ndim)) * invstd
+        gi = g * invstd
+    if weight is not None:
+        gi = gi * _bn_view(weight, x.ndim)
+    return gi, ops.reduce_sum(g * xhat, dims), ops.reduce_sum(g, dims)
+
+
+def _array(v):
+    return v._a if v.__class__ is Tensor else v
+
+
+def _mask(index: int) -> list:
+    mask = [False, False, False]
+    mask[index] = True
+    return mask
+
+
+def _bn_grad(index):
+    """native_batch_norm_backward's gradient `index` (input, weight, bias): the kernel's values; under
+    create_graph a NativeBatchNormBackwardBackward0 node of them, as PyTorch records."""
+    def formula(F, g, input, weight, running_mean, running_var, result1, result2, eps, training):
+        arrays = [_array(v) for v in (g, input, weight, running_mean, running_var, result1, result2)]
+        value = batch_norm_backward_arrays(*arrays, training, eps, _mask(index))[index]
+        if g.__class__ is np.ndarray:
+            return value
+        return apply(BATCH_NORM_BACKWARD, value, (g, input, weight, result1, result2),
+                     (running_mean, running_var, eps, training, index))
+    return formula
+
+
+def _ln_composite(F, g, x, normalized_shape, weight, eps):
+    dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    mean = ops.mean(x, dims, True)
+    centred = x - mean
+    rstd = ops.rsqrt(ops.mean(centred * centred, dims, True) + eps)
+    xhat = centred * rstd
+    gw_in = g * weight if weight is not None else g
+    gi = (gw_in - ops.mean(gw_in, dims, True) - xhat * ops.mean(gw_in * xhat, dims, True)) * rstd
+    lead = tuple(range(x.ndim - len(normalized_shape)))
+    return gi, ops.reduce_sum(g * xhat, lead) if lead else g * xhat, ops.reduce_sum(g, lead) if lead else g
+
+
+def _ln_grad(index):
+    """native_layer_norm_backward's gradient `index`: the kernel's values; under create_graph a
+    NativeLayerNormBackwardBackward0 node of them."""
+    def formula(F, g, input, normalized_shape, weight, bias, result1, result2, eps):
+        x, w = _array(input), _array(weight)
+        x2 = x.reshape(math.prod(x.shape[:x.ndim - len(normalized_shape)]), -1)
+        value = layer_norm_backward_arrays(np.ascontiguousarray(_array(g), dtype=x.dtype).reshape(x2.shape), x2,
+                                           _array(result1).reshape(-1), _array(result2).reshape(-1),
+                                           None if w is None else w.reshape(-1), _mask(index))[index]
+        value = value.reshape(x.shape if index == 0 else tuple(normalized_shape))
+        if g.__class__ is np.ndarray:
+            return value
+        return apply(LAYER_NORM_BACKWARD, value, (g, input, result1, result2, weight, bias),
+                     (normalized_shape, eps, index))
+    return formula
+
+
+def _third_order(node: str):
+    raise NotImplementedError(f"gradcli cannot differentiate {node} again (a third derivative of a normalisation "
+                              "layer)")
+
+
+def _composite_vjp(composite, position: int, gg, grad_out, input, weight):
+    """A backward node's own gradient with respect to its input `position` (grad_out, input, weight): the
+    composite gradient (recorded ops on fresh leaves of those values) differentiated by a reverse pass of its
+    own. Under create_graph (a third derivative) the callers stop with a clear error rather than give
+    gradients detached from the graph."""
+    from gradcli.engine import autograd
+    from gradcli.engine.backward import differentiate
+    leaves = [None if v is None else Tensor(np.array(v)).requires_grad_() for v in (grad_out, input, weight)]
+    with autograd.enable_grad():
+        out = composite(*leaves)
+    return differentiate(out, leaves[position], Tensor(np.asarray(gg, dtype=out._a.dtype)), allow_unused=True,
+                         materialize_grads=True)[0]._a
+
+
+def _composite_jvp(composite, tangents, grad_out, input, weight) -> Tensor:
+    """A backward node's tangent: J t of the composite gradient, by two reverse passes on fresh leaves (the
+    vector-Jacobian product is linear in its cotangent v, so the gradient of <J^T v, t> with respect to v is
+    J t). The values are the derivative's; the tangent is a constant (no grad_fn of its own)."""
+    from gradcli.engine import autograd
+    from gradcli.engine.backward import differentiate
+    leaves = [None if v is None else Tensor(np.array(_array(v))).requires_grad_() for v in (grad_out, input, weight)]
+    with autograd.enable_grad():
+        out = composite(*leaves)
+        v = Tensor(np.zeros_like(out._a)).requires_grad_()
+        wrt = [(leaf, t) for leaf, t in zip(leaves, tangents) if leaf is not None and t is not None]
+        vjps = differentiate(out, [leaf for leaf, _ in wrt], v, create_graph=True, allow_unused=True,
+                             materialize_grads=True)
+        total = None
+        for vjp, (_, t) in zip(vjps, wrt):
+            term = ops.reduce_sum(vjp * Tensor(t._a))
+            total = term if total is None else total + term
+        return Tensor(differentiate(total, v, allow_unused=True, materialize_grads=True)[0]._a)
+
+
+def _bn_twice_jvp(F, ts, xs, result, running_mean, running_var, eps, train, index):
+    return _composite_jvp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
+                          ts[:3], *xs[:3])
+
+
+def _ln_twice_jvp(F, ts, xs, result, normalized_shape, eps, index):
+    grad_out, input, mean, rstd, weight, bias = xs
+    return _composite_jvp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
+                          (ts[0], ts[1], ts[4]), grad_out, input, weight)
+
+
+def _bn_twice(position: int):
+    def formula(F, gg, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, eps, train,
+                index):
+        if F.tensors:
+            _third_order("NativeBatchNormBackwardBackward0")
+        return _composite_vjp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
+                              position, gg, grad_out, input, weight)
+    return formula
+
+
+def _ln_twice(position: int):
+    def formula(F, gg, grad_out, input, mean, rstd, weight, normalized_shape, eps, index):
+        if position == 5:               # the bias edge: no gradient, as PyTorch's
+            return None
+        if F.tensors:
+            _third_order("NativeLayerNormBackwardBackward0")
+        return _composite_vjp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
+                              {0: 0, 1: 1, 4: 2}[position], gg, grad_out, input, weight)
+    return formula
+
+
+def _gn_composite(F, g, x, weight, groups, eps):
+    n, c = x.shape[0], x.shape[1]
+    xg = ops.reshape(x, (n, groups, -1))
+    mean = ops.mean(xg, (2,), True)
+    centred = xg - mean
+    rstd = ops.rsqrt(ops.mean(centred * centred, (2,), True) + eps)
+    xhat = ops.reshape(centred * rstd, x.shape)
+    gw_in = g * _bn_view(weight, x.ndim) if weight is not None else g
+    gwg = ops.reshape(gw_in, (n, groups, -1))
+    xhg = ops.reshape(xhat, (n, groups, -1))
+    gi = ops.reshape((gwg - ops.mean(gwg, (2,), True) - xhg * ops.mean(gwg * xhg, (2,), True)) * rstd, x.shape)
+    dims = _reduce_dims(x.ndim)
+    return gi, ops.reduce_sum(g * xhat, dims), ops.reduce_sum(g, dims)
+
+
+def _gn_grad(index):
+    def formula(F, g, input, weight, result1, result2, N, C, HxW, group, eps):
+        if g.__class__ is np.ndarray:
+            mask = [False, False, False]
+            mask[index] = True
+            return group_norm_backward_arrays(g, input, _array(result1), _array(result2), weight, group, mask)[index]
+        return _gn_composite(F, g, input, weight, group, eps)[index]       # PyTorch too records a composite
+    return formula
+
+
+def _normalized_tangent(xt: Tensor, centred: Tensor, invstd: Tensor, dims) -> Tensor:
+    """batch_norm_jvp's training term: invstd_t = -invstd^3 * mean((t - mean(t)) * centred), then
+    (t - mean(t)) * invstd + centred * invstd_t (over `dims`, kept)."""
+    tc = xt - ops.mean(xt, dims, True)
+    invstd_t = -ops.power(invstd, 3) * ops.mean(tc * centred, dims, True)
+    return tc * invstd + centred * invstd_t
+
+
+def _affine_tangent(out, weight, wt, bias, bt, centred: Tensor, invstd: Tensor, view) -> Tensor:
+    """The affine part of the jvp, as PyTorch writes it: result_t *= weight_p; result_t += centred * invstd *
+    weight_t; result_t += bias_t, where a parameter without a tangent stands in PyTorch's zero tensor (its add
+    still recorded when the result requires grad)."""
+    if weight is not None:
+        out = out * view(weight)
+        out = add_tangents(out, None if wt is None else centred * invstd * view(wt))
+    if bias is not None:
+        out = add_tangents(out, None if bt is None else view(bt))
+    return out
+
+
+def _bn_jvp(F, ts, xs, result, running_mean, running_var, result1, result2, eps, training):
+    """batch_norm_jvp: the normalised input's tangent, times the weight, plus the weight's and bias's terms."""
+    x, weight, bias = xs
+    xt, wt, bt = ts
+    ndim = x._a.ndim
+    if training:
+        mean, invstd = _bn_view(Tensor(_array(result1)), ndim), _bn_view(Tensor(_array(result2)), ndim)
+    else:
+        mean = _bn_view(Tensor(_array(running_mean)), ndim)
+        invstd = _bn_view(Tensor(_invstd_eval_backward(_array(running_var), eps)), ndim)
+    centred = x - mean
+    if xt is None:
+        out = Tensor(np.zeros_like(x._a))
+    else:
+        out = _normalized_tangent(xt, centred, invstd, _reduce_dims(ndim)) if training else xt * invstd
+    return _affine_tangent(out, weight, wt, bias, bt, centred, invstd, lambda v: _bn_view(v, ndim))
+
+
+def _ln_jvp(F, ts, xs, result, normalized_shape, result1, result2, eps):
+    """layer_norm_jvp: as batch_norm's, over the trailing dims of each sample."""
+    x, weight, bias = xs
+    xt, wt, bt = ts
+    k = len(normalized_shape)
+    shape = x._a.shape[:x._a.ndim - k] + (1,) * k
+    rstd = Tensor(_array(result2).reshape(shape))
+    centred = x - Tensor(_array(result1).reshape(shape))
+    out = Tensor(np.zeros_like(x._a)) if xt is None else \
+        _normalized_tangent(xt, centred, rstd, tuple(range(x._a.ndim - k, x._a.ndim)))
+    return _affine_tangent(out, weight, wt, bias, bt, centred, rstd, lambda v: v)
+
+
+def _gn_jvp(F, ts, xs, result, result1, result2, N, C, HxW, group, eps):
+    """group_norm_jvp: batch_norm's training term on the (1, N * group, -1) view, then the per-channel affine
+    terms."""
+    x, weight, bias = xs
+    xt, wt, bt = ts
+    ndim = x._a.ndim
+    per = C // group
+    stats = (N, C) + (1,) * (ndim - 2)
+    rstd = Tensor(np.repeat(_array(result2), per, axis=1).reshape(stats))
+    centred = x - Tensor(np.repeat(_array(result1), per, axis=1).reshape(stats))
+    if xt is None:
+        out = Tensor(np.zeros_like(x._a))
+    else:
+        grouped = _normalized_tangent(ops.reshape(xt, (1, N * group, -1)), ops.reshape(centred, (1, N * group, -1)),
+                                      Tensor(_array(result2).reshape(1, N * group, 1)), (0, 2))
+        out = ops.reshape(grouped, x._a.shape)
+    return _affine_tangent(out, weight, wt, bias, bt, centred, rstd, lambda v: _bn_view(v, ndim))
+
+
+# Formulas receive (F, g, *saved); one per input (input, weight, bias).
+# fmt: off
+BATCH_NORM = Op("NativeBatchNormBackward0", None,
+                ("input", "weight", "running_mean", "running_var", "result1", "result2", "eps", "training"),
+                (_bn_grad(0), _bn_grad(1), _bn_grad(2)),
+                inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_bn_jvp)
+LAYER_NORM = Op("NativeLayerNormBackward0", None,
+                ("input", "normalized_shape", "weight", "bias", "result1", "result2", "eps"),
+                (_ln_grad(0), _ln_grad(1), _ln_grad(2)),
+                inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_ln_jvp)
+GROUP_NORM = Op("NativeGroupNormBackward0", None,
+                ("input", "weight", "result1", "result2", "N", "C", "HxW", "group", "eps"),
+                (_gn_grad(0), _gn_grad(1), _gn_grad(2)),
+                inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_gn_jvp)
+# fmt: on
+
+# The gradients' own nodes under create_graph, with PyTorch's inputs and saved names (the statistics' edges
+# carry no gradient: the forward's results do not require grad).
+# fmt: off
+BATCH_NORM_BACKWARD = Op("NativeBatchNormBackwardBackward0", None,
+                         ("grad_out", "input", "weight", "running_mean", "running_var", "save_mean", "save_invstd",
+                          "eps", "train", "index"),
+                         tuple(_bn_twice(i) for i in range(5)),
+                         inputs=("grad_out", "input", "weight", "save_mean", "save_invstd"), saves_tensors=True,
+                         quiet=True, jvp=_bn_twice_jvp)
+LAYER_NORM_BACKWARD = Op("NativeLayerNormBackwardBackward0", None,
+                         ("grad_out", "input", "mean", "rstd", "weight", "normalized_shape", "eps", "index"),
+                         tuple(_ln_twice(i) for i in range(6)),
+                         inputs=("grad_out", "input", "mean", "rstd", "weight", "bias"), saves_tensors=True,
+                         quiet=True, jvp=_ln_twice_jvp)
+# fmt: on
+
+
+# ------------------------------------------------------------------------------------ the functions
+
+def _float_input(x: np.ndarray, name: str) -> None:
+    """PyTorch's dtype check; then the budget: the kernels keep double-precision copies of the input."""
+    if x.size > STATE.large_result:
+        budget.check_tensor(x.shape, 8)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_word(x)}'")
+
+
+def _size_str(shape) -> str:
+    return "torch.Size([" + ", ".join(str(d) for d in shape) + "])"
+
+
+def _verify_batch_size(shape, shown: str) -> None:
+    """F.batch_norm's check in training (and group_norm's): more than one value per channel."""
+    size = shape[0]
+    for d in shape[2:]:
+        size *= d
+    if size == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
+
+
+def _check_features(name: str, features: int, numel: int) -> None:
+    if numel != features:
+        raise RuntimeError(f"{name} should contain {features} elements not {numel}")
+
+
+def _param(v, fn: str, name: str, position: int):
+    """An optional tensor argument, with PyTorch's parser message for anything else."""
+    if v is not None and v.__class__ is not Tensor:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(v).__name__}")
+    return v
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-05) -> Tensor:
+    """F.batch_norm: one NativeBatchNormBackward0 node; in training the running statistics (when given) are
+    updated in place with `momentum`."""
+    if input.__class__ is not Tensor:
+        if training:
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+        raise TypeError(f"batch_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    x = input._a
+    if training:
+        _verify_batch_size(x.shape, _size_str(x.shape))
+    for v, name, position in ((weight, "weight", 2), (bias, "bias", 3), (running_mean, "running_mean", 4),
+                              (running_var, "running_var", 5)):
+        _param(v, "batch_norm", name, position)
+    if x.ndim < 2:                      # input.sizes()[1]
+        top = max(x.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but got 1)")
+    c = x.shape[1]
+    for v, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
+                    (bias, "bias")):
+        if v is not None:
+            _check_features(name, c, v._a.size)
+        elif not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    _float_input(x, "batch_norm")
+    w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
+    b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
+    if training:
+        mean, var_sum, n = batch_norm_stats(x) if x.size else (np.full(c, np.nan, x.dtype),) * 2 + (0,)
+        invstd = _invstd_train(var_sum, n, eps)
+        _update_running(running_mean, running_var, mean, var_sum, n, momentum)
+        out = _affine_apply(x, mean, invstd, w, b)
+        save_mean, save_invstd = Tensor(mean), Tensor(invstd)
+    else:
+        out = _affine_apply(x, running_mean._a.reshape(-1).astype(x.dtype),
+                            _invstd_eval_forward(running_var._a.reshape(-1).astype(x.dtype), eps), w, b)
+        save_mean = save_invstd = Tensor(np.zeros(0, x.dtype))
+    return apply(BATCH_NORM, out.reshape(x.shape), (input, weight, bias),
+                 (running_mean, running_var, save_mean, save_invstd, float(eps), bool(training)))
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Tensor:
+    """F.layer_norm over the trailing `normalized_shape` dims: one NativeLayerNormBackward0 node."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"layer_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool):
+        normalized_shape = (normalized_shape,)
+    if not isinstance(normalized_shape, (tuple, list, Size)) or not all(isinstance(d, int) for d in normalized_shape):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    normalized_shape = tuple(normalized_shape)
+    _param(weight, "layer_norm", "weight", 3)
+    _param(bias, "layer_norm", "bias", 4)
+    x = input._a
+    k = len(normalized_shape)
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    for v, name in ((weight, "weight"), (bias, "bias")):
+        if v is not None and tuple(v._a.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_shape_list(v._a.shape)} and normalized_shape = {_shape_list(normalized_shape)}")
+    if x.ndim < k or tuple(x.shape[x.ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_shape_list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(str(d) for d in normalized_shape)}], but got input of size"
+                           f"{_shape_list(x.shape)}")
+    _float_input(x, "LayerNormKernelImpl")
+    lead = x.shape[:x.ndim - k]
+    x2 = np.ascontiguousarray(x).reshape(math.prod(lead), -1)
+    w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
+    b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
+    y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
+    stat_shape = lead + (1,) * k
+    return apply(LAYER_NORM, y.reshape(x.shape), (input, weight, bias),
+                 (normalized_shape, Tensor(mean.reshape(stat_shape)), Tensor(rstd.reshape(stat_shape)), float(eps)))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
+    """F.group_norm: one NativeGroupNormBackward0 node."""
+    if input.__class__ is not Tensor:
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'dim'")
+    x = input._a
+    if x.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
+    n, c = x.shape[0], x.shape[1]
+    if num_groups == 0:
+        raise ZeroDivisionError("integer division or modulo by zero")
+    shape = [n * c // num_groups, num_groups] + list(x.shape[2:])
+    _verify_batch_size(shape, _shape_list(shape))
+    _param(weight, "group_norm", "weight", 3)
+    _param(bias, "group_norm", "bias", 4)
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_shape_list(x.shape)} and num_groups={num_groups}")
+    for v, name in ((weight, "weight"), (bias, "bias")):
+        if v is not None and (v._a.ndim != 1 or v._a.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_shape_list(v._a.shape)} and input of shape "
+                               f"{_shape_list(x.shape)}")
+    _float_input(x, "GroupNormKernelImpl")
+    w = None if weight is None else weight._a.astype(x.dtype)
+    b = None if bias is None else bias._a.astype(x.dtype)
+    y, mean, rstd = group_norm_arrays(x, num_groups, w, b, eps)
+    hw = math.prod(x.shape[2:])
+    return apply(GROUP_NORM, y, (input, weight, bias),
+                 (Tensor(mean), Tensor(rstd), n, c, hw, num_groups, float(eps)))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-05) -> Tensor:
+    """F.instance_norm as PyTorch builds it: batch_norm over a (1, N*C, *) view, the weight and bias repeated
+    per sample, the running statistics averaged back over the batch."""
+    if input.__class__ is not Tensor:
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
+    x = input._a
+    if use_input_stats:
+        size = 1
+        for d in x.shape[2:]:
+            size *= d
+        if size == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{_size_str(x.shape)}")
+    n, c = x.shape[0], x.shape[1]
+    w = None if weight is None else ops.repeat(weight, n)
+    b = None if bias is None else ops.repeat(bias, n)
+    rm = None if running_mean is None else Tensor(np.tile(running_mean._a, n))
+    rv = None if running_var is None else Tensor(np.tile(running_var._a, n))
+    shaped = ops.view(input, (1, n * c) + tuple(x.shape[2:]))
+    out = batch_norm(shaped, rm, rv, w, b, use_input_stats, momentum, eps)
+    for mine, tiled in ((running_mean, rm), (running_var, rv)):
+        if mine is not None and use_input_stats:
+            mine._a[...] = tiled._a.reshape(n, c).mean(axis=0, dtype=mine._a.dtype)
+            mine._version[0] += 1
+    return ops.view(out, x.shape)

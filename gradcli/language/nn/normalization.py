@@ -1,0 +1,161 @@
+"""The normalisation layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, as PyTorch's torch.nn.modules.batchnorm and
+normalization define them (parameters, running-statistics buffers in PyTorch's order, train/eval behaviour,
+input checks and reprs)."""
+
+from __future__ import annotations
+
+from gradcli.engine import dtypes, factories, init, ops, parameter
+from gradcli.language.nn.module import Module
+
+
+def _affine_parameters(module, affine: bool, bias: bool, shape: tuple, dtype) -> None:
+    """weight (and bias unless bias=False) of `shape` when affine, else both registered as None."""
+    if affine:
+        module.weight = parameter.make(factories.empty(*shape, dtype=dtype))
+        if bias:
+            module.bias = parameter.make(factories.empty(*shape, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+class _BatchNorm(Module):
+    """_NormBase and _BatchNorm: weight and bias (affine), then the buffers running_mean, running_var and
+    num_batches_tracked (track_running_stats); forward picks the statistics and momentum as PyTorch does."""
+
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        _affine_parameters(self, affine, bias, (num_features,), dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", factories.zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", factories.ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            init.zeros_(self.num_batches_tracked)
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_buffers = not self.training or self.track_running_stats
+        return ops.batch_norm(input, self.running_mean if use_buffers else None,
+                              self.running_var if use_buffers else None, self.weight, self.bias, bn_training,
+                              factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    __module__ = "torch.nn.modules.batchnorm"
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class LayerNorm(Module):
+    """nn.LayerNorm: normalises over the trailing normalized_shape dims; weight ones, bias zeros."""
+
+    __module__ = "torch.nn.modules.normalization"
+
+    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return ops.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """nn.GroupNorm: num_channels split into num_groups groups, each normalised per sample."""
+
+    __module__ = "torch.nn.modules.normalization"
+
+    def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        _affine_parameters(self, affine, bias, (num_channels,), dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return ops.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
