@@ -228,6 +228,10 @@ def _build_torch() -> ScriptModule:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        # group: conv
+        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
+        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
+        "conv_transpose3d": ops.conv_transpose3d,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -387,6 +391,10 @@ def _build_torch() -> ScriptModule:
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
+        # group: conv
+        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
+        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
+        "conv_transpose3d": ops.conv_transpose3d,
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,

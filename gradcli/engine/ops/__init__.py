@@ -23,6 +23,8 @@ from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, 
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
                                       vector_norm)
 from gradcli.engine.ops import nn
+from gradcli.engine.ops import conv, padding
+from gradcli.engine.ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
                                    bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
                                    functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
@@ -37,4 +39,5 @@ from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
+GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views,
+          conv, padding)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
+from gradcli.language.nn import conv, padding
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -16,7 +17,13 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
-            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
+            losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
+            conv.Conv1d, conv.Conv2d, conv.Conv3d, conv.ConvTranspose1d, conv.ConvTranspose2d,
+            conv.ConvTranspose3d,
+            padding.ZeroPad1d, padding.ZeroPad2d, padding.ZeroPad3d, padding.ConstantPad1d, padding.ConstantPad2d,
+            padding.ConstantPad3d, padding.ReflectionPad1d, padding.ReflectionPad2d, padding.ReflectionPad3d,
+            padding.ReplicationPad1d, padding.ReplicationPad2d, padding.ReplicationPad3d, padding.CircularPad1d,
+            padding.CircularPad2d, padding.CircularPad3d)
 
 
 class ParameterClass(type):
