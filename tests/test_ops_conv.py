@@ -207,3 +207,18 @@ def test_the_column_matrix_is_refused_past_the_budget():
              "you tried to allocate ")
     assert beyond == start + "359985600144 bytes. Error code 12 (Cannot allocate memory)"
     assert within == start + "323568144 bytes. Error code 12 (Cannot allocate memory) (gradcli's --max-memory is 64.0 MiB)"
+
+
+def test_float32_rounding_stays_within_a_few_units_of_the_terms():
+    """PyTorch's float32 convolutions (oneDNN) sum in an order chosen per shape, so gradcli's results are held to
+    the rounding error summation leaves (measured against PyTorch: within 5 * 2**-24 * sum|x * w|); here
+    against the exact sum of the float32 inputs."""
+    rs = np.random.RandomState(7)
+    for n, c, o, h, k, s, p, groups in [(2, 3, 4, 9, 3, 1, 1, 1), (1, 8, 6, 12, 5, 2, 2, 2), (3, 4, 4, 7, 1, 1, 0, 4)]:
+        x, w = rs.randn(n, c, h, h).astype(np.float32), rs.randn(o, c // groups, k, k).astype(np.float32)
+        args = ((s, s), (p, p), (1, 1), groups)
+        exact = conv.conv_array(x.astype(np.float64), w.astype(np.float64), *args)
+        scale = conv.conv_array(np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), *args)
+        got = conv.conv_array(x, w, *args)
+        assert got.dtype == np.float32
+        assert np.all(np.abs(got - exact) <= 4 * 2.0 ** -24 * scale)

