@@ -71,6 +71,7 @@ TINY = {
     "elementwise.grad": (dict(REPS=2, ROWS=3), r"\d+\.\d{4}\n"),
     "chain.grad": (dict(N=5), r"\d\.\d\de-0\d\n"),
     "train.grad": (dict(STEPS=3), r"loss \d\.\d{3}\n"),
+    "convnet.grad": (dict(STEPS=2), r"loss \d\.\d{3}\n"),
 }
 
 
