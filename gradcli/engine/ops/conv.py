@@ -10,8 +10,8 @@ budget before it is made.
 
 Numerics: PyTorch's float32 convolution runs in oneDNN, whose kernels (and their summation order) are
 chosen per shape; a float32 BLAS matmul agrees with it bit for bit more often than a float64 sum
-rounded once (63% of outputs against 39%, on random shapes), so float32 is computed in float32, and
-float64 in float64 (96% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
+rounded once (64% of outputs against 39%, on random shapes), so float32 is computed in float32, and
+float64 in float64 (99.8% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
 """
 
 from __future__ import annotations
@@ -48,11 +48,12 @@ def _out_sizes(spatial, kernel, stride, padding, dilation) -> tuple:
 
 
 def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
-    """The im2col matrix of x, shaped (groups, N * L, C/groups * K) (L output positions, K kernel
-    positions), and the output's spatial sizes."""
+    """The im2col matrix of x, shaped (groups, C/groups * K, N * L) (K kernel positions, L output
+    positions), and the output's spatial sizes. Output positions run along rows, so the copy reads the
+    input's rows in order."""
     n, c = x.shape[:2]
     out = _out_sizes(x.shape[2:], kernel, stride, padding, dilation)
-    rows, width = n * math.prod(out), c // groups * math.prod(kernel)
+    rows, width = c // groups * math.prod(kernel), n * math.prod(out)
     budget.check_tensor((groups, rows, width), x.itemsize)
     xp = _padded(x, padding)
     st = xp.strides
@@ -60,26 +61,25 @@ def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
                       (st[0], st[1] * (c // groups), st[1]) + tuple(a * s for a, s in zip(st[2:], stride))
                       + tuple(a * d for a, d in zip(st[2:], dilation)), writeable=False)
     nd = len(out)
-    # (G, N, *out, C/G, *kernel): the copy reshape makes is the matrix
-    order = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))
+    # (G, C/G, *kernel, N, *out): the copy reshape makes is the matrix
+    order = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))
     return view.transpose(order).reshape(groups, rows, width), out
 
 
 def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
-    """An output-shaped (N, O, *out) array as (groups, N * L, O/groups)."""
+    """An output-shaped (N, O, *out) array as (groups, O/groups, N * L)."""
     n, o = g.shape[:2]
-    m = g.reshape(n, groups, o // groups, -1).transpose(1, 0, 3, 2)
-    return m.reshape(groups, -1, o // groups)
+    m = g.reshape(n, groups, o // groups, -1).transpose(1, 2, 0, 3)
+    return m.reshape(groups, o // groups, -1)
 
 
 def conv_array(x, w, stride, padding, dilation, groups):
     """The convolution of x (N, C, *spatial) with w (O, C/groups, *kernel): (N, O, *out)."""
     n, o = x.shape[0], w.shape[0]
     cols, out = _columns(x, w.shape[2:], stride, padding, dilation, groups)
-    wm = w.reshape(groups, o // groups, -1)
     budget.check_tensor((n, o) + out, x.itemsize)
-    r = np.matmul(cols, wm.transpose(0, 2, 1))                          # (G, N*L, O/G)
-    r = r.reshape((groups, n, math.prod(out), o // groups)).transpose(1, 0, 3, 2)
+    r = np.matmul(w.reshape(groups, o // groups, -1), cols)              # (G, O/G, N*L)
+    r = r.reshape((groups, o // groups, n) + out).transpose((2, 0, 1) + tuple(range(3, 3 + len(out))))
     return np.ascontiguousarray(r).reshape((n, o) + out)
 
 
@@ -87,28 +87,28 @@ def input_grad_array(g, w, spatial, stride, padding, dilation, groups):
     """The gradient of conv_array's result `g` (N, O, *out) for an input of spatial sizes `spatial`:
     the columns g gives each input window, added back into place one kernel position at a time."""
     n, o = g.shape[:2]
-    c = w.shape[1] * groups
+    cg = w.shape[1]
     kernel, out = w.shape[2:], g.shape[2:]
     nd = len(out)
-    budget.check_tensor((groups, n * math.prod(out), w.shape[1] * math.prod(kernel)), g.itemsize)
-    cols = np.matmul(_grad_matrix(g, groups), w.reshape(groups, o // groups, -1))   # (G, N*L, C/G*K)
-    cols = cols.reshape((groups, n) + tuple(out) + (w.shape[1],) + tuple(kernel))
-    # (N, G, C/G, *kernel, *out): one kernel position's slice is an output-shaped block
-    cols = cols.transpose((1, 0, 2 + nd) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(2, 2 + nd)))
+    budget.check_tensor((groups, cg * math.prod(kernel), n * math.prod(out)), g.itemsize)
+    wm = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
+    cols = np.matmul(wm, _grad_matrix(g, groups))                        # (G, C/G*K, N*L)
+    cols = cols.reshape((groups, cg) + tuple(kernel) + (n,) + tuple(out))
     padded = tuple(s + 2 * p for s, p in zip(spatial, padding))
-    budget.check_tensor((n, c) + padded, g.itemsize)
-    acc = np.zeros((n, groups, w.shape[1]) + padded, dtype=g.dtype)
+    budget.check_tensor((n, groups * cg) + padded, g.itemsize)
+    acc = np.zeros((groups, cg, n) + padded, dtype=g.dtype)
     for k in np.ndindex(*kernel):
         window = tuple(slice(i * d, i * d + st * (m - 1) + 1, st) for i, d, st, m in zip(k, dilation, stride, out))
-        acc[(Ellipsis,) + window] += cols[(slice(None),) * 3 + k]
-    acc = acc.reshape((n, c) + padded)
-    return np.ascontiguousarray(acc[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(spatial, padding))])
+        acc[(slice(None),) * 3 + window] += cols[(slice(None),) * 2 + k]
+    acc = acc[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(spatial, padding))]
+    acc = acc.transpose((2, 0, 1) + tuple(range(3, 3 + nd)))
+    return np.ascontiguousarray(acc).reshape((n, groups * cg) + tuple(spatial))
 
 
 def weight_grad_array(g, x, wshape, stride, padding, dilation, groups):
     """The gradient of conv_array's result `g` for its weight, x being the input."""
     cols, _ = _columns(x, wshape[2:], stride, padding, dilation, groups)
-    r = np.matmul(_grad_matrix(g, groups).transpose(0, 2, 1), cols)        # (G, O/G, C/G*K)
+    r = np.matmul(_grad_matrix(g, groups), cols.transpose(0, 2, 1))        # (G, O/G, C/G*K)
     return r.reshape(wshape)
 
 
