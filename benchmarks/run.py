@@ -126,6 +126,10 @@ def seconds(t: float) -> str:
     return f"{t:.3f} s"
 
 
+def millis(t: float) -> str:
+    return f"{t * 1000:.1f} ms"
+
+
 def megabytes(b: float) -> str:
     return f"{b / 2**20:.1f} MB"
 
@@ -285,11 +289,11 @@ class Suite:
         engines = ("gradcli", "torch") if self.torch else ("gradcli",)
         per_step = {e: self.cost(f"convnet ({e})", t[f"convnet STEPS={n}", e], t["convnet STEPS=0", e]) / n
                     for e in engines}
-        label = f"conv net step: Conv2d(1,8,3), Conv2d(8,16,3), Linear, batch 16 of 28x28, SGD (s/step, {n} steps)"
+        label = f"conv net step: Conv2d(1,8,3), Conv2d(8,16,3), Linear, batch 16 of 28x28, SGD (per step, {n} steps)"
         if not self.torch:
-            return [Row(label, seconds(per_step["gradcli"]), torch="skipped")]
+            return [Row(label, millis(per_step["gradcli"]), torch="skipped")]
         ratio = per_step["gradcli"] / per_step["torch"]
-        return [Row(label, seconds(per_step["gradcli"]), torch=seconds(per_step["torch"]),
+        return [Row(label, millis(per_step["gradcli"]), torch=millis(per_step["torch"]),
                     ratio=f"gradcli / PyTorch {ratio:.2f}x", target="(reported)")]
 
     # ---------------------------------------------------------------- 3. big tensors
