@@ -124,16 +124,19 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
+    __module__ = "torch.nn.modules.conv"
     _dims = 1
     _functional = staticmethod(ops.conv1d)
 
 
 class Conv2d(_Conv):
+    __module__ = "torch.nn.modules.conv"
     _dims = 2
     _functional = staticmethod(ops.conv2d)
 
 
 class Conv3d(_Conv):
+    __module__ = "torch.nn.modules.conv"
     _dims = 3
     _functional = staticmethod(ops.conv3d)
 
@@ -157,15 +160,18 @@ class _ConvTranspose(_ConvNd):
 
 
 class ConvTranspose1d(_ConvTranspose):
+    __module__ = "torch.nn.modules.conv"
     _dims = 1
     _functional = staticmethod(ops.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTranspose):
+    __module__ = "torch.nn.modules.conv"
     _dims = 2
     _functional = staticmethod(ops.conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTranspose):
+    __module__ = "torch.nn.modules.conv"
     _dims = 3
     _functional = staticmethod(ops.conv_transpose3d)

@@ -44,14 +44,17 @@ class _ConstantPadNd(_PadNd):
 
 
 class ConstantPad1d(_ConstantPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 1
 
 
 class ConstantPad2d(_ConstantPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 2
 
 
 class ConstantPad3d(_ConstantPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 3
 
 
@@ -66,38 +69,44 @@ class _Zero:
 
 
 class ZeroPad1d(_Zero, ConstantPad1d):
-    pass
+    __module__ = "torch.nn.modules.padding"
 
 
 class ZeroPad2d(_Zero, ConstantPad2d):
-    pass
+    __module__ = "torch.nn.modules.padding"
 
 
 class ZeroPad3d(_Zero, ConstantPad3d):
-    pass
+    __module__ = "torch.nn.modules.padding"
 
 
 class ReflectionPad1d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 1, "reflect"
 
 
 class ReflectionPad2d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 2, "reflect"
 
 
 class ReflectionPad3d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 3, "reflect"
 
 
 class ReplicationPad1d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 1, "replicate"
 
 
 class ReplicationPad2d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 2, "replicate"
 
 
 class ReplicationPad3d(_PadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims, _mode = 3, "replicate"
 
 
@@ -112,12 +121,15 @@ class _CircularPadNd(_PadNd):
 
 
 class CircularPad1d(_CircularPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 1
 
 
 class CircularPad2d(_CircularPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 2
 
 
 class CircularPad3d(_CircularPadNd):
+    __module__ = "torch.nn.modules.padding"
     _dims = 3
