@@ -37,13 +37,13 @@ from params import instantiate  # noqa: E402
 # Sizes per mode. --smoke only checks that every workload runs: its figures mean nothing.
 SIZES = {
     "full": dict(verdicts=True, runs=5, perop=20_000, train=2_000, rnn=200, mlp=20, batch=256, reps=20, rows=4096,
-                 chain=(100_000, 1_000_000), memory=100_000, parse=(1_000, 10_000, 100_000)),
+                 convnet=20, chain=(100_000, 1_000_000), memory=100_000, parse=(1_000, 10_000, 100_000)),
     "quick": dict(verdicts=True, runs=2, perop=5_000, train=500, rnn=50, mlp=5, batch=256, reps=5, rows=4096,
-                  chain=(10_000, 100_000), memory=10_000, parse=(1_000, 10_000)),
-    "smoke": dict(verdicts=False, runs=1, perop=10, train=2, rnn=2, mlp=1, batch=8, reps=1, rows=8,
+                  convnet=5, chain=(10_000, 100_000), memory=10_000, parse=(1_000, 10_000)),
+    "smoke": dict(verdicts=False, runs=1, perop=10, train=2, rnn=2, mlp=1, batch=8, reps=1, rows=8, convnet=1,
                   chain=(10, 100), memory=10, parse=(10, 100)),
 }
-WORKLOADS = ("startup", "perop", "train", "rnn", "mlp", "elementwise", "deep", "parse")
+WORKLOADS = ("startup", "perop", "train", "rnn", "mlp", "elementwise", "deep", "parse", "convnet")
 HEADER = ("workload", "gradcli", "numpy floor", "PyTorch", "ratio", "target", "met?")
 TIMEFILE = "<timefile>"     # in a command: the file timed.py writes its in-process seconds to
 SINGLE_THREADED = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -124,6 +124,10 @@ class Row:
 
 def seconds(t: float) -> str:
     return f"{t:.3f} s"
+
+
+def millis(t: float) -> str:
+    return f"{t * 1000:.1f} ms"
 
 
 def megabytes(b: float) -> str:
@@ -291,6 +295,25 @@ class Suite:
         return [Row(label, seconds(cost["gradcli"]), torch=seconds(cost["torch"]),
                     ratio=f"gradcli / PyTorch {ratio:.2f}x")]
 
+    # ---------------------------------------------------------------- 2d. a convolutional training step
+
+    def convnet(self) -> list[Row]:
+        """A small conv net's SGD step (Conv2d, relu, Conv2d, relu, Linear, cross_entropy), batch 16 of 28x28:
+        the convolutions' im2col matmuls against PyTorch's oneDNN kernels, in seconds per step."""
+        n = self.sizes["convnet"]
+        variants = {f"convnet STEPS={k}": self.commands(self.script("convnet.grad", f"convnet-{k}", STEPS=k))
+                    for k in (0, n)}
+        t = self.measure_variants(variants, {**user_env(), **SINGLE_THREADED})
+        engines = ("gradcli", "torch") if self.torch else ("gradcli",)
+        per_step = {e: self.cost(f"convnet ({e})", t[f"convnet STEPS={n}", e], t["convnet STEPS=0", e]) / n
+                    for e in engines}
+        label = f"conv net step: Conv2d(1,8,3), Conv2d(8,16,3), Linear, batch 16 of 28x28, SGD (per step, {n} steps)"
+        if not self.torch:
+            return [Row(label, millis(per_step["gradcli"]), torch="skipped")]
+        ratio = per_step["gradcli"] / per_step["torch"]
+        return [Row(label, millis(per_step["gradcli"]), torch=millis(per_step["torch"]),
+                    ratio=f"gradcli / PyTorch {ratio:.2f}x", target="(reported)")]
+
     # ---------------------------------------------------------------- 3. big tensors
 
     def big(self, label: str, grad: str, floor: str, size: str, n: int, target: float, **fixed) -> Row:
@@ -403,7 +426,8 @@ def profile(name: str, sizes: dict, workdir: Path) -> None:
                         "rnn": ("rnn.grad", dict(STEPS=sizes["rnn"])),
                         "mlp": ("mlp.grad", dict(STEPS=sizes["mlp"], BATCH=sizes["batch"])),
                         "elementwise": ("elementwise.grad", dict(REPS=sizes["reps"], ROWS=sizes["rows"])),
-                        "deep": ("chain.grad", dict(N=sizes["chain"][-1]))}[name]
+                        "deep": ("chain.grad", dict(N=sizes["chain"][-1])),
+                        "convnet": ("convnet.grad", dict(STEPS=sizes["convnet"]))}[name]
         cmd = [sys.executable, str(HERE / "timed.py"), "gradcli", str(instantiate(HERE / path, workdir, **params)),
                str(workdir / "seconds"), "--profile"]
     out = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True)

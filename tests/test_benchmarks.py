@@ -72,6 +72,7 @@ TINY = {
     "chain.grad": (dict(N=5), r"\d\.\d\de-0\d\n"),
     "train.grad": (dict(STEPS=3), r"loss \d\.\d{3}\n"),
     "rnn.grad": (dict(STEPS=3), r"loss \d\.\d{3}\n"),
+    "convnet.grad": (dict(STEPS=2), r"loss \d\.\d{3}\n"),
 }
 
 

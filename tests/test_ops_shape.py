@@ -399,7 +399,14 @@ def test_error_messages_are_pytorchs(code, want):
      "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4000000000004 bytes. Error code 12 "
      "(Cannot allocate memory)"),
     ("F.pad(torch.ones(3), (1, 1), mode='reflect')",
-     "NotImplementedError: gradcli does not implement torch.nn.functional.pad with mode='reflect' yet"),
+     "NotImplementedError: Padding size 2 is not supported for 1D input tensor.\nSupported combinations for "
+     "non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: "
+     "padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"),
+    ("F.pad(torch.ones(1, 3), (10**12, 0), mode='replicate')", "RuntimeError: [enforce fail at alloc_cpu.cpp:127] "
+     "err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4000000000012 bytes. Error code 12 "
+     "(Cannot allocate memory)"),
+    ("F.pad(torch.ones(1, 3), (0, 10**12), mode='circular')", "RuntimeError: Padding value causes wrapping around "
+     "more than once."),
     ("F.pad(torch.ones(3), 1)", "TypeError: pad(): argument 'pad' (position 2) must be tuple of ints, not int"),
 ])
 def test_pad_is_bounded_and_refuses_what_it_lacks(call, expected):

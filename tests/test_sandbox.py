@@ -372,3 +372,41 @@ def test_math_module_is_maths_own_functions():
         assert value is getattr(math, name) or (value.__class__ is bounds.Bounded
                                                   and value.shown == repr(getattr(math, name)))
     assert stdlib.MATH.members["factorial"](5) == math.factorial(5)
+
+
+# Convolutions and F.pad's modes: their big allocations are checked against the budget before they are made,
+# and their modules and functions hand out nothing of Python's.
+_CONV = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+CONV_REFUSALS = [
+    # an input of one element viewed as 10^10: its column matrix (3x3 per output) would take 360 GB
+    (_CONV + "x = torch.zeros(1).expand(1, 1, 100000, 100000)\ny = F.conv2d(x, torch.ones(1, 1, 3, 3))",
+     "5:5: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 359985600144 bytes. Error code 12 (Cannot allocate memory)"),
+    (_CONV + "x = torch.zeros(1).expand(1, 1, 4000, 4000)\ny = F.conv_transpose2d(x, torch.ones(1, 1, 9, 9))",
+     "5:5: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 5184000000 bytes. Error code 12 (Cannot allocate memory) (gradcli's --max-memory is "
+     "64.0 MiB)"),
+    (_CONV + "y = F.pad(torch.ones(1, 3), (10**9, 0), mode='replicate')",
+     "4:5: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 4000000012 bytes. Error code 12 (Cannot allocate memory) (gradcli's --max-memory is "
+     "64.0 MiB)"),
+    (_CONV + "nn.Conv2d(1, 1, 3).forward.__func__",
+     "4:1: AttributeError: 'method' object attribute '__func__' is outside gradcli's language"),
+    (_CONV + "F.conv2d.__globals__", "4:1: AttributeError: 'builtin_function_or_method' object has no attribute "
+                                     "'__globals__'"),
+    (_CONV + "nn.ReflectionPad2d(1).__class__.__mro__",
+     "4:1: AttributeError: 'ReflectionPad2d' object attribute '__class__' is outside gradcli's language"),
+]
+
+
+@pytest.mark.parametrize("source, expected", CONV_REFUSALS)
+def test_convolutions_and_padding_are_bounded_and_closed(source, expected, capsys):
+    from gradcli.engine import budget
+    before = budget.max_memory()
+    try:
+        assert cli.main(["--max-memory", "64M", "-c", source]) == 1
+    finally:
+        budget.set_max_memory(before)
+    out, err = capsys.readouterr()
+    assert err.splitlines()[0] == "<string>:" + expected
+    assert "Traceback" not in err and "MemoryError" not in err

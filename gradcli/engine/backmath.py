@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops
-from gradcli.engine.ops import arith, elementwise, indexing, linalg, nn, reduce, shape
+from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
@@ -223,6 +223,21 @@ class NumpyMath:
     @staticmethod
     def zeros(shape, like):
         return np.zeros(shape, dtype=like.dtype)
+
+    # numpy group: conv
+    @staticmethod
+    def convolution(x, w, p):
+        return conv.forward_array(x, w, *p)
+
+    @staticmethod
+    def conv_backward(g, x, w, p, which):
+        return conv.backward_array(g, x, w, p, which)
+
+    @staticmethod
+    def pad_mode(x, pad, mode):
+        return padding.gather_array(x, pad, mode)
+
+    pad_backward = staticmethod(padding.scatter_array)
 
     # numpy group: creation
 
@@ -443,6 +458,12 @@ class TensorMath:
     @staticmethod
     def zeros(shape_, like):
         return Tensor(np.zeros(shape_, dtype=like._a.dtype))
+
+    # tensor group: conv
+    convolution = staticmethod(conv.recorded_convolution)
+    conv_backward = staticmethod(conv.convolution_backward)
+    pad_mode = staticmethod(padding.pad_mode)
+    pad_backward = staticmethod(padding.pad_backward)
 
     # tensor group: creation
 

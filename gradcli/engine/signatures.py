@@ -48,6 +48,13 @@ _ANY_ALL_FUNCTION = ["(Tensor input, *, Tensor out = None)",
                      "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)"]
 _ANY_ALL_METHOD = ["()", "(tuple of ints dim = None, bool keepdim = False)", "(int dim, bool keepdim = False)"]
 
+_CONV = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
+         "tuple of ints dilation = 1, int groups = 1)",
+         "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = \"valid\", "
+         "tuple of ints dilation = 1, int groups = 1)"]
+_CONV_TRANSPOSE = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
+                   "tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)"]
+
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "Tensor.matmul": ["(Tensor other)"],
@@ -132,6 +139,10 @@ SIGNATURES = {
                   "(Tensor input, Number exponent, *, Tensor out = None)"],
     # functions and methods that take a dim (or another int) PyTorch's parser checks the type of
     "torch.transpose": ["(Tensor input, int dim0, int dim1)"],
+    # convolutions: F.convNd and torch.convNd take an int list or a padding string
+    **{f"{module}.conv{n}d": _CONV for module in ("torch", "torch.nn.functional") for n in (1, 2, 3)},
+    **{f"{module}.conv_transpose{n}d": _CONV_TRANSPOSE for module in ("torch", "torch.nn.functional")
+       for n in (1, 2, 3)},
     "Tensor.transpose": ["(int dim0, int dim1)"],
     "torch.swapdims": ["(Tensor input, int dim0, int dim1)"],
     "Tensor.swapdims": ["(int dim0, int dim1)"],

@@ -120,8 +120,8 @@ _WHAT = {
     "jacfwd": "A function returning the Jacobian of `func` in forward mode, one Jacobian-vector product per "
               "input element.",
     "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
-    "pad": "Pads the last dims of a tensor with a constant (pairs of amounts, last dim first; negative "
-           "amounts crop); gradcli has mode='constant' only.",
+    "pad": "Pads the last dims of a tensor (pairs of amounts, last dim first; negative amounts crop) with a "
+           "constant, or by mode='reflect', 'replicate' or 'circular'.",
     "functional_call": "Calls a module with some of its parameters and buffers replaced by name, for that call "
                        "only (func transforms differentiate with respect to them).",
     "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "
@@ -369,6 +369,13 @@ _WHAT = {
     "layer_norm": "Normalises over the trailing normalized_shape dims of each sample, then weight and bias.",
     "group_norm": "Normalises each sample's channel groups by their mean and variance, then weight and bias.",
     "instance_norm": "batch_norm of each sample and channel on its own (over the spatial dims).",
+    "conv1d": "A 1-d convolution (cross-correlation) of (N, C, L) input with (out, C/groups, k) weight.",
+    "conv2d": "A 2-d convolution of (N, C, H, W) input with (out, C/groups, kH, kW) weight; stride, padding "
+              "(ints, 'same', 'valid'), dilation, groups.",
+    "conv3d": "A 3-d convolution of (N, C, D, H, W) input with (out, C/groups, kD, kH, kW) weight.",
+    "conv_transpose1d": "The transposed 1-d convolution (the gradient of conv1d with respect to its input).",
+    "conv_transpose2d": "The transposed 2-d convolution (the gradient of conv2d with respect to its input).",
+    "conv_transpose3d": "The transposed 3-d convolution (the gradient of conv3d with respect to its input).",
     # torch.nn
     "Parameter": "A tensor that a Module registers as its parameter (requires grad; prints 'Parameter containing:').",
     "Module": "Base class of models: subclasses assign layers and Parameters in __init__ and define forward.",
@@ -410,6 +417,25 @@ _WHAT = {
     "L1Loss": "l1_loss as a module.", "SmoothL1Loss": "smooth_l1_loss as a module.",
     "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "NLLLoss": "nll_loss as a module.",
     "BCELoss": "binary_cross_entropy as a module.", "BCEWithLogitsLoss": "binary_cross_entropy_with_logits as a module.",
+    "Conv1d": "conv1d as a module: weight and bias initialised as PyTorch's, padding_mode zeros, reflect, "
+              "replicate or circular.",
+    "Conv2d": "conv2d as a module: weight and bias initialised as PyTorch's, padding_mode zeros, reflect, "
+              "replicate or circular.",
+    "Conv3d": "conv3d as a module, initialised as PyTorch's.",
+    "ConvTranspose1d": "conv_transpose1d as a module, initialised as PyTorch's.",
+    "ConvTranspose2d": "conv_transpose2d as a module, initialised as PyTorch's.",
+    "ConvTranspose3d": "conv_transpose3d as a module, initialised as PyTorch's.",
+    "ZeroPad1d": "Pads the last dim with zeros.", "ZeroPad2d": "Pads the last 2 dims with zeros.",
+    "ZeroPad3d": "Pads the last 3 dims with zeros.", "ConstantPad1d": "Pads the last dim with a value.",
+    "ConstantPad2d": "Pads the last 2 dims with a value.", "ConstantPad3d": "Pads the last 3 dims with a value.",
+    "ReflectionPad1d": "Pads the last dim with its reflection.",
+    "ReflectionPad2d": "Pads the last 2 dims with their reflection.",
+    "ReflectionPad3d": "Pads the last 3 dims with their reflection.",
+    "ReplicationPad1d": "Pads the last dim by repeating its edge values.",
+    "ReplicationPad2d": "Pads the last 2 dims by repeating their edge values.",
+    "ReplicationPad3d": "Pads the last 3 dims by repeating their edge values.",
+    "CircularPad1d": "Pads the last dim by wrapping around.", "CircularPad2d": "Pads the last 2 dims by wrapping around.",
+    "CircularPad3d": "Pads the last 3 dims by wrapping around.",
     # torch.nn.init
     "calculate_gain": "The recommended gain for a nonlinearity (PyTorch's table).",
     "constant_": "Fills the tensor with a value, without recording it.",

@@ -240,6 +240,10 @@ def _build_torch() -> ScriptModule:
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm,
+        # group: conv
+        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
+        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
+        "conv_transpose3d": ops.conv_transpose3d,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -399,6 +403,10 @@ def _build_torch() -> ScriptModule:
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
+        # group: conv
+        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
+        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
+        "conv_transpose3d": ops.conv_transpose3d,
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,

@@ -22,8 +22,8 @@ from gradcli.engine.ops.linalg import (bmm, det, diag, diag_embed, diagonal, dot
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
                                       vector_norm)
-from gradcli.engine.ops import nn
-from gradcli.engine.ops import composed
+from gradcli.engine.ops import composed, conv, nn, normalization, padding, rnn
+from gradcli.engine.ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
                                    bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
                                    functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
@@ -33,15 +33,10 @@ from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chu
                                       narrow, numpy_T, permute, repeat, reshape, reshape_as, roll, split,
                                       split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,
                                       unsqueeze, view, view_as, vstack)
-
-from gradcli.engine.ops import normalization
 from gradcli.engine.ops.normalization import batch_norm, group_norm, instance_norm, layer_norm
 
 from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
-from gradcli.engine.ops import rnn
-GROUPS += (rnn,)
-GROUPS += (normalization,)
+GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views, rnn, normalization, conv, padding)

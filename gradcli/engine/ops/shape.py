@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
-from gradcli.engine.ops import arith, indexing
+from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 from gradcli.engine.state import STATE
@@ -933,20 +933,25 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
                             f"{type(p).__name__} at pos {i}")
     if mode != "constant":
-        if mode in _PAD_MODES:
-            raise NotImplementedError(f"gradcli does not implement torch.nn.functional.pad with mode='{mode}' yet")
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+        if mode not in _PAD_MODES:
+            raise NotImplementedError(f"Unrecognised padding mode {mode}")
+        _check_pad_length(input._a, pad)
+        return padding.other_mode(input, tuple(int(p) for p in pad), mode, value)
     return constant_pad(input, tuple(int(p) for p in pad), 0 if value is None else value)
 
 
 def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
     x = a._a
+    _check_pad_length(x, pad)
+    return apply(PAD, _pad_array(x, pad, value), (a,), (pad,))
+
+
+def _check_pad_length(x: np.ndarray, pad) -> None:
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > x.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {x.ndim}")
-    return apply(PAD, _pad_array(x, pad, value), (a,), (pad,))
 
 
 def _pad_array(x: np.ndarray, pad: tuple, value) -> np.ndarray:

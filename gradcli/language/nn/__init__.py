@@ -9,8 +9,7 @@ from __future__ import annotations
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
-from gradcli.language.nn import rnn
-from gradcli.language.nn import normalization
+from gradcli.language.nn import conv, normalization, padding, rnn
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -23,10 +22,16 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
             losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict,
-            activations.Hardsigmoid, activations.Hardswish)
-_CLASSES += (rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell)
-_CLASSES += (normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
-             normalization.LayerNorm, normalization.GroupNorm)
+            activations.Hardsigmoid, activations.Hardswish,
+            rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell,
+            normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
+            normalization.LayerNorm, normalization.GroupNorm,
+            conv.Conv1d, conv.Conv2d, conv.Conv3d, conv.ConvTranspose1d, conv.ConvTranspose2d,
+            conv.ConvTranspose3d,
+            padding.ZeroPad1d, padding.ZeroPad2d, padding.ZeroPad3d, padding.ConstantPad1d, padding.ConstantPad2d,
+            padding.ConstantPad3d, padding.ReflectionPad1d, padding.ReflectionPad2d, padding.ReflectionPad3d,
+            padding.ReplicationPad1d, padding.ReplicationPad2d, padding.ReplicationPad3d, padding.CircularPad1d,
+            padding.CircularPad2d, padding.CircularPad3d)
 
 
 class ParameterClass(type):

@@ -1,0 +1,444 @@
+"""Convolutions: F.conv1d/2d/3d and F.conv_transpose1d/2d/3d, their rows (ConvolutionBackward0 and, for
+create_graph, ConvolutionBackwardBackward0) and the numpy kernels behind them.
+
+Every convolution is at::convolution: one row whatever the dimensionality, transposed or not. The kernels
+are im2col: a strided view of the (padded) input, shaped (N, C, *out, *kernel), copied once into a
+matrix and multiplied with the weight in one matmul per call (a batch of `groups` matmuls); the input's
+gradient scatters the columns back with one slice-add per kernel position. No loop visits a pixel. The
+column matrix is the big allocation (input size times kernel size), so it is checked against the memory
+budget before it is made.
+
+Numerics: PyTorch's float32 convolution runs in oneDNN, whose kernels (and their summation order) are
+chosen per shape; a float32 BLAS matmul agrees with it bit for bit more often than a float64 sum
+rounded once (64% of outputs against 39%, on random shapes), so float32 is computed in float32, and
+float64 in float64 (99.8% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from gradcli.engine import budget
+from gradcli.engine.forward import add_tangents, dropped
+from gradcli.engine.ops import shape
+from gradcli.engine.recording import Op, apply
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+# --------------------------------------------------------------------------------------------- kernels
+
+
+def _padded(x: np.ndarray, padding: tuple) -> np.ndarray:
+    """x with `padding` zeros on both sides of each spatial dim (x itself when there are none)."""
+    if not any(padding):
+        return x
+    spatial = tuple(s + 2 * p for s, p in zip(x.shape[2:], padding))
+    budget.check_tensor(x.shape[:2] + spatial, x.itemsize)
+    out = np.zeros(x.shape[:2] + spatial, dtype=x.dtype)
+    out[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(x.shape[2:], padding))] = x
+    return out
+
+
+def _out_sizes(spatial, kernel, stride, padding, dilation) -> tuple:
+    return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
+                 for s, k, st, p, d in zip(spatial, kernel, stride, padding, dilation))
+
+
+def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
+    """The im2col matrix of x, shaped (groups, C/groups * K, N * L) (K kernel positions, L output
+    positions), and the output's spatial sizes. Output positions run along rows, so the copy reads the
+    input's rows in order."""
+    n, c = x.shape[:2]
+    out = _out_sizes(x.shape[2:], kernel, stride, padding, dilation)
+    rows, width = c // groups * math.prod(kernel), n * math.prod(out)
+    budget.check_tensor((groups, rows, width), x.itemsize)
+    xp = _padded(x, padding)
+    st = xp.strides
+    view = as_strided(xp, (n, groups, c // groups) + out + tuple(kernel),
+                      (st[0], st[1] * (c // groups), st[1]) + tuple(a * s for a, s in zip(st[2:], stride))
+                      + tuple(a * d for a, d in zip(st[2:], dilation)), writeable=False)
+    nd = len(out)
+    # (G, C/G, *kernel, N, *out): the copy reshape makes is the matrix
+    order = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))
+    return view.transpose(order).reshape(groups, rows, width), out
+
+
+def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
+    """An output-shaped (N, O, *out) array as (groups, O/groups, N * L)."""
+    n, o = g.shape[:2]
+    m = g.reshape(n, groups, o // groups, -1).transpose(1, 2, 0, 3)
+    return m.reshape(groups, o // groups, -1)
+
+
+def conv_array(x, w, stride, padding, dilation, groups):
+    """The convolution of x (N, C, *spatial) with w (O, C/groups, *kernel): (N, O, *out)."""
+    n, o = x.shape[0], w.shape[0]
+    cols, out = _columns(x, w.shape[2:], stride, padding, dilation, groups)
+    budget.check_tensor((n, o) + out, x.itemsize)
+    r = np.matmul(w.reshape(groups, o // groups, -1), cols)              # (G, O/G, N*L)
+    r = r.reshape((groups, o // groups, n) + out).transpose((2, 0, 1) + tuple(range(3, 3 + len(out))))
+    return np.ascontiguousarray(r).reshape((n, o) + out)
+
+
+def input_grad_array(g, w, spatial, stride, padding, dilation, groups):
+    """The gradient of conv_array's result `g` (N, O, *out) for an input of spatial sizes `spatial`:
+    the columns g gives each input window, added back into place one kernel position at a time."""
+    n, o = g.shape[:2]
+    cg = w.shape[1]
+    kernel, out = w.shape[2:], g.shape[2:]
+    nd = len(out)
+    budget.check_tensor((groups, cg * math.prod(kernel), n * math.prod(out)), g.itemsize)
+    wm = w.reshape(groups, o // groups, -1).transpose(0, 2, 1)
+    cols = np.matmul(wm, _grad_matrix(g, groups))                        # (G, C/G*K, N*L)
+    cols = cols.reshape((groups, cg) + tuple(kernel) + (n,) + tuple(out))
+    padded = tuple(s + 2 * p for s, p in zip(spatial, padding))
+    budget.check_tensor((n, groups * cg) + padded, g.itemsize)
+    acc = np.zeros((groups, cg, n) + padded, dtype=g.dtype)
+    for k in np.ndindex(*kernel):
+        window = tuple(slice(i * d, i * d + st * (m - 1) + 1, st) for i, d, st, m in zip(k, dilation, stride, out))
+        acc[(slice(None),) * 3 + window] += cols[(slice(None),) * 2 + k]
+    acc = acc[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(spatial, padding))]
+    acc = acc.transpose((2, 0, 1) + tuple(range(3, 3 + nd)))
+    return np.ascontiguousarray(acc).reshape((n, groups * cg) + tuple(spatial))
+
+
+def weight_grad_array(g, x, wshape, stride, padding, dilation, groups):
+    """The gradient of conv_array's result `g` for its weight, x being the input."""
+    cols, _ = _columns(x, wshape[2:], stride, padding, dilation, groups)
+    r = np.matmul(_grad_matrix(g, groups), cols.transpose(0, 2, 1))        # (G, O/G, C/G*K)
+    return r.reshape(wshape)
+
+
+def _bias_grad_array(g):
+    return g.sum(axis=(0,) + tuple(range(2, g.ndim)))
+
+
+def forward_array(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    """at::convolution's result without its bias, transposed (the input gradient of a convolution) or not."""
+    if not transposed:
+        return conv_array(x, w, stride, padding, dilation, groups)
+    spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op
+                    in zip(x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
+    return input_grad_array(x, w, spatial, stride, padding, dilation, groups)
+
+
+def backward_array(g, x, w, p, which):
+    """Output `which` of convolution_backward (0 input, 1 weight, 2 bias) on arrays; p: the row's
+    (stride, padding, dilation, transposed, output_padding, groups)."""
+    stride, padding, dilation, transposed, output_padding, groups = p
+    if which == 2:
+        return _bias_grad_array(g)
+    if which == 0:
+        if transposed:
+            return conv_array(g, w, stride, padding, dilation, groups)
+        return input_grad_array(g, w, x.shape[2:], stride, padding, dilation, groups)
+    if transposed:
+        return weight_grad_array(x, g, w.shape, stride, padding, dilation, groups)
+    return weight_grad_array(g, x, w.shape, stride, padding, dilation, groups)
+
+
+# -------------------------------------------------------------------------------------------- formulas
+
+def _conv_input(F, g, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed, output_padding,
+                groups):
+    return F.conv_backward(g, input, weight, (stride, padding, dilation, transposed, output_padding, groups), 0)
+
+
+def _conv_weight(F, g, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    return F.conv_backward(g, input, weight, (stride, padding, dilation, transposed, output_padding, groups), 1)
+
+
+def _conv_bias(F, g, input, weight, bias_sym_sizes_opt, stride, padding, dilation, transposed, output_padding,
+               groups):
+    return F.conv_backward(g, input, weight, (stride, padding, dilation, transposed, output_padding, groups), 2)
+
+
+def _conv_jvp(F, ts, xs, result, bias_sizes, *p):
+    """convolution_jvp: conv(input_t, weight_p, bias_t) + conv(input_p, weight_t)."""
+    (ti, tw, tb), (x, w, _) = ts, xs
+    if ti is None and tb is None:
+        first = dropped(w)
+    else:
+        ti = ti if ti is not None else Tensor(np.zeros_like(x._a))
+        first = _record(ti, w, tb, p)
+    second = dropped(x) if tw is None else _record(x, tw, None, p)
+    return add_tangents(first, second, result._a.shape)
+
+
+# Gradients of convolution_backward's outputs (create_graph, then differentiated again). Each output is
+# bilinear: grad_input in (grad_output, weight), grad_weight in (grad_output, input), grad_bias linear in
+# grad_output; `gg` is the gradient of the one output this node made.
+
+def _double_grad_output(F, gg, grad_output, input, weight, stride, padding, dilation, transposed, output_padding,
+                        groups, which):
+    p = (stride, padding, dilation, transposed, output_padding, groups)
+    if which == 0:
+        return F.convolution(gg, weight, p)
+    if which == 1:
+        return F.convolution(input, gg, p)
+    return F.expand(F.reshape(gg, (1, -1) + (1,) * (grad_output.ndim - 2)), grad_output.shape)
+
+
+def _double_input(F, gg, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                  which):
+    if which != 1:
+        return None
+    return F.conv_backward(grad_output, input, gg, (stride, padding, dilation, transposed, output_padding, groups), 0)
+
+
+def _double_weight(F, gg, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                   which):
+    if which != 0:
+        return None
+    return F.conv_backward(grad_output, gg, weight, (stride, padding, dilation, transposed, output_padding, groups), 1)
+
+
+def _backward_jvp(F, ts, xs, result, *p):
+    """Each output is linear in grad_output and in its other factor: one term per tangent."""
+    (tg, ti, tw), (g, x, w) = ts, xs
+    which = p[-1]
+    if which == 2:
+        return None if tg is None else convolution_backward(tg, x, w, p[:-1], 2)
+    other, t_other = (w, tw) if which == 0 else (x, ti)
+    first = dropped(other) if tg is None else convolution_backward(tg, x, w, p[:-1], which)
+    if t_other is None:
+        second = dropped(g)
+    elif which == 0:
+        second = convolution_backward(g, x, t_other, p[:-1], 0)
+    else:
+        second = convolution_backward(g, t_other, w, p[:-1], 1)
+    return add_tangents(first, second, result._a.shape)
+
+
+_PARAMS = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
+
+# fmt: off
+CONVOLUTION = Op("ConvolutionBackward0",         None, ("input", "weight", "bias_sym_sizes_opt") + _PARAMS,
+                 (_conv_input,
+                  _conv_weight,
+                  _conv_bias), inputs=("input", "weight", "bias"), jvp=_conv_jvp)
+CONVOLUTION_BACKWARD = Op("ConvolutionBackwardBackward0", None, ("grad_output", "input", "weight") + _PARAMS + ("which",),
+                 (_double_grad_output,
+                  _double_input,
+                  _double_weight), inputs=("grad_output", "input", "weight"), jvp=_backward_jvp)
+# fmt: on
+
+
+def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
+    """at::convolution on checked arguments: p = (stride, padding, dilation, transposed, output_padding,
+    groups)."""
+    out = forward_array(x._a, w._a, *p)
+    if bias is not None:
+        out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
+    sizes = tuple(bias._a.shape) if bias is not None else (0,)
+    return apply(CONVOLUTION, out, (x, w, bias), (sizes,) + tuple(p))
+
+
+def convolution_backward(g: Tensor, x: Tensor, w: Tensor, p, which: int) -> Tensor:
+    """One output of convolution_backward, recorded (create_graph): 0 the input's gradient, 1 the
+    weight's, 2 the bias's."""
+    out = backward_array(g._a, x._a, w._a, p, which)
+    return apply(CONVOLUTION_BACKWARD, out, (g, x, w), tuple(p) + (which,))
+
+
+def recorded_convolution(x: Tensor, w: Tensor, p) -> Tensor:
+    """A convolution without bias that create_graph's formulas record."""
+    return _record(x, w, None, p)
+
+
+# ------------------------------------------------------------------------------------------- arguments
+
+_DTYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _size_list(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _expand(value, n: int, fn: str, name: str, position: int) -> list:
+    """An int or a sequence of ints, as the functional's IntArrayRef[n] takes it."""
+    if _is_int(value):
+        return [int(value)] * n
+    if isinstance(value, (tuple, list)) and all(_is_int(v) for v in value):
+        return [int(v) for v in value]
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, not "
+                    f"{type(value).__name__}")
+
+
+def _fit(values: list, k: int, name: str) -> tuple:
+    """A parameter list against the weight's spatial dims: one value repeats, else there must be k."""
+    if len(values) == 1:
+        return tuple(values) * k
+    if len(values) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values to match the "
+                           f"convolution dimensions, but got {name}={_size_list(values)}")
+    return tuple(values)
+
+
+def _expect_tensor(value, fn: str, name: str, position: int):
+    if value.__class__ is not Tensor:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation, groups,
+                transposed=False, output_padding=0) -> Tensor:
+    """F.convNd / F.conv_transposeNd: the batch dim added for an unbatched input (and taken off the
+    result), 'same' and 'valid' padding resolved, the checks at::convolution makes, then the op."""
+    _expect_tensor(input, fn, "input", 1)
+    _expect_tensor(weight, fn, "weight", 2)
+    if bias is not None:
+        _expect_tensor(bias, fn, "bias", 3)
+    if not _is_int(groups):
+        raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
+    if transposed and isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    x, w = input._a, weight._a
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
+                           f"size: {_size_list(x.shape)}")
+    stride = _expand(stride, nd, fn, "stride", 4)
+    mode = None
+    if isinstance(padding, str):
+        mode = padding
+        if mode not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{mode}'")
+        padding = [0] * nd
+    else:
+        padding = _expand(padding, nd, fn, "padding", 5)
+    output_padding = _expand(output_padding, nd, fn, "output_padding", 6)
+    dilation = _expand(dilation, nd, fn, "dilation", 7 if transposed else 6)
+    unbatched = x.ndim == nd + 1
+    if unbatched:
+        input = shape.unsqueeze(input, 0)
+    if mode == "same":
+        out = _same(input, weight, bias, stride, dilation, int(groups))
+    else:
+        out = convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, int(groups))
+    return shape.squeeze(out, 0) if unbatched else out
+
+
+def _same(input, weight, bias, stride, dilation, groups) -> Tensor:
+    """padding='same': the total padding d*(k-1) split evenly; an odd one pads the input on the far side
+    first (ConstantPadNdBackward0), as _convolution_mode does."""
+    k = weight._a.ndim - 2
+    dilation = _fit(dilation, k, "dilation")
+    if any(s != 1 for s in _fit(stride, k, "stride")):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    padding, extra = [], []
+    for d, size in zip(dilation, weight._a.shape[2:]):
+        total = d * (size - 1)
+        padding.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if any(extra):
+        STATE.warn_once("conv same", "UserWarning", "Using padding='same' with even kernel lengths and odd dilation may require a "
+                   "zero-padded copy of the input be created (Triggered internally at "
+                   "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)")
+        pad = []
+        for e in reversed(extra):
+            pad += [0, e]
+        input = shape.constant_pad(input, tuple(pad), 0)
+    return convolution(input, weight, bias, stride, padding, dilation, False, [0] * k, groups)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups) -> Tensor:
+    """at::convolution: PyTorch's checks in its order and words, then the recorded op."""
+    x, w = input._a, weight._a
+    k = w.ndim - 2
+    stride = _fit(stride, max(k, 0), "stride") if k > 0 else tuple(stride)
+    padding = _fit(padding, max(k, 0), "padding") if k > 0 else tuple(padding)
+    dilation = _fit(dilation, max(k, 0), "dilation") if k > 0 else tuple(dilation)
+    output_padding = _fit(output_padding, max(k, 0), "output_padding") if k > 0 else tuple(output_padding)
+    if x.ndim != w.ndim:
+        raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {_size_list(w.shape)}, "
+                           f"but got {x.ndim}-dimensional input of size {_size_list(x.shape)} instead")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {_size_list(dilation)}")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
+                           f"{_DTYPE_WORDS.get(w.dtype.name, w.dtype.name)}")
+    if w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_size_list(w.shape)} instead")
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_size_list(w.shape)}] instead")
+    if not transposed:
+        channels = w.shape[1] * groups
+        if x.shape[1] != channels:
+            raise RuntimeError(f"Given groups={groups}, weight of size {_size_list(w.shape)}, expected "
+                               f"input{_size_list(x.shape)} to have {channels} channels, but got {x.shape[1]} "
+                               f"channels instead")
+        outputs = w.shape[0]
+        padded = [s + 2 * p for s, p in zip(x.shape[2:], padding)]
+        dilated = [d * (n - 1) + 1 for d, n in zip(dilation, w.shape[2:])]
+        if any(a < b for a, b in zip(padded, dilated)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, dilated))}). Kernel size can't be greater than actual "
+                               f"input size")
+    else:
+        if x.shape[1] != w.shape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {_size_list(w.shape)}, expected "
+                               f"input{_size_list(x.shape)} to have {w.shape[0]} channels, but got {x.shape[1]} "
+                               f"channels instead")
+        outputs = w.shape[1] * groups
+        for op, s, d in zip(output_padding, stride, dilation):
+            if op >= s and op >= d:
+                names = ("height", "width") if k == 2 else (("depth", "height", "width") if k == 3 else ("",))
+                raise RuntimeError(
+                    "output padding must be smaller than either stride or dilation, but got "
+                    + " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, output_padding)) + " "
+                    + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride)) + " "
+                    + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
+    if bias is not None:
+        if bias._a.ndim != 1 or bias._a.shape[0] != outputs:
+            raise RuntimeError(f"Given weight of size {_size_list(w.shape)}, expected bias to be 1-dimensional with "
+                               f"{outputs} elements, but got bias of size {_size_list(bias._a.shape)} instead")
+        if bias._a.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
+                               f"{_DTYPE_WORDS.get(bias._a.dtype.name, bias._a.dtype.name)}")
+    return _record(input, weight, bias, (stride, padding, dilation, bool(transposed), output_padding, groups))
+
+
+# ------------------------------------------------------------------------------------ the functionals
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _functional("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _functional("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    return _functional("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _functional("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
+                       output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _functional("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
+                       output_padding)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _functional("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
+                       output_padding)
