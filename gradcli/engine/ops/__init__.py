@@ -33,8 +33,10 @@ from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chu
                                       split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,
                                       unsqueeze, view, view_as, vstack)
 
+from gradcli.engine.ops import pool
 from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
 GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views)
+GROUPS += (pool,)
