@@ -9,6 +9,7 @@ from __future__ import annotations
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
+from gradcli.language.nn import pooling
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -17,6 +18,8 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
             losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss)
+_CLASSES += (pooling.MaxPool1d, pooling.MaxPool2d, pooling.AvgPool1d, pooling.AvgPool2d, pooling.AdaptiveAvgPool1d,
+             pooling.AdaptiveAvgPool2d, pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d)
 
 
 class ParameterClass(type):
