@@ -32,10 +32,11 @@ def _sizes_text(shape_) -> str:
     return "[" + ", ".join(str(d) for d in shape_) + "]"
 
 
-def _ints(value, fn: str, name: str, position: int) -> tuple:
-    """An int[] argument as PyTorch's parser reads it: an int, or a tuple or list of ints."""
+def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
+    """An int[n] argument as PyTorch's parser reads it: an int (repeated n times), or a tuple or list of
+    ints (kept as given: the node saves it so)."""
     if value.__class__ is int:
-        return (value,)
+        return (value,) * n
     if value.__class__ in (tuple, list) and all(v.__class__ is int for v in value):
         return tuple(value)
     if value.__class__ in (tuple, list):
@@ -363,8 +364,17 @@ def _gather_back(F, gg, indices, shape_):
     return gather_planes(gg, indices)
 
 
-def _zeros_for_self(F, gg, *saved):
-    return F.zeros(saved[-1], gg)
+def _no_max_grad(F, gg, indices, shape_):
+    """The backward kernels' gradient for `self`: zeros_like(self) (only its shape is read)."""
+    return F.zeros(shape_, gg)
+
+
+def _no_avg_grad(F, gg, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, shape_):
+    return F.zeros(shape_, gg)
+
+
+def _no_adaptive_avg_grad(F, gg, oh, ow, shape_):
+    return F.zeros(shape_, gg)
 
 
 def _avg_again(F, gg, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, shape_):
@@ -383,9 +393,13 @@ def _adaptive_avg_again(F, gg, oh, ow, shape_):
 
 # Forward-mode columns (derivatives.yaml's result: lines).
 
-def _max_jvp(F, ts, xs, result, *args):
+def _max_jvp(F, ts, xs, result, kernel_size, stride, padding, dilation, ceil_mode, result1):
     """gather(self_t.flatten(-2), -1, result1.flatten(-2)).view_as(result1)."""
-    return _gather_back(F, ts[0], args[-1], None)
+    return _gather_back(F, ts[0], result1, None)
+
+
+def _adaptive_max_jvp(F, ts, xs, result, result1):
+    return _gather_back(F, ts[0], result1, None)
 
 
 def _avg_jvp(F, ts, xs, result, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -435,21 +449,21 @@ AVG_POOL2D     = Op("AvgPool2DBackward0",                       None, ("self", "
 ADAPTIVE_AVG   = Op("AdaptiveAvgPool2DBackward0",               None, ("self",),
                     (_adaptive_avg_backward,), quiet=True, jvp=_adaptive_avg_jvp)
 ADAPTIVE_MAX   = Op("AdaptiveMaxPool2DBackward0",               None, ("self", "result1"),
-                    (_adaptive_max_backward,), saves_tensors=True, quiet=True, jvp=_max_jvp)
+                    (_adaptive_max_backward,), saves_tensors=True, quiet=True, jvp=_adaptive_max_jvp)
 MAX_POOL_BACKWARD = Op("MaxPool2DWithIndicesBackwardBackward0", None, ("indices", "shape"),
-                       (_gather_back, _zeros_for_self), inputs=("grad_output", "self"), saves_tensors=True,
+                       (_gather_back, _no_max_grad), inputs=("grad_output", "self"), saves_tensors=True,
                        quiet=True, jvp=_max_backward_jvp)
 ADAPTIVE_MAX_BACKWARD = Op("AdaptiveMaxPool2DBackwardBackward0", None, ("indices", "shape"),
-                           (_gather_back, _zeros_for_self), inputs=("grad_output", "self"), saves_tensors=True,
+                           (_gather_back, _no_max_grad), inputs=("grad_output", "self"), saves_tensors=True,
                            quiet=True, jvp=_max_backward_jvp_adaptive)
 AVG_POOL_BACKWARD = Op("AvgPool2DBackwardBackward0",            None, ("kernel_size", "stride", "padding", "ceil_mode",
                                                                         "count_include_pad", "divisor_override",
                                                                         "shape"),
-                       (_avg_again, _zeros_for_self), inputs=("grad_output", "self"), quiet=True,
+                       (_avg_again, _no_avg_grad), inputs=("grad_output", "self"), quiet=True,
                        jvp=_avg_backward_jvp)
 ADAPTIVE_AVG_BACKWARD = Op("AdaptiveAvgPool2DBackwardBackward0", None, ("grad_output_sym_argsize_minus_2",
                                                                         "grad_output_sym_argsize_minus_1", "shape"),
-                           (_adaptive_avg_again, _zeros_for_self), inputs=("grad_output", "self"), quiet=True,
+                           (_adaptive_avg_again, _no_adaptive_avg_grad), inputs=("grad_output", "self"), quiet=True,
                            jvp=_adaptive_avg_backward_jvp)
 # fmt: on
 
@@ -657,10 +671,10 @@ def _squeezed(t: Tensor) -> Tensor:
 
 def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d"):
     _expect_tensor(a, fn)
-    ks = _ints(kernel_size, fn, "kernel_size", 2)
-    st = _ints(stride, fn, "stride", 3) if stride is not None else ()
-    pd = _ints(padding, fn, "padding", 4)
-    dl = _ints(dilation, fn, "dilation", 5)
+    ks = _ints(kernel_size, fn, "kernel_size", 2, 1)
+    st = _ints(stride, fn, "stride", 3, 1) if stride is not None else ()
+    pd = _ints(padding, fn, "padding", 4, 1)
+    dl = _ints(dilation, fn, "dilation", 5, 1)
     x = a._a
     if not ((x.ndim == 2 and x.shape[0] and x.shape[1]) or (x.ndim == 3 and x.shape[1] and x.shape[2])):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
@@ -716,9 +730,9 @@ def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dila
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor:
     _expect_tensor(input, "avg_pool1d")
-    ks = _ints(kernel_size, "avg_pool1d", "kernel_size", 2)
-    st = _ints(stride, "avg_pool1d", "stride", 3) if stride is not None else ()
-    pd = _ints(padding, "avg_pool1d", "padding", 4)
+    ks = _ints(kernel_size, "avg_pool1d", "kernel_size", 2, 1)
+    st = _ints(stride, "avg_pool1d", "stride", 3, 1) if stride is not None else ()
+    pd = _ints(padding, "avg_pool1d", "padding", 4, 1)
     _check_dims(input._a, "avg_pool1d")
     _one(ks, "avg_pool1d", "kernel_size")
     if st:
@@ -731,7 +745,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _output_one(output_size, fn: str) -> int:
-    sizes = _ints(output_size, fn, "output_size", 2)
+    sizes = _ints(output_size, fn, "output_size", 2, 1)
     return _one(sizes, fn, "output_size")[0]
 
 
