@@ -164,6 +164,7 @@ def max_pool_array(x: np.ndarray, k, s, pad, d, out_hw):
     h, w = x.shape[-2:]
     x3 = _planes(x)
     p = x3.shape[0]
+    budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)      # the result, as PyTorch allocates it
     budget.check_tensor((p, oh, ow, kh * kw), max(x.dtype.itemsize, 8))
     buf = _padded(x3, _extent(oh, kh, sh, dh, h, ph), _extent(ow, kw, sw, dw, w, pw), ph, pw, _lowest(x.dtype))
     s0, s1, s2 = buf.strides
@@ -226,6 +227,7 @@ def avg_pool_array(x: np.ndarray, k, s, pad, out_hw, ceil, count_include_pad, di
     (kh, kw), (sh, sw), (ph, pw), (oh, ow) = k, s, pad, out_hw
     h, w = x.shape[-2:]
     x3 = _planes(x)
+    budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)
     buf = _padded(x3, _extent(oh, kh, sh, 1, h, ph), _extent(ow, kw, sw, 1, w, pw), ph, pw, 0)
     total = np.zeros((x3.shape[0], oh, ow), dtype=x.dtype)
     for i in range(kh):             # a padded zero adds nothing, so each sum is the kernel's, in its order
@@ -280,6 +282,7 @@ def _adaptive_windows(x: np.ndarray, out_hw, fill):
 
 def adaptive_avg_array(x: np.ndarray, out_hw) -> np.ndarray:
     oh, ow = out_hw
+    budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)      # the result, as PyTorch allocates it
     if not oh or not ow or not x.size:
         return np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
     win, _, _, kh, kw = _adaptive_windows(x, out_hw, 0)
@@ -309,6 +312,7 @@ def adaptive_avg_backward_array(g: np.ndarray, in_shape) -> np.ndarray:
 
 def adaptive_max_array(x: np.ndarray, out_hw):
     oh, ow = out_hw
+    budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)
     if not oh or not ow or not x.size:
         empty = x.shape[:-2] + (oh, ow)
         return np.zeros(empty, dtype=x.dtype), np.zeros(empty, dtype=np.int64)
