@@ -9,18 +9,11 @@ import time
 import pytest
 
 from conftest import error_line, run_script
-from gradcli.engine import budget as budget_module
+from test_limits import budget  # noqa: F401  -- the fixture setting --max-memory for one test
 
 ALLOC = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
          "you tried to allocate {} bytes. Error code 12 (Cannot allocate memory)")
 PRELUDE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
-
-
-@pytest.fixture
-def budget():
-    before = budget_module.max_memory()
-    yield budget_module.set_max_memory
-    budget_module.set_max_memory(before)
 
 
 @pytest.mark.parametrize("expression, nbytes", [        # PyTorch 2.13 says these, word for word

@@ -82,46 +82,38 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class _AdaptivePool(Module):
+class _AdaptiveAvgPool(Module):
     __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePool):
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
+class _AdaptiveMaxPool(_AdaptiveAvgPool):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
 
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPool):
     def forward(self, input):
         return pool.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(_AdaptivePool):
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
+class AdaptiveAvgPool2d(_AdaptiveAvgPool):
     def forward(self, input):
         return pool.adaptive_avg_pool2d(input, self.output_size)
 
 
-class AdaptiveMaxPool1d(_AdaptivePool):
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     def forward(self, input):
         return pool.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptivePool):
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     def forward(self, input):
         return pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
