@@ -26,12 +26,16 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                self.ceil_mode, self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                self.ceil_mode, self.return_indices)
@@ -100,20 +104,28 @@ class _AdaptiveMaxPool(_AdaptiveAvgPool):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
