@@ -37,12 +37,12 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
     ints (kept as given: the node saves it so)."""
     if value.__class__ is int:
         return (value,) * n
-    if value.__class__ in (tuple, list) and all(v.__class__ is int for v in value):
-        return tuple(value)
     if value.__class__ in (tuple, list):
-        bad = next(v for v in value if v.__class__ is not int)
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
-                        f"but found element of type {type(bad).__name__} at pos 0")
+        for i, v in enumerate(value):
+            if v.__class__ is not int and v.__class__ is not bool:
+                raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+        return tuple(int(v) for v in value)
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
                     f"not {type(value).__name__}")
 
