@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import Op, apply, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "f"
@@ -108,7 +108,6 @@ def _shape_check(x: np.ndarray, k, s, pad, d, out_hw):
 
 def _not_implemented(fn: str, x: np.ndarray, kinds: str):
     if x.dtype.kind not in kinds:
-        from gradcli.engine.recording import type_word
         raise NotImplementedError(f'"{fn}" not implemented for \'{type_word(x)}\'')
 
 
@@ -442,32 +441,33 @@ def _adaptive_avg_backward_jvp(F, ts, xs, result, oh, ow, shape_):
 
 
 # fmt: off
-#                       node                                     forward  saves
-MAX_POOL2D     = Op("MaxPool2DWithIndicesBackward0",            None, ("self", "kernel_size", "stride", "padding",
-                                                                        "dilation", "ceil_mode", "result1"),
-                    (_max_backward,), saves_tensors=True, quiet=True, jvp=_max_jvp)
-AVG_POOL2D     = Op("AvgPool2DBackward0",                       None, ("self", "kernel_size", "stride", "padding",
-                                                                        "ceil_mode", "count_include_pad",
-                                                                        "divisor_override"),
-                    (_avg_backward,), quiet=True, jvp=_avg_jvp)
-ADAPTIVE_AVG   = Op("AdaptiveAvgPool2DBackward0",               None, ("self",),
-                    (_adaptive_avg_backward,), quiet=True, jvp=_adaptive_avg_jvp)
-ADAPTIVE_MAX   = Op("AdaptiveMaxPool2DBackward0",               None, ("self", "result1"),
-                    (_adaptive_max_backward,), saves_tensors=True, quiet=True, jvp=_adaptive_max_jvp)
-MAX_POOL_BACKWARD = Op("MaxPool2DWithIndicesBackwardBackward0", None, ("indices", "shape"),
-                       (_gather_back, _no_max_grad), inputs=("grad_output", "self"), saves_tensors=True,
-                       quiet=True, jvp=_max_backward_jvp)
-ADAPTIVE_MAX_BACKWARD = Op("AdaptiveMaxPool2DBackwardBackward0", None, ("indices", "shape"),
+# Each backward kernel is a row of its own (its node under create_graph): inputs grad_output and self,
+# whose gradient is zeros_like(self).
+#                         node                                     forward saves
+MAX_POOL2D            = Op("MaxPool2DWithIndicesBackward0",        None, ("self", "kernel_size", "stride", "padding",
+                                                                          "dilation", "ceil_mode", "result1"),
+                           (_max_backward,), saves_tensors=True, jvp=_max_jvp)
+AVG_POOL2D            = Op("AvgPool2DBackward0",                   None, ("self", "kernel_size", "stride", "padding",
+                                                                          "ceil_mode", "count_include_pad",
+                                                                          "divisor_override"),
+                           (_avg_backward,), jvp=_avg_jvp)
+ADAPTIVE_AVG          = Op("AdaptiveAvgPool2DBackward0",           None, ("self",),
+                           (_adaptive_avg_backward,), jvp=_adaptive_avg_jvp)
+ADAPTIVE_MAX          = Op("AdaptiveMaxPool2DBackward0",           None, ("self", "result1"),
+                           (_adaptive_max_backward,), saves_tensors=True, jvp=_adaptive_max_jvp)
+MAX_POOL_BACKWARD     = Op("MaxPool2DWithIndicesBackwardBackward0", None, ("indices", "shape"),
                            (_gather_back, _no_max_grad), inputs=("grad_output", "self"), saves_tensors=True,
-                           quiet=True, jvp=_max_backward_jvp_adaptive)
-AVG_POOL_BACKWARD = Op("AvgPool2DBackwardBackward0",            None, ("kernel_size", "stride", "padding", "ceil_mode",
-                                                                        "count_include_pad", "divisor_override",
-                                                                        "shape"),
-                       (_avg_again, _no_avg_grad), inputs=("grad_output", "self"), quiet=True,
-                       jvp=_avg_backward_jvp)
-ADAPTIVE_AVG_BACKWARD = Op("AdaptiveAvgPool2DBackwardBackward0", None, ("grad_output_sym_argsize_minus_2",
-                                                                        "grad_output_sym_argsize_minus_1", "shape"),
-                           (_adaptive_avg_again, _no_adaptive_avg_grad), inputs=("grad_output", "self"), quiet=True,
+                           jvp=_max_backward_jvp)
+ADAPTIVE_MAX_BACKWARD = Op("AdaptiveMaxPool2DBackwardBackward0",   None, ("indices", "shape"),
+                           (_gather_back, _no_max_grad), inputs=("grad_output", "self"), saves_tensors=True,
+                           jvp=_max_backward_jvp_adaptive)
+AVG_POOL_BACKWARD     = Op("AvgPool2DBackwardBackward0",           None, ("kernel_size", "stride", "padding", "ceil_mode",
+                                                                          "count_include_pad", "divisor_override",
+                                                                          "shape"),
+                           (_avg_again, _no_avg_grad), inputs=("grad_output", "self"), jvp=_avg_backward_jvp)
+ADAPTIVE_AVG_BACKWARD = Op("AdaptiveAvgPool2DBackwardBackward0",   None, ("grad_output_sym_argsize_minus_2",
+                                                                          "grad_output_sym_argsize_minus_1", "shape"),
+                           (_adaptive_avg_again, _no_adaptive_avg_grad), inputs=("grad_output", "self"),
                            jvp=_adaptive_avg_backward_jvp)
 # fmt: on
 
