@@ -213,6 +213,11 @@ def _avg_divisors(h, w, k, s, pad, out_hw, ceil, count_include_pad, divisor_over
     return divisor, (rows > 0)[:, None] & (cols > 0)[None, :]
 
 
+def _opmath(dtype) -> np.dtype:
+    """The kernels' accumulator type (at::opmath_type): float32 for float16, the dtype itself otherwise."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
 def _divide(total: np.ndarray, divisor: np.ndarray) -> np.ndarray:
     """sum / divide_factor in the kernel's type: a float division, or C++'s truncating one for integers."""
     if total.dtype.kind == "f":
@@ -228,7 +233,7 @@ def avg_pool_array(x: np.ndarray, k, s, pad, out_hw, ceil, count_include_pad, di
     x3 = _planes(x)
     budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)
     buf = _padded(x3, _extent(oh, kh, sh, 1, h, ph), _extent(ow, kw, sw, 1, w, pw), ph, pw, 0)
-    total = np.zeros((x3.shape[0], oh, ow), dtype=x.dtype)
+    total = np.zeros((x3.shape[0], oh, ow), dtype=_opmath(x.dtype))
     for i in range(kh):             # a padded zero adds nothing, so each sum is the kernel's, in its order
         for j in range(kw):
             total += buf[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
@@ -285,10 +290,11 @@ def adaptive_avg_array(x: np.ndarray, out_hw) -> np.ndarray:
     if not oh or not ow or not x.size:
         return np.zeros(x.shape[:-2] + (oh, ow), dtype=x.dtype)
     win, _, _, kh, kw = _adaptive_windows(x, out_hw, 0)
+    acc = _opmath(x.dtype)
     # add.accumulate sums in order; + 0 turns a sum of -0.0s into the kernel's +0.0 (it starts from 0)
-    total = np.add.accumulate(win, axis=-1, dtype=x.dtype)[..., -1] + x.dtype.type(0)
-    out = total / kh.astype(x.dtype)[:, None] / kw.astype(x.dtype)[None, :]
-    return out.reshape(x.shape[:-2] + (oh, ow))
+    total = np.add.accumulate(win, axis=-1, dtype=acc)[..., -1] + acc.type(0)
+    out = total / kh.astype(acc)[:, None] / kw.astype(acc)[None, :]
+    return out.astype(x.dtype, copy=False).reshape(x.shape[:-2] + (oh, ow))
 
 
 def adaptive_avg_backward_array(g: np.ndarray, in_shape) -> np.ndarray:
