@@ -63,6 +63,9 @@ def test_nothing_a_script_reaches_prints_gradcli_internals(stable_ids):
         for text in (repr(value), str(value)):
             if isinstance(value, Tensor):
                 continue
+            own = torchapi.text(*path.rsplit(".", 1), "0xADDR") if "." in path else None
+            if own is not None and _ADDRESS.sub("0xADDR", text) == own and "gradcli" not in text:
+                continue                # PyTorch's own print (F.max_pool2d: boolean_dispatch.<locals>.fn)
             assert "gradcli" not in text and "<locals>" not in text and "lambda" not in text, (path, text)
             for a in _ADDRESS.findall(text):
                 assert _STABLE.fullmatch(a), (path, text)      # from the address table, not id()

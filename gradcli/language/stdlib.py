@@ -244,6 +244,15 @@ def _build_torch() -> ScriptModule:
         "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
         "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
         "conv_transpose3d": ops.conv_transpose3d,
+        # group: pool
+        "max_pool1d": ops.pool.max_pool1d, "max_pool2d": ops.pool.max_pool2d,
+        "max_pool1d_with_indices": ops.pool.max_pool1d_with_indices,
+        "max_pool2d_with_indices": ops.pool.max_pool2d_with_indices,
+        "avg_pool1d": ops.pool.avg_pool1d, "avg_pool2d": ops.pool.avg_pool2d,
+        "adaptive_avg_pool1d": ops.pool.adaptive_avg_pool1d, "adaptive_avg_pool2d": ops.pool.adaptive_avg_pool2d,
+        "adaptive_max_pool1d": ops.pool.adaptive_max_pool1d, "adaptive_max_pool2d": ops.pool.adaptive_max_pool2d,
+        "adaptive_max_pool1d_with_indices": ops.pool.adaptive_max_pool1d_with_indices,
+        "adaptive_max_pool2d_with_indices": ops.pool.adaptive_max_pool2d_with_indices,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -379,6 +388,11 @@ def _build_torch() -> ScriptModule:
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
         "dropout": ops.torch_dropout,
+        # group: pool
+        "max_pool1d": ops.pool.torch_max_pool1d, "max_pool2d": ops.pool.torch_max_pool2d,
+        "max_pool1d_with_indices": ops.pool.torch_max_pool1d_with_indices,
+        "avg_pool1d": ops.pool.torch_avg_pool1d, "adaptive_avg_pool1d": ops.pool.torch_adaptive_avg_pool1d,
+        "adaptive_max_pool1d": ops.pool.torch_adaptive_max_pool1d,
         # group: shape
         "reshape": _tensor_fn("reshape", Tensor.reshape), "flatten": _tensor_fn("flatten", Tensor.flatten),
         "unflatten": _tensor_fn("unflatten", Tensor.unflatten),

@@ -22,7 +22,7 @@ from gradcli.engine.ops.linalg import (bmm, det, diag, diag_embed, diagonal, dot
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
                                       vector_norm)
-from gradcli.engine.ops import composed, conv, nn, normalization, padding, rnn
+from gradcli.engine.ops import composed, conv, nn, normalization, padding, pool, rnn
 from gradcli.engine.ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
                                    bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
@@ -39,4 +39,5 @@ from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
 # Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views, rnn, normalization, conv, padding)
+GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views, rnn, normalization, conv, padding,
+          pool)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
-from gradcli.language.nn import conv, normalization, padding, rnn
+from gradcli.language.nn import conv, normalization, padding, pooling, rnn
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -31,7 +31,9 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             padding.ZeroPad1d, padding.ZeroPad2d, padding.ZeroPad3d, padding.ConstantPad1d, padding.ConstantPad2d,
             padding.ConstantPad3d, padding.ReflectionPad1d, padding.ReflectionPad2d, padding.ReflectionPad3d,
             padding.ReplicationPad1d, padding.ReplicationPad2d, padding.ReplicationPad3d, padding.CircularPad1d,
-            padding.CircularPad2d, padding.CircularPad3d)
+            padding.CircularPad2d, padding.CircularPad3d,
+            pooling.MaxPool1d, pooling.MaxPool2d, pooling.AvgPool1d, pooling.AvgPool2d, pooling.AdaptiveAvgPool1d,
+            pooling.AdaptiveAvgPool2d, pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d)
 
 
 class ParameterClass(type):

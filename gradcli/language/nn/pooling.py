@@ -1,0 +1,131 @@
+"""The pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d. No parameters:
+each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
+functional op (gradcli.engine.ops.pool)."""
+
+from __future__ import annotations
+
+from gradcli.engine.ops import pool
+from gradcli.language.nn.module import Module
+
+
+class _MaxPoolNd(Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                               self.ceil_mode, self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                               self.ceil_mode, self.return_indices)
+
+
+def _single(value) -> tuple:
+    """torch.nn.modules.utils._single: an int as a 1-tuple, a sequence as a tuple."""
+    return tuple(value) if value.__class__ in (tuple, list) else (value,)
+
+
+class AvgPool1d(Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return pool.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return pool.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptiveAvgPool(Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class _AdaptiveMaxPool(_AdaptiveAvgPool):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)

@@ -1,0 +1,96 @@
+"""Gradient checks of the pooling rows (finite differences in float64, several kernels, strides, paddings,
+dilations and ceil modes; tests/test_forward_rows.py checks their tangents from the same cases), and their
+second derivatives through the backward kernels' own rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcli.engine.ops import pool
+from gradcli.engine.tensor import Tensor
+from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
+
+
+def _indices(fn, shape):
+    """The indices a max pooling picks on fixed input, for the backward rows' checks."""
+    return fn(Tensor(np.random.RandomState(3).standard_normal(shape)))[1]
+
+
+MAX_IDX = _indices(lambda x: pool.max_pool2d(x, 2, 1, 1, return_indices=True), (2, 2, 4, 4))
+AMAX_IDX = _indices(lambda x: pool.adaptive_max_pool2d(x, (2, 3), return_indices=True), (2, 5, 4))
+
+
+def _max_back(g, x):
+    return pool.max_pool_backward(g, x, MAX_IDX, pool.MAX_POOL_BACKWARD)
+
+
+def _amax_back(g, x):
+    return pool.max_pool_backward(g, x, AMAX_IDX, pool.ADAPTIVE_MAX_BACKWARD)
+
+
+def _avg_back(g, x):
+    return pool.avg_pool_backward(g, x, ((3, 2), (2, 1), (1, 1)), True, False, None, ((3, 2), (2, 1), (1, 1)))
+
+
+def _aavg_back(g, x):
+    return pool.adaptive_avg_backward(g, x)
+
+
+# row -> list of (function of float64 leaves, input arrays[, gradcheck options])
+CHECKS = {
+    pool.MAX_POOL2D: [(lambda x: pool.max_pool2d(x, 2), (any_(2, 3, 4, 4),)),
+                      (lambda x: pool.max_pool2d(x, (3, 2), (2, 1), (1, 1), ceil_mode=True), (any_(3, 5, 4),)),
+                      (lambda x: pool.max_pool2d(x, 2, 1, 1, dilation=2), (any_(1, 2, 5, 5),)),
+                      (lambda x: pool.max_pool1d(x, 3, 2, 1, ceil_mode=True), (any_(2, 3, 7),)),
+                      (lambda x: pool.max_pool1d(x, 2), (any_(3, 6),))],
+    pool.AVG_POOL2D: [(lambda x: pool.avg_pool2d(x, 2), (any_(2, 3, 4, 4),)),
+                      (lambda x: pool.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                       (any_(2, 5, 6),)),
+                      (lambda x: pool.avg_pool2d(x, (2, 3), 1, (1, 0), divisor_override=4), (any_(1, 2, 4, 5),)),
+                      (lambda x: pool.avg_pool1d(x, 3, 2, 1, ceil_mode=True), (any_(2, 3, 8),))],
+    pool.ADAPTIVE_AVG: [(lambda x: pool.adaptive_avg_pool2d(x, (3, 2)), (any_(2, 3, 5, 7),)),
+                        (lambda x: pool.adaptive_avg_pool2d(x, (4, None)), (any_(2, 3, 3),)),
+                        (lambda x: pool.adaptive_avg_pool1d(x, 4), (any_(2, 3, 7),))],
+    pool.ADAPTIVE_MAX: [(lambda x: pool.adaptive_max_pool2d(x, (3, 2)), (any_(2, 3, 5, 7),)),
+                        (lambda x: pool.adaptive_max_pool2d(x, 4), (any_(2, 3, 3),)),
+                        (lambda x: pool.adaptive_max_pool1d(x, 3), (any_(2, 7),))],
+    pool.MAX_POOL_BACKWARD: [(_max_back, (any_(2, 2, 5, 5), any_(2, 2, 4, 4)))],
+    pool.ADAPTIVE_MAX_BACKWARD: [(_amax_back, (any_(2, 2, 3), any_(2, 5, 4)))],
+    pool.AVG_POOL_BACKWARD: [(_avg_back, (any_(2, 3, 7), any_(2, 5, 6)))],
+    pool.ADAPTIVE_AVG_BACKWARD: [(_aavg_back, (any_(2, 3, 2), any_(2, 5, 3)))],
+}
+
+
+def _params():
+    for row, cases in CHECKS.items():
+        for i, case in enumerate(cases):
+            fn, arrays, options = case if len(case) == 3 else (*case, {})
+            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
+
+
+@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+def test_backward_matches_finite_differences(fn, arrays, options):
+    gradcheck(fn, *arrays, **options)
+
+
+@pytest.mark.parametrize("row", list(CHECKS))
+def test_node_name_is_recorded(row):
+    fn, arrays = CHECKS[row][0][:2]
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+
+
+# The create_graph gradient of sum(pool(x)^2) checked against finite differences: the backward kernels'
+# own rows (MaxPool2DWithIndicesBackwardBackward0, ...) carry the second derivative.
+SECOND = [
+    ("max_pool2d", lambda x: pool.max_pool2d(x, 2, 1, 1), (any_(2, 4, 4),)),
+    ("avg_pool2d", lambda x: pool.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (any_(2, 5, 5),)),
+    ("adaptive_avg_pool2d", lambda x: pool.adaptive_avg_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
+    ("adaptive_max_pool2d", lambda x: pool.adaptive_max_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
+    ("max_pool1d", lambda x: pool.max_pool1d(x, 3, 1, 1), (any_(2, 6),)),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
+def test_second_derivative_matches_finite_differences(name, fn, arrays):
+    gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
