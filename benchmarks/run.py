@@ -298,7 +298,8 @@ class Suite:
     # ---------------------------------------------------------------- 2d. a convolutional training step
 
     def convnet(self) -> list[Row]:
-        """A small conv net's SGD step (Conv2d, relu, Conv2d, relu, Linear, cross_entropy), batch 16 of 28x28:
+        """A small conv net's SGD step (Conv2d, relu, max pool, Conv2d, relu, max pool, Linear, cross_entropy),
+        batch 16 of 28x28:
         the convolutions' im2col matmuls against PyTorch's oneDNN kernels, in seconds per step."""
         n = self.sizes["convnet"]
         variants = {f"convnet STEPS={k}": self.commands(self.script("convnet.grad", f"convnet-{k}", STEPS=k))
@@ -307,7 +308,8 @@ class Suite:
         engines = ("gradcli", "torch") if self.torch else ("gradcli",)
         per_step = {e: self.cost(f"convnet ({e})", t[f"convnet STEPS={n}", e], t["convnet STEPS=0", e]) / n
                     for e in engines}
-        label = f"conv net step: Conv2d(1,8,3), Conv2d(8,16,3), Linear, batch 16 of 28x28, SGD (per step, {n} steps)"
+        label = (f"conv net step: Conv2d(1,8,3), MaxPool2d, Conv2d(8,16,3), MaxPool2d, Linear, batch 16 of 28x28, "
+                 f"SGD (per step, {n} steps)")
         if not self.torch:
             return [Row(label, millis(per_step["gradcli"]), torch="skipped")]
         ratio = per_step["gradcli"] / per_step["torch"]

@@ -153,6 +153,31 @@ def _pick_max(win: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return pick
 
 
+def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, rows, rin, cols, cin):
+    """Each window's maximum and its position in the window (row-major), as the CPU kernel scans it: it
+    starts at the window's first position at or past 0 in each dim, with the lowest value, and an element
+    inside the input replaces the maximum when `val > maxval || isnan(val)` (so the first maximum, or the
+    last NaN; a window of -inf, or with nothing inside, keeps that first position). One pass over the
+    outputs per kernel offset, each offset's elements a strided view of `buf` (rows, cols: each window's
+    positions per dim; rin, cin: whether they are inside)."""
+    (p, oh, ow), (kh, kw), (sh, sw), (dh, dw) = out, k, s, d
+    floats = buf.dtype.kind == "f"
+    maxval = np.full(out, _lowest(buf.dtype), dtype=buf.dtype)
+    first = (rows >= 0).argmax(axis=1)[:, None] * kw + (cols >= 0).argmax(axis=1)[None, :]
+    pick = np.broadcast_to(first, out).copy()
+    s0, s1, s2 = buf.strides
+    for a in range(kh):
+        for b in range(kw):
+            val = as_strided(buf[:, a * dh:, b * dw:], out, (s0, s1 * sh, s2 * sw), writeable=False)
+            upd = val > maxval
+            if floats:
+                upd |= np.isnan(val)
+            upd &= rin[:, a][:, None] & cin[:, b][None, :]
+            np.copyto(maxval, val, where=upd)
+            np.copyto(pick, a * kw + b, where=upd)
+    return maxval, pick
+
+
 def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
@@ -164,16 +189,10 @@ def max_pool_array(x: np.ndarray, k, s, pad, d, out_hw):
     x3 = _planes(x)
     p = x3.shape[0]
     budget.check_tensor(x.shape[:-2] + (oh, ow), x.dtype.itemsize)      # the result, as PyTorch allocates it
-    budget.check_tensor((p, oh, ow, kh * kw), max(x.dtype.itemsize, 8))
     buf = _padded(x3, _extent(oh, kh, sh, dh, h, ph), _extent(ow, kw, sw, dw, w, pw), ph, pw, _lowest(x.dtype))
-    s0, s1, s2 = buf.strides
-    win = as_strided(buf, (p, oh, ow, kh, kw), (s0, s1 * sh, s2 * sw, s1 * dh, s2 * dw), writeable=False)
-    win = win.reshape(p, oh, ow, kh * kw)
     rows, rin = _inside(oh, kh, sh, dh, ph, h)
     cols, cin = _inside(ow, kw, sw, dw, pw, w)
-    valid = (rin[:, None, :, None] & cin[None, :, None, :]).reshape(oh, ow, kh * kw)
-    pick = _pick_max(win, valid)
-    values = np.take_along_axis(win, pick[..., None], axis=-1)[..., 0]
+    values, pick = _window_max(buf, (p, oh, ow), (kh, kw), (sh, sw), (dh, dw), rows, rin, cols, cin)
     i, j = np.divmod(pick, kw)
     index = rows[np.arange(oh)[:, None], i] * w + cols[np.arange(ow)[None, :], j]
     out_shape = x.shape[:-2] + (oh, ow)
