@@ -94,3 +94,20 @@ SECOND = [
 @pytest.mark.parametrize("name, fn, arrays", SECOND, ids=[s[0] for s in SECOND])
 def test_second_derivative_matches_finite_differences(name, fn, arrays):
     gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("source, expected", [
+    # dilation 2 over a one-row input padded by 1: each window's two rows (-1 and 1) both miss the input
+    ("x = torch.tensor([[[[0., -1., 0., -2.]]]])\n"
+     "print(F.max_pool2d(x, 2, stride=1, padding=1, dilation=(2, 1), return_indices=True))",
+     "(tensor([[[[-inf, -inf, -inf, -inf, -inf]]]]), tensor([[[[4, 4, 5, 6, 7]]]]))\n"),
+    ("x = torch.tensor([-1, 2, 1, 2, -1, 0, -3]).reshape(1, 1, 7, 1)\n"
+     "print(F.max_pool2d(x, (1, 2), stride=(2, 2), padding=(0, 1), dilation=(1, 2), return_indices=True)[1].tolist())",
+     "[[[[1], [3], [5], [7]]]]\n"),
+])
+def test_a_window_with_nothing_inside_keeps_its_first_position_at_or_past_zero(source, expected):
+    """PyTorch's kernel starts each window at its first row and column at or past 0 (stepping by the
+    dilation) with the lowest value; when no element of the window lies inside the input, that position
+    is the index it returns (values from PyTorch 2.13)."""
+    from conftest import gradcli_output
+    assert gradcli_output("import torch\nimport torch.nn.functional as F\n" + source) == expected
