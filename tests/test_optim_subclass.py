@@ -102,3 +102,21 @@ def test_scale_grad_by_freq_divides_by_the_count_in_the_batch():
 def test_a_cuda_device_context_is_refused_on_entering():
     assert located_error("import torch\nwith torch.device('cuda'):\n    pass") == (
         "2:6: AssertionError: Torch not compiled with CUDA enabled")
+
+
+def test_a_script_subclass_sees_no_engine_bookkeeping():
+    """Adam and SGD keep a group's flat state (optim._Flat) outside the optimizer, where a script's subclass
+    (whose instance attributes are the script's own) cannot reach it; its state tensors are all it sees."""
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "b = torch.ones(2, requires_grad=True)\n"
+        "class MyAdam(torch.optim.Adam):\n"
+        "    pass\n"
+        "opt = MyAdam([w, b], lr=0.1)\n"
+        "(w.sum() + b.sum()).backward()\n"
+        "opt.step()\n"
+        "print(sorted(opt.state[w].keys()), opt.state[b]['exp_avg'])\n"
+        "print(opt._flat)\n")
+    assert result.out == "['exp_avg', 'exp_avg_sq', 'step'] tensor([0.1000, 0.1000])\n"
+    assert "AttributeError: 'MyAdam' object has no attribute '_flat'" in result.err

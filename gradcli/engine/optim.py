@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 
 import numpy as np
@@ -491,6 +492,21 @@ class Adam(Optimizer):
         flat.add_to_params(update)
 
 
+# Each optimizer's _Flat packs, by id(group), kept here rather than on the optimizer, where a script's own
+# subclass could reach them (its instance attributes are the script's); dropped with the optimizer.
+_PACKS: dict = {}
+
+
+def _packs_of(opt) -> dict:
+    key = id(opt)
+    entry = _PACKS.get(key)
+    if entry is not None and entry[0]() is opt:
+        return entry[1]
+    packs: dict = {}
+    _PACKS[key] = (weakref.ref(opt, lambda _, key=key: _PACKS.pop(key, None)), packs)
+    return packs
+
+
 class _Flat:
     """An optimizer's state for one param group in one flat array per quantity, each parameter's state
     tensor a view of its slice, so that a step is a few numpy calls for the whole group rather than a
@@ -506,7 +522,7 @@ class _Flat:
 
     @classmethod
     def of(cls, opt: Optimizer, group: dict, keys: tuple, counted: bool = True) -> "_Flat | None":
-        packs = opt.__dict__.setdefault("_flat", {})
+        packs = _packs_of(opt)
         key = id(group)
         flat = packs.get(key)
         if flat is not None:
