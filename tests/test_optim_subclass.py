@@ -119,4 +119,4 @@ def test_a_script_subclass_sees_no_engine_bookkeeping():
         "print(sorted(opt.state[w].keys()), opt.state[b]['exp_avg'])\n"
         "print(opt._flat)\n")
     assert result.out == "['exp_avg', 'exp_avg_sq', 'step'] tensor([0.1000, 0.1000])\n"
-    assert "AttributeError: 'MyAdam' object has no attribute '_flat'" in result.err
+    assert "AttributeError: 'MyAdam' object has no attribute '_flat'" in str(result.error)
