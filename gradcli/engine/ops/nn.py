@@ -100,7 +100,10 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
         values = F.const(-weights) * picked if weights is not None else -picked
     else:
         grad = -(g / total_weight) if reduction == "mean" else -g
-        values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
+        if weights is None and len(shape) == 2 and not F.tensors:
+            values = grad               # one value for every sample: the store below broadcasts it
+        else:
+            values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
     if len(shape) == 2 and not F.tensors:   # one target per sample, each in a row of its own: a store
         out = np.zeros(shape, dtype=values.dtype)
         out[key] = values
