@@ -108,3 +108,25 @@ def test_an_op_on_tensors_without_tangents_inside_a_level_records_as_usual():
               "with fwAD.dual_level():\n    y = w.exp()\n    print(y)\ny.sum().backward()\nprint(w.grad)\n")
     assert gradcli_output(source) == ("tensor([2.7183, 2.7183], grad_fn=<ExpBackward0>)\n"
                                       "tensor([2.7183, 2.7183])\n")
+
+
+def test_views_of_an_unpacked_primal_have_no_tangent():
+    """unpack_dual's primal is a view forward mode does not see through, and so are views of it (and of a
+    detached tensor); views of the dual tensor itself see their part of its tangent (PyTorch 2.13's
+    printout)."""
+    from tests.conftest import gradcli_output
+    out = gradcli_output(
+        "import torch\n"
+        "import torch.autograd.forward_ad as fwAD\n"
+        "x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\n"
+        "with fwAD.dual_level():\n"
+        "    y = fwAD.make_dual(x, torch.ones(2, 2) * 0.5) * 3\n"
+        "    p = fwAD.unpack_dual(y).primal\n"
+        "    print(p[0], p.reshape(4)[1:], fwAD.unpack_dual(p[1]).tangent)\n"
+        "    print(y[0])\n"
+        "    print(y.detach()[0])\n"
+        "    print(p[0] * fwAD.make_dual(torch.ones(2), torch.ones(2)))\n")
+    assert out == ("tensor([3., 6.]) tensor([ 6.,  9., 12.]) None\n"
+                   "tensor([3., 6.], tangent=tensor([1.5000, 1.5000]))\n"
+                   "tensor([3., 6.])\n"
+                   "tensor([3., 6.], tangent=tensor([3., 6.]))\n")

@@ -112,6 +112,17 @@ def hide(t: Tensor) -> None:
         put(t, level, None)
 
 
+def keep_hidden(view: Tensor, source: Tensor) -> None:
+    """A view of a tensor whose base's tangent is hidden from it at some level (unpack_dual's primal, a
+    detached alias) is hidden from it too: PyTorch's primal is a view that forward mode does not see
+    through, so views of it have no tangent either (unless they got one of their own)."""
+    own = getattr(view, "_fw", None)
+    for level, tangent in source._fw.items():
+        if tangent is None and (own is None or level not in own):
+            put(view, level, None)
+            own = view._fw
+
+
 def copy_tangents(dst: Tensor, src: Tensor, outer_only: bool = False) -> None:
     """`dst` gets `src`'s tangents at the levels in force (or at the levels outside the innermost)."""
     chain = levels()

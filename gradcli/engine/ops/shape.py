@@ -12,8 +12,8 @@ from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, type_word, wrap_dim
-from gradcli.engine.tensor import Tensor
 from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
 
 
 class _EachInput:
@@ -196,6 +196,9 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     t._version = a._version
     t._base = a._base if a._base is not None else a
     t._inference = a._inference
+    if STATE.fw_level is not None and getattr(a, "_fw", None):
+        from gradcli.engine import forward
+        forward.keep_hidden(t, a)
     return t
 
 
