@@ -252,25 +252,33 @@ def test_rows_with_a_forward_are_checked_from_the_row():
     assert [r.node for r in rows if r not in GENERATED] == []
 
 
-def _params():
+def row_params(labelled) -> list:
+    """pytest params (fn, arrays, options) of CHECKS-style cases, `labelled` as (label, cases) pairs; a case
+    is (fn, arrays) or (fn, arrays, gradcheck options). The test_ops_*.py modules share it."""
     params = []
-    generated = [(f"{r.node}-generated", c) for r, c in GENERATED.items()]
-    for label, cases in [(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items()) + generated:
+    for label, cases in labelled:
         for i, case in enumerate(cases):
             fn, arrays, options = case if len(case) == 3 else (*case, {})
             params.append(pytest.param(fn, arrays, options, id=f"{label}-{i}"))
     return params
 
 
-@pytest.mark.parametrize("fn, arrays, options", _params())
+def check_node_recorded(checks: dict, row) -> None:
+    """The first case of `row` records the row's node."""
+    fn, arrays = checks[row][0][:2]
+    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+
+
+@pytest.mark.parametrize("fn, arrays, options", row_params(
+    [(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items())
+    + [(f"{r.node}-generated", c) for r, c in GENERATED.items()]))
 def test_backward_matches_finite_differences(fn, arrays, options):
     gradcheck(fn, *arrays, **options)
 
 
-@pytest.mark.parametrize("row", [r for r in CHECKS])
+@pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0][:2]
-    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+    check_node_recorded(CHECKS, row)
 
 
 # Second derivatives: the gradient computed with create_graph=True is itself checked against finite

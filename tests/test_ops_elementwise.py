@@ -13,7 +13,7 @@ from gradcli.engine.backward import grad
 from gradcli.engine.ops import elementwise as ew
 from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH
-from test_gradcheck import _leaf, any_, first_derivative, gradcheck, pos, recorded_names
+from test_gradcheck import _leaf, any_, check_node_recorded, first_derivative, gradcheck, pos, row_params
 
 F = TORCH.members["nn"].members["functional"].members
 R = np.random.RandomState(7)
@@ -133,14 +133,7 @@ CHECKS = {
 }
 
 
-def _params():
-    for row, cases in CHECKS.items():
-        for i, case in enumerate(cases):
-            fn, arrays, options = case if len(case) == 3 else (*case, {})
-            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
-
-
-@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+@pytest.mark.parametrize("fn, arrays, options", row_params((row.node, cases) for row, cases in CHECKS.items()))
 def test_backward_matches_finite_differences(fn, arrays, options):
     if "raises" in options:
         # PyTorch records a node for these but has no derivative: backward must fail with its message
@@ -153,8 +146,7 @@ def test_backward_matches_finite_differences(fn, arrays, options):
 
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0][:2]
-    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+    check_node_recorded(CHECKS, row)
 
 
 # Second derivatives of the smooth ops (and of the piecewise ones away from their kinks), checked like

@@ -11,7 +11,7 @@ from gradcli.engine.factories import tensor
 from gradcli.engine.ops import nn
 from gradcli.engine.recording import apply
 from gradcli.language.stdlib import TORCH
-from test_gradcheck import _leaf, any_, gradcheck, recorded_names
+from test_gradcheck import _leaf, any_, check_node_recorded, gradcheck, row_params
 
 F = TORCH.members["nn"].members["functional"].members
 IDX = tensor([[0, 2, 3], [3, 1, 0]])
@@ -50,19 +50,11 @@ CHECKS = {
 }
 
 
-def _params():
-    for row, cases in CHECKS.items():
-        for i, case in enumerate(cases):
-            fn, arrays, options = case if len(case) == 3 else (*case, {})
-            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
-
-
-@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+@pytest.mark.parametrize("fn, arrays, options", row_params((row.node, cases) for row, cases in CHECKS.items()))
 def test_backward_matches_finite_differences(fn, arrays, options):
     gradcheck(fn, *arrays, **options)
 
 
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0][:2]
-    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+    check_node_recorded(CHECKS, row)

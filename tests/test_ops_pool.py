@@ -9,7 +9,7 @@ import pytest
 
 from gradcli.engine.ops import pool
 from gradcli.engine.tensor import Tensor
-from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
+from test_gradcheck import any_, check_node_recorded, first_derivative, gradcheck, row_params
 
 
 def _indices(fn, shape):
@@ -62,22 +62,14 @@ CHECKS = {
 }
 
 
-def _params():
-    for row, cases in CHECKS.items():
-        for i, case in enumerate(cases):
-            fn, arrays, options = case if len(case) == 3 else (*case, {})
-            yield pytest.param(fn, arrays, options, id=f"{row.node}-{i}")
-
-
-@pytest.mark.parametrize("fn, arrays, options", list(_params()))
+@pytest.mark.parametrize("fn, arrays, options", row_params((row.node, cases) for row, cases in CHECKS.items()))
 def test_backward_matches_finite_differences(fn, arrays, options):
     gradcheck(fn, *arrays, **options)
 
 
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0][:2]
-    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+    check_node_recorded(CHECKS, row)
 
 
 # The create_graph gradient of sum(pool(x)^2) checked against finite differences: the backward kernels'
