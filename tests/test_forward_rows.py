@@ -16,7 +16,7 @@ from gradcli.engine import forward
 from gradcli.engine.recording import Op
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
-from test_gradcheck import EPS, _dual_primal, _group_checks, _params, _rows, _value
+from test_gradcheck import EPS, _dual_primal, _group_checks, _rows, _value, gradcheck_params, row_params
 
 
 def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None):
@@ -47,9 +47,7 @@ def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None):
 
 def _all_cases() -> list:
     """The gradient checks' cases, and those of the per-group test modules."""
-    group = [pytest.param(*(case if len(case) == 3 else (*case, {})), id=f"{row.node}-group-{i}")
-             for row, cases in _group_checks().items() for i, case in enumerate(cases)]
-    return _params() + group
+    return gradcheck_params() + row_params((f"{row.node}-group", cases) for row, cases in _group_checks().items())
 
 
 @pytest.mark.parametrize("fn, arrays, options", _all_cases())

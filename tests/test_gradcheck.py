@@ -269,9 +269,13 @@ def check_node_recorded(checks: dict, row) -> None:
     assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
 
 
-@pytest.mark.parametrize("fn, arrays, options", row_params(
-    [(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items())
-    + [(f"{r.node}-generated", c) for r, c in GENERATED.items()]))
+def gradcheck_params() -> list:
+    """This module's cases (CHECKS, CHECKS_BY_NAME and those generated from the rows) as pytest params."""
+    return row_params([(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items())
+                      + [(f"{r.node}-generated", c) for r, c in GENERATED.items()])
+
+
+@pytest.mark.parametrize("fn, arrays, options", gradcheck_params())
 def test_backward_matches_finite_differences(fn, arrays, options):
     gradcheck(fn, *arrays, **options)
 
