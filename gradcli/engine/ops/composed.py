@@ -92,7 +92,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     reduction = _legacy_reduction(size_average, reduce, reduction)
     dims = target.dim()
     if dims > 1:
-        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input1.dim() != input2.dim() or input1.dim() != dims + 1:
         raise RuntimeError(f"{dims + 1}D target tensor expects {dims + 1}D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")

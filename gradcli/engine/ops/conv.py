@@ -302,7 +302,7 @@ def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation
         raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
     if transposed and isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
-    x, w = input._a, weight._a
+    x = input._a
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
                            f"size: {_size_list(x.shape)}")

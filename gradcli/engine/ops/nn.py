@@ -932,9 +932,6 @@ def _cascade(terms: np.ndarray, power: int, dt, negate: bool = False):
     np.add.accumulate), then the tail, which stays in level 0. `negate`: the loss's level 0 subtracts
     each term, which gives the negated sum exactly."""
     step = 1 << power
-    mask = step - 1
-    levels = _LEVELS
-    level = [dt(0)] * levels
     n = terms.shape[0]
     if n == 0:
         return dt(0)
@@ -946,6 +943,9 @@ def _cascade(terms: np.ndarray, power: int, dt, negate: bool = False):
     tail = np.add.accumulate(tail, dtype=terms.dtype)[-1] if tail.size else None
     if runs < step:                 # no sample reaches level 2's boundary: see _small_cascade
         return _small_cascade(terms[0], sums, tail, dt, negate)
+    mask = step - 1
+    levels = _LEVELS
+    level = [dt(0)] * levels
     for k, part in enumerate([terms[0]] + sums.tolist()):
         b = k * step
         level[0] = dt(level[0] - part) if negate else dt(level[0] + part)

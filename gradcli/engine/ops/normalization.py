@@ -618,7 +618,7 @@ def _ln_twice(position: int):
 
 
 def _gn_composite(F, g, x, weight, groups, eps):
-    n, c = x.shape[0], x.shape[1]
+    n = x.shape[0]
     xg = ops.reshape(x, (n, groups, -1))
     mean = ops.mean(xg, (2,), True)
     centred = xg - mean

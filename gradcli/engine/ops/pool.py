@@ -160,7 +160,7 @@ def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, rows,
     last NaN; a window of -inf, or with nothing inside, keeps that first position). One pass over the
     outputs per kernel offset, each offset's elements a strided view of `buf` (rows, cols: each window's
     positions per dim; rin, cin: whether they are inside)."""
-    (p, oh, ow), (kh, kw), (sh, sw), (dh, dw) = out, k, s, d
+    (kh, kw), (sh, sw), (dh, dw) = k, s, d
     floats = buf.dtype.kind == "f"
     maxval = np.full(out, _lowest(buf.dtype), dtype=buf.dtype)
     first = (rows >= 0).argmax(axis=1)[:, None] * kw + (cols >= 0).argmax(axis=1)[None, :]
