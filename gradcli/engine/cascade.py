@@ -243,64 +243,162 @@ def _execute(xv: np.ndarray, ov: np.ndarray, ins: list, outs: list, lanes: int) 
     os[tuple(0 if s == 0 else slice(None) for s in strides)] += result
 
 
-def _contiguous_like_torch(x: np.ndarray) -> np.ndarray:
-    """PyTorch has no negative strides (its flip copies): such a view sums as the contiguous copy would."""
-    return np.ascontiguousarray(x) if any(s < 0 for s in x.strides) else x
+_PLANS: dict = {}                      # (shape, strides, dtype, dims, keepdim, out dtype, threads) -> plan
+_PLAN_LIMIT = 4096
 
 
 def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, dtype=None,
               threads: int = THREADS) -> np.ndarray:
-    """x summed over `dims` (None or (): all) in PyTorch's order, in `dtype` (default: x's)."""
+    """x summed over `dims` (None or (): all) in PyTorch's order, in `dtype` (default: x's).
+
+    The kernel choices depend only on the geometry, so each geometry's are made once and kept as a plan: a
+    training loop's reductions then cost their numpy calls and little else."""
+    key = (x.shape, x.strides, x.dtype.char, dims, keepdim, dtype, threads)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(x, dims, keepdim, dtype, threads)
+        if len(_PLANS) >= _PLAN_LIMIT:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan(x)
+
+
+def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
+    """A function of arrays shaped and strided like x that sums them as sum_array(x, ...) would."""
     dt = np.dtype(dtype) if dtype is not None else x.dtype
     lanes = _LANES.get(dt)
     if lanes is None:
-        return np.asarray(x.sum(axis=dims or None, keepdims=keepdim, dtype=dt))
+        axes = tuple(dims) if dims else None
+        return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
-        x = x.astype(dt, order="K")
+        return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)
+    if any(s < 0 for s in x.strides):
+        # PyTorch has no negative strides (its flip copies): such a view sums as the contiguous copy would
+        return lambda a: sum_array(np.ascontiguousarray(a), dims, keepdim, None, threads)
     ndim = x.ndim
-    if dims is None and x.flags.c_contiguous and x.size:
-        total = np.asarray(_flat(x.reshape(-1), lanes, threads) + dt.type(0))
-        return total.reshape((1,) * ndim) if keepdim else total
     dims = tuple(range(ndim)) if not dims else tuple(sorted(d % ndim for d in dims))
-    if x.flags.c_contiguous and x.size:
-        # the common layouts, straight to their kernel: everything, the trailing dims, the leading dims
-        k = len(dims)
-        kept = 1
-        for d in range(ndim):
-            if d not in dims:
-                kept *= x.shape[d]
-        if k == ndim or kept == 1:              # one output: the dims coalesce into one run
-            total = _flat(x.reshape(-1), lanes, threads) + dt.type(0)
-            return _shaped(np.asarray(total), x.shape, dims, keepdim)
-        if dims == tuple(range(ndim - k, ndim)):
-            n = 1
-            for d in dims:
-                n *= x.shape[d]
-            rows = x.reshape(-1, n)
+    out_shape = tuple((1 if d in dims else n) for d, n in enumerate(x.shape) if keepdim or d not in dims)
+    zero = dt.type(0)
+    if not x.size:
+        return lambda a: np.zeros(out_shape, dt)
+    if x.flags.c_contiguous:
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        if n == x.size:                               # one output: the dims coalesce into one run
+            return _flat_plan(n, lanes, threads, out_shape, zero)
+        if dims == tuple(range(ndim - len(dims), ndim)):      # the trailing dims: rows
+            shape2 = (x.size // n, n)
             if n >= lanes:
-                out = _inner_vectorised(rows, lanes)
-            else:
-                out = row_sum(rows.T)
-            return _shaped(out + dt.type(0), x.shape, dims, keepdim)
-        if dims == tuple(range(k)):
-            n = 1
-            for d in dims:
-                n *= x.shape[d]
-            cols = x.reshape(n, -1)
-            m = cols.shape[1]
-            out = _columns(cols, 4 * lanes) if m >= lanes else _columns(cols, 4)
-            return _shaped(out + dt.type(0), x.shape, dims, keepdim)
-    x = _contiguous_like_torch(x)
-    out = np.zeros(tuple(1 if d in dims else n for d, n in enumerate(x.shape)), dt)
-    if x.size:
-        _reduce(x, dims, out, lanes, threads)
-    if not keepdim:
-        out = out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
-    return out
+                return lambda a: (_inner_vectorised(a.reshape(shape2), lanes) + zero).reshape(out_shape)
+            return lambda a: (row_sum(a.reshape(shape2).T) + zero).reshape(out_shape)
+        if dims == tuple(range(len(dims))):           # the leading dims: columns
+            return _columns_plan((n, x.size // n), 4 * lanes if x.size // n >= lanes else 4, out_shape, zero)
+    full_shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+
+    def general(a):
+        out = np.zeros(full_shape, dt)
+        _reduce(a, dims, out, lanes, threads)
+        return out.reshape(out_shape)
+    return general
 
 
-def _shaped(out: np.ndarray, shape: tuple, dims: tuple, keepdim: bool) -> np.ndarray:
-    return out.reshape(tuple((1 if d in dims else n) for d, n in enumerate(shape) if keepdim or d not in dims))
+def _flat_plan(n: int, lanes: int, threads: int, out_shape: tuple, zero):
+    """_flat for one length below the parallel split, its branches taken once."""
+    vec = n // lanes
+    quads = vec // 4
+    body, vl = quads * 4 * lanes, vec * lanes
+    if (n >= GRAIN and threads > 1) or n < lanes:
+        return lambda a: np.reshape(_flat(a.reshape(-1), lanes, threads) + zero, out_shape)
+    reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
+    shape_parts, shape_vec, four = (quads, 4 * lanes), (vec, lanes), (4, lanes)
+
+    def lanes_of(v):
+        if not quads:
+            return reduce_rows(v[:vl].reshape(shape_vec), 0) if vec > 1 else v[:lanes]
+        if quads >= 16:
+            parts = cascade(v[:body].reshape(shape_parts))
+        else:
+            parts = reduce_rows(v[:body].reshape(shape_parts), 0) if quads > 1 else v[:body]
+        if body < vl:
+            return reduce_rows(join((parts[:lanes], v[body:vl], parts[lanes:])).reshape(-1, lanes), 0)
+        return reduce_rows(parts.reshape(four), 0)
+
+    if vl == n:
+        return lambda a: (accumulate_run(lanes_of(a.reshape(-1)))[-1] + zero).reshape(out_shape)
+
+    def plan(a):
+        v = a.reshape(-1)
+        return (accumulate_run(join((v[vl:], lanes_of(v))))[-1] + zero).reshape(out_shape)
+    return plan
+
+
+def _columns_plan(shape2: tuple, group: int, out_shape: tuple, zero):
+    """_columns on a (rows, cols) reshape, its branches taken once."""
+    rows, cols = shape2
+    whole = cols // group * group
+    down = _cascade_plan(rows)
+    if whole == cols:
+        return lambda a: (down(a.reshape(shape2)) + zero).reshape(out_shape)
+    across = _row_sum_plan(rows, cols - whole)
+    if not whole:
+        return lambda a: (across(a.reshape(shape2)) + zero).reshape(out_shape)
+    join = _join
+
+    def plan(a):
+        b = a.reshape(shape2)
+        return (join((down(b[:, :whole]), across(b[:, whole:]))) + zero).reshape(out_shape)
+    return plan
+
+
+def _cascade_plan(rows: int):
+    """cascade() of (rows, lanes >= 2) arrays, with the common one-level case written out."""
+    step = 1 << max(4, _ceil_log2(rows) // 4)
+    reduce_rows = _reduce_rows
+    if rows == 1:
+        return lambda b: b[0]
+    if rows < step:
+        return lambda b: reduce_rows(b, 0)
+    if rows >= step * step:
+        return cascade
+    full = rows // step * step
+    k = full // step
+    if full == rows:
+        if k == 1:
+            return lambda b: reduce_rows(b.reshape(1, step, -1), 1)[0]
+        return lambda b: reduce_rows(reduce_rows(b.reshape(k, step, -1), 1), 0)
+    return cascade
+
+
+def _row_sum_plan(rows: int, lanes: int):
+    """row_sum() of (rows, lanes) arrays: four interleaved accumulators, then the first one, the leftover
+    rows and the other three added in order (a single lane is accumulated: numpy would pair it)."""
+    quads = rows // 4
+    if not quads or quads >= 16:
+        return row_sum
+    reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
+    body = 4 * quads
+    if quads == 1:
+        def head(b):
+            return b[:4]
+    else:
+        def head(b):
+            return reduce_rows(b[:body].reshape(quads, 4 * lanes), 0).reshape(4, lanes)
+    if lanes == 1:
+        if body == rows:
+            return lambda b: accumulate_run(head(b)[:, 0])[-1:]
+
+        def chained_one(b):
+            parts = head(b)[:, 0]
+            return accumulate_run(join((parts[:1], b[body:, 0], parts[1:])))[-1:]
+        return chained_one
+    if body == rows:
+        return lambda b: reduce_rows(head(b), 0)
+
+    def chained(b):
+        parts = head(b)
+        return reduce_rows(join((parts[:1], b[body:], parts[1:])), 0)
+    return chained
 
 
 def _flat(x: np.ndarray, lanes: int, threads: int):
