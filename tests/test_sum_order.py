@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import cascade
+from tests.conftest import run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -53,3 +54,20 @@ def test_the_order_does_not_depend_on_a_copy():
     """A transposed view sums as PyTorch's strided kernel does, not as a contiguous copy would."""
     x = sum_bits.values((40, 33), 3, "float32")
     assert not np.array_equal(cascade.sum_array(x.T, (1,)), cascade.sum_array(np.ascontiguousarray(x.T), (1,)))
+
+
+def test_set_num_threads_changes_the_split_and_is_bounded():
+    out = run_script("import torch\nx = torch.arange(70000.) / 7\nprint(torch.get_num_threads())\n"
+                         "a = x.sum().item()\ntorch.set_num_threads(1)\nb = x.sum().item()\n"
+                         "print(a != b, torch.get_num_threads())\ntorch.set_num_threads(2)\n"
+                         "print(x.sum().item() == a)\ntorch.set_num_threads(10 ** 6)\n")
+    assert out.out == "2\nTrue 1\nTrue\n"
+    assert "gradcli follows at most 65536 threads, got 1000000" in str(out.error)
+
+
+def test_the_thread_count_is_part_of_the_isolated_state():
+    from gradcli.engine.state import STATE
+    with STATE.isolated():
+        cascade.set_num_threads(5)
+        assert cascade.get_num_threads() == 5
+    assert cascade.get_num_threads() == 2

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.engine.state import STATE
+
 GRAIN = 32768                          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
-THREADS = 2                            # torch.get_num_threads() on the reference machine (see docs/numerics.md)
+MAX_THREADS = 1 << 16                  # a bound on set_num_threads: the split keeps one slot per thread
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}    # one 256-bit vector (the AVX2 kernel)
 
 
@@ -247,12 +249,32 @@ _PLANS: dict = {}                      # (shape, strides, dtype, dims, keepdim, 
 _PLAN_LIMIT = 4096
 
 
+def get_num_threads() -> int:
+    """torch.get_num_threads(): the thread count whose split of the work the kernels' order follows."""
+    return STATE.threads
+
+
+def set_num_threads(n) -> None:
+    """torch.set_num_threads(n): gradcli still computes on one thread; large sums (and the batch-norm
+    statistics) then add their numbers in the order n threads would give in PyTorch."""
+    if n.__class__ is not int:
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    if n > MAX_THREADS:
+        raise RuntimeError(f"set_num_threads: gradcli follows at most {MAX_THREADS} threads, got {n}")
+    STATE.threads = n
+
+
 def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, dtype=None,
-              threads: int = THREADS) -> np.ndarray:
-    """x summed over `dims` (None or (): all) in PyTorch's order, in `dtype` (default: x's).
+              threads: int | None = None) -> np.ndarray:
+    """x summed over `dims` (None or (): all) in PyTorch's order, in `dtype` (default: x's), split as
+    `threads` threads would split it (default: torch.get_num_threads()).
 
     The kernel choices depend only on the geometry, so each geometry's are made once and kept as a plan: a
     training loop's reductions then cost their numpy calls and little else."""
+    if threads is None:
+        threads = STATE.threads
     key = (x.shape, x.strides, x.dtype.char, dims, keepdim, dtype, threads)
     plan = _PLANS.get(key)
     if plan is None:
