@@ -6,6 +6,8 @@ broadcast input, as SHA-256 digests that tests/test_sum_order.py compares with g
 
     /work/oracle/bin/python tools/sum_bits.py            # write the file (needs the oracle)
     python3 tools/sum_bits.py --measure                   # share of cases where numpy's plain sum agrees
+    ATEN_CPU_CAPABILITY=avx2 /work/oracle/bin/python tools/sum_bits.py --agree
+                                                          # share where that PyTorch build agrees with the file
 
 The inputs come from `values` (integer hashing, the same numbers on any machine).
 """
@@ -129,7 +131,14 @@ def numpy_digest(case):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--measure", action="store_true", help="compare numpy's plain sum with the stored digests")
+    ap.add_argument("--agree", action="store_true",
+                    help="compare this PyTorch (e.g. another ATEN_CPU_CAPABILITY) with the stored digests")
     args = ap.parse_args()
+    if args.agree:
+        stored = json.loads(OUT.read_text())
+        same = sum(run(c, "torch") == c["expect"] for c in stored)
+        print(f"this PyTorch agrees with the stored results on {same}/{len(stored)} cases")
+        return
     if args.measure:
         stored = json.loads(OUT.read_text())
         same = sum(numpy_digest(c) == c["expect"] for c in stored if c["kind"] != "sum_to")
