@@ -175,7 +175,7 @@ class NumpyMath:
 
     @staticmethod
     def sum_dims(x, dims, keepdim=False):
-        return np.asarray(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=x.dtype))   # ndarray.sum, unwrapped
+        return sum_array(x, (dims,) if isinstance(dims, int) else tuple(dims), keepdim)
 
     @staticmethod
     def narrow(x, dim, start, length):
