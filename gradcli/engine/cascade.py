@@ -312,15 +312,17 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
         if dims == tuple(range(ndim - len(dims), ndim)):      # the trailing dims: rows
             shape2 = (x.size // n, n)
             if n >= lanes:
-                return lambda a: (_inner_vectorised(a.reshape(shape2), lanes) + zero).reshape(out_shape)
+                rows = _rows_plan(shape2, lanes)
+                return lambda a: (rows(a.reshape(shape2)) + zero).reshape(out_shape)
             return lambda a: (row_sum(a.reshape(shape2).T) + zero).reshape(out_shape)
         if dims == tuple(range(len(dims))):           # the leading dims: columns
             return _columns_plan((n, x.size // n), 4 * lanes if x.size // n >= lanes else 4, out_shape, zero)
     full_shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
+    lay = layout(x, dims)
 
     def general(a):
         out = np.zeros(full_shape, dt)
-        _reduce(a, dims, out, lanes, threads)
+        _reduce(a, dims, out, lanes, threads, lay)
         return out.reshape(out_shape)
     return general
 
@@ -334,12 +336,13 @@ def _flat_plan(n: int, lanes: int, threads: int, out_shape: tuple, zero):
         return lambda a: np.reshape(_flat(a.reshape(-1), lanes, threads) + zero, out_shape)
     reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
     shape_parts, shape_vec, four = (quads, 4 * lanes), (vec, lanes), (4, lanes)
+    deep = _cascade_plan(quads) if quads >= 16 else None
 
     def lanes_of(v):
         if not quads:
             return reduce_rows(v[:vl].reshape(shape_vec), 0) if vec > 1 else v[:lanes]
         if quads >= 16:
-            parts = cascade(v[:body].reshape(shape_parts))
+            parts = deep(v[:body].reshape(shape_parts))
         else:
             parts = reduce_rows(v[:body].reshape(shape_parts), 0) if quads > 1 else v[:body]
         if body < vl:
@@ -373,6 +376,35 @@ def _columns_plan(shape2: tuple, group: int, out_shape: tuple, zero):
     return plan
 
 
+def _rows_plan(shape2: tuple, lanes: int):
+    """_inner_vectorised on (rows, n >= lanes) arrays, its branches taken once."""
+    rows, n = shape2
+    vec = n // lanes
+    quads = vec // 4
+    body, body4 = vec * lanes, quads * 4 * lanes
+    if quads >= 16:
+        return lambda b: _inner_vectorised(b, lanes)
+    reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
+    if not quads:
+        if vec == 1:
+            def vectors(b):
+                return b[:, :lanes]
+        else:
+            def vectors(b):
+                return reduce_rows(b[:, :body].reshape(rows, vec, lanes), 1)
+    elif body4 == body:
+        def vectors(b):
+            return reduce_rows(reduce_rows(b[:, :body4].reshape(rows, quads, 4 * lanes), 1).reshape(rows, 4, lanes), 1)
+    else:
+        def vectors(b):
+            parts = reduce_rows(b[:, :body4].reshape(rows, quads, 4 * lanes), 1).reshape(rows, 4, lanes)
+            chain = join((parts[:, :1], b[:, body4:body].reshape(rows, -1, lanes), parts[:, 1:]), axis=1)
+            return reduce_rows(chain, 1)
+    if body == n:
+        return lambda b: accumulate_run(vectors(b), axis=1)[:, -1]
+    return lambda b: accumulate_run(join((b[:, body:], vectors(b)), axis=1), axis=1)[:, -1]
+
+
 def _cascade_plan(rows: int):
     """cascade() of (rows, lanes >= 2) arrays, with the common one-level case written out."""
     step = 1 << max(4, _ceil_log2(rows) // 4)
@@ -389,7 +421,12 @@ def _cascade_plan(rows: int):
         if k == 1:
             return lambda b: reduce_rows(b.reshape(1, step, -1), 1)[0]
         return lambda b: reduce_rows(reduce_rows(b.reshape(k, step, -1), 1), 0)
-    return cascade
+
+    def with_tail(b):
+        chunks = reduce_rows(b[:full].reshape(k, step, -1), 1)
+        tail = b[full:]
+        return (reduce_rows(tail, 0) if rows - full > 1 else tail[0]) + (reduce_rows(chunks, 0) if k > 1 else chunks[0])
+    return with_tail
 
 
 def _row_sum_plan(rows: int, lanes: int):
@@ -453,8 +490,8 @@ def _flat(x: np.ndarray, lanes: int, threads: int):
 _SMALL_ORDER = {n: np.array([0] + list(range(4, n)) + [1, 2, 3]) for n in range(4, 8)}
 
 
-def _reduce(x: np.ndarray, dims: tuple, out: np.ndarray, lanes: int, threads: int) -> None:
-    lay = layout(x, dims)
+def _reduce(x: np.ndarray, dims: tuple, out: np.ndarray, lanes: int, threads: int, lay=None) -> None:
+    lay = lay or layout(x, dims)
     xv = _view(x, lay.shape, lay.ins)
     ov = _view(out, lay.shape, lay.outs, writeable=True)
     if x.size < GRAIN or threads < 2:
