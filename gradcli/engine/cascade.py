@@ -377,32 +377,38 @@ def _columns_plan(shape2: tuple, group: int, out_shape: tuple, zero):
 
 
 def _rows_plan(shape2: tuple, lanes: int):
-    """_inner_vectorised on (rows, n >= lanes) arrays, its branches taken once."""
+    """_inner_vectorised on (rows, n >= lanes) arrays, its branches taken once. Each row's accumulators are
+    independent of the other rows', so the work runs on the transposed copy: numpy's inner loops then run
+    along the rows (long) instead of along one vector (8 or 4 elements), a loop call per vector."""
     rows, n = shape2
     vec = n // lanes
     quads = vec // 4
     body, body4 = vec * lanes, quads * 4 * lanes
-    if quads >= 16:
+    if quads >= 16 or rows < 2:
         return lambda b: _inner_vectorised(b, lanes)
-    reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
+    reduce_rows, join = _reduce_rows, _join
     if not quads:
         if vec == 1:
-            def vectors(b):
-                return b[:, :lanes]
+            def vectors(t):
+                return t[:lanes]
         else:
-            def vectors(b):
-                return reduce_rows(b[:, :body].reshape(rows, vec, lanes), 1)
+            def vectors(t):
+                return reduce_rows(t[:body].reshape(vec, lanes, rows), 0)
     elif body4 == body:
-        def vectors(b):
-            return reduce_rows(reduce_rows(b[:, :body4].reshape(rows, quads, 4 * lanes), 1).reshape(rows, 4, lanes), 1)
+        def vectors(t):
+            return reduce_rows(reduce_rows(t[:body4].reshape(quads, 4, lanes, rows), 0), 0)
     else:
-        def vectors(b):
-            parts = reduce_rows(b[:, :body4].reshape(rows, quads, 4 * lanes), 1).reshape(rows, 4, lanes)
-            chain = join((parts[:, :1], b[:, body4:body].reshape(rows, -1, lanes), parts[:, 1:]), axis=1)
-            return reduce_rows(chain, 1)
+        def vectors(t):
+            parts = reduce_rows(t[:body4].reshape(quads, 4, lanes, rows), 0)
+            return reduce_rows(join((parts[:1], t[body4:body].reshape(-1, lanes, rows), parts[1:])), 0)
+    transpose = np.ascontiguousarray
     if body == n:
-        return lambda b: accumulate_run(vectors(b), axis=1)[:, -1]
-    return lambda b: accumulate_run(join((b[:, body:], vectors(b)), axis=1), axis=1)[:, -1]
+        return lambda b: reduce_rows(vectors(transpose(b.T)), 0)
+
+    def plan(b):
+        t = transpose(b.T)
+        return reduce_rows(join((t[body:], vectors(t))), 0)
+    return plan
 
 
 def _cascade_plan(rows: int):
