@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine.fma import fma
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
@@ -652,7 +653,8 @@ atan2 = binary(ATAN2, "atan2")
 # as recorded ops whose nodes carry PyTorch's *BackwardBackward0 names.
 
 def tanh_backward_array(g, y):
-    return g * (1 - y * y)
+    """grad * (1 - y*y), with 1 - y*y one fused multiply-add (PyTorch's kernel, vector body and tail)."""
+    return g * fma(-y, y, y.dtype.type(1))
 
 
 def sigmoid_backward_array(g, y):

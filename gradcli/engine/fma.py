@@ -1,0 +1,47 @@
+"""Fused multiply-add on numpy arrays: x*y + z rounded once, as PyTorch's x86-64 CPU kernels compute it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine.rng import _fma64
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+# A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
+_LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
+
+
+def fma(x, y, z, out=None):
+    """x*y + z rounded once, in z's float dtype (float32 or float64), into `out` if given.
+
+    PyTorch's vectorised kernels are compiled with fused multiply-adds (GCC contracts `a*b + c` even
+    across Vectorized<T> operators), in the vector body and in the scalar tail alike, so wherever a
+    kernel's formula has a product feeding a sum this is how it rounds. float32: the product is exact
+    in float64, so the float64 sum rounded to float32 is the fused result unless that sum lies exactly
+    halfway between two float32 values (double rounding); there the sum's error term (TwoSum) says which
+    way the exact value lies. float64: Dekker's exact product and a sum rounded to odd (rng._fma64).
+    Other dtypes: the plain expression."""
+    dtype = z.dtype if isinstance(z, np.ndarray) else np.result_type(x, y, z)
+    if dtype == _F64:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+        r = _fma64(x, y, z) if shape else _fma64(np.reshape(x, (1,)), y, z).reshape(())
+    elif dtype != _F32:
+        r = x * y + z
+    else:
+        p = np.multiply(x, y, dtype=np.float64)
+        s = p + z
+        tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
+        if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
+            back = s - p
+            err = (p - (s - back)) + (z - back)
+            tie &= err != 0
+            s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        if out is None:
+            return s.astype(_F32)
+        np.copyto(out, s, casting="same_kind")
+        return out
+    if out is None:
+        return r
+    np.copyto(out, r, casting="same_kind")
+    return out
