@@ -154,6 +154,8 @@ CASES = {
     "addcdiv": ("nnp", lambda T, x, y, z: T.addcdiv(x, y, z, value=0.3), "forward"),
     "add(alpha)": ("nn", lambda T, x, y: T.add(x, y, alpha=0.3), "forward"),
     "sub(alpha)": ("nn", lambda T, x, y: T.sub(x, y, alpha=0.3), "forward"),
+    "add(scalar,alpha)": ("n", lambda T, x: T.add(x, 0.7, alpha=0.3), "forward"),
+    "sub(scalar,alpha)": ("n", lambda T, x: T.sub(x, 1.3, alpha=0.7), "forward"),
     "mse_loss": ("nn", _loss("mse_loss"), "forward"),
     "l1_loss": ("nn", _loss("l1_loss"), "forward"),
     "smooth_l1_loss(0.7)": ("nn", _loss("smooth_l1_loss", beta=0.7), "forward"),
