@@ -51,24 +51,49 @@ def fma(x, y, z, out=None):
 _GRAIN = 32768      # at::internal::GRAIN_SIZE: below it one thread runs the whole loop
 
 
-def fused_body(n: int, dt) -> list:
-    """The element ranges where a vectorised CPU kernel over n contiguous elements, one of whose operands
-    is a single broadcast value, fuses its multiply-add; elsewhere the product with that value is
-    rounded once before the loop (the compiler hoists it) and then added.
-
-    at::parallel_for splits [0, n) into one chunk per thread (2 here) above the grain size; each chunk
-    runs PyTorch's vector body (two 32-byte vectors at a time: fused), then a scalar tail of r elements
-    that GCC vectorises itself: for r up to one 16-byte vector all fused, else one fused element, whole
-    16-byte vectors not fused, and the last (r - 1) mod lanes fused again (measured on the oracle, every
-    r, float32 and float64)."""
+def vector_body(n: int, dt) -> list:
+    """The element ranges of n contiguous elements that a PyTorch CPU kernel runs in its vector body
+    (Loops.h vectorized_loop, two 32-byte vectors at a time), after at::parallel_for has split [0, n)
+    into one chunk per thread (2 here) above the grain size; the rest of each chunk is its scalar tail."""
     step = 64 // dt.itemsize
-    lanes = 16 // dt.itemsize
     threads = min(THREADS, -(-n // _GRAIN)) if n > _GRAIN else 1
     chunk = -(-n // threads)
     ranges = []
     for begin in range(0, n, chunk):
         end = min(begin + chunk, n)
-        tail = end - (end - begin) % step
+        ranges.append((begin, end - (end - begin) % step, end))
+    return ranges
+
+
+def vectorised(*operands) -> bool:
+    """Whether TensorIterator runs its vectorised loop over these arrays: each contiguous or one
+    broadcast value (a strided operand sends it element by element through the scalar code)."""
+    return all(np.ndim(a) == 0 or a.size == 1 or a.flags.c_contiguous for a in operands)
+
+
+def by_loop(vector, scalar, *operands):
+    """A kernel whose vector code rounds differently from its scalar code: the vector formula's values
+    in the vector body, the scalar formula's elsewhere (all of them when an operand is strided)."""
+    if not vectorised(*operands):
+        return scalar
+    out = np.array(scalar)
+    flat, vec = out.reshape(-1), np.broadcast_to(vector, out.shape).reshape(-1)
+    for begin, tail, _ in vector_body(out.size, out.dtype):
+        flat[begin:tail] = vec[begin:tail]
+    return out
+
+
+def fused_body(n: int, dt) -> list:
+    """The element ranges where a vectorised CPU kernel over n contiguous elements, one of whose operands
+    is a single broadcast value, fuses its multiply-add; elsewhere the product with that value is
+    rounded once before the loop (the compiler hoists it) and then added.
+
+    The vector body (vector_body) is fused; the scalar tail of r elements is vectorised by GCC itself:
+    for r up to one 16-byte vector all fused, else one fused element, whole 16-byte vectors not fused,
+    and the last (r - 1) mod lanes fused again (measured on the oracle, every r, float32 and float64)."""
+    lanes = 16 // dt.itemsize
+    ranges = []
+    for begin, tail, end in vector_body(n, dt):
         r = end - tail
         if r <= lanes:
             ranges.append((begin, end))

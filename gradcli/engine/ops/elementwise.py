@@ -714,7 +714,7 @@ def hardtanh_backward_array(g, x, min, max):
 def hardsigmoid_backward_array(g, x):
     """PyTorch's kernel multiplies by the float 1/6 strictly inside (-3, 3)."""
     t = g.dtype.type
-    return np.where((x > -3) & (x < 3), g * t(1 / 6), t(0))
+    return np.where((x > -3) & (x < 3), g * t(np.float32(1 / 6)), t(0))
 
 
 def hardswish_backward_array(g, x):

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, ops, rng
+from gradcli.engine.fma import by_loop
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -46,6 +47,8 @@ def _sides(x, threshold):
 def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return smooth_l1_backward_array(g, self, target, norm, beta)
     x = self - target
     sides = _sides(x, beta)
     return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
@@ -58,6 +61,8 @@ def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
 def _huber_grad(F, g, self, target, reduction, n, delta):
     """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return huber_backward_array(g, self, target, norm, delta)
     x = self - target
     sides = _sides(x, delta)
     return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
@@ -65,6 +70,35 @@ def _huber_grad(F, g, self, target, reduction, n, delta):
 
 def _huber_target_grad(F, g, self, target, reduction, n, delta):
     return _huber_grad(F, g, target, self, reduction, n, delta)
+
+
+# PyTorch's smooth_l1 and huber backward kernels round differently in their vector body and their scalar
+# code (tail, strided operands): the vector code multiplies norm by the clipped difference, then by grad;
+# the scalar code multiplies norm by grad first and applies beta / delta as a double (C++ promotion).
+
+def smooth_l1_backward_array(g, self, target, norm, beta):
+    t = self.dtype.type
+    x = self - target
+    nv, bv = t(norm), t(beta)
+    clipped = np.where(np.abs(x) >= bv, np.where(x > 0, t(1), t(-1)), x / bv)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    inside = ((nv * x * g).astype(np.float64) / beta).astype(x.dtype)
+    scalar = np.where(wide <= -beta, -nv * g, np.where(wide >= beta, nv * g, inside))
+    return by_loop(vector, scalar, self, target, g)
+
+
+def huber_backward_array(g, self, target, norm, delta):
+    t = self.dtype.type
+    x = self - target
+    nv, dv = t(norm), t(delta)
+    clipped = np.where(np.abs(x) >= dv, np.where(x > 0, dv, -dv), x)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    below = ((-nv * g).astype(np.float64) * delta).astype(x.dtype)
+    above = ((nv * g).astype(np.float64) * delta).astype(x.dtype)
+    scalar = np.where(wide <= -delta, below, np.where(wide >= delta, above, nv * x * g))
+    return by_loop(vector, scalar, self, target, g)
 
 
 def _softmax_grad(F, g, result, dims):
