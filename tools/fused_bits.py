@@ -134,6 +134,9 @@ CASES = {
                                   "forward"),
     "aten.softplus_backward": ("gn", lambda T, g, x: T.ops.aten.softplus_backward(g, x, 1.0, 20.0), "forward"),
     "aten.softplus_backward(2,3)": ("gn", lambda T, g, x: T.ops.aten.softplus_backward(g, x, 2.0, 3.0), "forward"),
+    "aten.softmax_backward": ("gu", lambda T, g, y: T.ops.aten._softmax_backward_data(g, y, 0, y.dtype), "forward"),
+    "aten.log_softmax_backward": ("gn", lambda T, g, y: T.ops.aten._log_softmax_backward_data(g, -abs(y), 0, y.dtype),
+                                  "forward"),
     # one-kernel forwards
     "sigmoid": ("n", lambda T, x: T.sigmoid(x), "forward"),
     "softplus": ("n", lambda T, x: T.nn.functional.softplus(x), "forward"),
@@ -286,13 +289,18 @@ class _Aten:
     """torch.ops.aten's backward kernels, as gradcli's engine computes them on arrays."""
 
     def __getattr__(self, name):
-        from gradcli.engine.ops import elementwise
+        from gradcli.engine.backmath import NUMPY
+        from gradcli.engine.ops import elementwise, nn
         from gradcli.engine.tensor import Tensor
+        if name.endswith("softmax_backward_data"):
+            kernel = nn.softmax_backward_value if name == "_softmax_backward_data" else nn.log_softmax_backward_value
+            return lambda g, y, dim, dtype: Tensor(kernel(NUMPY, g._a, y._a, (dim,) if y._a.ndim else ()))
         kernel = getattr(elementwise, name + "_array")
         if name == "elu_backward":
             return lambda g, alpha, scale, input_scale, is_result, x: Tensor(kernel(g._a, alpha, is_result, x._a))
-        return lambda *args, **kw: Tensor(kernel(*(a._a if isinstance(a, Tensor) else a for a in args),
-                                                 *kw.values()))
+        if name == "gelu_backward":
+            return lambda g, x, approximate="none": Tensor(kernel(g._a, x._a, approximate))
+        return lambda *args: Tensor(kernel(*(a._a if isinstance(a, Tensor) else a for a in args)))
 
 
 class _Namespace:

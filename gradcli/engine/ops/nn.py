@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, ops, rng
-from gradcli.engine.fma import by_loop
+from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -116,7 +116,12 @@ def softmax_backward_value(F, g, result, dims):
 
 
 def log_softmax_backward_value(F, g, result, dims):
-    return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+    """grad - exp(result) * sum(grad): the row sum is the reduction's (F.sum_dims, in PyTorch's order where
+    the reduction module gives it); the rest is one fused multiply-add in PyTorch's kernel."""
+    sums = F.sum_dims(g, dims, True)
+    if not F.tensors and g.dtype.kind == "f":
+        return fma(-F.exp_rounded(result), sums, g)
+    return g - F.exp_rounded(result) * sums
 
 
 def _softmax_double_backward(F, gg, grad_output, result, dims):
