@@ -315,7 +315,8 @@ class _Namespace:
 
 
 def gradcli_side(arrays: dict) -> dict:
-    sys.path.insert(0, str(ROOT))
+    # FUSED_BITS_GRADCLI=DIR measures another checkout's engine (a before/after table)
+    sys.path.insert(0, os.environ.get("FUSED_BITS_GRADCLI", str(ROOT)))
     from gradcli.engine.tensor import Tensor
     from gradcli.language.stdlib import TORCH
     T = _Namespace(TORCH)

@@ -176,6 +176,9 @@ def _bce_self(F, g, self, target, weight, reduction, n):
 
 
 def _bce_target(F, g, self, target, weight, reduction, n):
+    """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double."""
+    if not F.tensors:
+        return _scaled(F, -reduce.log_array(self / (1 - self)) * g, weight, reduction, n)
     return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
 
 
