@@ -259,9 +259,9 @@ def _add_scaled(x, y, alpha):
         return x + y * alpha
     y = np.asarray(y, dt)
     a = dt.type(alpha)
-    if y.size != 1 or not x.flags.c_contiguous:     # a strided x: an element-by-element loop, all fused
-        return fma(y, a, x)
-    out = x + y * a
+    if y.size != 1 or x.size <= 16 // dt.itemsize or not x.flags.c_contiguous:
+        return fma(y, a, x)         # within one 16-byte vector, or strided (element by element): all fused
+    out = np.asarray(x + y * a)
     flat, xs, y = out.reshape(-1), x.reshape(-1), y.reshape(())
     for start, stop in fused_body(x.size, dt):
         flat[start:stop] = fma(y, a, xs[start:stop])

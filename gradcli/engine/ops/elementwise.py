@@ -64,6 +64,11 @@ def rounded(fn, x: np.ndarray) -> np.ndarray:
     return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else fn(x)
 
 
+def tanh_array(x: np.ndarray) -> np.ndarray:
+    """tanh correctly rounded (numpy's float32 tanh is not); the saved result tanh's backward kernel uses."""
+    return rounded(np.tanh, x) if x.dtype.kind == "f" else np.tanh(x)
+
+
 def sigmoid_array(x):
     """1 / (1 + exp(-x)), PyTorch's formula."""
     one = x.dtype.type(1)
@@ -466,7 +471,7 @@ SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g
              floats=True, quiet=True, jvp="auto")
 COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
              floats=True, quiet=True, jvp="auto")
-TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+TANH    = Op("TanhBackward0",    tanh_array,    ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
              floats=True, quiet=True, jvp="auto")
 SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
              (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True, jvp="auto")
