@@ -23,13 +23,8 @@ def fma(x, y, z, out=None):
     halfway between two float32 values (double rounding); there the sum's error term (TwoSum) says which
     way the exact value lies. float64: Dekker's exact product and a sum rounded to odd (rng._fma64).
     Other dtypes: the plain expression."""
-    dtype = z.dtype if isinstance(z, np.ndarray) else np.result_type(x, y, z)
-    if dtype == _F64:
-        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
-        r = _fma64(x, y, z) if shape else _fma64(np.reshape(x, (1,)), y, z).reshape(())
-    elif dtype != _F32:
-        r = x * y + z
-    else:
+    dtype = z.dtype if z.__class__ is np.ndarray else np.result_type(x, y, z)
+    if dtype == _F32:                   # first: the optimisers' hot path
         p = np.multiply(x, y, dtype=np.float64)
         s = p + z
         tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
@@ -42,6 +37,11 @@ def fma(x, y, z, out=None):
             return s.astype(_F32)
         np.copyto(out, s, casting="same_kind")
         return out
+    if dtype == _F64:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+        r = _fma64(x, y, z) if shape else _fma64(np.reshape(x, (1,)), y, z).reshape(())
+    else:
+        r = x * y + z
     if out is None:
         return r
     np.copyto(out, r, casting="same_kind")
