@@ -218,6 +218,8 @@ _WHAT = {
     "floor_divide": "Elementwise division rounded towards minus infinity.",
     "remainder": "Elementwise remainder, with the sign of the divisor (Python's %).",
     "lerp": "Linear interpolation: start + weight * (end - start).",
+    "addcmul": "input + value * tensor1 * tensor2, in one kernel (one rounding for the multiply-add).",
+    "addcdiv": "input + value * tensor1 / tensor2, in one kernel.",
     "abs": "The absolute value of each element.",
     "absolute": "The absolute value of each element.",
     "sign": "-1, 0 or 1 for each element.",

@@ -371,7 +371,7 @@ def _build_torch() -> ScriptModule:
         "floor": _tensor_fn("floor", Tensor.floor), "ceil": _tensor_fn("ceil", Tensor.ceil),
         "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),
         "fix": _tensor_fn("fix", Tensor.trunc), "frac": _tensor_fn("frac", Tensor.frac),
-        "lerp": _tensor_fn("lerp", ops.lerp),
+        "lerp": _tensor_fn("lerp", ops.lerp), "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
         "floor_divide": ops.floor_divide, "remainder": ops.remainder,
         "logical_and": _tensor_fn("logical_and", lambda input, other: ops.logical_and(input, other, 2)),
         "logical_or": _tensor_fn("logical_or", lambda input, other: ops.logical_or(input, other, 2)),

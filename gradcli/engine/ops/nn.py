@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.engine import budget, ops, rng
 from gradcli.engine.cascade import stride_sort
+from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -47,6 +48,8 @@ def _sides(x, threshold):
 def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return smooth_l1_backward_array(g, self, target, norm, beta)
     x = self - target
     sides = _sides(x, beta)
     return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
@@ -59,6 +62,8 @@ def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
 def _huber_grad(F, g, self, target, reduction, n, delta):
     """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return huber_backward_array(g, self, target, norm, delta)
     x = self - target
     sides = _sides(x, delta)
     return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
@@ -66,6 +71,35 @@ def _huber_grad(F, g, self, target, reduction, n, delta):
 
 def _huber_target_grad(F, g, self, target, reduction, n, delta):
     return _huber_grad(F, g, target, self, reduction, n, delta)
+
+
+# PyTorch's smooth_l1 and huber backward kernels round differently in their vector body and their scalar
+# code (tail, strided operands): the vector code multiplies norm by the clipped difference, then by grad;
+# the scalar code multiplies norm by grad first and applies beta / delta as a double (C++ promotion).
+
+def smooth_l1_backward_array(g, self, target, norm, beta):
+    t = self.dtype.type
+    x = self - target
+    nv, bv = t(norm), t(beta)
+    clipped = np.where(np.abs(x) >= bv, np.where(x > 0, t(1), t(-1)), x / bv)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    inside = ((nv * x * g).astype(np.float64) / beta).astype(x.dtype)
+    scalar = np.where(wide <= -beta, -nv * g, np.where(wide >= beta, nv * g, inside))
+    return by_loop(vector, scalar, self, target, g)
+
+
+def huber_backward_array(g, self, target, norm, delta):
+    t = self.dtype.type
+    x = self - target
+    nv, dv = t(norm), t(delta)
+    clipped = np.where(np.abs(x) >= dv, np.where(x > 0, dv, -dv), x)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    below = ((-nv * g).astype(np.float64) * delta).astype(x.dtype)
+    above = ((nv * g).astype(np.float64) * delta).astype(x.dtype)
+    scalar = np.where(wide <= -delta, below, np.where(wide >= delta, above, nv * x * g))
+    return by_loop(vector, scalar, self, target, g)
 
 
 def _softmax_grad(F, g, result, dims):
@@ -83,7 +117,12 @@ def softmax_backward_value(F, g, result, dims):
 
 
 def log_softmax_backward_value(F, g, result, dims):
-    return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+    """grad - exp(result) * sum(grad): the row sum is the reduction's (F.sum_dims, in PyTorch's order where
+    the reduction module gives it); the rest is one fused multiply-add in PyTorch's kernel."""
+    sums = F.sum_dims(g, dims, True)
+    if not F.tensors and g.dtype.kind == "f":
+        return fma(-F.exp_rounded(result), sums, g)
+    return g - F.exp_rounded(result) * sums
 
 
 def _softmax_double_backward(F, gg, grad_output, result, dims):
@@ -138,6 +177,9 @@ def _bce_self(F, g, self, target, weight, reduction, n):
 
 
 def _bce_target(F, g, self, target, weight, reduction, n):
+    """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double."""
+    if not F.tensors:
+        return _scaled(F, -reduce.log_array(self / (1 - self)) * g, weight, reduction, n)
     return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
 
 
