@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops, rng
+from gradcli.engine import budget, ops, rng, vecorder
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -78,11 +78,33 @@ def _log_softmax_grad(F, g, result, dims):
 
 
 def softmax_backward_value(F, g, result, dims):
-    return (g - F.sum_dims(g * result, dims, True)) * result
+    return softmax_backward_array(g, result, dims, False)
 
 
 def log_softmax_backward_value(F, g, result, dims):
-    return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+    return softmax_backward_array(g, result, dims, True)
+
+
+def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
+    """The backward kernels' value: the row sum in their order (softmax_grad_sum), then the elementwise
+    step (g - sum) * result, or g - exp(result) * sum for log_softmax."""
+    s = softmax_grad_sum(g, result, dims, log)
+    if log:
+        return g - reduce.exp_array(result) * s
+    return (g - s) * result
+
+
+def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
+    """The row sums of the softmax backward kernels (kept dims): sum(g) for log_softmax, sum(g * result) for
+    softmax. Along the last dim: vec::reduce_all's lanes of the products rounded; along another dim: a
+    sequential sum per position, the products fused into it (fma) for softmax."""
+    if g.dtype.kind != "f" or g.dtype.itemsize < 4:
+        return np.add.reduce(g if log else g * result, axis=dims, keepdims=True, dtype=g.dtype)
+    if not dims or dims[0] == g.ndim - 1:
+        return vecorder.lane_sum_along(g if log else g * result, g.ndim - 1)
+    if log:
+        return vecorder.seq_sum(g, dims[0])
+    return vecorder.seq_fma_sum(g, result, dims[0])
 
 
 def _softmax_double_backward(F, gg, grad_output, result, dims):
@@ -597,10 +619,14 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
         shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
         e = ops.reduce.exp_array(shifted)
-        s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+        last = d == x.ndim - 1 or not x.ndim
+        if x.dtype.itemsize < 4:
+            s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+        else:       # the kernels' sums: vector lanes along the last dim, one running sum per position else
+            s = vecorder.lane_sum_along(e, x.ndim - 1) if last else vecorder.seq_sum(e, d)
         if log:
-            out = shifted - ops.reduce.log_array(s)
-        elif d == x.ndim - 1 or not x.ndim:
+            out = shifted - ops.reduce.log_array(s)         # x - max - log(sum), in that order
+        elif last:
             out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
         else:
             out = e / s
@@ -1400,10 +1426,6 @@ def _dense_stride_order(shape, strides) -> list:
 
 def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
-    x, r = g._a, result._a
-    if log:
-        value = x - reduce.exp_array(r) * x.sum(axis=dims, keepdims=True, dtype=x.dtype)
-    else:
-        value = (x - (x * r).sum(axis=dims, keepdims=True, dtype=x.dtype)) * r
+    value = softmax_backward_array(g._a, result._a, dims, log)
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
     return apply(row, np.asarray(value), (g, result), (dims,))

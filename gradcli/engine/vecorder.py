@@ -1,0 +1,110 @@
+"""PyTorch's CPU reduction orders other than its cascade sum: vec::reduce_all's lane accumulators (the
+softmax kernels' row sums) and the sequential loops of its non-last-dim kernels (docs/numerics.md,
+"Reductions other than sum")."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine.rng import _fma32 as fma32, _fma64 as fma64
+
+# The vector width of the AVX512 kernels PyTorch runs on this machine, in bytes: 16 float32 or 8 float64
+# lanes. (An AVX2-only CPU runs 8 and 4 lanes and gets other last bits from these kernels.)
+_VECTOR_BYTES = 64
+
+# at::internal::GRAIN_SIZE: the element count above which ATen's CPU loops split the work between threads
+GRAIN_SIZE = 32768
+
+
+def lanes_of(dtype) -> int:
+    return _VECTOR_BYTES // np.dtype(dtype).itemsize
+
+
+def lane_sum(a: np.ndarray) -> np.ndarray:
+    """vec::reduce_all(+) over the last axis of `a` (any leading shape): lane j of a vector accumulator adds
+    elements j, j+V, j+2V, ... in order, starting from the first vector (no zero); the ragged tail adds into
+    the low lanes; then the lanes are combined: float32 by halving (lane i + lane i+V/2, ... down to one,
+    the AVX512 shuffle tree), float64 left to right. A row shorter than V is summed left to right."""
+    n = a.shape[-1]
+    v = lanes_of(a.dtype)
+    if n < v:
+        if n <= 2:
+            return a[..., 0] + a[..., 1] if n == 2 else a[..., 0].copy()
+        return np.add.accumulate(a, axis=-1)[..., -1]
+    whole = n - n % v
+    lead = a.shape[:-1]
+    # a reduction over a non-innermost axis: numpy walks it in order, one running sum per lane
+    acc = np.add.reduce(a[..., :whole].reshape(lead + (whole // v, v)), axis=-2)
+    if whole < n:
+        acc[..., :n - whole] += a[..., whole:]
+    if a.dtype == np.float32:
+        while v > 1:
+            v //= 2
+            acc = acc[..., :v] + acc[..., v:]
+        return acc[..., 0]
+    return np.add.accumulate(acc, axis=-1)[..., -1]
+
+
+def lane_sum_along(a: np.ndarray, axis: int) -> np.ndarray:
+    """lane_sum along `axis`, keeping it as a dim of size 1."""
+    if axis == a.ndim - 1 or a.ndim == 0:
+        return lane_sum(a.reshape(a.shape or (1,)))[..., None].reshape(a.shape[:-1] + (1,) if a.ndim else ())
+    return np.expand_dims(lane_sum(np.moveaxis(a, axis, -1)), axis)
+
+
+def seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
+    """A left-to-right sum along `axis` (kept, size 1): the non-last-dim kernels' one accumulator per
+    position, from zero (0 + x is x for the sums here, which never meet -0)."""
+    if a.shape[axis] == 1:
+        return a.copy()
+    return np.take(np.add.accumulate(a, axis=axis), [-1], axis=axis)
+
+
+def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    """sum += a * b along `axis` (kept, size 1), each step a fused multiply-add from zero: the non-last-dim
+    softmax backward's accumulator (GCC contracts its vector and scalar loops alike)."""
+    fma = fma32 if a.dtype == np.float32 else fma64
+    a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+    acc = a[0] * b[0]
+    for k in range(1, a.shape[0]):
+        acc = fma(a[k], b[k], acc)
+    return np.expand_dims(np.asarray(acc, dtype=a.dtype), axis)
+
+
+def memory_order(a: np.ndarray) -> np.ndarray:
+    """The elements of `a` as TensorIterator visits them: its dims sorted by stride, innermost last."""
+    order = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    return np.transpose(a, order).reshape(-1)
+
+
+def centred_square_sum(x: np.ndarray, mean) -> np.float64:
+    """std_var_all_cpu's sum of (x - mean)**2 in double, a running sum over the elements in memory order;
+    above GRAIN_SIZE elements the two threads of at::parallel_reduce take one half each (the first
+    ceil(n/2) and the rest) and their sums are added to zero in thread order."""
+    dx = memory_order(x).astype(np.float64) - np.float64(mean)
+    sq = dx * dx
+    if sq.size <= GRAIN_SIZE:
+        return np.add.accumulate(sq)[-1]
+    half = -(-sq.size // 2)
+    return (np.float64(0) + np.add.accumulate(sq[:half])[-1]) + np.add.accumulate(sq[half:])[-1]
+
+
+def welford_m2(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
+    """WelfordOps's M2 in double over the reduced dims of a float64 `x`, one output at a time as
+    binary_kernel_reduce runs it: each element in turn, mean += (v - mean) / k, m2 += delta * (v - mean)
+    (plain multiply and add: no fused multiply-add in this loop), the reduced dims walked in memory order."""
+    kept = [d for d in range(x.ndim) if d not in axis]
+    inner = sorted(axis, key=lambda d: -abs(x.strides[d]))
+    rows = np.transpose(x, kept + inner).reshape(-1, math.prod(x.shape[d] for d in axis))
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    for k in range(rows.shape[1]):
+        v = rows[:, k]
+        delta = v - mean
+        mean = mean + delta / float(k + 1)
+        m2 = m2 + delta * (v - mean)
+    shape = tuple(1 if d in axis else x.shape[d] for d in range(x.ndim)) if keepdim else tuple(
+        x.shape[d] for d in kept)
+    return m2.reshape(shape)
