@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
-from gradcli.engine import dtypes, forward, ops, signatures
+from gradcli.engine import dtypes, forward, ops, signatures, vecorder
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
@@ -800,17 +800,22 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = None if dim is None else reduction_dims(dim, x.ndim)
     axis = tuple(range(x.ndim)) if not dims else dims
-    x64 = x.astype(np.float64)
+    n = math.prod(x.shape[d] for d in axis)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if dims is None:
-            # the whole tensor: PyTorch centres on the mean computed in the tensor's dtype
-            centre = np.float64(mean_array(x))
-            n = x.size
+        if not x.size:
+            m2 = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdim) * np.nan
+        elif dims is None or n == x.size:
+            m2 = vecorder.centred_square_sum(x, mean_array(x))
+            if keepdim:
+                m2 = np.reshape(m2, (1,) * x.ndim)
+        elif x.dtype == np.float64:
+            m2 = vecorder.welford_m2(x, axis, keepdim)
         else:
-            centre = x64.mean(axis=axis, keepdims=True) if x.size else np.float64(np.nan)
-            n = math.prod(x.shape[d] for d in axis)
-        m2 = np.sum((x64 - centre) ** 2, axis=axis, keepdims=keepdim)
-        v = m2 / np.float64(n - correction if n - correction > 0 else 0) if x.size else m2 * np.nan
+            # float32: the double Welford's M2, rounded to float32 at the end, is the double two-pass
+            # result rounded (both within a few double ulps: tools/reduce_bits.py finds no difference)
+            x64 = x.astype(np.float64)
+            m2 = np.sum((x64 - x64.mean(axis=axis, keepdims=True)) ** 2, axis=axis, keepdims=keepdim)
+        v = m2 / np.float64(n - correction if n - correction > 0 else 0)
         out = np.sqrt(v) if take_sqrt else v
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
