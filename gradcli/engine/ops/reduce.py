@@ -727,7 +727,9 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
     ax = np.abs(x)
     one = x.dtype.type(1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if p == 2:
+        if not math.isinf(p) and p != 0 and x.dtype.itemsize >= 4 and x.size:
+            out = _norm_in_kernel_order(x, ax, p, axis, keepdim)
+        elif p == 2:
             out = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype))
         elif p == 1:
             out = np.sum(ax, axis=axis, keepdims=keepdim, dtype=x.dtype)
@@ -751,6 +753,35 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
     return apply(NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+
+
+def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:
+    """The p-norms (p finite, not 0) of float32/float64 arrays as PyTorch's norm kernel sums them
+    (vecorder)."""
+    shape = tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
+        n for d, n in enumerate(x.shape) if d not in axis)
+    if all(x.shape[d] == 1 for d in axis):
+        return ax.reshape(shape)        # a reduction over size-1 dims: PyTorch returns abs(x)
+    rows, lastdim = vecorder.reduced_rows(x, axis)
+    if p == 2:
+        out = np.sqrt(vecorder.norm2_squares(rows, lastdim))
+    elif p == 1:
+        out = vecorder.serial_sum(np.abs(rows))
+    else:       # NormOps: pow in the tensor's dtype (float32's powf: double pow rounded once), 1/p likewise
+        t = x.dtype.type
+        out = _rounded_pow(vecorder.serial_sum(_rounded_pow(np.abs(rows), t(p))), t(1) / t(p))
+    return out.reshape(shape)
+
+
+_LIBM_POW = np.frompyfunc(math.pow, 2, 1)
+
+
+def _rounded_pow(a: np.ndarray, p) -> np.ndarray:
+    """std::pow as the kernel calls it: float32 through double (rounded once, as glibc's powf is), float64
+    through the C library's pow (math.pow; numpy's own vector pow rounds differently)."""
+    if a.dtype == np.float32:
+        return np.power(a.astype(np.float64), np.float64(p)).astype(np.float32)
+    return _LIBM_POW(a, float(p)).astype(np.float64)
 
 
 def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
