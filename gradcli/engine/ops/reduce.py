@@ -546,11 +546,21 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     elif x.dtype.kind in "iub":
         x = x.astype(np.int64)
     if dim is None:
-        out = np.asarray(np.prod(x, dtype=x.dtype))
+        out = np.asarray(_prod_array(x, tuple(range(x.ndim)), False))
         return apply(PROD, out, (a,), (), (x,))
     d = wrap_dim(_int_dim(dim, "prod"), x.ndim)
-    out = np.asarray(np.prod(x, axis=d if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=x.dtype))
+    out = np.asarray(_prod_array(x, (d,) if x.ndim else (), keepdim and x.ndim > 0))
     return apply(PROD_DIM, out, (a,), (d, keepdim), (x,))
+
+
+def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
+    """The product over `axis`, float32/float64 in PyTorch's kernel order (vecorder.product_rows)."""
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.size or not axis:
+        return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
+    rows, lastdim = vecorder.reduced_rows(x, axis)
+    out = vecorder.product_rows(rows, lastdim)
+    return out.reshape(tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
+        n for d, n in enumerate(x.shape) if d not in axis))
 
 
 # ------------------------------------------------------------------------------------------- max, min
