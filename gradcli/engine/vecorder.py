@@ -28,23 +28,37 @@ def lane_sum(a: np.ndarray) -> np.ndarray:
     the low lanes; then the lanes are combined: float32 by halving (lane i + lane i+V/2, ... down to one,
     the AVX512 shuffle tree), float64 left to right. A row shorter than V is summed left to right."""
     n = a.shape[-1]
-    v = lanes_of(a.dtype)
-    if n < v:
-        if n <= 2:
-            return a[..., 0] + a[..., 1] if n == 2 else a[..., 0].copy()
-        return np.add.accumulate(a, axis=-1)[..., -1]
-    whole = n - n % v
     lead = a.shape[:-1]
-    # a reduction over a non-innermost axis: numpy walks it in order, one running sum per lane
-    acc = np.add.reduce(a[..., :whole].reshape(lead + (whole // v, v)), axis=-2)
+    v = lanes_of(a.dtype)
+    # the rows' elements as rows of a contiguous array (element k of every row in row k): each step of the
+    # kernel is then one add of two contiguous rows
+    cols = np.ascontiguousarray(a.reshape(-1, n).T)
+    if n < v:
+        return running_sum0(cols).reshape(lead)
+    whole = n - n % v
+    acc = running_sum0(cols[:whole].reshape(whole // v, -1)).reshape(v, -1)
     if whole < n:
-        acc[..., :n - whole] += a[..., whole:]
+        acc[:n - whole] += cols[whole:]
     if a.dtype == np.float32:
         while v > 1:
             v //= 2
-            acc = acc[..., :v] + acc[..., v:]
-        return acc[..., 0]
-    return np.add.accumulate(acc, axis=-1)[..., -1]
+            acc = acc[:v] + acc[v:]
+        return acc[0].reshape(lead)
+    return running_sum0(acc).reshape(lead)
+
+
+def running_sum0(cols: np.ndarray, op=np.add) -> np.ndarray:
+    """A left-to-right sum (or `op`) down the rows of a contiguous 2-d array (numpy's reduction over the
+    outer axis combines row after row; a single column would get numpy's pairwise sum, so it takes
+    accumulate instead)."""
+    if cols.shape[1] == 1:
+        return op.accumulate(cols[:, 0])[-1:]
+    return op.reduce(cols, axis=0)
+
+
+def running_rows(rows: np.ndarray, op=np.add) -> np.ndarray:
+    """running_sum0 along the rows of a 2-d array: one result per row."""
+    return running_sum0(np.ascontiguousarray(rows.T), op)
 
 
 def lane_sum_along(a: np.ndarray, axis: int) -> np.ndarray:
@@ -59,7 +73,9 @@ def seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
     position, from zero (0 + x is x for the sums here, which never meet -0)."""
     if a.shape[axis] == 1:
         return a.copy()
-    return np.take(np.add.accumulate(a, axis=axis), [-1], axis=axis)
+    moved = np.moveaxis(a, axis, 0)
+    total = running_sum0(np.ascontiguousarray(moved).reshape(a.shape[axis], -1))
+    return np.expand_dims(total.reshape(moved.shape[1:]), axis)
 
 
 def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
@@ -85,6 +101,10 @@ def centred_square_sum(x: np.ndarray, mean) -> np.float64:
     ceil(n/2) and the rest) and their sums are added to zero in thread order."""
     dx = memory_order(x).astype(np.float64) - np.float64(mean)
     sq = dx * dx
+    if x.dtype != np.float64:
+        # numpy's pairwise double sum differs from the running one by a few double ulps, which the
+        # rounding to float32 (or lower) removes: tools/reduce_bits.py finds no case where it shows
+        return np.add.reduce(sq)
     if sq.size <= GRAIN_SIZE:
         return np.add.accumulate(sq)[-1]
     half = -(-sq.size // 2)
@@ -138,22 +158,23 @@ def norm2_squares(rows: np.ndarray, lastdim: bool) -> np.ndarray:
     if not lastdim:
         return serial_sum(rows * rows)
     n = rows.shape[1]
-    v = 8 if rows.dtype == np.float32 else 4
+    v = _avx2_lanes(rows.dtype)
     whole = n - n % v
+    cols = np.ascontiguousarray(rows.T)         # element k of every row in row k
     if whole:
-        body = rows[:, :whole]
-        acc = np.add.reduce((body * body).reshape(rows.shape[0], -1, v), axis=1)
-        total = np.add.accumulate(acc, axis=1)[:, -1]
+        body = cols[:whole]
+        acc = running_sum0((body * body).reshape(whole // v, -1)).reshape(v, -1)
+        total = running_sum0(acc)
     else:
         total = np.zeros(rows.shape[0], rows.dtype)
     d = whole
     if rows.dtype == np.float32 and n - d >= 4:
         for _ in range(4):
-            total = total + rows[:, d] * rows[:, d]
+            total = total + cols[d] * cols[d]
             d += 1
     fma = fma32 if rows.dtype == np.float32 else fma64
     for k in range(d, n):
-        total = np.asarray(fma(rows[:, k], rows[:, k], total), dtype=rows.dtype)
+        total = np.asarray(fma(cols[k], cols[k], total), dtype=rows.dtype)
     return total
 
 
@@ -166,9 +187,8 @@ def serial_sum(rows: np.ndarray) -> np.ndarray:
         return np.zeros(rows.shape[0], rows.dtype)
     if rows.shape[0] == 1 and n > GRAIN_SIZE:
         half = -(-n // 2)
-        zero = rows.dtype.type(0)
-        return (zero + np.add.accumulate(rows[:, :half], axis=1)[:, -1]) + np.add.accumulate(rows[:, half:], axis=1)[:, -1]
-    return np.add.accumulate(rows, axis=1)[:, -1]
+        return (rows.dtype.type(0) + running_rows(rows[:, :half])) + running_rows(rows[:, half:])
+    return running_rows(rows)
 
 
 def _avx2_lanes(dtype) -> int:
@@ -182,8 +202,10 @@ def product_rows(rows: np.ndarray, lastdim: bool) -> np.ndarray:
     blocks of 4 vectors multiplied into 4 vector accumulators, those combined as (a0*a1)*(a2*a3), the lanes
     multiplied left to right, then the tail element by element; a single output of more than GRAIN_SIZE
     elements is two halves done so, multiplied in order (two_pass_reduction). Elsewhere: a running product."""
+    if not rows.shape[1]:
+        return np.ones(rows.shape[0], rows.dtype)
     if not lastdim:
-        return np.multiply.accumulate(rows, axis=1)[:, -1] if rows.shape[1] else np.ones(rows.shape[0], rows.dtype)
+        return running_rows(rows, np.multiply)
     n = rows.shape[1]
     if rows.shape[0] == 1 and n > GRAIN_SIZE:
         half = -(-n // 2)
@@ -191,7 +213,7 @@ def product_rows(rows: np.ndarray, lastdim: bool) -> np.ndarray:
     v = _avx2_lanes(rows.dtype)
     whole = n - n % (4 * v)
     if not whole:
-        return np.multiply.accumulate(rows, axis=1)[:, -1] if n else np.ones(rows.shape[0], rows.dtype)
+        return running_rows(rows, np.multiply)
     acc = np.multiply.reduce(rows[:, :whole].reshape(rows.shape[0], -1, 4, v), axis=1)
     lanes = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
-    return np.multiply.accumulate(np.concatenate([lanes, rows[:, whole:]], axis=1), axis=1)[:, -1]
+    return running_rows(np.concatenate([lanes, rows[:, whole:]], axis=1), np.multiply)
