@@ -356,7 +356,8 @@ def print_table(table: dict):
 # PyTorch's own exp rounds correctly; not norm3_dim, whose float32 powf is not always the correctly rounded pow)
 COMMITTED = ("cumsum", "cumprod", "var", "std", "var_dim", "std_dim", "softmax", "log_softmax", "softmax_back",
              "cross_entropy", "cross_entropy_sum", "nll_loss", "norm2", "norm1", "norm_inf", "norm_ninf", "norm0",
-             "norm3", "norm_half", "norm2_dim", "norm1_dim", "tensor_norm_dim", "clip_total", "prod", "prod_dim")
+             "norm3", "norm_half", "norm2_dim", "norm1_dim", "tensor_norm_dim", "clip_total", "prod", "prod_dim",
+             "mse", "mse_sum", "smooth_l1", "huber")
 
 
 def small_cases() -> list:

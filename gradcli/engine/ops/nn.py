@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, ops, rng, vecorder
+from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -565,12 +566,19 @@ def _apply_reduction(t: Tensor, reduction: str) -> Tensor:
     return t
 
 
-def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
+def _reduce_array(loss: np.ndarray, reduction: str, like: np.ndarray) -> np.ndarray:
+    """apply_loss_reduction on a loss computed as one kernel: at::mean or at::sum (the cascade sum), over
+    the loss in the memory layout PyTorch gives it, which follows the first input's (TensorIterator lets
+    the first operand with distinct strides order the dims), where numpy's may differ."""
+    if reduction == "none":
+        return loss
+    if loss.ndim > 1 and like.shape == loss.shape and not like.flags.c_contiguous:
+        laid = np.empty_like(like, dtype=loss.dtype)
+        np.copyto(laid, loss)
+        loss = laid
     if reduction == "mean":
         return ops.reduce.mean_array(loss)
-    if reduction == "sum":
-        return np.asarray(loss.sum(dtype=loss.dtype))
-    return loss
+    return np.asarray(sum_array(loss))
 
 
 # ------------------------------------------------------------------------------- softmax, log_softmax
@@ -648,7 +656,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
     diff = x - y
-    out = _reduce_array(diff * diff, reduction)
+    out = _reduce_array(diff * diff, reduction, x)
     return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (x, y))
 
 
@@ -690,7 +698,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < dt(beta), dt(0.5) * z * z / dt(beta), z - dt(0.5) * dt(beta)).astype(x.dtype)
-    return apply(SMOOTH_L1, _reduce_array(loss, reduction), (a, b), (reduction, x.size, beta), (x, y))
+    return apply(SMOOTH_L1, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, beta), (x, y))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
@@ -723,7 +731,7 @@ def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < d, dt(0.5) * z * z, d * (z - dt(0.5) * d)).astype(x.dtype)
-    return apply(HUBER, _reduce_array(loss, reduction), (a, b), (reduction, x.size, delta), (x, y))
+    return apply(HUBER, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, delta), (x, y))
 
 
 _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
@@ -1100,7 +1108,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         loss = (t - dt(1)) * log_1mx - t * log_x
     if w is not None:
         loss = loss * w
-    out = _reduce_array(loss, reduction)
+    out = _reduce_array(loss, reduction, x)
     return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
@@ -1128,7 +1136,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         w = weight._a
         _check_in_place(loss.shape, w.shape)
         loss = (loss * w).astype(t.dtype)
-    out = _reduce_array(loss, reduction)
+    out = _reduce_array(loss, reduction, x)
     return apply(BCE_LOGITS, out, (input, target), (w, pw, reduction, x.size), (x, t))
 
 
@@ -1400,9 +1408,6 @@ def _dense_stride_order(shape, strides) -> list:
     """The dims from outermost to innermost of the layout infer_dense_strides gives empty_like: an insertion
     sort by stride from the innermost dim out, where dims with stride 0 keep their places and equal strides
     put the smaller size inside."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))            # perm[0] is the innermost dim
-
     def compare(d0, d1):
         s0, s1 = strides[d0], strides[d1]
         if s0 == 0 or s1 == 0:
@@ -1411,17 +1416,7 @@ def _dense_stride_order(shape, strides) -> list:
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    for i in range(1, ndim):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = compare(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    return stride_sort(len(shape), compare)[::-1]
 
 
 def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
