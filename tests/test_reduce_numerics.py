@@ -1,6 +1,6 @@
 """Reductions other than sum give PyTorch 2.13's bits: softmax/log_softmax forward and softmax backward,
 var/std, cumsum/cumprod, prod, nll_loss and cross_entropy, the vector norms and clip_grad_norm_'s total,
-the mean and sum of mse_loss, smooth_l1_loss and huber_loss, on the cases of tests/reduce_bits.json (written by
+the mean and sum of mse_loss, smooth_l1_loss and huber_loss, logsumexp, on the cases of tests/reduce_bits.json (written by
 tools/reduce_bits.py --write from the oracle: float32 and float64, contiguous and transposed, along each
 dim and over all, sizes 1 to 1000). The softmax family's cases are those where PyTorch's own exp rounds
 correctly on every element (its vector exp is not correctly rounded; gradcli's is)."""

@@ -12,7 +12,7 @@ imports only torch and numpy from this file) and gradcli's engine here, and prin
 output elements whose bits agree.
 
 Float32 exp and log in PyTorch come from its vector math library, not correctly rounded; gradcli rounds
-them correctly (docs/numerics.md). For softmax, log_softmax and logsumexp the tool therefore also prints
+them correctly (docs/numerics.md, "Reductions other than sum"). For softmax, log_softmax and logsumexp the tool therefore also prints
 the share among cases where the oracle's own exp/log rounds as the correctly rounded one on every element
 the kernel takes it of ("cr-exp cases"): there the order of the reduction alone decides the bits.
 
@@ -357,7 +357,7 @@ def print_table(table: dict):
 COMMITTED = ("cumsum", "cumprod", "var", "std", "var_dim", "std_dim", "softmax", "log_softmax", "softmax_back",
              "cross_entropy", "cross_entropy_sum", "nll_loss", "norm2", "norm1", "norm_inf", "norm_ninf", "norm0",
              "norm3", "norm_half", "norm2_dim", "norm1_dim", "tensor_norm_dim", "clip_total", "prod", "prod_dim",
-             "mse", "mse_sum", "smooth_l1", "huber")
+             "mse", "mse_sum", "smooth_l1", "huber", "logsumexp")
 
 
 def small_cases() -> list:

@@ -883,7 +883,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
         elif x.size:
             maxes = np.max(x, axis=axis, keepdims=True)
             maxes[np.abs(maxes) == np.inf] = 0
-            s = np.sum(exp_array(x - maxes), axis=axis, keepdims=keepdim, dtype=x.dtype)
+            s = sum_array(exp_array(x - maxes), axis, keepdim)      # at::sum_out: the cascade
             out = log_array(s) + (maxes if keepdim else np.squeeze(maxes, axis))
         else:
             out = log_array(np.sum(exp_array(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
