@@ -29,6 +29,8 @@ def lane_sum(a: np.ndarray) -> np.ndarray:
     the AVX512 shuffle tree), float64 left to right. A row shorter than V is summed left to right."""
     n = a.shape[-1]
     lead = a.shape[:-1]
+    if n == 0 or not a.size:
+        return np.zeros(lead, a.dtype)
     v = lanes_of(a.dtype)
     # the rows' elements as rows of a contiguous array (element k of every row in row k): each step of the
     # kernel is then one add of two contiguous rows
@@ -71,8 +73,8 @@ def lane_sum_along(a: np.ndarray, axis: int) -> np.ndarray:
 def seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
     """A left-to-right sum along `axis` (kept, size 1): the non-last-dim kernels' one accumulator per
     position, from zero (0 + x is x for the sums here, which never meet -0)."""
-    if a.shape[axis] == 1:
-        return a.copy()
+    if a.shape[axis] == 1 or not a.size:
+        return np.add.reduce(a, axis=axis, keepdims=True)
     moved = np.moveaxis(a, axis, 0)
     total = running_sum0(np.ascontiguousarray(moved).reshape(a.shape[axis], -1))
     return np.expand_dims(total.reshape(moved.shape[1:]), axis)
@@ -81,6 +83,8 @@ def seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
 def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
     """sum += a * b along `axis` (kept, size 1), each step a fused multiply-add from zero: the non-last-dim
     softmax backward's accumulator (GCC contracts its vector and scalar loops alike)."""
+    if not a.size:
+        return np.add.reduce(a * b, axis=axis, keepdims=True)
     fma = fma32 if a.dtype == np.float32 else fma64
     a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
     acc = a[0] * b[0]
