@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
@@ -45,19 +46,9 @@ def abs_array(x: np.ndarray) -> np.ndarray:
     return np.abs(x)
 
 
-def rsqrt_array(x: np.ndarray) -> np.ndarray:
-    return np.reciprocal(np.sqrt(x))
-
-
-def erf_array(x: np.ndarray) -> np.ndarray:
-    """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
-    # frompyfunc hands a 0-d input back as a Python float
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
-
-
 def sigmoid_array(x):
     one = x.dtype.type(1)
-    return one / (one + np.exp(-x))
+    return one / (one + cr.exp(-x))
 
 
 def relu_array(x: np.ndarray) -> np.ndarray:
@@ -72,7 +63,7 @@ def relu_array(x: np.ndarray) -> np.ndarray:
 
 def silu_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "silu_cpu", "iub")
-    return x / (x.dtype.type(1) + np.exp(-x))
+    return x / (x.dtype.type(1) + cr.exp(-x))
 
 
 def _rounding_array(fn, kernel: str):
@@ -419,48 +410,48 @@ def _log_sigmoid_backward_jvp(F, ts, xs, result, buffer):
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
 #            node                forward        saves               formulas, one per input
-LOG     = Op("LogBackward0",     np.log,        ("self",),          (lambda F, g, self: g / self,),
+LOG     = Op("LogBackward0",     cr.log,        ("self",),          (lambda F, g, self: g / self,),
              floats=True, quiet=True, jvp="auto")
-SQRT    = Op("SqrtBackward0",    np.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
+SQRT    = Op("SqrtBackward0",    cr.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
              floats=True, quiet=True, jvp="auto")
 ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True,
              jvp="auto")
 SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
              quiet=True, jvp="auto")
-EXP2    = Op("Exp2Backward0",    np.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
+EXP2    = Op("Exp2Backward0",    cr.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
              floats=True, quiet=True, jvp="auto")
-EXPM1   = Op("Expm1Backward0",   np.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
+EXPM1   = Op("Expm1Backward0",   cr.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
              floats=True, quiet=True, jvp="auto")
-LOG2    = Op("Log2Backward0",    np.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
+LOG2    = Op("Log2Backward0",    cr.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
              floats=True, quiet=True, jvp="auto")
-LOG10   = Op("Log10Backward0",   np.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
+LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
              floats=True, quiet=True, jvp="auto")
-LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
+LOG1P   = Op("Log1PBackward0",   cr.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
              floats=True, quiet=True, jvp="auto")
-RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
+RSQRT   = Op("RsqrtBackward0",   cr.rsqrt,      ("result",),
              (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
-SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
+SIN     = Op("SinBackward0",     cr.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
              floats=True, quiet=True, jvp="auto")
-COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
+COS     = Op("CosBackward0",     cr.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
              floats=True, quiet=True, jvp="auto")
-TAN     = Op("TanBackward0",     np.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
+TAN     = Op("TanBackward0",     cr.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
              floats=True, quiet=True, jvp="auto")
-ASIN    = Op("AsinBackward0",    np.arcsin,     ("self",),
+ASIN    = Op("AsinBackward0",    cr.asin,       ("self",),
              (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
-ACOS    = Op("AcosBackward0",    np.arccos,     ("self",),
+ACOS    = Op("AcosBackward0",    cr.acos,       ("self",),
              (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
-ATAN    = Op("AtanBackward0",    np.arctan,     ("self",),          (lambda F, g, self: g / (self * self + 1),),
+ATAN    = Op("AtanBackward0",    cr.atan,       ("self",),          (lambda F, g, self: g / (self * self + 1),),
              floats=True, quiet=True, jvp="auto")
-SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
+SINH    = Op("SinhBackward0",    cr.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
              floats=True, quiet=True, jvp="auto")
-COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
+COSH    = Op("CoshBackward0",    cr.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
              floats=True, quiet=True, jvp="auto")
-TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+TANH    = Op("TanhBackward0",    cr.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
              floats=True, quiet=True, jvp="auto")
 SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
              (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True, jvp="auto")
-ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True,
+ERF     = Op("ErfBackward0",     cr.erf,        ("self",),          (_erf_self,), floats=True, quiet=True,
              jvp="auto")
 RELU    = Op("ReluBackward0",    relu_array,    ("result",),
              (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True, jvp="auto")
@@ -471,7 +462,7 @@ CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g
 ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,), jvp="auto")
-ATAN2   = Op("Atan2Backward0",   np.arctan2,    ("self", "other"),  (_atan2_self,
+ATAN2   = Op("Atan2Backward0",   cr.atan2,      ("self", "other"),  (_atan2_self,
                                                                      _atan2_other), fits=True, floats=True,
              quiet=True, jvp=_atan2_jvp)
 MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
@@ -672,7 +663,7 @@ def threshold_backward_array(g, x, threshold):
 
 def softplus_backward_array(g, x, beta, threshold):
     scaled = x * beta
-    z = np.exp(scaled)
+    z = cr.exp(scaled)
     return np.where(scaled > threshold, g, g * z / (z + 1))
 
 
@@ -682,7 +673,7 @@ def gelu_backward_array(g, x, approximate):
         x_sq = x * x
         x_cube = x_sq * x
         inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * x_cube)
-        tanh_inner = np.tanh(inner)
+        tanh_inner = cr.tanh(inner)
         left = t(0.5) * x
         right = t(1) + tanh_inner
         left_derivative = t(0.5) * right
@@ -690,8 +681,8 @@ def gelu_backward_array(g, x, approximate):
         inner_derivative = t(GELU_TANH_BETA) * (t(1) + t(3) * t(GELU_KAPPA) * x_sq)
         right_derivative = left * tanh_derivative * inner_derivative
         return g * (left_derivative + right_derivative)
-    cdf = t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
-    pdf = t(GELU_BETA) * np.exp(x * x * t(-0.5))
+    cdf = t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
+    pdf = t(GELU_BETA) * cr.exp(x * x * t(-0.5))
     return g * (cdf + x * pdf)
 
 
@@ -702,7 +693,7 @@ def leaky_relu_backward_array(g, x, slope):
 def elu_backward_array(g, alpha, is_result, x):
     if is_result:
         return np.where(x <= 0, g * (x + alpha), g)
-    return np.where(x <= 0, g * alpha * np.exp(x), g)
+    return np.where(x <= 0, g * alpha * cr.exp(x), g)
 
 
 def hardtanh_backward_array(g, x, min, max):
@@ -1192,7 +1183,7 @@ def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     x = a._a
     t = x.dtype.type
     scaled = x * t(beta)
-    out = np.where(scaled > t(threshold), x, np.log1p(np.exp(scaled)) / t(beta))
+    out = np.where(scaled > t(threshold), x, cr.log1p(cr.exp(scaled)) / t(beta))
     return apply(SOFTPLUS, out, (a,), (beta, threshold))
 
 
@@ -1206,15 +1197,15 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
     t = x.dtype.type
     if approximate == "tanh":
         inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * (x * x * x))
-        out = t(0.5) * x * (t(1) + np.tanh(inner))
+        out = t(0.5) * x * (t(1) + cr.tanh(inner))
     elif x.dtype == np.float32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch's vectorised float32 kernel (contiguous, more than one element): x * (1 + erf) before
         # the halving (so 2e38 overflows), and its erf approximation is nan at inf
         with np.errstate(invalid="ignore", over="ignore"):
-            out = x * (t(1) + erf_array(x * t(SQRT1_2))) * t(0.5)
+            out = x * (t(1) + cr.erf(x * t(SQRT1_2))) * t(0.5)
         out[x == np.inf] = np.nan
     else:
-        out = x * t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
+        out = x * t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
     return apply(GELU, out, (a,), (approximate,))
 
 
@@ -1244,7 +1235,7 @@ def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
 
 
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
-    return np.where(x <= 0, np.expm1(x) * x.dtype.type(alpha), x)
+    return np.where(x <= 0, cr.expm1(x) * x.dtype.type(alpha), x)
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
@@ -1299,8 +1290,8 @@ def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
 def logsigmoid(a: Tensor) -> Tensor:
     _float_only(a, "log_sigmoid_cpu")
     x = a._a
-    buffer = np.exp(-np.abs(x))
-    out = np.minimum(x, x.dtype.type(0)) - np.log1p(buffer)
+    buffer = cr.exp(-np.abs(x))
+    out = np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer)
     return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
 
 

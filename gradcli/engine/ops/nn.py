@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops, rng
+from gradcli.engine import budget, elementary, ops, rng
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -512,12 +512,6 @@ def _cxx_double(v: float) -> str:
     return format(float(v), "g")
 
 
-def _rounded(fn, x: np.ndarray) -> np.ndarray:
-    """A float32 math function evaluated in double and rounded once, as close as numpy gets to the (nearly
-    correctly rounded) libm and Sleef functions PyTorch's kernels call."""
-    return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else fn(x)
-
-
 def _size_list(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
@@ -596,10 +590,10 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     else:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
         shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
-        e = ops.reduce.exp_array(shifted)
+        e = elementary.exp(shifted)
         s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
         if log:
-            out = shifted - ops.reduce.log_array(s)
+            out = shifted - elementary.log(s)
         elif d == x.ndim - 1 or not x.ndim:
             out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
         else:
@@ -726,7 +720,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             raise NotImplementedError("kl_div's gradient with respect to a target that is not a log (xlogy) is not "
                                       "available in gradcli")
         with np.errstate(invalid="ignore", divide="ignore"):
-            xlogy = np.where(t == 0, t.dtype.type(0), t * _rounded(np.log, t)).astype(t.dtype)
+            xlogy = np.where(t == 0, t.dtype.type(0), t * elementary.log(t)).astype(t.dtype)
         out = ops.sub(Tensor(xlogy), ops.mul(target, input))
     reduced = _apply_reduction(out, enum)
     if reduction == "batchmean" and x.ndim != 0:
@@ -1070,7 +1064,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"all elements of {which} should be between 0 and 1")
     dt = x.dtype.type
     with np.errstate(divide="ignore"):
-        log_x, log_1mx = np.maximum(_rounded(np.log, x), dt(-100)), np.maximum(_rounded(np.log1p, -x), dt(-100))
+        log_x, log_1mx = np.maximum(elementary.log(x), dt(-100)), np.maximum(elementary.log1p(-x), dt(-100))
         loss = (t - dt(1)) * log_1mx - t * log_x
     if w is not None:
         loss = loss * w
@@ -1088,7 +1082,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, t = input._a, target._a
     if t.dtype.kind != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
-    log_sig = np.minimum(x, x.dtype.type(0)) - _rounded(np.log1p, _rounded(np.exp, -np.abs(x)))
+    log_sig = np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
     pw = w = None
     if pos_weight is not None:
         pw = pos_weight._a
@@ -1402,7 +1396,7 @@ def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
     x, r = g._a, result._a
     if log:
-        value = x - reduce.exp_array(r) * x.sum(axis=dims, keepdims=True, dtype=x.dtype)
+        value = x - elementary.exp(r) * x.sum(axis=dims, keepdims=True, dtype=x.dtype)
     else:
         value = (x - (x * r).sum(axis=dims, keepdims=True, dtype=x.dtype)) * r
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
