@@ -14,6 +14,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
+from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
@@ -68,7 +69,7 @@ class NumpyMath:
 
     @staticmethod
     def sum(g):
-        return np.asarray(g.sum())
+        return sum_array(g)
 
     @staticmethod
     def cast(g, dtype):

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, elementary, ops, rng
+from gradcli.engine.cascade import stride_sort
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -1368,9 +1369,6 @@ def _dense_stride_order(shape, strides) -> list:
     """The dims from outermost to innermost of the layout infer_dense_strides gives empty_like: an insertion
     sort by stride from the innermost dim out, where dims with stride 0 keep their places and equal strides
     put the smaller size inside."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))            # perm[0] is the innermost dim
-
     def compare(d0, d1):
         s0, s1 = strides[d0], strides[d1]
         if s0 == 0 or s1 == 0:
@@ -1379,17 +1377,7 @@ def _dense_stride_order(shape, strides) -> list:
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    for i in range(1, ndim):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = compare(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    return stride_sort(len(shape), compare)[::-1]
 
 
 def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:

@@ -10,6 +10,7 @@ import numpy as np
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
 from gradcli.engine import dtypes, elementary, forward, ops, signatures
+from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
@@ -491,11 +492,10 @@ def reduce_sum(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     if dim is ALL_DIMS:
         if not keepdim:
-            out = np.asarray(x.sum(dtype=out_dtype))
-            return apply(SUM, out, (a,), (x.shape,))
+            return apply(SUM, sum_array(x, None, False, out_dtype), (a,), (x.shape,))
         dim = None
     dims = _reduce_dims(dim, x.ndim)
-    out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
+    out = sum_array(x, dims, keepdim, out_dtype)
     return apply(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
 
 
@@ -516,13 +516,14 @@ def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
 
 
 def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
-    """The mean of a float array over `dims` (None: all of it): the sum divided by the count, in the array's
-    dtype; NaN when the count is zero. The backward formulas of std/var recompute it with this too."""
+    """The mean of a float array over `dims` (None: all of it) as PyTorch's CPU kernel makes it: the sum in
+    its order, divided by the count in the array's dtype; NaN when the count is zero. The backward formulas
+    of std/var recompute it with this too."""
     if dims is None:
-        return np.asarray(x.sum(dtype=x.dtype) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
+        return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
     n = math.prod(x.shape[d] for d in dims)
-    s = x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)
+    s = sum_array(x, dims, keepdim)
     return np.asarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
 
 
