@@ -4,6 +4,7 @@
     PYTHONPATH=$PWD /work/oracle/bin/python tools/elementary_bits.py              the table (docs/numerics.md)
     PYTHONPATH=$PWD /work/oracle/bin/python tools/elementary_bits.py --edges      rewrite tests/elementary_edges.json
     PYTHONPATH=$PWD /work/oracle/bin/python tools/elementary_bits.py --double-rounding 100000000
+    PYTHONPATH=$PWD /work/oracle/bin/python tools/elementary_bits.py --exhaustive exp   every float32 input
     PYTHONPATH=$PWD /work/oracle/bin/python tools/elementary_bits.py --speed     time before and after
 
 For each function, random float32 inputs from a few ranges, in tensors of 1 to 10^5 elements, contiguous
@@ -35,6 +36,7 @@ import numpy as np
 import torch
 
 from gradcli.engine import elementary
+from gradcli.engine.ops import arith
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGES = ROOT / "tests" / "elementary_edges.json"
@@ -126,13 +128,21 @@ def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
 
 
+def ulps_apart(a: np.ndarray, b: np.ndarray) -> int:
+    """The largest distance in float32 steps between finite results of the same sign (0 if none differ)."""
+    both = np.isfinite(a) & np.isfinite(b) & (np.signbit(a) == np.signbit(b))
+    if not both.any():
+        return 0
+    return int(np.max(np.abs(a[both].view(np.int32).astype(np.int64) - b[both].view(np.int32).astype(np.int64))))
+
+
 def draws(rng, make, n: int, strided: bool) -> np.ndarray:
     values = make(rng, 2 * n if strided else n).astype(F32)
     return values[::2] if strided else values
 
 
 def measure(rng, torch_fn, ours, before, f64, mp, makers) -> dict:
-    counts = dict(n=0, torch_before=0, torch_ours=0, cr_before=0, cr_ours=0, cr_torch=0)
+    counts = dict(n=0, torch_before=0, torch_ours=0, cr_before=0, cr_ours=0, cr_torch=0, ulps=0)
     for make in makers:
         for n in SIZES:
             for strided in (False, True):
@@ -148,6 +158,7 @@ def measure(rng, torch_fn, ours, before, f64, mp, makers) -> dict:
                 counts["cr_before"] += int(same(right, old).sum())
                 counts["cr_ours"] += int(same(right, new).sum())
                 counts["cr_torch"] += int(same(right, theirs).sum())
+                counts["ulps"] = max(counts["ulps"], ulps_apart(theirs, new))
     return counts
 
 
@@ -159,11 +170,11 @@ def table(seed: int) -> list[tuple]:
         rows.append((name, measure(rng, torch_fn, ours, before, f64, mp, [(r,) for r in ranges])))
     for name, (torch_fn, ours, before, mp, xs, ys) in BINARY.items():
         rows.append((name, measure(rng, torch_fn, ours, before, ours.ufunc, mp, [(xs, ys)])))
-    for e in EXPONENTS:
+    for e in EXPONENTS:         # x ** e: the engine's path (arith.scalar_power), the exponent a double
         rows.append((f"pow(x, {e})", measure(
-            rng, lambda t, e=e: torch.pow(t, e), lambda x, e=e: elementary.pow(x, F32(e)),
-            lambda x, e=e: np.power(x, F32(e)), lambda x, e=e: np.power(x, np.float64(F32(e))),
-            lambda v, e=e: mpmath.power(v, mpmath.mpf(float(F32(e)))), [(uniform(0, 10),)])))
+            rng, lambda t, e=e: torch.pow(t, e), lambda x, e=e: arith.scalar_power(x, e),
+            lambda x, e=e: np.power(x, F32(e)), lambda x, e=e: np.power(x, e),
+            lambda v, e=e: mpmath.power(v, mpmath.mpf(e)), [(uniform(0, 10),)])))
     return rows
 
 
@@ -210,6 +221,27 @@ def speed() -> list[tuple]:
     return rows
 
 
+def exhaustive(name: str) -> tuple:
+    """Every float32 input (all 2^32 bit patterns): how many float64-then-round results are not correctly
+    rounded, and those inputs (hex bits)."""
+    ours, mp = UNARY[name][1], UNARY[name][3]
+    wrong, near_total = [], 0
+    step = 1 << 24
+    for start in range(0, 1 << 32, step):
+        x = np.arange(start, start + step, dtype=np.uint64).astype(np.uint32).view(F32)
+        with np.errstate(all="ignore"):
+            r64 = ours.ufunc(x.astype(np.float64))
+        rounded, near = _ulp_sides(r64)
+        near_total += int(near.sum())
+        for i in np.flatnonzero(near):
+            with mpmath.workprec(120):
+                exact = mp(mpmath.mpf(float(x[i])))
+            with mpmath.workprec(24):
+                if F32(float(+exact)) != rounded[i]:
+                    wrong.append(_hex(x[i]))
+    return near_total, wrong
+
+
 def _float64_of(ours):
     """The float64 function behind a gradcli function: its ufunc, or math.erf, or 1 / sqrt."""
     if hasattr(ours, "ufunc"):
@@ -223,12 +255,12 @@ def _float64_of(ours):
 
 def print_table(rows) -> None:
     print("| function | elements | numpy f32 = PyTorch | gradcli = PyTorch | numpy f32 correctly rounded "
-          "| gradcli correctly rounded | PyTorch correctly rounded |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| gradcli correctly rounded | PyTorch correctly rounded | most ulps from PyTorch |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, c in rows:
         n = c["n"]
         pct = [f"{100 * c[k] / n:.4f}%" for k in ("torch_before", "torch_ours", "cr_before", "cr_ours", "cr_torch")]
-        print(f"| {name} | {n:,} | " + " | ".join(pct) + " |")
+        print(f"| {name} | {n:,} | " + " | ".join(pct) + f" | {c['ulps']} |")
 
 
 def edges() -> dict:
@@ -267,6 +299,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edges", action="store_true", help=f"rewrite {EDGES.relative_to(ROOT)}")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--exhaustive", metavar="NAME", help="check every float32 input of one function")
     parser.add_argument("--speed", action="store_true", help="time the functions before and after")
     parser.add_argument("--double-rounding", type=int, metavar="N",
                         help="count float64-then-round results that are not correctly rounded, on N inputs each")
@@ -275,6 +308,10 @@ def main() -> None:
     if args.edges:
         EDGES.write_text(_dumps(edges()))
         print(f"wrote {EDGES.relative_to(ROOT)}", file=sys.stderr)
+        return
+    if args.exhaustive:
+        near, wrong = exhaustive(args.exhaustive)
+        print(f"| {args.exhaustive} | 4,294,967,296 | {near:,} | {len(wrong)} | {', '.join(wrong[:8])} |")
         return
     if args.speed:
         print("| function | elements | before | after | after / before |")

@@ -316,6 +316,10 @@ def scalar_power(x: np.ndarray, e):
             return x.copy()
     if x.dtype == np.bool_:             # bool ** bool stays bool (numpy's power would give int8)
         return x.copy() if e else np.ones_like(x)
+    if x.dtype.kind == "f":
+        # the exponent as the double it is: PyTorch's scalar loop (0-d tensors, fewer than 8 elements, strided
+        # ones, vector tails) computes pow(double(x), e), its vector loop powf(x, float(e)) within an ulp
+        return cr.pow(x, float(e))
     return cr.pow(x, x.dtype.type(e))
 
 
