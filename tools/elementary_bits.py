@@ -112,15 +112,21 @@ def _ulp_sides(r64: np.ndarray):
 
 def correctly_rounded(f64, mp, *args) -> np.ndarray:
     """The correctly rounded float32 results of a function at float32 arguments (see the module doc)."""
+    return _resolved(f64, mp, *args)[1]
+
+
+def _resolved(f64, mp, *args) -> tuple:
+    """(float64 results rounded to float32, the correctly rounded results, how many were near a midpoint)."""
     with np.errstate(all="ignore"):
         r64 = np.asarray(f64(*(a.astype(np.float64) for a in args)), np.float64)
     rounded, near = _ulp_sides(r64)
+    right = rounded.copy()
     for i in np.flatnonzero(near):
         with mpmath.workprec(120):
             exact = mp(*(mpmath.mpf(float(a[i])) for a in args))
         with mpmath.workprec(24):
-            rounded[i] = F32(float(+exact))      # + rounds to 24 bits, nearest even; exact in float64 then
-    return rounded
+            right[i] = F32(float(+exact))       # + rounds to 24 bits, nearest even; exact in float64 then
+    return rounded, right, int(near.sum())
 
 
 def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -189,15 +195,9 @@ def double_rounding(seed: int, n: int) -> list[tuple]:
         wrong = near_total = 0
         for start in range(0, n, 1 << 22):
             x = ranges[0](rng, min(1 << 22, n - start)).astype(F32)
-            with np.errstate(all="ignore"):
-                r64 = ours.ufunc(x.astype(np.float64))
-            rounded, near = _ulp_sides(r64)
-            near_total += int(near.sum())
-            for i in np.flatnonzero(near):
-                with mpmath.workprec(120):
-                    exact = mp(mpmath.mpf(float(x[i])))
-                with mpmath.workprec(24):
-                    wrong += F32(float(+exact)) != rounded[i]
+            rounded, right, near = _resolved(ours.ufunc, mp, x)
+            near_total += near
+            wrong += int((~same(rounded, right)).sum())
         rows.append((name, n, near_total, int(wrong)))
     return rows
 
@@ -229,16 +229,9 @@ def exhaustive(name: str) -> tuple:
     step = 1 << 24
     for start in range(0, 1 << 32, step):
         x = np.arange(start, start + step, dtype=np.uint64).astype(np.uint32).view(F32)
-        with np.errstate(all="ignore"):
-            r64 = ours.ufunc(x.astype(np.float64))
-        rounded, near = _ulp_sides(r64)
-        near_total += int(near.sum())
-        for i in np.flatnonzero(near):
-            with mpmath.workprec(120):
-                exact = mp(mpmath.mpf(float(x[i])))
-            with mpmath.workprec(24):
-                if F32(float(+exact)) != rounded[i]:
-                    wrong.append(_hex(x[i]))
+        rounded, right, near = _resolved(ours.ufunc, mp, x)
+        near_total += near
+        wrong += [_hex(v) for v in x[~same(rounded, right)]]
     return near_total, wrong
 
 
