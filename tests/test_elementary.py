@@ -68,6 +68,16 @@ def test_float16_rounds_once_and_float64_is_numpy(name):
     assert _bits_equal(getattr(elementary, name)(d), f64(d))
 
 
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "in place"])
+def test_large_arrays_in_every_layout(layout):
+    """Past _CHUNKED elements: float64 blocks for C- and F-contiguous arrays, the ufunc's loop otherwise."""
+    x = _inputs(-5, 5, 2 * 300 * 101).reshape(600, 101)
+    x = {"C": x[:300], "F": x[:300].T, "strided": x[::2], "in place": x[:300].copy()}[layout]
+    expected = np.exp(x.astype(F64)).astype(F32)
+    out = elementary.exp(x, out=x) if layout == "in place" else elementary.exp(x)
+    assert _bits_equal(out, expected) and (out.strides == x.strides or layout == "strided")
+
+
 def test_zero_dim_and_out():
     x = np.array(F32(0.7))
     assert elementary.exp(x) == F32(math.exp(F64(F32(0.7))))
