@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes, ops
+from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import Out
@@ -40,16 +40,16 @@ class NumpyMath:
     expand = staticmethod(np.broadcast_to)
     unsqueeze_dims = staticmethod(np.expand_dims)
     squeeze = staticmethod(np.squeeze)
-    log = staticmethod(np.log)
+    log = staticmethod(elementary.log)
     sum_to = staticmethod(autograd.sum_to)
 
     @staticmethod
     def pow(x, e):
-        return arith.scalar_power(x, e) if not isinstance(e, np.ndarray) else np.power(x, e)
+        return arith.scalar_power(x, e) if not isinstance(e, np.ndarray) else elementary.pow(x, e)
 
     @staticmethod
     def log_scalar(base, like):
-        return np.log(like.dtype.type(base))
+        return elementary.log(like.dtype.type(base))
 
     @staticmethod
     def masked_zero(x, mask):
@@ -146,24 +146,22 @@ class NumpyMath:
     hardswish_backward = staticmethod(elementwise.hardswish_backward_array)
     silu_backward = staticmethod(elementwise.silu_backward_array)
     log_sigmoid_backward = staticmethod(elementwise.log_sigmoid_backward_array)
-    sin = staticmethod(np.sin)
-    cos = staticmethod(np.cos)
-    sinh = staticmethod(np.sinh)
-    cosh = staticmethod(np.cosh)
-    tanh = staticmethod(np.tanh)
-    exp = staticmethod(np.exp)
-    erf = staticmethod(elementwise.erf_array)
+    sin = staticmethod(elementary.sin)
+    cos = staticmethod(elementary.cos)
+    sinh = staticmethod(elementary.sinh)
+    cosh = staticmethod(elementary.cosh)
+    tanh = staticmethod(elementary.tanh)
+    exp = staticmethod(elementary.exp)
+    erf = staticmethod(elementary.erf)
     reciprocal = staticmethod(np.reciprocal)
     where = staticmethod(np.where)
     floor_divide = staticmethod(elementwise.div_floor_array)
 
-    @staticmethod
-    def rsqrt(x):
-        return np.reciprocal(np.sqrt(x))
+    rsqrt = staticmethod(elementary.rsqrt)
 
     # numpy group: reduce
     abs = staticmethod(np.abs)
-    exp_rounded = staticmethod(reduce.exp_array)       # exp rounded once from double, as PyTorch's kernels are
+    exp_rounded = staticmethod(elementary.exp)         # (every exp is rounded once now: the same as exp)
     cumsum = staticmethod(reduce.cumsum_array)
     cumprod = staticmethod(reduce.cumprod_array)
     mean = staticmethod(reduce.mean_array)
@@ -187,7 +185,7 @@ class NumpyMath:
 
     @staticmethod
     def log_sigmoid(x):
-        return np.minimum(x, x.dtype.type(0)) - np.log1p(np.exp(-np.abs(x)))
+        return np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
 
     # numpy group: shape
     permute = staticmethod(np.transpose)

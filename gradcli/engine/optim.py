@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from gradcli.engine import elementary
 from gradcli.engine.fma import fma
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -423,7 +424,7 @@ class Adam(Optimizer):
                 np.maximum(vmax._a, va, out=vmax._a)
                 vmax._version[0] += 1
                 va = vmax._a
-            denom = np.sqrt(va)
+            denom = elementary.sqrt(va)
             denom /= t(bias_correction2 ** 0.5)
             denom += c_eps
             update = t(-step_size) * m._a
@@ -453,7 +454,7 @@ class Adam(Optimizer):
             vmax = flat.buffers[2]
             np.maximum(vmax, v, out=vmax)
             v = vmax
-        denom = np.sqrt(v)
+        denom = elementary.sqrt(v)
         denom /= t(bias_correction2 ** 0.5)
         denom += t(eps)
         update = t(-step_size) * m
@@ -655,9 +656,9 @@ class RMSprop(Optimizer):
                 ga = st["grad_avg"]
                 _lerp_(ga._a, grad, 1 - alpha)
                 ga._version[0] += 1
-                avg = np.sqrt(fma(-ga._a, ga._a, s))
+                avg = elementary.sqrt(fma(-ga._a, ga._a, s))
             else:
-                avg = np.sqrt(s)
+                avg = elementary.sqrt(s)
             avg += t(eps)
             if momentum > 0:
                 buf = st["momentum_buffer"]
@@ -713,7 +714,7 @@ class Adagrad(Optimizer):
             total = st["sum"]
             fma(grad, grad, total._a, total._a)
             total._version[0] += 1
-            std = np.sqrt(total._a)
+            std = elementary.sqrt(total._a)
             std += t(eps)
             update = t(-clr) * grad
             update /= std

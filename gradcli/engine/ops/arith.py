@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget, dtypes
+from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
@@ -167,7 +168,7 @@ RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),
                  (lambda F, g, result: -g * (result * result),), floats=True, jvp="auto")
 NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,),
                  jvp="auto")
-EXP         = Op("ExpBackward0",        np.exp,        ("result",),
+EXP         = Op("ExpBackward0",        cr.exp,        ("result",),
                  (lambda F, g, result: g * result,), floats=True, fresh=True, jvp="auto")
 CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
                  jvp=lambda F, ts, xs, result: clone(ts[0]))
@@ -442,9 +443,9 @@ def scalar_power(x: np.ndarray, e):
         if e == 3:
             return x * x * x
         if e == 0.5:
-            return np.sqrt(x)
+            return cr.sqrt(x)
         if e == -0.5:
-            return 1 / np.sqrt(x)
+            return cr.rsqrt(x)
         if e == -1:
             return 1 / x
         if e == -2:
@@ -453,7 +454,11 @@ def scalar_power(x: np.ndarray, e):
             return x.copy()
     if x.dtype == np.bool_:             # bool ** bool stays bool (numpy's power would give int8)
         return x.copy() if e else np.ones_like(x)
-    return np.power(x, x.dtype.type(e))
+    if x.dtype.kind == "f":
+        # the exponent as the double it is: PyTorch's scalar loop (0-d tensors, fewer than 8 elements, strided
+        # ones, vector tails) computes pow(double(x), e), its vector loop powf(x, float(e)) within an ulp
+        return cr.pow(x, float(e))
+    return cr.pow(x, x.dtype.type(e))
 
 
 def power(a, b) -> Tensor:
@@ -488,7 +493,7 @@ def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         else:
             small = (x == 1).astype(x.dtype)
         return np.asarray(np.where(negative, small, out), dtype=out.dtype)
-    return np.power(x, y)
+    return cr.pow(x, y)
 
 
 def compare(fn, a, b) -> Tensor:

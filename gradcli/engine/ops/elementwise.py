@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
@@ -48,31 +49,10 @@ def abs_array(x: np.ndarray) -> np.ndarray:
     return np.abs(x)
 
 
-def rsqrt_array(x: np.ndarray) -> np.ndarray:
-    return np.reciprocal(np.sqrt(x))
-
-
-def erf_array(x: np.ndarray) -> np.ndarray:
-    """erf elementwise (numpy has none): exact in float64, rounded once to the input's dtype."""
-    # frompyfunc hands a 0-d input back as a Python float
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
-
-
-def rounded(fn, x: np.ndarray) -> np.ndarray:
-    """An elementary function inside a fused kernel (exp, expm1, log1p, tanh), correctly rounded: evaluated
-    in double and rounded once for float32. (i17-elem: gradcli/engine/elementary.py takes this place.)"""
-    return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else fn(x)
-
-
-def tanh_array(x: np.ndarray) -> np.ndarray:
-    """tanh correctly rounded (numpy's float32 tanh is not); the saved result tanh's backward kernel uses."""
-    return rounded(np.tanh, x) if x.dtype.kind == "f" else np.tanh(x)
-
-
 def sigmoid_array(x):
     """1 / (1 + exp(-x)), PyTorch's formula."""
     one = x.dtype.type(1)
-    return one / (one + rounded(np.exp, -x))
+    return one / (one + cr.exp(-x))
 
 
 def relu_array(x: np.ndarray) -> np.ndarray:
@@ -87,7 +67,7 @@ def relu_array(x: np.ndarray) -> np.ndarray:
 
 def silu_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "silu_cpu", "iub")
-    return x / (x.dtype.type(1) + rounded(np.exp, -x))
+    return x / (x.dtype.type(1) + cr.exp(-x))
 
 
 def _rounding_array(fn, kernel: str):
@@ -434,48 +414,48 @@ def _log_sigmoid_backward_jvp(F, ts, xs, result, buffer):
 # Formulas receive (F, g, *saved), the saved values in the row's `saves` order (see recording.Op).
 # fmt: off
 #            node                forward        saves               formulas, one per input
-LOG     = Op("LogBackward0",     np.log,        ("self",),          (lambda F, g, self: g / self,),
+LOG     = Op("LogBackward0",     cr.log,        ("self",),          (lambda F, g, self: g / self,),
              floats=True, quiet=True, jvp="auto")
-SQRT    = Op("SqrtBackward0",    np.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
+SQRT    = Op("SqrtBackward0",    cr.sqrt,       ("result",),        (lambda F, g, result: g / (2 * result),),
              floats=True, quiet=True, jvp="auto")
 ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True,
              jvp="auto")
 SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
              quiet=True, jvp="auto")
-EXP2    = Op("Exp2Backward0",    np.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
+EXP2    = Op("Exp2Backward0",    cr.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
              floats=True, quiet=True, jvp="auto")
-EXPM1   = Op("Expm1Backward0",   np.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
+EXPM1   = Op("Expm1Backward0",   cr.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
              floats=True, quiet=True, jvp="auto")
-LOG2    = Op("Log2Backward0",    np.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
+LOG2    = Op("Log2Backward0",    cr.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
              floats=True, quiet=True, jvp="auto")
-LOG10   = Op("Log10Backward0",   np.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
+LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
              floats=True, quiet=True, jvp="auto")
-LOG1P   = Op("Log1PBackward0",   np.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
+LOG1P   = Op("Log1PBackward0",   cr.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
              floats=True, quiet=True, jvp="auto")
-RSQRT   = Op("RsqrtBackward0",   rsqrt_array,   ("result",),
+RSQRT   = Op("RsqrtBackward0",   cr.rsqrt,      ("result",),
              (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
-SIN     = Op("SinBackward0",     np.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
+SIN     = Op("SinBackward0",     cr.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
              floats=True, quiet=True, jvp="auto")
-COS     = Op("CosBackward0",     np.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
+COS     = Op("CosBackward0",     cr.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
              floats=True, quiet=True, jvp="auto")
-TAN     = Op("TanBackward0",     np.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
+TAN     = Op("TanBackward0",     cr.tan,        ("result",),        (lambda F, g, result: g * (1 + F.pow(result, 2)),),
              floats=True, quiet=True, jvp="auto")
-ASIN    = Op("AsinBackward0",    np.arcsin,     ("self",),
+ASIN    = Op("AsinBackward0",    cr.asin,       ("self",),
              (lambda F, g, self: g * F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
-ACOS    = Op("AcosBackward0",    np.arccos,     ("self",),
+ACOS    = Op("AcosBackward0",    cr.acos,       ("self",),
              (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
-ATAN    = Op("AtanBackward0",    np.arctan,     ("self",),          (lambda F, g, self: g / (self * self + 1),),
+ATAN    = Op("AtanBackward0",    cr.atan,       ("self",),          (lambda F, g, self: g / (self * self + 1),),
              floats=True, quiet=True, jvp="auto")
-SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
+SINH    = Op("SinhBackward0",    cr.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
              floats=True, quiet=True, jvp="auto")
-COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
+COSH    = Op("CoshBackward0",    cr.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
              floats=True, quiet=True, jvp="auto")
-TANH    = Op("TanhBackward0",    tanh_array,    ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+TANH    = Op("TanhBackward0",    cr.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
              floats=True, quiet=True, jvp="auto")
 SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
              (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True, jvp="auto")
-ERF     = Op("ErfBackward0",     erf_array,     ("self",),          (_erf_self,), floats=True, quiet=True,
+ERF     = Op("ErfBackward0",     cr.erf,        ("self",),          (_erf_self,), floats=True, quiet=True,
              jvp="auto")
 RELU    = Op("ReluBackward0",    relu_array,    ("result",),
              (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True, jvp="auto")
@@ -486,7 +466,7 @@ CEIL    = Op("CeilBackward0",    ceil_array,    (),                 (lambda F, g
 ROUND   = Op("RoundBackward0",   round_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 TRUNC   = Op("TruncBackward0",   trunc_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 FRAC    = Op("FracBackward0",    frac_array,    (),                 (lambda F, g: g,), jvp="auto")
-ATAN2   = Op("Atan2Backward0",   np.arctan2,    ("self", "other"),  (_atan2_self,
+ATAN2   = Op("Atan2Backward0",   cr.atan2,      ("self", "other"),  (_atan2_self,
                                                                      _atan2_other), fits=True, floats=True,
              quiet=True, jvp=_atan2_jvp)
 MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
@@ -689,7 +669,7 @@ def threshold_backward_array(g, x, threshold):
 def softplus_backward_array(g, x, beta, threshold):
     t = x.dtype.type
     scaled = x * t(beta)
-    z = rounded(np.exp, scaled)
+    z = cr.exp(scaled)
     return np.where(scaled > t(threshold), g, g * z / (z + t(1)))
 
 
@@ -701,14 +681,14 @@ def gelu_backward_array(g, x, approximate):
         x_sq = x * x
         x_cube = x_sq * x
         inner = t(GELU_TANH_BETA) * fma(t(GELU_KAPPA), x_cube, x)
-        tanh_inner = rounded(np.tanh, inner)
+        tanh_inner = cr.tanh(inner)
         left = t(0.5) * x
         left_derivative = t(0.5) * (t(1) + tanh_inner)
         tanh_derivative = fma(-tanh_inner, tanh_inner, t(1))
         inner_derivative = t(GELU_TANH_BETA) * fma(t(3) * t(GELU_KAPPA), x_sq, t(1))
         return g * fma(left * tanh_derivative, inner_derivative, left_derivative)
-    cdf = t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
-    pdf = t(GELU_BETA) * rounded(np.exp, x * x * t(-0.5))
+    cdf = t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
+    pdf = t(GELU_BETA) * cr.exp(x * x * t(-0.5))
     return g * fma(x, pdf, cdf)
 
 
@@ -720,7 +700,7 @@ def elu_backward_array(g, alpha, is_result, x):
     t = x.dtype.type
     if is_result:
         return np.where(x <= 0, g * (x + t(alpha)), g)
-    return np.where(x <= 0, g * t(alpha) * rounded(np.exp, x), g)
+    return np.where(x <= 0, g * t(alpha) * cr.exp(x), g)
 
 
 def hardtanh_backward_array(g, x, min, max):
@@ -1212,7 +1192,7 @@ def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     x = a._a
     t = x.dtype.type
     scaled = x * t(beta)
-    out = np.where(scaled > t(threshold), x, rounded(np.log1p, rounded(np.exp, scaled)) / t(beta))
+    out = np.where(scaled > t(threshold), x, cr.log1p(cr.exp(scaled)) / t(beta))
     return apply(SOFTPLUS, out, (a,), (beta, threshold))
 
 
@@ -1226,15 +1206,15 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
     t = x.dtype.type
     if approximate == "tanh":
         inner = t(GELU_TANH_BETA) * fma(t(GELU_KAPPA), x * x * x, x)
-        out = t(0.5) * x * (t(1) + rounded(np.tanh, inner))
+        out = t(0.5) * x * (t(1) + cr.tanh(inner))
     elif x.dtype == np.float32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch's vectorised float32 kernel (contiguous, more than one element): x * (1 + erf) before
         # the halving (so 2e38 overflows), and its erf approximation is nan at inf
         with np.errstate(invalid="ignore", over="ignore"):
-            out = x * (t(1) + erf_array(x * t(SQRT1_2))) * t(0.5)
+            out = x * (t(1) + cr.erf(x * t(SQRT1_2))) * t(0.5)
         out[x == np.inf] = np.nan
     else:
-        out = x * t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
+        out = x * t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
     return apply(GELU, out, (a,), (approximate,))
 
 
@@ -1264,7 +1244,7 @@ def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
 
 
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
-    return np.where(x <= 0, rounded(np.expm1, x) * x.dtype.type(alpha), x)
+    return np.where(x <= 0, cr.expm1(x) * x.dtype.type(alpha), x)
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
@@ -1319,8 +1299,8 @@ def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
 def logsigmoid(a: Tensor) -> Tensor:
     _float_only(a, "log_sigmoid_cpu")
     x = a._a
-    buffer = rounded(np.exp, -np.abs(x))
-    out = np.minimum(x, x.dtype.type(0)) - rounded(np.log1p, buffer)
+    buffer = cr.exp(-np.abs(x))
+    out = np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer)
     return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
 
 

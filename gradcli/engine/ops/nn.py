@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops, rng, vecorder
+from gradcli.engine import budget, elementary, ops, rng, vecorder
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
@@ -127,8 +127,8 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     s = softmax_grad_sum(g, result, dims, log)
     if log:
         if g.dtype.kind == "f":
-            return fma(-reduce.exp_array(result), s, g)
-        return g - reduce.exp_array(result) * s
+            return fma(-elementary.exp(result), s, g)
+        return g - elementary.exp(result) * s
     return (g - s) * result
 
 
@@ -199,7 +199,7 @@ def _bce_self(F, g, self, target, weight, reduction, n):
 def _bce_target(F, g, self, target, weight, reduction, n):
     """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double."""
     if not F.tensors:
-        return _scaled(F, -reduce.log_array(self / (1 - self)) * g, weight, reduction, n)
+        return _scaled(F, -elementary.log(self / (1 - self)) * g, weight, reduction, n)
     return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
 
 
@@ -575,12 +575,6 @@ def _cxx_double(v: float) -> str:
     return format(float(v), "g")
 
 
-def _rounded(fn, x: np.ndarray) -> np.ndarray:
-    """A float32 math function evaluated in double and rounded once, as close as numpy gets to the (nearly
-    correctly rounded) libm and Sleef functions PyTorch's kernels call."""
-    return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else fn(x)
-
-
 def _size_list(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
@@ -666,14 +660,14 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     else:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
         shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
-        e = ops.reduce.exp_array(shifted)
+        e = elementary.exp(shifted)
         last = d == x.ndim - 1 or not x.ndim
         if x.dtype.itemsize < 4:
             s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
         else:       # the kernels' sums: vector lanes along the last dim, one running sum per position else
             s = vecorder.lane_sum_along(e, x.ndim - 1) if last else vecorder.seq_sum(e, d)
         if log:
-            out = shifted - ops.reduce.log_array(s)         # x - max - log(sum), in that order
+            out = shifted - elementary.log(s)         # x - max - log(sum), in that order
         elif last:
             out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
         else:
@@ -800,7 +794,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             raise NotImplementedError("kl_div's gradient with respect to a target that is not a log (xlogy) is not "
                                       "available in gradcli")
         with np.errstate(invalid="ignore", divide="ignore"):
-            xlogy = np.where(t == 0, t.dtype.type(0), t * _rounded(np.log, t)).astype(t.dtype)
+            xlogy = np.where(t == 0, t.dtype.type(0), t * elementary.log(t)).astype(t.dtype)
         out = ops.sub(Tensor(xlogy), ops.mul(target, input))
     reduced = _apply_reduction(out, enum)
     if reduction == "batchmean" and x.ndim != 0:
@@ -1144,7 +1138,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"all elements of {which} should be between 0 and 1")
     dt = x.dtype.type
     with np.errstate(divide="ignore"):
-        log_x, log_1mx = np.maximum(_rounded(np.log, x), dt(-100)), np.maximum(_rounded(np.log1p, -x), dt(-100))
+        log_x, log_1mx = np.maximum(elementary.log(x), dt(-100)), np.maximum(elementary.log1p(-x), dt(-100))
         loss = (t - dt(1)) * log_1mx - t * log_x
     if w is not None:
         loss = loss * w
@@ -1162,7 +1156,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     x, t = input._a, target._a
     if t.dtype.kind != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
-    log_sig = np.minimum(x, x.dtype.type(0)) - _rounded(np.log1p, _rounded(np.exp, -np.abs(x)))
+    log_sig = np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
     pw = w = None
     if pos_weight is not None:
         pw = pos_weight._a

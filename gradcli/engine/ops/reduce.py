@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
-from gradcli.engine import dtypes, forward, ops, signatures, vecorder
+from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
 from gradcli.engine.state import STATE
@@ -346,7 +346,7 @@ def _logsumexp_jvp(F, ts, xs, result, dims, keepdim):
     if x._a.dtype != result._a.dtype:
         x = _as_result(x, result)
     shifted = x - amax(x, dims, True) if x._a.size else x
-    e = apply(ops.arith.EXP, exp_array(shifted._a), (shifted,))     # exp rounded once, as exp_array
+    e = apply(ops.arith.EXP, elementary.exp(shifted._a), (shifted,))
     total = reduce_sum(e, dims, keepdim)
     return reduce_sum(e * ts[0], dims, keepdim) / total
 
@@ -447,16 +447,6 @@ def _int_dim(dim, fn: str, position: int = 1) -> int:
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{fn}(): argument 'dim' (position {position}) must be int, not {type(dim).__name__}")
     return dim
-
-
-def exp_array(x: np.ndarray) -> np.ndarray:
-    """exp rounded once from double for float32/float16 (closer to PyTorch's kernels than numpy's own float32
-    exp, which can be an ulp off)."""
-    return np.exp(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else np.exp(x)
-
-
-def log_array(x: np.ndarray) -> np.ndarray:
-    return np.log(x.astype(np.float64)).astype(x.dtype) if x.dtype.itemsize < 8 else np.log(x)
 
 
 def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
@@ -883,10 +873,10 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
         elif x.size:
             maxes = np.max(x, axis=axis, keepdims=True)
             maxes[np.abs(maxes) == np.inf] = 0
-            s = sum_array(exp_array(x - maxes), axis, keepdim)      # at::sum_out: the cascade
-            out = log_array(s) + (maxes if keepdim else np.squeeze(maxes, axis))
+            s = sum_array(elementary.exp(x - maxes), axis, keepdim)      # at::sum_out: the cascade
+            out = elementary.log(s) + (maxes if keepdim else np.squeeze(maxes, axis))
         else:
-            out = log_array(np.sum(exp_array(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
+            out = elementary.log(np.sum(elementary.exp(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
     out = np.asarray(out, dtype=x.dtype)
     return apply(LOGSUMEXP, out, (a,), (axis, keepdim), (x,))
 

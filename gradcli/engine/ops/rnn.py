@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import dtypes
+from gradcli.engine import dtypes, elementary
 from gradcli.engine.autograd import FREED, Node, OutputGrads, OutputSlot, RunOp, edge
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, nn, reduce, shape
 from gradcli.engine.recording import Op, apply
@@ -284,15 +284,15 @@ def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases:
         a = gates[t]
         np.matmul(h, whT, out=a)
         a += xw[t]
-        np.tanh(a[:, g_], out=cell_gate)
+        elementary.tanh(a[:, g_], out=cell_gate)
         np.negative(a, out=a)
-        np.exp(a, out=a)
+        elementary.exp(a, out=a)
         a += one
         np.divide(one, a, out=a)
         a[:, g_] = cell_gate
         c = np.multiply(a[:, f_], c, out=cells[t])
         c += a[:, i_] * cell_gate
-        h = np.multiply(a[:, o_], np.tanh(c, out=tanh_cells[t]), out=out[t])
+        h = np.multiply(a[:, o_], elementary.tanh(c, out=tanh_cells[t]), out=out[t])
     results = [Tensor(out), Tensor(h.copy()), Tensor(c.copy())]
     inputs = (input, w_ih, w_hh, b_ih, b_hh, hx, cx)
     if not _needs_grad(inputs):
