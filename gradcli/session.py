@@ -14,7 +14,7 @@ from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, dtypes
-from gradcli.engine.state import STATE
+from gradcli.engine.state import DEFAULT_THREADS, STATE
 from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
 from gradcli.language.syntaxerrors import Problems
 
@@ -139,6 +139,7 @@ class Session:
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
         dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
+        state.threads = DEFAULT_THREADS                 # and so does torch.set_num_threads
         if seed is None:
             state.generator.seed()
         else:

@@ -111,3 +111,12 @@ def located_error(source: str) -> str:
         Session(out=io.StringIO()).run_source(source + "\n")
     e = info.value
     return f"{e.line}:{e.col}: {e.kind}: {e.message}"
+
+
+@pytest.fixture(autouse=True)
+def _default_thread_count():
+    """Each test starts with PyTorch's thread count of the reference machine: a script's
+    torch.set_num_threads lasts until the next session, and engine-level tests make none."""
+    from gradcli.engine.state import DEFAULT_THREADS, STATE
+    STATE.threads = DEFAULT_THREADS
+    yield

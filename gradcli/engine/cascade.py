@@ -471,7 +471,7 @@ def _flat(x: np.ndarray, lanes: int, threads: int):
     n = x.shape[0]
     if n >= GRAIN and threads > 1:
         slots = np.zeros(threads, x.dtype)
-        for t, (b, e) in enumerate(_chunks(n, GRAIN, threads)):
+        for t, (b, e) in enumerate(chunks(n, GRAIN, threads)):
             slots[t] = _flat(x[b:e], lanes, 1)
         return _flat(slots, lanes, 1)
     if n < lanes:
@@ -508,7 +508,7 @@ def _reduce(x: np.ndarray, dims: tuple, out: np.ndarray, lanes: int, threads: in
         _split_columns(xv, ov, lay, lanes, threads)
 
 
-def _chunks(n: int, grain: int, threads: int) -> list:
+def chunks(n: int, grain: int, threads: int) -> list:
     """at::parallel_for's ranges: min(threads, ceil(n / grain)) tasks of ceil(n / tasks) items."""
     tasks = min(threads, -(-n // grain)) if grain > 0 else threads
     size = -(-n // tasks)
@@ -522,7 +522,7 @@ def _two_pass(xv: np.ndarray, lay: _Layout, lanes: int, threads: int):
     if len(lay.shape) < 2:
         xv = xv.reshape(xv.shape + (1,) * (2 - xv.ndim))
     slots = np.zeros(threads, xv.dtype)
-    for t, (begin, end) in enumerate(_chunks(int(np.prod(shape)), GRAIN, threads)):
+    for t, (begin, end) in enumerate(chunks(int(np.prod(shape)), GRAIN, threads)):
         values = []
         offset = begin
         while offset < end:                            # DimCounter: whole rows and planes where it can
@@ -560,7 +560,7 @@ def _split_columns(xv: np.ndarray, ov: np.ndarray, lay: _Layout, lanes: int, thr
     dim = best if dim is None else dim
     cols = lay.shape[dim]
     multiple = 128 // xv.itemsize if lay.ins[dim] == 1 else 1
-    for begin, end in _chunks(cols, 1, threads):
+    for begin, end in chunks(cols, 1, threads):
         begin -= begin % multiple
         if end != cols:
             end -= end % multiple

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine.rng import _fma64
+from gradcli.engine.state import STATE
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 # A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
 _LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
-THREADS = 2          # torch.get_num_threads() on the reference machine
 
 
 def fma(x, y, z, out=None):
@@ -56,7 +56,7 @@ def vector_body(n: int, dt) -> list:
     (Loops.h vectorized_loop, two 32-byte vectors at a time), after at::parallel_for has split [0, n)
     into one chunk per thread (2 here) above the grain size; the rest of each chunk is its scalar tail."""
     step = 64 // dt.itemsize
-    threads = min(THREADS, -(-n // _GRAIN)) if n > _GRAIN else 1
+    threads = min(STATE.threads, -(-n // _GRAIN)) if n > _GRAIN else 1
     chunk = -(-n // threads)
     ranges = []
     for begin in range(0, n, chunk):

@@ -18,6 +18,9 @@ import numpy as np
 from gradcli.display import PrintOptions
 
 
+DEFAULT_THREADS = 2     # torch.get_num_threads() on the reference machine (docs/numerics.md)
+
+
 class EngineState:
     """The modes and streams one running script sees (see the module's docstring)."""
 
@@ -70,7 +73,7 @@ class EngineState:
         self.warned_once = set()
         self.vmap = None
         self.fw_level = None
-        self.threads = 2                # the reference machine's (docs/numerics.md)
+        self.threads = DEFAULT_THREADS
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""

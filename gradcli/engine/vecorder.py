@@ -8,7 +8,9 @@ import math
 
 import numpy as np
 
+from gradcli.engine.cascade import chunks
 from gradcli.engine.rng import _fma32 as fma32, _fma64 as fma64
+from gradcli.engine.state import STATE
 
 # The vector width of the AVX512 kernels PyTorch runs on this machine, in bytes: 16 float32 or 8 float64
 # lanes. (An AVX2-only CPU runs 8 and 4 lanes and gets other last bits from these kernels.)
@@ -16,6 +18,14 @@ _VECTOR_BYTES = 64
 
 # at::internal::GRAIN_SIZE: the element count above which ATen's CPU loops split the work between threads
 GRAIN_SIZE = 32768
+
+
+def thread_ranges(n: int) -> list:
+    """The ranges at::parallel_for gives the threads (torch.get_num_threads()) for n elements; one range
+    at or below the grain size."""
+    if n <= GRAIN_SIZE or STATE.threads < 2:
+        return [(0, n)]
+    return chunks(n, GRAIN_SIZE, STATE.threads)
 
 
 def lanes_of(dtype) -> int:
@@ -109,10 +119,10 @@ def centred_square_sum(x: np.ndarray, mean) -> np.float64:
         # numpy's pairwise double sum differs from the running one by a few double ulps, which the
         # rounding to float32 (or lower) removes: tools/reduce_bits.py finds no case where it shows
         return np.add.reduce(sq)
-    if sq.size <= GRAIN_SIZE:
-        return np.add.accumulate(sq)[-1]
-    half = -(-sq.size // 2)
-    return (np.float64(0) + np.add.accumulate(sq[:half])[-1]) + np.add.accumulate(sq[half:])[-1]
+    total = np.float64(0)
+    for begin, end in thread_ranges(sq.size):
+        total = total + np.add.accumulate(sq[begin:end])[-1]
+    return total
 
 
 def welford_m2(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -189,9 +199,11 @@ def serial_sum(rows: np.ndarray) -> np.ndarray:
     n = rows.shape[1]
     if n == 0:
         return np.zeros(rows.shape[0], rows.dtype)
-    if rows.shape[0] == 1 and n > GRAIN_SIZE:
-        half = -(-n // 2)
-        return (rows.dtype.type(0) + running_rows(rows[:, :half])) + running_rows(rows[:, half:])
+    if rows.shape[0] == 1 and n > GRAIN_SIZE and STATE.threads > 1:
+        total = rows.dtype.type(0)
+        for begin, end in thread_ranges(n):
+            total = total + running_rows(rows[:, begin:end])
+        return total
     return running_rows(rows)
 
 
@@ -201,7 +213,7 @@ def _avx2_lanes(dtype) -> int:
     return 32 // np.dtype(dtype).itemsize
 
 
-def product_rows(rows: np.ndarray, lastdim: bool) -> np.ndarray:
+def product_rows(rows: np.ndarray, lastdim: bool, split: bool = True) -> np.ndarray:
     """prod's binary_kernel_reduce_vec per row. Along the innermost memory dim (vectorized_inner_reduction):
     blocks of 4 vectors multiplied into 4 vector accumulators, those combined as (a0*a1)*(a2*a3), the lanes
     multiplied left to right, then the tail element by element; a single output of more than GRAIN_SIZE
@@ -211,9 +223,12 @@ def product_rows(rows: np.ndarray, lastdim: bool) -> np.ndarray:
     if not lastdim:
         return running_rows(rows, np.multiply)
     n = rows.shape[1]
-    if rows.shape[0] == 1 and n > GRAIN_SIZE:
-        half = -(-n // 2)
-        return product_rows(rows[:, :half], True) * product_rows(rows[:, half:], True)
+    if split and rows.shape[0] == 1 and n > GRAIN_SIZE and STATE.threads > 1:
+        total = None
+        for begin, end in thread_ranges(n):
+            part = product_rows(rows[:, begin:end], True, split=False)
+            total = part if total is None else total * part
+        return total
     v = _avx2_lanes(rows.dtype)
     whole = n - n % (4 * v)
     if not whole:
