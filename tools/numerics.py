@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -195,8 +196,10 @@ class Oracle:
 
     def __init__(self, python: str):
         script = Path(__file__).resolve().parent / "numerics_oracle.py"
+        # idle OpenMP threads sleep instead of spinning (PyTorch waits while gradcli computes): no effect on values
+        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         self.proc = subprocess.Popen([python, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, cwd=str(ROOT))
+                                     text=True, cwd=str(ROOT), env=env)
         self.dir = tempfile.mkdtemp(prefix="numerics-")
         self.count = 0
         self.path = None
@@ -224,7 +227,7 @@ class Oracle:
             self.proc.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
-        os.rmdir(self.dir)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 # ---- the measurement
