@@ -292,6 +292,24 @@ ERRORS = [
     ("torch.lerp(x, i, 0.5)", "RuntimeError: expected dtype float for `end` but got dtype long int"),
     ("x.lerp(v, torch.ones(3, dtype=torch.float64))",
      "RuntimeError: expected dtype float for `weight` but got dtype double"),
+    ("torch.addcmul(x, v)", "TypeError: addcmul() received an invalid combination of arguments - got (Tensor, "
+     "Tensor), but expected (Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)"),
+    ("torch.addcmul(1.0, x, v)", "TypeError: addcmul(): argument 'input' (position 1) must be Tensor, not float"),
+    ("x.addcmul(v, 2)", "TypeError: addcmul(): argument 'tensor2' (position 2) must be Tensor, not int"),
+    ("torch.addcdiv(x, v, 2)", "TypeError: addcdiv(): argument 'tensor2' (position 3) must be Tensor, not int"),
+    ("torch.addcmul(x, v, x, value='s')", "TypeError: addcmul(): argument 'value' must be Number, not str"),
+    ("torch.addcmul(x, v, x, 0.5)", "TypeError: addcmul() takes 3 positional arguments but 4 were given"),
+    ("x.addcdiv_(v, x, 0.5)", "TypeError: addcdiv_() takes 2 positional arguments but 3 were given"),
+    ("x.addcmul(v)", "TypeError: addcmul() received an invalid combination of arguments - got (Tensor), but "
+     "expected (Tensor tensor1, Tensor tensor2, *, Number value = 1)"),
+    ("torch.addcmul(x, torch.ones(2), x)",
+     "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"),
+    ("i.addcmul_(x, v)", "RuntimeError: result type Float can't be cast to the desired output type Long"),
+    ("torch.addcdiv(x, i, i)", "RuntimeError: Integer division with addcdiv is no longer supported, and in a future  "
+     "release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+     "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+     "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+     "implementation: (input + value * tensor1 / tensor2), for all dtypes."),
     ("i // torch.tensor([1, 0, 2])", "RuntimeError: ZeroDivisionError"),
     ("7 % torch.tensor([1, 0, 2])", "RuntimeError: ZeroDivisionError"),
     ("b // b", "NotImplementedError: \"div_floor_cpu\" not implemented for 'Bool'"),

@@ -399,6 +399,21 @@ CONV_REFUSALS = [
 ]
 
 
+# addcmul / addcdiv: a broadcast of three operands is checked against the budget before it is made
+CONV_REFUSALS += [
+    ("import torch\ny = torch.addcmul(torch.zeros(1), torch.ones(100000, 1), torch.ones(1, 100000))",
+     "2:5: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 40000000000 bytes. Error code 12 (Cannot allocate memory)"),
+    ("import torch\ntorch.zeros(1).addcdiv(torch.ones(100000, 1), torch.ones(1, 100000), value=2)",
+     "2:1: RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+     "you tried to allocate 40000000000 bytes. Error code 12 (Cannot allocate memory)"),
+    ("import torch\ntorch.addcmul.__globals__",
+     "2:1: AttributeError: 'builtin_function_or_method' object has no attribute '__globals__'"),
+    ("import torch\ntorch.ones(2).addcdiv_.__self__",
+     "2:1: AttributeError: 'builtin_function_or_method' object attribute '__self__' is outside gradcli's language"),
+]
+
+
 @pytest.mark.parametrize("source, expected", CONV_REFUSALS)
 def test_convolutions_and_padding_are_bounded_and_closed(source, expected, capsys):
     from gradcli.engine import budget

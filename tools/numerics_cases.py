@@ -194,6 +194,8 @@ CASES = [
     case("arith.ADD_SCALAR", "d(a.log1p(), a, b)", "pos:V any:V"),
     case("arith.SUB_SCALAR", "d(a ** b, a, c)", "pos:V any:V any:V", **LIB),
     case("arith.UNBIND", "sum(a.unbind(1))", "any:M", max_n=10_000),
+    case("arith.ADDCMUL", "a.addcmul(b, c, value=0.5)", "any:V any:V any:V"),
+    case("arith.ADDCDIV", "a.addcdiv(b, c, value=0.5)", "any:V any:V pos:V"),
     # unary math and activations
     case("elementwise.LOG", "a.log()", "pos:V", **LIB),
     case("elementwise.SQRT", "a.sqrt()", "pos:V", **LIB),
@@ -291,7 +293,7 @@ CASES = [
     case("shape.SQUEEZE_ALL", "a.unsqueeze(0).squeeze() * 2", "any:V"),
     case("shape.SQUEEZE", "a.unsqueeze(0).squeeze(0) * 2", "any:V"),
     case("shape.SQUEEZE_DIMS", "a.unsqueeze(0).squeeze((0,)) * 2", "any:V"),
-    case("shape.SQUEEZE_", "a @ b", "any:R any:M"),
+    case("shape.SQUEEZE_", "a @ b", "any:R any:M", kind="library"),     # a vector-matrix product (mm)
     case("shape.TRANSPOSE_T", "a.t() * 2", "any:M"),
     case("shape.TRANSPOSE", "a.transpose(0, 1) * 2", "any:M"),
     case("shape.PERMUTE", "a.permute(1, 0) * 2", "any:M"),

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from gradcli.engine.addresses import address
+from gradcli.engine.cascade import sum_array
 from gradcli.engine.state import STATE
 
 # ---------------------------------------------------------------------------------------------- grad mode
@@ -519,7 +520,7 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = np.add.reduce(g, axis=axes, keepdims=True)     # g.sum(), without its Python wrapper
+        g = sum_array(g, axes, True)                       # in PyTorch's order, as its sum_to does
     if lead:
         g = g.reshape(shape)
     return g

@@ -14,6 +14,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops
 from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
+from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
@@ -68,7 +69,7 @@ class NumpyMath:
 
     @staticmethod
     def sum(g):
-        return np.asarray(g.sum())
+        return sum_array(g)
 
     @staticmethod
     def cast(g, dtype):
@@ -174,7 +175,7 @@ class NumpyMath:
 
     @staticmethod
     def sum_dims(x, dims, keepdim=False):
-        return np.asarray(np.add.reduce(x, axis=dims, keepdims=keepdim, dtype=x.dtype))   # ndarray.sum, unwrapped
+        return sum_array(x, (dims,) if isinstance(dims, int) else tuple(dims), keepdim)
 
     @staticmethod
     def narrow(x, dim, start, length):

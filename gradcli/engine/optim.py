@@ -7,40 +7,9 @@ from collections import defaultdict
 
 import numpy as np
 
+from gradcli.engine.fma import fma
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
-
-_F32 = np.dtype(np.float32)
-# A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
-_LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
-
-
-def fma(x, y, z, out=None):
-    """x*y + z rounded once, as PyTorch's CPU kernels compute `add(alpha=)`, `addcmul`, `lerp` (vector
-    fused multiply-add, also on the tail), into `out` if given. For float32 the product is exact in
-    float64, so the sum rounded to float64 and then to float32 is the fused result unless that float64
-    sum lies exactly halfway between two float32 values (double rounding): there, the error term of the
-    sum (TwoSum) says which way the exact value lies. float64 operands are rounded twice (numpy has no
-    fused operation)."""
-    if z.dtype != _F32:
-        r = x * y + z
-        if out is None:
-            return r
-        np.copyto(out, r)
-        return out
-    p = np.multiply(x, y, dtype=np.float64)
-    s = p + z
-    tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
-    if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
-        back = s - p
-        err = (p - (s - back)) + (z - back)
-        tie &= err != 0
-        s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-    if out is None:
-        return s.astype(_F32)
-    np.copyto(out, s, casting="same_kind")
-    return out
-
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused

@@ -47,6 +47,8 @@ class EngineState:
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
+        "threads",              # torch.get_num_threads(): how PyTorch's kernels would split their work, which
+                                # decides the order of large sums (gradcli.engine.cascade); it computes alone
     )
 
     def __init__(self):
@@ -68,6 +70,7 @@ class EngineState:
         self.warned_once = set()
         self.vmap = None
         self.fw_level = None
+        self.threads = 2                # the reference machine's (docs/numerics.md)
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
@@ -95,13 +98,14 @@ class EngineState:
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
                 self.python_random.getstate() if self.python_random is not None else None, np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
-                self.fw_level)
+                self.fw_level, self.threads)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
-         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level) = snap
+         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
+         self.threads) = snap
         self.warned_once = set(warned)
         for name, value in zip(PrintOptions.__slots__, options):
             setattr(self.print_options, name, value)

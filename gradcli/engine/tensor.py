@@ -765,6 +765,12 @@ class Tensor:
     def lerp(self, end, weight):
         return ops.lerp(self, end, weight)
 
+    def addcmul(self, *args, value=1):
+        return ops.arith.addcmul_method(self, *args, value=value)
+
+    def addcdiv(self, *args, value=1):
+        return ops.arith.addcdiv_method(self, *args, value=value)
+
     def floor_divide(self, other):
         return ops.floor_divide(self, other)
 
@@ -927,6 +933,16 @@ class Tensor:
 
     def lerp_(self, end, weight):
         return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight)
+
+    def addcmul_(self, *args, value=1):
+        if len(args) > 2:
+            raise TypeError(f"addcmul_() takes 2 positional arguments but {len(args)} were given")
+        return self._inplace_with(lambda a: ops.arith.addcmul_method(a, *args, value=value), *args)
+
+    def addcdiv_(self, *args, value=1):
+        if len(args) > 2:
+            raise TypeError(f"addcdiv_() takes 2 positional arguments but {len(args)} were given")
+        return self._inplace_with(lambda a: ops.arith.addcdiv_method(a, *args, value=value), *args)
 
     def floor_divide_(self, other):
         return self._inplace(ops.floor_divide_, other)

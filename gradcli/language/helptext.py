@@ -81,6 +81,8 @@ _WHAT = {
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
     "seed": "Seeds the default generator from the operating system and returns the seed.",
     "initial_seed": "The seed the default generator started from.",
+    "get_num_threads": "The thread count PyTorch's kernels would split work over (2, as on the reference machine).",
+    "set_num_threads": "Set the thread count whose work split large sums follow (gradcli computes on one thread).",
     "get_rng_state": "The default generator's state, as a uint8 tensor.",
     "set_rng_state": "Restores a state that get_rng_state returned.",
     # grad mode
@@ -216,6 +218,8 @@ _WHAT = {
     "floor_divide": "Elementwise division rounded towards minus infinity.",
     "remainder": "Elementwise remainder, with the sign of the divisor (Python's %).",
     "lerp": "Linear interpolation: start + weight * (end - start).",
+    "addcmul": "input + value * tensor1 * tensor2, in one kernel (one rounding for the multiply-add).",
+    "addcdiv": "input + value * tensor1 / tensor2, in one kernel.",
     "abs": "The absolute value of each element.",
     "absolute": "The absolute value of each element.",
     "sign": "-1, 0 or 1 for each element.",

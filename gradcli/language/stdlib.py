@@ -17,8 +17,8 @@ from gradcli.language import bounds, classes, devices, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.language import nn as nn_classes
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, clipgrad, closeness, dtypes, factories, forward, functional,
-                            functorch, gradcheck, lr_scheduler, ops, optim, rng, savedhooks, signatures)
+from gradcli.engine import (autograd, backward, cascade, clipgrad, closeness, dtypes, factories, forward,
+                            functional, functorch, gradcheck, lr_scheduler, ops, optim, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine import distributions
 from gradcli.engine.ops.reduce import ReturnTypes
@@ -322,6 +322,7 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
+        "get_num_threads": cascade.get_num_threads, "set_num_threads": cascade.set_num_threads,
         "Size": _size,
         # grad mode
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
@@ -370,7 +371,7 @@ def _build_torch() -> ScriptModule:
         "floor": _tensor_fn("floor", Tensor.floor), "ceil": _tensor_fn("ceil", Tensor.ceil),
         "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),
         "fix": _tensor_fn("fix", Tensor.trunc), "frac": _tensor_fn("frac", Tensor.frac),
-        "lerp": _tensor_fn("lerp", ops.lerp),
+        "lerp": _tensor_fn("lerp", ops.lerp), "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
         "floor_divide": ops.floor_divide, "remainder": ops.remainder,
         "logical_and": _tensor_fn("logical_and", lambda input, other: ops.logical_and(input, other, 2)),
         "logical_or": _tensor_fn("logical_or", lambda input, other: ops.logical_or(input, other, 2)),

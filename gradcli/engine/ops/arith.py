@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import dtypes
+from gradcli.engine import budget, dtypes
 from gradcli.engine.autograd import Node, edge
-from gradcli.engine.recording import Op, apply, checked_scalar, compute, needs_grad, operands, result_dtype, unary
-from gradcli.engine.forward import add_tangents, dropped, sub_tangents
+from gradcli.engine.fma import fma, fused_body
+from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
+                                      result_dtype, unary)
+from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -60,6 +62,32 @@ def _add_jvp(F, ts, xs, result, alpha, negate=False):
 
 def _sub_jvp(F, ts, xs, result, alpha):
     return _add_jvp(F, ts, xs, result, alpha, negate=True)
+
+
+def _scaled_by(term, value):
+    """maybe_multiply(term, value): the term itself when value is 1."""
+    return term if term is None or term is DROPPED or value == 1 else term * value
+
+
+def _addcmul_jvp(F, ts, xs, result, value):
+    """self_t + maybe_multiply(tensor1_t * tensor2_p, value) + maybe_multiply(tensor2_t * tensor1_p, value)."""
+    st, t1, t2 = ts
+    _, x1, x2 = xs
+    first = _scaled_by(dropped(x2) if t1 is None else t1 * x2, value)
+    second = _scaled_by(dropped(x1) if t2 is None else t2 * x1, value)
+    shape = result._a.shape
+    return add_tangents(add_tangents(st, first, shape), second, shape)
+
+
+def _addcdiv_jvp(F, ts, xs, result, value):
+    """self_t + maybe_multiply(tensor1_t / tensor2_p, value)
+    - maybe_multiply(tensor2_t * (tensor1_p / tensor2_p) / tensor2_p, value)."""
+    st, t1, t2 = ts
+    _, x1, x2 = xs
+    first = _scaled_by(dropped(x2) if t1 is None else t1 / x2, value)
+    second = _scaled_by(dropped(x1, x2) if t2 is None else t2 * (x1 / x2) / x2, value)
+    shape = result._a.shape
+    return sub_tangents(add_tangents(st, first, shape), second, shape)
 
 
 def _mul_jvp(F, ts, xs, result):
@@ -169,6 +197,17 @@ ADD_SCALAR  = Op("AddBackward1",        None,          (),                      
                  jvp="auto")
 SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,),
                  jvp="auto")
+# addcmul / addcdiv: self + value * tensor1 * tensor2 (or / tensor2), one kernel (see addcmul below)
+ADDCMUL     = Op("AddcmulBackward0",    None,          ("tensor1", "tensor2", "value"),
+                 (lambda F, g, tensor1, tensor2, value: g,
+                  lambda F, g, tensor1, tensor2, value: g * (tensor2 * value),
+                  lambda F, g, tensor1, tensor2, value: g * (tensor1 * value)),
+                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True, jvp=_addcmul_jvp)
+ADDCDIV     = Op("AddcdivBackward0",    None,          ("tensor1", "tensor2", "value"),
+                 (lambda F, g, tensor1, tensor2, value: g,
+                  lambda F, g, tensor1, tensor2, value: g * (value / tensor2),
+                  lambda F, g, tensor1, tensor2, value: -g * (value * tensor1 / (tensor2 * tensor2))),
+                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True, jvp=_addcdiv_jvp)
 UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
                  (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),),
                  jvp=lambda F, ts, xs, result, shape, index: _unbind_jvp(ts[0], shape, index))
@@ -229,9 +268,9 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
             return apply(ADD_SCALAR, a._a + b, (a,))
-        return apply(ADD, a._a + b if alpha == 1 else a._a + b * alpha, (a, b), (alpha,), None, True)
+        return apply(ADD, a._a + b if alpha == 1 else _add_scaled(a._a, b, alpha), (a, b), (alpha,), None, True)
     x, y = operands(a, b)
-    out = compute(np.add, x, y if alpha == 1 else y * alpha)
+    out = compute(np.add, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, alpha), x, y)
     return apply(ADD, out, (a, b), (alpha,))
 
 
@@ -241,11 +280,110 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
             return apply(SUB_SCALAR, a._a - b, (a,))
-        return apply(SUB, a._a - b if alpha == 1 else a._a - b * alpha, (a, b), (alpha,), None, True)
+        return apply(SUB, a._a - b if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), (alpha,), None, True)
     _check_bool_subtraction(a, b)
     x, y = operands(a, b)
-    out = compute(np.subtract, x, y if alpha == 1 else y * alpha)
+    out = compute(np.subtract, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, -alpha), x, y)
     return apply(SUB, out, (a, b), (alpha,))
+
+
+def _add_scaled(x, y, alpha):
+    """x + alpha * y as PyTorch's add kernel computes it for floats: y and alpha in x's dtype, one fused
+    multiply-add (sub passes -alpha: the same kernel). When y is one value broadcast, the compiled
+    scalar loop computes alpha * y once, rounded, before the loop: the vector body (runs of 16 floats or
+    8 doubles of a contiguous x) still fuses, the rest of each thread's range does not (fused_tail)."""
+    dt = x.dtype
+    if dt.kind != "f":
+        return x + y * alpha
+    y = np.asarray(y, dt)
+    a = dt.type(alpha)
+    if y.size != 1 or x.size <= 16 // dt.itemsize or not x.flags.c_contiguous:
+        return fma(y, a, x)         # within one 16-byte vector, or strided (element by element): all fused
+    out = np.asarray(x + y * a)
+    flat, xs, y = out.reshape(-1), x.reshape(-1), y.reshape(())
+    for start, stop in fused_body(x.size, dt):
+        flat[start:stop] = fma(y, a, xs[start:stop])
+    return out
+
+
+
+_POINTWISE_SIGNATURE = "Tensor tensor1, Tensor tensor2, *, Number value = 1"
+
+
+def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
+    """addcmul / addcdiv's argument checks in PyTorch's words (the method `a.name(...)` counts its
+    arguments from tensor1, the torch function from input), then the three arrays in the result dtype
+    and the broadcast shape (checked against --max-memory)."""
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes {2 if method else 3} positional arguments but "
+                        f"{len(args) + (0 if method else 1)} were given")
+    if len(args) < 2:
+        got = ", ".join(_type_name(v) for v in (args if method else (a,) + args))
+        expected = _POINTWISE_SIGNATURE if method else f"Tensor input, {_POINTWISE_SIGNATURE}, Tensor out = None"
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                        f"({expected})")
+    tensor1, tensor2 = args
+    first = 1 if method else 2
+    for arg, v, position in (("input", a, 1), ("tensor1", tensor1, first), ("tensor2", tensor2, first + 1)):
+        if v.__class__ is not Tensor:
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                            f"{_type_name(v)}")
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"{name}(): argument 'value' must be Number, not {_type_name(value)}")
+    npdt = result_dtype(a, tensor1, tensor2).np
+    arrays = tuple(t._a if t._a.dtype == npdt else t._a.astype(npdt) for t in (a, tensor1, tensor2))
+    shape = ()
+    for x in arrays:
+        try:
+            shape = np.broadcast_shapes(shape, x.shape)
+        except ValueError:
+            raise broadcast_error(shape, x.shape) from None
+    budget.check_tensor(shape, npdt.itemsize)      # the broadcast result (and its temporaries) within --max-memory
+    return arrays, npdt, shape
+
+
+def _type_name(v) -> str:
+    return "Tensor" if v.__class__ is Tensor else type(v).__name__
+
+
+def addcmul(a, *args, value=1) -> Tensor:
+    return _addcmul(a, args, value, False)
+
+
+def addcmul_method(a, *args, value=1) -> Tensor:
+    """`a.addcmul(tensor1, tensor2)`: the same, its arguments counted from the method's."""
+    return _addcmul(a, args, value, True)
+
+
+def _addcmul(a, args, value, method: bool) -> Tensor:
+    """self + value * tensor1 * tensor2, PyTorch's one kernel: (value * tensor1) * tensor2 + self with one
+    fused multiply-add for floats (in the vector body and the scalar tail alike)."""
+    (x, y, z), npdt, shape = _pointwise_operands("addcmul", a, args, value, method)
+    v = npdt.type(value)
+    out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
+    return apply(ADDCMUL, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
+
+
+def addcdiv(a, *args, value=1) -> Tensor:
+    return _addcdiv(a, args, value, False)
+
+
+def addcdiv_method(a, *args, value=1) -> Tensor:
+    return _addcdiv(a, args, value, True)
+
+
+def _addcdiv(a, args, value, method: bool) -> Tensor:
+    """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
+    (x, y, z), npdt, shape = _pointwise_operands("addcdiv", a, args, value, method)
+    if args[0]._a.dtype.kind in "iub" and args[1]._a.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    out = x + npdt.type(value) * y / z
+    return apply(ADDCDIV, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
 
 
 def _check_bool_subtraction(a, b) -> None:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine.fma import fma
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
@@ -18,8 +19,10 @@ LN2 = 0.6931471805599453
 LN10 = 2.3025850929940456
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 SQRT1_2 = 0.7071067811865476
-GELU_BETA = 2.0 / math.sqrt(math.pi) * SQRT1_2 * 0.5          # 1 / sqrt(2 pi)
-GELU_TANH_BETA = math.sqrt(2.0) * 2.0 / math.sqrt(math.pi) * 0.5  # sqrt(2 / pi)
+M_2_SQRTPI = 1.1283791670955126    # <cmath>'s 2 / sqrt(pi), as PyTorch's kernels multiply their constants
+GELU_BETA = M_2_SQRTPI * SQRT1_2 * 0.5            # 1 / sqrt(2 pi)
+GELU_TANH_BETA = math.sqrt(2.0) * M_2_SQRTPI * 0.5  # sqrt(2 / pi): M_SQRT2 * M_2_SQRTPI * 0.5, one bit below
+                                                    # the nearest double
 GELU_KAPPA = 0.044715
 
 
@@ -55,9 +58,21 @@ def erf_array(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)), np.float64).astype(x.dtype)
 
 
+def rounded(fn, x: np.ndarray) -> np.ndarray:
+    """An elementary function inside a fused kernel (exp, expm1, log1p, tanh), correctly rounded: evaluated
+    in double and rounded once for float32. (i17-elem: gradcli/engine/elementary.py takes this place.)"""
+    return fn(x.astype(np.float64)).astype(x.dtype) if x.dtype == np.float32 else fn(x)
+
+
+def tanh_array(x: np.ndarray) -> np.ndarray:
+    """tanh correctly rounded (numpy's float32 tanh is not); the saved result tanh's backward kernel uses."""
+    return rounded(np.tanh, x) if x.dtype.kind == "f" else np.tanh(x)
+
+
 def sigmoid_array(x):
+    """1 / (1 + exp(-x)), PyTorch's formula."""
     one = x.dtype.type(1)
-    return one / (one + np.exp(-x))
+    return one / (one + rounded(np.exp, -x))
 
 
 def relu_array(x: np.ndarray) -> np.ndarray:
@@ -72,7 +87,7 @@ def relu_array(x: np.ndarray) -> np.ndarray:
 
 def silu_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "silu_cpu", "iub")
-    return x / (x.dtype.type(1) + np.exp(-x))
+    return x / (x.dtype.type(1) + rounded(np.exp, -x))
 
 
 def _rounding_array(fn, kernel: str):
@@ -456,7 +471,7 @@ SINH    = Op("SinhBackward0",    np.sinh,       ("self",),          (lambda F, g
              floats=True, quiet=True, jvp="auto")
 COSH    = Op("CoshBackward0",    np.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
              floats=True, quiet=True, jvp="auto")
-TANH    = Op("TanhBackward0",    np.tanh,       ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
+TANH    = Op("TanhBackward0",    tanh_array,    ("result",),        (lambda F, g, result: F.tanh_backward(g, result),),
              floats=True, quiet=True, jvp="auto")
 SIGMOID = Op("SigmoidBackward0", sigmoid_array, ("result",),
              (lambda F, g, result: F.sigmoid_backward(g, result),), floats=True, quiet=True, jvp="auto")
@@ -652,7 +667,8 @@ atan2 = binary(ATAN2, "atan2")
 # as recorded ops whose nodes carry PyTorch's *BackwardBackward0 names.
 
 def tanh_backward_array(g, y):
-    return g * (1 - y * y)
+    """grad * (1 - y*y), with 1 - y*y one fused multiply-add (PyTorch's kernel, vector body and tail)."""
+    return g * fma(-y, y, y.dtype.type(1))
 
 
 def sigmoid_backward_array(g, y):
@@ -671,28 +687,29 @@ def threshold_backward_array(g, x, threshold):
 
 
 def softplus_backward_array(g, x, beta, threshold):
-    scaled = x * beta
-    z = np.exp(scaled)
-    return np.where(scaled > threshold, g, g * z / (z + 1))
+    t = x.dtype.type
+    scaled = x * t(beta)
+    z = rounded(np.exp, scaled)
+    return np.where(scaled > t(threshold), g, g * z / (z + t(1)))
 
 
 def gelu_backward_array(g, x, approximate):
+    """PyTorch's kernel, with its fused multiply-adds: x + kappa*x^3, 1 - tanh^2, 1 + 3*kappa*x^2 and the
+    final left' + right' (tanh form); cdf + x*pdf (erf form)."""
     t = x.dtype.type
     if approximate == "tanh":
         x_sq = x * x
         x_cube = x_sq * x
-        inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * x_cube)
-        tanh_inner = np.tanh(inner)
+        inner = t(GELU_TANH_BETA) * fma(t(GELU_KAPPA), x_cube, x)
+        tanh_inner = rounded(np.tanh, inner)
         left = t(0.5) * x
-        right = t(1) + tanh_inner
-        left_derivative = t(0.5) * right
-        tanh_derivative = t(1) - tanh_inner * tanh_inner
-        inner_derivative = t(GELU_TANH_BETA) * (t(1) + t(3) * t(GELU_KAPPA) * x_sq)
-        right_derivative = left * tanh_derivative * inner_derivative
-        return g * (left_derivative + right_derivative)
+        left_derivative = t(0.5) * (t(1) + tanh_inner)
+        tanh_derivative = fma(-tanh_inner, tanh_inner, t(1))
+        inner_derivative = t(GELU_TANH_BETA) * fma(t(3) * t(GELU_KAPPA), x_sq, t(1))
+        return g * fma(left * tanh_derivative, inner_derivative, left_derivative)
     cdf = t(0.5) * (t(1) + erf_array(x * t(SQRT1_2)))
-    pdf = t(GELU_BETA) * np.exp(x * x * t(-0.5))
-    return g * (cdf + x * pdf)
+    pdf = t(GELU_BETA) * rounded(np.exp, x * x * t(-0.5))
+    return g * fma(x, pdf, cdf)
 
 
 def leaky_relu_backward_array(g, x, slope):
@@ -700,9 +717,10 @@ def leaky_relu_backward_array(g, x, slope):
 
 
 def elu_backward_array(g, alpha, is_result, x):
+    t = x.dtype.type
     if is_result:
-        return np.where(x <= 0, g * (x + alpha), g)
-    return np.where(x <= 0, g * alpha * np.exp(x), g)
+        return np.where(x <= 0, g * (x + t(alpha)), g)
+    return np.where(x <= 0, g * t(alpha) * rounded(np.exp, x), g)
 
 
 def hardtanh_backward_array(g, x, min, max):
@@ -712,7 +730,7 @@ def hardtanh_backward_array(g, x, min, max):
 def hardsigmoid_backward_array(g, x):
     """PyTorch's kernel multiplies by the float 1/6 strictly inside (-3, 3)."""
     t = g.dtype.type
-    return np.where((x > -3) & (x < 3), g * t(1 / 6), t(0))
+    return np.where((x > -3) & (x < 3), g * t(np.float32(1 / 6)), t(0))
 
 
 def hardswish_backward_array(g, x):
@@ -722,8 +740,10 @@ def hardswish_backward_array(g, x):
 
 
 def silu_backward_array(g, x):
+    """grad * s * (1 + x * (1 - s)), s = sigmoid(x), the bracket one fused multiply-add."""
+    one = x.dtype.type(1)
     sigmoid = sigmoid_array(x)
-    return g * sigmoid * (1 + x * (1 - sigmoid))
+    return g * sigmoid * fma(x, one - sigmoid, one)
 
 
 def log_sigmoid_backward_array(g, x, buffer):
@@ -1192,7 +1212,7 @@ def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     x = a._a
     t = x.dtype.type
     scaled = x * t(beta)
-    out = np.where(scaled > t(threshold), x, np.log1p(np.exp(scaled)) / t(beta))
+    out = np.where(scaled > t(threshold), x, rounded(np.log1p, rounded(np.exp, scaled)) / t(beta))
     return apply(SOFTPLUS, out, (a,), (beta, threshold))
 
 
@@ -1205,8 +1225,8 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
     x = a._a
     t = x.dtype.type
     if approximate == "tanh":
-        inner = t(GELU_TANH_BETA) * (x + t(GELU_KAPPA) * (x * x * x))
-        out = t(0.5) * x * (t(1) + np.tanh(inner))
+        inner = t(GELU_TANH_BETA) * fma(t(GELU_KAPPA), x * x * x, x)
+        out = t(0.5) * x * (t(1) + rounded(np.tanh, inner))
     elif x.dtype == np.float32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch's vectorised float32 kernel (contiguous, more than one element): x * (1 + erf) before
         # the halving (so 2e38 overflows), and its erf approximation is nan at inf
@@ -1244,7 +1264,7 @@ def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
 
 
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
-    return np.where(x <= 0, np.expm1(x) * x.dtype.type(alpha), x)
+    return np.where(x <= 0, rounded(np.expm1, x) * x.dtype.type(alpha), x)
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
@@ -1299,8 +1319,8 @@ def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
 def logsigmoid(a: Tensor) -> Tensor:
     _float_only(a, "log_sigmoid_cpu")
     x = a._a
-    buffer = np.exp(-np.abs(x))
-    out = np.minimum(x, x.dtype.type(0)) - np.log1p(buffer)
+    buffer = rounded(np.exp, -np.abs(x))
+    out = np.minimum(x, x.dtype.type(0)) - rounded(np.log1p, buffer)
     return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
 
 

@@ -11,7 +11,9 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops, rng
+from gradcli.engine import budget, ops, rng, vecorder
+from gradcli.engine.cascade import stride_sort, sum_array
+from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
@@ -46,6 +48,8 @@ def _sides(x, threshold):
 def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return smooth_l1_backward_array(g, self, target, norm, beta)
     x = self - target
     sides = _sides(x, beta)
     return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
@@ -58,6 +62,8 @@ def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
 def _huber_grad(F, g, self, target, reduction, n, delta):
     """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
     norm = _loss_norm(reduction, n)
+    if not F.tensors and self.dtype.kind == "f":
+        return huber_backward_array(g, self, target, norm, delta)
     x = self - target
     sides = _sides(x, delta)
     return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
@@ -65,6 +71,35 @@ def _huber_grad(F, g, self, target, reduction, n, delta):
 
 def _huber_target_grad(F, g, self, target, reduction, n, delta):
     return _huber_grad(F, g, target, self, reduction, n, delta)
+
+
+# PyTorch's smooth_l1 and huber backward kernels round differently in their vector body and their scalar
+# code (tail, strided operands): the vector code multiplies norm by the clipped difference, then by grad;
+# the scalar code multiplies norm by grad first and applies beta / delta as a double (C++ promotion).
+
+def smooth_l1_backward_array(g, self, target, norm, beta):
+    t = self.dtype.type
+    x = self - target
+    nv, bv = t(norm), t(beta)
+    clipped = np.where(np.abs(x) >= bv, np.where(x > 0, t(1), t(-1)), x / bv)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    inside = ((nv * x * g).astype(np.float64) / beta).astype(x.dtype)
+    scalar = np.where(wide <= -beta, -nv * g, np.where(wide >= beta, nv * g, inside))
+    return by_loop(vector, scalar, self, target, g)
+
+
+def huber_backward_array(g, self, target, norm, delta):
+    t = self.dtype.type
+    x = self - target
+    nv, dv = t(norm), t(delta)
+    clipped = np.where(np.abs(x) >= dv, np.where(x > 0, dv, -dv), x)
+    vector = nv * clipped * g
+    wide = x.astype(np.float64)
+    below = ((-nv * g).astype(np.float64) * delta).astype(x.dtype)
+    above = ((nv * g).astype(np.float64) * delta).astype(x.dtype)
+    scalar = np.where(wide <= -delta, below, np.where(wide >= delta, above, nv * x * g))
+    return by_loop(vector, scalar, self, target, g)
 
 
 def _softmax_grad(F, g, result, dims):
@@ -78,11 +113,36 @@ def _log_softmax_grad(F, g, result, dims):
 
 
 def softmax_backward_value(F, g, result, dims):
-    return (g - F.sum_dims(g * result, dims, True)) * result
+    return softmax_backward_array(g, result, dims, False)
 
 
 def log_softmax_backward_value(F, g, result, dims):
-    return g - F.exp_rounded(result) * F.sum_dims(g, dims, True)
+    return softmax_backward_array(g, result, dims, True)
+
+
+def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
+    """The backward kernels' value: the row sum in their order (softmax_grad_sum), then the elementwise
+    step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
+    the subtraction (one rounding)."""
+    s = softmax_grad_sum(g, result, dims, log)
+    if log:
+        if g.dtype.kind == "f":
+            return fma(-reduce.exp_array(result), s, g)
+        return g - reduce.exp_array(result) * s
+    return (g - s) * result
+
+
+def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
+    """The row sums of the softmax backward kernels (kept dims): sum(g) for log_softmax, sum(g * result) for
+    softmax. Along the last dim: vec::reduce_all's lanes of the products rounded; along another dim: a
+    sequential sum per position, the products fused into it (fma) for softmax."""
+    if g.dtype.kind != "f" or g.dtype.itemsize < 4:
+        return np.add.reduce(g if log else g * result, axis=dims, keepdims=True, dtype=g.dtype)
+    if not dims or dims[0] == g.ndim - 1:
+        return vecorder.lane_sum_along(g if log else g * result, g.ndim - 1)
+    if log:
+        return vecorder.seq_sum(g, dims[0])
+    return vecorder.seq_fma_sum(g, result, dims[0])
 
 
 def _softmax_double_backward(F, gg, grad_output, result, dims):
@@ -137,6 +197,9 @@ def _bce_self(F, g, self, target, weight, reduction, n):
 
 
 def _bce_target(F, g, self, target, weight, reduction, n):
+    """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double."""
+    if not F.tensors:
+        return _scaled(F, -reduce.log_array(self / (1 - self)) * g, weight, reduction, n)
     return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
 
 
@@ -543,12 +606,19 @@ def _apply_reduction(t: Tensor, reduction: str) -> Tensor:
     return t
 
 
-def _reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
+def _reduce_array(loss: np.ndarray, reduction: str, like: np.ndarray) -> np.ndarray:
+    """apply_loss_reduction on a loss computed as one kernel: at::mean or at::sum (the cascade sum), over
+    the loss in the memory layout PyTorch gives it, which follows the first input's (TensorIterator lets
+    the first operand with distinct strides order the dims), where numpy's may differ."""
+    if reduction == "none":
+        return loss
+    if loss.ndim > 1 and like.shape == loss.shape and not like.flags.c_contiguous:
+        laid = np.empty_like(like, dtype=loss.dtype)
+        np.copyto(laid, loss)
+        loss = laid
     if reduction == "mean":
         return ops.reduce.mean_array(loss)
-    if reduction == "sum":
-        return np.asarray(loss.sum(dtype=loss.dtype))
-    return loss
+    return np.asarray(sum_array(loss))
 
 
 # ------------------------------------------------------------------------------- softmax, log_softmax
@@ -597,10 +667,14 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
         shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
         e = ops.reduce.exp_array(shifted)
-        s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+        last = d == x.ndim - 1 or not x.ndim
+        if x.dtype.itemsize < 4:
+            s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+        else:       # the kernels' sums: vector lanes along the last dim, one running sum per position else
+            s = vecorder.lane_sum_along(e, x.ndim - 1) if last else vecorder.seq_sum(e, d)
         if log:
-            out = shifted - ops.reduce.log_array(s)
-        elif d == x.ndim - 1 or not x.ndim:
+            out = shifted - ops.reduce.log_array(s)         # x - max - log(sum), in that order
+        elif last:
             out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
         else:
             out = e / s
@@ -622,7 +696,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
     diff = x - y
-    out = _reduce_array(diff * diff, reduction)
+    out = _reduce_array(diff * diff, reduction, x)
     return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (x, y))
 
 
@@ -664,7 +738,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < dt(beta), dt(0.5) * z * z / dt(beta), z - dt(0.5) * dt(beta)).astype(x.dtype)
-    return apply(SMOOTH_L1, _reduce_array(loss, reduction), (a, b), (reduction, x.size, beta), (x, y))
+    return apply(SMOOTH_L1, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, beta), (x, y))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
@@ -697,7 +771,7 @@ def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
     z = np.abs(x - y)
     with np.errstate(invalid="ignore", over="ignore"):
         loss = np.where(z < d, dt(0.5) * z * z, d * (z - dt(0.5) * d)).astype(x.dtype)
-    return apply(HUBER, _reduce_array(loss, reduction), (a, b), (reduction, x.size, delta), (x, y))
+    return apply(HUBER, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, delta), (x, y))
 
 
 _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
@@ -1074,7 +1148,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         loss = (t - dt(1)) * log_1mx - t * log_x
     if w is not None:
         loss = loss * w
-    out = _reduce_array(loss, reduction)
+    out = _reduce_array(loss, reduction, x)
     return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
@@ -1102,7 +1176,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         w = weight._a
         _check_in_place(loss.shape, w.shape)
         loss = (loss * w).astype(t.dtype)
-    out = _reduce_array(loss, reduction)
+    out = _reduce_array(loss, reduction, x)
     return apply(BCE_LOGITS, out, (input, target), (w, pw, reduction, x.size), (x, t))
 
 
@@ -1389,9 +1463,6 @@ def _dense_stride_order(shape, strides) -> list:
     """The dims from outermost to innermost of the layout infer_dense_strides gives empty_like: an insertion
     sort by stride from the innermost dim out, where dims with stride 0 keep their places and equal strides
     put the smaller size inside."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))            # perm[0] is the innermost dim
-
     def compare(d0, d1):
         s0, s1 = strides[d0], strides[d1]
         if s0 == 0 or s1 == 0:
@@ -1400,25 +1471,11 @@ def _dense_stride_order(shape, strides) -> list:
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    for i in range(1, ndim):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = compare(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm[::-1]
+    return stride_sort(len(shape), compare)[::-1]
 
 
 def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
-    x, r = g._a, result._a
-    if log:
-        value = x - reduce.exp_array(r) * x.sum(axis=dims, keepdims=True, dtype=x.dtype)
-    else:
-        value = (x - (x * r).sum(axis=dims, keepdims=True, dtype=x.dtype)) * r
+    value = softmax_backward_array(g._a, result._a, dims, log)
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
     return apply(row, np.asarray(value), (g, result), (dims,))

@@ -24,9 +24,8 @@ from gradcli.engine.tensor import Size, Tensor
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
-# PyTorch's intra-op thread count on the reference machine (torch.get_num_threads() == 2): the kernels that
-# reduce along the batch split the rows into this many chunks, each summed on its own, then add the chunks.
-THREADS = 2
+# The kernels that reduce along the batch split the rows into torch.get_num_threads() chunks (STATE.threads),
+# each summed on its own, then add the chunks.
 VEC_M1 = 0
 VEC_M2 = 2
 # The kernels here run their AVX2 builds (8 float lanes), on AVX-512 machines too: ATEN_CPU_CAPABILITY=avx2 and
@@ -137,8 +136,8 @@ def _lane_sums(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
 
 
 def _chunks(n: int) -> list:
-    """at::parallel_for's split of n rows over THREADS threads (grain 1): equal chunks, the last one short."""
-    used = min(THREADS, n)
+    """at::parallel_for's split of n rows over STATE.threads threads (grain 1): equal chunks, the last one short."""
+    used = min(STATE.threads, n)
     if used == 0:
         return []
     size = -(-n // used)
@@ -178,7 +177,7 @@ def batch_norm_stats(x: np.ndarray):
     n = n_batch * size
     if size == 1:                       # (N, C, 1, ...) is channels last too: the vertical-reduce kernel
         rows = x3[:, :, 0]
-        if n > THREADS:
+        if n > STATE.threads:
             buffers = _threaded_rows(rows, lambda acc, i: acc + rows[i])
             mean = (_sum_buffers(buffers, c) / n).astype(rows.dtype)
             buffers = _threaded_rows(rows, lambda acc, i: _fma(rows[i] - mean, rows[i] - mean, acc))

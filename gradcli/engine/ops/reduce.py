@@ -9,7 +9,8 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
-from gradcli.engine import dtypes, forward, ops, signatures
+from gradcli.engine import dtypes, forward, ops, signatures, vecorder
+from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
@@ -501,11 +502,10 @@ def reduce_sum(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     if dim is ALL_DIMS:
         if not keepdim:
-            out = np.asarray(x.sum(dtype=out_dtype))
-            return apply(SUM, out, (a,), (x.shape,))
+            return apply(SUM, sum_array(x, None, False, out_dtype), (a,), (x.shape,))
         dim = None
     dims = _reduce_dims(dim, x.ndim)
-    out = np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
+    out = sum_array(x, dims, keepdim, out_dtype)
     return apply(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
 
 
@@ -526,13 +526,14 @@ def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
 
 
 def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
-    """The mean of a float array over `dims` (None: all of it): the sum divided by the count, in the array's
-    dtype; NaN when the count is zero. The backward formulas of std/var recompute it with this too."""
+    """The mean of a float array over `dims` (None: all of it) as PyTorch's CPU kernel makes it: the sum in
+    its order, divided by the count in the array's dtype; NaN when the count is zero. The backward formulas
+    of std/var recompute it with this too."""
     if dims is None:
-        return np.asarray(x.sum(dtype=x.dtype) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
+        return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
     n = math.prod(x.shape[d] for d in dims)
-    s = x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)
+    s = sum_array(x, dims, keepdim)
     return np.asarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
 
 
@@ -546,11 +547,21 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     elif x.dtype.kind in "iub":
         x = x.astype(np.int64)
     if dim is None:
-        out = np.asarray(np.prod(x, dtype=x.dtype))
+        out = np.asarray(_prod_array(x, tuple(range(x.ndim)), False))
         return apply(PROD, out, (a,), (), (x,))
     d = wrap_dim(_int_dim(dim, "prod"), x.ndim)
-    out = np.asarray(np.prod(x, axis=d if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=x.dtype))
+    out = np.asarray(_prod_array(x, (d,) if x.ndim else (), keepdim and x.ndim > 0))
     return apply(PROD_DIM, out, (a,), (d, keepdim), (x,))
+
+
+def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
+    """The product over `axis`, float32/float64 in PyTorch's kernel order (vecorder.product_rows)."""
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.size or not axis:
+        return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
+    rows, lastdim = vecorder.reduced_rows(x, axis)
+    out = vecorder.product_rows(rows, lastdim)
+    return out.reshape(tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
+        n for d, n in enumerate(x.shape) if d not in axis))
 
 
 # ------------------------------------------------------------------------------------------- max, min
@@ -727,7 +738,9 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
     ax = np.abs(x)
     one = x.dtype.type(1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if p == 2:
+        if not math.isinf(p) and p != 0 and x.dtype.itemsize >= 4 and x.size:
+            out = _norm_in_kernel_order(x, ax, p, axis, keepdim)
+        elif p == 2:
             out = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype))
         elif p == 1:
             out = np.sum(ax, axis=axis, keepdims=keepdim, dtype=x.dtype)
@@ -751,6 +764,35 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
     return apply(NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+
+
+def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:
+    """The p-norms (p finite, not 0) of float32/float64 arrays as PyTorch's norm kernel sums them
+    (vecorder)."""
+    shape = tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
+        n for d, n in enumerate(x.shape) if d not in axis)
+    if all(x.shape[d] == 1 for d in axis):
+        return ax.reshape(shape)        # a reduction over size-1 dims: PyTorch returns abs(x)
+    rows, lastdim = vecorder.reduced_rows(x, axis)
+    if p == 2:
+        out = np.sqrt(vecorder.norm2_squares(rows, lastdim))
+    elif p == 1:
+        out = vecorder.serial_sum(np.abs(rows))
+    else:       # NormOps: pow in the tensor's dtype (float32's powf: double pow rounded once), 1/p likewise
+        t = x.dtype.type
+        out = _rounded_pow(vecorder.serial_sum(_rounded_pow(np.abs(rows), t(p))), t(1) / t(p))
+    return out.reshape(shape)
+
+
+_LIBM_POW = np.frompyfunc(math.pow, 2, 1)
+
+
+def _rounded_pow(a: np.ndarray, p) -> np.ndarray:
+    """std::pow as the kernel calls it: float32 through double (rounded once, as glibc's powf is), float64
+    through the C library's pow (math.pow; numpy's own vector pow rounds differently)."""
+    if a.dtype == np.float32:
+        return np.power(a.astype(np.float64), np.float64(p)).astype(np.float32)
+    return _LIBM_POW(a, float(p)).astype(np.float64)
 
 
 def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
@@ -800,17 +842,22 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = None if dim is None else reduction_dims(dim, x.ndim)
     axis = tuple(range(x.ndim)) if not dims else dims
-    x64 = x.astype(np.float64)
+    n = math.prod(x.shape[d] for d in axis)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if dims is None:
-            # the whole tensor: PyTorch centres on the mean computed in the tensor's dtype
-            centre = np.float64(mean_array(x))
-            n = x.size
+        if not x.size:
+            m2 = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdim) * np.nan
+        elif dims is None or n == x.size:
+            m2 = vecorder.centred_square_sum(x, mean_array(x))
+            if keepdim:
+                m2 = np.reshape(m2, (1,) * x.ndim)
+        elif x.dtype == np.float64:
+            m2 = vecorder.welford_m2(x, axis, keepdim)
         else:
-            centre = x64.mean(axis=axis, keepdims=True) if x.size else np.float64(np.nan)
-            n = math.prod(x.shape[d] for d in axis)
-        m2 = np.sum((x64 - centre) ** 2, axis=axis, keepdims=keepdim)
-        v = m2 / np.float64(n - correction if n - correction > 0 else 0) if x.size else m2 * np.nan
+            # float32: the double Welford's M2, rounded to float32 at the end, is the double two-pass
+            # result rounded (both within a few double ulps: tools/reduce_bits.py finds no difference)
+            x64 = x.astype(np.float64)
+            m2 = np.sum((x64 - x64.mean(axis=axis, keepdims=True)) ** 2, axis=axis, keepdims=keepdim)
+        v = m2 / np.float64(n - correction if n - correction > 0 else 0)
         out = np.sqrt(v) if take_sqrt else v
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
@@ -836,7 +883,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
         elif x.size:
             maxes = np.max(x, axis=axis, keepdims=True)
             maxes[np.abs(maxes) == np.inf] = 0
-            s = np.sum(exp_array(x - maxes), axis=axis, keepdims=keepdim, dtype=x.dtype)
+            s = sum_array(exp_array(x - maxes), axis, keepdim)      # at::sum_out: the cascade
             out = log_array(s) + (maxes if keepdim else np.squeeze(maxes, axis))
         else:
             out = log_array(np.sum(exp_array(x), axis=axis, keepdims=keepdim, dtype=x.dtype))

@@ -1,0 +1,103 @@
+"""Fused multiply-add on numpy arrays: x*y + z rounded once, as PyTorch's x86-64 CPU kernels compute it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine.rng import _fma64
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+# A float64 sum lies exactly halfway between two float32 values when its 29 low mantissa bits are 1000...0
+_LOW_BITS, _HALF_WAY = 0x1FFFFFFF, 0x10000000
+THREADS = 2          # torch.get_num_threads() on the reference machine
+
+
+def fma(x, y, z, out=None):
+    """x*y + z rounded once, in z's float dtype (float32 or float64), into `out` if given.
+
+    PyTorch's vectorised kernels are compiled with fused multiply-adds (GCC contracts `a*b + c` even
+    across Vectorized<T> operators), in the vector body and in the scalar tail alike, so wherever a
+    kernel's formula has a product feeding a sum this is how it rounds. float32: the product is exact
+    in float64, so the float64 sum rounded to float32 is the fused result unless that sum lies exactly
+    halfway between two float32 values (double rounding); there the sum's error term (TwoSum) says which
+    way the exact value lies. float64: Dekker's exact product and a sum rounded to odd (rng._fma64).
+    Other dtypes: the plain expression."""
+    dtype = z.dtype if z.__class__ is np.ndarray else np.result_type(x, y, z)
+    if dtype == _F32:                   # first: the optimisers' hot path
+        p = np.multiply(x, y, dtype=np.float64)
+        s = p + z
+        tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
+        if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
+            back = s - p
+            err = (p - (s - back)) + (z - back)
+            tie &= err != 0
+            s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        if out is None:
+            return s.astype(_F32)
+        np.copyto(out, s, casting="same_kind")
+        return out
+    if dtype == _F64:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
+        r = _fma64(x, y, z) if shape else _fma64(np.reshape(x, (1,)), y, z).reshape(())
+    else:
+        r = x * y + z
+    if out is None:
+        return r
+    np.copyto(out, r, casting="same_kind")
+    return out
+
+
+_GRAIN = 32768      # at::internal::GRAIN_SIZE: below it one thread runs the whole loop
+
+
+def vector_body(n: int, dt) -> list:
+    """The element ranges of n contiguous elements that a PyTorch CPU kernel runs in its vector body
+    (Loops.h vectorized_loop, two 32-byte vectors at a time), after at::parallel_for has split [0, n)
+    into one chunk per thread (2 here) above the grain size; the rest of each chunk is its scalar tail."""
+    step = 64 // dt.itemsize
+    threads = min(THREADS, -(-n // _GRAIN)) if n > _GRAIN else 1
+    chunk = -(-n // threads)
+    ranges = []
+    for begin in range(0, n, chunk):
+        end = min(begin + chunk, n)
+        ranges.append((begin, end - (end - begin) % step, end))
+    return ranges
+
+
+def vectorised(*operands) -> bool:
+    """Whether TensorIterator runs its vectorised loop over these arrays: each contiguous or one
+    broadcast value (a strided operand sends it element by element through the scalar code)."""
+    return all(np.ndim(a) == 0 or a.size == 1 or a.flags.c_contiguous for a in operands)
+
+
+def by_loop(vector, scalar, *operands):
+    """A kernel whose vector code rounds differently from its scalar code: the vector formula's values
+    in the vector body, the scalar formula's elsewhere (all of them when an operand is strided)."""
+    if not vectorised(*operands):
+        return scalar
+    out = np.array(scalar)
+    flat, vec = out.reshape(-1), np.broadcast_to(vector, out.shape).reshape(-1)
+    for begin, tail, _ in vector_body(out.size, out.dtype):
+        flat[begin:tail] = vec[begin:tail]
+    return out
+
+
+def fused_body(n: int, dt) -> list:
+    """The element ranges where a vectorised CPU kernel over n contiguous elements, one of whose operands
+    is a single broadcast value, fuses its multiply-add; elsewhere the product with that value is
+    rounded once before the loop (the compiler hoists it) and then added.
+
+    The vector body (vector_body) is fused; the scalar tail of r elements is vectorised by GCC itself:
+    for r up to one 16-byte vector all fused, else one fused element, whole 16-byte vectors not fused,
+    and the last (r - 1) mod lanes fused again (measured on the oracle, every r, float32 and float64)."""
+    lanes = 16 // dt.itemsize
+    ranges = []
+    for begin, tail, end in vector_body(n, dt):
+        r = end - tail
+        if r <= lanes:
+            ranges.append((begin, end))
+            continue
+        ranges.append((begin, tail + 1))
+        ranges.append((end - (r - 1) % lanes, end))
+    return [(a, b) for a, b in ranges if b > a]

@@ -1,0 +1,223 @@
+"""PyTorch's CPU reduction orders other than its cascade sum: vec::reduce_all's lane accumulators (the
+softmax kernels' row sums) and the sequential loops of its non-last-dim kernels (docs/numerics.md,
+"Reductions other than sum")."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine.rng import _fma32 as fma32, _fma64 as fma64
+
+# The vector width of the AVX512 kernels PyTorch runs on this machine, in bytes: 16 float32 or 8 float64
+# lanes. (An AVX2-only CPU runs 8 and 4 lanes and gets other last bits from these kernels.)
+_VECTOR_BYTES = 64
+
+# at::internal::GRAIN_SIZE: the element count above which ATen's CPU loops split the work between threads
+GRAIN_SIZE = 32768
+
+
+def lanes_of(dtype) -> int:
+    return _VECTOR_BYTES // np.dtype(dtype).itemsize
+
+
+def lane_sum(a: np.ndarray) -> np.ndarray:
+    """vec::reduce_all(+) over the last axis of `a` (any leading shape): lane j of a vector accumulator adds
+    elements j, j+V, j+2V, ... in order, starting from the first vector (no zero); the ragged tail adds into
+    the low lanes; then the lanes are combined: float32 by halving (lane i + lane i+V/2, ... down to one,
+    the AVX512 shuffle tree), float64 left to right. A row shorter than V is summed left to right."""
+    n = a.shape[-1]
+    lead = a.shape[:-1]
+    if n == 0 or not a.size:
+        return np.zeros(lead, a.dtype)
+    v = lanes_of(a.dtype)
+    # the rows' elements as rows of a contiguous array (element k of every row in row k): each step of the
+    # kernel is then one add of two contiguous rows
+    cols = np.ascontiguousarray(a.reshape(-1, n).T)
+    if n < v:
+        return running_sum0(cols).reshape(lead)
+    whole = n - n % v
+    acc = running_sum0(cols[:whole].reshape(whole // v, -1)).reshape(v, -1)
+    if whole < n:
+        acc[:n - whole] += cols[whole:]
+    if a.dtype == np.float32:
+        while v > 1:
+            v //= 2
+            acc = acc[:v] + acc[v:]
+        return acc[0].reshape(lead)
+    return running_sum0(acc).reshape(lead)
+
+
+def running_sum0(cols: np.ndarray, op=np.add) -> np.ndarray:
+    """A left-to-right sum (or `op`) down the rows of a contiguous 2-d array (numpy's reduction over the
+    outer axis combines row after row; a single column would get numpy's pairwise sum, so it takes
+    accumulate instead)."""
+    if cols.shape[1] == 1:
+        return op.accumulate(cols[:, 0])[-1:]
+    return op.reduce(cols, axis=0)
+
+
+def running_rows(rows: np.ndarray, op=np.add) -> np.ndarray:
+    """running_sum0 along the rows of a 2-d array: one result per row."""
+    return running_sum0(np.ascontiguousarray(rows.T), op)
+
+
+def lane_sum_along(a: np.ndarray, axis: int) -> np.ndarray:
+    """lane_sum along `axis`, keeping it as a dim of size 1."""
+    if axis == a.ndim - 1 or a.ndim == 0:
+        return lane_sum(a.reshape(a.shape or (1,)))[..., None].reshape(a.shape[:-1] + (1,) if a.ndim else ())
+    return np.expand_dims(lane_sum(np.moveaxis(a, axis, -1)), axis)
+
+
+def seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
+    """A left-to-right sum along `axis` (kept, size 1): the non-last-dim kernels' one accumulator per
+    position, from zero (0 + x is x for the sums here, which never meet -0)."""
+    if a.shape[axis] == 1 or not a.size:
+        return np.add.reduce(a, axis=axis, keepdims=True)
+    moved = np.moveaxis(a, axis, 0)
+    total = running_sum0(np.ascontiguousarray(moved).reshape(a.shape[axis], -1))
+    return np.expand_dims(total.reshape(moved.shape[1:]), axis)
+
+
+def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    """sum += a * b along `axis` (kept, size 1), each step a fused multiply-add from zero: the non-last-dim
+    softmax backward's accumulator (GCC contracts its vector and scalar loops alike)."""
+    if not a.size:
+        return np.add.reduce(a * b, axis=axis, keepdims=True)
+    fma = fma32 if a.dtype == np.float32 else fma64
+    a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+    acc = a[0] * b[0]
+    for k in range(1, a.shape[0]):
+        acc = fma(a[k], b[k], acc)
+    return np.expand_dims(np.asarray(acc, dtype=a.dtype), axis)
+
+
+def memory_order(a: np.ndarray) -> np.ndarray:
+    """The elements of `a` as TensorIterator visits them: its dims sorted by stride, innermost last."""
+    order = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    return np.transpose(a, order).reshape(-1)
+
+
+def centred_square_sum(x: np.ndarray, mean) -> np.float64:
+    """std_var_all_cpu's sum of (x - mean)**2 in double, a running sum over the elements in memory order;
+    above GRAIN_SIZE elements the two threads of at::parallel_reduce take one half each (the first
+    ceil(n/2) and the rest) and their sums are added to zero in thread order."""
+    dx = memory_order(x).astype(np.float64) - np.float64(mean)
+    sq = dx * dx
+    if x.dtype != np.float64:
+        # numpy's pairwise double sum differs from the running one by a few double ulps, which the
+        # rounding to float32 (or lower) removes: tools/reduce_bits.py finds no case where it shows
+        return np.add.reduce(sq)
+    if sq.size <= GRAIN_SIZE:
+        return np.add.accumulate(sq)[-1]
+    half = -(-sq.size // 2)
+    return (np.float64(0) + np.add.accumulate(sq[:half])[-1]) + np.add.accumulate(sq[half:])[-1]
+
+
+def welford_m2(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
+    """WelfordOps's M2 in double over the reduced dims of a float64 `x`, one output at a time as
+    binary_kernel_reduce runs it: each element in turn, mean += (v - mean) / k, m2 += delta * (v - mean)
+    (plain multiply and add: no fused multiply-add in this loop), the reduced dims walked in memory order."""
+    kept = [d for d in range(x.ndim) if d not in axis]
+    inner = sorted(axis, key=lambda d: -abs(x.strides[d]))
+    rows = np.transpose(x, kept + inner).reshape(-1, math.prod(x.shape[d] for d in axis))
+    mean = np.zeros(rows.shape[0])
+    m2 = np.zeros(rows.shape[0])
+    for k in range(rows.shape[1]):
+        v = rows[:, k]
+        delta = v - mean
+        mean = mean + delta / float(k + 1)
+        m2 = m2 + delta * (v - mean)
+    shape = tuple(1 if d in axis else x.shape[d] for d in range(x.ndim)) if keepdim else tuple(
+        x.shape[d] for d in kept)
+    return m2.reshape(shape)
+
+
+def reduced_rows(x: np.ndarray, axis: tuple):
+    """The elements each output of a reduction over `axis` takes, as rows of a 2-d array in the order
+    TensorIterator visits them (the reduced dims by stride, innermost last), and whether the reduction
+    runs along the innermost memory dim (is_reduce_lastdim: one reduced dim, or all of a dense array)."""
+    if len(axis) == x.ndim:
+        dense = memory_order_view(x).flags.c_contiguous
+        return memory_order(x)[None], dense and x.size > 0
+    kept = [d for d in range(x.ndim) if d not in axis]
+    inner = sorted(axis, key=lambda d: -abs(x.strides[d]))
+    rows = np.transpose(x, kept + inner).reshape(-1, math.prod(x.shape[d] for d in axis))
+    lastdim = len(axis) == 1 and x.strides[axis[0]] == x.itemsize and all(
+        abs(x.strides[d]) > x.itemsize or x.shape[d] == 1 for d in kept)
+    return rows, lastdim
+
+
+def memory_order_view(a: np.ndarray) -> np.ndarray:
+    return np.transpose(a, sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
+
+
+def norm2_squares(rows: np.ndarray, lastdim: bool) -> np.ndarray:
+    """The sum of squares of linalg.vector_norm(p=2) per row. Along the innermost dim, the AVX2 kernel it
+    runs on this machine: 8 float32 (4 float64) lanes of rounded squares, the lanes added left to right,
+    then the tail: in float32 a block of 4 rounded squares added in order when 4 or more remain (GCC's
+    vectorised tail), the rest as fused multiply-adds. Elsewhere (binary_kernel_reduce's NormTwoOps): a
+    running sum of rounded squares."""
+    if not lastdim:
+        return serial_sum(rows * rows)
+    n = rows.shape[1]
+    v = _avx2_lanes(rows.dtype)
+    whole = n - n % v
+    cols = np.ascontiguousarray(rows.T)         # element k of every row in row k
+    if whole:
+        body = cols[:whole]
+        acc = running_sum0((body * body).reshape(whole // v, -1)).reshape(v, -1)
+        total = running_sum0(acc)
+    else:
+        total = np.zeros(rows.shape[0], rows.dtype)
+    d = whole
+    if rows.dtype == np.float32 and n - d >= 4:
+        for _ in range(4):
+            total = total + cols[d] * cols[d]
+            d += 1
+    fma = fma32 if rows.dtype == np.float32 else fma64
+    for k in range(d, n):
+        total = np.asarray(fma(cols[k], cols[k], total), dtype=rows.dtype)
+    return total
+
+
+def serial_sum(rows: np.ndarray) -> np.ndarray:
+    """binary_kernel_reduce's running sum per row (NormOneOps, NormOps): from zero, element by element; a
+    single output of more than GRAIN_SIZE elements is split between the two threads (first ceil(n/2),
+    then the rest), their sums added to zero in order."""
+    n = rows.shape[1]
+    if n == 0:
+        return np.zeros(rows.shape[0], rows.dtype)
+    if rows.shape[0] == 1 and n > GRAIN_SIZE:
+        half = -(-n // 2)
+        return (rows.dtype.type(0) + running_rows(rows[:, :half])) + running_rows(rows[:, half:])
+    return running_rows(rows)
+
+
+def _avx2_lanes(dtype) -> int:
+    """The vector width of ReduceOpsKernel.cpp's kernels on this machine: PyTorch dispatches them to their
+    AVX2 build (8 float32, 4 float64 lanes), as the norm and prod results show."""
+    return 32 // np.dtype(dtype).itemsize
+
+
+def product_rows(rows: np.ndarray, lastdim: bool) -> np.ndarray:
+    """prod's binary_kernel_reduce_vec per row. Along the innermost memory dim (vectorized_inner_reduction):
+    blocks of 4 vectors multiplied into 4 vector accumulators, those combined as (a0*a1)*(a2*a3), the lanes
+    multiplied left to right, then the tail element by element; a single output of more than GRAIN_SIZE
+    elements is two halves done so, multiplied in order (two_pass_reduction). Elsewhere: a running product."""
+    if not rows.shape[1]:
+        return np.ones(rows.shape[0], rows.dtype)
+    if not lastdim:
+        return running_rows(rows, np.multiply)
+    n = rows.shape[1]
+    if rows.shape[0] == 1 and n > GRAIN_SIZE:
+        half = -(-n // 2)
+        return product_rows(rows[:, :half], True) * product_rows(rows[:, half:], True)
+    v = _avx2_lanes(rows.dtype)
+    whole = n - n % (4 * v)
+    if not whole:
+        return running_rows(rows, np.multiply)
+    acc = np.multiply.reduce(rows[:, :whole].reshape(rows.shape[0], -1, 4, v), axis=1)
+    lanes = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
+    return running_rows(np.concatenate([lanes, rows[:, whole:]], axis=1), np.multiply)
