@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, forward
+from gradcli.engine import budget, forward, rng
 from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
@@ -170,22 +170,154 @@ def _solve_backward_A(F, gB, X, left, vector):
 # ------------------------------------------------------------------------------------- products
 
 # Products up to this size (multiply-adds) are summed in numpy one rank-one update at a time.
-_SEQUENTIAL_WORK = 1 << 20
+SEQUENTIAL_WORK = 1 << 20
+# MKL's fused order costs several numpy calls per inner index: it is followed up to this much work (or for k <= 16);
+# bigger products in that region go to numpy's sgemm, whose kernel sums in the same order for most of them.
+_FUSED_WORK = 1 << 15
+# Bigger float32 products are summed in blocks of this many inner indices (numpy's sgemm each), the blocks added
+# in order: shorter running sums than one sgemm over the whole inner dimension, and more accurate than MKL's.
+_BLOCK = 128
+
+
+def transposed(a: np.ndarray) -> bool:
+    """A matrix laid out column by column (a transposed view), as BLAS is told with its trans flag."""
+    return a.strides[0] < a.strides[1]
+
+
+def mkl_order(x: np.ndarray, y: np.ndarray) -> str | None:
+    """How PyTorch's mm (MKL's sgemm on x86-64) sums the float32 product x @ y (2-D, small), where the oracle
+    showed it: "fma" (from zero, one fused multiply-add per inner index in order), "seq" (from zero, multiply then
+    add, in order), or None when its kernel sums otherwise (then gradcli rounds the float64 product once: at least
+    as accurate). Measured for m up to 128, n and k up to 512 (work up to 2**20), every layout of the operands
+    (docs/numerics.md)."""
+    m, k = x.shape
+    n = y.shape[1]
+    if m >= 4 and n >= 16 and ((k <= 128 and (m in (4, 8) or m >= 12)) or (k <= 4 and n < 128)):
+        return "fma"
+    if k == 1 or (k <= 3 and (m < 4 or n < 12)):
+        return "seq"
+    if m == 1:          # MKL's matrix-vector kernels
+        return None if transposed(y) else "seq"
+    if n == 1 and (transposed(x) or k <= 4 or (m <= 3 and k <= 9)):
+        return "seq"
+    if transposed(y) and not transposed(x):      # only the second operand transposed: other kernels
+        return None
+    if n in (2, 3, 4, 8) or (m <= 3 and (n == 5 or (n >= 16 and n % 2 == 0))):
+        return "seq"
+    return None
+
+
+def affordable(order: str | None, m: int, k: int, n: int) -> str | None:
+    """mkl_order's answer, or None where following it would cost too much (see _FUSED_WORK)."""
+    if order == "fma" and k > 16 and m * k * n > _FUSED_WORK:
+        return None
+    return order
+
+
+def sequential_guess(m: int, k: int) -> bool:
+    """For a product whose MKL order is unknown: sum it in order anyway (short inner dimension, or up to three
+    rows, where that agrees with MKL on 50-98% of elements, more often than the rounded float64 product does, at
+    about MKL's accuracy), rather than rounding the float64 product once (more accurate, and agreeing more
+    often than the sequential sum once k > 16). Measured on the grid of mkl_order (docs/numerics.md)."""
+    return k <= 16 or m <= 3
+
+
+def in_order(x: np.ndarray, y: np.ndarray, out: np.ndarray, fused: bool) -> np.ndarray:
+    """out + x @ y summed one rank-one update per inner index, in order (fused: one rounding per update). All k
+    products are formed by one numpy call into a reused buffer, then added one numpy call per step."""
+    k = x.shape[-1]
+    if k == 0:
+        return out
+    products = _products(x, y, out.shape, np.float64 if fused else out.dtype)
+    if not fused:
+        for p in range(k):
+            out += products[p]
+        return out
+    sums = _scratch("sums", (k,) + out.shape, np.float32)
+    previous = out
+    for p in range(k):
+        np.add(previous, products[p], out=sums[p], casting="unsafe")     # the float64 sum, rounded to float32
+        previous = sums[p]
+    if _fma_hazard(out, sums, products):
+        for p in range(k):
+            out = rng._fma32(x[..., :, p:p + 1], y[..., p:p + 1, :], out)
+        return out
+    return sums[-1].copy()
+
+
+_SCRATCH: dict = {}
+
+
+def _scratch(name: str, shape: tuple, dtype) -> np.ndarray:
+    """A reused buffer (products of at most SEQUENTIAL_WORK multiply-adds): fresh big arrays cost page faults
+    that outweigh the arithmetic of a small product."""
+    size = int(np.prod(shape, dtype=np.int64))
+    buf = _SCRATCH.get((name, np.dtype(dtype)))
+    if buf is None or buf.size < size:
+        buf = _SCRATCH[(name, np.dtype(dtype))] = np.empty(max(size, 1024), dtype=dtype)
+    return buf[:size].reshape(shape)
+
+
+def _products(x: np.ndarray, y: np.ndarray, shape: tuple, dtype) -> np.ndarray:
+    """products[p] = x[..., :, p] (outer) y[..., p, :], in `dtype` (float64: exact for float32 operands)."""
+    columns, rows = np.moveaxis(x, -1, 0)[..., :, None], np.moveaxis(y, -2, 0)[..., None, :]
+    products = _scratch("products", (x.shape[-1],) + shape, dtype)
+    np.multiply(columns, rows, out=products, dtype=dtype)
+    return products
+
+
+def _fma_hazard(out: np.ndarray, sums: np.ndarray, products: np.ndarray) -> bool:
+    """Whether a step's float64 sum fell on a float32 halfway point or below 2**-125 (nonzero), where rounding it
+    to float32 may differ from the fma's single rounding."""
+    exact = _scratch("exact", products.shape, np.float64)
+    np.add(out, products[0], out=exact[0])
+    np.add(sums[:-1], products[1:], out=exact[1:])
+    bits = exact.view(np.uint64)
+    if ((bits & rng._LOW29) == rng._HALF29).any():
+        return True
+    return bool(((np.abs(exact) < 2.0 ** -125) & (exact != 0)).any())
+
+
+def _blocked(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    k = x.shape[-1]
+    if x.dtype != np.float32 or y.dtype != np.float32 or k <= _BLOCK:
+        return np.matmul(x, y)
+    out = np.matmul(x[..., :, :_BLOCK], y[..., :_BLOCK, :])
+    block = _scratch("block", out.shape, np.float32)
+    for start in range(_BLOCK, k, _BLOCK):
+        np.matmul(x[..., :, start:start + _BLOCK], y[..., start:start + _BLOCK, :], out=block)
+        out += block
+    return out
 
 
 def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x @ y for (batches of) matrices, summed the way PyTorch's CPU BLAS sums them: from zero, one rank-one
-    update per inner index, in order. That agrees with PyTorch to the bit for bmm, for mm's gradients and
-    for most mm results (numpy's BLAS disagrees in most last bits); big products go to numpy."""
+    """x @ y for (batches of) matrices, summed as PyTorch's CPU kernels sum them where that is known: bmm's own
+    kernel (bit for bit) and float64 products (most bits) from zero, one rank-one update per inner index in order;
+    float32 mm in MKL's order where mkl_order knows it and following it is affordable, else in order
+    (sequential_guess) or as the float64 product rounded once (never less accurate than MKL); big products in
+    blocks of the inner dimension (more accurate than MKL). docs/numerics.md has the measurements."""
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
-    if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > _SEQUENTIAL_WORK:
-        return np.matmul(x, y)
-    out = np.zeros(shape, dtype=np.result_type(x, y))
-    for p in range(k):
-        out += x[..., :, p:p + 1] * y[..., p:p + 1, :]
-    return out
+    if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > SEQUENTIAL_WORK:
+        return _blocked(x, y)
+    dtype = np.result_type(x, y)
+    out = np.zeros(shape, dtype=dtype)
+    if dtype != np.float32 or x.ndim != y.ndim or x.ndim > 3 or out.size == 0:
+        return in_order(x, y, out, False)
+    if x.ndim == 3:
+        if k * x.shape[1] * y.shape[2] < 400:       # bmm's own kernel below that size, MKL's above
+            return in_order(x, y, out, False)
+        order = mkl_order(x[0], y[0])
+    else:
+        order = mkl_order(x, y)
+    fma = order == "fma"
+    order = affordable(order, x.shape[-2], k, y.shape[-1] * (x.shape[0] if x.ndim == 3 else 1))
+    if order is None and fma:
+        return np.matmul(x, y)          # numpy's sgemm: the same fused order in most of this region, in one call
+    if order is None and not sequential_guess(x.shape[-2], k):
+        return np.matmul(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    return in_order(x, y, out, order == "fma")
 
 
 def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -255,7 +387,11 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
                            f"same number of elements, but got {x.size} and {y.size} elements respectively")
     _not_for_bool(x, "dot")
-    return _pair(a, b, row, np.asarray(np.dot(x, y), dtype=x.dtype), x, y)
+    if x.dtype == np.float32:          # MKL's sdot sums in its own order: round the exact sum once instead
+        value = np.dot(x.astype(np.float64), y.astype(np.float64))
+    else:
+        value = np.dot(x, y)
+    return _pair(a, b, row, np.asarray(value, dtype=x.dtype), x, y)
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:

@@ -1361,8 +1361,23 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                                f"non-singleton dimension {i}.  Target sizes: {_size_list(target)}.  "
                                f"Tensor sizes: {_size_list(b.shape)}")
-    out = x @ y + b
-    return apply(ADDMM, out, (bias, mat1, mat2), (_column_major(x), _column_major(y)), (b, x, y))
+    return apply(ADDMM, _addmm_array(b, x, y), (bias, mat1, mat2), (_column_major(x), _column_major(y)), (b, x, y))
+
+
+def _addmm_array(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """b + x @ y as MKL's sgemm with beta = 1 sums it where the oracle showed its order (linalg.mkl_order): its
+    multiply-then-add kernels start from the bias when mat2 is not transposed (F.linear's weight is) and has more
+    than one column; its other kernels add the bias to the finished product."""
+    if x.dtype == y.dtype == b.dtype == np.float32 and x.shape[1] * x.shape[0] * y.shape[1] <= linalg.SEQUENTIAL_WORK:
+        order = linalg.mkl_order(x, y)
+        if order == "seq" and y.shape[1] != 1 and not linalg.transposed(y):
+            return linalg.in_order(x, y, np.broadcast_to(b, (x.shape[0], y.shape[1])).copy(), False)
+        fma, order = order == "fma", linalg.affordable(order, x.shape[0], x.shape[1], y.shape[1])
+        if order is None and fma:
+            return np.matmul(x, y) + b
+        if order is None and not linalg.sequential_guess(x.shape[0], x.shape[1]):
+            return (np.matmul(x.astype(np.float64), y.astype(np.float64)) + b).astype(np.float32)
+    return linalg.matprod(x, y) + b
 
 
 def _column_major(x: np.ndarray) -> bool:
