@@ -378,37 +378,45 @@ def _columns_plan(shape2: tuple, group: int, out_shape: tuple, zero):
 
 def _rows_plan(shape2: tuple, lanes: int):
     """_inner_vectorised on (rows, n >= lanes) arrays, its branches taken once. Each row's accumulators are
-    independent of the other rows', so the work runs on the transposed copy: numpy's inner loops then run
-    along the rows (long) instead of along one vector (8 or 4 elements), a loop call per vector."""
+    independent of the other rows', so the work runs on transposed copies of blocks of rows (about 1 MB
+    each, so the copy stays in cache): numpy's inner loops then run across the rows of a block instead of
+    along one vector (8 or 4 elements), which would cost a loop call per vector."""
     rows, n = shape2
+    if rows < 2:
+        return lambda b: _inner_vectorised(b, lanes)
     vec = n // lanes
     quads = vec // 4
     body, body4 = vec * lanes, quads * 4 * lanes
-    if quads >= 16 or rows < 2:
-        return lambda b: _inner_vectorised(b, lanes)
-    reduce_rows, join = _reduce_rows, _join
-    if not quads:
-        if vec == 1:
-            def vectors(t):
-                return t[:lanes]
-        else:
-            def vectors(t):
-                return reduce_rows(t[:body].reshape(vec, lanes, rows), 0)
-    elif body4 == body:
-        def vectors(t):
-            return reduce_rows(reduce_rows(t[:body4].reshape(quads, 4, lanes, rows), 0), 0)
-    else:
-        def vectors(t):
-            parts = reduce_rows(t[:body4].reshape(quads, 4, lanes, rows), 0)
-            return reduce_rows(join((parts[:1], t[body4:body].reshape(-1, lanes, rows), parts[1:])), 0)
-    transpose = np.ascontiguousarray
-    if body == n:
-        return lambda b: reduce_rows(vectors(transpose(b.T)), 0)
+    reduce_rows, join, transpose = _reduce_rows, _join, np.ascontiguousarray
 
-    def plan(b):
-        t = transpose(b.T)
-        return reduce_rows(join((t[body:], vectors(t))), 0)
-    return plan
+    def quad_sum(t):
+        return reduce_rows(t, 0) if quads < 16 else cascade(t)
+
+    def transposed(t: np.ndarray, r: int) -> np.ndarray:
+        """The row sums of a block from its transposed copy t, (n, r)."""
+        if not quads:
+            vecs = t[:lanes] if vec == 1 else reduce_rows(t[:body].reshape(vec, lanes, r), 0)
+        else:
+            parts = quad_sum(t[:body4].reshape(quads, 4 * lanes * r)).reshape(4, lanes, r)
+            if body4 < body:                       # the first accumulator, leftover vectors, the other three
+                parts = join((parts[:1], t[body4:body].reshape(-1, lanes, r), parts[1:]))
+            vecs = reduce_rows(parts, 0)
+        return reduce_rows(vecs if body == n else join((t[body:], vecs)), 0)
+
+    block = max(2, 262144 // n)
+    if rows <= block:
+        return lambda b: transposed(transpose(b.T), rows)
+
+    def blocked(b):
+        out = np.empty(rows, b.dtype)
+        for r0 in range(0, rows, block):
+            r1 = min(rows, r0 + block)
+            if r1 - r0 == 1:
+                out[r0:r1] = _inner_vectorised(b[r0:r1], lanes)
+            else:
+                out[r0:r1] = transposed(transpose(b[r0:r1].T), r1 - r0)
+        return out
+    return blocked
 
 
 def _cascade_plan(rows: int):
