@@ -275,6 +275,8 @@ def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, d
     training loop's reductions then cost their numpy calls and little else."""
     if threads is None:
         threads = STATE.threads
+    if dims is not None and dims.__class__ is not tuple:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
     key = (x.shape, x.strides, x.dtype.char, dims, keepdim, dtype, threads)
     plan = _PLANS.get(key)
     if plan is None:
