@@ -1132,8 +1132,8 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
             (w.astype(np.float64) * wide + x).astype(np.float32)
         large = (y - wide * np.asarray(rest, dtype=np.float64)).astype(np.float32)
     elif x.dtype == np.float64:
-        small = _fma64(np.asarray(w, dtype=np.float64), diff, x)
-        large = _fma64(-diff, np.asarray(rest, dtype=np.float64), y)
+        small = fma(np.asarray(w, dtype=np.float64), diff, x)
+        large = fma(-diff, np.asarray(rest, dtype=np.float64), y)
     else:
         small = x + w * diff
         large = y - diff * rest
@@ -1141,26 +1141,6 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     if not tensor_weight:
         return apply(LERP, out, (a, end), (weight,))
     return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
-
-
-def _fma64(a, b, c):
-    """a * b + c rounded once, in float64 (numpy has no fma): the product's rounding error (Dekker's
-    split) and the sum's (Knuth's two-sum) added back. Non-finite values take the plain expression."""
-    with np.errstate(all="ignore"):
-        p = a * b
-        s = p + c
-        a_hi, a_lo = _split(a)
-        b_hi, b_lo = _split(b)
-        error = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-        back = s - p
-        out = s + (((p - (s - back)) + (c - back)) + error)
-        return np.where(np.isfinite(out), out, s)
-
-
-def _split(x):
-    t = 134217729.0 * x                 # 2**27 + 1: the high half keeps 26 bits
-    hi = t - (t - x)
-    return hi, x - hi
 
 
 def copy(a: Tensor, src) -> Tensor:
