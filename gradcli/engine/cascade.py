@@ -15,9 +15,11 @@ bit of every sum, mean and broadcast-reduced gradient. Three layers decide it (d
    levels; `row_sum` first splits a run into four interleaved accumulators (instruction-level parallelism).
 
 numpy gives the building block: reducing axis 0 of a C-contiguous (k, m) array with m >= 2 adds rows one at a
-time, a sequential accumulator per column. Everything here is a handful of such reductions on reshaped views,
-so the cost stays close to numpy's own sum. Accumulators start at +0.0 as PyTorch's do (so an all -0.0 sum is
-+0.0); integer and other dtypes keep numpy's sum, which is exact for them.
+time, a sequential accumulator per column (a single column would be summed pairwise: it is accumulated
+instead). Everything here is a handful of such reductions on reshaped views, chosen once per geometry (a
+plan), so a sum costs a few numpy calls: 2-4x numpy's own unordered sum at tutorial sizes. Accumulators
+start at +0.0 as PyTorch's do (so an all -0.0 sum is +0.0); integer and other dtypes keep numpy's sum,
+which is exact for them (float16 keeps numpy's order too).
 """
 
 from __future__ import annotations
