@@ -14,10 +14,40 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
-from gradcli.engine.cascade import sum_array
+from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
+
+
+def _laid_out(out: np.ndarray, *operands) -> np.ndarray:
+    """`out` (C order, as numpy's where gives it) laid out as TensorIterator would allocate an elementwise
+    result of these operands: dims ordered by the operands' strides, the first operand that orders a pair
+    deciding. A later sum of the result then adds in PyTorch's order. C-ordered operands change nothing."""
+    arrays = [a for a in operands if isinstance(a, np.ndarray) and a.ndim == out.ndim and a.ndim > 1]
+    if not arrays or all(a.flags.c_contiguous for a in arrays):
+        return out
+    shape = out.shape
+    strides = [np.broadcast_to(a, shape).strides for a in arrays]
+
+    def compare(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    order = stride_sort(out.ndim, compare)[::-1]          # outermost first
+    if order == list(range(out.ndim)):
+        return out
+    buffer = np.empty([shape[d] for d in order], out.dtype)
+    view = buffer.transpose(np.argsort(order))
+    view[...] = out
+    return view
 
 class NumpyMath:
     """Formulas on numpy arrays: a plain backward pass."""
@@ -53,7 +83,14 @@ class NumpyMath:
 
     @staticmethod
     def masked_zero(x, mask):
-        return np.where(mask, x.dtype.type(0), x)
+        """x.masked_fill(mask, 0): in place in PyTorch's formulas, so the result keeps x's layout."""
+        out = np.where(mask, x.dtype.type(0), x)
+        return out if x.flags.c_contiguous or out.shape != x.shape else _laid_out(out, x)
+
+    @staticmethod
+    def where(condition, x, y):
+        """at::where: the result laid out after its operands' strides, as TensorIterator lays it out."""
+        return _laid_out(np.where(condition, x, y), condition, x, y)
 
     @staticmethod
     def mm(a, b):
@@ -154,7 +191,6 @@ class NumpyMath:
     exp = staticmethod(elementary.exp)
     erf = staticmethod(elementary.erf)
     reciprocal = staticmethod(np.reciprocal)
-    where = staticmethod(np.where)
     floor_divide = staticmethod(elementwise.div_floor_array)
 
     rsqrt = staticmethod(elementary.rsqrt)
