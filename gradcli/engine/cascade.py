@@ -520,6 +520,14 @@ def _reduce(x: np.ndarray, dims: tuple, out: np.ndarray, lanes: int, threads: in
         _split_columns(xv, ov, lay, lanes, threads)
 
 
+def thread_ranges(n: int) -> list:
+    """The ranges at::parallel_for gives torch.get_num_threads() threads for a loop of n elements (one range
+    up to the grain size): the split every kernel that parallelises a flat loop follows."""
+    if n <= GRAIN or STATE.threads < 2:
+        return [(0, n)]
+    return chunks(n, GRAIN, STATE.threads)
+
+
 def chunks(n: int, grain: int, threads: int) -> list:
     """at::parallel_for's ranges: min(threads, ceil(n / grain)) tasks of ceil(n / tasks) items."""
     tasks = min(threads, -(-n // grain)) if grain > 0 else threads

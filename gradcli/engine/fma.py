@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine.rng import _fma64
-from gradcli.engine.state import STATE
+from gradcli.engine.cascade import thread_ranges
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -48,7 +48,6 @@ def fma(x, y, z, out=None):
     return out
 
 
-_GRAIN = 32768      # at::internal::GRAIN_SIZE: below it one thread runs the whole loop
 
 
 def vector_body(n: int, dt) -> list:
@@ -56,13 +55,7 @@ def vector_body(n: int, dt) -> list:
     (Loops.h vectorized_loop, two 32-byte vectors at a time), after at::parallel_for has split [0, n)
     into one chunk per thread (2 here) above the grain size; the rest of each chunk is its scalar tail."""
     step = 64 // dt.itemsize
-    threads = min(STATE.threads, -(-n // _GRAIN)) if n > _GRAIN else 1
-    chunk = -(-n // threads)
-    ranges = []
-    for begin in range(0, n, chunk):
-        end = min(begin + chunk, n)
-        ranges.append((begin, end - (end - begin) % step, end))
-    return ranges
+    return [(begin, end - (end - begin) % step, end) for begin, end in thread_ranges(n)]
 
 
 def vectorised(*operands) -> bool:

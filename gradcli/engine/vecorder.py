@@ -8,24 +8,13 @@ import math
 
 import numpy as np
 
-from gradcli.engine.cascade import chunks
+from gradcli.engine.cascade import GRAIN as GRAIN_SIZE, thread_ranges
 from gradcli.engine.rng import _fma32 as fma32, _fma64 as fma64
 from gradcli.engine.state import STATE
 
 # The vector width of the AVX512 kernels PyTorch runs on this machine, in bytes: 16 float32 or 8 float64
 # lanes. (An AVX2-only CPU runs 8 and 4 lanes and gets other last bits from these kernels.)
 _VECTOR_BYTES = 64
-
-# at::internal::GRAIN_SIZE: the element count above which ATen's CPU loops split the work between threads
-GRAIN_SIZE = 32768
-
-
-def thread_ranges(n: int) -> list:
-    """The ranges at::parallel_for gives the threads (torch.get_num_threads()) for n elements; one range
-    at or below the grain size."""
-    if n <= GRAIN_SIZE or STATE.threads < 2:
-        return [(0, n)]
-    return chunks(n, GRAIN_SIZE, STATE.threads)
 
 
 def lanes_of(dtype) -> int:
