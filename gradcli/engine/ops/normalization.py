@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, ops
+from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, type_word
 from gradcli.engine.state import STATE
@@ -42,21 +43,12 @@ def _lanes(dtype) -> int:
 
 
 def _fma(a, b, c):
-    """a * b + c rounded once, as the vectorised kernels' fused multiply-adds. For float32 the product is exact
-    in double; the double sum is rounded to odd (its error found by TwoSum), so the one rounding to float32
-    after it is the correctly rounded fused result."""
+    """a * b + c rounded once for float32 (the vectorised kernels' fused multiply-adds: engine/fma.py);
+    other dtypes as written (these kernels' double statistics are not fused)."""
     a = np.asarray(a)
     if a.dtype != _F32:
         return a * b + c
-    p = a.astype(_F64) * b
-    c = np.asarray(c, dtype=_F64)
-    s = p + c
-    back = s - p
-    err = (p - (s - back)) + (c - back)
-    inexact = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
-    if inexact.any():
-        s = np.where(inexact, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-    return s.astype(_F32)
+    return fma(a, b, np.asarray(c, dtype=_F32))
 
 
 def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
