@@ -332,12 +332,26 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
 
 
 def _flat_plan(n: int, lanes: int, threads: int, out_shape: tuple, zero):
-    """_flat for one length below the parallel split, its branches taken once."""
+    """The sum of a contiguous run of n, its branches taken once: vectorized_inner_sum over the run, or,
+    from the grain size on with threads, over each thread's range, then the slots summed as a tensor."""
+    if n >= GRAIN and threads > 1:
+        ranges = chunks(n, GRAIN, threads)
+
+        def split(a):
+            v = a.reshape(-1)
+            slots = np.zeros(threads, v.dtype)
+            for t, (b, e) in enumerate(ranges):
+                slots[t] = sum_array(v[b:e], threads=1)
+            return sum_array(slots, threads=1).reshape(out_shape)
+        return split
+    if n < lanes:
+        if n < 4:
+            return lambda a: (_accumulate_run(a.reshape(-1))[-1] + zero).reshape(out_shape)
+        order = _SMALL_ORDER[n]        # four accumulators x0..x3, the rest added to the first, then the others
+        return lambda a: (_accumulate_run(a.reshape(-1)[order])[-1] + zero).reshape(out_shape)
     vec = n // lanes
     quads = vec // 4
     body, vl = quads * 4 * lanes, vec * lanes
-    if (n >= GRAIN and threads > 1) or n < lanes:
-        return lambda a: np.reshape(_flat(a.reshape(-1), lanes, threads) + zero, out_shape)
     reduce_rows, accumulate_run, join = _reduce_rows, _accumulate_run, _join
     shape_parts, shape_vec, four = (quads, 4 * lanes), (vec, lanes), (4, lanes)
     deep = _cascade_plan(quads) if quads >= 16 else None
@@ -476,33 +490,6 @@ def _row_sum_plan(rows: int, lanes: int):
         parts = head(b)
         return reduce_rows(join((parts[:1], b[body:], parts[1:])), 0)
     return chained
-
-
-def _flat(x: np.ndarray, lanes: int, threads: int):
-    """The sum of a contiguous run: one vectorised inner sum, or per thread range plus a sum of the slots."""
-    n = x.shape[0]
-    if n >= GRAIN and threads > 1:
-        slots = np.zeros(threads, x.dtype)
-        for t, (b, e) in enumerate(chunks(n, GRAIN, threads)):
-            slots[t] = _flat(x[b:e], lanes, 1)
-        return _flat(slots, lanes, 1)
-    if n < lanes:
-        if n < 4:
-            return _seq(x[:, None], axis=0)[0] if n > 1 else x[0]
-        # four accumulators x0..x3, the rest added to the first, then the other three
-        return np.add.accumulate(x[_SMALL_ORDER[n]])[-1]
-    vec = n // lanes
-    quads = vec // 4
-    body = quads * 4 * lanes
-    if quads:
-        parts = cascade(x[:body].reshape(quads, 4 * lanes)) if quads > 1 else x[:body]
-        rows = _join((parts[:lanes], x[body:vec * lanes], parts[lanes:])).reshape(-1, lanes)
-        lane_sums = _reduce_rows(rows, 0)
-    else:
-        lane_sums = _reduce_rows(x[:vec * lanes].reshape(vec, lanes), 0) if vec > 1 else x[:lanes]
-    if vec * lanes == n:
-        return _accumulate_run(lane_sums)[-1]
-    return _accumulate_run(_join((x[vec * lanes:], lane_sums)))[-1]
 
 
 _SMALL_ORDER = {n: np.array([0] + list(range(4, n)) + [1, 2, 3]) for n in range(4, 8)}
