@@ -5,9 +5,9 @@ Every ``NAME.grad`` in the case directory (default: ``tests/conformance/``) is r
 Python interpreter that has PyTorch 2.13 (CPU) and numpy, in the case's own directory, with
 ``PYTHONHASHSEED=0``. Each case runs twice: once with ``ATEN_CPU_CAPABILITY=avx2`` and once with the
 variable unset (the machine's widest kernels, AVX512 here). What PyTorch prints on x86-64 is what its
-vectorised kernels compute, and both builds compute the same bits (docs/numerics.md); a case whose two
-runs disagree depends on something else (threads, timing, the vector width) and is reported as NONDET,
-with nothing written for it. The scalar build (``default``), which no x86-64 user runs, adds in
+vectorised kernels compute, and the two builds agree on almost all of it (docs/numerics.md); a case whose
+two runs disagree depends on something else (threads, timing, the vector width, as softmax's row sums do)
+and is reported as NONDET, with nothing written for it. The scalar build (``default``), which no x86-64 user runs, adds in
 another order and is not a reference.
 
 Written files:
