@@ -20,7 +20,20 @@ from gradcli.repl.shell import Options, Shell
 ROOT = Path(__file__).resolve().parent.parent
 _rnd = random.Random(8)
 
-# name -> (bytes, exit status, what the error line says after "FILE:LINE:COL: ", or None for no error)
+
+def _repeat(head: bytes, fill: bytes, times: int, tail: bytes = b""):
+    """A long text, built when its test runs: held in the table, 10 MB texts would stay in every test
+    worker's memory for the whole run."""
+    return lambda: head + fill * times + tail
+
+
+def source_of(name: str) -> bytes:
+    data = CASES[name][0]
+    return data() if callable(data) else data
+
+
+# name -> (bytes or what builds them, exit status, what the error line says after "FILE:LINE:COL: ", or None
+# for no error)
 CASES = {
     "invalid_utf8": (b"\xff\xfe", 2, "SyntaxError: invalid UTF-8 byte 0xff (scripts must be UTF-8 text)"),
     "stray_continuation_byte": (b"x = 1\n\x80\n", 2, "SyntaxError: invalid UTF-8 byte 0x80 (scripts must be UTF-8 text)"),
@@ -60,18 +73,18 @@ CASES = {
     "emoji_name": ("\U0001f600 = 1\n".encode(), 2, "SyntaxError: invalid character '\U0001f600' (U+1F600)"),
     "unknown_char_name": (b"x = '\\N{nope}'\n", 2, "SyntaxError: unknown Unicode character name 'nope'"),
     "escape_past_unicode": (b"x = '\\U0011ffff'\n", 2, "SyntaxError: illegal Unicode character"),
-    "huge_int_literal": (b"x = " + b"9" * 10**6 + b"\n", 2, "SyntaxError: Exceeds the limit (4300 digits) for "
+    "huge_int_literal": (_repeat(b"x = ", b"9", 10**6, b"\n"), 2, "SyntaxError: Exceeds the limit (4300 digits) for "
                          "integer string conversion: value has 1000000 digits; use sys.set_int_max_str_digits() to "
                          "increase the limit - Consider hexadecimal for huge integer literals to avoid decimal "
                          "conversion limits."),
-    "huge_hex_literal": (b"x = 0x" + b"f" * 10**6 + b"\n", 0, None),
-    "huge_float_literal": (b"x = 1e999999\nx = 1." + b"5" * 10**6 + b"\n", 0, None),
-    "line_10mb_string": (b"x = '" + b"a" * 10**7 + b"'\n", 0, None),
-    "line_10mb_comment": (b"#" + b"a" * 10**7 + b"\n", 0, None),
-    "line_10mb_name": (b"a" * 10**7 + b" = 1\n", 0, None),
-    "line_10mb_blanks": (b"x = 1" + b" " * 10**7 + b"\n", 0, None),
-    "line_10mb_semicolons": (b"x = 1" + b";" * 10**7 + b"\n", 2, "SyntaxError: unexpected ';'"),
-    "line_of_operators": (b"x = " + b"1+" * 200_000 + b"1\n", 2,
+    "huge_hex_literal": (_repeat(b"x = 0x", b"f", 10**6, b"\n"), 0, None),
+    "huge_float_literal": (_repeat(b"x = 1e999999\nx = 1.", b"5", 10**6, b"\n"), 0, None),
+    "line_10mb_string": (_repeat(b"x = '", b"a", 10**7, b"'\n"), 0, None),
+    "line_10mb_comment": (_repeat(b"#", b"a", 10**7, b"\n"), 0, None),
+    "line_10mb_name": (_repeat(b"", b"a", 10**7, b" = 1\n"), 0, None),
+    "line_10mb_blanks": (_repeat(b"x = 1", b" ", 10**7, b"\n"), 0, None),
+    "line_10mb_semicolons": (_repeat(b"x = 1", b";", 10**7, b"\n"), 2, "SyntaxError: unexpected ';'"),
+    "line_of_operators": (_repeat(b"x = ", b"1+", 200_000, b"1\n"), 2,
                           "SyntaxError: expression too deeply nested (more than 1000 levels of operators or calls)"),
     "deep_indentation": (b"".join(b"    " * i + b"if 1:\n" for i in range(120)), 2,
                          "SyntaxError: too many levels of indentation"),
@@ -103,9 +116,9 @@ def check_report(err: str, path: str, expected: str | None) -> None:
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_any_bytes_as_a_script(name, tmp_path, capsys):
-    data, status, expected = CASES[name]
+    _, status, expected = CASES[name]
     path = tmp_path / f"{name}.grad"
-    path.write_bytes(data)
+    path.write_bytes(source_of(name))
     started = time.monotonic()
     rc = cli.main(["run", str(path)])
     assert time.monotonic() - started < 30
@@ -122,7 +135,7 @@ def test_any_bytes_as_a_script(name, tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["invalid_utf8", "nul", "tab_then_spaces", "empty", "line_10mb_comment"])
 def test_as_a_real_process_and_from_stdin(name, tmp_path):
-    data, status, expected = CASES[name]
+    data, (_, status, expected) = source_of(name), CASES[name]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
     for args, shown in ((["run", "-"], "<stdin>"), ([], "<stdin>")):
@@ -139,8 +152,7 @@ def shell():
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_repl_survives_the_same_text(shell, name):
-    data = CASES[name][0]
-    text = data.decode("utf-8", "replace")
+    text = source_of(name).decode("utf-8", "replace")
     shell.err.seek(0), shell.err.truncate()
     shell.out.seek(0), shell.out.truncate()
     assert shell.execute(text) in (True, False)
@@ -153,7 +165,7 @@ def test_the_repl_survives_the_same_text(shell, name):
 @pytest.mark.parametrize("name", ["invalid_utf8", "nul", "random_bytes_0", "line_10mb_comment", "empty"])
 def test_the_repl_loads_bad_files(shell, name, tmp_path):
     path = tmp_path / f"{name}.grad"
-    path.write_bytes(CASES[name][0])
+    path.write_bytes(source_of(name))
     shell.err.seek(0), shell.err.truncate()
     shell.execute(f"%load {path}")
     assert "internal error" not in shell.err.getvalue()

@@ -658,21 +658,23 @@ def test_error_renders_with_a_caret():
 
 # ================================================================ robustness
 
+# The long texts are built when their test runs (held in the parameter list, tens of MB would stay in the
+# test worker for the whole run).
 @pytest.mark.parametrize("source", [
     b"x = '\xff\xfe'\n\xc3(\n".decode("utf-8", errors="replace"),
     "x = 1\0\ny = 2",
     "if x:\n\t  \ty = 1\n",
     "\t\n  \n",
     "",
-    "x = '" + "a" * 10_000_000 + "'",
-    "x = '" + "a\\'" * 3_000_000,
-    "x = '''" + "a'\\\n" * 2_000_000,
-    "# " + "c" * 10_000_000,
-    "x = " + "$" * 10_000_000,
-    "(" * 100_000,
-    ")" * 100_000,
+    lambda: "x = '" + "a" * 10_000_000 + "'",
+    lambda: "x = '" + "a\\'" * 3_000_000,
+    lambda: "x = '''" + "a'\\\n" * 2_000_000,
+    lambda: "# " + "c" * 10_000_000,
+    lambda: "x = " + "$" * 10_000_000,
+    lambda: "(" * 100_000,
+    lambda: ")" * 100_000,
     "[" * 3000 + "]" * 3000,
-    "-" * 100_000,
+    lambda: "-" * 100_000,
     "f'" + "{" * 5000 + "'",
     "x = " + "1 + " * 20_000 + "1",
     "\\",
@@ -681,12 +683,14 @@ def test_error_renders_with_a_caret():
     "if x:\n" * 2000,
     "\ufeffx = 1",
     "x = 1\r\ny = 2\rz = 3",
-    "f'" + "{x}" * 100_000 + "'",
-    'f"""' + "{x}\n" * 50_000 + '"""',
-    "f'" + "{{" * 300_000 + "'",
-    "'" + "\\n" * 300_000 + "'",
+    lambda: "f'" + "{x}" * 100_000 + "'",
+    lambda: 'f"""' + "{x}\n" * 50_000 + '"""',
+    lambda: "f'" + "{{" * 300_000 + "'",
+    lambda: "'" + "\\n" * 300_000 + "'",
 ])
 def test_any_input_parses_or_raises_a_syntax_error(source):
+    if callable(source):
+        source = source()
     try:
         result = parse(source)
     except ScriptSyntaxError as err:
@@ -911,12 +915,13 @@ def test_imports_of_other_modules_parse(source):
     parse(source)
 
 
-@pytest.mark.parametrize("source", ["x = '''" + "a'\\\n" * 2_000_000, "x = '" + "a\\'" * 3_000_000])
+@pytest.mark.parametrize("source", [lambda: "x = '''" + "a'\\\n" * 2_000_000,
+                                    lambda: "x = '" + "a\\'" * 3_000_000])
 def test_an_unclosed_huge_literal_costs_little_memory(source, tmp_path):
     """The string loops are possessive and error lines are found without splitting the script: these
     8 MB scripts took 1.3 GB and 0.6 GB before; now a few tens of MB above the interpreter's own."""
     script = tmp_path / "s.grad"
-    script.write_text(source)
+    script.write_text(source())
     probe = ("import resource, sys, io\n"
              "from gradcli.session import Session\nfrom gradcli.errors import ScriptError\n"
              "text = open(sys.argv[1]).read()\nbase = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"

@@ -20,8 +20,16 @@ sys.path.insert(0, str(HERE))
 import cases  # noqa: E402
 import size_cases  # noqa: E402
 
-GOLDENS = [json.loads(line) for line in gzip.decompress((HERE / "goldens.jsonl.gz").read_bytes()).splitlines()]
 CHUNKS = 8
+
+
+def goldens(chunk: int | None = None) -> list[dict]:
+    """The stored cases (all, or every CHUNKS-th from `chunk` on), read when a test asks: parsed once at
+    import they held 38 MB in each test worker for the whole run."""
+    lines = gzip.decompress((HERE / "goldens.jsonl.gz").read_bytes()).splitlines()
+    return [json.loads(line) for line in (lines if chunk is None else lines[chunk::CHUNKS])]
+
+
 SIZES = [json.loads(line) for line in (HERE / "size_goldens.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
@@ -31,18 +39,19 @@ def _describe(case) -> str:
 
 
 def test_the_stored_cases_cover_every_mode_and_many_keys():
-    modes = {g["case"]["mode"] for g in GOLDENS}
+    stored = goldens()
+    modes = {g["case"]["mode"] for g in stored}
     assert modes == {"get", "set", "setv", "iadd", "leaf", "number", "dtype"}
-    assert len(GOLDENS) > 3000
-    ok = sum("err" not in g["expect"] for g in GOLDENS)
-    assert ok > len(GOLDENS) // 3     # most keys are valid, not only errors
+    assert len(stored) > 3000
+    ok = sum("err" not in g["expect"] for g in stored)
+    assert ok > len(stored) // 3     # most keys are valid, not only errors
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_indexing_matches_pytorch(chunk):
     torch = types.SimpleNamespace(**stdlib.module("torch").members)
     failures = []
-    for g in GOLDENS[chunk::CHUNKS]:
+    for g in goldens(chunk):
         got = cases.run(torch, g["case"])
         if got != g["expect"]:
             failures.append(f"{_describe(g['case'])}\n    expected {g['expect']}\n    got      {got}")
