@@ -141,19 +141,31 @@ def test_the_outer_node_is_named_when_it_is_the_wrong_one(tmp_path, capsys, monk
     assert "MISMATCH in w[1]: analytic 14.7781, numeric 7.38906 (node MulBackward0 from line 4: z = x.exp() * w)" in err
 
 
-def test_wrong_formula_in_a_training_loop(capsys, monkeypatch):
+# A gradcli with a wrong TanhBackward0, forking its replays or not: the command line of this test.
+WRONG_TANH = ("import sys\n"
+              "from gradcli import cli\nfrom gradcli.diagnostics import checks\n"
+              "from gradcli.engine.ops import elementwise\n"
+              "elementwise.TANH.backward = (lambda F, g, result: g * (1 - result),)\n"
+              "checks.FORK_ABOVE = float(sys.argv[1])\n"
+              "sys.exit(cli.main(sys.argv[2:]))\n")
+
+
+def test_wrong_formula_in_a_training_loop():
     """A wrong TanhBackward0 in the two-layer network: every call mismatches, the first three are
-    located at the tanh, and the report is the same with or without forking."""
-    monkeypatch.setattr(elementwise.TANH, "backward", (lambda F, g, result: g * (1 - result),))
+    located at the tanh, and the report is the same with or without forking. Each run is a fresh
+    process: the replays fork about 400 times, and a fork costs in proportion to the memory of the
+    process that forks (a test worker's is several times a gradcli's)."""
     script = str(CHECKS / "two_layer_net.grad")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("GRADCLI_TRACEBACK", None)
     reports = []
-    for fork_above in (1e9, 0.0):
-        if fork_above == 0.0 and not hasattr(os, "fork"):
+    for fork_above in ("1e9", "0.0"):
+        if fork_above == "0.0" and not hasattr(os, "fork"):
             continue
-        monkeypatch.setattr(checks, "FORK_ABOVE", fork_above)
-        status, _, err = main(capsys, "run", "--check-grads", script)
-        assert status == 3
-        reports.append(err)
+        p = subprocess.run([sys.executable, "-c", WRONG_TANH, fork_above, "run", "--check-grads", script],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 3, p.stderr
+        reports.append(p.stderr)
     lines = reports[0].splitlines()
     heads = [line for line in lines if ": MISMATCH in " in line]
     assert len(heads) == 5
