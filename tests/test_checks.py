@@ -14,7 +14,7 @@ import pytest
 
 from gradcli.diagnostics import checks, replay
 from gradcli import cli
-from gradcli.engine import autograd, backward
+from gradcli.engine import backward
 from gradcli.engine.ops import arith, reduce
 from gradcli.engine.tensor import Tensor
 
