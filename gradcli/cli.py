@@ -43,7 +43,8 @@ exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 3 --check-
 # and run(args) -> exit status, and imports what it needs only inside run().
 COMMAND_MODULES = {"graph": "gradcli.commands.graph",
                    "grad": "gradcli.commands.oneshot", "jacobian": "gradcli.commands.oneshot", "hessian": "gradcli.commands.oneshot",
-                   "explain": "gradcli.commands.explain", "help": "gradcli.commands.help", "completion": "gradcli.commands.help"}
+                   "explain": "gradcli.commands.explain", "help": "gradcli.commands.help", "completion": "gradcli.commands.help",
+                   "kernel": "gradcli.commands.kernel"}
 
 
 _INVALID_CHOICE = re.compile(r"argument COMMAND: invalid choice: '(.*?)'")
