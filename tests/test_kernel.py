@@ -189,7 +189,7 @@ def test_magics(kernel):
     tree = content["data"]["text/plain"].splitlines()
     assert tree[0].startswith("SumBackward0  q = (p * 2).sum()  (<cell ") and tree[1].startswith("└── MulBackward0")
     assert texts(run(kc, "%display legacy\np")[1]) == [
-        "result: Variable containing:\n 1\n 1\n[torch.FloatTensor of size 2]\n"]
+        "result: Variable containing:\n 1\n 1\n[torch.FloatTensor of size 2]"]     # IPython's text: no last newline
     run(kc, "%display modern")
     timed = texts(run(kc, "%time q.backward()")[1])
     assert len(timed) == 1 and timed[0].startswith("stdout: time: ")

@@ -13,7 +13,8 @@ import traceback
 
 from gradcli import deadline
 from gradcli import session as session_module
-from gradcli.errors import ScriptError
+from gradcli.kernel.pretty import pretty
+from gradcli.errors import EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError
 from gradcli.repl import magics, scan
 from gradcli.repl.shell import Options, Shell
 
@@ -21,6 +22,8 @@ from gradcli.repl.shell import Options, Shell
 # %load and %save (they read and write files: a notebook handed out by someone else must not touch the
 # reader's files; cells reach nothing but what the language provides).
 NOTEBOOK_MAGICS = ("help", "vars", "graph", "why", "time", "seed", "display", "format", "reset", "history")
+
+EXIT_INTERRUPTED = 130      # as `gradcli run` stopped by Ctrl-C
 
 HELP = ("A cell holds statements as in a .grad script; the value of a last expression is shown "
         "(a trailing ';' hides it).\nA line starting with % runs one of these commands:\n")
@@ -33,8 +36,8 @@ class Front:
         self.out, self.err = out, err
 
     def result(self, value) -> None:
-        """The value of a cell's last expression (Jupyter's execute_result)."""
-        self.out.write(repr(value) + "\n")
+        """The value of a cell's last expression (Jupyter's execute_result), as the notebook shows it."""
+        self.out.write(pretty(value) + "\n")
 
     def error(self, ename: str, evalue: str, lines: list) -> None:
         """A failure: the exception's name and message, and the report as a terminal shows it."""
@@ -76,7 +79,8 @@ def split_cell(code: str) -> list:
 class CellShell(Shell):
     """A Shell whose inputs are notebook cells and whose reports go to a Front. `timeout`: seconds a
     cell may run (--timeout of a kernel), None for no limit. `failure` holds the first failure of the
-    cell that ran last, as (name, value, lines), or None."""
+    cell that ran last, as (name, value, lines), or None; `failure_status` the exit status `gradcli run`
+    gives it (1 for a runtime error, 2 for a syntax or usage error, 124 past --timeout, 130 interrupted)."""
 
     echo_last = True
 
@@ -85,6 +89,7 @@ class CellShell(Shell):
         self.front = front
         self.timeout = timeout
         self.failure = None
+        self.failure_status = 0
         options = options or Options()
         options.colour = False          # a notebook shows plain text; Jupyter colours nothing of ours
         super().__init__(options, out=out, err=err)
@@ -112,8 +117,8 @@ class CellShell(Shell):
                 if self.failure is not None:
                     return False
         except deadline.ScriptTimeout as e:        # the timer landed in a magic's own work
-            self._fail("TimeoutError", deadline.timeout_message(e.args[0] if e.args else 0),
-                       [f"{filename}: TimeoutError: {deadline.timeout_message(e.args[0] if e.args else 0)}"])
+            message = deadline.timeout_message(e.args[0] if e.args else 0)
+            self._fail("TimeoutError", message, [f"{filename}: TimeoutError: {message}"], deadline.EXIT_TIMEOUT)
             return False
         finally:
             timer.cancel()
@@ -134,9 +139,9 @@ class CellShell(Shell):
         self.execute(line)
 
     # --------------------------------------------------------------------------- reports to the front
-    def _fail(self, ename: str, evalue: str, lines: list) -> None:
+    def _fail(self, ename: str, evalue: str, lines: list, status: int = EXIT_SCRIPT_ERROR) -> None:
         if self.failure is None:
-            self.failure = (ename, evalue, lines)
+            self.failure, self.failure_status = (ename, evalue, lines), status
             self.front.error(ename, evalue, lines)
 
     def _echo(self, value) -> None:
@@ -152,20 +157,21 @@ class CellShell(Shell):
         why = self._why(error, unit, elapsed) if unit is not None else None
         if self.events is not None:         # %format jsonl: the error is an event like the others
             super().report(error, unit, elapsed)
-            self.failure = self.failure or (error.kind, error.message, [])
+            if self.failure is None:
+                self.failure, self.failure_status = (error.kind, error.message, []), error.exit_status
             return
         lines = error.render().split("\n")
         if why:
             from gradcli.diagnostics.why import why_line
             lines.append(why_line(why))
-        self._fail(error.kind, error.message, lines)
+        self._fail(error.kind, error.message, lines, error.exit_status)
 
     def interrupted(self) -> None:
-        self._fail("KeyboardInterrupt", "", ["KeyboardInterrupt"])
+        self._fail("KeyboardInterrupt", "", ["KeyboardInterrupt"], EXIT_INTERRUPTED)
 
     def error_line(self, text: str) -> None:
         """A magic used wrongly, an unknown one, `NAME?` with nothing to describe: as IPython's UsageError."""
-        self._fail("UsageError", text, [f"UsageError: {text}"])
+        self._fail("UsageError", text, [f"UsageError: {text}"], EXIT_USAGE)
 
     def internal_error(self, e: BaseException) -> None:
         if session_module.DEBUG:            # GRADCLI_TRACEBACK=1: debugging gradcli itself

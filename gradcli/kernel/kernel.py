@@ -87,6 +87,24 @@ class EventStream:
         pass
 
 
+class Unflushed:
+    """A captured stream whose flush() waits for ipykernel's: Python's print and warnings never flush, so
+    in PyTorch's kernel a short cell's stdout comes before its stderr (both are sent when the cell ends);
+    gradcli's session flushes stdout before each warning, which would put warnings first."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 class GradcliKernel(Kernel):
     implementation = "gradcli"
     implementation_version = __version__
@@ -112,7 +130,7 @@ class GradcliKernel(Kernel):
         self.front = KernelFront(self)
         self.cells = CellShell(self.front, Options(seed=self.options.seed, display=self.options.display,
                                                    stable_ids=self.options.stable_ids),
-                               timeout=self.options.timeout, out=sys.stdout, err=sys.stderr)
+                               timeout=self.options.timeout, out=Unflushed(sys.stdout), err=Unflushed(sys.stderr))
 
     def set_parent(self, ident, parent, channel="shell"):
         """Tie what the cell prints to the request that ran it: the captured streams send `stream`

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 
 from gradcli.diagnostics import graphview
+from gradcli.kernel.pretty import pretty
 
 # A picture of more nodes than this is unreadable inline; the text tree says where it stopped.
 MAX_PICTURE_NODES = 400
@@ -13,9 +14,9 @@ DOT_SECONDS = 20
 
 
 def value_bundle(value) -> dict:
-    """A last expression's value: the text the REPL shows. Tensors stay text, exactly as PyTorch prints
-    them, as PyTorch's own kernel shows them (IPython's text/plain is their repr)."""
-    return {"text/plain": repr(value)}
+    """A last expression's value as PyTorch's own kernel shows it: IPython's text (gradcli.kernel.pretty).
+    Tensors stay text, exactly as PyTorch prints them."""
+    return {"text/plain": pretty(value)}
 
 
 def graph_bundle(value, name: str, names: dict, depth: int, ascii_: bool, provenance) -> dict:
