@@ -8,6 +8,7 @@ the restart test comes last."""
 from __future__ import annotations
 
 import re
+import shutil
 import time
 
 import pytest
@@ -202,6 +203,18 @@ def test_magics(kernel):
     assert "%graph" in helped and "%load" not in helped
 
 
+def test_graph_is_a_picture_when_graphviz_is_installed(kernel):
+    _, kc = kernel
+    run(kc, "import torch\nleaf = torch.ones(2, requires_grad=True)\nroot = (leaf.exp() * 2).sum()")
+    (kind, content), = run(kc, "%graph root")[1]
+    assert kind == "display_data" and content["data"]["text/plain"].startswith("SumBackward0")
+    if shutil.which("dot") is None:
+        assert "image/svg+xml" not in content["data"]     # the text tree alone
+        pytest.skip("Graphviz's dot is not installed: the picture is not drawn")
+    svg = content["data"]["image/svg+xml"]
+    assert "<svg" in svg and "ExpBackward0" in svg and "AccumulateGrad" in svg
+
+
 def test_events_as_application_json(kernel):
     _, kc = kernel
     _, outputs = run(kc, "%format jsonl\nprint(1, 2)\n3")
@@ -238,8 +251,13 @@ def test_restart_forgets_the_names(kernel):
 def test_kernel_install_writes_a_kernelspec_with_the_cell_options(tmp_path, capsys):
     import json
     from gradcli import cli
-    assert cli.main(["kernel", "install", "--prefix", str(tmp_path), "--timeout", "5", "--max-memory", "1G",
-                     "--display", "legacy"]) == 0
+    from gradcli.engine import budget
+    before = budget.max_memory()        # `gradcli` sets the process's budget from --max-memory: put it back
+    try:
+        assert cli.main(["kernel", "install", "--prefix", str(tmp_path), "--timeout", "5", "--max-memory", "1G",
+                         "--display", "legacy"]) == 0
+    finally:
+        budget.set_max_memory(before)
     folder = tmp_path / "share" / "jupyter" / "kernels" / "gradcli"
     assert capsys.readouterr().out == f"Installed kernelspec gradcli in {folder}\n"
     spec = json.loads((folder / "kernel.json").read_text())

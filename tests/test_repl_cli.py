@@ -93,6 +93,15 @@ def test_run_imports_nothing_of_the_kernel_or_jupyter(tmp_path):
         assert p.stdout.splitlines()[-1] == "0 [] False", (args, p.stdout, p.stderr)
 
 
+def test_the_kernel_uses_the_repl_s_shell_without_prompt_toolkit():
+    pytest.importorskip("ipykernel", reason="the Jupyter kernel needs the jupyter extra: pip install -e '.[jupyter]'")
+    probe = ("import sys\nimport gradcli.kernel.__main__, gradcli.kernel.kernel\n"
+             "print('gradcli.repl.shell' in sys.modules, any(m.split('.')[0] == 'prompt_toolkit' for m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert p.stdout.splitlines()[-1] == "True False", p.stderr
+
+
 def test_one_colour_policy_for_run_and_the_repl(monkeypatch):
     """FORCE_COLOR colours off a terminal, NO_COLOR wins over it (but not over --color always),
     TERM=dumb turns colour off; `gradcli -c` and `gradcli repl` follow the same rule."""

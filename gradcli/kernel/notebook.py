@@ -9,7 +9,8 @@ nbclient, jupyter_client), from the jupyter extra.
 Errors follow nbclient, as a PyTorch notebook run with it behaves: the run stops at the first cell that
 fails, unless errors are allowed (--allow-errors, nbclient's allow_errors) or the cell is tagged
 `raises-exception` (nbclient's own tag for a cell meant to fail). The exit status is the first failure's,
-as `gradcli run` gives it, and 0 when every failure was expected by its tag.
+as `gradcli run` gives it (with --write, 1: only the error's name comes back from the kernel), and 0 when
+every failure was expected by its tag.
 """
 
 from __future__ import annotations
