@@ -135,8 +135,7 @@ class CellShell(Shell):
             self.write(HELP + "".join(f"  {magics.MAGICS[n].usage.ljust(width)}  {magics.MAGICS[n].summary}\n"
                                       for n in NOTEBOOK_MAGICS))
             return
-        self.inputs.append(line)
-        self.execute(line)
+        self.execute(line)              # (which keeps the line for %history)
 
     # --------------------------------------------------------------------------- reports to the front
     def _fail(self, ename: str, evalue: str, lines: list, status: int = EXIT_SCRIPT_ERROR) -> None:
