@@ -36,6 +36,13 @@ def test_an_object_with_python_s_default_repr_shows_without_object():
     assert pretty(g["a"]).startswith("<__main__.A at 0x")
 
 
+def test_a_script_s_function_shows_its_signature_as_ipython_shows_python_s():
+    g = _values("def f(a, b=2, *args, c, d=[1], **kw):\n    pass\ng = lambda x, y=1.5: x\n"
+                "def k(a, /, b):\n    pass\n")
+    assert pretty(g["f"]) == "<function __main__.f(a, b=2, *args, c, d=[1], **kw)>"
+    assert pretty([g["g"], g["k"]]) == "[<function __main__.<lambda>(x, y=1.5)>, <function __main__.k(a, /, b)>]"
+
+
 class _Lines:
     def __init__(self, lines):
         self.lines = lines

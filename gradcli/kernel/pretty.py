@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections import deque
 
+from gradcli.language.compiler import ScriptFunction
+
 WIDTH = 79              # IPython's PlainTextFormatter.max_width
 MAX_ITEMS = 1000        # and its max_seq_length: longer containers end with `...`
 _DEFAULT_REPR = re.compile(r"<([\w.<>]+) object at (0x[0-9a-f]+)>")
@@ -235,7 +237,22 @@ def _items(layout: Layout, items, seen: set, opening: str, closing: str, show) -
     seen.discard(id(items))
 
 
+def function_text(f: ScriptFunction) -> str:
+    """A script's function as IPython shows a Python function: `<function __main__.f(a, b=2)>`."""
+    shown = list(f.parameters())
+    positional = [p for p in shown if p != "/" and not p.startswith("*")]
+    if f.signature is not None:
+        positional = list(f.signature.positional)
+    defaults = dict(zip(positional[len(positional) - len(f.defaults or ()):], f.defaults or ()))
+    defaults.update(f.kwdefaults or {})
+    params = [f"{p}={defaults[p]!r}" if p in defaults else p for p in shown]
+    return f"<function __main__.{f.qualname}({', '.join(params)})>"
+
+
 def _repr(layout: Layout, value) -> None:
+    if value.__class__ is ScriptFunction:
+        layout.text(function_text(value))
+        return
     text = repr(value)
     default = _DEFAULT_REPR.fullmatch(text)
     if default is not None:         # Python's own repr: IPython names the class without "object"
