@@ -1,6 +1,8 @@
-"""Running one notebook cell on a REPL Shell, as IPython runs a cell: the value of a last expression
-shown (not every expression's), `;` at its end hiding it, `%` lines as magics, and every failure handed
-to a front end as (name, value, report lines) instead of being written to a terminal.
+"""Running one notebook cell on the REPL's Shell, as IPython runs a cell.
+
+The value of a last expression is shown (not every expression's), `;` at its end hides it, `%` lines are
+magics, and every failure is handed to a front end as (name, value, report lines) instead of being
+written to a terminal.
 
 Two front ends use it: the Jupyter kernel (gradcli.kernel.kernel), which turns results and errors into
 protocol messages, and `gradcli run NOTEBOOK.ipynb` (gradcli.kernel.notebook), which writes them as a

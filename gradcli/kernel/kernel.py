@@ -1,5 +1,7 @@
-"""The Jupyter kernel: ipykernel's kernel base speaks the protocol; a CellShell runs each cell in one
-gradcli Session (the REPL's), so state, grad mode and the random stream carry from cell to cell.
+"""The Jupyter kernel: ipykernel's kernel base speaks the protocol, a CellShell runs the cells.
+
+Each cell runs in one gradcli Session (the REPL's), so state, grad mode and the random stream carry from
+cell to cell.
 
 Output: what a cell prints goes through ipykernel's captured sys.stdout/sys.stderr (`stream` messages,
 warnings on stderr as Python's are); the value of a last expression is an `execute_result` with the text

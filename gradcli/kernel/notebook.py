@@ -1,6 +1,7 @@
-"""Notebooks from the command line: `gradcli run NOTEBOOK.ipynb` runs the code cells in order and writes
-their outputs as a terminal shows a script's; `gradcli run --write NOTEBOOK.ipynb` executes the notebook
-with nbclient on the gradcli kernel and saves the outputs into it.
+"""Notebooks from the command line: `gradcli run NOTEBOOK.ipynb` and `gradcli run --write NOTEBOOK.ipynb`.
+
+The first runs the code cells in order and writes their outputs as a terminal shows a script's; --write
+executes the notebook with nbclient on the gradcli kernel and saves the outputs into it.
 
 Reading needs no Jupyter library: a notebook is JSON (nbformat 4), read with the standard library, so
 `gradcli run NOTEBOOK.ipynb` works on the plain install. Writing uses the maintained libraries (nbformat,

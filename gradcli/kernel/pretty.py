@@ -1,5 +1,6 @@
-"""The text a notebook shows for a last expression's value: IPython's pretty-printed text/plain, which is what
-PyTorch's kernel shows, reproduced for the values a script makes.
+"""The text a notebook shows for a value: IPython's pretty-printed text/plain, as PyTorch's kernel shows it.
+
+It is reproduced here for the values a script makes.
 
 IPython does not show repr() for everything. Containers are laid out to a 79-column line: a tuple of
 tensors breaks after its commas, and the lines of a multi-line repr inside a container are indented by

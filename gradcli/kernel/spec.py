@@ -1,5 +1,7 @@
-"""The kernelspec: the command Jupyter runs to start a gradcli kernel (this Python, with the kernel's
-options), written into a folder or installed where Jupyter looks for kernels."""
+"""The kernelspec: the command Jupyter runs to start a gradcli kernel, written or installed.
+
+The command is this Python with the kernel's options; it is written into a folder (a temporary one for
+`gradcli run --write`) or installed with jupyter_client where Jupyter looks for kernels."""
 
 from __future__ import annotations
 
