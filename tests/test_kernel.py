@@ -172,6 +172,9 @@ def test_complete_inspect_and_is_complete(kernel):
     assert shown["found"] and shown["data"]["text/plain"].startswith("torch.ones(*size")
     assert request(kc, kc.inspect, "v.sum", 3)["data"]["text/plain"].startswith("Tensor.sum(")
     assert not request(kc, kc.inspect, "nothing_here", 4)["found"]
+    reply, outputs = run(kc, "torch.ones?")       # help for the pager, as IPython's NAME? gives it
+    assert outputs == [] and reply["payload"][0]["data"]["text/plain"].startswith("torch.ones(*size")
+    assert run(kc, "nothing_here?")[0]["ename"] == "UsageError"
     assert request(kc, kc.is_complete, "for i in range(3):") == {"status": "incomplete", "indent": "    "}
     assert request(kc, kc.is_complete, "x = (1,")["status"] == "incomplete"
     assert request(kc, kc.is_complete, "x = 1")["status"] == "complete"

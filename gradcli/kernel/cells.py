@@ -181,6 +181,15 @@ class CellShell(Shell):
         self._fail("InternalError", f"{type(e).__name__}: {message}",
                    [f"gradcli: internal error: {type(e).__name__}: {message} (please report it; the session goes on)"])
 
+    def show_help(self, text: str) -> None:
+        """`NAME?`: the help goes to the front's pager when it has one (Jupyter's help panel), as IPython's does."""
+        page = getattr(self.front, "page", None)
+        found = self.help_for(text) if page is not None else None
+        if found is None:
+            super().show_help(text)
+            return
+        page(found)
+
     def set_format(self, fmt: str) -> str | None:
         """%format jsonl: the events go where the front wants them (the kernel: application/json outputs)."""
         problem = super().set_format(fmt)

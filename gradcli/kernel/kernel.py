@@ -45,6 +45,7 @@ class KernelFront(Front):
         super().__init__(sys.stdout, sys.stderr)
         self.kernel = kernel
         self.silent = False
+        self.payload: list = []         # what the reply carries for the front end (help for its pager)
         self.event_stream = EventStream(self)
 
     def _send(self, msg_type: str, content: dict) -> None:
@@ -60,6 +61,10 @@ class KernelFront(Front):
 
     def error(self, ename: str, evalue: str, lines: list) -> None:
         self._send("error", {"ename": ename, "evalue": evalue, "traceback": lines})
+
+    def page(self, text: str) -> None:
+        """`NAME?`: help for the front end's pager, as a payload of the reply (IPython's way)."""
+        self.payload.append({"source": "page", "data": {"text/plain": text}, "start": 0})
 
     def graph(self, value, name, names, depth, ascii_, provenance) -> None:
         self._send("display_data", {"data": rich.graph_bundle(value, name, names, depth, ascii_, provenance),
@@ -146,13 +151,13 @@ class GradcliKernel(Kernel):
     # -------------------------------------------------------------------------------- requests
     async def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False,
                          **_):
-        self.front.silent = silent
+        self.front.silent, self.front.payload = silent, []
         try:
             ok = self.cells.run_cell(code, f"<cell {self.execution_count}>")
         finally:
             self.front.silent = False
         if ok:
-            return {"status": "ok", "execution_count": self.execution_count, "payload": [],
+            return {"status": "ok", "execution_count": self.execution_count, "payload": self.front.payload,
                     "user_expressions": {}}
         ename, evalue, lines = self.cells.failure
         return {"status": "error", "execution_count": self.execution_count, "ename": ename, "evalue": evalue,
