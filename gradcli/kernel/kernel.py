@@ -113,6 +113,8 @@ class Unflushed:
 
 
 class GradcliKernel(Kernel):
+    """A wrapper kernel: ipykernel handles the sockets and the protocol, do_* answer from the CellShell."""
+
     implementation = "gradcli"
     implementation_version = __version__
     banner = (f"gradcli {__version__}: PyTorch-style autograd scripts on gradcli's own engine, printing what "
@@ -125,7 +127,6 @@ class GradcliKernel(Kernel):
         "pygments_lexer": "python3",        # the language is a subset of Python: Python's colours fit
         "codemirror_mode": {"name": "python", "version": 3},
     }
-    help_links = [{"text": "gradcli notebooks", "url": "https://pypi.org/project/gradcli/"}]
 
     options = KernelOptions()       # set by gradcli.kernel.__main__ before the kernel starts
 
