@@ -118,6 +118,9 @@ class CellShell(Shell):
                     self.run_code(source, filename, echo=last)
                 if self.failure is not None:
                     return False
+        except KeyboardInterrupt:           # landed between the parts, outside run_code's own handling
+            self.interrupted()
+            return False
         except deadline.ScriptTimeout as e:        # the timer landed in a magic's own work
             message = deadline.timeout_message(e.args[0] if e.args else 0)
             self._fail("TimeoutError", message, [f"{filename}: TimeoutError: {message}"], deadline.EXIT_TIMEOUT)
