@@ -25,6 +25,7 @@ examples:
   gradcli                              open the interactive REPL (on a terminal; otherwise run stdin)
   gradcli run tutorial.grad            run a script, print what PyTorch would print
   gradcli run --seed 0 a.grad b.grad   run scripts in turn, each in a fresh namespace
+  gradcli run lesson.ipynb             run a notebook's code cells (--write saves the outputs into it)
   cat s.grad | gradcli run -           read the script from standard input
   gradcli graph tutorial.grad out      draw the backward graph of `out` (also --format dot|json, -o FILE.svg)
   gradcli grad "sin(x) * x**2" x=1.0   the value of an expression and its gradient
@@ -43,7 +44,8 @@ exit status: 0 ok, 1 script error (runtime), 2 usage or syntax error, 3 --check-
 # and run(args) -> exit status, and imports what it needs only inside run().
 COMMAND_MODULES = {"graph": "gradcli.commands.graph",
                    "grad": "gradcli.commands.oneshot", "jacobian": "gradcli.commands.oneshot", "hessian": "gradcli.commands.oneshot",
-                   "explain": "gradcli.commands.explain", "help": "gradcli.commands.help", "completion": "gradcli.commands.help"}
+                   "explain": "gradcli.commands.explain", "help": "gradcli.commands.help", "completion": "gradcli.commands.help",
+                   "kernel": "gradcli.commands.kernel"}
 
 
 _INVALID_CHOICE = re.compile(r"argument COMMAND: invalid choice: '(.*?)'")
@@ -92,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("scripts", nargs="+", metavar="SCRIPT")
+    run.add_argument("--write", action="store_true",
+                     help="for notebooks (.ipynb): execute them on the gradcli kernel with nbclient and save the "
+                          "outputs into them (needs gradcli[jupyter]; docs/notebooks.md)")
+    run.add_argument("--allow-errors", action="store_true",
+                     help="for notebooks: run the cells after a failing one too (nbclient's allow_errors)")
     script_options(run)
     repl = sub.add_parser("repl", help="the interactive REPL (also `gradcli` alone on a terminal)",
                           description="An interactive session on the same language and engine as `gradcli run`. "
@@ -113,8 +120,8 @@ def _runs_repl(args) -> bool:
 def _supervise(args) -> None:
     """With --timeout, run the rest of the command in a worker process that a supervisor ends when it
     overstays (gradcli.supervisor); without, nothing is forked nor imported."""
-    if not args.timeout or _runs_repl(args):
-        return
+    if not args.timeout or _runs_repl(args) or getattr(args, "write", False):
+        return          # (--write: the kernel that runs the notebook's cells has the --timeout, not this process)
     from gradcli import supervisor
     if supervisor.available():
         supervisor.supervise(args.timeout, _timed_name(args), args.format == "jsonl")

@@ -218,8 +218,9 @@ class Session:
             self._split = self._source.split("\n")
         return self._split
 
-    def compile(self, source: str, filename: str = "<script>"):
-        """Parse and compile `source`; raises ScriptSyntaxError."""
+    def compile(self, source: str, filename: str = "<script>", echo_last: bool = False):
+        """Parse and compile `source`; raises ScriptSyntaxError. With `echo_last`, only a last statement
+        that is an expression is echoed (a notebook cell), instead of every top-level expression."""
         self._filename = filename
         self._source, self._split = source, None
         if sys.getrecursionlimit() < RECURSION_LIMIT:
@@ -231,7 +232,8 @@ class Session:
             tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
-                                     provenance=self.provenance, problems=problems).module(tree)
+                                     provenance=self.provenance, problems=problems,
+                                     echo_last=echo_last).module(tree)
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
         except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script
@@ -239,9 +241,9 @@ class Session:
         except MemoryError:                        # a huge script, past --max-memory
             raise ScriptError("MemoryError", "out of memory while parsing the script", filename) from None
 
-    def run_source(self, source: str, filename: str = "<script>") -> None:
+    def run_source(self, source: str, filename: str = "<script>", echo_last: bool = False) -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
-        program = self.compile(source, filename)
+        program = self.compile(source, filename, echo_last)
         # the session's event sink watches the script's backward/grad calls, unless a tool already
         # watches the whole run (and tells the sink itself: gradcli.diagnostics.nancheck)
         observer = STATE.observer
@@ -264,16 +266,17 @@ class Session:
             STATE.observer = observer
             self.where[0] = 0
 
-    def run_unit(self, source: str, filename: str = "<stdin>", echo=None) -> None:
-        """Run one REPL input in the session as it stands (nothing is reset between inputs).
+    def run_unit(self, source: str, filename: str = "<stdin>", echo=None, echo_last: bool = False) -> None:
+        """Run one REPL input (or notebook cell) in the session as it stands (nothing is reset between inputs).
 
-        `echo(value)` receives the value of each top-level expression statement. Each input is new
-        source, so a warning shown for line 1 of an earlier input is shown again for this one."""
+        `echo(value)` receives the value of each top-level expression statement (with `echo_last`, of
+        the last statement only, when it is an expression). Each input is new source, so a warning
+        shown for line 1 of an earlier input is shown again for this one."""
         saved = self.echo
         self.echo = echo
         self._warned = set()
         try:
-            self.run_source(source, filename)
+            self.run_source(source, filename, echo_last)
         finally:
             self.echo = saved
 

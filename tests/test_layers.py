@@ -1,5 +1,5 @@
 """The layers of gradcli, enforced: the import graph, computed from the source, has no edge that runs
-upward and no circle outside the engine (STYLE.md: cli -> commands -> repl -> diagnostics -> session ->
+upward and no circle outside the engine (STYLE.md: cli -> commands -> kernel -> repl -> diagnostics -> session ->
 language -> engine -> display). Imports inside functions count: a lazy import is still a dependency."""
 
 import ast
@@ -18,6 +18,7 @@ LAYERS = [
     ("gradcli.session",),
     ("gradcli.diagnostics",),
     ("gradcli.repl",),
+    ("gradcli.kernel",),                            # the Jupyter kernel: a front end like the REPL, using its Shell
     ("gradcli.commands", "gradcli.supervisor"),
     ("gradcli.cli",),
     ("gradcli.__main__",),

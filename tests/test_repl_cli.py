@@ -78,6 +78,30 @@ def test_only_the_repl_imports_prompt_toolkit(tmp_path):
         assert p.stdout.splitlines()[-1] == f"0 {expected}", (args, p.stdout, p.stderr)
 
 
+def test_run_imports_nothing_of_the_kernel_or_jupyter(tmp_path):
+    """`gradcli run` starts as fast with the jupyter extra installed: the kernel, ipykernel, zmq,
+    jupyter_client, nbformat and nbclient are imported only by the kernel and the notebook writer."""
+    script = tmp_path / "s.grad"
+    script.write_text("import torch\nprint(torch.ones(1))\n")
+    jupyter = ("ipykernel", "zmq", "jupyter_client", "jupyter_core", "nbformat", "nbclient", "IPython", "tornado")
+    probe = ("import sys\nfrom gradcli import cli\nstatus = cli.main(sys.argv[1:])\n"
+             f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & set({jupyter!r})),"
+             " 'gradcli.kernel' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for args in (["run", str(script)], ["-c", "print(2)"]):
+        p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, timeout=60)
+        assert p.stdout.splitlines()[-1] == "0 [] False", (args, p.stdout, p.stderr)
+
+
+def test_the_kernel_uses_the_repl_s_shell_without_prompt_toolkit():
+    pytest.importorskip("ipykernel", reason="the Jupyter kernel needs the jupyter extra: pip install -e '.[jupyter]'")
+    probe = ("import sys\nimport gradcli.kernel.__main__, gradcli.kernel.kernel\n"
+             "print('gradcli.repl.shell' in sys.modules, any(m.split('.')[0] == 'prompt_toolkit' for m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert p.stdout.splitlines()[-1] == "True False", p.stderr
+
+
 def test_one_colour_policy_for_run_and_the_repl(monkeypatch):
     """FORCE_COLOR colours off a terminal, NO_COLOR wins over it (but not over --color always),
     TERM=dumb turns colour off; `gradcli -c` and `gradcli repl` follow the same rule."""

@@ -64,11 +64,12 @@ def _slug(title: str) -> str:
 
 def topics() -> dict:
     """{name: (title, text, where)}: the README's sections (## headings, outside code blocks), then
-    each page of docs/ under its file name."""
+    each page of docs/ under its file name (a section of the same name is readme-NAME)."""
     folder = docs_folder()
     if folder is None:
         return {}
     found: dict = {}
+    pages = {page.stem for page in folder.glob("*.md")}
     readme = _readme(folder)
     title, lines, fenced = None, [], False
     for line in readme.read_text(encoding="utf-8").splitlines() + ["## (end)"]:
@@ -77,7 +78,9 @@ def topics() -> dict:
         m = None if fenced else _HEADING.match(line)
         if m and len(m[1]) == 2:            # a section: from its ## heading to the next one
             if title is not None:
-                found.setdefault(_slug(title), (title, "\n".join(lines).rstrip() + "\n", "README.md"))
+                # a section named as a page (## Notebooks, docs/notebooks.md): the page keeps the name
+                name = _slug(title) if _slug(title) not in pages else f"readme-{_slug(title)}"
+                found.setdefault(name, (title, "\n".join(lines).rstrip() + "\n", "README.md"))
             title, lines = m[2].strip(), [line]
         elif title is not None:
             lines.append(line)

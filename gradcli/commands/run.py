@@ -94,10 +94,40 @@ def _check_grads(source: str, filename: str, seed, timeout) -> int:
 
 
 
+def run_notebook(args, path: str, options: dict) -> int:
+    """`gradcli run NOTEBOOK.ipynb` (gradcli.kernel.notebook): its code cells in one session, or with --write
+    executed on the kernel with the outputs saved into it."""
+    for option in ("check_grads", "nan_check"):
+        if options.get(option):
+            sys.stderr.write(f"gradcli run: --{option.replace('_', '-')} does not apply to a notebook ({path})\n")
+            return EXIT_USAGE
+    from gradcli.kernel import notebook
+    if getattr(args, "write", False):
+        from gradcli.commands.kernel import spec_options
+        return notebook.write_outputs(path, spec_options(args), allow_errors=args.allow_errors)
+    source, name = read_script(path, args.timeout)
+    return notebook.run_notebook(source, name, options["seed"], options["display"], options["fmt"],
+                                 options["stable_ids"], options["timeout"], allow_errors=args.allow_errors)
+
+
 def run_scripts(args, options: dict) -> int:
     """`gradcli run`: every script runs, whatever came before; the first failure's status is returned."""
     status = EXIT_OK
+    if getattr(args, "write", False) and not all(path.endswith(".ipynb") for path in args.scripts):
+        sys.stderr.write("gradcli run: --write writes the outputs of notebooks (.ipynb files), not scripts\n")
+        return EXIT_USAGE
     for path in args.scripts:
+        if path.endswith(".ipynb"):
+            try:
+                result = run_notebook(args, path, options)
+            except OSError as e:
+                sys.stderr.write(f"{e}\n")
+                result = EXIT_USAGE
+            except ScriptError as e:          # not UTF-8
+                fail(e, args.format)
+                result = e.exit_status
+            status = status or result
+            continue
         try:
             source, name = read_script(path, args.timeout)
         except OSError as e:

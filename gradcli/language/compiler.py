@@ -336,11 +336,15 @@ class Compiler:
     """Turns one module's syntax tree into a runnable closure bound to a session's globals."""
 
     def __init__(self, globals_: dict, builtins: dict, warn, echo=None, where=None, provenance=None,
-                 problems: Problems | None = None):
+                 problems: Problems | None = None, echo_last: bool = False):
         self.globals = globals_
         self.builtins = builtins
         self.warn = warn              # warn(line, col, category, message[, subject]): the session's warning sink
         self.echo = echo              # echo(value): REPL display of expression statements outside functions
+        # echo_last: only the module's last statement is echoed, and only when it is an expression, as a
+        # notebook cell shows its value (IPython's "last_expr"); otherwise every top-level expression is
+        self.echo_last = echo_last
+        self._echoed = None           # with echo_last: the one statement echoed (set by module())
         self.where = where            # [line]: kept at the running statement's line (for an event sink), or None
         self.provenance = provenance  # provenance.Provenance: wraps statements to record where nodes come from, or None
         self.scope = None             # scopes.Scope of the function being compiled, None at top level
@@ -364,6 +368,9 @@ class Compiler:
             scopes.check_declarations(mod.body, problems)
             _check_imports(mod.body, problems)
             raise problems.error()
+        if self.echo_last:
+            last = mod.body[-1] if mod.body else None
+            self._echoed = last if isinstance(last, syntax.ExprStmt) else None
         try:
             program = self.block(mod.body)
         except ScriptSyntaxError as e:
@@ -410,7 +417,8 @@ class Compiler:
             raise NotImplementedError(f"statement {type(node).__name__}")
         # The REPL shows expression statements outside functions, inside loops and ifs too, as
         # Python's interactive mode does (`for i in range(3): i` shows 0, 1, 2).
-        if self.echo is not None and self.scope is None and isinstance(node, syntax.ExprStmt):
+        if self.echo is not None and self.scope is None and isinstance(node, syntax.ExprStmt) \
+                and (not self.echo_last or node is self._echoed):
             return self.s_ExprStmt_echo(node)
         return method(node)
 

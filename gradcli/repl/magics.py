@@ -6,7 +6,6 @@ import os
 import time
 from dataclasses import dataclass
 
-from gradcli.diagnostics import graphview
 from gradcli.engine.tensor import Tensor
 
 
@@ -145,11 +144,8 @@ def _graph(shell, arg):
             names.setdefault(id(v), name)
             if v.grad_fn is not None:
                 names.setdefault(id(v.grad_fn), name)
-    # with a session that records provenance, nodes also show the statement that made them
-    provenance = getattr(shell.session, "provenance", None)
     try:
-        shell.write(graphview.render(value, names, max_depth=max(depth, 1), ascii=ascii_,
-                                     provenance=provenance) + "\n")
+        shell.show_graph(value, text, names, max(depth, 1), ascii_)
     except TypeError as e:
         raise MagicError(str(e)) from None
 

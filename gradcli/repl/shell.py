@@ -61,6 +61,9 @@ class Options:
 class Shell:
     """A session plus what the REPL keeps about it: its inputs, the toolbar text, the display."""
 
+    # Show every top-level expression's value (the REPL), or only a last one (a notebook cell: gradcli.kernel.cells)
+    echo_last = False
+
     def __init__(self, options: Options | None = None, out=None, err=None):
         self.options = options or Options()
         self.out = out if out is not None else sys.stdout
@@ -124,7 +127,7 @@ class Shell:
         started = time.perf_counter()
         try:
             with Guard():
-                self.session.run_unit(source, filename, echo=echo or None)
+                self.session.run_unit(source, filename, echo=echo or None, echo_last=self.echo_last)
         except ScriptError as e:
             self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
@@ -163,8 +166,23 @@ class Shell:
                 self.out.write(repr(value) + "\n")
             self.session.builtins["_"] = value
 
+    def show_graph(self, value, name: str, names: dict, depth: int, ascii_: bool) -> None:
+        """%graph: the grad_fn graph behind `value` as a text tree (a notebook shows a picture too:
+        gradcli.kernel). With a session that records provenance, nodes also show the statement that made them."""
+        from gradcli.diagnostics import graphview
+        self.write(graphview.render(value, names, max_depth=depth, ascii=ascii_,
+                                    provenance=getattr(self.session, "provenance", None)) + "\n")
+
     def show_help(self, text: str) -> None:
         """`NAME?`: the help for a name or a plain attribute chain, found without running code."""
+        found = self.help_for(text)
+        if found is None:
+            self.error_line(f"{text}?: nothing to describe; give a name, e.g. torch.ones? or x.sum?")
+            return
+        self.write(found)
+
+    def help_for(self, text: str) -> str | None:
+        """The help text for a name or a plain attribute chain (`NAME?`, a notebook's Shift-Tab), or None."""
         from gradcli.language import helptext
         from gradcli.repl.completion import TENSOR, Tensor, _Method, _resolve_chain
         session = self.session
@@ -172,20 +190,16 @@ class Shell:
         if dot and attr.isidentifier() and not attr.startswith("_"):
             owner = _resolve_chain(head, session.globals, session.builtins)
             if (owner is TENSOR or owner.__class__ is Tensor) and attr in access_tensor_attrs():
-                self.write(helptext.method_text(attr))
-                return
+                return helptext.method_text(attr)
             member = owner.members.get(attr) if owner.__class__ is ScriptModule else None
             if member.__class__ in (int, float):
-                self.write(helptext.constant_text(owner.name, attr, member))
-                return
+                return helptext.constant_text(owner.name, attr, member)
         obj = _resolve_chain(text, session.globals, session.builtins) if text.isascii() else None
         if obj is None or obj is TENSOR or text.rstrip(" ?") != text:
-            self.error_line(f"{text}?: nothing to describe; give a name, e.g. torch.ones? or x.sum?")
-            return
+            return None
         if obj.__class__ is _Method:
-            self.write(helptext.method_text(obj.name))
-            return
-        self.write(helptext.text_for(obj, session.builtins))
+            return helptext.method_text(obj.name)
+        return helptext.text_for(obj, session.builtins)
 
     def run_lines(self, stream, prompts=None) -> int:
         """Read input units from a stream without editing: piped input (no prompt), or with
