@@ -9,7 +9,8 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import Op, apply, broadcast_error, checked_scalar, result_dtype
+from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, int64_arg, int_param,
+                                      result_dtype, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device
 
 
@@ -237,6 +238,7 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     cols = rows if m is None else _as_int(m)
     if cols is None:
         raise invalid_arguments("eye", (n, m), {})
+    int_param(n, m)
     if rows < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
     if cols < 0:
@@ -354,6 +356,9 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
         values[k] = v
     if len(args) > 3 or len(values) != 3:
         raise invalid_arguments("linspace", args, kw)
+    if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
+        int64_arg(values["steps"])
+    scalar_param(values["start"], values["end"])
     steps = _as_int(values["steps"])
     if steps is None:
         raise invalid_arguments("linspace", args, kw)

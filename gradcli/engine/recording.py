@@ -395,6 +395,29 @@ def int64_arg(value: int) -> int:
     return value
 
 
+def int_param(*values) -> None:
+    """Arguments PyTorch's signature types `int` (a diagonal, a count, a start), as its parser reads them:
+    first their types (a float or a bool is refused with a TypeError, which the call's argument check
+    words as PyTorch does: engine/signatures.py), then their values, the last argument first (the
+    generated bindings read their arguments as C++ evaluates a call's, right to left on x86-64): an int past
+    64 bits is the ValueError of int64_arg. Anything else (a tensor, None) is the caller's to check."""
+    for v in values:
+        if v.__class__ is float or v.__class__ is bool:
+            raise TypeError(f"an int is expected, not {v.__class__.__name__}")
+    for v in reversed(values):
+        if v.__class__ is int and not _INT64_MIN <= v <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
+
+
+def scalar_param(*values) -> None:
+    """Arguments PyTorch's signature types `Scalar` (a slope, a weight, bounds, alpha), as its parser reads
+    a Python int: into 64 bits, signed or unsigned, else an OverflowError (scalar_int); the last
+    argument first, as int_param."""
+    for v in reversed(values):
+        if v.__class__ is int:
+            scalar_int(v)
+
+
 def checked_scalar(value, npdt: np.dtype):
     """`value` (a Python number) for a tensor of dtype `npdt` where PyTorch converts it with an overflow
     check (fill values, clamp bounds, where's numbers, alpha): its RuntimeError when it does not fit."""

@@ -1315,6 +1315,8 @@ class Tensor:
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
         general path otherwise, which also owns every error message."""
         a = self._a
+        if other.__class__ is int:
+            recording.scalar_int(other)         # PyTorch's parser reads it into 64 bits before anything else
         if (self._base is None and not self._inference and a.dtype.kind == "f" and STATE.fw_level is None
                 and not (STATE.recording and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):

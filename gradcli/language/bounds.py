@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random as _random
+import sys
 from collections import deque
 
 from gradcli.engine.state import STATE
@@ -64,6 +65,8 @@ def _check_mul(a, b) -> None:
         if _sequence(seq):
             n = _count(n)
             if n is not None and n > 0 and len(seq) * n > STATE.max_items:
+                if n > sys.maxsize:             # CPython's own error, before any memory is asked for
+                    raise OverflowError("cannot fit 'int' into an index-sized integer")
                 raise _too_many(type(seq).__name__, len(seq) * n)
 
 

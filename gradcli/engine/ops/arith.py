@@ -9,7 +9,7 @@ from gradcli.engine import elementary as cr     # the correctly rounded elementa
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
-                                      result_dtype, unary)
+                                      result_dtype, scalar_param, unary)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -324,6 +324,7 @@ def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
                         f"({expected})")
     tensor1, tensor2 = args
+    scalar_param(value)
     first = 1 if method else 2
     for arg, v, position in (("input", a, 1), ("tensor1", tensor1, first), ("tensor2", tensor2, first + 1)):
         if v.__class__ is not Tensor:

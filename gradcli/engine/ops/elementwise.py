@@ -12,8 +12,8 @@ from gradcli.engine.fma import fma
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
-from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, operands,
-                                      result_dtype, type_word, unary)
+from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
+                                      operands, result_dtype, scalar_param, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -843,6 +843,7 @@ def _cast(v, npdt):
 def round(a: Tensor, decimals=0) -> Tensor:
     if decimals.__class__ is not int:
         raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    int_param(decimals)
     if decimals == 0:
         return _round_half_even(a)
     _not_for(a, "round_cpu", "iub")
@@ -914,6 +915,7 @@ def clamp(a: Tensor, min=None, max=None) -> Tensor:
     if (min.__class__ is Tensor or min is None) and (max.__class__ is Tensor or max is None):
         return _clamp_tensors(a, min, max)
     min, max = _bound_numbers(min, max)
+    scalar_param(min, max)
     npdt = result_dtype(a, min, max).np
     for bound in (min, max):
         if bound is not None:
@@ -1112,6 +1114,7 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
         raise TypeError(f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
                         " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    scalar_param(weight)
     x = a._a
     if end._a.dtype != x.dtype:
         raise RuntimeError(f"expected dtype {_scalar_name(x)} for `end` but got dtype {_scalar_name(end._a)}")
@@ -1168,6 +1171,7 @@ def _float_only(a: Tensor, kernel: str):
 def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     _expect_number(beta, "softplus", "beta")
     _expect_number(threshold, "softplus", "threshold")
+    scalar_param(beta, threshold)
     _float_only(a, "softplus_cpu")
     x = a._a
     t = x.dtype.type
@@ -1206,6 +1210,7 @@ def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: s
     """leaky_relu / elu and their in-place forms: PyTorch's out-of-place node saves the input, the
     in-place one (LeakyReluBackward1, EluBackward1) the result."""
     _expect_number(param, fn, param_name, 2)
+    scalar_param(param)
     _float_only(a, kernel)
     x = a._a
     out = values(x, param)
@@ -1239,8 +1244,9 @@ def elu_result(a: Tensor, alpha=1.0) -> Tensor:
 def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
     _expect_number(min_val, "hardtanh", "min_val", 2)
     _expect_number(max_val, "hardtanh", "max_val", 3)
-    if min_val > max_val:
+    if min_val > max_val:           # F.hardtanh's own check, in Python before PyTorch's parser reads the bounds
         raise ValueError("min_val cannot be greater than max_val")
+    scalar_param(min_val, max_val)
     x = a._a
     if x.dtype == np.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")

@@ -16,7 +16,8 @@ from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
-from gradcli.engine.recording import Op, apply, broadcast_error, needs_grad, operands, type_word, wrap_dim
+from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
+                                      wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -822,6 +823,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean") -> Tensor:
     _expect_tensor(input, "nll_loss_nd", "input", 1)
     _expect_tensor(target, "nll_loss_nd", "target", 2)
+    int64_arg(ignore_index)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
@@ -1059,6 +1061,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0) -> Tensor:
     _expect_tensor(input, "cross_entropy_loss", "input", 1)
     _expect_tensor(target, "cross_entropy_loss", "target", 2)
+    int64_arg(ignore_index)
     reduction = _reduction(size_average, reduce, reduction)
     x, t = input._a, target._a
     class_dim = 0 if x.ndim == 1 else 1
@@ -1322,6 +1325,7 @@ def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> N
 def one_hot(tensor, num_classes=-1) -> Tensor:
     """F.one_hot: int64 zeros with a one at each value's position along a new last dim."""
     _expect_tensor(tensor, "one_hot", "self", 1)
+    int_param(num_classes)
     a = tensor._a
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

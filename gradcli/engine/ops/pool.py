@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import Op, apply, int64_arg, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "f"
@@ -48,6 +48,9 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
 
 
 def _pair(values: tuple, fn: str, what: str, omitted=False) -> tuple | None:
+    for v in values:            # the parser reads each int into 64 bits first
+        if v.__class__ is int:
+            int64_arg(v)
     if len(values) == 1:
         return values * 2
     if len(values) == 2:

@@ -11,7 +11,8 @@ from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
-from gradcli.engine.recording import TYPE_WORDS, Op, apply, needs_grad, reduction_dims, type_word, wrap_dim
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, int64_arg, needs_grad, reduction_dims, scalar_param,
+                                      type_word, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
 
@@ -701,6 +702,7 @@ def norm(a: Tensor, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return vector_norm(a, 2, dim, keepdim, dtype)
         return _matrix_norm(a, p, dim, keepdim)
+    scalar_param(p)
     return vector_norm(a, 2.0 if p is None else p, dim, keepdim, dtype)
 
 
@@ -810,6 +812,11 @@ def _std_var_args(fn: str, args: tuple, kwargs: dict):
     (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)."""
     _, values = signatures.bound(f"Tensor.{fn}", args, kwargs)
     correction = values.get("correction")
+    scalar_param(correction)
+    dim = values.get("dim")
+    for d in (dim if dim.__class__ in (tuple, list) else (dim,)):     # read before the dtype is looked at
+        if d.__class__ is int:
+            int64_arg(d)
     if correction is None:
         unbiased = values.get("unbiased")
         correction = 0 if unbiased is False else 1

@@ -11,7 +11,8 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
-from gradcli.engine.recording import TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, type_word, wrap_dim
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, int_param, type_word,
+                                      wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -602,6 +603,7 @@ def movedim(a: Tensor, source, destination) -> Tensor:
 def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
     """A slice of `length` elements from `start` along `dim` (SliceBackward0)."""
     x = a._a
+    int_param(dim, start, length)
     if x.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     start = operator.index(start)
@@ -731,6 +733,9 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
     x = a._a
     if isinstance(split_size_or_sections, (tuple, list)):
         return split_with_sizes(a, split_size_or_sections, dim)
+    if split_size_or_sections.__class__ is float:      # PyTorch's Tensor.split hands it on to split_with_sizes
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not float")
+    int_param(split_size_or_sections)
     size = operator.index(split_size_or_sections)
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -766,6 +771,7 @@ def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks.__class__ is not int:     # a bool too; the caller's argument_error gives PyTorch's words
         raise TypeError(f"chunk(): expected an int for chunks, not {type(chunks).__name__}")
+    int_param(chunks)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = x.shape[wrap_dim(dim, x.ndim)]
@@ -819,6 +825,8 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
         if v.__class__ is not int and v.__class__ is not bool:
             # the caller's argument_error gives PyTorch's words (engine/signatures.py)
             raise TypeError(f"roll(): expected ints for shifts and dims, not {type(v).__name__}")
+    for v in shifts + dims:
+        int64_arg(v)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
@@ -895,12 +903,14 @@ def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
 
 
 def tril(a: Tensor, diagonal=0) -> Tensor:
+    int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return apply(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
+    int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     return apply(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
