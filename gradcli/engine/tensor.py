@@ -1283,6 +1283,16 @@ class Tensor:
             if STATE.fw_level is not None:
                 from gradcli.engine import forward
                 forward.copy_tangents(src, self)        # a view's may be its base's
+        if other.__class__ is Tensor and other._a.shape != self._a.shape:
+            # TensorIterator fixes the shape before it looks at dtypes: a result larger than this tensor is
+            # refused first (shapes that do not broadcast at all are the op's own error)
+            try:
+                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
+            except ValueError:
+                shape = self._a.shape
+            if shape != self._a.shape:
+                raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
+                                   f"shape {list(shape)}")
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):

@@ -1092,11 +1092,11 @@ def _cross_entropy_probabilities(a, target, weight, reduction, label_smoothing, 
                                                           for i in range(a._a.ndim))))
     if reduction == "none":
         return ops.neg(ops.reduce_sum(product, class_dim))
+    if reduction == "mean" and a._a.size == 0:      # PyTorch fills the empty sum with nan, then negates it
+        return ops.neg(ops.fill(ops.reduce_sum(product), math.nan))
     loss = ops.neg(ops.reduce_sum(product))
     if reduction == "sum":
         return loss
-    if a._a.size == 0:
-        return ops.fill(loss, math.nan)
     return arith.div_scalar(loss, a._a.size // classes)
 
 
