@@ -593,19 +593,19 @@ class Tensor:
         return ops.rshift(other, self)
 
     def __ilshift__(self, other):
-        return self._inplace(ops.lshift, other)
+        return self._inplace_op(ops.lshift, other)
 
     def __irshift__(self, other):
-        return self._inplace(ops.rshift, other)
+        return self._inplace_op(ops.rshift, other)
 
     def __iand__(self, other):
-        return self._inplace(ops.bitwise_and, other)
+        return self._inplace_op(ops.bitwise_and, other)
 
     def __ior__(self, other):
-        return self._inplace(ops.bitwise_or, other)
+        return self._inplace_op(ops.bitwise_or, other)
 
     def __ixor__(self, other):
-        return self._inplace(ops.bitwise_xor, other)
+        return self._inplace_op(ops.bitwise_xor, other)
 
     def __invert__(self):
         return ops.bitwise_not(self)
@@ -878,7 +878,7 @@ class Tensor:
         return self._inplace_unary(ops.atan)
 
     def atan2_(self, other):
-        return self._inplace(ops.atan2, other)
+        return self._inplace_op(ops.atan2, other)
 
     arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
 
@@ -945,17 +945,17 @@ class Tensor:
         return self._inplace_with(lambda a: ops.arith.addcdiv_method(a, *args, value=value), *args)
 
     def floor_divide_(self, other):
-        return self._inplace(ops.floor_divide_, other)
+        return self._inplace_op(ops.floor_divide_, other)
 
     __ifloordiv__ = floor_divide_
 
     def remainder_(self, other):
-        return self._inplace(ops.remainder, other)
+        return self._inplace_op(ops.remainder, other)
 
     __imod__ = remainder_
 
     def pow_(self, exponent):
-        return self._inplace(ops.power, exponent)
+        return self._inplace_op(ops.power, exponent)
 
     __ipow__ = pow_
 
@@ -1283,16 +1283,6 @@ class Tensor:
             if STATE.fw_level is not None:
                 from gradcli.engine import forward
                 forward.copy_tangents(src, self)        # a view's may be its base's
-        if other.__class__ is Tensor and other._a.shape != self._a.shape:
-            # TensorIterator fixes the shape before it looks at dtypes: a result larger than this tensor is
-            # refused first (shapes that do not broadcast at all are the op's own error)
-            try:
-                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
-            except ValueError:
-                shape = self._a.shape
-            if shape != self._a.shape:
-                raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
-                                   f"shape {list(shape)}")
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):
@@ -1320,6 +1310,20 @@ class Tensor:
                 ops.rebase_view(self, node)
         return self
 
+    def _inplace_op(self, fn, other):
+        """An elementwise op written into this tensor (`x.op_(y)`, `x op= y`): TensorIterator fixes the
+        result's shape before it looks at dtypes, so a broadcast larger than this tensor is refused first
+        (shapes that do not broadcast at all are the op's own error)."""
+        if other.__class__ is Tensor and other._a.shape != self._a.shape:
+            try:
+                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
+            except ValueError:
+                shape = self._a.shape
+            if shape != self._a.shape:
+                raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
+                                   f"shape {list(shape)}")
+        return self._inplace(fn, other)
+
     def _inplace_arith(self, fn, ufunc, other):
         """`x op= y` and op_(): straight into the storage with one numpy call when autograd takes no
         part (no grad mode, or neither side requires grad) and no dtype promotion is involved; the
@@ -1335,14 +1339,14 @@ class Tensor:
             elif other.__class__ is Tensor and other._a.dtype == a.dtype and other._a.ndim <= a.ndim:
                 y = other._a
             else:
-                return self._inplace(fn, other)
+                return self._inplace_op(fn, other)
             try:
                 ufunc(a, y, out=a)
             except ValueError:              # does not broadcast to this tensor's shape
-                return self._inplace(fn, other)
+                return self._inplace_op(fn, other)
             self._version[0] += 1
             return self
-        return self._inplace(fn, other)
+        return self._inplace_op(fn, other)
 
     def __iadd__(self, other):
         return self._inplace_arith(ops.add, np.add, other)
@@ -1359,19 +1363,19 @@ class Tensor:
     def add_(self, other, alpha=1):
         if alpha == 1:
             return self._inplace_arith(ops.add, np.add, other)
-        return self._inplace(lambda a, b: ops.add(a, b, alpha), other)
+        return self._inplace_op(lambda a, b: ops.add(a, b, alpha), other)
 
     def sub_(self, other, alpha=1):
         if alpha == 1:
             return self._inplace_arith(ops.sub, np.subtract, other)
-        return self._inplace(lambda a, b: ops.sub(a, b, alpha), other)
+        return self._inplace_op(lambda a, b: ops.sub(a, b, alpha), other)
 
     def mul_(self, other):
         return self._inplace_arith(ops.mul, np.multiply, other)
 
     def div_(self, other, *, rounding_mode=None):
         if rounding_mode is not None:
-            return self._inplace(lambda a, b: ops.div_rounding(a, b, rounding_mode), other)
+            return self._inplace_op(lambda a, b: ops.div_rounding(a, b, rounding_mode), other)
         return self._inplace_arith(ops.div, np.true_divide, other)
 
     def zero_(self):
