@@ -23,6 +23,19 @@ def _compile_gradcli_once() -> None:
 
 _compile_gradcli_once()
 
+
+def _interruptible() -> None:
+    """A suite started in the background of a non-interactive shell (`cmd &`) inherits SIGINT ignored, and
+    so would every gradcli process it starts (an ignored signal stays ignored across exec): the tests of
+    Ctrl-C would then fail. The tests expect Python's own handling, as on a terminal; a handler (unlike
+    an ignored signal) is reset to the default in the processes a test starts."""
+    import signal
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_interruptible()
+
 from gradcli.errors import ScriptError  # noqa: E402  (after the compile above, so this import uses it)
 from gradcli import session as session_module
 from gradcli.session import Session
