@@ -553,7 +553,15 @@ def legacy_tensor(*args):
         if isinstance(arg, Tensor):        # an alias, whatever its dtype
             from gradcli.engine.ops.shape import alias     # ops imports this module
             return alias(arg)
-    return zeros(*args)
+        if arg.__class__ is str:           # PyTorch's constructor is `new` in its messages
+            raise TypeError("new(): invalid data type 'str'")
+        if _as_int(arg) is None:
+            raise TypeError(f"new(): data must be a sequence (got {_type_name(arg)})")
+    if _as_int(args[0]) is None:           # no signature takes these: the call's argument check lists them
+        raise TypeError("new(): arguments")
+    shape = _size_args("new", args)
+    budget.check_tensor(shape, dtypes.default_float.np.itemsize)
+    return Tensor(np.zeros(shape, dtype=dtypes.default_float.np))
 
 
 def variable(data, requires_grad=False, volatile=False):

@@ -175,6 +175,10 @@ SIGNATURES = {
     "torch.tril": ["(Tensor input, int diagonal = 0, *, Tensor out = None)"],
     "Tensor.tril": ["(int diagonal = 0)"],
     "torch.nn.functional.one_hot": ["(Tensor input, int num_classes = -1)"],
+    # the legacy constructor, `new` in PyTorch's messages (_PARSER_NAMES)
+    "torch.Tensor": ["(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+                     "(tuple of ints size, *, torch.device device = None)",
+                     "(object data, *, torch.device device = None)"],
     "torch.unflatten": ["(Tensor input, int dim, tuple of ints sizes)"],
     "Tensor.unflatten": ["(int dim, tuple of ints sizes)"],
     "torch.select": ["(Tensor input, int dim, int index)"],
@@ -456,13 +460,22 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
     return "\n".join(lines) + "\n"
 
 
+# callables whose messages carry another name than the one a script calls
+_PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid"}
+
+
+def parser_name(key: str, name: str) -> str:
+    """The name PyTorch's messages give the callable `key` ("torch.nn.functional.logsigmoid"), `name` if none other."""
+    return _PARSER_NAMES.get(key, name)
+
+
 def check(key: str, args: tuple, kwargs: dict) -> str | None:
     """PyTorch's message for calling `key` ("torch.add", "Tensor.add") with these arguments, or None
     when PyTorch's parser would take them. For a method, `args` leaves out the tensor itself."""
     sigs = _TABLE.get(key)
     if sigs is None:
         return None
-    name = key.rpartition(".")[2]
+    name = parser_name(key, key.rpartition(".")[2])
     if len(sigs) == 1:
         return _bind(name, sigs[0], args, kwargs)
     for sig in sigs:
@@ -514,8 +527,8 @@ def rename_binding_error(message: str, name: str, method: bool, native: bool, no
     whose wording differs a little from Python's; `no_args`: a method that takes no arguments); None
     when the message is not one of Python's binding messages."""
     m = _PYTHON_BINDING.match(message)
-    if m is None or m["func"] == name:      # not Python's, or already said of the public name
-        return None
+    if m is None or m["func"] == name and (not native or '"' in message):
+        return None         # not Python's, or already said as PyTorch says it (its C++ quotes names with ")
     rest = m["rest"]
     if no_args and rest.startswith("got"):
         return f"TensorBase.{name}() takes no keyword arguments"

@@ -593,6 +593,17 @@ def _public_names() -> dict:
 
 _PUBLIC = _public_names()
 _NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
+# torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
+_NATIVE_FUNCTIONAL = frozenset(
+    "adaptive_avg_pool1d avg_pool1d avg_pool2d avg_pool3d bilinear celu_ channel_shuffle conv1d conv2d conv3d "
+    "conv_tbc conv_transpose1d conv_transpose2d conv_transpose3d cosine_similarity elu_ gelu hardshrink hardtanh_ "
+    "leaky_relu_ linear logsigmoid native_channel_shuffle one_hot pairwise_distance pdist pixel_shuffle "
+    "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
+
+
+def _native(path: str, name: str) -> bool:
+    """Whether PyTorch writes `path.name` in C++ (its parser's words, numpy's keyword names)."""
+    return path in _NATIVE_MODULES or path == "torch.nn.functional" and name in _NATIVE_FUNCTIONAL
 _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 
@@ -617,7 +628,7 @@ def numpy_keywords(f, kwargs: dict) -> dict:
         method = True
     else:
         entry = _PUBLIC.get(id(f))
-        if entry is None or entry[2] is not f or entry[0] not in _NATIVE_MODULES:
+        if entry is None or entry[2] is not f or not _native(entry[0], entry[1]):
             return kwargs
         method = False
     out = {}
@@ -647,10 +658,11 @@ def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException
         if entry is None or entry[2] is not f:
             return exc
         path, name, _ = entry
-        key, method, native, no_args = f"{path}.{name}", False, path in _NATIVE_MODULES, False
+        key, method, native, no_args = f"{path}.{name}", False, _native(path, name), False
     message = signatures.check(key, tuple(args), kwargs)
     if message is None and exc.__class__ is TypeError and _raised_by_binding(exc):
-        message = signatures.rename_binding_error(str(exc), name, method, native, no_args)
+        message = signatures.rename_binding_error(str(exc), signatures.parser_name(key, name), method, native,
+                                                  no_args)
     if message is None:
         return exc
     return TypeError(message)
