@@ -71,3 +71,14 @@ def test_the_thread_count_is_part_of_the_isolated_state():
         cascade.set_num_threads(5)
         assert cascade.get_num_threads() == 5
     assert cascade.get_num_threads() == 2
+
+
+def test_a_view_flipped_along_a_length_one_dim_sums():
+    """numpy calls such a view contiguous although one stride is negative: its sum took the
+    negative-stride plan forever (a RecursionError in fliplr's backward of a (2, 1, 3) tensor)."""
+    from gradcli.engine import cascade
+    x = np.arange(6, dtype=np.float32).reshape(2, 1, 3)
+    for view in (x[:, ::-1], x[::-1, ::-1], x[:, ::-1, ::-1]):
+        for dims in (None, (0,), (2,), (0, 1)):
+            got = cascade.sum_array(view, dims)
+            assert np.array_equal(got, np.ascontiguousarray(view).sum(axis=dims)), (view.strides, dims)

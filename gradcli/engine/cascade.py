@@ -301,8 +301,10 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)
     if any(s < 0 for s in x.strides):
-        # PyTorch has no negative strides (its flip copies): such a view sums as the contiguous copy would
-        return lambda a: sum_array(np.ascontiguousarray(a), dims, keepdim, None, threads)
+        # PyTorch has no negative strides (its flip copies): such a view sums as the contiguous copy would.
+        # A new array, always: numpy calls a view contiguous when only a length-1 dim has a negative
+        # stride, and ascontiguousarray would hand back the same view (and this plan again, forever).
+        return lambda a: sum_array(np.array(a, order="C"), dims, keepdim, None, threads)
     ndim = x.ndim
     dims = tuple(range(ndim)) if not dims else tuple(sorted(d % ndim for d in dims))
     out_shape = tuple((1 if d in dims else n) for d, n in enumerate(x.shape) if keepdim or d not in dims)

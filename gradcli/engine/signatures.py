@@ -527,8 +527,11 @@ def rename_binding_error(message: str, name: str, method: bool, native: bool, no
     whose wording differs a little from Python's; `no_args`: a method that takes no arguments); None
     when the message is not one of Python's binding messages."""
     m = _PYTHON_BINDING.match(message)
-    if m is None or m["func"] == name and (not native or '"' in message):
-        return None         # not Python's, or already said as PyTorch says it (its C++ quotes names with ")
+    if m is None:
+        return None         # not one of Python's binding messages
+    if m["func"] == name and not (native and m["missing"] is not None and '"' not in message):
+        return None         # already said of the public name (only a C++ function's missing arguments are worded
+                            # otherwise: PyTorch quotes their names with ")
     rest = m["rest"]
     if no_args and rest.startswith("got"):
         return f"TensorBase.{name}() takes no keyword arguments"

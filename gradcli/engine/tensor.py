@@ -1263,14 +1263,24 @@ class Tensor:
         return backward.register_post_accumulate_grad_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
-    def _inplace(self, fn, other):
+    def _inplace(self, fn, other, elementwise: bool = False):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
-        alias), bump the version counter and, when recorded, make its node this tensor's grad_fn."""
+        alias), bump the version counter and, when recorded, make its node this tensor's grad_fn.
+        `elementwise`: an elementwise op (`x.op_(y)`, `x op= y`), whose TensorIterator fixes the result's
+        shape before it looks at dtypes, so a broadcast larger than this tensor is refused first."""
         grad_on = STATE.recording
         if self._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if grad_on and self.requires_grad and self.grad_fn is None:
             raise _leaf_inplace_error()
+        if elementwise and other.__class__ is Tensor and other._a.shape != self._a.shape:
+            try:
+                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
+            except ValueError:              # no broadcast at all: the op's own error
+                shape = self._a.shape
+            if shape != self._a.shape:
+                raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
+                                   f"shape {list(shape)}")
         if self._base is not None:
             ops.check_inplace_view(self)
         src = self
@@ -1311,18 +1321,8 @@ class Tensor:
         return self
 
     def _inplace_op(self, fn, other):
-        """An elementwise op written into this tensor (`x.op_(y)`, `x op= y`): TensorIterator fixes the
-        result's shape before it looks at dtypes, so a broadcast larger than this tensor is refused first
-        (shapes that do not broadcast at all are the op's own error)."""
-        if other.__class__ is Tensor and other._a.shape != self._a.shape:
-            try:
-                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
-            except ValueError:
-                shape = self._a.shape
-            if shape != self._a.shape:
-                raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
-                                   f"shape {list(shape)}")
-        return self._inplace(fn, other)
+        """An elementwise op written into this tensor (see _inplace's `elementwise`)."""
+        return self._inplace(fn, other, True)
 
     def _inplace_arith(self, fn, ufunc, other):
         """`x op= y` and op_(): straight into the storage with one numpy call when autograd takes no

@@ -361,6 +361,8 @@ def _addcmul(a, args, value, method: bool) -> Tensor:
     """self + value * tensor1 * tensor2, PyTorch's one kernel: (value * tensor1) * tensor2 + self with one
     fused multiply-add for floats (in the vector body and the scalar tail alike)."""
     (x, y, z), npdt, shape = _pointwise_operands("addcmul", a, args, value, method)
+    if npdt == np.bool_:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     v = npdt.type(value)
     out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
     return apply(ADDCMUL, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))

@@ -913,7 +913,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
     """The CPU kernel: per-sample losses, or their cascade sum (eight levels of partial sums, as
     nll_loss_out_frame accumulates them) over the weight total."""
     classes = x.shape[-1]
-    rows = x.reshape(-1, classes)
+    rows = x.reshape(-1, classes) if classes else x.reshape(t.size, 0)     # (-1 cannot be solved for 0 classes)
     dt = x.dtype.type
     lo, hi = (int(np.minimum.reduce(t, axis=None)), int(np.maximum.reduce(t, axis=None))) if t.size else (0, -1)
     if 0 <= lo and hi < classes and not lo <= ignore_index <= hi:   # every target a class, none ignored

@@ -159,7 +159,7 @@ def _sum_buffers(buffers: list, shape) -> np.ndarray:
 
 def _as3d(x: np.ndarray) -> np.ndarray:
     """(N, C, *) as (N, C, L), L the image size."""
-    return np.ascontiguousarray(x).reshape(x.shape[0], x.shape[1], -1)
+    return np.ascontiguousarray(x).reshape(x.shape[0], x.shape[1], math.prod(x.shape[2:]))   # (-1: no length 0)
 
 
 def batch_norm_stats(x: np.ndarray):

@@ -701,7 +701,8 @@ def _squeezed(t: Tensor) -> Tensor:
     return shape.squeeze(t, -2)
 
 
-def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d"):
+def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d", impl=False):
+    """`impl`: without indices, PyTorch runs its own 1-d kernel (floating types only) after the same checks."""
     _expect_tensor(a, fn)
     ks = _ints(kernel_size, fn, "kernel_size", 2, 1)
     st = _ints(stride, fn, "stride", 3, 1) if stride is not None else ()
@@ -738,12 +739,14 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
     ow = _output_size(x.shape[-1], k, p, s, d, bool(ceil_mode))
     if ow <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
+    if impl:
+        _not_implemented("max_pool1d_impl", x, "f")
     values, indices = _max_pool2d(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
     return _squeezed(values), _squeezed(indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    pair = _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    pair = _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, impl=not return_indices)
     return pair if return_indices else pair[0]
 
 
@@ -753,7 +756,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, impl=True)[0]
 
 
 def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
