@@ -483,11 +483,11 @@ MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_se
 ROUND_DECIMALS   = Op("RoundBackward1",      None,    (),                            (lambda F, g: F.zeros_like(g),),
                       jvp="auto")
 MASKED_FILL      = Op("MaskedFillBackward0", None,    ("mask",),
-                      (lambda F, g, mask: F.masked_zero(g, mask),), saves_tensors=True, jvp="auto")
+                      (lambda F, g, mask: F.masked_zero(g, mask),), fits=True, saves_tensors=True, jvp="auto")
 MASKED_FILL_TENSOR = Op("MaskedFillBackward1", None,  ("mask",),
                         (lambda F, g, mask: F.masked_zero(g, mask),
                          lambda F, g, mask: F.sum(F.getitem(g, mask))),
-                        inputs=("self", "value"), fits="dtype", saves_tensors=True,
+                        inputs=("self", "value"), fits=True, saves_tensors=True,
                         jvp=lambda F, ts, xs, result, mask: masked_fill(tangent_or_zeros(ts, xs, 0), mask,
                                                                         tangent_or_zeros(ts, xs, 1)))
 CLAMP            = Op("ClampBackward1",      None,    ("self", "min", "max"),        (_clamp_self,),
@@ -1314,10 +1314,9 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match the size of "
                            f"tensor b ({m.shape[-1] if m.ndim else 1})") from None
-    if out.shape != x.shape:
-        raise RuntimeError(f"masked_fill: the mask of shape {list(m.shape)} cannot be broadcast to the tensor "
-                           f"of shape {list(x.shape)} in place")
-    m = Tensor(np.broadcast_to(m, x.shape))
+    # a mask that broadcasts beyond the input gives a larger result, as PyTorch's out-of-place form does
+    # (masked_fill_ refuses it: Tensor._inplace); the gradient is reduced to the input's shape centrally
+    m = Tensor(np.broadcast_to(m, out.shape))
     if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
         return apply(MASKED_FILL_TENSOR, out, (a, value), (m,))
     return apply(MASKED_FILL, out, (a,), (m,))
