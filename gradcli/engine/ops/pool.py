@@ -709,7 +709,13 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
     pd = _ints(padding, fn, "padding", 4, 1)
     dl = _ints(dilation, fn, "dilation", 5, 1)
     x = a._a
+    if not impl and x.ndim not in (2, 3):      # with indices, PyTorch goes through max_pool2d_with_indices
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for max_pool1d)")
     if not ((x.ndim == 2 and x.shape[0] and x.shape[1]) or (x.ndim == 3 and x.shape[1] and x.shape[2])):
+        if not impl:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                               f"but got:{_sizes_text(x.shape[:-1] + (1,) + x.shape[-1:])}")
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{_sizes_text(x.shape)}")
     if len(ks) != 1:
