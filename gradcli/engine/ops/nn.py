@@ -819,11 +819,18 @@ def _weighted_loss(errors: Tensor, input: Tensor, weight, reduction: str) -> Ten
 
 # ------------------------------------------------------------------------------ classification losses
 
+def _expect_int(value, fn: str, arg: str, position: int) -> None:
+    """An `int` parameter of one of PyTorch's C++ functions, as its parser reads it (the type, then 64 bits)."""
+    if value.__class__ is not int:
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(value).__name__}")
+    int64_arg(value)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean") -> Tensor:
     _expect_tensor(input, "nll_loss_nd", "input", 1)
     _expect_tensor(target, "nll_loss_nd", "target", 2)
-    int64_arg(ignore_index)
+    _expect_int(ignore_index, "nll_loss_nd", "ignore_index", 5)
     return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
@@ -1061,7 +1068,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0) -> Tensor:
     _expect_tensor(input, "cross_entropy_loss", "input", 1)
     _expect_tensor(target, "cross_entropy_loss", "target", 2)
-    int64_arg(ignore_index)
+    _expect_int(ignore_index, "cross_entropy_loss", "ignore_index", 5)
     reduction = _reduction(size_average, reduce, reduction)
     x, t = input._a, target._a
     class_dim = 0 if x.ndim == 1 else 1
