@@ -82,6 +82,21 @@ def test_what_is_not_a_notebook_is_a_usage_error(tmp_path, capsys):
     assert "--check-grads does not apply to a notebook" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text, why", [
+    ("[" * 100_000 + "]" * 100_000, "its JSON is nested too deeply"),
+    ('{"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}',
+     "a code cell's source is int, not text or a list of lines"),
+    ('{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["print(1)\\n", 2]}]}',
+     "a code cell's source is list, not text or a list of lines"),
+])
+def test_a_hostile_notebook_is_a_usage_error_not_a_traceback(tmp_path, capsys, text, why):
+    bad = tmp_path / "bad.ipynb"
+    bad.write_text(text)
+    assert cli.main(["run", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"gradcli: '{bad}' is not a notebook: {why}\n")
+
+
 def test_a_cell_s_magics_and_allow_errors(tmp_path, capsys):
     notebook = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}

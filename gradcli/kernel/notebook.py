@@ -36,6 +36,8 @@ def code_cells(text: str, name: str) -> list:
         notebook = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"'{name}' is not a notebook: not JSON ({e.msg}, line {e.lineno})") from None
+    except RecursionError:          # json's decoder recurses once per level of nesting
+        raise ValueError(f"'{name}' is not a notebook: its JSON is nested too deeply") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise ValueError(f"'{name}' is not a notebook: it has no list of cells")
     if not isinstance(notebook.get("nbformat"), int) or notebook["nbformat"] < 4:
@@ -46,7 +48,11 @@ def code_cells(text: str, name: str) -> list:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        elif not isinstance(source, str):
+            raise ValueError(f"'{name}' is not a notebook: a code cell's source is {type(source).__name__}, not "
+                             "text or a list of lines")
         metadata = cell.get("metadata")
         tags = metadata.get("tags", ()) if isinstance(metadata, dict) else ()
         cells.append((source, tuple(tags) if isinstance(tags, list) else ()))
