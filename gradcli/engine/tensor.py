@@ -814,15 +814,16 @@ class Tensor:
         return ops.neg(self)
 
     # in place: each through _inplace, so leaf checks, version counters and grad_fn work as for add_
-    def _inplace_with(self, fn, *operands):
+    def _inplace_with(self, fn, *operands, elementwise: bool = False):
         """_inplace for ops with several tensor operands: the one that requires grad (if any) tells
-        _inplace to keep the overwritten values for the new node."""
+        _inplace to keep the overwritten values for the new node; `elementwise`: their broadcast must
+        not exceed this tensor (_inplace's `broadcast_with`)."""
         needing = None
         for t in operands:
             if t.__class__ is Tensor and t.requires_grad:
                 needing = t
                 break
-        return self._inplace(lambda a, _: fn(a), needing)
+        return self._inplace(lambda a, _: fn(a), needing, operands if elementwise else ())
 
     def _inplace_unary(self, fn):
         return self._inplace(lambda a, _: fn(a), None)
@@ -932,17 +933,17 @@ class Tensor:
         return self._inplace_unary(ops.frac)
 
     def lerp_(self, end, weight):
-        return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight)
+        return self._inplace_with(lambda a: ops.lerp(a, end, weight), end, weight, elementwise=True)
 
     def addcmul_(self, *args, value=1):
         if len(args) > 2:
             raise TypeError(f"addcmul_() takes 2 positional arguments but {len(args)} were given")
-        return self._inplace_with(lambda a: ops.arith.addcmul_method(a, *args, value=value), *args)
+        return self._inplace_with(lambda a: ops.arith.addcmul_method(a, *args, value=value), *args, elementwise=True)
 
     def addcdiv_(self, *args, value=1):
         if len(args) > 2:
             raise TypeError(f"addcdiv_() takes 2 positional arguments but {len(args)} were given")
-        return self._inplace_with(lambda a: ops.arith.addcdiv_method(a, *args, value=value), *args)
+        return self._inplace_with(lambda a: ops.arith.addcdiv_method(a, *args, value=value), *args, elementwise=True)
 
     def floor_divide_(self, other):
         return self._inplace_op(ops.floor_divide_, other)
@@ -1263,19 +1264,21 @@ class Tensor:
         return backward.register_post_accumulate_grad_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
-    def _inplace(self, fn, other, elementwise: bool = False):
+    def _inplace(self, fn, other, broadcast_with: tuple = ()):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
         alias), bump the version counter and, when recorded, make its node this tensor's grad_fn.
-        `elementwise`: an elementwise op (`x.op_(y)`, `x op= y`), whose TensorIterator fixes the result's
-        shape before it looks at dtypes, so a broadcast larger than this tensor is refused first."""
+        `broadcast_with`: the operands of an elementwise op (`x.op_(y)`, `x op= y`, `x.lerp_(y, w)`), whose
+        TensorIterator fixes the result's shape before it looks at dtypes, so a broadcast larger than this
+        tensor is refused first."""
         grad_on = STATE.recording
         if self._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
         if grad_on and self.requires_grad and self.grad_fn is None:
             raise _leaf_inplace_error()
-        if elementwise and other.__class__ is Tensor and other._a.shape != self._a.shape:
+        shapes = [t._a.shape for t in broadcast_with if t.__class__ is Tensor and t._a.shape != self._a.shape]
+        if shapes:
             try:
-                shape = np.broadcast_shapes(self._a.shape, other._a.shape)
+                shape = np.broadcast_shapes(self._a.shape, *shapes)
             except ValueError:              # no broadcast at all: the op's own error
                 shape = self._a.shape
             if shape != self._a.shape:
@@ -1321,8 +1324,8 @@ class Tensor:
         return self
 
     def _inplace_op(self, fn, other):
-        """An elementwise op written into this tensor (see _inplace's `elementwise`)."""
-        return self._inplace(fn, other, True)
+        """An elementwise op written into this tensor (see _inplace's `broadcast_with`)."""
+        return self._inplace(fn, other, (other,))
 
     def _inplace_arith(self, fn, ufunc, other):
         """`x op= y` and op_(): straight into the storage with one numpy call when autograd takes no
@@ -1352,6 +1355,7 @@ class Tensor:
         return self._inplace_arith(ops.add, np.add, other)
 
     def __isub__(self, other):
+        ops.arith.check_bool_subtraction(self, other)       # refused before the shapes are looked at
         return self._inplace_arith(ops.sub, np.subtract, other)
 
     def __imul__(self, other):
@@ -1366,6 +1370,7 @@ class Tensor:
         return self._inplace_op(lambda a, b: ops.add(a, b, alpha), other)
 
     def sub_(self, other, alpha=1):
+        ops.arith.check_bool_subtraction(self, other)       # refused before the shapes are looked at
         if alpha == 1:
             return self._inplace_arith(ops.sub, np.subtract, other)
         return self._inplace_op(lambda a, b: ops.sub(a, b, alpha), other)

@@ -282,7 +282,7 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         if STATE.in_formula and alpha == 1:
             return apply(SUB_SCALAR, a._a - b, (a,))
         return apply(SUB, a._a - b if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), (alpha,), None, True)
-    _check_bool_subtraction(a, b)
+    check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, -alpha), x, y)
     return apply(SUB, out, (a, b), (alpha,))
@@ -390,7 +390,7 @@ def _addcdiv(a, args, value, method: bool) -> Tensor:
     return apply(ADDCDIV, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
 
 
-def _check_bool_subtraction(a, b) -> None:
+def check_bool_subtraction(a, b) -> None:
     """PyTorch refuses `-` on bool operands (a Python bool counts as a bool tensor)."""
     a_bool = a.__class__ is bool or a.__class__ is Tensor and a._a.dtype == np.bool_
     b_bool = b.__class__ is bool or b.__class__ is Tensor and b._a.dtype == np.bool_
@@ -404,7 +404,7 @@ def _check_bool_subtraction(a, b) -> None:
 
 def rsub(a: Tensor, b) -> Tensor:
     """`number - tensor`."""
-    _check_bool_subtraction(a, b)
+    check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, y, x)
     return apply(RSUB, out, (a,))

@@ -14,6 +14,7 @@ import numpy as np
 
 from gradcli.engine import autograd, ops
 from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction
+from gradcli.engine.recording import TYPE_WORDS, result_dtype
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -57,6 +58,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
     then the product summed over dim."""
     _expect_attr(x1, "size")
     _expect_attr(x2, "size")
+    common = result_dtype(x1, x2)
+    if common.np.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{TYPE_WORDS[common.np.name]}")
+    # integer and bool inputs are cast to the common dtype first (vector_norm takes floats only)
+    x1, x2 = (ops.to_dtype(x, common) if x._a.dtype.kind in "iub" else x for x in (x1, x2))
     if x1.shape != x2.shape:            # expand_outplace
         shape = np.broadcast_shapes(x1._a.shape, x2._a.shape)
         x1, x2 = ops.expand(x1, shape), ops.expand(x2, shape)

@@ -391,6 +391,8 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         value = np.dot(x.astype(np.float64), y.astype(np.float64))
     else:
         value = np.dot(x, y)
+    if x.dtype.kind == "f":            # BLAS starts its sum at +0.0: products that are all -0.0 give +0.0
+        value = value + x.dtype.type(0)
     return _pair(a, b, row, np.asarray(value, dtype=x.dtype), x, y)
 
 

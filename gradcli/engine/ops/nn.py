@@ -1077,6 +1077,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if x.shape == t.shape:
         if t.dtype.kind != "f":
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got {type_word(t)}")
+        if x.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim)
@@ -1164,6 +1166,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     x, t = input._a, target._a
+    if x.dtype.kind != "f":             # the input's log_sigmoid runs before the target is cast
+        raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{type_word(x)}'")
     if t.dtype.kind != "f":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
     log_sig = np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
