@@ -943,6 +943,7 @@ class Tensor:
     def addcdiv_(self, *args, value=1):
         if len(args) > 2:
             raise TypeError(f"addcdiv_() takes 2 positional arguments but {len(args)} were given")
+        ops.arith.check_addcdiv_operands(args)
         return self._inplace_with(lambda a: ops.arith.addcdiv_method(a, *args, value=value), *args, elementwise=True)
 
     def floor_divide_(self, other):

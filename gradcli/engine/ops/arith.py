@@ -376,16 +376,21 @@ def addcdiv_method(a, *args, value=1) -> Tensor:
     return _addcdiv(a, args, value, True)
 
 
-def _addcdiv(a, args, value, method: bool) -> Tensor:
-    """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
-    (x, y, z), npdt, shape = _pointwise_operands("addcdiv", a, args, value, method)
-    if args[0]._a.dtype.kind in "iub" and args[1]._a.dtype.kind in "iub":
+def check_addcdiv_operands(args) -> None:
+    """PyTorch refuses addcdiv of two integer tensors before anything else of the call (addcdiv_ too)."""
+    if len(args) == 2 and all(t.__class__ is Tensor and t._a.dtype.kind in "iub" for t in args):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
             "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _addcdiv(a, args, value, method: bool) -> Tensor:
+    """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
+    (x, y, z), npdt, shape = _pointwise_operands("addcdiv", a, args, value, method)
+    check_addcdiv_operands(args)
     out = x + npdt.type(value) * y / z
     return apply(ADDCDIV, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
 

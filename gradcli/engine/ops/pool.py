@@ -366,7 +366,18 @@ def _max_backward(F, g, self, kernel_size, stride, padding, dilation, ceil_mode,
     return scatter_planes(g, result1, self.shape)
 
 
+def _check_adaptive_grad(g, kind: str) -> None:
+    """adaptive_{avg,max}_pool2d_backward's check: an output with an empty plane has no gradient to give."""
+    shape = g.shape if g.__class__ is not Tensor else g._a.shape
+    for d in range(len(shape) - 3, len(shape)):
+        if d >= 0 and shape[d] == 0:
+            raise RuntimeError(f"adaptive_{kind}_pool2d_backward(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {_sizes_text(shape)} with dimension "
+                               f"{d} being empty")
+
+
 def _adaptive_max_backward(F, g, self, result1):
+    _check_adaptive_grad(g, "max")
     if F.tensors:
         return max_pool_backward(g, self, result1, ADAPTIVE_MAX_BACKWARD)
     return scatter_planes(g, result1, self.shape)
@@ -381,6 +392,7 @@ def _avg_backward(F, g, self, kernel_size, stride, padding, ceil_mode, count_inc
 
 
 def _adaptive_avg_backward(F, g, self):
+    _check_adaptive_grad(g, "avg")
     if F.tensors:
         return adaptive_avg_backward(g, self)
     return adaptive_avg_backward_array(g, self.shape)
