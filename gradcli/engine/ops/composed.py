@@ -83,7 +83,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
     if margin.__class__ is int:         # PyTorch's C++ reads it as a double: integer inputs give a float loss
         margin = float(margin)
-    out = ops.add(ops.mul(ops.neg(target), ops.sub(input1, input2)), margin)
+    difference = ops.sub(input1, input2)    # computed before -target, as PyTorch's C++ does (its bool errors)
+    out = ops.add(ops.mul(ops.neg(target), difference), margin)
     return _apply_reduction(out.clamp_min_(0), reduction)
 
 
