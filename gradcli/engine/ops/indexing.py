@@ -377,7 +377,8 @@ def getitem(a: Tensor, key) -> Tensor:
     if advanced:
         x = steps[-1][1] if steps else a._a
         npkey = _advanced_key(x, advanced)
-        t = _views(a, steps) if a.requires_grad else a     # the input matters only to a recorded node
+        # the input matters only to a recorded node, or to forward mode (whose tangent is indexed as x is)
+        t = _views(a, steps) if a.requires_grad or STATE.fw_level is not None else a
         return apply(INDEX, x[npkey], (t,), (x.shape, npkey))
     if not steps:
         return _view(a, a._a.view(), ALIAS, ())
