@@ -412,3 +412,44 @@ def test_error_messages_are_pytorchs(code, want):
 def test_pad_is_bounded_and_refuses_what_it_lacks(call, expected):
     result = run_script("import torch\nimport torch.nn.functional as F\n" + call + "\n")
     assert f"{result.error.kind}: {result.error.message}" == expected
+
+
+# An int past 64 bits inside an int-list argument: PyTorch's parser refuses it while unpacking the list, its
+# message the first line of PyTorch 2.13's (which goes on with a C++ backtrace that gradcli leaves out).
+INT_LIST_OVERFLOWS = [
+    ('x.view(10**20, -1)', 'TypeError: view(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.view((10**20, -1))', 'TypeError: view(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.view(-1, 10**20)', 'TypeError: view(): argument \'size\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.reshape(10**20, -1)', 'TypeError: reshape(): argument \'shape\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.reshape((-1, 10**20))', 'TypeError: reshape(): argument \'shape\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('torch.reshape(x, (10**20,))', 'TypeError: reshape(): argument \'shape\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.expand(10**20, 3)', 'TypeError: expand(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.expand(2, 10**20)', 'TypeError: expand(): argument \'size\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.repeat(10**20, 1)', 'TypeError: repeat(): argument \'repeats\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.flip(10**20)', 'TypeError: flip(): argument \'dims\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.flip((0, 10**20))', 'TypeError: flip(): argument \'dims\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('torch.flip(x, [10**20])', 'TypeError: flip(): argument \'dims\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.permute(0, 10**20)', 'TypeError: permute(): argument \'dims\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.permute((10**20, 0))', 'TypeError: permute(): argument \'dims\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.split([10**20, 1], 1)', 'TypeError: split_with_sizes(): argument \'split_sizes\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.unflatten(1, (10**20, 3))', 'TypeError: unflatten(): argument \'sizes\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.sum((0, 10**20))', 'TypeError: sum(): argument \'dim\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('torch.sum(x, (10**20,))', 'TypeError: sum(): argument \'dim\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.amax((10**20,))', 'TypeError: amax(): argument \'dim\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.mean((0, 10**20))', 'TypeError: mean(): argument \'dim\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.std((0, 10**20))', 'TypeError: std(): argument \'dim\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.logsumexp((0, 10**20))', 'TypeError: logsumexp(): argument \'dim\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.squeeze((0, 10**20))', 'TypeError: squeeze(): argument \'dim\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('F.pad(x, (10**20, 0))', 'TypeError: pad(): argument \'pad\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.movedim((0, 10**20), (1, 0))', 'TypeError: movedim(): argument \'source\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('F.adaptive_avg_pool2d(torch.ones(1, 1, 2, 2), (10**20, 1))', 'TypeError: adaptive_avg_pool2d(): argument \'output_size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.permute(0, 10**20)', 'TypeError: permute(): argument \'dims\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('x.view(-2**63 - 1, 1)', 'TypeError: view(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+]
+
+
+@pytest.mark.parametrize("expression, message", INT_LIST_OVERFLOWS)
+def test_an_int_past_64_bits_in_an_int_list_is_the_parsers_error(expression, message):
+    result = run_script(f"import torch\nimport torch.nn.functional as F\nx = torch.ones(2, 3)\n{expression}\n")
+    assert result.error is not None, expression
+    assert f"{result.error.kind}: {result.error.message}" == message

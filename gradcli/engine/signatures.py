@@ -328,6 +328,9 @@ def _unpack_error(name: str, p: _Param, value) -> str | None:
         if e.__class__ is not int and e.__class__ is not bool:
             return _Final(f"{name}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with error "
                           f"\"type must be tuple of ints,but got {type_name(e)}\"")
+        if not -(1 << 63) <= e < 1 << 63:       # (PyTorch's message goes on with a C++ backtrace: its first line)
+            return _Final(f"{name}(): argument '{p.name}' failed to unpack the object at pos {i + 1} with error "
+                          "\"Overflow when unpacking long long\"")
     return None
 
 

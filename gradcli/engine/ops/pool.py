@@ -615,10 +615,13 @@ def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     sizes = tuple(x.shape[len(x.shape) - len(output_size) + i] if v is None else v
                   for i, v in enumerate(output_size))
-    for v in sizes:
+    for i, v in enumerate(sizes):
         if v.__class__ is not int:
             raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, "
                             f"not {type(v).__name__}")
+        if not -(1 << 63) <= v < 1 << 63:       # (PyTorch's message goes on with a C++ backtrace: its first line)
+            raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
     return sizes
 
 

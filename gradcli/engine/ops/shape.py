@@ -244,6 +244,10 @@ def _ints(values, fn: str, arg: str) -> tuple:
                 raise _view_overload_error((values,))
             raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, but found element "
                             f"of type {type(v).__name__} at pos {i}")
+        if v.__class__ is int and not -(1 << 63) <= v < 1 << 63:
+            # PyTorch's message goes on with a C++ backtrace, which is no use to a script: its first line
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
     return tuple(operator.index(v) for v in values)
 
 
@@ -941,10 +945,16 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
-    for i, p in enumerate(pad):
-        if not _is_int(p):
+    for i, p in enumerate(pad):     # as the parser unpacks an int list: the first element must be an int,
+        if i == 0 and not _is_int(p):   # later ones may be bools; each must fit in 64 bits
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
                             f"{type(p).__name__} at pos {i}")
+        if not _is_int(p) and p.__class__ is not bool:
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(p).__name__}\"")
+        if p.__class__ is int and not -(1 << 63) <= p < 1 << 63:
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
     if mode != "constant":
         if mode not in _PAD_MODES:
             raise NotImplementedError(f"Unrecognised padding mode {mode}")
