@@ -444,6 +444,8 @@ INT_LIST_OVERFLOWS = [
     ('x.movedim((0, 10**20), (1, 0))', 'TypeError: movedim(): argument \'source\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
     ('F.adaptive_avg_pool2d(torch.ones(1, 1, 2, 2), (10**20, 1))', 'TypeError: adaptive_avg_pool2d(): argument \'output_size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
     ('x.permute(0, 10**20)', 'TypeError: permute(): argument \'dims\' failed to unpack the object at pos 2 with error "Overflow when unpacking long long"'),
+    ('torch.broadcast_to(x, (10**20, 3))', 'TypeError: broadcast_to(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
+    ('x.new_ones((10**20,))', 'TypeError: new_ones(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
     ('x.view(-2**63 - 1, 1)', 'TypeError: view(): argument \'size\' failed to unpack the object at pos 1 with error "Overflow when unpacking long long"'),
 ]
 

@@ -140,7 +140,9 @@ def _finish(a: np.ndarray, requires_grad) -> Tensor:
     return t
 
 
-def _filled(name, size, value, dtype, requires_grad, kw_size=None):
+def filled(name, size, value, dtype, requires_grad, kw_size=None):
+    """A tensor of `size` (as the varargs factories take it) filled with `value`; `name`: the function
+    PyTorch's messages name (ones, new_zeros, ...)."""
     _check_dtype(dtype)
     shape = _shape(name, size, kw_size)
     npdt = (dtype or dtypes.default_float).np
@@ -151,20 +153,20 @@ def _filled(name, size, value, dtype, requires_grad, kw_size=None):
 def ones(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
     if device is not None:
         check_device(device)
-    return _filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw))
+    return filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw))
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
     if device is not None:
         check_device(device)
-    return _filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw))
+    return filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw))
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
     if device is not None:
         check_device(device)
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
-    return _filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw))
+    return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw))
 
 
 def _size_kw(name: str, kw: dict):

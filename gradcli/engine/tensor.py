@@ -1238,15 +1238,15 @@ class Tensor:
 
     def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        return factories.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return factories.filled("new_zeros", size, 0, dtype or self.dtype, requires_grad)
 
     def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        return factories.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad)
 
     def new_empty(self, *size, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        return factories.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories

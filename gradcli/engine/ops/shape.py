@@ -462,7 +462,10 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 def expand(a: Tensor, *sizes) -> Tensor:
-    sizes = _ints(sizes, "expand", "size")
+    return _expand(a, _ints(sizes, "expand", "size"))
+
+
+def _expand(a: Tensor, sizes: tuple) -> Tensor:
     x = a._a
     if len(sizes) < x.ndim:
         name = "CPUBoolType" if x.dtype == np.bool_ else dtypes.of_array(x).legacy    # PyTorch's own quirk
@@ -494,7 +497,9 @@ def expand(a: Tensor, *sizes) -> Tensor:
 
 def broadcast_to(a: Tensor, size) -> Tensor:
     """torch.broadcast_to: the size as one argument (the method also takes it as separate ints)."""
-    return expand(a, size)
+    if size.__class__ is int:           # the function takes a sequence only (the method also ints)
+        raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
+    return _expand(a, _ints((size,), "broadcast_to", "size"))
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
