@@ -822,6 +822,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
         raise TypeError(f"layer_norm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if isinstance(normalized_shape, int) and not isinstance(normalized_shape, bool):
         normalized_shape = (normalized_shape,)
+    if isinstance(normalized_shape, (tuple, list, Size)) and normalized_shape:     # the parser's unpacking words
+        normalized_shape = ops.shape.int_list((normalized_shape,), "layer_norm", "normalized_shape", 2)
     if not isinstance(normalized_shape, (tuple, list, Size)) or not all(isinstance(d, int) for d in normalized_shape):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")

@@ -218,16 +218,17 @@ def _is_int(v) -> bool:
     return True
 
 
-def _ints(values, fn: str, arg: str) -> tuple:
+def int_list(values, fn: str, arg: str, position: int = 1) -> tuple:
     """A tuple of ints from ints, a sequence of ints or a torch.Size, as PyTorch's argument parser takes
-    them (view(2, 3) and view((2, 3)) alike), with its complaints about anything else."""
+    them (view(2, 3) and view((2, 3)) alike), with its complaints about anything else. `values`: the call's
+    arguments from the list's own; `position`: the list's place among the function's parameters."""
     spread = len(values) != 1
     if not spread:
         if not isinstance(values[0], (tuple, list)):
             if not _is_int(values[0]):
                 if fn == "view":
                     raise _view_overload_error(values)
-                raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, "
+                raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, "
                                 f"not {type(values[0]).__name__}")
         else:
             values = tuple(values[0])
@@ -242,8 +243,8 @@ def _ints(values, fn: str, arg: str) -> tuple:
                 raise TypeError(f"{fn}() takes 1 positional argument but {len(values)} were given")
             if fn == "view":
                 raise _view_overload_error((values,))
-            raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, but found element "
-                            f"of type {type(v).__name__} at pos {i}")
+            raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type(v).__name__} at pos {i}")
         if v.__class__ is int and not -(1 << 63) <= v < 1 << 63:
             # PyTorch's message goes on with a C++ backtrace, which is no use to a script: its first line
             raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
@@ -362,7 +363,7 @@ def _joined_dtype(tensors) -> np.dtype:
 def view(a: Tensor, *size) -> Tensor:
     if len(size) == 1 and size[0].__class__ is dtypes.DType:
         return _view_dtype(a, size[0])
-    return _view_shape(a, _ints(size, "view", "size"))
+    return _view_shape(a, int_list(size, "view", "size"))
 
 
 def _view_shape(a: Tensor, shape: tuple) -> Tensor:
@@ -405,7 +406,7 @@ def reshape(a: Tensor, *shape) -> Tensor:
     """A view when the strides allow one (ViewBackward0 for a contiguous input, ReshapeAliasBackward0
     otherwise), else a contiguous copy: UnsafeViewBackward0 over CloneBackward0."""
     x = a._a
-    shape = _ints(shape, "reshape", "shape")
+    shape = int_list(shape, "reshape", "shape")
     if x.flags.c_contiguous:
         return _view_shape(a, shape)
     shape = _infer_size(shape, x.size)
@@ -442,7 +443,7 @@ def flatten(a: Tensor, start_dim=0, end_dim=-1) -> Tensor:
 def unflatten(a: Tensor, dim, sizes) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim)
-    sizes = _ints((sizes,), "unflatten", "sizes")
+    sizes = int_list((sizes,), "unflatten", "sizes")
     if x.ndim:
         try:
             inner = _infer_size(sizes, x.shape[d])
@@ -462,7 +463,7 @@ def contiguous(a: Tensor) -> Tensor:
 
 
 def expand(a: Tensor, *sizes) -> Tensor:
-    return _expand(a, _ints(sizes, "expand", "size"))
+    return _expand(a, int_list(sizes, "expand", "size"))
 
 
 def _expand(a: Tensor, sizes: tuple) -> Tensor:
@@ -499,7 +500,7 @@ def broadcast_to(a: Tensor, size) -> Tensor:
     """torch.broadcast_to: the size as one argument (the method also takes it as separate ints)."""
     if size.__class__ is int:           # the function takes a sequence only (the method also ints)
         raise TypeError("broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int")
-    return _expand(a, _ints((size,), "broadcast_to", "size"))
+    return _expand(a, int_list((size,), "broadcast_to", "size"))
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
@@ -549,7 +550,7 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def permute(a: Tensor, *dims) -> Tensor:
     x = a._a
-    dims = _ints(dims, "permute", "dims")
+    dims = int_list(dims, "permute", "dims")
     if len(dims) != x.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            "length of the desired ordering of dimensions i.e. input.dim() = "
@@ -634,7 +635,7 @@ def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
 
 def repeat(a: Tensor, *repeats) -> Tensor:
     x = a._a
-    repeats = _ints(repeats, "repeat", "repeats")
+    repeats = int_list(repeats, "repeat", "repeats")
     if len(repeats) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
@@ -761,7 +762,7 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
 
 def split_with_sizes(a: Tensor, split_sizes, dim=0) -> tuple:
     x = a._a
-    sizes = list(_ints((split_sizes,), "split_with_sizes", "split_sizes"))
+    sizes = list(int_list((split_sizes,), "split_with_sizes", "split_sizes"))
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.ndim)
@@ -807,7 +808,7 @@ def unbind(a: Tensor, dim=0) -> tuple:
 
 def flip(a: Tensor, *dims) -> Tensor:
     x = a._a
-    dims = axes(_ints(dims, "flip", "dims"), x.ndim)
+    dims = axes(int_list(dims, "flip", "dims"), x.ndim)
     if not x.ndim:
         dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
     out = np.ascontiguousarray(np.flip(x, dims)) if dims else x.copy()
