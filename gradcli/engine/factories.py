@@ -9,8 +9,8 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, int64_arg, int_param,
-                                      result_dtype, scalar_param)
+from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
+                                      int_param, result_dtype, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device
 
 
@@ -104,9 +104,7 @@ def _size_args(name: str, size: tuple, position: int = 1, keyword: bool = False)
         if n is None:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(d)}\"")
-        if not -(1 << 63) <= n < (1 << 63):
-            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                            "\"Overflow when unpacking long long\"")
+        check_list_int(n, name, "size", i + 1)
         dims.append(n)
     for d in dims:
         if d < 0:

@@ -395,6 +395,14 @@ def int64_arg(value: int) -> int:
     return value
 
 
+def check_list_int(value, fn: str, arg: str, pos: int) -> None:
+    """An int of an int-list argument (`pos` counts from 1), as PyTorch's parser unpacks it: past 64 bits
+    its TypeError, of which gradcli gives the first line (PyTorch's goes on with a C++ backtrace)."""
+    if value.__class__ is int and not _INT64_MIN <= value <= _INT64_MAX:
+        raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos} with error "
+                        "\"Overflow when unpacking long long\"")
+
+
 def int_param(*values) -> None:
     """Arguments PyTorch's signature types `int` (a diagonal, a count, a start), as its parser reads them:
     first their types (a float or a bool is refused with a TypeError, which the call's argument check
@@ -405,8 +413,8 @@ def int_param(*values) -> None:
         if v.__class__ is float or v.__class__ is bool:
             raise TypeError(f"an int is expected, not {v.__class__.__name__}")
     for v in reversed(values):
-        if v.__class__ is int and not _INT64_MIN <= v <= _INT64_MAX:
-            raise ValueError("Overflow when unpacking long long")
+        if v.__class__ is int:
+            int64_arg(v)
 
 
 def scalar_param(*values) -> None:

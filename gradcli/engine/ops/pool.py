@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, int64_arg, type_word
+from gradcli.engine.recording import Op, apply, check_list_int, int64_arg, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "f"
@@ -619,9 +619,7 @@ def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
         if v.__class__ is not int:
             raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, "
                             f"not {type(v).__name__}")
-        if not -(1 << 63) <= v < 1 << 63:       # (PyTorch's message goes on with a C++ backtrace: its first line)
-            raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at pos {i + 1} with error "
-                            "\"Overflow when unpacking long long\"")
+        check_list_int(v, fn, "output_size", i + 1)
     return sizes
 
 

@@ -11,8 +11,8 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, int64_arg, int_param, type_word,
-                                      wrap_dim)
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, int64_arg,
+                                      int_param, type_word, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -245,10 +245,7 @@ def int_list(values, fn: str, arg: str, position: int = 1) -> tuple:
                 raise _view_overload_error((values,))
             raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, but found "
                             f"element of type {type(v).__name__} at pos {i}")
-        if v.__class__ is int and not -(1 << 63) <= v < 1 << 63:
-            # PyTorch's message goes on with a C++ backtrace, which is no use to a script: its first line
-            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
-                            "\"Overflow when unpacking long long\"")
+        check_list_int(v, fn, arg, i + 1)
     return tuple(operator.index(v) for v in values)
 
 
@@ -958,9 +955,7 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
         if not _is_int(p) and p.__class__ is not bool:
             raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {type(p).__name__}\"")
-        if p.__class__ is int and not -(1 << 63) <= p < 1 << 63:
-            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
-                            "\"Overflow when unpacking long long\"")
+        check_list_int(p, "pad", "pad", i + 1)
     if mode != "constant":
         if mode not in _PAD_MODES:
             raise NotImplementedError(f"Unrecognised padding mode {mode}")
