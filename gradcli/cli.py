@@ -60,11 +60,30 @@ class _Parser(argparse.ArgumentParser):
         self.argv = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def _get_formatter(self):
+        # argparse asks shutil for the terminal's width each time it formats (and it formats every
+        # argument as it is added), and shutil brings bz2, lzma and zlib: 2 ms of start-up
+        return self.formatter_class(prog=self.prog, width=_columns() - 2)
+
     def error(self, message):
         m = _INVALID_CHOICE.match(message)
         if m is None:
             super().error(message)
         self.exit(EXIT_USAGE, unknown_command(m[1], self.argv, list(subcommands(self))) + "\n")
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size gives it: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def unknown_command(word: str, argv: list, commands: list) -> str:
@@ -82,7 +101,53 @@ def unknown_command(word: str, argv: list, commands: list) -> str:
     return f"gradcli: '{word}' is not a command (commands: {', '.join(commands)}; gradcli --help tells more)"
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """A command's parser that this run does not need: it takes the arguments a command module declares
+    and keeps none of them (argparse's checks and help formatting of ~150 arguments cost 5 ms of every
+    start-up). The command is still listed, with its help line, and `script_options` still records what
+    it honours (refusal messages name every command)."""
+
+    def __init__(self, name: str):
+        self.prog = f"gradcli {name}"
+
+    def add_argument(self, *args, **kwargs):
+        return None
+
+    def set_defaults(self, **kwargs):
+        return None
+
+    def add_mutually_exclusive_group(self, **kwargs):
+        return self
+
+    add_argument_group = add_mutually_exclusive_group
+
+
+class _Commands:
+    """The subparsers action as command modules see it: a command named on the command line (or every
+    one, for `help` and `completion`, which read them all) gets its real parser; the others a stub."""
+
+    def __init__(self, sub, wanted):
+        self.sub = sub
+        self.wanted = wanted
+
+    def add_parser(self, name: str, **kwargs):
+        if self.wanted is None or name in self.wanted:
+            return self.sub.add_parser(name, **kwargs)
+        self.sub.add_parser(name, help=kwargs.get("help"), add_help=False)
+        return _Unbuilt(name)
+
+
+_EVERY_PARSER = ("help", "completion")        # commands that read every command's parser
+
+
+def _parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser. Only the commands named in `argv` (the words of the command line) get
+    their arguments; without `argv`, every command does."""
+    wanted = None
+    if argv is not None:
+        wanted = set(argv)
+        if wanted.intersection(_EVERY_PARSER):
+            wanted = None
     p = _Parser(
         prog="gradcli",
         description="Run PyTorch-style autograd scripts on gradcli's own engine; output matches PyTorch's.",
@@ -90,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"gradcli {__version__} (mirrors PyTorch {PYTORCH_VERSION})")
     p.add_argument("-c", metavar="CODE", dest="code", help="run CODE as a script")
     script_options(p, top=True)
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = _Commands(p.add_subparsers(dest="command", metavar="COMMAND"), wanted)
     run = sub.add_parser("run", help="run one or more .grad scripts ('-' reads standard input)",
                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("scripts", nargs="+", metavar="SCRIPT")
@@ -171,8 +236,9 @@ def main(argv=None) -> int:
     """The `gradcli` command. Only the command itself (argv taken from sys.argv) may fork a supervisor
     for --timeout: a caller in the same process (a test, a program embedding gradcli) must not be
     forked and then ended by the supervisor's exit."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(words)
+    args = parser.parse_args(words)
     args.top_parser = parser        # for `gradcli help` and `completion`, which read the commands from it
     if argv is None:
         _supervise(args)

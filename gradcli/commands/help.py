@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradcli.commands.common import subcommands
 from gradcli.errors import EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SHELLS = ("bash", "zsh")
 _HEADING = re.compile(r"^(#{1,2}) (.+)$")
@@ -44,6 +47,7 @@ def run(args) -> int:
 
 def docs_folder() -> Path | None:
     """The wheel carries the docs (and the README) inside the package; a checkout keeps them at the top."""
+    from pathlib import Path        # here: every command builds this module's parser, only `help` reads files
     package = Path(__file__).resolve().parents[1]      # the gradcli package
     for folder, readme in ((package / "docs", package / "docs" / "README.md"),
                            (package.parent / "docs", package.parent / "README.md")):

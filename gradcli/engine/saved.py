@@ -11,8 +11,7 @@ view of it, and where gradcli does not keep what PyTorch saves, a NotImplemented
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import os
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from gradcli.engine import autograd, savedhooks
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
-_DATA = Path(__file__).resolve().parents[1] / "data" / "saved_attrs.json"
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "saved_attrs.json")
 _table: dict | None = None        # node type -> {attribute: kind}
 _orders: dict | None = None       # node type -> its `_saved_*` tensor names in PyTorch's pack order
 
@@ -28,7 +27,9 @@ _orders: dict | None = None       # node type -> its `_saved_*` tensor names in 
 def _nodes() -> dict:
     global _table, _orders
     if _table is None:
-        data = json.loads(_DATA.read_text())
+        import json         # on the first access only: json costs start-up 1 ms
+        with open(_DATA, encoding="utf-8") as f:
+            data = json.load(f)
         _table, _orders = data["nodes"], data["pack order"]
     return _table
 

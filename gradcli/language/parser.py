@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
-from pathlib import Path
 
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.lexer import Layout, Scanner
@@ -79,20 +79,30 @@ def _parse_fragment(text: str, line: int, col: int):
     return _frontend().parse_fragment(text, line, col)
 
 
-def grammar_path() -> Path:
-    """The wheel carries the grammar inside the package; a source checkout keeps it at the top."""
-    package = Path(__file__).resolve().parents[1]      # the gradcli package
-    for candidate in (package / "grammar" / "gradcli.lark", package.parent / "grammar" / "gradcli.lark"):
-        if candidate.is_file():
+def grammar_path():
+    """The grammar file, as a Path."""
+    from pathlib import Path
+    return Path(grammar_file())
+
+
+def grammar_file() -> str:
+    """The wheel carries the grammar inside the package; a source checkout keeps it at the top. (A
+    string: the run path does not import pathlib.)"""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))     # the gradcli package
+    folders = (os.path.join(package, "grammar"), os.path.join(os.path.dirname(package), "grammar"))
+    for folder in folders:
+        candidate = os.path.join(folder, "gradcli.lark")
+        if os.path.isfile(candidate):
             return candidate
-    raise FileNotFoundError(f"gradcli's grammar is missing from {package / 'grammar'} and {package.parent / 'grammar'}")
+    raise FileNotFoundError(f"gradcli's grammar is missing from {folders[0]} and {folders[1]}")
 
 
 def _load_tables() -> dict:
     """The grammar's parse tables: cached once per grammar text, so a run with a warm cache
     never imports lark (gradcli.language.tables)."""
     from gradcli.language import tables
-    return tables.load(grammar_path().read_text(encoding="utf-8"), Builder)
+    with open(grammar_file(), encoding="utf-8") as f:
+        return tables.load(f.read(), Builder)
 
 
 class _Frontend:

@@ -38,7 +38,6 @@ import re
 import stat
 import sys
 import zlib
-from pathlib import Path
 
 FORMAT = "gradcli-tables-3"
 START = ["file_input", "fstring_expr"]
@@ -57,13 +56,19 @@ def cache_base() -> str:
     return base
 
 
-def cache_path(grammar: str) -> Path:
-    """Where the tables for this grammar text, built by this version of this module, are kept."""
+def cache_path(grammar: str):
+    """Where the tables for this grammar text, built by this version of this module, are kept (a Path)."""
+    from pathlib import Path
+    return Path(_cache_file(grammar))
+
+
+def _cache_file(grammar: str) -> str:
+    """cache_path as a string: the run path does not import pathlib (3 ms of start-up with urllib)."""
     # hashlib would load OpenSSL (3.5 MB of resident memory) for a file name; a CRC names the file
     # and the grammar text stored inside it confirms the match. The module's own source is part of
     # the key: tables built by other code (an older gradcli, an edit being tried) are never reused.
     data = "\0".join([FORMAT, grammar]).encode() + b"\0" + _own_source()
-    return Path(cache_base()) / "gradcli" / f"grammar-{zlib.crc32(data):08x}{len(data):06x}.tables"
+    return os.path.join(cache_base(), "gradcli", f"grammar-{zlib.crc32(data):08x}{len(data):06x}.tables")
 
 
 def _own_source() -> bytes:
@@ -81,21 +86,21 @@ def load(grammar: str, builder_type) -> dict:
     or unsafe cache folder leaves the tables uncached. Writes go through a temporary file and a
     rename, so a concurrent gradcli never reads half a file.
     """
-    path = cache_path(grammar)
-    folder = _open_folder(path.parent)
+    parent, name = os.path.split(_cache_file(grammar))
+    folder = _open_folder(parent)
     try:
-        tables = _read(folder, path.name, grammar, builder_type) if folder is not None else None
+        tables = _read(folder, name, grammar, builder_type) if folder is not None else None
         if tables is not None:
             return tables
         tables = build(grammar, builder_type)
-        if folder is None and not os.path.lexists(path.parent):
+        if folder is None and not os.path.lexists(parent):
             try:
-                path.parent.mkdir(mode=0o700, parents=True)
+                os.makedirs(parent, mode=0o700)
             except OSError:
                 return tables
-            folder = _open_folder(path.parent)
-        if folder is not None and _write(folder, path.name, tables):
-            _remove_stale(folder, path.name)
+            folder = _open_folder(parent)
+        if folder is not None and _write(folder, name, tables):
+            _remove_stale(folder, name)
         return tables
     finally:
         if folder is not None:
@@ -110,7 +115,7 @@ def _private(st) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def _open_folder(folder: Path):
+def _open_folder(folder: str):
     """A descriptor of the cache folder when it is a directory (not a link to one) of this user's
     that no one else may write; else None. The files in it are reached through the descriptor, so
     the folder checked is the folder read, whatever is renamed meanwhile."""

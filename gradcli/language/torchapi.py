@@ -6,19 +6,24 @@ reaches a name gradcli lacks (to say whether PyTorch has it) or prints a functio
 
 from __future__ import annotations
 
+import os
 import zlib
-from pathlib import Path
 
 VERSION = "2.13.0+cpu"          # the PyTorch gradcli mirrors: torch.__version__
-_DATA = Path(__file__).resolve().parents[1] / "data" / "torch_api.z"
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "torch_api.z")
 _table: dict | None = None       # namespace -> {name: repr template}
+
+
+def _read() -> bytes:
+    with open(_DATA, "rb") as f:
+        return f.read()
 
 
 def _load() -> dict:
     global _table
     if _table is None:
         table: dict = {}
-        lines = zlib.decompress(_DATA.read_bytes()).decode().splitlines()
+        lines = zlib.decompress(_read()).decode().splitlines()
         for line in lines[1:]:
             namespace, name, text = line.split("\t")
             table.setdefault(namespace, {})[name] = text.replace("\\n", "\n")
@@ -28,7 +33,7 @@ def _load() -> dict:
 
 def version() -> str:
     """The PyTorch version the data was taken from."""
-    return zlib.decompress(_DATA.read_bytes()).split(b"\n", 1)[0].decode().split(" ", 1)[1]
+    return zlib.decompress(_read()).split(b"\n", 1)[0].decode().split(" ", 1)[1]
 
 
 def has(namespace: str, name: str) -> bool:
