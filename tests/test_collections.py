@@ -202,7 +202,7 @@ def test_nothing_behind_them_is_reachable(source, message):
 
 
 def test_the_module_is_importable_and_completed():
-    assert "collections" in stdlib.MODULES
+    assert "collections" in stdlib.modules()
     assert set(stdlib.COLLECTIONS.members) == {"defaultdict", "Counter", "OrderedDict", "deque", "namedtuple"}
 
 

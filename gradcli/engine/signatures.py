@@ -243,7 +243,17 @@ class _Signature:
         self.max_positional = sum(not p.keyword_only for p in self.params)
 
 
-_TABLE = {name: [_Signature(s) for s in sigs] for name, sigs in SIGNATURES.items()}
+_TABLE: dict = {}         # key -> its parsed signatures, on the first call that needs them (2 ms for all of them)
+
+
+def _signatures(key: str) -> list | None:
+    sigs = _TABLE.get(key)
+    if sigs is None:
+        texts = SIGNATURES.get(key)
+        if texts is None:
+            return None
+        sigs = _TABLE[key] = [_Signature(s) for s in texts]
+    return sigs
 
 
 # ------------------------------------------------------------------------------------------ binding
@@ -475,7 +485,7 @@ def parser_name(key: str, name: str) -> str:
 def check(key: str, args: tuple, kwargs: dict) -> str | None:
     """PyTorch's message for calling `key` ("torch.add", "Tensor.add") with these arguments, or None
     when PyTorch's parser would take them. For a method, `args` leaves out the tensor itself."""
-    sigs = _TABLE.get(key)
+    sigs = _signatures(key)
     if sigs is None:
         return None
     name = parser_name(key, key.rpartition(".")[2])
@@ -498,7 +508,7 @@ def check(key: str, args: tuple, kwargs: dict) -> str | None:
 def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
     """Which signature of `key` the arguments fit (its index) and the values by parameter name, with
     the defaults filled in; a TypeError with PyTorch's message when none fits."""
-    for index, sig in enumerate(_TABLE[key]):
+    for index, sig in enumerate(_signatures(key)):
         message = _bind("", sig, args, kwargs)
         if message.__class__ is _Final:
             break

@@ -13,7 +13,7 @@ from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, lr_scheduler, optim, rng, saved, savedhooks
+from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
 from gradcli.engine.ops import rnn as rnn_ops
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
@@ -91,21 +91,29 @@ ALLOWED[rnn_ops.LstmLayerNode] = ALLOWED[autograd.Node]
 # torch.optim: what PyTorch's optimisers and schedulers offer a script (their hooks and private state excepted)
 _OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_param_group", "state_dict",
               "load_state_dict")
-ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
 _SCHEDULER = ("optimizer", "base_lrs", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict")
 _SCHEDULER_OWN = {
-    lr_scheduler.LambdaLR: ("lr_lambdas",), lr_scheduler.StepLR: ("step_size", "gamma"),
-    lr_scheduler.MultiStepLR: ("milestones", "gamma"), lr_scheduler.ExponentialLR: ("gamma",),
-    lr_scheduler.CosineAnnealingLR: ("T_max", "eta_min"),
-    lr_scheduler.ReduceLROnPlateau: ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict",
-                                     "factor", "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode",
-                                     "threshold", "threshold_mode", "best", "mode_worse", "cooldown_counter",
-                                     "num_bad_epochs", "in_cooldown"),
+    "LambdaLR": ("lr_lambdas",), "StepLR": ("step_size", "gamma"), "MultiStepLR": ("milestones", "gamma"),
+    "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
+    "ReduceLROnPlateau": ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict", "factor",
+                          "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode", "threshold",
+                          "threshold_mode", "best", "mode_worse", "cooldown_counter", "num_bad_epochs", "in_cooldown"),
 }
-ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls] + (() if cls is lr_scheduler.ReduceLROnPlateau else _SCHEDULER)))
-               for cls in lr_scheduler.SCHEDULERS if cls in _SCHEDULER_OWN)
-ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
-_BOUND_METHOD_OWNERS = frozenset(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)   # PyTorch's Python classes
+_BOUND_METHOD_OWNERS: set = set()       # PyTorch's Python classes (the optimisers and schedulers)
+
+
+def _allow_optim(module) -> None:
+    """torch.optim's classes, once a script reaches torch.optim (stdlib makes it then)."""
+    from gradcli.engine import lr_scheduler, optim
+    ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
+    ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls.__name__] + (
+        () if cls is lr_scheduler.ReduceLROnPlateau else _SCHEDULER)))
+        for cls in lr_scheduler.SCHEDULERS if cls.__name__ in _SCHEDULER_OWN)
+    ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
+    _BOUND_METHOD_OWNERS.update(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)
+
+
+stdlib.when_made("torch.optim", _allow_optim)
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).

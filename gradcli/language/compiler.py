@@ -1765,9 +1765,9 @@ def outside_import(module: str) -> Exception:
             parts[1] == "utils" and len(parts) > 2 and parts[2] != "data"))     # torch.utils: data loading only
         if not refused and torchapi.is_module(module):
             return NotImplementedError(f"gradcli does not implement {module}")
-        known = ", ".join(m for m in stdlib.MODULES if m.startswith("torch"))
+        known = ", ".join(m for m in stdlib.modules() if m.startswith("torch"))
         return ImportError(f"import of '{module}' is outside gradcli's language: gradcli knows only {known} and math")
-    tops = [m for m in stdlib.MODULES if "." not in m]
+    tops = [m for m in stdlib.modules() if "." not in m]
     return ImportError(f"import of '{module}' is outside gradcli's language: scripts can import only "
                        f"{', '.join(tops[:-1])} and {tops[-1]}")
 

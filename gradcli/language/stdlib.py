@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 import __future__ as _future
 import functools as _functools
 import itertools as _itertools
 import math as _math
 import random as _random
-import string as _string
 import time as _time
 
 from gradcli.language import bounds, classes, devices, pycollections
 from gradcli.language import functions, torchapi
-from gradcli.language import nn as nn_classes
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, cascade, clipgrad, closeness, dtypes, factories, forward,
-                            functional, functorch, gradcheck, lr_scheduler, ops, optim, rng, savedhooks, signatures)
+from gradcli.engine import (autograd, backward, cascade, closeness, dtypes, factories, forward, functional,
+                            functorch, gradcheck, ops, rng, savedhooks, signatures)
 from gradcli.engine.state import STATE
 from gradcli.engine import distributions
 from gradcli.engine.ops.reduce import ReturnTypes
@@ -27,26 +26,58 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
-_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": _string,
+_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": None,
                    "collections": pycollections._collections}
 
 
 class ScriptModule:
-    """A module as scripts see it: a fixed table of names, nothing else."""
+    """A module as scripts see it: a fixed table of names, nothing else.
 
-    __slots__ = ("name", "members")
+    The table of a module that would cost every run its imports (torch.nn loads the layers, torch.optim
+    the optimisers) is made when something first reads it: `ScriptModule.later(name, make)`. Making it
+    wraps its functions (as `_expose` does), records its torch functions' names (`_register_public`) and
+    runs what other modules asked to run then (`when_made`)."""
+
+    __slots__ = ("name", "_members", "_make")
 
     def __init__(self, name: str, members: dict):
         self.name = name
-        self.members = members
+        self._members = members
+        self._make = None
+
+    @classmethod
+    def later(cls, name: str, make) -> "ScriptModule":
+        self = cls(name, None)
+        self._make = make
+        return self
+
+    @property
+    def members(self) -> dict:
+        members = self._members
+        if members is None:
+            members = self._made()
+        return members
+
+    @property
+    def made(self) -> bool:
+        return self._members is not None
+
+    def _made(self) -> dict:
+        members = self._make()       # (an exception leaves the module to be made on the next read)
+        self._members, self._make = members, None
+        _expose(self)
+        _register_public(self)
+        for hook in _WHEN_MADE.pop(self.name, ()):
+            hook(self)
+        return members
 
     def __repr__(self) -> str:
         # CPython's repr of the module PyTorch has, its file named relative to site-packages
         # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
         if self.name.startswith("torch"):
             return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
-        module = _PYTHON_MODULES.get(self.name)
-        if module is not None:
+        if self.name in _PYTHON_MODULES:
+            module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string: when made
             return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
@@ -124,12 +155,25 @@ def _no_instances(type_name: str):
     return refuse
 
 
+_WHEN_MADE: dict = {}       # module path -> what to run once its table is made
+
+
+def when_made(path: str, hook) -> None:
+    """Run hook(module) when the module `path` (made later: ScriptModule.later) has its table, or now."""
+    module = globals().get("TORCH") and _find(path)
+    if module is not None and module.made:
+        hook(module)
+    else:
+        _WHEN_MADE.setdefault(path, []).append(hook)
+
+
 def _expose(module: "ScriptModule") -> "ScriptModule":
-    """Every function and class of `module` (and of its submodules) as a Builtin."""
+    """Every function and class of `module` (and of its submodules already made) as a Builtin."""
     members = module.members
     for name, value in members.items():
         if value.__class__ is ScriptModule:
-            _expose(value)
+            if value.made:
+                _expose(value)
         elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType:
             members[name] = Builtin(module.name, name, value)     # a library class scripts subclass stays one
     return module
@@ -205,7 +249,10 @@ def _pow(*args, **kwargs):
     return ops.power(values["self"] if form == 1 else values["input"], values["exponent"])
 
 
-def _build_torch() -> ScriptModule:
+def _make_nn() -> dict:
+    """torch.nn: the layers' classes (gradcli.language.nn), its functional namespace, init and utils."""
+    from gradcli.engine import clipgrad
+    from gradcli.language import nn as nn_classes
     functional_ns = ScriptModule("torch.nn.functional", {
         # group: elementwise
         "relu": _tensor_fn("relu", ops.elementwise.functional_relu), "relu_": _tensor_fn("relu_", Tensor.relu_),
@@ -258,16 +305,22 @@ def _build_torch() -> ScriptModule:
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
     })
-    nn = ScriptModule("torch.nn", {"functional": functional_ns, "utils": nn_utils,
-                                   "Parameter": nn_classes.make_parameter,
-                                   "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)),
-                                   **nn_classes.classes()})
-    optim_ns = ScriptModule("torch.optim", {
+    return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
+            "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
+
+
+def _make_optim() -> dict:
+    """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
+    from gradcli.engine import lr_scheduler, optim
+    return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
-    })
+    }
+
+
+def _build_torch() -> ScriptModule:
     autograd_functional = ScriptModule("torch.autograd.functional", {
         "jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
         "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp,
@@ -299,11 +352,13 @@ def _build_torch() -> ScriptModule:
         }),
     })
     vmap = Builtin("torch.func", "vmap", functorch.vmap)       # torch.vmap is the same function
-    func = ScriptModule("torch.func", {
-        "grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
-        "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
-        "hessian": functorch.hessian, "functional_call": nn_classes.module.functional_call,
-    })
+
+    def make_func() -> dict:
+        from gradcli.language.nn import module as nn_module
+        return {"grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
+                "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
+                "hessian": functorch.hessian, "functional_call": nn_module.functional_call}
+    func = ScriptModule.later("torch.func", make_func)
     linalg = ScriptModule("torch.linalg", {
         # group: shape
         "norm": _tensor_fn("linalg_norm", ops.linalg.norm),
@@ -441,8 +496,9 @@ def _build_torch() -> ScriptModule:
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
-        "autograd": autograd_ns, "nn": nn, "linalg": linalg, "func": func, "vmap": vmap, "optim": optim_ns,
-        "utils": _build_utils(),
+        "autograd": autograd_ns, "nn": ScriptModule.later("torch.nn", _make_nn), "linalg": linalg, "func": func,
+        "vmap": vmap, "optim": ScriptModule.later("torch.optim", _make_optim),
+        "utils": ScriptModule("torch.utils", {"data": ScriptModule.later("torch.utils.data", _make_data)}),
         "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
                                                     "cuda": ScriptModule("torch.backends.cuda",
@@ -461,14 +517,14 @@ def _build_torch() -> ScriptModule:
     return _expose(ScriptModule("torch", members))
 
 
-def _build_utils() -> ScriptModule:
-    """torch.utils: its data loading only (gradcli.language.torchdata); nothing that reaches files or processes."""
+def _make_data() -> dict:
+    """torch.utils.data, the only part of torch.utils (gradcli.language.torchdata): nothing that reaches
+    files or processes."""
     from gradcli.language import torchdata as td
     names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
     names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
-    data = ScriptModule("torch.utils.data", {name: getattr(td, name) for name in names})
-    return ScriptModule("torch.utils", {"data": data})
+    return {name: getattr(td, name) for name in names}
 
 
 def _build_math() -> ScriptModule:
@@ -539,7 +595,12 @@ def _wraps(wrapped, assigned=None, updated=None):
 
 FUNCTOOLS = ScriptModule("functools", {**{n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")},
                                        "wraps": Builtin("functools", "wraps", _wraps)})
-STRING = ScriptModule("string", {n: getattr(_string, n) for n in _STRING_NAMES})
+def _make_string() -> dict:
+    import string
+    return {n: getattr(string, n) for n in _STRING_NAMES}
+
+
+STRING = ScriptModule.later("string", _make_string)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 COLLECTIONS = ScriptModule("collections", pycollections.members())
@@ -556,42 +617,79 @@ def _importable(module: ScriptModule) -> list:
 # torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
-                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
-                   id(TORCH.members["nn"].members["Parameter"]): nn_classes.Parameter}
-# torch.optim's classes and its schedulers', as the script's torch.optim names them
-_OPTIM_CLASSES = {cls: TORCH.members["optim"].members[cls.__name__] for cls in optim.OPTIMIZERS}
-_OPTIM_CLASSES.update((cls, TORCH.members["optim"].members["lr_scheduler"].members[cls.__name__])
-                      for cls in lr_scheduler.SCHEDULERS)
-_SCRIPT_CLASSES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
+# torch.optim's classes and its schedulers', as the script's torch.optim names them (once torch.optim is made)
+_OPTIM_CLASSES: dict = {}
 dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
-classes.LIBRARY_BASES.update((id(held), cls) for cls, held in _OPTIM_CLASSES.items())   # class MyOpt(Optimizer)
 
-# The modules a script can import by their first name, and the one list of every module it can import.
+
+def _nn_made(nn: ScriptModule) -> None:
+    from gradcli.language import nn as nn_classes
+    _SCRIPT_CLASSES[id(nn.members["Parameter"])] = nn_classes.Parameter
+
+
+def _optim_made(optim_ns: ScriptModule) -> None:
+    from gradcli.engine import lr_scheduler, optim
+    held = {cls: optim_ns.members[cls.__name__] for cls in optim.OPTIMIZERS}
+    held.update((cls, optim_ns.members["lr_scheduler"].members[cls.__name__]) for cls in lr_scheduler.SCHEDULERS)
+    _OPTIM_CLASSES.update(held)
+    _SCRIPT_CLASSES.update((id(h), cls) for cls, h in held.items())
+    _HELD_CLASSES.update(held)
+    classes.LIBRARY_BASES.update((id(h), cls) for cls, h in held.items())     # class MyOpt(Optimizer)
+
+
+# The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS}
-MODULES = tuple(sorted(_importable(TORCH))) + tuple(sorted(name for name in _TOP if name != "torch"))
+
+
+def modules() -> tuple:
+    """Every module a script can import (this makes the modules made later: only for messages and completion)."""
+    return tuple(sorted(_importable(TORCH))) + tuple(sorted(name for name in _TOP if name != "torch"))
+
+
+def _find(path: str) -> ScriptModule | None:
+    """The module `path` if the modules on the way to it are made (this makes nothing), else None."""
+    parts = path.split(".")
+    mod = _TOP.get(parts[0])
+    for p in parts[1:]:
+        if mod is None or not mod.made:
+            return None
+        mod = mod.members.get(p)
+        if mod.__class__ is not ScriptModule:
+            return None
+    return mod
 
 
 # ------------------------------------------------------------------------- argument errors of calls
 
-def _public_names() -> dict:
-    """id of each torch function a script can reach -> (module path, name), the first name it has."""
-    table, stack = {}, [("torch", TORCH)]
+_PUBLIC: dict = {}    # id of each torch function a script can reach -> (module path, name, it): its first name
+
+
+def _register_public(module: ScriptModule) -> None:
+    """Record the torch functions of `module` and of its submodules already made, breadth first, each
+    under the first name it has (torch.conv2d before torch.nn.functional.conv2d: a name already taken
+    stays, and a module made later is deeper than torch's own names)."""
+    if not module.name.startswith("torch"):
+        return
+    stack = [module]
     while stack:
-        path, mod = stack.pop(0)
+        mod = stack.pop(0)
         for name, obj in mod.members.items():
-            if isinstance(obj, ScriptModule):
-                stack.append((f"{path}.{name}", obj))
+            if obj.__class__ is ScriptModule:
+                if obj.made:
+                    stack.append(obj)
             elif callable(obj) and not isinstance(obj, type):
                 # a script may hold the Builtin (torch.add as a value) or call its function straight
                 # (torch.add(...) skips the Builtin layer: access.get_method)
                 for target in (obj, obj.func) if isinstance(obj, Builtin) else (obj,):
-                    if id(target) not in table and not isinstance(target, type):
-                        table[id(target)] = (path, name, target)
-    return table
+                    if id(target) not in _PUBLIC and not isinstance(target, type):
+                        _PUBLIC[id(target)] = (mod.name, name, target)
 
 
-_PUBLIC = _public_names()
+_register_public(TORCH)
+when_made("torch.nn", _nn_made)
+when_made("torch.optim", _optim_made)
 _NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
 # torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
 _NATIVE_FUNCTIONAL = frozenset(
@@ -867,7 +965,7 @@ _ID = bounds.Bounded(builtins.id, _id)
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
                  rng.Generator: TORCH.members["Generator"]}
-_HELD_CLASSES.update(_OPTIM_CLASSES)
+_HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)
 _HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
                      for name in ("list", "tuple", "dict", "set", "frozenset"))
 _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.values()

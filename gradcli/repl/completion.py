@@ -262,11 +262,11 @@ def _complete_import(line: str):
     m = re.match(r"\s*import\s+([\w.]*)\Z", line)
     if m:
         word = m.group(1)
-        return len(word), [(name, "module") for name in sorted(stdlib.MODULES) if name.startswith(word)]
+        return len(word), [(name, "module") for name in sorted(stdlib.modules()) if name.startswith(word)]
     m = re.match(r"\s*from\s+([\w.]*)\Z", line)
     if m:
         word = m.group(1)
-        return len(word), [(name, "module") for name in sorted(stdlib.MODULES) if name.startswith(word)]
+        return len(word), [(name, "module") for name in sorted(stdlib.modules()) if name.startswith(word)]
     m = re.match(r"\s*from\s+([\w.]+)\s+import\s+(?:[\w]+\s*,\s*)*(\w*)\Z", line)
     if m:
         module, word = stdlib.module(m.group(1)), m.group(2)
