@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from gradcli.engine import autograd, dtypes, elementary, ops
-from gradcli.engine.ops import arith, conv, elementwise, indexing, linalg, nn, padding, reduce, shape
+from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, shape
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
@@ -49,7 +49,24 @@ def _laid_out(out: np.ndarray, *operands) -> np.ndarray:
     view[...] = out
     return view
 
-class NumpyMath:
+class _Later:
+    """Formulas taken from the op groups that are imported on first use (gradcli.engine.ops): the group is
+    imported at the formula's first use, and the function then kept on the class, so later calls find it
+    as an ordinary attribute."""
+
+    _LATER: dict = {}       # formula name -> (op group, its function)
+
+    def __getattr__(self, name: str):
+        try:
+            group, attr = self._LATER[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
+        function = getattr(getattr(ops, group), attr)
+        setattr(type(self), name, staticmethod(function))
+        return function
+
+
+class NumpyMath(_Later):
     """Formulas on numpy arrays: a plain backward pass."""
 
     tensors = False
@@ -145,11 +162,11 @@ class NumpyMath:
     # numpy group: softmax (see nn.py)
     @staticmethod
     def softmax_backward(g, result, dims):
-        return nn.softmax_backward_value(NUMPY, g, result, dims)
+        return ops.nn.softmax_backward_value(NUMPY, g, result, dims)
 
     @staticmethod
     def log_softmax_backward(g, result, dims):
-        return nn.log_softmax_backward_value(NUMPY, g, result, dims)
+        return ops.nn.log_softmax_backward_value(NUMPY, g, result, dims)
 
     # numpy group: views (in-place ops on views, see views.py)
     @staticmethod
@@ -228,13 +245,8 @@ class NumpyMath:
     tril = staticmethod(np.tril)
     triu = staticmethod(np.triu)
     diagonal = staticmethod(np.diagonal)
-    diagonal_scatter = staticmethod(linalg.diagonal_scatter_array)
-    det_backward = staticmethod(linalg.det_backward_array)
-    solve = staticmethod(linalg.solve_array)
-    matmul = staticmethod(linalg.matprod)
-    bmm = staticmethod(linalg.matprod)
-    mv = staticmethod(linalg.matvec)
     outer = staticmethod(np.multiply.outer)
+    # diagonal_scatter, det_backward, solve, matmul, bmm, mv: _LATER
 
     @staticmethod
     def transpose(x, dim0, dim1):
@@ -262,11 +274,11 @@ class NumpyMath:
     # numpy group: conv
     @staticmethod
     def convolution(x, w, p):
-        return conv.forward_array(x, w, *p)
+        return ops.conv.forward_array(x, w, *p)
 
     @staticmethod
     def conv_backward(g, x, w, p, which):
-        return conv.backward_array(g, x, w, p, which)
+        return ops.conv.backward_array(g, x, w, p, which)
 
     @staticmethod
     def pad_mode(x, pad, mode):
@@ -277,7 +289,7 @@ class NumpyMath:
     # numpy group: creation
 
 
-class TensorMath:
+class TensorMath(_Later):
     """Formulas on Tensors, each step recorded: create_graph=True."""
 
     tensors = True
@@ -333,7 +345,6 @@ class TensorMath:
     def masked_zero(x, mask):
         return elementwise.masked_fill(x, mask, 0)
 
-    mm = staticmethod(linalg.mm)
     t = staticmethod(shape.t)
 
     @staticmethod
@@ -385,11 +396,11 @@ class TensorMath:
     # tensor group: softmax (see nn.py)
     @staticmethod
     def softmax_backward(g, result, dims):
-        return nn.softmax_backward_data(g, result, dims, log=False)
+        return ops.nn.softmax_backward_data(g, result, dims, log=False)
 
     @staticmethod
     def log_softmax_backward(g, result, dims):
-        return nn.softmax_backward_data(g, result, dims, log=True)
+        return ops.nn.softmax_backward_data(g, result, dims, log=True)
 
     # tensor group: views (in-place ops on views, see views.py)
     @staticmethod
@@ -477,14 +488,7 @@ class TensorMath:
     roll = staticmethod(shape.roll)
     tril = staticmethod(shape.tril)
     triu = staticmethod(shape.triu)
-    diagonal = staticmethod(linalg.diagonal)
-    diagonal_scatter = staticmethod(linalg.diagonal_backward)
-    det_backward = staticmethod(linalg.det_backward)
-    solve = staticmethod(linalg.solve)
-    matmul = staticmethod(ops.matmul)
-    bmm = staticmethod(linalg.bmm)
-    mv = staticmethod(linalg.mv)
-    outer = staticmethod(linalg.outer)
+    # mm, diagonal, diagonal_scatter, det_backward, solve, matmul, bmm, mv, outer: _LATER
 
     @staticmethod
     def mT(x):
@@ -494,14 +498,20 @@ class TensorMath:
     def zeros(shape_, like):
         return Tensor(np.zeros(shape_, dtype=like._a.dtype))
 
-    # tensor group: conv
-    convolution = staticmethod(conv.recorded_convolution)
-    conv_backward = staticmethod(conv.convolution_backward)
+    # tensor group: conv (convolution, conv_backward: _LATER)
     pad_mode = staticmethod(padding.pad_mode)
     pad_backward = staticmethod(padding.pad_backward)
 
     # tensor group: creation
 
 
+NumpyMath._LATER = {"diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
+                    "solve": ("linalg", "solve_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
+                    "mv": ("linalg", "matvec")}
+TensorMath._LATER = {"mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
+                     "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
+                     "solve": ("linalg", "solve"), "matmul": ("linalg", "matmul"), "bmm": ("linalg", "bmm"),
+                     "mv": ("linalg", "mv"), "outer": ("linalg", "outer"), "convolution": ("conv", "recorded_convolution"),
+                     "conv_backward": ("conv", "convolution_backward")}
 NUMPY = NumpyMath()
 TENSOR = TensorMath()

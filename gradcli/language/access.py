@@ -14,7 +14,6 @@ from types import MethodType
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
-from gradcli.engine.ops import rnn as rnn_ops
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import stdlib
@@ -85,8 +84,12 @@ ALLOWED = {
     pycollections.Counter: frozenset(_DICT + ("elements", "most_common", "subtract", "total")),
     pycollections.deque: frozenset(_DEQUE),
 }
-# oneDNN's LSTM layer node (three outputs) reads like any other node
-ALLOWED[rnn_ops.LstmLayerNode] = ALLOWED[autograd.Node]
+
+
+def _allow_lstm_node(module) -> None:
+    """oneDNN's LSTM layer node (three outputs) reads like any other node; only torch.nn's LSTM makes one."""
+    from gradcli.engine.ops import rnn
+    ALLOWED[rnn.LstmLayerNode] = ALLOWED[autograd.Node]
 
 # torch.optim: what PyTorch's optimisers and schedulers offer a script (their hooks and private state excepted)
 _OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_param_group", "state_dict",
@@ -114,6 +117,7 @@ def _allow_optim(module) -> None:
 
 
 stdlib.when_made("torch.optim", _allow_optim)
+stdlib.when_made("torch.nn", _allow_lstm_node)
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).

@@ -9,6 +9,7 @@ whose C definitions carry none, have theirs written out below.
 from __future__ import annotations
 
 import inspect
+from types import FunctionType
 
 from gradcli.engine.tensor import ALL_DIMS
 from gradcli.language.stdlib import EXCEPTIONS
@@ -584,9 +585,16 @@ def _first_lower(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------------ signatures
+def _defined(function):
+    """The function itself for the stand-in of one whose module loads on first use (stdlib._later)."""
+    target = getattr(function, "target", None) if function.__class__ is FunctionType else None
+    return target() if target is not None else function
+
+
 def signature(function, name: str, method: bool = False) -> str:
     """`name(params)` from the definition: `self` and the engine's own parameters (underscored, `out`,
     a catch-all **kw) left out."""
+    function = _defined(function)
     try:
         sig = inspect.signature(function)
     except (TypeError, ValueError):
@@ -623,6 +631,7 @@ _LITERALS = (type(None), bool, int, float, str, tuple)
 
 def _forwarded(function) -> str | None:
     """The Tensor method a `torch.X(input, *args, **kwargs)` wrapper forwards to, by its name."""
+    function = _defined(function)
     try:
         params = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import importlib
 import sys
 import __future__ as _future
 import functools as _functools
@@ -16,10 +17,9 @@ import time as _time
 from gradcli.language import bounds, classes, devices, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
-from gradcli.engine import (autograd, backward, cascade, closeness, dtypes, factories, forward, functional,
-                            functorch, gradcheck, ops, rng, savedhooks, signatures)
+from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forward, gradcheck, ops, rng, savedhooks,
+                            signatures)
 from gradcli.engine.state import STATE
-from gradcli.engine import distributions
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
 
@@ -222,6 +222,37 @@ def _matmul(input, other):
     return ops.matmul(input, other)
 
 
+_LATER: dict = {}       # (module, name) -> its stand-in, one per function
+
+
+def _later(module: str, name: str):
+    """A torch function whose engine module only some scripts use (convolution, pooling, einsum, the
+    random distributions, ...): the module is imported at the function's first call, not at start-up.
+    One stand-in per function, so the names that share it (torch.conv2d, torch.nn.functional.conv2d) share
+    it as they share the function. `target()` gives the function itself (help reads its signature)."""
+    key = (module, name)
+    stand_in = _LATER.get(key)
+    if stand_in is not None:
+        return stand_in
+    found = []
+
+    def target():
+        if not found:
+            found.append(getattr(importlib.import_module(module), name))
+        return found[0]
+
+    def stand_in(*args, **kwargs):
+        return (found[0] if found else target())(*args, **kwargs)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.target = target
+    _LATER[key] = stand_in
+    return stand_in
+
+
+_CONV = {name: _later("gradcli.engine.ops.conv", name)
+         for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")}
+
+
 def _tensor_fn(name, method):
     """torch.X(t, ...) for a method t.X(...) of the same meaning."""
     def fn(input, *args, **kwargs):
@@ -288,9 +319,7 @@ def _make_nn() -> dict:
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm,
         # group: conv
-        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
-        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
-        "conv_transpose3d": ops.conv_transpose3d,
+        **_CONV,
         # group: pool
         "max_pool1d": ops.pool.max_pool1d, "max_pool2d": ops.pool.max_pool2d,
         "max_pool1d_with_indices": ops.pool.max_pool1d_with_indices,
@@ -321,10 +350,11 @@ def _make_optim() -> dict:
 
 
 def _build_torch() -> ScriptModule:
-    autograd_functional = ScriptModule("torch.autograd.functional", {
-        "jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
-        "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp,
-    })
+    def make_autograd_functional() -> dict:
+        from gradcli.engine import functional
+        return {"jacobian": functional.jacobian, "hessian": functional.hessian, "vjp": functional.vjp,
+                "jvp": functional.jvp, "hvp": functional.hvp, "vhp": functional.vhp}
+    autograd_functional = ScriptModule.later("torch.autograd.functional", make_autograd_functional)
     autograd_ns = ScriptModule("torch.autograd", {
         "Variable": _variable,
         "grad": backward.grad,
@@ -351,25 +381,28 @@ def _build_torch() -> ScriptModule:
             "disable_saved_tensors_hooks": savedhooks.disable_saved_tensors_hooks,
         }),
     })
-    vmap = Builtin("torch.func", "vmap", functorch.vmap)       # torch.vmap is the same function
+    vmap = Builtin("torch.func", "vmap", _later("gradcli.engine.functorch", "vmap"))   # torch.vmap is the same function
 
     def make_func() -> dict:
+        from gradcli.engine import functorch
         from gradcli.language.nn import module as nn_module
         return {"grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
                 "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
                 "hessian": functorch.hessian, "functional_call": nn_module.functional_call}
     func = ScriptModule.later("torch.func", make_func)
-    linalg = ScriptModule("torch.linalg", {
-        # group: shape
-        "norm": _tensor_fn("linalg_norm", ops.linalg.norm),
-        "vector_norm": _tensor_fn("linalg_vector_norm", ops.reduce.vector_norm),
-        "matrix_norm": _tensor_fn("linalg_matrix_norm", ops.linalg.matrix_norm),
-        "det": _tensor_fn("linalg_det", Tensor.det), "inv": _tensor_fn("linalg_inv", Tensor.inverse),
-        "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
-        "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
-                               ops.diagonal(A, offset, dim1, dim2)),
-        "LinAlgError": ops.linalg.LinAlgError,
-    })
+    def make_linalg() -> dict:
+        return {
+            # group: shape
+            "norm": _tensor_fn("linalg_norm", ops.linalg.norm),
+            "vector_norm": _tensor_fn("linalg_vector_norm", ops.reduce.vector_norm),
+            "matrix_norm": _tensor_fn("linalg_matrix_norm", ops.linalg.matrix_norm),
+            "det": _tensor_fn("linalg_det", Tensor.det), "inv": _tensor_fn("linalg_inv", Tensor.inverse),
+            "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
+            "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
+                                   ops.diagonal(A, offset, dim1, dim2)),
+            "LinAlgError": ops.linalg.LinAlgError,
+        }
+    linalg = ScriptModule.later("torch.linalg", make_linalg)
     members = {
         # creation
         "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
@@ -394,7 +427,7 @@ def _build_torch() -> ScriptModule:
         "clone": _tensor_fn("clone", Tensor.clone),
         "eq": _tensor_fn("eq", Tensor.eq), "ne": _tensor_fn("ne", Tensor.ne), "lt": _tensor_fn("lt", Tensor.lt),
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),
-        "isclose": closeness.isclose, "allclose": closeness.allclose, "equal": closeness.equal,
+        **{name: _later("gradcli.engine.closeness", name) for name in ("isclose", "allclose", "equal")},
         "numel": _tensor_fn("numel", Tensor.numel),
         "set_printoptions": _set_printoptions,
         # group: elementwise
@@ -443,12 +476,11 @@ def _build_torch() -> ScriptModule:
         "cumsum": _tensor_fn("cumsum", Tensor.cumsum), "cumprod": _tensor_fn("cumprod", Tensor.cumprod),
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
-        "dropout": ops.torch_dropout,
+        "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
         # group: pool
-        "max_pool1d": ops.pool.torch_max_pool1d, "max_pool2d": ops.pool.torch_max_pool2d,
-        "max_pool1d_with_indices": ops.pool.torch_max_pool1d_with_indices,
-        "avg_pool1d": ops.pool.torch_avg_pool1d, "adaptive_avg_pool1d": ops.pool.torch_adaptive_avg_pool1d,
-        "adaptive_max_pool1d": ops.pool.torch_adaptive_max_pool1d,
+        **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
+            "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
+            "adaptive_max_pool1d")},
         # group: shape
         "reshape": _tensor_fn("reshape", Tensor.reshape), "flatten": _tensor_fn("flatten", Tensor.flatten),
         "unflatten": _tensor_fn("unflatten", Tensor.unflatten),
@@ -469,21 +501,19 @@ def _build_torch() -> ScriptModule:
         "tril": _tensor_fn("tril", Tensor.tril), "triu": _tensor_fn("triu", Tensor.triu),
         "bmm": _tensor_fn("bmm", Tensor.bmm), "mv": _tensor_fn("mv", Tensor.mv), "dot": _tensor_fn("dot", Tensor.dot),
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
-        "ger": _tensor_fn("ger", Tensor.outer), "einsum": ops.einsum,
+        "ger": _tensor_fn("ger", Tensor.outer),
+        "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv
-        "conv1d": ops.conv1d, "conv2d": ops.conv2d, "conv3d": ops.conv3d,
-        "conv_transpose1d": ops.conv_transpose1d, "conv_transpose2d": ops.conv_transpose2d,
-        "conv_transpose3d": ops.conv_transpose3d,
+        **_CONV,
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
-        "bernoulli": distributions.bernoulli, "multinomial": distributions.multinomial,
-        "poisson": distributions.poisson,
+        **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson")},
         "Generator": factories.generator,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
@@ -505,7 +535,7 @@ def _build_torch() -> ScriptModule:
                                                                          dict(devices.BACKENDS_CUDA))}),
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
-        "testing": ScriptModule("torch.testing", {"assert_close": closeness.assert_close}),
+        "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
         "dtype": _no_instances("torch.dtype"),
         "__version__": torchapi.VERSION,
         "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
@@ -830,8 +860,9 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
-               forward.dual_level: "torch.autograd.forward_ad.dual_level",
-               functorch.Transformed: "function"}
+               forward.dual_level: "torch.autograd.forward_ad.dual_level"}
+# gradcli's classes that PyTorch's are plain functions: a script's function, and what torch.func makes of one
+_FUNCTION_CLASSES = ("gradcli.language.compiler.ScriptFunction", "gradcli.engine.functorch.Transformed")
 
 
 def type_name(obj) -> str:
@@ -849,7 +880,7 @@ def type_name(obj) -> str:
     if cls is Builtin:                      # a builtin or torch function as scripts hold it
         return "builtin_function_or_method"
     name = cls.__name__
-    return "function" if name == "ScriptFunction" else name
+    return "function" if f"{cls.__module__}.{name}" in _FUNCTION_CLASSES else name
 
 
 class ClassValue:

@@ -3,9 +3,16 @@
 Each module holds one group's table of rows and its forward functions. Tensor methods and the
 script's `torch` namespace call ops through this package, which is why it is imported before
 anything else in the engine (see gradcli/engine/__init__.py).
+
+The groups every script uses are imported with the package; the others (matrix products, the nn
+functions and losses, convolution, pooling, normalisation, recurrent layers: a third of the engine's
+code) are imported on the first use of one of their names here (`ops.matmul`, `ops.linalg`), so a
+script that uses none of them does not pay for loading them.
 """
 
-from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
+import importlib
+
+from gradcli.engine.ops import arith, elementwise, indexing, reduce, shape
 from gradcli.engine.ops.arith import (add, addcdiv, addcmul, clone, compare, div, exp, fill, mul, neg, power, rdiv,
                                       reciprocal, rsub, scalar_power, sub, to_dtype, unbind0)
 from gradcli.engine.ops.elementwise import (abs, acos, asin, atan, atan2, bitwise_and, bitwise_not, bitwise_or,
@@ -17,27 +24,48 @@ from gradcli.engine.ops.elementwise import (abs, acos, asin, atan, atan2, bitwis
                                             rshift, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus, sqrt,
                                             square, tan, tanh, trunc, where)
 from gradcli.engine.ops.indexing import getitem, setitem
-from gradcli.engine.ops.linalg import (bmm, det, diag, diag_embed, diagonal, dot, einsum, inverse, matmul, mm, mv,
-                                       outer, trace, vdot)
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
                                       vector_norm)
-from gradcli.engine.ops import composed, conv, nn, normalization, padding, pool, rnn
-from gradcli.engine.ops.conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
-from gradcli.engine.ops.nn import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, dropout,
-                                   bilinear, embedding, huber_loss, kl_div, one_hot, smooth_l1_loss,
-                                   functional_log_softmax, functional_softmax, l1_loss, linear, log_softmax, mse_loss,
-                                   nll_loss, normalize, softmax, torch_dropout)
+from gradcli.engine.ops import padding
 from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chunk, concatenate, contiguous, expand, expand_as,
                                       flatten, flip, fliplr, flipud, gather, hstack, index_select, matrix_T, movedim,
                                       narrow, numpy_T, permute, repeat, reshape, reshape_as, roll, split,
                                       split_with_sizes, squeeze, stack, t, transpose, tril, triu, unbind, unflatten,
                                       unsqueeze, view, view_as, vstack)
-from gradcli.engine.ops.normalization import batch_norm, group_norm, instance_norm, layer_norm
 
 from gradcli.engine import views
 from gradcli.engine.views import rebase as rebase_view
 
-# Every module that declares op rows; tests walk their tables.
-GROUPS = (arith, elementwise, reduce, shape, linalg, indexing, nn, views, rnn, normalization, conv, padding,
-          pool)
+# The groups imported on first use, and the names this package gives their functions.
+_LATER = {
+    "linalg": ("bmm", "det", "diag", "diag_embed", "diagonal", "dot", "einsum", "inverse", "matmul", "mm", "mv", "outer",
+               "trace", "vdot"),
+    "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
+           "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",
+           "functional_softmax", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "normalize", "softmax",
+           "torch_dropout"),
+    "conv": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
+    "normalization": ("batch_norm", "group_norm", "instance_norm", "layer_norm"),
+    "pool": (), "rnn": (), "composed": (),
+}
+_HOME = {name: group for group, names in _LATER.items() for name in names}
+_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "indexing", "nn", "views", "rnn", "normalization",
+                "conv", "padding", "pool")
+
+
+def __getattr__(name: str):
+    """A name of a group imported on first use: import the group, and keep the name here, so the next
+    lookup is an ordinary one. `GROUPS` (every module that declares op rows; tests walk their tables)
+    imports them all."""
+    if name == "GROUPS":
+        value = tuple(globals()[g] if g == "views" else importlib.import_module(f"{__name__}.{g}")
+                      for g in _GROUP_ORDER)
+    elif name in _LATER:
+        value = importlib.import_module(f"{__name__}.{name}")      # (the import sets it here too)
+    elif name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
