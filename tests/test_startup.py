@@ -125,3 +125,18 @@ def test_every_signature_text_parses():
     for key in signatures.SIGNATURES:
         sigs = signatures._signatures(key)
         assert sigs and all(s.params is not None for s in sigs), key
+
+
+def test_syntax_nodes_take_their_fields_in_order():
+    """Node classes share a compiled __init__ per number of fields, renamed for each class."""
+    import inspect
+    from gradcli.language import syntax
+    classes = [c for c in vars(syntax).values() if isinstance(c, type) and issubclass(c, syntax.Node) and c._fields]
+    assert len(classes) > 30
+    for cls in classes:
+        assert list(inspect.signature(cls.__init__).parameters)[1:] == [*cls._fields, "line", "col"], cls
+        node = cls(*range(len(cls._fields)), line=4, col=5)
+        assert [getattr(node, f) for f in cls._fields] == list(range(len(cls._fields)))
+        assert (node.line, node.col) == (4, 5) and cls(*range(len(cls._fields))).line == 0
+        with pytest.raises(TypeError):
+            cls(*range(len(cls._fields) + 1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any, Optional, Union
 
 
@@ -23,12 +24,7 @@ class Node:
         if fields:
             # a plain __init__ per class, as fast as a dataclass's (the tree builder makes one node
             # per grammar reduction, so this is on the parser's hot path)
-            params = ", ".join(fields)
-            body = "".join(f"    self.{f} = {f}\n" for f in fields)
-            namespace = {}
-            exec(f"def __init__(self, {params}, *, line=0, col=0):\n{body}    self.line = line\n"
-                 f"    self.col = col\n", namespace)
-            cls.__init__ = namespace["__init__"]
+            cls.__init__ = _init_for(fields)
 
     def __init__(self, *, line: int = 0, col: int = 0):
         self.line = line
@@ -43,6 +39,27 @@ class Node:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields) + ")"
+
+
+_INIT_TEMPLATES: dict = {}      # number of fields -> an __init__ with placeholder names
+
+
+def _init_for(fields: tuple):
+    """`def __init__(self, <fields>, *, line=0, col=0)` storing each argument in its attribute. Compiled
+    once per number of fields, then renamed: compiling one per class (with exec) cost start-up 3-5 ms."""
+    template = _INIT_TEMPLATES.get(len(fields))
+    if template is None:
+        names = [f"_{i}" for i in range(len(fields))]
+        body = "".join(f"    self.{n} = {n}\n" for n in names)
+        namespace: dict = {}
+        exec(f"def __init__(self, {', '.join(names)}, *, line=0, col=0):\n{body}    self.line = line\n"
+             f"    self.col = col\n", namespace)
+        template = _INIT_TEMPLATES[len(fields)] = namespace["__init__"]
+    # the template stores argument i under the attribute name i (co_names) from the local i (co_varnames)
+    code = template.__code__.replace(co_varnames=("self", *fields, "line", "col"), co_names=(*fields, "line", "col"))
+    init = FunctionType(code, {}, "__init__", template.__defaults__)
+    init.__kwdefaults__ = dict(template.__kwdefaults__)
+    return init
 
 
 class Statement(Node):
