@@ -7,8 +7,6 @@ import io
 import os
 import random
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,6 +14,8 @@ import pytest
 
 from gradcli import cli
 from gradcli.repl.shell import Options, Shell
+
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 _rnd = random.Random(8)
@@ -139,8 +139,7 @@ def test_as_a_real_process_and_from_stdin(name, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
     for args, shown in ((["run", "-"], "<stdin>"), ([], "<stdin>")):
-        p = subprocess.run([sys.executable, "-m", "gradcli", *args], input=data, capture_output=True, env=env,
-                           timeout=60)
+        p = launcher.run(args, input=data, text=False, env=env, timeout=60)
         assert p.returncode == status
         check_report(p.stderr.decode(), shown, expected)
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 HEADER = "| workload"
@@ -84,8 +86,7 @@ def test_every_grad_workload_is_checked_here():
 def test_grad_workload_runs_on_gradcli_at_tiny_size(name, tmp_path):
     sizes, expected = TINY[name]
     script = params.instantiate(BENCH / name, tmp_path, **sizes)
-    p = subprocess.run([sys.executable, "-m", "gradcli", "run", str(script)], capture_output=True, text=True,
-                       timeout=60)
+    p = launcher.run(["run", script], timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""
     assert re.fullmatch(expected, p.stdout), p.stdout

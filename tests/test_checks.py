@@ -18,6 +18,8 @@ from gradcli.engine import backward
 from gradcli.engine.ops import arith, reduce
 from gradcli.engine.tensor import Tensor
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "tests" / "checks"
 OK = re.compile(r"^(.+):(\d+): (backward|autograd\.grad)\(\)(, call \d+ of \d+)?: ok, \d+ (leaf|leaves|input|inputs), "
@@ -27,8 +29,7 @@ OK = re.compile(r"^(.+):(\d+): (backward|autograd\.grad)\(\)(, call \d+ of \d+)?
 def gradcli(*args, stdin=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=300)
+    return launcher.run(args, input=stdin, env=env, timeout=300)
 
 
 def main(capsys, *args):

@@ -9,6 +9,8 @@ import pytest
 from conftest import cpython_output, gradcli_output, located_error
 from gradcli.session import Session
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 SNIPPETS = [
     # attributes, methods, class attributes shared by instances
     "class Counter:\n    total = 0\n    def __init__(self, start=0):\n        self.n = start\n        Counter.total += 1\n"
@@ -254,12 +256,9 @@ def test_recursion_through_special_methods_is_bounded():
 
 def test_a_script_exit_cannot_swallow_the_timeout():
     from gradcli import cli
-    import subprocess
-    import sys
     source = ("class Swallow:\n    def __enter__(self):\n        return self\n    def __exit__(self, t, v, tb):\n"
               "        return True\nwith Swallow():\n    while True:\n        pass\nprint('escaped')\n")
-    p = subprocess.run([sys.executable, "-m", "gradcli", "--timeout", "1", "-c", source], capture_output=True,
-                       text=True, timeout=60)
+    p = launcher.run(["--timeout", "1", "-c", source], timeout=60)
     assert cli is not None
     assert (p.returncode, p.stdout) == (124, "")
 

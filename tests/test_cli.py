@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def gradcli(*args, stdin=None, cwd=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=60)
+    return launcher.run(args, input=stdin, cwd=cwd, env=env, timeout=60)
 
 
 def test_run_prints_tutorial_output(tmp_path):

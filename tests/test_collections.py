@@ -7,6 +7,8 @@ from conftest import cpython_output, gradcli_output, located_error, normalize, r
 from gradcli.engine.state import STATE
 from gradcli.language import stdlib
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 C = "from collections import defaultdict, Counter, OrderedDict, deque, namedtuple\n"
 
 SNIPPETS = [
@@ -213,10 +215,7 @@ def test_the_module_is_importable_and_completed():
 def test_timeout_stops_a_long_count_in_c(source):
     """sum() of a huge elements() and a maxlen deque of an endless iterator return to Python every
     2**20 items, so the deadline's timer stops them on time (not the supervisor, a second later)."""
-    import subprocess
-    import sys
-    p = subprocess.run([sys.executable, "-m", "gradcli", "--timeout", "0.5", "-c", source], capture_output=True,
-                       text=True, timeout=60)
+    p = launcher.run(["--timeout", "0.5", "-c", source], timeout=60)
     assert p.returncode == 124
     assert p.stderr.splitlines()[0].endswith(": TimeoutError: stopped after 0.5 seconds (--timeout 0.5)")
     assert "inside a computation" not in p.stderr

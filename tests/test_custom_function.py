@@ -7,6 +7,8 @@ import pytest
 
 from tests.conftest import gradcli_output, normalize, run_script
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 PRE = 'import torch\n\nclass Twice(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, k):\n        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return ctx.answer\n\ndef attempt(answer, k=3):\n    x = torch.tensor([1., 2.], requires_grad=True)\n    y = Twice.apply(x, k)\n    y.grad_fn.answer = answer\n    try:\n        y.sum().backward()\n        print("ok", x.grad)\n    except RuntimeError as e:\n        print("RuntimeError:", e)\n\ng = torch.ones(2)\n'
 SAVER = 'import torch\n\nclass Saver(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        a, = ctx.saved_tensors\n        return g * a\n\nx = torch.tensor([1., 2.], requires_grad=True)\n'
 EXP = 'import torch\n\nclass Exp(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        r = x.exp()\n        ctx.save_for_backward(r)\n        return r\n\n    @staticmethod\n    def backward(ctx, g):\n        r, = ctx.saved_tensors\n        print("saved", r, r.grad_fn is ctx, r.requires_grad)\n        return g * r\n\nx = torch.tensor([0., 1.], requires_grad=True)\n'
@@ -317,13 +319,10 @@ def test_ctx_attributes_count_against_the_bounds():
 
 
 def test_an_endless_backward_stops_at_the_timeout(tmp_path):
-    import subprocess
-    import sys
     script = tmp_path / "loop.grad"
     script.write_text(_MYF.replace("return g", "while True:\n            pass") + "MyF.apply(torch.ones(1, "
                       "requires_grad=True)).sum().backward()\n")
-    done = subprocess.run([sys.executable, "-m", "gradcli", "run", "--timeout", "1", str(script)],
-                          capture_output=True, text=True, timeout=60)
+    done = launcher.run(["run", "--timeout", "1", script], timeout=60)
     assert done.returncode != 0
     assert "TimeoutError: stopped after 1 second" in done.stderr
     assert "Traceback" not in done.stderr

@@ -22,6 +22,8 @@ from gradcli import cli
 from gradcli.diagnostics import explain
 from gradcli.repl.shell import Options, Shell
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "diagnostics"
 TUTORIAL = str(ROOT / "examples" / "tutorial.grad")
@@ -439,8 +441,7 @@ def test_problems_and_their_statuses(capsys, tmp_path):
 
 
 def test_explain_reads_standard_input_and_keeps_its_lines():
-    p = subprocess.run([sys.executable, "-m", "gradcli", "explain", "-", "x"],
-                       input=(SCRIPTS / "polynomial.grad").read_text(), capture_output=True, text=True, cwd=ROOT)
+    p = launcher.run(["explain", "-", "x"], input=(SCRIPTS / "polynomial.grad").read_text(), cwd=ROOT)
     assert p.returncode == 0 and p.stdout == POLYNOMIAL
 
 
@@ -448,7 +449,7 @@ def test_the_command_is_listed_and_costs_nothing_to_import():
     p = subprocess.run([sys.executable, "-c", "import sys; import gradcli.diagnostics.explain; print('numpy' in sys.modules)"],
                        capture_output=True, text=True, cwd=ROOT)
     assert p.stdout == "False\n"
-    p = subprocess.run([sys.executable, "-m", "gradcli", "--help"], capture_output=True, text=True, cwd=ROOT)
+    p = launcher.run(["--help"], cwd=ROOT)
     assert "explain" in p.stdout
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from gradcli import cli
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = str(ROOT / "examples" / "tutorial.grad")
 
@@ -298,9 +300,9 @@ def test_bad_limits_are_usage_errors(capsys):
 
 def test_script_from_stdin_and_the_console_script(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.run([sys.executable, "-m", "gradcli", "graph", "-", "--ascii"],
-                       input="import torch\nx = torch.ones(2, requires_grad=True)\nprint(x)\ny = (x * 2).sum()\n",
-                       capture_output=True, text=True, env=env, timeout=60)
+    p = launcher.run(["graph", "-", "--ascii"],
+                     input="import torch\nx = torch.ones(2, requires_grad=True)\nprint(x)\ny = (x * 2).sum()\n",
+                     env=env, timeout=60)
     assert (p.returncode, p.stderr) == (0, "")
     assert p.stdout == ("SumBackward0  y = (x * 2).sum()  (line 4)\n"      # the script's print is not shown
                         "`-- MulBackward0  in y = (x * 2).sum()  (line 4)\n"

@@ -8,7 +8,6 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -20,6 +19,8 @@ from gradcli import cli
 from gradcli.diagnostics.jsonl import JsonLines
 from gradcli.repl.shell import Options, Shell
 from gradcli.session import Session
+
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
 
 # ------------------------------------------------------------------------------ the schema, by hand
 
@@ -452,8 +453,7 @@ def test_line_tracking_is_compiled_in_only_with_an_event_sink():
 def gradcli(*args, stdin=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60)
+    return launcher.run(args, input=stdin, env=env, timeout=60)
 
 
 def test_cli_run_statuses_and_stdout_only(tmp_path):

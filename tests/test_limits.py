@@ -23,6 +23,8 @@ from gradcli.errors import ScriptError
 from gradcli.repl.shell import Options, Shell
 from gradcli.session import Session
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,8 +32,7 @@ def gradcli(*args, stdin=None, timeout=60):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
     started = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True, text=True,
-                       env=env, timeout=timeout)
+    p = launcher.run(args, input=stdin, env=env, timeout=timeout)
     p.seconds = time.monotonic() - started
     return p
 

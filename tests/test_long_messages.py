@@ -3,12 +3,12 @@ saying by how much, in text and in JSON Lines."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from conftest import run_script
 from gradcli.errors import MAX_MESSAGE, ScriptError
+
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,13 +30,11 @@ def test_the_cut_message_in_jsonl_and_text():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GRADCLI_TRACEBACK", None)
     code = "print(1)\nassert False, 'z' * 10**7"
-    p = subprocess.run([sys.executable, "-m", "gradcli", "--format", "jsonl", "-c", code], capture_output=True,
-                       text=True, env=env, timeout=120)
+    p = launcher.run(["--format", "jsonl", "-c", code], env=env, timeout=120)
     error = json.loads(p.stdout.splitlines()[1])
     assert (p.returncode, error["type"]) == (1, "AssertionError")
     assert error["message"] == "z" * MAX_MESSAGE + "... [9,995,904 more characters]"
     assert len(p.stdout) < MAX_MESSAGE + 500
-    p = subprocess.run([sys.executable, "-m", "gradcli", "-c", code], capture_output=True, text=True, env=env,
-                       timeout=120)
+    p = launcher.run(["-c", code], env=env, timeout=120)
     assert p.returncode == 1 and len(p.stderr) < MAX_MESSAGE + 500
     assert p.stderr.splitlines()[0].endswith("... [9,995,904 more characters]")

@@ -14,6 +14,8 @@ import pytest
 
 from gradcli import cli
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "tests" / "oneshot"
 CASES = sorted(p.stem for p in GOLDENS.glob("*.args"))
@@ -111,14 +113,12 @@ tensor([[4.5000, 4.5000],
 
 
 def test_the_tutorial_in_a_real_process():
-    done = subprocess.run([sys.executable, "-m", "gradcli", "grad", "(3*(x+2)**2).mean()", "x=torch.ones(2,2)"],
-                          capture_output=True, text=True, cwd=ROOT)
+    done = launcher.run(["grad", "(3*(x+2)**2).mean()", "x=torch.ones(2,2)"], cwd=ROOT)
     assert (done.returncode, done.stdout, done.stderr) == (0, TUTORIAL_OUT, "")
 
 
 def test_a_runtime_error_in_a_real_process_exits_1_with_pytorchs_message():
-    done = subprocess.run([sys.executable, "-m", "gradcli", "grad", "x**2", "x=[1., 2.]"],
-                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
+    done = launcher.run(["grad", "x**2", "x=[1., 2.]"], cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == ("<expr>: RuntimeError: grad can be implicitly created only for scalar outputs\n"
                            "hint: EXPR has shape [2]: reduce it to one number (.sum(), .mean()) or give "

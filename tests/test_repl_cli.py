@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
+
 # every REPL test ends within this, whatever happens to the keys or the interrupt (pytest-timeout)
 pytestmark = pytest.mark.timeout(60)
 
@@ -20,8 +22,7 @@ def gradcli(*args, stdin="", tmp_path=None):
     env.pop("GRADCLI_TRACEBACK", None)
     if tmp_path is not None:
         env["XDG_STATE_HOME"] = str(tmp_path)
-    return subprocess.run([sys.executable, "-m", "gradcli", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60)
+    return launcher.run(args, input=stdin, env=env, timeout=60)
 
 
 def test_repl_reads_units_from_a_pipe_and_echoes(tmp_path):
@@ -127,8 +128,8 @@ def test_one_colour_policy_for_run_and_the_repl(monkeypatch):
     env["PYTHONPATH"] = str(ROOT)
     for args, stdin in ((["-c", "nope"], ""), (["repl"], "nope\n")):
         def stderr(**extra):
-            return subprocess.run([sys.executable, "-m", "gradcli", *args, *extra.pop("flags", [])], input=stdin,
-                                  capture_output=True, text=True, env=dict(env, **extra), timeout=60).stderr
+            return launcher.run([*args, *extra.pop("flags", [])], input=stdin, env=dict(env, **extra),
+                                timeout=60).stderr
         assert red not in stderr()                                   # not a terminal
         assert stderr(FORCE_COLOR="1").startswith(red)
         assert red not in stderr(FORCE_COLOR="1", NO_COLOR="1")

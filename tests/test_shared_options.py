@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from gradcli import cli
 from gradcli.commands import common
+
+import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,8 +77,7 @@ def _gradcli(argv, stdin, capsys, in_process):
         return status, captured.out, captured.err
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("GRADCLI_TRACEBACK", None)
-    p = subprocess.run([sys.executable, "-m", "gradcli", *argv], input=stdin or "", capture_output=True,
-                       text=True, env=env, timeout=60)
+    p = launcher.run(argv, input=stdin or "", env=env, timeout=60)
     return p.returncode, p.stdout, p.stderr
 
 
