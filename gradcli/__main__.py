@@ -8,6 +8,6 @@ import sys
 if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.curdir, os.getcwd()):
     del sys.path[0]
 
-from gradcli.cli import main  # noqa: E402  -- after the path is made safe
+from gradcli.cli import command  # noqa: E402  -- after the path is made safe
 
-sys.exit(main())
+command()

@@ -285,4 +285,20 @@ def main(argv=None) -> int:
         budget.restore_process(memory)
 
 
-__all__ = ["main"]
+def command() -> None:
+    """The `gradcli` command (the console script and `python -m gradcli`): main(), then the process ends
+    once what it wrote is flushed, without Python's teardown of numpy's and gradcli's modules (15-20 ms
+    of every run, measured). Nothing of gradcli runs at exit: no atexit handler, no temporary file, no
+    buffered file left open."""
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:         # the reader went away after main() returned: as main() treats it
+        pass
+    except ValueError:              # a stream closed by the script's caller
+        pass
+    os._exit(status)
+
+
+__all__ = ["main", "command"]
