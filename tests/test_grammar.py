@@ -788,19 +788,29 @@ def test_parse_tables_are_cached_and_reused(tmp_path):
 
 
 def test_writing_new_tables_removes_stale_ones(tmp_path):
+    """The newest tables of other versions stay (gradcli versions used side by side would otherwise rebuild
+    each other's at every run); older ones, and an older cache layout, go."""
     folder = tmp_path / "gradcli"
     folder.mkdir()
-    stale = folder / "grammar-0123456789abcdef0123.tables"
-    stale.write_bytes(b"tables of an older grammar")
+    versions = [folder / f"grammar-0123456789abcdef012{i}.tables" for i in range(tables.KEPT_OTHERS + 2)]
+    for age, path in enumerate(versions):
+        path.write_bytes(b"tables of another grammar")
+        os.utime(path, ns=(10**18 - age * 10**12, 10**18 - age * 10**12))     # versions[0] is the newest
+    stale = versions[-1]
     older_layout = folder / "grammar-0123456789abcdef0123.lark-cache"     # what gradcli once wrote
     older_layout.write_bytes(b"lark's own cache")
-    (folder / "grammar-stuck.tables").mkdir()     # cannot be unlinked: skipped quietly
     (folder / "notes.txt").write_text("not a cache file")
     code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
     first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert first.stdout.strip() == "x", first.stderr
     current = tables.cache_path(parser.grammar_path().read_text(encoding="utf-8")).name
-    assert sorted(p.name for p in folder.iterdir()) == sorted([current, "grammar-stuck.tables", "notes.txt"])
+    kept = [p.name for p in versions[:tables.KEPT_OTHERS]]
+    assert sorted(p.name for p in folder.iterdir()) == sorted([current, *kept, "notes.txt"])
+    (folder / current).unlink()
+    (folder / "grammar-stuck.tables").mkdir()     # cannot be unlinked: skipped quietly
+    os.utime(folder / "grammar-stuck.tables", ns=(0, 0))
+    assert run_python(code, XDG_CACHE_HOME=str(tmp_path)).stdout.strip() == "x"
+    assert sorted(p.name for p in folder.iterdir()) == sorted([current, *kept, "grammar-stuck.tables", "notes.txt"])
     # Loading cached tables writes nothing, so it leaves the folder as it is.
     stale.write_bytes(b"tables of an older grammar")
     second = run_python(code, XDG_CACHE_HOME=str(tmp_path))

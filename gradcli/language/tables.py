@@ -252,22 +252,38 @@ def _write(folder: int, name: str, tables: dict) -> bool:
         return False
 
 
-def _remove_stale(folder: int, current: str) -> None:
-    """Delete the tables of other grammar versions (and older cache layouts), as far as we can.
+KEPT_OTHERS = 3       # tables of other gradcli versions kept beside the current one (the newest written)
 
-    Each grammar edit writes a file under a new name, and they would pile up. Only a write comes
-    here, so a run that loads cached tables never lists the folder.
+
+def _remove_stale(folder: int, current: str) -> None:
+    """Delete the tables of older grammar versions (and older cache layouts), as far as we can.
+
+    Each grammar edit writes a file under a new name, and they would pile up. Yet two gradcli versions
+    used side by side (two environments, a checkout beside an installed copy) would delete each other's
+    tables at every run and rebuild them (importing lark: 0.1 s): so the KEPT_OTHERS newest files of
+    other versions stay. Only a write comes here, so a run that loads cached tables never lists the folder.
     """
     try:
         names = os.listdir(folder)
     except OSError:
         return
+    others = []
     for name in names:
-        if name != current and name.startswith("grammar-") and name.endswith((".tables", ".lark-cache")):
+        if name == current or not name.startswith("grammar-"):
+            continue
+        if name.endswith(".lark-cache"):
+            others.append((-1, name))           # an older layout: always removed
+        elif name.endswith(".tables"):
             try:
-                os.unlink(name, dir_fd=folder)
+                others.append((os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime_ns, name))
             except OSError:
                 pass
+    others.sort(reverse=True)
+    for stamp, name in others[KEPT_OTHERS:] + [o for o in others[:KEPT_OTHERS] if o[0] < 0]:
+        try:
+            os.unlink(name, dir_fd=folder)
+        except OSError:
+            pass
 
 
 # ================================================================ building, with lark
