@@ -54,7 +54,7 @@ def main() -> None:
     print(f"`gradcli run {Path(args.script).name}`, -X importtime, median of {args.runs} runs, beyond `import numpy`:")
     print(f"  gradcli's modules: {len(ours)}, {sum(ours.values()) / 1000:.1f} ms self time")
     print(f"  other modules:     {len(rest)}, {sum(rest.values()) / 1000:.1f} ms self time ({', '.join(sorted(rest))})")
-    print(f"  costliest:")
+    print("  costliest:")
     for name, t in sorted(median.items(), key=lambda kv: -kv[1])[:args.top]:
         print(f"    {t / 1000:6.2f} ms  {name}")
 
