@@ -72,6 +72,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, unknown_command(m[1], self.argv, list(subcommands(self))) + "\n")
 
 
+_TERMINAL_COLUMNS: list = []        # the terminal's width, asked once (argparse asks at every argument)
+
+
 def _columns() -> int:
     """The terminal's width as shutil.get_terminal_size gives it: $COLUMNS, else the terminal's, else 80."""
     try:
@@ -79,10 +82,12 @@ def _columns() -> int:
     except (KeyError, ValueError):
         columns = 0
     if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
+        if not _TERMINAL_COLUMNS:
+            try:
+                _TERMINAL_COLUMNS.append(os.get_terminal_size(sys.__stdout__.fileno()).columns)
+            except (AttributeError, ValueError, OSError):
+                _TERMINAL_COLUMNS.append(0)
+        columns = _TERMINAL_COLUMNS[0]
     return columns or 80
 
 
