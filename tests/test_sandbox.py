@@ -425,3 +425,18 @@ def test_convolutions_and_padding_are_bounded_and_closed(source, expected, capsy
     out, err = capsys.readouterr()
     assert err.splitlines()[0] == "<string>:" + expected
     assert "Traceback" not in err and "MemoryError" not in err
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nprint(torch.conv2d.target)",
+    "import torch\nprint(getattr(torch.einsum, 'target'))",
+    "import torch\nprint(torch.bernoulli.__wrapped__)",
+    "import torch\nf = torch.vmap\nprint(f.func)",
+    "import torch.nn as nn\nprint(nn.members)",
+    "import torch\nprint(torch.optim._make)",
+    "import torch\nprint(torch.linalg._members)",
+])
+def test_what_loads_on_first_use_shows_nothing_of_its_loading(source):
+    """The stand-ins of functions whose module loads at their first call, and modules made on first use,
+    give a script nothing but what PyTorch's own have (tests/test_startup.py: what loads when)."""
+    assert "AttributeError" in _error(source)
