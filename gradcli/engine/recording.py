@@ -491,7 +491,9 @@ def axes(dim, ndim: int) -> tuple:
     """Normalise `dim` (int or sequence) to sorted non-negative axes, with PyTorch's range error."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     out = []
-    for d in dims:
+    for i, d in enumerate(dims):
+        if d.__class__ is bool and i > 0:       # the parser unpacks an int list's later elements as ints
+            d = int(d)
         if not isinstance(d, int) or isinstance(d, bool):
             raise TypeError(f"dim must be int or tuple of ints, not {type(d).__name__}")
         d = wrap_dim(d, ndim)

@@ -1064,10 +1064,10 @@ class Tensor:
 
     def broadcast_to(self, *size, **kwargs):
         if kwargs.keys() == {"size"} and not size:
-            return ops.expand(self, kwargs["size"])
-        if kwargs or not size:
+            size = (kwargs["size"],)
+        elif kwargs or not size:
             raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
-        return ops.expand(self, *size)
+        return ops.shape.broadcast_to_method(self, size)
 
     def repeat(self, *repeats):
         return ops.repeat(self, *repeats)

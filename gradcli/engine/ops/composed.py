@@ -58,6 +58,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
     then the product summed over dim."""
     _expect_attr(x1, "size")
     _expect_attr(x2, "size")
+    if dim.__class__ is not int:        # (a C++ function in PyTorch: its parser's words)
+        raise TypeError(f"cosine_similarity(): argument 'dim' must be int, not {type(dim).__name__}")
     common = result_dtype(x1, x2)
     if common.np.kind != "f":
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "

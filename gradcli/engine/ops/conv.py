@@ -268,7 +268,9 @@ def _expand(value, n: int, fn: str, name: str, position: int) -> list:
     """An int or a sequence of ints, as the functional's IntArrayRef[n] takes it."""
     if _is_int(value):
         return [int(value)] * n
-    if isinstance(value, (tuple, list)) and all(_is_int(v) for v in value):
+    # the parser takes the list by its first element (an int, not a bool); the others unpack as ints
+    if isinstance(value, (tuple, list)) and (not value or _is_int(value[0])) \
+            and all(_is_int(v) or isinstance(v, (bool, np.bool_)) for v in value):
         return [int(v) for v in value]
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, not "
                     f"{type(value).__name__}")

@@ -38,13 +38,23 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
     if value.__class__ is int:
         return (value,) * n
     if value.__class__ in (tuple, list):
-        for i, v in enumerate(value):
-            if v.__class__ is not int and v.__class__ is not bool:
-                raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
-                                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
-        return tuple(int(v) for v in value)
+        return _int_elements(value, fn, name, position)
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
                     f"not {type(value).__name__}")
+
+
+def _int_elements(values, fn: str, name: str, position: int) -> tuple:
+    """The ints of a list argument as PyTorch's parser reads them: it looks at the first element to choose
+    the signature (an int, where a bool is none), then unpacks the others as ints (a bool among them is 0 or 1)."""
+    for i, v in enumerate(values):
+        if i == 0 and v.__class__ is not int:
+            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type(v).__name__} at pos 0")
+        if v.__class__ is not int and v.__class__ is not bool:
+            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+        check_list_int(v, fn, name, i + 1)
+    return tuple(int(v) for v in values)
 
 
 def _pair(values: tuple, fn: str, what: str, omitted=False) -> tuple | None:
@@ -615,12 +625,7 @@ def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     sizes = tuple(x.shape[len(x.shape) - len(output_size) + i] if v is None else v
                   for i, v in enumerate(output_size))
-    for i, v in enumerate(sizes):
-        if v.__class__ is not int:
-            raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, "
-                            f"not {type(v).__name__}")
-        check_list_int(v, fn, "output_size", i + 1)
-    return sizes
+    return _int_elements(sizes, fn, "output_size", 2)
 
 
 def adaptive_avg_pool2d(input, output_size) -> Tensor:

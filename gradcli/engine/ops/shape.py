@@ -233,7 +233,7 @@ def int_list(values, fn: str, arg: str, position: int = 1) -> tuple:
         else:
             values = tuple(values[0])
     for i, v in enumerate(values):
-        if not _is_int(v):
+        if not _is_int(v) and not (i > 0 and v.__class__ is bool):     # the parser unpacks later elements as ints
             if i > 0:
                 raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {type(v).__name__}\"")
@@ -500,6 +500,11 @@ def broadcast_to(a: Tensor, size) -> Tensor:
     return _expand(a, int_list((size,), "broadcast_to", "size"))
 
 
+def broadcast_to_method(a: Tensor, sizes: tuple) -> Tensor:
+    """Tensor.broadcast_to: the size as ints or one sequence, as expand takes it, named as itself in errors."""
+    return _expand(a, int_list(sizes, "broadcast_to", "size"))
+
+
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
     return expand(a, other._a.shape)
 
@@ -586,8 +591,11 @@ def matrix_T(a: Tensor, name: str = "mT") -> Tensor:
 
 def movedim(a: Tensor, source, destination) -> Tensor:
     x = a._a
-    src = (source,) if isinstance(source, int) else tuple(source)
-    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    # an int list's later elements unpack as ints (True is 1); its first must be an int
+    src = (source,) if isinstance(source, int) else tuple(int(d) if i and d.__class__ is bool else d
+                                                          for i, d in enumerate(source))
+    dst = (destination,) if isinstance(destination, int) else tuple(int(d) if i and d.__class__ is bool else d
+                                                                    for i, d in enumerate(destination))
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({_size_list(src)} dims) should "
                            f"contain the same number of dims as destination ({_size_list(dst)} dims)")
