@@ -52,7 +52,8 @@ def _laid_out(out: np.ndarray, *operands) -> np.ndarray:
 class NumpyMath:
     """Formulas on numpy arrays: a plain backward pass."""
 
-    tensors = False
+    def __init__(self):
+        self.tensors = False        # an instance attribute: formulas read it often, and an instance's is quicker
 
     @staticmethod
     def mul_wrapped(g, value):
@@ -63,8 +64,12 @@ class NumpyMath:
         return g / value
 
     @staticmethod
-    def unpack(saved: tuple, node) -> list:
-        return [s._a if s.__class__ is Tensor else (s.a if s.__class__ is Out else s) for s in saved]
+    def unpack(saved: tuple, node) -> tuple:
+        # a tuple of numbers (a product by a Python number saves no tensor) is used as it is
+        for s in saved:
+            if s.__class__ is Tensor or s.__class__ is Out:
+                return tuple([s._a if s.__class__ is Tensor else (s.a if s.__class__ is Out else s) for s in saved])
+        return saved
 
     zeros_like = staticmethod(np.zeros_like)
     expand = staticmethod(np.broadcast_to)
@@ -280,7 +285,8 @@ class NumpyMath:
 class TensorMath:
     """Formulas on Tensors, each step recorded: create_graph=True."""
 
-    tensors = True
+    def __init__(self):
+        self.tensors = True
     mul_wrapped = staticmethod(arith.mul_wrapped)
     div_wrapped = staticmethod(arith.div_wrapped)
 

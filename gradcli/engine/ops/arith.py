@@ -156,7 +156,7 @@ SUB         = Op("SubBackward0",        None,          ("alpha",),
 RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
                  jvp="auto")
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
-                 (lambda F, g, self, other: _times(F, g, other),
+                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else g * other,
                   lambda F, g, self, other: g * self),
                  fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square,
                  jvp=_mul_jvp)
