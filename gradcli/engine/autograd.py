@@ -596,20 +596,25 @@ def _check_nan(node, grads_in, F):
 def _count_dependencies(roots) -> dict:
     """How many edges enter each node reachable from the roots (iterative DFS)."""
     deps = {}
-    stack = []
+    # two Nones under the nodes: popping the last node of a list frees its storage and the next push
+    # allocates it again (a chain pops and pushes one node at a time); the first None ends the walk
+    stack = [None, None]
     for r in roots:
         if r not in deps:
             deps[r] = 0
             stack.append(r)
-    while stack:
-        for child in stack.pop().inputs:
+    pop, push = stack.pop, stack.append
+    node = pop()
+    while node is not None:
+        for child in node.inputs:
             if child is None:
                 continue
             if child in deps:
                 deps[child] += 1
             else:
                 deps[child] = 1
-                stack.append(child)
+                push(child)
+        node = pop()
     return deps
 
 
@@ -793,10 +798,19 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
     owned = {}              # the nodes whose pending gradient the sweep owns, as keys (see _receive)
     heap = _graph_root(roots, grads, deps, pending, visits, F)
     unpack = F.unpack
-    while heap:
-        node = heap.pop()
-        if heap:
-            node = _heap_pop_rest(heap, node)
+    # The one ready node while the heap is empty waits in `ready`, not in the heap: a chain would
+    # otherwise empty the list and push one node back, and each list that empties frees its storage.
+    ready = None
+    while True:
+        if ready is not None:
+            node = ready
+            ready = None
+        elif heap:
+            node = heap.pop()
+            if heap:
+                node = _heap_pop_rest(heap, node)
+        else:
+            break
         g = pending.pop(node, None)
         mine = owned.pop(node, False)
         if captured is not None and node in captured:
@@ -875,13 +889,24 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         # gradient is handed on (one loop, no list: about a fifth of a small node's cost); formulas are
         # pure and only gradients the sweep owns are written in place, so the values are the same.
         formulas = op.backward
+        if grads_in is None:
+            nv = len(values)
         i = -1
         for child in inputs:
             i += 1
             if child is None:
                 continue
             if grads_in is None:
-                gi = formulas[i](F, g, *values)
+                # a call with as many arguments as the formula has runs in the same interpreter loop; a
+                # call with *values builds a list and a tuple and recurses into a new one
+                if nv == 1:
+                    gi = formulas[i](F, g, values[0])
+                elif nv == 2:
+                    gi = formulas[i](F, g, values[0], values[1])
+                elif nv == 0:
+                    gi = formulas[i](F, g)
+                else:
+                    gi = formulas[i](F, g, *values)
                 if fit is not None and fit[i] is not None:
                     gi = _fit(F, gi, fit[i])
             else:
@@ -899,8 +924,12 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             if n == 0:
                 if heap:
                     _heap_push(heap, child)
-                else:
-                    heap.append(child)
+                elif ready is None:
+                    ready = child
+                else:                   # a second ready node: both go into the heap, in order
+                    heap.append(ready)
+                    ready = None
+                    _heap_push(heap, child)
     return captured
 
 
