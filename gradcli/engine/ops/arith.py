@@ -270,7 +270,7 @@ def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
 def add(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
         _check_alpha("add", a, b, alpha)
-    if _float_number_case(a, b):
+    if b.__class__ is float and a._a.dtype.kind == "f" or _float_number_case(a, b):     # a float, inline
         if STATE.in_formula and alpha == 1:
             return with_numbers(ADD_SCALAR, a._a + b, (a,), (), ())
         args = (alpha,)
@@ -422,6 +422,8 @@ def rsub(a: Tensor, b) -> Tensor:
 
 
 def mul(a: Tensor, b) -> Tensor:
+    if b.__class__ is float and a._a.dtype.kind == "f" and not STATE.in_formula:    # mul_wrapped, inline
+        return with_numbers(MUL, a._a * b, (a, b), (), (None, b))
     if _float_number_case(a, b):
         if STATE.in_formula:
             return mul_scalar(a, b)
