@@ -69,7 +69,8 @@ class _Later:
 class NumpyMath(_Later):
     """Formulas on numpy arrays: a plain backward pass."""
 
-    tensors = False
+    def __init__(self):
+        self.tensors = False        # an instance attribute: formulas read it often, and an instance's is quicker
 
     @staticmethod
     def mul_wrapped(g, value):
@@ -80,8 +81,12 @@ class NumpyMath(_Later):
         return g / value
 
     @staticmethod
-    def unpack(saved: tuple, node) -> list:
-        return [s._a if s.__class__ is Tensor else (s.a if s.__class__ is Out else s) for s in saved]
+    def unpack(saved: tuple, node) -> tuple:
+        # a tuple of numbers (a product by a Python number saves no tensor) is used as it is
+        for s in saved:
+            if s.__class__ is Tensor or s.__class__ is Out:
+                return tuple([s._a if s.__class__ is Tensor else (s.a if s.__class__ is Out else s) for s in saved])
+        return saved
 
     zeros_like = staticmethod(np.zeros_like)
     expand = staticmethod(np.broadcast_to)
@@ -292,7 +297,8 @@ class NumpyMath(_Later):
 class TensorMath(_Later):
     """Formulas on Tensors, each step recorded: create_graph=True."""
 
-    tensors = True
+    def __init__(self):
+        self.tensors = True
     mul_wrapped = staticmethod(arith.mul_wrapped)
     div_wrapped = staticmethod(arith.div_wrapped)
 

@@ -253,6 +253,22 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     return t
 
 
+def with_numbers(op: Op, out, inputs: tuple, args: tuple, saved: tuple) -> Tensor:
+    """`apply(op, out, inputs, args, same=True)` for an op on one tensor (inputs[0], of the result's shape
+    and dtype) and Python numbers, whose node saves `saved` (what apply would derive: numbers only). In a
+    plain run (no tool watching, grad mode on, no forward-mode level, no saved-tensor hooks) the node is
+    made here in a few steps: `tensor * 1.0001` in a loop is the per-op overhead users meet."""
+    if STATE.observer is None and STATE.recording and STATE.fw_level is None and STATE.saved_hooks is None:
+        t = Tensor(out)
+        x = inputs[0]
+        nx = x.grad_fn or edge(x)
+        if nx is not None:
+            t.grad_fn = Node(op, (nx, None) if len(inputs) == 2 else (nx,), saved)
+            t.requires_grad = True
+        return t
+    return apply(op, out, inputs, args, None, True)
+
+
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
     """`t` with its forward-mode tangent, when some input has one (a dual level is in force)."""
     from gradcli.engine import forward

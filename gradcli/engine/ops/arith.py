@@ -9,7 +9,7 @@ from gradcli.engine import elementary as cr     # the correctly rounded elementa
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
-                                      result_dtype, scalar_param, unary)
+                                      result_dtype, scalar_param, unary, with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -156,7 +156,7 @@ SUB         = Op("SubBackward0",        None,          ("alpha",),
 RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
                  jvp="auto")
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
-                 (lambda F, g, self, other: _times(F, g, other),
+                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else g * other,
                   lambda F, g, self, other: g * self),
                  fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square,
                  jvp=_mul_jvp)
@@ -228,23 +228,27 @@ def _float_number_case(a: Tensor, b) -> bool:
 
 _INT64_END = 1 << 63                      # Python ints past int64 take the general path (recording.operands)
 
+# The number paths below hand numpy's result to the Tensor as it is: a 0-d product is a numpy scalar,
+# which Tensor() makes an array.
+
 
 def mul_scalar(a: Tensor, value) -> Tensor:
     """`tensor * number` as C++ code records it (MulBackward1)."""
-    return apply(MUL_SCALAR, np.asarray(a._a * value), (a,), (value,))
+    return with_numbers(MUL_SCALAR, a._a * value, (a,), (value,), (value,))
 
 
 def div_scalar(a: Tensor, value) -> Tensor:
-    return apply(DIV_SCALAR, np.asarray(a._a / value), (a,), (value,))
+    return with_numbers(DIV_SCALAR, a._a / value, (a,), (value,), (value,))
 
 
 def mul_wrapped(a: Tensor, value) -> Tensor:
-    """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor)."""
-    return apply(MUL, np.asarray(a._a * value), (a, value), (), None, True)
+    """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor,
+    saved for self's gradient; self is saved only for the number's, which has none)."""
+    return with_numbers(MUL, a._a * value, (a, value), (), (None, value))
 
 
 def div_wrapped(a: Tensor, value) -> Tensor:
-    return apply(DIV, compute(np.true_divide, a._a, value), (a, value), (), None, True)
+    return with_numbers(DIV, compute(np.true_divide, a._a, value), (a, value), (), (None, value))
 
 
 def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
@@ -266,10 +270,11 @@ def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
 def add(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
         _check_alpha("add", a, b, alpha)
-    if _float_number_case(a, b):
+    if b.__class__ is float and a._a.dtype.kind == "f" or _float_number_case(a, b):     # a float, inline
         if STATE.in_formula and alpha == 1:
-            return apply(ADD_SCALAR, a._a + b, (a,))
-        return apply(ADD, a._a + b if alpha == 1 else _add_scaled(a._a, b, alpha), (a, b), (alpha,), None, True)
+            return with_numbers(ADD_SCALAR, a._a + b, (a,), (), ())
+        args = (alpha,)
+        return with_numbers(ADD, a._a + b if alpha == 1 else _add_scaled(a._a, b, alpha), (a, b), args, args)
     x, y = operands(a, b)
     out = compute(np.add, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, alpha), x, y)
     return apply(ADD, out, (a, b), (alpha,))
@@ -280,8 +285,9 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
-            return apply(SUB_SCALAR, a._a - b, (a,))
-        return apply(SUB, a._a - b if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), (alpha,), None, True)
+            return with_numbers(SUB_SCALAR, a._a - b, (a,), (), ())
+        args = (alpha,)
+        return with_numbers(SUB, a._a - b if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), args, args)
     check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, -alpha), x, y)
@@ -416,6 +422,8 @@ def rsub(a: Tensor, b) -> Tensor:
 
 
 def mul(a: Tensor, b) -> Tensor:
+    if b.__class__ is float and a._a.dtype.kind == "f" and not STATE.in_formula:    # mul_wrapped, inline
+        return with_numbers(MUL, a._a * b, (a, b), (), (None, b))
     if _float_number_case(a, b):
         if STATE.in_formula:
             return mul_scalar(a, b)
