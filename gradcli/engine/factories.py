@@ -21,7 +21,7 @@ def _type_name(x) -> str:
     if isinstance(x, dtypes.DType):
         return "torch.dtype"
     if isinstance(x, rng.Generator):
-        return "torch.Generator"
+        return "torch._C.Generator"      # its C type, as PyTorch names a value it got
     return type(x).__name__
 
 
@@ -57,7 +57,8 @@ def invalid_arguments(name: str, args: tuple, kwargs: dict) -> TypeError:
     """PyTorch's "received an invalid combination of arguments" error for factory `name`."""
     got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     lines = "".join(f" * ({sig})\n" for sig in SIGNATURES[name])
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+    tail = ", " if kwargs and not args else ""      # PyTorch's quirk: a trailing ", " after keywords only
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}{tail}), "
                      f"but expected one of:\n{lines}")
 
 
@@ -793,9 +794,17 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     if len(args) + len(kw) != 1 or (kw and "n" not in kw):
         raise invalid_arguments("randperm", args, call_kw)
+    n = args[0] if args else kw["n"]
+    given = {k: v for k, v in (("generator", generator), ("dtype", dtype), ("device", device)) if v is not None}
+    if requires_grad is not False:
+        given["requires_grad"] = requires_grad
+    if _as_int(n) is None and given:
+        # with more arguments than n, both of PyTorch's signatures are plausible: it lists them, and what it
+        # got with the keywords in name order
+        raise invalid_arguments("randperm", args, dict(sorted({**kw, **given}.items())))
     g = _generator(generator, "randperm", args, call_kw)
     _check_dtype(dtype)
-    n = _int_arg("randperm", "n", 1, args[0] if args else kw["n"])
+    n = _int_arg("randperm", "n", 1, n)
     budget.check_tensor((n,), (dtype or dtypes.int64).itemsize)
     return _finish(g.randperm(n, (dtype or dtypes.int64).np), requires_grad)
 

@@ -980,8 +980,10 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ group: reduce
     # (methods of ops/reduce.py and ops/nn.py go here)
-    def prod(self, dim=None, keepdim=False, dtype=None):
-        return ops.prod(self, dim, keepdim, dtype)
+    def prod(self, dim=ALL_DIMS, keepdim=False, dtype=None):
+        if dim is None:     # prod has no dim=None form (sum has): the argument check words the refusal
+            raise TypeError("prod(): dim must be an int")
+        return ops.prod(self, None if dim is ALL_DIMS else dim, keepdim, dtype)
 
     def max(self, dim=None, keepdim=False, *, other=None):
         return ops.reduce_max(self, dim, keepdim, other=other)
@@ -1415,6 +1417,13 @@ class _Device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def _unordered(self, other):
+        if other.__class__ is _Device:
+            raise TypeError("comparison not implemented")
+        return NotImplemented           # Python's words, which name the type as PyTorch's C type is named
+
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
+
     def __enter__(self):
         """`with torch.device('cpu'):` makes the CPU the default device, which it always is. A CPU build
         fails on the first tensor made under another device; gradcli fails on entering (as
@@ -1426,6 +1435,7 @@ class _Device:
         return None
 
 
+_Device.__name__ = "torch.device"      # what Python's own messages call it ('<' not supported between ...)
 _CPU = _Device()
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "

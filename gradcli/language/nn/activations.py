@@ -149,7 +149,7 @@ class Hardtanh(Module):
         self.max_val = max_val
         self.inplace = inplace
         if self.max_val <= self.min_val:
-            raise AssertionError
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
 
     def forward(self, input):
         return elementwise.functional_hardtanh(input, self.min_val, self.max_val, self.inplace)
