@@ -196,11 +196,12 @@ class _Driver:
         for tok in tokens:
             kind = tok.type
             while True:
-                code = actions[state].get(kind)
-                if code is None:
+                try:                    # a subscript is cheaper than .get(), and a miss is an error
+                    code = actions[state][kind]
+                except KeyError:
                     instead = recover(tok, states) if recover is not None else None
                     if instead is None:
-                        raise _Unexpected(tok, states, start)
+                        raise _Unexpected(tok, states, start) from None
                     tok, kind = instead, instead.type
                     continue
                 if code >= 0:
