@@ -7,8 +7,10 @@ from typing import Any, Optional, Union
 
 class Node:
     """A node's own fields are its class's annotations, in order (also its `__slots__`); `line` and
-    `col`, the 1-based position of its first token, are keyword-only (`Name("x")`,
-    `Name("x", line=3, col=5)`) and take no part in `==` or `repr`, so trees compare by structure.
+    `col`, the 1-based position of its first token, come after them and may be left out (`Name("x")`,
+    `Name("x", line=3, col=5)`), and take no part in `==` or `repr`, so trees compare by structure.
+    The tree builder passes them by position (`Name("x", 3, 5)`): a class call with keywords costs
+    twice as much, and it makes a node per grammar reduction.
 
     (Hand-written rather than dataclasses: importing dataclasses and generating ~40 classes cost
     about 25 ms of every start-up.)"""
@@ -20,22 +22,17 @@ class Node:
         super().__init_subclass__(**kwargs)
         own = tuple(cls.__dict__.get("__annotations__", {}))
         cls._fields = fields = cls.__mro__[1]._fields + own
-        # A plain __init__ per class, as fast as a dataclass's, and `at(line, col, *fields)`, which the
-        # tree builder uses: it makes one node per grammar reduction, and a call of a plain function
-        # that fills a new object costs half of a class call with keyword arguments.
-        params = "".join(f", {f}" for f in fields)
-        body = "".join(f"    self.{f} = {f}\n" for f in fields)
-        source = (f"def at(line, col{params}):\n    self = new(cls)\n{body}"
-                  f"    self.line = line\n    self.col = col\n    return self\n")
         if fields:
-            source += f"def __init__(self{params}, *, line=0, col=0):\n{body}    self.line = line\n    self.col = col\n"
-        namespace = {"new": object.__new__, "cls": cls}
-        exec(source, namespace)
-        cls.at = staticmethod(namespace["at"])
-        if fields:
+            # a plain __init__ per class, as fast as a dataclass's (the tree builder makes one node
+            # per grammar reduction, so this is on the parser's hot path)
+            params = ", ".join(fields)
+            body = "".join(f"    self.{f} = {f}\n" for f in fields)
+            namespace = {}
+            exec(f"def __init__(self, {params}, line=0, col=0):\n{body}    self.line = line\n"
+                 f"    self.col = col\n", namespace)
             cls.__init__ = namespace["__init__"]
 
-    def __init__(self, *, line: int = 0, col: int = 0):
+    def __init__(self, line: int = 0, col: int = 0):
         self.line = line
         self.col = col
 
