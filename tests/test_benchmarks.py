@@ -46,7 +46,7 @@ def test_quick_parse_prints_the_table():
     assert [r[0] for r in rows[1:]] == ["parse: 1,000-line script (in-process)",
                                         "parse: 10,000-line script (in-process)",
                                         "parse: linearity, 10,000 / (10 x 1,000 lines)"]
-    assert rows[2][5] == "<= 0.300 s" and rows[2][6] in ("yes", "**no**")
+    assert rows[2][5] == "<= 0.200 s" and rows[2][6] in ("yes", "**no**")
     assert "PyTorch column skipped" in p.stdout
 
 
@@ -54,7 +54,7 @@ def test_smoke_runs_every_workload_without_torch():
     p = runner("--smoke", "--no-torch")
     assert p.returncode == 0, p.stderr
     names = [r[0] for r in table_rows(p.stdout)[1:]]
-    for start in ("start-up:", "per-op:", "MLP 784-512-10", "`((x*x).exp()", "deep chain", "parse:"):
+    for start in ("start-up:", "per-op:", "classes", "MLP 784-512-10", "`((x*x).exp()", "deep chain", "parse:"):
         assert any(n.startswith(start) for n in names), (start, names)
     assert all(r[3] == "skipped" for r in table_rows(p.stdout)[1:] if r[0].startswith(("start-up", "per-op")))
     assert all(r[6] in ("n/a", "-") for r in table_rows(p.stdout)[1:])      # no verdicts at smoke sizes
@@ -75,6 +75,7 @@ TINY = {
     "train.grad": (dict(STEPS=3), r"loss \d\.\d{3}\n"),
     "rnn.grad": (dict(STEPS=3), r"loss \d\.\d{3}\n"),
     "convnet.grad": (dict(STEPS=2), r"loss \d\.\d{3}\n"),
+    "classes.grad": (dict(STEPS=3), r"\{0: \d\.\d+\} -?\d+\.\d{4}\n"),
 }
 
 

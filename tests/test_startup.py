@@ -138,5 +138,6 @@ def test_syntax_nodes_take_their_fields_in_order():
         node = cls(*range(len(cls._fields)), line=4, col=5)
         assert [getattr(node, f) for f in cls._fields] == list(range(len(cls._fields)))
         assert (node.line, node.col) == (4, 5) and cls(*range(len(cls._fields))).line == 0
+        assert (cls(*range(len(cls._fields)), 6, 7).line, cls(*range(len(cls._fields)), 6, 7).col) == (6, 7)
         with pytest.raises(TypeError):
-            cls(*range(len(cls._fields) + 1))
+            cls(*range(len(cls._fields) + 3))

@@ -65,6 +65,7 @@ class Scanner:
     def tokens(self, text: str, line: int = 1, col: int = 1):
         """Tokens of text, positioned as if text[0] sat at (line, col) of the script."""
         keywords, punctuation, ignore = self.keywords, self.punctuation, self.ignore
+        new = object.__new__        # a token is filled in place: a class call would run __init__ as a frame
         line_start = 1 - col            # col == pos - line_start + 1 on the first line too
         last_end = 0
         # Each match is the blanks before a token, then the token (gradcli.language.tables): the token's
@@ -74,7 +75,8 @@ class Scanner:
             value = m[kind]
             end = m.end()
             if kind == "NAME":
-                kind = keywords.get(value, "NAME")
+                if value in keywords:       # a test and a subscript cost less than a call of get()
+                    kind = keywords[value]
             elif kind == "PUNCT":
                 kind = punctuation[value]
             elif kind == "_NEWLINE":
@@ -107,7 +109,12 @@ class Scanner:
             elif kind == "ERROR":
                 raise self._bad_character(text, end - 1, line, end - line_start)
             # names, keywords, punctuation and numbers: never a line break inside
-            yield Token(kind, value, line, end - len(value) - line_start + 1)
+            tok = new(Token)
+            tok.type = kind
+            tok.value = value
+            tok.line = line
+            tok.col = end - len(value) - line_start + 1
+            yield tok
             last_end = end
 
     @staticmethod

@@ -190,7 +190,7 @@ class _Driver:
         self.callbacks = callbacks
         self.start_states = dict(tables["start_states"])
         self.end_states = dict(tables["end_states"])
-        self.unit_chains = {}   # (state below, state, lookahead) -> state after the unit reductions
+        self.unit_chains = {}   # [state][lookahead][state below] -> state after the unit reductions
 
     def run(self, tokens, start: str, recover=None):
         """The tree of the tokens. `recover(tok, states)`, called when no action fits `tok`, may return
@@ -202,29 +202,30 @@ class _Driver:
         state = self.start_states[start]
         states = [state]
         values = []
-        push_state, push_value = states.append, values.append
+        # states.append(x) rather than a bound method kept in a local: Python 3.11 turns the first
+        # into an inline list append, the second stays a call.
         for tok in tokens:
             kind = tok.type
             while True:
-                code = actions[state].get(kind)
-                if code is None:
+                try:                    # a subscript is cheaper than .get(), and a miss is an error
+                    code = actions[state][kind]
+                except KeyError:
                     instead = recover(tok, states) if recover is not None else None
                     if instead is None:
-                        raise _Unexpected(tok, states, start)
+                        raise _Unexpected(tok, states, start) from None
                     tok, kind = instead, instead.type
                     continue
                 if code >= 0:
                     state = code
-                    push_state(state)
-                    push_value(tok)
+                    states.append(state)
+                    values.append(tok)
                     break
                 rule = ~code
                 if unit[rule]:
-                    key = (states[-2], state, kind)
-                    target = chains.get(key)
-                    if target is None:
-                        target = chains[key] = self._climb(states[-2], state, kind)
-                    state = states[-1] = target
+                    try:            # nested dicts: no key tuple to build and hash
+                        state = states[-1] = chains[state][kind][states[-2]]
+                    except KeyError:
+                        state = states[-1] = self._chain(states[-2], state, kind)
                     continue
                 size = sizes[rule]
                 if size == 1:           # a third of all reductions: replace the top in place
@@ -241,12 +242,17 @@ class _Driver:
                     del states[-size:]
                 else:
                     children = []
-                push_value(callbacks[rule](children))
+                values.append(callbacks[rule](children))
                 state = gotos[states[-1]][origins[rule]]
                 if state == end:
                     return values[-1]
-                push_state(state)
+                states.append(state)
         raise AssertionError("token stream ended without $END")
+
+    def _chain(self, below: int, state: int, kind: str) -> int:
+        target = self._climb(below, state, kind)
+        self.unit_chains.setdefault(state, {}).setdefault(kind, {})[below] = target
+        return target
 
     def _climb(self, below: int, state: int, kind: str) -> int:
         while True:

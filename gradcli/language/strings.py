@@ -49,7 +49,7 @@ def string_literal(tokens: list, parse_fragment: Callable, problems: Problems):
         else:
             parts.append(_unescape(body, raw, where, body_at))
     if not formatted:
-        return Constant("".join(parts), line=first.line, col=first.col)
+        return Constant("".join(parts), first.line, first.col)
     merged, run = [], []        # runs of literal text are joined once, not grown piece by piece
     for part in parts:
         if type(part) is str:
@@ -61,7 +61,7 @@ def string_literal(tokens: list, parse_fragment: Callable, problems: Problems):
         merged.append(part)
     if run and "".join(run):
         merged.append("".join(run))
-    return JoinedStr(merged, line=first.line, col=first.col)
+    return JoinedStr(merged, first.line, first.col)
 
 
 class _Locator:
@@ -176,13 +176,13 @@ def _fstring_field(parse_fragment: Callable, where: _Locator, body: str, at: int
     if end < n and body[end] == ":":
         line, col = where(at + end + 1)
         spec_parts, end = _fstring(parse_fragment, where, body, at, raw, depth + 1, True, end + 1)
-        spec = JoinedStr([p for p in spec_parts if p != ""], line=line, col=col)
+        spec = JoinedStr([p for p in spec_parts if p != ""], line, col)
     if end >= n or body[end] != "}":
         raise error("f-string: expecting '}'", *where(at + min(end, n)))
     if self_documenting and conversion is None and spec is None:
         conversion = "r"
     line, col = where(at + brace)
-    parts.append(FormattedValue(value, conversion, spec, line=line, col=col))
+    parts.append(FormattedValue(value, conversion, spec, line, col))
     return end + 1
 
 

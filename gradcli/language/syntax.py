@@ -8,8 +8,10 @@ from typing import Any, Optional, Union
 
 class Node:
     """A node's own fields are its class's annotations, in order (also its `__slots__`); `line` and
-    `col`, the 1-based position of its first token, are keyword-only (`Name("x")`,
-    `Name("x", line=3, col=5)`) and take no part in `==` or `repr`, so trees compare by structure.
+    `col`, the 1-based position of its first token, come after them and may be left out (`Name("x")`,
+    `Name("x", line=3, col=5)`), and take no part in `==` or `repr`, so trees compare by structure.
+    The tree builder passes them by position (`Name("x", 3, 5)`): a class call with keywords costs
+    twice as much, and it makes a node per grammar reduction.
 
     (Hand-written rather than dataclasses: importing dataclasses and generating ~40 classes cost
     about 25 ms of every start-up.)"""
@@ -26,7 +28,7 @@ class Node:
             # per grammar reduction, so this is on the parser's hot path)
             cls.__init__ = _init_for(fields)
 
-    def __init__(self, *, line: int = 0, col: int = 0):
+    def __init__(self, line: int = 0, col: int = 0):
         self.line = line
         self.col = col
 
@@ -45,21 +47,20 @@ _INIT_TEMPLATES: dict = {}      # number of fields -> an __init__ with placehold
 
 
 def _init_for(fields: tuple):
-    """`def __init__(self, <fields>, *, line=0, col=0)` storing each argument in its attribute. Compiled
-    once per number of fields, then renamed: compiling one per class (with exec) cost start-up 3-5 ms."""
+    """`def __init__(self, <fields>, line=0, col=0)` storing each argument in its attribute (the tree builder
+    passes the position by place: a call with keywords cost twice as much). Compiled once per number of
+    fields, then renamed: compiling one per class (with exec) cost start-up 3-5 ms."""
     template = _INIT_TEMPLATES.get(len(fields))
     if template is None:
         names = [f"_{i}" for i in range(len(fields))]
         body = "".join(f"    self.{n} = {n}\n" for n in names)
         namespace: dict = {}
-        exec(f"def __init__(self, {', '.join(names)}, *, line=0, col=0):\n{body}    self.line = line\n"
+        exec(f"def __init__(self, {', '.join(names)}, line=0, col=0):\n{body}    self.line = line\n"
              f"    self.col = col\n", namespace)
         template = _INIT_TEMPLATES[len(fields)] = namespace["__init__"]
     # the template stores argument i under the attribute name i (co_names) from the local i (co_varnames)
     code = template.__code__.replace(co_varnames=("self", *fields, "line", "col"), co_names=(*fields, "line", "col"))
-    init = FunctionType(code, {}, "__init__", template.__defaults__)
-    init.__kwdefaults__ = dict(template.__kwdefaults__)
-    return init
+    return FunctionType(code, {}, "__init__", template.__defaults__)
 
 
 class Statement(Node):

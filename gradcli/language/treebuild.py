@@ -200,7 +200,7 @@ class Builder:
     def file_input(self, c):
         body = _flatten(c)
         _check_context(body, False, False, self.problems)
-        return Module(body, line=1, col=1)
+        return Module(body, 1, 1)
 
     def fstring_expr(self, c):
         if type(c[0]) is Starred:          # f"{*a}": a field is one value (f"{*a,}" is a tuple)
@@ -218,21 +218,21 @@ class Builder:
     # ---------------------------------------------------------------- simple statements
     def expr_stmt(self, c):
         value = c[0]
-        return ExprStmt(value, line=value.line, col=value.col)
+        return ExprStmt(value, value.line, value.col)
 
     def assign(self, c):
         targets = c[0:-1:2]
         for target, equals in zip(targets, c[1:-1:2]):
             _check_target(target, "assign to", equals, self.problems)
         first = targets[0]
-        return Assign(targets, c[-1], line=first.line, col=first.col)
+        return Assign(targets, c[-1], first.line, first.col)
 
     def aug_assign(self, c):
         target, (op, tok), value = c
         if type(target) not in (Name, Attribute, Subscript):
             self.problems.invalid(error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}",
                                            tok))
-        return AugAssign(target, op, value, line=target.line, col=target.col)
+        return AugAssign(target, op, value, target.line, target.col)
 
     # fmt: off
     def iadd(self, c):      return "add", c[0]
@@ -252,40 +252,40 @@ class Builder:
 
     def return_stmt(self, c):
         tok, value = c
-        return Return(value, line=tok.line, col=tok.col)
+        return Return(value, tok.line, tok.col)
 
     def global_stmt(self, c):
-        return Global([t.value for t in c[1::2]], line=c[0].line, col=c[0].col)
+        return Global([t.value for t in c[1::2]], c[0].line, c[0].col)
 
     def nonlocal_stmt(self, c):
-        return Nonlocal([t.value for t in c[1::2]], line=c[0].line, col=c[0].col)
+        return Nonlocal([t.value for t in c[1::2]], c[0].line, c[0].col)
 
     def pass_stmt(self, c):
-        return Pass(line=c[0].line, col=c[0].col)
+        return Pass(c[0].line, c[0].col)
 
     def break_stmt(self, c):
-        return Break(line=c[0].line, col=c[0].col)
+        return Break(c[0].line, c[0].col)
 
     def continue_stmt(self, c):
-        return Continue(line=c[0].line, col=c[0].col)
+        return Continue(c[0].line, c[0].col)
 
     def del_stmt(self, c):
         tok, targets = c
         for target in targets:
             _check_target(target, "delete", None, self.problems)
-        return Delete(targets, line=tok.line, col=tok.col)
+        return Delete(targets, tok.line, tok.col)
 
     def del_targets(self, c):
         return [x for x in c[0::2] if x is not None]
 
     def assert_stmt(self, c):
         tok, test, _, msg = c
-        return Assert(test, msg, line=tok.line, col=tok.col)
+        return Assert(test, msg, tok.line, tok.col)
 
     def import_name(self, c):
         tok = c[0]
         # `import torch, math` makes one Import per module; the enclosing block flattens the list.
-        return [Import(_module(names), alias, line=tok.line, col=tok.col) for names, alias in c[1::2]]
+        return [Import(_module(names), alias, tok.line, tok.col) for names, alias in c[1::2]]
 
     def dotted_as_name(self, c):
         names, alias = c
@@ -296,7 +296,7 @@ class Builder:
 
     def import_from(self, c):
         tok, names, _, items = c
-        return ImportFrom(_module(names), items, line=tok.line, col=tok.col)
+        return ImportFrom(_module(names), items, tok.line, tok.col)
 
     def import_from_as_names(self, c):
         return c
@@ -308,7 +308,7 @@ class Builder:
     # ---------------------------------------------------------------- compound statements
     def function_def(self, c):
         tok, name, _, params, _, _, body = c
-        return FunctionDef(name.value, params or [], body, [], line=tok.line, col=tok.col)
+        return FunctionDef(name.value, params or [], body, [], tok.line, tok.col)
 
     def class_def(self, c):
         tok, name, _, arguments, _, _, body = c
@@ -319,7 +319,7 @@ class Builder:
         prefix = private_prefix(name.value)
         if prefix is not None:
             _mangle(body, prefix)
-        return ClassDef(name.value, bases, body, [], line=tok.line, col=tok.col)
+        return ClassDef(name.value, bases, body, [], tok.line, tok.col)
 
     def decorated(self, c):
         *decorators, definition = c
@@ -331,7 +331,7 @@ class Builder:
 
     def lambdef(self, c):
         tok, params, _, body = c
-        return Lambda(params or [], body, line=tok.line, col=tok.col)
+        return Lambda(params or [], body, tok.line, tok.col)
 
     def params(self, c):
         """The Params in order, each with its kind, from the items of a parameter list: Params, the
@@ -383,7 +383,7 @@ class Builder:
 
     def param(self, c):
         name, default = c
-        return Param(name.value, default, "positional", line=name.line, col=name.col)
+        return Param(name.value, default, "positional", name.line, name.col)
 
     def star_param(self, c):
         # "*" [NAME ["=" expression]]: a bare `*` (its token), or *args as (token, Param)
@@ -392,20 +392,20 @@ class Builder:
             return tok
         if equals is not None:
             self.problems.invalid(error_at("var-positional argument cannot have default value", equals))
-        return tok, Param(name.value, None, "var_positional", line=name.line, col=name.col)
+        return tok, Param(name.value, None, "var_positional", name.line, name.col)
 
     def double_star_param(self, c):
         tok, name, equals, _ = c
         if equals is not None:
             self.problems.invalid(error_at("var-keyword argument cannot have default value", equals))
-        return Param(name.value, None, "var_keyword", line=name.line, col=name.col)
+        return Param(name.value, None, "var_keyword", name.line, name.col)
 
     def slash(self, c):
         return c[0]
 
     def if_stmt(self, c):
         tok, test, _, body, orelse = c
-        return If(test, body, _orelse(orelse), line=tok.line, col=tok.col)
+        return If(test, body, _orelse(orelse), tok.line, tok.col)
 
     elif_stmt = if_stmt
 
@@ -415,11 +415,11 @@ class Builder:
     def for_stmt(self, c):
         tok, target, _, iterable, _, body, orelse = c
         _check_target(target, "assign to", None, self.problems)
-        return For(target, iterable, body, _loop_else(orelse), line=tok.line, col=tok.col)
+        return For(target, iterable, body, _loop_else(orelse), tok.line, tok.col)
 
     def while_stmt(self, c):
         tok, test, _, body, orelse = c
-        return While(test, body, _loop_else(orelse), line=tok.line, col=tok.col)
+        return While(test, body, _loop_else(orelse), tok.line, tok.col)
 
     def try_stmt(self, c):
         tok, body = c[0], c[2]
@@ -433,62 +433,62 @@ class Builder:
         for h in handlers[:-1]:
             if h.type is None:
                 self.problems.invalid(error_at("default 'except:' must be last", h))
-        return Try(body, handlers, orelse, finalbody, line=tok.line, col=tok.col)
+        return Try(body, handlers, orelse, finalbody, tok.line, tok.col)
 
     def except_clause(self, c):
         # "except" [expression ["as" NAME]] ":" block; absent parts are None
         tok, kind, body = c[0], c[1], c[-1]
         names = [t for t in c[2:-1] if t is not None and getattr(t, "type", None) == "NAME"]
-        return ExceptHandler(kind, names[0].value if names else None, body, line=tok.line, col=tok.col)
+        return ExceptHandler(kind, names[0].value if names else None, body, tok.line, tok.col)
 
     def finally_block(self, c):
         return ("finally", c[2])
 
     def raise_stmt(self, c):
         tok, exc, cause = c[0], c[1] if len(c) > 1 else None, c[3] if len(c) > 3 else None
-        return Raise(exc, cause, line=tok.line, col=tok.col)
+        return Raise(exc, cause, tok.line, tok.col)
 
     def with_stmt(self, c):
         tok = c[0]
         items = [item for item in c if type(item) is WithItem]
         if len(items) == 1 and items[0].target is None and type(items[0].context) is Tuple and items[0].context.elts:
             # `with (a, b):` holds two context managers, as in Python 3.10+, not a tuple.
-            items = [WithItem(e, None, line=e.line, col=e.col) for e in items[0].context.elts]
-        return With(items, c[-1], line=tok.line, col=tok.col)
+            items = [WithItem(e, None, e.line, e.col) for e in items[0].context.elts]
+        return With(items, c[-1], tok.line, tok.col)
 
     def with_item(self, c):
         context, target = c
         if target is not None:
             _check_target(target, "assign to", None, self.problems)
-        return WithItem(context, target, line=context.line, col=context.col)
+        return WithItem(context, target, context.line, context.col)
 
     def target_list(self, c):
         # c is [t1, ",", t2, ..., "," or None]: a comma anywhere makes a tuple, as in `for x, in xs`.
         if c[1] is None:
             return c[0]
         elts = [x for x in c[0::2] if x is not None]
-        return Tuple(elts, line=elts[0].line, col=elts[0].col)
+        return Tuple(elts, elts[0].line, elts[0].col)
 
     # ---------------------------------------------------------------- expressions
     def tuple(self, c):
-        return Tuple(c, line=c[0].line, col=c[0].col)
+        return Tuple(c, c[0].line, c[0].col)
 
     def if_exp(self, c):
         body, test, orelse = c
-        return IfExp(test, body, orelse, line=body.line, col=body.col)
+        return IfExp(test, body, orelse, body.line, body.col)
 
     def disjunction(self, c):
-        return BoolOp("or", c, line=c[0].line, col=c[0].col)
+        return BoolOp("or", c, c[0].line, c[0].col)
 
     def conjunction(self, c):
-        return BoolOp("and", c, line=c[0].line, col=c[0].col)
+        return BoolOp("and", c, c[0].line, c[0].col)
 
     def not_(self, c):
-        return UnaryOp("not_", c[1], line=c[0].line, col=c[0].col)
+        return UnaryOp("not_", c[1], c[0].line, c[0].col)
 
     def comparison(self, c):
         left = c[0]
-        return Compare(left, c[1::2], c[2::2], line=left.line, col=left.col)
+        return Compare(left, c[1::2], c[2::2], left.line, left.col)
 
     # fmt: off
     def lt(self, c):        return "lt"
@@ -502,34 +502,34 @@ class Builder:
     def is_(self, c):       return "is"
     def is_not(self, c):    return "is_not"
 
-    def or_(self, c):       return BinOp(c[0], "or_", c[1], line=c[0].line, col=c[0].col)
-    def xor(self, c):       return BinOp(c[0], "xor", c[1], line=c[0].line, col=c[0].col)
-    def and_(self, c):      return BinOp(c[0], "and_", c[1], line=c[0].line, col=c[0].col)
-    def lshift(self, c):    return BinOp(c[0], "lshift", c[1], line=c[0].line, col=c[0].col)
-    def rshift(self, c):    return BinOp(c[0], "rshift", c[1], line=c[0].line, col=c[0].col)
-    def add(self, c):       return BinOp(c[0], "add", c[1], line=c[0].line, col=c[0].col)
-    def sub(self, c):       return BinOp(c[0], "sub", c[1], line=c[0].line, col=c[0].col)
-    def mul(self, c):       return BinOp(c[0], "mul", c[1], line=c[0].line, col=c[0].col)
-    def truediv(self, c):   return BinOp(c[0], "truediv", c[1], line=c[0].line, col=c[0].col)
-    def floordiv(self, c):  return BinOp(c[0], "floordiv", c[1], line=c[0].line, col=c[0].col)
-    def mod(self, c):       return BinOp(c[0], "mod", c[1], line=c[0].line, col=c[0].col)
-    def matmul(self, c):    return BinOp(c[0], "matmul", c[1], line=c[0].line, col=c[0].col)
-    def pow(self, c):       return BinOp(c[0], "pow", c[1], line=c[0].line, col=c[0].col)
+    def or_(self, c):       return BinOp(c[0], "or_", c[1], c[0].line, c[0].col)
+    def xor(self, c):       return BinOp(c[0], "xor", c[1], c[0].line, c[0].col)
+    def and_(self, c):      return BinOp(c[0], "and_", c[1], c[0].line, c[0].col)
+    def lshift(self, c):    return BinOp(c[0], "lshift", c[1], c[0].line, c[0].col)
+    def rshift(self, c):    return BinOp(c[0], "rshift", c[1], c[0].line, c[0].col)
+    def add(self, c):       return BinOp(c[0], "add", c[1], c[0].line, c[0].col)
+    def sub(self, c):       return BinOp(c[0], "sub", c[1], c[0].line, c[0].col)
+    def mul(self, c):       return BinOp(c[0], "mul", c[1], c[0].line, c[0].col)
+    def truediv(self, c):   return BinOp(c[0], "truediv", c[1], c[0].line, c[0].col)
+    def floordiv(self, c):  return BinOp(c[0], "floordiv", c[1], c[0].line, c[0].col)
+    def mod(self, c):       return BinOp(c[0], "mod", c[1], c[0].line, c[0].col)
+    def matmul(self, c):    return BinOp(c[0], "matmul", c[1], c[0].line, c[0].col)
+    def pow(self, c):       return BinOp(c[0], "pow", c[1], c[0].line, c[0].col)
 
-    def pos(self, c):       return UnaryOp("pos", c[1], line=c[0].line, col=c[0].col)
-    def neg(self, c):       return UnaryOp("neg", c[1], line=c[0].line, col=c[0].col)
-    def invert(self, c):    return UnaryOp("invert", c[1], line=c[0].line, col=c[0].col)
+    def pos(self, c):       return UnaryOp("pos", c[1], c[0].line, c[0].col)
+    def neg(self, c):       return UnaryOp("neg", c[1], c[0].line, c[0].col)
+    def invert(self, c):    return UnaryOp("invert", c[1], c[0].line, c[0].col)
     # fmt: on
 
     # ---------------------------------------------------------------- trailers
     def attribute(self, c):
         value, name = c
-        return Attribute(value, name.value, line=value.line, col=value.col)
+        return Attribute(value, name.value, value.line, value.col)
 
     def call(self, c):
         func, arguments = c
         args, keywords = arguments if arguments is not None else ([], [])
-        return Call(func, args, keywords, line=func.line, col=func.col)
+        return Call(func, args, keywords, func.line, func.col)
 
     def arguments(self, c):
         # Python's order: positional and `*x` arguments, then keyword and `**x` ones, though a `*x` may
@@ -558,41 +558,41 @@ class Builder:
 
     def keyword(self, c):
         name, value = c
-        return Keyword(name.value, value, line=name.line, col=name.col)
+        return Keyword(name.value, value, name.line, name.col)
 
     def starred_arg(self, c):
-        return Starred(c[1], line=c[0].line, col=c[0].col)
+        return Starred(c[1], c[0].line, c[0].col)
 
     star_expr = starred_arg
 
     def double_starred_arg(self, c):
-        return Keyword(None, c[1], line=c[0].line, col=c[0].col)
+        return Keyword(None, c[1], c[0].line, c[0].col)
 
     def subscript(self, c):
         value, index = c
-        return Subscript(value, index, line=value.line, col=value.col)
+        return Subscript(value, index, value.line, value.col)
 
     def slice(self, c):
         lower, colon, upper, _, step = c
         first = lower if lower is not None else colon
-        return Slice(lower, upper, step, line=first.line, col=first.col)
+        return Slice(lower, upper, step, first.line, first.col)
 
     # ---------------------------------------------------------------- atoms
     def name(self, c):
         tok = c[0]
-        return Name(tok.value, line=tok.line, col=tok.col)
+        return Name(tok.value, tok.line, tok.col)
 
     def true(self, c):
-        return Constant(True, line=c[0].line, col=c[0].col)
+        return Constant(True, c[0].line, c[0].col)
 
     def false(self, c):
-        return Constant(False, line=c[0].line, col=c[0].col)
+        return Constant(False, c[0].line, c[0].col)
 
     def none(self, c):
-        return Constant(None, line=c[0].line, col=c[0].col)
+        return Constant(None, c[0].line, c[0].col)
 
     def ellipsis(self, c):
-        return Constant(Ellipsis, line=c[0].line, col=c[0].col)
+        return Constant(Ellipsis, c[0].line, c[0].col)
 
     def integer(self, c):
         tok = c[0]
@@ -602,15 +602,15 @@ class Builder:
             self.problems.invalid(error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid "
                                            "decimal conversion limits.", tok))
             value = 0
-        return Constant(value, line=tok.line, col=tok.col)
+        return Constant(value, tok.line, tok.col)
 
     def float_number(self, c):
         tok = c[0]
-        return Constant(float(tok.value), line=tok.line, col=tok.col)
+        return Constant(float(tok.value), tok.line, tok.col)
 
     def imaginary(self, c):
         self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
-        return Constant(0, line=c[0].line, col=c[0].col)
+        return Constant(0, c[0].line, c[0].col)
 
     def strings(self, c):
         return string_literal(c, self.parse_fragment, self.problems)
@@ -626,20 +626,20 @@ class Builder:
 
     def paren_tuple(self, c):
         elts = [] if len(c) == 2 else [c[1]] + (c[3] or [])
-        return Tuple(elts, line=c[0].line, col=c[0].col)
+        return Tuple(elts, c[0].line, c[0].col)
 
     def list(self, c):
-        return List(c[1] or [], line=c[0].line, col=c[0].col)
+        return List(c[1] or [], c[0].line, c[0].col)
 
     def star_named_expressions(self, c):
         return c
 
     def empty_dict(self, c):
-        return Dict([], [], line=c[0].line, col=c[0].col)
+        return Dict([], [], c[0].line, c[0].col)
 
     def dict(self, c):
         keys = [None if type(k) is Token else k for k, _ in c[1]]
-        return Dict(keys, [v for _, v in c[1]], line=c[0].line, col=c[0].col)
+        return Dict(keys, [v for _, v in c[1]], c[0].line, c[0].col)
 
     def dict_items(self, c):
         return c
@@ -651,27 +651,27 @@ class Builder:
         return c[0], c[1]       # the `**` token stands for the key until the display is built
 
     def set(self, c):
-        return Set(c[1], line=c[0].line, col=c[0].col)
+        return Set(c[1], c[0].line, c[0].col)
 
     # ---------------------------------------------------------------- comprehensions
     def genexp(self, c):
-        return GeneratorExp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
+        return GeneratorExp(_element(c[1]), c[2], c[0].line, c[0].col)
 
     def call_genexp(self, c):
         func, gen = c
-        return Call(func, [gen], [], line=func.line, col=func.col)
+        return Call(func, [gen], [], func.line, func.col)
 
     def listcomp(self, c):
-        return ListComp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
+        return ListComp(_element(c[1]), c[2], c[0].line, c[0].col)
 
     def setcomp(self, c):
-        return SetComp(_element(c[1]), c[2], line=c[0].line, col=c[0].col)
+        return SetComp(_element(c[1]), c[2], c[0].line, c[0].col)
 
     def dictcomp(self, c):
         (key, value), clauses = c[1], c[2]
         if type(key) is Token:
             raise error_at("dict unpacking cannot be used in dict comprehension", key)
-        return DictComp(key, value, clauses, line=c[0].line, col=c[0].col)
+        return DictComp(key, value, clauses, c[0].line, c[0].col)
 
     def comp_for(self, c):
         return c
@@ -679,7 +679,7 @@ class Builder:
     def comp_clause(self, c):
         tok, target, _, iterable, *ifs = c
         _check_target(target, "assign to", tok, self.problems)
-        return Comprehension(target, iterable, ifs, line=tok.line, col=tok.col)
+        return Comprehension(target, iterable, ifs, tok.line, tok.col)
 
     def comp_if(self, c):
         return c[0]
