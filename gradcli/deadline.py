@@ -12,13 +12,9 @@ slices (gradcli.language.bounds), so the timer can stop them and say where.
 from __future__ import annotations
 
 import math
-import mmap
 import os
-import select
-import signal
 import struct
 import sys
-import threading
 import time
 
 from gradcli.engine import budget
@@ -108,6 +104,7 @@ class Board:
     MAX_NAME = 2048
 
     def __init__(self):
+        import mmap
         self.page = mmap.mmap(-1, self._NAME + self.MAX_NAME, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
         self.line = memoryview(self.page)[self._LINE:self._NAME].cast("q")
         self.seq = 0
@@ -176,8 +173,12 @@ class Deadline:
         self.previous = None
 
     def start(self) -> "Deadline":
-        if not self.seconds or threading.current_thread() is not threading.main_thread() \
-                or not hasattr(signal, "setitimer"):
+        if not self.seconds:
+            return self
+        # (signal and threading only when a limit is set: a run without one imports neither)
+        import signal
+        import threading
+        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
             return self
         _publish(self.seconds, self.filename)
         self.previous = signal.signal(signal.SIGALRM, self._alarm)
@@ -187,6 +188,7 @@ class Deadline:
 
     def cancel(self) -> None:
         if self.armed:
+            import signal
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
@@ -215,6 +217,7 @@ def end_with_parent(parent: int) -> None:
     PR_SET_PDEATHSIG, which SIGKILL of the parent cannot skip); if it has already ended, end now."""
     try:
         import ctypes
+        import signal
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
@@ -236,6 +239,7 @@ def read_input(fd: int, name: str, seconds: float | None) -> bytes:
     while True:
         if end is not None:
             left = end - time.monotonic()
+            import select
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise TimedOut("TimeoutError", f"{timeout_message(seconds)}, while reading the script", name)
         chunk = os.read(fd, CHUNK)

@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 TUTORIAL = REPO / "examples" / "tutorial.grad"
 
 # Imported by nothing a plain script needs: each costs start-up time or memory.
-NOT_AT_START = ("lark", "pathlib", "shutil", "json", "string", "urllib", "gradcli.language.nn", "gradcli.engine.optim",
+NOT_AT_START = ("lark", "pathlib", "shutil", "json", "string", "urllib", "signal", "threading", "select", "unicodedata",
+                "gradcli.language.nn", "gradcli.engine.optim",
                 "gradcli.engine.lr_scheduler", "gradcli.language.torchdata", "gradcli.kernel", "gradcli.repl",
                 "gradcli.diagnostics", "prompt_toolkit", "ipykernel", "zmq")
 

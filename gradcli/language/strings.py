@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from collections.abc import Callable
 
 from gradcli.language.syntax import Constant, FormattedValue, JoinedStr
@@ -94,6 +93,7 @@ def _unescape(body: str, raw: bool, where: _Locator, at: int) -> str:
             return _SIMPLE_ESCAPES.get(other, m.group())    # unknown escapes keep their backslash
         if name is not None:
             try:
+                import unicodedata      # \N{...} escapes only
                 return unicodedata.lookup(name)
             except KeyError:
                 raise error(f"unknown Unicode character name '{name}'", *where(at + m.start())) from None
