@@ -149,7 +149,9 @@ class Session:
         self.initial_seed = state.generator.initial_seed()
         # Python's random module starts from the OS as CPython's does; the seed is kept for replays
         self.python_seed = int.from_bytes(os.urandom(32), "big") if python_seed is None else python_seed
-        state.python_random.seed(self.python_seed)
+        state.python_seed = self.python_seed
+        if state.python_random is not None:     # (else the stream starts from it when a script imports random)
+            state.python_random.seed(self.python_seed)
 
     @property
     def seeds(self) -> tuple:

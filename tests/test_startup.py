@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[1]
 TUTORIAL = REPO / "examples" / "tutorial.grad"
 
 # Imported by nothing a plain script needs: each costs start-up time or memory.
-NOT_AT_START = ("lark", "pathlib", "shutil", "json", "string", "urllib", "signal", "threading", "select", "unicodedata",
+NOT_AT_START = ("lark", "pathlib", "shutil", "json", "string", "random", "urllib", "signal", "threading", "select",
+                "unicodedata",
                 "gradcli.language.nn", "gradcli.engine.optim",
                 "gradcli.engine.lr_scheduler", "gradcli.language.torchdata", "gradcli.kernel", "gradcli.repl",
                 "gradcli.diagnostics", "prompt_toolkit", "ipykernel", "zmq")
@@ -55,7 +56,7 @@ def test_modules_are_made_when_a_script_first_reaches_them():
         from gradcli.session import Session
         torch = stdlib.TORCH.members
         before = [torch["nn"].made, torch["optim"].made, torch["func"].made, torch["utils"].members["data"].made,
-                  stdlib.STRING.made, 'gradcli.language.nn' in sys.modules]
+                  stdlib.STRING.made and stdlib.RANDOM.made, 'gradcli.language.nn' in sys.modules]
         Session().run_source("import torch.nn as nn\\nm = nn.Linear(2, 1)\\nprint(isinstance(m.weight, nn.Parameter))")
         after_nn = [torch["nn"].made, torch["optim"].made, 'gradcli.language.nn' in sys.modules]
         print(repr([before, after_nn]))

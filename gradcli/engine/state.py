@@ -44,6 +44,8 @@ class EngineState:
         "large_result",         # element count below which no op result can come near max_memory
         "max_items",            # the longest string, list or tuple a script may build in one step
         "python_random",        # the stream of the language's `random` module (a random.Random), or None
+        "python_seed",          # what that stream starts from: it is made (and seeded) when a script first
+                                # imports `random`, and a snapshot taken before then restores it to this seed
         "saved_hooks",          # the innermost saved_tensors_hooks in force (gradcli.engine.savedhooks), or None
         "saved_hooks_off",      # disable_saved_tensors_hooks's message while it is in force, else None
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
@@ -68,6 +70,7 @@ class EngineState:
         self.large_result = 1 << 62
         self.max_items = 10 ** 8
         self.python_random = None       # set by gradcli.language.stdlib, which makes the `random` module
+        self.python_seed = None
         self.saved_hooks = self.saved_hooks_off = None
         self.warn = None
         self.warned_once = set()
@@ -99,15 +102,16 @@ class EngineState:
                 tuple(getattr(options, name) for name in PrintOptions.__slots__),
                 self.generator.get_state() if self.generator is not None else None,
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
-                self.python_random.getstate() if self.python_random is not None else None, np.geterr(),
+                self.python_random.getstate() if self.python_random is not None else None, self.python_seed,
+                np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
-         self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items, python_stream,
-         errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
+         self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
+         python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads) = snap
         self.warned_once = set(warned)
         for name, value in zip(PrintOptions.__slots__, options):
@@ -116,6 +120,8 @@ class EngineState:
             self.generator.set_state(stream)
         if python_stream is not None:
             self.python_random.setstate(python_stream)
+        elif self.python_random is not None and self.python_seed is not None:
+            self.python_random.seed(self.python_seed)      # made after the snapshot: back to its start
         np.seterr(**errors)
 
     @contextlib.contextmanager

@@ -8,7 +8,6 @@ refused by the parser before a script ever runs.
 from __future__ import annotations
 
 import functools
-import random as _random
 from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
@@ -73,7 +72,6 @@ ALLOWED = {
                                         "register_prehook")),
     rng.Generator: frozenset(("seed", "initial_seed")),
     _Device: frozenset(("type", "index")),
-    _random.Random: frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(_random.Random, n)),
     autograd.RemovableHandle: frozenset(("remove",)),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
     savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
@@ -117,6 +115,15 @@ def _allow_optim(module) -> None:
 
 
 stdlib.when_made("torch.optim", _allow_optim)
+
+
+def _allow_random(module) -> None:
+    """Python's random.Random (a script's own `random.Random(3)`), once a script imports random."""
+    import random
+    ALLOWED[random.Random] = frozenset(n for n in stdlib._RANDOM_NAMES if hasattr(random.Random, n))
+    _BOUNDED_METHODS[random.Random] = bounds.RANDOM_METHODS
+
+
 stdlib.when_made("torch.nn", _allow_lstm_node)
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
@@ -138,6 +145,7 @@ _SCRIPT_METHODS = {
 # type(x).__name__: the only dunder attributes in the language, and only on classes
 CLASS_NAMES = frozenset(("__name__", "__qualname__"))
 _BOUNDED_METHODS = {**bounds.BOUNDED_METHODS, **pycollections.BOUNDED_METHODS}
+stdlib.when_made("random", _allow_random)
 
 _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._set_data,
                     "grad": Tensor._set_grad}

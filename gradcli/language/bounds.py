@@ -7,7 +7,6 @@ can stop them and the report can say where.
 from __future__ import annotations
 
 import math
-import random as _random
 import sys
 from collections import deque
 
@@ -573,5 +572,4 @@ BOUNDED_METHODS = {
     dict: {"update": _dict_update},
     set: {name: _set_method(name) for name in _SET_ITERABLE_METHODS},
     range: {"count": _range_count, "index": _range_index},
-    _random.Random: RANDOM_METHODS,
-}
+}                                   # (random.Random: RANDOM_METHODS, once a script imports random: access.py)

@@ -11,7 +11,6 @@ import __future__ as _future
 import functools as _functools
 import itertools as _itertools
 import math as _math
-import random as _random
 import time as _time
 
 from gradcli.language import bounds, classes, devices, pycollections
@@ -26,7 +25,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
-_PYTHON_MODULES = {"random": _random, "functools": _functools, "string": None,
+_PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
                    "collections": pycollections._collections}
 
 
@@ -35,7 +34,7 @@ class ScriptModule:
 
     The table of a module that would cost every run its imports (torch.nn loads the layers, torch.optim
     the optimisers) is made when something first reads it: `ScriptModule.later(name, make)`. Making it
-    wraps its functions (as `_expose` does), records its torch functions' names (`_register_public`) and
+    wraps a torch module's functions (as `_expose` does), records their names (`_register_public`) and
     runs what other modules asked to run then (`when_made`)."""
 
     __slots__ = ("name", "_members", "_make")
@@ -65,8 +64,9 @@ class ScriptModule:
     def _made(self) -> dict:
         members = self._make()       # (an exception leaves the module to be made on the next read)
         self._members, self._make = members, None
-        _expose(self)
-        _register_public(self)
+        if self.name.startswith("torch"):      # torch's functions print as PyTorch's (Python's modules as they are)
+            _expose(self)
+            _register_public(self)
         for hook in _WHEN_MADE.pop(self.name, ()):
             hook(self)
         return members
@@ -77,7 +77,7 @@ class ScriptModule:
         if self.name.startswith("torch"):
             return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
         if self.name in _PYTHON_MODULES:
-            module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string: when made
+            module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string, random: when made
             return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
@@ -574,8 +574,11 @@ _RANDOM_NAMES = (
 )
 
 
-def _build_random() -> ScriptModule:
-    stream = STATE.python_random = _random.Random()
+def _make_random() -> dict:
+    """The `random` module, made when a script first imports it (Python's random costs every run 1.4 ms):
+    its stream starts from the session's seed (Session.reset_state)."""
+    import random
+    stream = STATE.python_random = random.Random() if STATE.python_seed is None else random.Random(STATE.python_seed)
     members = {}
     for name in _RANDOM_NAMES:
         method = getattr(stream, name, None)
@@ -583,8 +586,8 @@ def _build_random() -> ScriptModule:
             continue
         bounded = bounds.RANDOM_METHODS.get(name)
         members[name] = method if bounded is None else bounds.Bounded(method, functools.partial(bounded, stream))
-    members["Random"] = _random.Random
-    return ScriptModule("random", members)
+    members["Random"] = random.Random
+    return members
 
 
 # itertools without tee (it buffers without bound); functools' functions of values (its decorators
@@ -604,7 +607,7 @@ def _build_itertools() -> ScriptModule:
 
 TORCH = _build_torch()
 MATH = _build_math()
-RANDOM = _build_random()
+RANDOM = ScriptModule.later("random", _make_random)
 ITERTOOLS = _build_itertools()
 def _wraps(wrapped, assigned=None, updated=None):
     """functools.wraps(wrapped): a decorator that gives a script's function the name, qualified name and
