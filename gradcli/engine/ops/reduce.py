@@ -739,6 +739,11 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if not math.isinf(p) and p != 0 and x.dtype.itemsize >= 4 and x.size:
             out = _norm_in_kernel_order(x, ax, p, axis, keepdim)
+        elif not math.isinf(p) and p != 0 and x.size:
+            # float16: PyTorch accumulates in float32 and rounds the norm once (a sum of squares past 65504
+            # is no overflow: the norm of [300, 300] is 424.25, not inf)
+            x32 = x.astype(np.float32)
+            out = _norm_in_kernel_order(x32, np.abs(x32), p, axis, keepdim).astype(x.dtype)
         elif p == 2:
             out = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim, dtype=x.dtype))
         elif p == 1:
