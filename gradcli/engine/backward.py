@@ -10,6 +10,8 @@ so the same mistake fails with the same message at the same moment.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from gradcli.engine import autograd, backmath, dtypes, ops
@@ -131,6 +133,26 @@ def differentiate_undefined(outputs, inputs) -> list:
     return _engine(tuple(outputs), [None] * len(outputs), True, False, tuple(inputs), accumulate=False)
 
 
+def _engine_flags(retain_graph, create_graph) -> tuple:
+    """retain_graph (None: as create_graph) and create_graph as PyTorch's engine reads them, as unsigned
+    bytes: None, a float or a string is its TypeError, and so is a number outside 0-255 its OverflowError."""
+    return _byte(create_graph if retain_graph is None else retain_graph), _byte(create_graph)
+
+
+def _byte(value) -> bool:
+    if value.__class__ is bool:
+        return value
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer") from None
+    if n < 0:
+        raise OverflowError("unsigned byte integer is less than minimum")
+    if n > 255:
+        raise OverflowError("unsigned byte integer is greater than maximum")
+    return bool(n)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None, *,
              grad_variables=None) -> None:
     """torch.autograd.backward (and Tensor.backward): sum gradients into the leaves' `.grad`, or with
@@ -147,13 +169,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _outputs_tuple(tensors)
     grads = _make_grads(outputs, _grads_tuple(grad_tensors, len(outputs)), False, "backward")
-    retain = create_graph if retain_graph is None else bool(retain_graph)
+    retain, create_graph = _engine_flags(retain_graph, create_graph)
     done = None
     observer = STATE.observer
     if observer is not None:
         observer.gradients_made(outputs, grads)
-        done = observer.script_backward(outputs, inputs_tuple, retain, bool(create_graph))
-    _engine(outputs, grads, retain, bool(create_graph), inputs_tuple, accumulate=True)
+        done = observer.script_backward(outputs, inputs_tuple, retain, create_graph)
+    _engine(outputs, grads, retain, create_graph, inputs_tuple, accumulate=True)
     if done is not None:
         done()
 
@@ -184,8 +206,7 @@ def differentiate(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     observer = STATE.observer
     if observer is not None:
         observer.gradients_made(outputs, None if is_grads_batched else grads)
-    retain = create_graph if retain_graph is None else bool(retain_graph)
-    create_graph = bool(create_graph)
+    retain, create_graph = _engine_flags(retain_graph, create_graph)
     if is_grads_batched:
         result = _batched_grad(outputs, grads, retain, create_graph, inputs_tuple)
     else:
