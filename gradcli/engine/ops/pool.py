@@ -43,6 +43,13 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
                     f"not {type(value).__name__}")
 
 
+def _flag(value, fn: str, name: str, position: int) -> None:
+    """A bool parameter as PyTorch's parser takes it: a bool only (F.max_pool2d passes it on by position;
+    given by keyword to F.avg_pool2d, the argument check words it without the position)."""
+    if value.__class__ is not bool:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
+
+
 def _int_elements(values, fn: str, name: str, position: int) -> tuple:
     """The ints of a list argument as PyTorch's parser reads them: it looks at the first element to choose
     the signature (an int, where a bool is none), then unpacks the others as ints (a bool among them is 0 or 1)."""
@@ -561,6 +568,7 @@ def _pool_sizes(hw, k, s, pad, d, ceil):
 def _max_pool2d(a: Tensor, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool2d"):
     """max_pool2d_with_indices on a 3-d or 4-d tensor: (values, indices)."""
     _expect_tensor(a, fn)
+    _flag(ceil_mode, fn, "ceil_mode", 6)
     ks = _ints(kernel_size, fn, "kernel_size", 2)
     st = _ints(stride, fn, "stride", 3) if stride is not None else ()
     pd = _ints(padding, fn, "padding", 4)
@@ -692,6 +700,8 @@ def torch_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None) -> Tensor:
     _expect_tensor(input, "avg_pool2d")
+    _flag(ceil_mode, "avg_pool2d", "ceil_mode", 5)
+    _flag(count_include_pad, "avg_pool2d", "count_include_pad", 6)
     ks = _ints(kernel_size, "avg_pool2d", "kernel_size", 2)
     st = _ints(stride, "avg_pool2d", "stride", 3) if stride is not None else ()
     pd = _ints(padding, "avg_pool2d", "padding", 4)
@@ -723,6 +733,7 @@ def _squeezed(t: Tensor) -> Tensor:
 def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d", impl=False):
     """`impl`: without indices, PyTorch runs its own 1-d kernel (floating types only) after the same checks."""
     _expect_tensor(a, fn)
+    _flag(ceil_mode, fn, "ceil_mode", 6)
     ks = _ints(kernel_size, fn, "kernel_size", 2, 1)
     st = _ints(stride, fn, "stride", 3, 1) if stride is not None else ()
     pd = _ints(padding, fn, "padding", 4, 1)
@@ -790,6 +801,8 @@ def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dila
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor:
     _expect_tensor(input, "avg_pool1d")
+    _flag(ceil_mode, "avg_pool1d", "ceil_mode", 5)
+    _flag(count_include_pad, "avg_pool1d", "count_include_pad", 6)
     ks = _ints(kernel_size, "avg_pool1d", "kernel_size", 2, 1)
     st = _ints(stride, "avg_pool1d", "stride", 3, 1) if stride is not None else ()
     pd = _ints(padding, "avg_pool1d", "padding", 4, 1)
