@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, check_list_int, int64_arg, type_word
+from gradcli.engine.recording import Op, apply, int64_arg, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "f"
@@ -38,7 +38,7 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
     if value.__class__ is int:
         return (value,) * n
     if value.__class__ in (tuple, list):
-        return _int_elements(value, fn, name, position)
+        return shape.int_list((value,), fn, name, position)     # the parser's rules for an int list
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, "
                     f"not {type(value).__name__}")
 
@@ -48,20 +48,6 @@ def _flag(value, fn: str, name: str, position: int) -> None:
     given by keyword to F.avg_pool2d, the argument check words it without the position)."""
     if value.__class__ is not bool:
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
-
-
-def _int_elements(values, fn: str, name: str, position: int) -> tuple:
-    """The ints of a list argument as PyTorch's parser reads them: it looks at the first element to choose
-    the signature (an int, where a bool is none), then unpacks the others as ints (a bool among them is 0 or 1)."""
-    for i, v in enumerate(values):
-        if i == 0 and v.__class__ is not int:
-            raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, but found "
-                            f"element of type {type(v).__name__} at pos 0")
-        if v.__class__ is not int and v.__class__ is not bool:
-            raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
-                            f"\"type must be tuple of ints,but got {type(v).__name__}\"")
-        check_list_int(v, fn, name, i + 1)
-    return tuple(int(v) for v in values)
 
 
 def _pair(values: tuple, fn: str, what: str, omitted=False) -> tuple | None:
@@ -633,7 +619,7 @@ def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     sizes = tuple(x.shape[len(x.shape) - len(output_size) + i] if v is None else v
                   for i, v in enumerate(output_size))
-    return _int_elements(sizes, fn, "output_size", 2)
+    return shape.int_list((sizes,), fn, "output_size", 2)
 
 
 def adaptive_avg_pool2d(input, output_size) -> Tensor:

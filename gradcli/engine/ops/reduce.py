@@ -711,15 +711,8 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
     if dim is not None:
         if not isinstance(dim, (int, tuple, list)):
             raise TypeError(f"linalg_vector_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
-        dims = (dim,) if isinstance(dim, int) else dim
-        for i, d in enumerate(dims):
-            if i == 0 and (not isinstance(d, int) or isinstance(d, bool)):
-                raise TypeError("linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, but "
-                                f"found element of type {type(d).__name__} at pos {i}")
-            if not isinstance(d, int):      # later elements unpack as ints (a bool is 0 or 1)
-                raise TypeError(f"linalg_vector_norm(): argument 'dim' failed to unpack the object at pos {i + 1} "
-                                f"with error \"type must be tuple of ints,but got {type(d).__name__}\"")
-        dim = tuple(int(d) for d in dims) if not isinstance(dim, int) else dim
+        if not isinstance(dim, int):      # the parser's rules for an int list
+            dim = ops.shape.int_list((dim,), "linalg_vector_norm", "dim", 3)
     if dtype is not None:
         if dtype.np.kind != "f":
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
