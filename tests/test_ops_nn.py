@@ -58,3 +58,18 @@ def test_backward_matches_finite_differences(fn, arrays, options):
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
     check_node_recorded(CHECKS, row)
+
+
+def test_embedding_max_norm_renorms_the_rows_before_an_index_out_of_range():
+    """PyTorch renorms the named rows one by one in sorted order under max_norm: the rows before the first
+    index out of range are scaled in place, then that index is select()'s IndexError (oracle: 2.13)."""
+    from conftest import run_script
+    result = run_script("import torch\nimport torch.nn.functional as F\nw = torch.ones(3, 2)\n"
+                        "try:\n    F.embedding(torch.tensor([2, 7, 9]), w, max_norm=1.0)\n"
+                        "except IndexError as e:\n    print(e)\nprint(w)\n"
+                        "v = torch.ones(3, 2)\ntry:\n    F.embedding(torch.tensor([-1]), v, max_norm=1.0)\n"
+                        "except IndexError as e:\n    print(e)\nprint(v[2])\n")
+    assert result.error is None, result.error
+    assert result.out == ("select(): index 7 out of range for tensor of size [3, 2] at dimension 0\n"
+                          "tensor([[1.0000, 1.0000],\n        [1.0000, 1.0000],\n        [0.7071, 0.7071]])\n"
+                          "index out of range in self\ntensor([0.7071, 0.7071])\n")

@@ -59,8 +59,8 @@ class ModeDecorated:
     __slots__ = ("__wrapped__", "make_context")
 
     def __init__(self, func, make_context):
-        if not callable(func):
-            raise TypeError(f"'{type(func).__name__}' object is not callable")
+        # PyTorch wraps anything, callable or not: calling the wrapper is what fails ('int' object is not
+        # callable), inside the context
         self.__wrapped__ = func
         self.make_context = make_context
 
@@ -73,15 +73,19 @@ class ModeDecorated:
 
     @property
     def __name__(self):
-        return getattr(self.__wrapped__, "__name__", type(self.__wrapped__).__name__)
+        # functools.wraps copies only what the wrapped object has: a number keeps the wrapper's own name
+        return getattr(self.__wrapped__, "__name__", "decorate_context")
 
     def __getattr__(self, name):        # __qualname__ (a class body cannot define it as a property)
         if name == "__qualname__":
-            return getattr(self.__wrapped__, "__qualname__", self.__name__)
+            return getattr(self.__wrapped__, "__qualname__", "context_decorator.<locals>.decorate_context")
         raise AttributeError(f"'function' object has no attribute '{name}'")
 
     def __repr__(self):
         return f"<function {self.__qualname__} at {address(self)}>"
+
+
+ModeDecorated.__name__ = ModeDecorated.__qualname__ = "function"     # what type() and Python's messages call it
 
 
 class set_grad_enabled:
@@ -164,7 +168,7 @@ class inference_mode:
     __slots__ = ("_mode", "_prev")
 
     def __new__(cls, mode=True):
-        if callable(mode):              # @torch.inference_mode, without the call
+        if mode.__class__ is not bool:  # @torch.inference_mode without the call; PyTorch wraps any non-bool
             return ModeDecorated(mode, cls)
         return super().__new__(cls)
 

@@ -119,6 +119,8 @@ def _shape(name: str, size: tuple, kw_size) -> tuple:
     if kw_size is not None:
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
+        if not isinstance(kw_size, (tuple, list)):      # one int stands for the list only given positionally
+            raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {_type_name(kw_size)}")
         return _size_args(name, (kw_size,), keyword=True)
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
@@ -827,7 +829,8 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
     mean_t, std_t = mean.__class__ is Tensor, std.__class__ is Tensor
     number = (int, float)
     if "size" in values:
-        if mean_t or std_t or not isinstance(mean, number) or not isinstance(std, number):
+        if mean_t or std_t or not isinstance(mean, number) or not isinstance(std, number) \
+                or not isinstance(values["size"], (tuple, list)):
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)

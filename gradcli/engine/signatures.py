@@ -212,7 +212,19 @@ SIGNATURES = {
                      "(float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
                      f"{_FACTORY_TAIL})"],
     "torch.permute": ["(Tensor input, tuple of ints dims)"],
+    "torch.reshape": ["(Tensor input, tuple of ints shape)"],
+    "torch.flip": ["(Tensor input, tuple of ints dims)"],
+    "torch.tile": ["(Tensor input, tuple of ints dims)"],
     "Tensor.permute": ["(tuple of ints dims)"],
+    # methods whose one int list may also come as separate ints (x.repeat(2, 3)) or by keyword
+    "Tensor.view": ["(torch.dtype dtype)", "(tuple of ints size)"],
+    "Tensor.reshape": ["(tuple of ints shape)"],
+    "Tensor.expand": ["(tuple of ints size, *, bool implicit = False)"],
+    "Tensor.flip": ["(tuple of ints dims)"],
+    "Tensor.repeat": ["(tuple of ints repeats)"],
+    "Tensor.tile": ["(tuple of ints dims)"],
+    **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
+       for name in ("new_zeros", "new_ones", "new_empty")},
     "Tensor.size": ["(int dim = None)"],
     "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "
                      "bool requires_grad = False, bool pin_memory = False)"],
@@ -327,7 +339,10 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     return False
 
 
-_UNSIZED_LISTS = ("size", "shape", "dims")
+# int lists PyTorch declares without a length: only these may be given as separate ints, and none of them as
+# one int by keyword (`repeats=2`; a `dim` list has a length of 1, so `dim=0` is taken)
+_UNSIZED_LISTS = ("size", "shape", "dims", "repeats")
+_SIZED_DIMS = frozenset(("roll",))        # roll's `dims` has a length of 1 (int[1] dims=[])
 
 
 class _Final(str):
@@ -385,7 +400,10 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
-        if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS):
+        if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS) or (
+                value.__class__ is int and p.type == "tuple of ints" and p.name in _UNSIZED_LISTS
+                and not (where and sig.max_positional == 1)     # one int stands for the list only as varargs
+                and name not in _SIZED_DIMS):
             if p.type == "tuple of ints" and _is_sequence(value) and where:    # (a keyword: "not tuple")
                 return (f"{name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
                         f"{type_name(value[0])} at pos 0")
@@ -534,6 +552,19 @@ def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
                     values[p.name] = None
             return index, values
     raise TypeError(check(key, args, kwargs))
+
+
+def one_int_list(key: str, args: tuple, kwargs: dict) -> tuple:
+    """The arguments of a method whose first parameter is an int list that may come as separate ints, as one
+    sequence or by keyword (x.repeat(2, 3), x.repeat((2, 3)), x.repeat(repeats=(2, 3))), in the positional
+    form the engine takes; PyTorch's message for a call that leaves the list out or adds other keywords."""
+    message = check(key, args, kwargs)
+    if message is not None:
+        raise TypeError(message)
+    if args:
+        return args
+    index, values = bound(key, args, kwargs)
+    return (values[_signatures(key)[index].params[0].name],)
 
 
 # --------------------------------------------------------------------------- Python's binding errors

@@ -547,7 +547,9 @@ class Tensor:
     def masked_fill_(self, mask, value):
         return self._inplace(lambda a, _: ops.masked_fill(a, mask, value), value)
 
-    def expand(self, *sizes):
+    def expand(self, *sizes, **kwargs):
+        if kwargs or not sizes:
+            sizes = signatures.one_int_list("Tensor.expand", sizes, kwargs)
         return ops.expand(self, *sizes)
 
     def unsqueeze(self, dim):
@@ -559,7 +561,9 @@ class Tensor:
     def t(self):
         return ops.t(self)
 
-    def view(self, *shape):
+    def view(self, *shape, **kwargs):
+        if kwargs or not shape:
+            shape = signatures.one_int_list("Tensor.view", shape, kwargs)
         return ops.view(self, *shape)
 
     def __and__(self, other):
@@ -1046,7 +1050,9 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ group: shape
     # (methods of ops/shape.py and ops/linalg.py go here)
-    def reshape(self, *shape):
+    def reshape(self, *shape, **kwargs):
+        if kwargs or not shape:
+            shape = signatures.one_int_list("Tensor.reshape", shape, kwargs)
         return ops.reshape(self, *shape)
 
     def reshape_as(self, other):
@@ -1071,10 +1077,19 @@ class Tensor:
             raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
         return ops.shape.broadcast_to_method(self, size)
 
-    def repeat(self, *repeats):
+    def repeat(self, *repeats, **kwargs):
+        if kwargs or not repeats:
+            repeats = signatures.one_int_list("Tensor.repeat", repeats, kwargs)
         return ops.repeat(self, *repeats)
 
-    def permute(self, *dims):
+    def tile(self, *dims, **kwargs):
+        if kwargs or not dims:
+            dims = signatures.one_int_list("Tensor.tile", dims, kwargs)
+        return ops.shape.tile(self, *dims)
+
+    def permute(self, *dims, **kwargs):
+        if kwargs or not dims:
+            dims = signatures.one_int_list("Tensor.permute", dims, kwargs)
         return ops.permute(self, *dims)
 
     def transpose(self, dim0, dim1):
@@ -1125,7 +1140,9 @@ class Tensor:
     def unbind(self, dim=0):
         return ops.unbind(self, dim)
 
-    def flip(self, *dims):
+    def flip(self, *dims, **kwargs):
+        if kwargs or not dims:
+            dims = signatures.one_int_list("Tensor.flip", dims, kwargs)
         return ops.flip(self, *dims)
 
     def fliplr(self):
@@ -1238,15 +1255,21 @@ class Tensor:
         from gradcli.engine import distributions
         return distributions.multinomial(self, num_samples, replacement, generator=generator)
 
-    def new_zeros(self, *size, dtype=None, requires_grad=False, device=None):
+    def new_zeros(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
+        if kwargs or not size:
+            size = signatures.one_int_list("Tensor.new_zeros", size, kwargs)
         from gradcli.engine import factories
         return factories.filled("new_zeros", size, 0, dtype or self.dtype, requires_grad)
 
-    def new_ones(self, *size, dtype=None, requires_grad=False, device=None):
+    def new_ones(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
+        if kwargs or not size:
+            size = signatures.one_int_list("Tensor.new_ones", size, kwargs)
         from gradcli.engine import factories
         return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad)
 
-    def new_empty(self, *size, dtype=None, requires_grad=False, device=None):
+    def new_empty(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
+        if kwargs or not size:
+            size = signatures.one_int_list("Tensor.new_empty", size, kwargs)
         from gradcli.engine import factories
         return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad)
 

@@ -309,6 +309,7 @@ _WHAT = {
     "adjoint": "The conjugate transpose of the last two dimensions.",
     "transpose": "Swaps two dimensions.", "swapaxes": "Swaps two dimensions.", "swapdims": "Swaps two dimensions.",
     "permute": "Reorders the dimensions.", "movedim": "Moves dimensions to new positions.",
+    "tile": "Repeats the tensor along each dimension (leading ones pad the list).",
     "moveaxis": "Moves dimensions to new positions.",
     "expand": "A view repeating size-1 dimensions to a larger shape, without copying.",
     "expand_as": "expand to the shape of `other`.", "broadcast_to": "A view broadcast to the given shape.",

@@ -263,6 +263,23 @@ def _tensor_fn(name, method):
     return fn
 
 
+def _tensor_list_fn(name, method, param):
+    """torch.X(t, list) for a method t.X(...) that also takes the list's ints one by one: the function takes
+    the list whole, by position or keyword (torch.permute(x, 1, 0) is PyTorch's TypeError)."""
+    key = "torch." + name
+
+    def fn(*args, **kwargs):
+        if len(args) == 2 and not kwargs and args[0].__class__ is Tensor and args[1].__class__ in (tuple, list, Size):
+            return method(args[0], args[1])
+        message = signatures.check(key, args, kwargs)
+        if message is not None:
+            raise TypeError(message)
+        _, values = signatures.bound(key, args, kwargs)
+        return method(values["input"], values[param])
+    fn.__name__ = name
+    return fn
+
+
 def _number_or_tensor_fn(name, method):
     """torch.add/sub/mul/div: PyTorch takes a Python number for the input too, as a 0-d tensor."""
     def fn(input, *args, **kwargs):
@@ -482,19 +499,20 @@ def _build_torch() -> ScriptModule:
             "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
             "adaptive_max_pool1d")},
         # group: shape
-        "reshape": _tensor_fn("reshape", Tensor.reshape), "flatten": _tensor_fn("flatten", Tensor.flatten),
+        "reshape": _tensor_list_fn("reshape", Tensor.reshape, "shape"), "flatten": _tensor_fn("flatten", Tensor.flatten),
         "unflatten": _tensor_fn("unflatten", Tensor.unflatten),
         "squeeze": _tensor_fn("squeeze", Tensor.squeeze), "unsqueeze": _tensor_fn("unsqueeze", Tensor.unsqueeze),
         "t": _tensor_fn("t", Tensor.t), "transpose": _tensor_fn("transpose", Tensor.transpose),
         "swapaxes": _tensor_fn("swapaxes", Tensor.transpose), "swapdims": _tensor_fn("swapdims", Tensor.transpose),
-        "permute": _tensor_fn("permute", Tensor.permute), "movedim": _tensor_fn("movedim", Tensor.movedim),
+        "permute": _tensor_list_fn("permute", Tensor.permute, "dims"), "movedim": _tensor_fn("movedim", Tensor.movedim),
         "moveaxis": _tensor_fn("moveaxis", Tensor.movedim),
         "cat": ops.cat, "concat": ops.cat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
         "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
         "split": _tensor_fn("split", Tensor.split), "chunk": _tensor_fn("chunk", Tensor.chunk),
         "unbind": _tensor_fn("unbind", Tensor.unbind),
-        "flip": _tensor_fn("flip", Tensor.flip), "fliplr": _tensor_fn("fliplr", Tensor.fliplr),
+        "flip": _tensor_list_fn("flip", Tensor.flip, "dims"), "tile": _tensor_list_fn("tile", Tensor.tile, "dims"),
+        "fliplr": _tensor_fn("fliplr", Tensor.fliplr),
         "flipud": _tensor_fn("flipud", Tensor.flipud), "roll": _tensor_fn("roll", Tensor.roll),
         "narrow": _tensor_fn("narrow", Tensor.narrow), "gather": _tensor_fn("gather", Tensor.gather),
         "index_select": _tensor_fn("index_select", Tensor.index_select),

@@ -1304,14 +1304,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             if padding_idx < -rows:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = rows + padding_idx
-    if idx.size and (idx.min() < 0 or idx.max() >= rows):
-        raise IndexError("index out of range in self")
     if sparse and needs_grad(weight):
         raise NotImplementedError("gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
                                   "sparse gradient; use sparse=False (the same values, as a dense gradient)")
-    if max_norm is not None:
+    if max_norm is not None:        # first, as in PyTorch: its row selection has its own index message
         embedding_renorm_(weight, idx, max_norm, norm_type)
         w = weight._a
+    if idx.size and (idx.min() < 0 or idx.max() >= rows):
+        raise IndexError("index out of range in self")
     out = w[idx]
     return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx, bool(scale_grad_by_freq)))
 
@@ -1323,8 +1323,21 @@ def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> N
     w = weight._a
     weight._version[0] += 1         # an in-place op, whether it changes a row or not
     rows = np.unique(idx)
-    if not rows.size:
-        return
+    # PyTorch selects the rows one by one in sorted order (a negative index counts from the end): the rows
+    # before the first index out of range are renormed, then that index is its error
+    bad = (rows < -w.shape[0]) | (rows >= w.shape[0])
+    first_bad = int(np.argmax(bad)) if bad.any() else None
+    failed = rows[first_bad] if first_bad is not None else None
+    rows = np.unique(rows[:first_bad] % w.shape[0])
+    if rows.size:
+        _renorm_rows(w, rows, max_norm, norm_type)
+    if first_bad is not None:
+        raise IndexError(f"select(): index {failed} out of range for tensor of size "
+                         f"[{', '.join(map(str, w.shape))}] at dimension 0")
+
+
+def _renorm_rows(w: np.ndarray, rows: np.ndarray, max_norm, norm_type) -> None:
+    """Scale each of `rows` (distinct, in range) whose norm exceeds max_norm down to it, in place."""
     norms = reduce.vector_norm(Tensor(w[rows]), float(norm_type), dim=1)._a
     over = norms.astype(np.float64) > float(max_norm)
     if np.count_nonzero(over):

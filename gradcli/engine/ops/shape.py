@@ -654,6 +654,13 @@ def repeat(a: Tensor, *repeats) -> Tensor:
     return apply(REPEAT, out, (a,), (repeats, x.shape))
 
 
+def tile(a: Tensor, *dims) -> Tensor:
+    """x.tile(dims): repeat, with dims padded by leading ones to the tensor's rank (PyTorch's own definition,
+    so its grad_fn is RepeatBackward0)."""
+    dims = int_list(dims, "tile", "dims")
+    return repeat(a, *((1,) * (a._a.ndim - len(dims)) + dims))
+
+
 def cat(tensors, dim=0) -> Tensor:
     """Join along an existing dim. 1-D empty tensors are skipped, as PyTorch's legacy rule has it."""
     tensors = _tensor_list(tensors, "cat")
