@@ -53,6 +53,9 @@ class ScriptError(Exception):
     """An error in a script, located at FILE:LINE:COL (line and col are 1-based; 0 means unknown)."""
 
     exit_status = EXIT_SCRIPT_ERROR
+    # a close name for an unknown one, which the report adds as CPython's traceback does (not part of the
+    # message, which is the exception's str())
+    suggestion: str | None = None
 
     def __init__(self, kind: str, message: str, filename: str = "<script>", line: int = 0,
                  col: int = 0, source_line: str | None = None):
@@ -78,7 +81,10 @@ class ScriptError(Exception):
             where += f":{self.line}"
             if self.col:
                 where += f":{self.col}"
-        message = _shown(self.message.split("\n", 1)[0], escape=True)
+        message = self.message.split("\n", 1)[0]
+        if self.suggestion is not None:
+            message += f". Did you mean: '{self.suggestion}'?"
+        message = _shown(message, escape=True)
         return f"{where}: {self.kind}: {message}" if message else f"{where}: {self.kind}"
 
     def render(self, paint=None) -> str:

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli.language import access, compiler, parser, stdlib
+from gradcli.language import access, compiler, parser, stdlib, suggestions
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
@@ -294,4 +294,6 @@ class Session:
             message = "<exception str() failed>"        # as CPython's traceback shows it
         # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it
         err = ScriptError(type(e).__qualname__, message, filename, line, col)
+        if isinstance(e, (NameError, AttributeError)):
+            err.suggestion = suggestions.offer(e, access.python_dir)
         return err.located(filename, source)

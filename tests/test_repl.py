@@ -380,7 +380,8 @@ def test_ctrl_c_landing_in_a_weakref_callback_is_delivered_again():
 def test_colour_of_errors_follows_the_option_and_no_color(monkeypatch):
     shell = new_shell(colour=True)
     shell.execute("nope")
-    assert shell.err.getvalue().startswith("\x1b[1;31m<stdin>:1:1: NameError: name 'nope' is not defined\x1b[0m\n")
+    assert shell.err.getvalue().startswith("\x1b[1;31m<stdin>:1:1: NameError: name 'nope' is not defined. "
+                                           "Did you mean: 'None'?\x1b[0m\n")      # (CPython's suggestion too)
     monkeypatch.setenv("NO_COLOR", "1")
     shell = Shell(Options(), out=io.StringIO(), err=io.StringIO())
     shell.execute("nope")

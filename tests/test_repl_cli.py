@@ -36,7 +36,7 @@ def test_repl_reads_units_from_a_pipe_and_echoes(tmp_path):
                         "x     [2]    float32  True           -             -\n"
                         "y     [2]    float32  True           MulBackward0  -\n"
                         "other names: i (int), torch (module)\n")
-    assert p.stderr == "<stdin>:1:1: NameError: name 'nope' is not defined\n    nope\n    ^\n"
+    assert p.stderr == "<stdin>:1:1: NameError: name 'nope' is not defined. Did you mean: 'None'?\n    nope\n    ^\n"
     assert not (tmp_path / "gradcli").exists()     # no history without a terminal
 
 

@@ -440,3 +440,20 @@ def test_what_loads_on_first_use_shows_nothing_of_its_loading(source):
     """The stand-ins of functions whose module loads at their first call, and modules made on first use,
     give a script nothing but what PyTorch's own have (tests/test_startup.py: what loads when)."""
     assert "AttributeError" in _error(source)
+
+
+def test_did_you_mean_never_names_gradclis_own_attributes():
+    """Python's "Did you mean" reads PyTorch's and Python's lists of names, never gradcli's objects: a name
+    one letter off gradcli's own tensor internals suggests none of them."""
+    from conftest import run_script
+    from gradcli.language import torchapi
+    listed = set(torchapi.dir_names("torch.Tensor"))
+    own = {n for k in Tensor.__mro__ for n in (*getattr(k, "__slots__", ()), *vars(k))} - listed
+    assert "_a" in own and "_set_grad" in own
+    for name in sorted(own):
+        if not name.isidentifier() or name.startswith("__"):
+            continue
+        result = run_script(f"import torch\ntorch.ones(1).{name}x\n")
+        assert result.error is not None and result.error.suggestion not in own, (name, result.error.headline())
+    result = run_script("class A:\n    pass\nA()._ScriptObject__x\n")      # a plain class: Python's own names
+    assert result.error.suggestion is None

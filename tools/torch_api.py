@@ -12,7 +12,8 @@ when a script prints a function, class or module, to print it as PyTorch does.
 
 Format, zlib-compressed UTF-8 text: a first line `version <torch.__version__>`, then one line per
 public name, `NAMESPACE<TAB>NAME<TAB>REPR`. NAMESPACE is a module path or `torch.Tensor`, or empty
-for the line of a module itself (NAME is then its path). REPR is
+for the line of a module itself (NAME is then its path), or `dir` for the line listing `dir()` of a tensor, a
+parameter, a torch.Size or a module (NAME is then its path, REPR its names separated by spaces). REPR is
 PyTorch's repr of a module, class or function with its address written `{addr}` (a module's file
 is named relative to site-packages: `torch/nn/__init__.py`); for a bound method of a tensor, the tensor's
 own repr is `{self}`; it is empty for other values (numbers, dtypes, ...), whose printing gradcli
@@ -73,6 +74,13 @@ def collect() -> list[str]:
         except Exception:
             value = None
         lines.append(f"torch.Tensor\t{name}\t{_repr(value, t) if inspect.isroutine(value) else ''}")
+    # dir() of what a script's misspelt attribute may be read on, every name (private ones too): Python's
+    # "Did you mean" chooses among them (gradcli/language/suggestions.py)
+    subjects = {"torch.Tensor": torch.ones(2), "torch.nn.Parameter": torch.nn.Parameter(torch.ones(2)),
+                "torch.Size": torch.Size([2])}
+    subjects.update((path, importlib.import_module(path)) for path in NAMESPACES)
+    for subject, value in subjects.items():
+        lines.append(f"dir\t{subject}\t{' '.join(dir(value))}")
     return lines
 
 

@@ -8,13 +8,14 @@ refused by the parser before a script ever runs.
 from __future__ import annotations
 
 import functools
+import sys
 from types import MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule, type_name
 from gradcli.language.classes import ScriptType
@@ -183,7 +184,8 @@ def get_method(obj, name: str):
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
         if classes.is_dunder(name):         # Python's internals: never a PyTorch feature to implement
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language")
-        raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'")
+        kind = "Parameter" if id(obj) in parameter_marks else "Tensor"      # nn.Parameter: its own class
+        raise _missing("torch.Tensor", name, f"'{kind}' object has no attribute '{name}'", obj)
     if cls is ScriptModule:
         try:
             value = obj.members[name]
@@ -197,7 +199,7 @@ def get_method(obj, name: str):
             if name[:1] == "_":         # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None
-            raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'") from None
+            raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'", obj) from None
         # called at once: the function itself, without the Builtin's partial layer
         return value.func if value.__class__ is Builtin else value
     if cls.__class__ is ScriptType:    # an instance of a script's class
@@ -258,8 +260,8 @@ def _class_attribute(obj, name: str):
     if hasattr(target, name):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     if isinstance(target, type):
-        raise AttributeError(f"type object '{target.__name__}' has no attribute '{name}'")
-    raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
+        raise AttributeError(f"type object '{target.__name__}' has no attribute '{name}'", name=name, obj=obj)
+    raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'", name=name, obj=obj)
 
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
@@ -289,12 +291,46 @@ def _refuse_internal(obj, name: str) -> None:
         raise AttributeError(f"{prefix} attribute '{name}' is outside gradcli's language")
 
 
-def _missing(namespace: str, name: str, message: str) -> Exception:
+def _missing(namespace: str, name: str, message: str, obj=None) -> Exception:
     """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
     NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
     if namespace.startswith("torch") and torchapi.has(namespace, name):
         return NotImplementedError(f"gradcli does not implement {namespace}.{name}")
-    return AttributeError(message)
+    return AttributeError(message, name=name, obj=obj)
+
+
+# Python's modules a script's own ones mirror: Python's dir of them is what a "Did you mean" reads
+_MIRRORED_MODULES = frozenset(("collections", "functools", "itertools", "math", "random", "string", "time"))
+_PYTHON_VALUES = frozenset((list, dict, str, int, float, tuple, set, frozenset, bool, bytes, complex, range, slice,
+                            type(None)))
+
+
+def python_dir(obj) -> list | None:
+    """dir(obj) as the script's Python and PyTorch would list it, for Python's "Did you mean" after an
+    unknown attribute (gradcli.language.suggestions); None where gradcli cannot know the list."""
+    cls = obj.__class__
+    if cls is Tensor:
+        return torchapi.dir_names("torch.nn.Parameter" if id(obj) in parameter_marks else "torch.Tensor")
+    if cls is Size:
+        return torchapi.dir_names("torch.Size")
+    if cls is ScriptModule:
+        if obj.name == "torch" or obj.name.startswith("torch."):
+            return torchapi.dir_names(obj.name)
+        module = sys.modules.get(obj.name)        # Python's own module the script's one mirrors (math, ...)
+        return dir(module) if module is not None and obj.name in _MIRRORED_MODULES else None
+    if cls is bounds.Bounded:
+        obj, cls = obj.original, obj.original.__class__
+    if cls in _PYTHON_VALUES:
+        return dir(obj)
+    if cls.__class__ is ScriptType or cls is ScriptType:
+        # a script's own class (or its instance): Python's dir, unless a library class gradcli provides
+        # (nn.Module, Function, Dataset) is among its bases, whose attributes are PyTorch's
+        for klass in (obj if cls is ScriptType else cls).__mro__:
+            if not (klass.__class__ is ScriptType or klass is classes.ScriptObject or klass is object
+                    or (klass.__module__ == "builtins" and issubclass(klass, BaseException))):
+                return None
+        return dir(obj)
+    return None
 
 
 

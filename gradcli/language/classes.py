@@ -131,7 +131,7 @@ def class_attr(cls, name: str):
             if type(klass) is ScriptType and name in klass.__dict__:
                 return getattr(cls, name)
         if not hasattr(cls, name):
-            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")
+            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
 
 

@@ -17,7 +17,7 @@ import operator
 from types import MethodType
 from itertools import islice
 
-from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
+from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, suggestions, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine import custom
@@ -1118,7 +1118,11 @@ class Compiler:
 
     def _global_name(self, name, undefined, line, col):
         """A module global read in a function: the globals, then the builtins."""
-        globals_, builtins = self.globals, self.builtins
+        globals_, builtins, scope = self.globals, self.builtins, self.scope
+        plain = name not in _PYTHON_BUILTINS        # (one the language leaves out is no misspelling)
+
+        def names_in_scope():           # for Python's "Did you mean", only if the error reaches the top
+            return (scope.varnames() if scope is not None else []), globals_
 
         def load_global(env):
             try:
@@ -1128,7 +1132,9 @@ class Compiler:
             try:
                 return builtins[name]
             except KeyError:
-                e = NameError(undefined)
+                e = NameError(undefined, name=name)
+                if plain:
+                    setattr(e, suggestions.CANDIDATES, names_in_scope)
                 locate(e, line, col)
                 raise e from None
         return load_global

@@ -46,7 +46,8 @@ EMPTY = object()
 class Scope:
     """What the compiler needs to know about the names of one function."""
 
-    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children", "declared_global", "is_class")
+    __slots__ = ("locals", "cells", "frees", "free_set", "parent", "children", "declared_global", "is_class",
+                 "node")
 
     def __init__(self, locals_: frozenset, parent: "Scope | None", is_class: bool = False):
         self.locals = locals_             # every name the function binds
@@ -57,6 +58,25 @@ class Scope:
         self.children: dict = {}          # id(nested FunctionDef) -> its Scope
         self.declared_global: frozenset = frozenset()     # names its `global` statements declare
         self.is_class = is_class          # a class body: its names are the class namespace's
+        self.node = None                  # the function's syntax node (for varnames, on an error only)
+
+    def varnames(self) -> list:
+        """The local variables in CPython's order (co_varnames): the parameters, positional ones first,
+        then keyword-only ones, *args and **kwargs, then the other locals as the code first names them.
+        A class body has none (its names live in the class namespace)."""
+        fn = self.node
+        if self.is_class or fn is None:
+            return []
+        params = list(getattr(fn, "params", ()))
+        rank = {"var_positional": 2, "keyword_only": 1, "var_keyword": 3}
+        order = [p.name for p in sorted(params, key=lambda p: rank.get(p.kind, 0))]
+        if isinstance(fn, syntax.COMPREHENSIONS):
+            order = [".0"]
+        seen = set(order)
+        found = _occurrences(fn) if isinstance(fn, syntax.FunctionDef) else {}
+        rest = sorted((n for n in self.locals if n not in seen),
+                      key=lambda n: (min(found[n])[:2] if n in found else (1 << 30, 0), n))
+        return order + rest
 
     def kind(self, name: str) -> str:
         """'cell', 'local', 'free' or 'global' for a name used in this function; in a class body,
@@ -105,6 +125,7 @@ def analyze(fn, parent: Scope | None = None, problems: Problems | None = None) -
         used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
         for stmt in fn.body:
             _collect(stmt, used, nested)
+    scope.node = fn
     if ("super" in used or "__class__" in used) and not scope.is_class and _in_class(parent):
         used.add("__class__")               # zero-argument super() reads the class being defined
     captured: set = set()

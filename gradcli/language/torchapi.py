@@ -56,3 +56,10 @@ def text(namespace: str, name: str, addr: str = "", self_text: str = "") -> str 
     if not template:
         return None
     return template.replace("{addr}", addr).replace("{self}", self_text)
+
+
+def dir_names(subject: str) -> list | None:
+    """dir() as PyTorch lists it for `subject` (a module path, 'torch.Tensor', 'torch.nn.Parameter' or
+    'torch.Size'), every name in its order; None for anything else."""
+    text = _load().get("dir", {}).get(subject)
+    return None if text is None else text.split(" ")
