@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli.language import access, compiler, parser, stdlib, suggestions
+from gradcli.language import access, compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
@@ -295,5 +295,6 @@ class Session:
         # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it
         err = ScriptError(type(e).__qualname__, message, filename, line, col)
         if isinstance(e, (NameError, AttributeError)):
+            from gradcli.language import suggestions        # only for an error that reaches the top
             err.suggestion = suggestions.offer(e, access.python_dir)
         return err.located(filename, source)

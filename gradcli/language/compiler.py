@@ -17,7 +17,7 @@ import operator
 from types import MethodType
 from itertools import islice
 
-from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, suggestions, syntax, torchapi, treebuild
+from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.engine.addresses import address
 from gradcli.engine import custom
@@ -1134,7 +1134,7 @@ class Compiler:
             except KeyError:
                 e = NameError(undefined, name=name)
                 if plain:
-                    setattr(e, suggestions.CANDIDATES, names_in_scope)
+                    e._gradcli_names = names_in_scope       # (gradcli.language.suggestions reads it)
                 locate(e, line, col)
                 raise e from None
         return load_global

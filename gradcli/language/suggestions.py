@@ -19,7 +19,7 @@ _MOVE, _CASE = 2, 1
 _MAX_ITEMS, _MAX_LEN = 750, 40
 # what CPython puts in a module's globals before the script's first statement, in its order
 _MODULE_NAMES = ("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__annotations__", "__builtins__")
-CANDIDATES = "_gradcli_names"        # on a NameError: a function giving (local names, globals)
+CANDIDATES = "_gradcli_names"        # on a NameError: a function giving (local names, globals) (the compiler's)
 
 
 def _cost(a: int, b: int) -> int:
