@@ -199,7 +199,7 @@ def test_errors_are_shown_and_the_session_goes_on(terminal):
     t.type("x = 2\r")
     t.type("y = (x +\r", r"\.\.\. ")
     t.type(")\r", r"<stdin>:2:1: SyntaxError: .*\n    \)\n    \^\n", prompt=True)
-    t.type("x / nope\r", r"<stdin>:1:5: NameError: name 'nope' is not defined\n", prompt=True)
+    t.type("x / nope\r", r"<stdin>:1:5: NameError: name 'nope' is not defined\. Did you mean: 'None'\?\n", prompt=True)
     t.type("x * 21\r", r"\n42\n")
 
 
