@@ -157,8 +157,18 @@ def _pair(a: Tensor, b: Tensor, row: Op, out: np.ndarray, x: np.ndarray, y: np.n
 
 def _solve_backward_B(F, g, A, result, left, vector):
     """linalg_solve_backward's gradient for B: solve A^H gB = gX (a vector case solved as a column)."""
-    gB = F.solve(F.mT(A), F.unsqueeze_dims(g, (g.ndim,)) if vector else g, left)
+    g = F.unsqueeze_dims(g, (g.ndim,)) if vector else g
+    gB = F.solve(F.mT(A), g, left) if F.tensors else _adjoint_solve_array(A, g, left)
     return F.squeeze(gB, -1) if vector else gB
+
+
+def _adjoint_solve_array(A: np.ndarray, G: np.ndarray, left: bool) -> np.ndarray:
+    """A^H X = G (or X A^H = G) in a plain backward, which PyTorch solves with the forward's LU and never
+    refuses: a matrix the forward took gives NaNs or infinities here, never an error, even where A^H's own
+    LU would find a zero pivot (a matrix with an infinity)."""
+    if not left:
+        return solve_array(np.swapaxes(A, -1, -2), G, left=False)
+    return _transposed_solve(A, G, refuse=False)
 
 
 def _solve_backward_A(F, gB, X, left, vector):
@@ -911,14 +921,32 @@ def _is_vector_rhs(A: np.ndarray, B: np.ndarray) -> bool:
     return B.ndim == 1 or (A.ndim - 1 == B.ndim and B.shape == A.shape[:-1])
 
 
+_SINGULAR = "torch.linalg.solve: The solver failed because the input matrix is singular."
+
+
 def solve_array(A: np.ndarray, B: np.ndarray, left=True) -> np.ndarray:
     """X with A X = B (left) or X A = B; B a matrix or a batch of them."""
     if not left:
-        return np.swapaxes(solve_array(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+        return np.swapaxes(_transposed_solve(A, np.swapaxes(B, -1, -2), refuse=True), -1, -2)
     out, _ = _solve_checked(A, B)
     if out is None:
-        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+        raise LinAlgError(_SINGULAR)
     return out
+
+
+def _transposed_solve(A: np.ndarray, G: np.ndarray, refuse: bool) -> np.ndarray:
+    """A^T X = G as PyTorch solves it, with A's own LU (an adjoint solve): refused, when `refuse`, only if
+    that LU has a zero pivot. Where A^T's LU has none either, the same values as solving A^T directly."""
+    try:
+        return solve_array(np.swapaxes(A, -1, -2), G)
+    except LinAlgError:
+        pass
+    batch = np.broadcast_shapes(A.shape[:-2], G.shape[:-2])
+    lu, pivots, info = lu_factor(np.broadcast_to(A, batch + A.shape[-2:]))
+    if refuse and info.any():
+        raise LinAlgError(_SINGULAR)
+    with np.errstate(all="ignore"):
+        return _lu_solve(lu, pivots, np.broadcast_to(G, batch + G.shape[-2:]), adjoint=True)
 
 
 def solve(A: Tensor, B: Tensor, left=True) -> Tensor:

@@ -1291,8 +1291,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     _expect_tensor(weight, "embedding", "weight", 1)
     idx, w = input._a, weight._a
     if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+        # with max_norm, PyTorch's embedding_renorm_ checks first, the indices as its second argument
+        where = "#1 'indices'" if max_norm is None else "#2 'indices'"
+        raise RuntimeError(f"Expected tensor for argument {where} to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
+                           f"{'embedding' if max_norm is None else 'embedding_renorm_'})")
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     rows = w.shape[0]

@@ -71,7 +71,7 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + kernel_size
         else:
             shape = (out_channels, in_channels // groups) + kernel_size
-        self.weight = parameter.make(factories.empty(*shape, dtype=dtype))
+        self.weight = parameter.make(factories.empty(shape, dtype=dtype))    # one tuple, as PyTorch passes it
         if bias:
             self.bias = parameter.make(factories.empty(out_channels, dtype=dtype))
         else:

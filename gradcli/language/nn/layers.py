@@ -14,10 +14,16 @@ def _empty(*shape, dtype=None):
     return factories.empty(*shape, dtype=dtype)
 
 
+def _empty_tuple(shape: tuple, dtype=None):
+    """torch.empty((a, b), ...): a weight's size as PyTorch's layers pass it, one tuple (so a float among the
+    sizes is the parser's element error, not a count of positional arguments)."""
+    return factories.empty(tuple(shape), dtype=dtype)
+
+
 def _weight_and_bias(module, shape: tuple, bias: bool, dtype) -> None:
     """A weight of `shape` and a bias of its first dim (or a bias registered as None), then their
     initialisation: in PyTorch's order, so the draws come in its order."""
-    module.weight = parameter.make(_empty(*shape, dtype=dtype))
+    module.weight = parameter.make(_empty_tuple(shape, dtype=dtype))
     if bias:
         module.bias = parameter.make(_empty(shape[0], dtype=dtype))
     else:
@@ -113,7 +119,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = parameter.make(_empty(num_embeddings, embedding_dim, dtype=dtype),
+            self.weight = parameter.make(_empty_tuple((num_embeddings, embedding_dim), dtype=dtype),
                                          requires_grad=not _freeze)
             self.reset_parameters()
         else:

@@ -91,7 +91,7 @@ class RNNBase(Module):
                     made.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in made:
                     full = f"{name}_l{layer}{suffix}"
-                    setattr(self, full, parameter.make(factories.empty(*shape, dtype=dtype)))
+                    setattr(self, full, parameter.make(factories.empty(shape, dtype=dtype)))     # one tuple
                     names.append(full)
         self.__dict__["_flat_weights_names"] = names
         self.reset_parameters()
@@ -308,8 +308,8 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = parameter.make(factories.empty(num_chunks * hidden_size, input_size, dtype=dtype))
-        self.weight_hh = parameter.make(factories.empty(num_chunks * hidden_size, hidden_size, dtype=dtype))
+        self.weight_ih = parameter.make(factories.empty((num_chunks * hidden_size, input_size), dtype=dtype))
+        self.weight_hh = parameter.make(factories.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
         if bias:
             self.bias_ih = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype))
             self.bias_hh = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype))
