@@ -206,7 +206,7 @@ class _Worker:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line
 
-    def run(self, case_id: str, source: str) -> dict:
+    def run(self, case_id: str, source: str, _again: bool = False) -> dict:
         if self.proc is None:
             self.start()
         try:
@@ -221,7 +221,18 @@ class _Worker:
             return outcome(status, "", "TimeoutError" if line is None else "WorkerDied", "the worker stopped")
         answer = json.loads(line)
         assert answer["id"] == case_id
-        return answer["outcome"]
+        result = answer["outcome"]
+        if self.side == "torch":
+            # A script stopped by the time limit may have stopped PyTorch halfway through importing one of its
+            # lazily loaded modules (torch._dynamo, which optimisers and torch.func load on first use): every
+            # later script of this worker would then fail on the half-made module. Start afresh after a
+            # timeout, and run again a script that met such a module.
+            half_made = "partially initialized module" in (result["message"] or "") + result["stdout"]
+            if result["status"] == "timeout" or half_made:
+                self.stop()
+            if half_made and not _again:
+                return self.run(case_id, source, _again=True)
+        return result
 
 
 class Pool:

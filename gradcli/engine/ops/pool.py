@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, int64_arg, type_word
+from gradcli.engine.recording import Op, apply, int64_arg, needs_grad, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "f"
@@ -50,14 +50,14 @@ def _flag(value, fn: str, name: str, position: int) -> None:
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
 
 
-def _pair(values: tuple, fn: str, what: str, omitted=False) -> tuple | None:
+def _pair(values: tuple, fn: str, what: str, omitted=False, c_int=True) -> tuple | None:
     for v in values:            # the parser reads each int into 64 bits first
         if v.__class__ is int:
             int64_arg(v)
-    if len(values) == 1:
-        return values * 2
-    if len(values) == 2:
-        return values
+    if len(values) in (1, 2):
+        if c_int:               # the 2-d kernels take C ints (safe_downcast), each list after its length check
+            _c_ints(values)
+        return values * 2 if len(values) == 1 else values
     if omitted and not values:
         return None
     if what == "stride":
@@ -65,6 +65,12 @@ def _pair(values: tuple, fn: str, what: str, omitted=False) -> tuple | None:
     if what == "dilation":
         raise RuntimeError(f"{fn}: dilation must be either a single int, or a tuple of two ints")
     raise RuntimeError(f"{fn}: {what} must either be a single int, or a tuple of two ints")
+
+
+def _c_ints(values) -> None:
+    for v in values:
+        if not -(1 << 31) <= v < 1 << 31:
+            raise RuntimeError("value cannot be converted to type int without overflow")
 
 
 def _expect_tensor(value, fn: str):
@@ -551,18 +557,19 @@ def _pool_sizes(hw, k, s, pad, d, ceil):
     return (_output_size(hw[0], k[0], pad[0], s[0], d[0], ceil), _output_size(hw[1], k[1], pad[1], s[1], d[1], ceil))
 
 
-def _max_pool2d(a: Tensor, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool2d"):
-    """max_pool2d_with_indices on a 3-d or 4-d tensor: (values, indices)."""
+def _max_pool2d(a: Tensor, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool2d", c_int=True):
+    """max_pool2d_with_indices on a 3-d or 4-d tensor: (values, indices). `c_int`: its C int parameters
+    (PyTorch's own 1-d kernel, which borrows this one here, keeps 64-bit ones)."""
     _expect_tensor(a, fn)
     _flag(ceil_mode, fn, "ceil_mode", 6)
     ks = _ints(kernel_size, fn, "kernel_size", 2)
     st = _ints(stride, fn, "stride", 3) if stride is not None else ()
     pd = _ints(padding, fn, "padding", 4)
     dl = _ints(dilation, fn, "dilation", 5)
-    k = _pair(ks, "max_pool2d", "kernel_size")
-    s = _pair(st, "max_pool2d", "stride", omitted=True) or k
-    pad = _pair(pd, "max_pool2d", "padding")
-    d = _pair(dl, "max_pool2d", "dilation")
+    k = _pair(ks, "max_pool2d", "kernel_size", c_int=c_int)
+    s = _pair(st, "max_pool2d", "stride", omitted=True, c_int=c_int) or k
+    pad = _pair(pd, "max_pool2d", "padding", c_int=c_int)
+    d = _pair(dl, "max_pool2d", "dilation", c_int=c_int)
     x = a._a
     if x.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -747,6 +754,8 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
         raise RuntimeError("max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 "
                            f"but got size {len(dl)}")
     k, s, p, d = ks[0], (st or ks)[0], pd[0], dl[0]
+    if not impl:                # with indices: max_pool2d_with_indices's C ints come first
+        _c_ints((k, s, p, d))
     if k <= 0:
         raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
     if s <= 0:
@@ -763,7 +772,9 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
     if impl:
         _not_implemented("max_pool1d_impl", x, "f")
-    values, indices = _max_pool2d(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    # PyTorch's own 1-d kernel (no indices, no gradient) keeps 64-bit parameters; otherwise the 2-d one runs
+    c_int = not impl or needs_grad(a)
+    values, indices = _max_pool2d(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode, c_int=c_int)
     return _squeezed(values), _squeezed(indices)
 
 
