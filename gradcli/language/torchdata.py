@@ -519,7 +519,7 @@ class _LoaderIter:
         if self._stream is not None:
             return self._next_streamed()
         index = next(self._batches)
-        if self._rows is not None:
+        if self._rows is not None and all(i.__class__ is int for i in index):     # (else row by row, as PyTorch)
             return [t[index] for t in self._rows]
         dataset = self._dataset
         if self._auto:
