@@ -549,8 +549,11 @@ def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
     """The product over `axis`, float32/float64 in PyTorch's kernel order (vecorder.product_rows)."""
     if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.size or not axis:
         return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
-    rows, lastdim = vecorder.reduced_rows(x, axis)
-    out = vecorder.product_rows(rows, lastdim)
+    if len(axis) == x.ndim:
+        out = np.asarray(vecorder.product_all(x))
+    else:
+        rows, lastdim = vecorder.reduced_rows(x, axis)
+        out = vecorder.product_rows(rows, lastdim)
     return out.reshape(tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
         n for d, n in enumerate(x.shape) if d not in axis))
 
