@@ -16,7 +16,9 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops
+from gradcli.engine import budget, layout, ops
+from gradcli.engine.cascade import sum_array
+from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, type_word
@@ -43,12 +45,13 @@ def _lanes(dtype) -> int:
 
 
 def _fma(a, b, c):
-    """a * b + c rounded once for float32 (the vectorised kernels' fused multiply-adds: engine/fma.py);
-    other dtypes as written (these kernels' double statistics are not fused)."""
+    """a * b + c rounded once, the vectorised kernels' fused multiply-adds (engine/fma.py), in float32 and
+    float64 alike: the double kernels are compiled with the same contractions (float64 layer, group and
+    batch norm agree with PyTorch only so); other dtypes as written."""
     a = np.asarray(a)
-    if a.dtype != _F32:
+    if a.dtype != _F32 and a.dtype != _F64:
         return a * b + c
-    return fma(a, b, np.asarray(c, dtype=_F32))
+    return fma(a, b, np.asarray(c, dtype=a.dtype))
 
 
 def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
@@ -233,19 +236,116 @@ def _update_running(running_mean, running_var, mean, var_sum, n, momentum) -> No
         running_var._version[0] += 1
 
 
+def _strided(*arrays) -> bool:
+    """Whether Normalization.cpp takes its TensorIterator path: an operand neither contiguous nor channels
+    last (a transposed (N, C) batch, a permuted image). The kernels in batch_norm_kernel.cpp need both."""
+    for a in arrays:
+        if not a.flags.c_contiguous and not (a.ndim in (4, 5) and np.moveaxis(a, 1, -1).flags.c_contiguous):
+            return True
+    return False
+
+
+def _channel_rows(x: np.ndarray, *more) -> list:
+    """Each channel's elements in the order the iterator with dim 1 squashed visits them (its dims sorted by
+    the operands' strides, layout.order): (C, n) arrays, one per operand."""
+    squashed = [a[:, :1] for a in (x, *more)]
+    outer = [d for d in layout.order(squashed[0].shape, squashed)[::-1] if d != 1]
+    return [np.transpose(a, [1] + outer).reshape(a.shape[1], -1) for a in (x, *more)]
+
+
+def _running_sum64(values: np.ndarray) -> np.ndarray:
+    """Each row summed one element after another in double from zero (an accscalar_t loop)."""
+    if not values.shape[1]:
+        return np.zeros(values.shape[0])
+    return np.cumsum(values, axis=1, dtype=_F64)[:, -1]
+
+
+def batch_norm_strided(x: np.ndarray, weight, bias, running_mean, running_var, training: bool, momentum,
+                       eps: float):
+    """Normalization.cpp's TensorIterator path for an input neither contiguous nor channels last, (output,
+    save_mean, save_invstd): the mean is at::mean over the other dims (the ordered sum, then / n); each
+    channel's sum of squared deviations a running double sum in the iterator's order; the running averages
+    in double; the output ((x - mean) * invstd) * weight + bias element by element. That file is compiled
+    without fused multiply-adds."""
+    c = x.shape[1]
+    dims = _reduce_dims(x.ndim)
+    dt = x.dtype.type
+    shape = _channel(np.zeros(c), x.ndim).shape
+    if training:
+        n = x.size // c
+        mean = mean_array(x, dims)
+        rows, = _channel_rows(x)
+        d = rows.astype(_F64) - mean.astype(_F64)[:, None]
+        var_sum = _running_sum64(d * d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = var_sum / n
+            invstd = np.where((var != 0) | (eps != 0), 1.0 / np.sqrt(var + eps), 0.0).astype(x.dtype)
+            if running_mean is not None:
+                a = running_mean._a
+                a[...] = (momentum * mean.astype(_F64) + (1 - momentum) * a.astype(_F64)).astype(a.dtype)
+                running_mean._version[0] += 1
+            if running_var is not None:
+                a = running_var._a
+                a[...] = (momentum * (var_sum / (n - 1)) + (1 - momentum) * a.astype(_F64)).astype(a.dtype)
+                running_var._version[0] += 1
+        use_mean, use_invstd = mean, invstd
+    else:
+        mean = invstd = np.zeros(0, x.dtype)
+        use_mean = running_mean._a.reshape(-1).astype(x.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            use_invstd = dt(1) / np.sqrt(running_var._a.reshape(-1).astype(x.dtype) + dt(eps))
+    w = weight.reshape(shape) if weight is not None else dt(1)
+    b = bias.reshape(shape) if bias is not None else dt(0)
+    out = ((x - use_mean.reshape(shape)) * use_invstd.reshape(shape)) * w + b
+    return np.ascontiguousarray(out, dtype=x.dtype), mean, invstd
+
+
+def _batch_norm_backward_strided(g, x, w, mean, invstd, training, mask):
+    """batch_norm_backward_cpu_template's TensorIterator path (an input or gradient neither contiguous nor
+    channels last): the gradient's ordered sum over the other dims; dotp a running double sum of the
+    products (x - mean) * g rounded in the tensor's dtype, in the iterator's order of both; then per
+    element, as that file computes them (no fused multiply-adds)."""
+    dt = x.dtype.type
+    c = x.shape[1]
+    n = x.size // c
+    shape = _channel(np.zeros(c), x.ndim).shape
+    total = sum_array(g, _reduce_dims(x.ndim))
+    xr, gr = _channel_rows(x, g)
+    dotp = _running_sum64((xr - mean[:, None]) * gr)
+    gi = gw = gb = None
+    if mask[0]:
+        if training:
+            k = (dotp.astype(x.dtype) * invstd * invstd / dt(n)).reshape(shape)
+            gi = (x - mean.reshape(shape)) * k
+            grad_mean = (total / dt(n)).reshape(shape)
+            gi = (g - grad_mean - gi) * invstd.reshape(shape) * w.reshape(shape)
+        else:
+            gi = g * invstd.reshape(shape) * w.reshape(shape)
+        gi = np.ascontiguousarray(gi, dtype=x.dtype)
+    if mask[1]:
+        gw = (dotp * invstd).astype(x.dtype)
+    if mask[2]:
+        gb = total.astype(x.dtype)
+    return gi, gw, gb
+
+
 def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps,
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
     dt = x.dtype.type
-    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
-    n_batch, c, size = x3.shape
-    n = n_batch * size
+    g = np.asarray(g, dtype=x.dtype)
+    c = x.shape[1]
     w = weight if weight is not None else np.ones(c, x.dtype)
     if training:
         mean, invstd = save_mean, save_invstd
     else:
         mean, invstd = running_mean, _invstd_eval_backward(running_var, eps)
+    if _strided(x, g):
+        return _batch_norm_backward_strided(g, x, w, mean, invstd, training, mask)
+    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g))
+    n_batch, c, size = x3.shape
+    n = n_batch * size
     gi = gw = gb = None
     if size == 1:                       # the channels-last kernel: per-thread float buffers, then a double pass
         xr, gr = x3[:, :, 0], g3[:, :, 0]
@@ -257,7 +357,13 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
             if training:
                 k = dotp * invstd * invstd / dt(n)
                 grad_mean = total / dt(n)
-                gi = ((gr - grad_mean - (xr - mean) * k) * invstd * w).reshape(x.shape)
+                # (dy - grad_mean - dx) with dx = (x - mean) * k in a register: the product is fused in the
+                # whole vectors of the channel dim, not in its masked tail
+                d = gr - grad_mean
+                gi = _fma(-(xr - mean), k, d)
+                body = c - c % _lanes(x.dtype)
+                gi[:, body:] = d[:, body:] - (xr[:, body:] - mean[body:]) * k[body:]
+                gi = (gi * invstd * w).reshape(x.shape)
             else:
                 gi = (gr * invstd * w).reshape(x.shape)
         if mask[1]:
@@ -798,7 +904,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _float_input(x, "batch_norm")
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
-    if training:
+    if x.size and _strided(x):
+        out, mean, invstd = batch_norm_strided(x, w, b, running_mean, running_var, training, momentum, eps)
+        save_mean, save_invstd = Tensor(mean), Tensor(invstd)
+    elif training:
         mean, var_sum, n = batch_norm_stats(x) if x.size else (np.full(c, np.nan, x.dtype),) * 2 + (0,)
         invstd = _invstd_train(var_sum, n, eps)
         _update_running(running_mean, running_var, mean, var_sum, n, momentum)
