@@ -520,6 +520,10 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
     """The mean of a float array over `dims` (None: all of it) as PyTorch's CPU kernel makes it: the sum in
     its order, divided by the count in the array's dtype; NaN when the count is zero. The backward formulas
     of std/var recompute it with this too."""
+    if x.dtype == np.float16:
+        # mean_out's half path: a float sum of the input cast to float, divided in float, then cast back
+        wide = mean_array(x.astype(np.float32, order="K"), dims, keepdim)
+        return wide.astype(np.float16)
     if dims is None:
         return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
