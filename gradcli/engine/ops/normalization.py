@@ -7,7 +7,8 @@ vector lanes combined by a fixed shuffle tree, where the compiler fused a multip
 threads split a reduction. The array kernels below follow those orders so forward results, running
 statistics and gradients equal PyTorch's bit for bit (tests/test_ops_norm.py holds the evidence).
 Under create_graph the gradients are built from recorded ops instead (values equal up to rounding), and
-forward-mode tangents follow derivatives.yaml's jvp formulas on recorded ops.
+forward-mode tangents follow derivatives.yaml's jvp formulas on recorded ops. The double backward nodes
+compute FunctionsManual.cpp's batchnorm_double_backward and layer_norm_double_backward op for op on arrays.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, layout, ops
+from gradcli.engine.layout import laid_out
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
@@ -648,20 +650,6 @@ def _third_order(node: str):
                               "layer)")
 
 
-def _composite_vjp(composite, position: int, gg, grad_out, input, weight):
-    """A backward node's own gradient with respect to its input `position` (grad_out, input, weight): the
-    composite gradient (recorded ops on fresh leaves of those values) differentiated by a reverse pass of its
-    own. Under create_graph (a third derivative) the callers stop with a clear error rather than give
-    gradients detached from the graph."""
-    from gradcli.engine import autograd
-    from gradcli.engine.backward import differentiate
-    leaves = [None if v is None else Tensor(np.array(v)).requires_grad_() for v in (grad_out, input, weight)]
-    with autograd.enable_grad():
-        out = composite(*leaves)
-    return differentiate(out, leaves[position], Tensor(np.asarray(gg, dtype=out._a.dtype)), allow_unused=True,
-                         materialize_grads=True)[0]._a
-
-
 def _composite_jvp(composite, tangents, grad_out, input, weight) -> Tensor:
     """A backward node's tangent: J t of the composite gradient, by two reverse passes on fresh leaves (the
     vector-Jacobian product is linear in its cotangent v, so the gradient of <J^T v, t> with respect to v is
@@ -693,14 +681,179 @@ def _ln_twice_jvp(F, ts, xs, result, normalized_shape, eps, index):
                           (ts[0], ts[1], ts[4]), grad_out, input, weight)
 
 
+def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, running_mean, running_var,
+                                      save_mean, save_invstd, eps: float, training: bool):
+    """batchnorm_double_backward (FunctionsManual.cpp) on arrays, op for op in its order, for the gradient `gg`
+    of the first backward's output `index` (0 grad_input, 1 grad_weight, 2 grad_bias): (gI, gG, ggO). Each
+    step is one tensor op of PyTorch's, its result laid out as PyTorch lays it out (an input in another layout
+    changes the order of the sums that follow); the per-channel sums are sum_exclude_dim1's: over dim 0, then
+    the trailing dims one at a time from the last."""
+    x = np.asarray(input)
+    dt = x.dtype.type
+    c = x.shape[1]
+    m = x.size // c
+    mm = dt(m)
+    g_o = np.asarray(grad_out, dtype=x.dtype)
+    gg = np.asarray(gg, dtype=x.dtype)
+    ggi = gg if index == 0 else None
+    shape = _channel(np.zeros(c), x.ndim).shape
+    ggg = np.broadcast_to(gg.reshape(shape), x.shape) if index == 1 else None
+    ggb = np.broadcast_to(gg.reshape(shape), x.shape) if index == 2 else None
+    affine = weight is not None
+    gamma = np.broadcast_to(np.asarray(weight, dtype=x.dtype).reshape(shape), x.shape) if affine else dt(1)
+
+    def ew(fn, a, b):
+        return laid_out(fn(a, b), a, b)
+
+    def mul(a, b):
+        return ew(np.multiply, a, b)
+
+    def sub(a, b):
+        return ew(np.subtract, a, b)
+
+    def add(a, b):
+        return ew(np.add, a, b)
+
+    def div(a, b):
+        return ew(np.true_divide, a, b)
+
+    def sum_excl(a, keepdim=True):
+        r = sum_array(a, (0,), keepdim)
+        for d in range(r.ndim - 1, 1 if keepdim else 0, -1):
+            r = sum_array(r, (d,), keepdim)
+        return r
+
+    if training:
+        mu = np.asarray(save_mean, dtype=x.dtype).reshape(shape)
+        inv = np.asarray(save_invstd, dtype=x.dtype).reshape(shape)
+    else:
+        mu = np.asarray(running_mean, dtype=x.dtype).reshape(shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = (dt(1) / np.sqrt(np.asarray(running_var, dtype=x.dtype) + dt(eps))).reshape(shape)
+    centred = sub(x, mu)
+    inv2 = inv * inv
+    inv3 = inv * inv * inv
+    centred_inv3 = mul(centred, inv3)
+    go_mu_sum = sum_excl(mul(g_o, centred))
+    go_sum = sum_excl(g_o)
+
+    gi = None
+    if ggi is not None and training:
+        ggi_sum = sum_excl(ggi)
+        ggi_mu_sum = sum_excl(mul(ggi, centred))
+        all_sub = (ggi_sum * go_sum) / mm - sum_excl(mul(g_o, ggi)) + inv2 * go_mu_sum * ggi_mu_sum * dt(3.0 / m)
+        t0 = div(mul(centred_inv3, all_sub), mm)
+        t1 = mul((ggi_mu_sum * inv3) / mm, sub(go_sum / mm, g_o))
+        t2 = mul((go_mu_sum * inv3) / mm, sub(ggi_sum / mm, ggi))
+        gi = mul(gamma, laid_out(t0 + t1 + t2, t0))
+    if affine and ggg is not None:
+        if training:
+            t0 = mul(g_o, inv)
+            t1 = (inv * go_sum) / -mm
+            t2 = div(mul(centred_inv3, sum_excl(mul(g_o, centred))), -mm)
+            term = mul(ggg, laid_out(t0 + t1 + t2, t0))
+        else:
+            term = mul(mul(ggg, inv), g_o)
+        gi = term if gi is None else laid_out(gi + term, gi)
+
+    def first_backward(g_local, gamma_local):
+        h0 = (gamma_local * inv) / mm
+        h1 = sub(sub(mul(mm, g_local), sum_excl(g_local)), mul(mul(centred, inv2), sum_excl(mul(g_local, centred))))
+        return mul(h0, h1)
+
+    g_g = None
+    if affine and ggi is not None:
+        if training:
+            g_g = sum_excl(mul(ggi, first_backward(g_o, dt(1))), False)
+        else:
+            g_g = sum_excl(mul(mul(ggi, g_o), inv), False)
+    ggo = None
+    if ggi is not None:
+        ggo = first_backward(ggi, gamma) if training else mul(mul(ggi, inv), gamma)
+    if ggg is not None:
+        term = mul(mul(ggg, centred), inv)
+        ggo = term if ggo is None else laid_out(ggo + term, ggo)
+    if ggb is not None:
+        ggo = ggb if ggo is None else laid_out(ggo + ggb, ggo)
+    return gi, g_g, ggo
+
+
 def _bn_twice(position: int):
     def formula(F, gg, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, eps, train,
                 index):
         if F.tensors:
             _third_order("NativeBatchNormBackwardBackward0")
-        return _composite_vjp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
-                              position, gg, grad_out, input, weight)
+        value = batch_norm_double_backward_arrays(gg, index, grad_out, input, weight, _array(running_mean),
+                                                  _array(running_var), save_mean, save_invstd, eps,
+                                                  train)[(2, 0, 1)[position]]
+        like = np.asarray((grad_out, input, weight)[position])
+        return np.zeros_like(like) if value is None else np.array(np.broadcast_to(value, like.shape))
     return formula
+
+
+def layer_norm_double_backward_arrays(gg, index: int, grad_out, input, mean, rstd, weight, normalized_shape):
+    """layer_norm_double_backward (FunctionsManual.cpp) on arrays, op for op in its order, for the gradient
+    `gg` of the first backward's output `index` (0 grad_input, 1 grad_weight, 2 grad_bias): (gI, gG, ggO),
+    the gradients for input, weight and grad_out. Every step is one tensor op of PyTorch's (no fused
+    multiply-adds), its sums the ordered sum; a scalar such as 3. / N is rounded to the tensor's dtype."""
+    x = np.asarray(input)
+    dt = x.dtype.type
+    axis = x.ndim - len(normalized_shape)
+    m, n = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
+    x2 = x.reshape(m, n)
+    g_o = np.asarray(grad_out, dtype=x.dtype).reshape(m, n)
+    gg = np.asarray(gg, dtype=x.dtype)
+    ggi = gg.reshape(m, n) if index == 0 else None
+    ggg = gg.reshape(1, n) if index == 1 else None
+    ggb = gg.reshape(1, n) if index == 2 else None
+    affine = weight is not None
+    gamma = np.asarray(weight, dtype=x.dtype).reshape(1, n) if affine else np.ones(1, x.dtype)
+    mu = np.asarray(mean, dtype=x.dtype).reshape(m, 1)
+    inv = np.asarray(rstd, dtype=x.dtype).reshape(m, 1)
+    centred = x2 - mu
+    inv2 = inv * inv
+    inv3 = inv * inv * inv
+    centred_inv3 = centred * inv3
+    nn = dt(n)
+
+    def rows(a):
+        return sum_array(a, (1,), True)
+
+    gi = None
+    if ggi is not None:
+        gxhat = g_o * gamma
+        gxhat_mu_sum = rows(gxhat * centred)
+        gxhat_sum = rows(gxhat)
+        ggi_sum = rows(ggi)
+        ggi_mu_sum = rows(ggi * centred)
+        all_sub = (ggi_sum * gxhat_sum) / nn - rows(ggi * gxhat) + inv2 * gxhat_mu_sum * ggi_mu_sum * dt(3.0 / n)
+        gi = (centred_inv3 * all_sub) / nn
+        gi = gi + (ggi_mu_sum * inv3) / nn * (gxhat_sum / nn - gxhat)
+        gi = gi + (gxhat_mu_sum * inv3) / nn * (ggi_sum / nn - ggi)
+    if affine and ggg is not None:
+        t = g_o * ggg * inv + (inv * rows(g_o * ggg)) / -nn
+        t = t + (centred_inv3 * rows(g_o * ggg * centred)) / -nn
+        gi = t if gi is None else gi + t
+
+    def first_backward(g_local, gamma_local):
+        h0 = (gamma_local * inv) / nn
+        h1 = nn * g_local - rows(g_local) - (centred * inv2) * rows(g_local * centred)
+        return h0 * h1
+
+    g_g = None
+    if affine and ggi is not None:
+        g_g = sum_array(g_o * first_backward(ggi, dt(1)), (0,)).reshape(np.shape(weight))
+    ggo = None
+    if ggi is not None:
+        ggo = first_backward(ggi, gamma)
+    if ggg is not None:
+        term = ggg * centred * inv
+        ggo = term if ggo is None else ggo + term
+    if ggb is not None:
+        ggo = ggb if ggo is None else ggo + ggb
+    if ggo is not None:
+        ggo = np.broadcast_to(ggo, (m, n)).reshape(x.shape)
+    return (None if gi is None else gi.reshape(x.shape)), g_g, ggo
 
 
 def _ln_twice(position: int):
@@ -709,8 +862,10 @@ def _ln_twice(position: int):
             return None
         if F.tensors:
             _third_order("NativeLayerNormBackwardBackward0")
-        return _composite_vjp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
-                              {0: 0, 1: 1, 4: 2}[position], gg, grad_out, input, weight)
+        gi, g_g, ggo = layer_norm_double_backward_arrays(gg, index, grad_out, input, mean, rstd, weight,
+                                                         normalized_shape)
+        value = {0: ggo, 1: gi, 4: g_g}[position]
+        return np.zeros_like(np.asarray((grad_out, input, None, None, weight)[position])) if value is None else value
     return formula
 
 
