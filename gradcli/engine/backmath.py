@@ -20,6 +20,13 @@ from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
 
+def _fits_in_place(shape: tuple, other: tuple) -> None:
+    """An in-place op's check that `other` broadcasts to the output's own shape, with PyTorch's message."""
+    full = np.broadcast_shapes(shape, other)
+    if full != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+
+
 class _Later:
     """Formulas taken from the op groups that are imported on first use (gradcli.engine.ops): the group is
     imported at the formula's first use, and the function then kept on the class, so later calls find it
@@ -87,17 +94,20 @@ class NumpyMath(_Later):
 
     @staticmethod
     def logical_and_(a, b):
-        """a.logical_and_(b), as PyTorch's formulas combine masks: in place, so the result keeps a's layout."""
-        if a.__class__ is np.ndarray and a.shape == np.broadcast_shapes(a.shape, np.shape(b)):
-            return np.logical_and(a, b, out=a)
-        return laid_out(a & b, a, b)
+        """a.logical_and_(b), as PyTorch's formulas combine masks: in place, so the result keeps a's layout
+        (and a mask that would have to grow is PyTorch's error: clamp's self smaller than its bounds)."""
+        if a.__class__ is not np.ndarray:
+            return a & b
+        _fits_in_place(a.shape, np.shape(b))
+        return np.logical_and(a, b, out=a)
 
     @staticmethod
     def logical_or_(a, b):
         """a.logical_or_(b): as logical_and_."""
-        if a.__class__ is np.ndarray and a.shape == np.broadcast_shapes(a.shape, np.shape(b)):
-            return np.logical_or(a, b, out=a)
-        return laid_out(a | b, a, b)
+        if a.__class__ is not np.ndarray:
+            return a | b
+        _fits_in_place(a.shape, np.shape(b))
+        return np.logical_or(a, b, out=a)
 
     @staticmethod
     def mul(a, b):
@@ -316,10 +326,12 @@ class TensorMath(_Later):
 
     @staticmethod
     def logical_and_(a, b):
+        _fits_in_place(a._a.shape, b._a.shape)
         return a & b
 
     @staticmethod
     def logical_or_(a, b):
+        _fits_in_place(a._a.shape, b._a.shape)
         return a | b
 
     @staticmethod
