@@ -395,15 +395,16 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
 
 def _add_moments(n_add, m1_add, m2_add, n, m1, m2, vector=False):
     """AddMoments (AddMomentsVec when `vector`): Chan's combination of (n_add, m1_add, m2_add) into (n, m1, m2)
-    with the compiled code's roundings, measured against PyTorch: the scalar version fuses the mean's update
-    and the last product of the M2 term; the vector one rounds the mean's product and adds the M2s first,
-    then fuses delta * (delta * c * n) into that sum."""
+    with the compiled code's roundings: the scalar version fuses the mean's update and the last product of
+    the M2 term; the vector one (written with an explicit fmadd in moments_utils.h) rounds c * delta, which
+    it uses twice, adds the M2s first, then m2 = fmadd(delta * n, c * delta, that sum)."""
     total = n + n_add
     dt = m1.dtype.type
     c = dt(0) if total == 0 else dt(n_add) / dt(total)
     delta = m1_add - m1
     if vector:
-        return total, m1 + c * delta, _fma(delta, delta * c * dt(n), m2 + m2_add)
+        c_delta = c * delta
+        return total, m1 + c_delta, _fma(delta * dt(n), c_delta, m2 + m2_add)
     return total, _fma(c, delta, m1), m2 + _fma(delta * delta * c, dt(n), m2_add)
 
 
