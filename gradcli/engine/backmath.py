@@ -14,40 +14,18 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, shape
-from gradcli.engine.cascade import stride_sort, sum_array
+from gradcli.engine.cascade import sum_array
+from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
 
+def _fits_in_place(shape: tuple, other: tuple) -> None:
+    """An in-place op's check that `other` broadcasts to the output's own shape, with PyTorch's message."""
+    full = np.broadcast_shapes(shape, other)
+    if full != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
 
-def _laid_out(out: np.ndarray, *operands) -> np.ndarray:
-    """`out` (C order, as numpy's where gives it) laid out as TensorIterator would allocate an elementwise
-    result of these operands: dims ordered by the operands' strides, the first operand that orders a pair
-    deciding. A later sum of the result then adds in PyTorch's order. C-ordered operands change nothing."""
-    arrays = [a for a in operands if isinstance(a, np.ndarray) and a.ndim == out.ndim and a.ndim > 1]
-    if not arrays or all(a.flags.c_contiguous for a in arrays):
-        return out
-    shape = out.shape
-    strides = [np.broadcast_to(a, shape).strides for a in arrays]
-
-    def compare(d0, d1):
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    order = stride_sort(out.ndim, compare)[::-1]          # outermost first
-    if order == list(range(out.ndim)):
-        return out
-    buffer = np.empty([shape[d] for d in order], out.dtype)
-    view = buffer.transpose(np.argsort(order))
-    view[...] = out
-    return view
 
 class _Later:
     """Formulas taken from the op groups that are imported on first use (gradcli.engine.ops): the group is
@@ -107,12 +85,35 @@ class NumpyMath(_Later):
     def masked_zero(x, mask):
         """x.masked_fill(mask, 0): in place in PyTorch's formulas, so the result keeps x's layout."""
         out = np.where(mask, x.dtype.type(0), x)
-        return out if x.flags.c_contiguous or out.shape != x.shape else _laid_out(out, x)
+        return out if x.flags.c_contiguous or out.shape != x.shape else laid_out(out, x)
 
     @staticmethod
     def where(condition, x, y):
         """at::where: the result laid out after its operands' strides, as TensorIterator lays it out."""
-        return _laid_out(np.where(condition, x, y), condition, x, y)
+        return laid_out(np.where(condition, x, y), condition, x, y)
+
+    @staticmethod
+    def logical_and_(a, b):
+        """a.logical_and_(b), as PyTorch's formulas combine masks: in place, so the result keeps a's layout
+        (and a mask that would have to grow is PyTorch's error: clamp's self smaller than its bounds)."""
+        if a.__class__ is not np.ndarray:
+            return a & b
+        _fits_in_place(a.shape, np.shape(b))
+        return np.logical_and(a, b, out=a)
+
+    @staticmethod
+    def logical_or_(a, b):
+        """a.logical_or_(b): as logical_and_."""
+        if a.__class__ is not np.ndarray:
+            return a | b
+        _fits_in_place(a.shape, np.shape(b))
+        return np.logical_or(a, b, out=a)
+
+    @staticmethod
+    def mul(a, b):
+        """a * b laid out as TensorIterator lays it out (numpy's temporary elision would write `g * (x - y)`
+        into the temporary's layout, and numpy's C order wins where operands disagree)."""
+        return laid_out(np.multiply(a, b), a, b)
 
     @staticmethod
     def mm(a, b):
@@ -322,6 +323,20 @@ class TensorMath(_Later):
     @staticmethod
     def zeros_like(g):
         return Tensor(np.zeros_like(g._a))
+
+    @staticmethod
+    def logical_and_(a, b):
+        _fits_in_place(a._a.shape, b._a.shape)
+        return a & b
+
+    @staticmethod
+    def logical_or_(a, b):
+        _fits_in_place(a._a.shape, b._a.shape)
+        return a | b
+
+    @staticmethod
+    def mul(a, b):
+        return a * b
 
     @staticmethod
     def expand(g, shape_):

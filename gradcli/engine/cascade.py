@@ -19,7 +19,7 @@ time, a sequential accumulator per column (a single column would be summed pairw
 instead). Everything here is a handful of such reductions on reshaped views, chosen once per geometry (a
 plan), so a sum costs a few numpy calls: 2-4x numpy's own unordered sum at tutorial sizes. Accumulators
 start at +0.0 as PyTorch's do (so an all -0.0 sum is +0.0); integer and other dtypes keep numpy's sum,
-which is exact for them (float16 keeps numpy's order too).
+which is exact for them; float16 sums over the trailing dims of a contiguous array follow engine/halfsum.py.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from gradcli.engine.state import STATE
 GRAIN = 32768                          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 MAX_THREADS = 1 << 16                  # a bound on set_num_threads: the split keeps one slot per thread
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}    # one 256-bit vector (the AVX2 kernel)
+_HALF = np.dtype(np.float16)          # summed in float by engine/halfsum.py where it follows the geometry
 
 
 def _seq(a: np.ndarray, axis: int = -2) -> np.ndarray:
@@ -297,6 +298,13 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
     lanes = _LANES.get(dt)
     if lanes is None:
         axes = tuple(dims) if dims else None
+        if dt == _HALF and x.dtype == dt and x.ndim:
+            from gradcli.engine import halfsum        # float16 sums: rare, so imported when first met
+            ordered = tuple(range(x.ndim)) if not dims else tuple(sorted(d % x.ndim for d in dims))
+            shape = tuple((1 if d in ordered else n) for d, n in enumerate(x.shape) if keepdim or d not in ordered)
+            half = halfsum.plan(x, ordered, shape, threads)
+            if half is not None:
+                return half
         return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)

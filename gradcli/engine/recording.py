@@ -22,6 +22,7 @@ import numpy as np
 
 from gradcli.engine import autograd, budget, dtypes
 from gradcli.engine.autograd import Node, edge
+from gradcli.engine.layout import laid_out
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -493,12 +494,22 @@ def _wrapped_int(value: int, npdt: np.dtype):
     return npdt.type(value)
 
 
+_ndarray = np.ndarray
+
+
 def compute(fn, x, y):
-    """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message."""
+    """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message; the result
+    laid out as PyTorch lays it out (layout.laid_out) where an operand is not C-contiguous."""
     try:
-        return fn(x, y)
+        out = fn(x, y)
     except ValueError:
         raise broadcast_error(np.shape(x), np.shape(y)) from None
+    # C-contiguous operands give a C-contiguous result unless the result keeps a size-1 dim whose strides
+    # (left by a view) reorder it: the hot path (small contiguous tensors) pays one flags check
+    if out.__class__ is _ndarray and out.ndim > 1 and y.__class__ is _ndarray and x.__class__ is _ndarray \
+            and not (x.flags.c_contiguous and y.flags.c_contiguous and (x.shape == y.shape or 1 not in out.shape)):
+        out = laid_out(out, x, y)
+    return out
 
 
 # --------------------------------------------------------------------------------------------- dims

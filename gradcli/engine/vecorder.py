@@ -202,6 +202,59 @@ def _avx2_lanes(dtype) -> int:
     return 32 // np.dtype(dtype).itemsize
 
 
+def product_all(x: np.ndarray):
+    """prod over every element of a float32/float64 `x` (binary_kernel_reduce_vec, one output), as the
+    iterator walks it: the dims in memory order, coalesced where they are contiguous together, so the
+    innermost run of `run` elements is a row. Each row (or the part of one a thread's range holds) is
+    multiplied into the one output in turn: a unit-stride row of 4 vectors or more by the vector scheme of
+    product_rows (its lanes' product one factor, then the tail element by element), any other row element
+    by element. Above GRAIN_SIZE elements the two threads take the first ceil(n/2) elements and the rest
+    (cut wherever that falls in a row) and their products are multiplied in order."""
+    view = memory_order_view(x)
+    flat = view.reshape(-1)
+    run, step = 1, x.itemsize
+    for d in range(view.ndim - 1, -1, -1):          # the innermost coalesced run, if it has unit stride
+        if view.shape[d] == 1:
+            continue
+        if view.strides[d] != step:
+            break
+        run *= view.shape[d]
+        step *= view.shape[d]
+    ranges = thread_ranges(flat.size) if flat.size > GRAIN_SIZE and STATE.threads > 1 else [(0, flat.size)]
+    total = None
+    for begin, end in ranges:
+        part = np.multiply.accumulate(_product_factors(flat, begin, end, run))[-1]
+        total = part if total is None else total * part
+    return total
+
+
+def _product_factors(flat: np.ndarray, begin: int, end: int, run: int) -> np.ndarray:
+    """The numbers the output is multiplied by, in order, for the elements begin:end of rows of `run`."""
+    v = _avx2_lanes(flat.dtype)
+    if run < 4 * v:                     # no row takes the vector loop (run 1: no unit-stride row at all)
+        return flat[begin:end]
+    first = min(end, -(-begin // run) * run) if begin % run else begin
+    last = first + (end - first) // run * run
+    parts = [_row_factors(flat[begin:first][None], v)] if first > begin else []
+    if last > first:
+        parts.append(_row_factors(flat[first:last].reshape(-1, run), v))
+    if end > last:
+        parts.append(_row_factors(flat[last:end][None], v))
+    return np.concatenate(parts)
+
+
+def _row_factors(rows: np.ndarray, v: int) -> np.ndarray:
+    """vectorized_inner_reduction's factors for each row: blocks of 4 vectors multiplied into 4 accumulators,
+    combined as (a0*a1)*(a2*a3) and their lanes multiplied left to right into one factor, then the tail."""
+    n = rows.shape[1]
+    whole = n - n % (4 * v)
+    if not whole:
+        return rows.reshape(-1)
+    acc = np.multiply.reduce(rows[:, :whole].reshape(rows.shape[0], -1, 4, v), axis=1)
+    lanes = running_rows((acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3]), np.multiply)
+    return np.concatenate([lanes[:, None], rows[:, whole:]], axis=1).reshape(-1)
+
+
 def product_rows(rows: np.ndarray, lastdim: bool, split: bool = True) -> np.ndarray:
     """prod's binary_kernel_reduce_vec per row. Along the innermost memory dim (vectorized_inner_reduction):
     blocks of 4 vectors multiplied into 4 vector accumulators, those combined as (a0*a1)*(a2*a3), the lanes

@@ -8,6 +8,7 @@ from gradcli.engine import budget, dtypes
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.fma import fma, fused_body
+from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
                                       result_dtype, scalar_param, unary, with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
@@ -371,7 +372,7 @@ def _addcmul(a, args, value, method: bool) -> Tensor:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     v = npdt.type(value)
     out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
-    return apply(ADDCMUL, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
+    return apply(ADDCMUL, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))
 
 
 def addcdiv(a, *args, value=1) -> Tensor:
@@ -398,7 +399,7 @@ def _addcdiv(a, args, value, method: bool) -> Tensor:
     (x, y, z), npdt, shape = _pointwise_operands("addcdiv", a, args, value, method)
     check_addcdiv_operands(args)
     out = x + npdt.type(value) * y / z
-    return apply(ADDCDIV, np.array(np.broadcast_to(out, shape)), (a, *args), (value,), (x, y, z))
+    return apply(ADDCDIV, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))
 
 
 def check_bool_subtraction(a, b) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 from gradcli.engine import dtypes
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.fma import fma
+from gradcli.engine.layout import laid_out
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
@@ -151,21 +152,21 @@ def _clamp_self(F, g, self, min, max):
     elif max is None:
         keep = self >= min
     else:
-        keep = (self >= min) & (self <= max)
+        keep = F.logical_and_(self >= min, self <= max)
     return F.where(keep, g, 0)
 
 
 def _clamp_min_bound(F, g, self, min, max):
     below = self < min
     if max is not None:
-        below = below & (min < max)     # min > max: the result is max, so min gets nothing
+        below = F.logical_and_(below, min < max)     # min > max: the result is max, so min gets nothing
     return F.where(below, g, 0)
 
 
 def _clamp_max_bound(F, g, self, min, max):
     above = self > max
     if min is not None:
-        above = above | (max < min)
+        above = F.logical_or_(above, max < min)
     return F.where(above, g, 0)
 
 
@@ -521,7 +522,7 @@ LERP             = Op("LerpBackward0",       None,    ("weight",),
 LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
                       (lambda F, g, self, end, weight: g * (1 - weight),
                        lambda F, g, self, end, weight: g * weight,
-                       lambda F, g, self, end, weight: g * (end - self)),
+                       lambda F, g, self, end, weight: F.mul(g, end - self)),
                       inputs=("self", "end", "weight"), fits=True, quiet=True, jvp=_lerp_tensor_jvp)
 REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
                       fits=True, quiet=True, jvp="auto")
@@ -940,7 +941,7 @@ def _clamp_tensors(a: Tensor, min, max) -> Tensor:
         out = _at_least(out, lo)
     if hi is not None:
         out = _at_most(out, hi)
-    return apply(CLAMP_TENSOR, out, (a, min, max), (), (x, lo, hi))
+    return apply(CLAMP_TENSOR, laid_out(out, x, lo, hi), (a, min, max), (), (x, lo, hi))
 
 
 def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor_row: Op) -> Tensor:
@@ -1088,7 +1089,7 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
     out = np.asarray(np.where(c, x, y))
     if out.dtype != npdt:
         out = out.astype(npdt)
-    return apply(WHERE, out, (input, other), (condition,))
+    return apply(WHERE, laid_out(out, c, x, y), (input, other), (condition,))
 
 
 def _where_overload_message(*args) -> str:
@@ -1140,7 +1141,7 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     else:
         small = x + w * diff
         large = y - diff * rest
-    out = np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape))
+    out = laid_out(np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape)), x, y, w)
     if not tensor_weight:
         return apply(LERP, out, (a, end), (weight,))
     return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
@@ -1316,6 +1317,9 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
                            f"tensor b ({m.shape[-1] if m.ndim else 1})") from None
     # a mask that broadcasts beyond the input gives a larger result, as PyTorch's out-of-place form does
     # (masked_fill_ refuses it: Tensor._inplace); the gradient is reduced to the input's shape centrally
+    # PyTorch fills a contiguous clone of the (expanded) input, whatever the input's layout
+    if not out.flags.c_contiguous:
+        out = np.ascontiguousarray(out)
     m = Tensor(np.broadcast_to(m, out.shape))
     if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
         return apply(MASKED_FILL_TENSOR, out, (a, value), (m,))

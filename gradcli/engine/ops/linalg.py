@@ -1045,7 +1045,14 @@ def trace(a: Tensor) -> Tensor:
     _not_for_bool(x, "trace")
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
-    out = np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else x.dtype))
+    if x.dtype.kind in "iu":
+        out = np.asarray(np.trace(x, dtype=np.int64))
+    else:
+        # PyTorch's trace_cpu: one running sum along the diagonal in the accumulation type (double for float,
+        # float for half), rounded once; numpy's add.accumulate adds in that order (its sum would pair)
+        diagonal = np.diagonal(x).astype(np.float32 if x.dtype == np.float16 else np.float64)
+        total = np.add.accumulate(diagonal)[-1] if diagonal.size else diagonal.dtype.type(0)
+        out = np.asarray(total.astype(x.dtype))
     return apply(TRACE, out, (a,), (x.shape,))
 
 

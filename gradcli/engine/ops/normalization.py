@@ -7,7 +7,8 @@ vector lanes combined by a fixed shuffle tree, where the compiler fused a multip
 threads split a reduction. The array kernels below follow those orders so forward results, running
 statistics and gradients equal PyTorch's bit for bit (tests/test_ops_norm.py holds the evidence).
 Under create_graph the gradients are built from recorded ops instead (values equal up to rounding), and
-forward-mode tangents follow derivatives.yaml's jvp formulas on recorded ops.
+forward-mode tangents follow derivatives.yaml's jvp formulas on recorded ops. The double backward nodes
+compute FunctionsManual.cpp's batchnorm_double_backward and layer_norm_double_backward op for op on arrays.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, ops
+from gradcli.engine import budget, layout, ops
+from gradcli.engine.layout import laid_out
+from gradcli.engine.cascade import sum_array
+from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, type_word
@@ -43,12 +47,13 @@ def _lanes(dtype) -> int:
 
 
 def _fma(a, b, c):
-    """a * b + c rounded once for float32 (the vectorised kernels' fused multiply-adds: engine/fma.py);
-    other dtypes as written (these kernels' double statistics are not fused)."""
+    """a * b + c rounded once, the vectorised kernels' fused multiply-adds (engine/fma.py), in float32 and
+    float64 alike: the double kernels are compiled with the same contractions (float64 layer, group and
+    batch norm agree with PyTorch only so); other dtypes as written."""
     a = np.asarray(a)
-    if a.dtype != _F32:
+    if a.dtype != _F32 and a.dtype != _F64:
         return a * b + c
-    return fma(a, b, np.asarray(c, dtype=_F32))
+    return fma(a, b, np.asarray(c, dtype=a.dtype))
 
 
 def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
@@ -233,19 +238,116 @@ def _update_running(running_mean, running_var, mean, var_sum, n, momentum) -> No
         running_var._version[0] += 1
 
 
+def _strided(*arrays) -> bool:
+    """Whether Normalization.cpp takes its TensorIterator path: an operand neither contiguous nor channels
+    last (a transposed (N, C) batch, a permuted image). The kernels in batch_norm_kernel.cpp need both."""
+    for a in arrays:
+        if not a.flags.c_contiguous and not (a.ndim in (4, 5) and np.moveaxis(a, 1, -1).flags.c_contiguous):
+            return True
+    return False
+
+
+def _channel_rows(x: np.ndarray, *more) -> list:
+    """Each channel's elements in the order the iterator with dim 1 squashed visits them (its dims sorted by
+    the operands' strides, layout.order): (C, n) arrays, one per operand."""
+    squashed = [a[:, :1] for a in (x, *more)]
+    outer = [d for d in layout.order(squashed[0].shape, squashed)[::-1] if d != 1]
+    return [np.transpose(a, [1] + outer).reshape(a.shape[1], -1) for a in (x, *more)]
+
+
+def _running_sum64(values: np.ndarray) -> np.ndarray:
+    """Each row summed one element after another in double from zero (an accscalar_t loop)."""
+    if not values.shape[1]:
+        return np.zeros(values.shape[0])
+    return np.cumsum(values, axis=1, dtype=_F64)[:, -1]
+
+
+def batch_norm_strided(x: np.ndarray, weight, bias, running_mean, running_var, training: bool, momentum,
+                       eps: float):
+    """Normalization.cpp's TensorIterator path for an input neither contiguous nor channels last, (output,
+    save_mean, save_invstd): the mean is at::mean over the other dims (the ordered sum, then / n); each
+    channel's sum of squared deviations a running double sum in the iterator's order; the running averages
+    in double; the output ((x - mean) * invstd) * weight + bias element by element. That file is compiled
+    without fused multiply-adds."""
+    c = x.shape[1]
+    dims = _reduce_dims(x.ndim)
+    dt = x.dtype.type
+    shape = _channel(np.zeros(c), x.ndim).shape
+    if training:
+        n = x.size // c
+        mean = mean_array(x, dims)
+        rows, = _channel_rows(x)
+        d = rows.astype(_F64) - mean.astype(_F64)[:, None]
+        var_sum = _running_sum64(d * d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = var_sum / n
+            invstd = np.where((var != 0) | (eps != 0), 1.0 / np.sqrt(var + eps), 0.0).astype(x.dtype)
+            if running_mean is not None:
+                a = running_mean._a
+                a[...] = (momentum * mean.astype(_F64) + (1 - momentum) * a.astype(_F64)).astype(a.dtype)
+                running_mean._version[0] += 1
+            if running_var is not None:
+                a = running_var._a
+                a[...] = (momentum * (var_sum / (n - 1)) + (1 - momentum) * a.astype(_F64)).astype(a.dtype)
+                running_var._version[0] += 1
+        use_mean, use_invstd = mean, invstd
+    else:
+        mean = invstd = np.zeros(0, x.dtype)
+        use_mean = running_mean._a.reshape(-1).astype(x.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            use_invstd = dt(1) / np.sqrt(running_var._a.reshape(-1).astype(x.dtype) + dt(eps))
+    w = weight.reshape(shape) if weight is not None else dt(1)
+    b = bias.reshape(shape) if bias is not None else dt(0)
+    out = ((x - use_mean.reshape(shape)) * use_invstd.reshape(shape)) * w + b
+    return np.ascontiguousarray(out, dtype=x.dtype), mean, invstd
+
+
+def _batch_norm_backward_strided(g, x, w, mean, invstd, training, mask):
+    """batch_norm_backward_cpu_template's TensorIterator path (an input or gradient neither contiguous nor
+    channels last): the gradient's ordered sum over the other dims; dotp a running double sum of the
+    products (x - mean) * g rounded in the tensor's dtype, in the iterator's order of both; then per
+    element, as that file computes them (no fused multiply-adds)."""
+    dt = x.dtype.type
+    c = x.shape[1]
+    n = x.size // c
+    shape = _channel(np.zeros(c), x.ndim).shape
+    total = sum_array(g, _reduce_dims(x.ndim))
+    xr, gr = _channel_rows(x, g)
+    dotp = _running_sum64((xr - mean[:, None]) * gr)
+    gi = gw = gb = None
+    if mask[0]:
+        if training:
+            k = (dotp.astype(x.dtype) * invstd * invstd / dt(n)).reshape(shape)
+            gi = (x - mean.reshape(shape)) * k
+            grad_mean = (total / dt(n)).reshape(shape)
+            gi = (g - grad_mean - gi) * invstd.reshape(shape) * w.reshape(shape)
+        else:
+            gi = g * invstd.reshape(shape) * w.reshape(shape)
+        gi = np.ascontiguousarray(gi, dtype=x.dtype)
+    if mask[1]:
+        gw = (dotp * invstd).astype(x.dtype)
+    if mask[2]:
+        gb = total.astype(x.dtype)
+    return gi, gw, gb
+
+
 def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps,
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
     dt = x.dtype.type
-    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
-    n_batch, c, size = x3.shape
-    n = n_batch * size
+    g = np.asarray(g, dtype=x.dtype)
+    c = x.shape[1]
     w = weight if weight is not None else np.ones(c, x.dtype)
     if training:
         mean, invstd = save_mean, save_invstd
     else:
         mean, invstd = running_mean, _invstd_eval_backward(running_var, eps)
+    if _strided(x, g):
+        return _batch_norm_backward_strided(g, x, w, mean, invstd, training, mask)
+    x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g))
+    n_batch, c, size = x3.shape
+    n = n_batch * size
     gi = gw = gb = None
     if size == 1:                       # the channels-last kernel: per-thread float buffers, then a double pass
         xr, gr = x3[:, :, 0], g3[:, :, 0]
@@ -257,7 +359,13 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
             if training:
                 k = dotp * invstd * invstd / dt(n)
                 grad_mean = total / dt(n)
-                gi = ((gr - grad_mean - (xr - mean) * k) * invstd * w).reshape(x.shape)
+                # (dy - grad_mean - dx) with dx = (x - mean) * k in a register: the product is fused in the
+                # whole vectors of the channel dim, not in its masked tail
+                d = gr - grad_mean
+                gi = _fma(-(xr - mean), k, d)
+                body = c - c % _lanes(x.dtype)
+                gi[:, body:] = d[:, body:] - (xr[:, body:] - mean[body:]) * k[body:]
+                gi = (gi * invstd * w).reshape(x.shape)
             else:
                 gi = (gr * invstd * w).reshape(x.shape)
         if mask[1]:
@@ -287,15 +395,16 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
 
 def _add_moments(n_add, m1_add, m2_add, n, m1, m2, vector=False):
     """AddMoments (AddMomentsVec when `vector`): Chan's combination of (n_add, m1_add, m2_add) into (n, m1, m2)
-    with the compiled code's roundings, measured against PyTorch: the scalar version fuses the mean's update
-    and the last product of the M2 term; the vector one rounds the mean's product and adds the M2s first,
-    then fuses delta * (delta * c * n) into that sum."""
+    with the compiled code's roundings: the scalar version fuses the mean's update and the last product of
+    the M2 term; the vector one (written with an explicit fmadd in moments_utils.h) rounds c * delta, which
+    it uses twice, adds the M2s first, then m2 = fmadd(delta * n, c * delta, that sum)."""
     total = n + n_add
     dt = m1.dtype.type
     c = dt(0) if total == 0 else dt(n_add) / dt(total)
     delta = m1_add - m1
     if vector:
-        return total, m1 + c * delta, _fma(delta, delta * c * dt(n), m2 + m2_add)
+        c_delta = c * delta
+        return total, m1 + c_delta, _fma(delta * dt(n), c_delta, m2 + m2_add)
     return total, _fma(c, delta, m1), m2 + _fma(delta * delta * c, dt(n), m2_add)
 
 
@@ -542,20 +651,6 @@ def _third_order(node: str):
                               "layer)")
 
 
-def _composite_vjp(composite, position: int, gg, grad_out, input, weight):
-    """A backward node's own gradient with respect to its input `position` (grad_out, input, weight): the
-    composite gradient (recorded ops on fresh leaves of those values) differentiated by a reverse pass of its
-    own. Under create_graph (a third derivative) the callers stop with a clear error rather than give
-    gradients detached from the graph."""
-    from gradcli.engine import autograd
-    from gradcli.engine.backward import differentiate
-    leaves = [None if v is None else Tensor(np.array(v)).requires_grad_() for v in (grad_out, input, weight)]
-    with autograd.enable_grad():
-        out = composite(*leaves)
-    return differentiate(out, leaves[position], Tensor(np.asarray(gg, dtype=out._a.dtype)), allow_unused=True,
-                         materialize_grads=True)[0]._a
-
-
 def _composite_jvp(composite, tangents, grad_out, input, weight) -> Tensor:
     """A backward node's tangent: J t of the composite gradient, by two reverse passes on fresh leaves (the
     vector-Jacobian product is linear in its cotangent v, so the gradient of <J^T v, t> with respect to v is
@@ -587,14 +682,179 @@ def _ln_twice_jvp(F, ts, xs, result, normalized_shape, eps, index):
                           (ts[0], ts[1], ts[4]), grad_out, input, weight)
 
 
+def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, running_mean, running_var,
+                                      save_mean, save_invstd, eps: float, training: bool):
+    """batchnorm_double_backward (FunctionsManual.cpp) on arrays, op for op in its order, for the gradient `gg`
+    of the first backward's output `index` (0 grad_input, 1 grad_weight, 2 grad_bias): (gI, gG, ggO). Each
+    step is one tensor op of PyTorch's, its result laid out as PyTorch lays it out (an input in another layout
+    changes the order of the sums that follow); the per-channel sums are sum_exclude_dim1's: over dim 0, then
+    the trailing dims one at a time from the last."""
+    x = np.asarray(input)
+    dt = x.dtype.type
+    c = x.shape[1]
+    m = x.size // c
+    mm = dt(m)
+    g_o = np.asarray(grad_out, dtype=x.dtype)
+    gg = np.asarray(gg, dtype=x.dtype)
+    ggi = gg if index == 0 else None
+    shape = _channel(np.zeros(c), x.ndim).shape
+    ggg = np.broadcast_to(gg.reshape(shape), x.shape) if index == 1 else None
+    ggb = np.broadcast_to(gg.reshape(shape), x.shape) if index == 2 else None
+    affine = weight is not None
+    gamma = np.broadcast_to(np.asarray(weight, dtype=x.dtype).reshape(shape), x.shape) if affine else dt(1)
+
+    def ew(fn, a, b):
+        return laid_out(fn(a, b), a, b)
+
+    def mul(a, b):
+        return ew(np.multiply, a, b)
+
+    def sub(a, b):
+        return ew(np.subtract, a, b)
+
+    def add(a, b):
+        return ew(np.add, a, b)
+
+    def div(a, b):
+        return ew(np.true_divide, a, b)
+
+    def sum_excl(a, keepdim=True):
+        r = sum_array(a, (0,), keepdim)
+        for d in range(r.ndim - 1, 1 if keepdim else 0, -1):
+            r = sum_array(r, (d,), keepdim)
+        return r
+
+    if training:
+        mu = np.asarray(save_mean, dtype=x.dtype).reshape(shape)
+        inv = np.asarray(save_invstd, dtype=x.dtype).reshape(shape)
+    else:
+        mu = np.asarray(running_mean, dtype=x.dtype).reshape(shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = (dt(1) / np.sqrt(np.asarray(running_var, dtype=x.dtype) + dt(eps))).reshape(shape)
+    centred = sub(x, mu)
+    inv2 = inv * inv
+    inv3 = inv * inv * inv
+    centred_inv3 = mul(centred, inv3)
+    go_mu_sum = sum_excl(mul(g_o, centred))
+    go_sum = sum_excl(g_o)
+
+    gi = None
+    if ggi is not None and training:
+        ggi_sum = sum_excl(ggi)
+        ggi_mu_sum = sum_excl(mul(ggi, centred))
+        all_sub = (ggi_sum * go_sum) / mm - sum_excl(mul(g_o, ggi)) + inv2 * go_mu_sum * ggi_mu_sum * dt(3.0 / m)
+        t0 = div(mul(centred_inv3, all_sub), mm)
+        t1 = mul((ggi_mu_sum * inv3) / mm, sub(go_sum / mm, g_o))
+        t2 = mul((go_mu_sum * inv3) / mm, sub(ggi_sum / mm, ggi))
+        gi = mul(gamma, laid_out(t0 + t1 + t2, t0))
+    if affine and ggg is not None:
+        if training:
+            t0 = mul(g_o, inv)
+            t1 = (inv * go_sum) / -mm
+            t2 = div(mul(centred_inv3, sum_excl(mul(g_o, centred))), -mm)
+            term = mul(ggg, laid_out(t0 + t1 + t2, t0))
+        else:
+            term = mul(mul(ggg, inv), g_o)
+        gi = term if gi is None else laid_out(gi + term, gi)
+
+    def first_backward(g_local, gamma_local):
+        h0 = (gamma_local * inv) / mm
+        h1 = sub(sub(mul(mm, g_local), sum_excl(g_local)), mul(mul(centred, inv2), sum_excl(mul(g_local, centred))))
+        return mul(h0, h1)
+
+    g_g = None
+    if affine and ggi is not None:
+        if training:
+            g_g = sum_excl(mul(ggi, first_backward(g_o, dt(1))), False)
+        else:
+            g_g = sum_excl(mul(mul(ggi, g_o), inv), False)
+    ggo = None
+    if ggi is not None:
+        ggo = first_backward(ggi, gamma) if training else mul(mul(ggi, inv), gamma)
+    if ggg is not None:
+        term = mul(mul(ggg, centred), inv)
+        ggo = term if ggo is None else laid_out(ggo + term, ggo)
+    if ggb is not None:
+        ggo = ggb if ggo is None else laid_out(ggo + ggb, ggo)
+    return gi, g_g, ggo
+
+
 def _bn_twice(position: int):
     def formula(F, gg, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, eps, train,
                 index):
         if F.tensors:
             _third_order("NativeBatchNormBackwardBackward0")
-        return _composite_vjp(lambda g, x, w: _bn_composite(F, g, x, w, running_mean, running_var, train, eps)[index],
-                              position, gg, grad_out, input, weight)
+        value = batch_norm_double_backward_arrays(gg, index, grad_out, input, weight, _array(running_mean),
+                                                  _array(running_var), save_mean, save_invstd, eps,
+                                                  train)[(2, 0, 1)[position]]
+        like = np.asarray((grad_out, input, weight)[position])
+        return np.zeros_like(like) if value is None else np.array(np.broadcast_to(value, like.shape))
     return formula
+
+
+def layer_norm_double_backward_arrays(gg, index: int, grad_out, input, mean, rstd, weight, normalized_shape):
+    """layer_norm_double_backward (FunctionsManual.cpp) on arrays, op for op in its order, for the gradient
+    `gg` of the first backward's output `index` (0 grad_input, 1 grad_weight, 2 grad_bias): (gI, gG, ggO),
+    the gradients for input, weight and grad_out. Every step is one tensor op of PyTorch's (no fused
+    multiply-adds), its sums the ordered sum; a scalar such as 3. / N is rounded to the tensor's dtype."""
+    x = np.asarray(input)
+    dt = x.dtype.type
+    axis = x.ndim - len(normalized_shape)
+    m, n = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
+    x2 = x.reshape(m, n)
+    g_o = np.asarray(grad_out, dtype=x.dtype).reshape(m, n)
+    gg = np.asarray(gg, dtype=x.dtype)
+    ggi = gg.reshape(m, n) if index == 0 else None
+    ggg = gg.reshape(1, n) if index == 1 else None
+    ggb = gg.reshape(1, n) if index == 2 else None
+    affine = weight is not None
+    gamma = np.asarray(weight, dtype=x.dtype).reshape(1, n) if affine else np.ones(1, x.dtype)
+    mu = np.asarray(mean, dtype=x.dtype).reshape(m, 1)
+    inv = np.asarray(rstd, dtype=x.dtype).reshape(m, 1)
+    centred = x2 - mu
+    inv2 = inv * inv
+    inv3 = inv * inv * inv
+    centred_inv3 = centred * inv3
+    nn = dt(n)
+
+    def rows(a):
+        return sum_array(a, (1,), True)
+
+    gi = None
+    if ggi is not None:
+        gxhat = g_o * gamma
+        gxhat_mu_sum = rows(gxhat * centred)
+        gxhat_sum = rows(gxhat)
+        ggi_sum = rows(ggi)
+        ggi_mu_sum = rows(ggi * centred)
+        all_sub = (ggi_sum * gxhat_sum) / nn - rows(ggi * gxhat) + inv2 * gxhat_mu_sum * ggi_mu_sum * dt(3.0 / n)
+        gi = (centred_inv3 * all_sub) / nn
+        gi = gi + (ggi_mu_sum * inv3) / nn * (gxhat_sum / nn - gxhat)
+        gi = gi + (gxhat_mu_sum * inv3) / nn * (ggi_sum / nn - ggi)
+    if affine and ggg is not None:
+        t = g_o * ggg * inv + (inv * rows(g_o * ggg)) / -nn
+        t = t + (centred_inv3 * rows(g_o * ggg * centred)) / -nn
+        gi = t if gi is None else gi + t
+
+    def first_backward(g_local, gamma_local):
+        h0 = (gamma_local * inv) / nn
+        h1 = nn * g_local - rows(g_local) - (centred * inv2) * rows(g_local * centred)
+        return h0 * h1
+
+    g_g = None
+    if affine and ggi is not None:
+        g_g = sum_array(g_o * first_backward(ggi, dt(1)), (0,)).reshape(np.shape(weight))
+    ggo = None
+    if ggi is not None:
+        ggo = first_backward(ggi, gamma)
+    if ggg is not None:
+        term = ggg * centred * inv
+        ggo = term if ggo is None else ggo + term
+    if ggb is not None:
+        ggo = ggb if ggo is None else ggo + ggb
+    if ggo is not None:
+        ggo = np.broadcast_to(ggo, (m, n)).reshape(x.shape)
+    return (None if gi is None else gi.reshape(x.shape)), g_g, ggo
 
 
 def _ln_twice(position: int):
@@ -603,8 +863,10 @@ def _ln_twice(position: int):
             return None
         if F.tensors:
             _third_order("NativeLayerNormBackwardBackward0")
-        return _composite_vjp(lambda g, x, w: _ln_composite(F, g, x, normalized_shape, w, eps)[index],
-                              {0: 0, 1: 1, 4: 2}[position], gg, grad_out, input, weight)
+        gi, g_g, ggo = layer_norm_double_backward_arrays(gg, index, grad_out, input, mean, rstd, weight,
+                                                         normalized_shape)
+        value = {0: ggo, 1: gi, 4: g_g}[position]
+        return np.zeros_like(np.asarray((grad_out, input, None, None, weight)[position])) if value is None else value
     return formula
 
 
@@ -798,7 +1060,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _float_input(x, "batch_norm")
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
-    if training:
+    if x.size and _strided(x):
+        out, mean, invstd = batch_norm_strided(x, w, b, running_mean, running_var, training, momentum, eps)
+        save_mean, save_invstd = Tensor(mean), Tensor(invstd)
+    elif training:
         mean, var_sum, n = batch_norm_stats(x) if x.size else (np.full(c, np.nan, x.dtype),) * 2 + (0,)
         invstd = _invstd_train(var_sum, n, eps)
         _update_running(running_mean, running_var, mean, var_sum, n, momentum)

@@ -520,6 +520,10 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
     """The mean of a float array over `dims` (None: all of it) as PyTorch's CPU kernel makes it: the sum in
     its order, divided by the count in the array's dtype; NaN when the count is zero. The backward formulas
     of std/var recompute it with this too."""
+    if x.dtype == np.float16:
+        # mean_out's half path: a float sum of the input cast to float, divided in float, then cast back
+        wide = mean_array(x.astype(np.float32, order="K"), dims, keepdim)
+        return wide.astype(np.float16)
     if dims is None:
         return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
@@ -549,8 +553,11 @@ def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
     """The product over `axis`, float32/float64 in PyTorch's kernel order (vecorder.product_rows)."""
     if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.size or not axis:
         return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
-    rows, lastdim = vecorder.reduced_rows(x, axis)
-    out = vecorder.product_rows(rows, lastdim)
+    if len(axis) == x.ndim:
+        out = np.asarray(vecorder.product_all(x))
+    else:
+        rows, lastdim = vecorder.reduced_rows(x, axis)
+        out = vecorder.product_rows(rows, lastdim)
     return out.reshape(tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
         n for d, n in enumerate(x.shape) if d not in axis))
 

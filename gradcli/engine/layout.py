@@ -1,0 +1,77 @@
+"""Where an elementwise result's elements lie in memory: TensorIterator's rule for allocating an op's output.
+
+PyTorch allocates the output of an elementwise op (TensorIteratorBase: compute_strides, reorder_dimensions,
+allocate_or_resize_outputs) after its inputs' strides, so `a.t() + b` is laid out transposed, and a sum that
+follows adds in that order. numpy's ufuncs choose their own layout, which agrees with PyTorch's while the
+operands agree with each other and differs when they conflict (numpy: C order wins; PyTorch: the first operand
+that orders a pair of dims decides), and numpy's temporary elision writes `g * (x - y)` for large arrays
+into the temporary, whatever its layout. `laid_out` puts a result where PyTorch would have put it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine.cascade import stride_sort
+
+_ndarray = np.ndarray
+
+
+def order(shape: tuple, operands) -> list:
+    """TensorIterator's dims for an elementwise op on `operands` (arrays, in argument order) broadcast to
+    `shape`, innermost first.
+
+    Each operand's strides are read as the iterator reads them: a dim it broadcasts has stride 0, as has a
+    size-1 dim the result does not have (a size-1 dim the result keeps keeps its stride). Two dims swap
+    when the first operand whose strides for both are nonzero and differ orders them so, or, at equal
+    strides, when the outer of the two is the shorter; an operand with a zero stride on either says nothing.
+    """
+    ndim = len(shape)
+    strides = []
+    for a in operands:
+        lead = ndim - a.ndim
+        own, sizes = a.strides, a.shape
+        strides.append([0] * lead + [0 if sizes[i] == 1 and shape[lead + i] != 1 else own[i]
+                                     for i in range(a.ndim)])
+
+    def compare(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    return stride_sort(ndim, compare)
+
+
+def laid_out(out: np.ndarray, *operands) -> np.ndarray:
+    """`out`, the elementwise result of `operands` (arrays or numbers, in the op's argument order), as
+    PyTorch lays it out: `out` itself when its layout is already that, else a copy in that layout.
+
+    Operands that are all C-contiguous give a C-contiguous result (the iterator's fast path) unless the
+    result has a size-1 dim: there the strides an operand's view left on that dim take part in the order
+    (`x[:1] + y.permute(...)`), so a caller on the hot path checks for that case first."""
+    if out.__class__ is not _ndarray or out.ndim < 2 or out.size == 0:
+        return out
+    arrays = [a for a in operands if a.__class__ is _ndarray and a.ndim > 0]
+    shape = out.shape
+    if all(a.flags.c_contiguous and (a.shape == shape or 1 not in shape) for a in arrays):
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    perm = order(shape, arrays)
+    if perm == list(range(len(shape) - 1, -1, -1)):
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    want, step = [0] * len(shape), out.itemsize
+    for d in perm:
+        want[d] = step
+        step *= shape[d]
+    if all(w == s or n == 1 for w, s, n in zip(want, out.strides, shape)):
+        return out
+    outer = perm[::-1]
+    buffer = np.empty([shape[d] for d in outer], out.dtype)
+    view = buffer.transpose(np.argsort(outer))
+    view[...] = out
+    return view

@@ -1,0 +1,76 @@
+"""Elementwise results laid out as PyTorch lays them out (engine/layout.py): the strides PyTorch 2.13 gave 600
+ops on operands in mixed layouts (tests/layout_strides.json, written by tools/layout_strides.py), and the
+hot path's promise that C-contiguous operands are left alone."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradcli.engine import layout
+from gradcli.engine.tensor import Tensor
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import layout_strides  # noqa: E402
+import numerics  # noqa: E402
+
+CASES = json.loads((ROOT / "tests" / "layout_strides.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return numerics.gradcli_torch()
+
+
+def _strides(a: np.ndarray) -> list:
+    return [s // a.itemsize for s in a.strides]
+
+
+def test_the_recorded_cases_mix_layouts():
+    """The file is not all contiguous operands: on the two-operand ops, numpy's own layout (np.add) differs
+    from PyTorch's on many of them."""
+    assert len(CASES) == 600
+    numpy_differs = 0
+    for c in CASES:
+        if c["op"] not in layout_strides.BINARY:
+            continue
+        arrays = [Tensor(np.zeros(o["base"], np.float32)) for o in c["operands"]]
+        out = np.add(*[layout_strides.view_of(t, o["view"])._a for t, o in zip(arrays, c["operands"])])
+        numpy_differs += not all(m == s or n == 1 for m, s, n in zip(_strides(out), c["strides"], c["shape"]))
+    assert numpy_differs > 20
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+def test_result_strides_are_pytorchs(torch, index):
+    c = CASES[index]
+    rng = np.random.default_rng(index)
+    ts = [layout_strides.view_of(Tensor(rng.standard_normal(o["base"]).astype(np.float32)), o["view"])
+          for o in c["operands"]]
+    out = layout_strides.run_op(torch, c["op"], ts)._a
+    assert list(out.shape) == c["shape"]
+    mine = _strides(out)
+    assert all(m == s or n == 1 for m, s, n in zip(mine, c["strides"], c["shape"])), (c, mine)
+
+
+def test_contiguous_operands_are_returned_as_they_are():
+    a, b = np.ones((3, 4), np.float32), np.ones(4, np.float32)
+    out = a + b
+    assert layout.laid_out(out, a, b) is out
+    t = np.ones((4, 3), np.float32).T
+    assert layout.laid_out(t + a, t, a).strides == t.strides           # the first operand decides
+    assert layout.laid_out(a + t, a, t).flags.c_contiguous
+
+
+def test_a_kept_size_one_dim_takes_part_in_the_order():
+    """x[::2] of (2, 5, 1) and a permuted (1, 5, 1): both contiguous, yet PyTorch lays the (5, 5, 1) sum out
+    with its first dim fastest, because of the strides the views left on their size-1 dims."""
+    x = np.ones((2, 5, 1), np.float32)[::2]
+    y = np.ones((1, 5, 1), np.float32).transpose(1, 2, 0)
+    out = layout.laid_out(x + y, x, y)
+    assert _strides(out) == [1, 5, 25]
