@@ -114,6 +114,10 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
         captured = autograd.run_backward(roots, start, retain_graph, F, targets, capture=not accumulate)
     if accumulate:
         return None
+    # PyTorch's engine hands a gradient on as the same tensor through a formula that returns it unchanged
+    # (AddBackward0's `self`, FracBackward0, CloneBackward0): an input whose whole gradient is a grad_outputs
+    # tensor gets that tensor itself, which may require grad (`g is v`)
+    given = {id(a): g for a, g in zip(start, grads) if a is not None and not create_graph and a is g._a}
     result = []
     for t, node in zip(inputs, targets):
         g = captured.get(node)
@@ -121,6 +125,8 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
             result.append(None)
         elif create_graph:
             result.append(g)
+        elif id(g) in given and g.shape == t._a.shape and given[id(g)]._a is g:
+            result.append(given[id(g)])
         else:
             result.append(Tensor(np.array(np.broadcast_to(g, t._a.shape), dtype=t._a.dtype)))
     return result
