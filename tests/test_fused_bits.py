@@ -75,3 +75,19 @@ def test_op_by_op_rounding_would_be_caught(arrays, monkeypatch):
     plain = fused_bits.gradcli_side({k: v for k, v in arrays.items() if k.split("|")[0] in keep})
     for name in keep:
         assert _differing(plain, name), name
+
+
+def test_fma32_halfway_sums_exact_and_inexact():
+    # fma's float32 path: a float64 sum on a float32 halfway point is nudged only when it was rounded
+    # (log_softmax's backward meets exact ones at its targets in most steps: -(e + 1) / 32)
+    from gradcli.engine.fma import fma
+    inexact = (np.float32(1 - 2.0 ** -23), np.float32(2.0 ** -10 * (1 + 2.0 ** -23)),
+               np.float32(1 - 2.0 ** -10 + 3 * 2.0 ** -24))          # double rounding: 1 + 2**-23, not 1 + 2**-22
+    exact = (np.float32(2.0 ** -12), np.float32(2.0 ** -12), np.float32(1))     # 1 + 2**-24 exactly: even, 1
+    plain = (np.float32(0.75), np.float32(1.5), np.float32(-0.25))
+    for rows in ([inexact, exact, plain], [exact, plain], [exact, exact], [inexact]):
+        x, y, z = (np.array(col, np.float32) for col in zip(*rows))
+        want = [{inexact: np.float32(1 + 2.0 ** -23), exact: np.float32(1), plain: np.float32(0.875)}[r] for r in rows]
+        assert fma(x, y, z).tolist() == want
+        out = np.empty_like(z)
+        assert fma(x, y, z, out) is out and out.tolist() == want

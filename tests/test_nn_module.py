@@ -162,3 +162,24 @@ def test_one_hot_meets_the_memory_budget():
             "RuntimeError: [enforce fail at alloc_cpu.cpp")
     finally:
         budget.set_max_memory(previous)
+
+
+def test_linear_reads_its_parameters_where_attribute_lookup_would():
+    # nn.Linear's forward takes its weight and bias from _parameters without the attribute lookup only while
+    # that is where the lookup would find them; these outputs are PyTorch 2.13's
+    text = out("""
+lin = nn.Linear(3, 2)
+x = torch.ones(4, 3)
+print(lin(x).sum().item() == (x @ lin.weight.t() + lin.bias).sum().item())
+class Doubled(nn.Linear):
+    def forward(self, input):
+        return super().forward(input) * 2
+d = Doubled(3, 2)
+d.load_state_dict(lin.state_dict())
+print(d(x).sum().item() == 2 * lin(x).sum().item())
+print(torch.func.functional_call(lin, {"weight": torch.zeros(2, 3), "bias": torch.ones(2)}, (x,)).sum().item())
+del lin.weight
+lin.weight = torch.ones(2, 3)
+lin.bias = None
+print(lin(x).sum().item(), [n for n, _ in lin.named_parameters()])""")
+    assert text == "True\nTrue\n8.0\n24.0 []\n"

@@ -521,13 +521,25 @@ def sum_to(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Reduce a broadcast gradient back to `shape` (the one place broadcasting is undone)."""
     if g.shape == shape:
         return g
+    key = (g.shape, shape)
+    axes = _SUM_TO_AXES.get(key)
+    if axes is None:
+        # the dims to sum depend on the shapes only: worked out once per pair (a training loop's bias
+        # gradients meet the same pair every step)
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
+        if len(_SUM_TO_AXES) >= 4096:
+            _SUM_TO_AXES.clear()
+        _SUM_TO_AXES[key] = axes
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and g.shape[i + lead] != 1)
     if axes:
         g = sum_array(g, axes, True)                       # in PyTorch's order, as its sum_to does
     if lead:
         g = g.reshape(shape)
     return g
+
+
+_SUM_TO_AXES: dict = {}
 
 
 def _fit(F, g, target):

@@ -61,7 +61,8 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
                 if out._a.dtype.kind != "f":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
-                new.append(Tensor(np.ones(out._a.shape, dtype=out._a.dtype)))
+                a = out._a          # a 0-d one made in one call (np.ones is Python around two): loss.backward()
+                new.append(Tensor(np.array(1, a.dtype) if not a.ndim else np.ones(a.shape, dtype=a.dtype)))
             else:
                 new.append(None)
         else:

@@ -25,18 +25,7 @@ def fma(x, y, z, out=None):
     Other dtypes: the plain expression."""
     dtype = z.dtype if z.__class__ is np.ndarray else np.result_type(x, y, z)
     if dtype == _F32:                   # first: the optimisers' hot path
-        p = np.multiply(x, y, dtype=np.float64)
-        s = p + z
-        tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
-        if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
-            back = s - p
-            err = (p - (s - back)) + (z - back)
-            tie &= err != 0
-            s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
-        if out is None:
-            return s.astype(_F32)
-        np.copyto(out, s, casting="same_kind")
-        return out
+        return sum_rounded(np.multiply(x, y, dtype=np.float64), z, out)
     if dtype == _F64:
         shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
         r = _fma64(x, y, z) if shape else _fma64(np.reshape(x, (1,)), y, z).reshape(())
@@ -45,6 +34,26 @@ def fma(x, y, z, out=None):
     if out is None:
         return r
     np.copyto(out, r, casting="same_kind")
+    return out
+
+
+def sum_rounded(p: np.ndarray, z, out=None):
+    """p + z rounded once to float32, where p holds float64 products of float32 values (exact) and z is float32:
+    fma's float32 path once the products are made. Adam's step makes both of its products first and rounds
+    them in one call (one tie test for the pair of state arrays instead of one each)."""
+    s = p + z
+    tie = np.bitwise_and(s.view(np.int64), _LOW_BITS) == _HALF_WAY
+    if np.count_nonzero(tie):           # about one element in 2**29 for data that is not made up
+        back = s - p
+        err = (p - (s - back)) + (z - back)
+        tie &= err != 0
+        # an exact sum on the halfway point rounds once already (log_softmax's backward meets one in most
+        # steps: its gradient is zero but at the targets): the nudge only where the sum was inexact
+        if np.count_nonzero(tie):
+            s = np.where(tie, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    if out is None:
+        return s.astype(_F32)
+    np.copyto(out, s, casting="same_kind")
     return out
 
 

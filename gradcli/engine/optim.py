@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from gradcli.engine import elementary
-from gradcli.engine.fma import fma
+from gradcli.engine.fma import fma, sum_rounded
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -444,9 +444,18 @@ class Adam(Optimizer):
             else:
                 grad = fma(flat.params_flat(), t(wd), grad)
         m, v = flat.buffers[0], flat.buffers[1]
-        _lerp_(m, grad, 1 - beta1)
+        w = t(1 - beta1)
         v *= t(beta2)
-        fma(t(1 - beta2) * grad, grad, v, v)
+        if flat.dtype == np.float32 and abs(w) < 0.5:
+            # _lerp_ and the fma below at once: m and v are the rows of one array, so their two fused
+            # multiply-adds share one sum and one tie test (the same roundings, one call each fewer)
+            products = np.empty((2, m.size))
+            np.multiply(w, grad - m, out=products[0], dtype=np.float64)
+            np.multiply(t(1 - beta2) * grad, grad, out=products[1], dtype=np.float64)
+            sum_rounded(products, flat.block[:2], flat.block[:2])
+        else:
+            _lerp_(m, grad, 1 - beta1)
+            fma(t(1 - beta2) * grad, grad, v, v)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
@@ -487,7 +496,7 @@ class _Flat:
     per-parameter loop carries on with the same state tensors (views are tensors like any other).
     `keys` name the state tensors; `counted` adds PyTorch's float32 `step` count (Adam's, not SGD's)."""
 
-    __slots__ = ("params", "shapes", "offsets", "dtype", "buffers", "steps", "step_bytes", "tensors", "arrays",
+    __slots__ = ("params", "shapes", "offsets", "dtype", "block", "buffers", "steps", "step_bytes", "tensors", "arrays",
                  "counted", "fresh", "_key")
 
     @classmethod
@@ -524,7 +533,8 @@ class _Flat:
         self.counted = counted
         self.fresh = True               # no step taken yet: the state tensors hold no values of PyTorch's
         total = self.offsets[-1]
-        self.buffers = [np.zeros(total, dtype) for _ in keys]
+        self.block = np.zeros((len(keys), total), dtype)
+        self.buffers = list(self.block)        # one row per state name (Adam's m and v: see _update_flat)
         self.steps = np.zeros(len(params), np.float32)
         self.step_bytes = self.steps.tobytes()      # what the counts must still be at the next step
         self.tensors = []               # per parameter: its state tensors, in keys' order (then its step)

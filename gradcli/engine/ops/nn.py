@@ -922,8 +922,10 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
     classes = x.shape[-1]
     rows = x.reshape(-1, classes) if classes else x.reshape(t.size, 0)     # (-1 cannot be solved for 0 classes)
     dt = x.dtype.type
-    lo, hi = (int(np.minimum.reduce(t, axis=None)), int(np.maximum.reduce(t, axis=None))) if t.size else (0, -1)
-    if 0 <= lo and hi < classes and not lo <= ignore_index <= hi:   # every target a class, none ignored
+    # every target a class (read as unsigned, a negative one is past the classes) and none ignored: one
+    # comparison and a count (the smallest and largest target, two reductions, cost twice as much)
+    if t.dtype == np.int64 and not np.count_nonzero(t.view(np.uint64) >= classes) and not (
+            0 <= ignore_index < classes and np.count_nonzero(t == ignore_index)):
         valid, kept = np.arange(t.size), t
     else:
         bad = (t != ignore_index) & ((t < 0) | (t >= classes))
