@@ -656,15 +656,17 @@ def sigmoid_backward_array(g, y):
     return g * (1 - y) * y
 
 
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def threshold_backward_array(g, x, threshold):
-    # g where x > threshold, +0 elsewhere; a mask multiply is ~10x faster than np.where, but inf/nan
-    # times 0 is nan and a negative g times 0 is -0, so finish with +0.0 and fall back on non-finite g
-    keep = ~(x <= threshold)        # nan passes the gradient, as in PyTorch
-    out = g * keep                  # (inf * 0 warns nothing: a session runs with np.seterr(all="ignore"))
-    if not math.isfinite(np.add.reduce(out, axis=None)):    # some g is inf or nan (or the sum overflows)
-        return np.where(keep, g, g.dtype.type(0))
-    out += 0.0
-    return out
+    """g where x > threshold (a nan x passes it, as in PyTorch), +0 elsewhere: g's bits and-ed with a mask
+    of all ones or none, which keeps a -0, an inf or a nan gradient exactly and is faster than np.where
+    or a multiply (whose -0 and nan would need fixing)."""
+    as_int = _SAME_SIZE_INT[g.itemsize]
+    mask = np.less_equal(x, threshold).astype(as_int)      # 1 where the gradient is dropped
+    mask -= 1                                               # then 0 there, and all ones where it passes
+    return np.bitwise_and(g.view(as_int), mask).view(g.dtype)
 
 
 def softplus_backward_array(g, x, beta, threshold):
