@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from gradcli.engine.addresses import address
+from gradcli.engine import workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.state import STATE
 
@@ -1074,7 +1075,10 @@ def _accumulate(t, g, owned=False):
             t.grad = mark_variable(t.__class__(np.array(g, dtype=dtype, copy=True)))
     else:
         buf = current._a
-        np.add(buf, g, out=buf, casting="unsafe")
+        if buf.size >= workers.BIG and g.dtype == buf.dtype:
+            workers.binary(np.add, buf, g, out=buf)     # on the worker threads, when it pays
+        else:
+            np.add(buf, g, out=buf, casting="unsafe")
         current._version[0] += 1
 
 

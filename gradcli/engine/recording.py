@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, budget, dtypes
+from gradcli.engine import autograd, budget, dtypes, workers
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -493,9 +493,15 @@ def _wrapped_int(value: int, npdt: np.dtype):
     return npdt.type(value)
 
 
+_ndarray, _BIG = np.ndarray, workers.BIG
+
+
 def compute(fn, x, y):
-    """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message."""
+    """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message. A big
+    result of an exactly rounded ufunc is computed by the worker threads (gradcli.engine.workers)."""
     try:
+        if x.__class__ is _ndarray and x.size >= _BIG or y.__class__ is _ndarray and y.size >= _BIG:
+            return workers.binary(fn, x, y)
         return fn(x, y)
     except ValueError:
         raise broadcast_error(np.shape(x), np.shape(y)) from None
