@@ -1075,7 +1075,7 @@ def _accumulate(t, g, owned=False):
             t.grad = mark_variable(t.__class__(np.array(g, dtype=dtype, copy=True)))
     else:
         buf = current._a
-        if buf.size >= workers.BIG and g.dtype == buf.dtype:
+        if buf.size >= workers.BIG_BINARY and g.dtype == buf.dtype:
             workers.binary(np.add, buf, g, out=buf)     # on the worker threads, when it pays
         else:
             np.add(buf, g, out=buf, casting="unsafe")

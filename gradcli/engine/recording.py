@@ -493,7 +493,7 @@ def _wrapped_int(value: int, npdt: np.dtype):
     return npdt.type(value)
 
 
-_ndarray, _BIG = np.ndarray, workers.BIG
+_ndarray, _BIG = np.ndarray, workers.BIG_BINARY
 
 
 def compute(fn, x, y):

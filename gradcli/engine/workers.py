@@ -24,7 +24,10 @@ import numpy as np
 
 from gradcli.engine.state import STATE
 
-BIG = 1 << 16                   # elements: below it, one thread (a split costs 20-50 µs here)
+BIG = 1 << 18                   # elements: below it, one thread. A split costs 20-50 µs on an idle machine,
+                                # and a worker that the machine runs late can keep the caller waiting; an
+                                # elementary function or an ordered sum takes 0.3-0.5 ms at this size
+BIG_BINARY = 1 << 20            # the same for the memory-bound + - * / (0.2-0.3 ms at this size)
 PIECES = 4                      # ranges a thread: a thread that the machine runs less takes fewer of them
 STACK = 256 << 10               # bytes of stack a worker gets: numpy's loops need little, and stacks count
                                 # against the memory limit (RLIMIT_DATA) the gradcli command sets
@@ -189,9 +192,9 @@ def ranges(n: int, parts: int, align: int = 1) -> list:
     return [(b, e) for b, e in zip(cuts, cuts[1:]) if b < e]
 
 
-def worth(size: int) -> bool:
-    """Whether a job over `size` elements is split: big enough, and more than one thread to split it on."""
-    return size >= BIG and STATE.threads > 1 and cores() > 1
+def worth(size: int, least: int = BIG) -> bool:
+    """Whether a job over `size` elements is split: `least` or more, and more than one thread to split it on."""
+    return size >= least and STATE.threads > 1 and cores() > 1
 
 
 # --------------------------------------------------------------------------------------- elementwise
@@ -207,7 +210,7 @@ def binary(ufunc, x, y, out=None):
             and x.dtype.kind == "f"):
         shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
         size = math.prod(shape)
-        if worth(size) and shape:
+        if worth(size, BIG_BINARY) and shape:
             if out is None:
                 out = np.empty(shape, x.dtype)
             elif out.shape != shape or out.dtype != x.dtype:
@@ -231,7 +234,7 @@ def binary(ufunc, x, y, out=None):
 def multiply(a, b):
     """a * b for backward formulas: by binary() when both are big arrays, else the operator itself
     (on Tensors when the formula is recorded)."""
-    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and (a.size >= BIG or b.size >= BIG):
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and (a.size >= BIG_BINARY or b.size >= BIG_BINARY):
         return binary(np.multiply, a, b)
     return a * b
 
