@@ -258,8 +258,8 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(n) -> None:
-    """torch.set_num_threads(n): gradcli still computes on one thread; large sums (and the batch-norm
-    statistics) then add their numbers in the order n threads would give in PyTorch."""
+    """torch.set_num_threads(n): large sums (and the batch-norm statistics) then add their numbers in the
+    order n threads would give in PyTorch; big tensors are computed on min(n, cores) threads (workers)."""
     if n.__class__ is not int:
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
     if not -(1 << 63) <= n < 1 << 63:           # PyTorch's parser reads the int into 64 bits first
