@@ -20,6 +20,7 @@ import pytest
 from gradcli.engine import cascade, workers
 from gradcli.engine import elementary as cr
 from gradcli.engine import factories as torch
+from gradcli.engine.ops import linalg
 from gradcli.engine.state import STATE
 
 import launcher
@@ -100,6 +101,24 @@ def test_binary_ops_give_one_threads_bits_and_a_fresh_result(cores):
     into = x.copy()
     workers.binary(np.add, into, x, out=into)
     assert _bits(into) == _bits(x + x)
+
+
+@pytest.mark.parametrize("m, k, n", [(256, 784, 512), (784, 256, 512), (1000, 200, 100), (300, 200, 1000)])
+def test_matrix_products_split_by_rows_give_one_threads_bits(cores, monkeypatch, m, k, n):
+    # numpy's BLAS has small-matrix kernels that sum in another order (up to 100^3 multiply-adds a call):
+    # every piece of every block must stay above them, and then a row is summed as in the whole product
+    monkeypatch.setattr(workers, "blas_alone", lambda: True)
+    rng = np.random.default_rng(m + k + n)
+    x, y = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    for a, b in ((x, y), (np.asfortranarray(x), y), (x, np.asfortranarray(y))):
+        cores(1)
+        alone = linalg._blocked(a, b)
+        cores(2)
+        assert linalg._row_parts(m, k, n) > 1
+        assert _bits(linalg._blocked(a, b)) == _bits(alone)
+    # a piece's last block (k % 128 inner indices) is its smallest sgemm
+    shortest = k % linalg._BLOCK or linalg._BLOCK
+    assert (m // linalg._row_parts(m, k, n)) * shortest * n > linalg._SMALL_GEMM
 
 
 def test_the_elementwise_workload_gives_one_threads_gradient(cores):

@@ -115,12 +115,12 @@ def _workers(want: int) -> _Pool | None:
     return pool if pool.boxes else None
 
 
-def split(n: int, task, align: int = 1) -> None:
-    """Run task(begin, end) over range(n), cut into ranges whose inner boundaries are multiples of
-    `align`, on the workers and the calling thread at once. Returns when every range is done; raises
-    the first error any of them raised."""
+def split(n: int, task, align: int = 1, parts: int | None = None) -> None:
+    """Run task(begin, end) over range(n), cut into ranges (at most `parts`; default PIECES a thread)
+    whose inner boundaries are multiples of `align`, on the workers and the calling thread at once.
+    Returns when every range is done; raises the first error any of them raised."""
     want = threads()
-    cuts = ranges(n, want * PIECES, align)
+    cuts = ranges(n, want * PIECES if parts is None else parts, align)
     pool = _workers(min(want, len(cuts)) - 1) if len(cuts) > 1 and want > 1 else None
     if pool is None or not pool.lock.acquire(blocking=False):
         for begin, end in cuts:
@@ -190,6 +190,22 @@ def ranges(n: int, parts: int, align: int = 1) -> list:
     parts = max(1, min(parts, units))
     cuts = [min(n, (units * i // parts) * align) for i in range(parts + 1)]
     return [(b, e) for b, e in zip(cuts, cuts[1:]) if b < e]
+
+
+_blas: tuple = (0, False)        # (pid, whether numpy's BLAS runs on one thread), read once per process
+
+
+def blas_alone() -> bool:
+    """Whether numpy's BLAS computes on one thread (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS,
+    the first one set, is 1, as OpenBLAS reads them): only then are matrix products split here; otherwise
+    BLAS's own threads already use the cores."""
+    global _blas
+    pid = os.getpid()
+    if _blas[0] != pid:
+        setting = next((os.environ[name] for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+                        if os.environ.get(name)), "")
+        _blas = (pid, setting.strip() == "1")
+    return _blas[1]
 
 
 def worth(size: int, least: int = BIG) -> bool:
