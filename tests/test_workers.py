@@ -299,3 +299,12 @@ def test_scripts_reach_no_thread():
     q = launcher.run(["-c", "import threading"], env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert p.returncode == q.returncode != 0
     assert p.stderr.replace("<string>:4", "<string>:1") == q.stderr
+
+
+def test_an_output_overlapping_an_input_is_computed_as_one_call(cores):
+    cores(2)
+    base = np.arange(workers.BIG_BINARY + 2048, dtype=np.float64).reshape(-1, 1024)
+    want = base[1:] + base[:-1]                 # numpy: as if the inputs were copied first
+    workers.binary(np.add, base[1:], base[:-1], out=base[:-1])
+    assert _bits(base[:-1]) == _bits(want)
+    workers.binary(np.add, base, base, out=base)        # element for element: split

@@ -229,7 +229,7 @@ def binary(ufunc, x, y, out=None):
         if worth(size, BIG_BINARY) and shape:
             if out is None:
                 out = np.empty(shape, x.dtype)
-            elif out.shape != shape or out.dtype != x.dtype:
+            elif out.shape != shape or out.dtype != x.dtype or _overlaps(x, out) or _overlaps(y, out):
                 return ufunc(x, y, out=out)
             xs = x if x.shape == shape else np.broadcast_to(x, shape)
             ys = y if y.shape == shape else np.broadcast_to(y, shape)
@@ -253,6 +253,15 @@ def multiply(a, b):
     if a.__class__ is np.ndarray and b.__class__ is np.ndarray and (a.size >= BIG_BINARY or b.size >= BIG_BINARY):
         return binary(np.multiply, a, b)
     return a * b
+
+
+def _overlaps(a: np.ndarray, out: np.ndarray) -> bool:
+    """Whether `a` may share memory with `out` other than element for element (`out` itself, as `x += y`
+    is): then one call, which numpy makes as if the inputs were copied first, and pieces would not."""
+    if a is out or not np.may_share_memory(a, out):
+        return False
+    return not (a.shape == out.shape and a.strides == out.strides
+                and a.__array_interface__["data"][0] == out.__array_interface__["data"][0])
 
 
 def _flat(a):
