@@ -310,3 +310,27 @@ def test_an_output_overlapping_an_input_is_computed_as_one_call(cores):
     workers.binary(np.add, base[1:], base[:-1], out=base[:-1])
     assert _bits(base[:-1]) == _bits(want)
     workers.binary(np.add, base, base, out=base)        # element for element: split
+
+
+def test_a_split_inside_a_piece_and_splits_from_two_threads_all_finish(cores):
+    cores(2)
+    done = []
+
+    def inner(begin, end):
+        done.append(("inner", begin))
+
+    def outer(begin, end):
+        workers.split(64, inner)
+        done.append(("outer", begin))
+
+    def job():
+        workers.split(64, outer)
+
+    other = threading.Thread(target=job)
+    other.start()
+    job()
+    other.join(30)
+    assert not other.is_alive()
+    cuts = len(workers.ranges(64, workers.threads() * workers.PIECES))
+    assert sum(kind == "outer" for kind, _ in done) == 2 * cuts
+    assert sum(kind == "inner" for kind, _ in done) == 2 * cuts * cuts

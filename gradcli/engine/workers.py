@@ -36,17 +36,15 @@ STACK = 256 << 10               # bytes of stack a worker gets: numpy's loops ne
 class _Pool:
     """The workers of one process, each waiting on a box for its next job."""
 
-    __slots__ = ("pid", "boxes", "new_box", "put", "lock", "copy_context")
+    __slots__ = ("pid", "boxes", "new_box", "put", "copy_context")
 
     def __init__(self):
         import contextvars
         import queue
-        import threading
 
         self.pid = os.getpid()
         self.boxes: list = []
         self.new_box = queue.SimpleQueue
-        self.lock = threading.Lock()            # one job at a time; a second caller computes alone
         self.put = queue.SimpleQueue.put
         self.copy_context = contextvars.copy_context
 
@@ -122,14 +120,13 @@ def split(n: int, task, align: int = 1, parts: int | None = None) -> None:
     want = threads()
     cuts = ranges(n, want * PIECES if parts is None else parts, align)
     pool = _workers(min(want, len(cuts)) - 1) if len(cuts) > 1 and want > 1 else None
-    if pool is None or not pool.lock.acquire(blocking=False):
+    if pool is None:
         for begin, end in cuts:
             task(begin, end)
-        return
-    try:
+    else:
+        # no lock: jobs from two threads, or a split inside a piece, queue up in the workers' boxes, and
+        # a caller only ever waits for pieces that a running thread has taken
         _run(pool, min(want, len(cuts)) - 1, cuts, task)
-    finally:
-        pool.lock.release()
 
 
 def _run(pool: _Pool, helpers: int, cuts: list, task) -> None:
