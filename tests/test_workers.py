@@ -334,3 +334,14 @@ def test_a_split_inside_a_piece_and_splits_from_two_threads_all_finish(cores):
     cuts = len(workers.ranges(64, workers.threads() * workers.PIECES))
     assert sum(kind == "outer" for kind, _ in done) == 2 * cuts
     assert sum(kind == "inner" for kind, _ in done) == 2 * cuts * cuts
+
+
+def test_results_keep_the_layout_numpy_gives_them(cores):
+    cores(2)
+    x = np.random.default_rng(4).standard_normal((2048, 600)).astype(np.float32)
+    f = np.asfortranarray(x)
+    col = np.broadcast_to(x[:, :1], x.shape)
+    for a, b in ((x, x), (f, f), (x, f), (x[:, ::-1], x), (col, x), (x[:, :1], x), (f, x[0])):
+        want = np.multiply(a, b)
+        got = workers.binary(np.multiply, a, b)
+        assert (got.strides, _bits(got)) == (want.strides, _bits(want))
