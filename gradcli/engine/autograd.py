@@ -19,8 +19,8 @@ import weakref
 
 import numpy as np
 
-from gradcli.engine.addresses import address
 from gradcli.engine import workers
+from gradcli.engine.addresses import address
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.state import STATE
 
