@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from gradcli.engine import workers
 from gradcli.engine.addresses import address
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.state import STATE
@@ -1090,7 +1091,10 @@ def _accumulate(t, g, owned=False):
             t.grad = mark_variable(t.__class__(np.array(g, dtype=dtype, copy=True)))
     else:
         buf = current._a
-        np.add(buf, g, out=buf, casting="unsafe")
+        if buf.size >= workers.BIG_BINARY and g.dtype == buf.dtype:
+            workers.binary(np.add, buf, g, out=buf)     # on the worker threads, when it pays
+        else:
+            np.add(buf, g, out=buf, casting="unsafe")
         current._version[0] += 1
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.engine import workers
 from gradcli.engine.state import STATE
 
 GRAIN = 32768                          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
@@ -258,8 +259,8 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(n) -> None:
-    """torch.set_num_threads(n): gradcli still computes on one thread; large sums (and the batch-norm
-    statistics) then add their numbers in the order n threads would give in PyTorch."""
+    """torch.set_num_threads(n): large sums (and the batch-norm statistics) then add their numbers in the
+    order n threads would give in PyTorch; big tensors are computed on min(n, cores) threads (workers)."""
     if n.__class__ is not int:
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
     if not -(1 << 63) <= n < 1 << 63:           # PyTorch's parser reads the int into 64 bits first
@@ -352,8 +353,16 @@ def _flat_plan(n: int, lanes: int, threads: int, out_shape: tuple, zero):
         def split(a):
             v = a.reshape(-1)
             slots = np.zeros(threads, v.dtype)
-            for t, (b, e) in enumerate(ranges):
-                slots[t] = sum_array(v[b:e], threads=1)
+
+            def some(first: int, stop: int) -> None:
+                for t in range(first, stop):
+                    b, e = ranges[t]
+                    slots[t] = sum_array(v[b:e], threads=1)
+            # each range into its own slot, as PyTorch's threads do, on as many threads as compute here
+            if workers.worth(n):
+                workers.split(len(ranges), some)
+            else:
+                some(0, len(ranges))
             return sum_array(slots, threads=1).reshape(out_shape)
         return split
     if n < lanes:
@@ -434,17 +443,26 @@ def _rows_plan(shape2: tuple, lanes: int):
         return reduce_rows(vecs if body == n else join((t[body:], vecs)), 0)
 
     block = max(2, 262144 // n)
-    if rows <= block:
+    big = workers.worth(rows * n)
+    if rows <= block and not big:
         return lambda b: transposed(transpose(b.T), rows)
 
     def blocked(b):
         out = np.empty(rows, b.dtype)
-        for r0 in range(0, rows, block):
-            r1 = min(rows, r0 + block)
-            if r1 - r0 == 1:
-                out[r0:r1] = _inner_vectorised(b[r0:r1], lanes)
-            else:
-                out[r0:r1] = transposed(transpose(b[r0:r1].T), r1 - r0)
+
+        def some(first: int, stop: int) -> None:
+            for r0 in range(first, stop, block):
+                r1 = min(stop, r0 + block)
+                if r1 - r0 == 1:
+                    out[r0:r1] = _inner_vectorised(b[r0:r1], lanes)
+                else:
+                    out[r0:r1] = transposed(transpose(b[r0:r1].T), r1 - r0)
+        # rows are summed independently of each other, so pieces of rows on the worker threads give the
+        # bits of one thread (the plan is kept per thread count: see sum_array)
+        if big:
+            workers.split(rows, some)
+        else:
+            some(0, rows)
         return out
     return blocked
 

@@ -24,10 +24,13 @@ import math
 
 import numpy as np
 
+from gradcli.engine import workers
+
 F64 = np.dtype(np.float64)
 _ROUNDED = "fe"                 # dtype.char of float32 and float16: the dtypes computed in float64
 _CHUNKED = 8192                 # elements: see the top of the module (measured crossover: 8192 to 65536)
 _BLOCK = 1 << 18                # elements per float64 block (2 MB): the fastest of 2^12 to 2^22 on 4096x1000
+_ALIGN = 1 << 13                # elements: where the pieces of an array under two blocks may start
 
 
 def _once(ufunc, name: str):
@@ -66,15 +69,27 @@ def _once2(ufunc, name: str):
 
 
 def _blocks(ufunc, x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """ufunc of C-contiguous x into C-contiguous out (x itself allowed) through one float64 block at a time."""
+    """ufunc of C-contiguous x into C-contiguous out (x itself allowed), through float64 blocks; a big
+    array in pieces on the worker threads, each with a block of its own. The pieces start on the blocks'
+    boundaries when there are blocks to share (each block then computed as one thread computes it), else
+    on multiples of _ALIGN elements."""
     source, target = x.reshape(-1), out.reshape(-1)
+    if workers.worth(source.size):
+        def piece(begin: int, end: int) -> None:
+            _run_blocks(ufunc, source[begin:end], target[begin:end])
+        workers.split(source.size, piece, _BLOCK if source.size >= 2 * _BLOCK else _ALIGN)
+    else:
+        _run_blocks(ufunc, source, target)
+    return out
+
+
+def _run_blocks(ufunc, source: np.ndarray, target: np.ndarray) -> None:
     block = np.empty(min(source.size, _BLOCK), F64)
     for start in range(0, source.size, _BLOCK):
         part = block[:min(_BLOCK, source.size - start)]
         np.copyto(part, source[start:start + _BLOCK])
         ufunc(part, out=part)
         np.copyto(target[start:start + _BLOCK], part, casting="unsafe")
-    return out
 
 
 exp = _once(np.exp, "exp")

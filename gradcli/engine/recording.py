@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, budget, dtypes
+from gradcli.engine import autograd, budget, dtypes, workers
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.layout import laid_out
 from gradcli.engine.state import STATE
@@ -494,14 +494,18 @@ def _wrapped_int(value: int, npdt: np.dtype):
     return npdt.type(value)
 
 
-_ndarray = np.ndarray
+_ndarray, _BIG = np.ndarray, workers.BIG_BINARY
 
 
 def compute(fn, x, y):
     """Apply a numpy binary function, turning numpy's broadcast failure into PyTorch's message; the result
-    laid out as PyTorch lays it out (layout.laid_out) where an operand is not C-contiguous."""
+    laid out as PyTorch lays it out (layout.laid_out) where an operand is not C-contiguous. A big result of
+    an exactly rounded ufunc is computed by the worker threads (gradcli.engine.workers)."""
     try:
-        out = fn(x, y)
+        if x.__class__ is _ndarray and x.size >= _BIG or y.__class__ is _ndarray and y.size >= _BIG:
+            out = workers.binary(fn, x, y)
+        else:
+            out = fn(x, y)
     except ValueError:
         raise broadcast_error(np.shape(x), np.shape(y)) from None
     # C-contiguous operands give a C-contiguous result unless the result keeps a size-1 dim whose strides

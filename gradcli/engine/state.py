@@ -53,7 +53,8 @@ class EngineState:
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
         "threads",              # torch.get_num_threads(): how PyTorch's kernels would split their work, which
-                                # decides the order of large sums (gradcli.engine.cascade); it computes alone
+                                # decides the order of large sums (gradcli.engine.cascade), and bounds the
+                                # threads that compute big tensors (gradcli.engine.workers)
     )
 
     def __init__(self):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, dtypes
+from gradcli.engine import budget, dtypes, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.fma import fma, fused_body
@@ -126,12 +126,12 @@ def _mul_square(g, self, other, scratch):
     if self is not other:               # two different tensors (or values) on one node: no shortcut
         return None
     if scratch and g.shape == self.shape and g.dtype == self.dtype:
-        out = np.multiply(g, self, out=g)
+        out = workers.binary(np.multiply, g, self, out=g)
     else:
-        out = np.multiply(g, self)
+        out = workers.binary(np.multiply, g, self)
     if out.__class__ is not np.ndarray:  # 0-d operands give a numpy scalar
         return out + out
-    return np.add(out, out, out=out)
+    return workers.binary(np.add, out, out, out=out)
 
 
 def neg_array(x: np.ndarray) -> np.ndarray:
@@ -170,7 +170,7 @@ RECIPROCAL  = Op("ReciprocalBackward0", np.reciprocal, ("result",),
 NEG         = Op("NegBackward0",        neg_array,     (),                             (lambda F, g: -g,),
                  jvp="auto")
 EXP         = Op("ExpBackward0",        cr.exp,        ("result",),
-                 (lambda F, g, result: g * result,), floats=True, fresh=True, jvp="auto")
+                 (lambda F, g, result: workers.multiply(g, result),), floats=True, fresh=True, jvp="auto")
 CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
                  jvp=lambda F, ts, xs, result: clone(ts[0]))
 POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, forward, rng
+from gradcli.engine import budget, forward, rng, workers
 from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
@@ -292,11 +292,48 @@ def _blocked(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     k = x.shape[-1]
     if x.dtype != np.float32 or y.dtype != np.float32 or k <= _BLOCK:
         return np.matmul(x, y)
+    if x.ndim == 2 and y.ndim == 2:
+        parts = _row_parts(x.shape[0], k, y.shape[1])
+        if parts > 1:
+            return _blocked_rows(x, y, parts)
     out = np.matmul(x[..., :, :_BLOCK], y[..., :_BLOCK, :])
     block = _scratch("block", out.shape, np.float32)
     for start in range(_BLOCK, k, _BLOCK):
         np.matmul(x[..., :, start:start + _BLOCK], y[..., start:start + _BLOCK, :], out=block)
         out += block
+    return out
+
+
+# Big float32 products are split by rows over the worker threads (gradcli.engine.workers) when numpy's BLAS runs
+# on one thread. A row's sums do not depend on the other rows, as long as every sgemm call keeps to the same
+# kernels: OpenBLAS (numpy's BLAS) has small-matrix kernels, which sum in another order, for calls of at most
+# 100^3 multiply-adds, so every piece's every block must stay above that (tests/test_workers.py checks it).
+_SMALL_GEMM = 100 ** 3
+_SPLIT_GEMM = 1 << 24           # multiply-adds: from here a split pays (about 0.3 ms of sgemm on one core)
+
+
+def _row_parts(m: int, k: int, n: int) -> int:
+    """Into how many pieces of rows x @ y (m x k times k x n, in blocks of _BLOCK) is split: 1 for none."""
+    if not workers.blas_alone() or not workers.worth(m * k * n, _SPLIT_GEMM):
+        return 1
+    shortest = k % _BLOCK or _BLOCK
+    rows = _SMALL_GEMM // (shortest * n) + 1        # the fewest rows a piece may have
+    return max(1, min(workers.threads() * workers.PIECES, m // rows))
+
+
+def _blocked_rows(x: np.ndarray, y: np.ndarray, parts: int) -> np.ndarray:
+    """_blocked(x, y) for 2-D operands, computed by pieces of rows on the worker threads."""
+    k = x.shape[1]
+    out = np.empty((x.shape[0], y.shape[1]), np.float32)
+    scratch = np.empty_like(out)
+
+    def piece(begin: int, end: int) -> None:
+        rows, into, block = x[begin:end], out[begin:end], scratch[begin:end]
+        np.matmul(rows[:, :_BLOCK], y[:_BLOCK], out=into)
+        for start in range(_BLOCK, k, _BLOCK):
+            np.matmul(rows[:, start:start + _BLOCK], y[start:start + _BLOCK], out=block)
+            into += block
+    workers.split(x.shape[0], piece, parts=parts)
     return out
 
 
