@@ -1157,6 +1157,9 @@ class Tensor:
     def narrow(self, dim, start, length):
         return ops.narrow(self, dim, start, length)
 
+    def select(self, dim, index):
+        return ops.indexing.select(self, dim, index)
+
     def gather(self, dim, index):
         return ops.gather(self, dim, index)
 

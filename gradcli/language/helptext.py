@@ -310,6 +310,7 @@ _WHAT = {
     "transpose": "Swaps two dimensions.", "swapaxes": "Swaps two dimensions.", "swapdims": "Swaps two dimensions.",
     "permute": "Reorders the dimensions.", "movedim": "Moves dimensions to new positions.",
     "tile": "Repeats the tensor along each dimension (leading ones pad the list).",
+    "select": "The slice at `index` along `dim`, that dimension removed (as x[:, index]).",
     "moveaxis": "Moves dimensions to new positions.",
     "expand": "A view repeating size-1 dimensions to a larger shape, without copying.",
     "expand_as": "expand to the shape of `other`.", "broadcast_to": "A view broadcast to the given shape.",

@@ -514,7 +514,7 @@ def _build_torch() -> ScriptModule:
         "flip": _tensor_list_fn("flip", Tensor.flip, "dims"), "tile": _tensor_list_fn("tile", Tensor.tile, "dims"),
         "fliplr": _tensor_fn("fliplr", Tensor.fliplr),
         "flipud": _tensor_fn("flipud", Tensor.flipud), "roll": _tensor_fn("roll", Tensor.roll),
-        "narrow": _tensor_fn("narrow", Tensor.narrow), "gather": _tensor_fn("gather", Tensor.gather),
+        "narrow": _tensor_fn("narrow", Tensor.narrow), "select": _tensor_fn("select", Tensor.select), "gather": _tensor_fn("gather", Tensor.gather),
         "index_select": _tensor_fn("index_select", Tensor.index_select),
         "tril": _tensor_fn("tril", Tensor.tril), "triu": _tensor_fn("triu", Tensor.triu),
         "bmm": _tensor_fn("bmm", Tensor.bmm), "mv": _tensor_fn("mv", Tensor.mv), "dot": _tensor_fn("dot", Tensor.dot),

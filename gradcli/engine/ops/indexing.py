@@ -367,6 +367,23 @@ def _advanced_key(x: np.ndarray, advanced: list, leading_masks_first: bool = Fal
     return tuple(key)
 
 
+def select(a: Tensor, dim, index) -> Tensor:
+    """x.select(dim, index): the slice at `index` along `dim`, as x[:, ..., index] (SelectBackward0), with
+    select()'s own messages."""
+    recording.int_param(dim, index)
+    x = a._a
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = recording.wrap_dim(dim, x.ndim)
+    i = index.__index__()
+    if not -x.shape[d] <= i < x.shape[d]:
+        raise IndexError(f"select(): index {i} out of range for tensor of size [{', '.join(map(str, x.shape))}] "
+                         f"at dimension {d}")
+    steps: list = []
+    _select(steps, x, d, i, 0)
+    return _views(a, steps)
+
+
 def getitem(a: Tensor, key) -> Tensor:
     if key.__class__ is int and a._a.ndim:          # x[i], the commonest key: one select
         steps = []

@@ -106,6 +106,12 @@ def _permute_jvp(F, ts, xs, result, inverse):
     return permute(ts[0], tuple(order))
 
 
+def _unsqueeze_to(F, g, shape):
+    """PyTorch's unsqueeze_to: the gradient itself when the squeeze removed no dim (so autograd.grad hands
+    back a grad_outputs tensor unchanged), else reshaped."""
+    return g if g.shape == shape else F.reshape(g, shape)
+
+
 # Multi-output ops (split, chunk, unbind) record one node per output, each scattering its
 # gradient into the input's shape; PyTorch shares one node between the outputs.
 # fmt: off
@@ -116,16 +122,16 @@ UNSQUEEZE     = Op("UnsqueezeBackward0",      None,    ("dim",),
                    (lambda F, g, dim: F.squeeze(g, dim),),
                    jvp=lambda F, ts, xs, result, dim: unsqueeze(ts[0], dim))
 SQUEEZE_ALL   = Op("SqueezeBackward0",        None,    ("shape",),
-                   (lambda F, g, shape: F.reshape(g, shape),),
+                   (_unsqueeze_to,),
                    jvp=lambda F, ts, xs, result, shape: squeeze(ts[0]))
 SQUEEZE       = Op("SqueezeBackward1",        None,    ("dim", "shape"),
-                   (lambda F, g, dim, shape: F.reshape(g, shape),),
+                   (lambda F, g, dim, shape: _unsqueeze_to(F, g, shape),),
                    jvp=lambda F, ts, xs, result, dim, shape: squeeze(ts[0], dim))
 # squeezing size-1 dims keeps the elements' order: the result's shape says which went
 SQUEEZE_DIMS  = Op("SqueezeBackward2",        None,    ("shape",),
-                   (lambda F, g, shape: F.reshape(g, shape),))
+                   (_unsqueeze_to,))
 SQUEEZE_      = Op("SqueezeBackward4",        None,    ("shape",),
-                   (lambda F, g, shape: F.reshape(g, shape),))
+                   (_unsqueeze_to,))
 TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),),
                    jvp=lambda F, ts, xs, result: t(ts[0]))
 TRANSPOSE     = Op("TransposeBackward0",      None,    ("dim0", "dim1"),
