@@ -359,12 +359,12 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
         values[k] = v
     if len(args) > 3 or len(values) != 3:
         raise invalid_arguments("linspace", args, kw)
+    steps = _as_int(values["steps"])
+    if steps is None:                               # no signature takes it: before any value is read
+        raise invalid_arguments("linspace", args, kw)
     if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
         int64_arg(values["steps"])
     scalar_param(values["start"], values["end"])
-    steps = _as_int(values["steps"])
-    if steps is None:
-        raise invalid_arguments("linspace", args, kw)
     bounds = []
     for k in ("start", "end"):
         v = values[k]
@@ -501,10 +501,25 @@ def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarr
         bad = (src > info.max) | (src < -int(info.max))
     else:
         bad = (src < info.min) | (src > info.max)
+    ints = None
+    if bad.any() and src.dtype.kind == "f" and info.min == 0:
+        # ints among floats (`[2.5, -1]`) keep the int rule: uint8 takes -255..-1 from a Python int (wrapping)
+        ints = np.array(_int_mask(data), dtype=bool)
+        bad &= ~(ints & (src >= -float(info.max)) & (src <= info.max))
     if bad.any():
         raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
     with np.errstate(invalid="ignore"):
-        return src.astype(target.np)
+        out = src.astype(target.np)
+    if ints is not None:
+        out[ints] = src[ints].astype(np.int64).astype(target.np)
+    return out
+
+
+def _int_mask(data):
+    """`data`'s nesting with True where an element is a Python int (or bool), False where a float."""
+    if isinstance(data, (list, tuple)):
+        return [_int_mask(x) for x in data]
+    return data.__class__ is int or data.__class__ is bool
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):

@@ -430,6 +430,11 @@ def unsafe_view(a: Tensor, shape) -> Tensor:
 
 def flatten(a: Tensor, start_dim=0, end_dim=-1) -> Tensor:
     x = a._a
+    for name, position, value in (("start_dim", 1, start_dim), ("end_dim", 2, end_dim)):
+        if value.__class__ is not int:  # PyTorch's parser, as x.flatten words it (nn.Flatten calls that)
+            raise TypeError(f"flatten(): argument '{name}' (position {position}) must be int, not "
+                            f"{type(value).__name__}")
+    int_param(start_dim, end_dim)
     start, end = wrap_dim(start_dim, x.ndim), wrap_dim(end_dim, x.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
