@@ -268,7 +268,7 @@ def test_a_thread_that_cannot_start_means_one_thread_not_an_error():
 
 
 def test_a_memory_limit_too_small_for_a_stack_means_one_thread():
-    got = _fresh(f"""
+    got = _fresh("""
         import resource
         import numpy as np
         from gradcli.engine import workers

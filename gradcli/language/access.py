@@ -299,8 +299,6 @@ def _missing(namespace: str, name: str, message: str, obj=None) -> Exception:
     return AttributeError(message, name=name, obj=obj)
 
 
-# Python's modules a script's own ones mirror: Python's dir of them is what a "Did you mean" reads
-_MIRRORED_MODULES = frozenset(("collections", "functools", "itertools", "math", "random", "string", "time"))
 _PYTHON_VALUES = frozenset((list, dict, str, int, float, tuple, set, frozenset, bool, bytes, complex, range, slice,
                             type(None)))
 
@@ -316,8 +314,8 @@ def python_dir(obj) -> list | None:
     if cls is ScriptModule:
         if obj.name == "torch" or obj.name.startswith("torch."):
             return torchapi.dir_names(obj.name)
-        module = sys.modules.get(obj.name)        # Python's own module the script's one mirrors (math, ...)
-        return dir(module) if module is not None and obj.name in _MIRRORED_MODULES else None
+        module = sys.modules.get(obj.name)        # every other script module mirrors Python's own (math, ...)
+        return dir(module) if module is not None else None
     if cls is bounds.Bounded:
         obj, cls = obj.original, obj.original.__class__
     if cls in _PYTHON_VALUES:

@@ -1134,7 +1134,7 @@ class Compiler:
             except KeyError:
                 e = NameError(undefined, name=name)
                 if plain:
-                    e._gradcli_names = names_in_scope       # (gradcli.language.suggestions reads it)
+                    setattr(e, NAMES_IN_SCOPE, names_in_scope)
                 locate(e, line, col)
                 raise e from None
         return load_global
@@ -1799,6 +1799,11 @@ NON_LEAF_GRAD_WARNING = (
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
     "for more information.")
+
+# On a NameError for a global name: a function giving (the function's local names, the globals), which
+# gradcli.language.suggestions reads for Python's "Did you mean" when the error reaches the top.
+NAMES_IN_SCOPE = "_gradcli_names"
+
 
 def _unbound_local(name: str) -> str:
     return f"cannot access local variable '{name}' where it is not associated with a value"

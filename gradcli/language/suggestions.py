@@ -19,7 +19,6 @@ _MOVE, _CASE = 2, 1
 _MAX_ITEMS, _MAX_LEN = 750, 40
 # what CPython puts in a module's globals before the script's first statement, in its order
 _MODULE_NAMES = ("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__annotations__", "__builtins__")
-CANDIDATES = "_gradcli_names"        # on a NameError: a function giving (local names, globals) (the compiler's)
 
 
 def _cost(a: int, b: int) -> int:
@@ -105,7 +104,8 @@ def offer(e: BaseException, python_dir=None) -> str | None:
     if wrong.__class__ is not str:
         return None
     if isinstance(e, NameError):
-        names = getattr(e, CANDIDATES, None)
+        from gradcli.language.compiler import NAMES_IN_SCOPE        # (loaded: it raised the error)
+        names = getattr(e, NAMES_IN_SCOPE, None)
         if names is None:
             return None
         local_names, globals_ = names()
