@@ -7,7 +7,8 @@ Workloads are small files beside this one, each runnable on its own: `.grad` scr
 gradcli and by a PyTorch interpreter, numpy floors are plain `.py` files, and their sizes are
 `NAME = value  # param` lines (params.py) that the runner rewrites for --quick and --smoke.
 Every figure is a median over --runs runs, taken after one warm-up run of each command (so the
-bytecode and grammar caches are warm), with the runs of the commands compared interleaved.
+bytecode and grammar caches are warm; --smoke, which only checks that everything runs, skips it),
+with the runs of the commands compared interleaved.
 Start-up is whole-process wall time and peak RSS (wait4's ru_maxrss). The other workloads run
 under timed.py, which starts its clock after the imports; a workload's cost is its time minus the
 time of the same file with its size set to 0, as the median of the per-round differences.
@@ -40,7 +41,7 @@ SIZES = {
                  convnet=20, chain=(100_000, 1_000_000), memory=100_000, parse=(1_000, 10_000, 100_000)),
     "quick": dict(verdicts=True, runs=2, perop=5_000, train=500, rnn=50, classes=100, mlp=5, batch=256, reps=5, rows=4096,
                   convnet=5, chain=(10_000, 100_000), memory=10_000, parse=(1_000, 10_000)),
-    "smoke": dict(verdicts=False, runs=1, perop=10, train=2, rnn=2, classes=2, mlp=1, batch=8, reps=1, rows=8, convnet=1,
+    "smoke": dict(verdicts=False, warm_up=False, runs=1, perop=10, train=2, rnn=2, classes=2, mlp=1, batch=8, reps=1, rows=8, convnet=1,
                   chain=(10, 100), memory=10, parse=(10, 100)),
 }
 WORKLOADS = ("startup", "perop", "train", "rnn", "classes", "mlp", "elementwise", "deep", "parse", "convnet")
@@ -91,14 +92,17 @@ def run_process(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
         return seconds, usage.ru_maxrss * 1024, out.read().decode()
 
 
-def measure(cmds: dict, env: dict[str, str], runs: int) -> dict:
+def measure(cmds: dict, env: dict[str, str], runs: int, warm_up: bool = True) -> dict:
     """Time every command: one warm-up run each, then `runs` rounds, interleaved so that drift in the
-    machine's speed falls on every command alike."""
-    warm = {key: run_process(cmd, env)[2] for key, cmd in cmds.items()}
+    machine's speed falls on every command alike. Without `warm_up` (--smoke, whose figures mean
+    nothing), the first round's output stands in for the warm-up's."""
+    warm = {key: run_process(cmd, env)[2] for key, cmd in cmds.items()} if warm_up else {}
     samples: dict = {key: [] for key in cmds}
     for _ in range(runs):
         for key, cmd in cmds.items():
-            samples[key].append(run_process(cmd, env)[:2])
+            seconds, rss, out = run_process(cmd, env)
+            samples[key].append((seconds, rss))
+            warm.setdefault(key, out)
     return {key: Timing(samples[key], warm[key]) for key in cmds}
 
 
@@ -159,6 +163,7 @@ class Suite:
         self.notes: list[str] = []
         self.gradcli = self._gradcli_command()
         self.judge = sizes["verdicts"]
+        self.warm_up = sizes.get("warm_up", True)
 
     def verdict(self, ok: bool) -> str:
         """The met? cell; smoke sizes are too small for a verdict to mean anything."""
@@ -190,7 +195,7 @@ class Suite:
         all measured in one interleaved batch, and notes where gradcli and PyTorch printed different
         things for the same seeded script."""
         flat = {(v, engine): cmd for v, cmds in variants.items() for engine, cmd in cmds.items()}
-        result = measure(flat, env, self.runs)
+        result = measure(flat, env, self.runs, self.warm_up)
         for v in variants:
             if self.torch and result[v, "gradcli"].stdout != result[v, "torch"].stdout:
                 self.notes.append(f"{v}: gradcli and PyTorch printed different output "
@@ -216,7 +221,7 @@ class Suite:
         cmds = {"gradcli": self.gradcli + ["run", str(tutorial)], "floor": [sys.executable, "-c", "import numpy"]}
         if self.torch:
             cmds["torch"] = [self.torch, str(tutorial)]
-        t = measure(cmds, user_env(), self.runs)
+        t = measure(cmds, user_env(), self.runs, self.warm_up)
         g, f = t["gradcli"], t["floor"]
         rows = [Row("start-up: `gradcli run examples/tutorial.grad`, wall", seconds(g.seconds), seconds(f.seconds)),
                 Row("start-up: the same, peak RSS", megabytes(g.peak_rss), megabytes(f.peak_rss))]
@@ -477,7 +482,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="2 runs and smaller sizes")
-    mode.add_argument("--smoke", action="store_true", help="tiny sizes, 1 run: checks that everything runs")
+    mode.add_argument("--smoke", action="store_true", help="tiny sizes, 1 run, no warm-up: checks that everything runs")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--torch-python", metavar="PATH", help="Python with torch (default: $ORACLE_PYTHON)")
     who.add_argument("--no-torch", action="store_true", help="leave out the PyTorch column")

@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "gradcli"]
 ADDRESS = re.compile(r"0x[0-9a-f]+")        # heap addresses differ from process to process
 
-# Read by gradcli while a command runs, so a forked child sees them as a new process would.
-_AT_RUN_TIME = frozenset(("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "XDG_STATE_HOME"))
+# Read by gradcli while a command runs, so a forked child sees them as a new process would; and pytest's
+# PYTEST_CURRENT_TEST, which it sets anew for every test and nothing at start-up reads (in the key, it
+# made every test a server of its own, and past _MAX_SERVERS a real process).
+_AT_RUN_TIME = frozenset(("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "XDG_STATE_HOME", "PYTEST_CURRENT_TEST"))
 # Where the grammar's tables are cached: a server loads them before any call, so a call that points
 # elsewhere would not see its own cache used (tests of the cache run real processes).
 _CACHES = ("XDG_CACHE_HOME", "HOME")
