@@ -84,6 +84,32 @@ def run():
     return run_script
 
 
+# A test item costs about 2 ms of pytest and xdist bookkeeping (its report is made, pickled, sent to the
+# controlling process and printed), as much as the cheapest cases take to check; the files of thousands
+# of one-line cases pass them in groups.
+GROUP = 25
+
+
+def in_groups(cases: list, ids, size: int = GROUP) -> list:
+    """`cases` as pytest parameters of `size` cases each, a group named by its first and last case's id
+    (`-k` still finds a case's group by the ids of its ends)."""
+    return [pytest.param(cases[i:i + size], id=f"{ids(cases[i])}..{ids(cases[min(i + size, len(cases)) - 1])}")
+            for i in range(0, len(cases), size)]
+
+
+def check_each(cases: list, check, ids) -> None:
+    """Run `check(case)` on every case of a group, and fail with the id and assertion message of each one
+    that failed (the others still run)."""
+    failed = []
+    for case in cases:
+        try:
+            check(case)
+        except AssertionError as e:
+            failed.append(f"{ids(case)}: {e}")
+    if failed:
+        pytest.fail(f"{len(failed)} of {len(cases)} cases failed:\n\n" + "\n\n".join(failed), pytrace=False)
+
+
 def error_line(source: str) -> str:
     """`Type: message` of the error a script ends in (the line PyTorch's traceback ends with)."""
     result = run_script(source)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import run_script
+from conftest import check_each, in_groups, run_script
 from gradcli.language import access, stdlib
 
 # A name only gradcli's code has: a leading underscore, a nested function's qualified name, the package.
@@ -53,13 +53,11 @@ def _check(code: str) -> None:
     assert leaked is None, f"{code}: {message}"
 
 
-@pytest.mark.parametrize("path", _torch_functions())
-def test_torch_function_with_wrong_arguments(path):
-    for call in _BAD_CALLS:
-        _check(f"{path}{call}")
+@pytest.mark.parametrize("paths", in_groups(_torch_functions(), str))
+def test_torch_function_with_wrong_arguments(paths):
+    check_each(paths, lambda path: [_check(f"{path}{call}") for call in _BAD_CALLS], str)
 
 
-@pytest.mark.parametrize("name", _tensor_methods())
-def test_tensor_method_with_wrong_arguments(name):
-    for call in _BAD_METHOD_CALLS:
-        _check(f"x.{name}{call}")
+@pytest.mark.parametrize("names", in_groups(_tensor_methods(), str))
+def test_tensor_method_with_wrong_arguments(names):
+    check_each(names, lambda name: [_check(f"x.{name}{call}") for call in _BAD_METHOD_CALLS], str)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import check_each, in_groups
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "fuzz"
 # A wall-clock limit: no stored case times out in PyTorch, and the slowest runs in 2 s of CPU, which took over
@@ -39,18 +41,24 @@ CASES = [case for name in ("difffuzz.jsonl", "probe.jsonl") for case in dt.load_
 KNOWN = dt.load_known(DATA / "known_differences.txt")
 
 
-def _param(case):
-    marks = ()
-    if case["id"] in KNOWN:
-        marks = pytest.mark.xfail(strict=True, reason=KNOWN[case["id"]])
-    return pytest.param(case, id=case["id"], marks=marks)
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_gradcli_does_what_pytorch_did(case):
+def _check(case) -> None:
     got = dt.run_gradcli(case["source"], SECONDS, MEMORY)
     kind = dt.compare(got, case["expect"])
     assert kind is None, f"{kind} differs:\n" + "\n".join(dt.describe(got, case["expect"])) + "\n" + case["source"]
+
+
+def _id(case) -> str:
+    return case["id"]
+
+
+# the cases that agree, in groups; each known difference on its own, as a strict expected failure
+_KNOWN_PARAMS = [pytest.param([c], id=c["id"], marks=pytest.mark.xfail(strict=True, reason=KNOWN[c["id"]]))
+                 for c in CASES if c["id"] in KNOWN]
+
+
+@pytest.mark.parametrize("cases", in_groups([c for c in CASES if c["id"] not in KNOWN], _id) + _KNOWN_PARAMS)
+def test_gradcli_does_what_pytorch_did(cases):
+    check_each(cases, _check, _id)
 
 
 def test_the_slice_is_large_and_every_known_difference_names_a_stored_case_with_a_reason():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_script
+from conftest import ROOT, check_each, in_groups, run_script
 
 CASES = ROOT / "tests" / "engine_cases"
 EXPECTED = json.loads((CASES / "expected.json").read_text())
@@ -35,6 +35,14 @@ def test_every_listed_case_has_an_expected_result():
     assert not missing, f"run tools/engine_cases.py: {len(missing)} cases have no expected result, e.g. {missing[0]}"
 
 
-@pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_case(case):
+def _check(case: str) -> None:
     assert _result(case) == EXPECTED[case]
+
+
+def _id(case: str) -> str:
+    return case[:40]
+
+
+@pytest.mark.parametrize("cases", in_groups(sorted(EXPECTED), _id))
+def test_cases(cases):
+    check_each(cases, _check, _id)

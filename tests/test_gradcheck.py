@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import check_each, in_groups
 from gradcli.engine import autograd, ops, views
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
 from gradcli.engine.factories import tensor
@@ -257,14 +258,28 @@ def test_rows_with_a_forward_are_checked_from_the_row():
 
 
 def row_params(labelled) -> list:
-    """pytest params (fn, arrays, options) of CHECKS-style cases, `labelled` as (label, cases) pairs; a case
-    is (fn, arrays) or (fn, arrays, gradcheck options). The test_ops_*.py modules share it."""
-    params = []
+    """pytest params of CHECKS-style cases in groups (conftest.in_groups), `labelled` as (label, cases) pairs;
+    a case is (fn, arrays) or (fn, arrays, gradcheck options), and becomes (id, fn, arrays, options). The
+    test_ops_*.py modules share it, and run a group with check_rows."""
+    rows = []
     for label, cases in labelled:
         for i, case in enumerate(cases):
             fn, arrays, options = case if len(case) == 3 else (*case, {})
-            params.append(pytest.param(fn, arrays, options, id=f"{label}-{i}"))
-    return params
+            rows.append((f"{label}-{i}", fn, arrays, options))
+    return in_groups(rows, _row_id)
+
+
+def _row_id(case) -> str:
+    return case[0]
+
+
+def check_rows(cases, check) -> None:
+    """check(fn, arrays, options) on each case of a row_params group."""
+    check_each(cases, lambda case: check(*case[1:]), _row_id)
+
+
+def _gradcheck_row(fn, arrays, options) -> None:
+    gradcheck(fn, *arrays, **options)
 
 
 def check_node_recorded(checks: dict, row) -> None:
@@ -279,9 +294,9 @@ def gradcheck_params() -> list:
                       + [(f"{r.node}-generated", c) for r, c in GENERATED.items()])
 
 
-@pytest.mark.parametrize("fn, arrays, options", gradcheck_params())
-def test_backward_matches_finite_differences(fn, arrays, options):
-    gradcheck(fn, *arrays, **options)
+@pytest.mark.parametrize("cases", gradcheck_params())
+def test_backward_matches_finite_differences(cases):
+    check_rows(cases, _gradcheck_row)
 
 
 @pytest.mark.parametrize("row", list(CHECKS))

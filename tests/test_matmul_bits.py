@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import check_each, in_groups
 from gradcli.engine.ops import linalg, nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -37,8 +38,16 @@ def _gradcli(case, x, y, bias):
     return linalg.matprod(x, y)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['op']}-{c['m']}x{c['k']}x{c['n']}-{c['layout']}")
-def test_matrix_product_bits(case):
+def _id(case) -> str:
+    return f"{case['op']}-{case['m']}x{case['k']}x{case['n']}-{case['layout']}"
+
+
+@pytest.mark.parametrize("cases", in_groups(CASES, _id))
+def test_matrix_product_bits(cases):
+    check_each(cases, _check, _id)
+
+
+def _check(case) -> None:
     x, y, bias = matmul_bits.operands(case)
     got = _gradcli(case, x, y, bias)
     assert got.dtype == np.float32

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import check_each, in_groups
 from gradcli.engine import vecorder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,10 +30,18 @@ def test_the_cases_cover_every_op_dtype_and_layout():
     assert len(EXACT) > 400
 
 
-@pytest.mark.parametrize("case", EXACT, ids=lambda c: f"{c['op']}-{c['dtype'][5:]}-{c['seed']}")
-def test_reduction_matches_pytorch_bit_for_bit(case):
-    np.seterr(all="ignore")
+def _id(case) -> str:
+    return f"{case['op']}-{case['dtype'][5:]}-{case['seed']}"
+
+
+def _check(case) -> None:
     assert reduce_bits.digest(reduce_bits.gradcli_result(case)) == case["out"]
+
+
+@pytest.mark.parametrize("cases", in_groups(EXACT, _id))
+def test_reductions_match_pytorch_bit_for_bit(cases):
+    np.seterr(all="ignore")
+    check_each(cases, _check, _id)
 
 
 def test_lane_sum_is_the_avx512_order():

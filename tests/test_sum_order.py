@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine import cascade
-from tests.conftest import run_script
+from conftest import check_each, in_groups, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -27,9 +27,17 @@ def test_the_cases_cover_every_layout():
     assert any(c.get("as_double") for c in CASES) and any(c.get("keepdim") for c in CASES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['kind']}-{c['seed']}")
-def test_sums_match_pytorch_bit_for_bit(case):
+def _id(case) -> str:
+    return f"{case['kind']}-{case['seed']}"
+
+
+def _check(case) -> None:
     assert sum_bits.run(case, "gradcli") == case["expect"]
+
+
+@pytest.mark.parametrize("cases", in_groups(CASES, _id))
+def test_sums_match_pytorch_bit_for_bit(cases):
+    check_each(cases, _check, _id)
 
 
 def test_numpy_alone_would_not():
