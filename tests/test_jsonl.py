@@ -13,7 +13,6 @@ import sys
 import pytest
 
 from conftest import ROOT, normalize, run_script
-from test_conformance import _cases
 
 from gradcli import cli
 from gradcli.diagnostics.jsonl import JsonLines
@@ -207,15 +206,12 @@ def kinds(events, name):
 WARNING_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<category>\w+): ", re.M)
 
 
-# Shared cases still pending (strict xfails in test_conformance) must keep the property all the same.
-@pytest.mark.parametrize("script", [pytest.param(*case.values, id=case.id) for case in _cases()])
-def test_every_conformance_case_as_jsonl(script):
-    """The issue's property: each line parses and matches the schema, and the print events' texts
-    joined are the text mode's stdout (both runs seeded alike). Errors and warnings are the same
-    ones, as events; the exit status does not change."""
-    source = script.read_text()
-    text = run_script(source, script.name, seed=0)
-    status, out, err = run_jsonl(source, script.name, seed=0)
+def check_jsonl_agrees(source: str, name: str, text) -> None:
+    """The issue's property, which every conformance case must keep (test_conformance.test_case checks it
+    on the text mode's run it compares with the golden, `text`, made with seed 0): each line parses and
+    matches the schema, and the print events' texts joined are the text mode's stdout (both runs seeded
+    alike). Errors and warnings are the same ones, as events; the exit status does not change."""
+    status, out, err = run_jsonl(source, name, seed=0)
     assert err == ""
     events = parse(out)
     printed = "".join(e["text"] for e in kinds(events, "print"))
