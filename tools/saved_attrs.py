@@ -76,15 +76,16 @@ PROBES = [
 PRELUDE = "import torch\nimport torch.nn.functional as F\n"
 
 
-def corpus_scripts():
+def corpus_scripts(files_first: bool = False):
     """The engine cases, the golden scripts and the examples: the corpus tests/test_op_rows.py reaches every
-    op row with (it adds its own scripts for the rows these miss)."""
+    op row with (it adds its own scripts for the rows these miss). `files_first`: the golden scripts and
+    examples before the one-line cases (a few hundred scripts that reach most rows, the rarest among them)."""
     cases = json.loads((ROOT / "tests" / "engine_cases" / "expected.json").read_text())
-    for case in cases:
-        yield PRELUDE + case.replace("; ", "\n") + "\n"
-    for folder in ("tests/conformance", "examples"):
-        for path in sorted((ROOT / folder).glob("*.grad")):
-            yield path.read_text(encoding="utf-8")
+    lines = (PRELUDE + case.replace("; ", "\n") + "\n" for case in cases)
+    files = (path.read_text(encoding="utf-8") for folder in ("tests/conformance", "examples")
+             for path in sorted((ROOT / folder).glob("*.grad")))
+    for part in ((files, lines) if files_first else (lines, files)):
+        yield from part
 
 
 def _kind(value) -> str:
