@@ -827,12 +827,22 @@ def test_warm_cache_parses_without_importing_lark(tmp_path):
     assert second.stdout.split() == ["x", "False"], second.stderr
 
 
-@pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])
-def test_damaged_cache_is_rebuilt(tmp_path, damage):
+@pytest.fixture(scope="module")
+def cache_file(tmp_path_factory) -> Path:
+    """The table file a process with an empty cache folder writes (built once for the tests that damage it)."""
+    folder = tmp_path_factory.mktemp("cache")
     code = "import gradcli.language.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
-    assert run_python(code, XDG_CACHE_HOME=str(tmp_path)).stdout.strip() == "y"
-    (cached,) = (tmp_path / "gradcli").iterdir()
-    good = cached.read_bytes()
+    assert run_python(code, XDG_CACHE_HOME=str(folder)).stdout.strip() == "y"
+    (cached,) = (folder / "gradcli").iterdir()
+    return cached
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])
+def test_damaged_cache_is_rebuilt(tmp_path, damage, cache_file):
+    code = "import gradcli.language.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
+    (tmp_path / "gradcli").mkdir()
+    cached = tmp_path / "gradcli" / cache_file.name
+    good = cache_file.read_bytes()
     if damage is None:          # intact tables for another grammar text
         data = tables.decode(good)
         data["grammar"] = "start: NAME"
