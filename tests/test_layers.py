@@ -3,6 +3,7 @@ upward and no circle outside the engine (STYLE.md: cli -> commands -> kernel -> 
 language -> engine -> display). Imports inside functions count: a lazy import is still a dependency."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,9 @@ def _imports(name: str, path: Path, modules: dict) -> set:
     return out
 
 
+@functools.cache
 def _graph() -> dict:
+    """{module: the gradcli modules it imports}; read once (three tests walk it), never changed."""
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
