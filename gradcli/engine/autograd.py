@@ -286,7 +286,8 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((n.parent, n.index) if n.__class__ is OutputSlot else (n, 0) for n in self.inputs)
+        return tuple((n.parent, n.index) if n.__class__ is OutputSlot else (None if n is DEAD_END else n, 0)
+                     for n in self.inputs)
 
     def name(self) -> str:
         # nodes generated from an op's derivative end in a number (MulBackward0); the others
@@ -417,12 +418,60 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
 
+class NoGradView:
+    """The mark (in a tensor's `_acc`) of a view made in no-grad mode of a tensor that requires grad, and
+    not itself set to require grad since. As in PyTorch, such a view reports requires_grad=True (its
+    base's), so ops on it in grad mode record nodes, but it has no AccumulateGrad: its edge is DEAD_END,
+    and the gradient that reaches it goes into neither its .grad nor its base's. Once the data it shares
+    has changed in place (`version`, the counter's value when it was made), it has no valid grad_fn:
+    reading it, or recording an op on the view, is PyTorch's STALE_VIEW error, and it prints
+    `grad_fn=<Invalid>`."""
+    __slots__ = ("version",)
+
+    def __init__(self, version: int):
+        self.version = version
+
+
+STALE_VIEW = ("A view was created in no_grad mode and its base or another view of its base has been modified "
+              "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+              "forbidden. You can clarify your code by moving both the view and the inplace either both inside "
+              "the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the "
+              "inplace to be tracked).")
+# The edge of a no-grad view: an AccumulateGrad without a variable, which the sweep passes over as it
+# does a freed leaf's. next_functions shows it as None, PyTorch's null edge.
+DEAD_END = AccumulateGrad(None)
+
+
+def unrecorded_view(view, base) -> None:
+    """A view of `base` made without a node (no-grad or inference mode): it requires grad while its
+    base does, as a NoGradView."""
+    if view.grad_fn is None and base.requires_grad:
+        view.requires_grad = True
+        view._acc = NoGradView(view._version[0])
+
+
+def stale_view(t) -> bool:
+    """Whether `t` is a no-grad view whose data changed in place since it was made (see NoGradView)."""
+    acc = t._acc
+    return acc.__class__ is NoGradView and acc.version != t._version[0]
+
+
+def checked_grad_fn(t):
+    """`t.grad_fn` as a script reads it: a stale no-grad view has none to give."""
+    if t._acc.__class__ is NoGradView and t._acc.version != t._version[0]:
+        raise RuntimeError(STALE_VIEW)
+    return t.grad_fn
+
+
 def grad_accumulator(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad node: the same object while any graph still uses it (a tensor holds it
-    only weakly, so no tensor -> node -> tensor cycle keeps either alive)."""
+    only weakly, so no tensor -> node -> tensor cycle keeps either alive). A no-grad view's is a node no
+    graph reaches (hooks on it never run; autograd.grad finds it unused)."""
     ref = t._acc
     if ref.__class__ is AccumulateGrad:
         return ref
+    if ref.__class__ is NoGradView:
+        return AccumulateGrad(t)
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(t)
@@ -435,13 +484,15 @@ def existing_accumulator(t):
     ref = t._acc
     if ref is None or ref.__class__ is AccumulateGrad:
         return ref
+    if ref.__class__ is NoGradView:
+        return None
     return ref()
 
 
 def pinned_accumulator(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad, from now on owned by the leaf (see AccumulateGrad)."""
     node = grad_accumulator(t)
-    if t._acc is not node:
+    if t._acc is not node and t._acc.__class__ is not NoGradView:
         t._acc = node
         node._leaf = weakref.ref(t)
     return node
@@ -453,6 +504,11 @@ def edge(t):
     if fn is not None:
         return fn
     if t.requires_grad:
+        acc = t._acc
+        if acc.__class__ is NoGradView:
+            if acc.version != t._version[0]:
+                raise RuntimeError(STALE_VIEW)
+            return DEAD_END
         return grad_accumulator(t)
     return None
 
@@ -636,8 +692,9 @@ def _count_dependencies(roots) -> dict:
 
 
 def shown(node):
-    """The node a tool shows for `node`: PyTorch's node itself for one of its OutputSlots."""
-    return node.parent if node.__class__ is OutputSlot else node
+    """The node a tool shows for `node`: PyTorch's node itself for one of its OutputSlots, and no node for
+    DEAD_END (PyTorch's null edge)."""
+    return node.parent if node.__class__ is OutputSlot else None if node is DEAD_END else node
 
 
 def shown_inputs(node) -> tuple:
@@ -653,7 +710,7 @@ def reachable(roots, limit=None) -> dict:
     stack = [shown(r) for r in reversed(roots) if r is not None]
     while stack:
         node = stack.pop()
-        if node in seen:
+        if node in seen or node is None:
             continue
         seen[node] = None
         if limit is not None and len(seen) >= limit:

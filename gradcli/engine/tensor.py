@@ -178,7 +178,7 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self.grad_fn is None
+        return autograd.checked_grad_fn(self) is None
 
     @property
     def device(self):
@@ -237,6 +237,16 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        self._own_requires_grad(value)
+
+    def _own_requires_grad(self, value: bool) -> None:
+        """Set the leaf's own flag. A view whose base requires grad still does, but only while its own flag
+        is set does it have an AccumulateGrad (autograd.NoGradView)."""
+        base = self._base
+        if base is not None and base.requires_grad:
+            if value == (self._acc.__class__ is autograd.NoGradView):
+                self._acc = None if value else autograd.NoGradView(self._version[0])
+            value = True
         self.requires_grad = value
 
     def requires_grad_(self, requires_grad=True) -> "Tensor":
@@ -251,7 +261,7 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
-        self.requires_grad = bool(requires_grad)
+        self._own_requires_grad(bool(requires_grad))
         return self
 
     def detach(self) -> "Tensor":
@@ -359,7 +369,10 @@ class Tensor:
         if STATE.fw_level is not None:
             from gradcli.engine import forward
             tangent = forward.tangent_text(self)
-        text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=None if fn is None else fn.op.node,
+        name = None if fn is None else fn.op.node
+        if name is None and self._acc.__class__ is autograd.NoGradView and autograd.stale_view(self):
+            name = "Invalid"
+        text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=name,
                            requires_grad=self.requires_grad, opts=print_options,
                            variable=True if id(self) in autograd.legacy_variables else None, tangent=tangent)
         if id(self) in parameter_marks:          # nn.Parameter (gradcli.engine.parameter)
@@ -1302,8 +1315,8 @@ class Tensor:
         grad_on = STATE.recording
         if self._inference and not STATE.inference:
             raise RuntimeError(INFERENCE_INPLACE_ERROR)
-        if grad_on and self.requires_grad and self.grad_fn is None:
-            raise _leaf_inplace_error()
+        if grad_on and self.requires_grad and self.grad_fn is None and self._base is None:
+            raise _leaf_inplace_error()         # (a view's own words are check_inplace_view's)
         shapes = [t._a.shape for t in broadcast_with if t.__class__ is Tensor and t._a.shape != self._a.shape]
         if shapes:
             try:

@@ -176,7 +176,7 @@ def get_method(obj, name: str):
     if cls is Tensor:
         if name in TENSOR_ATTRS:
             if name == "grad_fn":
-                fn = obj.grad_fn
+                fn = autograd.checked_grad_fn(obj)
                 return fn.parent if fn.__class__ is autograd.OutputSlot else fn   # one output of several
             return getattr(obj, name)
         if name in REFUSED_TENSOR_ATTRS:

@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.engine import budget, dtypes, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
-from gradcli.engine.autograd import Node, edge
+from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
@@ -567,6 +567,7 @@ def unbind0(a: Tensor) -> list:
     for r in rows:
         r._version = a._version
         r._base = base                  # views: in-place changes reach `a`, and its tangent (forward.py)
+        unrecorded_view(r, base)
     if STATE.fw_level is not None:
         from gradcli.engine import forward
         forward.each_output(UNBIND, rows, a, [(x.shape, (i,)) for i in range(len(rows))])

@@ -451,7 +451,10 @@ def setitem(a: Tensor, key, value) -> None:
     npkey = _advanced_key(x, advanced, number) if advanced else None
     grad_on = STATE.recording
     if grad_on and a.requires_grad and a.grad_fn is None:
-        # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal
+        # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal; a view
+        # made in no-grad mode, the refusal its views inherit
+        if a._base is not None:
+            ops.check_inplace_view(a)
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     fill = False
     if advanced:
@@ -476,7 +479,8 @@ def setitem(a: Tensor, key, value) -> None:
         v = v.reshape(v.shape[lead:])
         ops.expand(Tensor(v), x.shape)             # PyTorch's words when the value does not fit
     base = a._base
-    if grad_on and base is not None and base.requires_grad and not a.requires_grad and steps:
+    if grad_on and base is not None and base.requires_grad and steps and \
+            (not a.requires_grad or a.grad_fn is None):
         raise RuntimeError(f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was created in "
                            f"no_grad mode and is being modified inplace with grad mode enabled.{_NO_GRAD_VIEW}")
     if not (grad_on and (a.requires_grad or (not number and value.requires_grad)

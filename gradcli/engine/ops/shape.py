@@ -198,11 +198,14 @@ def _size_list(shape) -> str:
 def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     """A result aliasing `a`'s data: it shares the version counter, and `_base` names the tensor that
     owns the data (the base of a view of a view is the original). A view of an inference tensor is
-    one too, wherever it is made."""
+    one too, wherever it is made. A view not recorded (no-grad mode) of a tensor that requires grad
+    requires grad all the same (autograd.NoGradView)."""
     t = apply(op, out, (a,), saved)
     t._version = a._version
-    t._base = a._base if a._base is not None else a
+    base = t._base = a._base if a._base is not None else a
     t._inference = a._inference
+    if t.grad_fn is None and base.requires_grad:
+        autograd.unrecorded_view(t, base)
     if STATE.fw_level is not None and getattr(a, "_fw", None):
         from gradcli.engine import forward
         forward.keep_hidden(t, a)
@@ -330,13 +333,13 @@ def check_inplace_view(t: Tensor) -> None:
                                "allow the output views to be modified inplace. You should replace the inplace "
                                "operation by an out-of-place one.")
         base = t._base
-        if base.requires_grad and not t.requires_grad:
+        if base.requires_grad and (not t.requires_grad or t.grad_fn is None):     # made without a node
             raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
                                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
                                "You can clarify your code by moving both the view and the inplace either both "
                                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
                                "outside (if you want the inplace to be tracked).")
-        if base.requires_grad and base.grad_fn is None:
+        if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
     if _internal_overlap(t._a):
