@@ -23,9 +23,9 @@ PRELUDE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\
     ("nn.AdaptiveAvgPool2d(10**7)(torch.ones(1, 3, 3))", 4 * 10**14),
 ])
 def test_a_huge_pooling_result_fails_at_once(expression, nbytes):
-    started = time.monotonic()
+    started = time.process_time()     # CPU time: a loaded machine stretches the wall clock, not this
     assert error_line(PRELUDE + f"y = {expression}") == ALLOC.format(nbytes)
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_window_buffers_count_against_the_budget(budget):

@@ -134,7 +134,8 @@ def _broken(good: dict, how: str):
     data = {**good}
     if how == "wrong type in a row":
         data["actions"] = [dict(row) for row in good["actions"]]
-        data["actions"][0][next(iter(data["actions"][0]))] = "shift"
+        row = next(r for r in data["actions"] if r)     # (Lark numbers states anew at each build: the first
+        row[next(iter(row))] = "shift"                  # may be an end state, without actions)
     elif how == "state out of range":
         data["gotos"] = [dict(row) for row in good["gotos"]]
         row = next(r for r in data["gotos"] if r)

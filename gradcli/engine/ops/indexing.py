@@ -452,10 +452,12 @@ def setitem(a: Tensor, key, value) -> None:
     grad_on = STATE.recording
     if grad_on and a.requires_grad and a.grad_fn is None:
         # PyTorch writes through a view even for `x[...]`, so a leaf always gets the view's refusal; a view
-        # made in no-grad mode, the refusal its views inherit
-        if a._base is not None:
-            ops.check_inplace_view(a)
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        # made in no-grad mode, the refusal its views inherit (a view of it, the view-of-a-view one below)
+        if a._base is not None and a._base.requires_grad:
+            if not steps:
+                ops.check_inplace_view(a)
+        else:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     fill = False
     if advanced:
         if v.dtype != x.dtype:
