@@ -109,11 +109,11 @@ class _Frontend:
     """The pieces of one loaded grammar: scanner, layout pass and LALR driver."""
 
     def __init__(self, tables: dict):
-        from gradcli.language.tables import callbacks
+        from gradcli.language.tables import callbacks, pairs
         self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
         self.builder = Builder(_parse_fragment)
-        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder))
+        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder), pairs(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
         names = self.scanner.names
         self.colon = names.get(":")
@@ -177,7 +177,7 @@ class _Driver:
     remembered, so an atom climbs the fifteen-rung ladder in one step.
     """
 
-    def __init__(self, tables: dict, callbacks: list):
+    def __init__(self, tables: dict, callbacks: list, pairs: list):
         # actions[state][terminal] is a state to shift to (>= 0) or ~rule to reduce by (< 0);
         # gotos[state][nonterminal] is the state after reducing to that nonterminal.
         intern = sys.intern
@@ -188,6 +188,7 @@ class _Driver:
         self.origins = [intern(rule[2]) for rule in rules]
         self.unit = [rule[3] for rule in rules]
         self.callbacks = callbacks
+        self.pairs = pairs      # [rule]: (builder method, child, child or 0 for a None) or None
         self.start_states = dict(tables["start_states"])
         self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # [state][lookahead][state below] -> state after the unit reductions
@@ -197,7 +198,7 @@ class _Driver:
         a token to go on with instead (its caller having read past what it skips), or None."""
         actions, gotos, sizes, origins, callbacks, unit = (
             self.actions, self.gotos, self.sizes, self.origins, self.callbacks, self.unit)
-        chains = self.unit_chains
+        chains, pairs = self.unit_chains, self.pairs
         end = self.end_states[start]
         state = self.start_states[start]
         states = [state]
@@ -236,13 +237,23 @@ class _Driver:
                     values[-1] = value
                     states[-1] = state
                     continue
-                if size:
+                pair = pairs[rule]
+                if pair is not None:    # two of the children go to the builder: no slice, no filter call
+                    method, first, second = pair
+                    if second is None:
+                        value = method([values[first]])
+                    else:
+                        value = method([values[first], values[second] if second else None])
+                    del values[-size:]
+                    del states[-size:]
+                    values.append(value)
+                elif size:
                     children = values[-size:]
                     del values[-size:]
                     del states[-size:]
+                    values.append(callbacks[rule](children))
                 else:
-                    children = []
-                values.append(callbacks[rule](children))
+                    values.append(callbacks[rule]([]))
                 state = gotos[states[-1]][origins[rule]]
                 if state == end:
                     return values[-1]
