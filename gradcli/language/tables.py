@@ -475,9 +475,9 @@ def callbacks(rules: list, builder) -> list:
 def pairs(rules: list, builder) -> list:
     """For each rule whose builder method takes two of its children, or one and an absent optional part
     after it, and nothing else (`primary "." NAME`, `primary "(" [arguments] ")"`): (method, i, j) with
-    i and j the children's places counted from the end (j == 0: None), for the driver to pass them
-    without slicing the stack or calling a filter; None for the other rules. About a third of a parse's
-    reductions take this way."""
+    i and j the children's places (j == -1: None after child i; j is None: child i alone), for the driver
+    to pass them without slicing the stack or calling a filter; None for the other rules. About a third
+    of a parse's reductions take this way."""
     out = []
     for name, size, _origin, _unit, expand1, keep in rules:
         pair = None
@@ -485,9 +485,9 @@ def pairs(rules: list, builder) -> list:
             picks, trailing = keep
             plain = not any(splice or nones for _, splice, nones in picks)
             if plain and len(picks) == 2 and not trailing:
-                pair = (getattr(builder, name), picks[0][0] - size, picks[1][0] - size)
+                pair = (getattr(builder, name), picks[0][0], picks[1][0])
             elif plain and len(picks) == 1 and trailing <= 1:
-                pair = (getattr(builder, name), picks[0][0] - size, 0 if trailing else None)
+                pair = (getattr(builder, name), picks[0][0], -1 if trailing else None)
         out.append(pair)
     return out
 
