@@ -343,6 +343,12 @@ VALID = {
         "f'{x:{{}}>5}'" if sys.version_info >= (3, 12) else "f'{x:*^{w}}'", "f'\\N{BULLET} {x}'",
         "f'''{\nx\n}'''", "f'{x:=^10}'",
     ],
+    # Deeper than the parser's stacks start (64 entries), which then grow.
+    "deep nesting": [
+        "x = " + "(" * 150 + "1" + ")" * 150, "x = " + "[" * 100 + "]" * 100, "x = " + "-" * 150 + "1",
+        "x = " + "f(" * 100 + "y" + ")" * 100, "x = " + "not " * 100 + "y", "x = " + "a.b[0](" * 40 + ")" * 40,
+        "".join(" " * i + "if x:\n" for i in range(90)) + " " * 90 + "pass",
+    ],
 }
 
 CASES = [pytest.param(src, id=f"{construct}: {src!r}") for construct, snippets in VALID.items() for src in snippets]

@@ -109,11 +109,11 @@ class _Frontend:
     """The pieces of one loaded grammar: scanner, layout pass and LALR driver."""
 
     def __init__(self, tables: dict):
-        from gradcli.language.tables import callbacks
+        from gradcli.language.tables import callbacks, pairs
         self.scanner = Scanner(tables["scanner"])
         self.layout = Layout(self.scanner.names)
         self.builder = Builder(_parse_fragment)
-        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder))
+        self.driver = _Driver(tables, callbacks(tables["rules"], self.builder), pairs(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
         names = self.scanner.names
         self.colon = names.get(":")
@@ -167,6 +167,9 @@ class _Unexpected(Exception):
         self.start = start
 
 
+STACK = 64         # the driver's stacks start with room for this many entries, and double when full
+
+
 class _Driver:
     """Runs the LALR(1) tables Lark derived from the grammar, calling the tree builder's callbacks.
 
@@ -177,7 +180,7 @@ class _Driver:
     remembered, so an atom climbs the fifteen-rung ladder in one step.
     """
 
-    def __init__(self, tables: dict, callbacks: list):
+    def __init__(self, tables: dict, callbacks: list, pairs: list):
         # actions[state][terminal] is a state to shift to (>= 0) or ~rule to reduce by (< 0);
         # gotos[state][nonterminal] is the state after reducing to that nonterminal.
         intern = sys.intern
@@ -188,6 +191,7 @@ class _Driver:
         self.origins = [intern(rule[2]) for rule in rules]
         self.unit = [rule[3] for rule in rules]
         self.callbacks = callbacks
+        self.pairs = pairs      # [rule]: (builder method, child, child, -1 for a None or None) or None
         self.start_states = dict(tables["start_states"])
         self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # [state][lookahead][state below] -> state after the unit reductions
@@ -197,56 +201,74 @@ class _Driver:
         a token to go on with instead (its caller having read past what it skips), or None."""
         actions, gotos, sizes, origins, callbacks, unit = (
             self.actions, self.gotos, self.sizes, self.origins, self.callbacks, self.unit)
-        chains = self.unit_chains
+        chains, pairs = self.unit_chains, self.pairs
         end = self.end_states[start]
         state = self.start_states[start]
-        states = [state]
-        values = []
-        # states.append(x) rather than a bound method kept in a local: Python 3.11 turns the first
-        # into an inline list append, the second stays a call.
+        # The stacks are lists that never shrink, read and written at `top`: `del values[-size:]` and
+        # negative indexes (which Python 3.11 does not specialise) cost a twentieth of the parse.
+        # states[top] is the current state, values[top] the value shifted or reduced into it.
+        states = [state] * STACK
+        values = [None] * STACK
+        top = 0
         for tok in tokens:
             kind = tok.type
             while True:
                 try:                    # a subscript is cheaper than .get(), and a miss is an error
                     code = actions[state][kind]
                 except KeyError:
-                    instead = recover(tok, states) if recover is not None else None
+                    instead = recover(tok, states[:top + 1]) if recover is not None else None
                     if instead is None:
-                        raise _Unexpected(tok, states, start) from None
+                        raise _Unexpected(tok, states[:top + 1], start) from None
                     tok, kind = instead, instead.type
                     continue
                 if code >= 0:
                     state = code
-                    states.append(state)
-                    values.append(tok)
+                    top += 1
+                    try:
+                        states[top] = state
+                    except IndexError:          # full: twice the room
+                        states += states
+                        values += values
+                        states[top] = state
+                    values[top] = tok
                     break
                 rule = ~code
                 if unit[rule]:
                     try:            # nested dicts: no key tuple to build and hash
-                        state = states[-1] = chains[state][kind][states[-2]]
+                        state = states[top] = chains[state][kind][states[top - 1]]
                     except KeyError:
-                        state = states[-1] = self._chain(states[-2], state, kind)
+                        state = states[top] = self._chain(states[top - 1], state, kind)
                     continue
                 size = sizes[rule]
                 if size == 1:           # a third of all reductions: replace the top in place
-                    value = callbacks[rule]([values[-1]])
-                    state = gotos[states[-2]][origins[rule]]
+                    value = callbacks[rule]([values[top]])
+                    state = gotos[states[top - 1]][origins[rule]]
                     if state == end:
                         return value
-                    values[-1] = value
-                    states[-1] = state
+                    values[top] = value
+                    states[top] = state
                     continue
-                if size:
-                    children = values[-size:]
-                    del values[-size:]
-                    del states[-size:]
+                first = top - size + 1          # where the rule's children start
+                pair = pairs[rule]
+                if pair is not None:    # children to the builder with no slice, no filter call
+                    method, one, other = pair
+                    if other is None:
+                        value = method([values[first + one]])
+                    else:
+                        value = method([values[first + one], values[first + other] if other >= 0 else None])
                 else:
-                    children = []
-                values.append(callbacks[rule](children))
-                state = gotos[states[-1]][origins[rule]]
+                    value = callbacks[rule](values[first:top + 1] if size else [])
+                top = first
+                state = gotos[states[top - 1]][origins[rule]]
                 if state == end:
-                    return values[-1]
-                states.append(state)
+                    return value
+                try:
+                    states[top] = state
+                except IndexError:          # a rule of no children, on a full stack
+                    states += states
+                    values += values
+                    states[top] = state
+                values[top] = value
         raise AssertionError("token stream ended without $END")
 
     def _chain(self, below: int, state: int, kind: str) -> int:

@@ -16,6 +16,9 @@ from gradcli.language.syntax import (
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
 from gradcli.language.syntaxerrors import Problems, error_at
 
+_new = object.__new__
+
+
 def _flatten(items: list) -> list:
     out = []
     for item in items:
@@ -522,14 +525,26 @@ class Builder:
     # fmt: on
 
     # ---------------------------------------------------------------- trailers
+    # The commonest nodes (names, attributes, calls, numbers: a third of a script's tokens) are
+    # filled in place: a class call runs __init__ in a frame of its own from C, 1,900 instructions
+    # against 1,300 (callgrind).
     def attribute(self, c):
         value, name = c
-        return Attribute(value, name.value, value.line, value.col)
+        node = _new(Attribute)
+        node.value = value
+        node.attr = name.value
+        node.line = value.line
+        node.col = value.col
+        return node
 
     def call(self, c):
         func, arguments = c
-        args, keywords = arguments if arguments is not None else ([], [])
-        return Call(func, args, keywords, func.line, func.col)
+        node = _new(Call)
+        node.func = func
+        node.args, node.keywords = arguments if arguments is not None else ([], [])
+        node.line = func.line
+        node.col = func.col
+        return node
 
     def arguments(self, c):
         # Python's order: positional and `*x` arguments, then keyword and `**x` ones, though a `*x` may
@@ -580,7 +595,9 @@ class Builder:
     # ---------------------------------------------------------------- atoms
     def name(self, c):
         tok = c[0]
-        return Name(tok.value, tok.line, tok.col)
+        node = _new(Name)
+        node.id, node.line, node.col = tok.value, tok.line, tok.col
+        return node
 
     def true(self, c):
         return Constant(True, c[0].line, c[0].col)
@@ -602,11 +619,15 @@ class Builder:
             self.problems.invalid(error_at(f"{e} - Consider hexadecimal for huge integer literals to avoid "
                                            "decimal conversion limits.", tok))
             value = 0
-        return Constant(value, tok.line, tok.col)
+        node = _new(Constant)
+        node.value, node.line, node.col = value, tok.line, tok.col
+        return node
 
     def float_number(self, c):
         tok = c[0]
-        return Constant(float(tok.value), tok.line, tok.col)
+        node = _new(Constant)
+        node.value, node.line, node.col = float(tok.value), tok.line, tok.col
+        return node
 
     def imaginary(self, c):
         self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
