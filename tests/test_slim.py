@@ -8,7 +8,6 @@ import io
 import pytest
 
 from conftest import normalize, run_script
-from gradcli.engine.slim import SlimSaved
 from gradcli.session import Session
 
 # name -> (script after `import torch`, PyTorch's output, PyTorch's error line or None)
@@ -49,6 +48,11 @@ CASES = {
         'x = torch.ones(3, requires_grad=True)\ny = x * 2\nfor i in range(3):\n    y = y * y\nprint(y.grad_fn._saved_self.grad_fn, y.grad_fn._saved_other is y.grad_fn._saved_self)\ny.sum().backward()\nprint(x.grad)\n',
         '<MulBackward0 object at 0xADDR> True\ntensor([2048., 2048., 2048.])\n',
         None),
+    'data_changed_in_place': (
+        'a = torch.ones(2, requires_grad=True)\nb = a * 2\ne = b.data\nc = b.sin()\ndel b\nd = c.cos()\ne.add_(1)\n'
+        'd.sum().backward()\nprint(a.grad)\n',
+        'tensor([1.5624, 1.5624])\n',
+        None),
     'anomaly': (
         'with torch.autograd.detect_anomaly():\n    a = torch.tensor([1.0, -1.0], requires_grad=True)\n    b = a * 2\n    c = b.sqrt()\n    del b\n    d = c.sin()\n    c.grad_fn._saved_result\n    d.sum().backward()\n    print(a.grad)\n',
         '',
@@ -71,16 +75,24 @@ def _chain(source: str):
     return session.globals
 
 
-def test_a_chain_keeps_arrays():
-    """In `y = y.sin()` each node but the last keeps its input's array, without a version check."""
-    y = _chain("x = torch.ones(2, 2, requires_grad=True)\ny = x\nfor i in range(5):\n    y = y.sin()\n")["y"]
+def _kinds(y):
     node, kinds = y.grad_fn, []
     while node.inputs:
-        kinds.append((type(node.saved).__name__, node.checks is None))
+        kinds.append((type(node.saved).__name__, type(node.checks).__name__))
         node = node.inputs[0]
-    # the last node has no consumer yet; the first saved the leaf `x`
-    assert kinds == [("tuple", False), ("SlimSaved", True), ("SlimSaved", True), ("SlimSaved", True),
-                     ("tuple", False)]
+    return kinds
+
+
+def test_a_chain_keeps_bytes_or_arrays():
+    """In `y = y.sin()` each node but the last keeps its input's values without a version check: a small
+    array as its bytes, a larger one as the array. The last node has no consumer yet; the first saved
+    the leaf `x`."""
+    for size, kind in ((2, ("bytes", "Frozen")), (100, ("SlimSaved", "NoneType"))):
+        y = _chain(f"x = torch.ones({size}, requires_grad=True)\ny = x\nfor i in range(5):\n    y = y.sin()\n")["y"]
+        assert _kinds(y) == [("tuple", "tuple")] + [kind] * 3 + [("tuple", "tuple")]
+    # two saved inputs: arrays
+    y = _chain("x = torch.ones(2, requires_grad=True)\ny = x * 2\nfor i in range(3):\n    y = y.sin() * y.cos()\n")["y"]
+    assert ("SlimSaved", "NoneType") in _kinds(y)
 
 
 def test_held_tensors_stay_tensors():
@@ -90,4 +102,4 @@ def test_held_tensors_stay_tensors():
                    "r = a * 3\nr.retain_grad()\nc2 = r.sin()\ndel r\nd2 = c2.cos()\n"   # retain_grad
                    "v = (a * 4)[0:1]\nc3 = v.sin()\ndel v\nd3 = c3.cos()\n"   # a view
                    "f = a * 5\nc4 = f.sin()\ndel f\nd4 = c4.cos()\n")        # nothing: slimmed
-    assert [type(names[k].grad_fn.saved) for k in ("c1", "c2", "c3", "c4")] == [tuple, tuple, tuple, SlimSaved]
+    assert [type(names[k].grad_fn.saved) for k in ("c1", "c2", "c3", "c4")] == [tuple, tuple, tuple, bytes]

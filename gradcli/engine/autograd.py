@@ -859,8 +859,12 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         saved = node.saved
         if saved is FREED:
             raise _error(FREED_MESSAGE, node=node)
-        if node.checks is not None:
-            _check_versions(node)
+        checks = node.checks
+        if checks is not None:
+            if checks.__class__ is Frozen:      # one small saved array, kept as bytes (slim.py): Frozen.thaw, inline
+                saved = SlimSaved((_ndarray(checks.shape, checks.dtype, saved),))
+            else:
+                _check_versions(node)
         if saved.__class__ is PackedSaved:      # saved through hooks: their unpack runs now
             saved = unpacked(node, F)
         op = node.op
@@ -880,7 +884,9 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         else:
             fit = node.fit
             # a row that saves no tensor (Op.saves_tensors) saves numbers, shapes and arrays: as they are
-            values = unpack(saved, node) if op.saves_tensors else saved
+            # (saved arrays, SlimSaved, need unpacking only to be tensors again: create_graph)
+            values = unpack(saved, node) if op.saves_tensors and (saved.__class__ is not SlimSaved or F.tensors) \
+                else saved
             grads_in = None
             if (op.joint is not None and joints and inputs[0] is inputs[1] and inputs[0] is not None
                     and inputs[0] not in pending):
@@ -990,6 +996,37 @@ def _graph_root(roots, grads, deps, pending, visits, F) -> list:
         if n == 0 and (visits is None or r in visits):
             _heap_push(heap, r)
     return heap
+
+
+class SlimSaved(tuple):
+    """A node's saved tuple in which input tensors that only the node could reach are their arrays
+    (gradcli.engine.slim)."""
+
+    __slots__ = ()
+
+
+class Frozen:
+    """The `checks` of a node whose one saved value, a small array only the node could reach, it keeps as
+    bytes in `saved` (gradcli.engine.slim): the array's shape and dtype, one object for all such nodes.
+    Nothing can change those bytes, so it checks nothing and reads as no checks."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype):
+        self.shape, self.dtype = shape, dtype
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def thaw(self, data: bytes) -> SlimSaved:
+        """The saved values again: a read-only array on the bytes (formulas only read saved arrays)."""
+        return SlimSaved((_ndarray(self.shape, self.dtype, data),))
+
+
+_ndarray = np.ndarray
 
 
 class PackedSaved(tuple):

@@ -17,7 +17,8 @@ from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, sh
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import Out
-from gradcli.engine.slim import SlimSaved, restore
+from gradcli.engine.autograd import SlimSaved
+from gradcli.engine.slim import restore
 from gradcli.engine.tensor import Tensor
 
 
