@@ -101,5 +101,8 @@ def test_held_tensors_stay_tensors():
                    "kept = a * 2\nc1 = kept.sin()\nd1 = c1.cos()\n"           # held by the script
                    "r = a * 3\nr.retain_grad()\nc2 = r.sin()\ndel r\nd2 = c2.cos()\n"   # retain_grad
                    "v = (a * 4)[0:1]\nc3 = v.sin()\ndel v\nd3 = c3.cos()\n"   # a view
-                   "f = a * 5\nc4 = f.sin()\ndel f\nd4 = c4.cos()\n")        # nothing: slimmed
-    assert [type(names[k].grad_fn.saved) for k in ("c1", "c2", "c3", "c4")] == [tuple, tuple, tuple, bytes]
+                   "f = a * 5\nc4 = f.sin()\ndel f\nd4 = c4.cos()\n"          # nothing: slimmed
+                   "w = a * 6\nc5 = w.sin()\nw.data = torch.zeros(2)\ndel w\nd5 = c5.cos()\n"   # data replaced
+                   "i = a * 7\nc6 = i.sin()\nn = id(i)\ndel i\nd6 = c6.cos()\n")  # its id taken
+    kinds = [type(names[k].grad_fn.saved) for k in ("c1", "c2", "c3", "c4", "c5", "c6")]
+    assert kinds == [tuple, tuple, tuple, bytes, tuple, tuple]

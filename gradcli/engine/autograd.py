@@ -268,11 +268,12 @@ class Node:
     `saved` is what the op's backward formulas receive after the incoming gradient; `checks` lists
     saved tensors' version counters, `fit` the (shape, dtype) each input's gradient must be reduced
     or cast to when it differs from the output's (broadcasting, mixed dtypes). `hooks` (None until
-    a hook is registered or `metadata` read) holds the output tensor's gradient hooks, the node's own
-    and its metadata (NodeHooks): nodes that have none pay no memory for them.
+    a hook is registered, `metadata` read or the output tensor retains its grad) holds the output
+    tensor's gradient hooks, the node's own, its metadata and `retained` (NodeHooks): nodes that have
+    none pay no memory for them (a slot less is 16 bytes a node in a deep chain).
     """
 
-    __slots__ = ("op", "inputs", "saved", "checks", "fit", "retained", "hooks", "seq", "__weakref__")
+    __slots__ = ("op", "inputs", "saved", "checks", "fit", "hooks", "seq", "__weakref__")
 
     def __init__(self, op, inputs, saved, checks=None, fit=None):
         self.op = op
@@ -280,9 +281,21 @@ class Node:
         self.saved = saved
         self.checks = checks
         self.fit = fit
-        self.retained = None       # weakref to the output tensor when it called retain_grad()
         self.hooks = None
         self.seq = _next_seq()
+
+    @property
+    def retained(self):
+        """A weak reference to the output tensor once it called retain_grad(), else None."""
+        hooks = self.hooks
+        return hooks.retained if hooks is not None else None
+
+    @retained.setter
+    def retained(self, ref) -> None:
+        hooks = self.hooks
+        if hooks is None:
+            hooks = self.hooks = NodeHooks()
+        hooks.retained = ref
 
     @property
     def next_functions(self):
@@ -462,17 +475,18 @@ class NodeHooks(dict):
     the tensor the node made (or, on an AccumulateGrad, of the leaf); then the node's own, each a dict
     handle id -> hook: `pre` (Node.register_prehook, `hook(grads, F) -> grads`), `post`
     (Node.register_hook, `hook(grads_in, grads_out, F) -> grads_in`) and, on an AccumulateGrad, `acc`
-    (Tensor.register_post_accumulate_grad_hook, `hook(tensor)`). `meta` is Node.metadata, once read."""
+    (Tensor.register_post_accumulate_grad_hook, `hook(tensor)`). `meta` is Node.metadata, once read;
+    `retained` a weak reference to the output tensor once it called retain_grad() (Node.retained)."""
 
-    __slots__ = ("pre", "post", "acc", "meta")
+    __slots__ = ("pre", "post", "acc", "meta", "retained")
 
     def __init__(self):
         super().__init__()
         self.pre, self.post, self.acc = {}, {}, {}
-        self.meta = None
+        self.meta = self.retained = None
 
     def empty(self) -> bool:
-        return not (self or self.pre or self.post or self.acc) and self.meta is None
+        return not (self or self.pre or self.post or self.acc) and self.meta is None and self.retained is None
 
 
 class RemovableHandle:
@@ -743,8 +757,9 @@ def _pre_hooks(node, g, F, accumulate_fn, own=True):
     hooks = node.hooks
     if hooks is not None:
         g = _run_hooks(hooks, g, F)
-    if node.retained is not None:
-        t = node.retained()
+    retained = node.retained
+    if retained is not None:
+        t = retained()
         if t is not None:
             accumulate_fn(t, g)
     hooks = node.hooks
@@ -836,11 +851,10 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 continue
             captured[node] = g          # a target some other target needs: before its hooks
             mine = False                # autograd.grad() returns it
-        hooks = node.hooks              # read once: nodes without hooks pay one test below
-        if g is not None and (hooks is not None or node.retained is not None):
+        hooks = node.hooks              # read once: nodes without hooks (or retain_grad) pay one test below
+        if g is not None and hooks is not None:
             g = _pre_hooks(node, g, F, accumulate_fn)
-            if hooks is not None:
-                mine = False            # a hook may have kept it, or returned an array of its own
+            mine = False                # a hook may have kept it, or returned an array of its own
         if node.op is _AccumulateOp:
             if observer is not None:
                 observer.node(node, g, None)
