@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, slim
 from gradcli.engine.autograd import AccumulateGrad, Node, grad_accumulator
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
@@ -234,7 +234,7 @@ def collect(root, max_depth: int | None = None, max_nodes: int | None = None):
 
 def _saved(node):
     """Summaries of the tensors a node saved for its backward, or None once a backward freed them."""
-    saved = node.saved
+    saved = slim.restore(node)
     if saved is autograd.FREED:
         return None
     out = []

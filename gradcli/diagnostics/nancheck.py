@@ -23,7 +23,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, slim
 from gradcli.engine.observe import Observer
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -112,7 +112,7 @@ class NanWatch(Observer):
             return
         # (g is None for a node with several outputs, whose gradients came one per output)
         had = _kinds(g._a if g.__class__ is Tensor else g) if g is not None else set()
-        for value in node.saved or ():      # what the forward pass saved: non-finite there is inherited
+        for value in slim.restore(node) or ():      # what the forward pass saved: non-finite there is inherited
             a = value._a if value.__class__ is Tensor else getattr(value, "a", value)
             if a.__class__ is np.ndarray:
                 had |= _kinds(a)

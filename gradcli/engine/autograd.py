@@ -268,11 +268,12 @@ class Node:
     `saved` is what the op's backward formulas receive after the incoming gradient; `checks` lists
     saved tensors' version counters, `fit` the (shape, dtype) each input's gradient must be reduced
     or cast to when it differs from the output's (broadcasting, mixed dtypes). `hooks` (None until
-    a hook is registered or `metadata` read) holds the output tensor's gradient hooks, the node's own
-    and its metadata (NodeHooks): nodes that have none pay no memory for them.
+    a hook is registered, `metadata` read or the output tensor retains its grad) holds the output
+    tensor's gradient hooks, the node's own, its metadata and `retained` (NodeHooks): nodes that have
+    none pay no memory for them (a slot less is 16 bytes a node in a deep chain).
     """
 
-    __slots__ = ("op", "inputs", "saved", "checks", "fit", "retained", "hooks", "seq", "__weakref__")
+    __slots__ = ("op", "inputs", "saved", "checks", "fit", "hooks", "seq", "__weakref__")
 
     def __init__(self, op, inputs, saved, checks=None, fit=None):
         self.op = op
@@ -280,9 +281,21 @@ class Node:
         self.saved = saved
         self.checks = checks
         self.fit = fit
-        self.retained = None       # weakref to the output tensor when it called retain_grad()
         self.hooks = None
         self.seq = _next_seq()
+
+    @property
+    def retained(self):
+        """A weak reference to the output tensor once it called retain_grad(), else None."""
+        hooks = self.hooks
+        return hooks.retained if hooks is not None else None
+
+    @retained.setter
+    def retained(self, ref) -> None:
+        hooks = self.hooks
+        if hooks is None:
+            hooks = self.hooks = NodeHooks()
+        hooks.retained = ref
 
     @property
     def next_functions(self):
@@ -518,17 +531,18 @@ class NodeHooks(dict):
     the tensor the node made (or, on an AccumulateGrad, of the leaf); then the node's own, each a dict
     handle id -> hook: `pre` (Node.register_prehook, `hook(grads, F) -> grads`), `post`
     (Node.register_hook, `hook(grads_in, grads_out, F) -> grads_in`) and, on an AccumulateGrad, `acc`
-    (Tensor.register_post_accumulate_grad_hook, `hook(tensor)`). `meta` is Node.metadata, once read."""
+    (Tensor.register_post_accumulate_grad_hook, `hook(tensor)`). `meta` is Node.metadata, once read;
+    `retained` a weak reference to the output tensor once it called retain_grad() (Node.retained)."""
 
-    __slots__ = ("pre", "post", "acc", "meta")
+    __slots__ = ("pre", "post", "acc", "meta", "retained")
 
     def __init__(self):
         super().__init__()
         self.pre, self.post, self.acc = {}, {}, {}
-        self.meta = None
+        self.meta = self.retained = None
 
     def empty(self) -> bool:
-        return not (self or self.pre or self.post or self.acc) and self.meta is None
+        return not (self or self.pre or self.post or self.acc) and self.meta is None and self.retained is None
 
 
 class RemovableHandle:
@@ -800,8 +814,9 @@ def _pre_hooks(node, g, F, accumulate_fn, own=True):
     hooks = node.hooks
     if hooks is not None:
         g = _run_hooks(hooks, g, F)
-    if node.retained is not None:
-        t = node.retained()
+    retained = node.retained
+    if retained is not None:
+        t = retained()
         if t is not None:
             accumulate_fn(t, g)
     hooks = node.hooks
@@ -893,11 +908,10 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 continue
             captured[node] = g          # a target some other target needs: before its hooks
             mine = False                # autograd.grad() returns it
-        hooks = node.hooks              # read once: nodes without hooks pay one test below
-        if g is not None and (hooks is not None or node.retained is not None):
+        hooks = node.hooks              # read once: nodes without hooks (or retain_grad) pay one test below
+        if g is not None and hooks is not None:
             g = _pre_hooks(node, g, F, accumulate_fn)
-            if hooks is not None:
-                mine = False            # a hook may have kept it, or returned an array of its own
+            mine = False                # a hook may have kept it, or returned an array of its own
         if node.op is _AccumulateOp:
             if observer is not None:
                 observer.node(node, g, None)
@@ -916,8 +930,12 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         saved = node.saved
         if saved is FREED:
             raise _error(FREED_MESSAGE, node=node)
-        if node.checks is not None:
-            _check_versions(node)
+        checks = node.checks
+        if checks is not None:
+            if checks.__class__ is Frozen:      # one small saved array, kept as bytes (slim.py): Frozen.thaw, inline
+                saved = SlimSaved((_ndarray(checks.shape, checks.dtype, saved),))
+            else:
+                _check_versions(node)
         if saved.__class__ is PackedSaved:      # saved through hooks: their unpack runs now
             saved = unpacked(node, F)
         op = node.op
@@ -937,7 +955,9 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
         else:
             fit = node.fit
             # a row that saves no tensor (Op.saves_tensors) saves numbers, shapes and arrays: as they are
-            values = unpack(saved, node) if op.saves_tensors else saved
+            # (saved arrays, SlimSaved, need unpacking only to be tensors again: create_graph)
+            values = unpack(saved, node) if op.saves_tensors and (saved.__class__ is not SlimSaved or F.tensors) \
+                else saved
             grads_in = None
             if (op.joint is not None and joints and inputs[0] is inputs[1] and inputs[0] is not None
                     and inputs[0] not in pending):
@@ -1047,6 +1067,37 @@ def _graph_root(roots, grads, deps, pending, visits, F) -> list:
         if n == 0 and (visits is None or r in visits):
             _heap_push(heap, r)
     return heap
+
+
+class SlimSaved(tuple):
+    """A node's saved tuple in which input tensors that only the node could reach are their arrays
+    (gradcli.engine.slim)."""
+
+    __slots__ = ()
+
+
+class Frozen:
+    """The `checks` of a node whose one saved value, a small array only the node could reach, it keeps as
+    bytes in `saved` (gradcli.engine.slim): the array's shape and dtype, one object for all such nodes.
+    Nothing can change those bytes, so it checks nothing and reads as no checks."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype):
+        self.shape, self.dtype = shape, dtype
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def thaw(self, data: bytes) -> SlimSaved:
+        """The saved values again: a read-only array on the bytes (formulas only read saved arrays)."""
+        return SlimSaved((_ndarray(self.shape, self.dtype, data),))
+
+
+_ndarray = np.ndarray
 
 
 class PackedSaved(tuple):

@@ -17,6 +17,8 @@ from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, sh
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import Out
+from gradcli.engine.autograd import SlimSaved
+from gradcli.engine.slim import restore
 from gradcli.engine.tensor import Tensor
 
 
@@ -305,6 +307,8 @@ class TensorMath(_Later):
 
     @staticmethod
     def unpack(saved: tuple, node) -> list:
+        if saved.__class__ is SlimSaved:     # inputs kept as arrays: the graph needs their tensors again
+            saved = restore(node)
         out = []
         for s in saved:
             if s.__class__ is Out:

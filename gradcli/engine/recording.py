@@ -23,6 +23,7 @@ import numpy as np
 from gradcli.engine import autograd, budget, dtypes, workers
 from gradcli.engine.autograd import Node, edge
 from gradcli.engine.layout import laid_out
+from gradcli.engine.slim import slim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -162,12 +163,19 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         if nx is None and ny is None:
             return t if STATE.fw_level is None else _dual(op, t, inputs, args)
         nodes = (nx, ny)
+        # an input's node gains a consumer: what it saved may now be its alone (slim.py)
+        if nx is not None and nx.checks.__class__ is tuple:
+            slim(nx, nx.checks)
+        if ny is not None and ny.checks.__class__ is tuple:
+            slim(ny, ny.checks)
     elif n == 1:
         x = inputs[0]
         nx = (x.grad_fn or edge(x)) if x.__class__ is Tensor else None
         if nx is None:
             return t if STATE.fw_level is None else _dual(op, t, inputs, args)
         nodes = (nx,)
+        if nx.checks.__class__ is tuple:
+            slim(nx, nx.checks)
     else:
         nodes = tuple([(x.grad_fn or edge(x)) if x.__class__ is Tensor else None for x in inputs])
         for nx in nodes:
@@ -264,6 +272,8 @@ def with_numbers(op: Op, out, inputs: tuple, args: tuple, saved: tuple) -> Tenso
         x = inputs[0]
         nx = x.grad_fn or edge(x)
         if nx is not None:
+            if nx.checks is not None:
+                slim(nx, nx.checks)
             t.grad_fn = Node(op, (nx, None) if len(inputs) == 2 else (nx,), saved)
             t.requires_grad = True
         return t

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from gradcli.engine import autograd, savedhooks
+from gradcli.engine import autograd, savedhooks, slim
 from gradcli.engine.recording import Out
 from gradcli.engine.tensor import Tensor
 
@@ -64,7 +64,7 @@ def attribute(node, name: str):
     kind = kinds.get(name)
     if kind is None:
         raise AttributeError(f"'{node.op.node}' object has no attribute '{name}'")
-    saved = node.saved
+    saved = slim.restore(node)
     if name.startswith("_raw_saved_"):
         key = name[len("_raw_saved_"):]
         saves = node.op.saves

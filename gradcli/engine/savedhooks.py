@@ -11,7 +11,7 @@ the sweep pays one class test per node, and nothing else, when no hook was ever 
 
 from __future__ import annotations
 
-from gradcli.engine import autograd
+from gradcli.engine import autograd, slim
 from gradcli.engine.addresses import address
 from gradcli.engine.recording import Out
 from gradcli.engine.state import STATE
@@ -184,7 +184,7 @@ class SavedTensor:
                 "arg1: collections.abc.Callable) -> None\n\nInvoked with: "
                 f"{self!r}, {_arg_text(pack_hook)}, {_arg_text(unpack_hook)}")
         node = self.node
-        saved = node.saved
+        saved = slim.restore(node)
         if saved is autograd.FREED:
             raise RuntimeError(_REGISTER_FREED)
         value = saved[self.index]

@@ -206,6 +206,8 @@ class Tensor:
         if value.__class__ is not Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._a = value._a
+        from gradcli.engine import slim
+        slim.keep(self)             # a node's check of it names its old array: the node keeps it whole
 
     def _set_grad(self, value) -> None:
         if value is None:

@@ -16,6 +16,7 @@ import numpy as np
 from gradcli.engine import autograd
 from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, edge
 from gradcli.engine.recording import Op
+from gradcli.engine.slim import restore
 
 
 def replay(F, node: Node, i: int, g):
@@ -23,8 +24,13 @@ def replay(F, node: Node, i: int, g):
     saved = node.saved
     if saved is FREED:
         raise RuntimeError(FREED_MESSAGE)
-    if node.checks is not None:
+    checks = node.checks
+    if checks.__class__ is autograd.Frozen:
+        saved = checks.thaw(saved)
+    elif checks is not None:
         autograd._check_versions(node)
+    if saved.__class__ is autograd.SlimSaved and F.tensors:
+        saved = restore(node)
     if saved.__class__ is autograd.PackedSaved:
         saved = autograd.unpacked(node, F)
     values = F.unpack(saved, node) if saved else saved

@@ -17,7 +17,7 @@ from gradcli.language import bounds, classes, devices, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forward, gradcheck, ops, rng, savedhooks,
-                            signatures)
+                            signatures, slim)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
@@ -1008,11 +1008,22 @@ def _id(*args, **kwargs) -> int:
     """id(obj): the address gradcli prints for obj (`<... object at 0x...>`), numbered with
     --stable-ids, so the same object has the same id for the whole run."""
     builtins.id(*args, **kwargs)            # wrong arguments: CPython's message
+    if args[0].__class__ is Tensor:
+        slim.keep(args[0])                  # the same object if it comes back as a node's saved tensor
     return int(address(args[0]), 16)
+
+
+def _hash(*args, **kwargs) -> int:
+    """hash(obj); a tensor's is its id's (slim.keep, as in _id)."""
+    value = builtins.hash(*args, **kwargs)
+    if args[0].__class__ is Tensor:
+        slim.keep(args[0])
+    return value
 
 
 _TYPE = bounds.Bounded(builtins.type, _type)
 _ID = bounds.Bounded(builtins.id, _id)
+_HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
@@ -1042,7 +1053,8 @@ def make_builtins(write, describe=None, extra=None) -> dict:
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(_BOUNDED_BUILTINS)    # list, tuple, sorted, sum, pow, round: bounded results
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
-                                                                "next", "hash"))
+                                                                "next"))
+    table["hash"] = _HASH
     table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
     table["issubclass"] = bounds.Bounded(builtins.issubclass, _issubclass)
     # classes: `object` as a base, super() in methods, and the decorators of methods
