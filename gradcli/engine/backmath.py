@@ -69,6 +69,12 @@ class NumpyMath(_Later):
         return saved
 
     zeros_like = staticmethod(np.zeros_like)
+
+    @staticmethod
+    def zero_of(g):
+        """A 0-d zero of g's dtype (PyTorch's at::zeros({}, grad.options()))."""
+        return np.zeros((), g.dtype)
+
     expand = staticmethod(np.broadcast_to)
     unsqueeze_dims = staticmethod(np.expand_dims)
     squeeze = staticmethod(np.squeeze)
@@ -327,6 +333,10 @@ class TensorMath(_Later):
     @staticmethod
     def zeros_like(g):
         return Tensor(np.zeros_like(g._a))
+
+    @staticmethod
+    def zero_of(g):
+        return Tensor(np.zeros((), g._a.dtype))
 
     @staticmethod
     def logical_and_(a, b):

@@ -381,11 +381,13 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     budget.check_tensor((steps,), dt.itemsize)
     if steps == 0:
         out = np.zeros(0, dt)
-    elif steps == 1:
-        out = np.full(1, bounds[0], dtype=dt)
+    elif steps == 1:                                # fill_(start): start alone converted, with its check
+        out = np.full(1, checked_scalar(bounds[0], dt), dtype=dt)
     else:
         if dt == np.bool_:
             raise _not_implemented("linspace_cpu", dt)
+        checked_scalar(bounds[0], dt)               # the kernel converts both to the output type, checked
+        checked_scalar(bounds[1], dt)
         out = _linspace(bounds[0], bounds[1], steps, dt)
     return _finish(out, requires_grad)
 
@@ -404,8 +406,9 @@ def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
             lo = rng._fma64(step, up, s)
             hi = rng._fma64(-step, down, e)
         return np.concatenate((lo, hi)).astype(dt)
-    # integral outputs: start and end in the output type, the step and the arithmetic in double
-    s, e = float(dt.type(start)), float(dt.type(end))
+    # integral outputs: start and end in the output type (a negative int wrapping into an unsigned one, as
+    # C++ converts it), the step and the arithmetic in double
+    s, e = (float(np.array(v, dtype=np.int64 if v.__class__ is int else None).astype(dt)) for v in (start, end))
     step = (e - s) / (steps - 1)
     vals = np.concatenate((rng._fma64(step, up, s), rng._fma64(-step, down, e)))
     return np.trunc(vals).astype(dt)

@@ -206,16 +206,16 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                         continue
                 x = inputs[c]
                 if x.__class__ is Tensor:
-                    if arrays is not None and not (x.requires_grad or arrays[c] is x._a):
-                        x = Tensor(arrays[c])
+                    # a saved input tensor: changing it in place must fail the backward pass (also when
+                    # the node keeps the values the op computed with, in its dtype: PyTorch saves the input)
+                    a = x._a
+                    entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).legacy, None)
+                    if checks is None:
+                        checks = [entry]
                     else:
-                        # a saved input tensor: changing it in place must fail the backward pass
-                        a = x._a
-                        entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).legacy, None)
-                        if checks is None:
-                            checks = [entry]
-                        else:
-                            checks.append(entry)
+                        checks.append(entry)
+                    if arrays is not None and not (x.requires_grad or arrays[c] is a):
+                        x = Tensor(arrays[c])
                 elif arrays is not None:
                     x = arrays[c]
                 saved.append(x)

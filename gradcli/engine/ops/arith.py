@@ -41,7 +41,12 @@ def _over(F, g, other):
 
 
 def _pow_exponent(F, g, self, exponent, result):
-    return F.masked_zero(g * (result * F.log(self)), (self == 0) & (exponent >= 0))
+    """PyTorch's pow_backward_exponent: grad * where(self == 0 & exponent >= 0, 0, result * self.log()), the
+    base first converted to the result's dtype (a float16 base of a float32 power takes a float32 log)."""
+    want = getattr(result, "_a", result).dtype
+    if getattr(self, "_a", self).dtype != want:
+        self = F.cast(self, want)
+    return g * F.where((self == 0) & (exponent >= 0), F.zero_of(g), result * F.log(self))
 
 
 def _pow_base(F, g, base, result):
