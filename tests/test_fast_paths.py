@@ -1,0 +1,69 @@
+"""The hot paths of small-op loops and training steps (issue 19) against the general paths they shortcut:
+each must give the same bits, the same node and the same errors, and fall back wherever it cannot."""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import numpy as np
+import pytest
+
+from gradcli.engine import ops
+from gradcli.engine.recording import number_operand
+from gradcli.engine.tensor import Tensor
+
+
+def _edge_floats():
+    rng = random.Random(7)
+    values = [1.0001, 0.5, -2.5, 1 / 3, 1e-40, 1e-45, 2.0 ** -149, 2.0 ** -150, 3 * 2.0 ** -150, 3.4028235e38,
+              3.4028235677973366e38, 3.402823669209385e38, 6.5504e4, float("inf"), -float("inf")]
+    for _ in range(300):
+        values.append(struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0])
+        # a float32 value nudged off it: the conversion's rounding, ties included
+        values.append(float(np.float32(rng.uniform(-10, 10))) + rng.choice((1, -1)) * 2.0 ** rng.randint(-60, -20))
+    return [v for v in values if v == v]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_number_operand_gives_numpys_bits_for_the_number(dtype):
+    x = (np.arange(-3, 3, dtype=np.float64).reshape(2, 3) * 1.37).astype(dtype)
+    numbers = _edge_floats() + [1, 3, -7, 2 ** 24 + 1, 2 ** 53, -(2 ** 52 + 1), 2 ** 40 + 12345]
+    with np.errstate(all="ignore"):
+        for b in numbers:
+            operand = number_operand(x, b)
+            for op in (np.multiply, np.add, np.subtract, np.true_divide):
+                want, got = op(x, b), op(x, operand)
+                assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (b, op)
+
+
+def test_number_operand_is_a_read_only_array_made_once():
+    x = np.ones(3, np.float32)
+    first = number_operand(x, 1.0001)
+    assert first.__class__ is np.ndarray and first.dtype == np.float32 and first.shape == ()
+    assert not first.flags.writeable
+    assert number_operand(x, 1.0001) is first
+    assert number_operand(x.astype(np.float64), 1.0001).dtype == np.float64
+
+
+@pytest.mark.parametrize("b", [0.0, -0.0, 0, float("nan"), 1e300, -1e39, 2 ** 60 + 1])
+def test_number_operand_leaves_the_number_where_a_table_cannot_keep_it(b):
+    # signed zeros are one dict key, NaN is no key at all, a float64 rounds an int past 2**53, and a finite
+    # number that overflows float32 is left to numpy's own conversion
+    assert number_operand(np.ones(2, np.float32), b) is b
+
+
+def test_number_operand_leaves_other_dtypes_alone():
+    for dtype in (np.float16, np.int64, np.bool_):
+        assert number_operand(np.ones(2, dtype), 2.5) == 2.5
+        assert number_operand(np.ones(2, dtype), 2.5).__class__ is float
+
+
+def test_number_ops_keep_the_sign_of_zero_and_record_their_nodes():
+    x = Tensor(np.array([-1.0, 0.0, 2.0], np.float32))
+    x.requires_grad = True
+    for op, b, name in ((ops.mul, -0.0, "MulBackward0"), (ops.add, -0.0, "AddBackward0"),
+                        (ops.sub, 0.0, "SubBackward0"), (ops.mul, 2.0, "MulBackward0")):
+        y = op(x, b)
+        want = {ops.mul: np.multiply, ops.add: np.add, ops.sub: np.subtract}[op](x._a, b)
+        assert y._a.tobytes() == want.tobytes() and y.grad_fn.op.node == name
