@@ -3,6 +3,7 @@ each must give the same bits, the same node and the same errors, and fall back w
 
 from __future__ import annotations
 
+import gc
 import random
 import struct
 
@@ -67,3 +68,28 @@ def test_number_ops_keep_the_sign_of_zero_and_record_their_nodes():
         y = op(x, b)
         want = {ops.mul: np.multiply, ops.add: np.add, ops.sub: np.subtract}[op](x._a, b)
         assert y._a.tobytes() == want.tobytes() and y.grad_fn.op.node == name
+
+
+def test_a_script_leaves_no_young_objects_for_the_collector():
+    """What a script leaves alive joins the collector's oldest generation when the run ends, so the next
+    allocation does not walk it (a 3,000-node graph here: no collection runs at all)."""
+    from gradcli.session import _collector_tuned
+    collections = []
+
+    def count(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        with _collector_tuned():        # as Session.run_source runs a script
+            x = Tensor(np.ones(2, np.float32))
+            x.requires_grad = True
+            y = x
+            for _ in range(3000):
+                y = ops.mul(y, 1.0001)
+        [[] for _ in range(300)]        # allocations after the run: fewer than the default threshold, 700
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert y.grad_fn.op.node == "MulBackward0"
