@@ -93,3 +93,52 @@ def test_a_script_leaves_no_young_objects_for_the_collector():
         gc.callbacks.remove(count)
     assert collections == []
     assert y.grad_fn.op.node == "MulBackward0"
+
+
+# ------------------------------------------------------------------ the language's tensor operators
+
+def _script(source: str):
+    from conftest import run_script
+    return run_script(source)
+
+
+def test_tensor_operators_with_numbers_and_tensors_record_what_the_operator_records():
+    r = _script("import torch\nx = torch.tensor([1.5, -2.0], requires_grad=True)\n"
+                "for y in (x * 2.5, x + 1, x - 1, x / 4, x ** 2, x ** 2.0, x * 3, x + x, x * x, x / x, x - x,\n"
+                "          x @ x, x + True, 2 * x, 1 - x):\n"
+                "    print(y, y.grad_fn.name())\n")
+    assert r.error is None, r.error.render()
+    assert r.out.splitlines() == [
+        "tensor([ 3.7500, -5.0000], grad_fn=<MulBackward0>) MulBackward0",
+        "tensor([ 2.5000, -1.0000], grad_fn=<AddBackward0>) AddBackward0",
+        "tensor([ 0.5000, -3.0000], grad_fn=<SubBackward0>) SubBackward0",
+        "tensor([ 0.3750, -0.5000], grad_fn=<DivBackward0>) DivBackward0",
+        "tensor([2.2500, 4.0000], grad_fn=<PowBackward0>) PowBackward0",
+        "tensor([2.2500, 4.0000], grad_fn=<PowBackward0>) PowBackward0",
+        "tensor([ 4.5000, -6.0000], grad_fn=<MulBackward0>) MulBackward0",
+        "tensor([ 3., -4.], grad_fn=<AddBackward0>) AddBackward0",
+        "tensor([2.2500, 4.0000], grad_fn=<MulBackward0>) MulBackward0",
+        "tensor([1., 1.], grad_fn=<DivBackward0>) DivBackward0",
+        "tensor([0., 0.], grad_fn=<SubBackward0>) SubBackward0",
+        "tensor(6.2500, grad_fn=<DotBackward0>) DotBackward0",
+        "tensor([ 2.5000, -1.0000], grad_fn=<AddBackward0>) AddBackward0",
+        "tensor([ 3., -4.], grad_fn=<MulBackward0>) MulBackward0",
+        "tensor([-0.5000,  3.0000], grad_fn=<RsubBackward1>) RsubBackward1",
+    ]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # Tensor.__matmul__ declines a number: the operator's own TypeError, at the operator
+    ("import torch\nx = torch.ones(2)\ny = x @ 3", "3:5: TypeError: unsupported operand type(s) for @: 'Tensor' and 'int'"),
+    ("import torch\nx = torch.ones(2)\ny = x @ x @ 2.5",
+     "3:5: TypeError: unsupported operand type(s) for @: 'Tensor' and 'float'"),
+    ("import torch\nx = torch.ones(2)\ny = torch.ones(3)\nz = x + y",
+     "4:5: RuntimeError: The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ("import torch\nx = torch.ones(2, dtype=torch.bool)\nz = x - 1",
+     "3:5: RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+     "to invert a mask, use the `~` or `logical_not()` operator instead."),
+])
+def test_tensor_operator_errors_keep_their_wording_and_position(source, expected):
+    r = _script(source)
+    assert r.error is not None
+    assert f"{r.error.line}:{r.error.col}: {r.error.kind}: {r.error.message}" == expected
