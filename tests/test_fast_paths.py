@@ -29,7 +29,7 @@ def _edge_floats():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 def test_number_operand_gives_numpys_bits_for_the_number(dtype):
     x = (np.arange(-3, 3, dtype=np.float64).reshape(2, 3) * 1.37).astype(dtype)
-    numbers = _edge_floats() + [1, 3, -7, 2 ** 24 + 1, 2 ** 53, -(2 ** 52 + 1), 2 ** 40 + 12345]
+    numbers = _edge_floats() + [0, 0.0, -0.0, 1, 3, -7, 2 ** 24 + 1, 2 ** 53, -(2 ** 52 + 1), 2 ** 40 + 12345]
     with np.errstate(all="ignore"):
         for b in numbers:
             operand = number_operand(x, b)
@@ -47,17 +47,40 @@ def test_number_operand_is_a_read_only_array_made_once():
     assert number_operand(x.astype(np.float64), 1.0001).dtype == np.float64
 
 
-@pytest.mark.parametrize("b", [0.0, -0.0, 0, float("nan"), 1e300, -1e39, 2 ** 60 + 1])
+@pytest.mark.parametrize("b", [-0.0, float("nan"), 1e300, -1e39, 2 ** 60 + 1])
 def test_number_operand_leaves_the_number_where_a_table_cannot_keep_it(b):
-    # signed zeros are one dict key, NaN is no key at all, a float64 rounds an int past 2**53, and a finite
+    # -0.0 is a key equal to 0, NaN is no key at all, a float64 rounds an int past 2**53, and a finite
     # number that overflows float32 is left to numpy's own conversion
     assert number_operand(np.ones(2, np.float32), b) is b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_number_operand_zero_is_a_positive_zero(dtype):
+    for b in (0, 0.0):
+        zero = number_operand(np.ones(2, dtype), b)
+        assert zero.dtype == dtype and zero.shape == () and not zero.flags.writeable
+        assert zero.tobytes() == np.zeros((), dtype).tobytes()
 
 
 def test_number_operand_leaves_other_dtypes_alone():
     for dtype in (np.float16, np.int64, np.bool_):
         assert number_operand(np.ones(2, dtype), 2.5) == 2.5
         assert number_operand(np.ones(2, dtype), 2.5).__class__ is float
+
+
+def test_relu_and_its_backward_keep_the_sign_of_zero_and_nan():
+    from gradcli.engine.ops.elementwise import relu_array, threshold_backward_array
+    for dtype in (np.float32, np.float64, np.float16, np.int64, np.int32):
+        x = np.array([-2, -0.0, 0.0, 3, float("nan"), -float("inf")] if dtype in (np.float32, np.float64, np.float16)
+                     else [-2, 0, 3], dtype)
+        with np.errstate(invalid="ignore"):
+            want = np.where(np.isnan(x) | (x > 0), x, np.where(x == 0, x, 0)).astype(dtype)
+        assert relu_array(x).tobytes() == want.tobytes()
+        if x.dtype.kind == "f":
+            g = np.arange(x.size, dtype=dtype) - 1
+            with np.errstate(invalid="ignore"):
+                kept = ~(x <= 0)
+            assert threshold_backward_array(g, x, 0).tobytes() == np.where(kept, g, 0).astype(dtype).tobytes()
 
 
 def test_number_ops_keep_the_sign_of_zero_and_record_their_nodes():
