@@ -68,6 +68,19 @@ def test_number_operand_leaves_other_dtypes_alone():
         assert number_operand(np.ones(2, dtype), 2.5).__class__ is float
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_wrapped_number_gradients_give_the_numbers_bits(dtype):
+    from gradcli.engine.backmath import NumpyMath
+    F = NumpyMath()
+    g = (np.arange(-3, 3, dtype=np.float64) * 1.37).astype(dtype)
+    with np.errstate(all="ignore"):
+        for value in _edge_floats()[:60] + [0, -0.0, 2, float("nan")]:
+            for got, want in ((F.mul_wrapped(g, value), g * value), (F.div_wrapped(g, value), g / value),
+                              (F.mul_wrapped(g[1], value), g[1] * value)):     # a 0-d gradient: numpy's scalar
+                assert got.__class__ is want.__class__ and got.dtype == want.dtype
+                assert got.tobytes() == want.tobytes(), value
+
+
 def test_relu_and_its_backward_keep_the_sign_of_zero_and_nan():
     from gradcli.engine.ops.elementwise import relu_array, threshold_backward_array
     for dtype in (np.float32, np.float64, np.float16, np.int64, np.int32):
@@ -152,7 +165,8 @@ def test_tensor_operators_with_numbers_and_tensors_record_what_the_operator_reco
 
 @pytest.mark.parametrize("source, expected", [
     # Tensor.__matmul__ declines a number: the operator's own TypeError, at the operator
-    ("import torch\nx = torch.ones(2)\ny = x @ 3", "3:5: TypeError: unsupported operand type(s) for @: 'Tensor' and 'int'"),
+    ("import torch\nx = torch.ones(2)\ny = x @ 3",
+     "3:5: TypeError: unsupported operand type(s) for @: 'Tensor' and 'int'"),
     ("import torch\nx = torch.ones(2)\ny = x @ x @ 2.5",
      "3:5: TypeError: unsupported operand type(s) for @: 'Tensor' and 'float'"),
     ("import torch\nx = torch.ones(2)\ny = torch.ones(3)\nz = x + y",

@@ -33,6 +33,11 @@ def _times(F, g, other):
     return g * other
 
 
+def _times_array(g, other):
+    """g * other in a plain backward: a Python float as recording.number_operand hands it to numpy (same bits)."""
+    return g * number_operand(g, other) if other.__class__ is float else g * other
+
+
 def _over(F, g, other):
     """g / other in the gradient of `self / other` (DivBackward0 for a wrapped number, as _times)."""
     if other.__class__ is int or other.__class__ is float:
@@ -157,7 +162,7 @@ SUB         = Op("SubBackward0",        None,          ("alpha",),
 RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
                  jvp="auto")
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
-                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else g * other,
+                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else _times_array(g, other),
                   lambda F, g, self, other: g * self),
                  fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square,
                  jvp=_mul_jvp)
@@ -275,7 +280,8 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
         if STATE.in_formula and alpha == 1:
             return with_numbers(ADD_SCALAR, a._a + number_operand(a._a, b), (a,), (), ())
         args = (alpha,)
-        return with_numbers(ADD, a._a + number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, alpha), (a, b), args, args)
+        out = a._a + number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, alpha)
+        return with_numbers(ADD, out, (a, b), args, args)
     x, y = operands(a, b)
     out = compute(np.add, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, alpha), x, y)
     return apply(ADD, out, (a, b), (alpha,))
@@ -288,7 +294,8 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         if STATE.in_formula and alpha == 1:
             return with_numbers(SUB_SCALAR, a._a - number_operand(a._a, b), (a,), (), ())
         args = (alpha,)
-        return with_numbers(SUB, a._a - number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), args, args)
+        out = a._a - number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, -alpha)
+        return with_numbers(SUB, out, (a, b), args, args)
     check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, -alpha), x, y)
