@@ -16,7 +16,7 @@ from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, shape
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.layout import laid_out
-from gradcli.engine.recording import Out
+from gradcli.engine.recording import Out, number_operand
 from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 from gradcli.engine.tensor import Tensor
@@ -54,11 +54,11 @@ class NumpyMath(_Later):
 
     @staticmethod
     def mul_wrapped(g, value):
-        return g * value
+        return g * number_operand(g, value)
 
     @staticmethod
     def div_wrapped(g, value):
-        return g / value
+        return g / number_operand(g, value)
 
     @staticmethod
     def unpack(saved: tuple, node) -> tuple:

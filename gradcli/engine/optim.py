@@ -9,6 +9,7 @@ import numpy as np
 
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
+from gradcli.engine.recording import number_operand
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -444,14 +445,15 @@ class Adam(Optimizer):
             else:
                 grad = fma(flat.params_flat(), t(wd), grad)
         m, v = flat.buffers[0], flat.buffers[1]
-        w = t(1 - beta1)
-        v *= t(beta2)
+        block = flat.block
+        w = _constant(block, 1 - beta1)
+        v *= _constant(block, beta2)
         if flat.dtype == np.float32 and abs(w) < 0.5:
             # _lerp_ and the fma below at once: m and v are the rows of one array, so their two fused
             # multiply-adds share one sum and one tie test (the same roundings, one call each fewer)
             products = np.empty((2, m.size))
             np.multiply(w, grad - m, out=products[0], dtype=np.float64)
-            np.multiply(t(1 - beta2) * grad, grad, out=products[1], dtype=np.float64)
+            np.multiply(_constant(block, 1 - beta2) * grad, grad, out=products[1], dtype=np.float64)
             sum_rounded(products, flat.block[:2], flat.block[:2])
         else:
             _lerp_(m, grad, 1 - beta1)
@@ -465,10 +467,17 @@ class Adam(Optimizer):
             v = vmax
         denom = elementary.sqrt(v)
         denom /= t(bias_correction2 ** 0.5)
-        denom += t(eps)
+        denom += _constant(block, eps)
         update = t(-step_size) * m
         update /= denom
         flat.add_to_params(update)
+
+
+def _constant(block: np.ndarray, value: float):
+    """A hyperparameter in the state's dtype, as `block.dtype.type(value)` makes it (the same rounding), from
+    recording's table of numbers: a new numpy scalar each step cost about 3k instructions."""
+    c = number_operand(block, value)
+    return c if c.__class__ is np.ndarray else block.dtype.type(value)
 
 
 # Each optimizer's _Flat packs, by id(group), kept here rather than on the optimizer, where a script's own

@@ -18,6 +18,8 @@ and the incoming gradient `g`, in the row's `saves` order:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gradcli.engine import autograd, budget, dtypes, workers
@@ -246,7 +248,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         for i, x in enumerate(inputs):
             if x.__class__ is Tensor:
                 a = x._a
-                if a.dtype != dtype or fits is True and a.shape != shape:
+                if a.dtype is not dtype and a.dtype != dtype or fits is True and a.shape != shape:
                     if fit is None:
                         fit = [None] * len(inputs)
                     fit[i] = (a.shape, a.dtype)
@@ -278,6 +280,53 @@ def with_numbers(op: Op, out, inputs: tuple, args: tuple, saved: tuple) -> Tenso
             t.requires_grad = True
         return t
     return apply(op, out, inputs, args, None, True)
+
+
+# Python numbers met beside float32 and float64 arrays, as read-only 0-d arrays of that dtype (see number_operand)
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_NUMBERS32: dict = {}
+_NUMBERS64: dict = {}
+_ZEROS = {_FLOAT32: np.zeros((), np.float32), _FLOAT64: np.zeros((), np.float64)}
+for _zero in _ZEROS.values():
+    _zero.flags.writeable = False
+_NUMBERS_KEPT = 256         # a script sweeping through many values starts the table afresh past this
+_EXACT_INT = 1 << 53        # ints a float64 holds exactly, so converting them rounds once, as numpy's cast does
+
+
+def number_operand(x: np.ndarray, b):
+    """`b`, a Python float or int, as an operand of a numpy ufunc beside the float array `x`, giving the same
+    bits as `b` itself. numpy converts a Python number to x's dtype on every call (NEP 50's weak scalar),
+    which costs more than a product of a few elements; a 0-d array of x's dtype holding the converted value
+    is the same operand, made once per value. `b` itself comes back for other dtypes, -0.0 (a key equal to
+    0 and 0.0, which take a zero of their own), NaN, ints a float64 rounds, and a finite value that
+    overflows the dtype."""
+    dt = x.dtype
+    if dt is _FLOAT32:
+        table = _NUMBERS32
+    elif dt is _FLOAT64:
+        table = _NUMBERS64
+    else:
+        return b
+    s = table.get(b)
+    if s is None:
+        return _new_number(table, b, dt)
+    return s
+
+
+def _new_number(table: dict, b, dt):
+    if not b:
+        return _ZEROS[dt] if b.__class__ is int or math.copysign(1.0, b) > 0 else b
+    if b != b or b.__class__ is int and not -_EXACT_INT <= b <= _EXACT_INT:
+        return b
+    with np.errstate(over="ignore"):
+        s = np.array(b, dt)
+    if not np.isfinite(s) and np.isfinite(b):
+        return b
+    s.flags.writeable = False
+    if len(table) >= _NUMBERS_KEPT:
+        table.clear()
+    table[b] = s
+    return s
 
 
 def _dual(op: Op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:

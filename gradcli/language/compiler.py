@@ -1316,8 +1316,12 @@ class Compiler:
         left, right = self.expr(node.left), self.expr(node.right)
         line, col = node.line, node.col
         check = _size_check(node.op, node.left, node.right)
-        if check is not None:
-            return self._guarded_binop(fn, check, left, right, line, col)
+        method = _TENSOR_BINARY.get(node.op)
+        if check is None and method is not None and isinstance(node.right, syntax.Constant) \
+                and node.right.value.__class__ in _DIRECT_OPERANDS:
+            return _tensor_number_binop(fn, method, left, node.right.value, line, col)
+        if check is not None or method is not None:
+            return self._tensor_binop(fn, method, check, left, right, line, col)
 
         def binop(env):
             try:
@@ -1327,15 +1331,21 @@ class Compiler:
                 raise
         return binop
 
-    def _guarded_binop(self, fn, check, left, right, line, col):
-        """`**`, `<<`, `*`, `+` and `%` can build numbers or strings big enough to hang or exhaust the
-        machine from a one-line script; `check` refuses those before they are computed. A tensor on
-        the left never grows that way, so tensor arithmetic pays one class test."""
+    def _tensor_binop(self, fn, method, check, left, right, line, col):
+        """An operator that a Tensor defines (`method`, else None), or that can build numbers or strings
+        big enough to hang or exhaust the machine from a one-line script (`**`, `<<`, `*`, `+` and `%`:
+        `check`, else None, refuses those before they are computed). A tensor on the left never grows
+        that way, so tensor arithmetic pays one class test."""
         def binop(env):
             a, b = left(env), right(env)
             try:
                 if a.__class__ is not Tensor:
-                    check(a, b)
+                    if check is not None:
+                        check(a, b)
+                elif method is not None and b.__class__ in _DIRECT_OPERANDS:
+                    out = method(a, b)
+                    if out is not NotImplemented:
+                        return out
                 return fn(a, b)
             except BaseException as e:
                 locate(e, line, col)
@@ -1819,6 +1829,28 @@ def _undefined(name: str, builtins: dict) -> str:
 
 
 _PYTHON_BUILTINS = frozenset(n for n in vars(builtins) if not n.startswith("_"))
+
+
+# `tensor <op> x` calls the Tensor's method from here when x is a Tensor, float or int, whose classes give
+# no reflected method priority over it, so the operator would call that method first; this skips the
+# operator's way through C, which starts a new interpreter loop for the method (about 1k instructions)
+_TENSOR_BINARY = {"add": Tensor.__add__, "sub": Tensor.__sub__, "mul": Tensor.__mul__,
+                  "truediv": Tensor.__truediv__, "pow": Tensor.__pow__, "matmul": Tensor.__matmul__}
+_DIRECT_OPERANDS = frozenset((Tensor, float, int))
+
+
+def _tensor_number_binop(fn, method, left, number, line, col):
+    """`left <op> number` for a float or int literal that no size check needs (`y * 1.0001`, `x - 1`): the
+    hot case of small-op loops, in the fewest steps."""
+    def binop(env):
+        a = left(env)
+        try:
+            out = method(a, number) if a.__class__ is Tensor else NotImplemented
+            return fn(a, number) if out is NotImplemented else out
+        except BaseException as e:
+            locate(e, line, col)
+            raise
+    return binop
 
 
 def _size_check(op: str, left, right):

@@ -9,8 +9,8 @@ from gradcli.engine import elementary as cr     # the correctly rounded elementa
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.layout import laid_out
-from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, operands,
-                                      result_dtype, scalar_param, unary, with_numbers)
+from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_operand,
+                                      operands, result_dtype, scalar_param, unary, with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -31,6 +31,11 @@ def _times(F, g, other):
     if other.__class__ is int or other.__class__ is float:
         return F.mul_wrapped(g, other)
     return g * other
+
+
+def _times_array(g, other):
+    """g * other in a plain backward: a Python float as recording.number_operand hands it to numpy (same bits)."""
+    return g * number_operand(g, other) if other.__class__ is float else g * other
 
 
 def _over(F, g, other):
@@ -162,7 +167,7 @@ SUB         = Op("SubBackward0",        None,          ("alpha",),
 RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
                  jvp="auto")
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
-                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else g * other,
+                 (lambda F, g, self, other: _times(F, g, other) if F.tensors else _times_array(g, other),
                   lambda F, g, self, other: g * self),
                  fits=True, needed_by={"self": "other", "other": "self"}, fresh=True, joint=_mul_square,
                  jvp=_mul_jvp)
@@ -240,17 +245,17 @@ _INT64_END = 1 << 63                      # Python ints past int64 take the gene
 
 def mul_scalar(a: Tensor, value) -> Tensor:
     """`tensor * number` as C++ code records it (MulBackward1)."""
-    return with_numbers(MUL_SCALAR, a._a * value, (a,), (value,), (value,))
+    return with_numbers(MUL_SCALAR, a._a * number_operand(a._a, value), (a,), (value,), (value,))
 
 
 def div_scalar(a: Tensor, value) -> Tensor:
-    return with_numbers(DIV_SCALAR, a._a / value, (a,), (value,), (value,))
+    return with_numbers(DIV_SCALAR, a._a / number_operand(a._a, value), (a,), (value,), (value,))
 
 
 def mul_wrapped(a: Tensor, value) -> Tensor:
     """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor,
     saved for self's gradient; self is saved only for the number's, which has none)."""
-    return with_numbers(MUL, a._a * value, (a, value), (), (None, value))
+    return with_numbers(MUL, a._a * number_operand(a._a, value), (a, value), (), (None, value))
 
 
 def div_wrapped(a: Tensor, value) -> Tensor:
@@ -278,9 +283,10 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
         _check_alpha("add", a, b, alpha)
     if b.__class__ is float and a._a.dtype.kind == "f" or _float_number_case(a, b):     # a float, inline
         if STATE.in_formula and alpha == 1:
-            return with_numbers(ADD_SCALAR, a._a + b, (a,), (), ())
+            return with_numbers(ADD_SCALAR, a._a + number_operand(a._a, b), (a,), (), ())
         args = (alpha,)
-        return with_numbers(ADD, a._a + b if alpha == 1 else _add_scaled(a._a, b, alpha), (a, b), args, args)
+        out = a._a + number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, alpha)
+        return with_numbers(ADD, out, (a, b), args, args)
     x, y = operands(a, b)
     out = compute(np.add, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, alpha), x, y)
     return apply(ADD, out, (a, b), (alpha,))
@@ -291,9 +297,10 @@ def sub(a: Tensor, b, alpha=1) -> Tensor:
         _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
-            return with_numbers(SUB_SCALAR, a._a - b, (a,), (), ())
+            return with_numbers(SUB_SCALAR, a._a - number_operand(a._a, b), (a,), (), ())
         args = (alpha,)
-        return with_numbers(SUB, a._a - b if alpha == 1 else _add_scaled(a._a, b, -alpha), (a, b), args, args)
+        out = a._a - number_operand(a._a, b) if alpha == 1 else _add_scaled(a._a, b, -alpha)
+        return with_numbers(SUB, out, (a, b), args, args)
     check_bool_subtraction(a, b)
     x, y = operands(a, b)
     out = compute(np.subtract, x, y) if alpha == 1 else compute(lambda x, y: _add_scaled(x, y, -alpha), x, y)
@@ -429,7 +436,7 @@ def rsub(a: Tensor, b) -> Tensor:
 
 def mul(a: Tensor, b) -> Tensor:
     if b.__class__ is float and a._a.dtype.kind == "f" and not STATE.in_formula:    # mul_wrapped, inline
-        return with_numbers(MUL, a._a * b, (a, b), (), (None, b))
+        return with_numbers(MUL, a._a * number_operand(a._a, b), (a, b), (), (None, b))
     if _float_number_case(a, b):
         if STATE.in_formula:
             return mul_scalar(a, b)

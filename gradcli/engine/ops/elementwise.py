@@ -14,7 +14,7 @@ from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, s
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
-                                      operands, result_dtype, scalar_param, type_word, unary)
+                                      number_operand, operands, result_dtype, scalar_param, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -57,12 +57,15 @@ def sigmoid_array(x):
 
 
 def relu_array(x: np.ndarray) -> np.ndarray:
-    if x.dtype == np.bool_:
+    if x.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = np.maximum(x, x.dtype.type(0), out=np.empty_like(x))   # ~10x faster than np.where; nan propagates
-    zero = x == 0
-    if np.count_nonzero(zero):
-        np.copyto(out, x, where=zero)         # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
+    zero = number_operand(x, 0)
+    if zero.__class__ is int:
+        zero = x.dtype.type(0)
+    out = np.maximum(x, zero, out=np.empty_like(x))     # ~10x faster than np.where; nan propagates
+    zeros = x == zero
+    if np.count_nonzero(zeros):
+        np.copyto(out, x, where=zeros)        # but relu(-0.) is -0. in PyTorch, where maximum gives +0.
     return out
 
 
@@ -664,7 +667,7 @@ def threshold_backward_array(g, x, threshold):
     of all ones or none, which keeps a -0, an inf or a nan gradient exactly and is faster than np.where
     or a multiply (whose -0 and nan would need fixing)."""
     as_int = _SAME_SIZE_INT[g.itemsize]
-    mask = np.less_equal(x, threshold).astype(as_int)      # 1 where the gradient is dropped
+    mask = np.less_equal(x, number_operand(x, threshold)).astype(as_int)      # 1 where the gradient is dropped
     mask -= 1                                               # then 0 there, and all ones where it passes
     return np.bitwise_and(g.view(as_int), mask).view(g.dtype)
 

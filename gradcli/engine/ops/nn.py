@@ -1397,11 +1397,16 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     return apply(ADDMM, _addmm_array(b, x, y), (bias, mat1, mat2), (_column_major(x), _column_major(y)), (b, x, y))
 
 
+_FLOAT32 = np.dtype(np.float32)       # the usual dtype object, tested by identity before by value (quicker)
+
+
 def _addmm_array(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """b + x @ y as MKL's sgemm with beta = 1 sums it where the oracle showed its order (linalg.mkl_order): its
     multiply-then-add kernels start from the bias when mat2 is not transposed (F.linear's weight is) and has more
     than one column; its other kernels add the bias to the finished product."""
-    if x.dtype == y.dtype == b.dtype == np.float32 and x.shape[1] * x.shape[0] * y.shape[1] <= linalg.SEQUENTIAL_WORK:
+    float32 = (x.dtype is _FLOAT32 and y.dtype is _FLOAT32 and b.dtype is _FLOAT32
+               or x.dtype == y.dtype == b.dtype == np.float32)
+    if float32 and x.shape[1] * x.shape[0] * y.shape[1] <= linalg.SEQUENTIAL_WORK:
         order = linalg.mkl_order(x, y)
         if order == "seq" and y.shape[1] != 1 and not linalg.transposed(y):
             return linalg.in_order(x, y, np.broadcast_to(b, (x.shape[0], y.shape[1])).copy(), False)
