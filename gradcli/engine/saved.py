@@ -11,6 +11,7 @@ view of it, and where gradcli does not keep what PyTorch saves, a NotImplemented
 
 from __future__ import annotations
 
+import operator
 import os
 
 import numpy as np
@@ -99,6 +100,8 @@ def _lookup(node, key: str):
 
 
 def _value(node, key: str, kind: str):
+    if key in _INDEX_NAMES and node.op.node in _INDEX_NODES:
+        return _index_value(node, key)
     value = _lookup(node, key)
     if value is not _MISSING:
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
@@ -116,6 +119,48 @@ def _value(node, key: str, kind: str):
             return int(np.prod(shape, dtype=np.int64))
         return shape
     return _MISSING
+
+
+_INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
+_INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
+_INT64_MAX = (1 << 63) - 1
+
+
+def _unsigned(v: int) -> int:
+    """A negative int64 as PyTorch shows a saved SymInt or int64 of these nodes: as its unsigned 64 bits."""
+    return v + (1 << 64) if v < 0 else v
+
+
+def _index_value(node, name: str):
+    """select's, slice's and unbind's dim, index, start, end and step, read off the numpy key the node keeps:
+    the step's own element after leading full slices (a dim counted from the left, as indexing gives it), or
+    right after an Ellipsis and before trailing full slices (a negative dim a script gave select(), narrow()
+    or unbind(), which PyTorch keeps as given). Slice bounds as the script wrote them, a missing end as
+    INT64_MAX and a missing start or step as 0 and 1."""
+    key = _lookup(node, _INDEX_NODES[node.op.node])
+    if key.__class__ is not tuple or not key:
+        return _MISSING
+    items = list(key)
+    if items[0] is Ellipsis and len(items) > 1:
+        element, dim = items[1], 1 - len(items)
+    else:
+        while items and items[-1] is Ellipsis:
+            items.pop()
+        if not items:
+            return _MISSING
+        element, dim = items[-1], len(items) - 1
+    if name == "dim":
+        return _unsigned(dim)
+    if element.__class__ is slice:
+        if name == "index":
+            return _MISSING
+        value = {"start": element.start, "end": element.stop, "step": element.step}[name]
+        if value is None:
+            return {"start": 0, "end": _INT64_MAX, "step": 1}[name]
+        return _unsigned(operator.index(value))
+    if name != "index":
+        return _MISSING
+    return _unsigned(operator.index(element))
 
 
 def _shape(node, base: str):

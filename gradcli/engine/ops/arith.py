@@ -557,7 +557,8 @@ def fill(a: Tensor, value, zero=False) -> Tensor:
 def _unbind_jvp(tangent: Tensor, shape: tuple, index: tuple) -> Tensor:
     """unbind's auto_linear: the tangent's row, a view of it recorded as UnbindBackward0 as in PyTorch."""
     from gradcli.engine.ops.shape import _view_of
-    return _view_of(tangent, tangent._a[index + (Ellipsis,)], UNBIND, (shape, index))     # 0-d: a view too
+    key = index if Ellipsis in index else index + (Ellipsis,)      # 0-d: a view too
+    return _view_of(tangent, tangent._a[key], UNBIND, (shape, index))
 
 
 def unbind0(a: Tensor) -> list:

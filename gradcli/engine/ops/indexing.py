@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from gradcli.engine import dtypes, ops, recording
@@ -381,6 +383,9 @@ def select(a: Tensor, dim, index) -> Tensor:
                          f"at dimension {d}")
     steps: list = []
     _select(steps, x, d, i, 0)
+    if operator.index(dim) < 0:     # keyed from the right: _saved_dim gives the dim as the script gave it
+        k = (Ellipsis, i) + (slice(None),) * (x.ndim - 1 - d)
+        steps[-1] = (SELECT, steps[-1][1], (x.shape, k))
     return _views(a, steps)
 
 

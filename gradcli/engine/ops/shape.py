@@ -647,6 +647,8 @@ def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
     if start > size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     key = (slice(None),) * d + (slice(start, start + length),)
+    if operator.index(dim) < 0:     # keyed from the right: _saved_dim gives the dim as the script gave it
+        key = (Ellipsis, slice(start, start + length)) + (slice(None),) * (x.ndim - 1 - d)
     return _view_of(a, x[key], indexing.SLICE, (x.shape, key))
 
 
@@ -823,11 +825,13 @@ def unbind(a: Tensor, dim=0) -> tuple:
     if x.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x.ndim)
-    if d == 0:
+    if d == 0 and operator.index(dim) >= 0:
         return tuple(arith.unbind0(a))
     out = []
     for i in range(x.shape[d]):
-        key = (slice(None),) * d + (i,)
+        # a negative dim keyed from the right, so that _saved_dim gives it as the script gave it (saved.py)
+        key = (slice(None),) * d + (i,) if operator.index(dim) >= 0 else \
+            (Ellipsis, i) + (slice(None),) * (x.ndim - 1 - d)
         out.append(_view_of(a, x[key], arith.UNBIND, (x.shape, key)))
     return tuple(out)
 
