@@ -291,8 +291,11 @@ def test_timeout_stops_a_script_of_big_ops_at_its_line():
                       "    y = (x * x).exp().sum(1)\n"], env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert p.returncode == 124
     assert "Traceback" not in p.stderr
-    # the loop's line (with the column of the op it was in), as for any script stopped there
-    assert re.match(r"<string>:[34](:\d+)?: TimeoutError: stopped after 1 second \(--timeout 1\)\n", p.stderr)
+    # the loop's line (with the column of the op it was in), as for any script stopped there; on a loaded
+    # machine (a CI run of the whole suite, once) the supervisor may act before the timer has reported,
+    # and names the same line
+    assert re.match(r"<string>:[34](:\d+)?: TimeoutError: stopped after 1 second \(--timeout 1\)"
+                    r"(, inside a computation that could not be interrupted)?\n", p.stderr)
 
 
 def test_scripts_reach_no_thread():
