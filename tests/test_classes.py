@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from conftest import cpython_output, gradcli_output, located_error
+from conftest import cpython_output, error_line, gradcli_output, located_error
 from gradcli.session import Session
 
 import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
@@ -271,3 +271,17 @@ def test_instances_count_against_the_list_bound():
     finally:
         STATE.max_items = before
     assert message.startswith("3:6: MemoryError: a list of ")
+
+
+def test_a_tensor_operator_leaves_other_operands_to_their_reflected_methods():
+    # PyTorch 2.13's output: Tensor's operators give NotImplemented for an operand that is not a Tensor or a
+    # number, so a script class's __radd__ / __rmul__ / reflected comparison runs, and otherwise Python words it
+    out = gradcli_output("import torch\n"
+                         "class D:\n"
+                         "    def __radd__(self, o):\n        return 'radd'\n"
+                         "    def __rmul__(self, o):\n        return ('rmul', o.shape)\n"
+                         "    def __gt__(self, o):\n        return 'D.gt'\n"
+                         "print(torch.ones(2) + D(), torch.ones(2) * D(), torch.ones(2) < D())\n")
+    assert out == "radd ('rmul', torch.Size([2])) D.gt\n"
+    assert error_line("import torch\nclass E:\n    pass\nprint(torch.ones(2) + E())\n") == \
+        "TypeError: unsupported operand type(s) for +: 'Tensor' and 'E'"

@@ -413,9 +413,29 @@ def result_dtype(*operands) -> dtypes.DType:
     return dtypes.result_type(dim, zero, scalar)
 
 
+class OperandType(Exception):
+    """An operand that is neither a Tensor nor a number. Tensor's operator methods turn it into NotImplemented,
+    as PyTorch's do, so Python tries the other side's reflected method and otherwise raises its own
+    "unsupported operand type(s) for +: 'Tensor' and 'NoneType'". Raised as the cause of a TypeError
+    (operand_error), which is what a function or method call reports."""
+
+
+def operand_error(x) -> TypeError:
+    error = TypeError(f"unsupported operand type(s): expected a Tensor or a number, got {type(x).__name__}")
+    error.__cause__ = OperandType()
+    return error
+
+
+def not_implemented(error: TypeError):
+    """An operator method's answer to `error`: NotImplemented for an operand of no type it takes, else raise it."""
+    if error.__cause__.__class__ is OperandType:
+        return NotImplemented
+    raise error
+
+
 def check_operand(x, name="other"):
     if x.__class__ is not Tensor and not isinstance(x, PY_NUMBERS):
-        raise TypeError(f"unsupported operand type(s): expected a Tensor or a number, got {type(x).__name__}")
+        raise operand_error(x)
 
 
 def operands(a, b, floating=False):

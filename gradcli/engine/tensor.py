@@ -453,34 +453,64 @@ class Tensor:
 
     # ------------------------------------------------------------------------------ arithmetic
     def __add__(self, other):
-        return ops.add(self, other)
+        try:
+            return ops.add(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __radd__(self, other):
-        return ops.add(self, other)
+        try:
+            return ops.add(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __sub__(self, other):
-        return ops.sub(self, other)
+        try:
+            return ops.sub(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rsub__(self, other):
-        return ops.rsub(self, other)
+        try:
+            return ops.rsub(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __mul__(self, other):
-        return ops.mul(self, other)
+        try:
+            return ops.mul(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rmul__(self, other):
-        return ops.mul(self, other)
+        try:
+            return ops.mul(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __truediv__(self, other):
-        return ops.div(self, other)
+        try:
+            return ops.div(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rtruediv__(self, other):
-        return ops.rdiv(self, other)
+        try:
+            return ops.rdiv(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __pow__(self, other):
-        return ops.power(self, other)
+        try:
+            return ops.power(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rpow__(self, other):
-        return ops.power(other, self)
+        try:
+            return ops.power(other, self)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __matmul__(self, other):
         if other.__class__ is not Tensor:
@@ -497,16 +527,28 @@ class Tensor:
         return self
 
     def __lt__(self, other):
-        return ops.compare(np.less, self, other)
+        try:
+            return ops.compare(np.less, self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __le__(self, other):
-        return ops.compare(np.less_equal, self, other)
+        try:
+            return ops.compare(np.less_equal, self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __gt__(self, other):
-        return ops.compare(np.greater, self, other)
+        try:
+            return ops.compare(np.greater, self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ge__(self, other):
-        return ops.compare(np.greater_equal, self, other)
+        try:
+            return ops.compare(np.greater_equal, self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __eq__(self, other):
         if other is None:
@@ -582,49 +624,94 @@ class Tensor:
         return ops.view(self, *shape)
 
     def __and__(self, other):
-        return ops.bitwise_and(self, other)
+        try:
+            return ops.bitwise_and(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rand__(self, other):
-        return ops.bitwise_and(self, other)
+        try:
+            return ops.bitwise_and(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __or__(self, other):
-        return ops.bitwise_or(self, other)
+        try:
+            return ops.bitwise_or(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ror__(self, other):
-        return ops.bitwise_or(self, other)
+        try:
+            return ops.bitwise_or(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __xor__(self, other):
-        return ops.bitwise_xor(self, other)
+        try:
+            return ops.bitwise_xor(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rxor__(self, other):
-        return ops.bitwise_xor(self, other)
+        try:
+            return ops.bitwise_xor(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __lshift__(self, other):
-        return ops.lshift(self, other)
+        try:
+            return ops.lshift(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rlshift__(self, other):
-        return ops.lshift(other, self)
+        try:
+            return ops.lshift(other, self)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rshift__(self, other):
-        return ops.rshift(self, other)
+        try:
+            return ops.rshift(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rrshift__(self, other):
-        return ops.rshift(other, self)
+        try:
+            return ops.rshift(other, self)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ilshift__(self, other):
-        return self._inplace_op(ops.lshift, other)
+        try:
+            return self._inplace_op(ops.lshift, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __irshift__(self, other):
-        return self._inplace_op(ops.rshift, other)
+        try:
+            return self._inplace_op(ops.rshift, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __iand__(self, other):
-        return self._inplace_op(ops.bitwise_and, other)
+        try:
+            return self._inplace_op(ops.bitwise_and, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ior__(self, other):
-        return self._inplace_op(ops.bitwise_or, other)
+        try:
+            return self._inplace_op(ops.bitwise_or, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ixor__(self, other):
-        return self._inplace_op(ops.bitwise_xor, other)
+        try:
+            return self._inplace_op(ops.bitwise_xor, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __invert__(self):
         return ops.bitwise_not(self)
@@ -797,16 +884,28 @@ class Tensor:
         return ops.remainder(self, other)
 
     def __floordiv__(self, other):
-        return ops.floor_divide(self, other)
+        try:
+            return ops.floor_divide(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rfloordiv__(self, other):
-        return ops.floor_divide(other, self)
+        try:
+            return ops.floor_divide(other, self)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __mod__(self, other):
-        return ops.remainder(self, other)
+        try:
+            return ops.remainder(self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __rmod__(self, other):
-        return ops.remainder(other, self)
+        try:
+            return ops.remainder(other, self)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def logical_and(self, other):
         return ops.logical_and(self, other)
@@ -1396,17 +1495,29 @@ class Tensor:
         return self._inplace_op(fn, other)
 
     def __iadd__(self, other):
-        return self._inplace_arith(ops.add, np.add, other)
+        try:
+            return self._inplace_arith(ops.add, np.add, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __isub__(self, other):
-        ops.arith.check_bool_subtraction(self, other)       # refused before the shapes are looked at
-        return self._inplace_arith(ops.sub, np.subtract, other)
+        try:
+            ops.arith.check_bool_subtraction(self, other)       # refused before the shapes are looked at
+            return self._inplace_arith(ops.sub, np.subtract, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __imul__(self, other):
-        return self._inplace_arith(ops.mul, np.multiply, other)
+        try:
+            return self._inplace_arith(ops.mul, np.multiply, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __itruediv__(self, other):
-        return self._inplace_arith(ops.div, np.true_divide, other)
+        try:
+            return self._inplace_arith(ops.div, np.true_divide, other)
+        except TypeError as e:
+            return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def add_(self, other, alpha=1):
         if alpha == 1:
