@@ -312,6 +312,9 @@ BOUNDED = [
     ("x = [0] * 10 ** 10", TOO_MANY.format("list", 10**10)),
     ("x = (0,) * 10 ** 10", TOO_MANY.format("tuple", 10**10)),
     ("import torch\nx = [0] * torch.tensor(10 ** 10)", TOO_MANY.format("list", 10**10)),
+    # a tensor leaves `t * sequence` to the sequence (NotImplemented), which repeats itself t times
+    ("import torch\nx = torch.tensor(10 ** 10) * [0]", TOO_MANY.format("list", 10**10)),
+    ("import torch\nx = torch.tensor(10 ** 11) * 'a'", TOO_MANY.format("str", 10**11)),
     ("x = 'a'\nx *= 10 ** 11", TOO_MANY.format("str", 10**11)),
     ("s = 'ab'\nwhile True:\n    s = s + s", TOO_MANY.format("str", 2**25)),
     ("s = [1]\nwhile True:\n    s += s", TOO_MANY.format("list", 2**25)),

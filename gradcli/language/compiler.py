@@ -1334,18 +1334,19 @@ class Compiler:
     def _tensor_binop(self, fn, method, check, left, right, line, col):
         """An operator that a Tensor defines (`method`, else None), or that can build numbers or strings
         big enough to hang or exhaust the machine from a one-line script (`**`, `<<`, `*`, `+` and `%`:
-        `check`, else None, refuses those before they are computed). A tensor on the left never grows
-        that way, so tensor arithmetic pays one class test."""
+        `check`, else None, refuses those before they are computed). A tensor on the left grows that way
+        only with a sequence on the right (`t * [1, 2]`: the Tensor leaves it to the list, which repeats
+        itself t times), so tensor arithmetic pays two class tests."""
         def binop(env):
             a, b = left(env), right(env)
             try:
-                if a.__class__ is not Tensor:
-                    if check is not None:
-                        check(a, b)
-                elif method is not None and b.__class__ in _DIRECT_OPERANDS:
-                    out = method(a, b)
-                    if out is not NotImplemented:
-                        return out
+                if a.__class__ is Tensor and b.__class__ in _DIRECT_OPERANDS:
+                    if method is not None:
+                        out = method(a, b)
+                        if out is not NotImplemented:
+                            return out
+                elif check is not None:
+                    check(a, b)
                 return fn(a, b)
             except BaseException as e:
                 locate(e, line, col)
