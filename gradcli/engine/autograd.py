@@ -471,7 +471,7 @@ def stale_view(t) -> bool:
 
 def checked_grad_fn(t):
     """`t.grad_fn` as a script reads it: a stale no-grad view has none to give."""
-    if t._acc.__class__ is NoGradView and t._acc.version != t._version[0]:
+    if stale_view(t):
         raise RuntimeError(STALE_VIEW)
     return t.grad_fn
 

@@ -372,7 +372,7 @@ class Tensor:
             from gradcli.engine import forward
             tangent = forward.tangent_text(self)
         name = None if fn is None else fn.op.node
-        if name is None and self._acc.__class__ is autograd.NoGradView and autograd.stale_view(self):
+        if name is None and autograd.stale_view(self):
             name = "Invalid"
         text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=name,
                            requires_grad=self.requires_grad, opts=print_options,

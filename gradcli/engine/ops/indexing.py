@@ -383,10 +383,19 @@ def select(a: Tensor, dim, index) -> Tensor:
                          f"at dimension {d}")
     steps: list = []
     _select(steps, x, d, i, 0)
-    if operator.index(dim) < 0:     # keyed from the right: _saved_dim gives the dim as the script gave it
-        k = (Ellipsis, i) + (slice(None),) * (x.ndim - 1 - d)
-        steps[-1] = (SELECT, steps[-1][1], (x.shape, k))
+    if operator.index(dim) < 0:
+        steps[-1] = (SELECT, steps[-1][1], (x.shape, given_dim_key(i, dim, x.ndim)))
     return _views(a, steps)
+
+
+def given_dim_key(element, dim: int, ndim: int) -> tuple:
+    """The key of select's, narrow's or unbind's one step along `dim` as the script gave it: counted from the
+    left (leading full slices), or for a negative dim from the right (an Ellipsis, then trailing full slices),
+    so that the node's _saved_dim gives the dim as given (saved._index_value)."""
+    dim = operator.index(dim)
+    if dim < 0:
+        return (Ellipsis, element) + (slice(None),) * (-dim - 1)
+    return (slice(None),) * dim + (element,)
 
 
 def getitem(a: Tensor, key) -> Tensor:

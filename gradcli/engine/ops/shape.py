@@ -646,9 +646,7 @@ def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
         start += size
     if start > size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    if operator.index(dim) < 0:     # keyed from the right: _saved_dim gives the dim as the script gave it
-        key = (Ellipsis, slice(start, start + length)) + (slice(None),) * (x.ndim - 1 - d)
+    key = indexing.given_dim_key(slice(start, start + length), dim, x.ndim)
     return _view_of(a, x[key], indexing.SLICE, (x.shape, key))
 
 
@@ -829,9 +827,7 @@ def unbind(a: Tensor, dim=0) -> tuple:
         return tuple(arith.unbind0(a))
     out = []
     for i in range(x.shape[d]):
-        # a negative dim keyed from the right, so that _saved_dim gives it as the script gave it (saved.py)
-        key = (slice(None),) * d + (i,) if operator.index(dim) >= 0 else \
-            (Ellipsis, i) + (slice(None),) * (x.ndim - 1 - d)
+        key = indexing.given_dim_key(i, dim, x.ndim)
         out.append(_view_of(a, x[key], arith.UNBIND, (x.shape, key)))
     return tuple(out)
 
