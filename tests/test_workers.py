@@ -20,7 +20,6 @@ import pytest
 from gradcli.engine import cascade, workers
 from gradcli.engine import elementary as cr
 from gradcli.engine import factories as torch
-from gradcli.engine.ops import linalg
 from gradcli.engine.state import STATE
 
 import launcher
@@ -104,22 +103,53 @@ def test_binary_ops_give_one_threads_bits_and_a_fresh_result(cores):
     assert _bits(into) == _bits(x + x)
 
 
-@pytest.mark.parametrize("m, k, n", [(256, 784, 512), (784, 256, 512), (1000, 200, 100), (300, 200, 1000)])
-def test_matrix_products_split_by_rows_give_one_threads_bits(cores, monkeypatch, m, k, n):
-    # numpy's BLAS has small-matrix kernels that sum in another order (up to 100^3 multiply-adds a call):
-    # every piece of every block must stay above them, and then a row is summed as in the whole product
-    monkeypatch.setattr(workers, "blas_alone", lambda: True)
-    rng = np.random.default_rng(m + k + n)
-    x, y = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
-    for a, b in ((x, y), (np.asfortranarray(x), y), (x, np.asfortranarray(y))):
-        cores(1)
-        alone = linalg._blocked(a, b)
-        cores(2)
-        assert linalg._row_parts(m, k, n) > 1
-        assert _bits(linalg._blocked(a, b)) == _bits(alone)
-    # a piece's last block (k % 128 inner indices) is its smallest sgemm
-    shortest = k % linalg._BLOCK or linalg._BLOCK
-    assert (m // linalg._row_parts(m, k, n)) * shortest * n > linalg._SMALL_GEMM
+_PRODUCT_SHAPES = [(256, 784, 512), (784, 256, 512), (1000, 200, 100), (300, 200, 1000), (1001, 300, 300),
+                   (517, 200, 700)]
+
+
+def test_matrix_products_split_by_rows_give_one_threads_bits():
+    # Products are split only when numpy's BLAS runs on one thread, which OpenBLAS reads when it starts: so in
+    # a fresh interpreter with OPENBLAS_NUM_THREADS=1. OpenBLAS sums a row in another order when the row lies in
+    # a call of at most 100^3 multiply-adds (small-matrix kernels) or among the rows left over after a call's
+    # last whole tile of rows (12 on Haswell and Zen): every piece of every block stays above the first, every
+    # piece starts on a tile boundary, and the last ends with the whole product's leftover rows.
+    got = _fresh(f"""
+        import os
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+        import numpy as np
+        from gradcli.engine import workers
+        from gradcli.engine.ops import linalg
+        from gradcli.engine.state import STATE
+        tile = linalg._row_tile()
+        print("tile", tile in linalg._TILES)
+        # the tile found: rows from a multiple of it on, computed alone, are the whole product's; from half a
+        # tile past one they are not
+        rng = np.random.default_rng(5)
+        x = rng.standard_normal((5 * tile + 100, 128)).astype(np.float32)
+        y = rng.standard_normal((128, 384)).astype(np.float32)
+        whole = x @ y
+        print("aligned", all(np.array_equal(x[s:] @ y, whole[s:]) for s in range(0, 5 * tile, tile)))
+        print("unaligned", tile < 2 or not np.array_equal(x[tile // 2 + 1:] @ y, whole[tile // 2 + 1:]))
+        STATE.threads = 2
+        for m, k, n in {_PRODUCT_SHAPES!r}:
+            rng = np.random.default_rng(m + k + n)
+            x = rng.standard_normal((m, k)).astype(np.float32)
+            y = rng.standard_normal((k, n)).astype(np.float32)
+            shortest = k % linalg._BLOCK or linalg._BLOCK
+            for a, b in ((x, y), (np.asfortranarray(x), y), (x, np.asfortranarray(y))):
+                workers.cores = lambda: 1
+                alone = linalg._blocked(a, b)
+                workers.cores = lambda: 2
+                cuts = linalg._row_cuts(m, k, n)
+                ok = (len(cuts) > 2 and cuts[0] == 0 and cuts[-1] == m
+                      and all(cut % tile == 0 for cut in cuts[:-1])
+                      # a piece's last block (k % 128 inner indices) is its smallest sgemm
+                      and min(e - b for b, e in zip(cuts, cuts[1:])) * shortest * n > linalg._SMALL_GEMM
+                      and np.array_equal(linalg._blocked(a, b).view(np.uint32), alone.view(np.uint32)))
+                print(f"{{m}}x{{k}}x{{n}}", ok)
+        """)
+    assert got == ["tile", "True", "aligned", "True", "unaligned", "True"] + \
+        [word for m, k, n in _PRODUCT_SHAPES for word in (f"{m}x{k}x{n}", "True") * 3]
 
 
 def test_the_elementwise_workload_gives_one_threads_gradient(cores):

@@ -293,9 +293,9 @@ def _blocked(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype != np.float32 or y.dtype != np.float32 or k <= _BLOCK:
         return np.matmul(x, y)
     if x.ndim == 2 and y.ndim == 2:
-        parts = _row_parts(x.shape[0], k, y.shape[1])
-        if parts > 1:
-            return _blocked_rows(x, y, parts)
+        cuts = _row_cuts(x.shape[0], k, y.shape[1])
+        if len(cuts) > 2:
+            return _blocked_rows(x, y, cuts)
     out = np.matmul(x[..., :, :_BLOCK], y[..., :_BLOCK, :])
     block = _scratch("block", out.shape, np.float32)
     for start in range(_BLOCK, k, _BLOCK):
@@ -305,35 +305,63 @@ def _blocked(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # Big float32 products are split by rows over the worker threads (gradcli.engine.workers) when numpy's BLAS runs
-# on one thread. A row's sums do not depend on the other rows, as long as every sgemm call keeps to the same
-# kernels: OpenBLAS (numpy's BLAS) has small-matrix kernels, which sum in another order, for calls of at most
-# 100^3 multiply-adds, so every piece's every block must stay above that (tests/test_workers.py checks it).
+# on one thread. A row's sums do not depend on the other rows as long as every sgemm call hands it to the same
+# kernel, which holds only if:
+# - every piece's every block stays above OpenBLAS's small-matrix kernels (calls of at most 100^3 multiply-adds,
+#   which sum in another order);
+# - every piece starts on a boundary of the kernel's tiles of rows: the rows left over after a call's last whole
+#   tile go to narrower kernels, which also sum in another order. The tile depends on the kernel OpenBLAS picked
+#   for this processor (12 rows on Haswell and Zen), so it is found by trying (_row_tile), and the last piece
+#   ends where the product does, with the same leftover rows as the whole product.
+# tests/test_workers.py checks both.
 _SMALL_GEMM = 100 ** 3
 _SPLIT_GEMM = 1 << 24           # multiply-adds: from here a split pays (about 0.3 ms of sgemm on one core)
+_TILES = (4, 8, 12, 16, 24, 32, 48, 64, 96)
+_tile: list = []                # [rows of sgemm's tile, or 0 when no candidate held], found once per process
 
 
-def _row_parts(m: int, k: int, n: int) -> int:
-    """Into how many pieces of rows x @ y (m x k times k x n, in blocks of _BLOCK) is split: 1 for none."""
+def _row_tile() -> int:
+    """The rows of numpy's sgemm tile: the first candidate t for which a product's rows from t on (and from 2t
+    on), computed alone, are bit for bit the whole product's; 0 when none is (then products are not split)."""
+    if not _tile:
+        x = np.sin(np.arange((2 * _TILES[-1] + 64) * _BLOCK, dtype=np.float32)).reshape(-1, _BLOCK)
+        y = np.cos(np.arange(_BLOCK * 256, dtype=np.float32) * np.float32(0.37)).reshape(_BLOCK, 256)
+        whole = x @ y
+        _tile.append(next((t for t in _TILES if np.array_equal(x[t:] @ y, whole[t:])
+                           and np.array_equal(x[2 * t:] @ y, whole[2 * t:])), 0))
+    return _tile[0]
+
+
+def _row_cuts(m: int, k: int, n: int) -> list:
+    """Where x @ y (m x k times k x n, in blocks of _BLOCK) is cut into pieces of rows: [0, ..., m], or [0, m]
+    for no split. Inner cuts are multiples of sgemm's tile, and every piece has enough rows that its shortest
+    block is above the small-matrix kernels."""
     if not workers.blas_alone() or not workers.worth(m * k * n, _SPLIT_GEMM):
-        return 1
+        return [0, m]
     shortest = k % _BLOCK or _BLOCK
-    rows = _SMALL_GEMM // (shortest * n) + 1        # the fewest rows a piece may have
-    return max(1, min(workers.threads() * workers.PIECES, m // rows))
+    least = _SMALL_GEMM // (shortest * n) + 1        # the fewest rows a piece may have
+    tile = _row_tile() if m >= 2 * least else 0
+    for parts in range(min(workers.threads() * workers.PIECES, m // least), 1, -1) if tile else ():
+        cuts = [begin for begin, _ in workers.ranges(m, parts, tile)] + [m]
+        if min(end - begin for begin, end in zip(cuts, cuts[1:])) >= least:
+            return cuts
+    return [0, m]
 
 
-def _blocked_rows(x: np.ndarray, y: np.ndarray, parts: int) -> np.ndarray:
-    """_blocked(x, y) for 2-D operands, computed by pieces of rows on the worker threads."""
+def _blocked_rows(x: np.ndarray, y: np.ndarray, cuts: list) -> np.ndarray:
+    """_blocked(x, y) for 2-D operands, computed by pieces of rows (between `cuts`) on the worker threads."""
     k = x.shape[1]
     out = np.empty((x.shape[0], y.shape[1]), np.float32)
     scratch = np.empty_like(out)
 
-    def piece(begin: int, end: int) -> None:
-        rows, into, block = x[begin:end], out[begin:end], scratch[begin:end]
-        np.matmul(rows[:, :_BLOCK], y[:_BLOCK], out=into)
-        for start in range(_BLOCK, k, _BLOCK):
-            np.matmul(rows[:, start:start + _BLOCK], y[start:start + _BLOCK], out=block)
-            into += block
-    workers.split(x.shape[0], piece, parts=parts)
+    def pieces(first: int, last: int) -> None:
+        for begin, end in zip(cuts[first:last], cuts[first + 1:last + 1]):
+            rows, into, block = x[begin:end], out[begin:end], scratch[begin:end]
+            np.matmul(rows[:, :_BLOCK], y[:_BLOCK], out=into)
+            for start in range(_BLOCK, k, _BLOCK):
+                np.matmul(rows[:, start:start + _BLOCK], y[start:start + _BLOCK], out=block)
+                into += block
+    workers.split(len(cuts) - 1, pieces, parts=len(cuts) - 1)
     return out
 
 
