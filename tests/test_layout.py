@@ -77,3 +77,30 @@ def test_a_kept_size_one_dim_takes_part_in_the_order():
     y = np.ones((1, 5, 1), np.float32).transpose(1, 2, 0)
     out = layout.laid_out(x + y, x, y)
     assert _strides(out) == [1, 5, 25]
+
+
+# ---------------------------------------------------------------------------------------------- stride()
+
+def test_stride_refuses_the_dims_whose_stride_gradcli_does_not_follow():
+    """A dim of size 1 (or any dim of an empty tensor) takes no part in where the elements lie, and PyTorch's
+    stride for it depends on how the tensor was made (x.t().unsqueeze(2) is (1, 3, 1), a contiguous (3, 4, 1)
+    would be (4, 1, 1)): stride() says gradcli does not follow it rather than guess; the other dims answer."""
+    from conftest import run_script
+    result = run_script("import torch\nx = torch.ones(3, 1, 4)\nprint(x.stride(0), x.stride(-1))\nx.stride()\n")
+    assert result.out == "4 1\n"
+    assert result.error.kind == "NotImplementedError"
+    assert "gradcli does not implement torch.Tensor.stride for a dimension of size 1" in result.error.message
+    for source in ("torch.ones(3, 1, 4).stride(1)", "torch.zeros(2, 0).stride(0)", "torch.ones(4)[None].stride()"):
+        result = run_script(f"import torch\n{source}\n")
+        assert result.error.kind == "NotImplementedError", source
+    assert run_script("import torch\nprint(torch.tensor(2.).stride(), torch.ones(5).stride())\n").out == "() (1,)\n"
+
+
+def test_copies_keep_a_dense_layout_and_infer_one_for_the_rest():
+    """clone() and the *_like factories (memory_format=torch.preserve_format): a dense layout kept, a gappy
+    one made dense in the same order of dims (the strides PyTorch 2.13 gave)."""
+    x = np.random.default_rng(0).standard_normal((3, 8, 5)).astype(np.float32).transpose(2, 0, 1)[:, :, ::2]
+    assert _strides(layout.preserved(x)) == [1, 20, 5]
+    assert _strides(layout.preserved(x.transpose(1, 2, 0))) == [20, 5, 1]
+    assert _strides(layout.preserved(np.ones((4, 6))[:, ::3])) == [2, 1]
+    assert layout.dense(x.transpose(2, 0, 1).copy().transpose(1, 2, 0)) and not layout.dense(x)

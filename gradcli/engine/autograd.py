@@ -22,6 +22,7 @@ import numpy as np
 from gradcli.engine import workers
 from gradcli.engine.addresses import address
 from gradcli.engine.cascade import sum_array
+from gradcli.engine.layout import contract_copy, dense, obeys_contract
 from gradcli.engine.state import STATE
 
 # ---------------------------------------------------------------------------------------------- grad mode
@@ -1193,10 +1194,10 @@ def _accumulate(t, g, owned=False):
         owned = False
     current = t.grad
     if current is None:
-        if owned and g.dtype == dtype and g.base is None:
+        if owned and g.dtype == dtype and g.base is None and obeys_contract(g, t._a):
             t.grad = mark_variable(t.__class__(g))
         else:
-            t.grad = mark_variable(t.__class__(np.array(g, dtype=dtype, copy=True)))
+            t.grad = mark_variable(t.__class__(contract_copy(g, t._a, dtype)))
     else:
         buf = current._a
         if buf.size >= workers.BIG_BINARY and g.dtype == buf.dtype:
@@ -1212,9 +1213,16 @@ def _accumulate_tensor(t, g, owned=False):
         raise RuntimeError("gradient does not match the tensor it accumulates into")
     current = t.grad
     if current is None:
-        alias = g.__class__(g._a)           # its own Tensor object: two leaves must not share one
-        alias.grad_fn = g.grad_fn
-        alias.requires_grad = g.requires_grad
-        t.grad = mark_variable(alias)
+        # in grad mode PyTorch always copies the first gradient, into the contract's layout: a copy into a
+        # buffer with a dense leaf's strides (CopyBackwards, whose first input, the buffer, needs no grad), or
+        # a contiguous clone (CloneBackward0) for a leaf that is not dense
+        if not g.requires_grad:
+            t.grad = mark_variable(g.__class__(contract_copy(g._a, t._a, g._a.dtype)))
+        elif dense(t._a):
+            from gradcli.engine.ops.elementwise import copy        # (ops build on this module)
+            t.grad = mark_variable(copy(g.__class__(np.empty_like(t._a, g._a.dtype)), g))
+        else:
+            from gradcli.engine.ops.arith import contiguous_clone
+            t.grad = mark_variable(contiguous_clone(g))
     else:
         t.grad = current + g

@@ -384,7 +384,7 @@ class TensorMath(_Later):
 
     @staticmethod
     def reshape(g, shape_):
-        return shape.view(g, shape_) if g._a.flags.c_contiguous else shape.view(arith.clone(g), shape_)
+        return shape.view(g, shape_) if g._a.flags.c_contiguous else shape.view(arith.contiguous_clone(g), shape_)
 
     @staticmethod
     def sum(g):
@@ -440,7 +440,7 @@ class TensorMath(_Later):
     # tensor group: views (in-place ops on views, see views.py)
     @staticmethod
     def take(g, positions):
-        flat = shape.view(g, (-1,)) if g._a.flags.c_contiguous else shape.view(arith.clone(g), (-1,))
+        flat = shape.view(g, (-1,)) if g._a.flags.c_contiguous else shape.view(arith.contiguous_clone(g), (-1,))
         return indexing.getitem(flat, Tensor(positions))
 
     @staticmethod

@@ -12,6 +12,7 @@ from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
                                       int_param, result_dtype, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device
+from gradcli.engine.layout import preserved
 
 
 def _type_name(x) -> str:
@@ -203,7 +204,7 @@ def _like(name, t, value, dtype, requires_grad):
         if npdt.kind == "b":
             value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
     budget.check_tensor(t._a.shape, npdt.itemsize)
-    return _finish(np.full(t._a.shape, value, dtype=npdt), requires_grad)
+    return _finish(_dense_like(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False, device=None):
@@ -650,17 +651,13 @@ def _draw_like(a: np.ndarray, draw) -> np.ndarray:
     if perm == list(range(a.ndim)):
         return draw(a.shape, a.flags.c_contiguous)
     vals = draw(tuple(a.shape[i] for i in perm), a.flags.c_contiguous)
-    return np.ascontiguousarray(np.transpose(vals, np.argsort(perm)))
+    return np.transpose(vals, np.argsort(perm))     # laid out as `a` where `a` is dense (the *_like factories)
 
 
-def _dense_like(a: np.ndarray) -> np.ndarray:
-    """The layout empty_like gives: `a`'s own strides when they are dense, else row-major."""
-    perm = _memory_order(a)
-    if perm != list(range(a.ndim)):
-        permuted = np.transpose(a, perm)
-        if permuted.flags.c_contiguous:
-            return np.transpose(np.empty(permuted.shape, a.dtype), np.argsort(perm))
-    return np.empty(a.shape, a.dtype)
+def _dense_like(a: np.ndarray, make=None) -> np.ndarray:
+    """The layout empty_like gives (memory_format=torch.preserve_format, layout.preserved). `make(shape)` makes
+    the row-major array to lay out so (default: np.empty of a's dtype)."""
+    return preserved(a, make)
 
 
 def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:

@@ -75,3 +75,53 @@ def laid_out(out: np.ndarray, *operands) -> np.ndarray:
     view = buffer.transpose(np.argsort(outer))
     view[...] = out
     return view
+
+
+def preserved(a: np.ndarray, make=None) -> np.ndarray:
+    """A new array shaped like `a`, laid out as PyTorch's empty_like(memory_format=torch.preserve_format) lays
+    it out: `a`'s own strides when `a` is dense, else dense strides in `a`'s order of dims (infer_dense_strides,
+    which orders the dims as TensorIterator does). `make(shape)` makes the row-major array so laid out
+    (default: np.empty of a's dtype)."""
+    make = make or (lambda shape: np.empty(shape, a.dtype))
+    if a.flags.c_contiguous or a.ndim < 2:
+        return make(a.shape)
+    outer = order(a.shape, [a])[::-1]
+    return make(tuple(a.shape[d] for d in outer)).transpose(np.argsort(outer))
+
+
+def dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: `a`'s elements fill one block of memory, in some order of its
+    dims, with no gap and no element twice (size-1 dims, whatever their stride, take no part)."""
+    if a.flags.c_contiguous or a.size == 0:
+        return True
+    step = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
+
+
+def obeys_contract(g: np.ndarray, variable: np.ndarray) -> bool:
+    """PyTorch's gradient layout contract (utils::obeys_layout_contract): a gradient may become a leaf's .grad
+    as it is when it has the leaf's strides (on every dim of size > 1, and no 0 stride on the others), or,
+    for a leaf that is not dense, when it is contiguous."""
+    if g.flags.c_contiguous and variable.flags.c_contiguous:
+        return 0 not in g.strides or g.size == 0
+    if not dense(variable):
+        return bool(g.flags.c_contiguous)
+    return all((s == t) if n != 1 else s != 0 for n, s, t in zip(g.shape, g.strides, variable.strides))
+
+
+def contract_copy(g: np.ndarray, variable: np.ndarray, dtype) -> np.ndarray:
+    """`g` copied into the layout the contract gives a leaf's .grad (utils::clone_obey_contract): the leaf's
+    own strides when it is dense, else row-major."""
+    out = np.empty_like(variable, dtype) if dense(variable) else np.empty(variable.shape, dtype)
+    np.copyto(out, g, casting="unsafe")
+    return out
+
+
+def contiguous(a):
+    """`a` in row-major order (itself when it already is): what an op whose kernel writes a contiguous result
+    returns. Unlike np.ascontiguousarray, a 0-d array stays 0-d."""
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)

@@ -193,6 +193,25 @@ class Tensor:
     def element_size(self) -> int:
         return self._a.itemsize
 
+    def stride(self, dim=None):
+        """PyTorch's strides, in elements, read from the array's: gradcli lays every result out as PyTorch does
+        (layout.py), which fixes the stride of each dim of size 2 or more. A dim of size 1 or 0 takes no part in
+        where the elements lie, and PyTorch's stride there depends on how the tensor was made, which gradcli does
+        not follow: asking for one is an honest NotImplementedError, not a guess."""
+        x = self._a
+        if dim is None:
+            dims = range(x.ndim)
+        elif x.ndim:
+            dims = (recording.wrap_dim(dim, x.ndim),)
+        else:
+            _zero_dim_size(dim)
+        if x.size == 0 or any(x.shape[d] == 1 for d in dims):
+            raise NotImplementedError(
+                "gradcli does not implement torch.Tensor.stride for a dimension of size 1, or of an empty tensor: "
+                "PyTorch's stride there depends on how the tensor was made")
+        strides = tuple(x.strides[d] // x.itemsize for d in dims)
+        return strides if dim is None else strides[0]
+
     # ------------------------------------------------------------------------------ autograd state
     @property
     def data(self) -> "Tensor":

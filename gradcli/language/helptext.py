@@ -334,6 +334,7 @@ _WHAT = {
     "diag_embed": "Matrices with the last dimension of the input on their diagonals.",
     "contiguous": "The tensor with its elements laid out in order (itself when they already are).",
     "is_contiguous": "Whether the elements are laid out in order.",
+    "stride": "The step in memory, in elements, from one index to the next along each dim (or along `dim`).",
     # linear algebra
     "matmul": "The matrix product, with the rules for 1-d and batched operands (the @ operator).",
     "mm": "The product of two matrices.", "bmm": "Batched matrix products of two 3-d tensors.",

@@ -8,7 +8,7 @@ from gradcli.engine import budget, dtypes, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import fma, fused_body
-from gradcli.engine.layout import laid_out
+from gradcli.engine.layout import laid_out, preserved
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_operand,
                                       operands, result_dtype, scalar_param, unary, with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
@@ -152,6 +152,17 @@ def neg_array(x: np.ndarray) -> np.ndarray:
 
 
 def clone_array(x: np.ndarray) -> np.ndarray:
+    """clone() (memory_format=torch.preserve_format): a dense tensor keeps its strides, any other gets dense
+    strides in its order of dims (layout.preserved)."""
+    if x.flags.c_contiguous:
+        return x.copy()
+    out = preserved(x)
+    np.copyto(out, x)
+    return out
+
+
+def contiguous_array(x: np.ndarray) -> np.ndarray:
+    """clone(memory_format=torch.contiguous_format): what contiguous() and reshape's copy make."""
     return x.copy()
 
 
@@ -183,6 +194,8 @@ EXP         = Op("ExpBackward0",        cr.exp,        ("result",),
                  (lambda F, g, result: workers.multiply(g, result),), floats=True, fresh=True, jvp="auto")
 CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
                  jvp=lambda F, ts, xs, result: clone(ts[0]))
+CONTIGUOUS  = Op("CloneBackward0",      contiguous_array, (),                          (lambda F, g: g,),
+                 jvp=lambda F, ts, xs, result: contiguous_clone(ts[0]))
 POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
                  fits=True, quiet=True, jvp="auto")
 POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
@@ -229,6 +242,7 @@ reciprocal = unary(RECIPROCAL, "reciprocal")
 neg = unary(NEG, "neg")
 exp = unary(EXP, "exp")
 clone = unary(CLONE, "clone")
+contiguous_clone = unary(CONTIGUOUS, "clone")
 
 
 def _float_number_case(a: Tensor, b) -> bool:

@@ -9,7 +9,7 @@ import numpy as np
 from gradcli.engine import dtypes
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.fma import fma
-from gradcli.engine.layout import laid_out
+from gradcli.engine.layout import contiguous, laid_out
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
@@ -1291,8 +1291,8 @@ def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
 def logsigmoid(a: Tensor) -> Tensor:
     _float_only(a, "log_sigmoid_cpu")
     x = a._a
-    buffer = cr.exp(-np.abs(x))
-    out = np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer)
+    buffer = contiguous(cr.exp(-np.abs(x)))       # the kernel writes contiguous result and buffer
+    out = contiguous(np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer))
     return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
 
 

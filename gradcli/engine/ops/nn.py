@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from gradcli.engine.layout import contiguous
 from gradcli.engine import budget, elementary, ops, rng, vecorder
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
@@ -604,13 +605,14 @@ def _apply_reduction(t: Tensor, reduction: str) -> Tensor:
 def _reduce_array(loss: np.ndarray, reduction: str, like: np.ndarray) -> np.ndarray:
     """apply_loss_reduction on a loss computed as one kernel: at::mean or at::sum (the cascade sum), over
     the loss in the memory layout PyTorch gives it, which follows the first input's (TensorIterator lets
-    the first operand with distinct strides order the dims), where numpy's may differ."""
-    if reduction == "none":
-        return loss
+    the first operand with distinct strides order the dims), where numpy's may differ; reduction="none"
+    returns the loss so laid out."""
     if loss.ndim > 1 and like.shape == loss.shape and not like.flags.c_contiguous:
         laid = np.empty_like(like, dtype=loss.dtype)
         np.copyto(laid, loss)
         loss = laid
+    if reduction == "none":
+        return loss
     if reduction == "mean":
         return ops.reduce.mean_array(loss)
     return np.asarray(sum_array(loss))
@@ -673,6 +675,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
             out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
         else:
             out = e / s
+        out = contiguous(out)     # the kernels write a contiguous result, whatever the input's layout
     return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (dims,))
 
 

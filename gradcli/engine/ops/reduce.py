@@ -9,6 +9,7 @@ import numpy as np
 
 from gradcli.display import return_types_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
+from gradcli.engine.layout import contiguous
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, int64_arg, needs_grad, reduction_dims, scalar_param,
@@ -459,11 +460,12 @@ def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def cumsum_array(x, axis):
-    return _cum_array(np.cumsum, x, axis)
+    """(cumsum and cumprod write a contiguous result, whatever the input's layout)"""
+    return contiguous(_cum_array(np.cumsum, x, axis))
 
 
 def cumprod_array(x, axis):
-    return _cum_array(np.cumprod, x, axis)
+    return contiguous(_cum_array(np.cumprod, x, axis))
 
 
 def _flip_cumsum(x, axis):
@@ -664,7 +666,7 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     if empty:
         raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
     fn = np.max if largest else np.min
-    out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
+    out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
     if _plain(a):
         return Tensor(out)      # no node: the mask is not worth computing
     kept = out if keepdim or not x.ndim else np.expand_dims(out, dims)
@@ -870,7 +872,7 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
         out = np.sqrt(v) if take_sqrt else v
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
-    out = np.asarray(out).astype(x.dtype)
+    out = contiguous(np.asarray(out).astype(x.dtype))      # a reduction's result is contiguous
     return apply(STD if take_sqrt else VAR, out, (a,), (dims, correction, keepdim), (x,))
 
 
@@ -940,7 +942,7 @@ def reduce_any(a: Tensor, dim=None, keepdim=False) -> Tensor:
 def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
     x = a._a
     dims = _reduce_dims(dim, x.ndim)
-    out = np.asarray(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asarray(fn(x))
+    out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asarray(fn(x))
     if dim is None and keepdim:
         out = out.reshape((1,) * x.ndim)
     # uint8 tensors keep their dtype (0/1), as in PyTorch; everything else gives bool

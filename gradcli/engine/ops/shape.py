@@ -8,6 +8,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from gradcli.engine.layout import contiguous as row_major
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
@@ -419,7 +420,7 @@ def reshape(a: Tensor, *shape) -> Tensor:
     out = _nocopy_reshape(x, shape)
     if out is not None:
         return _view_of(a, out, RESHAPE_ALIAS, (x.shape,))
-    return unsafe_view(arith.clone(a), shape)
+    return unsafe_view(arith.contiguous_clone(a), shape)
 
 
 def reshape_as(a: Tensor, other: Tensor) -> Tensor:
@@ -470,7 +471,7 @@ def unflatten(a: Tensor, dim, sizes) -> Tensor:
 
 def contiguous(a: Tensor) -> Tensor:
     """The tensor itself when its elements are in row-major order, else a copy (CloneBackward0)."""
-    return a if a._a.flags.c_contiguous else arith.clone(a)
+    return a if a._a.flags.c_contiguous else arith.contiguous_clone(a)
 
 
 def expand(a: Tensor, *sizes) -> Tensor:
@@ -664,7 +665,7 @@ def repeat(a: Tensor, *repeats) -> Tensor:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
     budget.check_tensor(target, x.itemsize)
-    out = np.tile(x.reshape(padded), repeats) if repeats else x.copy()
+    out = row_major(np.tile(x.reshape(padded), repeats)) if repeats else x.copy()
     return apply(REPEAT, out, (a,), (repeats, x.shape))
 
 
@@ -699,7 +700,8 @@ def cat(tensors, dim=0) -> Tensor:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
     budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
-    out = np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d)
+    # contiguous, whatever the inputs' layouts (numpy would follow theirs)
+    out = row_major(np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d))
     parts, offset = [None] * len(tensors), 0
     for i in kept:
         n = tensors[i]._a.shape[d]
@@ -724,7 +726,7 @@ def stack(tensors, dim=0) -> Tensor:
                                f"and {_size_list(t._a.shape)} at entry {i}")
     npdt = _joined_dtype(tensors)
     budget.check_tensor((len(tensors),) + first, npdt.itemsize)
-    out = np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d)
+    out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
     return apply(STACK, out, tuple(tensors), (d,))
 
 
@@ -837,7 +839,9 @@ def flip(a: Tensor, *dims) -> Tensor:
     dims = axes(int_list(dims, "flip", "dims"), x.ndim)
     if not x.ndim:
         dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
-    out = np.ascontiguousarray(np.flip(x, dims)) if dims else x.copy()
+    out = arith.clone_array(x)      # laid out as clone() lays it out (empty_like), then flipped into it
+    if dims:
+        np.copyto(out, np.flip(x, dims))
     return apply(FLIP, out, (a,), (dims,))
 
 
@@ -942,14 +946,16 @@ def tril(a: Tensor, diagonal=0) -> Tensor:
     int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return apply(TRIL, np.tril(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
+    out = row_major(np.tril(a._a, _matrix_offset(a._a, diagonal)))     # a contiguous result, as PyTorch's
+    return apply(TRIL, out, (a,), (diagonal,))
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
     int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return apply(TRIU, np.triu(a._a, _matrix_offset(a._a, diagonal)), (a,), (diagonal,))
+    out = row_major(np.triu(a._a, _matrix_offset(a._a, diagonal)))     # a contiguous result, as PyTorch's
+    return apply(TRIU, out, (a,), (diagonal,))
 
 
 def broadcast_shapes(*shapes) -> tuple:
