@@ -819,7 +819,7 @@ def _pre_hooks(node, g, F, accumulate_fn, own=True):
     if retained is not None:
         t = retained()
         if t is not None:
-            accumulate_fn(t, g)
+            _retain(t, g, F)
     hooks = node.hooks
     if own and hooks is not None and hooks.pre:
         several = g.__class__ is OutputGrads
@@ -1205,6 +1205,25 @@ def _accumulate(t, g, owned=False):
         else:
             np.add(buf, g, out=buf, casting="unsafe")
         current._version[0] += 1
+
+
+def _retain(t, g, F) -> None:
+    """retain_grad's hook: the first gradient becomes `.grad` as a contiguous clone (recorded, CloneBackward0,
+    under create_graph), and each later one makes a new `.grad`, the sum `t.grad + g`; PyTorch never adds into
+    a retained .grad in place, so a script holding the old one keeps it."""
+    if g.__class__ is not t.__class__:
+        g = np.asarray(g)
+        if g.shape != t._a.shape:
+            g = np.broadcast_to(g, t._a.shape)
+        g = t.__class__(g)
+    current = t.grad
+    if current is not None:
+        t.grad = mark_variable(current + g)
+    elif F.tensors and g.requires_grad:
+        from gradcli.engine.ops.arith import contiguous_clone        # (ops build on this module)
+        t.grad = mark_variable(contiguous_clone(g))
+    else:
+        t.grad = mark_variable(t.__class__(np.array(g._a, order="C")))
 
 
 def _accumulate_tensor(t, g, owned=False):
