@@ -11,6 +11,7 @@ into the temporary, whatever its layout. `laid_out` puts a result where PyTorch 
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine.cascade import stride_sort
 
@@ -59,17 +60,22 @@ def laid_out(out: np.ndarray, *operands) -> np.ndarray:
         return out
     arrays = [a for a in operands if a.__class__ is _ndarray and a.ndim > 0]
     shape = out.shape
-    if all(a.flags.c_contiguous and (a.shape == shape or 1 not in shape) for a in arrays):
-        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    if 1 not in shape:
+        if all(a.flags.c_contiguous for a in arrays):
+            return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    elif all(a.flags.c_contiguous and a.shape == shape and a.strides == standard_strides(shape, a.itemsize)
+             for a in arrays):
+        return contiguous(out)
     perm = order(shape, arrays)
     if perm == list(range(len(shape) - 1, -1, -1)):
-        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+        return contiguous(out)
     want, step = [0] * len(shape), out.itemsize
     for d in perm:
         want[d] = step
         step *= shape[d]
+    want = tuple(want)
     if all(w == s or n == 1 for w, s, n in zip(want, out.strides, shape)):
-        return out
+        return with_strides(out, want)      # (a dim of size 1 gets PyTorch's stride)
     outer = perm[::-1]
     buffer = np.empty([shape[d] for d in outer], out.dtype)
     view = buffer.transpose(np.argsort(outer))
@@ -83,7 +89,8 @@ def preserved(a: np.ndarray, make=None) -> np.ndarray:
     which orders the dims as TensorIterator does). `make(shape)` makes the row-major array so laid out
     (default: np.empty of a's dtype)."""
     make = make or (lambda shape: np.empty(shape, a.dtype))
-    if a.flags.c_contiguous or a.ndim < 2:
+    if a.ndim < 2 or a.flags.c_contiguous and (1 not in a.shape or a.strides == standard_strides(a.shape,
+                                                                                                  a.itemsize)):
         return make(a.shape)
     outer = order(a.shape, [a])[::-1]
     return make(tuple(a.shape[d] for d in outer)).transpose(np.argsort(outer))
@@ -121,7 +128,35 @@ def contract_copy(g: np.ndarray, variable: np.ndarray, dtype) -> np.ndarray:
     return out
 
 
+def standard_strides(shape: tuple, itemsize: int) -> tuple:
+    """A contiguous tensor's strides, in bytes, as PyTorch gives them: a dim's is the product of the sizes
+    after it (a size-0 dim counting as 1), also for a dim of size 1, where numpy may leave any stride."""
+    strides, step = [0] * len(shape), itemsize
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def with_strides(a: np.ndarray, strides: tuple) -> np.ndarray:
+    """`a` itself, or a view of the same elements with `strides`, which may differ from a's only on dims of
+    size 1 (which place no element): PyTorch's strides there, which stride() reports."""
+    return a if a.strides == strides else as_strided(a, a.shape, strides)
+
+
 def contiguous(a):
-    """`a` in row-major order (itself when it already is): what an op whose kernel writes a contiguous result
-    returns. Unlike np.ascontiguousarray, a 0-d array stays 0-d."""
-    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    """`a` in row-major order with PyTorch's contiguous strides (itself when it already is): what an op whose
+    kernel writes a contiguous result returns. Unlike np.ascontiguousarray, a 0-d array stays 0-d."""
+    if a.__class__ is not _ndarray or a.ndim == 0:
+        return a
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    return with_strides(a, standard_strides(a.shape, a.itemsize)) if 1 in a.shape and a.size else a
+
+
+def unsqueezed(x: np.ndarray, d: int) -> np.ndarray:
+    """x with a new dim of size 1 at `d` (a view), with PyTorch's stride for it: the size times the stride of
+    the dim it goes before, or 1 at the end; the other dims keep theirs (numpy's expand_dims may not)."""
+    out = np.expand_dims(x, d)
+    new = x.strides[d] * x.shape[d] if d < x.ndim else x.itemsize
+    return with_strides(out, x.strides[:d] + (new,) + x.strides[d:]) if x.size else out

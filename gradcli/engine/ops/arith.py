@@ -154,7 +154,7 @@ def neg_array(x: np.ndarray) -> np.ndarray:
 def clone_array(x: np.ndarray) -> np.ndarray:
     """clone() (memory_format=torch.preserve_format): a dense tensor keeps its strides, any other gets dense
     strides in its order of dims (layout.preserved)."""
-    if x.flags.c_contiguous:
+    if x.flags.c_contiguous and 1 not in x.shape:
         return x.copy()
     out = preserved(x)
     np.copyto(out, x)

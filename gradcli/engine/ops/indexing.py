@@ -9,6 +9,7 @@ import numpy as np
 from gradcli.engine import dtypes, ops, recording
 from gradcli.engine.autograd import _fit
 from gradcli.engine.recording import Op, apply
+from gradcli.engine.layout import unsqueezed
 from gradcli.engine.ops import shape as _shape
 from gradcli.engine.ops.shape import _view_of as _view
 from gradcli.engine.state import STATE
@@ -234,7 +235,7 @@ def _slice(steps: list, cur: np.ndarray, dim: int, k: slice) -> np.ndarray:
 
 
 def _unsqueeze(steps: list, cur: np.ndarray, dim: int) -> np.ndarray:
-    out = np.expand_dims(cur, dim)
+    out = unsqueezed(cur, dim)
     steps.append((UNSQUEEZE, out, (dim,)))
     return out
 

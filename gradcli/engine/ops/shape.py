@@ -8,7 +8,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli.engine.layout import contiguous as row_major
+from gradcli.engine.layout import contiguous as row_major, unsqueezed
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
@@ -527,7 +527,7 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim + 1)
-    return _view_of(a, np.expand_dims(x, d), UNSQUEEZE, (d,))
+    return _view_of(a, unsqueezed(x, d), UNSQUEEZE, (d,))
 
 
 def squeeze(a: Tensor, dim=None) -> Tensor:
