@@ -178,7 +178,7 @@ CASES = [
     case("arith.RECIPROCAL", "a.reciprocal()", "pos:V"), case("arith.RECIPROCAL", "2 / a", "pos:V"),
     case("arith.NEG", "-a", "any:V"),
     case("arith.EXP", "a.exp()", "any:V", **LIB),
-    case("arith.CLONE", "a.clone()", "any:V"),
+    case("arith.CLONE", "a.clone()", "any:V"), case("arith.CONTIGUOUS", "a.t().contiguous()", "any:M"),
     case("arith.POW_SCALAR", "a ** 2", "any:V"), case("arith.POW_SCALAR", "a ** 3", "any:V"),
     case("arith.POW_SCALAR", "a ** 0.5", "pos:V", **LIB), case("arith.POW_SCALAR", "a ** -1.5", "pos:V", **LIB),
     case("arith.POW_TENSOR", "a ** b", "pos:M any:C", **LIB),

@@ -699,14 +699,7 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -
     shape = _shape(name, size, _size_kw(name, kw))
     dt = _float_output(name, dtype)
     budget.check_tensor(shape, dt.itemsize)
-    if dt == np.float16 and (fill is _uniform_values or math.prod(shape) < _HALF_NORMAL_SCALAR):
-        # PyTorch draws float16 as float32 and rounds (checked against it for rand up to 1000 elements
-        # and randn below 16; randn's vectorised path for 16 and more differs and is not modelled)
-        return _finish(fill(g, np.empty(shape, np.float32), 0.0, 1.0).astype(np.float16), requires_grad)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
-
-
-_HALF_NORMAL_SCALAR = 16
 
 
 def _input_tensor(name: str, t) -> Tensor:

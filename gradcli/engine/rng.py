@@ -531,23 +531,30 @@ class Generator:
         """uniform_(low, high): fma(x, high - low, low) rounded once; high itself maps to low."""
         if STATE.vmap is not None:
             return STATE.vmap.random(lambda s: self.uniform(s, dtype, low, high), shape)
-        dt = _float_dtype(dtype)
+        half = np.dtype(dtype) == np.float16
+        dt = np.dtype(np.float16) if half else _float_dtype(dtype)
         low, high = float(low), float(high)
-        if dt == np.float32:
-            f32max = float(np.finfo(np.float32).max)
-            if not -f32max <= low <= f32max:
-                raise RuntimeError("from is out of bounds for float")
-            if not -f32max <= high <= f32max:
-                raise RuntimeError("to is out of bounds for float")
+        if dt != np.float64:
+            top, name = float(np.finfo(dt).max), "c10::Half" if half else "float"
+            if not -top <= low <= top:
+                raise RuntimeError("from is out of bounds for " + name)
+            if not -top <= high <= top:
+                raise RuntimeError("to is out of bounds for " + name)
         if not low <= high:
             raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%s > to=%s"
                                % (_cxx_double(low), _cxx_double(high)))
         limit = float(np.finfo(dt).max)
         if high - low > limit:
             raise RuntimeError(
-                "uniform_ expects to-from <= std::numeric_limits<Float>::max(), but found to=%s and "
+                "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%s and "
                 "from=%s which result in to-from to exceed the limit"
-                % (_cxx_double(high), _cxx_double(low)))
+                % ("Half" if half else "Float" if dt == np.float32 else "Double", _cxx_double(high),
+                   _cxx_double(low)))
+        if half:
+            # computed in float32 and rounded; a value that rounds to `high` becomes `low`, as `high` itself does
+            v = self.uniform(shape, np.float32, low, high).astype(np.float16)
+            v[v == np.float16(high)] = np.float16(low)
+            return v
         n = math.prod(shape)
         if dt == np.float32:
             f, t = np.float32(low), np.float32(high)
@@ -586,6 +593,15 @@ class Generator:
         mean, std = float(mean), float(std)
         if not std >= 0.0:
             raise RuntimeError("normal expects std >= 0.0, but found std %s" % _cxx_double(std))
+        if np.dtype(dtype) == np.float16:
+            # PyTorch 2.13 computes float16 normals in float32, rounded at the end; its blocks of 16 draw their
+            # uniforms block by block, so the redone last block takes the 16 draws after the whole blocks'
+            n = math.prod(shape)
+            if n >= _SCALAR_LIMIT and contiguous:
+                out = self._normal_block(n, np.dtype(np.float32), mean, std, per_block=True)
+            else:
+                out = self._normal_scalar(n, mean, std).astype(np.float32)
+            return out.astype(np.float16).reshape(shape)
         dt = _float_dtype(dtype)
         n = math.prod(shape)
         if n >= _SCALAR_LIMIT and contiguous:
@@ -620,16 +636,19 @@ class Generator:
         fma = _fma_scalar_impl
         return np.array([fma(v, std, mean) for v in vals], dtype=np.float64)
 
-    def _normal_block(self, n: int, dt: np.dtype, mean: float, std: float) -> np.ndarray:
-        """The vectorised path: blocks of 16 uniforms, the tail redone with 16 fresh ones."""
+    def _normal_block(self, n: int, dt: np.dtype, mean: float, std: float, per_block: bool = False) -> np.ndarray:
+        """The vectorised path: blocks of 16 uniforms, the tail redone with 16 fresh ones. The uniforms are
+        drawn for every element first (float32, float64), or block by block (`per_block`: float16), where the
+        elements past the last whole block get no draw of their own."""
         f32 = dt == np.float32
         tail = n % 16 != 0
-        d = self._u24(n + 16 * tail) if f32 else self._u53(n + 16 * tail)
         nb = n // 16
-        if tail:
+        drawn = 16 * (nb + tail) if per_block else n + 16 * tail
+        d = self._u24(drawn) if f32 else self._u53(drawn)
+        if tail and not per_block:
             rows = np.concatenate((d[:nb * 16], d[n:])).reshape(nb + 1, 16)
         else:
-            rows = d.reshape(nb, 16)
+            rows = d.reshape(nb + tail, 16)
         z = _normal_blocks_f32(rows, mean, std) if f32 else _normal_blocks_f64(rows, mean, std)
         out = np.empty(n, z.dtype)
         out[:nb * 16] = z[:nb].reshape(-1)
