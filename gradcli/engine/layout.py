@@ -123,7 +123,9 @@ def obeys_contract(g: np.ndarray, variable: np.ndarray) -> bool:
 def contract_copy(g: np.ndarray, variable: np.ndarray, dtype) -> np.ndarray:
     """`g` copied into the layout the contract gives a leaf's .grad (utils::clone_obey_contract): the leaf's
     own strides when it is dense, else row-major."""
-    out = np.empty_like(variable, dtype) if dense(variable) else np.empty(variable.shape, dtype)
+    if variable.flags.c_contiguous or not dense(variable):
+        return np.array(g, dtype=dtype, order="C")
+    out = np.empty_like(variable, dtype)
     np.copyto(out, g, casting="unsafe")
     return out
 
