@@ -79,6 +79,11 @@ SIGNATURES = {
                   "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
                   "(Tensor input, Number other, *, str rounding_mode)"],
     "Tensor.div": ["(Tensor other)", "(Tensor other, *, str rounding_mode)", "(Number other, *, str rounding_mode)"],
+    # the in-place forms take what the out-of-place ones take
+    "Tensor.add_": ["(Tensor other, *, Number alpha = 1)", "hidden:(Number alpha, Tensor other)"],
+    "Tensor.sub_": ["(Tensor other, *, Number alpha = 1)", "hidden:(Number alpha, Tensor other)"],
+    "Tensor.mul_": ["(Tensor other)"],
+    "Tensor.div_": ["(Tensor other)", "(Tensor other, *, str rounding_mode)", "(Number other, *, str rounding_mode)"],
     "torch.sum": ["(Tensor input, *, torch.dtype dtype = None)",
                   "(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, "
                   "Tensor out = None)"],
