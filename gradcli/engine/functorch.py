@@ -142,11 +142,12 @@ class Transformed:
     """What a transform returns: a function that prints as Python prints the one PyTorch returns
     (`<function f at 0x...>` after functools.wraps, `<function vmap.<locals>.wrapped at 0x...>`)."""
 
-    __slots__ = ("call", "qualname", "__weakref__")
+    __slots__ = ("call", "qualname", "name", "__weakref__")
 
     def __init__(self, call, qualname: str):
         self.call = call
         self.qualname = qualname
+        self.name = qualname.rpartition(".")[2]     # __name__, which messages about it give (`vmap(<lambda>, ...)`)
 
     def __call__(self, *args, **kwargs):
         return self.call(*args, **kwargs)
