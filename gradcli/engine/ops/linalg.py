@@ -140,6 +140,11 @@ _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float6
                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
 
 
+def cxx_type(dtype) -> str:
+    """The C++ name PyTorch's messages give a dtype ("float", "long int", "c10::Half")."""
+    return _DTYPE_WORDS.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
 def _tensor_arg(x, fn: str, name: str, position: int):
     if x.__class__ is not Tensor:
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
@@ -374,6 +379,12 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
+    if k == 1 and shape[-2] > 1 and shape[-1] > 1 and x.dtype.kind == "f" and (
+            x.ndim == y.ndim == 2 or x.ndim == y.ndim == 3 and shape[0] == 1 and shape[1] * shape[2] >= 400):
+        # one inner index: MKL's gemm (mm, and bmm of one matrix past bmm's own kernel) stores the products
+        # themselves (a -0.0 product stays -0.0), where the matrix-vector paths (a single row or column) and the
+        # batched kernels add them to zero
+        return np.multiply(x, y)
     if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > SEQUENTIAL_WORK:
         return _blocked(x, y)
     dtype = np.result_type(x, y)
