@@ -23,7 +23,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.forward import add_tangents, dropped
-from gradcli.engine.ops import shape
+from gradcli.engine.ops import linalg, shape
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -292,6 +292,14 @@ def _expect_tensor(value, fn: str, name: str, position: int):
                         f"{type(value).__name__}")
 
 
+def _check_bias_type(x: np.ndarray, bias, transposed: bool) -> None:
+    """PyTorch's first check of a convolution: the bias's dtype is the input's (a transposed convolution's bias
+    is checked for its shape only, in convolution())."""
+    if bias is not None and not transposed and bias._a.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({linalg.cxx_type(x.dtype)}) and bias type ({linalg.cxx_type(bias._a.dtype)}) "
+                           f"should be the same")
+
+
 def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation, groups,
                 transposed=False, output_padding=0) -> Tensor:
     """F.convNd / F.conv_transposeNd: the batch dim added for an unbatched input (and taken off the
@@ -305,6 +313,7 @@ def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation
     if transposed and isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
     x = input._a
+    _check_bias_type(x, bias, transposed)
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
                            f"size: {_size_list(x.shape)}")
@@ -360,6 +369,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     padding = _fit(padding, max(k, 0), "padding") if k > 0 else tuple(padding)
     dilation = _fit(dilation, max(k, 0), "dilation") if k > 0 else tuple(dilation)
     output_padding = _fit(output_padding, max(k, 0), "output_padding") if k > 0 else tuple(output_padding)
+    _check_bias_type(x, bias, transposed)
     if x.ndim != w.ndim:
         raise RuntimeError(f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {_size_list(w.shape)}, "
                            f"but got {x.ndim}-dimensional input of size {_size_list(x.shape)} instead")
@@ -371,9 +381,6 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got {_size_list(dilation)}")
-    if x.dtype != w.dtype:
-        raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
-                           f"{_DTYPE_WORDS.get(w.dtype.name, w.dtype.name)}")
     if w.shape[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {_size_list(w.shape)} instead")
@@ -409,11 +416,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
                     + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
     if bias is not None:
         if bias._a.ndim != 1 or bias._a.shape[0] != outputs:
-            raise RuntimeError(f"Given weight of size {_size_list(w.shape)}, expected bias to be 1-dimensional with "
-                               f"{outputs} elements, but got bias of size {_size_list(bias._a.shape)} instead")
+            raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {_size_list(w.shape)}, "
+                               f"expected bias to be 1-dimensional with {outputs} elements, but got bias of size "
+                               f"{_size_list(bias._a.shape)} instead")
         if bias._a.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
                                f"{_DTYPE_WORDS.get(bias._a.dtype.name, bias._a.dtype.name)}")
+    if x.dtype != w.dtype:      # the kernel's own check, after every shape check
+        raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
+                           f"{_DTYPE_WORDS.get(w.dtype.name, w.dtype.name)}")
     return _record(input, weight, bias, (stride, padding, dilation, bool(transposed), output_padding, groups))
 
 
