@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
-from gradcli.engine.recording import number_operand
+from gradcli.engine.recording import checked_scalar, number_operand
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -22,6 +22,12 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
         fma(w, diff, start, start)
     else:
         fma(w - start.dtype.type(1), diff, end, start)
+
+
+def _checked(value, dtype) -> float:
+    """A hyperparameter PyTorch's update passes as an `alpha=` or `value=` (param.add_(grad, alpha=-lr), ...),
+    which it converts to the parameter's dtype with an overflow check: its RuntimeError past float32's range."""
+    return checked_scalar(value, np.dtype(dtype))
 
 
 def _scalar(value) -> float:
@@ -313,6 +319,7 @@ class SGD(Optimizer):
             c_wd, c_momentum, c_dampening, c_lr = k
             grad = _grad_of(p, maximize)
             if wd != 0:
+                _checked(wd, a.dtype)
                 grad = fma(a, c_wd, grad)
             if momentum != 0:
                 st = state[p]
@@ -322,12 +329,16 @@ class SGD(Optimizer):
                 else:
                     b = buf._a
                     b *= c_momentum
+                    _checked(1 - dampening, a.dtype)
                     if dampening == 0:
                         b += grad               # add_(alpha=1): one rounding either way
                     else:
                         fma(grad, c_dampening, b, b)
                     buf._version[0] += 1
+                if nesterov:
+                    _checked(momentum, a.dtype)
                 grad = fma(buf._a, c_momentum, grad) if nesterov else buf._a
+            _checked(-lr, a.dtype)
             fma(grad, c_lr, a, a)
             p._version[0] += 1
 
@@ -339,7 +350,7 @@ class SGD(Optimizer):
         grad = flat.grads(maximize)
         params = flat.params_flat()
         if wd != 0:
-            grad = fma(params, t(wd), grad)
+            grad = fma(params, t(_checked(wd, flat.dtype)), grad)
         changed = False
         if momentum != 0:
             buf = flat.buffers[0]
@@ -347,14 +358,15 @@ class SGD(Optimizer):
                 np.copyto(buf, grad)
             else:
                 buf *= t(momentum)
+                _checked(1 - dampening, flat.dtype)
                 if dampening == 0:
                     buf += grad
                 else:
                     fma(grad, t(1 - dampening), buf, buf)
                 changed = True
-            grad = fma(buf, t(momentum), grad) if nesterov else buf
+            grad = fma(buf, t(_checked(momentum, flat.dtype)), grad) if nesterov else buf
         flat.fresh = False
-        fma(grad, t(-lr), params, params)
+        fma(grad, t(_checked(-lr, flat.dtype)), params, params)
         flat.store_params(params, changed)
 
 
@@ -409,6 +421,7 @@ class Adam(Optimizer):
                 if decoupled:
                     a *= c_decay
                 else:
+                    _checked(wd, a.dtype)
                     grad = fma(a, c_wd, grad)
             m, v = st["exp_avg"], st["exp_avg_sq"]
             _lerp_(m._a, grad, 1 - beta1)
@@ -428,7 +441,7 @@ class Adam(Optimizer):
             denom = elementary.sqrt(va)
             denom /= t(bias_correction2 ** 0.5)
             denom += c_eps
-            update = t(-step_size) * m._a
+            update = t(_checked(-step_size, a.dtype)) * m._a
             update /= denom
             a += update                 # self + value*t1/t2: the addition commutes
             p._version[0] += 1
@@ -443,7 +456,7 @@ class Adam(Optimizer):
             if decoupled:
                 flat.scale_params(t(1 - lr * wd))
             else:
-                grad = fma(flat.params_flat(), t(wd), grad)
+                grad = fma(flat.params_flat(), t(_checked(wd, flat.dtype)), grad)
         m, v = flat.buffers[0], flat.buffers[1]
         block = flat.block
         w = _constant(block, 1 - beta1)
@@ -468,7 +481,7 @@ class Adam(Optimizer):
         denom = elementary.sqrt(v)
         denom /= t(bias_correction2 ** 0.5)
         denom += _constant(block, eps)
-        update = t(-step_size) * m
+        update = t(_checked(-step_size, flat.dtype)) * m
         update /= denom
         flat.add_to_params(update)
 
@@ -665,7 +678,7 @@ class RMSprop(Optimizer):
             grad = _grad_of(p, maximize)
             _count_step(st)
             if wd != 0:
-                grad = fma(a, t(wd), grad)
+                grad = fma(a, t(_checked(wd, a.dtype)), grad)
             sq = st["square_avg"]
             s = sq._a
             s *= t(alpha)
@@ -685,10 +698,10 @@ class RMSprop(Optimizer):
                 b *= t(momentum)
                 b += grad / avg
                 buf._version[0] += 1
-                fma(b, t(-lr), a, a)
+                fma(b, t(_checked(-lr, a.dtype)), a, a)
                 p._version[0] += 1
             else:
-                update = t(-lr) * grad
+                update = t(_checked(-lr, a.dtype)) * grad
                 update /= avg
                 a += update
                 p._version[0] += 1
@@ -728,14 +741,14 @@ class Adagrad(Optimizer):
             step = _count_step(st)
             grad = _grad_of(p, maximize)
             if wd != 0:
-                grad = fma(a, t(wd), grad)
+                grad = fma(a, t(_checked(wd, a.dtype)), grad)
             clr = lr / (1 + (step - 1) * lr_decay)
             total = st["sum"]
             fma(grad, grad, total._a, total._a)
             total._version[0] += 1
             std = elementary.sqrt(total._a)
             std += t(eps)
-            update = t(-clr) * grad
+            update = t(_checked(-clr, a.dtype)) * grad
             update /= std
             a += update                 # self + value*t1/t2: the addition commutes
             p._version[0] += 1
