@@ -588,6 +588,9 @@ def legacy_tensor(*args):
 
 def variable(data, requires_grad=False, volatile=False):
     """torch.autograd.Variable(t): today a new leaf tensor sharing `t`'s data."""
+    for flag in (requires_grad, volatile):      # read as C ints, as PyTorch's Variable reads them, first
+        if not hasattr(flag, "__index__"):
+            raise TypeError(f"'{type(flag).__name__}' object cannot be interpreted as an integer")
     if not isinstance(data, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     t = Tensor(data._a)

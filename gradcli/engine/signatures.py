@@ -231,6 +231,7 @@ SIGNATURES = {
     **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
        for name in ("new_zeros", "new_ones", "new_empty")},
     "Tensor.size": ["(int dim = None)"],
+    "torch.device": ["(torch.device device)", "(str type, int index = -1)"],
     "Tensor.stride": ["(int dim = None)"],
     "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "
                      "bool requires_grad = False, bool pin_memory = False)"],

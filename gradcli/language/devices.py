@@ -16,6 +16,7 @@ from gradcli.engine.tensor import NO_CUDA, Tensor, _CPU, _Device, _scalar_name, 
 
 def device(*args, **kwargs) -> _Device:
     """torch.device('cpu'), torch.device('cuda:1'), torch.device('cpu', 0), torch.device(other_device)."""
+    positional = len(args) >= 2           # (PyTorch's message gives the index's position only then)
     if kwargs:
         names = ("type", "index")
         for name in kwargs:
@@ -33,7 +34,8 @@ def device(*args, **kwargs) -> _Device:
     if len(args) == 2 and args[1] is not None:
         index = args[1]
         if index.__class__ is not int:
-            raise TypeError(f"device(): argument 'index' must be int, not {type(index).__name__}")
+            where = " (position 2)" if positional else ""
+            raise TypeError(f"device(): argument 'index'{where} must be int, not {type(index).__name__}")
         if parsed.index is not None:
             raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
                                f"{kind}")
