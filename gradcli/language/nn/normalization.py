@@ -8,12 +8,13 @@ from gradcli.engine import dtypes, factories, init, ops, parameter
 from gradcli.language.nn.module import Module
 
 
-def _affine_parameters(module, affine: bool, bias: bool, shape: tuple, dtype) -> None:
-    """weight (and bias unless bias=False) of `shape` when affine, else both registered as None."""
+def _affine_parameters(module, affine: bool, bias: bool, size, dtype) -> None:
+    """weight (and bias unless bias=False) made by empty(size) when affine (an int, or LayerNorm's
+    normalized_shape tuple, so a bad size gets the message PyTorch's call gets), else both None."""
     if affine:
-        module.weight = parameter.make(factories.empty(*shape, dtype=dtype))
+        module.weight = parameter.make(factories.empty(size, dtype=dtype))
         if bias:
-            module.bias = parameter.make(factories.empty(*shape, dtype=dtype))
+            module.bias = parameter.make(factories.empty(size, dtype=dtype))
         else:
             module.register_parameter("bias", None)
     else:
@@ -35,7 +36,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        _affine_parameters(self, affine, bias, (num_features,), dtype)
+        _affine_parameters(self, affine, bias, num_features, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", factories.zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", factories.ones(num_features, dtype=dtype))
@@ -145,7 +146,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _affine_parameters(self, affine, bias, (num_channels,), dtype)
+        _affine_parameters(self, affine, bias, num_channels, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
