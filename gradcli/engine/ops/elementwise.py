@@ -217,9 +217,15 @@ def _softplus_backward_grad(F, g, grad_output, self, beta, threshold):
     return F.softplus_backward(g, self, beta, threshold)
 
 
+def _as_factor(F, mask, like):
+    """mask.type_as(like): PyTorch's formulas multiply by it, so an inf or nan where it is 0 gives nan."""
+    return F.cast(mask, like._a.dtype if F.tensors else like.dtype)
+
+
 def _softplus_double_backward(F, g, grad_output, self, beta, threshold):
     x = self * beta
-    return F.masked_zero(F.sigmoid_backward(g * grad_output, F.sigmoid(x)), ~(x < threshold)) * beta
+    s = F.sigmoid_backward(g * grad_output, F.sigmoid(x))
+    return s * _as_factor(F, x < threshold, s) * beta
 
 
 def _gelu_double_backward(F, ggI, gO, x, approximate):
@@ -242,11 +248,12 @@ def _gelu_double_backward(F, ggI, gO, x, approximate):
 
 
 def _elu_double_backward(F, g, grad_output, alpha, is_result, x):
-    """Only the negative side has a second derivative."""
-    outside = ~(x < 0)
-    if is_result:
-        return F.masked_zero(g * grad_output, outside)
-    return F.masked_zero(F.elu_backward(g * grad_output, alpha, False, x), outside)
+    """Only the negative side has a second derivative: PyTorch's formula, input_scale (1 for elu) and the mask
+    as factors."""
+    inner = g * grad_output * 1.0
+    if not is_result:
+        inner = F.elu_backward(inner, alpha, False, x)
+    return inner * _as_factor(F, x < 0, inner)
 
 
 def _log_sigmoid_double_backward(F, g, grad_output, self, buffer):
