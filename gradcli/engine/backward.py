@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from gradcli.engine import autograd, backmath, dtypes, ops
+from gradcli.engine.layout import writable
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -286,7 +287,7 @@ class _TensorHook:
             arg = g
         else:
             # the hook may change the gradient in place: hand it a writable array of its own
-            arg = Tensor(g if g.__class__ is np.ndarray and g.flags.writeable else np.array(g))
+            arg = Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
         result = self.fn(arg)
         if result is None:
             return g if F.tensors else arg._a
@@ -310,7 +311,7 @@ def _as_tensor(g, F):
     """A gradient as a hook receives it: a Tensor of its own (writable), or None."""
     if g is None or F.tensors:
         return g
-    return Tensor(g if g.__class__ is np.ndarray and g.flags.writeable else np.array(g))
+    return Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
 
 
 def _replacement(fn, result, before: tuple, F) -> tuple:

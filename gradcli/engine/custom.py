@@ -17,6 +17,7 @@ from gradcli.engine import autograd, dtypes, savedhooks
 from gradcli.engine import forward as forward_ad
 from gradcli.engine.addresses import address
 from gradcli.engine.autograd import FREED, FREED_MESSAGE, Node, OutputGrads, OutputSlot, RunOp, edge
+from gradcli.engine.layout import writable
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -130,7 +131,7 @@ class FunctionNode(Node):
         else:
             made = (g,) if g is not None or self.out_index is None else (None,) * len(self.out_index)
         if not F.tensors:
-            made = [None if m is None else Tensor(m) for m in made]
+            made = [None if m is None else Tensor(writable(m)) for m in made]
         # one gradient per forward output: None for a value that is not a tensor; for the other tensors
         # (marked non-differentiable), and where no gradient flowed, zeros unless set_materialize_grads(False)
         grads = []

@@ -162,3 +162,14 @@ def unsqueezed(x: np.ndarray, d: int) -> np.ndarray:
     out = np.expand_dims(x, d)
     new = x.strides[d] * x.shape[d] if d < x.ndim else x.itemsize
     return with_strides(out, x.strides[:d] + (new,) + x.strides[d:]) if x.size else out
+
+
+def writable(a: np.ndarray) -> np.ndarray:
+    """`a` itself when numpy lets it be written, else a copy a script may write into that keeps its layout:
+    a read-only broadcast (the gradient of a sum, expanded) gets storage of its own where the places that
+    shared an element still share it, as in PyTorch's expanded tensor (a write reaches all of them)."""
+    if a.flags.writeable:
+        return a
+    compact = np.array(a[tuple(slice(0, 1) if s == 0 else slice(None) for s in a.strides)])
+    return as_strided(compact, a.shape, tuple(0 if s == 0 else c for s, c in zip(a.strides, compact.strides)),
+                      writeable=True)

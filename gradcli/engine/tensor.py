@@ -1426,7 +1426,7 @@ class Tensor:
         return backward.register_post_accumulate_grad_hook(self, hook)
 
     # ------------------------------------------------------------------------------ in place
-    def _inplace(self, fn, other, broadcast_with: tuple = ()):
+    def _inplace(self, fn, other, broadcast_with: tuple = (), overlap_ok: bool = False):
         """Run an out-of-place op, then write its result into this tensor's storage (shared by every
         alias), bump the version counter and, when recorded, make its node this tensor's grad_fn.
         `broadcast_with`: the operands of an elementwise op (`x.op_(y)`, `x op= y`, `x.lerp_(y, w)`), whose
@@ -1447,7 +1447,7 @@ class Tensor:
                 raise RuntimeError(f"output with shape {list(self._a.shape)} doesn't match the broadcast "
                                    f"shape {list(shape)}")
         if self._base is not None:
-            ops.check_inplace_view(self)
+            ops.check_inplace_view(self, overlap_ok)      # (fill_ writes a shared element once, for all)
         src = self
         if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
@@ -1558,10 +1558,10 @@ class Tensor:
         return self._inplace_arith(ops.div, np.true_divide, other)
 
     def zero_(self):
-        return self._inplace(lambda a, v: ops.fill(a, v, zero=True), 0)
+        return self._inplace(lambda a, v: ops.fill(a, v, zero=True), 0, overlap_ok=True)
 
     def fill_(self, value):
-        return self._inplace(ops.fill, value)
+        return self._inplace(ops.fill, value, overlap_ok=True)
 
 
 class _Device:

@@ -512,8 +512,10 @@ def setitem(a: Tensor, key, value) -> None:
         if base is not None:
             region = Tensor(x)            # PyTorch checks the view written, not the whole tensor
             region._base = base
-            ops.check_inplace_view(region)
+            ops.check_inplace_view(region, overlap_ok=bool(advanced))
         if advanced:
+            if ops.shape._internal_overlap(x):
+                _warn_expanded(number and all(_is_mask(arr) for _, arr in advanced))
             x[npkey] = v
         else:
             np.copyto(x, v, casting="unsafe")
@@ -527,6 +529,21 @@ def setitem(a: Tensor, key, value) -> None:
         t._inplace(ops.fill, src)
     else:
         t._inplace(ops.copy, src)
+
+
+_EXPANDED = ("Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing this "
+             "operation. This also applies to advanced indexing e.g. tensor[{}] = {} (Triggered internally at "
+             "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{}.)")
+
+
+def _warn_expanded(masked: bool) -> None:
+    """PyTorch's deprecation warnings for an indexed write into a tensor whose elements share memory (an
+    expanded tensor, which it still writes: every place sharing an element sees the value): index_put_'s,
+    and masked_fill_'s after it for a mask and a number."""
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", _EXPANDED.format("index_put_", "indices", "tensor", 976))
+        if masked:
+            STATE.warn("UserWarning", _EXPANDED.format("masked_fill_", "mask", "scalar", 2450))
 
 
 def _dual_write(a: Tensor, value, number: bool) -> bool:

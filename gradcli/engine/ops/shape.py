@@ -314,8 +314,10 @@ def _internal_overlap(x: np.ndarray) -> bool:
 _MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
 
 
-def check_inplace_view(t: Tensor) -> None:
-    """PyTorch's refusals of an in-place op on a view `t` (one with a `_base`)."""
+def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
+    """PyTorch's refusals of an in-place op on a view `t` (one with a `_base`). `overlap_ok`: the op writes
+    an element shared by several places once for all of them (fill_, zero_, index_put_, masked_fill_, which
+    PyTorch lets write into an expanded tensor), so a view with internal overlap is not refused."""
     if STATE.recording:
         fn = t.grad_fn
         name = _MULTI_VIEW.get(fn.op.node) if fn is not None else None
@@ -343,7 +345,7 @@ def check_inplace_view(t: Tensor) -> None:
         if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    if _internal_overlap(t._a):
+    if not overlap_ok and _internal_overlap(t._a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
 
