@@ -55,6 +55,16 @@ def _collector_tuned():
 
 _HEAP_TUNED = [False]
 
+# The script this process replays and its syntax tree: --check-grads and the other diagnostics replay a
+# script hundreds of times, and compiling never changes a tree, so it is parsed once (only a parse
+# with no problems is kept: the others are reported by parsing again).
+_REPLAYED: list = [None]
+
+
+def _replayed_tree(source: str):
+    last = _REPLAYED[0]
+    return last[1] if last is not None and last[0] == source else None
+
 
 def _keep_heap_memory() -> None:
     """Let freed tensor buffers be reused instead of handed back to the OS (glibc only; once).
@@ -91,6 +101,8 @@ class Session:
 
     # Keep `where` up to date without an event sink too (--nan-check names lines); set before compiling.
     track_lines = False
+    # A replay of the script a run already parsed (gradcli.diagnostics.replay): its syntax tree is reused.
+    replaying = False
 
     def __init__(self, out=None, err=None, seed: int | None = None, echo=None, display: str | None = None,
                  events=None, provenance: bool = False, stable_ids: bool = False, python_seed: int | None = None):
@@ -234,7 +246,11 @@ class Session:
         try:
             # one list of problems for the parse and the compile, so that one run reports them all
             problems = Problems()
-            tree = parser.parse(source, filename, problems)
+            tree = _replayed_tree(source) if self.replaying else None
+            if tree is None:
+                tree = parser.parse(source, filename, problems)
+                if self.replaying and not problems:
+                    _REPLAYED[0] = (source, tree)
             tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
             return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,13 @@ def _compile_gradcli_once() -> None:
 
 
 _compile_gradcli_once()
+
+# The test modules' bytecode: pytest rewrites the asserts of each test module it imports (6 s of CPU for
+# the suite's modules, in each worker) and keeps the result in tests/__pycache__ only where bytecode may be
+# written. Where PYTHONDONTWRITEBYTECODE is set, every worker of every run rewrote them all again; as for
+# the package above, the suite writes them (this process only: the processes the tests start keep the
+# variable). Set before pytest imports the test modules, which it does after this file.
+sys.dont_write_bytecode = False
 
 
 def _interruptible() -> None:

@@ -4,8 +4,11 @@ gradcli's own errors may come out (ScriptError, ScriptSyntaxError, the timeout's
 exception is a crash of gradcli.
 
 The CI run is small and deterministic (its example counts were halved to keep the suite within 90
-seconds: the differential fuzzer, tools/difffuzz.py, now runs the long mutated-script searches). A longer,
-random run, by hand:
+seconds: the differential fuzzer, tools/difffuzz.py, now runs the long mutated-script searches). Its
+inputs come from a seeded random.Random, each example from its own seed: hypothesis's drawing and
+mutation machinery cost more CPU than gradcli's running of the scripts did. The generators make their
+choices through a Draws object, so the longer, random run, by hand, draws the same choices from
+hypothesis instead (its search and its shrinking):
 
     GRADCLI_FUZZ_EXAMPLES=100000 .venv/bin/python -m pytest tests/test_fuzz.py -x
 
@@ -14,13 +17,15 @@ random run, by hand:
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import random
 import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
 from gradcli.engine import budget
@@ -41,9 +46,120 @@ SECONDS = 2.0 if LONG_RUN else 0.5
 MEMORY = 256 << 20              # tensors past this fail at once, as under --max-memory 256M
 
 
-def fuzz_settings(examples: int):
-    return settings(max_examples=LONG_RUN or examples, deadline=None, derandomize=not LONG_RUN, database=None,
-                    print_blob=True, suppress_health_check=list(HealthCheck))
+class Draws:
+    """A generator's choices, from a random.Random seeded for one example. Sizes follow hypothesis's lists
+    and text (a geometric length with its average, cut at the maximum); characters and bytes, its mix
+    (about half ASCII, the rest over all of Unicode but the surrogates, or the high bytes)."""
+
+    def __init__(self, seed: str):
+        self.rng = random.Random(seed)
+
+    def pick(self, options):
+        return self.rng.choice(options)
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+    def boolean(self) -> bool:
+        return self.rng.random() < 0.5
+
+    def size(self, low: int, high: int) -> int:
+        n, more = low, _p_continue(low, high)
+        while n < high and self.rng.random() < more:
+            n += 1
+        return n
+
+    def text(self, max_size: int) -> str:
+        return "".join(map(chr, (self._code_point() for _ in range(self.size(0, max_size)))))
+
+    def binary(self, max_size: int) -> bytes:
+        return bytes(self.rng.randrange(128) if self.boolean() else self.rng.randrange(128, 256)
+                     for _ in range(self.size(0, max_size)))
+
+    def _code_point(self) -> int:
+        if self.boolean():
+            return self.rng.randrange(128)
+        while True:
+            c = self.rng.randrange(128, 0x110000 if self.boolean() else 0x10000)
+            if not 0xD800 <= c < 0xE000:
+                return c
+
+
+@functools.lru_cache(maxsize=None)
+def _p_continue(low: int, high: int) -> float:
+    """The chance of one more element that gives hypothesis's average size, min(max(2 low, low + 5),
+    (low + high) / 2), to a length cut at `high`."""
+    want = min(max(2 * low, low + 5), (low + high) / 2) - low
+
+    def average(p):
+        return sum(p ** k for k in range(1, high - low + 1))
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if average(mid) < want else (lo, mid)
+    return lo
+
+
+class HypothesisDraws:
+    """The same choices drawn from hypothesis, for the long run."""
+
+    def __init__(self, data):
+        self.draw = data.draw
+
+    def pick(self, options):
+        return self.draw(st.sampled_from(options))
+
+    def integer(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
+
+    def boolean(self) -> bool:
+        return self.draw(st.booleans())
+
+    def size(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
+
+    def text(self, max_size: int) -> str:
+        return self.draw(st.text(alphabet=st.characters(codec="utf-8"), max_size=max_size))
+
+    def binary(self, max_size: int) -> bytes:
+        return self.draw(st.binary(max_size=max_size))
+
+
+def fuzz(examples: int, generate, accept=None):
+    """Run the test on `examples` distinct inputs `generate(draws)` (as hypothesis runs no choice sequence
+    twice), each from the seed 'TEST N', in order; those `accept` refuses are drawn again. A failure names
+    the example and its input. Under GRADCLI_FUZZ_EXAMPLES, hypothesis draws them, that many per test."""
+    def decorate(test):
+        if LONG_RUN:
+            @settings(max_examples=LONG_RUN, deadline=None, database=None, print_blob=True,
+                      suppress_health_check=list(HealthCheck))
+            @given(st.data())
+            def long_run(data):
+                value = generate(HypothesisDraws(data))
+                assume(accept is None or accept(value))
+                note(f"input: {value!r}")
+                test(value)
+            long_run.__name__, long_run.__doc__ = test.__name__, test.__doc__
+            return long_run
+
+        def ci_slice():
+            seen, n = set(), 0
+            while len(seen) < examples:
+                seed = f"{test.__name__} {n}"
+                n += 1
+                value = generate(Draws(seed))
+                key = tuple(value) if isinstance(value, list) else value
+                if key in seen or (accept is not None and not accept(value)):
+                    assert n < 100 * examples, f"{test.__name__}: the generator repeats itself"
+                    continue
+                seen.add(key)
+                try:
+                    test(value)
+                except Exception as e:
+                    raise AssertionError(f"example {len(seen)} (seed {seed!r}) broke gradcli:\n{value!r}") from e
+        ci_slice.__name__, ci_slice.__doc__ = test.__name__, test.__doc__
+        return ci_slice
+    return decorate
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -120,84 +236,81 @@ FUNCTIONS = ["torch.cat([{e}, {e}])", "torch.stack([{e}, {e}])", "torch.where({e
 BINOPS = ["+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>", "<", "<=", "==", "!=", ">", "and",
           "or", "is", "in", "not in"]
 UNARY = ["-", "+", "~", "not "]
+LEAVES = NAMES + NUMBERS + ["'s'", "[1, 2]", "(1, 2.5)", "torch.ones(2)"]
 
 
-def _fill(template: str, draw, depth: int) -> str:
+def _fill(template: str, d, depth: int) -> str:
     while "{e}" in template:
-        template = template.replace("{e}", draw(expressions(depth - 1)), 1)
+        template = template.replace("{e}", expressions(d, depth - 1), 1)
     return template
 
 
-@st.composite
-def expressions(draw, depth: int = 3) -> str:
+def expressions(d, depth: int = 3) -> str:
     if depth <= 0:
-        return draw(st.sampled_from(NAMES + NUMBERS + ["'s'", "[1, 2]", "(1, 2.5)", "torch.ones(2)"]))
-    kind = draw(st.integers(0, 9))
+        return d.pick(LEAVES)
+    kind = d.integer(0, 9)
     if kind <= 1:
-        return draw(st.sampled_from(NAMES + NUMBERS))
+        return d.pick(NAMES + NUMBERS)
     if kind == 2:
-        template = draw(st.sampled_from(FACTORIES))
-        return template.format(s=draw(st.sampled_from(SHAPES)), n=draw(st.sampled_from(NUMBERS[:12])),
-                               k=draw(st.sampled_from(KWARGS)))
+        template = d.pick(FACTORIES)
+        return template.format(s=d.pick(SHAPES), n=d.pick(NUMBERS[:12]), k=d.pick(KWARGS))
     if kind == 3:
-        return f"({draw(expressions(depth - 1))}).{_fill(draw(st.sampled_from(METHODS)), draw, depth)}"
+        return f"({expressions(d, depth - 1)}).{_fill(d.pick(METHODS), d, depth)}"
     if kind == 4:
-        return _fill(draw(st.sampled_from(FUNCTIONS)), draw, depth)
+        return _fill(d.pick(FUNCTIONS), d, depth)
     if kind in (5, 6):
-        return f"({draw(expressions(depth - 1))} {draw(st.sampled_from(BINOPS))} {draw(expressions(depth - 1))})"
+        return f"({expressions(d, depth - 1)} {d.pick(BINOPS)} {expressions(d, depth - 1)})"
     if kind == 7:
-        return f"({draw(st.sampled_from(UNARY))}{draw(expressions(depth - 1))})"
+        return f"({d.pick(UNARY)}{expressions(d, depth - 1)})"
     if kind == 8:
-        return f"({draw(expressions(depth - 1))} if {draw(expressions(depth - 1))} else {draw(expressions(depth - 1))})"
-    return f"{draw(st.sampled_from(NAMES))}.{_fill(draw(st.sampled_from(METHODS)), draw, depth)}"
+        return f"({expressions(d, depth - 1)} if {expressions(d, depth - 1)} else {expressions(d, depth - 1)})"
+    return f"{d.pick(NAMES)}.{_fill(d.pick(METHODS), d, depth)}"
 
 
-@st.composite
-def statements(draw, indent: int = 0, depth: int = 2) -> list:
+
+def statements(d, indent: int = 0, depth: int = 2) -> list:
     pad = "    " * indent
-    e = lambda: draw(expressions(2))          # noqa: E731
-    kind = draw(st.integers(0, 14 if depth > 0 else 8))
-    name = draw(st.sampled_from(NAMES))
+    e = lambda: expressions(d, 2)          # noqa: E731
+    kind = d.integer(0, 14 if depth > 0 else 8)
+    name = d.pick(NAMES)
     if kind <= 3:
         return [f"{pad}{name} = {e()}"]
     if kind == 4:
-        return [f"{pad}{name} {draw(st.sampled_from(['+=', '-=', '*=', '/=', '**=', '@=', '//=', '%=']))} {e()}"]
+        return [f"{pad}{name} {d.pick(['+=', '-=', '*=', '/=', '**=', '@=', '//=', '%='])} {e()}"]
     if kind == 5:
         return [f"{pad}print({e()})"]
     if kind == 6:
         return [f"{pad}{e()}"]
     if kind == 7:
-        return [f"{pad}{name}.{draw(st.sampled_from(['requires_grad', 'data', 'grad']))} = {e()}"]
+        return [f"{pad}{name}.{d.pick(['requires_grad', 'data', 'grad'])} = {e()}"]
     if kind == 8:
-        return [f"{pad}{draw(st.sampled_from(['del ' + name, 'assert ' + name, 'pass', 'import math', 'x[0] = 1.']))}"]
-    body = draw(blocks(indent + 1, depth - 1))
+        return [f"{pad}{d.pick(['del ' + name, 'assert ' + name, 'pass', 'import math', 'x[0] = 1.'])}"]
+    body = blocks(d, indent + 1, depth - 1)
     if kind == 9:
-        return [f"{pad}if {e()}:"] + body + ([f"{pad}else:"] + draw(blocks(indent + 1, depth - 1))
-                                             if draw(st.booleans()) else [])
+        return [f"{pad}if {e()}:"] + body + ([f"{pad}else:"] + blocks(d, indent + 1, depth - 1)
+                                             if d.boolean() else [])
     if kind == 10:
-        return [f"{pad}for {name} in {draw(st.sampled_from(['range(3)', 'range(0)', '[1, 2]', 'x', 'zip(x, x)']))}:"] + body
+        return [f"{pad}for {name} in {d.pick(['range(3)', 'range(0)', '[1, 2]', 'x', 'zip(x, x)'])}:"] + body
     if kind == 11:
         return [f"{pad}with torch.no_grad():"] + body
     if kind == 12:
         return [f"{pad}k = 0", f"{pad}while k < 3:", f"{pad}    k += 1"] + body
     if kind == 13:
-        fname = draw(st.sampled_from(["f", "g"]))
+        fname = d.pick(["f", "g"])
         return [f"{pad}def {fname}(a, b=1):"] + body + [f"{pad}    return {e()}"]
     return [f"{pad}{name} = {e()}", f"{pad}{name}.sum().backward()"]
 
 
-@st.composite
-def blocks(draw, indent: int = 0, depth: int = 2) -> list:
+def blocks(d, indent: int = 0, depth: int = 2) -> list:
     lines = []
-    for stmt in draw(st.lists(statements(indent, depth), min_size=1, max_size=5)):
-        lines.extend(stmt)
+    for _ in range(d.size(1, 5)):
+        lines.extend(statements(d, indent, depth))
     return lines
 
 
-@st.composite
-def units(draw) -> list:
+def units(d) -> list:
     """A program as its top-level statements, each a string (of several lines for a block)."""
-    return PRELUDE + ["\n".join(stmt) for stmt in draw(st.lists(statements(0, 2), min_size=1, max_size=8))]
+    return PRELUDE + ["\n".join(statements(d, 0, 2)) for _ in range(d.size(1, 8))]
 
 
 PRELUDE = ["import torch", "import math", "x = torch.randn(2, 2, requires_grad=True)", "y = torch.ones(2)",
@@ -206,24 +319,21 @@ PRELUDE = ["import torch", "import math", "x = torch.randn(2, 2, requires_grad=T
            "def f(a):\n    return a * 2", "def g(a, b):\n    return a + b"]
 
 
-def programs():
-    return units().map(lambda parts: "\n".join(parts) + "\n")
+def programs(d) -> str:
+    return "\n".join(units(d)) + "\n"
 
 
-@fuzz_settings(250)
-@given(programs())
+@fuzz(250, programs)
 def test_generated_scripts_raise_only_gradcli_errors(source):
     run(source)
 
 
-@fuzz_settings(100)
-@given(programs())
+@fuzz(100, programs)
 def test_generated_scripts_with_jsonl_events(source):
     run(source, events=True)
 
 
-@fuzz_settings(150)
-@given(units())
+@fuzz(150, units)
 def test_generated_statements_one_by_one(parts):
     """As the REPL runs them: each statement in the session the ones before left, errors or not, so the
     statements after a failing one still run."""
@@ -257,58 +367,54 @@ NUMBER = re.compile(r"(?<![\w.])\d+(\.\d*)?(e-?\d+)?")
 IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
-@st.composite
-def mutated(draw) -> str:
-    text = draw(st.sampled_from(CASES))
-    for _ in range(draw(st.integers(1, 4))):
+def mutated(d) -> str:
+    text = d.pick(CASES)
+    for _ in range(d.integer(1, 4)):
         n = len(text)
-        kind = draw(st.integers(0, 7))
-        i = draw(st.integers(0, n))
-        j = draw(st.integers(i, min(n, i + 40)))
+        kind = d.integer(0, 7)
+        i = d.integer(0, n)
+        j = d.integer(i, min(n, i + 40))
         if kind == 0:                               # delete a span
             text = text[:i] + text[j:]
         elif kind == 1:                             # insert a token
-            text = text[:i] + draw(st.sampled_from(TOKENS)) + text[i:]
+            text = text[:i] + d.pick(TOKENS) + text[i:]
         elif kind == 2:                             # copy a span elsewhere
-            k = draw(st.integers(0, n))
+            k = d.integer(0, n)
             text = text[:k] + text[i:j] + text[k:]
         elif kind == 3:                             # another number
             spots = list(NUMBER.finditer(text))
             if spots:
-                m = draw(st.sampled_from(spots))
-                text = text[:m.start()] + draw(st.sampled_from(NUMBERS)) + text[m.end():]
+                m = d.pick(spots)
+                text = text[:m.start()] + d.pick(NUMBERS) + text[m.end():]
         elif kind == 4:                             # another name
             spots = list(IDENT.finditer(text))
             if spots:
-                m = draw(st.sampled_from(spots))
-                text = text[:m.start()] + draw(st.sampled_from(NAMES + ["torch", "grad", "backward", "sum",
-                                                                        "requires_grad", "print", "range"])) \
-                    + text[m.end():]
+                m = d.pick(spots)
+                text = text[:m.start()] + d.pick(NAMES + ["torch", "grad", "backward", "sum", "requires_grad",
+                                                          "print", "range"]) + text[m.end():]
         elif kind == 5:                             # swap two lines
             lines = text.split("\n")
-            a, b = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            a, b = d.integer(0, len(lines) - 1), d.integer(0, len(lines) - 1)
             lines[a], lines[b] = lines[b], lines[a]
             text = "\n".join(lines)
         elif kind == 6:                             # re-indent a line
             lines = text.split("\n")
-            a = draw(st.integers(0, len(lines) - 1))
-            lines[a] = draw(st.sampled_from(["", " ", "    ", "\t", "        "])) + lines[a].lstrip()
+            a = d.integer(0, len(lines) - 1)
+            lines[a] = d.pick(["", " ", "    ", "\t", "        "]) + lines[a].lstrip()
             text = "\n".join(lines)
         else:                                       # a few random characters
-            text = text[:i] + draw(st.text(max_size=5)) + text[j:]
+            text = text[:i] + d.text(5) + text[j:]
     return text
 
 
 @pytest.mark.skipif(not CASES, reason="no conformance cases")
-@fuzz_settings(800)
-@given(mutated())
+@fuzz(800, mutated)
 def test_mutated_conformance_cases_raise_only_gradcli_errors(source):
     run(source)
 
 
 @pytest.mark.skipif(not CASES, reason="no conformance cases")
-@fuzz_settings(100)
-@given(st.sampled_from(CASES))
+@fuzz(100, lambda d: d.pick(CASES))
 def test_unmutated_cases_run(source):
     """The mutations' starting points run too (those that end in an error end in gradcli's)."""
     run(source)
@@ -316,15 +422,18 @@ def test_unmutated_cases_run(source):
 
 # ===================================================================== plain text and raw bytes
 
-@fuzz_settings(600)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200)
-       | st.lists(st.sampled_from(TOKENS + ["x", "1", " ", "torch.ones(2)"]), max_size=60).map("".join))
+def any_text(d) -> str:
+    if d.boolean():
+        return d.text(200)
+    return "".join(d.pick(TOKENS + ["x", "1", " ", "torch.ones(2)"]) for _ in range(d.size(0, 60)))
+
+
+@fuzz(600, any_text)
 def test_any_text_raises_only_gradcli_errors(source):
     run(source)
 
 
-@fuzz_settings(300)
-@given(st.binary(max_size=200))
+@fuzz(300, lambda d: d.binary(200))
 def test_any_bytes_decode_or_fail_as_syntax_errors(data):
     try:
         source = common.decode(data, "<fuzz>")
@@ -350,11 +459,13 @@ def shell() -> Shell:
     return sh
 
 
-@fuzz_settings(300)
-@given(mutated() if CASES else programs())
+def _typed(source: str) -> bool:
+    return (source.strip() not in ("exit", "quit", "exit()", "quit()")
+            and not source.lstrip().startswith("%"))     # a magic such as %save would write files
+
+
+@fuzz(300, mutated if CASES else programs, accept=_typed)
 def test_the_repl_survives_mutated_scripts(source):
-    assume(source.strip() not in ("exit", "quit", "exit()", "quit()"))
-    assume(not source.lstrip().startswith("%"))     # a magic such as %save would write files
     sh = shell()
     with deadline.Deadline(SECONDS):
         sh.execute(source)

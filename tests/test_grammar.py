@@ -781,15 +781,27 @@ def test_grammar_loads_once_per_process(monkeypatch):
     assert parse("y = 2").body[0].targets == [N("y")]
 
 
-def test_parse_tables_are_cached_and_reused(tmp_path):
-    code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
-    first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
-    assert first.stdout.strip() == "x", first.stderr
-    (cached,) = (tmp_path / "gradcli").iterdir()
+@pytest.fixture(scope="module")
+def cold_then_warm(tmp_path_factory):
+    """Two processes parsing with the same cache folder, empty at first: (the folder, the table file the
+    first wrote and its mtime then, the first's result, the second's). Building the tables costs a second
+    of CPU: the tests of the cache's writing, reading and keeping Lark unimported share these two runs."""
+    folder = tmp_path_factory.mktemp("cold")
+    code = ("import sys, gradcli.language.parser as p; m = p.parse('x = f\"{1 + 2}\"'); "
+            "print(m.body[0].targets[0].id, 'lark' in sys.modules)")
+    first = run_python(code, XDG_CACHE_HOME=str(folder))
+    assert first.stdout.split()[0] == "x", first.stderr
+    (cached,) = (folder / "gradcli").iterdir()
     stamp = cached.stat().st_mtime_ns
-    second = run_python(code, XDG_CACHE_HOME=str(tmp_path))
-    assert second.stdout.strip() == "x", second.stderr
-    assert [p.name for p in (tmp_path / "gradcli").iterdir()] == [cached.name]
+    second = run_python(code, XDG_CACHE_HOME=str(folder))
+    return folder, cached, stamp, first, second
+
+
+def test_parse_tables_are_cached_and_reused(cold_then_warm):
+    folder, cached, stamp, first, second = cold_then_warm
+    assert first.stdout.split()[0] == "x", first.stderr
+    assert second.stdout.split()[0] == "x", second.stderr
+    assert [p.name for p in (folder / "gradcli").iterdir()] == [cached.name]
     assert cached.stat().st_mtime_ns == stamp
 
 
@@ -824,23 +836,16 @@ def test_writing_new_tables_removes_stale_ones(tmp_path):
     assert stale.exists()
 
 
-def test_warm_cache_parses_without_importing_lark(tmp_path):
-    code = ("import sys, gradcli.language.parser as p; m = p.parse('x = f\"{1 + 2}\"'); "
-            "print(m.body[0].targets[0].id, 'lark' in sys.modules)")
-    first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
+def test_warm_cache_parses_without_importing_lark(cold_then_warm):
+    _, _, _, first, second = cold_then_warm
     assert first.stdout.split() == ["x", "True"], first.stderr       # built the tables with lark
-    second = run_python(code, XDG_CACHE_HOME=str(tmp_path))
     assert second.stdout.split() == ["x", "False"], second.stderr
 
 
 @pytest.fixture(scope="module")
-def cache_file(tmp_path_factory) -> Path:
-    """The table file a process with an empty cache folder writes (built once for the tests that damage it)."""
-    folder = tmp_path_factory.mktemp("cache")
-    code = "import gradcli.language.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
-    assert run_python(code, XDG_CACHE_HOME=str(folder)).stdout.strip() == "y"
-    (cached,) = (folder / "gradcli").iterdir()
-    return cached
+def cache_file(cold_then_warm) -> Path:
+    """The table file a process with an empty cache folder writes (for the tests that damage it: copies)."""
+    return cold_then_warm[1]
 
 
 @pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])

@@ -49,8 +49,10 @@ class SchemaError(AssertionError):
 
 
 def check(cond, what):
+    """`what` is the message, or a function that makes it (a message showing a value costs its repr, and
+    the checks run on every value of every conformance case's events)."""
     if not cond:
-        raise SchemaError(what)
+        raise SchemaError(what() if callable(what) else what)
 
 
 def _is_int(v):
@@ -67,15 +69,15 @@ def check_field(kind: str, v, where: str):
             return
         kind = kind[:-1]
     if kind == "string":
-        check(isinstance(v, str), f"{where}: expected a string, got {v!r}")
+        check(isinstance(v, str), lambda: f"{where}: expected a string, got {v!r}")
     elif kind == "int":
-        check(_is_int(v) and v >= 0, f"{where}: expected a non-negative integer, got {v!r}")
+        check(_is_int(v) and v >= 0, lambda: f"{where}: expected a non-negative integer, got {v!r}")
     elif kind == "bool":
-        check(v is True or v is False, f"{where}: expected a boolean, got {v!r}")
+        check(v is True or v is False, lambda: f"{where}: expected a boolean, got {v!r}")
     elif kind == "seconds":
-        check(_is_number(v) and v >= 0, f"{where}: expected seconds, got {v!r}")
+        check(_is_number(v) and v >= 0, lambda: f"{where}: expected seconds, got {v!r}")
     elif kind == "call":
-        check(v in ("backward", "autograd.grad"), f"{where}: unknown call {v!r}")
+        check(v in ("backward", "autograd.grad"), lambda: f"{where}: unknown call {v!r}")
     elif kind == "values":
         check(isinstance(v, list), f"{where}: expected a list of values")
         for i, x in enumerate(v):
@@ -83,7 +85,7 @@ def check_field(kind: str, v, where: str):
     elif kind == "value":
         check_value(v, where)
     elif kind == "tensor":
-        check(isinstance(v, dict) and v.get("type") == "tensor", f"{where}: expected a tensor, got {v!r}")
+        check(isinstance(v, dict) and v.get("type") == "tensor", lambda: f"{where}: expected a tensor, got {v!r}")
         check_value(v, where)
     else:
         raise AssertionError(f"unknown kind {kind}")
@@ -94,43 +96,61 @@ def check_value(v, where: str):
     if v is None or v is True or v is False or isinstance(v, str):
         return
     if v.__class__ in (int, float):
-        check(_is_number(v), f"{where}: non-finite number {v!r}")
+        check(_is_number(v), lambda: f"{where}: non-finite number {v!r}")
         return
     if isinstance(v, list):
         for i, x in enumerate(v):
             check_value(x, f"{where}[{i}]")
         return
-    check(isinstance(v, dict) and isinstance(v.get("type"), str), f"{where}: not a value: {v!r}")
+    check(isinstance(v, dict) and isinstance(v.get("type"), str), lambda: f"{where}: not a value: {v!r}")
     kind = v["type"]
     if kind == "tensor":
         check(set(v) == {"type", "dtype", "shape", "data", "requires_grad", "grad_fn"},
               f"{where}: tensor fields {sorted(v)}")
-        check(v["dtype"] in DTYPES, f"{where}: dtype {v['dtype']!r}")
+        check(v["dtype"] in DTYPES, lambda: f"{where}: dtype {v['dtype']!r}")
         check(isinstance(v["shape"], list) and all(_is_int(d) and d >= 0 for d in v["shape"]), f"{where}: shape")
         check(v["requires_grad"] in (True, False), f"{where}: requires_grad")
         check(v["grad_fn"] is None or isinstance(v["grad_fn"], str), f"{where}: grad_fn")
         check_data(v["data"], v["shape"], DTYPES[v["dtype"]], f"{where}.data")
     elif kind == "grad_fn":
-        check(set(v) == {"type", "name", "next"}, f"{where}: grad_fn fields {sorted(v)}")
+        check(set(v) == {"type", "name", "next"}, lambda: f"{where}: grad_fn fields {sorted(v)}")
         check(isinstance(v["name"], str), f"{where}: name")
         check(isinstance(v["next"], list) and all(n is None or isinstance(n, str) for n in v["next"]),
               f"{where}: next")
     else:
-        check(set(v) == {"type", "repr"} and isinstance(v["repr"], str), f"{where}: other value {v!r}")
+        check(set(v) == {"type", "repr"} and isinstance(v["repr"], str), lambda: f"{where}: other value {v!r}")
 
 
 def check_data(data, shape, element: str, where: str):
+    """The nested lists of a tensor's data match its shape and dtype. The elements are checked level by
+    level without naming each one; only data that fails is walked again to name the first bad element."""
+    level, fits = [data], True
+    for n in shape:
+        if not all(isinstance(x, list) and len(x) == n for x in level):
+            fits = False
+            break
+        level = [x for row in level for x in row]
+    if not (fits and all(map(_ELEMENT_OK[element], level))):
+        _name_bad_data(data, shape, element, where)
+        raise SchemaError(f"{where}: data of shape {shape} and {element} elements expected")
+
+
+_ELEMENT_OK = {"float": lambda x: _is_number(x) or x in NON_FINITE, "int": _is_int,
+               "bool": lambda x: x is True or x is False}
+
+
+def _name_bad_data(data, shape, element: str, where: str):
     if not shape:
         if element == "float":
-            check(_is_number(data) or data in NON_FINITE, f"{where}: float element {data!r}")
+            check(_is_number(data) or data in NON_FINITE, lambda: f"{where}: float element {data!r}")
         elif element == "int":
-            check(_is_int(data), f"{where}: int element {data!r}")
+            check(_is_int(data), lambda: f"{where}: int element {data!r}")
         else:
-            check(data is True or data is False, f"{where}: bool element {data!r}")
+            check(data is True or data is False, lambda: f"{where}: bool element {data!r}")
         return
     check(isinstance(data, list) and len(data) == shape[0], f"{where}: expected {shape[0]} items")
     for i, x in enumerate(data):
-        check_data(x, shape[1:], element, f"{where}[{i}]")
+        _name_bad_data(x, shape[1:], element, f"{where}[{i}]")
 
 
 def _no_constants(name):
@@ -145,11 +165,11 @@ def parse(output: str) -> list[dict]:
         event = json.loads(line, parse_constant=_no_constants)
         check(isinstance(event, dict), f"line {n}: not an object")
         name = event.get("event")
-        check(name in EVENTS, f"line {n}: unknown event {name!r}")
+        check(name in EVENTS, lambda: f"line {n}: unknown event {name!r}")
         fields = EVENTS[name]
         required = {f for f in fields if not f.startswith("~")}
         allowed = {f.lstrip("~") for f in fields} | {"event"}
-        check(required <= set(event) <= allowed, f"line {n}: {name} fields {sorted(event)}")
+        check(required <= set(event) <= allowed, lambda: f"line {n}: {name} fields {sorted(event)}")
         for f, kind in fields.items():
             if f.lstrip("~") in event:
                 check_field(kind, event[f.lstrip("~")], f"line {n}: {name}.{f.lstrip('~')}")

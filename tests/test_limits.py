@@ -250,8 +250,10 @@ def test_the_command_caps_all_of_a_scripts_data():
 
 
 def test_the_command_caps_python_values_too():
-    # strings of a few hundred bytes: the limit is reached after 10**5 of them, not 10**6 (9 s -> 2 s)
-    p = gradcli("--max-memory", "100M", "-c", "x = []\nfor i in range(10**8):\n    x.append(str(i) * 100)")
+    # Strings of a few kilobytes (allocated by malloc, as those of a few hundred bytes were): the process's
+    # limit, the budget plus the room gradcli keeps for its own runtime (about 480 MB here), is reached after
+    # about 80,000 of them, where strings of 600 bytes took 740,000 appends and 4.5 s
+    p = gradcli("--max-memory", "100M", "-c", "x = []\nfor i in range(10**8):\n    x.append(str(i) * 1000)")
     assert p.returncode == 1
     line = one_error(p.stderr)        # out of memory, the position may not have been recorded
     assert line.startswith("<string>") and line.endswith(": MemoryError: out of memory (gradcli's --max-memory "

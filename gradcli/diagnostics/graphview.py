@@ -289,8 +289,7 @@ def to_json(root, name: str | None = None, provenance: Provenance | None = None,
     return "\n".join(out + ["}"]) + "\n"
 
 
-def _dumps(value) -> str:
-    return json.dumps(value, ensure_ascii=False)
+_dumps = json.JSONEncoder(ensure_ascii=False).encode      # json.dumps(value, ensure_ascii=False), one encoder for all
 
 
 # ---------------------------------------------------------------------------------------------- DOT

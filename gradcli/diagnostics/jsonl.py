@@ -21,6 +21,8 @@ from gradcli.engine.tensor import Size, Tensor
 # Nesting of lists and tuples written as JSON arrays; deeper ones (and a list holding itself) are
 # written as {"type": "list", "repr": ...} so encoding never exhausts the stack.
 MAX_NESTING = 100
+# json.dumps(event, allow_nan=False, separators=(",", ":")) with one encoder for all events (dumps makes one a call)
+_encode = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 
 
 class JsonLines(Observer):
@@ -33,7 +35,7 @@ class JsonLines(Observer):
     def emit(self, event: dict) -> None:
         # allow_nan=False: a NaN or infinity that escaped value() must fail here, not become a token
         # (NaN, Infinity) that JSON parsers reject
-        self.out.write(json.dumps(event, allow_nan=False, separators=(",", ":")) + "\n")
+        self.out.write(_encode(event) + "\n")
         self.out.flush()
 
     def _where(self) -> tuple:

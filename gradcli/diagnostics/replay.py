@@ -201,8 +201,10 @@ def session(seed, events, observer, provenance: bool = False, float64=None):
             from gradcli.session import Session
             STATE.replay, STATE.observer = float64, observer
             sink = _Discard()
-            yield Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance,
-                          python_seed=python_seed)
+            replayed = Session(out=sink, err=sink, seed=seed, events=events, provenance=provenance,
+                               python_seed=python_seed)
+            replayed.replaying = True
+            yield replayed
     finally:
         if frozen and not gc.get_freeze_count():
             gc.freeze()

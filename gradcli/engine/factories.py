@@ -271,13 +271,29 @@ def _arange_float(start: float, step: float, n: int, dt: np.dtype) -> np.ndarray
     idx = np.arange(n, dtype=np.float64)
     if lanes is None:           # float16: computed in float, not modelled further
         return (start + step * idx).astype(dt)
-    out = rng._fma64(step, idx, start)                 # the scalar formula, used for the remainder
+    fma = _multiply_add if _exact_multiples(start, step, max(n, lanes)) else rng._fma64
+    out = fma(step, idx, start)                 # the scalar formula, used for the remainder
     bulk = (n // (2 * lanes)) * 2 * lanes
     if bulk:
         bases = out[:bulk:lanes].astype(dt).astype(np.float64)
         k = np.arange(lanes, dtype=np.float64)
-        out[:bulk] = rng._fma64(k[None, :], step, bases[:, None]).reshape(-1)
+        out[:bulk] = fma(k[None, :], step, bases[:, None]).reshape(-1)
     return out.astype(dt)
+
+
+def _exact_multiples(start: float, step: float, n: int) -> bool:
+    """Whether rng._fma64(step, i, start) and the vector pass's fma(k, step, base) are the plain
+    expressions for every whole i below n: step * i is exact (steps of 1, 0.5 or 3, not 0.1), so the
+    fused multiply-add rounds once as the plain sum does. Left to _fma64: operands near the ends of the
+    float range (it takes another path there), and any sum of two -0.0, for which it gives +0.0: a start
+    of -0.0, or a base that float32 rounds to -0.0 (values are multiples of 2**-120 here, never that small)."""
+    numerator, denominator = abs(step).as_integer_ratio()      # the denominator is a power of two
+    return (numerator * n < 1 << 53 and denominator <= 1 << 120 and start.as_integer_ratio()[1] <= 1 << 120
+            and abs(start) + abs(step) * n < 2.0 ** 990 and (start != 0 or math.copysign(1.0, start) > 0))
+
+
+def _multiply_add(a, b, c):
+    return a * b + c
 
 
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):

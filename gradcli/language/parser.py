@@ -7,7 +7,7 @@ import os
 import sys
 
 from gradcli.errors import ScriptSyntaxError
-from gradcli.language.lexer import Layout, Scanner
+from gradcli.language.lexer import REFUSED_KEYWORDS, Layout, Scanner, token
 from gradcli.language.syntax import Module
 from gradcli.language.syntaxerrors import Problems, error_at
 from gradcli.language.treebuild import Builder
@@ -119,6 +119,8 @@ class _Frontend:
         self.colon = names.get(":")
         self.equals = names.get("=")
         self.annotation_ends = {self.equals, names.get(";"), "_NEWLINE"}     # what ends `x: int = 1`'s
+        # names the lexer makes something else of: keywords, and the refused ones it notes as problems
+        self.not_plain_names = frozenset(self.scanner.keywords) | frozenset(REFUSED_KEYWORDS)
 
     def parse(self, text: str, start: str, problems: Problems | None = None):
         # The builder and the f-string fields it parses note their problems in the same list.
@@ -148,6 +150,9 @@ class _Frontend:
 
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""
+        if text.isascii() and text.isidentifier() and text not in self.not_plain_names:
+            # most fields are one name, f"{loss}": the Name the driver would build, without the driver
+            return self.builder.name([token("NAME", text, line, col)])
         tokens = self.layout.process(self.scanner.tokens(text, line, col), self.builder.problems,
                                      inside_brackets=True)
         try:

@@ -7,6 +7,7 @@ pay nothing. The views in gradcli/diagnostics/graphview.py read it.
 
 from __future__ import annotations
 
+import re
 import weakref
 from bisect import bisect_right
 
@@ -227,28 +228,44 @@ def _statement_text(lines: list, stmt, following) -> str:
 
 
 def _code_part(text: str):
-    """`text` up to a comment, and whether it leaves a bracket open (quotes are skipped)."""
+    """`text` up to a comment, and whether it leaves a bracket open (quotes are skipped). The scan
+    jumps from one character that matters to the next (a statement may be a 10 MB line)."""
     quote = None
     depth = 0
-    i = 0
-    while i < len(text):
-        c = text[i]
+    i, n = 0, len(text)
+    while i < n:
         if quote is not None:
-            if c == "\\":
-                i += 1
-            elif text.startswith(quote, i):
-                i += len(quote) - 1
-                quote = None
-        elif c in "'\"":
+            i = _IN_QUOTES[quote].match(text, i).end()     # to the closing quote, a last backslash or the end
+            if i >= n or text[i] == "\\":
+                break
+            i += len(quote)
+            quote = None
+            continue
+        m = _CODE_SPECIAL.search(text, i)
+        if m is None:
+            break
+        i = m.start()
+        c = text[i]
+        if c in "'\"":
             quote = text[i:i + 3] if text[i:i + 3] in ("'''", '"""') else c
-            i += len(quote) - 1
-        elif c == "#":
+            i += len(quote)
+            continue
+        if c == "#":
             return text[:i], depth > 0
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
+        depth += 1 if c in "([{" else -1
         i += 1
     return text, depth > 0 or quote is not None
 
 
+_CODE_SPECIAL = re.compile(r"""['"#()\[\]{}]""")
+
+
+def _inside(quote: str):
+    """The inside of a string up to its closing `quote`: runs of other characters, and escapes (a backslash
+    and the character after it) or, in a triple-quoted string, a quote character that does not close it."""
+    other = rf"[^\\{quote[0]}]*"
+    step = r"\\[\s\S]" + (f"|{quote[0]}(?!{quote[1:]})" if len(quote) == 3 else "")
+    return re.compile(rf"{other}(?:(?:{step}){other})*")
+
+
+_IN_QUOTES = {q: _inside(q) for q in ("'", '"', "'''", '"""')}
