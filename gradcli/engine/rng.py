@@ -139,7 +139,8 @@ def _fma64(a, b, c) -> np.ndarray:
         tl = _two_sum_err(c, p, th)
         v = tl + pl
         v = _round_to_odd_fix(v, _two_sum_err(tl, pl, v))
-        out = th + v
+        # th itself where nothing is left to add: -0.0 + +0.0 would lose the sign fma gives (a*b and c both -0.0)
+        out = np.where(v == 0, th, th + v)
         ap, aa, ab, ac = np.abs(p), np.abs(a), np.abs(b), np.abs(c)
         safe = (aa < 2.0 ** 990) & (ab < 2.0 ** 990) & (ac < 2.0 ** 1000) & (ap < 2.0 ** 1000) & \
                ((ap > 2.0 ** -900) | (aa == 0) | (ab == 0))
