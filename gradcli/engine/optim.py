@@ -24,9 +24,14 @@ def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
         fma(w - start.dtype.type(1), diff, end, start)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _checked(value, dtype) -> float:
     """A hyperparameter PyTorch's update passes as an `alpha=` or `value=` (param.add_(grad, alpha=-lr), ...),
     which it converts to the parameter's dtype with an overflow check: its RuntimeError past float32's range."""
+    if value.__class__ is float and -_FLOAT32_MAX <= value <= _FLOAT32_MAX and dtype.itemsize >= 4:
+        return value                    # (the usual case, once a step: without checked_scalar's lookups)
     return checked_scalar(value, np.dtype(dtype))
 
 
