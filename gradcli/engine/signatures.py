@@ -231,6 +231,8 @@ SIGNATURES = {
     **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
        for name in ("new_zeros", "new_ones", "new_empty")},
     "Tensor.size": ["(int dim = None)"],
+    "torch.diagonal": ["(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)"],
+    "Tensor.diagonal": ["(int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "torch.device": ["(torch.device device)", "(str type, int index = -1)"],
     "Tensor.stride": ["(int dim = None)"],
     "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "

@@ -334,6 +334,10 @@ class BatchSampler(Sampler):
 
 
 def _batches(indices, size: int, drop_last: bool):
+    if size > (1 << 63) - 1:        # PyTorch's BatchSampler slices (or, dropping the last, preallocates) batches
+        if drop_last:
+            raise OverflowError("cannot fit 'int' into an index-sized integer")
+        raise ValueError("Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
     room = STATE.max_items
     while True:
         batch = []

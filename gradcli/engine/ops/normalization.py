@@ -1058,6 +1058,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         elif not training and name.startswith("running"):
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     _float_input(x, "batch_norm")
+    _check_param_types(x, (weight, bias, running_mean, running_var))
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
     if x.size and _strided(x):
@@ -1079,6 +1080,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def _shape_list(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _check_param_types(x: np.ndarray, params) -> None:
+    """The dtype rules of PyTorch's CPU normalisation kernels: parameters whose first one (weight, bias, then
+    running mean and variance) has another dtype than the input are a "mixed" call, which only a float16 input
+    with float32 parameters may make; otherwise every parameter has the input's dtype, the kernel's own check."""
+    kinds = [p._a for p in params if p is not None]
+    if not kinds:
+        return
+    if kinds[0].dtype != x.dtype:
+        if any(k.dtype != np.float32 for k in kinds):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for k in kinds:
+        if k.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(k)}")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Tensor:
@@ -1109,6 +1128,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
                            f"[*, {', '.join(str(d) for d in normalized_shape)}], but got input of size"
                            f"{_shape_list(x.shape)}")
     _float_input(x, "LayerNormKernelImpl")
+    _check_param_types(x, (weight, bias))
     lead = x.shape[:x.ndim - k]
     x2 = np.ascontiguousarray(x).reshape(math.prod(lead), -1)
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
@@ -1142,6 +1162,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
                                f"but got {name} of shape {_shape_list(v._a.shape)} and input of shape "
                                f"{_shape_list(x.shape)}")
     _float_input(x, "GroupNormKernelImpl")
+    _check_param_types(x, (weight, bias))
     w = None if weight is None else weight._a.astype(x.dtype)
     b = None if bias is None else bias._a.astype(x.dtype)
     y, mean, rstd = group_norm_arrays(x, num_groups, w, b, eps)
