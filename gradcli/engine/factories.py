@@ -368,17 +368,20 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     if device is not None:
         check_device(device)
     _check_dtype(dtype)
+    # the keywords given, in the order PyTorch's message lists them (its signature's), for its parser's errors
+    given = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
+    shown = {**kw, **given, **({"requires_grad": requires_grad} if requires_grad else {})}
     names = ("start", "end", "steps")
     values = dict(zip(names, args))
     for k, v in kw.items():
         if k not in names or k in values:
-            raise invalid_arguments("linspace", args, kw)
+            raise invalid_arguments("linspace", args, shown)
         values[k] = v
     if len(args) > 3 or len(values) != 3:
-        raise invalid_arguments("linspace", args, kw)
+        raise invalid_arguments("linspace", args, shown)
     steps = _as_int(values["steps"])
     if steps is None:                               # no signature takes it: before any value is read
-        raise invalid_arguments("linspace", args, kw)
+        raise invalid_arguments("linspace", args, shown)
     if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
         int64_arg(values["steps"])
     scalar_param(values["start"], values["end"])
@@ -390,7 +393,7 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
                                f"with {v._a.ndim} dimension(s).")
         number = _as_number(v)
         if number is None:
-            raise invalid_arguments("linspace", args, kw)
+            raise invalid_arguments("linspace", args, shown)
         bounds.append(number)
     dt = (dtype or dtypes.default_float).np
     if steps < 0:

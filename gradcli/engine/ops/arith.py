@@ -18,7 +18,7 @@ from gradcli.engine.tensor import Tensor
 
 def _pow_self(F, g, self, exponent):
     """d(self ** exponent)/d(self) for a number or tensor exponent (zero where the exponent is 0)."""
-    if exponent.__class__ is int or exponent.__class__ is float:
+    if exponent.__class__ is int or exponent.__class__ is float or exponent.__class__ is bool:
         if exponent == 0:
             return F.zeros_like(g)
         exponent = float(exponent)      # PyTorch's formula takes the exponent as a double (exponent - 1 too)

@@ -1185,6 +1185,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if size == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                              f"{_size_str(x.shape)}")
+    for v, name, position in ((weight, "weight", 2), (bias, "bias", 3), (running_mean, "running_mean", 4),
+                              (running_var, "running_var", 5)):     # torch.instance_norm's own signature
+        _param(v, "instance_norm", name, position)
     n, c = x.shape[0], x.shape[1]
     w = None if weight is None else ops.repeat(weight, n)
     b = None if bias is None else ops.repeat(bias, n)

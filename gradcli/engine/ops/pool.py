@@ -36,6 +36,7 @@ def _ints(value, fn: str, name: str, position: int, n: int = 2) -> tuple:
     """An int[n] argument as PyTorch's parser reads it: an int (repeated n times), or a tuple or list of
     ints (kept as given: the node saves it so)."""
     if value.__class__ is int:
+        int64_arg(value)                # the parser reads it into 64 bits first
         return (value,) * n
     if value.__class__ in (tuple, list):
         return shape.int_list((value,), fn, name, position)     # the parser's rules for an int list

@@ -188,10 +188,13 @@ class Unflatten(Module):
 
     def __init__(self, dim, unflattened_size):
         super().__init__()
-        if isinstance(dim, int):
-            if not isinstance(unflattened_size, (tuple, list)):
-                raise TypeError("unflattened_size must be tuple of ints, but found type "
-                                f"{type(unflattened_size).__name__}")
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for i, d in enumerate(unflattened_size):
+            if not isinstance(d, int):      # (a bool is an int here, as in Python)
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
+                                f"{type(d).__name__} at pos {i}")
         self.dim = dim
         self.unflattened_size = unflattened_size
 
