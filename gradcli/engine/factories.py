@@ -466,6 +466,21 @@ def _plain(data):
     return data
 
 
+def _check_items(data, dtype: dtypes.DType) -> None:
+    """With a dtype given, PyTorch converts each element to it, with the words of Python's conversions for one
+    that is no number ('must be real number, not NoneType'; an integer or bool dtype: 'cannot be interpreted
+    as an integer'), before anything else is checked."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif not isinstance(item, (int, float)):
+            if dtype.category == dtypes.FLOAT:
+                raise TypeError(f"must be real number, not {_type_name(item)}")
+            raise TypeError(f"'{_type_name(item)}' object cannot be interpreted as an integer")
+
+
 def _not_data(item) -> Exception:
     """PyTorch's error for a value torch.tensor cannot hold."""
     if item.__class__ is str:
@@ -564,6 +579,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
         data = _plain(data)
+    if dtype is not None:
+        _check_items(data, dtype)
     natural = _infer(data)
     target = dtype or natural
     if target.category == dtypes.INT and natural.category != dtypes.BOOL and (

@@ -55,6 +55,8 @@ _CONV = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride
 _CONV_TRANSPOSE = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
                    "tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)"]
 
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
     "Tensor.matmul": ["(Tensor other)"],
@@ -231,6 +233,10 @@ SIGNATURES = {
     **{f"Tensor.{name}": [f"(tuple of ints size, {_FACTORY_KW.replace('Tensor out = None, ', '')})"]
        for name in ("new_zeros", "new_ones", "new_empty")},
     "Tensor.size": ["(int dim = None)"],
+    "Tensor.requires_grad_": ["(bool requires_grad = True)"],
+    **{f"torch.{name}": ["(Tensor input, Tensor other, *, Tensor out = None)",
+                         "(Tensor input, Number other, *, Tensor out = None)"] for name in _COMPARISONS},
+    **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS},
     "torch.diagonal": ["(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "Tensor.diagonal": ["(int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "torch.device": ["(torch.device device)", "(str type, int index = -1)"],

@@ -271,6 +271,9 @@ class Tensor:
         self.requires_grad = value
 
     def requires_grad_(self, requires_grad=True) -> "Tensor":
+        if requires_grad.__class__ is not bool:     # (given by keyword, the call's argument check rewords it)
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{signatures.type_name(requires_grad)}")
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
