@@ -661,3 +661,15 @@ def test_return_types_repr(name, values, indices, values_grad_fn, expected):
 
 def test_whole_tensor_max_is_plain_scalar():
     assert tensor_repr(M.max(), "float32") == "tensor(7.)"
+
+
+def test_a_float_edgeitems_fails_where_pytorch_slices_by_it():
+    """torch.set_printoptions(edgeitems=2.0) is accepted; a print that summarizes then slices by it, and
+    fails with Python's slice message, as PyTorch's does (gradcli leaked numpy's cast message)."""
+    from conftest import run_script
+    result = run_script("import torch\ntorch.set_printoptions(threshold=5, edgeitems=True)\nprint(torch.arange(10.))\n"
+                        "torch.set_printoptions(edgeitems=100.5)\nprint(torch.arange(10.))\n"
+                        "torch.set_printoptions(edgeitems=2.0)\nprint(torch.arange(10.))\n")
+    assert result.out == "tensor([0.,  ..., 9.])\ntensor([0., 1., 2., 3., 4., 5., 6., 7., 8., 9.])\n"
+    assert (result.error.kind, result.error.message) == (
+        "TypeError", "slice indices must be integers or None or have an __index__ method")

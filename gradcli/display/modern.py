@@ -64,6 +64,8 @@ _DEFAULT_OPTS = PrintOptions()
 def _shown_block(data: np.ndarray, edge: int) -> tuple[np.ndarray, list[bool]]:
     """The compact array of elements a summarized print shows, and which axes lost their middle."""
     cut = [n > 2 * edge for n in data.shape]
+    if any(cut) and not hasattr(edge, "__index__"):     # PyTorch slices by it: a float edgeitems fails there
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
     shown = data
     for axis, n in enumerate(data.shape):
         if cut[axis]:

@@ -575,12 +575,18 @@ class Tensor:
     def __eq__(self, other):
         if other is None:
             return False
-        return ops.compare(np.equal, self, other)
+        try:
+            return ops.compare(np.equal, self, other)
+        except TypeError as e:      # not a Tensor or a number (a list, a tuple): Python's identity test, False
+            return recording.not_implemented(e)
 
     def __ne__(self, other):
         if other is None:
             return True
-        return ops.compare(np.not_equal, self, other)
+        try:
+            return ops.compare(np.not_equal, self, other)
+        except TypeError as e:
+            return recording.not_implemented(e)
 
     def add(self, other, alpha=1):
         return ops.add(self, other, alpha)
