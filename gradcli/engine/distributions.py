@@ -15,8 +15,9 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, cxxsort, rng
-from gradcli.engine.factories import (_dense_like, _draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
+from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
                                       _type_name, _zero_tangent)
+from gradcli.engine.layout import preserved
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -363,7 +364,7 @@ def _multinomial(g, probs, rows, n, replacement) -> np.ndarray:
     # Gumbel top-k (also for one sample with replacement): q ~ Exp(1) drawn over empty_like(probs) (its
     # memory order), then the n largest of p / q by PyTorch's topk (argmax for one sample)
     dt = probs.dtype
-    q = _fill(g, _dense_like(probs), lambda k: exponential_draws(g, k, 1.0)).astype(dt)
+    q = _fill(g, preserved(probs), lambda k: exponential_draws(g, k, 1.0)).astype(dt)
     with np.errstate(divide="ignore", invalid="ignore"):
         keys = (probs / q).astype(dt).reshape(rows.shape)
     if n == 1:

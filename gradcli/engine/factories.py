@@ -204,7 +204,7 @@ def _like(name, t, value, dtype, requires_grad):
         if npdt.kind == "b":
             value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
     budget.check_tensor(t._a.shape, npdt.itemsize)
-    return _finish(_dense_like(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
+    return _finish(preserved(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False, device=None):
@@ -693,12 +693,6 @@ def _draw_like(a: np.ndarray, draw) -> np.ndarray:
     return np.transpose(vals, np.argsort(perm))     # laid out as `a` where `a` is dense (the *_like factories)
 
 
-def _dense_like(a: np.ndarray, make=None) -> np.ndarray:
-    """The layout empty_like gives (memory_format=torch.preserve_format, layout.preserved). `make(shape)` makes
-    the row-major array to lay out so (default: np.empty of a's dtype)."""
-    return preserved(a, make)
-
-
 def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
     if a.dtype.kind != "f":
         raise _not_implemented("check_uniform_bounds", a.dtype)
@@ -750,7 +744,7 @@ def _input_tensor(name: str, t) -> Tensor:
 def _like_target(name, input, dtype) -> np.ndarray:
     _check_dtype(dtype)
     a = _input_tensor(name, input)._a
-    target = _dense_like(a)
+    target = preserved(a)
     return target if dtype is None else target.astype(dtype.np)
 
 
@@ -916,7 +910,7 @@ def _normal_tensor(g, mean, std) -> Tensor:
         inputs, row = (mean, std), NORMAL_BOTH
     elif mean.__class__ is Tensor:
         # empty_like(mean).normal_(0, std): the kernel's fma(z, std, 0) is z*std rounded
-        out = _normal_values(g, _dense_like(mean._a), 0.0, float(std))
+        out = _normal_values(g, preserved(mean._a), 0.0, float(std))
         out = _shifted(out, mean._a)
         inputs, row = (mean,), NORMAL_MEAN
     else:

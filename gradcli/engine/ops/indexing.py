@@ -514,7 +514,7 @@ def setitem(a: Tensor, key, value) -> None:
             region._base = base
             ops.check_inplace_view(region, overlap_ok=bool(advanced))
         if advanced:
-            if ops.shape._internal_overlap(x):
+            if ops.shape.internal_overlap(x):
                 _warn_expanded(number and all(_is_mask(arr) for _, arr in advanced))
             x[npkey] = v
         else:

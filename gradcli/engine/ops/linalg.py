@@ -1076,7 +1076,7 @@ def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
     x = a._a
-    if not all(v.__class__ is int or v.__class__ is not bool and isinstance(v, np.integer) for v in (offset, dim1, dim2)):
+    if not all(v.__class__ is int or isinstance(v, np.integer) for v in (offset, dim1, dim2)):
         raise TypeError("diagonal() takes ints")      # (the call's argument check words it as PyTorch's parser)
     int64_arg(offset)
     d1, d2 = _diagonal_dims(x.ndim, dim1, dim2)

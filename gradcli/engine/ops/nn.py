@@ -657,13 +657,14 @@ def _half_modelled(x: np.ndarray, d: int, log: bool) -> bool:
     return last != log
 
 
-def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool, last_dim: bool) -> np.ndarray:
-    """float16 softmax along the last dim and log_softmax along another as PyTorch's kernels compute them:
-    the float32 result, rounded once (checked against PyTorch 2.13 on random 1-d, 2-d and 3-d tensors)."""
+def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
+    """float16 softmax along the last dim and log_softmax along another (_half_modelled) as PyTorch's kernels
+    compute them: the float32 result, rounded once (checked against PyTorch 2.13 on random 1-d, 2-d and 3-d
+    tensors)."""
     x32 = x.astype(np.float32)
     shifted = x32 - np.maximum.reduce(x32, axis=dims, keepdims=True)
     e = elementary.exp(shifted)
-    if last_dim:            # softmax: the float32 kernel's own sum and reciprocal
+    if not log:             # softmax, along the last dim: the float32 kernel's own sum and reciprocal
         s = vecorder.lane_sum_along(e, x.ndim - 1)
         return contiguous((e * (np.float32(1) / s)).astype(np.float16))
     s = vecorder.seq_sum(e, d)
@@ -683,7 +684,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     if x.size == 0:
         out = x.copy()
     elif x.dtype == np.float16 and _half_modelled(x, d, log):
-        out = _half_softmax(x, d, dims, log, d == x.ndim - 1 or not x.ndim)
+        out = _half_softmax(x, d, dims, log)
     else:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
         shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli.engine.layout import contiguous as row_major, unsqueezed
+from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes
 from gradcli.engine.ops import arith, indexing, padding
@@ -307,7 +307,7 @@ def _nocopy_reshape(x: np.ndarray, shape: tuple):
     return out
 
 
-def _internal_overlap(x: np.ndarray) -> bool:
+def internal_overlap(x: np.ndarray) -> bool:
     return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
 
 
@@ -345,7 +345,7 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
         if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    if not overlap_ok and _internal_overlap(t._a):
+    if not overlap_ok and internal_overlap(t._a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
 
@@ -841,9 +841,8 @@ def flip(a: Tensor, *dims) -> Tensor:
     dims = axes(int_list(dims, "flip", "dims"), x.ndim)
     if not x.ndim:
         dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
-    out = arith.clone_array(x)      # laid out as clone() lays it out (empty_like), then flipped into it
-    if dims:
-        np.copyto(out, np.flip(x, dims))
+    out = preserved(x)      # laid out as clone() lays it out (empty_like), the flipped values written into it
+    np.copyto(out, np.flip(x, dims) if dims else x)
     return apply(FLIP, out, (a,), (dims,))
 
 
