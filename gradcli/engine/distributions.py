@@ -322,6 +322,8 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
     if num_samples is None:
         raise TypeError('multinomial() missing 1 required positional arguments: "num_samples"')
+    if num_samples.__class__ is Tensor and num_samples._a.size == 1 and num_samples._a.dtype.kind in "iu":
+        num_samples = int(num_samples._a.ravel()[0])
     if num_samples.__class__ is bool or not isinstance(num_samples, int):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{_type_name(num_samples)}")

@@ -513,6 +513,31 @@ def int_param(*values) -> None:
             int64_arg(v)
 
 
+def tensor_int(v) -> int | None:
+    """The int a 0-d integer tensor stands for where PyTorch's signature says `int` (its parser takes
+    one that is not bool), else None."""
+    if v.__class__ is Tensor and v._a.ndim == 0 and v._a.dtype.kind in "iu":
+        return int(v._a)
+    return None
+
+
+def list_element_arg(v):
+    """`v`, or the int it stands for when it is an integer (or bool) tensor of one element: PyTorch's
+    parser takes one for an int list of a given length (a reduction's `dim`, roll's `shifts`)."""
+    if v.__class__ is Tensor and v._a.size == 1 and v._a.dtype.kind in "iub":
+        return int(v._a.ravel()[0])
+    return v
+
+
+def index_arg(v):
+    """`v`, or the int it stands for when it is a 0-d integer tensor (see tensor_int)."""
+    if v.__class__ is Tensor:
+        value = tensor_int(v)
+        if value is not None:
+            return value
+    return v
+
+
 def scalar_param(*values) -> None:
     """Arguments PyTorch's signature types `Scalar` (a slope, a weight, bounds, alpha), as its parser reads
     a Python int: into 64 bits, signed or unsigned, else an OverflowError (scalar_int); the last
@@ -599,11 +624,18 @@ def compute(fn, x, y):
 
 def axes(dim, ndim: int) -> tuple:
     """Normalise `dim` (int or sequence) to sorted non-negative axes, with PyTorch's range error."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if isinstance(dim, int):
+        dims = (dim,)
+    elif dim.__class__ is Tensor and dim._a.dtype.kind in "iub":   # PyTorch's parser reads an integer tensor
+        dims = (int(dim._a),) if dim._a.ndim == 0 else tuple(int(v) for v in dim._a.ravel())  # as an int list
+    else:
+        dims = tuple(dim)
     out = []
     for i, d in enumerate(dims):
         if d.__class__ is bool and i > 0:       # the parser unpacks an int list's later elements as ints
             d = int(d)
+        elif d.__class__ is Tensor and d._a.ndim == 0 and d._a.dtype.kind in "iub":
+            d = int(d._a)
         if not isinstance(d, int) or isinstance(d, bool):
             raise TypeError(f"dim must be int or tuple of ints, not {type(d).__name__}")
         d = wrap_dim(d, ndim)
@@ -635,6 +667,9 @@ def wrap_dim(d: int, ndim: int) -> int:
 def _dim_int(d) -> int:
     if isinstance(d, np.integer):
         return int(d)
+    value = tensor_int(d)
+    if value is not None:
+        return value
     raise TypeError(f"argument 'dim' must be int, not {type(d).__name__}")
 
 

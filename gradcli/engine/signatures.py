@@ -181,6 +181,12 @@ SIGNATURES = {
     "torch.chunk": ["(Tensor input, int chunks, int dim = 0)"],
     "Tensor.chunk": ["(int chunks, int dim = 0)"],
     "torch.gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)"],
+    "torch.index_select": ["(Tensor input, int dim, Tensor index, *, Tensor out = None)"],
+    "Tensor.index_select": ["(int dim, Tensor index)"],
+    "torch.unbind": ["(Tensor input, int dim = 0)"],
+    "Tensor.unbind": ["(int dim = 0)"],
+    # Tensor.split and torch.split are Python functions that pass an int size on to this, positionally
+    "torch._VF.split": ["(Tensor input, int split_size, int dim = 0)", "(Tensor input, tuple of ints split_size, int dim = 0)"],
     "Tensor.gather": ["(int dim, Tensor index, *, bool sparse_grad = False)"],
     "torch.diag": ["(Tensor input, int diagonal = 0, *, Tensor out = None)"],
     "Tensor.diag": ["(int diagonal = 0)"],
@@ -327,8 +333,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         return cls is tensor.Tensor or numbers_as_tensors and (cls is int or cls is float or cls is bool)
     if ptype == "Number":
         return cls is int or cls is float or cls is bool
-    if ptype == "int":
-        return cls is int
+    if ptype == "int":      # a 0-d integer tensor too (PyTorch's parser reads it as its value)
+        return cls is int or cls is tensor.Tensor and value._a.ndim == 0 and value._a.dtype.kind in "iu"
     if ptype == "bool":
         return cls is bool
     if ptype == "str":
@@ -415,7 +421,10 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
-        if not _fits(p.type, value, name in _NUMBERS_AS_TENSORS) or (
+        if value.__class__ is tensor.Tensor and p.type == "tuple of ints" and (p.name == "dim" or name in _SIZED_DIMS) \
+                and value._a.size == 1 and value._a.dtype.kind in "iub":
+            pass        # an int list of a given length (a `dim`, roll's) takes an integer tensor of one element
+        elif not _fits(p.type, value, name in _NUMBERS_AS_TENSORS) or (
                 value.__class__ is int and p.type == "tuple of ints" and p.name in _UNSIZED_LISTS
                 and not (where and sig.max_positional == 1)     # one int stands for the list only as varargs
                 and name not in _SIZED_DIMS):

@@ -861,9 +861,16 @@ def round(a: Tensor, decimals=0) -> Tensor:
         return _round_half_even(a)
     _not_for(a, "round_cpu", "iub")
     x = a._a
-    scale = x.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
-    out = np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale
-    return apply(ROUND_DECIMALS, out, (a,))
+    # PyTorch's kernel: 10 ** |decimals| as a double (inf past 1e308), cast to the op's compute type
+    # (float for float16 and float32, double for float64), then rint(x * s) / s, or rint(x / s) * s
+    # for negative decimals, in that type.
+    exponent = -decimals if decimals < 0 else decimals
+    opmath = np.float64 if x.dtype == np.float64 else np.float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = opmath(10.0 ** exponent if exponent <= 308 else math.inf)
+        xo = x if x.dtype == opmath else x.astype(opmath)
+        out = np.rint(xo / scale) * scale if decimals < 0 else np.rint(xo * scale) / scale
+    return apply(ROUND_DECIMALS, out if out.dtype == x.dtype else out.astype(x.dtype), (a,))
 
 
 def isnan(a: Tensor) -> Tensor:

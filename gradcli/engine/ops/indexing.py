@@ -367,10 +367,21 @@ def _advanced_key(x: np.ndarray, advanced: list, leading_masks_first: bool = Fal
         outside = (arr >= size) | (arr < -size)
         if outside.any():
             if not empty:
-                raise _out_of_bounds(int(arr[outside].flat[0]), j, size)
+                raise _first_out_of_bounds(arrays, shape, broadcast)
             arr = np.where(outside, 0, arr)
         key[dim] = arr.astype(np.intp, copy=False)
     return tuple(key)
+
+
+def _first_out_of_bounds(arrays: list, shape: tuple, broadcast: tuple) -> IndexError:
+    """The error PyTorch's index kernel raises: it visits the broadcast index positions in order and,
+    at each, checks the index tensors in order, so the first position holding any bad index names it."""
+    outside = [np.broadcast_to((arr >= shape[dim]) | (arr < -shape[dim]), broadcast).ravel()
+               for dim, arr in arrays]
+    position = int(np.argmax(np.logical_or.reduce(outside)))
+    for j, (dim, arr) in enumerate(arrays):
+        if outside[j][position]:
+            return _out_of_bounds(int(np.broadcast_to(arr, broadcast).ravel()[position]), j, shape[dim])
 
 
 def select(a: Tensor, dim, index) -> Tensor:

@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.engine import budget, forward, rng, workers
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, apply, int64_arg, type_word, wrap_dim
+from gradcli.engine.recording import Op, apply, index_arg, int64_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -1076,6 +1076,7 @@ def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
 
 def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
     x = a._a
+    offset, dim1, dim2 = index_arg(offset), index_arg(dim1), index_arg(dim2)
     if not all(v.__class__ is int or isinstance(v, np.integer) for v in (offset, dim1, dim2)):
         raise TypeError("diagonal() takes ints")      # (the call's argument check words it as PyTorch's parser)
     int64_arg(offset)

@@ -18,7 +18,7 @@ from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
-                                      wrap_dim)
+                                      index_arg, tensor_int, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -555,6 +555,9 @@ def _expect_attr(value, attr: str):
 
 def _int_dim(dim, fn: str) -> int:
     if not isinstance(dim, int) or isinstance(dim, bool):
+        value = tensor_int(dim)
+        if value is not None:
+            return value
         raise TypeError(f"{fn}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
     return dim
 
@@ -1382,6 +1385,7 @@ def _renorm_rows(w: np.ndarray, rows: np.ndarray, max_norm, norm_type) -> None:
 def one_hot(tensor, num_classes=-1) -> Tensor:
     """F.one_hot: int64 zeros with a one at each value's position along a new last dim."""
     _expect_tensor(tensor, "one_hot", "self", 1)
+    num_classes = index_arg(num_classes)
     int_param(num_classes)
     a = tensor._a
     if a.dtype != np.int64:

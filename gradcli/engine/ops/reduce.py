@@ -13,7 +13,7 @@ from gradcli.engine.layout import contiguous
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, int64_arg, needs_grad, reduction_dims, scalar_param,
-                                      type_word, wrap_dim)
+                                      tensor_int, type_word, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
 
@@ -447,6 +447,9 @@ def _reduce_dims(dim, ndim: int) -> tuple:
 
 def _int_dim(dim, fn: str, position: int = 1) -> int:
     if not isinstance(dim, int) or isinstance(dim, bool):
+        value = tensor_int(dim)
+        if value is not None:
+            return value
         raise TypeError(f"{fn}(): argument 'dim' (position {position}) must be int, not {type(dim).__name__}")
     return dim
 

@@ -10,10 +10,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
 from gradcli.engine import autograd, budget
-from gradcli.engine import dtypes
+from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, int64_arg,
-                                      int_param, type_word, wrap_dim)
+                                      index_arg, int_param, list_element_arg, type_word, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -436,6 +436,7 @@ def unsafe_view(a: Tensor, shape) -> Tensor:
 
 def flatten(a: Tensor, start_dim=0, end_dim=-1) -> Tensor:
     x = a._a
+    start_dim, end_dim = index_arg(start_dim), index_arg(end_dim)
     for name, position, value in (("start_dim", 1, start_dim), ("end_dim", 2, end_dim)):
         if value.__class__ is not int:  # PyTorch's parser, as x.flatten words it (nn.Flatten calls that)
             raise TypeError(f"flatten(): argument '{name}' (position {position}) must be int, not "
@@ -537,6 +538,7 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
     x = a._a
     if dim is None:
         return _view_of(a, np.squeeze(x), SQUEEZE_ALL, (x.shape,))
+    dim = list_element_arg(dim)
     if isinstance(dim, (tuple, list)):
         dims = tuple(d for d in axes(dim, x.ndim) if x.ndim and x.shape[d] == 1)
         return _view_of(a, np.squeeze(x, dims) if dims else x.view(), SQUEEZE_DIMS, (x.shape,))
@@ -608,6 +610,9 @@ def matrix_T(a: Tensor, name: str = "mT") -> Tensor:
 
 def movedim(a: Tensor, source, destination) -> Tensor:
     x = a._a
+    source, destination = index_arg(source), index_arg(destination)
+    if source.__class__ is Tensor or destination.__class__ is Tensor:
+        raise TypeError(f"argument 'dim' must be int, not Tensor")     # (the call's argument check words it)
     # an int list's later elements unpack as ints (True is 1); its first must be an int
     src = (source,) if isinstance(source, int) else tuple(int(d) if i and d.__class__ is bool else d
                                                           for i, d in enumerate(source))
@@ -635,6 +640,11 @@ def movedim(a: Tensor, source, destination) -> Tensor:
 def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
     """A slice of `length` elements from `start` along `dim` (SliceBackward0)."""
     x = a._a
+    dim, length = index_arg(dim), index_arg(length)
+    if start.__class__ is Tensor:       # PyTorch's overload with a tensor start
+        if start._a.ndim or start._a.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start._a)
     int_param(dim, start, length)
     if x.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -771,12 +781,15 @@ def _pieces(a: Tensor, op: Op, sizes, d: int) -> tuple:
 
 def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
     x = a._a
+    split_size_or_sections, dim = index_arg(split_size_or_sections), index_arg(dim)
     if isinstance(split_size_or_sections, (tuple, list)):
         return split_with_sizes(a, split_size_or_sections, dim)
     if split_size_or_sections.__class__ is float:      # PyTorch's Tensor.split hands it on to split_with_sizes
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not float")
     int_param(split_size_or_sections)
     size = operator.index(split_size_or_sections)
+    if dim.__class__ is not int and not isinstance(dim, np.integer):
+        raise TypeError(signatures.check("torch._VF.split", (a, split_size_or_sections, dim), {}))
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if size < 0:
@@ -807,6 +820,7 @@ def split_with_sizes(a: Tensor, split_sizes, dim=0) -> tuple:
 
 def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
     x = a._a
+    chunks, dim = index_arg(chunks), index_arg(dim)
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks.__class__ is not int:     # a bool too; the caller's argument_error gives PyTorch's words
@@ -860,6 +874,7 @@ def flipud(a: Tensor) -> Tensor:
 
 def roll(a: Tensor, shifts, dims=None) -> Tensor:
     x = a._a
+    shifts, dims = list_element_arg(shifts), list_element_arg(dims)
     shifts = (shifts,) if not isinstance(shifts, (tuple, list)) else tuple(shifts)
     dims = () if dims is None else ((dims,) if not isinstance(dims, (tuple, list)) else tuple(dims))
     for v in shifts + dims:
@@ -944,6 +959,9 @@ def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
 
 
 def tril(a: Tensor, diagonal=0) -> Tensor:
+    diagonal = index_arg(diagonal)
+    if diagonal.__class__ is Tensor:
+        raise TypeError("tril(): diagonal is an int")        # (the call's argument check words it)
     int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
@@ -952,6 +970,9 @@ def tril(a: Tensor, diagonal=0) -> Tensor:
 
 
 def triu(a: Tensor, diagonal=0) -> Tensor:
+    diagonal = index_arg(diagonal)
+    if diagonal.__class__ is Tensor:
+        raise TypeError("triu(): diagonal is an int")        # (the call's argument check words it)
     int_param(diagonal)
     if a._a.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
