@@ -439,18 +439,45 @@ class NoGradView:
     and the gradient that reaches it goes into neither its .grad nor its base's. Once the data it shares
     has changed in place (`version`, the counter's value when it was made), it has no valid grad_fn:
     reading it, or recording an op on the view, is PyTorch's STALE_VIEW error, and it prints
-    `grad_fn=<Invalid>`."""
-    __slots__ = ("version",)
+    `grad_fn=<Invalid>`. `inference`: made in inference mode, which PyTorch's messages name instead."""
+    __slots__ = ("version", "inference")
 
-    def __init__(self, version: int):
+    def __init__(self, version: int, inference: bool = False):
         self.version = version
+        self.inference = inference
 
 
-STALE_VIEW = ("A view was created in no_grad mode and its base or another view of its base has been modified "
-              "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
-              "forbidden. You can clarify your code by moving both the view and the inplace either both inside "
-              "the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the "
-              "inplace to be tracked).")
+class OfNoGradView:
+    """The mark (in `_acc`, which a tensor with a grad_fn does not use otherwise) of a view recorded in grad
+    mode from a no-grad view (NoGradView) or from another such view: PyTorch's views inherit how their
+    base view was made, so writing into one in place is refused as writing into that view is."""
+    __slots__ = ("inference",)
+
+    def __init__(self, inference: bool):
+        self.inference = inference
+
+
+def made_from_no_grad_view(view, source) -> None:
+    """Mark `view`, recorded from `source`, when `source` is a no-grad view or made from one."""
+    acc = source._acc
+    if acc.__class__ is NoGradView or acc.__class__ is OfNoGradView:
+        view._acc = OfNoGradView(acc.inference)
+
+
+def view_mode_error(t, what: str) -> RuntimeError:
+    """PyTorch's error for a view made without a node (see NoGradView) that is written to, or whose data
+    was, in grad mode: `what` is "{made}" then the rest of the message's first sentence, in which "{made}"
+    and "{now}" stand for the modes PyTorch names (no-grad or inference mode, and the mode of the write)."""
+    acc = t._acc
+    made, now, block = ("inference mode", "in normal mode", "inference_mode") \
+        if (acc.__class__ is NoGradView or acc.__class__ is OfNoGradView) and acc.inference else ("no_grad mode", "with grad mode enabled", "no_grad")
+    return RuntimeError(what.format(made=made, now=now) + " Given that this use case is ambiguous and error-prone, "
+                        "it is forbidden. You can clarify your code by moving both the view and the inplace either "
+                        f"both inside the {block} block (if you don't want the inplace to be tracked) or both "
+                        "outside (if you want the inplace to be tracked).")
+
+
+STALE_VIEW = "A view was created in {made} and its base or another view of its base has been modified inplace {now}."
 # The edge of a no-grad view: an AccumulateGrad without a variable, which the sweep passes over as it
 # does a freed leaf's. next_functions shows it as None, PyTorch's null edge.
 DEAD_END = AccumulateGrad(None)
@@ -461,7 +488,7 @@ def unrecorded_view(view, base) -> None:
     base does, as a NoGradView."""
     if view.grad_fn is None and base.requires_grad:
         view.requires_grad = True
-        view._acc = NoGradView(view._version[0])
+        view._acc = NoGradView(view._version[0], STATE.inference)
 
 
 def stale_view(t) -> bool:
@@ -473,7 +500,7 @@ def stale_view(t) -> bool:
 def checked_grad_fn(t):
     """`t.grad_fn` as a script reads it: a stale no-grad view has none to give."""
     if stale_view(t):
-        raise RuntimeError(STALE_VIEW)
+        raise view_mode_error(t, STALE_VIEW)
     return t.grad_fn
 
 
@@ -521,7 +548,7 @@ def edge(t):
         acc = t._acc
         if acc.__class__ is NoGradView:
             if acc.version != t._version[0]:
-                raise RuntimeError(STALE_VIEW)
+                raise view_mode_error(t, STALE_VIEW)
             return DEAD_END
         return grad_accumulator(t)
     return None

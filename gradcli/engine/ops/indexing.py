@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from gradcli.engine import dtypes, ops, recording
+from gradcli.engine import autograd, dtypes, ops, recording
 from gradcli.engine.autograd import _fit
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.layout import unsqueezed
@@ -57,10 +57,6 @@ def _index_put_jvp(ts, xs, key):
 _ZERO_DIM = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
              "to convert a 0-dim tensor to a number")
 _INDEX_TYPES = "tensors used as indices must be long, int, byte or bool tensors"
-_NO_GRAD_VIEW = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-                 "code by moving both the view and the inplace either both inside the no_grad block (if you don't "
-                 "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-
 
 def _bad_index(k):
     return IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
@@ -512,8 +508,8 @@ def setitem(a: Tensor, key, value) -> None:
     base = a._base
     if grad_on and base is not None and base.requires_grad and steps and \
             (not a.requires_grad or a.grad_fn is None):
-        raise RuntimeError(f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was created in "
-                           f"no_grad mode and is being modified inplace with grad mode enabled.{_NO_GRAD_VIEW}")
+        raise autograd.view_mode_error(a, f"Output 0 of {steps[-1][0].node[:-9]} is a view of a view which was "
+                                       "created in {made} and is being modified inplace {now}.")
     if not (grad_on and (a.requires_grad or (not number and value.requires_grad)
                          or (base is not None and base.requires_grad))) \
             and (STATE.fw_level is None or not _dual_write(a, value, number)):

@@ -619,7 +619,8 @@ def adaptive_avg_pool2d_raw(a: Tensor, out_hw) -> Tensor:
 
 def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
     """F's _list_with_default: an int, or a sequence whose None entries take the input's sizes."""
-    if output_size.__class__ is int:
+    if output_size.__class__ is int:        # one int for the pair: PyTorch's parser reads it into 64 bits
+        int64_arg(output_size)
         return (output_size, output_size)
     if output_size.__class__ not in (tuple, list):
         raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")

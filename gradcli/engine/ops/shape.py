@@ -205,8 +205,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     t._version = a._version
     base = t._base = a._base if a._base is not None else a
     t._inference = a._inference
-    if t.grad_fn is None and base.requires_grad:
-        autograd.unrecorded_view(t, base)
+    if t.grad_fn is None:
+        if base.requires_grad:
+            autograd.unrecorded_view(t, base)
+    elif a._acc is not None:
+        autograd.made_from_no_grad_view(t, a)
     if STATE.fw_level is not None and getattr(a, "_fw", None):
         from gradcli.engine import forward
         forward.keep_hidden(t, a)
@@ -336,12 +339,11 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
                                "allow the output views to be modified inplace. You should replace the inplace "
                                "operation by an out-of-place one.")
         base = t._base
+        if t._acc.__class__ is autograd.OfNoGradView:
+            raise autograd.view_mode_error(t, f"Output 0 of {fn.op.node[:-9]} is a view of a view which was "
+                                              "created in {made} and is being modified inplace {now}.")
         if base.requires_grad and (not t.requires_grad or t.grad_fn is None):     # made without a node
-            raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
-                               "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                               "You can clarify your code by moving both the view and the inplace either both "
-                               "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                               "outside (if you want the inplace to be tracked).")
+            raise autograd.view_mode_error(t, "A view was created in {made} and is being modified inplace {now}.")
         if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
@@ -612,7 +614,7 @@ def movedim(a: Tensor, source, destination) -> Tensor:
     x = a._a
     source, destination = index_arg(source), index_arg(destination)
     if source.__class__ is Tensor or destination.__class__ is Tensor:
-        raise TypeError(f"argument 'dim' must be int, not Tensor")     # (the call's argument check words it)
+        raise TypeError("argument 'dim' must be int, not Tensor")     # (the call's argument check words it)
     # an int list's later elements unpack as ints (True is 1); its first must be an int
     src = (source,) if isinstance(source, int) else tuple(int(d) if i and d.__class__ is bool else d
                                                           for i, d in enumerate(source))
