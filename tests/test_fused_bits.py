@@ -91,3 +91,21 @@ def test_fma32_halfway_sums_exact_and_inexact():
         assert fma(x, y, z).tolist() == want
         out = np.empty_like(z)
         assert fma(x, y, z, out) is out and out.tolist() == want
+
+
+def test_one_minus_square_is_the_fused_result():
+    # tanh's derivative from its output, 1 - y*y rounded once: the float64 shortcut for values in [-1, 1]
+    # gives fma's own bits (checked against exact rational arithmetic), and anything else takes fma's path
+    from fractions import Fraction
+    from gradcli.engine.fma import fma, one_minus_square
+    rng = np.random.default_rng(7)
+    y = np.tanh(rng.standard_normal(4000) * 3)
+    edges = [0.0, -0.0, 1.0, -1.0, 1e-300, 5e-324, 2.0 ** -27, 0.5, 0.7071067811865476, 1 - 2.0 ** -53,
+             -1 + 2.0 ** -53, 0.9999999999999999, 2.0 ** -26 + 2.0 ** -52]
+    y = np.concatenate([np.array(edges), y, -y])
+    got = one_minus_square(y)
+    assert got.view(np.int64).tolist() == fma(-y, y, np.float64(1)).view(np.int64).tolist()
+    for v, r in zip(y[:60].tolist(), got[:60].tolist()):
+        assert r == float(1 - Fraction(v) * Fraction(v))
+    for odd in (np.array([1.5, 0.25]), np.array([np.nan, 0.5]), np.array([0.5, -0.25], np.float32), np.zeros((0,))):
+        assert np.array_equal(one_minus_square(odd), fma(-odd, odd, odd.dtype.type(1)), equal_nan=True)

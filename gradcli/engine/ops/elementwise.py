@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
-from gradcli.engine.fma import fma
+from gradcli.engine.fma import fma, one_minus_square
 from gradcli.engine.layout import contiguous, laid_out
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
@@ -659,7 +659,7 @@ atan2 = binary(ATAN2, "atan2")
 
 def tanh_backward_array(g, y):
     """grad * (1 - y*y), with 1 - y*y one fused multiply-add (PyTorch's kernel, vector body and tail)."""
-    return g * fma(-y, y, y.dtype.type(1))
+    return g * one_minus_square(y)
 
 
 def sigmoid_backward_array(g, y):
@@ -697,7 +697,7 @@ def gelu_backward_array(g, x, approximate):
         tanh_inner = cr.tanh(inner)
         left = t(0.5) * x
         left_derivative = t(0.5) * (t(1) + tanh_inner)
-        tanh_derivative = fma(-tanh_inner, tanh_inner, t(1))
+        tanh_derivative = one_minus_square(tanh_inner)
         inner_derivative = t(GELU_TANH_BETA) * fma(t(3) * t(GELU_KAPPA), x_sq, t(1))
         return g * fma(left * tanh_derivative, inner_derivative, left_derivative)
     cdf = t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
