@@ -660,7 +660,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 
 def _columns_to_block(pieces: list, like: Tensor, primal: Tensor) -> Tensor:
-    """Jacobian block out.shape + primal.shape from the columns (each shaped like the output)."""
+    """Jacobian block out.shape + primal.shape from the columns (each shaped like the output). A 0-d primal's
+    one column loses its stacking dim by squeeze(-1) (SqueezeBackward1), as PyTorch's safe_unflatten does."""
+    if not primal._a.ndim and pieces:
+        return ops.shape.squeeze(_stacked(pieces, -1), -1)
     return _assemble(pieces, tuple(like._a.shape) + tuple(primal._a.shape), like._a.dtype, -1)
 
 

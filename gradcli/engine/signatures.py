@@ -363,6 +363,7 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
 # int lists PyTorch declares without a length: only these may be given as separate ints, and none of them as
 # one int by keyword (`repeats=2`; a `dim` list has a length of 1, so `dim=0` is taken)
 _UNSIZED_LISTS = ("size", "shape", "dims", "repeats")
+_UNSIZED_DIMS = frozenset(("squeeze",))    # squeeze's `dim` list has none: x.squeeze(0, 1) is taken
 _SIZED_DIMS = frozenset(("roll",))        # roll's `dims` has a length of 1 (int[1] dims=[])
 
 
@@ -396,7 +397,7 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
     nargs = len(args)
     first = sig.params[0] if sig.params else None
     if nargs > 1 and first is not None and first.type == "tuple of ints" and sig.max_positional == 1 \
-            and first.name in _UNSIZED_LISTS and _is_int(args[0]):
+            and (first.name in _UNSIZED_LISTS or name in _UNSIZED_DIMS) and _is_int(args[0]):
         # an int list of any length that is the only positional parameter may be given as separate
         # ints: ones(2, 3) (not `dim`, a list PyTorch declares with a length of 1); the elements
         # are checked as the list is unpacked

@@ -117,6 +117,11 @@ SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may l
                   "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 
+
+def _squeeze(t, dim=None):
+    """Tensor.squeeze with one dim, a dim list or none."""
+    return ops.squeeze(t, dim)
+
 class Tensor:
     """A tensor on a numpy array `_a`.
 
@@ -630,6 +635,8 @@ class Tensor:
         return ops.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
+        if self._base is not None and ops.indexing.masked_fill_expanded(self, mask, value):
+            return self
         return self._inplace(lambda a, _: ops.masked_fill(a, mask, value), value)
 
     def expand(self, *sizes, **kwargs):
@@ -640,8 +647,14 @@ class Tensor:
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim)
 
-    def squeeze(self, dim=None):
-        return ops.squeeze(self, dim)
+    def squeeze(self, *args, **kwargs):
+        if len(args) > 1 and not kwargs:        # x.squeeze(0, 1): PyTorch's parser reads the ints as the dim list
+            if signatures.check("Tensor.squeeze", args, {}) is not None:
+                raise TypeError("squeeze(): dims are ints")     # (the call's argument check words it)
+            return ops.squeeze(self, args)
+        if (args and args[0] is None) or kwargs.get("dim", 0) is None:
+            raise TypeError("squeeze(): dim is not None")      # (the call's argument check words it)
+        return _squeeze(self, *args, **kwargs)
 
     def t(self):
         return ops.t(self)

@@ -263,6 +263,15 @@ def _tensor_fn(name, method):
     return fn
 
 
+_NO_DIM = object()
+
+
+def _squeeze_function(input, dim=_NO_DIM):
+    """torch.squeeze(t, dim): one dim or a list, not the method's separate ints (torch.squeeze(x, 1, 1) is
+    PyTorch's TypeError)."""
+    return input.squeeze() if dim is _NO_DIM else input.squeeze(dim)
+
+
 def _tensor_list_fn(name, method, param):
     """torch.X(t, list) for a method t.X(...) that also takes the list's ints one by one: the function takes
     the list whole, by position or keyword (torch.permute(x, 1, 0) is PyTorch's TypeError)."""
@@ -501,7 +510,7 @@ def _build_torch() -> ScriptModule:
         # group: shape
         "reshape": _tensor_list_fn("reshape", Tensor.reshape, "shape"), "flatten": _tensor_fn("flatten", Tensor.flatten),
         "unflatten": _tensor_fn("unflatten", Tensor.unflatten),
-        "squeeze": _tensor_fn("squeeze", Tensor.squeeze), "unsqueeze": _tensor_fn("unsqueeze", Tensor.unsqueeze),
+        "squeeze": _tensor_fn("squeeze", _squeeze_function), "unsqueeze": _tensor_fn("unsqueeze", Tensor.unsqueeze),
         "t": _tensor_fn("t", Tensor.t), "transpose": _tensor_fn("transpose", Tensor.transpose),
         "swapaxes": _tensor_fn("swapaxes", Tensor.transpose), "swapdims": _tensor_fn("swapdims", Tensor.transpose),
         "permute": _tensor_list_fn("permute", Tensor.permute, "dims"), "movedim": _tensor_fn("movedim", Tensor.movedim),

@@ -553,6 +553,27 @@ def _warn_expanded(masked: bool) -> None:
             STATE.warn("UserWarning", _EXPANDED.format("masked_fill_", "mask", "scalar", 2450))
 
 
+def masked_fill_expanded(a: Tensor, mask, value) -> bool:
+    """x.masked_fill_(mask, value) on a view whose elements share memory (an expanded tensor), when nothing is
+    recorded: PyTorch warns that this is deprecated and writes the value at every masked place, so each element
+    shared by a masked place holds it. False when `a` does not share elements, or an op must be recorded (then
+    the in-place rules refuse the write, as PyTorch's do)."""
+    x = a._a
+    if not ops.shape.internal_overlap(x) or (STATE.recording and (
+            a.requires_grad or value.__class__ is Tensor and value.requires_grad)) or STATE.fw_level is not None:
+        return False
+    if a._inference and not STATE.inference:
+        return False                    # (the in-place path gives PyTorch's error)
+    filled = ops.masked_fill(a, mask, value)._a       # PyTorch's checks, and the values
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", _EXPANDED.format("masked_fill_", "mask", "scalar", 2450))
+    if filled.shape != x.shape:
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(filled.shape)}")
+    np.copyto(x, filled, where=np.broadcast_to(mask._a, x.shape), casting="unsafe")
+    a._version[0] += 1
+    return True
+
+
 def _dual_write(a: Tensor, value, number: bool) -> bool:
     """Whether `a[key] = value` changes a forward-mode tangent (the value's, or the one `a` has or sees
     through its base): then it runs as an op on the view, as when autograd records it."""
