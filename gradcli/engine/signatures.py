@@ -181,6 +181,8 @@ SIGNATURES = {
     "torch.chunk": ["(Tensor input, int chunks, int dim = 0)"],
     "Tensor.chunk": ["(int chunks, int dim = 0)"],
     "torch.gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)"],
+    "torch.linalg.vector_norm": ["(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, "
+                                 "torch.dtype dtype = None, Tensor out = None)"],
     "torch.index_select": ["(Tensor input, int dim, Tensor index, *, Tensor out = None)"],
     "Tensor.index_select": ["(int dim, Tensor index)"],
     "torch.unbind": ["(Tensor input, int dim = 0)"],
@@ -528,7 +530,8 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 
 
 # callables whose messages carry another name than the one a script calls
-_PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid"}
+_PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
+                 "torch.linalg.vector_norm": "linalg_vector_norm"}
 
 
 def parser_name(key: str, name: str) -> str:

@@ -23,7 +23,7 @@ from gradcli.engine.cascade import sum_array
 from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import Op, apply, int64_arg, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -1147,13 +1147,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
     if x.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.ndim}")
     n, c = x.shape[0], x.shape[1]
-    if num_groups == 0:
-        raise ZeroDivisionError("integer division or modulo by zero")
-    shape = [n * c // num_groups, num_groups] + list(x.shape[2:])
+    shape = [n * c // num_groups, num_groups] + list(x.shape[2:])     # (Python's errors: 0, a str, None)
     _verify_batch_size(shape, _shape_list(shape))
+    if num_groups.__class__ is not int:     # then torch.group_norm's parser
+        raise TypeError(f"group_norm(): argument 'num_groups' (position 2) must be int, not {type(num_groups).__name__}")
     _param(weight, "group_norm", "weight", 3)
     _param(bias, "group_norm", "bias", 4)
-    if num_groups <= 0 or c % num_groups:
+    int64_arg(num_groups)
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {_shape_list(x.shape)} and num_groups={num_groups}")
     for v, name in ((weight, "weight"), (bias, "bias")):

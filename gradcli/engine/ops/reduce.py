@@ -709,7 +709,10 @@ def _arg(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
 # ------------------------------------------------------------------------------------------------ norms
 
 def norm(a: Tensor, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
-    """torch.norm / Tensor.norm: a vector norm, except 'nuc' (and 'fro' over more than two dims)."""
+    """torch.norm / Tensor.norm: a vector norm, except 'nuc' (and 'fro' over more than two dims). PyTorch's
+    torch.norm passes an int dim on as a list of one, and any dim positionally."""
+    if isinstance(dim, int):
+        dim = [dim]
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             return vector_norm(a, 2, dim, keepdim, dtype)
@@ -721,8 +724,9 @@ def norm(a: Tensor, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
 def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor:
     x = _float_result(a._a, "linalg.vector_norm")
     if dim is not None:
-        if not isinstance(dim, (int, tuple, list)):
-            raise TypeError(f"linalg_vector_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
+        if not isinstance(dim, (int, tuple, list)) or dim.__class__ is bool:     # (a script's call: its words)
+            raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not "
+                            f"{type(dim).__name__}")
         if not isinstance(dim, int):      # the parser's rules for an int list
             dim = ops.shape.int_list((dim,), "linalg_vector_norm", "dim", 3)
     if dtype is not None:
