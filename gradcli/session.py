@@ -156,6 +156,7 @@ class Session:
         state.print_options.set(profile="default")
         dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
         state.threads = DEFAULT_THREADS                 # and so does torch.set_num_threads
+        state.default_device, state.device_stack = None, []     # and torch.set_default_device
         if seed is None:
             state.generator.seed()
         else:

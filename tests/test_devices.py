@@ -16,7 +16,10 @@ T = "import torch\n"
     ("torch.FloatTensor([1], device='cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
     ("torch.ones(2).cuda()", "AssertionError: Torch not compiled with CUDA enabled"),
     ("torch.cuda.current_device()", "AssertionError: Torch not compiled with CUDA enabled"),
-    ("torch.set_default_device('cuda')", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("torch.set_default_device('cuda')\ntorch.zeros(2)", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("with torch.device('cuda'):\n    torch.nn.Linear(2, 2)", "AssertionError: Torch not compiled with CUDA enabled"),
+    ("with torch.device('cuda'):\n    torch.zeros(-0.0)",
+     "TypeError: zeros(): argument 'size' (position 1) must be tuple of ints, not float"),
     ("torch.device('gpu')", "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
                             "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
                             "start of device string: gpu"),
@@ -30,6 +33,14 @@ T = "import torch\n"
 ])
 def test_errors_are_pytorchs(source, message):
     assert error_line(T + source) == message
+
+
+def test_a_default_device_lasts_one_session_and_a_block_puts_it_back():
+    source = T + ("with torch.device('cuda'):\n    with torch.device('cpu'):\n        print(torch.ones(1))\n"
+                  "    try:\n        torch.ones(1)\n    except AssertionError as e:\n        print(e)\n"
+                  "print(torch.get_default_device(), torch.zeros(1))\ntorch.set_default_device('cuda')\n")
+    assert gradcli_output(source) == "tensor([1.])\nTorch not compiled with CUDA enabled\ncpu tensor([0.])\n"
+    assert gradcli_output(T + "print(torch.get_default_device(), torch.ones(1))\n") == "cpu tensor([1.])\n"
 
 
 def test_the_default_dtype_lasts_one_session():

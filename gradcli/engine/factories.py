@@ -11,7 +11,7 @@ from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
                                       int_param, result_dtype, scalar_param)
-from gradcli.engine.tensor import Size, Tensor, check_device
+from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
 
 
@@ -142,33 +142,30 @@ def _finish(a: np.ndarray, requires_grad) -> Tensor:
     return t
 
 
-def filled(name, size, value, dtype, requires_grad, kw_size=None):
+def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, factory=False):
     """A tensor of `size` (as the varargs factories take it) filled with `value`; `name`: the function
-    PyTorch's messages name (ones, new_zeros, ...)."""
+    PyTorch's messages name (ones, new_zeros, ...). `factory`: torch.ones and its kin, which check the
+    device (given, or the default one) once the arguments are read, before allocating, as PyTorch does."""
     _check_dtype(dtype)
     shape = _shape(name, size, kw_size)
+    if factory:
+        factory_device(device)
     npdt = (dtype or dtypes.default_float).np
     budget.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
-    if device is not None:
-        check_device(device)
-    return filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw))
+    return filled("ones", size, 1, dtype, requires_grad, _size_kw("ones", kw), device, True)
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
-    if device is not None:
-        check_device(device)
-    return filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw))
+    return filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw), device, True)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
-    if device is not None:
-        check_device(device)
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
-    return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw))
+    return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw), device, True)
 
 
 def _size_kw(name: str, kw: dict):
@@ -180,8 +177,7 @@ def _size_kw(name: str, kw: dict):
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     _check_dtype(dtype)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
@@ -233,8 +229,7 @@ def empty_like(input, dtype=None, requires_grad=False, device=None):
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     _check_dtype(dtype)
     rows = _as_int(n)
     if rows is None:
@@ -299,8 +294,7 @@ def _multiply_add(a, b, c):
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
     float; the element count and the checks as in PyTorch's compute_arange_size."""
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     _check_dtype(dtype)
     names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
     if len(args) > 3 or any(k not in names for k in kw):
@@ -365,8 +359,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
 def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     _check_dtype(dtype)
     # the keywords given, in the order PyTorch's message lists them (its signature's), for its parser's errors
     given = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
@@ -561,8 +554,7 @@ def _int_mask(data):
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     _check_dtype(dtype)
     if requires_grad.__class__ is not bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
@@ -713,14 +705,12 @@ def _float_output(name: str, dtype) -> np.dtype:
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     return _random_floats("rand", _uniform_values, size, dtype, requires_grad, generator, kw)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     return _random_floats("randn", _normal_values, size, dtype, requires_grad, generator, kw)
 
 
@@ -777,8 +767,7 @@ def _int_values(g, a: np.ndarray, low: int, high: int) -> np.ndarray:
 
 def randint(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
     """randint(high, size) / randint(low, high, size), int64 unless dtype says otherwise."""
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     names = ("low", "high", "size") if len(args) + len(kw) >= 3 else ("high", "size")
     values = dict(zip(names, args))
@@ -832,8 +821,7 @@ _RANDINT_LIKE_COMBINATION = (
 
 
 def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    if device is not None:
-        check_device(device)
+    factory_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     if len(args) + len(kw) != 1 or (kw and "n" not in kw):
         raise invalid_arguments("randperm", args, call_kw)

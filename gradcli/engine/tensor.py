@@ -1618,13 +1618,17 @@ class _Device:
     __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
     def __enter__(self):
-        """`with torch.device('cpu'):` makes the CPU the default device, which it always is. A CPU build
-        fails on the first tensor made under another device; gradcli fails on entering (as
-        torch.set_default_device does here), for it keeps no default device to check each factory against."""
-        check_device(self)
+        """`with torch.device('cuda'):` makes it the device factories use (STATE.default_device) until the
+        block ends. A CPU build fails at the first tensor a factory makes in it, as gradcli's factories do
+        (check_device); a device gradcli has no words for fails here."""
+        if self.type != "cuda":
+            check_device(self)
+        STATE.device_stack.append(STATE.default_device)
+        STATE.default_device = None if self.type == "cpu" else self
         return self
 
     def __exit__(self, *exc):
+        STATE.default_device = STATE.device_stack.pop()
         return None
 
 
@@ -1666,6 +1670,15 @@ def parse_device(text: str) -> _Device:
     if not index.isdigit() or not index.isascii() or (len(index) > 1 and index[0] == "0"):
         raise RuntimeError(f"Invalid device string: '{text}'")
     return _Device(kind, int(index))
+
+
+def factory_device(device) -> None:
+    """The check a factory makes of the device it is asked for, or of the default one when it is given none."""
+    if device is None:
+        device = STATE.default_device
+        if device is None:
+            return
+    check_device(device)
 
 
 def check_device(device) -> None:

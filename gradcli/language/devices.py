@@ -12,6 +12,7 @@ from gradcli.engine import dtypes, factories
 import numpy as np
 
 from gradcli.engine.tensor import NO_CUDA, Tensor, _CPU, _Device, _scalar_name, check_device, parse_device
+from gradcli.engine.state import STATE
 
 
 def device(*args, **kwargs) -> _Device:
@@ -70,13 +71,25 @@ BACKENDS_CUDA = {"is_built": _false}
 
 
 def set_default_device(dev) -> None:
-    """The default device stays the CPU: setting it to the CPU (or None) is all a CPU build can use."""
-    if dev is not None:
-        check_device(device(dev) if dev.__class__ is str else dev)
+    """The device factories use when given none: the CPU (None), or CUDA, which a CPU build accepts here and
+    fails at the first tensor a factory makes (STATE.default_device, check_device)."""
+    if dev is None:
+        STATE.default_device = None
+        return
+    d = dev if dev.__class__ is _Device else device(dev)
+    if d.type != "cuda":
+        check_device(d)
+    STATE.default_device = None if d.type == "cpu" else d
 
 
 def get_default_device() -> _Device:
-    return _CPU
+    """PyTorch finds the index of a CUDA default device by making a tensor there: a CPU build fails."""
+    d = STATE.default_device
+    if d is None:
+        return _CPU
+    if d.index is None:
+        raise AssertionError(NO_CUDA)
+    return d
 
 
 def get_default_dtype() -> dtypes.DType:
