@@ -468,9 +468,9 @@ def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
         rstd = (dt(1) / np.sqrt(var + dt(eps))).astype(x2.dtype)
     y = (x2 - mean[:, None]) * rstd[:, None]
     if weight is not None:
-        y = _fma(y, weight.reshape(1, -1), bias.reshape(1, -1) if bias is not None else np.zeros_like(y))
+        y = _fma(y, weight.reshape(1, weight.size), bias.reshape(1, bias.size) if bias is not None else np.zeros_like(y))
     elif bias is not None:
-        y = y + bias.reshape(1, -1)
+        y = y + bias.reshape(1, bias.size)
     return y, mean, rstd
 
 
@@ -485,7 +485,7 @@ def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
             db = _reduce_all(g2)
             scaled = rstd[:, None] * g2
         else:
-            w = np.broadcast_to(weight.reshape(1, -1), g2.shape)
+            w = np.broadcast_to(weight.reshape(1, weight.size), g2.shape)
             ds = _reduce_all(g2 * x2, w)        # the map (dy * x) * gamma
             db = _reduce_all(g2, w)
             scaled = rstd[:, None] * g2 * w
@@ -513,7 +513,7 @@ def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
     dt = x.dtype.type
     n, c = x.shape[0], x.shape[1]
     x3 = _as3d(x)
-    rows = x3.reshape(n * groups, -1)
+    rows = x3.reshape(n * groups, (c // groups) * x3.shape[2])
     if rows.shape[1]:
         mean, var = rowwise_moments(rows)
     else:
@@ -634,7 +634,7 @@ def _ln_grad(index):
     NativeLayerNormBackwardBackward0 node of them."""
     def formula(F, g, input, normalized_shape, weight, bias, result1, result2, eps):
         x, w = _array(input), _array(weight)
-        x2 = x.reshape(math.prod(x.shape[:x.ndim - len(normalized_shape)]), -1)
+        x2 = x.reshape(math.prod(x.shape[:x.ndim - len(normalized_shape)]), math.prod(normalized_shape))
         value = layer_norm_backward_arrays(np.ascontiguousarray(_array(g), dtype=x.dtype).reshape(x2.shape), x2,
                                            _array(result1).reshape(-1), _array(result2).reshape(-1),
                                            None if w is None else w.reshape(-1), _mask(index))[index]
@@ -872,14 +872,15 @@ def _ln_twice(position: int):
 
 def _gn_composite(F, g, x, weight, groups, eps):
     n = x.shape[0]
-    xg = ops.reshape(x, (n, groups, -1))
+    grouped = (n, groups, math.prod(x.shape[1:]) // groups)     # (no -1: n may be 0)
+    xg = ops.reshape(x, grouped)
     mean = ops.mean(xg, (2,), True)
     centred = xg - mean
     rstd = ops.rsqrt(ops.mean(centred * centred, (2,), True) + eps)
     xhat = ops.reshape(centred * rstd, x.shape)
     gw_in = g * _bn_view(weight, x.ndim) if weight is not None else g
-    gwg = ops.reshape(gw_in, (n, groups, -1))
-    xhg = ops.reshape(xhat, (n, groups, -1))
+    gwg = ops.reshape(gw_in, grouped)
+    xhg = ops.reshape(xhat, grouped)
     gi = ops.reshape((gwg - ops.mean(gwg, (2,), True) - xhg * ops.mean(gwg * xhg, (2,), True)) * rstd, x.shape)
     dims = _reduce_dims(x.ndim)
     return gi, ops.reduce_sum(g * xhat, dims), ops.reduce_sum(g, dims)
@@ -959,7 +960,8 @@ def _gn_jvp(F, ts, xs, result, result1, result2, N, C, HxW, group, eps):
     if xt is None:
         out = Tensor(np.zeros_like(x._a))
     else:
-        grouped = _normalized_tangent(ops.reshape(xt, (1, N * group, -1)), ops.reshape(centred, (1, N * group, -1)),
+        rows = (1, N * group, math.prod(x._a.shape[1:]) // group)     # (no -1: N may be 0)
+        grouped = _normalized_tangent(ops.reshape(xt, rows), ops.reshape(centred, rows),
                                       Tensor(_array(result2).reshape(1, N * group, 1)), (0, 2))
         out = ops.reshape(grouped, x._a.shape)
     return _affine_tangent(out, weight, wt, bias, bt, centred, rstd, lambda v: _bn_view(v, ndim))
@@ -1047,6 +1049,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for v, name, position in ((weight, "weight", 2), (bias, "bias", 3), (running_mean, "running_mean", 4),
                               (running_var, "running_var", 5)):
         _param(v, "batch_norm", name, position)
+    if x.size == 0:     # at::batch_norm's first step: a clone, times weight[0], plus bias[0], keeps the graph
+        out = ops.arith.clone(input)
+        if weight is not None:
+            out = ops.mul(out, ops.indexing.select(weight, 0, 0))
+        if bias is not None:
+            out = ops.add(out, ops.indexing.select(bias, 0, 0))
+        return out
     if x.ndim < 2:                      # input.sizes()[1]
         top = max(x.ndim, 1)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-top}, {top - 1}], but got 1)")
@@ -1130,7 +1139,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
     _float_input(x, "LayerNormKernelImpl")
     _check_param_types(x, (weight, bias))
     lead = x.shape[:x.ndim - k]
-    x2 = np.ascontiguousarray(x).reshape(math.prod(lead), -1)
+    x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
     y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
