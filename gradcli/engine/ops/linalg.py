@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.engine import budget, forward, rng, workers
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, apply, index_arg, int64_arg, type_word, wrap_dim
+from gradcli.engine.recording import Op, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -1104,6 +1104,8 @@ def _embedded(x: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
 
 def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
     x = a._a
+    offset, dim1, dim2 = index_arg(offset), index_arg(dim1), index_arg(dim2)
+    int_param(offset, dim1, dim2)       # a bool or a float: the call's argument check words it
     d1, d2 = _diagonal_dims(x.ndim + 1, dim1, dim2)
     return apply(DIAG_EMBED, _embedded(x, offset, d1, d2), (a,), (offset, d1, d2))
 
@@ -1111,7 +1113,8 @@ def diag_embed(a: Tensor, offset=0, dim1=-2, dim2=-1) -> Tensor:
 def diag(a: Tensor, diagonal=0) -> Tensor:
     """A vector's diagonal matrix (DiagEmbedBackward0), or a matrix's diagonal as a copy."""
     x = a._a
-    int64_arg(diagonal)
+    diagonal = index_arg(diagonal)
+    int_param(diagonal)                 # a bool or a float: the call's argument check words it
     if x.ndim == 1:
         return apply(DIAG_EMBED, _embedded(x, diagonal, 0, 1), (a,), (diagonal, 0, 1))
     if x.ndim == 2:

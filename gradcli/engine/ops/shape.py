@@ -505,8 +505,11 @@ def _expand(a: Tensor, sizes: tuple) -> Tensor:
                                f"Tensor sizes: {_size_list(x.shape)}")
         target.append(s)
         strides.append(x.strides[i - lead] if have is not None and have == s else 0)
-    if math.prod(target) >= 1 << 63:
-        raise RuntimeError("numel: integer multiplication overflow")
+    if math.prod(target) >= 1 << 63 or (min(target, default=0) < 0 and 0 not in target):
+        raise RuntimeError("numel: integer multiplication overflow")      # (a negative size: PyTorch's check too)
+    if min(target, default=0) < 0:
+        raise NotImplementedError(f"gradcli does not make tensors with a negative size: expand to "
+                                  f"{_size_list(target)} (PyTorch makes one when another size is 0)")
     # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
     # check_inplace_view, element writes through indexing are allowed
     out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
