@@ -99,9 +99,9 @@ def test_scale_grad_by_freq_divides_by_the_count_in_the_batch():
     assert result.out == "tensor([1., 1., 1.])\n"
 
 
-def test_a_cuda_device_context_is_refused_on_entering():
-    assert located_error("import torch\nwith torch.device('cuda'):\n    pass") == (
-        "2:6: AssertionError: Torch not compiled with CUDA enabled")
+def test_a_cuda_device_context_fails_at_the_first_tensor_made_in_it():
+    assert located_error("import torch\nwith torch.device('cuda'):\n    x = 1\n    y = torch.zeros(2)") == (
+        "4:9: AssertionError: Torch not compiled with CUDA enabled")
 
 
 def test_a_script_subclass_sees_no_engine_bookkeeping():
