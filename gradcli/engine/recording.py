@@ -626,8 +626,11 @@ def axes(dim, ndim: int) -> tuple:
     """Normalise `dim` (int or sequence) to sorted non-negative axes, with PyTorch's range error."""
     if isinstance(dim, int):
         dims = (dim,)
-    elif dim.__class__ is Tensor and dim._a.dtype.kind in "iub":   # PyTorch's parser reads an integer tensor
-        dims = (int(dim._a),) if dim._a.ndim == 0 else tuple(int(v) for v in dim._a.ravel())  # as an int list
+    elif dim.__class__ is Tensor:       # an integer tensor of one element reads as a dim (list_element_arg)
+        dim = list_element_arg(dim)
+        if dim.__class__ is Tensor:
+            raise TypeError("dim must be int or tuple of ints, not Tensor")   # (the call's argument check words it)
+        dims = (dim,)
     else:
         dims = tuple(dim)
     out = []
