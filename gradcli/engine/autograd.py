@@ -457,11 +457,12 @@ class OfNoGradView:
         self.inference = inference
 
 
+NO_GRAD_VIEW_MARKS = (NoGradView, OfNoGradView)
+
+
 def made_from_no_grad_view(view, source) -> None:
-    """Mark `view`, recorded from `source`, when `source` is a no-grad view or made from one."""
-    acc = source._acc
-    if acc.__class__ is NoGradView or acc.__class__ is OfNoGradView:
-        view._acc = OfNoGradView(acc.inference)
+    """Mark `view`, recorded from `source`, a no-grad view or a view made from one."""
+    view._acc = OfNoGradView(source._acc.inference)
 
 
 def view_mode_error(t, what: str) -> RuntimeError:
@@ -469,8 +470,10 @@ def view_mode_error(t, what: str) -> RuntimeError:
     was, in grad mode: `what` is "{made}" then the rest of the message's first sentence, in which "{made}"
     and "{now}" stand for the modes PyTorch names (no-grad or inference mode, and the mode of the write)."""
     acc = t._acc
-    made, now, block = ("inference mode", "in normal mode", "inference_mode") \
-        if (acc.__class__ is NoGradView or acc.__class__ is OfNoGradView) and acc.inference else ("no_grad mode", "with grad mode enabled", "no_grad")
+    if acc.__class__ in NO_GRAD_VIEW_MARKS and acc.inference:
+        made, now, block = "inference mode", "in normal mode", "inference_mode"
+    else:
+        made, now, block = "no_grad mode", "with grad mode enabled", "no_grad"
     return RuntimeError(what.format(made=made, now=now) + " Given that this use case is ambiguous and error-prone, "
                         "it is forbidden. You can clarify your code by moving both the view and the inplace either "
                         f"both inside the {block} block (if you don't want the inplace to be tracked) or both "

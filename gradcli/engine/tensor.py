@@ -117,7 +117,6 @@ SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may l
                   "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
 
 
-
 def _squeeze(t, dim=None):
     """Tensor.squeeze with one dim, a dim list or none."""
     return ops.squeeze(t, dim)

@@ -208,7 +208,7 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     if t.grad_fn is None:
         if base.requires_grad:
             autograd.unrecorded_view(t, base)
-    elif a._acc is not None:
+    elif a._acc is not None and a._acc.__class__ in autograd.NO_GRAD_VIEW_MARKS:
         autograd.made_from_no_grad_view(t, a)
     if STATE.fw_level is not None and getattr(a, "_fw", None):
         from gradcli.engine import forward
