@@ -19,6 +19,9 @@ from gradcli.engine.layout import laid_out
 from gradcli.engine.recording import Out, number_operand
 from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
+
+_F16 = np.dtype(np.float16)
+_half_with_number = arith.half_with_number
 from gradcli.engine.tensor import Tensor
 
 
@@ -54,10 +57,14 @@ class NumpyMath(_Later):
 
     @staticmethod
     def mul_wrapped(g, value):
+        if g.dtype == _F16:             # PyTorch's kernel reads the number as a float (arith.half_with_number)
+            return _half_with_number(np.multiply, g, value)
         return g * number_operand(g, value)
 
     @staticmethod
     def div_wrapped(g, value):
+        if g.dtype == _F16:
+            return _half_with_number(np.true_divide, g, value)
         return g / number_operand(g, value)
 
     @staticmethod

@@ -38,6 +38,8 @@ def _once(ufunc, name: str):
     def function(x, out=None):
         if x.dtype.char not in _ROUNDED:
             return ufunc(x) if out is None else ufunc(x, out=out)
+        if x.dtype.char == "e":
+            return _via_float32(function, x, out)
         if out is None:
             if x.size <= _CHUNKED:
                 return ufunc(x.astype(F64)).astype(x.dtype)
@@ -59,6 +61,8 @@ def _once2(ufunc, name: str):
         dt = np.result_type(x, y)
         if dt.char not in _ROUNDED:
             return ufunc(x, y)
+        if dt.char == "e":
+            return np.asarray(function(np.asarray(x, np.float32), np.asarray(y, np.float32))).astype(dt)[()]
         if np.size(x) <= _CHUNKED and np.size(y) <= _CHUNKED:
             return np.asarray(ufunc(np.asarray(x, F64), np.asarray(y, F64))).astype(dt)[()]
         out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), dt)
@@ -80,6 +84,16 @@ def _blocks(ufunc, x: np.ndarray, out: np.ndarray) -> np.ndarray:
         workers.split(source.size, piece, _BLOCK if source.size >= 2 * _BLOCK else _ALIGN)
     else:
         _run_blocks(ufunc, source, target)
+    return out
+
+
+def _via_float32(function, x: np.ndarray, out=None):
+    """A float16 input as PyTorch computes it: its float kernel (here the correctly rounded float32 value),
+    the result rounded to float16, so twice rounded as there."""
+    r = function(x.astype(np.float32))
+    if out is None:
+        return r.astype(np.float16)
+    np.copyto(out, r, casting="unsafe")
     return out
 
 
@@ -115,7 +129,10 @@ sqrt = np.sqrt                  # correctly rounded as it is (see the top of the
 
 def rsqrt(x, out=None):
     """1 / sqrt(x) in the input's own precision, as PyTorch's kernel computes it (Vectorized::rsqrt is a
-    division by a square root): two IEEE operations, so the same bits on every machine (measured 100%)."""
+    division by a square root): two IEEE operations, so the same bits on every machine (measured 100%);
+    float16 in float, as PyTorch's kernel computes it."""
+    if x.dtype.char == "e":
+        return _via_float32(rsqrt, x, out)
     return np.reciprocal(np.sqrt(x), out=out)
 
 
@@ -189,7 +206,9 @@ def _erf64_block(x: np.ndarray, out: np.ndarray) -> None:
 
 
 def erf(x: np.ndarray) -> np.ndarray:
-    """erf elementwise: float32/float16 correctly rounded (as above), float64 by math.erf."""
+    """erf elementwise: float32 correctly rounded (as above) and float16 rounded from it, float64 by math.erf."""
+    if x.dtype.char == "e":
+        return _via_float32(erf, x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
         # math.erf per element, rounded once: the same values (frompyfunc hands a 0-d input back as a float)
         return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(F64)), F64).astype(x.dtype)

@@ -35,8 +35,12 @@ def _times(F, g, other):
 
 
 def _times_array(g, other):
-    """g * other in a plain backward: a Python float as recording.number_operand hands it to numpy (same bits)."""
-    return g * number_operand(g, other) if other.__class__ is float else g * other
+    """g * other in a plain backward: a Python float as recording.number_operand hands it to numpy (same bits),
+    or beside a float16 gradient as the forward's kernel reads it (half_with_number)."""
+    if other.__class__ is float:
+        number = number_operand(g, other)
+        return g * number if number is not other else _times_number(g, other)
+    return g * other
 
 
 def _over(F, g, other):
@@ -258,23 +262,42 @@ _INT64_END = 1 << 63                      # Python ints past int64 take the gene
 # which Tensor() makes an array.
 
 
+_F16 = np.dtype(np.float16)
+
+
+def half_with_number(fn, x: np.ndarray, b) -> np.ndarray:
+    """`float16 tensor * number` and `/ number` as PyTorch's mul and div kernels compute them: in float, the
+    number read as a float (its original value, not first rounded to float16), the result rounded once to
+    float16. (Its add and sub kernels round the number to float16 first: numpy's float16 arithmetic.)"""
+    with np.errstate(over="ignore"):
+        return fn(x.astype(np.float32), np.float32(b)).astype(_F16)
+
+
+def _times_number(x: np.ndarray, b) -> np.ndarray:
+    return x * number_operand(x, b) if x.dtype is not _F16 else half_with_number(np.multiply, x, b)
+
+
 def mul_scalar(a: Tensor, value) -> Tensor:
     """`tensor * number` as C++ code records it (MulBackward1)."""
-    return with_numbers(MUL_SCALAR, a._a * number_operand(a._a, value), (a,), (value,), (value,))
+    return with_numbers(MUL_SCALAR, _times_number(a._a, value), (a,), (value,), (value,))
 
 
 def div_scalar(a: Tensor, value) -> Tensor:
-    return with_numbers(DIV_SCALAR, a._a / number_operand(a._a, value), (a,), (value,), (value,))
+    x = a._a
+    out = x / number_operand(x, value) if x.dtype is not _F16 else half_with_number(np.true_divide, x, value)
+    return with_numbers(DIV_SCALAR, out, (a,), (value,), (value,))
 
 
 def mul_wrapped(a: Tensor, value) -> Tensor:
     """`float tensor * number` as user code records it (MulBackward0, the number a wrapped 0-d tensor,
     saved for self's gradient; self is saved only for the number's, which has none)."""
-    return with_numbers(MUL, a._a * number_operand(a._a, value), (a, value), (), (None, value))
+    return with_numbers(MUL, _times_number(a._a, value), (a, value), (), (None, value))
 
 
 def div_wrapped(a: Tensor, value) -> Tensor:
-    return with_numbers(DIV, compute(np.true_divide, a._a, value), (a, value), (), (None, value))
+    x = a._a
+    out = compute(np.true_divide, x, value) if x.dtype is not _F16 else half_with_number(np.true_divide, x, value)
+    return with_numbers(DIV, out, (a, value), (), (None, value))
 
 
 def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
@@ -450,8 +473,11 @@ def rsub(a: Tensor, b) -> Tensor:
 
 
 def mul(a: Tensor, b) -> Tensor:
-    if b.__class__ is float and a._a.dtype.kind == "f" and not STATE.in_formula:    # mul_wrapped, inline
-        return with_numbers(MUL, a._a * number_operand(a._a, b), (a, b), (), (None, b))
+    x = a._a
+    if b.__class__ is float and x.dtype.kind == "f" and not STATE.in_formula:    # mul_wrapped, inline
+        number = number_operand(x, b)       # (b itself only for float16 and a few values: _times_number)
+        out = x * number if number is not b else _times_number(x, b)
+        return with_numbers(MUL, out, (a, b), (), (None, b))
     if _float_number_case(a, b):
         if STATE.in_formula:
             return mul_scalar(a, b)
@@ -485,6 +511,9 @@ def scalar_power(x: np.ndarray, e):
         if e == 2:
             return x * x
         if e == 3:
+            if x.dtype.itemsize < 4:        # float16: cubed in float and rounded once, as PyTorch's kernel does
+                f = x.astype(np.float32)
+                return (f * f * f).astype(x.dtype)
             return x * x * x
         if e == 0.5:
             return cr.sqrt(x)

@@ -50,6 +50,25 @@ def abs_array(x: np.ndarray) -> np.ndarray:
     return np.abs(x)
 
 
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def half_in_float(kernel):
+    """A kernel as PyTorch runs it on float16 tensors: its float32 form on the inputs converted to float (the
+    kernels' opmath type), each result rounded once to float16. Other dtypes go straight through."""
+    def run(*args):
+        if args[0].dtype != _F16:
+            return kernel(*args)
+        out = kernel(*(a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == _F16 else a for a in args))
+        if out.__class__ is tuple:
+            return tuple(o.astype(_F16) for o in out)
+        return out.astype(_F16)
+    run.__name__ = run.__qualname__ = kernel.__name__
+    run.__doc__ = kernel.__doc__
+    return run
+
+
+@half_in_float
 def sigmoid_array(x):
     """1 / (1 + exp(-x)), PyTorch's formula."""
     one = x.dtype.type(1)
@@ -69,6 +88,7 @@ def relu_array(x: np.ndarray) -> np.ndarray:
     return out
 
 
+@half_in_float
 def silu_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "silu_cpu", "iub")
     return x / (x.dtype.type(1) + cr.exp(-x))
@@ -657,12 +677,14 @@ atan2 = binary(ATAN2, "atan2")
 # PyTorch's CPU kernels for the activations' backward, on arrays (a plain backward pass) and, for create_graph,
 # as recorded ops whose nodes carry PyTorch's *BackwardBackward0 names.
 
+@half_in_float
 def tanh_backward_array(g, y):
     """grad * (1 - y*y), with 1 - y*y one fused multiply-add (PyTorch's kernel, vector body and tail)."""
     return g * one_minus_square(y)
 
 
 def sigmoid_backward_array(g, y):
+    """grad * (1 - y) * y; float16 in float16 arithmetic throughout (PyTorch's kernel has no float path for it)."""
     return g * (1 - y) * y
 
 
@@ -679,6 +701,7 @@ def threshold_backward_array(g, x, threshold):
     return np.bitwise_and(g.view(as_int), mask).view(g.dtype)
 
 
+@half_in_float
 def softplus_backward_array(g, x, beta, threshold):
     t = x.dtype.type
     scaled = x * t(beta)
@@ -686,6 +709,7 @@ def softplus_backward_array(g, x, beta, threshold):
     return np.where(scaled > t(threshold), g, g * z / (z + t(1)))
 
 
+@half_in_float
 def gelu_backward_array(g, x, approximate):
     """PyTorch's kernel, with its fused multiply-adds: x + kappa*x^3, 1 - tanh^2, 1 + 3*kappa*x^2 and the
     final left' + right' (tanh form); cdf + x*pdf (erf form)."""
@@ -705,10 +729,12 @@ def gelu_backward_array(g, x, approximate):
     return g * fma(x, pdf, cdf)
 
 
+@half_in_float
 def leaky_relu_backward_array(g, x, slope):
     return np.where(x > 0, g, g * slope)
 
 
+@half_in_float
 def elu_backward_array(g, alpha, is_result, x):
     t = x.dtype.type
     if is_result:
@@ -720,18 +746,21 @@ def hardtanh_backward_array(g, x, min, max):
     return np.where((x <= min) | (x >= max), g.dtype.type(0), g)
 
 
+@half_in_float
 def hardsigmoid_backward_array(g, x):
     """PyTorch's kernel multiplies by the float 1/6 strictly inside (-3, 3)."""
     t = g.dtype.type
     return np.where((x > -3) & (x < 3), g * t(np.float32(1 / 6)), t(0))
 
 
+@half_in_float
 def hardswish_backward_array(g, x):
     """0 up to -3, grad from 3 on, grad * (x / 3 + 1/2) between (PyTorch's vectorised kernel's bounds)."""
     t = g.dtype.type
     return np.where(x <= -3, t(0), np.where(x >= 3, g, g * (x / t(3) + t(0.5))))
 
 
+@half_in_float
 def silu_backward_array(g, x):
     """grad * s * (1 + x * (1 - s)), s = sigmoid(x), the bracket one fused multiply-add."""
     one = x.dtype.type(1)
@@ -739,6 +768,7 @@ def silu_backward_array(g, x):
     return g * sigmoid * fma(x, one - sigmoid, one)
 
 
+@half_in_float
 def log_sigmoid_backward_array(g, x, buffer):
     ratio = buffer / (1 + buffer)
     return np.where(x < 0, 1 - ratio, ratio) * g        # (max_deriv - sign * ratio) * grad
@@ -1193,11 +1223,14 @@ def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     _expect_number(threshold, "softplus", "threshold")
     scalar_param(beta, threshold)
     _float_only(a, "softplus_cpu")
-    x = a._a
+    return apply(SOFTPLUS, _softplus_values(a._a, beta, threshold), (a,), (beta, threshold))
+
+
+@half_in_float
+def _softplus_values(x, beta, threshold):
     t = x.dtype.type
     scaled = x * t(beta)
-    out = np.where(scaled > t(threshold), x, cr.log1p(cr.exp(scaled)) / t(beta))
-    return apply(SOFTPLUS, out, (a,), (beta, threshold))
+    return np.where(scaled > t(threshold), x, cr.log1p(cr.exp(scaled)) / t(beta))
 
 
 def gelu(a: Tensor, *, approximate="none") -> Tensor:
@@ -1206,7 +1239,11 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _float_only(a, "GeluKernelImpl")
-    x = a._a
+    return apply(GELU, _gelu_values(a._a, approximate), (a,), (approximate,))
+
+
+@half_in_float
+def _gelu_values(x, approximate):
     t = x.dtype.type
     if approximate == "tanh":
         inner = t(GELU_TANH_BETA) * fma(t(GELU_KAPPA), x * x * x, x)
@@ -1219,9 +1256,10 @@ def gelu(a: Tensor, *, approximate="none") -> Tensor:
         out[x == np.inf] = np.nan
     else:
         out = x * t(0.5) * (t(1) + cr.erf(x * t(SQRT1_2)))
-    return apply(GELU, out, (a,), (approximate,))
+    return out
 
 
+@half_in_float
 def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
     return np.where(x > 0, x, x * x.dtype.type(slope))
 
@@ -1248,6 +1286,7 @@ def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
                                   _leaky_relu_values, LEAKY_RELU_)
 
 
+@half_in_float
 def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
     return np.where(x <= 0, cr.expm1(x) * x.dtype.type(alpha), x)
 
@@ -1281,17 +1320,25 @@ def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
 def hardsigmoid(a: Tensor) -> Tensor:
     """clamp(x + 3, 0, 6) / 6, in the input's dtype, as PyTorch's kernel computes it."""
     _float_only(a, "hardsigmoid_cpu")
-    x = a._a
+    return apply(HARDSIGMOID, _hardsigmoid_values(a._a), (a,))
+
+
+@half_in_float
+def _hardsigmoid_values(x):
     t = x.dtype.type
-    return apply(HARDSIGMOID, np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6), (a,))
+    return np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)
 
 
 def hardswish(a: Tensor) -> Tensor:
     """x * clamp(x + 3, 0, 6) / 6, multiplied before the division as PyTorch's kernel does."""
     _float_only(a, "hardswish_cpu")
-    x = a._a
+    return apply(HARDSWISH, _hardswish_values(a._a), (a,))
+
+
+@half_in_float
+def _hardswish_values(x):
     t = x.dtype.type
-    return apply(HARDSWISH, x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6), (a,))
+    return x * np.minimum(np.maximum(x + t(3), t(0)), t(6)) / t(6)
 
 
 def functional_hardsigmoid(input: Tensor, inplace=False) -> Tensor:
@@ -1304,10 +1351,14 @@ def functional_hardswish(input: Tensor, inplace=False) -> Tensor:
 
 def logsigmoid(a: Tensor) -> Tensor:
     _float_only(a, "log_sigmoid_cpu")
-    x = a._a
-    buffer = contiguous(cr.exp(-np.abs(x)))       # the kernel writes contiguous result and buffer
-    out = contiguous(np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer))
+    out, buffer = _log_sigmoid_values(a._a)
     return apply(LOG_SIGMOID, out, (a,), (Tensor(buffer),))
+
+
+@half_in_float
+def _log_sigmoid_values(x):
+    buffer = contiguous(cr.exp(-np.abs(x)))       # the kernel writes contiguous result and buffer
+    return contiguous(np.minimum(x, x.dtype.type(0)) - cr.log1p(buffer)), buffer
 
 
 # ------------------------------------------------------------------------------------------ masks and bits

@@ -897,6 +897,8 @@ def _check_nll_dtypes(x: np.ndarray, t: np.ndarray, w, kernel: str):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     if w is not None and w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
+    if t.dtype == np.uint8 and kernel == "nll_loss2d_forward_out_frame":
+        raise RuntimeError("expected scalar type Long but found Byte")     # (its kernel reads the target as int64)
 
 
 def _nll_loss_spatial(a: Tensor, target: Tensor, weight, reduction: str, ignore_index: int) -> Tensor:
