@@ -68,15 +68,24 @@ def test_number_operand_leaves_other_dtypes_alone():
         assert number_operand(np.ones(2, dtype), 2.5).__class__ is float
 
 
+def _in_float(fn, g, value):
+    """float16 <op> number as PyTorch's mul and div kernels compute it: in float, the number a float."""
+    return fn(g.astype(np.float32), np.float32(value)).astype(np.float16)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 def test_wrapped_number_gradients_give_the_numbers_bits(dtype):
     from gradcli.engine.backmath import NumpyMath
     F = NumpyMath()
     g = (np.arange(-3, 3, dtype=np.float64) * 1.37).astype(dtype)
+    half = dtype is np.float16
     with np.errstate(all="ignore"):
         for value in _edge_floats()[:60] + [0, -0.0, 2, float("nan")]:
-            for got, want in ((F.mul_wrapped(g, value), g * value), (F.div_wrapped(g, value), g / value),
-                              (F.mul_wrapped(g[1], value), g[1] * value)):     # a 0-d gradient: numpy's scalar
+            times = _in_float(np.multiply, g, value) if half else g * value
+            over = _in_float(np.true_divide, g, value) if half else g / value
+            times0 = _in_float(np.multiply, g[1], value) if half else g[1] * value
+            for got, want in ((F.mul_wrapped(g, value), times), (F.div_wrapped(g, value), over),
+                              (F.mul_wrapped(g[1], value), times0)):     # a 0-d gradient: numpy's scalar
                 assert got.__class__ is want.__class__ and got.dtype == want.dtype
                 assert got.tobytes() == want.tobytes(), value
 
