@@ -96,8 +96,11 @@ class set_grad_enabled:
     __slots__ = ("_prev", "_mode")
 
     def __init__(self, mode: bool):
+        if mode.__class__ is not bool:
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
         self._prev = is_grad_enabled()
-        self._mode = bool(mode)
+        self._mode = mode
         _set_grad_mode(self._mode)      # like PyTorch, calling it without `with` sets the mode at once
 
     def __enter__(self):

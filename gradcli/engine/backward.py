@@ -112,7 +112,7 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
             start.append(g)
         else:
             start.append(g._a if g._a.dtype == out._a.dtype else g._a.astype(out._a.dtype))
-    with autograd.set_grad_enabled(create_graph):
+    with autograd.set_grad_enabled(bool(create_graph)):
         captured = autograd.run_backward(roots, start, retain_graph, F, targets, capture=not accumulate)
     if accumulate:
         return None

@@ -730,6 +730,8 @@ class VmapFrame:
             STATE.vmap = self
         if shape is None or self.randomness == "same":
             return values.copy()
+        if not self.size:       # an empty batch: the draw made no values; the element's are never kept
+            return np.zeros(values.shape[1:], values.dtype)
         return values[self.index].copy()
 
 

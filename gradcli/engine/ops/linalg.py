@@ -954,8 +954,13 @@ def _det_factors(x: np.ndarray):
     return np.asarray(sign * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
+_NO_HALF_LU = NotImplementedError("\"lu_cpu\" not implemented for 'Half'")     # PyTorch's LU kernel has no float16
+
+
 def det(a: Tensor) -> Tensor:
     x = _square(a, "linalg.det")
+    if x.dtype == np.float16:
+        raise _NO_HALF_LU
     out = _det_factors(x)[0]
     return apply(DET, out, (a,), (), (x,))
 
@@ -963,6 +968,8 @@ def det(a: Tensor) -> Tensor:
 def inverse(a: Tensor) -> Tensor:
     """linalg.inv: PyTorch solves A X = I."""
     x = _square(a, "linalg.inv")
+    if x.dtype == np.float16:
+        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
     out, info = _solve_checked(x, np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
     if out is None:
         info = info.reshape(-1)
@@ -1045,6 +1052,8 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
                            f"{b2.shape[-2]}x{b2.shape[-1]})")
     shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
+    if x.dtype == np.float16:
+        raise _NO_HALF_LU
     out = solve_array(x, b2, left)
     out = np.ascontiguousarray(out[..., 0] if vector else out)
     return apply(SOLVE, out, (A, B), (left, vector), (x, b2))
