@@ -651,25 +651,33 @@ def _implicit_dim(a: Tensor) -> int:
     return 0 if a._a.ndim in (0, 1, 3) else 1
 
 
-def _half_modelled(x: np.ndarray, d: int, log: bool) -> bool:
-    """Whether _half_softmax knows PyTorch's float16 arithmetic for this call: softmax along the last dim
-    and log_softmax along another (measured against PyTorch 2.13). Its softmax along another dim mixes a
-    vector and a scalar path by the sizes, and its log_softmax along the last dim rounds otherwise: both
-    keep gradcli's float16 arithmetic, and their last bits can differ."""
-    last = not x.ndim or d == x.ndim - 1
-    return last != log
-
-
 def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
-    """float16 softmax along the last dim and log_softmax along another (_half_modelled) as PyTorch's kernels
-    compute them: the float32 result, rounded once (checked against PyTorch 2.13 on random 1-d, 2-d and 3-d
-    tensors)."""
+    """float16 softmax and log_softmax as PyTorch's kernels compute them, in float from the float16 input
+    (checked against PyTorch 2.13 on random 1-d to 3-d tensors):
+    - softmax along the last dim: the float32 kernel's lane sums and reciprocal, rounded once;
+    - softmax along another dim, while at most 16 elements follow that dim (PyTorch's scalar loop): each exp
+      stored as float16 (the output buffer), then divided by the float sum; past that its vector loop takes
+      the positions a whole vector covers, dividing the float exps (rounded once), and the scalar loop the
+      rest, by a width that depends on the processor: gradcli divides the float exps everywhere, so the last
+      positions of a row can differ in the last bit;
+    - log_softmax along the last dim: the sum of exps stored as float16, its log too, then x - max - log;
+    - log_softmax along another dim: the float32 result, rounded once."""
     x32 = x.astype(np.float32)
     shifted = x32 - np.maximum.reduce(x32, axis=dims, keepdims=True)
     e = elementary.exp(shifted)
-    if not log:             # softmax, along the last dim: the float32 kernel's own sum and reciprocal
-        s = vecorder.lane_sum_along(e, x.ndim - 1)
-        return contiguous((e * (np.float32(1) / s)).astype(np.float16))
+    last = not x.ndim or d == x.ndim - 1
+    if not log:
+        if last:            # the float32 kernel's own sum and reciprocal
+            s = vecorder.lane_sum_along(e, x.ndim - 1) if x.ndim else e
+            return contiguous((e * (np.float32(1) / s)).astype(np.float16))
+        s = vecorder.seq_sum(e, d)
+        if math.prod(x.shape[d + 1:]) <= 16:
+            e = e.astype(np.float16).astype(np.float32)
+        return contiguous((e / s).astype(np.float16))
+    if last:
+        s = vecorder.lane_sum_along(e, x.ndim - 1) if x.ndim else e
+        log_sum = elementary.log(s.astype(np.float16).astype(np.float32)).astype(np.float16).astype(np.float32)
+        return contiguous((shifted - log_sum).astype(np.float16))
     s = vecorder.seq_sum(e, d)
     return contiguous((shifted - elementary.log(s)).astype(np.float16))
 
@@ -686,7 +694,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     dims = (d,) if x.ndim else ()
     if x.size == 0:
         out = x.copy()
-    elif x.dtype == np.float16 and _half_modelled(x, d, log):
+    elif x.dtype == np.float16:
         out = _half_softmax(x, d, dims, log)
     else:
         # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
