@@ -263,8 +263,10 @@ def set_num_threads(n) -> None:
     order n threads would give in PyTorch; big tensors are computed on min(n, cores) threads (workers)."""
     if n.__class__ is not int:
         raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
-    if not -(1 << 63) <= n < 1 << 63:           # PyTorch's parser reads the int into 64 bits first
+    if not -(1 << 63) <= n < 1 << 63:           # PyTorch's parser reads the int into 64 bits first,
         raise ValueError("Overflow when unpacking long long")
+    if not -(1 << 31) <= n < 1 << 31:           # then its binding into a C int
+        raise ValueError("Overflow when unpacking long")
     if n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     if n > MAX_THREADS:

@@ -1424,10 +1424,10 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     if x.shape[1] != y.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{y.shape[0]}x{y.shape[1]})")
-    if x.dtype != y.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cxx_type(x)} != {_cxx_type(y)}")
-    if b.dtype != x.dtype:
+    if b.dtype != y.dtype:          # PyTorch's addmm compares the bias with mat2 first
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_word(b)} and {type_word(y)}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_word(x)} and {type_word(y)}")
     target = (x.shape[0], y.shape[1])
     lead = len(target) - b.ndim
     for i, s in enumerate(target):
