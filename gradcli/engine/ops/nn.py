@@ -1466,14 +1466,6 @@ def _column_major(x: np.ndarray) -> bool:
     return x.strides[0] == item and x.strides[1] == item * x.shape[0]
 
 
-_CXX_TYPES = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
-
-
-def _cxx_type(x: np.ndarray) -> str:
-    return _CXX_TYPES[x.dtype.name]
-
-
 # ------------------------------------------------------------------------------- normalize, dropout
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor:
