@@ -157,7 +157,10 @@ def _specified(keys) -> int:
 
 def _trivial(k: slice, size: int) -> bool:
     """A slice that keeps a whole dim, which PyTorch skips inside a tuple key (no SliceBackward0)."""
-    return (k.start is None or k.start == 0) and (k.stop is None or k.stop >= size) and k.step in (None, 1)
+    start, stop, step = k.start, k.stop, k.step
+    return (start is None or start.__class__ is int and start == 0) \
+        and (stop is None or stop.__class__ is int and stop >= size) \
+        and (step is None or step.__class__ is int and step == 1)      # (anything else: _slice checks it)
 
 
 def _select(steps: list, cur: np.ndarray, dim: int, i, position: int) -> np.ndarray:
@@ -228,6 +231,9 @@ def _slice(steps: list, cur: np.ndarray, dim: int, k: slice) -> np.ndarray:
     try:
         out = cur[key]
     except TypeError:
+        for v in (k.start, k.stop, k.step):
+            if v.__class__ is Tensor:
+                v.__index__()           # a tensor that is no index: its own words
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
     steps.append((SLICE, out, (cur.shape, key)))
     return out
