@@ -62,6 +62,20 @@ class NumpyMath(_Later):
         return g * number_operand(g, value)
 
     @staticmethod
+    def times(x, value):
+        """x * a constant as a formula's C++ multiplies a tensor by a double: beside float16, in float."""
+        if x.dtype == _F16:
+            return _half_with_number(np.multiply, x, float(value))
+        return x * value
+
+    @staticmethod
+    def over(x, value):
+        """x / a constant, as `times`."""
+        if x.dtype == _F16:
+            return _half_with_number(np.true_divide, x, float(value))
+        return x / value
+
+    @staticmethod
     def div_wrapped(g, value):
         if g.dtype == _F16:
             return _half_with_number(np.true_divide, g, value)
@@ -94,6 +108,8 @@ class NumpyMath(_Later):
 
     @staticmethod
     def log_scalar(base, like):
+        if like.dtype == _F16:          # a double, which the formula's product reads as a float (times)
+            return math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
         return elementary.log(like.dtype.type(base))
 
     @staticmethod
@@ -317,6 +333,14 @@ class TensorMath(_Later):
         self.tensors = True
     mul_wrapped = staticmethod(arith.mul_wrapped)
     div_wrapped = staticmethod(arith.div_wrapped)
+
+    @staticmethod
+    def times(x, value):
+        return x * value            # (MulBackward1 in a formula, with float16's float product: arith.mul)
+
+    @staticmethod
+    def over(x, value):
+        return x / value            # (DivBackward1 in a formula: arith.div)
 
     @staticmethod
     def unpack(saved: tuple, node) -> list:

@@ -59,8 +59,17 @@ def _pow_exponent(F, g, self, exponent, result):
     return g * F.where((self == 0) & (exponent >= 0), F.zero_of(g), result * F.log(self))
 
 
+def _scalar_times(F, g, other):
+    """g * other in MulBackward1: a product by a number, as the formula's C++ multiplies by a double."""
+    return F.times(g, other)
+
+
+def _scalar_over(F, g, other):
+    return F.over(g, other)
+
+
 def _pow_base(F, g, base, result):
-    grad = g * (result * F.log_scalar(base, result))
+    grad = g * F.times(result, F.log_scalar(base, result))
     return F.masked_zero(grad, result >= 0) if base == 0 else grad
 
 
@@ -219,9 +228,9 @@ FILL_TENSOR = Op("FillBackward3",       None,          (),                      
                  inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
-MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (lambda F, g, other: g * other,),
+MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (_scalar_times,),
                  jvp="auto")
-DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (lambda F, g, other: g / other,),
+DIV_SCALAR  = Op("DivBackward1",        None,          ("other",),                     (_scalar_over,),
                  jvp="auto")
 ADD_SCALAR  = Op("AddBackward1",        None,          (),                             (lambda F, g: g,),
                  jvp="auto")

@@ -454,13 +454,13 @@ ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g
 SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
 SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
              quiet=True, jvp="auto")
-EXP2    = Op("Exp2Backward0",    cr.exp2,       ("result",),        (lambda F, g, result: g * result * LN2,),
+EXP2    = Op("Exp2Backward0",    cr.exp2,       ("result",),        (lambda F, g, result: F.times(g * result, LN2),),
              floats=True, quiet=True, jvp="auto")
 EXPM1   = Op("Expm1Backward0",   cr.expm1,      ("result",),        (lambda F, g, result: g * (result + 1),),
              floats=True, quiet=True, jvp="auto")
-LOG2    = Op("Log2Backward0",    cr.log2,       ("self",),          (lambda F, g, self: g / (self * LN2),),
+LOG2    = Op("Log2Backward0",    cr.log2,       ("self",),          (lambda F, g, self: g / F.times(self, LN2),),
              floats=True, quiet=True, jvp="auto")
-LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g, self: g / (self * LN10),),
+LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g, self: g / F.times(self, LN10),),
              floats=True, quiet=True, jvp="auto")
 LOG1P   = Op("Log1PBackward0",   cr.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
              floats=True, quiet=True, jvp="auto")
