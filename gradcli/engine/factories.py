@@ -147,7 +147,17 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
     PyTorch's messages name (ones, new_zeros, ...). `factory`: torch.ones and its kin, which check the
     device (given, or the default one) once the arguments are read, before allocating, as PyTorch does."""
     _check_dtype(dtype)
-    shape = _shape(name, size, kw_size)
+    try:
+        shape = _shape(name, size, kw_size)
+    except TypeError:
+        # PyTorch checks the sizes' types, then sets up the device, then unpacks the ints: past 64 bits the
+        # device's error comes first
+        values = kw_size if kw_size is not None else (size[0] if len(size) == 1 else size)
+        if values.__class__ not in (tuple, list):
+            values = (values,)
+        if factory and any(v.__class__ is int and not -(1 << 63) <= v < 1 << 63 for v in values):
+            factory_device(device)
+        raise
     if factory:
         factory_device(device)
     npdt = (dtype or dtypes.default_float).np
