@@ -63,7 +63,7 @@ def invalid_arguments(name: str, args: tuple, kwargs: dict) -> TypeError:
                      f"but expected one of:\n{lines}")
 
 
-def _as_int(x):
+def as_int(x):
     """x as an int when PyTorch takes it for one (ints and one-element integer tensors), else None."""
     if x.__class__ is int:
         return x
@@ -86,7 +86,7 @@ def _as_number(x):
 def _size_args(name: str, size: tuple, position: int = 1, keyword: bool = False) -> tuple:
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])), with PyTorch's complaints. Sizes
     given one by one or in a list must start with an int; after it, bools count as 0 and 1, as in PyTorch."""
-    if _as_int(size[0]) is None:
+    if as_int(size[0]) is None:
         if len(size) > 1:
             raise TypeError(f"{name}() takes {position} positional argument{'s' if position > 1 else ''} but "
                             f"{len(size) + position - 1} were given")
@@ -94,7 +94,7 @@ def _size_args(name: str, size: tuple, position: int = 1, keyword: bool = False)
             where = "" if keyword else f" (position {position})"
             raise TypeError(f"{name}(): argument 'size'{where} must be tuple of ints, not {_type_name(size[0])}")
         given, size = size[0], tuple(size[0])
-        if size and (size[0].__class__ is bool or _as_int(size[0]) is None):
+        if size and (size[0].__class__ is bool or as_int(size[0]) is None):
             # the parser's look at a list's first element, where a bool is not an int
             if keyword:
                 raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {_type_name(given)}")
@@ -102,7 +102,7 @@ def _size_args(name: str, size: tuple, position: int = 1, keyword: bool = False)
                             f"element of type {_type_name(size[0])} at pos 0")
     dims = []
     for i, d in enumerate(size):
-        n = int(d) if d.__class__ is bool else _as_int(d)
+        n = int(d) if d.__class__ is bool else as_int(d)
         if n is None:
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {_type_name(d)}\"")
@@ -241,10 +241,10 @@ def empty_like(input, dtype=None, requires_grad=False, device=None):
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
     factory_device(device)
     _check_dtype(dtype)
-    rows = _as_int(n)
+    rows = as_int(n)
     if rows is None:
         raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_type_name(n)}")
-    cols = rows if m is None else _as_int(m)
+    cols = rows if m is None else as_int(m)
     if cols is None:
         raise invalid_arguments("eye", (n, m), {})
     int_param(n, m)
@@ -382,7 +382,7 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
         values[k] = v
     if len(args) > 3 or len(values) != 3:
         raise invalid_arguments("linspace", args, shown)
-    steps = _as_int(values["steps"])
+    steps = as_int(values["steps"])
     if steps is None:                               # no signature takes it: before any value is read
         raise invalid_arguments("linspace", args, shown)
     if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
@@ -615,9 +615,9 @@ def legacy_tensor(*args):
             return alias(arg)
         if arg.__class__ is str:           # PyTorch's constructor is `new` in its messages
             raise TypeError("new(): invalid data type 'str'")
-        if _as_int(arg) is None:
+        if as_int(arg) is None:
             raise TypeError(f"new(): data must be a sequence (got {_type_name(arg)})")
-    if _as_int(args[0]) is None:           # no signature takes these: the call's argument check lists them
+    if as_int(args[0]) is None:           # no signature takes these: the call's argument check lists them
         raise TypeError("new(): arguments")
     shape = _size_args("new", args)
     budget.check_tensor(shape, dtypes.default_float.np.itemsize)
@@ -763,7 +763,7 @@ def randn_like(input, dtype=None, requires_grad=False, generator=None, device=No
 
 
 def _int_arg(name: str, arg: str, position: int, value) -> int:
-    n = _as_int(value)
+    n = as_int(value)
     if n is None:
         raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not {_type_name(value)}")
     if not -(1 << 63) <= n < (1 << 63):
@@ -839,7 +839,7 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     given = {k: v for k, v in (("generator", generator), ("dtype", dtype), ("device", device)) if v is not None}
     if requires_grad is not False:
         given["requires_grad"] = requires_grad
-    if _as_int(n) is None and given:
+    if as_int(n) is None and given:
         # with more arguments than n, both of PyTorch's signatures are plausible: it lists them, and what it
         # got with the keywords in name order
         raise invalid_arguments("randperm", args, dict(sorted({**kw, **given}.items())))
@@ -993,7 +993,7 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
             raise TypeError("random_() received an invalid combination of arguments")
         values[k] = v
     for k, v in values.items():
-        if not (v is None and k == "to") and _as_int(v) is None:
+        if not (v is None and k == "to") and as_int(v) is None:
             raise TypeError(_RANDOM_COMBINATION.format(", ".join(_type_name(x) for x in args)))
     a = t._a
     if not values:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from gradcli.engine import dtypes, factories
 import numpy as np
 
-from gradcli.engine.tensor import NO_CUDA, Tensor, _CPU, _Device, _scalar_name, check_device, parse_device
+from gradcli.engine.tensor import NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, check_device, parse_device
 from gradcli.engine.state import STATE
 
 
@@ -116,15 +116,17 @@ def typed_constructor(dt: dtypes.DType):
             check_device(device)
         if len(args) == 1:
             arg = args[0]
-            if isinstance(arg, (list, tuple)) and not arg.__class__.__name__ == "Size":
+            if isinstance(arg, (list, tuple)) and arg.__class__ is not Size:
                 return factories.tensor(arg, dtype=dt)
             if arg.__class__ is Tensor:
                 if arg.dtype is not dt:
                     raise TypeError(f"expected {_options(dt)} (got {_options(arg.dtype)})")
                 return factories.legacy_tensor(arg)
+            if arg.__class__ is not Size and factories.as_int(arg) is None:
+                raise TypeError(f"new(): data must be a sequence (got {type(arg).__name__})")
         if not args:
             return factories.zeros(0, dtype=dt)
-        return factories.zeros(*args, dtype=dt)
+        return factories.filled("new", args, 0, dt, False)     # (PyTorch's constructor is `new` in its messages)
 
     construct.__name__ = construct.__qualname__ = dt.legacy.rpartition(".")[2]
     dtypes.LEGACY_CLASSES[id(construct)] = dt        # x.type(torch.FloatTensor)
