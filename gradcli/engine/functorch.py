@@ -766,7 +766,9 @@ def _vmap_inputs(func, in_dims, args):
             if not -n <= d < n:
                 raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a Tensor of "
                                  f"dimensionality {n} so expected in_dim to satisfy -{n} <= in_dim < {n}.")
-            dims[i] = int(d) % n
+            if d.__class__ is bool:     # PyTorch checks it as an int, then reads the size with it: its TypeError
+                raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
+            dims[i] = d % n
     sizes = [arg._a.shape[d] for arg, d in zip(flat, dims) if d is not None]
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
@@ -854,6 +856,8 @@ def _stack_outputs(func, results: list, out_dims, size: int):
             if v.__class__ is not Tensor:
                 raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {_type_text(v)}. "
                                  "Did you mean to set out_dims= to None for output?")
+        if d.__class__ is bool:
+            d = int(d)                  # an out_dim of True or False is the int it stands for, as in PyTorch
         if size == 0:
             shape = list(values[0]._a.shape)
             d = _out_dim(d, len(shape))

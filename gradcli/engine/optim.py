@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
-from gradcli.engine.recording import checked_scalar, number_operand
+from gradcli.engine.recording import checked_scalar, number_operand, scalar_param
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -332,6 +332,7 @@ class SGD(Optimizer):
                 if buf is None:
                     buf = st["momentum_buffer"] = Tensor(grad.copy())
                 else:
+                    scalar_param(momentum)      # buf.mul_(momentum): an int past 64 bits is PyTorch's OverflowError
                     b = buf._a
                     b *= c_momentum
                     _checked(1 - dampening, a.dtype)
@@ -362,6 +363,7 @@ class SGD(Optimizer):
             if flat.fresh:              # PyTorch's first step: the buffer is a copy of the gradient
                 np.copyto(buf, grad)
             else:
+                scalar_param(momentum)          # (as _update)
                 buf *= t(momentum)
                 _checked(1 - dampening, flat.dtype)
                 if dampening == 0:
