@@ -788,7 +788,7 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
     x = a._a
     split_size_or_sections, dim = index_arg(split_size_or_sections), index_arg(dim)
     if isinstance(split_size_or_sections, (tuple, list)):
-        return split_with_sizes(a, split_size_or_sections, dim)
+        return split_with_sizes(a, split_size_or_sections, dim, position=3)    # torch._VF.split_with_sizes(x, ...)
     if split_size_or_sections.__class__ is float:      # PyTorch's Tensor.split hands it on to split_with_sizes
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not float")
     int_param(split_size_or_sections)
@@ -808,9 +808,14 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
     return _pieces(a, SPLIT, sizes, d)
 
 
-def split_with_sizes(a: Tensor, split_sizes, dim=0) -> tuple:
+def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2) -> tuple:
+    """`position`: where PyTorch's parser counts `dim` (2 for the method, 3 for the function Tensor.split calls)."""
     x = a._a
     sizes = list(int_list((split_sizes,), "split_with_sizes", "split_sizes"))
+    dim = index_arg(dim)
+    if dim.__class__ is not int and not isinstance(dim, np.integer):
+        raise TypeError(f"split_with_sizes(): argument 'dim' (position {position}) must be int, not "
+                        f"{type(dim).__name__}")
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.ndim)
