@@ -150,12 +150,12 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
     try:
         shape = _shape(name, size, kw_size)
     except TypeError:
-        # PyTorch checks the sizes' types, then sets up the device, then unpacks the ints: past 64 bits the
-        # device's error comes first
+        # PyTorch's parser looks at the first size only, then the device is set up, then the sizes are
+        # unpacked: a later size that is no int, or an int past 64 bits, comes after the device's error
         values = kw_size if kw_size is not None else (size[0] if len(size) == 1 else size)
-        if values.__class__ not in (tuple, list):
+        if values.__class__ not in (tuple, list, Size):
             values = (values,)
-        if factory and any(v.__class__ is int and not -(1 << 63) <= v < 1 << 63 for v in values):
+        if factory and values and as_int(values[0]) is not None:
             factory_device(device)
         raise
     if factory:
