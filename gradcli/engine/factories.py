@@ -419,7 +419,17 @@ def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
     half = steps // 2
     up = np.arange(half, dtype=np.float64)
     down = np.arange(steps - half - 1, -1, -1, dtype=np.float64)
-    if dt.kind == "f" and dt != np.float16:
+    if dt == np.float16:
+        # the kernel's step and arithmetic in float16, each operation rounded: step = (end - start) / (steps - 1),
+        # then start + step * i for the first half and end - step * (steps - 1 - i) for the rest (its scalar
+        # loop; from 16 elements on its vector loop takes whole vectors, by a width that depends on the processor)
+        f16 = np.float16
+        s, e = f16(start), f16(end)
+        step = f16(np.float32(f16(np.float32(e) - np.float32(s))) / np.float32(steps - 1))
+        lo = (s + (step * up.astype(f16)).astype(f16)).astype(f16)
+        hi = (e - (step * down.astype(f16)).astype(f16)).astype(f16)
+        return np.concatenate((lo, hi))
+    if dt.kind == "f":
         s, e = dt.type(start), dt.type(end)
         step = dt.type((e - s) / dt.type(steps - 1))
         if dt == np.float32:

@@ -181,6 +181,7 @@ SIGNATURES = {
     "torch.chunk": ["(Tensor input, int chunks, int dim = 0)"],
     "Tensor.chunk": ["(int chunks, int dim = 0)"],
     "torch.gather": ["(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)"],
+    "torch.round": ["(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"],
     "torch.linalg.vector_norm": ["(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, "
                                  "torch.dtype dtype = None, Tensor out = None)"],
     "torch.index_select": ["(Tensor input, int dim, Tensor index, *, Tensor out = None)"],

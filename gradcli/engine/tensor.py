@@ -1080,6 +1080,8 @@ class Tensor:
         return self._inplace_unary(ops.ceil)
 
     def round_(self, *, decimals=0):
+        if decimals.__class__ is not int:       # (checked before the in-place rules, as PyTorch's parser does)
+            ops.round(self, decimals, "round_")
         return self._inplace_unary(lambda a: ops.round(a, decimals))
 
     def trunc_(self):

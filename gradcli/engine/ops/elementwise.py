@@ -883,9 +883,9 @@ def _cast(v, npdt):
 
 # ------------------------------------------------------------------------------------------ rounding
 
-def round(a: Tensor, decimals=0) -> Tensor:
+def round(a: Tensor, decimals=0, name="round") -> Tensor:
     if decimals.__class__ is not int:
-        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+        raise TypeError(f"{name}(): argument 'decimals' must be int, not {type(decimals).__name__}")
     int_param(decimals)
     if decimals == 0:
         return _round_half_even(a)
