@@ -1622,10 +1622,9 @@ class _Device:
         """`with torch.device('cuda'):` makes it the device factories use (STATE.default_device) until the
         block ends. A CPU build fails at the first tensor a factory makes in it, as gradcli's factories do
         (check_device); a device gradcli has no words for fails here."""
-        if self.type != "cuda":
-            check_device(self)
+        default = default_device(self)
         STATE.device_stack.append(STATE.default_device)
-        STATE.default_device = None if self.type == "cpu" else self
+        STATE.default_device = default
         return self
 
     def __exit__(self, *exc):
@@ -1671,6 +1670,15 @@ def parse_device(text: str) -> _Device:
     if not index.isdigit() or not index.isascii() or (len(index) > 1 and index[0] == "0"):
         raise RuntimeError(f"Invalid device string: '{text}'")
     return _Device(kind, int(index))
+
+
+def default_device(device: "_Device"):
+    """What STATE.default_device holds for `device` made the default (torch.set_default_device, a `with`
+    block): None for the CPU, CUDA as it is (a CPU build fails at the first tensor made there), and a
+    device gradcli has no words for refused at once."""
+    if device.type != "cuda":
+        check_device(device)
+    return None if device.type == "cpu" else device
 
 
 def factory_device(device) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from gradcli.engine import dtypes, factories
 import numpy as np
 
-from gradcli.engine.tensor import NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, check_device, parse_device
+from gradcli.engine.tensor import (NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, check_device, default_device,
+                                   parse_device)
 from gradcli.engine.state import STATE
 
 
@@ -76,10 +77,7 @@ def set_default_device(dev) -> None:
     if dev is None:
         STATE.default_device = None
         return
-    d = dev if dev.__class__ is _Device else device(dev)
-    if d.type != "cuda":
-        check_device(d)
-    STATE.default_device = None if d.type == "cpu" else d
+    STATE.default_device = default_device(dev if dev.__class__ is _Device else device(dev))
 
 
 def get_default_device() -> _Device:

@@ -18,7 +18,7 @@ from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, linalg, reduce
 from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
-                                      index_arg, tensor_int, wrap_dim)
+                                      index_arg, wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -553,15 +553,6 @@ def _expect_attr(value, attr: str):
         raise AttributeError(f"'{type(value).__name__}' object has no attribute '{attr}'")
 
 
-def _int_dim(dim, fn: str) -> int:
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        value = tensor_int(dim)
-        if value is not None:
-            return value
-        raise TypeError(f"{fn}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return dim
-
-
 def _reduction(size_average, reduce, reduction: str) -> str:
     """`reduction=`, or the legacy size_average/reduce pair when either is given."""
     if size_average is not None or reduce is not None:
@@ -684,7 +675,7 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
 
 def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     name = "log_softmax" if log else "softmax"
-    d = wrap_dim(_int_dim(dim, name), a._a.ndim)
+    d = wrap_dim(reduce._int_dim(dim, name), a._a.ndim)
     if dtype is not None:
         a = ops.to_dtype(a, dtype)
     x = a._a
