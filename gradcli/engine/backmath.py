@@ -62,24 +62,15 @@ class NumpyMath(_Later):
         return g * number_operand(g, value)
 
     @staticmethod
-    def times(x, value):
-        """x * a constant as a formula's C++ multiplies a tensor by a double: beside float16, in float."""
-        if x.dtype == _F16:
-            return _half_with_number(np.multiply, x, float(value))
-        return x * value
-
-    @staticmethod
-    def over(x, value):
-        """x / a constant, as `times`."""
-        if x.dtype == _F16:
-            return _half_with_number(np.true_divide, x, float(value))
-        return x / value
-
-    @staticmethod
     def div_wrapped(g, value):
         if g.dtype == _F16:
             return _half_with_number(np.true_divide, g, value)
         return g / number_operand(g, value)
+
+    # x * or / a constant as a formula's C++ multiplies a tensor by a double (MulBackward1, log2's ln 2, ...):
+    # the same arithmetic as a wrapped number's
+    times = mul_wrapped
+    over = div_wrapped
 
     @staticmethod
     def unpack(saved: tuple, node) -> tuple:
