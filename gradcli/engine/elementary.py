@@ -3,11 +3,12 @@
 # PyTorch computes float32 exp, log, sin, tanh, ... by calling whatever vector-math library it was built with
 # (MKL's VML or Sleef on x86-64), so its last bits depend on the build and the CPU (docs/numerics.md,
 # "Elementary functions"). gradcli gives the portable answer instead: the correctly rounded value.
-# For float32 and float16 inputs a function is evaluated by numpy in float64 (an error below one float64
-# ulp) and the result rounded once to the input's dtype. That is the correctly rounded value unless the
-# exact result lies within about one float64 ulp of a midpoint between two float32 numbers, where the
-# float64 value can land on the wrong side ("double rounding"): of all 2^32 float32 inputs, exp and tanh
-# miss none and log 5 (docs/numerics.md; tools/elementary_bits.py measures it).
+# For float32 inputs a function is evaluated by numpy in float64 (an error below one float64 ulp) and the
+# result rounded once to float32. That is the correctly rounded value unless the exact result lies within about
+# one float64 ulp of a midpoint between two float32 numbers, where the float64 value can land on the wrong side
+# ("double rounding"): of all 2^32 float32 inputs, exp and tanh miss none and log 5 (docs/numerics.md;
+# tools/elementary_bits.py measures it). float16 inputs take that float32 value rounded to float16, as PyTorch
+# computes float16 in float and rounds its result (docs/numerics.md, "float16").
 # float64 inputs go to numpy's float64 functions unchanged.
 #
 # sqrt needs no round trip: IEEE sqrt is correctly rounded in every format (and rounding a float64 sqrt
@@ -27,7 +28,7 @@ import numpy as np
 from gradcli.engine import workers
 
 F64 = np.dtype(np.float64)
-_ROUNDED = "fe"                 # dtype.char of float32 and float16: the dtypes computed in float64
+_ROUNDED = "fe"                 # dtype.char of float32 and float16: computed in float64 (float16 through float32)
 _CHUNKED = 8192                 # elements: see the top of the module (measured crossover: 8192 to 65536)
 _BLOCK = 1 << 18                # elements per float64 block (2 MB): the fastest of 2^12 to 2^22 on 4096x1000
 _ALIGN = 1 << 13                # elements: where the pieces of an array under two blocks may start

@@ -954,13 +954,15 @@ def _det_factors(x: np.ndarray):
     return np.asarray(sign * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
-_NO_HALF_LU = NotImplementedError("\"lu_cpu\" not implemented for 'Half'")     # PyTorch's LU kernel has no float16
+def _no_half_lu() -> NotImplementedError:
+    """PyTorch's LU kernel has no float16: det and solve fail in it."""
+    return NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
 
 
 def det(a: Tensor) -> Tensor:
     x = _square(a, "linalg.det")
     if x.dtype == np.float16:
-        raise _NO_HALF_LU
+        raise _no_half_lu()
     out = _det_factors(x)[0]
     return apply(DET, out, (a,), (), (x,))
 
@@ -1053,7 +1055,7 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
                            f"{b2.shape[-2]}x{b2.shape[-1]})")
     shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
     if x.dtype == np.float16:
-        raise _NO_HALF_LU
+        raise _no_half_lu()
     out = solve_array(x, b2, left)
     out = np.ascontiguousarray(out[..., 0] if vector else out)
     return apply(SOLVE, out, (A, B), (left, vector), (x, b2))
