@@ -5,7 +5,7 @@ The printed results are pinned byte for byte by the data_*.grad goldens in tests
 
 import pytest
 
-from conftest import error_line, gradcli_output
+from conftest import error_line, gradcli_output, run_script
 from gradcli.engine.state import STATE
 
 _SWEEP = """
@@ -63,12 +63,30 @@ _IMPORT = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset,
 
 
 @pytest.mark.parametrize("source, message", [
-    ("DataLoader(TensorDataset(torch.ones(3)), num_workers=2)",
+    # worker processes: the loader is made and measured as in PyTorch, and refused when it would start them
+    ("l = DataLoader(TensorDataset(torch.ones(3)), num_workers=2)\nprint(len(l), l.prefetch_factor)\niter(l)",
      "NotImplementedError: gradcli's DataLoader loads in-process only: num_workers=2 is outside gradcli's "
      "language (scripts cannot start processes)"),
-    ("DataLoader(TensorDataset(torch.ones(3)), pin_memory=True)",
-     "NotImplementedError: gradcli's DataLoader loads in-process only: pin_memory=True is outside gradcli's "
-     "language (scripts cannot start processes)"),
+    # PyTorch's own checks come first, in its order
+    ("DataLoader(TensorDataset(torch.ones(3)), num_workers=2, batch_size=None, drop_last=True)",
+     "ValueError: batch_size=None option disables auto-batching and is mutually exclusive with drop_last"),
+    ("DataLoader(TensorDataset(torch.ones(3)), num_workers=2, prefetch_factor=-1)",
+     "ValueError: prefetch_factor option should be non-negative"),
+    ("DataLoader(TensorDataset(torch.ones(3)), multiprocessing_context='spawn')",
+     "ValueError: multiprocessing_context can only be used with multi-process loading (num_workers > 0), but "
+     "got num_workers=0"),
+    ("DataLoader(TensorDataset(torch.ones(3)), num_workers=1, multiprocessing_context='thread')",
+     "ValueError: multiprocessing_context option should specify a valid start method in ['fork', 'spawn', "
+     "'forkserver'], but got multiprocessing_context='thread'"),
+    ("DataLoader(TensorDataset(torch.ones(3)), num_workers=1, multiprocessing_context=3)",
+     "TypeError: multiprocessing_context option should be a valid context object or a string specifying the "
+     "start method, but got multiprocessing_context=3"),
+    ("iter(DataLoader(TensorDataset(torch.ones(3)), timeout=1))",
+     "AssertionError: _SingleProcessDataLoaderIter requires timeout == 0"),
+    ("DataLoader(TensorDataset(torch.ones(3))).batch_size = 2",
+     "ValueError: batch_size attribute should not be set after DataLoader is initialized"),
+    ("class L(DataLoader):\n    pass\nL(TensorDataset(torch.ones(3))).dataset = []",
+     "ValueError: dataset attribute should not be set after L is initialized"),
     ("next(iter(DataLoader([None, None])))",
      "TypeError: default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found "
      "<class 'NoneType'>"),
@@ -83,6 +101,18 @@ _IMPORT = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset,
 ])
 def test_errors_are_pytorchs(source, message):
     assert error_line(_IMPORT + source) == message
+
+
+def test_options_pytorch_ignores_without_workers_are_ignored():
+    # from PyTorch 2.13 on a machine without an accelerator: pin_memory only warns, worker_init_fn goes
+    # unused, and the loader's other attributes may be set after it is made (a timeout only when iterated)
+    result = run_script(_IMPORT + "l = DataLoader(TensorDataset(torch.arange(3.)), batch_size=2, pin_memory=True, "
+                        "worker_init_fn=print, timeout=5)\nprint(l.timeout)\nl.timeout = 0\n"
+                        "print(list(l), l.pin_memory, l.num_workers, l.prefetch_factor, l.timeout)\n")
+    assert result.error is None
+    assert result.out == "5\n[[tensor([0., 1.])], [tensor([2.])]] True 0 None 0\n"
+    assert "UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then device pinned " \
+           "memory won't be used." in result.err
 
 
 # What a script may not reach through the loader: Python's internals behind its objects and functions.

@@ -390,6 +390,9 @@ def _float64():
 
 # ---- the loader ---------------------------------------------------------------------------------
 
+_FIXED_AFTER_INIT = frozenset(("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                               "persistent_workers"))
+_START_METHODS = ("fork", "spawn", "forkserver")
 _IN_PROCESS = ("gradcli's DataLoader loads in-process only: {} is outside gradcli's language (scripts cannot "
                "start processes)")
 
@@ -403,28 +406,46 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
+        # PyTorch's checks, in its order; what only worker processes could do is refused when the loader is
+        # iterated (a loader that is made and measured but never iterated runs as in PyTorch)
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if num_workers > 0:
-            raise NotImplementedError(_IN_PROCESS.format(f"num_workers={num_workers}"))
-        if prefetch_factor is not None:
+        if num_workers == 0 and prefetch_factor is not None:
             raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers "
                              "> 0 to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if persistent_workers:
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if pin_memory:
-            raise NotImplementedError(_IN_PROCESS.format("pin_memory=True"))
-        if worker_init_fn is not None or multiprocessing_context is not None:
-            raise NotImplementedError(_IN_PROCESS.format("a worker option"))
         _check_generator(generator)
         self.dataset = dataset
-        self.num_workers = 0
-        self.prefetch_factor = None
-        self.pin_memory = False
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        if multiprocessing_context is not None:
+            if num_workers == 0:
+                raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
+                                 f"(num_workers > 0), but got num_workers={num_workers}")
+            if not isinstance(multiprocessing_context, str):
+                # scripts cannot make a multiprocessing context, so anything else is PyTorch's TypeError
+                raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
+                                f"specifying the start method, but got multiprocessing_context="
+                                f"{multiprocessing_context}")
+            if multiprocessing_context not in _START_METHODS:
+                raise ValueError(f"multiprocessing_context option should specify a valid start method in "
+                                 f"{list(_START_METHODS)!r}, but got multiprocessing_context="
+                                 f"{multiprocessing_context!r}")
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
+        self.persistent_workers = persistent_workers
         self._iterable = isinstance(dataset, IterableDataset)
         self._len_called = None
         if self._iterable:
@@ -452,9 +473,23 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
         self.batch_sampler = batch_sampler
         self.generator = generator
         self.collate_fn = default_collate if collate_fn is None and batch_sampler is not None else collate_fn
+        self._initialized = True
+
+    def __setattr__(self, name, value):
+        if name in _FIXED_AFTER_INIT and self.__dict__.get("_initialized"):
+            raise ValueError(f"{name} attribute should not be set after {type(self).__name__} is initialized")
+        object.__setattr__(self, name, value)
 
     def __iter__(self):
-        return _LoaderIter(self)
+        if self.num_workers > 0:
+            raise NotImplementedError(_IN_PROCESS.format(f"num_workers={self.num_workers}"))
+        if self.pin_memory and STATE.warn is not None:
+            STATE.warn("UserWarning", "'pin_memory' argument is set as true but no accelerator is found, then "
+                       "device pinned memory won't be used.")
+        loader_iter = _LoaderIter(self)
+        if self.timeout != 0:          # after the pass's seed is drawn, as in PyTorch
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        return loader_iter
 
     def __len__(self):
         if self._iterable:
