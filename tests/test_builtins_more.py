@@ -72,7 +72,7 @@ def test_getattr_hasattr_setattr_follow_the_attribute_rules():
                                                    "outside gradcli's language"),
     ("getattr(getattr, 'fn')", "1:1: AttributeError: 'builtin_function_or_method' object has no attribute 'fn'"),
     ("import torch\nsetattr(torch.ones(1), 'grad_fn', None)", None),
-    ("getattr(1, 2)", "1:1: TypeError: getattr(): attribute name must be string, not 'int'"),
+    ("getattr(1, 2)", "1:1: TypeError: attribute name must be string, not 'int'"),
 ])
 def test_strings_reach_no_more_than_names(source, message):
     got = located_error(source)

@@ -191,6 +191,14 @@ ESCAPES = [
     ("type(type)('X', (int,), {})", 1, "1:1: TypeError: type() with three arguments (building a class) is "
                                           "outside gradcli's language: write a class statement"),
     ("def f():\n    pass\ntype(f)(1, {})", 1, "3:1: TypeError: cannot create 'function' instances"),
+    # delattr through the same allow-list as `del obj.name`: modules and Python's internals stay whole
+    (T + "delattr(torch, 'ones')", 1, "2:1: AttributeError: cannot delete attributes of module 'torch' in gradcli's "
+                                      "language"),
+    ("delattr(type(1), '__subclasses__')", 1, "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
+    ("class A:\n    pass\ndelattr(A(), '__class__')", 1, "3:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("delattr(print, '__self__')", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object",
+                                                               "__self__")),
+    (T + "delattr(torch.ones(1), '_a')", 1, "2:1: AttributeError: 'Tensor' object has no attribute '_a'"),
     (T + "getattr(type(torch.ones(1)), 'func')", 1, "2:1: AttributeError: type object 'Tensor' has no attribute "
                                                     "'func'"),
     # format fields: attributes through the allow-list, widths and results bounded

@@ -393,9 +393,9 @@ def set_attr(obj, name: str, value) -> None:
 _MISSING = object()
 
 
-def _name_of(name, fn: str) -> str:
-    if name.__class__ is not str:
-        raise TypeError(f"{fn}(): attribute name must be string, not '{type(name).__name__}'")
+def _name_of(name) -> str:
+    if name.__class__ is not str:               # CPython 3.11's words, for each of the four
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
     return name
 
 
@@ -403,7 +403,7 @@ def _getattr(obj, name, default=_MISSING):
     """getattr as a script calls it: the same rules as `obj.name` (a name the language does not reach
     is missing, whatever Python has)."""
     try:
-        return get_attr(obj, _name_of(name, "getattr"))
+        return get_attr(obj, _name_of(name))
     except AttributeError:
         if default is _MISSING:
             raise
@@ -412,32 +412,57 @@ def _getattr(obj, name, default=_MISSING):
 
 def _hasattr(obj, name) -> bool:
     try:
-        get_attr(obj, _name_of(name, "hasattr"))
+        get_attr(obj, _name_of(name))
     except AttributeError:
         return False
     return True
 
 
 def _setattr(obj, name, value) -> None:
-    set_attr(obj, _name_of(name, "setattr"), value)
+    set_attr(obj, _name_of(name), value)
+
+
+def _delattr(obj, name) -> None:
+    del_attr(obj, _name_of(name))
 
 
 def attribute_builtins() -> dict:
-    """getattr, hasattr and setattr for scripts, within the allow-list; they print as Python's own."""
+    """getattr, hasattr, setattr and delattr for scripts, within the allow-list; they print as Python's own."""
     import builtins
     return {"getattr": bounds.Bounded(builtins.getattr, _getattr),
             "hasattr": bounds.Bounded(builtins.hasattr, _hasattr),
-            "setattr": bounds.Bounded(builtins.setattr, _setattr)}
+            "setattr": bounds.Bounded(builtins.setattr, _setattr),
+            "delattr": bounds.Bounded(builtins.delattr, _delattr)}
 
 
 def del_attr(obj, name: str) -> None:
-    if obj.__class__ is Tensor and name == "grad":
-        obj.grad = None
-        return
+    """`del obj.name` and delattr, with PyTorch's and Python's words where they refuse."""
+    if obj.__class__ is Tensor:
+        if name == "grad":
+            obj.grad = None
+            return
+        if name == "data":
+            raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+        if name == "requires_grad":
+            raise RuntimeError("requires_grad must be a bool")
+        if name in TENSOR_ATTRS and name not in TENSOR_METHODS:
+            raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
         return
     if obj.__class__ is custom.FunctionNode:
         custom.script_del_attr(obj, name)
         return
-    raise AttributeError(f"cannot delete attribute '{name}' of '{type_name(obj)}' object")
+    if obj.__class__ is ScriptModule:
+        raise AttributeError(f"cannot delete attributes of module '{obj.name}' in gradcli's language")
+    if classes.is_dunder(name):
+        get_attr(obj, name)             # a name outside the language: its refusal
+    else:
+        try:
+            get_attr(obj, name)
+        except AttributeError:
+            raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'") from None
+    if type(getattr(type(obj), name, None)).__name__ in ("getset_descriptor", "member_descriptor"):
+        raise AttributeError(f"attribute '{name}' of '{type_name(obj)}' objects is not writable")
+    raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")

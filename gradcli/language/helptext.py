@@ -521,6 +521,7 @@ _BUILTINS = {
                                                   "language reaches."),
     "hasattr": ("hasattr(obj, name, /)", "Whether obj.name is an attribute gradcli's language reaches."),
     "setattr": ("setattr(obj, name, value, /)", "obj.name = value, where the language allows it."),
+    "delattr": ("delattr(obj, name, /)", "del obj.name, where the language allows it."),
     "type": ("type(obj, /)", "The class of obj, as the script names it: type(3) is int, type(t) is torch.Tensor; "
                              "type(x).__name__ is its name."),
     "id": ("id(obj, /)", "A number for obj, the same for the whole run: the address gradcli prints for it "

@@ -1115,7 +1115,18 @@ def make_print(write, report=None):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         if file is not None:
             raise TypeError("print(file=...) is outside gradcli's language: scripts cannot write files")
-        text = sep.join([a if a.__class__ is str else str(a) for a in args]) + end
+        pieces = []
+        try:
+            for a in args:
+                pieces.append(a if a.__class__ is str else str(a))
+        except BaseException:
+            # as CPython's print, which writes each value, and the separator before it, as it goes: what came
+            # before the value whose str() failed is out before the error
+            if pieces:
+                text = sep.join(pieces) + sep
+                write(text) if report is None else report(text, args[:len(pieces)])
+            raise
+        text = sep.join(pieces) + end
         if report is None:
             write(text)
         else:

@@ -35,22 +35,22 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def forward(self, input):
-        for module in self.__dict__["_modules"].values():
+        for module in self._modules.values():
             input = module(input)
         return input
 
     def __getitem__(self, idx):
-        items = list(self.__dict__["_modules"].items())
+        items = list(self._modules.items())
         if idx.__class__ is slice:
             return type(self)(OrderedDict(items[idx]))
         return items[_index(self, idx)][1]
 
     def __setitem__(self, idx, module):
-        key = list(self.__dict__["_modules"])[_index(self, idx)]
+        key = list(self._modules)[_index(self, idx)]
         return setattr(self, key, module)
 
     def __delitem__(self, idx):
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         keys = list(modules)
         for key in (keys[idx] if idx.__class__ is slice else [keys[_index(self, idx)]]):
             del modules[key]
@@ -59,10 +59,10 @@ class Sequential(Module):
         modules.update((str(i), m) for i, m in enumerate(values))
 
     def __len__(self):
-        return len(self.__dict__["_modules"])
+        return len(self._modules)
 
     def __iter__(self):
-        return iter(self.__dict__["_modules"].values())
+        return iter(self._modules.values())
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -81,7 +81,7 @@ class Sequential(Module):
             raise IndexError(f"Index out of range: {index}")
         if index < 0:
             index += n
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         for i in range(n, index, -1):
             modules[str(i)] = modules[str(i - 1)]
         modules[str(index)] = module
@@ -104,7 +104,7 @@ class ModuleList(Module):
             self.extend(modules)
 
     def __getitem__(self, idx):
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         if idx.__class__ is slice:
             return type(self)(list(modules.values())[idx])
         return modules[str(_index(self, idx))]
@@ -113,7 +113,7 @@ class ModuleList(Module):
         return setattr(self, str(_index(self, idx)), module)
 
     def __delitem__(self, idx):
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         if idx.__class__ is slice:
             for k in range(len(modules))[idx]:
                 del modules[str(k)]
@@ -124,10 +124,10 @@ class ModuleList(Module):
         modules.update((str(i), m) for i, m in enumerate(values))
 
     def __len__(self):
-        return len(self.__dict__["_modules"])
+        return len(self._modules)
 
     def __iter__(self):
-        return iter(self.__dict__["_modules"].values())
+        return iter(self._modules.values())
 
     def __iadd__(self, modules):
         return self.extend(modules)
@@ -149,7 +149,7 @@ class ModuleList(Module):
         return self
 
     def insert(self, index, module):
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         for i in range(len(modules), index, -1):
             modules[str(i)] = modules[str(i - 1)]
         modules[str(index)] = module
@@ -188,25 +188,25 @@ class ModuleDict(Module):
             self.update(modules)
 
     def __getitem__(self, key):
-        return self.__dict__["_modules"][key]
+        return self._modules[key]
 
     def __setitem__(self, key, module):
         self.add_module(key, module)
 
     def __delitem__(self, key):
-        del self.__dict__["_modules"][key]
+        del self._modules[key]
 
     def __len__(self):
-        return len(self.__dict__["_modules"])
+        return len(self._modules)
 
     def __iter__(self):
-        return iter(self.__dict__["_modules"])
+        return iter(self._modules)
 
     def __contains__(self, key):
-        return key in self.__dict__["_modules"]
+        return key in self._modules
 
     def clear(self):
-        self.__dict__["_modules"].clear()
+        self._modules.clear()
 
     def pop(self, key):
         v = self[key]
@@ -214,13 +214,13 @@ class ModuleDict(Module):
         return v
 
     def keys(self):
-        return self.__dict__["_modules"].keys()
+        return self._modules.keys()
 
     def items(self):
-        return self.__dict__["_modules"].items()
+        return self._modules.items()
 
     def values(self):
-        return self.__dict__["_modules"].values()
+        return self._modules.values()
 
     def update(self, modules):
         if isinstance(modules, dict) or isinstance(modules, ModuleDict):

@@ -63,7 +63,7 @@ class Linear(Module):
 
     def forward(self, input):
         d = self.__dict__
-        params = d["_parameters"]
+        params = d.get("_parameters")
         if self.__class__ is Linear and "weight" in params and "bias" in params and "weight" not in d \
                 and "bias" not in d:
             # where `self.weight` would find them (no class of a script's between, nothing in the instance's

@@ -117,7 +117,10 @@ class Module(ScriptObject, metaclass=ScriptType):
     # ---------------------------------------------------------------------------------- the call
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        if not d.get("_forward_pre_hooks") and not d.get("_forward_hooks"):
+        pre = d.get("_forward_pre_hooks")
+        if not pre and not d.get("_forward_hooks"):
+            if pre is None:             # Module.__init__ never ran: PyTorch's call reads its hooks first
+                raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
         for hook in list(d["_forward_pre_hooks"].values()):
@@ -132,10 +135,10 @@ class Module(ScriptObject, metaclass=ScriptType):
         return output
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        return _add_hook(self.__dict__["_forward_pre_hooks"], hook, prepend)
+        return _add_hook(self._forward_pre_hooks, hook, prepend)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        return _add_hook(self.__dict__["_forward_hooks"], hook, prepend)
+        return _add_hook(self._forward_hooks, hook, prepend)
 
     # ---------------------------------------------------------------------------------- attributes
     def __getattr__(self, name):
@@ -184,12 +187,11 @@ class Module(ScriptObject, metaclass=ScriptType):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        d = self.__dict__
         for table in ("_parameters", "_buffers", "_modules"):
-            values = d.get(table)
-            if values is not None and name in values:
+            values = _table(self, table)
+            if name in values:
                 del values[name]
-                d["_non_persistent_buffers_set"].discard(name)
+                self.__dict__["_non_persistent_buffers_set"].discard(name)
                 return
         object.__delattr__(self, name)
 
@@ -229,7 +231,7 @@ class Module(ScriptObject, metaclass=ScriptType):
             raise TypeError(f"{typename(module)} is not a Module subclass")
         if name.__class__ is not str:
             raise TypeError(f"module name should be a string. Got {typename(name)}")
-        modules = self.__dict__["_modules"]
+        modules = self._modules
         if _has_attr(self, name) and name not in modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -260,26 +262,26 @@ class Module(ScriptObject, metaclass=ScriptType):
 
     def get_buffer(self, target):
         module, name, buffer = _attribute_at(self, target)
-        if name not in module.__dict__["_buffers"]:
+        if name not in module._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return buffer
 
     # ---------------------------------------------------------------------------------- walks
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        return _named_members(self, "_parameters", prefix, recurse, remove_duplicate)
+        yield from _named_members(self, "_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
         yield from _members(self, "_parameters", recurse)
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        return _named_members(self, "_buffers", prefix, recurse, remove_duplicate)
+        yield from _named_members(self, "_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
         yield from _members(self, "_buffers", recurse)
 
     def named_children(self):
         memo = set()
-        for name, module in self.__dict__["_modules"].items():
+        for name, module in self._modules.items():
             if module is not None and id(module) not in memo:
                 memo.add(id(module))
                 yield name, module
@@ -289,7 +291,7 @@ class Module(ScriptObject, metaclass=ScriptType):
             yield module
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        return _named_modules(self, prefix, remove_duplicate)
+        yield from _named_modules(self, prefix, remove_duplicate)
 
     def modules(self):
         for _, module in self.named_modules():
@@ -337,13 +339,13 @@ class Module(ScriptObject, metaclass=ScriptType):
         for module in self.children():
             module._apply(fn)
         with autograd.no_grad():
-            for p in self.__dict__["_parameters"].values():
+            for p in self._parameters.values():
                 if p is None:
                     continue
                 p._set_data(fn(p))
                 if p.grad is not None:
                     p.grad._set_data(fn(p.grad))
-            buffers = self.__dict__["_buffers"]
+            buffers = self._buffers
             for key, b in buffers.items():
                 if b is not None:
                     buffers[key] = fn(b)
@@ -352,14 +354,14 @@ class Module(ScriptObject, metaclass=ScriptType):
     def to(self, *args, **kwargs):
         dtype = _to_dtype(args, kwargs)
         if dtype is None:
-            return self
+            return _walked(self)
         if not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype!r}")
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def cpu(self):
-        return self
+        return _walked(self)
 
     def float(self):
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
@@ -385,6 +387,8 @@ class Module(ScriptObject, metaclass=ScriptType):
             destination = OrderedDict()
         for name, module in _named_modules(self, "", False, dotted=False):
             d = module.__dict__
+            if "_parameters" not in d:
+                raise _missing(module, "_state_dict_pre_hooks")
             for key, p in d["_parameters"].items():
                 if p is not None:
                     destination[prefix + name + key] = p if keep_vars else p.detach()
@@ -400,6 +404,8 @@ class Module(ScriptObject, metaclass=ScriptType):
         missing, unexpected, errors = [], [], []
         for prefix, module in _named_modules(self, "", False, dotted=False):
             d = module.__dict__
+            if "_parameters" not in d:
+                raise _missing(module, "_load_state_dict_pre_hooks")
             skip = d["_non_persistent_buffers_set"]
             local = {k: v for k, v in d["_parameters"].items() if v is not None}
             local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)
@@ -446,7 +452,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
         child_lines = [f"({key}): {add_indent(repr(module), 2)}"
-                       for key, module in self.__dict__["_modules"].items()]
+                       for key, module in self._modules.items()]
         lines = extra_lines + child_lines
         text = self._get_name() + "("
         if lines:
@@ -455,6 +461,29 @@ class Module(ScriptObject, metaclass=ScriptType):
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+def _walked(module):
+    """What _apply reads of the module and its descendants, in its order, changing nothing (a conversion to
+    what the tensors already are): a module whose Module.__init__ never ran fails as in PyTorch."""
+    for child in module.children():
+        _walked(child)
+    _table(module, "_parameters")
+    _table(module, "_buffers")
+    return module
+
+
+def _table(module, name: str) -> dict:
+    """One of a module's own tables (`_parameters`, `_modules`...). A module whose Module.__init__ never ran
+    has none: PyTorch's AttributeError for the first one it reads."""
+    try:
+        return module.__dict__[name]
+    except KeyError:
+        raise _missing(module, name) from None
+
+
+def _missing(module, name: str) -> AttributeError:
+    return AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
 
 
 def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
@@ -522,7 +551,7 @@ def _named_modules(module, prefix: str, remove_duplicate: bool, dotted=True):
             memo.add(id(m))
         yield (name if dotted else (name + "." if name else "")), m
         children = [(name + ("." if name else "") + key, child)
-                    for key, child in m.__dict__["_modules"].items() if child is not None]
+                    for key, child in m._modules.items() if child is not None]
         stack.extend(reversed(children))
 
 
@@ -537,13 +566,12 @@ def _members(module, table: str, recurse: bool) -> list:
         if id(m) in visited:
             continue
         visited.add(id(m))
-        d = m.__dict__
-        for v in d[table].values():
+        for v in _table(m, table).values():
             if v is not None and id(v) not in seen:
                 seen.add(id(v))
                 values.append(v)
         if recurse:
-            children = [c for c in d["_modules"].values() if c is not None]
+            children = [c for c in _table(m, "_modules").values() if c is not None]
             children.reverse()
             stack += children
     return values
@@ -553,7 +581,7 @@ def _named_members(module, table: str, prefix: str, recurse: bool, remove_duplic
     memo = set()
     walk = _named_modules(module, prefix, remove_duplicate) if recurse else [(prefix, module)]
     for name, m in walk:
-        for key, value in m.__dict__[table].items():
+        for key, value in _table(m, table).items():
             if value is None or (remove_duplicate and id(value) in memo):
                 continue
             if remove_duplicate:

@@ -101,11 +101,11 @@ class RNNBase(Module):
 
     @property
     def _flat_weights(self):
-        return [getattr(self, name) for name in self.__dict__["_flat_weights_names"]]
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     @property
     def all_weights(self):
-        per = len(self.__dict__["_flat_weights_names"]) // (self.num_layers * (2 if self.bidirectional else 1))
+        per = len(self._flat_weights_names) // (self.num_layers * (2 if self.bidirectional else 1))
         weights = self._flat_weights
         return [weights[i:i + per] for i in range(0, len(weights), per)]
 
