@@ -149,9 +149,10 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
     _check_dtype(dtype)
     try:
         shape = _shape(name, size, kw_size)
-    except TypeError:
+    except (TypeError, RuntimeError):
         # PyTorch's parser looks at the first size only, then the device is set up, then the sizes are
-        # unpacked: a later size that is no int, or an int past 64 bits, comes after the device's error
+        # unpacked and checked: a later size that is no int, an int past 64 bits, or a negative size comes
+        # after the device's error
         values = kw_size if kw_size is not None else (size[0] if len(size) == 1 else size)
         if values.__class__ not in (tuple, list, Size):
             values = (values,)

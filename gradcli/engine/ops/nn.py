@@ -350,10 +350,11 @@ def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, 
 
 
 def _addmm_jvp(F, ts, xs, result, c1, c2):
-    """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t."""
-    (bt, t1, t2), (_, mat1, mat2) = ts, xs
-    value = add_tangents(bt, dropped(mat2) if t1 is None else linalg.mm(t1, mat2), result._a.shape)
-    return add_tangents(value, dropped(mat1) if t2 is None else linalg.mm(mat1, t2))
+    """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t, where a missing mat1 or mat2 tangent is zeros that PyTorch
+    materialises for the product (an inf in the other factor gives nan there)."""
+    bt, mat1, mat2 = ts[0], xs[1], xs[2]
+    value = add_tangents(bt, linalg.mm(tangent_or_zeros(ts, xs, 1), mat2), result._a.shape)
+    return add_tangents(value, linalg.mm(mat1, tangent_or_zeros(ts, xs, 2)))
 
 
 def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
