@@ -463,8 +463,13 @@ def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def cumsum_array(x, axis):
-    """(cumsum and cumprod write a contiguous result, whatever the input's layout)"""
-    return contiguous(_cum_array(np.cumsum, x, axis))
+    """(cumsum and cumprod write a contiguous result, whatever the input's layout). PyTorch's running sum
+    starts from 0, so a prefix of negative zeros sums to 0, where numpy's starts from the first element: adding
+    0 makes the same change (-0 + 0 is 0) and leaves every other value as it is."""
+    out = _cum_array(np.cumsum, x, axis)
+    if out.dtype.kind == "f":
+        out += 0.0
+    return contiguous(out)
 
 
 def cumprod_array(x, axis):
