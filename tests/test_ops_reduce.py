@@ -11,12 +11,13 @@ from conftest import error_line, run_script
 from gradcli.engine import autograd, ops, rng
 from gradcli.engine.factories import tensor
 from gradcli.engine.backward import grad
-from gradcli.engine.ops import arith, nn, reduce
+from gradcli.engine.ops import arith, blas, nn, reduce
 from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH
 from test_gradcheck import _gradcheck_row, _leaf, any_, check_node_recorded, check_rows, first_derivative, gradcheck, pos, row_params
 
 F = TORCH.members["nn"].members["functional"].members
+T = TORCH.members
 R = np.random.RandomState(11)
 
 
@@ -130,10 +131,21 @@ CHECKS = {
                      (any_(2, 3), probs(2, 3))),
                     (lambda a, b: F["binary_cross_entropy_with_logits"](a, b, weight=WEIGHT, reduction="none"),
                      (any_(2, 3), probs(2, 3)))],
-    nn.ADDMM: [(lambda x, w, b: F["linear"](x, w, b), (any_(2, 3), any_(4, 3), any_(4))),
-               (lambda x, w, b: F["linear"](x, w, b), (any_(3), any_(2, 3), any_(2))),
-               (lambda x, w, b: F["linear"](x, w, b), (any_(2, 2, 3), any_(2, 3), any_(1))),
-               (lambda x, w, b: F["linear"](x.t(), w, b), (any_(3, 2), any_(2, 3), any_(2)))],
+    blas.ADDMM: [(lambda x, w, b: F["linear"](x, w, b), (any_(2, 3), any_(4, 3), any_(4))),
+                 (lambda x, w, b: F["linear"](x, w, b), (any_(3), any_(2, 3), any_(2))),
+                 (lambda x, w, b: F["linear"](x, w, b), (any_(2, 2, 3), any_(2, 3), any_(1))),
+                 (lambda x, w, b: F["linear"](x.t(), w, b), (any_(3, 2), any_(2, 3), any_(2))),
+                 (lambda c, x, w: T["addmm"](c, x, w, beta=0.5, alpha=-2), (any_(2, 4), any_(2, 3), any_(3, 4))),
+                 (lambda c, x, w: T["addmm"](c, x.t(), w.t(), beta=0), (any_(1), any_(3, 2), any_(4, 3)))],
+    blas.ADDMV: [(lambda c, m, v: T["addmv"](c, m, v), (any_(2), any_(2, 3), any_(3))),
+                 (lambda c, m, v: T["addmv"](c, m, v, beta=2, alpha=0.5), (any_(1), any_(2, 3), any_(3)))],
+    blas.ADDR: [(lambda c, u, v: T["addr"](c, u, v), (any_(2, 3), any_(2), any_(3))),
+                (lambda c, u, v: T["addr"](c, u, v, beta=-1, alpha=3), (any_(3), any_(2), any_(3)))],
+    blas.BADDBMM: [(lambda c, a, b: T["baddbmm"](c, a, b), (any_(2, 2, 3), any_(2, 2, 4), any_(2, 4, 3))),
+                   (lambda c, a, b: T["baddbmm"](c, a, b, beta=0.5, alpha=2), (any_(3), any_(2, 2, 4), any_(2, 4, 3)))],
+    blas.ADDBMM: [(lambda c, a, b: T["addbmm"](c, a, b), (any_(2, 3), any_(2, 2, 4), any_(2, 4, 3))),
+                  (lambda c, a, b: T["addbmm"](c, a, b, beta=3, alpha=-0.5), (any_(1, 3), any_(3, 2, 2),
+                                                                              any_(3, 2, 3)))],
     arith.MUL_SCALAR: [(lambda a: F["cross_entropy"](a, TARGET, label_smoothing=0.2), (any_(3, 3),)),
                     (lambda a: F["cross_entropy"](a, TARGET, weight=WEIGHT, label_smoothing=0.3, reduction="none"),
                      (any_(3, 3),))],
@@ -195,6 +207,11 @@ SECOND = [
     ("bce_logits", lambda a, b: F["binary_cross_entropy_with_logits"](a, b, pos_weight=WEIGHT),
      (any_(2, 3), probs(2, 3))),
     ("linear", lambda x, w, b: F["linear"](x, w, b), (any_(2, 3), any_(2, 3), any_(2))),
+    ("addmm", lambda c, x, w: T["addmm"](c * c, x, w * x.sum(), beta=0.5, alpha=2), (any_(2), any_(2, 3), any_(3, 2))),
+    ("addmv", lambda c, m, v: T["addmv"](c, m * m, v, alpha=-1.5), (any_(2), any_(2, 3), any_(3))),
+    ("addr", lambda c, u, v: T["addr"](c, u * u, v, beta=2), (any_(2, 3), any_(2), any_(3))),
+    ("baddbmm", lambda c, a, b: T["baddbmm"](c, a, b * b, alpha=0.5), (any_(2, 2, 2), any_(2, 2, 3), any_(2, 3, 2))),
+    ("addbmm", lambda c, a, b: T["addbmm"](c, a * a, b, beta=0), (any_(2, 2), any_(2, 2, 3), any_(2, 3, 2))),
     ("normalize", lambda a: F["normalize"](a), (any_(2, 3),)),
 ]
 

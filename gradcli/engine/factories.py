@@ -13,6 +13,7 @@ from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int
                                       int_param, result_dtype, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
+from gradcli.engine.state import STATE
 
 
 def _type_name(x) -> str:
@@ -740,10 +741,23 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -
     g = _generator(generator, name, size, {"generator": generator, **kw})
     if not size and "size" not in kw:
         raise invalid_arguments(name, size, kw)
-    shape = _shape(name, size, _size_kw(name, kw))
+    try:
+        shape = _shape(name, size, _size_kw(name, kw))
+    except RuntimeError:
+        _refused_in_vmap()
+        raise
     dt = _float_output(name, dtype)
     budget.check_tensor(shape, dt.itemsize)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+
+
+def _refused_in_vmap() -> None:
+    """Inside a vmap that refuses random ops, a random factory whose arguments parse fails with that refusal,
+    before its own checks of the sizes (functorch's batching rule runs before the kernel)."""
+    frame = STATE.vmap
+    if frame is not None and frame.randomness == "error":
+        from gradcli.engine.functorch import RANDOM_ERROR
+        raise RuntimeError(RANDOM_ERROR)
 
 
 def _input_tensor(name: str, t) -> Tensor:
@@ -806,7 +820,11 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"randint(): argument 'size' (position {len(names)}) must be tuple of ints, not "
                         f"{_type_name(size)}")
-    shape = _size_args("randint", (size,), len(names))
+    try:
+        shape = _size_args("randint", (size,), len(names))
+    except RuntimeError:
+        _refused_in_vmap()
+        raise
     dt = (dtype or dtypes.int64).np
     budget.check_tensor(shape, dt.itemsize)
     return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)

@@ -688,7 +688,7 @@ VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in s
                      "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
 VMAP_REFUSALS = {"item": VMAP_ITEM, "bool": VMAP_CONTROL_FLOW,
                  "tolist": "Cannot access data pointer of Tensor that doesn't have storage"}
-_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
                  "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
 
@@ -711,7 +711,7 @@ class VmapFrame:
         """The values of one random draw `draw(shape)` made by the current element (rng.Generator
         calls this for every draw inside a vmap); `shape` None for a draw that has no batched form."""
         if self.randomness == "error":
-            raise RuntimeError(_RANDOM_ERROR)
+            raise RuntimeError(RANDOM_ERROR)
         k = self.count
         self.count += 1
         STATE.vmap = None           # the draw itself is an ordinary one

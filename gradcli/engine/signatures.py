@@ -55,6 +55,23 @@ _CONV = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride
 _CONV_TRANSPOSE = ["(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
                    "tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)"]
 
+
+
+def _add_product(name: str, first: str, second: str, out_dtype: bool) -> dict:
+    """The signatures of a product with an added input (torch.addmm, Tensor.addmm, Tensor.addmm_, ...):
+    beta and alpha by keyword, and PyTorch's deprecated overloads that take them first by position."""
+    tensors = f"Tensor {first}, Tensor {second}"
+    function = [f"(Tensor input, {tensors}, *, Number beta = 1, Number alpha = 1, {_OUT})"]
+    if out_dtype:
+        function.append(f"(Tensor input, {tensors}, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, "
+                        f"{_OUT})")
+    function += [f"hidden:(Number beta, Tensor input, {tensors}, *, {_OUT})",
+                 f"hidden:(Number beta, Tensor input, Number alpha, {tensors}, *, {_OUT})"]
+    method = [f"({tensors}, *, Number beta = 1, Number alpha = 1)", f"hidden:(Number beta, {tensors})",
+              f"hidden:(Number beta, Number alpha, {tensors})"]
+    return {f"torch.{name}": function, f"Tensor.{name}": method, f"Tensor.{name}_": method}
+
+
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 SIGNATURES = {
@@ -63,6 +80,12 @@ SIGNATURES = {
     "torch.mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)",
                  "(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)"],
     "Tensor.mm": ["(Tensor mat2)"],
+    # the products with an added input (ops.blas); each method's in-place form takes what it takes
+    **{key: texts for name, first, second, out_dtype in (("addmm", "mat1", "mat2", True), ("addmv", "mat", "vec", False),
+                                                        ("addr", "vec1", "vec2", False),
+                                                        ("baddbmm", "batch1", "batch2", True),
+                                                        ("addbmm", "batch1", "batch2", False))
+       for key, texts in _add_product(name, first, second, out_dtype).items()},
     "torch.isclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "Tensor.isclose": ["(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "torch.allclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
@@ -581,6 +604,16 @@ def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
                     values[p.name] = None
             return index, values
     raise TypeError(check(key, args, kwargs))
+
+
+def deprecation(key: str, index: int) -> str:
+    """PyTorch's warning (once per process) for a call that took the deprecated overload `index` of `key`."""
+    name = parser_name(key, key.rpartition(".")[2])
+    texts = SIGNATURES[key]
+    shown = "".join(f"\n\t{name}{text}" for text in texts if not text.startswith("hidden:"))
+    return (f"This overload of {name} is deprecated:\n\t{name}{texts[index].removeprefix('hidden:')}\nConsider "
+            f"using one of the following signatures instead:{shown} (Triggered internally at "
+            f"/__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)")
 
 
 def one_int_list(key: str, args: tuple, kwargs: dict) -> tuple:

@@ -1334,6 +1334,38 @@ class Tensor:
     def bmm(self, mat2):
         return ops.bmm(self, mat2)
 
+    # the products with an added input (ops.blas), and their in-place forms (`_deprecated`: PyTorch's old
+    # overloads, beta and alpha first)
+    def addmm(self, mat1, mat2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addmm", self, (mat1, mat2) + _deprecated, beta, alpha, False)
+
+    def addmm_(self, mat1, mat2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addmm", self, (mat1, mat2) + _deprecated, beta, alpha, True)
+
+    def addmv(self, mat, vec, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addmv", self, (mat, vec) + _deprecated, beta, alpha, False)
+
+    def addmv_(self, mat, vec, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addmv", self, (mat, vec) + _deprecated, beta, alpha, True)
+
+    def addr(self, vec1, vec2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addr", self, (vec1, vec2) + _deprecated, beta, alpha, False)
+
+    def addr_(self, vec1, vec2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addr", self, (vec1, vec2) + _deprecated, beta, alpha, True)
+
+    def baddbmm(self, batch1, batch2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("baddbmm", self, (batch1, batch2) + _deprecated, beta, alpha, False)
+
+    def baddbmm_(self, batch1, batch2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("baddbmm", self, (batch1, batch2) + _deprecated, beta, alpha, True)
+
+    def addbmm(self, batch1, batch2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addbmm", self, (batch1, batch2) + _deprecated, beta, alpha, False)
+
+    def addbmm_(self, batch1, batch2, *_deprecated, beta=1, alpha=1):
+        return ops.blas.method("addbmm", self, (batch1, batch2) + _deprecated, beta, alpha, True)
+
     def mv(self, vec):
         return ops.mv(self, vec)
 

@@ -179,6 +179,8 @@ def get_method(obj, name: str):
                 fn = autograd.checked_grad_fn(obj)
                 return fn.parent if fn.__class__ is autograd.OutputSlot else fn   # one output of several
             return getattr(obj, name)
+        if name == "_version":              # the in-place counter PyTorch's tutorials show (read-only)
+            return obj._version[0]
         if name in REFUSED_TENSOR_ATTRS:
             raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
                                  f"{REFUSED_TENSOR_ATTRS[name]}")
@@ -373,7 +375,7 @@ def set_attr(obj, name: str, value) -> None:
         if setter is not None:
             setter(obj, value)
             return
-        if name in TENSOR_ATTRS:
+        if name in TENSOR_ATTRS or name == "_version":
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         raise AttributeError(f"cannot set attribute '{name}' on a Tensor: gradcli's language only "
                              "sets requires_grad, data and grad")
@@ -445,7 +447,7 @@ def del_attr(obj, name: str) -> None:
             raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
         if name == "requires_grad":
             raise RuntimeError("requires_grad must be a bool")
-        if name in TENSOR_ATTRS and name not in TENSOR_METHODS:
+        if name in TENSOR_ATTRS and name not in TENSOR_METHODS or name == "_version":
             raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:

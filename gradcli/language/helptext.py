@@ -345,6 +345,11 @@ _WHAT = {
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
     "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
     "trace": "The sum of a matrix's diagonal.",
+    "addmm": "beta * input + alpha * (mat1 @ mat2), the input broadcast to the product (F.linear's kernel).",
+    "addmv": "beta * input + alpha * (mat @ vec).",
+    "addr": "beta * input + alpha * the outer product of vec1 and vec2.",
+    "baddbmm": "beta * input + alpha * (batch1 @ batch2), matrix by matrix.",
+    "addbmm": "beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i].",
     # neural network functions
     "softplus": "log(1 + exp(beta * x)) / beta, a smooth relu.",
     "gelu": "x times the normal distribution's CDF at x (or its tanh approximation).",

@@ -530,6 +530,7 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
+        **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
@@ -803,6 +804,8 @@ def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException
     AttributeError or ValueError): PyTorch's message when `f` is a torch function or tensor method
     whose arguments PyTorch's parser would refuse (see engine/signatures.py), else `exc` itself.
     Runs only after a call has failed."""
+    if f.__class__ is Builtin and f.namespace == "torch.Tensor":     # a method read as a value (getattr)
+        f = f.func
     func = getattr(f, "__func__", None)
     if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
         name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True

@@ -41,6 +41,7 @@ from gradcli.engine.views import rebase as rebase_view
 _LATER = {
     "linalg": ("bmm", "det", "diag", "diag_embed", "diagonal", "dot", "einsum", "inverse", "matmul", "mm", "mv", "outer",
                "trace", "vdot"),
+    "blas": ("addbmm", "addmm", "addmv", "addr", "baddbmm"),
     "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
            "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",
            "functional_softmax", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "normalize", "softmax",
@@ -50,7 +51,7 @@ _LATER = {
     "pool": (), "rnn": (), "composed": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
-_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "indexing", "nn", "views", "rnn", "normalization",
+_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "normalization",
                 "conv", "padding", "pool")
 
 

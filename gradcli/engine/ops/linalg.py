@@ -379,6 +379,8 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
+    if x.dtype == _F16:
+        return half_product(x, y)
     if k == 1 and shape[-2] > 1 and shape[-1] > 1 and x.dtype.kind == "f" and (
             x.ndim == y.ndim == 2 or x.ndim == y.ndim == 3 and shape[0] == 1 and shape[1] * shape[2] >= 400):
         # one inner index: MKL's gemm (mm, and bmm of one matrix past bmm's own kernel) stores the products
@@ -406,6 +408,21 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return in_order(x, y, out, order == "fma")
 
 
+_F16 = np.dtype(np.float16)
+
+
+def half_product(x: np.ndarray, y: np.ndarray, scale=1, c=None, beta=0) -> np.ndarray:
+    """A float16 product (scale * (x @ y) + beta * c) as PyTorch's CPU computes it: in float, with the products
+    and sums exact enough that the float64 result rounded to float, then to half, is what it gives (every
+    element of the oracle's products, matrix-vector products and batches, addmm's beta and alpha included)."""
+    out = np.matmul(x.astype(np.float64), y.astype(np.float64))
+    if scale != 1:
+        out *= float(np.float32(scale))
+    if c is not None and beta != 0:
+        out += float(np.float32(beta)) * c.astype(np.float64)
+    return out.astype(np.float32).astype(_F16)
+
+
 def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     """x @ v for a vector v, summed as matprod sums."""
     return matprod(x, v[..., None])[..., 0]
@@ -429,9 +446,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     return _pair(a, b, MM, matprod(x, y), x, y)
 
 
-def bmm(a: Tensor, b: Tensor) -> Tensor:
-    _tensor_arg(b, "bmm", "mat2", 1)
-    x, y = a._a, b._a
+def check_batches(x: np.ndarray, y: np.ndarray) -> None:
+    """bmm's (and baddbmm's) checks of its two batches of matrices, in PyTorch's words."""
     if x.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if y.ndim != 3:
@@ -439,6 +455,12 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{x.shape[0]}, "
                            f"{x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}].")
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    _tensor_arg(b, "bmm", "mat2", 1)
+    x, y = a._a, b._a
+    check_batches(x, y)
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(y)}")
     _not_for_bool(x, "bmm")

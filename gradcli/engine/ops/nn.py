@@ -16,7 +16,7 @@ from gradcli.engine import budget, elementary, ops, rng, vecorder
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
-from gradcli.engine.ops import arith, linalg, reduce
+from gradcli.engine.ops import arith, blas, reduce
 from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
                                       index_arg, wrap_dim)
 from gradcli.engine.state import STATE
@@ -222,15 +222,6 @@ def _bce_logits_target(F, g, self, target, weight, pos_weight, reduction, n):
     return _scaled(F, grad, weight, reduction, n)
 
 
-def _addmm_mat1(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
-    """mm_mat1_backward: computed transposed when mat1 was column-major, as PyTorch does."""
-    return F.t(F.mm(mat2, F.t(g))) if mat1_column_major else F.mm(g, F.t(mat2))
-
-
-def _addmm_mat2(F, g, mat1, mat2, mat1_column_major, mat2_column_major):
-    return F.t(F.mm(F.t(g), mat1)) if mat2_column_major else F.mm(F.t(mat1), g)
-
-
 def _log_softmax_data_grad(F, gg, grad_output, result, dims):
     return gg - F.sum_dims(gg * F.exp_rounded(result), dims, True)
 
@@ -347,14 +338,6 @@ def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, 
     """nll_loss2d on the tangent, with the same targets, weights and reduction."""
     w = None if weight is None else weight.astype(ts[0]._a.dtype)
     return _nll_loss2d(ts[0], target, w, reduction, ignore_index)
-
-
-def _addmm_jvp(F, ts, xs, result, c1, c2):
-    """self_t + mat1_t @ mat2_p + mat1_p @ mat2_t, where a missing mat1 or mat2 tangent is zeros that PyTorch
-    materialises for the product (an inf in the other factor gives nan there)."""
-    bt, mat1, mat2 = ts[0], xs[1], xs[2]
-    value = add_tangents(bt, linalg.mm(tangent_or_zeros(ts, xs, 1), mat2), result._a.shape)
-    return add_tangents(value, linalg.mm(mat1, tangent_or_zeros(ts, xs, 2)))
 
 
 def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -530,12 +513,6 @@ TRILINEAR  = Op("TrilinearBackward0",                    None,    ("i1", "i2", "
                 (_trilinear_i1,
                  _trilinear_i2,
                  _trilinear_i3), inputs=("i1", "i2", "i3"), quiet=True, jvp=_trilinear_jvp)
-ADDMM      = Op("AddmmBackward0",                        None,    ("mat1", "mat2", "c1", "c2"),
-                (lambda F, g, mat1, mat2, c1, c2: g,
-                 _addmm_mat1,
-                 _addmm_mat2),
-                inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True,
-                jvp=_addmm_jvp)
 # fmt: on
 
 
@@ -1269,10 +1246,10 @@ def linear(input, weight, bias=None) -> Tensor:
                            f"{w.ndim}D")
     if bias is not None:
         if x.ndim == 2:
-            return addmm(bias, input, ops.t(weight))
+            return blas.bias_addmm(bias, input, ops.t(weight))
         if x.flags.c_contiguous and (x.ndim == 3 or bias._a.ndim == 1):
             rows = math.prod(x.shape[:-1])
-            result = addmm(bias, ops.view(input, (rows, x.shape[-1])), ops.t(weight))
+            result = blas.bias_addmm(bias, ops.view(input, (rows, x.shape[-1])), ops.t(weight))
             tail = () if w.ndim == 1 else (result._a.shape[1],)
             return ops.view(result, tuple(x.shape[:-1]) + tail)
     out = ops.matmul(input, ops.t(weight))
@@ -1404,58 +1381,6 @@ def one_hot(tensor, num_classes=-1) -> Tensor:
     out = np.zeros(a.shape + (num_classes,), np.int64)
     np.put_along_axis(out, a[..., None], 1, axis=-1)
     return Tensor(out)
-
-
-def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    """bias + mat1 @ mat2 (beta = alpha = 1), recorded as one AddmmBackward0."""
-    x, y, b = mat1._a, mat2._a, bias._a
-    if x.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {x.ndim}-D tensor")
-    if y.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {y.ndim}-D tensor")
-    if x.shape[1] != y.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
-                           f"{y.shape[0]}x{y.shape[1]})")
-    if b.dtype != y.dtype:          # PyTorch's addmm compares the bias with mat2 first
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {type_word(b)} and {type_word(y)}")
-    if x.dtype != y.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_word(x)} and {type_word(y)}")
-    target = (x.shape[0], y.shape[1])
-    lead = len(target) - b.ndim
-    for i, s in enumerate(target):
-        have = b.shape[i - lead] if i >= lead else None
-        if lead < 0 or (have is not None and have != s and have != 1):
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {_size_list(target)}.  "
-                               f"Tensor sizes: {_size_list(b.shape)}")
-    return apply(ADDMM, _addmm_array(b, x, y), (bias, mat1, mat2), (_column_major(x), _column_major(y)), (b, x, y))
-
-
-_FLOAT32 = np.dtype(np.float32)       # the usual dtype object, tested by identity before by value (quicker)
-
-
-def _addmm_array(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """b + x @ y as MKL's sgemm with beta = 1 sums it where the oracle showed its order (linalg.mkl_order): its
-    multiply-then-add kernels start from the bias when mat2 is not transposed (F.linear's weight is) and has more
-    than one column; its other kernels add the bias to the finished product."""
-    float32 = (x.dtype is _FLOAT32 and y.dtype is _FLOAT32 and b.dtype is _FLOAT32
-               or x.dtype == y.dtype == b.dtype == np.float32)
-    if float32 and x.shape[1] * x.shape[0] * y.shape[1] <= linalg.SEQUENTIAL_WORK:
-        order = linalg.mkl_order(x, y)
-        if order == "seq" and y.shape[1] != 1 and not linalg.transposed(y):
-            return linalg.in_order(x, y, np.broadcast_to(b, (x.shape[0], y.shape[1])).copy(), False)
-        fma, order = order == "fma", linalg.affordable(order, x.shape[0], x.shape[1], y.shape[1])
-        if order is None and fma:
-            return np.matmul(x, y) + b
-        if order is None and not linalg.sequential_guess(x.shape[0], x.shape[1]):
-            return (np.matmul(x.astype(np.float64), y.astype(np.float64)) + b).astype(np.float32)
-    return linalg.matprod(x, y) + b
-
-
-def _column_major(x: np.ndarray) -> bool:
-    """The strides test of mm_mat1_backward / mm_mat2_backward: stride (1, rows)."""
-    item = x.itemsize
-    return x.strides[0] == item and x.strides[1] == item * x.shape[0]
 
 
 # ------------------------------------------------------------------------------- normalize, dropout

@@ -485,6 +485,16 @@ def expand(a: Tensor, *sizes) -> Tensor:
 
 def _expand(a: Tensor, sizes: tuple) -> Tensor:
     x = a._a
+    target, strides = expanded(x, sizes)
+    # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
+    # check_inplace_view, element writes through indexing are allowed
+    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
+    return _view_of(a, out, EXPAND, (x.shape,))
+
+
+def expanded(x: np.ndarray, sizes) -> tuple:
+    """The shape and strides of x expanded to `sizes` (-1 keeps a size), after expand's checks in PyTorch's
+    words."""
     if len(sizes) < x.ndim:
         name = "CPUBoolType" if x.dtype == np.bool_ else dtypes.of_array(x).legacy    # PyTorch's own quirk
         raise RuntimeError(f"expand({name}{{{_size_list(x.shape)}}}, "
@@ -510,10 +520,7 @@ def _expand(a: Tensor, sizes: tuple) -> Tensor:
     if min(target, default=0) < 0:
         raise NotImplementedError(f"gradcli does not make tensors with a negative size: expand to "
                                   f"{_size_list(target)} (PyTorch makes one when another size is 0)")
-    # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
-    # check_inplace_view, element writes through indexing are allowed
-    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
-    return _view_of(a, out, EXPAND, (x.shape,))
+    return target, strides
 
 
 def broadcast_to(a: Tensor, size) -> Tensor:
