@@ -214,6 +214,15 @@ def is_anomaly_check_nan_enabled() -> bool:
     return STATE.anomaly_nan
 
 
+def set_anomaly_enabled(enabled, check_nan=True) -> None:
+    """torch.set_anomaly_enabled: both flags must be bools, as PyTorch's parser takes them."""
+    for value, name, position in ((enabled, "enabled", 1), (check_nan, "check_nan", 2)):
+        if value.__class__ is not bool:
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {position}) must be bool, not "
+                            f"{type(value).__name__}")
+    STATE.anomaly, STATE.anomaly_nan = enabled, check_nan
+
+
 class set_detect_anomaly:
     """Context manager (and plain call) that sets anomaly detection, restoring it on exit."""
 
@@ -221,7 +230,7 @@ class set_detect_anomaly:
 
     def __init__(self, mode: bool, check_nan: bool = True):
         self._prev = (STATE.anomaly, STATE.anomaly_nan)
-        STATE.anomaly, STATE.anomaly_nan = bool(mode), bool(check_nan)
+        set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self):
         return None
@@ -241,10 +250,10 @@ class detect_anomaly:
 
     def __init__(self, check_nan: bool = True):
         self._prev = (STATE.anomaly, STATE.anomaly_nan)
-        self._check_nan = bool(check_nan)
+        self._check_nan = check_nan
 
     def __enter__(self):
-        STATE.anomaly, STATE.anomaly_nan = True, self._check_nan
+        set_anomaly_enabled(True, self._check_nan)
         return None
 
     def __exit__(self, *exc):

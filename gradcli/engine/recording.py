@@ -476,6 +476,11 @@ _CXX_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
 
 
+def wrap_int64(v: int) -> int:
+    """v as C++'s int64 arithmetic leaves it (wrapping past 2**63), as PyTorch's size computations do."""
+    return (v + (1 << 63)) % _UINT64_END - (1 << 63)
+
+
 def scalar_int(value: int) -> None:
     """PyTorch reads a Python int into a 64-bit number, signed or (from 2**63) unsigned: past both fails."""
     if value >= _UINT64_END:

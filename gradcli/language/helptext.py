@@ -97,6 +97,7 @@ _WHAT = {
     "detect_anomaly": "A context in which backward checks every gradient for nan.",
     "is_anomaly_enabled": "Whether anomaly detection is on.",
     "is_anomaly_check_nan_enabled": "Whether anomaly detection checks for nan.",
+    "set_anomaly_enabled": "Sets anomaly detection (`enabled`) and its check for nan (`check_nan`), both bools.",
     # autograd
     "backward": "Computes the gradient of this tensor (a scalar, or with `gradient` given) with respect to the "
                 "leaves that require grad, and adds it into their .grad.",

@@ -552,6 +552,7 @@ def _build_torch() -> ScriptModule:
         "inference_mode": autograd.inference_mode, "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
         "is_anomaly_enabled": autograd.is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
+        "set_anomaly_enabled": autograd.set_anomaly_enabled,
         # constants and namespaces
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": ScriptModule.later("torch.nn", _make_nn), "linalg": linalg, "func": func,

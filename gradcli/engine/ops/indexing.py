@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes, ops, recording
 from gradcli.engine.autograd import _fit
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import Op, apply, wrap_int64
 from gradcli.engine.layout import unsqueezed
 from gradcli.engine.ops import shape as _shape
 from gradcli.engine.ops.shape import _view_of as _view
@@ -189,10 +189,6 @@ def _check_step(k: slice) -> None:
 _INT64_MAX = 2**63 - 1
 
 
-def _wrap64(v: int) -> int:
-    return (v + 2**63) % 2**64 - 2**63
-
-
 def _huge_step(cur: np.ndarray, dim: int, k: slice) -> slice:
     """A slice whose step reaches 2**31: PyTorch clamps its parts to int64 and computes the view's
     size and stride in int64, which wraps past 2**63 (an empty dim, or one of the errors of its
@@ -205,12 +201,12 @@ def _huge_step(cur: np.ndarray, dim: int, k: slice) -> slice:
         raise TypeError("slice indices must be integers or None or have an __index__ method") from None
     start, stop, _ = slice(start, stop).indices(n)
     stop = max(stop, start)
-    size = _wrap64(stop - start + step - 1)
+    size = wrap_int64(stop - start + step - 1)
     size = size // step if size >= 0 else -(-size // step)       # C's division rounds toward zero
     sizes = list(cur.shape)
     sizes[dim] = size
     strides = [s // cur.itemsize for s in cur.strides] if cur.itemsize else [0] * cur.ndim
-    strides[dim] = _wrap64(strides[dim] * step)
+    strides[dim] = wrap_int64(strides[dim] * step)
     for v in sizes + strides:
         if v < -2**62:
             raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {v}")

@@ -622,6 +622,10 @@ def _adaptive_sizes(output_size, x: np.ndarray, fn: str) -> tuple:
     if output_size.__class__ is int:        # one int for the pair: PyTorch's parser reads it into 64 bits
         int64_arg(output_size)
         return (output_size, output_size)
+    if output_size.__class__ is bool:       # an int to F's Python, refused by the parser after it
+        raise TypeError(f"{fn}(): argument 'output_size' (position 2) must be tuple of ints, not bool")
+    if output_size.__class__ is str:        # F's Python takes its length and its characters
+        output_size = list(output_size)
     if output_size.__class__ not in (tuple, list):
         raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
     if x.ndim <= len(output_size):

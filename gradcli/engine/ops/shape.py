@@ -13,7 +13,7 @@ from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, int64_arg,
-                                      index_arg, int_param, list_element_arg, type_word, wrap_dim)
+                                      index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -684,7 +684,10 @@ def repeat(a: Tensor, *repeats) -> Tensor:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
     padded = (1,) * (len(repeats) - x.ndim) + x.shape
-    target = [s * r for s, r in zip(padded, repeats)]
+    target = [wrap_int64(s * r) for s, r in zip(padded, repeats)]       # (in int64, as PyTorch computes them)
+    for s in target:
+        if s == -(1 << 63):
+            raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {s}")
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
