@@ -10,7 +10,7 @@ import numpy as np
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
-                                      int_param, result_dtype, scalar_param)
+                                      int_param, result_dtype, scalar_int, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
 from gradcli.engine.state import STATE
@@ -328,13 +328,17 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
             where = f" (position {positions[k]})" if k in positions else ""
             raise TypeError(f"arange(): argument '{k}'{where} must be Number, not {_type_name(values[k])}")
         if v.__class__ is int:
-            checked_scalar(v, np.dtype(np.int64))     # PyTorch reads integer bounds as int64
+            scalar_int(v)                       # the parser reads an int into 64 bits, signed or not
         numbers[k] = v
     start, end, step = numbers["start"], numbers["end"], numbers["step"]
     if dtype is None:
         floating = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.default_float if floating else dtypes.int64
     dt = dtype.np
+    if dt == np.int64:
+        for v in (start, end, step):
+            if v.__class__ is int:
+                checked_scalar(v, np.dtype(np.int64))     # an int64 range reads its bounds as int64
     if dt == np.bool_:
         raise _not_implemented("arange_cpu", dt)
     dstart, dend, dstep = float(start), float(end), float(step)
@@ -357,6 +361,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         size = math.ceil((dend - dstart) / dstep) if math.isfinite((dend - dstart) / dstep) else math.inf
     if not (0 <= size <= 2.0 ** 63):
         raise RuntimeError("invalid size, possible overflow?")
+    if size == 2.0 ** 63:                   # the size as int64 wraps to its minimum
+        raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-(1 << 63)}")
     n = int(size)
     budget.check_tensor((n,), dt.itemsize)
     if integral:

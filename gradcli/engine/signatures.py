@@ -207,6 +207,14 @@ SIGNATURES = {
     "torch.round": ["(Tensor input, *, Tensor out = None)", "(Tensor input, *, int decimals, Tensor out = None)"],
     "torch.linalg.vector_norm": ["(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, "
                                  "torch.dtype dtype = None, Tensor out = None)"],
+    "torch.linalg.norm": ["(Tensor input, Number ord = None, tuple of ints dim = None, bool keepdim = False, *, "
+                          "torch.dtype dtype = None, Tensor out = None)",
+                          "(Tensor input, str ord, tuple of ints dim = None, bool keepdim = False, *, "
+                          "torch.dtype dtype = None, Tensor out = None)"],
+    "torch.linalg.matrix_norm": ["(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, "
+                                 "torch.dtype dtype = None, Tensor out = None)",
+                                 "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
+                                 "*, torch.dtype dtype = None, Tensor out = None)"],
     "torch.index_select": ["(Tensor input, int dim, Tensor index, *, Tensor out = None)"],
     "Tensor.index_select": ["(int dim, Tensor index)"],
     "torch.unbind": ["(Tensor input, int dim = 0)"],
@@ -555,7 +563,8 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 
 # callables whose messages carry another name than the one a script calls
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
-                 "torch.linalg.vector_norm": "linalg_vector_norm"}
+                 "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
+                 "torch.linalg.matrix_norm": "linalg_matrix_norm"}
 
 
 def parser_name(key: str, name: str) -> str:

@@ -251,13 +251,13 @@ class Tensor:
     def _set_requires_grad(self, value) -> None:
         """`t.requires_grad = flag`, with PyTorch's checks."""
         value = bool(value)
-        if self.grad_fn is not None:
-            if not value:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use a "
-                    "computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
-            return
+        if self.grad_fn is not None:       # refused even when it would change nothing (requires_grad_ allows that)
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
         if value and self._a.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._inference and not STATE.inference:

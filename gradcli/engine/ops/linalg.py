@@ -1177,7 +1177,13 @@ def _size_list(values) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+def _bool_keepdim(keepdim) -> None:
+    if keepdim.__class__ is not bool:   # (the script's call gets PyTorch's message: engine/signatures.py)
+        raise TypeError(f"argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+
+
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -> Tensor:
+    _bool_keepdim(keepdim)
     if A._a.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -1195,6 +1201,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
 
 def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
     """torch.linalg.norm: a vector norm, or a matrix norm when `ord` is given for two dims."""
+    _bool_keepdim(keepdim)
     x = A._a
     dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
     if isinstance(ord, str):

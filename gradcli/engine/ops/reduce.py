@@ -734,6 +734,9 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
                             f"{type(dim).__name__}")
         if not isinstance(dim, int):      # the parser's rules for an int list
             dim = ops.shape.int_list((dim,), "linalg_vector_norm", "dim", 3)
+    if keepdim.__class__ is not bool:     # (torch.norm passes it on by position)
+        raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not "
+                        f"{type(keepdim).__name__}")
     if dtype is not None:
         if dtype.np.kind != "f":
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
@@ -814,7 +817,13 @@ def _rounded_pow(a: np.ndarray, p) -> np.ndarray:
 
 
 def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
+    """torch.norm's matrix norms, which it computes as torch.linalg.matrix_norm(input, p, dims, keepdim,
+    dtype=dtype)."""
     x = a._a
+    if keepdim.__class__ is not bool:
+        from gradcli.engine import signatures
+        dims = list(range(x.ndim)) if dim is None else dim
+        raise TypeError(signatures.check("torch.linalg.matrix_norm", (a, p, dims, keepdim), {"dtype": None}))
     if p not in ("fro", "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     dims = tuple(range(x.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
