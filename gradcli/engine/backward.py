@@ -43,12 +43,12 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
         if g.__class__ is Tensor:
             shape = g._a.shape[1:] if batched else g._a.shape
             if shape != out._a.shape:
-                if batched:
+                if batched:     # (PyTorch's message drops the first dim of the first grad again)
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
                         "as the batch dimension. The sizes of the remaining dimensions are expected to "
                         f"match the shape of corresponding output, but a mismatch was detected: "
-                        f"grad_output[{i}] has a shape of {Size(shape)!r} and output[{i}] has a shape of "
+                        f"grad_output[{i}] has a shape of {Size(shape[1:])!r} and output[{i}] has a shape of "
                         f"{Size(out._a.shape)!r}. If you only want some tensors in `grad_output` to be "
                         "considered batched, consider using vmap.")
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(shape)!r} "

@@ -272,6 +272,7 @@ _INT64_END = 1 << 63                      # Python ints past int64 take the gene
 
 
 _F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
 
 
 def half_with_number(fn, x: np.ndarray, b) -> np.ndarray:
@@ -321,6 +322,7 @@ def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
     elif cls is float:
         if npdt.kind in "iub":
             raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        checked_scalar(alpha, npdt)         # as the kernel reads it: a float past float32's range overflows
     else:
         checked_scalar(alpha, npdt)
 
@@ -407,6 +409,8 @@ def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
         except ValueError:
             raise broadcast_error(shape, x.shape) from None
     budget.check_tensor(shape, npdt.itemsize)      # the broadcast result (and its temporaries) within --max-memory
+    # as the kernel reads it: in the result's dtype, float16's in float (its opmath type)
+    checked_scalar(value, _F32 if npdt == np.float16 else npdt)
     return arrays, npdt, shape
 
 

@@ -596,7 +596,8 @@ def avg_pool2d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     out_hw = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))
     _shape_check(x, k, s, pad, (1, 1), out_hw)
-    _not_implemented("avg_pool2d", x, "fiu")
+    if x.dtype.kind != "f" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
+        _not_implemented("avg_pool2d", x, "")
     out = avg_pool_array(x, k, s, pad, out_hw, bool(ceil_mode), bool(count_include_pad), divisor_override)
     return apply(AVG_POOL2D, out, (a,), (kernel_size, stride, padding, bool(ceil_mode), bool(count_include_pad),
                                         divisor_override))
