@@ -218,6 +218,13 @@ def test_huge_tensors_fail_at_once_with_pytorchs_message(expression, nbytes):
                            "\"Overflow when unpacking long long\""),
     ("torch.ones(10**6, 1).expand(10**6, 10**6).tolist()", "MemoryError: tolist() of 1000000000000 elements is "
                                                           "too large (gradcli allows at most 100000000)"),
+    # an empty tensor whose other sizes span 2**63 bytes: PyTorch keeps it as sizes, numpy cannot hold it
+    ("torch.zeros(0, 2**63 - 1)", "NotImplementedError: gradcli does not make an empty tensor of sizes "
+                                  "[0, 9223372036854775807]: its arrays stop short of 2**63 bytes across their "
+                                  "non-zero sizes (PyTorch makes it, as sizes only)"),
+    ("torch.eye(0, 2**62)", "NotImplementedError: gradcli does not make an empty tensor of sizes "
+                            "[0, 4611686018427387904]: its arrays stop short of 2**63 bytes across their non-zero "
+                            "sizes (PyTorch makes it, as sizes only)"),
 ])
 def test_sizes_past_64_bits_and_python_lists(expression, message):
     assert error_line(f"import torch\nx = {expression}") == message

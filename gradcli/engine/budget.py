@@ -131,11 +131,25 @@ def check_tensor(shape, itemsize: int) -> None:
         n *= d
     nbytes = n * itemsize
     if nbytes <= STATE.max_memory or (not STATE.max_memory and nbytes < 1 << 63):
+        if n == 0:
+            _empty_within_numpy(shape, itemsize)
         return
     if nbytes >= 1 << 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{', '.join(map(str, shape))}]")
     if STATE.max_memory:
         raise allocation_error(nbytes)
+
+
+def _empty_within_numpy(shape, itemsize: int) -> None:
+    """An empty tensor is no memory, but numpy still refuses one whose non-zero sizes would span 2**63 bytes
+    (PyTorch keeps the sizes only): a clear refusal instead of numpy's own error."""
+    span = itemsize
+    for d in shape:
+        span *= d or 1
+    if span >= 1 << 63:
+        raise NotImplementedError(f"gradcli does not make an empty tensor of sizes [{', '.join(map(str, shape))}]: "
+                                  "its arrays stop short of 2**63 bytes across their non-zero sizes (PyTorch makes "
+                                  "it, as sizes only)")
 
 
 def check_broadcast(x, y) -> None:

@@ -151,13 +151,7 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
     try:
         shape = _shape(name, size, kw_size)
     except (TypeError, RuntimeError):
-        # PyTorch's parser looks at the first size only, then the device is set up, then the sizes are
-        # unpacked and checked: a later size that is no int, an int past 64 bits, or a negative size comes
-        # after the device's error
-        values = kw_size if kw_size is not None else (size[0] if len(size) == 1 else size)
-        if values.__class__ not in (tuple, list, Size):
-            values = (values,)
-        if factory and values and as_int(values[0]) is not None:
+        if factory and _first_size_is_int(size, kw_size):
             factory_device(device)
         raise
     if factory:
@@ -165,6 +159,16 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
     npdt = (dtype or dtypes.default_float).np
     budget.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
+
+
+def _first_size_is_int(size: tuple, kw_size) -> bool:
+    """PyTorch's parser looks at the first size only, then the device is set up, then the sizes are unpacked
+    and checked: a later size that is no int, an int past 64 bits, or a negative size comes after the device's
+    error, a first size that is no int before it."""
+    values = kw_size if kw_size is not None else (size[0] if len(size) == 1 else size)
+    if values.__class__ not in (tuple, list, Size):
+        values = (values,)
+    return bool(values) and as_int(values[0]) is not None
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
@@ -190,12 +194,17 @@ def _size_kw(name: str, kw: dict):
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     factory_device(device)
+    return filled_as("full", size, fill_value, dtype, requires_grad)
+
+
+def filled_as(name: str, size, fill_value, dtype, requires_grad) -> Tensor:
+    """torch.full, and Tensor.new_full (its messages naming `name`): a sequence of sizes, filled."""
     _check_dtype(dtype)
     if not isinstance(size, (tuple, list)):
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
-    shape = _size_args("full", (tuple(size),))
+    shape = _size_args(name, (tuple(size),))
     if fill_value.__class__ is not Tensor:
         checked_scalar(fill_value, dtype.np)
     budget.check_tensor(shape, dtype.itemsize)
@@ -254,6 +263,8 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
     if cols < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
+    if rows * cols >= 1 << 63:              # eye's kernel counts the elements first (zero_), in int64
+        raise RuntimeError("numel: integer multiplication overflow")
     budget.check_tensor((rows, cols), (dtype or dtypes.default_float).itemsize)
     return _finish(np.eye(rows, cols, dtype=(dtype or dtypes.default_float).np), requires_grad)
 
@@ -733,25 +744,30 @@ def _float_output(name: str, dtype) -> np.dtype:
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    factory_device(device)
-    return _random_floats("rand", _uniform_values, size, dtype, requires_grad, generator, kw)
+    return _random_floats("rand", _uniform_values, size, dtype, requires_grad, generator, device, kw)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    factory_device(device)
-    return _random_floats("randn", _normal_values, size, dtype, requires_grad, generator, kw)
+    return _random_floats("randn", _normal_values, size, dtype, requires_grad, generator, device, kw)
 
 
-def _random_floats(name: str, fill, size, dtype, requires_grad, generator, kw) -> Tensor:
+def _random_floats(name: str, fill, size, dtype, requires_grad, generator, device, kw) -> Tensor:
     """torch.rand / torch.randn: a new float tensor filled from U(0, 1) or N(0, 1)."""
     g = _generator(generator, name, size, {"generator": generator, **kw})
     if not size and "size" not in kw:
         raise invalid_arguments(name, size, kw)
+    kw_size = _size_kw(name, kw)
     try:
-        shape = _shape(name, size, _size_kw(name, kw))
+        shape = _shape(name, size, kw_size)
+    except TypeError:
+        if _first_size_is_int(size, kw_size):
+            factory_device(device)
+        raise
     except RuntimeError:
+        factory_device(device)
         _refused_in_vmap()
         raise
+    factory_device(device)
     dt = _float_output(name, dtype)
     budget.check_tensor(shape, dt.itemsize)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)

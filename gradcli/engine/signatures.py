@@ -215,6 +215,9 @@ SIGNATURES = {
                                  "torch.dtype dtype = None, Tensor out = None)",
                                  "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
                                  "*, torch.dtype dtype = None, Tensor out = None)"],
+    "torch.multinomial": ["(Tensor input, int num_samples, bool replacement = False, *, "
+                          "torch.Generator generator = None, Tensor out = None)"],
+    "Tensor.multinomial": ["(int num_samples, bool replacement = False, *, torch.Generator generator = None)"],
     "torch.index_select": ["(Tensor input, int dim, Tensor index, *, Tensor out = None)"],
     "Tensor.index_select": ["(int dim, Tensor index)"],
     "torch.unbind": ["(Tensor input, int dim = 0)"],

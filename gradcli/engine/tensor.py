@@ -1450,26 +1450,36 @@ class Tensor:
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_zeros", size, kwargs)
         from gradcli.engine import factories
+        if device is not None:          # (the tensor's own device otherwise, not the default one)
+            check_device(device)
         return factories.filled("new_zeros", size, 0, dtype or self.dtype, requires_grad)
 
     def new_ones(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_ones", size, kwargs)
         from gradcli.engine import factories
+        if device is not None:          # (the tensor's own device otherwise, not the default one)
+            check_device(device)
         return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad)
 
     def new_empty(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_empty", size, kwargs)
         from gradcli.engine import factories
+        if device is not None:          # (the tensor's own device otherwise, not the default one)
+            check_device(device)
         return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        return factories.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        if device is not None:
+            check_device(device)
+        return factories.filled_as("new_full", size, fill_value, dtype or self.dtype, requires_grad)
 
     def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
+        if device is not None:
+            check_device(device)
         return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def register_hook(self, hook):

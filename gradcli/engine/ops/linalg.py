@@ -35,15 +35,16 @@ def _product_jvp(product):
 def _dot_jvp(row, product):
     """dot, vdot: self_t . other_p + self_p . other_t, where PyTorch's missing tangent is a zero tensor that
     costs nothing: its term is 0 without computing (no nan from inf * 0), yet recorded when its primal
-    requires grad, so the sum is an AddBackward0. (`row` gives the row, declared below.)"""
+    requires grad, and the sum is an AddBackward0 whenever either term requires grad. (`row` gives the row,
+    declared below.)"""
     def jvp(F, ts, xs, result):
         st, ot = ts
         if st is not None and ot is not None:
             return product(st, xs[1]) + product(xs[0], ot)
         term = product(st, xs[1]) if ot is None else product(xs[0], ot)
         primal = xs[0] if ot is None else xs[1]
-        if not primal.requires_grad:
-            return term
+        if not primal.requires_grad and not term.requires_grad:
+            return term                     # (the add records nothing: the sum is the term)
         zeros = Tensor(np.zeros_like(primal._a))
         zero = apply(row(), np.zeros((), dtype=result._a.dtype), (primal, zeros) if ot is None else (zeros, primal))
         return term + zero

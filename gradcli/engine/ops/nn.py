@@ -166,11 +166,18 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
             values = grad               # one value for every sample: the store below broadcasts it
         else:
             values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
-    if len(shape) == 2 and not F.tensors:   # one target per sample, each in a row of its own: a store
-        out = np.zeros(shape, dtype=values.dtype)
-        out[key] = values
-        return out
-    return F.index_add(values, shape, key)
+    return _stored(F, values, shape, key)
+
+
+def _stored(F, values, shape, key):
+    """The gradient with `values` at the target positions `key` (one per sample and position, each its own
+    element) and zeros elsewhere: a store, as PyTorch's kernel writes it (an add into zeros would turn a -0.0
+    that a tiny class weight underflows to into 0.0); recorded as index_add under create_graph."""
+    if F.tensors:
+        return F.index_add(values, shape, key)
+    out = np.zeros(shape, dtype=values.dtype)
+    out[key] = values
+    return out
 
 
 def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
@@ -184,7 +191,7 @@ def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, 
     else:
         grad = -(g / total_weight) if reduction == "mean" else -g
         values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[0]),))
-    return F.index_add(values, shape, key)
+    return _stored(F, values, shape, key)
 
 
 def _scaled(F, grad, weight, reduction, n):
