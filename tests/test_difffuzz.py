@@ -90,6 +90,9 @@ def test_compare_names_each_kind_of_difference():
     assert dt.compare(dt.outcome("error", "", "TypeError", plain), dt.outcome("error", "", "TypeError", traced)) is None
     assert dt.compare(dt.outcome("error", "", "TypeError", plain.replace("pos 1", "pos 2")),
                       dt.outcome("error", "", "TypeError", traced)) == "message"
+    # and in a message the script printed
+    assert dt.compare(dt.outcome("ok", "x " + plain + "\n"), dt.outcome("ok", "x " + traced + "\n")) is None
+    assert dt.compare(dt.outcome("ok", "y " + plain + "\n"), dt.outcome("ok", "x " + traced + "\n")) == "stdout"
 
 
 def test_runs_are_reproducible_and_the_slice_is_a_fixed_set():

@@ -278,7 +278,7 @@ def compare(got: dict, want: dict) -> str | None:
         return "type"
     if got["status"] == "error" and _message(got["message"]) != _message(want["message"]):
         return "message"
-    if got["stdout"] != want["stdout"]:
+    if got["stdout"] != want["stdout"] and _stdout(got["stdout"]) != _stdout(want["stdout"]):
         return "stdout"
     return None
 
@@ -287,6 +287,15 @@ def compare(got: dict, want: dict) -> str | None:
 # long" is followed by "Exception raised from THPUtils_unpackLong at ..." and the frames, then the quote that
 # closes the message): an artefact of the build, left out when messages are compared.
 _CXX_TRACE = re.compile(r"\nException raised from .*\n(?=\"?$)", re.S)
+
+
+# The same trace in a message a script printed (`print(e)`): the frames stand on lines of their own, and the
+# closing quote follows them.
+_CXX_TRACE_LINES = re.compile(r"\nException raised from [^\n]*\n(?:(?:frame #|<omitting)[^\n]*\n)*")
+
+
+def _stdout(text: str | None) -> str:
+    return _CXX_TRACE_LINES.sub("", text or "")
 
 
 def _message(text: str | None) -> str:
