@@ -202,6 +202,9 @@ def _as_kind(node, value, kind: str):
         # a Python number operand: PyTorch saved it wrapped in a 0-d tensor (int64, float64 or bool)
         return Tensor(np.array(value, dtype=_WRAPPED[value.__class__]))
     if value.__class__ in _NUMBERS and (kind in _NUMBERS_BY_NAME or kind == "?" or kind == "None"):
+        if value.__class__ is int and not -(1 << 63) <= value < 1 << 63:
+            # a Scalar from 2**63 on is kept unsigned; PyTorch reads it back as an int64
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         return value                        # a Scalar: PyTorch gives it as the script passed it
     if value.__class__ is str and kind == "str":
         return value

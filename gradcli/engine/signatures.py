@@ -215,6 +215,7 @@ SIGNATURES = {
                                  "torch.dtype dtype = None, Tensor out = None)",
                                  "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
                                  "*, torch.dtype dtype = None, Tensor out = None)"],
+    "torch.eye": [f"(int n, {_FACTORY_KW})", f"(int n, int m, {_FACTORY_KW})"],
     "torch.multinomial": ["(Tensor input, int num_samples, bool replacement = False, *, "
                           "torch.Generator generator = None, Tensor out = None)"],
     "Tensor.multinomial": ["(int num_samples, bool replacement = False, *, torch.Generator generator = None)"],

@@ -551,8 +551,10 @@ def power(a, b) -> Tensor:
     """tensor ** number (PowBackward0), tensor ** tensor (PowBackward1), number ** tensor (PowBackward2)."""
     if a.__class__ is Tensor and b.__class__ is not Tensor:
         x, _ = operands(a, b)
-        if x.dtype.kind in "iub" and isinstance(b, int) and b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if x.dtype.kind in "iub" and isinstance(b, int):
+            if b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            checked_scalar(b, x.dtype)      # an integer exponent read in the tensor's own type
         out = scalar_power(x, b)
         return apply(POW_SCALAR, out, (a,), (b,), (x,))
     if a.__class__ is Tensor:

@@ -59,7 +59,9 @@ def half_in_float(kernel):
     def run(*args):
         if args[0].dtype != _F16:
             return kernel(*args)
-        out = kernel(*(a.astype(_F32) if a.__class__ is np.ndarray and a.dtype == _F16 else a for a in args))
+        # (a 0-d gradient may come as a numpy float16 scalar)
+        out = kernel(*(a.astype(_F32) if (a.__class__ is np.ndarray or a.__class__ is np.float16) and a.dtype == _F16
+                       else a for a in args))
         if out.__class__ is tuple:
             return tuple(o.astype(_F16) for o in out)
         return out.astype(_F16)

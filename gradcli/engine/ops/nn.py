@@ -16,7 +16,7 @@ from gradcli.engine import budget, elementary, ops, rng, vecorder
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
-from gradcli.engine.ops import arith, blas, reduce
+from gradcli.engine.ops import arith, blas, linalg, reduce
 from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
                                       index_arg, wrap_dim)
 from gradcli.engine.state import STATE
@@ -954,7 +954,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
     key = (valid, kept) if x.ndim == 2 else ((kept,) if valid.size else ())
     if x.ndim == 1:
         total = dt(w[t[0]] if w is not None else 1) if valid.size else dt(0)
-        value = -x[t[0]] * total if valid.size else dt(0)
+        value = dt(0) - x[t[0]] * total if valid.size else dt(0)     # the kernel's running total, from 0
         if reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 value = value / total
@@ -1271,7 +1271,14 @@ def bilinear(input1, input2, weight, bias=None) -> Tensor:
     _expect_tensor(input1, "bilinear", "input1", 1)
     _expect_tensor(input2, "bilinear", "input2", 2)
     _expect_tensor(weight, "bilinear", "weight", 3)
+    if bias is not None:
+        _expect_tensor(bias, "bilinear", "bias", 4)
     x1, x2, w = input1._a, input2._a, weight._a
+    b = None if bias is None else bias._a
+    if not (x1.dtype == x2.dtype == w.dtype) or (b is not None and b.dtype != x1.dtype):
+        names = (("input1", x1), ("input2", x2), ("weight", w)) + ((("bias", b),) if b is not None else ())
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{name}: {linalg.cxx_type(a.dtype)}" for name, a in names))
     if x1.ndim != x2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {x1.ndim} and {x2.ndim}")
     for i in range(x1.ndim - 1):
