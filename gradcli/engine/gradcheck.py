@@ -69,7 +69,10 @@ def _numerical_jacobian(func, inputs, outputs, eps) -> list:
             a[idx] = orig + eps
             out_b = [o._a.copy() for o in _tuple_of(func(*inputs))]
             a[idx] = orig
-            cols = [((ob - oa) / (2 * eps)).reshape(-1) for oa, ob in zip(out_a, out_b)]
+            if any(o.dtype == np.bool_ for o in out_b):     # PyTorch subtracts every output, a bool one too
+                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                                   "`^` or `logical_xor()` operator instead.")
+            cols = [((ob - oa) / (2 * eps)).reshape(-1) for oa, ob in zip(out_a, out_b) if ob.dtype.kind == "f"]
             for jac, col in zip(jacs, cols):
                 jac[d_idx] = col
         result.append(jacs)
