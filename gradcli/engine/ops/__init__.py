@@ -51,8 +51,8 @@ _LATER = {
     "pool": (), "rnn": (), "composed": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
-_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "normalization",
-                "conv", "padding", "pool")
+_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
+                "normalization", "conv", "padding", "pool")
 
 
 def __getattr__(name: str):

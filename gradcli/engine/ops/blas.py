@@ -90,12 +90,14 @@ ADDMV   = Op("AddmvBackward0",   None, ("mat", "vec", "beta", "alpha"),
              (lambda F, g, mat, vec, beta, alpha: _scaled(F, g, beta),
               lambda F, g, mat, vec, beta, alpha: _scaled(F, F.outer(g, vec), alpha),
               lambda F, g, mat, vec, beta, alpha: _scaled(F, F.mv(F.t(mat), g), alpha)),
-             inputs=("self", "mat", "vec"), fits=True, needed_by={"mat": "vec", "vec": "mat"}, jvp=_product_rule(lambda a, b: linalg.mv(a, b)))
+             inputs=("self", "mat", "vec"), fits=True, needed_by={"mat": "vec", "vec": "mat"},
+             jvp=_product_rule(lambda a, b: linalg.mv(a, b)))
 ADDR    = Op("AddrBackward0",    None, ("vec1", "vec2", "beta", "alpha"),
              (lambda F, g, vec1, vec2, beta, alpha: _scaled(F, g, beta),
               lambda F, g, vec1, vec2, beta, alpha: _scaled(F, F.mv(g, vec2), alpha),
               lambda F, g, vec1, vec2, beta, alpha: _scaled(F, F.mv(F.t(g), vec1), alpha)),
-             inputs=("self", "vec1", "vec2"), fits=True, needed_by={"vec1": "vec2", "vec2": "vec1"}, jvp=_product_rule(lambda a, b: linalg.outer(a, b)))
+             inputs=("self", "vec1", "vec2"), fits=True, needed_by={"vec1": "vec2", "vec2": "vec1"},
+             jvp=_product_rule(lambda a, b: linalg.outer(a, b)))
 BADDBMM = Op("BaddbmmBackward0", None, ("batch1", "batch2", "beta", "alpha"),
              (lambda F, g, batch1, batch2, beta, alpha: _scaled(F, g, beta),
               lambda F, g, batch1, batch2, beta, alpha: _scaled(F, F.bmm(g, F.mT(batch2)), alpha),
@@ -108,7 +110,8 @@ ADDBMM  = Op("AddbmmBackward0",  None, ("batch1", "batch2", "beta", "alpha"),
                   F, F.bmm(_batch_grad(F, g, batch1, batch2), F.mT(batch2)), alpha),
               lambda F, g, batch1, batch2, beta, alpha: _scaled(
                   F, F.bmm(F.mT(batch1), _batch_grad(F, g, batch1, batch2)), alpha)),
-             inputs=("self", "batch1", "batch2"), fits=True, jvp=_product_rule(lambda a, b: linalg.bmm(a, b), summed=True))
+             inputs=("self", "batch1", "batch2"), fits=True,
+             jvp=_product_rule(lambda a, b: linalg.bmm(a, b), summed=True))
 # fmt: on
 
 
