@@ -86,7 +86,7 @@ def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
         return np.add.reduce(a * b, axis=axis, keepdims=True)
     fma = fma32 if a.dtype == np.float32 else fma64
     a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
-    acc = a[0] * b[0]
+    acc = a[0] * b[0] + a.dtype.type(0)        # fma(a0, b0, 0): the product rounded, and -0.0 + 0 is 0
     for k in range(1, a.shape[0]):
         acc = fma(a[k], b[k], acc)
     return np.expand_dims(np.asarray(acc, dtype=a.dtype), axis)

@@ -265,15 +265,24 @@ def _is_int(v) -> bool:
 
 
 def _expand(value, n: int, fn: str, name: str, position: int) -> list:
-    """An int or a sequence of ints, as the functional's IntArrayRef[n] takes it."""
+    """An int or a sequence of ints, as the functional's IntArrayRef[n] takes it (each read into 64 bits)."""
     if _is_int(value):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
         return [int(value)] * n
     # the parser takes the list by its first element (an int, not a bool); the others unpack as ints
     if isinstance(value, (tuple, list)) and (not value or _is_int(value[0])) \
             and all(_is_int(v) or isinstance(v, (bool, np.bool_)) for v in value):
+        for i, v in enumerate(value):
+            if not _INT64_MIN <= v <= _INT64_MAX:
+                raise TypeError(f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"Overflow when unpacking long long\"")
         return [int(v) for v in value]
     raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be tuple of ints, not "
                     f"{type(value).__name__}")
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _fit(values: list, k: int, name: str) -> tuple:
@@ -312,22 +321,24 @@ def _functional(fn: str, nd: int, input, weight, bias, stride, padding, dilation
         raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
     if transposed and isinstance(padding, str):
         raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    # the parser's reading of the int lists, before at::convolution's own checks
+    stride = _expand(stride, nd, fn, "stride", 4)
+    mode = None
+    if isinstance(padding, str):
+        mode = padding
+    else:
+        padding = _expand(padding, nd, fn, "padding", 5)
+    output_padding = _expand(output_padding, nd, fn, "output_padding", 6)
+    dilation = _expand(dilation, nd, fn, "dilation", 7 if transposed else 6)
     x = input._a
     _check_bias_type(x, bias, transposed)
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input of "
                            f"size: {_size_list(x.shape)}")
-    stride = _expand(stride, nd, fn, "stride", 4)
-    mode = None
-    if isinstance(padding, str):
-        mode = padding
+    if mode is not None:
         if mode not in ("same", "valid"):
             raise RuntimeError(f"Invalid padding string: '{mode}'")
         padding = [0] * nd
-    else:
-        padding = _expand(padding, nd, fn, "padding", 5)
-    output_padding = _expand(output_padding, nd, fn, "output_padding", 6)
-    dilation = _expand(dilation, nd, fn, "dilation", 7 if transposed else 6)
     unbatched = x.ndim == nd + 1
     if unbatched:
         input = shape.unsqueeze(input, 0)

@@ -141,7 +141,13 @@ def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) 
     if g.dtype.kind != "f" or g.dtype.itemsize < 4:
         return np.add.reduce(g if log else g * result, axis=dims, keepdims=True, dtype=g.dtype)
     if not dims or dims[0] == g.ndim - 1:
-        return vecorder.lane_sum_along(g if log else g * result, g.ndim - 1)
+        terms = g if log else g * result
+        s = vecorder.lane_sum_along(terms, g.ndim - 1)
+        if not s.all():
+            # vec::reduce_all starts from the row's own values, not from 0: a row of -0.0 sums to -0.0
+            negative_zeros = ((terms == 0) & np.signbit(terms)).all(axis=-1, keepdims=True)
+            s = np.where(negative_zeros, s.dtype.type(-0.0), s)
+        return s
     if log:
         return vecorder.seq_sum(g, dims[0])
     return vecorder.seq_fma_sum(g, result, dims[0])
