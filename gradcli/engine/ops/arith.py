@@ -241,12 +241,14 @@ ADDCMUL     = Op("AddcmulBackward0",    None,          ("tensor1", "tensor2", "v
                  (lambda F, g, tensor1, tensor2, value: g,
                   lambda F, g, tensor1, tensor2, value: g * (tensor2 * value),
                   lambda F, g, tensor1, tensor2, value: g * (tensor1 * value)),
-                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True, jvp=_addcmul_jvp)
+                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True,
+                 needed_by={"tensor1": "tensor2", "tensor2": "tensor1"}, jvp=_addcmul_jvp)
 ADDCDIV     = Op("AddcdivBackward0",    None,          ("tensor1", "tensor2", "value"),
                  (lambda F, g, tensor1, tensor2, value: g,
                   lambda F, g, tensor1, tensor2, value: g * (value / tensor2),
                   lambda F, g, tensor1, tensor2, value: -g * (value * tensor1 / (tensor2 * tensor2))),
-                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True, jvp=_addcdiv_jvp)
+                 inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True,
+                 needed_by={"tensor1": "tensor2"}, jvp=_addcdiv_jvp)
 UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),
                  (lambda F, g, shape, index: F.scatter(g, shape, index, "select"),),
                  jvp=lambda F, ts, xs, result, shape, index: _unbind_jvp(ts[0], shape, index))

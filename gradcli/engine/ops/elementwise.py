@@ -561,7 +561,7 @@ REMAINDER        = Op("RemainderBackward0",  None,    (),                       
 REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
                       (lambda F, g, self, other: g,
                        lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True,
-                      jvp=_remainder_jvp)
+                      needed_by={"self": "other", "other": "other"}, jvp=_remainder_jvp)
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)

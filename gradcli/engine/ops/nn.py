@@ -143,7 +143,7 @@ def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) 
     if not dims or dims[0] == g.ndim - 1:
         terms = g if log else g * result
         s = vecorder.lane_sum_along(terms, g.ndim - 1)
-        if not s.all():
+        if np.count_nonzero(s) < s.size:
             # vec::reduce_all starts from the row's own values, not from 0: a row of -0.0 sums to -0.0
             negative_zeros = ((terms == 0) & np.signbit(terms)).all(axis=-1, keepdims=True)
             s = np.where(negative_zeros, s.dtype.type(-0.0), s)
