@@ -10,7 +10,7 @@ import numpy as np
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
 from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
-                                      int_param, result_dtype, scalar_int, scalar_param)
+                                      int_param, number_arg, result_dtype, scalar_int, scalar_param)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
 from gradcli.engine.state import STATE
@@ -202,11 +202,12 @@ def filled_as(name: str, size, fill_value, dtype, requires_grad) -> Tensor:
     _check_dtype(dtype)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}")
+    if fill_value.__class__ is Tensor:      # a 0-d tensor without grad is read as its value
+        fill_value = number_arg(fill_value, name, "fill_value", 2)
     if dtype is None:
-        dtype = dtypes.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+        dtype = dtypes.scalar_dtype(fill_value)
     shape = _size_args(name, (tuple(size),))
-    if fill_value.__class__ is not Tensor:
-        checked_scalar(fill_value, dtype.np)
+    checked_scalar(fill_value, dtype.np)
     budget.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
@@ -216,10 +217,11 @@ def _like(name, t, value, dtype, requires_grad):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     _check_dtype(dtype)
     npdt = dtype.np if dtype is not None else t._a.dtype
-    if value.__class__ is not Tensor:
-        checked_scalar(value, npdt)
-        if npdt.kind == "b":
-            value = bool(value)         # any number not 0 is True (numpy refuses ints past int64)
+    if value.__class__ is Tensor:       # a 0-d tensor without grad is read as its value
+        value = number_arg(value, name, "fill_value", 2)
+    checked_scalar(value, npdt)
+    if npdt.kind == "b":
+        value = bool(value)             # any number not 0 is True (numpy refuses ints past int64)
     budget.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(preserved(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
 
@@ -334,8 +336,10 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     values.setdefault("step", 1)
     numbers = {}
     for k in ("start", "end", "step"):
-        v = _as_number(values[k])
-        if v is None:
+        v = values[k]
+        if v.__class__ is Tensor and v._a.ndim == 0 and not v.requires_grad:   # read as its value
+            v = v._a.item()
+        if not isinstance(v, (int, float)):
             where = f" (position {positions[k]})" if k in positions else ""
             raise TypeError(f"arange(): argument '{k}'{where} must be Number, not {_type_name(values[k])}")
         if v.__class__ is int:
@@ -919,8 +923,10 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
     mean_t, std_t = mean.__class__ is Tensor, std.__class__ is Tensor
     number = (int, float)
     if "size" in values:
-        if mean_t or std_t or not isinstance(mean, number) or not isinstance(std, number) \
-                or not isinstance(values["size"], (tuple, list)):
+        # the overload of two floats, which the parser also fills from 0-d tensors without grad
+        mean, std = (v._a.item() if v.__class__ is Tensor and v._a.ndim == 0 and not v.requires_grad else v
+                     for v in (mean, std))
+        if not isinstance(mean, number) or not isinstance(std, number) or not isinstance(values["size"], (tuple, list)):
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)

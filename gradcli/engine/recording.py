@@ -217,6 +217,8 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     else:
                         checks.append(entry)
                     if arrays is not None and not (x.requires_grad or arrays[c] is a):
+                        if x._inference:    # PyTorch saves the input itself, before promoting it
+                            raise RuntimeError(INFERENCE_SAVED_ERROR)
                         x = Tensor(arrays[c])
                 elif arrays is not None:
                     x = arrays[c]
@@ -541,6 +543,20 @@ def index_arg(v):
         if value is not None:
             return value
     return v
+
+
+def number_arg(value, fn: str, arg: str, position: int | None = None, word: str = "Number"):
+    """A `Number` (or `float`) argument as PyTorch's parser reads it: a Python number as it is, and a 0-d
+    tensor that does not require grad as its value (so `alpha=torch.tensor(2)` is the int 2); anything
+    else is the parser's TypeError, naming `fn` and `arg` (at `position` when given by position)."""
+    cls = value.__class__
+    if cls is int or cls is float or cls is bool:
+        return value
+    if cls is Tensor and value._a.ndim == 0 and not value.requires_grad:
+        return value._a.item()
+    from gradcli.engine.signatures import type_name
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{fn}(): argument '{arg}'{where} must be {word}, not {type_name(value)}")
 
 
 def scalar_param(*values) -> None:

@@ -369,8 +369,9 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     cls = value.__class__
     if ptype == "Tensor":
         return cls is tensor.Tensor or numbers_as_tensors and (cls is int or cls is float or cls is bool)
-    if ptype == "Number":
-        return cls is int or cls is float or cls is bool
+    if ptype == "Number" or ptype == "float":    # a 0-d tensor that does not require grad too (read as its value)
+        return cls is int or cls is float or cls is bool or (cls is tensor.Tensor and value._a.ndim == 0
+                                                             and not value.requires_grad)
     if ptype == "int":      # a 0-d integer tensor too (PyTorch's parser reads it as its value)
         return cls is int or cls is tensor.Tensor and value._a.ndim == 0 and value._a.dtype.kind in "iu"
     if ptype == "bool":
@@ -387,8 +388,6 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         # _unpack_error), where a bool does count
         return cls is int or ((cls is tuple or cls is list or cls is tensor.Size)
                               and (not value or value[0].__class__ is int))
-    if ptype == "float":
-        return cls is float or cls is int or cls is bool
     if ptype == "torch.Generator":
         return type_name(value) == "torch._C.Generator"
     if ptype == "tuple of Tensors":

@@ -9,8 +9,8 @@ from gradcli.engine import elementary as cr     # the correctly rounded elementa
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import fma, fused_body
 from gradcli.engine.layout import laid_out, preserved
-from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_operand,
-                                      operands, result_dtype, scalar_param, unary, with_numbers)
+from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
+                                      number_operand, operands, result_dtype, scalar_param, unary, with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -312,11 +312,10 @@ def div_wrapped(a: Tensor, value) -> Tensor:
     return with_numbers(DIV, out, (a, value), (), (None, value))
 
 
-def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
-    """PyTorch's checks of `alpha` against the result's dtype."""
+def _check_alpha(name: str, a: Tensor, b, alpha):
+    """`alpha` as a number, after PyTorch's checks of it against the result's dtype."""
+    alpha = number_arg(alpha, name, "alpha")
     cls = alpha.__class__
-    if cls is not int and cls is not float and cls is not bool:
-        raise TypeError(f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     npdt = result_dtype(a, b).np
     if cls is bool:
         if npdt.kind != "b":
@@ -327,11 +326,12 @@ def _check_alpha(name: str, a: Tensor, b, alpha) -> None:
         checked_scalar(alpha, npdt)         # as the kernel reads it: a float past float32's range overflows
     else:
         checked_scalar(alpha, npdt)
+    return alpha
 
 
 def add(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha("add", a, b, alpha)
+        alpha = _check_alpha("add", a, b, alpha)
     if b.__class__ is float and a._a.dtype.kind == "f" or _float_number_case(a, b):     # a float, inline
         if STATE.in_formula and alpha == 1:
             return with_numbers(ADD_SCALAR, a._a + number_operand(a._a, b), (a,), (), ())
@@ -345,7 +345,7 @@ def add(a: Tensor, b, alpha=1) -> Tensor:
 
 def sub(a: Tensor, b, alpha=1) -> Tensor:
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha("sub", a, b, alpha)
+        alpha = _check_alpha("sub", a, b, alpha)
     if _float_number_case(a, b):
         if STATE.in_formula and alpha == 1:
             return with_numbers(SUB_SCALAR, a._a - number_operand(a._a, b), (a,), (), ())
@@ -400,8 +400,7 @@ def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
         if v.__class__ is not Tensor:
             raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
                             f"{_type_name(v)}")
-    if not isinstance(value, (int, float)):
-        raise TypeError(f"{name}(): argument 'value' must be Number, not {_type_name(value)}")
+    value = number_arg(value, name, "value")
     npdt = result_dtype(a, tensor1, tensor2).np
     arrays = tuple(t._a if t._a.dtype == npdt else t._a.astype(npdt) for t in (a, tensor1, tensor2))
     shape = ()
@@ -413,7 +412,7 @@ def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
     budget.check_tensor(shape, npdt.itemsize)      # the broadcast result (and its temporaries) within --max-memory
     # as the kernel reads it: in the result's dtype, float16's in float (its opmath type)
     checked_scalar(value, _F32 if npdt == np.float16 else npdt)
-    return arrays, npdt, shape
+    return arrays, npdt, shape, value
 
 
 def _type_name(v) -> str:
@@ -432,7 +431,7 @@ def addcmul_method(a, *args, value=1) -> Tensor:
 def _addcmul(a, args, value, method: bool) -> Tensor:
     """self + value * tensor1 * tensor2, PyTorch's one kernel: (value * tensor1) * tensor2 + self with one
     fused multiply-add for floats (in the vector body and the scalar tail alike)."""
-    (x, y, z), npdt, shape = _pointwise_operands("addcmul", a, args, value, method)
+    (x, y, z), npdt, shape, value = _pointwise_operands("addcmul", a, args, value, method)
     if npdt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     v = npdt.type(value)
@@ -461,7 +460,7 @@ def check_addcdiv_operands(args) -> None:
 
 def _addcdiv(a, args, value, method: bool) -> Tensor:
     """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
-    (x, y, z), npdt, shape = _pointwise_operands("addcdiv", a, args, value, method)
+    (x, y, z), npdt, shape, value = _pointwise_operands("addcdiv", a, args, value, method)
     check_addcdiv_operands(args)
     out = x + npdt.type(value) * y / z
     return apply(ADDCDIV, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))

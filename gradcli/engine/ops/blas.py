@@ -26,7 +26,7 @@ from gradcli.engine import budget
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents, tangent_or_zeros
 from gradcli.engine.ops import linalg, shape
-from gradcli.engine.recording import Op, apply, checked_scalar, result_dtype, type_word
+from gradcli.engine.recording import Op, apply, checked_scalar, number_arg, result_dtype, type_word
 from gradcli.engine.dtypes import DType
 from gradcli.engine.tensor import Tensor
 
@@ -124,18 +124,11 @@ def _tensor(x, fn: str, name: str, position: int) -> np.ndarray:
 
 
 def _operands(fn: str, input, first, second, beta, alpha) -> tuple:
-    """The arrays of the three tensors of `fn` (torch.addmm, ...), after the parser's checks of each argument."""
+    """The arrays of the three tensors of `fn` (torch.addmm, ...) and its beta and alpha as numbers, after the
+    parser's checks of each argument."""
     names = ("input",) + _PARAMETERS[fn]
     arrays = tuple(_tensor(t, fn, name, i + 1) for i, (t, name) in enumerate(zip((input, first, second), names)))
-    _number(beta, fn, "beta")
-    _number(alpha, fn, "alpha")
-    return arrays
-
-
-def _number(value, fn: str, name: str) -> None:
-    cls = value.__class__
-    if cls is not int and cls is not float and cls is not bool:
-        raise TypeError(f"{fn}(): argument '{name}' must be Number, not {type(value).__name__}")
+    return arrays + (number_arg(beta, fn, "beta"), number_arg(alpha, fn, "alpha"))
 
 
 def _coefficient(value, dtype: np.dtype):
@@ -256,7 +249,7 @@ def _column_major(x: np.ndarray) -> bool:
 def _addmm(input, mat1, mat2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape. (`inplace`: the shape of
     the tensor addmm_ writes into; `out_dtype`: the overload PyTorch's CPU build has no kernel for.)"""
-    c, x, y = _operands("addmm", input, mat1, mat2, beta, alpha)
+    c, x, y, beta, alpha = _operands("addmm", input, mat1, mat2, beta, alpha)
     _out_dtype("addmm", out_dtype)
     if x.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {x.ndim}-D tensor")
@@ -288,7 +281,7 @@ def _addmm(input, mat1, mat2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
 def _addmv(input, mat, vec, rest: tuple, beta, alpha, inplace) -> Tensor:
     """beta * input + alpha * (mat @ vec)."""
     _no_more("addmv", rest)
-    c, x, v = _operands("addmv", input, mat, vec, beta, alpha)
+    c, x, v, beta, alpha = _operands("addmv", input, mat, vec, beta, alpha)
     if x.ndim != 2 or v.ndim != 1 or c.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {x.ndim}, {v.ndim}")
     if x.shape[1] != v.shape[0] or not (c.size == x.shape[0] or c.size == 1):
@@ -329,7 +322,7 @@ def _addr_coefficient(value, dtype: np.dtype, name: str):
 def _addr(input, vec1, vec2, rest: tuple, beta, alpha, inplace) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2), PyTorch's own elementwise kernel."""
     _no_more("addr", rest)
-    c, u, v = _operands("addr", input, vec1, vec2, beta, alpha)
+    c, u, v, beta, alpha = _operands("addr", input, vec1, vec2, beta, alpha)
     if inplace is not None and len(inplace) != 2:
         raise RuntimeError(f"2D tensor expected, got {len(inplace)}D tensor for input")
     if u.ndim != 1:
@@ -387,7 +380,7 @@ def _addr_array(c: np.ndarray, u: np.ndarray, v: np.ndarray, beta, alpha, axis) 
 
 def _baddbmm(input, batch1, batch2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2), matrix by matrix."""
-    c, x, y = _operands("baddbmm", input, batch1, batch2, beta, alpha)
+    c, x, y, beta, alpha = _operands("baddbmm", input, batch1, batch2, beta, alpha)
     _out_dtype("baddbmm", out_dtype)
     # PyTorch sizes the result from batch1's first two dims and batch2's third before any other check
     target = (_size(x, 0), _size(x, 1), _size(y, 2))
@@ -428,7 +421,7 @@ def _addbmm(input, batch1, batch2, rest: tuple, beta, alpha, inplace) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[i] @ batch2[i], as PyTorch runs it: addmm_ once per
     matrix, beta on the first."""
     _no_more("addbmm", rest)
-    c, x, y = _operands("addbmm", input, batch1, batch2, beta, alpha)
+    c, x, y, beta, alpha = _operands("addbmm", input, batch1, batch2, beta, alpha)
     # PyTorch expands the input to batch1's second dim and batch2's third before any other check
     target = (_size(x, 1), _size(y, 2))
     b = _expanded_input(c, target)

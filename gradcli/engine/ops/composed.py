@@ -14,7 +14,8 @@ import numpy as np
 
 from gradcli.engine import autograd, ops
 from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction
-from gradcli.engine.recording import TYPE_WORDS, result_dtype
+from gradcli.engine.recording import TYPE_WORDS, number_arg, result_dtype
+from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -146,6 +147,16 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
+    # torch.poisson_nll_loss's parser, after F.poisson_nll_loss's own check of the reduction
+    for name, position, value in (("input", 1, input), ("target", 2, target)):
+        if value.__class__ is not Tensor:
+            raise TypeError(f"poisson_nll_loss(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type_name(value)}")
+    for name, position, value in (("log_input", 3, log_input), ("full", 4, full)):
+        if value.__class__ is not bool:
+            raise TypeError(f"poisson_nll_loss(): argument '{name}' (position {position}) must be bool, not "
+                            f"{type_name(value)}")
+    eps = number_arg(eps, "poisson_nll_loss", "eps", 5, "float")
     if log_input:
         loss = ops.sub(ops.exp(input), ops.mul(target, input))
     else:

@@ -14,7 +14,7 @@ from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, s
                                      tangent_or_zeros)
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
-                                      number_operand, operands, result_dtype, scalar_param, type_word, unary)
+                                      index_arg, number_arg, number_operand, operands, result_dtype, scalar_param, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -555,7 +555,8 @@ LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
                       (lambda F, g, self, end, weight: g * (1 - weight),
                        lambda F, g, self, end, weight: g * weight,
                        lambda F, g, self, end, weight: F.mul(g, end - self)),
-                      inputs=("self", "end", "weight"), fits=True, quiet=True, jvp=_lerp_tensor_jvp)
+                      inputs=("self", "end", "weight"), fits=True, quiet=True, jvp=_lerp_tensor_jvp,
+                      needed_by={"self": "weight", "end": "weight"})
 REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
                       fits=True, quiet=True, jvp="auto")
 REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
@@ -847,9 +848,8 @@ def _expect_tensor(value, fn: str, arg: str, position: int | None):
 
 
 def _expect_number(value, fn: str, arg: str, position: int | None = None):
-    if not isinstance(value, (int, float)):
-        where = f" (position {position})" if position is not None else ""
-        raise TypeError(f"{fn}(): argument '{arg}'{where} must be Number, not {type(value).__name__}")
+    """`value` as a Number argument (a 0-d tensor without grad counts as its value), or PyTorch's TypeError."""
+    return number_arg(value, fn, arg, position)
 
 
 def _expect_some_tensor(a, b, fn: str):
@@ -886,6 +886,8 @@ def _cast(v, npdt):
 # ------------------------------------------------------------------------------------------ rounding
 
 def round(a: Tensor, decimals=0, name="round") -> Tensor:
+    if decimals.__class__ is Tensor:
+        decimals = index_arg(decimals)      # a 0-d integer tensor is read as its value
     if decimals.__class__ is not int:
         raise TypeError(f"{name}(): argument 'decimals' must be int, not {type(decimals).__name__}")
     int_param(decimals)
@@ -1221,8 +1223,8 @@ def _float_only(a: Tensor, kernel: str):
 
 
 def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
-    _expect_number(beta, "softplus", "beta")
-    _expect_number(threshold, "softplus", "threshold")
+    beta = _expect_number(beta, "softplus", "beta")
+    threshold = _expect_number(threshold, "softplus", "threshold")
     scalar_param(beta, threshold)
     _float_only(a, "softplus_cpu")
     return apply(SOFTPLUS, _softplus_values(a._a, beta, threshold), (a,), (beta, threshold))
@@ -1269,7 +1271,7 @@ def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
 def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op) -> Tensor:
     """leaky_relu / elu and their in-place forms: PyTorch's out-of-place node saves the input, the
     in-place one (LeakyReluBackward1, EluBackward1) the result."""
-    _expect_number(param, fn, param_name, 2)
+    param = _expect_number(param, fn, param_name, 2)
     scalar_param(param)
     _float_only(a, kernel)
     x = a._a
@@ -1303,8 +1305,8 @@ def elu_result(a: Tensor, alpha=1.0) -> Tensor:
 
 
 def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
-    _expect_number(min_val, "hardtanh", "min_val", 2)
-    _expect_number(max_val, "hardtanh", "max_val", 3)
+    min_val = _expect_number(min_val, "hardtanh", "min_val", 2)
+    max_val = _expect_number(max_val, "hardtanh", "max_val", 3)
     if min_val > max_val:           # F.hardtanh's own check, in Python before PyTorch's parser reads the bounds
         raise ValueError("min_val cannot be greater than max_val")
     scalar_param(min_val, max_val)
@@ -1463,6 +1465,7 @@ def functional_leaky_relu(input: Tensor, negative_slope=0.01, inplace=False) -> 
 
 
 def functional_leaky_relu_(input: Tensor, negative_slope=0.01) -> Tensor:
+    negative_slope = _expect_number(negative_slope, "leaky_relu_", "negative_slope", 2)   # before the in-place checks
     return input._inplace_unary(lambda t: leaky_relu_result(t, negative_slope))
 
 
@@ -1471,16 +1474,21 @@ def functional_elu(input: Tensor, alpha=1.0, inplace=False) -> Tensor:
 
 
 def functional_elu_(input: Tensor, alpha=1.0) -> Tensor:
+    alpha = _expect_number(alpha, "elu_", "alpha", 2)       # parsed before the in-place checks
     return input._inplace_unary(lambda t: elu_result(t, alpha))
 
 
 def functional_hardtanh(input: Tensor, min_val=-1.0, max_val=1.0, inplace=False) -> Tensor:
+    if min_val > max_val:           # F.hardtanh's own check, in Python before PyTorch's parser reads the bounds
+        raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         return functional_hardtanh_(input, min_val, max_val)
     return hardtanh(input, min_val, max_val)
 
 
 def functional_hardtanh_(input: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
+    min_val = _expect_number(min_val, "hardtanh_", "min_val", 2)     # parsed before the in-place checks
+    max_val = _expect_number(max_val, "hardtanh_", "max_val", 3)
     return input._inplace_unary(lambda t: hardtanh(t, min_val, max_val))
 
 

@@ -13,12 +13,13 @@ import numpy as np
 
 from gradcli.engine.layout import contiguous
 from gradcli.engine import budget, elementary, ops, rng, vecorder
+from gradcli.engine.signatures import type_name
 from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
 from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
-                                      index_arg, wrap_dim)
+                                      index_arg, wrap_dim, number_arg, INFERENCE_SAVED_ERROR)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -806,6 +807,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         enum = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
     _expect_tensor(input, "kl_div", "input", 1)
     _expect_tensor(target, "kl_div", "target", 2)
+    if log_target.__class__ is not bool:
+        raise TypeError(f"kl_div(): argument 'log_target' must be bool, not {type_name(log_target)}")
     x, t = input._a, target._a
     if x.dtype.kind not in "fc" or t.dtype.kind not in "fc":
         raise RuntimeError("kl_div: Integral inputs not supported.")
@@ -1210,6 +1213,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         _check_in_place(loss.shape, w.shape)
         loss = (loss * w).astype(t.dtype)
     out = _reduce_array(loss, reduction, x)
+    if STATE.inference_seen and needs_grad(input, target):     # the node saves weight and pos_weight too
+        for saved in (weight, pos_weight):
+            if saved is not None and saved._inference:
+                raise RuntimeError(INFERENCE_SAVED_ERROR)
     return apply(BCE_LOGITS, out, (input, target), (w, pw, reduction, x.size), (x, t))
 
 
@@ -1434,6 +1441,8 @@ def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
 
 
 def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
+    if p.__class__ is Tensor:       # the parser reads a 0-d tensor without grad as its value
+        p = number_arg(p, "dropout_" if inplace else "dropout", "p", 2, "float")
     if not 0 <= p <= 1:             # PyTorch's C++ check, which NaN fails too (even when not training)
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_cxx_double(p)}")
     x = a._a
