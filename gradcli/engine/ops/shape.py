@@ -797,10 +797,11 @@ def _pieces(a: Tensor, op: Op, sizes, d: int) -> tuple:
 def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
     x = a._a
     split_size_or_sections, dim = index_arg(split_size_or_sections), index_arg(dim)
-    if isinstance(split_size_or_sections, (tuple, list)):
-        return split_with_sizes(a, split_size_or_sections, dim, position=3)    # torch._VF.split_with_sizes(x, ...)
-    if split_size_or_sections.__class__ is float:      # PyTorch's Tensor.split hands it on to split_with_sizes
-        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not float")
+    if not isinstance(split_size_or_sections, (int, np.integer)):
+        # PyTorch's Tensor.split hands anything but an int on to torch._VF.split_with_sizes(x, ...)
+        return split_with_sizes(a, split_size_or_sections, dim, position=3)
+    if split_size_or_sections.__class__ is bool:        # an int to Python, not to the parser of torch._VF.split
+        raise TypeError(signatures.check("torch._VF.split", (a, split_size_or_sections, dim), {}))
     int_param(split_size_or_sections)
     size = operator.index(split_size_or_sections)
     if dim.__class__ is not int and not isinstance(dim, np.integer):
@@ -821,7 +822,7 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
 def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2) -> tuple:
     """`position`: where PyTorch's parser counts `dim` (2 for the method, 3 for the function Tensor.split calls)."""
     x = a._a
-    sizes = list(int_list((split_sizes,), "split_with_sizes", "split_sizes"))
+    sizes = list(int_list((split_sizes,), "split_with_sizes", "split_sizes", position - 1))
     dim = index_arg(dim)
     if dim.__class__ is not int and not isinstance(dim, np.integer):
         raise TypeError(f"split_with_sizes(): argument 'dim' (position {position}) must be int, not "
