@@ -1047,11 +1047,11 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     values = dict(zip(names, args))
     for k, v in kw.items():
         if k not in names or k in values:
-            raise TypeError("random_() received an invalid combination of arguments")
+            raise TypeError(_random_error(args, kw, generator))
         values[k] = v
     for k, v in values.items():
-        if not (v is None and k == "to") and as_int(v) is None:
-            raise TypeError(_RANDOM_COMBINATION.format(", ".join(_type_name(x) for x in args)))
+        if not (v is None and k == "to" and "from" in values) and as_int(v) is None:    # `to` may be None after `from`
+            raise TypeError(_random_error(args, kw, generator))
     a = t._a
     if not values:
         return _filled_like(t, RANDOM, _random_full(g, a))
@@ -1062,10 +1062,11 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
     return _filled_like(t, row, _int_values(g, a, int(low), int(high)))
 
 
-_RANDOM_COMBINATION = ("random_() received an invalid combination of arguments - got ({}), but expected one of:\n"
-                       " * (*, torch.Generator generator = None)\n"
-                       " * (int from, int to, *, torch.Generator generator = None)\n"
-                       " * (int to, *, torch.Generator generator = None)\n")
+def _random_error(args: tuple, kw: dict, generator) -> str:
+    """PyTorch's parser message for random_ arguments no signature takes."""
+    from gradcli.engine import signatures
+    given = dict(kw, generator=generator) if generator is not None else kw
+    return signatures.check("Tensor.random_", args, given) or "random_() received an invalid combination of arguments"
 
 
 def _random_to(dt: np.dtype) -> int:

@@ -224,6 +224,8 @@ SIGNATURES = {
     "torch.unbind": ["(Tensor input, int dim = 0)"],
     "Tensor.unbind": ["(int dim = 0)"],
     # Tensor.split and torch.split are Python functions that pass an int size on to this, positionally
+    "Tensor.random_": ["(*, torch.Generator generator = None)", "(int from, int to, *, torch.Generator generator = None)",
+                       "(int to, *, torch.Generator generator = None)"],
     "torch._VF.split": ["(Tensor input, int split_size, int dim = 0)", "(Tensor input, tuple of ints split_size, int dim = 0)"],
     "Tensor.gather": ["(int dim, Tensor index, *, bool sparse_grad = False)"],
     "torch.diag": ["(Tensor input, int diagonal = 0, *, Tensor out = None)"],

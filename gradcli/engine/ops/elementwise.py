@@ -758,9 +758,9 @@ def hardsigmoid_backward_array(g, x):
 
 @half_in_float
 def hardswish_backward_array(g, x):
-    """0 up to -3, grad from 3 on, grad * (x / 3 + 1/2) between (PyTorch's vectorised kernel's bounds)."""
+    """0 up to -3, grad * (x / 3 + 1/2) below 3, else grad (from 3 on, and for NaN, as PyTorch's kernel)."""
     t = g.dtype.type
-    return np.where(x <= -3, t(0), np.where(x >= 3, g, g * (x / t(3) + t(0.5))))
+    return np.where(x <= -3, t(0), np.where(x < 3, g * (x / t(3) + t(0.5)), g))
 
 
 @half_in_float
