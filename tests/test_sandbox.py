@@ -248,6 +248,18 @@ ESCAPES = [
                                                       "attribute '__self__' is outside gradcli's language"),
     ("import torch\nfrom torch.testing import assert_close\nassert_close(1.0, 2.0, msg=lambda m: m * 10**9)", 1,
      "3:38: MemoryError: a str of 143000000000 items is too large (gradcli allows at most 100000000)"),
+    # torch.Tensor's methods read from the class: the method a tensor has, and nothing behind it
+    (T + "torch.Tensor.add.__globals__", 1, "2:1: AttributeError: 'method_descriptor' object has no attribute "
+                                           "'__globals__'"),
+    (T + "torch.Tensor.add.__self__", 1, "2:1: " + _OUTSIDE.format("'method_descriptor' object", "__self__")),
+    (T + "torch.Tensor.add.func", 1, "2:1: AttributeError: 'method_descriptor' object has no attribute 'func'"),
+    (T + "torch.Tensor._a", 1, "2:1: AttributeError: type object 'Tensor' has no attribute '_a'"),
+    (T + "torch.Tensor._inplace", 1, "2:1: AttributeError: type object 'Tensor' has no attribute '_inplace'"),
+    (T + "torch.Tensor.__dict__", 1, "2:1: " + _OUTSIDE.format("type object 'Tensor'", "__dict__")),
+    (T + "torch.Tensor.numpy(torch.ones(1))", 1, "2:1: " + _OUTSIDE.format("type object 'Tensor'", "numpy")
+     + ": " + _NO_ARRAYS),
+    (T + "torch.Tensor.add(print, 1)", 1, "2:1: TypeError: descriptor 'add' for 'torch._C.TensorBase' objects "
+                                         "doesn't apply to a 'builtin_function_or_method' object"),
 ]
 
 

@@ -461,6 +461,12 @@ class Tensor:
             dtype = _legacy_class(dtype)
         return ops.to_dtype(self, dtype)
 
+    def type_as(self, other) -> "Tensor":
+        """This tensor in `other`'s dtype (itself when it has it already), as `to(other.dtype)`."""
+        if other.__class__ is not Tensor:
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {signatures.type_name(other)}")
+        return ops.to_dtype(self, dtypes.of_array(other._a))
+
     def cpu(self) -> "Tensor":
         return self
 

@@ -255,6 +255,16 @@ def _class_attribute(obj, name: str):
     if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them
         _refuse_internal(obj, name)
     if obj.__class__ is Builtin:       # a function, method or class: none of its attributes are in the language
+        if obj.func is factories.legacy_tensor and name[:1] != "_":       # torch.Tensor's methods
+            if name in TENSOR_METHODS:
+                return stdlib.unbound_tensor_method(name)         # torch.Tensor.add, called with the tensor first
+            if name in REFUSED_TENSOR_ATTRS:
+                raise AttributeError(f"type object 'Tensor' attribute '{name}' is outside gradcli's language: "
+                                     f"{REFUSED_TENSOR_ATTRS[name]}")
+            if name not in TENSOR_ATTRS:
+                raise _missing("torch.Tensor", name, obj.no_attribute(name), obj)
+            # a property (grad, shape): PyTorch's attribute descriptor, which scripts read from tensors
+            raise NotImplementedError(f"gradcli does not implement torch.Tensor.{name} read from the class")
         raise AttributeError(obj.no_attribute(name))
     if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
         return obj.args

@@ -105,6 +105,10 @@ class Builtin(functools.partial):
             return f"<built-in {namespace[:6]} {name} {namespace[7:]} object at {address(self.owner)}>"
         if namespace.startswith("bound method of "):
             return f"<bound method {namespace[16:]}.{name} of {self.owner!r}>"
+        if namespace == "unbound torch.Tensor":      # a method read from the class
+            if name in _PYTHON_METHODS:
+                return f"<function Tensor.{name} at {address(self)}>"
+            return f"<method '{name}' of 'torch._C.TensorBase' objects>"
         if namespace == "torch.Tensor":      # a method bound to a tensor
             tensor = self.func.__self__
             return (torchapi.text(namespace, name, address(tensor), repr(tensor))
@@ -128,7 +132,8 @@ class Builtin(functools.partial):
             path = text[8:-2]           # a type PyTorch defines in C is named with its module
             name = path if path in _C_TYPES else path.rpartition(".")[2]
             return f"type object '{name}' has no attribute '{attr}'"
-        kind = {"<built-in": "builtin_function_or_method", "<bound": "method"}.get(text.split(" ", 1)[0], "function")
+        kind = {"<built-in": "builtin_function_or_method", "<bound": "method",
+                "<method": "method_descriptor"}.get(text.split(" ", 1)[0], "function")
         return f"'{kind}' object has no attribute '{attr}'"
 
     def __reduce__(self):
@@ -264,6 +269,23 @@ def _tensor_fn(name, method):
 
 
 _NO_DIM = object()
+
+
+def _split_function(tensor, split_size_or_sections, dim=0):
+    """torch.split, which PyTorch writes in Python: its own parameter names and Python's words, and the
+    method's work (a value that is not a tensor has no `split`)."""
+    if tensor.__class__ is not Tensor:
+        raise AttributeError(f"'{type(tensor).__name__}' object has no attribute 'split'")
+    return tensor.split(split_size_or_sections, dim)
+
+
+def _norm_function(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm, which PyTorch writes in Python (it reads `input.layout` first); `out=` is not implemented."""
+    if input.__class__ is not Tensor:
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
+    if out is not None:
+        raise NotImplementedError("gradcli does not implement the out= argument of torch.norm")
+    return input.norm(p, dim, keepdim, dtype)
 
 
 def _squeeze_function(input, dim=_NO_DIM):
@@ -449,7 +471,7 @@ def _build_torch() -> ScriptModule:
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
         "masked_fill": _tensor_fn("masked_fill", Tensor.masked_fill),
         "sum": _tensor_fn("sum", Tensor.sum), "mean": _tensor_fn("mean", Tensor.mean),
-        "norm": _tensor_fn("norm", Tensor.norm), "mm": _tensor_fn("mm", Tensor.mm), "matmul": _matmul,
+        "norm": _norm_function, "mm": _tensor_fn("mm", Tensor.mm), "matmul": _matmul,
         "clone": _tensor_fn("clone", Tensor.clone),
         "eq": _tensor_fn("eq", Tensor.eq), "ne": _tensor_fn("ne", Tensor.ne), "lt": _tensor_fn("lt", Tensor.lt),
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),
@@ -518,7 +540,7 @@ def _build_torch() -> ScriptModule:
         "cat": ops.cat, "concat": ops.cat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
         "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
-        "split": _tensor_fn("split", Tensor.split), "chunk": _tensor_fn("chunk", Tensor.chunk),
+        "split": _split_function, "chunk": _tensor_fn("chunk", Tensor.chunk),
         "unbind": _tensor_fn("unbind", Tensor.unbind),
         "flip": _tensor_list_fn("flip", Tensor.flip, "dims"), "tile": _tensor_list_fn("tile", Tensor.tile, "dims"),
         "fliplr": _tensor_fn("fliplr", Tensor.fliplr),
@@ -761,15 +783,22 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
+_PYTHON_TORCH = frozenset(("norm", "split"))      # torch functions PyTorch writes in Python
+
+
 def _native(path: str, name: str) -> bool:
     """Whether PyTorch writes `path.name` in C++ (its parser's words, numpy's keyword names)."""
-    return path in _NATIVE_MODULES or path == "torch.nn.functional" and name in _NATIVE_FUNCTIONAL
+    if path in _NATIVE_MODULES:
+        return not (path == "torch" and name in _PYTHON_TORCH)
+    return path == "torch.nn.functional" and name in _NATIVE_FUNCTIONAL
 _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+# C++ functions whose own parameters have those names: the parser takes them as they are
+_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2"))}
 
 
 def torch_name(f) -> str | None:
@@ -794,10 +823,44 @@ def numpy_keywords(f, kwargs: dict) -> dict:
     out = {}
     for k, v in kwargs.items():
         real = NUMPY_KEYWORDS.get(k)
-        if real is not None and real not in kwargs and not (method and real == "input"):
+        if real is not None and real not in kwargs and not (method and real == "input") \
+                and (method or k not in _OWN_NUMPY_NAMES.get(entry[1], ())):
             k = real
         out[k] = v
     return out
+
+
+_UNBOUND: dict = {}
+
+
+def unbound_tensor_method(name: str) -> Builtin:
+    """`torch.Tensor.NAME`: the method read from the class, called with its tensor first (what a script can
+    do with `x.NAME` and no more), with PyTorch's words for a first argument that is not a tensor. One
+    object per name, as the class holds one (`torch.Tensor.add is torch.Tensor.add`)."""
+    made = _UNBOUND.get(name)
+    if made is None:
+        made = _UNBOUND[name] = _unbound_tensor_method(name)
+    return made
+
+
+def _unbound_tensor_method(name: str) -> Builtin:
+    def method(*args, **kwargs):
+        if not args:
+            raise TypeError(f"unbound method TensorBase.{name}() needs an argument")
+        if args[0].__class__ is not Tensor:
+            raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                            f"'{type_name(args[0])}' object")
+        bound = getattr(args[0], name)
+        rest = list(args[1:])
+        try:
+            return bound(*rest, **numpy_keywords(bound, kwargs))
+        except (TypeError, AttributeError, ValueError) as exc:
+            replaced = argument_error(exc, bound, rest, kwargs)
+            if replaced is exc:
+                raise
+            raise replaced from None
+    method.__name__ = method.__qualname__ = name
+    return Builtin("unbound torch.Tensor", name, method)
 
 
 def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException:

@@ -1388,8 +1388,9 @@ def _renorm_rows(w: np.ndarray, rows: np.ndarray, max_norm, norm_type) -> None:
         w[big] *= scale[:, None]
 
 
-def one_hot(tensor, num_classes=-1) -> Tensor:
+def one_hot(input, num_classes=-1) -> Tensor:
     """F.one_hot: int64 zeros with a one at each value's position along a new last dim."""
+    tensor = input
     _expect_tensor(tensor, "one_hot", "self", 1)
     num_classes = index_arg(num_classes)
     int_param(num_classes)
