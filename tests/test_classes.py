@@ -120,6 +120,16 @@ SNIPPETS = [
     "A().m().__qualname__, A.__qualname__, A.__name__, A.__module__, (lambda: 0).__qualname__)",
     "def f():\n    return [lambda: 0 for _ in range(1)][0]\nprint(f().__qualname__, str(f()).split(' at ')[0])",
     "class A:\n    pass\nprint(A, str(A), repr(A()).split(' at ')[0], A().__init__ is not None)",
+    # an error raised in __iter__ (or a non-iterator it returns) is what the loop, unpacking or * reports
+    "class L:\n    def __iter__(self):\n        for s in range(float('nan'), 3):\n            pass\n"
+    "class R:\n    def __iter__(self):\n        return 5\nfor make in (L, R):\n"
+    "    for use in (lambda o: [v for v in o], lambda o: print(*o), lambda o: tuple(o), lambda o: sorted(o)):\n"
+    "        try:\n            use(make())\n        except TypeError as e:\n            print(e)\n"
+    "    try:\n        for v in make():\n            pass\n    except TypeError as e:\n        print('for', e)\n"
+    "    try:\n        a, b = make()\n    except TypeError as e:\n        print('unpack', e)\n"
+    "    try:\n        a, *b = make()\n    except TypeError as e:\n        print('starred', e)\n"
+    "for bad in (5, None):\n    try:\n        for v in bad:\n            pass\n    except TypeError as e:\n        print(e)\n"
+    "    try:\n        a, b = bad\n    except TypeError as e:\n        print(e)",
 ]
 
 

@@ -11,7 +11,7 @@ from conftest import error_line, run_script
 from gradcli.engine import autograd, ops, rng
 from gradcli.engine.factories import tensor
 from gradcli.engine.backward import grad
-from gradcli.engine.ops import arith, blas, nn, reduce
+from gradcli.engine.ops import arith, blas, nn, reduce, sorting
 from gradcli.engine.tensor import Tensor
 from gradcli.language.stdlib import TORCH
 from test_gradcheck import _gradcheck_row, _leaf, any_, check_node_recorded, check_rows, first_derivative, gradcheck, pos, row_params
@@ -73,6 +73,13 @@ CHECKS = {
                      (lambda a: a.max(0, keepdim=True).values, (distinct(3, 2),)),
                      (lambda a: a.max(0)[0], (any_(),))],
     reduce.MIN_DIM: [(lambda a: torch_min(a, -1)[0], (distinct(2, 3),))],
+    sorting.SORT: [(lambda a: a.sort(1)[0], (distinct(2, 3),)), (lambda a: a.sort(0, True)[0] * 2, (distinct(3, 2),)),
+                   (lambda a: T["msort"](a), (distinct(3, 2),))],
+    sorting.SORT_STABLE: [(lambda a: a.sort(dim=-1, stable=True)[0], (distinct(2, 3),))],
+    sorting.TOPK: [(lambda a: a.topk(2, 1)[0], (distinct(2, 3),)), (lambda a: a.topk(1, 0, False)[0], (distinct(3, 2),))],
+    # max/min(dim)'s, sort's and topk's gradient under create_graph: the values put back at their indices
+    reduce.SCATTER_SELECTED: [(lambda a: reduce.scatter_selected(a, (2, 3), reduce._index_key(
+        (2, 3), 1, np.array([[2], [0]])), 1), (any_(2, 1),))],
     reduce.AMAX: [(lambda a: a.amax(1), (distinct(2, 3),)), (lambda a: a.amax(), (distinct(3, 2),)),
                   (lambda a: a.amax((0, 1), keepdim=True), (distinct(2, 2),))],
     reduce.AMIN: [(lambda a: a.amin(0), (distinct(2, 3),))],

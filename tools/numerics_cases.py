@@ -280,6 +280,9 @@ CASES = [
     case("reduce.MAX", "a.max()", "distinct:M"), case("reduce.MIN", "a.min()", "distinct:M"),
     case("reduce.MAX_DIM", "a.max(1)[0]", "distinct:M"), case("reduce.MIN_DIM", "a.min(0)[0]", "distinct:M"),
     case("reduce.AMAX", "a.amax(1)", "distinct:M"), case("reduce.AMIN", "a.amin()", "distinct:M"),
+    case("sorting.SORT", "a.sort(1)[0]", "distinct:M"), case("sorting.SORT", "a.sort(0, True)[0]", "distinct:M"),
+    case("sorting.SORT_STABLE", "a.sort(dim=1, stable=True)[0]", "distinct:M"),
+    case("sorting.TOPK", "a.topk(1, 1)[0]", "distinct:M"), case("sorting.TOPK", "a.topk(1, 0, False)[0]", "distinct:M"),
     case("reduce.NORM", "a.norm()", "any:V", **LIB), case("reduce.NORM", "a.norm(dim=1)", "any:M", **LIB),
     case("reduce.NORM", "a.norm(p=1)", "any:V"), case("reduce.NORM", "a.norm(3, dim=0)", "any:M", **LIB),
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
@@ -421,6 +424,8 @@ CASES = [
 NOT_DRIVEN = {
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
     "indexing.IDENTITY": "forward-mode unpack_dual's node: no arithmetic of its own",
+    "reduce.SCATTER_SELECTED": "recorded only as the gradient of max/min(dim), sort and topk under create_graph=True: "
+                               "a scatter into zeros and a gather back, no arithmetic",
     "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first), as rnn.UNSAFE_SPLIT",
     "rnn.UNSAFE_SPLIT": "recorded only inside gradcli's RNN layers (torch.nn.RNN/LSTM/GRU), whose weights are "
                         "random: tests/conformance goldens cover them",

@@ -134,9 +134,11 @@ def _record(node, table: dict, unpacked: list) -> None:
             entry[attr] = kind
         else:
             entry.setdefault(attr, kind)
-    if len(packs) > 1:
+    if len(packs) > 1:             # the fullest order seen (a node without an optional tensor packs fewer)
         order = table.setdefault("pack order", {})
-        order.setdefault(name, [attr for _, attr in sorted(packs)])
+        seen = [attr for _, attr in sorted(packs)]
+        if len(seen) > len(order.get(name, ())):
+            order[name] = seen
 
 
 def collect(scripts) -> dict:
@@ -178,6 +180,10 @@ def collect(scripts) -> dict:
                     exec(compile(text, "<case>", "exec"), namespace)
             except BaseException:
                 pass
+            finally:        # what a script may leave set would stop every later one (a CUDA default device)
+                torch.set_default_device(None)
+                torch.set_default_dtype(torch.float32)
+                torch.set_grad_enabled(True)
     order = table.pop("pack order", {})
     return {name: table[name] for name in sorted(table)}, {name: order[name] for name in sorted(order)}
 

@@ -120,7 +120,7 @@ class set_grad_enabled:
         return f"<torch.autograd.grad_mode.set_grad_enabled object at {address(self)}>"
 
 
-class _GradModeContext:
+class _NoParamDecoratorContextManager:     # PyTorch's name for it, which its argument errors give
     __slots__ = ("_prev",)
     _mode = True
     _label = ""
@@ -150,13 +150,13 @@ class _GradModeContext:
         return f"<torch.autograd.grad_mode.{self._label} object at {address(self)}>"
 
 
-class no_grad(_GradModeContext):
+class no_grad(_NoParamDecoratorContextManager):
     __slots__ = ()
     _mode = False
     _label = "no_grad"
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecoratorContextManager):
     __slots__ = ()
     _mode = True
     _label = "enable_grad"

@@ -170,6 +170,17 @@ class NumpyMath(_Later):
         return out
 
     @staticmethod
+    def scatter_selected(g, shape, key, dim):
+        """zeros(shape).scatter(dim, index, g): a selecting op's gradient at the indices it picked (distinct)."""
+        out = np.zeros(shape, dtype=g.dtype)
+        out[key] = g
+        return out
+
+    @staticmethod
+    def gather(g, dim, index):
+        return np.take_along_axis(g, index._a if index.__class__ is Tensor else index, dim)
+
+    @staticmethod
     def zero_at(g, key):
         g = g.copy()
         g[key] = 0
@@ -433,6 +444,8 @@ class TensorMath(_Later):
 
     scatter = staticmethod(indexing.scatter)
     index_add = staticmethod(indexing.index_add)
+    scatter_selected = staticmethod(reduce.scatter_selected)
+    gather = staticmethod(shape.gather)
 
     @staticmethod
     def zero_at(g, key):
@@ -504,8 +517,9 @@ class TensorMath(_Later):
 
     @staticmethod
     def floor_divide(a, b):
-        """Floor division's derivative is zero in PyTorch (div with a rounding mode): a constant here."""
-        return Tensor(elementwise.div_floor_array(a._a, b._a))
+        """`a.div(b, rounding_mode="floor")`, recorded as PyTorch's formula records it (DivBackward2, whose
+        derivative is zero)."""
+        return elementwise.div_rounding(a, b, "floor")
 
     # tensor group: reduce
     abs = staticmethod(elementwise.abs)

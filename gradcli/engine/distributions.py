@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, cxxsort, rng
+from gradcli.engine import budget, rng
 from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
                                       _type_name, _zero_tangent)
 from gradcli.engine.layout import preserved
@@ -399,21 +399,8 @@ def _with_replacement(g, row: np.ndarray, n: int) -> np.ndarray:
 
 def _top(keys: np.ndarray, k: int) -> np.ndarray:
     """The indices topk(keys, k) returns on the CPU, ties in the order libstdc++'s selection leaves."""
-    order = np.argsort(-keys, kind="stable")
-    top = keys[order[:k + 1]]
-    if not np.isnan(keys).any() and np.unique(top[:k]).size == k and (k == keys.size or top[k - 1] != top[k]):
-        return order[:k]            # no ties reach the top k: every algorithm returns the same
-    queue = list(zip(keys.tolist(), range(keys.size)))
-    isnan = math.isnan
-
-    def before(x, y):
-        return (isnan(x[0]) and not isnan(y[0])) or x[0] > y[0]
-    if k * 64 <= keys.size:
-        cxxsort.partial_sort(queue, k, before)
-    else:
-        cxxsort.nth_element(queue, k - 1, before)
-        cxxsort.sort(queue, k - 1, before)
-    return np.array([i for _, i in queue[:k]], dtype=np.int64)
+    from gradcli.engine.ops import sorting
+    return sorting.top_indices(keys, k)
 
 
 # ---- poisson ---------------------------------------------------------------------------------------

@@ -106,6 +106,8 @@ def _value(node, key: str, kind: str):
     if value is not _MISSING:
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
             return _REDUCTIONS.get(value, _MISSING)
+        if key == "dim" and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
+            return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
         dims = _lookup(node, "dims")
@@ -121,6 +123,7 @@ def _value(node, key: str, kind: str):
     return _MISSING
 
 
+_GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0"))
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1

@@ -224,6 +224,15 @@ SIGNATURES = {
     "torch.unbind": ["(Tensor input, int dim = 0)"],
     "Tensor.unbind": ["(int dim = 0)"],
     # Tensor.split and torch.split are Python functions that pass an int size on to this, positionally
+    "torch.sort": ["(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+                   "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)"],
+    "Tensor.sort": ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"],
+    "torch.argsort": ["(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)",
+                      "(Tensor input, int dim = -1, bool descending = False)"],
+    "Tensor.argsort": ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"],
+    "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
+                   "tuple of Tensors out = None)"],
+    "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
     "Tensor.random_": ["(*, torch.Generator generator = None)", "(int from, int to, *, torch.Generator generator = None)",
                        "(int to, *, torch.Generator generator = None)"],
     "torch._VF.split": ["(Tensor input, int split_size, int dim = 0)", "(Tensor input, tuple of ints split_size, int dim = 0)"],

@@ -461,6 +461,18 @@ class Tensor:
             dtype = _legacy_class(dtype)
         return ops.to_dtype(self, dtype)
 
+    def sort(self, *args, **kwargs):
+        return ops.sort_method(self, *args, **kwargs)
+
+    def argsort(self, *args, **kwargs):
+        return ops.argsort_method(self, *args, **kwargs)
+
+    def msort(self):
+        return ops.msort(self)
+
+    def topk(self, *args, **kwargs):
+        return ops.topk_method(self, *args, **kwargs)
+
     def type_as(self, other) -> "Tensor":
         """This tensor in `other`'s dtype (itself when it has it already), as `to(other.dtype)`."""
         if other.__class__ is not Tensor:

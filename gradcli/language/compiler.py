@@ -302,6 +302,12 @@ def _function_str(f) -> str:
     return f"{getattr(f, '__name__', access.type_name(f))}()"
 
 
+def _not_iterable(exc: TypeError) -> bool:
+    """Whether `exc` is Python's own refusal to iterate a value (which gradcli rewords as CPython words it
+    there), not an error raised while starting to iterate it (a script's __iter__, a 0-d tensor's)."""
+    return getattr(exc, POSITION, None) is None and str(exc).endswith("is not iterable")
+
+
 def _unpacked(value, f, room: int, kind: str = "list") -> list:
     """The items of `*value` in a call (f: the callee when `*value` is its only positional argument,
     else None) or in a display (kind: the display's type), refused past `room` of them before they
@@ -309,8 +315,8 @@ def _unpacked(value, f, room: int, kind: str = "list") -> list:
     if value.__class__ not in _SIZED:
         try:
             value = iter(value)
-        except TypeError:
-            if kind == "set":
+        except TypeError as exc:
+            if kind == "set" or not _not_iterable(exc):
                 raise
             where = f"{_function_str(f)} argument" if f is not None else "Value"
             raise TypeError(f"{where} after * must be an iterable, not {access.type_name(value)}") from None
@@ -643,7 +649,10 @@ class Compiler:
                 try:
                     # one more item than the targets tells "too many" without taking an endless iterable
                     items = list(islice(v, n + 1)) if v.__class__ is not tuple and v.__class__ is not list else v
-                except TypeError:
+                except TypeError as exc:
+                    if not _not_iterable(exc):
+                        locate(exc, line, col)
+                        raise
                     e = TypeError(f"cannot unpack non-iterable {type(v).__name__} object")
                     locate(e, line, col)
                     raise e from None
@@ -675,7 +684,9 @@ class Compiler:
                 if v.__class__ not in _SIZED:
                     try:
                         v = iter(v)
-                    except TypeError:
+                    except TypeError as exc:
+                        if not _not_iterable(exc):
+                            raise
                         raise TypeError(f"cannot unpack non-iterable {access.type_name(v)} object") from None
                 items = bounds.take(v, "list")
                 if len(items) < needed:
@@ -728,7 +739,12 @@ class Compiler:
             seq = iterable(env)
             try:
                 it = iter(seq)
-            except TypeError:
+            except TypeError as exc:
+                # only Python's own refusal is reworded: an error a script's __iter__ raised, or Python's
+                # "iter() returned non-iterator", goes on as it is
+                if not _not_iterable(exc):
+                    locate(exc, line, col)
+                    raise
                 e = TypeError(f"'{type(seq).__name__}' object is not iterable")
                 locate(e, line, col)
                 raise e from None

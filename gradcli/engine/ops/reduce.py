@@ -44,10 +44,40 @@ def _evenly_distribute(F, g, self, mask, count, result):
 
 
 def _select_backward(F, g, shape, key, dim, keepdim):
-    """max(dim)/min(dim): the gradient goes to the index returned (value_selecting_reduction_backward)."""
+    """max(dim)/min(dim), sort, topk: the gradient goes to the index returned (value_selecting_reduction_backward:
+    zeros(shape).scatter(dim, indices, grad), ScatterBackward0 under create_graph=True)."""
     if not shape:
         return g
-    return F.index_add(g if keepdim else F.unsqueeze_dims(g, (dim,)), shape, key)
+    return F.scatter_selected(g if keepdim else F.unsqueeze_dims(g, (dim,)), shape, key, dim)
+
+
+def _scatter_src_backward(F, g, dim, index):
+    return F.gather(g, dim, index)
+
+
+def _scatter_self_backward(F, g, dim, index):
+    raise AssertionError("the zeros a selecting op's gradient is scattered into need no gradient")
+
+
+def _scatter_selected_jvp(F, ts, xs, result, dim, index):
+    """zeros.scatter(dim, index, src): the source's tangent scattered the same way."""
+    if ts[1] is None:
+        return None
+    shape = result.shape
+    return scatter_selected(ts[1], shape, _index_key(shape, dim, index._a), dim)
+
+
+SCATTER_SELECTED = Op("ScatterBackward0", None, ("dim", "index"), (_scatter_self_backward, _scatter_src_backward),
+                      inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_selected_jvp)
+
+
+def scatter_selected(g: Tensor, shape: tuple, key: tuple, dim: int) -> Tensor:
+    """The recorded form of backmath's scatter_selected: g put at `key` in zeros of `shape`, as PyTorch's
+    zeros.scatter(dim, indices, g) records it (the zeros are a constant)."""
+    out = np.zeros(shape, dtype=g._a.dtype)
+    out[key] = g._a
+    index = Tensor(np.ascontiguousarray(np.broadcast_to(key[dim], g._a.shape)).astype(np.int64, copy=False))
+    return apply(SCATTER_SELECTED, out, (None, g), (dim, index))
 
 
 def _amax_backward(F, g, self, mask, counts, dims, keepdim, result):
@@ -624,7 +654,8 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
             return Tensor(out)      # no node: the mask is not worth computing
         mask = np.isnan(x) if np.isnan(out) else x == out
         return apply(MAX if largest else MIN, out, (a,), (Tensor(mask), int(np.count_nonzero(mask))))
-    d = wrap_dim(_int_dim(dim, name), x.ndim)
+    given = _int_dim(dim, name)
+    d = wrap_dim(given, x.ndim)
     if x.ndim and x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     if x.ndim == 0:
@@ -639,7 +670,8 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
         return ReturnTypes(name, Tensor(values), indices)     # no node: the key is not worth computing
     key = _index_key(x.shape, d, idx if keepdim else np.expand_dims(idx, d)) if x.ndim else ()
     row = MAX_DIM if largest else MIN_DIM
-    return ReturnTypes(name, apply(row, values, (a,), (x.shape, key, d, keepdim)), indices)
+    # the node keeps dim as given (PyTorch's _saved_dim), negative or not
+    return ReturnTypes(name, apply(row, values, (a,), (x.shape, key, given, keepdim)), indices)
 
 
 def _index_key(shape: tuple, dim: int, idx: np.ndarray) -> tuple:
