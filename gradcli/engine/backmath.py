@@ -172,9 +172,7 @@ class NumpyMath(_Later):
     @staticmethod
     def scatter_selected(g, shape, key, dim):
         """zeros(shape).scatter(dim, index, g): a selecting op's gradient at the indices it picked (distinct)."""
-        out = np.zeros(shape, dtype=g.dtype)
-        out[key] = g
-        return out
+        return NumpyMath.scatter(g, shape, key, None)
 
     @staticmethod
     def gather(g, dim, index):

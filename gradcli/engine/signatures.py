@@ -72,6 +72,13 @@ def _add_product(name: str, first: str, second: str, out_dtype: bool) -> dict:
     return {f"torch.{name}": function, f"Tensor.{name}": method, f"Tensor.{name}_": method}
 
 
+def _sorting(name: str, stable_out: str, plain_out: str) -> dict:
+    """torch.sort / torch.argsort and their methods: the `stable` overload (keyword-only) and the plain one."""
+    stable, plain = "*, bool stable, int dim = -1, bool descending = False", "int dim = -1, bool descending = False"
+    return {f"torch.{name}": [f"(Tensor input, {stable}{stable_out})", f"(Tensor input, {plain}{plain_out})"],
+            f"Tensor.{name}": [f"({stable})", f"({plain})"]}
+
+
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 SIGNATURES = {
@@ -224,12 +231,8 @@ SIGNATURES = {
     "torch.unbind": ["(Tensor input, int dim = 0)"],
     "Tensor.unbind": ["(int dim = 0)"],
     # Tensor.split and torch.split are Python functions that pass an int size on to this, positionally
-    "torch.sort": ["(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
-                   "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)"],
-    "Tensor.sort": ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"],
-    "torch.argsort": ["(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)",
-                      "(Tensor input, int dim = -1, bool descending = False)"],
-    "Tensor.argsort": ["(*, bool stable, int dim = -1, bool descending = False)", "(int dim = -1, bool descending = False)"],
+    **_sorting("sort", ", tuple of Tensors out = None", ", *, tuple of Tensors out = None"),
+    **_sorting("argsort", ", Tensor out = None", ""),
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],

@@ -159,36 +159,31 @@ def _with_node(a: Tensor, row: Op, values: np.ndarray, indices: np.ndarray, d: i
 def sort(*args, **kwargs) -> ReturnTypes:
     """torch.sort: (values, indices), the values' node SortBackward0, or SortBackward1 for the overload with
     `stable=` (even `stable=None`)."""
-    return _sort_call("torch.sort", args, kwargs, "input")
+    return _sorted("torch.sort", args, kwargs, True)
 
 
 def sort_method(self: Tensor, *args, **kwargs) -> ReturnTypes:
-    return _sort_call("Tensor.sort", (self,) + args, kwargs, None)
-
-
-def _sort_call(key: str, args: tuple, kwargs: dict, first) -> ReturnTypes:
-    a, rest = args[0], args[1:]
-    form, values = _bound(key, args if first else rest, kwargs)
-    stable = values["stable"] if form == 0 else _UNSET
-    dim = _given(values, "dim", -1)
-    d_values, indices, row, d = _sort(a, dim, _given(values, "descending", False), stable)
-    return ReturnTypes("sort", _with_node(a, row, d_values, indices, d, index_arg(dim)), Tensor(indices))
+    return _sorted("Tensor.sort", (self,) + args, kwargs, False)
 
 
 def argsort(*args, **kwargs) -> Tensor:
     """torch.argsort: sort's indices (PyTorch's argsort is sort's second output, without a node)."""
-    return _argsort_call("torch.argsort", args, kwargs, "input")
+    return _sorted("torch.argsort", args, kwargs, True)
 
 
 def argsort_method(self: Tensor, *args, **kwargs) -> Tensor:
-    return _argsort_call("Tensor.argsort", (self,) + args, kwargs, None)
+    return _sorted("Tensor.argsort", (self,) + args, kwargs, False)
 
 
-def _argsort_call(key: str, args: tuple, kwargs: dict, first) -> Tensor:
-    a, rest = args[0], args[1:]
-    form, values = _bound(key, args if first else rest, kwargs)
-    stable = bool(values["stable"]) if form == 0 else False
-    return Tensor(_sort(a, _given(values, "dim", -1), _given(values, "descending", False), stable)[1])
+def _sorted(key: str, args: tuple, kwargs: dict, function: bool):
+    """sort's (values, indices), or argsort's indices, for a call bound to `key`'s signatures."""
+    a = args[0]
+    form, values = _bound(key, args if function else args[1:], kwargs)
+    dim, descending = _given(values, "dim", -1), _given(values, "descending", False)
+    if key.endswith("argsort"):
+        return Tensor(_sort(a, dim, descending, bool(values["stable"]) if form == 0 else False)[1])
+    d_values, indices, row, d = _sort(a, dim, descending, values["stable"] if form == 0 else _UNSET)
+    return ReturnTypes("sort", _with_node(a, row, d_values, indices, d, index_arg(dim)), Tensor(indices))
 
 
 def msort(input) -> Tensor:
