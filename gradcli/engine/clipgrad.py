@@ -62,9 +62,16 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return total
 
 
+# PyTorch 2.13's words when no parameter has a gradient (its grouping by device hands an empty list on)
+_NO_GRADS = ("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error message be "
+             "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
 def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     params = _params(parameters, False)
     clip_value = float(clip_value)
+    if all(p.grad is None for p in params):
+        raise RuntimeError(_NO_GRADS)
     for p in params:
         g = p.grad
         if g is not None:

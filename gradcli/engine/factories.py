@@ -1087,6 +1087,24 @@ def generator(device="cpu") -> rng.Generator:
     return rng.Generator()
 
 
+def _c_method(name: str, takes_one: bool):
+    """A torch.Generator method as scripts call it: PyTorch's are C methods of one argument or none, with
+    CPython's words for any other call (no keywords; "takes exactly one argument (0 given)")."""
+    def decorate(f):
+        def method(g, *args, **kwargs):
+            if kwargs:
+                raise TypeError(f"Generator.{name}() takes no keyword arguments")
+            if takes_one and len(args) != 1:
+                raise TypeError(f"Generator.{name}() takes exactly one argument ({len(args)} given)")
+            if not takes_one and args:
+                raise TypeError(f"Generator.{name}() takes no arguments ({len(args)} given)")
+            return f(g, *args)
+        method.__name__ = method.__qualname__ = name
+        return method
+    return decorate
+
+
+@_c_method("manual_seed", True)
 def generator_manual_seed(g: rng.Generator, seed):
     """Generator.manual_seed: unlike torch.manual_seed it takes only integers."""
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -1094,22 +1112,28 @@ def generator_manual_seed(g: rng.Generator, seed):
     return g.manual_seed(seed)
 
 
-def generator_get_state(g: rng.Generator) -> Tensor:
+def _generator_state(g: rng.Generator) -> Tensor:
     return Tensor(g.get_state())
 
 
-def generator_set_state(g: rng.Generator, state) -> rng.Generator:
+def _set_generator_state(g: rng.Generator, state) -> rng.Generator:
     if state.__class__ is not Tensor or state._a.dtype != np.uint8:
         raise TypeError("RNG state must be a torch.ByteTensor")
     return g.set_state(state._a)
 
 
+generator_get_state = _c_method("get_state", False)(_generator_state)
+generator_set_state = _c_method("set_state", True)(_set_generator_state)
+generator_seed = _c_method("seed", False)(rng.Generator.seed)
+generator_initial_seed = _c_method("initial_seed", False)(rng.Generator.initial_seed)
+
+
 def get_rng_state() -> Tensor:
-    return generator_get_state(rng.default_generator)
+    return _generator_state(rng.default_generator)
 
 
 def set_rng_state(new_state) -> None:
-    generator_set_state(rng.default_generator, new_state)
+    _set_generator_state(rng.default_generator, new_state)
 
 
 def manual_seed(seed):

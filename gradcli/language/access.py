@@ -140,7 +140,8 @@ def _format_map(s, mapping):
 _SCRIPT_METHODS = {
     str: {"format": _format, "format_map": _format_map},
     rng.Generator: {"manual_seed": factories.generator_manual_seed, "get_state": factories.generator_get_state,
-                    "set_state": factories.generator_set_state},
+                    "set_state": factories.generator_set_state, "seed": factories.generator_seed,
+                    "initial_seed": factories.generator_initial_seed},
 }
 
 # type(x).__name__: the only dunder attributes in the language, and only on classes

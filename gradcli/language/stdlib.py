@@ -784,7 +784,7 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
-_PYTHON_TORCH = frozenset(("norm", "split"))      # torch functions PyTorch writes in Python
+_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"))  # PyTorch's Python
 
 
 def _native(path: str, name: str) -> bool:
