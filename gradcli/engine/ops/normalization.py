@@ -1068,6 +1068,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     _float_input(x, "batch_norm")
     _check_param_types(x, (weight, bias, running_mean, running_var))
+    for v in (running_mean, running_var):      # the CPU kernel reads the running statistics as 1-d arrays
+        if v is not None and v._a.ndim != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {v._a.ndim}")
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
     if x.size and _strided(x):
