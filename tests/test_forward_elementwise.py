@@ -27,6 +27,7 @@ AB = A + "\ny = (torch.randint(1, 3, (3,)) + 0.3).to(torch.float64)"
 LERP = X + "\ny = torch.randn(2, 3, dtype=torch.float64)\nw = torch.rand(3, dtype=torch.float64)"
 CLAMP = A + "\nlo = torch.full((3,), -1.5, dtype=torch.float64)\nhi = torch.full((2, 1), 1.5, dtype=torch.float64)"
 COND = "c = torch.tensor([[True, False, True], [False, True, True]])"
+PRELU = A + "\nw = torch.tensor([0.3, -0.7, 1.5], dtype=torch.float64)"
 GO = "\ng = torch.randn(2, 3, dtype=torch.float64)"                            # a grad_output
 BCE = "x = torch.rand(2, 3, dtype=torch.float64) * 0.8 + 0.1\nt = torch.rand(2, 3, dtype=torch.float64)"
 NLL = X + "\nlabels = torch.tensor([2, 0])\nwt = torch.tensor([1., 2., 3.], dtype=torch.float64)"
@@ -94,6 +95,9 @@ CASES = [
      "torch.autograd.grad(F.embedding(torch.tensor([[0, 1], [1, 1]]), x.requires_grad_(), scale_grad_by_freq=True),"
      " x, g, create_graph=True)[0]", ("x", "g")),
     (XY + "\nw = torch.randn(2, 3, 3, dtype=torch.float64)", "F.bilinear(x, y, w)", ("x", "y", "w")),
+    (PRELU, "F.prelu(x, w)", ("x", "w")), (PRELU, "F.prelu(x, w[:1])", ("w",)),
+    (PRELU + GO, "torch.autograd.grad(F.prelu(x.requires_grad_(), w), x, g, create_graph=True)[0]", ("x", "g", "w")),
+    (PRELU + GO, "torch.autograd.grad(F.prelu(x, w.requires_grad_()), w, g, create_graph=True)[0]", ("x", "g", "w")),
 ]
 
 

@@ -58,6 +58,23 @@ def _through_softmax_backward(a, log=False):
     return g
 
 
+def away_from_zero(*shape):
+    """Values of both signs at least 0.2 from 0, where prelu's slope changes."""
+    v = R.uniform(0.2, 1.0, size=shape) * np.where(R.uniform(size=shape) < 0.5, -1.0, 1.0)
+    return v
+
+
+def _prelu_twice(wrt: int):
+    """The create_graph gradient of sum(prelu(x, w)^3) with respect to x (wrt 0) or w (wrt 1), as a function of
+    both: it records PreluKernelBackwardBackward0 for the input's gradient or for the weight's."""
+    def first(x, w):
+        with autograd.enable_grad():        # finite differences call it under no_grad
+            leaves = [v if v.requires_grad else _leaf(v._a) for v in (x, w)]
+            y = F["prelu"](*leaves)
+            return grad((y ** 3).sum(), leaves[wrt], create_graph=True)[0]
+    return first
+
+
 CHECKS = {
     nn.SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a), (any_(4),))],
     nn.LOG_SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a, log=True), (any_(4),))],
@@ -107,6 +124,12 @@ CHECKS = {
                   (lambda a, b: F["mse_loss"](a, b, reduction="sum"), (any_(3), any_(3))),
                   (lambda a, b: F["mse_loss"](a, b, reduction="none"), (any_(2, 2), any_(2))),
                   (lambda a: F["mse_loss"](a, a * 0.5), (any_(3),))],
+    nn.PRELU: [(lambda a, w: F["prelu"](a, w), (away_from_zero(2, 3), any_(3))),
+               (lambda a, w: F["prelu"](a, w), (away_from_zero(4, 2, 3), any_(1))),
+               (lambda a, w: F["prelu"](a, w), (away_from_zero(5), any_())),
+               (lambda a, w: F["prelu"](a, w), (away_from_zero(2, 3, 2), any_(3)))],
+    nn.PRELU_BACKWARD: [(_prelu_twice(0), (away_from_zero(2, 3), any_(3))),
+                        (_prelu_twice(1), (away_from_zero(2, 3), any_(3)))],
     nn.SMOOTH_L1: [(lambda a, b: F["smooth_l1_loss"](a, b), (any_(2, 3), any_(2, 3))),
                    (lambda a, b: F["smooth_l1_loss"](a, b, reduction="sum", beta=0.5), (any_(4), any_(4))),
                    (lambda a, b: F["smooth_l1_loss"](a, b, reduction="none", beta=2.0), (any_(2, 2), any_(2)))],
@@ -291,6 +314,17 @@ def test_dropout_fills_the_mask_in_memory_order():
     keep = F["dropout"](t, 0.5)._a != 0
     rng.default_generator.manual_seed(5)
     assert np.array_equal(keep, (rng.default_generator.rand((6,), np.float64) < 0.5).reshape(2, 3).T)
+
+
+def test_dropout_of_an_integer_tensor_draws_before_it_is_refused():
+    """PyTorch's bernoulli_ fills the mask before div_ refuses an integer result: the stream moves on either way
+    (torch.manual_seed(1); F.dropout(ints) fails; torch.rand(3) then gives these, in PyTorch 2.13)."""
+    for f, x, then in ((F["dropout"], tensor([1] * 5), [0.6387, 0.5247, 0.6826]),
+                       (F["dropout2d"], Tensor(np.ones((2, 3, 1, 1), np.int64)), [0.6826, 0.3051, 0.4635])):
+        rng.default_generator.manual_seed(1)
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            f(x, 0.3)
+        assert T["rand"](3).tolist() == pytest.approx(then, abs=6e-5)
 
 
 def test_dropout_without_training_or_with_p_zero_returns_the_input_itself():

@@ -356,6 +356,9 @@ CASES = [
     case("nn.MSE_LOSS", "F.mse_loss(a, b, reduction='none')", "any:M any:M"),
     case("nn.SMOOTH_L1", "F.smooth_l1_loss(a, b)", "any:M any:M"),
     case("nn.HUBER", "F.huber_loss(a, b, delta=0.5)", "any:M any:M"),
+    case("nn.PRELU", "F.prelu(a, b[0])", "any:M any:M"),
+    case("nn.PRELU_BACKWARD", "torch.autograd.grad((F.prelu(a, b[0]) ** 2).sum(), a, create_graph=True)[0]",
+         "any:M any:M"),
     case("nn.NLL_LOSS", "F.nll_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
     # PyTorch's nll_loss2d backward refuses a transposed input ("grad_input must be contiguous")
     case("nn.NLL_LOSS2D", "F.nll_loss(a, i)", (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))),

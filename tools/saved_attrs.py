@@ -130,7 +130,7 @@ def _record(node, table: dict, unpacked: list) -> None:
             kind = "?"
         if unpacked and attr.startswith("_saved_"):
             packs.append((unpacked[0], attr))
-        if entry.get(attr, "?") in ("?", "None") and kind != "?":
+        if entry.get(attr, "?") in ("?", "None", "tuple[]") and kind != "?":   # an empty tuple says less than ints
             entry[attr] = kind
         else:
             entry.setdefault(attr, kind)

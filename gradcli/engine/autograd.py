@@ -117,7 +117,7 @@ class set_grad_enabled:
         return ModeDecorated(func, lambda: set_grad_enabled(mode))
 
     def __repr__(self):
-        return f"<torch.autograd.grad_mode.set_grad_enabled object at {address(self)}>"
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._mode})"
 
 
 class _NoParamDecoratorContextManager:     # PyTorch's name for it, which its argument errors give

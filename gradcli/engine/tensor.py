@@ -473,6 +473,9 @@ class Tensor:
     def topk(self, *args, **kwargs):
         return ops.topk_method(self, *args, **kwargs)
 
+    def prelu(self, weight):
+        return ops.prelu(self, weight)
+
     def type_as(self, other) -> "Tensor":
         """This tensor in `other`'s dtype (itself when it has it already), as `to(other.dtype)`."""
         if other.__class__ is not Tensor:

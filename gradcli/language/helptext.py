@@ -14,6 +14,10 @@ from types import FunctionType
 from gradcli.engine.tensor import ALL_DIMS
 from gradcli.language.stdlib import EXCEPTIONS
 
+# (the channel-wise dropouts: their rank and the input shape each takes)
+_CHANNEL_SHAPES = ((1, "(N, C, L)"), (2, "(N, C, H, W)"), (3, "(N, C, D, H, W)"))
+
+
 # ------------------------------------------------------------------------------- what each does
 # One phrase per name; torch.X, Tensor.X and torch.nn.functional.X share it. A trailing `_` (the
 # in-place form) and the arc- aliases are derived below.
@@ -422,6 +426,10 @@ _WHAT = {
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
     "Flatten": "Flattens dims start_dim..end_dim.", "Unflatten": "Splits one dim into the sizes given.",
     "Dropout": "Dropout in training mode, the identity in eval mode.",
+    "PReLU": "x where x > 0, a learnt slope times x elsewhere (one slope, or one per channel).",
+    "prelu": "x where x > 0, weight * x elsewhere (weight: one value or one per channel).",
+    **{f"Dropout{n}d": f"Channel-wise dropout of {shape} inputs." for n, shape in _CHANNEL_SHAPES},
+    **{f"dropout{n}d": f"Zeroes whole channels of {shape} inputs." for n, shape in _CHANNEL_SHAPES},
     "BatchNorm1d": "batch_norm over (N, C) or (N, C, L) input; keeps running_mean/running_var buffers.",
     "BatchNorm2d": "batch_norm over (N, C, H, W) input; keeps running_mean/running_var buffers.",
     "BatchNorm3d": "batch_norm over (N, C, D, H, W) input; keeps running_mean/running_var buffers.",

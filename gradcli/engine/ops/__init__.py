@@ -45,7 +45,7 @@ _LATER = {
     "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
            "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",
            "functional_softmax", "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "normalize", "softmax",
-           "torch_dropout"),
+           "torch_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "prelu"),
     "conv": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
     "normalization": ("batch_norm", "group_norm", "instance_norm", "layer_norm"),
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),

@@ -1441,9 +1441,10 @@ def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
     return _dropout(input, p, train, False)
 
 
-def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
+def _dropout(a: Tensor, p, training, inplace: bool, feature: bool = False) -> Tensor:
+    """dropout, or feature dropout (one draw per sample and channel): PyTorch's _dropout_impl."""
     if p.__class__ is Tensor:       # the parser reads a 0-d tensor without grad as its value
-        p = number_arg(p, "dropout_" if inplace else "dropout", "p", 2, "float")
+        p = number_arg(p, ("feature_dropout" if feature else "dropout") + ("_" if inplace else ""), "p", 2, "float")
     if not 0 <= p <= 1:             # PyTorch's C++ check, which NaN fails too (even when not training)
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {_cxx_double(p)}")
     x = a._a
@@ -1452,13 +1453,181 @@ def _dropout(a: Tensor, p, training, inplace: bool) -> Tensor:
     if p == 1:
         noise = np.zeros((), dtype=x.dtype)
     else:
+        shaped = x
+        if feature:
+            if x.ndim < 2:
+                raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+            shaped = np.empty(x.shape[:2] + (1,) * (x.ndim - 2), x.dtype)
+        keep = _bernoulli_in_memory_order(shaped, 1 - p)    # drawn before div_ refuses an integer input
         if x.dtype.kind != "f":
             raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
-        keep = _bernoulli_in_memory_order(x, 1 - p)
         noise = keep.astype(x.dtype) / x.dtype.type(1 - p)
     if inplace:
         return a.mul_(Tensor(noise))
     return ops.mul(a, Tensor(noise))
+
+
+# ------------------------------------------------------------------------------------------ prelu
+
+def _prelu_input_grad(g, x, w):
+    """_prelu_kernel_backward's first output: grad where x > 0, weight * grad elsewhere (NaN and -0.0 too)."""
+    return np.where(x > 0, g, w * g)
+
+
+def _prelu_weight_grad(g, x, w):
+    """Its second output, elementwise (the engine sums it to the weight's shape): 0 where x > 0, x * grad."""
+    return np.where(x > 0, x.dtype.type(0), x * g)
+
+
+def _prelu_grad(index: int):
+    """PreluKernelBackward0's gradient `index` (input, weight): the kernel's values; under create_graph a
+    PreluKernelBackwardBackward0 node of them, as PyTorch records."""
+    kernel = (_prelu_input_grad, _prelu_weight_grad)[index]
+
+    def formula(F, g, self, weight):
+        x, w = _array_of(self), _array_of(weight)
+        value = np.asarray(kernel(_array_of(g), x, w))
+        if g.__class__ is np.ndarray:
+            return value
+        return apply(PRELU_BACKWARD, value, (g, self, weight), (index,))
+    return formula
+
+
+def _array_of(v):
+    return v._a if v.__class__ is Tensor else v
+
+
+def _prelu_twice(i: int):
+    """PreluKernelBackwardBackward0's formulas (derivatives.yaml's, with the other output's gradient absent),
+    d/d(grad_output, self, weight) of the input's gradient (index 0) or of the weight's (index 1)."""
+    def formula(F, g, grad_output, self, weight, index):
+        keep = self >= 0
+        if i == 0:          # grad_output
+            return F.where(keep, g, g * weight) if index == 0 else F.where(keep, 0, g * self)
+        if i == 1:          # self
+            return F.zeros_like(g) if index == 0 else F.where(keep, 0, grad_output * g)
+        return F.where(keep, 0, grad_output * g) if index == 0 else F.zeros_like(g)        # weight
+    return formula
+
+
+def _prelu_jvp(F, ts, xs, result):
+    """where(self >= 0, self_t, weight * self_t + weight_t * self)."""
+    x, w = xs
+    t_x, t_w = ts
+    neg = None if t_x is None else ops.mul(w, t_x)
+    if t_w is not None:
+        term = ops.mul(t_w, x)
+        neg = term if neg is None else ops.add(neg, term)
+    if t_x is None:
+        t_x = Tensor(np.zeros_like(result._a))
+    return ops.where(ops.compare(np.greater_equal, x, 0), t_x, neg)
+
+
+def _prelu_twice_jvp(F, ts, xs, result, index):
+    """_prelu_kernel_backward's tangents (derivatives.yaml's result0/result1): where(self >= 0, grad_output_t,
+    grad_output_t * weight + grad_output * weight_t) for the input's gradient, where(self >= 0, 0,
+    grad_output * self_t + grad_output_t * self) for the weight's."""
+    go, x, w = xs
+    t_go, t_x, t_w = (t if t is not None else Tensor(np.zeros_like(v._a)) for t, v in zip(ts, xs))
+    keep = ops.compare(np.greater_equal, x, 0)
+    if index == 0:
+        return ops.where(keep, t_go, ops.add(ops.mul(t_go, w), ops.mul(go, t_w)))
+    return ops.where(keep, Tensor(np.zeros((), x._a.dtype)), ops.add(ops.mul(go, t_x), ops.mul(t_go, x)))
+
+
+PRELU = Op("PreluKernelBackward0", None, ("self", "weight"), (_prelu_grad(0), _prelu_grad(1)),
+           inputs=("self", "weight"), fits=True, quiet=True, jvp=_prelu_jvp)
+PRELU_BACKWARD = Op("PreluKernelBackwardBackward0", None, ("grad_output", "self", "weight", "index"),
+                    tuple(_prelu_twice(i) for i in range(3)), inputs=("grad_output", "self", "weight"), fits=True,
+                    quiet=True, jvp=_prelu_twice_jvp)
+
+
+def prelu(input, weight) -> Tensor:
+    """F.prelu / torch.prelu: x where x > 0, weight * x elsewhere, the weight one value or one per channel
+    (dim 1), viewed to broadcast (ViewBackward0) before the kernel's node (PreluKernelBackward0)."""
+    for name, position, v in (("input", 1, input), ("weight", 2, weight)):
+        if v.__class__ is not Tensor:
+            raise TypeError(f"prelu(): argument '{name}' (position {position}) must be Tensor, not {type_name(v)}")
+    x, w = input._a, weight._a
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {type_word(x)} and {type_word(w)}")
+    if w.size != 1:
+        if x.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.ndim > 1 else 1
+        if channels != w.size:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{w.size} and channel size = {channels}.")
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{type_word(x)}'")
+    if x.ndim != w.ndim:
+        shape = [1] * x.ndim
+        if x.ndim > 1:
+            shape[1] = w.size
+        weight = ops.view(weight, tuple(shape))
+    wa = weight._a
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.where(x > 0, x, wa * x).astype(x.dtype, copy=False)
+    return apply(PRELU, out, (input, weight))
+
+
+def feature_dropout(input: Tensor, p, training, inplace: bool = False) -> Tensor:
+    """torch._VF.feature_dropout: one Bernoulli draw per (sample, channel) pair, in memory order, kept ones
+    scaled by 1 / (1 - p) and broadcast over the rest of the dims, as one multiplication (MulBackward0)."""
+    return _dropout(input, p, training, inplace, feature=True)
+
+
+# F.dropout1d/2d/3d: (the ranks taken, the batched rank: any other gets a batch dim for the draw (dropout2d
+# adds none), whether other ranks are an error or only a warning)
+_FEATURE_RANKS = {1: ((2, 3), 3, True), 2: ((3, 4), None, False), 3: ((4, 5), 5, False)}
+
+
+def _channel_dropout(n: int, input, p, training, inplace) -> Tensor:
+    """F.dropoutNd, which PyTorch writes in Python: its checks and warnings, a batch dim added (and taken off
+    again) for the unbatched ranks, then feature dropout."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _expect_attr(input, "dim")
+    ranks, batched, strict = _FEATURE_RANKS[n]
+    ndim = input._a.ndim
+    if ndim not in ranks:
+        if strict:
+            raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that dropout1d "
+                               "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                               "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+        if STATE.warn is not None:
+            spatial = {2: "2 spatial dimensions", 3: "3 spatial dimensions"}[n]
+            STATE.warn("UserWarning", f"dropout{n}d: Received a {ndim}-D input to dropout{n}d, which is deprecated and "
+                       "will result in an error in a future release. To retain the behavior and silence this warning, "
+                       f"please use dropout instead. Note that dropout{n}d exists to provide channel-wise dropout on "
+                       f"inputs with {spatial}, a channel dimension, and an optional batch dimension (i.e. "
+                       f"{ranks[0]}D or {ranks[1]}D inputs).")
+    if n == 2 and ndim == 3 and STATE.warn is not None:
+        STATE.warn("UserWarning", "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+                   "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
+                   "dim. This behavior will change in a future release to interpret the input as one without a "
+                   "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                   "switch to using dropout1d instead.")
+    if batched is not None and ndim != batched:      # one sample: a batch dim of 1 for the draw
+        if inplace:         # PyTorch's unsqueeze_ / squeeze_ around it: the input itself, written through a view
+            feature_dropout(ops.unsqueeze(input, 0), p, training, True)
+            return input
+        return ops.squeeze(feature_dropout(ops.unsqueeze(input, 0), p, training), 0)
+    return feature_dropout(input, p, training, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor:
+    return _channel_dropout(1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor:
+    return _channel_dropout(2, input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor:
+    return _channel_dropout(3, input, p, training, inplace)
 
 
 def _bernoulli_in_memory_order(x: np.ndarray, prob: float) -> np.ndarray:

@@ -14,6 +14,7 @@ from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
             layers.Linear, layers.Bilinear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
+            layers.Dropout1d, layers.Dropout2d, layers.Dropout3d, layers.PReLU,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,

@@ -205,7 +205,29 @@ class Unflatten(Module):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
-class Dropout(Module):
+class PReLU(Module):
+    """x where x > 0, weight * x elsewhere: one learnt slope, or one per channel (dim 1)."""
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        factories.factory_device(device)
+        self.init = init
+        self.weight = parameter.make(_empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return ops.nn.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class _DropoutNd(Module):
     __module__ = "torch.nn.modules.dropout"
 
     def __init__(self, p=0.5, inplace=False):
@@ -215,8 +237,36 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    __module__ = "torch.nn.modules.dropout"
+
     def forward(self, input):
         return ops.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout1d(_DropoutNd):
+    """Channel dropout: whole channels of (N, C, L) or (C, L) inputs."""
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return ops.nn.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Channel dropout: whole channels of (N, C, H, W) inputs."""
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return ops.nn.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Channel dropout: whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return ops.nn.dropout3d(input, self.p, self.training, self.inplace)
