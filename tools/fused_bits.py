@@ -327,7 +327,8 @@ class _Namespace:
 
     def __getattr__(self, name):
         value = self._module.members[name]
-        return _Namespace(value) if value.__class__.__name__ == "ScriptModule" else value
+        from gradcli.language.stdlib import ScriptModule
+        return _Namespace(value) if isinstance(value, ScriptModule) else value
 
 
 def gradcli_side(arrays: dict) -> dict:

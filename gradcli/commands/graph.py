@@ -118,7 +118,7 @@ def run(args) -> int:
         return fail(f"{filename} defines no name '{name}'{hint}")
     value = namespace[name]
     if value.__class__ is not Tensor:
-        kind = {"ScriptModule": "a module", "ScriptFunction": "a function"}.get(
+        kind = {"module": "a module", "function": "a function"}.get(
             type(value).__name__, f"a value of type {type(value).__name__}")
         return fail(f"'{name}' is not a tensor but {kind}{hint}")
     if not value.requires_grad:

@@ -232,9 +232,7 @@ def _kind(v) -> str:
     cls = v.__class__
     if cls is Size:
         return "torch.Size"
-    name = cls.__name__
-    if name == "ReturnTypes":
-        return f"torch.return_types.{v.name}"
+    name = cls.__name__         # torch.return_types.max and its kin are named as PyTorch names them
     return _KINDS.get(name, name)
 
 

@@ -885,3 +885,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapped(*args, **kwargs):
         return _vmap_call(func, in_dims, out_dims, randomness, args, kwargs)
     return Transformed(wrapped, _qualname(func, "vmap.<locals>.wrapped"))
+
+
+Transformed.__name__ = "function"       # what torch.func returns is a plain function in CPython's messages

@@ -1882,3 +1882,8 @@ def _size_check(op: str, left, right):
         if isinstance(operand, syntax.Constant) and operand.value.__class__ in safe:
             return None
     return check
+
+
+# CPython's own messages name a value's class by its __name__ ("bad operand type for unary -: 'function'");
+# a script's function is Python's function there, never gradcli's class.
+ScriptFunction.__name__ = "function"

@@ -970,7 +970,7 @@ def type_name(obj) -> str:
     if isinstance(obj, autograd.Node):
         return obj.name().rpartition("::")[2]       # torch::autograd::AccumulateGrad is 'AccumulateGrad'
     cls = obj.__class__
-    if cls is ReturnTypes:
+    if isinstance(obj, ReturnTypes):
         return f"torch.return_types.{obj.name}"
     name = _TYPE_NAMES.get(cls)
     if name is not None:
@@ -1202,3 +1202,7 @@ def make_print(write, report=None):
         else:
             report(text, args)
     return Builtin("builtins", "print", print_)
+
+
+# CPython's messages name a module by its class (`'module' object is not callable`), as they name Python's
+ScriptModule.__name__ = "module"

@@ -556,6 +556,8 @@ def power(a, b) -> Tensor:
             if b < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
             checked_scalar(b, x.dtype)      # an integer exponent read in the tensor's own type
+        elif x.dtype == np.float16:
+            checked_scalar(b, x.dtype)      # half's kernel reads the exponent as a half, with the overflow check
         out = scalar_power(x, b)
         return apply(POW_SCALAR, out, (a,), (b,), (x,))
     if a.__class__ is Tensor:

@@ -127,7 +127,22 @@ def forward_array(x, w, stride, padding, dilation, transposed, output_padding, g
 
 def backward_array(g, x, w, p, which):
     """Output `which` of convolution_backward (0 input, 1 weight, 2 bias) on arrays; p: the row's
-    (stride, padding, dilation, transposed, output_padding, groups)."""
+    (stride, padding, dilation, transposed, output_padding, groups). float16 as PyTorch's slow convolution
+    kernels compute it: the bias gradient a float sum rounded once, the weight gradient one float product
+    per sample added to a float16 result, the input gradient (a col2im) in float16 steps."""
+    if x.dtype == np.float16 and which == 2:
+        return _bias_grad_array(g.astype(np.float32)).astype(np.float16)
+    if x.dtype == np.float16 and which == 1:
+        out = np.zeros(w.shape, np.float16)
+        for b in range(x.shape[0]):
+            part = _backward_array(g[b:b + 1].astype(np.float32), x[b:b + 1].astype(np.float32),
+                                   w.astype(np.float32), p, 1)
+            out = (out.astype(np.float32) + part).astype(np.float16)
+        return out
+    return _backward_array(g, x, w, p, which)
+
+
+def _backward_array(g, x, w, p, which):
     stride, padding, dilation, transposed, output_padding, groups = p
     if which == 2:
         return _bias_grad_array(g)
@@ -231,9 +246,15 @@ CONVOLUTION_BACKWARD = Op("ConvolutionBackwardBackward0", None, ("grad_output", 
 def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
     """at::convolution on checked arguments: p = (stride, padding, dilation, transposed, output_padding,
     groups)."""
-    out = forward_array(x._a, w._a, *p)
-    if bias is not None:
-        out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
+    if x._a.dtype == np.float16 and not p[3]:    # float16: products and sums in float, rounded once
+        out = forward_array(x._a.astype(np.float32), w._a.astype(np.float32), *p)
+        if bias is not None:
+            out += bias._a.astype(np.float32).reshape((1, -1) + (1,) * (out.ndim - 2))
+        out = out.astype(np.float16)
+    else:
+        out = forward_array(x._a, w._a, *p)
+        if bias is not None:
+            out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
     sizes = tuple(bias._a.shape) if bias is not None else (0,)
     return apply(CONVOLUTION, out, (x, w, bias), (sizes,) + tuple(p))
 

@@ -20,6 +20,7 @@ import numpy as np
 from gradcli.engine import budget, layout, ops
 from gradcli.engine.layout import laid_out
 from gradcli.engine.cascade import sum_array
+from gradcli.engine.ops.arith import half_with_number
 from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
@@ -335,6 +336,9 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
+    if x.dtype == np.float16:
+        return batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean, save_invstd, training,
+                                        eps, mask)
     dt = x.dtype.type
     g = np.asarray(g, dtype=x.dtype)
     c = x.shape[1]
@@ -388,6 +392,263 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
         gw = (dotp * invstd).astype(x.dtype)
     if mask[2]:
         gb = total.astype(x.dtype)
+    return gi, gw, gb
+
+
+# ------------------------------------------------------------------------------- batch_norm, float16
+
+# PyTorch's CPU batch-norm kernels read a float16 input as float (the opmath type) and round each result
+# once to float16. The contiguous kernels keep the batch statistics in float and store them (save_mean,
+# save_invstd, the running averages) in the parameters' dtype: float16 for a pure float16 call, float for a
+# "mixed" one (float32 parameters). Vectors hold 16 halves, converted to two vectors of 8 floats that are
+# accumulated into one. The TensorIterator paths (strided inputs, or an input and gradient in different
+# layouts) compute in C++'s element types instead. Measured against PyTorch 2.13 value for value
+# (tests/conformance/numerics_half_norm.grad).
+
+_HALF_BLOCK = 16
+
+
+def _f32(a) -> np.ndarray:
+    return np.asarray(a, dtype=_F32)
+
+
+def _half_image_sum(terms: np.ndarray, fused=None) -> np.ndarray:
+    """A channel's sum over (N, C, L) float terms as the contiguous float16 kernels add it: the whole
+    16-element blocks of each image into an 8-lane float accumulator (both halves of a block in turn), the
+    rest of each image element by element into a float scalar (where the terms are products, `fused`'s
+    pair is multiplied and added in one rounding), then the scalar plus the lanes added in order."""
+    n_batch, c, size = terms.shape
+    body = size - size % _HALF_BLOCK
+    steps = np.moveaxis(terms[:, :, :body], 1, 0).reshape(c, n_batch * body // 8, 8)
+    if fused is not None and body:
+        fa, fb = (np.moveaxis(f[:, :, :body], 1, 0).reshape(steps.shape) for f in fused)
+        lanes = np.zeros((c, 8), _F32)
+        for j in range(steps.shape[1]):
+            lanes = _fma(fa[:, j], fb[:, j], lanes)
+    else:
+        lanes = _seq(steps, 1) if steps.shape[1] else np.zeros((c, 8), _F32)
+    total = np.zeros(c, _F32)
+    for i in range(n_batch):
+        for d in range(body, size):
+            if fused is None:
+                total = total + terms[i, :, d]
+            else:
+                total = _fma(fused[0][i, :, d], fused[1][i, :, d], total)
+    return total + _seq(lanes, 1)
+
+
+def _half_rows_sum(rows: np.ndarray, fused=None) -> np.ndarray:
+    """A (N, C) float accumulation row by row as the channels-last float16 kernels do it: per-thread float
+    buffers (the channels' whole blocks of 16 vectorised, the rest scalar; `fused` as in _half_image_sum),
+    then the buffers added in thread order from zero, in float."""
+    c = rows.shape[1]
+
+    def step(acc, i):
+        if fused is None:
+            return acc + rows[i]
+        return _fma(fused[0][i], fused[1][i], acc)
+    total = np.zeros(c, _F32)
+    for b in _threaded_rows(np.zeros(rows.shape, _F32), step):
+        total = total + b
+    return total
+
+
+def _half_invstd_eval(running_var: np.ndarray, eps: float) -> np.ndarray:
+    """1 / sqrt(var + eps) with eps a double: the backward kernels' eval invstd, kept in float."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1.0 / np.sqrt(running_var.astype(_F64) + eps)).astype(_F32)
+
+
+def _half_channels_last(x: np.ndarray) -> bool:
+    """Whether the float16 kernels take their channels-last form: one value per channel and image, or a
+    channels-last 4-d/5-d input."""
+    return math.prod(x.shape[2:]) == 1 or not x.flags.c_contiguous
+
+
+def _half_apply(xf: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """x * alpha + beta in float, each product fused into its sum (vector loops and scalar tails alike)."""
+    a, b = _channel(alpha, xf.ndim), _channel(beta, xf.ndim)
+    return _fma(xf, np.broadcast_to(a, xf.shape), np.broadcast_to(b, xf.shape))
+
+
+def _batch_norm_half_strided(x, weight, bias, running_mean, running_var, training, momentum, eps, pdt):
+    """Normalization.cpp's TensorIterator path for a float16 input neither contiguous nor channels last:
+    the mean is at::mean in the parameters' dtype, the sum of squared deviations a float running sum in the
+    iterator's order, the running averages in double; the output ((x - mean) * invstd) * weight + bias
+    with C++'s element types (float16 parameters make every step a float16 operation)."""
+    c = x.shape[1]
+    H = np.float16
+    half = pdt == H
+    shape = _channel(np.zeros(c), x.ndim).shape
+    if training:
+        n = x.size // c
+        mean = mean_array(x.astype(_F32, order="K"), _reduce_dims(x.ndim)).astype(pdt)
+        rows, = _channel_rows(x)
+        d = rows.astype(_F32) - mean.astype(_F32)[:, None]
+        var_sum = _seq(d * d, 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = var_sum / _F32.type(n)
+            invstd = np.where((var != 0) | (eps != 0), 1.0 / np.sqrt(var.astype(_F64) + eps), 0.0)
+            invstd = invstd.astype(_F32).astype(pdt)
+            if running_mean is not None:
+                a = running_mean._a
+                a[...] = (momentum * mean.astype(_F64) + (1 - momentum) * a.astype(_F64)).astype(_F32).astype(a.dtype)
+                running_mean._version[0] += 1
+            if running_var is not None:
+                a = running_var._a
+                unbiased = (var_sum / _F32.type(n - 1)).astype(_F64)
+                a[...] = (momentum * unbiased + (1 - momentum) * a.astype(_F64)).astype(_F32).astype(a.dtype)
+                running_var._version[0] += 1
+        use_mean, use_invstd = mean, invstd
+        save_mean, save_invstd = mean, invstd
+    else:
+        use_mean = running_mean._a.reshape(-1)
+        rv = running_var._a.reshape(-1)
+        with np.errstate(divide="ignore", invalid="ignore"):   # 1 / at::sqrt(running_var + eps): tensor ops
+            use_invstd = (rv.dtype.type(1) / np.sqrt(rv + rv.dtype.type(eps))).astype(rv.dtype)
+        save_mean = save_invstd = np.zeros(0, pdt)
+    w = weight._a.reshape(shape) if weight is not None else pdt.type(1)
+    b = bias._a.reshape(shape) if bias is not None else pdt.type(0)
+    if half:
+        out = ((x - use_mean.reshape(shape)) * use_invstd.reshape(shape)) * w + b
+    else:
+        out = ((x.astype(_F32) - use_mean.reshape(shape)) * use_invstd.reshape(shape)) * w + b
+    return np.ascontiguousarray(out.astype(H)), save_mean, save_invstd
+
+
+def batch_norm_half(x: np.ndarray, weight, bias, running_mean, running_var, training: bool, momentum, eps):
+    """The float16 forward: (output, save_mean, save_invstd), the statistics in the parameters' dtype."""
+    pdt = next((p._a.dtype for p in (weight, bias, running_mean, running_var) if p is not None), x.dtype)
+    if _strided(x):
+        return _batch_norm_half_strided(x, weight, bias, running_mean, running_var, training, momentum, eps, pdt)
+    c = x.shape[1]
+    channels_last = _half_channels_last(x)
+    xf = _f32(x)
+    if training:
+        # the statistics in float whatever the parameters' dtype, stored in theirs
+        n = x.size // c
+        if channels_last:
+            rows = np.moveaxis(xf, 1, -1).reshape(-1, c)
+            mean32 = _half_rows_sum(rows) / _F32.type(n)
+            centred = rows - mean32
+            var_sum = _half_rows_sum(centred * centred, (centred, centred))
+        else:
+            x3 = xf.reshape(x.shape[0], c, -1)
+            mean32 = _half_image_sum(x3) / _F32.type(n)
+            centred = x3 - mean32[None, :, None]
+            var_sum = _half_image_sum(centred * centred)        # products rounded, then added
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = var_sum / _F32.type(n)
+            invstd = np.where((var != 0) | (eps != 0), 1.0 / np.sqrt(var.astype(_F64) + eps), 0.0).astype(_F32)
+            m = _F32.type(momentum)
+            if running_mean is not None:
+                a = running_mean._a
+                a[...] = (m * mean32 + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
+                running_mean._version[0] += 1
+            if running_var is not None:
+                a = running_var._a
+                a[...] = (m * (var_sum / _F32.type(n - 1)) + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
+                running_var._version[0] += 1
+        mean, invstd = mean32.astype(pdt), invstd.astype(pdt)
+        use_mean, use_invstd = _f32(mean), _f32(invstd)
+        save_mean, save_invstd = mean, invstd
+    else:
+        use_mean = _f32(running_mean._a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            use_invstd = _F32.type(1) / np.sqrt(_f32(running_var._a) + _F32.type(eps))
+        save_mean = save_invstd = np.zeros(0, pdt)
+    alpha = use_invstd * (_f32(weight._a.reshape(-1)) if weight is not None else _F32.type(1))
+    beta = _fma(-use_mean, alpha, _f32(bias._a.reshape(-1)) if bias is not None else np.zeros(c, _F32))
+    out = _half_apply(xf, alpha, beta).astype(np.float16)
+    return np.ascontiguousarray(out) if not channels_last or x.flags.c_contiguous else out, save_mean, save_invstd
+
+
+def _batch_norm_backward_half_strided(g, x, w, mean, invstd, training, mask, pdt):
+    """batch_norm_backward_cpu_template's TensorIterator path for float16 (an input and gradient of different
+    layouts, or either strided). Its arithmetic is C++'s on the element types: with float parameters the
+    channel's values are floats; with float16 ones every operation between two halves is rounded to half
+    (x - mean, its product with the gradient, k, the differences and products of the result). The
+    gradient's sum over the other dims is in float (grad_mean its quotient by n, rounded to half); dotp a
+    float running sum in the iterator's order."""
+    c = x.shape[1]
+    n = x.size // c
+    H = np.float16
+    half = pdt == H
+    shape = _channel(np.zeros(c), x.ndim).shape
+    total = sum_array(g, _reduce_dims(x.ndim), dtype=_F32)
+    if half:
+        mean, invstd, w = mean.astype(H), invstd.astype(H), w.astype(H)
+    xr, gr = _channel_rows(x, g)
+    if half:
+        products = ((xr - mean[:, None]) * gr).astype(_F32)
+    else:
+        products = (xr.astype(_F32) - mean[:, None]) * gr.astype(_F32)
+    dotp = _seq(products, 1) if products.shape[1] else np.zeros(c, _F32)
+    gi = gw = gb = None
+    if mask[0]:
+        cm, ci, cw = mean.reshape(shape), invstd.reshape(shape), w.reshape(shape)
+        if training:
+            if half:
+                k = dotp.astype(H) * invstd * invstd / H(n)
+                dx = (x - cm) * k.reshape(shape)
+                gi = (g - (total / _F32.type(n)).astype(H).reshape(shape) - dx) * ci * cw
+            else:
+                k = (dotp.astype(H).astype(_F32) * invstd * invstd / _F32.type(n)).astype(H)
+                dx = ((x.astype(_F32) - cm) * k.astype(_F32).reshape(shape)).astype(H)
+                grad_mean = (total / _F32.type(n)).astype(H)
+                gi = ((g - grad_mean.reshape(shape)) - dx).astype(_F32) * ci * cw
+        else:
+            gi = g * ci * cw if half else g.astype(_F32) * ci * cw
+        gi = np.ascontiguousarray(gi.astype(H))
+    if mask[1]:
+        gw = (dotp * invstd.astype(_F32)).astype(pdt)
+    if mask[2]:
+        gb = total.astype(pdt)
+    return gi, gw, gb
+
+
+def batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean, save_invstd, training, eps, mask):
+    """The float16 backward kernels: (grad_input, grad_weight, grad_bias), the input's gradient in float16,
+    the parameters' in their dtype."""
+    pdt = next((p.dtype for p in (weight, running_mean, save_mean) if p is not None and p.size), x.dtype)
+    c = x.shape[1]
+    n = x.size // c
+    g = np.asarray(g, dtype=x.dtype)
+    w = _f32(weight.reshape(-1)) if weight is not None else np.ones(c, _F32)
+    if training:
+        mean, invstd = _f32(save_mean), _f32(save_invstd)
+    else:
+        mean, invstd = _f32(running_mean), _half_invstd_eval(running_var, eps)
+    if _strided(x, g) or x.flags.c_contiguous != g.flags.c_contiguous:
+        return _batch_norm_backward_half_strided(g, x, w, mean, invstd, training, mask, pdt)
+    channels_last = _half_channels_last(x)
+    xf, gf = _f32(x), _f32(g)
+    if channels_last:
+        xr = np.moveaxis(xf, 1, -1).reshape(-1, c)
+        gr = np.moveaxis(gf, 1, -1).reshape(-1, c)
+        total = _half_rows_sum(gr)
+        centred = xr - mean
+        dotp = _half_rows_sum(centred * gr, (centred, gr))
+    else:
+        x3, g3 = xf.reshape(x.shape[0], c, -1), gf.reshape(x.shape[0], c, -1)
+        total = _half_image_sum(g3)
+        centred = x3 - mean[None, :, None]
+        dotp = _half_image_sum(centred * g3, (centred, g3))
+    gi = gw = gb = None
+    if mask[0]:
+        shape = _channel(mean, x.ndim).shape
+        if training:
+            k = (dotp * invstd * invstd / _F32.type(n)).reshape(shape)
+            grad_mean = (total / _F32.type(n)).reshape(shape)
+            # (dy - grad_mean) - (x - mean) * k, the product fused into the difference
+            gi = _fma(-(xf - mean.reshape(shape)), k, gf - grad_mean) * invstd.reshape(shape) * w.reshape(shape)
+        else:
+            gi = gf * invstd.reshape(shape) * w.reshape(shape)
+        gi = np.ascontiguousarray(gi.astype(np.float16))
+    if mask[1]:
+        gw = (dotp * invstd).astype(pdt)
+    if mask[2]:
+        gb = total.astype(pdt)
     return gi, gw, gb
 
 
@@ -609,6 +870,18 @@ def _bn_grad(index):
     create_graph a NativeBatchNormBackwardBackward0 node of them, as PyTorch records."""
     def formula(F, g, input, weight, running_mean, running_var, result1, result2, eps, training):
         arrays = [_array(v) for v in (g, input, weight, running_mean, running_var, result1, result2)]
+        w = arrays[2]
+        if w is not None and w.ndim != 1:
+            # the TensorIterator path and the contiguous kernel of images read the weight with a 1-d accessor;
+            # the channels-last kernel (also used for one value per channel) reads its data as [C], and its
+            # weight gradient is 1-d too
+            x, g = arrays[1], np.asarray(arrays[0])
+            if _strided(x, g) or (x.flags.c_contiguous and math.prod(x.shape[2:]) > 1):
+                raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {w.ndim}")
+            if index == 1:
+                raise RuntimeError(f"Function NativeBatchNormBackward0 returned an invalid gradient at index 1 - got "
+                                   f"[{w.size}] but expected shape compatible with [{', '.join(map(str, w.shape))}]")
+            arrays[2] = w.reshape(-1)
         value = batch_norm_backward_arrays(*arrays, training, eps, _mask(index))[index]
         if g.__class__ is np.ndarray:
             return value
@@ -691,6 +964,7 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
     the trailing dims one at a time from the last."""
     x = np.asarray(input)
     dt = x.dtype.type
+    half = x.dtype == np.float16
     c = x.shape[1]
     m = x.size // c
     mm = dt(m)
@@ -718,10 +992,22 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
     def div(a, b):
         return ew(np.true_divide, a, b)
 
+    def sdiv(a, number):
+        """a / a C++ number: a float16 tensor's division by it in float (arith.half_with_number)."""
+        return half_with_number(np.true_divide, a, number) if half else a / dt(number)
+
+    def smul(a, number):
+        return half_with_number(np.multiply, a, number) if half else a * dt(number)
+
+    def total(a, dims, keepdim):
+        if half:        # a float16 sum accumulates in float, rounded once
+            return sum_array(a, dims, keepdim, dtype=_F32).astype(np.float16)
+        return sum_array(a, dims, keepdim)
+
     def sum_excl(a, keepdim=True):
-        r = sum_array(a, (0,), keepdim)
+        r = total(a, (0,), keepdim)
         for d in range(r.ndim - 1, 1 if keepdim else 0, -1):
-            r = sum_array(r, (d,), keepdim)
+            r = total(r, (d,), keepdim)
         return r
 
     if training:
@@ -733,7 +1019,8 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
             inv = (dt(1) / np.sqrt(np.asarray(running_var, dtype=x.dtype) + dt(eps))).reshape(shape)
     centred = sub(x, mu)
     inv2 = inv * inv
-    inv3 = inv * inv * inv
+    # pow(3): x * x * x in the opmath type (float for float16), rounded once
+    inv3 = (inv.astype(_F32) * inv.astype(_F32) * inv.astype(_F32)).astype(x.dtype) if half else inv * inv * inv
     centred_inv3 = mul(centred, inv3)
     go_mu_sum = sum_excl(mul(g_o, centred))
     go_sum = sum_excl(g_o)
@@ -742,24 +1029,27 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
     if ggi is not None and training:
         ggi_sum = sum_excl(ggi)
         ggi_mu_sum = sum_excl(mul(ggi, centred))
-        all_sub = (ggi_sum * go_sum) / mm - sum_excl(mul(g_o, ggi)) + inv2 * go_mu_sum * ggi_mu_sum * dt(3.0 / m)
-        t0 = div(mul(centred_inv3, all_sub), mm)
-        t1 = mul((ggi_mu_sum * inv3) / mm, sub(go_sum / mm, g_o))
-        t2 = mul((go_mu_sum * inv3) / mm, sub(ggi_sum / mm, ggi))
+        all_sub = sdiv(ggi_sum * go_sum, m) - sum_excl(mul(g_o, ggi)) + smul(inv2 * go_mu_sum * ggi_mu_sum, 3.0 / m)
+        t0 = mul(centred_inv3, all_sub)
+        t0 = laid_out(sdiv(t0, m), t0)
+        t1 = mul(sdiv(ggi_mu_sum * inv3, m), sub(sdiv(go_sum, m), g_o))
+        t2 = mul(sdiv(go_mu_sum * inv3, m), sub(sdiv(ggi_sum, m), ggi))
         gi = mul(gamma, laid_out(t0 + t1 + t2, t0))
     if affine and ggg is not None:
         if training:
             t0 = mul(g_o, inv)
-            t1 = (inv * go_sum) / -mm
-            t2 = div(mul(centred_inv3, sum_excl(mul(g_o, centred))), -mm)
+            t1 = sdiv(inv * go_sum, -m)
+            t2 = mul(centred_inv3, sum_excl(mul(g_o, centred)))
+            t2 = laid_out(sdiv(t2, -m), t2)
             term = mul(ggg, laid_out(t0 + t1 + t2, t0))
         else:
             term = mul(mul(ggg, inv), g_o)
         gi = term if gi is None else laid_out(gi + term, gi)
 
     def first_backward(g_local, gamma_local):
-        h0 = (gamma_local * inv) / mm
-        h1 = sub(sub(mul(mm, g_local), sum_excl(g_local)), mul(mul(centred, inv2), sum_excl(mul(g_local, centred))))
+        h0 = sdiv(gamma_local * inv, m)
+        h1 = sub(sub(laid_out(smul(g_local, m), g_local), sum_excl(g_local)),
+                 mul(mul(centred, inv2), sum_excl(mul(g_local, centred))))
         return mul(h0, h1)
 
     g_g = None
@@ -1073,7 +1363,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {v._a.ndim}")
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
-    if x.size and _strided(x):
+    if x.dtype == np.float16 and x.size:
+        out, mean, invstd = batch_norm_half(x, weight, bias, running_mean, running_var, training, momentum, eps)
+        save_mean, save_invstd = Tensor(mean), Tensor(invstd)
+    elif x.size and _strided(x):
         out, mean, invstd = batch_norm_strided(x, w, b, running_mean, running_var, training, momentum, eps)
         save_mean, save_invstd = Tensor(mean), Tensor(invstd)
     elif training:

@@ -611,7 +611,7 @@ class ReturnTypes(tuple):
     """
 
     def __new__(cls, name: str, values: Tensor, indices: Tensor):
-        pair = tuple.__new__(cls, (values, indices))
+        pair = tuple.__new__(RETURN_KINDS[name], (values, indices))
         pair.name = name
         return pair
 
@@ -627,6 +627,13 @@ class ReturnTypes(tuple):
         return return_types_repr(self.name, repr(self[0]), repr(self[1]))
 
     __str__ = __repr__
+
+
+# One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
+# PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
+RETURN_KINDS = {name: type(f"torch.return_types.{name}", (ReturnTypes,),
+                          {"__module__": "torch.return_types", "__qualname__": name})
+                for name in ("max", "min", "sort", "topk")}
 
 
 def reduce_max(a: Tensor, dim=None, keepdim=False, *, other=None):

@@ -284,7 +284,7 @@ def _infer_size(shape: tuple, numel: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s >= 0:
-            known *= s
+            known = (known * s + 2**63) % 2**64 - 2**63      # an int64 product, wrapping as PyTorch's does
         else:
             raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_size_list(shape)}")
     if numel == known or (infer is not None and known > 0 and numel % known == 0):
