@@ -719,6 +719,62 @@ def rowwise_moments(x: np.ndarray):
         return m1, (m2 / dt(n_all)).astype(x.dtype)
 
 
+
+def rowwise_moments_half(x: np.ndarray):
+    """RowwiseMoments of float16 rows (x: their float32 values, (M, N)): vectors of 16 halves, each converted
+    to two vectors of 8 floats with a Welford accumulator each in every chunk of 16 vectors, both added into
+    the chunk cascade; the tail element by element (the variance's product fused), then the 8 lanes, each
+    counting two per vector. Mean and biased variance in float."""
+    rows, n_all = x.shape
+    dt = _F32.type
+    nvec = n_all // _HALF_BLOCK
+    chunks = -(-nvec // _CHUNK)
+    depth = max(0, math.ceil(math.log2(chunks))) if chunks > 1 else 0
+    zero = np.zeros((rows, 8), _F32)
+    stack = [[0, zero, zero] for _ in range(depth)]
+    inverse = [dt(1) / dt(j + 1) for j in range(_CHUNK)]
+    acc = [0, zero, zero]
+    for i in range(chunks):
+        count = min(_CHUNK, nvec - i * _CHUNK)
+        base = i * _CHUNK * _HALF_BLOCK
+        target = stack[0] if depth else acc
+        halves = []
+        for h in (0, 8):
+            m1 = np.zeros((rows, 8), _F32)
+            m2 = np.zeros((rows, 8), _F32)
+            for j in range(count):
+                start = base + j * _HALF_BLOCK + h
+                v = x[:, start:start + 8]
+                delta = v - m1
+                m1 = _fma(delta, inverse[j], m1)
+                m2 = _fma(delta, v - m1, m2)
+            halves.append((m1, m2))
+        for m1, m2 in halves:
+            target[:] = _add_moments(count, m1, m2, *target, vector=True)
+        mask = i + 1
+        j = 1
+        while j < depth and (mask & 1) == 0:
+            stack[j][:] = _add_moments(*stack[j - 1], *stack[j], vector=True)
+            stack[j - 1][:] = [0, zero, zero]
+            mask >>= 1
+            j += 1
+    if depth:
+        for i in range(1, depth):
+            stack[0][:] = _add_moments(*stack[i], *stack[0], vector=True)
+        acc = stack[0]
+    count, m1, m2 = 0, np.zeros(rows, _F32), np.zeros(rows, _F32)
+    for i in range(nvec * _HALF_BLOCK, n_all):
+        delta = x[:, i] - m1
+        count += 1
+        m1 = m1 + delta / dt(count)
+        m2 = _fma(delta, x[:, i] - m1, m2)
+    lane_m1, lane_m2 = acc[1], acc[2]
+    for i in range(8):
+        count, m1, m2 = _add_moments(2 * nvec, lane_m1[:, i], lane_m2[:, i], count, m1, m2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return m1, (m2 / dt(n_all)).astype(_F32)
+
+
 # ------------------------------------------------------------------------------------------ layer_norm
 
 def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
@@ -737,6 +793,8 @@ def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
 
 def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
     """LayerNormBackwardKernelImpl: (dX, dgamma, dbeta) on rows (M, N)."""
+    if x2.dtype == np.float16:
+        return layer_norm_backward_half(g2, x2, mean, rstd, weight, mask)
     dt = x2.dtype.type
     rows, n = x2.shape
     gi = gw = gb = None
@@ -766,17 +824,103 @@ def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
     return gi, gw, gb
 
 
+
+def layer_norm_half(x2: np.ndarray, weight, bias, eps: float, pdt):
+    """The float16 LayerNorm kernel on rows (M, N): moments of the float values (rowwise_moments_half),
+    rstd = 1 / sqrt(var + eps) in float, y = (x * rstd + (-rstd * mean)) * gamma + beta with both products
+    fused, rounded once; mean and rstd stored in the parameters' dtype `pdt`."""
+    xf = x2.astype(_F32)
+    if xf.shape[1]:
+        mean, var = rowwise_moments_half(xf)
+    else:
+        mean = var = np.full(xf.shape[0], np.nan, _F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rstd = _F32.type(1) / np.sqrt(var + _F32.type(eps))
+    scale = np.broadcast_to(rstd[:, None], xf.shape)
+    shift = np.broadcast_to((-rstd * mean)[:, None], xf.shape)
+    w = np.broadcast_to(_f32(weight).reshape(1, -1) if weight is not None else _F32.type(1), xf.shape)
+    b = np.broadcast_to(_f32(bias).reshape(1, -1) if bias is not None else _F32.type(0), xf.shape)
+    y = _fma(_fma(xf, scale, shift), w, b)
+    return y.astype(np.float16), mean.astype(pdt), rstd.astype(pdt)
+
+
+def _half_row_sums(x: np.ndarray, g: np.ndarray, w):
+    """ds = sum(x * (dy * gamma)) and db = sum(dy * gamma) of each row as the float16 LayerNorm backward adds
+    them (rows of at least 16): vectors of 16 halves as two float vectors, each its own accumulator started
+    by the first vector's products, the next ones fused into it, a partial last vector into its first lanes;
+    then the two accumulators added and their lanes reduced by the vector tree."""
+    rows, n = x.shape
+    wv = w if w is not None else np.ones(n, _F32)
+    body = n - n % _HALF_BLOCK
+    ds = [x[:, h:h + 8] * (g[:, h:h + 8] * wv[h:h + 8]) for h in (0, 8)]
+    db = [g[:, h:h + 8] * wv[h:h + 8] for h in (0, 8)]
+    for d in range(_HALF_BLOCK, body, _HALF_BLOCK):
+        for k, h in enumerate((d, d + 8)):
+            ds[k] = _fma(x[:, h:h + 8], g[:, h:h + 8] * wv[h:h + 8], ds[k])
+            db[k] = _fma(g[:, h:h + 8], np.broadcast_to(wv[h:h + 8], (rows, 8)), db[k])
+    for k, h in enumerate((body, body + 8)):
+        r = min(8, max(0, n - h))
+        if r:
+            ds[k] = ds[k].copy()
+            db[k] = db[k].copy()
+            ds[k][:, :r] = _fma(x[:, h:h + r], g[:, h:h + r] * wv[h:h + r], ds[k][:, :r])
+            db[k][:, :r] = _fma(g[:, h:h + r], np.broadcast_to(wv[h:h + r], (rows, r)), db[k][:, :r])
+    return _tree(ds[0] + ds[1]), _tree(db[0] + db[1])
+
+
+def layer_norm_backward_half(g2, x2, mean, rstd, weight, mask):
+    """The float16 LayerNorm backward: the input's gradient is the float kernel's on the float values,
+    rounded once; gamma's and beta's accumulate row by row in per-thread float16 buffers (each update in
+    float, rounded), then the buffers are added in float, in the parameters' dtype."""
+    pdt = weight.dtype if weight is not None else mean.dtype
+    xf, gf = x2.astype(_F32), np.asarray(g2).astype(_F32)
+    mf, rf = _f32(mean), _f32(rstd)
+    wf = None if weight is None else _f32(weight)
+    gi = gw = gb = None
+    if mask[0] and xf.shape[1] >= _HALF_BLOCK:
+        ds, db = _half_row_sums(xf, gf, wf)
+        scale = _F32.type(1) / _F32.type(xf.shape[1])
+        b = (db * mf - ds) * rf * rf * rf * scale
+        c = _fma(-b, mf, -(db * rf * scale))
+        dy_gamma = rf[:, None] * gf * (wf if wf is not None else _F32.type(1))
+        gi = (_fma(np.broadcast_to(b[:, None], xf.shape), xf, dy_gamma) + c[:, None]).astype(np.float16)
+    elif mask[0]:                       # a single partial vector: the float kernel's sums agree
+        gi = layer_norm_backward_arrays(gf, xf, mf, rf, wf, [True, False, False])[0].astype(np.float16)
+
+    def through_half(update):
+        total = np.zeros(xf.shape[1], _F32)
+        for b in _threaded_rows(gf, lambda acc, i: update(acc, i).astype(np.float16).astype(_F32)):
+            total = total + b
+        return total.astype(pdt)
+    if mask[1]:
+        xhat = _fma(np.broadcast_to(rf[:, None], xf.shape), xf, np.broadcast_to((-rf * mf)[:, None], xf.shape))
+        gw = through_half(lambda acc, i: _fma(gf[i], xhat[i], acc))
+    if mask[2]:
+        gb = through_half(lambda acc, i: acc + gf[i])
+    return gi, gw, gb
+
+
 # ------------------------------------------------------------------------------------------ group_norm
 
 def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
     """GroupNormKernelImpl: each (sample, group) row's moments, then y = x * scale + shift per channel, with
-    scale = rstd * gamma and shift = -scale * mean + beta."""
+    scale = rstd * gamma and shift = -scale * mean + beta. A float16 input is computed in float (its moments
+    by rowwise_moments_half), y rounded once, mean and rstd in the parameters' dtype."""
+    if x.dtype == np.float16:
+        pdt = next((v.dtype for v in (weight, bias) if v is not None), x.dtype)
+        y, mean, rstd = _group_norm(x.astype(_F32), groups, None if weight is None else _f32(weight),
+                                    None if bias is None else _f32(bias), eps, rowwise_moments_half)
+        return y.astype(np.float16), mean.astype(pdt), rstd.astype(pdt)
+    return _group_norm(x, groups, weight, bias, eps, rowwise_moments)
+
+
+def _group_norm(x: np.ndarray, groups: int, weight, bias, eps: float, moments):
     dt = x.dtype.type
     n, c = x.shape[0], x.shape[1]
     x3 = _as3d(x)
     rows = x3.reshape(n * groups, (c // groups) * x3.shape[2])
     if rows.shape[1]:
-        mean, var = rowwise_moments(rows)
+        mean, var = moments(rows)
     else:
         mean = var = np.full(n * groups, np.nan, x.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -795,14 +939,48 @@ def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
 
 def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
     """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy); each group's
-    gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch."""
+    gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch.
+    float16 in float: the input's gradient rounded once, gamma's and beta's in the parameters' dtype."""
+    if x.dtype == np.float16:
+        pdt = weight.dtype if weight is not None else mean.dtype
+        g = np.asarray(g, dtype=x.dtype)
+        out = _group_norm_backward(g.astype(_F32), x.astype(_F32), _f32(mean), _f32(rstd),
+                                   None if weight is None else _f32(weight), groups, mask, _half_channel_sums)
+        return tuple(None if v is None else v.astype(np.float16 if k == 0 else pdt) for k, v in enumerate(out))
+    return _group_norm_backward(g, x, mean, rstd, weight, groups, mask, None)
+
+
+def _half_channel_sums(g3: np.ndarray, x3: np.ndarray):
+    """ds and db of the float16 GroupNorm backward, per (sample, channel): vectors of 16 halves as two float
+    vectors, both products (rounded) added into one 8-lane accumulator, the lanes added in order, then the
+    rest of the image element by element."""
+    n, c, hw = x3.shape
+    body = hw - hw % _HALF_BLOCK
+    ds_lanes = np.zeros((n, c, 8), _F32)
+    db_lanes = np.zeros((n, c, 8), _F32)
+    for d in range(0, body, _HALF_BLOCK):
+        x0, x1 = x3[:, :, d:d + 8], x3[:, :, d + 8:d + 16]
+        g0, g1 = g3[:, :, d:d + 8], g3[:, :, d + 8:d + 16]
+        ds_lanes = ds_lanes + x0 * g0 + x1 * g1
+        db_lanes = db_lanes + g0 + g1
+    ds, db = _seq(ds_lanes, 2), _seq(db_lanes, 2)
+    for d in range(body, hw):
+        ds = ds + x3[:, :, d] * g3[:, :, d]
+        db = db + g3[:, :, d]
+    return ds, db
+
+
+def _group_norm_backward(g, x, mean, rstd, weight, groups, mask, channel_sums):
     dt = x.dtype.type
     n, c = x.shape[0], x.shape[1]
     x3, g3 = _as3d(x), _as3d(np.ascontiguousarray(g, dtype=x.dtype))
     hw = x3.shape[2]
     per = c // groups
-    ds = _reduce_all(g3, x3, fused_tail=False)  # (n, c)
-    db = _reduce_all(g3)
+    if channel_sums is not None:
+        ds, db = channel_sums(g3, x3)
+    else:
+        ds = _reduce_all(g3, x3, fused_tail=False)  # (n, c)
+        db = _reduce_all(g3)
     gi = gw = gb = None
     if mask[0]:
         w = np.broadcast_to((weight if weight is not None else np.ones(c, x.dtype)).reshape(1, groups, per),
@@ -813,7 +991,11 @@ def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
         c2 = _fma(db_g, mean, -ds_g) * rstd * rstd * rstd * s
         c3 = _fma(-(db_g * rstd), s, -c2 * mean)
         c1 = np.repeat(rstd, per, axis=1) * (weight.reshape(1, c) if weight is not None else dt(1))
-        gi = _fma(c1[:, :, None], g3, np.repeat(c2, per, axis=1)[:, :, None] * x3) + np.repeat(c3, per, axis=1)[:, :, None]
+        c2x, c3x = np.repeat(c2, per, axis=1)[:, :, None], np.repeat(c3, per, axis=1)[:, :, None]
+        if channel_sums is None:
+            gi = _fma(c1[:, :, None], g3, c2x * x3) + c3x
+        else:                           # the float16 kernel: (c2 * x fused into c1 * dy) + c3
+            gi = _fma(np.broadcast_to(c2x, x3.shape), x3, c1[:, :, None] * g3) + c3x
         gi = gi.reshape(x.shape)
     if mask[1]:
         m = np.repeat(mean, per, axis=1)
@@ -1436,9 +1618,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
     _check_param_types(x, (weight, bias))
     lead = x.shape[:x.ndim - k]
     x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
-    w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
-    b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
-    y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
+    if x.dtype == np.float16:           # float16 in float, the statistics in the parameters' dtype
+        pdt = next((v._a.dtype for v in (weight, bias) if v is not None), x.dtype)
+        y, mean, rstd = layer_norm_half(x2, None if weight is None else weight._a.reshape(-1),
+                                        None if bias is None else bias._a.reshape(-1), eps, pdt)
+    else:
+        w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
+        b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
+        y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
     stat_shape = lead + (1,) * k
     return apply(LAYER_NORM, y.reshape(x.shape), (input, weight, bias),
                  (normalized_shape, Tensor(mean.reshape(stat_shape)), Tensor(rstd.reshape(stat_shape)), float(eps)))
@@ -1471,8 +1658,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
                                f"{_shape_list(x.shape)}")
     _float_input(x, "GroupNormKernelImpl")
     _check_param_types(x, (weight, bias))
-    w = None if weight is None else weight._a.astype(x.dtype)
-    b = None if bias is None else bias._a.astype(x.dtype)
+    keep = x.dtype == np.float16        # float16 reads float32 parameters as they are
+    w = None if weight is None else (weight._a if keep else weight._a.astype(x.dtype))
+    b = None if bias is None else (bias._a if keep else bias._a.astype(x.dtype))
     y, mean, rstd = group_norm_arrays(x, num_groups, w, b, eps)
     hw = math.prod(x.shape[2:])
     return apply(GROUP_NORM, y, (input, weight, bias),
