@@ -669,31 +669,38 @@ def _add_moments(n_add, m1_add, m2_add, n, m1, m2, vector=False):
     return total, _fma(c, delta, m1), m2 + _fma(delta * delta * c, dt(n), m2_add)
 
 
-def rowwise_moments(x: np.ndarray):
-    """RowwiseMoments for every row of x (M, N) at once: the mean and the biased variance by Welford over
-    chunks of 16 vectors, the chunks combined by a cascade, then the vector lanes and the tail."""
-    rows, n_all = x.shape
+def _welford(x: np.ndarray, starts, count: int, width: int, inverse: list):
+    """One vector accumulator's Welford moments over `count` vectors of `width` lanes starting at each of
+    `starts` (column offsets of x), the update fused: (m1, m2)."""
+    m1 = np.zeros((x.shape[0], width), x.dtype)
+    m2 = np.zeros((x.shape[0], width), x.dtype)
+    for j, start in enumerate(starts[:count]):
+        v = x[:, start:start + width]
+        delta = v - m1
+        m1 = _fma(delta, inverse[j], m1)
+        m2 = _fma(delta, v - m1, m2)
+    return m1, m2
+
+
+def _chunk_cascade(x: np.ndarray, nvec: int, step: int, width: int, parts: tuple) -> list:
+    """RowwiseMoments' vector part: chunks of 16 vectors of `step` elements, each chunk's accumulators (one
+    per offset in `parts`, `width` lanes each) added into the cascade of chunk moments, which is then
+    folded into its first level: [count, m1, m2] per lane."""
+    rows = x.shape[0]
     dt = x.dtype.type
-    lanes = _lanes(x.dtype)
-    nvec = n_all // lanes
     chunks = -(-nvec // _CHUNK)
     depth = max(0, math.ceil(math.log2(chunks))) if chunks > 1 else 0
-    zero = np.zeros((rows, lanes), x.dtype)
+    zero = np.zeros((rows, width), x.dtype)
     stack = [[0, zero, zero] for _ in range(depth)]
     inverse = [dt(1) / dt(j + 1) for j in range(_CHUNK)]
     acc = [0, zero, zero]
     for i in range(chunks):
         count = min(_CHUNK, nvec - i * _CHUNK)
-        m1 = np.zeros((rows, lanes), x.dtype)
-        m2 = np.zeros((rows, lanes), x.dtype)
-        base = i * _CHUNK * lanes
-        for j in range(count):
-            v = x[:, base + j * lanes: base + (j + 1) * lanes]
-            delta = v - m1
-            m1 = _fma(delta, inverse[j], m1)
-            m2 = _fma(delta, v - m1, m2)
+        base = i * _CHUNK * step
         target = stack[0] if depth else acc
-        target[:] = _add_moments(count, m1, m2, *target, vector=True)
+        for part in parts:
+            m1, m2 = _welford(x, [base + j * step + part for j in range(count)], count, width, inverse)
+            target[:] = _add_moments(count, m1, m2, *target, vector=True)
         mask = i + 1
         j = 1
         while j < depth and (mask & 1) == 0:
@@ -705,6 +712,17 @@ def rowwise_moments(x: np.ndarray):
         for i in range(1, depth):
             stack[0][:] = _add_moments(*stack[i], *stack[0], vector=True)
         acc = stack[0]
+    return acc
+
+
+def rowwise_moments(x: np.ndarray):
+    """RowwiseMoments for every row of x (M, N) at once: the mean and the biased variance by Welford over
+    chunks of 16 vectors, the chunks combined by a cascade, then the vector lanes and the tail."""
+    rows, n_all = x.shape
+    dt = x.dtype.type
+    lanes = _lanes(x.dtype)
+    nvec = n_all // lanes
+    acc = _chunk_cascade(x, nvec, lanes, lanes, (0,))
     count, m1 = 0, np.zeros(rows, x.dtype)
     m2 = np.zeros(rows, x.dtype)
     for i in range(nvec * lanes, n_all):
@@ -719,7 +737,6 @@ def rowwise_moments(x: np.ndarray):
         return m1, (m2 / dt(n_all)).astype(x.dtype)
 
 
-
 def rowwise_moments_half(x: np.ndarray):
     """RowwiseMoments of float16 rows (x: their float32 values, (M, N)): vectors of 16 halves, each converted
     to two vectors of 8 floats with a Welford accumulator each in every chunk of 16 vectors, both added into
@@ -728,40 +745,7 @@ def rowwise_moments_half(x: np.ndarray):
     rows, n_all = x.shape
     dt = _F32.type
     nvec = n_all // _HALF_BLOCK
-    chunks = -(-nvec // _CHUNK)
-    depth = max(0, math.ceil(math.log2(chunks))) if chunks > 1 else 0
-    zero = np.zeros((rows, 8), _F32)
-    stack = [[0, zero, zero] for _ in range(depth)]
-    inverse = [dt(1) / dt(j + 1) for j in range(_CHUNK)]
-    acc = [0, zero, zero]
-    for i in range(chunks):
-        count = min(_CHUNK, nvec - i * _CHUNK)
-        base = i * _CHUNK * _HALF_BLOCK
-        target = stack[0] if depth else acc
-        halves = []
-        for h in (0, 8):
-            m1 = np.zeros((rows, 8), _F32)
-            m2 = np.zeros((rows, 8), _F32)
-            for j in range(count):
-                start = base + j * _HALF_BLOCK + h
-                v = x[:, start:start + 8]
-                delta = v - m1
-                m1 = _fma(delta, inverse[j], m1)
-                m2 = _fma(delta, v - m1, m2)
-            halves.append((m1, m2))
-        for m1, m2 in halves:
-            target[:] = _add_moments(count, m1, m2, *target, vector=True)
-        mask = i + 1
-        j = 1
-        while j < depth and (mask & 1) == 0:
-            stack[j][:] = _add_moments(*stack[j - 1], *stack[j], vector=True)
-            stack[j - 1][:] = [0, zero, zero]
-            mask >>= 1
-            j += 1
-    if depth:
-        for i in range(1, depth):
-            stack[0][:] = _add_moments(*stack[i], *stack[0], vector=True)
-        acc = stack[0]
+    acc = _chunk_cascade(x, nvec, _HALF_BLOCK, 8, (0, 8))
     count, m1, m2 = 0, np.zeros(rows, _F32), np.zeros(rows, _F32)
     for i in range(nvec * _HALF_BLOCK, n_all):
         delta = x[:, i] - m1
@@ -773,7 +757,6 @@ def rowwise_moments_half(x: np.ndarray):
         count, m1, m2 = _add_moments(2 * nvec, lane_m1[:, i], lane_m2[:, i], count, m1, m2)
     with np.errstate(divide="ignore", invalid="ignore"):
         return m1, (m2 / dt(n_all)).astype(_F32)
-
 
 # ------------------------------------------------------------------------------------------ layer_norm
 
