@@ -664,15 +664,18 @@ _PYTHON_BINDING = re.compile(
     r"|got some positional-only arguments passed as keyword arguments: .*)$", re.S)
 
 
-def rename_binding_error(message: str, name: str, method: bool, native: bool, no_args=False) -> str | None:
+def rename_binding_error(message: str, name: str, method: bool, native: bool, no_args=False,
+                         qualified: str | None = None) -> str | None:
     """Python's message for a call that did not bind, said of `name` as PyTorch says it (`method`: a
     tensor method, whose `self` PyTorch does not count; `native`: a function PyTorch writes in C++,
-    whose wording differs a little from Python's; `no_args`: a method that takes no arguments); None
-    when the message is not one of Python's binding messages."""
+    whose wording differs a little from Python's; `no_args`: a method that takes no arguments;
+    `qualified`: the dotted name PyTorch's parser gives a C++ function that takes none); None when the
+    message is not one of Python's binding messages."""
     m = _PYTHON_BINDING.match(message)
     if m is None:
         return None         # not one of Python's binding messages
-    if m["func"] == name and not (native and m["missing"] is not None and '"' not in message):
+    if m["func"] == name and not (native and m["missing"] is not None and '"' not in message) \
+            and not (native and m["takes"] == "0"):
         return None         # already said of the public name (only a C++ function's missing arguments are worded
                             # otherwise: PyTorch quotes their names with ")
     rest = m["rest"]
@@ -686,8 +689,10 @@ def rename_binding_error(message: str, name: str, method: bool, native: bool, no
         takes = m["takes"]
         if method:
             takes = re.sub(r"\d+", lambda d: str(int(d.group()) - 1), takes)
-        if takes == "0":
+        if takes == "0" and (method or no_args):
             return f"TensorBase.{name}() takes no arguments ({given} given)"
+        if takes == "0" and native:
+            return f"{qualified or name}() takes no arguments ({given} given)"
         plural = "" if takes == "1" else "s"
         return f"{name}() takes {takes} positional argument{plural} but {given} {'was' if given == 1 else 'were'} given"
     if m["missing"] is not None and native:

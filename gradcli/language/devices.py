@@ -8,6 +8,8 @@ available, and making or moving a tensor onto it fails with the CPU build's own 
 
 from __future__ import annotations
 
+import types
+
 from gradcli.engine import dtypes, factories
 import numpy as np
 
@@ -47,7 +49,15 @@ def device(*args, **kwargs) -> _Device:
     return parsed
 
 
-def _false(*args, **kwargs) -> bool:
+def _named(name: str, function):
+    """A copy of `function` named `name`: each public name its own function object, as each is in PyTorch."""
+    copy = types.FunctionType(function.__code__, function.__globals__, name, function.__defaults__,
+                              function.__closure__)
+    copy.__doc__ = function.__doc__
+    return copy
+
+
+def _false() -> bool:
     return False
 
 
@@ -55,20 +65,32 @@ def _zero() -> int:
     return 0
 
 
-def _nothing(*args, **kwargs) -> None:
-    """torch.cuda.manual_seed(s) and the like: a CPU build accepts them and does nothing."""
+def _nothing() -> None:
+    """torch.cuda.seed(), seed_all(), empty_cache() on a CPU build: nothing."""
 
 
-def _no_cuda(*args, **kwargs):
+def _seed_cuda(seed) -> None:
+    """torch.cuda.manual_seed(seed) / manual_seed_all(seed) on a CPU build: int(seed) (Python's errors for a
+    NaN, an infinity, a string that is no number, None), then nothing."""
+    int(seed)
+
+
+def _no_cuda() -> None:
     raise AssertionError(NO_CUDA)
 
 
-# torch.cuda as PyTorch's CPU build has it
-CUDA = {"is_available": _false, "device_count": _zero, "is_initialized": _false, "manual_seed": _nothing,
-        "manual_seed_all": _nothing, "seed": _nothing, "seed_all": _nothing, "synchronize": _no_cuda,
-        "current_device": _no_cuda, "get_device_name": _no_cuda, "empty_cache": _nothing}
-MPS = {"is_available": _false, "is_built": _false}
-BACKENDS_CUDA = {"is_built": _false}
+def _no_cuda_on(device=None) -> None:
+    """torch.cuda.synchronize(device=None), get_device_name(device=None): the CPU build's AssertionError."""
+    raise AssertionError(NO_CUDA)
+
+
+# torch.cuda as PyTorch's CPU build has it (each with its Python signature, so a wrong call is a TypeError)
+CUDA = {name: _named(name, f) for name, f in (
+    ("is_available", _false), ("device_count", _zero), ("is_initialized", _false), ("manual_seed", _seed_cuda),
+    ("manual_seed_all", _seed_cuda), ("seed", _nothing), ("seed_all", _nothing), ("synchronize", _no_cuda_on),
+    ("current_device", _no_cuda), ("get_device_name", _no_cuda_on), ("empty_cache", _nothing))}
+MPS = {name: _named(name, _false) for name in ("is_available", "is_built")}
+BACKENDS_CUDA = {"is_built": _named("is_built", _false)}
 
 
 def set_default_device(dev) -> None:

@@ -890,7 +890,7 @@ def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException
     message = signatures.check(key, tuple(args), kwargs)
     if message is None and exc.__class__ is TypeError and _raised_by_binding(exc):
         message = signatures.rename_binding_error(str(exc), signatures.parser_name(key, name), method, native,
-                                                  no_args)
+                                                  no_args, None if method else key)
     if message is None:
         return exc
     return TypeError(message)

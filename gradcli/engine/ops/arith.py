@@ -236,17 +236,19 @@ ADD_SCALAR  = Op("AddBackward1",        None,          (),                      
                  jvp="auto")
 SUB_SCALAR  = Op("SubBackward1",        None,          (),                             (lambda F, g: g,),
                  jvp="auto")
-# addcmul / addcdiv: self + value * tensor1 * tensor2 (or / tensor2), one kernel (see addcmul below)
+# addcmul / addcdiv: self + value * tensor1 * tensor2 (or / tensor2), one kernel (see addcmul below). In the
+# formulas `tensor * value` reads the number as PyTorch's mul does (F.times: float16 in float), while
+# `value / tensor` takes it in the tensor's dtype, as its div does with a number on the left.
 ADDCMUL     = Op("AddcmulBackward0",    None,          ("tensor1", "tensor2", "value"),
                  (lambda F, g, tensor1, tensor2, value: g,
-                  lambda F, g, tensor1, tensor2, value: g * (tensor2 * value),
-                  lambda F, g, tensor1, tensor2, value: g * (tensor1 * value)),
+                  lambda F, g, tensor1, tensor2, value: g * F.times(tensor2, value),
+                  lambda F, g, tensor1, tensor2, value: g * F.times(tensor1, value)),
                  inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True,
                  needed_by={"tensor1": "tensor2", "tensor2": "tensor1"}, jvp=_addcmul_jvp)
 ADDCDIV     = Op("AddcdivBackward0",    None,          ("tensor1", "tensor2", "value"),
                  (lambda F, g, tensor1, tensor2, value: g,
                   lambda F, g, tensor1, tensor2, value: g * (value / tensor2),
-                  lambda F, g, tensor1, tensor2, value: -g * (value * tensor1 / (tensor2 * tensor2))),
+                  lambda F, g, tensor1, tensor2, value: -g * (F.times(tensor1, value) / (tensor2 * tensor2))),
                  inputs=("self", "tensor1", "tensor2"), fits=True, quiet=True,
                  needed_by={"tensor1": "tensor2"}, jvp=_addcdiv_jvp)
 UNBIND      = Op("UnbindBackward0",     None,          ("shape", "index"),

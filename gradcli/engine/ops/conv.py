@@ -130,6 +130,11 @@ def backward_array(g, x, w, p, which):
     (stride, padding, dilation, transposed, output_padding, groups). float16 as PyTorch's slow convolution
     kernels compute it: the bias gradient a float sum rounded once, the weight gradient one float product
     per sample added to a float16 result, the input gradient (a col2im) in float16 steps."""
+    if g.size == 0 or x.size == 0:     # the Empty backend's gradients: zeros of each operand's shape
+        shape = x.shape if which == 0 else (w.shape if which == 1 else (g.shape[1],))
+        if which == 2 and not x.shape[1]:
+            shape = (w.shape[1] * p[5] if p[3] else w.shape[0],)
+        return np.zeros(shape, x.dtype)
     if x.dtype == np.float16 and which == 2:
         return _bias_grad_array(g.astype(np.float32)).astype(np.float16)
     if x.dtype == np.float16 and which == 1:
@@ -246,7 +251,9 @@ CONVOLUTION_BACKWARD = Op("ConvolutionBackwardBackward0", None, ("grad_output", 
 def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
     """at::convolution on checked arguments: p = (stride, padding, dilation, transposed, output_padding,
     groups)."""
-    if x._a.dtype == np.float16 and not p[3]:    # float16: products and sums in float, rounded once
+    if x._a.size == 0:
+        out = _empty_output(x._a, w._a, p)
+    elif x._a.dtype == np.float16 and not p[3]:    # float16: products and sums in float, rounded once
         out = forward_array(x._a.astype(np.float32), w._a.astype(np.float32), *p)
         if bias is not None:
             out += bias._a.astype(np.float32).reshape((1, -1) + (1,) * (out.ndim - 2))
@@ -257,6 +264,28 @@ def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
             out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
     sizes = tuple(bias._a.shape) if bias is not None else (0,)
     return apply(CONVOLUTION, out, (x, w, bias), (sizes,) + tuple(p))
+
+
+def _empty_output(x: np.ndarray, w: np.ndarray, p) -> np.ndarray:
+    """PyTorch's Empty convolution backend, for an input without elements: zero batch or zero channels only
+    (anything else is its RuntimeError, the input of a 1-d convolution shown as the 2-d one it becomes). The
+    output has the computed spatial size; its channels are the weight's outputs, or none for an input
+    without channels, as PyTorch's backend leaves them."""
+    stride, padding, dilation, transposed, output_padding, groups = p
+    if x.shape[0] and x.shape[1]:
+        shown = list(x.shape) if x.ndim != 3 else [x.shape[0], x.shape[1], 1, x.shape[2]]
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{_size_list(shown)}")
+    kernel = w.shape[2:]
+    if transposed:
+        spatial = [(n - 1) * s - 2 * q + d * (k - 1) + o + 1
+                   for n, s, q, d, k, o in zip(x.shape[2:], stride, padding, dilation, kernel, output_padding)]
+        outputs = w.shape[1] * groups
+    else:
+        spatial = [(n + 2 * q - d * (k - 1) - 1) // s + 1
+                   for n, s, q, d, k in zip(x.shape[2:], stride, padding, dilation, kernel)]
+        outputs = w.shape[0]
+    return np.zeros((x.shape[0], outputs if x.shape[1] else 0, *spatial), x.dtype)
 
 
 def convolution_backward(g: Tensor, x: Tensor, w: Tensor, p, which: int) -> Tensor:

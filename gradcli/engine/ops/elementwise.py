@@ -167,7 +167,8 @@ def _atan2_recip(F, self, other):
 
 
 def _erf_self(F, g, self):
-    return TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * g
+    # 2 / sqrt(pi) * exp(-self.pow(2)) * grad: the constant a double that mul reads as such (F.times)
+    return F.times(F.exp(-F.pow(self, 2)), TWO_OVER_SQRT_PI) * g
 
 
 def _clamp_self(F, g, self, min, max):
