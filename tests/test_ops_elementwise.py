@@ -103,6 +103,11 @@ CHECKS = {
     ew.NOT_IMPLEMENTED: [(lambda a: a // 2, (any_(3),), {"raises": "aten::floor_divide"}),
                          (lambda a, b: a // b, (any_(3), pos(3)), {"raises": "aten::floor_divide"}),
                          (lambda a: 2 % a, (pos(3),), {"raises": "aten::remainder"})],
+    ew.ACOSH: [(lambda a: a.acosh(), (pos(2, 3) + 1,))],
+    # in-place asinh_ / acosh_ / atanh_: PyTorch records a node without a derivative
+    ew.ASINH_: [(lambda a: _inplace(a, "asinh_"), (any_(3),), {"raises_inplace": "asinh"})],
+    ew.ACOSH_: [(lambda a: _inplace(a, "acosh_"), (pos(3) + 1,), {"raises_inplace": "acosh"})],
+    ew.ATANH_: [(lambda a: _inplace(a, "atanh_"), (unit(3),), {"raises_inplace": "atanh"})],
     ew.COPY: [(lambda a, b: _copy(a * 1, b), (any_(2, 3), any_(3))),
               (lambda b: _copy(Tensor(np.zeros((2, 2))), b), (any_(),))],
     ew.SOFTPLUS: [(lambda a: F["softplus"](a), (any_(2, 3),)),
@@ -138,7 +143,20 @@ def test_backward_matches_finite_differences(cases):
     check_rows(cases, _check_backward)
 
 
+def _inplace(a, method: str):
+    y = a * 1
+    getattr(y, method)()
+    return y
+
+
 def _check_backward(fn, arrays, options) -> None:
+    if "raises_inplace" in options:
+        out = fn(*[_leaf(a) for a in arrays])
+        name = options["raises_inplace"]
+        with pytest.raises(NotImplementedError, match=f"^the derivative for 'inplace version of {name}' is not "
+                                                      r"implemented\.$"):
+            out.sum().backward()
+        return
     if "raises" in options:
         # PyTorch records a node for these but has no derivative: backward must fail with its message
         out = fn(*[_leaf(a) for a in arrays])

@@ -213,6 +213,9 @@ CASES = [
     case("elementwise.TAN", "a.tan()", "unit:V", **LIB),
     case("elementwise.ASIN", "a.asin()", "unit:V", **LIB),
     case("elementwise.ACOS", "a.acos()", "unit:V", **LIB),
+    case("elementwise.ASINH", "a.asinh()", "any:V", **LIB),
+    case("elementwise.ACOSH", "(a + 1).acosh()", "pos:V", **LIB),
+    case("elementwise.ATANH", "a.atanh()", "unit:V", **LIB),
     case("elementwise.ATAN", "a.atan()", "any:V", **LIB),
     case("elementwise.SINH", "a.sinh()", "any:V", **LIB),
     case("elementwise.COSH", "a.cosh()", "any:V", **LIB),
@@ -426,6 +429,9 @@ CASES = [
 # Rows no snippet drives, and why (listed in the table, never silently left out).
 NOT_DRIVEN = {
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
+    "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
+    "elementwise.ACOSH_": "acosh_'s node: PyTorch has no derivative for the in-place form",
+    "elementwise.ATANH_": "atanh_'s node: PyTorch has no derivative for the in-place form",
     "indexing.IDENTITY": "forward-mode unpack_dual's node: no arithmetic of its own",
     "reduce.SCATTER_SELECTED": "recorded only as the gradient of max/min(dim), sort and topk under create_graph=True: "
                                "a scatter into zeros and a gather back, no arithmetic",

@@ -77,6 +77,15 @@ class _Unreachable:
     __slots__ = ()
 
 
+# Engine::execute's warning for backward() (not autograd.grad) under create_graph, once per process
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+
+
 def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool, inputs, accumulate: bool):
     """The C++ run_backward: check roots and inputs, then sweep. Returns the captured gradients of
     `inputs` (autograd.grad) or None (backward)."""
@@ -101,6 +110,8 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
             if not t.requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets.append(node if node is not None else _Unreachable())
+    if create_graph and accumulate:
+        STATE.warn_once("backward create_graph", "UserWarning", CREATE_GRAPH_WARNING)
     F = backmath.TENSOR if create_graph else backmath.NUMPY
     start = []
     for out, g in zip(outputs, grads):

@@ -874,6 +874,17 @@ class Tensor:
 
     arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
 
+    def asinh(self):
+        return ops.asinh(self)
+
+    def acosh(self):
+        return ops.acosh(self)
+
+    def atanh(self):
+        return ops.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
     def sinh(self):
         return ops.sinh(self)
 
@@ -1061,6 +1072,17 @@ class Tensor:
         return self._inplace_op(ops.atan2, other)
 
     arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+
+    def asinh_(self):
+        return self._inplace_unary(ops.elementwise.asinh_inplace)
+
+    def acosh_(self):
+        return self._inplace_unary(ops.elementwise.acosh_inplace)
+
+    def atanh_(self):
+        return self._inplace_unary(ops.elementwise.atanh_inplace)
+
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
     def sinh_(self):
         return self._inplace_unary(ops.sinh)

@@ -213,6 +213,21 @@ def _minimum_other(F, g, self, other):
     return F.masked_zero(F.where(self == other, g / 2, g), self < other)
 
 
+def _inplace_unimplemented(name: str):
+    def formula(F, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented.")
+    return formula
+
+
+def _inplace_no_tangent(name: str):
+    def jvp(F, tangents, inputs, result):
+        raise NotImplementedError(f"Trying to use forward AD with {name}_ that does not support it because it has "
+                                  "not been implemented yet.\nPlease file an issue to PyTorch at "
+                                  "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+                                  "that we can prioritize its implementation.")
+    return jvp
+
+
 def _not_implemented(F, g, name):
     raise RuntimeError(f"derivative for aten::{name} is not implemented")
 
@@ -481,6 +496,19 @@ ACOS    = Op("AcosBackward0",    cr.acos,       ("self",),
              (lambda F, g, self: g * -F.rsqrt(-self * self + 1),), floats=True, quiet=True, jvp="auto")
 ATAN    = Op("AtanBackward0",    cr.atan,       ("self",),          (lambda F, g, self: g / (self * self + 1),),
              floats=True, quiet=True, jvp="auto")
+ASINH   = Op("AsinhBackward0",   cr.asinh,      ("self",),
+             (lambda F, g, self: g * F.rsqrt(F.pow(self, 2) + 1),), floats=True, quiet=True, jvp="auto")
+ACOSH   = Op("AcoshBackward0",   cr.acosh,      ("self",),
+             (lambda F, g, self: g * F.rsqrt(F.pow(self, 2) - 1),), floats=True, quiet=True, jvp="auto")
+ATANH   = Op("AtanhBackward0",   cr.atanh,      ("self",),          (lambda F, g, self: g / (1 - F.pow(self, 2)),),
+             floats=True, quiet=True, jvp="auto")
+# PyTorch records the in-place forms (asinh_, ...) with nodes whose derivative it has not implemented
+ASINH_  = Op("AsinhBackward1",   cr.asinh,      (), (_inplace_unimplemented("asinh"),), floats=True, quiet=True,
+             jvp=_inplace_no_tangent("asinh"))
+ACOSH_  = Op("AcoshBackward1",   cr.acosh,      (), (_inplace_unimplemented("acosh"),), floats=True, quiet=True,
+             jvp=_inplace_no_tangent("acosh"))
+ATANH_  = Op("AtanhBackward1",   cr.atanh,      (), (_inplace_unimplemented("atanh"),), floats=True, quiet=True,
+             jvp=_inplace_no_tangent("atanh"))
 SINH    = Op("SinhBackward0",    cr.sinh,       ("self",),          (lambda F, g, self: g * F.cosh(self),),
              floats=True, quiet=True, jvp="auto")
 COSH    = Op("CoshBackward0",    cr.cosh,       ("self",),          (lambda F, g, self: g * F.sinh(self),),
@@ -660,6 +688,22 @@ tan = unary(TAN, "tan")
 asin = unary(ASIN, "asin")
 acos = unary(ACOS, "acos")
 atan = unary(ATAN, "atan")
+asinh = unary(ASINH, "asinh")
+acosh = unary(ACOSH, "acosh")
+atanh = unary(ATANH, "atanh")
+
+
+def _inplace_row(op, name: str):
+    """The function of an in-place row without a derivative: not one the row tests generate gradient checks
+    from (tests/test_ops_elementwise.py checks PyTorch's refusal instead)."""
+    function = unary(op, name)
+    del function.op
+    return function
+
+
+asinh_inplace = _inplace_row(ASINH_, "asinh")
+acosh_inplace = _inplace_row(ACOSH_, "acosh")
+atanh_inplace = _inplace_row(ATANH_, "atanh")
 sinh = unary(SINH, "sinh")
 cosh = unary(COSH, "cosh")
 tanh = unary(TANH, "tanh")
