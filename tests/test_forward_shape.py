@@ -48,6 +48,8 @@ CASES = [
     (XZ, "z.gather(0, torch.tensor([0, 0]))", ("x", "z")), (X, "x.index_select(1, torch.tensor([2, 0, 2]))"),
     (X, "x.tril()"), (X, "x.triu(1)"), (X, "x[1]"), (X, "x[:, 1:]"), (X, "x[...]"), (X, "x[[1, 0, 1]]"),
     (X, "x[x > 0]"), (X, "list(x)[1] * list(x)[0]"), (PUT, "put(x)"), (RECORDED, "put(x)"),
+    (X, "(x * 1).t_() * 2"), (X, "(x * 1).transpose_(0, -1).unsqueeze_(0)"),
+    (X, "(x * 1).unsqueeze_(1).squeeze_() * x"), (X, "(x * 1).unsqueeze_(0).squeeze_(0)"),
 ]
 
 

@@ -42,11 +42,23 @@ def _sum_of(outputs):
 
 IDX = tensor([[0, 2, 2], [1, 0, 1]])
 
+
+def _inplace_view(a, method: str, *args):
+    y = a * 1
+    getattr(y, method)(*args)
+    return y * y                        # a product after it: the node's gradient is not all ones
+
 # row -> list of (function of float64 leaves, input arrays)
 CHECKS = {
     shape.SQUEEZE_DIMS: [(lambda a: a.squeeze((0, 2)), (any_(1, 3, 1),)), (lambda a: a.squeeze([1]), (any_(2, 3),))],
     shape.SQUEEZE_: [(lambda a, b: a @ b, (any_(3), any_(3, 2))),
                      (lambda a, b: a @ b, (any_(2, 2, 3), any_(3)))],
+    # the in-place view ops: the tensor takes the view's shape, its node the in-place row
+    shape.TRANSPOSE_T_: [(lambda a: _inplace_view(a, "t_"), (any_(2, 3),))],
+    shape.TRANSPOSE_: [(lambda a: _inplace_view(a, "transpose_", 0, -1), (any_(2, 3, 4),)),
+                       (lambda a: _inplace_view(a, "swapdims_", 1, 0), (any_(2, 3),))],
+    shape.SQUEEZE_ALL_: [(lambda a: _inplace_view(a, "squeeze_"), (any_(1, 3, 1),))],
+    shape.UNSQUEEZE_: [(lambda a: _inplace_view(a, "unsqueeze_", -1), (any_(2, 3),))],
     shape.TRANSPOSE: [(lambda a: a.transpose(0, 2), (any_(2, 3, 4),)), (lambda a: a.mT * 2, (any_(2, 3),)),
                       (lambda a: a.swapaxes(-1, 0), (any_(3, 2),))],
     shape.PERMUTE: [(lambda a: a.permute(2, 0, 1), (any_(2, 3, 2),)), (lambda a: a.T, (any_(2, 3),)),

@@ -430,6 +430,10 @@ CASES = [
 NOT_DRIVEN = {
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
     "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
+    "shape.TRANSPOSE_T_": "t_()'s node: moves elements, no arithmetic",
+    "shape.TRANSPOSE_": "transpose_()'s node: moves elements, no arithmetic",
+    "shape.SQUEEZE_ALL_": "squeeze_()'s node: a reshape, no arithmetic",
+    "shape.UNSQUEEZE_": "unsqueeze_()'s node: a reshape, no arithmetic",
     "elementwise.ACOSH_": "acosh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.ATANH_": "atanh_'s node: PyTorch has no derivative for the in-place form",
     "indexing.IDENTITY": "forward-mode unpack_dual's node: no arithmetic of its own",

@@ -698,13 +698,18 @@ def _check_versions(node, checks=None):
     version since."""
     for index, (tensor, box, expected, shape, legacy, owner) in enumerate(checks or node.checks):
         if box[0] != expected:
-            dims = ", ".join(str(d) for d in shape)
-            if tensor is not None:             # a saved input: named after the op that now owns it
-                fn = tensor.grad_fn
+            if tensor is not None:             # a saved input: named after the op that now owns it, with
+                fn = tensor.grad_fn            # the shape it has now (an in-place t_() changes it)
                 owner = fn.op.node if fn is not None else None
+                shape = tensor._a.shape
+            dims = ", ".join(str(d) for d in shape)
             which = ""
             if owner is not None:
-                short = owner.rsplit("Backward", 1)[0] if "Backward" in owner else "torch::autograd::" + owner
+                if "Backward" in owner:        # ExpBackward0 is 'Exp', TBackward1 'T1', as PyTorch names them
+                    base, _, number = owner.rpartition("Backward")
+                    short = base if number == "0" else base + number
+                else:
+                    short = "torch::autograd::" + owner
                 which = f", which is output 0 of {short},"
             raise _error(
                 "one of the variables needed for gradient computation has been modified by an inplace "

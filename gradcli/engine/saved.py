@@ -106,7 +106,7 @@ def _value(node, key: str, kind: str):
     if value is not _MISSING:
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
             return _REDUCTIONS.get(value, _MISSING)
-        if key == "dim" and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
+        if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
@@ -123,7 +123,10 @@ def _value(node, key: str, kind: str):
     return _MISSING
 
 
-_GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0"))
+_GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
+                              "TransposeBackward0", "TransposeBackward1", "UnsqueezeBackward0", "UnsqueezeBackward1",
+                              "SqueezeBackward1", "SqueezeBackward4"))
+_DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1

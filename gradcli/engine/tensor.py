@@ -679,6 +679,22 @@ class Tensor:
     def t(self):
         return ops.t(self)
 
+    def t_(self):
+        return ops.shape.inplace_view(self, "t_")
+
+    def transpose_(self, dim0, dim1):
+        return ops.shape.inplace_view(self, "transpose_", dim0, dim1)
+
+    swapdims_ = swapaxes_ = transpose_
+
+    def squeeze_(self, dim=None):
+        if dim is None:
+            return ops.shape.inplace_view(self, "squeeze_")
+        return ops.shape.inplace_view(self, "squeeze_", dim)
+
+    def unsqueeze_(self, dim):
+        return ops.shape.inplace_view(self, "unsqueeze_", dim)
+
     def view(self, *shape, **kwargs):
         if kwargs or not shape:
             shape = signatures.one_int_list("Tensor.view", shape, kwargs)

@@ -131,8 +131,20 @@ SQUEEZE       = Op("SqueezeBackward1",        None,    ("dim", "shape"),
 # squeezing size-1 dims keeps the elements' order: the result's shape says which went
 SQUEEZE_DIMS  = Op("SqueezeBackward2",        None,    ("shape",),
                    (_unsqueeze_to,))
-SQUEEZE_      = Op("SqueezeBackward4",        None,    ("shape",),
-                   (_unsqueeze_to,))
+SQUEEZE_      = Op("SqueezeBackward4",        None,    ("dim", "shape"),
+                   (lambda F, g, dim, shape: _unsqueeze_to(F, g, shape),))
+# the in-place view ops (t_, transpose_, squeeze_, unsqueeze_): a tensor takes a new shape, and its node
+SQUEEZE_ALL_  = Op("SqueezeBackward3",        None,    ("shape",),
+                   (_unsqueeze_to,),
+                   jvp=lambda F, ts, xs, result, shape: squeeze(ts[0]))
+UNSQUEEZE_    = Op("UnsqueezeBackward1",      None,    ("dim",),
+                   (lambda F, g, dim: F.squeeze(g, dim),),
+                   jvp=lambda F, ts, xs, result, dim: unsqueeze(ts[0], dim))
+TRANSPOSE_T_  = Op("TBackward1",              None,    (),                        (lambda F, g: F.t(g),),
+                   jvp=lambda F, ts, xs, result: t(ts[0]))
+TRANSPOSE_    = Op("TransposeBackward1",      None,    ("dim0", "dim1"),
+                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),),
+                   jvp=lambda F, ts, xs, result, dim0, dim1: transpose(ts[0], dim0, dim1))
 TRANSPOSE_T   = Op("TBackward0",              None,    (),                        (lambda F, g: F.t(g),),
                    jvp=lambda F, ts, xs, result: t(ts[0]))
 TRANSPOSE     = Op("TransposeBackward0",      None,    ("dim0", "dim1"),
@@ -180,7 +192,7 @@ TRIU          = Op("TriuBackward0",           None,    ("diagonal",),
 
 # the columns that name their own row
 SQUEEZE_DIMS.jvp = _linear_view(SQUEEZE_DIMS, _reshaped)
-SQUEEZE_.jvp = _linear_copy(SQUEEZE_, lambda x, r, shape: x.reshape(r.shape))
+SQUEEZE_.jvp = _linear_copy(SQUEEZE_, lambda x, r, dim, shape: x.reshape(r.shape))
 VIEW.jvp = _linear_view(VIEW, _reshaped)
 RESHAPE_ALIAS.jvp = _linear_view(RESHAPE_ALIAS, _reshaped)
 SPLIT.jvp = _linear_view(SPLIT, lambda x, r, shape, key, index: x[key])
@@ -542,7 +554,7 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim + 1)
-    return _view_of(a, unsqueezed(x, d), UNSQUEEZE, (d,))
+    return _view_of(a, unsqueezed(x, d), UNSQUEEZE, (operator.index(dim),))      # the dim saved as given
 
 
 def squeeze(a: Tensor, dim=None) -> Tensor:
@@ -556,7 +568,7 @@ def squeeze(a: Tensor, dim=None) -> Tensor:
         return _view_of(a, np.squeeze(x, dims) if dims else x.view(), SQUEEZE_DIMS, (x.shape,))
     d = wrap_dim(dim, x.ndim)
     out = np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x.view()
-    return _view_of(a, out, SQUEEZE, (d, x.shape))
+    return _view_of(a, out, SQUEEZE, (operator.index(dim), x.shape))
 
 
 def squeeze_(a: Tensor, dim: int) -> Tensor:
@@ -564,7 +576,43 @@ def squeeze_(a: Tensor, dim: int) -> Tensor:
     x = a._a
     d = wrap_dim(dim, x.ndim)
     out = np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x
-    return apply(SQUEEZE_, out, (a,), (x.shape,))
+    return apply(SQUEEZE_, out, (a,), (d, x.shape))
+
+
+def inplace_view(a: Tensor, name: str, *args) -> Tensor:
+    """`a.t_()`, `a.transpose_(d0, d1)`, `a.squeeze_()`, `a.squeeze_(d)`, `a.unsqueeze_(d)`: `a` itself
+    takes the view's shape and strides over the same data (its version counter untouched, as a change of
+    metadata), and when recorded the in-place node (TBackward1, TransposeBackward1, SqueezeBackward3/4,
+    UnsqueezeBackward1) after its grad_fn. A leaf that requires grad is refused as by any in-place op."""
+    if STATE.recording and a.requires_grad and a.grad_fn is None and a._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    x = a._a
+    if name == "t_":
+        if x.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+        out, op, saved = x.T, TRANSPOSE_T_, ()
+    elif name == "transpose_":
+        d0, d1 = wrap_dim(args[0], x.ndim), wrap_dim(args[1], x.ndim)
+        out, op = (np.swapaxes(x, d0, d1) if x.ndim else x.view()), TRANSPOSE_
+        saved = (operator.index(args[0]), operator.index(args[1]))        # the dims as given
+    elif name == "unsqueeze_":
+        d = wrap_dim(args[0], x.ndim + 1)
+        out, op, saved = unsqueezed(x, d), UNSQUEEZE_, (operator.index(args[0]),)
+    elif not args:
+        out, op, saved = np.squeeze(x), SQUEEZE_ALL_, (x.shape,)
+    else:
+        d = wrap_dim(args[0], x.ndim)
+        out, op = (np.squeeze(x, d) if x.ndim and x.shape[d] == 1 else x.view()), SQUEEZE_
+        saved = (operator.index(args[0]), x.shape)
+    made = apply(op, out, (a,), saved)
+    if STATE.fw_level is not None:
+        from gradcli.engine import forward
+        forward.copy_tangents(a, made)
+    a._a = made._a
+    a._version[0] += 1                  # a change of metadata bumps the counter too, as in PyTorch
+    if made.grad_fn is not None:
+        a.grad_fn = made.grad_fn
+    return a
 
 
 def t(a: Tensor) -> Tensor:
@@ -578,7 +626,7 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     x = a._a
     d0, d1 = wrap_dim(dim0, x.ndim), wrap_dim(dim1, x.ndim)
     out = np.swapaxes(x, d0, d1) if x.ndim else x.view()
-    return _view_of(a, out, TRANSPOSE, (d0, d1))
+    return _view_of(a, out, TRANSPOSE, (operator.index(dim0), operator.index(dim1)))
 
 
 def permute(a: Tensor, *dims) -> Tensor:
