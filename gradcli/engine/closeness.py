@@ -26,15 +26,20 @@ def _operands(name: str, input, other, rtol, atol, equal_nan):
     x, y = input._a, other._a
     if x.dtype != y.dtype:
         raise RuntimeError(f"{TYPE_WORDS[x.dtype.name]} did not match {TYPE_WORDS[y.dtype.name]}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    check_tolerances(rtol, atol)
     try:
         np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
         raise broadcast_error(x.shape, y.shape) from None
     return x, y
+
+
+def check_tolerances(rtol, atol) -> None:
+    """isclose's checks of its tolerances (NaN refused too: the test is `>= 0`)."""
+    if not rtol >= 0:                   # (the number as C++ streams a double: -1, -0.5, -1e+308, nan)
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {float(rtol):g}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {float(atol):g}")
 
 
 def _close(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan: bool) -> np.ndarray:

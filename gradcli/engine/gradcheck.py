@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd, rng
+from gradcli.engine import closeness, autograd, rng
 from gradcli.engine.custom import FunctionNode
 from gradcli.engine.backward import differentiate, differentiate_undefined
 from gradcli.engine.tensor import Tensor
@@ -102,6 +102,9 @@ def _analytical_jacobian(inputs, output) -> list:
 
 
 def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    """torch.allclose of a Jacobian pair, with its checks of the tolerances (PyTorch's gradcheck meets
+    them at its first comparison, even with raise_exception=False)."""
+    closeness.check_tolerances(rtol, atol)
     dt = np.promote_types(a.dtype, b.dtype)
     a, b = a.astype(dt), b.astype(dt)
     with np.errstate(all="ignore"):

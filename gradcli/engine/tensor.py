@@ -657,7 +657,7 @@ class Tensor:
     def masked_fill_(self, mask, value):
         if self._base is not None and ops.indexing.masked_fill_expanded(self, mask, value):
             return self
-        return self._inplace(lambda a, _: ops.masked_fill(a, mask, value), value)
+        return self._inplace(lambda a, _: ops.masked_fill(a, mask, value, True), value)
 
     def expand(self, *sizes, **kwargs):
         if kwargs or not sizes:

@@ -1416,7 +1416,7 @@ _MASK_DTYPE_WORDS = {"int64": "long int", "int32": "int", "int16": "short int", 
                      "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
 
 
-def masked_fill(a: Tensor, mask, value) -> Tensor:
+def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
     if mask.__class__ is not Tensor:
         raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
                         f"{type(mask).__name__}, {type(value).__name__})")
@@ -1431,9 +1431,8 @@ def masked_fill(a: Tensor, mask, value) -> Tensor:
     fill = value._a if tensor_value else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({x.shape[-1] if x.ndim else 1}) must match the size of "
-                           f"tensor b ({m.shape[-1] if m.ndim else 1})") from None
+    except ValueError:                  # the out-of-place form expands (mask, self) first, in that order
+        raise (broadcast_error(x.shape, m.shape) if inplace else broadcast_error(m.shape, x.shape)) from None
     # a mask that broadcasts beyond the input gives a larger result, as PyTorch's out-of-place form does
     # (masked_fill_ refuses it: Tensor._inplace); the gradient is reduced to the input's shape centrally
     # PyTorch fills a contiguous clone of the (expanded) input, whatever the input's layout
