@@ -308,6 +308,10 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
             half = halfsum.plan(x, ordered, shape, threads)
             if half is not None:
                 return half
+            # other geometries: the float32 kernel's order on the values converted to float (the kernel
+            # loads halves into float vectors and accumulates in float), rounded once
+            return lambda a: np.asarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
+                                                  threads)).astype(_HALF)
         return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)

@@ -278,3 +278,60 @@ def product_rows(rows: np.ndarray, lastdim: bool, split: bool = True) -> np.ndar
     acc = np.multiply.reduce(rows[:, :whole].reshape(rows.shape[0], -1, 4, v), axis=1)
     lanes = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
     return running_rows(np.concatenate([lanes, rows[:, whole:]], axis=1), np.multiply)
+
+
+def _seq_lanes(acc: np.ndarray, count: int) -> np.ndarray:
+    """The 3-argument vec_reduce_all: lanes 0..count-1 added in order."""
+    total = acc[..., 0]
+    for i in range(1, count):
+        total = total + acc[..., i]
+    return total
+
+
+def _tree8(acc: np.ndarray) -> np.ndarray:
+    """The 2-argument vec_reduce_all of 8 floats (AVX2's shuffle tree: lane i plus i ^ 4, ^ 2, ^ 1)."""
+    lanes = np.arange(8)
+    for s in (4, 2, 1):
+        acc = acc + acc[..., lanes ^ s]
+    return acc[..., 0]
+
+
+def half_reduce_all(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """vec::reduce_all (sum of a) or vec::map2_reduce_all (sum of a * b) over the last axis of float16
+    rows, given as their float32 values: 16 halves per step as two float vectors, the first step's values
+    starting two accumulators that the next ones are added into (products fused into the sum), a partial
+    last step into the first lanes, the accumulators added and reduced by the vector tree; a row shorter
+    than 16 is one partial step whose lanes are added in order. Float32 sums, one per row."""
+    n = a.shape[-1]
+    f32 = np.float32
+
+    def terms(lo, hi):
+        return a[..., lo:hi] if b is None else a[..., lo:hi] * b[..., lo:hi]
+
+    def add(acc, lo, hi):
+        if b is None:
+            return acc + a[..., lo:hi]
+        return fma32(a[..., lo:hi], b[..., lo:hi], acc)
+    if n < 16:
+        first = np.zeros(a.shape[:-1] + (8,), f32)
+        k = min(n, 8)
+        first[..., :k] = terms(0, k)
+        if n > 8:
+            rest = np.zeros_like(first)
+            rest[..., :n - 8] = terms(8, n)
+            first[..., :n - 8] = first[..., :n - 8] + rest[..., :n - 8]
+            return _seq_lanes(first, 8)
+        return _seq_lanes(first, n)
+    acc0, acc1 = np.array(terms(0, 8), dtype=f32), np.array(terms(8, 16), dtype=f32)
+    body = n - n % 16
+    for d in range(16, body, 16):
+        acc0, acc1 = add(acc0, d, d + 8), add(acc1, d + 8, d + 16)
+    r = n - body
+    if r > 8:
+        acc0 = add(acc0, body, body + 8)
+        acc1 = acc1.copy()
+        acc1[..., :r - 8] = add(acc1[..., :r - 8], body + 8, n)
+    elif r:
+        acc0 = acc0.copy()
+        acc0[..., :r] = add(acc0[..., :r], body, n)
+    return _tree8(acc0 + acc1)

@@ -127,12 +127,30 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     """The backward kernels' value: the row sum in their order (softmax_grad_sum), then the elementwise
     step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
     the subtraction (one rounding)."""
+    if g.dtype == np.float16:
+        return _half_softmax_backward(g, result, dims, log)
     s = softmax_grad_sum(g, result, dims, log)
     if log:
         if g.dtype.kind == "f":
             return fma(-elementary.exp(result), s, g)
         return g - elementary.exp(result) * s
     return (g - s) * result
+
+
+def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
+    """The float16 backward kernels: the row sum in float (along the last dim vec::reduce_all's order over
+    16-half steps; along another the float kernel's sequential sums), then the elementwise step in float,
+    rounded once to half."""
+    gf, rf = g.astype(np.float32), np.asarray(result).astype(np.float32)
+    if not dims or dims[0] == g.ndim - 1:
+        s = vecorder.half_reduce_all(gf, None if log else rf)[..., None]
+    else:
+        s = vecorder.seq_sum(gf, dims[0]) if log else vecorder.seq_sum(gf * rf, dims[0])
+    if log:
+        out = fma(-elementary.exp(rf), np.broadcast_to(s, gf.shape).astype(np.float32), gf)
+    else:
+        out = (gf - s) * rf
+    return np.asarray(out).astype(np.float16)
 
 
 def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
