@@ -263,8 +263,8 @@ def _addmm(input, mat1, mat2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
     if x.dtype != y.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {type_word(x)} and {type_word(y)}")
     target = (x.shape[0], y.shape[1])
+    _inplace_check(inplace, target)         # addmm_ checks its own shape before the input's expansion
     b = _expanded_input(c, target)
-    _inplace_check(inplace, target)
     if x.dtype.kind == "b":
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     budget.check_tensor(target, x.itemsize)
@@ -330,8 +330,9 @@ def _addr(input, vec1, vec2, rest: tuple, beta, alpha, inplace) -> Tensor:
     if v.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {v.ndim}-D")
     target = (u.shape[0], v.shape[0])
+    if inplace is not None and tuple(inplace) != target:     # addr_ (addr_out's own check, before expanding)
+        raise RuntimeError(f"size mismatch, input: {list(inplace)}, v1: {list(u.shape)}, v2: {list(v.shape)}")
     b = _expanded_input(c, target)
-    _inplace_check(inplace, target)
     dtype = result_dtype(input, vec1, vec2).np
     beta_ = _addr_coefficient(beta, dtype, "beta")
     alpha_ = _addr_coefficient(alpha, dtype, "alpha")

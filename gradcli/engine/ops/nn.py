@@ -1350,8 +1350,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
         # with max_norm, PyTorch's embedding_renorm_ checks first, the indices as its second argument
         where = "#1 'indices'" if max_norm is None else "#2 'indices'"
+        # (the legacy type name, which a bool tensor does not have: PyTorch then shows 'CPUBoolType')
+        kind = "CPUBoolType" if idx.dtype == np.bool_ else input.type()
         raise RuntimeError(f"Expected tensor for argument {where} to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
+                           f"Long, Int; but got {kind} instead (while checking arguments for "
                            f"{'embedding' if max_norm is None else 'embedding_renorm_'})")
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
