@@ -104,6 +104,9 @@ CHECKS = {
                          (lambda a, b: a // b, (any_(3), pos(3)), {"raises": "aten::floor_divide"}),
                          (lambda a: 2 % a, (pos(3),), {"raises": "aten::remainder"})],
     ew.ACOSH: [(lambda a: a.acosh(), (pos(2, 3) + 1,))],
+    ew.GLU: [(lambda a: ew.glu(a), (any_(3, 4),)), (lambda a: ew.glu(a, 0), (any_(2, 3),))],
+    ew.GLU_BACKWARD: [(lambda a, g: _glu_grad(a, g, -1), (any_(3, 4), any_(3, 2))),
+                      (lambda a, g: _glu_grad(a, g, 0), (any_(4, 2), any_(2, 2)))],
     # in-place asinh_ / acosh_ / atanh_: PyTorch records a node without a derivative
     ew.ASINH_: [(lambda a: _inplace(a, "asinh_"), (any_(3),), {"raises_inplace": "asinh"})],
     ew.ACOSH_: [(lambda a: _inplace(a, "acosh_"), (pos(3) + 1,), {"raises_inplace": "acosh"})],
@@ -141,6 +144,15 @@ CHECKS = {
 @pytest.mark.parametrize("cases", row_params((row.node, cases) for row, cases in CHECKS.items()))
 def test_backward_matches_finite_differences(cases):
     check_rows(cases, _check_backward)
+
+
+def _glu_grad(a, g, dim):
+    """glu's gradient with create_graph, a function of the input and the incoming gradient
+    (GluBackwardBackward0's two formulas)."""
+    with autograd.enable_grad():
+        x = a if a.requires_grad else Tensor(a._a.copy()).requires_grad_()
+        (out,) = grad(ew.glu(x, dim), x, g, create_graph=True)
+    return out
 
 
 def _inplace(a, method: str):

@@ -214,6 +214,7 @@ CASES = [
     case("elementwise.ASIN", "a.asin()", "unit:V", **LIB),
     case("elementwise.ACOS", "a.acos()", "unit:V", **LIB),
     case("elementwise.ASINH", "a.asinh()", "any:V", **LIB),
+    case("elementwise.MISH", "F.mish(a)", "any:V", **LIB),
     case("elementwise.ACOSH", "(a + 1).acosh()", "pos:V", **LIB),
     case("elementwise.ATANH", "a.atanh()", "unit:V", **LIB),
     case("elementwise.ATAN", "a.atan()", "any:V", **LIB),
@@ -430,6 +431,8 @@ CASES = [
 NOT_DRIVEN = {
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
     "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
+    "elementwise.GLU": "glu: a * sigmoid(b), sigmoid's arithmetic (its own row) and one product",
+    "elementwise.GLU_BACKWARD": "glu's second-order node: a composite of recorded ops",
     "shape.TRANSPOSE_T_": "t_()'s node: moves elements, no arithmetic",
     "shape.TRANSPOSE_": "transpose_()'s node: moves elements, no arithmetic",
     "shape.SQUEEZE_ALL_": "squeeze_()'s node: a reshape, no arithmetic",

@@ -345,6 +345,8 @@ def _make_nn() -> dict:
         "hardtanh_": _tensor_fn("hardtanh_", ops.elementwise.functional_hardtanh_),
         "relu6": _tensor_fn("relu6", ops.elementwise.functional_relu6),
         "silu": _tensor_fn("silu", ops.elementwise.functional_silu),
+        "mish": _tensor_fn("mish", ops.elementwise.functional_mish),
+        "glu": _tensor_fn("glu", ops.elementwise.glu),
         "softsign": ops.elementwise.functional_softsign, "logsigmoid": _tensor_fn("log_sigmoid", ops.logsigmoid),
         # group: reduce
         "softmax": ops.functional_softmax, "log_softmax": ops.functional_log_softmax,

@@ -71,6 +71,53 @@ def half_in_float(kernel):
 
 
 @half_in_float
+def mish_array(x):
+    """x * tanh(log1p(exp(x))), PyTorch's kernel step by step (each elementary function correctly rounded)."""
+    _refuse(x, "mish_cpu", "iub")
+    return x * cr.tanh(cr.log1p(cr.exp(x)))
+
+
+@half_in_float
+def mish_backward_array(g, x):
+    """mish_backward's kernel: dy * (tanh_softplus + x * sigmoid * (1 - tanh_softplus * tanh_softplus))."""
+    one = x.dtype.type(1)
+    sigmoid = one / (one + cr.exp(-x))
+    tanh_softplus = cr.tanh(cr.log1p(cr.exp(x)))
+    return g * (tanh_softplus + x * sigmoid * (one - tanh_softplus * tanh_softplus))
+
+
+def _glu_jvp(dx, x, glu_out, dim):
+    """glu_jvp: da * sigmoid(b) + glu * (1 - sigmoid(b)) * db."""
+    from gradcli.engine import ops
+    d = dim % x.ndim
+    n = glu_out.shape[d]
+    sig_b = ops.sigmoid(ops.narrow(x, d, n, n))
+    return ops.narrow(dx, d, 0, n) * sig_b + glu_out * (1 - sig_b) * ops.narrow(dx, d, n, n)
+
+
+def _glu_backward_jvp(F, ts, xs, dim):
+    """GluBackwardBackward0's tangent: the tangent of grad_output through glu_backward, plus the input's
+    through glu_double_backward."""
+    from gradcli.engine.forward import add_tangents, dropped
+    tg, tx = ts
+    g, x = xs
+    first = dropped(x) if tg is None else _glu_self(F, tg, x, dim)
+    second = dropped(x) if tx is None else _glu_double_self(F, tx, g, x, dim)
+    return add_tangents(first, second, x._a.shape)
+
+
+def _mish_self(F, g, self):
+    """MishBackward0: the kernel under a plain backward; under create_graph PyTorch's differentiable form,
+    grad * (tanh(softplus(x)) + sigmoid(x) * x * (1 - tanh(softplus(x))^2)), op by op."""
+    if not F.tensors:
+        return mish_backward_array(g, self)
+    from gradcli.engine import ops
+    sigmoid = ops.sigmoid(self)
+    tanh_softplus = ops.tanh(ops.softplus(self))
+    return g * (tanh_softplus + sigmoid * self * (1 - tanh_softplus * tanh_softplus))
+
+
+@half_in_float
 def sigmoid_array(x):
     """1 / (1 + exp(-x)), PyTorch's formula."""
     one = x.dtype.type(1)
@@ -521,6 +568,7 @@ ERF     = Op("ErfBackward0",     cr.erf,        ("self",),          (_erf_self,)
              jvp="auto")
 RELU    = Op("ReluBackward0",    relu_array,    ("result",),
              (lambda F, g, result: F.threshold_backward(g, result, 0),), quiet=True, jvp="auto")
+MISH    = Op("MishBackward0",    mish_array,    ("self",),          (_mish_self,), quiet=True, jvp="auto")
 SILU    = Op("SiluBackward0",    silu_array,    ("self",),          (lambda F, g, self: F.silu_backward(g, self),),
              quiet=True, jvp="auto")
 FLOOR   = Op("FloorBackward0",   floor_array,   (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
@@ -711,6 +759,7 @@ sigmoid = unary(SIGMOID, "sigmoid")
 erf = unary(ERF, "erf")
 relu = unary(RELU, "relu")
 silu = unary(SILU, "silu")
+mish = unary(MISH, "mish")
 floor = unary(FLOOR, "floor")
 ceil = unary(CEIL, "ceil")
 trunc = unary(TRUNC, "trunc")
@@ -1542,6 +1591,111 @@ def functional_relu6(input: Tensor, inplace=False) -> Tensor:
 
 def functional_silu(input: Tensor, inplace=False) -> Tensor:
     return input._inplace_unary(silu) if inplace else silu(input)
+
+
+# ------------------------------------------------------------------------------------------------ glu
+
+def _halves(x, dim: int):
+    n = x.shape[dim] // 2
+    index = [slice(None)] * x.ndim
+    first, second = list(index), list(index)
+    first[dim], second[dim] = slice(0, n), slice(n, 2 * n)
+    return x[tuple(first)], x[tuple(second)]
+
+
+def glu_backward_array(g: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:
+    """glu_backward_cpu: the first half's gradient sigmoid(b) * grad, the second's ((1 - s) * s) * a * grad,
+    with s = sigmoid(b) as at::sigmoid computes it."""
+    a, b = _halves(x, dim)
+    sig = sigmoid_array(b)
+    if x.dtype == _F16:     # sigmoid stored as half; the fused kernel in float; the first half's mul_ in half
+        sf = sig.astype(_F32)
+        second = ((_F32.type(1) - sf) * sf * a.astype(_F32) * g.astype(_F32)).astype(_F16)
+        return np.concatenate((sig * g, second), axis=dim)
+    one = x.dtype.type(1)
+    return np.concatenate((sig * g, (one - sig) * sig * a * g), axis=dim)
+
+
+def _glu_self(F, g, self, dim):
+    if not F.tensors:
+        return glu_backward_array(g, self, dim % self.ndim)
+    return apply(GLU_BACKWARD, glu_backward_array(g._a, self._a, dim % self._a.ndim), (g, self), (dim,))
+
+
+def _on_tensors(formula):
+    """A formula (F, gg, grad_output, self, dim) written with tensor ops, run in a plain backward pass on
+    arrays (unrecorded) too."""
+    def run(F, gg, grad_output, self, dim):
+        if F.tensors:
+            return formula(F, gg, grad_output, self, dim)
+        from gradcli.engine import autograd
+        with autograd.no_grad():
+            return formula(F, Tensor(gg), Tensor(grad_output), Tensor(self), dim)._a
+    run.__name__ = run.__qualname__ = formula.__name__
+    run.__doc__ = formula.__doc__
+    return run
+
+
+@_on_tensors
+def _glu_double_self(F, gg, grad_output, self, dim):
+    """glu_double_backward (FunctionsManual.cpp), op for op."""
+    from gradcli.engine import ops
+    d = dim % self.ndim
+    n = self.shape[d] // 2
+    first, second = ops.narrow(self, d, 0, n), ops.narrow(self, d, n, n)
+    sig = ops.sigmoid(second)
+    one_sub_sig = 1 - sig
+    sig_one_sub_sig = sig * one_sub_sig
+    gg_first, gg_second = ops.narrow(gg, d, 0, n), ops.narrow(gg, d, n, n)
+    gg_second_times_first = gg_second * first
+    gi_first = gg_second * grad_output * sig_one_sub_sig
+    second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
+    gi_second = gg_second_times_first * grad_output * second_order + gg_first * grad_output * sig_one_sub_sig
+    return ops.cat([gi_first, gi_second], d)
+
+
+@_on_tensors
+def _glu_double_grad_output(F, gg, grad_output, self, dim):
+    """glu_double_backward_grad_output: grad * glu_backward(ones, input, dim), its two halves added."""
+    from gradcli.engine import ops
+    d = dim % self.ndim
+    n = self.shape[d] // 2
+    ones = Tensor(np.ones(grad_output.shape, self._a.dtype))
+    tmp = gg * apply(GLU_BACKWARD, glu_backward_array(ones._a, self._a, d), (ones, self), (dim,))
+    return ops.narrow(tmp, d, 0, n) + ops.narrow(tmp, d, n, n)
+
+
+# the rows here, after their formulas
+GLU     = Op("GluBackward0",     None,          ("self", "dim"),    (_glu_self,), quiet=True,
+             jvp=lambda F, ts, xs, result, dim: _glu_jvp(ts[0], xs[0], result, dim))
+GLU_BACKWARD = Op("GluBackwardBackward0", None, ("grad_output", "self", "dim"),
+                  (_glu_double_grad_output, _glu_double_self), quiet=True, inputs=("grad_output", "self"),
+                  jvp=lambda F, ts, xs, result, dim: _glu_backward_jvp(F, ts, xs, dim))
+
+
+def glu(input: Tensor, dim=-1) -> Tensor:
+    """F.glu: a * sigmoid(b), the halves of `dim` (GluBackward0, saving self and the dim as given)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"glu(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    x = input._a
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = index_arg(dim)
+    wrapped = d + x.ndim if d < 0 else d
+    if not 0 <= wrapped < x.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], but "
+                         f"got {d})")
+    if x.shape[wrapped] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size {x.shape[wrapped]}")
+    _refuse(x, "glu_cpu", "iub")
+    a, b = _halves(x, wrapped)
+    return apply(GLU, half_in_float(lambda p, q: p * sigmoid_array(q))(a, b) if x.dtype == _F16
+                 else a * sigmoid_array(b), (input,), (d,))
+
+
+def functional_mish(input: Tensor, inplace=False) -> Tensor:
+    """F.mish: MishBackward0, or mish_ in place."""
+    return input._inplace_unary(mish) if inplace else mish(input)
 
 
 def functional_softsign(input) -> Tensor:

@@ -16,7 +16,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             layers.Linear, layers.Bilinear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
             layers.Dropout1d, layers.Dropout2d, layers.Dropout3d, layers.PReLU,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
-            activations.SiLU, activations.Softplus, activations.ELU, activations.Softmax,
+            activations.SiLU, activations.Mish, activations.GLU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
             losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
             activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,

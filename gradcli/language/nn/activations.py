@@ -82,6 +82,34 @@ class SiLU(Module):
         return _inplace_text(self.inplace)
 
 
+class Mish(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_mish(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace)
+
+
+class GLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return elementwise.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
 class Softplus(Module):
     __module__ = "torch.nn.modules.activation"
 
