@@ -33,7 +33,7 @@ CASES = [
     (X, "x.max()"), (X, "x.min()"), (X, "x.max(1)"), (X, "x.min(0, keepdim=True)"), (S, "x.max(0)"),
     (X, "x.amax(1)"), (X, "x.amin((0, 1))"), (X, "x.amin(0, keepdim=True)"), (S, "x.amax()"),
     (X, "x.norm()"), (X, "x.norm(1)"), (X, "x.norm(float('inf'))"), (X, "x.norm(float('inf'), dim=1)"),
-    (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "torch.linalg.vector_norm(x, 0.5)"),
+    (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "F.pairwise_distance(x, x.flip(0))"), (X, "torch.linalg.vector_norm(x, 0.5)"),
     (X, "torch.linalg.vector_norm(x, 1.5, dim=1, keepdim=True)"), (X, "x.norm(0) + x"), (S, "x.norm()"),
     (X, "x.std()"), (X, "x.var(1)"), (X, "x.std(0, keepdim=True)"), (X, "x.var(correction=0)"), (X, "x.var((0, 1))"),
     (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),

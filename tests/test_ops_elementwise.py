@@ -105,6 +105,10 @@ CHECKS = {
                          (lambda a: 2 % a, (pos(3),), {"raises": "aten::remainder"})],
     ew.ACOSH: [(lambda a: a.acosh(), (pos(2, 3) + 1,))],
     ew.GLU: [(lambda a: ew.glu(a), (any_(3, 4),)), (lambda a: ew.glu(a, 0), (any_(2, 3),))],
+    ew.HARDSHRINK: [(lambda a: ew.hardshrink(a, 0.3) * a, (away(2, 3),))],
+    ew.SOFTSHRINK: [(lambda a: ew.softshrink(a, 0.3) * a, (away(2, 3),))],
+    ew.HARDSHRINK_BACKWARD: [(lambda a, g: _shrink_grad(ew.hardshrink, a, g), (away(2, 3), any_(2, 3)))],
+    ew.SOFTSHRINK_BACKWARD: [(lambda a, g: _shrink_grad(ew.softshrink, a, g), (away(2, 3), any_(2, 3)))],
     ew.GLU_BACKWARD: [(lambda a, g: _glu_grad(a, g, -1), (any_(3, 4), any_(3, 2))),
                       (lambda a, g: _glu_grad(a, g, 0), (any_(4, 2), any_(2, 2)))],
     # in-place asinh_ / acosh_ / atanh_: PyTorch records a node without a derivative
@@ -144,6 +148,15 @@ CHECKS = {
 @pytest.mark.parametrize("cases", row_params((row.node, cases) for row, cases in CHECKS.items()))
 def test_backward_matches_finite_differences(cases):
     check_rows(cases, _check_backward)
+
+
+def _shrink_grad(fn, a, g):
+    """A shrink function's gradient with create_graph, a function of the incoming gradient (the input's
+    part is zero)."""
+    with autograd.enable_grad():
+        x = a if a.requires_grad else Tensor(a._a.copy()).requires_grad_()
+        (out,) = grad(fn(x, 0.3), x, g, create_graph=True)
+    return out * g
 
 
 def _glu_grad(a, g, dim):

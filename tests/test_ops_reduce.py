@@ -100,6 +100,8 @@ CHECKS = {
     reduce.AMAX: [(lambda a: a.amax(1), (distinct(2, 3),)), (lambda a: a.amax(), (distinct(3, 2),)),
                   (lambda a: a.amax((0, 1), keepdim=True), (distinct(2, 2),))],
     reduce.AMIN: [(lambda a: a.amin(0), (distinct(2, 3),))],
+    reduce.NORM_LEGACY: [(lambda a, b: TORCH.members["nn"].members["functional"].members["pairwise_distance"](a, b),
+                          (any_(3, 4), any_(3, 4)))],
     reduce.NORM: [(lambda a: a.norm(p=1), (any_(2, 3),)), (lambda a: a.norm(3, dim=1), (any_(2, 3),)),
                   (lambda a: a.norm(0.5, 0, True), (any_(3, 2),)),
                   (lambda a: a.norm(float("inf"), 1), (distinct(2, 3),)),

@@ -54,6 +54,21 @@ def tanhshrink(input) -> Tensor:
     return ops.sub(input, ops.tanh(input))
 
 
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
+    """F.pairwise_distance as PyTorch composes it: norm(x1 - x2 + eps, p) over the last dim of the
+    broadcast (NormBackward1 over AddBackward1 over SubBackward0)."""
+    for name, x, position in (("x1", x1, 1), ("x2", x2, 2)):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"pairwise_distance(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    from gradcli.engine.ops import arith, reduce
+    from gradcli.engine.recording import number_operand
+    dims = max(x1._a.ndim, x2._a.ndim)
+    d = ops.sub(x1, x2)
+    shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
+    return reduce.vector_norm(shifted, p, max(dims - 1, 0) if dims else None, keepdim, node=reduce.NORM_LEGACY)
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
     """F.cosine_similarity: each input divided by its norm (a clone of it, clamped to eps without grad),
     then the product summed over dim."""

@@ -1693,6 +1693,98 @@ def glu(input: Tensor, dim=-1) -> Tensor:
                  else a * sigmoid_array(b), (input,), (d,))
 
 
+# ------------------------------------------------------------------------------------- hard/softshrink
+
+def _shrink_mask(x: np.ndarray, lambd) -> np.ndarray:
+    """Where the shrink functions pass the gradient: outside [-lambd, lambd] (NaN included)."""
+    return ~((x >= -lambd) & (x <= lambd))
+
+
+def _shrink_backward(g, x, lambd):
+    if g.__class__ is np.ndarray:
+        return np.where(_shrink_mask(x, lambd), g, x.dtype.type(0)).astype(x.dtype, copy=False)
+    return apply(SHRINK_BACKWARD[0], np.where(_shrink_mask(x._a, lambd), g._a, x._a.dtype.type(0)).astype(
+        x._a.dtype, copy=False), (g, x), (lambd,))
+
+
+def _shrink_double(index):
+    def grad_output(F, gg, self, lambd):
+        if gg.__class__ is np.ndarray:
+            return _shrink_backward(gg, self, lambd)
+        return apply(SHRINK_BACKWARD[index], np.where(_shrink_mask(self._a, lambd), gg._a, self._a.dtype.type(0)),
+                     (gg, self), (lambd,))
+    return grad_output
+
+
+def _shrink_zero(F, gg, self, lambd):
+    return F.zeros_like(self)
+
+
+HARDSHRINK_BACKWARD = Op("HardshrinkBackwardBackward0", None, ("self", "lambd"),
+                         (_shrink_double(0), _shrink_zero), quiet=True, inputs=("grad_out", "self"),
+                         jvp=lambda F, ts, xs, result, lambd: None if ts[0] is None else _shrink_backward(ts[0], xs[1], lambd))
+SOFTSHRINK_BACKWARD = Op("SoftshrinkBackwardBackward0", None, ("self", "lambd"),
+                         (_shrink_double(1), _shrink_zero), quiet=True, inputs=("grad_output", "self"),
+                         jvp=lambda F, ts, xs, result, lambd: None if ts[0] is None else _shrink_backward(ts[0], xs[1], lambd))
+SHRINK_BACKWARD = (HARDSHRINK_BACKWARD, SOFTSHRINK_BACKWARD)
+
+
+def _shrink_grad(index):
+    def formula(F, g, self, lambd):
+        mask = _shrink_mask(self if self.__class__ is np.ndarray else self._a, lambd)
+        if g.__class__ is np.ndarray:
+            return np.where(mask, g, self.dtype.type(0)).astype(self.dtype, copy=False)
+        return apply(SHRINK_BACKWARD[index], np.where(mask, g._a, self._a.dtype.type(0)), (g, self), (lambd,))
+    return formula
+
+
+HARDSHRINK = Op("HardshrinkBackward0", None, ("self", "lambd"), (_shrink_grad(0),), quiet=True,
+                jvp=lambda F, ts, xs, result, lambd: _shrink_grad(0)(F, ts[0], xs[0], lambd))
+SOFTSHRINK = Op("SoftshrinkBackward0", None, ("self", "lambd"), (_shrink_grad(1),), quiet=True,
+                jvp=lambda F, ts, xs, result, lambd: _shrink_grad(1)(F, ts[0], xs[0], lambd))
+
+
+def _shrink_lambd(name: str, lambd):
+    if lambd.__class__ is Tensor:
+        lambd = number_arg(lambd, name, "lambd")
+    if lambd.__class__ not in (int, float, bool):
+        raise TypeError(f"{name}(): argument 'lambd' (position 2) must be Number, not {type(lambd).__name__}")
+    return lambd
+
+
+def hardshrink(input: Tensor, lambd=0.5) -> Tensor:
+    """F.hardshrink: 0 inside [-lambd, lambd], x elsewhere (NaN kept); HardshrinkBackward0."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"hardshrink(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    lambd = _shrink_lambd("hardshrink", lambd)
+    x = input._a
+    _refuse(x, "hardshrink_cpu", "iub")
+    out = np.where((x >= -lambd) & (x <= lambd), x.dtype.type(0), x).astype(x.dtype, copy=False)
+    return apply(HARDSHRINK, out, (input,), (lambd,))
+
+
+def softshrink(input: Tensor, lambd=0.5) -> Tensor:
+    """F.softshrink: x - lambd above lambd, x + lambd below -lambd, x * 0 between (keeping a negative zero);
+    SoftshrinkBackward0."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"softshrink(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    lambd = _shrink_lambd("softshrink", lambd)
+    x = input._a
+    _refuse(x, "softshrink_check", "iub")
+    limit = float(np.finfo(x.dtype).max)
+    if not 0 <= lambd <= limit:
+        raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype {type_word(x)}, but found "
+                           f"{float(lambd):g}")
+    dt = x.dtype.type
+    if x.dtype == _F16:
+        xf = x.astype(_F32)
+        out = np.where(xf > lambd, xf - _F32.type(lambd), np.where(xf < -lambd, xf + _F32.type(lambd), xf * 0))
+        out = out.astype(_F16)
+    else:
+        out = np.where(x > lambd, x - dt(lambd), np.where(x < -lambd, x + dt(lambd), x * dt(0)))
+    return apply(SOFTSHRINK, np.asarray(out, dtype=x.dtype), (input,), (lambd,))
+
+
 def functional_mish(input: Tensor, inplace=False) -> Tensor:
     """F.mish: MishBackward0, or mish_ in place."""
     return input._inplace_unary(mish) if inplace else mish(input)

@@ -433,6 +433,9 @@ AMIN      = Op("AminBackward0",             None,    ("self", "mask", "counts", 
                (_amax_backward,), quiet=True, jvp=_amax_jvp)
 NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
                (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
+# C++'s at::norm(self, p, dim, keepdim) (pairwise_distance's): the same kernel and formula, its own node
+NORM_LEGACY = Op("NormBackward1",           None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
+               (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
 STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
                (_std_backward,), quiet=True, jvp=_std_jvp)
 VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
@@ -765,7 +768,7 @@ def norm(a: Tensor, p="fro", dim=None, keepdim=False, dtype=None) -> Tensor:
     return vector_norm(a, 2.0 if p is None else p, dim, keepdim, dtype)
 
 
-def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor:
+def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None) -> Tensor:
     x = _float_result(a._a, "linalg.vector_norm")
     if dim is not None:
         if not isinstance(dim, (int, tuple, list)) or dim.__class__ is bool:     # (a script's call: its words)
@@ -823,7 +826,7 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None) -> Tensor
         kept = out if keepdim or not x.ndim else np.expand_dims(out, axis)
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
-    return apply(NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+    return apply(node or NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
 
 
 def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:

@@ -110,6 +110,38 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
+class Hardshrink(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return elementwise.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input):
+        return elementwise.softshrink(input, self.lambd)
+
+
+class PairwiseDistance(Module):
+    __module__ = "torch.nn.modules.distance"
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1, x2):
+        return composed.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
 class Softplus(Module):
     __module__ = "torch.nn.modules.activation"
 
