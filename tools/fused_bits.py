@@ -313,7 +313,8 @@ class _Aten:
             return lambda g, y, dim, dtype: Tensor(kernel(NUMPY, g._a, y._a, (dim,) if y._a.ndim else ()))
         kernel = getattr(elementwise, name + "_array")
         if name == "elu_backward":
-            return lambda g, alpha, scale, input_scale, is_result, x: Tensor(kernel(g._a, alpha, is_result, x._a))
+            return lambda g, alpha, scale, input_scale, is_result, x: Tensor(kernel(g._a, alpha, scale, input_scale,
+                                                                                    is_result, x._a))
         if name == "gelu_backward":
             return lambda g, x, approximate="none": Tensor(kernel(g._a, x._a, approximate))
         return lambda *args: Tensor(kernel(*(a._a if isinstance(a, Tensor) else a for a in args)))

@@ -215,6 +215,8 @@ CASES = [
     case("elementwise.ACOS", "a.acos()", "unit:V", **LIB),
     case("elementwise.ASINH", "a.asinh()", "any:V", **LIB),
     case("elementwise.MISH", "F.mish(a)", "any:V", **LIB),
+    case("elementwise.CELU", "F.celu(a, 0.7)", "any:V", **LIB),
+    case("elementwise.CELU_", "F.celu(a * 1, 0.7, inplace=True)", "any:V", **LIB),
     case("elementwise.SOFTSHRINK", "F.softshrink(a, 0.3)", "any:V"),
     case("elementwise.ACOSH", "(a + 1).acosh()", "pos:V", **LIB),
     case("elementwise.ATANH", "a.atanh()", "unit:V", **LIB),

@@ -347,6 +347,8 @@ def _make_nn() -> dict:
         "silu": _tensor_fn("silu", ops.elementwise.functional_silu),
         "mish": _tensor_fn("mish", ops.elementwise.functional_mish),
         "glu": _tensor_fn("glu", ops.elementwise.glu),
+        "selu": _tensor_fn("selu", ops.elementwise.selu),
+        "celu": _tensor_fn("celu", ops.elementwise.celu),
         "softsign": ops.elementwise.functional_softsign, "logsigmoid": _tensor_fn("log_sigmoid", ops.logsigmoid),
         # group: reduce
         "softmax": ops.functional_softmax, "log_softmax": ops.functional_log_softmax,

@@ -289,13 +289,13 @@ def _leaky_relu_result_grad(F, g, result, slope):
     return F.leaky_relu_backward(g, result, slope)
 
 
-def _elu_result_grad(F, g, result, alpha):
+def _elu_result_grad(F, g, result, alpha, scale, input_scale):
     if alpha < 0:
         raise RuntimeError(
             "In-place elu backward calculation is triggered with a negative slope which is not supported. "
             "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
             "version instead.")
-    return F.elu_backward(g, alpha, True, result)
+    return F.elu_backward(g, alpha, scale, input_scale, True, result)
 
 
 def _softplus_backward_grad(F, g, grad_output, self, beta, threshold):
@@ -332,12 +332,17 @@ def _gelu_double_backward(F, ggI, gO, x, approximate):
     return ggI * gO * (2 * pdf - x_sq * pdf)
 
 
-def _elu_double_backward(F, g, grad_output, alpha, is_result, x):
-    """Only the negative side has a second derivative: PyTorch's formula, input_scale (1 for elu) and the mask
-    as factors."""
-    inner = g * grad_output * 1.0
+def _celu_scale(alpha) -> float:
+    """celu's backward input_scale: derivatives.yaml's 1.0 / alpha.toFloat() (the forward's is 1 / alpha)."""
+    return 1.0 / float(np.float32(alpha))
+
+
+def _elu_double_backward(F, g, grad_output, alpha, scale, input_scale, is_result, x):
+    """Only the negative side has a second derivative: PyTorch's formula, input_scale and the mask as
+    factors."""
+    inner = g * grad_output * float(input_scale)
     if not is_result:
-        inner = F.elu_backward(inner, alpha, False, x)
+        inner = F.elu_backward(inner, alpha, scale, input_scale, False, x)
     return inner * _as_factor(F, x < 0, inner)
 
 
@@ -469,10 +474,11 @@ def _gelu_backward_jvp(F, ts, xs, result, approximate):
                  _gelu_double_backward(F, st, grad_output, self, approximate))
 
 
-def _elu_backward_jvp(F, ts, xs, result, alpha, is_result):
+def _elu_backward_jvp(F, ts, xs, result, alpha, scale, input_scale, is_result):
     grad_output, x = xs
-    return (elu_backward(tangent_or_zeros(ts, xs, 0), alpha, is_result, x)
-            + _elu_double_backward(F, tangent_or_zeros(ts, xs, 1), grad_output, alpha, is_result, x))
+    return (elu_backward(tangent_or_zeros(ts, xs, 0), alpha, scale, input_scale, is_result, x)
+            + _elu_double_backward(F, tangent_or_zeros(ts, xs, 1), grad_output, alpha, scale, input_scale,
+                                   is_result, x))
 
 
 def _hardtanh_backward_jvp(F, ts, xs, result, min, max):
@@ -659,10 +665,18 @@ LEAKY_RELU       = Op("LeakyReluBackward0",  None,    ("self", "slope"),
                       (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),), quiet=True, jvp="auto")
 LEAKY_RELU_      = Op("LeakyReluBackward1",  None,    ("result", "slope"),           (_leaky_relu_result_grad,),
                       quiet=True, jvp=_copied(_leaky_relu_result_grad))
-ELU              = Op("EluBackward0",        None,    ("self", "alpha"),
-                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, False, self),), quiet=True, jvp="auto")
-ELU_             = Op("EluBackward1",        None,    ("result", "alpha"),           (_elu_result_grad,), quiet=True,
-                      jvp=_copied(_elu_result_grad))
+ELU              = Op("EluBackward0",        None,    ("self", "alpha", "scale", "input_scale"),
+                      (lambda F, g, self, alpha, scale, input_scale:
+                       F.elu_backward(g, alpha, scale, input_scale, False, self),), quiet=True, jvp="auto")
+ELU_             = Op("EluBackward1",        None,    ("result", "alpha", "scale", "input_scale"),
+                      (_elu_result_grad,), quiet=True, jvp=_copied(_elu_result_grad))
+CELU             = Op("CeluBackward0",       None,    ("self", "alpha"),
+                      (lambda F, g, self, alpha: F.elu_backward(g, alpha, 1, _celu_scale(alpha), False, self),),
+                      quiet=True, jvp="auto")
+CELU_            = Op("CeluBackward1",       None,    ("result", "alpha"),
+                      (lambda F, g, result, alpha: _elu_result_grad(F, g, result, alpha, 1, _celu_scale(alpha)),),
+                      quiet=True, jvp=_copied(lambda F, g, result, alpha:
+                                                  _elu_result_grad(F, g, result, alpha, 1, _celu_scale(alpha))))
 HARDTANH         = Op("HardtanhBackward0",   None,    ("self", "min", "max"),
                       (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),), quiet=True, jvp="auto")
 LOG_SIGMOID      = Op("LogSigmoidBackward0", None,    ("self", "buffer"),
@@ -699,8 +713,10 @@ LEAKY_RELU_BACKWARD  = Op("LeakyReluBackwardBackward0",  None,    ("self", "slop
                           (lambda F, g, self, slope: F.leaky_relu_backward(g, self, slope),
                            lambda F, g, self, slope: F.zeros_like(g)), inputs=("grad_output", "self"),
                           jvp=_leaky_relu_backward_jvp)
-ELU_BACKWARD         = Op("EluBackwardBackward0",        None,    ("grad_output", "alpha", "is_result", "x"),
-                          (lambda F, g, grad_output, alpha, is_result, x: F.elu_backward(g, alpha, is_result, x),
+ELU_BACKWARD         = Op("EluBackwardBackward0",        None,
+                          ("grad_output", "alpha", "scale", "input_scale", "is_result", "x"),
+                          (lambda F, g, grad_output, alpha, scale, input_scale, is_result, x:
+                           F.elu_backward(g, alpha, scale, input_scale, is_result, x),
                            _elu_double_backward), inputs=("grad_output", "x"), jvp=_elu_backward_jvp)
 HARDTANH_BACKWARD    = Op("HardtanhBackwardBackward0",   None,    ("self", "min", "max"),
                           (lambda F, g, self, min, max: F.hardtanh_backward(g, self, min, max),
@@ -832,11 +848,24 @@ def leaky_relu_backward_array(g, x, slope):
 
 
 @half_in_float
-def elu_backward_array(g, alpha, is_result, x):
+def _elu_coefficients(t, alpha, scale, input_scale):
+    """The elu kernels' negcoef (alpha * scale, a product in the opmath type), poscoef and negiptcoef."""
+    return t(t(alpha) * t(scale)), t(scale), t(input_scale)
+
+
+def elu_backward_array(g, alpha, scale, input_scale, is_result, x):
+    """elu_backward's kernel: where x <= 0, grad * negiptcoef * (x + negcoef) from the result, or
+    grad * negiptcoef * negcoef * exp(x * negiptcoef) from the input; grad * poscoef elsewhere (float16 in
+    float, rounded once)."""
+    if x.dtype == _F16:
+        return elu_backward_array(np.asarray(g).astype(_F32), alpha, scale, input_scale, is_result,
+                                  x.astype(_F32)).astype(_F16)
     t = x.dtype.type
+    neg, pos, ipt = _elu_coefficients(t, alpha, scale, input_scale)
+    positive = g if pos == 1 else g * pos
     if is_result:
-        return np.where(x <= 0, g * (x + t(alpha)), g)
-    return np.where(x <= 0, g * t(alpha) * cr.exp(x), g)
+        return np.where(x <= 0, g * ipt * (x + neg), positive)
+    return np.where(x <= 0, g * ipt * neg * cr.exp(x if ipt == 1 else x * ipt), positive)
 
 
 def hardtanh_backward_array(g, x, min, max):
@@ -901,9 +930,9 @@ def leaky_relu_backward(grad_output: Tensor, self: Tensor, slope) -> Tensor:
     return apply(LEAKY_RELU_BACKWARD, out, (grad_output, self), (slope,))
 
 
-def elu_backward(grad_output: Tensor, alpha, is_result, self_or_result: Tensor) -> Tensor:
-    out = elu_backward_array(grad_output._a, alpha, is_result, self_or_result._a)
-    return apply(ELU_BACKWARD, out, (grad_output, self_or_result), (alpha, is_result))
+def elu_backward(grad_output: Tensor, alpha, scale, input_scale, is_result, self_or_result: Tensor) -> Tensor:
+    out = elu_backward_array(grad_output._a, alpha, scale, input_scale, is_result, self_or_result._a)
+    return apply(ELU_BACKWARD, out, (grad_output, self_or_result), (alpha, scale, input_scale, is_result))
 
 
 def hardtanh_backward(grad_output: Tensor, self: Tensor, min, max) -> Tensor:
@@ -1362,15 +1391,16 @@ def _leaky_relu_values(x: np.ndarray, slope) -> np.ndarray:
     return np.where(x > 0, x, x * x.dtype.type(slope))
 
 
-def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op) -> Tensor:
+def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: str, values, row: Op,
+                           more: tuple = ()) -> Tensor:
     """leaky_relu / elu and their in-place forms: PyTorch's out-of-place node saves the input, the
-    in-place one (LeakyReluBackward1, EluBackward1) the result."""
+    in-place one (LeakyReluBackward1, EluBackward1) the result. `more`: elu's scale and input_scale."""
     param = _expect_number(param, fn, param_name, 2)
     scalar_param(param)
     _float_only(a, kernel)
     x = a._a
-    out = values(x, param)
-    return apply(row, out, (a,), (param,))
+    out = values(x, param, *more)
+    return apply(row, out, (a,), (param, *more))
 
 
 def leaky_relu(a: Tensor, negative_slope=0.01) -> Tensor:
@@ -1385,17 +1415,48 @@ def leaky_relu_result(a: Tensor, negative_slope=0.01) -> Tensor:
 
 
 @half_in_float
-def _elu_values(x: np.ndarray, alpha) -> np.ndarray:
-    return np.where(x <= 0, cr.expm1(x) * x.dtype.type(alpha), x)
+def _elu_values(x: np.ndarray, alpha, scale=1, input_scale=1) -> np.ndarray:
+    """elu's kernel: expm1(x * negiptcoef) * negcoef where x <= 0, x * poscoef elsewhere."""
+    neg, pos, ipt = _elu_coefficients(x.dtype.type, alpha, scale, input_scale)
+    return np.where(x <= 0, cr.expm1(x if ipt == 1 else x * ipt) * neg, x if pos == 1 else x * pos)
 
 
 def elu(a: Tensor, alpha=1.0) -> Tensor:
-    return _parametric_activation(a, alpha, "elu", "elu_cpu", "alpha", _elu_values, ELU)
+    return _parametric_activation(a, alpha, "elu", "elu_cpu", "alpha", _elu_values, ELU, (1, 1))
 
 
 def elu_result(a: Tensor, alpha=1.0) -> Tensor:
     """What `elu_` writes."""
-    return _parametric_activation(a, alpha, "elu_", "elu_cpu", "alpha", _elu_values, ELU_)
+    return _parametric_activation(a, alpha, "elu_", "elu_cpu", "alpha", _elu_values, ELU_, (1, 1))
+
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(a: Tensor, inplace=False) -> Tensor:
+    """F.selu: elu with SELU's alpha and scale (EluBackward0, or EluBackward1 in place)."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"selu(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    if inplace:
+        return a._inplace_unary(lambda t: _parametric_activation(t, SELU_ALPHA, "selu_", "elu_cpu", "alpha",
+                                                                 _elu_values, ELU_, (SELU_SCALE, 1)))
+    return _parametric_activation(a, SELU_ALPHA, "selu", "elu_cpu", "alpha", _elu_values, ELU, (SELU_SCALE, 1))
+
+
+def celu(a: Tensor, alpha=1.0, inplace=False) -> Tensor:
+    """F.celu: elu(x, alpha, scale 1, input_scale 1 / alpha), PyTorch's own node CeluBackward0."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"celu(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    alpha = _expect_number(alpha, "celu_" if inplace else "celu", "alpha", 2)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return a._inplace_unary(lambda t: _parametric_activation(t, alpha, "celu_", "elu_cpu", "alpha",
+                                                                 lambda x, p: _elu_values(x, p, 1, 1 / float(p)),
+                                                                 CELU_))
+    return _parametric_activation(a, alpha, "celu", "elu_cpu", "alpha",
+                                  lambda x, p: _elu_values(x, p, 1, 1 / float(p)), CELU)
 
 
 def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:

@@ -17,7 +17,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             layers.Dropout1d, layers.Dropout2d, layers.Dropout3d, layers.PReLU,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Mish, activations.GLU, activations.Hardshrink, activations.Softshrink,
-            activations.PairwiseDistance, activations.Softplus, activations.ELU, activations.Softmax,
+            activations.PairwiseDistance, activations.SELU, activations.CELU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
             losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
             activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,

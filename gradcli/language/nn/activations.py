@@ -142,6 +142,35 @@ class PairwiseDistance(Module):
         return composed.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
+class SELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_text(self.inplace)
+
+
+class CELU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
 class Softplus(Module):
     __module__ = "torch.nn.modules.activation"
 
