@@ -11,18 +11,25 @@ def _inplace_text(inplace: bool, lead: str = "") -> str:
     return f"{lead}inplace=True" if inplace else ""
 
 
-class ReLU(Module):
+class _InplaceActivation(Module):
+    """An activation whose only setting is `inplace` (ReLU, SiLU, Mish, SELU, ...): the subclass names
+    its function in `forward`."""
+
     __module__ = "torch.nn.modules.activation"
 
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input):
-        return elementwise.functional_relu(input, self.inplace)
-
     def extra_repr(self):
         return _inplace_text(self.inplace)
+
+
+class ReLU(_InplaceActivation):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        return elementwise.functional_relu(input, self.inplace)
 
 
 class LeakyReLU(Module):
@@ -68,32 +75,18 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     __module__ = "torch.nn.modules.activation"
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return elementwise.functional_silu(input, self.inplace)
 
-    def extra_repr(self):
-        return _inplace_text(self.inplace)
 
-
-class Mish(Module):
+class Mish(_InplaceActivation):
     __module__ = "torch.nn.modules.activation"
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return elementwise.functional_mish(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_text(self.inplace)
 
 
 class GLU(Module):
@@ -125,6 +118,8 @@ class Hardshrink(Module):
 
 
 class Softshrink(Hardshrink):
+    __module__ = "torch.nn.modules.activation"
+
     def forward(self, input):
         return elementwise.softshrink(input, self.lambd)
 
@@ -142,18 +137,11 @@ class PairwiseDistance(Module):
         return composed.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
-class SELU(Module):
+class SELU(_InplaceActivation):
     __module__ = "torch.nn.modules.activation"
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return elementwise.selu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_text(self.inplace)
 
 
 class CELU(Module):
