@@ -67,7 +67,7 @@ CASES = [
     (CLAMP, "x.clamp_min(lo)", ("x", "lo")), (CLAMP, "x.clamp_max(hi)", ("x", "hi")),
     (COND + "\n" + XB, "torch.where(c, x, y)", ("x", "y")), (COND + "\n" + X, "torch.where(c, x, 0.5)"),
     (LERP, "torch.lerp(x, y, 0.3)", ("x", "y")), (LERP, "torch.lerp(x, y, w)", ("x", "y", "w")),
-    (AB, "x % y", ("x", "y")), (A, "x % 1.5"), (AB, "torch.div(x, y, rounding_mode='floor') + x", ("x", "y")),
+    (AB, "x % y", ("x", "y")), (A, "x % 1.5"), (AB, "torch.fmod(x, y)", ("x", "y")), (A, "x.fmod(-1.5)"), (AB, "torch.div(x, y, rounding_mode='floor') + x", ("x", "y")),
     (XY, "torch.zeros(2, 3, dtype=torch.float64).copy_(x) * y", ("x", "y")),
     (XB, "(x * 1).copy_(y)", ("x", "y")), (X, "(x * 1).copy_(torch.ones(3)) + x"),
     (A, "F.softplus(x, beta=2, threshold=1)"), (X, "F.gelu(x)"), (X, "F.gelu(x, approximate='tanh')"),

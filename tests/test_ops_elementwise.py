@@ -98,6 +98,8 @@ CHECKS = {
     ew.LERP_TENSOR: [(lambda a, b, w: a.lerp(b, w), (any_(2, 3), any_(3), unit(2, 1))),
                      (lambda a, b, w: a.lerp(b, w), (any_(3), any_(3), any_()))],
     ew.REMAINDER: [(lambda a: a % 1.5, (away(2, 3),)), (lambda a: a.remainder(-2), (away(3),))],
+    ew.FMOD: [(lambda a: ew.fmod(a, 1.5), (away(2, 3),)), (lambda a: a.fmod(-2), (away(3),))],
+    ew.FMOD_TENSOR: [(lambda a, b: ew.fmod(a, b), (away(2, 3), np.array([0.7, -1.3, 2.9])))],
     ew.REMAINDER_TENSOR: [(lambda a, b: a % b, (away(2, 3), np.array([0.7, 1.3, 2.9])))],
     # PyTorch records a node without a derivative: the check is that backward fails with PyTorch's message
     ew.NOT_IMPLEMENTED: [(lambda a: a // 2, (any_(3),), {"raises": "aten::floor_divide"}),

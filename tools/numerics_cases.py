@@ -436,6 +436,8 @@ NOT_DRIVEN = {
     "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.GLU": "glu: a * sigmoid(b), sigmoid's arithmetic (its own row) and one product",
     "elementwise.HARDSHRINK": "hardshrink: a selection, no arithmetic",
+    "elementwise.FMOD": "fmod: C's exact fmod (numpy's), the gradient passes through",
+    "elementwise.FMOD_TENSOR": "fmod: C's exact fmod (numpy's); the divisor's gradient a trunc division's",
     "elementwise.HARDSHRINK_BACKWARD": "hardshrink's second-order node: a selection",
     "elementwise.SOFTSHRINK_BACKWARD": "softshrink's second-order node: a selection",
     "reduce.NORM_LEGACY": "pairwise_distance's norm node: reduce.NORM's kernel and formula",

@@ -246,6 +246,7 @@ class NumpyMath(_Later):
     erf = staticmethod(elementary.erf)
     reciprocal = staticmethod(np.reciprocal)
     floor_divide = staticmethod(elementwise.div_floor_array)
+    trunc_divide = staticmethod(elementwise._div_trunc_array)
 
     rsqrt = staticmethod(elementary.rsqrt)
 
@@ -518,6 +519,11 @@ class TensorMath(_Later):
         """`a.div(b, rounding_mode="floor")`, recorded as PyTorch's formula records it (DivBackward2, whose
         derivative is zero)."""
         return elementwise.div_rounding(a, b, "floor")
+
+    @staticmethod
+    def trunc_divide(a, b):
+        """`a.div(b, rounding_mode="trunc")` (fmod's formula), recorded as DivBackward2."""
+        return elementwise.div_rounding(a, b, "trunc")
 
     # tensor group: reduce
     abs = staticmethod(elementwise.abs)

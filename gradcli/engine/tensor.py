@@ -971,6 +971,9 @@ class Tensor:
     def remainder(self, other):
         return ops.remainder(self, other)
 
+    def fmod(self, other):
+        return ops.elementwise.fmod(self, other)
+
     def __floordiv__(self, other):
         try:
             return ops.floor_divide(self, other)
@@ -1172,6 +1175,9 @@ class Tensor:
 
     def remainder_(self, other):
         return self._inplace_op(ops.remainder, other)
+
+    def fmod_(self, other):
+        return self._inplace_op(ops.elementwise.fmod, other)
 
     __imod__ = remainder_
 

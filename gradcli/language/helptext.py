@@ -368,6 +368,7 @@ _WHAT = {
     "hardtanh": "Clamps each element to [min_val, max_val].", "relu6": "min(max(x, 0), 6).",
     "silu": "x * sigmoid(x).", "softsign": "x / (1 + |x|).", "logsigmoid": "log(sigmoid(x)), computed stably.",
     "mish": "x * tanh(softplus(x)).",
+    "fmod": "The remainder of input / other with the dividend's sign (C's fmod).",
     "selu": "scale * elu(x, alpha) with SELU's fixed alpha and scale.",
     "celu": "max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).",
     "glu": "The gated linear unit: the first half of `dim` times sigmoid of the second half.",

@@ -519,7 +519,7 @@ def _build_torch() -> ScriptModule:
         "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),
         "fix": _tensor_fn("fix", Tensor.trunc), "frac": _tensor_fn("frac", Tensor.frac),
         "lerp": _tensor_fn("lerp", ops.lerp), "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
-        "floor_divide": ops.floor_divide, "remainder": ops.remainder,
+        "floor_divide": ops.floor_divide, "remainder": ops.remainder, "fmod": ops.elementwise.fmod,
         "logical_and": _tensor_fn("logical_and", lambda input, other: ops.logical_and(input, other, 2)),
         "logical_or": _tensor_fn("logical_or", lambda input, other: ops.logical_or(input, other, 2)),
         "logical_xor": _tensor_fn("logical_xor", lambda input, other: ops.logical_xor(input, other, 2)),

@@ -410,6 +410,14 @@ def _lerp_tensor_jvp(F, ts, xs, result):
     return add_tangents(start, dropped(slope) if wt is None else wt * slope)
 
 
+def _fmod_jvp(F, ts, xs, result):
+    """self_t - other_t * self_p.div(other_p, rounding_mode="trunc")."""
+    st, ot = ts
+    x, y = xs
+    quotient = div_rounding(x, y, "trunc")
+    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient, quotient._a.shape)
+
+
 def _remainder_jvp(F, ts, xs, result):
     """self_t - other_t * self_p.div(other_p, rounding_mode="floor")."""
     st, ot = ts
@@ -646,6 +654,12 @@ REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
                       (lambda F, g, self, other: g,
                        lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True,
                       needed_by={"self": "other", "other": "other"}, jvp=_remainder_jvp)
+FMOD             = Op("FmodBackward0",       None,    (),                            (lambda F, g: g,),
+                      fits=True, quiet=True, jvp="auto")
+FMOD_TENSOR      = Op("FmodBackward1",       None,    ("self", "other"),
+                      (lambda F, g, self, other: g,
+                       lambda F, g, self, other: -g * F.trunc_divide(self, other)), fits=True, quiet=True,
+                      needed_by={"self": "other", "other": "other"}, jvp=_fmod_jvp)
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)
@@ -1223,6 +1237,25 @@ def remainder(a, b) -> Tensor:
     if b.__class__ is not Tensor:
         return apply(REMAINDER, out, (a,))
     return apply(REMAINDER_TENSOR, out, (a, b), (), (x, y))
+
+
+def fmod(a, b) -> Tensor:
+    """torch.fmod: C's fmod, the result with the dividend's sign (FmodBackward0 for a number, FmodBackward1
+    for a tensor divisor)."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"fmod() received an invalid combination of arguments - got ({type(a).__name__}, "
+                        f"{type(b).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    x, y = operands(a, b)
+    if np.result_type(x, y) == np.bool_:
+        x, y = x.astype(np.int64), y.astype(np.int64)
+    _integer_zero_division(x, y)
+    with np.errstate(all="ignore"):
+        out = np.asarray(compute(np.fmod, x, y))
+    if b.__class__ is not Tensor:
+        return apply(FMOD, out, (a,))
+    return apply(FMOD_TENSOR, out, (a, b), (), (x, y))
 
 
 def _logical(fn, name):
