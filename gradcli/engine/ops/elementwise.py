@@ -410,20 +410,22 @@ def _lerp_tensor_jvp(F, ts, xs, result):
     return add_tangents(start, dropped(slope) if wt is None else wt * slope)
 
 
-def _fmod_jvp(F, ts, xs, result):
-    """self_t - other_t * self_p.div(other_p, rounding_mode="trunc")."""
-    st, ot = ts
-    x, y = xs
-    quotient = div_rounding(x, y, "trunc")
-    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient, quotient._a.shape)
+def _modulo_rows(stem: str, rounding: str) -> tuple:
+    """remainder's and fmod's rows: a number divisor (the gradient passes through), a tensor divisor
+    (its gradient -grad * self.div(other, rounding_mode=rounding)), with the matching tangents."""
+    quotient = "floor_divide" if rounding == "floor" else "trunc_divide"
 
-
-def _remainder_jvp(F, ts, xs, result):
-    """self_t - other_t * self_p.div(other_p, rounding_mode="floor")."""
-    st, ot = ts
-    x, y = xs
-    quotient = div_rounding(x, y, "floor")
-    return sub_tangents(st, dropped(quotient) if ot is None else ot * quotient, quotient._a.shape)
+    def jvp(F, ts, xs, result):
+        st, ot = ts
+        x, y = xs
+        q = div_rounding(x, y, rounding)
+        return sub_tangents(st, dropped(q) if ot is None else ot * q, q._a.shape)
+    by_number = Op(f"{stem}Backward0", None, (), (lambda F, g: g,), fits=True, quiet=True, jvp="auto")
+    by_tensor = Op(f"{stem}Backward1", None, ("self", "other"),
+                   (lambda F, g, self, other: g,
+                    lambda F, g, self, other: -g * getattr(F, quotient)(self, other)), fits=True, quiet=True,
+                   needed_by={"self": "other", "other": "other"}, jvp=jvp)
+    return by_number, by_tensor
 
 
 def _copy_jvp(F, ts, xs, result):
@@ -648,18 +650,8 @@ LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
                        lambda F, g, self, end, weight: F.mul(g, end - self)),
                       inputs=("self", "end", "weight"), fits=True, quiet=True, jvp=_lerp_tensor_jvp,
                       needed_by={"self": "weight", "end": "weight"})
-REMAINDER        = Op("RemainderBackward0",  None,    (),                            (lambda F, g: g,),
-                      fits=True, quiet=True, jvp="auto")
-REMAINDER_TENSOR = Op("RemainderBackward1",  None,    ("self", "other"),
-                      (lambda F, g, self, other: g,
-                       lambda F, g, self, other: -g * F.floor_divide(self, other)), fits=True, quiet=True,
-                      needed_by={"self": "other", "other": "other"}, jvp=_remainder_jvp)
-FMOD             = Op("FmodBackward0",       None,    (),                            (lambda F, g: g,),
-                      fits=True, quiet=True, jvp="auto")
-FMOD_TENSOR      = Op("FmodBackward1",       None,    ("self", "other"),
-                      (lambda F, g, self, other: g,
-                       lambda F, g, self, other: -g * F.trunc_divide(self, other)), fits=True, quiet=True,
-                      needed_by={"self": "other", "other": "other"}, jvp=_fmod_jvp)
+REMAINDER, REMAINDER_TENSOR = _modulo_rows("Remainder", "floor")    # Python's %: the divisor's sign
+FMOD, FMOD_TENSOR = _modulo_rows("Fmod", "trunc")                     # C's fmod: the dividend's sign
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)
