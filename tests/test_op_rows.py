@@ -42,6 +42,22 @@ EXTRA = [
     "import torch.autograd.forward_ad as fwAD\nx = torch.rand(3, requires_grad=True)\n"
     "with fwAD.dual_level():\n    p = fwAD.unpack_dual(fwAD.make_dual(x, torch.ones(3))).primal\n"
     "p.sum().backward()",
+    # the rows added after FIRST was chosen: inverse hyperbolics and their in-place nodes, the addmm family,
+    # celu/mish/glu/shrinks (and their second-order nodes), fmod, norm over a dim, prelu, sorting
+    # (ScatterBackward0 under create_graph) and the in-place view ops
+    "a = torch.rand(2, 3, requires_grad=True)\nb = torch.rand(2, 3, requires_grad=True) + 0.5\n"
+    "m = torch.rand(3, 3, requires_grad=True)\nv = torch.rand(3, requires_grad=True)\n"
+    "bb = torch.rand(2, 3, 3, requires_grad=True)\nw = torch.rand(1, requires_grad=True)\n"
+    "inplace = [(a + 1.5).acosh_(), (a * 1).asinh_(), (a * 0.5).atanh_()]   # (their backward is refused)\n"
+    "ys = [(a + 1.5).acosh(), a.asinh(), (a * 0.5).atanh(), torch.addbmm(m, bb, bb), torch.addmv(v, m, v),\n"
+    "      torch.addr(m, v, v), torch.baddbmm(bb, bb, bb), F.celu(a), F.celu(a * 1, inplace=True),\n"
+    "      torch.fmod(a, 0.3), torch.fmod(a, b), F.mish(a), F.pairwise_distance(a, b), a.sort(0)[0],\n"
+    "      a.sort(stable=True)[0], a.topk(2)[0], (a * 1).squeeze_(), (a * 1).t_(), (a * 1).transpose_(0, 1),\n"
+    "      (a * 1).unsqueeze_(0)]\n"
+    "sum(y.sum() for y in ys).backward()\n"
+    "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
+    "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
+    "    g.sum().backward()",
 ]
 
 
