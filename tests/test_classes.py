@@ -268,7 +268,7 @@ def test_a_script_exit_cannot_swallow_the_timeout():
     from gradcli import cli
     source = ("class Swallow:\n    def __enter__(self):\n        return self\n    def __exit__(self, t, v, tb):\n"
               "        return True\nwith Swallow():\n    while True:\n        pass\nprint('escaped')\n")
-    p = launcher.run(["--timeout", "1", "-c", source], timeout=60)
+    p = launcher.run(["--timeout", "0.5", "-c", source], timeout=60)
     assert cli is not None
     assert (p.returncode, p.stdout) == (124, "")
 

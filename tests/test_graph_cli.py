@@ -27,7 +27,7 @@ TUTORIAL_OUT = (
     "        │   └── AccumulateGrad ─ x: [2, 2] float32  (line 4)\n"
     "        └── AddBackward0  y = x + 2  (line 7) [#1, shown above]\n")
 
-CHAIN = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x\nfor i in range(100000):\n    y = y * 1.0001\n"
+CHAIN = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x\nfor i in range({n}):\n    y = y * 1.0001\n"
 
 
 def graph(capsys, *args):
@@ -209,8 +209,15 @@ def test_json_output(capsys):
 
 
 # -------------------------------------------------------------------------------------- a deep chain
-def test_a_100000_node_chain_in_every_format(capsys, tmp_path):
-    path = script(tmp_path, CHAIN)
+def test_a_deep_chain_in_every_format(capsys, tmp_path):
+    """The whole of a 100,000-node chain as JSON (every node walked, none by recursion); the limits of the
+    text and DOT formats on a chain of 2,000 (they stop at their depth whatever lies below)."""
+    path = script(tmp_path, CHAIN.format(n=100000))
+    status, out, _ = graph(capsys, path, "--format", "json", "--max-depth", "0", "--max-nodes", "0")
+    document = json.loads(out)
+    assert len(document["nodes"]) == 100001 and len(document["edges"]) == 100000
+    assert document["nodes"][-1]["variable"] == "x" and document["nodes"][-1]["line"] == 2
+    path = script(tmp_path, CHAIN.format(n=2000), "short.grad")
     status, out, err = graph(capsys, path, "--max-depth", "3")
     assert (status, err) == (0, "")
     assert out == ("MulBackward0  y = y * 1.0001  (line 5)\n"
@@ -219,10 +226,6 @@ def test_a_100000_node_chain_in_every_format(capsys, tmp_path):
                    "        └── … (1 input below max_depth=3)\n")
     status, out, _ = graph(capsys, path, "--max-depth", "0", "--max-nodes", "5")
     assert out.splitlines()[-1] == "                └── … (stopped after 5 nodes)"
-    status, out, _ = graph(capsys, path, "--format", "json", "--max-depth", "0", "--max-nodes", "0")
-    document = json.loads(out)
-    assert len(document["nodes"]) == 100001 and len(document["edges"]) == 100000
-    assert document["nodes"][-1]["variable"] == "x" and document["nodes"][-1]["line"] == 2
     status, out, _ = graph(capsys, path, "--format", "dot")            # default limits: 40 levels
     declared, edges = check_dot(out)
     assert len(declared) == 1 + 40 + 1 and "n39_more" in declared and ("n39", "n39_more") in edges
