@@ -1,4 +1,5 @@
-"""torch.nn.utils' gradient clipping (clip_grad_norm_, clip_grad_value_), in place as PyTorch's CPU path."""
+"""torch.nn.utils' gradient clipping (clip_grad_norm_, clip_grad_value_), in place as PyTorch's CPU path, and
+its conversions between parameters and one vector (parameters_to_vector, vector_to_parameters)."""
 
 from __future__ import annotations
 
@@ -79,3 +80,46 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
             np.maximum(a, a.dtype.type(-clip_value), out=a)
             np.minimum(a, a.dtype.type(clip_value), out=a)
             g._version[0] += 1
+
+
+# ------------------------------------------------------------------- parameters and one vector
+
+def _typename(value) -> str:
+    """torch.typename of a value that is not a tensor: its class's qualified name, with its module's
+    unless a builtin."""
+    cls = type(value)
+    module = getattr(cls, "__module__", "builtins")
+    return cls.__qualname__ if module in ("builtins", "") else f"{module}.{cls.__qualname__}"
+
+
+def _check_param(param) -> None:
+    """PyTorch checks each parameter's device (all of gradcli's are on the CPU): what is not a tensor
+    fails there, reading its `device`."""
+    if not isinstance(param, Tensor):
+        raise AttributeError(f"'{type(param).__name__}' object has no attribute 'device'")
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    """The parameters flattened (each `view(-1)`) and joined by `cat`: a tensor recording both, so
+    gradients reach the parameters through it."""
+    from gradcli.engine.ops.shape import cat, view
+    pieces = []
+    for param in parameters:
+        _check_param(param)
+        pieces.append(view(param, -1))
+    return cat(pieces)
+
+
+def vector_to_parameters(vec, parameters) -> None:
+    """Each parameter's `.data` becomes the next `numel()` elements of `vec` viewed in its shape: the
+    parameters then share `vec`'s memory, as in PyTorch."""
+    from gradcli.engine.ops.indexing import getitem
+    from gradcli.engine.ops.shape import view_as
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+    pointer = 0
+    for param in parameters:
+        _check_param(param)
+        count = param._a.size
+        param._set_data(view_as(getitem(vec, slice(pointer, pointer + count)), param).data)
+        pointer += count

@@ -81,6 +81,8 @@ _WHAT = {
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
     "get_total_norm": "The norm of the tensors' norms, as clip_grad_norm_ computes it.",
     "clip_grads_with_norm_": "Scales the gradients in place by min(max_norm / (total_norm + 1e-6), 1).",
+    "parameters_to_vector": "The parameters flattened and joined into one vector (gradients flow back to them).",
+    "vector_to_parameters": "Sets each parameter's data to the next slice of a vector, viewed in its shape.",
     "LRScheduler": "The base of the learning-rate schedulers: step, get_last_lr, last_epoch, state_dict.",
     # random state
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
