@@ -53,3 +53,14 @@ def test_instantiating_a_custom_function_warns_per_line_as_pytorch_does():
             "raise an error in a future version of PyTorch.")
     assert warnings_of(source) == (f"s.grad:9: {text}\n  f = F()\ns.grad:10: {text}\n  g = F()\n"
                                    f"s.grad:12: {text}\n  h = F()\n")
+
+
+def test_detect_anomaly_warns_where_it_is_made_once_per_line():
+    # PyTorch 2.13 prints these two (its warnings module shows a line once); set_detect_anomaly is silent
+    source = ("import torch\nwith torch.autograd.set_detect_anomaly(True):\n    pass\n"
+              "for i in range(2):\n    with torch.autograd.detect_anomaly():\n        pass\n"
+              "d = torch.autograd.detect_anomaly(check_nan=False)\n")
+    words = ("UserWarning: Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+             "enabled for debugging.\n")
+    assert warnings_of(source) == (f"s.grad:5: {words}  with torch.autograd.detect_anomaly():\n"
+                                   f"s.grad:7: {words}  d = torch.autograd.detect_anomaly(check_nan=False)\n")

@@ -251,6 +251,9 @@ class detect_anomaly:
     def __init__(self, check_nan: bool = True):
         self._prev = (STATE.anomaly, STATE.anomaly_nan)
         self._check_nan = check_nan
+        if STATE.warn is not None:      # PyTorch warns on each creation (set_detect_anomaly does not)
+            STATE.warn("UserWarning", "Anomaly Detection has been enabled. This mode will increase the runtime and "
+                                      "should only be enabled for debugging.")
 
     def __enter__(self):
         set_anomaly_enabled(True, self._check_nan)
