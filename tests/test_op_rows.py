@@ -71,7 +71,7 @@ FIRST = [
     "op_elem_02_trig_hyperbolic", "op_elem_03_clamp_maximum_where", "op_elem_04_rounding_lerp",
     "op_elem_05_floordiv_remainder", "op_elem_09_create_graph", "op_reduce_01_max_min_return_types",
     "op_reduce_06_create_graph", "op_shape_03_squeeze_expand_repeat", "rng_distributions",
-    "view_01_inplace_on_views",
+    "view_01_inplace_on_views", "nn_upsample",
 ]
 
 

@@ -495,6 +495,13 @@ _WHAT = {
     "AvgPool1d": "avg_pool1d as a module.", "AvgPool2d": "avg_pool2d as a module.",
     "AdaptiveAvgPool1d": "adaptive_avg_pool1d as a module.", "AdaptiveAvgPool2d": "adaptive_avg_pool2d as a module.",
     "AdaptiveMaxPool1d": "adaptive_max_pool1d as a module.", "AdaptiveMaxPool2d": "adaptive_max_pool2d as a module.",
+    "interpolate": "Resamples the last 1-3 dims to size or by scale_factor: nearest, nearest-exact, linear, "
+                   "bilinear, trilinear or area.",
+    "upsample": "interpolate, deprecated (warns).", "upsample_nearest": "interpolate(mode='nearest'), deprecated.",
+    "upsample_bilinear": "interpolate(mode='bilinear', align_corners=True), deprecated.",
+    "Upsample": "interpolate as a module (size or scale_factor, mode, align_corners).",
+    "UpsamplingNearest2d": "Upsample(mode='nearest') of 4-d input.",
+    "UpsamplingBilinear2d": "Upsample(mode='bilinear', align_corners=True) of 4-d input.",
     # torch.nn.init
     "calculate_gain": "The recommended gain for a nonlinearity (PyTorch's table).",
     "constant_": "Fills the tensor with a value, without recording it.",

@@ -360,6 +360,8 @@ def _make_nn() -> dict:
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "pad": ops.shape.functional_pad,
+        **{name: _later("gradcli.engine.ops.upsample", name)
+           for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
         "hardsigmoid": _tensor_fn("hardsigmoid", ops.elementwise.functional_hardsigmoid),
         "hardswish": _tensor_fn("hardswish", ops.elementwise.functional_hardswish),
         "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
