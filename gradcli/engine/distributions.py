@@ -18,7 +18,7 @@ from gradcli.engine import budget, rng
 from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
                                       _type_name, _zero_tangent)
 from gradcli.engine.layout import preserved
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import int64_arg, Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -327,6 +327,7 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
     if num_samples.__class__ is bool or not isinstance(num_samples, int):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{_type_name(num_samples)}")
+    int64_arg(num_samples)          # the parser reads it into 64 bits first
     if replacement.__class__ is not bool:
         raise TypeError(f"multinomial(): argument 'replacement' (position 3) must be bool, not "
                         f"{_type_name(replacement)}")

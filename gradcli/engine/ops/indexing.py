@@ -466,6 +466,8 @@ def setitem(a: Tensor, key, value) -> None:
     number = value.__class__ is not Tensor
     if number and not isinstance(value, (int, float)):
         raise TypeError(f"can't assign a {type(value).__name__} to a {dtypes.of_array(a._a).legacy}")
+    # a number becomes the tensor's dtype before the key is read (its overflow check comes first)
+    v = _scalar_value(value, a._a.dtype) if number else value._a
     keys = _key_tuple(key)
     single = key.__class__ is not tuple and keys[0] is key
     if single and key is False:
@@ -474,7 +476,6 @@ def setitem(a: Tensor, key, value) -> None:
         keys = (None,)                 # a lone True is a new dim of size 1, written by copy_
     steps, advanced = _basic(a, keys, single, True)
     x = steps[-1][1] if steps else a._a           # the region written
-    v = _scalar_value(value, x.dtype) if number else value._a
     npkey = _advanced_key(x, advanced, number) if advanced else None
     grad_on = STATE.recording
     if grad_on and a.requires_grad and a.grad_fn is None:

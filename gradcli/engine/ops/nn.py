@@ -1372,6 +1372,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:        # first, as in PyTorch: its row selection has its own index message
         embedding_renorm_(weight, idx, max_norm, norm_type)
         w = weight._a
+    if idx.size and rows == 0:          # its row selection is index_select's, with that check first
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx.size and (idx.min() < 0 or idx.max() >= rows):
         raise IndexError("index out of range in self")
     out = w[idx]

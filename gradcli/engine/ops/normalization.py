@@ -1670,6 +1670,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     n, c = x.shape[0], x.shape[1]
     w = None if weight is None else ops.repeat(weight, n)
     b = None if bias is None else ops.repeat(bias, n)
+    for stats in (running_mean, running_var):       # repeated as weight and bias are, with repeat's check
+        if stats is not None and stats._a.ndim > 1:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                               "tensor")
     rm = None if running_mean is None else Tensor(np.tile(running_mean._a, n))
     rv = None if running_var is None else Tensor(np.tile(running_var._a, n))
     shaped = ops.view(input, (1, n * c) + tuple(x.shape[2:]))

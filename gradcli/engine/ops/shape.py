@@ -1011,6 +1011,8 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if x.ndim == 0 and idx.size > 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = x.shape[d] if x.ndim else 1
+    if size == 0 and idx.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = idx[(idx < 0) | (idx >= size)]
     if bad.size:
         if d == 1:          # PyTorch's CPU kernel for dim 1 has a check of its own
