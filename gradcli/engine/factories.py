@@ -316,6 +316,11 @@ def _multiply_add(a, b, c):
     return a * b + c
 
 
+def _wrap64(v: int) -> int:
+    """v as a wrapped int64 (two's complement), as the kernel's 64-bit arithmetic leaves it."""
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
     float; the element count and the checks as in PyTorch's compute_arange_size."""
@@ -369,7 +374,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         if istep == 0:
             raise ValueError("step must be nonzero")
         sgn = (istep > 0) - (istep < 0)
-        num = iend - istart + istep - sgn
+        num = _wrap64(_wrap64(_wrap64(iend - istart) + istep) - sgn)      # C++'s int64 arithmetic, wrapping
         quotient = abs(num) // abs(istep)             # C++ integer division truncates towards zero
         size = float(quotient if (num < 0) == (istep < 0) else -quotient)
     else:

@@ -1370,11 +1370,21 @@ def _float_only(a: Tensor, kernel: str):
     _not_for(a, kernel, "iub")
 
 
+def _kernel_param(value, x: np.ndarray, opmath: bool = True) -> None:
+    """A Scalar parameter as the kernel converts it, with its overflow check: to the op's math type (float
+    for float16 and float32: leaky_relu's slope, elu's alpha, softplus's beta) or, where the kernel reads it
+    in the tensor's own type (hardtanh's bounds, hardshrink's lambda), to that."""
+    if x.dtype.kind == "f":
+        checked_scalar(value, _F32 if opmath and x.dtype == _F16 else x.dtype)
+
+
 def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
     beta = _expect_number(beta, "softplus", "beta")
     threshold = _expect_number(threshold, "softplus", "threshold")
     scalar_param(beta, threshold)
     _float_only(a, "softplus_cpu")
+    _kernel_param(beta, a._a)
+    _kernel_param(threshold, a._a)
     return apply(SOFTPLUS, _softplus_values(a._a, beta, threshold), (a,), (beta, threshold))
 
 
@@ -1424,6 +1434,7 @@ def _parametric_activation(a: Tensor, param, fn: str, kernel: str, param_name: s
     scalar_param(param)
     _float_only(a, kernel)
     x = a._a
+    _kernel_param(param, x)
     out = values(x, param, *more)
     return apply(row, out, (a,), (param, *more))
 
@@ -1495,6 +1506,8 @@ def hardtanh(a: Tensor, min_val=-1.0, max_val=1.0) -> Tensor:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if x.dtype.kind == "u" and (min_val < 0 or max_val < 0):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    _kernel_param(min_val, x, opmath=False)
+    _kernel_param(max_val, x, opmath=False)
     t = x.dtype.type
     out = np.where(x < t(min_val), t(min_val), x)
     out = np.where(out > t(max_val), t(max_val), out)
@@ -1845,6 +1858,7 @@ def hardshrink(input: Tensor, lambd=0.5) -> Tensor:
     lambd = _shrink_lambd("hardshrink", lambd)
     x = input._a
     _refuse(x, "hardshrink_cpu", "iub")
+    _kernel_param(lambd, x, opmath=False)
     out = np.where((x >= -lambd) & (x <= lambd), x.dtype.type(0), x).astype(x.dtype, copy=False)
     return apply(HARDSHRINK, out, (input,), (lambd,))
 
