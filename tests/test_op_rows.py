@@ -45,6 +45,7 @@ EXTRA = [
     # the rows added after FIRST was chosen: inverse hyperbolics and their in-place nodes, the addmm family,
     # celu/mish/glu/shrinks (and their second-order nodes), fmod, norm over a dim, prelu, sorting
     # (ScatterBackward0 under create_graph) and the in-place view ops
+    "t = torch.rand(4, requires_grad=True)\n(F.threshold(t, 0.5, 2.0) + F.threshold(t * 1, 0.5, 2.0, inplace=True)).sum().backward()",
     "a = torch.rand(2, 3, requires_grad=True)\nb = torch.rand(2, 3, requires_grad=True) + 0.5\n"
     "m = torch.rand(3, 3, requires_grad=True)\nv = torch.rand(3, requires_grad=True)\n"
     "bb = torch.rand(2, 3, 3, requires_grad=True)\nw = torch.rand(1, requires_grad=True)\n"

@@ -108,6 +108,8 @@ CHECKS = {
     ew.ACOSH: [(lambda a: a.acosh(), (pos(2, 3) + 1,))],
     ew.GLU: [(lambda a: ew.glu(a), (any_(3, 4),)), (lambda a: ew.glu(a, 0), (any_(2, 3),))],
     ew.HARDSHRINK: [(lambda a: ew.hardshrink(a, 0.3) * a, (away(2, 3),))],
+    ew.THRESHOLD: [(lambda a: ew.torch_threshold(a, 0.1, 2.0) * a, (away(2, 3),))],
+    ew.THRESHOLD_: [(lambda a: ew.torch_threshold_(a * 1, 0.1, 2.0) * a, (away(2, 3),))],
     ew.CELU: [(lambda a: ew.celu(a, 0.7), (any_(2, 3),)), (lambda a: ew.celu(a, 2.0), (any_(3),))],
     ew.CELU_: [(lambda a: ew.celu(a * 1, 0.5, inplace=True), (any_(2, 3),))],
     ew.SOFTSHRINK: [(lambda a: ew.softshrink(a, 0.3) * a, (away(2, 3),))],

@@ -466,6 +466,8 @@ CASES = [
 
 # Rows no snippet drives, and why (listed in the table, never silently left out).
 NOT_DRIVEN = {
+    "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
+    "elementwise.THRESHOLD_": "threshold_: the same selection in place",
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
     "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.GLU": "glu: a * sigmoid(b), sigmoid's arithmetic (its own row) and one product",

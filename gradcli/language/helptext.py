@@ -495,6 +495,9 @@ _WHAT = {
     "AvgPool1d": "avg_pool1d as a module.", "AvgPool2d": "avg_pool2d as a module.",
     "AdaptiveAvgPool1d": "adaptive_avg_pool1d as a module.", "AdaptiveAvgPool2d": "adaptive_avg_pool2d as a module.",
     "AdaptiveMaxPool1d": "adaptive_max_pool1d as a module.", "AdaptiveMaxPool2d": "adaptive_max_pool2d as a module.",
+    "threshold": "value where input <= threshold, input elsewhere (ThresholdBackward0).",
+    "threshold_": "threshold in place (ThresholdBackward1).",
+    "Threshold": "threshold as a module (threshold, value, inplace).",
     "interpolate": "Resamples the last 1-3 dims to size or by scale_factor: nearest, nearest-exact, linear, "
                    "bilinear, trilinear or area.",
     "upsample": "interpolate, deprecated (warns).", "upsample_nearest": "interpolate(mode='nearest'), deprecated.",

@@ -705,6 +705,10 @@ SIGMOID_BACKWARD     = Op("SigmoidBackwardBackward0",    None,    ("grad_output"
                           (lambda F, g, grad_output, output: F.sigmoid_backward(g, output),
                            lambda F, g, grad_output, output: g * grad_output * (-2 * output + 1)),
                           inputs=("grad_output", "output"), jvp=_sigmoid_backward_jvp)
+THRESHOLD            = Op("ThresholdBackward0",          None,    ("self", "threshold"),
+                          (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),), jvp="auto")
+THRESHOLD_           = Op("ThresholdBackward1",          None,    ("self", "threshold"),
+                          (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),), jvp="auto")
 THRESHOLD_BACKWARD   = Op("ThresholdBackwardBackward0",  None,    ("self", "threshold"),
                           (lambda F, g, self, threshold: F.threshold_backward(g, self, threshold),
                            lambda F, g, self, threshold: F.zeros_like(g)), inputs=("grad_output", "self"),
@@ -1659,6 +1663,40 @@ def functional_leaky_relu(input: Tensor, negative_slope=0.01, inplace=False) -> 
 def functional_leaky_relu_(input: Tensor, negative_slope=0.01) -> Tensor:
     negative_slope = _expect_number(negative_slope, "leaky_relu_", "negative_slope", 2)   # before the in-place checks
     return input._inplace_unary(lambda t: leaky_relu_result(t, negative_slope))
+
+
+def _threshold(a: Tensor, threshold, value, fn: str, row: Op) -> Tensor:
+    """threshold's kernel: `value` where x <= threshold, x elsewhere (NaN kept)."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    threshold = _expect_number(threshold, fn, "threshold", 2)
+    value = _expect_number(value, fn, "value", 3)
+    scalar_param(threshold, value)
+    x = a._a
+    _not_for(a, "threshold_cpu", "b")
+    _kernel_param(threshold, x)
+    _kernel_param(value, x)
+    t = x.dtype.type
+    out = np.where(x <= t(threshold), t(value), x).astype(x.dtype, copy=False)
+    return apply(row, out, (a,), (threshold,))
+
+
+def torch_threshold(input: Tensor, threshold, value) -> Tensor:
+    """torch.threshold / F.threshold: ThresholdBackward0, which saves the input."""
+    return _threshold(input, threshold, value, "threshold", THRESHOLD)
+
+
+def torch_threshold_(input: Tensor, threshold, value) -> Tensor:
+    """torch.threshold_: in place, ThresholdBackward1 (saving the input as it was)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"threshold_(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    threshold = _expect_number(threshold, "threshold_", "threshold", 2)        # before the in-place checks
+    value = _expect_number(value, "threshold_", "value", 3)
+    return input._inplace_unary(lambda t: _threshold(t, threshold, value, "threshold_", THRESHOLD_))
+
+
+def functional_threshold(input: Tensor, threshold, value, inplace=False) -> Tensor:
+    return torch_threshold_(input, threshold, value) if inplace else torch_threshold(input, threshold, value)
 
 
 def functional_elu(input: Tensor, alpha=1.0, inplace=False) -> Tensor:

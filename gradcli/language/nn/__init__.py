@@ -20,7 +20,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.PairwiseDistance, activations.SELU, activations.CELU, activations.Softplus, activations.ELU, activations.Softmax,
             activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
             losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
-            activations.Hardtanh, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
+            activations.Hardtanh, activations.Threshold, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
             losses.PoissonNLLLoss, losses.GaussianNLLLoss, containers.ParameterList, containers.ParameterDict,

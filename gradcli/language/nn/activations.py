@@ -235,6 +235,22 @@ class Hardtanh(Module):
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_text(self.inplace, ', ')}"
 
 
+class Threshold(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return elementwise.functional_threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_text(self.inplace, ', ')}"
+
+
 class ReLU6(Hardtanh):
     __module__ = "torch.nn.modules.activation"
 
