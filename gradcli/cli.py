@@ -255,6 +255,7 @@ def main(argv=None) -> int:
     Terminal.timing = args.timing
     options = dict(seed=args.seed, display=args.display, fmt=args.format, stable_ids=args.stable_ids,
                    check_grads=args.check_grads, nan_check=args.nan_check, timeout=args.timeout)
+    budget_before = budget.max_memory()                 # put back after: a caller in this process keeps its own
     memory = budget.limit_process(args.max_memory)      # the tensor budget, and RLIMIT_DATA as a backstop
     try:
         if args.code is not None:
@@ -288,6 +289,7 @@ def main(argv=None) -> int:
         return EXIT_OK
     finally:
         budget.restore_process(memory)
+        budget.set_max_memory(budget_before)
 
 
 def command() -> None:

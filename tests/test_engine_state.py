@@ -74,3 +74,13 @@ def test_every_slot_is_in_the_snapshot():
     fresh.generator = STATE.generator
     snap = fresh.snapshot()
     assert len(snap) == len(EngineState.__slots__) + 1           # + numpy's error handling
+
+
+def test_a_command_run_in_process_puts_the_memory_budget_back(capsys):
+    """cli.main called in a process (a test, a program embedding gradcli) leaves the tensor budget as it
+    found it: --max-memory is the command's own (it leaked into later tests once, failing them)."""
+    from gradcli import cli
+    before = budget.max_memory()
+    assert cli.main(["--max-memory", "1M", "-c", "x = 1"]) == 0
+    assert budget.max_memory() == before
+    capsys.readouterr()

@@ -499,7 +499,7 @@ _WHAT = {
     "threshold_": "threshold in place (ThresholdBackward1).",
     "Threshold": "threshold as a module (threshold, value, inplace).",
     "interpolate": "Resamples the last 1-3 dims to size or by scale_factor: nearest, nearest-exact, linear, "
-                   "bilinear, trilinear or area.",
+                   "bilinear, bicubic, trilinear or area.",
     "upsample": "interpolate, deprecated (warns).", "upsample_nearest": "interpolate(mode='nearest'), deprecated.",
     "upsample_bilinear": "interpolate(mode='bilinear', align_corners=True), deprecated.",
     "Upsample": "interpolate as a module (size or scale_factor, mode, align_corners).",

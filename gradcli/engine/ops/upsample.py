@@ -1,4 +1,4 @@
-"""F.interpolate's resampling kernels (nearest, nearest-exact, linear, bilinear, trilinear) as PyTorch's CPU
+"""F.interpolate's resampling kernels (nearest, nearest-exact, linear, bilinear, bicubic, trilinear) as PyTorch's CPU
 kernels compute them, with their nodes (UpsampleBilinear2DBackward0, ...) and the nodes of their backward
 under create_graph (UpsampleBilinear2DBackwardBackward0, ...).
 
@@ -38,6 +38,7 @@ from gradcli.engine.tensor import Tensor
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _LINEAR_NAMES = {1: "linear", 2: "bilinear", 3: "trilinear"}
+_INTERPOLATING = ("linear", "cubic")       # the kinds that take align_corners (and save it)
 _SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
 _DIM_LETTERS = {1: ("W",), 2: ("H", "W"), 3: ("D", "H", "W")}
 
@@ -248,7 +249,8 @@ def _trilinear_channels_last(x: np.ndarray, taps, half: bool = False) -> np.ndar
 def _accumulate(planes: int, in_shape: tuple, targets: np.ndarray, sources: np.ndarray, weights, g: np.ndarray,
                 T: np.dtype) -> np.ndarray:
     """The backward kernels' loop: for each output position in raster order and each of its taps,
-    `acc[target] += weight * g[source]` (fused), over all planes at once. Updates go in rounds of distinct
+    `acc[target] += weight * g[source]` (fused; or, for a pair of weights, `(g * wy) * wx` unfused), over
+    all planes at once. Updates go in rounds of distinct
     targets, each round the next update of every target in the kernel's order."""
     size = int(np.prod(in_shape, dtype=np.int64))
     acc = np.zeros((planes, size), T)
@@ -265,6 +267,8 @@ def _accumulate(planes: int, in_shape: tuple, targets: np.ndarray, sources: np.n
         t, s = targets[pick], sources[pick]
         if weights is None:
             acc[:, t] += g[:, s]
+        elif weights.__class__ is tuple:        # bicubic's backward: (g * wy) * wx, added without fusing
+            acc[:, t] += (g[:, s] * weights[0][pick]) * weights[1][pick]
         else:
             acc[:, t] = fma(weights[pick].astype(T), g[:, s], acc[:, t])
     return acc
@@ -312,6 +316,89 @@ def linear_backward_array(g: np.ndarray, in_shape: tuple, osz: tuple, align: boo
     return acc.astype(g.dtype).reshape(in_shape)
 
 
+# ------------------------------------------------------------------------------------------ bicubic
+
+_A = -0.75          # the cubic convolution's constant (OpenCV's, as PyTorch's kernels use it)
+
+
+def _ma(a, b, c, fused: bool):
+    """a * b + c, fused (one rounding) or not, as each kernel's compiled code computes it."""
+    return fma(a, b, c) if fused else a * b + c
+
+
+def _cubic_weights(t: np.ndarray, fused: bool) -> list:
+    """get_cubic_upsample_coefficients for each lambda `t`: the four weights. The forward's kernel (built
+    with FMA contraction) fuses the first multiply-add of each polynomial and the second of the outer one,
+    not the last; the backward's (built without) fuses none."""
+    T = t.dtype.type
+    full = lambda v: np.full(t.shape, T(v))         # noqa: E731
+
+    def conv1(x):           # ((A + 2) * x - (A + 3)) * x * x + 1
+        return _ma(full(_A + 2), x, full(-(_A + 3)), fused) * x * x + T(1)
+
+    def conv2(x):           # ((A * x - 5A) * x + 8A) * x - 4A
+        return _ma(_ma(full(_A), x, full(-5 * _A), fused), x, full(8 * _A), fused) * x - T(4 * _A)
+
+    x2 = T(1) - t
+    return [conv2(t + T(1)), conv1(t), conv1(x2), conv2(x2 + T(1))]
+
+
+def _cubic_taps(T: np.dtype, isz: int, osz: int, align: bool, scale, fused: bool):
+    """The source rows of each output index (4, clamped into the input) and their weights."""
+    s = _area_scale(T, isz, osz, align, scale)
+    i = np.arange(osz, dtype=T)
+    if align:
+        real = s * i
+    else:                   # no clamp at 0: a cubic reads the row before the first
+        real = _ma(np.full(osz, s, T), i + T.type(0.5), np.full(osz, -0.5, T), fused)
+    index = np.minimum(np.floor(real.astype(_F32)).astype(np.int64), isz - 1)
+    lam = np.minimum(np.maximum(real - index.astype(T), T.type(0)), T.type(1))
+    rows = [np.clip(index + j - 1, 0, isz - 1) for j in range(4)]
+    return rows, _cubic_weights(lam, fused)
+
+
+def bicubic_array(x: np.ndarray, osz: tuple, align: bool, scales: tuple) -> np.ndarray:
+    """upsample_bicubic2d: the generic kernel, width first then height, each level
+    fma(t3, w3, fma(t2, w2, fma(t0, w0, t1 * w1))); float16 keeps the weights in Half."""
+    T = _opmath(x.dtype)
+    out = x.astype(T, copy=False)
+    for d in (1, 0):
+        rows, weights = _cubic_taps(T, x.shape[2 + d], osz[d], align, scales[d], True)
+        if x.dtype == _F16:
+            weights = [w.astype(_F16).astype(_F32) for w in weights]
+        view = (-1,) + (1,) * (1 - d)
+        w = [wj.reshape(view) for wj in weights]
+        t = [np.take(out, r, axis=2 + d) for r in rows]
+        level = fma(t[0], w[0], t[1] * w[1])
+        level = fma(t[2], w[2], level)
+        out = fma(t[3], w[3], level)
+    return np.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+def bicubic_backward_array(g: np.ndarray, in_shape: tuple, osz: tuple, align: bool, scales: tuple) -> np.ndarray:
+    """upsample_bicubic2d_backward (a kernel built without FMA): for each output in raster order, for each
+    of the 4 columns and, inside, the 4 rows, acc += (g * wy) * wx, in float for float16."""
+    T = _opmath(g.dtype)
+    H, W = in_shape[2:]
+    ry, wy = _cubic_taps(T, H, osz[0], align, scales[0], False)
+    rx, wx = _cubic_taps(T, W, osz[1], align, scales[1], False)
+    count = osz[0] * osz[1]
+    targets = np.empty((count, 16), np.int64)
+    weight_y = np.empty((count, 16), T)
+    weight_x = np.empty((count, 16), T)
+    k = 0
+    for ii in range(4):
+        for jj in range(4):
+            targets[:, k] = (ry[jj][:, None] * W + rx[ii][None, :]).ravel()
+            weight_y[:, k] = np.broadcast_to(wy[jj][:, None], tuple(osz)).ravel()
+            weight_x[:, k] = np.broadcast_to(wx[ii][None, :], tuple(osz)).ravel()
+            k += 1
+    sources = np.repeat(np.arange(count), 16)
+    planes = in_shape[0] * in_shape[1]
+    acc = _accumulate(planes, (H, W), targets.ravel(), sources, (weight_y.ravel(), weight_x.ravel()), g, T)
+    return acc.astype(g.dtype).reshape(in_shape)
+
+
 # --------------------------------------------------------------------------------------------- rows
 
 def _explicit(linear: bool, nd: int, body):
@@ -341,7 +428,7 @@ def _forward_formula(kind: str, nd: int):
         if F.tensors:
             return _record(gg, kind, nd, osz, scales, align)
         return _forward_array(gg, kind, osz, scales, align)
-    return _explicit(kind == "linear", nd, formula)
+    return _explicit(kind in _INTERPOLATING, nd, formula)
 
 
 def _backward_formula(kind: str, nd: int):
@@ -349,22 +436,26 @@ def _backward_formula(kind: str, nd: int):
         if F.tensors:
             return _record_backward(g, kind, nd, osz, scales, align, in_shape)
         return _backward_array(g, kind, osz, scales, align, in_shape)
-    return _explicit(kind == "linear", nd, formula)
+    return _explicit(kind in _INTERPOLATING, nd, formula)
 
 
 def _unpack(kind: str, nd: int, saved: tuple):
-    if kind == "linear":
+    if kind in _INTERPOLATING:
         return saved[0], saved[1], tuple(saved[2:2 + nd])
     return False, saved[0], tuple(saved[1:1 + nd])
 
 
 def _forward_array(x, kind, osz, scales, align, channels_last=False):
+    if kind == "cubic":
+        return bicubic_array(x, osz, align, scales)
     if kind == "linear":
         return linear_array(x, osz, align, scales, channels_last)
     return nearest_array(x, osz, scales, kind == "nearest-exact", channels_last)
 
 
 def _backward_array(g, kind, osz, scales, align, in_shape):
+    if kind == "cubic":
+        return bicubic_backward_array(g, tuple(in_shape), osz, align, scales)
     if kind == "linear":
         return linear_backward_array(g, tuple(in_shape), osz, align, scales)
     return nearest_backward_array(g, tuple(in_shape), osz, scales, kind == "nearest-exact")
@@ -389,13 +480,15 @@ def _backward_jvp(kind: str, nd: int):
 
 
 def _node_stem(kind: str, nd: int) -> str:
+    if kind == "cubic":
+        return "UpsampleBicubic2D"
     if kind == "linear":
         return {1: "UpsampleLinear1D", 2: "UpsampleBilinear2D", 3: "UpsampleTrilinear3D"}[nd]
     return f"UpsampleNearest{'Exact' if kind == 'nearest-exact' else ''}{nd}D"
 
 
 def _rows(kind: str, nd: int):
-    head = ("align_corners", "output_size") if kind == "linear" else ("output_size",)
+    head = ("align_corners", "output_size") if kind in _INTERPOLATING else ("output_size",)
     saves = head + _SCALE_NAMES[nd] + ("shape",)
     stem = _node_stem(kind, nd)
     forward = Op(stem + "Backward0", None, saves, (_backward_formula(kind, nd),), jvp=_forward_jvp(kind, nd))
@@ -414,16 +507,18 @@ UPSAMPLE_NEAREST_EXACT3D, UPSAMPLE_NEAREST_EXACT3D_BACKWARD = _rows("nearest-exa
 UPSAMPLE_LINEAR1D,        UPSAMPLE_LINEAR1D_BACKWARD        = _rows("linear", 1)
 UPSAMPLE_BILINEAR2D,      UPSAMPLE_BILINEAR2D_BACKWARD      = _rows("linear", 2)
 UPSAMPLE_TRILINEAR3D,     UPSAMPLE_TRILINEAR3D_BACKWARD     = _rows("linear", 3)
+UPSAMPLE_BICUBIC2D,       UPSAMPLE_BICUBIC2D_BACKWARD       = _rows("cubic", 2)
 # fmt: on
 _ROWS = {(kind, nd): (globals()[f"UPSAMPLE_{stem}{nd}D"], globals()[f"UPSAMPLE_{stem}{nd}D_BACKWARD"])
          for kind, stem in (("nearest", "NEAREST"), ("nearest-exact", "NEAREST_EXACT")) for nd in (1, 2, 3)}
 _ROWS.update({("linear", 1): (UPSAMPLE_LINEAR1D, UPSAMPLE_LINEAR1D_BACKWARD),
               ("linear", 2): (UPSAMPLE_BILINEAR2D, UPSAMPLE_BILINEAR2D_BACKWARD),
-              ("linear", 3): (UPSAMPLE_TRILINEAR3D, UPSAMPLE_TRILINEAR3D_BACKWARD)})
+              ("linear", 3): (UPSAMPLE_TRILINEAR3D, UPSAMPLE_TRILINEAR3D_BACKWARD),
+              ("cubic", 2): (UPSAMPLE_BICUBIC2D, UPSAMPLE_BICUBIC2D_BACKWARD)})
 
 
 def _saved(kind: str, osz: tuple, scales: tuple, align: bool, in_shape: tuple) -> tuple:
-    head = (bool(align), tuple(osz)) if kind == "linear" else (tuple(osz),)
+    head = (bool(align), tuple(osz)) if kind in _INTERPOLATING else (tuple(osz),)
     return head + tuple(scales) + (tuple(in_shape),)
 
 
@@ -530,8 +625,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if antialias:
             raise NotImplementedError("gradcli does not implement torch.nn.functional.interpolate with antialias=True")
         return _upsample(input, "linear", dim, output_size, scale_factors, bool(align_corners))
-    if mode in ("bicubic", "lanczos") and dim == 2:
-        raise NotImplementedError(f"gradcli does not implement torch.nn.functional.interpolate with mode='{mode}'")
+    if mode == "bicubic" and dim == 2:
+        if antialias:
+            raise NotImplementedError("gradcli does not implement torch.nn.functional.interpolate with antialias=True")
+        return _upsample(input, "cubic", dim, output_size, scale_factors, bool(align_corners))
+    if mode == "lanczos" and dim == 2:
+        raise NotImplementedError("gradcli does not implement torch.nn.functional.interpolate with mode='lanczos'")
     wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
     if wanted is not None and x.ndim in (3, 4, 5):
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {wanted}D input")
@@ -569,7 +668,7 @@ def _type_list(values) -> str:
 
 def _overload_error(mode: str, dim: int, size, scales) -> TypeError:
     """The parser's message when the size or the scale factors match none of the kernel's overloads."""
-    linear = mode in _LINEAR_NAMES.values()
+    linear = mode in _LINEAR_NAMES.values() or mode == "bicubic"
     align = "bool align_corners, " if linear else ""
     got_size = type(size).__name__ if size is not None else "NoneType"
     got_scales = type(scales).__name__ if scales is not None else "NoneType"
@@ -613,15 +712,16 @@ def _upsample(a: Tensor, kind: str, nd: int, output_size, scale_factors, align: 
     if x.shape[1] == 0:                     # (an empty batch is fine)
         raise RuntimeError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes "
                            f"{_sizes_text(x.shape)}")
-    if x.dtype.kind != "f" and not (kind != "linear" and x.dtype == np.uint8):
-        if kind == "linear" and x.dtype == np.uint8:
+    if x.dtype.kind != "f" and not (kind not in _INTERPOLATING and x.dtype == np.uint8):
+        if x.dtype == np.uint8:
+            mode = "bicubic" if kind == "cubic" else _LINEAR_NAMES[nd]
             raise NotImplementedError(f"gradcli does not implement torch.nn.functional.interpolate with "
-                                      f"mode='{_LINEAR_NAMES[nd]}' on uint8 input")
+                                      f"mode='{mode}' on uint8 input")
         stem = "bilinear" if kind == "linear" else "nearest"
-        if _channels_last_path(x, osz, is_channels_last(x)):        # the kernel that dispatches first names itself
+        if kind != "cubic" and _channels_last_path(x, osz, is_channels_last(x)):   # the first kernel names itself
             name = f"upsample_{stem}{nd}d_channels_last"
         else:
-            name = f"compute_indices_weights_{'linear' if kind == 'linear' else 'nearest'}"
+            name = f"compute_indices_weights_{ {'linear': 'linear', 'cubic': 'cubic'}.get(kind, 'nearest')}"
         raise NotImplementedError(f'"{name}" not implemented for \'{type_word(x)}\'')
     return _record(a, kind, nd, osz, scales, align)
 
