@@ -317,6 +317,9 @@ class SGD(Optimizer):
             if p.grad is None:
                 continue
             a = p._a
+            if a.dtype == _F16:
+                self._update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize)
+                continue
             k = consts.get(a.dtype)
             if k is None:
                 t = a.dtype.type
@@ -349,6 +352,35 @@ class SGD(Optimizer):
             p._version[0] += 1
 
     @staticmethod
+    def _update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize) -> None:
+        """_update for a float16 parameter, op by op as PyTorch's kernels compute them there: `mul_` by the
+        momentum in float (the scalar a float, the product rounded to float16 once), the `add_`s with an
+        alpha in Half's arithmetic (alpha rounded to float16, the product and the sum each rounded)."""
+        a = p._a
+        grad = _grad_of(p, maximize)
+        if wd != 0:
+            _checked(wd, a.dtype)
+            grad = _half_axpy(a, wd, grad)
+        if momentum != 0:
+            st = state[p]
+            buf = st.get("momentum_buffer")
+            if buf is None:
+                buf = st["momentum_buffer"] = Tensor(grad.copy())
+            else:
+                scalar_param(momentum)
+                b = buf._a
+                b[...] = (b.astype(_F32) * _F32.type(momentum)).astype(_F16)
+                _checked(1 - dampening, a.dtype)
+                b[...] = _half_axpy(grad, 1 - dampening, b)
+                buf._version[0] += 1
+            if nesterov:
+                _checked(momentum, a.dtype)
+            grad = _half_axpy(buf._a, momentum, grad) if nesterov else buf._a
+        _checked(-lr, a.dtype)
+        a[...] = _half_axpy(grad, -lr, a)
+        p._version[0] += 1
+
+    @staticmethod
     def _update_flat(flat: "_Flat", lr, wd, momentum, dampening, nesterov, maximize) -> None:
         """_update's arithmetic on the whole group at once (see _Flat): the same elementwise operations
         with the same scalars, so every element rounds as in the loop over parameters."""
@@ -375,6 +407,15 @@ class SGD(Optimizer):
         flat.fresh = False
         fma(grad, t(_checked(-lr, flat.dtype)), params, params)
         flat.store_params(params, changed)
+
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
+    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there: alpha
+    as a float16, each operation in Half's arithmetic (rounded to float16 after the product and the sum)."""
+    return x * _F16.type(alpha) + z
 
 
 class Adam(Optimizer):
@@ -410,6 +451,9 @@ class Adam(Optimizer):
             if p.grad is None:
                 continue
             a = p._a
+            if a.dtype == _F16:
+                self._update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize)
+                continue
             t = a.dtype.type
             k = consts.get(a.dtype)
             if k is None:
@@ -544,7 +588,7 @@ class _Flat:
         state = opt.state
         dtype = params[0]._a.dtype
         for p in params:
-            if p.grad is None or p._a.dtype != dtype or dtype.kind != "f" or state.get(p) or \
+            if p.grad is None or p._a.dtype != dtype or dtype.kind != "f" or dtype == _F16 or state.get(p) or \
                     p.grad._a.shape != p._a.shape:
                 return None
         if len({id(p) for p in params}) != len(params):

@@ -1004,6 +1004,9 @@ def reduce_any(a: Tensor, dim=None, keepdim=False) -> Tensor:
 
 def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
     x = a._a
+    if dim.__class__ in (tuple, list) and not dim:      # no dims: each element's own truth, as in PyTorch
+        out = np.array(x != 0)
+        return Tensor(out.astype(np.uint8) if x.dtype == np.uint8 else out)
     dims = _reduce_dims(dim, x.ndim)
     out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asarray(fn(x))
     if dim is None and keepdim:

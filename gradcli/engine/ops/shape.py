@@ -1106,16 +1106,25 @@ def _check_pad_length(x: np.ndarray, pad) -> None:
                            f"padding length {len(pad)} and input of dimension {x.ndim}")
 
 
+def _wrap_int64(v: int) -> int:
+    return ((v + (1 << 63)) & ((1 << 64) - 1)) - (1 << 63)
+
+
 def _pad_array(x: np.ndarray, pad: tuple, value) -> np.ndarray:
     """`x` with pad[2k], pad[2k+1] elements added before and after its k-th dim from the end (removed,
     where negative), the new ones `value` in x's dtype."""
     shape, src, dst = list(x.shape), [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for k in range(len(pad) // 2):          # PyTorch narrows for the negative amounts first
+        d = x.ndim - 1 - k
+        if x.shape[d] + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
     for k in range(len(pad) // 2):
         d = x.ndim - 1 - k
         before, after = pad[2 * k], pad[2 * k + 1]
-        size = x.shape[d] + before + after
+        size = _wrap_int64(x.shape[d] + before + after)     # C++'s int64 sum, wrapping past its range
         if size < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
+            raise RuntimeError(f"The input size {x.shape[d]}, plus negative padding {before} and {after} resulted in "
+                               f"a negative output size, which is invalid. Check dimension {d} of your input.")
         start, stop = max(0, -before), x.shape[d] - max(0, -after)
         kept = max(0, stop - start)
         src[d] = slice(start, start + kept)
