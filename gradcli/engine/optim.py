@@ -317,9 +317,8 @@ class SGD(Optimizer):
             if p.grad is None:
                 continue
             a = p._a
-            if a.dtype == _F16:
-                self._update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize)
-                continue
+            # float16: PyTorch's Half kernels (_half_axpy, _half_scale); else fused in the parameter's type
+            half = a.dtype == _F16
             k = consts.get(a.dtype)
             if k is None:
                 t = a.dtype.type
@@ -328,7 +327,7 @@ class SGD(Optimizer):
             grad = _grad_of(p, maximize)
             if wd != 0:
                 _checked(wd, a.dtype)
-                grad = fma(a, c_wd, grad)
+                grad = _half_axpy(a, wd, grad) if half else fma(a, c_wd, grad)
             if momentum != 0:
                 st = state[p]
                 buf = st.get("momentum_buffer")
@@ -337,48 +336,29 @@ class SGD(Optimizer):
                 else:
                     scalar_param(momentum)      # buf.mul_(momentum): an int past 64 bits is PyTorch's OverflowError
                     b = buf._a
-                    b *= c_momentum
+                    if half:
+                        _half_scale(b, momentum)
+                    else:
+                        b *= c_momentum
                     _checked(1 - dampening, a.dtype)
                     if dampening == 0:
                         b += grad               # add_(alpha=1): one rounding either way
+                    elif half:
+                        b[...] = _half_axpy(grad, 1 - dampening, b)
                     else:
                         fma(grad, c_dampening, b, b)
                     buf._version[0] += 1
                 if nesterov:
                     _checked(momentum, a.dtype)
-                grad = fma(buf._a, c_momentum, grad) if nesterov else buf._a
+                    grad = _half_axpy(buf._a, momentum, grad) if half else fma(buf._a, c_momentum, grad)
+                else:
+                    grad = buf._a
             _checked(-lr, a.dtype)
-            fma(grad, c_lr, a, a)
-            p._version[0] += 1
-
-    @staticmethod
-    def _update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize) -> None:
-        """_update for a float16 parameter, op by op as PyTorch's kernels compute them there: `mul_` by the
-        momentum in float (the scalar a float, the product rounded to float16 once), the `add_`s with an
-        alpha in Half's arithmetic (alpha rounded to float16, the product and the sum each rounded)."""
-        a = p._a
-        grad = _grad_of(p, maximize)
-        if wd != 0:
-            _checked(wd, a.dtype)
-            grad = _half_axpy(a, wd, grad)
-        if momentum != 0:
-            st = state[p]
-            buf = st.get("momentum_buffer")
-            if buf is None:
-                buf = st["momentum_buffer"] = Tensor(grad.copy())
+            if half:
+                a[...] = _half_axpy(grad, -lr, a)
             else:
-                scalar_param(momentum)
-                b = buf._a
-                b[...] = (b.astype(_F32) * _F32.type(momentum)).astype(_F16)
-                _checked(1 - dampening, a.dtype)
-                b[...] = _half_axpy(grad, 1 - dampening, b)
-                buf._version[0] += 1
-            if nesterov:
-                _checked(momentum, a.dtype)
-            grad = _half_axpy(buf._a, momentum, grad) if nesterov else buf._a
-        _checked(-lr, a.dtype)
-        a[...] = _half_axpy(grad, -lr, a)
-        p._version[0] += 1
+                fma(grad, c_lr, a, a)
+            p._version[0] += 1
 
     @staticmethod
     def _update_flat(flat: "_Flat", lr, wd, momentum, dampening, nesterov, maximize) -> None:
@@ -410,6 +390,11 @@ class SGD(Optimizer):
 
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def _half_scale(b: np.ndarray, factor) -> None:
+    """b.mul_(factor) for a float16 array as PyTorch computes it: in float, the scalar a float, rounded once."""
+    b[...] = (b.astype(_F32) * _F32.type(factor)).astype(_F16)
 
 
 def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
