@@ -581,7 +581,8 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 # callables whose messages carry another name than the one a script calls
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
                  "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
-                 "torch.linalg.matrix_norm": "linalg_matrix_norm"}
+                 "torch.linalg.matrix_norm": "linalg_matrix_norm",
+                 "torch.nn.functional.threshold": "_threshold"}     # F.threshold is `_threshold` in Python
 
 
 def parser_name(key: str, name: str) -> str:

@@ -94,6 +94,22 @@ def _inside_vmap(kind: str):
         raise RuntimeError(functorch.VMAP_REFUSALS[kind])
 
 
+def _saved_as_clone(node, src: Tensor) -> None:
+    """An in-place op's node that saved the values being overwritten saves them as PyTorch does: a
+    recorded clone of the input (PyTorch's autograd kernel clones `self` before writing), so the saved
+    tensor shows `grad_fn=<CloneBackward0>` and a create_graph backward differentiates through the clone.
+    The node's own edge stays the input's node."""
+    clone = Tensor(src._a)
+    clone.requires_grad = True
+    clone.grad_fn = autograd.Node(ops.arith.CLONE, (src.grad_fn or recording.edge(src),), ())
+    if STATE.fw_level is not None:
+        from gradcli.engine import forward
+        forward.copy_tangents(clone, src)
+    node.saved = tuple(clone if v is src else v for v in node.saved)
+    if node.checks:
+        node.checks = tuple((clone,) + e[1:] if e[0] is src else e for e in node.checks)
+
+
 def _leaf_inplace_error():
     return RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -1578,7 +1594,7 @@ class Tensor:
                                    f"shape {list(shape)}")
         if self._base is not None:
             ops.check_inplace_view(self, overlap_ok)      # (fill_ writes a shared element once, for all)
-        src = self
+        src, clone_node = self, None
         if grad_on and (self.requires_grad or (other.__class__ is Tensor and other.requires_grad)):
             # the new node may save `self`: give it a private copy of the values being overwritten
             src = Tensor(self._a.copy())
@@ -1588,6 +1604,10 @@ class Tensor:
             if STATE.fw_level is not None:
                 from gradcli.engine import forward
                 forward.copy_tangents(src, self)        # a view's may be its base's
+            if STATE.saved_hooks is not None and self.requires_grad:
+                # pack hooks see what the node saves when it saves it: the clone (_saved_as_clone)
+                edge = self.grad_fn or recording.edge(self)
+                src.grad_fn = clone_node = autograd.Node(ops.arith.CLONE, (edge,), ())
         result = fn(src, other)
         out = result._a
         if out.dtype != self._a.dtype and not np.can_cast(out.dtype, self._a.dtype, "same_kind"):
@@ -1603,6 +1623,11 @@ class Tensor:
             forward.inplace_tangent(self, result)
         node = result.grad_fn
         if node is not None:
+            if clone_node is not None:
+                node.inputs = tuple(edge if n is clone_node else n for n in node.inputs)
+            elif src is not self and src.requires_grad and node.saved.__class__ is tuple \
+                    and any(v is src for v in node.saved):
+                _saved_as_clone(node, src)
             if node.checks:
                 # a node that saved its result saved what is now this tensor: later in-place changes
                 # of this tensor must fail its backward, so its check follows this tensor's counter
