@@ -105,6 +105,46 @@ def by_loop(vector, scalar, *operands):
     return out
 
 
+def by_rows(vector, scalar, *operands):
+    """by_loop for operands that may broadcast into a C-contiguous result: TensorIterator coalesces the
+    trailing dims along which every operand steps evenly into its inner loop and runs the vector body row by
+    row (an operand steady along the inner dim counts as a broadcast value), a thread's range cut at the rows'
+    ends; any other layout goes element by element through the scalar code."""
+    out = np.array(scalar)
+    views = [np.broadcast_to(o, out.shape) for o in operands if np.ndim(o) and np.size(o) != 1]
+    if all(v.flags.c_contiguous for v in views):
+        return by_loop(vector, out, *operands)
+    # the loop runs in the memory order of the first operand that does not broadcast (a transposed pair
+    # is one contiguous run): its dims by falling stride
+    full = [v for v in views if 0 not in v.strides]
+    perm = sorted(range(out.ndim), key=lambda d: -full[0].strides[d]) if full else list(range(out.ndim))
+    views = [v.transpose(perm) for v in views]
+    shape = tuple(out.shape[d] for d in perm)
+    dims = [d for d in range(out.ndim) if shape[d] != 1]
+    last = dims[-1]
+    if any(v.strides[last] not in (0, v.itemsize) for v in views):
+        return out
+    inner, prev = shape[last], last
+    for d in reversed(dims[:-1]):
+        if not all(v.strides[d] == v.strides[prev] * shape[prev] for v in views):
+            break
+        inner *= shape[d]
+        prev = d
+    n, step = out.size, 64 // out.dtype.itemsize
+    idx = np.arange(n)
+    start = idx - idx % inner
+    end = start + inner
+    for begin, stop in thread_ranges(n)[1:]:        # a thread's range starts a row of its own
+        cut = (idx >= begin) & (start < begin)
+        start = np.where(cut, begin, start)
+        ahead = (idx < begin) & (end > begin)
+        end = np.where(ahead, begin, end)
+    length = end - start
+    vec = (idx - start < length - length % step).reshape(shape).transpose(np.argsort(perm))
+    np.copyto(out, vector, where=vec)
+    return out
+
+
 def fused_body(n: int, dt) -> list:
     """The element ranges where a vectorised CPU kernel over n contiguous elements, one of whose operands
     is a single broadcast value, fuses its multiply-add; elsewhere the product with that value is

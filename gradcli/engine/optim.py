@@ -398,9 +398,62 @@ def _half_scale(b: np.ndarray, factor) -> None:
 
 
 def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
-    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there: alpha
-    as a float16, each operation in Half's arithmetic (rounded to float16 after the product and the sum)."""
-    return x * _F16.type(alpha) + z
+    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there
+    (arith._add_scaled: the vector body in float, the scalar code in Half's arithmetic)."""
+    from gradcli.engine.ops import arith
+    return arith._add_scaled(z, x, alpha)
+
+
+class _Half:
+    """A float16 parameter's update as PyTorch's single-tensor code runs it: each step one of the engine's
+    ops (which compute float16 as PyTorch's kernels do: in float and rounded once, or in Half's arithmetic
+    where those kernels use it), grad mode off. Arrays in, arrays out; `into(dst, value)` writes in place."""
+
+    def __init__(self):
+        from gradcli.engine import ops
+        self.ops = ops
+
+    def __enter__(self):
+        self.recording, STATE.recording = STATE.recording, False
+        return self
+
+    def __exit__(self, *exc):
+        STATE.recording = self.recording
+
+    def add(self, x, y, alpha=1):                   # x.add(y, alpha=alpha); y may be a number
+        return self.ops.add(Tensor(x), Tensor(y) if y.__class__ is np.ndarray else y, alpha=alpha)._a
+
+    def mul(self, x, k):                            # x.mul(number)
+        return self.ops.mul(Tensor(x), k)._a
+
+    def div(self, x, k):                            # x / number
+        return self.ops.div(Tensor(x), k)._a
+
+    def lerp(self, x, y, w):
+        return self.ops.lerp(Tensor(x), Tensor(y), w)._a
+
+    def addcmul(self, x, y, z, value):
+        return self.ops.addcmul(Tensor(x), Tensor(y), Tensor(z), value=value)._a
+
+    def addcdiv(self, x, y, z, value=1):
+        return self.ops.addcdiv(Tensor(x), Tensor(y), Tensor(z), value=value)._a
+
+    def sqrt(self, x):
+        return self.ops.sqrt(Tensor(x))._a
+
+    @staticmethod
+    def into(t: Tensor, value: np.ndarray) -> None:
+        t._a[...] = value
+        t._version[0] += 1
+
+
+def _adam_state(st: dict, a: np.ndarray, amsgrad: bool) -> None:
+    """A parameter's Adam state at its first step: the step count and zeroed averages."""
+    st["step"] = _step_tensor()
+    st["exp_avg"] = Tensor(np.zeros_like(a))
+    st["exp_avg_sq"] = Tensor(np.zeros_like(a))
+    if amsgrad:
+        st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
 
 
 class Adam(Optimizer):
@@ -437,7 +490,7 @@ class Adam(Optimizer):
                 continue
             a = p._a
             if a.dtype == _F16:
-                self._update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize)
+                self._update_half(p, state[p], lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
                 continue
             t = a.dtype.type
             k = consts.get(a.dtype)
@@ -446,11 +499,7 @@ class Adam(Optimizer):
             c_decay, c_wd, c_beta2, c_one_minus_beta2, c_eps = k
             st = state[p]
             if not st:
-                st["step"] = _step_tensor()
-                st["exp_avg"] = Tensor(np.zeros_like(a))
-                st["exp_avg_sq"] = Tensor(np.zeros_like(a))
-                if amsgrad:
-                    st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
+                _adam_state(st, a, amsgrad)
             grad = _grad_of(p, maximize)
             step = _count_step(st)
             if wd != 0:
@@ -481,6 +530,33 @@ class Adam(Optimizer):
             update /= denom
             a += update                 # self + value*t1/t2: the addition commutes
             p._version[0] += 1
+
+    @staticmethod
+    def _update_half(p: Tensor, st: dict, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
+        """_update for a float16 parameter: PyTorch's single-tensor steps, op by op (_Half)."""
+        a = p._a
+        if not st:
+            _adam_state(st, a, amsgrad)
+        grad = _grad_of(p, maximize)
+        step = _count_step(st)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        with _Half() as h:
+            if wd != 0:
+                if decoupled:
+                    h.into(p, h.mul(a, 1 - lr * wd))
+                else:
+                    grad = h.add(grad, a, wd)
+            h.into(m, h.lerp(m._a, grad, 1 - beta1))
+            h.into(v, h.addcmul(h.mul(v._a, beta2), grad, grad, 1 - beta2))
+            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+            step_size = lr / (1 - beta1 ** step)
+            va = v._a
+            if amsgrad:
+                vmax = st["max_exp_avg_sq"]
+                h.into(vmax, np.maximum(vmax._a, va))
+                va = vmax._a
+            denom = h.add(h.div(h.sqrt(va), bias_correction2_sqrt), eps)
+            h.into(p, h.addcdiv(a, m._a, denom, -step_size))
 
     def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
         """_update's arithmetic on the whole group at once: the same elementwise operations with the same
@@ -713,6 +789,9 @@ class RMSprop(Optimizer):
                     st["grad_avg"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             _count_step(st)
+            if a.dtype == _F16:
+                self._update_half(p, st, grad, lr, wd, eps, alpha, momentum, centered)
+                continue
             if wd != 0:
                 grad = fma(a, t(_checked(wd, a.dtype)), grad)
             sq = st["square_avg"]
@@ -741,6 +820,29 @@ class RMSprop(Optimizer):
                 update /= avg
                 a += update
                 p._version[0] += 1
+
+    @staticmethod
+    def _update_half(p: Tensor, st: dict, grad, lr, wd, eps, alpha, momentum, centered) -> None:
+        """_update for a float16 parameter: PyTorch's single-tensor steps, op by op (_Half)."""
+        a = p._a
+        with _Half() as h:
+            if wd != 0:
+                grad = h.add(grad, a, wd)
+            sq = st["square_avg"]
+            h.into(sq, h.addcmul(h.mul(sq._a, alpha), grad, grad, 1 - alpha))
+            if centered:
+                ga = st["grad_avg"]
+                h.into(ga, h.lerp(ga._a, grad, 1 - alpha))
+                avg = h.sqrt(h.addcmul(sq._a, ga._a, ga._a, -1))
+            else:
+                avg = h.sqrt(sq._a)
+            avg = h.add(avg, eps)
+            if momentum > 0:
+                buf = st["momentum_buffer"]
+                h.into(buf, h.addcdiv(h.mul(buf._a, momentum), grad, avg))
+                h.into(p, h.add(a, buf._a, -lr))
+            else:
+                h.into(p, h.addcdiv(a, grad, avg, -lr))
 
 
 class Adagrad(Optimizer):
@@ -776,9 +878,17 @@ class Adagrad(Optimizer):
             st = state[p]
             step = _count_step(st)
             grad = _grad_of(p, maximize)
+            clr = lr / (1 + (step - 1) * lr_decay)
+            if a.dtype == _F16:
+                with _Half() as h:      # PyTorch's single-tensor steps, op by op
+                    if wd != 0:
+                        grad = h.add(grad, a, wd)
+                    total = st["sum"]
+                    h.into(total, h.addcmul(total._a, grad, grad, 1))
+                    h.into(p, h.addcdiv(a, grad, h.add(h.sqrt(total._a), eps), -clr))
+                continue
             if wd != 0:
                 grad = fma(a, t(_checked(wd, a.dtype)), grad)
-            clr = lr / (1 + (step - 1) * lr_decay)
             total = st["sum"]
             fma(grad, grad, total._a, total._a)
             total._version[0] += 1

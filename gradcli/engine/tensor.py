@@ -1655,6 +1655,8 @@ class Tensor:
                 and not (STATE.recording and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):
             if other.__class__ is float or other.__class__ is int:
+                if a.dtype.itemsize == 2:
+                    return self._inplace_op(fn, other)      # float16 reads the number as a float (arith)
                 y = other
             elif other.__class__ is Tensor and other._a.dtype == a.dtype and other._a.ndim <= a.ndim:
                 y = other._a

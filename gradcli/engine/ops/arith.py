@@ -7,7 +7,7 @@ import numpy as np
 from gradcli.engine import budget, dtypes, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge, unrecorded_view
-from gradcli.engine.fma import fma, fused_body
+from gradcli.engine.fma import by_rows, fma, fused_body
 from gradcli.engine.layout import laid_out, preserved
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
                                       number_operand, operands, result_dtype, scalar_param, unary, with_numbers)
@@ -370,6 +370,11 @@ def _add_scaled(x, y, alpha):
         return x + y * alpha
     y = np.asarray(y, dt)
     a = dt.type(alpha)
+    if dt.itemsize == 2:
+        # float16: the vector body computes in float (the product of two halves is exact there), the
+        # scalar code in Half's arithmetic, the product and the sum each rounded to float16
+        vector = (x.astype(np.float32) + y.astype(np.float32) * np.float32(a)).astype(dt)
+        return by_rows(vector, x + y * a, x, y)
     if y.size != 1 or x.size <= 16 // dt.itemsize or not x.flags.c_contiguous:
         return fma(y, a, x)         # within one 16-byte vector, or strided (element by element): all fused
     out = np.asarray(x + y * a)
@@ -436,8 +441,12 @@ def _addcmul(a, args, value, method: bool) -> Tensor:
     (x, y, z), npdt, shape, value = _pointwise_operands("addcmul", a, args, value, method)
     if npdt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
-    v = npdt.type(value)
-    out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
+    if npdt == np.float16:      # in float (value read as a float), rounded once
+        f = np.float32
+        out = fma(f(value) * y.astype(f), z.astype(f), x.astype(f)).astype(npdt)
+    else:
+        v = npdt.type(value)
+        out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
     return apply(ADDCMUL, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))
 
 
@@ -464,7 +473,11 @@ def _addcdiv(a, args, value, method: bool) -> Tensor:
     """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
     (x, y, z), npdt, shape, value = _pointwise_operands("addcdiv", a, args, value, method)
     check_addcdiv_operands(args)
-    out = x + npdt.type(value) * y / z
+    if npdt == np.float16:      # in float (value read as a float), rounded once
+        f = np.float32
+        out = (x.astype(f) + f(value) * y.astype(f) / z.astype(f)).astype(npdt)
+    else:
+        out = x + npdt.type(value) * y / z
     return apply(ADDCDIV, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))
 
 

@@ -1333,6 +1333,12 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
     # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise,
     # each a fused multiply-add: in float32, the product is exact in float64 and the sum rounds once there
+    half = x.dtype == np.float16
+    operands = x, y, w
+    if half:
+        # float16: the kernels compute in float (a number weight read as a float) and round once
+        x, y = x.astype(np.float32), y.astype(np.float32)
+        w = w.astype(np.float32) if tensor_weight else np.float32(weight)
     diff = y - x
     rest = x.dtype.type(1) - w
     if x.dtype == np.float32:
@@ -1346,7 +1352,11 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     else:
         small = x + w * diff
         large = y - diff * rest
-    out = laid_out(np.array(np.broadcast_to(np.where(np.abs(w) < 0.5, small, large), shape)), x, y, w)
+    out = np.where(np.abs(w) < 0.5, small, large)
+    if half:
+        out = out.astype(np.float16)
+    x, y, w = operands
+    out = laid_out(np.array(np.broadcast_to(out, shape)), x, y, w)
     if not tensor_weight:
         return apply(LERP, out, (a, end), (weight,))
     return apply(LERP_TENSOR, out, (a, end, weight), (), (x, y, w))
