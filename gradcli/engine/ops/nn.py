@@ -1347,6 +1347,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     _expect_tensor(input, "embedding", "indices", 2)
     _expect_tensor(weight, "embedding", "weight", 1)
     idx, w = input._a, weight._a
+    # F.embedding's own Python first: padding_idx against weight.size(0) (a 0-d weight has no dim 0)
+    if padding_idx is not None and padding_idx != 0:
+        if not w.ndim:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        rows = w.shape[0]
+        if padding_idx > 0:
+            if padding_idx >= rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -rows:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = rows + padding_idx
+    # then embedding_renorm_ (with max_norm) or embedding itself: the weight's dims, then the indices' type
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D" if max_norm is None else
+                           f"Expected 2-dimensional tensor, but got {w.ndim}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for embedding_renorm_)")
     if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
         # with max_norm, PyTorch's embedding_renorm_ checks first, the indices as its second argument
         where = "#1 'indices'" if max_norm is None else "#2 'indices'"
@@ -1355,17 +1372,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise RuntimeError(f"Expected tensor for argument {where} to have one of the following scalar types: "
                            f"Long, Int; but got {kind} instead (while checking arguments for "
                            f"{'embedding' if max_norm is None else 'embedding_renorm_'})")
-    if w.ndim != 2:
-        raise RuntimeError("'weight' must be 2-D")
     rows = w.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= rows:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -rows:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = rows + padding_idx
     if sparse and needs_grad(weight):
         raise NotImplementedError("gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
                                   "sparse gradient; use sparse=False (the same values, as a dense gradient)")
