@@ -1,4 +1,4 @@
-"""torch.optim.lr_scheduler: six of PyTorch's schedulers, with its arithmetic, state dicts and warnings."""
+"""torch.optim.lr_scheduler: PyTorch's schedulers, with its arithmetic, state dicts and warnings."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ _EPOCH_WARNING = (
 
 def _lrs(optimizer, key: str) -> list:
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
+
+
+def _set(group: dict, key: str, value) -> None:
+    """PyTorch's _update_param_group_val: a tensor-valued entry is filled in place, never replaced."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(value)
+    else:
+        group[key] = value
 
 
 def _restore(scheduler, state_dict) -> None:
@@ -85,8 +93,7 @@ class LRScheduler:
         self._step_count = 0
         self._is_initial = True
         self._get_lr_called_within_step = False
-        self.step()
-        self._is_initial = False
+        self._initial_step()
 
     def __repr__(self) -> str:
         return f"<torch.optim.lr_scheduler.{type(self).__name__} object at {address(self)}>"
@@ -109,6 +116,18 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             _warn(_EPOCH_WARNING)
+        self._update_lr(epoch)
+
+    def _initial_step(self) -> None:
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def _update_lr(self, epoch=None) -> None:
+        """The step without its warnings (SequentialLR calls it at a milestone with epoch 0)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -121,10 +140,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            if isinstance(group["lr"], Tensor):
-                group["lr"].fill_(lr)
-            else:
-                group["lr"] = lr
+            _set(group, "lr", lr)
         self._last_lr = _lrs(self.optimizer, "lr")
 
     def _check_within_step(self) -> None:
@@ -132,16 +148,9 @@ class LRScheduler:
             _warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.")
 
 
-class LambdaLR(LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
+class _LambdaState:
+    """The state dict of the schedulers driven by functions: each function saved as None (gradcli keeps no
+    callable object's attributes), and not restored."""
 
     def state_dict(self) -> dict:
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -153,9 +162,40 @@ class LambdaLR(LRScheduler):
         state_dict.pop("lr_lambdas", None)
         _restore(self, state_dict)
 
+
+def _lambdas(optimizer, lr_lambda) -> list:
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
     def get_lr(self) -> list:
         self._check_within_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        if self._is_initial:
+            return _lrs(self.optimizer, "lr")
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -189,6 +229,75 @@ class MultiStepLR(LRScheduler):
     def _closed_form(self) -> list:
         milestones = sorted(self.milestones.elements())
         return [base_lr * self.gamma ** bisect.bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _closed_form(self) -> list:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        start, end, epoch = self.start_factor, self.end_factor, self.last_epoch
+        if epoch == 0:
+            return [group["lr"] * start for group in self.optimizer.param_groups]
+        if self._is_initial or epoch > self.total_iters:
+            return _lrs(self.optimizer, "lr")
+        # the ratio of this epoch's factor to the last one's, written as PyTorch rounds it
+        ratio = 1.0 + (end - start) / (self.total_iters * start + (epoch - 1) * (end - start))
+        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+
+    def _closed_form(self) -> list:
+        start, end = self.start_factor, self.end_factor
+        return [base_lr * (start + (end - start) * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer, "lr")
+        epoch, total = self.last_epoch, self.total_iters
+        decay = ((1.0 - epoch / total) / (1.0 - (epoch - 1) / total)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _closed_form(self) -> list:
+        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base_lr in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -329,4 +438,5 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
-SCHEDULERS = (LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau)
+SCHEDULERS = (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
+              ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau)

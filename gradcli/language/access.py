@@ -95,7 +95,9 @@ _OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_par
               "load_state_dict")
 _SCHEDULER = ("optimizer", "base_lrs", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict")
 _SCHEDULER_OWN = {
-    "LambdaLR": ("lr_lambdas",), "StepLR": ("step_size", "gamma"), "MultiStepLR": ("milestones", "gamma"),
+    "LambdaLR": ("lr_lambdas",), "MultiplicativeLR": ("lr_lambdas",), "StepLR": ("step_size", "gamma"),
+    "MultiStepLR": ("milestones", "gamma"), "ConstantLR": ("factor", "total_iters"),
+    "LinearLR": ("start_factor", "end_factor", "total_iters"), "PolynomialLR": ("total_iters", "power"),
     "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
     "ReduceLROnPlateau": ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict", "factor",
                           "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode", "threshold",

@@ -76,6 +76,11 @@ _WHAT = {
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
     "CosineAnnealingLR": "Anneals the learning rate from its start to eta_min along a cosine over T_max epochs.",
     "LambdaLR": "Sets the learning rate to the initial one times lr_lambda(epoch).",
+    "MultiplicativeLR": "Multiplies the learning rate by lr_lambda(epoch) every epoch.",
+    "ConstantLR": "Multiplies the learning rate by factor for the first total_iters epochs, then restores it.",
+    "LinearLR": ("Scales the learning rate by a factor going linearly from start_factor to end_factor over "
+                 "total_iters epochs."),
+    "PolynomialLR": "Decays the learning rate to 0 as (1 - epoch / total_iters) ** power over total_iters epochs.",
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",

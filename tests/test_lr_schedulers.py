@@ -1,0 +1,54 @@
+"""torch.optim.lr_scheduler's warnings, scheduler by scheduler. The learning rates, state dicts and errors are
+compared with PyTorch's in tests/engine_cases/lr_schedulers.txt; warnings go to stderr, which engine cases do
+not see, so their order is pinned here (taken from PyTorch 2.13 with each warning shown once, as Python's
+default filter shows a warning raised at one place of PyTorch's source)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_script
+
+_KINDS = {"Detected call of `lr_scheduler.step()` before `optimizer.step()`": "order",
+          "The epoch parameter in `scheduler.step()` was not necessary": "epoch",
+          "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.": "get_lr"}
+
+
+def _warnings(ctor: str, tail: str = "s.get_lr()\ns.step(3)\n") -> tuple[list, object]:
+    """The kinds of warning a run gives, in order: the scheduler steps once before the optimizer, once after,
+    then get_lr() is called outside a step and step gets an epoch."""
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\n"
+        f"s = torch.optim.lr_scheduler.{ctor}\n"
+        "s.step()\nopt.step()\ns.step()\n" + tail)
+    kinds = [kind for line in result.err.splitlines() for text, kind in _KINDS.items()
+             if line.split("UserWarning: ", 1)[-1].startswith(text)]
+    return kinds, result.error
+
+
+@pytest.mark.parametrize("ctor", [
+    "LinearLR(opt)", "ConstantLR(opt)", "MultiplicativeLR(opt, lambda e: 0.9)", "PolynomialLR(opt)",
+])
+def test_chainable_schedulers_warn_as_pytorch(ctor):
+    kinds, error = _warnings(ctor)
+    assert error is None
+    assert kinds == ["order", "get_lr", "epoch"]
+
+
+def test_the_closed_form_is_used_only_with_an_epoch():
+    # LinearLR's chainable form multiplies the current lr; step(epoch) recomputes it from base_lrs, so an lr
+    # set by hand between steps survives only the former (as in PyTorch)
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=1.0)\n"
+        "s = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=4)\n"
+        "opt.step()\n"
+        "opt.param_groups[0]['lr'] = 2.0\n"
+        "s.step()\n"
+        "print(s.get_last_lr())\n"
+        "s.step(2)\n"
+        "print(s.get_last_lr())\n")
+    assert result.out == "[2.5]\n[0.75]\n"
