@@ -30,6 +30,7 @@ def _warnings(ctor: str, tail: str = "s.get_lr()\ns.step(3)\n") -> tuple[list, o
 
 @pytest.mark.parametrize("ctor", [
     "LinearLR(opt)", "ConstantLR(opt)", "MultiplicativeLR(opt, lambda e: 0.9)", "PolynomialLR(opt)",
+    "OneCycleLR(opt, 0.1, total_steps=10)",
 ])
 def test_chainable_schedulers_warn_as_pytorch(ctor):
     kinds, error = _warnings(ctor)
@@ -52,3 +53,19 @@ def test_the_closed_form_is_used_only_with_an_epoch():
         "s.step(2)\n"
         "print(s.get_last_lr())\n")
     assert result.out == "[2.5]\n[0.75]\n"
+
+
+def test_one_cycle_fails_when_stepped_past_total_steps():
+    result = run_script(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w], lr=0.1)\n"
+        "s = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=2)\n"
+        "for _ in range(3):\n"
+        "    opt.step()\n"
+        "    s.step()\n"
+        "    print(s.last_epoch, s.get_last_lr(), opt.param_groups[0]['betas'])\n")
+    assert result.out == ("1 [4e-07] (0.95, 0.999)\n"
+                          "2 [0.0811745653949763] (0.8688255099070633, 0.999)\n")
+    assert f"{result.error.kind}: {result.error.message}" == (
+        "ValueError: Tried to step 3 times. The specified number of total steps is 2")
