@@ -38,6 +38,12 @@ def test_chainable_schedulers_warn_as_pytorch(ctor):
     assert kinds == ["order", "get_lr", "epoch"]
 
 
+def test_warm_restarts_steps_by_its_own_rule_without_order_or_epoch_warnings():
+    kinds, error = _warnings("CosineAnnealingWarmRestarts(opt, 3)", tail="s.get_lr()\ns.step(3.5)\n")
+    assert error is None
+    assert kinds == ["get_lr"]
+
+
 def test_the_closed_form_is_used_only_with_an_epoch():
     # LinearLR's chainable form multiplies the current lr; step(epoch) recomputes it from base_lrs, so an lr
     # set by hand between steps survives only the former (as in PyTorch)

@@ -128,15 +128,18 @@ class LRScheduler:
 
     def _update_lr(self, epoch=None) -> None:
         """The step without its warnings (SequentialLR calls it at a milestone with epoch 0)."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._write_lrs(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._write_lrs(getattr(self, "_closed_form", self.get_lr))
+
+    def _write_lrs(self, compute) -> None:
+        """The learning rates `compute` gives (get_lr without its warning) into the groups and _last_lr."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed = getattr(self, "_closed_form", None)
-                values = closed() if closed is not None else self.get_lr()
+            values = compute()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -438,6 +441,53 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
+class CosineAnnealingWarmRestarts(LRScheduler):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch=None) -> None:
+        """PyTorch's own step for this scheduler: no order or epoch warnings, and an epoch may be fractional
+        (a step per batch: scheduler.step(epoch + i / iters))."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._write_lrs(self.get_lr)
+
+
 def _format_param(name: str, optimizer, param) -> list:
     """A per-group hyperparameter: one value for every group, or a list with one per group (copied)."""
     if isinstance(param, (list, tuple)):
@@ -560,4 +610,4 @@ def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
 
 
 SCHEDULERS = (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
-              ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR)
+              ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, CosineAnnealingWarmRestarts)

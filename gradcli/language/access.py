@@ -100,6 +100,7 @@ _SCHEDULER_OWN = {
     "LinearLR": ("start_factor", "end_factor", "total_iters"), "PolynomialLR": ("total_iters", "power"),
     "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
     "OneCycleLR": ("total_steps", "cycle_momentum", "use_beta1"),
+    "CosineAnnealingWarmRestarts": ("T_0", "T_i", "T_mult", "eta_min", "T_cur"),
     "ReduceLROnPlateau": ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict", "factor",
                           "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode", "threshold",
                           "threshold_mode", "best", "mode_worse", "cooldown_counter", "num_bad_epochs", "in_cooldown"),

@@ -83,6 +83,8 @@ _WHAT = {
     "PolynomialLR": "Decays the learning rate to 0 as (1 - epoch / total_iters) ** power over total_iters epochs.",
     "OneCycleLR": ("The 1cycle policy: the learning rate rises from max_lr / div_factor to max_lr, then anneals far "
                    "below the start, with the momentum cycled the other way, over total_steps steps."),
+    "CosineAnnealingWarmRestarts": ("Cosine annealing from the start lr to eta_min over T_0 epochs, restarting "
+                                    "from the top each time, every period T_mult times longer."),
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
