@@ -44,6 +44,18 @@ def test_warm_restarts_steps_by_its_own_rule_without_order_or_epoch_warnings():
     assert kinds == ["get_lr"]
 
 
+@pytest.mark.parametrize("ctor", [
+    "SequentialLR(opt, [torch.optim.lr_scheduler.ConstantLR(opt), torch.optim.lr_scheduler.LinearLR(opt)], [2])",
+    "ChainedScheduler([torch.optim.lr_scheduler.ConstantLR(opt), torch.optim.lr_scheduler.LinearLR(opt)])",
+])
+def test_schedulers_of_schedulers_warn_through_the_inner_steps(ctor):
+    # the inner schedulers' steps give the order warning (once: PyTorch raises it at one place of its source);
+    # neither takes an epoch, and get_lr is LRScheduler's (NotImplementedError)
+    kinds, error = _warnings(ctor, tail="")
+    assert error is None
+    assert kinds == ["order"]
+
+
 def test_the_closed_form_is_used_only_with_an_epoch():
     # LinearLR's chainable form multiplies the current lr; step(epoch) recomputes it from base_lrs, so an lr
     # set by hand between steps survives only the former (as in PyTorch)

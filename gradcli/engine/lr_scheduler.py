@@ -488,6 +488,100 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._write_lrs(self.get_lr)
 
 
+def _check_schedulers(owner: str, optimizer, schedulers) -> None:
+    """What SequentialLR and ChainedScheduler accept: schedulers of that one optimizer, none a plateau one."""
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{owner} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{owner} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                f"specified when calling `step`, but got one at index {i} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{owner} expects all schedulers to belong to the same optimizer, but got scheduler "
+                f"{type(scheduler).__name__} at index {i} has {scheduler.optimizer}, which is different from "
+                f"{type(optimizer).__name__}.")
+
+
+class _NestedState:
+    """The state dict of a scheduler of schedulers: its own entries, then each inner one's state dict."""
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict) -> None:
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"'{type(state_dict).__name__}' object is not a mapping")
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        _restore(self, state_dict)
+        for i, state in enumerate(inner):
+            self._schedulers[i].load_state_dict(state)
+
+
+class SequentialLR(_NestedState, LRScheduler):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        owner = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{owner} expects at least one scheduler, but got no scheduler.")
+        _check_schedulers(owner, optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones "
+                f"to be equal to {len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            _set(group, "lr", group["initial_lr"])
+        # the inner schedulers stepped once each when made: take those steps back, then make the first
+        # scheduler's initial step again
+        self.recursive_undo()
+        idx = bisect.bisect_right(self._milestones, 0)
+        self._schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def recursive_undo(self, sched=None) -> None:
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for inner in scheds._schedulers:
+                self.recursive_undo(inner)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self) -> None:
+        self.last_epoch += 1
+        idx = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_NestedState, LRScheduler):
+    def __init__(self, schedulers, optimizer=None):
+        owner = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{owner} expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        _check_schedulers(owner, optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer, "lr")
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer, "lr")
+
+
 def _format_param(name: str, optimizer, param) -> list:
     """A per-group hyperparameter: one value for every group, or a list with one per group (copied)."""
     if isinstance(param, (list, tuple)):
@@ -610,4 +704,5 @@ def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
 
 
 SCHEDULERS = (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
-              ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, CosineAnnealingWarmRestarts)
+              ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, CosineAnnealingWarmRestarts,
+              SequentialLR, ChainedScheduler)

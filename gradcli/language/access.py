@@ -101,10 +101,15 @@ _SCHEDULER_OWN = {
     "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
     "OneCycleLR": ("total_steps", "cycle_momentum", "use_beta1"),
     "CosineAnnealingWarmRestarts": ("T_0", "T_i", "T_mult", "eta_min", "T_cur"),
+    "SequentialLR": ("optimizer", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict",
+                     "recursive_undo"),
+    "ChainedScheduler": ("optimizer", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict"),
     "ReduceLROnPlateau": ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict", "factor",
                           "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode", "threshold",
                           "threshold_mode", "best", "mode_worse", "cooldown_counter", "num_bad_epochs", "in_cooldown"),
 }
+# the schedulers without LRScheduler's state (no base_lrs...): the names above are all they offer
+_WHOLE_LIST = frozenset(("ReduceLROnPlateau", "SequentialLR", "ChainedScheduler"))
 _BOUND_METHOD_OWNERS: set = set()       # PyTorch's Python classes (the optimisers and schedulers)
 
 
@@ -113,7 +118,7 @@ def _allow_optim(module) -> None:
     from gradcli.engine import lr_scheduler, optim
     ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
     ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls.__name__] + (
-        () if cls is lr_scheduler.ReduceLROnPlateau else _SCHEDULER)))
+        () if cls.__name__ in _WHOLE_LIST else _SCHEDULER)))
         for cls in lr_scheduler.SCHEDULERS if cls.__name__ in _SCHEDULER_OWN)
     ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
     _BOUND_METHOD_OWNERS.update(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)

@@ -85,6 +85,8 @@ _WHAT = {
                    "below the start, with the momentum cycled the other way, over total_steps steps."),
     "CosineAnnealingWarmRestarts": ("Cosine annealing from the start lr to eta_min over T_0 epochs, restarting "
                                     "from the top each time, every period T_mult times longer."),
+    "SequentialLR": "Runs its schedulers one after another, switching to the next at each epoch in milestones.",
+    "ChainedScheduler": "Steps all its schedulers at each step, so their changes to the learning rate combine.",
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
