@@ -30,7 +30,7 @@ def _warnings(ctor: str, tail: str = "s.get_lr()\ns.step(3)\n") -> tuple[list, o
 
 @pytest.mark.parametrize("ctor", [
     "LinearLR(opt)", "ConstantLR(opt)", "MultiplicativeLR(opt, lambda e: 0.9)", "PolynomialLR(opt)",
-    "OneCycleLR(opt, 0.1, total_steps=10)",
+    "OneCycleLR(opt, 0.1, total_steps=10)", "CyclicLR(opt, 0.01, 0.1, step_size_up=3)",
 ])
 def test_chainable_schedulers_warn_as_pytorch(ctor):
     kinds, error = _warnings(ctor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 import math
 
 from gradcli.engine.addresses import address
@@ -698,6 +699,105 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
+class CyclicLR(LRScheduler):
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set(group, "lr", lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.use_beta1 = _uses_beta1(optimizer)
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                _start_momentum(optimizer, self.use_beta1, self.max_momentums, self.base_momentums)
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        """The built-in policy of `mode` (each fixes its scale_mode), unless the script gave a scale_fn."""
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = _triangular_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = _triangular2_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(_exp_range_scale, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def get_lr(self) -> list:
+        self._check_within_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = []
+        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs):
+            base_height = (max_lr - base_lr) * scale_factor
+            lrs.append(base_lr + base_height * self.scale_fn(at))
+        if self.cycle_momentum:
+            momentums = []
+            for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums):
+                base_height = (max_momentum - base_momentum) * scale_factor
+                momentums.append(max_momentum - base_height * self.scale_fn(at))
+            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                _set_momentum(group, self.use_beta1, momentum)
+        return lrs
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scale_fn_ref", "_scale_fn_custom")}
+        state["_scale_fn_custom"] = None        # (PyTorch keeps a callable object's attributes; gradcli none)
+        return state
+
+    def load_state_dict(self, state_dict) -> None:
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"'{type(state_dict).__name__}' object is not a mapping")
+        state_dict.pop("_scale_fn_custom")     # from the script's dict, as PyTorch (which never puts it back)
+        _restore(self, state_dict)
+        self._init_scale_fn()
+
+
+def _triangular_scale(x) -> float:
+    return 1.0
+
+
+def _triangular2_scale(x) -> float:
+    return 1 / (2.0 ** (x - 1))
+
+
+def _exp_range_scale(gamma, x) -> float:
+    return gamma ** x
+
+
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
     return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr, "start_momentum": start_momentum,
             "end_momentum": end_momentum}
@@ -705,4 +805,4 @@ def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
 
 SCHEDULERS = (LRScheduler, LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, PolynomialLR,
               ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, CosineAnnealingWarmRestarts,
-              SequentialLR, ChainedScheduler)
+              SequentialLR, ChainedScheduler, CyclicLR)

@@ -101,6 +101,8 @@ _SCHEDULER_OWN = {
     "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
     "OneCycleLR": ("total_steps", "cycle_momentum", "use_beta1"),
     "CosineAnnealingWarmRestarts": ("T_0", "T_i", "T_mult", "eta_min", "T_cur"),
+    "CyclicLR": ("max_lrs", "total_size", "step_ratio", "mode", "gamma", "scale_mode", "scale_fn", "cycle_momentum",
+                 "use_beta1", "base_momentums", "max_momentums"),
     "SequentialLR": ("optimizer", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict",
                      "recursive_undo"),
     "ChainedScheduler": ("optimizer", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict"),

@@ -87,6 +87,8 @@ _WHAT = {
                                     "from the top each time, every period T_mult times longer."),
     "SequentialLR": "Runs its schedulers one after another, switching to the next at each epoch in milestones.",
     "ChainedScheduler": "Steps all its schedulers at each step, so their changes to the learning rate combine.",
+    "CyclicLR": ("Cycles the learning rate between base_lr and max_lr (triangular, triangular2, exp_range or a "
+                 "scale_fn), with the momentum cycled the other way."),
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
