@@ -1,9 +1,12 @@
 """torch.optim.lr_scheduler's warnings, scheduler by scheduler. The learning rates, state dicts and errors are
 compared with PyTorch's in tests/engine_cases/lr_schedulers.txt; warnings go to stderr, which engine cases do
 not see, so their order is pinned here (taken from PyTorch 2.13 with each warning shown once, as Python's
-default filter shows a warning raised at one place of PyTorch's source)."""
+default filter shows a warning raised at one place of PyTorch's source). Also: what a script reaches through the
+new schedulers' state dicts and attributes."""
 
 from __future__ import annotations
+
+import ast
 
 import pytest
 
@@ -87,3 +90,49 @@ def test_one_cycle_fails_when_stepped_past_total_steps():
                           "2 [0.0811745653949763] (0.8688255099070633, 0.999)\n")
     assert f"{result.error.kind}: {result.error.message}" == (
         "ValueError: Tried to step 3 times. The specified number of total steps is 2")
+
+
+_EVERY_NEW = {
+    "LinearLR": "LinearLR(opt)", "ConstantLR": "ConstantLR(opt)", "PolynomialLR": "PolynomialLR(opt)",
+    "MultiplicativeLR": "MultiplicativeLR(opt, lambda e: 0.9)", "OneCycleLR": "OneCycleLR(opt, 0.1, total_steps=10)",
+    "CosineAnnealingWarmRestarts": "CosineAnnealingWarmRestarts(opt, 3)",
+    "CyclicLR": "CyclicLR(opt, 0.01, 0.1, mode='exp_range', gamma=0.9)",
+    "SequentialLR": "SequentialLR(opt, [L.ConstantLR(opt), L.CyclicLR(opt, 0.01, 0.1)], [2])",
+    "ChainedScheduler": "ChainedScheduler([L.ConstantLR(opt), L.LinearLR(opt)])",
+}
+
+
+@pytest.mark.parametrize("name", list(_EVERY_NEW))
+def test_state_dicts_and_attributes_hold_only_script_values(name):
+    """What a script reaches on a scheduler: plain values in its state dict (CyclicLR's policy function and the
+    scale functions stay behind), and none of its private machinery."""
+    source = (
+        "import torch\n"
+        "L = torch.optim.lr_scheduler\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\n"
+        f"s = L.{_EVERY_NEW[name]}\n"
+        "def kinds(value):\n"
+        "    if isinstance(value, dict):\n"
+        "        return {k: kinds(v) for k, v in value.items()}\n"
+        "    if isinstance(value, (list, tuple)):\n"
+        "        return [kinds(v) for v in value]\n"
+        "    return type(value).__name__\n"
+        "print(kinds(s.state_dict()))\n")
+    result = run_script(source)
+    assert result.error is None, result.error.render()
+    leaves = set(_leaves(ast.literal_eval(result.out)))
+    assert leaves <= {"int", "float", "bool", "str", "NoneType", "Tensor"}, leaves
+    for private in ("_scale_fn_ref", "_schedule_phases", "_schedulers", "_update_lr", "_initial_step", "__dict__"):
+        line = run_script(source + f"getattr(s, '{private}')\n")
+        assert line.error is not None and line.error.kind == "AttributeError", private
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
