@@ -49,6 +49,17 @@ def _restore(scheduler, state_dict) -> None:
     known.update(state_dict)
 
 
+def _load_without(scheduler, state_dict, key: str):
+    """PyTorch's load of a state dict with one entry apart: popped from the script's value (so what is not a
+    dict fails as in PyTorch), the rest loaded, the entry put back last; returns the entry."""
+    entry = state_dict.pop(key)
+    try:
+        _restore(scheduler, state_dict)
+    finally:
+        state_dict[key] = entry
+    return entry
+
+
 def _warn(message: str) -> None:
     # Python's default warning filter shows a warning once per place in PyTorch's source: once a run
     STATE.warn_once(message[:40], "UserWarning", message)
@@ -162,9 +173,7 @@ class _LambdaState:
         return state
 
     def load_state_dict(self, state_dict) -> None:
-        state_dict = dict(state_dict)
-        state_dict.pop("lr_lambdas", None)
-        _restore(self, state_dict)
+        _load_without(self, state_dict, "lr_lambdas")
 
 
 def _lambdas(optimizer, lr_lambda) -> list:
@@ -514,12 +523,7 @@ class _NestedState:
         return state
 
     def load_state_dict(self, state_dict) -> None:
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"'{type(state_dict).__name__}' object is not a mapping")
-        state_dict = dict(state_dict)
-        inner = state_dict.pop("_schedulers")
-        _restore(self, state_dict)
-        for i, state in enumerate(inner):
+        for i, state in enumerate(_load_without(self, state_dict, "_schedulers")):
             self._schedulers[i].load_state_dict(state)
 
 
@@ -779,8 +783,6 @@ class CyclicLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict) -> None:
-        if not isinstance(state_dict, dict):
-            raise TypeError(f"'{type(state_dict).__name__}' object is not a mapping")
         state_dict.pop("_scale_fn_custom")     # from the script's dict, as PyTorch (which never puts it back)
         _restore(self, state_dict)
         self._init_scale_fn()
