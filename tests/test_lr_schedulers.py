@@ -136,3 +136,27 @@ def _leaves(value):
             yield from _leaves(item)
     else:
         yield value
+
+
+@pytest.mark.parametrize("ctor, private, kind", [
+    ("CyclicLR(opt, 0.01, 0.1, mode='exp_range', gamma=0.9)", "_scale_fn_ref", "tuple"),
+    ("CyclicLR(opt, 0.01, 0.1, mode='triangular2')", "_scale_fn_ref", "tuple"),
+    ("CyclicLR(opt, 0.01, 0.1, scale_fn=abs)", "_scale_fn_custom", "builtin_function_or_method"),
+    ("OneCycleLR(opt, 0.1, total_steps=10)", "_schedule_phases", "list"),
+    ("SequentialLR(opt, [L.ConstantLR(opt)], [])", "_schedulers", "list"),
+])
+def test_a_subclass_reads_only_script_values_in_private_attributes(ctor, private, kind):
+    """A script's subclass reads the scheduler's `_`-prefixed attributes (docs/security.md): each is a plain
+    value (CyclicLR keeps its built-in policy as a tuple, where PyTorch keeps a function or a partial)."""
+    cls = ctor.split("(", 1)[0]
+    out = run_script(
+        "import torch\n"
+        "L = torch.optim.lr_scheduler\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\n"
+        f"class Peek(L.{cls}):\n"
+        "    def peek(self):\n"
+        f"        return self.{private}\n"
+        f"s = Peek{ctor[len(cls):]}\n"
+        "print(type(s.peek()).__name__)\n").out
+    assert out == kind + "\n"

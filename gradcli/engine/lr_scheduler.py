@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import functools
 import math
 
 from gradcli.engine.addresses import address
@@ -737,23 +736,30 @@ class CyclicLR(LRScheduler):
         self.base_lrs = base_lrs
 
     def _init_scale_fn(self) -> None:
-        """The built-in policy of `mode` (each fixes its scale_mode), unless the script gave a scale_fn."""
+        """The built-in policy of `mode` (each fixes its scale_mode), unless the script gave a scale_fn. PyTorch
+        keeps a function (exp_range's with gamma bound); gradcli keeps the policy as plain values, since a
+        script's subclass reads the scheduler's private attributes."""
         if self._scale_fn_custom is not None:
             return
         if self.mode == "triangular":
-            self._scale_fn_ref = _triangular_scale
+            self._scale_fn_ref = ("triangular",)
             self.scale_mode = "cycle"
         elif self.mode == "triangular2":
-            self._scale_fn_ref = _triangular2_scale
+            self._scale_fn_ref = ("triangular2",)
             self.scale_mode = "cycle"
         elif self.mode == "exp_range":
-            self._scale_fn_ref = functools.partial(_exp_range_scale, self.gamma)
+            self._scale_fn_ref = ("exp_range", self.gamma)
             self.scale_mode = "iterations"
 
     def scale_fn(self, x):
         if self._scale_fn_custom is not None:
             return self._scale_fn_custom(x)
-        return self._scale_fn_ref(x)
+        policy = self._scale_fn_ref
+        if policy[0] == "triangular":
+            return 1.0
+        if policy[0] == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return policy[1] ** x
 
     def get_lr(self) -> list:
         self._check_within_step()
@@ -786,18 +792,6 @@ class CyclicLR(LRScheduler):
         state_dict.pop("_scale_fn_custom")     # from the script's dict, as PyTorch (which never puts it back)
         _restore(self, state_dict)
         self._init_scale_fn()
-
-
-def _triangular_scale(x) -> float:
-    return 1.0
-
-
-def _triangular2_scale(x) -> float:
-    return 1 / (2.0 ** (x - 1))
-
-
-def _exp_range_scale(gamma, x) -> float:
-    return gamma ** x
 
 
 def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum) -> dict:
