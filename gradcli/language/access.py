@@ -95,12 +95,23 @@ _OPTIMIZER = ("defaults", "state", "param_groups", "step", "zero_grad", "add_par
               "load_state_dict")
 _SCHEDULER = ("optimizer", "base_lrs", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict")
 _SCHEDULER_OWN = {
-    "LambdaLR": ("lr_lambdas",), "StepLR": ("step_size", "gamma"), "MultiStepLR": ("milestones", "gamma"),
+    "LambdaLR": ("lr_lambdas",), "MultiplicativeLR": ("lr_lambdas",), "StepLR": ("step_size", "gamma"),
+    "MultiStepLR": ("milestones", "gamma"), "ConstantLR": ("factor", "total_iters"),
+    "LinearLR": ("start_factor", "end_factor", "total_iters"), "PolynomialLR": ("total_iters", "power"),
     "ExponentialLR": ("gamma",), "CosineAnnealingLR": ("T_max", "eta_min"),
+    "OneCycleLR": ("total_steps", "cycle_momentum", "use_beta1"),
+    "CosineAnnealingWarmRestarts": ("T_0", "T_i", "T_mult", "eta_min", "T_cur"),
+    "CyclicLR": ("max_lrs", "total_size", "step_ratio", "mode", "gamma", "scale_mode", "scale_fn", "cycle_momentum",
+                 "use_beta1", "base_momentums", "max_momentums"),
+    "SequentialLR": ("optimizer", "last_epoch", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict",
+                     "recursive_undo"),
+    "ChainedScheduler": ("optimizer", "step", "get_last_lr", "get_lr", "state_dict", "load_state_dict"),
     "ReduceLROnPlateau": ("optimizer", "last_epoch", "step", "get_last_lr", "state_dict", "load_state_dict", "factor",
                           "min_lrs", "default_min_lr", "patience", "cooldown", "eps", "mode", "threshold",
                           "threshold_mode", "best", "mode_worse", "cooldown_counter", "num_bad_epochs", "in_cooldown"),
 }
+# the schedulers without LRScheduler's state (no base_lrs...): the names above are all they offer
+_WHOLE_LIST = frozenset(("ReduceLROnPlateau", "SequentialLR", "ChainedScheduler"))
 _BOUND_METHOD_OWNERS: set = set()       # PyTorch's Python classes (the optimisers and schedulers)
 
 
@@ -109,7 +120,7 @@ def _allow_optim(module) -> None:
     from gradcli.engine import lr_scheduler, optim
     ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
     ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls.__name__] + (
-        () if cls is lr_scheduler.ReduceLROnPlateau else _SCHEDULER)))
+        () if cls.__name__ in _WHOLE_LIST else _SCHEDULER)))
         for cls in lr_scheduler.SCHEDULERS if cls.__name__ in _SCHEDULER_OWN)
     ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
     _BOUND_METHOD_OWNERS.update(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)

@@ -76,6 +76,19 @@ _WHAT = {
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
     "CosineAnnealingLR": "Anneals the learning rate from its start to eta_min along a cosine over T_max epochs.",
     "LambdaLR": "Sets the learning rate to the initial one times lr_lambda(epoch).",
+    "MultiplicativeLR": "Multiplies the learning rate by lr_lambda(epoch) every epoch.",
+    "ConstantLR": "Multiplies the learning rate by factor for the first total_iters epochs, then restores it.",
+    "LinearLR": ("Scales the learning rate by a factor going linearly from start_factor to end_factor over "
+                 "total_iters epochs."),
+    "PolynomialLR": "Decays the learning rate to 0 as (1 - epoch / total_iters) ** power over total_iters epochs.",
+    "OneCycleLR": ("The 1cycle policy: the learning rate rises from max_lr / div_factor to max_lr, then anneals far "
+                   "below the start, with the momentum cycled the other way, over total_steps steps."),
+    "CosineAnnealingWarmRestarts": ("Cosine annealing from the start lr to eta_min over T_0 epochs, restarting "
+                                    "from the top each time, every period T_mult times longer."),
+    "SequentialLR": "Runs its schedulers one after another, switching to the next at each epoch in milestones.",
+    "ChainedScheduler": "Steps all its schedulers at each step, so their changes to the learning rate combine.",
+    "CyclicLR": ("Cycles the learning rate between base_lr and max_lr (triangular, triangular2, exp_range or a "
+                 "scale_fn), with the momentum cycled the other way."),
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
