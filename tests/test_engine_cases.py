@@ -35,6 +35,13 @@ def test_every_listed_case_has_an_expected_result():
     assert not missing, f"run tools/engine_cases.py: {len(missing)} cases have no expected result, e.g. {missing[0]}"
 
 
+def test_no_case_stops_at_a_name_the_prelude_lacks():
+    """A case whose expected result is a NameError (`nn.Linear` where the prelude imports only torch and F)
+    compares nothing of the op it was written for."""
+    unnamed = [c for c, v in EXPECTED.items() if v.startswith("!! NameError")]
+    assert not unnamed, f"{len(unnamed)} cases fail on a name before reaching their op, e.g. {unnamed[0]}"
+
+
 def _check(case: str) -> None:
     assert _result(case) == EXPECTED[case]
 

@@ -21,6 +21,7 @@ from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 
 _F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
 _half_with_number = arith.half_with_number
 from gradcli.engine.tensor import Tensor
 
@@ -139,6 +140,15 @@ class NumpyMath(_Later):
 
     @staticmethod
     def mm(a, b):
+        """A gradient's matrix product (linear layers' weight and input gradients). Where PyTorch's float32
+        product is known to sum in order from zero (linalg.mkl_order's "seq": matrix-vector shapes, one to three
+        inner indices), as the forward's mm sums it; elsewhere numpy's product (MKL's kernel order there is
+        not followed, and the in-order sums cost one numpy call per inner index)."""
+        if a.dtype == _F32 and b.dtype == _F32 and a.ndim == b.ndim == 2 and (
+                a.shape[0] <= 3 or b.shape[1] <= 8 or a.shape[1] <= 4):     # where "seq" can be the answer
+            from gradcli.engine.ops import linalg
+            if linalg.mkl_order(a, b) == "seq":
+                return linalg.matprod(a, b)
         return a @ b
 
     @staticmethod
