@@ -511,6 +511,20 @@ def _build_torch() -> ScriptModule:
         "sinh": _tensor_fn("sinh", Tensor.sinh), "cosh": _tensor_fn("cosh", Tensor.cosh),
         "tanh": _tensor_fn("tanh", Tensor.tanh), "sigmoid": _tensor_fn("sigmoid", Tensor.sigmoid),
         "relu": _tensor_fn("relu", Tensor.relu), "erf": _tensor_fn("erf", Tensor.erf),
+        "erfc": _tensor_fn("erfc", Tensor.erfc), "erfc_": _tensor_fn("erfc_", Tensor.erfc_),
+        "sinc": _tensor_fn("sinc", Tensor.sinc), "sinc_": _tensor_fn("sinc_", Tensor.sinc_),
+        "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
+            input, *args, **kwargs, position=None if kwargs else 2)),
+        "logit_": _tensor_fn("logit_", Tensor.logit_),
+        "xlogy": ops.elementwise.xlogy, "xlogy_": _tensor_fn("xlogy_", Tensor.xlogy_),
+        "logaddexp": _tensor_fn("logaddexp", lambda input, other: ops.logaddexp(input, other, 2)),
+        "logaddexp2": _tensor_fn("logaddexp2", lambda input, other: ops.logaddexp2(input, other, 2)),
+        "hypot": _tensor_fn("hypot", lambda input, other: ops.hypot(input, other, 2)),
+        "copysign": ops.copysign, "signbit": _tensor_fn("signbit", Tensor.signbit),
+        "nan_to_num": _tensor_fn("nan_to_num", lambda input, *args, **kwargs: ops.nan_to_num(
+            input, *args, **kwargs, keywords=tuple(kwargs))),
+        "nan_to_num_": _tensor_fn("nan_to_num_", Tensor.nan_to_num_),
+        "special": _SPECIAL,
         "abs_": _tensor_fn("abs_", Tensor.abs_), "relu_": _tensor_fn("relu_", Tensor.relu_),
         "threshold": ops.elementwise.torch_threshold, "threshold_": ops.elementwise.torch_threshold_,
         "sigmoid_": _tensor_fn("sigmoid_", Tensor.sigmoid_), "tanh_": _tensor_fn("tanh_", Tensor.tanh_),
@@ -614,6 +628,18 @@ def _build_torch() -> ScriptModule:
     for name, dt in devices.TYPED.items():
         members[name] = devices.typed_constructor(dt)
     return _expose(ScriptModule("torch", members))
+
+
+# torch.special: the functions gradcli has, under PyTorch's names (its argument errors say special_erf, ...)
+_SPECIAL = ScriptModule("torch.special", {
+    "expit": ops.elementwise.expit, "erf": _tensor_fn("special_erf", Tensor.erf),
+    "erfc": _tensor_fn("special_erfc", Tensor.erfc), "exp2": _tensor_fn("special_exp2", Tensor.exp2),
+    "expm1": _tensor_fn("special_expm1", Tensor.expm1), "log1p": _tensor_fn("special_log1p", Tensor.log1p),
+    "sinc": _tensor_fn("special_sinc", Tensor.sinc),
+    "logit": _tensor_fn("special_logit", lambda input, *args, **kwargs: ops.elementwise.logit(
+        input, *args, **kwargs, name="special_logit", position=None if kwargs else 2)),
+    "xlogy": ops.elementwise.special_xlogy, "xlog1py": ops.elementwise.xlog1py,
+})
 
 
 def _make_data() -> dict:
