@@ -36,7 +36,7 @@ CASES = [
     (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "F.pairwise_distance(x, x.flip(0))"), (X, "torch.linalg.vector_norm(x, 0.5)"),
     (X, "torch.linalg.vector_norm(x, 1.5, dim=1, keepdim=True)"), (X, "x.norm(0) + x"), (S, "x.norm()"),
     (X, "x.std()"), (X, "x.var(1)"), (X, "x.std(0, keepdim=True)"), (X, "x.var(correction=0)"), (X, "x.var((0, 1))"),
-    (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
+    (X, "x.nansum()"), (X, "x.nansum(1, keepdim=True)"), (X, "x.nanmean(0)"), (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
     (X, "x.cumsum(1)"), (X, "x.cumsum(0)"), (S, "x.cumsum(0)"),
     (X, "x.cumprod(1)"), (XZ, "x.cumprod(1)"), (XZZ, "x.cumprod(1)"), (XZ, "x.cumprod(0)"), (S, "x.cumprod(0)"),
     (MY, "torch.mm(x, y)", ("x", "y")), (MY, "torch.mm(x, y)", ("y",)), (M, "x.mm(x)"),

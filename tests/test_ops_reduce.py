@@ -75,7 +75,16 @@ def _prelu_twice(wrt: int):
     return first
 
 
+def with_nan(*shape):
+    """Random values with a NaN in every third place (nansum skips them: their gradient is 0)."""
+    a = any_(*shape)
+    a.reshape(-1)[::3] = np.nan
+    return a
+
+
 CHECKS = {
+    reduce.NANSUM: [(lambda a: reduce.nansum(a), (any_(2, 3),)), (lambda a: a.nansum(1), (any_(2, 3),)),
+                    (lambda a: a.nansum((0, -1), keepdim=True), (any_(2, 3),)), (lambda a: a.nanmean(0), (any_(3, 2),))],
     nn.SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a), (any_(4),))],
     nn.LOG_SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a, log=True), (any_(4),))],
     reduce.SUM_DIM: [(lambda a: a.sum(()), (any_(2, 3),)), (lambda a: a.sum(dim=None, keepdim=True), (any_(2, 2),))],
@@ -203,6 +212,8 @@ def test_node_name_is_recorded(row):
 
 # Second derivatives: the create_graph gradient of sum(f(x)^2), checked against finite differences of itself.
 SECOND = [
+    ("nansum", lambda a: a.nansum(1) * a.sum(), (any_(2, 3),)),
+    ("nanmean", lambda a: a.nanmean(0) * a.sum(), (any_(2, 3),)),
     ("prod", lambda a: a.prod(), (pos(3),)),
     ("prod_dim", lambda a: a.prod(1), (any_(2, 3),)),
     ("prod_one_zero", lambda a: a.prod() * a.sum(), (with_zero(3),)),
@@ -539,3 +550,16 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
 ])
 def test_losses_keep_to_the_sandbox(code, expected):
     assert error_line(PRE + code + "\n") == expected
+
+
+def test_nansum_skips_nan_in_sums_order():
+    """nansum is sum with NaN counted as 0 (the same bits, in sum's order), and NaN places get no gradient."""
+    a = with_nan(40, 70).astype(np.float32)
+    x = Tensor(a)
+    x.requires_grad = True
+    clean = np.where(np.isnan(a), np.float32(0), a)
+    assert reduce.nansum(x)._a.tobytes() == Tensor(clean).sum()._a.tobytes()
+    assert reduce.nansum(x, 0)._a.tobytes() == Tensor(clean).sum(0)._a.tobytes()
+    reduce.nanmean(x, 1).sum().backward()
+    counts = (~np.isnan(a)).sum(1, keepdims=True)
+    np.testing.assert_array_equal(x.grad._a, np.where(np.isnan(a), 0, np.float32(1) / counts.astype(np.float32)))

@@ -311,6 +311,8 @@ CASES = [
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
     case("reduce.VAR", "a.var()", "any:V", min_n=2), case("reduce.VAR", "a.var(0)", "any:M", min_n=4),
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
+    case("reduce.NANSUM", "a.nansum()", "any:V"), case("reduce.NANSUM", "a.nansum(0)", "any:M"),
+    case("reduce.NANSUM", "a.nanmean(1)", "any:M"),
     case("reduce.CUMSUM", "a.cumsum(0)", "any:V"), case("reduce.CUMSUM", "a.cumsum(1)", "any:M"),
     case("reduce.CUMPROD", "a.cumprod(0)", "pos:V", max_n=1000), case("reduce.CUMPROD", "a.cumprod(1)", "pos:M"),
     # shape rows: copies, no arithmetic (the backward of a repeat or expand sums)

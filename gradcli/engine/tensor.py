@@ -799,6 +799,12 @@ class Tensor:
     def mean(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
 
+    def nansum(self, dim=None, keepdim=False, dtype=None):
+        return ops.reduce.nansum(self, dim, keepdim, dtype)
+
+    def nanmean(self, dim=None, keepdim=False, dtype=None):
+        return ops.reduce.nanmean(self, dim, keepdim, dtype)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return ops.norm(self, p, dim, keepdim, dtype)
 

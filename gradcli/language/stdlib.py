@@ -551,6 +551,7 @@ def _build_torch() -> ScriptModule:
         "amin": _tensor_fn("amin", Tensor.amin), "argmax": _tensor_fn("argmax", Tensor.argmax),
         "argmin": _tensor_fn("argmin", Tensor.argmin), "std": _tensor_fn("std", Tensor.std),
         "var": _tensor_fn("var", Tensor.var), "logsumexp": _tensor_fn("logsumexp", Tensor.logsumexp),
+        "nansum": _tensor_fn("nansum", Tensor.nansum), "nanmean": _tensor_fn("nanmean", Tensor.nanmean),
         "cumsum": _tensor_fn("cumsum", Tensor.cumsum), "cumprod": _tensor_fn("cumprod", Tensor.cumprod),
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),

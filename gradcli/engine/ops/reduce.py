@@ -1013,3 +1013,64 @@ def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
         out = out.reshape((1,) * x.ndim)
     # uint8 tensors keep their dtype (0/1), as in PyTorch; everything else gives bool
     return Tensor(out.astype(np.uint8) if x.dtype == np.uint8 else out)
+
+
+# ------------------------------------------------------------------------------------ nansum, nanmean
+
+def _nansum_self(F, g, self, dim, keepdim):
+    """nansum_backward: the gradient put back over the reduced dims, times self.isnan().logical_not()."""
+    x = self._a if F.tensors else self
+    kept = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, np.bool_)
+    return _expand_back(F, g, x.shape, _reduce_dims(dim, x.ndim), keepdim) * F.const(kept)
+
+
+def _nansum_jvp(F, ts, xs, result, dim, keepdim):
+    """where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)."""
+    x = xs[0]._a
+    return reduce_sum(ops.where(Tensor(np.isnan(x)), 0, ts[0]), _reduce_dims(dim, x.ndim), keepdim,
+                      _dtype_of(result, ts[0]))
+
+
+# saves `dim` as the script gave it (None, or a tuple of ints), as PyTorch shows it
+NANSUM = Op("NansumBackward0", None, ("self", "dim", "keepdim"), (_nansum_self,), fits="dtype", quiet=True,
+            jvp=_nansum_jvp)
+
+
+def _copy_with_strides(x: np.ndarray) -> np.ndarray:
+    """A copy of x with x's own strides (a stepped or transposed view summed as PyTorch sums the view)."""
+    strides = x.strides
+    if x.flags.c_contiguous or x.flags.f_contiguous or not x.size or min(strides) < 0:
+        return x.copy(order="K")
+    span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides)) // x.itemsize
+    out = np.lib.stride_tricks.as_strided(np.empty(span, x.dtype), x.shape, strides)
+    np.copyto(out, x)
+    return out
+
+
+def nansum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """The sum with NaN counted as 0, in sum's order (PyTorch's cascade skips them: the same bits); one node
+    type for every dim (NansumBackward0)."""
+    if keepdim is not False:
+        _check_keepdim("nansum", keepdim)
+    x = a._a
+    out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
+    dims = _reduce_dims(dim, x.ndim)
+    values = x
+    if x.dtype.kind == "f":
+        values = _copy_with_strides(x)      # the input's layout, which decides the sum's order
+        values[np.isnan(values)] = 0
+    out = sum_array(values, dims if dim is not None or keepdim else None, keepdim, out_dtype)
+    given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+    return apply(NANSUM, np.asarray(out), (a,), (given, keepdim))
+
+
+def nanmean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """PyTorch's composition: nansum(...) / (the count of non-NaN elements), DivBackward0 over NansumBackward0."""
+    x = a._a if dtype is None else a._a.astype(dtype.np)
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{type_word(x)}")
+    total = nansum(a, dim, keepdim, dtype)
+    count = sum_array(~np.isnan(x), _reduce_dims(dim, x.ndim) if dim is not None or keepdim else None, keepdim,
+                      np.int64)
+    return ops.div(total, Tensor(np.asarray(count)))
