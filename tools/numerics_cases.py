@@ -313,6 +313,10 @@ CASES = [
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
     case("reduce.NANSUM", "a.nansum()", "any:V"), case("reduce.NANSUM", "a.nansum(0)", "any:M"),
     case("reduce.NANSUM", "a.nanmean(1)", "any:M"),
+    case("reduce.VAR_MEAN", "torch.var_mean(a)[0] * 2 + torch.var_mean(a)[1]", "any:V", min_n=2),
+    case("reduce.VAR_MEAN", "torch.var_mean(a, 1)[1]", "any:M"), case("reduce.VAR_MEAN", "torch.var_mean(a, 0)[0]", "any:M", min_n=4),
+    case("reduce.STD_MEAN", "torch.std_mean(a)[0]", "any:V", min_n=2, **LIB),
+    case("reduce.STD_MEAN", "torch.std_mean(a, 1)[0] + torch.std_mean(a, 1)[1]", "any:M", min_n=4, **LIB),
     case("reduce.CUMSUM", "a.cumsum(0)", "any:V"), case("reduce.CUMSUM", "a.cumsum(1)", "any:M"),
     case("reduce.CUMPROD", "a.cumprod(0)", "pos:V", max_n=1000), case("reduce.CUMPROD", "a.cumprod(1)", "pos:M"),
     # shape rows: copies, no arithmetic (the backward of a repeat or expand sums)

@@ -552,6 +552,7 @@ def _build_torch() -> ScriptModule:
         "argmin": _tensor_fn("argmin", Tensor.argmin), "std": _tensor_fn("std", Tensor.std),
         "var": _tensor_fn("var", Tensor.var), "logsumexp": _tensor_fn("logsumexp", Tensor.logsumexp),
         "nansum": _tensor_fn("nansum", Tensor.nansum), "nanmean": _tensor_fn("nanmean", Tensor.nanmean),
+        "var_mean": ops.reduce.var_mean, "std_mean": ops.reduce.std_mean,
         "cumsum": _tensor_fn("cumsum", Tensor.cumsum), "cumprod": _tensor_fn("cumprod", Tensor.cumprod),
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
