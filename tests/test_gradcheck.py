@@ -326,7 +326,24 @@ SECOND = [
     ("broadcast", lambda a, b: a * b * b, (any_(2, 3), any_(3))),
     ("index", lambda a: a[1:] * a[0] + a[[0, 2]].sum(), (any_(3),)),
     ("inplace_view", _inplace_on_view, (any_(2, 2), any_(2))),
+    ("tensordot", lambda a, b: ops.linalg.tensordot(a, b, ([0, 2], [2, 1])) * a.sum(), (any_(2, 3, 2), any_(4, 2, 2))),
+    ("kron", lambda a, b: ops.linalg.kron(a, b) * a.sum(), (any_(2, 3), any_(3, 1, 2))),
 ]
+
+# Ops PyTorch composes from other ops (no rows of their own): first derivatives through the composition.
+COMPOSED = [
+    ("tensordot", lambda a, b: ops.linalg.tensordot(a, b, 1), (any_(2, 3), any_(3, 4))),
+    ("tensordot_dims", lambda a, b: ops.linalg.tensordot(a, b, ([1, 2], [1, 0])), (any_(2, 3, 4), any_(4, 3, 2))),
+    ("tensordot_broadcast", lambda a, b: ops.linalg.tensordot(a, b, ([1], [0])), (any_(2, 3), any_(1, 4))),
+    ("tensordot_outer", lambda a, b: ops.linalg.tensordot(a, b, 0), (any_(2), any_(3))),
+    ("kron", lambda a, b: ops.linalg.kron(a, b), (any_(2, 3), any_(3, 2))),
+    ("kron_ranks", lambda a, b: ops.linalg.kron(a, b), (any_(3), any_(2, 1, 2))),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_composed_backward_matches_finite_differences(name, fn, arrays):
+    gradcheck(fn, *arrays)
 
 
 def first_derivative(fn):

@@ -799,6 +799,9 @@ class Tensor:
     def mean(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
 
+    def kron(self, other):
+        return ops.kron(self, other, 0)
+
     def nansum(self, dim=None, keepdim=False, dtype=None):
         return ops.reduce.nansum(self, dim, keepdim, dtype)
 

@@ -369,7 +369,7 @@ def _make_nn() -> dict:
         "hardshrink": _tensor_fn("hardshrink", ops.elementwise.hardshrink),
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
         "pairwise_distance": ops.composed.pairwise_distance,
-        "cosine_similarity": ops.composed.cosine_similarity,
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
@@ -584,6 +584,8 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
+        **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron")},
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},

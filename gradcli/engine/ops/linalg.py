@@ -1221,3 +1221,140 @@ def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
     if ord is not None and (len(dims) == 2 if dims is not None else x.ndim == 2):
         return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype)
     return reduce.vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype)
+
+
+# ------------------------------------------------------------------------------------- tensordot, kron
+# Both are compositions in PyTorch (C++ CompositeImplicitAutograd kernels), built here from the same ops in
+# the same order, so their grad_fn chains and bits are PyTorch's: tensordot permutes each input (contracted
+# dims last in the first, first in the second), reshapes both to matrices, mm, reshapes the result; kron
+# multiplies size-1-interleaved views of its inputs and views the product as the result.
+
+_TENSORDOT_DIMS = ("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                   "containing two lists, but got dims={}")
+
+
+def tensordot(a, b, dims=2, out=None) -> Tensor:
+    """torch.tensordot (Python in PyTorch: its argument handling, then the C++ contraction)."""
+    if out is not None:
+        raise NotImplementedError("gradcli does not implement the out= argument of torch.tensordot")
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError(_TENSORDOT_DIMS.format(dims))
+    if isinstance(dims, (tuple, list)):
+        if len(dims) != 2:
+            raise ValueError(f"{'too many' if len(dims) > 2 else 'not enough'} values to unpack (expected 2"
+                             f"{'' if len(dims) > 2 else f', got {len(dims)}'})")
+        dims_a, dims_b = dims
+    elif dims.__class__ is Tensor:
+        if dims._a.size > 1:
+            if dims._a.shape[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims._a.shape[0]}")
+            dims_a, dims_b = dims._a[0].tolist(), dims._a[1].tolist()
+        else:
+            count = int(dims._a.reshape(-1)[0])
+            if count < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-count, 0)), list(range(count))
+    else:
+        ndims = []
+        for x in (a, b):
+            if x.__class__ is not Tensor:
+                raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dim'")
+            ndims.append(x._a.ndim)
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(ndims):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    return _tensordot(a, b, _dim_list(dims_a, "dims_self", 3), _dim_list(dims_b, "dims_other", 4))
+
+
+def _dim_list(dims, arg: str, position: int) -> list:
+    """An int list argument of the C++ tensordot, as its parser reads one."""
+    if isinstance(dims, int) and not isinstance(dims, bool) or not isinstance(dims, (tuple, list)):
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"tensordot(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type_name(dims)}")
+    out = []
+    for d in dims:
+        d = index_arg(d)
+        if not isinstance(d, int):
+            from gradcli.engine.signatures import type_name
+            raise TypeError(f"tensordot(): argument '{arg}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type_name(d)} at pos {len(out)}")
+        out.append(int(d))
+    return out
+
+
+def _tensordot(a: Tensor, b: Tensor, dims_a: list, dims_b: list) -> Tensor:
+    for name, x, position in (("self", a, 1), ("other", b, 2)):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a._a.dtype != b._a.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    contracted = 1
+    t1, t2 = a, b
+    for da, db in zip(dims_a, dims_b):
+        s1 = a._a.shape[wrap_dim(da, a._a.ndim)]
+        s2 = b._a.shape[wrap_dim(db, b._a.ndim)]
+        if s2 == 1:                 # a broadcast dim is summed right away
+            t1 = reduce.reduce_sum(t1, da, True, _dtype_of(t1))
+        elif s1 == 1:
+            t2 = reduce.reduce_sum(t2, db, True, _dtype_of(t2))
+        else:
+            if s1 != s2:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {da} and "
+                                   f"second has size {s2} in dim {db}")
+            contracted *= s1
+    kept_a = _kept_dims(dims_a, a._a.ndim)
+    kept_b = _kept_dims(dims_b, b._a.ndim)
+    size_a = int(np.prod([t1._a.shape[i] for i in kept_a], dtype=np.int64))
+    size_b = int(np.prod([t2._a.shape[i] for i in kept_b], dtype=np.int64))
+    sizes = [t1._a.shape[i] for i in kept_a] + [t2._a.shape[i] for i in kept_b]
+    m1 = shape.reshape(shape.permute(t1, *kept_a, *dims_a), size_a, contracted)
+    m2 = shape.reshape(shape.permute(t2, *dims_b, *kept_b), contracted, size_b)
+    return shape.reshape(mm(m1, m2), *sizes)
+
+
+def _dtype_of(t: Tensor):
+    from gradcli.engine import dtypes
+    return dtypes.of_array(t._a)
+
+
+def _kept_dims(dims: list, ndim: int) -> list:
+    """The dims not contracted, in order (dim_list_to_bitset: each contracted dim once)."""
+    seen = set()
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return [i for i in range(ndim) if i not in seen]
+
+
+def kron(a, b, first: int = 1) -> Tensor:
+    """torch.kron: a's dims interleaved with size-1 dims, b's likewise the other way, multiplied (a broadcast
+    product) and viewed as the result: UnsafeViewBackward0 over MulBackward0 over two UnsafeViewBackward0.
+    `first`: the input's position in PyTorch's argument errors (0 for the method)."""
+    for name, x, position in (("input", a, first), ("other", b, first + 1)):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"kron(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+    x, y = a._a, b._a
+    n = max(x.ndim, y.ndim)
+    xs = (1,) * (n - x.ndim) + x.shape
+    ys = (1,) * (n - y.ndim) + y.shape
+    a_shape = tuple(v for s in xs for v in (s, 1))
+    b_shape = tuple(v for s in ys for v in (1, s))
+    product = arith.mul(_unsafe_view(a, a_shape), _unsafe_view(b, b_shape))
+    return _unsafe_view(product, tuple(p * q for p, q in zip(xs, ys)))
+
+
+def _unsafe_view(a: Tensor, size: tuple) -> Tensor:
+    """at::_unsafe_view: view's strides (and its error where there are none), recorded as UnsafeViewBackward0."""
+    out = shape._nocopy_reshape(a._a, size)
+    if out is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return apply(shape.UNSAFE_VIEW, out, (a,), (a._a.shape,))
