@@ -54,6 +54,15 @@ def R1(n):
     return (_rc(n)[0], 1)
 
 
+def P1(n):
+    """cdist's first point set: rows of 8 features, as many as make r1 * r2 * 8 about n."""
+    return (max(1, isqrt(max(1, n // 8))), 8)
+
+
+def P2(n):
+    return (max(1, isqrt(max(1, n // 8)) // 2 + 1), 8)
+
+
 def SQ(n):
     k = max(1, isqrt(n))
     return (k, k)
@@ -311,6 +320,10 @@ CASES = [
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
     case("reduce.VAR", "a.var()", "any:V", min_n=2), case("reduce.VAR", "a.var(0)", "any:M", min_n=4),
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
+    case("linalg.CDIST", "torch.cdist(a, b, compute_mode='donot_use_mm_for_euclid_dist')", "any:P1 any:P2"),
+    case("linalg.CDIST", "torch.cdist(a, b, p=1)", "any:P1 any:P2"),
+    case("linalg.CDIST", "torch.cdist(a, b, p=3)", "any:P1 any:P2", **LIB),
+    case("linalg.EUCLIDEAN_DIST", "torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist')", "any:P1 any:P2", **LIB),
     case("reduce.NANSUM", "a.nansum()", "any:V"), case("reduce.NANSUM", "a.nansum(0)", "any:M"),
     case("reduce.NANSUM", "a.nanmean(1)", "any:M"),
     case("reduce.VAR_MEAN", "torch.var_mean(a)[0] * 2 + torch.var_mean(a)[1]", "any:V", min_n=2),
@@ -493,6 +506,7 @@ CASES = [
 
 # Rows no snippet drives, and why (listed in the table, never silently left out).
 NOT_DRIVEN = {
+    "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",

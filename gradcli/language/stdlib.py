@@ -584,7 +584,7 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
-        **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron")},
+        **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
