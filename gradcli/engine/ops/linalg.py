@@ -1391,27 +1391,25 @@ def _cdist_rows(x: np.ndarray, y: np.ndarray, p: float) -> np.ndarray:
     builds it, the squares of p = 2 are added unfused in groups of 4 floats (2 doubles) and the last
     m % 4 (m % 2) fused into the sum."""
     t = x.dtype.type
-    diff = np.abs(x[:, :, None, :] - y[:, None, :, :])         # (b, r1, r2, m)
-    m = diff.shape[-1]
-    agg = np.zeros(diff.shape[:-1], x.dtype)
-    if p == 2:
-        unfused = m - m % (4 if x.dtype == np.float32 else 2)
-        for k in range(m):
-            v = diff[..., k]
+    m = x.shape[-1]
+    agg = np.zeros((x.shape[0], x.shape[1], y.shape[1]), x.dtype)
+    pv = np.full(agg.shape, t(p)) if p not in (0, 1, 2, np.inf) else None
+    unfused = m - m % (4 if x.dtype == np.float32 else 2)
+    for k in range(m):          # one feature at a time: (b, r1, r2) arrays, never (b, r1, r2, m)
+        v = np.abs(x[:, :, None, k] - y[:, None, :, k])
+        if p == 2:
             agg = agg + v * v if k < unfused else fma(v, v, agg)
-        return np.sqrt(agg)
-    if p == np.inf:
-        return diff.max(axis=-1) if m else agg
-    pv = np.full(agg.shape, t(p))
-    for k in range(m):
-        v = diff[..., k]
-        if p == 0:
+        elif p == np.inf:
+            agg = np.where(agg < v, v, agg)         # std::max(agg, v) from 0: a nan difference is passed over
+        elif p == 0:
             agg = agg + np.minimum(np.ceil(v), t(1))
         elif p == 1:
             agg = agg + v
         else:
             agg = agg + elementary.pow(v, pv)
-    if p == 0 or p == 1:
+    if p == 2:
+        return np.sqrt(agg)
+    if p == 0 or p == 1 or p == np.inf:
         return agg
     # pow(agg, 1.0 / p): a double exponent, so the float result comes from double pow
     return np.power(agg.astype(np.float64), 1.0 / float(t(p))).astype(x.dtype)
