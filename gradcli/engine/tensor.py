@@ -947,7 +947,7 @@ class Tensor:
         return ops.hypot(self, other)
 
     def copysign(self, other):
-        return ops.copysign(self, other, method=True)
+        return ops.copysign(self, other, _method=True)
 
     def signbit(self):
         return ops.signbit(self)
@@ -1182,7 +1182,7 @@ class Tensor:
 
     def copysign_(self, other):
         if other.__class__ is not Tensor and not isinstance(other, (int, float)):
-            ops.copysign(self, other, method=True)                 # (its argument error)
+            ops.copysign(self, other, _method=True)                # (its argument error)
         return self._inplace_op(ops.copysign, other)
 
     def nan_to_num_(self, *args, **kwargs):

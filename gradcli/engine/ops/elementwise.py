@@ -2269,12 +2269,12 @@ def xlogy_method(a: Tensor, other) -> Tensor:
     return xlogy(a, other)
 
 
-def copysign(input, other, method: bool = False) -> Tensor:
+def copysign(input, other, _method: bool = False) -> Tensor:
     """|input| with other's sign; integer and bool inputs in the default float dtype. A number `other` is
     CopysignBackward1, a tensor CopysignBackward0."""
     tensor_other = other.__class__ is Tensor
     if input.__class__ is not Tensor or not (tensor_other or isinstance(other, (int, float))):
-        if method:
+        if _method:
             tname = _type_name(other)
             raise TypeError(f"copysign() received an invalid combination of arguments - got ({tname}), but expected "
                             f"one of:\n * (Tensor other)\n"

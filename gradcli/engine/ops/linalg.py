@@ -1336,13 +1336,14 @@ def _kept_dims(dims: list, ndim: int) -> list:
     return [i for i in range(ndim) if i not in seen]
 
 
-def kron(a, b, first: int = 1) -> Tensor:
+def kron(input, other, _first: int = 1) -> Tensor:
     """torch.kron: a's dims interleaved with size-1 dims, b's likewise the other way, multiplied (a broadcast
     product) and viewed as the result: UnsafeViewBackward0 over MulBackward0 over two UnsafeViewBackward0.
-    `first`: the input's position in PyTorch's argument errors (0 for the method)."""
-    for name, x, position in (("input", a, first), ("other", b, first + 1)):
+    `_first`: the input's position in PyTorch's argument errors (0 for the method)."""
+    for name, x, position in (("input", input, _first), ("other", other, _first + 1)):
         if x.__class__ is not Tensor:
             raise TypeError(f"kron(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+    a, b = input, other
     x, y = a._a, b._a
     n = max(x.ndim, y.ndim)
     xs = (1,) * (n - x.ndim) + x.shape
