@@ -125,6 +125,34 @@ def test_erf_float64_and_edges():
     assert elementary.erf(np.array(F32(0.5))) == F32(math.erf(0.5))
 
 
+@pytest.mark.parametrize("dtype", [F32, np.float16])
+def test_erfc_is_math_erfc_rounded_once(dtype):
+    """The vectorised erfc (erf's polynomials, math.erfc from 4 on and near rounding midpoints) rounds as
+    math.erfc does, down to float32's subnormals (erfc(10) ~ 2e-45) and up to 2 below -4."""
+    rng = np.random.default_rng(6)
+    x = np.concatenate([rng.uniform(-12, 12, 20000), rng.standard_normal(20000),
+                        10.0 ** rng.uniform(-40, 0, 2000) * rng.choice((-1, 1), 2000)]).astype(dtype)
+    expected = np.array([math.erfc(v) for v in x.astype(F64).tolist()]).astype(dtype)
+    assert _bits_equal(elementary.erfc(x), expected)
+    assert _bits_equal(elementary.erfc(x[::3]), expected[::3])
+
+
+def test_erfc_float64_and_edges():
+    d = np.array([0.3, -2.0, 27.0, 1e-300])
+    assert _bits_equal(elementary.erfc(d), np.array([math.erfc(v) for v in d]))
+    e = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 4.0, -4.0, 0.75, -0.75, 10.5], F32)
+    expected = np.array([math.erfc(v) if v == v else np.nan for v in e.astype(F64).tolist()]).astype(F32)
+    assert _bits_equal(elementary.erfc(e), expected)
+    assert _bits_equal(elementary.erfc(np.tile(e, 300)), np.tile(expected, 300))     # the vectorised path
+    assert elementary.erfc(np.array(F32(0.5))) == F32(math.erfc(0.5))
+
+
+def test_hypot_is_rounded_once():
+    rng = np.random.default_rng(7)
+    a, b = (rng.standard_normal(5000) * 10.0 ** rng.uniform(-20, 20, 5000)).astype(F32), rng.standard_normal(5000).astype(F32)
+    assert _bits_equal(elementary.hypot(a, b), np.hypot(a.astype(F64), b.astype(F64)).astype(F32))
+
+
 def _unhex(values):
     return np.array([np.nan if v == "nan" else np.array(int(v, 16), np.uint32).view(F32) for v in values], F32)
 

@@ -28,6 +28,8 @@ LERP = X + "\ny = torch.randn(2, 3, dtype=torch.float64)\nw = torch.rand(3, dtyp
 CLAMP = A + "\nlo = torch.full((3,), -1.5, dtype=torch.float64)\nhi = torch.full((2, 1), 1.5, dtype=torch.float64)"
 COND = "c = torch.tensor([[True, False, True], [False, True, True]])"
 PRELU = A + "\nw = torch.tensor([0.3, -0.7, 1.5], dtype=torch.float64)"
+PR = "x = torch.rand(2, 3, dtype=torch.float64) * 0.8 + 0.1"                 # inside (0.1, 0.9)
+XP = X + "\ny = torch.rand(3, dtype=torch.float64) + 0.5"                      # y positive
 GO = "\ng = torch.randn(2, 3, dtype=torch.float64)"                            # a grad_output
 BCE = "x = torch.rand(2, 3, dtype=torch.float64) * 0.8 + 0.1\nt = torch.rand(2, 3, dtype=torch.float64)"
 NLL = X + "\nlabels = torch.tensor([2, 0])\nwt = torch.tensor([1., 2., 3.], dtype=torch.float64)"
@@ -58,6 +60,13 @@ CASES = [
     (A, "x.floor() + x"), (A, "x.ceil() + x"), (A, "x.round() + x"), (A, "x.trunc() + x"),
     (A, "x.round(decimals=1) + x"), (A, "x.frac()"),
     (XY, "torch.atan2(x, y)", ("x", "y")), (XB, "torch.atan2(y, x)", ("x", "y")),
+    (X, "x.erfc()"), (A, "x.sinc()"), (PR, "x.logit()"), (PR, "torch.logit(x, 0.05)"), (X, "torch.nan_to_num(x * 2)"),
+    (XP, "torch.xlogy(x, y)", ("x", "y")), (XP, "torch.xlogy(x, y)", ("y",)), (XP, "torch.xlogy(2.5, y)", ("y",)),
+    (X, "torch.xlogy(x, 1.5)"), (XP, "torch.special.xlog1py(x, y)", ("x", "y")),
+    (XP, "torch.special.xlog1py(3, y)", ("y",)), (X, "torch.special.xlog1py(x, 0.5)"),
+    (XB, "torch.logaddexp(x, y)", ("x", "y")), (XB, "torch.logaddexp2(y, x)", ("x", "y")),
+    (XB, "torch.logaddexp2(x, y)", ("y",)), (XB, "torch.hypot(x, y)", ("x", "y")), (XB, "torch.hypot(x, y)", ("y",)),
+    (AB, "torch.copysign(x, y) * y", ("x", "y")), (AB, "torch.copysign(x, y)", ("y",)), (A, "torch.copysign(x, -2.0)"),
     (XY, "torch.maximum(x, y)", ("x", "y")), (XB, "torch.minimum(y, x)", ("x", "y")),
     (X, "torch.maximum(x, x * 2)"),
     (A, "x.masked_fill(x > 0, 2.)"), (A + "\nv = torch.randn((), dtype=torch.float64)", "x.masked_fill(x > 0, v)",

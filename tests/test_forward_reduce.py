@@ -36,7 +36,8 @@ CASES = [
     (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "F.pairwise_distance(x, x.flip(0))"), (X, "torch.linalg.vector_norm(x, 0.5)"),
     (X, "torch.linalg.vector_norm(x, 1.5, dim=1, keepdim=True)"), (X, "x.norm(0) + x"), (S, "x.norm()"),
     (X, "x.std()"), (X, "x.var(1)"), (X, "x.std(0, keepdim=True)"), (X, "x.var(correction=0)"), (X, "x.var((0, 1))"),
-    (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
+    (X, "torch.var_mean(x)[0]"), (X, "torch.var_mean(x, 1)[1]"), (X, "torch.std_mean(x, 0, keepdim=True)[0]"),
+    (X, "torch.std_mean(x)[1]"), (X, "x.nansum()"), (X, "x.nansum(1, keepdim=True)"), (X, "x.nanmean(0)"), (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
     (X, "x.cumsum(1)"), (X, "x.cumsum(0)"), (S, "x.cumsum(0)"),
     (X, "x.cumprod(1)"), (XZ, "x.cumprod(1)"), (XZZ, "x.cumprod(1)"), (XZ, "x.cumprod(0)"), (S, "x.cumprod(0)"),
     (MY, "torch.mm(x, y)", ("x", "y")), (MY, "torch.mm(x, y)", ("y",)), (M, "x.mm(x)"),
@@ -78,7 +79,21 @@ def test_every_row_has_a_tangent_reached_by_a_case():
         seen |= _case(case)[2]
     # the gradient of diagonal(), recorded only by backward formulas under create_graph
     formula_only = {linalg.DIAGONAL_BACKWARD, reduce.SCATTER_SELECTED}      # (and max/min/sort/topk's gradient)
-    assert sorted(r.node for r in rows - seen - formula_only) == []
+    refusing = {linalg.CDIST, linalg.CDIST_BACKWARD, linalg.EUCLIDEAN_DIST}  # test_cdist_refuses_tangents
+    assert sorted(r.node for r in rows - seen - formula_only - refusing) == []
+
+
+@pytest.mark.parametrize("rows", [2, 30])
+def test_cdist_refuses_tangents(rows):
+    """PyTorch has no forward-mode formula for _cdist_forward or _euclidean_dist (more than 25 rows, p = 2)."""
+    from tests.conftest import run_script
+    source = ("import torch\nimport torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+              "    d = fwAD.make_dual(torch.ones(3, 2), torch.ones(3, 2))\n"
+              f"    torch.cdist(d, torch.zeros({rows}, 2))\n")
+    name = "_euclidean_dist" if rows > 25 else "_cdist_forward"
+    error = run_script(source).error
+    assert error.kind == "NotImplementedError"
+    assert error.message.startswith(f"Trying to use forward AD with {name} that does not support it")
 
 
 def test_the_two_norm_of_a_wider_dtype_keeps_its_tangent_in_the_input_dtype():

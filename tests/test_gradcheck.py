@@ -12,6 +12,7 @@ import pytest
 from conftest import check_each, in_groups
 from gradcli.engine import autograd, ops, views
 from gradcli.engine.ops import arith, elementwise, indexing, linalg, reduce, shape
+from gradcli.engine.backward import grad
 from gradcli.engine.factories import tensor
 from gradcli.engine.tensor import Tensor
 from gradcli.engine.state import STATE
@@ -91,6 +92,15 @@ CHECKS = {
     reduce.NORM: [(lambda a: a.norm(), (any_(2, 3),)), (lambda a: a.norm(dim=1), (any_(2, 3),)),
                (lambda a: a.norm(dim=0, keepdim=True), (any_(3, 2),))],
     linalg.MM: [(lambda a, b: a.mm(b), (any_(2, 3), any_(3, 4))), (lambda a, b: a @ b, (any_(1, 2), any_(2, 2)))],
+    # distinct rows, so no distance is 0 (where p < 2 and inf have kinks)
+    linalg.CDIST: [(lambda a, b: ops.linalg.cdist(a, b, p), (any_(3, 4), any_(5, 4))) for p in (1.0, 1.5, 2.0, 3.0)]
+                  + [(lambda a, b: ops.linalg.cdist(a, b, 0.5), (any_(2, 1, 3, 2), any_(2, 4, 2)))],
+    linalg.EUCLIDEAN_DIST: [(lambda a, b: ops.linalg.cdist(a, b), (any_(30, 3), any_(4, 3))),
+                            (lambda a, b: ops.linalg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                             (any_(2, 3, 2), any_(1, 4, 2)))],
+    # PyTorch has no derivative for _cdist_backward: the check is its refusal
+    linalg.CDIST_BACKWARD: [(lambda a: _cdist_gradient(a), (any_(3, 2),), {"raises_not_implemented":
+                                                                              "_cdist_backward"})],
     arith.EXP: [(lambda a: a.exp(), (any_(2, 3),))],
     arith.CLONE: [(lambda a: a.clone() * 2, (any_(3),))],
     # a round trip through float32: differences need a step float32 can resolve
@@ -137,6 +147,14 @@ def _second(f, a):
 def _setitem(t, key, value):
     t[key] = value
     return t
+
+
+def _cdist_gradient(a):
+    """cdist's gradient taken with create_graph: recorded as _cdist_backward (CdistBackwardBackward0)."""
+    with autograd.enable_grad():
+        x = a if a.requires_grad else _leaf(a._a)
+        (g,) = grad(ops.linalg.cdist(x, x + 1.5, 1.5).sum(), x, create_graph=True)
+    return g
 
 
 def _unbind_sum(a):
@@ -281,6 +299,12 @@ def check_rows(cases, check) -> None:
 
 
 def _gradcheck_row(fn, arrays, options) -> None:
+    if "raises_not_implemented" in options:
+        out = fn(*[_leaf(a) for a in arrays])
+        with pytest.raises(NotImplementedError, match=f"^the derivative for '{options['raises_not_implemented']}' "
+                                                      r"is not implemented\.$"):
+            out.sum().backward()
+        return
     gradcheck(fn, *arrays, **options)
 
 
@@ -326,7 +350,24 @@ SECOND = [
     ("broadcast", lambda a, b: a * b * b, (any_(2, 3), any_(3))),
     ("index", lambda a: a[1:] * a[0] + a[[0, 2]].sum(), (any_(3),)),
     ("inplace_view", _inplace_on_view, (any_(2, 2), any_(2))),
+    ("tensordot", lambda a, b: ops.linalg.tensordot(a, b, ([0, 2], [2, 1])) * a.sum(), (any_(2, 3, 2), any_(4, 2, 2))),
+    ("kron", lambda a, b: ops.linalg.kron(a, b) * a.sum(), (any_(2, 3), any_(3, 1, 2))),
 ]
+
+# Ops PyTorch composes from other ops (no rows of their own): first derivatives through the composition.
+COMPOSED = [
+    ("tensordot", lambda a, b: ops.linalg.tensordot(a, b, 1), (any_(2, 3), any_(3, 4))),
+    ("tensordot_dims", lambda a, b: ops.linalg.tensordot(a, b, ([1, 2], [1, 0])), (any_(2, 3, 4), any_(4, 3, 2))),
+    ("tensordot_broadcast", lambda a, b: ops.linalg.tensordot(a, b, ([1], [0])), (any_(2, 3), any_(1, 4))),
+    ("tensordot_outer", lambda a, b: ops.linalg.tensordot(a, b, 0), (any_(2), any_(3))),
+    ("kron", lambda a, b: ops.linalg.kron(a, b), (any_(2, 3), any_(3, 2))),
+    ("kron_ranks", lambda a, b: ops.linalg.kron(a, b), (any_(3), any_(2, 1, 2))),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_composed_backward_matches_finite_differences(name, fn, arrays):
+    gradcheck(fn, *arrays)
 
 
 def first_derivative(fn):

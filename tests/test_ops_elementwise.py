@@ -148,6 +148,18 @@ CHECKS = {
     ew.ELU_BACKWARD: [(_d(lambda x: F["elu"](x, 0.7)), (away(3),)), (_d(lambda x: F["elu_"](x * 1, 0.7)), (away(3),))],
     ew.HARDTANH_BACKWARD: [(_d(lambda x: F["hardtanh"](x * 2) * x), (away(3) / 3,))],
     ew.LOG_SIGMOID_BACKWARD: [(_d(lambda x: F["logsigmoid"](x)), (any_(3),))],
+    # logit inside (0, 1), away from the clamp bounds where eps is given
+    ew.LOGIT: [(lambda a: ew.logit(a), (R.uniform(0.1, 0.9, size=(2, 3)),)),
+               (lambda a: a.logit(0.05), (R.uniform(0.1, 0.9, size=(3,)),))],
+    ew.NAN_TO_NUM: [(lambda a: ew.nan_to_num(a * 2.0), (any_(2, 3),))],
+    ew.XLOGY: [(lambda a, b: ew.xlogy(a, b), (any_(2, 3), pos(3)))],
+    ew.XLOGY_SELF_NUMBER: [(lambda b: ew.xlogy(2.5, b), (pos(2, 3),))],
+    ew.XLOGY_OTHER_NUMBER: [(lambda a: ew.xlogy(a, 1.5), (any_(2, 3),)), (lambda a: a.xlogy(3), (any_(3),))],
+    ew.XLOG1PY: [(lambda a, b: ew.xlog1py(a, b), (any_(2, 3), pos(3)))],
+    ew.XLOG1PY_SELF_NUMBER: [(lambda b: ew.xlog1py(2.5, b), (pos(2, 3),))],
+    ew.XLOG1PY_OTHER_NUMBER: [(lambda a: ew.xlog1py(a, 0.5), (any_(2, 3),))],
+    ew.COPYSIGN: [(lambda a, b: ew.copysign(a, b) * b, (away(2, 3), away(3)))],
+    ew.COPYSIGN_NUMBER: [(lambda a: ew.copysign(a, -1.0), (away(2, 3),)), (lambda a: a.copysign(2), (away(3),))],
 }
 
 
@@ -242,6 +254,18 @@ SECOND = [
     ("silu", lambda a: F["silu"](a), (any_(3),)),
     ("logsigmoid", lambda a: F["logsigmoid"](a), (any_(3),)),
     ("softsign", lambda a: F["softsign"](a), (away(3),)),
+    ("erfc", lambda a: a.erfc(), (any_(3),)),
+    ("sinc", lambda a: a.sinc(), (away(3),)),
+    ("logit", lambda a: a.logit(), (R.uniform(0.1, 0.9, size=(3,)),)),
+    ("logit_eps", lambda a: a.logit(0.05), (R.uniform(0.1, 0.9, size=(3,)),)),
+    ("xlogy", lambda a, b: ew.xlogy(a, b), (any_(2, 3), pos(3))),
+    ("xlogy_numbers", lambda a, b: ew.xlogy(2.0, b) * ew.xlogy(a, 0.5), (any_(3), pos(3))),
+    ("xlog1py", lambda a, b: ew.xlog1py(a, b), (any_(2, 3), pos(3))),
+    ("logaddexp", lambda a, b: a.logaddexp(b), (any_(2, 3), any_(3))),
+    ("logaddexp2", lambda a, b: a.logaddexp2(b), (any_(2, 3), any_(3))),
+    ("hypot", lambda a, b: a.hypot(b), (any_(2, 3), any_(3))),
+    ("copysign", lambda a, b: a.copysign(b) * a, (away(3), away(3))),
+    ("nan_to_num", lambda a: (a * a).nan_to_num(), (any_(3),)),
 ]
 
 
@@ -252,7 +276,8 @@ def test_second_derivative_matches_finite_differences(name, fn, arrays):
     gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
 
 
-THIRD = ["tanh", "sigmoid", "softplus", "gelu", "gelu_tanh", "elu", "logsigmoid", "silu", "sin"]
+THIRD = ["tanh", "sigmoid", "softplus", "gelu", "gelu_tanh", "elu", "logsigmoid", "silu", "sin", "logit", "sinc",
+         "logaddexp", "hypot"]
 
 
 @pytest.mark.parametrize("name", THIRD)

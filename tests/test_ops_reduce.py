@@ -75,7 +75,29 @@ def _prelu_twice(wrt: int):
     return first
 
 
+def with_nan(*shape):
+    """Random values with a NaN in every third place (nansum skips them: their gradient is 0)."""
+    a = any_(*shape)
+    a.reshape(-1)[::3] = np.nan
+    return a
+
+
+def _both_outputs(pair):
+    first, second = pair
+    return first * 2 + second * second
+
+
 CHECKS = {
+    # both outputs used: the node runs once with the two gradients (OutputGrads)
+    reduce.VAR_MEAN: [(lambda a: _both_outputs(reduce.var_mean(a)), (any_(2, 3),)),
+                      (lambda a: _both_outputs(reduce.var_mean(a, 1, keepdim=True)), (any_(2, 3),)),
+                      (lambda a: reduce.var_mean(a, 0, correction=0)[1], (any_(3, 2),)),
+                      (lambda a: reduce.var_mean(a, (0, -1), unbiased=False)[0], (any_(2, 3),))],
+    reduce.STD_MEAN: [(lambda a: _both_outputs(reduce.std_mean(a)), (any_(2, 3),)),
+                      (lambda a: _both_outputs(reduce.std_mean(a, 0)), (any_(3, 2),)),
+                      (lambda a: reduce.std_mean(a, -1, correction=2)[0], (any_(2, 4),))],
+    reduce.NANSUM: [(lambda a: reduce.nansum(a), (any_(2, 3),)), (lambda a: a.nansum(1), (any_(2, 3),)),
+                    (lambda a: a.nansum((0, -1), keepdim=True), (any_(2, 3),)), (lambda a: a.nanmean(0), (any_(3, 2),))],
     nn.SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a), (any_(4),))],
     nn.LOG_SOFTMAX_BACKWARD_DATA: [(lambda a: _through_softmax_backward(a, log=True), (any_(4),))],
     reduce.SUM_DIM: [(lambda a: a.sum(()), (any_(2, 3),)), (lambda a: a.sum(dim=None, keepdim=True), (any_(2, 2),))],
@@ -203,6 +225,11 @@ def test_node_name_is_recorded(row):
 
 # Second derivatives: the create_graph gradient of sum(f(x)^2), checked against finite differences of itself.
 SECOND = [
+    ("nansum", lambda a: a.nansum(1) * a.sum(), (any_(2, 3),)),
+    ("var_mean", lambda a: _both_outputs(reduce.var_mean(a, 1)), (any_(2, 3),)),
+    ("std_mean", lambda a: _both_outputs(reduce.std_mean(a)) * a, (any_(2, 3),)),
+    ("std_mean_dim", lambda a: _both_outputs(reduce.std_mean(a, 0, keepdim=True)), (any_(3, 2),)),
+    ("nanmean", lambda a: a.nanmean(0) * a.sum(), (any_(2, 3),)),
     ("prod", lambda a: a.prod(), (pos(3),)),
     ("prod_dim", lambda a: a.prod(1), (any_(2, 3),)),
     ("prod_one_zero", lambda a: a.prod() * a.sum(), (with_zero(3),)),
@@ -539,3 +566,38 @@ _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
 ])
 def test_losses_keep_to_the_sandbox(code, expected):
     assert error_line(PRE + code + "\n") == expected
+
+
+def test_nansum_skips_nan_in_sums_order():
+    """nansum is sum with NaN counted as 0 (the same bits, in sum's order), and NaN places get no gradient."""
+    a = with_nan(40, 70).astype(np.float32)
+    x = Tensor(a)
+    x.requires_grad = True
+    clean = np.where(np.isnan(a), np.float32(0), a)
+    assert reduce.nansum(x)._a.tobytes() == Tensor(clean).sum()._a.tobytes()
+    assert reduce.nansum(x, 0)._a.tobytes() == Tensor(clean).sum(0)._a.tobytes()
+    reduce.nanmean(x, 1).sum().backward()
+    counts = (~np.isnan(a)).sum(1, keepdims=True)
+    np.testing.assert_array_equal(x.grad._a, np.where(np.isnan(a), 0, np.float32(1) / counts.astype(np.float32)))
+
+
+def test_var_mean_is_pytorchs_welford():
+    """var_mean's mean is Welford's running mean, not mean()'s cascade sum: for float64 they differ in the
+    last bits, and over more than the grain size two threads' Welford states are combined."""
+    x = np.random.RandomState(3).randn(40000) * 3 + 1
+    v, m = reduce.var_mean(Tensor(x))
+    mean, m2, k = 0.0, 0.0, 0
+    for part in (x[:20000], x[20000:]):
+        pm, p2, pk = 0.0, 0.0, 0
+        for value in part.tolist():
+            pk += 1
+            delta = value - pm
+            pm += delta / pk
+            p2 += delta * (value - pm)
+        if k == 0:
+            mean, m2, k = pm, p2, pk
+        else:
+            delta = pm - mean
+            n = k + pk
+            mean, m2, k = mean + delta * (pk / n), m2 + p2 + delta * delta * k * (pk / n), n
+    assert float(m._a) == mean and float(v._a) == m2 / (k - 1)

@@ -80,7 +80,7 @@ ESCAPES = [
                                          "torch.autograd.function, torch.autograd.functional, torch.autograd.graph, "
                                          "torch.backends, torch.backends.cuda, torch.backends.mps, torch.cuda, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
-                                         "torch.optim.lr_scheduler, torch.random, "
+                                         "torch.optim.lr_scheduler, torch.random, torch.special, "
                                          "torch.testing, torch.utils, torch.utils.data, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),

@@ -54,6 +54,15 @@ def R1(n):
     return (_rc(n)[0], 1)
 
 
+def P1(n):
+    """cdist's first point set: rows of 8 features, as many as make r1 * r2 * 8 about n."""
+    return (max(1, isqrt(max(1, n // 8))), 8)
+
+
+def P2(n):
+    return (max(1, isqrt(max(1, n // 8)) // 2 + 1), 8)
+
+
 def SQ(n):
     k = max(1, isqrt(n))
     return (k, k)
@@ -266,6 +275,22 @@ CASES = [
     case("elementwise.LOG_SIGMOID", "F.logsigmoid(a)", "any:V", **LIB),
     case("elementwise.HARDSIGMOID", "F.hardsigmoid(a * 2.5)", "any:V"),
     case("elementwise.HARDSWISH", "F.hardswish(a * 2.5)", "any:V"),
+    case("elementwise.ERFC", "a.erfc()", "any:V", **LIB),
+    case("elementwise.SINC", "a.sinc()", "any:V", **LIB),
+    case("elementwise.LOGIT", "a.logit()", "prob:V", **LIB),
+    case("elementwise.LOGIT", "a.logit(0.1)", "prob:V", **LIB),
+    case("elementwise.NAN_TO_NUM", "(a / b).nan_to_num(posinf=2.5)", "any:V small:V"),
+    case("elementwise.XLOGY", "torch.xlogy(a, b)", "any:M pos:C", **LIB),
+    case("elementwise.XLOGY_SELF_NUMBER", "torch.xlogy(2.5, a)", "pos:V", **LIB),
+    case("elementwise.XLOGY_OTHER_NUMBER", "torch.xlogy(a, 1.5)", "any:V", **LIB),
+    case("elementwise.XLOG1PY", "torch.special.xlog1py(a, b)", "any:M pos:C", **LIB),
+    case("elementwise.XLOG1PY_SELF_NUMBER", "torch.special.xlog1py(2.5, a)", "pos:V", **LIB),
+    case("elementwise.XLOG1PY_OTHER_NUMBER", "torch.special.xlog1py(a, 1.5)", "any:V", **LIB),
+    case("elementwise.LOGADDEXP", "a.logaddexp(b)", "any:M any:C", **LIB),
+    case("elementwise.LOGADDEXP2", "a.logaddexp2(b)", "any:M any:C", **LIB),
+    case("elementwise.HYPOT", "a.hypot(b)", "any:M any:C", **LIB),
+    case("elementwise.COPYSIGN", "a.copysign(b)", "away:M away:C"),
+    case("elementwise.COPYSIGN_NUMBER", "a.copysign(-1.5)", "away:V"),
     # backward formulas run by a double backward: out is the first derivative, its grads run the row
     case("elementwise.TANH_BACKWARD", "d(a.tanh(), a, b)", "any:V any:V", **LIB, note="y = tanh(a) from the library"),
     case("elementwise.SIGMOID_BACKWARD", "d(a.sigmoid(), a, b)", "any:V any:V", **LIB),
@@ -295,6 +320,16 @@ CASES = [
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
     case("reduce.VAR", "a.var()", "any:V", min_n=2), case("reduce.VAR", "a.var(0)", "any:M", min_n=4),
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
+    case("linalg.CDIST", "torch.cdist(a, b, compute_mode='donot_use_mm_for_euclid_dist')", "any:P1 any:P2"),
+    case("linalg.CDIST", "torch.cdist(a, b, p=1)", "any:P1 any:P2"),
+    case("linalg.CDIST", "torch.cdist(a, b, p=3)", "any:P1 any:P2", **LIB),
+    case("linalg.EUCLIDEAN_DIST", "torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist')", "any:P1 any:P2", **LIB),
+    case("reduce.NANSUM", "a.nansum()", "any:V"), case("reduce.NANSUM", "a.nansum(0)", "any:M"),
+    case("reduce.NANSUM", "a.nanmean(1)", "any:M"),
+    case("reduce.VAR_MEAN", "torch.var_mean(a)[0] * 2 + torch.var_mean(a)[1]", "any:V", min_n=2),
+    case("reduce.VAR_MEAN", "torch.var_mean(a, 1)[1]", "any:M"), case("reduce.VAR_MEAN", "torch.var_mean(a, 0)[0]", "any:M", min_n=4),
+    case("reduce.STD_MEAN", "torch.std_mean(a)[0]", "any:V", min_n=2, **LIB),
+    case("reduce.STD_MEAN", "torch.std_mean(a, 1)[0] + torch.std_mean(a, 1)[1]", "any:M", min_n=4, **LIB),
     case("reduce.CUMSUM", "a.cumsum(0)", "any:V"), case("reduce.CUMSUM", "a.cumsum(1)", "any:M"),
     case("reduce.CUMPROD", "a.cumprod(0)", "pos:V", max_n=1000), case("reduce.CUMPROD", "a.cumprod(1)", "pos:M"),
     # shape rows: copies, no arithmetic (the backward of a repeat or expand sums)
@@ -471,6 +506,7 @@ CASES = [
 
 # Rows no snippet drives, and why (listed in the table, never silently left out).
 NOT_DRIVEN = {
+    "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",

@@ -1021,8 +1021,8 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
             if watched and grads_in is not None:
                 if anomaly:
                     _check_nan(node, grads_in, F)
-                if observer is not None:
-                    observer.node(node, g, grads_in)
+                if observer is not None:      # (a row with several outputs, var_mean's: tools see None)
+                    observer.node(node, None if g.__class__ is OutputGrads else g, grads_in)
         if hooks is not None and g is not None and node.hooks is not None and node.hooks.post:
             grads_in = _post_hooks(node, grads_in, g, F)
         if free and op.saves_tensors:

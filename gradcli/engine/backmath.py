@@ -95,10 +95,6 @@ class NumpyMath(_Later):
     sum_to = staticmethod(autograd.sum_to)
 
     @staticmethod
-    def pow(x, e):
-        return arith.scalar_power(x, e) if not isinstance(e, np.ndarray) else elementary.pow(x, e)
-
-    @staticmethod
     def log_scalar(base, like):
         if like.dtype == _F16:          # a double, which the formula's product reads as a float (times)
             return math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
@@ -259,6 +255,24 @@ class NumpyMath(_Later):
     trunc_divide = staticmethod(elementwise._div_trunc_array)
 
     rsqrt = staticmethod(elementary.rsqrt)
+    isfinite = staticmethod(np.isfinite)
+
+    @staticmethod
+    def pow(x, e):
+        """x ** e; a number base (2 ** d in logaddexp2's formula) to an array exponent rounded once."""
+        if not isinstance(x, (np.ndarray, np.generic)):
+            e = np.asarray(e)
+            return elementary.pow(e.dtype.type(x), e)
+        return arith.scalar_power(x, e) if not isinstance(e, np.ndarray) else elementary.pow(x, e)
+
+    @staticmethod
+    def xlogy(g, other):
+        """at::xlogy(grad, other): a number `other` read in grad's type."""
+        return elementwise.xlogy_array(g, np.asarray(other, g.dtype))
+
+    @staticmethod
+    def xlog1py(g, other):
+        return elementwise.xlog1py_array(g, np.asarray(other, g.dtype))
 
     # numpy group: reduce
     abs = staticmethod(np.abs)
@@ -523,6 +537,9 @@ class TensorMath(_Later):
     reciprocal = staticmethod(arith.reciprocal)
     where = staticmethod(elementwise.where)
     rsqrt = staticmethod(elementwise.rsqrt)
+    isfinite = staticmethod(elementwise.isfinite)
+    xlogy = staticmethod(elementwise.xlogy)
+    xlog1py = staticmethod(elementwise.xlog1py)
 
     @staticmethod
     def floor_divide(a, b):

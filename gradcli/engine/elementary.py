@@ -128,6 +128,7 @@ cosh = _once(np.cosh, "cosh")
 tanh = _once(np.tanh, "tanh")
 atan2 = _once2(np.arctan2, "atan2")
 pow = _once2(np.power, "pow")
+hypot = _once2(np.hypot, "hypot")
 sqrt = np.sqrt                  # correctly rounded as it is (see the top of the module)
 
 
@@ -178,16 +179,18 @@ _ERF_SCALE = np.array([[2.0 / 0.5625], [2.0 / 3.25]])
 _ERF_SHIFT = np.array([[-1.0], [-0.75 * 2.0 / 3.25 - 1.0]])
 
 
-def erf64(x: np.ndarray) -> np.ndarray:
-    """erf of a float64 array holding float32/float16 values, vectorised, before the midpoint repair."""
+def erf64(x: np.ndarray, complement: bool = False) -> np.ndarray:
+    """erf (erfc) of a float64 array holding float32/float16 values, vectorised, before the midpoint repair."""
     out = np.empty_like(x)
     flat, result = x.ravel(order="K"), out.ravel(order="K")     # the same element order; result is a view
     for start in range(0, flat.size, _ERF_BLOCK):
-        _erf64_block(flat[start:start + _ERF_BLOCK], result[start:start + _ERF_BLOCK])
+        _erf64_block(flat[start:start + _ERF_BLOCK], result[start:start + _ERF_BLOCK], complement)
     return out
 
 
-def _erf64_block(x: np.ndarray, out: np.ndarray) -> None:
+def _erf64_block(x: np.ndarray, out: np.ndarray, complement: bool = False) -> None:
+    """erf (or, with `complement`, erfc) of one block; erfc is nan from 4 on, where the polynomials stop
+    (erfc's caller computes those elements with math.erfc)."""
     a = np.abs(x)
     t = np.empty((2, x.size))
     np.multiply(x, x, out=t[0])
@@ -203,6 +206,17 @@ def _erf64_block(x: np.ndarray, out: np.ndarray) -> None:
     small, erfc = p
     np.multiply(small, x, out=out)                      # x S(t): the sign and -0.0 come with x
     erfc *= decay
+    if complement:
+        # erfc(x) = 1 - x S(t) below 0.75 (a result above 0.28: no cancellation), erfc(|x|) from 0.75, and
+        # 2 - erfc(|x|) for negative x; from 4 on nan (math.erfc's elements), to -4 and below 2 (float32's
+        # and float16's value there: 2 - erfc(4) is within half an ulp of 2)
+        np.subtract(1.0, out, out=out)
+        np.copyto(out, erfc, where=x >= 0.75)
+        np.subtract(2.0, erfc, out=erfc)
+        np.copyto(out, erfc, where=x <= -0.75)
+        out[x >= 4.0] = np.nan
+        out[x <= -4.0] = 2.0
+        return
     np.subtract(1.0, erfc, out=erfc)
     np.copysign(erfc, x, out=erfc)
     np.copyto(out, erfc, where=a >= 0.75)
@@ -221,6 +235,22 @@ def erf(x: np.ndarray) -> np.ndarray:
     near = _near_midpoint(r, x.dtype)
     if near.any():
         r[near] = [math.erf(v) for v in x64[near].tolist()]
+    return r.astype(x.dtype)[()]
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """erfc elementwise, as erf: float32 correctly rounded (the polynomials below 4, math.erfc from 4 on,
+    where the result falls towards float32's subnormals, and near a rounding midpoint), float16 rounded from
+    float32, float64 by math.erfc."""
+    if x.dtype.char == "e":
+        return _via_float32(erfc, x)[()]
+    if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
+        return np.asarray(np.frompyfunc(math.erfc, 1, 1)(x.astype(F64)), F64).astype(x.dtype)
+    x64 = np.asarray(x, F64)
+    r = erf64(x64, complement=True)
+    near = _near_midpoint(r, x.dtype) | (x64 >= 4.0)
+    if near.any():
+        r[near] = [math.erfc(v) for v in x64[near].tolist()]
     return r.astype(x.dtype)[()]
 
 

@@ -138,6 +138,8 @@ SIGNATURES = {
                   "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"],
     "Tensor.min": ["()", "(Tensor other)", "(int dim, bool keepdim = False)"],
     "torch.std": _STD_VAR_FUNCTION,
+    "torch.var_mean": [s.replace(", *, Tensor out = None", "").replace(", Tensor out = None", "") for s in _STD_VAR_FUNCTION],
+    "torch.std_mean": [s.replace(", *, Tensor out = None", "").replace(", Tensor out = None", "") for s in _STD_VAR_FUNCTION],
     "Tensor.std": _STD_VAR_METHOD,
     "torch.var": _STD_VAR_FUNCTION,
     "Tensor.var": _STD_VAR_METHOD,

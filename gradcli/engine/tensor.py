@@ -815,6 +815,15 @@ class Tensor:
     def mean(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.mean(self, dim, keepdim, dtype)
 
+    def kron(self, other):
+        return ops.kron(self, other, 0)
+
+    def nansum(self, dim=None, keepdim=False, dtype=None):
+        return ops.reduce.nansum(self, dim, keepdim, dtype)
+
+    def nanmean(self, dim=None, keepdim=False, dtype=None):
+        return ops.reduce.nanmean(self, dim, keepdim, dtype)
+
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return ops.norm(self, p, dim, keepdim, dtype)
 
@@ -934,6 +943,36 @@ class Tensor:
 
     def erf(self):
         return ops.erf(self)
+
+    def erfc(self):
+        return ops.erfc(self)
+
+    def logit(self, *args, **kwargs):
+        return ops.elementwise.logit(self, *args, **kwargs, position=None if kwargs else 1)
+
+    def xlogy(self, other):
+        return ops.elementwise.xlogy_method(self, other)
+
+    def logaddexp(self, other):
+        return ops.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return ops.logaddexp2(self, other)
+
+    def hypot(self, other):
+        return ops.hypot(self, other)
+
+    def copysign(self, other):
+        return ops.copysign(self, other, _method=True)
+
+    def signbit(self):
+        return ops.signbit(self)
+
+    def nan_to_num(self, *args, **kwargs):
+        return ops.nan_to_num(self, *args, **kwargs, first=1, keywords=tuple(kwargs))
+
+    def sinc(self):
+        return ops.sinc(self)
 
     def clamp(self, min=None, max=None):
         return ops.clamp(self, min, max)
@@ -1136,6 +1175,38 @@ class Tensor:
 
     def erf_(self):
         return self._inplace_unary(ops.erf)
+
+    def erfc_(self):
+        return self._inplace_unary(ops.erfc)
+
+    def logit_(self, eps=None, **kwargs):
+        position = None if kwargs or eps is None else 1
+        eps = kwargs.pop("eps", eps)
+        if kwargs:
+            raise TypeError(f"logit_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if eps is not None:         # parsed before the in-place checks
+            eps = ops.elementwise.number_arg(eps, "logit_", "eps", position, word="float")
+        return self._inplace_unary(lambda t: ops.elementwise.logit(t, eps, "logit_", position))
+
+    def xlogy_(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, (int, float)):
+            ops.elementwise.xlogy_method(self, other)               # (its argument error)
+        return self._inplace_op(ops.elementwise.xlogy, other)
+
+    def hypot_(self, other):
+        return self._inplace_op(ops.hypot, other)
+
+    def copysign_(self, other):
+        if other.__class__ is not Tensor and not isinstance(other, (int, float)):
+            ops.copysign(self, other, _method=True)                # (its argument error)
+        return self._inplace_op(ops.copysign, other)
+
+    def nan_to_num_(self, *args, **kwargs):
+        return self._inplace_unary(lambda t: ops.nan_to_num(t, *args, **kwargs, name="nan_to_num_", first=1,
+                                                            keywords=tuple(kwargs)))
+
+    def sinc_(self):
+        return self._inplace_unary(ops.sinc)
 
     def clamp_(self, min=None, max=None):
         ops.elementwise.check_number_bounds_in_place(self, min, max)

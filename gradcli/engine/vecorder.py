@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine.cascade import GRAIN as GRAIN_SIZE, thread_ranges
+from gradcli.engine.cascade import GRAIN as GRAIN_SIZE, chunks, thread_ranges
 from gradcli.engine.rng import _fma32 as fma32, _fma64 as fma64
 from gradcli.engine.state import STATE
 
@@ -115,12 +115,30 @@ def centred_square_sum(x: np.ndarray, mean) -> np.float64:
 
 
 def welford_m2(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
-    """WelfordOps's M2 in double over the reduced dims of a float64 `x`, one output at a time as
+    """WelfordOps's M2 in double over the reduced dims of a float64 `x` (see welford)."""
+    return welford(x, axis, keepdim, 1)[1]
+
+
+def welford(x: np.ndarray, axis: tuple, keepdim: bool, threads: int) -> tuple:
+    """WelfordOps's (mean, M2) in double over the reduced dims of `x`, one output at a time as
     binary_kernel_reduce runs it: each element in turn, mean += (v - mean) / k, m2 += delta * (v - mean)
-    (plain multiply and add: no fused multiply-add in this loop), the reduced dims walked in memory order."""
+    (plain multiply and add: no fused multiply-add in this loop), the reduced dims walked in memory order.
+    A reduction to one value of more than the grain size is split into `threads` ranges (at::parallel_for's),
+    each reduced from zero, their states then combined in order (WelfordOps::combine)."""
     kept = [d for d in range(x.ndim) if d not in axis]
+    shape = tuple(1 if d in axis else x.shape[d] for d in range(x.ndim)) if keepdim else tuple(
+        x.shape[d] for d in kept)
+    if math.prod(x.shape[d] for d in kept) == 1:
+        flat = memory_order(np.asarray(x, np.float64)).tolist()
+        state = None
+        for begin, end in chunks(len(flat), GRAIN_SIZE, threads) if len(flat) > GRAIN_SIZE and threads > 1 \
+                else [(0, len(flat))]:
+            part = _welford_run(flat[begin:end])
+            state = part if state is None else _welford_combine(state, part)
+        mean, m2 = state[:2]
+        return np.full(shape, mean), np.full(shape, m2)
     inner = sorted(axis, key=lambda d: -abs(x.strides[d]))
-    rows = np.transpose(x, kept + inner).reshape(-1, math.prod(x.shape[d] for d in axis))
+    rows = np.transpose(x, kept + inner).reshape(-1, math.prod(x.shape[d] for d in axis)).astype(np.float64)
     mean = np.zeros(rows.shape[0])
     m2 = np.zeros(rows.shape[0])
     for k in range(rows.shape[1]):
@@ -128,9 +146,30 @@ def welford_m2(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
         delta = v - mean
         mean = mean + delta / float(k + 1)
         m2 = m2 + delta * (v - mean)
-    shape = tuple(1 if d in axis else x.shape[d] for d in range(x.ndim)) if keepdim else tuple(
-        x.shape[d] for d in kept)
-    return m2.reshape(shape)
+    return mean.reshape(shape), m2.reshape(shape)
+
+
+def _welford_run(values: list) -> tuple:
+    """(mean, m2, n) of one range, element by element in Python floats (IEEE doubles, as numpy's)."""
+    mean = m2 = 0.0
+    k = 0.0
+    for v in values:
+        k += 1.0
+        delta = v - mean
+        mean += delta / k
+        m2 += delta * (v - mean)
+    return mean, m2, k
+
+
+def _welford_combine(a: tuple, b: tuple) -> tuple:
+    if a[2] == 0:
+        return b
+    if b[2] == 0:
+        return a
+    delta = b[0] - a[0]
+    n = a[2] + b[2]
+    nb_over_n = b[2] / n
+    return a[0] + delta * nb_over_n, a[1] + b[1] + delta * delta * a[2] * nb_over_n, n
 
 
 def reduced_rows(x: np.ndarray, axis: tuple):

@@ -268,6 +268,19 @@ _WHAT = {
     "sigmoid": "1 / (1 + exp(-x)) for each element.",
     "relu": "max(x, 0) for each element.",
     "erf": "The error function of each element.",
+    "erfc": "The complementary error function 1 - erf(x) of each element, accurate where erf is near 1.",
+    "sinc": "sin(pi x) / (pi x) for each element (1 at 0).",
+    "logit": "log(p / (1 - p)) for each element, p first clamped to [eps, 1 - eps] when eps is given.",
+    "expit": "The logistic sigmoid 1 / (1 + exp(-x)); another name for sigmoid.",
+    "xlogy": "x * log(y) elementwise, 0 where x is 0 (nan where y is nan); either side may be a number.",
+    "xlog1py": "x * log1p(y) elementwise, 0 where x is 0; either side may be a number.",
+    "logaddexp": "log(exp(x) + exp(y)) elementwise, computed without overflow.",
+    "logaddexp2": "log2(2**x + 2**y) elementwise, computed without overflow.",
+    "hypot": "sqrt(x**2 + y**2) elementwise, without overflow or underflow in the squares.",
+    "copysign": "|input| with the sign of `other` (a tensor or a number), elementwise.",
+    "signbit": "True where an element's sign bit is set (negative numbers, -0.0, -nan).",
+    "nan_to_num": "nan, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default 0 and the dtype's "
+                  "largest and lowest values).",
     "clamp": "Limits each element to [min, max] (either may be omitted).",
     "clip": "Limits each element to [min, max]; another name for clamp.",
     "clamp_min": "Limits each element from below.", "clamp_max": "Limits each element from above.",
@@ -317,6 +330,12 @@ _WHAT = {
     "argsort": "The indices that sort the values along `dim`.", "msort": "The values sorted along dim 0.",
     "topk": "The k largest (largest=False: smallest) values along `dim` and their indices.",
     "logsumexp": "log(sum(exp(x))) along `dim`, computed without overflow.",
+    "nansum": "The sum of the elements that are not nan, of all of them or along `dim`.",
+    "nanmean": "The mean of the elements that are not nan, of all of them or along `dim`.",
+    "var_mean": "The variance and the mean of the elements at once, as a tuple (Bessel-corrected unless "
+                "correction=0).",
+    "std_mean": "The standard deviation and the mean of the elements at once, as a tuple.",
+    "cdist": "The p-norm distance between each row of x1 and each row of x2 (batch dims broadcast).",
     "cumsum": "Running sums along `dim`.", "cumprod": "Running products along `dim`.",
     "softmax": "exp(x) / sum(exp(x)) along `dim`: values in (0, 1) that sum to 1.",
     "log_softmax": "The logarithm of softmax along `dim`, computed stably.",
@@ -368,6 +387,8 @@ _WHAT = {
     "vdot": "The dot product of two 1-d tensors (conjugating the first).",
     "outer": "The outer product of two vectors.", "ger": "The outer product of two vectors.",
     "einsum": "A sum of products over indices named in an equation such as 'ij,jk->ik'.",
+    "tensordot": "Sums the products of `a` and `b` over the given dims (the last `dims` of a with the first of b).",
+    "kron": "The Kronecker product: each element of `input` times the whole of `other`, as blocks.",
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
     "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
     "trace": "The sum of a matrix's diagonal.",
@@ -725,6 +746,14 @@ def _qualified_names() -> dict:
     return names
 
 
+# Parameters written out for the functions whose definitions take *args, **kwargs (to tell a keyword from a
+# positional argument, as PyTorch's messages do)
+_WRITTEN = {"logit": "eps=None", "logit_": "eps=None", "nan_to_num": "nan=0.0, posinf=None, neginf=None",
+            "nan_to_num_": "nan=0.0, posinf=None, neginf=None",
+            "var_mean": "input, dim=None, *, correction=None, keepdim=False",
+            "std_mean": "input, dim=None, *, correction=None, keepdim=False"}
+
+
 def text_for(obj, builtins: dict | None = None) -> str:
     """The help shown for `obj`: a signature line and a paragraph, indented."""
     from gradcli.language import stdlib
@@ -751,6 +780,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
     function, owner = getattr(obj, "__func__", None), getattr(obj, "__self__", None)
     if function is not None and owner.__class__ is Tensor:
         name = function.__name__
+        if name in _WRITTEN:
+            return _format(f"Tensor.{name}({_WRITTEN[name]})", what(name))
         return _format(signature(function, f"Tensor.{name}", method=True), what(name))
     if obj.__class__.__name__ == "DType":
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
@@ -763,7 +794,10 @@ def text_for(obj, builtins: dict | None = None) -> str:
     if qualified.startswith("math."):
         return _format(signature(obj, qualified), "Python's math function of this name.")
     method = _forwarded(obj)
-    if method is not None and hasattr(Tensor, method):
+    if bare in _WRITTEN:
+        written = _WRITTEN[bare]
+        sig = f"{qualified}({written if written.startswith('input') else 'input, ' + written})"
+    elif method is not None and hasattr(Tensor, method):
         sig = signature(getattr(Tensor, method), qualified, method=True).replace("(", "(input, ", 1).replace(", )", ")")
     else:
         sig = signature(obj, qualified)

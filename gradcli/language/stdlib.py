@@ -369,7 +369,7 @@ def _make_nn() -> dict:
         "hardshrink": _tensor_fn("hardshrink", ops.elementwise.hardshrink),
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
         "pairwise_distance": ops.composed.pairwise_distance,
-        "cosine_similarity": ops.composed.cosine_similarity,
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
@@ -511,6 +511,20 @@ def _build_torch() -> ScriptModule:
         "sinh": _tensor_fn("sinh", Tensor.sinh), "cosh": _tensor_fn("cosh", Tensor.cosh),
         "tanh": _tensor_fn("tanh", Tensor.tanh), "sigmoid": _tensor_fn("sigmoid", Tensor.sigmoid),
         "relu": _tensor_fn("relu", Tensor.relu), "erf": _tensor_fn("erf", Tensor.erf),
+        "erfc": _tensor_fn("erfc", Tensor.erfc), "erfc_": _tensor_fn("erfc_", Tensor.erfc_),
+        "sinc": _tensor_fn("sinc", Tensor.sinc), "sinc_": _tensor_fn("sinc_", Tensor.sinc_),
+        "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
+            input, *args, **kwargs, position=None if kwargs else 2)),
+        "logit_": _tensor_fn("logit_", Tensor.logit_),
+        "xlogy": ops.elementwise.xlogy, "xlogy_": _tensor_fn("xlogy_", Tensor.xlogy_),
+        "logaddexp": _tensor_fn("logaddexp", lambda input, other: ops.logaddexp(input, other, 2)),
+        "logaddexp2": _tensor_fn("logaddexp2", lambda input, other: ops.logaddexp2(input, other, 2)),
+        "hypot": _tensor_fn("hypot", lambda input, other: ops.hypot(input, other, 2)),
+        "copysign": ops.copysign, "signbit": _tensor_fn("signbit", Tensor.signbit),
+        "nan_to_num": _tensor_fn("nan_to_num", lambda input, *args, **kwargs: ops.nan_to_num(
+            input, *args, **kwargs, keywords=tuple(kwargs))),
+        "nan_to_num_": _tensor_fn("nan_to_num_", Tensor.nan_to_num_),
+        "special": _SPECIAL,
         "abs_": _tensor_fn("abs_", Tensor.abs_), "relu_": _tensor_fn("relu_", Tensor.relu_),
         "threshold": ops.elementwise.torch_threshold, "threshold_": ops.elementwise.torch_threshold_,
         "sigmoid_": _tensor_fn("sigmoid_", Tensor.sigmoid_), "tanh_": _tensor_fn("tanh_", Tensor.tanh_),
@@ -537,6 +551,8 @@ def _build_torch() -> ScriptModule:
         "amin": _tensor_fn("amin", Tensor.amin), "argmax": _tensor_fn("argmax", Tensor.argmax),
         "argmin": _tensor_fn("argmin", Tensor.argmin), "std": _tensor_fn("std", Tensor.std),
         "var": _tensor_fn("var", Tensor.var), "logsumexp": _tensor_fn("logsumexp", Tensor.logsumexp),
+        "nansum": _tensor_fn("nansum", Tensor.nansum), "nanmean": _tensor_fn("nanmean", Tensor.nanmean),
+        "var_mean": ops.reduce.var_mean, "std_mean": ops.reduce.std_mean,
         "cumsum": _tensor_fn("cumsum", Tensor.cumsum), "cumprod": _tensor_fn("cumprod", Tensor.cumprod),
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
@@ -568,6 +584,8 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
+        **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
+        "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
@@ -614,6 +632,18 @@ def _build_torch() -> ScriptModule:
     for name, dt in devices.TYPED.items():
         members[name] = devices.typed_constructor(dt)
     return _expose(ScriptModule("torch", members))
+
+
+# torch.special: the functions gradcli has, under PyTorch's names (its argument errors say special_erf, ...)
+_SPECIAL = ScriptModule("torch.special", {
+    "expit": ops.elementwise.expit, "erf": _tensor_fn("special_erf", Tensor.erf),
+    "erfc": _tensor_fn("special_erfc", Tensor.erfc), "exp2": _tensor_fn("special_exp2", Tensor.exp2),
+    "expm1": _tensor_fn("special_expm1", Tensor.expm1), "log1p": _tensor_fn("special_log1p", Tensor.log1p),
+    "sinc": _tensor_fn("special_sinc", Tensor.sinc),
+    "logit": _tensor_fn("special_logit", lambda input, *args, **kwargs: ops.elementwise.logit(
+        input, *args, **kwargs, name="special_logit", position=None if kwargs else 2)),
+    "xlogy": ops.elementwise.special_xlogy, "xlog1py": ops.elementwise.xlog1py,
+})
 
 
 def _make_data() -> dict:

@@ -23,7 +23,8 @@ from gradcli.engine.ops.elementwise import (abs, acos, acosh, asin, asinh, atan,
                                             log10, log1p, log2, logical_and, logical_not, logical_or, logical_xor,
                                             logsigmoid, lshift, masked_fill, maximum, minimum, relu, remainder, round,
                                             rshift, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus, sqrt,
-                                            square, tan, tanh, trunc, where)
+                                            square, tan, tanh, trunc, where, erfc, sinc, logaddexp, logaddexp2,
+                                            hypot, copysign, signbit, nan_to_num)
 from gradcli.engine.ops.indexing import getitem, setitem
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
@@ -41,7 +42,7 @@ from gradcli.engine.views import rebase as rebase_view
 # The groups imported on first use, and the names this package gives their functions.
 _LATER = {
     "linalg": ("bmm", "det", "diag", "diag_embed", "diagonal", "dot", "einsum", "inverse", "matmul", "mm", "mv", "outer",
-               "trace", "vdot"),
+               "trace", "vdot", "tensordot", "kron", "cdist"),
     "blas": ("addbmm", "addmm", "addmv", "addr", "baddbmm"),
     "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
            "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",

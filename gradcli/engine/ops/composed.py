@@ -70,10 +70,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
-    """F.cosine_similarity: each input divided by its norm (a clone of it, clamped to eps without grad),
-    then the product summed over dim."""
-    _expect_attr(x1, "size")
-    _expect_attr(x2, "size")
+    """F.cosine_similarity, which is torch.cosine_similarity: each input divided by its norm (a clone of it,
+    clamped to eps without grad), then the product summed over dim."""
+    for name, x, position in (("x1", x1, 1), ("x2", x2, 2)):      # (torch.cosine_similarity: C++, its parser)
+        if x.__class__ is not Tensor:
+            raise TypeError(f"cosine_similarity(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type_name(x)}")
     if dim.__class__ is not int:        # (a C++ function in PyTorch: its parser's words)
         raise TypeError(f"cosine_similarity(): argument 'dim' must be int, not {type(dim).__name__}")
     common = result_dtype(x1, x2)

@@ -1941,3 +1941,363 @@ def functional_mish(input: Tensor, inplace=False) -> Tensor:
 def functional_softsign(input) -> Tensor:
     """PyTorch composes it in Python, so its graph is DivBackward0 over AddBackward0 over AbsBackward0."""
     return input / (input.abs() + 1)
+
+
+# --------------------------------------------------------- logit, xlogy, logaddexp, hypot, copysign, ...
+# The array kernels first (a plain backward runs them too), then the formulas, the rows and the op functions.
+
+INV_LN2 = 1.0 / LN2                 # logaddexp2's 1 / ln 2, a double PyTorch casts to the kernel's type
+
+
+def _logit_bounds(t, eps):
+    """The kernel's clamp bounds for `eps` read in the tensor's type: None without one (or a negative one)."""
+    if eps is None or t(eps) < 0:
+        return None
+    lo = t(eps)
+    return lo, t(1) - lo
+
+
+def logit_array(x: np.ndarray, eps) -> np.ndarray:
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps >= 0 (PyTorch's kernel: the quotient in
+    the tensor's type, then its vector log)."""
+    t = x.dtype.type
+    bounds = _logit_bounds(t, eps)
+    if bounds is not None:
+        lo, hi = bounds
+        x = np.where(x < lo, lo, np.where(x > hi, hi, x))       # (a nan stays nan)
+    return cr.log(x / (t(1) - x))
+
+
+def logit_backward_array(g: np.ndarray, x: np.ndarray, eps) -> np.ndarray:
+    """logit_backward's kernel: g / (x * (1 - x)) inside [0, 1] (nan outside) without eps, inside
+    [eps, 1 - eps] (0 outside) with one; in the tensor's own type. At 0 and 1 its scalar loop's g * inf
+    (+inf for x = -0.0, where the vector loop's division gives -inf)."""
+    t = x.dtype.type
+    bounds = _logit_bounds(t, eps)
+    lo, hi = (t(0), t(1)) if bounds is None else bounds
+    inside = np.where((x == 0) | (x == 1), g * t(np.inf), g / (x * (t(1) - x)))
+    return np.where((x >= lo) & (x <= hi), inside, t(np.nan) if bounds is None else t(0))
+
+
+def _x_log_array(log, edge):
+    """xlogy's and xlog1py's kernel: nan where y is nan, 0 where x is 0, else x * log(y) (log1p), the
+    logarithm rounded to the tensor's type before the product (float16 too, as c10::Half's log)."""
+    def kernel(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        out = x * log(y)
+        return np.where(y != y, y, np.where(x == 0, x.dtype.type(0), out))
+    kernel.__name__ = kernel.__qualname__ = edge
+    return kernel
+
+
+xlogy_array = _x_log_array(cr.log, "xlogy")
+xlog1py_array = _x_log_array(cr.log1p, "xlog1py")
+
+
+@half_in_float
+def logaddexp_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """max(a, b) + log1p(exp(-|a - b|)), a itself where a and b are the same infinity; float16 in float."""
+    _refuse(a, "logaddexp_cpu", "iub")
+    out = np.maximum(a, b) + cr.log1p(cr.exp(-np.abs(a - b)))
+    return np.where(np.isinf(a) & (a == b), a, out)
+
+
+@half_in_float
+def logaddexp2_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """max(a, b) + log1p(exp2(-|a - b|)) / ln 2, the product by 1 / ln 2 fused into the sum (PyTorch's
+    kernel as GCC contracts it), a itself where a and b are the same infinity; float16 in float."""
+    _refuse(a, "logaddexp2_cpu", "iub")
+    m = np.maximum(a, b)
+    tail = np.asarray(cr.log1p(cr.exp2(-np.abs(a - b))))
+    out = fma(tail, np.full(tail.shape, a.dtype.type(INV_LN2)), np.asarray(m))
+    return np.where(np.isinf(a) & (a == b), a, out)
+
+
+def hypot_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    _refuse(a, "hypot_cpu", "iub")
+    return cr.hypot(a, b)
+
+
+@half_in_float
+def sinc_array(x: np.ndarray) -> np.ndarray:
+    """sin(pi x) / (pi x), 1 at 0: pi and the product in the kernel's math type (float for float16)."""
+    t = x.dtype.type
+    product = t(math.pi) * x
+    return np.where(x == 0, t(1), cr.sin(product) / product)
+
+
+def signbit(a: Tensor) -> Tensor:
+    """Whether the sign bit is set (-0.0 and -nan included); integers: whether negative."""
+    x = a._a
+    return Tensor(np.signbit(x) if x.dtype.kind == "f" else np.asarray(x < 0) if x.dtype.kind == "i"
+                  else np.zeros(x.shape, np.bool_))
+
+
+# formulas (derivatives.yaml's, in its order of operations)
+
+def _one_minus(F, x):
+    """`1.0 - x` as a formula's C++ writes it: ATen subtracts from a wrapped number (SubBackward0, not the
+    RsubBackward1 of Python's `1 - t`)."""
+    if F.tensors:
+        from gradcli.engine.ops.arith import sub
+        return sub(Tensor(np.ones((), x._a.dtype)), x)
+    return x.dtype.type(1) - x
+
+
+def _logit_self(F, g, self, eps):
+    """logit_backward (the kernel) in a plain backward; under create_graph PyTorch's differentiable form:
+    where(lo <= self <= hi, grad / (self * (1 - self)), 0), or nan outside [0, 1] without eps."""
+    if not F.tensors:
+        return logit_backward_array(g, self, eps)
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    inside = logical_and(self >= lo, self <= hi)
+    fill = Tensor(np.full((), np.nan if eps is None else 0.0, self._a.dtype))
+    return where(inside, g / (self * _one_minus(F, self)), fill)
+
+
+def _x_log_self(kernel_name: str, limit: float):
+    """xlogy's (xlog1py's) gradient for self: xlogy(grad, other), 0 where self == 0 and other <= limit."""
+    def formula(F, g, self, other):
+        return F.masked_zero(getattr(F, kernel_name)(g, other), (self == 0) & (other <= limit))
+    return formula
+
+
+def _x_log_other(plus_one: bool):
+    """grad * self / other (xlog1py: / (other + 1)); self a Python number in the Scalar_Self form."""
+    def formula(F, g, self, other):
+        top = F.times(g, self) if self.__class__ in (int, float, bool) else g * self
+        return top / (other + 1 if plus_one else other)
+    return formula
+
+
+def _x_log_self_number(kernel_name: str, limit: float):
+    """The Scalar_Other form's gradient for self: xlogy(grad, other), masked where self == 0 unless
+    other > limit."""
+    def formula(F, g, self, other):
+        value = getattr(F, kernel_name)(g, other)
+        return value if other > limit else F.masked_zero(value, self == 0)
+    return formula
+
+
+def _x_log_jvp(kernel_name: str, limit: float, plus_one: bool):
+    """xlogy(self_t, other_p).masked_fill((self_p == 0) & (other_p <= limit), 0) + other_t * self_p / other_p
+    (other_p + 1 for xlog1py)."""
+    def jvp(F, ts, xs, result):
+        st, ot = ts
+        x, y = xs
+        first = None if st is None else F.masked_zero(getattr(F, kernel_name)(st, y), (x == 0) & (y <= limit))
+        second = dropped(x, y) if ot is None else ot * x / (y + 1 if plus_one else y)
+        return add_tangents(first, second, result._a.shape)
+    return jvp
+
+
+def _logaddexp_grad(flip: bool, two: bool):
+    """grad / (1 + exp(other - self)) for self (exp(self - other) for other); logaddexp2: pow(2, ...)."""
+    def formula(F, g, self, other):
+        d = self - other if flip else other - self
+        return g / (1 + (F.pow(2, d) if two else F.exp(d)))
+    return formula
+
+
+def _logaddexp_jvp(two: bool):
+    def jvp(F, ts, xs, result):
+        st, ot = ts
+        x, y = xs
+        grow = (lambda d: F.pow(2, d)) if two else F.exp
+        first = dropped(x, y) if st is None else st / (1 + grow(y - x))
+        second = dropped(x, y) if ot is None else ot / (1 + grow(x - y))
+        return add_tangents(first, second, result._a.shape)
+    return jvp
+
+
+def _hypot_jvp(F, ts, xs, result):
+    """self_t * self_p / result + other_t * other_p / result."""
+    st, ot = ts
+    x, y = xs
+    first = dropped(x, result) if st is None else st * x / result
+    second = dropped(y, result) if ot is None else ot * y / result
+    return add_tangents(first, second, result._a.shape)
+
+
+def _copysign_self(F, g, self, result):
+    """copysign_tensor_self_backward: grad * (result / self), the ratio 0 where self is 0."""
+    return g * F.masked_zero(result / self, self == 0)
+
+
+def _copysign_jvp(F, ts, xs, result):
+    """copysign_tensor_self_backward(self_t, self_p, result): other's tangent does not count (without
+    self's, the product with PyTorch's zero tensor is zeros)."""
+    if ts[0] is None:
+        return F.zeros_like(result)
+    return _copysign_self(F, ts[0], xs[0], result)
+
+
+def _sinc_self(F, g, self):
+    """sinc_backward: grad * ((self*pi * cos(self*pi) - sin(self*pi)) / (self * self * pi)), 0 where that
+    denominator is 0."""
+    self_pi = F.times(self, math.pi)
+    self_squared_pi = F.times(self * self, math.pi)
+    out = g * ((self_pi * F.cos(self_pi) - F.sin(self_pi)) / self_squared_pi)
+    return F.where(self_squared_pi == 0, F.zeros_like(g), out)
+
+
+def _erfc_self(F, g, self):
+    # -2 / sqrt(pi) * exp(-self.pow(2)) * grad, as erf's formula
+    return F.times(F.exp(-F.pow(self, 2)), -TWO_OVER_SQRT_PI) * g
+
+
+# fmt: off
+#                   node                         forward            saves                         formulas, one per input
+ERFC          = Op("ErfcBackward0",              cr.erfc,           ("self",),                    (_erfc_self,),
+                   floats=True, quiet=True, jvp="auto")
+SINC          = Op("SincBackward0",              sinc_array,        ("self",),                    (_sinc_self,),
+                   floats=True, quiet=True, jvp="auto")
+LOGIT         = Op("LogitBackward0",             None,              ("self", "eps"),              (_logit_self,),
+                   quiet=True, jvp="auto")
+NAN_TO_NUM    = Op("NanToNumBackward0",          None,              ("self",),
+                   (lambda F, g, self: g * F.isfinite(self),), quiet=True, jvp="auto")
+XLOGY         = Op("XlogyBackward0",             None,              ("self", "other"),            (_x_log_self("xlogy", 0.0),
+                                                                                                   _x_log_other(False)),
+                   fits=True, quiet=True, jvp=_x_log_jvp("xlogy", 0.0, False))
+XLOGY_SELF_NUMBER  = Op("XlogyBackward1",        None,              ("self", "other"),            (_x_log_other(False),),
+                        inputs=("other",), quiet=True, jvp="auto")
+XLOGY_OTHER_NUMBER = Op("XlogyBackward2",        None,              ("self", "other"),            (_x_log_self_number("xlogy", 0.0),),
+                        inputs=("self",), quiet=True, jvp="auto")
+XLOG1PY       = Op("SpecialXlog1PyBackward0",    None,              ("self", "other"),            (_x_log_self("xlog1py", -1.0),
+                                                                                                   _x_log_other(True)),
+                   fits=True, quiet=True, jvp=_x_log_jvp("xlog1py", -1.0, True))
+XLOG1PY_SELF_NUMBER  = Op("SpecialXlog1PyBackward1", None,          ("self", "other"),            (_x_log_other(True),),
+                          inputs=("other",), quiet=True, jvp="auto")
+XLOG1PY_OTHER_NUMBER = Op("SpecialXlog1PyBackward2", None,          ("self", "other"),            (_x_log_self_number("xlog1py", -1.0),),
+                          inputs=("self",), quiet=True, jvp="auto")
+LOGADDEXP     = Op("LogaddexpBackward0",         logaddexp_array,   ("self", "other"),            (_logaddexp_grad(False, False),
+                                                                                                   _logaddexp_grad(True, False)),
+                   fits=True, quiet=True, jvp=_logaddexp_jvp(False))
+LOGADDEXP2    = Op("Logaddexp2Backward0",        logaddexp2_array,  ("self", "other"),            (_logaddexp_grad(False, True),
+                                                                                                   _logaddexp_grad(True, True)),
+                   fits=True, quiet=True, jvp=_logaddexp_jvp(True))
+HYPOT         = Op("HypotBackward0",             hypot_array,       ("self", "other", "result"),
+                   (lambda F, g, self, other, result: g * self / result,
+                    lambda F, g, self, other, result: g * other / result), fits=True, quiet=True, jvp=_hypot_jvp)
+COPYSIGN      = Op("CopysignBackward0",          None,              ("self", "result"),           (_copysign_self,
+                                                                                                   lambda F, g, self, result: F.zeros_like(g)),
+                   fits=True, quiet=True, jvp=_copysign_jvp)
+COPYSIGN_NUMBER = Op("CopysignBackward1",        None,              ("self", "result"),           (_copysign_self,),
+                     quiet=True, jvp="auto")
+# fmt: on
+
+erfc = unary(ERFC, "erfc")
+sinc = unary(SINC, "sinc")
+logaddexp = binary(LOGADDEXP, "logaddexp")
+logaddexp2 = binary(LOGADDEXP2, "logaddexp2")
+hypot = binary(HYPOT, "hypot")
+
+
+def expit(input) -> Tensor:
+    """torch.special.expit: sigmoid (SigmoidBackward0)."""
+    _expect_tensor(input, "special_expit", "input", 1)
+    return sigmoid(input)
+
+
+def logit(a: Tensor, eps=None, name: str = "logit", position: int | None = 2) -> Tensor:
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given; integers in the default float dtype.
+    `position`: eps's in PyTorch's argument error (None when given by keyword)."""
+    if eps is not None:
+        eps = number_arg(eps, name, "eps", position, word="float")
+        if eps.__class__ is not float:
+            eps = float(eps)
+    x = a._a
+    if x.dtype.kind != "f":
+        x = x.astype(dtypes.default_float.np)
+    if eps is not None:
+        checked_scalar(eps, x.dtype)        # the kernel reads eps in the tensor's type, with the overflow check
+    return apply(LOGIT, logit_array(x, eps), (a,), (eps,), (x,))
+
+
+def nan_to_num(a: Tensor, nan=0.0, posinf=None, neginf=None, name: str = "nan_to_num", first: int = 2,
+               keywords=()) -> Tensor:
+    """nan, +inf and -inf replaced (by 0, the dtype's largest and lowest values unless given); integer and
+    bool tensors copied as they are. `first`: nan's position in PyTorch's argument errors; `keywords`: the
+    arguments given by keyword (no position there)."""
+    values = []
+    for i, (arg, v) in enumerate((("nan", nan), ("posinf", posinf), ("neginf", neginf))):
+        position = None if arg in keywords else first + i
+        values.append(None if v is None else float(number_arg(v, name, arg, position, word="float")))
+    nan, posinf, neginf = values
+    x = a._a
+    if x.dtype.kind != "f":
+        return apply(NAN_TO_NUM, x.copy(), (a,))
+    t = x.dtype.type
+    info = np.finfo(x.dtype)
+    out = np.where(x == np.inf, t(posinf) if posinf is not None else info.max, x)      # (static_cast: a value
+    out = np.where(x == -np.inf, t(neginf) if neginf is not None else info.min, out)   # past the range is inf)
+    out = np.where(x != x, t(nan if nan is not None else 0.0), out)
+    return apply(NAN_TO_NUM, np.asarray(out, x.dtype), (a,))
+
+
+_X_LOG_FORMS = (" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                " * (Number self, Tensor other, *, Tensor out = None)\n"
+                " * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+def _x_log(rows: tuple, kernel, name: str):
+    """xlogy / special.xlog1py: tensor and tensor, number and tensor, tensor and number."""
+    both, self_number, other_number = rows
+
+    def op(input, other) -> Tensor:
+        if not ((input.__class__ is Tensor or isinstance(input, (int, float))) and
+                (other.__class__ is Tensor or isinstance(other, (int, float)))) or \
+                input.__class__ is not Tensor and other.__class__ is not Tensor:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({_type_name(input)}, "
+                            f"{_type_name(other)}), but expected one of:\n{_X_LOG_FORMS}")
+        scalar_param(input, other)
+        x, y = operands(input, other, floating=True)
+        out = np.asarray(compute(kernel, x, y))
+        if input.__class__ is not Tensor:
+            return apply(self_number, out, (other,), (input,), (y,))
+        if other.__class__ is not Tensor:
+            return apply(other_number, out, (input,), (other,), (x,))
+        return apply(both, out, (input, other), (), (x, y))
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+xlogy = _x_log((XLOGY, XLOGY_SELF_NUMBER, XLOGY_OTHER_NUMBER), xlogy_array, "xlogy")
+special_xlogy = _x_log((XLOGY, XLOGY_SELF_NUMBER, XLOGY_OTHER_NUMBER), xlogy_array, "special_xlogy")
+xlog1py = _x_log((XLOG1PY, XLOG1PY_SELF_NUMBER, XLOG1PY_OTHER_NUMBER), xlog1py_array, "special_xlog1py")
+
+
+def xlogy_method(a: Tensor, other) -> Tensor:
+    """Tensor.xlogy(other): a tensor or a number."""
+    if other.__class__ is not Tensor and not isinstance(other, (int, float)):
+        tname = _type_name(other)
+        raise TypeError(f"xlogy() received an invalid combination of arguments - got ({tname}), but expected one of:\n"
+                        f" * (Tensor other)\n"
+                        f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n"
+                        f" * (Number other)\n"
+                        f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n")
+    return xlogy(a, other)
+
+
+def copysign(input, other, _method: bool = False) -> Tensor:
+    """|input| with other's sign; integer and bool inputs in the default float dtype. A number `other` is
+    CopysignBackward1, a tensor CopysignBackward0."""
+    tensor_other = other.__class__ is Tensor
+    if input.__class__ is not Tensor or not (tensor_other or isinstance(other, (int, float))):
+        if _method:
+            tname = _type_name(other)
+            raise TypeError(f"copysign() received an invalid combination of arguments - got ({tname}), but expected "
+                            f"one of:\n * (Tensor other)\n"
+                            f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n"
+                            f" * (Number other)\n"
+                            f"      didn't match because some of the arguments have invalid types: (!{tname}!)\n")
+        raise TypeError(f"copysign() received an invalid combination of arguments - got ({_type_name(input)}, "
+                        f"{_type_name(other)}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    scalar_param(other)
+    x, y = operands(input, other, floating=True)
+    out = np.asarray(compute(np.copysign, x, y))
+    if not tensor_other:
+        return apply(COPYSIGN_NUMBER, out, (input,), (), (x,))
+    return apply(COPYSIGN, out, (input, other), (), (x, y))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, forward, rng, workers
+from gradcli.engine import budget, elementary, forward, rng, workers
+from gradcli.engine.cascade import sum_array
+from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
@@ -1221,3 +1223,355 @@ def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
     if ord is not None and (len(dims) == 2 if dims is not None else x.ndim == 2):
         return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype)
     return reduce.vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype)
+
+
+# ------------------------------------------------------------------------------------- tensordot, kron
+# Both are compositions in PyTorch (C++ CompositeImplicitAutograd kernels), built here from the same ops in
+# the same order, so their grad_fn chains and bits are PyTorch's: tensordot permutes each input (contracted
+# dims last in the first, first in the second), reshapes both to matrices, mm, reshapes the result; kron
+# multiplies size-1-interleaved views of its inputs and views the product as the result.
+
+_TENSORDOT_DIMS = ("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                   "containing two lists, but got dims={}")
+
+
+def tensordot(a, b, dims=2, out=None) -> Tensor:
+    """torch.tensordot (Python in PyTorch: its argument handling, then the C++ contraction)."""
+    if out is not None:
+        raise NotImplementedError("gradcli does not implement the out= argument of torch.tensordot")
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError(_TENSORDOT_DIMS.format(dims))
+    if isinstance(dims, (tuple, list)):
+        if len(dims) != 2:
+            raise ValueError(f"{'too many' if len(dims) > 2 else 'not enough'} values to unpack (expected 2"
+                             f"{'' if len(dims) > 2 else f', got {len(dims)}'})")
+        dims_a, dims_b = dims
+    elif dims.__class__ is Tensor:
+        if dims._a.size > 1:
+            if dims._a.shape[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims._a.shape[0]}")
+            dims_a, dims_b = dims._a[0].tolist(), dims._a[1].tolist()
+        else:
+            count = int(dims._a.reshape(-1)[0])
+            if count < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-count, 0)), list(range(count))
+    else:
+        ndims = []
+        for x in (a, b):
+            if x.__class__ is not Tensor:
+                raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dim'")
+            ndims.append(x._a.ndim)
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(ndims):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    return _tensordot(a, b, _dim_list(dims_a, "dims_self", 3), _dim_list(dims_b, "dims_other", 4))
+
+
+def _dim_list(dims, arg: str, position: int) -> list:
+    """An int list argument of the C++ tensordot, as its parser reads one."""
+    if isinstance(dims, int) and not isinstance(dims, bool) or not isinstance(dims, (tuple, list)):
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"tensordot(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type_name(dims)}")
+    out = []
+    for d in dims:
+        d = index_arg(d)
+        if not isinstance(d, int):
+            from gradcli.engine.signatures import type_name
+            raise TypeError(f"tensordot(): argument '{arg}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type_name(d)} at pos {len(out)}")
+        out.append(int(d))
+    return out
+
+
+def _tensordot(a: Tensor, b: Tensor, dims_a: list, dims_b: list) -> Tensor:
+    for name, x, position in (("self", a, 1), ("other", b, 2)):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(x).__name__}")
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a._a.dtype != b._a.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    contracted = 1
+    t1, t2 = a, b
+    for da, db in zip(dims_a, dims_b):
+        s1 = a._a.shape[wrap_dim(da, a._a.ndim)]
+        s2 = b._a.shape[wrap_dim(db, b._a.ndim)]
+        if s2 == 1:                 # a broadcast dim is summed right away
+            t1 = reduce.reduce_sum(t1, da, True, _dtype_of(t1))
+        elif s1 == 1:
+            t2 = reduce.reduce_sum(t2, db, True, _dtype_of(t2))
+        else:
+            if s1 != s2:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {da} and "
+                                   f"second has size {s2} in dim {db}")
+            contracted *= s1
+    kept_a = _kept_dims(dims_a, a._a.ndim)
+    kept_b = _kept_dims(dims_b, b._a.ndim)
+    size_a = int(np.prod([t1._a.shape[i] for i in kept_a], dtype=np.int64))
+    size_b = int(np.prod([t2._a.shape[i] for i in kept_b], dtype=np.int64))
+    sizes = [t1._a.shape[i] for i in kept_a] + [t2._a.shape[i] for i in kept_b]
+    m1 = shape.reshape(shape.permute(t1, *kept_a, *dims_a), size_a, contracted)
+    m2 = shape.reshape(shape.permute(t2, *dims_b, *kept_b), contracted, size_b)
+    return shape.reshape(mm(m1, m2), *sizes)
+
+
+def _dtype_of(t: Tensor):
+    from gradcli.engine import dtypes
+    return dtypes.of_array(t._a)
+
+
+def _kept_dims(dims: list, ndim: int) -> list:
+    """The dims not contracted, in order (dim_list_to_bitset: each contracted dim once)."""
+    seen = set()
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return [i for i in range(ndim) if i not in seen]
+
+
+def kron(input, other, _first: int = 1) -> Tensor:
+    """torch.kron: a's dims interleaved with size-1 dims, b's likewise the other way, multiplied (a broadcast
+    product) and viewed as the result: UnsafeViewBackward0 over MulBackward0 over two UnsafeViewBackward0.
+    `_first`: the input's position in PyTorch's argument errors (0 for the method)."""
+    for name, x, position in (("input", input, _first), ("other", other, _first + 1)):
+        if x.__class__ is not Tensor:
+            raise TypeError(f"kron(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+    a, b = input, other
+    x, y = a._a, b._a
+    n = max(x.ndim, y.ndim)
+    xs = (1,) * (n - x.ndim) + x.shape
+    ys = (1,) * (n - y.ndim) + y.shape
+    a_shape = tuple(v for s in xs for v in (s, 1))
+    b_shape = tuple(v for s in ys for v in (1, s))
+    product = arith.mul(_unsafe_view(a, a_shape), _unsafe_view(b, b_shape))
+    return _unsafe_view(product, tuple(p * q for p, q in zip(xs, ys)))
+
+
+def _unsafe_view(a: Tensor, size: tuple) -> Tensor:
+    """at::_unsafe_view: view's strides (and its error where there are none), recorded as UnsafeViewBackward0."""
+    out = shape._nocopy_reshape(a._a, size)
+    if out is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return apply(shape.UNSAFE_VIEW, out, (a,), (a._a.shape,))
+
+
+# ------------------------------------------------------------------------------------------------ cdist
+# torch.cdist: PyTorch's own distance kernel (_cdist_forward, CdistBackward0) for every p, except p = 2 with
+# more than 25 rows on a side (or compute_mode='use_mm_for_euclid_dist'), where it computes the distances
+# from one matrix product (_euclidean_dist, EuclideanDistBackward0) as PyTorch does.
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+_NO_TANGENT = ("Trying to use forward AD with {} that does not support it because it has not been implemented yet.\n"
+               "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+               "feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+               "implementation to derivatives.yaml")
+
+
+def _no_tangent(op_name: str):
+    def jvp(F, ts, xs, result, *args):
+        raise NotImplementedError(_NO_TANGENT.format(op_name))
+    return jvp
+
+
+def _no_derivative(F, g):
+    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+def _cdist_rows(x: np.ndarray, y: np.ndarray, p: float) -> np.ndarray:
+    """The kernel's distances of every row of x (b, r1, m) to every row of y (b, r2, m), in x's dtype: per
+    pair a running sum over the m features from 0 (|a - b| mapped by p), then finished. As the compiler
+    builds it, the squares of p = 2 are added unfused in groups of 4 floats (2 doubles) and the last
+    m % 4 (m % 2) fused into the sum."""
+    t = x.dtype.type
+    m = x.shape[-1]
+    agg = np.zeros((x.shape[0], x.shape[1], y.shape[1]), x.dtype)
+    pv = np.full(agg.shape, t(p)) if p not in (0, 1, 2, np.inf) else None
+    unfused = m - m % (4 if x.dtype == np.float32 else 2)
+    for k in range(m):          # one feature at a time: (b, r1, r2) arrays, never (b, r1, r2, m)
+        v = np.abs(x[:, :, None, k] - y[:, None, :, k])
+        if p == 2:
+            agg = agg + v * v if k < unfused else fma(v, v, agg)
+        elif p == np.inf:
+            agg = np.where(agg < v, v, agg)         # std::max(agg, v) from 0: a nan difference is passed over
+        elif p == 0:
+            agg = agg + np.minimum(np.ceil(v), t(1))
+        elif p == 1:
+            agg = agg + v
+        else:
+            agg = agg + elementary.pow(v, pv)
+    if p == 2:
+        return np.sqrt(agg)
+    if p == 0 or p == 1 or p == np.inf:
+        return agg
+    # pow(agg, 1.0 / p): a double exponent, so the float result comes from double pow
+    return np.power(agg.astype(np.float64), 1.0 / float(t(p))).astype(x.dtype)
+
+
+def _cdist_backward_array(g: np.ndarray, x: np.ndarray, y: np.ndarray, p: float, dist: np.ndarray) -> np.ndarray:
+    """_cdist_backward's kernel: for each row of x, the sum over y's rows (in order, from 0) of p's term."""
+    t = x.dtype.type
+    out = np.zeros(x.shape, x.dtype)
+    if p == 0 or not x.size or not y.size:
+        return out
+    pv = t(p)
+    for j in range(y.shape[-2]):
+        diff = x - y[:, j:j + 1, :]                     # (b, r1, m)
+        gj = g[:, :, j:j + 1]
+        dj = dist[:, :, j:j + 1]
+        if p == 1:
+            term = gj * np.sign(diff)
+        elif p == 2:
+            term = np.where(dj == 0, t(0), gj * diff / dj)
+        elif p == np.inf:
+            term = gj * np.sign(diff) * (t(1) - np.minimum(t(1), np.ceil(np.abs(np.abs(diff) - dj))))
+        elif p < 2:
+            term = np.where(dj == 0, t(0), np.sign(diff) * elementary.pow(np.abs(diff), np.full(diff.shape, pv - t(1)))
+                            * gj / elementary.pow(dj, np.full(dj.shape, pv - t(1))))
+            if p < 1:
+                term = np.where(diff == 0, t(0), term)
+        else:
+            term = np.where(dj == 0, t(0), diff * elementary.pow(np.abs(diff), np.full(diff.shape, pv - t(2))) * gj
+                            / elementary.pow(dj, np.full(dj.shape, pv - t(1))))
+        out = out + term
+    return out
+
+
+def _batched(x: np.ndarray, batch: tuple) -> np.ndarray:
+    """x with its batch dims broadcast to `batch` and folded into one, as a contiguous (b, r, m) array."""
+    return np.ascontiguousarray(np.broadcast_to(x, batch + x.shape[-2:]).reshape((-1,) + x.shape[-2:]))
+
+
+def _cdist_grad(g, x, y, p, dist):
+    """_cdist_backward(grad, x, y, p, dist): the gradient for x, with the broadcast batch dims (the engine sums
+    them back to x's shape)."""
+    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    xb, yb = _batched(x, batch), _batched(y, batch)
+    shape = batch + x.shape[-2:]
+    if not xb.size or not yb.size or not x.shape[-1]:
+        return np.zeros(shape, x.dtype)
+    gb = np.ascontiguousarray(g).reshape(xb.shape[0], xb.shape[1], yb.shape[1])
+    db = np.ascontiguousarray(dist).reshape(gb.shape)
+    return _cdist_backward_array(gb, xb, yb, p, db).reshape(shape)
+
+
+def _cdist_x1(F, g, x1, x2, p, result):
+    if not F.tensors:
+        return _cdist_grad(g, x1, x2, p, result)
+    return apply(CDIST_BACKWARD, _cdist_grad(g._a, x1._a, x2._a, p, result._a), (g, x1, x2, result))
+
+
+def _cdist_x2(F, g, x1, x2, p, result):
+    """_cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous())."""
+    if not F.tensors:
+        return _cdist_grad(np.swapaxes(g, -1, -2), x2, x1, p, np.swapaxes(result, -1, -2))
+    gt = shape.contiguous(shape.transpose(g, -1, -2))
+    rt = shape.contiguous(shape.transpose(result, -1, -2))
+    return apply(CDIST_BACKWARD, _cdist_grad(gt._a, x2._a, x1._a, p, rt._a), (gt, x2, x1, rt))
+
+
+def _euclidean_ratio(F, g, result):
+    """grad / res, 0 where res is 0 (masked_fill_)."""
+    return F.masked_zero(g / result, result == 0)
+
+
+def _euclidean_x1(F, g, x1, x2, result):
+    """x1 * ratio.sum(-1, true) - ratio.matmul(x2)."""
+    ratio = _euclidean_ratio(F, g, result)
+    nd = (x1._a if F.tensors else x1).ndim
+    return x1 * F.sum_dims(ratio, nd - 1, True) - F.matmul(ratio, x2)
+
+
+def _euclidean_x2(F, g, x1, x2, result):
+    """x2 * ratio.sum(-2, false).unsqueeze(-1) - ratio.mT().matmul(x1)."""
+    ratio = _euclidean_ratio(F, g, result)
+    nd = (x1._a if F.tensors else x1).ndim
+    return x2 * F.unsqueeze_dims(F.sum_dims(ratio, nd - 2, False), (nd - 1,)) - F.matmul(F.mT(ratio), x1)
+
+
+# fmt: off
+CDIST          = Op("CdistBackward0",          None, ("x1", "x2", "p", "result"), (_cdist_x1, _cdist_x2),
+                    inputs=("x1", "x2"), fits=True, quiet=True, jvp=_no_tangent("_cdist_forward"))
+CDIST_BACKWARD = Op("CdistBackwardBackward0",  None, (), (_no_derivative,) * 4,
+                    inputs=("grad", "x1", "x2", "cdist"), quiet=True, jvp=_no_tangent("_cdist_backward"))
+EUCLIDEAN_DIST = Op("EuclideanDistBackward0",  None, ("x1", "x2", "result"), (_euclidean_x1, _euclidean_x2),
+                    inputs=("x1", "x2"), quiet=True, jvp=_no_tangent("_euclidean_dist"))
+# fmt: on
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """torch.cdist: the p-norm distance between each row of x1 and each row of x2 (batch dims broadcast)."""
+    _tensor_arg(x1, "cdist", "x1", 1)
+    _tensor_arg(x2, "cdist", "x2", 2)
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    from gradcli.engine.recording import number_arg
+    p = float(number_arg(p, "cdist", "p", 3, word="float"))
+    mode = _CDIST_MODES[compute_mode]
+    a, b = x1._a, x2._a
+    for name, x in (("X1", a), ("X2", b)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}")
+    for name, x in (("X1", a), ("X2", b)):
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {type_word(x)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-3]}) must match the size of tensor b ({b.shape[-3]}) at "
+                           f"non-singleton dimension {len(np.broadcast_shapes(a.shape[:-3], b.shape[:-3]))}") from None
+    r1, r2, m = a.shape[-2], b.shape[-2], a.shape[-1]
+    out_shape = batch + (r1, r2)
+    budget.check_tensor(out_shape, a.itemsize)
+    product = int(np.prod(batch, dtype=np.int64))
+    if a.size and b.size and p == 2 and (mode == 1 or mode == 0 and (r1 > 25 or r2 > 25)):
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cxx(a)} != {_cxx(b)}")
+        if product != 1:        # expand, contiguous, view: PyTorch's steps
+            x1 = shape.view(shape.contiguous(shape.expand(x1, *batch, r1, m)), product, r1, m)
+            x2 = shape.view(shape.contiguous(shape.expand(x2, *batch, r2, m)), product, r2, m)
+        return shape.view(_euclidean_dist(x1, x2), *out_shape)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_word(a)} but found {_word(b)}")
+    if a.dtype == np.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    if not r1 or not r2 or not product:
+        out = np.empty(out_shape, a.dtype)
+    elif not m:
+        out = np.zeros(out_shape, a.dtype)
+    else:
+        out = _cdist_rows(_batched(a, batch), _batched(b, batch), p).reshape(out_shape)
+    return apply(CDIST, out, (x1, x2), (p,))
+
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """_euclidean_dist: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, clamped to 1e-30, square-rooted."""
+    a, b = x1._a, x2._a
+    t = a.dtype.type
+    na = sum_array(a * a, (a.ndim - 1,), True)
+    nb = sum_array(b * b, (b.ndim - 1,), True)
+    left = np.concatenate([a * t(-2), na, np.ones_like(na)], -1)
+    right = np.concatenate([b, np.ones_like(nb), nb], -1)
+    out = matprod(left, np.swapaxes(right, -1, -2))
+    out = np.sqrt(np.maximum(out, t(1e-30)))
+    return apply(EUCLIDEAN_DIST, np.ascontiguousarray(out), (x1, x2))
+
+
+def _word(x: np.ndarray) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}[x.dtype.name]
+
+
+def _cxx(x: np.ndarray) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half"}[x.dtype.name]

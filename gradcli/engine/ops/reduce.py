@@ -14,6 +14,9 @@ from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorde
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, int64_arg, needs_grad, reduction_dims, scalar_param,
                                       tensor_int, type_word, wrap_dim)
+from gradcli.engine.autograd import Node, OutputGrads, OutputSlot, edge
+from gradcli.engine.recording import INFERENCE_SAVED_ERROR, Out
+from gradcli.engine.slim import slim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import ALL_DIMS, Tensor
 
@@ -164,6 +167,7 @@ def _double_div(a: float, b: float) -> float:
 
 
 def _var_backward(F, g, self, dims, correction, keepdim):
+    correction = 1 if correction is None else correction
     ndim = self.ndim
     if ndim == 0 or dims is None:
         dof = _values(self).size - correction
@@ -884,34 +888,45 @@ def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
 
 # -------------------------------------------------------------------------------------------- std, var
 
-def _std_var_args(fn: str, args: tuple, kwargs: dict):
-    """(dims or None, correction, keepdim) from PyTorch's three overloads of std/var:
-    (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True)."""
-    _, values = signatures.bound(f"Tensor.{fn}", args, kwargs)
+def _std_var_args(key: str, args: tuple, kwargs: dict):
+    """(dims or None, correction, keepdim) from PyTorch's three overloads of std/var (and std_mean/var_mean):
+    (dim, unbiased=True, keepdim=False), (dim=None, *, correction=None, keepdim=False), (unbiased=True).
+    The correction is as the node saves it: 1 or 0 from `unbiased`, else as given (None: 1)."""
+    _, values = signatures.bound(key, args, kwargs)
     correction = values.get("correction")
     scalar_param(correction)
     dim = values.get("dim")
     for d in (dim if dim.__class__ in (tuple, list) else (dim,)):     # read before the dtype is looked at
         if d.__class__ is int:
             int64_arg(d)
-    if correction is None:
-        unbiased = values.get("unbiased")
-        correction = 0 if unbiased is False else 1
+    if "unbiased" in values:
+        correction = 0 if values["unbiased"] is False else 1
+    elif correction is None:
+        # an explicit dim=None without a correction takes PyTorch's (dim, unbiased=True) overload
+        at = 1 if key.startswith("torch.") else 0
+        if kwargs.get("dim", 0) is None or len(args) > at and args[at] is None:
+            correction = 1
     return values.get("dim"), correction, values.get("keepdim") or False
 
 
+def _correction(correction):
+    """A saved correction as a number: None (not given) is 1."""
+    return 1 if correction is None else correction
+
+
 def std(a: Tensor, *args, **kwargs) -> Tensor:
-    dim, correction, keepdim = _std_var_args("std", args, kwargs)
+    dim, correction, keepdim = _std_var_args("Tensor.std", args, kwargs)
     return _std_var(a, dim, correction, keepdim, True)
 
 
 def var(a: Tensor, *args, **kwargs) -> Tensor:
-    dim, correction, keepdim = _std_var_args("var", args, kwargs)
+    dim, correction, keepdim = _std_var_args("Tensor.var", args, kwargs)
     return _std_var(a, dim, correction, keepdim, False)
 
 
-def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tensor:
+def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -> Tensor:
     x = a._a
+    correction = _correction(saved_correction)
     if x.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = None if dim is None else reduction_dims(dim, x.ndim)
@@ -936,7 +951,7 @@ def _std_var(a: Tensor, dim, correction, keepdim: bool, take_sqrt: bool) -> Tens
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
     out = contiguous(np.asarray(out).astype(x.dtype))      # a reduction's result is contiguous
-    return apply(STD if take_sqrt else VAR, out, (a,), (dims, correction, keepdim), (x,))
+    return apply(STD if take_sqrt else VAR, out, (a,), (dims, saved_correction, keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------------- logsumexp
@@ -1013,3 +1028,192 @@ def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
         out = out.reshape((1,) * x.ndim)
     # uint8 tensors keep their dtype (0/1), as in PyTorch; everything else gives bool
     return Tensor(out.astype(np.uint8) if x.dtype == np.uint8 else out)
+
+
+# ------------------------------------------------------------------------------------ nansum, nanmean
+
+def _nansum_self(F, g, self, dim, keepdim):
+    """nansum_backward: the gradient put back over the reduced dims, times self.isnan().logical_not()."""
+    x = self._a if F.tensors else self
+    kept = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, np.bool_)
+    return _expand_back(F, g, x.shape, _reduce_dims(dim, x.ndim), keepdim) * F.const(kept)
+
+
+def _nansum_jvp(F, ts, xs, result, dim, keepdim):
+    """where(self_p.isnan(), 0, self_t).sum(dim, keepdim, dtype)."""
+    x = xs[0]._a
+    return reduce_sum(ops.where(Tensor(np.isnan(x)), 0, ts[0]), _reduce_dims(dim, x.ndim), keepdim,
+                      _dtype_of(result, ts[0]))
+
+
+# saves `dim` as the script gave it (None, or a tuple of ints), as PyTorch shows it
+NANSUM = Op("NansumBackward0", None, ("self", "dim", "keepdim"), (_nansum_self,), fits="dtype", quiet=True,
+            jvp=_nansum_jvp)
+
+
+def _copy_with_strides(x: np.ndarray) -> np.ndarray:
+    """A copy of x with x's own strides (a stepped or transposed view summed as PyTorch sums the view)."""
+    strides = x.strides
+    if x.flags.c_contiguous or x.flags.f_contiguous or not x.size or min(strides) < 0:
+        return x.copy(order="K")
+    span = 1 + sum((n - 1) * s for n, s in zip(x.shape, strides)) // x.itemsize
+    out = np.lib.stride_tricks.as_strided(np.empty(span, x.dtype), x.shape, strides)
+    np.copyto(out, x)
+    return out
+
+
+def nansum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """The sum with NaN counted as 0, in sum's order (PyTorch's cascade skips them: the same bits); one node
+    type for every dim (NansumBackward0)."""
+    if keepdim is not False:
+        _check_keepdim("nansum", keepdim)
+    x = a._a
+    out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
+    dims = _reduce_dims(dim, x.ndim)
+    values = x
+    if x.dtype.kind == "f":
+        values = _copy_with_strides(x)      # the input's layout, which decides the sum's order
+        values[np.isnan(values)] = 0
+    out = sum_array(values, dims if dim is not None or keepdim else None, keepdim, out_dtype)
+    given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+    return apply(NANSUM, np.asarray(out), (a,), (given, keepdim))
+
+
+def nanmean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """PyTorch's composition: nansum(...) / (the count of non-NaN elements), DivBackward0 over NansumBackward0."""
+    x = a._a if dtype is None else a._a.astype(dtype.np)
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{type_word(x)}")
+    total = nansum(a, dim, keepdim, dtype)
+    count = sum_array(~np.isnan(x), _reduce_dims(dim, x.ndim) if dim is not None or keepdim else None, keepdim,
+                      np.int64)
+    return ops.div(total, Tensor(np.asarray(count)))
+
+
+# ----------------------------------------------------------------------------------- var_mean, std_mean
+# One node, two outputs (VarMeanBackward0, StdMeanBackward0): each result holds an OutputSlot of it, and
+# the node runs once with both outputs' gradients (autograd.OutputGrads). Both come from PyTorch's Welford
+# kernel (WelfordOps in double: vecorder.welford), not from var's two-pass sum and mean's cascade.
+
+def _var_mean_backward(F, gvar, gmean, self, result0, dim, correction, keepdim, take_sqrt):
+    """var_mean_backward / std_mean_backward: var's (std's) gradient, then mean's added to it."""
+    x = self._a if F.tensors else self
+    dims = None if dim is None or not x.ndim else reduction_dims(dim, x.ndim) or None
+    gself = None
+    if gvar is not None:
+        gself = _std_backward(F, gvar, self, result0, dims, correction, keepdim) if take_sqrt else \
+            _var_backward(F, gvar, self, dims, correction, keepdim)
+    if gmean is not None:
+        every = dims is None or len(dims) == x.ndim
+        n = x.size if every else math.prod(x.shape[d] for d in dims)
+        aux = _expand_back(F, gmean, x.shape, () if dims is None else dims, keepdim) / n
+        gself = aux if gself is None else gself + aux
+    return gself
+
+
+def _var_mean_jvp(F, ts, xs, result, output, dim, correction, keepdim, take_sqrt):
+    """result0: var's (std's) tangent; result1: mean(self_t, dim, keepdim)."""
+    x = xs[0]._a
+    dims = None if dim is None or not x.ndim else reduction_dims(dim, x.ndim) or None
+    if output == 1:
+        return mean(ts[0], _keep_dims(dims), keepdim)
+    return (_std_jvp if take_sqrt else _var_jvp)(F, ts, xs, result, dims, correction, keepdim)
+
+
+def _both(g) -> tuple:
+    """The gradients of the two outputs: a node with several outputs receives them as OutputGrads (a
+    gradient reaching the node itself, through std_mean's saved result0 under create_graph, is output 0's)."""
+    return tuple(g.grads) if g.__class__ is OutputGrads else (g, None)
+
+
+def _var_mean_formula(F, g, self, dim, correction, keepdim):
+    return _var_mean_backward(F, *_both(g), self, None, dim, correction, keepdim, False)
+
+
+def _std_mean_formula(F, g, self, result0, dim, correction, keepdim):
+    if F.tensors and result0.grad_fn.__class__ is Node:
+        # the saved result as output 0 of its node (an OutputSlot), so that a gradient reaching it under
+        # create_graph meets the other outputs' as PyTorch's engine gathers them
+        node, result0 = result0.grad_fn, _output_of(result0)
+        result0.grad_fn = OutputSlot(node, 0, 2)
+    return _var_mean_backward(F, *_both(g), self, result0, dim, correction, keepdim, True)
+
+
+def _output_of(t: Tensor) -> Tensor:
+    out = Tensor(t._a)
+    out.requires_grad = True
+    fw = getattr(t, "_fw", None)
+    if fw is not None:
+        out._fw = fw
+    return out
+
+
+VAR_MEAN = Op("VarMeanBackward0", None, ("self", "dim", "correction", "keepdim"), (_var_mean_formula,),
+              quiet=True, jvp=_var_mean_jvp)
+STD_MEAN = Op("StdMeanBackward0", None, ("self", "result0", "dim", "correction", "keepdim"), (_std_mean_formula,),
+              quiet=True, jvp=_var_mean_jvp)
+
+
+def _var_mean(name: str, take_sqrt: bool):
+    key = f"torch.{name}"
+
+    def function(input, *args, **kwargs):
+        dim, saved_correction, keepdim = _std_var_args(key, (input, *args), kwargs)
+        x = input._a
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"{name} only support floating point and complex dtypes")
+        correction = _correction(saved_correction)
+        dims = None if dim is None else reduction_dims(dim, x.ndim)
+        axis = tuple(range(x.ndim)) if not dims else dims
+        n = math.prod(x.shape[d] for d in axis)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if x.size == 0 or n == 0:
+                shape = np.sum(x, axis=axis, keepdims=keepdim).shape
+                m, m2 = np.full(shape, np.nan), np.full(shape, np.nan)
+            else:
+                m, m2 = vecorder.welford(x, axis, keepdim, STATE.threads)
+            v = m2 / np.float64(n - correction if n - correction > 0 else 0)
+            first = np.sqrt(v) if take_sqrt else v
+        # (float16: the double results through float, as PyTorch computes a reduced type in float)
+        wide = np.float32 if x.dtype == np.float16 else x.dtype
+        outs = [contiguous(np.asarray(r).astype(wide).astype(x.dtype)) for r in (first, m)]
+        given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+        return _two_outputs(STD_MEAN if take_sqrt else VAR_MEAN, outs, input, (given, saved_correction, keepdim),
+                            take_sqrt)
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _two_outputs(op: Op, outs: list, a: Tensor, args: tuple, take_sqrt: bool) -> tuple:
+    """The two results as tensors, sharing one node when grad mode records and `a` requires grad; their
+    tangents in forward mode."""
+    results = tuple(Tensor(o) for o in outs)
+    if STATE.recording and a.requires_grad:
+        if a._inference and STATE.inference_seen:
+            raise RuntimeError(INFERENCE_SAVED_ERROR)
+        source = a.grad_fn or edge(a)
+        if source.checks.__class__ is tuple:
+            slim(source, source.checks)
+        checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).legacy, None)]
+        saved = (a, *args)
+        if take_sqrt:       # std_mean saves its first result: changing it in place fails the backward
+            saved = (a, Out(outs[0]), *args)
+            checks.append((None, results[0]._version, 0, outs[0].shape, dtypes.of_array(outs[0]).legacy, op.node))
+        node = Node(op, (source,), saved, tuple(checks))
+        for k, r in enumerate(results):
+            r.grad_fn = OutputSlot(node, k, 2)
+            r.requires_grad = True
+        if STATE.saved_hooks is not None:
+            STATE.saved_hooks.pack_node(node)
+        if STATE.observer is not None:
+            for r in results:
+                STATE.observer.op(op, r, (a,))
+    if STATE.fw_level is not None:
+        for k, r in enumerate(results):
+            forward.propagate(op, r, (a,), (k, *args, take_sqrt))
+    return results
+
+
+var_mean = _var_mean("var_mean", False)
+std_mean = _var_mean("std_mean", True)
