@@ -236,6 +236,11 @@ SIGNATURES = {
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    "torch.nonzero": ["(Tensor input, *, bool as_tuple = False, Tensor out = None)"],
+    "Tensor.nonzero": ["(*, bool as_tuple)"],           # (PyTorch's Python layer passes as_tuple only when given)
+    "torch.argwhere": ["(Tensor input)"],
+    "torch.count_nonzero": ["(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"],
+    "Tensor.count_nonzero": ["(int dim = None)", "(tuple of ints dim)"],
     "Tensor.random_": ["(*, torch.Generator generator = None)", "(int from, int to, *, torch.Generator generator = None)",
                        "(int to, *, torch.Generator generator = None)"],
     "torch._VF.split": ["(Tensor input, int split_size, int dim = 0)", "(Tensor input, tuple of ints split_size, int dim = 0)"],
@@ -455,9 +460,10 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         args, nargs = (tuple(args),), 1
     if nargs > sig.max_positional:
         n, least = sig.max_positional, sig.min_args
-        takes = f"{n} positional argument{'' if n == 1 else 's'}" if least >= n else \
-            f"from {least} to {n} positional arguments"
-        return f"{name}() takes {takes} but {nargs} {'was' if nargs == 1 else 'were'} given"
+        if least != n:      # (PyTorch's words, "were" even for one; least > n with a required keyword)
+            return f"{name}() takes from {least} to {n} positional arguments but {nargs} were given"
+        return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {nargs} "
+                f"{'was' if nargs == 1 else 'were'} given")
     used, unpacked = 0, []
     for i, p in enumerate(sig.params):
         if i < nargs and not p.keyword_only:

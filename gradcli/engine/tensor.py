@@ -473,6 +473,17 @@ class Tensor:
     def topk(self, *args, **kwargs):
         return ops.topk_method(self, *args, **kwargs)
 
+    def nonzero(self, *args, **kwargs):
+        if not args and not kwargs:
+            return ops.nonzero(self)
+        return ops.nonzero_method(self, *args, **kwargs)
+
+    def argwhere(self):
+        return ops.argwhere(self)
+
+    def count_nonzero(self, *args, **kwargs):
+        return ops.count_nonzero_method(self, *args, **kwargs)
+
     def prelu(self, weight):
         return ops.prelu(self, weight)
 
