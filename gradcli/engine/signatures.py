@@ -236,6 +236,16 @@ SIGNATURES = {
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
+    "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
+                      for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],
+    **{f"Tensor.{name}": [f"(int dim, Tensor index, {what}{reduce})" for what in ("Tensor src", "Number value")
+                          for reduce in ("", ", *, str reduce")] for name in ("scatter", "scatter_")},
+    "torch.scatter_add": ["(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor src)"] for name in ("scatter_add", "scatter_add_")},
+    "torch.index_add": ["(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source, *, Number alpha = 1)"]
+       for name in ("index_add", "index_add_")},
     "torch.nonzero": ["(Tensor input, *, bool as_tuple = False, Tensor out = None)"],
     "Tensor.nonzero": ["(*, bool as_tuple)"],           # (PyTorch's Python layer passes as_tuple only when given)
     "torch.argwhere": ["(Tensor input)"],

@@ -1395,6 +1395,24 @@ class Tensor:
     def gather(self, dim, index):
         return ops.gather(self, dim, index)
 
+    def scatter(self, *args, **kwargs):
+        return ops.scatter_method(self, *args, **kwargs)
+
+    def scatter_(self, *args, **kwargs):
+        return ops.scatter_inplace(self, *args, **kwargs)
+
+    def scatter_add(self, *args, **kwargs):
+        return ops.scatter_add_method(self, *args, **kwargs)
+
+    def scatter_add_(self, *args, **kwargs):
+        return ops.scatter_add_inplace(self, *args, **kwargs)
+
+    def index_add(self, *args, **kwargs):
+        return ops.index_add_method(self, *args, **kwargs)
+
+    def index_add_(self, *args, **kwargs):
+        return ops.index_add_inplace(self, *args, **kwargs)
+
     def index_select(self, dim, index):
         return ops.index_select(self, dim, index)
 

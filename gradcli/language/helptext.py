@@ -343,6 +343,10 @@ _WHAT = {
     "flipud": "Reverses the rows.", "roll": "Shifts elements along dims, wrapping around.",
     "narrow": "A view of `length` elements from `start` along `dim`.",
     "gather": "Picks elements along `dim` at the positions in `index`.",
+    "scatter": "A copy with `src`'s elements (or one `value`) written along `dim` at the positions in `index` "
+               "(reduce='add' or 'multiply' folds them in instead).",
+    "scatter_add": "A copy with `src`'s elements added along `dim` at the positions in `index`.",
+    "index_add": "A copy with alpha times `source`'s slices added along `dim` at the indices in `index`.",
     "index_select": "The slices along `dim` at the given indices.",
     "tril": "The lower triangle of a matrix, zeros above.", "triu": "The upper triangle of a matrix, zeros below.",
     "diag": "A 1-d tensor as a diagonal matrix, or a matrix's diagonal.",

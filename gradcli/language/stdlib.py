@@ -570,6 +570,7 @@ def _build_torch() -> ScriptModule:
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         **{name: _later("gradcli.engine.ops.search", name) for name in ("nonzero", "argwhere", "count_nonzero")},
+        **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
