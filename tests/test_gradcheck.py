@@ -290,6 +290,20 @@ def check_node_recorded(checks: dict, row) -> None:
     assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
 
 
+def row_tests(checks: dict) -> tuple:
+    """The two tests of a test_ops_*.py module's CHECKS table (row -> cases), to assign to module names:
+    each case's gradient against finite differences, and each row's node recorded by its first case."""
+    @pytest.mark.parametrize("cases", row_params((row.node, cases) for row, cases in checks.items()))
+    def test_backward_matches_finite_differences(cases):
+        check_rows(cases, _gradcheck_row)
+
+    @pytest.mark.parametrize("row", list(checks), ids=lambda row: row.node)
+    def test_node_name_is_recorded(row):
+        check_node_recorded(checks, row)
+
+    return test_backward_matches_finite_differences, test_node_name_is_recorded
+
+
 def gradcheck_params() -> list:
     """This module's cases (CHECKS, CHECKS_BY_NAME and those generated from the rows) as pytest params."""
     return row_params([(r.node, c) for r, c in CHECKS.items()] + list(CHECKS_BY_NAME.items())

@@ -10,7 +10,7 @@ from conftest import run_script
 from gradcli.engine.factories import tensor
 from gradcli.engine.ops import reduce, scatter
 from gradcli.engine.tensor import Tensor
-from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names
+from test_gradcheck import any_, first_derivative, gradcheck, row_tests
 
 IDX = tensor([[1, 0], [0, 2]])          # along dim 1 of a (2, 3): each row's two columns
 REPEATED = tensor([[2, 2], [0, 0]])     # both to one column (scatter's src gradient then is PyTorch's gather,
@@ -37,20 +37,7 @@ CHECKS = {
 }
 
 
-def _params():
-    return [pytest.param(fn, arrays, id=f"{row.node}-{i}") for row, cases in CHECKS.items()
-            for i, (fn, arrays) in enumerate(cases)]
-
-
-@pytest.mark.parametrize("fn, arrays", _params())
-def test_backward_matches_finite_differences(fn, arrays):
-    gradcheck(fn, *arrays)
-
-
-@pytest.mark.parametrize("row", list(CHECKS))
-def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0]
-    assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+test_backward_matches_finite_differences, test_node_name_is_recorded = row_tests(CHECKS)
 
 
 SECOND = [

@@ -327,6 +327,8 @@ CASES = [
     case("scatter.SCATTER_ADD", "a.scatter_add(1, i, b)", (("any", M), (idx(_N_CLASSES), M), ("any", M))),
     case("scatter.INDEX_ADD", "a.index_add(1, i, b, alpha=0.5)", (("any", M), (idx(_N_CLASSES), C), ("any", M))),
     case("scatter.INDEX_ADD", "a.index_add(0, i, b)", (("any", V), (idx(lambda n: n), V), ("any", V))),
+    case("arrange.ROT90", "a.rot90() * 2", "any:M"), case("arrange.ROT90", "a.rot90(2, (1, 0)) * a", "any:M"),
+    case("arrange.BLOCK_DIAG", "torch.block_diag(a, b) * 2", "any:SQ any:V", max_n=1000),
     case("shape.TRIL", "a.tril() * 2", "any:SQ"), case("shape.TRIU", "a.triu(1) * 2", "any:SQ"),
     # matrix products and linear algebra
     case("linalg.MM", "a.mm(b)", "any:M any:Mt", kind="library", max_n=100_000),

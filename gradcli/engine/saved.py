@@ -108,6 +108,8 @@ def _value(node, key: str, kind: str):
             return _REDUCTIONS.get(value, _MISSING)
         if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
+        if node.op.node == "Rot90Backward0":      # k and dims as given, unsigned too
+            return _unsigned(value) if key == "k" else tuple(_unsigned(d) for d in value)
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
         dims = _lookup(node, "dims")

@@ -246,6 +246,19 @@ SIGNATURES = {
     "torch.index_add": ["(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)"],
     **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source, *, Number alpha = 1)"]
        for name in ("index_add", "index_add_")},
+    # ops.arrange
+    "torch.diff": ["(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, "
+                   "Tensor out = None)"],
+    "Tensor.diff": ["(int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)"],
+    "torch.repeat_interleave": ["(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+                                "(Tensor repeats, *, int output_size = None)",
+                                "(Tensor input, int repeats, int dim = None, *, int output_size = None)"],
+    "Tensor.repeat_interleave": ["(Tensor repeats, int dim = None, *, int output_size = None)",
+                                 "(int repeats, int dim = None, *, int output_size = None)"],
+    "torch.rot90": ["(Tensor input, int k = 1, tuple of ints dims = [0,1])"],
+    "Tensor.rot90": ["(int k = 1, tuple of ints dims = [0,1])"],
+    "torch.take_along_dim": ["(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)"],
+    "Tensor.take_along_dim": ["(Tensor indices, int dim = None)"],
     "torch.nonzero": ["(Tensor input, *, bool as_tuple = False, Tensor out = None)"],
     "Tensor.nonzero": ["(*, bool as_tuple)"],           # (PyTorch's Python layer passes as_tuple only when given)
     "torch.argwhere": ["(Tensor input)"],

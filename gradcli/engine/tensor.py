@@ -1413,6 +1413,18 @@ class Tensor:
     def index_add_(self, *args, **kwargs):
         return ops.index_add_inplace(self, *args, **kwargs)
 
+    def take_along_dim(self, *args, **kwargs):
+        return ops.take_along_dim_method(self, *args, **kwargs)
+
+    def repeat_interleave(self, *args, **kwargs):
+        return ops.repeat_interleave_method(self, *args, **kwargs)
+
+    def diff(self, *args, **kwargs):
+        return ops.diff_method(self, *args, **kwargs)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return ops.rot90(self, k, dims)
+
     def index_select(self, dim, index):
         return ops.index_select(self, dim, index)
 

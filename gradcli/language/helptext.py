@@ -54,6 +54,11 @@ _WHAT = {
     "poisson": "Counts drawn from Poisson distributions whose rates are the elements of `input`.",
     "arange": "The values from start (0 by default) up to but not including end, in steps of step.",
     "linspace": "`steps` evenly spaced values from start to end, both included.",
+    "logspace": "`steps` values base ** e for e evenly spaced from start to end, both included.",
+    "tril_indices": "The (row, column) positions of a matrix's lower triangle (up to `offset` above the "
+                    "diagonal), as a 2-row tensor.",
+    "triu_indices": "The (row, column) positions of a matrix's upper triangle (from `offset` above the "
+                    "diagonal), as a 2-row tensor.",
     "eye": "The identity matrix (ones on the diagonal).",
     "new_tensor": "A new tensor from `data` with this tensor's dtype.",
     "new_ones": "A tensor of 1s of the given shape with this tensor's dtype.",
@@ -347,6 +352,15 @@ _WHAT = {
                "(reduce='add' or 'multiply' folds them in instead).",
     "scatter_add": "A copy with `src`'s elements added along `dim` at the positions in `index`.",
     "index_add": "A copy with alpha times `source`'s slices added along `dim` at the indices in `index`.",
+    "take_along_dim": "Picks elements along `dim` at `indices`, the two broadcast to each other (no dim: from "
+                      "the flattened input).",
+    "repeat_interleave": "Each element (or slice along `dim`) repeated `repeats` times; a tensor of counts alone "
+                         "gives the indices such a repeat takes.",
+    "diff": "The n-th forward difference along `dim` (prepend and append put at the ends first).",
+    "meshgrid": "Coordinate grids from 1-d tensors, indexing='ij' (matrix) or 'xy' (Cartesian).",
+    "cartesian_prod": "Every combination of the inputs' elements, one per row.",
+    "block_diag": "A matrix with the inputs down its diagonal and zeros elsewhere.",
+    "rot90": "The tensor turned a quarter k times in the plane of `dims`, from the first towards the second.",
     "index_select": "The slices along `dim` at the given indices.",
     "tril": "The lower triangle of a matrix, zeros above.", "triu": "The upper triangle of a matrix, zeros below.",
     "diag": "A 1-d tensor as a diagonal matrix, or a matrix's diagonal.",

@@ -571,6 +571,8 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
         **{name: _later("gradcli.engine.ops.search", name) for name in ("nonzero", "argwhere", "count_nonzero")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in (
+            "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
@@ -579,7 +581,8 @@ def _build_torch() -> ScriptModule:
         # group: conv
         **_CONV,
         # group: creation
-        "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
+        "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
+        "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,

@@ -52,12 +52,13 @@ _LATER = {
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),
     "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
+    "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
     "search": ("argwhere", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method"),
     "pool": (), "rnn": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter")
+                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
 
 
 def __getattr__(name: str):
