@@ -259,6 +259,15 @@ SIGNATURES = {
     "Tensor.rot90": ["(int k = 1, tuple of ints dims = [0,1])"],
     "torch.take_along_dim": ["(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)"],
     "Tensor.take_along_dim": ["(Tensor indices, int dim = None)"],
+    "torch.bincount": ["(Tensor input, Tensor weights = None, int minlength = 0)"],
+    "Tensor.bincount": ["(Tensor weights = None, int minlength = 0)"],
+    "torch.searchsorted": ["(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, "
+                           "str side = None, Tensor sorter = None, Tensor out = None)",
+                           "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, "
+                           "str side = None, Tensor sorter = None, Tensor out = None)"],
+    "torch.bucketize": ["(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
+                        "Tensor out = None)",
+                        "(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)"],
     "torch.nonzero": ["(Tensor input, *, bool as_tuple = False, Tensor out = None)"],
     "Tensor.nonzero": ["(*, bool as_tuple)"],           # (PyTorch's Python layer passes as_tuple only when given)
     "torch.argwhere": ["(Tensor input)"],
@@ -610,7 +619,9 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 # callables whose messages carry another name than the one a script calls
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
                  "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
-                 "torch.linalg.matrix_norm": "linalg_matrix_norm"}
+                 "torch.linalg.matrix_norm": "linalg_matrix_norm",
+                 # torch.unique's boolean dispatch: its messages name the wrapper it calls through
+                 "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}
 
 
 def parser_name(key: str, name: str) -> str:

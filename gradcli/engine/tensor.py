@@ -484,6 +484,15 @@ class Tensor:
     def count_nonzero(self, *args, **kwargs):
         return ops.count_nonzero_method(self, *args, **kwargs)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return ops.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, *args, **kwargs):
+        return ops.bincount_method(self, *args, **kwargs)
+
     def prelu(self, weight):
         return ops.prelu(self, weight)
 

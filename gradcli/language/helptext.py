@@ -311,6 +311,13 @@ _WHAT = {
     "nonzero": "The positions of the nonzero elements, one row each (as_tuple=True: one tensor per dim).",
     "argwhere": "The positions of the nonzero elements, one row each.",
     "count_nonzero": "The number of nonzero elements, over all of them or along the given dims.",
+    "unique": "The distinct values in ascending order (or distinct slices along `dim`), with each element's "
+              "index among them and their counts when asked.",
+    "unique_consecutive": "Each run of equal consecutive values (or slices along `dim`) kept once.",
+    "bincount": "How often each of 0, 1, ..., max occurs in a 1-d integer tensor (or the sum of its `weights`).",
+    "searchsorted": "For each value, the index where it would go in the sorted boundaries (right=True: after "
+                    "equal ones).",
+    "bucketize": "For each value, the index of the bucket of the 1-d sorted boundaries it falls in.",
     "logsumexp": "log(sum(exp(x))) along `dim`, computed without overflow.",
     "cumsum": "Running sums along `dim`.", "cumprod": "Running products along `dim`.",
     "softmax": "exp(x) / sum(exp(x)) along `dim`: values in (0, 1) that sum to 1.",

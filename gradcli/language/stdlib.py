@@ -569,7 +569,9 @@ def _build_torch() -> ScriptModule:
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
-        **{name: _later("gradcli.engine.ops.search", name) for name in ("nonzero", "argwhere", "count_nonzero")},
+        **{name: _later("gradcli.engine.ops.search", name) for name in (
+            "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
+            "bucketize")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
             "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag")},
@@ -806,7 +808,8 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
-_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"))  # PyTorch's Python
+_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))  # PyTorch's Python
 
 
 def _native(path: str, name: str) -> bool:
@@ -819,7 +822,8 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
-_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
+                             "unique_consecutive"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
 _OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2"))}
 

@@ -53,7 +53,8 @@ _LATER = {
     "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
-    "search": ("argwhere", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method"),
+    "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
+               "unique", "unique_consecutive"),
     "pool": (), "rnn": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
