@@ -135,7 +135,7 @@ def test_print_passes_its_keywords_on():
     ("torch.nn.Transformer", "NotImplementedError: gradcli does not implement torch.nn.Transformer"),
     ("torch.special", "NotImplementedError: gradcli does not implement torch.special"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("torch.ones(2).index_add", "NotImplementedError: gradcli does not implement torch.Tensor.index_add"),
+    ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
     ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
     ("torch.autograd.forward_ad.make_dual(1)", "TypeError: make_dual() missing 1 required positional argument: 'tangent'"),
     ("torch.foo", "AttributeError: module 'torch' has no attribute 'foo'"),
