@@ -83,7 +83,7 @@ def _scatter_jvp(F, ts, xs, result, dim, index, src_shape):
 SCATTER = Op("ScatterBackward0", None, ("dim", "index", "src_shape"),
              (lambda F, g, dim, index, src_shape: scatter_self_backward(F, g, dim, index),
               gather_src_backward("ScatterBackward0")),
-             inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_jvp)
+             inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_jvp, versioned=("index",))
 
 
 def scatter_selected(g: Tensor, shape: tuple, key: tuple, dim: int) -> Tensor:

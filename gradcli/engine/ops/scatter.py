@@ -47,13 +47,15 @@ def _index_add_jvp(F, ts, xs, result, alpha, dim, index, source_dim):
 # fmt: off
 #                    node                     forward saves                                               formulas
 SCATTER_VALUE = Op("ScatterBackward1",     None, ("dim", "index"),                                     (scatter_self_backward,),
-                   saves_tensors=True, quiet=True, jvp=_scatter_value_jvp)
+                   saves_tensors=True, quiet=True, jvp=_scatter_value_jvp, versioned=("index",))
 SCATTER_ADD   = Op("ScatterAddBackward0",  None, ("dim", "index", "src_shape"),
                    (lambda F, g, dim, index, src_shape: g, gather_src_backward("ScatterAddBackward0")),
-                   inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_add_jvp)
+                   inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_add_jvp,
+                   versioned=("index",))
 INDEX_ADD     = Op("IndexAddBackward0",    None, ("alpha", "dim", "index", "source", "source_dim"),
                    (lambda F, g, alpha, dim, index, source, source_dim: g, _index_add_source),
-                   inputs=("self", "source"), saves_tensors=True, quiet=True, jvp=_index_add_jvp)
+                   inputs=("self", "source"), saves_tensors=True, quiet=True, jvp=_index_add_jvp,
+                   versioned=("index",))
 # fmt: on
 
 _REDUCE_WARNING = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
