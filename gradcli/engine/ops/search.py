@@ -10,6 +10,7 @@ from gradcli.engine import budget, signatures
 from gradcli.engine.ops import elementwise
 from gradcli.engine.recording import Op, apply, axes, index_arg, result_dtype, type_word, wrap_dim
 from gradcli.engine.signatures import type_name
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 
@@ -34,6 +35,15 @@ UNIQUE_DIM         = Op("UniqueDimBackward0",          None,  (),   (_unimplemen
 UNIQUE_CONSECUTIVE = Op("UniqueConsecutiveBackward0",  None,  (),   (_unimplemented("unique_consecutive"),),
                         quiet=True, jvp=_no_tangent("unique_consecutive"))
 # fmt: on
+
+
+def _not_batched(aten: str, message: str | None = None) -> None:
+    """Inside torch.func.vmap (gradcli runs it element by element): PyTorch's refusal of an op whose result's
+    shape depends on the values."""
+    if STATE.vmap is not None and STATE.vmap.values:       # (jacfwd batches only tangents: values are plain)
+        raise RuntimeError(message or f"vmap: We do not support batching operators that can output dynamic shape. "
+                           f"Attempted to vmap over aten::{aten}. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
 def _input(name: str, value) -> np.ndarray:
@@ -65,6 +75,9 @@ def nonzero_method(self: Tensor, *args, **kwargs):
 def _nonzero(x: np.ndarray, values: dict):
     if values.get("out") is not None:
         raise NotImplementedError("gradcli does not implement the out= argument of torch.nonzero")
+    if values["as_tuple"]:
+        _not_batched("", "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
+    _not_batched("nonzero")
     positions = _positions(x)
     if not values["as_tuple"]:
         return Tensor(positions)
@@ -106,6 +119,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     equal values keeps its first after a stable sort), or the distinct slices along dim; with the index of each
     element's value and the count of each value when asked (a tuple then)."""
     x = _input("_unique2", input)
+    _not_batched("_unique2" if dim is None else "unique_dim")
     _flags("_unique2" if dim is None else "unique_dim", sorted=sorted, return_inverse=return_inverse,
            return_counts=return_counts)
     if dim is None:
@@ -123,6 +137,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """torch.unique_consecutive / Tensor.unique_consecutive: each run of equal values (or slices) kept once."""
     x = _input("unique_consecutive", input)
+    _not_batched("unique_consecutive")
     _flags("unique_consecutive", return_inverse=return_inverse, return_counts=return_counts)
     if dim is None:
         flat = x.reshape(-1)
