@@ -582,7 +582,8 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
-NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "gather": ("scatter", "gather_array"), "scatter_zero": ("scatter", "scatter_zero_array"),
+NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "gather": ("scatter", "gather_array"),
+                    "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
                     "solve": ("linalg", "solve_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
                     "mv": ("linalg", "matvec")}

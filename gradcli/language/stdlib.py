@@ -808,8 +808,9 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
+# PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))  # PyTorch's Python
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))
 
 
 def _native(path: str, name: str) -> bool:

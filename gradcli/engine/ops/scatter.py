@@ -45,8 +45,8 @@ def _index_add_jvp(F, ts, xs, result, alpha, dim, index, source_dim):
 
 
 # fmt: off
-#                    node                     forward saves                                               formulas
-SCATTER_VALUE = Op("ScatterBackward1",     None, ("dim", "index"),                                     (scatter_self_backward,),
+#                    node                     forward saves                               formulas
+SCATTER_VALUE = Op("ScatterBackward1",     None, ("dim", "index"),                  (scatter_self_backward,),
                    saves_tensors=True, quiet=True, jvp=_scatter_value_jvp, versioned=("index",))
 SCATTER_ADD   = Op("ScatterAddBackward0",  None, ("dim", "index", "src_shape"),
                    (lambda F, g, dim, index, src_shape: g, gather_src_backward("ScatterAddBackward0")),
