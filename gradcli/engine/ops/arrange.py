@@ -253,11 +253,9 @@ def _take(a: Tensor, indices: Tensor, dim) -> Tensor:
     index_sizes = list(self_sizes)
     self_sizes[d] = x.shape[d]
     size = x.shape[d] if x.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise NotImplementedError("gradcli does not implement torch.take_along_dim with an index out of range "
-                                  "along dim (PyTorch's kernel does not check it there)")
-    if idx.size and idx.min() < 0:          # in range from the end, as PyTorch's kernel reads it
-        indices = Tensor(np.where(idx < 0, idx + size, idx))
+    if idx.size and size and (idx.min() < 0 or idx.max() >= size):
+        # PyTorch's kernel here takes any index modulo the size (-1 the last, size + 1 the second), unchecked
+        indices = Tensor(np.mod(idx, size))
     picked = ops.broadcast_to(indices, tuple(index_sizes))
     return ops.gather(ops.broadcast_to(a, tuple(self_sizes)), d, picked)
 
