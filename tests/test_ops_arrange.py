@@ -60,6 +60,7 @@ def test_chains_are_pytorchs():
     ("torch.block_diag(torch.ones(1, 6000), torch.ones(6000, 1))", 144048004),
     ("torch.logspace(0, 1, 10**8)", 400000000),
     ("torch.tril_indices(10**4, 10**4)", 800080000),
+    ("torch.cartesian_prod(torch.arange(10000.), torch.arange(10000.))", 400000000),
 ])
 def test_sizes_from_the_script_meet_the_budget_first(small_budget, code, allocated):
     result = run_script(f"import torch\n{code}\n")
