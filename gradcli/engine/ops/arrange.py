@@ -104,6 +104,7 @@ def cartesian_prod(*tensors) -> Tensor:
         if t._a.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._a.shape)}")
     grids = meshgrid(tensors, indexing="ij")
+    budget.check_tensor(grids[0]._a.shape, grids[0]._a.itemsize)    # each grid's copy, before any is made
     return ops.stack([ops.reshape(g, (-1,)) for g in grids], 1)
 
 
