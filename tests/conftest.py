@@ -88,6 +88,16 @@ def run_script(source: str, filename: str = "<test>", seed=None) -> Result:
 
 
 @pytest.fixture
+def small_budget():
+    """A 64 MB tensor budget for one test, the default put back after."""
+    from gradcli.engine import budget
+    before = budget.max_memory()
+    budget.set_max_memory(64 << 20)
+    yield
+    budget.set_max_memory(before)
+
+
+@pytest.fixture
 def run():
     return run_script
 

@@ -249,15 +249,6 @@ ALLOC = ("RuntimeError: [enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPU
          "you tried to allocate {} bytes. Error code 12 (Cannot allocate memory)")
 
 
-@pytest.fixture
-def small_budget():
-    from gradcli.engine import budget
-    before = budget.max_memory()
-    budget.set_max_memory(64 << 20)
-    yield
-    budget.set_max_memory(before)
-
-
 @pytest.mark.parametrize("call, nbytes", [
     ("torch.multinomial(torch.ones(3), 10**12, True)", 8 * 10**12),
     ("torch.ones(4, 5).multinomial(10**11, replacement=True)", 32 * 10**11),

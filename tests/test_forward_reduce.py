@@ -77,8 +77,9 @@ def test_every_row_has_a_tangent_reached_by_a_case():
     seen = set()
     for case in CASES:
         seen |= _case(case)[2]
-    # the gradient of diagonal(), recorded only by backward formulas under create_graph
-    formula_only = {linalg.DIAGONAL_BACKWARD, reduce.SCATTER_SELECTED}      # (and max/min/sort/topk's gradient)
+    # the gradient of diagonal(), recorded only by backward formulas under create_graph, and torch.scatter's node
+    # (also max/min/sort/topk's gradient), whose tangent tests/test_forward_rows.py checks (test_ops_scatter.py)
+    formula_only = {linalg.DIAGONAL_BACKWARD, reduce.SCATTER}
     refusing = {linalg.CDIST, linalg.CDIST_BACKWARD, linalg.EUCLIDEAN_DIST}  # test_cdist_refuses_tangents
     assert sorted(r.node for r in rows - seen - formula_only - refusing) == []
 

@@ -19,7 +19,9 @@ from gradcli.engine.tensor import Tensor
 from test_gradcheck import EPS, _dual_primal, _group_checks, _rows, _value, check_rows, gradcheck_params, row_params
 
 
-def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inplace=None):
+def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inplace=None,
+              raises_unimplemented=None, raises_not_implemented=None):
+    # (raises_not_implemented: the gradient checks' refusal of a backward formula, not forward mode's)
     if raises is not None:              # an op PyTorch has no derivative for refuses forward mode too
         with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises} that does not "
                                                       "support it.$"):
@@ -28,6 +30,11 @@ def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inp
     if raises_inplace is not None:      # asinh_ and its kin: PyTorch's message for an unimplemented formula
         with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises_inplace}_ that does "
                                                       "not support it because it has not been implemented yet"):
+            jvp_check(fn, arrays, atol, rtol, eps)
+        return
+    if raises_unimplemented is not None:    # unique and its kin: the formula's own refusal
+        with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises_unimplemented} that "
+                                                      "does not support it because it has not been implemented yet"):
             jvp_check(fn, arrays, atol, rtol, eps)
         return
     rs = np.random.RandomState(1)

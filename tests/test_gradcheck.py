@@ -64,6 +64,8 @@ def any_(*shape):
 
 
 # row -> list of (function of leaves, input arrays); shapes broadcast where the op allows it
+_NO_CDIST_TANGENT = {"raises_unimplemented": "_cdist_forward"}
+_NO_EUCLID_TANGENT = {"raises_unimplemented": "_euclidean_dist"}
 CHECKS = {
     arith.ADD: [(lambda a, b: a + b, (any_(2, 3), any_(3))), (lambda a: a + 2.5, (any_(2, 2),)),
               (lambda a, b: a.add(b, alpha=3), (any_(2, 1), any_(1, 3)))],
@@ -93,14 +95,16 @@ CHECKS = {
                (lambda a: a.norm(dim=0, keepdim=True), (any_(3, 2),))],
     linalg.MM: [(lambda a, b: a.mm(b), (any_(2, 3), any_(3, 4))), (lambda a, b: a @ b, (any_(1, 2), any_(2, 2)))],
     # distinct rows, so no distance is 0 (where p < 2 and inf have kinks)
-    linalg.CDIST: [(lambda a, b: ops.linalg.cdist(a, b, p), (any_(3, 4), any_(5, 4))) for p in (1.0, 1.5, 2.0, 3.0)]
-                  + [(lambda a, b: ops.linalg.cdist(a, b, 0.5), (any_(2, 1, 3, 2), any_(2, 4, 2)))],
-    linalg.EUCLIDEAN_DIST: [(lambda a, b: ops.linalg.cdist(a, b), (any_(30, 3), any_(4, 3))),
+    # (forward mode: PyTorch has no tangent for either kernel, so the forward-mode check is the refusal)
+    linalg.CDIST: [(lambda a, b: ops.linalg.cdist(a, b, p), (any_(3, 4), any_(5, 4)), _NO_CDIST_TANGENT)
+                   for p in (1.0, 1.5, 2.0, 3.0)]
+                  + [(lambda a, b: ops.linalg.cdist(a, b, 0.5), (any_(2, 1, 3, 2), any_(2, 4, 2)), _NO_CDIST_TANGENT)],
+    linalg.EUCLIDEAN_DIST: [(lambda a, b: ops.linalg.cdist(a, b), (any_(30, 3), any_(4, 3)), _NO_EUCLID_TANGENT),
                             (lambda a, b: ops.linalg.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
-                             (any_(2, 3, 2), any_(1, 4, 2)))],
+                             (any_(2, 3, 2), any_(1, 4, 2)), _NO_EUCLID_TANGENT)],
     # PyTorch has no derivative for _cdist_backward: the check is its refusal
-    linalg.CDIST_BACKWARD: [(lambda a: _cdist_gradient(a), (any_(3, 2),), {"raises_not_implemented":
-                                                                              "_cdist_backward"})],
+    linalg.CDIST_BACKWARD: [(lambda a: _cdist_gradient(a), (any_(3, 2),),
+                             {"raises_not_implemented": "_cdist_backward", **_NO_CDIST_TANGENT})],
     arith.EXP: [(lambda a: a.exp(), (any_(2, 3),))],
     arith.CLONE: [(lambda a: a.clone() * 2, (any_(3),))],
     # a round trip through float32: differences need a step float32 can resolve
@@ -305,13 +309,27 @@ def _gradcheck_row(fn, arrays, options) -> None:
                                                       r"is not implemented\.$"):
             out.sum().backward()
         return
-    gradcheck(fn, *arrays, **options)
+    gradcheck(fn, *arrays, **{k: v for k, v in options.items() if k != "raises_unimplemented"})
 
 
 def check_node_recorded(checks: dict, row) -> None:
     """The first case of `row` records the row's node."""
     fn, arrays = checks[row][0][:2]
     assert row.node in recorded_names(fn(*[_leaf(a) for a in arrays]))
+
+
+def row_tests(checks: dict) -> tuple:
+    """The two tests of a test_ops_*.py module's CHECKS table (row -> cases), to assign to module names:
+    each case's gradient against finite differences, and each row's node recorded by its first case."""
+    @pytest.mark.parametrize("cases", row_params((row.node, cases) for row, cases in checks.items()))
+    def test_backward_matches_finite_differences(cases):
+        check_rows(cases, _gradcheck_row)
+
+    @pytest.mark.parametrize("row", list(checks), ids=lambda row: row.node)
+    def test_node_name_is_recorded(row):
+        check_node_recorded(checks, row)
+
+    return test_backward_matches_finite_differences, test_node_name_is_recorded
 
 
 def gradcheck_params() -> list:

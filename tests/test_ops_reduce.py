@@ -117,7 +117,7 @@ CHECKS = {
     sorting.SORT_STABLE: [(lambda a: a.sort(dim=-1, stable=True)[0], (distinct(2, 3),))],
     sorting.TOPK: [(lambda a: a.topk(2, 1)[0], (distinct(2, 3),)), (lambda a: a.topk(1, 0, False)[0], (distinct(3, 2),))],
     # max/min(dim)'s, sort's and topk's gradient under create_graph: the values put back at their indices
-    reduce.SCATTER_SELECTED: [(lambda a: reduce.scatter_selected(a, (2, 3), reduce._index_key(
+    reduce.SCATTER: [(lambda a: reduce.scatter_selected(a, (2, 3), reduce._index_key(
         (2, 3), 1, np.array([[2], [0]])), 1), (any_(2, 1),))],
     reduce.AMAX: [(lambda a: a.amax(1), (distinct(2, 3),)), (lambda a: a.amax(), (distinct(3, 2),)),
                   (lambda a: a.amax((0, 1), keepdim=True), (distinct(2, 2),))],

@@ -356,6 +356,14 @@ CASES = [
     case("shape.GATHER", "a.gather(1, i)", (("any", M), (idx(_N_CLASSES), M))),
     case("shape.GATHER_0D", "a.gather(0, i) * a", (("any", S), (idx(lambda n: 1), V))),
     case("shape.INDEX_SELECT", "a.index_select(1, i)", (("any", M), (idx(_N_CLASSES), C))),
+    # scatters (ops.scatter): copies, except the adds of scatter_add and index_add in index order
+    case("reduce.SCATTER", "a.scatter(1, i, b)", (("any", M), (idx(_N_CLASSES), M), ("any", M))),
+    case("scatter.SCATTER_VALUE", "a.scatter(1, i, 0.5) * a", (("any", M), (idx(_N_CLASSES), M))),
+    case("scatter.SCATTER_ADD", "a.scatter_add(1, i, b)", (("any", M), (idx(_N_CLASSES), M), ("any", M))),
+    case("scatter.INDEX_ADD", "a.index_add(1, i, b, alpha=0.5)", (("any", M), (idx(_N_CLASSES), C), ("any", M))),
+    case("scatter.INDEX_ADD", "a.index_add(0, i, b)", (("any", V), (idx(lambda n: n), V), ("any", V))),
+    case("arrange.ROT90", "a.rot90() * 2", "any:M"), case("arrange.ROT90", "a.rot90(2, (1, 0)) * a", "any:M"),
+    case("arrange.BLOCK_DIAG", "torch.block_diag(a, b) * 2", "any:SQ any:V", max_n=1000),
     case("shape.TRIL", "a.tril() * 2", "any:SQ"), case("shape.TRIU", "a.triu(1) * 2", "any:SQ"),
     # matrix products and linear algebra
     case("linalg.MM", "a.mm(b)", "any:M any:Mt", kind="library", max_n=100_000),
@@ -510,6 +518,9 @@ NOT_DRIVEN = {
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",
     "elementwise.NOT_IMPLEMENTED": "PyTorch's error node for an op without a derivative: no numbers",
+    "search.UNIQUE": "unique's node: PyTorch has no derivative for it (the values are copies)",
+    "search.UNIQUE_DIM": "unique(dim=)'s node: no derivative",
+    "search.UNIQUE_CONSECUTIVE": "unique_consecutive's node: no derivative",
     "elementwise.ASINH_": "asinh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.GLU": "glu: a * sigmoid(b), sigmoid's arithmetic (its own row) and one product",
     "elementwise.HARDSHRINK": "hardshrink: a selection, no arithmetic",
@@ -526,8 +537,6 @@ NOT_DRIVEN = {
     "elementwise.ACOSH_": "acosh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.ATANH_": "atanh_'s node: PyTorch has no derivative for the in-place form",
     "indexing.IDENTITY": "forward-mode unpack_dual's node: no arithmetic of its own",
-    "reduce.SCATTER_SELECTED": "recorded only as the gradient of max/min(dim), sort and topk under create_graph=True: "
-                               "a scatter into zeros and a gather back, no arithmetic",
     "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first), as rnn.UNSAFE_SPLIT",
     "rnn.UNSAFE_SPLIT": "recorded only inside gradcli's RNN layers (torch.nn.RNN/LSTM/GRU), whose weights are "
                         "random: tests/conformance goldens cover them",

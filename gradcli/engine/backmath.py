@@ -181,8 +181,9 @@ class NumpyMath(_Later):
         return NumpyMath.scatter(g, shape, key, None)
 
     @staticmethod
-    def gather(g, dim, index):
-        return np.take_along_axis(g, index._a if index.__class__ is Tensor else index, dim)
+    def index_select(g, dim, index):
+        idx = index._a if index.__class__ is Tensor else index
+        return g.copy() if g.ndim == 0 else np.take(g, idx.reshape(-1), axis=dim)
 
     @staticmethod
     def zero_at(g, key):
@@ -469,6 +470,7 @@ class TensorMath(_Later):
     index_add = staticmethod(indexing.index_add)
     scatter_selected = staticmethod(reduce.scatter_selected)
     gather = staticmethod(shape.gather)
+    index_select = staticmethod(shape.index_select)
 
     @staticmethod
     def zero_at(g, key):
@@ -607,10 +609,13 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
-NumpyMath._LATER = {"diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
+NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "gather": ("scatter", "gather_array"),
+                    "scatter_zero": ("scatter", "scatter_zero_array"),
+                    "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
                     "solve": ("linalg", "solve_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
                     "mv": ("linalg", "matvec")}
-TensorMath._LATER = {"mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
+TensorMath._LATER = {"rot90": ("arrange", "rot90"), "scatter_zero": ("scatter", "scatter_zero"),
+                     "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
                      "solve": ("linalg", "solve"), "matmul": ("linalg", "matmul"), "bmm": ("linalg", "bmm"),
                      "mv": ("linalg", "mv"), "outer": ("linalg", "outer"), "convolution": ("conv", "recorded_convolution"),

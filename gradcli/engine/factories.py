@@ -51,6 +51,9 @@ SIGNATURES = {
                       for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
                                    ("Number", "Number"))),
 }
+SIGNATURES["logspace"] = tuple(f"{a} start, {b} end, int steps, float base = 10.0, *, " + _OUT_OPTIONS
+                               for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                                            ("Number", "Number")))
 SIGNATURES["randn"] = SIGNATURES["rand"]
 SIGNATURES["eye"] = ("int n, *, " + _OUT_OPTIONS, "int n, int m, *, " + _OUT_OPTIONS)
 
@@ -397,39 +400,7 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
 def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
-    factory_device(device)
-    _check_dtype(dtype)
-    # the keywords given, in the order PyTorch's message lists them (its signature's), for its parser's errors
-    given = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
-    shown = {**kw, **given, **({"requires_grad": requires_grad} if requires_grad else {})}
-    names = ("start", "end", "steps")
-    values = dict(zip(names, args))
-    for k, v in kw.items():
-        if k not in names or k in values:
-            raise invalid_arguments("linspace", args, shown)
-        values[k] = v
-    if len(args) > 3 or len(values) != 3:
-        raise invalid_arguments("linspace", args, shown)
-    steps = as_int(values["steps"])
-    if steps is None:                               # no signature takes it: before any value is read
-        raise invalid_arguments("linspace", args, shown)
-    if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
-        int64_arg(values["steps"])
-    scalar_param(values["start"], values["end"])
-    bounds = []
-    for k in ("start", "end"):
-        v = values[k]
-        if v.__class__ is Tensor and v._a.ndim != 0:
-            raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {k} "
-                               f"with {v._a.ndim} dimension(s).")
-        number = _as_number(v)
-        if number is None:
-            raise invalid_arguments("linspace", args, shown)
-        bounds.append(number)
-    dt = (dtype or dtypes.default_float).np
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    budget.check_tensor((steps,), dt.itemsize)
+    bounds, steps, dt = _spaced("linspace", args, dtype, device, requires_grad, kw)
     if steps == 0:
         out = np.zeros(0, dt)
     elif steps == 1:                                # fill_(start): start alone converted, with its check
@@ -441,6 +412,83 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
         checked_scalar(bounds[1], dt)
         out = _linspace(bounds[0], bounds[1], steps, dt)
     return _finish(out, requires_grad)
+
+
+def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **kw):
+    """torch.logspace: base ** e for e evenly spaced from start to end, as PyTorch's scalar loop computes it:
+    the exponents in double (up from start for the first half, down from end for the rest), std::pow in
+    double (a float base for integer outputs), the result converted to the output type."""
+    if base is not None:        # by keyword: PyTorch's messages show it among the keywords
+        kw = {"base": base, **kw}
+    elif len(args) == 4:
+        base, args = args[3], args[:3]
+    bounds, steps, dt = _spaced("logspace", args, dtype, device, requires_grad, kw, 10.0 if base is None else base)
+    base = 10.0 if base is None else _as_number(base)
+    if steps == 0:
+        out = np.zeros(0, dt)
+    elif steps == 1:                                # fill_(pow(base, start)), start not converted
+        out = _converted(np.power(np.float64(base), np.float64(bounds[0])), dt)
+    else:
+        if dt == np.bool_:
+            raise _not_implemented("logspace_cpu", dt)
+        s, e = (np.array(v, dtype=np.int64 if v.__class__ is int else None).astype(dt) for v in bounds)
+        with np.errstate(all="ignore"):
+            step = float(e - s) / (steps - 1)       # end - start in the output type, the step in double
+        s, e = float(s), float(e)
+        i = np.arange(steps, dtype=np.float64)
+        half = steps // 2
+        exponents = np.where(i < half, s + step * i, e - step * (steps - i - 1))
+        b = np.float64(np.float32(base)) if dt.kind in "iu" else np.float64(base)
+        with np.errstate(all="ignore"):
+            out = _converted(np.power(b, exponents), dt)
+    return _finish(out, requires_grad)
+
+
+def _converted(values: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Doubles stored into the output type as C++ converts them (integers truncated toward zero)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(np.trunc(values) if dt.kind in "iu" else values).astype(dt).reshape(-1)
+
+
+def _spaced(name: str, args: tuple, dtype, device, requires_grad, kw: dict, base=None) -> tuple:
+    """linspace's and logspace's arguments, checked as PyTorch's parser and kernel check them: ([start, end] as
+    numbers, steps, the output numpy dtype), the size checked against the memory budget."""
+    factory_device(device)
+    _check_dtype(dtype)
+    # the keywords given, in the order PyTorch's message lists them (its signature's), for its parser's errors
+    given = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
+    shown = {**kw, **given, **({"requires_grad": requires_grad} if requires_grad else {})}
+    names = ("start", "end", "steps")
+    values = dict(zip(names, args))
+    for k, v in kw.items():
+        if k == "base" and base is not None:
+            continue
+        if k not in names or k in values:
+            raise invalid_arguments(name, args, shown)
+        values[k] = v
+    if len(args) > 3 or len(values) != 3:
+        raise invalid_arguments(name, args, shown)
+    steps = as_int(values["steps"])
+    if steps is None or (base is not None and _as_number(base) is None):   # no signature takes it
+        raise invalid_arguments(name, args, shown)
+    if values["steps"].__class__ is int:            # read before end, and end before start (int_param)
+        int64_arg(values["steps"])
+    scalar_param(values["start"], values["end"])
+    bounds = []
+    for k in ("start", "end"):
+        v = values[k]
+        if v.__class__ is Tensor and v._a.ndim != 0:
+            raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {k} "
+                               f"with {v._a.ndim} dimension(s).")
+        number = _as_number(v)
+        if number is None:
+            raise invalid_arguments(name, args, shown)
+        bounds.append(number)
+    dt = (dtype or dtypes.default_float).np
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    budget.check_tensor((steps,), dt.itemsize)
+    return bounds, steps, dt
 
 
 def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
@@ -473,6 +521,57 @@ def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
     step = (e - s) / (steps - 1)
     vals = np.concatenate((rng._fma64(step, up, s), rng._fma64(-step, down, e)))
     return np.trunc(vals).astype(dt)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """torch.tril_indices: the (row, column) positions of a row x col matrix's lower triangle (column <= row +
+    offset), row by row, as a (2, count) tensor."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, requires_grad, lower=True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """torch.triu_indices: the positions of the upper triangle (column >= row + offset)."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, requires_grad, lower=False)
+
+
+def _triangle_indices(name, row, col, offset, dtype, device, requires_grad, lower: bool) -> Tensor:
+    for arg, position, value in (("row", 1, row), ("col", 2, col), ("offset", 3, offset)):
+        if value.__class__ is not int:
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not {_type_name(value)}")
+        int64_arg(value)
+    factory_device(device)
+    _check_dtype(dtype)
+    dt = (dtype or dtypes.int64).np
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dt not in (np.dtype(np.int64), np.dtype(np.int32)):
+        raise _not_implemented(name, dt)
+    count = _lower_count(row, col, offset) if lower else row * col - _lower_count(row, col, offset - 1)
+    budget.check_tensor((2, count), dt.itemsize)
+    # the rows that hold any, each's columns [lo, hi): no mask of the whole matrix (numpy's tril_indices makes one)
+    if lower:
+        r = np.arange(min(max(-offset, 0), row), row if col else 0, dtype=np.int64)
+        lo, hi = np.zeros_like(r), np.minimum(r + offset + 1, col)
+    else:
+        r = np.arange(0, max(min(row, col - offset), 0), dtype=np.int64)
+        lo, hi = np.maximum(r + offset, 0), np.full_like(r, col)
+    counts = hi - lo
+    starts = np.cumsum(counts) - counts
+    rows = np.repeat(r, counts)
+    cols = np.arange(count, dtype=np.int64) - np.repeat(starts - lo, counts)
+    return _finish(np.stack((rows, cols)).astype(dt), requires_grad)
+
+
+def _lower_count(row: int, col: int, offset: int) -> int:
+    """How many (r, c) of a row x col matrix have c <= r + offset: the sum over rows of clamp(r + offset + 1, 0,
+    col), in closed form (no array of the rows: a script may ask for a huge matrix)."""
+    a = offset + 1
+    r0 = min(max(-a + 1, 0), row)           # rows before r0 hold none
+    r1 = max(min(max(col - a, 0), row), r0)  # rows from r1 hold all col
+    middle = (r1 - r0) * a + (r0 + r1 - 1) * (r1 - r0) // 2
+    return middle + (row - r1) * col
 
 
 # ------------------------------------------------------------------------------------- torch.tensor

@@ -62,6 +62,8 @@ class Op:
                     auto_element_wise); a function `(F, tangents, inputs, result, *args)` (tangents: one
                     per input, None where an input has none; args: the forward's saved values); or
                     forward.NOT_DIFFERENTIABLE for the ops PyTorch has no derivative for;
+      versioned     names of saved values the forward passes that are tensors a script holds (scatter's index):
+                    changing one in place must fail the backward pass, as for a saved input;
       quiet         the observer (Observer.op, STATE.observer) sees a result of this row only
                     when a node is attached to it, not every result. Which rows are quiet is history
                     (their forward functions used to return early without grad) that --nan-check's
@@ -78,12 +80,13 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "needers", "jvp")
+                 "quiet", "fresh", "joint", "plan", "needers", "jvp", "versioned")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
-                 jvp=None):
+                 jvp=None, versioned=()):
         self.node = node
+        self.versioned = tuple(saves.index(name) for name in versioned)
         self.forward = forward
         self.saves = saves
         self.backward = backward
@@ -242,6 +245,13 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
             for s in saved:
                 if s.__class__ is Tensor and s._inference:
                     raise RuntimeError(INFERENCE_SAVED_ERROR)
+    if op.versioned:
+        checks = list(checks or ())
+        for k in op.versioned:
+            x = saved[k]
+            if x.__class__ is Tensor:
+                checks.append((x, x._version, x._version[0], x._a.shape, dtypes.of_array(x._a).legacy, None))
+        checks = tuple(checks) or None
     fit = None
     fits = op.fits
     if fits and not same:

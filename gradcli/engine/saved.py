@@ -110,6 +110,8 @@ def _value(node, key: str, kind: str):
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
         if key in _DIM_KEYS and value.__class__ is tuple and node.op.node in _GIVEN_DIM_NODES:
             return tuple(_unsigned(d) for d in value)
+        if node.op.node == "Rot90Backward0":      # k and dims as given, unsigned too
+            return _unsigned(value) if key == "k" else tuple(_unsigned(d) for d in value)
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
         dims = _lookup(node, "dims")
@@ -128,7 +130,8 @@ def _value(node, key: str, kind: str):
 _GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
                               "TransposeBackward0", "TransposeBackward1", "UnsqueezeBackward0", "UnsqueezeBackward1",
                               "SqueezeBackward1", "SqueezeBackward4", "GluBackward0", "GluBackwardBackward0",
-                              "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0"))
+                              "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0",
+                              "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))

@@ -238,6 +238,43 @@ SIGNATURES = {
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
+    "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
+                      for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],
+    **{f"Tensor.{name}": [f"(int dim, Tensor index, {what}{reduce})" for what in ("Tensor src", "Number value")
+                          for reduce in ("", ", *, str reduce")] for name in ("scatter", "scatter_")},
+    "torch.scatter_add": ["(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor src)"] for name in ("scatter_add", "scatter_add_")},
+    "torch.index_add": ["(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source, *, Number alpha = 1)"]
+       for name in ("index_add", "index_add_")},
+    # ops.arrange
+    "torch.diff": ["(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, "
+                   "Tensor out = None)"],
+    "Tensor.diff": ["(int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)"],
+    "torch.repeat_interleave": ["(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+                                "(Tensor repeats, *, int output_size = None)",
+                                "(Tensor input, int repeats, int dim = None, *, int output_size = None)"],
+    "Tensor.repeat_interleave": ["(Tensor repeats, int dim = None, *, int output_size = None)",
+                                 "(int repeats, int dim = None, *, int output_size = None)"],
+    "torch.rot90": ["(Tensor input, int k = 1, tuple of ints dims = [0,1])"],
+    "Tensor.rot90": ["(int k = 1, tuple of ints dims = [0,1])"],
+    "torch.take_along_dim": ["(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)"],
+    "Tensor.take_along_dim": ["(Tensor indices, int dim = None)"],
+    "torch.bincount": ["(Tensor input, Tensor weights = None, int minlength = 0)"],
+    "Tensor.bincount": ["(Tensor weights = None, int minlength = 0)"],
+    "torch.searchsorted": ["(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, "
+                           "str side = None, Tensor sorter = None, Tensor out = None)",
+                           "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, "
+                           "str side = None, Tensor sorter = None, Tensor out = None)"],
+    "torch.bucketize": ["(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
+                        "Tensor out = None)",
+                        "(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)"],
+    "torch.nonzero": ["(Tensor input, *, bool as_tuple = False, Tensor out = None)"],
+    "Tensor.nonzero": ["(*, bool as_tuple)"],           # (PyTorch's Python layer passes as_tuple only when given)
+    "torch.argwhere": ["(Tensor input)"],
+    "torch.count_nonzero": ["(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"],
+    "Tensor.count_nonzero": ["(int dim = None)", "(tuple of ints dim)"],
     "Tensor.random_": ["(*, torch.Generator generator = None)", "(int from, int to, *, torch.Generator generator = None)",
                        "(int to, *, torch.Generator generator = None)"],
     "torch._VF.split": ["(Tensor input, int split_size, int dim = 0)", "(Tensor input, tuple of ints split_size, int dim = 0)"],
@@ -457,9 +494,10 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
         args, nargs = (tuple(args),), 1
     if nargs > sig.max_positional:
         n, least = sig.max_positional, sig.min_args
-        takes = f"{n} positional argument{'' if n == 1 else 's'}" if least >= n else \
-            f"from {least} to {n} positional arguments"
-        return f"{name}() takes {takes} but {nargs} {'was' if nargs == 1 else 'were'} given"
+        if least != n:      # (PyTorch's words, "were" even for one; least > n with a required keyword)
+            return f"{name}() takes from {least} to {n} positional arguments but {nargs} were given"
+        return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {nargs} "
+                f"{'was' if nargs == 1 else 'were'} given")
     used, unpacked = 0, []
     for i, p in enumerate(sig.params):
         if i < nargs and not p.keyword_only:
@@ -584,7 +622,9 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
                  "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
                  "torch.linalg.matrix_norm": "linalg_matrix_norm",
-                 "torch.nn.functional.threshold": "_threshold"}     # F.threshold is `_threshold` in Python
+                 "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
+                 # torch.unique's boolean dispatch: its messages name the wrapper it calls through
+                 "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}
 
 
 def parser_name(key: str, name: str) -> str:

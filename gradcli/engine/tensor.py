@@ -489,6 +489,26 @@ class Tensor:
     def topk(self, *args, **kwargs):
         return ops.topk_method(self, *args, **kwargs)
 
+    def nonzero(self, *args, **kwargs):
+        if not args and not kwargs:
+            return ops.nonzero(self)
+        return ops.nonzero_method(self, *args, **kwargs)
+
+    def argwhere(self):
+        return ops.argwhere(self)
+
+    def count_nonzero(self, *args, **kwargs):
+        return ops.count_nonzero_method(self, *args, **kwargs)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return ops.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, *args, **kwargs):
+        return ops.bincount_method(self, *args, **kwargs)
+
     def prelu(self, weight):
         return ops.prelu(self, weight)
 
@@ -1470,6 +1490,36 @@ class Tensor:
 
     def gather(self, dim, index):
         return ops.gather(self, dim, index)
+
+    def scatter(self, *args, **kwargs):
+        return ops.scatter_method(self, *args, **kwargs)
+
+    def scatter_(self, *args, **kwargs):
+        return ops.scatter_inplace(self, *args, **kwargs)
+
+    def scatter_add(self, *args, **kwargs):
+        return ops.scatter_add_method(self, *args, **kwargs)
+
+    def scatter_add_(self, *args, **kwargs):
+        return ops.scatter_add_inplace(self, *args, **kwargs)
+
+    def index_add(self, *args, **kwargs):
+        return ops.index_add_method(self, *args, **kwargs)
+
+    def index_add_(self, *args, **kwargs):
+        return ops.index_add_inplace(self, *args, **kwargs)
+
+    def take_along_dim(self, *args, **kwargs):
+        return ops.take_along_dim_method(self, *args, **kwargs)
+
+    def repeat_interleave(self, *args, **kwargs):
+        return ops.repeat_interleave_method(self, *args, **kwargs)
+
+    def diff(self, *args, **kwargs):
+        return ops.diff_method(self, *args, **kwargs)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return ops.rot90(self, k, dims)
 
     def index_select(self, dim, index):
         return ops.index_select(self, dim, index)

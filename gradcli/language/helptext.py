@@ -54,6 +54,11 @@ _WHAT = {
     "poisson": "Counts drawn from Poisson distributions whose rates are the elements of `input`.",
     "arange": "The values from start (0 by default) up to but not including end, in steps of step.",
     "linspace": "`steps` evenly spaced values from start to end, both included.",
+    "logspace": "`steps` values base ** e for e evenly spaced from start to end, both included.",
+    "tril_indices": "The (row, column) positions of a matrix's lower triangle (up to `offset` above the "
+                    "diagonal), as a 2-row tensor.",
+    "triu_indices": "The (row, column) positions of a matrix's upper triangle (from `offset` above the "
+                    "diagonal), as a 2-row tensor.",
     "eye": "The identity matrix (ones on the diagonal).",
     "new_tensor": "A new tensor from `data` with this tensor's dtype.",
     "new_ones": "A tensor of 1s of the given shape with this tensor's dtype.",
@@ -329,6 +334,16 @@ _WHAT = {
     "sort": "The values along `dim` in order (descending=True: largest first) and the indices they came from.",
     "argsort": "The indices that sort the values along `dim`.", "msort": "The values sorted along dim 0.",
     "topk": "The k largest (largest=False: smallest) values along `dim` and their indices.",
+    "nonzero": "The positions of the nonzero elements, one row each (as_tuple=True: one tensor per dim).",
+    "argwhere": "The positions of the nonzero elements, one row each.",
+    "count_nonzero": "The number of nonzero elements, over all of them or along the given dims.",
+    "unique": "The distinct values in ascending order (or distinct slices along `dim`), with each element's "
+              "index among them and their counts when asked.",
+    "unique_consecutive": "Each run of equal consecutive values (or slices along `dim`) kept once.",
+    "bincount": "How often each of 0, 1, ..., max occurs in a 1-d integer tensor (or the sum of its `weights`).",
+    "searchsorted": "For each value, the index where it would go in the sorted boundaries (right=True: after "
+                    "equal ones).",
+    "bucketize": "For each value, the index of the bucket of the 1-d sorted boundaries it falls in.",
     "logsumexp": "log(sum(exp(x))) along `dim`, computed without overflow.",
     "nansum": "The sum of the elements that are not nan, of all of them or along `dim`.",
     "nanmean": "The mean of the elements that are not nan, of all of them or along `dim`.",
@@ -372,6 +387,19 @@ _WHAT = {
     "flipud": "Reverses the rows.", "roll": "Shifts elements along dims, wrapping around.",
     "narrow": "A view of `length` elements from `start` along `dim`.",
     "gather": "Picks elements along `dim` at the positions in `index`.",
+    "scatter": "A copy with `src`'s elements (or one `value`) written along `dim` at the positions in `index` "
+               "(reduce='add' or 'multiply' folds them in instead).",
+    "scatter_add": "A copy with `src`'s elements added along `dim` at the positions in `index`.",
+    "index_add": "A copy with alpha times `source`'s slices added along `dim` at the indices in `index`.",
+    "take_along_dim": "Picks elements along `dim` at `indices`, the two broadcast to each other (no dim: from "
+                      "the flattened input).",
+    "repeat_interleave": "Each element (or slice along `dim`) repeated `repeats` times; a tensor of counts alone "
+                         "gives the indices such a repeat takes.",
+    "diff": "The n-th forward difference along `dim` (prepend and append put at the ends first).",
+    "meshgrid": "Coordinate grids from 1-d tensors, indexing='ij' (matrix) or 'xy' (Cartesian).",
+    "cartesian_prod": "Every combination of the inputs' elements, one per row.",
+    "block_diag": "A matrix with the inputs down its diagonal and zeros elsewhere.",
+    "rot90": "The tensor turned a quarter k times in the plane of `dims`, from the first towards the second.",
     "index_select": "The slices along `dim` at the given indices.",
     "tril": "The lower triangle of a matrix, zeros above.", "triu": "The upper triangle of a matrix, zeros below.",
     "diag": "A 1-d tensor as a diagonal matrix, or a matrix's diagonal.",

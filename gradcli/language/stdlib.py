@@ -587,6 +587,12 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
+        **{name: _later("gradcli.engine.ops.search", name) for name in (
+            "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
+            "bucketize")},
+        **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in (
+            "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
@@ -595,7 +601,8 @@ def _build_torch() -> ScriptModule:
         # group: conv
         **_CONV,
         # group: creation
-        "arange": factories.arange, "linspace": factories.linspace, "eye": factories.eye,
+        "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
+        "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
@@ -831,7 +838,9 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
-_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state"))  # PyTorch's Python
+# PyTorch's Python functions
+_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))
 
 
 def _native(path: str, name: str) -> bool:
@@ -844,7 +853,8 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
-_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad"))
+_PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
+                             "unique_consecutive"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
 _OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2"))}
 

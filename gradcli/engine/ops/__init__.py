@@ -51,11 +51,16 @@ _LATER = {
     "conv": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
     "normalization": ("batch_norm", "group_norm", "instance_norm", "layer_norm"),
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),
+    "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
+                "scatter_inplace", "scatter_method"),
+    "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
+    "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
+               "unique", "unique_consecutive"),
     "pool": (), "rnn": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample")
+                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
 
 
 def __getattr__(name: str):

@@ -260,10 +260,15 @@ def _minimum_other(F, g, self, other):
     return F.masked_zero(F.where(self == other, g / 2, g), self < other)
 
 
-def _inplace_unimplemented(name: str):
+def unimplemented(what: str):
+    """The formula of a node PyTorch records without a derivative formula (not_implemented in derivatives.yaml)."""
     def formula(F, g):
-        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented.")
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
     return formula
+
+
+def _inplace_unimplemented(name: str):
+    return unimplemented(f"inplace version of {name}")
 
 
 def _inplace_no_tangent(name: str):

@@ -54,24 +54,39 @@ def _select_backward(F, g, shape, key, dim, keepdim):
     return F.scatter_selected(g if keepdim else F.unsqueeze_dims(g, (dim,)), shape, key, dim)
 
 
-def _scatter_src_backward(F, g, dim, index):
-    return F.gather(g, dim, index)
+def gather_src_backward(node: str):
+    """The src gradient of a scatter (`node`: its node's name), grad.gather(dim, index): of the index's shape,
+    which PyTorch's engine refuses for a src of another shape unless it broadcasts to the index's (the
+    index then read only a corner of src)."""
+    def formula(F, g, dim, index, src_shape):
+        picked = F.gather(g, dim, index)
+        shape = tuple(index.shape)
+        if shape != src_shape:
+            if len(src_shape) > len(shape) or not all(s in (n, 1) for s, n in zip(src_shape, shape)):
+                raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got "
+                                   f"[{', '.join(map(str, shape))}] but expected shape compatible with "
+                                   f"[{', '.join(map(str, src_shape))}]")
+            picked = F.sum_to(picked, src_shape)
+        return picked
+    return formula
 
 
-def _scatter_self_backward(F, g, dim, index):
-    raise AssertionError("the zeros a selecting op's gradient is scattered into need no gradient")
+def scatter_self_backward(F, g, dim, index):
+    """grad.scatter(dim, index, 0): nothing flows back to the elements the scatter overwrote."""
+    return F.scatter_zero(g, dim, index)
 
 
-def _scatter_selected_jvp(F, ts, xs, result, dim, index):
-    """zeros.scatter(dim, index, src): the source's tangent scattered the same way."""
-    if ts[1] is None:
-        return None
-    shape = result.shape
-    return scatter_selected(ts[1], shape, _index_key(shape, dim, index._a), dim)
+def _scatter_jvp(F, ts, xs, result, dim, index, src_shape):
+    """self_t.scatter(dim, index, src_t), a missing tangent as zeros (ops.scatter)."""
+    return ops.scatter.scatter_tangent(ts, result, dim, index)
 
 
-SCATTER_SELECTED = Op("ScatterBackward0", None, ("dim", "index"), (_scatter_self_backward, _scatter_src_backward),
-                      inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_selected_jvp)
+# torch.scatter's node (gradcli.engine.ops.scatter), here because the gradient of max(dim)/min(dim), sort and
+# topk records it under create_graph=True (scatter_selected below: zeros, a constant, as `self`)
+SCATTER = Op("ScatterBackward0", None, ("dim", "index", "src_shape"),
+             (lambda F, g, dim, index, src_shape: scatter_self_backward(F, g, dim, index),
+              gather_src_backward("ScatterBackward0")),
+             inputs=("self", "src"), saves_tensors=True, quiet=True, jvp=_scatter_jvp, versioned=("index",))
 
 
 def scatter_selected(g: Tensor, shape: tuple, key: tuple, dim: int) -> Tensor:
@@ -80,7 +95,7 @@ def scatter_selected(g: Tensor, shape: tuple, key: tuple, dim: int) -> Tensor:
     out = np.zeros(shape, dtype=g._a.dtype)
     out[key] = g._a
     index = Tensor(np.ascontiguousarray(np.broadcast_to(key[dim], g._a.shape)).astype(np.int64, copy=False))
-    return apply(SCATTER_SELECTED, out, (None, g), (dim, index))
+    return apply(SCATTER, out, (None, g), (dim, index, g._a.shape))
 
 
 def _amax_backward(F, g, self, mask, counts, dims, keepdim, result):

@@ -1,0 +1,334 @@
+"""Grids, differences, repetition, rotation and block matrices: rot90 and block_diag, rows of their own
+(Rot90Backward0, BlockDiagBackward0), and the ops PyTorch composes from other ops (in Python or as
+CompositeImplicitAutograd kernels): meshgrid, cartesian_prod, diff, repeat_interleave and take_along_dim. Those
+are built here from the same ops in the same order, so their grad_fn chains are PyTorch's, node for node
+(meshgrid's outputs are ExpandBackward0 over ViewBackward0, diff's SubBackward0 over SliceBackward0, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import budget, ops, signatures
+from gradcli.engine.ops.shape import _EachInput
+from gradcli.engine.recording import Op, apply, index_arg, int64_arg, result_dtype, type_word, wrap_dim
+from gradcli.engine.signatures import type_name
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+def _rot90_jvp(F, ts, xs, result, k, dims):
+    return rot90(ts[0], k, dims)
+
+
+def _block_diag_part(F, g, i, shapes, spans):
+    """Input i's block of the gradient (the rows and columns `spans` gives), in its shape."""
+    r0, r1, c0, c1 = spans[i]
+    block = F.getitem(g, (slice(r0, r1), slice(c0, c1)))
+    return block if len(shapes[i]) == 2 else F.reshape(block, shapes[i])
+
+
+def _block_diag_jvp(F, ts, xs, result, shapes, spans):
+    return block_diag(*[t if t is not None else Tensor(np.zeros(x._a.shape, x._a.dtype)) for t, x in zip(ts, xs)])
+
+
+# fmt: off
+#                 node                 forward saves                formulas
+ROT90      = Op("Rot90Backward0",     None, ("k", "dims"),         (lambda F, g, k, dims: F.rot90(g, -k, dims),),
+                quiet=True, jvp=_rot90_jvp)
+BLOCK_DIAG = Op("BlockDiagBackward0", None, ("shapes", "spans"),   _EachInput(_block_diag_part), fits="dtype",
+                quiet=True, jvp=_block_diag_jvp)
+# fmt: on
+
+_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. "
+                     "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)")
+
+
+def _tensor_list(tensors: tuple, unpack: bool = False) -> list:
+    """The tensors of a call that takes them one by one (or, `unpack`, also as one sequence: torch.meshgrid([a, b]))
+    with PyTorch's message for anything else."""
+    if unpack and len(tensors) == 1 and tensors[0].__class__ in (list, tuple):
+        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
+    return list(tensors)
+
+
+def _cpp_text(t: Tensor) -> str:
+    """A tensor as ATen's operator<< prints it into a message, for a matrix: the 0.3 body (PyTorch's old Python
+    printer followed the C++ one) and `[ torch.FloatTensor{2,2} ]`."""
+    from gradcli.display import legacy
+    x = t._a
+    if x.ndim != 2 or x.size == 0:
+        raise NotImplementedError("gradcli does not implement torch.meshgrid's message for a tensor of "
+                                  f"{x.ndim} dims in the list (it prints the tensor as ATen's C++ does)")
+    body = legacy.tensor_str(x, x.dtype.name, STATE.print_options)[1:].split("\n[")[0]
+    return f"{body}\n[ {legacy.typename(x.dtype.name)}{{{','.join(map(str, x.shape))}}} ]"
+
+
+def meshgrid(*tensors, indexing=None) -> tuple:
+    """torch.meshgrid: each 0-d or 1-d input viewed along its own dim and expanded to the grid; 'xy' swaps the
+    first two dims. Without `indexing` it is 'ij', with PyTorch's warning (once per process)."""
+    tensors = _tensor_list(tensors, unpack=True)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t, u in zip(tensors, tensors[1:]):
+        if t._a.dtype != u._a.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if indexing is None:
+        STATE.warn_once("meshgrid indexing", "UserWarning", _MESHGRID_WARNING)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t._a.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + _cpp_text(t))
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = tuple(t._a.size for t in tensors)
+    n = len(tensors)
+    grids = [ops.expand(ops.view(t, tuple(-1 if j == i else 1 for j in range(n))), shape)
+             for i, t in enumerate(tensors)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """torch.cartesian_prod: the meshgrid's grids flattened and stacked as columns (one input: itself)."""
+    tensors = _tensor_list(tensors)
+    if len(tensors) == 1:
+        return tensors[0]
+    for t in tensors:
+        if t._a.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._a.shape)}")
+    grids = meshgrid(tensors, indexing="ij")
+    budget.check_tensor(grids[0]._a.shape, grids[0]._a.itemsize)    # each grid's copy, before any is made
+    return ops.stack([ops.reshape(g, (-1,)) for g in grids], 1)
+
+
+# ------------------------------------------------------------------------------------------------- diff
+
+def diff(*args, **kwargs) -> Tensor:
+    """torch.diff: the n-th forward difference along dim, after putting `prepend` and `append` at the ends
+    (CatBackward0), each step out[i] = x[i + 1] - x[i] (logical_xor for bool)."""
+    _, values = signatures.bound("torch.diff", args, kwargs)
+    return _diff(values["input"], values)
+
+
+def diff_method(self: Tensor, *args, **kwargs) -> Tensor:
+    _, values = signatures.bound("Tensor.diff", args, kwargs)
+    return _diff(self, values)
+
+
+def _diff(a: Tensor, values: dict) -> Tensor:
+    n = 1 if values["n"] is None else index_arg(values["n"])
+    dim = -1 if values["dim"] is None else index_arg(values["dim"])
+    prepend, append = values["prepend"], values["append"]
+    x = a._a
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, x.ndim)
+    for extra in (prepend, append):
+        if extra is None:
+            continue
+        if extra._a.ndim != x.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for k in range(x.ndim):
+            if k != d and extra._a.shape[k] != x.shape[k]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input "
+                                   f"except along the differencing dimension; input.size({k}) = {x.shape[k]}, but "
+                                   f"got tensor.size({k}) = {extra._a.shape[k]}")
+    if n == 0:          # zeros_like(input).copy_(input): CopyBackwards, prepend and append left out
+        return Tensor(np.zeros_like(x)).copy_(a)
+    if prepend is not None or append is not None:
+        a = ops.cat([t for t in (prepend, a, append) if t is not None], d)
+    length = a._a.shape[d]
+    step = ops.logical_xor if a._a.dtype == np.bool_ else ops.sub
+    for _ in range(min(n, length)):
+        length -= 1
+        a = step(ops.narrow(a, d, 1, length), ops.narrow(a, d, 0, length))
+    return a
+
+
+# -------------------------------------------------------------------------------------- repeat_interleave
+
+def repeat_interleave(*args, **kwargs) -> Tensor:
+    """torch.repeat_interleave: each element (or slice along dim) repeated; `repeats` an int, a tensor of one
+    count or of one count per slice; alone, the indices of a repeat by those counts."""
+    form, values = signatures.bound("torch.repeat_interleave", args, kwargs)
+    if form == 1:
+        return _repeat_indices(values["repeats"], values["output_size"])
+    return _repeat(values["input"], values["repeats"], values["dim"], values["output_size"])
+
+
+def repeat_interleave_method(self: Tensor, *args, **kwargs) -> Tensor:
+    form, values = signatures.bound("Tensor.repeat_interleave", args, kwargs)
+    return _repeat(self, values["repeats"], values["dim"], values["output_size"])
+
+
+def _repeat(a: Tensor, repeats, dim, output_size) -> Tensor:
+    if dim is None:
+        a, d = ops.flatten(a), 0
+    else:
+        d = wrap_dim(index_arg(dim), a._a.ndim)
+    if repeats.__class__ is Tensor:
+        r = repeats._a
+        size = a._a.shape[d] if a._a.ndim else 1
+        if r.ndim == 0 or (r.ndim == 1 and r.shape[0] == 1):
+            repeats = ops.expand(ops.reshape(repeats, (1,)), (size,))
+        elif r.ndim == 1:
+            if r.shape[0] != size:
+                raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                                   f"{r.shape[0]} and input.size(0) = {size}")
+        else:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        return ops.index_select(a, d, _repeat_indices(repeats, output_size))
+    repeats = index_arg(repeats)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = a._a
+    size = x.shape[d] if x.ndim else 1
+    if output_size is not None and index_arg(output_size) != size * repeats:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {size * repeats} but got "
+                           f"{index_arg(output_size)}")
+    if x.ndim == 0:
+        a = ops.reshape(a, (1,))
+    shape = list(a._a.shape)
+    shape.insert(d + 1, repeats)
+    budget.check_tensor(shape, x.itemsize)          # the copy the expanded view is cloned into
+    expanded = ops.expand(ops.unsqueeze(a, d + 1), tuple(shape))
+    return ops.flatten(ops.arith.contiguous_clone(expanded), d, d + 1)
+
+
+def _repeat_indices(repeats, output_size) -> Tensor:
+    """repeat_interleave(repeats): i repeated repeats[i] times, in the counts' dtype."""
+    if repeats.__class__ is not Tensor:
+        raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be Tensor, not "
+                        f"{type_name(repeats)}")
+    r = repeats._a
+    if r.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if r.dtype not in (np.int64, np.int32):
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{type_word(r)}'")
+    if r.size and r.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = int(r.sum(dtype=np.int64)) if r.size else 0
+    if output_size is not None and index_arg(output_size) != total:
+        raise RuntimeError("allocated size does not match required size")
+    budget.check_tensor((total,), r.itemsize)
+    return Tensor(np.repeat(np.arange(r.size, dtype=r.dtype), r))
+
+
+# ----------------------------------------------------------------------------------------- take_along_dim
+
+def take_along_dim(*args, **kwargs) -> Tensor:
+    """torch.take_along_dim: gather along dim with the input and indices broadcast to each other (every dim
+    but dim), or, without a dim, from the flattened input."""
+    _, values = signatures.bound("torch.take_along_dim", args, kwargs)
+    return _take(values["input"], values["indices"], values["dim"])
+
+
+def take_along_dim_method(self: Tensor, *args, **kwargs) -> Tensor:
+    _, values = signatures.bound("Tensor.take_along_dim", args, kwargs)
+    return _take(self, values["indices"], values["dim"])
+
+
+def _take(a: Tensor, indices: Tensor, dim) -> Tensor:
+    idx = indices._a
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {type_word(idx)}")
+    if dim is None:
+        return ops.gather(ops.view(a, (-1,)), 0, ops.view(indices, (-1,)))
+    x = a._a
+    d = wrap_dim(index_arg(dim), x.ndim)
+    if x.ndim != idx.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {x.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
+    self_sizes, index_sizes = list(x.shape), list(idx.shape)
+    self_sizes[d] = idx.shape[d]
+    self_sizes = list(_broadcast_shape(self_sizes, index_sizes))
+    index_sizes = list(self_sizes)
+    self_sizes[d] = x.shape[d]
+    size = x.shape[d] if x.ndim else 1
+    if idx.size and size and (idx.min() < 0 or idx.max() >= size):
+        # PyTorch's kernel here takes any index modulo the size (-1 the last, size + 1 the second), unchecked
+        indices = Tensor(np.mod(idx, size))
+    picked = ops.broadcast_to(indices, tuple(index_sizes))
+    return ops.gather(ops.broadcast_to(a, tuple(self_sizes)), d, picked)
+
+
+def _broadcast_shape(a: list, b: list) -> tuple:
+    """infer_size: PyTorch's message when the two do not broadcast."""
+    ndim = max(len(a), len(b))
+    out = []
+    for i in range(ndim):
+        da = a[i - ndim + len(a)] if i - ndim + len(a) >= 0 else 1
+        db = b[i - ndim + len(b)] if i - ndim + len(b) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                               f"non-singleton dimension {i}")
+        out.append(db if da == 1 else da)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------- rot90
+
+def rot90(a: Tensor, k=1, dims=(0, 1)) -> Tensor:
+    """torch.rot90 / Tensor.rot90: a quarter turn k times from dims[0] towards dims[1], laid out as PyTorch's
+    flip then transpose leave it (a transposed view of the flipped copy for an odd k)."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"rot90(): argument 'input' (position 1) must be Tensor, not {type_name(a)}")
+    k = index_arg(k)
+    if k.__class__ is not int:
+        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type_name(k)}")
+    int64_arg(k)
+    dims = tuple(index_arg(d) for d in dims)
+    x = a._a
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = wrap_dim(dims[0], x.ndim), wrap_dim(dims[1], x.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    return apply(ROT90, rot90_array(x, k, (d0, d1)), (a,), (k, dims))
+
+
+def rot90_array(x: np.ndarray, k: int, dims) -> np.ndarray:
+    """rot90's values (and its gradient's in a plain backward pass: rot90 by -k)."""
+    d0, d1 = (d % x.ndim for d in dims)
+    turns = k % 4
+    if turns == 0:
+        return ops.arith.clone_array(x)
+    if turns == 2:
+        return np.flip(x, (d0, d1)).copy()
+    return np.swapaxes(np.flip(x, d1 if turns == 1 else d0).copy(), d0, d1)
+
+
+# -------------------------------------------------------------------------------------------- block_diag
+
+def block_diag(*tensors) -> Tensor:
+    """torch.block_diag: the inputs (0-d as 1x1, 1-d as one row) down the diagonal of a zero matrix, in their
+    promoted dtype."""
+    tensors = _tensor_list(tensors)
+    for i, t in enumerate(tensors):
+        if t._a.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._a.ndim} dimensions")
+    dtype = result_dtype(*tensors).np if tensors else np.dtype(np.float32)
+    blocks = [t._a.reshape(t._a.shape if t._a.ndim == 2 else (1, t._a.size)) for t in tensors]
+    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    if not tensors:
+        rows = 1
+    budget.check_tensor((rows, cols), dtype.itemsize)
+    out = np.zeros((rows, cols), dtype)
+    spans, r, c = [], 0, 0
+    for t, b in zip(tensors, blocks):
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        spans.append((r, r + b.shape[0], c, c + b.shape[1]))
+        r, c = r + b.shape[0], c + b.shape[1]
+    return apply(BLOCK_DIAG, out, tuple(tensors), (tuple(t._a.shape for t in tensors), tuple(spans)))
