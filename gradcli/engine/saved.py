@@ -79,10 +79,25 @@ def attribute(node, name: str):
         # PyTorch keeps a node's numbers and sizes after a backward; gradcli frees everything
         raise NotImplementedError(f"gradcli does not keep {node.op.node}.{name} after a backward pass "
                                   "freed the graph")
+    if node.checks and key in node.op.saves:
+        _check_version(node, saved[node.op.saves.index(key)])
     value = _value(node, key, kind)
     if value is _MISSING:
         raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
     return value
+
+
+def _check_version(node, raw) -> None:
+    """PyTorch's error for reading a saved tensor that was changed in place since (SavedVariable::unpack
+    checks its version on every read, as the backward pass does)."""
+    if raw.__class__ is Tensor:
+        entries = tuple(e for e in node.checks if e[0] is raw)
+    elif raw.__class__ is Out:          # the node's own result: its check is the one without a tensor
+        entries = tuple(e for e in node.checks if e[0] is None)
+    else:
+        return
+    if entries:
+        autograd._check_versions(node, entries)
 
 
 _MISSING = object()
