@@ -510,6 +510,10 @@ _WHAT = {
     "BatchNorm1d": "batch_norm over (N, C) or (N, C, L) input; keeps running_mean/running_var buffers.",
     "BatchNorm2d": "batch_norm over (N, C, H, W) input; keeps running_mean/running_var buffers.",
     "BatchNorm3d": "batch_norm over (N, C, D, H, W) input; keeps running_mean/running_var buffers.",
+    "InstanceNorm1d": "instance_norm over (N, C, L) or (C, L) input; no weight or running statistics by default.",
+    "InstanceNorm2d": "instance_norm over (N, C, H, W) or (C, H, W) input; no weight or running statistics by default.",
+    "InstanceNorm3d": "instance_norm over (N, C, D, H, W) or (C, D, H, W) input; no weight or running statistics "
+                      "by default.",
     "LayerNorm": "layer_norm over the trailing normalized_shape dims, weight ones and bias zeros.",
     "GroupNorm": "group_norm with num_groups groups, weight ones and bias zeros.",
     "ReLU": "max(x, 0) as a module.", "LeakyReLU": "leaky_relu as a module.", "Tanh": "tanh as a module.",

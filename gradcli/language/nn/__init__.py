@@ -27,6 +27,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Hardsigmoid, activations.Hardswish,
             rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell,
             normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
+            normalization.InstanceNorm1d, normalization.InstanceNorm2d, normalization.InstanceNorm3d,
             normalization.LayerNorm, normalization.GroupNorm,
             conv.Conv1d, conv.Conv2d, conv.Conv3d, conv.ConvTranspose1d, conv.ConvTranspose2d,
             conv.ConvTranspose3d,

@@ -1,10 +1,11 @@
-"""The normalisation layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm, as PyTorch's torch.nn.modules.batchnorm and
-normalization define them (parameters, running-statistics buffers in PyTorch's order, train/eval behaviour,
-input checks and reprs)."""
+"""The normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, as PyTorch's
+torch.nn.modules.batchnorm, instancenorm and normalization define them (parameters, running-statistics buffers in
+PyTorch's order, train/eval behaviour, input checks and reprs)."""
 
 from __future__ import annotations
 
 from gradcli.engine import dtypes, factories, init, ops, parameter
+from gradcli.engine.state import STATE
 from gradcli.language.nn.module import Module
 
 
@@ -22,9 +23,9 @@ def _affine_parameters(module, affine: bool, bias: bool, size, dtype) -> None:
         module.register_parameter("bias", None)
 
 
-class _BatchNorm(Module):
-    """_NormBase and _BatchNorm: weight and bias (affine), then the buffers running_mean, running_var and
-    num_batches_tracked (track_running_stats); forward picks the statistics and momentum as PyTorch does."""
+class _NormBase(Module):
+    """_NormBase: weight and bias (affine), then the buffers running_mean, running_var and num_batches_tracked
+    (track_running_stats), shared by the batch and instance norms."""
 
     __module__ = "torch.nn.modules.batchnorm"
 
@@ -63,6 +64,16 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input):
         raise NotImplementedError
 
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    """_BatchNorm: forward picks the statistics and momentum as PyTorch does."""
+
+    __module__ = "torch.nn.modules.batchnorm"
+
     def forward(self, input):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -74,10 +85,6 @@ class _BatchNorm(Module):
         return ops.batch_norm(input, self.running_mean if use_buffers else None,
                               self.running_var if use_buffers else None, self.weight, self.bias, bn_training,
                               factor, self.eps)
-
-    def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -102,6 +109,74 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+def _dims_check(input, allowed: tuple) -> None:
+    if input.dim() not in allowed:
+        raise ValueError(f"expected {allowed[0]}D or {allowed[1]}D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    """_InstanceNorm: F.instance_norm over each sample's channels (no affine parameters and no running
+    statistics unless asked); an input without its batch dim is normalised as a batch of one."""
+
+    __module__ = "torch.nn.modules.instancenorm"
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _apply_instance_norm(self, input):
+        return ops.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                 self.training or not self.track_running_stats,
+                                 self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        no_batch_dim = self._get_no_batch_dim()
+        feature_dim = input.dim() - no_batch_dim
+        size = input.size(feature_dim)
+        if size != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {size}.")
+            if STATE.warn is not None:
+                STATE.warn("UserWarning", f"input's size at dim={feature_dim} does not match num_features. You can "
+                           "silence this warning by not passing in num_features, which is not used because "
+                           "affine=False")
+        if input.dim() == no_batch_dim:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    __module__ = "torch.nn.modules.instancenorm"
+
+    def _get_no_batch_dim(self):
+        return 2
+
+    def _check_input_dim(self, input):
+        _dims_check(input, (2, 3))
+
+
+class InstanceNorm2d(_InstanceNorm):
+    __module__ = "torch.nn.modules.instancenorm"
+
+    def _get_no_batch_dim(self):
+        return 3
+
+    def _check_input_dim(self, input):
+        _dims_check(input, (3, 4))
+
+
+class InstanceNorm3d(_InstanceNorm):
+    __module__ = "torch.nn.modules.instancenorm"
+
+    def _get_no_batch_dim(self):
+        return 4
+
+    def _check_input_dim(self, input):
+        _dims_check(input, (4, 5))
 
 
 class LayerNorm(Module):
