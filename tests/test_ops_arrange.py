@@ -16,6 +16,10 @@ CHECKS = {
                     (lambda a: arrange.rot90(a * a, 2, [-1, -2]), (any_(3, 2),))],
     arrange.BLOCK_DIAG: [(lambda a, b, c: arrange.block_diag(a, b, c), (any_(2, 3), any_(3), any_())),
                          (lambda a, b: arrange.block_diag(a * b[0], b), (any_(1, 2), any_(2, 2)))],
+    arrange.PIXEL_SHUFFLE: [(lambda a: arrange.pixel_shuffle(a, 2), (any_(2, 8, 2, 3),)),
+                            (lambda a: arrange.pixel_shuffle(a * a, 3), (any_(9, 1, 2),))],
+    arrange.PIXEL_UNSHUFFLE: [(lambda a: arrange.pixel_unshuffle(a, 2), (any_(2, 1, 4, 6),)),
+                              (lambda a: arrange.pixel_unshuffle(a * a, 3), (any_(2, 3, 3, 3),))],
 }
 
 

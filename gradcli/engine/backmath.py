@@ -609,12 +609,14 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
-NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "gather": ("scatter", "gather_array"),
+NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
+                    "pixel_unshuffle": ("arrange", "pixel_unshuffle_array"), "gather": ("scatter", "gather_array"),
                     "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
                     "solve": ("linalg", "solve_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
                     "mv": ("linalg", "matvec")}
-TensorMath._LATER = {"rot90": ("arrange", "rot90"), "scatter_zero": ("scatter", "scatter_zero"),
+TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
+                     "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
                      "solve": ("linalg", "solve"), "matmul": ("linalg", "matmul"), "bmm": ("linalg", "bmm"),

@@ -360,6 +360,7 @@ def _make_nn() -> dict:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in ("pixel_shuffle", "pixel_unshuffle")},
         "pad": ops.shape.functional_pad,
         **{name: _later("gradcli.engine.ops.upsample", name)
            for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
@@ -592,7 +593,8 @@ def _build_torch() -> ScriptModule:
             "bucketize")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
-            "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag")},
+            "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag",
+            "pixel_shuffle", "pixel_unshuffle")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),

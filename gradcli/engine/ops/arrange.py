@@ -35,6 +35,12 @@ def _block_diag_jvp(F, ts, xs, result, shapes, spans):
 #                 node                 forward saves                formulas
 ROT90      = Op("Rot90Backward0",     None, ("k", "dims"),         (lambda F, g, k, dims: F.rot90(g, -k, dims),),
                 quiet=True, jvp=_rot90_jvp)
+PIXEL_SHUFFLE   = Op("PixelShuffleBackward0",   None, ("upscale_factor",),
+                     (lambda F, g, upscale_factor: F.pixel_unshuffle(g, upscale_factor),), quiet=True,
+                     jvp=lambda F, ts, xs, result, upscale_factor: pixel_shuffle(ts[0], upscale_factor))
+PIXEL_UNSHUFFLE = Op("PixelUnshuffleBackward0", None, ("downscale_factor",),
+                     (lambda F, g, downscale_factor: F.pixel_shuffle(g, downscale_factor),), quiet=True,
+                     jvp=lambda F, ts, xs, result, downscale_factor: pixel_unshuffle(ts[0], downscale_factor))
 BLOCK_DIAG = Op("BlockDiagBackward0", None, ("shapes", "spans"),   _EachInput(_block_diag_part), fits="dtype",
                 quiet=True, jvp=_block_diag_jvp)
 # fmt: on
@@ -332,3 +338,63 @@ def block_diag(*tensors) -> Tensor:
         spans.append((r, r + b.shape[0], c, c + b.shape[1]))
         r, c = r + b.shape[0], c + b.shape[1]
     return apply(BLOCK_DIAG, out, tuple(tensors), (tuple(t._a.shape for t in tensors), tuple(spans)))
+
+
+# ------------------------------------------------------------------------------------ pixel_shuffle and its inverse
+
+def _pixel_operand(name: str, what: str, a, factor) -> int:
+    """pixel_shuffle's and pixel_unshuffle's checks of their input and factor, in PyTorch's words and order."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(a)}")
+    factor = index_arg(factor)
+    if factor.__class__ is not int:
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type_name(factor)}")
+    int64_arg(factor)
+    if a._a.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
+                           f"{a._a.ndim} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+    return factor
+
+
+def pixel_shuffle(a: Tensor, upscale_factor) -> Tensor:
+    """F.pixel_shuffle / torch.pixel_shuffle: (*, C r^2, H, W) to (*, C, H r, W r), a contiguous copy."""
+    r = _pixel_operand("pixel_shuffle", "upscale_factor", a, upscale_factor)
+    c = a._a.shape[-3]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    return apply(PIXEL_SHUFFLE, pixel_shuffle_array(a._a, r), (a,), (r,))
+
+
+def pixel_unshuffle(a: Tensor, downscale_factor) -> Tensor:
+    """F.pixel_unshuffle / torch.pixel_unshuffle: (*, C, H r, W r) to (*, C r^2, H, W), a contiguous copy."""
+    r = _pixel_operand("pixel_unshuffle", "downscale_factor", a, downscale_factor)
+    height, width = a._a.shape[-2:]
+    for word, size, dim in (("height", height, -2), ("width", width, -1)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {word} to be divisible by downscale_factor, but "
+                               f"input.size({dim})={size} is not divisible by {r}")
+    # an empty input comes back in its own shape (PyTorch's kernel returns before reshaping it)
+    out = a._a.copy() if a._a.size == 0 else pixel_unshuffle_array(a._a, r)
+    return apply(PIXEL_UNSHUFFLE, out, (a,), (r,))
+
+
+def pixel_shuffle_array(x: np.ndarray, r: int) -> np.ndarray:
+    """Channel c*r*r + i*r + j of each input pixel (h, w) goes to output pixel (h*r + i, w*r + j) of channel c."""
+    *batch, c, h, w = x.shape
+    y = x.reshape(*batch, c // (r * r), r, r, h, w)
+    nb = len(batch)
+    order = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
+    return np.ascontiguousarray(y.transpose(order)).reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle_array(x: np.ndarray, r: int) -> np.ndarray:
+    """pixel_shuffle's inverse."""
+    *batch, c, height, width = x.shape
+    h, w = height // r, width // r
+    y = x.reshape(*batch, c, h, r, w, r)
+    nb = len(batch)
+    order = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
+    return np.ascontiguousarray(y.transpose(order)).reshape(*batch, c * r * r, h, w)

@@ -183,6 +183,36 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class PixelShuffle(Module):
+    __module__ = "torch.nn.modules.pixelshuffle"
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        from gradcli.engine.ops import arrange
+        return arrange.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    __module__ = "torch.nn.modules.pixelshuffle"
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        from gradcli.engine.ops import arrange
+        return arrange.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
+
+
 class Unflatten(Module):
     __module__ = "torch.nn.modules.flatten"
 
