@@ -153,6 +153,18 @@ def test_float64_parameters_are_updated_in_float64():
     assert out == "tensor([0.9000, 1.9000], dtype=torch.float64, requires_grad=True) torch.float64\n"
 
 
+def test_float16_parameters_take_adams_step():
+    # (a float16 parameter once reached a method of SGD's that Adam lacks); the values are PyTorch's
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, dtype=torch.float16, requires_grad=True)\n"
+        "opt = torch.optim.Adam([w])\n"
+        "w.sum().backward()\n"
+        "opt.step()\n"
+        "print(w)\n")
+    assert out == "tensor([0.9990, 0.9990], dtype=torch.float16, requires_grad=True)\n"
+
+
 def test_the_order_warning_comes_once_when_the_scheduler_steps_first():
     result = run_script(
         "import torch\n"

@@ -436,9 +436,6 @@ class Adam(Optimizer):
             if p.grad is None:
                 continue
             a = p._a
-            if a.dtype == _F16:
-                self._update_half(p, state, lr, wd, momentum, dampening, nesterov, maximize)
-                continue
             t = a.dtype.type
             k = consts.get(a.dtype)
             if k is None:
