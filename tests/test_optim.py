@@ -53,14 +53,64 @@ def bit_script(ctor: str) -> str:
     )
 
 
+# The optimisers added later, each in float32 and float64: (constructor, dtype), traced with their state
+STATE_BIT_CASES = {
+    "adamax": ("torch.optim.Adamax(params, lr=0.01)", "float32"),
+    "adamax_f64": ("torch.optim.Adamax(params, lr=0.01)", "float64"),
+    "adamax_wd_maximize": ("torch.optim.Adamax(params, lr=0.02, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.1, "
+                           "maximize=True)", "float32"),
+    "adamax_wd_f64": ("torch.optim.Adamax(params, weight_decay=0.05, foreach=True)", "float64"),
+}
+
+
+def state_bit_script(ctor: str, dtype: str) -> str:
+    """bit_script's run for 50 steps in `dtype`, printing every state tensor too; one step skips a
+    parameter (no gradient), a third parameter joins by add_param_group, the state goes through
+    state_dict/load_state_dict; at the end, the state dict and the optimiser as printed."""
+    return (
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        f"w = torch.randn(37, dtype=torch.{dtype}, requires_grad=True)\n"
+        f"b = torch.randn(5, dtype=torch.{dtype}, requires_grad=True)\n"
+        f"c = torch.randn(3, dtype=torch.{dtype}, requires_grad=True)\n"
+        "params = [w, b]\n"
+        f"opt = {ctor}\n"
+        "for t in range(50):\n"
+        "    opt.zero_grad()\n"
+        "    with torch.no_grad():\n"
+        "        w.grad = w * w * 0.5 - w * 0.3 + 0.01 * t\n"
+        "        b.grad = None if t == 7 else b * 1.7 - 0.2\n"
+        "        c.grad = c * 2.5 - 1.0 + (0.5 if t % 3 else -0.5)\n"
+        "    if t == 12:\n"
+        "        opt.add_param_group({'params': [c], 'lr': 0.03})\n"
+        "    if t == 30:\n"
+        "        opt.load_state_dict(opt.state_dict())\n"
+        "    opt.step()\n"
+        "    print(t, w.tolist(), b.tolist(), c.tolist())\n"
+        "    print([{k: v.tolist() for k, v in opt.state[p].items()} for p in (w, b, c)])\n"
+        "print(opt.state_dict())\n"
+        "print(opt)\n"
+    )
+
+
 _BITS = Path(__file__).parent / "optim_bits.json"     # written by tools/optim_bits.py from PyTorch
 
 
-@pytest.mark.parametrize("name", list(BIT_CASES))
-def test_updates_match_pytorch_bit_for_bit(name):
-    out = gradcli_output(bit_script(BIT_CASES[name]))
+def last_step(out: str) -> str:
+    """The line of the last step's parameters in a bit script's output."""
+    return next(line for line in reversed(out.splitlines()) if line[:1].isdigit())
+
+
+def _bit_runs():
+    return [(name, bit_script(ctor)) for name, ctor in BIT_CASES.items()] + [
+        (name, state_bit_script(*case)) for name, case in STATE_BIT_CASES.items()]
+
+
+@pytest.mark.parametrize("name, source", _bit_runs(), ids=[name for name, _ in _bit_runs()])
+def test_updates_match_pytorch_bit_for_bit(name, source):
+    out = gradcli_output(source)
     want = json.loads(_BITS.read_text())[name]
-    assert out.splitlines()[-1] == want["last"]
+    assert last_step(out) == want["last"]
     assert hashlib.sha256(out.encode()).hexdigest() == want["sha256"]
 
 

@@ -787,7 +787,91 @@ class Adagrad(Optimizer):
             p._version[0] += 1
 
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad)
+
+# PyTorch's single-tensor loops check capturable=True against these device types (Adadelta's without XLA)
+_CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+
+
+def _stepped(opt: Optimizer, group: dict, init, tensors: str = "params and state_steps",
+             devices: str = _CAPTURABLE_DEVICES, foreach_same: bool = True) -> list:
+    """The parameters of `group` with a gradient, each with its state (`init(state, p)` fills an empty one),
+    as PyTorch's `_init_group` gathers them; then what its loop refuses on a CPU: capturable=True (its
+    AssertionError, the new state kept) and, where PyTorch's foreach loop rounds differently from its
+    single-tensor one (`foreach_same` false), foreach=True, which gradcli does not follow."""
+    if group["foreach"] and not foreach_same:
+        raise NotImplementedError(f"gradcli does not implement torch.optim.{type(opt).__name__}(foreach=True)")
+    params = [p for p in group["params"] if p.grad is not None]
+    state = opt.state
+    for p in params:
+        st = state[p]
+        if not st:
+            init(st, p)
+    if params and group["capturable"]:
+        raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
+    return params
+
+
+def _check_lr(lr) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+
+
+def _check_betas(betas) -> None:
+    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def _bump(*tensors: Tensor) -> None:
+    """Count a version of each tensor an in-place step changed."""
+    for t in tensors:
+        t._version[0] += 1
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    @staticmethod
+    def _init(st: dict, p: Tensor) -> None:
+        st["step"] = _step_tensor()
+        st["exp_avg"] = Tensor(np.zeros_like(p._a))
+        st["exp_inf"] = Tensor(np.zeros_like(p._a))
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        maximize = group["maximize"]
+        state = self.state
+        for p in _stepped(self, group, self._init):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            if wd != 0:
+                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+            m, u = st["exp_avg"], st["exp_inf"]
+            _lerp_(m._a, grad, 1 - beta1)
+            ua = u._a
+            ua *= t(beta2)                                  # torch.maximum(exp_inf.mul_(beta2), |grad| + eps)
+            np.maximum(ua, np.abs(grad) + t(eps), out=ua)   # (NaN wins, as in PyTorch)
+            _bump(m, u)
+            clr = lr / (1 - beta1 ** step)
+            update = t(_checked(-clr, a.dtype)) * m._a      # param.addcdiv_(exp_avg, exp_inf, value=-clr)
+            update /= ua
+            a += update
+            p._version[0] += 1
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
-           AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad"}
+           AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
+           Adamax: "torch.optim.adamax"}
