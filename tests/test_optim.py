@@ -60,6 +60,13 @@ STATE_BIT_CASES = {
     "adamax_wd_maximize": ("torch.optim.Adamax(params, lr=0.02, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.1, "
                            "maximize=True)", "float32"),
     "adamax_wd_f64": ("torch.optim.Adamax(params, weight_decay=0.05, foreach=True)", "float64"),
+    "nadam": ("torch.optim.NAdam(params, lr=0.01)", "float32"),
+    "nadam_f64": ("torch.optim.NAdam(params, lr=0.01, momentum_decay=0.01)", "float64"),
+    "nadam_wd_maximize": ("torch.optim.NAdam(params, lr=0.02, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.1, "
+                          "maximize=True)", "float32"),
+    "nadam_decoupled": ("torch.optim.NAdam(params, weight_decay=0.05, decoupled_weight_decay=True)", "float32"),
+    "nadam_decoupled_f64": ("torch.optim.NAdam(params, lr=0.05, weight_decay=0.2, decoupled_weight_decay=True, "
+                            "momentum_decay=0)", "float64"),
 }
 
 
@@ -369,6 +376,9 @@ def test_a_closure_runs_as_the_scripts_own_function():
      "RuntimeError: `fused` and `foreach` cannot be `True` together."),
     ("torch.optim.AdamW([w], differentiable=True)",
      "NotImplementedError: gradcli does not implement torch.optim.AdamW(differentiable=True)"),
+    # PyTorch's foreach loop of these rounds unlike its single-tensor one (checked with the oracle)
+    ("o = torch.optim.NAdam([w], foreach=True)\nw.sum().backward()\no.step()",
+     "NotImplementedError: gradcli does not implement torch.optim.NAdam(foreach=True)"),
 ])
 def test_what_is_not_implemented_says_so(call, expected):
     assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
@@ -378,6 +388,24 @@ def test_foreach_is_accepted_and_takes_the_same_arithmetic():
     # on the CPU, PyTorch's foreach=True loop rounds as its single-tensor one (checked with the oracle)
     plain = gradcli_output(bit_script(BIT_CASES["adam"]))
     assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam"])
+def test_capturable_fails_at_the_first_step_after_making_the_state(name):
+    # PyTorch's CPU loop refuses capturable=True once _init_group has made the state of each parameter
+    # with a gradient (tests/engine_cases/optim_more.txt has the messages)
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "v = torch.ones(3, requires_grad=True)\n"
+        f"o = torch.optim.{name}([w, v], capturable=True)\n"
+        "w.sum().backward()\n"
+        "try:\n"
+        "    o.step()\n"
+        "except AssertionError:\n"
+        "    print(len(o.state), list(o.state[w]), w)\n")
+    keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']"}
+    assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
 
 
 def test_bad_hyperparameters_in_a_group_fail_as_python_does():

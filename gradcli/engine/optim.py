@@ -870,8 +870,98 @@ class Adamax(Optimizer):
             a += update
             p._version[0] += 1
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax)
+
+def _scale_0d(t: Tensor, factor: float) -> float:
+    """A 0-d state tensor `*=` a Python float (NAdam's mu_product, in its own dtype: float32, or the
+    parameter's once a state dict is loaded), and its new value."""
+    a = t._a
+    a *= a.dtype.type(factor)
+    t._version[0] += 1
+    return float(a)
+
+
+def _moments(st: dict, grad: np.ndarray, beta1: float, beta2: float, t) -> np.ndarray:
+    """Adam's running averages, in place: exp_avg.lerp_(grad, 1 - beta1) and
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2); the new exp_avg_sq."""
+    m, v = st["exp_avg"], st["exp_avg_sq"]
+    _lerp_(m._a, grad, 1 - beta1)
+    va = v._a
+    va *= t(beta2)
+    fma(t(1 - beta2) * grad, grad, va, va)
+    _bump(m, v)
+    return va
+
+
+def _weight_decay(a: np.ndarray, grad: np.ndarray, lr: float, wd: float, decoupled: bool, t) -> np.ndarray:
+    """The gradient after weight decay: param.mul_(1 - lr * weight_decay) (decoupled), else
+    grad.add(param, alpha=weight_decay)."""
+    if wd == 0:
+        return grad
+    if decoupled:
+        a *= t(1 - lr * wd)
+        return grad
+    return fma(a, t(_checked(wd, a.dtype)), grad)
+
+
+def _init_moments(st: dict, p: Tensor) -> None:
+    st["exp_avg"] = Tensor(np.zeros_like(p._a))
+    st["exp_avg_sq"] = Tensor(np.zeros_like(p._a))
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= momentum_decay, f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    @staticmethod
+    def _init(st: dict, p: Tensor) -> None:
+        st["step"] = _step_tensor()
+        st["mu_product"] = Tensor(np.array(1.0, dtype=np.float32))
+        _init_moments(st, p)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        momentum_decay, maximize = _scalar(group["momentum_decay"]), group["maximize"]
+        decoupled = group["decoupled_weight_decay"]
+        state = self.state
+        params = _stepped(self, group, self._init, "params, mu_products and state_steps", foreach_same=False)
+        for p in params:
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            bias_correction2 = 1 - beta2 ** step
+            grad = _weight_decay(a, grad, lr, wd, decoupled, t)
+            # the momentum cache mu_t and mu_{t+1}, in Python floats; their product so far in a 0-d tensor
+            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+            mu_product = _scale_0d(st["mu_product"], mu)
+            va = _moments(st, grad, beta1, beta2, t)
+            denom = elementary.sqrt(va / t(bias_correction2))
+            mu_product_next = mu_product * mu_next
+            denom += t(eps)
+            # two addcdiv_: the gradient's share, then the running average's
+            update = t(_checked(-lr * (1.0 - mu) / (1.0 - mu_product), a.dtype)) * grad
+            update /= denom
+            a += update
+            update = t(_checked((-lr * mu_next) / (1.0 - mu_product_next), a.dtype)) * st["exp_avg"]._a
+            update /= denom
+            a += update
+            p._version[0] += 1
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
            AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
-           Adamax: "torch.optim.adamax"}
+           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam"}

@@ -72,6 +72,7 @@ _WHAT = {
     "RMSprop": "RMSprop: the gradient divided by a running root mean square of it.",
     "Adagrad": "Adagrad: the gradient divided by the root of the sum of all past squared gradients.",
     "Adamax": "Adamax: Adam's running average of the gradient divided by a decaying maximum of its size.",
+    "NAdam": "NAdam: Adam with Nesterov momentum (a momentum schedule set by momentum_decay).",
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
