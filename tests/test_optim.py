@@ -67,6 +67,14 @@ STATE_BIT_CASES = {
     "nadam_decoupled": ("torch.optim.NAdam(params, weight_decay=0.05, decoupled_weight_decay=True)", "float32"),
     "nadam_decoupled_f64": ("torch.optim.NAdam(params, lr=0.05, weight_decay=0.2, decoupled_weight_decay=True, "
                             "momentum_decay=0)", "float64"),
+    "radam": ("torch.optim.RAdam(params, lr=0.01)", "float32"),
+    "radam_f64": ("torch.optim.RAdam(params, lr=0.01)", "float64"),
+    "radam_wd_maximize": ("torch.optim.RAdam(params, lr=0.02, betas=(0.8, 0.9), eps=1e-3, weight_decay=0.1, "
+                          "maximize=True)", "float32"),
+    "radam_decoupled": ("torch.optim.RAdam(params, lr=0.03, weight_decay=0.05, decoupled_weight_decay=True)",
+                        "float32"),
+    "radam_decoupled_f64": ("torch.optim.RAdam(params, lr=0.05, betas=(0.5, 0.8), weight_decay=0.2, "
+                            "decoupled_weight_decay=True)", "float64"),
 }
 
 
@@ -379,6 +387,8 @@ def test_a_closure_runs_as_the_scripts_own_function():
     # PyTorch's foreach loop of these rounds unlike its single-tensor one (checked with the oracle)
     ("o = torch.optim.NAdam([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.NAdam(foreach=True)"),
+    ("o = torch.optim.RAdam([w], foreach=True)\nw.sum().backward()\no.step()",
+     "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True)"),
 ])
 def test_what_is_not_implemented_says_so(call, expected):
     assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
@@ -390,7 +400,7 @@ def test_foreach_is_accepted_and_takes_the_same_arithmetic():
     assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
 
 
-@pytest.mark.parametrize("name", ["Adamax", "NAdam"])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
 def test_capturable_fails_at_the_first_step_after_making_the_state(name):
     # PyTorch's CPU loop refuses capturable=True once _init_group has made the state of each parameter
     # with a gradient (tests/engine_cases/optim_more.txt has the messages)
@@ -404,7 +414,8 @@ def test_capturable_fails_at_the_first_step_after_making_the_state(name):
         "    o.step()\n"
         "except AssertionError:\n"
         "    print(len(o.state), list(o.state[w]), w)\n")
-    keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']"}
+    keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']",
+            "RAdam": "['step', 'exp_avg', 'exp_avg_sq']"}
     assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
 
 

@@ -960,8 +960,58 @@ class NAdam(Optimizer):
             a += update
             p._version[0] += 1
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam)
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    @staticmethod
+    def _init(st: dict, p: Tensor) -> None:
+        st["step"] = _step_tensor()
+        _init_moments(st, p)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
+        state = self.state
+        for p in _stepped(self, group, self._init, foreach_same=False):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            grad = _weight_decay(a, grad, lr, wd, decoupled, t)
+            va = _moments(st, grad, beta1, beta2, t)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            update = st["exp_avg"]._a / t(bias_correction1)
+            # the length of the approximated simple moving average, and its limit
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            update *= t(lr)
+            if rho_t > 5.0:
+                denom = elementary.sqrt(va)
+                denom += t(eps)
+                # (bias_correction2 ** 0.5) / denom is PyTorch's Tensor.__rtruediv__: reciprocal, then a product
+                adaptive = np.reciprocal(denom)
+                adaptive *= t(bias_correction2 ** 0.5)
+                update *= adaptive
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                update *= t(rect)
+            a -= update                 # param.add_(update, alpha=-1.0): one rounding
+            p._version[0] += 1
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
            AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
-           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam"}
+           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam"}

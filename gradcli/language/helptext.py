@@ -73,6 +73,7 @@ _WHAT = {
     "Adagrad": "Adagrad: the gradient divided by the root of the sum of all past squared gradients.",
     "Adamax": "Adamax: Adam's running average of the gradient divided by a decaying maximum of its size.",
     "NAdam": "NAdam: Adam with Nesterov momentum (a momentum schedule set by momentum_decay).",
+    "RAdam": "RAdam: Adam whose adaptive step is rectified for its variance (plain momentum SGD in the first steps).",
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
