@@ -828,6 +828,18 @@ def _bump(*tensors: Tensor) -> None:
         t._version[0] += 1
 
 
+def _state_init(*names: str, **scalars: float):
+    """A state maker for _stepped: PyTorch's float32 `step` count, then each of `scalars` as a float32 0-d
+    tensor, then a tensor of zeros like the parameter for each of `names` (in PyTorch's order)."""
+    def init(st: dict, p: Tensor) -> None:
+        st["step"] = _step_tensor()
+        for name, value in scalars.items():
+            st[name] = Tensor(np.array(value, dtype=np.float32))
+        for name in names:
+            st[name] = Tensor(np.zeros_like(p._a))
+    return init
+
+
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
@@ -839,11 +851,7 @@ class Adamax(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _init(st: dict, p: Tensor) -> None:
-        st["step"] = _step_tensor()
-        st["exp_avg"] = Tensor(np.zeros_like(p._a))
-        st["exp_inf"] = Tensor(np.zeros_like(p._a))
+    _init = staticmethod(_state_init("exp_avg", "exp_inf"))
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
@@ -903,11 +911,6 @@ def _weight_decay(a: np.ndarray, grad: np.ndarray, lr: float, wd: float, decoupl
     return fma(a, t(_checked(wd, a.dtype)), grad)
 
 
-def _init_moments(st: dict, p: Tensor) -> None:
-    st["exp_avg"] = Tensor(np.zeros_like(p._a))
-    st["exp_avg_sq"] = Tensor(np.zeros_like(p._a))
-
-
 class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
@@ -922,11 +925,7 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _init(st: dict, p: Tensor) -> None:
-        st["step"] = _step_tensor()
-        st["mu_product"] = Tensor(np.array(1.0, dtype=np.float32))
-        _init_moments(st, p)
+    _init = staticmethod(_state_init("exp_avg", "exp_avg_sq", mu_product=1.0))
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
@@ -973,10 +972,7 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _init(st: dict, p: Tensor) -> None:
-        st["step"] = _step_tensor()
-        _init_moments(st, p)
+    _init = staticmethod(_state_init("exp_avg", "exp_avg_sq"))
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
@@ -1010,8 +1006,51 @@ class RAdam(Optimizer):
             a -= update                 # param.add_(update, alpha=-1.0): one rounding
             p._version[0] += 1
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam)
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
+                        foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    _init = staticmethod(_state_init("square_avg", "acc_delta"))
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        rho, maximize = _scalar(group["rho"]), group["maximize"]
+        state = self.state
+        # (PyTorch checks capturable before its loop, against devices without XLA)
+        for p in _stepped(self, group, self._init, devices=_CAPTURABLE_DEVICES.replace(", 'xla'", "")):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            _count_step(st)
+            grad = _grad_of(p, maximize)
+            if wd != 0:
+                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+            sq, acc = st["square_avg"], st["acc_delta"]
+            s = sq._a
+            s *= t(rho)
+            fma(t(1 - rho) * grad, grad, s, s)
+            std = elementary.sqrt(s + t(eps))
+            delta = elementary.sqrt(acc._a + t(eps))
+            delta /= std
+            delta *= grad
+            d = acc._a
+            d *= t(rho)
+            fma(t(1 - rho) * delta, delta, d, d)
+            _bump(sq, acc)
+            fma(delta, t(_checked(-lr, a.dtype)), a, a)
+            p._version[0] += 1
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
            AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
-           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam"}
+           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam",
+           Adadelta: "torch.optim.adadelta"}
