@@ -80,6 +80,11 @@ STATE_BIT_CASES = {
     "adadelta_wd_maximize": ("torch.optim.Adadelta(params, lr=2.0, rho=0.8, eps=1e-4, weight_decay=0.1, "
                              "maximize=True)", "float32"),
     "adadelta_wd_f64": ("torch.optim.Adadelta(params, lr=1.5, rho=0.95, weight_decay=0.05)", "float64"),
+    "rprop": ("torch.optim.Rprop(params)", "float32"),
+    "rprop_f64": ("torch.optim.Rprop(params, lr=0.05)", "float64"),
+    "rprop_maximize": ("torch.optim.Rprop(params, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 1), maximize=True, "
+                       "foreach=True)", "float32"),
+    "rprop_f64_bounds": ("torch.optim.Rprop(params, lr=0.2, etas=(0.25, 2.0), step_sizes=(0.01, 0.5))", "float64"),
 }
 
 
@@ -405,7 +410,7 @@ def test_foreach_is_accepted_and_takes_the_same_arithmetic():
     assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
 
 
-@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta"])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop"])
 def test_capturable_fails_at_the_first_step_after_making_the_state(name):
     # PyTorch's CPU loop refuses capturable=True once _init_group has made the state of each parameter
     # with a gradient (tests/engine_cases/optim_more.txt has the messages)
@@ -420,7 +425,8 @@ def test_capturable_fails_at_the_first_step_after_making_the_state(name):
         "except AssertionError:\n"
         "    print(len(o.state), list(o.state[w]), w)\n")
     keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']",
-            "RAdam": "['step', 'exp_avg', 'exp_avg_sq']", "Adadelta": "['step', 'square_avg', 'acc_delta']"}
+            "RAdam": "['step', 'exp_avg', 'exp_avg_sq']", "Adadelta": "['step', 'square_avg', 'acc_delta']",
+            "Rprop": "['step', 'prev', 'step_size']"}
     assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
 
 

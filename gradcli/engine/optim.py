@@ -1048,9 +1048,61 @@ class Adadelta(Optimizer):
             fma(delta, t(_checked(-lr, a.dtype)), a, a)
             p._version[0] += 1
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta)
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    """Tensor.sign() of a float array: 1, -1 or 0, and 0 for NaN (numpy's sign keeps NaN)."""
+    return np.greater(x, 0).astype(x.dtype) - np.less(x, 0)
+
+
+class Rprop(Optimizer):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    _init_zeros = staticmethod(_state_init("prev"))
+
+    def _update(self, group: dict) -> None:
+        lr, maximize = _scalar(group["lr"]), group["maximize"]
+        etaminus, etaplus = (_scalar(e) for e in group["etas"])
+        size_min, size_max = (_scalar(v) for v in group["step_sizes"])
+
+        def init(st: dict, p: Tensor) -> None:
+            self._init_zeros(st, p)
+            g = p.grad._a              # torch.full_like(grad, lr)
+            st["step_size"] = Tensor(np.full_like(g, checked_scalar(lr, g.dtype)))
+
+        state = self.state
+        for p in _stepped(self, group, init):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            _count_step(st)
+            prev, step_size = st["prev"], st["step_size"]
+            # the sign of grad * prev, then etaplus where positive, etaminus where negative, 1 where 0, in turn
+            sign = _sign(grad * prev._a)
+            c = sign.dtype.type
+            sign[sign > 0] = c(_checked(etaplus, sign.dtype))
+            sign[sign < 0] = c(_checked(etaminus, sign.dtype))
+            sign[sign == 0] = 1
+            ss = step_size._a
+            ss *= sign
+            s_min, s_max = _checked(size_min, ss.dtype), _checked(size_max, ss.dtype)
+            np.minimum(np.maximum(ss, ss.dtype.type(s_min)), ss.dtype.type(s_max), out=ss)   # clamp_ (NaN kept)
+            grad = grad.copy()
+            grad[sign == c(etaminus)] = 0            # no step where the gradient changed sign
+            fma(-_sign(grad), ss, a, a)              # param.addcmul_(grad.sign(), step_size, value=-1)
+            prev._a[...] = grad
+            _bump(prev, step_size)
+            p._version[0] += 1
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
            AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
            Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam",
-           Adadelta: "torch.optim.adadelta"}
+           Adadelta: "torch.optim.adadelta", Rprop: "torch.optim.rprop"}

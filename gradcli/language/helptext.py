@@ -75,6 +75,7 @@ _WHAT = {
     "NAdam": "NAdam: Adam with Nesterov momentum (a momentum schedule set by momentum_decay).",
     "RAdam": "RAdam: Adam whose adaptive step is rectified for its variance (plain momentum SGD in the first steps).",
     "Adadelta": "Adadelta: steps scaled by the ratio of running roots of past squared updates and squared gradients.",
+    "Rprop": "Rprop: a step size per element, grown while the gradient keeps its sign and shrunk when it flips.",
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
