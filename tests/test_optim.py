@@ -85,6 +85,11 @@ STATE_BIT_CASES = {
     "rprop_maximize": ("torch.optim.Rprop(params, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 1), maximize=True, "
                        "foreach=True)", "float32"),
     "rprop_f64_bounds": ("torch.optim.Rprop(params, lr=0.2, etas=(0.25, 2.0), step_sizes=(0.01, 0.5))", "float64"),
+    "asgd": ("torch.optim.ASGD(params, lr=0.01, t0=10)", "float32"),
+    "asgd_f64": ("torch.optim.ASGD(params, lr=0.01, t0=10)", "float64"),
+    "asgd_wd_maximize": ("torch.optim.ASGD(params, lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1, "
+                         "maximize=True)", "float32"),
+    "asgd_defaults_f64": ("torch.optim.ASGD(params, weight_decay=0.01)", "float64"),
 }
 
 
@@ -399,6 +404,8 @@ def test_a_closure_runs_as_the_scripts_own_function():
      "NotImplementedError: gradcli does not implement torch.optim.NAdam(foreach=True)"),
     ("o = torch.optim.RAdam([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True)"),
+    ("o = torch.optim.ASGD([w], foreach=True)\nw.sum().backward()\no.step()",
+     "NotImplementedError: gradcli does not implement torch.optim.ASGD(foreach=True)"),
 ])
 def test_what_is_not_implemented_says_so(call, expected):
     assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
@@ -410,7 +417,7 @@ def test_foreach_is_accepted_and_takes_the_same_arithmetic():
     assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
 
 
-@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop"])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"])
 def test_capturable_fails_at_the_first_step_after_making_the_state(name):
     # PyTorch's CPU loop refuses capturable=True once _init_group has made the state of each parameter
     # with a gradient (tests/engine_cases/optim_more.txt has the messages)
@@ -426,7 +433,7 @@ def test_capturable_fails_at_the_first_step_after_making_the_state(name):
         "    print(len(o.state), list(o.state[w]), w)\n")
     keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']",
             "RAdam": "['step', 'exp_avg', 'exp_avg_sq']", "Adadelta": "['step', 'square_avg', 'acc_delta']",
-            "Rprop": "['step', 'prev', 'step_size']"}
+            "Rprop": "['step', 'prev', 'step_size']", "ASGD": "['step', 'eta', 'mu', 'ax']"}
     assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
 
 

@@ -1100,9 +1100,61 @@ class Rprop(Optimizer):
             _bump(prev, step_size)
             p._version[0] += 1
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop)
+
+def _store_0d(t: Tensor, value) -> None:
+    """t.copy_(torch.as_tensor(value)) for a 0-d state tensor and a Python number: as_tensor makes a float32
+    (complex64 for a complex, whose copy into a real tensor keeps the real part, with PyTorch's warning)."""
+    if value.__class__ is complex:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "Casting complex values to real discards the imaginary part")
+        value = value.real
+    t._a[...] = np.float32(value)
+    t._version[0] += 1
+
+
+class ASGD(Optimizer):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+                 differentiable=False, capturable=False):
+        _check_lr(lr)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, maximize = _scalar(group["lr"]), _scalar(group["weight_decay"]), group["maximize"]
+        lambd, alpha, t0 = _scalar(group["lambd"]), _scalar(group["alpha"]), _scalar(group["t0"])
+        state = self.state
+        params = _stepped(self, group, _state_init("ax", eta=lr, mu=1.0), "params, mus, etas, and state_steps",
+                          foreach_same=False)
+        for p in params:
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            eta, mu, ax = st["eta"], st["mu"], st["ax"]
+            step = _count_step(st)
+            if wd != 0:
+                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+            eta_value = float(eta._a)
+            a *= t(1 - lambd * eta_value)                       # the decay term
+            fma(grad, t(_checked(-eta_value, a.dtype)), a, a)   # the update
+            p._version[0] += 1
+            # averaging
+            x = ax._a
+            if float(mu._a) != 1:
+                diff = a - x
+                diff *= mu._a
+                x += diff
+            else:
+                x[...] = a
+            ax._version[0] += 1
+            _store_0d(eta, lr / ((1 + lambd * lr * step) ** alpha))
+            _store_0d(mu, 1 / max(1, step - t0))
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
            AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
            Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam",
-           Adadelta: "torch.optim.adadelta", Rprop: "torch.optim.rprop"}
+           Adadelta: "torch.optim.adadelta", Rprop: "torch.optim.rprop", ASGD: "torch.optim.asgd"}

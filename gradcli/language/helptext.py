@@ -76,6 +76,7 @@ _WHAT = {
     "RAdam": "RAdam: Adam whose adaptive step is rectified for its variance (plain momentum SGD in the first steps).",
     "Adadelta": "Adadelta: steps scaled by the ratio of running roots of past squared updates and squared gradients.",
     "Rprop": "Rprop: a step size per element, grown while the gradient keeps its sign and shrunk when it flips.",
+    "ASGD": "Averaged SGD: SGD with a decaying rate, keeping a running average of the parameters (state 'ax').",
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
