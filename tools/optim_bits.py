@@ -35,9 +35,9 @@ from test_optim import BIT_CASES, STATE_BIT_CASES, bit_script, last_step, state_
 
 _SQRT_FREE = ("torch.optim.SGD", "torch.optim.Adamax", "torch.optim.Rprop", "torch.optim.ASGD")
 _CORRECT_SQRT = """import numpy as _np, torch as _torch
-_torch.Tensor.sqrt = lambda self: _torch.from_numpy(_np.sqrt(self.detach().numpy()))
+_torch.Tensor.sqrt = lambda self: _torch.from_numpy(_np.asarray(_np.sqrt(self.detach().numpy())))
 def _sqrt_(self):
-    self.copy_(_torch.from_numpy(_np.sqrt(self.detach().numpy())))
+    self.copy_(_torch.from_numpy(_np.asarray(_np.sqrt(self.detach().numpy()))))
     return self
 _torch.Tensor.sqrt_ = _sqrt_
 """

@@ -1050,8 +1050,9 @@ class Adadelta(Optimizer):
 
 
 def _sign(x: np.ndarray) -> np.ndarray:
-    """Tensor.sign() of a float array: 1, -1 or 0, and 0 for NaN (numpy's sign keeps NaN)."""
-    return np.greater(x, 0).astype(x.dtype) - np.less(x, 0)
+    """Tensor.sign() of a float array: 1, -1 or 0, and 0 for NaN (numpy's sign keeps NaN); an array also
+    for a 0-d one (where numpy's operators give scalars)."""
+    return np.asarray(np.greater(x, 0).astype(x.dtype) - np.less(x, 0))
 
 
 class Rprop(Optimizer):
@@ -1093,7 +1094,7 @@ class Rprop(Optimizer):
             ss *= sign
             s_min, s_max = _checked(size_min, ss.dtype), _checked(size_max, ss.dtype)
             np.minimum(np.maximum(ss, ss.dtype.type(s_min)), ss.dtype.type(s_max), out=ss)   # clamp_ (NaN kept)
-            grad = grad.copy()
+            grad = np.array(grad)                    # a copy (an array also when 0-d)
             grad[sign == c(etaminus)] = 0            # no step where the gradient changed sign
             fma(-_sign(grad), ss, a, a)              # param.addcmul_(grad.sign(), step_size, value=-1)
             prev._a[...] = grad
