@@ -9,6 +9,7 @@ import numpy as np
 
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
+from gradcli.engine.ops import arith
 from gradcli.engine.recording import checked_scalar, number_operand, scalar_param
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -828,6 +829,22 @@ def _bump(*tensors: Tensor) -> None:
         t._version[0] += 1
 
 
+def _lr_type(group: dict):
+    """The numpy scalar type PyTorch's arithmetic with a tensor lr runs in (its float dtype, float32 for an
+    integer one: `lr / bias_correction` is then a 0-d tensor's quotient, rounded in that type), or None
+    for a Python number (Python's float arithmetic)."""
+    lr = group["lr"]
+    if lr.__class__ is not Tensor:
+        return None
+    dt = lr._a.dtype
+    return dt.type if dt.kind == "f" else np.float32
+
+
+def _decay(lr: float, wd: float, k) -> float:
+    """1 - lr * weight_decay, decoupled weight decay's factor: Python floats, or a tensor lr's type `k`."""
+    return 1 - lr * wd if k is None else float(k(1) - k(lr) * k(wd))
+
+
 def _state_init(*names: str, **scalars: float):
     """A state maker for _stepped: PyTorch's float32 `step` count, then each of `scalars` as a float32 0-d
     tensor, then a tensor of zeros like the parameter for each of `names` (in PyTorch's order)."""
@@ -856,7 +873,7 @@ class Adamax(Optimizer):
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
-        maximize = group["maximize"]
+        maximize, k = group["maximize"], _lr_type(group)
         state = self.state
         for p in _stepped(self, group, self._init):
             a = p._a
@@ -872,7 +889,8 @@ class Adamax(Optimizer):
             ua *= t(beta2)                                  # torch.maximum(exp_inf.mul_(beta2), |grad| + eps)
             np.maximum(ua, np.abs(grad) + t(eps), out=ua)   # (NaN wins, as in PyTorch)
             _bump(m, u)
-            clr = lr / (1 - beta1 ** step)
+            bias_correction = 1 - beta1 ** step
+            clr = lr / bias_correction if k is None else float(k(lr) / k(bias_correction))
             update = t(_checked(-clr, a.dtype)) * m._a      # param.addcdiv_(exp_avg, exp_inf, value=-clr)
             update /= ua
             a += update
@@ -900,13 +918,13 @@ def _moments(st: dict, grad: np.ndarray, beta1: float, beta2: float, t) -> np.nd
     return va
 
 
-def _weight_decay(a: np.ndarray, grad: np.ndarray, lr: float, wd: float, decoupled: bool, t) -> np.ndarray:
-    """The gradient after weight decay: param.mul_(1 - lr * weight_decay) (decoupled), else
+def _weight_decay(a: np.ndarray, grad: np.ndarray, decay: float, wd: float, decoupled: bool, t) -> np.ndarray:
+    """The gradient after weight decay: param.mul_(decay) (decoupled: _decay's factor), else
     grad.add(param, alpha=weight_decay)."""
     if wd == 0:
         return grad
     if decoupled:
-        a *= t(1 - lr * wd)
+        a *= t(decay)
         return grad
     return fma(a, t(_checked(wd, a.dtype)), grad)
 
@@ -931,7 +949,8 @@ class NAdam(Optimizer):
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         momentum_decay, maximize = _scalar(group["momentum_decay"]), group["maximize"]
-        decoupled = group["decoupled_weight_decay"]
+        decoupled, k = group["decoupled_weight_decay"], _lr_type(group)
+        decay = _decay(lr, wd, k)
         state = self.state
         params = _stepped(self, group, self._init, "params, mu_products and state_steps", foreach_same=False)
         for p in params:
@@ -941,7 +960,7 @@ class NAdam(Optimizer):
             grad = _grad_of(p, maximize)
             step = _count_step(st)
             bias_correction2 = 1 - beta2 ** step
-            grad = _weight_decay(a, grad, lr, wd, decoupled, t)
+            grad = _weight_decay(a, grad, decay, wd, decoupled, t)
             # the momentum cache mu_t and mu_{t+1}, in Python floats; their product so far in a 0-d tensor
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
@@ -951,10 +970,16 @@ class NAdam(Optimizer):
             mu_product_next = mu_product * mu_next
             denom += t(eps)
             # two addcdiv_: the gradient's share, then the running average's
-            update = t(_checked(-lr * (1.0 - mu) / (1.0 - mu_product), a.dtype)) * grad
+            if k is None:
+                value1 = -lr * (1.0 - mu) / (1.0 - mu_product)
+                value2 = (-lr * mu_next) / (1.0 - mu_product_next)
+            else:
+                value1 = float(-k(lr) * k(1.0 - mu) / k(1.0 - mu_product))
+                value2 = float(-k(lr) * k(mu_next) / k(1.0 - mu_product_next))
+            update = t(_checked(value1, a.dtype)) * grad
             update /= denom
             a += update
-            update = t(_checked((-lr * mu_next) / (1.0 - mu_product_next), a.dtype)) * st["exp_avg"]._a
+            update = t(_checked(value2, a.dtype)) * st["exp_avg"]._a
             update /= denom
             a += update
             p._version[0] += 1
@@ -978,6 +1003,7 @@ class RAdam(Optimizer):
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
+        decay = _decay(lr, wd, _lr_type(group))
         state = self.state
         for p in _stepped(self, group, self._init, foreach_same=False):
             a = p._a
@@ -985,7 +1011,7 @@ class RAdam(Optimizer):
             st = state[p]
             grad = _grad_of(p, maximize)
             step = _count_step(st)
-            grad = _weight_decay(a, grad, lr, wd, decoupled, t)
+            grad = _weight_decay(a, grad, decay, wd, decoupled, t)
             va = _moments(st, grad, beta1, beta2, t)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
@@ -1103,13 +1129,14 @@ class Rprop(Optimizer):
 
 
 def _store_0d(t: Tensor, value) -> None:
-    """t.copy_(torch.as_tensor(value)) for a 0-d state tensor and a Python number: as_tensor makes a float32
-    (complex64 for a complex, whose copy into a real tensor keeps the real part, with PyTorch's warning)."""
+    """t.copy_(torch.as_tensor(value)) for a 0-d state tensor: as_tensor makes a float32 of a Python number
+    (complex64 of a complex, whose copy into a real tensor keeps the real part, with PyTorch's warning) and
+    keeps a tensor's value (here a numpy value) in its dtype."""
     if value.__class__ is complex:
         if STATE.warn is not None:
             STATE.warn("UserWarning", "Casting complex values to real discards the imaginary part")
         value = value.real
-    t._a[...] = np.float32(value)
+    t._a[...] = np.float32(value) if value.__class__ in (float, int) else value
     t._version[0] += 1
 
 
@@ -1125,6 +1152,7 @@ class ASGD(Optimizer):
     def _update(self, group: dict) -> None:
         lr, wd, maximize = _scalar(group["lr"]), _scalar(group["weight_decay"]), group["maximize"]
         lambd, alpha, t0 = _scalar(group["lambd"]), _scalar(group["alpha"]), _scalar(group["t0"])
+        k = _lr_type(group)
         state = self.state
         params = _stepped(self, group, _state_init("ax", eta=lr, mu=1.0), "params, mus, etas, and state_steps",
                           foreach_same=False)
@@ -1150,7 +1178,10 @@ class ASGD(Optimizer):
             else:
                 x[...] = a
             ax._version[0] += 1
-            _store_0d(eta, lr / ((1 + lambd * lr * step) ** alpha))
+            if k is None:
+                _store_0d(eta, lr / ((1 + lambd * lr * step) ** alpha))
+            else:                       # in 0-d tensors of the lr's dtype, torch.pow's scalar loop included
+                _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
             _store_0d(mu, 1 / max(1, step - t0))
 
 OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)
