@@ -415,6 +415,8 @@ def test_a_closure_runs_as_the_scripts_own_function():
      "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True)"),
     ("o = torch.optim.ASGD([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.ASGD(foreach=True)"),
+    ("torch.optim.Rprop([w], differentiable=True)",
+     "NotImplementedError: gradcli does not implement torch.optim.Rprop(differentiable=True)"),
 ])
 def test_what_is_not_implemented_says_so(call, expected):
     assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
@@ -444,6 +446,17 @@ def test_capturable_fails_at_the_first_step_after_making_the_state(name):
             "RAdam": "['step', 'exp_avg', 'exp_avg_sq']", "Adadelta": "['step', 'square_avg', 'acc_delta']",
             "Rprop": "['step', 'prev', 'step_size']", "ASGD": "['step', 'eta', 'mu', 'ax']"}
     assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
+
+
+def test_foreach_without_gradients_steps_as_pytorch_does():
+    # PyTorch's foreach loop returns at once when no parameter has a gradient: nothing to refuse then
+    out = gradcli_output(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "o = torch.optim.NAdam([w], foreach=True)\n"
+        "o.step()\n"
+        "print(w, len(o.state))\n")
+    assert out == "tensor([1., 1.], requires_grad=True) 0\n"
 
 
 def test_bad_hyperparameters_in_a_group_fail_as_python_does():

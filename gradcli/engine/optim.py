@@ -799,14 +799,14 @@ def _stepped(opt: Optimizer, group: dict, init, tensors: str = "params and state
     as PyTorch's `_init_group` gathers them; then what its loop refuses on a CPU: capturable=True (its
     AssertionError, the new state kept) and, where PyTorch's foreach loop rounds differently from its
     single-tensor one (`foreach_same` false), foreach=True, which gradcli does not follow."""
-    if group["foreach"] and not foreach_same:
-        raise NotImplementedError(f"gradcli does not implement torch.optim.{type(opt).__name__}(foreach=True)")
     params = [p for p in group["params"] if p.grad is not None]
     state = opt.state
     for p in params:
         st = state[p]
         if not st:
             init(st, p)
+    if params and group["foreach"] and not foreach_same:
+        raise NotImplementedError(f"gradcli does not implement torch.optim.{type(opt).__name__}(foreach=True)")
     if params and group["capturable"]:
         raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
     return params
