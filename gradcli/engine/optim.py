@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from gradcli.engine import elementary
-from gradcli.engine.fma import fma, sum_rounded
+from gradcli.engine.fma import by_loop, fma, sum_rounded
 from gradcli.engine.ops import arith
 from gradcli.engine.recording import checked_scalar, number_operand, scalar_param
 from gradcli.engine.state import STATE
@@ -399,9 +399,15 @@ def _half_scale(b: np.ndarray, factor) -> None:
 
 
 def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
-    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there: alpha
-    as a float16, each operation in Half's arithmetic (rounded to float16 after the product and the sum)."""
-    return x * _F16.type(alpha) + z
+    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there, alpha
+    as a float16: its vector body in float (the product exact, the sum rounded once to float16), its
+    scalar tail (and a strided operand) in Half's arithmetic (rounded after the product and the sum)."""
+    a16 = _F16.type(alpha)
+    in_half = x * a16 + z
+    if in_half.ndim == 0 or in_half.size < 64 // _F16.itemsize:
+        return in_half                  # all of it scalar tail
+    in_float = (x.astype(_F32) * _F32.type(a16) + z.astype(_F32)).astype(_F16)
+    return by_loop(in_float, in_half, x, z)
 
 
 class Adam(Optimizer):
