@@ -99,6 +99,15 @@ STATE_BIT_CASES = {
     "asgd_tensor_lr": ("torch.optim.ASGD(params, lr=torch.tensor(0.05), lambd=0.01, t0=5)", "float32"),
     "asgd_tensor_lr_f64": ("torch.optim.ASGD(params, lr=torch.tensor(0.05, dtype=torch.float64), lambd=0.1, "
                            "alpha=0.6, t0=5)", "float64"),
+    # float16: PyTorch's Half kernels (in float, rounded once; add with an alpha by vector body and tail)
+    "adamax_f16": ("torch.optim.Adamax(params, lr=0.01, weight_decay=0.01)", "float16"),
+    "nadam_f16": ("torch.optim.NAdam(params, lr=0.01, weight_decay=0.01)", "float16"),
+    "nadam_decoupled_f16": ("torch.optim.NAdam(params, lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)",
+                            "float16"),
+    "radam_f16": ("torch.optim.RAdam(params, lr=0.02, betas=(0.5, 0.6), weight_decay=0.01)", "float16"),
+    "adadelta_f16": ("torch.optim.Adadelta(params, weight_decay=0.01, maximize=True)", "float16"),
+    "rprop_f16": ("torch.optim.Rprop(params, lr=0.02)", "float16"),
+    "asgd_f16": ("torch.optim.ASGD(params, lr=0.02, t0=3, weight_decay=0.01)", "float16"),
 }
 
 

@@ -16,7 +16,12 @@ from gradcli.engine.tensor import Tensor
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
-    multiply-add from the nearer end."""
+    multiply-add from the nearer end (float16: in float, rounded once)."""
+    if start.dtype == _F16:
+        s32 = start.astype(_F32)
+        _lerp_(s32, end.astype(_F32), weight)
+        start[...] = s32
+        return
     w = start.dtype.type(weight)
     diff = end - start
     if abs(w) < 0.5:
@@ -408,6 +413,60 @@ def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
         return in_half                  # all of it scalar tail
     in_float = (x.astype(_F32) * _F32.type(a16) + z.astype(_F32)).astype(_F16)
     return by_loop(in_float, in_half, x, z)
+
+
+# The kernels of the later optimisers (Adamax to ASGD) for a parameter of any float dtype: for float16,
+# PyTorch's Half kernels compute in float and round to float16 once (lerp_, addcmul_ fused; mul_ and div by
+# a scalar with the scalar a float), except add with an alpha (_half_axpy) and add of a scalar (the scalar a
+# float16, numpy's float16 arithmetic as it is); elsewhere the parameter's own type, fused where PyTorch fuses.
+
+def _axpy(z: np.ndarray, x: np.ndarray, alpha, out: np.ndarray | None = None) -> np.ndarray:
+    """z.add(x, alpha=alpha), into `out` if given (z itself for add_), alpha converted as PyTorch checks it."""
+    alpha = _checked(alpha, z.dtype)
+    if z.dtype != _F16:
+        return fma(x, z.dtype.type(alpha), z, out)
+    r = _half_axpy(x, alpha, z)
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def _scale_(x: np.ndarray, factor) -> None:
+    """x.mul_(factor) for a Python number (x an array, 0-d ones included: not a numpy scalar)."""
+    if x.dtype == _F16:
+        _half_scale(x, factor)
+    else:
+        x *= x.dtype.type(factor)
+
+
+def _over(x: np.ndarray, divisor) -> np.ndarray:
+    """x.div(divisor) for a Python number (a division, not a product by the reciprocal)."""
+    if x.dtype == _F16:
+        return (x.astype(_F32) / _F32.type(divisor)).astype(_F16)
+    return x / x.dtype.type(divisor)
+
+
+def _addcmul_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
+    """x.addcmul_(t1, t2, value=value): fma(value * t1, t2, x)."""
+    if x.dtype == _F16:
+        x[...] = fma(_F32.type(value) * t1.astype(_F32), t2.astype(_F32), x.astype(_F32)).astype(_F16)
+    else:
+        fma(x.dtype.type(value) * t1, t2, x, x)
+
+
+def _addcdiv_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
+    """x.addcdiv_(t1, t2, value=value): x + (value * t1) / t2, each operation rounded; value converted as
+    PyTorch checks it."""
+    value = _checked(value, x.dtype)
+    if x.dtype == _F16:
+        u = _F32.type(value) * t1.astype(_F32)
+        u /= t2.astype(_F32)
+        x[...] = (x.astype(_F32) + u).astype(_F16)
+    else:
+        u = x.dtype.type(value) * t1
+        u /= t2
+        x += u                          # self + value*t1/t2: the addition commutes
 
 
 class Adam(Optimizer):
@@ -888,18 +947,16 @@ class Adamax(Optimizer):
             grad = _grad_of(p, maximize)
             step = _count_step(st)
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             m, u = st["exp_avg"], st["exp_inf"]
             _lerp_(m._a, grad, 1 - beta1)
             ua = u._a
-            ua *= t(beta2)                                  # torch.maximum(exp_inf.mul_(beta2), |grad| + eps)
+            _scale_(ua, beta2)                              # torch.maximum(exp_inf.mul_(beta2), |grad| + eps)
             np.maximum(ua, np.abs(grad) + t(eps), out=ua)   # (NaN wins, as in PyTorch)
             _bump(m, u)
             bias_correction = 1 - beta1 ** step
             clr = lr / bias_correction if k is None else float(k(lr) / k(bias_correction))
-            update = t(_checked(-clr, a.dtype)) * m._a      # param.addcdiv_(exp_avg, exp_inf, value=-clr)
-            update /= ua
-            a += update
+            _addcdiv_(a, m._a, ua, -clr)
             p._version[0] += 1
 
 
@@ -912,27 +969,27 @@ def _scale_0d(t: Tensor, factor: float) -> float:
     return float(a)
 
 
-def _moments(st: dict, grad: np.ndarray, beta1: float, beta2: float, t) -> np.ndarray:
+def _moments(st: dict, grad: np.ndarray, beta1: float, beta2: float) -> np.ndarray:
     """Adam's running averages, in place: exp_avg.lerp_(grad, 1 - beta1) and
     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2); the new exp_avg_sq."""
     m, v = st["exp_avg"], st["exp_avg_sq"]
     _lerp_(m._a, grad, 1 - beta1)
     va = v._a
-    va *= t(beta2)
-    fma(t(1 - beta2) * grad, grad, va, va)
+    _scale_(va, beta2)
+    _addcmul_(va, grad, grad, 1 - beta2)
     _bump(m, v)
     return va
 
 
-def _weight_decay(a: np.ndarray, grad: np.ndarray, decay: float, wd: float, decoupled: bool, t) -> np.ndarray:
+def _weight_decay(a: np.ndarray, grad: np.ndarray, decay: float, wd: float, decoupled: bool) -> np.ndarray:
     """The gradient after weight decay: param.mul_(decay) (decoupled: _decay's factor), else
     grad.add(param, alpha=weight_decay)."""
     if wd == 0:
         return grad
     if decoupled:
-        a *= t(decay)
+        _scale_(a, decay)
         return grad
-    return fma(a, t(_checked(wd, a.dtype)), grad)
+    return _axpy(grad, a, wd)
 
 
 class NAdam(Optimizer):
@@ -966,13 +1023,13 @@ class NAdam(Optimizer):
             grad = _grad_of(p, maximize)
             step = _count_step(st)
             bias_correction2 = 1 - beta2 ** step
-            grad = _weight_decay(a, grad, decay, wd, decoupled, t)
+            grad = _weight_decay(a, grad, decay, wd, decoupled)
             # the momentum cache mu_t and mu_{t+1}, in Python floats; their product so far in a 0-d tensor
             mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mu_product = _scale_0d(st["mu_product"], mu)
-            va = _moments(st, grad, beta1, beta2, t)
-            denom = elementary.sqrt(va / t(bias_correction2))
+            va = _moments(st, grad, beta1, beta2)
+            denom = elementary.sqrt(_over(va, bias_correction2))
             mu_product_next = mu_product * mu_next
             denom += t(eps)
             # two addcdiv_: the gradient's share, then the running average's
@@ -982,12 +1039,8 @@ class NAdam(Optimizer):
             else:
                 value1 = float(-k(lr) * k(1.0 - mu) / k(1.0 - mu_product))
                 value2 = float(-k(lr) * k(mu_next) / k(1.0 - mu_product_next))
-            update = t(_checked(value1, a.dtype)) * grad
-            update /= denom
-            a += update
-            update = t(_checked(value2, a.dtype)) * st["exp_avg"]._a
-            update /= denom
-            a += update
+            _addcdiv_(a, grad, denom, value1)
+            _addcdiv_(a, st["exp_avg"]._a, denom, value2)
             p._version[0] += 1
 
 
@@ -1017,24 +1070,24 @@ class RAdam(Optimizer):
             st = state[p]
             grad = _grad_of(p, maximize)
             step = _count_step(st)
-            grad = _weight_decay(a, grad, decay, wd, decoupled, t)
-            va = _moments(st, grad, beta1, beta2, t)
+            grad = _weight_decay(a, grad, decay, wd, decoupled)
+            va = _moments(st, grad, beta1, beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
-            update = st["exp_avg"]._a / t(bias_correction1)
+            update = np.asarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
             # the length of the approximated simple moving average, and its limit
             rho_inf = 2 / (1 - beta2) - 1
             rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-            update *= t(lr)
+            _scale_(update, lr)
             if rho_t > 5.0:
                 denom = elementary.sqrt(va)
                 denom += t(eps)
                 # (bias_correction2 ** 0.5) / denom is PyTorch's Tensor.__rtruediv__: reciprocal, then a product
-                adaptive = np.reciprocal(denom)
-                adaptive *= t(bias_correction2 ** 0.5)
+                adaptive = np.asarray(np.reciprocal(denom))
+                _scale_(adaptive, bias_correction2 ** 0.5)
                 update *= adaptive
                 rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                update *= t(rect)
+                _scale_(update, rect)
             a -= update                 # param.add_(update, alpha=-1.0): one rounding
             p._version[0] += 1
 
@@ -1064,20 +1117,20 @@ class Adadelta(Optimizer):
             _count_step(st)
             grad = _grad_of(p, maximize)
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             sq, acc = st["square_avg"], st["acc_delta"]
             s = sq._a
-            s *= t(rho)
-            fma(t(1 - rho) * grad, grad, s, s)
+            _scale_(s, rho)
+            _addcmul_(s, grad, grad, 1 - rho)
             std = elementary.sqrt(s + t(eps))
             delta = elementary.sqrt(acc._a + t(eps))
             delta /= std
             delta *= grad
             d = acc._a
-            d *= t(rho)
-            fma(t(1 - rho) * delta, delta, d, d)
+            _scale_(d, rho)
+            _addcmul_(d, delta, delta, 1 - rho)
             _bump(sq, acc)
-            fma(delta, t(_checked(-lr, a.dtype)), a, a)
+            _axpy(a, delta, -lr, a)
             p._version[0] += 1
 
 
@@ -1170,16 +1223,16 @@ class ASGD(Optimizer):
             eta, mu, ax = st["eta"], st["mu"], st["ax"]
             step = _count_step(st)
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             eta_value = float(eta._a)
-            a *= t(1 - lambd * eta_value)                       # the decay term
-            fma(grad, t(_checked(-eta_value, a.dtype)), a, a)   # the update
+            _scale_(a, 1 - lambd * eta_value)       # the decay term
+            _axpy(a, grad, -eta_value, a)           # the update
             p._version[0] += 1
             # averaging
             x = ax._a
             if float(mu._a) != 1:
-                diff = a - x
-                diff *= mu._a
+                diff = np.asarray(a - x)
+                _scale_(diff, float(mu._a))         # (a 0-d tensor: PyTorch's kernel takes its value as a scalar)
                 x += diff
             else:
                 x[...] = a
