@@ -53,7 +53,8 @@ def bit_script(ctor: str) -> str:
     )
 
 
-# The optimisers added later, each in float32 and float64: (constructor, dtype), traced with their state
+# The optimisers added later, each in float32, float64 and float16, and the earlier ones in float16:
+# (constructor, dtype), traced with their state
 STATE_BIT_CASES = {
     "adamax": ("torch.optim.Adamax(params, lr=0.01)", "float32"),
     "adamax_f64": ("torch.optim.Adamax(params, lr=0.01)", "float64"),
@@ -108,6 +109,11 @@ STATE_BIT_CASES = {
     "adadelta_f16": ("torch.optim.Adadelta(params, weight_decay=0.01, maximize=True)", "float16"),
     "rprop_f16": ("torch.optim.Rprop(params, lr=0.02)", "float16"),
     "asgd_f16": ("torch.optim.ASGD(params, lr=0.02, t0=3, weight_decay=0.01)", "float16"),
+    "adam_f16": ("torch.optim.Adam(params, lr=0.01, weight_decay=0.01)", "float16"),
+    "adamw_amsgrad_f16": ("torch.optim.AdamW(params, lr=0.01, amsgrad=True, maximize=True)", "float16"),
+    "rmsprop_centered_f16": ("torch.optim.RMSprop(params, lr=0.01, centered=True, momentum=0.5, weight_decay=0.01)",
+                             "float16"),
+    "adagrad_f16": ("torch.optim.Adagrad(params, lr=0.1, lr_decay=0.01, weight_decay=0.01)", "float16"),
 }
 
 

@@ -497,16 +497,10 @@ class Adam(Optimizer):
             self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
             return
         state = self.state
-        consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
             if p.grad is None:
                 continue
             a = p._a
-            t = a.dtype.type
-            k = consts.get(a.dtype)
-            if k is None:
-                k = consts[a.dtype] = (t(1 - lr * wd), t(wd), t(beta2), t(1 - beta2), t(eps))
-            c_decay, c_wd, c_beta2, c_one_minus_beta2, c_eps = k
             st = state[p]
             if not st:
                 st["step"] = _step_tensor()
@@ -516,19 +510,8 @@ class Adam(Optimizer):
                     st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             step = _count_step(st)
-            if wd != 0:
-                if decoupled:
-                    a *= c_decay
-                else:
-                    _checked(wd, a.dtype)
-                    grad = fma(a, c_wd, grad)
-            m, v = st["exp_avg"], st["exp_avg_sq"]
-            _lerp_(m._a, grad, 1 - beta1)
-            va = v._a
-            va *= c_beta2
-            fma(c_one_minus_beta2 * grad, grad, va, va)
-            m._version[0] += 1
-            v._version[0] += 1
+            grad = _weight_decay(a, grad, 1 - lr * wd, wd, decoupled)
+            va = _moments(st, grad, beta1, beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
             step_size = lr / bias_correction1
@@ -537,12 +520,9 @@ class Adam(Optimizer):
                 np.maximum(vmax._a, va, out=vmax._a)
                 vmax._version[0] += 1
                 va = vmax._a
-            denom = elementary.sqrt(va)
-            denom /= t(bias_correction2 ** 0.5)
-            denom += c_eps
-            update = t(_checked(-step_size, a.dtype)) * m._a
-            update /= denom
-            a += update                 # self + value*t1/t2: the addition commutes
+            denom = _over(elementary.sqrt(va), bias_correction2 ** 0.5)
+            denom += a.dtype.type(eps)
+            _addcdiv_(a, st["exp_avg"]._a, denom, -step_size)
             p._version[0] += 1
 
     def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
@@ -777,33 +757,31 @@ class RMSprop(Optimizer):
             grad = _grad_of(p, maximize)
             _count_step(st)
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             sq = st["square_avg"]
             s = sq._a
-            s *= t(alpha)
-            fma(t(1 - alpha) * grad, grad, s, s)
+            _scale_(s, alpha)
+            _addcmul_(s, grad, grad, 1 - alpha)
             sq._version[0] += 1
             if centered:
                 ga = st["grad_avg"]
                 _lerp_(ga._a, grad, 1 - alpha)
                 ga._version[0] += 1
-                avg = elementary.sqrt(fma(-ga._a, ga._a, s))
+                avg = s.copy()          # square_avg.addcmul(grad_avg, grad_avg, value=-1)
+                _addcmul_(avg, ga._a, ga._a, -1)
+                avg = elementary.sqrt(avg)
             else:
                 avg = elementary.sqrt(s)
             avg += t(eps)
             if momentum > 0:
                 buf = st["momentum_buffer"]
-                b = buf._a
-                b *= t(momentum)
-                b += grad / avg
+                _scale_(buf._a, momentum)
+                _addcdiv_(buf._a, grad, avg, 1)
                 buf._version[0] += 1
-                fma(b, t(_checked(-lr, a.dtype)), a, a)
-                p._version[0] += 1
+                _axpy(a, buf._a, -lr, a)
             else:
-                update = t(_checked(-lr, a.dtype)) * grad
-                update /= avg
-                a += update
-                p._version[0] += 1
+                _addcdiv_(a, grad, avg, -lr)
+            p._version[0] += 1
 
 
 class Adagrad(Optimizer):
@@ -823,9 +801,14 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                st = self.state[p]
-                st["step"] = _step_tensor()
-                st["sum"] = Tensor(np.full_like(p._a, _scalar(group["initial_accumulator_value"])))
+                self._init(self.state[p], p)
+
+    def _init(self, st: dict, p: Tensor) -> None:
+        """A parameter's state, made for each parameter at construction and on a step for one without state
+        (a param group added later), as PyTorch makes it: the sum starts at the constructor's
+        initial_accumulator_value, whatever a param group says."""
+        st["step"] = _step_tensor()
+        st["sum"] = Tensor(np.full_like(p._a, _scalar(self.defaults["initial_accumulator_value"])))
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
@@ -837,19 +820,19 @@ class Adagrad(Optimizer):
             a = p._a
             t = a.dtype.type
             st = state[p]
+            if not st:
+                self._init(st, p)
             step = _count_step(st)
             grad = _grad_of(p, maximize)
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             total = st["sum"]
-            fma(grad, grad, total._a, total._a)
+            _addcmul_(total._a, grad, grad, 1)
             total._version[0] += 1
             std = elementary.sqrt(total._a)
             std += t(eps)
-            update = t(_checked(-clr, a.dtype)) * grad
-            update /= std
-            a += update                 # self + value*t1/t2: the addition commutes
+            _addcdiv_(a, grad, std, -clr)
             p._version[0] += 1
 
 
