@@ -415,7 +415,7 @@ def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
     return by_loop(in_float, in_half, x, z)
 
 
-# The kernels of the later optimisers (Adamax to ASGD) for a parameter of any float dtype: for float16,
+# The optimisers' kernels (but SGD's and the _Flat group updates') for a parameter of any float dtype: for float16,
 # PyTorch's Half kernels compute in float and round to float16 once (lerp_, addcmul_ fused; mul_ and div by
 # a scalar with the scalar a float), except add with an alpha (_half_axpy) and add of a scalar (the scalar a
 # float16, numpy's float16 arithmetic as it is); elsewhere the parameter's own type, fused where PyTorch fuses.
@@ -836,7 +836,6 @@ class Adagrad(Optimizer):
             p._version[0] += 1
 
 
-
 # PyTorch's single-tensor loops check capturable=True against these device types (Adadelta's without XLA)
 _CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
 
@@ -1147,7 +1146,6 @@ class Rprop(Optimizer):
         state = self.state
         for p in _stepped(self, group, init):
             a = p._a
-            t = a.dtype.type
             st = state[p]
             grad = _grad_of(p, maximize)
             _count_step(st)
@@ -1200,7 +1198,6 @@ class ASGD(Optimizer):
                           foreach_same=False)
         for p in params:
             a = p._a
-            t = a.dtype.type
             st = state[p]
             grad = _grad_of(p, maximize)
             eta, mu, ax = st["eta"], st["mu"], st["ax"]
@@ -1225,6 +1222,7 @@ class ASGD(Optimizer):
             else:                       # in 0-d tensors of the lr's dtype, torch.pow's scalar loop included
                 _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
             _store_0d(mu, 1 / max(1, step - t0))
+
 
 OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
