@@ -91,7 +91,7 @@ STATE_BIT_CASES = {
     "asgd_wd_maximize": ("torch.optim.ASGD(params, lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1, "
                          "maximize=True)", "float32"),
     "asgd_defaults_f64": ("torch.optim.ASGD(params, weight_decay=0.01)", "float64"),
-    # a tensor lr: PyTorch computes the step factors that involve it in the tensor's float32
+    # a tensor lr: PyTorch computes the step factors that involve it in the tensor's dtype
     "adamax_tensor_lr": ("torch.optim.Adamax(params, lr=torch.tensor(0.01))", "float32"),
     "nadam_tensor_lr": ("torch.optim.NAdam(params, lr=torch.tensor(0.02), weight_decay=0.1, "
                         "decoupled_weight_decay=True)", "float32"),
@@ -100,6 +100,9 @@ STATE_BIT_CASES = {
     "asgd_tensor_lr": ("torch.optim.ASGD(params, lr=torch.tensor(0.05), lambd=0.01, t0=5)", "float32"),
     "asgd_tensor_lr_f64": ("torch.optim.ASGD(params, lr=torch.tensor(0.05, dtype=torch.float64), lambd=0.1, "
                            "alpha=0.6, t0=5)", "float64"),
+    "adam_tensor_lr": ("torch.optim.Adam(params, lr=torch.tensor(0.01), weight_decay=0.01)", "float32"),
+    "adamw_tensor_lr_f64": ("torch.optim.AdamW(params, lr=torch.tensor(0.02), amsgrad=True)", "float64"),
+    "adagrad_tensor_lr": ("torch.optim.Adagrad(params, lr=torch.tensor(0.1), lr_decay=0.01)", "float32"),
     # float16: PyTorch's Half kernels (in float, rounded once; add with an alpha by vector body and tail)
     "adamax_f16": ("torch.optim.Adamax(params, lr=0.01, weight_decay=0.01)", "float16"),
     "nadam_f16": ("torch.optim.NAdam(params, lr=0.01, weight_decay=0.01)", "float16"),

@@ -492,9 +492,10 @@ class Adam(Optimizer):
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         keys = self._STATE_KEYS + ("max_exp_avg_sq",) if amsgrad else self._STATE_KEYS
+        k = _lr_type(group)
         flat = _Flat.of(self, group, keys)
         if flat is not None:
-            self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
+            self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled, k)
             return
         state = self.state
         for p in group["params"]:
@@ -510,11 +511,11 @@ class Adam(Optimizer):
                     st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             step = _count_step(st)
-            grad = _weight_decay(a, grad, 1 - lr * wd, wd, decoupled)
+            grad = _weight_decay(a, grad, _decay(lr, wd, k), wd, decoupled)
             va = _moments(st, grad, beta1, beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
+            step_size = _lr_over(lr, bias_correction1, k)
             if amsgrad:
                 vmax = st["max_exp_avg_sq"]
                 np.maximum(vmax._a, va, out=vmax._a)
@@ -525,7 +526,7 @@ class Adam(Optimizer):
             _addcdiv_(a, st["exp_avg"]._a, denom, -step_size)
             p._version[0] += 1
 
-    def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
+    def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled, k) -> None:
         """_update's arithmetic on the whole group at once: the same elementwise operations with the same
         scalars, so every element rounds as in the loop over parameters."""
         t = flat.dtype.type
@@ -533,7 +534,7 @@ class Adam(Optimizer):
         step = flat.count_step()
         if wd != 0:
             if decoupled:
-                flat.scale_params(t(1 - lr * wd))
+                flat.scale_params(t(_decay(lr, wd, k)))
             else:
                 grad = fma(flat.params_flat(), t(_checked(wd, flat.dtype)), grad)
         m, v = flat.buffers[0], flat.buffers[1]
@@ -552,7 +553,7 @@ class Adam(Optimizer):
             fma(t(1 - beta2) * grad, grad, v, v)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
+        step_size = _lr_over(lr, bias_correction1, k)
         if amsgrad:
             vmax = flat.buffers[2]
             np.maximum(vmax, v, out=vmax)
@@ -812,7 +813,7 @@ class Adagrad(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
-        lr_decay, maximize = _scalar(group["lr_decay"]), group["maximize"]
+        lr_decay, maximize, k = _scalar(group["lr_decay"]), group["maximize"], _lr_type(group)
         state = self.state
         for p in group["params"]:
             if p.grad is None:
@@ -826,7 +827,7 @@ class Adagrad(Optimizer):
             grad = _grad_of(p, maximize)
             if wd != 0:
                 grad = _axpy(grad, a, wd)
-            clr = lr / (1 + (step - 1) * lr_decay)
+            clr = _lr_over(lr, 1 + (step - 1) * lr_decay, k)
             total = st["sum"]
             _addcmul_(total._a, grad, grad, 1)
             total._version[0] += 1
@@ -887,6 +888,11 @@ def _lr_type(group: dict):
     return dt.type if dt.kind == "f" else np.float32
 
 
+def _lr_over(lr: float, divisor: float, k) -> float:
+    """lr / divisor (a step size over a bias correction): Python floats, or a tensor lr's type `k`."""
+    return lr / divisor if k is None else float(k(lr) / k(divisor))
+
+
 def _decay(lr: float, wd: float, k) -> float:
     """1 - lr * weight_decay, decoupled weight decay's factor: Python floats, or a tensor lr's type `k`."""
     return 1 - lr * wd if k is None else float(k(1) - k(lr) * k(wd))
@@ -937,7 +943,7 @@ class Adamax(Optimizer):
             np.maximum(ua, np.abs(grad) + t(eps), out=ua)   # (NaN wins, as in PyTorch)
             _bump(m, u)
             bias_correction = 1 - beta1 ** step
-            clr = lr / bias_correction if k is None else float(k(lr) / k(bias_correction))
+            clr = _lr_over(lr, bias_correction, k)
             _addcdiv_(a, m._a, ua, -clr)
             p._version[0] += 1
 
