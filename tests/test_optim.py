@@ -382,6 +382,20 @@ def test_optimizer_internals_are_out_of_reach(source, expected):
     assert line.startswith(expected), line
 
 
+@pytest.mark.parametrize("name, attr", [("Adamax", "_init"), ("Rprop", "_init_zeros"), ("Adagrad", "_init"),
+                                        ("NAdam", "_STATE")])
+def test_a_subclass_reaches_no_state_maker(name, attr):
+    # the later optimisers make their state with module functions: nothing a script's subclass can call
+    line = error_line(
+        "import torch\n"
+        f"class M(torch.optim.{name}):\n"
+        "    def peek(self):\n"
+        f"        return self.{attr}\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "M([w]).peek()\n")
+    assert line == f"AttributeError: 'M' object has no attribute '{attr}'"
+
+
 def test_a_state_dict_holds_only_plain_values():
     out = gradcli_output(
         "import torch\n"

@@ -785,6 +785,14 @@ class RMSprop(Optimizer):
             p._version[0] += 1
 
 
+def _adagrad_state(st: dict, p: Tensor, initial) -> None:
+    """Adagrad's state of a parameter, made for each parameter at construction and on a step for one without
+    state (a param group added later), as PyTorch makes it: the sum starts at the constructor's
+    initial_accumulator_value, whatever a param group says."""
+    st["step"] = _step_tensor()
+    st["sum"] = Tensor(np.full_like(p._a, _scalar(initial)))
+
+
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
@@ -802,14 +810,7 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init(self.state[p], p)
-
-    def _init(self, st: dict, p: Tensor) -> None:
-        """A parameter's state, made for each parameter at construction and on a step for one without state
-        (a param group added later), as PyTorch makes it: the sum starts at the constructor's
-        initial_accumulator_value, whatever a param group says."""
-        st["step"] = _step_tensor()
-        st["sum"] = Tensor(np.full_like(p._a, _scalar(self.defaults["initial_accumulator_value"])))
+                _adagrad_state(self.state[p], p, initial_accumulator_value)
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
@@ -822,7 +823,7 @@ class Adagrad(Optimizer):
             t = a.dtype.type
             st = state[p]
             if not st:
-                self._init(st, p)
+                _adagrad_state(st, p, self.defaults["initial_accumulator_value"])
             step = _count_step(st)
             grad = _grad_of(p, maximize)
             if wd != 0:
@@ -910,6 +911,14 @@ def _state_init(*names: str, **scalars: float):
     return init
 
 
+# Each optimiser's state makers (module values, out of reach of a script's subclass)
+_ADAMAX_STATE = _state_init("exp_avg", "exp_inf")
+_NADAM_STATE = _state_init("exp_avg", "exp_avg_sq", mu_product=1.0)
+_RADAM_STATE = _state_init("exp_avg", "exp_avg_sq")
+_ADADELTA_STATE = _state_init("square_avg", "acc_delta")
+_RPROP_PREV = _state_init("prev")
+
+
 class Adamax(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
@@ -921,14 +930,12 @@ class Adamax(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    _init = staticmethod(_state_init("exp_avg", "exp_inf"))
-
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         maximize, k = group["maximize"], _lr_type(group)
         state = self.state
-        for p in _stepped(self, group, self._init):
+        for p in _stepped(self, group, _ADAMAX_STATE):
             a = p._a
             t = a.dtype.type
             st = state[p]
@@ -994,8 +1001,6 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    _init = staticmethod(_state_init("exp_avg", "exp_avg_sq", mu_product=1.0))
-
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
@@ -1003,7 +1008,7 @@ class NAdam(Optimizer):
         decoupled, k = group["decoupled_weight_decay"], _lr_type(group)
         decay = _decay(lr, wd, k)
         state = self.state
-        params = _stepped(self, group, self._init, "params, mu_products and state_steps", foreach_same=False)
+        params = _stepped(self, group, _NADAM_STATE, "params, mu_products and state_steps", foreach_same=False)
         for p in params:
             a = p._a
             t = a.dtype.type
@@ -1044,15 +1049,13 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    _init = staticmethod(_state_init("exp_avg", "exp_avg_sq"))
-
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
         decay = _decay(lr, wd, _lr_type(group))
         state = self.state
-        for p in _stepped(self, group, self._init, foreach_same=False):
+        for p in _stepped(self, group, _RADAM_STATE, foreach_same=False):
             a = p._a
             t = a.dtype.type
             st = state[p]
@@ -1091,14 +1094,12 @@ class Adadelta(Optimizer):
                         foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    _init = staticmethod(_state_init("square_avg", "acc_delta"))
-
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         rho, maximize = _scalar(group["rho"]), group["maximize"]
         state = self.state
         # (PyTorch checks capturable before its loop, against devices without XLA)
-        for p in _stepped(self, group, self._init, devices=_CAPTURABLE_DEVICES.replace(", 'xla'", "")):
+        for p in _stepped(self, group, _ADADELTA_STATE, devices=_CAPTURABLE_DEVICES.replace(", 'xla'", "")):
             a = p._a
             t = a.dtype.type
             st = state[p]
@@ -1137,15 +1138,13 @@ class Rprop(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    _init_zeros = staticmethod(_state_init("prev"))
-
     def _update(self, group: dict) -> None:
         lr, maximize = _scalar(group["lr"]), group["maximize"]
         etaminus, etaplus = (_scalar(e) for e in group["etas"])
         size_min, size_max = (_scalar(v) for v in group["step_sizes"])
 
         def init(st: dict, p: Tensor) -> None:
-            self._init_zeros(st, p)
+            _RPROP_PREV(st, p)
             g = p.grad._a              # torch.full_like(grad, lr)
             st["step_size"] = Tensor(np.full_like(g, checked_scalar(lr, g.dtype)))
 
