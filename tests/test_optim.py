@@ -460,7 +460,8 @@ def test_foreach_is_accepted_and_takes_the_same_arithmetic():
     assert gradcli_output(bit_script(BIT_CASES["adam"].replace("lr=0.01", "lr=0.01, foreach=True"))) == plain
 
 
-@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD"])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "Rprop", "ASGD", "Adam", "AdamW",
+                                  "RMSprop"])
 def test_capturable_fails_at_the_first_step_after_making_the_state(name):
     # PyTorch's CPU loop refuses capturable=True once _init_group has made the state of each parameter
     # with a gradient (tests/engine_cases/optim_more.txt has the messages)
@@ -476,7 +477,9 @@ def test_capturable_fails_at_the_first_step_after_making_the_state(name):
         "    print(len(o.state), list(o.state[w]), w)\n")
     keys = {"Adamax": "['step', 'exp_avg', 'exp_inf']", "NAdam": "['step', 'mu_product', 'exp_avg', 'exp_avg_sq']",
             "RAdam": "['step', 'exp_avg', 'exp_avg_sq']", "Adadelta": "['step', 'square_avg', 'acc_delta']",
-            "Rprop": "['step', 'prev', 'step_size']", "ASGD": "['step', 'eta', 'mu', 'ax']"}
+            "Rprop": "['step', 'prev', 'step_size']", "ASGD": "['step', 'eta', 'mu', 'ax']",
+            "Adam": "['step', 'exp_avg', 'exp_avg_sq']", "AdamW": "['step', 'exp_avg', 'exp_avg_sq']",
+            "RMSprop": "['step', 'square_avg']"}
     assert out == f"1 {keys[name]} tensor([1., 1.], requires_grad=True)\n"
 
 

@@ -492,6 +492,8 @@ class Adam(Optimizer):
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         keys = self._STATE_KEYS + ("max_exp_avg_sq",) if amsgrad else self._STATE_KEYS
+        if group["capturable"]:         # refused on a CPU once the state is made (its foreach loop: without XLA)
+            _stepped(self, group, _state_init(*keys), devices=_NO_XLA if group["foreach"] else _CAPTURABLE_DEVICES)
         k = _lr_type(group)
         flat = _Flat.of(self, group, keys)
         if flat is not None:
@@ -742,19 +744,11 @@ class RMSprop(Optimizer):
         alpha, momentum = _scalar(group["alpha"]), _scalar(group["momentum"])
         centered, maximize = group["centered"], group["maximize"]
         state = self.state
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        init = _state_init("square_avg", *("momentum_buffer",) * (momentum > 0), *("grad_avg",) * bool(centered))
+        for p in _stepped(self, group, init):
             a = p._a
             t = a.dtype.type
             st = state[p]
-            if not st:
-                st["step"] = _step_tensor()
-                st["square_avg"] = Tensor(np.zeros_like(a))
-                if momentum > 0:
-                    st["momentum_buffer"] = Tensor(np.zeros_like(a))
-                if centered:
-                    st["grad_avg"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             _count_step(st)
             if wd != 0:
@@ -838,8 +832,9 @@ class Adagrad(Optimizer):
             p._version[0] += 1
 
 
-# PyTorch's single-tensor loops check capturable=True against these device types (Adadelta's without XLA)
+# PyTorch's loops check capturable=True against these device types (some without XLA)
 _CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+_NO_XLA = "['cuda', 'xpu', 'hpu', 'privateuseone']"
 
 
 def _stepped(opt: Optimizer, group: dict, init, tensors: str = "params and state_steps",
@@ -935,7 +930,8 @@ class Adamax(Optimizer):
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         maximize, k = group["maximize"], _lr_type(group)
         state = self.state
-        for p in _stepped(self, group, _ADAMAX_STATE):
+        # (its foreach loop checks capturable against devices without XLA)
+        for p in _stepped(self, group, _ADAMAX_STATE, devices=_NO_XLA if group["foreach"] else _CAPTURABLE_DEVICES):
             a = p._a
             t = a.dtype.type
             st = state[p]
@@ -1099,7 +1095,7 @@ class Adadelta(Optimizer):
         rho, maximize = _scalar(group["rho"]), group["maximize"]
         state = self.state
         # (PyTorch checks capturable before its loop, against devices without XLA)
-        for p in _stepped(self, group, _ADADELTA_STATE, devices=_CAPTURABLE_DEVICES.replace(", 'xla'", "")):
+        for p in _stepped(self, group, _ADADELTA_STATE, devices=_NO_XLA):
             a = p._a
             t = a.dtype.type
             st = state[p]
