@@ -112,6 +112,10 @@ STATE_BIT_CASES = {
     "adadelta_f16": ("torch.optim.Adadelta(params, weight_decay=0.01, maximize=True)", "float16"),
     "rprop_f16": ("torch.optim.Rprop(params, lr=0.02)", "float16"),
     "asgd_f16": ("torch.optim.ASGD(params, lr=0.02, t0=3, weight_decay=0.01)", "float16"),
+    # foreach=True where PyTorch's foreach loop is written differently
+    "nadam_foreach": ("torch.optim.NAdam(params, lr=0.01, weight_decay=0.01, foreach=True)", "float32"),
+    "nadam_foreach_f64": ("torch.optim.NAdam(params, lr=torch.tensor(0.02), weight_decay=0.1, "
+                          "decoupled_weight_decay=True, foreach=True, maximize=True)", "float64"),
     "adam_f16": ("torch.optim.Adam(params, lr=0.01, weight_decay=0.01)", "float16"),
     "adamw_amsgrad_f16": ("torch.optim.AdamW(params, lr=0.01, amsgrad=True, maximize=True)", "float16"),
     "rmsprop_centered_f16": ("torch.optim.RMSprop(params, lr=0.01, centered=True, momentum=0.5, weight_decay=0.01)",
@@ -441,14 +445,16 @@ def test_a_closure_runs_as_the_scripts_own_function():
     ("torch.optim.AdamW([w], differentiable=True)",
      "NotImplementedError: gradcli does not implement torch.optim.AdamW(differentiable=True)"),
     # PyTorch's foreach loop of these rounds unlike its single-tensor one (checked with the oracle)
-    ("o = torch.optim.NAdam([w], foreach=True)\nw.sum().backward()\no.step()",
-     "NotImplementedError: gradcli does not implement torch.optim.NAdam(foreach=True)"),
     ("o = torch.optim.RAdam([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True)"),
     ("o = torch.optim.ASGD([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.ASGD(foreach=True)"),
     ("torch.optim.Rprop([w], differentiable=True)",
      "NotImplementedError: gradcli does not implement torch.optim.Rprop(differentiable=True)"),
+    # PyTorch's foreach kernels round float16 unlike its single-tensor ones (checked with the oracle)
+    ("w = torch.ones(2, dtype=torch.float16, requires_grad=True)\no = torch.optim.SGD([w], lr=0.1, foreach=True)\n"
+     "w.sum().backward()\no.step()",
+     "NotImplementedError: gradcli does not implement torch.optim.SGD(foreach=True) on float16 parameters"),
 ])
 def test_what_is_not_implemented_says_so(call, expected):
     assert error_line("import torch\nw = torch.ones(2, requires_grad=True)\n" + call + "\n") == expected
@@ -488,7 +494,7 @@ def test_foreach_without_gradients_steps_as_pytorch_does():
     out = gradcli_output(
         "import torch\n"
         "w = torch.ones(2, requires_grad=True)\n"
-        "o = torch.optim.NAdam([w], foreach=True)\n"
+        "o = torch.optim.RAdam([w], foreach=True)\n"
         "o.step()\n"
         "print(w, len(o.state))\n")
     assert out == "tensor([1., 1.], requires_grad=True) 0\n"

@@ -40,6 +40,8 @@ def _sqrt_(self):
     self.copy_(_torch.from_numpy(_np.asarray(_np.sqrt(self.detach().numpy()))))
     return self
 _torch.Tensor.sqrt_ = _sqrt_
+_torch._foreach_sqrt = lambda ts: [t.sqrt() for t in ts]
+_torch._foreach_sqrt_ = lambda ts: [t.sqrt_() for t in ts]
 """
 
 

@@ -183,6 +183,10 @@ class Optimizer:
             finally:
                 STATE.recording = saved
         for group in self.param_groups:
+            if group.get("foreach") and any(p.grad is not None and p._a.dtype == _F16 for p in group["params"]):
+                # PyTorch's foreach kernels round float16 otherwise (its in-place ones with a number in Half)
+                raise NotImplementedError(f"gradcli does not implement torch.optim.{type(self).__name__}"
+                                          "(foreach=True) on float16 parameters")
             self._update(group)
         return loss
 
@@ -1001,10 +1005,13 @@ class NAdam(Optimizer):
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         momentum_decay, maximize = _scalar(group["momentum_decay"]), group["maximize"]
-        decoupled, k = group["decoupled_weight_decay"], _lr_type(group)
+        decoupled, k, foreach = group["decoupled_weight_decay"], _lr_type(group), group["foreach"]
         decay = _decay(lr, wd, k)
+        if foreach:                     # its foreach loop takes a tensor lr's value for the step sizes
+            k = None
         state = self.state
-        params = _stepped(self, group, _NADAM_STATE, "params, mu_products and state_steps", foreach_same=False)
+        tensors = "params, mu_products, and state_steps" if foreach else "params, mu_products and state_steps"
+        params = _stepped(self, group, _NADAM_STATE, tensors, _NO_XLA if foreach else _CAPTURABLE_DEVICES)
         for p in params:
             a = p._a
             t = a.dtype.type
@@ -1018,7 +1025,10 @@ class NAdam(Optimizer):
             mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
             mu_product = _scale_0d(st["mu_product"], mu)
             va = _moments(st, grad, beta1, beta2)
-            denom = elementary.sqrt(_over(va, bias_correction2))
+            if foreach:                 # the root first, divided by the root of the bias correction
+                denom = _over(elementary.sqrt(va), bias_correction2 ** 0.5)
+            else:
+                denom = elementary.sqrt(_over(va, bias_correction2))
             mu_product_next = mu_product * mu_next
             denom += t(eps)
             # two addcdiv_: the gradient's share, then the running average's
