@@ -114,6 +114,9 @@ STATE_BIT_CASES = {
     "asgd_f16": ("torch.optim.ASGD(params, lr=0.02, t0=3, weight_decay=0.01)", "float16"),
     # foreach=True where PyTorch's foreach loop is written differently
     "nadam_foreach": ("torch.optim.NAdam(params, lr=0.01, weight_decay=0.01, foreach=True)", "float32"),
+    "radam_foreach": ("torch.optim.RAdam(params, lr=0.01, weight_decay=0.01, foreach=True)", "float32"),
+    "radam_foreach_f64": ("torch.optim.RAdam(params, lr=0.03, betas=(0.5, 0.8), weight_decay=0.1, "
+                          "decoupled_weight_decay=True, foreach=True, maximize=True)", "float64"),
     "nadam_foreach_f64": ("torch.optim.NAdam(params, lr=torch.tensor(0.02), weight_decay=0.1, "
                           "decoupled_weight_decay=True, foreach=True, maximize=True)", "float64"),
     "adam_f16": ("torch.optim.Adam(params, lr=0.01, weight_decay=0.01)", "float16"),
@@ -445,8 +448,8 @@ def test_a_closure_runs_as_the_scripts_own_function():
     ("torch.optim.AdamW([w], differentiable=True)",
      "NotImplementedError: gradcli does not implement torch.optim.AdamW(differentiable=True)"),
     # PyTorch's foreach loop of these rounds unlike its single-tensor one (checked with the oracle)
-    ("o = torch.optim.RAdam([w], foreach=True)\nw.sum().backward()\no.step()",
-     "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True)"),
+    ("o = torch.optim.RAdam([w], lr=torch.tensor(0.1), foreach=True)\nw.sum().backward()\no.step()",
+     "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True) with a tensor lr"),
     ("o = torch.optim.ASGD([w], foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.ASGD(foreach=True)"),
     ("torch.optim.Rprop([w], differentiable=True)",
@@ -494,7 +497,7 @@ def test_foreach_without_gradients_steps_as_pytorch_does():
     out = gradcli_output(
         "import torch\n"
         "w = torch.ones(2, requires_grad=True)\n"
-        "o = torch.optim.RAdam([w], foreach=True)\n"
+        "o = torch.optim.ASGD([w], foreach=True)\n"
         "o.step()\n"
         "print(w, len(o.state))\n")
     assert out == "tensor([1., 1.], requires_grad=True) 0\n"

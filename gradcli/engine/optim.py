@@ -1058,10 +1058,14 @@ class RAdam(Optimizer):
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
         beta1, beta2 = (_scalar(b) for b in group["betas"])
-        maximize, decoupled = group["maximize"], group["decoupled_weight_decay"]
-        decay = _decay(lr, wd, _lr_type(group))
+        maximize, decoupled, foreach = group["maximize"], group["decoupled_weight_decay"], group["foreach"]
+        k = _lr_type(group)
+        decay = _decay(lr, wd, k)
         state = self.state
-        for p in _stepped(self, group, _RADAM_STATE, foreach_same=False):
+        params = _stepped(self, group, _RADAM_STATE, devices=_NO_XLA if foreach else _CAPTURABLE_DEVICES)
+        if params and foreach and k is not None:
+            raise NotImplementedError("gradcli does not implement torch.optim.RAdam(foreach=True) with a tensor lr")
+        for p in params:
             a = p._a
             t = a.dtype.type
             st = state[p]
@@ -1071,10 +1075,15 @@ class RAdam(Optimizer):
             va = _moments(st, grad, beta1, beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
-            update = np.asarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
             # the length of the approximated simple moving average, and its limit
             rho_inf = 2 / (1 - beta2) - 1
             rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            if foreach:
+                self._foreach_step(a, st["exp_avg"]._a, va, lr, eps, rho_inf, rho_t, bias_correction1,
+                                   bias_correction2)
+                p._version[0] += 1
+                continue
+            update = np.asarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
             _scale_(update, lr)
             if rho_t > 5.0:
                 denom = elementary.sqrt(va)
@@ -1083,10 +1092,28 @@ class RAdam(Optimizer):
                 adaptive = np.asarray(np.reciprocal(denom))
                 _scale_(adaptive, bias_correction2 ** 0.5)
                 update *= adaptive
-                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                _scale_(update, rect)
+                _scale_(update, _rectification(rho_t, rho_inf))
             a -= update                 # param.add_(update, alpha=-1.0): one rounding
             p._version[0] += 1
+
+    @staticmethod
+    def _foreach_step(a, m, va, lr, eps, rho_inf, rho_t, bias_correction1, bias_correction2) -> None:
+        """PyTorch's foreach loop: one factor per element, 1 / ((sqrt(exp_avg_sq) + eps) / scale) plus the
+        unrectified step size (one of the two Python floats is -0.0: a division by it gives -inf, whose
+        reciprocal adds nothing), then param.addcmul_(exp_avg, factor)."""
+        t = a.dtype.type
+        rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0
+        unrectified = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+        scale = (bias_correction2 ** 0.5) * (lr * rect / bias_correction1) * -1
+        factor = np.asarray(elementary.sqrt(va)) + t(eps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.reciprocal(_over(factor, scale))
+        fma(m, factor + t(unrectified), a, a)
+
+
+def _rectification(rho_t: float, rho_inf: float) -> float:
+    """RAdam's variance rectification term, in Python floats."""
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
 
 
 class Adadelta(Optimizer):
