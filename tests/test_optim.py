@@ -117,6 +117,11 @@ STATE_BIT_CASES = {
     "radam_foreach": ("torch.optim.RAdam(params, lr=0.01, weight_decay=0.01, foreach=True)", "float32"),
     "radam_foreach_f64": ("torch.optim.RAdam(params, lr=0.03, betas=(0.5, 0.8), weight_decay=0.1, "
                           "decoupled_weight_decay=True, foreach=True, maximize=True)", "float64"),
+    "asgd_foreach": ("torch.optim.ASGD(params, lr=0.05, lambd=0.01, t0=5, weight_decay=0.01, foreach=True)",
+                     "float32"),
+    "asgd_foreach_f64": ("torch.optim.ASGD(params, lr=0.05, alpha=0.6, t0=3, foreach=True, maximize=True)", "float64"),
+    "asgd_foreach_tensor_lr": ("torch.optim.ASGD(params, lr=torch.tensor(0.05), lambd=0.01, t0=5, foreach=True)",
+                               "float32"),
     "nadam_foreach_f64": ("torch.optim.NAdam(params, lr=torch.tensor(0.02), weight_decay=0.1, "
                           "decoupled_weight_decay=True, foreach=True, maximize=True)", "float64"),
     "adam_f16": ("torch.optim.Adam(params, lr=0.01, weight_decay=0.01)", "float16"),
@@ -450,8 +455,6 @@ def test_a_closure_runs_as_the_scripts_own_function():
     # PyTorch's foreach loop of these rounds unlike its single-tensor one (checked with the oracle)
     ("o = torch.optim.RAdam([w], lr=torch.tensor(0.1), foreach=True)\nw.sum().backward()\no.step()",
      "NotImplementedError: gradcli does not implement torch.optim.RAdam(foreach=True) with a tensor lr"),
-    ("o = torch.optim.ASGD([w], foreach=True)\nw.sum().backward()\no.step()",
-     "NotImplementedError: gradcli does not implement torch.optim.ASGD(foreach=True)"),
     ("torch.optim.Rprop([w], differentiable=True)",
      "NotImplementedError: gradcli does not implement torch.optim.Rprop(differentiable=True)"),
     # PyTorch's foreach kernels round float16 unlike its single-tensor ones (checked with the oracle)

@@ -842,19 +842,16 @@ _NO_XLA = "['cuda', 'xpu', 'hpu', 'privateuseone']"
 
 
 def _stepped(opt: Optimizer, group: dict, init, tensors: str = "params and state_steps",
-             devices: str = _CAPTURABLE_DEVICES, foreach_same: bool = True) -> list:
+             devices: str = _CAPTURABLE_DEVICES) -> list:
     """The parameters of `group` with a gradient, each with its state (`init(state, p)` fills an empty one),
     as PyTorch's `_init_group` gathers them; then what its loop refuses on a CPU: capturable=True (its
-    AssertionError, the new state kept) and, where PyTorch's foreach loop rounds differently from its
-    single-tensor one (`foreach_same` false), foreach=True, which gradcli does not follow."""
+    AssertionError naming `tensors` and `devices`, the new state kept)."""
     params = [p for p in group["params"] if p.grad is not None]
     state = opt.state
     for p in params:
         st = state[p]
         if not st:
             init(st, p)
-    if params and group["foreach"] and not foreach_same:
-        raise NotImplementedError(f"gradcli does not implement torch.optim.{type(opt).__name__}(foreach=True)")
     if params and group["capturable"]:
         raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
     return params
@@ -1230,10 +1227,10 @@ class ASGD(Optimizer):
     def _update(self, group: dict) -> None:
         lr, wd, maximize = _scalar(group["lr"]), _scalar(group["weight_decay"]), group["maximize"]
         lambd, alpha, t0 = _scalar(group["lambd"]), _scalar(group["alpha"]), _scalar(group["t0"])
-        k = _lr_type(group)
+        k, foreach = _lr_type(group), group["foreach"]
         state = self.state
         params = _stepped(self, group, _state_init("ax", eta=lr, mu=1.0), "params, mus, etas, and state_steps",
-                          foreach_same=False)
+                          _NO_XLA if foreach else _CAPTURABLE_DEVICES)
         for p in params:
             a = p._a
             st = state[p]
@@ -1242,6 +1239,12 @@ class ASGD(Optimizer):
             step = _count_step(st)
             if wd != 0:
                 grad = _axpy(grad, a, wd)
+            if foreach:
+                self._foreach_step(a, grad, ax, eta, mu, lr, lambd, alpha, step, k)
+                p._version[0] += 1
+                ax._version[0] += 1
+                _store_0d(mu, 1 / max(1, step - t0))
+                continue
             eta_value = float(eta._a)
             _scale_(a, 1 - lambd * eta_value)       # the decay term
             _axpy(a, grad, -eta_value, a)           # the update
@@ -1260,6 +1263,23 @@ class ASGD(Optimizer):
             else:                       # in 0-d tensors of the lr's dtype, torch.pow's scalar loop included
                 _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
             _store_0d(mu, 1 / max(1, step - t0))
+
+    @staticmethod
+    def _foreach_step(a, grad, ax, eta, mu, lr, lambd, alpha, step, k) -> None:
+        """PyTorch's foreach loop: the gradient plus lambd * param, param.addcmul_(that, eta, value=-1),
+        ax.addcmul_(param - ax, mu) (every step), and the new eta from the float32 step tensor: with a Python
+        lr, float32 arithmetic ending in Tensor.__rtruediv__ (reciprocal, then a product)."""
+        t = a.dtype.type
+        g = _axpy(grad, a, lambd)
+        fma(-g, t(eta._a), a, a)
+        x = ax._a
+        fma(np.asarray(a - x), t(mu._a), x, x)
+        if k is None:
+            f = np.float32
+            base = f(1) + f(step) * f(lambd * lr)
+            _store_0d(eta, np.reciprocal(arith.scalar_power(np.asarray(base), alpha)) * f(lr))
+        else:
+            _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
 
 
 OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)
