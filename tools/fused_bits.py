@@ -208,6 +208,13 @@ OPTIMISERS = {
     "RMSprop": lambda T, p: T.optim.RMSprop([p], lr=0.01),
     "RMSprop(centered,momentum)": lambda T, p: T.optim.RMSprop([p], lr=0.01, momentum=0.9, centered=True),
     "Adagrad": lambda T, p: T.optim.Adagrad([p], lr=0.1, weight_decay=0.01),
+    "Adamax(wd)": lambda T, p: T.optim.Adamax([p], lr=0.01, weight_decay=0.01),
+    "NAdam(wd)": lambda T, p: T.optim.NAdam([p], lr=0.01, weight_decay=0.01),
+    "NAdam(decoupled)": lambda T, p: T.optim.NAdam([p], lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+    "RAdam(betas)": lambda T, p: T.optim.RAdam([p], lr=0.01, betas=(0.5, 0.6), weight_decay=0.01),
+    "Adadelta": lambda T, p: T.optim.Adadelta([p], lr=1.0, weight_decay=0.01),
+    "Rprop": lambda T, p: T.optim.Rprop([p], lr=0.01),
+    "ASGD(t0)": lambda T, p: T.optim.ASGD([p], lr=0.01, t0=1, weight_decay=0.01),
 }
 for _name, _ctor in OPTIMISERS.items():
     CASES["optim " + _name] = ("nggg", _optimiser(_ctor), "optim")

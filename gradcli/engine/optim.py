@@ -9,13 +9,19 @@ import numpy as np
 
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
+from gradcli.engine.ops import arith
 from gradcli.engine.recording import checked_scalar, number_operand, scalar_param
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
-    multiply-add from the nearer end."""
+    multiply-add from the nearer end (float16: in float, rounded once)."""
+    if start.dtype == _F16:
+        s32 = start.astype(_F32)
+        _lerp_(s32, end.astype(_F32), weight)
+        start[...] = s32
+        return
     w = start.dtype.type(weight)
     diff = end - start
     if abs(w) < 0.5:
@@ -177,6 +183,10 @@ class Optimizer:
             finally:
                 STATE.recording = saved
         for group in self.param_groups:
+            if group.get("foreach") and any(p.grad is not None and p._a.dtype == _F16 for p in group["params"]):
+                # PyTorch's foreach kernels round float16 otherwise (its in-place ones with a number in Half)
+                raise NotImplementedError(f"gradcli does not implement torch.optim.{type(self).__name__}"
+                                          "(foreach=True) on float16 parameters")
             self._update(group)
         return loss
 
@@ -398,62 +408,66 @@ def _half_scale(b: np.ndarray, factor) -> None:
 
 
 def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
-    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there
-    (arith._add_scaled: the vector body in float, the scalar code in Half's arithmetic)."""
+    """z + alpha * x for float16 arrays as PyTorch's add kernel computes `add(z, x, alpha)` there, alpha
+    as a float16: its vector body in float (the product exact, the sum rounded once to float16), its
+    scalar tail (and a strided operand) in Half's arithmetic (rounded after the product and the sum):
+    the engine's own add (arith._add_scaled, which follows TensorIterator's rows)."""
     from gradcli.engine.ops import arith
     return arith._add_scaled(z, x, alpha)
 
 
-class _Half:
-    """A float16 parameter's update as PyTorch's single-tensor code runs it: each step one of the engine's
-    ops (which compute float16 as PyTorch's kernels do: in float and rounded once, or in Half's arithmetic
-    where those kernels use it), grad mode off. Arrays in, arrays out; `into(dst, value)` writes in place."""
+# The optimisers' kernels (but SGD's and the _Flat group updates') for a parameter of any float dtype: for float16,
+# PyTorch's Half kernels compute in float and round to float16 once (lerp_, addcmul_ fused; mul_ and div by
+# a scalar with the scalar a float), except add with an alpha (_half_axpy) and add of a scalar (the scalar a
+# float16, numpy's float16 arithmetic as it is); elsewhere the parameter's own type, fused where PyTorch fuses.
 
-    def __init__(self):
-        from gradcli.engine import ops
-        self.ops = ops
-
-    def __enter__(self):
-        self.recording, STATE.recording = STATE.recording, False
-        return self
-
-    def __exit__(self, *exc):
-        STATE.recording = self.recording
-
-    def add(self, x, y, alpha=1):                   # x.add(y, alpha=alpha); y may be a number
-        return self.ops.add(Tensor(x), Tensor(y) if y.__class__ is np.ndarray else y, alpha=alpha)._a
-
-    def mul(self, x, k):                            # x.mul(number)
-        return self.ops.mul(Tensor(x), k)._a
-
-    def div(self, x, k):                            # x / number
-        return self.ops.div(Tensor(x), k)._a
-
-    def lerp(self, x, y, w):
-        return self.ops.lerp(Tensor(x), Tensor(y), w)._a
-
-    def addcmul(self, x, y, z, value):
-        return self.ops.addcmul(Tensor(x), Tensor(y), Tensor(z), value=value)._a
-
-    def addcdiv(self, x, y, z, value=1):
-        return self.ops.addcdiv(Tensor(x), Tensor(y), Tensor(z), value=value)._a
-
-    def sqrt(self, x):
-        return self.ops.sqrt(Tensor(x))._a
-
-    @staticmethod
-    def into(t: Tensor, value: np.ndarray) -> None:
-        t._a[...] = value
-        t._version[0] += 1
+def _axpy(z: np.ndarray, x: np.ndarray, alpha, out: np.ndarray | None = None) -> np.ndarray:
+    """z.add(x, alpha=alpha), into `out` if given (z itself for add_), alpha converted as PyTorch checks it."""
+    alpha = _checked(alpha, z.dtype)
+    if z.dtype != _F16:
+        return fma(x, z.dtype.type(alpha), z, out)
+    r = _half_axpy(x, alpha, z)
+    if out is None:
+        return r
+    out[...] = r
+    return out
 
 
-def _adam_state(st: dict, a: np.ndarray, amsgrad: bool) -> None:
-    """A parameter's Adam state at its first step: the step count and zeroed averages."""
-    st["step"] = _step_tensor()
-    st["exp_avg"] = Tensor(np.zeros_like(a))
-    st["exp_avg_sq"] = Tensor(np.zeros_like(a))
-    if amsgrad:
-        st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
+def _scale_(x: np.ndarray, factor) -> None:
+    """x.mul_(factor) for a Python number (x an array, 0-d ones included: not a numpy scalar)."""
+    if x.dtype == _F16:
+        _half_scale(x, factor)
+    else:
+        x *= x.dtype.type(factor)
+
+
+def _over(x: np.ndarray, divisor) -> np.ndarray:
+    """x.div(divisor) for a Python number (a division, not a product by the reciprocal)."""
+    if x.dtype == _F16:
+        return (x.astype(_F32) / _F32.type(divisor)).astype(_F16)
+    return x / x.dtype.type(divisor)
+
+
+def _addcmul_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
+    """x.addcmul_(t1, t2, value=value): fma(value * t1, t2, x)."""
+    if x.dtype == _F16:
+        x[...] = fma(_F32.type(value) * t1.astype(_F32), t2.astype(_F32), x.astype(_F32)).astype(_F16)
+    else:
+        fma(x.dtype.type(value) * t1, t2, x, x)
+
+
+def _addcdiv_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
+    """x.addcdiv_(t1, t2, value=value): x + (value * t1) / t2, each operation rounded; value converted as
+    PyTorch checks it (float16's kernel reads it as a float: its range is float's)."""
+    value = _checked(value, _F32 if x.dtype == _F16 else x.dtype)
+    if x.dtype == _F16:
+        u = _F32.type(value) * t1.astype(_F32)
+        u /= t2.astype(_F32)
+        x[...] = (x.astype(_F32) + u).astype(_F16)
+    else:
+        u = x.dtype.type(value) * t1
+        u /= t2
+        x += u                          # self + value*t1/t2: the addition commutes
 
 
 class Adam(Optimizer):
@@ -479,86 +493,43 @@ class Adam(Optimizer):
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         keys = self._STATE_KEYS + ("max_exp_avg_sq",) if amsgrad else self._STATE_KEYS
+        if group["capturable"]:         # refused on a CPU once the state is made (its foreach loop: without XLA)
+            _stepped(self, group, _state_init(*keys), devices=_NO_XLA if group["foreach"] else _CAPTURABLE_DEVICES)
+        k = _lr_type(group)
         flat = _Flat.of(self, group, keys)
         if flat is not None:
-            self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
+            self._update_flat(flat, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled, k)
             return
         state = self.state
-        consts: dict = {}               # the scalars in each parameter dtype, made once a step
         for p in group["params"]:
             if p.grad is None:
                 continue
             a = p._a
-            if a.dtype == _F16:
-                self._update_half(p, state[p], lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled)
-                continue
-            t = a.dtype.type
-            k = consts.get(a.dtype)
-            if k is None:
-                k = consts[a.dtype] = (t(1 - lr * wd), t(wd), t(beta2), t(1 - beta2), t(eps))
-            c_decay, c_wd, c_beta2, c_one_minus_beta2, c_eps = k
             st = state[p]
             if not st:
-                _adam_state(st, a, amsgrad)
+                st["step"] = _step_tensor()
+                st["exp_avg"] = Tensor(np.zeros_like(a))
+                st["exp_avg_sq"] = Tensor(np.zeros_like(a))
+                if amsgrad:
+                    st["max_exp_avg_sq"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             step = _count_step(st)
-            if wd != 0:
-                if decoupled:
-                    a *= c_decay
-                else:
-                    _checked(wd, a.dtype)
-                    grad = fma(a, c_wd, grad)
-            m, v = st["exp_avg"], st["exp_avg_sq"]
-            _lerp_(m._a, grad, 1 - beta1)
-            va = v._a
-            va *= c_beta2
-            fma(c_one_minus_beta2 * grad, grad, va, va)
-            m._version[0] += 1
-            v._version[0] += 1
+            grad = _weight_decay(a, grad, _decay(lr, wd, k), wd, decoupled)
+            va = _moments(st, grad, beta1, beta2)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
-            step_size = lr / bias_correction1
+            step_size = _lr_over(lr, bias_correction1, k)
             if amsgrad:
                 vmax = st["max_exp_avg_sq"]
                 np.maximum(vmax._a, va, out=vmax._a)
                 vmax._version[0] += 1
                 va = vmax._a
-            denom = elementary.sqrt(va)
-            denom /= t(bias_correction2 ** 0.5)
-            denom += c_eps
-            update = t(_checked(-step_size, a.dtype)) * m._a
-            update /= denom
-            a += update                 # self + value*t1/t2: the addition commutes
+            denom = _over(elementary.sqrt(va), bias_correction2 ** 0.5)
+            denom += a.dtype.type(eps)
+            _addcdiv_(a, st["exp_avg"]._a, denom, -step_size)
             p._version[0] += 1
 
-    @staticmethod
-    def _update_half(p: Tensor, st: dict, lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
-        """_update for a float16 parameter: PyTorch's single-tensor steps, op by op (_Half)."""
-        a = p._a
-        if not st:
-            _adam_state(st, a, amsgrad)
-        grad = _grad_of(p, maximize)
-        step = _count_step(st)
-        m, v = st["exp_avg"], st["exp_avg_sq"]
-        with _Half() as h:
-            if wd != 0:
-                if decoupled:
-                    h.into(p, h.mul(a, 1 - lr * wd))
-                else:
-                    grad = h.add(grad, a, wd)
-            h.into(m, h.lerp(m._a, grad, 1 - beta1))
-            h.into(v, h.addcmul(h.mul(v._a, beta2), grad, grad, 1 - beta2))
-            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-            step_size = lr / (1 - beta1 ** step)
-            va = v._a
-            if amsgrad:
-                vmax = st["max_exp_avg_sq"]
-                h.into(vmax, np.maximum(vmax._a, va))
-                va = vmax._a
-            denom = h.add(h.div(h.sqrt(va), bias_correction2_sqrt), eps)
-            h.into(p, h.addcdiv(a, m._a, denom, -step_size))
-
-    def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled) -> None:
+    def _update_flat(self, flat: "_Flat", lr, wd, eps, beta1, beta2, amsgrad, maximize, decoupled, k) -> None:
         """_update's arithmetic on the whole group at once: the same elementwise operations with the same
         scalars, so every element rounds as in the loop over parameters."""
         t = flat.dtype.type
@@ -566,7 +537,7 @@ class Adam(Optimizer):
         step = flat.count_step()
         if wd != 0:
             if decoupled:
-                flat.scale_params(t(1 - lr * wd))
+                flat.scale_params(t(_decay(lr, wd, k)))
             else:
                 grad = fma(flat.params_flat(), t(_checked(wd, flat.dtype)), grad)
         m, v = flat.buffers[0], flat.buffers[1]
@@ -585,7 +556,7 @@ class Adam(Optimizer):
             fma(t(1 - beta2) * grad, grad, v, v)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
-        step_size = lr / bias_correction1
+        step_size = _lr_over(lr, bias_correction1, k)
         if amsgrad:
             vmax = flat.buffers[2]
             np.maximum(vmax, v, out=vmax)
@@ -774,75 +745,47 @@ class RMSprop(Optimizer):
         alpha, momentum = _scalar(group["alpha"]), _scalar(group["momentum"])
         centered, maximize = group["centered"], group["maximize"]
         state = self.state
-        for p in group["params"]:
-            if p.grad is None:
-                continue
+        init = _state_init("square_avg", *("momentum_buffer",) * (momentum > 0), *("grad_avg",) * bool(centered))
+        for p in _stepped(self, group, init):
             a = p._a
             t = a.dtype.type
             st = state[p]
-            if not st:
-                st["step"] = _step_tensor()
-                st["square_avg"] = Tensor(np.zeros_like(a))
-                if momentum > 0:
-                    st["momentum_buffer"] = Tensor(np.zeros_like(a))
-                if centered:
-                    st["grad_avg"] = Tensor(np.zeros_like(a))
             grad = _grad_of(p, maximize)
             _count_step(st)
-            if a.dtype == _F16:
-                self._update_half(p, st, grad, lr, wd, eps, alpha, momentum, centered)
-                continue
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
             sq = st["square_avg"]
             s = sq._a
-            s *= t(alpha)
-            fma(t(1 - alpha) * grad, grad, s, s)
+            _scale_(s, alpha)
+            _addcmul_(s, grad, grad, 1 - alpha)
             sq._version[0] += 1
             if centered:
                 ga = st["grad_avg"]
                 _lerp_(ga._a, grad, 1 - alpha)
                 ga._version[0] += 1
-                avg = elementary.sqrt(fma(-ga._a, ga._a, s))
+                avg = s.copy()          # square_avg.addcmul(grad_avg, grad_avg, value=-1)
+                _addcmul_(avg, ga._a, ga._a, -1)
+                avg = elementary.sqrt(avg)
             else:
                 avg = elementary.sqrt(s)
             avg += t(eps)
             if momentum > 0:
                 buf = st["momentum_buffer"]
-                b = buf._a
-                b *= t(momentum)
-                b += grad / avg
+                _scale_(buf._a, momentum)
+                _addcdiv_(buf._a, grad, avg, 1)
                 buf._version[0] += 1
-                fma(b, t(_checked(-lr, a.dtype)), a, a)
-                p._version[0] += 1
+                _axpy(a, buf._a, -lr, a)
             else:
-                update = t(_checked(-lr, a.dtype)) * grad
-                update /= avg
-                a += update
-                p._version[0] += 1
+                _addcdiv_(a, grad, avg, -lr)
+            p._version[0] += 1
 
-    @staticmethod
-    def _update_half(p: Tensor, st: dict, grad, lr, wd, eps, alpha, momentum, centered) -> None:
-        """_update for a float16 parameter: PyTorch's single-tensor steps, op by op (_Half)."""
-        a = p._a
-        with _Half() as h:
-            if wd != 0:
-                grad = h.add(grad, a, wd)
-            sq = st["square_avg"]
-            h.into(sq, h.addcmul(h.mul(sq._a, alpha), grad, grad, 1 - alpha))
-            if centered:
-                ga = st["grad_avg"]
-                h.into(ga, h.lerp(ga._a, grad, 1 - alpha))
-                avg = h.sqrt(h.addcmul(sq._a, ga._a, ga._a, -1))
-            else:
-                avg = h.sqrt(sq._a)
-            avg = h.add(avg, eps)
-            if momentum > 0:
-                buf = st["momentum_buffer"]
-                h.into(buf, h.addcdiv(h.mul(buf._a, momentum), grad, avg))
-                h.into(p, h.add(a, buf._a, -lr))
-            else:
-                h.into(p, h.addcdiv(a, grad, avg, -lr))
+
+def _adagrad_state(st: dict, p: Tensor, initial) -> None:
+    """Adagrad's state of a parameter, made for each parameter at construction and on a step for one without
+    state (a param group added later), as PyTorch makes it: the sum starts at the constructor's
+    initial_accumulator_value, whatever a param group says."""
+    st["step"] = _step_tensor()
+    st["sum"] = Tensor(np.full_like(p._a, _scalar(initial)))
 
 
 class Adagrad(Optimizer):
@@ -862,13 +805,11 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                st = self.state[p]
-                st["step"] = _step_tensor()
-                st["sum"] = Tensor(np.full_like(p._a, _scalar(group["initial_accumulator_value"])))
+                _adagrad_state(self.state[p], p, initial_accumulator_value)
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
-        lr_decay, maximize = _scalar(group["lr_decay"]), group["maximize"]
+        lr_decay, maximize, k = _scalar(group["lr_decay"]), group["maximize"], _lr_type(group)
         state = self.state
         for p in group["params"]:
             if p.grad is None:
@@ -876,31 +817,471 @@ class Adagrad(Optimizer):
             a = p._a
             t = a.dtype.type
             st = state[p]
+            if not st:
+                _adagrad_state(st, p, self.defaults["initial_accumulator_value"])
             step = _count_step(st)
             grad = _grad_of(p, maximize)
-            clr = lr / (1 + (step - 1) * lr_decay)
-            if a.dtype == _F16:
-                with _Half() as h:      # PyTorch's single-tensor steps, op by op
-                    if wd != 0:
-                        grad = h.add(grad, a, wd)
-                    total = st["sum"]
-                    h.into(total, h.addcmul(total._a, grad, grad, 1))
-                    h.into(p, h.addcdiv(a, grad, h.add(h.sqrt(total._a), eps), -clr))
-                continue
             if wd != 0:
-                grad = fma(a, t(_checked(wd, a.dtype)), grad)
+                grad = _axpy(grad, a, wd)
+            clr = _lr_over(lr, 1 + (step - 1) * lr_decay, k)
             total = st["sum"]
-            fma(grad, grad, total._a, total._a)
+            _addcmul_(total._a, grad, grad, 1)
             total._version[0] += 1
             std = elementary.sqrt(total._a)
             std += t(eps)
-            update = t(_checked(-clr, a.dtype)) * grad
-            update /= std
-            a += update                 # self + value*t1/t2: the addition commutes
+            _addcdiv_(a, grad, std, -clr)
             p._version[0] += 1
 
 
-OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad)
+# PyTorch's loops check capturable=True against these device types (some without XLA)
+_CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+_NO_XLA = "['cuda', 'xpu', 'hpu', 'privateuseone']"
+
+
+def _stepped(opt: Optimizer, group: dict, init, tensors: str = "params and state_steps",
+             devices: str = _CAPTURABLE_DEVICES) -> list:
+    """The parameters of `group` with a gradient, each with its state (`init(state, p)` fills an empty one),
+    as PyTorch's `_init_group` gathers them; then what its loop refuses on a CPU: capturable=True (its
+    AssertionError naming `tensors` and `devices`, the new state kept)."""
+    params = [p for p in group["params"] if p.grad is not None]
+    state = opt.state
+    for p in params:
+        st = state[p]
+        if not st:
+            init(st, p)
+    if params and group["capturable"]:
+        raise AssertionError(f"If capturable=True, {tensors} must be on supported devices: {devices}.")
+    return params
+
+
+def _check_lr(lr) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+
+
+def _check_betas(betas) -> None:
+    _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+    _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def _bump(*tensors: Tensor) -> None:
+    """Count a version of each tensor an in-place step changed."""
+    for t in tensors:
+        t._version[0] += 1
+
+
+def _lr_type(group: dict):
+    """The numpy scalar type PyTorch's arithmetic with a tensor lr runs in (its float dtype, float32 for an
+    integer one: `lr / bias_correction` is then a 0-d tensor's quotient, rounded in that type), or None
+    for a Python number (Python's float arithmetic)."""
+    lr = group["lr"]
+    if lr.__class__ is not Tensor:
+        return None
+    dt = lr._a.dtype
+    return dt.type if dt.kind == "f" else np.float32
+
+
+def _lr_over(lr: float, divisor: float, k) -> float:
+    """lr / divisor (a step size over a bias correction): Python floats, or a tensor lr's type `k`."""
+    return lr / divisor if k is None else float(k(lr) / k(divisor))
+
+
+def _decay(lr: float, wd: float, k) -> float:
+    """1 - lr * weight_decay, decoupled weight decay's factor: Python floats, or a tensor lr's type `k`."""
+    return 1 - lr * wd if k is None else float(k(1) - k(lr) * k(wd))
+
+
+def _state_init(*names: str, **scalars: float):
+    """A state maker for _stepped: PyTorch's float32 `step` count, then each of `scalars` as a float32 0-d
+    tensor, then a tensor of zeros like the parameter for each of `names` (in PyTorch's order)."""
+    def init(st: dict, p: Tensor) -> None:
+        st["step"] = _step_tensor()
+        for name, value in scalars.items():
+            st[name] = Tensor(np.array(value, dtype=np.float32))
+        for name in names:
+            st[name] = Tensor(np.zeros_like(p._a))
+    return init
+
+
+# Each optimiser's state makers (module values, out of reach of a script's subclass)
+_ADAMAX_STATE = _state_init("exp_avg", "exp_inf")
+_NADAM_STATE = _state_init("exp_avg", "exp_avg_sq", mu_product=1.0)
+_RADAM_STATE = _state_init("exp_avg", "exp_avg_sq")
+_ADADELTA_STATE = _state_init("square_avg", "acc_delta")
+_RPROP_PREV = _state_init("prev")
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        maximize, k = group["maximize"], _lr_type(group)
+        state = self.state
+        # (its foreach loop checks capturable against devices without XLA)
+        for p in _stepped(self, group, _ADAMAX_STATE, devices=_NO_XLA if group["foreach"] else _CAPTURABLE_DEVICES):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            if wd != 0:
+                grad = _axpy(grad, a, wd)
+            m, u = st["exp_avg"], st["exp_inf"]
+            _lerp_(m._a, grad, 1 - beta1)
+            ua = u._a
+            _scale_(ua, beta2)                              # torch.maximum(exp_inf.mul_(beta2), |grad| + eps)
+            np.maximum(ua, np.abs(grad) + t(eps), out=ua)   # (NaN wins, as in PyTorch)
+            _bump(m, u)
+            bias_correction = 1 - beta1 ** step
+            clr = _lr_over(lr, bias_correction, k)
+            _addcdiv_(a, m._a, ua, -clr)
+            p._version[0] += 1
+
+
+def _scale_0d(t: Tensor, factor: float) -> float:
+    """A 0-d state tensor `*=` a Python float (NAdam's mu_product, in its own dtype: float32, or the
+    parameter's once a state dict is loaded), and its new value."""
+    a = t._a
+    a *= a.dtype.type(factor)
+    t._version[0] += 1
+    return float(a)
+
+
+def _moments(st: dict, grad: np.ndarray, beta1: float, beta2: float) -> np.ndarray:
+    """Adam's running averages, in place: exp_avg.lerp_(grad, 1 - beta1) and
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2); the new exp_avg_sq."""
+    m, v = st["exp_avg"], st["exp_avg_sq"]
+    _lerp_(m._a, grad, 1 - beta1)
+    va = v._a
+    _scale_(va, beta2)
+    _addcmul_(va, grad, grad, 1 - beta2)
+    _bump(m, v)
+    return va
+
+
+def _weight_decay(a: np.ndarray, grad: np.ndarray, decay: float, wd: float, decoupled: bool) -> np.ndarray:
+    """The gradient after weight decay: param.mul_(decay) (decoupled: _decay's factor), else
+    grad.add(param, alpha=weight_decay)."""
+    if wd == 0:
+        return grad
+    if decoupled:
+        _scale_(a, decay)
+        return grad
+    return _axpy(grad, a, wd)
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= momentum_decay, f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        momentum_decay, maximize = _scalar(group["momentum_decay"]), group["maximize"]
+        decoupled, k, foreach = group["decoupled_weight_decay"], _lr_type(group), group["foreach"]
+        decay = _decay(lr, wd, k)
+        if foreach:                     # its foreach loop takes a tensor lr's value for the step sizes
+            k = None
+        state = self.state
+        tensors = "params, mu_products, and state_steps" if foreach else "params, mu_products and state_steps"
+        params = _stepped(self, group, _NADAM_STATE, tensors, _NO_XLA if foreach else _CAPTURABLE_DEVICES)
+        for p in params:
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            bias_correction2 = 1 - beta2 ** step
+            grad = _weight_decay(a, grad, decay, wd, decoupled)
+            # the momentum cache mu_t and mu_{t+1}, in Python floats; their product so far in a 0-d tensor
+            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+            mu_product = _scale_0d(st["mu_product"], mu)
+            va = _moments(st, grad, beta1, beta2)
+            if foreach:                 # the root first, divided by the root of the bias correction
+                denom = _over(elementary.sqrt(va), bias_correction2 ** 0.5)
+            else:
+                denom = elementary.sqrt(_over(va, bias_correction2))
+            mu_product_next = mu_product * mu_next
+            denom += t(eps)
+            # two addcdiv_: the gradient's share, then the running average's
+            if k is None:
+                value1 = -lr * (1.0 - mu) / (1.0 - mu_product)
+                value2 = (-lr * mu_next) / (1.0 - mu_product_next)
+            else:
+                value1 = float(-k(lr) * k(1.0 - mu) / k(1.0 - mu_product))
+                value2 = float(-k(lr) * k(mu_next) / k(1.0 - mu_product_next))
+            _addcdiv_(a, grad, denom, value1)
+            _addcdiv_(a, st["exp_avg"]._a, denom, value2)
+            p._version[0] += 1
+
+
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
+                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        beta1, beta2 = (_scalar(b) for b in group["betas"])
+        maximize, decoupled, foreach = group["maximize"], group["decoupled_weight_decay"], group["foreach"]
+        k = _lr_type(group)
+        decay = _decay(lr, wd, k)
+        state = self.state
+        params = _stepped(self, group, _RADAM_STATE, devices=_NO_XLA if foreach else _CAPTURABLE_DEVICES)
+        if params and foreach and k is not None:
+            raise NotImplementedError("gradcli does not implement torch.optim.RAdam(foreach=True) with a tensor lr")
+        for p in params:
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            step = _count_step(st)
+            grad = _weight_decay(a, grad, decay, wd, decoupled)
+            va = _moments(st, grad, beta1, beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            # the length of the approximated simple moving average, and its limit
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            if foreach:
+                self._foreach_step(a, st["exp_avg"]._a, va, lr, eps, rho_inf, rho_t, bias_correction1,
+                                   bias_correction2)
+                p._version[0] += 1
+                continue
+            update = np.asarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
+            _scale_(update, lr)
+            if rho_t > 5.0:
+                denom = elementary.sqrt(va)
+                denom += t(eps)
+                # (bias_correction2 ** 0.5) / denom is PyTorch's Tensor.__rtruediv__: reciprocal, then a product
+                adaptive = np.asarray(np.reciprocal(denom))
+                _scale_(adaptive, bias_correction2 ** 0.5)
+                update *= adaptive
+                _scale_(update, _rectification(rho_t, rho_inf))
+            a -= update                 # param.add_(update, alpha=-1.0): one rounding
+            p._version[0] += 1
+
+    @staticmethod
+    def _foreach_step(a, m, va, lr, eps, rho_inf, rho_t, bias_correction1, bias_correction2) -> None:
+        """PyTorch's foreach loop: one factor per element, 1 / ((sqrt(exp_avg_sq) + eps) / scale) plus the
+        unrectified step size (one of the two Python floats is -0.0: a division by it gives -inf, whose
+        reciprocal adds nothing), then param.addcmul_(exp_avg, factor)."""
+        t = a.dtype.type
+        rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0
+        unrectified = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+        scale = (bias_correction2 ** 0.5) * (lr * rect / bias_correction1) * -1
+        factor = np.asarray(elementary.sqrt(va)) + t(eps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.reciprocal(_over(factor, scale))
+        fma(m, factor + t(unrectified), a, a)
+
+
+def _rectification(rho_t: float, rho_inf: float) -> float:
+    """RAdam's variance rectification term, in Python floats."""
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
+                        foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        rho, maximize = _scalar(group["rho"]), group["maximize"]
+        state = self.state
+        # (PyTorch checks capturable before its loop, against devices without XLA)
+        for p in _stepped(self, group, _ADADELTA_STATE, devices=_NO_XLA):
+            a = p._a
+            t = a.dtype.type
+            st = state[p]
+            _count_step(st)
+            grad = _grad_of(p, maximize)
+            if wd != 0:
+                grad = _axpy(grad, a, wd)
+            sq, acc = st["square_avg"], st["acc_delta"]
+            s = sq._a
+            _scale_(s, rho)
+            _addcmul_(s, grad, grad, 1 - rho)
+            std = elementary.sqrt(s + t(eps))
+            delta = elementary.sqrt(acc._a + t(eps))
+            delta /= std
+            delta *= grad
+            d = acc._a
+            _scale_(d, rho)
+            _addcmul_(d, delta, delta, 1 - rho)
+            _bump(sq, acc)
+            _axpy(a, delta, -lr, a)
+            p._version[0] += 1
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    """Tensor.sign() of a float array: 1, -1 or 0, and 0 for NaN (numpy's sign keeps NaN); an array also
+    for a 0-d one (where numpy's operators give scalars)."""
+    return np.asarray(np.greater(x, 0).astype(x.dtype) - np.less(x, 0))
+
+
+class Rprop(Optimizer):
+    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False):
+        _check_lr(lr)
+        _check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, maximize = _scalar(group["lr"]), group["maximize"]
+        etaminus, etaplus = (_scalar(e) for e in group["etas"])
+        size_min, size_max = (_scalar(v) for v in group["step_sizes"])
+
+        def init(st: dict, p: Tensor) -> None:
+            _RPROP_PREV(st, p)
+            g = p.grad._a              # torch.full_like(grad, lr)
+            st["step_size"] = Tensor(np.full_like(g, checked_scalar(lr, g.dtype)))
+
+        state = self.state
+        for p in _stepped(self, group, init):
+            a = p._a
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            _count_step(st)
+            prev, step_size = st["prev"], st["step_size"]
+            # the sign of grad * prev, then etaplus where positive, etaminus where negative, 1 where 0, in turn
+            sign = _sign(grad * prev._a)
+            c = sign.dtype.type
+            sign[sign > 0] = c(_checked(etaplus, sign.dtype))
+            sign[sign < 0] = c(_checked(etaminus, sign.dtype))
+            sign[sign == 0] = 1
+            ss = step_size._a
+            ss *= sign
+            s_min, s_max = _checked(size_min, ss.dtype), _checked(size_max, ss.dtype)
+            np.minimum(np.maximum(ss, ss.dtype.type(s_min)), ss.dtype.type(s_max), out=ss)   # clamp_ (NaN kept)
+            grad = np.array(grad)                    # a copy (an array also when 0-d)
+            grad[sign == c(etaminus)] = 0            # no step where the gradient changed sign
+            fma(-_sign(grad), ss, a, a)              # param.addcmul_(grad.sign(), step_size, value=-1)
+            prev._a[...] = grad
+            _bump(prev, step_size)
+            p._version[0] += 1
+
+
+def _store_0d(t: Tensor, value) -> None:
+    """t.copy_(torch.as_tensor(value)) for a 0-d state tensor: as_tensor makes a float32 of a Python number
+    (complex64 of a complex, whose copy into a real tensor keeps the real part, with PyTorch's warning) and
+    keeps a tensor's value (here a numpy value) in its dtype."""
+    if value.__class__ is complex:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "Casting complex values to real discards the imaginary part")
+        value = value.real
+    t._a[...] = np.float32(value) if value.__class__ in (float, int) else value
+    t._version[0] += 1
+
+
+class ASGD(Optimizer):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+                 differentiable=False, capturable=False):
+        _check_lr(lr)
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _update(self, group: dict) -> None:
+        lr, wd, maximize = _scalar(group["lr"]), _scalar(group["weight_decay"]), group["maximize"]
+        lambd, alpha, t0 = _scalar(group["lambd"]), _scalar(group["alpha"]), _scalar(group["t0"])
+        k, foreach = _lr_type(group), group["foreach"]
+        state = self.state
+        params = _stepped(self, group, _state_init("ax", eta=lr, mu=1.0), "params, mus, etas, and state_steps",
+                          _NO_XLA if foreach else _CAPTURABLE_DEVICES)
+        for p in params:
+            a = p._a
+            st = state[p]
+            grad = _grad_of(p, maximize)
+            eta, mu, ax = st["eta"], st["mu"], st["ax"]
+            step = _count_step(st)
+            if wd != 0:
+                grad = _axpy(grad, a, wd)
+            if foreach:
+                self._foreach_step(a, grad, ax, eta, mu, lr, lambd, alpha, step, k)
+                p._version[0] += 1
+                ax._version[0] += 1
+                _store_0d(mu, 1 / max(1, step - t0))
+                continue
+            eta_value = float(eta._a)
+            _scale_(a, 1 - lambd * eta_value)       # the decay term
+            _axpy(a, grad, -eta_value, a)           # the update
+            p._version[0] += 1
+            # averaging
+            x = ax._a
+            if float(mu._a) != 1:
+                diff = np.asarray(a - x)
+                _scale_(diff, float(mu._a))         # (a 0-d tensor: PyTorch's kernel takes its value as a scalar)
+                x += diff
+            else:
+                x[...] = a
+            ax._version[0] += 1
+            if k is None:
+                _store_0d(eta, lr / ((1 + lambd * lr * step) ** alpha))
+            else:                       # in 0-d tensors of the lr's dtype, torch.pow's scalar loop included
+                _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
+            _store_0d(mu, 1 / max(1, step - t0))
+
+    @staticmethod
+    def _foreach_step(a, grad, ax, eta, mu, lr, lambd, alpha, step, k) -> None:
+        """PyTorch's foreach loop: the gradient plus lambd * param, param.addcmul_(that, eta, value=-1),
+        ax.addcmul_(param - ax, mu) (every step), and the new eta from the float32 step tensor: with a Python
+        lr, float32 arithmetic ending in Tensor.__rtruediv__ (reciprocal, then a product)."""
+        t = a.dtype.type
+        g = _axpy(grad, a, lambd)
+        fma(-g, t(eta._a), a, a)
+        x = ax._a
+        fma(np.asarray(a - x), t(mu._a), x, x)
+        if k is None:
+            f = np.float32
+            base = f(1) + f(step) * f(lambd * lr)
+            _store_0d(eta, np.reciprocal(arith.scalar_power(np.asarray(base), alpha)) * f(lr))
+        else:
+            _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
+
+
+OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)
 # the modules PyTorch defines them in: type(opt) prints <class 'torch.optim.sgd.SGD'>
 MODULES = {Optimizer: "torch.optim.optimizer", SGD: "torch.optim.sgd", Adam: "torch.optim.adam",
-           AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad"}
+           AdamW: "torch.optim.adamw", RMSprop: "torch.optim.rmsprop", Adagrad: "torch.optim.adagrad",
+           Adamax: "torch.optim.adamax", NAdam: "torch.optim.nadam", RAdam: "torch.optim.radam",
+           Adadelta: "torch.optim.adadelta", Rprop: "torch.optim.rprop", ASGD: "torch.optim.asgd"}

@@ -404,7 +404,9 @@ def _make_optim() -> dict:
     from gradcli.engine import lr_scheduler, optim
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
-        "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad,
+        "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
+        "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
+        "ASGD": optim.ASGD,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
     }
