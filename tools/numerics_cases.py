@@ -514,6 +514,8 @@ CASES = [
 
 # Rows no snippet drives, and why (listed in the table, never silently left out).
 NOT_DRIVEN = {
+    "arrange.PIXEL_SHUFFLE": "pixel_shuffle: a rearrangement (the values are the input's, forward and backward)",
+    "arrange.PIXEL_UNSHUFFLE": "pixel_unshuffle: the same rearrangement's inverse",
     "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",
