@@ -1,0 +1,746 @@
+"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Categorical, Bernoulli, their
+constraints, and kl_divergence.
+
+Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
+script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
+is PyTorch's sequence of tensor operations, in PyTorch's order, on the engine's own ops: the values,
+the float32 bits, the `grad_fn` chains and the random draws (torch.normal, Tensor.normal_, torch.rand,
+torch.multinomial, torch.bernoulli on the default generator) are PyTorch's. Everything an instance
+holds, and so everything a script can reach through it, is a value of the language (tensors, Sizes,
+numbers, dicts of constraints).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.engine import autograd, dtypes, factories, ops
+from gradcli.engine import distributions as draws
+from gradcli.engine.ops import nn as nn_ops
+from gradcli.engine.addresses import address
+from gradcli.engine.recording import broadcast_error
+from gradcli.engine.tensor import Size, Tensor
+from gradcli.language import devices
+from gradcli.language.classes import ScriptObject, ScriptType
+
+_NUMBER = (int, float, bool)
+_INF = math.inf
+_NAN = math.nan
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, _NUMBER) or isinstance(v, complex)
+
+
+def _all_true(valid: Tensor) -> bool:
+    """torch._is_all_true: every element of a bool tensor set."""
+    return bool(valid._a.all())
+
+
+def _finfo(dtype):
+    """torch.finfo(dtype): the float type's limits."""
+    return np.finfo(dtype.np)
+
+
+def broadcast_all(*values) -> tuple:
+    """Numbers become tensors of the first tensor's dtype (the default dtype when there is none), then
+    everything broadcasts as torch.broadcast_tensors does: a tensor already of the common shape is itself,
+    any other its expanded view."""
+    if not all(v.__class__ is Tensor or _is_number(v) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if not all(v.__class__ is Tensor for v in values):
+        first = next((v for v in values if v.__class__ is Tensor), None)
+        dtype = first.dtype if first is not None else devices.get_default_dtype()
+        values = [v if v.__class__ is Tensor else factories.tensor(v, dtype=dtype) for v in values]
+    shape = ()
+    for v in values:
+        try:
+            shape = np.broadcast_shapes(shape, tuple(v.shape))
+        except ValueError:
+            raise broadcast_error(shape, tuple(v.shape)) from None
+    return tuple(v if tuple(v.shape) == shape else v.expand(shape) for v in values)
+
+
+class lazy_property:
+    """A parameter computed from the other one at its first read (Categorical's probs from its logits),
+    then kept in the instance (so the repr names it from then on). Computed with grad enabled, as
+    PyTorch does."""
+
+    __slots__ = ("_fn", "_name")
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._name = fn.__name__
+
+    def __repr__(self):
+        return f"<torch.distributions.utils._lazy_property_and_property object at {address(self)}>"
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with autograd.enable_grad():
+            value = self._fn(instance)
+        setattr(instance, self._name, value)
+        return value
+
+
+# ------------------------------------------------------------------------------------------- constraints
+
+class Constraint(ScriptObject, metaclass=ScriptType):
+    """A region of values: `check(value)` is a bool tensor, True where a value lies in it."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return type(self).__name__[1:] + "()"
+
+
+class _Real(Constraint):
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        return value == value           # False at NaN
+
+
+class _Boolean(Constraint):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _Bounded(Constraint):
+    """A constraint with bounds, printed `Name(lower_bound=..., upper_bound=...)`."""
+
+    __module__ = "torch.distributions.constraints"
+    _bounds: tuple = ()
+
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return f"{type(self).__name__[1:]}({inner})"
+
+
+class _GreaterThan(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+
+class _LessThan(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+
+class _Interval(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound", "upper_bound")
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerInterval(_Interval):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _Simplex(Constraint):
+    __module__ = "torch.distributions.constraints"
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _IndependentConstraint(Constraint):
+    """A constraint over the last `reinterpreted_batch_ndims` dims together (real_vector: real in each)."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if result.dim() < n:
+            raise ValueError(f"Expected value.dim() >= {self.base_constraint.event_dim + n} but got {value.dim()}")
+        result = result.reshape(tuple(result.shape[:result.dim() - n]) + (-1,))
+        return result.all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on the distribution's parameters (the support of Categorical and
+    Uniform): a property computing the real one, never checked as an argument."""
+
+    __module__ = "torch.distributions.constraints"
+
+
+class _DependentProperty(property, _Dependent):
+    __module__ = "torch.distributions.constraints"
+
+
+real = _Real()
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+real_vector = _IndependentConstraint(real, 1)
+
+
+# ------------------------------------------------------------------------------------------ the classes
+
+class Distribution(ScriptObject, metaclass=ScriptType):
+    """The base of the distributions: batch and event shapes, argument and sample validation, the repr."""
+
+    __module__ = "torch.distributions.distribution"
+    has_rsample = False
+    has_enumerate_support = False
+    _validate_args = True
+
+    @staticmethod
+    def set_default_validate_args(value):
+        if value not in [True, False]:
+            raise ValueError
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
+        self._batch_shape = batch_shape
+        self._event_shape = event_shape
+        if validate_args is not None:
+            self._validate_args = validate_args
+        if self._validate_args:
+            for param, constraint in self.arg_constraints.items():
+                if isinstance(constraint, _Dependent):
+                    continue
+                if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
+                    continue            # the parameter not given: checked through the one that was
+                value = getattr(self, param)
+                if not _all_true(constraint.check(value)):
+                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
+                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                                     f"{constraint!r}, but found invalid values:\n{value}")
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        return self._event_shape
+
+    @property
+    def arg_constraints(self):
+        raise NotImplementedError
+
+    @property
+    def support(self):
+        raise NotImplementedError
+
+    @property
+    def mean(self):
+        raise NotImplementedError
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
+
+    @property
+    def variance(self):
+        raise NotImplementedError
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=Size()):
+        raise NotImplementedError
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
+
+    def perplexity(self):
+        return self.entropy().exp()
+
+    def _extended_shape(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        return Size(sample_shape + self._batch_shape + self._event_shape)
+
+    def _validate_sample(self, value):
+        if value.__class__ is not Tensor:
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        start = len(value.size()) - len(self._event_shape)
+        if value.size()[start:] != self._event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
+                             f"{self._event_shape}.")
+        actual, expected = value.size(), self._batch_shape + self._event_shape
+        for i, j in zip(reversed(actual), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs "
+                                 f"{expected}.")
+        support = self.support
+        if not _all_true(support.check(value)):
+            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
+                             f"to be within the support ({support!r}) of the distribution {self!r}, "
+                             f"but found invalid values:\n{value}")
+
+    def _get_checked_instance(self, cls, _instance=None):
+        if _instance is None and type(self).__init__ is not cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return object.__new__(type(self)) if _instance is None else _instance
+
+    def __repr__(self):
+        d = self.__dict__
+        names = [k for k in self.arg_constraints if k in d]
+        args = ", ".join(f"{p}: {d[p] if d[p].numel() == 1 else d[p].size()}" for p in names)
+        return f"{type(self).__name__}({args})"
+
+
+def _expanded(d, cls, batch_shape, _instance, names, event=()):
+    """`d.expand(batch_shape)`: a distribution of d's class whose parameters (those of `names` d holds) are
+    views expanded to batch_shape + event, not validated again; probs or logits, whichever it has (logits
+    if both), is its `_param`, and a Categorical keeps its number of events."""
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    for name in names:
+        if name in d.__dict__:
+            value = getattr(d, name).expand(batch_shape + Size(event))
+            setattr(new, name, value)
+            if "_param" in d.__dict__:
+                new._param = value
+    if event:
+        new._num_events = d._num_events
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
+class ExponentialFamily(Distribution):
+    __module__ = "torch.distributions.exp_family"
+
+
+class Normal(ExponentialFamily):
+    """N(loc, scale²)."""
+
+    __module__ = "torch.distributions.normal"
+    arg_constraints = {"loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Normal, batch_shape, _instance, ("loc", "scale"))
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return factories.normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = factories.empty(shape, dtype=self.loc.dtype).normal_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        log_scale = self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+
+    def icdf(self, value):
+        raise NotImplementedError("gradcli does not implement torch.erfinv (which Normal.icdf uses)")
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+
+class Uniform(Distribution):
+    """U[low, high)."""
+
+    __module__ = "torch.distributions.uniform"
+    has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": _LessThan(self.high), "high": _GreaterThan(self.low)}
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        batch_shape = Size() if _is_number(low) and _is_number(high) else self.low.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return _NAN * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Uniform, batch_shape, _instance, ("low", "high"))
+
+    @_DependentProperty
+    def support(self):
+        return _Interval(self.low, self.high)
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        rand = factories.rand(shape, dtype=self.low.dtype)
+        return self.low + rand * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lb = self.low.le(value).type_as(self.low)
+        ub = self.high.gt(value).type_as(self.low)
+        return lb.mul(ub).log() - (self.high - self.low).log()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
+    def entropy(self):
+        return (self.high - self.low).log()
+
+
+def _probs_to_logits(probs, is_binary=False):
+    eps = float(_finfo(probs.dtype).eps)
+    clamped = probs.clamp(min=eps, max=1 - eps)
+    if is_binary:
+        return clamped.log() - (-clamped).log1p()
+    return clamped.log()
+
+
+def _logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return logits.sigmoid()
+    return nn_ops.functional_softmax(logits, dim=-1)
+
+
+class Categorical(Distribution):
+    """One of K classes, by probabilities (normalised to sum 1) or logits (normalised by logsumexp)."""
+
+    __module__ = "torch.distributions.categorical"
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.size()[-1]
+        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Categorical, batch_shape, _instance, ("probs", "logits"), (self._num_events,))
+
+    @_DependentProperty
+    def support(self):
+        return _IntegerInterval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return _probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return _logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return factories.full(self._extended_shape(), _NAN, dtype=self.probs.dtype)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def variance(self):
+        return factories.full(self._extended_shape(), _NAN, dtype=self.probs.dtype)
+
+    def sample(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
+        samples_2d = draws.multinomial(probs_2d, sample_shape.numel(), True).T
+        return samples_2d.reshape(self._extended_shape(sample_shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = broadcast_all(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
+
+    def entropy(self):
+        min_real = float(_finfo(self.logits.dtype).min)
+        logits = self.logits.clamp(min=min_real)
+        p_log_p = logits * self.probs
+        return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand=True):
+        values = factories.arange(self._num_events, dtype=dtypes.int64)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+class Bernoulli(ExponentialFamily):
+    """1 with probability p, else 0; by probs or logits (log-odds)."""
+
+    __module__ = "torch.distributions.bernoulli"
+    arg_constraints = {"probs": unit_interval, "logits": real}
+    support = boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = _is_number(probs)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = _is_number(logits)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits"))
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs)
+        mode[self.probs == 0.5] = _NAN
+        return mode
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return _probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return _logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -nn_ops.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return nn_ops.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        values = factories.arange(2, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+def reset_defaults() -> None:
+    """A new session's default: arguments validated (Distribution.set_default_validate_args lasts one session)."""
+    Distribution._validate_args = True
+
+
+# ----------------------------------------------------------------------------------------- kl_divergence
+
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = _INF
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
+
+
+def _kl_bernoulli_bernoulli(p, q):
+    softplus = ops.softplus
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1[q.probs == 0] = _INF
+    t1[p.probs == 0] = 0
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2[q.probs == 1] = _INF
+    t2[p.probs == 1] = 0
+    return t1 + t2
+
+
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    result[(q.low > p.low) | (q.high < p.high)] = _INF
+    return result
+
+
+def _kl_normal_uniform(p, q):
+    return factories.full_like(p.loc, _INF)
+
+
+def _kl_uniform_normal(p, q):
+    common_term = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
+    t2 = common_term.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+def _kl_expfamily_expfamily(p, q):
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                                  "                            be computed using Bregman divergences")
+    raise NotImplementedError("gradcli does not implement torch.distributions.kl_divergence by Bregman divergence "
+                              f"(for {type(p).__name__})")
+
+
+# PyTorch's registry for these classes; a pair of subclasses takes the first pair whose classes it derives
+# from (the registry has no two pairs one could be confused with, the exponential families' last)
+_KL = {(Normal, Normal): _kl_normal_normal, (Categorical, Categorical): _kl_categorical_categorical,
+       (Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Uniform, Uniform): _kl_uniform_uniform,
+       (Normal, Uniform): _kl_normal_uniform, (Uniform, Normal): _kl_uniform_normal,
+       (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily}
+
+
+def kl_divergence(p, q):
+    """KL(p ‖ q), by the formula PyTorch registers for the pair of classes."""
+    for (tp, tq), fun in _KL.items():
+        if isinstance(p, tp) and isinstance(q, tq):
+            return fun(p, q)
+    raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+                              f"{q.__class__.__name__}")
+
+
+CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli)
