@@ -145,3 +145,13 @@ def test_what_an_instance_holds_is_values_of_the_language():
     for d in made:
         for name, value in vars(d).items():
             assert value.__class__ in (Tensor, Size, int, bool), (d, name, value)
+
+
+@pytest.mark.parametrize("expr", [
+    "Normal(0.0, 1.0).sample((10**6, 10**6))", "Normal(0.0, 1.0).rsample((10**6, 10**6))",
+    "Uniform(0.0, 1.0).sample((10**6, 10**6))", "Categorical(logits=torch.zeros(3)).sample((10**6, 10**6))",
+    "Bernoulli(0.5).sample((10**6, 10**6))", "Categorical(logits=torch.zeros(3)).expand((10**6, 10**6)).mean",
+    "Normal(0.0, 1.0).expand((10**6, 10**6)).log_prob(torch.tensor(0.))",
+])
+def test_samples_of_a_script_given_size_go_through_the_memory_budget(expr):
+    assert "can't allocate memory" in error_line(_IMPORT + f"x = {expr}\n")

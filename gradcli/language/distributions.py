@@ -1,5 +1,5 @@
-"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Categorical, Bernoulli, their
-constraints, and kl_divergence.
+"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Categorical, Bernoulli,
+Independent, their constraints, and kl_divergence.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -669,6 +669,91 @@ class Bernoulli(ExponentialFamily):
         return values
 
 
+def _sum_rightmost(value, dim):
+    """The sum over the last `dim` dims (none: the value itself)."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+class Independent(Distribution):
+    """A distribution whose last `reinterpreted_batch_ndims` batch dims count as event dims: log_prob and
+    entropy sum over them."""
+
+    __module__ = "torch.distributions.independent"
+    arg_constraints = {}
+
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+            raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
+                             f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+        shape = base_distribution.batch_shape + base_distribution.event_shape
+        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
+        batch_shape = shape[:len(shape) - event_dim]
+        event_shape = shape[len(shape) - event_dim:]
+        self.base_dist = base_distribution
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Independent, _instance)
+        batch_shape = Size(batch_shape)
+        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def has_rsample(self):
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self):
+        if self.reinterpreted_batch_ndims > 0:
+            return False
+        return self.base_dist.has_enumerate_support
+
+    @_DependentProperty
+    def support(self):
+        result = self.base_dist.support
+        if self.reinterpreted_batch_ndims:
+            result = _IndependentConstraint(result, self.reinterpreted_batch_ndims)
+        return result
+
+    @property
+    def mean(self):
+        return self.base_dist.mean
+
+    @property
+    def mode(self):
+        return self.base_dist.mode
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def sample(self, sample_shape=Size()):
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape=Size()):
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value):
+        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+
+    def entropy(self):
+        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+
+    def enumerate_support(self, expand=True):
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+
 def reset_defaults() -> None:
     """A new session's default: arguments validated (Distribution.set_default_validate_args lasts one session)."""
     Distribution._validate_args = True
@@ -726,11 +811,18 @@ def _kl_expfamily_expfamily(p, q):
                               f"(for {type(p).__name__})")
 
 
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
 # PyTorch's registry for these classes; a pair of subclasses takes the first pair whose classes it derives
 # from (the registry has no two pairs one could be confused with, the exponential families' last)
 _KL = {(Normal, Normal): _kl_normal_normal, (Categorical, Categorical): _kl_categorical_categorical,
        (Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Uniform, Uniform): _kl_uniform_uniform,
        (Normal, Uniform): _kl_normal_uniform, (Uniform, Normal): _kl_uniform_normal,
+       (Independent, Independent): _kl_independent_independent,
        (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily}
 
 
@@ -743,4 +835,4 @@ def kl_divergence(p, q):
                               f"{q.__class__.__name__}")
 
 
-CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli)
+CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent)
