@@ -183,9 +183,10 @@ _EXTRAS |= {("torch.cuda", n) for n in ("is_available", "device_count", "is_init
                                          "seed", "seed_all", "synchronize", "current_device", "get_device_name",
                                          "empty_cache")}
 
-# The data lists torch.distributions' own names, not those of its modules; PyTorch 2.13 defines each class in
-# the module named after it (Normal in torch.distributions.normal), as its __module__ says
-_EXTRAS |= {("torch.distributions.kl", "kl_divergence"), ("torch.distributions.distribution", "Distribution"),
+# The data lists torch.distributions' own names and those of .constraints and .kl, not those of its other
+# modules; PyTorch 2.13 defines each class in the module named after it (Normal in torch.distributions.normal),
+# as its __module__ says
+_EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.exp_family", "ExponentialFamily"), ("torch.distributions.normal", "Normal"),
             ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
             ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent")}

@@ -89,8 +89,8 @@ def test_the_modules_name_their_classes():
 def test_names_pytorch_has_and_gradcli_lacks():
     assert error_line("import torch\ntorch.distributions.Gamma\n") == (
         "NotImplementedError: gradcli does not implement torch.distributions.Gamma")
-    assert error_line("import torch\nfrom torch.distributions import constraints\n") == (
-        "NotImplementedError: gradcli does not implement torch.distributions.constraints")
+    assert error_line("import torch\nfrom torch.distributions import constraints\nconstraints.cat\n") == (
+        "NotImplementedError: gradcli does not implement torch.distributions.constraints.cat")
 
 
 # What a script may not reach through a distribution: Python's internals behind its objects and functions.
@@ -122,6 +122,9 @@ ESCAPES = [
     ("torch.distributions.kl.__dict__", f"AttributeError: module 'torch.distributions.kl' attribute '__dict__' {_OUTSIDE}"),
     ("torch.distributions.normal.math", "AttributeError: module 'torch.distributions.normal' has no attribute 'math'"),
     ("torch.distributions.kl_divergence.func", "AttributeError: 'function' object has no attribute 'func'"),
+    ("torch.distributions.constraints.interval.__subclasses__",
+     f"AttributeError: type object '_Interval' attribute '__subclasses__' {_OUTSIDE}"),
+    ("torch.distributions.constraints.real.__dict__", f"AttributeError: '_Real' object attribute '__dict__' {_OUTSIDE}"),
     ("n.loc.numpy()", "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot "
                       "reach numpy arrays (use .tolist() or .item())"),
 ]

@@ -21,6 +21,7 @@ from gradcli.engine import distributions as draws
 from gradcli.engine.ops import nn as nn_ops
 from gradcli.engine.addresses import address
 from gradcli.engine.recording import broadcast_error
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import devices
 from gradcli.language.classes import ScriptObject, ScriptType
@@ -42,6 +43,12 @@ def _all_true(valid: Tensor) -> bool:
 def _finfo(dtype):
     """torch.finfo(dtype): the float type's limits."""
     return np.finfo(dtype.np)
+
+
+def _warn(message: str) -> None:
+    """A UserWarning at the script's line that made the call (PyTorch's stacklevel=2)."""
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", message)
 
 
 def broadcast_all(*values) -> tuple:
@@ -208,23 +215,103 @@ class _IndependentConstraint(Constraint):
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _GreaterThanEq(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _HalfOpenInterval(_Interval):
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _IntegerGreaterThan(_GreaterThanEq):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+
 class _Dependent(Constraint):
     """A constraint that depends on the distribution's parameters (the support of Categorical and
-    Uniform): a property computing the real one, never checked as an argument."""
+    Uniform): never checked as an argument; its is_discrete and event_dim only if it was given them."""
 
     __module__ = "torch.distributions.constraints"
+
+    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    @property
+    def is_discrete(self):
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return self._is_discrete
+
+    @property
+    def event_dim(self):
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return self._event_dim
+
+    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        if is_discrete is NotImplemented:
+            is_discrete = self._is_discrete
+        if event_dim is NotImplemented:
+            event_dim = self._event_dim
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, x):
+        raise ValueError("Cannot determine validity of dependent constraint")
 
 
 class _DependentProperty(property, _Dependent):
+    """A property on an instance (the support computed from its parameters), a dependent constraint on the
+    class; `@constraints.dependent_property(is_discrete=..., event_dim=...)` gives it those."""
+
     __module__ = "torch.distributions.constraints"
 
+    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        property.__init__(self, fn)
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
 
+    def __call__(self, fn):
+        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+def is_dependent(constraint):
+    return isinstance(constraint, _Dependent)
+
+
+dependent = _Dependent()
 real = _Real()
 boolean = _Boolean()
 positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 real_vector = _IndependentConstraint(real, 1)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+
+# torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
+CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
+               "is_dependent": is_dependent, "independent": _IndependentConstraint, "boolean": boolean,
+               "real": real, "real_vector": real_vector, "positive": positive, "nonnegative": nonnegative,
+               "unit_interval": unit_interval, "simplex": simplex, "nonnegative_integer": nonnegative_integer,
+               "positive_integer": positive_integer, "interval": _Interval, "half_open_interval": _HalfOpenInterval,
+               "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
+               "integer_interval": _IntegerInterval}
 
 
 # ------------------------------------------------------------------------------------------ the classes
@@ -249,10 +336,16 @@ class Distribution(ScriptObject, metaclass=ScriptType):
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:
-            for param, constraint in self.arg_constraints.items():
-                if isinstance(constraint, _Dependent):
+            try:
+                arg_constraints = self.arg_constraints
+            except NotImplementedError:
+                arg_constraints = {}
+                _warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` or "
+                      "initialize the distribution with `validate_args=False` to turn off validation.")
+            for param, constraint in arg_constraints.items():
+                if is_dependent(constraint):
                     continue
-                if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
+                if param not in self.__dict__ and isinstance(getattr(type(self), param), lazy_property):
                     continue            # the parameter not given: checked through the one that was
                 value = getattr(self, param)
                 if not _all_true(constraint.check(value)):
@@ -334,7 +427,14 @@ class Distribution(ScriptObject, metaclass=ScriptType):
             if i != 1 and j != 1 and i != j:
                 raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs "
                                  f"{expected}.")
-        support = self.support
+        try:
+            support = self.support
+        except NotImplementedError:
+            _warn(f"{self.__class__} does not define `support` to enable sample validation. Please initialize the "
+                  "distribution with `validate_args=False` to turn off validation.")
+            return
+        if support is None:
+            raise AssertionError("support is unexpectedly None")
         if not _all_true(support.check(value)):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
                              f"to be within the support ({support!r}) of the distribution {self!r}, "

@@ -181,8 +181,10 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
         if value.__class__ is ScriptModule:
             if value.made:
                 _expose(value)
-        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType:
-            members[name] = Builtin(module.name, name, value)     # a library class scripts subclass stays one
+        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType \
+                and value.__class__.__class__ is not classes.ScriptType:
+            # a library class scripts subclass stays one, and an instance of one (constraints.dependent) too
+            members[name] = Builtin(module.name, name, value)
     return module
 
 
@@ -674,6 +676,7 @@ def _make_distributions() -> dict:
     kl = Builtin("torch.distributions", "kl_divergence", dist.kl_divergence)     # one function under two names
     members["kl_divergence"] = kl
     members["kl"] = ScriptModule("torch.distributions.kl", {"kl_divergence": kl})
+    members["constraints"] = ScriptModule("torch.distributions.constraints", dict(dist.CONSTRAINTS))
     for cls in dist.CLASSES:        # torch.distributions.normal, ...: the modules PyTorch defines them in
         path = cls.__module__
         members.setdefault(path.rpartition(".")[2], ScriptModule(path, {}))
