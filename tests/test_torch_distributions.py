@@ -158,3 +158,24 @@ def test_what_an_instance_holds_is_values_of_the_language():
 ])
 def test_samples_of_a_script_given_size_go_through_the_memory_budget(expr):
     assert "can't allocate memory" in error_line(_IMPORT + f"x = {expr}\n")
+
+
+_TWO_KLS = _IMPORT + ("from torch.distributions import register_kl, kl_divergence\n"
+                      "class A(Normal):\n    pass\n"
+                      "class B(Normal):\n    pass\n"
+                      "@register_kl(A, Normal)\ndef f(p, q):\n    return torch.tensor(1.0)\n"
+                      "@register_kl(Normal, B)\ndef g(p, q):\n    return torch.tensor(2.0)\n")
+
+
+def test_an_ambiguous_kl_warns_and_takes_the_match_on_p_first():
+    result = run_script(_TWO_KLS + "print(kl_divergence(A(0.0, 1.0), B(0.0, 1.0)))\n")
+    assert result.out == "tensor(1.)\n"
+    assert "RuntimeWarning: Ambiguous kl_divergence(A, B). Please register_kl(A, B)" in result.err
+
+
+def test_register_kl_lasts_one_session():
+    assert gradcli_output(_IMPORT + "from torch.distributions import register_kl, kl_divergence\n"
+                          "@register_kl(Normal, Normal)\ndef f(p, q):\n    return torch.tensor(5.0)\n"
+                          "print(kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)))\n") == "tensor(5.)\n"
+    assert gradcli_output(_IMPORT + "print(torch.distributions.kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)))\n") \
+        == "tensor(0.)\n"

@@ -12,6 +12,7 @@ numbers, dicts of constraints).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -855,8 +856,12 @@ class Independent(Distribution):
 
 
 def reset_defaults() -> None:
-    """A new session's default: arguments validated (Distribution.set_default_validate_args lasts one session)."""
+    """A new session's defaults: arguments validated and PyTorch's KL functions only
+    (Distribution.set_default_validate_args and register_kl last one session)."""
     Distribution._validate_args = True
+    _KL_REGISTRY.clear()
+    _KL_REGISTRY.update(_BUILT_IN_KL)
+    _KL_MEMOIZE.clear()
 
 
 # ----------------------------------------------------------------------------------------- kl_divergence
@@ -917,22 +922,76 @@ def _kl_independent_independent(p, q):
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
-# PyTorch's registry for these classes; a pair of subclasses takes the first pair whose classes it derives
-# from (the registry has no two pairs one could be confused with, the exponential families' last)
-_KL = {(Normal, Normal): _kl_normal_normal, (Categorical, Categorical): _kl_categorical_categorical,
-       (Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Uniform, Uniform): _kl_uniform_uniform,
-       (Normal, Uniform): _kl_normal_uniform, (Uniform, Normal): _kl_uniform_normal,
-       (Independent, Independent): _kl_independent_independent,
-       (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily}
+# PyTorch's registry for these classes, and the pairs a script registers (register_kl) for the session
+_BUILT_IN_KL = {(Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Categorical, Categorical): _kl_categorical_categorical,
+                (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily, (Normal, Normal): _kl_normal_normal,
+                (Uniform, Uniform): _kl_uniform_uniform, (Normal, Uniform): _kl_normal_uniform,
+                (Uniform, Normal): _kl_uniform_normal, (Independent, Independent): _kl_independent_independent}
+_KL_REGISTRY = dict(_BUILT_IN_KL)
+_KL_MEMOIZE: dict = {}
+
+
+def register_kl(type_p, type_q):
+    """A decorator registering `fun(p, q)` as KL(p || q) for p of type_p and q of type_q (and their subclasses)."""
+    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fun):
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMOIZE.clear()
+        return fun
+    return decorator
+
+
+@functools.total_ordering
+class _Match:
+    """A registered pair, ordered by how specific it is (a pair of subclasses before their bases)."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, *types):
+        self.types = types
+
+    def __eq__(self, other):
+        return self.types == other.types
+
+    def __le__(self, other):
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p, type_q):
+    """PyTorch's choice: the most specific registered pair, by p's class first; a warning when ordering by
+    q's class first would choose another function."""
+    matches = [(sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    if left_fun is not _KL_REGISTRY[right_p, right_q]:
+        if STATE.warn is not None:
+            STATE.warn("RuntimeWarning", f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                                         f"Please register_kl({left_p.__name__}, {right_q.__name__})")
+    return left_fun
 
 
 def kl_divergence(p, q):
-    """KL(p ‖ q), by the formula PyTorch registers for the pair of classes."""
-    for (tp, tq), fun in _KL.items():
-        if isinstance(p, tp) and isinstance(q, tq):
-            return fun(p, q)
-    raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
-                              f"{q.__class__.__name__}")
+    """KL(p || q), by the function registered for the pair of classes."""
+    key = (type(p), type(q))
+    fun = _KL_MEMOIZE.get(key)
+    if fun is None:
+        fun = _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    if fun is NotImplemented:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+                                  f"{q.__class__.__name__}")
+    return fun(p, q)
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent)

@@ -675,7 +675,9 @@ def _make_distributions() -> dict:
     members = {cls.__name__: cls for cls in dist.CLASSES}
     kl = Builtin("torch.distributions", "kl_divergence", dist.kl_divergence)     # one function under two names
     members["kl_divergence"] = kl
-    members["kl"] = ScriptModule("torch.distributions.kl", {"kl_divergence": kl})
+    register = Builtin("torch.distributions", "register_kl", dist.register_kl)
+    members["register_kl"] = register
+    members["kl"] = ScriptModule("torch.distributions.kl", {"kl_divergence": kl, "register_kl": register})
     members["constraints"] = ScriptModule("torch.distributions.constraints", dict(dist.CONSTRAINTS))
     for cls in dist.CLASSES:        # torch.distributions.normal, ...: the modules PyTorch defines them in
         path = cls.__module__
