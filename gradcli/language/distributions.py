@@ -33,7 +33,8 @@ _NAN = math.nan
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, _NUMBER) or isinstance(v, complex)
+    """isinstance(v, torch.types._Number): an int, float or bool."""
+    return isinstance(v, _NUMBER)
 
 
 def _all_true(valid: Tensor) -> bool:
