@@ -189,7 +189,8 @@ _EXTRAS |= {("torch.cuda", n) for n in ("is_available", "device_count", "is_init
 _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.exp_family", "ExponentialFamily"), ("torch.distributions.normal", "Normal"),
             ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
-            ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent")}
+            ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent"),
+            ("torch.distributions.exponential", "Exponential")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

@@ -119,12 +119,14 @@ ESCAPES = [
     ("n.support.__class__.__bases__", f"AttributeError: '_Real' object attribute '__class__' {_OUTSIDE}"),
     ("Distribution.set_default_validate_args.__globals__",
      f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
-    ("torch.distributions.kl.__dict__", f"AttributeError: module 'torch.distributions.kl' attribute '__dict__' {_OUTSIDE}"),
+    ("torch.distributions.kl.__dict__",
+     f"AttributeError: module 'torch.distributions.kl' attribute '__dict__' {_OUTSIDE}"),
     ("torch.distributions.normal.math", "AttributeError: module 'torch.distributions.normal' has no attribute 'math'"),
     ("torch.distributions.kl_divergence.func", "AttributeError: 'function' object has no attribute 'func'"),
     ("torch.distributions.constraints.interval.__subclasses__",
      f"AttributeError: type object '_Interval' attribute '__subclasses__' {_OUTSIDE}"),
-    ("torch.distributions.constraints.real.__dict__", f"AttributeError: '_Real' object attribute '__dict__' {_OUTSIDE}"),
+    ("torch.distributions.constraints.real.__dict__",
+     f"AttributeError: '_Real' object attribute '__dict__' {_OUTSIDE}"),
     ("n.loc.numpy()", "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot "
                       "reach numpy arrays (use .tolist() or .item())"),
 ]
@@ -143,11 +145,11 @@ def test_what_an_instance_holds_is_values_of_the_language():
     from gradcli.language import distributions as dist
     t = factories.tensor([0.2, 0.8])
     made = [dist.Normal(t, 1.0), dist.Uniform(0.0, t), dist.Categorical(t), dist.Bernoulli(logits=t),
-            dist.Normal(t, t).expand((3, 2))]
+            dist.Normal(t, t).expand((3, 2)), dist.Exponential(t), dist.Independent(dist.Normal(t, 1.0), 1)]
     made[2].logits, made[3].probs       # the lazy parameters, computed and kept
     for d in made:
         for name, value in vars(d).items():
-            assert value.__class__ in (Tensor, Size, int, bool), (d, name, value)
+            assert value.__class__ in (Tensor, Size, int, bool) or isinstance(value, dist.Distribution), (d, name)
 
 
 @pytest.mark.parametrize("expr", [

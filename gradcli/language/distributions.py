@@ -1,4 +1,4 @@
-"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Categorical, Bernoulli,
+"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Exponential, Categorical, Bernoulli,
 Independent, their constraints, and kl_divergence.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
@@ -602,6 +602,59 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
 
+class Exponential(ExponentialFamily):
+    """Rate λ: density λ·exp(-λx) on x ≥ 0."""
+
+    __module__ = "torch.distributions.exponential"
+    arg_constraints = {"rate": positive}
+    support = nonnegative
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if _is_number(rate) else self.rate.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return factories.zeros_like(self.rate)
+
+    @property
+    def stddev(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate.pow(-2)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Exponential, batch_shape, _instance, ("rate",))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        return factories.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value):
+        return -(-value).log1p() / self.rate
+
+    def entropy(self):
+        return 1.0 - self.rate.log()
+
+
 def _probs_to_logits(probs, is_binary=False):
     eps = float(_finfo(probs.dtype).eps)
     clamped = probs.clamp(min=eps, max=1 - eps)
@@ -897,7 +950,7 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
-def _kl_normal_uniform(p, q):
+def _kl_normal_infinity(p, q):
     return factories.full_like(p.loc, _INF)
 
 
@@ -917,6 +970,32 @@ def _kl_expfamily_expfamily(p, q):
                               f"(for {type(p).__name__})")
 
 
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    t1 = -rate_ratio.log()
+    return t1 + rate_ratio - 1
+
+
+def _kl_exponential_infinity(p, q):
+    return factories.full_like(p.rate, _INF)
+
+
+def _kl_exponential_normal(p, q):
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = _INF
+    return result
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -924,10 +1003,14 @@ def _kl_independent_independent(p, q):
 
 
 # PyTorch's registry for these classes, and the pairs a script registers (register_kl) for the session
-_BUILT_IN_KL = {(Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Categorical, Categorical): _kl_categorical_categorical,
-                (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily, (Normal, Normal): _kl_normal_normal,
-                (Uniform, Uniform): _kl_uniform_uniform, (Normal, Uniform): _kl_normal_uniform,
-                (Uniform, Normal): _kl_uniform_normal, (Independent, Independent): _kl_independent_independent}
+_BUILT_IN_KL = {
+    (Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Categorical, Categorical): _kl_categorical_categorical,
+    (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily, (Normal, Normal): _kl_normal_normal,
+    (Uniform, Uniform): _kl_uniform_uniform, (Normal, Uniform): _kl_normal_infinity,
+    (Uniform, Normal): _kl_uniform_normal, (Independent, Independent): _kl_independent_independent,
+    (Exponential, Exponential): _kl_exponential_exponential, (Exponential, Uniform): _kl_exponential_infinity,
+    (Exponential, Normal): _kl_exponential_normal, (Normal, Exponential): _kl_normal_infinity,
+    (Uniform, Exponential): _kl_uniform_exponential}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -995,4 +1078,4 @@ def kl_divergence(p, q):
     return fun(p, q)
 
 
-CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent)
+CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential)
