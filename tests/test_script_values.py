@@ -190,7 +190,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.exp_family", "ExponentialFamily"), ("torch.distributions.normal", "Normal"),
             ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
             ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent"),
-            ("torch.distributions.exponential", "Exponential")}
+            ("torch.distributions.exponential", "Exponential"),
+            ("torch.distributions.one_hot_categorical", "OneHotCategorical")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

@@ -291,6 +291,17 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
+class _OneHot(Constraint):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
 def is_dependent(constraint):
     return isinstance(constraint, _Dependent)
 
@@ -305,13 +316,15 @@ simplex = _Simplex()
 real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
+one_hot = _OneHot()
 
 # torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
 CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
                "is_dependent": is_dependent, "independent": _IndependentConstraint, "boolean": boolean,
                "real": real, "real_vector": real_vector, "positive": positive, "nonnegative": nonnegative,
                "unit_interval": unit_interval, "simplex": simplex, "nonnegative_integer": nonnegative_integer,
-               "positive_integer": positive_integer, "interval": _Interval, "half_open_interval": _HalfOpenInterval,
+               "positive_integer": positive_integer, "one_hot": one_hot, "interval": _Interval,
+               "half_open_interval": _HalfOpenInterval,
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
                "integer_interval": _IntegerInterval}
 
@@ -752,6 +765,83 @@ class Categorical(Distribution):
         return values
 
 
+class OneHotCategorical(Distribution):
+    """A Categorical whose samples are one-hot vectors (the event dim is the classes')."""
+
+    __module__ = "torch.distributions.one_hot_categorical"
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+    support = one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(OneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def mean(self):
+        return self._categorical.probs
+
+    @property
+    def mode(self):
+        probs = self._categorical.probs
+        mode = probs.argmax(dim=-1)
+        return nn_ops.one_hot(mode, num_classes=probs.shape[-1]).to(probs)
+
+    @property
+    def variance(self):
+        return self._categorical.probs * (1 - self._categorical.probs)
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
+        probs = self._categorical.probs
+        num_events = self._categorical._num_events
+        indices = self._categorical.sample(sample_shape)
+        return nn_ops.one_hot(indices, num_events).to(probs)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        indices = value.max(-1)[1]
+        return self._categorical.log_prob(indices)
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand=True):
+        n = self.event_shape[0]
+        values = factories.eye(n, dtype=self._param.dtype)
+        values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
+        if expand:
+            values = values.expand((n,) + tuple(self.batch_shape) + (n,))
+        return values
+
+
 class Bernoulli(ExponentialFamily):
     """1 with probability p, else 0; by probs or logits (log-odds)."""
 
@@ -996,6 +1086,10 @@ def _kl_uniform_exponential(p, q):
     return result
 
 
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1010,7 +1104,8 @@ _BUILT_IN_KL = {
     (Uniform, Normal): _kl_uniform_normal, (Independent, Independent): _kl_independent_independent,
     (Exponential, Exponential): _kl_exponential_exponential, (Exponential, Uniform): _kl_exponential_infinity,
     (Exponential, Normal): _kl_exponential_normal, (Normal, Exponential): _kl_normal_infinity,
-    (Uniform, Exponential): _kl_uniform_exponential}
+    (Uniform, Exponential): _kl_uniform_exponential,
+    (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1078,4 +1173,5 @@ def kl_divergence(p, q):
     return fun(p, q)
 
 
-CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential)
+CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
+           OneHotCategorical)
