@@ -191,7 +191,7 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
             ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent"),
             ("torch.distributions.exponential", "Exponential"),
-            ("torch.distributions.one_hot_categorical", "OneHotCategorical")}
+            ("torch.distributions.one_hot_categorical", "OneHotCategorical"), ("torch.distributions.laplace", "Laplace")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

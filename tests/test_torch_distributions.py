@@ -146,7 +146,7 @@ def test_what_an_instance_holds_is_values_of_the_language():
     t = factories.tensor([0.2, 0.8])
     made = [dist.Normal(t, 1.0), dist.Uniform(0.0, t), dist.Categorical(t), dist.Bernoulli(logits=t),
             dist.Normal(t, t).expand((3, 2)), dist.Exponential(t), dist.Independent(dist.Normal(t, 1.0), 1),
-            dist.OneHotCategorical(t)]
+            dist.OneHotCategorical(t), dist.Laplace(t, 2.0)]
     made[2].logits, made[3].probs       # the lazy parameters, computed and kept
     for d in made:
         for name, value in vars(d).items():

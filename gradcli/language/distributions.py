@@ -1,5 +1,5 @@
-"""torch.distributions as scripts use it: Distribution, Normal, Uniform, Exponential, Categorical, Bernoulli,
-Independent, their constraints, and kl_divergence.
+"""torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
+OneHotCategorical, Bernoulli, Independent, their constraints, kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -487,6 +487,16 @@ def _expanded(d, cls, batch_shape, _instance, names, event=()):
     return new
 
 
+def _loc_scale_init(d, loc, scale, validate_args):
+    """The __init__ of Normal and Laplace: loc and scale broadcast, a batch shape unless both are numbers."""
+    d.loc, d.scale = broadcast_all(loc, scale)
+    batch_shape = Size() if _is_number(loc) and _is_number(scale) else d.loc.size()
+    Distribution.__init__(d, batch_shape, validate_args=validate_args)
+
+
+_LOC = property(lambda self: self.loc, doc="The location: the mean and the mode of Normal and Laplace.")
+
+
 class ExponentialFamily(Distribution):
     __module__ = "torch.distributions.exp_family"
 
@@ -500,17 +510,9 @@ class Normal(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        _loc_scale_init(self, loc, scale, validate_args)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = mode = _LOC
 
     @property
     def stddev(self):
@@ -550,6 +552,54 @@ class Normal(ExponentialFamily):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+
+class Laplace(Distribution):
+    """Density exp(-|x - loc| / scale) / (2 scale)."""
+
+    __module__ = "torch.distributions.laplace"
+    arg_constraints = {"loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        _loc_scale_init(self, loc, scale, validate_args)
+
+    mean = mode = _LOC
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return (2 ** 0.5) * self.scale
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Laplace, batch_shape, _instance, ("loc", "scale"))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = float(_finfo(self.loc.dtype).eps)
+        u = factories.empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+
+    def entropy(self):
+        return 1 + (2 * self.scale).log()
 
 
 class Uniform(Distribution):
@@ -1040,7 +1090,7 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
-def _kl_normal_infinity(p, q):
+def _kl_normal_infinity(p, q):      # (and Laplace's: an infinite KL for each of p's locations)
     return factories.full_like(p.loc, _INF)
 
 
@@ -1090,6 +1140,35 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
+
+
+def _kl_laplace_normal(p, q):
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+def _kl_normal_laplace(p, q):
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = scale_ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
+    t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1105,7 +1184,10 @@ _BUILT_IN_KL = {
     (Exponential, Exponential): _kl_exponential_exponential, (Exponential, Uniform): _kl_exponential_infinity,
     (Exponential, Normal): _kl_exponential_normal, (Normal, Exponential): _kl_normal_infinity,
     (Uniform, Exponential): _kl_uniform_exponential,
-    (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical}
+    (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical,
+    (Laplace, Laplace): _kl_laplace_laplace, (Laplace, Uniform): _kl_normal_infinity,
+    (Laplace, Exponential): _kl_normal_infinity, (Laplace, Normal): _kl_laplace_normal,
+    (Normal, Laplace): _kl_normal_laplace}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1174,4 +1256,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical)
+           OneHotCategorical, Laplace)
