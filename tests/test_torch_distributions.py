@@ -182,3 +182,16 @@ def test_register_kl_lasts_one_session():
                           "print(kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)))\n") == "tensor(5.)\n"
     assert gradcli_output(_IMPORT + "print(torch.distributions.kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0)))\n") \
         == "tensor(0.)\n"
+
+
+def test_sample_n_warns_as_pytorch_does():
+    result = run_script(_IMPORT + "torch.manual_seed(0)\nprint(Normal(0.0, 1.0).sample_n(3))\n")
+    assert result.out == "tensor([ 1.5410, -0.2934, -2.1788])\n"
+    assert "FutureWarning: `sample_n(n)` will be deprecated. Use `sample((n,))` instead." in result.err
+
+
+def test_a_distribution_without_arg_constraints_warns_when_validating():
+    result = run_script(_IMPORT + "class D(Distribution):\n    pass\nD()\n")
+    assert result.error is None
+    assert ("UserWarning: <class '__main__.D'> does not define `arg_constraints`. Please set `arg_constraints = {}` "
+            "or initialize the distribution with `validate_args=False` to turn off validation.") in result.err

@@ -47,10 +47,10 @@ def _finfo(dtype):
     return np.finfo(dtype.np)
 
 
-def _warn(message: str) -> None:
-    """A UserWarning at the script's line that made the call (PyTorch's stacklevel=2)."""
+def _warn(message: str, category: str = "UserWarning") -> None:
+    """A warning at the script's line that made the call (PyTorch's stacklevel=2)."""
     if STATE.warn is not None:
-        STATE.warn("UserWarning", message)
+        STATE.warn(category, message)
 
 
 def broadcast_all(*values) -> tuple:
@@ -406,6 +406,10 @@ class Distribution(ScriptObject, metaclass=ScriptType):
 
     def rsample(self, sample_shape=Size()):
         raise NotImplementedError
+
+    def sample_n(self, n):
+        _warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", "FutureWarning")
+        return self.sample(Size((n,)))
 
     def log_prob(self, value):
         raise NotImplementedError
