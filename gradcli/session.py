@@ -157,6 +157,9 @@ class Session:
         dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
         state.threads = DEFAULT_THREADS                 # and so does torch.set_num_threads
         state.default_device, state.device_stack = None, []     # and torch.set_default_device
+        distributions = sys.modules.get("gradcli.language.distributions")     # (made when a script first uses it)
+        if distributions is not None:
+            distributions.reset_defaults()      # and Distribution.set_default_validate_args
         if seed is None:
             state.generator.seed()
         else:

@@ -133,7 +133,7 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.Transformer", "NotImplementedError: gradcli does not implement torch.nn.Transformer"),
-    ("torch.distributions", "NotImplementedError: gradcli does not implement torch.distributions"),
+    ("torch.distributions.Gamma", "NotImplementedError: gradcli does not implement torch.distributions.Gamma"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
     ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
@@ -143,8 +143,9 @@ def test_print_passes_its_keywords_on():
     ("torch.ones(2).foo", "AttributeError: 'Tensor' object has no attribute 'foo'"),
     ("from torch.nn import Transformer", "NotImplementedError: gradcli does not implement torch.nn.Transformer"),
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
-    ("import torch.distributions", "NotImplementedError: gradcli does not implement torch.distributions"),
-    ("import torch.distributions as D", "NotImplementedError: gradcli does not implement torch.distributions"),
+    ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
+    ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
+    ("from torch.distributions import Gamma", "NotImplementedError: gradcli does not implement torch.distributions.Gamma"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -181,6 +182,16 @@ _EXTRAS |= {("torch", "backends"), ("torch.backends", "mps"), ("torch.backends",
 _EXTRAS |= {("torch.cuda", n) for n in ("is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
                                          "seed", "seed_all", "synchronize", "current_device", "get_device_name",
                                          "empty_cache")}
+
+# The data lists torch.distributions' own names and those of .constraints and .kl, not those of its other
+# modules; PyTorch 2.13 defines each class in the module named after it (Normal in torch.distributions.normal),
+# as its __module__ says
+_EXTRAS |= {("torch.distributions.distribution", "Distribution"),
+            ("torch.distributions.exp_family", "ExponentialFamily"), ("torch.distributions.normal", "Normal"),
+            ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
+            ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent"),
+            ("torch.distributions.exponential", "Exponential"),
+            ("torch.distributions.one_hot_categorical", "OneHotCategorical"), ("torch.distributions.laplace", "Laplace")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

@@ -37,7 +37,8 @@ NAMESPACES = (
     "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
     "torch.autograd.function", "torch.autograd.functional", "torch.testing", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.optim",
     "torch.optim.lr_scheduler", "torch.linalg", "torch.utils", "torch.utils.data", "torch.func",
-    "torch.distributions", "torch.random", "torch.fft", "torch.special", "torch.nn.utils", "torch.version",
+    "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
+    "torch.special", "torch.nn.utils", "torch.version",
 )
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
 

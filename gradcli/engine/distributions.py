@@ -232,7 +232,8 @@ def _bernoulli_tensor(g: rng.Generator, a: np.ndarray, p: np.ndarray) -> np.ndar
     u = uniforms(order.size)
     hits = _cast((u < order).astype(np.float64), a.dtype)
     shape = tuple(a.shape[i] for i in perm)
-    return np.ascontiguousarray(np.transpose(hits.reshape(shape), np.argsort(perm)))
+    # (a copy in C order, not np.ascontiguousarray, which makes a 0-d target 1-d)
+    return np.transpose(hits.reshape(shape), np.argsort(perm)).copy(order="C")
 
 
 def _expand_to(p: np.ndarray, shape: tuple) -> np.ndarray:

@@ -182,6 +182,34 @@ _WHAT = {
     "SequentialSampler": "The indices 0, 1, ..., len(dataset) - 1 in order.",
     "RandomSampler": "A random permutation of the dataset's indices on each pass (PyTorch's order under a seed).",
     "BatchSampler": "Groups a sampler's indices into lists of batch_size (the last one shorter unless drop_last).",
+    # torch.distributions
+    "Distribution": "Base class of the distributions: batch_shape, event_shape, sample, rsample, log_prob, entropy, "
+                    "argument and sample validation; a script's own distribution derives from it.",
+    "ExponentialFamily": "Base class of the exponential-family distributions (Normal, Bernoulli, Exponential).",
+    "Normal": "The normal distribution of mean loc and standard deviation scale (rsample: loc + eps * scale).",
+    "Laplace": "The Laplace distribution of location loc and scale scale.",
+    "Uniform": "The uniform distribution on [low, high).",
+    "Exponential": "The exponential distribution of rate `rate` (mean 1 / rate).",
+    "Categorical": "A distribution over the classes 0..K-1 by probs (normalised to sum 1) or logits (normalised "
+                   "by logsumexp); samples are class indices.",
+    "OneHotCategorical": "A Categorical whose samples are one-hot vectors over the K classes.",
+    "Bernoulli": "1 with probability probs (or sigmoid(logits)), else 0.",
+    "Independent": "A distribution whose last reinterpreted_batch_ndims batch dims count as event dims "
+                   "(log_prob and entropy sum over them).",
+    "kl_divergence": "KL(p || q) between two distributions, by the formula registered for their classes.",
+    "register_kl": "A decorator registering a function as kl_divergence for a pair of distribution classes.",
+    "Constraint": "Base class of the constraints: check(value) is True where a value lies in the region.",
+    "dependent": "A constraint that depends on the distribution's parameters, never checked as an argument.",
+    "dependent_property": "A property that is a dependent constraint on the class (a support computed from the "
+                          "parameters).",
+    "is_dependent": "Whether a constraint is a dependent one.",
+    "independent": "A constraint over the last reinterpreted_batch_ndims dims together.",
+    "interval": "The constraint lower_bound <= x <= upper_bound.",
+    "half_open_interval": "The constraint lower_bound <= x < upper_bound.",
+    "greater_than": "The constraint x > lower_bound.",
+    "greater_than_eq": "The constraint x >= lower_bound.",
+    "less_than": "The constraint x < upper_bound.",
+    "integer_interval": "The constraint: x an integer with lower_bound <= x <= upper_bound.",
     # devices
     "is_available": "Whether the accelerator is available: never in gradcli, which is PyTorch's CPU build.",
     "device_count": "How many accelerator devices there are: 0 in gradcli.",

@@ -75,7 +75,9 @@ class ScriptModule:
         # CPython's repr of the module PyTorch has, its file named relative to site-packages
         # (`<module 'torch' from 'torch/__init__.py'>`); math as CPython builds it in
         if self.name.startswith("torch"):
-            return torchapi.text("", self.name) or f"<module '{self.name}' (built-in)>"
+            parent, _, last = self.name.rpartition(".")
+            return (torchapi.text("", self.name) or torchapi.text(parent, last)     # torch.distributions.normal
+                    or f"<module '{self.name}' (built-in)>")
         if self.name in _PYTHON_MODULES:
             module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string, random: when made
             return f"<module '{self.name}' from '{module.__file__}'>"
@@ -179,8 +181,10 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
         if value.__class__ is ScriptModule:
             if value.made:
                 _expose(value)
-        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType:
-            members[name] = Builtin(module.name, name, value)     # a library class scripts subclass stays one
+        elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType \
+                and value.__class__.__class__ is not classes.ScriptType:
+            # a library class scripts subclass stays one, and an instance of one (constraints.dependent) too
+            members[name] = Builtin(module.name, name, value)
     return module
 
 
@@ -627,6 +631,7 @@ def _build_torch() -> ScriptModule:
         "autograd": autograd_ns, "nn": ScriptModule.later("torch.nn", _make_nn), "linalg": linalg, "func": func,
         "vmap": vmap, "optim": ScriptModule.later("torch.optim", _make_optim),
         "utils": ScriptModule("torch.utils", {"data": ScriptModule.later("torch.utils.data", _make_data)}),
+        "distributions": ScriptModule.later("torch.distributions", _make_distributions),
         "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
                                                     "cuda": ScriptModule("torch.backends.cuda",
@@ -665,6 +670,24 @@ def _make_data() -> dict:
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
     names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
     return {name: getattr(td, name) for name in names}
+
+
+def _make_distributions() -> dict:
+    """torch.distributions (gradcli.language.distributions): the distributions' classes, kl_divergence and
+    torch.distributions.kl."""
+    from gradcli.language import distributions as dist
+    members = {cls.__name__: cls for cls in dist.CLASSES}
+    kl = Builtin("torch.distributions", "kl_divergence", dist.kl_divergence)     # one function under two names
+    members["kl_divergence"] = kl
+    register = Builtin("torch.distributions", "register_kl", dist.register_kl)
+    members["register_kl"] = register
+    members["kl"] = ScriptModule("torch.distributions.kl", {"kl_divergence": kl, "register_kl": register})
+    members["constraints"] = ScriptModule("torch.distributions.constraints", dict(dist.CONSTRAINTS))
+    for cls in dist.CLASSES:        # torch.distributions.normal, ...: the modules PyTorch defines them in
+        path = cls.__module__
+        members.setdefault(path.rpartition(".")[2], ScriptModule(path, {}))
+        members[path.rpartition(".")[2]].members[cls.__name__] = cls
+    return members
 
 
 def _build_math() -> ScriptModule:

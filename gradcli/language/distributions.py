@@ -1,0 +1,1263 @@
+"""torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
+OneHotCategorical, Bernoulli, Independent, their constraints, kl_divergence and register_kl.
+
+Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
+script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
+is PyTorch's sequence of tensor operations, in PyTorch's order, on the engine's own ops: the values,
+the float32 bits, the `grad_fn` chains and the random draws (torch.normal, Tensor.normal_, torch.rand,
+torch.multinomial, torch.bernoulli on the default generator) are PyTorch's. Everything an instance
+holds, and so everything a script can reach through it, is a value of the language (tensors, Sizes,
+numbers, dicts of constraints).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from gradcli.engine import autograd, dtypes, factories, ops
+from gradcli.engine import distributions as draws
+from gradcli.engine.ops import nn as nn_ops
+from gradcli.engine.addresses import address
+from gradcli.engine.recording import broadcast_error
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Size, Tensor
+from gradcli.language import devices
+from gradcli.language.classes import ScriptObject, ScriptType
+
+_NUMBER = (int, float, bool)
+_INF = math.inf
+_NAN = math.nan
+
+
+def _is_number(v) -> bool:
+    """isinstance(v, torch.types._Number): an int, float or bool."""
+    return isinstance(v, _NUMBER)
+
+
+def _all_true(valid: Tensor) -> bool:
+    """torch._is_all_true: every element of a bool tensor set."""
+    return bool(valid._a.all())
+
+
+def _finfo(dtype):
+    """torch.finfo(dtype): the float type's limits."""
+    return np.finfo(dtype.np)
+
+
+def _warn(message: str, category: str = "UserWarning") -> None:
+    """A warning at the script's line that made the call (PyTorch's stacklevel=2)."""
+    if STATE.warn is not None:
+        STATE.warn(category, message)
+
+
+def broadcast_all(*values) -> tuple:
+    """Numbers become tensors of the first tensor's dtype (the default dtype when there is none), then
+    everything broadcasts as torch.broadcast_tensors does: a tensor already of the common shape is itself,
+    any other its expanded view."""
+    if not all(v.__class__ is Tensor or _is_number(v) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    if not all(v.__class__ is Tensor for v in values):
+        first = next((v for v in values if v.__class__ is Tensor), None)
+        dtype = first.dtype if first is not None else devices.get_default_dtype()
+        values = [v if v.__class__ is Tensor else factories.tensor(v, dtype=dtype) for v in values]
+    shape = ()
+    for v in values:
+        try:
+            shape = np.broadcast_shapes(shape, tuple(v.shape))
+        except ValueError:
+            raise broadcast_error(shape, tuple(v.shape)) from None
+    return tuple(v if tuple(v.shape) == shape else v.expand(shape) for v in values)
+
+
+class lazy_property:
+    """A parameter computed from the other one at its first read (Categorical's probs from its logits),
+    then kept in the instance (so the repr names it from then on). Computed with grad enabled, as
+    PyTorch does."""
+
+    __slots__ = ("_fn", "_name")
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._name = fn.__name__
+
+    def __repr__(self):
+        return f"<torch.distributions.utils._lazy_property_and_property object at {address(self)}>"
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with autograd.enable_grad():
+            value = self._fn(instance)
+        setattr(instance, self._name, value)
+        return value
+
+
+# ------------------------------------------------------------------------------------------- constraints
+
+class Constraint(ScriptObject, metaclass=ScriptType):
+    """A region of values: `check(value)` is a bool tensor, True where a value lies in it."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return type(self).__name__[1:] + "()"
+
+
+class _Real(Constraint):
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        return value == value           # False at NaN
+
+
+class _Boolean(Constraint):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _Bounded(Constraint):
+    """A constraint with bounds, printed `Name(lower_bound=..., upper_bound=...)`."""
+
+    __module__ = "torch.distributions.constraints"
+    _bounds: tuple = ()
+
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return f"{type(self).__name__[1:]}({inner})"
+
+
+class _GreaterThan(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+
+class _LessThan(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+
+class _Interval(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound", "upper_bound")
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerInterval(_Interval):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _Simplex(Constraint):
+    __module__ = "torch.distributions.constraints"
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _IndependentConstraint(Constraint):
+    """A constraint over the last `reinterpreted_batch_ndims` dims together (real_vector: real in each)."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if result.dim() < n:
+            raise ValueError(f"Expected value.dim() >= {self.base_constraint.event_dim + n} but got {value.dim()}")
+        result = result.reshape(tuple(result.shape[:result.dim() - n]) + (-1,))
+        return result.all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class _GreaterThanEq(_Bounded):
+    __module__ = "torch.distributions.constraints"
+    _bounds = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _HalfOpenInterval(_Interval):
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _IntegerGreaterThan(_GreaterThanEq):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on the distribution's parameters (the support of Categorical and
+    Uniform): never checked as an argument; its is_discrete and event_dim only if it was given them."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    @property
+    def is_discrete(self):
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return self._is_discrete
+
+    @property
+    def event_dim(self):
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return self._event_dim
+
+    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        if is_discrete is NotImplemented:
+            is_discrete = self._is_discrete
+        if event_dim is NotImplemented:
+            event_dim = self._event_dim
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, x):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class _DependentProperty(property, _Dependent):
+    """A property on an instance (the support computed from its parameters), a dependent constraint on the
+    class; `@constraints.dependent_property(is_discrete=..., event_dim=...)` gives it those."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        property.__init__(self, fn)
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    def __call__(self, fn):
+        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+class _OneHot(Constraint):
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        is_normalized = value.sum(-1).eq(1)
+        return is_boolean.all(-1) & is_normalized
+
+
+def is_dependent(constraint):
+    return isinstance(constraint, _Dependent)
+
+
+dependent = _Dependent()
+real = _Real()
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+real_vector = _IndependentConstraint(real, 1)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+one_hot = _OneHot()
+
+# torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
+CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
+               "is_dependent": is_dependent, "independent": _IndependentConstraint, "boolean": boolean,
+               "real": real, "real_vector": real_vector, "positive": positive, "nonnegative": nonnegative,
+               "unit_interval": unit_interval, "simplex": simplex, "nonnegative_integer": nonnegative_integer,
+               "positive_integer": positive_integer, "one_hot": one_hot, "interval": _Interval,
+               "half_open_interval": _HalfOpenInterval,
+               "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
+               "integer_interval": _IntegerInterval}
+
+
+# ------------------------------------------------------------------------------------------ the classes
+
+class Distribution(ScriptObject, metaclass=ScriptType):
+    """The base of the distributions: batch and event shapes, argument and sample validation, the repr."""
+
+    __module__ = "torch.distributions.distribution"
+    has_rsample = False
+    has_enumerate_support = False
+    _validate_args = True
+
+    @staticmethod
+    def set_default_validate_args(value):
+        if value not in [True, False]:
+            raise ValueError
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
+        self._batch_shape = batch_shape
+        self._event_shape = event_shape
+        if validate_args is not None:
+            self._validate_args = validate_args
+        if self._validate_args:
+            try:
+                arg_constraints = self.arg_constraints
+            except NotImplementedError:
+                arg_constraints = {}
+                _warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` or "
+                      "initialize the distribution with `validate_args=False` to turn off validation.")
+            for param, constraint in arg_constraints.items():
+                if is_dependent(constraint):
+                    continue
+                if param not in self.__dict__ and isinstance(getattr(type(self), param), lazy_property):
+                    continue            # the parameter not given: checked through the one that was
+                value = getattr(self, param)
+                if not _all_true(constraint.check(value)):
+                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
+                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                                     f"{constraint!r}, but found invalid values:\n{value}")
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        return self._event_shape
+
+    @property
+    def arg_constraints(self):
+        raise NotImplementedError
+
+    @property
+    def support(self):
+        raise NotImplementedError
+
+    @property
+    def mean(self):
+        raise NotImplementedError
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
+
+    @property
+    def variance(self):
+        raise NotImplementedError
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=Size()):
+        raise NotImplementedError
+
+    def sample_n(self, n):
+        _warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", "FutureWarning")
+        return self.sample(Size((n,)))
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
+
+    def perplexity(self):
+        return self.entropy().exp()
+
+    def _extended_shape(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        return Size(sample_shape + self._batch_shape + self._event_shape)
+
+    def _validate_sample(self, value):
+        if value.__class__ is not Tensor:
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        start = len(value.size()) - len(self._event_shape)
+        if value.size()[start:] != self._event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: {value.size()} vs "
+                             f"{self._event_shape}.")
+        actual, expected = value.size(), self._batch_shape + self._event_shape
+        for i, j in zip(reversed(actual), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs "
+                                 f"{expected}.")
+        try:
+            support = self.support
+        except NotImplementedError:
+            _warn(f"{self.__class__} does not define `support` to enable sample validation. Please initialize the "
+                  "distribution with `validate_args=False` to turn off validation.")
+            return
+        if support is None:
+            raise AssertionError("support is unexpectedly None")
+        if not _all_true(support.check(value)):
+            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "
+                             f"to be within the support ({support!r}) of the distribution {self!r}, "
+                             f"but found invalid values:\n{value}")
+
+    def _get_checked_instance(self, cls, _instance=None):
+        if _instance is None and type(self).__init__ is not cls.__init__:
+            raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return object.__new__(type(self)) if _instance is None else _instance
+
+    def __repr__(self):
+        d = self.__dict__
+        names = [k for k in self.arg_constraints if k in d]
+        args = ", ".join(f"{p}: {d[p] if d[p].numel() == 1 else d[p].size()}" for p in names)
+        return f"{type(self).__name__}({args})"
+
+
+def _expanded(d, cls, batch_shape, _instance, names, event=()):
+    """`d.expand(batch_shape)`: a distribution of d's class whose parameters (those of `names` d holds) are
+    views expanded to batch_shape + event, not validated again; probs or logits, whichever it has (logits
+    if both), is its `_param`, and a Categorical keeps its number of events."""
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    for name in names:
+        if name in d.__dict__:
+            value = getattr(d, name).expand(batch_shape + Size(event))
+            setattr(new, name, value)
+            if "_param" in d.__dict__:
+                new._param = value
+    if event:
+        new._num_events = d._num_events
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
+def _loc_scale_init(d, loc, scale, validate_args):
+    """The __init__ of Normal and Laplace: loc and scale broadcast, a batch shape unless both are numbers."""
+    d.loc, d.scale = broadcast_all(loc, scale)
+    batch_shape = Size() if _is_number(loc) and _is_number(scale) else d.loc.size()
+    Distribution.__init__(d, batch_shape, validate_args=validate_args)
+
+
+_LOC = property(lambda self: self.loc, doc="The location: the mean and the mode of Normal and Laplace.")
+
+
+class ExponentialFamily(Distribution):
+    __module__ = "torch.distributions.exp_family"
+
+
+class Normal(ExponentialFamily):
+    """N(loc, scale²)."""
+
+    __module__ = "torch.distributions.normal"
+    arg_constraints = {"loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        _loc_scale_init(self, loc, scale, validate_args)
+
+    mean = mode = _LOC
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Normal, batch_shape, _instance, ("loc", "scale"))
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return factories.normal(self.loc.expand(shape), self.scale.expand(shape))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = factories.empty(shape, dtype=self.loc.dtype).normal_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        log_scale = self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
+
+    def icdf(self, value):
+        raise NotImplementedError("gradcli does not implement torch.erfinv (which Normal.icdf uses)")
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+
+class Laplace(Distribution):
+    """Density exp(-|x - loc| / scale) / (2 scale)."""
+
+    __module__ = "torch.distributions.laplace"
+    arg_constraints = {"loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        _loc_scale_init(self, loc, scale, validate_args)
+
+    mean = mode = _LOC
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return (2 ** 0.5) * self.scale
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Laplace, batch_shape, _instance, ("loc", "scale"))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = float(_finfo(self.loc.dtype).eps)
+        u = factories.empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+
+    def entropy(self):
+        return 1 + (2 * self.scale).log()
+
+
+class Uniform(Distribution):
+    """U[low, high)."""
+
+    __module__ = "torch.distributions.uniform"
+    has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": _LessThan(self.high), "high": _GreaterThan(self.low)}
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        batch_shape = Size() if _is_number(low) and _is_number(high) else self.low.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return _NAN * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Uniform, batch_shape, _instance, ("low", "high"))
+
+    @_DependentProperty
+    def support(self):
+        return _Interval(self.low, self.high)
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        rand = factories.rand(shape, dtype=self.low.dtype)
+        return self.low + rand * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lb = self.low.le(value).type_as(self.low)
+        ub = self.high.gt(value).type_as(self.low)
+        return lb.mul(ub).log() - (self.high - self.low).log()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
+    def entropy(self):
+        return (self.high - self.low).log()
+
+
+class Exponential(ExponentialFamily):
+    """Rate λ: density λ·exp(-λx) on x ≥ 0."""
+
+    __module__ = "torch.distributions.exponential"
+    arg_constraints = {"rate": positive}
+    support = nonnegative
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if _is_number(rate) else self.rate.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return factories.zeros_like(self.rate)
+
+    @property
+    def stddev(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate.pow(-2)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Exponential, batch_shape, _instance, ("rate",))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        return factories.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - (-self.rate * value).exp()
+
+    def icdf(self, value):
+        return -(-value).log1p() / self.rate
+
+    def entropy(self):
+        return 1.0 - self.rate.log()
+
+
+def _probs_to_logits(probs, is_binary=False):
+    eps = float(_finfo(probs.dtype).eps)
+    clamped = probs.clamp(min=eps, max=1 - eps)
+    if is_binary:
+        return clamped.log() - (-clamped).log1p()
+    return clamped.log()
+
+
+def _logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return logits.sigmoid()
+    return nn_ops.functional_softmax(logits, dim=-1)
+
+
+class Categorical(Distribution):
+    """One of K classes, by probabilities (normalised to sum 1) or logits (normalised by logsumexp)."""
+
+    __module__ = "torch.distributions.categorical"
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            if probs.dim() < 1:
+                raise ValueError("`probs` parameter must be at least one-dimensional.")
+            self.probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            if logits.dim() < 1:
+                raise ValueError("`logits` parameter must be at least one-dimensional.")
+            self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        self._param = self.probs if probs is not None else self.logits
+        self._num_events = self._param.size()[-1]
+        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Categorical, batch_shape, _instance, ("probs", "logits"), (self._num_events,))
+
+    @_DependentProperty
+    def support(self):
+        return _IntegerInterval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return _probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return _logits_to_probs(self.logits)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return factories.full(self._extended_shape(), _NAN, dtype=self.probs.dtype)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(dim=-1)
+
+    @property
+    def variance(self):
+        return factories.full(self._extended_shape(), _NAN, dtype=self.probs.dtype)
+
+    def sample(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        probs_2d = self.probs.reshape(-1, self._num_events)
+        samples_2d = draws.multinomial(probs_2d, sample_shape.numel(), True).T
+        return samples_2d.reshape(self._extended_shape(sample_shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = value.long().unsqueeze(-1)
+        value, log_pmf = broadcast_all(value, self.logits)
+        value = value[..., :1]
+        return log_pmf.gather(-1, value).squeeze(-1)
+
+    def entropy(self):
+        min_real = float(_finfo(self.logits.dtype).min)
+        logits = self.logits.clamp(min=min_real)
+        p_log_p = logits * self.probs
+        return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand=True):
+        values = factories.arange(self._num_events, dtype=dtypes.int64)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+class OneHotCategorical(Distribution):
+    """A Categorical whose samples are one-hot vectors (the event dim is the classes')."""
+
+    __module__ = "torch.distributions.one_hot_categorical"
+    arg_constraints = {"probs": simplex, "logits": real_vector}
+    support = one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(OneHotCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def mean(self):
+        return self._categorical.probs
+
+    @property
+    def mode(self):
+        probs = self._categorical.probs
+        mode = probs.argmax(dim=-1)
+        return nn_ops.one_hot(mode, num_classes=probs.shape[-1]).to(probs)
+
+    @property
+    def variance(self):
+        return self._categorical.probs * (1 - self._categorical.probs)
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
+        probs = self._categorical.probs
+        num_events = self._categorical._num_events
+        indices = self._categorical.sample(sample_shape)
+        return nn_ops.one_hot(indices, num_events).to(probs)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        indices = value.max(-1)[1]
+        return self._categorical.log_prob(indices)
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+    def enumerate_support(self, expand=True):
+        n = self.event_shape[0]
+        values = factories.eye(n, dtype=self._param.dtype)
+        values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
+        if expand:
+            values = values.expand((n,) + tuple(self.batch_shape) + (n,))
+        return values
+
+
+class Bernoulli(ExponentialFamily):
+    """1 with probability p, else 0; by probs or logits (log-odds)."""
+
+    __module__ = "torch.distributions.bernoulli"
+    arg_constraints = {"probs": unit_interval, "logits": real}
+    support = boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = _is_number(probs)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = _is_number(logits)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits"))
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs)
+        mode[self.probs == 0.5] = _NAN
+        return mode
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self):
+        return _probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return _logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -nn_ops.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return nn_ops.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        values = factories.arange(2, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+def _sum_rightmost(value, dim):
+    """The sum over the last `dim` dims (none: the value itself)."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+class Independent(Distribution):
+    """A distribution whose last `reinterpreted_batch_ndims` batch dims count as event dims: log_prob and
+    entropy sum over them."""
+
+    __module__ = "torch.distributions.independent"
+    arg_constraints = {}
+
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
+            raise ValueError("Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), "
+                             f"actual {reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+        shape = base_distribution.batch_shape + base_distribution.event_shape
+        event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
+        batch_shape = shape[:len(shape) - event_dim]
+        event_shape = shape[len(shape) - event_dim:]
+        self.base_dist = base_distribution
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Independent, _instance)
+        batch_shape = Size(batch_shape)
+        new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def has_rsample(self):
+        return self.base_dist.has_rsample
+
+    @property
+    def has_enumerate_support(self):
+        if self.reinterpreted_batch_ndims > 0:
+            return False
+        return self.base_dist.has_enumerate_support
+
+    @_DependentProperty
+    def support(self):
+        result = self.base_dist.support
+        if self.reinterpreted_batch_ndims:
+            result = _IndependentConstraint(result, self.reinterpreted_batch_ndims)
+        return result
+
+    @property
+    def mean(self):
+        return self.base_dist.mean
+
+    @property
+    def mode(self):
+        return self.base_dist.mode
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def sample(self, sample_shape=Size()):
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape=Size()):
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value):
+        return _sum_rightmost(self.base_dist.log_prob(value), self.reinterpreted_batch_ndims)
+
+    def entropy(self):
+        return _sum_rightmost(self.base_dist.entropy(), self.reinterpreted_batch_ndims)
+
+    def enumerate_support(self, expand=True):
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented")
+        return self.base_dist.enumerate_support(expand=expand)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+
+def reset_defaults() -> None:
+    """A new session's defaults: arguments validated and PyTorch's KL functions only
+    (Distribution.set_default_validate_args and register_kl last one session)."""
+    Distribution._validate_args = True
+    _KL_REGISTRY.clear()
+    _KL_REGISTRY.update(_BUILT_IN_KL)
+    _KL_MEMOIZE.clear()
+
+
+# ----------------------------------------------------------------------------------------- kl_divergence
+
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = _INF
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
+
+
+def _kl_bernoulli_bernoulli(p, q):
+    softplus = ops.softplus
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1[q.probs == 0] = _INF
+    t1[p.probs == 0] = 0
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2[q.probs == 1] = _INF
+    t2[p.probs == 1] = 0
+    return t1 + t2
+
+
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    result[(q.low > p.low) | (q.high < p.high)] = _INF
+    return result
+
+
+def _kl_normal_infinity(p, q):      # (and Laplace's: an infinite KL for each of p's locations)
+    return factories.full_like(p.loc, _INF)
+
+
+def _kl_uniform_normal(p, q):
+    common_term = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
+    t2 = common_term.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+def _kl_expfamily_expfamily(p, q):
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                                  "                            be computed using Bregman divergences")
+    raise NotImplementedError("gradcli does not implement torch.distributions.kl_divergence by Bregman divergence "
+                              f"(for {type(p).__name__})")
+
+
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    t1 = -rate_ratio.log()
+    return t1 + rate_ratio - 1
+
+
+def _kl_exponential_infinity(p, q):
+    return factories.full_like(p.rate, _INF)
+
+
+def _kl_exponential_normal(p, q):
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = _INF
+    return result
+
+
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
+
+
+def _kl_laplace_normal(p, q):
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+def _kl_normal_laplace(p, q):
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = scale_ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
+    t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+# PyTorch's registry for these classes, and the pairs a script registers (register_kl) for the session
+_BUILT_IN_KL = {
+    (Bernoulli, Bernoulli): _kl_bernoulli_bernoulli, (Categorical, Categorical): _kl_categorical_categorical,
+    (ExponentialFamily, ExponentialFamily): _kl_expfamily_expfamily, (Normal, Normal): _kl_normal_normal,
+    (Uniform, Uniform): _kl_uniform_uniform, (Normal, Uniform): _kl_normal_infinity,
+    (Uniform, Normal): _kl_uniform_normal, (Independent, Independent): _kl_independent_independent,
+    (Exponential, Exponential): _kl_exponential_exponential, (Exponential, Uniform): _kl_exponential_infinity,
+    (Exponential, Normal): _kl_exponential_normal, (Normal, Exponential): _kl_normal_infinity,
+    (Uniform, Exponential): _kl_uniform_exponential,
+    (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical,
+    (Laplace, Laplace): _kl_laplace_laplace, (Laplace, Uniform): _kl_normal_infinity,
+    (Laplace, Exponential): _kl_normal_infinity, (Laplace, Normal): _kl_laplace_normal,
+    (Normal, Laplace): _kl_normal_laplace}
+_KL_REGISTRY = dict(_BUILT_IN_KL)
+_KL_MEMOIZE: dict = {}
+
+
+def register_kl(type_p, type_q):
+    """A decorator registering `fun(p, q)` as KL(p || q) for p of type_p and q of type_q (and their subclasses)."""
+    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
+        raise TypeError(f"Expected type_p to be a Distribution subclass but got {type_p}")
+    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
+        raise TypeError(f"Expected type_q to be a Distribution subclass but got {type_q}")
+
+    def decorator(fun):
+        _KL_REGISTRY[type_p, type_q] = fun
+        _KL_MEMOIZE.clear()
+        return fun
+    return decorator
+
+
+@functools.total_ordering
+class _Match:
+    """A registered pair, ordered by how specific it is (a pair of subclasses before their bases)."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, *types):
+        self.types = types
+
+    def __eq__(self, other):
+        return self.types == other.types
+
+    def __le__(self, other):
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch_kl(type_p, type_q):
+    """PyTorch's choice: the most specific registered pair, by p's class first; a warning when ordering by
+    q's class first would choose another function."""
+    matches = [(sp, sq) for sp, sq in _KL_REGISTRY if issubclass(type_p, sp) and issubclass(type_q, sq)]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    if left_fun is not _KL_REGISTRY[right_p, right_q]:
+        if STATE.warn is not None:
+            STATE.warn("RuntimeWarning", f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                                         f"Please register_kl({left_p.__name__}, {right_q.__name__})")
+    return left_fun
+
+
+def kl_divergence(p, q):
+    """KL(p || q), by the function registered for the pair of classes."""
+    key = (type(p), type(q))
+    fun = _KL_MEMOIZE.get(key)
+    if fun is None:
+        fun = _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    if fun is NotImplemented:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+                                  f"{q.__class__.__name__}")
+    return fun(p, q)
+
+
+CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
+           OneHotCategorical, Laplace)
