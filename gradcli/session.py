@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli.language import access, compiler, parser, stdlib
+from gradcli.language import access, classes, compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
@@ -157,6 +157,7 @@ class Session:
         dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
         state.threads = DEFAULT_THREADS                 # and so does torch.set_num_threads
         state.default_device, state.device_stack = None, []     # and torch.set_default_device
+        classes.undo_library_changes()          # a script's changes to the library's classes last one script
         distributions = sys.modules.get("gradcli.language.distributions")     # (made when a script first uses it)
         if distributions is not None:
             distributions.reset_defaults()      # and Distribution.set_default_validate_args

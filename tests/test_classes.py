@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from conftest import cpython_output, error_line, gradcli_output, located_error
+from conftest import cpython_output, error_line, gradcli_output, located_error, run_script
 from gradcli.session import Session
 
 import launcher  # the gradcli command, in a child forked from a warm process (tests/launcher.py)
@@ -295,3 +295,17 @@ def test_a_tensor_operator_leaves_other_operands_to_their_reflected_methods():
     assert out == "radd ('rmul', torch.Size([2])) D.gt\n"
     assert error_line("import torch\nclass E:\n    pass\nprint(torch.ones(2) + E())\n") == \
         "TypeError: unsupported operand type(s) for +: 'Tensor' and 'E'"
+
+
+def test_a_scripts_change_to_a_library_class_lasts_one_script():
+    """torch.nn.Linear.forward = ... changes the process's own class: the next script (a new session, or the
+    next run of one) starts from the library as it was, as a new PyTorch process would."""
+    patched = run_script("import torch\ntorch.nn.Linear.note = 1\ntorch.nn.Linear.forward = lambda self, x: x * 0\n"
+                         "del torch.nn.Module.zero_grad\n"
+                         "print(torch.nn.Linear.note, torch.nn.Linear(2, 2)(torch.ones(2)))\n")
+    assert patched.error is None, patched.error
+    assert patched.out == "1 tensor([0., 0.])\n"
+    fresh = run_script("import torch\ntorch.manual_seed(0)\nm = torch.nn.Linear(2, 1)\nm.zero_grad()\n"
+                       "print(hasattr(torch.nn.Linear, 'note'), m(torch.ones(2)))\n")
+    assert fresh.error is None, fresh.error
+    assert fresh.out == "False tensor([-0.2080], grad_fn=<ViewBackward0>)\n"

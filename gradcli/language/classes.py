@@ -24,6 +24,7 @@ script class deriving from one is a ScriptType class all the same.
 from __future__ import annotations
 
 import builtins
+import weakref
 
 from gradcli.engine.addresses import address
 from gradcli.language.bounds import Bounded
@@ -107,7 +108,33 @@ def make_class(name: str, bases: list, namespace: dict):
     for key in namespace:
         if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
             raise TypeError(f"defining {key} in a class is outside gradcli's language")
-    return ScriptType(name, tuple(real), namespace)
+    cls = ScriptType(name, tuple(real), namespace)
+    _SCRIPT_MADE.add(cls)
+    return cls
+
+
+# The classes scripts made (their `class` statements), and what scripts changed on the library's own classes
+# (torch.nn.Linear.forward = ...), which are the process's: a session undoes those changes before it runs a
+# script (undo_library_changes), so a change lasts one script, as it would last one PyTorch process.
+_SCRIPT_MADE: "weakref.WeakSet" = weakref.WeakSet()
+_LIBRARY_CHANGES: list = []
+_ABSENT = object()
+
+
+def _note_change(obj, name: str) -> None:
+    if type(obj) is ScriptType and obj not in _SCRIPT_MADE:
+        _LIBRARY_CHANGES.append((obj, name, obj.__dict__.get(name, _ABSENT)))
+
+
+def undo_library_changes() -> None:
+    """Put back every class attribute a script set or deleted on a library class, newest first."""
+    while _LIBRARY_CHANGES:
+        cls, name, before = _LIBRARY_CHANGES.pop()
+        if before is _ABSENT:
+            if name in cls.__dict__:
+                type.__delattr__(cls, name)
+        else:
+            type.__setattr__(cls, name, before)
 
 
 def _refused(kind: str, name: str) -> AttributeError:
@@ -147,6 +174,7 @@ def set_attr(obj, name: str, value) -> None:
     if name[:2] == "__" and is_dunder(name) and (type(obj) is not ScriptType or name not in SPECIAL_METHODS):
         kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
+    _note_change(obj, name)
     setattr(obj, name, value)
 
 
@@ -154,6 +182,7 @@ def del_attr(obj, name: str) -> None:
     if name[:2] == "__" and is_dunder(name):
         kind = f"type object '{obj.__name__}'" if type(obj) is ScriptType else f"'{type(obj).__name__}' object"
         raise AttributeError(f"{kind} attribute '{name}' is outside gradcli's language")
+    _note_change(obj, name)
     delattr(obj, name)
 
 
