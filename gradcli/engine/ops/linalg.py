@@ -1281,8 +1281,11 @@ def _dim_list(dims, arg: str, position: int) -> list:
         d = index_arg(d)
         if not isinstance(d, int):
             from gradcli.engine.signatures import type_name
+            if out:         # the parser took the list for an int list by its first element: later ones fail to unpack
+                raise TypeError(f"tensordot(): argument '{arg}' failed to unpack the object at pos {len(out) + 1} "
+                                f"with error \"type must be tuple of ints,but got {type_name(d)}\"")
             raise TypeError(f"tensordot(): argument '{arg}' (position {position}) must be tuple of ints, but found "
-                            f"element of type {type_name(d)} at pos {len(out)}")
+                            f"element of type {type_name(d)} at pos 0")
         out.append(int(d))
     return out
 
