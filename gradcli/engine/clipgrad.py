@@ -8,6 +8,7 @@ import types
 import numpy as np
 
 from gradcli.engine.ops.reduce import vector_norm
+from gradcli.engine.recording import checked_scalar
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -77,6 +78,10 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
         g = p.grad
         if g is not None:
             a = g._a
+            # grad.clamp_(min=-clip_value, max=clip_value): each bound read into the gradient's dtype, a value
+            # past its range PyTorch's overflow error
+            checked_scalar(-clip_value, a.dtype)
+            checked_scalar(clip_value, a.dtype)
             np.maximum(a, a.dtype.type(-clip_value), out=a)
             np.minimum(a, a.dtype.type(clip_value), out=a)
             g._version[0] += 1
