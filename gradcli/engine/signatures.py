@@ -209,6 +209,8 @@ SIGNATURES = {
     "torch.log_softmax": ["(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)"],
     "Tensor.log_softmax": ["(int dim, torch.dtype dtype = None)"],
     "torch.cat": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
+    "torch.concat": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
+    "torch.concatenate": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "torch.stack": ["(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)"],
     "torch.chunk": ["(Tensor input, int chunks, int dim = 0)"],
     "Tensor.chunk": ["(int chunks, int dim = 0)"],

@@ -576,7 +576,7 @@ def _build_torch() -> ScriptModule:
         "swapaxes": _tensor_fn("swapaxes", Tensor.transpose), "swapdims": _tensor_fn("swapdims", Tensor.transpose),
         "permute": _tensor_list_fn("permute", Tensor.permute, "dims"), "movedim": _tensor_fn("movedim", Tensor.movedim),
         "moveaxis": _tensor_fn("moveaxis", Tensor.movedim),
-        "cat": ops.cat, "concat": ops.cat, "concatenate": ops.concatenate, "stack": ops.stack,
+        "cat": ops.cat, "concat": ops.shape.concat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
         "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
         "split": _split_function, "chunk": _tensor_fn("chunk", Tensor.chunk),

@@ -753,7 +753,11 @@ def tile(a: Tensor, *dims) -> Tensor:
 
 def cat(tensors, dim=0) -> Tensor:
     """Join along an existing dim. 1-D empty tensors are skipped, as PyTorch's legacy rule has it."""
-    tensors = _tensor_list(tensors, "cat")
+    return _cat(tensors, dim, "cat")
+
+
+def _cat(tensors, dim, name: str) -> Tensor:
+    tensors = _tensor_list(tensors, name)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -785,8 +789,15 @@ def cat(tensors, dim=0) -> Tensor:
     return apply(CAT, out, tuple(tensors), (tuple(parts),))
 
 
-def concatenate(tensors, axis=0) -> Tensor:
-    return cat(tensors, axis)
+def concat(tensors, dim=0) -> Tensor:
+    """torch.concat: cat under its alias's name (PyTorch's messages say concat())."""
+    return _cat(tensors, dim, "concat")
+
+
+def concatenate(tensors, dim=0) -> Tensor:
+    """torch.concatenate: cat under its alias's name; numpy's `axis=` reaches it as `dim`, as PyTorch's parser
+    takes it."""
+    return _cat(tensors, dim, "concatenate")
 
 
 def stack(tensors, dim=0) -> Tensor:
