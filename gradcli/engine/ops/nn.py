@@ -1426,14 +1426,17 @@ def one_hot(input, num_classes=-1) -> Tensor:
     a = tensor._a
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
+    inferred = num_classes == -1
+    if inferred:
         if a.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(a.max()) + 1
+        num_classes = (int(a.max()) + 1 + (1 << 63)) % (1 << 64) - (1 << 63)     # max + 1 in int64, as the kernel
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if a.size and a.max() >= num_classes:
+    if not inferred and a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    if num_classes < 0:         # the inferred count wrapped: at::zeros refuses the size
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     budget.check_tensor(a.shape + (num_classes,), 8)     # before allocating: one_hot([10**9]) is 8 GB
     out = np.zeros(a.shape + (num_classes,), np.int64)
     np.put_along_axis(out, a[..., None], 1, axis=-1)

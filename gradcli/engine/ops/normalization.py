@@ -1680,6 +1680,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     out = batch_norm(shaped, rm, rv, w, b, use_input_stats, momentum, eps)
     for mine, tiled in ((running_mean, rm), (running_var, rv)):
         if mine is not None and use_input_stats:
-            mine._a[...] = tiled._a.reshape(n, c).mean(axis=0, dtype=mine._a.dtype)
+            # running_mean.view(b, c): PyTorch's view error when the statistics do not fit the channels
+            mine._a[...] = ops.view(tiled, (n, c))._a.mean(axis=0, dtype=mine._a.dtype)
             mine._version[0] += 1
     return ops.view(out, x.shape)
