@@ -451,12 +451,12 @@ def test_deeply_nested_data_is_a_recursion_error_when_printed():
     ("x = " + "[" * 5000 + "]" * 5000, "too deeply nested (more than 200 levels)"),
     ("x = " + "-" * 5000 + "1", "too deeply nested (more than 200 levels)"),
     ("x = " + "not " * 5000 + "1", "too deeply nested (more than 200 levels)"),
-    ("x = " + "1 + " * 100000 + "1", "expression too deeply nested (more than 1000 levels of operators or calls)"),
-    ("x = 1" + "[0]" * 100000, "expression too deeply nested (more than 1000 levels of operators or calls)"),
-    ("x = print" + "()" * 100000, "expression too deeply nested (more than 1000 levels of operators or calls)"),
-    ("x = " + "1 if 1 else " * 100000 + "1", "expression too deeply nested (more than 1000 levels of operators or "
+    ("x = " + "1 + " * 5000 + "1", "expression too deeply nested (more than 1000 levels of operators or calls)"),
+    ("x = 1" + "[0]" * 5000, "expression too deeply nested (more than 1000 levels of operators or calls)"),
+    ("x = print" + "()" * 5000, "expression too deeply nested (more than 1000 levels of operators or calls)"),
+    ("x = " + "1 if 1 else " * 5000 + "1", "expression too deeply nested (more than 1000 levels of operators or "
                                              "calls)"),
-    ("x = " + "2 ** " * 100000 + "1", "expression too deeply nested (more than 1000 levels of operators or calls)"),
+    ("x = " + "2 ** " * 5000 + "1", "expression too deeply nested (more than 1000 levels of operators or calls)"),
     ("".join("    " * i + "if 1:\n" for i in range(150)) + "    " * 150 + "pass", "too many levels of indentation"),
 ])
 def test_very_deep_nesting_in_the_source_is_a_syntax_error(source, message):

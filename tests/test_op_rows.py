@@ -59,6 +59,22 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # the rows added with the special functions, distances, statistics, unique, scatter and pixel shuffles
+    "x = torch.tensor([0.5, 2.0, 0.0], requires_grad=True)\ny = torch.tensor([1.5, 0.25, 3.0], requires_grad=True)\n"
+    "ys = [torch.xlogy(x, y), torch.xlogy(x, 2.5), torch.xlogy(3, y), torch.special.xlog1py(x, y),\n"
+    "      torch.special.xlog1py(x, 1.5), torch.special.xlog1py(2, y), x.copysign(y), x.copysign(-0.0),\n"
+    "      torch.erfc(x), torch.hypot(x, y), torch.logaddexp(x, y), torch.logaddexp2(x, y), torch.logit(y * 0.2),\n"
+    "      torch.nan_to_num(x), torch.sinc(x), torch.nansum(x), torch.std_mean(y)[0], torch.var_mean(y)[1],\n"
+    "      torch.block_diag(x.view(1, 3), y.view(3, 1)), torch.rot90(x.view(1, 3)),\n"
+    "      x.index_add(0, torch.tensor([1, 1]), y[:2]), x.scatter(0, torch.tensor([2]), 5.),\n"
+    "      x.scatter_add(0, torch.tensor([0]), y[:1]), torch.cdist(x.view(3, 1), y.view(3, 1)),\n"
+    "      torch.cdist(x.view(1, 3).expand(30, 3), y.view(1, 3), compute_mode='use_mm_for_euclid_dist'),\n"
+    "      F.pixel_shuffle(torch.cat([x, y, x, y]).view(1, 12, 1, 1), 2),\n"
+    "      F.pixel_unshuffle(torch.cat([x, y, x, y]).view(1, 3, 2, 2), 2)]\n"
+    "sum(z.sum() for z in ys).backward()\n"
+    "unique = [torch.unique(y), torch.unique(y.view(1, 3), dim=1), torch.unique_consecutive(y)]   # (no backward)\n"
+    "g, = torch.autograd.grad(torch.cdist(x.detach().view(3, 1), y.view(3, 1), p=3).sum(), y, create_graph=True)\n"
+    "g.sum()                # (CdistBackwardBackward0: its own backward is refused, as in PyTorch)",
 ]
 
 

@@ -108,7 +108,7 @@ def _piped(argv):
 
 
 SLOW = ("import torch\nx = torch.ones(3, requires_grad=True)\ny = x\n"
-        "for i in range(20000):\n    y = y * 1.0\nout = y.sum()\nout.backward()\n")
+        "for i in range(3000):\n    y = y * 1.0\nout = y.sum()\nout.backward()\n")
 
 
 def _erased(terminal: str) -> bool:

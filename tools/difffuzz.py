@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import io
 import random
@@ -218,16 +219,25 @@ def _line_mutations(text: str) -> list:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _mutations(text: str) -> tuple[list, list] | None:
+    """(the token mutations, the line mutations) of `text`, or None if it does not tokenize. Cached: every
+    variant starts from one of a few hundred seed scripts, and tokenizing them again was most of the time."""
+    try:
+        script = Script(text)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return _candidates(script), _line_mutations(text)
+
+
 def mutate(text: str, rng: random.Random) -> tuple[str, list[str]] | None:
     """One to three mutations of `text`, drawn from `rng`: (variant, labels), or None if none applies."""
     labels = []
     for _ in range(rng.choice((1, 1, 1, 2, 2, 3))):
-        try:
-            script = Script(text)
-        except (tokenize.TokenError, IndentationError, SyntaxError):
+        found = _mutations(text)
+        if found is None:
             break
-        options = _candidates(script)
-        lines = _line_mutations(text)
+        options, lines = found
         if lines and rng.random() < 0.15:
             options = lines
         if not options:
