@@ -276,6 +276,8 @@ class Session:
         observer = STATE.observer
         if observer is None:
             STATE.observer = self.events
+        hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable(source, filename)
         try:
             with _collector_tuned():
                 program(self.globals)
@@ -285,13 +287,36 @@ class Session:
             raise deadline.timed_out(e, source, filename, getattr(e, compiler.POSITION, None)) from None
         except RecursionError as e:
             raise self._script_error(e, source, filename) from None
-        except Exception as e:
+        except compiler.CATCHABLE as e:         # (a script may raise GeneratorExit itself)
             if DEBUG:
                 raise
             raise self._script_error(e, source, filename) from None
         finally:
+            sys.unraisablehook = hook
             STATE.observer = observer
             self.where[0] = 0
+
+    def _unraisable(self, source: str, filename: str):
+        """Python's hook for an error it cannot raise, while a script runs: a generator of the script's that
+        Python closes when it is freed, whose `finally` fails or yields again. Reported as CPython reports it
+        ("Exception ignored in: <generator object f at 0x...>"), with the script's place, and the run goes
+        on."""
+        previous = sys.unraisablehook
+
+        def report(unraisable):
+            e = unraisable.exc_value
+            if not isinstance(e, Exception):        # Ctrl-C, --timeout: the REPL's hook redelivers them
+                previous(unraisable)
+                return
+            if getattr(e, compiler.POSITION, None) is None:       # raised by Python's close(), at no line
+                text = f"{type(e).__qualname__}: {e}"
+            else:
+                text = self._script_error(e, source, filename).render()
+            shown = repr(unraisable.object) if unraisable.object is not None else "None"
+            self.out.flush()
+            self.err.write(f"Exception ignored in: {shown}\n{text}\n")
+            self.err.flush()
+        return report
 
     def run_unit(self, source: str, filename: str = "<stdin>", echo=None, echo_last: bool = False) -> None:
         """Run one REPL input (or notebook cell) in the session as it stands (nothing is reset between inputs).

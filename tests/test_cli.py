@@ -59,9 +59,9 @@ def test_runtime_error_format_status_and_earlier_output(tmp_path):
 
 
 def test_refused_construct_is_a_syntax_error():
-    p = gradcli("-c", "def f():\n    yield 1")
+    p = gradcli("-c", "def f():\n    print((yield))")
     assert p.returncode == 2
-    assert p.stderr.startswith("<string>:2:5: SyntaxError: ")
+    assert p.stderr.startswith("<string>:2:11: SyntaxError: ")
     assert "yield" in p.stderr.splitlines()[0]
 
 

@@ -17,7 +17,7 @@ from gradcli.language.syntaxerrors import SHOWN
 from gradcli.repl.shell import Options, Shell
 from gradcli.session import Session
 
-YIELD = "generators (yield) are not part of gradcli's language"
+YIELD_OUTSIDE = "'yield' outside function"
 ASYNC = "async code (async/await) is not part of gradcli's language"
 COMPLEX = "complex numbers (imaginary literals like 1j) are not part of gradcli's language"
 BYTES = "bytes literals (b'...') are not part of gradcli's language"
@@ -46,10 +46,10 @@ def token_at(source: str, text: str) -> list:
 
 
 def test_two_refusals_at_cpythons_places():
-    source = "import torch\ndef f(x):\n    yield x * 2\nz = torch.ones(2) * 1j\n"
+    source = "import torch\ndef f(x):\n    await x * 2\nz = torch.ones(2) * 1j\n"
     imaginary = [(n.lineno, n.col_offset + 1) for n in ast.walk(ast.parse(source))
                  if isinstance(n, ast.Constant) and isinstance(n.value, complex)]
-    assert problems(source) == [(*node_at(source, ast.Yield)[0], YIELD), (*imaginary[0], COMPLEX)]
+    assert problems(source) == [(*node_at(source, ast.Await)[0], ASYNC), (*imaginary[0], COMPLEX)]
 
 
 FIVE = """\
@@ -85,7 +85,7 @@ def test_the_command_line_reports_all_and_exits_2(tmp_path, capsys):
 
 
 def test_many_refusals_are_capped_with_a_count(tmp_path, capsys):
-    kinds = ["yield {i}", "x{i} = {i}j", "async def g{i}(): pass", "z{i} = b'{i}'", "w{i} = await q"]
+    kinds = ["await p{i}", "x{i} = {i}j", "async def g{i}(): pass", "z{i} = b'{i}'", "w{i} = await q"]
     source = "".join(kinds[i % len(kinds)].format(i=i) + "\n" for i in range(200))
     tree = ast.parse(source)
     where = sorted((n.lineno, n.col_offset + 1) for n in ast.walk(tree)
@@ -103,22 +103,22 @@ def test_many_refusals_are_capped_with_a_count(tmp_path, capsys):
 
 
 def test_positions_of_many_match_cpython():
-    source = "".join(f"def f{i}(a):\n    yield a\n    v = a * {i}j\n" for i in range(10))
-    expected = [(*p, YIELD) for p in node_at(source, ast.Yield)]
+    source = "".join(f"def f{i}(a):\n    await a\n    v = a * {i}j\n" for i in range(10))
+    expected = [(*p, ASYNC) for p in node_at(source, ast.Await)]
     expected += [(*p, COMPLEX) for p in node_at(source, ast.Constant) if "j" in source.splitlines()[p[0] - 1]]
     assert problems(source) == sorted(expected)
 
 
 def test_a_megabyte_of_refusals_is_quick_and_short(tmp_path, capsys):
-    script = tmp_path / "yields.grad"
-    lines = 1_000_000 // len("yield 1\n")
-    script.write_text("yield 1\n" * lines)
+    script = tmp_path / "awaits.grad"
+    lines = 1_000_000 // len("await 1\n")
+    script.write_text("await 1\n" * lines)
     started = time.perf_counter()
     assert cli.main(["run", str(script)]) == 2
     assert time.perf_counter() - started < 60
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 * SHOWN + 1
-    assert err[0] == f"{script}:1:1: SyntaxError: {YIELD}"
+    assert err[0] == f"{script}:1:1: SyntaxError: {ASYNC}"
     assert err[-1] == f"... and {lines - SHOWN:,} more"
 
 
@@ -134,7 +134,7 @@ def _seconds(source: str) -> float:
 def test_refusals_cost_about_what_a_clean_script_does():
     # a refusal on every line, compared with the same lines without them (best of interleaved runs)
     clean = "".join(f"x{i} = y * {i} + 1\n" for i in range(3_000))
-    refused = "".join(f"x{i} = yield y * {i} + 1j\n" for i in range(3_000))
+    refused = "".join(f"x{i} = await y * {i} + 1j\n" for i in range(3_000))
     parser.load()
     times = {clean: [], refused: []}
     for _ in range(2):
@@ -144,8 +144,8 @@ def test_refusals_cost_about_what_a_clean_script_does():
 
 
 def test_refusals_before_a_real_syntax_error_come_with_it():
-    source = "yield 1\nx = 2j\ny = = 3\nz = b'after'\n"
-    assert problems(source) == [(1, 1, YIELD), (2, 5, COMPLEX), (3, 5, "unexpected '=' (expected an expression)")]
+    source = "await 1\nx = 2j\ny = = 3\nz = b'after'\n"
+    assert problems(source) == [(1, 1, ASYNC), (2, 5, COMPLEX), (3, 5, "unexpected '=' (expected an expression)")]
 
 
 def test_a_real_syntax_error_alone_is_reported_as_before():
@@ -157,17 +157,17 @@ def test_a_real_syntax_error_alone_is_reported_as_before():
 def test_each_report_is_coloured_on_its_own():
     from gradcli.display.terminal import paint_error
     with pytest.raises(ScriptSyntaxError) as info:
-        Session(out=io.StringIO()).run_source("yield 1\nyield 2\n")
+        Session(out=io.StringIO()).run_source("await 1\nawait 2\n")
     painted = info.value.render(paint_error).splitlines()
-    assert painted[0::3] == [paint_error(f"<script>:{n}:1: SyntaxError: {YIELD}") for n in (1, 2)]
-    assert painted[1::3] == [f"    yield {n}" for n in (1, 2)]
+    assert painted[0::3] == [paint_error(f"<script>:{n}:1: SyntaxError: {ASYNC}") for n in (1, 2)]
+    assert painted[1::3] == [f"    await {n}" for n in (1, 2)]
 
 
 def test_one_refusal_prints_what_it_printed_before(tmp_path, capsys):
     script = tmp_path / "one.grad"
-    script.write_text("x = 1\nyield x\n")
+    script.write_text("x = 1\nawait x\n")
     assert cli.main(["run", str(script)]) == 2
-    assert capsys.readouterr().err == f"{script}:2:1: SyntaxError: {YIELD}\n    yield x\n    ^\n"
+    assert capsys.readouterr().err == f"{script}:2:1: SyntaxError: {ASYNC}\n    await x\n    ^\n"
 
 
 def test_an_error_a_stand_in_may_have_caused_is_not_reported():
@@ -178,14 +178,13 @@ def test_an_error_a_stand_in_may_have_caused_is_not_reported():
 
 def test_stand_ins_keep_the_parse_going():
     source = ("class A(B, metaclass=M):\n    def m(self):\n        return (n := self._v)\n"
-              "def g():\n    x = yield\n    y = (yield)\n    yield from range(3)\n"
+              "def g():\n    x = await q\n    y = (await q)\n    await r\n"
               "def h() -> dict[str, int]:\n    return {'a': 1}\n"
               "k = [n async for n in q]\nprint(1j)\n")
     found = problems(source)
     assert [(line, col) for line, col, _ in found] == [
         (1, 12), (3, 19), (5, 9), (6, 10), (7, 5), (8, 9), (10, 8), (11, 7)]
-    assert (node_at(source, ast.keyword)[0], node_at(source, ast.Yield)[:2], node_at(source, ast.YieldFrom)[0]) == (
-        (1, 12), [(5, 9), (6, 10)], (7, 5))
+    assert (node_at(source, ast.keyword)[0], node_at(source, ast.Await)) == ((1, 12), [(5, 9), (6, 10), (7, 5)])
 
 
 def test_checks_of_the_tree_are_all_reported_too():
@@ -200,7 +199,7 @@ def test_compile_time_checks_join_the_parse_time_ones():
     source = ("from __future__ import braces\nnonlocal q\nyield 1\n"
               "def f():\n    print(v)\n    global v\nx = 1j\n")
     assert problems(source) == [
-        (1, 1, "not a chance"), (2, 1, "nonlocal declaration not allowed at module level"), (3, 1, YIELD),
+        (1, 1, "not a chance"), (2, 1, "nonlocal declaration not allowed at module level"), (3, 1, YIELD_OUTSIDE),
         (6, 5, "name 'v' is used prior to global declaration"), (7, 5, COMPLEX)]
 
 
@@ -211,9 +210,9 @@ def test_refusals_inside_f_string_fields():
 
 def test_the_repl_reports_all_of_an_input():
     shell = Shell(Options(colour=False), out=io.StringIO(), err=io.StringIO())
-    shell.execute("def f(x):\n    yield x\n    return b'y' * 2j\n")
+    shell.execute("def f(x):\n    await x\n    return b'y' * 2j\n")
     assert shell.err.getvalue().splitlines()[0::3] == [
-        f"<stdin>:2:5: SyntaxError: {YIELD}", f"<stdin>:3:12: SyntaxError: {BYTES}",
+        f"<stdin>:2:5: SyntaxError: {ASYNC}", f"<stdin>:3:12: SyntaxError: {BYTES}",
         f"<stdin>:3:19: SyntaxError: {COMPLEX}"]
     shell.execute("print(3)")       # the session goes on
     assert shell.out.getvalue() == "3\n"
@@ -232,7 +231,7 @@ def test_jsonl_has_one_error_event_for_each(tmp_path, capsys):
 
 def test_jsonl_says_how_many_more(tmp_path, capsys):
     script = tmp_path / "many.grad"
-    script.write_text("yield 1\n" * (SHOWN + 7))
+    script.write_text("await 1\n" * (SHOWN + 7))
     assert cli.main(["run", "--format", "jsonl", str(script)]) == 2
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(events) == SHOWN + 1
@@ -241,12 +240,12 @@ def test_jsonl_says_how_many_more(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [["graph", "{}", "y"], ["explain", "{}", "y"], ["-c", "{source}"]])
 def test_every_command_that_parses_reports_all(argv, tmp_path, capsys):
-    source = "y = 1\nyield y\nz = 1j\n"
+    source = "y = 1\nawait y\nz = 1j\n"
     script = tmp_path / "s.grad"
     script.write_text(source)
     assert cli.main([a.format(script, source=source) for a in argv]) == 2
     headlines = capsys.readouterr().err.splitlines()[0::3]
-    assert [h.split(": ", 1)[1] for h in headlines] == [f"SyntaxError: {YIELD}", f"SyntaxError: {COMPLEX}"]
+    assert [h.split(": ", 1)[1] for h in headlines] == [f"SyntaxError: {ASYNC}", f"SyntaxError: {COMPLEX}"]
     assert [h.split(":")[-4:-2] for h in headlines] == [["2", "1"], ["3", "5"]]
 
 
@@ -272,11 +271,11 @@ def test_global_at_module_level_as_cpython_checks_it(source):
 
 def test_global_misuse_comes_with_the_refusals():
     source = "x = 1\nglobal x\nyield x\n"
-    assert problems(source) == [(2, 1, "name 'x' is assigned to before global declaration"), (3, 1, YIELD)]
+    assert problems(source) == [(2, 1, "name 'x' is assigned to before global declaration"), (3, 1, YIELD_OUTSIDE)]
 
 
 def test_imports_outside_the_language_join_a_report_of_refusals():
-    source = "import numpy as np\nimport torch\nif flag:\n    import os\nfrom os import path\nyield 1\n"
+    source = "import numpy as np\nimport torch\nif flag:\n    import os\nfrom os import path\nawait 1\n"
     with pytest.raises(ScriptSyntaxError) as info:
         Session(out=io.StringIO()).run_source(source)
     # the import inside `if` is not listed: a script may guard an import
@@ -297,7 +296,7 @@ def step(x: float, rate=lambda v: v / 2, table: dict[str, int] = {}) -> float:
     total: float = x * 2
     return total
 self.w: list
-yield 1
+await 1
 """
 
 
@@ -306,7 +305,7 @@ def test_annotations_of_parameters_assignments_and_returns_are_each_refused():
     # the ':' of x, of table and of total, the '->', the ':' of self.w (not the lambda's, nor the def's)
     expected = [colons[0], colons[2], token_at(ANNOTATED, "->")[0], colons[4], colons[5]]
     assert expected == [(1, 11), (1, 47), (1, 70), (2, 10), (4, 7)]
-    assert problems(ANNOTATED) == [(*p, ARROW) for p in sorted(expected)] + [(5, 1, YIELD)]
+    assert problems(ANNOTATED) == [(*p, ARROW) for p in sorted(expected)] + [(5, 1, ASYNC)]
 
 
 @pytest.mark.parametrize("source", ["def f(x: int): pass\n", "x: int = 1\n", "x: int\n"])

@@ -393,11 +393,11 @@ def test_colour_of_errors_follows_the_option_and_no_color(monkeypatch):
 
 def test_highlighting_colours_tokens():
     from gradcli.repl import highlight
-    pieces = highlight.lines("import torch\nx = 'a  # b' + 1.5e3  # c\nyield")
+    pieces = highlight.lines("import torch\nx = 'a  # b' + 1.5e3  # c\nawait")
     assert pieces[0] == [("class:keyword", "import"), ("", " "), ("class:module", "torch")]
     assert ("class:string", "'a  # b'") in pieces[1] and ("class:number", "1.5e3") in pieces[1]
     assert pieces[1][-1] == ("class:comment", "# c")
-    assert pieces[2] == [("class:refused", "yield")]
+    assert pieces[2] == [("class:refused", "await")]
     assert highlight.lines('s = """open\nstill')[1] == [("class:string", "still")]
 
 

@@ -40,6 +40,12 @@ ESCAPES = [
     (T + "torch._C", 1, "2:1: " + _OUTSIDE.format("module 'torch'", "_C")),
     (T + "x = torch.ones(1)\nf'{x.__class__}'", 1, "3:4: " + _OUTSIDE.format("'Tensor' object", "__class__")),
     ("x = 1\nf'{x:{x.__class__}}'", 1, "2:7: " + _OUTSIDE.format("'int' object", "__class__")),
+    # a script's generator: its frame and code are Python's, and gradcli's own generators are not driven
+    ("def g():\n    yield 1\ng().gi_frame.f_globals", 1, "3:1: " + _OUTSIDE.format("'generator' object", "gi_frame")),
+    ("def g():\n    yield 1\ng().gi_code", 1, "3:1: " + _OUTSIDE.format("'generator' object", "gi_code")),
+    (T + "torch.nn.Linear(1, 1).parameters().throw(ValueError)", 1,
+     "2:1: " + _OUTSIDE.format("'generator' object", "throw")),
+    ("(i for i in [1]).gi_frame", 1, "1:1: " + _OUTSIDE.format("'generator' object", "gi_frame")),
     ("def f():\n    pass\nf.__globals__", 1, "3:1: " + _OUTSIDE.format("'function' object", "__globals__")),
     ("f = lambda: 0\nf.__code__", 1, "2:1: " + _OUTSIDE.format("'function' object", "__code__")),
     ("class A:\n    pass\nA().__class__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__class__")),
@@ -314,8 +320,9 @@ def test_builtins_are_exactly_the_documented_ones():
         # classes
         "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__", "NotImplemented",
         "type", "id",
-        # the exception classes, Exception's own subclasses only (never BaseException's others)
+        # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
+        "GeneratorExit",        # (BaseException's, but what closing a script's generator raises in it)
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
         "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError", "ValueError",
         "ZeroDivisionError"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from types import MethodType
+from types import GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
@@ -241,6 +241,8 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if cls is GeneratorType and name in GENERATOR_METHODS and obj.gi_code in _SCRIPT_GENERATOR_CODES:
+        return getattr(obj, name)
     if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
         return saved.attribute(obj, name)
     if cls is savedhooks.SavedTensor and name in savedhooks.SAVED_TENSOR_LATER:
@@ -280,6 +282,8 @@ def _class_attribute(obj, name: str):
         raise AttributeError(obj.no_attribute(name))
     if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
         return obj.args
+    if name == "value" and isinstance(obj, StopIteration):    # what a generator returned
+        return obj.value
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     if hasattr(target, name):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
@@ -292,6 +296,16 @@ def _class_attribute(obj, name: str):
 _PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel")),
                    staticmethod: frozenset(), classmethod: frozenset(),
                    MethodType: classes.FUNCTION_INFO}      # a script's method bound to its object
+
+
+# The code of the generators a script's generator functions return (gradcli.language.generators): only
+# those offer send(), throw() and close(); gradcli's own generators (a module's parameters()) do not.
+_SCRIPT_GENERATOR_CODES: set = set()
+GENERATOR_METHODS = frozenset(("send", "throw", "close"))
+
+
+def register_generator_code(code) -> None:
+    _SCRIPT_GENERATOR_CODES.add(code)
 
 
 def register_function_type(cls) -> None:

@@ -19,6 +19,9 @@ from itertools import islice
 
 from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
+from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, POSITION, YIELDS as _YIELDS, Return as _Return,
+                                   enter, has_yield as _has_yield, iterate, locate, matches as _matches,
+                                   not_iterable as _not_iterable, tracked as _tracked)
 from gradcli.engine.addresses import address
 from gradcli.engine import custom
 from gradcli.engine.autograd import ModeDecorated
@@ -27,21 +30,10 @@ from gradcli.errors import ScriptSyntaxError
 from gradcli.language.syntaxerrors import Problems
 from gradcli.engine.tensor import Tensor
 
-BREAK = object()
-CONTINUE = object()
-
-POSITION = "gradcli_position"      # attribute set on exceptions: (line, col) of the failing expression
 CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
 MAX_EXPRESSION_DEPTH = 1000
-
-
-class _Return:
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
 
 
 _ARGUMENT_ERRORS = (TypeError, AttributeError, ValueError)    # what arguments that do not fit may raise
@@ -59,17 +51,6 @@ def _call_error(exc: BaseException, f, args, kwargs, line: int, col: int) -> Bas
             exc = replaced
     locate(exc, line, col)
     return exc
-
-
-def locate(exc: BaseException, line: int, col: int) -> None:
-    """Remember where `exc` arose, keeping the innermost position. The closures locate any exception
-    passing through them, --timeout's ScriptTimeout (a BaseException) included, so a timeout names the
-    innermost statement or expression that was running."""
-    if getattr(exc, POSITION, None) is None:
-        try:
-            setattr(exc, POSITION, (line, col))
-        except (AttributeError, TypeError, MemoryError):     # out of memory: the original error goes on
-            pass
 
 
 _BINARY = {
@@ -302,12 +283,6 @@ def _function_str(f) -> str:
     return f"{getattr(f, '__name__', access.type_name(f))}()"
 
 
-def _not_iterable(exc: TypeError) -> bool:
-    """Whether `exc` is Python's own refusal to iterate a value (which gradcli rewords as CPython words it
-    there), not an error raised while starting to iterate it (a script's __iter__, a 0-d tensor's)."""
-    return getattr(exc, POSITION, None) is None and str(exc).endswith("is not iterable")
-
-
 def _unpacked(value, f, room: int, kind: str = "list") -> list:
     """The items of `*value` in a call (f: the callee when `*value` is its only positional argument,
     else None) or in a display (kind: the display's type), refused past `room` of them before they
@@ -368,6 +343,7 @@ class Compiler:
         problems.dirty = False
         _check_future_imports(mod.body, problems)
         scopes.check_module(mod, problems)
+        _check_yields(mod.body, problems)
         if problems:
             # the parse found problems: the script will not run, so only the checks compiling makes are
             # made, and the imports it could not make are named with the rest
@@ -455,20 +431,9 @@ class Compiler:
             unbind = self.deleter(syntax.Name(h.name, line=h.line, col=h.col)) if h.name is not None else None
             handlers.append((kind, bind, unbind, self.block(h.body), h.line, h.col))
 
-        def matches(e, env, kind, line, col):
-            if kind is None:
-                return True
-            wanted = kind(env)
-            try:
-                return isinstance(e, wanted) and _catchable(wanted)
-            except TypeError:
-                error = TypeError("catching classes that do not inherit from BaseException is not allowed")
-                locate(error, line, col)
-                raise error from None
-
         def handle(env, e):
             for kind, bind, unbind, handler_body, line, col in handlers:
-                if matches(e, env, kind, line, col):
+                if _matches(e, env, kind, line, col):
                     if bind is None:
                         return True, handler_body(env)
                     bind(env, e)
@@ -482,7 +447,7 @@ class Compiler:
             try:
                 try:
                     signal = body(env)
-                except Exception as e:
+                except CATCHABLE as e:
                     handled, signal = handle(env, e)
                     if not handled:
                         raise
@@ -736,19 +701,7 @@ class Compiler:
         bind = self.store(node.target)
 
         def run_for(env):
-            seq = iterable(env)
-            try:
-                it = iter(seq)
-            except TypeError as exc:
-                # only Python's own refusal is reworded: an error a script's __iter__ raised, or Python's
-                # "iter() returned non-iterator", goes on as it is
-                if not _not_iterable(exc):
-                    locate(exc, line, col)
-                    raise
-                e = TypeError(f"'{type(seq).__name__}' object is not iterable")
-                locate(e, line, col)
-                raise e from None
-            for v in it:
+            for v in iterate(iterable(env), line, col):
                 bind(env, v)
                 signal = body(env)
                 if signal is not None:
@@ -769,7 +722,13 @@ class Compiler:
 
     def s_FunctionDef(self, node):
         decorators = self._decorators(node)
-        make = self._function(self._unmangled(node.name), node, self.block)
+        name = self._unmangled(node.name)
+        if _has_yield(node.body):
+            from gradcli.language import generators     # (only scripts that define generators load it)
+            make = self._function(name, node, lambda stmts: generators.body(self, stmts, name,
+                                                                            self.prefix[:-len(".<locals>.")]))
+        else:
+            make = self._function(name, node, self.block)
         bind = self.binder(node.name)
         if decorators is None:
             def define(env):
@@ -846,6 +805,13 @@ class Compiler:
         read from further out: the name itself in a function, a key no Python name can be in a class
         body (whose variables are the class namespace)."""
         return CLASS_CELL + name if self.scope is not None and self.scope.is_class else name
+
+    def e_Yield(self, node):
+        """A yield the generator compiler did not take (gradcli.language.generators): one that
+        _check_yields reported before compiling began, so this closure never runs."""
+        return lambda env: None
+
+    e_YieldFrom = e_Yield
 
     def e_Lambda(self, node):
         def body(expression):
@@ -925,17 +891,7 @@ class Compiler:
                 return body(env)
             ctx_fn, bind, line, col = items[k]
             ctx = ctx_fn(env)
-            enter = getattr(type(ctx), "__enter__", None)
-            exit_ = getattr(type(ctx), "__exit__", None)
-            if enter is None or exit_ is None:
-                e = TypeError(f"'{type(ctx).__name__}' object does not support the context manager protocol")
-                locate(e, line, col)
-                raise e
-            try:
-                value = enter(ctx)
-            except Exception as e:          # an engine context refusing to start: at its expression
-                locate(e, line, col)
-                raise
+            value, exit_ = enter(ctx, line, col)
             if bind is not None:
                 bind(env, value)
             try:
@@ -1749,13 +1705,6 @@ def _check_imports(body: list, problems: Problems) -> None:
             problems.add(str(e), st.line, st.col, type(e).__name__)
 
 
-def _catchable(wanted) -> bool:
-    """`except X:` catches only exceptions a script may handle: Exception's subclasses (never
-    BaseException's others, such as the timeout of --timeout)."""
-    classes = wanted if wanted.__class__ is tuple else (wanted,)
-    return all(issubclass(c, Exception) for c in classes)
-
-
 def _put(d: dict, key, value, line: int, col: int) -> None:
     """d[key] = value for a dict display or comprehension: an unhashable key is located at it."""
     try:
@@ -1805,19 +1754,64 @@ def outside_import(module: str) -> Exception:
                        f"{', '.join(tops[:-1])} and {tops[-1]}")
 
 
-def _tracked(st, line: int, where: list):
-    """A statement of a session with an event sink: where[0] holds its line while it runs, for print
-    and backward events to read, and gets back the line it had when it ends, so `print(f(1))` reports
-    its own line, not the last line of f's body. Only sessions with a sink compile this wrapper; plain
-    statements stay free of the bookkeeping."""
-    def run_tracked(env):
-        outer = where[0]
-        where[0] = line
-        try:
-            return st(env)
-        finally:
-            where[0] = outer
-    return run_tracked
+_YIELD_PLACES = {syntax.ListComp: "inside list comprehension", syntax.SetComp: "inside set comprehension",
+                 syntax.DictComp: "inside dict comprehension", syntax.GeneratorExp: "inside generator expression"}
+
+
+def _check_yields(body: list, problems: Problems) -> None:
+    """Every yield of a module in a place gradcli runs it: a statement of a def (`yield x`, `yield from
+    xs`) or alone on the right of its `=`. Elsewhere, CPython's SyntaxError (outside a function, in a
+    comprehension) or the language's refusal (in a lambda, inside a larger expression)."""
+    stack = [(n, "outside function") for n in body]
+    while stack:
+        node, where = stack.pop()
+        cls = node.__class__
+        if cls in _YIELDS:
+            if where == "def":
+                problems.refuse("yield inside an expression (use it as a statement or alone on the right of "
+                                "'=') is", node)
+            elif where == "lambda":
+                problems.refuse("yield in a lambda is", node)
+            else:
+                problems.invalid(ScriptSyntaxError(f"'yield' {where}", line=node.line, col=node.col))
+            if node.value is not None:
+                stack.append((node.value, where))
+            continue
+        if cls is syntax.FunctionDef:
+            stack.extend((d, where) for d in node.decorators)
+            stack.extend((p.default, where) for p in node.params if p.default is not None)
+            stack.extend((n, "def") for n in node.body)
+            continue
+        if cls is syntax.Lambda:
+            stack.extend((p.default, where) for p in node.params if p.default is not None)
+            stack.append((node.body, "lambda"))
+            continue
+        if cls is syntax.ClassDef:
+            stack.extend((d, where) for d in node.decorators)
+            stack.extend((b, where) for b in node.bases)
+            stack.extend((n, "outside function") for n in node.body)
+            continue
+        if cls in _YIELD_PLACES:
+            stack.append((node.generators[0].iter, where))
+            inner = _YIELD_PLACES[cls]
+            stack.extend((n, inner) for n in scopes._comprehension_inside(node))
+            continue
+        if where == "def" and (cls is syntax.ExprStmt or cls is syntax.Assign) and node.value.__class__ in _YIELDS:
+            if cls is syntax.Assign:
+                stack.extend((t, where) for t in node.targets)
+            if node.value.value is not None:
+                stack.append((node.value.value, where))       # the yield itself is in its place
+            continue
+        for field in node._fields:
+            value = getattr(node, field)
+            if isinstance(value, syntax.Node):
+                stack.append((value, where))
+            elif value.__class__ is list:
+                for v in value:
+                    if isinstance(v, syntax.Node):
+                        stack.append((v, where))
+                    elif v.__class__ is tuple:
+                        stack.extend((w, where) for w in v if isinstance(w, syntax.Node))
 
 
 NON_LEAF_GRAD_WARNING = (

@@ -11,16 +11,14 @@ MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPytho
 MAX_INDENT_LEVELS = 100     # CPython's limit too
 TAB_SIZE = 8
 
-# Stand-ins for refused tokens (below): nothing; nothing before an operand and None elsewhere (yield,
-# yield x, yield from x); nothing, and nothing for the annotation after it, up to its ':'.
+# Stand-ins for refused tokens (below): nothing; nothing, and nothing for the annotation after it, up to
+# its ':'.
 NOTHING = ""
-OPERAND = "(operand)"
 ANNOTATION = "(annotation)"
 # Python keywords outside the language. They lex as NAME; the layout pass refuses them. So that one run
 # reports all of a script's refused constructs, each is replaced by a stand-in on which the parse goes on:
 # the text of another token, or one of the above.
 REFUSED_KEYWORDS = {
-    "yield": ("generators (yield) are", OPERAND),
     "async": ("async code (async/await) is", NOTHING),
     "await": ("async code (async/await) is", NOTHING),
 }
@@ -172,13 +170,12 @@ class Layout:
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
-        self.from_ = names.get("from")
         self.colon = names.get(":")
         self.def_ = names.get("def")
         self.lambda_ = names.get("lambda")
         self.return_annotation_ends = {self.colon, "_NEWLINE"}
         self.parameter_annotation_ends = {names.get(","), names.get("=")}
-        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.from_, self.def_, self.lambda_, self.colon}
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.def_, self.lambda_, self.colon}
                         | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
                         | self.prefix_ops) - {None}
 
@@ -198,7 +195,7 @@ class Layout:
         prev = "_NEWLINE"
         last = None
         special, operand_ends = self.special, self.operand_ends
-        openers, closers, refused, from_, colon = self.openers, self.closers, self.refused, self.from_, self.colon
+        openers, closers, refused, colon = self.openers, self.closers, self.refused, self.colon
         for tok in tokens:
             kind = tok.type
             if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
@@ -211,15 +208,12 @@ class Layout:
                 if name in REFUSED_KEYWORDS:
                     tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
                     if tok is None:
-                        prev = OPERAND if REFUSED_KEYWORDS[name][1] == OPERAND else prev
                         continue
                     kind = tok.type
                 prefix_run = 0
             elif kind == "_NEWLINE":
                 if brackets:
                     continue
-                if prev == OPERAND:     # a bare yield
-                    yield token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 prev = kind
                 yield tok
                 yield from self._indentation(tok, indents, alt_indents)
@@ -253,10 +247,6 @@ class Layout:
             elif kind == self.lambda_:
                 if parameters and len(brackets) == parameters:
                     lambdas += 1
-            elif kind == from_:
-                if prev == OPERAND:     # yield from x: x stands in for all of it
-                    continue
-                prefix_run = 0
             elif kind in openers:
                 if len(brackets) >= MAX_NESTING + inside_brackets:
                     raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
@@ -265,8 +255,6 @@ class Layout:
                 if after_def:
                     parameters, lambdas, after_def = len(brackets), 0, False
             elif kind in closers:
-                if prev == OPERAND:     # (yield)
-                    yield token(self.names.get("None", "NONE"), "None", tok.line, tok.col)
                 if not brackets or brackets[-1] is None:
                     raise error_at(f"unmatched '{tok.value}'", tok)
                 opener = brackets.pop()
@@ -307,7 +295,7 @@ class Layout:
         what, stand_in = refusal
         problems.refuse(what, tok)
         problems.dirty = True
-        if stand_in in (NOTHING, OPERAND, ANNOTATION):
+        if stand_in in (NOTHING, ANNOTATION):
             return None
         return token(self.names.get(stand_in, stand_in), stand_in, tok.line, tok.col)
 

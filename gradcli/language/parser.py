@@ -337,8 +337,11 @@ class _Describer:
         self.text = {name: text for text, name in scanner.names.items()}
         self.expression_starts = driver.expected_at("fstring_expr")
         self.continuations = {scanner.names[t] for t in _CONTINUATIONS if t in scanner.names}
+        # `yield` starts a statement and (on the right of `=`, in parentheses) an expression: where it may come,
+        # an expression may too, and it goes unnamed as the expression's own words do
+        self.yield_ = scanner.names.get("yield")
         self.statement_starts = (driver.expected_at("file_input") - self.expression_starts - self.continuations
-                                 - {"_NEWLINE", "$END"})
+                                 - {"_NEWLINE", "$END", self.yield_})
         # Tokens that can only start an operand: seeing one expected means "an expression".
         self.operands = self.expression_starts - self.continuations - {"NAME"}
         self.semicolon = scanner.names.get(";")
@@ -380,6 +383,7 @@ class _Describer:
         if expected & self.statement_starts:
             return []               # a statement may start here: nothing in particular is expected
         words = []
+        expected = expected - {self.yield_}
         if expected & self.operands:
             words.append("an expression")
             expected = expected - self.expression_starts

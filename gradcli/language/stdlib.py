@@ -1197,10 +1197,11 @@ _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.va
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
-# meet. BaseException and its other subclasses (KeyboardInterrupt, SystemExit, the timeout of
-# --timeout) stay out of reach, so no `except` can swallow them.
+# meet, and GeneratorExit (what closing a script's generator raises in it). BaseException and its other
+# subclasses (KeyboardInterrupt, SystemExit, the timeout of --timeout) stay out of reach, so no `except`
+# can swallow them.
 EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
-              "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
+              "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
               "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
 

@@ -261,6 +261,16 @@ class List(Expression):
     elts: list
 
 
+class Yield(Expression):
+    __slots__ = ("value",)
+    value: Optional[Expression]     # None for a bare `yield`
+
+
+class YieldFrom(Expression):
+    __slots__ = ("value",)
+    value: Expression
+
+
 class Lambda(Expression):
     __slots__ = ("params", "body")
     params: list            # of Param

@@ -11,7 +11,7 @@ from gradcli.language.syntax import (
     Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Node, Param, Pass, Return, Set, Slice, Starred, Subscript, Tuple, UnaryOp, While, With,
-    WithItem,
+    WithItem, Yield, YieldFrom,
 )
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
 from gradcli.language.syntaxerrors import Problems, error_at
@@ -331,6 +331,14 @@ class Builder:
 
     def decorator(self, c):
         return c[1]
+
+    def yield_(self, c):
+        tok, value = c
+        return Yield(value, tok.line, tok.col)
+
+    def yield_from(self, c):
+        tok, _, value = c
+        return YieldFrom(value, tok.line, tok.col)
 
     def lambdef(self, c):
         tok, params, _, body = c
