@@ -194,3 +194,18 @@ def test_a_script_without_generators_does_not_load_their_compiler():
             "Session(out=io.StringIO()).run_source('def f(x):\\n    return [i for i in range(x)]\\nf(3)\\n')\n"
             "print('gradcli.language.generators' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "False\n"
+
+
+def test_grad_mode_decorators_run_each_step_of_a_generator_in_the_mode():
+    """As PyTorch's decorators wrap a generator function: the mode holds while the body runs, not while
+    the generator waits (PyTorch 2.13 prints the same lines)."""
+    out = gradcli_output(
+        "import torch\n@torch.no_grad()\ndef gen(x):\n    yield torch.is_grad_enabled(), (x * 2).requires_grad\n"
+        "    r = yield torch.is_grad_enabled()\n    return r\n"
+        "x = torch.ones(2, requires_grad=True)\ng = gen(x)\nprint(next(g), torch.is_grad_enabled())\n"
+        "print(next(g), torch.is_grad_enabled())\ntry:\n    g.send('back')\nexcept StopIteration as e:\n"
+        "    print(e.value)\n"
+        "@torch.enable_grad()\ndef gen2():\n    yield torch.is_grad_enabled()\nwith torch.no_grad():\n"
+        "    print(list(gen2()))\n@torch.inference_mode()\ndef gen3():\n    yield torch.is_inference_mode_enabled()\n"
+        "print(list(gen3()), str(gen3()).split(' at ')[0])\n")
+    assert out == ("(False, False) True\nFalse True\nback\n[True]\n[True] <generator object gen3\n")

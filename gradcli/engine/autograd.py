@@ -67,8 +67,13 @@ class ModeDecorated:
         self.make_context = make_context
 
     def __call__(self, *args, **kwargs):
+        func = self.__wrapped__
+        if getattr(func, "is_generator_function", False):
+            # a script's generator function: as PyTorch wraps one, every step of the generator (not its
+            # creation) runs inside a fresh context (gradcli.language.generators.in_context)
+            return func.in_context(self.make_context, args, kwargs)
         with self.make_context():
-            return self.__wrapped__(*args, **kwargs)
+            return func(*args, **kwargs)
 
     def __get__(self, obj, owner=None):
         return self if obj is None else MethodType(self, obj)

@@ -129,6 +129,17 @@ class ScriptFunction:
         """Its parameter list as written, without defaults: ('a', '/', 'b', '*args', 'c', '**kw')."""
         return tuple(self.params) if self.signature is None else self.signature.shown
 
+    @property
+    def is_generator_function(self) -> bool:
+        """Whether its body has a yield: a call returns a generator (gradcli.language.generators)."""
+        return getattr(self.body, "makes_generator", False)
+
+    def in_context(self, make_context, args: tuple, kwargs: dict):
+        """The generator a call returns, each of whose steps runs inside a fresh `make_context()`: what a
+        grad-mode decorator (`@torch.no_grad()`) makes of a generator function, as PyTorch's does."""
+        from gradcli.language import generators
+        return generators.in_context(self(*args, **kwargs), make_context)
+
     def keyword_names(self) -> tuple:
         """The parameters a keyword argument can fill."""
         if self.signature is None:

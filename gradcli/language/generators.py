@@ -36,6 +36,7 @@ def body(compiler, stmts: list, name: str, qualname: str):
         made.__name__ = name                # as CPython names the generator after its function
         made.__qualname__ = qualname
         return Return(made)
+    start.makes_generator = True            # (ScriptFunction.is_generator_function reads it)
     return start
 
 
@@ -47,7 +48,38 @@ def _generator(run, env):
     return None
 
 
+def in_context(gen, make_context):
+    """`gen` driven so that each of its steps (the first next(), every send(), throw() and close()) runs
+    inside a fresh `make_context()`, as PyTorch's grad-mode decorators drive a generator function's: the
+    mode holds while the body runs and not while the generator waits."""
+    made = _in_context(gen, make_context)
+    made.__name__, made.__qualname__ = gen.__name__, gen.__qualname__
+    return made
+
+
+def _in_context(gen, make_context):
+    try:
+        with make_context():
+            response = gen.send(None)
+        while True:
+            try:
+                request = yield response
+            except GeneratorExit:
+                with make_context():
+                    gen.close()
+                raise
+            except CATCHABLE as e:          # what the consumer threw in, handed on
+                with make_context():
+                    response = gen.throw(e)
+            else:
+                with make_context():
+                    response = gen.send(request)
+    except StopIteration as e:
+        return e.value
+
+
 access.register_generator_code(_generator.__code__)
+access.register_generator_code(_in_context.__code__)
 
 
 def _block(compiler, stmts: list):
