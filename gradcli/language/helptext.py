@@ -178,6 +178,8 @@ _WHAT = {
     "random_split": "Splits a dataset into Subsets of the given lengths or fractions over one random permutation.",
     "default_collate": "Merges a list of samples into a batch: tensors stacked, numbers as tensors, containers "
                        "collated per field.",
+    "default_convert": "What a loader without batching (batch_size=None) makes of each sample: tuples become "
+                       "lists, tensors and numbers stay as they are.",
     "Sampler": "Base class of index samplers: an iterable of dataset indices.",
     "SequentialSampler": "The indices 0, 1, ..., len(dataset) - 1 in order.",
     "RandomSampler": "A random permutation of the dataset's indices on each pass (PyTorch's order under a seed).",

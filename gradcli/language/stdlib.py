@@ -667,6 +667,7 @@ def _make_data() -> dict:
     files or processes."""
     from gradcli.language import torchdata as td
     names = ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
+             "default_convert",
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
     names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
     return {name: getattr(td, name) for name in names}

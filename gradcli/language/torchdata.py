@@ -16,6 +16,7 @@ and permutes with a fresh generator seeded with it (`randperm`), and, once exhau
 from __future__ import annotations
 
 import bisect
+import copy
 import math
 
 from gradcli.engine import budget, factories, rng
@@ -357,6 +358,26 @@ def _batches(indices, size: int, drop_last: bool):
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
+def default_convert(data):
+    """PyTorch's default_convert, what a loader without batching (batch_size=None) applies to each sample:
+    tensors, numbers and strings as they are; a tuple becomes a list, a namedtuple stays one, a list and a
+    dict keep their type, each with its items converted."""
+    if data.__class__ is Tensor or isinstance(data, (int, float, str)):
+        return data
+    if isinstance(data, dict):
+        converted = copy.copy(data)             # a defaultdict, an OrderedDict keep their type and defaults
+        for key, value in data.items():
+            converted[key] = default_convert(value)
+        return converted
+    if isinstance(data, tuple):
+        if hasattr(type(data), "_fields"):
+            return type(data)(*(default_convert(d) for d in data))
+        return [default_convert(d) for d in data]
+    if isinstance(data, list):
+        return [default_convert(d) for d in data]
+    return data
+
+
 def default_collate(batch):
     """PyTorch's default_collate: tensors stacked, numbers as tensors, containers collated per field."""
     elem = batch[0]
@@ -472,7 +493,9 @@ class DataLoader(ScriptObject, metaclass=ScriptType):
         self.sampler = sampler
         self.batch_sampler = batch_sampler
         self.generator = generator
-        self.collate_fn = default_collate if collate_fn is None and batch_sampler is not None else collate_fn
+        if collate_fn is None:
+            collate_fn = default_collate if batch_sampler is not None else default_convert
+        self.collate_fn = collate_fn
         self._initialized = True
 
     def __setattr__(self, name, value):
