@@ -589,9 +589,11 @@ def avg_pool2d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x = a._a
+    if x.ndim == 0:                     # PyTorch reads input.size(-3) first: a 0-d tensor has no dims to wrap
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions")
     if x.ndim < 3:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(x.ndim, 1)}, "
-                         f"{max(x.ndim, 1) - 1}], but got -3)")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+                         "but got -3)")
     if x.ndim > 4:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     out_hw = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))
