@@ -603,6 +603,20 @@ def checked_scalar(value, npdt: np.dtype):
     return value
 
 
+def checked_double(value, npdt: np.dtype):
+    """`value` where PyTorch takes it as a double and converts that to the tensor's dtype with an overflow
+    check (F.pad's value): the comparison is made in double, so 2**63 fits int64 (and wraps, as the cast
+    does) where inf, nan and 1e300 do not."""
+    if npdt.kind in "iu":
+        v = float(value)
+        info = np.iinfo(npdt)
+        if not (v == v and float(info.min) <= v <= float(info.max)):
+            raise _conversion_overflow(npdt)
+        # the double, truncated as C++ casts it: 2**63 (int64's maximum rounded up) becomes its minimum
+        return int(info.min) if v >= 2.0 ** 63 else int(v)
+    return value
+
+
 def _conversion_overflow(npdt: np.dtype) -> RuntimeError:
     return RuntimeError(f"value cannot be converted to type {_CXX_NAMES[npdt.name]} without overflow")
 

@@ -228,7 +228,7 @@ class RandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise TypeError(f"replacement should be a boolean value, but got replacement={replacement}")
         count = self.num_samples
-        if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        if not isinstance(count, int) or count <= 0:      # (True is 1, as PyTorch takes it)
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={count}")
 
     @property

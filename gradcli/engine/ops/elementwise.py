@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
+from gradcli.engine.autograd import LEAF_SEQ
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.fma import fma, one_minus_square
 from gradcli.engine.layout import contiguous, laid_out
@@ -660,6 +661,19 @@ FMOD, FMOD_TENSOR = _modulo_rows("Fmod", "trunc")                     # C's fmod
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)
+
+
+def not_implemented(out, inputs: tuple, name: str) -> Tensor:
+    """A result whose derivative PyTorch does not implement: its node (NotImplemented) raises when the backward
+    pass reaches it. PyTorch numbers such a node as it numbers AccumulateGrad (UINT64_MAX), so among the nodes
+    ready in a backward pass it runs first: the pass fails before any hook of the others fires."""
+    result = apply(NOT_IMPLEMENTED, out, inputs, (name,))
+    node = result.grad_fn
+    if node is not None:
+        node.seq = LEAF_SEQ
+    return result
+
+
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
                                                                                       lambda F, g: F.zeros_like(g)),
                       fits=True, quiet=True, jvp=lambda F, ts, xs, result: F.zeros_like(result))
@@ -958,7 +972,7 @@ def hardtanh_backward(grad_output: Tensor, self: Tensor, min, max) -> Tensor:
 def hardsigmoid_backward(grad_output: Tensor, self: Tensor) -> Tensor:
     """Under create_graph: PyTorch gives hardsigmoid_backward no derivative (a NotImplemented node)."""
     out = hardsigmoid_backward_array(grad_output._a, self._a)
-    return apply(NOT_IMPLEMENTED, out, (grad_output, self), ("hardsigmoid_backward",))
+    return not_implemented(out, (grad_output, self), "hardsigmoid_backward")
 
 
 def hardswish_backward(grad_output: Tensor, self: Tensor) -> Tensor:
@@ -1199,7 +1213,7 @@ def floor_divide_named(a, b, name) -> Tensor:
     _integer_zero_division(x, y)
     out = compute(div_floor_array, x, y)
     out = np.asarray(out)
-    return apply(NOT_IMPLEMENTED, out, _tensor_inputs(a, b), (name,))
+    return not_implemented(out, _tensor_inputs(a, b), name)
 
 
 def div_rounding(a, b, rounding_mode) -> Tensor:
@@ -1234,7 +1248,7 @@ def remainder(a, b) -> Tensor:
     _integer_zero_division(x, y)
     out = np.asarray(compute(remainder_array, x, y))
     if a.__class__ is not Tensor:
-        return apply(NOT_IMPLEMENTED, out, (b,), ("remainder",))
+        return not_implemented(out, (b,), "remainder")
     if b.__class__ is not Tensor:
         return apply(REMAINDER, out, (a,))
     return apply(REMAINDER_TENSOR, out, (a, b), (), (x, y))

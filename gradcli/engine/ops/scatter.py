@@ -160,13 +160,13 @@ def _scatter(a: Tensor, dim, index: Tensor, src, reduce) -> Tensor:
             STATE.warn_once("scatter reduce", "UserWarning", _REDUCE_WARNING)
         out = _written(x, d, idx, _src_part(src._a, idx), _REDUCERS.get(reduce))
         if reduce is not None:
-            return apply(elementwise.NOT_IMPLEMENTED, out, (a, src), ("scatter",))
+            return elementwise.not_implemented(out, (a, src), "scatter")
         return apply(reductions.SCATTER, out, (a, src), (dim, index, src._a.shape))
     d = _checked_scatter(x, dim, idx, None, reduce)
     value = x.dtype.type(checked_scalar(src, x.dtype))
     out = _written(x, d, idx, value, _REDUCERS.get(reduce))
     if reduce is not None:
-        return apply(elementwise.NOT_IMPLEMENTED, out, (a,), ("scatter",))
+        return elementwise.not_implemented(out, (a,), "scatter")
     return apply(SCATTER_VALUE, out, (a,), (dim, index))
 
 

@@ -232,7 +232,7 @@ def _bincount(a: Tensor, weights, minlength) -> Tensor:
     budget.check_tensor((bins,), np.dtype(dt).itemsize)
     out = np.zeros(bins, dt)
     np.add.at(out, x, w.astype(dt))         # in input order, as the kernel's loop adds
-    return apply(elementwise.NOT_IMPLEMENTED, out, (None, weights), ("bincount",))   # no derivative, a node
+    return elementwise.not_implemented(out, (None, weights), "bincount")   # no derivative, a node
 
 
 # ------------------------------------------------------------------------------- searchsorted

@@ -12,7 +12,8 @@ from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
 from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, int64_arg,
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, checked_double,
+                                      int64_arg,
                                       index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -1106,7 +1107,7 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
 def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
     x = a._a
     _check_pad_length(x, pad)
-    return apply(PAD, _pad_array(x, pad, value), (a,), (pad,))
+    return apply(PAD, _pad_array(x, pad, checked_double(value, x.dtype)), (a,), (pad,))
 
 
 def _check_pad_length(x: np.ndarray, pad) -> None:
