@@ -358,10 +358,6 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         floating = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.default_float if floating else dtypes.int64
     dt = dtype.np
-    if dt == np.int64:
-        for v in (start, end, step):
-            if v.__class__ is int:
-                checked_scalar(v, np.dtype(np.int64))     # an int64 range reads its bounds as int64
     if dt == np.bool_:
         raise _not_implemented("arange_cpu", dt)
     dstart, dend, dstep = float(start), float(end), float(step)
@@ -371,6 +367,10 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
         raise RuntimeError(f"unsupported range: {rng._cxx_double(dstart)} -> {rng._cxx_double(dend)}")
     if not ((dstep > 0 and dend >= dstart) or (dstep < 0 and dend <= dstart)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt == np.int64:                      # (after the checks PyTorch makes in double)
+        for v in (start, end, step):
+            if v.__class__ is int:
+                checked_scalar(v, np.dtype(np.int64))     # an int64 range reads its bounds as int64
     integral = dt.kind in "iu"
     if dt == np.int64:
         istart, iend, istep = int(start), int(end), int(step)

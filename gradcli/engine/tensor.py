@@ -1855,7 +1855,7 @@ class _Device:
     def __repr__(self):
         if self.index is None:
             return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
+        return f"device(type='{self.type}', index={self.index % 65536})"     # (PyTorch shows a negative one so)
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
@@ -1924,7 +1924,16 @@ def parse_device(text: str) -> _Device:
         return _Device(kind)
     if not index.isdigit() or not index.isascii() or (len(index) > 1 and index[0] == "0"):
         raise RuntimeError(f"Invalid device string: '{text}'")
-    return _Device(kind, int(index))
+    if int(index) > 2**31 - 1:              # read as a C int
+        raise RuntimeError(f"Could not parse device index '{index}' in device string '{text}'")
+    return _Device(kind, device_index(int(index)))
+
+
+def device_index(index: int):
+    """A device index as PyTorch keeps it, in a signed byte (c10::DeviceIndex): 300 is 44, 128 is -128, and
+    255, which is -1 there, means no index (None)."""
+    index = (index + 128) % 256 - 128
+    return None if index == -1 else index
 
 
 def default_device(device: "_Device"):

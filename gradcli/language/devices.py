@@ -14,7 +14,7 @@ from gradcli.engine import dtypes, factories
 import numpy as np
 
 from gradcli.engine.tensor import (NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, check_device, default_device,
-                                   parse_device)
+                                   device_index, parse_device)
 from gradcli.engine.state import STATE
 
 
@@ -43,9 +43,11 @@ def device(*args, **kwargs) -> _Device:
         if parsed.index is not None:
             raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
                                f"{kind}")
+        if not -2**63 <= index < 2**63:
+            raise ValueError("Overflow when unpacking long long")
         if index < 0:
             raise RuntimeError("Device index must not be negative")
-        return _Device(parsed.type, index)
+        return _Device(parsed.type, device_index(index))
     return parsed
 
 

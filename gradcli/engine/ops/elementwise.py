@@ -1304,6 +1304,8 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
     if c.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_word(c)}")
+    if input.__class__ is not Tensor and other.__class__ is not Tensor:
+        _where_unsigned(input, other)
     npdt = result_dtype(input, other).np
     for v in (input, other):
         if v.__class__ is not Tensor:
@@ -1314,6 +1316,21 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
     if out.dtype != npdt:
         out = out.astype(npdt)
     return apply(WHERE, laid_out(out, c, x, y), (input, other), (condition,))
+
+
+def _where_unsigned(input, other) -> None:
+    """where() with two numbers makes each a 0-d tensor: an int from 2**63 on is a uint64 one there, which
+    PyTorch's promotion refuses beside an int or a bool (a float goes)."""
+    def kind(v):
+        if v.__class__ is bool:
+            return "Bool"
+        if v.__class__ is int:
+            return "UInt64" if 2**63 <= v < 2**64 else "Long"
+        return None
+    kinds = (kind(input), kind(other))
+    if "UInt64" in kinds and None not in kinds:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{kinds[0]} and {kinds[1]}")
 
 
 def _where_overload_message(*args) -> str:
