@@ -520,6 +520,11 @@ def _build_torch() -> ScriptModule:
         "relu": _tensor_fn("relu", Tensor.relu), "erf": _tensor_fn("erf", Tensor.erf),
         "erfc": _tensor_fn("erfc", Tensor.erfc), "erfc_": _tensor_fn("erfc_", Tensor.erfc_),
         "sinc": _tensor_fn("sinc", Tensor.sinc), "sinc_": _tensor_fn("sinc_", Tensor.sinc_),
+        "lgamma": _tensor_fn("lgamma", Tensor.lgamma), "digamma": _tensor_fn("digamma", Tensor.digamma),
+        "polygamma": _later("gradcli.engine.ops.special", "polygamma"),
+        "mvlgamma": _later("gradcli.engine.ops.special", "mvlgamma"),
+        "erfinv": _tensor_fn("erfinv", Tensor.erfinv), "i0": _tensor_fn("i0", Tensor.i0),
+        "i0_": _tensor_fn("i0_", Tensor.i0_),
         "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
             input, *args, **kwargs, position=None if kwargs else 2)),
         "logit_": _tensor_fn("logit_", Tensor.logit_),
@@ -659,6 +664,14 @@ _SPECIAL = ScriptModule("torch.special", {
     "logit": _tensor_fn("special_logit", lambda input, *args, **kwargs: ops.elementwise.logit(
         input, *args, **kwargs, name="special_logit", position=None if kwargs else 2)),
     "xlogy": ops.elementwise.special_xlogy, "xlog1py": ops.elementwise.xlog1py,
+    "gammaln": _tensor_fn("special_gammaln", Tensor.lgamma), "digamma": _tensor_fn("special_digamma", Tensor.digamma),
+    "psi": _tensor_fn("special_psi", Tensor.digamma), "erfinv": _tensor_fn("special_erfinv", Tensor.erfinv),
+    "i0": _tensor_fn("special_i0", Tensor.i0),
+    "polygamma": _later("gradcli.engine.ops.special", "special_polygamma"),
+    "multigammaln": _later("gradcli.engine.ops.special", "multigammaln"),
+    "i0e": _later("gradcli.engine.ops.special", "special_i0e_function"),
+    "i1": _later("gradcli.engine.ops.special", "special_i1_function"),
+    "i1e": _later("gradcli.engine.ops.special", "special_i1e_function"),
 })
 
 
