@@ -627,6 +627,7 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arra
                     "polygamma": ("special", "polygamma_array"), "erfinv": ("special", "erfinv_array"),
                     "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
                     "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
+NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
 TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
                      "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
@@ -637,5 +638,12 @@ TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange",
                      "polygamma": ("special", "polygamma"), "erfinv": ("special", "erfinv"), "i0": ("special", "i0"),
                      "i0e": ("special", "special_i0e"), "i1": ("special", "special_i1"),
                      "i1e": ("special", "special_i1e"), "mvlgamma_offsets": ("special", "mvlgamma_tensor")}
+TensorMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad(self, result))
+
+
+def _distributions():
+    """gradcli.engine.distributions, imported at its first use (a plain script never needs it)."""
+    from gradcli.engine import distributions
+    return distributions
 NUMPY = NumpyMath()
 TENSOR = TensorMath()

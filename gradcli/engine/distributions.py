@@ -19,6 +19,8 @@ from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemente
                                       _type_name, _zero_tangent)
 from gradcli.engine.layout import preserved
 from gradcli.engine.recording import int64_arg, Op, apply
+from gradcli.engine.ops.elementwise import unimplemented
+from gradcli.engine.ops.special import _PSI_10, _PSI_ASYMPTOTIC
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -464,6 +466,157 @@ def _uniform(g: rng.Generator) -> float:
     return (((int(w[0]) & 0x1FFFFF) << 32) | int(w[1])) * 2.0 ** -53
 
 
+# ---- gamma -------------------------------------------------------------------------------------------
+
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))     # the kernel's 1.0f / 3.0f, for double alphas too
+_C0331_F = float(np.float32(0.0331))
+
+
+def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
+    """torch._standard_gamma(alpha): one Gamma(alpha, 1) draw per element, in row-major order, in alpha's
+    dtype (StandardGammaBackward0 when alpha requires grad)."""
+    g = _g(generator, "_standard_gamma")
+    a = alpha._a
+    if a.dtype.kind != "f" or a.dtype == np.float16:
+        raise _not_implemented("gamma_cpu", a.dtype)
+    budget.check_tensor(a.shape, a.dtype.itemsize)
+    return apply(STANDARD_GAMMA, _per_element(lambda: _gamma_values(g, a)), (alpha,))
+
+
+def _gamma_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
+    single = alphas.dtype == np.float32
+    tiny = float(np.finfo(alphas.dtype).tiny)
+    out = []
+    for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+        v = float(alphas.dtype.type(_gamma_one(g, alpha, single)))
+        out.append(v if tiny < v else tiny)         # std::max(min, sample): a NaN sample becomes min too
+    return np.array(out, dtype=alphas.dtype).reshape(alphas.shape)
+
+
+def _gamma_one(g: rng.Generator, alpha: float, single: bool) -> float:
+    """sample_gamma (numpy's algorithm, Marsaglia and Tsang's rejection, alpha below 1 boosted by u^(1/alpha)):
+    double arithmetic with the uniform and normal draws of the generator's double distributions (the normal
+    through its cached second value); alpha's own steps in float for a float tensor, and the kernel's float
+    constants. A NaN or negative alpha, on which PyTorch's loop never ends, gives NaN."""
+    if not alpha >= 0.0:
+        return math.nan
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        power = float(np.float32(1.0) / np.float32(alpha)) if single else 1.0 / alpha
+        scale *= math.pow(1.0 - _uniform(g), power)
+        alpha = float(np.float32(alpha) + np.float32(1.0)) if single else alpha + 1.0
+    d = float(np.float32(alpha) - np.float32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = float(g._normal_scalar(1, 0.0, 1.0)[0])
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1.0 - _uniform(g)
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if _log(u) < 0.5 * xx + d * (1.0 - v + _log(v)):
+            return scale * d * v
+
+
+def standard_gamma_grad_array(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """_standard_gamma_grad: d(sample)/d(alpha) of a Gamma(alpha, 1) sample x, element by element in double."""
+    a, b = np.broadcast_arrays(alpha, x)
+    values = [_gamma_grad_one(p, q) for p, q in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())]
+    return np.array(values, dtype=np.float64).astype(alpha.dtype).reshape(a.shape)
+
+
+_F08, _F09, _F11 = (float(np.float32(v)) for v in (0.8, 0.9, 1.1))
+_GAMMA_GRAD_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+                  (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+                   -0.00058392623),
+                  (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326,
+                   0.00085092367, -1.5247877e-07))
+
+
+def _gamma_grad_one(alpha: float, x: float) -> float:
+    """standard_gamma_grad_one: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha) by a Taylor series below x = 0.8,
+    Rice's saddle point expansion for alpha past 8, a bivariate rational approximation otherwise."""
+    with np.errstate(all="ignore"):
+        if x < _F08:
+            numer, denom = 1.0, alpha
+            series1, series2 = numer / denom, numer / (denom * denom)
+            for i in range(1, 6):
+                numer *= -x / i
+                denom += 1
+                series1 += numer / denom
+                series2 += numer / (denom * denom)
+            pow_x_alpha = _pow(x, alpha)
+            gamma_pdf = _pow(x, alpha - 1) * _exp(-x)
+            gamma_cdf = pow_x_alpha * series1
+            gamma_cdf_alpha = (_log(x) - _digamma_one(alpha)) * gamma_cdf - pow_x_alpha * series2
+            result = _div(-gamma_cdf_alpha, gamma_pdf)
+            return 0.0 if result != result else result
+        if alpha > 8.0:
+            if _F09 * alpha <= x <= _F11 * alpha:
+                numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+                numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                           + alpha * (107 + 3600 * x))
+                denom = 1244160 * (alpha * alpha) * (alpha * alpha)
+                return numer_1 * numer_2 / denom
+            denom = math.sqrt(8 * alpha)
+            term2 = _div(denom, alpha - x)
+            term3 = _pow(x - alpha - alpha * _log(x / alpha), -1.5)
+            term23 = term2 - term3 if x < alpha else term2 + term3
+            term1 = _log(x / alpha) * term23 - _div(math.sqrt(2 / alpha) * (alpha + x), (alpha - x) * (alpha - x))
+            stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+            numer = x * term1
+            return -stirling * numer / denom
+        u = _log(x / alpha)
+        v = _log(alpha)
+        c = [_GAMMA_GRAD_UV[0][i] + u * (_GAMMA_GRAD_UV[1][i] + u * _GAMMA_GRAD_UV[2][i]) for i in range(8)]
+        p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+        q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+        return _exp(_div(p, q))
+
+
+def _digamma_one(x: float) -> float:
+    """Distributions.h's digamma (the reflection through tan(pi x) itself, inf at the poles), in double."""
+    if x == 0:
+        return math.inf
+    extra = 0.0
+    if x < 0:
+        if x == math.floor(x):
+            return math.inf
+        extra = -math.pi / math.tan(math.pi * x)
+        x = 1 - x
+    result = 0.0
+    while x < 10:
+        result -= 1 / x
+        x += 1
+    if x == 10:
+        return result + _PSI_10 + extra
+    y = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        p = 0.0
+        for a in _PSI_ASYMPTOTIC:
+            p = p * z + a           # (this file is compiled without fused multiply-adds)
+        y = z * p
+    return result + _log(x) - (0.5 / x) - y + extra
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+def _div(x: float, y: float) -> float:
+    return float(np.float64(x) / np.float64(y))
+
+
 # ---- autograd rows ----------------------------------------------------------------------------------
 
 def _zeros(F, g):
@@ -490,4 +643,17 @@ BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backw
                        jvp=lambda F, ts, xs, result: _not_implemented_backward(F, None))
 POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
+STANDARD_GAMMA    = Op("StandardGammaBackward0", None, ("self", "result"),
+                       (lambda F, g, self, result: g * F.standard_gamma_grad(self, result),), quiet=True)
 # fmt: on
+
+# _standard_gamma_grad itself has no derivative (PyTorch's not_implemented)
+STANDARD_GAMMA_GRAD = Op("StandardGammaGradBackward0", None, (), (unimplemented("_standard_gamma_grad"),
+                                                                    unimplemented("_standard_gamma_grad")),
+                         inputs=("self", "output"), quiet=True)
+
+
+def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
+    """torch._standard_gamma_grad(alpha, x): the array kernel, recorded (for create_graph) as PyTorch's
+    node without a derivative."""
+    return apply(STANDARD_GAMMA_GRAD, standard_gamma_grad_array(alpha._a, x._a), (alpha, x))

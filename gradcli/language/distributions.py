@@ -1,5 +1,6 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, their constraints, kl_divergence and register_kl.
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, their constraints, kl_divergence and
+register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -552,7 +553,7 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
     def icdf(self, value):
-        raise NotImplementedError("gradcli does not implement torch.erfinv (which Normal.icdf uses)")
+        return self.loc + self.scale * ops.special.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
@@ -1053,6 +1054,121 @@ class Independent(Distribution):
         return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
 
 
+def _as_tensor(value, dtype):
+    """torch.as_tensor(value, dtype=dtype): a number as a tensor of dtype, a tensor converted to it."""
+    if value.__class__ is Tensor:
+        return value if value.dtype is dtype else value.to(dtype)
+    return factories.tensor(value, dtype=dtype)
+
+
+class Gamma(ExponentialFamily):
+    """Shape `concentration` (alpha) and `rate` (beta): density beta^alpha x^(alpha-1) e^(-beta x) / Gamma(alpha)."""
+
+    __module__ = "torch.distributions.gamma"
+    arg_constraints = {"concentration": positive, "rate": positive}
+    support = nonnegative
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        batch_shape = Size() if _is_number(concentration) and _is_number(rate) else self.concentration.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Gamma, batch_shape, _instance, ("concentration", "rate"))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        value = draws.standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value.detach().clamp_(min=float(_finfo(value.dtype).tiny))     # not recorded
+        return value
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.rate.dtype)
+        if self._validate_args:
+            self._validate_sample(value)
+        xlogy = ops.elementwise.xlogy
+        return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
+                - self.rate * value - ops.special.lgamma(self.concentration))
+
+    def cdf(self, value):
+        raise NotImplementedError("gradcli does not implement torch.special.gammainc (which Gamma.cdf uses)")
+
+    def entropy(self):
+        c = self.concentration
+        return c - self.rate.log() + ops.special.lgamma(c) + (1.0 - c) * ops.special.digamma(c)
+
+
+class Chi2(Gamma):
+    """Gamma(df / 2, 1 / 2)."""
+
+    __module__ = "torch.distributions.chi2"
+    arg_constraints = {"df": positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2
+
+
+class Poisson(ExponentialFamily):
+    """Counts with mean `rate`: rate^k e^(-rate) / k!."""
+
+    __module__ = "torch.distributions.poisson"
+    arg_constraints = {"rate": nonnegative}
+    support = nonnegative_integer
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if _is_number(rate) else self.rate.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Poisson, batch_shape, _instance, ("rate",))
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return value.xlogy(rate) - rate - ops.special.lgamma(value + 1)
+
+
 def reset_defaults() -> None:
     """A new session's defaults: arguments validated and PyTorch's KL functions only
     (Distribution.set_default_validate_args and register_kl last one session)."""
@@ -1173,6 +1289,70 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+_EULER_GAMMA = 0.57721566490153286060
+
+
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = ops.special.lgamma(q.concentration) - ops.special.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * ops.special.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+def _kl_gamma_infinity(p, q):
+    return factories.full_like(p.concentration, _INF)
+
+
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+def _kl_gamma_normal(p, q):
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - lgamma(p.concentration)
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
+
+
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return (t1 + ratio + ops.special.lgamma(q.concentration) + q.concentration * _EULER_GAMMA
+            - (1 + _EULER_GAMMA))
+
+
+def _kl_uniform_gamma(p, q):
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = ops.special.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t4 = q.rate * (p.high + p.low) / 2
+    result = -t1 + t2 + t3 + t4
+    result[p.low < q.support.lower_bound] = _INF
+    return result
+
+
+def _x_log_x(tensor):
+    return tensor * tensor.log()
+
+
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _kl_poisson_infinity(p, q):
+    return factories.full_like(p.rate, _INF)
+
+
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1191,7 +1371,11 @@ _BUILT_IN_KL = {
     (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical,
     (Laplace, Laplace): _kl_laplace_laplace, (Laplace, Uniform): _kl_normal_infinity,
     (Laplace, Exponential): _kl_normal_infinity, (Laplace, Normal): _kl_laplace_normal,
-    (Normal, Laplace): _kl_normal_laplace}
+    (Normal, Laplace): _kl_normal_laplace, (Gamma, Gamma): _kl_gamma_gamma, (Gamma, Uniform): _kl_gamma_infinity,
+    (Gamma, Exponential): _kl_gamma_exponential, (Gamma, Normal): _kl_gamma_normal,
+    (Exponential, Gamma): _kl_exponential_gamma, (Laplace, Gamma): _kl_normal_infinity,
+    (Normal, Gamma): _kl_normal_infinity, (Uniform, Gamma): _kl_uniform_gamma, (Poisson, Poisson): _kl_poisson_poisson,
+    (Bernoulli, Poisson): _kl_bernoulli_poisson, (Poisson, Bernoulli): _kl_poisson_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1260,4 +1444,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson)

@@ -38,7 +38,14 @@ def _per_element(fn, x: np.ndarray) -> np.ndarray:
 
 # ---- lgamma: the C library's, correctly rounded ---------------------------------------------------
 
+# lgamma at 1, 2, ..., 171: log((n - 1)!), the correctly rounded log of an exact integer (math.lgamma is
+# CPython's own, an ulp or two off at some integers, which Poisson's log_prob meets at every count)
+_LOG_FACTORIAL = [math.log(math.factorial(k)) for k in range(171)]
+
+
 def _lgamma(v: float) -> float:
+    if v.is_integer() and 1.0 <= v <= 171.0:
+        return _LOG_FACTORIAL[int(v) - 1]
     try:
         return math.lgamma(v)
     except (ValueError, OverflowError):     # the poles 0, -1, -2, ... and results past double's range
