@@ -52,3 +52,19 @@ def test_the_gradient_averages_to_the_means_derivative():
     a = np.full(20000, 2.0)
     x = distributions.standard_gamma(Tensor(a), generator=g)._a
     assert abs(distributions.standard_gamma_grad_array(a, x).mean() - 1.0) < 0.02
+
+
+def test_the_dirichlet_gradient_averages_to_the_means_derivative():
+    # x_0 of Dirichlet(a) has mean a_0 / sum(a): its reparameterised gradient averages to that derivative
+    g = rng.Generator().manual_seed(13)
+    alpha = np.array([1.5, 2.0, 3.5])
+    a = Tensor(np.tile(alpha, (20000, 1)))
+    x = distributions.sample_dirichlet(a, generator=g)._a
+    total = np.full(x.shape, alpha.sum())
+    grad = distributions.dirichlet_grad_array(x, a._a, total)
+    upstream = np.zeros_like(x)
+    upstream[:, 0] = 1.0
+    d_alpha = grad * (upstream - (x * upstream).sum(-1, keepdims=True))
+    expected = (alpha.sum() - alpha[0]) / alpha.sum() ** 2, -alpha[0] / alpha.sum() ** 2, -alpha[0] / alpha.sum() ** 2
+    assert np.allclose(d_alpha.mean(0), expected, atol=0.01)
+    assert np.allclose(x.sum(-1), 1.0)

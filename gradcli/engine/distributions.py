@@ -657,3 +657,219 @@ def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
     """torch._standard_gamma_grad(alpha, x): the array kernel, recorded (for create_graph) as PyTorch's
     node without a derivative."""
     return apply(STANDARD_GAMMA_GRAD, standard_gamma_grad_array(alpha._a, x._a), (alpha, x))
+
+
+# ---- dirichlet ---------------------------------------------------------------------------------------
+
+def sample_dirichlet(alpha: Tensor, generator=None) -> Tensor:
+    """torch._sample_dirichlet(alpha): a Gamma(alpha, 1) draw per element in double (row-major order), each
+    divided by its row's ordered sum over the last dim, clamped to [min, 1 - ulp] in alpha's dtype."""
+    g = _g(generator, "_sample_dirichlet")
+    a = alpha._a
+    if a.dtype.kind != "f" or a.dtype == np.float16:
+        raise _not_implemented("dirichlet", a.dtype)
+    budget.check_tensor(a.shape, 8)
+    return Tensor(_per_element(lambda: _dirichlet_values(g, a)))
+
+
+def _dirichlet_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
+    from gradcli.engine.cascade import sum_array
+    tiny = float(np.finfo(np.float64).tiny)
+    gammas = []
+    for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+        v = _gamma_one(g, alpha, False)
+        gammas.append(v if tiny < v else tiny)
+    gamma = np.array(gammas, dtype=np.float64).reshape(alphas.shape)
+    if gamma.ndim == 0:
+        total = gamma
+    else:
+        total = sum_array(gamma, (gamma.ndim - 1,), keepdim=True)
+    with np.errstate(all="ignore"):
+        out = (gamma / total).astype(alphas.dtype)
+    low, high = np.finfo(alphas.dtype).tiny, np.nextafter(alphas.dtype.type(1), alphas.dtype.type(0))
+    out = np.where(low < out, out, low)             # std::max(min, x): NaN becomes min
+    return np.where(out < high, out, high).astype(alphas.dtype)
+
+
+def dirichlet_grad_array(x: np.ndarray, alpha: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """_dirichlet_grad: the scaled reparameterised gradient of each Beta(alpha, total - alpha) coordinate,
+    element by element (float tensors in float where the kernel's template computes in its scalar type)."""
+    a, b, c = np.broadcast_arrays(x, alpha, total)
+    t = np.float32 if x.dtype == np.float32 else np.float64
+    values = [_dirichlet_grad_one(t(p), t(q), t(r)) for p, q, r in
+              zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), c.reshape(-1).tolist())]
+    return np.array(values, dtype=x.dtype).reshape(a.shape)
+
+
+def _scalar_log(v):
+    """std::log of the scalar type: correctly rounded."""
+    with np.errstate(all="ignore"):
+        return v.dtype.type(np.log(np.float64(v)))
+
+
+def _scalar_pow(v, e):
+    with np.errstate(all="ignore"):
+        return v.dtype.type(np.power(np.float64(v), np.float64(e)))
+
+
+def _digamma_typed(x):
+    """digamma_one<scalar_t, double>: x's own steps in its type (tan and log too), the sums in double."""
+    t = x.dtype.type
+    if x == 0:
+        return t(np.inf)
+    extra = np.float64(0.0)
+    if x < 0:
+        if x == np.floor(x):
+            return t(np.inf)
+        with np.errstate(all="ignore"):
+            extra = np.float64(-t(math.pi) / t(np.tan(np.float64(t(math.pi) * x))))
+        x = t(1) - x
+    result = np.float64(0.0)
+    while x < 10:
+        result -= np.float64(t(1) / x)
+        x = x + t(1)
+    if x == 10:
+        return t(result + np.float64(_PSI_10) + extra)
+    y = np.float64(0.0)
+    if x < np.float32(1.0e17):
+        z = np.float64(1.0) / np.float64(x * x)
+        p = np.float64(0.0)
+        for a in _PSI_ASYMPTOTIC:
+            p = p * z + a
+        y = z * p
+    return t(result + np.float64(_scalar_log(x)) - np.float64(t(0.5) / x) - y + extra)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        factor = t(_digamma_typed(alpha) - _digamma_typed(t(alpha + beta)) - _scalar_log(x))
+        numer = t(1)
+        series = numer / alpha * (factor + t(1) / alpha)
+        for i in range(1, 11):
+            ti = t(i)
+            numer = numer * ((ti - beta) * x / ti)
+            denom = alpha + ti
+            series = series + numer / denom * (factor + t(1) / denom)
+        result = x * _scalar_pow(t(1) - x, -beta) * series
+    return t(0) if result != result else result
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        factor = t(_digamma_typed(t(alpha + beta)) - _digamma_typed(beta))
+        numer, betas, dbetas = t(1), t(1), t(0)
+        series = factor / alpha
+        for i in range(1, 9):
+            ti = t(i)
+            numer = numer * (-x / ti)
+            dbetas = dbetas * (beta - ti) + betas
+            betas = betas * (beta - ti)
+            series = series + numer / (alpha + ti) * (dbetas + factor * betas)
+        result = -_scalar_pow(t(1) - x, t(1) - beta) * series
+    return t(0) if result != result else result
+
+
+def _beta_grad_alpha_mid(x: float, alpha: float, beta: float) -> float:
+    """Rice's saddle point expansion for large alpha and beta, in double."""
+    total = alpha + beta
+    mean = alpha / total
+    std = math.sqrt(alpha * beta / (total + 1)) / total
+    if mean - 0.1 * std <= x <= mean + 0.1 * std:
+        poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
+            (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+                3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+                    (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
+        prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+        prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+        return prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / math.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+    axbx = alpha * (x - 1) + beta * x
+    term1_den = math.sqrt(2 * alpha / beta) * _pow(total, 1.5) * axbx * axbx
+    term1 = _div(term1_num, term1_den)
+    term2 = 0.5 * _log(alpha / (total * x))
+    term3 = _div(math.sqrt(8 * alpha * beta / total), beta * x + alpha * (x - 1))
+    term4_base = beta * _log(beta / (total * (1 - x))) + alpha * _log(alpha / (total * x))
+    term4 = _pow(term4_base, -1.5)
+    term1234 = term1 + term2 * (term3 + (term4 if x < mean else -term4))
+    return stirling * prefactor * term1234
+
+
+_DIRICHLET_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))))
+
+
+def _dirichlet_grad_one(x, alpha, total):
+    """dirichlet_grad_one: series near 0 and near 1, the saddle point for two large concentrations, else a
+    rational correction of an analytic approximation (in double)."""
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        beta = total - alpha
+        boundary = total * x * (t(1) - x)
+        if x <= t(0.5) and boundary < t(2.5):
+            return _beta_grad_alpha_small(x, alpha, beta)
+        if x >= t(0.5) and boundary < t(0.75):
+            return -_beta_grad_beta_small(t(1) - x, beta, alpha)
+        x_, alpha_, total_ = float(x), float(alpha), float(total)
+        beta_ = total_ - alpha_
+        if alpha > 6 and beta > 6:
+            return t(_beta_grad_alpha_mid(x_, alpha_, beta_))
+        u = _log(x_)
+        a = _log(alpha_) - u
+        b = _log(total_) - a
+        pow_u, pow_a = (1.0, u, u * u), (1.0, a, a * a)
+        p = q = 0.0
+        for i in range(3):
+            for j in range(3):
+                ua = pow_u[i] * pow_a[j]
+                cp, cq = _DIRICHLET_C[0][i][j], _DIRICHLET_C[1][i][j]
+                p += ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+                q += ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+        # (digamma_one<scalar_t, ...> takes its argument in the scalar type)
+        approx = x_ * (float(_digamma_typed(t(total_))) - float(_digamma_typed(t(alpha_)))) / beta_
+        return t(_div(p, q) * approx)
+
+
+def _dirichlet_backward(F, g, result, self):
+    """_Dirichlet_backward: grad * (grad_output - (x * grad_output).sum(-1, True)), grad the _dirichlet_grad of
+    x, concentration and its total; once_differentiable (computed without a graph under create_graph too)."""
+    x, alpha = (result._a, self._a) if F.tensors else (result, self)
+    g = g._a if F.tensors else g
+    from gradcli.engine.cascade import sum_array
+    last = (x.ndim - 1,)
+    total = np.broadcast_to(sum_array(alpha, last, keepdim=True), alpha.shape)
+    grad = dirichlet_grad_array(x, alpha, total)
+    out = grad * (g - sum_array(x * g, last, keepdim=True))
+    return Tensor(out) if F.tensors else out
+
+
+DIRICHLET = Op("_DirichletBackward", None, ("result", "self"), (_dirichlet_backward,), quiet=True)
+
+
+def dirichlet_rsample(concentration: Tensor, generator=None) -> Tensor:
+    """_Dirichlet.apply(concentration): the sample, recorded as PyTorch's custom function node."""
+    if concentration._a.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    x = sample_dirichlet(concentration, generator)
+    return apply(DIRICHLET, x._a, (concentration,))

@@ -1,6 +1,6 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, their constraints, kl_divergence and
-register_kl.
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, their constraints,
+kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -1169,6 +1169,124 @@ class Poisson(ExponentialFamily):
         return value.xlogy(rate) - rate - ops.special.lgamma(value + 1)
 
 
+class Dirichlet(ExponentialFamily):
+    """Points of the simplex with density proportional to prod x_i^(concentration_i - 1)."""
+
+    __module__ = "torch.distributions.dirichlet"
+    arg_constraints = {"concentration": _IndependentConstraint(positive, 1)}
+    support = simplex
+    has_rsample = True
+
+    def __init__(self, concentration, validate_args=None):
+        if concentration.dim() < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        shape = concentration.shape
+        Distribution.__init__(self, Size(shape[:-1]), Size(shape[-1:]), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Dirichlet, _instance)
+        batch_shape = Size(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return draws.dirichlet_rsample(self.concentration.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        c = self.concentration
+        return (ops.elementwise.xlogy(c - 1.0, value).sum(-1) + ops.special.lgamma(c.sum(-1))
+                - ops.special.lgamma(c).sum(-1))
+
+    @property
+    def mean(self):
+        return self.concentration / self.concentration.sum(-1, True)
+
+    @property
+    def mode(self):
+        concentrationm1 = (self.concentration - 1).clamp(min=0.0)
+        mode = concentrationm1 / concentrationm1.sum(-1, True)
+        mask = (self.concentration < 1).all(dim=-1)
+        mode[mask] = nn_ops.one_hot(mode[mask].argmax(dim=-1), concentrationm1.shape[-1]).to(mode)
+        return mode
+
+    @property
+    def variance(self):
+        con0 = self.concentration.sum(-1, True)
+        return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+
+    def entropy(self):
+        k = self.concentration.size(-1)
+        a0 = self.concentration.sum(-1)
+        lgamma, digamma = ops.special.lgamma, ops.special.digamma
+        return (lgamma(self.concentration).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
+                - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1))
+
+
+class Beta(ExponentialFamily):
+    """A Dirichlet on two coordinates, the first of which is the sample: density x^(a-1) (1-x)^(b-1) / B(a, b)."""
+
+    __module__ = "torch.distributions.beta"
+    arg_constraints = {"concentration1": positive, "concentration0": positive}
+    support = unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        if _is_number(concentration1) and _is_number(concentration0):
+            both = factories.tensor([float(concentration1), float(concentration0)])
+        else:
+            concentration1, concentration0 = broadcast_all(concentration1, concentration0)
+            both = ops.stack([concentration1, concentration0], -1)
+        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        Distribution.__init__(self, self._dirichlet._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Beta, _instance)
+        batch_shape = Size(batch_shape)
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        return self._dirichlet.mode[..., 0]
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def rsample(self, sample_shape=()):
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        heads_tails = ops.stack([value, 1.0 - value], -1)
+        return self._dirichlet.log_prob(heads_tails)
+
+    def entropy(self):
+        return self._dirichlet.entropy()
+
+    @property
+    def concentration1(self):
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self):
+        return self._dirichlet.concentration[..., 1]
+
+
 def reset_defaults() -> None:
     """A new session's defaults: arguments validated and PyTorch's KL functions only
     (Distribution.set_default_validate_args and register_kl last one session)."""
@@ -1353,6 +1471,75 @@ def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
 
+def _kl_beta_beta(p, q):
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_params_p)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_params_q)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+def _kl_dirichlet_dirichlet(p, q):
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = lgamma(sum_p_concentration) - lgamma(sum_q_concentration)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = digamma(p.concentration) - digamma(sum_p_concentration).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+def _kl_beta_infinity(p, q):
+    return factories.full_like(p.concentration1, _INF)
+
+
+def _kl_beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+def _kl_beta_gamma(p, q):
+    digamma = ops.special.digamma
+    t1 = -p.entropy()
+    t2 = ops.special.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(p.concentration1 + p.concentration0))
+    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+    return t1 + t2 - t3 + t4
+
+
+def _kl_beta_normal(p, q):
+    e_beta = p.concentration1 / (p.concentration1 + p.concentration0)
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
+    t4 = q.loc * e_beta
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = _INF
+    return result
+
+
+def _kl_uniform_beta(p, q):
+    lgamma = ops.special.lgamma
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
+    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
+    result = t3 + t4 - t1 - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = _INF
+    return result
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1375,7 +1562,11 @@ _BUILT_IN_KL = {
     (Gamma, Exponential): _kl_gamma_exponential, (Gamma, Normal): _kl_gamma_normal,
     (Exponential, Gamma): _kl_exponential_gamma, (Laplace, Gamma): _kl_normal_infinity,
     (Normal, Gamma): _kl_normal_infinity, (Uniform, Gamma): _kl_uniform_gamma, (Poisson, Poisson): _kl_poisson_poisson,
-    (Bernoulli, Poisson): _kl_bernoulli_poisson, (Poisson, Bernoulli): _kl_poisson_infinity}
+    (Bernoulli, Poisson): _kl_bernoulli_poisson, (Poisson, Bernoulli): _kl_poisson_infinity,
+    (Beta, Beta): _kl_beta_beta, (Dirichlet, Dirichlet): _kl_dirichlet_dirichlet, (Beta, Exponential): _kl_beta_exponential,
+    (Beta, Gamma): _kl_beta_gamma, (Beta, Normal): _kl_beta_normal, (Beta, Uniform): _kl_beta_uniform,
+    (Uniform, Beta): _kl_uniform_beta, (Exponential, Beta): _kl_exponential_infinity, (Gamma, Beta): _kl_gamma_infinity,
+    (Laplace, Beta): _kl_normal_infinity, (Normal, Beta): _kl_normal_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1444,4 +1635,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta)
