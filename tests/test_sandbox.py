@@ -88,7 +88,7 @@ ESCAPES = [
                                          "torch.distributions.independent, "
                                          "torch.distributions.kl, torch.distributions.laplace, torch.distributions.normal, "
                                          "torch.distributions.one_hot_categorical, torch.distributions.poisson, "
-                                         "torch.distributions.uniform, torch.func, "
+                                         "torch.distributions.studentT, torch.distributions.uniform, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
                                          "torch.optim.lr_scheduler, torch.random, torch.special, "
                                          "torch.testing, torch.utils, torch.utils.data, torch.version and math"),

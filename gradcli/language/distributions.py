@@ -1,5 +1,5 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, their constraints,
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, their constraints,
 kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
@@ -1169,6 +1169,72 @@ class Poisson(ExponentialFamily):
         return value.xlogy(rate) - rate - ops.special.lgamma(value + 1)
 
 
+class StudentT(Distribution):
+    """Student's t with `df` degrees of freedom, location `loc` and scale `scale`."""
+
+    __module__ = "torch.distributions.studentT"
+    arg_constraints = {"df": positive, "loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    @property
+    def mean(self):
+        m = self.loc.clone()        # (contiguous: the parameters are dense or expanded)
+        m[self.df <= 1] = _NAN
+        return m
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        m = self.df.clone()
+        big = self.df > 2
+        m[big] = self.scale[big].pow(2) * self.df[big] / (self.df[big] - 2)
+        m[(self.df <= 2) & (self.df > 1)] = _INF
+        m[self.df <= 1] = _NAN
+        return m
+
+    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df)
+        Distribution.__init__(self, self.df.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(StudentT, _instance)
+        batch_shape = Size(batch_shape)
+        new.df = self.df.expand(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        new._chi2 = self._chi2.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        x = factories.empty(shape, dtype=self.df.dtype).normal_()
+        z = self._chi2.rsample(sample_shape)
+        y = x * (z / self.df).rsqrt()
+        return self.loc + self.scale * y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        y = (value - self.loc) / self.scale
+        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + lgamma(0.5 * self.df)
+             - lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * (y ** 2.0 / self.df).log1p() - z
+
+    def entropy(self):
+        lgamma, digamma = ops.special.lgamma, ops.special.digamma
+        lbeta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
+        return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1)) - digamma(0.5 * self.df))
+                + 0.5 * self.df.log() + lbeta)
+
+
 class Dirichlet(ExponentialFamily):
     """Points of the simplex with density proportional to prod x_i^(concentration_i - 1)."""
 
@@ -1635,4 +1701,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT)
