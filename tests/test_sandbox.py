@@ -80,7 +80,7 @@ ESCAPES = [
                                          "torch.autograd.function, torch.autograd.functional, torch.autograd.graph, "
                                          "torch.backends, torch.backends.cuda, torch.backends.mps, torch.cuda, "
                                          "torch.distributions, torch.distributions.bernoulli, "
-                                         "torch.distributions.beta, "
+                                         "torch.distributions.beta, torch.distributions.binomial, "
                                          "torch.distributions.categorical, torch.distributions.chi2, "
                                          "torch.distributions.constraints, torch.distributions.dirichlet, "
                                          "torch.distributions.distribution, torch.distributions.exp_family, "

@@ -623,6 +623,10 @@ def _zeros(F, g):
     return F.zeros_like(g)
 
 
+def _binomial_backward(F, g):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
 def _not_implemented_backward(F, g):
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
 
@@ -643,6 +647,8 @@ BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backw
                        jvp=lambda F, ts, xs, result: _not_implemented_backward(F, None))
 POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
+BINOMIAL          = Op("NotImplemented",       None, (), (_binomial_backward, _binomial_backward),
+                       inputs=("count", "prob"), quiet=True)
 STANDARD_GAMMA    = Op("StandardGammaBackward0", None, ("self", "result"),
                        (lambda F, g, self, result: g * F.standard_gamma_grad(self, result),), quiet=True)
 # fmt: on
@@ -873,3 +879,105 @@ def dirichlet_rsample(concentration: Tensor, generator=None) -> Tensor:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     x = sample_dirichlet(concentration, generator)
     return apply(DIRICHLET, x._a, (concentration,))
+
+
+# ---- binomial ----------------------------------------------------------------------------------------
+
+def binomial(count, prob, generator=None) -> Tensor:
+    """torch.binomial(count, prob): one Binomial(count, prob) draw per element of their broadcast, in
+    row-major order, in their (common) dtype."""
+    for name, value, position in (("count", count, 1), ("prob", prob, 2)):
+        if value.__class__ is not Tensor:
+            raise TypeError(f"binomial(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{_type_name(value)}")
+    g = _g(generator, "binomial")
+    c, p = count._a, prob._a
+    if c.dtype.kind != "f":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_SCALAR_NAMES[c.dtype.name]}")
+    if p.dtype != c.dtype:
+        raise RuntimeError(f"Found dtype {_SCALAR_NAMES[p.dtype.name]} but expected {_SCALAR_NAMES[c.dtype.name]}")
+    if c.dtype == np.float16:
+        raise _not_implemented("binomial_cpu", c.dtype)
+    shape = np.broadcast_shapes(c.shape, p.shape)
+    budget.check_tensor(shape, c.dtype.itemsize)
+    c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
+    out = _per_element(lambda: _binomial_values(g, c, p))
+    return apply(BINOMIAL, out, (count, prob))
+
+
+def _binomial_values(g: rng.Generator, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    t = counts.dtype.type
+    values = [_binomial_one(g, t(n), t(q)) for n, q in zip(counts.reshape(-1).tolist(), probs.reshape(-1).tolist())]
+    return np.array(values, dtype=counts.dtype).reshape(counts.shape)
+
+
+def _binomial_one(g: rng.Generator, count, prob):
+    """sample_binomial: BTRS (Hormann's transformed rejection) when count * min(p, 1-p) >= 10, else the
+    inversion by geometric gaps; the count's and probability's own steps in the tensor's type."""
+    t = count.dtype.type
+    with np.errstate(all="ignore"):
+        if count <= 0.0 or prob <= 0.0:
+            return t(0)
+        if prob >= 1.0:
+            return count
+        if prob <= 0.5:
+            return _btrs(g, count, prob) if count * prob >= 10.0 else _binomial_inversion(g, count, prob)
+        if prob > 0.5:
+            qprob = t(1.0 - float(prob))
+            return count - (_btrs(g, count, qprob) if count * qprob >= 10.0 else _binomial_inversion(g, count, qprob))
+        return t(np.nan)
+
+
+def _binomial_inversion(g: rng.Generator, count, prob):
+    t = count.dtype.type
+    geom_sum, num_geom = 0.0, t(0)
+    logprob = float(t(math.log1p(-float(prob))))
+    while True:
+        geom = math.ceil(_div(_log(_uniform(g)), logprob)) if logprob != 0 else math.inf
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom = num_geom + t(1)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k < len(_STIRLING_TAIL):
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _btrs(g: rng.Generator, count, prob):
+    t = count.dtype.type
+    one = t(1)
+    stddev = float(np.sqrt(count * prob * (one - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (one - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((count + one) * prob))
+    n = float(count)
+    while True:
+        u = _uniform(g) - 0.5
+        v = _uniform(g)
+        us = 0.5 - abs(u)
+        k = t(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _log(v * alpha / (a / (us * us) + b))
+        kf = float(k)
+        upper = ((m + 0.5) * _log((m + 1) / (r * (n - m + 1)))
+                 + float(count + one) * _log((n - m + 1) / float(count - k + one))
+                 + (kf + 0.5) * _log(r * float(count - k + one) / float(k + one))
+                 + _stirling_tail(m) + _stirling_tail(n - m) - _stirling_tail(kf) - _stirling_tail(float(count - k)))
+        if v <= upper:
+            return k

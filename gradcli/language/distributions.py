@@ -1,6 +1,6 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, their constraints,
-kl_divergence and register_kl.
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, their
+constraints, kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -737,6 +737,21 @@ def _logits_to_probs(logits, is_binary=False):
     return nn_ops.functional_softmax(logits, dim=-1)
 
 
+def _binary_parameters() -> tuple:
+    """Bernoulli's and Binomial's parameters: logits (log-odds) computed from probs or probs from logits at
+    the first read, and the shape of the one given."""
+    def logits(self):
+        return _probs_to_logits(self.probs, is_binary=True)
+
+    def probs(self):
+        return _logits_to_probs(self.logits, is_binary=True)
+
+    return lazy_property(logits), lazy_property(probs), property(lambda self: self._param.size())
+
+
+_BINARY_PARAMETERS = _binary_parameters()
+
+
 class Categorical(Distribution):
     """One of K classes, by probabilities (normalised to sum 1) or logits (normalised by logsumexp)."""
 
@@ -935,17 +950,7 @@ class Bernoulli(ExponentialFamily):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return _probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return _logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+    logits, probs, param_shape = _BINARY_PARAMETERS
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
@@ -1167,6 +1172,94 @@ class Poisson(ExponentialFamily):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - ops.special.lgamma(value + 1)
+
+
+def _clamp_by_zero(x):
+    """clamp(x, min=0) with a gradient of 1/2 at 0."""
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """The number of successes in `total_count` trials of probability `probs` (or log-odds `logits`)."""
+
+    __module__ = "torch.distributions.binomial"
+    arg_constraints = {"total_count": nonnegative_integer, "probs": unit_interval, "logits": real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        Distribution.__init__(self, self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @_DependentProperty(is_discrete=True, event_dim=0)
+    def support(self):
+        return _IntegerInterval(0, self.total_count)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    logits, probs, param_shape = _BINARY_PARAMETERS
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        log_factorial_n = lgamma(self.total_count + 1)
+        log_factorial_k = lgamma(value + 1)
+        log_factorial_nmk = lgamma(self.total_count - value + 1)
+        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
+                          + self.total_count * (-self.logits.abs()).exp().log1p() - log_factorial_n)
+        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def entropy(self):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(log_prob.exp() * log_prob).sum(0)
+
+    def enumerate_support(self, expand=True):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = factories.arange(1 + total_count, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
 
 
 class StudentT(Distribution):
@@ -1533,6 +1626,15 @@ def _kl_poisson_infinity(p, q):
     return factories.full_like(p.rate, _INF)
 
 
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = factories.full_like(kl[inf_idxs], _INF)
+    return kl
+
+
 def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
 
@@ -1632,7 +1734,8 @@ _BUILT_IN_KL = {
     (Beta, Beta): _kl_beta_beta, (Dirichlet, Dirichlet): _kl_dirichlet_dirichlet, (Beta, Exponential): _kl_beta_exponential,
     (Beta, Gamma): _kl_beta_gamma, (Beta, Normal): _kl_beta_normal, (Beta, Uniform): _kl_beta_uniform,
     (Uniform, Beta): _kl_uniform_beta, (Exponential, Beta): _kl_exponential_infinity, (Gamma, Beta): _kl_gamma_infinity,
-    (Laplace, Beta): _kl_normal_infinity, (Normal, Beta): _kl_normal_infinity}
+    (Laplace, Beta): _kl_normal_infinity, (Normal, Beta): _kl_normal_infinity,
+    (Binomial, Binomial): _kl_binomial_binomial, (Poisson, Binomial): _kl_poisson_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1701,4 +1804,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial)

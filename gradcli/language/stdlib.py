@@ -619,7 +619,8 @@ def _build_torch() -> ScriptModule:
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
-        **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson")},
+        **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
+                                                                                    "binomial")},
         "Generator": factories.generator,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
