@@ -623,6 +623,18 @@ def _zeros(F, g):
     return F.zeros_like(g)
 
 
+def _no_forward_ad(message: str):
+    """The jvp column of an op forward mode refuses, in PyTorch's words."""
+    def jvp(F, ts, xs, result, *args):
+        raise NotImplementedError(message)
+    return jvp
+
+
+_NOT_YET = ("Trying to use forward AD with {} that does not support it because it has not been implemented yet.\n"
+            "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+            "so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
 def _binomial_backward(F, g):
     raise RuntimeError("derivative for aten::binomial is not implemented")
 
@@ -648,15 +660,17 @@ BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backw
 POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
 BINOMIAL          = Op("NotImplemented",       None, (), (_binomial_backward, _binomial_backward),
-                       inputs=("count", "prob"), quiet=True)
+                       inputs=("count", "prob"), quiet=True,
+                       jvp=_no_forward_ad("Trying to use forward AD with aten::binomial that does not support it."))
 STANDARD_GAMMA    = Op("StandardGammaBackward0", None, ("self", "result"),
-                       (lambda F, g, self, result: g * F.standard_gamma_grad(self, result),), quiet=True)
+                       (lambda F, g, self, result: g * F.standard_gamma_grad(self, result),), quiet=True,
+                       jvp=_no_forward_ad(_NOT_YET.format("_standard_gamma")))
 # fmt: on
 
 # _standard_gamma_grad itself has no derivative (PyTorch's not_implemented)
 STANDARD_GAMMA_GRAD = Op("StandardGammaGradBackward0", None, (), (unimplemented("_standard_gamma_grad"),
                                                                     unimplemented("_standard_gamma_grad")),
-                         inputs=("self", "output"), quiet=True)
+                         inputs=("self", "output"), quiet=True, jvp=_no_forward_ad(_NOT_YET.format("_standard_gamma_grad")))
 
 
 def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
@@ -870,7 +884,9 @@ def _dirichlet_backward(F, g, result, self):
     return Tensor(out) if F.tensors else out
 
 
-DIRICHLET = Op("_DirichletBackward", None, ("result", "self"), (_dirichlet_backward,), quiet=True)
+DIRICHLET = Op("_DirichletBackward", None, ("result", "self"), (_dirichlet_backward,), quiet=True,
+               jvp=_no_forward_ad("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD."))
 
 
 def dirichlet_rsample(concentration: Tensor, generator=None) -> Tensor:
