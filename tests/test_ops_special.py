@@ -86,3 +86,11 @@ def test_mvlgamma_copies_meet_the_budget(small_budget):
     assert result.error.kind == "RuntimeError"
     assert "you tried to allocate 40000000000 bytes" in result.error.message
     assert special.mvlgamma(Tensor(np.array([3.0])), 2)._a.dtype == np.float64
+
+
+def test_erfinv_on_whole_arrays_is_the_element_by_element_value():
+    x = np.random.RandomState(5).uniform(-1, 1, 5000).astype(np.float32)
+    x[:6] = [0.0, -1.0, 1.0, 0.99999994, 1e-30, np.nan]
+    whole = special.erfinv_array(x)
+    by_element = special._per_element(special._erfinv64, x).astype(np.float32)
+    assert whole.tobytes() == by_element.tobytes()
