@@ -560,7 +560,9 @@ def multigammaln(input, p=None) -> Tensor:
 
 def _special(op, name: str):
     """torch.special.X(input): the op, with its argument error in PyTorch's words."""
-    def function(input) -> Tensor:
+    def function(input=None) -> Tensor:
+        if input is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "input"')
         _expect_tensor(input, name, "input", 1)
         return op(input)
     function.__name__ = function.__qualname__ = name
