@@ -4,7 +4,8 @@ PyTorch computes digamma, polygamma (trigamma and the Hurwitz zeta series), i0, 
 series code (ATen's Math.h, derived from Cephes): the kernels below follow its formulas step by step in the
 tensor's dtype, with the multiply-adds GCC fuses in its x86-64 build. lgamma (Sleef) and erfinv (MKL's
 vector library) are library calls: they, and the library calls inside the series (logf, sinf, expf), are
-correctly rounded here (docs/numerics.md). float16 tensors compute in float and round the result, as there.
+correctly rounded here for float32 (double results come from CPython's math module or numpy, within an ulp
+or a few: docs/numerics.md). float16 tensors compute in float and round the result, as there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import numpy as np
 
 from gradcli.engine import budget, dtypes
 from gradcli.engine import elementary as cr
-from gradcli.engine.autograd import no_grad
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops.elementwise import _expect_tensor, half_in_float
@@ -36,7 +36,7 @@ def _per_element(fn, x: np.ndarray) -> np.ndarray:
     return out.reshape(x.shape)
 
 
-# ---- lgamma: the C library's, correctly rounded ---------------------------------------------------
+# ---- lgamma: a library call (Sleef's) in PyTorch; here CPython's in double, rounded once for float32 ----
 
 # lgamma at 1, 2, ..., 171: log((n - 1)!), the correctly rounded log of an exact integer (math.lgamma is
 # CPython's own, an ulp or two off at some integers, which Poisson's log_prob meets at every count)
