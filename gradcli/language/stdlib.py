@@ -870,7 +870,7 @@ def _register_public(module: ScriptModule) -> None:
 _register_public(TORCH)
 when_made("torch.nn", _nn_made)
 when_made("torch.optim", _optim_made)
-_NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
+_NATIVE_MODULES = ("torch", "torch.linalg", "torch.special")     # functions PyTorch writes in C++ (their own wording)
 # torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
 _NATIVE_FUNCTIONAL = frozenset(
     "adaptive_avg_pool1d avg_pool1d avg_pool2d avg_pool3d bilinear celu_ channel_shuffle conv1d conv2d conv3d "

@@ -524,11 +524,13 @@ def mvlgamma_array(x: np.ndarray, p: int) -> np.ndarray:
     return total + x.dtype.type(p * (p - 1) * math.log(math.pi) * 0.25)
 
 
-def mvlgamma(input, p=None, name: str = "mvlgamma") -> Tensor:
+def mvlgamma(input=None, p=None, name: str = "mvlgamma") -> Tensor:
     """torch.mvlgamma(input, p) / torch.special.multigammaln: the log of the multivariate gamma function."""
+    missing = [arg for arg, value in (("input", input), ("p", p)) if value is None]
+    if missing:         # (PyTorch's parser says "arguments" of one and "argument" of two)
+        raise TypeError(f"{name}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}"
+                        ": " + ", ".join(f'"{arg}"' for arg in missing))
     _expect_tensor(input, name, "input", 1)
-    if p is None:
-        raise TypeError(f"{name}() missing 1 required positional arguments: \"p\"")
     p = int_argument(p, name, "p", 2)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
@@ -554,7 +556,7 @@ def special_polygamma(n, input) -> Tensor:
     return polygamma(n, input, "special_polygamma")
 
 
-def multigammaln(input, p=None) -> Tensor:
+def multigammaln(input=None, p=None) -> Tensor:
     return mvlgamma(input, p, "special_multigammaln")
 
 
