@@ -468,6 +468,51 @@ def _uniform(g: rng.Generator) -> float:
 
 # ---- gamma -------------------------------------------------------------------------------------------
 
+class _Draws:
+    """The generator's stream read one 32-bit word at a time, for the samplers that draw a few doubles per
+    element (gamma, Dirichlet, binomial): the words of the current 624-word block tempered once, the
+    position and the double normal cache written back to the generator at the end (`with`)."""
+
+    __slots__ = ("g", "key", "pos", "block")
+
+    def __init__(self, g: rng.Generator):
+        self.g, self.key, self.pos, self.block = g, g._key, g._pos, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.g._key, self.g._pos = self.key, self.pos
+
+    def word(self) -> int:
+        if self.pos == 624:
+            self.key = self.key.copy()          # (the generator's saved states may hold the old block)
+            rng._twist(self.key)
+            self.pos, self.block = 0, None
+        if self.block is None:
+            self.block = rng._temper(self.key).tolist()
+        w = self.block[self.pos]
+        self.pos += 1
+        return w
+
+    def uniform(self) -> float:
+        """uniform_real_distribution<double>(0, 1): the low 53 bits of one 64-bit draw."""
+        high = self.word()
+        return (((high & 0x1FFFFF) << 32) | self.word()) * 2.0 ** -53
+
+    def normal(self) -> float:
+        """normal_distribution<double>(0, 1): the cached second value of the last Box-Muller pair, else a new
+        pair (its sine kept in the cache)."""
+        g = self.g
+        if g._cache is not None:
+            v, g._cache = g._cache, None
+            return v + 0.0
+        u1, u2 = self.uniform(), self.uniform()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = rng._TWO_PI * u1
+        g._cache = radius * math.sin(theta)
+        return radius * math.cos(theta) + 0.0
+
 _THIRD_F = float(np.float32(1.0) / np.float32(3.0))     # the kernel's 1.0f / 3.0f, for double alphas too
 _C0331_F = float(np.float32(0.0331))
 
@@ -487,13 +532,14 @@ def _gamma_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
     single = alphas.dtype == np.float32
     tiny = float(np.finfo(alphas.dtype).tiny)
     out = []
-    for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
-        v = float(alphas.dtype.type(_gamma_one(g, alpha, single)))
-        out.append(v if tiny < v else tiny)         # std::max(min, sample): a NaN sample becomes min too
+    with _Draws(g) as draws:
+        for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+            v = float(alphas.dtype.type(_gamma_one(draws, alpha, single)))
+            out.append(v if tiny < v else tiny)     # std::max(min, sample): a NaN sample becomes min too
     return np.array(out, dtype=alphas.dtype).reshape(alphas.shape)
 
 
-def _gamma_one(g: rng.Generator, alpha: float, single: bool) -> float:
+def _gamma_one(draws: _Draws, alpha: float, single: bool) -> float:
     """sample_gamma (numpy's algorithm, Marsaglia and Tsang's rejection, alpha below 1 boosted by u^(1/alpha)):
     double arithmetic with the uniform and normal draws of the generator's double distributions (the normal
     through its cached second value); alpha's own steps in float for a float tensor, and the kernel's float
@@ -505,18 +551,18 @@ def _gamma_one(g: rng.Generator, alpha: float, single: bool) -> float:
         if alpha == 0.0:
             return 0.0
         power = float(np.float32(1.0) / np.float32(alpha)) if single else 1.0 / alpha
-        scale *= math.pow(1.0 - _uniform(g), power)
+        scale *= math.pow(1.0 - draws.uniform(), power)
         alpha = float(np.float32(alpha) + np.float32(1.0)) if single else alpha + 1.0
     d = float(np.float32(alpha) - np.float32(_THIRD_F)) if single else alpha - _THIRD_F
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
         while True:
-            x = float(g._normal_scalar(1, 0.0, 1.0)[0])
+            x = draws.normal()
             y = 1.0 + c * x
             if not y <= 0:
                 break
         v = y * y * y
-        u = 1.0 - _uniform(g)
+        u = 1.0 - draws.uniform()
         xx = x * x
         if u < 1.0 - _C0331_F * xx * xx:
             return scale * d * v
@@ -696,9 +742,10 @@ def _dirichlet_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
     from gradcli.engine.cascade import sum_array
     tiny = float(np.finfo(np.float64).tiny)
     gammas = []
-    for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
-        v = _gamma_one(g, alpha, False)
-        gammas.append(v if tiny < v else tiny)
+    with _Draws(g) as draws:
+        for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+            v = _gamma_one(draws, alpha, False)
+            gammas.append(v if tiny < v else tiny)
     gamma = np.array(gammas, dtype=np.float64).reshape(alphas.shape)
     if gamma.ndim == 0:
         total = gamma
@@ -923,11 +970,12 @@ def binomial(count, prob, generator=None) -> Tensor:
 
 def _binomial_values(g: rng.Generator, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
     t = counts.dtype.type
-    values = [_binomial_one(g, t(n), t(q)) for n, q in zip(counts.reshape(-1).tolist(), probs.reshape(-1).tolist())]
+    with _Draws(g) as draws:
+        values = [_binomial_one(draws, t(n), t(q)) for n, q in zip(counts.reshape(-1).tolist(), probs.reshape(-1).tolist())]
     return np.array(values, dtype=counts.dtype).reshape(counts.shape)
 
 
-def _binomial_one(g: rng.Generator, count, prob):
+def _binomial_one(g: _Draws, count, prob):
     """sample_binomial: BTRS (Hormann's transformed rejection) when count * min(p, 1-p) >= 10, else the
     inversion by geometric gaps; the count's and probability's own steps in the tensor's type."""
     t = count.dtype.type
@@ -944,12 +992,12 @@ def _binomial_one(g: rng.Generator, count, prob):
         return t(np.nan)
 
 
-def _binomial_inversion(g: rng.Generator, count, prob):
+def _binomial_inversion(g: _Draws, count, prob):
     t = count.dtype.type
     geom_sum, num_geom = 0.0, t(0)
     logprob = float(t(math.log1p(-float(prob))))
     while True:
-        geom = math.ceil(_div(_log(_uniform(g)), logprob)) if logprob != 0 else math.inf
+        geom = math.ceil(_div(_log(g.uniform()), logprob)) if logprob != 0 else math.inf
         geom_sum += geom
         if geom_sum > count:
             return num_geom
@@ -968,7 +1016,7 @@ def _stirling_tail(k: float) -> float:
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
-def _btrs(g: rng.Generator, count, prob):
+def _btrs(g: _Draws, count, prob):
     t = count.dtype.type
     one = t(1)
     stddev = float(np.sqrt(count * prob * (one - prob)))
@@ -981,8 +1029,8 @@ def _btrs(g: rng.Generator, count, prob):
     m = float(np.floor((count + one) * prob))
     n = float(count)
     while True:
-        u = _uniform(g) - 0.5
-        v = _uniform(g)
+        u = g.uniform() - 0.5
+        v = g.uniform()
         us = 0.5 - abs(u)
         k = t(math.floor((2 * a / us + b) * u + c))
         if k < 0 or k > count:
