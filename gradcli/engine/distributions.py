@@ -422,11 +422,12 @@ def poisson(input, generator=None) -> Tensor:
 
 
 def _poisson_counts(g: rng.Generator, rates: np.ndarray) -> np.ndarray:
-    counts = [_poisson_one(g, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
+    with _Draws(g) as draws:
+        counts = [_poisson_one(draws, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
     return _cast(np.array(counts, dtype=np.float64), rates.dtype).reshape(rates.shape)
 
 
-def _poisson_one(g: rng.Generator, lam: float) -> int:
+def _poisson_one(g: "_Draws", lam: float) -> int:
     """PyTorch's sample_poisson (numpy's algorithms): Hoermann's transformed rejection for rates of 10
     and more, multiplied uniforms below; every step in double, as the C++ computes it."""
     if not lam >= 0:
@@ -438,8 +439,8 @@ def _poisson_one(g: rng.Generator, lam: float) -> int:
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            u = _uniform(g) - 0.5
-            v = _uniform(g)
+            u = g.uniform() - 0.5
+            v = g.uniform()
             us = 0.5 - abs(u)
             k = math.floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
@@ -454,16 +455,11 @@ def _poisson_one(g: rng.Generator, lam: float) -> int:
     enlam = math.exp(-lam)
     count, prod = 0, 1.0
     while True:
-        prod *= _uniform(g)
+        prod *= g.uniform()
         if prod > enlam:
             count += 1
         else:
             return count
-
-
-def _uniform(g: rng.Generator) -> float:
-    w = g._words32(2)
-    return (((int(w[0]) & 0x1FFFFF) << 32) | int(w[1])) * 2.0 ** -53
 
 
 # ---- gamma -------------------------------------------------------------------------------------------
