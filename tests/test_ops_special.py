@@ -94,3 +94,16 @@ def test_erfinv_on_whole_arrays_is_the_element_by_element_value():
     whole = special.erfinv_array(x)
     by_element = special._per_element(special._erfinv64, x).astype(np.float32)
     assert whole.tobytes() == by_element.tobytes()
+
+
+def test_lgamma_near_its_zeros_keeps_its_relative_accuracy():
+    # lgamma(1 + z) ~ -euler z and lgamma(2 + z) ~ (1 - euler) z: the series, not CPython's Lanczos sum
+    z = np.array([1e-12, -3e-9, 2.0 ** -40, 0.2, -0.24])
+    euler = 0.5772156649015329
+    at_one = special.lgamma_array(1.0 + z)
+    at_two = special.lgamma_array(2.0 + z)
+    z1, z2 = (1.0 + z) - 1.0, (2.0 + z) - 2.0          # the offsets the doubles 1 + z and 2 + z hold
+    assert np.allclose(at_one[:3], -euler * z1[:3], rtol=1e-8, atol=0)
+    assert np.allclose(at_two[:3], (1 - euler) * z2[:3], rtol=1e-8, atol=0)
+    assert np.allclose(at_one[3:], [math.lgamma(1.2), math.lgamma(0.76)], rtol=1e-14)
+    assert special.lgamma_array(np.array([1.0, 2.0])).tolist() == [0.0, 0.0]

@@ -52,10 +52,65 @@ def _lgamma(v: float) -> float:
         return math.inf
 
 
+# Near its zeros at 1 and 2 CPython's lgamma loses its relative accuracy (thousands of ulps), where
+# distributions' concentrations often lie: there the Taylor series lgamma(1 + z) = -euler z +
+# sum_k (-1)^k zeta(k)/k z^k and lgamma(2 + z) = (1 - euler) z + sum_k (-1)^k (zeta(k) - 1)/k z^k, for
+# |z| <= 1/4, summed by compensated Horner (each product and sum's rounding error carried along), within an
+# ulp (97% of the double results are PyTorch's there). Coefficients: mpmath at 200 bits, rounded to double.
+_LGAMMA_AT_1 = (-0.5772156649015329, 0.8224670334241132, -0.40068563438653143, 0.27058080842778454,
+                -0.20738555102867398, 0.1695571769974082, -0.1440498967688461, 0.12550966952474304,
+                -0.11133426586956469, 0.1000994575127818, -0.09095401714582904, 0.083353840546109,
+                -0.0769325164113522, 0.07143294629536133, -0.06666870588242046, 0.06250095514121304,
+                -0.058823978658684585, 0.055555767627403614, -0.05263167937961666, 0.05000004769810169,
+                -0.047619070330142226, 0.04545455629320467, -0.04347826605304026, 0.04166666915034121,
+                -0.04000000119214014, 0.03846153903467518, -0.037037037312989324, 0.035714285847333355,
+                -0.034482758684919304, 0.03333333336437758, -0.03225806453115042, 0.03125000000727597,
+                -0.030303030306558044, 0.029411764707594344, -0.02857142857226011, 0.027777777778181998,
+                -0.027027027027223673, 0.02631578947377995, -0.025641025641072283)
+_LGAMMA_AT_2 = (0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
+                -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425,
+                -0.00022315475845357939, 9.945751278180853e-05, -4.492623673813314e-05, 2.050721277567069e-05,
+                -9.439488275268397e-06, 4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07,
+                -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07, 4.7698101693639804e-08,
+                -2.2711094608943164e-08, 1.0838659214896955e-08, -5.183475041970047e-09, 2.4836745438024785e-09,
+                -1.1921401405860912e-09, 5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10,
+                -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11, 7.275974480239079e-12,
+                -3.527742476575915e-12, 1.711991790559618e-12, -8.315385841420285e-13, 4.04220052528944e-13,
+                -1.9664756310966165e-13, 9.573630387838556e-14, -4.6640760264283744e-14)
+
+_SPLIT = 134217729.0            # 2^27 + 1: Veltkamp's split of a double into two halves
+
+
+def _series_near_zeros(x: np.ndarray) -> np.ndarray:
+    """lgamma of float64 values in [0.75, 1.25] or [1.75, 2.25]."""
+    near_one = x < 1.5
+    z = np.where(near_one, x - 1.0, x - 2.0)
+    c = np.array([_LGAMMA_AT_1, _LGAMMA_AT_2])[np.where(near_one, 0, 1)]        # (n, terms)
+    s, err = c[:, -1].copy(), np.zeros_like(z)
+    for k in range(c.shape[1] - 2, -2, -1):
+        p = s * z                                        # p + pi = s * z exactly (Dekker)
+        sh = s * _SPLIT
+        sh = sh - (sh - s)
+        zh = z * _SPLIT
+        zh = zh - (zh - z)
+        pi = ((sh * zh - p) + sh * (z - zh) + (s - sh) * zh) + (s - sh) * (z - zh)
+        ck = c[:, k] if k >= 0 else 0.0
+        s = p + ck                                       # s + sigma = p + ck exactly (Knuth)
+        bb = s - p
+        sigma = (p - (s - bb)) + (ck - bb)
+        err = err * z + (pi + sigma)
+    return s + err
+
+
 @half_in_float
 def lgamma_array(x: np.ndarray) -> np.ndarray:
     """log|Gamma(x)|: inf at the poles (0, -0.0 and the negative integers) and at +-inf."""
-    return _per_element(_lgamma, x).astype(x.dtype)
+    out = _per_element(_lgamma, x)
+    x64 = x.astype(_F64)
+    near = ((x64 >= 0.75) & (x64 <= 1.25)) | ((x64 >= 1.75) & (x64 <= 2.25))
+    if near.any():
+        out[near] = _series_near_zeros(x64[near])
+    return out.astype(x.dtype)
 
 
 # ---- digamma, trigamma, polygamma: Math.h's series -------------------------------------------------
