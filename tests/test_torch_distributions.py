@@ -59,9 +59,17 @@ def test_set_default_validate_args_takes_only_a_bool():
     assert error_line(_IMPORT + "Distribution.set_default_validate_args(2)\n") == "ValueError: "
 
 
-def test_normal_icdf_is_refused_honestly():
-    assert error_line(_IMPORT + "Normal(0.0, 1.0).icdf(torch.tensor(0.3))\n") == (
-        "NotImplementedError: gradcli does not implement torch.erfinv (which Normal.icdf uses)")
+def test_gamma_cdf_is_refused_honestly():
+    assert error_line(_IMPORT + "torch.distributions.Gamma(2.0, 1.0).cdf(torch.tensor(0.3))\n") == (
+        "NotImplementedError: gradcli does not implement torch.special.gammainc (which Gamma.cdf uses)")
+
+
+def test_a_nan_concentration_samples_the_smallest_number():
+    # PyTorch's rejection loop never ends on NaN; gradcli's sampler gives NaN, which std::max(min, sample)
+    # turns into the dtype's smallest normal number, as for every other degenerate sample
+    out = gradcli_output(_IMPORT + "d = torch.distributions.Gamma(torch.tensor([float('nan'), 0.0]), 1.0, "
+                                   "validate_args=False)\nprint(d.sample().tolist())\n")
+    assert out == "[1.1754943508222875e-38, 1.1754943508222875e-38]\n"
 
 
 def test_kl_divergence_by_bregman_divergence_is_refused_honestly():
@@ -87,8 +95,8 @@ def test_the_modules_name_their_classes():
 
 
 def test_names_pytorch_has_and_gradcli_lacks():
-    assert error_line("import torch\ntorch.distributions.Gamma\n") == (
-        "NotImplementedError: gradcli does not implement torch.distributions.Gamma")
+    assert error_line("import torch\ntorch.distributions.MultivariateNormal\n") == (
+        "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal")
     assert error_line("import torch\nfrom torch.distributions import constraints\nconstraints.cat\n") == (
         "NotImplementedError: gradcli does not implement torch.distributions.constraints.cat")
 
@@ -127,6 +135,10 @@ ESCAPES = [
      f"AttributeError: type object '_Interval' attribute '__subclasses__' {_OUTSIDE}"),
     ("torch.distributions.constraints.real.__dict__",
      f"AttributeError: '_Real' object attribute '__dict__' {_OUTSIDE}"),
+    ("torch.distributions.Gamma(1.0, 2.0).rsample.__func__",
+     f"AttributeError: 'method' object attribute '__func__' {_OUTSIDE}"),
+    ("torch.distributions.Chi2.df.fget.__globals__", f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
+    ("torch.distributions.Poisson(1.0).__dict__", f"AttributeError: 'Poisson' object attribute '__dict__' {_OUTSIDE}"),
     ("n.loc.numpy()", "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot "
                       "reach numpy arrays (use .tolist() or .item())"),
 ]

@@ -324,14 +324,17 @@ class Node:
                      for n in self.inputs)
 
     def name(self) -> str:
-        # nodes generated from an op's derivative end in a number (MulBackward0); the others
-        # (CopySlices, CopyBackwards, NotImplemented, ...) are C++ classes of PyTorch's autograd
-        # namespace, and name() says so
+        # nodes generated from an op's derivative end in a number (MulBackward0), those of PyTorch's own
+        # Python Functions (_DirichletBackward) in Backward; the others (CopySlices, CopyBackwards,
+        # NotImplemented, ...) are C++ classes of PyTorch's autograd namespace, and name() says so
         node = self.op.node
-        return node if node[-1].isdigit() else "torch::autograd::" + node
+        return node if node[-1].isdigit() or node.endswith("Backward") else "torch::autograd::" + node
 
     def __repr__(self) -> str:
-        return f"<{self.op.node} object at {address(self)}>"
+        node = self.op.node
+        if node.endswith("Backward"):               # a Python Function's node class
+            node = "torch.autograd.function." + node
+        return f"<{node} object at {address(self)}>"
 
     @property
     def metadata(self) -> dict:

@@ -84,6 +84,11 @@ class NumpyMath(_Later):
     zeros_like = staticmethod(np.zeros_like)
 
     @staticmethod
+    def scalar(value, like):
+        """at::full({}, value, like.options()): a 0-d value of like's dtype."""
+        return like.dtype.type(value)
+
+    @staticmethod
     def zero_of(g):
         """A 0-d zero of g's dtype (PyTorch's at::zeros({}, grad.options()))."""
         return np.zeros((), g.dtype)
@@ -388,6 +393,10 @@ class TensorMath(_Later):
         return out
 
     @staticmethod
+    def scalar(value, like):
+        return Tensor(np.full((), value, like._a.dtype))
+
+    @staticmethod
     def zeros_like(g):
         return Tensor(np.zeros_like(g._a))
 
@@ -614,13 +623,27 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arra
                     "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
                     "solve": ("linalg", "solve_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
-                    "mv": ("linalg", "matvec")}
+                    "mv": ("linalg", "matvec"), "digamma": ("special", "digamma_array"),
+                    "polygamma": ("special", "polygamma_array"), "erfinv": ("special", "erfinv_array"),
+                    "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
+                    "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
+NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
 TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
                      "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
                      "solve": ("linalg", "solve"), "matmul": ("linalg", "matmul"), "bmm": ("linalg", "bmm"),
                      "mv": ("linalg", "mv"), "outer": ("linalg", "outer"), "convolution": ("conv", "recorded_convolution"),
-                     "conv_backward": ("conv", "convolution_backward")}
+                     "conv_backward": ("conv", "convolution_backward"), "digamma": ("special", "digamma"),
+                     "polygamma": ("special", "polygamma"), "erfinv": ("special", "erfinv"), "i0": ("special", "i0"),
+                     "i0e": ("special", "special_i0e"), "i1": ("special", "special_i1"),
+                     "i1e": ("special", "special_i1e"), "mvlgamma_offsets": ("special", "mvlgamma_tensor")}
+TensorMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad(self, result))
+
+
+def _distributions():
+    """gradcli.engine.distributions, imported at its first use (a plain script never needs it)."""
+    from gradcli.engine import distributions
+    return distributions
 NUMPY = NumpyMath()
 TENSOR = TensorMath()

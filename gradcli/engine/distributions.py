@@ -19,6 +19,8 @@ from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemente
                                       _type_name, _zero_tangent)
 from gradcli.engine.layout import preserved
 from gradcli.engine.recording import int64_arg, Op, apply
+from gradcli.engine.ops.elementwise import unimplemented
+from gradcli.engine.ops.special import _PSI_10, _PSI_ASYMPTOTIC
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -420,11 +422,12 @@ def poisson(input, generator=None) -> Tensor:
 
 
 def _poisson_counts(g: rng.Generator, rates: np.ndarray) -> np.ndarray:
-    counts = [_poisson_one(g, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
+    with _Draws(g) as draws:
+        counts = [_poisson_one(draws, lam) for lam in np.ascontiguousarray(rates).reshape(-1).tolist()]
     return _cast(np.array(counts, dtype=np.float64), rates.dtype).reshape(rates.shape)
 
 
-def _poisson_one(g: rng.Generator, lam: float) -> int:
+def _poisson_one(g: "_Draws", lam: float) -> int:
     """PyTorch's sample_poisson (numpy's algorithms): Hoermann's transformed rejection for rates of 10
     and more, multiplied uniforms below; every step in double, as the C++ computes it."""
     if not lam >= 0:
@@ -436,8 +439,8 @@ def _poisson_one(g: rng.Generator, lam: float) -> int:
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            u = _uniform(g) - 0.5
-            v = _uniform(g)
+            u = g.uniform() - 0.5
+            v = g.uniform()
             us = 0.5 - abs(u)
             k = math.floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
@@ -452,22 +455,230 @@ def _poisson_one(g: rng.Generator, lam: float) -> int:
     enlam = math.exp(-lam)
     count, prod = 0, 1.0
     while True:
-        prod *= _uniform(g)
+        prod *= g.uniform()
         if prod > enlam:
             count += 1
         else:
             return count
 
 
-def _uniform(g: rng.Generator) -> float:
-    w = g._words32(2)
-    return (((int(w[0]) & 0x1FFFFF) << 32) | int(w[1])) * 2.0 ** -53
+# ---- gamma -------------------------------------------------------------------------------------------
+
+class _Draws:
+    """The generator's stream read one 32-bit word at a time, for the samplers that draw a few doubles per
+    element (gamma, Dirichlet, binomial): the words of the current 624-word block tempered once, the
+    position and the double normal cache written back to the generator at the end (`with`)."""
+
+    __slots__ = ("g", "key", "pos", "block")
+
+    def __init__(self, g: rng.Generator):
+        self.g, self.key, self.pos, self.block = g, g._key, g._pos, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.g._key, self.g._pos = self.key, self.pos
+
+    def word(self) -> int:
+        if self.pos == 624:
+            self.key = self.key.copy()          # (the generator's saved states may hold the old block)
+            rng._twist(self.key)
+            self.pos, self.block = 0, None
+        if self.block is None:
+            self.block = rng._temper(self.key).tolist()
+        w = self.block[self.pos]
+        self.pos += 1
+        return w
+
+    def uniform(self) -> float:
+        """uniform_real_distribution<double>(0, 1): the low 53 bits of one 64-bit draw."""
+        high = self.word()
+        return (((high & 0x1FFFFF) << 32) | self.word()) * 2.0 ** -53
+
+    def normal(self) -> float:
+        """normal_distribution<double>(0, 1): the cached second value of the last Box-Muller pair, else a new
+        pair (its sine kept in the cache)."""
+        g = self.g
+        if g._cache is not None:
+            v, g._cache = g._cache, None
+            return v + 0.0
+        u1, u2 = self.uniform(), self.uniform()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = rng._TWO_PI * u1
+        g._cache = radius * math.sin(theta)
+        return radius * math.cos(theta) + 0.0
+
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))     # the kernel's 1.0f / 3.0f, for double alphas too
+_C0331_F = float(np.float32(0.0331))
+
+
+def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
+    """torch._standard_gamma(alpha): one Gamma(alpha, 1) draw per element, in row-major order, in alpha's
+    dtype (StandardGammaBackward0 when alpha requires grad)."""
+    g = _g(generator, "_standard_gamma")
+    a = alpha._a
+    if a.dtype.kind != "f" or a.dtype == np.float16:
+        raise _not_implemented("gamma_cpu", a.dtype)
+    budget.check_tensor(a.shape, a.dtype.itemsize)
+    return apply(STANDARD_GAMMA, _per_element(lambda: _gamma_values(g, a)), (alpha,))
+
+
+def _gamma_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
+    single = alphas.dtype == np.float32
+    tiny = float(np.finfo(alphas.dtype).tiny)
+    out = []
+    with _Draws(g) as draws:
+        for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+            v = float(alphas.dtype.type(_gamma_one(draws, alpha, single)))
+            out.append(v if tiny < v else tiny)     # std::max(min, sample): a NaN sample becomes min too
+    return np.array(out, dtype=alphas.dtype).reshape(alphas.shape)
+
+
+def _gamma_one(draws: _Draws, alpha: float, single: bool) -> float:
+    """sample_gamma (numpy's algorithm, Marsaglia and Tsang's rejection, alpha below 1 boosted by u^(1/alpha)):
+    double arithmetic with the uniform and normal draws of the generator's double distributions (the normal
+    through its cached second value); alpha's own steps in float for a float tensor, and the kernel's float
+    constants. A NaN or negative alpha, on which PyTorch's loop never ends, gives NaN."""
+    if not alpha >= 0.0:
+        return math.nan
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        power = float(np.float32(1.0) / np.float32(alpha)) if single else 1.0 / alpha
+        scale *= math.pow(1.0 - draws.uniform(), power)
+        alpha = float(np.float32(alpha) + np.float32(1.0)) if single else alpha + 1.0
+    d = float(np.float32(alpha) - np.float32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = draws.normal()
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1.0 - draws.uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if _log(u) < 0.5 * xx + d * (1.0 - v + _log(v)):
+            return scale * d * v
+
+
+def standard_gamma_grad_array(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """_standard_gamma_grad: d(sample)/d(alpha) of a Gamma(alpha, 1) sample x, element by element in double."""
+    a, b = np.broadcast_arrays(alpha, x)
+    values = [_gamma_grad_one(p, q) for p, q in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())]
+    return np.array(values, dtype=np.float64).astype(alpha.dtype).reshape(a.shape)
+
+
+_F08, _F09, _F11 = (float(np.float32(v)) for v in (0.8, 0.9, 1.1))
+_GAMMA_GRAD_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+                  (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+                   -0.00058392623),
+                  (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326,
+                   0.00085092367, -1.5247877e-07))
+
+
+def _gamma_grad_one(alpha: float, x: float) -> float:
+    """standard_gamma_grad_one: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha) by a Taylor series below x = 0.8,
+    Rice's saddle point expansion for alpha past 8, a bivariate rational approximation otherwise."""
+    with np.errstate(all="ignore"):
+        if x < _F08:
+            numer, denom = 1.0, alpha
+            series1, series2 = numer / denom, numer / (denom * denom)
+            for i in range(1, 6):
+                numer *= -x / i
+                denom += 1
+                series1 += numer / denom
+                series2 += numer / (denom * denom)
+            pow_x_alpha = _pow(x, alpha)
+            gamma_pdf = _pow(x, alpha - 1) * _exp(-x)
+            gamma_cdf = pow_x_alpha * series1
+            gamma_cdf_alpha = (_log(x) - _digamma_one(alpha)) * gamma_cdf - pow_x_alpha * series2
+            result = _div(-gamma_cdf_alpha, gamma_pdf)
+            return 0.0 if result != result else result
+        if alpha > 8.0:
+            if _F09 * alpha <= x <= _F11 * alpha:
+                numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+                numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                           + alpha * (107 + 3600 * x))
+                denom = 1244160 * (alpha * alpha) * (alpha * alpha)
+                return numer_1 * numer_2 / denom
+            denom = math.sqrt(8 * alpha)
+            term2 = _div(denom, alpha - x)
+            term3 = _pow(x - alpha - alpha * _log(x / alpha), -1.5)
+            term23 = term2 - term3 if x < alpha else term2 + term3
+            term1 = _log(x / alpha) * term23 - _div(math.sqrt(2 / alpha) * (alpha + x), (alpha - x) * (alpha - x))
+            stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+            numer = x * term1
+            return -stirling * numer / denom
+        u = _log(x / alpha)
+        v = _log(alpha)
+        c = [_GAMMA_GRAD_UV[0][i] + u * (_GAMMA_GRAD_UV[1][i] + u * _GAMMA_GRAD_UV[2][i]) for i in range(8)]
+        p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+        q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+        return _exp(_div(p, q))
+
+
+def _digamma_one(x: float) -> float:
+    """Distributions.h's digamma (the reflection through tan(pi x) itself, inf at the poles), in double."""
+    if x == 0:
+        return math.inf
+    extra = 0.0
+    if x < 0:
+        if x == math.floor(x):
+            return math.inf
+        extra = -math.pi / math.tan(math.pi * x)
+        x = 1 - x
+    result = 0.0
+    while x < 10:
+        result -= 1 / x
+        x += 1
+    if x == 10:
+        return result + _PSI_10 + extra
+    y = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        p = 0.0
+        for a in _PSI_ASYMPTOTIC:
+            p = p * z + a           # (this file is compiled without fused multiply-adds)
+        y = z * p
+    return result + _log(x) - (0.5 / x) - y + extra
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+def _div(x: float, y: float) -> float:
+    return float(np.float64(x) / np.float64(y))
 
 
 # ---- autograd rows ----------------------------------------------------------------------------------
 
 def _zeros(F, g):
     return F.zeros_like(g)
+
+
+def _no_forward_ad(message: str):
+    """The jvp column of an op forward mode refuses, in PyTorch's words."""
+    def jvp(F, ts, xs, result, *args):
+        raise NotImplementedError(message)
+    return jvp
+
+
+_NOT_YET = ("Trying to use forward AD with {} that does not support it because it has not been implemented yet.\n"
+            "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+            "so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+def _binomial_backward(F, g):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
 
 
 def _not_implemented_backward(F, g):
@@ -490,4 +701,343 @@ BERNOULLI_P       = Op("NotImplemented",       None, (), (_not_implemented_backw
                        jvp=lambda F, ts, xs, result: _not_implemented_backward(F, None))
 POISSON           = Op("PoissonBackward0",     None, (), (_zeros,), quiet=True,
                        jvp=lambda F, ts, xs, result: F.zeros_like(ts[0]))
+BINOMIAL          = Op("NotImplemented",       None, (), (_binomial_backward, _binomial_backward),
+                       inputs=("count", "prob"), quiet=True,
+                       jvp=_no_forward_ad("Trying to use forward AD with aten::binomial that does not support it."))
+STANDARD_GAMMA    = Op("StandardGammaBackward0", None, ("self", "result"),
+                       (lambda F, g, self, result: g * F.standard_gamma_grad(self, result),), quiet=True,
+                       jvp=_no_forward_ad(_NOT_YET.format("_standard_gamma")))
 # fmt: on
+
+# _standard_gamma_grad itself has no derivative (PyTorch's not_implemented)
+STANDARD_GAMMA_GRAD = Op("StandardGammaGradBackward0", None, (), (unimplemented("_standard_gamma_grad"),
+                                                                    unimplemented("_standard_gamma_grad")),
+                         inputs=("self", "output"), quiet=True, jvp=_no_forward_ad(_NOT_YET.format("_standard_gamma_grad")))
+
+
+def standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
+    """torch._standard_gamma_grad(alpha, x): the array kernel, recorded (for create_graph) as PyTorch's
+    node without a derivative."""
+    return apply(STANDARD_GAMMA_GRAD, standard_gamma_grad_array(alpha._a, x._a), (alpha, x))
+
+
+# ---- dirichlet ---------------------------------------------------------------------------------------
+
+def sample_dirichlet(alpha: Tensor, generator=None) -> Tensor:
+    """torch._sample_dirichlet(alpha): a Gamma(alpha, 1) draw per element in double (row-major order), each
+    divided by its row's ordered sum over the last dim, clamped to [min, 1 - ulp] in alpha's dtype."""
+    g = _g(generator, "_sample_dirichlet")
+    a = alpha._a
+    if a.dtype.kind != "f" or a.dtype == np.float16:
+        raise _not_implemented("dirichlet", a.dtype)
+    budget.check_tensor(a.shape, 8)
+    return Tensor(_per_element(lambda: _dirichlet_values(g, a)))
+
+
+def _dirichlet_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
+    from gradcli.engine.cascade import sum_array
+    tiny = float(np.finfo(np.float64).tiny)
+    gammas = []
+    with _Draws(g) as draws:
+        for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
+            v = _gamma_one(draws, alpha, False)
+            gammas.append(v if tiny < v else tiny)
+    gamma = np.array(gammas, dtype=np.float64).reshape(alphas.shape)
+    if gamma.ndim == 0:
+        total = gamma
+    else:
+        total = sum_array(gamma, (gamma.ndim - 1,), keepdim=True)
+    with np.errstate(all="ignore"):
+        out = (gamma / total).astype(alphas.dtype)
+    low, high = np.finfo(alphas.dtype).tiny, np.nextafter(alphas.dtype.type(1), alphas.dtype.type(0))
+    out = np.where(low < out, out, low)             # std::max(min, x): NaN becomes min
+    return np.where(out < high, out, high).astype(alphas.dtype)
+
+
+def dirichlet_grad_array(x: np.ndarray, alpha: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """_dirichlet_grad: the scaled reparameterised gradient of each Beta(alpha, total - alpha) coordinate,
+    element by element (float tensors in float where the kernel's template computes in its scalar type)."""
+    a, b, c = np.broadcast_arrays(x, alpha, total)
+    t = np.float32 if x.dtype == np.float32 else np.float64
+    values = [_dirichlet_grad_one(t(p), t(q), t(r)) for p, q, r in
+              zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), c.reshape(-1).tolist())]
+    return np.array(values, dtype=x.dtype).reshape(a.shape)
+
+
+def _scalar_log(v):
+    """std::log of the scalar type: correctly rounded."""
+    with np.errstate(all="ignore"):
+        return v.dtype.type(np.log(np.float64(v)))
+
+
+def _scalar_pow(v, e):
+    with np.errstate(all="ignore"):
+        return v.dtype.type(np.power(np.float64(v), np.float64(e)))
+
+
+def _digamma_typed(x):
+    """digamma_one<scalar_t, double>: x's own steps in its type (tan and log too), the sums in double."""
+    t = x.dtype.type
+    if x == 0:
+        return t(np.inf)
+    extra = np.float64(0.0)
+    if x < 0:
+        if x == np.floor(x):
+            return t(np.inf)
+        with np.errstate(all="ignore"):
+            extra = np.float64(-t(math.pi) / t(np.tan(np.float64(t(math.pi) * x))))
+        x = t(1) - x
+    result = np.float64(0.0)
+    while x < 10:
+        result -= np.float64(t(1) / x)
+        x = x + t(1)
+    if x == 10:
+        return t(result + np.float64(_PSI_10) + extra)
+    y = np.float64(0.0)
+    if x < np.float32(1.0e17):
+        z = np.float64(1.0) / np.float64(x * x)
+        p = np.float64(0.0)
+        for a in _PSI_ASYMPTOTIC:
+            p = p * z + a
+        y = z * p
+    return t(result + np.float64(_scalar_log(x)) - np.float64(t(0.5) / x) - y + extra)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        factor = t(_digamma_typed(alpha) - _digamma_typed(t(alpha + beta)) - _scalar_log(x))
+        numer = t(1)
+        series = numer / alpha * (factor + t(1) / alpha)
+        for i in range(1, 11):
+            ti = t(i)
+            numer = numer * ((ti - beta) * x / ti)
+            denom = alpha + ti
+            series = series + numer / denom * (factor + t(1) / denom)
+        result = x * _scalar_pow(t(1) - x, -beta) * series
+    return t(0) if result != result else result
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        factor = t(_digamma_typed(t(alpha + beta)) - _digamma_typed(beta))
+        numer, betas, dbetas = t(1), t(1), t(0)
+        series = factor / alpha
+        for i in range(1, 9):
+            ti = t(i)
+            numer = numer * (-x / ti)
+            dbetas = dbetas * (beta - ti) + betas
+            betas = betas * (beta - ti)
+            series = series + numer / (alpha + ti) * (dbetas + factor * betas)
+        result = -_scalar_pow(t(1) - x, t(1) - beta) * series
+    return t(0) if result != result else result
+
+
+def _beta_grad_alpha_mid(x: float, alpha: float, beta: float) -> float:
+    """Rice's saddle point expansion for large alpha and beta, in double."""
+    total = alpha + beta
+    mean = alpha / total
+    std = math.sqrt(alpha * beta / (total + 1)) / total
+    if mean - 0.1 * std <= x <= mean + 0.1 * std:
+        poly = 47 * x * (beta * beta) * (beta * beta) + alpha * (
+            (43 + 20 * (16 + 27 * beta) * x) * (beta * beta) * beta + alpha * (
+                3 * (59 + 180 * beta - 90 * x) * (beta * beta) + alpha * (
+                    (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (8 * (1 - x) * (135 * beta - 11)))))
+        prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+        prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+        return prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / math.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * (beta * beta)
+    axbx = alpha * (x - 1) + beta * x
+    term1_den = math.sqrt(2 * alpha / beta) * _pow(total, 1.5) * axbx * axbx
+    term1 = _div(term1_num, term1_den)
+    term2 = 0.5 * _log(alpha / (total * x))
+    term3 = _div(math.sqrt(8 * alpha * beta / total), beta * x + alpha * (x - 1))
+    term4_base = beta * _log(beta / (total * (1 - x))) + alpha * _log(alpha / (total * x))
+    term4 = _pow(term4_base, -1.5)
+    term1234 = term1 + term2 * (term3 + (term4 if x < mean else -term4))
+    return stirling * prefactor * term1234
+
+
+_DIRICHLET_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))))
+
+
+def _dirichlet_grad_one(x, alpha, total):
+    """dirichlet_grad_one: series near 0 and near 1, the saddle point for two large concentrations, else a
+    rational correction of an analytic approximation (in double)."""
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        beta = total - alpha
+        boundary = total * x * (t(1) - x)
+        if x <= t(0.5) and boundary < t(2.5):
+            return _beta_grad_alpha_small(x, alpha, beta)
+        if x >= t(0.5) and boundary < t(0.75):
+            return -_beta_grad_beta_small(t(1) - x, beta, alpha)
+        x_, alpha_, total_ = float(x), float(alpha), float(total)
+        beta_ = total_ - alpha_
+        if alpha > 6 and beta > 6:
+            return t(_beta_grad_alpha_mid(x_, alpha_, beta_))
+        u = _log(x_)
+        a = _log(alpha_) - u
+        b = _log(total_) - a
+        pow_u, pow_a = (1.0, u, u * u), (1.0, a, a * a)
+        p = q = 0.0
+        for i in range(3):
+            for j in range(3):
+                ua = pow_u[i] * pow_a[j]
+                cp, cq = _DIRICHLET_C[0][i][j], _DIRICHLET_C[1][i][j]
+                p += ua * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+                q += ua * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+        # (digamma_one<scalar_t, ...> takes its argument in the scalar type)
+        approx = x_ * (float(_digamma_typed(t(total_))) - float(_digamma_typed(t(alpha_)))) / beta_
+        return t(_div(p, q) * approx)
+
+
+def _dirichlet_backward(F, g, result, self):
+    """_Dirichlet_backward: grad * (grad_output - (x * grad_output).sum(-1, True)), grad the _dirichlet_grad of
+    x, concentration and its total; once_differentiable (computed without a graph under create_graph too)."""
+    x, alpha = (result._a, self._a) if F.tensors else (result, self)
+    g = g._a if F.tensors else g
+    from gradcli.engine.cascade import sum_array
+    last = (x.ndim - 1,)
+    total = np.broadcast_to(sum_array(alpha, last, keepdim=True), alpha.shape)
+    grad = dirichlet_grad_array(x, alpha, total)
+    out = grad * (g - sum_array(x * g, last, keepdim=True))
+    return Tensor(out) if F.tensors else out
+
+
+DIRICHLET = Op("_DirichletBackward", None, ("result", "self"), (_dirichlet_backward,), quiet=True,
+               jvp=_no_forward_ad("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD."))
+
+
+def dirichlet_rsample(concentration: Tensor, generator=None) -> Tensor:
+    """_Dirichlet.apply(concentration): the sample, recorded as PyTorch's custom function node."""
+    if concentration._a.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    x = sample_dirichlet(concentration, generator)
+    return apply(DIRICHLET, x._a, (concentration,))
+
+
+# ---- binomial ----------------------------------------------------------------------------------------
+
+def binomial(count, prob, generator=None) -> Tensor:
+    """torch.binomial(count, prob): one Binomial(count, prob) draw per element of their broadcast, in
+    row-major order, in their (common) dtype."""
+    for name, value, position in (("count", count, 1), ("prob", prob, 2)):
+        if value.__class__ is not Tensor:
+            raise TypeError(f"binomial(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{_type_name(value)}")
+    g = _g(generator, "binomial")
+    c, p = count._a, prob._a
+    if c.dtype.kind != "f":
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_SCALAR_NAMES[c.dtype.name]}")
+    if p.dtype != c.dtype:
+        raise RuntimeError(f"Found dtype {_SCALAR_NAMES[p.dtype.name]} but expected {_SCALAR_NAMES[c.dtype.name]}")
+    if c.dtype == np.float16:
+        raise _not_implemented("binomial_cpu", c.dtype)
+    shape = np.broadcast_shapes(c.shape, p.shape)
+    budget.check_tensor(shape, c.dtype.itemsize)
+    c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
+    out = _per_element(lambda: _binomial_values(g, c, p))
+    return apply(BINOMIAL, out, (count, prob))
+
+
+def _binomial_values(g: rng.Generator, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    t = counts.dtype.type
+    with _Draws(g) as draws:
+        values = [_binomial_one(draws, t(n), t(q)) for n, q in zip(counts.reshape(-1).tolist(), probs.reshape(-1).tolist())]
+    return np.array(values, dtype=counts.dtype).reshape(counts.shape)
+
+
+def _binomial_one(g: _Draws, count, prob):
+    """sample_binomial: BTRS (Hormann's transformed rejection) when count * min(p, 1-p) >= 10, else the
+    inversion by geometric gaps; the count's and probability's own steps in the tensor's type."""
+    t = count.dtype.type
+    with np.errstate(all="ignore"):
+        if count <= 0.0 or prob <= 0.0:
+            return t(0)
+        if prob >= 1.0:
+            return count
+        if prob <= 0.5:
+            return _btrs(g, count, prob) if count * prob >= 10.0 else _binomial_inversion(g, count, prob)
+        if prob > 0.5:
+            qprob = t(1.0 - float(prob))
+            return count - (_btrs(g, count, qprob) if count * qprob >= 10.0 else _binomial_inversion(g, count, qprob))
+        return t(np.nan)
+
+
+def _binomial_inversion(g: _Draws, count, prob):
+    t = count.dtype.type
+    geom_sum, num_geom = 0.0, t(0)
+    logprob = float(t(math.log1p(-float(prob))))
+    while True:
+        geom = math.ceil(_div(_log(g.uniform()), logprob)) if logprob != 0 else math.inf
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom = num_geom + t(1)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k < len(_STIRLING_TAIL):
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _btrs(g: _Draws, count, prob):
+    t = count.dtype.type
+    one = t(1)
+    stddev = float(np.sqrt(count * prob * (one - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (one - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((count + one) * prob))
+    n = float(count)
+    while True:
+        u = g.uniform() - 0.5
+        v = g.uniform()
+        us = 0.5 - abs(u)
+        k = t(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _log(v * alpha / (a / (us * us) + b))
+        kf = float(k)
+        upper = ((m + 0.5) * _log((m + 1) / (r * (n - m + 1)))
+                 + float(count + one) * _log((n - m + 1) / float(count - k + one))
+                 + (kf + 0.5) * _log(r * float(count - k + one) / float(k + one))
+                 + _stirling_tail(m) + _stirling_tail(n - m) - _stirling_tail(kf) - _stirling_tail(float(count - k)))
+        if v <= upper:
+            return k

@@ -634,7 +634,10 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
 
 
 def parser_name(key: str, name: str) -> str:
-    """The name PyTorch's messages give the callable `key` ("torch.nn.functional.logsigmoid"), `name` if none other."""
+    """The name PyTorch's messages give the callable `key` ("torch.nn.functional.logsigmoid"), `name` if none
+    other; torch.special's functions are the C++ functions special_<name>."""
+    if key.startswith("torch.special."):
+        return "special_" + name
     return _PARSER_NAMES.get(key, name)
 
 

@@ -994,6 +994,24 @@ class Tensor:
     def sinc(self):
         return ops.sinc(self)
 
+    def lgamma(self):
+        return ops.special.lgamma(self)
+
+    def digamma(self):
+        return ops.special.digamma(self)
+
+    def polygamma(self, n):
+        return ops.special.polygamma_method(self, n)
+
+    def mvlgamma(self, p):
+        return ops.special.mvlgamma(self, p)
+
+    def erfinv(self):
+        return ops.special.erfinv(self)
+
+    def i0(self):
+        return ops.special.i0(self)
+
     def clamp(self, min=None, max=None):
         return ops.clamp(self, min, max)
 
@@ -1227,6 +1245,25 @@ class Tensor:
 
     def sinc_(self):
         return self._inplace_unary(ops.sinc)
+
+    def lgamma_(self):
+        return self._inplace_unary(ops.special.lgamma)
+
+    def digamma_(self):
+        return self._inplace_unary(ops.special.digamma)
+
+    def polygamma_(self, n):
+        n = ops.special.int_argument(n, "polygamma_", "n", 1)
+        return self._inplace_unary(lambda t: ops.special.polygamma(n, t, row=ops.special.POLYGAMMA_))
+
+    def mvlgamma_(self, p):
+        return ops.special.mvlgamma_inplace(self, p)
+
+    def erfinv_(self):
+        return self._inplace_unary(ops.special.erfinv)
+
+    def i0_(self):
+        return self._inplace_unary(ops.special.i0)
 
     def clamp_(self, min=None, max=None):
         ops.elementwise.check_number_bounds_in_place(self, min, max)

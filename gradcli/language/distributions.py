@@ -1,5 +1,6 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, their constraints, kl_divergence and register_kl.
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, their
+constraints, kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -552,7 +553,7 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + ((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)).erf())
 
     def icdf(self, value):
-        raise NotImplementedError("gradcli does not implement torch.erfinv (which Normal.icdf uses)")
+        return self.loc + self.scale * ops.special.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
@@ -734,6 +735,21 @@ def _logits_to_probs(logits, is_binary=False):
     if is_binary:
         return logits.sigmoid()
     return nn_ops.functional_softmax(logits, dim=-1)
+
+
+def _binary_parameters() -> tuple:
+    """Bernoulli's and Binomial's parameters: logits (log-odds) computed from probs or probs from logits at
+    the first read, and the shape of the one given."""
+    def logits(self):
+        return _probs_to_logits(self.probs, is_binary=True)
+
+    def probs(self):
+        return _logits_to_probs(self.logits, is_binary=True)
+
+    return lazy_property(logits), lazy_property(probs), property(lambda self: self._param.size())
+
+
+_BINARY_PARAMETERS = _binary_parameters()
 
 
 class Categorical(Distribution):
@@ -934,17 +950,7 @@ class Bernoulli(ExponentialFamily):
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return _probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return _logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+    logits, probs, param_shape = _BINARY_PARAMETERS
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
@@ -1051,6 +1057,393 @@ class Independent(Distribution):
 
     def __repr__(self):
         return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+
+def _as_tensor(value, dtype):
+    """torch.as_tensor(value, dtype=dtype): a number as a tensor of dtype, a tensor converted to it."""
+    if value.__class__ is Tensor:
+        return value if value.dtype is dtype else value.to(dtype)
+    return factories.tensor(value, dtype=dtype)
+
+
+class Gamma(ExponentialFamily):
+    """Shape `concentration` (alpha) and `rate` (beta): density beta^alpha x^(alpha-1) e^(-beta x) / Gamma(alpha)."""
+
+    __module__ = "torch.distributions.gamma"
+    arg_constraints = {"concentration": positive, "rate": positive}
+    support = nonnegative
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        batch_shape = Size() if _is_number(concentration) and _is_number(rate) else self.concentration.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Gamma, batch_shape, _instance, ("concentration", "rate"))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        value = draws.standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value.detach().clamp_(min=float(_finfo(value.dtype).tiny))     # not recorded
+        return value
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.rate.dtype)
+        if self._validate_args:
+            self._validate_sample(value)
+        xlogy = ops.elementwise.xlogy
+        return (xlogy(self.concentration, self.rate) + xlogy(self.concentration - 1, value)
+                - self.rate * value - ops.special.lgamma(self.concentration))
+
+    def cdf(self, value):
+        raise NotImplementedError("gradcli does not implement torch.special.gammainc (which Gamma.cdf uses)")
+
+    def entropy(self):
+        c = self.concentration
+        return c - self.rate.log() + ops.special.lgamma(c) + (1.0 - c) * ops.special.digamma(c)
+
+
+class Chi2(Gamma):
+    """Gamma(df / 2, 1 / 2)."""
+
+    __module__ = "torch.distributions.chi2"
+    arg_constraints = {"df": positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2
+
+
+class Poisson(ExponentialFamily):
+    """Counts with mean `rate`: rate^k e^(-rate) / k!."""
+
+    __module__ = "torch.distributions.poisson"
+    arg_constraints = {"rate": nonnegative}
+    support = nonnegative_integer
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if _is_number(rate) else self.rate.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return _expanded(self, Poisson, batch_shape, _instance, ("rate",))
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return value.xlogy(rate) - rate - ops.special.lgamma(value + 1)
+
+
+def _clamp_by_zero(x):
+    """clamp(x, min=0) with a gradient of 1/2 at 0."""
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """The number of successes in `total_count` trials of probability `probs` (or log-odds `logits`)."""
+
+    __module__ = "torch.distributions.binomial"
+    arg_constraints = {"total_count": nonnegative_integer, "probs": unit_interval, "logits": real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        Distribution.__init__(self, self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @_DependentProperty(is_discrete=True, event_dim=0)
+    def support(self):
+        return _IntegerInterval(0, self.total_count)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    logits, probs, param_shape = _BINARY_PARAMETERS
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        with autograd.no_grad():
+            return draws.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        log_factorial_n = lgamma(self.total_count + 1)
+        log_factorial_k = lgamma(value + 1)
+        log_factorial_nmk = lgamma(self.total_count - value + 1)
+        normalize_term = (self.total_count * _clamp_by_zero(self.logits)
+                          + self.total_count * (-self.logits.abs()).exp().log1p() - log_factorial_n)
+        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def entropy(self):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(log_prob.exp() * log_prob).sum(0)
+
+    def enumerate_support(self, expand=True):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = factories.arange(1 + total_count, dtype=self._param.dtype)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+
+class StudentT(Distribution):
+    """Student's t with `df` degrees of freedom, location `loc` and scale `scale`."""
+
+    __module__ = "torch.distributions.studentT"
+    arg_constraints = {"df": positive, "loc": real, "scale": positive}
+    support = real
+    has_rsample = True
+
+    @property
+    def mean(self):
+        m = self.loc.clone()        # (contiguous: the parameters are dense or expanded)
+        m[self.df <= 1] = _NAN
+        return m
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        m = self.df.clone()
+        big = self.df > 2
+        m[big] = self.scale[big].pow(2) * self.df[big] / (self.df[big] - 2)
+        m[(self.df <= 2) & (self.df > 1)] = _INF
+        m[self.df <= 1] = _NAN
+        return m
+
+    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df)
+        Distribution.__init__(self, self.df.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(StudentT, _instance)
+        batch_shape = Size(batch_shape)
+        new.df = self.df.expand(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        new._chi2 = self._chi2.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        x = factories.empty(shape, dtype=self.df.dtype).normal_()
+        z = self._chi2.rsample(sample_shape)
+        y = x * (z / self.df).rsqrt()
+        return self.loc + self.scale * y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        y = (value - self.loc) / self.scale
+        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + lgamma(0.5 * self.df)
+             - lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * (y ** 2.0 / self.df).log1p() - z
+
+    def entropy(self):
+        lgamma, digamma = ops.special.lgamma, ops.special.digamma
+        lbeta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
+        return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1)) - digamma(0.5 * self.df))
+                + 0.5 * self.df.log() + lbeta)
+
+
+class Dirichlet(ExponentialFamily):
+    """Points of the simplex with density proportional to prod x_i^(concentration_i - 1)."""
+
+    __module__ = "torch.distributions.dirichlet"
+    arg_constraints = {"concentration": _IndependentConstraint(positive, 1)}
+    support = simplex
+    has_rsample = True
+
+    def __init__(self, concentration, validate_args=None):
+        if concentration.dim() < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        shape = concentration.shape
+        Distribution.__init__(self, Size(shape[:-1]), Size(shape[-1:]), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Dirichlet, _instance)
+        batch_shape = Size(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return draws.dirichlet_rsample(self.concentration.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        c = self.concentration
+        return (ops.elementwise.xlogy(c - 1.0, value).sum(-1) + ops.special.lgamma(c.sum(-1))
+                - ops.special.lgamma(c).sum(-1))
+
+    @property
+    def mean(self):
+        return self.concentration / self.concentration.sum(-1, True)
+
+    @property
+    def mode(self):
+        concentrationm1 = (self.concentration - 1).clamp(min=0.0)
+        mode = concentrationm1 / concentrationm1.sum(-1, True)
+        mask = (self.concentration < 1).all(dim=-1)
+        mode[mask] = nn_ops.one_hot(mode[mask].argmax(dim=-1), concentrationm1.shape[-1]).to(mode)
+        return mode
+
+    @property
+    def variance(self):
+        con0 = self.concentration.sum(-1, True)
+        return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+
+    def entropy(self):
+        k = self.concentration.size(-1)
+        a0 = self.concentration.sum(-1)
+        lgamma, digamma = ops.special.lgamma, ops.special.digamma
+        return (lgamma(self.concentration).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
+                - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1))
+
+
+class Beta(ExponentialFamily):
+    """A Dirichlet on two coordinates, the first of which is the sample: density x^(a-1) (1-x)^(b-1) / B(a, b)."""
+
+    __module__ = "torch.distributions.beta"
+    arg_constraints = {"concentration1": positive, "concentration0": positive}
+    support = unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        if _is_number(concentration1) and _is_number(concentration0):
+            both = factories.tensor([float(concentration1), float(concentration0)])
+        else:
+            concentration1, concentration0 = broadcast_all(concentration1, concentration0)
+            both = ops.stack([concentration1, concentration0], -1)
+        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        Distribution.__init__(self, self._dirichlet._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Beta, _instance)
+        batch_shape = Size(batch_shape)
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        return self._dirichlet.mode[..., 0]
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def rsample(self, sample_shape=()):
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        heads_tails = ops.stack([value, 1.0 - value], -1)
+        return self._dirichlet.log_prob(heads_tails)
+
+    def entropy(self):
+        return self._dirichlet.entropy()
+
+    @property
+    def concentration1(self):
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self):
+        return self._dirichlet.concentration[..., 1]
 
 
 def reset_defaults() -> None:
@@ -1173,6 +1566,148 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+_EULER_GAMMA = 0.57721566490153286060
+
+
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = ops.special.lgamma(q.concentration) - ops.special.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * ops.special.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+def _kl_gamma_infinity(p, q):
+    return factories.full_like(p.concentration, _INF)
+
+
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+def _kl_gamma_normal(p, q):
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - lgamma(p.concentration)
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
+
+
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return (t1 + ratio + ops.special.lgamma(q.concentration) + q.concentration * _EULER_GAMMA
+            - (1 + _EULER_GAMMA))
+
+
+def _kl_uniform_gamma(p, q):
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = ops.special.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t4 = q.rate * (p.high + p.low) / 2
+    result = -t1 + t2 + t3 + t4
+    result[p.low < q.support.lower_bound] = _INF
+    return result
+
+
+def _x_log_x(tensor):
+    return tensor * tensor.log()
+
+
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+def _kl_poisson_infinity(p, q):
+    return factories.full_like(p.rate, _INF)
+
+
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = factories.full_like(kl[inf_idxs], _INF)
+    return kl
+
+
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+def _kl_beta_beta(p, q):
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_params_p)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_params_q)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+def _kl_dirichlet_dirichlet(p, q):
+    lgamma, digamma = ops.special.lgamma, ops.special.digamma
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = lgamma(sum_p_concentration) - lgamma(sum_q_concentration)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = digamma(p.concentration) - digamma(sum_p_concentration).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+def _kl_beta_infinity(p, q):
+    return factories.full_like(p.concentration1, _INF)
+
+
+def _kl_beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+def _kl_beta_gamma(p, q):
+    digamma = ops.special.digamma
+    t1 = -p.entropy()
+    t2 = ops.special.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(p.concentration1 + p.concentration0))
+    t4 = q.rate * p.concentration1 / (p.concentration1 + p.concentration0)
+    return t1 + t2 - t3 + t4
+
+
+def _kl_beta_normal(p, q):
+    e_beta = p.concentration1 / (p.concentration1 + p.concentration0)
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
+    t4 = q.loc * e_beta
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = _INF
+    return result
+
+
+def _kl_uniform_beta(p, q):
+    lgamma = ops.special.lgamma
+    common_term = p.high - p.low
+    t1 = common_term.log()
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + common_term) / common_term
+    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
+    result = t3 + t4 - t1 - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = _INF
+    return result
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1191,7 +1726,16 @@ _BUILT_IN_KL = {
     (OneHotCategorical, OneHotCategorical): _kl_onehotcategorical_onehotcategorical,
     (Laplace, Laplace): _kl_laplace_laplace, (Laplace, Uniform): _kl_normal_infinity,
     (Laplace, Exponential): _kl_normal_infinity, (Laplace, Normal): _kl_laplace_normal,
-    (Normal, Laplace): _kl_normal_laplace}
+    (Normal, Laplace): _kl_normal_laplace, (Gamma, Gamma): _kl_gamma_gamma, (Gamma, Uniform): _kl_gamma_infinity,
+    (Gamma, Exponential): _kl_gamma_exponential, (Gamma, Normal): _kl_gamma_normal,
+    (Exponential, Gamma): _kl_exponential_gamma, (Laplace, Gamma): _kl_normal_infinity,
+    (Normal, Gamma): _kl_normal_infinity, (Uniform, Gamma): _kl_uniform_gamma, (Poisson, Poisson): _kl_poisson_poisson,
+    (Bernoulli, Poisson): _kl_bernoulli_poisson, (Poisson, Bernoulli): _kl_poisson_infinity,
+    (Beta, Beta): _kl_beta_beta, (Dirichlet, Dirichlet): _kl_dirichlet_dirichlet, (Beta, Exponential): _kl_beta_exponential,
+    (Beta, Gamma): _kl_beta_gamma, (Beta, Normal): _kl_beta_normal, (Beta, Uniform): _kl_beta_uniform,
+    (Uniform, Beta): _kl_uniform_beta, (Exponential, Beta): _kl_exponential_infinity, (Gamma, Beta): _kl_gamma_infinity,
+    (Laplace, Beta): _kl_normal_infinity, (Normal, Beta): _kl_normal_infinity,
+    (Binomial, Binomial): _kl_binomial_binomial, (Poisson, Binomial): _kl_poisson_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1260,4 +1804,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial)

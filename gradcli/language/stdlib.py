@@ -520,6 +520,11 @@ def _build_torch() -> ScriptModule:
         "relu": _tensor_fn("relu", Tensor.relu), "erf": _tensor_fn("erf", Tensor.erf),
         "erfc": _tensor_fn("erfc", Tensor.erfc), "erfc_": _tensor_fn("erfc_", Tensor.erfc_),
         "sinc": _tensor_fn("sinc", Tensor.sinc), "sinc_": _tensor_fn("sinc_", Tensor.sinc_),
+        "lgamma": _tensor_fn("lgamma", Tensor.lgamma), "digamma": _tensor_fn("digamma", Tensor.digamma),
+        "polygamma": _later("gradcli.engine.ops.special", "polygamma"),
+        "mvlgamma": _later("gradcli.engine.ops.special", "mvlgamma"),
+        "erfinv": _tensor_fn("erfinv", Tensor.erfinv), "i0": _tensor_fn("i0", Tensor.i0),
+        "i0_": _tensor_fn("i0_", Tensor.i0_),
         "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
             input, *args, **kwargs, position=None if kwargs else 2)),
         "logit_": _tensor_fn("logit_", Tensor.logit_),
@@ -614,7 +619,8 @@ def _build_torch() -> ScriptModule:
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
         "randint_like": factories.randint_like, "empty_like": factories.empty_like,
-        **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson")},
+        **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
+                                                                                    "binomial")},
         "Generator": factories.generator,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
@@ -659,6 +665,14 @@ _SPECIAL = ScriptModule("torch.special", {
     "logit": _tensor_fn("special_logit", lambda input, *args, **kwargs: ops.elementwise.logit(
         input, *args, **kwargs, name="special_logit", position=None if kwargs else 2)),
     "xlogy": ops.elementwise.special_xlogy, "xlog1py": ops.elementwise.xlog1py,
+    "gammaln": _tensor_fn("special_gammaln", Tensor.lgamma), "digamma": _tensor_fn("special_digamma", Tensor.digamma),
+    "psi": _tensor_fn("special_psi", Tensor.digamma), "erfinv": _tensor_fn("special_erfinv", Tensor.erfinv),
+    "i0": _tensor_fn("special_i0", Tensor.i0),
+    "polygamma": _later("gradcli.engine.ops.special", "special_polygamma"),
+    "multigammaln": _later("gradcli.engine.ops.special", "multigammaln"),
+    "i0e": _later("gradcli.engine.ops.special", "special_i0e_function"),
+    "i1": _later("gradcli.engine.ops.special", "special_i1_function"),
+    "i1e": _later("gradcli.engine.ops.special", "special_i1e_function"),
 })
 
 
@@ -857,7 +871,7 @@ def _register_public(module: ScriptModule) -> None:
 _register_public(TORCH)
 when_made("torch.nn", _nn_made)
 when_made("torch.optim", _optim_made)
-_NATIVE_MODULES = ("torch", "torch.linalg")        # functions PyTorch writes in C++ (their own wording)
+_NATIVE_MODULES = ("torch", "torch.linalg", "torch.special")     # functions PyTorch writes in C++ (their own wording)
 # torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
 _NATIVE_FUNCTIONAL = frozenset(
     "adaptive_avg_pool1d avg_pool1d avg_pool2d avg_pool3d bilinear celu_ channel_shuffle conv1d conv2d conv3d "

@@ -56,11 +56,13 @@ _LATER = {
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
+    "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
+                "special_i1e"),
     "pool": (), "rnn": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
+                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange", "special")
 
 
 def __getattr__(name: str):
