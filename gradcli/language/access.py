@@ -117,13 +117,13 @@ _BOUND_METHOD_OWNERS: set = set()       # PyTorch's Python classes (the optimise
 
 def _allow_optim(module) -> None:
     """torch.optim's classes, once a script reaches torch.optim (stdlib makes it then)."""
-    from gradcli.engine import lr_scheduler, optim
-    ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
+    from gradcli.engine import lbfgs, lr_scheduler
+    ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in lbfgs.OPTIMIZERS)
     ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls.__name__] + (
         () if cls.__name__ in _WHOLE_LIST else _SCHEDULER)))
         for cls in lr_scheduler.SCHEDULERS if cls.__name__ in _SCHEDULER_OWN)
     ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
-    _BOUND_METHOD_OWNERS.update(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)
+    _BOUND_METHOD_OWNERS.update(lbfgs.OPTIMIZERS + lr_scheduler.SCHEDULERS)
 
 
 stdlib.when_made("torch.optim", _allow_optim)

@@ -82,6 +82,8 @@ _WHAT = {
     "Adadelta": "Adadelta: steps scaled by the ratio of running roots of past squared updates and squared gradients.",
     "Rprop": "Rprop: a step size per element, grown while the gradient keeps its sign and shrunk when it flips.",
     "ASGD": "Averaged SGD: SGD with a decaying rate, keeping a running average of the parameters (state 'ax').",
+    "LBFGS": ("L-BFGS: quasi-Newton steps from the last history_size gradient changes, over all parameters as one "
+              "vector; step(closure) re-evaluates the loss, optionally with a strong-Wolfe line search."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",

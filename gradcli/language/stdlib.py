@@ -405,12 +405,12 @@ def _make_nn() -> dict:
 
 def _make_optim() -> dict:
     """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
-    from gradcli.engine import lr_scheduler, optim
+    from gradcli.engine import lbfgs, lr_scheduler, optim
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
         "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
-        "ASGD": optim.ASGD,
+        "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
     }
@@ -795,8 +795,8 @@ def _nn_made(nn: ScriptModule) -> None:
 
 
 def _optim_made(optim_ns: ScriptModule) -> None:
-    from gradcli.engine import lr_scheduler, optim
-    held = {cls: optim_ns.members[cls.__name__] for cls in optim.OPTIMIZERS}
+    from gradcli.engine import lbfgs, lr_scheduler
+    held = {cls: optim_ns.members[cls.__name__] for cls in lbfgs.OPTIMIZERS}
     held.update((cls, optim_ns.members["lr_scheduler"].members[cls.__name__]) for cls in lr_scheduler.SCHEDULERS)
     _OPTIM_CLASSES.update(held)
     _SCRIPT_CLASSES.update((id(h), cls) for cls, h in held.items())
