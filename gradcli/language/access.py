@@ -138,6 +138,17 @@ def _allow_random(module) -> None:
 
 stdlib.when_made("torch.nn", _allow_lstm_node)
 
+
+def _allow_packed(module) -> None:
+    """torch.nn.utils.rnn's PackedSequence: a named tuple of tensors with PyTorch's conversions."""
+    from gradcli.engine.ops import packed
+    ALLOWED[packed.PackedSequence] = frozenset(packed.PackedSequence._fields + (
+        "_fields", "to", "cpu", "double", "float", "half", "long", "int", "short", "char", "byte", "is_cuda",
+        "is_pinned", "count", "index"))
+
+
+stdlib.when_made("torch.nn.utils.rnn", _allow_packed)
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):

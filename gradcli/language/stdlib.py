@@ -398,9 +398,18 @@ def _make_nn() -> dict:
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
         "parameters_to_vector": clipgrad.parameters_to_vector, "vector_to_parameters": clipgrad.vector_to_parameters,
+        "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
+
+
+def _make_rnn_utils() -> dict:
+    """torch.nn.utils.rnn: padding and packing sequences, and the PackedSequence they make."""
+    packed = ops.packed
+    return {name: getattr(packed, name) for name in (
+        "PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
+        "unpad_sequence", "unpack_sequence", "invert_permutation")}
 
 
 def _make_optim() -> dict:
