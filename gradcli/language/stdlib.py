@@ -364,6 +364,7 @@ def _make_nn() -> dict:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
+        "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
         **{name: _later("gradcli.engine.ops.arrange", name) for name in ("pixel_shuffle", "pixel_unshuffle")},
         "pad": ops.shape.functional_pad,
         **{name: _later("gradcli.engine.ops.upsample", name)
@@ -617,6 +618,7 @@ def _build_torch() -> ScriptModule:
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv
         **_CONV,
+        "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
         "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,

@@ -56,11 +56,11 @@ _LATER = {
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
-    "pool": (), "rnn": (), "packed": (), "composed": (), "upsample": (),
+    "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
+                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
 
 
 def __getattr__(name: str):

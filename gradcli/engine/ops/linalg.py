@@ -498,6 +498,11 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
                            f"same number of elements, but got {x.size} and {y.size} elements respectively")
     _not_for_bool(x, "dot")
+    return _pair(a, b, row, np.asarray(dot_array(x, y), dtype=x.dtype), x, y)
+
+
+def dot_array(x: np.ndarray, y: np.ndarray):
+    """The dot product of two vectors of one dtype as PyTorch's CPU kernel (BLAS) computes it."""
     if x.dtype == np.float32 and (x.size <= 8 or x.size == 16):
         value = _sdot_small(x, y)      # MKL's order, where it is known
     elif x.dtype == np.float64 and x.size <= 8:
@@ -508,7 +513,7 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         value = np.dot(x, y)
     if x.dtype.kind == "f":            # BLAS starts its sum at +0.0: products that are all -0.0 give +0.0
         value = value + x.dtype.type(0)
-    return _pair(a, b, row, np.asarray(value, dtype=x.dtype), x, y)
+    return value
 
 
 def _sdot_small(x: np.ndarray, y: np.ndarray) -> np.float32:
