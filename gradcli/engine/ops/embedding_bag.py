@@ -93,15 +93,13 @@ EMBEDDING_BAG = Op("EmbeddingBagBackward0", None, _SAVES,
 # ------------------------------------------------------------------------------------------- forward
 
 def _bag_of_each(offsets: np.ndarray, n: int, include_last_offset: bool) -> tuple:
-    """(the bag of each index, the number of bags, each bag's start and end)."""
+    """(the bag of each index, -1 before the first bag; the number of bags)."""
     bags_n = offsets.size - 1 if include_last_offset else offsets.size
     starts = offsets[:bags_n]
-    # the last bag runs to the end of the input, even past a last offset that include_last_offset gives
-    ends = np.append(offsets[1:bags_n], n) if bags_n else starts
-    bag = np.full(n, -1, dtype=np.int64)
-    for b in range(bags_n):
-        bag[int(starts[b]):int(ends[b])] = b
-    return bag, bags_n, starts, ends
+    # each index in the last bag that starts at or before it (an empty bag gives way to the next one); the
+    # last bag runs to the end of the input, even past a last offset that include_last_offset gives
+    bag = np.searchsorted(starts, np.arange(n), side="right").astype(np.int64) - 1
+    return bag, bags_n
 
 
 def _in_order(values: np.ndarray, bag: np.ndarray, bags_n: int, step) -> np.ndarray:
@@ -166,7 +164,7 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     if sparse and needs_grad(weight):
         raise NotImplementedError("gradcli has no sparse tensors: embedding_bag(sparse=True) would give the weight a "
                                   "sparse gradient; use sparse=False (the same values, as a dense gradient)")
-    bag, bags_n, starts, ends = _bag_of_each(off.astype(np.int64), idx.shape[0], include_last_offset)
+    bag, bags_n = _bag_of_each(off.astype(np.int64), idx.shape[0], include_last_offset)
     used = bag.copy()
     if padding_idx is not None:
         used[idx64 == padding_idx] = -1

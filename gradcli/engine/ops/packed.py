@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import dtypes, factories
+from gradcli.engine import budget, dtypes, factories
 from gradcli.engine.ops import shape, sorting
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.tensor import Tensor
@@ -62,6 +62,7 @@ def pack_padded(input: Tensor, lengths: Tensor, batch_first: bool):
                            "can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep "
                            "this requirement if you do not need ONNX exportability.")
     steps = int(lens[0])
+    budget.check_tensor((steps,), 8)        # (a length past the padded input's is the script's to give)
     batch_sizes = np.empty(steps, dtype=np.int64)
     times, members = [], []
     prev = 0
@@ -98,6 +99,7 @@ def pad_packed(data: Tensor, batch_sizes: Tensor, batch_first: bool, padding_val
         steps = total_length
     trailing = tuple(data._a.shape[1:])
     output = factories.full((steps, most) + trailing, padding_value, dtype=data.dtype)
+    budget.check_tensor((most,), 8)
     lengths = np.empty(most, dtype=np.int64)
     write = most - 1
     offset, prev_size, prev_i = 0, most, 0
