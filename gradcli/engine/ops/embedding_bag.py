@@ -13,9 +13,6 @@ from gradcli.engine.recording import Op, apply, needs_grad
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
-_MODES = {0: "sum", 1: "mean", 2: "max"}
-
-
 # ------------------------------------------------------------------------------------------- backward
 
 def _weight_grad(F, g, weight, indices, offsets, per_sample_weights, mode, padding_idx, scale_grad_by_freq, sparse,
@@ -201,19 +198,19 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
 
 def _bag_max(picked: np.ndarray, idx: np.ndarray, used: np.ndarray, bags_n: int, max_indices: np.ndarray):
     """Each bag's elementwise maximum, the first entry kept on a tie (a later one must be strictly greater), and
-    the weight row each element came from; empty bags zero."""
+    the weight row each element came from; empty bags zero. The r-th entries of all bags go together."""
     out = np.zeros((bags_n, picked.shape[-1]), dtype=picked.dtype)
-    first = np.ones(bags_n, dtype=bool)
-    for i in np.nonzero(used >= 0)[0]:
-        b = used[i]
-        if first[b]:
-            out[b] = picked[i]
-            max_indices[b] = idx[i]
-            first[b] = False
-        else:
-            better = picked[i] > out[b]
-            out[b][better] = picked[i][better]
-            max_indices[b][better] = idx[i]
+    live = np.nonzero(used >= 0)[0]
+    if not live.size:
+        return out
+    keys = used[live]
+    rank = np.arange(keys.size) - np.searchsorted(keys, keys)
+    for r in range(int(rank.max()) + 1):
+        at = live[rank == r]
+        b = used[at]
+        better = np.ones(picked[at].shape, dtype=bool) if r == 0 else picked[at] > out[b]
+        out[b] = np.where(better, picked[at], out[b])
+        max_indices[b] = np.where(better, idx[at][:, None], max_indices[b])
     return out
 
 
