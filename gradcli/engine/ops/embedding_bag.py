@@ -100,7 +100,8 @@ def _bag_of_each(offsets: np.ndarray, n: int, include_last_offset: bool) -> tupl
 
 
 def _in_order(values: np.ndarray, bag: np.ndarray, bags_n: int, step) -> np.ndarray:
-    """out[bag[i]] = step(out[bag[i]], i) for each entry in order: the r-th entries of all bags together."""
+    """out[bag[i]] = step(out[bag[i]], i, r) for each entry i, the r-th of its bag, in order: the r-th entries of
+    all bags together (one vector step per r)."""
     out = np.zeros((bags_n, values.shape[-1]), dtype=values.dtype)
     live = np.nonzero(bag >= 0)[0]
     if not live.size:
@@ -109,7 +110,7 @@ def _in_order(values: np.ndarray, bag: np.ndarray, bags_n: int, step) -> np.ndar
     rank = np.arange(keys.size) - np.searchsorted(keys, keys)
     for r in range(int(rank.max()) + 1):
         picked = live[rank == r]
-        out[bag[picked]] = step(out[bag[picked]], picked)
+        out[bag[picked]] = step(out[bag[picked]], picked, r)
     return out
 
 
@@ -176,11 +177,11 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     elif per_sample_weights is not None:
         p = per_sample_weights._a
         if w.dtype == np.float32:           # FBGEMM: one fused multiply-add per element
-            out = _in_order(picked, used, bags_n, lambda acc, i: fma(p[i][:, None], picked[i], acc))
+            out = _in_order(picked, used, bags_n, lambda acc, i, r: fma(p[i][:, None], picked[i], acc))
         else:                               # ATen's loop: the product rounded, then added
-            out = _in_order(picked, used, bags_n, lambda acc, i: acc + p[i][:, None] * picked[i])
+            out = _in_order(picked, used, bags_n, lambda acc, i, r: acc + p[i][:, None] * picked[i])
     else:
-        out = _in_order(picked, used, bags_n, lambda acc, i: acc + picked[i])
+        out = _in_order(picked, used, bags_n, lambda acc, i, r: acc + picked[i])
         if mode == 1:
             out = np.where(sizes[:, None] > 0, out / np.maximum(sizes, 1)[:, None].astype(w.dtype), out)
     # the other three results as PyTorch's CPU kernel leaves them: its sum path needs no bag of each index
@@ -198,20 +199,13 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
 
 def _bag_max(picked: np.ndarray, idx: np.ndarray, used: np.ndarray, bags_n: int, max_indices: np.ndarray):
     """Each bag's elementwise maximum, the first entry kept on a tie (a later one must be strictly greater), and
-    the weight row each element came from; empty bags zero. The r-th entries of all bags go together."""
-    out = np.zeros((bags_n, picked.shape[-1]), dtype=picked.dtype)
-    live = np.nonzero(used >= 0)[0]
-    if not live.size:
-        return out
-    keys = used[live]
-    rank = np.arange(keys.size) - np.searchsorted(keys, keys)
-    for r in range(int(rank.max()) + 1):
-        at = live[rank == r]
+    the weight row each element came from (into max_indices); empty bags zero."""
+    def step(current, at, r):
+        better = np.ones(current.shape, dtype=bool) if r == 0 else picked[at] > current
         b = used[at]
-        better = np.ones(picked[at].shape, dtype=bool) if r == 0 else picked[at] > out[b]
-        out[b] = np.where(better, picked[at], out[b])
         max_indices[b] = np.where(better, idx[at][:, None], max_indices[b])
-    return out
+        return np.where(better, picked[at], current)
+    return _in_order(picked, used, bags_n, step)
 
 
 def _legacy(a: np.ndarray) -> str:
