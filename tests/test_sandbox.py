@@ -95,7 +95,8 @@ ESCAPES = [
                                          "torch.distributions.kl, torch.distributions.laplace, torch.distributions.normal, "
                                          "torch.distributions.one_hot_categorical, torch.distributions.poisson, "
                                          "torch.distributions.studentT, torch.distributions.uniform, torch.func, "
-                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, torch.optim, "
+                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils, "
+                                         "torch.nn.utils.rnn, torch.optim, "
                                          "torch.optim.lr_scheduler, torch.random, torch.special, "
                                          "torch.testing, torch.utils, torch.utils.data, torch.version and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "

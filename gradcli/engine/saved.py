@@ -119,6 +119,8 @@ def _value(node, key: str, kind: str):
         return _index_value(node, key)
     value = _lookup(node, key)
     if value is not _MISSING:
+        if key == "padding_idx" and value is None:     # PyTorch saves -1, shown as its unsigned 64 bits
+            return _unsigned(-1)
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
             return _REDUCTIONS.get(value, _MISSING)
         if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:

@@ -375,7 +375,7 @@ class Tensor:
             _inside_vmap("item")
         if self._a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self.requires_grad:          # float(t), math.sqrt(t): PyTorch warns, once per process
+        if self.requires_grad and STATE.recording:     # float(t), math.sqrt(t): PyTorch warns under grad mode, once
             STATE.warn_once("scalar", "UserWarning", SCALAR_WARNING)
         return float(self._a.reshape(()).item())
 

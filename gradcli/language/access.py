@@ -117,13 +117,13 @@ _BOUND_METHOD_OWNERS: set = set()       # PyTorch's Python classes (the optimise
 
 def _allow_optim(module) -> None:
     """torch.optim's classes, once a script reaches torch.optim (stdlib makes it then)."""
-    from gradcli.engine import lr_scheduler, optim
-    ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in optim.OPTIMIZERS)
+    from gradcli.engine import lbfgs, lr_scheduler
+    ALLOWED.update((cls, frozenset(_OPTIMIZER)) for cls in lbfgs.OPTIMIZERS)
     ALLOWED.update((cls, frozenset(_SCHEDULER_OWN[cls.__name__] + (
         () if cls.__name__ in _WHOLE_LIST else _SCHEDULER)))
         for cls in lr_scheduler.SCHEDULERS if cls.__name__ in _SCHEDULER_OWN)
     ALLOWED[lr_scheduler.LRScheduler] = frozenset(_SCHEDULER)
-    _BOUND_METHOD_OWNERS.update(optim.OPTIMIZERS + lr_scheduler.SCHEDULERS)
+    _BOUND_METHOD_OWNERS.update(lbfgs.OPTIMIZERS + lr_scheduler.SCHEDULERS)
 
 
 stdlib.when_made("torch.optim", _allow_optim)
@@ -137,6 +137,17 @@ def _allow_random(module) -> None:
 
 
 stdlib.when_made("torch.nn", _allow_lstm_node)
+
+
+def _allow_packed(module) -> None:
+    """torch.nn.utils.rnn's PackedSequence: a named tuple of tensors with PyTorch's conversions."""
+    from gradcli.engine.ops import packed
+    ALLOWED[packed.PackedSequence] = frozenset(packed.PackedSequence._fields + (
+        "_fields", "to", "cpu", "double", "float", "half", "long", "int", "short", "char", "byte", "is_cuda",
+        "is_pinned", "count", "index"))
+
+
+stdlib.when_made("torch.nn.utils.rnn", _allow_packed)
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).

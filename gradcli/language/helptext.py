@@ -82,6 +82,8 @@ _WHAT = {
     "Adadelta": "Adadelta: steps scaled by the ratio of running roots of past squared updates and squared gradients.",
     "Rprop": "Rprop: a step size per element, grown while the gradient keeps its sign and shrunk when it flips.",
     "ASGD": "Averaged SGD: SGD with a decaying rate, keeping a running average of the parameters (state 'ax').",
+    "LBFGS": ("L-BFGS: quasi-Newton steps from the last history_size gradient changes, over all parameters as one "
+              "vector; step(closure) re-evaluates the loss, optionally with a strong-Wolfe line search."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
@@ -487,6 +489,8 @@ _WHAT = {
     "linear": "x @ weight.T + bias.", "normalize": "Divides by the p-norm along `dim`.",
     "dropout": "Zeros elements at random with probability p during training, scaling the rest by 1 / (1 - p).",
     "embedding": "The rows of `weight` that the integer input names (the padding_idx row gets no gradient).",
+    "embedding_bag": ("The rows of `weight` each bag of indices names (bags from `offsets` or a 2-D input's rows), "
+                      "summed, averaged or maxed (`mode`), optionally weighted per index."),
     "one_hot": "int64 zeros with a one at each value's position along a new last dimension.",
     "bilinear": "x1ᵀ A x2 + b, one matrix A of `weight` per output feature.",
     "hardsigmoid": "clamp(x + 3, 0, 6) / 6.", "hardswish": "x * clamp(x + 3, 0, 6) / 6.",
@@ -529,6 +533,13 @@ _WHAT = {
     "GRUCell": "One GRU step: h' from x and h.",
     "Embedding": "A table of vectors looked up by index, initialised from a standard normal (max_norm renormalises "
                  "the rows it looks up, in place).",
+    "EmbeddingBag": ("Embedding lookups reduced per bag (sum, mean or max) in one op: forward(input, offsets, "
+                     "per_sample_weights)."),
+    "pad_sequence": "Variable-length sequences stacked into one tensor, padded with padding_value (left or right).",
+    "pack_padded_sequence": "A padded batch and its lengths as a PackedSequence (the rows still running at each step).",
+    "pad_packed_sequence": "A PackedSequence back as a padded batch and its lengths.",
+    "pack_sequence": "Variable-length sequences as a PackedSequence (pad_sequence, then pack_padded_sequence).",
+    "PackedSequence": "The packed batch RNN, GRU and LSTM take: (data, batch_sizes, sorted_indices, unsorted_indices).",
     "ParameterList": "A list of Parameters registered under their positions (plain tensors become Parameters).",
     "ParameterDict": "A dict of Parameters registered under string keys (plain tensors become Parameters).",
     "Hardsigmoid": "hardsigmoid as a module.", "Hardswish": "hardswish as a module.",

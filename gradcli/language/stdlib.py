@@ -364,6 +364,7 @@ def _make_nn() -> dict:
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
+        "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
         **{name: _later("gradcli.engine.ops.arrange", name) for name in ("pixel_shuffle", "pixel_unshuffle")},
         "pad": ops.shape.functional_pad,
         **{name: _later("gradcli.engine.ops.upsample", name)
@@ -398,19 +399,28 @@ def _make_nn() -> dict:
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
         "parameters_to_vector": clipgrad.parameters_to_vector, "vector_to_parameters": clipgrad.vector_to_parameters,
+        "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
 
 
+def _make_rnn_utils() -> dict:
+    """torch.nn.utils.rnn: padding and packing sequences, and the PackedSequence they make."""
+    packed = ops.packed
+    return {name: getattr(packed, name) for name in (
+        "PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
+        "unpad_sequence", "unpack_sequence", "invert_permutation")}
+
+
 def _make_optim() -> dict:
     """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
-    from gradcli.engine import lr_scheduler, optim
+    from gradcli.engine import lbfgs, lr_scheduler, optim
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
         "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
-        "ASGD": optim.ASGD,
+        "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
     }
@@ -613,6 +623,7 @@ def _build_torch() -> ScriptModule:
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv
         **_CONV,
+        "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
         "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
@@ -810,8 +821,8 @@ def _nn_made(nn: ScriptModule) -> None:
 
 
 def _optim_made(optim_ns: ScriptModule) -> None:
-    from gradcli.engine import lr_scheduler, optim
-    held = {cls: optim_ns.members[cls.__name__] for cls in optim.OPTIMIZERS}
+    from gradcli.engine import lbfgs, lr_scheduler
+    held = {cls: optim_ns.members[cls.__name__] for cls in lbfgs.OPTIMIZERS}
     held.update((cls, optim_ns.members["lr_scheduler"].members[cls.__name__]) for cls in lr_scheduler.SCHEDULERS)
     _OPTIM_CLASSES.update(held)
     _SCRIPT_CLASSES.update((id(h), cls) for cls, h in held.items())

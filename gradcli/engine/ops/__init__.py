@@ -58,11 +58,12 @@ _LATER = {
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
                 "special_i1e"),
-    "pool": (), "rnn": (), "composed": (), "upsample": (),
+    "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
-_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange", "special")
+_GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
+                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter",
+                "arrange", "special")
 
 
 def __getattr__(name: str):

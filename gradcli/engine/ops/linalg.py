@@ -498,13 +498,55 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
                            f"same number of elements, but got {x.size} and {y.size} elements respectively")
     _not_for_bool(x, "dot")
-    if x.dtype == np.float32:          # MKL's sdot sums in its own order: round the exact sum once instead
+    return _pair(a, b, row, np.asarray(dot_array(x, y), dtype=x.dtype), x, y)
+
+
+def dot_array(x: np.ndarray, y: np.ndarray):
+    """The dot product of two vectors of one dtype as PyTorch's CPU kernel (BLAS) computes it."""
+    if x.dtype == np.float32 and (x.size <= 8 or x.size == 16):
+        value = _sdot_small(x, y)      # MKL's order, where it is known
+    elif x.dtype == np.float64 and x.size <= 8:
+        value = _ddot_small(x, y)
+    elif x.dtype == np.float32:        # MKL's sdot sums in its own order: round the exact sum once instead
         value = np.dot(x.astype(np.float64), y.astype(np.float64))
     else:
         value = np.dot(x, y)
     if x.dtype.kind == "f":            # BLAS starts its sum at +0.0: products that are all -0.0 give +0.0
         value = value + x.dtype.type(0)
-    return _pair(a, b, row, np.asarray(value, dtype=x.dtype), x, y)
+    return value
+
+
+def _sdot_small(x: np.ndarray, y: np.ndarray) -> np.float32:
+    """MKL's sdot of at most 8 (or exactly 16) float32 elements, as measured on the oracle: the products
+    rounded, then summed in order below 4 elements; from 4 on, in four lanes (element i into lane i % 4,
+    elements past the last whole group of four into lane 0, in order), the lanes added as (0 + 2) + (1 + 3)."""
+    p = np.multiply(x, y)
+    n = p.size
+    if n < 4:
+        total = np.float32(0)
+        for v in p:
+            total = total + v
+        return total
+    whole = n - n % 4
+    lanes = p[:4].copy()
+    for i in range(4, whole, 4):
+        lanes += p[i:i + 4]
+    for v in p[whole:]:
+        lanes[0] += v
+    return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+
+
+
+def _ddot_small(x: np.ndarray, y: np.ndarray) -> np.float64:
+    """MKL's ddot of at most 8 float64 elements, as measured on the oracle: the products rounded, the even
+    and the odd ones each summed in order, then the two sums added."""
+    p = np.multiply(x, y)
+    even, odd = np.float64(0), np.float64(0)
+    for v in p[0::2]:
+        even = even + v
+    for v in p[1::2]:
+        odd = odd + v
+    return even + odd
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:

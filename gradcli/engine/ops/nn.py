@@ -390,7 +390,7 @@ def embedding_dense_array(g, indices, num_weights, padding_idx, scale_grad_by_fr
         flat, rows = flat[keep], rows[keep]
     if scale_grad_by_freq:
         counts = np.bincount(indices.reshape(-1), minlength=num_weights)
-        return _fused_scaled_sum(rows, flat, (1.0 / counts[flat]).astype(g.dtype)[:, None], num_weights)
+        return fused_scaled_sum(rows, flat, (1.0 / counts[flat]).astype(g.dtype)[:, None], num_weights)
     out = np.zeros((num_weights, g.shape[-1]), dtype=g.dtype)
     np.add.at(out, flat, rows)
     return out
@@ -418,7 +418,7 @@ def _embedding_dense_backward_jvp(F, ts, xs, result, indices, num_weights, paddi
                                                                scale_grad_by_freq)
 
 
-def _fused_scaled_sum(rows: np.ndarray, flat: np.ndarray, scale: np.ndarray, num_weights: int) -> np.ndarray:
+def fused_scaled_sum(rows: np.ndarray, flat: np.ndarray, scale: np.ndarray, num_weights: int) -> np.ndarray:
     """out[flat[i]] = fma(rows[i], scale[i], out[flat[i]]) for each i in order: the i with the same index
     run in sequence, so the r-th occurrences of all indices go together, one vector step per r."""
     from gradcli.engine.optim import fma        # optim imports the tensor module, which imports the ops

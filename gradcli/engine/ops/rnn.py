@@ -170,16 +170,78 @@ def _layer(step, input: Tensor, hidden, params: list):
     return shape.cat([fw_output, rev_output], fw_output._a.ndim - 1), [fw_hidden, rev_hidden]
 
 
-def _layer_stack(mode, input, hiddens: list, params: list, num_layers, dropout, train, bidirectional):
+def _slice_hidden(hidden, start: int, end: int):
+    """hidden_slice: rows start:end of a hidden state (both of LSTM's pair), by narrow (SliceBackward0)."""
+    if hidden.__class__ is tuple:
+        return tuple(shape.narrow(h, 0, start, end - start) for h in hidden)
+    return shape.narrow(hidden, 0, start, end - start)
+
+
+def _join_hidden(hiddens: list):
+    """hidden_concat: the pieces of a hidden state joined by cat (one CatBackward0, even for one piece)."""
+    if hiddens[0].__class__ is tuple:
+        return tuple(shape.cat([h[k] for h in hiddens], 0) for k in range(2))
+    return shape.cat(hiddens, 0)
+
+
+def _packed_forward(step, data: Tensor, sizes: list, hidden, p: Params):
+    """PackedLayer: step through the packed rows; when the batch shrinks, the finished sequences' rows of the
+    hidden state are set aside; the final state is those pieces joined, the longest sequences first."""
+    projected = nn.linear(data, p.w_ih, p.b_ih)
+    outputs, finished = [], []
+    offset, last = 0, sizes[0]
+    for size in sizes:
+        x = shape.narrow(projected, 0, offset, size)
+        offset += size
+        if last > size:
+            finished.append(_slice_hidden(hidden, size, last))
+            hidden = _slice_hidden(hidden, 0, size)
+        last = size
+        hidden = step(x, hidden, p, True)
+        outputs.append(hidden[0] if hidden.__class__ is tuple else hidden)
+    finished.append(hidden)
+    return shape.cat(outputs, 0), _join_hidden(finished[::-1])
+
+
+def _packed_backward(step, data: Tensor, sizes: list, start, p: Params):
+    """ReversedPackedLayer: from the last packed step back to the first, the hidden state growing by the rows
+    of the initial state of each sequence that starts running."""
+    projected = nn.linear(data, p.w_ih, p.b_ih)
+    outputs = []
+    offset, last = data._a.shape[0], sizes[-1]
+    hidden = _slice_hidden(start, 0, sizes[-1])
+    for size in sizes[::-1]:
+        if size > last:
+            hidden = _join_hidden([hidden, _slice_hidden(start, last, size)])
+        x = shape.narrow(projected, 0, offset - size, size)
+        offset -= size
+        last = size
+        hidden = step(x, hidden, p, True)
+        outputs.append(hidden[0] if hidden.__class__ is tuple else hidden)
+    return shape.cat(outputs[::-1], 0), hidden
+
+
+def _packed_layer(sizes: list):
+    """PackedLayer / PackedBidirectionalLayer over packed data with these batch sizes."""
+    def layer(step, data: Tensor, hidden, params: list):
+        fw_output, fw_hidden = _packed_forward(step, data, sizes, hidden[0], params[0])
+        if len(params) == 1:
+            return fw_output, [fw_hidden]
+        rev_output, rev_hidden = _packed_backward(step, data, sizes, hidden[1], params[1])
+        return shape.cat([fw_output, rev_output], -1), [fw_hidden, rev_hidden]
+    return layer
+
+
+def _layer_stack(mode, input, hiddens: list, params: list, num_layers, dropout, train, bidirectional, layer=_layer):
     """apply_layer_stack: the layers in turn, dropout between them when training."""
     step = CELLS[mode]
     per = 2 if bidirectional else 1
     final = []
-    for layer in range(num_layers):
-        input, last = _layer(step, input, hiddens[layer * per:(layer + 1) * per],
-                             params[layer * per:(layer + 1) * per])
+    for index in range(num_layers):
+        input, last = layer(step, input, hiddens[index * per:(index + 1) * per],
+                            params[index * per:(index + 1) * per])
         final.extend(last)
-        if dropout != 0 and train and layer < num_layers - 1:
+        if dropout != 0 and train and index < num_layers - 1:
             input = nn.torch_dropout(input, dropout, True)
     return input, final
 
@@ -217,6 +279,28 @@ def lstm(input: Tensor, hx: Tensor, cx: Tensor, params: list, num_layers: int, d
     if batch_first:
         output = shape.transpose(output, 0, 1)
     return output, h_n, c_n
+
+
+def _sizes(batch_sizes: Tensor) -> list:
+    return [int(v) for v in batch_sizes._a.reshape(-1)]
+
+
+def rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, hx: Tensor, params: list, num_layers: int,
+               dropout: float, train: bool, bidirectional: bool):
+    """_VF.rnn_tanh / rnn_relu / gru on packed data: (output data, h_n). Never oneDNN's path."""
+    output, final = _layer_stack(mode, data, list(arith.unbind0(hx)), params, num_layers, dropout, train,
+                                 bidirectional, _packed_layer(_sizes(batch_sizes)))
+    return output, shape.stack(final, 0)
+
+
+def lstm_packed(data: Tensor, batch_sizes: Tensor, hx: Tensor, cx: Tensor, params: list, num_layers: int,
+                dropout: float, train: bool, bidirectional: bool):
+    """_VF.lstm on packed data: (output data, h_n, c_n), through the LSTM cell for every dtype (PyTorch's
+    packed LSTM does not take oneDNN's layer)."""
+    hiddens = list(zip(arith.unbind0(hx), arith.unbind0(cx)))
+    output, final = _layer_stack("LSTM", data, hiddens, params, num_layers, dropout, train, bidirectional,
+                                 _packed_layer(_sizes(batch_sizes)))
+    return output, shape.stack([h for h, _ in final], 0), shape.stack([c for _, c in final], 0)
 
 
 # ------------------------------------------------------------------------------ oneDNN's LSTM layer

@@ -13,7 +13,7 @@ from gradcli.language.nn import conv, normalization, padding, pooling, rnn, upsa
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
-            layers.Linear, layers.Bilinear, layers.Embedding, layers.Flatten, layers.Unflatten, layers.Dropout,
+            layers.Linear, layers.Bilinear, layers.Embedding, layers.EmbeddingBag, layers.Flatten, layers.Unflatten, layers.Dropout,
             layers.Dropout1d, layers.Dropout2d, layers.Dropout3d, layers.PReLU, layers.PixelShuffle, layers.PixelUnshuffle,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Mish, activations.GLU, activations.Hardshrink, activations.Softshrink,

@@ -1,8 +1,8 @@
 """The recurrent layers: RNN, LSTM, GRU and their cells RNNCell, LSTMCell, GRUCell, as torch.nn.modules.rnn
 makes them: parameters named and ordered as PyTorch's (weight_ih_l0, ..., _reverse), drawn uniform(-1/√hidden,
 1/√hidden) in that order, PyTorch's argument checks and messages, the repr of its extra_repr, and a forward
-that hands the work to the engine's recurrent ops (gradcli.engine.ops.rnn). PackedSequence inputs are not
-supported."""
+that hands the work to the engine's recurrent ops (gradcli.engine.ops.rnn), for padded tensors and for
+PackedSequence inputs (torch.nn.utils.rnn) alike."""
 
 from __future__ import annotations
 
@@ -131,14 +131,15 @@ class RNNBase(Module):
         if input.dtype != first.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({first.dtype}). Convert "
                              f"input: input.to({first.dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
@@ -152,7 +153,9 @@ class RNNBase(Module):
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation=None):
-        return hx
+        if permutation is None:
+            return hx
+        return hx.index_select(1, permutation)
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
@@ -171,10 +174,35 @@ class RNNBase(Module):
         return s
 
     # ---------------------------------------------------------------------------------- forward
+    def _packed(self, packed, hx, lstm: bool):
+        """The forward of a PackedSequence: h0 in the packed (sorted) order, the engine's packed layers, the
+        output a PackedSequence and the final state back in the caller's order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        max_batch = int(batch_sizes[0])
+        directions = 2 if self.bidirectional else 1
+        if hx is None:
+            size = self.proj_size if lstm and self.proj_size > 0 else self.hidden_size
+            hx = _zeros(self.num_layers * directions, max_batch, size, like=data)
+            if lstm:
+                hx = (hx, _zeros(self.num_layers * directions, max_batch, self.hidden_size, like=data))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if not lstm:                        # (PyTorch's LSTM leaves a packed input's checks to its kernels)
+            self.check_forward_args(data, hx, batch_sizes)
+        if lstm:
+            output, h_n, c_n = rnn_ops.lstm_packed(data, batch_sizes, hx[0], hx[1], self._params(),
+                                                   self.num_layers, self.dropout, self.training, self.bidirectional)
+            hidden = (h_n, c_n)
+        else:
+            output, hidden = rnn_ops.rnn_packed(self.mode, data, batch_sizes, hx, self._params(), self.num_layers,
+                                                self.dropout, self.training, self.bidirectional)
+        result = type(packed)(output, batch_sizes, sorted_indices, unsorted_indices)
+        return result, self.permute_hidden(hidden, unsorted_indices)
+
     def _one_hidden(self, input, hx, name: str):
         """RNN's and GRU's forward: the unbatched case, the zero h0, the checks, then the engine."""
         if _is_packed(input):
-            raise NotImplementedError("PackedSequence inputs are not supported by gradcli")
+            return self._packed(input, hx, False)
         if input.dim() not in (2, 3):
             tail = " tensor instead" if name == "RNN" else " instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail}")
@@ -203,6 +231,12 @@ class RNNBase(Module):
 
 def _is_packed(value) -> bool:
     return type(value).__name__ == "PackedSequence"
+
+
+def _mini_batch(module, input, batch_sizes) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if module.batch_first else input.size(1)
 
 
 class RNN(RNNBase):
@@ -253,7 +287,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes=None):
@@ -263,9 +297,14 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
+    def permute_hidden(self, hx, permutation=None):
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
     def forward(self, input, hx=None):
         if _is_packed(input):
-            raise NotImplementedError("PackedSequence inputs are not supported by gradcli")
+            return self._packed(input, hx, True)
         directions = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if input.dim() not in (2, 3):
