@@ -75,6 +75,22 @@ EXTRA = [
     "unique = [torch.unique(y), torch.unique(y.view(1, 3), dim=1), torch.unique_consecutive(y)]   # (no backward)\n"
     "g, = torch.autograd.grad(torch.cdist(x.detach().view(3, 1), y.view(3, 1), p=3).sum(), y, create_graph=True)\n"
     "g.sum()                # (CdistBackwardBackward0: its own backward is refused, as in PyTorch)",
+    # the special functions (and the nodes of their second derivatives), the gamma-family samplers' gradients,
+    # packed sequences, embedding bags
+    "x = torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64, requires_grad=True)\n"
+    "ys = [x.lgamma(), x.digamma(), x.polygamma(1), torch.mvlgamma(x + 1, 2), (x * 0.3).erfinv(), x.i0(),\n"
+    "      torch.special.i0e(x), torch.special.i1(x), torch.special.i1e(x), (x * 1).polygamma_(1)]\n"
+    "g, = torch.autograd.grad(sum(y.sum() for y in ys), x, create_graph=True)\n"
+    "g.sum().backward()\n"
+    "c = torch.tensor([1.5, 2.0], requires_grad=True)\n"
+    "(torch.distributions.Gamma(c, 1.0).rsample().sum() + torch.distributions.Dirichlet(c).rsample()[0]).backward()\n"
+    "torch.binomial(c * 2, torch.tensor([0.3, 0.6]))\n"
+    "g, = torch.autograd.grad(torch.distributions.Gamma(c, 1.0).rsample().sum(), c, create_graph=True)\n"
+    "g.sum()                # (StandardGammaGradBackward0)\n"
+    "seqs = torch.nn.utils.rnn.pack_padded_sequence(torch.ones(3, 2, 1, requires_grad=True), [3, 2])\n"
+    "seqs.data.sum().backward()\n"
+    "torch.nn.functional.embedding_bag(torch.tensor([1, 0]), torch.ones(3, 2, requires_grad=True),\n"
+    "                                  torch.tensor([0, 1])).sum().backward()",
 ]
 
 

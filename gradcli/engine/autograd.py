@@ -283,6 +283,16 @@ _next_seq = itertools.count().__next__
 LEAF_SEQ = (1 << 64) - 1          # AccumulateGrad's sequence number in PyTorch: UINT64_MAX
 
 
+def runs_first(t):
+    """`t`, a result whose node raises when the backward pass reaches it (PyTorch's NotImplemented), with that
+    node numbered as PyTorch numbers its error nodes, as AccumulateGrad (UINT64_MAX): among the nodes ready in a
+    backward pass it runs first, so the pass fails before any other node's hook fires."""
+    node = t.grad_fn
+    if node is not None:
+        node.seq = LEAF_SEQ
+    return t
+
+
 class Node:
     """One recorded op: `op` is its row in the op table, `inputs` the nodes its gradients flow to.
 

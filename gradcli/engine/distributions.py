@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, rng
+from gradcli.engine.autograd import runs_first
 from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
                                       _type_name, _zero_tangent)
 from gradcli.engine.layout import preserved
@@ -298,7 +299,7 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
             p = p._a.item()
         if p.__class__ is Tensor or not isinstance(p, (int, float)):
             raise TypeError(_bernoulli_combination(input, args, kw))
-        return apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,))
+        return runs_first(apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,)))
     return apply(BERNOULLI, _per_element(lambda: _bernoulli_tensor(g, target, x)), (input,))
 
 
@@ -961,7 +962,7 @@ def binomial(count, prob, generator=None) -> Tensor:
     budget.check_tensor(shape, c.dtype.itemsize)
     c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
     out = _per_element(lambda: _binomial_values(g, c, p))
-    return apply(BINOMIAL, out, (count, prob))
+    return runs_first(apply(BINOMIAL, out, (count, prob)))
 
 
 def _binomial_values(g: rng.Generator, counts: np.ndarray, probs: np.ndarray) -> np.ndarray:

@@ -65,6 +65,19 @@ class NotDifferentiable:
 
 NOT_DIFFERENTIABLE = NotDifferentiable()
 
+NOT_YET = ("Trying to use forward AD with {} that does not support it because it has not been implemented yet.\n"
+           "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
+           "feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
+           "implementation to derivatives.yaml")
+
+
+def no_tangent(op_name: str):
+    """The forward column of a row whose forward-mode formula PyTorch has not implemented: its message, naming
+    the ATen op (`_embedding_bag`, `_unique2`, ...)."""
+    def jvp(F, tangents, inputs, result, *args):
+        raise NotImplementedError(NOT_YET.format(op_name))
+    return jvp
+
 
 # ----------------------------------------------------------------------------------------- tangents
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.autograd import LEAF_SEQ
+from gradcli.engine.autograd import runs_first
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.fma import fma, one_minus_square
 from gradcli.engine.layout import contiguous, laid_out
@@ -665,13 +665,8 @@ NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                
 
 def not_implemented(out, inputs: tuple, name: str) -> Tensor:
     """A result whose derivative PyTorch does not implement: its node (NotImplemented) raises when the backward
-    pass reaches it. PyTorch numbers such a node as it numbers AccumulateGrad (UINT64_MAX), so among the nodes
-    ready in a backward pass it runs first: the pass fails before any hook of the others fires."""
-    result = apply(NOT_IMPLEMENTED, out, inputs, (name,))
-    node = result.grad_fn
-    if node is not None:
-        node.seq = LEAF_SEQ
-    return result
+    pass reaches it, and runs first there (autograd.runs_first)."""
+    return runs_first(apply(NOT_IMPLEMENTED, out, inputs, (name,)))
 
 
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),

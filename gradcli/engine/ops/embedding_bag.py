@@ -8,6 +8,7 @@ import numpy as np
 
 from gradcli.engine import factories
 from gradcli.engine.fma import fma
+from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import linalg, nn, sorting
 from gradcli.engine.recording import Op, apply, needs_grad
 from gradcli.engine.state import STATE
@@ -83,7 +84,7 @@ def _array(value) -> np.ndarray:
 EMBEDDING_BAG = Op("EmbeddingBagBackward0", None, _SAVES,
                    (_weight_grad,
                     _sample_weights_grad), inputs=("weight", "per_sample_weights"), saves_tensors=True,
-                   needed_by={"weight": "per_sample_weights"})
+                   needed_by={"weight": "per_sample_weights"}, jvp=no_tangent("_embedding_bag"))
 # fmt: on
 
 

@@ -1415,17 +1415,7 @@ def _unsafe_view(a: Tensor, size: tuple) -> Tensor:
 
 _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
                 "donot_use_mm_for_euclid_dist": 2}
-_NO_TANGENT = ("Trying to use forward AD with {} that does not support it because it has not been implemented yet.\n"
-               "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template="
-               "feature-request.yml so that we can prioritize its implementation or submit a PR adding the "
-               "implementation to derivatives.yaml")
-
-
-def _no_tangent(op_name: str):
-    def jvp(F, ts, xs, result, *args):
-        raise NotImplementedError(_NO_TANGENT.format(op_name))
-    return jvp
-
+_no_tangent = forward.no_tangent
 
 def _no_derivative(F, g):
     raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget, dtypes, factories
+from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import shape, sorting
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.tensor import Tensor
@@ -20,7 +21,7 @@ def _unpack_grad(F, g, input_sym_sizes, result1, batch_first, rows):
 
 # fmt: off
 PACK_PADDED = Op("PackPaddedSequenceBackward0", None, ("input_sym_sizes", "result1", "batch_first", "rows"),
-                 (_unpack_grad,), saves_tensors=True, versioned=("result1",))
+                 (_unpack_grad,), saves_tensors=True, versioned=("result1",), jvp=no_tangent("_pack_padded_sequence"))
 # fmt: on
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget, signatures
+from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import elementwise
 from gradcli.engine.recording import Op, apply, axes, index_arg, result_dtype, type_word, wrap_dim
 from gradcli.engine.signatures import type_name
@@ -14,14 +15,7 @@ from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 
-def _no_tangent(name: str):
-    def jvp(F, tangents, inputs, result):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has not been implemented yet."
-            "\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
-            "request.yml so that we can prioritize its implementation or submit a PR adding the implementation to "
-            "derivatives.yaml")
-    return jvp
+_no_tangent = no_tangent
 
 
 _unimplemented = elementwise.unimplemented
