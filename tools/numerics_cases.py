@@ -235,6 +235,16 @@ CASES = [
     case("elementwise.TANH", "a.tanh()", "any:V", **LIB),
     case("elementwise.SIGMOID", "a.sigmoid()", "any:V", **LIB),
     case("elementwise.ERF", "a.erf()", "any:V", **LIB),
+    # the special functions: series in PyTorch's own code around glibc's or Sleef's elementary functions
+    # (lgamma is Sleef's, erfinv MKL's), so the goal is the correctly rounded rate
+    case("special.LGAMMA", "a.lgamma()", "pos:V", **LIB), case("special.DIGAMMA", "a.digamma()", "pos:V", **LIB),
+    case("special.POLYGAMMA", "torch.polygamma(1, a)", "pos:V", **LIB),
+    case("special.POLYGAMMA_", "(a * 1).polygamma_(2)", "pos:V", **LIB),
+    case("special.MVLGAMMA", "torch.mvlgamma(a + 1, 2)", "pos:V", **LIB),
+    case("special.ERFINV", "a.erfinv()", "unit:V", **LIB), case("special.I0", "a.i0()", "any:V", **LIB),
+    case("special.I0E", "torch.special.i0e(a)", "any:V", **LIB),
+    case("special.I1", "torch.special.i1(a)", "any:V", **LIB),
+    case("special.I1E", "torch.special.i1e(a)", "any:V", **LIB),
     case("elementwise.RELU", "a.relu()", "away:V"),
     case("elementwise.SILU", "F.silu(a)", "any:V", **LIB),
     case("elementwise.FLOOR", "a.floor() * a", "away:V"),
@@ -539,6 +549,9 @@ NOT_DRIVEN = {
     "elementwise.ACOSH_": "acosh_'s node: PyTorch has no derivative for the in-place form",
     "elementwise.ATANH_": "atanh_'s node: PyTorch has no derivative for the in-place form",
     "indexing.IDENTITY": "forward-mode unpack_dual's node: no arithmetic of its own",
+    "embedding_bag.EMBEDDING_BAG": "embedding_bag: row sums in PyTorch's kernel order over random index lists; "
+                                   "tests/engine_cases/embedding_bag.txt compares them with the oracle",
+    "packed.PACK_PADDED": "pack_padded_sequence: moves elements, no arithmetic",
     "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first), as rnn.UNSAFE_SPLIT",
     "rnn.UNSAFE_SPLIT": "recorded only inside gradcli's RNN layers (torch.nn.RNN/LSTM/GRU), whose weights are "
                         "random: tests/conformance goldens cover them",
