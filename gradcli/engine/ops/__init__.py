@@ -56,11 +56,12 @@ _LATER = {
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
-    "pool": (), "rnn": (), "composed": (), "upsample": (),
+    "attention": (), "pool": (), "rnn": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn",
-                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange")
+                "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter", "arrange",
+                "attention")
 
 
 def __getattr__(name: str):
