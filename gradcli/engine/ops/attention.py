@@ -242,10 +242,10 @@ def flash_backward(g, q, k, v, out, lse, mask, causal: bool, scale: float) -> tu
 
 
 def _flash_grad(which: int):
-    def formula(F, g, query, key, value, output, logsumexp, attn_mask, dropout_p, is_causal, scale):
-        arrays = [x._a if x.__class__ is Tensor else x for x in (g, query, key, value, attn_mask)]
-        grads = flash_backward(arrays[0], arrays[1], arrays[2], arrays[3], output, logsumexp, arrays[4],
-                               is_causal, _scale_of(arrays[1], scale))
+    def formula(F, g, query, key, value, result, logsumexp, attn_mask, dropout_p, is_causal, scale):
+        g_, q, k, v, out, lse, mask = (x._a if x.__class__ is Tensor else x
+                                        for x in (g, query, key, value, result, logsumexp, attn_mask))
+        grads = flash_backward(g_, q, k, v, out, lse, mask, is_causal, _scale_of(q, scale))
         if F.tensors:       # PyTorch has no formula for the backward kernel: a node that refuses to run
             return apply(elementwise.NOT_IMPLEMENTED, grads[which], (g, query), (_BACKWARD,))
         return grads[which]
@@ -260,7 +260,7 @@ def _safe_softmax_grad(F, g, result, dim):
 
 # fmt: off
 FLASH        = Op("ScaledDotProductFlashAttentionForCpuBackward0", None,
-                  ("query", "key", "value", "output", "logsumexp", "attn_mask", "dropout_p", "is_causal", "scale"),
+                  ("query", "key", "value", "result", "logsumexp", "attn_mask", "dropout_p", "is_causal", "scale"),
                   (_flash_grad(0), _flash_grad(1), _flash_grad(2)),
                   inputs=("query", "key", "value"), saves_tensors=True, quiet=True)
 SAFE_SOFTMAX = Op("SafeSoftmaxBackward0", None, ("result", "dim"), (_safe_softmax_grad,), quiet=True)
@@ -379,8 +379,7 @@ def _flash(query: Tensor, key: Tensor, value: Tensor, mask, causal: bool, scale)
     q, k, v = query._a, key._a, value._a
     m = mask._a if mask is not None else None
     out, lse = flash_forward(q, k, v, m, causal, _scale_of(q, scale))
-    saved_mask = mask if mask is not None else None
-    return apply(FLASH, out, (query, key, value), (out, lse, saved_mask, 0.0, causal, scale))
+    return apply(FLASH, out, (query, key, value), (Tensor(lse), mask, 0.0, causal, scale))
 
 
 def _times(t: Tensor, factor: float) -> Tensor:

@@ -333,20 +333,45 @@ class TransformerEncoder(Module):
             src_key_padding_mask, "src_key_padding_mask", mask._a.dtype if mask is not None else None, "mask", dt)
         mask = attention.canonical_mask(mask, "mask", None, "", dt, check_other=False)
         first = self.layers[0]
-        if (src_key_padding_mask is not None and self.use_nested_tensor and not first.training
-                and src._a.ndim == 3 and not (STATE.recording and any(p.requires_grad for p in self.parameters()))
-                and not (STATE.recording and src.requires_grad)):
-            raise NotImplementedError("gradcli does not implement TransformerEncoder's nested-tensor fast path "
-                                      "(eval mode without grad, batch_first, a src_key_padding_mask): "
-                                      "gradcli has no nested tensors")
+        nested = self._takes_nested_path(src, mask, src_key_padding_mask)
+        if nested:
+            STATE.warn_once("nested-prototype", "UserWarning", "The PyTorch API of nested tensors is in prototype "
+                            "stage and will change in the near future. We recommend specifying layout=torch.jagged "
+                            "when constructing a nested tensor, as this layout receives active development, has "
+                            "better operator coverage, and works with torch.compile. (Triggered internally at "
+                            "/__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)")
         output = src
         batch_first = first.self_attn.batch_first
         is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if nested:
+            # PyTorch drops the padded positions (a nested tensor) and pads the result back with zeros; the
+            # positions kept see what the key padding mask lets them see, as here
+            padded = np.isneginf(src_key_padding_mask._a)[..., None]
+            output = Tensor(np.where(padded, output._a.dtype.type(0), output._a))
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+    def _takes_nested_path(self, src, mask, key_padding_mask) -> bool:
+        """Whether PyTorch's forward converts the batch to a nested tensor (its sparsity fast path): eval mode,
+        a batch of sequences with a left-aligned key padding mask and no other mask, nothing requiring grad."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src._a.ndim != 3 or key_padding_mask is None:
+            return False
+        if mask is not None:
+            return False
+        if getattr(self, "mask_check", True):
+            kept = ~np.isneginf(key_padding_mask._a)
+            if np.any(kept[:, 1:] & ~kept[:, :-1]):         # a kept position after a padded one
+                return False
+        attn = first.self_attn
+        weights = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                   first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                   first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        return not (STATE.recording and any(t is not None and t.requires_grad for t in weights))
 
 
 class TransformerDecoder(Module):
