@@ -559,7 +559,6 @@ _WHAT = {
     "GroupNorm": "group_norm with num_groups groups, weight ones and bias zeros.",
     "MultiheadAttention": "Attention with num_heads heads: in-projections, scaled_dot_product_attention, "
                           "out_proj; returns (output, averaged weights or None).",
-    "NonDynamicallyQuantizableLinear": "A Linear (MultiheadAttention's out_proj).",
     "TransformerEncoderLayer": "Self-attention and a feed-forward network, each a residual branch with LayerNorm.",
     "TransformerEncoder": "num_layers copies of an encoder layer, then an optional norm.",
     "TransformerDecoderLayer": "Self-attention, attention over memory and a feed-forward network, with LayerNorms.",

@@ -38,7 +38,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             pooling.MaxPool1d, pooling.MaxPool2d, pooling.AvgPool1d, pooling.AvgPool2d, pooling.AdaptiveAvgPool1d,
             pooling.AdaptiveAvgPool2d, pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d,
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d,
-            transformer.MultiheadAttention, transformer.NonDynamicallyQuantizableLinear,
+            transformer.MultiheadAttention,
             transformer.TransformerEncoderLayer, transformer.TransformerEncoder, transformer.TransformerDecoderLayer,
             transformer.TransformerDecoder, transformer.Transformer)
 
