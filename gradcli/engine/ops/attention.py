@@ -123,14 +123,15 @@ def _splits(q_len: int) -> int:
     return 256 if q_len >= 768 else 64 if q_len >= 192 else 32
 
 
-def _products(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x @ y for each matrix of (..., m, k) x (..., k, n) batches, one BLAS product per matrix as the kernel
-    calls them."""
-    lead = x.shape[:-2]
-    out = np.empty(lead + (x.shape[-2], y.shape[-1]), np.result_type(x, y))
-    for idx in np.ndindex(*lead):
-        out[idx] = linalg.matprod(x[idx], y[idx])
-    return out
+def _products(x: np.ndarray, y: np.ndarray, ta: bool = False, tb: bool = False) -> np.ndarray:
+    """x @ y for each matrix of two (B, H, ., .) batches, where `ta`/`tb` say the operand is passed transposed
+    (x or y is then the untransposed array): one BLAS product per matrix in the kernel, here one batched
+    linalg.matprod over B * H matrices, which sums each matrix as mm's rules say."""
+    lead = x.shape[:2]
+    xs = x.reshape((-1,) + x.shape[2:])
+    ys = y.reshape((-1,) + y.shape[2:])
+    out = linalg.matprod(np.swapaxes(xs, -1, -2) if ta else xs, np.swapaxes(ys, -1, -2) if tb else ys)
+    return out.reshape(lead + out.shape[1:])
 
 
 def _causal_cut(m: int, n: int, rows: int, cols: int) -> np.ndarray:
@@ -160,7 +161,7 @@ def flash_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask, causal: boo
         keys = min(m + rows, S) if causal else S
         for n in range(0, keys, kv_split):
             cols = min(kv_split, S - n)
-            qk = _products(qb, np.swapaxes(k[:, :, n:n + cols], -1, -2))
+            qk = _products(qb, k[:, :, n:n + cols], tb=True)
             if causal and keys - n <= kv_split:
                 qk[..., _causal_cut(m, n, rows, cols)] = neg_inf
             if mask is not None:
@@ -227,17 +228,17 @@ def flash_backward(g, q, k, v, out, lse, mask, causal: bool, scale: float) -> tu
         for n in range(0, keys, kv_split):
             cols = min(kv_split, S - n)
             kb, vb = k[:, :, n:n + cols], v[:, :, n:n + cols]
-            attn = _products(qb, np.swapaxes(kb, -1, -2)) * factor
+            attn = _products(qb, kb, tb=True) * factor
             if mask is not None:
                 attn = _masked(attn, dt.type(1), mask[:, :, m:m + rows, n:n + cols])
             attn = elementary.exp(attn - lse[:, :, m:m + rows, None])
             if causal and keys - n <= kv_split:
                 attn[..., _causal_cut(m, n, rows, cols)] = 0
-            gv[:, :, n:n + cols] = gv[:, :, n:n + cols] + _products(np.swapaxes(attn, -1, -2), gb)
-            grad_attn = _products(gb, np.swapaxes(vb, -1, -2))
+            gv[:, :, n:n + cols] = gv[:, :, n:n + cols] + _products(attn, gb, ta=True)
+            grad_attn = _products(gb, vb, tb=True)
             grad_attn = attn * (grad_attn - dsum[..., None])
             gq[:, :, m:m + rows] = gq[:, :, m:m + rows] + _products(grad_attn, kb) * factor
-            gk[:, :, n:n + cols] = gk[:, :, n:n + cols] + _products(np.swapaxes(grad_attn, -1, -2), qb) * factor
+            gk[:, :, n:n + cols] = gk[:, :, n:n + cols] + _products(grad_attn, qb, ta=True) * factor
     return gq, gk, gv
 
 
