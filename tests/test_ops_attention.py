@@ -27,6 +27,8 @@ CHECKS = {
          (any_(1, 2, 6, 3), any_(1, 2, 4, 3), any_(1, 2, 4, 3))),
         (lambda q, k, v: attention.scaled_dot_product_attention(q, k, v, attn_mask=_mask(3, 5)),
          (any_(1, 1, 3, 2), any_(1, 1, 5, 2), any_(1, 1, 5, 2))),
+        (lambda q, k, v: attention.scaled_dot_product_attention(q, k, v, enable_gqa=True),      # 2 heads a group
+         (any_(1, 4, 3, 2), any_(1, 2, 5, 2), any_(1, 2, 5, 2))),
     ],
     attention.SAFE_SOFTMAX: [
         (lambda a: attention.safe_softmax(a, -1), (any_(3, 4),)),

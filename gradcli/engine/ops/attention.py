@@ -25,9 +25,9 @@ import math
 
 import numpy as np
 
-from gradcli.engine import elementary, ops
-from gradcli.engine.ops import arith, elementwise, linalg, nn, shape
-from gradcli.engine.recording import Op, apply
+from gradcli.engine import budget, elementary, ops
+from gradcli.engine.ops import arith, arrange, elementwise, linalg, nn, shape
+from gradcli.engine.recording import Op, apply, wrap_dim
 from gradcli.engine.rng import _fma32, _fma64
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -246,7 +246,14 @@ def _flash_grad(which: int):
     def formula(F, g, query, key, value, result, logsumexp, attn_mask, dropout_p, is_causal, scale):
         g_, q, k, v, out, lse, mask = (x._a if x.__class__ is Tensor else x
                                         for x in (g, query, key, value, result, logsumexp, attn_mask))
-        grads = flash_backward(g_, q, k, v, out, lse, mask, is_causal, _scale_of(q, scale))
+        grads = flash_backward(g_, q, _heads(k, q.shape[1]), _heads(v, q.shape[1]), out, lse, mask, is_causal,
+                               _scale_of(q, scale))
+        if which and k.shape[1] != q.shape[1]:          # a shared head's gradient: its group's, added in order
+            grouped = grads[which].reshape(k.shape[:2] + (q.shape[1] // k.shape[1],) + k.shape[2:])
+            total = grouped[:, :, 0]
+            for j in range(1, grouped.shape[2]):
+                total = total + grouped[:, :, j]
+            grads = grads[:which] + (total,) + grads[which + 1:]
         if F.tensors:       # PyTorch has no formula for the backward kernel: a node that refuses to run
             return apply(elementwise.NOT_IMPLEMENTED, grads[which], (g, query), (_BACKWARD,))
         return grads[which]
@@ -318,12 +325,18 @@ def _mask_fits(mask: Tensor, q: np.ndarray, k: np.ndarray) -> bool:
     return len(m) == 2 or (m[0] in (1, q.shape[0]) and m[1] in (1, q.shape[1]))
 
 
-def _use_flash(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float) -> bool:
-    """use_flash_attention_cpp's gates."""
+def _use_flash(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, gqa: bool) -> bool:
+    """use_flash_attention_cpp's gates (with enable_gqa, key and value may share fewer heads than the query,
+    a divisor of its heads)."""
     q, k, v = query._a, key._a, value._a
     if dropout_p > 0 or not q.ndim == k.ndim == v.ndim == 4:
         return False
-    if not (q.shape[0] == k.shape[0] == v.shape[0] and q.shape[1] == k.shape[1] == v.shape[1]):
+    if not q.shape[0] == k.shape[0] == v.shape[0]:
+        return False
+    if gqa:
+        if k.shape[1] != v.shape[1] or q.shape[1] % k.shape[1]:
+            return False
+    elif not q.shape[1] == k.shape[1] == v.shape[1]:
         return False
     if mask is not None and not _mask_fits(mask, q, k):
         return False
@@ -355,9 +368,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     q = query._a
     if q.dtype == np.float16:
         raise NotImplementedError("gradcli does not implement scaled_dot_product_attention for float16 tensors")
-    if enable_gqa and not query._a.shape[-3:-2] == key._a.shape[-3:-2] == value._a.shape[-3:-2]:
-        raise NotImplementedError("gradcli does not implement scaled_dot_product_attention with enable_gqa=True "
-                                  "for key and value with fewer heads than the query")
     k, v = key._a, value._a
     try:
         batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
@@ -369,15 +379,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         total = ops.add(ops.add(ops.reduce_sum(query), ops.reduce_sum(key)), ops.reduce_sum(value))
         return ops.add(zeros, arith.mul_scalar(total, 0))
     mask = _float_mask(attn_mask, q.dtype if q.dtype.kind == "f" else np.dtype(np.float32))
-    if _use_flash(query, key, value, attn_mask, dropout_p):
+    if _use_flash(query, key, value, attn_mask, dropout_p, bool(enable_gqa)):
         if dropout_p != 0:
             raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
         return _flash(query, key, value, mask, bool(is_causal), scale)
-    return _math(query, key, value, mask, dropout_p, bool(is_causal), scale)
+    return _math(query, key, value, mask, dropout_p, bool(is_causal), scale, bool(enable_gqa))
+
+
+def _heads(x: np.ndarray, heads: int) -> np.ndarray:
+    """Key or value heads as the query heads read them (grouped-query attention: head j reads j // group)."""
+    return x if x.shape[1] == heads else np.repeat(x, heads // x.shape[1], axis=1)
 
 
 def _flash(query: Tensor, key: Tensor, value: Tensor, mask, causal: bool, scale) -> Tensor:
     q, k, v = query._a, key._a, value._a
+    k, v = _heads(k, q.shape[1]), _heads(v, q.shape[1])
     m = mask._a if mask is not None else None
     out, lse = flash_forward(q, k, v, m, causal, _scale_of(q, scale))
     return apply(FLASH, out, (query, key, value), (Tensor(lse), mask, 0.0, causal, scale))
@@ -388,7 +404,18 @@ def _times(t: Tensor, factor: float) -> Tensor:
     return arith.mul_scalar(t, factor) if t._a.dtype.kind == "f" else ops.mul(t, factor)
 
 
-def _math(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, causal: bool, scale) -> Tensor:
+def _grouped(query: Tensor, key: Tensor, value: Tensor) -> tuple:
+    """pre_process_group_query_attention_input: key and value heads repeated to the query's."""
+    hq, hk, hv = (t._a.shape[wrap_dim(-3, t._a.ndim)] for t in (query, key, value))
+    if hq == hk == hv:
+        return key, value
+    if hq % hk or hq % hv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return arrange.repeat_interleave_method(key, hq // hk, -3), arrange.repeat_interleave_method(value, hq // hv, -3)
+
+
+def _math(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, causal: bool, scale,
+          gqa: bool = False) -> Tensor:
     """_scaled_dot_product_attention_math, op for op."""
     negative = scale is not None and scale < 0
     root = math.sqrt(_scale_of(query._a, abs(scale) if negative else scale))
@@ -398,8 +425,11 @@ def _math(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, cau
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         L, S = query._a.shape[-2], key._a.shape[-2]
+        budget.check_tensor((L, S), q._a.itemsize)
         keep = np.tril(np.ones((L, S), np.bool_))
         mask = Tensor(np.where(keep, q._a.dtype.type(0), q._a.dtype.type(-np.inf)))
+    if gqa:
+        key, value = _grouped(q, key, value)
     attn = linalg.matmul(q, _times(shape.transpose(key, -2, -1), root))
     if mask is not None:
         attn = ops.add(attn, mask)
