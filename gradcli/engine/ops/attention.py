@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget, elementary, ops
-from gradcli.engine.ops import arith, arrange, elementwise, linalg, nn, shape
+from gradcli.engine.ops import arith, arrange, elementwise, linalg, nn, reduce, shape
 from gradcli.engine.recording import Op, apply, wrap_dim
 from gradcli.engine.rng import _fma32, _fma64
 from gradcli.engine.state import STATE
@@ -266,12 +266,27 @@ def _safe_softmax_grad(F, g, result, dim):
     return F.softmax_backward(g, result, (dim % len(result.shape),))
 
 
+def _flash_jvp(F, tangents, inputs, result, *args):
+    raise NotImplementedError("Trying to use forward AD with _scaled_dot_product_flash_attention_for_cpu that does "
+                              "not support it because it has not been implemented yet.\nPlease file an issue to "
+                              "PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+                              "so that we can prioritize its implementation or submit a PR adding the implementation "
+                              "to derivatives.yaml")
+
+
+def _safe_softmax_jvp(F, tangents, inputs, result, dim):
+    """result * (tangent - sum(result * tangent)) along dim: zeros for the rows masked out entirely."""
+    t = tangents[0]
+    return result * (t - reduce.reduce_sum(result * t, (dim % inputs[0]._a.ndim,), True))
+
+
 # fmt: off
 FLASH        = Op("ScaledDotProductFlashAttentionForCpuBackward0", None,
                   ("query", "key", "value", "result", "logsumexp", "attn_mask", "dropout_p", "is_causal", "scale"),
                   (_flash_grad(0), _flash_grad(1), _flash_grad(2)),
-                  inputs=("query", "key", "value"), saves_tensors=True, quiet=True)
-SAFE_SOFTMAX = Op("SafeSoftmaxBackward0", None, ("result", "dim"), (_safe_softmax_grad,), quiet=True)
+                  inputs=("query", "key", "value"), saves_tensors=True, quiet=True, jvp=_flash_jvp)
+SAFE_SOFTMAX = Op("SafeSoftmaxBackward0", None, ("result", "dim"), (_safe_softmax_grad,), quiet=True,
+                  jvp=_safe_softmax_jvp)
 # fmt: on
 
 
