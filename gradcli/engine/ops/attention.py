@@ -299,11 +299,10 @@ def _scale_of(q: np.ndarray, scale) -> float:
 
 def safe_softmax(a: Tensor, dim: int) -> Tensor:
     """at::_safe_softmax: softmax along `dim`, with rows that are -inf throughout giving zeros."""
-    values = nn._softmax(a, dim, None, False)
     x = a._a
     d = dim % x.ndim
     dead = np.all(x == -np.inf, axis=d, keepdims=True)
-    out = np.where(dead, x.dtype.type(0), values._a)
+    out = np.where(dead, x.dtype.type(0), nn.softmax_values(x, d, False))
     return apply(SAFE_SOFTMAX, out, (a,), (dim,))
 
 
