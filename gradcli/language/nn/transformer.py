@@ -137,6 +137,8 @@ def _clone(obj, memo: dict):
         memo[key] = new
         for name, value in obj.__dict__.items():
             new.__dict__[name] = _clone(value, memo)
+        if isinstance(new, TransformerDecoderLayer):
+            new._set_state()
         return new
     if obj.__class__ is Tensor:
         data = Tensor(obj._a.copy())
@@ -276,6 +278,14 @@ class TransformerDecoderLayer(_Layer):
             x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
             x = self.norm3(x + self._ff_block(x))
         return x
+
+    def _set_state(self):
+        """PyTorch's __setstate__, which a deep copy runs: an `activation` missing from the instance's own
+        attributes (a module activation lives among the submodules) becomes F.relu there, which attribute lookup
+        then finds first: a copied decoder layer with a module activation computes relu (repr unchanged)."""
+        if "activation" not in self.__dict__:
+            from gradcli.language import stdlib
+            self.__dict__["activation"] = stdlib.module("torch.nn.functional").members["relu"]
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
