@@ -132,7 +132,7 @@ def test_print_passes_its_keywords_on():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("torch.nn.Transformer", "NotImplementedError: gradcli does not implement torch.nn.Transformer"),
+    ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
     ("torch.distributions.Gamma", "NotImplementedError: gradcli does not implement torch.distributions.Gamma"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
@@ -141,7 +141,7 @@ def test_print_passes_its_keywords_on():
     ("torch.foo", "AttributeError: module 'torch' has no attribute 'foo'"),
     ("torch.nn.foo", "AttributeError: module 'torch.nn' has no attribute 'foo'"),
     ("torch.ones(2).foo", "AttributeError: 'Tensor' object has no attribute 'foo'"),
-    ("from torch.nn import Transformer", "NotImplementedError: gradcli does not implement torch.nn.Transformer"),
+    ("from torch.nn import RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
@@ -154,10 +154,10 @@ def test_pytorch_names_gradcli_lacks(source, expected):
 def test_a_missing_name_is_an_exit_1_with_its_position(tmp_path, capsys):
     from gradcli import cli
     script = tmp_path / "s.grad"
-    script.write_text("import torch\nx = torch.nn.Transformer(2, 3)\n")
+    script.write_text("import torch\nx = torch.nn.RReLU(0.1, 0.3)\n")
     assert cli.main(["run", str(script)]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"{script}:2:5: NotImplementedError: gradcli does not implement torch.nn.Transformer")
+        f"{script}:2:5: NotImplementedError: gradcli does not implement torch.nn.RReLU")
 
 
 def test_the_data_is_of_the_pytorch_gradcli_mirrors():

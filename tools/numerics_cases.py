@@ -412,6 +412,9 @@ CASES = [
     case("nn.LOG_SOFTMAX", "a.log_softmax(0)", "any:M", **LIB),
     case("nn.SOFTMAX_BACKWARD_DATA", "d(a.softmax(1), a, b)", "any:M any:M", **LIB),
     case("nn.LOG_SOFTMAX_BACKWARD_DATA", "d(a.log_softmax(1), a, b)", "any:M any:M", **LIB),
+    case("attention.FLASH", "F.scaled_dot_product_attention(a.contiguous()[None, None], "
+         "a.contiguous()[None, None], a.contiguous()[None, None])", "any:M", **LIB),
+    case("attention.SAFE_SOFTMAX", "F.scaled_dot_product_attention(a, a, a)", "any:M", **LIB),
     case("nn.MSE_LOSS", "F.mse_loss(a, b)", "any:M any:M"),
     case("nn.MSE_LOSS", "F.mse_loss(a, b, reduction='none')", "any:M any:M"),
     case("nn.SMOOTH_L1", "F.smooth_l1_loss(a, b)", "any:M any:M"),

@@ -41,7 +41,7 @@ def pack_order(node, indices: list) -> list:
     kinds = _nodes().get(node.op.node)
     if kinds is None:               # a node type the oracle's corpus did not reach: every tensor, in order
         return indices
-    saves = node.op.saves
+    saves = tuple(_PYTORCH_NAMES.get((node.op.node, name), name) for name in node.op.saves)
     indices = [i for i in indices if "_saved_" + saves[i] in kinds]
     order = _orders.get(node.op.node)
     if order is None or len(indices) < 2:
@@ -67,12 +67,12 @@ def attribute(node, name: str):
         raise AttributeError(f"'{node.op.node}' object has no attribute '{name}'")
     saved = slim.restore(node)
     if name.startswith("_raw_saved_"):
-        key = name[len("_raw_saved_"):]
+        key = _ALIASES.get((node.op.node, name[len("_raw_saved_"):]), name[len("_raw_saved_"):])
         saves = node.op.saves
         if kind == "SavedTensor" and key in saves:
             return savedhooks.SavedTensor(node, saves.index(key))
         raise NotImplementedError(f"gradcli does not save {node.op.node}.{name}")
-    key = name[len("_saved_"):]
+    key = _ALIASES.get((node.op.node, name[len("_saved_"):]), name[len("_saved_"):])
     if saved is autograd.FREED:
         if kind == "Tensor" or kind == "?" or kind == "None":
             raise RuntimeError(autograd.FREED_MESSAGE)
@@ -101,6 +101,9 @@ def _check_version(node, raw) -> None:
 
 
 _MISSING = object()
+# (node, PyTorch's saved name) -> the row's name for it, where PyTorch calls the node's own result otherwise
+_ALIASES = {("ScaledDotProductFlashAttentionForCpuBackward0", "output"): "result"}
+_PYTORCH_NAMES = {(node, ours): theirs for (node, theirs), ours in _ALIASES.items()}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
 
 
@@ -148,7 +151,8 @@ _GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "
                               "TransposeBackward0", "TransposeBackward1", "UnsqueezeBackward0", "UnsqueezeBackward1",
                               "SqueezeBackward1", "SqueezeBackward4", "GluBackward0", "GluBackwardBackward0",
                               "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0",
-                              "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0"))
+                              "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0",
+                              "SafeSoftmaxBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))

@@ -509,6 +509,9 @@ _WHAT = {
     "layer_norm": "Normalises over the trailing normalized_shape dims of each sample, then weight and bias.",
     "group_norm": "Normalises each sample's channel groups by their mean and variance, then weight and bias.",
     "instance_norm": "batch_norm of each sample and channel on its own (over the spatial dims).",
+    "scaled_dot_product_attention": "softmax(q @ k.T * scale + mask) @ v over the last two dims; is_causal, "
+                                    "dropout_p, scale (1/sqrt(E) by default).",
+    "multi_head_attention_forward": "MultiheadAttention's computation with the weights given: (output, weights).",
     "conv1d": "A 1-d convolution (cross-correlation) of (N, C, L) input with (out, C/groups, k) weight.",
     "conv2d": "A 2-d convolution of (N, C, H, W) input with (out, C/groups, kH, kW) weight; stride, padding "
               "(ints, 'same', 'valid'), dilation, groups.",
@@ -567,6 +570,14 @@ _WHAT = {
                       "by default.",
     "LayerNorm": "layer_norm over the trailing normalized_shape dims, weight ones and bias zeros.",
     "GroupNorm": "group_norm with num_groups groups, weight ones and bias zeros.",
+    "MultiheadAttention": "Attention with num_heads heads: in-projections, scaled_dot_product_attention, "
+                          "out_proj; returns (output, averaged weights or None).",
+    "TransformerEncoderLayer": "Self-attention and a feed-forward network, each a residual branch with LayerNorm.",
+    "TransformerEncoder": "num_layers copies of an encoder layer, then an optional norm.",
+    "TransformerDecoderLayer": "Self-attention, attention over memory and a feed-forward network, with LayerNorms.",
+    "TransformerDecoder": "num_layers copies of a decoder layer, then an optional norm.",
+    "Transformer": "An encoder and a decoder of Transformer layers; generate_square_subsequent_mask(sz) for causal "
+                   "masks.",
     "ReLU": "max(x, 0) as a module.", "LeakyReLU": "leaky_relu as a module.", "Tanh": "tanh as a module.",
     "Sigmoid": "sigmoid as a module.", "GELU": "gelu as a module.", "SiLU": "silu as a module.",
     "Mish": "mish as a module.", "GLU": "glu as a module (its dim, -1 by default).",

@@ -383,6 +383,8 @@ def _make_nn() -> dict:
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm,
+        **{name: _later("gradcli.engine.ops.attention", name)
+           for name in ("scaled_dot_product_attention", "multi_head_attention_forward")},
         # group: conv
         **_CONV,
         # group: pool

@@ -683,6 +683,30 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
     return contiguous((shifted - elementary.log(s)).astype(np.float16))
 
 
+def softmax_values(x: np.ndarray, d: int, log: bool) -> np.ndarray:
+    """The softmax (or log_softmax) kernels' values along dim d of a float array, contiguous."""
+    dims = (d,) if x.ndim else ()
+    if x.size == 0:
+        return x.copy()
+    if x.dtype == np.float16:
+        return _half_softmax(x, d, dims, log)
+    # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
+    shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
+    e = elementary.exp(shifted)
+    last = d == x.ndim - 1 or not x.ndim
+    if x.dtype.itemsize < 4:
+        s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
+    else:       # the kernels' sums: vector lanes along the last dim, one running sum per position else
+        s = vecorder.lane_sum_along(e, x.ndim - 1) if last else vecorder.seq_sum(e, d)
+    if log:
+        out = shifted - elementary.log(s)         # x - max - log(sum), in that order
+    elif last:
+        out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
+    else:
+        out = e / s
+    return contiguous(out)     # the kernels write a contiguous result, whatever the input's layout
+
+
 def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     name = "log_softmax" if log else "softmax"
     d = wrap_dim(reduce._int_dim(dim, name), a._a.ndim)
@@ -693,26 +717,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
         kernel = name + ("_lastdim" if x.ndim == 0 or d == x.ndim - 1 else "") + "_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     dims = (d,) if x.ndim else ()
-    if x.size == 0:
-        out = x.copy()
-    elif x.dtype == np.float16:
-        out = _half_softmax(x, d, dims, log)
-    else:
-        # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
-        shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
-        e = elementary.exp(shifted)
-        last = d == x.ndim - 1 or not x.ndim
-        if x.dtype.itemsize < 4:
-            s = np.add.reduce(e, axis=dims, keepdims=True, dtype=x.dtype)
-        else:       # the kernels' sums: vector lanes along the last dim, one running sum per position else
-            s = vecorder.lane_sum_along(e, x.ndim - 1) if last else vecorder.seq_sum(e, d)
-        if log:
-            out = shifted - elementary.log(s)         # x - max - log(sum), in that order
-        elif last:
-            out = e * (x.dtype.type(1) / s)        # the last-dim kernel multiplies by the reciprocal
-        else:
-            out = e / s
-        out = contiguous(out)     # the kernels write a contiguous result, whatever the input's layout
+    out = softmax_values(x, d, log)
     return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (dims,))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
 from gradcli.language.nn import activations, containers, layers, losses
-from gradcli.language.nn import conv, normalization, padding, pooling, rnn, upsampling
+from gradcli.language.nn import conv, normalization, padding, pooling, rnn, transformer, upsampling
 from gradcli.language.nn.module import Module
 
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
@@ -37,7 +37,10 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             padding.CircularPad2d, padding.CircularPad3d,
             pooling.MaxPool1d, pooling.MaxPool2d, pooling.AvgPool1d, pooling.AvgPool2d, pooling.AdaptiveAvgPool1d,
             pooling.AdaptiveAvgPool2d, pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d,
-            upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d)
+            upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d,
+            transformer.MultiheadAttention,
+            transformer.TransformerEncoderLayer, transformer.TransformerEncoder, transformer.TransformerDecoderLayer,
+            transformer.TransformerDecoder, transformer.Transformer)
 
 
 class ParameterClass(type):
