@@ -91,6 +91,11 @@ EXTRA = [
     "seqs.data.sum().backward()\n"
     "torch.nn.functional.embedding_bag(torch.tensor([1, 0]), torch.ones(3, 2, requires_grad=True),\n"
     "                                  torch.tensor([0, 1])).sum().backward()",
+    # attention: the flash kernel (4-d inputs) and the math path's safe softmax (a 2-d mask on 3-d inputs)
+    "q = torch.rand(1, 2, 3, 4, requires_grad=True)\n"
+    "F.scaled_dot_product_attention(q, q, q).sum().backward()\n"
+    "r = torch.rand(2, 3, 4, requires_grad=True)\n"
+    "F.scaled_dot_product_attention(r, r, r, attn_mask=torch.ones(3, 3, dtype=torch.bool)).sum().backward()",
 ]
 
 

@@ -820,6 +820,7 @@ dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Ten
 def _nn_made(nn: ScriptModule) -> None:
     from gradcli.language import nn as nn_classes
     _SCRIPT_CLASSES[id(nn.members["Parameter"])] = nn_classes.Parameter
+    nn_classes.transformer.functional = lambda: nn.members["functional"]
 
 
 def _optim_made(optim_ns: ScriptModule) -> None:

@@ -120,6 +120,11 @@ class MultiheadAttention(Module):
 
 # ---------------------------------------------------------------------------------------------- Transformer
 
+
+# torch.nn.functional as scripts see it (F.relu is what `activation='relu'` gives): a function that makes it on
+# first use, put here by gradcli.language.stdlib when it makes torch.nn (this module cannot import stdlib)
+functional = None
+
 def generate_square_subsequent_mask(sz, device=None, dtype=None) -> Tensor:
     """Transformer.generate_square_subsequent_mask: -inf above the diagonal, zeros on and below it."""
     full = factories.full((sz, sz), float("-inf"), dtype=dtype)
@@ -161,8 +166,7 @@ def _activation(activation):
     if isinstance(activation, str):
         if activation not in ("relu", "gelu"):
             raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-        from gradcli.language import stdlib     # the script's torch.nn.functional (made on first use)
-        return stdlib.module("torch.nn.functional").members[activation]
+        return functional().members[activation]
     return activation
 
 
@@ -243,12 +247,11 @@ class TransformerEncoderLayer(_Layer):
 
 def _relu_or_gelu(activation) -> int:
     """1 for relu (F.relu or an nn.ReLU), 2 for gelu, 0 otherwise: what PyTorch's fast path reads."""
-    from gradcli.language import stdlib
     from gradcli.language.nn.activations import GELU, ReLU
-    functional = stdlib.module("torch.nn.functional")
-    if activation is functional.members["relu"] or isinstance(activation, ReLU):
+    members = functional().members
+    if activation is members["relu"] or isinstance(activation, ReLU):
         return 1
-    if activation is functional.members["gelu"] or isinstance(activation, GELU):
+    if activation is members["gelu"] or isinstance(activation, GELU):
         return 2
     return 0
 
@@ -284,8 +287,7 @@ class TransformerDecoderLayer(_Layer):
         attributes (a module activation lives among the submodules) becomes F.relu there, which attribute lookup
         then finds first: a copied decoder layer with a module activation computes relu (repr unchanged)."""
         if "activation" not in self.__dict__:
-            from gradcli.language import stdlib
-            self.__dict__["activation"] = stdlib.module("torch.nn.functional").members["relu"]
+            self.__dict__["activation"] = functional().members["relu"]
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
