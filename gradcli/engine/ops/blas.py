@@ -228,6 +228,8 @@ def _addmm_one(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
                or x.dtype == y.dtype == b.dtype == np.float32)
     if float32 and x.shape[1] * x.shape[0] * y.shape[1] <= linalg.SEQUENTIAL_WORK:
         order = linalg.mkl_order(x, y)
+        if order == "lanes4":                   # (the bias added to the finished product)
+            return linalg.lanes4(x, y) + b
         if order == "seq" and y.shape[1] != 1 and not linalg.transposed(y):
             return linalg.in_order(x, y, np.broadcast_to(b, (x.shape[0], y.shape[1])).copy(), False)
         fma_order, order = order == "fma", linalg.affordable(order, x.shape[0], x.shape[1], y.shape[1])

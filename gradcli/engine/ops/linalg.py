@@ -205,8 +205,10 @@ def transposed(a: np.ndarray) -> bool:
 def mkl_order(x: np.ndarray, y: np.ndarray) -> str | None:
     """How PyTorch's mm (MKL's sgemm on x86-64) sums the float32 product x @ y (2-D, small), where the oracle
     showed it: "fma" (from zero, one fused multiply-add per inner index in order), "seq" (from zero, multiply then
-    add, in order), or None when its kernel sums otherwise (then gradcli rounds the float64 product once: at least
-    as accurate). Measured for m up to 128, n and k up to 512 (work up to 2**20), every layout of the operands
+    add, in order), "lanes4" (four partial sums, lane j taking the products of inner indices 4i + j in order,
+    multiply then add, combined as (lane0 + lane2) + (lane1 + lane3): the kernels for a transposed second
+    operand, as F.linear's weight is, on an inner size that is a multiple of 4), or None when its kernel sums
+    otherwise (then gradcli rounds the float64 product once: at least as accurate). Measured for m up to 128, n and k up to 512 (work up to 2**20), every layout of the operands
     (docs/numerics.md)."""
     m, k = x.shape
     n = y.shape[1]
@@ -218,7 +220,9 @@ def mkl_order(x: np.ndarray, y: np.ndarray) -> str | None:
         return None if transposed(y) else "seq"
     if n == 1 and (transposed(x) or k <= 4 or (m <= 3 and k <= 9)):
         return "seq"
-    if transposed(y) and not transposed(x):      # only the second operand transposed: other kernels
+    if transposed(y) and not transposed(x):      # only the second operand transposed (F.linear's weight): other kernels
+        if k % 4 == 0 and (n in (4, 8) or (k == 8 and 2 <= n <= 11) or (m <= 3 and n >= 12 and n % 4 == 0)):
+            return "lanes4"
         return None
     if n in (2, 3, 4, 8) or (m <= 3 and (n == 5 or (n >= 16 and n % 2 == 0))):
         return "seq"
@@ -238,6 +242,18 @@ def sequential_guess(m: int, k: int) -> bool:
     about MKL's accuracy), rather than rounding the float64 product once (more accurate, and agreeing more
     often than the sequential sum once k > 16). Measured on the grid of mkl_order (docs/numerics.md)."""
     return k <= 16 or m <= 3
+
+
+def lanes4(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x @ y (2-D float32, inner size a multiple of 4) as mkl_order's "lanes4" sums it: four partial sums, lane j
+    adding the rounded products of inner indices j, j + 4, j + 8, ... in order, then (lane0 + lane2) +
+    (lane1 + lane3). One numpy call forms all the products, then one adds each group of four."""
+    k = x.shape[1]
+    products = _products(x, y, (x.shape[0], y.shape[1]), np.float32)
+    lanes = products[0:4].copy()
+    for start in range(4, k, 4):
+        lanes += products[start:start + 4]
+    return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
 
 
 def in_order(x: np.ndarray, y: np.ndarray, out: np.ndarray, fused: bool) -> np.ndarray:
@@ -400,8 +416,12 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if k * x.shape[1] * y.shape[2] < 400:       # bmm's own kernel below that size, MKL's above
             return in_order(x, y, out, False)
         order = mkl_order(x[0], y[0])
+        if order == "lanes4":                       # (measured on mm, not on bmm's batches)
+            order = None
     else:
         order = mkl_order(x, y)
+        if order == "lanes4":
+            return lanes4(x, y)
     fma = order == "fma"
     order = affordable(order, x.shape[-2], k, y.shape[-1] * (x.shape[0] if x.ndim == 3 else 1))
     if order is None and fma:
