@@ -133,7 +133,7 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
-    ("torch.distributions.Gamma", "NotImplementedError: gradcli does not implement torch.distributions.Gamma"),
+    ("torch.distributions.MultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
     ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
@@ -145,7 +145,7 @@ def test_print_passes_its_keywords_on():
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import Gamma", "NotImplementedError: gradcli does not implement torch.distributions.Gamma"),
+    ("from torch.distributions import MultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -191,7 +191,15 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.uniform", "Uniform"), ("torch.distributions.categorical", "Categorical"),
             ("torch.distributions.bernoulli", "Bernoulli"), ("torch.distributions.independent", "Independent"),
             ("torch.distributions.exponential", "Exponential"),
-            ("torch.distributions.one_hot_categorical", "OneHotCategorical"), ("torch.distributions.laplace", "Laplace")}
+            ("torch.distributions.one_hot_categorical", "OneHotCategorical"), ("torch.distributions.laplace", "Laplace"),
+            ("torch.distributions.gamma", "Gamma"), ("torch.distributions.chi2", "Chi2"),
+            ("torch.distributions.poisson", "Poisson"), ("torch.distributions.beta", "Beta"),
+            ("torch.distributions.dirichlet", "Dirichlet"), ("torch.distributions.studentT", "StudentT"),
+            ("torch.distributions.binomial", "Binomial")}
+# nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
+_EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
+                                                "pad_packed_sequence", "pack_sequence", "unpad_sequence",
+                                                "unpack_sequence", "invert_permutation")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():
