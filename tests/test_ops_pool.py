@@ -37,6 +37,27 @@ def _aavg_back(g, x):
     return pool.adaptive_avg_backward(g, x)
 
 
+MAX3_IDX = _indices(lambda x: pool.max_pool3d(x, 2, 1, 1, return_indices=True), (2, 3, 4, 4))
+AMAX3_IDX = _indices(lambda x: pool.adaptive_max_pool3d(x, (2, 3, 2), return_indices=True), (1, 2, 4, 5, 3))
+
+
+def _max3_back(g, x):
+    return pool.max_pool_backward(g, x, MAX3_IDX, pool.MAX_POOL3D_BACKWARD)
+
+
+def _amax3_back(g, x):
+    return pool.max_pool_backward(g, x, AMAX3_IDX, pool.ADAPTIVE_MAX3D_BACKWARD)
+
+
+def _avg3_back(g, x):
+    params = ((3, 2, 2), (2, 1, 2), (1, 1, 0))
+    return pool.avg_pool_backward(g, x, params, True, False, None, params)
+
+
+def _aavg3_back(g, x):
+    return pool.adaptive_avg_backward(g, x, 3)
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
     pool.MAX_POOL2D: [(lambda x: pool.max_pool2d(x, 2), (any_(2, 3, 4, 4),)),
@@ -59,6 +80,20 @@ CHECKS = {
     pool.ADAPTIVE_MAX_BACKWARD: [(_amax_back, (any_(2, 2, 3), any_(2, 5, 4)))],
     pool.AVG_POOL_BACKWARD: [(_avg_back, (any_(2, 3, 7), any_(2, 5, 6)))],
     pool.ADAPTIVE_AVG_BACKWARD: [(_aavg_back, (any_(2, 3, 2), any_(2, 5, 3)))],
+    pool.MAX_POOL3D: [(lambda x: pool.max_pool3d(x, 2), (any_(1, 2, 4, 4, 4),)),
+                      (lambda x: pool.max_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 1, 0), ceil_mode=True), (any_(2, 5, 4, 3),)),
+                      (lambda x: pool.max_pool3d(x, 2, 1, 1, dilation=(1, 2, 2)), (any_(1, 2, 3, 5, 5),))],
+    pool.AVG_POOL3D: [(lambda x: pool.avg_pool3d(x, 2), (any_(1, 2, 4, 4, 4),)),
+                      (lambda x: pool.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (any_(2, 5, 4, 5),)),
+                      (lambda x: pool.avg_pool3d(x, (2, 3, 2), 1, (1, 1, 0), divisor_override=4), (any_(1, 2, 3, 4, 5),))],
+    pool.ADAPTIVE_AVG3D: [(lambda x: pool.adaptive_avg_pool3d(x, (3, 2, 4)), (any_(1, 2, 5, 4, 7),)),
+                          (lambda x: pool.adaptive_avg_pool3d(x, (2, None, 3)), (any_(2, 3, 3, 4),))],
+    pool.ADAPTIVE_MAX3D: [(lambda x: pool.adaptive_max_pool3d(x, (3, 2, 4)), (any_(1, 2, 5, 4, 7),)),
+                          (lambda x: pool.adaptive_max_pool3d(x, 2), (any_(2, 3, 3, 4),))],
+    pool.MAX_POOL3D_BACKWARD: [(_max3_back, (any_(2, 4, 5, 5), any_(2, 3, 4, 4)))],
+    pool.ADAPTIVE_MAX3D_BACKWARD: [(_amax3_back, (any_(1, 2, 2, 3, 2), any_(1, 2, 4, 5, 3)))],
+    pool.AVG_POOL3D_BACKWARD: [(_avg3_back, (any_(2, 3, 5, 2), any_(2, 5, 4, 3)))],
+    pool.ADAPTIVE_AVG3D_BACKWARD: [(_aavg3_back, (any_(2, 2, 3, 2), any_(2, 5, 4, 3)))],
 }
 
 
@@ -80,6 +115,10 @@ SECOND = [
     ("adaptive_avg_pool2d", lambda x: pool.adaptive_avg_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
     ("adaptive_max_pool2d", lambda x: pool.adaptive_max_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
     ("max_pool1d", lambda x: pool.max_pool1d(x, 3, 1, 1), (any_(2, 6),)),
+    ("max_pool3d", lambda x: pool.max_pool3d(x, 2, 1, 1), (any_(2, 3, 4, 3),)),
+    ("avg_pool3d", lambda x: pool.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (any_(2, 4, 5, 4),)),
+    ("adaptive_avg_pool3d", lambda x: pool.adaptive_avg_pool3d(x, (2, 3, 2)), (any_(2, 5, 4, 3),)),
+    ("adaptive_max_pool3d", lambda x: pool.adaptive_max_pool3d(x, (2, 3, 2)), (any_(2, 5, 4, 3),)),
 ]
 
 

@@ -35,8 +35,9 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             padding.ConstantPad3d, padding.ReflectionPad1d, padding.ReflectionPad2d, padding.ReflectionPad3d,
             padding.ReplicationPad1d, padding.ReplicationPad2d, padding.ReplicationPad3d, padding.CircularPad1d,
             padding.CircularPad2d, padding.CircularPad3d,
-            pooling.MaxPool1d, pooling.MaxPool2d, pooling.AvgPool1d, pooling.AvgPool2d, pooling.AdaptiveAvgPool1d,
-            pooling.AdaptiveAvgPool2d, pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d,
+            pooling.MaxPool1d, pooling.MaxPool2d, pooling.MaxPool3d, pooling.AvgPool1d, pooling.AvgPool2d,
+            pooling.AvgPool3d, pooling.AdaptiveAvgPool1d, pooling.AdaptiveAvgPool2d, pooling.AdaptiveAvgPool3d,
+            pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d, pooling.AdaptiveMaxPool3d,
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d)
 
 

@@ -1,4 +1,4 @@
-"""The pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d. No parameters:
+"""The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d. No parameters:
 each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
 functional op (gradcli.engine.ops.pool)."""
 
@@ -41,6 +41,14 @@ class MaxPool2d(_MaxPoolNd):
                                self.ceil_mode, self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                               self.ceil_mode, self.return_indices)
+
+
 def _single(value) -> tuple:
     """torch.nn.modules.utils._single: an int as a 1-tuple, a sequence as a tuple."""
     return tuple(value) if value.__class__ in (tuple, list) else (value,)
@@ -65,7 +73,8 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """AvgPool2d and AvgPool3d: their arguments kept as given."""
     __module__ = "torch.nn.modules.pooling"
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -78,12 +87,24 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+class AvgPool3d(_AvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveAvgPool(Module):
@@ -117,6 +138,13 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPool):
         return pool.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_avg_pool3d(input, self.output_size)
+
+
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     __module__ = "torch.nn.modules.pooling"
 
@@ -129,3 +157,10 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 
     def forward(self, input):
         return pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_max_pool3d(input, self.output_size, self.return_indices)
