@@ -142,3 +142,18 @@ def test_a_window_with_nothing_inside_keeps_its_first_position_at_or_past_zero(s
     is the index it returns (values from PyTorch 2.13)."""
     from conftest import gradcli_output
     assert gradcli_output("import torch\nimport torch.nn.functional as F\n" + source) == expected
+
+
+# lp_pool1d/2d/3d add no rows (PyTorch composes them of pow, avg_pool, sign, relu, abs and mul): their
+# gradients through that composition, away from zero sums (where the p-th root is not differentiable)
+LP = [
+    ("lp_pool1d", lambda x: pool.lp_pool1d(x.abs() + 0.5, 2.5, 3, 2), (any_(2, 3, 9),)),
+    ("lp_pool2d", lambda x: pool.lp_pool2d(x.abs() + 0.5, 3, (2, 3), 1, True), (any_(2, 5, 6),)),
+    ("lp_pool3d", lambda x: pool.lp_pool3d(x.abs() + 0.5, 2, 2, ceil_mode=True), (any_(1, 2, 3, 5, 4),)),
+    ("lp_pool2d_inf", lambda x: pool.lp_pool2d(x, float("inf"), 2), (any_(2, 4, 4),)),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", LP, ids=[c[0] for c in LP])
+def test_lp_pool_gradient_matches_finite_differences(name, fn, arrays):
+    gradcheck(fn, *arrays)

@@ -50,7 +50,8 @@ def _flag(value, fn: str, name: str, position: int) -> None:
     """A bool parameter as PyTorch's parser takes it: a bool only (F.max_pool2d passes it on by position;
     given by keyword to F.avg_pool2d, the argument check words it without the position)."""
     if value.__class__ is not bool:
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}")
+        where = f" (position {position})" if position else ""      # None: given by keyword
+        raise TypeError(f"{fn}(): argument '{name}'{where} must be bool, not {type(value).__name__}")
 
 
 def _pair(values: tuple, fn: str, what: str, omitted=False, c_int=True, n: int = 2) -> tuple | None:
@@ -469,6 +470,11 @@ def _shape_of(x):
     return tuple(x._a.shape) if x.__class__ is Tensor else tuple(x.shape)
 
 
+def _indices_array(indices) -> np.ndarray:
+    """The saved indices in a plain backward: a slimmed node (autograd's SlimSaved) keeps the Tensor."""
+    return indices._a if indices.__class__ is Tensor else indices
+
+
 def _check_adaptive_grad(g, kind: str, n: int) -> None:
     """adaptive_{avg,max}_pool{2,3}d_backward's check: an output with an empty plane has no gradient to give."""
     shape = g.shape if g.__class__ is not Tensor else g._a.shape
@@ -489,13 +495,13 @@ class _Formulas:
     def max_backward(self, F, g, input, kernel_size, stride, padding, dilation, ceil_mode, result1):
         if F.tensors:
             return max_pool_backward(g, input, result1, self.rows["max"])
-        return scatter_planes(g, result1, input.shape, self.n)
+        return scatter_planes(g, _indices_array(result1), input.shape, self.n)
 
     def adaptive_max_backward(self, F, g, input, result1):
         _check_adaptive_grad(g, "max", self.n)
         if F.tensors:
             return max_pool_backward(g, input, result1, self.rows["adaptive_max"])
-        return scatter_planes(g, result1, input.shape, self.n)
+        return scatter_planes(g, _indices_array(result1), input.shape, self.n)
 
     def avg_backward(self, F, g, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
         params = _avg_params(kernel_size, stride, padding, self.n)
@@ -517,7 +523,7 @@ class _Formulas:
             flat = shape.flatten(gg, -self.n)
             picked = shape.gather(flat, -1, shape.flatten(indices, -self.n))
             return shape.view(picked, tuple(indices._a.shape))
-        return gather_planes(gg, indices, self.n)
+        return gather_planes(gg, _indices_array(indices), self.n)
 
     def no_max_grad(self, F, gg, indices, shape_):
         """The backward kernels' gradient for `self`: zeros_like(self) (only its shape is read)."""
@@ -917,10 +923,11 @@ def torch_max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)[0]
 
 
-def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n):
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n,
+              ceil_by_keyword=False):
     fn = f"avg_pool{n}d"
     _expect_tensor(input, fn)
-    _flag(ceil_mode, fn, "ceil_mode", 5)
+    _flag(ceil_mode, fn, "ceil_mode", None if ceil_by_keyword else 5)
     _flag(count_include_pad, fn, "count_include_pad", 6)
     ks = _ints(kernel_size, fn, "kernel_size", 2, n)
     st = _ints(stride, fn, "stride", 3, n) if stride is not None else ()
@@ -1034,8 +1041,12 @@ def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dila
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor:
+    return _avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def _avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, ceil_by_keyword=False):
     _expect_tensor(input, "avg_pool1d")
-    _flag(ceil_mode, "avg_pool1d", "ceil_mode", 5)
+    _flag(ceil_mode, "avg_pool1d", "ceil_mode", None if ceil_by_keyword else 5)
     _flag(count_include_pad, "avg_pool1d", "count_include_pad", 6)
     ks = _ints(kernel_size, "avg_pool1d", "kernel_size", 2, 1)
     st = _ints(stride, "avg_pool1d", "stride", 3, 1) if stride is not None else ()
@@ -1097,3 +1108,51 @@ def torch_adaptive_avg_pool1d(input, output_size):
 
 def torch_adaptive_max_pool1d(input, output_size):
     return _adaptive_max1d(input, output_size)
+
+
+# ---------------------------------------------------------------------------------- power-average pools
+# F.lp_pool1d/2d/3d are PyTorch's Python, composed of other ops: pow, avg_pool, sign * relu(abs), mul by
+# the window's size, pow(1 / p); for p = +-inf a max pooling of abs. Their grad_fn chains and numbers are
+# those ops', so they are composed here the same way, in the same order.
+
+def _unpacked(kernel_size, n: int) -> tuple:
+    """torch.nn.modules.utils._pair / _triple, then unpacked into n names, as F's Python does."""
+    sizes = tuple(kernel_size) if kernel_size.__class__ in (tuple, list, str) else (kernel_size,) * n
+    if len(sizes) > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    if len(sizes) < n:
+        raise ValueError(f"not enough values to unpack (expected {n}, got {len(sizes)})")
+    return sizes
+
+
+_MAX_POOLS = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}
+
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n: int) -> Tensor:
+    sizes = _unpacked(kernel_size, n) if n > 1 else (kernel_size,)     # the 1-d form takes it as given
+    if norm_type.__class__ in (int, float, bool):
+        if norm_type == float("inf"):
+            return _MAX_POOLS[n](input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -_MAX_POOLS[n](-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    powered = input.pow(norm_type)
+    if n == 1:
+        out = _avg_pool1d(powered, kernel_size, stride, 0, ceil_mode, True, ceil_by_keyword=stride is None)
+    else:       # without a stride, F passes ceil_mode by keyword: its type error has no position
+        out = _avg_pool(powered, kernel_size, stride, 0, ceil_mode, True, None, n, ceil_by_keyword=stride is None)
+    window = sizes[0]
+    for k in sizes[1:]:
+        window = window * k
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)

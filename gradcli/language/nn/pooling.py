@@ -1,4 +1,5 @@
-"""The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d. No parameters:
+"""The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+LPPool1d/2d/3d. No parameters:
 each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
 functional op (gradcli.engine.ops.pool)."""
 
@@ -164,3 +165,40 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPool):
 
     def forward(self, input):
         return pool.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    """LPPool1d/2d/3d: the norm and window as given; forward passes the norm as a float, as PyTorch's does."""
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
