@@ -58,6 +58,13 @@ def _aavg3_back(g, x):
     return pool.adaptive_avg_backward(g, x, 3)
 
 
+# (indices of windows that do not overlap: where two outputs share an index, unpooling keeps one value and
+# finite differences see no derivative for the other, while the row, as PyTorch's, gathers for both)
+UNPOOL_IDX = _indices(lambda x: pool.max_pool2d(x, 2, return_indices=True), (2, 3, 5, 4))
+UNPOOL1_IDX = _indices(lambda x: pool.max_pool1d(x, 2, 3, return_indices=True), (3, 9))
+UNPOOL3_IDX = _indices(lambda x: pool.max_pool3d(x, 2, return_indices=True), (1, 2, 4, 4, 4))
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
     pool.MAX_POOL2D: [(lambda x: pool.max_pool2d(x, 2), (any_(2, 3, 4, 4),)),
@@ -94,6 +101,9 @@ CHECKS = {
     pool.ADAPTIVE_MAX3D_BACKWARD: [(_amax3_back, (any_(1, 2, 2, 3, 2), any_(1, 2, 4, 5, 3)))],
     pool.AVG_POOL3D_BACKWARD: [(_avg3_back, (any_(2, 3, 5, 2), any_(2, 5, 4, 3)))],
     pool.ADAPTIVE_AVG3D_BACKWARD: [(_aavg3_back, (any_(2, 2, 3, 2), any_(2, 5, 4, 3)))],
+    pool.MAX_UNPOOL2D: [(lambda v: pool.max_unpool2d(v, UNPOOL_IDX, 2, output_size=(5, 4)), (any_(2, 3, 2, 2),)),
+                        (lambda v: pool.max_unpool1d(v, UNPOOL1_IDX, 2, 3), (any_(3, 3),))],
+    pool.MAX_UNPOOL3D: [(lambda v: pool.max_unpool3d(v, UNPOOL3_IDX, 2), (any_(1, 2, 2, 2, 2),))],
 }
 
 

@@ -398,6 +398,8 @@ def _make_nn() -> dict:
         "adaptive_max_pool3d": ops.pool.adaptive_max_pool3d,
         "adaptive_max_pool3d_with_indices": ops.pool.adaptive_max_pool3d_with_indices,
         "lp_pool1d": ops.pool.lp_pool1d, "lp_pool2d": ops.pool.lp_pool2d, "lp_pool3d": ops.pool.lp_pool3d,
+        "max_unpool1d": ops.pool.max_unpool1d, "max_unpool2d": ops.pool.max_unpool2d,
+        "max_unpool3d": ops.pool.max_unpool3d,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,

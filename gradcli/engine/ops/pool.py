@@ -546,7 +546,15 @@ class _Formulas:
             return adaptive_avg_pool_raw(gg, outs)
         return adaptive_avg_array(gg, outs)
 
+    def unpool_backward(self, F, g, indices):
+        """max_unpool{n}d's: max_pool_double_backward(grad, indices, n), the gradient read at the indices."""
+        return self.gather_back(F, g, indices, None)
+
     # Forward-mode columns (derivatives.yaml's result: lines).
+
+    def unpool_jvp(self, F, ts, xs, result, indices):
+        """auto_linear: the tangent unpooled to the result's size."""
+        return max_unpool_raw(ts[0], indices, tuple(result._a.shape[-self.n:]))
 
     def max_jvp(self, F, ts, xs, result, kernel_size, stride, padding, dilation, ceil_mode, result1):
         """gather(self_t.flatten(-n), -1, result1.flatten(-n)).view_as(result1)."""
@@ -664,6 +672,10 @@ ADAPTIVE_AVG3D_BACKWARD = Op("AdaptiveAvgPool3DBackwardBackward0",    None, ("gr
                                                                              "grad_output_sym_argsize_minus_1", "shape"),
                              (_adaptive_avg_again3, _no_adaptive_avg_grad3), inputs=_KERNEL_INPUTS,
                              jvp=_adaptive_avg_backward_jvp3)
+MAX_UNPOOL2D            = Op("MaxUnpool2DBackward0",                  None, ("indices",), (_2D.unpool_backward,),
+                             saves_tensors=True, versioned=("indices",), jvp=_2D.unpool_jvp)
+MAX_UNPOOL3D            = Op("MaxUnpool3DBackward0",                  None, ("indices",), (_3D.unpool_backward,),
+                             saves_tensors=True, versioned=("indices",), jvp=_3D.unpool_jvp)
 # fmt: on
 _2D.rows = {"max": MAX_POOL_BACKWARD, "adaptive_max": ADAPTIVE_MAX_BACKWARD, "avg": AVG_POOL_BACKWARD,
             "adaptive_avg": ADAPTIVE_AVG_BACKWARD}
@@ -1156,3 +1168,107 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+# ---------------------------------------------------------------------------------------- max unpooling
+# F.max_unpool1d/2d/3d are Python around torch._C._nn.max_unpool2d/3d: the output size (given, or the
+# size the pooling came from) is worked out in Python, with Python's own errors; the 1-d form unsqueezes
+# input and indices at -1 and unpools in 2-d.
+
+def _ntuple(value, n: int) -> tuple:
+    """torch.nn.modules.utils._single/_pair/_triple: an iterable as a tuple, anything else repeated."""
+    return tuple(value) if value.__class__ in (tuple, list, str) else (value,) * n
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size) -> list:
+    """F._unpool_output_size: the default size, or output_size checked against it."""
+    input_size = input.size()
+    n = len(kernel_size)
+    default_size = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(n):
+            min_size = default_size[d] - stride[d]
+            max_size = default_size[d] + stride[d]
+            if not min_size < output_size[d] < max_size:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {min_size} and '
+                                 f'{max_size})')
+        ret = output_size
+    for d in range(n):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return ret
+
+
+def max_unpool_raw(a: Tensor, indices: Tensor, outs, stride=(1, 1, 1)) -> Tensor:
+    """max_unpool2d (two output sizes) or max_unpool3d (three), after PyTorch's checks in its order."""
+    n = len(outs)
+    fn = f"max_unpooling{n}d"
+    x, idx = a._a, indices._a
+    if idx.dtype != np.int64:
+        raise RuntimeError("elements in indices should be type int64" +
+                           (f" but got: {type_word(idx)}" if n == 2 else ""))
+    if x.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to {fn} should be a {n + 1}d or {n + 2}d Tensor, but got a tensor with "
+                           f"{x.ndim} dimensions.")
+    if x.shape != idx.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_sizes_text(x.shape)}) but got indices tensor with shape: {_sizes_text(idx.shape)}")
+    for i in range(1, x.ndim):
+        if x.shape[i] <= 0:
+            raise RuntimeError(f"{fn}_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got {_sizes_text(x.shape)} with dimension {i} being empty.")
+    if n == 3 and min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {_sizes_text(stride)}")
+    out_shape = x.shape[:-n] + tuple(outs)
+    budget.check_tensor(out_shape, x.dtype.itemsize)
+    _not_implemented(f"max_unpool{n}d", x, _FLOATS)
+    volume = int(np.prod(outs, dtype=np.int64))
+    flat_idx = idx.reshape(-1, int(np.prod(idx.shape[-n:], dtype=np.int64)) if idx.ndim >= n else 1)
+    bad = (flat_idx < 0) | (flat_idx >= volume)
+    if bad.any():       # the kernel goes on past a bad index and reports the last one it met
+        raise RuntimeError(f"Found an invalid max index: {flat_idx[bad][-1]} (output volumes are of size "
+                           f"{'x'.join(str(o) for o in outs)})")
+    out = np.zeros((flat_idx.shape[0], volume), dtype=x.dtype)
+    if flat_idx.size:       # in input order: where two indices meet, the later value stays, as in the kernel
+        out[np.arange(flat_idx.shape[0])[:, None], flat_idx] = x.reshape(flat_idx.shape)
+    return apply(MAX_UNPOOL2D if n == 2 else MAX_UNPOOL3D, out.reshape(out_shape), (a,), (indices,))
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n: int) -> Tensor:
+    kernel_size = _ntuple(kernel_size, n)
+    stride = _ntuple(stride, n) if stride is not None else kernel_size
+    padding = _ntuple(padding, n)
+    outs = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    if n == 1:
+        outs = list(outs) + [1] if outs.__class__ is list else tuple(outs) + (1,)
+        sizes = shape.int_list((outs,), "max_unpool2d", "output_size", 3)
+        return shape.squeeze(max_unpool_raw(shape.unsqueeze(input, -1), shape.unsqueeze(indices, -1), sizes), -1)
+    sizes = shape.int_list((outs,), f"max_unpool{n}d", "output_size", 3)
+    if n == 3:
+        return max_unpool_raw(input, indices, sizes, shape.int_list((stride,), "max_unpool3d", "stride", 4))
+    return max_unpool_raw(input, indices, sizes)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def max_unpool_nd(n: int):
+    """F.max_unpool{n}d, for the MaxUnpool layers."""
+    return (max_unpool1d, max_unpool2d, max_unpool3d)[n - 1]

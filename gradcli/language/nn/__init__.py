@@ -38,7 +38,8 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             pooling.MaxPool1d, pooling.MaxPool2d, pooling.MaxPool3d, pooling.AvgPool1d, pooling.AvgPool2d,
             pooling.AvgPool3d, pooling.AdaptiveAvgPool1d, pooling.AdaptiveAvgPool2d, pooling.AdaptiveAvgPool3d,
             pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d, pooling.AdaptiveMaxPool3d,
-            pooling.LPPool1d, pooling.LPPool2d, pooling.LPPool3d,
+            pooling.LPPool1d, pooling.LPPool2d, pooling.LPPool3d, pooling.MaxUnpool1d, pooling.MaxUnpool2d,
+            pooling.MaxUnpool3d,
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d)
 
 

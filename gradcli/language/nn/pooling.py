@@ -1,5 +1,5 @@
 """The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
-LPPool1d/2d/3d. No parameters:
+LPPool1d/2d/3d, MaxUnpool1d/2d/3d. No parameters:
 each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
 functional op (gradcli.engine.ops.pool)."""
 
@@ -202,3 +202,36 @@ class LPPool3d(_LPPoolNd):
 
     def forward(self, input):
         return pool.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    """MaxUnpool1d/2d/3d: kernel_size, stride (the kernel's by default) and padding as n-tuples."""
+    __module__ = "torch.nn.modules.pooling"
+    _n = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = pool._ntuple(kernel_size, self._n)
+        self.stride = pool._ntuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = pool._ntuple(padding, self._n)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool_nd(self._n)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+    _n = 3
