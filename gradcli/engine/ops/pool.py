@@ -1,16 +1,19 @@
-"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and adaptive_max_pool1d/2d, with their
-backward kernels as ops of their own (double backward).
+"""Pooling: max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d and adaptive_max_pool1d/2d/3d,
+with their backward kernels as ops of their own (double backward); lp_pool1d/2d/3d composed of other ops
+as PyTorch composes them; max_unpool1d/2d/3d.
 
-PyTorch computes every pooling on 3-d or 4-d input with its 2-d kernels; the 1-d functions unsqueeze
-the input at -2, pool with a kernel of height 1 and squeeze the result, and adaptive_avg_pool2d to
-(1, 1) is a mean, so their grad_fn chains are those ops'. The kernels' float results are fixed by
-their loops (aten/src/ATen/native/cpu/*PoolKernel.cpp): a window's sum is accumulated element by
-element in row-major order from zero, in the input's dtype, then divided (avg: by one divisor,
-adaptive: by the window's height, then by its width); a backward kernel adds each output's share into
-the input in output order. The arrays below keep those orders: loops run over kernel offsets or over
-a window's elements with np.add.accumulate (sequential, unlike np.sum's pairwise sums), never over
-pixels. Max pooling picks the first maximum in window order, the last NaN when there is one, and
-a window of -inf its first element inside the input.
+PyTorch computes every 1-d or 2-d pooling on 3-d or 4-d input with its 2-d kernels; the 1-d functions
+unsqueeze the input at -2, pool with a kernel of height 1 and squeeze the result, and an adaptive
+average to all ones is a mean, so their grad_fn chains are those ops'. The 3-d poolings have kernels
+of their own over the last three dims of 4-d or 5-d input; here the 2-d and 3-d forms share the array
+kernels (over n spatial dims) and the formulas. The kernels' float results are fixed by their loops
+(aten/src/ATen/native/cpu/*PoolKernel.cpp): a window's sum is accumulated element by element in
+row-major order from zero, in the input's dtype, then divided (avg: by one divisor, adaptive: by the
+window's depth, then its height, then its width); a backward kernel adds each output's share into the
+input in output order. The arrays below keep those orders: loops run over kernel offsets or over a
+window's elements with np.add.accumulate (sequential, unlike np.sum's pairwise sums), never over
+pixels. Max pooling picks the first maximum in window order, the last NaN when there is one, and a
+window of -inf its first element inside the input.
 """
 
 from __future__ import annotations
