@@ -421,7 +421,7 @@ def adaptive_avg_array(x: np.ndarray, outs) -> np.ndarray:
     if not all(outs) or not x.size:
         return np.zeros(out_shape, dtype=x.dtype)
     win, _, _, lengths = _adaptive_windows(x, outs, 0)
-    acc = _opmath(x.dtype)
+    acc = _opmath(x.dtype) if n == 2 else x.dtype       # the 3-d kernel sums and divides float16 in float16
     # add.accumulate sums in order; + 0 turns a sum of -0.0s into the kernel's +0.0 (it starts from 0)
     total = np.add.accumulate(win, axis=-1, dtype=acc)[..., -1] + acc.type(0)
     out = _over_lengths(total, lengths, acc).astype(x.dtype, copy=False)
