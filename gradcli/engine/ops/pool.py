@@ -1270,8 +1270,3 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
-
-
-def max_unpool_nd(n: int):
-    """F.max_unpool{n}d, for the MaxUnpool layers."""
-    return (max_unpool1d, max_unpool2d, max_unpool3d)[n - 1]

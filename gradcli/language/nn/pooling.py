@@ -207,16 +207,12 @@ class LPPool3d(_LPPoolNd):
 class _MaxUnpoolNd(Module):
     """MaxUnpool1d/2d/3d: kernel_size, stride (the kernel's by default) and padding as n-tuples."""
     __module__ = "torch.nn.modules.pooling"
-    _n = 1
 
-    def __init__(self, kernel_size, stride=None, padding=0):
+    def __init__(self, kernel_size, stride, padding, n: int):
         super().__init__()
-        self.kernel_size = pool._ntuple(kernel_size, self._n)
-        self.stride = pool._ntuple(stride if stride is not None else kernel_size, self._n)
-        self.padding = pool._ntuple(padding, self._n)
-
-    def forward(self, input, indices, output_size=None):
-        return pool.max_unpool_nd(self._n)(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        self.kernel_size = pool._ntuple(kernel_size, n)
+        self.stride = pool._ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = pool._ntuple(padding, n)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -224,14 +220,29 @@ class _MaxUnpoolNd(Module):
 
 class MaxUnpool1d(_MaxUnpoolNd):
     __module__ = "torch.nn.modules.pooling"
-    _n = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 1)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     __module__ = "torch.nn.modules.pooling"
-    _n = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 2)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     __module__ = "torch.nn.modules.pooling"
-    _n = 3
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 3)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
