@@ -811,9 +811,9 @@ def adaptive_avg_pool_raw(a: Tensor, outs) -> Tensor:
     x = a._a
     n = len(outs)
     fn = f"adaptive_avg_pool{n}d"
-    if x.ndim not in (n + 1, n + 2):
+    # the 2-d kernel checks the dims' count, then the plane; the 3-d one every dim but the first, then the count
+    if n == 2 and x.ndim not in (3, 4) or n == 3 and x.ndim not in (4, 5) and all(x.shape[1:]):
         raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got {_sizes_text(x.shape)}")
-    # the 2-d kernel checks the plane, the 3-d one every dim but the first
     for i in range(x.ndim - 2, x.ndim) if n == 2 else range(1, x.ndim):
         if x.shape[i] == 0:
             raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch "
@@ -908,14 +908,18 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return pair if return_indices else pair[0]
 
 
+# With indices, F calls torch._C._nn.max_pool{n}d_with_indices, whose parser words its errors with that name
+# (and F.max_pool3d_with_indices reads input.is_cuda first).
+
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool2d_with_indices")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    pair = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return pair if return_indices else pair[0]
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
 def torch_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -925,12 +929,15 @@ def torch_max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
+    if input.__class__ is not Tensor:
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'is_cuda'")
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, fn="max_pool3d_with_indices")
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    pair = _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
-    return pair if return_indices else pair[0]
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3)[0]
 
 
 def torch_max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -1038,13 +1045,14 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    pair = _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, impl=not return_indices)
-    return pair if return_indices else pair[0]
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, impl=True)[0]
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
-    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d_with_indices")
 
 
 def torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -1052,7 +1060,7 @@ def torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_
 
 
 def torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, fn="max_pool1d_with_indices")
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True) -> Tensor:
