@@ -777,9 +777,7 @@ def avg_pool2d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
     if x.ndim < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
                          "but got -3)")
-    if x.ndim > 4:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    outs = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))
+    outs = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))     # more dims: the shape check's error
     _shape_check(x, k, s, pad, (1, 1), outs)
     if x.dtype.kind != "f" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
         _not_implemented("avg_pool2d", x, "")
@@ -998,13 +996,9 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
     pd = _ints(padding, fn, "padding", 4, 1)
     dl = _ints(dilation, fn, "dilation", 5, 1)
     x = a._a
-    if not impl and x.ndim not in (2, 3):      # with indices, PyTorch goes through max_pool2d_with_indices
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
-                           "'self' (while checking arguments for max_pool1d)")
+    if not impl:
+        return _max_pool1d_with_indices(a, ks, st, pd, dl, ceil_mode)
     if not ((x.ndim == 2 and x.shape[0] and x.shape[1]) or (x.ndim == 3 and x.shape[1] and x.shape[2])):
-        if not impl:
-            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
-                               f"but got:{_sizes_text(x.shape[:-1] + (1,) + x.shape[-1:])}")
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{_sizes_text(x.shape)}")
     if len(ks) != 1:
@@ -1020,8 +1014,6 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
         raise RuntimeError("max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 "
                            f"but got size {len(dl)}")
     k, s, p, d = ks[0], (st or ks)[0], pd[0], dl[0]
-    if not impl:                # with indices: max_pool2d_with_indices's C ints come first
-        _c_ints((k, s, p, d))
     if k <= 0:
         raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
     if s <= 0:
@@ -1036,11 +1028,24 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
     ow = _output_size(x.shape[-1], k, p, s, d, bool(ceil_mode))
     if ow <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
-    if impl:
-        _not_implemented("max_pool1d_impl", x, "f")
+    _not_implemented("max_pool1d_impl", x, "f")
     # PyTorch's own 1-d kernel (no indices, no gradient) keeps 64-bit parameters; otherwise the 2-d one runs
-    c_int = not impl or needs_grad(a)
-    values, indices = _max_pool(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode, c_int=c_int)
+    values, indices = _max_pool(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
+                                c_int=needs_grad(a))
+    return _squeezed(values), _squeezed(indices)
+
+
+def _max_pool1d_with_indices(a: Tensor, ks, st, pd, dl, ceil_mode):
+    """max_pool1d_with_indices: the dims' count and one int per argument, then max_pool2d_with_indices on
+    the input unsqueezed at -2, with all of its own checks."""
+    x = a._a
+    if x.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for max_pool1d)")
+    for values, name in ((ks, "kernel_size"), (st or ks, "stride"), (pd, "padding"), (dl, "dilation")):
+        _one(values, "max_pool1d", name)
+    values, indices = _max_pool(shape.unsqueeze(a, -2), (1,) + ks, (1,) + (st or ks), (0,) + pd, (1,) + dl,
+                                ceil_mode)
     return _squeezed(values), _squeezed(indices)
 
 
@@ -1240,8 +1245,10 @@ def max_unpool_raw(a: Tensor, indices: Tensor, outs, stride=(1, 1, 1)) -> Tensor
         raise RuntimeError(f"strides should be greater than zero, but got stride: {_sizes_text(stride)}")
     out_shape = x.shape[:-n] + tuple(outs)
     budget.check_tensor(out_shape, x.dtype.itemsize)
-    _not_implemented(f"max_unpool{n}d", x, _FLOATS)
     volume = int(np.prod(outs, dtype=np.int64))
+    if not volume:              # an empty output is made without the kernel (any dtype, any index)
+        return apply(MAX_UNPOOL2D if n == 2 else MAX_UNPOOL3D, np.zeros(out_shape, x.dtype), (a,), (indices,))
+    _not_implemented(f"max_unpool{n}d", x, _FLOATS)
     flat_idx = idx.reshape(-1, int(np.prod(idx.shape[-n:], dtype=np.int64)) if idx.ndim >= n else 1)
     bad = (flat_idx < 0) | (flat_idx >= volume)
     if bad.any():       # the kernel goes on past a bad index and reports the last one it met
