@@ -1090,23 +1090,23 @@ def _avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pa
     return _squeezed(out)
 
 
-def _output_one(output_size, fn: str) -> int:
+def _output_one(input: Tensor, output_size, fn: str) -> int:
+    """The parser's int[1], then the dims' count, then one int (PyTorch's order)."""
     sizes = _ints(output_size, fn, "output_size", 2, 1)
+    _check_dims(input._a, fn)
     return _one(sizes, fn, "output_size")[0]
 
 
 def adaptive_avg_pool1d(input, output_size) -> Tensor:
     _expect_tensor(input, "adaptive_avg_pool1d")
-    size = _output_one(output_size, "adaptive_avg_pool1d")
-    _check_dims(input._a, "adaptive_avg_pool1d")
+    size = _output_one(input, output_size, "adaptive_avg_pool1d")
     return _squeezed(_adaptive_avg(shape.unsqueeze(input, -2), (1, size)))
 
 
 def _adaptive_max1d(input, output_size):
     _expect_tensor(input, "adaptive_max_pool1d")
-    size = _output_one(output_size, "adaptive_max_pool1d")
+    size = _output_one(input, output_size, "adaptive_max_pool1d")
     x = input._a
-    _check_dims(x, "adaptive_max_pool1d")
     for i in range(1, x.ndim):
         if x.shape[i] <= 0:
             raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
