@@ -69,15 +69,14 @@ def cases(n: int = 2):
 
 
 def main():
-    import torch
     import torch.nn.functional as F
     for n in (2, 3):
-        fns = {"avg": getattr(F, f"avg_pool{n}d"), "max": getattr(F, f"max_pool{n}d"),
-               "adaptive_avg": getattr(F, f"adaptive_avg_pool{n}d"), "adaptive_max": getattr(F, f"adaptive_max_pool{n}d")}
+        fns = {kind: getattr(F, f"{kind}_pool{n}d") for kind in ("avg", "max", "adaptive_avg", "adaptive_max")}
         write(cases(n), fns, OUT[n])
 
 
 def write(cases_, fns, path):
+    """Each case's digests from PyTorch (a case PyTorch refuses is left out) into `path`."""
     import torch
     kept = []
     for case in cases_:
