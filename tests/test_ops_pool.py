@@ -37,6 +37,34 @@ def _aavg_back(g, x):
     return pool.adaptive_avg_backward(g, x)
 
 
+MAX3_IDX = _indices(lambda x: pool.max_pool3d(x, 2, 1, 1, return_indices=True), (2, 3, 4, 4))
+AMAX3_IDX = _indices(lambda x: pool.adaptive_max_pool3d(x, (2, 3, 2), return_indices=True), (1, 2, 4, 5, 3))
+
+
+def _max3_back(g, x):
+    return pool.max_pool_backward(g, x, MAX3_IDX, pool.MAX_POOL3D_BACKWARD)
+
+
+def _amax3_back(g, x):
+    return pool.max_pool_backward(g, x, AMAX3_IDX, pool.ADAPTIVE_MAX3D_BACKWARD)
+
+
+def _avg3_back(g, x):
+    params = ((3, 2, 2), (2, 1, 2), (1, 1, 0))
+    return pool.avg_pool_backward(g, x, params, True, False, None, params)
+
+
+def _aavg3_back(g, x):
+    return pool.adaptive_avg_backward(g, x, 3)
+
+
+# (indices of windows that do not overlap: where two outputs share an index, unpooling keeps one value and
+# finite differences see no derivative for the other, while the row, as PyTorch's, gathers for both)
+UNPOOL_IDX = _indices(lambda x: pool.max_pool2d(x, 2, return_indices=True), (2, 3, 5, 4))
+UNPOOL1_IDX = _indices(lambda x: pool.max_pool1d(x, 2, 3, return_indices=True), (3, 9))
+UNPOOL3_IDX = _indices(lambda x: pool.max_pool3d(x, 2, return_indices=True), (1, 2, 4, 4, 4))
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
     pool.MAX_POOL2D: [(lambda x: pool.max_pool2d(x, 2), (any_(2, 3, 4, 4),)),
@@ -59,6 +87,26 @@ CHECKS = {
     pool.ADAPTIVE_MAX_BACKWARD: [(_amax_back, (any_(2, 2, 3), any_(2, 5, 4)))],
     pool.AVG_POOL_BACKWARD: [(_avg_back, (any_(2, 3, 7), any_(2, 5, 6)))],
     pool.ADAPTIVE_AVG_BACKWARD: [(_aavg_back, (any_(2, 3, 2), any_(2, 5, 3)))],
+    pool.MAX_POOL3D: [(lambda x: pool.max_pool3d(x, 2), (any_(1, 2, 4, 4, 4),)),
+                      (lambda x: pool.max_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 1, 0), ceil_mode=True),
+                       (any_(2, 5, 4, 3),)),
+                      (lambda x: pool.max_pool3d(x, 2, 1, 1, dilation=(1, 2, 2)), (any_(1, 2, 3, 5, 5),))],
+    pool.AVG_POOL3D: [(lambda x: pool.avg_pool3d(x, 2), (any_(1, 2, 4, 4, 4),)),
+                      (lambda x: pool.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                       (any_(2, 5, 4, 5),)),
+                      (lambda x: pool.avg_pool3d(x, (2, 3, 2), 1, (1, 1, 0), divisor_override=4),
+                       (any_(1, 2, 3, 4, 5),))],
+    pool.ADAPTIVE_AVG3D: [(lambda x: pool.adaptive_avg_pool3d(x, (3, 2, 4)), (any_(1, 2, 5, 4, 7),)),
+                          (lambda x: pool.adaptive_avg_pool3d(x, (2, None, 3)), (any_(2, 3, 3, 4),))],
+    pool.ADAPTIVE_MAX3D: [(lambda x: pool.adaptive_max_pool3d(x, (3, 2, 4)), (any_(1, 2, 5, 4, 7),)),
+                          (lambda x: pool.adaptive_max_pool3d(x, 2), (any_(2, 3, 3, 4),))],
+    pool.MAX_POOL3D_BACKWARD: [(_max3_back, (any_(2, 4, 5, 5), any_(2, 3, 4, 4)))],
+    pool.ADAPTIVE_MAX3D_BACKWARD: [(_amax3_back, (any_(1, 2, 2, 3, 2), any_(1, 2, 4, 5, 3)))],
+    pool.AVG_POOL3D_BACKWARD: [(_avg3_back, (any_(2, 3, 5, 2), any_(2, 5, 4, 3)))],
+    pool.ADAPTIVE_AVG3D_BACKWARD: [(_aavg3_back, (any_(2, 2, 3, 2), any_(2, 5, 4, 3)))],
+    pool.MAX_UNPOOL2D: [(lambda v: pool.max_unpool2d(v, UNPOOL_IDX, 2, output_size=(5, 4)), (any_(2, 3, 2, 2),)),
+                        (lambda v: pool.max_unpool1d(v, UNPOOL1_IDX, 2, 3), (any_(3, 3),))],
+    pool.MAX_UNPOOL3D: [(lambda v: pool.max_unpool3d(v, UNPOOL3_IDX, 2), (any_(1, 2, 2, 2, 2),))],
 }
 
 
@@ -80,6 +128,10 @@ SECOND = [
     ("adaptive_avg_pool2d", lambda x: pool.adaptive_avg_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
     ("adaptive_max_pool2d", lambda x: pool.adaptive_max_pool2d(x, (2, 3)), (any_(2, 5, 4),)),
     ("max_pool1d", lambda x: pool.max_pool1d(x, 3, 1, 1), (any_(2, 6),)),
+    ("max_pool3d", lambda x: pool.max_pool3d(x, 2, 1, 1), (any_(2, 3, 4, 3),)),
+    ("avg_pool3d", lambda x: pool.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (any_(2, 4, 5, 4),)),
+    ("adaptive_avg_pool3d", lambda x: pool.adaptive_avg_pool3d(x, (2, 3, 2)), (any_(2, 5, 4, 3),)),
+    ("adaptive_max_pool3d", lambda x: pool.adaptive_max_pool3d(x, (2, 3, 2)), (any_(2, 5, 4, 3),)),
 ]
 
 
@@ -103,3 +155,18 @@ def test_a_window_with_nothing_inside_keeps_its_first_position_at_or_past_zero(s
     is the index it returns (values from PyTorch 2.13)."""
     from conftest import gradcli_output
     assert gradcli_output("import torch\nimport torch.nn.functional as F\n" + source) == expected
+
+
+# lp_pool1d/2d/3d add no rows (PyTorch composes them of pow, avg_pool, sign, relu, abs and mul): their
+# gradients through that composition, away from zero sums (where the p-th root is not differentiable)
+LP = [
+    ("lp_pool1d", lambda x: pool.lp_pool1d(x.abs() + 0.5, 2.5, 3, 2), (any_(2, 3, 9),)),
+    ("lp_pool2d", lambda x: pool.lp_pool2d(x.abs() + 0.5, 3, (2, 3), 1, True), (any_(2, 5, 6),)),
+    ("lp_pool3d", lambda x: pool.lp_pool3d(x.abs() + 0.5, 2, 2, ceil_mode=True), (any_(1, 2, 3, 5, 4),)),
+    ("lp_pool2d_inf", lambda x: pool.lp_pool2d(x, float("inf"), 2), (any_(2, 4, 4),)),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", LP, ids=[c[0] for c in LP])
+def test_lp_pool_gradient_matches_finite_differences(name, fn, arrays):
+    gradcheck(fn, *arrays)

@@ -21,6 +21,10 @@ PRELUDE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\
     ("F.adaptive_max_pool2d(torch.ones(1, 1, 2, 2), (10**6, 10**6))", 4 * 10**12),
     ("F.adaptive_avg_pool1d(torch.ones(1, 2), 10**13)", 4 * 10**13),
     ("nn.AdaptiveAvgPool2d(10**7)(torch.ones(1, 3, 3))", 4 * 10**14),
+    ("F.adaptive_avg_pool3d(torch.ones(1, 1, 2, 2, 2), (10**4, 10**4, 10**4))", 4 * 10**12),
+    ("F.adaptive_max_pool3d(torch.ones(1, 1, 2, 2, 2), (10**4, 10**4, 10**4))", 4 * 10**12),
+    ("F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 2, 2).long(), 10**6)", 16 * 10**12),
+    ("F.max_unpool3d(torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 2, 2, 2).long(), 10**4)", 32 * 10**12),
 ])
 def test_a_huge_pooling_result_fails_at_once(expression, nbytes):
     started = time.process_time()     # CPU time: a loaded machine stretches the wall clock, not this

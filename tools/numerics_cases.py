@@ -484,6 +484,23 @@ CASES = [
          (("any", IMG), ("any", lambda n: (2, 3, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
     case("pool.ADAPTIVE_AVG_BACKWARD", "d(F.adaptive_avg_pool2d(a, (3, 2)), a, b)",
          (("any", IMG), ("any", const(2, 3, 3, 2)))),
+    # the 3-d poolings on IMG as an unbatched volume (2 channels of 3 x h x w)
+    case("pool.MAX_POOL3D", "F.max_pool3d(a, 2, 1, 1)", "distinct:IMG"),
+    case("pool.AVG_POOL3D", "F.avg_pool3d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False)", "any:IMG"),
+    case("pool.ADAPTIVE_AVG3D", "F.adaptive_avg_pool3d(a, (2, 3, 2))", "any:IMG"),
+    case("pool.ADAPTIVE_MAX3D", "F.adaptive_max_pool3d(a, (2, 3, 2))", "distinct:IMG"),
+    case("pool.MAX_POOL3D_BACKWARD", "d(F.max_pool3d(a, 2), a, b)",
+         (("distinct", IMG), ("any", lambda n: (2, 1, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
+    case("pool.ADAPTIVE_MAX3D_BACKWARD", "d(F.adaptive_max_pool3d(a, (2, 3, 2)), a, b)",
+         (("distinct", IMG), ("any", const(2, 2, 3, 2)))),
+    case("pool.AVG_POOL3D_BACKWARD", "d(F.avg_pool3d(a, 2), a, b)",
+         (("any", IMG), ("any", lambda n: (2, 1, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
+    case("pool.ADAPTIVE_AVG3D_BACKWARD", "d(F.adaptive_avg_pool3d(a, (2, 3, 2)), a, b)",
+         (("any", IMG), ("any", const(2, 2, 3, 2)))),
+    # max_unpool: the values of a max pooling put back at its indices (a copy: no arithmetic forward, its
+    # gradient a gather)
+    case("pool.MAX_UNPOOL2D", "F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2)", "distinct:IMG"),
+    case("pool.MAX_UNPOOL3D", "F.max_unpool3d(*F.max_pool3d(a, 2, return_indices=True), 2)", "distinct:IMG"),
     # F.interpolate: outputs of 9 x 11 (the channels-last kernel PyTorch takes for small outputs) and 1.7x
     # the input (the generic kernel once height plus width passes 128)
     case("upsample.UPSAMPLE_NEAREST1D", "F.interpolate(a, scale_factor=1.7)", "any:SEQ"),

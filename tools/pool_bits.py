@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write tests/pool_bits.json: PyTorch 2.13's pooling results (forward and backward, float32 and float64)
-on many sizes, strides, paddings and modes, as SHA-256 digests of their bytes, which
-tests/test_pool_numerics.py compares with gradcli's, bit for bit.
+"""Write tests/pool_bits.json and tests/pool3d_bits.json: PyTorch 2.13's 2-d and 3-d pooling results
+(forward and backward, float32 and float64) on many sizes, strides, paddings and modes, as SHA-256 digests
+of their bytes, which tests/test_pool_numerics.py compares with gradcli's, bit for bit.
 
     /work/oracle/bin/python tools/pool_bits.py
 
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "pool_bits.json"
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+OUT = {2: TESTS / "pool_bits.json", 3: TESTS / "pool3d_bits.json"}
 
 
 def inputs(shape, seed: int, dtype: str):
@@ -39,25 +40,27 @@ def digest(a) -> str:
     return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:20]
 
 
-def cases():
-    r = random.Random(1613)
+def cases(n: int = 2):
+    """The cases of the n-d poolings (the 2-d list is the one this tool always wrote; the 3-d one has
+    smaller sizes per dim)."""
+    r = random.Random(1613 if n == 2 else 3613)
     out = []
     for i in range(160):
         kind = ("avg", "max", "adaptive_avg", "adaptive_max")[i % 4]
         dtype = "float64" if i % 5 == 4 else "float32"
         batch = r.choice([(), (2,), (1,)])
-        shape = batch + (r.randint(1, 3), r.randint(1, 13), r.randint(1, 13))
+        shape = batch + (r.randint(1, 3),) + tuple(r.randint(1, 13 if n == 2 else 7) for _ in range(n))
         if kind in ("avg", "max"):
-            kh, kw = r.randint(1, 5), r.randint(1, 5)
-            args = {"kernel_size": [kh, kw], "stride": [r.randint(1, 4), r.randint(1, 4)],
-                    "padding": [r.randint(0, kh // 2), r.randint(0, kw // 2)], "ceil_mode": r.random() < 0.5}
+            k = [r.randint(1, 5 if n == 2 else 4) for _ in range(n)]
+            args = {"kernel_size": k, "stride": [r.randint(1, 4) for _ in range(n)],
+                    "padding": [r.randint(0, ki // 2) for ki in k], "ceil_mode": r.random() < 0.5}
             if kind == "avg":
                 args["count_include_pad"] = r.random() < 0.5
                 args["divisor_override"] = r.choice([None, None, None, 1, 3, 7])
             else:
-                args["dilation"] = [r.randint(1, 2), r.randint(1, 2)]
+                args["dilation"] = [r.randint(1, 2) for _ in range(n)]
         else:
-            args = {"output_size": [r.randint(1, 9), r.randint(1, 9)]}
+            args = {"output_size": [r.randint(1, 9 if n == 2 else 6) for _ in range(n)]}
         case = {"kind": kind, "dtype": dtype, "shape": list(shape), "seed": i, "args": args}
         if kind.endswith("max") and i % 3 == 0:
             case["ties"] = True         # whole numbers: windows with equal maxima
@@ -66,12 +69,17 @@ def cases():
 
 
 def main():
-    import torch
     import torch.nn.functional as F
-    fns = {"avg": F.avg_pool2d, "max": F.max_pool2d, "adaptive_avg": F.adaptive_avg_pool2d,
-           "adaptive_max": F.adaptive_max_pool2d}
+    for n in (2, 3):
+        fns = {kind: getattr(F, f"{kind}_pool{n}d") for kind in ("avg", "max", "adaptive_avg", "adaptive_max")}
+        write(cases(n), fns, OUT[n])
+
+
+def write(cases_, fns, path):
+    """Each case's digests from PyTorch (a case PyTorch refuses is left out) into `path`."""
+    import torch
     kept = []
-    for case in cases():
+    for case in cases_:
         x = torch.from_numpy(case_input(case)).requires_grad_()
         try:
             y = fns[case["kind"]](x, **case["args"])
@@ -82,8 +90,8 @@ def main():
         case["out"] = digest(y.detach().numpy())
         case["grad"] = digest(x.grad.numpy())
         kept.append(case)
-    OUT.write_text("[\n" + ",\n".join(json.dumps(c) for c in kept) + "\n]\n")
-    print(f"{len(kept)} cases written to {OUT}")
+    path.write_text("[\n" + ",\n".join(json.dumps(c) for c in kept) + "\n]\n")
+    print(f"{len(kept)} cases written to {path}")
 
 
 if __name__ == "__main__":

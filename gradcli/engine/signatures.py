@@ -178,17 +178,18 @@ SIGNATURES = {
                   "(Tensor input, Number exponent, *, Tensor out = None)"],
     # functions and methods that take a dim (or another int) PyTorch's parser checks the type of
     "torch.transpose": ["(Tensor input, int dim0, int dim1)"],
-    # F.avg_pool1d/2d are C++ functions (their parser's words for a misfit)
-    "torch.nn.functional.avg_pool2d": ["(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, "
-                                       "tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, "
-                                       "int divisor_override = None)"],
+    # F.avg_pool1d/2d/3d are C++ functions (their parser's words for a misfit)
+    **{f"torch.nn.functional.avg_pool{n}d": ["(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, "
+                                             "tuple of ints padding = 0, bool ceil_mode = False, "
+                                             "bool count_include_pad = True, int divisor_override = None)"]
+       for n in (2, 3)},
     "torch.nn.functional.avg_pool1d": ["(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, "
                                        "tuple of ints padding = 0, bool ceil_mode = False, bool count_include_pad = True)"],
     "torch.avg_pool1d": ["(Tensor input, tuple of ints kernel_size, tuple of ints stride = (), tuple of ints padding = 0, "
                          "bool ceil_mode = False, bool count_include_pad = True)"],
     **{f"torch.max_pool{n}d": ["(Tensor input, tuple of ints kernel_size, tuple of ints stride = (), "
                                "tuple of ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)"]
-       for n in (1, 2)},
+       for n in (1, 2, 3)},
     # convolutions: F.convNd and torch.convNd take an int list or a padding string
     **{f"{module}.conv{n}d": _CONV for module in ("torch", "torch.nn.functional") for n in (1, 2, 3)},
     **{f"{module}.conv_transpose{n}d": _CONV_TRANSPOSE for module in ("torch", "torch.nn.functional")

@@ -396,6 +396,13 @@ def _make_nn() -> dict:
         "adaptive_max_pool1d": ops.pool.adaptive_max_pool1d, "adaptive_max_pool2d": ops.pool.adaptive_max_pool2d,
         "adaptive_max_pool1d_with_indices": ops.pool.adaptive_max_pool1d_with_indices,
         "adaptive_max_pool2d_with_indices": ops.pool.adaptive_max_pool2d_with_indices,
+        "max_pool3d": ops.pool.max_pool3d, "max_pool3d_with_indices": ops.pool.max_pool3d_with_indices,
+        "avg_pool3d": ops.pool.avg_pool3d, "adaptive_avg_pool3d": ops.pool.adaptive_avg_pool3d,
+        "adaptive_max_pool3d": ops.pool.adaptive_max_pool3d,
+        "adaptive_max_pool3d_with_indices": ops.pool.adaptive_max_pool3d_with_indices,
+        "lp_pool1d": ops.pool.lp_pool1d, "lp_pool2d": ops.pool.lp_pool2d, "lp_pool3d": ops.pool.lp_pool3d,
+        "max_unpool1d": ops.pool.max_unpool1d, "max_unpool2d": ops.pool.max_unpool2d,
+        "max_unpool3d": ops.pool.max_unpool3d,
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -583,7 +590,7 @@ def _build_torch() -> ScriptModule:
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
-            "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
+            "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
             "adaptive_max_pool1d")},
         # group: shape
         "reshape": _tensor_list_fn("reshape", Tensor.reshape, "shape"), "flatten": _tensor_fn("flatten", Tensor.flatten),

@@ -619,8 +619,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return pool.adaptive_avg_pool1d(input, output_size)
         if dim == 2:
             return pool.adaptive_avg_pool2d(input, output_size)
-        raise NotImplementedError("gradcli does not implement torch.nn.functional.interpolate with mode='area' on 5-D "
-                                  "input (adaptive_avg_pool3d)")
+        return pool.adaptive_avg_pool3d(input, output_size)
     if mode in _LINEAR_NAMES.values() and _LINEAR_NAMES.get(dim) == mode:
         if antialias:
             raise NotImplementedError("gradcli does not implement torch.nn.functional.interpolate with antialias=True")

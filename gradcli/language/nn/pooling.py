@@ -1,4 +1,5 @@
-"""The pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d. No parameters:
+"""The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+LPPool1d/2d/3d, MaxUnpool1d/2d/3d. No parameters:
 each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
 functional op (gradcli.engine.ops.pool)."""
 
@@ -41,6 +42,14 @@ class MaxPool2d(_MaxPoolNd):
                                self.ceil_mode, self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                               self.ceil_mode, self.return_indices)
+
+
 def _single(value) -> tuple:
     """torch.nn.modules.utils._single: an int as a 1-tuple, a sequence as a tuple."""
     return tuple(value) if value.__class__ in (tuple, list) else (value,)
@@ -65,7 +74,8 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """AvgPool2d and AvgPool3d: their arguments kept as given."""
     __module__ = "torch.nn.modules.pooling"
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -78,12 +88,24 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
     def forward(self, input):
         return pool.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+class AvgPool3d(_AvgPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad, self.divisor_override)
 
 
 class _AdaptiveAvgPool(Module):
@@ -117,6 +139,13 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPool):
         return pool.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptiveAvgPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_avg_pool3d(input, self.output_size)
+
+
 class AdaptiveMaxPool1d(_AdaptiveMaxPool):
     __module__ = "torch.nn.modules.pooling"
 
@@ -129,3 +158,91 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 
     def forward(self, input):
         return pool.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    """LPPool1d/2d/3d: the norm and window as given; forward passes the norm as a float, as PyTorch's does."""
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        return pool.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    """MaxUnpool1d/2d/3d: kernel_size, stride (the kernel's by default) and padding as n-tuples."""
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride, padding, n: int):
+        super().__init__()
+        self.kernel_size = pool._ntuple(kernel_size, n)
+        self.stride = pool._ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = pool._ntuple(padding, n)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 1)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 2)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__(kernel_size, stride, padding, 3)
+
+    def forward(self, input, indices, output_size=None):
+        return pool.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
