@@ -96,6 +96,15 @@ EXTRA = [
     "F.scaled_dot_product_attention(q, q, q).sum().backward()\n"
     "r = torch.rand(2, 3, 4, requires_grad=True)\n"
     "F.scaled_dot_product_attention(r, r, r, attn_mask=torch.ones(3, 3, dtype=torch.bool)).sum().backward()",
+    # the 3-d poolings (and their second-order nodes), max unpooling
+    "v = torch.rand(1, 1, 4, 4, 4, requires_grad=True)\n"
+    "p, i = F.max_pool3d(v, 2, return_indices=True)\n"
+    "ys = [p, F.avg_pool3d(v, 2), F.adaptive_avg_pool3d(v, 2), F.adaptive_max_pool3d(v, 2), F.max_unpool3d(p, i, 2)]\n"
+    "g, = torch.autograd.grad(sum((y * y).sum() for y in ys), v, create_graph=True)\n"
+    "g.sum().backward()\n"
+    "w = torch.rand(1, 1, 4, 4, requires_grad=True)\n"
+    "p2, i2 = F.max_pool2d(w, 2, return_indices=True)\n"
+    "F.max_unpool2d(p2, i2, 2).sum().backward()",
 ]
 
 
