@@ -199,6 +199,8 @@ _WHAT = {
     "Beta": "The beta distribution on (0, 1) of concentrations concentration1 and concentration0.",
     "StudentT": "Student's t distribution of df degrees of freedom, location loc and scale scale.",
     "Binomial": "The binomial distribution: successes out of total_count trials of probability probs (or logits).",
+    "MultivariateNormal": "The multivariate normal of mean loc and covariance_matrix, precision_matrix or its Cholesky "
+                          "factor scale_tril (rsample: loc + scale_tril @ eps).",
     "Uniform": "The uniform distribution on [low, high).",
     "Exponential": "The exponential distribution of rate `rate` (mean 1 / rate).",
     "Categorical": "A distribution over the classes 0..K-1 by probs (normalised to sum 1) or logits (normalised "
