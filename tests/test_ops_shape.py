@@ -113,6 +113,9 @@ CHECKS = {
                       (lambda a: ops.linalg.cholesky(a @ a.mT, upper=True), (invertible(2, 3, 3),))],
     linalg.CHOLESKY_LEGACY: [(lambda a: (a @ a.mT).cholesky(), (invertible(3, 3),), CHOLESKY_FORWARD),
                              (lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 2),), CHOLESKY_FORWARD)],
+    # cholesky_inverse reads one triangle of its factor: checked through a.tril() (a.triu() for upper=True)
+    linalg.CHOLESKY_INVERSE: [(lambda a: ops.cholesky_inverse(a.tril()), (invertible(3, 3),)),
+                              (lambda a: a.triu().cholesky_inverse(True), (invertible(2, 3, 3),))],
     linalg.SOLVE_TRIANGULAR: [
         (lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
         (lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False), (invertible(3, 3), any_(2, 3))),
@@ -177,6 +180,7 @@ SECOND = [
     ("solve", lambda a, b: ops.linalg.solve(a, b), (invertible(3, 3), any_(3))),
     ("cholesky", lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
     ("cholesky_upper", lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 3, 3),)),
+    ("cholesky_inverse", lambda a: ops.cholesky_inverse(a.tril()), (invertible(3, 3),)),
     ("solve_triangular", lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
     ("solve_triangular_right", lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False,
                                                                          unitriangular=True), (invertible(3, 3), any_(2, 3))),

@@ -207,14 +207,3 @@ def test_a_distribution_without_arg_constraints_warns_when_validating():
     assert result.error is None
     assert ("UserWarning: <class '__main__.D'> does not define `arg_constraints`. Please set `arg_constraints = {}` "
             "or initialize the distribution with `validate_args=False` to turn off validation.") in result.err
-
-
-def test_multivariate_normal_precision_matrix_needs_cholesky_inverse():
-    # PyTorch computes an unset precision_matrix with torch.cholesky_inverse, which gradcli lacks: an honest refusal,
-    # while a given precision_matrix is kept and used
-    source = ("import torch\nD = torch.distributions\nP = torch.tensor([[2., 0.5], [0.5, 1.]])\n"
-              "print(D.MultivariateNormal(torch.zeros(2), precision_matrix=P).precision_matrix)\n"
-              "D.MultivariateNormal(torch.zeros(2), torch.eye(2)).precision_matrix\n")
-    assert gradcli_output(source.rsplit("D.Multi", 1)[0]) == "tensor([[2.0000, 0.5000],\n        [0.5000, 1.0000]])\n"
-    assert error_line(source) == ("NotImplementedError: gradcli does not implement torch.cholesky_inverse "
-                                  "(MultivariateNormal's precision_matrix when it was not given)")

@@ -1628,6 +1628,9 @@ class Tensor:
     def cholesky(self, upper=False):
         return ops.cholesky_legacy(self, upper)
 
+    def cholesky_inverse(self, upper=False):
+        return ops.cholesky_inverse(self, upper)
+
     def trace(self):
         return ops.trace(self)
 

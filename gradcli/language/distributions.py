@@ -1627,9 +1627,8 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        # PyTorch: torch.cholesky_inverse of the factor, an op gradcli does not have yet
-        raise NotImplementedError("gradcli does not implement torch.cholesky_inverse (MultivariateNormal's "
-                                  "precision_matrix when it was not given)")
+        return ops.linalg.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+            self._batch_shape + self._event_shape + self._event_shape)
 
     mean = mode = _LOC
 

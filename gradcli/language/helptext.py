@@ -484,6 +484,7 @@ _WHAT = {
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
     "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
     "cholesky": "The Cholesky factor L (lower, or upper=True: U) of a symmetric positive-definite matrix, A = L L^T.",
+    "cholesky_inverse": "The inverse of L L^T (upper=True: U^T U) from its triangular Cholesky factor.",
     "solve_triangular": "The solution X of A X = B (left=False: X A = B) for triangular A (upper= says which triangle).",
     "trace": "The sum of a matrix's diagonal.",
     "addmm": "beta * input + alpha * (mat1 @ mat2), the input broadcast to the product (F.linear's kernel).",

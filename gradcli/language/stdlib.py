@@ -631,6 +631,7 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "cholesky": _tensor_fn("cholesky", Tensor.cholesky),
+        "cholesky_inverse": _tensor_fn("cholesky_inverse", Tensor.cholesky_inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv

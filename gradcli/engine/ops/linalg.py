@@ -45,6 +45,21 @@ def _solve_triangular_jvp(F, ts, xs, result, upper, left, unitriangular):
     return solve_triangular(xs[0], rhs, upper=upper, left=left, unitriangular=unitriangular)
 
 
+def _cholesky_inverse_grad(F, g, L, upper, inverse):
+    """cholesky_inverse_backward: -(inverse (g + g^H) inverse) L (L times it, for an upper factor)."""
+    common = g + F.mT(g)
+    common = F.matmul(inverse, F.matmul(common, inverse))
+    return -F.matmul(L, common) if upper else -F.matmul(common, L)
+
+
+def _cholesky_inverse_jvp(L, dL, inverse, upper):
+    """cholesky_inverse_jvp: with C = U (or L^H), dX = -X dC^H C X, plus its transpose."""
+    C = L if upper else shape.transpose(L, -2, -1)
+    dC = shape.transpose(dL, -2, -1) if upper else dL
+    partial = -matmul(matmul(matmul(inverse, dC), C), inverse)
+    return partial + shape.transpose(partial, -2, -1)
+
+
 def cholesky_backward(F, gL, upper, L):
     """PyTorch's cholesky_backward: gA = L^-H sym((L^H gL).tril()) L^-1, with the two triangular solves, where
     sym(X) = (X + X.tril(-1)^H) / 2 (an upper factor is transposed first)."""
@@ -170,6 +185,9 @@ CHOLESKY          = Op("LinalgCholeskyExBackward0", None,    ("upper", "result")
 CHOLESKY_LEGACY   = Op("CholeskyBackward0",         None,    ("upper", "result"),
                        (lambda F, g, upper, result: cholesky_backward(F, g, upper, result),),
                        quiet=True, jvp=forward.no_tangent("cholesky"))
+CHOLESKY_INVERSE  = Op("CholeskyInverseBackward0",  None,    ("self", "upper", "result"),
+                       (lambda F, g, self, upper, result: _cholesky_inverse_grad(F, g, self, upper, result),),
+                       quiet=True, jvp=lambda F, ts, xs, result, upper: _cholesky_inverse_jvp(xs[0], ts[0], result, upper))
 SOLVE_TRIANGULAR  = Op("LinalgSolveTriangularBackward0", None, ("self", "result", "upper", "left", "unitriangular"),
                        (_solve_triangular_A, _solve_triangular_B),
                        inputs=("self", "B"), fits=True, quiet=True, jvp=_solve_triangular_jvp)
@@ -1239,10 +1257,12 @@ def cholesky_array(x: np.ndarray):
 
 
 def _cholesky(a: Tensor, upper, fn: str, row: Op) -> Tensor:
+    upper = _bool_arg(upper, "upper")
+    if row is CHOLESKY_LEGACY:     # the kernel's dtype dispatch, then torch.cholesky's warning, then its checks
+        _cholesky_dtype(a._a)
+        STATE.warn_once("torch.cholesky", "UserWarning", _CHOLESKY_DEPRECATED)
     x = _square(a, fn, floats=row is CHOLESKY)
-    if x.dtype not in (np.float32, np.float64):
-        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{type_word(x)}'")
-    upper = bool(upper)
+    _cholesky_dtype(x)
     L, info = cholesky_array(np.swapaxes(x, -1, -2) if upper else x)
     if info.any():
         flat = info.reshape(-1)
@@ -1252,6 +1272,11 @@ def _cholesky(a: Tensor, upper, fn: str, row: Op) -> Tensor:
                           f"positive-definite (the leading minor of order {int(flat[i])} is not positive-definite).")
     out = _column_major(np.swapaxes(L, -1, -2) if upper else L)
     return apply(row, out, (a,), (upper,))
+
+
+def _cholesky_dtype(x: np.ndarray) -> None:
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{type_word(x)}'")
 
 
 def cholesky(A: Tensor, upper=False) -> Tensor:
@@ -1269,8 +1294,56 @@ _CHOLESKY_DEPRECATED = (
 
 def cholesky_legacy(a: Tensor, upper=False) -> Tensor:
     """torch.cholesky and Tensor.cholesky (CholeskyBackward0), deprecated with a warning PyTorch gives once."""
-    STATE.warn_once("torch.cholesky", "UserWarning", _CHOLESKY_DEPRECATED)
     return _cholesky(a, upper, "cholesky", CHOLESKY_LEGACY)
+
+
+def _bool_arg(value, name: str) -> bool:
+    if value.__class__ is not bool:     # (the script's call gets PyTorch's message: engine/signatures.py)
+        raise TypeError(f"argument '{name}' must be bool, not {type(value).__name__}")
+    return value
+
+
+def cholesky_inverse_array(x: np.ndarray, upper: bool):
+    """(L L^T)^-1 (or (U^T U)^-1) from a triangular factor, as LAPACK's potri computes it: the factor inverted
+    in place column by column (trti2), then the product of the inverse with its transpose (lauu2), in float64;
+    the other triangle a reflection of the computed one. Also the 1-based index of the first zero on the
+    diagonal of each matrix (0 when none)."""
+    n = x.shape[-1]
+    count = int(np.prod(x.shape[:-2], dtype=np.int64))
+    a = np.asarray(x, dtype=np.float64).reshape((count, n, n))
+    if not upper:                                 # the lower case is the upper one transposed
+        a = np.swapaxes(a, -1, -2)
+    a = np.triu(a).copy()
+    diag = np.diagonal(a, 0, -2, -1)
+    info = np.where((diag == 0).any(-1), np.argmax(diag == 0, -1) + 1, 0) if n else np.zeros(count, np.int64)
+    with np.errstate(all="ignore"):
+        for j in range(n):                        # trti2, upper: column j of the inverse from the columns before
+            a[:, j, j] = 1 / a[:, j, j]
+            if j:
+                a[:, :j, j] = np.einsum("bik,bk->bi", a[:, :j, :j], a[:, :j, j]) * -a[:, j, j, None]
+        for i in range(n):                        # lauu2, upper: U U^T, row by row
+            if i + 1 < n:
+                a[:, :i + 1, i] = np.einsum("bik,bk->bi", a[:, :i + 1, i:], a[:, i, i:])
+            else:
+                a[:, :i + 1, i] = a[:, :i + 1, i] * a[:, i, i, None]
+    full = np.where(np.triu(np.ones((n, n), dtype=bool)), a, np.swapaxes(a, -1, -2))
+    return full.reshape(x.shape).astype(x.dtype), info.reshape(x.shape[:-2])
+
+
+def cholesky_inverse(L: Tensor, upper=False) -> Tensor:
+    """torch.cholesky_inverse (CholeskyInverseBackward0): the inverse of L L^T from its factor."""
+    upper = _bool_arg(upper, "upper")
+    x = _square(L, "cholesky_inverse", floats=False)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{type_word(x)}'")
+    out, info = cholesky_inverse_array(x, upper)
+    if info.any():
+        flat = info.reshape(-1)
+        i = int(np.flatnonzero(flat)[0])
+        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(flat[i])} is zero, the inversion "
+                          "could not be completed because the input matrix is singular.")
+    return apply(CHOLESKY_INVERSE, _column_major(out), (L,), (upper,))
 
 
 def solve_triangular_array(A: np.ndarray, B: np.ndarray, upper: bool, left=True, unitriangular=False) -> np.ndarray:
@@ -1305,7 +1378,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper, left=True, unitriangular=Fa
     budget.check_tensor(batch + b.shape[-2:], 8)          # (the substitution works in float64)
     if x.dtype not in (np.float32, np.float64):
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{type_word(x)}'")
-    upper, left, unitriangular = bool(upper), bool(left), bool(unitriangular)
+    upper, left = _bool_arg(upper, "upper"), _bool_arg(left, "left")
+    unitriangular = _bool_arg(unitriangular, "unitriangular")
     b = b.astype(x.dtype, copy=False)
     out = _column_major(solve_triangular_array(x, b, upper, left, unitriangular))
     return apply(SOLVE_TRIANGULAR, out, (A, B), (upper, left, unitriangular), (x, b))
