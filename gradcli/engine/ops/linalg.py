@@ -53,10 +53,12 @@ def _cholesky_inverse_grad(F, g, L, upper, inverse):
 
 
 def _cholesky_inverse_jvp(L, dL, inverse, upper):
-    """cholesky_inverse_jvp: with C = U (or L^H), dX = -X dC^H C X, plus its transpose."""
+    """PyTorch 2.13's cholesky_inverse_jvp, as the oracle computes it: with C = U (or L^H) and dC = dU^H (or dL),
+    P = -X dC X C and the tangent P + P^H. (It is not the derivative of (L L^H)^-1, -X (dL L^H + L dL^H) X,
+    except for a symmetric tangent: PyTorch's own values, kept.)"""
     C = L if upper else shape.transpose(L, -2, -1)
     dC = shape.transpose(dL, -2, -1) if upper else dL
-    partial = -matmul(matmul(matmul(inverse, dC), C), inverse)
+    partial = -matmul(matmul(matmul(inverse, dC), inverse), C)
     return partial + shape.transpose(partial, -2, -1)
 
 
