@@ -18,6 +18,9 @@ from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_na
 R = np.random.RandomState(7)
 
 
+CHOLESKY_FORWARD = {"raises_unimplemented": "cholesky"}    # torch.cholesky has no forward-mode formula in PyTorch
+
+
 def invertible(*shape):
     """Matrices well away from singular: a dominant diagonal plus noise."""
     a = R.uniform(-0.5, 0.5, size=shape)
@@ -105,6 +108,22 @@ CHECKS = {
                    (lambda a, b: ops.linalg.solve(a, b), (invertible(2, 2, 2), any_(2))),
                    (lambda a, b: ops.linalg.solve(a, b, left=False), (invertible(2, 2), any_(3, 2)))],
     linalg.INV: [(lambda a: a.inverse(), (invertible(3, 3),)), (lambda a: ops.inverse(a), (invertible(2, 2, 2),))],
+    # cholesky reads one triangle and its gradient is symmetric: checked through A = a a^T, as PyTorch checks it
+    linalg.CHOLESKY: [(lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
+                      (lambda a: ops.linalg.cholesky(a @ a.mT, upper=True), (invertible(2, 3, 3),))],
+    linalg.CHOLESKY_LEGACY: [(lambda a: (a @ a.mT).cholesky(), (invertible(3, 3),), CHOLESKY_FORWARD),
+                             (lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 2),), CHOLESKY_FORWARD)],
+    # cholesky_inverse reads one triangle of its factor, and PyTorch's forward-mode formula (which gradcli keeps) is
+    # the derivative only for some tangents, diagonal ones among them: checked here on diagonal factors (the
+    # forward-mode test runs these cases too), and on any triangular factor in SECOND below
+    linalg.CHOLESKY_INVERSE: [(lambda a: ops.cholesky_inverse(ops.diag_embed(a)), (any_(3) + 3,)),
+                              (lambda a: ops.diag_embed(a).cholesky_inverse(True), (any_(2, 3) + 3,))],
+    linalg.SOLVE_TRIANGULAR: [
+        (lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
+        (lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False), (invertible(3, 3), any_(2, 3))),
+        (lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, unitriangular=True), (invertible(2, 3, 3), any_(3, 1))),
+        (lambda a, b: ops.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+         (invertible(2, 2), any_(2, 1, 2)))],
     linalg.TRACE: [(lambda a: a.trace(), (any_(3, 3),)), (lambda a: a.trace(), (any_(2, 3),))],
     linalg.DIAGONAL: [(lambda a: a.diagonal(), (any_(3, 3),)), (lambda a: a.diagonal(1, -1, 0), (any_(2, 3, 4),)),
                       (lambda a: ops.einsum("ii->i", a), (any_(3, 3),))],
@@ -119,7 +138,7 @@ CHECKS = {
 def _params():
     out = []
     for row, cases in CHECKS.items():
-        for i, (fn, arrays) in enumerate(cases):
+        for i, (fn, arrays, *_) in enumerate(cases):      # (a third item: options for the forward-mode check)
             out.append(pytest.param(fn, arrays, id=f"{row.node}-{i}"))
     return out
 
@@ -141,7 +160,7 @@ def _names(t) -> list:
 
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
-    fn, arrays = CHECKS[row][0]
+    fn, arrays = CHECKS[row][0][:2]
     out = fn(*[_leaf(a) for a in arrays])
     assert row.node in _names(out)
 
@@ -161,6 +180,13 @@ SECOND = [
     ("det_batched", lambda a: a.det(), (invertible(2, 2, 2),)),
     ("inverse", lambda a: a.inverse(), (invertible(3, 3),)),
     ("solve", lambda a, b: ops.linalg.solve(a, b), (invertible(3, 3), any_(3))),
+    ("cholesky", lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
+    ("cholesky_upper", lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 3, 3),)),
+    ("cholesky_inverse", lambda a: ops.cholesky_inverse(a.tril()), (invertible(3, 3),)),
+    ("cholesky_inverse_upper", lambda a: a.triu().cholesky_inverse(True), (invertible(2, 3, 3),)),
+    ("solve_triangular", lambda a, b: ops.linalg.solve_triangular(a, b, upper=False), (invertible(3, 3), any_(3, 2))),
+    ("solve_triangular_right", lambda a, b: ops.linalg.solve_triangular(a, b, upper=True, left=False,
+                                                                         unitriangular=True), (invertible(3, 3), any_(2, 3))),
     ("shapes", lambda a: (a.t().reshape(6) * a.T.flatten()).reshape(2, 3).permute(1, 0).flip(0).roll(1, 0),
      (any_(2, 3),)),
     ("joins", lambda a: ops.cat([a.repeat(2, 1), ops.stack([a[0], a[1]])]).tril() * a.triu().sum(), (any_(2, 2),)),

@@ -133,7 +133,7 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
-    ("torch.distributions.MultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal"),
+    ("torch.distributions.LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
     ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
@@ -145,7 +145,7 @@ def test_print_passes_its_keywords_on():
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import MultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal"),
+    ("from torch.distributions import LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -195,7 +195,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.gamma", "Gamma"), ("torch.distributions.chi2", "Chi2"),
             ("torch.distributions.poisson", "Poisson"), ("torch.distributions.beta", "Beta"),
             ("torch.distributions.dirichlet", "Dirichlet"), ("torch.distributions.studentT", "StudentT"),
-            ("torch.distributions.binomial", "Binomial")}
+            ("torch.distributions.binomial", "Binomial"),
+            ("torch.distributions.multivariate_normal", "MultivariateNormal")}
 # nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",

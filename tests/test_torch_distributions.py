@@ -95,8 +95,8 @@ def test_the_modules_name_their_classes():
 
 
 def test_names_pytorch_has_and_gradcli_lacks():
-    assert error_line("import torch\ntorch.distributions.MultivariateNormal\n") == (
-        "NotImplementedError: gradcli does not implement torch.distributions.MultivariateNormal")
+    assert error_line("import torch\ntorch.distributions.LowRankMultivariateNormal\n") == (
+        "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal")
     assert error_line("import torch\nfrom torch.distributions import constraints\nconstraints.cat\n") == (
         "NotImplementedError: gradcli does not implement torch.distributions.constraints.cat")
 

@@ -122,6 +122,18 @@ def _invertible(rng, shape, n):
     return rng.uniform(-1, 1, size=shape) + 2 * np.eye(k)
 
 
+def _spd(rng, shape, n):
+    """Symmetric positive-definite matrices (Cholesky's input): M M^T / k + I."""
+    k = shape[-1]
+    m = rng.uniform(-1, 1, size=shape)
+    return m @ np.swapaxes(m, -1, -2) / k + np.eye(k)
+
+
+def _lower(rng, shape, n):
+    """Lower-triangular matrices well away from singular (triangular solves)."""
+    return np.tril(rng.uniform(-1, 1, size=shape)) + 2 * np.eye(shape[-1])
+
+
 def idx(limit):
     """Integer indices in [0, limit(n))."""
     return lambda rng, shape, n: rng.integers(0, max(1, limit(n)), size=shape)
@@ -133,6 +145,7 @@ def _mask(rng, shape, n):
 
 DOMAINS = {"any": _uniform(-2.0, 2.0), "pos": _uniform(0.5, 2.0), "unit": _uniform(0.2, 0.9), "away": _away,
            "prob": _uniform(0.05, 0.95), "distinct": _distinct, "inv": _invertible, "mask": _mask,
+           "spd": _spd, "lower": _lower,
            "small": _uniform(-0.5, 0.5)}
 
 
@@ -390,6 +403,16 @@ CASES = [
     case("linalg.DET", "a.det()", "inv:SQ", kind="library", max_n=10_000),
     case("linalg.INV", "a.inverse()", "inv:SQ", kind="library", max_n=10_000),
     case("linalg.SOLVE", "torch.linalg.solve(a, b)", "inv:SQ any:SQ", kind="library", max_n=10_000),
+    case("linalg.CHOLESKY", "torch.linalg.cholesky(a)", "spd:SQ", kind="library", max_n=10_000),
+    case("linalg.CHOLESKY", "torch.linalg.cholesky(a, upper=True)", "spd:SQ", kind="library", max_n=1000),
+    case("linalg.CHOLESKY_LEGACY", "torch.cholesky(a)", "spd:SQ", kind="library", max_n=1000),
+    case("linalg.CHOLESKY_INVERSE", "torch.cholesky_inverse(a)", "lower:SQ", kind="library", max_n=10_000),
+    case("linalg.CHOLESKY_INVERSE", "torch.cholesky_inverse(a.mT, upper=True)", "lower:SQ", kind="library",
+         max_n=1000),
+    case("linalg.SOLVE_TRIANGULAR", "torch.linalg.solve_triangular(a, b, upper=False)", "lower:SQ any:SQ",
+         kind="library", max_n=10_000),
+    case("linalg.SOLVE_TRIANGULAR", "torch.linalg.solve_triangular(a.mT, b, upper=True, left=False)",
+         "lower:SQ any:SQ", kind="library", max_n=1000),
     case("linalg.TRACE", "a.trace()", "any:SQ"),
     case("linalg.DIAGONAL", "a.diagonal() * 2", "any:SQ"),
     case("linalg.DIAG", "a.diag() * 2", "any:SQ"),

@@ -223,6 +223,13 @@ SIGNATURES = {
                           "torch.dtype dtype = None, Tensor out = None)",
                           "(Tensor input, str ord, tuple of ints dim = None, bool keepdim = False, *, "
                           "torch.dtype dtype = None, Tensor out = None)"],
+    "torch.linalg.cholesky": ["(Tensor input, *, bool upper = False, Tensor out = None)"],
+    "torch.cholesky": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
+    "Tensor.cholesky": ["(bool upper = False)"],
+    "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
+    "Tensor.cholesky_inverse": ["(bool upper = False)"],
+    "torch.linalg.solve_triangular": ["(Tensor input, Tensor B, *, bool upper, bool left = True, "
+                                      "bool unitriangular = False, Tensor out = None)"],
     "torch.linalg.matrix_norm": ["(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, "
                                  "torch.dtype dtype = None, Tensor out = None)",
                                  "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
@@ -628,7 +635,8 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 # callables whose messages carry another name than the one a script calls
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
                  "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
-                 "torch.linalg.matrix_norm": "linalg_matrix_norm",
+                 "torch.linalg.matrix_norm": "linalg_matrix_norm", "torch.linalg.solve_triangular": "linalg_solve_triangular",
+                 "torch.linalg.cholesky": "linalg_cholesky",
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

@@ -1625,6 +1625,12 @@ class Tensor:
     def inverse(self):
         return ops.inverse(self)
 
+    def cholesky(self, upper=False):
+        return ops.cholesky_legacy(self, upper)
+
+    def cholesky_inverse(self, upper=False):
+        return ops.cholesky_inverse(self, upper)
+
     def trace(self):
         return ops.trace(self)
 

@@ -1,5 +1,6 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
-OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, their
+OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial,
+MultivariateNormal, their
 constraints, kl_divergence and register_kl.
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
@@ -218,6 +219,50 @@ class _IndependentConstraint(Constraint):
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _Square(Constraint):
+    """Square matrices: one bool per matrix of the batch."""
+
+    __module__ = "torch.distributions.constraints"
+    event_dim = 2
+
+    def check(self, value):
+        return factories.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=dtypes.bool_)
+
+
+class _Symmetric(_Square):
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        square = super().check(value)
+        if not _all_true(square):
+            return square
+        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factor (PyTorch asks linalg.cholesky_ex's info)."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not _all_true(symmetric):
+            return symmetric
+        return Tensor(np.asarray(ops.linalg.cholesky_array(value._a)[1] == 0))
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal."""
+
+    __module__ = "torch.distributions.constraints"
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).view(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower & positive_diagonal
+
+
 class _GreaterThanEq(_Bounded):
     __module__ = "torch.distributions.constraints"
     _bounds = ("lower_bound",)
@@ -318,6 +363,10 @@ real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 one_hot = _OneHot()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
 
 # torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
 CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
@@ -327,7 +376,8 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "positive_integer": positive_integer, "one_hot": one_hot, "interval": _Interval,
                "half_open_interval": _HalfOpenInterval,
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
-               "integer_interval": _IntegerInterval}
+               "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
+               "positive_definite": positive_definite, "lower_cholesky": lower_cholesky}
 
 
 # ------------------------------------------------------------------------------------------ the classes
@@ -499,7 +549,8 @@ def _loc_scale_init(d, loc, scale, validate_args):
     Distribution.__init__(d, batch_shape, validate_args=validate_args)
 
 
-_LOC = property(lambda self: self.loc, doc="The location: the mean and the mode of Normal and Laplace.")
+_LOC = property(lambda self: self.loc,
+                doc="The location: the mean and the mode of Normal, Laplace and MultivariateNormal.")
 
 
 class ExponentialFamily(Distribution):
@@ -1446,6 +1497,168 @@ class Beta(ExponentialFamily):
         return self._dirichlet.concentration[..., 1]
 
 
+# ------------------------------------------------------------------------------------ MultivariateNormal
+
+def _batch_mv(bmat, bvec):
+    return ops.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
+
+
+def _batch_mahalanobis(bL, bx):
+    """x^T (L L^T)^-1 x for batches of L and x whose shapes broadcast, by PyTorch's reshapes and one batched
+    triangular solve (the same ops in the same order)."""
+    n = bx.size(-1)
+    bx_batch_shape = bx.shape[:-1]
+    bx_batch_dims = len(bx_batch_shape)
+    bL_batch_dims = bL.dim() - 2
+    outer_batch_dims = bx_batch_dims - bL_batch_dims
+    old_batch_dims = outer_batch_dims + bL_batch_dims
+    new_batch_dims = outer_batch_dims + 2 * bL_batch_dims
+    bx_new_shape = tuple(bx.shape[:outer_batch_dims])
+    for sL, sx in zip(bL.shape[:-2], bx.shape[outer_batch_dims:-1]):
+        bx_new_shape += (sx // sL, sL)
+    bx_new_shape += (n,)
+    bx = bx.reshape(bx_new_shape)
+    permute_dims = (list(range(outer_batch_dims)) + list(range(outer_batch_dims, new_batch_dims, 2))
+                    + list(range(outer_batch_dims + 1, new_batch_dims, 2)) + [new_batch_dims])
+    bx = bx.permute(permute_dims)
+    flat_L = bL.reshape(-1, n, n)
+    flat_x = bx.reshape(-1, flat_L.size(0), n)
+    flat_x_swap = flat_x.permute(1, 2, 0)
+    M_swap = ops.linalg.solve_triangular(flat_L, flat_x_swap, upper=False).pow(2).sum(-2)
+    M = M_swap.t()
+    permuted_M = M.reshape(tuple(bx.shape[:-1]))
+    permute_inv_dims = list(range(outer_batch_dims))
+    for i in range(bL_batch_dims):
+        permute_inv_dims += [outer_batch_dims + i, old_batch_dims + i]
+    reshaped_M = permuted_M.permute(permute_inv_dims)
+    return reshaped_M.reshape(tuple(bx_batch_shape))
+
+
+def _precision_to_scale_tril(P):
+    """The Cholesky factor of P^-1: the reversed Cholesky factor of the reversed P, inverted."""
+    Lf = ops.linalg.cholesky(P.flip((-2, -1)))
+    L_inv = Lf.flip((-2, -1)).transpose(-2, -1)
+    Id = factories.eye(P.shape[-1], dtype=P.dtype)
+    return ops.linalg.solve_triangular(L_inv, Id, upper=False)
+
+
+def _matrix_batch(name, value, loc):
+    """The batch shape of a matrix parameter with loc's, after PyTorch's check of its dims."""
+    if value.__class__ is not Tensor:
+        raise AttributeError(f"'{type(value).__name__}' object has no attribute 'dim'")
+    if value.dim() < 2:
+        raise ValueError(f"{name} must be at least two-dimensional, with optional leading batch dimensions")
+    return _broadcast_shapes(value.shape[:-2], loc.shape[:-1])
+
+
+def _broadcast_shapes(*shapes):
+    """torch.broadcast_shapes, with its message (PyTorch's Python reference implementation's words)."""
+    common = [1] * max(len(shape) for shape in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                common[i] = shape[i]
+            elif shape[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                                   f"argument at index {index} had {shape!r}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
+
+
+class MultivariateNormal(Distribution):
+    """N(loc, covariance_matrix), given by the covariance, the precision matrix or the Cholesky factor
+    scale_tril; every computation goes through the (unbroadcast) Cholesky factor, as in PyTorch."""
+
+    __module__ = "torch.distributions.multivariate_normal"
+    arg_constraints = {"loc": real_vector, "covariance_matrix": positive_definite,
+                       "precision_matrix": positive_definite, "scale_tril": lower_cholesky}
+    support = real_vector
+    has_rsample = True
+
+    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        if loc.__class__ is not Tensor:
+            raise AttributeError(f"'{type(loc).__name__}' object has no attribute 'dim'")
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        if scale_tril is not None:
+            batch_shape = _matrix_batch("scale_tril matrix", scale_tril, loc)
+            self.scale_tril = scale_tril.expand(batch_shape + (-1, -1))
+        elif covariance_matrix is not None:
+            batch_shape = _matrix_batch("covariance_matrix", covariance_matrix, loc)
+            self.covariance_matrix = covariance_matrix.expand(batch_shape + (-1, -1))
+        else:
+            batch_shape = _matrix_batch("precision_matrix", precision_matrix, loc)
+            self.precision_matrix = precision_matrix.expand(batch_shape + (-1, -1))
+        self.loc = loc.expand(batch_shape + (-1,))
+        Distribution.__init__(self, batch_shape, self.loc.shape[-1:], validate_args=validate_args)
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = ops.linalg.cholesky(covariance_matrix)
+        else:
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(MultivariateNormal, _instance)
+        batch_shape = Size(batch_shape)
+        loc_shape = batch_shape + self.event_shape
+        cov_shape = batch_shape + self.event_shape + self.event_shape
+        new.loc = self.loc.expand(loc_shape)
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(cov_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return ops.matmul(L, L.mT).expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def precision_matrix(self):
+        return ops.linalg.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+            self._batch_shape + self._event_shape + self._event_shape)
+
+    mean = mode = _LOC
+
+    @property
+    def variance(self):
+        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(self._batch_shape + self._event_shape)
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = factories.empty(shape, dtype=self.loc.dtype).normal_()
+        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
+
+    def _half_log_det(self):
+        return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diff = value - self.loc
+        M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
+        half_log_det = self._half_log_det()
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
+
+    def entropy(self):
+        H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
+        if len(self._batch_shape) == 0:
+            return H
+        return H.expand(self._batch_shape)
+
+
 def reset_defaults() -> None:
     """A new session's defaults: arguments validated and PyTorch's KL functions only
     (Distribution.set_default_validate_args and register_kl last one session)."""
@@ -1708,6 +1921,28 @@ def _kl_uniform_beta(p, q):
     return result
 
 
+def _batch_trace_XXT(bmat):
+    n = bmat.size(-1)
+    m = bmat.size(-2)
+    flat_trace = bmat.reshape(-1, m * n).pow(2).sum(-1)
+    return flat_trace.reshape(tuple(bmat.shape[:-2]))
+
+
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26
+                         + "different event shapes cannot be computed")
+    half_term1 = q._half_log_det() - p._half_log_det()
+    combined_batch_shape = Size(ops.shape.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
+                                                           tuple(p._unbroadcasted_scale_tril.shape[:-2])))
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    p_scale_tril = p._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    term2 = _batch_trace_XXT(ops.linalg.solve_triangular(q_scale_tril, p_scale_tril, upper=False))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
 def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
@@ -1735,7 +1970,8 @@ _BUILT_IN_KL = {
     (Beta, Gamma): _kl_beta_gamma, (Beta, Normal): _kl_beta_normal, (Beta, Uniform): _kl_beta_uniform,
     (Uniform, Beta): _kl_uniform_beta, (Exponential, Beta): _kl_exponential_infinity, (Gamma, Beta): _kl_gamma_infinity,
     (Laplace, Beta): _kl_normal_infinity, (Normal, Beta): _kl_normal_infinity,
-    (Binomial, Binomial): _kl_binomial_binomial, (Poisson, Binomial): _kl_poisson_infinity}
+    (Binomial, Binomial): _kl_binomial_binomial,
+    (MultivariateNormal, MultivariateNormal): _kl_multivariatenormal_multivariatenormal, (Poisson, Binomial): _kl_poisson_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
@@ -1804,4 +2040,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial)
+           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, MultivariateNormal)

@@ -199,6 +199,8 @@ _WHAT = {
     "Beta": "The beta distribution on (0, 1) of concentrations concentration1 and concentration0.",
     "StudentT": "Student's t distribution of df degrees of freedom, location loc and scale scale.",
     "Binomial": "The binomial distribution: successes out of total_count trials of probability probs (or logits).",
+    "MultivariateNormal": "The multivariate normal of mean loc and covariance_matrix, precision_matrix or its Cholesky "
+                          "factor scale_tril (rsample: loc + scale_tril @ eps).",
     "Uniform": "The uniform distribution on [low, high).",
     "Exponential": "The exponential distribution of rate `rate` (mean 1 / rate).",
     "Categorical": "A distribution over the classes 0..K-1 by probs (normalised to sum 1) or logits (normalised "
@@ -481,6 +483,9 @@ _WHAT = {
     "kron": "The Kronecker product: each element of `input` times the whole of `other`, as blocks.",
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
     "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
+    "cholesky": "The Cholesky factor L (lower, or upper=True: U) of a symmetric positive-definite matrix, A = L L^T.",
+    "cholesky_inverse": "The inverse of L L^T (upper=True: U^T U) from its triangular Cholesky factor.",
+    "solve_triangular": "The solution X of A X = B (left=False: X A = B) for triangular A (upper= says which triangle).",
     "trace": "The sum of a matrix's diagonal.",
     "addmm": "beta * input + alpha * (mat1 @ mat2), the input broadcast to the product (F.linear's kernel).",
     "addmv": "beta * input + alpha * (mat @ vec).",
@@ -773,7 +778,7 @@ _MODULES = {
                 "and losses; the functional and init modules.",
     "torch.nn.init": "Initialisers drawing from PyTorch's random streams: uniform_, normal_, xavier_*, kaiming_*, ...",
     "torch.nn.functional": "Activations, losses and other functions used in neural networks.",
-    "torch.linalg": "Linear algebra: norms, determinants, inverses, solving.",
+    "torch.linalg": "Linear algebra: norms, determinants, inverses, solving, Cholesky factors.",
     "torch.random": "The random generator's seed and state.",
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",

@@ -484,6 +484,8 @@ def _build_torch() -> ScriptModule:
             "matrix_norm": _tensor_fn("linalg_matrix_norm", ops.linalg.matrix_norm),
             "det": _tensor_fn("linalg_det", Tensor.det), "inv": _tensor_fn("linalg_inv", Tensor.inverse),
             "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
+            "cholesky": _tensor_fn("linalg_cholesky", ops.linalg.cholesky),
+            "solve_triangular": ops.linalg.solve_triangular,
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,
@@ -628,6 +630,8 @@ def _build_torch() -> ScriptModule:
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
+        "cholesky": _tensor_fn("cholesky", Tensor.cholesky),
+        "cholesky_inverse": _tensor_fn("cholesky_inverse", Tensor.cholesky_inverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv

@@ -9,6 +9,7 @@ from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 
@@ -21,6 +22,66 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "torch._C._LinAlgError"
 
 def _solve_A_grad(F, g, A, result, left, vector):
     return _solve_backward_A(F, _solve_backward_B(F, g, A, result, left, vector), result, left, vector)
+
+
+def _solve_triangular_B(F, g, A, result, upper, left, unitriangular):
+    """linalg_solve_triangular_backward's gB: the same triangular solve with A^H (the other triangle)."""
+    return F.solve_triangular(F.mT(A), g, not upper, left, unitriangular)
+
+
+def _solve_triangular_A(F, g, A, result, upper, left, unitriangular):
+    """gA = -gB X^H (left) or -X^H gB, kept to A's triangle (without the diagonal when unitriangular)."""
+    gB = _solve_triangular_B(F, g, A, result, upper, left, unitriangular)
+    gA = -F.matmul(gB, F.mT(result)) if left else -F.matmul(F.mT(result), gB)
+    return F.triu(gA, int(unitriangular)) if upper else F.tril(gA, -int(unitriangular))
+
+
+def _solve_triangular_jvp(F, ts, xs, result, upper, left, unitriangular):
+    """linalg_solve_triangular_forward_AD: X_t = A^-1 (B_t - proj(A_t) X), A_t kept to A's triangle."""
+    At = forward.tangent_or_zeros(ts, xs, 0)
+    Bt = forward.tangent_or_zeros(ts, xs, 1)
+    At = shape.triu(At, int(unitriangular)) if upper else shape.tril(At, -int(unitriangular))
+    rhs = Bt - (matmul(At, result) if left else matmul(result, At))
+    return solve_triangular(xs[0], rhs, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _cholesky_inverse_grad(F, g, L, upper, inverse):
+    """cholesky_inverse_backward: -(inverse (g + g^H) inverse) L (L times it, for an upper factor)."""
+    common = g + F.mT(g)
+    common = F.matmul(inverse, F.matmul(common, inverse))
+    return -F.matmul(L, common) if upper else -F.matmul(common, L)
+
+
+def _cholesky_inverse_jvp(L, dL, inverse, upper):
+    """PyTorch 2.13's cholesky_inverse_jvp, as the oracle computes it: with C = U (or L^H) and dC = dU^H (or dL),
+    P = -X dC X C and the tangent P + P^H. (It is not the derivative of (L L^H)^-1, -X (dL L^H + L dL^H) X,
+    except for a symmetric tangent: PyTorch's own values, kept.)"""
+    C = L if upper else shape.transpose(L, -2, -1)
+    dC = shape.transpose(dL, -2, -1) if upper else dL
+    partial = -matmul(matmul(matmul(inverse, dC), inverse), C)
+    return partial + shape.transpose(partial, -2, -1)
+
+
+def cholesky_backward(F, gL, upper, L):
+    """PyTorch's cholesky_backward: gA = L^-H sym((L^H gL).tril()) L^-1, with the two triangular solves, where
+    sym(X) = (X + X.tril(-1)^H) / 2 (an upper factor is transposed first)."""
+    if upper:
+        L, gL = F.mT(L), F.mT(gL)
+    gA = F.tril(F.matmul(F.mT(L), gL))
+    gA = 0.5 * (gA + F.mT(F.tril(gA, -1)))
+    gA = F.solve_triangular(F.mT(L), gA, True, True, False)
+    return F.solve_triangular(L, gA, False, False, False)
+
+
+def _cholesky_jvp(dA, L, upper):
+    """cholesky_jvp: dL = L pi(L^-1 dA L^-H), pi(X) = X.tril() - diag(X) / 2 (for an upper factor, on L^H)."""
+    if upper:
+        L = shape.transpose(L, -2, -1)
+    dL = solve_triangular(L, dA, upper=False, left=True)
+    dL = solve_triangular(shape.transpose(L, -2, -1), dL, upper=True, left=False)
+    dL = shape.tril(dL) - diag_embed(diagonal(dL, 0, -2, -1) * 0.5)
+    dL = matmul(L, dL)
+    return shape.transpose(dL, -2, -1) if upper else dL
 
 
 # Forward-mode columns (gradcli.engine.forward): PyTorch's `result:` formulas. A product's formula adds
@@ -120,6 +181,18 @@ SOLVE             = Op("LinalgSolveExBackward0",    None,    ("A", "result", "le
                        (_solve_A_grad,
                         lambda F, g, A, result, left, vector: _solve_backward_B(F, g, A, result, left, vector)),
                        inputs=("A", "B"), fits=True, quiet=True, jvp=_solve_jvp)
+CHOLESKY          = Op("LinalgCholeskyExBackward0", None,    ("upper", "result"),
+                       (lambda F, g, upper, result: cholesky_backward(F, g, upper, result),),
+                       quiet=True, jvp=lambda F, ts, xs, result, upper: _cholesky_jvp(ts[0], result, upper))
+CHOLESKY_LEGACY   = Op("CholeskyBackward0",         None,    ("upper", "result"),
+                       (lambda F, g, upper, result: cholesky_backward(F, g, upper, result),),
+                       quiet=True, jvp=forward.no_tangent("cholesky"))
+CHOLESKY_INVERSE  = Op("CholeskyInverseBackward0",  None,    ("self", "upper", "result"),
+                       (lambda F, g, self, upper, result: _cholesky_inverse_grad(F, g, self, upper, result),),
+                       quiet=True, jvp=lambda F, ts, xs, result, upper: _cholesky_inverse_jvp(xs[0], ts[0], result, upper))
+SOLVE_TRIANGULAR  = Op("LinalgSolveTriangularBackward0", None, ("self", "result", "upper", "left", "unitriangular"),
+                       (_solve_triangular_A, _solve_triangular_B),
+                       inputs=("self", "B"), fits=True, quiet=True, jvp=_solve_triangular_jvp)
 TRACE             = Op("TraceBackward0",            None,    ("sizes",),
                        (lambda F, g, sizes: F.diagonal_scatter(F.expand(g, (min(sizes),)), sizes, 0, 0, 1),),
                        jvp=lambda F, ts, xs, result, sizes: trace(ts[0]))
@@ -912,15 +985,16 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
 
 # ------------------------------------------------------------------------------------ determinants
 
-def _square(a: Tensor, fn: str) -> np.ndarray:
-    """The array of a batch of square float matrices, with PyTorch's checks in PyTorch's order."""
+def _square(a: Tensor, fn: str, floats=True) -> np.ndarray:
+    """The array of a batch of square float matrices, with PyTorch's checks in PyTorch's order (without
+    the dtype's when not `floats`: torch.cholesky leaves it to its kernel)."""
     x = a._a
     if x.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
     if x.shape[-1] != x.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {x.shape[-2]} by "
                            f"{x.shape[-1]} matrices")
-    if x.dtype.kind != "f":
+    if floats and x.dtype.kind != "f":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
     return x
 
@@ -1121,6 +1195,17 @@ def _transposed_solve(A: np.ndarray, G: np.ndarray, refuse: bool) -> np.ndarray:
         return _lu_solve(lu, pivots, np.broadcast_to(G, batch + G.shape[-2:]), adjoint=True)
 
 
+def _check_rhs(fn: str, x: np.ndarray, b: np.ndarray, left: bool) -> None:
+    """PyTorch's checks of a solver's right-hand side B against the square A."""
+    if b.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    n = x.shape[-1]
+    if (b.shape[-2] if left else b.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
+                           f"{b.shape[-2]}x{b.shape[-1]})")
+
+
 def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     """torch.linalg.solve (LinalgSolveExBackward0)."""
     _tensor_arg(B, "linalg_solve", "B", 2)
@@ -1133,19 +1218,178 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     _square(A, "linalg.solve")
     vector = _is_vector_rhs(x, b)
     b2 = b[..., None] if vector else b
-    if b2.ndim < 2:
-        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
-    n = x.shape[-1]
-    if (b2.shape[-2] if left else b2.shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
-                           f"{b2.shape[-2]}x{b2.shape[-1]})")
+    _check_rhs("linalg.solve", x, b2, left)
     shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
     if x.dtype == np.float16:
         raise _no_half_lu()
     out = solve_array(x, b2, left)
     out = np.ascontiguousarray(out[..., 0] if vector else out)
     return apply(SOLVE, out, (A, B), (left, vector), (x, b2))
+
+
+# --------------------------------------------------------------------------------------- triangular
+
+# Cholesky factors and triangular solves come from LAPACK/MKL in PyTorch (potrf, trsm), whose blocking and
+# order of operations are the library's own: gradcli computes them in float64 and rounds float32 results once
+# (at least as accurate as the library; docs/numerics.md).
+
+def _column_major(x: np.ndarray) -> np.ndarray:
+    """Each matrix of a batch in column-major order, as LAPACK writes its results (strides (1, n))."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
+def cholesky_array(x: np.ndarray):
+    """The lower Cholesky factor of each matrix of a batch, from its lower triangle alone (LAPACK's potrf
+    with uplo 'L'), computed column by column in float64; and `info`, the order of the first leading minor
+    that is not positive-definite (a pivot <= 0 or NaN), 0 when none."""
+    n = x.shape[-1]
+    count = int(np.prod(x.shape[:-2], dtype=np.int64))
+    a = np.tril(np.asarray(x, dtype=np.float64)).reshape((count, n, n))
+    info = np.zeros(a.shape[0], dtype=np.int64)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            d = a[:, j, j] - np.einsum("bk,bk->b", a[:, j, :j], a[:, j, :j])
+            info[(info == 0) & ~(d > 0)] = j + 1
+            root = np.sqrt(d)
+            a[:, j, j] = root
+            if j + 1 < n:
+                below = a[:, j + 1:, j] - np.einsum("bik,bk->bi", a[:, j + 1:, :j], a[:, j, :j])
+                a[:, j + 1:, j] = below / root[:, None]
+    return a.reshape(x.shape).astype(x.dtype), info.reshape(x.shape[:-2])
+
+
+def _cholesky(a: Tensor, upper, fn: str, row: Op) -> Tensor:
+    upper = _bool_arg(upper, "upper")
+    if row is CHOLESKY_LEGACY:     # the kernel's dtype dispatch, then torch.cholesky's warning, then its checks
+        _cholesky_dtype(a._a)
+        STATE.warn_once("torch.cholesky", "UserWarning", _CHOLESKY_DEPRECATED)
+    x = _square(a, fn, floats=row is CHOLESKY)
+    _cholesky_dtype(x)
+    L, info = cholesky_array(np.swapaxes(x, -1, -2) if upper else x)
+    if info.any():
+        flat = info.reshape(-1)
+        i = int(np.flatnonzero(flat)[0])
+        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"{fn}: {where}The factorization could not be completed because the input is not "
+                          f"positive-definite (the leading minor of order {int(flat[i])} is not positive-definite).")
+    out = _column_major(np.swapaxes(L, -1, -2) if upper else L)
+    return apply(row, out, (a,), (upper,))
+
+
+def _cholesky_dtype(x: np.ndarray) -> None:
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{type_word(x)}'")
+
+
+def cholesky(A: Tensor, upper=False) -> Tensor:
+    """torch.linalg.cholesky (LinalgCholeskyExBackward0)."""
+    return _cholesky(A, upper, "linalg.cholesky", CHOLESKY)
+
+
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
+    "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\n"
+    "U = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+    "This transform will produce equivalent results for all valid (symmetric positive definite) inputs. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
+
+
+def cholesky_legacy(a: Tensor, upper=False) -> Tensor:
+    """torch.cholesky and Tensor.cholesky (CholeskyBackward0), deprecated with a warning PyTorch gives once."""
+    return _cholesky(a, upper, "cholesky", CHOLESKY_LEGACY)
+
+
+def _bool_arg(value, name: str) -> bool:
+    if value.__class__ is not bool:     # (the script's call gets PyTorch's message: engine/signatures.py)
+        raise TypeError(f"argument '{name}' must be bool, not {type(value).__name__}")
+    return value
+
+
+def cholesky_inverse_array(x: np.ndarray, upper: bool):
+    """(L L^T)^-1 (or (U^T U)^-1) from a triangular factor, as LAPACK's potri computes it: the factor inverted
+    in place column by column (trti2), then the product of the inverse with its transpose (lauu2), in float64;
+    the other triangle a reflection of the computed one. Also the 1-based index of the first zero on the
+    diagonal of each matrix (0 when none)."""
+    n = x.shape[-1]
+    count = int(np.prod(x.shape[:-2], dtype=np.int64))
+    a = np.asarray(x, dtype=np.float64).reshape((count, n, n))
+    if not upper:                                 # the lower case is the upper one transposed
+        a = np.swapaxes(a, -1, -2)
+    a = np.triu(a).copy()
+    diag = np.diagonal(a, 0, -2, -1)
+    info = np.where((diag == 0).any(-1), np.argmax(diag == 0, -1) + 1, 0) if n else np.zeros(count, np.int64)
+    with np.errstate(all="ignore"):
+        for j in range(n):                        # trti2, upper: column j of the inverse from the columns before
+            a[:, j, j] = 1 / a[:, j, j]
+            if j:
+                a[:, :j, j] = np.einsum("bik,bk->bi", a[:, :j, :j], a[:, :j, j]) * -a[:, j, j, None]
+        for i in range(n):                        # lauu2, upper: U U^T, row by row
+            if i + 1 < n:
+                a[:, :i + 1, i] = np.einsum("bik,bk->bi", a[:, :i + 1, i:], a[:, i, i:])
+            else:
+                a[:, :i + 1, i] = a[:, :i + 1, i] * a[:, i, i, None]
+    full = np.where(np.triu(np.ones((n, n), dtype=bool)), a, np.swapaxes(a, -1, -2))
+    return full.reshape(x.shape).astype(x.dtype), info.reshape(x.shape[:-2])
+
+
+def cholesky_inverse(L: Tensor, upper=False) -> Tensor:
+    """torch.cholesky_inverse (CholeskyInverseBackward0): the inverse of L L^T from its factor."""
+    upper = _bool_arg(upper, "upper")
+    x = _square(L, "cholesky_inverse", floats=False)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{type_word(x)}'")
+    out, info = cholesky_inverse_array(x, upper)
+    if info.any():
+        flat = info.reshape(-1)
+        i = int(np.flatnonzero(flat)[0])
+        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(flat[i])} is zero, the inversion "
+                          "could not be completed because the input matrix is singular.")
+    return apply(CHOLESKY_INVERSE, _column_major(out), (L,), (upper,))
+
+
+def solve_triangular_array(A: np.ndarray, B: np.ndarray, upper: bool, left=True, unitriangular=False) -> np.ndarray:
+    """X with A X = B (left) or X A = B for triangular A (batches broadcast), read from A's `upper` or lower
+    triangle, its diagonal taken as ones when `unitriangular`. Substitution in float64, rounded once to A's
+    dtype; a zero on the diagonal gives infinities and NaNs, as trsm does (it never refuses)."""
+    dtype = A.dtype
+    if not left:                                  # X A = B  <=>  A^T X^T = B^T
+        A, B, upper = np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2), not upper
+    batch = np.broadcast_shapes(B.shape[:-2], A.shape[:-2])
+    n, m = A.shape[-1], B.shape[-1]
+    count = int(np.prod(batch, dtype=np.int64))
+    a = np.broadcast_to(A, batch + (n, n)).astype(np.float64).reshape((count, n, n))
+    x = np.broadcast_to(B, batch + (n, m)).astype(np.float64).reshape((count, n, m))
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(all="ignore"):
+        for i in order:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            row = x[:, i] - np.einsum("bk,bkm->bm", a[:, i, done], x[:, done])
+            x[:, i] = row if unitriangular else row / a[:, i, i, None]
+    out = x.reshape(batch + (n, m)).astype(dtype)
+    return np.swapaxes(out, -1, -2) if not left else out
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper, left=True, unitriangular=False) -> Tensor:
+    """torch.linalg.solve_triangular (LinalgSolveTriangularBackward0): the result has A's dtype."""
+    _tensor_arg(A, "linalg_solve_triangular", "input", 1)
+    _tensor_arg(B, "linalg_solve_triangular", "B", 2)
+    x, b = _square(A, "linalg.solve_triangular", floats=False), B._a
+    _check_rhs("linalg.solve_triangular", x, b, left)
+    batch = shape.broadcast_shapes(b.shape[:-2], x.shape[:-2])
+    budget.check_tensor(batch + b.shape[-2:], 8)          # (the substitution works in float64)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{type_word(x)}'")
+    upper, left = _bool_arg(upper, "upper"), _bool_arg(left, "left")
+    unitriangular = _bool_arg(unitriangular, "unitriangular")
+    b = b.astype(x.dtype, copy=False)
+    out = _column_major(solve_triangular_array(x, b, upper, left, unitriangular))
+    return apply(SOLVE_TRIANGULAR, out, (A, B), (upper, left, unitriangular), (x, b))
+
+
+def _solve_triangular_positional(A: Tensor, B: Tensor, upper, left, unitriangular) -> Tensor:
+    """solve_triangular for the formulas under create_graph (backmath.TENSOR), which pass flags by position."""
+    return solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
 # ---------------------------------------------------------------------------------------- diagonals
