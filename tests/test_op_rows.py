@@ -105,6 +105,11 @@ EXTRA = [
     "w = torch.rand(1, 1, 4, 4, requires_grad=True)\n"
     "p2, i2 = F.max_pool2d(w, 2, return_indices=True)\n"
     "F.max_unpool2d(p2, i2, 2).sum().backward()",
+    # the Cholesky factor (both spellings), the triangular solve, the inverse from a factor
+    "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
+    "L = torch.linalg.cholesky(A)\n"
+    "(L.sum() + A.cholesky().sum() + torch.linalg.solve_triangular(L, A, upper=False).sum()\n"
+    " + torch.cholesky_inverse(L).sum()).backward()",
 ]
 
 
