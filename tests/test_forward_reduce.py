@@ -47,6 +47,12 @@ CASES = [
     (M, "torch.linalg.det(x)"), (MB, "torch.det(x)"), (MT, "torch.linalg.det(x)"),
     (M, "torch.linalg.inv(x)"), (MV, "torch.linalg.solve(x, y)", ("x", "y")), (MY, "torch.linalg.solve(x, y)", ("x",)),
     (MY, "torch.linalg.solve(x, y)", ("y",)),
+    (M, "torch.linalg.cholesky(x @ x.T + 3 * torch.eye(3, dtype=torch.float64))"),
+    (M, "torch.linalg.cholesky(x @ x.T + torch.eye(3, dtype=torch.float64), upper=True)"),
+    (MY, "torch.linalg.solve_triangular(torch.tril(x), y, upper=False)", ("x", "y")),
+    (MY, "torch.linalg.solve_triangular(torch.triu(x), y.T, upper=True, left=False)", ("x", "y")),
+    # (PyTorch's cholesky_inverse tangent is the derivative for diagonal or symmetric tangents only: docs/numerics.md)
+    (M, "torch.cholesky_inverse(torch.diag(torch.diagonal(x)).abs() + torch.eye(3, dtype=torch.float64))"),
     (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
     (V, "torch.diag_embed(x)"),
     (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),
@@ -80,7 +86,8 @@ def test_every_row_has_a_tangent_reached_by_a_case():
     # the gradient of diagonal(), recorded only by backward formulas under create_graph, and torch.scatter's node
     # (also max/min/sort/topk's gradient), whose tangent tests/test_forward_rows.py checks (test_ops_scatter.py)
     formula_only = {linalg.DIAGONAL_BACKWARD, reduce.SCATTER}
-    refusing = {linalg.CDIST, linalg.CDIST_BACKWARD, linalg.EUCLIDEAN_DIST}  # test_cdist_refuses_tangents
+    refusing = {linalg.CDIST, linalg.CDIST_BACKWARD, linalg.EUCLIDEAN_DIST,   # test_cdist_refuses_tangents
+                linalg.CHOLESKY_LEGACY}     # torch.cholesky: PyTorch's refusal (golden fwad_linalg_cholesky)
     assert sorted(r.node for r in rows - seen - formula_only - refusing) == []
 
 

@@ -69,11 +69,20 @@ def enter(ctx, line: int, col: int) -> tuple:
         raise
 
 
+# The library's exception classes as scripts hold them (torch.linalg.LinAlgError is a Builtin that prints as
+# PyTorch's class): id(what the script holds) -> the class, put here by gradcli.language.stdlib
+HELD_EXCEPTIONS: dict = {}
+
+
 def matches(e, env, kind, line: int, col: int) -> bool:
     """Whether the `except` clause whose class expression is `kind` (None for a bare `except:`) catches e."""
     if kind is None:
         return True
     wanted = kind(env)
+    if HELD_EXCEPTIONS:
+        held = HELD_EXCEPTIONS
+        wanted = tuple([held.get(id(w), w) for w in wanted]) if wanted.__class__ is tuple else \
+            held.get(id(wanted), wanted)
     try:
         return isinstance(e, wanted) and catchable(wanted)
     except TypeError:

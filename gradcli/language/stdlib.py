@@ -13,7 +13,7 @@ import itertools as _itertools
 import math as _math
 import time as _time
 
-from gradcli.language import bounds, classes, devices, pycollections
+from gradcli.language import bounds, classes, devices, flow, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forward, gradcheck, ops, rng, savedhooks,
@@ -185,6 +185,8 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
                 and value.__class__.__class__ is not classes.ScriptType:
             # a library class scripts subclass stays one, and an instance of one (constraints.dependent) too
             members[name] = Builtin(module.name, name, value)
+            if isinstance(value, type) and issubclass(value, BaseException):     # `except torch.linalg.LinAlgError`,
+                flow.HELD_EXCEPTIONS[id(members[name])] = value                   # isinstance(e, ...)
     return module
 
 
@@ -1054,7 +1056,8 @@ def _isinstance(obj, classinfo) -> bool:
 
 def _issubclass(cls, classinfo) -> bool:
     """issubclass, with the classes as isinstance takes them."""
-    real = cls.original if cls.__class__ is bounds.Bounded else _SCRIPT_CLASSES.get(id(cls), cls)
+    real = cls.original if cls.__class__ is bounds.Bounded else \
+        _SCRIPT_CLASSES.get(id(cls)) or flow.HELD_EXCEPTIONS.get(id(cls), cls)
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
     return issubclass(real, _real_classes(classinfo, "issubclass"))
@@ -1063,7 +1066,7 @@ def _issubclass(cls, classinfo) -> bool:
 def _real_classes(classinfo, fn="isinstance"):
     if classinfo.__class__ is tuple:
         return tuple(_real_classes(c, fn) for c in classinfo)
-    real = _SCRIPT_CLASSES.get(id(classinfo))
+    real = _SCRIPT_CLASSES.get(id(classinfo)) or flow.HELD_EXCEPTIONS.get(id(classinfo))
     if real is not None:
         return real
     if classinfo.__class__ is bounds.Bounded and isinstance(classinfo.original, type):
