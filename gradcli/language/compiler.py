@@ -344,6 +344,7 @@ class Compiler:
         self.first_param = None       # the first parameter of the function being compiled (super() reads it)
         self.private = None           # the private-name prefix of the class being compiled in ('_Net'), or None
         self.depth = 0                # expression nesting while compiling
+        self.yields = True            # whether the module has yields to look for (module() reads its tree's count)
         # problems found so far (the parser's, when it was given the same list); the checks made while
         # compiling add theirs, and module() raises them all
         self.problems = problems if problems is not None else Problems()
@@ -354,7 +355,9 @@ class Compiler:
         problems.dirty = False
         _check_future_imports(mod.body, problems)
         scopes.check_module(mod, problems)
-        _check_yields(mod.body, problems)
+        self.yields = getattr(mod, "yields", 1) > 0     # (a tree built by hand has no count: searched)
+        if self.yields:
+            _check_yields(mod.body, problems)
         if problems:
             # the parse found problems: the script will not run, so only the checks compiling makes are
             # made, and the imports it could not make are named with the rest
@@ -734,7 +737,7 @@ class Compiler:
     def s_FunctionDef(self, node):
         decorators = self._decorators(node)
         name = self._unmangled(node.name)
-        if _has_yield(node.body):
+        if self.yields and _has_yield(node.body):
             from gradcli.language import generators     # (only scripts that define generators load it)
             make = self._function(name, node, lambda stmts: generators.body(self, stmts, name,
                                                                             self.prefix[:-len(".<locals>.")]))

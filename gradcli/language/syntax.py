@@ -72,7 +72,9 @@ class Expression(Node):
 
 
 class Module(Node):
-    __slots__ = ("body",)
+    # (`yields`, not a field: how many yield nodes the tree builder made for it, so that compiling a module
+    # without any skips looking for them; a Module made by hand lacks it, and is searched)
+    __slots__ = ("body", "yields")
     body: list
 
 

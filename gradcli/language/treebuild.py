@@ -198,12 +198,15 @@ class Builder:
     def __init__(self, parse_fragment: Callable):
         self.parse_fragment = parse_fragment    # (text, line, col) -> node, for f-string fields
         self.problems = Problems()
+        self.yields = 0                         # Yield nodes made since the last module (Module.yields)
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
         body = _flatten(c)
         _check_context(body, False, False, self.problems)
-        return Module(body, 1, 1)
+        module = Module(body, 1, 1)
+        module.yields, self.yields = self.yields, 0
+        return module
 
     def fstring_expr(self, c):
         if type(c[0]) is Starred:          # f"{*a}": a field is one value (f"{*a,}" is a tuple)
@@ -334,10 +337,12 @@ class Builder:
 
     def yield_(self, c):
         tok, value = c
+        self.yields += 1
         return Yield(value, tok.line, tok.col)
 
     def yield_from(self, c):
         tok, _, value = c
+        self.yields += 1
         return YieldFrom(value, tok.line, tok.col)
 
     def lambdef(self, c):
