@@ -58,12 +58,12 @@ def test_getattr_hasattr_setattr_follow_the_attribute_rules():
     source = ("import torch\nx = torch.ones(2, requires_grad=True)\n"
               "print(getattr(x, 'shape'), hasattr(x, 'grad'), hasattr(x, 'nope'), getattr(x, 'nope', 5))\n"
               "setattr(x, 'requires_grad', False)\nprint(x.requires_grad, getattr([1, 2], 'count')(1))\n"
-              "print(hasattr(x, '__class__'), getattr(3, '__class__', 'hidden'), hasattr(torch, 'save'))\n")
+              "print(hasattr(x, '__reduce__'), getattr(3, '__reduce__', 'hidden'), hasattr(torch, 'save'))\n")
     assert gradcli_output(source) == "torch.Size([2]) True False 5\nFalse 1\nFalse hidden False\n"
 
 
 @pytest.mark.parametrize("source, message", [
-    ("getattr(1, '__class__')", "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's language"),
+    ("getattr(1, '__reduce__')", "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's language"),
     ("import torch\ngetattr(torch, 'save')", "2:1: AttributeError: module 'torch' attribute 'save' is outside "
                                               "gradcli's language: scripts cannot read or write files"),
     ("def f():\n    pass\ngetattr(f, '__globals__')", "3:1: AttributeError: 'function' object attribute "

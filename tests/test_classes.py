@@ -217,7 +217,7 @@ def test_completion_runs_no_script_code():
 # ------------------------------------------------------------------------------ the sandbox
 
 @pytest.mark.parametrize("source, message", [
-    ("class A:\n    pass\nA().__class__.__bases__", "3:1: AttributeError: 'A' object attribute '__class__' is outside "
+    ("class A:\n    pass\nA().__reduce__.__bases__", "3:1: AttributeError: 'A' object attribute '__reduce__' is outside "
                                                   "gradcli's language"),
     ("class A:\n    def f(self):\n        pass\nA.f.__globals__", "4:1: AttributeError: 'function' object attribute "
                                                                "'__globals__' is outside gradcli's language"),

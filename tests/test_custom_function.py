@@ -263,7 +263,7 @@ _MYF = ("import torch\nclass MyF(torch.autograd.Function):\n    @staticmethod\n 
 
 ESCAPES = [
     # Python's internals of the node, as an attribute, through getattr or setattr
-    ("ctx.__class__", "AttributeError: 'MyFBackward' object attribute '__class__' is outside gradcli's language"),
+    ("ctx.__reduce__", "AttributeError: 'MyFBackward' object attribute '__reduce__' is outside gradcli's language"),
     ("ctx.__dict__", "AttributeError: 'MyFBackward' object attribute '__dict__' is outside gradcli's language"),
     ("getattr(ctx, '__dict__')", "AttributeError: 'MyFBackward' object attribute '__dict__' is outside gradcli's "
                                  "language"),

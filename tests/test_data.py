@@ -133,13 +133,13 @@ ESCAPES = [
                                      "gradcli's language"),
     ("Dataset.__subclasses__()", "AttributeError: type object 'Dataset' attribute '__subclasses__' is outside "
                                  "gradcli's language"),
-    ("l.dataset.tensors.__class__", "AttributeError: 'tuple' object attribute '__class__' is outside gradcli's "
+    ("l.dataset.tensors.__reduce__", "AttributeError: 'tuple' object attribute '__reduce__' is outside gradcli's "
                                     "language"),
     ("torch.utils.cpp_extension", "AttributeError: module 'torch.utils' attribute 'cpp_extension' is outside "
                                   "gradcli's language: scripts cannot reach files, processes or the network"),
-    ("class D(Dataset):\n    def __getitem__(self, i):\n        return i.__class__\n"
+    ("class D(Dataset):\n    def __getitem__(self, i):\n        return i.__reduce__\n"
      "next(iter(DataLoader(D(), sampler=[0])))",
-     "AttributeError: 'int' object attribute '__class__' is outside gradcli's language"),
+     "AttributeError: 'int' object attribute '__reduce__' is outside gradcli's language"),
     ("class D(Dataset):\n    def __del__(self):\n        pass",
      "SyntaxError: defining __del__ in a class is not part of gradcli's language"),
     ("from torch.utils.data import random_split\nrandom_split(range(10**12), [0.5, 0.5])",

@@ -54,9 +54,9 @@ def test_the_default_dtype_lasts_one_session():
 
 
 @pytest.mark.parametrize("source, message", [
-    ("torch.device('cpu').__class__", "AttributeError: 'torch.device' object attribute '__class__' is outside "
+    ("torch.device('cpu').__reduce__", "AttributeError: 'torch.device' object attribute '__reduce__' is outside "
                                       "gradcli's language"),
-    ("torch.device('cpu').type.__class__", "AttributeError: 'str' object attribute '__class__' is outside gradcli's "
+    ("torch.device('cpu').type.__reduce__", "AttributeError: 'str' object attribute '__reduce__' is outside gradcli's "
                                            "language"),
     ("torch.cuda.__dict__", "AttributeError: module 'torch.cuda' attribute '__dict__' is outside gradcli's language"),
     ("torch.device('cpu').type = 'cuda'", "AttributeError: 'torch.device' object attribute 'type' is read-only"),

@@ -270,8 +270,8 @@ def test_draws_past_a_small_budget_are_refused(small_budget):
 @pytest.mark.parametrize("source, error", [
     ("s = WeightedRandomSampler([1., 2.], 3)\ns.__dict__",
      "AttributeError: 'WeightedRandomSampler' object attribute '__dict__' is outside gradcli's language"),
-    ("s = WeightedRandomSampler([1., 2.], 3)\ns.__class__.__init__.__globals__",
-     "AttributeError: 'WeightedRandomSampler' object attribute '__class__' is outside gradcli's language"),
+    ("s = WeightedRandomSampler([1., 2.], 3)\ns.__reduce__.__init__.__globals__",
+     "AttributeError: 'WeightedRandomSampler' object attribute '__reduce__' is outside gradcli's language"),
     ("DataLoader(Stream()).sampler.__iter__.__globals__",
      "AttributeError: 'method' object attribute '__globals__' is outside gradcli's language"),
     ("iter(DataLoader(Stream()))._stream",

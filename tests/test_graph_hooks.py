@@ -67,7 +67,7 @@ def test_nodes_without_hooks_keep_no_hook_table():
     (PRE + "def deep(go):\n    return deep(go)\ny.grad_fn.register_prehook(deep)\ny.sum().backward()",
      "5:12: RecursionError: maximum recursion depth exceeded"),
     # the node, its metadata and the handles hand out nothing of the engine
-    (PRE + "y.grad_fn.metadata.__class__", "4:1: AttributeError: 'dict' object attribute '__class__' is outside "
+    (PRE + "y.grad_fn.metadata.__reduce__", "4:1: AttributeError: 'dict' object attribute '__reduce__' is outside "
                                            "gradcli's language"),
     (PRE + "getattr(y.grad_fn, 'hooks')", "4:1: AttributeError: 'MulBackward0' object attribute 'hooks' is outside "
                                           "gradcli's language"),

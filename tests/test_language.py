@@ -77,7 +77,7 @@ def test_program_output(source, expected):
     ("assert 1 > 2, 'nope'", "1:1: AssertionError: nope"),
     ("for i in 5:\n    pass", "1:10: TypeError: 'int' object is not iterable"),
     ("x = [1]\nprint(x[3])", "2:7: IndexError: list index out of range"),
-    ("'{0.__class__}'.format(1)", "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+    ("'{0.__reduce__}'.format(1)", "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                   "language"),
     ("import torch\ntorch.ones(2).numpy()", "2:1: AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot reach numpy arrays (use .tolist() or .item())"),
     ("import torch\ntorch.foo", "2:1: AttributeError: module 'torch' has no attribute 'foo'"),

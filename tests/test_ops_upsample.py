@@ -73,15 +73,15 @@ PRELUDE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("nn.Upsample(scale_factor=2).__class__",
-     "AttributeError: 'Upsample' object attribute '__class__' is outside gradcli's language"),
+    ("nn.Upsample(scale_factor=2).__reduce__",
+     "AttributeError: 'Upsample' object attribute '__reduce__' is outside gradcli's language"),
     ("F.interpolate.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
     ("nn.Upsample(scale_factor=2).forward.__func__",
      "AttributeError: 'method' object attribute '__func__' is outside gradcli's language"),
     ("nn.UpsamplingBilinear2d.__init__.__globals__",
      "AttributeError: 'function' object attribute '__globals__' is outside gradcli's language"),
-    ("F.interpolate(torch.ones(1, 1, 2, requires_grad=True), size=3).grad_fn._saved_output_size.__class__",
-     "AttributeError: 'tuple' object attribute '__class__' is outside gradcli's language"),
+    ("F.interpolate(torch.ones(1, 1, 2, requires_grad=True), size=3).grad_fn._saved_output_size.__reduce__",
+     "AttributeError: 'tuple' object attribute '__reduce__' is outside gradcli's language"),
     ("F.upsample_bilinear.__code__", "AttributeError: 'function' object has no attribute '__code__'"),
 ])
 def test_no_escape_through_resampling(source, expected):

@@ -378,7 +378,7 @@ def test_a_group_updated_at_once_rounds_as_the_loop_over_parameters(ctor, key, u
     ("getattr(sched, '__dict__')", "AttributeError"),
     ("getattr(opt.step, '__func__')", "AttributeError"),
     ("getattr(type(opt), '__init__')", "AttributeError"),
-    ("getattr(opt.state, '__class__')", "AttributeError"),
+    ("getattr(opt.state, '__reduce__')", "AttributeError"),
     ("setattr(opt, 'step', print)", "AttributeError: 'SGD' object attribute 'step' is read-only"),
     ("opt.param_groups = []", "AttributeError: 'SGD' object attribute 'param_groups' is read-only"),
     ("sched.load_state_dict({'get_lr': print})", "KeyError"),

@@ -23,15 +23,15 @@ _OUT = "AttributeError: {} attribute '{}' is outside gradcli's language"
 # (expression on the optimiser o of class O, the error it ends in)
 ESCAPES = [
     ("o.__dict__", _OUT.format("'O' object", "__dict__")),
-    ("o.__class__", _OUT.format("'O' object", "__class__")),
+    ("o.__reduce__", _OUT.format("'O' object", "__reduce__")),
     ("type(o).__mro__", _OUT.format("type object 'O'", "__mro__")),
     ("type(o).__bases__", _OUT.format("type object 'O'", "__bases__")),
     ("type(o).__subclasses__", _OUT.format("type object 'O'", "__subclasses__")),
     ("type(o).zero_grad", _OUT.format("type object 'O'", "zero_grad")),
     ("o.zero_grad.__func__", _OUT.format("'method' object", "__func__")),
     ("o.zero_grad.__globals__", _OUT.format("'method' object", "__globals__")),
-    ("o.state.__class__", _OUT.format("'defaultdict' object", "__class__")),
-    ("o.param_groups[0].__class__", _OUT.format("'dict' object", "__class__")),
+    ("o.state.__reduce__", _OUT.format("'defaultdict' object", "__reduce__")),
+    ("o.param_groups[0].__reduce__", _OUT.format("'dict' object", "__reduce__")),
     ("o.state.default_factory.__subclasses__", _OUT.format("'type' object", "__subclasses__")),
     ("torch.optim.Optimizer.__init__", _OUT.format("type object 'Optimizer'", "__init__")),
 ]

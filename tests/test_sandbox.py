@@ -29,8 +29,26 @@ GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
     # dunder names and attributes: Python's internals are refused when read, whatever the object
-    ("x = 1\nx.__class__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__class__")),
-    ("().__class__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__class__")),
+    ("x = 1\nx.__reduce__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__reduce__")),
+    ("().__reduce__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__reduce__")),
+    # `obj.__class__` is type(obj), as in Python: what is behind the class stays refused
+    ("().__class__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'type' object", "__bases__")),
+    (T + "x = torch.ones(1)\nx.__class__.__mro__", 1, "3:1: " + _OUTSIDE.format("type object 'Tensor'", "__mro__")),
+    (T + "x = torch.ones(1)\nx.__class__.__new__(x.__class__)", 1,
+     "3:1: " + _OUTSIDE.format("type object 'Tensor'", "__new__")),
+    (T + "torch.Tensor.__class__.__init__", 1, "2:1: " + _OUTSIDE.format("'type' object", "__init__")),
+    (GRAD + "x.grad_fn.__class__.__call__", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
+    ("class A:\n    pass\nA().__class__.__dict__", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__dict__")),
+    ("class A:\n    pass\nA.__class__.__call__(A)", 1, "3:1: " + _OUTSIDE.format("'type' object", "__call__")),
+    ("(1).__class__.__class__('X', (), {})", 1, "1:1: TypeError: type() with three arguments (building a class) "
+                                               "is outside gradcli's language: write a class statement"),
+    ("(1).__class__.__class__.__class__.mro(int)", 1, "1:1: " + _OUTSIDE.format("'type' object", "mro")),
+    ("print.__class__.__call__", 1, "1:1: " + _OUTSIDE.format("'type' object", "__call__")),
+    ("'{0.__class__.__bases__}'.format(1)", 1, "1:1: " + _OUTSIDE.format("'type' object", "__bases__")),
+    ("getattr(getattr(1, '__class__'), '__subclasses__')", 1,
+     "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
+    (C + "Counter().__class__.__dict__", 1, "2:1: " + _OUTSIDE.format("'type' object", "__dict__")),
+    ("class A:\n    pass\ndel A().__class__", 1, "3:5: " + _OUTSIDE.format("'A' object", "__class__")),
     ("__import__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
     ("__builtins__", 1, "1:1: NameError: name '__builtins__' is not defined"),
     (T + "torch.ones.__globals__", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute "
@@ -38,8 +56,8 @@ ESCAPES = [
     ("print.__self__", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__self__")),
     ("import math\nmath.__loader__", 1, "2:1: " + _OUTSIDE.format("module 'math'", "__loader__")),
     (T + "torch._C", 1, "2:1: " + _OUTSIDE.format("module 'torch'", "_C")),
-    (T + "x = torch.ones(1)\nf'{x.__class__}'", 1, "3:4: " + _OUTSIDE.format("'Tensor' object", "__class__")),
-    ("x = 1\nf'{x:{x.__class__}}'", 1, "2:7: " + _OUTSIDE.format("'int' object", "__class__")),
+    (T + "x = torch.ones(1)\nf'{x.__reduce__}'", 1, "3:4: " + _OUTSIDE.format("'Tensor' object", "__reduce__")),
+    ("x = 1\nf'{x:{x.__reduce__}}'", 1, "2:7: " + _OUTSIDE.format("'int' object", "__reduce__")),
     # a script's generator: its frame and code are Python's, and gradcli's own generators are not driven
     ("def g():\n    yield 1\ng().gi_frame.f_globals", 1, "3:1: " + _OUTSIDE.format("'generator' object", "gi_frame")),
     ("def g():\n    yield 1\ng().gi_code", 1, "3:1: " + _OUTSIDE.format("'generator' object", "gi_code")),
@@ -48,7 +66,7 @@ ESCAPES = [
     ("(i for i in [1]).gi_frame", 1, "1:1: " + _OUTSIDE.format("'generator' object", "gi_frame")),
     ("def f():\n    pass\nf.__globals__", 1, "3:1: " + _OUTSIDE.format("'function' object", "__globals__")),
     ("f = lambda: 0\nf.__code__", 1, "2:1: " + _OUTSIDE.format("'function' object", "__code__")),
-    ("class A:\n    pass\nA().__class__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__class__")),
+    ("class A:\n    pass\nA().__reduce__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__reduce__")),
     ("class A:\n    pass\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
     ("class A:\n    pass\nA.__subclasses__()", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__subclasses__")),
     ("class A:\n    pass\nA.__bases__", 1, "3:1: " + _OUTSIDE.format("type object 'A'", "__bases__")),
@@ -103,7 +121,7 @@ ESCAPES = [
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
     # Python's builtins outside the language
-    ("getattr(1, '__class__')", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+    ("getattr(1, '__reduce__')", 1, "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                    "language"),
     ("eval('1 + 1')", 1, "1:1: " + _BUILTIN.format("eval")),
     ("exec('x = 1')", 1, "1:1: " + _BUILTIN.format("exec")),
@@ -125,11 +143,11 @@ ESCAPES = [
     ("object().__reduce_ex__(2)", 1, "1:1: " + _OUTSIDE.format("'object' object", "__reduce_ex__")),
     ("\uff45\uff56\uff41\uff4c('1')", 1, "1:1: NameError: name '\uff45\uff56\uff41\uff4c' is not defined"),
     # string formatting: fields read attributes through the allow-list
-    ("'{0.__class__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+    ("'{0.__reduce__}'.format(1)", 1, "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                      "language"),
     ("'{f.__self__}'.format_map({'f': len})", 1, "1:1: AttributeError: 'builtin_function_or_method' object "
                                                  "attribute '__self__' is outside gradcli's language"),
-    ("str.format('{0.real.__class__}', 1)", 1, "1:1: AttributeError: 'int' object attribute '__class__' is outside "
+    ("str.format('{0.real.__reduce__}', 1)", 1, "1:1: AttributeError: 'int' object attribute '__reduce__' is outside "
                                                "gradcli's language"),
     ("str.mro", 1, "1:1: AttributeError: 'type' object attribute 'mro' is outside gradcli's language"),
     ("'a'.encode", 1, "1:1: AttributeError: 'str' object attribute 'encode' is outside gradcli's language"),
@@ -253,14 +271,14 @@ ESCAPES = [
     (T + "import torch.nn.functional as F\nF.group_norm.__globals__", 1,
      "3:1: AttributeError: 'function' object has no attribute '__globals__'"),
     (T + "import torch.nn.functional as F\nF.layer_norm(torch.ones(3, 2, requires_grad=True), (2,))"
-     ".grad_fn._saved_result1.__class__", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__class__")),
+     ".grad_fn._saved_result1.__reduce__", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__reduce__")),
     # torch.testing: one function, compared values stay script values, the msg function is the script's
     ("from torch.testing import make_tensor", 1, "1:1: NotImplementedError: gradcli does not implement "
                                                  "torch.testing.make_tensor"),
     ("import torch\ngetattr(torch.testing.assert_close, '__globals__')", 1,
      "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
-    ("import torch\ntorch.testing.assert_close(torch.ones(2), torch.ones(2), msg=print).__class__", 1,
-     "2:1: AttributeError: 'NoneType' object attribute '__class__' is outside gradcli's language"),
+    ("import torch\ntorch.testing.assert_close(torch.ones(2), torch.ones(2), msg=print).__reduce__", 1,
+     "2:1: AttributeError: 'NoneType' object attribute '__reduce__' is outside gradcli's language"),
     ("import torch\ntorch.testing.assert_close([1.0] * 10**9, [1.0])", 1,
      "2:28: MemoryError: a list of 1000000000 items is too large (gradcli allows at most 100000000)"),
     ("import torch\ntorch.ones(2).equal.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
@@ -434,8 +452,8 @@ CONV_REFUSALS = [
      "4:1: AttributeError: 'method' object attribute '__func__' is outside gradcli's language"),
     (_CONV + "F.conv2d.__globals__", "4:1: AttributeError: 'builtin_function_or_method' object has no attribute "
                                      "'__globals__'"),
-    (_CONV + "nn.ReflectionPad2d(1).__class__.__mro__",
-     "4:1: AttributeError: 'ReflectionPad2d' object attribute '__class__' is outside gradcli's language"),
+    (_CONV + "nn.ReflectionPad2d(1).__reduce__.__mro__",
+     "4:1: AttributeError: 'ReflectionPad2d' object attribute '__reduce__' is outside gradcli's language"),
 ]
 
 

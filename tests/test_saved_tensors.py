@@ -86,7 +86,7 @@ def test_numbers_after_free():
     ("_saved_other", "AttributeError: 'PowBackward0' object has no attribute '_saved_other'"),
     ("_saved_result", "AttributeError: 'PowBackward0' object has no attribute '_saved_result'"),
     ("_next_functions", "AttributeError: 'PowBackward0' object has no attribute '_next_functions'"),
-    ("__class__", "AttributeError: 'PowBackward0' object attribute '__class__' is outside gradcli's language"),
+    ("__reduce__", "AttributeError: 'PowBackward0' object attribute '__reduce__' is outside gradcli's language"),
 ])
 def test_names_are_allowed_per_node_type(attr, message):
     source = PRELUDE + f"x = torch.ones(2, requires_grad=True)\ny = x.pow(2)\ny.grad_fn.{attr}\n"
@@ -297,8 +297,8 @@ def test_every_rows_node_is_in_the_table_or_known_absent():
     ("y.grad_fn.saved", "AttributeError: 'PowBackward0' object attribute 'saved' is outside gradcli's language"),
     ("y.grad_fn.op", "AttributeError: 'PowBackward0' object attribute 'op' is outside gradcli's language"),
     ("y.grad_fn._saved_self._a", "AttributeError: 'Tensor' object has no attribute '_a'"),
-    ("x.sum(0).grad_fn._saved_self_sym_sizes.__class__.__bases__",
-     "AttributeError: 'tuple' object attribute '__class__' is outside gradcli's language"),
+    ("x.sum(0).grad_fn._saved_self_sym_sizes.__reduce__.__bases__",
+     "AttributeError: 'tuple' object attribute '__reduce__' is outside gradcli's language"),
     ("getattr(y.grad_fn, '_saved_' + 'self').__dict__",
      "AttributeError: 'Tensor' object attribute '__dict__' is outside gradcli's language"),
     ("x.exp().grad_fn._saved_result.grad_fn.saved",
@@ -311,7 +311,7 @@ def test_saved_values_reach_nothing_internal(tail, message):
 
 
 @pytest.mark.parametrize("hook, message", [
-    ("lambda t: t.__class__", "AttributeError: 'Tensor' object attribute '__class__' is outside gradcli's language"),
+    ("lambda t: t.__reduce__", "AttributeError: 'Tensor' object attribute '__reduce__' is outside gradcli's language"),
     ("lambda t: open('/etc/passwd')", "NameError: name 'open' is not defined: Python's builtin 'open' is outside "
                                       "gradcli's language"),
     ("lambda t: [0] * 10 ** 12", "MemoryError: "),

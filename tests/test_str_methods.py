@@ -97,7 +97,7 @@ def test_errors_as_cpython_reports_them(source, message):
 
 @pytest.mark.parametrize("source, message", [
     # format fields read attributes through the language's allow-list
-    ("'{x.__class__}'.format(x=1)", "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+    ("'{x.__reduce__}'.format(x=1)", "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                     "language"),
     ("def f():\n    pass\n'{0.__globals__}'.format(f)", "3:1: AttributeError: 'function' object attribute "
                                                         "'__globals__' is outside gradcli's language"),
@@ -105,7 +105,7 @@ def test_errors_as_cpython_reports_them(source, message):
                                                     "outside gradcli's language"),
     ("'{0.__self__}'.format(len)", "1:1: AttributeError: 'builtin_function_or_method' object attribute '__self__' "
                                    "is outside gradcli's language"),
-    ("'{0.real.__class__.__mro__}'.format(1)", "1:1: AttributeError: 'int' object attribute '__class__' is outside "
+    ("'{0.real.__reduce__.__mro__}'.format(1)", "1:1: AttributeError: 'int' object attribute '__reduce__' is outside "
                                                "gradcli's language"),
     ("'{0.fn}'.format(sorted)", "1:1: AttributeError: 'builtin_function_or_method' object has no attribute 'fn'"),
     ("import torch\n'{0.numpy}'.format(torch.ones(1))", "2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
@@ -114,10 +114,10 @@ def test_errors_as_cpython_reports_them(source, message):
     ("import math\n'{m.__loader__}'.format_map({'m': math})", "2:1: AttributeError: module 'math' attribute "
                                                              "'__loader__' is outside gradcli's language"),
     ("'{0.__class__}'.format_map", None),
-    ("str.format('{0.__class__}', 1)", "1:1: AttributeError: 'int' object attribute '__class__' is outside gradcli's "
+    ("str.format('{0.__reduce__}', 1)", "1:1: AttributeError: 'int' object attribute '__reduce__' is outside gradcli's "
                                        "language"),
     ("'%(__class__)s' % {}", "1:1: KeyError: '__class__'"),
-    ("getattr('{0.__class__}', 'format')(1)", "1:1: AttributeError: 'int' object attribute '__class__' is "
+    ("getattr('{0.__reduce__}', 'format')(1)", "1:1: AttributeError: 'int' object attribute '__reduce__' is "
                                                   "outside gradcli's language"),
     # widths, precisions and results within the string bound
     ("'{:99999999999}'.format(1)", "1:1: MemoryError: format width or precision 99999999999 is too large (gradcli "

@@ -105,7 +105,7 @@ def test_names_pytorch_has_and_gradcli_lacks():
 _SETUP = _IMPORT + "n = Normal(torch.zeros(2), torch.ones(2))\nc = Categorical(logits=torch.zeros(3))\n"
 _OUTSIDE = "is outside gradcli's language"
 ESCAPES = [
-    ("n.__class__", f"AttributeError: 'Normal' object attribute '__class__' {_OUTSIDE}"),
+    ("n.__reduce__", f"AttributeError: 'Normal' object attribute '__reduce__' {_OUTSIDE}"),
     ("n.__dict__", f"AttributeError: 'Normal' object attribute '__dict__' {_OUTSIDE}"),
     ("c.__dict__['probs']", f"AttributeError: 'Categorical' object attribute '__dict__' {_OUTSIDE}"),
     ("n.sample.__func__", f"AttributeError: 'method' object attribute '__func__' {_OUTSIDE}"),
@@ -121,10 +121,10 @@ ESCAPES = [
     ("Categorical.support.__set__", f"AttributeError: '_DependentProperty' object attribute '__set__' {_OUTSIDE}"),
     ("Categorical.probs._fn", f"AttributeError: 'lazy_property' object attribute '_fn' {_OUTSIDE}"),
     ("Categorical.probs.__get__", f"AttributeError: 'lazy_property' object attribute '__get__' {_OUTSIDE}"),
-    ("n.arg_constraints['scale'].__class__", f"AttributeError: '_GreaterThan' object attribute '__class__' {_OUTSIDE}"),
+    ("n.arg_constraints['scale'].__reduce__", f"AttributeError: '_GreaterThan' object attribute '__reduce__' {_OUTSIDE}"),
     ("n.arg_constraints['scale'].check.__globals__",
      f"AttributeError: 'method' object attribute '__globals__' {_OUTSIDE}"),
-    ("n.support.__class__.__bases__", f"AttributeError: '_Real' object attribute '__class__' {_OUTSIDE}"),
+    ("n.support.__reduce__.__bases__", f"AttributeError: '_Real' object attribute '__reduce__' {_OUTSIDE}"),
     ("Distribution.set_default_validate_args.__globals__",
      f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
     ("torch.distributions.kl.__dict__",

@@ -174,8 +174,8 @@ ESCAPES = [
     ("getattr(jacrev(lambda x: x), 'call')",
      "AttributeError: 'function' object attribute 'call' is outside gradcli's language"),
     ("grad(lambda x: x.sum()).__closure__", "AttributeError: 'function' object has no attribute '__closure__'"),
-    ("vmap(lambda x: x.__class__)(torch.ones(2))",
-     "AttributeError: 'Tensor' object attribute '__class__' is outside gradcli's language"),
+    ("vmap(lambda x: x.__reduce__)(torch.ones(2))",
+     "AttributeError: 'Tensor' object attribute '__reduce__' is outside gradcli's language"),
     ("grad(lambda x: x.sum(), has_aux=False)(torch.ones(1)).numpy()",
      "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot reach numpy "
      "arrays (use .tolist() or .item())"),

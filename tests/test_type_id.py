@@ -28,6 +28,14 @@ SNIPPETS = [
     "print(type(3) in (int, float), {type(1): 'int'}[int])",
     "x = [1]\ny = x\nprint(id(x) == id(y), id(x) == id([1]), type(id(x)), id(None) == id(None), id(3) == id(3))",
     "print(type, id, type.__name__)",
+    # obj.__class__ is type(obj)
+    "print((3).__class__, 'a'.__class__, [].__class__ is list, {}.__class__ is type({}), (3).__class__.__name__)",
+    "class A:\n    def __repr__(self):\n        return self.__class__.__name__ + '()'\nclass B(A):\n"
+    "    def copy(self):\n        return self.__class__()\n"
+    "print(A(), B().copy(), B().__class__ is B, B.__class__, isinstance(B(), A().__class__))",
+    "print(getattr(1, '__class__'), hasattr(None, '__class__'), '{0.__class__.__name__}'.format(2.5), f'{len.__class__}')",
+    "def f():\n    pass\nprint(f.__class__, (i for i in ()).__class__, int.__class__, type.__class__, None.__class__())",
+    "import collections\nprint(collections.Counter('ab').__class__, collections.deque().__class__.__name__)",
 ]
 
 
@@ -77,7 +85,7 @@ def test_id_is_the_address_gradcli_prints():
     ("type(len)()", "1:1: TypeError: cannot create 'builtin_function_or_method' instances"),
     ("(3).__name__", "1:1: AttributeError: 'int' object has no attribute '__name__'"),
     ("'a'.__qualname__", "1:1: AttributeError: 'str' object has no attribute '__qualname__'"),
-    ("type(3).__class__", "1:1: AttributeError: 'type' object attribute '__class__' is outside gradcli's language"),
+    ("type(3).__reduce__", "1:1: AttributeError: 'type' object attribute '__reduce__' is outside gradcli's language"),
     ("getattr(type(3), '__dict__')", "1:1: AttributeError: 'type' object attribute '__dict__' is outside gradcli's "
                                      "language"),
     ("getattr(type(3), '__subclasses__')", "1:1: AttributeError: 'type' object attribute '__subclasses__' is "

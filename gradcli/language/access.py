@@ -152,11 +152,11 @@ stdlib.when_made("torch.nn.utils.rnn", _allow_packed)
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):
-    return formatting.format_string(s, args, kwargs, get_attr)
+    return formatting.format_string(s, args, kwargs, read_attr)
 
 
 def _format_map(s, mapping):
-    return formatting.format_string(s, None, mapping, get_attr)
+    return formatting.format_string(s, None, mapping, read_attr)
 
 
 _SCRIPT_METHODS = {
@@ -173,6 +173,15 @@ stdlib.when_made("random", _allow_random)
 
 _WRITABLE_TENSOR = {"requires_grad": Tensor._set_requires_grad, "data": Tensor._set_data,
                     "grad": Tensor._set_grad}
+
+
+def read_attr(obj, name: str):
+    """`obj.name` for a name known only when it runs (getattr, hasattr, a `str.format` field): `__class__`
+    is `type(obj)`, as in Python (the compiler does the same for a written `obj.__class__`); the rest as
+    get_attr reads them."""
+    if name == "__class__":
+        return stdlib.script_type(obj)
+    return get_attr(obj, name)
 
 
 def get_attr(obj, name: str):
@@ -452,7 +461,7 @@ def _getattr(obj, name, default=_MISSING):
     """getattr as a script calls it: the same rules as `obj.name` (a name the language does not reach
     is missing, whatever Python has)."""
     try:
-        return get_attr(obj, _name_of(name))
+        return read_attr(obj, _name_of(name))
     except AttributeError:
         if default is _MISSING:
             raise
@@ -461,7 +470,7 @@ def _getattr(obj, name, default=_MISSING):
 
 def _hasattr(obj, name) -> bool:
     try:
-        get_attr(obj, _name_of(name))
+        read_attr(obj, _name_of(name))
     except AttributeError:
         return False
     return True

@@ -1418,6 +1418,9 @@ class Compiler:
         obj_fn, name = self.expr(node.value), node.attr
         line, col = node.line, node.col
         get_attr = access.get_method if called else access.get_attr
+        if name == "__class__":         # type(obj), as in Python; the class's own dunders stay refused
+            script_type = stdlib.script_type
+            return lambda env: script_type(obj_fn(env))
         if name == "grad":
             warn = self.warn
 
