@@ -17,6 +17,16 @@ SNIPPETS = [
     "print(isinstance({}, dict), isinstance(set(), (set, frozenset)), isinstance((), tuple), isinstance(1.5, int))",
     "try:\n    next(iter([]))\nexcept StopIteration:\n    print('stopped')",
     "print(set(), dict(), frozenset(), len(set('hello')))",
+    # format, hex, oct, bin, ascii, slice
+    "print(format(2.5), format(7, '08b'), format('ab', '^6'), format(1234567, ','), format(3, ''), format(True))",
+    "print(hex(255), oct(8), bin(5), hex(-3), ascii('caf\\u00e9'), ascii([1, '\\u00e9']), ascii(None))",
+    "s = slice(1, None, 2)\nprint(s, s.start, s.stop, s.step, s.indices(10), slice(3), [0, 1, 2, 3][s], 'abc'[slice(None, None, -1)])",
+    "class M:\n    def __format__(self, spec):\n        return '<' + spec + '>'\nprint(format(M(), 'x'), format(M()), f'{M():y}')",
+    "for bad in (lambda: format(1, 2), lambda: format(), lambda: hex(1.5), lambda: format(1, 'q'), lambda: slice(),\n"
+    "            lambda: format(1, '', 3), lambda: bin('1'), lambda: slice(1, 2, 3, 4)):\n"
+    "    try:\n        bad()\n    except (TypeError, ValueError) as e:\n        print(type(e).__name__, e)",
+    "print(len.__name__, format.__name__, sorted.__name__, hex.__name__, print.__name__, max.__name__)",
+    "print(type(slice(1)), slice(1) == slice(1), hash(slice(1, 2)) if False else 0, format, hex)",
 ]
 
 

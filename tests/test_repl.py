@@ -433,7 +433,7 @@ def test_completes_tensor_attributes_and_backward_keywords(session_shell):
         ["gradient=", "retain_graph=", "create_graph=", "inputs="]
     assert [t for t, _ in completions("out.backward(retain_graph=True, c", session_shell)][:1] == ["create_graph="]
     assert [t for t, _ in completions("torch.autograd.grad(out, x, cre", session_shell)] == ["create_graph="]
-    assert [t for t, _ in completions("f(1, b", session_shell)] == ["beta=", "bool", "break"]
+    assert [t for t, _ in completions("f(1, b", session_shell)] == ["beta=", "bin", "bool", "break"]
 
 
 def test_completes_collections_and_namedtuple_fields(session_shell):

@@ -341,6 +341,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "print", "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow", "help",
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
+        "format", "hex", "oct", "bin", "ascii", "slice",
         # classes
         "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__", "NotImplemented",
         "type", "id",

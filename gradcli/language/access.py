@@ -67,6 +67,7 @@ ALLOWED = {
     float: frozenset(_NUMBER),
     bool: frozenset(_NUMBER),
     range: frozenset(("start", "stop", "step", "count", "index")),
+    slice: frozenset(("start", "stop", "step", "indices")),
     dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize")),
     autograd.Node: frozenset(("name", "next_functions", "metadata", "register_hook", "register_prehook")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable", "metadata", "register_hook",
@@ -280,6 +281,8 @@ def _class_attribute(obj, name: str):
     exception's args. Anything else: CPython's AttributeError, or the language's refusal."""
     if name in CLASS_NAMES:
         text = stdlib.class_name(obj)
+        if text is None and name == "__name__":
+            text = stdlib.function_name(obj)
         if text is not None:
             return text
     if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:

@@ -728,6 +728,14 @@ _BUILTINS = {
     "set": ("set(iterable=(), /)", "A new set of the items."),
     "frozenset": ("frozenset(iterable=(), /)", "A new frozenset (an unchangeable set) of the items."),
     "chr": ("chr(i, /)", "The one-character string of Unicode code point i."),
+    "format": ("format(value, format_spec='', /)", "value formatted as an f-string field {value:format_spec} "
+                                                   "gives it (a tensor of one element too)."),
+    "hex": ("hex(number, /)", "The integer as a string in base 16, with Python's prefix for it."),
+    "oct": ("oct(number, /)", "The integer as a string in base 8, with Python's prefix for it."),
+    "bin": ("bin(number, /)", "The integer as a string in base 2, with Python's prefix for it."),
+    "ascii": ("ascii(obj, /)", "repr(obj) with every non-ASCII character escaped."),
+    "slice": ("slice(stop) or slice(start, stop[, step])", "A slice object, as x[start:stop:step] builds: "
+                                                            "x[slice(1, 3)] is x[1:3]."),
     "ord": ("ord(c, /)", "The Unicode code point of a one-character string."),
     "callable": ("callable(obj, /)", "Whether obj can be called."),
     "map": ("map(function, iterable, /, *iterables)", "function applied to the items, one at a time."),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import re
 import sys
 import __future__ as _future
 import functools as _functools
@@ -1184,6 +1185,30 @@ def script_type(obj):
     return _class_value(f"{cls.__module__}.{cls.__qualname__}", cls)     # itertools.chain, ...
 
 
+# what a function prints as: `<built-in method relu of ...>`, `<function relu at ...>`, `<built-in function
+# len>`, `<bound method Module.parameters of ...>`, `<method 'add' of ...>`
+_FUNCTION_REPR_NAME = re.compile(r"<(?:built-in method|built-in function|function|bound method) ([\w.]+)"
+                                 r"|<method '(\w+)' of")
+
+
+def function_name(obj) -> str | None:
+    """`f.__name__` when `f` is a function or method a script holds that is not its own (`torch.relu`,
+    `F.cross_entropy`, `x.add`, `len`): its name as PyTorch's and CPython's functions give it, read from
+    what it prints as; else None."""
+    cls = obj.__class__
+    if cls is Builtin:
+        match = _FUNCTION_REPR_NAME.match(repr(obj))
+        return match and (match.group(1) or match.group(2)).rpartition(".")[2]
+    if cls is bounds.Bounded and not isinstance(obj.original, type):
+        return obj.original.__name__
+    if cls is _BUILTIN_FUNCTION:
+        return obj.__name__
+    return None
+
+
+_BUILTIN_FUNCTION = type(len)
+
+
 def class_name(obj) -> str | None:
     """`obj.__name__` when `obj` is a class as a script holds it (int, list, torch.Tensor, a namedtuple,
     type(x)), else None."""
@@ -1225,8 +1250,17 @@ def _hash(*args, **kwargs) -> int:
     return value
 
 
+def _format_builtin(*args, **kwargs) -> str:
+    """format(value, spec=''): what an f-string field `{value:spec}` gives, with the same bound on the
+    widths the spec may ask for."""
+    if not kwargs and len(args) == 2 and args[1].__class__ is str:
+        bounds.check_format_spec(args[1])
+    return builtins.format(*args, **kwargs)
+
+
 _TYPE = bounds.Bounded(builtins.type, _type)
 _ID = bounds.Bounded(builtins.id, _id)
+_FORMAT = bounds.Bounded(builtins.format, _format_builtin)
 _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
@@ -1258,7 +1292,8 @@ def make_builtins(write, describe=None, extra=None) -> dict:
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(_BOUNDED_BUILTINS)    # list, tuple, sorted, sum, pow, round: bounded results
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",
-                                                                "next"))
+                                                                "next", "hex", "oct", "bin", "ascii", "slice"))
+    table["format"] = _FORMAT
     table["hash"] = _HASH
     table["isinstance"] = bounds.Bounded(builtins.isinstance, _isinstance)
     table["issubclass"] = bounds.Bounded(builtins.issubclass, _issubclass)
