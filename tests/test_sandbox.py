@@ -49,6 +49,17 @@ ESCAPES = [
      "1:1: " + _OUTSIDE.format("'type' object", "__subclasses__")),
     (C + "Counter().__class__.__dict__", 1, "2:1: " + _OUTSIDE.format("'type' object", "__dict__")),
     ("class A:\n    pass\ndel A().__class__", 1, "3:5: " + _OUTSIDE.format("'A' object", "__class__")),
+    # a function's own attributes are a dict of the script's values; Python's stay out of reach
+    ("def f():\n    pass\nf.x = 1\nf.__dict__", 1, "4:1: " + _OUTSIDE.format("'function' object", "__dict__")),
+    ("def f():\n    pass\nf.__code__ = 1", 1, "3:1: AttributeError: 'function' object attribute '__code__' is "
+                                              "read-only"),
+    ("def f():\n    pass\nf.globals = 1\nf.__globals__", 1, "4:1: " + _OUTSIDE.format("'function' object",
+                                                                                       "__globals__")),
+    # an exception's __cause__ is what the script's `raise ... from` gave
+    ("try:\n    raise ValueError from KeyError\nexcept ValueError as e:\n    e.__cause__.__traceback__", 1,
+     "4:5: " + _OUTSIDE.format("'KeyError' object", "__traceback__")),
+    ("try:\n    raise ValueError from KeyError\nexcept ValueError as e:\n    e.__context__", 1,
+     "4:5: " + _OUTSIDE.format("'ValueError' object", "__context__")),
     ("__import__('os')", 1, "1:1: NameError: name '__import__' is not defined"),
     ("__builtins__", 1, "1:1: NameError: name '__builtins__' is not defined"),
     (T + "torch.ones.__globals__", 1, "2:1: AttributeError: 'builtin_function_or_method' object has no attribute "

@@ -24,6 +24,8 @@ SNIPPETS = [
     "n = 0\nwhile True:\n    try:\n        n += 1\n        if n > 2:\n            break\n    finally:\n        print('tick', n)\nprint(n)",
     "try:\n    raise TypeError('t') from ValueError('v')\nexcept TypeError as e:\n    print(e)",
     "for i in range(3):\n    try:\n        continue\n    finally:\n        print('f', i)",
+    # __cause__: what `raise ... from` gave, on Python's exceptions and a script's own
+    open('/tmp/ls/cause.grad').read().rstrip("\n"),
 ]
 
 

@@ -251,6 +251,11 @@ def get_method(obj, name: str):
             return getattr(obj, name)
         if cls is super:
             return classes.super_attr(obj, name)
+        if name[:2] != "__":            # what the script set on its function, read as Python reads it,
+            function = obj.__func__ if cls is MethodType else obj       # also through a bound method
+            attrs = getattr(function, "attrs", None)
+            if attrs is not None and name in attrs:
+                return attrs[name]
     if cls is Builtin:
         return _class_attribute(obj, name)
     methods = _SCRIPT_METHODS.get(cls)
@@ -289,6 +294,8 @@ def _class_attribute(obj, name: str):
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
+    if name == "__cause__" and isinstance(obj, BaseException):
+        return classes.exception_cause(obj)
     if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them
         _refuse_internal(obj, name)
     if obj.__class__ is Builtin:       # a function, method or class: none of its attributes are in the language
@@ -331,10 +338,16 @@ def register_generator_code(code) -> None:
     _SCRIPT_GENERATOR_CODES.add(code)
 
 
-def register_function_type(cls) -> None:
+def register_function_type(cls, script_function=False) -> None:
     """Let scripts read a function's __name__ and __qualname__ (gradcli.language.compiler.ScriptFunction,
-    which this module cannot import)."""
+    which this module cannot import); `script_function`: cls is ScriptFunction, whose attributes a script
+    may also set and delete (its `attrs`)."""
     _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
+    if script_function:
+        _FUNCTION_TYPE[0] = cls
+
+
+_FUNCTION_TYPE = [None]         # compiler.ScriptFunction, once registered
 
 
 def _refuse_internal(obj, name: str) -> None:
@@ -448,6 +461,13 @@ def set_attr(obj, name: str, value) -> None:
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.set_attr(obj, name, value)
         return
+    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
+        if obj.attrs is None:
+            obj.attrs = {}
+        obj.attrs[name] = value
+        return
+    if obj.__class__ is MethodType and name[:2] != "__":      # CPython's words: a bound method has no __dict__
+        raise AttributeError(f"'method' object has no attribute '{name}'")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
 
 
@@ -517,6 +537,11 @@ def del_attr(obj, name: str) -> None:
         return
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot delete attributes of module '{obj.name}' in gradcli's language")
+    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # what the script set on its function
+        if obj.attrs is None or name not in obj.attrs:
+            raise AttributeError(f"'function' object has no attribute '{name}'")
+        del obj.attrs[name]
+        return
     if classes.is_dunder(name):
         get_attr(obj, name)             # a name outside the language: its refusal
     else:

@@ -144,8 +144,16 @@ def _refused(kind: str, name: str) -> AttributeError:
 def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
     if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
+        if name == "__cause__" and isinstance(obj, BaseException):
+            return exception_cause(obj)
         raise _refused(type(obj).__name__, name)
     return getattr(obj, name)
+
+
+def exception_cause(exc: BaseException):
+    """`exc.__cause__`: what the script's `raise ... from cause` gave (the compiler marks the exceptions it
+    raised so); an error raised inside gradcli has none, as PyTorch's C++ errors have none."""
+    return exc.__cause__ if getattr(exc, "__gradcli_cause__", False) else None
 
 
 def class_attr(cls, name: str):

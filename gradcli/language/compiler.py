@@ -103,13 +103,14 @@ class ScriptFunction:
     through an instance binds it (`__get__`), as a Python function is bound."""
 
     __slots__ = ("name", "qualname", "params", "defaults", "body", "globals", "cells", "frees", "closure",
-                 "signature", "kwdefaults", "wrapped")
+                 "signature", "kwdefaults", "wrapped", "attrs")
 
     def __init__(self, name, qualname, params, defaults, body, globals_, cells=None, frees=(), closure=(),
                  signature=None, kwdefaults=None):
         self.name = name
         self.qualname = qualname      # as Python's: outer.<locals>.name, which its messages use
         self.wrapped = None           # what functools.wraps made it stand for
+        self.attrs = None             # what the script set on it (`f.calls = 0`): Python's function __dict__
         self.params = params          # the names of the parameters filled by position, in order
         self.defaults = defaults      # values for the trailing ones of those that have defaults
         self.body = body
@@ -159,6 +160,9 @@ class ScriptFunction:
             return self.qualname
         if name == "__wrapped__" and self.wrapped is not None:
             return self.wrapped
+        attrs = self.attrs
+        if attrs is not None and name in attrs:
+            return attrs[name]
         raise AttributeError(f"'function' object has no attribute '{name}'")
 
     def __call__(self, *args, **kwargs):
@@ -319,7 +323,7 @@ def _merge_keywords(kw: dict, mapping, f) -> None:
         kw[k] = v
 
 
-access.register_function_type(ScriptFunction)
+access.register_function_type(ScriptFunction, script_function=True)
 access.register_function_type(ModeDecorated)
 access.register_function_type(custom.OnceDifferentiable)
 
@@ -496,6 +500,8 @@ class Compiler:
                 raise value from cause(env)
             except BaseException as e:
                 locate(e, line, col)
+                if cause is not None and e.__cause__ is not None:
+                    e.__gradcli_cause__ = True      # set by the script: `e.__cause__` reads it (classes)
                 raise
         return run_raise
 

@@ -797,6 +797,9 @@ def _wraps(wrapped, assigned=None, updated=None):
                 wrapper.name = name
                 wrapper.qualname = getattr(wrapped, "__qualname__", name)
             wrapper.wrapped = wrapped
+            attrs = getattr(wrapped, "attrs", None)        # Python's wrapper.__dict__.update(wrapped.__dict__)
+            if attrs:
+                wrapper.attrs = {**(wrapper.attrs or {}), **attrs}
         return wrapper
     return Builtin("functools", "update_wrapper", update_wrapper)
 
