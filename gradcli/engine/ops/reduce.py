@@ -954,6 +954,8 @@ def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -
             m2 = vecorder.centred_square_sum(x, mean_array(x))
             if keepdim:
                 m2 = np.reshape(m2, (1,) * x.ndim)
+            elif dims:                  # the dims left are all of length 1: they stay (shape [1], not [])
+                m2 = np.reshape(m2, tuple(size for d, size in enumerate(x.shape) if d not in axis))
         elif x.dtype == np.float64:
             m2 = vecorder.welford_m2(x, axis, keepdim)
         else:
