@@ -343,6 +343,7 @@ def register_function_type(cls, script_function=False) -> None:
     which this module cannot import); `script_function`: cls is ScriptFunction, whose attributes a script
     may also set and delete (its `attrs`)."""
     _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
+    classes.FUNCTION_TYPES.add(cls)
     if script_function:
         _FUNCTION_TYPE[0] = cls
 

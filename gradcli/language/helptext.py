@@ -791,6 +791,16 @@ _MODULES = {
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
     "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",
+    "copy": "Python's copy module: copy and deepcopy of lists, dicts, objects, tensors and models.",
+}
+
+# functions of Python's modules that gradcli writes itself: (module, name) -> (signature, paragraph)
+_PYTHON_FUNCTIONS = {
+    ("copy", "copy"): ("copy.copy(x)", "A shallow copy: a new list, dict or object holding the same items; a "
+                                       "tensor's copy shares its data."),
+    ("copy", "deepcopy"): ("copy.deepcopy(x, memo=None)",
+                           "A copy of x and of everything it holds, each object copied once; a leaf tensor's "
+                           "copy keeps requires_grad and gets a copy of its grad (model copies, best weights)."),
 }
 
 
@@ -913,6 +923,9 @@ def text_for(obj, builtins: dict | None = None) -> str:
                 sig, para = _BUILTINS[name]
                 return _format(sig, para)
     if isinstance(obj, stdlib.Builtin):     # as scripts hold functions: the function itself describes it
+        written = _PYTHON_FUNCTIONS.get((obj.namespace, obj.name))
+        if written is not None:
+            return _format(*written)
         obj = obj.func
     elif isinstance(obj, Bounded):          # collections.Counter, ...: the class it stands for
         obj = obj.original

@@ -27,7 +27,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
-                   "collections": pycollections._collections}
+                   "collections": pycollections._collections, "copy": None}
 
 
 class ScriptModule:
@@ -813,6 +813,14 @@ def _make_string() -> dict:
 
 STRING = ScriptModule.later("string", _make_string)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
+
+
+def _make_copy() -> dict:
+    from gradcli.language import copying
+    return copying.make_module(Builtin, (Builtin, ScriptModule, ClassValue), type_name)
+
+
+COPY = ScriptModule.later("copy", _make_copy)
 FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all_feature_names})
 COLLECTIONS = ScriptModule("collections", pycollections.members())
 
@@ -852,7 +860,7 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
-        "string": STRING, "time": TIME, "collections": COLLECTIONS}
+        "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY}
 
 
 def modules() -> tuple:

@@ -1,0 +1,250 @@
+"""`import copy`: `copy.copy` and `copy.deepcopy` of the values a script holds, as CPython's copy module and
+PyTorch's `Tensor.__deepcopy__` make them (a model kept as the best so far, a target network, an EMA copy).
+
+Python's own copy module would reach each object through `__reduce_ex__`, which for gradcli's internal
+objects builds states no script should hold. This walks the values a script can hold, type by type, and
+refuses the rest by name:
+
+* immutable values, functions, classes and modules are their own copies (`deepcopy(f) is f`, as in Python);
+* lists, tuples, dicts, sets and the `collections` types copy item by item, with Python's memo: an object
+  reached twice is copied once, and cycles close;
+* a tensor follows `Tensor.__deepcopy__`: only a leaf may be copied (PyTorch's RuntimeError otherwise), the
+  copy keeps `requires_grad`, gets a copy of `.grad`, and views of one storage copied together stay views
+  of one new storage; an `nn.Parameter` is `Parameter(data.clone(), requires_grad)`, without its grad.
+  `copy.copy` of a tensor shares its data, as PyTorch's (through its pickling path) does;
+* an instance of a script's class (and of the library classes a script may subclass: `nn.Module`,
+  optimisers, datasets) is a new object of the class with its attributes copied, unless its class defines
+  `__deepcopy__` / `__copy__`, which are called as Python calls them;
+* a `torch.Generator` copies its state; an autograd node and a generator are CPython's "cannot pickle"
+  TypeError; anything else is an honest NotImplementedError.
+
+Storage sharing is tracked beside the memo (never in it: the memo is handed to a script's `__deepcopy__`
+and holds only script values).
+"""
+
+from __future__ import annotations
+
+import collections
+import types
+
+import numpy as np
+
+from gradcli.engine import autograd, dtypes, parameter, rng
+from gradcli.engine.tensor import Size, Tensor, _Device
+from gradcli.language import bounds, classes, pycollections
+from gradcli.language.classes import ScriptType
+
+_NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+               "moment.  If you were attempting to deepcopy a module, this may be because of a "
+               "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+# Values that are their own copies: immutable ones, and functions, classes and modules (as in Python)
+_ATOMIC = {int, float, bool, str, complex, type(None), type(...), type(NotImplemented), range, slice, Size,
+           dtypes.DType, _Device, bounds.Bounded, types.BuiltinFunctionType, types.FunctionType, type,
+           ScriptType, types.ModuleType}
+_UNPICKLABLE = (types.GeneratorType, autograd.Node, autograd.AccumulateGrad)
+
+# the storages already copied in one deepcopy, by id(memo): {id(root array): new root array}
+_STORAGES: dict = {}
+
+
+# ---------------------------------------------------------------------------------------------- deepcopy
+
+def deepcopy(x, memo=None):
+    """copy.deepcopy(x, memo=None)."""
+    if memo is None:
+        memo = {}
+    elif memo.__class__ is not dict:         # CPython reads it with memo.get
+        raise AttributeError(f"'{type(memo).__name__}' object has no attribute 'get'")
+    top = id(memo) not in _STORAGES
+    if top:
+        _STORAGES[id(memo)] = {}
+    try:
+        return _deep(x, memo)
+    finally:
+        if top:
+            del _STORAGES[id(memo)]
+
+
+def _deep(x, memo):
+    cls = x.__class__
+    if cls in _ATOMIC:
+        return x
+    if cls is Tensor:
+        return _deep_tensor(x, memo)       # (its leaf check comes before the memo, as PyTorch's)
+    d = id(x)
+    y = memo.get(d, memo)
+    if y is not memo:
+        return y
+    if cls is list:
+        y = []
+        memo[d] = y
+        y.extend(_deep(v, memo) for v in x)
+    elif cls is tuple or cls in pycollections.NAMEDTUPLES:
+        items = [_deep(v, memo) for v in x]
+        if d in memo:                       # a cycle through the tuple made it already
+            return memo[d]
+        if all(a is b for a, b in zip(items, x)):
+            y = x
+        else:
+            y = tuple(items) if cls is tuple else cls(*items)
+    elif cls is dict or cls is collections.OrderedDict or cls is collections.Counter:
+        y = cls()
+        memo[d] = y
+        for k, v in x.items():
+            y[_deep(k, memo)] = _deep(v, memo)
+    elif cls is collections.defaultdict:
+        y = cls(_deep(x.default_factory, memo))
+        memo[d] = y
+        for k, v in x.items():
+            y[_deep(k, memo)] = _deep(v, memo)
+    elif cls is set or cls is frozenset:
+        y = cls(_deep(v, memo) for v in x)
+    elif cls is collections.deque:
+        y = cls(maxlen=x.maxlen)
+        memo[d] = y
+        y.extend(_deep(v, memo) for v in x)
+    elif cls is types.MethodType:           # a bound method: the same function bound to a copy of its object
+        y = types.MethodType(x.__func__, _deep(x.__self__, memo))
+    elif cls is rng.Generator:
+        y = _copy_generator(x)
+    elif cls.__class__ is ScriptType:
+        return _deep_instance(x, cls, memo)
+    elif isinstance(x, BaseException) and cls.__module__ == "builtins":
+        y = cls(*_deep(x.args, memo))
+    else:
+        _refuse(x, "deepcopy")
+    memo[d] = y
+    return y
+
+
+def _deep_instance(x, cls, memo):
+    """An object of a script's class, or of a library class a script may subclass (nn.Module, ...): its
+    class's __deepcopy__, else a new object of the class with a deep copy of its attributes (Python's
+    default, which sets them without calling __init__ or __setattr__)."""
+    copier = _special(cls, "__deepcopy__")
+    if copier is not None:
+        y = copier(x, memo)
+        memo[id(x)] = y
+        return y
+    y = cls.__new__(cls)
+    memo[id(x)] = y
+    if isinstance(x, BaseException):
+        y.args = _deep(x.args, memo)
+    state = getattr(x, "__dict__", None)
+    if state:
+        y.__dict__.update(_deep(state, memo))
+    return y
+
+
+def _deep_tensor(t: Tensor, memo) -> Tensor:
+    if t.grad_fn is not None:
+        raise RuntimeError(_NOT_A_LEAF)
+    y = memo.get(id(t))
+    if y is not None:
+        return y
+    if parameter.is_parameter(t):          # Parameter.__deepcopy__: Parameter(data.clone(), requires_grad)
+        y = parameter.mark(_new_leaf(np.array(t._a, copy=True), t.requires_grad))
+        memo[id(t)] = y
+        return y
+    y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
+    if t.grad is not None:
+        y.grad = _deep_tensor(t.grad, memo)
+    memo[id(t)] = y
+    return y
+
+
+def _new_leaf(a: np.ndarray, requires_grad: bool) -> Tensor:
+    y = Tensor(a)
+    y.requires_grad = requires_grad
+    return y
+
+
+def _copied_storage(a: np.ndarray, storages: dict) -> np.ndarray:
+    """A copy of `a` on a copy of its storage: views of one storage copied in one deepcopy share the new
+    one, at the same offsets and strides."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:         # (numpy's own layouts: copied alone)
+        return np.array(a, copy=True)
+    new_root = storages.get(id(root))
+    if new_root is None:
+        new_root = storages[id(root)] = root.copy()
+    if root is a:
+        return new_root
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, buffer=new_root, offset=offset, strides=a.strides)
+
+
+def _copy_generator(g: rng.Generator) -> rng.Generator:
+    """A generator in the same state (PyTorch's Generator pickles its state)."""
+    y = rng.Generator.__new__(rng.Generator)
+    y._seed, y._key, y._pos, y._cache = g._seed, g._key.copy(), g._pos, g._cache
+    return y
+
+
+# -------------------------------------------------------------------------------------------------- copy
+
+def copy(x):
+    """copy.copy(x): a shallow copy."""
+    cls = x.__class__
+    if cls in _ATOMIC or cls is tuple or cls is frozenset:
+        return x
+    if cls is list:
+        return list(x)
+    if cls in (dict, set, collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque):
+        return x.copy()
+    if cls in pycollections.NAMEDTUPLES:
+        return cls(*x)
+    if cls is Tensor:                       # PyTorch's pickling path: a leaf on the same data, no grad
+        y = _new_leaf(x._a, x.requires_grad)
+        return parameter.mark(y) if parameter.is_parameter(x) else y
+    if cls is types.MethodType:
+        return x
+    if cls is rng.Generator:
+        return _copy_generator(x)
+    if cls.__class__ is ScriptType:
+        copier = _special(cls, "__copy__")
+        if copier is not None:
+            return copier(x)
+        y = cls.__new__(cls)
+        if isinstance(x, BaseException):
+            y.args = x.args
+        state = getattr(x, "__dict__", None)
+        if state:
+            y.__dict__.update(state)
+        return y
+    if isinstance(x, BaseException) and cls.__module__ == "builtins":
+        return cls(*x.args)
+    _refuse(x, "copy")
+
+
+def _special(cls, name: str):
+    """The class's own __deepcopy__ / __copy__ (a script's classes may define them), else None."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return getattr(cls, name)
+    return None
+
+
+def _refuse(x, what: str):
+    type_name = _TYPE_NAME[0]
+    if isinstance(x, _UNPICKLABLE):
+        name = x.name() if isinstance(x, autograd.Node) else type_name(x)
+        raise TypeError(f"cannot pickle '{name}' object")
+    raise NotImplementedError(f"gradcli does not implement copy.{what} of a '{type_name(x)}' object")
+
+
+def make_module(builtin, own_types, type_name) -> dict:
+    """The members of `import copy`, made when a script first imports it (gradcli.language.stdlib, which
+    this module cannot import, hands in its Builtin class, the classes of its values that are their own
+    copies (Builtin, ScriptModule, ClassValue) and its type_name)."""
+    import copy as python_copy     # noqa: F401  (the module prints with the file of CPython's, as imported)
+    _ATOMIC.update(own_types)
+    _ATOMIC.update(classes.FUNCTION_TYPES)          # a script's functions, decorated ones too
+    _TYPE_NAME[0] = type_name
+    return {"copy": builtin("copy", "copy", copy), "deepcopy": builtin("copy", "deepcopy", deepcopy)}
+
+
+_TYPE_NAME = [None]
