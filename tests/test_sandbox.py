@@ -55,6 +55,10 @@ ESCAPES = [
                                               "read-only"),
     ("def f():\n    pass\nf.globals = 1\nf.__globals__", 1, "4:1: " + _OUTSIDE.format("'function' object",
                                                                                        "__globals__")),
+    # torch.finfo / torch.iinfo: their fields are Python numbers and a str
+    (T + "torch.finfo().__slots__", 1, "2:1: " + _OUTSIDE.format("'torch.finfo' object", "__slots__")),
+    (T + "torch.iinfo(torch.int8).__class__.__init__", 1, "2:1: " + _OUTSIDE.format("type object 'iinfo'", "__init__")),
+    (T + "f = torch.finfo()\nf.eps = 1.0", 1, "3:1: AttributeError: 'torch.finfo' object attribute 'eps' is read-only"),
     # an exception's __cause__ is what the script's `raise ... from` gave
     ("try:\n    raise ValueError from KeyError\nexcept ValueError as e:\n    e.__cause__.__traceback__", 1,
      "4:5: " + _OUTSIDE.format("'KeyError' object", "__traceback__")),

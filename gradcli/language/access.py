@@ -13,7 +13,7 @@ from types import GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks
+from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
 from gradcli.engine.ops.reduce import RETURN_KINDS
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks
 from gradcli.language import stdlib
@@ -69,6 +69,8 @@ ALLOWED = {
     range: frozenset(("start", "stop", "step", "count", "index")),
     slice: frozenset(("start", "stop", "step", "indices")),
     dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize")),
+    typeinfo.FInfo: frozenset(typeinfo.FInfo.__slots__),
+    typeinfo.IInfo: frozenset(typeinfo.IInfo.__slots__),
     autograd.Node: frozenset(("name", "next_functions", "metadata", "register_hook", "register_prehook")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable", "metadata", "register_hook",
                                         "register_prehook")),

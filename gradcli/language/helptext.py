@@ -68,6 +68,9 @@ _WHAT = {
     "clone": "A copy of the tensor with its own storage; gradients flow back through the copy.",
     "Size": "The type of a tensor's shape: a tuple of ints.",
     "Generator": "A random number generator with its own state.",
+    "finfo": "The limits of a floating-point dtype (the default one without an argument): bits, eps, max, min, "
+             "tiny, smallest_normal, resolution.",
+    "iinfo": "The limits of an integer dtype: bits, max, min.",
     # torch.optim, its schedulers, gradient clipping
     "Optimizer": ("The base of torch.optim's optimisers: param_groups, state, zero_grad, step, state_dict; a script "
                   "subclasses it (super().__init__(params, defaults), then its own step)."),

@@ -18,6 +18,7 @@ from gradcli.language import bounds, classes, devices, flow, pycollections
 from gradcli.language import functions, torchapi
 from gradcli.engine.addresses import address
 from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forward, gradcheck, ops, rng, savedhooks,
+                            typeinfo,
                             signatures, slim)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
@@ -649,6 +650,7 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
+        "finfo": typeinfo.finfo, "iinfo": typeinfo.iinfo,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
             "get_rng_state": factories.get_rng_state, "set_rng_state": factories.set_rng_state,
@@ -836,6 +838,7 @@ def _importable(module: ScriptModule) -> list:
 # torch's classes as scripts name them (Builtins that construct or refuse) -> gradcli's classes
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
+                   id(TORCH.members["finfo"]): typeinfo.FInfo, id(TORCH.members["iinfo"]): typeinfo.IInfo,
                    id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
 # torch.optim's classes and its schedulers', as the script's torch.optim names them (once torch.optim is made)
 _OPTIM_CLASSES: dict = {}
@@ -1276,7 +1279,8 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
-                 rng.Generator: TORCH.members["Generator"]}
+                 rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
+                 typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)
 _HELD_CLASSES.update((_BOUNDED_BUILTINS[name].original, _BOUNDED_BUILTINS[name])
                      for name in ("list", "tuple", "dict", "set", "frozenset"))
