@@ -183,3 +183,17 @@ lin.weight = torch.ones(2, 3)
 lin.bias = None
 print(lin(x).sum().item(), [n for n, _ in lin.named_parameters()])""")
     assert text == "True\nTrue\n8.0\n24.0 []\n"
+
+
+@pytest.mark.parametrize("name", ["register_load_state_dict_post_hook", "compile", "share_memory", "to_empty",
+                                  "set_submodule", "get_extra_state"])
+def test_pytorchs_module_api_gradcli_lacks_is_named(name):
+    """A name PyTorch's nn.Module has and gradcli does not: an honest NotImplementedError, not an
+    AttributeError that reads like PyTorch's (the names come from gradcli/data/torch_api.z)."""
+    assert located_error(f"import torch\ntorch.nn.Linear(1, 1).{name}") == \
+        f"2:1: NotImplementedError: gradcli does not implement torch.nn.Module.{name}"
+
+
+def test_a_name_pytorch_lacks_stays_an_attribute_error():
+    assert located_error("import torch\ntorch.nn.Linear(1, 1).weights") == \
+        "2:1: AttributeError: 'Linear' object has no attribute 'weights'"

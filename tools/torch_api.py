@@ -11,7 +11,8 @@ tell a name PyTorch has (NotImplementedError) from one it does not (PyTorch's At
 when a script prints a function, class or module, to print it as PyTorch does.
 
 Format, zlib-compressed UTF-8 text: a first line `version <torch.__version__>`, then one line per
-public name, `NAMESPACE<TAB>NAME<TAB>REPR`. NAMESPACE is a module path or `torch.Tensor`, or empty
+public name, `NAMESPACE<TAB>NAME<TAB>REPR`. NAMESPACE is a module path, `torch.Tensor` or one of CLASSES
+(`torch.nn.Module`: the class's public attributes, with an empty REPR), or empty
 for the line of a module itself (NAME is then its path), or `dir` for the line listing `dir()` of a tensor, a
 parameter, a torch.Size or a module (NAME is then its path, REPR its names separated by spaces). REPR is
 PyTorch's repr of a module, class or function with its address written `{addr}` (a module's file
@@ -40,6 +41,8 @@ NAMESPACES = (
     "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
     "torch.special", "torch.nn.utils", "torch.version",
 )
+CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
+           "torch.utils.data.DataLoader")
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 
@@ -75,6 +78,12 @@ def collect() -> list[str]:
         except Exception:
             value = None
         lines.append(f"torch.Tensor\t{name}\t{_repr(value, t) if inspect.isroutine(value) else ''}")
+    # the public attributes of the classes whose instances scripts hold as gradcli's own (a module, an
+    # optimiser): an attribute PyTorch has there and gradcli lacks is an honest NotImplementedError
+    for path in CLASSES:
+        module_path, _, class_name = path.rpartition(".")
+        cls = getattr(importlib.import_module(module_path), class_name)
+        lines.extend(f"{path}\t{name}\t" for name in sorted(n for n in dir(cls) if not n.startswith("_")))
     # dir() of what a script's misspelt attribute may be read on, every name (private ones too): Python's
     # "Did you mean" chooses among them (gradcli/language/suggestions.py)
     subjects = {"torch.Tensor": torch.ones(2), "torch.nn.Parameter": torch.nn.Parameter(torch.ones(2)),

@@ -522,6 +522,11 @@ class Tensor:
         return self
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
+        if device.__class__ is int:         # an index: PyTorch asks its accelerator for that device
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if device.__class__ is str and device.split(":")[0] != "cuda" or \
+                device.__class__ is _Device and device.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
         raise AssertionError(NO_CUDA)
 
     @property

@@ -15,7 +15,9 @@ import itertools
 
 from gradcli.engine import autograd, dtypes, parameter
 from gradcli.engine.tensor import Tensor, check_device
+from gradcli.language import torchapi
 from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
+from gradcli.language.nn import backward_hooks
 from gradcli.language.pycollections import OrderedDict
 
 _HOOK_IDS = itertools.count()
@@ -118,20 +120,30 @@ class Module(ScriptObject, metaclass=ScriptType):
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         pre = d.get("_forward_pre_hooks")
-        if not pre and not d.get("_forward_hooks"):
+        if not pre and not d.get("_forward_hooks") and not d.get("_backward_hooks") \
+                and not d.get("_backward_pre_hooks"):
             if pre is None:             # Module.__init__ never ran: PyTorch's call reads its hooks first
                 raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
+        full, non_full, backward_pre = backward_hooks.hook_lists(d)
         for hook in list(d["_forward_pre_hooks"].values()):
             result = hook(self, args)
             if result is not None:
                 args = result if result.__class__ is tuple else (result,)
+        bw_hook = None
+        if full or backward_pre:
+            bw_hook = backward_hooks.BackwardHook(self, full, backward_pre)
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(d["_forward_hooks"].values()):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            output = bw_hook.setup_output_hook(output)
+        if non_full:
+            backward_hooks.attach_non_full(self, non_full, args, output)
         return output
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -140,6 +152,24 @@ class Module(ScriptObject, metaclass=ScriptType):
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         return _add_hook(self._forward_hooks, hook, prepend)
 
+    def cuda(self, device=None):
+        """PyTorch's CPU build: a module holding a tensor fails as the tensor's cuda() does; one holding
+        none comes back as it is."""
+        for t in itertools.chain(self.parameters(), self.buffers()):
+            t.cuda(device)
+        return self
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        backward_hooks.choose_kind(self.__dict__, True)
+        return _add_hook(self.__dict__.setdefault("_backward_hooks", {}), hook, prepend)
+
+    def register_backward_hook(self, hook):
+        backward_hooks.choose_kind(self.__dict__, False)
+        return _add_hook(self.__dict__.setdefault("_backward_hooks", {}), hook, False)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        return _add_hook(self.__dict__.setdefault("_backward_pre_hooks", {}), hook, prepend)
+
     # ---------------------------------------------------------------------------------- attributes
     def __getattr__(self, name):
         d = self.__dict__
@@ -147,6 +177,8 @@ class Module(ScriptObject, metaclass=ScriptType):
             values = d.get(table)
             if values is not None and name in values:
                 return values[name]
+        if name[:1] != "_" and torchapi.has("torch.nn.Module", name):     # PyTorch's, not gradcli's
+            raise NotImplementedError(f"gradcli does not implement torch.nn.Module.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
