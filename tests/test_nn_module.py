@@ -197,3 +197,13 @@ def test_pytorchs_module_api_gradcli_lacks_is_named(name):
 def test_a_name_pytorch_lacks_stays_an_attribute_error():
     assert located_error("import torch\ntorch.nn.Linear(1, 1).weights") == \
         "2:1: AttributeError: 'Linear' object has no attribute 'weights'"
+
+
+@pytest.mark.parametrize("source, path", [
+    ("torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1).register_step_pre_hook",
+     "torch.optim.Optimizer.register_step_pre_hook"),
+    ("torch.utils.data.DataLoader([1]).check_worker_number_rationality",
+     "torch.utils.data.DataLoader.check_worker_number_rationality"),
+])
+def test_the_other_library_classes_name_what_they_lack(source, path):
+    assert located_error(f"import torch\n{source}") == f"2:1: NotImplementedError: gradcli does not implement {path}"

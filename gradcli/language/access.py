@@ -240,7 +240,11 @@ def get_method(obj, name: str):
         # called at once: the function itself, without the Builtin's partial layer
         return value.func if value.__class__ is Builtin else value
     if cls.__class__ is ScriptType:    # an instance of a script's class
-        return classes.instance_attr(obj, name)
+        try:
+            return classes.instance_attr(obj, name)
+        except AttributeError:
+            _refuse_pytorch_api(obj, name)      # (a DataLoader's name PyTorch has)
+            raise
     if cls is ScriptType:
         return classes.class_attr(obj, name)
     if cls is custom.FunctionNode:     # a custom Function's ctx (and grad_fn): its API and the script's attributes
@@ -321,7 +325,25 @@ def _class_attribute(obj, name: str):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     if isinstance(target, type):
         raise AttributeError(f"type object '{target.__name__}' has no attribute '{name}'", name=name, obj=obj)
+    _refuse_pytorch_api(obj, name)
     raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'", name=name, obj=obj)
+
+
+# gradcli's classes whose PyTorch counterparts' public attributes gradcli/data/torch_api.z lists (nn.Module
+# checks its own, in its __getattr__): (module, class name, PyTorch's path), read once the module is loaded
+_LIBRARY_APIS = (("gradcli.engine.optim", "Optimizer", "torch.optim.Optimizer"),
+                 ("gradcli.engine.lr_scheduler", "LRScheduler", "torch.optim.lr_scheduler.LRScheduler"),
+                 ("gradcli.language.torchdata", "DataLoader", "torch.utils.data.DataLoader"))
+
+
+def _refuse_pytorch_api(obj, name: str) -> None:
+    """An attribute PyTorch's class has and gradcli's lacks: an honest NotImplementedError."""
+    if name[:1] == "_":
+        return
+    for module_name, class_name, path in _LIBRARY_APIS:
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(obj, getattr(module, class_name)) and torchapi.has(path, name):
+            raise NotImplementedError(f"gradcli does not implement {path}.{name}")
 
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
