@@ -325,6 +325,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "dict", "set", "frozenset", "chr", "ord", "callable", "map", "filter", "iter", "next", "hash", "isinstance",
         # classes
         "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__", "NotImplemented",
+        "__annotations__",
         "type", "id",
         # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",

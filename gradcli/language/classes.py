@@ -38,11 +38,11 @@ SPECIAL_METHODS = frozenset(
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Dunder names a class body may bind besides the special methods.
-CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__"})
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
-FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__"})
+FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__"})
 
 
 
@@ -153,6 +153,8 @@ def class_attr(cls, name: str):
     if name[:2] == "__" and is_dunder(name):
         if name in SPECIAL_METHODS or name in CLASS_INFO:
             return getattr(cls, name)
+        if name == "__annotations__" and cls in _SCRIPT_MADE:     # (a library class's are gradcli's own)
+            return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
     else:
         for klass in cls.__mro__:
             if type(klass) is ScriptType and name in klass.__dict__:

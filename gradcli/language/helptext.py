@@ -756,6 +756,8 @@ _BUILTINS = {
     "property": ("property(fget=None, fset=None, fdel=None, doc=None)",
                  "A decorator: a method read (and with .setter, written) as an attribute."),
     "__name__": ("__name__", "'__main__': a script is the main module."),
+    "__annotations__": ("__annotations__", "The main module's annotations (`x: int = 1` records 'x'), {} until "
+                                           "there are some."),
     "NotImplemented": ("NotImplemented", "What a special method returns for an operand it does not handle, so Python "
                                          "tries the other operand's."),
 }

@@ -1273,6 +1273,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)
     table["__name__"] = "__main__"      # a script is the main module: `if __name__ == "__main__":` runs
+    table["__annotations__"] = {}       # ... whose annotations CPython records from the start (even with none)
     return table
 
 
