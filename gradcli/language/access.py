@@ -221,7 +221,7 @@ def get_method(obj, name: str):
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None
-            if name[:1] == "_":         # Python's and PyTorch's internals
+            if name[:1] == "_" or stdlib.python_internal(obj.name, name):     # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None
             raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'", obj) from None
@@ -269,6 +269,9 @@ def _class_attribute(obj, name: str):
     """`obj.name` past the tables of methods: on a class a script holds, its __name__ and __qualname__,
     a namedtuple's _fields and _make, str's methods unbound (`map(str.upper, words)`); a caught
     exception's args. Anything else: CPython's AttributeError, or the language's refusal."""
+    if obj.__class__ in stdlib.OPAQUE_CLASSES:         # typing's values: nothing of them is in the language
+        raise AttributeError(f"'{stdlib.OPAQUE_CLASSES[obj.__class__]}' object attribute '{name}' is outside "
+                             "gradcli's language")
     if name in CLASS_NAMES:
         text = stdlib.class_name(obj)
         if text is not None:
@@ -343,7 +346,7 @@ def _refuse_internal(obj, name: str) -> None:
 def _missing(namespace: str, name: str, message: str, obj=None) -> Exception:
     """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
     NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
-    if namespace.startswith("torch") and torchapi.has(namespace, name):
+    if namespace.startswith("torch") and torchapi.has(namespace, name) or stdlib.python_has(namespace, name):
         return NotImplementedError(f"gradcli does not implement {namespace}.{name}")
     return AttributeError(message, name=name, obj=obj)
 

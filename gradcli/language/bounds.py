@@ -168,6 +168,18 @@ class Bounded:
     def __repr__(self) -> str:
         return self.shown
 
+    # `list | None` in an annotation: a union, as the class it stands for makes (gradcli.language.pytyping)
+    def __or__(self, other):
+        return _union(self, other) if isinstance(self.original, type) else NotImplemented
+
+    def __ror__(self, other):
+        return _union(other, self) if isinstance(self.original, type) else NotImplemented
+
+
+def _union(left, right):
+    from gradcli.language import pytyping
+    return pytyping.union_or(left, right)
+
 
 class BoundedMethod:
     """`obj.name` for a method of BOUNDED_METHODS: calls fn(obj, ...), shown as the original method."""

@@ -1114,7 +1114,8 @@ class Compiler:
                     if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
                         e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
                                         f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
-                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name):
+                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name) \
+                            or stdlib.python_has(mod.name, name):
                         e = NotImplementedError(f"gradcli does not implement {mod.name}.{name}")
                     else:
                         e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
@@ -1534,6 +1535,8 @@ class Compiler:
             try:
                 return obj[key]
             except BaseException as e:
+                if obj.__class__ is bounds.Bounded and e.__class__ is TypeError:
+                    return _class_subscript(obj, key, line, col)    # list[int], dict[str, torch.Tensor]
                 locate(e, line, col)
                 raise
         return subscript
@@ -1799,6 +1802,18 @@ def _check_imports(body: list, problems: Problems) -> None:
                 and stdlib.module(st.module) is None:
             e = outside_import(st.module)
             problems.add(str(e), st.line, st.col, type(e).__name__)
+
+
+def _class_subscript(obj, key, line: int, col: int):
+    """`list[int]` (PEP 585) for a class the script's builtins hold bounded; None for what takes no subscript.
+    (typing's forms are loaded only by the scripts that build one.)"""
+    from gradcli.language import pytyping
+    made = pytyping.subscript_class(obj, key)
+    if made is None:
+        e = TypeError(f"'{stdlib.type_name(obj)}' object is not subscriptable")
+        locate(e, line, col)
+        raise e
+    return made
 
 
 def _put_item(table, key, value, line: int, col: int) -> None:

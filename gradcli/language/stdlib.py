@@ -26,7 +26,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
-                   "collections": pycollections._collections}
+                   "collections": pycollections._collections, "typing": None}
 
 
 class ScriptModule:
@@ -98,6 +98,16 @@ class Builtin(functools.partial):
         self.name = name
         self.owner = owner              # the object a 'method of TYPE' is bound to
         return self
+
+    # `torch.Tensor | None` in an annotation: a union, as PyTorch's class makes (gradcli.language.pytyping)
+    def __or__(self, other):
+        return bounds._union(self, other) if self.stands_for_class() else NotImplemented
+
+    def __ror__(self, other):
+        return bounds._union(other, self) if self.stands_for_class() else NotImplemented
+
+    def stands_for_class(self) -> bool:
+        return repr(self).startswith("<class '")
 
     def __repr__(self) -> str:
         namespace, name = self.namespace, self.name
@@ -813,6 +823,36 @@ FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all
 COLLECTIONS = ScriptModule("collections", pycollections.members())
 
 
+def _make_typing() -> dict:
+    from gradcli.language import pytyping
+    return pytyping.members()
+
+
+TYPING = ScriptModule.later("typing", _make_typing)
+# Classes of values scripts hold whose attributes are all outside the language (typing's values), with the
+# name CPython's messages give their type
+OPAQUE_CLASSES: dict = {}
+
+
+def python_has(module: str, name: str) -> bool:
+    """Whether a Python module gradcli offers part of (typing, dataclasses) has `name`: one it leaves out is
+    not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
+    if module not in ("typing", "dataclasses"):
+        return False
+    return name in importlib.import_module(module).__all__
+
+
+def python_internal(module: str, name: str) -> bool:
+    """Whether `name` is one of a Python module's own that it does not export (typing.sys, typing.re)."""
+    return module in ("typing", "dataclasses") and not python_has(module, name) and \
+        hasattr(importlib.import_module(module), name)
+
+
+def register_opaque(names: dict) -> None:
+    OPAQUE_CLASSES.update(names)
+    _TYPE_NAMES.update(names)
+
+
 def _importable(module: ScriptModule) -> list:
     names = [module.name]
     for member in module.members.values():
@@ -848,7 +888,7 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
-        "string": STRING, "time": TIME, "collections": COLLECTIONS}
+        "string": STRING, "time": TIME, "collections": COLLECTIONS, "typing": TYPING}
 
 
 def modules() -> tuple:
@@ -1075,7 +1115,13 @@ def _real_classes(classinfo, fn="isinstance"):
         return classinfo.real
     if isinstance(classinfo, type):
         return classinfo
+    if classinfo.__class__ in OPAQUE_CLASSES or classinfo.__class__ is _UNION_TYPE:   # Optional[int], int | None
+        from gradcli.language import pytyping
+        return pytyping.instance_classes(classinfo, fn, _real_classes)
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+_UNION_TYPE = type(int | None)
 
 
 # ------------------------------------------------------------------------------------ type and id
@@ -1086,6 +1132,8 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
                forward.dual_level: "torch.autograd.forward_ad.dual_level"}
+_TYPE_NAMES[_UNION_TYPE] = "types.UnionType"          # int | None, which Python makes of its own classes
+_TYPE_NAMES[type(list[int])] = "types.GenericAlias"    # collections.deque[int]
 # gradcli's classes that PyTorch's are plain functions: a script's function, and what torch.func makes of one
 _FUNCTION_CLASSES = ("gradcli.language.compiler.ScriptFunction", "gradcli.engine.functorch.Transformed")
 

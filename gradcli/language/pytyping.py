@@ -1,0 +1,363 @@
+"""Python's typing module as scripts reach it, and the forms annotations build from classes (`list[int]`,
+`int | None`, `torch.Tensor | None`): values gradcli makes, printed as CPython 3.11 and PyTorch print
+typing's own, compared and combined with `|` as typing's are, and with none of their attributes.
+
+Annotations are evaluated, so these must exist and print right (`typing.Dict[str, torch.Tensor]`); nothing
+reads them. typing's own objects would print gradcli's stand-ins for torch's classes wrongly, and their
+attributes (`__origin__`, `__args__`, `__parameters__`) would hand a script the Python objects behind
+them; these have no attribute a script can read (gradcli.language.access finds none in its tables)."""
+
+from __future__ import annotations
+
+import builtins
+import types as _types
+import typing as _typing
+
+from gradcli.language import stdlib
+
+NoneType = type(None)
+
+
+def type_repr(value) -> str:
+    """How typing and types.GenericAlias write one argument: a class by its dotted name (`int`,
+    `torch.Tensor`, `__main__.Net`, `torch.nn.modules.linear.Linear`), `...`, else its repr. A class as
+    scripts hold it may be a stand-in (torch.Tensor, list): its repr is the class's, `<class 'NAME'>`."""
+    if value is Ellipsis:
+        return "..."
+    text = repr(value)
+    if text.startswith("<class '") and text.endswith("'>"):
+        return text[8:-2]
+    return text
+
+
+def _is_class(value) -> bool:
+    """Whether a script's value is a class `|` takes (`int | None`, `torch.Tensor | None`), or a union
+    Python made of classes (`int | None`)."""
+    if isinstance(value, (type, _types.UnionType, _types.GenericAlias)):
+        return True
+    return not isinstance(value, TypeForm) and repr(value).startswith("<class '")
+
+
+class TypeForm:
+    """What every typing value shares: `|` makes a union, `==` compares by what it stands for."""
+
+    __slots__ = ()
+    typing = True           # typing's flavour (typing.Union[...]) rather than PEP 604's (int | None)
+
+    def key(self) -> tuple:
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        if not isinstance(other, TypeForm):
+            return NotImplemented
+        return self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __or__(self, other):
+        return union_or(self, other)
+
+    def __ror__(self, other):
+        return union_or(other, self)
+
+    def __getitem__(self, params):
+        raise TypeError(f"{self!r} is not a generic class")
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"Cannot instantiate {self!r}")
+
+
+class SpecialForm(TypeForm):
+    """typing.Any, typing.Optional, typing.Union."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def key(self) -> tuple:
+        return ("special", self.name)
+
+    def __repr__(self) -> str:
+        return f"typing.{self.name}"
+
+    def __getitem__(self, params):
+        if self.name == "Any":
+            raise TypeError("type 'Any' is not subscriptable")
+        if self.name == "Optional":
+            if params.__class__ is tuple:
+                shown = ", ".join(repr(p) for p in params) + ("," if len(params) == 1 else "")
+                raise TypeError(f"typing.Optional requires a single type. Got ({shown}).")
+            return make_union((_argument(params, "Optional[t] requires a single type."), NoneType))
+        params = params if params.__class__ is tuple else (params,)
+        if not params:
+            raise TypeError("Cannot take a Union of no types.")
+        return make_union(tuple(_argument(p, "Union[arg, ...]: each arg must be a type.") for p in params))
+
+    def __call__(self, *args, **kwargs):
+        if self.name == "Any":
+            raise TypeError("Any cannot be instantiated")
+        raise TypeError(f"Cannot instantiate {self!r}")
+
+
+class SpecialAlias(TypeForm):
+    """typing.List, typing.Dict, ... before a subscript: `arity` arguments (-1: any number, as Tuple takes)."""
+
+    __slots__ = ("name", "origin", "arity", "abstract")
+
+    def __init__(self, name: str, origin: str, arity: int, abstract: tuple = ()):
+        self.name = name
+        self.origin = origin            # the class it stands for, as `use list() instead` names it
+        self.arity = arity
+        self.abstract = abstract        # an abstract class's methods, as its instantiation error lists them
+
+    def key(self) -> tuple:
+        return ("alias", self.name)
+
+    def __repr__(self) -> str:
+        return f"typing.{self.name}"
+
+    def __getitem__(self, params):
+        if self.name == "Callable":
+            return _callable(self, params)
+        params = params if params.__class__ is tuple else (params,)
+        if self.name == "Tuple" and params == ():
+            return GenericAlias(self, ())
+        message = "Tuple[t0, t1, ...]: each t must be a type." if self.name == "Tuple" else \
+            "Parameters to generic types must be types."
+        args = tuple(p if p is Ellipsis and self.name == "Tuple" else _argument(p, message) for p in params)
+        if self.arity >= 0 and len(args) != self.arity:
+            many = "many" if len(args) > self.arity else "few"
+            raise TypeError(f"Too {many} arguments for {self!r}; actual {len(args)}, expected {self.arity}")
+        return GenericAlias(self, args)
+
+    def __call__(self, *args, **kwargs):
+        if self.abstract:
+            methods = ", ".join(self.abstract)
+            raise TypeError(f"Can't instantiate abstract class {self.name} with abstract "
+                            f"method{'s' if len(self.abstract) > 1 else ''} {methods}")
+        raise TypeError(f"Type {self.name} cannot be instantiated; use {self.origin}() instead")
+
+
+class GenericAlias(TypeForm):
+    """typing.List[int], typing.Callable[[int], int]: a typing alias with its arguments."""
+
+    __slots__ = ("alias", "args")
+
+    def __init__(self, alias: SpecialAlias, args: tuple):
+        self.alias = alias
+        self.args = args        # for Callable: (tuple of parameter types or Ellipsis, result)
+
+    def key(self) -> tuple:
+        return ("generic", self.alias.name, self.args)
+
+    def __repr__(self) -> str:
+        name = repr(self.alias)
+        if self.alias.name == "Callable":
+            params, result = self.args
+            shown = "..." if params is Ellipsis else "[" + ", ".join(_typing_repr(p) for p in params) + "]"
+            return f"{name}[{shown}, {_typing_repr(result)}]"
+        if not self.args:
+            return f"{name}[()]"
+        return f"{name}[{', '.join(_typing_repr(a) for a in self.args)}]"
+
+    def __call__(self, *args, **kwargs):
+        self.alias(*args, **kwargs)     # typing calls the class it stands for: these refuse as typing's own do
+        raise NotImplementedError(f"gradcli does not implement calling {self!r}")
+
+
+class ForwardRef(TypeForm):
+    """A string given where typing wants a type: `List['Net']`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def key(self) -> tuple:
+        return ("forward", self.text)
+
+    def __repr__(self) -> str:
+        return f"ForwardRef({self.text!r})"
+
+
+class UnionForm(TypeForm):
+    """typing.Union[int, str] (typing.Optional[int] when one of two is None)."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple):
+        self.args = args
+
+    def key(self) -> tuple:
+        return ("union", frozenset(self.args))
+
+    def __repr__(self) -> str:
+        if len(self.args) == 2 and NoneType in self.args:
+            other = self.args[0] if self.args[1] is NoneType else self.args[1]
+            return f"typing.Optional[{_typing_repr(other)}]"
+        return f"typing.Union[{', '.join(_typing_repr(a) for a in self.args)}]"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("Cannot instantiate typing.Union")
+
+
+class UnionType(UnionForm):
+    """`torch.Tensor | None`, `list[int] | None`: PEP 604's union, of classes the script holds as stand-ins
+    (of Python's own classes alone, Python makes its own types.UnionType)."""
+
+    __slots__ = ()
+    typing = False
+
+    def __repr__(self) -> str:
+        return " | ".join("None" if a is NoneType else type_repr(a) for a in self.args)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("'types.UnionType' object is not callable")
+
+
+class BuiltinAlias(TypeForm):
+    """PEP 585's `list[int]`, `dict[str, torch.Tensor]`, `tuple[int, ...]`, `type[Net]`: a class as a
+    script holds it, with its arguments, printed as types.GenericAlias prints."""
+
+    __slots__ = ("origin", "args")
+    typing = False
+
+    def __init__(self, origin, args: tuple):
+        self.origin = origin
+        self.args = args
+
+    def key(self) -> tuple:
+        return ("builtin", id(self.origin), self.args)
+
+    def __repr__(self) -> str:
+        if not self.args:
+            return f"{type_repr(self.origin)}[()]"
+        return f"{type_repr(self.origin)}[{', '.join(type_repr(a) for a in self.args)}]"
+
+    def __call__(self, *args, **kwargs):
+        return self.origin(*args, **kwargs)         # list[int]() is a list, as in Python
+
+
+def _typing_repr(value) -> str:
+    return "NoneType" if value is NoneType else type_repr(value)
+
+
+def _argument(value, message: str):
+    """An argument as typing keeps it: None as NoneType, a string as a ForwardRef; a bare Optional or
+    Union refused in typing's words (3.11 takes any other value)."""
+    if value is None:
+        return NoneType
+    if value.__class__ is str:
+        return ForwardRef(value)
+    if value.__class__ is SpecialForm and value.name != "Any":
+        raise TypeError(f"Plain {value!r} is not valid as type argument")
+    return value
+
+
+def _callable(alias: SpecialAlias, params):
+    if params.__class__ is not tuple or len(params) != 2:
+        raise TypeError("Callable must be used as Callable[[arg, ...], result].")
+    args, result = params
+    if args is Ellipsis:
+        shown = Ellipsis
+    elif args.__class__ is list:
+        shown = tuple(_argument(a, "Callable[[arg, ...], result]: each arg must be a type.") for a in args)
+    else:
+        shown = (_argument(args, "Callable[[arg, ...], result]: each arg must be a type."),)
+    return GenericAlias(alias, (shown, _argument(result, "Callable[args, result]: result must be a type.")))
+
+
+def make_union(args: tuple, typing: bool = True):
+    """Union[...] as typing builds it: nested unions flattened, repeats dropped (the first kept), one
+    argument left alone."""
+    flat = []
+    for a in args:
+        parts = a.args if isinstance(a, UnionForm) else a.__args__ if a.__class__ is _types.UnionType else (a,)
+        for p in parts:
+            if p not in flat:
+                flat.append(p)
+    if len(flat) == 1:
+        return flat[0]
+    return UnionForm(tuple(flat)) if typing else UnionType(tuple(flat))
+
+
+def union_or(left, right):
+    """`left | right` where one side is a typing value or a class stand-in: typing's Union when either side
+    is typing's (typing.Optional[int] | str), else PEP 604's (torch.Tensor | None, list[int] | None)."""
+    typing = (isinstance(left, TypeForm) and left.typing) or (isinstance(right, TypeForm) and right.typing)
+    if typing:
+        return make_union((_argument(left, ""), _argument(right, "")))
+    for side in (left, right):
+        if not (side is None or isinstance(side, TypeForm) or _is_class(side)):
+            raise TypeError(f"unsupported operand type(s) for |: '{_operand_type(left)}' and '{_operand_type(right)}'")
+    return make_union(tuple(NoneType if side is None else side for side in (left, right)), typing=False)
+
+
+def _operand_type(value) -> str:
+    """The type CPython's message names for an operand: a class's metaclass (torch.Tensor's is
+    torch._C._TensorMeta), else the value's type."""
+    if _is_class(value) and not isinstance(value, (_types.UnionType, _types.GenericAlias)):
+        return type_repr(stdlib.script_type(value))
+    return stdlib.type_name(value)
+
+
+def instance_classes(form, fn: str, real):
+    """The classes isinstance and issubclass test a typing value against (a union's members, as `real`
+    makes each), or typing's refusal."""
+    if isinstance(form, UnionForm) or form.__class__ is _types.UnionType:
+        return tuple(real(a, fn) for a in (form.args if isinstance(form, UnionForm) else form.__args__))
+    if form.__class__ is SpecialForm:
+        raise TypeError(f"{form!r} cannot be used with {fn}()")
+    if form.__class__ is BuiltinAlias:
+        raise TypeError(f"{fn}() argument 2 cannot be a parameterized generic")
+    if form.__class__ is SpecialAlias:     # typing.List is list; typing.Iterable is collections.abc's
+        if form.origin:
+            return getattr(builtins, form.origin)
+        import collections.abc
+        return getattr(collections.abc, form.name)
+    if form.__class__ is GenericAlias:
+        raise TypeError("Subscripted generics cannot be used with class and instance checks")
+    raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+def subscript_class(cls, params):
+    """`list[int]` for a class a script holds (list, dict, tuple, set, frozenset, type: stand-ins of
+    Python's own that take it), or None when the class takes no subscript."""
+    text = repr(cls)
+    if text[8:-2] not in ("list", "dict", "tuple", "set", "frozenset", "type"):
+        return None
+    return BuiltinAlias(cls, params if params.__class__ is tuple else (params,))
+
+
+def members() -> dict:
+    """The typing module's names scripts use in annotations."""
+    return {
+        "Any": SpecialForm("Any"), "Optional": SpecialForm("Optional"), "Union": SpecialForm("Union"),
+        "List": SpecialAlias("List", "list", 1), "Dict": SpecialAlias("Dict", "dict", 2),
+        "Set": SpecialAlias("Set", "set", 1), "FrozenSet": SpecialAlias("FrozenSet", "frozenset", 1),
+        "Tuple": SpecialAlias("Tuple", "tuple", -1), "Type": SpecialAlias("Type", "type", 1),
+        "Callable": SpecialAlias("Callable", "", -1, ("__call__",)),
+        "Iterable": SpecialAlias("Iterable", "", 1, ("__iter__",)),
+        "Iterator": SpecialAlias("Iterator", "", 1, ("__next__",)),
+        "Sequence": SpecialAlias("Sequence", "", 1, ("__getitem__", "__len__")),
+        "Mapping": SpecialAlias("Mapping", "", 2, ("__getitem__", "__iter__", "__len__")),
+        "Generator": SpecialAlias("Generator", "", 3, ("send", "throw")),
+        "TYPE_CHECKING": False,
+        "cast": _typing.cast,           # returns its second argument
+        "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
+    }
+
+
+def has(name: str) -> bool:
+    """Whether CPython's typing has `name` (one gradcli leaves out is not implemented, not missing)."""
+    return not name.startswith("_") and hasattr(_typing, name)
+
+
+# The names CPython gives these classes in its messages ('_GenericAlias' object ...); scripts read none of
+# their attributes (gradcli.language.access refuses every one).
+_NAMES = {SpecialForm: "_SpecialForm", SpecialAlias: "_SpecialGenericAlias", GenericAlias: "_GenericAlias",
+          ForwardRef: "ForwardRef", UnionForm: "_UnionGenericAlias", UnionType: "types.UnionType",
+          BuiltinAlias: "types.GenericAlias"}
+stdlib.register_opaque(_NAMES)

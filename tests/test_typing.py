@@ -1,0 +1,143 @@
+"""typing, and the PEP 585/604 forms annotations build (`list[int]`, `int | None`): printed, compared and
+refused as CPython 3.11 does (compared with CPython; PyTorch's classes inside them in the goldens
+typing_*), with no attribute a script can read."""
+
+import io
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+from gradcli.session import Session
+
+IMPORTS = ("import typing\nfrom typing import Any, Optional, Union, List, Dict, Tuple, Set, FrozenSet, Callable, "
+           "Iterable, Iterator, Sequence, Mapping, Type, Generator, TYPE_CHECKING, cast, overload\n")
+TRY = "def t(f):\n    try:\n        print(f())\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+
+SNIPPETS = [
+    "print(List, Dict, Tuple, Set, FrozenSet, Callable, Iterable, Iterator, Sequence, Mapping, Type, Generator)",
+    "print(Any, Optional, Union, TYPE_CHECKING, typing.Any, typing.List is List)",
+    "print(List[int], Dict[str, List[float]], Set[str], FrozenSet[int], Type[int], Iterable[str], Iterator[int])",
+    "print(Sequence[int], Mapping[str, int], Generator[int, None, None], Dict[str, Any])",
+    "print(Tuple[int, ...], Tuple[()], Tuple[int, str], Tuple[int], Tuple[..., int])",
+    "print(Callable[[int], int], Callable[..., str], Callable[[], None], Callable[[int, str], List[int]])",
+    "print(Callable[int, int])",
+    "print(Optional[int], Optional[List[int]], Optional[Union[int, str]], Optional[None], Optional[int | str])",
+    "print(Union[int, str], Union[int], Union[int, int], Union[None, int], Union[int, Union[str, float]])",
+    "print(Union[int, None, str], Union[int, 'x'], List['Net'], Dict['a', 'b'])",
+    "print(Optional[int] | str, int | List[int], List[int] | None, Callable[[int], None] | None)",
+    "print(list[int], dict[str, int], tuple[int, ...], tuple[()], set[str], frozenset[int], type[int], list[...])",
+    "print(dict[str, list[int]] | None, Optional[list[int]], list[3, 'x'], list | None, int | dict, tuple | list[int])",
+    "print(int | None, int | str | None, (int | None) | list[int], list[int] | (int | None))",
+    "class Net:\n    pass\nprint(List[Net], Optional[Net], Net | None, list[Net], Type[Net], Dict[str, Net])",
+    "print(List[int] == List[int], Union[int, str] == Union[str, int], List[int] == List[str], Optional[int] == "
+    "Union[int, None], list[int] == list[int], hash(List[int]) == hash(List[int]))",
+    "print({List[int]: 1}[List[int]], len({Optional[int], Union[None, int]}))",
+    "print(cast(int, 'x'), cast('int', 3), cast(List[int], [1]))",
+    "print(list[int]('ab'), dict[str, int](a=1), tuple[int, ...]([1, 2]))",
+    "print(isinstance(3, List), isinstance([], List), isinstance(3, Optional[int]), isinstance(None, Optional[int]),"
+    " isinstance(3, int | str), isinstance([], Iterable), isinstance(3, Callable), issubclass(int, Optional[int]))",
+    TRY + "t(lambda: List[int, str])\nt(lambda: Dict[int])\nt(lambda: List[int][str])\nt(lambda: Any[int])\n"
+    "t(lambda: Optional[int, str])\nt(lambda: Union[()])\nt(lambda: Callable[int])\nt(lambda: List[Optional])\n"
+    "t(lambda: List[3])\nt(lambda: Generator[int])\nt(lambda: Mapping[int, int, int])",
+    TRY + "t(lambda: List())\nt(lambda: Dict[str, int]())\nt(lambda: Optional())\nt(lambda: Union[int, str]())\n"
+    "t(lambda: Any())\nt(lambda: Iterable())\nt(lambda: Mapping[int, int]())\nt(lambda: Generator[int, None, None]())"
+    "\nt(lambda: Type[int]())\nt(lambda: Callable())",
+    TRY + "t(lambda: isinstance(3, Any))\nt(lambda: isinstance(3, Optional))\nt(lambda: isinstance(3, list[int]))\n"
+    "t(lambda: isinstance(3, List[int]))\nt(lambda: int | 3)\nt(lambda: list[int] | 3)\nt(lambda: list[int][int])\n"
+    "t(lambda: sorted[int])",
+    TRY + "@overload\ndef f(x: int) -> int: ...\ndef f(x):\n    return x\nprint(f(3))\n"
+    "@overload\ndef g(x: int) -> int: ...\nt(lambda: g(1))",
+    "def forward(src: List[int], mask: Optional[List[int]] = None, *rest: Tuple[int, ...],\n"
+    "            cb: Callable[[int], int] = None, **kw: Dict[str, Any]) -> Optional[int]:\n    return src[0]\n"
+    "print(forward.__annotations__, forward([4]))",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_cpythons_typing(snippet):
+    source = IMPORTS + snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+def test_future_annotations_keep_the_text():
+    source = ("from __future__ import annotations\n" + IMPORTS + "def f(x: List[int] | None = None) -> Dict[str, int]: "
+              "pass\nprint(f.__annotations__)\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
+TORCH_FORMS = [
+    ("list[torch.Tensor]", "list[torch.Tensor]"),
+    ("torch.Tensor | None", "torch.Tensor | None"),
+    ("None | torch.Tensor", "None | torch.Tensor"),
+    ("int | torch.Tensor | None", "int | torch.Tensor | None"),
+    ("(int | None) | torch.Tensor", "int | None | torch.Tensor"),
+    ("Optional[torch.Tensor]", "typing.Optional[torch.Tensor]"),
+    ("Dict[str, torch.Tensor]", "typing.Dict[str, torch.Tensor]"),
+    ("List[nn.Linear]", "typing.List[torch.nn.modules.linear.Linear]"),
+    ("nn.Linear | None", "torch.nn.modules.linear.Linear | None"),
+    ("Type[nn.Module]", "typing.Type[torch.nn.modules.module.Module]"),
+    ("Callable[..., torch.Tensor]", "typing.Callable[..., torch.Tensor]"),
+    ("Tuple[torch.Tensor, torch.Tensor]", "typing.Tuple[torch.Tensor, torch.Tensor]"),
+    ("tuple[torch.Tensor, torch.Tensor]", "tuple[torch.Tensor, torch.Tensor]"),
+    ("dict[str, list[torch.Tensor]]", "dict[str, list[torch.Tensor]]"),
+    ("Optional[torch.Size]", "typing.Optional[torch.Size]"),
+    ("torch.dtype | None", "torch.dtype | None"),
+    ("Union[torch.Tensor, float]", "typing.Union[torch.Tensor, float]"),
+]
+
+
+@pytest.mark.parametrize("form, printed", TORCH_FORMS)
+def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
+    """Checked against PyTorch 2.13 (the golden typing_01_annotated_mlp prints several of them)."""
+    source = IMPORTS + f"import torch\nfrom torch import nn\nprint({form})\n"
+    assert gradcli_output(source) == printed + "\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import torch\ntorch.Tensor | 3", "2:1: TypeError: unsupported operand type(s) for |: 'torch._C._TensorMeta' and 'int'"),
+    ("from typing import NamedTuple", "1:1: NotImplementedError: gradcli does not implement typing.NamedTuple"),
+    ("import typing\ntyping.get_type_hints", "2:1: NotImplementedError: gradcli does not implement typing.get_type_hints"),
+    ("import typing\ntyping.Nothing", "2:1: AttributeError: module 'typing' has no attribute 'Nothing'"),
+    ("from typing import Nothing", "1:1: ImportError: cannot import name 'Nothing' from 'typing' (unknown location)"),
+    ("x: List[int] = []", "1:4: NameError: name 'List' is not defined"),
+])
+def test_errors(source, message):
+    assert located_error(source) == message
+
+
+ESCAPES = [
+    "typing.List.__origin__", "List[int].__origin__", "Optional[int].__args__", "typing.__dict__", "typing.sys",
+    "typing.re", "typing.List.__class__", "List[int].__class__", "list[int].__origin__", "list[int].__args__",
+    "(int | None).__args__", "(list | None).__args__", "Optional[int].copy_with", "List._name", "List['x'].__args__",
+    "Any.__class__", "Callable[[int], int].__call__", "typing.List.__getitem__", "Union.__reduce__",
+    "list[int].__class__", "cast.__globals__", "overload.__code__", "typing.__loader__", "typing.__spec__",
+    "Dict.__mro__", "Tuple[int].__parameters__",
+]
+
+
+@pytest.mark.parametrize("expression", ESCAPES)
+def test_no_attribute_of_a_typing_value_is_reachable(expression):
+    source = IMPORTS + f"x = {expression}\n"
+    assert located_error(source).endswith("is outside gradcli's language")
+
+
+@pytest.mark.parametrize("expression", ["getattr(List, '__origin__')", "getattr(Optional[int], '__args__', 5)",
+                                        "hasattr(List, '__origin__')", "getattr(list[int], '__origin__', 5)"])
+def test_getattr_reaches_no_more(expression):
+    out = io.StringIO()
+    try:
+        Session(out=out).run_source(IMPORTS + f"print({expression})\n")
+    except Exception as e:          # getattr without a default: the same refusal
+        assert "is outside gradcli's language" in str(e)
+        return
+    assert out.getvalue() in ("5\n", "False\n")
+
+
+def test_typing_is_loaded_only_by_scripts_that_use_it():
+    import sys
+    code = ("import sys, io\nfrom gradcli.session import Session\nSession(out=io.StringIO()).run_source('x: int = 1\\n"
+            "def f(a: int) -> float: pass\\n')\nprint('gradcli.language.pytyping' in sys.modules, "
+            "'gradcli.language.unparse' in sys.modules)\n")
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False False\n"
