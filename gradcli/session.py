@@ -25,6 +25,8 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # User recursion is capped by compiler.MAX_CALL_DEPTH and expression nesting by
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
+# The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses",))
 
 
 @contextlib.contextmanager
@@ -342,8 +344,12 @@ class Session:
                 message = repr(e.args[0])
         except Exception:
             message = "<exception str() failed>"        # as CPython's traceback shows it
-        # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it
-        err = ScriptError(type(e).__qualname__, message, filename, line, col)
+        # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it, with its
+        # module when it is another Python module's (dataclasses.FrozenInstanceError)
+        kind = type(e).__qualname__
+        if type(e).__module__ in _PYTHON_MODULE_ERRORS:
+            kind = f"{type(e).__module__}.{kind}"
+        err = ScriptError(kind, message, filename, line, col)
         if isinstance(e, (NameError, AttributeError)):
             from gradcli.language import suggestions        # only for an error that reaches the top
             err.suggestion = suggestions.offer(e, access.python_dir)

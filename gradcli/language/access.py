@@ -149,6 +149,19 @@ def _allow_packed(module) -> None:
 
 stdlib.when_made("torch.nn.utils.rnn", _allow_packed)
 
+
+# Classes whose attributes hold values (a class, a factory) rather than methods: given as they are
+_HOLDERS: dict = {}
+
+
+def _allow_dataclasses(module) -> None:
+    """dataclasses.Field: what fields() lists, its name, type, default... readable (held values all)."""
+    from gradcli.language import pydataclasses
+    ALLOWED[pydataclasses.Field] = _HOLDERS[pydataclasses.Field] = pydataclasses.FIELD_ATTRIBUTES
+
+
+stdlib.when_made("dataclasses", _allow_dataclasses)
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):
@@ -186,7 +199,8 @@ def get_attr(obj, name: str):
     if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
     value = get_method(obj, name)
-    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name):
+    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
+            and name not in _HOLDERS.get(cls, ()):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj), name, value, obj)

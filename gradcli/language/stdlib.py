@@ -26,7 +26,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
-                   "collections": pycollections._collections, "typing": None}
+                   "collections": pycollections._collections, "typing": None, "dataclasses": None}
 
 
 class ScriptModule:
@@ -829,6 +829,16 @@ def _make_typing() -> dict:
 
 
 TYPING = ScriptModule.later("typing", _make_typing)
+
+
+def _make_dataclasses() -> dict:
+    import dataclasses      # (CPython's, for its file name and the names gradcli leaves out)
+    from gradcli.language import pydataclasses
+    del dataclasses
+    return pydataclasses.members()
+
+
+DATACLASSES = ScriptModule.later("dataclasses", _make_dataclasses)
 # Classes of values scripts hold whose attributes are all outside the language (typing's values), with the
 # name CPython's messages give their type
 OPAQUE_CLASSES: dict = {}
@@ -888,7 +898,8 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
-        "string": STRING, "time": TIME, "collections": COLLECTIONS, "typing": TYPING}
+        "string": STRING, "time": TIME, "collections": COLLECTIONS, "typing": TYPING,
+        "dataclasses": DATACLASSES}
 
 
 def modules() -> tuple:

@@ -1,0 +1,135 @@
+"""dataclasses: @dataclass on a script's class, field, fields, asdict, astuple, replace, is_dataclass and
+FrozenInstanceError, compared with CPython 3.11 (tensors in fields: golden dataclass_01_gpt_config)."""
+
+import pytest
+
+from conftest import cpython_output, gradcli_output, located_error
+
+IMPORTS = "import dataclasses\nfrom dataclasses import dataclass, field, fields, asdict, astuple, replace\n"
+TRY = "def t(f):\n    try:\n        print(f())\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+CONFIG = ("@dataclass\nclass GPTConfig:\n    block_size: int = 1024\n    vocab_size: int = 50304\n    n_layer: int = 12\n"
+          "    dropout: float = 0.0\n    bias: bool = True\n    name: str = 'gpt'\n")
+
+SNIPPETS = [
+    CONFIG + "c = GPTConfig(n_layer=4)\nprint(c, GPTConfig(**dict(block_size=8, bias=False)), GPTConfig(1, 2))",
+    CONFIG + "c = GPTConfig()\nprint(c == GPTConfig(), c == GPTConfig(n_layer=2), c != 3, c == 3, c.n_layer, c.name)",
+    CONFIG + TRY + "t(lambda: hash(GPTConfig()))\nt(lambda: GPTConfig(1, 2, 3, 4, 5, 6, 7))\n"
+    "t(lambda: GPTConfig(foo=1))\nt(lambda: GPTConfig(1, block_size=2))",
+    CONFIG + "print(GPTConfig.__doc__)\nprint(GPTConfig.__init__.__annotations__)\nprint(GPTConfig.__init__.__name__, "
+    "GPTConfig.__init__.__qualname__, GPTConfig.__repr__.__qualname__)",
+    "@dataclass\nclass A:\n    x: int\n    y: str = 'a'\nprint(A(1), A(x=2, y='b'), A.__annotations__, A.y)\n"
+    "a = A(3)\na.x = 5\na.z = 1\nprint(a, a.z)",
+    TRY + "@dataclass(frozen=True, order=True)\nclass P:\n    x: int\n    y: int = 0\np = P(1)\n"
+    "def assign():\n    p.x = 5\ndef delete():\n    del p.x\ndef other():\n    p.w = 1\n"
+    "t(assign)\nt(delete)\nt(other)\nt(lambda: setattr(p, 'x', 3))\n"
+    "print(p < P(2), p <= P(1, 0), p > P(0, 5), p >= P(1, 1), sorted([P(3), P(1, 2), P(1, 1)]))\n"
+    "print(hash(p) == hash(P(1, 0)), {p: 1}[P(1)])\nt(lambda: P())\nt(lambda: p < 3)",
+    "@dataclass\nclass L:\n    items: list = field(default_factory=list)\n    n: int = field(default=3, repr=False)\n"
+    "    m: int = field(default=4, init=False)\n    k: dict = field(default_factory=dict, compare=False)\n"
+    "l = L()\nl.items.append(1)\nprint(l, L(), L([5], 7), L() == L(k={1: 2}), L.n)",
+    "@dataclass\nclass C:\n    a: int\n    b: 'List[int]' = field(default_factory=lambda: [1, 2])\n"
+    "    def __post_init__(self):\n        print('post', self.a)\n        self.c = self.a * 2\nx = C(3)\nprint(x, x.c)",
+    "@dataclass\nclass C:\n    a: int\n    b: float = 2.5\nx = C(1)\n"
+    "print([(f.name, f.type, f.init, f.repr, f.compare, f.hash, f.kw_only) for f in fields(x)], fields(C)[1].default)\n"
+    "print(fields(C)[0].default is dataclasses.MISSING, fields(C)[0].default_factory is dataclasses.MISSING)",
+    "@dataclass\nclass In:\n    v: int = 1\n    w: list = field(default_factory=lambda: [1, (2, 3)])\n"
+    "@dataclass\nclass Out:\n    i: In\n    d: dict\n    t: tuple = ()\no = Out(In(), {'k': In(2)}, (In(3), 4))\n"
+    "print(asdict(o))\nprint(astuple(o))\nprint(replace(o, t=(1,)), replace(In(), v=5))",
+    "@dataclass\nclass Base:\n    a: int\n    b: int = 2\n@dataclass\nclass Derived(Base):\n    c: int = 3\n    a: int = 9\n"
+    "print(Derived(), Derived(1, 2, 3), [f.name for f in fields(Derived)])",
+    "@dataclass\nclass A:\n    x: int = 1\nclass B(A):\n    pass\n@dataclass\nclass C(B):\n    y: int = 2\n"
+    "print(B(), C(), dataclasses.is_dataclass(B), dataclasses.is_dataclass(C()), dataclasses.is_dataclass(3))",
+    "class Outer:\n    @dataclass\n    class In:\n        v: int = 1\ndef make():\n    @dataclass\n    class Loc:\n"
+    "        v: int = 1\n    return Loc()\nprint(Outer.In(), make())",
+    "@dataclass\nclass Node:\n    val: int\n    next: 'Node' = None\nn = Node(1)\nn.next = n\nprint(n, Node(2, Node(3)))",
+    "@dataclass(eq=False)\nclass A:\n    x: int = 1\nprint(A() == A(), hash(A()) is not None)\n"
+    "@dataclass(repr=False)\nclass B:\n    x: int = 1\nprint(repr(B())[:10])\n"
+    "@dataclass(init=False)\nclass D:\n    x: int = 1\nprint(D())\n"
+    "@dataclass\nclass E:\n    x: int = 1\n    def __repr__(self):\n        return 'mine'\n"
+    "    def __eq__(self, other):\n        return True\nprint(E(), E() == 3)\n"
+    "@dataclass\nclass F:\n    x: int = 1\n    y = 5\nprint(F(), F.y)",
+    "@dataclass()\nclass A:\n    s: set = field(default_factory=set)\n    t: tuple = ()\n    f: frozenset = frozenset()\n"
+    "print(A(), A.__doc__)",
+    TRY + "def bad1():\n    @dataclass\n    class A:\n        x: int = 1\n        y: int\nt(bad1)\n"
+    "def bad2():\n    @dataclass\n    class A:\n        x: list = []\nt(bad2)\n"
+    "def bad3():\n    @dataclass\n    class A:\n        x: dict = {}\nt(bad3)\n"
+    "def bad4():\n    @dataclass\n    class A:\n        x: int = field(default=1, default_factory=int)\nt(bad4)\n"
+    "def bad5():\n    @dataclass(frozen=True)\n    class A:\n        x: int = 1\n    @dataclass\n    class B(A):\n"
+    "        y: int = 2\nt(bad5)\n"
+    "def bad6():\n    @dataclass\n    class A:\n        x: int = 1\n    @dataclass(frozen=True)\n    class B(A):\n"
+    "        y: int = 2\nt(bad6)\n"
+    "def bad7():\n    @dataclass(order=True, eq=False)\n    class A:\n        x: int = 1\nt(bad7)\n"
+    "def bad8():\n    @dataclass\n    class A:\n        x = field(default=1)\nt(bad8)\n"
+    "def bad9():\n    @dataclass\n    class U:\n        pass\n    @dataclass\n    class A:\n        u: U = U()\nt(bad9)\n"
+    "def bad10():\n    @dataclass(order=True)\n    class A:\n        x: int = 1\n        def __lt__(self, o):\n"
+    "            return True\nt(bad10)",
+    TRY + "@dataclass\nclass A:\n    x: int = 1\n    y: int = field(default=2, init=False)\n"
+    "t(lambda: asdict(3))\nt(lambda: astuple(A))\nt(lambda: fields(3))\nt(lambda: replace(3))\n"
+    "t(lambda: replace(A(), z=1))\nt(lambda: replace(A(), y=1))\nt(lambda: dataclass(3))\nt(lambda: dataclass(frozen=1)(3))",
+    TRY + "try:\n    @dataclass(frozen=True)\n    class P:\n        x: int = 1\n    P().x = 2\n"
+    "except dataclasses.FrozenInstanceError as e:\n    print('caught', e)\n"
+    "try:\n    P().x = 2\nexcept AttributeError as e:\n    print('caught', type(e).__name__, e)\n"
+    "print(issubclass(dataclasses.FrozenInstanceError, AttributeError))",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_cpythons_dataclasses(snippet):
+    source = IMPORTS + snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP().x = 2",
+     "6:1: dataclasses.FrozenInstanceError: cannot assign to field 'x'"),
+    ("@dataclass\nclass A:\n    x: list = []", "3:2: ValueError: mutable default <class 'list'> for field x is not "
+                                               "allowed: use default_factory"),
+    ("@dataclass\nclass A:\n    x: int = 1\n    y: int", "3:2: TypeError: non-default argument 'y' follows default "
+                                                         "argument"),
+    ("@dataclass\nclass A:\n    x: int\nA()", "6:1: TypeError: A.__init__() missing 1 required positional argument: 'x'"),
+    ("@dataclass(slots=True)\nclass A:\n    x: int", "3:2: NotImplementedError: gradcli does not implement "
+                                                    "dataclass(slots=True)"),
+    ("from dataclasses import make_dataclass", "3:1: NotImplementedError: gradcli does not implement "
+                                               "dataclasses.make_dataclass"),
+    ("dataclasses.KW_ONLY", "3:1: NotImplementedError: gradcli does not implement dataclasses.KW_ONLY"),
+    ("dataclasses.sys", "3:1: AttributeError: module 'dataclasses' attribute 'sys' is outside gradcli's language"),
+    ("@dataclass\nclass A:\n    x: int = 1\nasdict(A(x=torch.ones(1)))",
+     "6:1: NotImplementedError: gradcli does not implement copy.deepcopy of a Tensor (dataclasses.asdict and astuple "
+     "copy each field's value)"),
+])
+def test_errors(source, message):
+    assert located_error("import torch\n" + IMPORTS.replace("import dataclasses\n", "import dataclasses; ")
+                         + source) == message
+
+
+ESCAPES = [
+    "dataclasses.__dict__", "dataclasses.sys", "dataclasses.__loader__", "GPTConfig.__dataclass_fields__",
+    "GPTConfig.__dataclass_params__", "GPTConfig.__init__.__globals__", "GPTConfig.__init__.__code__",
+    "GPTConfig.__init__.__closure__", "GPTConfig().__dict__", "GPTConfig().__class__", "fields(GPTConfig)[0].__class__",
+    "fields(GPTConfig)[0].__slots__", "dataclasses.MISSING.__class__", "dataclasses.MISSING.__reduce__",
+    "dataclass.__globals__", "dataclass(frozen=True).__closure__", "field.__kwdefaults__", "fields.__code__",
+    "dataclasses.FrozenInstanceError.__subclasses__", "dataclasses.FrozenInstanceError.__mro__",
+    "dataclasses.Field.__init__", "asdict.__globals__",
+]
+
+
+@pytest.mark.parametrize("expression", ESCAPES)
+def test_nothing_behind_them_is_reachable(expression):
+    assert located_error(IMPORTS + CONFIG + f"x = {expression}").endswith("is outside gradcli's language")
+
+
+def test_a_frozen_class_setattr_is_no_script_method():
+    """The class body still may not define __setattr__; @dataclass(frozen=True) adds Python's own."""
+    message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP.__setattr__")
+    assert message.endswith("attribute '__setattr__' is outside gradcli's language")
+    assert gradcli_output(IMPORTS + "@dataclass\nclass A:\n    x: int = 1\n    def __post_init__(self):\n"
+                          "        print('ok')\nA().__post_init__()\n") == "ok\nok\n"
+
+
+def test_dataclasses_is_loaded_only_by_scripts_that_use_it():
+    import subprocess
+    import sys
+    code = ("import sys, io\nfrom gradcli.session import Session\nSession(out=io.StringIO()).run_source('class A:\\n"
+            "    x: int = 1\\n')\nprint('gradcli.language.pydataclasses' in sys.modules, 'dataclasses' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False False\n"
