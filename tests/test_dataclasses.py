@@ -1,5 +1,5 @@
 """dataclasses: @dataclass on a script's class, field, fields, asdict, astuple, replace, is_dataclass and
-FrozenInstanceError, compared with CPython 3.11 (tensors in fields: golden dataclass_01_gpt_config)."""
+FrozenInstanceError, compared with CPython 3.11 (a config passed to a model: the golden lang_06_dataclass_config)."""
 
 import pytest
 

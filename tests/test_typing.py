@@ -1,6 +1,6 @@
 """typing, and the PEP 585/604 forms annotations build (`list[int]`, `int | None`): printed, compared and
-refused as CPython 3.11 does (compared with CPython; PyTorch's classes inside them in the goldens
-typing_*), with no attribute a script can read."""
+refused as CPython 3.11 does (compared with CPython; PyTorch's classes inside them checked with PyTorch
+2.13, and in the goldens lang_05 to lang_07), with no attribute a script can read."""
 
 import io
 
@@ -88,7 +88,7 @@ TORCH_FORMS = [
 
 @pytest.mark.parametrize("form, printed", TORCH_FORMS)
 def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
-    """Checked against PyTorch 2.13 (the golden typing_01_annotated_mlp prints several of them)."""
+    """Checked against PyTorch 2.13 (the golden lang_05_annotated_modules prints several of them)."""
     source = IMPORTS + f"import torch\nfrom torch import nn\nprint({form})\n"
     assert gradcli_output(source) == printed + "\n"
 
