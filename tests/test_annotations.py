@@ -57,6 +57,8 @@ SNIPPETS = [
     "print(C.__annotations__, C.z)",
     "from __future__ import annotations\nx: undefined\n(y): undefined = 1\nz = [0]\nz[0]: undefined = 2\n"
     "print(__annotations__, y, z)",
+    "from __future__ import annotations\nclass C:\n    __x: __T = 1\n    y: C.__z\n"
+    "    def m(self, __a: List[__b]) -> self.__c: pass\nprint(C.__annotations__, C.m.__annotations__)",
 ]
 
 
@@ -95,3 +97,11 @@ def test_a_refused_construct_is_still_reported_with_the_others():
     shown = [(err.line, err.col, err.message)] + [(o.line, o.col, o.message) for o in err.others]
     assert shown == [(2, 8, "assignment expressions (:=) are not part of gradcli's language"),
                      (4, 5, "async code (async/await) is not part of gradcli's language")]
+
+
+def test_the_repl_records_annotations_as_pythons_does():
+    from test_repl import drive
+    run = drive("x: int = 3\ndef f(a: int,\n      b: str = 'q') -> int:\n    return a\n\nf(x)\n__annotations__\n"
+                "f.__annotations__\nclass C:\n    y: float = 1.0\n\nC.__annotations__\n")
+    assert run.out == ("3\n{'x': <class 'int'>}\n{'a': <class 'int'>, 'b': <class 'str'>, 'return': <class 'int'>}\n"
+                       "{'y': <class 'float'>}\n")

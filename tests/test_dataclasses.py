@@ -133,3 +133,9 @@ def test_dataclasses_is_loaded_only_by_scripts_that_use_it():
             "    x: int = 1\\n')\nprint('gradcli.language.pydataclasses' in sys.modules, 'dataclasses' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False False\n"
+
+
+def test_help_describes_the_module_and_its_functions():
+    out = gradcli_output(IMPORTS + "help(dataclass)\nhelp(dataclasses)\n")
+    assert out.startswith("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)\n")
+    assert "module dataclasses\n" in out and "Names: Field, FrozenInstanceError, MISSING, asdict," in out

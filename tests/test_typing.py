@@ -141,3 +141,9 @@ def test_typing_is_loaded_only_by_scripts_that_use_it():
     import subprocess
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False False\n"
+
+
+def test_help_names_a_typing_value_by_its_repr():
+    out = gradcli_output(IMPORTS + "help(Optional[int])\nhelp(typing)\n")
+    assert out.startswith("typing.Optional[int]\n    A type annotation (typing)")
+    assert "module typing\n" in out

@@ -588,7 +588,7 @@ class Compiler:
         import annotations` its text as CPython writes it (gradcli.language.unparse)."""
         if self.future_annotations:
             from gradcli.language.unparse import unparse
-            text = unparse(node)
+            text = unparse(node, self.private)
             return lambda env: text
         return self.expr(node)
 

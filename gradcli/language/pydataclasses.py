@@ -20,7 +20,7 @@ from gradcli.language.compiler import ScriptFunction
 from gradcli.language.flow import Return
 
 
-class _MissingType:
+class _MISSING_TYPE:       # (CPython's name, which its messages give)
     """dataclasses.MISSING: a field's default or factory that was not given."""
 
     __slots__ = ()
@@ -30,7 +30,7 @@ class _MissingType:
         return f"<dataclasses._MISSING_TYPE object at {address(self)}>"
 
 
-MISSING = _MissingType()
+MISSING = _MISSING_TYPE()
 
 
 class _Factory:

@@ -7,6 +7,8 @@ each literal. This writes gradcli's syntax tree the same way. Only scripts that 
 
 from __future__ import annotations
 
+import re
+
 from gradcli.language import syntax
 
 # precedence levels, loosest first (ast_unparse.c's PR_* values)
@@ -21,8 +23,13 @@ _COMPARE = {"lt": "<", "gt": ">", "eq": "==", "ne": "!=", "le": "<=", "ge": ">="
             "is": "is", "is_not": "is not"}
 
 
-def unparse(node) -> str:
-    return _expr(node, TEST)
+def unparse(node, private: str | None = None) -> str:
+    """The annotation's text. `private` is the private-name prefix of the class it is in ('_Net'): the tree
+    holds `__x` mangled (`_Net__x`), and CPython writes the name as the script spelt it."""
+    text = _expr(node, TEST)
+    if private is not None and private + "__" in text:
+        text = re.sub(r"\b" + re.escape(private) + r"(__\w)", r"\1", text)
+    return text
 
 
 def _paren(text: str, level: int, own: int) -> str:
