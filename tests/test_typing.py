@@ -59,6 +59,38 @@ def test_cpythons_typing(snippet):
     assert gradcli_output(source) == cpython_output(source)
 
 
+NAMED = ("from typing import NamedTuple\nclass Point(NamedTuple):\n    x: int\n    y: float = 0.0\n"
+         "    label: str = 'p'\n    scale = 2\n    def norm(self) -> float:\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n"
+         "    @property\n    def double(self):\n        return self.x * 2\np = Point(3, 4.0)\n")
+
+
+@pytest.mark.parametrize("snippet", [
+    NAMED + "print(p, p.norm(), p.double, p.scale, Point.scale, p.x, p[1], len(p), p._asdict(), p._replace(x=1))\n"
+    "print(Point._fields, Point.__annotations__, isinstance(p, tuple), Point.norm(p), Point.norm.__annotations__)\n"
+    "print(p.norm.__annotations__, p.norm.__name__, Point.norm.__qualname__)",
+    NAMED + "print(Point(1), Point(x=2, y=3), Point._make([1, 2, 'z']))\nx, y, l = p\n"
+    "print(x, y, l, p == (3, 4.0, 'p'), hash(p) == hash((3, 4.0, 'p')))",
+    NAMED + "Pair = NamedTuple('Pair', [('a', int), ('b', List[int])])\nprint(Pair(1, [2]), Pair.__annotations__)\n"
+    "KW = NamedTuple('KW', a=int, b=str)\nprint(KW(1, 'x'), KW._fields)\nclass Outer:\n    class In(NamedTuple):\n"
+    "        v: int\nprint(Outer.In(1), type(p).__name__)",
+    NAMED + TRY + "t(lambda: Point())\nt(lambda: Point(1, 2, 3, 4))\n"
+    "def bad1():\n    class A(NamedTuple):\n        x: int = 1\n        y: int\nt(bad1)\n"
+    "def bad2():\n    class A(NamedTuple):\n        x: int = 1\n        z: int = 2\n        y: int\nt(bad2)\n"
+    "def bad3():\n    class A(NamedTuple):\n        x: int\n        def _asdict(self):\n            return 1\nt(bad3)\n"
+    "def bad4():\n    class A(NamedTuple):\n        _x: int\nt(bad4)\n"
+    "t(lambda: NamedTuple('A', [('a', int)], b=int))",
+])
+def test_named_tuples_as_cpythons(snippet):
+    source = IMPORTS + snippet + "\n"
+    assert gradcli_output(source) == cpython_output(source)
+
+
+@pytest.mark.parametrize("expression", ["Point.__new__", "p.__class__", "Point._field_defaults", "p.__reduce__", "Point.__mro__",
+                                        "Point.norm.__globals__", "Point.__dict__", "p._field_defaults"])
+def test_a_named_tuple_class_reaches_no_more(expression):
+    assert located_error(IMPORTS + NAMED + f"q = {expression}").endswith("is outside gradcli's language")
+
+
 def test_future_annotations_keep_the_text():
     source = ("from __future__ import annotations\n" + IMPORTS + "def f(x: List[int] | None = None) -> Dict[str, int]: "
               "pass\nprint(f.__annotations__)\n")
@@ -95,7 +127,12 @@ def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
 
 @pytest.mark.parametrize("source, message", [
     ("import torch\ntorch.Tensor | 3", "2:1: TypeError: unsupported operand type(s) for |: 'torch._C._TensorMeta' and 'int'"),
-    ("from typing import NamedTuple", "1:1: NotImplementedError: gradcli does not implement typing.NamedTuple"),
+    ("from typing import TypeVar", "1:1: NotImplementedError: gradcli does not implement typing.TypeVar"),
+    ("from typing import NamedTuple\nclass B:\n    pass\nclass A(NamedTuple, B):\n    x: int",
+     "4:1: TypeError: can only inherit from a NamedTuple type and Generic"),
+    ("from typing import NamedTuple\nclass A(NamedTuple):\n    x: int\nclass B(A):\n    pass",
+     "4:1: TypeError: subclassing 'A' is outside gradcli's language: a script's class may derive from its own "
+     "classes, object, the exception classes and the library classes gradcli provides"),
     ("import typing\ntyping.get_type_hints", "2:1: NotImplementedError: gradcli does not implement typing.get_type_hints"),
     ("import typing\ntyping.Nothing", "2:1: AttributeError: module 'typing' has no attribute 'Nothing'"),
     ("from typing import Nothing", "1:1: ImportError: cannot import name 'Nothing' from 'typing' (unknown location)"),

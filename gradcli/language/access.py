@@ -272,7 +272,8 @@ def get_method(obj, name: str):
         return saved.attribute(obj, name)
     if cls is savedhooks.SavedTensor and name in savedhooks.SAVED_TENSOR_LATER:
         raise NotImplementedError(f"gradcli does not implement torch._C._autograd.SavedTensor.{name}")
-    if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
+    if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields
+                                             or name in pycollections.SCRIPT_MEMBERS.get(cls, ())):
         if name == "_make":             # bounded, as on the class
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
@@ -292,6 +293,9 @@ def _class_attribute(obj, name: str):
             return text
     if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
+    if pycollections.is_namedtuple_class(obj) and (name in pycollections.SCRIPT_MEMBERS.get(obj, ())
+                                                   or name == "__annotations__" and obj in pycollections.SCRIPT_MEMBERS):
+        return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
     if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them

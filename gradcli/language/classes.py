@@ -86,8 +86,17 @@ def _allowed_base(base) -> bool:
         isinstance(base, type) and issubclass(base, Exception) and base.__module__ == "builtins")
 
 
+# Bases that make the class themselves (typing.NamedTuple), by the id of the value that names them -> a function
+# (name, bases, namespace) -> the class
+CLASS_MAKERS: dict = {}
+
+
 def make_class(name: str, bases: list, namespace: dict):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
+    for base in bases:
+        maker = CLASS_MAKERS.get(id(base))
+        if maker is not None:
+            return maker(name, bases, namespace)
     real = []
     for base in bases:
         original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them

@@ -13,7 +13,7 @@ import builtins
 import types as _types
 import typing as _typing
 
-from gradcli.language import stdlib
+from gradcli.language import bounds, classes, pycollections, stdlib
 
 NoneType = type(None)
 
@@ -331,6 +331,61 @@ def subscript_class(cls, params):
     return BuiltinAlias(cls, params if params.__class__ is tuple else (params,))
 
 
+class NamedTupleMaker:
+    """typing.NamedTuple as scripts hold it: called, the functional form (`NamedTuple('Pair', [('a', int)])`);
+    as the base of a class statement, the class form, whose annotated names are the fields (the class is
+    collections' namedtuple, gradcli.language.pycollections, with the body's methods and attributes)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from gradcli.engine.addresses import address
+        return f"<function NamedTuple at {address(self)}>"
+
+    def __call__(self, typename, fields=None, /, **kwargs):
+        if fields is None:
+            fields = list(kwargs.items())
+        elif kwargs:
+            raise TypeError("Either list of fields or keywords can be provided to NamedTuple, not both")
+        pairs = [tuple(pair) for pair in bounds.take(fields, "list")]
+        return _named_tuple(typename, pairs, {}, {"__module__": "__main__"})
+
+    def make_class(self, name: str, bases: list, namespace: dict):
+        if len(bases) != 1:
+            raise TypeError("can only inherit from a NamedTuple type and Generic")
+        kinds = namespace.get("__annotations__", {})
+        defaults = {n: namespace[n] for n in kinds if n in namespace}
+        return _named_tuple(name, list(kinds.items()), defaults, namespace)
+
+
+# What a NamedTuple class's body may not define, and what it defines that is not copied to the class
+_PROHIBITED = frozenset(("__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults",
+                         "_make", "_replace", "_asdict", "_source"))
+_SPECIAL = frozenset(("__module__", "__name__", "__annotations__", "__qualname__"))
+
+
+def _named_tuple(name: str, fields: list, defaults: dict, namespace: dict):
+    names = [n for n, _ in fields]
+    given = []
+    for n in names:
+        if n in defaults:
+            given.append(n)
+        elif given:
+            raise TypeError(f"Non-default namedtuple field {n} cannot follow default field"
+                            f"{'s' if len(given) > 1 else ''} {', '.join(given)}")
+    cls = pycollections.named_tuple(name, names, [defaults[n] for n in given], namespace.get("__module__"))
+    type.__setattr__(cls, "__annotations__", {n: _argument(t, "") for n, t in fields})
+    own = []
+    for key, value in namespace.items():
+        if key in _PROHIBITED:
+            raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+        if key not in _SPECIAL and key not in names:
+            type.__setattr__(cls, key, value)
+            own.append(key)
+    pycollections.SCRIPT_MEMBERS[cls] = frozenset(own)
+    return cls
+
+
 def members() -> dict:
     """The typing module's names scripts use in annotations."""
     return {
@@ -347,6 +402,7 @@ def members() -> dict:
         "TYPE_CHECKING": False,
         "cast": _typing.cast,           # returns its second argument
         "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
+        "NamedTuple": NAMED_TUPLE,
     }
 
 
@@ -361,3 +417,6 @@ _NAMES = {SpecialForm: "_SpecialForm", SpecialAlias: "_SpecialGenericAlias", Gen
           ForwardRef: "ForwardRef", UnionForm: "_UnionGenericAlias", UnionType: "types.UnionType",
           BuiltinAlias: "types.GenericAlias"}
 stdlib.register_opaque(_NAMES)
+
+NAMED_TUPLE = NamedTupleMaker()
+classes.CLASS_MAKERS[id(NAMED_TUPLE)] = NAMED_TUPLE.make_class
