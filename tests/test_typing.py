@@ -45,6 +45,9 @@ SNIPPETS = [
     TRY + "t(lambda: isinstance(3, Any))\nt(lambda: isinstance(3, Optional))\nt(lambda: isinstance(3, list[int]))\n"
     "t(lambda: isinstance(3, List[int]))\nt(lambda: int | 3)\nt(lambda: list[int] | 3)\nt(lambda: list[int][int])\n"
     "t(lambda: sorted[int])",
+    TRY + "t(lambda: Dict[str, (int, str)])\nt(lambda: Union[int, (str,)])\nt(lambda: Optional[(int,)])\n"
+    "t(lambda: Callable[[int, (str,)], int])\nt(lambda: Callable[[int], (int,)])\nt(lambda: Tuple[int, (str,)])\n"
+    "t(lambda: List[int] | (1,))\nt(lambda: Type[(int,)])",
     TRY + "@overload\ndef f(x: int) -> int: ...\ndef f(x):\n    return x\nprint(f(3))\n"
     "@overload\ndef g(x: int) -> int: ...\nt(lambda: g(1))",
     "def forward(src: List[int], mask: Optional[List[int]] = None, *rest: Tuple[int, ...],\n"

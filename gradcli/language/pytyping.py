@@ -245,14 +245,21 @@ def _typing_repr(value) -> str:
 
 
 def _argument(value, message: str):
-    """An argument as typing keeps it: None as NoneType, a string as a ForwardRef; a bare Optional or
-    Union refused in typing's words (3.11 takes any other value)."""
+    """An argument as typing's _type_check keeps it: None as NoneType, a string as a ForwardRef; a bare
+    Optional or Union, and a tuple, refused in typing's words (3.11 takes any other value)."""
+    if value.__class__ is SpecialForm and value.name != "Any":
+        raise TypeError(f"Plain {value!r} is not valid as type argument")
+    if value.__class__ is tuple:
+        raise TypeError(f"{message} Got {value!r:.100}.")
+    return _converted(value)
+
+
+def _converted(value):
+    """typing's _type_convert: None as NoneType, a string as a ForwardRef, nothing checked."""
     if value is None:
         return NoneType
     if value.__class__ is str:
         return ForwardRef(value)
-    if value.__class__ is SpecialForm and value.name != "Any":
-        raise TypeError(f"Plain {value!r} is not valid as type argument")
     return value
 
 
@@ -263,9 +270,9 @@ def _callable(alias: SpecialAlias, params):
     if args is Ellipsis:
         shown = Ellipsis
     elif args.__class__ is list:
-        shown = tuple(_argument(a, "Callable[[arg, ...], result]: each arg must be a type.") for a in args)
+        shown = tuple(_converted(a) for a in args)
     else:
-        shown = (_argument(args, "Callable[[arg, ...], result]: each arg must be a type."),)
+        shown = (_converted(args),)
     return GenericAlias(alias, (shown, _argument(result, "Callable[args, result]: result must be a type.")))
 
 
@@ -288,7 +295,8 @@ def union_or(left, right):
     is typing's (typing.Optional[int] | str), else PEP 604's (torch.Tensor | None, list[int] | None)."""
     typing = (isinstance(left, TypeForm) and left.typing) or (isinstance(right, TypeForm) and right.typing)
     if typing:
-        return make_union((_argument(left, ""), _argument(right, "")))
+        message = "Union[arg, ...]: each arg must be a type."
+        return make_union((_argument(left, message), _argument(right, message)))
     for side in (left, right):
         if not (side is None or isinstance(side, TypeForm) or _is_class(side)):
             raise TypeError(f"unsupported operand type(s) for |: '{_operand_type(left)}' and '{_operand_type(right)}'")
