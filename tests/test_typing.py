@@ -94,6 +94,22 @@ def test_a_named_tuple_class_reaches_no_more(expression):
     assert located_error(IMPORTS + NAMED + f"q = {expression}").endswith("is outside gradcli's language")
 
 
+def test_classvar_final_and_literal():
+    """Their forms and errors, and a dataclass leaving ClassVar attributes out of its fields."""
+    source = ("from typing import ClassVar, Final, Literal, Optional, List\nfrom dataclasses import dataclass, fields\n"
+              + TRY + "for f in (lambda: ClassVar, lambda: ClassVar[int], lambda: Literal['a', 'b'], lambda: Literal[1],\n"
+              "          lambda: Final[int], lambda: Final, lambda: Literal, lambda: ClassVar[int, str],\n"
+              "          lambda: Final[int, str], lambda: Optional[ClassVar[int]], lambda: List[ClassVar[int]],\n"
+              "          lambda: Literal['a'] == Literal['a'], lambda: Literal['a', 'a'], lambda: Literal[1, True],\n"
+              "          lambda: ClassVar(), lambda: Literal['a'] | None, lambda: ClassVar[int] | None,\n"
+              "          lambda: Literal[None], lambda: Literal[Literal[1], 2], lambda: List[Final],\n"
+              "          lambda: isinstance(1, Literal[1])):\n    t(f)\n"
+              "@dataclass\nclass A:\n    x: int = 1\n    y: ClassVar[int] = 5\n    z: ClassVar = 6\n"
+              "    mode: Literal['a', 'b'] = 'a'\n    k: Final[int] = 3\n"
+              "print(A(), [f.name for f in fields(A)], A.y, A.__annotations__)\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
 def test_future_annotations_keep_the_text():
     source = ("from __future__ import annotations\n" + IMPORTS + "def f(x: List[int] | None = None) -> Dict[str, int]: "
               "pass\nprint(f.__annotations__)\n")

@@ -128,7 +128,7 @@ def _process(cls, params: _Params):
             has_dataclass_bases = True
             fields.update(base_fields)
             any_frozen_base = any_frozen_base or base.__dict__["__dataclass_params__"].frozen
-    own = cls.__dict__.get("__annotations__", {})
+    own = {name: kind for name, kind in cls.__dict__.get("__annotations__", {}).items() if not _class_var(kind)}
     for name, kind in own.items():
         f = _field(cls, name, kind)
         fields[name] = f
@@ -172,6 +172,15 @@ def _process(cls, params: _Params):
     if "__doc__" not in cls.__dict__ or cls.__dict__["__doc__"] is None:
         type.__setattr__(cls, "__doc__", _doc(cls, every))
     return cls
+
+
+def _class_var(kind) -> bool:
+    """Whether an annotation is typing.ClassVar (or ClassVar[...]): a class attribute, not a field. (A string
+    annotation naming it is taken as a field: gradcli does not look the name up in the script's globals.)"""
+    from gradcli.language import pytyping
+    if kind.__class__ is pytyping.GenericAlias:
+        kind = kind.alias
+    return kind.__class__ is pytyping.SpecialForm and kind.name == "ClassVar"
 
 
 def _field(cls, name: str, kind) -> Field:

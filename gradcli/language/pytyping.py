@@ -69,7 +69,7 @@ class TypeForm:
 
 
 class SpecialForm(TypeForm):
-    """typing.Any, typing.Optional, typing.Union."""
+    """typing.Any, typing.Optional, typing.Union, typing.ClassVar, typing.Final, typing.Literal."""
 
     __slots__ = ("name",)
 
@@ -85,6 +85,13 @@ class SpecialForm(TypeForm):
     def __getitem__(self, params):
         if self.name == "Any":
             raise TypeError("type 'Any' is not subscriptable")
+        if self.name in ("ClassVar", "Final"):
+            message = f"{self!r} accepts only single type."
+            if params.__class__ is tuple:
+                raise TypeError(f"{message} Got {params!r:.100}.")
+            return GenericAlias(self, (_argument(params, message),))
+        if self.name == "Literal":
+            return make_literal(params if params.__class__ is tuple else (params,))
         if self.name == "Optional":
             if params.__class__ is tuple:
                 shown = ", ".join(repr(p) for p in params) + ("," if len(params) == 1 else "")
@@ -165,6 +172,37 @@ class GenericAlias(TypeForm):
     def __call__(self, *args, **kwargs):
         self.alias(*args, **kwargs)     # typing calls the class it stands for: these refuse as typing's own do
         raise NotImplementedError(f"gradcli does not implement calling {self!r}")
+
+
+class LiteralForm(TypeForm):
+    """typing.Literal['a', 'b']: values, not types, kept as given (repeats dropped)."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple):
+        self.args = args
+
+    def key(self) -> tuple:
+        return ("literal", frozenset((a, type(a)) for a in self.args))
+
+    def __repr__(self) -> str:
+        return f"typing.Literal[{', '.join(repr(a) for a in self.args)}]"
+
+
+def make_literal(params: tuple) -> LiteralForm:
+    """Literal[...] as typing builds it: nested literals flattened, a value repeated (of the same type) once."""
+    flat, seen = [], set()
+    for p in params:
+        for value in (p.args if p.__class__ is LiteralForm else (p,)):
+            try:
+                marker = (value, type(value))
+                if marker in seen:
+                    continue
+                seen.add(marker)
+            except TypeError:           # an unhashable value: kept, as typing keeps it
+                pass
+            flat.append(value)
+    return LiteralForm(tuple(flat))
 
 
 class ForwardRef(TypeForm):
@@ -249,6 +287,8 @@ def _argument(value, message: str):
     Optional or Union, and a tuple, refused in typing's words (3.11 takes any other value)."""
     if value.__class__ is SpecialForm and value.name != "Any":
         raise TypeError(f"Plain {value!r} is not valid as type argument")
+    if value.__class__ is GenericAlias and value.alias.__class__ is SpecialForm:    # ClassVar[int], Final[int]
+        raise TypeError(f"{value!r} is not valid as type argument")
     if value.__class__ is tuple:
         raise TypeError(f"{message} Got {value!r:.100}.")
     return _converted(value)
@@ -325,7 +365,7 @@ def instance_classes(form, fn: str, real):
             return getattr(builtins, form.origin)
         import collections.abc
         return getattr(collections.abc, form.name)
-    if form.__class__ is GenericAlias:
+    if form.__class__ is GenericAlias or form.__class__ is LiteralForm:
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
 
@@ -398,6 +438,7 @@ def members() -> dict:
     """The typing module's names scripts use in annotations."""
     return {
         "Any": SpecialForm("Any"), "Optional": SpecialForm("Optional"), "Union": SpecialForm("Union"),
+        "ClassVar": SpecialForm("ClassVar"), "Final": SpecialForm("Final"), "Literal": SpecialForm("Literal"),
         "List": SpecialAlias("List", "list", 1), "Dict": SpecialAlias("Dict", "dict", 2),
         "Set": SpecialAlias("Set", "set", 1), "FrozenSet": SpecialAlias("FrozenSet", "frozenset", 1),
         "Tuple": SpecialAlias("Tuple", "tuple", -1), "Type": SpecialAlias("Type", "type", 1),
@@ -422,6 +463,7 @@ def has(name: str) -> bool:
 # The names CPython gives these classes in its messages ('_GenericAlias' object ...); scripts read none of
 # their attributes (gradcli.language.access refuses every one).
 _NAMES = {SpecialForm: "_SpecialForm", SpecialAlias: "_SpecialGenericAlias", GenericAlias: "_GenericAlias",
+          LiteralForm: "_LiteralGenericAlias",
           ForwardRef: "ForwardRef", UnionForm: "_UnionGenericAlias", UnionType: "types.UnionType",
           BuiltinAlias: "types.GenericAlias"}
 stdlib.register_opaque(_NAMES)
