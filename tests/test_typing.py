@@ -94,6 +94,13 @@ def test_a_named_tuple_class_reaches_no_more(expression):
     assert located_error(IMPORTS + NAMED + f"q = {expression}").endswith("is outside gradcli's language")
 
 
+def test_type_of_a_typing_value_is_typings_class():
+    source = (IMPORTS + "from typing import Literal, ClassVar\nfor v in (Any, Optional, List, Tuple, Callable, "
+              "List[int], Callable[[int], int], Optional[int], list[int], list | None, Literal[1], ClassVar[int],\n"
+              "          typing.List['x']):\n    print(type(v), type(v).__name__)\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
 def test_classvar_final_and_literal():
     """Their forms and errors, and a dataclass leaving ClassVar attributes out of its fields."""
     source = ("from typing import ClassVar, Final, Literal, Optional, List\nfrom dataclasses import dataclass, fields\n"

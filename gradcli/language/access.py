@@ -285,7 +285,7 @@ def _class_attribute(obj, name: str):
     a namedtuple's _fields and _make, str's methods unbound (`map(str.upper, words)`); a caught
     exception's args. Anything else: CPython's AttributeError, or the language's refusal."""
     if obj.__class__ in stdlib.OPAQUE_CLASSES:         # typing's values: nothing of them is in the language
-        raise AttributeError(f"'{stdlib.OPAQUE_CLASSES[obj.__class__]}' object attribute '{name}' is outside "
+        raise AttributeError(f"'{stdlib.type_name(obj)}' object attribute '{name}' is outside "
                              "gradcli's language")
     if name in CLASS_NAMES:
         text = stdlib.class_name(obj)

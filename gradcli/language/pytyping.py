@@ -460,13 +460,24 @@ def has(name: str) -> bool:
     return not name.startswith("_") and hasattr(_typing, name)
 
 
-# The names CPython gives these classes in its messages ('_GenericAlias' object ...); scripts read none of
-# their attributes (gradcli.language.access refuses every one).
-_NAMES = {SpecialForm: "_SpecialForm", SpecialAlias: "_SpecialGenericAlias", GenericAlias: "_GenericAlias",
-          LiteralForm: "_LiteralGenericAlias",
-          ForwardRef: "ForwardRef", UnionForm: "_UnionGenericAlias", UnionType: "types.UnionType",
-          BuiltinAlias: "types.GenericAlias"}
-stdlib.register_opaque(_NAMES)
+def _python_class(value) -> str:
+    """The dotted name of the class CPython's typing has for a value like this one (type(List[int]) is
+    typing._GenericAlias): what type() prints, and, without `typing.`, what messages name."""
+    cls = value.__class__
+    if cls is SpecialForm:
+        return "typing._AnyMeta" if value.name == "Any" else "typing._SpecialForm"
+    if cls is SpecialAlias:
+        return {"Tuple": "typing._TupleType", "Callable": "typing._CallableType"}.get(value.name,
+                                                                                     "typing._SpecialGenericAlias")
+    if cls is GenericAlias:
+        return "typing._CallableGenericAlias" if value.alias.name == "Callable" else "typing._GenericAlias"
+    return _PATHS[cls]
+
+
+_PATHS = {ForwardRef: "typing.ForwardRef", UnionForm: "typing._UnionGenericAlias", UnionType: "types.UnionType",
+          BuiltinAlias: "types.GenericAlias", LiteralForm: "typing._LiteralGenericAlias"}
+# scripts read none of their attributes (gradcli.language.access refuses every one)
+stdlib.register_opaque({cls: _python_class for cls in (SpecialForm, SpecialAlias, GenericAlias, *_PATHS)})
 
 NAMED_TUPLE = NamedTupleMaker()
 classes.CLASS_MAKERS[id(NAMED_TUPLE)] = NAMED_TUPLE.make_class

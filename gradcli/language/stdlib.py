@@ -839,8 +839,8 @@ def _make_dataclasses() -> dict:
 
 
 DATACLASSES = ScriptModule.later("dataclasses", _make_dataclasses)
-# Classes of values scripts hold whose attributes are all outside the language (typing's values), with the
-# name CPython's messages give their type
+# Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
+# giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
 
 
@@ -858,9 +858,8 @@ def python_internal(module: str, name: str) -> bool:
         hasattr(importlib.import_module(module), name)
 
 
-def register_opaque(names: dict) -> None:
-    OPAQUE_CLASSES.update(names)
-    _TYPE_NAMES.update(names)
+def register_opaque(paths: dict) -> None:
+    OPAQUE_CLASSES.update(paths)
 
 
 def _importable(module: ScriptModule) -> list:
@@ -1156,6 +1155,9 @@ def type_name(obj) -> str:
     cls = obj.__class__
     if isinstance(obj, ReturnTypes):
         return f"torch.return_types.{obj.name}"
+    if cls in OPAQUE_CLASSES:               # a typing value: its CPython class, by name (a C type's with its module)
+        path = OPAQUE_CLASSES[cls](obj)
+        return path if path.startswith("types.") else path.rpartition(".")[2]
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
@@ -1236,6 +1238,8 @@ def script_type(obj):
         return cls                          # an exception class, as `except` names it
     if cls is ScriptModule:
         return _class_value("module", ScriptModule)
+    if cls in OPAQUE_CLASSES:
+        return _class_value(OPAQUE_CLASSES[cls](obj))
     if cls.__module__ in ("builtins", "__main__") or cls.__module__.startswith("gradcli."):
         name = type_name(obj)
         one_class = name == cls.__name__ or name in ("function", "builtin_function_or_method")
