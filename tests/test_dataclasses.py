@@ -66,6 +66,8 @@ SNIPPETS = [
     TRY + "@dataclass\nclass A:\n    x: int = 1\n    y: int = field(default=2, init=False)\n"
     "t(lambda: asdict(3))\nt(lambda: astuple(A))\nt(lambda: fields(3))\nt(lambda: replace(3))\n"
     "t(lambda: replace(A(), z=1))\nt(lambda: replace(A(), y=1))\nt(lambda: dataclass(3))\nt(lambda: dataclass(frozen=1)(3))",
+    CONFIG + "print(list(GPTConfig.__dataclass_fields__), GPTConfig().__dataclass_fields__['bias'].default)\n"
+    "print({k: getattr(GPTConfig(), k) for k in GPTConfig.__dataclass_fields__})",
     TRY + "try:\n    @dataclass(frozen=True)\n    class P:\n        x: int = 1\n    P().x = 2\n"
     "except dataclasses.FrozenInstanceError as e:\n    print('caught', e)\n"
     "try:\n    P().x = 2\nexcept AttributeError as e:\n    print('caught', type(e).__name__, e)\n"
@@ -103,8 +105,8 @@ def test_errors(source, message):
 
 
 ESCAPES = [
-    "dataclasses.__dict__", "dataclasses.sys", "dataclasses.__loader__", "GPTConfig.__dataclass_fields__",
-    "GPTConfig.__dataclass_params__", "GPTConfig.__init__.__globals__", "GPTConfig.__init__.__code__",
+    "dataclasses.__dict__", "dataclasses.sys", "dataclasses.__loader__", "GPTConfig.__dataclass_params__",
+    "GPTConfig().__dataclass_params__", "GPTConfig.__match_args__", "GPTConfig.__init__.__globals__", "GPTConfig.__init__.__code__",
     "GPTConfig.__init__.__closure__", "GPTConfig().__dict__", "GPTConfig().__class__", "fields(GPTConfig)[0].__class__",
     "fields(GPTConfig)[0].__slots__", "dataclasses.MISSING.__class__", "dataclasses.MISSING.__reduce__",
     "dataclass.__globals__", "dataclass(frozen=True).__closure__", "field.__kwdefaults__", "fields.__code__",

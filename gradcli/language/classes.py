@@ -151,9 +151,15 @@ def _refused(kind: str, name: str) -> AttributeError:
     return AttributeError(f"'{kind}' object attribute '{name}' is outside gradcli's language")
 
 
+# Dunder attributes a script may read on a dataclass and its instances (a dict of dataclasses.Field, whose
+# attributes are the language's)
+DATACLASS_INFO = "__dataclass_fields__"
+
+
 def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
-    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
+    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
+            name == DATACLASS_INFO and hasattr(type(obj), name)):
         raise _refused(type(obj).__name__, name)
     return getattr(obj, name)
 
@@ -165,6 +171,8 @@ def class_attr(cls, name: str):
             return getattr(cls, name)
         if name == "__annotations__" and cls in _SCRIPT_MADE:     # (a library class's are gradcli's own)
             return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
+        if name == DATACLASS_INFO and hasattr(cls, name):
+            return getattr(cls, name)
     else:
         for klass in cls.__mro__:
             if type(klass) is ScriptType and name in klass.__dict__:
