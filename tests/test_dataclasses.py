@@ -66,6 +66,14 @@ SNIPPETS = [
     TRY + "@dataclass\nclass A:\n    x: int = 1\n    y: int = field(default=2, init=False)\n"
     "t(lambda: asdict(3))\nt(lambda: astuple(A))\nt(lambda: fields(3))\nt(lambda: replace(3))\n"
     "t(lambda: replace(A(), z=1))\nt(lambda: replace(A(), y=1))\nt(lambda: dataclass(3))\nt(lambda: dataclass(frozen=1)(3))",
+    TRY + "@dataclass(kw_only=True)\nclass A:\n    x: int\n    y: int = 1\n"
+    "print(A(x=2), A.__doc__, A.__init__.__annotations__)\nt(lambda: A(1))\nt(lambda: A())\n"
+    "@dataclass\nclass B:\n    a: int = 0\n    _: dataclasses.KW_ONLY\n    b: int\n    c: int = field(default=3, kw_only=False)\n"
+    "print(B(b=1), B(5, 6, b=1), B.__doc__, [f.kw_only for f in fields(B)], [f.name for f in fields(B)])\n"
+    "@dataclass\nclass C(B):\n    d: int = field(kw_only=True, default=9)\n    e: list = field(kw_only=True, default_factory=list)\n"
+    "print(C(1, 2, b=3), C.__doc__)\n"
+    "def bad():\n    @dataclass\n    class D:\n        _: dataclasses.KW_ONLY\n        y: dataclasses.KW_ONLY\nt(bad)\n"
+    "print(field(kw_only=True).kw_only)\nt(lambda: C(1, 2, 3))\nt(lambda: B(1, 2, b=3, z=1))",
     CONFIG + "print(list(GPTConfig.__dataclass_fields__), GPTConfig().__dataclass_fields__['bias'].default)\n"
     "print({k: getattr(GPTConfig(), k) for k in GPTConfig.__dataclass_fields__})",
     TRY + "try:\n    @dataclass(frozen=True)\n    class P:\n        x: int = 1\n    P().x = 2\n"
@@ -93,7 +101,7 @@ def test_cpythons_dataclasses(snippet):
                                                     "dataclass(slots=True)"),
     ("from dataclasses import make_dataclass", "3:1: NotImplementedError: gradcli does not implement "
                                                "dataclasses.make_dataclass"),
-    ("dataclasses.KW_ONLY", "3:1: NotImplementedError: gradcli does not implement dataclasses.KW_ONLY"),
+    ("dataclasses.InitVar", "3:1: NotImplementedError: gradcli does not implement dataclasses.InitVar"),
     ("dataclasses.sys", "3:1: AttributeError: module 'dataclasses' attribute 'sys' is outside gradcli's language"),
     ("@dataclass\nclass A:\n    x: int = 1\nasdict(A(x=torch.ones(1)))",
      "6:1: NotImplementedError: gradcli does not implement copy.deepcopy of a Tensor (dataclasses.asdict and astuple "
@@ -140,4 +148,4 @@ def test_dataclasses_is_loaded_only_by_scripts_that_use_it():
 def test_help_describes_the_module_and_its_functions():
     out = gradcli_output(IMPORTS + "help(dataclass)\nhelp(dataclasses)\n")
     assert out.startswith("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)\n")
-    assert "module dataclasses\n" in out and "Names: Field, FrozenInstanceError, MISSING, asdict," in out
+    assert "module dataclasses\n" in out and "Names: Field, FrozenInstanceError, KW_ONLY, MISSING, asdict," in out

@@ -1,6 +1,6 @@
 """Python's dataclasses module as scripts reach it: `@dataclass` on a script's class, `field`, `fields`,
-`asdict`, `astuple`, `replace`, `is_dataclass`, `MISSING` and `FrozenInstanceError`, with CPython 3.11's
-semantics and messages.
+`asdict`, `astuple`, `replace`, `is_dataclass`, `MISSING`, `KW_ONLY` and `FrozenInstanceError`, with CPython
+3.11's semantics and messages.
 
 CPython's dataclass writes the source of each method and execs it. Here each method is made within the
 language's class model instead: `__init__`, `__repr__`, `__eq__`, the order methods and a frozen class's
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 import threading
 
-from gradcli.language import bounds, stdlib
+from gradcli.language import bounds, stdlib, syntax
 from gradcli.language.classes import ScriptType
-from gradcli.language.compiler import ScriptFunction
+from gradcli.language.compiler import ScriptFunction, Signature
 from gradcli.language.flow import Return
 
 
@@ -31,6 +31,19 @@ class _MISSING_TYPE:       # (CPython's name, which its messages give)
 
 
 MISSING = _MISSING_TYPE()
+
+
+class _KW_ONLY_TYPE:      # (CPython's name)
+    """dataclasses.KW_ONLY: the annotation of a pseudo-field after which every field is keyword-only."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from gradcli.engine.addresses import address
+        return f"<dataclasses._KW_ONLY_TYPE object at {address(self)}>"
+
+
+KW_ONLY = _KW_ONLY_TYPE()
 
 
 class _Factory:
@@ -85,26 +98,24 @@ def field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, has
         raise ValueError("cannot specify both default and default_factory")
     if metadata is not None:
         raise NotImplementedError("gradcli does not implement dataclasses.field(metadata=...)")
-    if kw_only is not MISSING:
-        raise NotImplementedError("gradcli does not implement dataclasses.field(kw_only=...)")
     return Field(default, default_factory, init, repr, hash, compare, kw_only)
 
 
 class _Params:
-    __slots__ = ("init", "repr", "eq", "order", "frozen")
+    __slots__ = ("init", "repr", "eq", "order", "frozen", "kw_only")
 
-    def __init__(self, init, repr, eq, order, frozen):
+    def __init__(self, init, repr, eq, order, frozen, kw_only):
         self.init, self.repr, self.eq, self.order, self.frozen = init, repr, eq, order, frozen
+        self.kw_only = kw_only
 
 
 def dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, unsafe_hash=False, frozen=False,
               match_args=True, kw_only=False, slots=False, weakref_slot=False):
     """@dataclass and @dataclass(...): the class, given its methods."""
-    for name, value in (("unsafe_hash", unsafe_hash), ("kw_only", kw_only), ("slots", slots),
-                        ("weakref_slot", weakref_slot)):
+    for name, value in (("unsafe_hash", unsafe_hash), ("slots", slots), ("weakref_slot", weakref_slot)):
         if value:
             raise NotImplementedError(f"gradcli does not implement dataclass({name}=True)")
-    params = _Params(init, repr, eq, order, frozen)
+    params = _Params(init, repr, eq, order, frozen, kw_only)
 
     def wrap(cls):
         return _process(cls, params)
@@ -129,14 +140,21 @@ def _process(cls, params: _Params):
             fields.update(base_fields)
             any_frozen_base = any_frozen_base or base.__dict__["__dataclass_params__"].frozen
     own = {name: kind for name, kind in cls.__dict__.get("__annotations__", {}).items() if not _class_var(kind)}
+    kw_only, marker = params.kw_only, None
     for name, kind in own.items():
-        f = _field(cls, name, kind)
+        if kind is KW_ONLY:         # `_: KW_ONLY`: the fields after it are keyword-only
+            if marker is not None:
+                raise TypeError(f"{name!r} is KW_ONLY, but KW_ONLY has already been specified")
+            kw_only, marker = True, name
+            continue
+        f = _field(cls, name, kind, kw_only)
         fields[name] = f
         if isinstance(cls.__dict__.get(name), Field):
             if f.default is MISSING:
                 type.__delattr__(cls, name)
             else:
                 type.__setattr__(cls, name, f.default)
+    own.pop(marker, None)
     for name, value in cls.__dict__.items():
         if isinstance(value, Field) and name not in own:
             raise TypeError(f"{name!r} is a field but has no type annotation")
@@ -183,7 +201,7 @@ def _class_var(kind) -> bool:
     return kind.__class__ is pytyping.SpecialForm and kind.name == "ClassVar"
 
 
-def _field(cls, name: str, kind) -> Field:
+def _field(cls, name: str, kind, kw_only: bool) -> Field:
     default = cls.__dict__.get(name, MISSING)
     if isinstance(default, Field):
         f = default
@@ -191,7 +209,7 @@ def _field(cls, name: str, kind) -> Field:
         f = Field(default, MISSING, True, True, None, True, MISSING)
     f.name, f.type = name, kind
     if f.kw_only is MISSING:
-        f.kw_only = False
+        f.kw_only = kw_only
     if f.default is not MISSING and f.default.__class__.__hash__ is None:
         raise ValueError(f"mutable default {stdlib.script_type(f.default)!r} for field {name} is not allowed: "
                          "use default_factory")
@@ -201,7 +219,7 @@ def _field(cls, name: str, kind) -> Field:
 def _check_defaults(fields: list) -> None:
     seen_default = False
     for f in fields:
-        if not f.init:
+        if not f.init or f.kw_only:         # keyword-only parameters may come in any order
             continue
         if f.default is MISSING and f.default_factory is MISSING:
             if seen_default:
@@ -217,16 +235,30 @@ def _set_new(cls, name: str, fn) -> None:
         type.__setattr__(cls, name, fn)
 
 
-def _method(name: str, params: list, defaults: list, body) -> ScriptFunction:
-    return ScriptFunction(name, name, params, defaults, body, {})
+def _method(name: str, params: list, defaults: list, body, keywords: list = (), kwdefaults=None) -> ScriptFunction:
+    """A script function `name(*params, *, *keywords)` (a Signature only when it has keyword-only parameters)."""
+    signature = None
+    if keywords:
+        signature = Signature([syntax.Param(p, None, "positional", None) for p in params]
+                              + [syntax.Param(k, None, "keyword_only", None) for k in keywords])
+    return ScriptFunction(name, name, list(params), defaults, body, {}, signature=signature, kwdefaults=kwdefaults)
+
+
+def _default(f: Field):
+    return _HAS_FACTORY if f.default_factory is not MISSING else f.default
+
+
+def _has_default(f: Field) -> bool:
+    return f.default is not MISSING or f.default_factory is not MISSING
 
 
 def _init(cls, fields: list, frozen: bool) -> ScriptFunction:
-    given = [f for f in fields if f.init]
+    given = [f for f in fields if f.init and not f.kw_only]
+    keywords = [f for f in fields if f.init and f.kw_only]
     names = [f.name for f in given]
-    this = "__dataclass_self__" if "self" in names else "self"
-    defaults = [(_HAS_FACTORY if f.default_factory is not MISSING else f.default) for f in given
-                if f.default is not MISSING or f.default_factory is not MISSING]
+    this = "__dataclass_self__" if "self" in names or any(f.name == "self" for f in keywords) else "self"
+    defaults = [_default(f) for f in given if _has_default(f)]
+    kwdefaults = {f.name: _default(f) for f in keywords if _has_default(f)}
     store = object.__setattr__ if frozen else setattr
     steps = []
     for f in fields:
@@ -252,8 +284,8 @@ def _init(cls, fields: list, frozen: bool) -> ScriptFunction:
         if hasattr(type(obj), post_init):
             getattr(obj, post_init)()
         return None
-    fn = _method("__init__", [this] + names, defaults, init)
-    fn.annotations = {f.name: f.type for f in given}
+    fn = _method("__init__", [this] + names, defaults, init, [f.name for f in keywords], kwdefaults)
+    fn.annotations = {f.name: f.type for f in given + keywords}
     fn.annotations["return"] = None
     return fn
 
@@ -327,7 +359,7 @@ def _frozen_delattr(cls, fields: dict):
 
 def _doc(cls, fields: list) -> str:
     """The __doc__ CPython gives a dataclass without one: its name and __init__'s signature."""
-    parts = []
+    parts, keywords = [], []
     for f in fields:
         if not f.init:
             continue
@@ -336,7 +368,9 @@ def _doc(cls, fields: list) -> str:
             text += " = <factory>"
         elif f.default is not MISSING:
             text += f" = {f.default!r}"
-        parts.append(text)
+        (keywords if f.kw_only else parts).append(text)
+    if keywords:
+        parts += ["*"] + keywords
     return f"{cls.__name__}({', '.join(parts)})"
 
 
@@ -431,5 +465,5 @@ def replace(obj, /, **changes):
 
 def members() -> dict:
     return {"dataclass": dataclass, "field": field, "fields": fields, "asdict": asdict, "astuple": astuple,
-            "replace": replace, "is_dataclass": is_dataclass, "MISSING": MISSING, "Field": Field,
+            "replace": replace, "is_dataclass": is_dataclass, "MISSING": MISSING, "KW_ONLY": KW_ONLY, "Field": Field,
             "FrozenInstanceError": FrozenInstanceError}
