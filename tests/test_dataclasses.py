@@ -149,3 +149,18 @@ def test_help_describes_the_module_and_its_functions():
     out = gradcli_output(IMPORTS + "help(dataclass)\nhelp(dataclasses)\n")
     assert out.startswith("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)\n")
     assert "module dataclasses\n" in out and "Names: Field, FrozenInstanceError, KW_ONLY, MISSING, asdict," in out
+
+
+def test_string_annotations_name_classvar_and_kw_only_as_cpython_reads_them():
+    """Under `from __future__ import annotations` each annotation is a string: ClassVar and KW_ONLY are found
+    by looking its first name up in the script's globals, as CPython's dataclasses does (in sys.modules: so
+    the expected text is CPython 3.11's output for this script run as a file, not by the snippet server)."""
+    source = ("from __future__ import annotations\nimport dataclasses\nimport typing\n"
+              "from dataclasses import dataclass, fields, KW_ONLY\nfrom typing import ClassVar\n"
+              "@dataclass\nclass A:\n    x: int = 1\n    y: ClassVar[int] = 5\n    z: typing.ClassVar[int] = 6\n"
+              "    _: KW_ONLY\n    w: int = 2\n@dataclass\nclass B:\n    _: dataclasses.KW_ONLY\n    v: 'int' = 3\n"
+              "@dataclass\nclass C:\n    k: ClassVar = 1\n    m: notimported.ClassVar = 2\n"
+              "print(A(), [f.name for f in fields(A)], [f.type for f in fields(A)], A.__doc__, B(v=1), B.__doc__)\n"
+              "print([f.name for f in fields(C)])\n")
+    assert gradcli_output(source) == ("A(x=1, w=2) ['x', 'w'] ['int', 'int'] A(x: 'int' = 1, *, w: 'int' = 2) B(v=1) "
+                                      "B(*, v: \"'int'\" = 3)\n['m']\n")

@@ -127,6 +127,9 @@ def make_class(name: str, bases: list, namespace: dict):
 # (torch.nn.Linear.forward = ...), which are the process's: a session undoes those changes before it runs a
 # script (undo_library_changes), so a change lasts one script, as it would last one PyTorch process.
 _SCRIPT_MADE: "weakref.WeakSet" = weakref.WeakSet()
+# The globals of the script that made each class with annotations (CPython's sys.modules[cls.__module__]),
+# where @dataclass looks up the names in a string annotation ('ClassVar[int]')
+MODULE_GLOBALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LIBRARY_CHANGES: list = []
 _ABSENT = object()
 

@@ -845,6 +845,7 @@ class Compiler:
         keys = [(CLASS_CELL + n, self._outer_key(n)) for n in scope.frees]
         class_cell = "__class__" in scope.cells
         annotated = any(st.__class__ is syntax.AnnAssign for st in scopes.own_statements(node.body))
+        globals_ = self.globals
         name, line, col = shown, node.line, node.col
         make_class = classes.make_class
 
@@ -868,6 +869,8 @@ class Compiler:
                 raise
             if cell is not None:
                 cell.value = cls
+            if annotated:           # (for @dataclass, which reads string annotations as CPython does)
+                classes.MODULE_GLOBALS[cls] = globals_
             return cls
         bind = self.binder(node.name)
         if decorators is None:

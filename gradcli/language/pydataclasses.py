@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 
-from gradcli.language import bounds, stdlib, syntax
+from gradcli.language import bounds, classes, stdlib, syntax
 from gradcli.language.classes import ScriptType
 from gradcli.language.compiler import ScriptFunction, Signature
 from gradcli.language.flow import Return
@@ -139,10 +139,11 @@ def _process(cls, params: _Params):
             has_dataclass_bases = True
             fields.update(base_fields)
             any_frozen_base = any_frozen_base or base.__dict__["__dataclass_params__"].frozen
-    own = {name: kind for name, kind in cls.__dict__.get("__annotations__", {}).items() if not _class_var(kind)}
+    own = {name: kind for name, kind in cls.__dict__.get("__annotations__", {}).items()
+           if not _is_type(kind, cls, "typing", _class_var)}
     kw_only, marker = params.kw_only, None
     for name, kind in own.items():
-        if kind is KW_ONLY:         # `_: KW_ONLY`: the fields after it are keyword-only
+        if _is_type(kind, cls, "dataclasses", _kw_only):    # `_: KW_ONLY`: the fields after it are keyword-only
             if marker is not None:
                 raise TypeError(f"{name!r} is KW_ONLY, but KW_ONLY has already been specified")
             kw_only, marker = True, name
@@ -193,12 +194,36 @@ def _process(cls, params: _Params):
 
 
 def _class_var(kind) -> bool:
-    """Whether an annotation is typing.ClassVar (or ClassVar[...]): a class attribute, not a field. (A string
-    annotation naming it is taken as a field: gradcli does not look the name up in the script's globals.)"""
+    """Whether an annotation is typing.ClassVar (or ClassVar[...]): a class attribute, not a field."""
     from gradcli.language import pytyping
     if kind.__class__ is pytyping.GenericAlias:
         kind = kind.alias
     return kind.__class__ is pytyping.SpecialForm and kind.name == "ClassVar"
+
+
+def _kw_only(kind) -> bool:
+    return kind is KW_ONLY
+
+
+_MODULE_IDENTIFIER = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
+
+
+def _is_type(kind, cls, module: str, predicate) -> bool:
+    """predicate(kind), or for a string annotation (`from __future__ import annotations`) CPython's _is_type:
+    its first name (`ClassVar`, or `typing.ClassVar` when `typing` is that module) looked up in the script's
+    globals."""
+    if kind.__class__ is not str:
+        return predicate(kind)
+    match = _MODULE_IDENTIFIER.match(kind)
+    names = classes.MODULE_GLOBALS.get(cls)
+    if match is None or names is None:
+        return False
+    qualifier = match.group(1)
+    if qualifier:
+        held = names.get(qualifier)
+        if not (held.__class__ is stdlib.ScriptModule and held.name == module):
+            return False
+    return predicate(names.get(match.group(2)))
 
 
 def _field(cls, name: str, kind, kw_only: bool) -> Field:
