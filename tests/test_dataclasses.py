@@ -74,6 +74,13 @@ SNIPPETS = [
     "print(C(1, 2, b=3), C.__doc__)\n"
     "def bad():\n    @dataclass\n    class D:\n        _: dataclasses.KW_ONLY\n        y: dataclasses.KW_ONLY\nt(bad)\n"
     "print(field(kw_only=True).kw_only)\nt(lambda: C(1, 2, 3))\nt(lambda: B(1, 2, b=3, z=1))",
+    TRY + "@dataclass(frozen=True)\nclass A:\n    x: int = 1\n    __hash__ = None\nt(lambda: hash(A()))\n"
+    "@dataclass(frozen=True)\nclass B:\n    x: int = 1\n    def __eq__(self, o):\n        return True\n"
+    "t(lambda: hash(B()) == hash((1,)))\n@dataclass\nclass C:\n    x: int = 1\n    def __hash__(self):\n"
+    "        return 7\nt(lambda: hash(C()))\n@dataclass(eq=False)\nclass D:\n    x: int = 1\n"
+    "t(lambda: hash(D()) is not None)\n@dataclass\nclass E:\n    x: int = 1\n    def __eq__(self, o):\n"
+    "        return True\nt(lambda: hash(E()))\n@dataclass(frozen=True)\nclass F:\n    x: int = 1\n"
+    "    y: list = None\nt(lambda: hash(F(1, [1])))",
     CONFIG + "print(list(GPTConfig.__dataclass_fields__), GPTConfig().__dataclass_fields__['bias'].default)\n"
     "print({k: getattr(GPTConfig(), k) for k in GPTConfig.__dataclass_fields__})",
     TRY + "try:\n    @dataclass(frozen=True)\n    class P:\n        x: int = 1\n    P().x = 2\n"

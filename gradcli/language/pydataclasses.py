@@ -131,6 +131,8 @@ def _process(cls, params: _Params):
         raise TypeError(f"@dataclass takes a class the script defines, not {cls!r}")
     if params.order and not params.eq:
         raise ValueError("eq must be true if order is true")
+    class_hash = cls.__dict__.get("__hash__", MISSING)     # (before any method is added, as CPython decides)
+    explicit_hash = class_hash is not MISSING and not (class_hash is None and "__eq__" in cls.__dict__)
     fields = {}
     any_frozen_base = has_dataclass_bases = False
     for base in cls.__mro__[-1:0:-1]:
@@ -187,7 +189,8 @@ def _process(cls, params: _Params):
             if name in cls.__dict__:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             type.__setattr__(cls, name, fn)
-    _set_hash(cls, params, [f for f in every if (f.compare if f.hash is None else f.hash)])
+    if not explicit_hash:
+        _set_hash(cls, params, [f for f in every if (f.compare if f.hash is None else f.hash)])
     if "__doc__" not in cls.__dict__ or cls.__dict__["__doc__"] is None:
         type.__setattr__(cls, "__doc__", _doc(cls, every))
     return cls
@@ -349,10 +352,8 @@ def _compare(cls, name: str, fields: list, op) -> ScriptFunction:
 
 
 def _set_hash(cls, params: _Params, fields: list) -> None:
-    """CPython's table: eq without frozen makes the class unhashable (unless it defines __hash__); eq and
-    frozen hash the fields; without eq the inherited hash stays."""
-    if "__hash__" in cls.__dict__ and cls.__dict__["__hash__"] is not None:
-        return
+    """CPython's table for a class that does not define __hash__: eq without frozen makes it unhashable, eq
+    and frozen hash the fields, without eq the inherited hash stays."""
     if params.eq and params.frozen:
         names = [f.name for f in fields]
 
