@@ -81,6 +81,8 @@ SNIPPETS = [
     "t(lambda: hash(D()) is not None)\n@dataclass\nclass E:\n    x: int = 1\n    def __eq__(self, o):\n"
     "        return True\nt(lambda: hash(E()))\n@dataclass(frozen=True)\nclass F:\n    x: int = 1\n"
     "    y: list = None\nt(lambda: hash(F(1, [1])))",
+    "class Base:\n    x = 5\n@dataclass\nclass A(Base):\n    x: int\nprint(A())\n@dataclass\nclass B:\n    a: int = 1\n"
+    "    b: int = 2\n@dataclass\nclass C(B):\n    b: int\nprint(C())",
     CONFIG + "print(list(GPTConfig.__dataclass_fields__), GPTConfig().__dataclass_fields__['bias'].default)\n"
     "print({k: getattr(GPTConfig(), k) for k in GPTConfig.__dataclass_fields__})",
     TRY + "try:\n    @dataclass(frozen=True)\n    class P:\n        x: int = 1\n    P().x = 2\n"

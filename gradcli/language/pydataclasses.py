@@ -230,7 +230,7 @@ def _is_type(kind, cls, module: str, predicate) -> bool:
 
 
 def _field(cls, name: str, kind, kw_only: bool) -> Field:
-    default = cls.__dict__.get(name, MISSING)
+    default = getattr(cls, name, MISSING)       # a class attribute of a base counts, as in CPython
     if isinstance(default, Field):
         f = default
     else:
