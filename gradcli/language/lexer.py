@@ -151,7 +151,7 @@ class Layout:
     """
 
     # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
-    always_accept = ("_NEWLINE", "LBRACE", "RBRACE", "WALRUS", "ARROW")
+    always_accept = ("_NEWLINE", "LBRACE", "RBRACE", "WALRUS")
 
     def __init__(self, names: dict | None = None):
         names = names or {}
