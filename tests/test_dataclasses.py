@@ -137,6 +137,17 @@ def test_nothing_behind_them_is_reachable(expression):
     assert located_error(IMPORTS + CONFIG + f"x = {expression}").endswith("is outside gradcli's language")
 
 
+def test_a_library_class_is_never_made_a_dataclass():
+    """dataclass(nn.Linear) would rewrite gradcli's own class for the rest of the process."""
+    source = ("import torch\nfrom torch import nn\n" + IMPORTS + "try:\n    dataclass(nn.Linear)\nexcept TypeError as e:\n"
+              "    print(e)\ntry:\n    dataclass(frozen=True)(nn.Module)\nexcept TypeError as e:\n    print(e)\n"
+              "print(nn.Linear(2, 3), nn.Linear(2, 3) == nn.Linear(2, 3))\n")
+    assert gradcli_output(source) == (
+        "@dataclass on <class 'torch.nn.modules.linear.Linear'> is outside gradcli's language: it takes a class the "
+        "script defines\n@dataclass on <class 'torch.nn.modules.module.Module'> is outside gradcli's language: it "
+        "takes a class the script defines\nLinear(in_features=2, out_features=3, bias=True) False\n")
+
+
 def test_a_frozen_class_setattr_is_no_script_method():
     """The class body still may not define __setattr__; @dataclass(frozen=True) adds Python's own."""
     message = located_error(IMPORTS + "@dataclass(frozen=True)\nclass P:\n    x: int = 1\nP.__setattr__")

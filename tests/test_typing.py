@@ -81,7 +81,7 @@ NAMED = ("from typing import NamedTuple\nclass Point(NamedTuple):\n    x: int\n 
     "def bad2():\n    class A(NamedTuple):\n        x: int = 1\n        z: int = 2\n        y: int\nt(bad2)\n"
     "def bad3():\n    class A(NamedTuple):\n        x: int\n        def _asdict(self):\n            return 1\nt(bad3)\n"
     "def bad4():\n    class A(NamedTuple):\n        _x: int\nt(bad4)\n"
-    "t(lambda: NamedTuple('A', [('a', int)], b=int))",
+    "t(lambda: NamedTuple('A', [('a', int)], b=int))\nt(lambda: NamedTuple('P', [('x', (1,))]))",
 ])
 def test_named_tuples_as_cpythons(snippet):
     source = IMPORTS + snippet + "\n"

@@ -134,6 +134,11 @@ _LIBRARY_CHANGES: list = []
 _ABSENT = object()
 
 
+def script_made(cls) -> bool:
+    """Whether a script's class statement made `cls` (rather than gradcli: torch.nn.Linear and the like)."""
+    return cls in _SCRIPT_MADE
+
+
 def _note_change(obj, name: str) -> None:
     if type(obj) is ScriptType and obj not in _SCRIPT_MADE:
         _LIBRARY_CHANGES.append((obj, name, obj.__dict__.get(name, _ABSENT)))

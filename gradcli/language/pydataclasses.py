@@ -125,10 +125,11 @@ def dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, unsafe
 
 
 def _process(cls, params: _Params):
-    if type(cls) is not ScriptType:
+    if type(cls) is not ScriptType or not classes.script_made(cls):      # (never one of the library's classes)
         if not hasattr(cls, "__module__"):
             raise AttributeError(f"'{stdlib.type_name(cls)}' object has no attribute '__module__'")
-        raise TypeError(f"@dataclass takes a class the script defines, not {cls!r}")
+        raise TypeError(f"@dataclass on {cls!r} is outside gradcli's language: it takes a class the script "
+                        "defines")
     if params.order and not params.eq:
         raise ValueError("eq must be true if order is true")
     class_hash = cls.__dict__.get("__hash__", MISSING)     # (before any method is added, as CPython decides)

@@ -422,7 +422,8 @@ def _named_tuple(name: str, fields: list, defaults: dict, namespace: dict):
             raise TypeError(f"Non-default namedtuple field {n} cannot follow default field"
                             f"{'s' if len(given) > 1 else ''} {', '.join(given)}")
     cls = pycollections.named_tuple(name, names, [defaults[n] for n in given], namespace.get("__module__"))
-    type.__setattr__(cls, "__annotations__", {n: _argument(t, "") for n, t in fields})
+    kinds = {n: _argument(t, f"field {n} annotation must be a type") for n, t in fields}
+    type.__setattr__(cls, "__annotations__", kinds)
     own = []
     for key, value in namespace.items():
         if key in _PROHIBITED:
