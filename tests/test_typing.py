@@ -94,6 +94,20 @@ def test_a_named_tuple_class_reaches_no_more(expression):
     assert located_error(IMPORTS + NAMED + f"q = {expression}").endswith("is outside gradcli's language")
 
 
+def test_the_other_aliases_of_collections_and_collections_abc():
+    source = ("from typing import Deque, DefaultDict, OrderedDict, Counter, Collection, Container, Reversible, "
+              "MutableSequence, MutableMapping, MutableSet, AbstractSet, Hashable, Sized, NoReturn, Text, Callable, List, "
+              "Optional\n" + TRY
+              + "for a in (Deque, DefaultDict, OrderedDict, Counter, Collection, Container, Reversible, MutableSequence,\n"
+              "          MutableMapping, MutableSet, AbstractSet, Hashable, Sized, NoReturn):\n"
+              "    t(lambda: a)\n    t(lambda: a())\n    t(lambda: a[int])\n    t(lambda: a[int, str])\n"
+              "    t(lambda: isinstance([], a))\n    t(lambda: type(a))\n"
+              "t(lambda: Text)\nt(lambda: Callable[..., NoReturn])\nt(lambda: Deque[int]())\n"
+              "t(lambda: DefaultDict[str, int]())\nt(lambda: List[int]())\nt(lambda: Optional[NoReturn])\n"
+              "t(lambda: Counter[str]('abca'))\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
 def test_type_of_a_typing_value_is_typings_class():
     source = (IMPORTS + "from typing import Literal, ClassVar\nfor v in (Any, Optional, List, Tuple, Callable, "
               "List[int], Callable[[int], int], Optional[int], list[int], list | None, Literal[1], ClassVar[int],\n"

@@ -9,7 +9,7 @@ them; these have no attribute a script can read (gradcli.language.access finds n
 
 from __future__ import annotations
 
-import builtins
+import importlib
 import types as _types
 import typing as _typing
 
@@ -85,6 +85,8 @@ class SpecialForm(TypeForm):
     def __getitem__(self, params):
         if self.name == "Any":
             raise TypeError("type 'Any' is not subscriptable")
+        if self.name == "NoReturn":
+            raise TypeError(f"{self!r} is not subscriptable")
         if self.name in ("ClassVar", "Final"):
             message = f"{self!r} accepts only single type."
             if params.__class__ is tuple:
@@ -109,15 +111,20 @@ class SpecialForm(TypeForm):
 
 
 class SpecialAlias(TypeForm):
-    """typing.List, typing.Dict, ... before a subscript: `arity` arguments (-1: any number, as Tuple takes)."""
+    """typing.List, typing.Dict, ... before a subscript: `arity` arguments (-1: any number, as Tuple takes;
+    0: none, as Hashable takes)."""
 
-    __slots__ = ("name", "origin", "arity", "abstract")
+    __slots__ = ("name", "origin", "arity", "abstract", "real")
 
-    def __init__(self, name: str, origin: str, arity: int, abstract: tuple = ()):
+    def __init__(self, name: str, origin: str, arity: int, abstract: tuple = (), real: str | None = None):
         self.name = name
-        self.origin = origin            # the class it stands for, as `use list() instead` names it
+        # the class it stands for: a builtin (as `use list() instead` names it), collections' (which a call
+        # makes), or ""; an abstract one's methods, as its instantiation error lists them
+        self.origin = origin
         self.arity = arity
-        self.abstract = abstract        # an abstract class's methods, as its instantiation error lists them
+        self.abstract = abstract
+        self.real = real or (f"builtins.{origin}" if origin and "." not in origin else origin) or \
+            f"collections.abc.{name}"       # the class isinstance tests against
 
     def key(self) -> tuple:
         return ("alias", self.name)
@@ -128,6 +135,8 @@ class SpecialAlias(TypeForm):
     def __getitem__(self, params):
         if self.name == "Callable":
             return _callable(self, params)
+        if self.arity == 0:
+            raise TypeError(f"{self!r} is not a generic class")
         params = params if params.__class__ is tuple else (params,)
         if self.name == "Tuple" and params == ():
             return GenericAlias(self, ())
@@ -142,8 +151,10 @@ class SpecialAlias(TypeForm):
     def __call__(self, *args, **kwargs):
         if self.abstract:
             methods = ", ".join(self.abstract)
-            raise TypeError(f"Can't instantiate abstract class {self.name} with abstract "
+            raise TypeError(f"Can't instantiate abstract class {self.real.rpartition('.')[2]} with abstract "
                             f"method{'s' if len(self.abstract) > 1 else ''} {methods}")
+        if self.origin.startswith("collections."):      # typing.Deque() is a deque, as collections' makes it
+            return pycollections.members()[self.origin.rpartition(".")[2]](*args, **kwargs)
         raise TypeError(f"Type {self.name} cannot be instantiated; use {self.origin}() instead")
 
 
@@ -170,8 +181,7 @@ class GenericAlias(TypeForm):
         return f"{name}[{', '.join(_typing_repr(a) for a in self.args)}]"
 
     def __call__(self, *args, **kwargs):
-        self.alias(*args, **kwargs)     # typing calls the class it stands for: these refuse as typing's own do
-        raise NotImplementedError(f"gradcli does not implement calling {self!r}")
+        return self.alias(*args, **kwargs)      # typing calls the class it stands for (List's refuses)
 
 
 class LiteralForm(TypeForm):
@@ -285,7 +295,7 @@ def _typing_repr(value) -> str:
 def _argument(value, message: str):
     """An argument as typing's _type_check keeps it: None as NoneType, a string as a ForwardRef; a bare
     Optional or Union, and a tuple, refused in typing's words (3.11 takes any other value)."""
-    if value.__class__ is SpecialForm and value.name != "Any":
+    if value.__class__ is SpecialForm and value.name not in ("Any", "NoReturn"):
         raise TypeError(f"Plain {value!r} is not valid as type argument")
     if value.__class__ is GenericAlias and value.alias.__class__ is SpecialForm:    # ClassVar[int], Final[int]
         raise TypeError(f"{value!r} is not valid as type argument")
@@ -361,10 +371,8 @@ def instance_classes(form, fn: str, real):
     if form.__class__ is BuiltinAlias:
         raise TypeError(f"{fn}() argument 2 cannot be a parameterized generic")
     if form.__class__ is SpecialAlias:     # typing.List is list; typing.Iterable is collections.abc's
-        if form.origin:
-            return getattr(builtins, form.origin)
-        import collections.abc
-        return getattr(collections.abc, form.name)
+        module, _, name = form.real.rpartition(".")
+        return getattr(importlib.import_module(module), name)
     if form.__class__ is GenericAlias or form.__class__ is LiteralForm:
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
@@ -449,6 +457,23 @@ def members() -> dict:
         "Sequence": SpecialAlias("Sequence", "", 1, ("__getitem__", "__len__")),
         "Mapping": SpecialAlias("Mapping", "", 2, ("__getitem__", "__iter__", "__len__")),
         "Generator": SpecialAlias("Generator", "", 3, ("send", "throw")),
+        "Collection": SpecialAlias("Collection", "", 1, ("__contains__", "__iter__", "__len__")),
+        "Container": SpecialAlias("Container", "", 1, ("__contains__",)),
+        "Reversible": SpecialAlias("Reversible", "", 1, ("__iter__", "__reversed__")),
+        "MutableSequence": SpecialAlias("MutableSequence", "", 1, ("__delitem__", "__getitem__", "__len__",
+                                                                   "__setitem__", "insert")),
+        "MutableMapping": SpecialAlias("MutableMapping", "", 2, ("__delitem__", "__getitem__", "__iter__", "__len__",
+                                                                 "__setitem__")),
+        "MutableSet": SpecialAlias("MutableSet", "", 1, ("__contains__", "__iter__", "__len__", "add", "discard")),
+        "AbstractSet": SpecialAlias("AbstractSet", "", 1, ("__contains__", "__iter__", "__len__"),
+                                    "collections.abc.Set"),
+        "Hashable": SpecialAlias("Hashable", "", 0, ("__hash__",)),
+        "Sized": SpecialAlias("Sized", "", 0, ("__len__",)),
+        "Deque": SpecialAlias("Deque", "collections.deque", 1),
+        "DefaultDict": SpecialAlias("DefaultDict", "collections.defaultdict", 2),
+        "OrderedDict": SpecialAlias("OrderedDict", "collections.OrderedDict", 2),
+        "Counter": SpecialAlias("Counter", "collections.Counter", 1),
+        "NoReturn": SpecialForm("NoReturn"), "Text": str,
         "TYPE_CHECKING": False,
         "cast": _typing.cast,           # returns its second argument
         "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
