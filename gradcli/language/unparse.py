@@ -87,8 +87,10 @@ def _expr(node, level: int) -> str:
     if kind is syntax.Call:
         return f"{_expr(node.func, ATOM)}({_arguments(node)})"
     if kind is syntax.Lambda:
-        params = _params(node.params)
-        return _paren((f"lambda {params}: " if params else "lambda: ") + _expr(node.body, TEST), level, TEST)
+        # (CPython writes no space after `lambda` unless a positional parameter comes first: `lambda*a: 0`)
+        positional = any(p.kind in syntax.POSITIONAL_KINDS for p in node.params)
+        head = ("lambda " if positional else "lambda") + _params(node.params)
+        return _paren(f"{head}: " + _expr(node.body, TEST), level, TEST)
     if kind in (syntax.ListComp, syntax.SetComp, syntax.GeneratorExp, syntax.DictComp):
         return _comprehension(node)
     if kind is syntax.JoinedStr:
