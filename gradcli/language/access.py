@@ -293,8 +293,8 @@ def _class_attribute(obj, name: str):
             return text
     if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
-    if pycollections.is_namedtuple_class(obj) and (name in pycollections.SCRIPT_MEMBERS.get(obj, ())
-                                                   or name == "__annotations__" and obj in pycollections.SCRIPT_MEMBERS):
+    if pycollections.is_namedtuple_class(obj) and obj in pycollections.SCRIPT_MEMBERS and (
+            name in pycollections.SCRIPT_MEMBERS[obj] or name == "__annotations__"):
         return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)

@@ -290,5 +290,6 @@ def _with(compiler, node):
     return run_with
 
 
-_MAKERS = {syntax.ExprStmt: _expr_stmt, syntax.Assign: _assign, syntax.AnnAssign: _ann_assign, syntax.If: _if, syntax.While: _while,
+_MAKERS = {syntax.ExprStmt: _expr_stmt, syntax.Assign: _assign, syntax.AnnAssign: _ann_assign, syntax.If: _if,
+           syntax.While: _while,
            syntax.For: _for, syntax.Try: _try, syntax.With: _with}
