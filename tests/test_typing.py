@@ -108,6 +108,72 @@ def test_the_other_aliases_of_collections_and_collections_abc():
     assert gradcli_output(source) == cpython_output(source)
 
 
+GENERICS = """\
+from typing import TypeVar, Generic, List, Optional, Dict
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+T = TypeVar('T')
+K = TypeVar('K', bound=float)
+V = TypeVar('V', int, str)
+C = TypeVar('C', covariant=True)
+D = TypeVar('D', contravariant=True)
+print(T, K, V, C, D, List[T], Dict[K, V], Optional[T], T | None)
+t(lambda: TypeVar('X', int))
+t(lambda: TypeVar('X', covariant=True, contravariant=True))
+t(lambda: TypeVar(3))
+t(lambda: T())
+t(lambda: T[int])
+t(lambda: List[T][int])
+t(lambda: Dict[str, T][int])
+t(lambda: Dict[K, V][int])
+t(lambda: List[int][T])
+t(lambda: Dict[K, List[V]][float, float])
+t(lambda: Optional[T][int])
+class Box(Generic[T]):
+    def __init__(self, item: T):
+        self.item = item
+    def get(self) -> T:
+        return self.item
+b = Box(3)
+print(b.get(), Box[int], Box[int](4).item, Box.get.__annotations__, Box[List[T]], Box[List[T]][str])
+t(lambda: Box[int, str])
+t(lambda: Generic[int])
+t(lambda: Generic[T, T])
+t(lambda: Generic)
+t(lambda: Generic[T])
+class Pair(Generic[K, V]):
+    pass
+print(Pair[float, int], type(Box[int]))
+class IntBox(Box[int]):
+    pass
+class SubBox(Box[T]):
+    pass
+print(IntBox(5).item, SubBox[str], isinstance(IntBox(1), Box))
+t(lambda: IntBox[int])
+t(lambda: isinstance(b, Box))
+t(lambda: isinstance(b, Box[int]))
+t(lambda: T == T)
+t(lambda: T == TypeVar('T'))
+t(lambda: type(T))
+class Plain:
+    pass
+t(lambda: Plain[int])
+t(lambda: list[T][int])
+t(lambda: (list[T] | None)[int])
+t(lambda: dict[str, T][int])
+t(lambda: list[int][str])
+"""
+
+
+def test_type_variables_and_generic_classes():
+    """TypeVar's forms and errors, substitution (List[T][int], Optional[T][int], list[T][int]), a script's
+    Generic[T] class, its Box[int] (printed, called, derived from) and typing's errors."""
+    assert gradcli_output(GENERICS) == cpython_output(GENERICS)
+
+
 def test_type_of_a_typing_value_is_typings_class():
     source = (IMPORTS + "from typing import Literal, ClassVar\nfor v in (Any, Optional, List, Tuple, Callable, "
               "List[int], Callable[[int], int], Optional[int], list[int], list | None, Literal[1], ClassVar[int],\n"
@@ -167,7 +233,7 @@ def test_pytorch_classes_print_as_pytorch_names_them(form, printed):
 
 @pytest.mark.parametrize("source, message", [
     ("import torch\ntorch.Tensor | 3", "2:1: TypeError: unsupported operand type(s) for |: 'torch._C._TensorMeta' and 'int'"),
-    ("from typing import TypeVar", "1:1: NotImplementedError: gradcli does not implement typing.TypeVar"),
+    ("from typing import Protocol", "1:1: NotImplementedError: gradcli does not implement typing.Protocol"),
     ("from typing import NamedTuple\nclass B:\n    pass\nclass A(NamedTuple, B):\n    x: int",
      "4:1: TypeError: can only inherit from a NamedTuple type and Generic"),
     ("from typing import NamedTuple\nclass A(NamedTuple):\n    x: int\nclass B(A):\n    pass",
@@ -188,7 +254,8 @@ ESCAPES = [
     "(int | None).__args__", "(list | None).__args__", "Optional[int].copy_with", "List._name", "List['x'].__args__",
     "Any.__class__", "Callable[[int], int].__call__", "typing.List.__getitem__", "Union.__reduce__",
     "list[int].__class__", "cast.__globals__", "overload.__code__", "typing.__loader__", "typing.__spec__",
-    "Dict.__mro__", "Tuple[int].__parameters__",
+    "Dict.__mro__", "Tuple[int].__parameters__", "typing.TypeVar('T').__bound__", "typing.TypeVar('T').__name__",
+    "typing.Generic.__class_getitem__", "typing.Generic[typing.TypeVar('T')].__origin__",
 ]
 
 
@@ -224,3 +291,11 @@ def test_help_names_a_typing_value_by_its_repr():
     out = gradcli_output(IMPORTS + "help(Optional[int])\nhelp(typing)\n")
     assert out.startswith("typing.Optional[int]\n    A type annotation (typing)")
     assert "module typing\n" in out
+
+
+@pytest.mark.parametrize("expression", ["Box[int].__origin__", "Box.__parameters__", "Box.__orig_bases__",
+                                        "Box[int].__args__", "T.__constraints__", "Box[int].__class__"])
+def test_a_generic_class_reaches_no_more(expression):
+    source = (IMPORTS + "from typing import TypeVar, Generic\nT = TypeVar('T')\nclass Box(Generic[T]):\n    pass\n"
+              f"x = {expression}\n")
+    assert located_error(source).endswith("is outside gradcli's language")

@@ -91,12 +91,38 @@ def _allowed_base(base) -> bool:
 CLASS_MAKERS: dict = {}
 
 
+# The classes of the values a class statement may name as a base that stand for a generic form (typing's
+# Generic[T], a script's Box[int]) -> a function (value) -> (the class to derive from, or None, its type
+# variables); and the script classes made generic that way -> their type variables (Box[int] subscripts them)
+BASE_FORMS: dict = {}
+GENERIC_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def make_class(name: str, bases: list, namespace: dict):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
     for base in bases:
         maker = CLASS_MAKERS.get(id(base))
         if maker is not None:
             return maker(name, bases, namespace)
+    variables = []
+    if BASE_FORMS:
+        resolved = []
+        for base in bases:
+            form = BASE_FORMS.get(base.__class__)
+            if form is not None:
+                base, found = form(base)
+                variables += [v for v in found if v not in variables]
+                if base is None:
+                    continue
+            resolved.append(base)
+        bases = resolved
+    cls = _make_class(name, bases, namespace)
+    if variables:
+        GENERIC_PARAMETERS[cls] = tuple(variables)
+    return cls
+
+
+def _make_class(name: str, bases: list, namespace: dict):
     real = []
     for base in bases:
         original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them

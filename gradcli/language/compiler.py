@@ -1538,8 +1538,9 @@ class Compiler:
             try:
                 return obj[key]
             except BaseException as e:
-                if obj.__class__ is bounds.Bounded and e.__class__ is TypeError:
-                    return _class_subscript(obj, key, line, col)    # list[int], dict[str, torch.Tensor]
+                if e.__class__ is TypeError and (obj.__class__ is bounds.Bounded
+                                                 or obj.__class__ is classes.ScriptType and classes.GENERIC_PARAMETERS):
+                    return _class_subscript(obj, key, e, line, col)     # list[int], Box[int]
                 locate(e, line, col)
                 raise
         return subscript
@@ -1807,15 +1808,23 @@ def _check_imports(body: list, problems: Problems) -> None:
             problems.add(str(e), st.line, st.col, type(e).__name__)
 
 
-def _class_subscript(obj, key, line: int, col: int):
-    """`list[int]` (PEP 585) for a class the script's builtins hold bounded; None for what takes no subscript.
-    (typing's forms are loaded only by the scripts that build one.)"""
+def _class_subscript(obj, key, error: TypeError, line: int, col: int):
+    """`list[int]` (PEP 585) for a class the script's builtins hold bounded, `Box[int]` for a script's class
+    made generic; else the error the subscript raised, in CPython's words. (typing's forms are loaded only
+    by the scripts that build one.)"""
     from gradcli.language import pytyping
-    made = pytyping.subscript_class(obj, key)
+    try:
+        if obj.__class__ is bounds.Bounded:
+            made = pytyping.subscript_class(obj, key)
+            if made is None:
+                error = TypeError(f"'{stdlib.type_name(obj)}' object is not subscriptable")
+        else:
+            made = pytyping.subscript_generic(obj, key)
+    except TypeError as e:
+        made, error = None, e
     if made is None:
-        e = TypeError(f"'{stdlib.type_name(obj)}' object is not subscriptable")
-        locate(e, line, col)
-        raise e
+        locate(error, line, col)
+        raise error
     return made
 
 

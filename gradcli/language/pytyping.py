@@ -183,6 +183,175 @@ class GenericAlias(TypeForm):
     def __call__(self, *args, **kwargs):
         return self.alias(*args, **kwargs)      # typing calls the class it stands for (List's refuses)
 
+    def __getitem__(self, params):
+        """List[T][int]: the type variables in the arguments, in order, replaced."""
+        variables = parameters(self.args)
+        if not variables:
+            raise TypeError(f"{self!r} is not a generic class")
+        return GenericAlias(self.alias, substitute(self, self.args, variables, params))
+
+
+def parameters(args) -> tuple:
+    """The type variables in a form's arguments, first appearance first (typing's __parameters__)."""
+    found = []
+    for a in args:
+        if a.__class__ is tuple:
+            inner = parameters(a)
+        elif a.__class__ is TypeVarForm:
+            inner = (a,)
+        elif a.__class__ in (GenericAlias, UserAlias, BuiltinAlias) or isinstance(a, UnionForm):
+            inner = parameters(a.args)
+        else:
+            inner = ()
+        found += [v for v in inner if v not in found]
+    return tuple(found)
+
+
+def substitute(form, args: tuple, variables: tuple, params) -> tuple:
+    """`args` with each of `variables` replaced by the subscript's arguments, in typing's words when their
+    number differs."""
+    params = params if params.__class__ is tuple else (params,)
+    if len(params) != len(variables):
+        many = "many" if len(params) > len(variables) else "few"
+        raise TypeError(f"Too {many} arguments for {form!r}; actual {len(params)}, expected {len(variables)}")
+    given = dict(zip(variables, (_argument(p, "Parameters to generic types must be types.") for p in params)))
+
+    def replaced(a):
+        if a.__class__ is tuple:
+            return tuple(replaced(x) for x in a)
+        if a.__class__ is TypeVarForm:
+            return given.get(a, a)
+        if a.__class__ is GenericAlias:
+            return GenericAlias(a.alias, replaced(a.args))
+        if a.__class__ is UserAlias or a.__class__ is BuiltinAlias:
+            return a.__class__(a.origin, replaced(a.args))
+        if isinstance(a, UnionForm):
+            return make_union(replaced(a.args), a.typing)
+        return a
+    return replaced(args)
+
+
+class TypeVarForm(TypeForm):
+    """TypeVar('T'): printed ~T (+T covariant, -T contravariant); a generic form's subscript replaces it."""
+
+    __slots__ = ("name", "variance")
+
+    def __init__(self, name, variance: str):
+        self.name = name
+        self.variance = variance
+
+    def key(self) -> tuple:
+        return ("typevar", id(self))
+
+    def __repr__(self) -> str:
+        return self.variance + self.name
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("'TypeVar' object is not callable")
+
+    def __getitem__(self, params):
+        raise TypeError("'TypeVar' object is not subscriptable")
+
+
+def type_var(name, *constraints, bound=None, covariant=False, contravariant=False):
+    """typing.TypeVar(name, *constraints, bound=None, covariant=False, contravariant=False)."""
+    if covariant and contravariant:
+        raise ValueError("Bivariant types are not supported.")
+    if len(constraints) == 1:
+        raise TypeError("A single constraint is not allowed")
+    if name.__class__ is not str:
+        raise TypeError(f'can only concatenate str (not "{stdlib.type_name(name)}") to str')
+    for c in constraints:
+        _argument(c, "TypeVar(name, constraint, ...): constraints must be types.")
+    if bound is not None:
+        _argument(bound, "Bound must be a type.")
+    return TypeVarForm(name, "+" if covariant else "-" if contravariant else "~")
+
+
+class GenericBase(TypeForm):
+    """typing.Generic: `class Box(Generic[T])` makes Box generic in T (Box[int] is then a form)."""
+
+    __slots__ = ()
+
+    def key(self) -> tuple:
+        return ("Generic",)
+
+    def __repr__(self) -> str:
+        return "<class 'typing.Generic'>"
+
+    def __getitem__(self, params):
+        params = params if params.__class__ is tuple else (params,)
+        if not params:
+            raise TypeError("Parameter list to Generic[...] cannot be empty")
+        if any(p.__class__ is not TypeVarForm for p in params):
+            raise TypeError("Parameters to Generic[...] must all be type variables or parameter specification "
+                            "variables.")
+        if len(set(params)) != len(params):
+            raise TypeError("Parameters to Generic[...] must all be unique")
+        return GenericOf(params)
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError("gradcli does not implement instances of typing.Generic itself")
+
+
+class GenericOf(TypeForm):
+    """typing.Generic[T, K]: named as a base only."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple):
+        self.args = args
+
+    def key(self) -> tuple:
+        return ("Generic", self.args)
+
+    def __repr__(self) -> str:
+        return f"typing.Generic[{', '.join(repr(a) for a in self.args)}]"
+
+
+class UserAlias(TypeForm):
+    """`Box[int]` for a script's generic class: printed __main__.Box[int]; called, it makes a Box."""
+
+    __slots__ = ("origin", "args")
+
+    def __init__(self, origin, args: tuple):
+        self.origin = origin
+        self.args = args
+
+    def key(self) -> tuple:
+        return ("user", id(self.origin), self.args)
+
+    def __repr__(self) -> str:
+        return f"{type_repr(self.origin)}[{', '.join(_typing_repr(a) for a in self.args)}]"
+
+    def __call__(self, *args, **kwargs):
+        return self.origin(*args, **kwargs)
+
+    def __getitem__(self, params):
+        variables = parameters(self.args)
+        if not variables:
+            raise TypeError(f"{self!r} is not a generic class")
+        return UserAlias(self.origin, substitute(self, self.args, variables, params))
+
+
+def subscript_generic(cls, params):
+    """Box[int] for a script class made generic by typing.Generic[...] (or one of its forms as a base); None
+    for a class that takes no subscript."""
+    variables = classes.GENERIC_PARAMETERS.get(cls)
+    if variables is None:
+        if any(c in classes.GENERIC_PARAMETERS for c in cls.__mro__[1:]):
+            raise TypeError(f"{cls!r} is not a generic class")
+        return None
+    return UserAlias(cls, substitute(cls, variables, variables, params))
+
+
+def _base_of_generic(base) -> tuple:
+    """What a class statement derives from for a base naming a generic form: nothing for Generic[T], the
+    class for Box[int]; and the type variables the form brings."""
+    if base.__class__ is GenericOf:
+        return None, base.args
+    return base.origin, parameters(base.args)
+
 
 class LiteralForm(TypeForm):
     """typing.Literal['a', 'b']: values, not types, kept as given (repeats dropped)."""
@@ -250,6 +419,13 @@ class UnionForm(TypeForm):
     def __call__(self, *args, **kwargs):
         raise TypeError("Cannot instantiate typing.Union")
 
+    def __getitem__(self, params):
+        """Optional[T][int]: the type variables in its members replaced."""
+        variables = parameters(self.args)
+        if not variables:
+            raise TypeError(f"{self!r} is not a generic class")
+        return make_union(substitute(self, self.args, variables, params), self.typing)
+
 
 class UnionType(UnionForm):
     """`torch.Tensor | None`, `list[int] | None`: PEP 604's union, of classes the script holds as stand-ins
@@ -286,6 +462,12 @@ class BuiltinAlias(TypeForm):
 
     def __call__(self, *args, **kwargs):
         return self.origin(*args, **kwargs)         # list[int]() is a list, as in Python
+
+    def __getitem__(self, params):
+        variables = parameters(self.args)
+        if not variables:
+            raise TypeError(f"{self!r} is not a generic class")
+        return BuiltinAlias(self.origin, substitute(self, self.args, variables, params))
 
 
 def _typing_repr(value) -> str:
@@ -373,7 +555,7 @@ def instance_classes(form, fn: str, real):
     if form.__class__ is SpecialAlias:     # typing.List is list; typing.Iterable is collections.abc's
         module, _, name = form.real.rpartition(".")
         return getattr(importlib.import_module(module), name)
-    if form.__class__ is GenericAlias or form.__class__ is LiteralForm:
+    if form.__class__ in (GenericAlias, LiteralForm, UserAlias, GenericOf):
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
 
@@ -478,6 +660,7 @@ def members() -> dict:
         "cast": _typing.cast,           # returns its second argument
         "overload": _typing.overload,   # returns a function that refuses to be called, in typing's words
         "NamedTuple": NAMED_TUPLE,
+        "TypeVar": type_var, "Generic": GENERIC,
     }
 
 
@@ -501,9 +684,12 @@ def _python_class(value) -> str:
 
 
 _PATHS = {ForwardRef: "typing.ForwardRef", UnionForm: "typing._UnionGenericAlias", UnionType: "types.UnionType",
-          BuiltinAlias: "types.GenericAlias", LiteralForm: "typing._LiteralGenericAlias"}
+          BuiltinAlias: "types.GenericAlias", LiteralForm: "typing._LiteralGenericAlias", TypeVarForm: "typing.TypeVar",
+          GenericBase: "type", GenericOf: "typing._GenericAlias", UserAlias: "typing._GenericAlias"}
 # scripts read none of their attributes (gradcli.language.access refuses every one)
 stdlib.register_opaque({cls: _python_class for cls in (SpecialForm, SpecialAlias, GenericAlias, *_PATHS)})
 
 NAMED_TUPLE = NamedTupleMaker()
 classes.CLASS_MAKERS[id(NAMED_TUPLE)] = NAMED_TUPLE.make_class
+GENERIC = GenericBase()
+classes.BASE_FORMS.update({GenericOf: _base_of_generic, UserAlias: _base_of_generic})
