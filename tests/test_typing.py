@@ -168,6 +168,12 @@ t(lambda: list[int][str])
 """
 
 
+def test_a_union_never_runs_a_scripts_repr():
+    source = (IMPORTS + "class A:\n    def __repr__(self):\n        print('repr ran')\n        return \"<class 'x'>\"\n"
+              "try:\n    list[int] | A()\nexcept TypeError as e:\n    print(e)\n")
+    assert gradcli_output(source) == cpython_output(source)
+
+
 def test_type_variables_and_generic_classes():
     """TypeVar's forms and errors, substitution (List[T][int], Optional[T][int], list[T][int]), a script's
     Generic[T] class, its Box[int] (printed, called, derived from) and typing's errors."""

@@ -35,7 +35,8 @@ def _is_class(value) -> bool:
     Python made of classes (`int | None`)."""
     if isinstance(value, (type, _types.UnionType, _types.GenericAlias)):
         return True
-    return not isinstance(value, TypeForm) and repr(value).startswith("<class '")
+    # a stand-in for a class (torch.Tensor, list): never a script's object, whose __repr__ is the script's
+    return value.__class__ in (bounds.Bounded, stdlib.Builtin, stdlib.ClassValue) and repr(value).startswith("<class '")
 
 
 class TypeForm:
