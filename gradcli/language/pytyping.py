@@ -5,7 +5,9 @@ typing's own, compared and combined with `|` as typing's are, and with none of t
 Annotations are evaluated, so these must exist and print right (`typing.Dict[str, torch.Tensor]`); nothing
 reads them. typing's own objects would print gradcli's stand-ins for torch's classes wrongly, and their
 attributes (`__origin__`, `__args__`, `__parameters__`) would hand a script the Python objects behind
-them; these have no attribute a script can read (gradcli.language.access finds none in its tables)."""
+them; these have no attribute a script can read (gradcli.language.access refuses every one, by their class:
+stdlib.OPAQUE_CLASSES). Also here: TypeVar and substitution (List[T][int]), the bases that make a script's
+class generic (Generic[T], Box[int]) and NamedTuple, whose class is collections' namedtuple."""
 
 from __future__ import annotations
 
