@@ -116,6 +116,10 @@ class Session:
         self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
         self._warned: set = set()
+        # whether an interactive input (run_unit) imported `from __future__ import annotations`, which the inputs
+        # after it keep, as in CPython's interactive mode; and whether one is being compiled
+        self._future_annotations = False
+        self._in_unit = False
         self._filename = "<script>"
         self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
@@ -260,9 +264,14 @@ class Session:
                     _REPLAYED[0] = (source, tree)
             tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
-            return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
-                                     provenance=self.provenance, problems=problems,
-                                     echo_last=echo_last).module(tree)
+            made = compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
+                                     provenance=self.provenance, problems=problems, echo_last=echo_last)
+            if self._in_unit:
+                made.future_annotations = self._future_annotations
+            program = made.module(tree)
+            if self._in_unit:
+                self._future_annotations = made.future_annotations
+            return program
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
         except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script
@@ -329,10 +338,12 @@ class Session:
         saved = self.echo
         self.echo = echo
         self._warned = set()
+        self._in_unit = True
         try:
             self.run_source(source, filename, echo_last)
         finally:
             self.echo = saved
+            self._in_unit = False
 
     @staticmethod
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:

@@ -99,6 +99,20 @@ def test_a_refused_construct_is_still_reported_with_the_others():
                      (4, 5, "async code (async/await) is not part of gradcli's language")]
 
 
+def test_the_repl_keeps_the_future_import_for_the_inputs_after_it():
+    from test_repl import drive
+    run = drive("from __future__ import annotations\nx: List[int] = []\ndef f(a: Dict) -> None: pass\n\n"
+                "__annotations__\nf.__annotations__\n")
+    assert run.out == "{'x': 'List[int]'}\n{'a': 'Dict', 'return': 'None'}\n"
+
+
+def test_a_script_run_after_another_does_not_inherit_its_future_import():
+    session = Session(out=io.StringIO())
+    session.run_source("from __future__ import annotations\nx: undefined = 1\n")
+    session.run_source("import math\ny: math.pi = 2\nprint(__annotations__['y'])\n")
+    assert session.out.getvalue() == "3.141592653589793\n"
+
+
 def test_the_repl_records_annotations_as_pythons_does():
     from test_repl import drive
     run = drive("x: int = 3\ndef f(a: int,\n      b: str = 'q') -> int:\n    return a\n\nf(x)\n__annotations__\n"
