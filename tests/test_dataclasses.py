@@ -112,9 +112,13 @@ def test_cpythons_dataclasses(snippet):
                                                "dataclasses.make_dataclass"),
     ("dataclasses.InitVar", "3:1: NotImplementedError: gradcli does not implement dataclasses.InitVar"),
     ("dataclasses.sys", "3:1: AttributeError: module 'dataclasses' attribute 'sys' is outside gradcli's language"),
-    ("@dataclass\nclass A:\n    x: int = 1\nasdict(A(x=torch.ones(1)))",
-     "6:1: NotImplementedError: gradcli does not implement copy.deepcopy of a Tensor (dataclasses.asdict and astuple "
-     "copy each field's value)"),
+    ("@dataclass\nclass A:\n    x: int = 1\nasdict(A(x=torch.ones(1, requires_grad=True) * 2))",
+     "6:1: RuntimeError: Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+     "the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
+     "usage, see https://github.com/pytorch/pytorch/pull/103001"),
+    ("@dataclass\nclass A:\n    x: int = 1\nclass B:\n    pass\nasdict(A(x=B()))",
+     "8:1: NotImplementedError: gradcli does not implement copy.deepcopy of a B (dataclasses.asdict and astuple copy "
+     "each field's value)"),
 ])
 def test_errors(source, message):
     assert located_error("import torch\n" + IMPORTS.replace("import dataclasses\n", "import dataclasses; ")
@@ -135,6 +139,21 @@ ESCAPES = [
 @pytest.mark.parametrize("expression", ESCAPES)
 def test_nothing_behind_them_is_reachable(expression):
     assert located_error(IMPORTS + CONFIG + f"x = {expression}").endswith("is outside gradcli's language")
+
+
+def test_asdict_copies_tensors_as_pytorchs_deepcopy():
+    """Checked against PyTorch 2.13: a leaf's values in new memory, its requires_grad and .grad, a Parameter."""
+    source = ("import torch\n" + IMPORTS + "@dataclass\nclass State:\n    w: torch.Tensor\n    b: torch.Tensor = None\n"
+              "    items: list = field(default_factory=list)\n    dt: torch.dtype = torch.float64\n"
+              "w = torch.ones(2, requires_grad=True)\nw.grad = torch.full((2,), 0.5)\n"
+              "s = State(w, torch.zeros(3, dtype=torch.int64), [torch.arange(3.)], torch.float16)\nd = asdict(s)\n"
+              "print(d)\nprint(d['w'] is w, d['w'].grad, d['w'].is_leaf, d['w'].requires_grad, d['b'].dtype)\n"
+              "d['w'].data.add_(1)\nprint(w, d['w'])\nprint(astuple(State(torch.nn.Parameter(torch.zeros(2)))))\n")
+    assert gradcli_output(source) == (
+        "{'w': tensor([1., 1.], requires_grad=True), 'b': tensor([0, 0, 0]), 'items': [tensor([0., 1., 2.])], "
+        "'dt': torch.float16}\nFalse tensor([0.5000, 0.5000]) True True torch.int64\n"
+        "tensor([1., 1.], requires_grad=True) tensor([2., 2.], requires_grad=True)\n"
+        "(Parameter containing:\ntensor([0., 0.], requires_grad=True), None, [], torch.float64)\n")
 
 
 def test_a_library_class_is_never_made_a_dataclass():

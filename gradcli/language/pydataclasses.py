@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import threading
 
+from gradcli.engine import budget, dtypes, parameter
+from gradcli.engine.tensor import Tensor
 from gradcli.language import bounds, classes, stdlib, syntax
 from gradcli.language.classes import ScriptType
 from gradcli.language.compiler import ScriptFunction, Signature
@@ -464,15 +466,38 @@ def _as(obj, dict_factory, tuple_factory=None):
 
 
 _IMMUTABLE = (int, float, bool, str, type(None))
+_NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+               "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+               "see https://github.com/pytorch/pytorch/pull/103001")
 
 
 def _copied(value):
-    """copy.deepcopy of a leaf asdict/astuple reaches: Python's immutable values are themselves."""
+    """copy.deepcopy of a leaf asdict/astuple reaches: Python's immutable values are themselves; a tensor is
+    copied as PyTorch's __deepcopy__ copies it."""
     if value.__class__ in _IMMUTABLE or isinstance(value, type) or value.__class__ in (
-            bounds.Bounded, stdlib.Builtin, ScriptFunction):
+            bounds.Bounded, stdlib.Builtin, ScriptFunction, dtypes.DType):
         return value
+    if value.__class__ is Tensor:
+        return _tensor_copy(value)
     raise NotImplementedError(f"gradcli does not implement copy.deepcopy of a {stdlib.type_name(value)} "
                               "(dataclasses.asdict and astuple copy each field's value)")
+
+
+def _tensor_copy(t: Tensor) -> Tensor:
+    """Tensor.__deepcopy__ for a graph leaf: its values in new memory, requires_grad, its .grad copied too, a
+    Parameter still one; anything else refused in PyTorch's words. (The copy is contiguous: PyTorch's keeps a
+    view's strides over a copy of its whole storage, which scripts cannot see but through stride().)"""
+    if t.grad_fn is not None:
+        raise RuntimeError(_NOT_A_LEAF)
+    budget.check_tensor(t._a.shape, t._a.itemsize)
+    new = Tensor(t._a.copy())
+    if parameter.is_parameter(t):
+        new = parameter.make(new, t.requires_grad)
+    else:
+        new.requires_grad = t.requires_grad
+    if t.grad is not None:
+        new.grad = _tensor_copy(t.grad)
+    return new
 
 
 def replace(obj, /, **changes):
