@@ -466,9 +466,9 @@ def _as(obj, dict_factory, tuple_factory=None):
 
 
 _IMMUTABLE = (int, float, bool, str, type(None))
-_NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
-               "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
-               "see https://github.com/pytorch/pytorch/pull/103001")
+_NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+               "moment.  If you were attempting to deepcopy a module, this may be because of a "
+               "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
 
 
 def _copied(value):
