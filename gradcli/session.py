@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from gradcli.language import access, classes, compiler, parser, stdlib
+from gradcli.language import access, bounds, classes, compiler, parser, stdlib
 from gradcli.engine import budget
 from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
@@ -25,6 +25,44 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # User recursion is capped by compiler.MAX_CALL_DEPTH and expression nesting by
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
+# The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses",))
+
+
+# `typing` and `dataclasses` (gradcli.language.pytyping, pydataclasses) import the language's lower modules,
+# so those reach them only through what is set here, loading them when a script first needs them
+def _typing_members() -> dict:
+    from gradcli.language import pytyping
+    return pytyping.members()
+
+
+def _dataclasses_members() -> dict:
+    import dataclasses      # (CPython's, for its file name and the names gradcli leaves out)
+    from gradcli.language import pydataclasses
+    del dataclasses
+    return pydataclasses.members()
+
+
+def _allow_dataclasses(module) -> None:
+    """dataclasses.Field: what fields() lists, its name, type, default... readable (held values all)."""
+    from gradcli.language import pydataclasses
+    access.allow_held(pydataclasses.Field, pydataclasses.FIELD_ATTRIBUTES)
+
+
+def _union_or(left, right):
+    from gradcli.language import pytyping
+    return pytyping.union_or(left, right)
+
+
+def _instance_classes(classinfo, fn, real_classes):
+    from gradcli.language import pytyping
+    return pytyping.instance_classes(classinfo, fn, real_classes)
+
+
+stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members)
+stdlib.when_made("dataclasses", _allow_dataclasses)
+stdlib.TYPING_INSTANCE_CLASSES[0] = _instance_classes
+bounds.UNION_OR[0] = _union_or
 
 
 @contextlib.contextmanager
@@ -114,6 +152,10 @@ class Session:
         self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
         self._warned: set = set()
+        # whether an interactive input (run_unit) imported `from __future__ import annotations`, which the inputs
+        # after it keep, as in CPython's interactive mode; and whether one is being compiled
+        self._future_annotations = False
+        self._in_unit = False
         self._filename = "<script>"
         self._source, self._split = "", None
         # where[0]: the line of the statement running. Kept up to date only by code compiled while an
@@ -258,9 +300,14 @@ class Session:
                     _REPLAYED[0] = (source, tree)
             tracked = self.events is not None or self.track_lines or self._supervised
             where = self.where if tracked else None
-            return compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
-                                     provenance=self.provenance, problems=problems,
-                                     echo_last=echo_last).module(tree)
+            made = compiler.Compiler(self.globals, self.builtins, self.warn, self.echo, where,
+                                     provenance=self.provenance, problems=problems, echo_last=echo_last)
+            if self._in_unit:
+                made.future_annotations = self._future_annotations
+            program = made.module(tree)
+            if self._in_unit:
+                self._future_annotations = made.future_annotations
+            return program
         except ScriptSyntaxError as e:
             raise e.located(filename, source)
         except deadline.ScriptTimeout as e:          # --timeout while parsing a huge script
@@ -327,10 +374,12 @@ class Session:
         saved = self.echo
         self.echo = echo
         self._warned = set()
+        self._in_unit = True
         try:
             self.run_source(source, filename, echo_last)
         finally:
             self.echo = saved
+            self._in_unit = False
 
     @staticmethod
     def _script_error(e: BaseException, source: str, filename: str) -> ScriptError:
@@ -342,8 +391,12 @@ class Session:
                 message = repr(e.args[0])
         except Exception:
             message = "<exception str() failed>"        # as CPython's traceback shows it
-        # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it
-        err = ScriptError(type(e).__qualname__, message, filename, line, col)
+        # a script's class by its qualified name (`Outer.Error`), as CPython's traceback names it, with its
+        # module when it is another Python module's (dataclasses.FrozenInstanceError)
+        kind = type(e).__qualname__
+        if type(e).__module__ in _PYTHON_MODULE_ERRORS:
+            kind = f"{type(e).__module__}.{kind}"
+        err = ScriptError(kind, message, filename, line, col)
         if isinstance(e, (NameError, AttributeError)):
             from gradcli.language import suggestions        # only for an error that reaches the top
             err.suggestion = suggestions.offer(e, access.python_dir)

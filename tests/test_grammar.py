@@ -57,6 +57,8 @@ def from_python(node):
             return S.Assign(c(node.targets), c(node.value), **at)
         case ast.AugAssign():
             return S.AugAssign(c(node.target), OPS[type(node.op)], c(node.value), **at)
+        case ast.AnnAssign():
+            return S.AnnAssign(c(node.target), c(node.annotation), c(node.value), bool(node.simple), **at)
         case ast.Import():
             return [S.Import(a.name, a.asname, **at) for a in node.names]
         case ast.ImportFrom():
@@ -84,7 +86,8 @@ def from_python(node):
         case ast.Pass():
             return S.Pass(**at)
         case ast.FunctionDef():
-            return S.FunctionDef(node.name, parameters(node.args), c(node.body), c(node.decorator_list), **at)
+            return S.FunctionDef(node.name, parameters(node.args), c(node.body), c(node.decorator_list),
+                                 c(node.returns), **at)
         case ast.ClassDef():
             return S.ClassDef(node.name, c(node.bases), c(node.body), c(node.decorator_list), **at)
         case ast.Return():
@@ -150,7 +153,8 @@ def from_python(node):
 def parameters(args: ast.arguments) -> list:
     """CPython's parameter list as gradcli's Params, in the order they are written."""
     def param(a, default, kind):
-        return S.Param(a.arg, from_python(default), kind, line=a.lineno, col=a.col_offset + 1)
+        return S.Param(a.arg, from_python(default), kind, from_python(a.annotation), line=a.lineno,
+                       col=a.col_offset + 1)
     positional = args.posonlyargs + args.args
     defaults = [None] * (len(positional) - len(args.defaults)) + args.defaults
     kinds = ["positional_only"] * len(args.posonlyargs) + ["positional"] * len(args.args)
@@ -211,6 +215,16 @@ VALID = {
         "a = 1", "a = b = 1", "a, b = 1, 2", "(a, b) = t", "[a, b] = t", "a, = t", "a, (b, c) = t",
         "x.requires_grad = True", "w.data = w.data - 0.1 * w.grad", "x[0] = 1.0", "x[mask] = 0",
         "x[0][1] = 2", "x[1:3] = y", "x[0, :] = y", "(a) = 1", "a = yield_ = 1", "[a, [b, c]] = t",
+    ],
+    "annotations": [
+        "x: int", "x: int = 1", "x: List[int] = []", "self.w: Tensor", "self.w: Tensor = t", "a[0]: int = 1",
+        "a[i:j]: int", "(x): int = 1", "x: 'str'", "x: int | None = None", "x: int = *a, b",
+        "x: Callable[[int], int] = f", "x: int; y: str = 'a'",
+        "def f(x: int) -> int:\n    pass", "def f(x: int = 1, *a: int, k: str = 'a', **kw: float) -> int: pass",
+        "def f(a: int, /, b, *, c: 'c'): pass", "def f(*a: int): pass", "def f(**k: dict[str, int]): pass",
+        "def f() -> torch.Tensor | None: pass", "def f(x: lambda y: y = 1): pass",
+        "class C:\n    x: int\n    y: float = 1.0",
+        "f = lambda x, *a, k=1, **kw: x", "f = lambda: 0",
     ],
     "augmented assignment": [
         "x += 1", "x -= 1", "x *= 2", "x /= 2", "x @= w", "x //= 2", "x %= 2", "x **= 2",
@@ -412,8 +426,8 @@ def test_statement_trees():
     assert (imp1, imp2) == (S.Import("torch.nn.functional", "F"), S.Import("math", None))
     assert frm == S.ImportFrom("torch.autograd", [("Variable", None), ("grad", "g")])
     assert with_ == S.With([S.WithItem(S.Call(S.Attribute(N("torch"), "no_grad"), [], []), N("ng"))], [S.Pass()])
-    assert func == S.FunctionDef("f", [S.Param("a", None, "positional"), S.Param("b", C(2), "positional")],
-                                 [S.Return(None)], [])
+    assert func == S.FunctionDef("f", [S.Param("a", None, "positional", None),
+                                       S.Param("b", C(2), "positional", None)], [S.Return(None)], [], None)
 
 
 def test_elif_chains_nest():
@@ -450,7 +464,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, functools, itertools, math, random, string and time"
+ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, random, string, time and typing"
 
 INVALID = {
     "unexpected tokens": [
@@ -515,6 +529,16 @@ INVALID = {
         ("x = '\\x4'", "truncated \\xXX escape", 1, 6),
         ("x = '\\N{NOT A NAME}'", "unknown Unicode character name 'NOT A NAME'", 1, 6),
     ],
+    "annotations": [
+        ("a, b: int = 1", "only single target (not tuple) can be annotated", 1, 1),
+        ("[a]: int", "only single target (not list) can be annotated", 1, 1),
+        ("f(): int", "illegal target for annotation", 1, 1),
+        ("a + 1: int", "illegal target for annotation", 1, 1),
+        ("lambda x: int: x", "illegal target for annotation", 1, 1),
+        ("x: int = 1 = 2", "unexpected '=' (expected end of line)", 1, 12),
+        ("def f(x: int = 1, y: str): pass", "non-default argument follows default argument", 1, 19),
+        ("f = lambda x: int, y: x", "unexpected ':' (expected end of line)", 1, 21),
+    ],
     "outside the language": [
         ("f = lambda x, x: x", "duplicate argument 'x' in function definition", 1, 15),
         ("f = lambda x=1, y: x", "non-default argument follows default argument", 1, 17),
@@ -532,7 +556,6 @@ INVALID = {
                 ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
         ("(y := 5)", "assignment expressions (:=) are " + NOT_OURS, 1, 4),
-        ("def f(x) -> int:\n    pass", "annotations are " + NOT_OURS, 1, 10),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),

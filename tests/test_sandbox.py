@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, functools, itertools, math, random, string and time"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, random, string, time and typing"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -359,6 +359,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "format", "hex", "oct", "bin", "ascii", "slice",
         # classes
         "issubclass", "object", "super", "staticmethod", "classmethod", "property", "__name__", "NotImplemented",
+        "__annotations__",
         "type", "id",
         # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",

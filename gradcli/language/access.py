@@ -152,6 +152,16 @@ def _allow_packed(module) -> None:
 
 stdlib.when_made("torch.nn.utils.rnn", _allow_packed)
 
+
+# Classes whose attributes hold values (a class, a factory) rather than methods: given as they are
+_HOLDERS: dict = {}
+
+
+def allow_held(cls, names) -> None:
+    """Let scripts read `names` of `cls`'s instances, each a value held as it is (dataclasses.Field's name,
+    type, default...: gradcli.session registers it when the dataclasses module is made)."""
+    ALLOWED[cls] = _HOLDERS[cls] = names
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):
@@ -198,7 +208,8 @@ def get_attr(obj, name: str):
     if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
     value = get_method(obj, name)
-    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name):
+    if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
+            and name not in _HOLDERS.get(cls, ()):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
         return Builtin(_method_namespace(obj), name, value, obj)
@@ -233,7 +244,7 @@ def get_method(obj, name: str):
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None
-            if name[:1] == "_":         # Python's and PyTorch's internals
+            if name[:1] == "_" or stdlib.python_internal(obj.name, name):     # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None
             raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'", obj) from None
@@ -279,7 +290,8 @@ def get_method(obj, name: str):
         return saved.attribute(obj, name)
     if cls is savedhooks.SavedTensor and name in savedhooks.SAVED_TENSOR_LATER:
         raise NotImplementedError(f"gradcli does not implement torch._C._autograd.SavedTensor.{name}")
-    if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields):
+    if cls in pycollections.NAMEDTUPLES and (name in pycollections.NAMEDTUPLE_METHODS or name in cls._fields
+                                             or name in pycollections.SCRIPT_MEMBERS.get(cls, ())):
         if name == "_make":             # bounded, as on the class
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
@@ -290,6 +302,9 @@ def _class_attribute(obj, name: str):
     """`obj.name` past the tables of methods: on a class a script holds, its __name__ and __qualname__,
     a namedtuple's _fields and _make, str's methods unbound (`map(str.upper, words)`); a caught
     exception's args. Anything else: CPython's AttributeError, or the language's refusal."""
+    if obj.__class__ in stdlib.OPAQUE_CLASSES:         # typing's values: nothing of them is in the language
+        raise AttributeError(f"'{stdlib.type_name(obj)}' object attribute '{name}' is outside "
+                             "gradcli's language")
     if name in CLASS_NAMES:
         text = stdlib.class_name(obj)
         if text is None and name == "__name__":
@@ -298,6 +313,9 @@ def _class_attribute(obj, name: str):
             return text
     if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
+    if pycollections.is_namedtuple_class(obj) and obj in pycollections.SCRIPT_MEMBERS and (
+            name in pycollections.SCRIPT_MEMBERS[obj] or name == "__annotations__"):
+        return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
     if name == "__cause__" and isinstance(obj, BaseException):
@@ -393,7 +411,7 @@ def _refuse_internal(obj, name: str) -> None:
 def _missing(namespace: str, name: str, message: str, obj=None) -> Exception:
     """PyTorch's AttributeError for a name PyTorch lacks too; for one PyTorch has, an honest
     NotImplementedError (a later gradcli that adds the name serves it before this is reached)."""
-    if namespace.startswith("torch") and torchapi.has(namespace, name):
+    if namespace.startswith("torch") and torchapi.has(namespace, name) or stdlib.python_has(namespace, name):
         return NotImplementedError(f"gradcli does not implement {namespace}.{name}")
     return AttributeError(message, name=name, obj=obj)
 

@@ -168,6 +168,22 @@ class Bounded:
     def __repr__(self) -> str:
         return self.shown
 
+    # `list | None` in an annotation: a union, as the class it stands for makes (gradcli.language.pytyping)
+    def __or__(self, other):
+        return _union(self, other) if isinstance(self.original, type) else NotImplemented
+
+    def __ror__(self, other):
+        return _union(other, self) if isinstance(self.original, type) else NotImplemented
+
+
+def _union(left, right):
+    return UNION_OR[0](left, right)
+
+
+# typing's `a | b` for classes (gradcli.language.pytyping.union_or), set where that module may be imported
+# from (gradcli.session): pytyping sits above this module
+UNION_OR = [None]
+
 
 class BoundedMethod:
     """`obj.name` for a method of BOUNDED_METHODS: calls fn(obj, ...), shown as the original method."""

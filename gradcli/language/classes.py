@@ -35,15 +35,15 @@ SPECIAL_METHODS = frozenset(
      "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
      "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__",
      "__float__", "__index__", "__round__", "__enter__", "__exit__", "__getattr__", "__divmod__", "__rdivmod__",
-     "__copy__", "__deepcopy__"]
+     "__copy__", "__deepcopy__", "__post_init__"]
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Dunder names a class body may bind besides the special methods.
-CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__"})
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
-FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__"})
+FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__"})
 # the classes of a script's functions (compiler.ScriptFunction and its decorated kin), registered by access
 FUNCTION_TYPES: set = set()
 
@@ -88,8 +88,43 @@ def _allowed_base(base) -> bool:
         isinstance(base, type) and issubclass(base, Exception) and base.__module__ == "builtins")
 
 
+# Bases that make the class themselves (typing.NamedTuple), by the id of the value that names them -> a function
+# (name, bases, namespace) -> the class
+CLASS_MAKERS: dict = {}
+
+
+# The classes of the values a class statement may name as a base that stand for a generic form (typing's
+# Generic[T], a script's Box[int]) -> a function (value) -> (the class to derive from, or None, its type
+# variables); and the script classes made generic that way -> their type variables (Box[int] subscripts them)
+BASE_FORMS: dict = {}
+GENERIC_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def make_class(name: str, bases: list, namespace: dict):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
+    for base in bases:
+        maker = CLASS_MAKERS.get(id(base))
+        if maker is not None:
+            return maker(name, bases, namespace)
+    variables = []
+    if BASE_FORMS:
+        resolved = []
+        for base in bases:
+            form = BASE_FORMS.get(base.__class__)
+            if form is not None:
+                base, found = form(base)
+                variables += [v for v in found if v not in variables]
+                if base is None:
+                    continue
+            resolved.append(base)
+        bases = resolved
+    cls = _make_class(name, bases, namespace)
+    if variables:
+        GENERIC_PARAMETERS[cls] = tuple(variables)
+    return cls
+
+
+def _make_class(name: str, bases: list, namespace: dict):
     real = []
     for base in bases:
         original = base.original if base.__class__ is Bounded else None    # list, dict... as scripts hold them
@@ -120,8 +155,16 @@ def make_class(name: str, bases: list, namespace: dict):
 # (torch.nn.Linear.forward = ...), which are the process's: a session undoes those changes before it runs a
 # script (undo_library_changes), so a change lasts one script, as it would last one PyTorch process.
 _SCRIPT_MADE: "weakref.WeakSet" = weakref.WeakSet()
+# The globals of the script that made each class with annotations (CPython's sys.modules[cls.__module__]),
+# where @dataclass looks up the names in a string annotation ('ClassVar[int]')
+MODULE_GLOBALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LIBRARY_CHANGES: list = []
 _ABSENT = object()
+
+
+def script_made(cls) -> bool:
+    """Whether a script's class statement made `cls` (rather than gradcli: torch.nn.Linear and the like)."""
+    return cls in _SCRIPT_MADE
 
 
 def _note_change(obj, name: str) -> None:
@@ -144,9 +187,15 @@ def _refused(kind: str, name: str) -> AttributeError:
     return AttributeError(f"'{kind}' object attribute '{name}' is outside gradcli's language")
 
 
+# Dunder attributes a script may read on a dataclass and its instances (a dict of dataclasses.Field, whose
+# attributes are the language's)
+DATACLASS_INFO = "__dataclass_fields__"
+
+
 def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
-    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS:
+    if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
+            name == DATACLASS_INFO and hasattr(type(obj), name)):
         if name == "__cause__" and isinstance(obj, BaseException):
             return exception_cause(obj)
         raise _refused(type(obj).__name__, name)
@@ -163,6 +212,10 @@ def class_attr(cls, name: str):
     """`Cls.name` for a script class: what its classes define (never the metaclass's `mro` and the like)."""
     if name[:2] == "__" and is_dunder(name):
         if name in SPECIAL_METHODS or name in CLASS_INFO:
+            return getattr(cls, name)
+        if name == "__annotations__" and cls in _SCRIPT_MADE:     # (a library class's are gradcli's own)
+            return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
+        if name == DATACLASS_INFO and hasattr(cls, name):
             return getattr(cls, name)
     else:
         for klass in cls.__mro__:

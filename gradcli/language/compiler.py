@@ -103,7 +103,7 @@ class ScriptFunction:
     through an instance binds it (`__get__`), as a Python function is bound."""
 
     __slots__ = ("name", "qualname", "params", "defaults", "body", "globals", "cells", "frees", "closure",
-                 "signature", "kwdefaults", "wrapped", "attrs")
+                 "signature", "kwdefaults", "wrapped", "attrs", "annotations")
 
     def __init__(self, name, qualname, params, defaults, body, globals_, cells=None, frees=(), closure=(),
                  signature=None, kwdefaults=None):
@@ -111,6 +111,7 @@ class ScriptFunction:
         self.qualname = qualname      # as Python's: outer.<locals>.name, which its messages use
         self.wrapped = None           # what functools.wraps made it stand for
         self.attrs = None             # what the script set on it (`f.calls = 0`): Python's function __dict__
+        self.annotations = None       # __annotations__: {name: value, 'return': value}, made when first read
         self.params = params          # the names of the parameters filled by position, in order
         self.defaults = defaults      # values for the trailing ones of those that have defaults
         self.body = body
@@ -160,6 +161,10 @@ class ScriptFunction:
             return self.qualname
         if name == "__wrapped__" and self.wrapped is not None:
             return self.wrapped
+        if name == "__annotations__":
+            if self.annotations is None:
+                self.annotations = {}
+            return self.annotations
         attrs = self.attrs
         if attrs is not None and name in attrs:
             return attrs[name]
@@ -349,6 +354,7 @@ class Compiler:
         self.private = None           # the private-name prefix of the class being compiled in ('_Net'), or None
         self.depth = 0                # expression nesting while compiling
         self.yields = True            # whether the module has yields to look for (module() reads its tree's count)
+        self.future_annotations = False     # `from __future__ import annotations`: annotations are their text
         # problems found so far (the parser's, when it was given the same list); the checks made while
         # compiling add theirs, and module() raises them all
         self.problems = problems if problems is not None else Problems()
@@ -357,7 +363,8 @@ class Compiler:
     def module(self, mod: syntax.Module):
         problems = self.problems
         problems.dirty = False
-        _check_future_imports(mod.body, problems)
+        if _check_future_imports(mod.body, problems):
+            self.future_annotations = True
         scopes.check_module(mod, problems)
         self.yields = getattr(mod, "yields", 1) > 0     # (a tree built by hand has no count: searched)
         if self.yields:
@@ -549,6 +556,56 @@ class Compiler:
             for store in stores:
                 store(env, v)
         return assign_many
+
+    def s_AnnAssign(self, node):
+        """`target: annotation [= value]`, in CPython 3.11's order: the value, then the target bound (its
+        parts evaluated), then, in a module or class body, the annotation, recorded in `__annotations__`
+        when the target is a plain name. A function evaluates none of its locals' annotations. A bare
+        annotation binds nothing; on an attribute or subscript it evaluates the target's parts."""
+        target, line, col = node.target, node.line, node.col
+        value = self.expr(node.value) if node.value is not None else None
+        store = self.store(target) if value is not None else None
+        parts = []
+        if value is None and target.__class__ is syntax.Attribute:
+            parts = [self.expr(target.value)]
+        elif value is None and target.__class__ is syntax.Subscript:
+            parts = [self.expr(target.value)] + _subscript_parts(self, target.index)
+        in_function = self.scope is not None and not self.scope.is_class
+        annotation = table = None
+        if not in_function and (node.simple or not self.future_annotations):
+            annotation = self.annotation(node.annotation)
+        if not in_function and node.simple:
+            table = self._annotations_table(line, col)
+        key = target.id if node.simple else None
+
+        def ann_assign(env):
+            if store is not None:
+                store(env, value(env))
+            for part in parts:
+                part(env)
+            if annotation is not None:
+                found = annotation(env)
+                if table is not None:
+                    _put_item(table(env), key, found, line, col)
+        return ann_assign
+
+    def annotation(self, node):
+        """A function (env) -> the value of an annotation: the expression's, or under `from __future__
+        import annotations` its text as CPython writes it (gradcli.language.unparse)."""
+        if self.future_annotations:
+            from gradcli.language.unparse import unparse
+            text = unparse(node, self.private)
+            return lambda env: text
+        return self.expr(node)
+
+    def _annotations_table(self, line: int, col: int):
+        """A function (env) -> the `__annotations__` an annotation is recorded in, looked up as CPython's
+        LOAD_NAME does (the class namespace, the globals, the builtins, which hold the main module's)."""
+        name = "__annotations__"
+        undefined = _undefined(name, self.builtins)
+        if self.scope is not None and self.scope.is_class:
+            return self._class_name(name, "class", undefined, line, col)
+        return self._global_name(name, undefined, line, col)
 
     def s_AugAssign(self, node):
         fn = _INPLACE[node.op]
@@ -793,12 +850,16 @@ class Compiler:
             self.scope, self.prefix, self.private = outer, outer_prefix, outer_private
         keys = [(CLASS_CELL + n, self._outer_key(n)) for n in scope.frees]
         class_cell = "__class__" in scope.cells
+        annotated = any(st.__class__ is syntax.AnnAssign for st in scopes.own_statements(node.body))
+        globals_ = self.globals
         name, line, col = shown, node.line, node.col
         make_class = classes.make_class
 
         def make(env):
             found = [b(env) for b in bases]
             namespace = {"__module__": "__main__", "__qualname__": qualname}
+            if annotated:
+                namespace["__annotations__"] = {}
             for key, outer_key in keys:
                 namespace[key] = env[outer_key]
             cell = None
@@ -814,6 +875,8 @@ class Compiler:
                 raise
             if cell is not None:
                 cell.value = cls
+            if annotated:           # (for @dataclass, which reads string annotations as CPython does)
+                classes.MODULE_GLOBALS[cls] = globals_
             return cls
         bind = self.binder(node.name)
         if decorators is None:
@@ -848,6 +911,7 @@ class Compiler:
         defaults = [self.expr(p.default) for p in positional if p.default is not None]
         kwdefaults = [(p.name, self.expr(p.default)) for p in node.params
                       if p.kind == "keyword_only" and p.default is not None]
+        annotations = self._parameter_annotations(node) if node.__class__ is syntax.FunctionDef else None
         signature = None
         if len(positional) < len(node.params) or any(p.kind == "positional_only" for p in positional):
             signature = Signature(node.params)
@@ -862,7 +926,7 @@ class Compiler:
         finally:
             self.scope, self.prefix, self.first_param = outer, outer_prefix, outer_first
         globals_ = self.globals
-        if signature is None and not scope.cells and not scope.frees:
+        if signature is None and not scope.cells and not scope.frees and annotations is None:
             return lambda env: ScriptFunction(name, qualname, params, [d(env) for d in defaults], body, globals_)
         cells = tuple(sorted(scope.cells)) if scope.cells or scope.frees else None
         frees = scope.frees
@@ -873,9 +937,25 @@ class Compiler:
             closure = tuple([env[k] for k in keys])
             made_defaults = [d(env) for d in defaults]
             made_kwdefaults = {n: d(env) for n, d in kwdefaults} if kwdefaults else None
-            return ScriptFunction(name, qualname, params, made_defaults, body, globals_, cells, frees, closure,
-                                  signature, made_kwdefaults)
+            f = ScriptFunction(name, qualname, params, made_defaults, body, globals_, cells, frees, closure,
+                               signature, made_kwdefaults)
+            if annotations is not None:
+                f.annotations = {key: annotation(env) for key, annotation in annotations}
+            return f
         return make_function
+
+    def _parameter_annotations(self, node):
+        """[(name, function (env) -> value)] for a def's annotations in the order CPython 3.11 evaluates
+        and records them (after the defaults): the plain parameters, then the positional-only ones, then
+        *args, the keyword-only ones, **kwargs, and 'return' last. None when it has none."""
+        order = ("positional", "positional_only", "var_positional", "keyword_only", "var_keyword")
+        found = [(p.name, p.annotation) for kind in order for p in node.params
+                 if p.kind == kind and p.annotation is not None]
+        if node.returns is not None:
+            found.append(("return", node.returns))
+        if not found:
+            return None
+        return [(key, self.annotation(annotation)) for key, annotation in found]
 
     def binder(self, name: str):
         """A function (env, value) that binds the variable `name` in the scope being compiled: a local,
@@ -1043,7 +1123,8 @@ class Compiler:
                     if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
                         e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
                                         f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
-                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name):
+                    elif mod.name.startswith("torch") and torchapi.has(mod.name, name) \
+                            or stdlib.python_has(mod.name, name):
                         e = NotImplementedError(f"gradcli does not implement {mod.name}.{name}")
                     else:
                         e = ImportError(f"cannot import name '{name}' from '{mod.name}' (unknown location)")
@@ -1466,6 +1547,9 @@ class Compiler:
             try:
                 return obj[key]
             except BaseException as e:
+                if e.__class__ is TypeError and (obj.__class__ is bounds.Bounded
+                                                 or obj.__class__ is classes.ScriptType and classes.GENERIC_PARAMETERS):
+                    return _class_subscript(obj, key, e, line, col)     # list[int], Box[int]
                 locate(e, line, col)
                 raise
         return subscript
@@ -1697,10 +1781,12 @@ def _located(exc: BaseException, line: int, col: int) -> BaseException:
     return exc
 
 
-def _check_future_imports(body: list, problems: Problems) -> None:
+def _check_future_imports(body: list, problems: Problems) -> bool:
     """CPython's rules for future imports: only at the top of the file (after a docstring and other
-    future imports), only features Python knows. What breaks them is noted in `problems`."""
+    future imports), only features Python knows. What breaks them is noted in `problems`. Returns
+    whether the annotations feature is among them."""
     top = True
+    annotations = False
     for i, st in enumerate(body):
         if st.__class__ is syntax.ImportFrom and st.module == "__future__":
             if not top:
@@ -1713,9 +1799,12 @@ def _check_future_imports(body: list, problems: Problems) -> None:
                     problems.refuse("future feature barry_as_FLUFL is", st)
                 elif name not in FUTURE_FEATURES:
                     problems.add(f"future feature {name} is not defined", st.line, st.col)
+                elif name == "annotations":
+                    annotations = True
         elif not (i == 0 and st.__class__ is syntax.ExprStmt and st.value.__class__ is syntax.Constant
                   and st.value.value.__class__ is str):
             top = False
+    return annotations
 
 
 def _check_imports(body: list, problems: Problems) -> None:
@@ -1726,6 +1815,45 @@ def _check_imports(body: list, problems: Problems) -> None:
                 and stdlib.module(st.module) is None:
             e = outside_import(st.module)
             problems.add(str(e), st.line, st.col, type(e).__name__)
+
+
+def _class_subscript(obj, key, error: TypeError, line: int, col: int):
+    """`list[int]` (PEP 585) for a class the script's builtins hold bounded, `Box[int]` for a script's class
+    made generic; else the error the subscript raised, in CPython's words. (typing's forms are loaded only
+    by the scripts that build one.)"""
+    from gradcli.language import pytyping
+    try:
+        if obj.__class__ is bounds.Bounded:
+            made = pytyping.subscript_class(obj, key)
+            if made is None:
+                error = TypeError(f"'{stdlib.type_name(obj)}' object is not subscriptable")
+        else:
+            made = pytyping.subscript_generic(obj, key)
+    except TypeError as e:
+        made, error = None, e
+    if made is None:
+        locate(error, line, col)
+        raise error
+    return made
+
+
+def _put_item(table, key, value, line: int, col: int) -> None:
+    """table[key] = value for an annotation recorded in `__annotations__`, whatever a script bound there."""
+    try:
+        table[key] = value
+    except BaseException as e:
+        locate(e, line, col)
+        raise
+
+
+def _subscript_parts(compiler, index) -> list:
+    """What a bare annotated subscript (`a[i:j]: int`) evaluates of its index, as CPython's
+    check_ann_subscr: a slice's bounds, a tuple's elements, or the index."""
+    if index.__class__ is syntax.Slice:
+        return [compiler.expr(e) for e in (index.lower, index.upper, index.step) if e is not None]
+    if index.__class__ is syntax.Tuple:
+        return [f for e in index.elts for f in _subscript_parts(compiler, e)]
+    return [compiler.expr(index)]
 
 
 def _put(d: dict, key, value, line: int, col: int) -> None:
@@ -1803,6 +1931,9 @@ def _check_yields(body: list, problems: Problems) -> None:
         if cls is syntax.FunctionDef:
             stack.extend((d, where) for d in node.decorators)
             stack.extend((p.default, where) for p in node.params if p.default is not None)
+            stack.extend((p.annotation, where) for p in node.params if p.annotation is not None)
+            if node.returns is not None:
+                stack.append((node.returns, where))
             stack.extend((n, "def") for n in node.body)
             continue
         if cls is syntax.Lambda:
@@ -1819,9 +1950,12 @@ def _check_yields(body: list, problems: Problems) -> None:
             inner = _YIELD_PLACES[cls]
             stack.extend((n, inner) for n in scopes._comprehension_inside(node))
             continue
-        if where == "def" and (cls is syntax.ExprStmt or cls is syntax.Assign) and node.value.__class__ in _YIELDS:
+        if where == "def" and (cls is syntax.ExprStmt or cls is syntax.Assign or cls is syntax.AnnAssign) \
+                and node.value.__class__ in _YIELDS:
             if cls is syntax.Assign:
                 stack.extend((t, where) for t in node.targets)
+            elif cls is syntax.AnnAssign:
+                stack.append((node.target, where))        # (a function evaluates no annotation of its own)
             if node.value.value is not None:
                 stack.append((node.value.value, where))       # the yield itself is in its place
             continue

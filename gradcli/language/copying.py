@@ -29,7 +29,7 @@ import types
 
 import numpy as np
 
-from gradcli.engine import autograd, dtypes, parameter, rng
+from gradcli.engine import autograd, budget, dtypes, parameter, rng
 from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language import bounds, classes, pycollections
 from gradcli.language.classes import ScriptType
@@ -144,6 +144,7 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
     if y is not None:
         return y
     if parameter.is_parameter(t):          # Parameter.__deepcopy__: Parameter(data.clone(), requires_grad)
+        budget.check_tensor(t._a.shape, t._a.itemsize)
         y = parameter.mark(_new_leaf(np.array(t._a, copy=True), t.requires_grad))
         memo[id(t)] = y
         return y
@@ -167,9 +168,11 @@ def _copied_storage(a: np.ndarray, storages: dict) -> np.ndarray:
     while isinstance(root.base, np.ndarray):
         root = root.base
     if not root.flags.c_contiguous:         # (numpy's own layouts: copied alone)
+        budget.check_tensor(a.shape, a.itemsize)
         return np.array(a, copy=True)
     new_root = storages.get(id(root))
     if new_root is None:
+        budget.check_tensor(root.shape, root.itemsize)      # new memory, within the tensor budget
         new_root = storages[id(root)] = root.copy()
     if root is a:
         return new_root
@@ -240,7 +243,7 @@ def make_module(builtin, own_types, type_name) -> dict:
     """The members of `import copy`, made when a script first imports it (gradcli.language.stdlib, which
     this module cannot import, hands in its Builtin class, the classes of its values that are their own
     copies (Builtin, ScriptModule, ClassValue) and its type_name)."""
-    import copy as python_copy     # noqa: F401  (the module prints with the file of CPython's, as imported)
+    import copy as python_copy  # noqa: F401  (the module prints with the file of CPython's, as imported)
     _ATOMIC.update(own_types)
     _ATOMIC.update(classes.FUNCTION_TYPES)          # a script's functions, decorated ones too
     _TYPE_NAME[0] = type_name

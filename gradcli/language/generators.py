@@ -165,6 +165,12 @@ def _assign(compiler, node):
     return run_assign
 
 
+def _ann_assign(compiler, node):
+    """`x: int = yield v` in a generator function: a function evaluates no annotation of its own names,
+    so this is the assignment (a parenthesised or non-name target is bound the same way)."""
+    return _assign(compiler, syntax.Assign([node.target], node.value, node.line, node.col))
+
+
 def _if(compiler, node):
     test, body_ = compiler.expr(node.test), _block(compiler, node.body)
     orelse = _block(compiler, node.orelse) if node.orelse else None
@@ -284,5 +290,6 @@ def _with(compiler, node):
     return run_with
 
 
-_MAKERS = {syntax.ExprStmt: _expr_stmt, syntax.Assign: _assign, syntax.If: _if, syntax.While: _while,
+_MAKERS = {syntax.ExprStmt: _expr_stmt, syntax.Assign: _assign, syntax.AnnAssign: _ann_assign, syntax.If: _if,
+           syntax.While: _while,
            syntax.For: _for, syntax.Try: _try, syntax.With: _with}

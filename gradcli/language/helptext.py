@@ -767,6 +767,8 @@ _BUILTINS = {
     "property": ("property(fget=None, fset=None, fdel=None, doc=None)",
                  "A decorator: a method read (and with .setter, written) as an attribute."),
     "__name__": ("__name__", "'__main__': a script is the main module."),
+    "__annotations__": ("__annotations__", "The main module's annotations (`x: int = 1` records 'x'), {} until "
+                                           "there are some."),
     "NotImplemented": ("NotImplemented", "What a special method returns for an operand it does not handle, so Python "
                                          "tries the other operand's."),
 }
@@ -795,6 +797,9 @@ _MODULES = {
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
     "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",
     "copy": "Python's copy module: copy and deepcopy of lists, dicts, objects, tensors and models.",
+    "typing": "Python's typing module: the names type annotations use, printed as CPython prints them.",
+    "dataclasses": "Python's dataclasses module: @dataclass writes a class's __init__, __repr__ and __eq__ from its "
+                   "annotated fields.",
 }
 
 # functions of Python's modules that gradcli writes itself: (module, name) -> (signature, paragraph)
@@ -804,6 +809,20 @@ _PYTHON_FUNCTIONS = {
     ("copy", "deepcopy"): ("copy.deepcopy(x, memo=None)",
                            "A copy of x and of everything it holds, each object copied once; a leaf tensor's "
                            "copy keeps requires_grad and gets a copy of its grad (model copies, best weights)."),
+}
+# Python's dataclasses functions, as scripts hold them (gradcli.language.pydataclasses)
+_DATACLASSES = {
+    "dataclass": ("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)",
+                  "A class decorator: __init__, __repr__, __eq__ (and with order=True the comparisons, with "
+                  "frozen=True read-only fields) from the class's annotated fields."),
+    "field": ("field(*, default=MISSING, default_factory=MISSING, init=True, repr=True, hash=None, compare=True)",
+              "A field's default, or the function that makes it (default_factory=list), and what the generated "
+              "methods do with it."),
+    "fields": ("fields(class_or_instance)", "A dataclass's fields, in order: each with name, type and default."),
+    "asdict": ("asdict(obj, *, dict_factory=dict)", "A dataclass instance as a dict of its fields, recursively."),
+    "astuple": ("astuple(obj, *, tuple_factory=tuple)", "A dataclass instance as a tuple of its fields, recursively."),
+    "replace": ("replace(obj, /, **changes)", "A new instance of the dataclass with some fields changed."),
+    "is_dataclass": ("is_dataclass(obj)", "Whether obj is a dataclass or an instance of one."),
 }
 
 
@@ -948,11 +967,17 @@ def text_for(obj, builtins: dict | None = None) -> str:
         return _format(signature(function, f"Tensor.{name}", method=True), what(name))
     if obj.__class__.__name__ == "DType":
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
+    if obj.__class__ in stdlib.OPAQUE_CLASSES:
+        return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "
+                                  "attributes is in the language.")
+    if getattr(obj, "__module__", None) == "gradcli.language.pydataclasses" and \
+            getattr(obj, "__name__", None) in _DATACLASSES:
+        return _format(*_DATACLASSES[obj.__name__])
     qualified = _qualified_names().get(id(obj))
     if qualified is None:
         if isinstance(obj, type):
             return _format(f"class {obj.__name__}", "A type of values scripts use.")
-        return _format(type(obj).__name__, "A value; help() describes functions, methods, modules and builtins.")
+        return _format(stdlib.type_name(obj), "A value; help() describes functions, methods, modules and builtins.")
     bare = qualified.rsplit(".", 1)[1]
     if qualified.startswith("math."):
         return _format(signature(obj, qualified), "Python's math function of this name.")

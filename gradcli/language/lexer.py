@@ -11,10 +11,8 @@ MAX_NESTING = 200           # brackets (and runs of prefix operators), as CPytho
 MAX_INDENT_LEVELS = 100     # CPython's limit too
 TAB_SIZE = 8
 
-# Stand-ins for refused tokens (below): nothing; nothing, and nothing for the annotation after it, up to
-# its ':'.
+# The stand-in for a refused token (below) that puts nothing in its place.
 NOTHING = ""
-ANNOTATION = "(annotation)"
 # Python keywords outside the language. They lex as NAME; the layout pass refuses them. So that one run
 # reports all of a script's refused constructs, each is replaced by a stand-in on which the parse goes on:
 # the text of another token, or one of the above.
@@ -24,7 +22,6 @@ REFUSED_KEYWORDS = {
 }
 REFUSED_TOKENS = {
     ":=": ("assignment expressions (:=) are", "or"),  # (n := len(x)) parses on as (n or len(x))
-    "->": ("annotations are", ANNOTATION),
 }
 
 
@@ -154,7 +151,7 @@ class Layout:
     """
 
     # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
-    always_accept = ("_NEWLINE", "LBRACE", "RBRACE", "WALRUS", "ARROW")
+    always_accept = ("_NEWLINE", "LBRACE", "RBRACE", "WALRUS")
 
     def __init__(self, names: dict | None = None):
         names = names or {}
@@ -170,12 +167,7 @@ class Layout:
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
-        self.colon = names.get(":")
-        self.def_ = names.get("def")
-        self.lambda_ = names.get("lambda")
-        self.return_annotation_ends = {self.colon, "_NEWLINE"}
-        self.parameter_annotation_ends = {names.get(","), names.get("=")}
-        self.special = ({"_NEWLINE", "NAME", self.at, self.for_, self.def_, self.lambda_, self.colon}
+        self.special = ({"_NEWLINE", "NAME", self.at, self.for_}
                         | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
                         | self.prefix_ops) - {None}
 
@@ -184,18 +176,14 @@ class Layout:
         when none is given) and replaced by their stand-ins; text that cannot parse raises."""
         if problems is None:
             problems = Problems()
-        tokens = iter(tokens)       # the stand-in for an annotation reads on in it
         indents = [0]           # indentation widths with tabs to multiples of 8...
         alt_indents = [0]       # ...and with tabs as 1, which must agree (Python's TabError rule)
         brackets = [None] if inside_brackets else []    # opening tokens; None: an f-string field's braces
         prefix_run = 0          # prefix operators in a row: - - - x nests as deep as brackets do
-        after_def = False       # a def's name came, its parameters' '(' has not
-        parameters = 0          # the bracket depth inside a def's parameter list, 0 outside one...
-        lambdas = 0             # ...and the lambdas in it whose ':' has not come (defaults: x=lambda y: y)
         prev = "_NEWLINE"
         last = None
         special, operand_ends = self.special, self.operand_ends
-        openers, closers, refused, colon = self.openers, self.closers, self.refused, self.colon
+        openers, closers, refused = self.openers, self.closers, self.refused
         for tok in tokens:
             kind = tok.type
             if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
@@ -221,45 +209,18 @@ class Layout:
                 continue
             elif kind in refused:
                 stand_in = self._stand_in(refused[kind], tok, problems)
-                if stand_in is None and refused[kind][1] == ANNOTATION:
-                    stand_in = self._skip_annotation(tokens, self.return_annotation_ends)
-                    if stand_in is not None and stand_in.type in self.closers and brackets:
-                        brackets.pop()      # def f(x -> y): the ')' closes what it closed
                 if stand_in is None:
                     continue
                 tok, kind = stand_in, stand_in.type
-            elif kind == colon:
-                if parameters and len(brackets) == parameters:
-                    if lambdas:
-                        lambdas -= 1
-                    else:               # def f(x: int): refused, and read on from the ',' '=' or ')' after it
-                        problems.refuse("annotations are", tok)
-                        problems.dirty = True
-                        tok = self._skip_annotation(tokens, self.parameter_annotation_ends)
-                        if tok is None:
-                            continue
-                        kind = tok.type
-                        if kind in self.closers:
-                            brackets.pop()
-                            parameters = 0
-            elif kind == self.def_:
-                after_def = True
-            elif kind == self.lambda_:
-                if parameters and len(brackets) == parameters:
-                    lambdas += 1
             elif kind in openers:
                 if len(brackets) >= MAX_NESTING + inside_brackets:
                     raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
                 brackets.append(tok)
                 prefix_run = 0
-                if after_def:
-                    parameters, lambdas, after_def = len(brackets), 0, False
             elif kind in closers:
                 if not brackets or brackets[-1] is None:
                     raise error_at(f"unmatched '{tok.value}'", tok)
                 opener = brackets.pop()
-                if parameters and len(brackets) < parameters:
-                    parameters = 0
                 if closers[kind] != opener.value:
                     raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
                                    f"parenthesis '{opener.value}'", tok)
@@ -295,25 +256,9 @@ class Layout:
         what, stand_in = refusal
         problems.refuse(what, tok)
         problems.dirty = True
-        if stand_in in (NOTHING, ANNOTATION):
+        if stand_in == NOTHING:
             return None
         return token(self.names.get(stand_in, stand_in), stand_in, tok.line, tok.col)
-
-    def _skip_annotation(self, tokens, ends: set) -> Token | None:
-        """Read past an annotation (`-> list[int]`, `x: dict[str, int]`) up to the token that ends it (one of
-        `ends` outside brackets, or a closing bracket), and return that token."""
-        depth = 0
-        for tok in tokens:
-            kind = tok.type
-            if kind in self.openers:
-                depth += 1
-            elif kind in self.closers:
-                depth -= 1
-                if depth < 0:
-                    return tok
-            elif depth == 0 and kind in ends:
-                return tok
-        return None
 
     def _indentation(self, newline: Token, indents: list, alt_indents: list):
         text = newline.value

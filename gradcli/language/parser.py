@@ -115,10 +115,6 @@ class _Frontend:
         self.builder = Builder(_parse_fragment)
         self.driver = _Driver(tables, callbacks(tables["rules"], self.builder), pairs(tables["rules"], self.builder))
         self.describe = _Describer(self.scanner, self.driver)
-        names = self.scanner.names
-        self.colon = names.get(":")
-        self.equals = names.get("=")
-        self.annotation_ends = {self.equals, names.get(";"), "_NEWLINE"}     # what ends `x: int = 1`'s
         # names the lexer makes something else of: keywords, and the refused ones it notes as problems
         self.not_plain_names = frozenset(self.scanner.keywords) | frozenset(REFUSED_KEYWORDS)
 
@@ -126,27 +122,10 @@ class _Frontend:
         # The builder and the f-string fields it parses note their problems in the same list.
         self.builder.problems = problems = problems if problems is not None else Problems()
         tokens = self.layout.process(self.scanner.tokens(text), problems)
-
-        def annotation(tok, states):
-            return self._annotation(tok, states, start, tokens, problems)
         try:
-            return self.driver.run(tokens, start, annotation)
+            return self.driver.run(tokens, start)
         except _Unexpected as failure:
             raise self.describe.failure(failure) from None
-
-    def _annotation(self, tok, states: list, start: str, tokens, problems: Problems):
-        """The driver found no action for `tok`. A ':' where an assignment target may end (`x: int = 1`,
-        `self.w: Tensor`) starts an annotation: it is refused, and the parse goes on past it, from the
-        '=' or end of line after it. Returns that token, or None for a plain syntax error. (The layout
-        pass refuses the annotations of parameters and the `->` of return values.)"""
-        if tok.type != self.colon:
-            return None
-        expected = self.driver.expected(states, start)
-        if "_NEWLINE" not in expected or self.equals not in expected:
-            return None
-        problems.refuse("annotations are", tok)
-        problems.dirty = True
-        return self.layout._skip_annotation(tokens, self.annotation_ends | {"$END"})
 
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""
@@ -201,9 +180,8 @@ class _Driver:
         self.end_states = dict(tables["end_states"])
         self.unit_chains = {}   # [state][lookahead][state below] -> state after the unit reductions
 
-    def run(self, tokens, start: str, recover=None):
-        """The tree of the tokens. `recover(tok, states)`, called when no action fits `tok`, may return
-        a token to go on with instead (its caller having read past what it skips), or None."""
+    def run(self, tokens, start: str):
+        """The tree of the tokens."""
         actions, gotos, sizes, origins, callbacks, unit = (
             self.actions, self.gotos, self.sizes, self.origins, self.callbacks, self.unit)
         chains, pairs = self.unit_chains, self.pairs
@@ -221,11 +199,7 @@ class _Driver:
                 try:                    # a subscript is cheaper than .get(), and a miss is an error
                     code = actions[state][kind]
                 except KeyError:
-                    instead = recover(tok, states[:top + 1]) if recover is not None else None
-                    if instead is None:
-                        raise _Unexpected(tok, states[:top + 1], start) from None
-                    tok, kind = instead, instead.type
-                    continue
+                    raise _Unexpected(tok, states[:top + 1], start) from None
                 if code >= 0:
                     state = code
                     top += 1
@@ -320,8 +294,8 @@ class _Driver:
 
 # ================================================================ error messages
 
-# Tokens that continue a complete expression; listing them all would drown the message.
-_CONTINUATIONS = {"+", "-", "*", "/", "//", "%", "@", "**", "<<", ">>", "&", "|", "^", "<", ">", "==", "!=",
+# Tokens that continue a complete expression (and a def's `->`); listing them all would drown the message.
+_CONTINUATIONS = {"->", "+", "-", "*", "/", "//", "%", "@", "**", "<<", ">>", "&", "|", "^", "<", ">", "==", "!=",
                   "<=", ">=", "in", "not", "is", "and", "or", "if", "for", ".", "(", "[", "=", "+=", "-=", "*=",
                   "/=", "@=", "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^="}
 _TOKEN_WORDS = {"_NEWLINE": "end of line", "$END": "end of file", "_INDENT": "indent", "_DEDENT": "dedent",

@@ -193,7 +193,7 @@ def _bound_names(stmt) -> tuple:
     the base of an item or attribute target (`x[0] = v` gives `x` a new grad_fn)."""
     if isinstance(stmt, syntax.Assign):
         targets = list(stmt.targets)
-    elif isinstance(stmt, syntax.AugAssign):
+    elif isinstance(stmt, syntax.AugAssign) or isinstance(stmt, syntax.AnnAssign) and stmt.value is not None:
         targets = [stmt.target]
     else:
         return ()

@@ -31,7 +31,11 @@ def holds(obj, name: str) -> bool:
     """Whether `obj.name` is a value the object holds (a namedtuple's field, a defaultdict's factory),
     not a method: a function held there is given as it is."""
     cls = obj.__class__
-    return (cls is defaultdict and name == "default_factory") or (cls in NAMEDTUPLES and name in cls._fields)
+    if cls is defaultdict:
+        return name == "default_factory"
+    if cls in NAMEDTUPLES:
+        return name in cls._fields or name in SCRIPT_MEMBERS.get(cls, ())
+    return isinstance(obj, type) and obj in NAMEDTUPLES and name in SCRIPT_MEMBERS.get(obj, ())
 
 
 def _items(args: tuple) -> tuple:
@@ -107,6 +111,16 @@ def deque_extendleft(d, *args):
     if len(args) == 1 and d.maxlen is None:
         args = (bounds.take(args[0], "list", STATE.max_items - len(d)),)
     return d.extendleft(*args)
+
+
+# The attributes a typing.NamedTuple class's body gave it (its methods, properties, constants): readable as
+# its fields are (gradcli.language.access)
+SCRIPT_MEMBERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def named_tuple(typename: str, field_names: list, defaults: list, module) -> type:
+    """A namedtuple class for typing.NamedTuple, with the checks of `namedtuple` below."""
+    return _namedtuple(typename, field_names, defaults=defaults or None, module=module)
 
 
 def _namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):

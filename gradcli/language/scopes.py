@@ -160,7 +160,7 @@ def check_module(mod: syntax.Module, problems: Problems) -> None:
 def check_declarations(body: list, problems: Problems) -> None:
     """The declaration checks compiling a module makes, without compiling it (its parse found problems
     already, so it will not run): `nonlocal` outside functions, and every function's declarations."""
-    for st in _own_statements(body):
+    for st in own_statements(body):
         if isinstance(st, syntax.Nonlocal):
             problems.invalid(ScriptSyntaxError(MODULE_NONLOCAL, line=st.line, col=st.col))
     nested: list = []
@@ -181,7 +181,7 @@ def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
 
     found = {}
     kinds = syntax.Global if fn.__class__ is syntax.Module else (syntax.Global, syntax.Nonlocal)
-    for st in _own_statements(fn.body):
+    for st in own_statements(fn.body):
         if isinstance(st, kinds):
             for name in st.names:
                 found.setdefault(name, []).append(st)
@@ -189,6 +189,8 @@ def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
         return frozenset(), frozenset()
     params = {p.name for p in getattr(fn, "params", ())}
     occurrences = _occurrences(fn)
+    annotated = {(st.target.id, st.target.line, st.target.col) for st in own_statements(fn.body)
+                 if st.__class__ is syntax.AnnAssign and st.simple}
     globals_, nonlocals = set(), set()
     for name, statements in found.items():
         first = min(statements, key=lambda s: (s.line, s.col))
@@ -205,6 +207,10 @@ def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
             earlier = [o for o in occurrences.get(name, ()) if (o[0], o[1]) < (st.line, st.col)]
             if earlier:
                 stored = min(earlier)[2]
+                if stored and (name, *min(earlier)[:2]) in annotated:
+                    wrong(f"annotated name '{name}' can't be {word}", st)
+                    misplaced = True
+                    break
                 what = "is assigned to before" if stored else "is used prior to"
                 wrong(f"name '{name}' {what} {word} declaration", st)
                 misplaced = True
@@ -215,6 +221,11 @@ def _declarations(fn, parent: Scope | None, problems: Problems | None) -> tuple:
             wrong(f"no binding for nonlocal '{name}' found", first)
             continue
         (globals_ if word == "global" else nonlocals).add(name)
+    if fn.__class__ is not syntax.Module:
+        for st in own_statements(fn.body):
+            if st.__class__ is syntax.AnnAssign and st.simple and st.target.id in (globals_ | nonlocals):
+                word = "global" if st.target.id in globals_ else "nonlocal"
+                wrong(f"annotated name '{st.target.id}' can't be {word}", st.target)
     return frozenset(globals_), frozenset(nonlocals)
 
 
@@ -239,11 +250,14 @@ def _occurrences(fn) -> dict:
 def _assigned_targets(body: list) -> list:
     """The Name nodes that a function's own statements bind (assignment, loop and with targets, del)."""
     names = []
-    for st in _own_statements(body):
+    for st in own_statements(body):
         if isinstance(st, (syntax.Assign, syntax.Delete)):
             targets = st.targets
         elif isinstance(st, (syntax.AugAssign, syntax.For)):
             targets = [st.target]
+        elif isinstance(st, syntax.AnnAssign):
+            # `x: int` makes x local though it binds nothing; `(x): int` does not, `(x): int = 1` does
+            targets = [st.target] if st.simple or st.value is not None else []
         elif isinstance(st, syntax.With):
             targets = [item.target for item in st.items if item.target is not None]
         else:
@@ -329,7 +343,10 @@ def _collect(node, used: set, nested: list) -> None:
             nested.append(n)
             stack.extend(p.default for p in n.params if p.default is not None)
             if n.__class__ is syntax.FunctionDef:
-                stack.extend(n.decorators)      # evaluated where the def is
+                stack.extend(n.decorators)      # evaluated where the def is, as are its annotations
+                stack.extend(p.annotation for p in n.params if p.annotation is not None)
+                if n.returns is not None:
+                    stack.append(n.returns)
             continue
         if isinstance(n, syntax.ClassDef):
             nested.append(n)
@@ -353,7 +370,7 @@ def local_names(fn: syntax.FunctionDef) -> frozenset:
 def _bound_names(body: list) -> frozenset:
     """Names a function's or a class's own statements bind."""
     names = {t.id for t in _assigned_targets(body)}
-    for st in _own_statements(body):
+    for st in own_statements(body):
         if isinstance(st, (syntax.FunctionDef, syntax.ClassDef)):
             names.add(st.name)
         elif isinstance(st, syntax.Import):
@@ -366,7 +383,7 @@ def _bound_names(body: list) -> frozenset:
     return frozenset(names)
 
 
-def _own_statements(body: list):
+def own_statements(body: list):
     """Every statement of a function's own code: its body and the blocks of its compound statements,
     not the bodies of the functions and classes it defines."""
     stack = list(body)

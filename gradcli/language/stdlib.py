@@ -28,7 +28,8 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
-                   "collections": pycollections._collections, "copy": None}
+                   "collections": pycollections._collections, "copy": None, "typing": None,
+                   "dataclasses": None}
 
 
 class ScriptModule:
@@ -100,6 +101,16 @@ class Builtin(functools.partial):
         self.name = name
         self.owner = owner              # the object a 'method of TYPE' is bound to
         return self
+
+    # `torch.Tensor | None` in an annotation: a union, as PyTorch's class makes (gradcli.language.pytyping)
+    def __or__(self, other):
+        return bounds._union(self, other) if self.stands_for_class() else NotImplemented
+
+    def __ror__(self, other):
+        return bounds._union(other, self) if self.stands_for_class() else NotImplemented
+
+    def stands_for_class(self) -> bool:
+        return repr(self).startswith("<class '")
 
     def __repr__(self) -> str:
         namespace, name = self.namespace, self.name
@@ -827,6 +838,36 @@ FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all
 COLLECTIONS = ScriptModule("collections", pycollections.members())
 
 
+# The modules written above this one (gradcli.language.pytyping, pydataclasses, which import it): their
+# members' makers, set by gradcli.session, which may import them; `typing_instance_classes`: pytyping's
+# isinstance of Optional[int] and its kin
+LATER_MAKERS: dict = {}
+TYPING_INSTANCE_CLASSES = [None]
+TYPING = ScriptModule.later("typing", lambda: LATER_MAKERS["typing"]())
+DATACLASSES = ScriptModule.later("dataclasses", lambda: LATER_MAKERS["dataclasses"]())
+# Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
+# giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
+OPAQUE_CLASSES: dict = {}
+
+
+def python_has(module: str, name: str) -> bool:
+    """Whether a Python module gradcli offers part of (typing, dataclasses) has `name`: one it leaves out is
+    not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
+    if module not in ("typing", "dataclasses"):
+        return False
+    return name in importlib.import_module(module).__all__
+
+
+def python_internal(module: str, name: str) -> bool:
+    """Whether `name` is one of a Python module's own that it does not export (typing.sys, typing.re)."""
+    return module in ("typing", "dataclasses") and not python_has(module, name) and \
+        hasattr(importlib.import_module(module), name)
+
+
+def register_opaque(paths: dict) -> None:
+    OPAQUE_CLASSES.update(paths)
+
+
 def _importable(module: ScriptModule) -> list:
     names = [module.name]
     for member in module.members.values():
@@ -863,7 +904,8 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
-        "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY}
+        "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
+        "dataclasses": DATACLASSES}
 
 
 def modules() -> tuple:
@@ -1090,7 +1132,12 @@ def _real_classes(classinfo, fn="isinstance"):
         return classinfo.real
     if isinstance(classinfo, type):
         return classinfo
+    if classinfo.__class__ in OPAQUE_CLASSES or classinfo.__class__ is _UNION_TYPE:   # Optional[int], int | None
+        return TYPING_INSTANCE_CLASSES[0](classinfo, fn, _real_classes)
     raise TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+_UNION_TYPE = type(int | None)
 
 
 # ------------------------------------------------------------------------------------ type and id
@@ -1101,6 +1148,8 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
                forward.dual_level: "torch.autograd.forward_ad.dual_level"}
+_TYPE_NAMES[_UNION_TYPE] = "types.UnionType"          # int | None, which Python makes of its own classes
+_TYPE_NAMES[type(list[int])] = "types.GenericAlias"    # collections.deque[int]
 # gradcli's classes that PyTorch's are plain functions: a script's function, and what torch.func makes of one
 _FUNCTION_CLASSES = ("gradcli.language.compiler.ScriptFunction", "gradcli.engine.functorch.Transformed")
 
@@ -1112,6 +1161,9 @@ def type_name(obj) -> str:
     cls = obj.__class__
     if isinstance(obj, ReturnTypes):
         return f"torch.return_types.{obj.name}"
+    if cls in OPAQUE_CLASSES:               # a typing value: its CPython class, by name (a C type's with its module)
+        path = OPAQUE_CLASSES[cls](obj)
+        return path if path.startswith("types.") else path.rpartition(".")[2]
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
@@ -1192,6 +1244,8 @@ def script_type(obj):
         return cls                          # an exception class, as `except` names it
     if cls is ScriptModule:
         return _class_value("module", ScriptModule)
+    if cls in OPAQUE_CLASSES:
+        return _class_value(OPAQUE_CLASSES[cls](obj))
     if cls.__module__ in ("builtins", "__main__") or cls.__module__.startswith("gradcli."):
         name = type_name(obj)
         one_class = name == cls.__name__ or name in ("function", "builtin_function_or_method")
@@ -1323,6 +1377,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     table["print"] = make_print(write)
     table["help"] = _Helper(table, describe)
     table["__name__"] = "__main__"      # a script is the main module: `if __name__ == "__main__":` runs
+    table["__annotations__"] = {}       # ... whose annotations CPython records from the start (even with none)
     return table
 
 

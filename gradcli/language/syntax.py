@@ -98,6 +98,15 @@ class AugAssign(Statement):
     value: Expression
 
 
+class AnnAssign(Statement):
+    """`target: annotation [= value]`: one target, a name, an attribute or a subscript."""
+    __slots__ = ("target", "annotation", "value", "simple")
+    target: Expression
+    annotation: Expression
+    value: Optional[Expression]     # None for a bare annotation (`x: int`), which binds nothing
+    simple: bool            # a name not in parentheses: the one kind of target a module or class records
+
+
 class Import(Statement):
     __slots__ = ("module", "alias")
     module: str             # dotted: "torch.nn.functional"
@@ -179,11 +188,12 @@ class Pass(Statement):
 
 
 class Param(Node):
-    __slots__ = ("name", "default", "kind")
+    __slots__ = ("name", "default", "kind", "annotation")
     name: str
     default: Optional[Expression]   # None when the parameter has no default
     kind: str               # as Python's inspect names them: POSITIONAL_KINDS, "var_positional" (*args),
                             # "keyword_only" (after * or *args), "var_keyword" (**kwargs)
+    annotation: Optional[Expression]    # a def's `x: int`; None when it has none, and in a lambda
 
 
 # Parameters that arguments fill by position: before `/`, and the usual ones.
@@ -191,11 +201,12 @@ POSITIONAL_KINDS = ("positional_only", "positional")
 
 
 class FunctionDef(Statement):
-    __slots__ = ("name", "params", "body", "decorators")
+    __slots__ = ("name", "params", "body", "decorators", "returns")
     name: str
     params: list            # of Param
     body: list
     decorators: list        # of Expression, top to bottom
+    returns: Optional[Expression]   # the `-> T` annotation
 
 
 class ClassDef(Statement):

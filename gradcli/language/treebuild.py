@@ -7,7 +7,8 @@ from collections.abc import Callable
 from gradcli.language.lexer import Token
 from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
-    Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension, Constant, Continue,
+    AnnAssign, Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension,
+    Constant, Continue,
     Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Node, Param, Pass, Return, Set, Slice, Starred, Subscript, Tuple, UnaryOp, While, With,
@@ -114,6 +115,8 @@ def _check_class_body(body: list, problems: Problems) -> None:
             names = [(stmt.name, stmt)]
         elif type(stmt) is Assign:
             names = [(t.id, t) for t in stmt.targets if type(t) is Name]
+        elif type(stmt) is AnnAssign and type(stmt.target) is Name:
+            names = [(stmt.target.id, stmt.target)]
         else:
             continue
         for name, where in names:
@@ -199,6 +202,7 @@ class Builder:
         self.parse_fragment = parse_fragment    # (text, line, col) -> node, for f-string fields
         self.problems = Problems()
         self.yields = 0                         # Yield nodes made since the last module (Module.yields)
+        self.parenthesized = set()              # ids of the Names written in parentheses: `(x): int` records nothing
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
@@ -206,6 +210,7 @@ class Builder:
         _check_context(body, False, False, self.problems)
         module = Module(body, 1, 1)
         module.yields, self.yields = self.yields, 0
+        self.parenthesized.clear()
         return module
 
     def fstring_expr(self, c):
@@ -239,6 +244,21 @@ class Builder:
             self.problems.invalid(error_at(f"cannot use augmented assignment ('{tok.value}') on {_what(target)}",
                                            tok))
         return AugAssign(target, op, value, target.line, target.col)
+
+    def ann_assign(self, c):
+        # target ":" annotation ["=" value]
+        target, colon, annotation = c[0], c[1], c[2]
+        value = c[4] if len(c) > 3 else None
+        kind = type(target)
+        if kind is Tuple or kind is List:
+            self.problems.invalid(error_at(
+                f"only single target (not {'tuple' if kind is Tuple else 'list'}) can be annotated", target))
+        elif kind is Starred:
+            self.problems.invalid(error_at("invalid syntax", colon))
+        elif kind is not Name and kind is not Attribute and kind is not Subscript:
+            self.problems.invalid(error_at("illegal target for annotation", target))
+        simple = kind is Name and id(target) not in self.parenthesized
+        return AnnAssign(target, annotation, value, simple, target.line, target.col)
 
     # fmt: off
     def iadd(self, c):      return "add", c[0]
@@ -313,8 +333,8 @@ class Builder:
 
     # ---------------------------------------------------------------- compound statements
     def function_def(self, c):
-        tok, name, _, params, _, _, body = c
-        return FunctionDef(name.value, params or [], body, [], tok.line, tok.col)
+        tok, name, _, params, _, _, returns, _, body = c
+        return FunctionDef(name.value, params or [], body, [], returns, tok.line, tok.col)
 
     def class_def(self, c):
         tok, name, _, arguments, _, _, body = c
@@ -348,6 +368,21 @@ class Builder:
     def lambdef(self, c):
         tok, params, _, body = c
         return Lambda(params or [], body, tok.line, tok.col)
+
+    def lambda_params(self, c):
+        return self.params(c)
+
+    def lambda_param(self, c):
+        name, default = c
+        return Param(name.value, default, "positional", None, name.line, name.col)
+
+    def lambda_star_param(self, c):
+        tok, name, equals, _ = c
+        return self._star_param(tok, name, None, equals)
+
+    def lambda_double_star_param(self, c):
+        tok, name, equals, _ = c
+        return self._double_star_param(name, None, equals)
 
     def params(self, c):
         """The Params in order, each with its kind, from the items of a parameter list: Params, the
@@ -398,23 +433,29 @@ class Builder:
         return out
 
     def param(self, c):
-        name, default = c
-        return Param(name.value, default, "positional", name.line, name.col)
+        name, annotation, default = c
+        return Param(name.value, default, "positional", annotation, name.line, name.col)
 
     def star_param(self, c):
-        # "*" [NAME ["=" expression]]: a bare `*` (its token), or *args as (token, Param)
-        tok, name, equals, _ = c
+        # "*" [NAME [":" expression] ["=" expression]]: a bare `*` (its token), or *args as (token, Param)
+        tok, name, _, annotation, equals, _ = c
+        return self._star_param(tok, name, annotation, equals)
+
+    def double_star_param(self, c):
+        tok, name, _, annotation, equals, _ = c
+        return self._double_star_param(name, annotation, equals)
+
+    def _star_param(self, tok, name, annotation, equals):
         if name is None:
             return tok
         if equals is not None:
             self.problems.invalid(error_at("var-positional argument cannot have default value", equals))
-        return tok, Param(name.value, None, "var_positional", name.line, name.col)
+        return tok, Param(name.value, None, "var_positional", annotation, name.line, name.col)
 
-    def double_star_param(self, c):
-        tok, name, equals, _ = c
+    def _double_star_param(self, name, annotation, equals):
         if equals is not None:
             self.problems.invalid(error_at("var-keyword argument cannot have default value", equals))
-        return Param(name.value, None, "var_keyword", name.line, name.col)
+        return Param(name.value, None, "var_keyword", annotation, name.line, name.col)
 
     def slash(self, c):
         return c[0]
@@ -656,6 +697,8 @@ class Builder:
         if type(node) is Starred:
             raise error_at("cannot use starred expression here", node)
         node.line, node.col = c[0].line, c[0].col
+        if type(node) is Name:
+            self.parenthesized.add(id(node))
         return node
 
     def paren_tuple(self, c):

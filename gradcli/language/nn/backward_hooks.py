@@ -158,8 +158,7 @@ class BackwardHook:
 
 
 def _class_text(value) -> str:
-    from gradcli.language.stdlib import script_type
-    return repr(script_type(value))
+    return repr(type(value))
 
 
 def attach_non_full(module, hooks: list, args: tuple, result) -> None:
