@@ -901,6 +901,17 @@ def _pre_hooks(node, g, F, accumulate_fn, own=True):
 
 def _post_hooks(node, grads_in, g, F):
     """The node's post-hooks (Node.register_hook) on what it computed and what it received."""
+    view = getattr(node, "hook_view", None)      # a custom Function's node: PyTorch's view of both
+    if view is not None:
+        node.hook_view = None
+        dead, grads_out = view
+        shown = list(grads_in)
+        for i, r in dead.items():
+            shown[i] = r if F.tensors else r._a
+        result = list(_run_hooks(node.hooks.post, tuple(shown), grads_out, F))
+        for i in dead:                          # an input that does not require grad receives nothing
+            result[i] = None
+        return result
     grads_out = tuple(g.grads) if g.__class__ is OutputGrads else (g,)
     return list(_run_hooks(node.hooks.post, tuple(grads_in), grads_out, F))
 

@@ -48,7 +48,8 @@ class FunctionNode(Node):
     """
 
     __slots__ = ("attrs", "backward_fn", "arg_edges", "needs_input_grad", "to_save", "stored", "saved_checks",
-                 "in_meta", "out_meta", "out_index", "materialize", "dirty", "non_diff", "for_forward", "in_jvp")
+                 "in_meta", "out_meta", "out_index", "materialize", "dirty", "non_diff", "for_forward", "in_jvp",
+                 "hook_view")
 
     def __init__(self, name: str, backward_fn):
         super().__init__(RunOp(name + "Backward"), (), None)
@@ -67,6 +68,7 @@ class FunctionNode(Node):
         self.non_diff = _EMPTY
         self.for_forward = None
         self.in_jvp = False
+        self.hook_view = None
 
     def name(self) -> str:
         return self.op.node
@@ -130,6 +132,7 @@ class FunctionNode(Node):
             made = g.grads
         else:
             made = (g,) if g is not None or self.out_index is None else (None,) * len(self.out_index)
+        received = made                 # (in F's kind: what hooks see)
         if not F.tensors:
             made = [None if m is None else Tensor(writable(m)) for m in made]
         # one gradient per forward output: None for a value that is not a tensor; for the other tensors
@@ -152,7 +155,23 @@ class FunctionNode(Node):
         if free:
             self.stored = FREED
             self.saved_checks = None
-        return self._validate(result, F)
+        grads_in = self._validate(result, F)
+        if self.hooks is not None and self.hooks.post:
+            self.hook_view = self._hook_view(result, received)
+        return grads_in
+
+    def _hook_view(self, result, made) -> tuple:
+        """What PyTorch's hooks on this node see (Node.register_hook, a module's full backward hook): as
+        grad_inputs, also what the backward returned for a tensor input that does not require grad
+        (`{edge: tensor}`, handed on to no one); as grad_outputs, one entry per tensor output of the
+        forward, None for a non-differentiable one."""
+        if result.__class__ is not tuple:
+            result = (result,)
+        dead = {e: r for r, e in zip(result, self.arg_edges)
+                if e >= 0 and r.__class__ is Tensor and self.inputs[e] is None}
+        outs = tuple((made[self.out_index[i]] if self.out_index is not None and i in self.out_index else None)
+                     for i, meta in enumerate(self.out_meta) if meta is not None)
+        return dead, outs
 
     def _validate(self, result, F) -> list:
         name = self.op.node
