@@ -236,7 +236,7 @@ def _kind(v) -> str:
     return _KINDS.get(name, name)
 
 
-_KINDS = {"DType": "torch.dtype", "Generator": "torch.Generator", "_Device": "torch.device",
+_KINDS = {"torch._C.Generator": "torch.Generator", "_Device": "torch.device",
           "ScriptFunction": "function", "builtin_function_or_method": "builtin_function",
           "ScriptModule": "module", "Builtin": "builtin_function"}
 

@@ -114,3 +114,8 @@ def result_type(dim: DType | None, zero_dim: DType | None, scalar: DType | None)
         if result is None or lower.category > result.category:
             result = lower
     return result
+
+
+# what CPython's own messages call it, as PyTorch's C type ("unsupported operand type(s) for +: 'torch.dtype' and
+# 'int'"); gradcli's code tells dtypes by class, never by this name
+DType.__name__ = "torch.dtype"

@@ -751,3 +751,6 @@ def _fresh_default() -> Generator:
 
 default_generator: Generator = _fresh_default()
 STATE.generator = default_generator
+
+
+Generator.__name__ = "torch._C.Generator"      # (in CPython's own messages, as PyTorch's C type)

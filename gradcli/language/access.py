@@ -341,8 +341,9 @@ def _class_attribute(obj, name: str):
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     if hasattr(target, name):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
-    if isinstance(target, type):
-        raise AttributeError(f"type object '{target.__name__}' has no attribute '{name}'", name=name, obj=obj)
+    if isinstance(target, type) or target.__class__ is stdlib.ClassValue:
+        raise AttributeError(f"type object '{stdlib.class_name(target)}' has no attribute '{name}'", name=name,
+                             obj=obj)
     _refuse_pytorch_api(obj, name)
     raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'", name=name, obj=obj)
 

@@ -290,3 +290,8 @@ _REGISTRIES = ("_parameters", "_buffers", "_modules")
 def _registries(obj) -> list:
     d = getattr(obj, "__dict__", {})
     return [d[k] for k in _REGISTRIES if d.get(k).__class__ is dict]
+
+
+# A script's classes are classes: CPython's messages name their type so ("'<' not supported between instances
+# of 'type' and 'int'")
+ScriptType.__name__ = "type"

@@ -915,7 +915,7 @@ def _qualified_names() -> dict:
             if value.__class__ is stdlib.ScriptModule:
                 names.setdefault(id(value), prefix + name)
                 walk(value, prefix + name + ".")
-            elif callable(value) or value.__class__.__name__ == "DType":
+            elif callable(value) or value.__class__.__name__ == "torch.dtype":
                 names.setdefault(id(getattr(value, "func", value) if isinstance(value, stdlib.Builtin) else value),
                                  prefix + name)
     names[id(stdlib.TORCH)] = "torch"
@@ -965,7 +965,7 @@ def text_for(obj, builtins: dict | None = None) -> str:
         if name in _WRITTEN:
             return _format(f"Tensor.{name}({_WRITTEN[name]})", what(name))
         return _format(signature(function, f"Tensor.{name}", method=True), what(name))
-    if obj.__class__.__name__ == "DType":
+    if obj.__class__.__name__ == "torch.dtype":
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
     if obj.__class__ in stdlib.OPAQUE_CLASSES:
         return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "

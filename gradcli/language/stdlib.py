@@ -1437,3 +1437,11 @@ def make_print(write, report=None):
 
 # CPython's messages name a module by its class (`'module' object is not callable`), as they name Python's
 ScriptModule.__name__ = "module"
+
+
+# What CPython's own messages (operators, len(), iteration, subscripts) call these values, as it names
+# PyTorch's and Python's: a function or method gradcli holds is a builtin_function_or_method, as PyTorch's
+# torch.relu and Python's print are (a class of torch's or a Python-written function reads the same; type()
+# and gradcli's own messages tell them apart through type_name), a class a script sees only as type(x) a type
+Builtin.__name__ = "builtin_function_or_method"
+ClassValue.__name__ = "type"

@@ -213,7 +213,7 @@ def _kind(value) -> str:
     if callable(value):
         return "function"
     name = type(value).__name__
-    return "dtype" if name == "DType" else name
+    return "dtype" if name == "torch.dtype" else name
 
 
 def _parameters(callee, builtins: dict) -> list:
