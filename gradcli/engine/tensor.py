@@ -463,6 +463,66 @@ class Tensor:
     def half(self) -> "Tensor":
         return ops.to_dtype(self, dtypes.float16)
 
+    def byte(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.uint8)
+
+    def short(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.int16)
+
+    def char(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.int8)
+
+    def ravel(self) -> "Tensor":
+        """PyTorch's ravel is contiguous().view(-1): a view of a contiguous tensor, else of its copy."""
+        return self.contiguous().view(-1)
+
+    def is_signed(self) -> bool:
+        return dtypes.of_array(self._a).is_signed
+
+    def is_complex(self) -> bool:
+        return False                    # (gradcli has no complex dtypes)
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
+    def itemsize(self) -> int:
+        return self._a.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._a.size * self._a.itemsize
+
+    @property
+    def real(self) -> "Tensor":
+        return self                     # a real tensor's real part is itself, as PyTorch returns it
+
+    def is_nonzero(self) -> bool:
+        if self._a.size != 1:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if self._a.size == 0 else
+                               "Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._a.reshape(()).item())
+
+    def is_same_size(self, other) -> bool:
+        if other.__class__ is not Tensor:
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return self._a.shape == other._a.shape
+
+    def positive(self) -> "Tensor":
+        if self._a.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def isposinf(self) -> "Tensor":
+        a = self._a
+        return Tensor(np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, np.bool_))
+
+    def isneginf(self) -> "Tensor":
+        a = self._a
+        return Tensor(np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, np.bool_))
+
     def type(self, dtype=None):
         if dtype is None:
             return dtypes.of_array(self._a).legacy
@@ -668,6 +728,12 @@ class Tensor:
             return ops.div_rounding(self, other, rounding_mode)
         return ops.div(self, other)
 
+    # PyTorch's aliases: the same ops, so the same nodes (x.multiply(2) has MulBackward0)
+    divide, multiply, subtract = div, mul, sub
+
+    def true_divide(self, other):
+        return ops.div(self, other)
+
     def pow(self, exponent):
         return ops.power(self, exponent)
 
@@ -869,6 +935,11 @@ class Tensor:
 
     def ge(self, other):
         return ops.compare(np.greater_equal, self, other)
+
+    def not_equal(self, other):
+        return self.ne(other)
+
+    greater, greater_equal, less, less_equal = gt, ge, lt, le
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         from gradcli.engine import closeness
@@ -1868,6 +1939,18 @@ class Tensor:
         if alpha == 1:
             return self._inplace_arith(ops.add, np.add, other)
         return self._inplace_op(lambda a, b: ops.add(a, b, alpha), other)
+
+    def subtract_(self, other, alpha=1):
+        return self.sub_(other, alpha)
+
+    def multiply_(self, other):
+        return self.mul_(other)
+
+    def divide_(self, other, *, rounding_mode=None):
+        return self.div_(other, rounding_mode=rounding_mode)
+
+    def true_divide_(self, other):
+        return self.div_(other)
 
     def sub_(self, other, alpha=1):
         ops.arith.check_bool_subtraction(self, other)       # refused before the shapes are looked at

@@ -521,6 +521,14 @@ def _build_torch() -> ScriptModule:
         # ops as functions
         "add": _number_or_tensor_fn("add", Tensor.add), "sub": _number_or_tensor_fn("sub", Tensor.sub),
         "mul": _number_or_tensor_fn("mul", Tensor.mul), "div": _number_or_tensor_fn("div", Tensor.div),
+        "subtract": _number_or_tensor_fn("subtract", Tensor.sub),
+        "multiply": _number_or_tensor_fn("multiply", Tensor.mul),
+        "divide": _number_or_tensor_fn("divide", Tensor.div),
+        "true_divide": _number_or_tensor_fn("true_divide", Tensor.true_divide),
+        **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
+            "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
+            "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size")},
+        "real": _tensor_fn("real", lambda t: t.real),
         "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
