@@ -881,24 +881,72 @@ class Tensor:
 
     def __iand__(self, other):
         try:
-            return self._inplace_op(ops.bitwise_and, other)
+            return self._inplace_bitwise(ops.bitwise_and, other)
         except TypeError as e:
             return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ior__(self, other):
         try:
-            return self._inplace_op(ops.bitwise_or, other)
+            return self._inplace_bitwise(ops.bitwise_or, other)
         except TypeError as e:
             return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __ixor__(self, other):
         try:
-            return self._inplace_op(ops.bitwise_xor, other)
+            return self._inplace_bitwise(ops.bitwise_xor, other)
         except TypeError as e:
             return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __invert__(self):
         return ops.bitwise_not(self)
+
+    # the named forms of the bitwise operators, and their in-place forms
+    def bitwise_and(self, other):
+        return ops.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return ops.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return ops.bitwise_xor(self, other)
+
+    def bitwise_not(self):
+        return ops.bitwise_not(self)
+
+    def bitwise_left_shift(self, other):
+        return ops.lshift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return ops.rshift(self, other)
+
+    def bitwise_and_(self, other):
+        return self._inplace_bitwise(ops.bitwise_and, other)
+
+    def bitwise_or_(self, other):
+        return self._inplace_bitwise(ops.bitwise_or, other)
+
+    def bitwise_xor_(self, other):
+        return self._inplace_bitwise(ops.bitwise_xor, other)
+
+    def _inplace_bitwise(self, fn, other):
+        """An in-place bitwise op: TensorIterator checks that the result type casts to this tensor's before the
+        kernel checks the dtype it takes (`a &= 1.5` on int64 is the cast's RuntimeError, not bitwise_and's
+        NotImplementedError)."""
+        if other.__class__ in (Tensor, int, float, bool):
+            result = recording.result_dtype(self, other).np
+            if result != self._a.dtype and not np.can_cast(result, self._a.dtype, "same_kind"):
+                raise RuntimeError(f"result type {recording.TYPE_WORDS[result.name]} can't be cast to the desired "
+                                   f"output type {recording.type_word(self._a)}")
+        return self._inplace_op(fn, other)
+
+    def bitwise_not_(self):
+        return self._inplace_unary(ops.bitwise_not)
+
+    def bitwise_left_shift_(self, other):
+        return self._inplace_op(ops.lshift, other)
+
+    def bitwise_right_shift_(self, other):
+        return self._inplace_op(ops.rshift, other)
 
     def sum(self, dim=ALL_DIMS, keepdim=False, dtype=None):
         return ops.reduce_sum(self, dim, keepdim, dtype)
@@ -1178,6 +1226,18 @@ class Tensor:
 
     def logical_not(self):
         return ops.logical_not(self)
+
+    def logical_and_(self, other):
+        return self._inplace_op(ops.logical_and, other)
+
+    def logical_or_(self, other):
+        return self._inplace_op(ops.logical_or, other)
+
+    def logical_xor_(self, other):
+        return self._inplace_op(ops.logical_xor, other)
+
+    def logical_not_(self):
+        return self._inplace_unary(ops.logical_not)
 
     def isnan(self):
         return ops.isnan(self)
@@ -1642,6 +1702,12 @@ class Tensor:
 
     def triu(self, diagonal=0):
         return ops.triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return self._inplace_unary(lambda a: ops.tril(a, diagonal))
+
+    def triu_(self, diagonal=0):
+        return self._inplace_unary(lambda a: ops.triu(a, diagonal))
 
     def matmul(self, other):
         return ops.matmul(self, other)

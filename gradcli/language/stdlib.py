@@ -527,7 +527,9 @@ def _build_torch() -> ScriptModule:
         "true_divide": _number_or_tensor_fn("true_divide", Tensor.true_divide),
         **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
             "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
-            "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size")},
+            "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not")},
+        **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
+            "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
         "real": _tensor_fn("real", lambda t: t.real),
         "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
