@@ -1703,6 +1703,46 @@ class Tensor:
     def triu(self, diagonal=0):
         return ops.triu(self, diagonal)
 
+    def float_power(self, exponent):
+        """PyTorch's float_power: pow in double, the base (and a tensor exponent) cast first."""
+        if exponent.__class__ is Tensor:
+            return ops.power(self.double(), exponent.double())
+        return ops.power(self.double(), float(exponent))
+
+    def float_power_(self, exponent):
+        if self._a.dtype != np.float64:
+            raise RuntimeError(f"the base given to float_power_ has dtype {recording.type_word(self._a)} but the "
+                               "operation's result requires dtype Double")
+        return self.pow_(exponent.double() if exponent.__class__ is Tensor else float(exponent))
+
+    def inner(self, other):
+        """PyTorch's inner: a product for a 0-d operand, else tensordot over both last dims."""
+        if self._a.ndim == 0 or other._a.ndim == 0:
+            return ops.mul(self, other)
+        if self._a.shape[-1] != other._a.shape[-1]:
+            raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                               f"{list(self._a.shape)} and {list(other._a.shape)}")
+        return ops.tensordot(self, other, ([-1], [-1]))
+
+    def diagflat(self, offset=0):
+        return self.contiguous().view(-1).diag(offset)
+
+    def sum_to_size(self, *size):
+        """PyTorch's sum_to_size: the leading dims and the dims that are 1 in `size` summed in one reduction
+        (kept), then viewed as `size` when leading dims went; the tensor itself when nothing is summed."""
+        if len(size) == 1 and size[0].__class__ in (tuple, list, Size):
+            size = tuple(size[0])
+        have = self._a.shape
+        lead = len(have) - len(size)
+        if lead < 0 or any(s != h and s != 1 for s, h in zip(size, have[lead:])):
+            raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                               f"{{[{', '.join(map(str, have))}]}}.")
+        if not size:
+            return self.sum()
+        dims = list(range(lead)) + [i for i in range(lead, len(have)) if size[i - lead] == 1 and have[i] != 1]
+        out = self.sum(dims, keepdim=True) if dims else self
+        return out.view(*size) if lead > 0 else out
+
     def tril_(self, diagonal=0):
         return self._inplace_unary(lambda a: ops.tril(a, diagonal))
 

@@ -342,6 +342,19 @@ def _number_or_tensor_fn(name, method):
     return fn
 
 
+def _float_power(input, exponent):
+    """torch.float_power(input, exponent): a number base is read as a double, the tensor exponent cast."""
+    if input.__class__ is not Tensor:
+        if exponent.__class__ is not Tensor:
+            raise TypeError(f"float_power() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, {type(exponent).__name__}), but expected one of:\n"
+                            " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+                            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+                            " * (Tensor input, Number exponent, *, Tensor out = None)\n")
+        return ops.power(float(input), exponent.double())
+    return input.float_power(exponent)
+
+
 def _pow(*args, **kwargs):
     form, values = signatures.bound("torch.pow", args, kwargs)
     return ops.power(values["self"] if form == 1 else values["input"], values["exponent"])
@@ -527,7 +540,9 @@ def _build_torch() -> ScriptModule:
         "true_divide": _number_or_tensor_fn("true_divide", Tensor.true_divide),
         **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
             "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
-            "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not")},
+            "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not", "inner",
+            "diagflat")},
+        "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
         "real": _tensor_fn("real", lambda t: t.real),
