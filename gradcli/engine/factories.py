@@ -736,18 +736,37 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     return _finish(a, requires_grad)
 
 
+# the C type names of PyTorch's TensorOptions message (Tensor.new of a tensor of another dtype)
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _options_text(dtype: dtypes.DType) -> str:
+    return (f"TensorOptions(dtype={_C_TYPES[dtype.name]}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
 def legacy_tensor(*args):
     """torch.Tensor(...): from data (always float32), an alias of a tensor, or an uninitialised (here:
     zero) tensor of a size."""
+    return legacy_new(args, None)
+
+
+def legacy_new(args: tuple, dtype):
+    """torch.Tensor(*args) (`dtype` None: the default float dtype), or Tensor.new(*args) (`dtype`: the
+    dtype of the tensor it is called on)."""
+    new_dtype = dtypes.default_float if dtype is None else dtype
     if not args:
-        return Tensor(np.zeros((0,), dtype=dtypes.default_float.np))
+        return Tensor(np.zeros((0,), dtype=new_dtype.np))
     if len(args) == 1:
         arg = args[0]
         if isinstance(arg, Size):
-            return zeros(arg)
+            return zeros(arg, dtype=new_dtype)
         if isinstance(arg, (list, tuple)):
-            return tensor(arg, dtype=dtypes.default_float)
-        if isinstance(arg, Tensor):        # an alias, whatever its dtype
+            return tensor(arg, dtype=new_dtype)
+        if isinstance(arg, Tensor):        # an alias, whatever its dtype (Tensor.new: of its own dtype only)
+            if dtype is not None and dtypes.of_array(arg._a) is not dtype:
+                raise TypeError(f"expected {_options_text(dtype)} (got {_options_text(dtypes.of_array(arg._a))})")
             from gradcli.engine.ops.shape import alias     # ops imports this module
             return alias(arg)
         if arg.__class__ is str:           # PyTorch's constructor is `new` in its messages
@@ -757,8 +776,8 @@ def legacy_tensor(*args):
     if as_int(args[0]) is None:           # no signature takes these: the call's argument check lists them
         raise TypeError("new(): arguments")
     shape = _size_args("new", args)
-    budget.check_tensor(shape, dtypes.default_float.np.itemsize)
-    return Tensor(np.zeros(shape, dtype=dtypes.default_float.np))
+    budget.check_tensor(shape, new_dtype.np.itemsize)
+    return Tensor(np.zeros(shape, dtype=new_dtype.np))
 
 
 def variable(data, requires_grad=False, volatile=False):

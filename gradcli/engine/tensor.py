@@ -1889,6 +1889,12 @@ class Tensor:
             check_device(device)
         return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad)
 
+    def new(self, *args):
+        """The legacy constructor in this tensor's dtype: from data, a size (zeros where PyTorch leaves memory
+        uninitialised), or an alias of a tensor of the same dtype."""
+        from gradcli.engine import factories
+        return factories.legacy_new(args, dtypes.of_array(self._a))
+
     def new_empty(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_empty", size, kwargs)

@@ -311,6 +311,7 @@ _WHAT = {
     "is_nonzero": "Whether a one-element tensor is not zero (its truth value).",
     "is_same_size": "Whether two tensors have the same shape.",
     "real": "The real part: a real tensor itself.",
+    "new": "The legacy constructor in this tensor's dtype: x.new(2, 3), x.new([1, 2]), x.new().",
     "float_power": "input ** exponent computed in float64 (the base and a tensor exponent cast first).",
     "inner": "The inner product over the last dims (a product for a 0-d operand).",
     "diagflat": "A 2-d tensor with the flattened input on its diagonal (offset: above or below).",
