@@ -53,6 +53,11 @@ CASES = [
     (MY, "torch.linalg.solve_triangular(torch.triu(x), y.T, upper=True, left=False)", ("x", "y")),
     # (PyTorch's cholesky_inverse tangent is the derivative for diagonal or symmetric tangents only: docs/numerics.md)
     (M, "torch.cholesky_inverse(torch.diag(torch.diagonal(x)).abs() + torch.eye(3, dtype=torch.float64))"),
+    (M, "torch.linalg.slogdet(x).logabsdet"), (MB, "torch.slogdet(x)[1]"), (MT, "torch.linalg.slogdet(x)[1]"),
+    (M, "torch.linalg.slogdet(x).sign + x"), (M, "torch.logdet(x @ x.T)"),
+    (M, "torch.linalg.matrix_power(x, 5)"), (M, "torch.linalg.matrix_power(x, -2)"), (MB, "torch.matrix_power(x, 0) + x"),
+    (MY, "torch.linalg.multi_dot([y.T, x, x, y])", ("x", "y")),
+    (M, "torch.linalg.matrix_exp(x)"), (M, "torch.matrix_exp(x * 0.01)"), (MB, "x.matrix_exp()"),
     (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
     (V, "torch.diag_embed(x)"),
     (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),

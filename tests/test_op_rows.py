@@ -110,6 +110,10 @@ EXTRA = [
     "L = torch.linalg.cholesky(A)\n"
     "(L.sum() + A.cholesky().sum() + torch.linalg.solve_triangular(L, A, upper=False).sum()\n"
     " + torch.cholesky_inverse(L).sum()).backward()",
+    # the log-determinant's two outputs, the matrix exponential
+    "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
+    "sign, logabsdet = torch.linalg.slogdet(A)\n"
+    "(logabsdet + torch.logdet(A) + torch.linalg.matrix_exp(A).sum()).backward()",
 ]
 
 

@@ -108,6 +108,23 @@ CHECKS = {
                    (lambda a, b: ops.linalg.solve(a, b), (invertible(2, 2, 2), any_(2))),
                    (lambda a, b: ops.linalg.solve(a, b, left=False), (invertible(2, 2), any_(3, 2)))],
     linalg.INV: [(lambda a: a.inverse(), (invertible(3, 3),)), (lambda a: ops.inverse(a), (invertible(2, 2, 2),))],
+    # logabsdet through the node's second output (the sign's gradient is ignored, as PyTorch ignores it), and
+    # logdet's where over it; the matrix powers and chains are compositions of mm, inv, clone and copy
+    # matrix_exp at each degree of its polynomial (by the norm: 1e-9 is degree 1 in float64, ..., 3 is degree 18
+    # after scaling and squaring) and for a batch (always degree 18)
+    linalg.MATRIX_EXP: [(lambda a: ops.matrix_exp(a * 1e-9), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 1e-5), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.01), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.05), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.2), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 2.0), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a).sum(0), (any_(2, 3, 3),))],
+    linalg.SLOGDET: [(lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
+                     (lambda a: ops.linalg.slogdet(a.mT)[1] * 2, (invertible(2, 3, 3),)),
+                     (lambda a: ops.logdet(a @ a.mT), (invertible(3, 3),)),
+                     (lambda a: ops.matrix_power(a, 5) + ops.matrix_power(a, -2) + ops.matrix_power(a, 0),
+                      (invertible(3, 3),)),
+                     (lambda a, b, c: ops.linalg.multi_dot([a, b, c, a.mT]), (any_(2, 3), any_(3, 4), any_(4, 3)))],
     # cholesky reads one triangle and its gradient is symmetric: checked through A = a a^T, as PyTorch checks it
     linalg.CHOLESKY: [(lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
                       (lambda a: ops.linalg.cholesky(a @ a.mT, upper=True), (invertible(2, 3, 3),))],
@@ -179,6 +196,12 @@ SECOND = [
     ("det", lambda a: a.det(), (invertible(3, 3),)),
     ("det_batched", lambda a: a.det(), (invertible(2, 2, 2),)),
     ("inverse", lambda a: a.inverse(), (invertible(3, 3),)),
+    ("slogdet", lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
+    ("matrix_exp", lambda a: ops.matrix_exp(a), (any_(3, 3),)),
+    ("matrix_exp_batched", lambda a: ops.matrix_exp(a * 0.1), (any_(2, 3, 3),)),
+    ("logdet_batched", lambda a: ops.logdet(a @ a.mT), (invertible(2, 3, 3),)),
+    ("matrix_power", lambda a: ops.matrix_power(a, 6) + ops.matrix_power(a, -3), (invertible(3, 3),)),
+    ("multi_dot", lambda a, b: ops.linalg.multi_dot([a, b, a, b]), (any_(2, 3), any_(3, 2))),
     ("solve", lambda a, b: ops.linalg.solve(a, b), (invertible(3, 3), any_(3))),
     ("cholesky", lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
     ("cholesky_upper", lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 3, 3),)),

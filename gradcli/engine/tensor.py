@@ -1628,6 +1628,18 @@ class Tensor:
     def cholesky(self, upper=False):
         return ops.cholesky_legacy(self, upper)
 
+    def matrix_power(self, n):
+        return ops.matrix_power(self, n)
+
+    def matrix_exp(self):
+        return ops.matrix_exp(self)
+
+    def slogdet(self):
+        return ops.slogdet(self, "slogdet")
+
+    def logdet(self):
+        return ops.logdet(self)
+
     def cholesky_inverse(self, upper=False):
         return ops.cholesky_inverse(self, upper)
 

@@ -486,6 +486,13 @@ _WHAT = {
     "cholesky": "The Cholesky factor L (lower, or upper=True: U) of a symmetric positive-definite matrix, A = L L^T.",
     "cholesky_inverse": "The inverse of L L^T (upper=True: U^T U) from its triangular Cholesky factor.",
     "solve_triangular": "The solution X of A X = B (left=False: X A = B) for triangular A (upper= says which triangle).",
+    "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",
+    "multi_dot": "The product of a list of matrices, multiplied in the cheapest order (a first or last 1-d tensor "
+                 "as a vector).",
+    "chain_matmul": "The product of the given matrices (deprecated: torch.linalg.multi_dot).",
+    "slogdet": "The sign and the log of the absolute value of a square matrix's determinant (sign, logabsdet).",
+    "matrix_exp": "The matrix exponential of a square matrix, sum over k of A^k / k!.",
+    "logdet": "The log of a square matrix's determinant (nan where it is negative).",
     "trace": "The sum of a matrix's diagonal.",
     "addmm": "beta * input + alpha * (mat1 @ mat2), the input broadcast to the product (F.linear's kernel).",
     "addmv": "beta * input + alpha * (mat @ vec).",
@@ -786,7 +793,8 @@ _MODULES = {
                 "and losses; the functional and init modules.",
     "torch.nn.init": "Initialisers drawing from PyTorch's random streams: uniform_, normal_, xavier_*, kaiming_*, ...",
     "torch.nn.functional": "Activations, losses and other functions used in neural networks.",
-    "torch.linalg": "Linear algebra: norms, determinants, inverses, solving, Cholesky factors.",
+    "torch.linalg": "Linear algebra: norms, determinants and their logs, inverses, solving, Cholesky factors, matrix "
+                    "powers, products and exponentials.",
     "torch.random": "The random generator's seed and state.",
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",

@@ -1,4 +1,5 @@
-"""Linear algebra: matrix products (matmul and its cases, einsum), det, inverse, trace, diagonals."""
+"""Linear algebra: matrix products (matmul and its cases, einsum), det, inverse, solves, Cholesky factors, matrix
+powers and chains, log-determinants, the matrix exponential, trace, diagonals."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from gradcli.engine import budget, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
+from gradcli.engine.recording import Op, Out, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.autograd import OutputGrads
 
 
 class LinAlgError(RuntimeError):
@@ -1099,20 +1101,31 @@ def _swap_rows(x: np.ndarray, j: int, p: np.ndarray) -> None:
     x[batch, p] = row_j
 
 
-def _det_factors(x: np.ndarray):
-    """PyTorch's det: the LU of A^T when A is row-major (det(A^T) = det(A)), else of A; det is the
-    sign of the row permutation times the product of U's diagonal."""
+def _det_lu(x: np.ndarray):
+    """PyTorch's det's LU: of A^T when A is row-major (det(A^T) = det(A)), else of A; with the sign of its row
+    permutation and whether it factored A^T."""
     use_transpose = bool(x.flags.c_contiguous)
     lu, pivots, _ = lu_factor(np.swapaxes(x, -1, -2) if use_transpose else x)
-    d = np.diagonal(lu, 0, -2, -1)
-    prod = np.ones(x.shape[:-2], dtype=x.dtype)
+    swaps = (pivots != np.arange(pivots.shape[-1])).sum(-1)
+    parity = np.where(swaps % 2 == 1, x.dtype.type(-1), x.dtype.type(1))
+    return lu, pivots, parity, use_transpose
+
+
+def _diagonal_product(d: np.ndarray, dtype) -> np.ndarray:
+    """The product of the last dim's elements, in order from the first (ones where it is empty)."""
+    prod = np.ones(d.shape[:-1], dtype=dtype)
     if d.shape[-1]:
         prod = d[..., 0].copy()
         for k in range(1, d.shape[-1]):
             prod = prod * d[..., k]
-    swaps = (pivots != np.arange(pivots.shape[-1])).sum(-1)
-    sign = np.where(swaps % 2 == 1, x.dtype.type(-1), x.dtype.type(1))
-    return np.asarray(sign * prod, dtype=x.dtype), lu, pivots, use_transpose
+    return prod
+
+
+def _det_factors(x: np.ndarray):
+    """PyTorch's det: the sign of the row permutation times the product of U's diagonal, with the LU."""
+    lu, pivots, parity, use_transpose = _det_lu(x)
+    prod = _diagonal_product(np.diagonal(lu, 0, -2, -1), x.dtype)
+    return np.asarray(parity * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
 def _no_half_lu() -> NotImplementedError:
@@ -1874,3 +1887,408 @@ def _word(x: np.ndarray) -> str:
 
 def _cxx(x: np.ndarray) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half"}[x.dtype.name]
+
+
+# ------------------------------------------------------------------------------------ matrix powers, chains
+# matrix_power, multi_dot and chain_matmul are compositions in PyTorch (C++ CompositeImplicitAutograd),
+# built here from the same ops in the same order, so their grad_fn chains and bits are PyTorch's.
+
+def _int_arg(value, fn: str, name: str, position: int) -> int:
+    if value.__class__ is not int and not isinstance(value, np.integer):
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type_name(value)}")
+    return int(value)
+
+
+def matrix_power(A: Tensor, n) -> Tensor:
+    """torch.linalg.matrix_power: the identity copied into a clone for n = 0, a clone for n = 1; else A (its
+    inverse for n < 0) multiplied by matmul: A A, (A A) A, then square-and-multiply over n's bits from the
+    lowest (result @ z where a bit is set, z @ z at each step)."""
+    _tensor_arg(A, "linalg_matrix_power", "input", 1)
+    n = _int_arg(n, "linalg_matrix_power", "n", 2)
+    x = _square(A, "linalg.matrix_power", floats=False)
+    if n == 0:
+        eye = Tensor(np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
+        return elementwise.copy(arith.contiguous_clone(A), eye)
+    if n == 1:
+        return arith.contiguous_clone(A)
+    if n < 0:
+        A, n = inverse(A), -n
+    if n == 2:
+        return matmul(A, A)
+    if n == 3:
+        return matmul(matmul(A, A), A)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def multi_dot(tensors) -> Tensor:
+    """torch.linalg.multi_dot: a first 1-D tensor as a row, a last as a column (unsqueezed), the chain
+    multiplied with mm in the cheapest order (PyTorch's cost comparison for three, (A B) C on a tie; its
+    dynamic programme for more, the first split winning a tie), viewed as the result's shape (ViewBackward0)."""
+    tensors = shape._tensor_list(tensors, "linalg_multi_dot")
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    chain, out_shape = list(tensors), []
+    first, last = tensors[0]._a.ndim, tensors[-1]._a.ndim
+    if first == 1:
+        chain[0] = shape.unsqueeze(tensors[0], 0)
+    elif first == 2:
+        out_shape.append(tensors[0]._a.shape[0])
+    else:
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first}D")
+    if last == 1:
+        chain[-1] = shape.unsqueeze(tensors[-1], -1)
+    elif last == 2:
+        out_shape.append(tensors[-1]._a.shape[1])
+    else:
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last}D")
+    for i in range(1, n - 1):
+        if tensors[i]._a.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i]._a.ndim}D")
+    dtype = chain[0]._a.dtype
+    for i in range(1, n):
+        if chain[i]._a.dtype != dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{cxx_type(dtype)} and tensor {i} {cxx_type(chain[i]._a.dtype)}")
+        if chain[i - 1]._a.shape[-1] != chain[i]._a.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {_size_list(tensors[i - 1]._a.shape)}"
+                               f" and {_size_list(tensors[i]._a.shape)} cannot be multiplied")
+    if n == 2:
+        out = mm(chain[0], chain[1])
+    elif n == 3:
+        a, b = chain[0]._a.shape
+        c, d = chain[2]._a.shape[0], chain[2]._a.shape[1]
+        if b * d * (a + c) < a * c * (b + d):       # A (B C) only when strictly cheaper
+            out = mm(chain[0], mm(chain[1], chain[2]))
+        else:
+            out = mm(mm(chain[0], chain[1]), chain[2])
+    else:
+        out = _chain_product(chain, _chain_order(chain), 0, n - 1)
+    return shape.view(out, *out_shape)
+
+
+def _chain_order(chain: list) -> list:
+    """The matrix-chain dynamic programme: split[i][j], where the product of chain[i..j] is cut."""
+    n = len(chain)
+    p = [chain[0]._a.shape[0]] + [t._a.shape[1] for t in chain]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain_product(chain: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return chain[i]
+    k = split[i][j]
+    return mm(_chain_product(chain, split, i, k), _chain_product(chain, split, k + 1, j))
+
+
+_CHAIN_MATMUL_DEPRECATED = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
+    "instead, which accepts a list of two or more tensors rather than multiple parameters. (Triggered internally "
+    "at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1102.)")
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """torch.chain_matmul (deprecated, warned once per process): multi_dot of two or more matrices, a clone of one."""
+    for i, t in enumerate(matrices):
+        if t.__class__ is not Tensor:
+            from gradcli.engine.signatures import type_name
+            raise TypeError(f"chain_matmul(): argument 'matrices' (position 1) must be tuple of Tensors, not "
+                            f"{type_name(t)}")
+    STATE.warn_once("torch.chain_matmul", "UserWarning", _CHAIN_MATMUL_DEPRECATED)
+    for t in matrices:
+        if t._a.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t._a.ndim}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return arith.clone(matrices[0])
+    return multi_dot(list(matrices))
+
+
+# ------------------------------------------------------------------------------------------ slogdet, logdet
+
+def _slogdet_grads(F, g, A, LU, pivots, sign, transposed):
+    """slogdet_backward: the sign's gradient is ignored (real input); logabsdet's is g A^-T, solved with the
+    forward's LU (a zero pivot gives infinities, as LAPACK's solve does), or, under create_graph, as
+    linalg.solve(A^T, diag_embed(g))."""
+    g = g.grads[1] if g.__class__ is OutputGrads else None
+    if g is None:
+        return None
+    if F.tensors:
+        n = A._a.shape[-1]
+        d = diag_embed(shape.expand(shape.unsqueeze(g, -1), *(g._a.shape + (n,))))
+        return solve(shape.transpose(A, -2, -1), d)
+    rhs = np.zeros(A.shape, dtype=A.dtype)
+    diagonal_view(rhs, 0, -2, -1)[...] = np.asarray(g)[..., None]
+    with np.errstate(all="ignore"):
+        return _lu_solve(LU, np.asarray(pivots, np.int64) - 1, rhs, adjoint=not transposed)
+
+
+def _slogdet_jvp(F, ts, xs, result, output, LU, pivots, transposed):
+    """slogdet_jvp: the sign's tangent is zeros; logabsdet's is trace(A^-1 A_t), solved with the forward's LU."""
+    if output == 0:
+        return Tensor(np.zeros_like(result._a))
+    A = xs[0]._a
+    dA = np.broadcast_to(ts[0]._a, A.shape)
+    with np.errstate(all="ignore"):
+        solved = Tensor(np.ascontiguousarray(_lu_solve(LU, np.asarray(pivots, np.int64) - 1, dA, adjoint=transposed)))
+    return reduce.reduce_sum(diagonal(solved, 0, -2, -1), -1)
+
+
+# fmt: off
+SLOGDET = Op("LinalgSlogdetBackward0", None, ("A", "LU", "pivots", "sign", "transposed"), (_slogdet_grads,),
+             inputs=("A",), quiet=True, jvp=_slogdet_jvp)
+# fmt: on
+
+
+def _check_lapack_float(x: np.ndarray, fn: str) -> None:
+    """checkFloatingOrComplex without low precision: PyTorch's words for an integer or a half tensor."""
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+
+
+def slogdet(A: Tensor, _name: str = "linalg_slogdet") -> tuple:
+    """torch.linalg.slogdet (and torch.slogdet, `_name` its result's kind): the sign of det(A) and log|det(A)|
+    from det's LU (of A^T when A is row-major): the product of the signs of U's diagonal times the
+    permutation's sign, and the sum of the logs of its magnitudes. One node, two outputs."""
+    x = _square(A, "linalg.slogdet", floats=False)
+    _check_lapack_float(x, "linalg.slogdet")
+    lu, pivots, parity, transposed = _det_lu(x)
+    d = np.diagonal(lu, 0, -2, -1)
+    signs = np.where(np.isnan(d), x.dtype.type(0), np.sign(d))       # (PyTorch's sgn of NaN is 0)
+    sign = np.asarray(_diagonal_product(signs, x.dtype) * parity, dtype=x.dtype)
+    with np.errstate(divide="ignore"):
+        logs = elementary.log(np.abs(d))
+    logabsdet = np.asarray(sum_array(logs, (logs.ndim - 1,), False), dtype=x.dtype)
+    pivots32 = (pivots + 1).astype(np.int32)
+    return _outputs(SLOGDET, _name, (sign, logabsdet), A, (lu, pivots32, transposed))
+
+
+def _outputs(op: Op, kind: str, outs: tuple, a: Tensor, args: tuple) -> tuple:
+    """The results of a one-input node with several outputs, as torch.return_types.<kind>: one node when grad
+    mode records and `a` requires grad; it saves `a`, the forward's `args` and its first result where the row's
+    names put it (`sign`); each result's tangent in forward mode."""
+    results = tuple(Tensor(o) for o in outs)
+    if STATE.recording and a.requires_grad:
+        at = op.saves.index("sign") - 1
+        reduce.record_outputs(op, results, a, (a, *args[:at], Out(outs[0]), *args[at:]), True)
+    if STATE.fw_level is not None:
+        for k, r in enumerate(results):
+            forward.propagate(op, r, (a,), (k, *args))
+    return reduce.ReturnTypes(kind, *results)
+
+
+def logdet(A: Tensor) -> Tensor:
+    """torch.logdet: slogdet's logabsdet, NaN where the sign is -1 (WhereBackward0)."""
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("logdet: The input tensor A must have at least 2 dimensions.")
+    _square(A, "logdet", floats=False)
+    _check_lapack_float(x, "logdet")
+    sign, logabsdet = slogdet(A)
+    return elementwise.where(arith.compare(np.equal, sign, -1.0), float("nan"), logabsdet)
+
+
+# ------------------------------------------------------------------------------------------------ matrix_exp
+# PyTorch's mexp (Bader, Blanes and Casas 2019): a Taylor polynomial of degree 1, 2, 4, 8 or 12 chosen by
+# the 1-norm of a single matrix, else degree 18 after scaling by 2^-s and squaring s times (always for a
+# batch of several). Each step is the same array operation in the same order as PyTorch's: the powers by
+# matprod (its products), the linear combinations as its kernel sums them (term by term from zero, unfused), the sums over the powers by PyTorch's sum. The choice depends on the norm alone, so the
+# result is reproducible; float16 is refused (PyTorch reads its coefficients there as the wrong type).
+
+_MEXP_THETAS = {np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                                       5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
+                np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                                       4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00)}
+_T12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+        (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
+        (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
+        (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359))
+_T18 = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.),
+        (0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+         -6.37898194594723280150e-04),
+        (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+         -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+        (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+         2.95552570429315521194e-02, -1.39180257516060693404e-05),
+        (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
+
+
+def _mexp_powers(a: np.ndarray, count: int) -> list:
+    """The first `count` of I, A, A^2, A^3 = A A^2, A^6 = A^3 A^3."""
+    powers = [np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(), a]
+    if count > 2:
+        powers.append(matprod(a, a))
+    if count > 3:
+        powers.append(matprod(a, powers[2]))
+    if count > 4:
+        powers.append(matprod(powers[3], powers[3]))
+    return powers
+
+
+def _mexp_combination(powers: list, coefficients) -> np.ndarray:
+    """sum_j c_j P_j as PyTorch's kernel computes it: out += P_j * c_j from zero, c_j in the dtype."""
+    t = powers[0].dtype.type
+    out = np.zeros_like(powers[0])
+    for p, c in zip(powers, coefficients):
+        out = out + p * t(c)
+    return out
+
+
+def _mexp_sum(powers: list) -> np.ndarray:
+    return np.asarray(sum_array(np.stack(powers), (0,), False), dtype=powers[0].dtype)
+
+
+def _mexp_t1(a):
+    return _mexp_sum(_mexp_powers(a, 2))
+
+
+def _mexp_t2(a):
+    powers = _mexp_powers(a, 3)
+    powers[2] = powers[2] / powers[2].dtype.type(2)
+    return _mexp_sum(powers)
+
+
+def _mexp_t4(a):
+    powers = _mexp_powers(a, 3)
+    powers.append(matprod(powers[2], _mexp_combination(powers, (1 / 2.0, 1 / 6.0, 1 / 24.0))))
+    return _mexp_combination(powers, (1.0, 1.0, 0.0, 1.0))
+
+
+def _mexp_t8(a):
+    t = a.dtype.type
+    sqrt_177 = t(0.1330413469565007072504e+2)
+    x3 = t(2. / 3.)
+    # each constant a double expression of the dtype's sqrt_177 and x3, rounded to the dtype
+    x1 = t(float(x3) * ((1. + float(sqrt_177)) / 88.))
+    x2 = t(float(x3) * ((1. + float(sqrt_177)) / 352.))
+    x4 = t((-271. + 29. * float(sqrt_177)) / (315. * float(x3)))
+    x5 = t((-11. + 11. * float(sqrt_177)) / (1260. * float(x3)))
+    x6 = t((-99. + 11. * float(sqrt_177)) / (5040. * float(x3)))
+    x7 = t((89. - float(sqrt_177)) / (5040. * float(x3)))
+    y2 = t((857. - 58. * float(sqrt_177)) / 630.)
+    powers = _mexp_powers(a, 3)
+    powers.append(matprod(powers[2], _mexp_combination(powers[1:3], (x1, x2))))
+    powers.append(matprod(_mexp_combination(powers[2:4], (x3, 1.0)), _mexp_combination(powers[0:4], (x4, x5, x6, x7))))
+    return _mexp_combination(powers, (1.0, 1.0, y2, 0.0, 1.0))
+
+
+def _mexp_t12(a):
+    powers = _mexp_powers(a, 4)
+    b = [_mexp_combination(powers, row) for row in _T12]
+    b[2] = b[2] + matprod(b[3], b[3])
+    b[1] = b[1] + b[2]
+    return b[0] + matprod(b[1], b[2])
+
+
+def _mexp_t18(a):
+    powers = _mexp_powers(a, 5)
+    b = [_mexp_combination(powers, row) for row in _T18]
+    b[3] = b[3] + matprod(b[0], b[4])
+    b[2] = b[2] + b[3]
+    return b[1] + matprod(b[2], b[3])
+
+
+def _mexp_scale_square(a: np.ndarray, norm: np.ndarray, theta) -> np.ndarray:
+    """Degree 18 of A 2^-s, squared s times, s = ceil(log2(norm / theta)) clamped at 0 (NaN where s is not
+    finite, which PyTorch's int64 conversion of it leaves meaningless)."""
+    t = a.dtype.type
+    with np.errstate(all="ignore"):
+        s = np.maximum(np.ceil(np.log2(norm / t(theta))), t(0))
+        finite = np.isfinite(s)
+        s = np.where(finite, s, 0)
+        scaled = a * np.power(t(2), -s)[:, None, None]
+        out = _mexp_t18(scaled)
+    for i in range(out.shape[0]):
+        if not finite[i]:
+            out[i] = np.nan
+            continue
+        m = out[i]
+        for _ in range(int(s[i])):
+            m = matprod(m, m)
+        out[i] = m
+    return out
+
+
+def matrix_exp_array(x: np.ndarray) -> np.ndarray:
+    """exp of each square matrix of a batch, as PyTorch's linalg_matrix_exp computes it."""
+    n = x.shape[-1]
+    if n == 0:
+        return x.copy()
+    if n == 1:
+        return elementary.exp(x)
+    a = np.ascontiguousarray(x).reshape((-1, n, n))
+    thetas = _MEXP_THETAS[a.dtype]
+    t = a.dtype.type
+    norm = np.asarray(sum_array(np.abs(a), (1,), False), dtype=a.dtype).max(-1)
+    if a.shape[0] > 1:
+        return _mexp_scale_square(a, norm, thetas[-1]).reshape(x.shape)
+    out = np.full(a.shape, np.nan, dtype=a.dtype)
+    degrees = (_mexp_t1, _mexp_t2, _mexp_t4, _mexp_t8, _mexp_t12)
+    with np.errstate(invalid="ignore"):
+        for i, compute in enumerate(degrees):
+            lower = t(-1) if i == 0 else t(thetas[i - 1])
+            chosen = np.flatnonzero((lower < norm) & (norm <= t(thetas[i])))
+            if chosen.size:
+                out[chosen] = compute(a[chosen])
+        large = np.flatnonzero(norm >= t(thetas[-2]))
+    if large.size:
+        out[large] = _mexp_scale_square(a[large], norm[large], thetas[-1])
+    return out.reshape(x.shape)
+
+
+def _matrix_exp_differential(F, A, E, adjoint: bool):
+    """PyTorch's linalg_matrix_exp_differential: exp of the block matrix [[B, E], [0, B]] (B = A^T for the
+    adjoint, A otherwise), its top-right block. Recorded (create_graph, tangents) as PyTorch builds it: zeros,
+    the three blocks copied into narrowed views, matrix_exp, two narrows."""
+    if not F.tensors:
+        B = np.swapaxes(A, -1, -2) if adjoint else A
+        n = B.shape[-1]
+        meta = np.zeros(B.shape[:-2] + (2 * n, 2 * n), dtype=E.dtype)
+        meta[..., :n, :n] = B
+        meta[..., n:, n:] = B
+        meta[..., :n, n:] = E
+        return np.ascontiguousarray(matrix_exp_array(meta)[..., :n, n:])
+    B = shape.transpose(A, -2, -1) if adjoint else A
+    n = B._a.shape[-1]
+    meta = Tensor(np.zeros(B._a.shape[:-2] + (2 * n, 2 * n), dtype=E._a.dtype))
+    for rows, cols, block in ((0, 0, B), (n, n, B), (0, n, E)):
+        meta.narrow(-2, rows, n).narrow(-1, cols, n).copy_(block)
+    return matrix_exp(meta).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+# fmt: off
+MATRIX_EXP = Op("LinalgMatrixExpBackward0", None, ("self",),
+                (lambda F, g, self: _matrix_exp_differential(F, self, g, True),), quiet=True,
+                jvp=lambda F, ts, xs, result: _matrix_exp_differential(F, xs[0], ts[0], False))
+# fmt: on
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """torch.linalg.matrix_exp, torch.matrix_exp, Tensor.matrix_exp (LinalgMatrixExpBackward0)."""
+    _tensor_arg(A, "linalg_matrix_exp", "input", 1)
+    x = _square(A, "linalg.matrix_exp")
+    if x.dtype == np.float16:
+        raise NotImplementedError("gradcli does not implement torch.linalg.matrix_exp for float16 tensors "
+                                  "(PyTorch 2.13 reads its float64 coefficients as half there)")
+    budget.check_tensor(x.shape, 6 * x.itemsize)        # the powers and combinations it keeps
+    return apply(MATRIX_EXP, np.ascontiguousarray(matrix_exp_array(x)), (A,))
