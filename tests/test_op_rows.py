@@ -113,7 +113,9 @@ EXTRA = [
     # the log-determinant's two outputs, the matrix exponential
     "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
     "sign, logabsdet = torch.linalg.slogdet(A)\n"
-    "(logabsdet + torch.logdet(A) + torch.linalg.matrix_exp(A).sum()).backward()",
+    "(logabsdet + torch.logdet(A) + torch.linalg.matrix_exp(A).sum()).backward()\n"
+    "U, S, Vh = torch.linalg.svd(A)\n"
+    "((U @ Vh).sum() + S.sum()).backward()",
 ]
 
 

@@ -36,6 +36,12 @@ def _second(f, a):
     return g
 
 
+def _svd_invariants(r, k=None):
+    """Functions of an SVD its singular vectors' signs do not change (k: the columns of U, rows of Vh paired)."""
+    U, S, Vh = (r.U, r.S, r.Vh) if k is None else (r.U[..., :k], r.S, r.Vh[..., :k, :])
+    return (U @ Vh) * 2 + U.abs().sum() + (U @ U.mT).sum() * S.sum() + (U * S.unsqueeze(-2)) @ Vh
+
+
 def _sum_of(outputs):
     total = outputs[0] * 1.0
     for k, t in enumerate(outputs[1:], 2):
@@ -119,6 +125,15 @@ CHECKS = {
                         (lambda a: ops.matrix_exp(a * 0.2), (any_(3, 3),)),
                         (lambda a: ops.matrix_exp(a * 2.0), (any_(3, 3),)),
                         (lambda a: ops.matrix_exp(a).sum(0), (any_(2, 3, 3),))],
+    # svd through quantities its singular vectors' signs (LAPACK's choice) do not change: S, U Vh, U diag(S) Vh,
+    # |U|, the projection U U^T; tall, wide, square, full_matrices, batched, torch.svd's V
+    linalg.SVD: [(lambda a: ops.linalg.svdvals(a), (any_(4, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(4, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(3, 5),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a)), (any_(3, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a), 4), (any_(5, 4),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(2, 3, 2),)),
+                 (lambda a: (lambda r: r.U @ r.V.mT * r.S.sum())(a.svd()), (any_(3, 4),))],
     linalg.SLOGDET: [(lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
                      (lambda a: ops.linalg.slogdet(a.mT)[1] * 2, (invertible(2, 3, 3),)),
                      (lambda a: ops.logdet(a @ a.mT), (invertible(3, 3),)),
@@ -198,6 +213,8 @@ SECOND = [
     ("inverse", lambda a: a.inverse(), (invertible(3, 3),)),
     ("slogdet", lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
     ("matrix_exp", lambda a: ops.matrix_exp(a), (any_(3, 3),)),
+    ("svdvals", lambda a: ops.linalg.svdvals(a), (any_(4, 3),)),
+    ("svd", lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(3, 4),)),
     ("matrix_exp_batched", lambda a: ops.matrix_exp(a * 0.1), (any_(2, 3, 3),)),
     ("logdet_batched", lambda a: ops.logdet(a @ a.mT), (invertible(2, 3, 3),)),
     ("matrix_power", lambda a: ops.matrix_power(a, 6) + ops.matrix_power(a, -3), (invertible(3, 3),)),

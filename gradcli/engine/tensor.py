@@ -1631,6 +1631,9 @@ class Tensor:
     def matrix_power(self, n):
         return ops.matrix_power(self, n)
 
+    def svd(self, some=True, compute_uv=True):
+        return ops.svd_legacy(self, some, compute_uv)
+
     def matrix_exp(self):
         return ops.matrix_exp(self)
 

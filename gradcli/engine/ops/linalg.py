@@ -12,7 +12,7 @@ from gradcli.engine.ops import arith, elementwise, reduce, shape
 from gradcli.engine.recording import Op, Out, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
-from gradcli.engine.autograd import OutputGrads
+from gradcli.engine.autograd import Node, OutputGrads, OutputSlot
 
 
 class LinAlgError(RuntimeError):
@@ -2080,21 +2080,25 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet") -> tuple:
         logs = elementary.log(np.abs(d))
     logabsdet = np.asarray(sum_array(logs, (logs.ndim - 1,), False), dtype=x.dtype)
     pivots32 = (pivots + 1).astype(np.int32)
-    return _outputs(SLOGDET, _name, (sign, logabsdet), A, (lu, pivots32, transposed))
+    return _outputs(SLOGDET, _name, (sign, logabsdet), A, {"LU": lu, "pivots": pivots32, "transposed": transposed},
+                    ("sign", "logabsdet"))
 
 
-def _outputs(op: Op, kind: str, outs: tuple, a: Tensor, args: tuple) -> tuple:
-    """The results of a one-input node with several outputs, as torch.return_types.<kind>: one node when grad
-    mode records and `a` requires grad; it saves `a`, the forward's `args` and its first result where the row's
-    names put it (`sign`); each result's tangent in forward mode."""
+def _outputs(op: Op, kind: str, outs: tuple, a: Tensor, args: dict, fields: tuple) -> tuple:
+    """The results of a one-input node with several outputs, as torch.return_types.<kind> (or the tuple of them
+    when `kind` is None): one node when grad mode records and `a` requires grad, saving by the row's names `a`,
+    the results named in `fields` (version-checked) and the forward's other values in `args`; each result's
+    tangent in forward mode (the row's jvp receives the output's number, then `args` in the row's order)."""
     results = tuple(Tensor(o) for o in outs)
+    rest = tuple(args[name] for name in op.saves if name not in fields and name not in op.inputs)
     if STATE.recording and a.requires_grad:
-        at = op.saves.index("sign") - 1
-        reduce.record_outputs(op, results, a, (a, *args[:at], Out(outs[0]), *args[at:]), True)
+        saved = tuple(a if name in op.inputs else Out(outs[fields.index(name)]) if name in fields else args[name]
+                      for name in op.saves)
+        reduce.record_outputs(op, results, a, saved, tuple(fields.index(n) for n in op.saves if n in fields))
     if STATE.fw_level is not None:
         for k, r in enumerate(results):
-            forward.propagate(op, r, (a,), (k, *args))
-    return reduce.ReturnTypes(kind, *results)
+            forward.propagate(op, r, (a,), (k, *rest))
+    return results if kind is None else reduce.ReturnTypes(kind, *results)
 
 
 def logdet(A: Tensor) -> Tensor:
@@ -2292,3 +2296,226 @@ def matrix_exp(A: Tensor) -> Tensor:
                                   "(PyTorch 2.13 reads its float64 coefficients as half there)")
     budget.check_tensor(x.shape, 6 * x.itemsize)        # the powers and combinations it keeps
     return apply(MATRIX_EXP, np.ascontiguousarray(matrix_exp_array(x)), (A,))
+
+
+# ------------------------------------------------------------------------------------------------------ svd
+# PyTorch's SVD is LAPACK's gesdd (MKL): its singular values are correct to rounding, and its singular vectors
+# are unique only up to the sign of each pair (u_i, v_i), which MKL chooses. gradcli computes the SVD in float64
+# (numpy's LAPACK) and rounds once: the singular values are as accurate as LAPACK's, and U S Vh, U^T U, the
+# projections U U^T agree with PyTorch's; the signs of the vectors are numpy's LAPACK's, the same as PyTorch's for
+# about 70% of random matrices (docs/numerics.md).
+
+class _SvdMath:
+    """The products and transposes of svd_backward/svd_jvp, on arrays (matprod) or recorded tensors."""
+
+    def __init__(self, tensors: bool):
+        self.tensors = tensors
+
+    def mm(self, x, y):
+        return matmul(x, y) if self.tensors else matprod(x, y)
+
+    def mT(self, x):
+        return shape.transpose(x, -2, -1) if self.tensors else np.swapaxes(x, -1, -2)
+
+    def row(self, s):       # s.unsqueeze(-2)
+        return shape.unsqueeze(s, -2) if self.tensors else s[..., None, :]
+
+    def col(self, s):       # s.unsqueeze(-1)
+        return shape.unsqueeze(s, -1) if self.tensors else s[..., :, None]
+
+    def diag_embed(self, s):
+        return diag_embed(s) if self.tensors else _embedded(s, 0, s.ndim - 1, s.ndim)
+
+    def narrow(self, x, dim, length):
+        return shape.narrow(x, dim, 0, length) if self.tensors else (x[..., :length] if dim == -1 else x[..., :length, :])
+
+    def gap(self, S):
+        """E: S_j^2 - S_i^2, ones on the diagonal."""
+        S2 = S * S
+        E = self.row(S2) - self.col(S2)
+        n = (S._a if self.tensors else S).shape[-1]
+        eye = np.eye(n, dtype=bool)
+        if self.tensors:
+            return elementwise.where(Tensor(eye), 1.0, E)
+        return np.where(eye, S.dtype.type(1), E)
+
+
+def _svd_backward(F, g, full_matrices, U, S, Vh, S_sym_argsize_minus_1):
+    """PyTorch's svd_backward (real case): gA = U [(skew(U^T gU) / E) S + S (skew(V^T gV) / E) + diag(gS)] V^T, plus
+    (I - U U^T) gU S^-1 V^T when m > n (U S^-1 gV^T (I - V V^T) when m < n); only U S V^T for gS alone. With
+    full_matrices, the first k columns of U (rows of Vh) and of their gradients."""
+    gU, gS, gVh = g.grads
+    M = _SvdMath(F.tensors)
+    if F.tensors:       # the saved results as outputs 0, 1, 2 of the node, so gradients reaching them meet there
+        U, S, Vh = (_as_output(t, k, 3) for k, t in enumerate((U, S, Vh)))
+    k = S_sym_argsize_minus_1
+    if full_matrices:
+        U, Vh = M.narrow(U, -1, k), M.narrow(Vh, -2, k)
+        gU = None if gU is None else M.narrow(gU, -1, k)
+        gVh = None if gVh is None else M.narrow(gVh, -2, k)
+    m = (U._a if F.tensors else U).shape[-2]
+    n = (Vh._a if F.tensors else Vh).shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return M.mm(U, M.col(gS) * Vh) if m >= n else M.mm(U * M.row(gS), Vh)
+    skew = lambda X: X - M.mT(X)
+    E = M.gap(S)
+    if gU is not None and gVh is not None:
+        ret = (skew(M.mm(M.mT(U), gU)) * M.row(S) + M.col(S) * skew(M.mm(Vh, M.mT(gVh)))) / E
+    elif gU is not None:
+        ret = (skew(M.mm(M.mT(U), gU)) / E) * M.row(S)
+    else:
+        ret = M.col(S) * (skew(M.mm(Vh, M.mT(gVh))) / E)
+    if gS is not None:
+        ret = ret + M.diag_embed(gS)
+    if m > n and gU is not None:
+        gA = M.mm(U, ret)
+        gUSinv = gU / M.row(S)
+        gA = gA + gUSinv - M.mm(U, M.mm(M.mT(U), gUSinv))
+        return M.mm(gA, Vh)
+    if m < n and gVh is not None:
+        gA = M.mm(ret, Vh)
+        SinvgVh = gVh / M.col(S)
+        gA = gA + SinvgVh - M.mm(M.mm(SinvgVh, M.mT(Vh)), Vh)
+        return M.mm(U, gA)
+    return M.mm(U, M.mm(ret, Vh)) if m >= n else M.mm(M.mm(U, ret), Vh)
+
+
+def _as_output(t: Tensor, index: int, count: int) -> Tensor:
+    """A saved result (a tensor whose grad_fn is its node) as output `index` of that node (an OutputSlot)."""
+    node = t.grad_fn
+    if node.__class__ is not Node:
+        return t
+    out = reduce._output_of(t)
+    out.grad_fn = OutputSlot(node, index, count)
+    return out
+
+
+def _svd_jvp(F, ts, xs, result, output, full_matrices, k):
+    """PyTorch's svd_jvp (real case): dP = U^T dA V, dS = diag(dP), dU = U (sym(dP S) / E) (+ (I - U U^T) dA V S^-1),
+    dVh = -(sym(S dP) / E) Vh (+ S^-1 U^T dA (I - V V^T)); zeros for the extra columns of full_matrices."""
+    M = _SvdMath(True)
+    node_out = result
+    dA = ts[0]
+    A = xs[0]
+    U, S, Vh = _svd_parts(A, full_matrices)
+    if full_matrices:
+        U, Vh = M.narrow(U, -1, k), M.narrow(Vh, -2, k)
+    m, n = A._a.shape[-2], A._a.shape[-1]
+    V = M.mT(Vh)
+    dP = M.mm(M.mT(U), M.mm(dA, V)) if m >= n else M.mm(M.mm(M.mT(U), dA), V)
+    dS = diagonal(dP, 0, -2, -1)
+    if output == 1:
+        return dS
+    dP = dP - M.diag_embed(dS)
+    E = M.gap(S)
+    sym = lambda X: X + M.mT(X)
+    if output == 0:
+        dU = M.mm(U, sym(dP * M.row(S)) / E)
+        if m > k:
+            dAVSinv = M.mm(dA, V / M.row(S))
+            dU = dU + dAVSinv - M.mm(U, M.mm(M.mT(U), dAVSinv))
+            if full_matrices:
+                dU = shape.cat([dU, Tensor(np.zeros(dU._a.shape[:-1] + (m - k,), dU._a.dtype))], -1)
+        return dU
+    dVh = -M.mm(sym(M.col(S) * dP) / E, Vh)
+    if n > k:
+        SinvUhdA = M.mm(M.mT(U) / M.col(S), dA)
+        dVh = dVh + SinvUhdA - M.mm(M.mm(SinvUhdA, V), Vh)
+        if full_matrices:
+            dVh = shape.cat([dVh, Tensor(np.zeros(dVh._a.shape[:-2] + (n - k, n), dVh._a.dtype))], -2)
+    return dVh
+
+
+def _svd_parts(A: Tensor, full_matrices: bool) -> tuple:
+    """U, S, Vh of a tensor's values (no node), for the tangent formulas."""
+    u, s, vh = svd_arrays(A._a, full_matrices)
+    return Tensor(u), Tensor(s), Tensor(vh)
+
+
+# fmt: off
+SVD = Op("LinalgSvdBackward0", None, ("full_matrices", "U", "S", "Vh", "S_sym_argsize_minus_1"), (_svd_backward,),
+         inputs=("A",), saves_tensors=True, quiet=True, jvp=_svd_jvp)
+# fmt: on
+
+
+def svd_arrays(x: np.ndarray, full_matrices: bool) -> tuple:
+    """U, S, Vh of each matrix of a batch: numpy's LAPACK in float64, rounded once; U and Vh column-major as
+    LAPACK writes them. An empty matrix has no singular values (U and Vh identities with full_matrices)."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    if k == 0:
+        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=x.dtype), batch + (m, m if full_matrices else 0))
+        vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=x.dtype), batch + (n if full_matrices else 0, n))
+        return _column_major(u.copy()), np.zeros(batch + (0,), x.dtype), _column_major(vh.copy())
+    if not np.isfinite(x).all():
+        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+    u, s, vh = np.linalg.svd(x.astype(np.float64), full_matrices=full_matrices)
+    return _column_major(u.astype(x.dtype)), np.ascontiguousarray(s.astype(x.dtype)), _column_major(vh.astype(x.dtype))
+
+
+def _svd_input(A: Tensor, fn: str) -> np.ndarray:
+    _tensor_arg(A, fn.replace(".", "_"), "A", 1)
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"linalg_svd_cpu\" not implemented for 'Half'")
+    budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
+    return x
+
+
+def svd(A: Tensor, full_matrices=True, *, driver=None) -> tuple:
+    """torch.linalg.svd: torch.return_types.linalg_svd(U, S, Vh), one LinalgSvdBackward0 node for the three."""
+    x = _svd_input(A, "linalg.svd")
+    full_matrices = _bool_arg(full_matrices, "full_matrices")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    u, s, vh = svd_arrays(x, full_matrices)
+    return _outputs(SVD, "linalg_svd", (u, s, vh), A, {"full_matrices": full_matrices,
+                    "S_sym_argsize_minus_1": s.shape[-1]}, ("U", "S", "Vh"))
+
+
+def svdvals(A: Tensor, *, driver=None) -> Tensor:
+    """torch.linalg.svdvals: S alone (with LinalgSvdBackward0, which also computed U and Vh, when A requires grad)."""
+    x = _svd_input(A, "linalg.svd")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    u, s, vh = svd_arrays(x, False)
+    outs = _outputs(SVD, None, (u, s, vh), A, {"full_matrices": False, "S_sym_argsize_minus_1": s.shape[-1]},
+                    ("U", "S", "Vh"))
+    return outs[1]
+
+
+def svd_legacy(A: Tensor, some=True, compute_uv=True) -> tuple:
+    """torch.svd / Tensor.svd: torch.return_types.svd(U, S, V), V = Vh^T (a transposed view, TransposeBackward0);
+    with compute_uv=False, zero U and V of the full shapes and svdvals' S."""
+    x = _svd_input(A, "linalg.svd")
+    some, compute_uv = _bool_arg(some, "some"), _bool_arg(compute_uv, "compute_uv")
+    m, n = x.shape[-2:]
+    if not compute_uv:
+        S = svdvals(A)
+        return reduce.ReturnTypes("svd", Tensor(np.zeros(x.shape[:-2] + (m, m), x.dtype)), S,
+                                  Tensor(np.zeros(x.shape[:-2] + (n, n), x.dtype)))
+    U, S, Vh = svd(A, full_matrices=not some)
+    return reduce.ReturnTypes("svd", U, S, shape.transpose(Vh, -2, -1))
+
+
+def _complex_results(name: str):
+    """torch.linalg.eig and eigvals: a general matrix's eigenvalues are complex, and gradcli has no complex dtypes."""
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(f"gradcli does not implement torch.linalg.{name}: its results are complex tensors "
+                                  "(complex64/complex128), and gradcli has no complex dtypes")
+    refuse.__name__ = f"linalg_{name}"
+    return refuse
+
+
+eig = _complex_results("eig")
+eigvals = _complex_results("eigvals")

@@ -647,7 +647,7 @@ class ReturnTypes(tuple):
 
 RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "sort": ("values", "indices"),
                  "topk": ("values", "indices"), "linalg_slogdet": ("sign", "logabsdet"),
-                 "slogdet": ("sign", "logabsdet")}
+                 "slogdet": ("sign", "logabsdet"), "linalg_svd": ("U", "S", "Vh"), "svd": ("U", "S", "V")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
@@ -1208,25 +1208,25 @@ def _two_outputs(op: Op, outs: list, a: Tensor, args: tuple, take_sqrt: bool) ->
     if STATE.recording and a.requires_grad:
         # std_mean saves its first result: changing it in place fails the backward
         saved = (a, Out(outs[0]), *args) if take_sqrt else (a, *args)
-        record_outputs(op, results, a, saved, take_sqrt)
+        record_outputs(op, results, a, saved, (0,) if take_sqrt else ())
     if STATE.fw_level is not None:
         for k, r in enumerate(results):
             forward.propagate(op, r, (a,), (k, *args, take_sqrt))
     return results
 
 
-def record_outputs(op: Op, results: tuple, a: Tensor, saved: tuple, first_saved: bool) -> None:
+def record_outputs(op: Op, results: tuple, a: Tensor, saved: tuple, kept: tuple) -> None:
     """One node of `op` over input `a` for several results, each holding an OutputSlot of it; `saved` its
-    saved tuple, with the first result in it (an Out) when `first_saved` (then version-checked too)."""
+    saved tuple, with the results numbered in `kept` in it (as Out), which are version-checked too."""
     if a._inference and STATE.inference_seen:
         raise RuntimeError(INFERENCE_SAVED_ERROR)
     source = a.grad_fn or edge(a)
     if source.checks.__class__ is tuple:
         slim(source, source.checks)
     checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).legacy, None)]
-    if first_saved:
-        first = results[0]
-        checks.append((None, first._version, 0, first._a.shape, dtypes.of_array(first._a).legacy, op.node))
+    for k in kept:
+        r = results[k]
+        checks.append((None, r._version, 0, r._a.shape, dtypes.of_array(r._a).legacy, (op.node, k)))
     node = Node(op, (source,), saved, tuple(checks))
     for k, r in enumerate(results):
         r.grad_fn = OutputSlot(node, k, len(results))
