@@ -60,6 +60,8 @@ CASES = [
     (M, "torch.linalg.matrix_exp(x)"), (M, "torch.matrix_exp(x * 0.01)"), (MB, "x.matrix_exp()"),
     (X, "torch.linalg.svdvals(x)"), (M, "torch.linalg.svd(x).S"), (X, "(lambda r: r.U @ r.Vh)(torch.linalg.svd(x, False))"),
     (X, "(lambda r: r.U[:, :2].abs() @ r.Vh.abs())(torch.linalg.svd(x.T))"), (MB, "(lambda r: r.U @ r.V.mT)(torch.svd(x))"),
+    (M, "torch.linalg.eigvalsh(x + x.T)"), (M, "(lambda r: r.eigenvectors.abs() * r.eigenvalues)(torch.linalg.eigh(x + x.T))"),
+    (MB, "(lambda r: r[1] @ r[1].mT.abs())(torch.linalg.eigh(x + x.mT, 'U'))"),
     (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
     (V, "torch.diag_embed(x)"),
     (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),

@@ -42,6 +42,11 @@ def _svd_invariants(r, k=None):
     return (U @ Vh) * 2 + U.abs().sum() + (U @ U.mT).sum() * S.sum() + (U * S.unsqueeze(-2)) @ Vh
 
 
+def _eigh_invariants(r):
+    L, V = r
+    return V.abs() * L.unsqueeze(-2) + (V * L.unsqueeze(-2)) @ V.mT + V[..., :1] @ V[..., :1].mT
+
+
 def _sum_of(outputs):
     total = outputs[0] * 1.0
     for k, t in enumerate(outputs[1:], 2):
@@ -134,6 +139,11 @@ CHECKS = {
                  (lambda a: _svd_invariants(ops.linalg.svd(a), 4), (any_(5, 4),)),
                  (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(2, 3, 2),)),
                  (lambda a: (lambda r: r.U @ r.V.mT * r.S.sum())(a.svd()), (any_(3, 4),))],
+    # eigh of a symmetric matrix (a + a^T: PyTorch's gradient is the symmetric one, not a triangle's) through
+    # quantities the eigenvectors' signs do not change, from either triangle, batched, eigvalsh
+    linalg.EIGH: [(lambda a: ops.linalg.eigvalsh(a + a.mT), (any_(3, 3),)),
+                  (lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT)), (any_(3, 3),)),
+                  (lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT, "U")), (any_(2, 3, 3),))],
     linalg.SLOGDET: [(lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
                      (lambda a: ops.linalg.slogdet(a.mT)[1] * 2, (invertible(2, 3, 3),)),
                      (lambda a: ops.logdet(a @ a.mT), (invertible(3, 3),)),
@@ -214,6 +224,7 @@ SECOND = [
     ("slogdet", lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
     ("matrix_exp", lambda a: ops.matrix_exp(a), (any_(3, 3),)),
     ("svdvals", lambda a: ops.linalg.svdvals(a), (any_(4, 3),)),
+    ("eigh", lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT)), (any_(3, 3),)),
     ("svd", lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(3, 4),)),
     ("matrix_exp_batched", lambda a: ops.matrix_exp(a * 0.1), (any_(2, 3, 3),)),
     ("logdet_batched", lambda a: ops.logdet(a @ a.mT), (invertible(2, 3, 3),)),

@@ -240,6 +240,8 @@ SIGNATURES = {
     "torch.linalg.svdvals": ["(Tensor A, *, str driver = None, Tensor out = None)"],
     "torch.svd": ["(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = None)"],
     "Tensor.svd": ["(bool some = True, bool compute_uv = True)"],
+    "torch.linalg.eigh": ["(Tensor input, str UPLO = \"L\", *, tuple of Tensors out = None)"],
+    "torch.linalg.eigvalsh": ["(Tensor input, str UPLO = \"L\", *, Tensor out = None)"],
     "torch.linalg.solve_triangular": ["(Tensor input, Tensor B, *, bool upper, bool left = True, "
                                       "bool unitriangular = False, Tensor out = None)"],
     "torch.linalg.matrix_norm": ["(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, "
@@ -651,7 +653,8 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.cholesky": "linalg_cholesky", "torch.linalg.matrix_power": "linalg_matrix_power",
                  "torch.linalg.multi_dot": "linalg_multi_dot", "torch.linalg.slogdet": "linalg_slogdet",
                  "torch.linalg.matrix_exp": "linalg_matrix_exp", "torch.linalg.svd": "linalg_svd",
-                 "torch.linalg.svdvals": "linalg_svdvals",
+                 "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
+                 "torch.linalg.eigvalsh": "linalg_eigvalsh",
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

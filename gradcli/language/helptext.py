@@ -493,6 +493,8 @@ _WHAT = {
     "slogdet": "The sign and the log of the absolute value of a square matrix's determinant (sign, logabsdet).",
     "svd": "The singular value decomposition A = U diag(S) Vh (torch.svd: U, S, V), singular values descending.",
     "svdvals": "The singular values of a matrix, descending.",
+    "eigh": "Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from its UPLO triangle.",
+    "eigvalsh": "The eigenvalues (ascending) of a symmetric matrix, read from its UPLO triangle.",
     "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli).",
     "eigvals": "Eigenvalues of a general square matrix (complex: not available in gradcli).",
     "matrix_exp": "The matrix exponential of a square matrix, sum over k of A^k / k!.",

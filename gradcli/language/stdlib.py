@@ -493,6 +493,7 @@ def _build_torch() -> ScriptModule:
             "slogdet": _tensor_fn("linalg_slogdet", ops.linalg.slogdet), "matrix_exp": ops.linalg.matrix_exp,
             "svd": _tensor_fn("linalg_svd", ops.linalg.svd), "svdvals": _tensor_fn("linalg_svdvals", ops.linalg.svdvals),
             "eig": ops.linalg.eig, "eigvals": ops.linalg.eigvals,
+            "eigh": _tensor_fn("linalg_eigh", ops.linalg.eigh), "eigvalsh": _tensor_fn("linalg_eigvalsh", ops.linalg.eigvalsh),
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,

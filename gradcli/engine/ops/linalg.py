@@ -2306,7 +2306,8 @@ def matrix_exp(A: Tensor) -> Tensor:
 # about 70% of random matrices (docs/numerics.md).
 
 class _SvdMath:
-    """The products and transposes of svd_backward/svd_jvp, on arrays (matprod) or recorded tensors."""
+    """The products and transposes of svd's and eigh's backward and tangent formulas, on arrays (matprod) or
+    recorded tensors."""
 
     def __init__(self, tensors: bool):
         self.tensors = tensors
@@ -2329,9 +2330,9 @@ class _SvdMath:
     def narrow(self, x, dim, length):
         return shape.narrow(x, dim, 0, length) if self.tensors else (x[..., :length] if dim == -1 else x[..., :length, :])
 
-    def gap(self, S):
-        """E: S_j^2 - S_i^2, ones on the diagonal."""
-        S2 = S * S
+    def gap(self, S, squared=True):
+        """E: S_j^2 - S_i^2 (S_j - S_i unless `squared`), ones on the diagonal."""
+        S2 = S * S if squared else S
         E = self.row(S2) - self.col(S2)
         n = (S._a if self.tensors else S).shape[-1]
         eye = np.eye(n, dtype=bool)
@@ -2519,3 +2520,91 @@ def _complex_results(name: str):
 
 eig = _complex_results("eig")
 eigvals = _complex_results("eigvals")
+
+
+# ----------------------------------------------------------------------------------------------------- eigh
+# torch.linalg.eigh is LAPACK's syevd (MKL) in PyTorch: eigenvalues ascending, correct to rounding; each
+# eigenvector unique only up to its sign (for distinct eigenvalues), which the library chooses. gradcli computes
+# it with numpy's LAPACK in float64 from the UPLO triangle and rounds once (docs/numerics.md: the signs are not
+# reproducible).
+
+def _eigh_backward(F, g, eigenvalues, eigenvectors, UPLO):
+    """PyTorch's linalg_eig_backward for a symmetric input: gA = V ((skew(V^T gV) / 2) / E, its diagonal gL) V^T
+    with E_ij = L_j - L_i (ones on the diagonal; repeated eigenvalues give PyTorch's infinities and NaNs), or
+    V diag(gL) V^T for the eigenvalues alone."""
+    gL, gV = g.grads
+    M = _SvdMath(F.tensors)
+    L, V = eigenvalues, eigenvectors
+    if F.tensors:
+        L, V = _as_output(L, 0, 2), _as_output(V, 1, 2)
+    if gV is None:
+        if gL is None:
+            return None
+        return M.mm(V * M.row(gL), M.mT(V))
+    VhgV = M.mm(M.mT(V), gV)
+    VhgV = 0.5 * (VhgV - M.mT(VhgV))
+    ret = VhgV / M.gap(L, squared=False)
+    if gL is not None:
+        n = (L._a if F.tensors else L).shape[-1]
+        eye = np.eye(n, dtype=bool)
+        ret = elementwise.where(Tensor(eye), M.diag_embed(gL), ret) if F.tensors else np.where(eye, M.diag_embed(gL), ret)
+    return M.mm(V, M.mm(ret, M.mT(V)))
+
+
+def _eigh_jvp(F, ts, xs, result, output, UPLO):
+    """PyTorch's linalg_eig_jvp for a symmetric input: dP = V^T dA V, dL = diag(dP), dV = V (dP / E, zero diagonal)."""
+    M = _SvdMath(True)
+    lam, vec = eigh_arrays(xs[0]._a, UPLO)
+    L, V = Tensor(lam), Tensor(vec)
+    dP = M.mm(M.mm(M.mT(V), ts[0]), V)
+    if output == 0:
+        return diagonal(dP, 0, -2, -1)
+    dX = dP / M.gap(L, squared=False)
+    n = lam.shape[-1]
+    dX = elementwise.where(Tensor(np.eye(n, dtype=bool)), 0.0, dX)
+    return M.mm(V, dX)
+
+
+# fmt: off
+EIGH = Op("LinalgEighBackward0", None, ("eigenvalues", "eigenvectors", "UPLO"), (_eigh_backward,),
+          inputs=("A",), saves_tensors=True, quiet=True, jvp=_eigh_jvp)
+# fmt: on
+
+
+def eigh_arrays(x: np.ndarray, UPLO: str) -> tuple:
+    """Eigenvalues (ascending) and eigenvectors (column-major) of each symmetric matrix, read from its UPLO
+    triangle: numpy's LAPACK in float64, rounded once."""
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape[:-1], x.dtype), _column_major(np.zeros(x.shape, x.dtype))
+    with np.errstate(all="ignore"):
+        lam, vec = np.linalg.eigh(x.astype(np.float64), UPLO=UPLO)
+    return np.ascontiguousarray(lam.astype(x.dtype)), _column_major(vec.astype(x.dtype))
+
+
+def _eigh_input(A: Tensor, UPLO, fn: str) -> tuple:
+    _tensor_arg(A, fn.replace(".", "_"), "input", 1)
+    if UPLO.__class__ is not str:
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"{fn.replace('.', '_')}(): argument 'UPLO' (position 2) must be str, not {type_name(UPLO)}")
+    uplo = UPLO.upper()
+    if len(UPLO) != 1 or uplo not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    x = _square(A, "linalg.eigh", floats=False)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{type_word(x)}'")
+    budget.check_tensor(x.shape, 16)
+    return x, uplo
+
+
+def eigh(A: Tensor, UPLO="L") -> tuple:
+    """torch.linalg.eigh: torch.return_types.linalg_eigh(eigenvalues, eigenvectors), one LinalgEighBackward0 node."""
+    x, uplo = _eigh_input(A, UPLO, "linalg.eigh")
+    lam, vec = eigh_arrays(x, uplo)
+    return _outputs(EIGH, "linalg_eigh", (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))
+
+
+def eigvalsh(A: Tensor, UPLO="L") -> Tensor:
+    """torch.linalg.eigvalsh: the eigenvalues (LinalgEighBackward0, which also computed the vectors, with grad)."""
+    x, uplo = _eigh_input(A, UPLO, "linalg.eigvalsh")
+    lam, vec = eigh_arrays(x, uplo)
+    return _outputs(EIGH, None, (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))[0]
