@@ -62,6 +62,8 @@ CASES = [
     (X, "(lambda r: r.U[:, :2].abs() @ r.Vh.abs())(torch.linalg.svd(x.T))"), (MB, "(lambda r: r.U @ r.V.mT)(torch.svd(x))"),
     (M, "torch.linalg.eigvalsh(x + x.T)"), (M, "(lambda r: r.eigenvectors.abs() * r.eigenvalues)(torch.linalg.eigh(x + x.T))"),
     (MB, "(lambda r: r[1] @ r[1].mT.abs())(torch.linalg.eigh(x + x.mT, 'U'))"),
+    (X, "torch.linalg.qr(x.T).Q"), (X, "torch.linalg.qr(x.T)[1]"), (X, "torch.linalg.qr(x).Q"), (X, "torch.linalg.qr(x).R"),
+    (M, "torch.linalg.qr(x, 'complete').R"), (MB, "torch.linalg.qr(x)[0]"),
     (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
     (V, "torch.diag_embed(x)"),
     (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),

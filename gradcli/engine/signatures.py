@@ -240,6 +240,9 @@ SIGNATURES = {
     "torch.linalg.svdvals": ["(Tensor A, *, str driver = None, Tensor out = None)"],
     "torch.svd": ["(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = None)"],
     "Tensor.svd": ["(bool some = True, bool compute_uv = True)"],
+    "torch.linalg.qr": ["(Tensor A, str mode = \"reduced\", *, tuple of Tensors out = None)"],
+    "torch.qr": ["(Tensor input, bool some = True, *, tuple of Tensors out = None)"],
+    "Tensor.qr": ["(bool some = True)"],
     "torch.linalg.eigh": ["(Tensor input, str UPLO = \"L\", *, tuple of Tensors out = None)"],
     "torch.linalg.eigvalsh": ["(Tensor input, str UPLO = \"L\", *, Tensor out = None)"],
     "torch.linalg.solve_triangular": ["(Tensor input, Tensor B, *, bool upper, bool left = True, "
@@ -654,7 +657,7 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.multi_dot": "linalg_multi_dot", "torch.linalg.slogdet": "linalg_slogdet",
                  "torch.linalg.matrix_exp": "linalg_matrix_exp", "torch.linalg.svd": "linalg_svd",
                  "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
-                 "torch.linalg.eigvalsh": "linalg_eigvalsh",
+                 "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

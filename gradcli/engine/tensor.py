@@ -1631,6 +1631,9 @@ class Tensor:
     def matrix_power(self, n):
         return ops.matrix_power(self, n)
 
+    def qr(self, some=True):
+        return ops.qr_legacy(self, some)
+
     def svd(self, some=True, compute_uv=True):
         return ops.svd_legacy(self, some, compute_uv)
 

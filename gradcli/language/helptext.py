@@ -493,6 +493,7 @@ _WHAT = {
     "slogdet": "The sign and the log of the absolute value of a square matrix's determinant (sign, logabsdet).",
     "svd": "The singular value decomposition A = U diag(S) Vh (torch.svd: U, S, V), singular values descending.",
     "svdvals": "The singular values of a matrix, descending.",
+    "qr": "The QR decomposition A = Q R (mode 'reduced', 'complete' or 'r'; torch.qr: some=).",
     "eigh": "Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from its UPLO triangle.",
     "eigvalsh": "The eigenvalues (ascending) of a symmetric matrix, read from its UPLO triangle.",
     "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli).",

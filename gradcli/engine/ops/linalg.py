@@ -2330,6 +2330,24 @@ class _SvdMath:
     def narrow(self, x, dim, length):
         return shape.narrow(x, dim, 0, length) if self.tensors else (x[..., :length] if dim == -1 else x[..., :length, :])
 
+    def triu(self, x):
+        return shape.triu(x) if self.tensors else np.triu(x)
+
+    def tril(self, x):
+        return shape.tril(x) if self.tensors else np.tril(x)
+
+    def halve_diagonal(self, x):
+        """x with its diagonal times 0.5."""
+        n = (x._a if self.tensors else x).shape[-1]
+        half = np.where(np.eye(n, dtype=bool), 0.5, 1.0)
+        return x * Tensor(half.astype((x._a if self.tensors else x).dtype)) if self.tensors else x * half.astype(x.dtype)
+
+    def cat_zeros(self, x, count):
+        """x with `count` columns of zeros after its last."""
+        a = x._a if self.tensors else x
+        zeros = np.zeros(a.shape[:-1] + (count,), a.dtype)
+        return shape.cat([x, Tensor(zeros)], -1) if self.tensors else np.concatenate([x, zeros], -1)
+
     def gap(self, S, squared=True):
         """E: S_j^2 - S_i^2 (S_j - S_i unless `squared`), ones on the diagonal."""
         S2 = S * S if squared else S
@@ -2608,3 +2626,138 @@ def eigvalsh(A: Tensor, UPLO="L") -> Tensor:
     x, uplo = _eigh_input(A, UPLO, "linalg.eigvalsh")
     lam, vec = eigh_arrays(x, uplo)
     return _outputs(EIGH, None, (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))[0]
+
+
+# ------------------------------------------------------------------------------------------------------- qr
+# torch.linalg.qr is LAPACK's geqrf/orgqr (Householder reflections): R's diagonal has the sign the reflections
+# give, a convention numpy's LAPACK shares, so Q and R are determined (checked: every random matrix agrees in
+# sign with PyTorch's). gradcli computes them in float64 and rounds once.
+
+_QR_MODES = ("reduced", "complete", "r")
+
+
+def _qr_backward(F, g, mode, Q, R):
+    """PyTorch's linalg_qr_backward (real case): M = gR R^T - Q^T gQ; for m >= n gA = (Q syminvadj(triu(M)) + gQ) R^-T,
+    for m < n gA = [Q tril(-M + M^T) R1^-T, 0] + Q gR; refused for mode='r' and for a tall complete QR."""
+    gQ, gR = g.grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    M = _SvdMath(F.tensors)
+    if F.tensors:
+        Q, R = _as_output(Q, 0, 2), _as_output(R, 1, 2)
+    m = (Q._a if F.tensors else Q).shape[-2]
+    n = (R._a if F.tensors else R).shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if gQ is not None:
+        gA = M.mm(gR, M.mT(R)) - M.mm(M.mT(Q), gQ) if gR is not None else -M.mm(M.mT(Q), gQ)
+    else:
+        gA = M.mm(gR, M.mT(R))
+    solve = (lambda A, B: solve_triangular(A, B, upper=False, left=False)) if F.tensors else \
+        (lambda A, B: solve_triangular_array(A, B, False, left=False))
+    if m >= n:
+        X = M.triu(gA)
+        X = X + M.mT(X)
+        X = M.halve_diagonal(X)
+        gA = M.mm(Q, X)
+        if gQ is not None:
+            gA = gA + gQ
+        return solve(M.mT(R), gA)
+    X = -gA
+    gA = M.mm(Q, M.tril(X - M.mT(X)))
+    gA = solve(M.mT(M.narrow(R, -1, m)), gA)
+    gA = M.cat_zeros(gA, n - m)
+    if gR is not None:
+        gA = gA + M.mm(Q, gR)
+    return gA
+
+
+def _qr_jvp(F, ts, xs, result, output, mode):
+    """The tangents of Q and R from A = Q R: for m >= n, X = dA R^-1, dR' = triu(X' + X'^T) with its diagonal
+    halved (X' = Q^T X), dQ = X - Q dR', dR = dR' R; for m < n the same for the first m columns, and
+    dR2 = Q^T (dA2 - dQ R2) for the rest."""
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    A, dA = xs[0], ts[0]
+    m, n = A._a.shape[-2:]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    M = _SvdMath(True)
+    q, r = qr_arrays(A._a, mode)
+    Q, R = Tensor(q), Tensor(r)
+    k = min(m, n)
+    R1, dA1 = M.narrow(R, -1, k), M.narrow(dA, -1, k)
+    X = solve_triangular(R1, dA1, upper=True, left=False)
+    QhX = M.mm(M.mT(Q), X)
+    dR1 = M.halve_diagonal(M.triu(QhX + M.mT(QhX)))
+    dQ = X - M.mm(Q, dR1)
+    if output == 0:
+        return dQ
+    dR = M.mm(dR1, R1)
+    if n > k:
+        dR2 = M.mm(M.mT(Q), shape.narrow(dA, -1, k, n - k) - M.mm(dQ, shape.narrow(R, -1, k, n - k)))
+        dR = shape.cat([dR, dR2], -1)
+    return dR
+
+
+# fmt: off
+QR = Op("LinalgQrBackward0", None, ("mode", "Q", "R"), (_qr_backward,), inputs=("A",), saves_tensors=True,
+        quiet=True, jvp=_qr_jvp)
+# fmt: on
+
+
+def qr_arrays(x: np.ndarray, mode: str) -> tuple:
+    """Q and R of each matrix (numpy's LAPACK, float64, rounded once; column-major as LAPACK writes them); Q an
+    empty vector for mode='r'."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    if k == 0:
+        q = np.broadcast_to(np.eye(m, m if mode == "complete" else 0, dtype=x.dtype), batch + (m, m if mode == "complete" else 0)).copy()
+        r = np.zeros(batch + ((m if mode == "complete" else 0), n), x.dtype)
+    else:
+        with np.errstate(all="ignore"):
+            q, r = np.linalg.qr(x.astype(np.float64), mode="complete" if mode == "complete" else "reduced")
+        q, r = q.astype(x.dtype), r.astype(x.dtype)
+    if mode == "r":
+        return np.zeros((0,), x.dtype), _column_major(r)
+    return _column_major(q), _column_major(r)
+
+
+def qr(A: Tensor, mode="reduced", _kind: str = "linalg_qr") -> tuple:
+    """torch.linalg.qr: torch.return_types.linalg_qr(Q, R), one LinalgQrBackward0 node."""
+    _tensor_arg(A, "linalg_qr", "A", 1)
+    if mode.__class__ is not str:
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"linalg_qr(): argument 'mode' (position 2) must be str, not {type_name(mode)}")
+    if mode not in _QR_MODES:
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"linalg.qr: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"geqrf_cpu\" not implemented for 'Half'")
+    budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
+    q, r = qr_arrays(x, mode)
+    return _outputs(QR, _kind, (q, r), A, {"mode": mode}, ("Q", "R"))
+
+
+_QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+    "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+    "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)")
+
+
+def qr_legacy(A: Tensor, some=True) -> tuple:
+    """torch.qr / Tensor.qr (deprecated, warned once): linalg.qr in mode 'reduced' or 'complete'."""
+    some = _bool_arg(some, "some")
+    STATE.warn_once("torch.qr", "UserWarning", _QR_DEPRECATED)
+    return qr(A, "reduced" if some else "complete", "qr")

@@ -648,7 +648,7 @@ class ReturnTypes(tuple):
 RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "sort": ("values", "indices"),
                  "topk": ("values", "indices"), "linalg_slogdet": ("sign", "logabsdet"),
                  "slogdet": ("sign", "logabsdet"), "linalg_svd": ("U", "S", "Vh"), "svd": ("U", "S", "V"),
-                 "linalg_eigh": ("eigenvalues", "eigenvectors")}
+                 "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
