@@ -115,7 +115,8 @@ EXTRA = [
     "sign, logabsdet = torch.linalg.slogdet(A)\n"
     "(logabsdet + torch.logdet(A) + torch.linalg.matrix_exp(A).sum()).backward()\n"
     "U, S, Vh = torch.linalg.svd(A)\n"
-    "((U @ Vh).sum() + S.sum() + torch.linalg.eigh(A).eigenvalues.sum() + torch.linalg.qr(A).R.sum()).backward()",
+    "((U @ Vh).sum() + S.sum() + torch.linalg.eigh(A).eigenvalues.sum() + torch.linalg.qr(A).R.sum()\n"
+    " + torch.linalg.pinv(A).sum()).backward()",
 ]
 
 

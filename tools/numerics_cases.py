@@ -420,6 +420,7 @@ CASES = [
     case("linalg.SVD", "torch.linalg.svdvals(a)", "any:SQ", kind="library", max_n=1000),
     case("linalg.EIGH", "torch.linalg.eigvalsh(a)", "any:SQ", kind="library", max_n=1000),
     case("linalg.QR", "torch.linalg.qr(a).R", "any:SQ", kind="library", max_n=1000),
+    case("linalg.PINV", "torch.linalg.pinv(a)", "inv:SQ", kind="library", max_n=1000),
     case("linalg.TRACE", "a.trace()", "any:SQ"),
     case("linalg.DIAGONAL", "a.diagonal() * 2", "any:SQ"),
     case("linalg.DIAG", "a.diag() * 2", "any:SQ"),

@@ -243,6 +243,12 @@ SIGNATURES = {
     "torch.linalg.qr": ["(Tensor A, str mode = \"reduced\", *, tuple of Tensors out = None)"],
     "torch.qr": ["(Tensor input, bool some = True, *, tuple of Tensors out = None)"],
     "Tensor.qr": ["(bool some = True)"],
+    "torch.linalg.pinv": ["(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
+                          "Tensor out = None)",
+                          "(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, "
+                          "Tensor out = None)",
+                          "(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)",
+                          "(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)"],
     "torch.linalg.eigh": ["(Tensor input, str UPLO = \"L\", *, tuple of Tensors out = None)"],
     "torch.linalg.eigvalsh": ["(Tensor input, str UPLO = \"L\", *, Tensor out = None)"],
     "torch.linalg.solve_triangular": ["(Tensor input, Tensor B, *, bool upper, bool left = True, "
@@ -658,6 +664,7 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.matrix_exp": "linalg_matrix_exp", "torch.linalg.svd": "linalg_svd",
                  "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
                  "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
+                 "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

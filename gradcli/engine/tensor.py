@@ -1631,6 +1631,9 @@ class Tensor:
     def matrix_power(self, n):
         return ops.matrix_power(self, n)
 
+    def pinverse(self, rcond=1e-15):
+        return ops.pinv(self, rcond)
+
     def qr(self, some=True):
         return ops.qr_legacy(self, some)
 

@@ -493,7 +493,7 @@ def _build_torch() -> ScriptModule:
             "slogdet": _tensor_fn("linalg_slogdet", ops.linalg.slogdet), "matrix_exp": ops.linalg.matrix_exp,
             "svd": _tensor_fn("linalg_svd", ops.linalg.svd), "svdvals": _tensor_fn("linalg_svdvals", ops.linalg.svdvals),
             "eig": ops.linalg.eig, "eigvals": ops.linalg.eigvals,
-            "qr": _tensor_fn("linalg_qr", ops.linalg.qr), "eigh": _tensor_fn("linalg_eigh", ops.linalg.eigh), "eigvalsh": _tensor_fn("linalg_eigvalsh", ops.linalg.eigvalsh),
+            "qr": _tensor_fn("linalg_qr", ops.linalg.qr), "pinv": ops.linalg.pinv, "matrix_rank": ops.linalg.matrix_rank, "eigh": _tensor_fn("linalg_eigh", ops.linalg.eigh), "eigvalsh": _tensor_fn("linalg_eigvalsh", ops.linalg.eigvalsh),
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,
@@ -644,7 +644,7 @@ def _build_torch() -> ScriptModule:
         "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),
         "slogdet": _tensor_fn("slogdet", Tensor.slogdet), "logdet": _tensor_fn("logdet", Tensor.logdet),
         "matrix_exp": _tensor_fn("matrix_exp", Tensor.matrix_exp), "svd": _tensor_fn("svd", Tensor.svd),
-        "qr": _tensor_fn("qr", Tensor.qr),
+        "qr": _tensor_fn("qr", Tensor.qr), "pinverse": _tensor_fn("pinverse", Tensor.pinverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv

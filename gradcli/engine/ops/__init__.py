@@ -43,7 +43,7 @@ from gradcli.engine.views import rebase as rebase_view
 _LATER = {
     "linalg": ("bmm", "det", "diag", "diag_embed", "diagonal", "dot", "einsum", "inverse", "matmul", "mm", "mv", "outer",
                "trace", "vdot", "tensordot", "kron", "cdist", "cholesky_legacy", "cholesky_inverse", "matrix_power",
-               "slogdet", "logdet", "matrix_exp", "svd_legacy", "qr_legacy"),
+               "slogdet", "logdet", "matrix_exp", "svd_legacy", "qr_legacy", "pinv"),
     "blas": ("addbmm", "addmm", "addmv", "addr", "baddbmm"),
     "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
            "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",

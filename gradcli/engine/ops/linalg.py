@@ -2761,3 +2761,126 @@ def qr_legacy(A: Tensor, some=True) -> tuple:
     some = _bool_arg(some, "some")
     STATE.warn_once("torch.qr", "UserWarning", _QR_DEPRECATED)
     return qr(A, "reduced" if some else "complete", "qr")
+
+
+# --------------------------------------------------------------------------------------- pinv, matrix_rank
+# PyTorch's pinv and matrix_rank: the singular values (absolute eigenvalues for hermitian=True) above
+# max(atol, rtol * the largest), rtol defaulting to eps * max(m, n) unless atol > 0 is given; pinv is
+# V diag(1/s) U^T over those, computed here in float64 from the decomposition and rounded once (its own node,
+# LinalgPinvBackward0, with PyTorch's pinv_backward and pinv_jvp).
+
+def _pinv_backward(F, g, self, result):
+    """PyTorch's pinv_backward (real case), arranged for the smaller of m and n."""
+    M = _SvdMath(F.tensors)
+    A, P = self, result
+    m, n = (A._a if F.tensors else A).shape[-2:]
+    Ph, gh = M.mT(P), M.mT(g)
+    if m <= n:
+        K = M.mm(gh, P)
+        KPh = M.mm(K, Ph)
+        return -M.mT(M.mm(P, K)) + KPh - M.mm(M.mm(A, P), KPh) + M.mm(M.mm(Ph, P), gh - M.mm(K, A))
+    K = M.mm(P, gh)
+    PhK = M.mm(Ph, K)
+    return -M.mT(M.mm(K, P)) + M.mm(M.mm(gh - M.mm(A, K), P), Ph) + PhK - M.mm(M.mm(PhK, P), A)
+
+
+def _pinv_jvp(F, ts, xs, result):
+    """PyTorch's pinv_jvp (real case)."""
+    M = _SvdMath(True)
+    A, P, dA = xs[0], result, ts[0]
+    m, n = A._a.shape[-2:]
+    dAh, Ph = M.mT(dA), M.mT(P)
+    if m <= n:
+        K = M.mm(Ph, dAh)
+        return M.mm(P, K - M.mT(K) - M.mm(K, M.mm(A, P))) + M.mm(dAh - M.mm(P, M.mm(A, dAh)), M.mm(Ph, P))
+    K = M.mm(P, dA)
+    Kh = M.mT(K)
+    return M.mm(Kh - K - M.mm(M.mm(P, A), Kh), P) + M.mm(M.mm(P, Ph), dAh - M.mm(M.mm(dAh, A), P))
+
+
+# fmt: off
+PINV = Op("LinalgPinvBackward0", None, ("self", "result"), (_pinv_backward,), quiet=True, jvp=_pinv_jvp)
+# fmt: on
+
+
+def _tolerances(x: np.ndarray, atol, rtol, fn: str) -> tuple:
+    """PyTorch's get_atol_rtol: atol 0 unless given; rtol given, else 0 where a given atol is positive, else
+    eps * max(m, n); numbers or tensors (broadcast over the batch), as arrays of the dtype."""
+    def value(v):
+        if v.__class__ is Tensor:
+            return v._a.astype(x.dtype)
+        return np.asarray(float(v), dtype=x.dtype)
+    a = value(atol) if atol is not None else np.asarray(0.0, dtype=x.dtype)
+    if rtol is not None:
+        r = value(rtol)
+    else:
+        default = np.asarray(np.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
+        r = np.where(a > 0, x.dtype.type(0), default) if atol is not None else default
+    return a, r
+
+
+def _spectrum(x: np.ndarray, hermitian: bool) -> tuple:
+    """Singular values (or |eigenvalues|, with the eigenvalues) of each matrix, float64, and the factors."""
+    x64 = x.astype(np.float64)
+    if hermitian:
+        with np.errstate(all="ignore"):
+            lam, vec = np.linalg.eigh(x64)
+        return np.abs(lam), lam, vec, None
+    u, s, vh = np.linalg.svd(x64, full_matrices=False)
+    return s, s, u, vh
+
+
+def _kept(x: np.ndarray, s64: np.ndarray, atol, rtol, fn: str) -> np.ndarray:
+    """Which singular values are above PyTorch's tolerance, compared in the dtype."""
+    s = s64.astype(x.dtype)
+    a, r = _tolerances(x, atol, rtol, fn)
+    top = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), x.dtype)
+    tol = np.maximum(a[..., None], r[..., None] * top)
+    return s > tol
+
+
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None) -> Tensor:
+    """torch.linalg.pinv and torch.pinverse (rcond: the old name of rtol, with atol 0)."""
+    _tensor_arg(A, "linalg_pinv", "input", 1)
+    x = A._a
+    if x.ndim < 2 or x.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"linalg.pinv({type_word(x)}{{{_size_list(x.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
+    hermitian = _bool_arg(hermitian, "hermitian")
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    if hermitian:
+        _square(A, "linalg.eigh", floats=False)
+    m, n = x.shape[-2:]
+    budget.check_tensor(x.shape[:-2] + (max(m, n),) * 2, 16)
+    if min(m, n) == 0:
+        return apply(PINV, np.zeros(x.shape[:-2] + (n, m), x.dtype), (A,))
+    s, values, left, right = _spectrum(x, hermitian)
+    keep = _kept(x, s, atol, rtol, "linalg.pinv")
+    with np.errstate(divide="ignore"):
+        inverse = np.where(keep, 1.0 / values, 0.0)
+    if hermitian:
+        out = np.matmul(left * inverse[..., None, :], np.swapaxes(left, -1, -2))
+    else:
+        out = np.matmul(np.swapaxes(right, -1, -2) * inverse[..., None, :], np.swapaxes(left, -1, -2))
+    return apply(PINV, np.ascontiguousarray(out.astype(x.dtype)), (A,))
+
+
+def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None) -> Tensor:
+    """torch.linalg.matrix_rank: the number of singular values above PyTorch's tolerance (int64, no gradient);
+    tol: the old name of atol, with rtol 0."""
+    _tensor_arg(A, "linalg_matrix_rank", "input", 1)
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    hermitian = _bool_arg(hermitian, "hermitian")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if hermitian:
+        _square(A, "linalg.eigh", floats=False)
+    if min(x.shape[-2:]) == 0:
+        return Tensor(np.zeros(x.shape[:-2], np.int64))
+    s = _spectrum(x, hermitian)[0]
+    return Tensor(np.asarray(_kept(x, s, atol, rtol, "linalg.matrix_rank").sum(-1), dtype=np.int64))
