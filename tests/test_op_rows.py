@@ -110,6 +110,13 @@ EXTRA = [
     "L = torch.linalg.cholesky(A)\n"
     "(L.sum() + A.cholesky().sum() + torch.linalg.solve_triangular(L, A, upper=False).sum()\n"
     " + torch.cholesky_inverse(L).sum()).backward()",
+    # the log-determinant's two outputs, the matrix exponential
+    "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
+    "sign, logabsdet = torch.linalg.slogdet(A)\n"
+    "(logabsdet + torch.logdet(A) + torch.linalg.matrix_exp(A).sum()).backward()\n"
+    "U, S, Vh = torch.linalg.svd(A)\n"
+    "((U @ Vh).sum() + S.sum() + torch.linalg.eigh(A).eigenvalues.sum() + torch.linalg.qr(A).R.sum()\n"
+    " + torch.linalg.pinv(A).sum()).backward()",
 ]
 
 

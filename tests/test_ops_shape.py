@@ -36,6 +36,17 @@ def _second(f, a):
     return g
 
 
+def _svd_invariants(r, k=None):
+    """Functions of an SVD its singular vectors' signs do not change (k: the columns of U, rows of Vh paired)."""
+    U, S, Vh = (r.U, r.S, r.Vh) if k is None else (r.U[..., :k], r.S, r.Vh[..., :k, :])
+    return (U @ Vh) * 2 + U.abs().sum() + (U @ U.mT).sum() * S.sum() + (U * S.unsqueeze(-2)) @ Vh
+
+
+def _eigh_invariants(r):
+    L, V = r
+    return V.abs() * L.unsqueeze(-2) + (V * L.unsqueeze(-2)) @ V.mT + V[..., :1] @ V[..., :1].mT
+
+
 def _sum_of(outputs):
     total = outputs[0] * 1.0
     for k, t in enumerate(outputs[1:], 2):
@@ -108,6 +119,47 @@ CHECKS = {
                    (lambda a, b: ops.linalg.solve(a, b), (invertible(2, 2, 2), any_(2))),
                    (lambda a, b: ops.linalg.solve(a, b, left=False), (invertible(2, 2), any_(3, 2)))],
     linalg.INV: [(lambda a: a.inverse(), (invertible(3, 3),)), (lambda a: ops.inverse(a), (invertible(2, 2, 2),))],
+    # logabsdet through the node's second output (the sign's gradient is ignored, as PyTorch ignores it), and
+    # logdet's where over it; the matrix powers and chains are compositions of mm, inv, clone and copy
+    # matrix_exp at each degree of its polynomial (by the norm: 1e-9 is degree 1 in float64, ..., 3 is degree 18
+    # after scaling and squaring) and for a batch (always degree 18)
+    linalg.MATRIX_EXP: [(lambda a: ops.matrix_exp(a * 1e-9), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 1e-5), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.01), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.05), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 0.2), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a * 2.0), (any_(3, 3),)),
+                        (lambda a: ops.matrix_exp(a).sum(0), (any_(2, 3, 3),))],
+    # svd through quantities its singular vectors' signs (LAPACK's choice) do not change: S, U Vh, U diag(S) Vh,
+    # |U|, the projection U U^T; tall, wide, square, full_matrices, batched, torch.svd's V
+    linalg.SVD: [(lambda a: ops.linalg.svdvals(a), (any_(4, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(4, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(3, 5),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a)), (any_(3, 3),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a), 4), (any_(5, 4),)),
+                 (lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(2, 3, 2),)),
+                 (lambda a: (lambda r: r.U @ r.V.mT * r.S.sum())(a.svd()), (any_(3, 4),))],
+    # eigh of a symmetric matrix (a + a^T: PyTorch's gradient is the symmetric one, not a triangle's) through
+    # quantities the eigenvectors' signs do not change, from either triangle, batched, eigvalsh
+    linalg.EIGH: [(lambda a: ops.linalg.eigvalsh(a + a.mT), (any_(3, 3),)),
+                  (lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT)), (any_(3, 3),)),
+                  (lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT, "U")), (any_(2, 3, 3),))],
+    # qr: Q and R are determined (Householder signs); tall, wide, square complete, batched, torch.qr
+    linalg.QR: [(lambda a: _sum_of(ops.linalg.qr(a)), (any_(4, 3),)),
+                (lambda a: _sum_of(ops.linalg.qr(a)), (any_(3, 5),)),
+                (lambda a: _sum_of(ops.linalg.qr(a, "complete")), (invertible(3, 3),)),
+                (lambda a: _sum_of(ops.linalg.qr(a, "complete")), (any_(2, 4),)),
+                (lambda a: ops.linalg.qr(a).Q * 2, (any_(2, 3, 2),)),
+                (lambda a: a.qr().R, (any_(3, 3),))],
+    linalg.PINV: [(lambda a: ops.linalg.pinv(a), (any_(4, 3),)), (lambda a: ops.linalg.pinv(a), (any_(2, 3),)),
+                  (lambda a: ops.linalg.pinv(a + a.mT, hermitian=True), (invertible(3, 3),)),
+                  (lambda a: a.pinverse(), (any_(2, 3, 2),))],
+    linalg.SLOGDET: [(lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
+                     (lambda a: ops.linalg.slogdet(a.mT)[1] * 2, (invertible(2, 3, 3),)),
+                     (lambda a: ops.logdet(a @ a.mT), (invertible(3, 3),)),
+                     (lambda a: ops.matrix_power(a, 5) + ops.matrix_power(a, -2) + ops.matrix_power(a, 0),
+                      (invertible(3, 3),)),
+                     (lambda a, b, c: ops.linalg.multi_dot([a, b, c, a.mT]), (any_(2, 3), any_(3, 4), any_(4, 3)))],
     # cholesky reads one triangle and its gradient is symmetric: checked through A = a a^T, as PyTorch checks it
     linalg.CHOLESKY: [(lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
                       (lambda a: ops.linalg.cholesky(a @ a.mT, upper=True), (invertible(2, 3, 3),))],
@@ -179,6 +231,19 @@ SECOND = [
     ("det", lambda a: a.det(), (invertible(3, 3),)),
     ("det_batched", lambda a: a.det(), (invertible(2, 2, 2),)),
     ("inverse", lambda a: a.inverse(), (invertible(3, 3),)),
+    ("slogdet", lambda a: ops.linalg.slogdet(a).logabsdet, (invertible(3, 3),)),
+    ("matrix_exp", lambda a: ops.matrix_exp(a), (any_(3, 3),)),
+    ("svdvals", lambda a: ops.linalg.svdvals(a), (any_(4, 3),)),
+    ("eigh", lambda a: _eigh_invariants(ops.linalg.eigh(a + a.mT)), (any_(3, 3),)),
+    ("qr", lambda a: _sum_of(ops.linalg.qr(a)), (any_(4, 3),)),
+    ("pinv", lambda a: ops.linalg.pinv(a), (any_(4, 3),)),
+    ("pinv_wide", lambda a: ops.linalg.pinv(a), (any_(2, 4),)),
+    ("qr_wide", lambda a: _sum_of(ops.linalg.qr(a)), (any_(2, 4),)),
+    ("svd", lambda a: _svd_invariants(ops.linalg.svd(a, full_matrices=False)), (any_(3, 4),)),
+    ("matrix_exp_batched", lambda a: ops.matrix_exp(a * 0.1), (any_(2, 3, 3),)),
+    ("logdet_batched", lambda a: ops.logdet(a @ a.mT), (invertible(2, 3, 3),)),
+    ("matrix_power", lambda a: ops.matrix_power(a, 6) + ops.matrix_power(a, -3), (invertible(3, 3),)),
+    ("multi_dot", lambda a, b: ops.linalg.multi_dot([a, b, a, b]), (any_(2, 3), any_(3, 2))),
     ("solve", lambda a, b: ops.linalg.solve(a, b), (invertible(3, 3), any_(3))),
     ("cholesky", lambda a: ops.linalg.cholesky(a @ a.mT), (invertible(3, 3),)),
     ("cholesky_upper", lambda a: (a @ a.mT).cholesky(upper=True), (invertible(2, 3, 3),)),

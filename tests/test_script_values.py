@@ -135,6 +135,12 @@ def test_print_passes_its_keywords_on():
     ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
     ("torch.distributions.LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
+    ("torch.linalg.lstsq(torch.eye(2), torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.lstsq"),
+    ("torch.linalg.eig(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eig: its results "
+                                       "are complex tensors (complex64/complex128), and gradcli has no complex dtypes"),
+    ("torch.linalg.eigvals(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eigvals: its "
+                                           "results are complex tensors (complex64/complex128), and gradcli has no "
+                                           "complex dtypes"),
     ("torch.ones(2).index_copy", "NotImplementedError: gradcli does not implement torch.Tensor.index_copy"),
     ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
     ("torch.autograd.forward_ad.make_dual(1)", "TypeError: make_dual() missing 1 required positional argument: 'tangent'"),

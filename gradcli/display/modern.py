@@ -233,4 +233,10 @@ def size_repr(shape: tuple) -> str:
 
 def return_types_repr(name: str, values_repr: str, indices_repr: str) -> str:
     """repr of a torch.return_types.<name> pair, the inner tensor texts inserted as they are."""
-    return f"torch.return_types.{name}(\nvalues={values_repr},\nindices={indices_repr})"
+    return return_fields_repr(name, ("values", "indices"), (values_repr, indices_repr))
+
+
+def return_fields_repr(name: str, fields: tuple, reprs: tuple) -> str:
+    """repr of any torch.return_types.<name>: one `field=repr` a line."""
+    body = ",\n".join(f"{f}={r}" for f, r in zip(fields, reprs))
+    return f"torch.return_types.{name}(\n{body})"

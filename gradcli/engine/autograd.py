@@ -719,10 +719,14 @@ def _check_versions(node, checks=None):
     version since."""
     for index, (tensor, box, expected, shape, legacy, owner) in enumerate(checks or node.checks):
         if box[0] != expected:
+            output = 0                         # which output of its node (a saved result: owner names both)
             if tensor is not None:             # a saved input: named after the op that now owns it, with
                 fn = tensor.grad_fn            # the shape it has now (an in-place t_() changes it)
                 owner = fn.op.node if fn is not None else None
+                output = fn.index if fn.__class__ is OutputSlot else 0
                 shape = tensor._a.shape
+            elif owner.__class__ is tuple:
+                owner, output = owner
             dims = ", ".join(str(d) for d in shape)
             which = ""
             if owner is not None:
@@ -731,7 +735,7 @@ def _check_versions(node, checks=None):
                     short = base if number == "0" else base + number
                 else:
                     short = "torch::autograd::" + owner
-                which = f", which is output 0 of {short},"
+                which = f", which is output {output} of {short},"
             raise _error(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [{legacy} [{dims}]]{which} is at version {box[0]}; expected version "

@@ -228,6 +228,29 @@ SIGNATURES = {
     "Tensor.cholesky": ["(bool upper = False)"],
     "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_inverse": ["(bool upper = False)"],
+    "torch.linalg.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "torch.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "Tensor.matrix_power": ["(int n)"],
+    "torch.linalg.slogdet": ["(Tensor A, *, tuple of Tensors out = None)"],
+    "torch.slogdet": ["(Tensor input, *, tuple of Tensors out = None)"],
+    "Tensor.slogdet": ["()"],
+    "torch.logdet": ["(Tensor input)"],
+    "Tensor.logdet": ["()"],
+    "torch.linalg.svd": ["(Tensor A, bool full_matrices = True, *, str driver = None, tuple of Tensors out = None)"],
+    "torch.linalg.svdvals": ["(Tensor A, *, str driver = None, Tensor out = None)"],
+    "torch.svd": ["(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = None)"],
+    "Tensor.svd": ["(bool some = True, bool compute_uv = True)"],
+    "torch.linalg.qr": ["(Tensor A, str mode = \"reduced\", *, tuple of Tensors out = None)"],
+    "torch.qr": ["(Tensor input, bool some = True, *, tuple of Tensors out = None)"],
+    "Tensor.qr": ["(bool some = True)"],
+    "torch.linalg.pinv": ["(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, "
+                          "Tensor out = None)",
+                          "(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, "
+                          "Tensor out = None)",
+                          "(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)",
+                          "(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)"],
+    "torch.linalg.eigh": ["(Tensor input, str UPLO = \"L\", *, tuple of Tensors out = None)"],
+    "torch.linalg.eigvalsh": ["(Tensor input, str UPLO = \"L\", *, Tensor out = None)"],
     "torch.linalg.solve_triangular": ["(Tensor input, Tensor B, *, bool upper, bool left = True, "
                                       "bool unitriangular = False, Tensor out = None)"],
     "torch.linalg.matrix_norm": ["(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, "
@@ -636,7 +659,12 @@ def _invalid_combination(name: str, sigs: list, args: tuple, kwargs: dict) -> st
 _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_sigmoid",
                  "torch.linalg.vector_norm": "linalg_vector_norm", "torch.linalg.norm": "linalg_norm",
                  "torch.linalg.matrix_norm": "linalg_matrix_norm", "torch.linalg.solve_triangular": "linalg_solve_triangular",
-                 "torch.linalg.cholesky": "linalg_cholesky",
+                 "torch.linalg.cholesky": "linalg_cholesky", "torch.linalg.matrix_power": "linalg_matrix_power",
+                 "torch.linalg.multi_dot": "linalg_multi_dot", "torch.linalg.slogdet": "linalg_slogdet",
+                 "torch.linalg.matrix_exp": "linalg_matrix_exp", "torch.linalg.svd": "linalg_svd",
+                 "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
+                 "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
+                 "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

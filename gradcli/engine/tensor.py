@@ -1810,6 +1810,27 @@ class Tensor:
     def cholesky(self, upper=False):
         return ops.cholesky_legacy(self, upper)
 
+    def matrix_power(self, n):
+        return ops.matrix_power(self, n)
+
+    def pinverse(self, rcond=1e-15):
+        return ops.pinv(self, rcond)
+
+    def qr(self, some=True):
+        return ops.qr_legacy(self, some)
+
+    def svd(self, some=True, compute_uv=True):
+        return ops.svd_legacy(self, some, compute_uv)
+
+    def matrix_exp(self):
+        return ops.matrix_exp(self)
+
+    def slogdet(self):
+        return ops.slogdet(self, "slogdet")
+
+    def logdet(self):
+        return ops.logdet(self)
+
     def cholesky_inverse(self, upper=False):
         return ops.cholesky_inverse(self, upper)
 

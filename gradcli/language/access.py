@@ -14,7 +14,7 @@ from types import GeneratorType, MethodType
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
-from gradcli.engine.ops.reduce import RETURN_KINDS
+from gradcli.engine.ops.reduce import RETURN_FIELDS, RETURN_KINDS
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule, type_name
@@ -79,7 +79,7 @@ ALLOWED = {
     autograd.RemovableHandle: frozenset(("remove",)),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
     savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
-    **{kind: frozenset(("values", "indices", "count", "index")) for kind in RETURN_KINDS.values()},
+    **{kind: frozenset(RETURN_FIELDS[name] + ("count", "index")) for name, kind in RETURN_KINDS.items()},
     forward.UnpackedDualTensor: frozenset(("primal", "tangent", "count", "index")),
     pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
     pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),

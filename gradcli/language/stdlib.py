@@ -514,6 +514,11 @@ def _build_torch() -> ScriptModule:
             "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
             "cholesky": _tensor_fn("linalg_cholesky", ops.linalg.cholesky),
             "solve_triangular": ops.linalg.solve_triangular,
+            "matrix_power": ops.linalg.matrix_power, "multi_dot": ops.linalg.multi_dot,
+            "slogdet": _tensor_fn("linalg_slogdet", ops.linalg.slogdet), "matrix_exp": ops.linalg.matrix_exp,
+            "svd": _tensor_fn("linalg_svd", ops.linalg.svd), "svdvals": _tensor_fn("linalg_svdvals", ops.linalg.svdvals),
+            "eig": ops.linalg.eig, "eigvals": ops.linalg.eigvals,
+            "qr": _tensor_fn("linalg_qr", ops.linalg.qr), "pinv": ops.linalg.pinv, "matrix_rank": ops.linalg.matrix_rank, "eigh": _tensor_fn("linalg_eigh", ops.linalg.eigh), "eigvalsh": _tensor_fn("linalg_eigvalsh", ops.linalg.eigvalsh),
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,
@@ -672,6 +677,11 @@ def _build_torch() -> ScriptModule:
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "cholesky": _tensor_fn("cholesky", Tensor.cholesky),
         "cholesky_inverse": _tensor_fn("cholesky_inverse", Tensor.cholesky_inverse),
+        "matrix_power": _tensor_fn("matrix_power", Tensor.matrix_power),
+        "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),
+        "slogdet": _tensor_fn("slogdet", Tensor.slogdet), "logdet": _tensor_fn("logdet", Tensor.logdet),
+        "matrix_exp": _tensor_fn("matrix_exp", Tensor.matrix_exp), "svd": _tensor_fn("svd", Tensor.svd),
+        "qr": _tensor_fn("qr", Tensor.qr), "pinverse": _tensor_fn("pinverse", Tensor.pinverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
         "diagonal": _tensor_fn("diagonal", Tensor.diagonal), "diag_embed": _tensor_fn("diag_embed", Tensor.diag_embed),
         # group: conv

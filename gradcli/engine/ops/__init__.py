@@ -42,7 +42,8 @@ from gradcli.engine.views import rebase as rebase_view
 # The groups imported on first use, and the names this package gives their functions.
 _LATER = {
     "linalg": ("bmm", "det", "diag", "diag_embed", "diagonal", "dot", "einsum", "inverse", "matmul", "mm", "mv", "outer",
-               "trace", "vdot", "tensordot", "kron", "cdist", "cholesky_legacy", "cholesky_inverse"),
+               "trace", "vdot", "tensordot", "kron", "cdist", "cholesky_legacy", "cholesky_inverse", "matrix_power",
+               "slogdet", "logdet", "matrix_exp", "svd_legacy", "qr_legacy", "pinv"),
     "blas": ("addbmm", "addmm", "addmv", "addr", "baddbmm"),
     "nn": ("binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "bilinear",
            "embedding", "huber_loss", "kl_div", "one_hot", "smooth_l1_loss", "functional_log_softmax",

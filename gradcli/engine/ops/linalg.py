@@ -1,4 +1,5 @@
-"""Linear algebra: matrix products (matmul and its cases, einsum), det, inverse, trace, diagonals."""
+"""Linear algebra: matrix products (matmul and its cases, einsum), det, inverse, solves, Cholesky factors, matrix
+powers and chains, log-determinants, the matrix exponential, trace, diagonals."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from gradcli.engine import budget, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
+from gradcli.engine.recording import Op, Out, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
+from gradcli.engine.autograd import Node, OutputGrads, OutputSlot
 
 
 class LinAlgError(RuntimeError):
@@ -1099,20 +1101,31 @@ def _swap_rows(x: np.ndarray, j: int, p: np.ndarray) -> None:
     x[batch, p] = row_j
 
 
-def _det_factors(x: np.ndarray):
-    """PyTorch's det: the LU of A^T when A is row-major (det(A^T) = det(A)), else of A; det is the
-    sign of the row permutation times the product of U's diagonal."""
+def _det_lu(x: np.ndarray):
+    """PyTorch's det's LU: of A^T when A is row-major (det(A^T) = det(A)), else of A; with the sign of its row
+    permutation and whether it factored A^T."""
     use_transpose = bool(x.flags.c_contiguous)
     lu, pivots, _ = lu_factor(np.swapaxes(x, -1, -2) if use_transpose else x)
-    d = np.diagonal(lu, 0, -2, -1)
-    prod = np.ones(x.shape[:-2], dtype=x.dtype)
+    swaps = (pivots != np.arange(pivots.shape[-1])).sum(-1)
+    parity = np.where(swaps % 2 == 1, x.dtype.type(-1), x.dtype.type(1))
+    return lu, pivots, parity, use_transpose
+
+
+def _diagonal_product(d: np.ndarray, dtype) -> np.ndarray:
+    """The product of the last dim's elements, in order from the first (ones where it is empty)."""
+    prod = np.ones(d.shape[:-1], dtype=dtype)
     if d.shape[-1]:
         prod = d[..., 0].copy()
         for k in range(1, d.shape[-1]):
             prod = prod * d[..., k]
-    swaps = (pivots != np.arange(pivots.shape[-1])).sum(-1)
-    sign = np.where(swaps % 2 == 1, x.dtype.type(-1), x.dtype.type(1))
-    return np.asarray(sign * prod, dtype=x.dtype), lu, pivots, use_transpose
+    return prod
+
+
+def _det_factors(x: np.ndarray):
+    """PyTorch's det: the sign of the row permutation times the product of U's diagonal, with the LU."""
+    lu, pivots, parity, use_transpose = _det_lu(x)
+    prod = _diagonal_product(np.diagonal(lu, 0, -2, -1), x.dtype)
+    return np.asarray(parity * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
 def _no_half_lu() -> NotImplementedError:
@@ -1874,3 +1887,1000 @@ def _word(x: np.ndarray) -> str:
 
 def _cxx(x: np.ndarray) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half"}[x.dtype.name]
+
+
+# ------------------------------------------------------------------------------------ matrix powers, chains
+# matrix_power, multi_dot and chain_matmul are compositions in PyTorch (C++ CompositeImplicitAutograd),
+# built here from the same ops in the same order, so their grad_fn chains and bits are PyTorch's.
+
+def _int_arg(value, fn: str, name: str, position: int) -> int:
+    if value.__class__ is not int and not isinstance(value, np.integer):
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type_name(value)}")
+    return int(value)
+
+
+def matrix_power(A: Tensor, n) -> Tensor:
+    """torch.linalg.matrix_power: the identity copied into a clone for n = 0, a clone for n = 1; else A (its
+    inverse for n < 0) multiplied by matmul: A A, (A A) A, then square-and-multiply over n's bits from the
+    lowest (result @ z where a bit is set, z @ z at each step)."""
+    _tensor_arg(A, "linalg_matrix_power", "input", 1)
+    n = _int_arg(n, "linalg_matrix_power", "n", 2)
+    x = _square(A, "linalg.matrix_power", floats=False)
+    if n == 0:
+        eye = Tensor(np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
+        return elementwise.copy(arith.contiguous_clone(A), eye)
+    if n == 1:
+        return arith.contiguous_clone(A)
+    if n < 0:
+        A, n = inverse(A), -n
+    if n == 2:
+        return matmul(A, A)
+    if n == 3:
+        return matmul(matmul(A, A), A)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def multi_dot(tensors) -> Tensor:
+    """torch.linalg.multi_dot: a first 1-D tensor as a row, a last as a column (unsqueezed), the chain
+    multiplied with mm in the cheapest order (PyTorch's cost comparison for three, (A B) C on a tie; its
+    dynamic programme for more, the first split winning a tie), viewed as the result's shape (ViewBackward0)."""
+    tensors = shape._tensor_list(tensors, "linalg_multi_dot")
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    chain, out_shape = list(tensors), []
+    first, last = tensors[0]._a.ndim, tensors[-1]._a.ndim
+    if first == 1:
+        chain[0] = shape.unsqueeze(tensors[0], 0)
+    elif first == 2:
+        out_shape.append(tensors[0]._a.shape[0])
+    else:
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first}D")
+    if last == 1:
+        chain[-1] = shape.unsqueeze(tensors[-1], -1)
+    elif last == 2:
+        out_shape.append(tensors[-1]._a.shape[1])
+    else:
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last}D")
+    for i in range(1, n - 1):
+        if tensors[i]._a.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i]._a.ndim}D")
+    dtype = chain[0]._a.dtype
+    for i in range(1, n):
+        if chain[i]._a.dtype != dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{cxx_type(dtype)} and tensor {i} {cxx_type(chain[i]._a.dtype)}")
+        if chain[i - 1]._a.shape[-1] != chain[i]._a.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {_size_list(tensors[i - 1]._a.shape)}"
+                               f" and {_size_list(tensors[i]._a.shape)} cannot be multiplied")
+    if n == 2:
+        out = mm(chain[0], chain[1])
+    elif n == 3:
+        a, b = chain[0]._a.shape
+        c, d = chain[2]._a.shape[0], chain[2]._a.shape[1]
+        if b * d * (a + c) < a * c * (b + d):       # A (B C) only when strictly cheaper
+            out = mm(chain[0], mm(chain[1], chain[2]))
+        else:
+            out = mm(mm(chain[0], chain[1]), chain[2])
+    else:
+        out = _chain_product(chain, _chain_order(chain), 0, n - 1)
+    return shape.view(out, *out_shape)
+
+
+def _chain_order(chain: list) -> list:
+    """The matrix-chain dynamic programme: split[i][j], where the product of chain[i..j] is cut."""
+    n = len(chain)
+    p = [chain[0]._a.shape[0]] + [t._a.shape[1] for t in chain]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain_product(chain: list, split: list, i: int, j: int) -> Tensor:
+    if i == j:
+        return chain[i]
+    k = split[i][j]
+    return mm(_chain_product(chain, split, i, k), _chain_product(chain, split, k + 1, j))
+
+
+_CHAIN_MATMUL_DEPRECATED = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
+    "instead, which accepts a list of two or more tensors rather than multiple parameters. (Triggered internally "
+    "at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1102.)")
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """torch.chain_matmul (deprecated, warned once per process): multi_dot of two or more matrices, a clone of one."""
+    for i, t in enumerate(matrices):
+        if t.__class__ is not Tensor:
+            from gradcli.engine.signatures import type_name
+            raise TypeError(f"chain_matmul(): argument 'matrices' (position 1) must be tuple of Tensors, not "
+                            f"{type_name(t)}")
+    STATE.warn_once("torch.chain_matmul", "UserWarning", _CHAIN_MATMUL_DEPRECATED)
+    for t in matrices:
+        if t._a.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t._a.ndim}, expected 2 instead.")
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return arith.clone(matrices[0])
+    return multi_dot(list(matrices))
+
+
+# ------------------------------------------------------------------------------------------ slogdet, logdet
+
+def _slogdet_grads(F, g, A, LU, pivots, sign, transposed):
+    """slogdet_backward: the sign's gradient is ignored (real input); logabsdet's is g A^-T, solved with the
+    forward's LU (a zero pivot gives infinities, as LAPACK's solve does), or, under create_graph, as
+    linalg.solve(A^T, diag_embed(g))."""
+    g = g.grads[1] if g.__class__ is OutputGrads else None
+    if g is None:
+        return None
+    if F.tensors:
+        n = A._a.shape[-1]
+        d = diag_embed(shape.expand(shape.unsqueeze(g, -1), *(g._a.shape + (n,))))
+        return solve(shape.transpose(A, -2, -1), d)
+    rhs = np.zeros(A.shape, dtype=A.dtype)
+    diagonal_view(rhs, 0, -2, -1)[...] = np.asarray(g)[..., None]
+    with np.errstate(all="ignore"):
+        return _lu_solve(LU, np.asarray(pivots, np.int64) - 1, rhs, adjoint=not transposed)
+
+
+def _slogdet_jvp(F, ts, xs, result, output, LU, pivots, transposed):
+    """slogdet_jvp: the sign's tangent is zeros; logabsdet's is trace(A^-1 A_t), solved with the forward's LU."""
+    if output == 0:
+        return Tensor(np.zeros_like(result._a))
+    A = xs[0]._a
+    dA = np.broadcast_to(ts[0]._a, A.shape)
+    with np.errstate(all="ignore"):
+        solved = Tensor(np.ascontiguousarray(_lu_solve(LU, np.asarray(pivots, np.int64) - 1, dA, adjoint=transposed)))
+    return reduce.reduce_sum(diagonal(solved, 0, -2, -1), -1)
+
+
+# fmt: off
+SLOGDET = Op("LinalgSlogdetBackward0", None, ("A", "LU", "pivots", "sign", "transposed"), (_slogdet_grads,),
+             inputs=("A",), quiet=True, jvp=_slogdet_jvp)
+# fmt: on
+
+
+def _check_lapack_float(x: np.ndarray, fn: str) -> None:
+    """checkFloatingOrComplex without low precision: PyTorch's words for an integer or a half tensor."""
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+
+
+def slogdet(A: Tensor, _name: str = "linalg_slogdet") -> tuple:
+    """torch.linalg.slogdet (and torch.slogdet, `_name` its result's kind): the sign of det(A) and log|det(A)|
+    from det's LU (of A^T when A is row-major): the product of the signs of U's diagonal times the
+    permutation's sign, and the sum of the logs of its magnitudes. One node, two outputs."""
+    x = _square(A, "linalg.slogdet", floats=False)
+    _check_lapack_float(x, "linalg.slogdet")
+    lu, pivots, parity, transposed = _det_lu(x)
+    d = np.diagonal(lu, 0, -2, -1)
+    signs = np.where(np.isnan(d), x.dtype.type(0), np.sign(d))       # (PyTorch's sgn of NaN is 0)
+    sign = np.asarray(_diagonal_product(signs, x.dtype) * parity, dtype=x.dtype)
+    with np.errstate(divide="ignore"):
+        logs = elementary.log(np.abs(d))
+    logabsdet = np.asarray(sum_array(logs, (logs.ndim - 1,), False), dtype=x.dtype)
+    pivots32 = (pivots + 1).astype(np.int32)
+    return _outputs(SLOGDET, _name, (sign, logabsdet), A, {"LU": lu, "pivots": pivots32, "transposed": transposed},
+                    ("sign", "logabsdet"))
+
+
+def _outputs(op: Op, kind: str, outs: tuple, a: Tensor, args: dict, fields: tuple) -> tuple:
+    """The results of a one-input node with several outputs, as torch.return_types.<kind> (or the tuple of them
+    when `kind` is None): one node when grad mode records and `a` requires grad, saving by the row's names `a`,
+    the results named in `fields` (version-checked) and the forward's other values in `args`; each result's
+    tangent in forward mode (the row's jvp receives the output's number, then `args` in the row's order)."""
+    results = tuple(Tensor(o) for o in outs)
+    rest = tuple(args[name] for name in op.saves if name not in fields and name not in op.inputs)
+    if STATE.recording and a.requires_grad:
+        saved = tuple(a if name in op.inputs else Out(outs[fields.index(name)]) if name in fields else args[name]
+                      for name in op.saves)
+        reduce.record_outputs(op, results, a, saved, tuple(fields.index(n) for n in op.saves if n in fields))
+    if STATE.fw_level is not None:
+        for k, r in enumerate(results):
+            forward.propagate(op, r, (a,), (k, *rest))
+    return results if kind is None else reduce.ReturnTypes(kind, *results)
+
+
+def logdet(A: Tensor) -> Tensor:
+    """torch.logdet: slogdet's logabsdet, NaN where the sign is -1 (WhereBackward0)."""
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("logdet: The input tensor A must have at least 2 dimensions.")
+    _square(A, "logdet", floats=False)
+    _check_lapack_float(x, "logdet")
+    sign, logabsdet = slogdet(A)
+    return elementwise.where(arith.compare(np.equal, sign, -1.0), float("nan"), logabsdet)
+
+
+# ------------------------------------------------------------------------------------------------ matrix_exp
+# PyTorch's mexp (Bader, Blanes and Casas 2019): a Taylor polynomial of degree 1, 2, 4, 8 or 12 chosen by
+# the 1-norm of a single matrix, else degree 18 after scaling by 2^-s and squaring s times (always for a
+# batch of several). Each step is the same array operation in the same order as PyTorch's: the powers by
+# matprod (its products), the linear combinations as its kernel sums them (term by term from zero, unfused), the sums over the powers by PyTorch's sum. The choice depends on the norm alone, so the
+# result is reproducible; float16 is refused (PyTorch reads its coefficients there as the wrong type).
+
+_MEXP_THETAS = {np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                                       5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
+                np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                                       4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00)}
+_T12 = ((9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740),
+        (5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031, 0.01108844528519167989),
+        (0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968, 0.00610700528898058230),
+        (-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079, -0.00675951846863086359))
+_T18 = ((0., -1.00365581030144618291e-01, -8.02924648241156932449e-03, -8.92138498045729985177e-04, 0.),
+        (0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+         -6.37898194594723280150e-04),
+        (-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+         -6.98210122488052056106e-03, 3.34975017086070470649e-05),
+        (-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+         2.95552570429315521194e-02, -1.39180257516060693404e-05),
+        (0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02, -1.40086798182036094347e-05))
+
+
+def _mexp_powers(a: np.ndarray, count: int) -> list:
+    """The first `count` of I, A, A^2, A^3 = A A^2, A^6 = A^3 A^3."""
+    powers = [np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(), a]
+    if count > 2:
+        powers.append(matprod(a, a))
+    if count > 3:
+        powers.append(matprod(a, powers[2]))
+    if count > 4:
+        powers.append(matprod(powers[3], powers[3]))
+    return powers
+
+
+def _mexp_combination(powers: list, coefficients) -> np.ndarray:
+    """sum_j c_j P_j as PyTorch's kernel computes it: out += P_j * c_j from zero, c_j in the dtype."""
+    t = powers[0].dtype.type
+    out = np.zeros_like(powers[0])
+    for p, c in zip(powers, coefficients):
+        out = out + p * t(c)
+    return out
+
+
+def _mexp_sum(powers: list) -> np.ndarray:
+    return np.asarray(sum_array(np.stack(powers), (0,), False), dtype=powers[0].dtype)
+
+
+def _mexp_t1(a):
+    return _mexp_sum(_mexp_powers(a, 2))
+
+
+def _mexp_t2(a):
+    powers = _mexp_powers(a, 3)
+    powers[2] = powers[2] / powers[2].dtype.type(2)
+    return _mexp_sum(powers)
+
+
+def _mexp_t4(a):
+    powers = _mexp_powers(a, 3)
+    powers.append(matprod(powers[2], _mexp_combination(powers, (1 / 2.0, 1 / 6.0, 1 / 24.0))))
+    return _mexp_combination(powers, (1.0, 1.0, 0.0, 1.0))
+
+
+def _mexp_t8(a):
+    t = a.dtype.type
+    sqrt_177 = t(0.1330413469565007072504e+2)
+    x3 = t(2. / 3.)
+    # each constant a double expression of the dtype's sqrt_177 and x3, rounded to the dtype
+    x1 = t(float(x3) * ((1. + float(sqrt_177)) / 88.))
+    x2 = t(float(x3) * ((1. + float(sqrt_177)) / 352.))
+    x4 = t((-271. + 29. * float(sqrt_177)) / (315. * float(x3)))
+    x5 = t((-11. + 11. * float(sqrt_177)) / (1260. * float(x3)))
+    x6 = t((-99. + 11. * float(sqrt_177)) / (5040. * float(x3)))
+    x7 = t((89. - float(sqrt_177)) / (5040. * float(x3)))
+    y2 = t((857. - 58. * float(sqrt_177)) / 630.)
+    powers = _mexp_powers(a, 3)
+    powers.append(matprod(powers[2], _mexp_combination(powers[1:3], (x1, x2))))
+    powers.append(matprod(_mexp_combination(powers[2:4], (x3, 1.0)), _mexp_combination(powers[0:4], (x4, x5, x6, x7))))
+    return _mexp_combination(powers, (1.0, 1.0, y2, 0.0, 1.0))
+
+
+def _mexp_t12(a):
+    powers = _mexp_powers(a, 4)
+    b = [_mexp_combination(powers, row) for row in _T12]
+    b[2] = b[2] + matprod(b[3], b[3])
+    b[1] = b[1] + b[2]
+    return b[0] + matprod(b[1], b[2])
+
+
+def _mexp_t18(a):
+    powers = _mexp_powers(a, 5)
+    b = [_mexp_combination(powers, row) for row in _T18]
+    b[3] = b[3] + matprod(b[0], b[4])
+    b[2] = b[2] + b[3]
+    return b[1] + matprod(b[2], b[3])
+
+
+def _mexp_scale_square(a: np.ndarray, norm: np.ndarray, theta) -> np.ndarray:
+    """Degree 18 of A 2^-s, squared s times, s = ceil(log2(norm / theta)) clamped at 0 (NaN where s is not
+    finite, which PyTorch's int64 conversion of it leaves meaningless)."""
+    t = a.dtype.type
+    with np.errstate(all="ignore"):
+        s = np.maximum(np.ceil(np.log2(norm / t(theta))), t(0))
+        finite = np.isfinite(s)
+        s = np.where(finite, s, 0)
+        scaled = a * np.power(t(2), -s)[:, None, None]
+        out = _mexp_t18(scaled)
+    for i in range(out.shape[0]):
+        if not finite[i]:
+            out[i] = np.nan
+            continue
+        m = out[i]
+        for _ in range(int(s[i])):
+            m = matprod(m, m)
+        out[i] = m
+    return out
+
+
+def matrix_exp_array(x: np.ndarray) -> np.ndarray:
+    """exp of each square matrix of a batch, as PyTorch's linalg_matrix_exp computes it."""
+    n = x.shape[-1]
+    if n == 0:
+        return x.copy()
+    if n == 1:
+        return elementary.exp(x)
+    a = np.ascontiguousarray(x).reshape((-1, n, n))
+    thetas = _MEXP_THETAS[a.dtype]
+    t = a.dtype.type
+    norm = np.asarray(sum_array(np.abs(a), (1,), False), dtype=a.dtype).max(-1)
+    if a.shape[0] > 1:
+        return _mexp_scale_square(a, norm, thetas[-1]).reshape(x.shape)
+    out = np.full(a.shape, np.nan, dtype=a.dtype)
+    degrees = (_mexp_t1, _mexp_t2, _mexp_t4, _mexp_t8, _mexp_t12)
+    with np.errstate(invalid="ignore"):
+        for i, compute in enumerate(degrees):
+            lower = t(-1) if i == 0 else t(thetas[i - 1])
+            chosen = np.flatnonzero((lower < norm) & (norm <= t(thetas[i])))
+            if chosen.size:
+                out[chosen] = compute(a[chosen])
+        large = np.flatnonzero(norm >= t(thetas[-2]))
+    if large.size:
+        out[large] = _mexp_scale_square(a[large], norm[large], thetas[-1])
+    return out.reshape(x.shape)
+
+
+def _matrix_exp_differential(F, A, E, adjoint: bool):
+    """PyTorch's linalg_matrix_exp_differential: exp of the block matrix [[B, E], [0, B]] (B = A^T for the
+    adjoint, A otherwise), its top-right block. Recorded (create_graph, tangents) as PyTorch builds it: zeros,
+    the three blocks copied into narrowed views, matrix_exp, two narrows."""
+    if not F.tensors:
+        B = np.swapaxes(A, -1, -2) if adjoint else A
+        n = B.shape[-1]
+        meta = np.zeros(B.shape[:-2] + (2 * n, 2 * n), dtype=E.dtype)
+        meta[..., :n, :n] = B
+        meta[..., n:, n:] = B
+        meta[..., :n, n:] = E
+        return np.ascontiguousarray(matrix_exp_array(meta)[..., :n, n:])
+    B = shape.transpose(A, -2, -1) if adjoint else A
+    n = B._a.shape[-1]
+    meta = Tensor(np.zeros(B._a.shape[:-2] + (2 * n, 2 * n), dtype=E._a.dtype))
+    for rows, cols, block in ((0, 0, B), (n, n, B), (0, n, E)):
+        meta.narrow(-2, rows, n).narrow(-1, cols, n).copy_(block)
+    return matrix_exp(meta).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+# fmt: off
+MATRIX_EXP = Op("LinalgMatrixExpBackward0", None, ("self",),
+                (lambda F, g, self: _matrix_exp_differential(F, self, g, True),), quiet=True,
+                jvp=lambda F, ts, xs, result: _matrix_exp_differential(F, xs[0], ts[0], False))
+# fmt: on
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """torch.linalg.matrix_exp, torch.matrix_exp, Tensor.matrix_exp (LinalgMatrixExpBackward0)."""
+    _tensor_arg(A, "linalg_matrix_exp", "input", 1)
+    x = _square(A, "linalg.matrix_exp")
+    if x.dtype == np.float16:
+        raise NotImplementedError("gradcli does not implement torch.linalg.matrix_exp for float16 tensors "
+                                  "(PyTorch 2.13 reads its float64 coefficients as half there)")
+    budget.check_tensor(x.shape, 6 * x.itemsize)        # the powers and combinations it keeps
+    return apply(MATRIX_EXP, np.ascontiguousarray(matrix_exp_array(x)), (A,))
+
+
+# ------------------------------------------------------------------------------------------------------ svd
+# PyTorch's SVD is LAPACK's gesdd (MKL): its singular values are correct to rounding, and its singular vectors
+# are unique only up to the sign of each pair (u_i, v_i), which MKL chooses. gradcli computes the SVD in float64
+# (numpy's LAPACK) and rounds once: the singular values are as accurate as LAPACK's, and U S Vh, U^T U, the
+# projections U U^T agree with PyTorch's; the signs of the vectors are numpy's LAPACK's, the same as PyTorch's for
+# about 70% of random matrices (docs/numerics.md).
+
+class _SvdMath:
+    """The products and transposes of svd's and eigh's backward and tangent formulas, on arrays (matprod) or
+    recorded tensors."""
+
+    def __init__(self, tensors: bool):
+        self.tensors = tensors
+
+    def mm(self, x, y):
+        return matmul(x, y) if self.tensors else matprod(x, y)
+
+    def mT(self, x):
+        return shape.transpose(x, -2, -1) if self.tensors else np.swapaxes(x, -1, -2)
+
+    def row(self, s):       # s.unsqueeze(-2)
+        return shape.unsqueeze(s, -2) if self.tensors else s[..., None, :]
+
+    def col(self, s):       # s.unsqueeze(-1)
+        return shape.unsqueeze(s, -1) if self.tensors else s[..., :, None]
+
+    def diag_embed(self, s):
+        return diag_embed(s) if self.tensors else _embedded(s, 0, s.ndim - 1, s.ndim)
+
+    def narrow(self, x, dim, length):
+        return shape.narrow(x, dim, 0, length) if self.tensors else (x[..., :length] if dim == -1 else x[..., :length, :])
+
+    def triu(self, x):
+        return shape.triu(x) if self.tensors else np.triu(x)
+
+    def tril(self, x):
+        return shape.tril(x) if self.tensors else np.tril(x)
+
+    def halve_diagonal(self, x):
+        """x with its diagonal times 0.5."""
+        n = (x._a if self.tensors else x).shape[-1]
+        half = np.where(np.eye(n, dtype=bool), 0.5, 1.0)
+        return x * Tensor(half.astype((x._a if self.tensors else x).dtype)) if self.tensors else x * half.astype(x.dtype)
+
+    def cat_zeros(self, x, count):
+        """x with `count` columns of zeros after its last."""
+        a = x._a if self.tensors else x
+        zeros = np.zeros(a.shape[:-1] + (count,), a.dtype)
+        return shape.cat([x, Tensor(zeros)], -1) if self.tensors else np.concatenate([x, zeros], -1)
+
+    def gap(self, S, squared=True):
+        """E: S_j^2 - S_i^2 (S_j - S_i unless `squared`), ones on the diagonal."""
+        S2 = S * S if squared else S
+        E = self.row(S2) - self.col(S2)
+        n = (S._a if self.tensors else S).shape[-1]
+        eye = np.eye(n, dtype=bool)
+        if self.tensors:
+            return elementwise.where(Tensor(eye), 1.0, E)
+        return np.where(eye, S.dtype.type(1), E)
+
+
+def _svd_backward(F, g, full_matrices, U, S, Vh, S_sym_argsize_minus_1):
+    """PyTorch's svd_backward (real case): gA = U [(skew(U^T gU) / E) S + S (skew(V^T gV) / E) + diag(gS)] V^T, plus
+    (I - U U^T) gU S^-1 V^T when m > n (U S^-1 gV^T (I - V V^T) when m < n); only U S V^T for gS alone. With
+    full_matrices, the first k columns of U (rows of Vh) and of their gradients."""
+    gU, gS, gVh = g.grads
+    M = _SvdMath(F.tensors)
+    if F.tensors:       # the saved results as outputs 0, 1, 2 of the node, so gradients reaching them meet there
+        U, S, Vh = (_as_output(t, k, 3) for k, t in enumerate((U, S, Vh)))
+    k = S_sym_argsize_minus_1
+    if full_matrices:
+        U, Vh = M.narrow(U, -1, k), M.narrow(Vh, -2, k)
+        gU = None if gU is None else M.narrow(gU, -1, k)
+        gVh = None if gVh is None else M.narrow(gVh, -2, k)
+    m = (U._a if F.tensors else U).shape[-2]
+    n = (Vh._a if F.tensors else Vh).shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return M.mm(U, M.col(gS) * Vh) if m >= n else M.mm(U * M.row(gS), Vh)
+    skew = lambda X: X - M.mT(X)
+    E = M.gap(S)
+    if gU is not None and gVh is not None:
+        ret = (skew(M.mm(M.mT(U), gU)) * M.row(S) + M.col(S) * skew(M.mm(Vh, M.mT(gVh)))) / E
+    elif gU is not None:
+        ret = (skew(M.mm(M.mT(U), gU)) / E) * M.row(S)
+    else:
+        ret = M.col(S) * (skew(M.mm(Vh, M.mT(gVh))) / E)
+    if gS is not None:
+        ret = ret + M.diag_embed(gS)
+    if m > n and gU is not None:
+        gA = M.mm(U, ret)
+        gUSinv = gU / M.row(S)
+        gA = gA + gUSinv - M.mm(U, M.mm(M.mT(U), gUSinv))
+        return M.mm(gA, Vh)
+    if m < n and gVh is not None:
+        gA = M.mm(ret, Vh)
+        SinvgVh = gVh / M.col(S)
+        gA = gA + SinvgVh - M.mm(M.mm(SinvgVh, M.mT(Vh)), Vh)
+        return M.mm(U, gA)
+    return M.mm(U, M.mm(ret, Vh)) if m >= n else M.mm(M.mm(U, ret), Vh)
+
+
+def _as_output(t: Tensor, index: int, count: int) -> Tensor:
+    """A saved result (a tensor whose grad_fn is its node) as output `index` of that node (an OutputSlot)."""
+    node = t.grad_fn
+    if node.__class__ is not Node:
+        return t
+    out = reduce._output_of(t)
+    out.grad_fn = OutputSlot(node, index, count)
+    return out
+
+
+def _svd_jvp(F, ts, xs, result, output, full_matrices, k):
+    """PyTorch's svd_jvp (real case): dP = U^T dA V, dS = diag(dP), dU = U (sym(dP S) / E) (+ (I - U U^T) dA V S^-1),
+    dVh = -(sym(S dP) / E) Vh (+ S^-1 U^T dA (I - V V^T)); zeros for the extra columns of full_matrices."""
+    M = _SvdMath(True)
+    node_out = result
+    dA = ts[0]
+    A = xs[0]
+    U, S, Vh = _svd_parts(A, full_matrices)
+    if full_matrices:
+        U, Vh = M.narrow(U, -1, k), M.narrow(Vh, -2, k)
+    m, n = A._a.shape[-2], A._a.shape[-1]
+    V = M.mT(Vh)
+    dP = M.mm(M.mT(U), M.mm(dA, V)) if m >= n else M.mm(M.mm(M.mT(U), dA), V)
+    dS = diagonal(dP, 0, -2, -1)
+    if output == 1:
+        return dS
+    dP = dP - M.diag_embed(dS)
+    E = M.gap(S)
+    sym = lambda X: X + M.mT(X)
+    if output == 0:
+        dU = M.mm(U, sym(dP * M.row(S)) / E)
+        if m > k:
+            dAVSinv = M.mm(dA, V / M.row(S))
+            dU = dU + dAVSinv - M.mm(U, M.mm(M.mT(U), dAVSinv))
+            if full_matrices:
+                dU = shape.cat([dU, Tensor(np.zeros(dU._a.shape[:-1] + (m - k,), dU._a.dtype))], -1)
+        return dU
+    dVh = -M.mm(sym(M.col(S) * dP) / E, Vh)
+    if n > k:
+        SinvUhdA = M.mm(M.mT(U) / M.col(S), dA)
+        dVh = dVh + SinvUhdA - M.mm(M.mm(SinvUhdA, V), Vh)
+        if full_matrices:
+            dVh = shape.cat([dVh, Tensor(np.zeros(dVh._a.shape[:-2] + (n - k, n), dVh._a.dtype))], -2)
+    return dVh
+
+
+def _svd_parts(A: Tensor, full_matrices: bool) -> tuple:
+    """U, S, Vh of a tensor's values (no node), for the tangent formulas."""
+    u, s, vh = svd_arrays(A._a, full_matrices)
+    return Tensor(u), Tensor(s), Tensor(vh)
+
+
+# fmt: off
+SVD = Op("LinalgSvdBackward0", None, ("full_matrices", "U", "S", "Vh", "S_sym_argsize_minus_1"), (_svd_backward,),
+         inputs=("A",), saves_tensors=True, quiet=True, jvp=_svd_jvp)
+# fmt: on
+
+
+def svd_arrays(x: np.ndarray, full_matrices: bool) -> tuple:
+    """U, S, Vh of each matrix of a batch: numpy's LAPACK in float64, rounded once; U and Vh column-major as
+    LAPACK writes them. An empty matrix has no singular values (U and Vh identities with full_matrices)."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    if k == 0:
+        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=x.dtype), batch + (m, m if full_matrices else 0))
+        vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=x.dtype), batch + (n if full_matrices else 0, n))
+        return _column_major(u.copy()), np.zeros(batch + (0,), x.dtype), _column_major(vh.copy())
+    if not np.isfinite(x).all():
+        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+    u, s, vh = np.linalg.svd(x.astype(np.float64), full_matrices=full_matrices)
+    return _column_major(u.astype(x.dtype)), np.ascontiguousarray(s.astype(x.dtype)), _column_major(vh.astype(x.dtype))
+
+
+def _svd_input(A: Tensor, fn: str) -> np.ndarray:
+    _tensor_arg(A, fn.replace(".", "_"), "A", 1)
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"linalg_svd_cpu\" not implemented for 'Half'")
+    budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
+    return x
+
+
+def svd(A: Tensor, full_matrices=True, *, driver=None) -> tuple:
+    """torch.linalg.svd: torch.return_types.linalg_svd(U, S, Vh), one LinalgSvdBackward0 node for the three."""
+    x = _svd_input(A, "linalg.svd")
+    full_matrices = _bool_arg(full_matrices, "full_matrices")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    u, s, vh = svd_arrays(x, full_matrices)
+    return _outputs(SVD, "linalg_svd", (u, s, vh), A, {"full_matrices": full_matrices,
+                    "S_sym_argsize_minus_1": s.shape[-1]}, ("U", "S", "Vh"))
+
+
+def svdvals(A: Tensor, *, driver=None) -> Tensor:
+    """torch.linalg.svdvals: S alone (with LinalgSvdBackward0, which also computed U and Vh, when A requires grad)."""
+    x = _svd_input(A, "linalg.svd")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    u, s, vh = svd_arrays(x, False)
+    outs = _outputs(SVD, None, (u, s, vh), A, {"full_matrices": False, "S_sym_argsize_minus_1": s.shape[-1]},
+                    ("U", "S", "Vh"))
+    return outs[1]
+
+
+def svd_legacy(A: Tensor, some=True, compute_uv=True) -> tuple:
+    """torch.svd / Tensor.svd: torch.return_types.svd(U, S, V), V = Vh^T (a transposed view, TransposeBackward0);
+    with compute_uv=False, zero U and V of the full shapes and svdvals' S."""
+    x = _svd_input(A, "linalg.svd")
+    some, compute_uv = _bool_arg(some, "some"), _bool_arg(compute_uv, "compute_uv")
+    m, n = x.shape[-2:]
+    if not compute_uv:
+        S = svdvals(A)
+        return reduce.ReturnTypes("svd", Tensor(np.zeros(x.shape[:-2] + (m, m), x.dtype)), S,
+                                  Tensor(np.zeros(x.shape[:-2] + (n, n), x.dtype)))
+    U, S, Vh = svd(A, full_matrices=not some)
+    return reduce.ReturnTypes("svd", U, S, shape.transpose(Vh, -2, -1))
+
+
+def _complex_results(name: str):
+    """torch.linalg.eig and eigvals: a general matrix's eigenvalues are complex, and gradcli has no complex dtypes."""
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(f"gradcli does not implement torch.linalg.{name}: its results are complex tensors "
+                                  "(complex64/complex128), and gradcli has no complex dtypes")
+    refuse.__name__ = f"linalg_{name}"
+    return refuse
+
+
+eig = _complex_results("eig")
+eigvals = _complex_results("eigvals")
+
+
+# ----------------------------------------------------------------------------------------------------- eigh
+# torch.linalg.eigh is LAPACK's syevd (MKL) in PyTorch: eigenvalues ascending, correct to rounding; each
+# eigenvector unique only up to its sign (for distinct eigenvalues), which the library chooses. gradcli computes
+# it with numpy's LAPACK in float64 from the UPLO triangle and rounds once (docs/numerics.md: the signs are not
+# reproducible).
+
+def _eigh_backward(F, g, eigenvalues, eigenvectors, UPLO):
+    """PyTorch's linalg_eig_backward for a symmetric input: gA = V ((skew(V^T gV) / 2) / E, its diagonal gL) V^T
+    with E_ij = L_j - L_i (ones on the diagonal; repeated eigenvalues give PyTorch's infinities and NaNs), or
+    V diag(gL) V^T for the eigenvalues alone."""
+    gL, gV = g.grads
+    M = _SvdMath(F.tensors)
+    L, V = eigenvalues, eigenvectors
+    if F.tensors:
+        L, V = _as_output(L, 0, 2), _as_output(V, 1, 2)
+    if gV is None:
+        if gL is None:
+            return None
+        return M.mm(V * M.row(gL), M.mT(V))
+    VhgV = M.mm(M.mT(V), gV)
+    VhgV = 0.5 * (VhgV - M.mT(VhgV))
+    ret = VhgV / M.gap(L, squared=False)
+    if gL is not None:
+        n = (L._a if F.tensors else L).shape[-1]
+        eye = np.eye(n, dtype=bool)
+        ret = elementwise.where(Tensor(eye), M.diag_embed(gL), ret) if F.tensors else np.where(eye, M.diag_embed(gL), ret)
+    return M.mm(V, M.mm(ret, M.mT(V)))
+
+
+def _eigh_jvp(F, ts, xs, result, output, UPLO):
+    """PyTorch's linalg_eig_jvp for a symmetric input: dP = V^T dA V, dL = diag(dP), dV = V (dP / E, zero diagonal)."""
+    M = _SvdMath(True)
+    lam, vec = eigh_arrays(xs[0]._a, UPLO)
+    L, V = Tensor(lam), Tensor(vec)
+    dP = M.mm(M.mm(M.mT(V), ts[0]), V)
+    if output == 0:
+        return diagonal(dP, 0, -2, -1)
+    dX = dP / M.gap(L, squared=False)
+    n = lam.shape[-1]
+    dX = elementwise.where(Tensor(np.eye(n, dtype=bool)), 0.0, dX)
+    return M.mm(V, dX)
+
+
+# fmt: off
+EIGH = Op("LinalgEighBackward0", None, ("eigenvalues", "eigenvectors", "UPLO"), (_eigh_backward,),
+          inputs=("A",), saves_tensors=True, quiet=True, jvp=_eigh_jvp)
+# fmt: on
+
+
+def eigh_arrays(x: np.ndarray, UPLO: str) -> tuple:
+    """Eigenvalues (ascending) and eigenvectors (column-major) of each symmetric matrix, read from its UPLO
+    triangle: numpy's LAPACK in float64, rounded once."""
+    if x.shape[-1] == 0:
+        return np.zeros(x.shape[:-1], x.dtype), _column_major(np.zeros(x.shape, x.dtype))
+    with np.errstate(all="ignore"):
+        lam, vec = np.linalg.eigh(x.astype(np.float64), UPLO=UPLO)
+    return np.ascontiguousarray(lam.astype(x.dtype)), _column_major(vec.astype(x.dtype))
+
+
+def _eigh_input(A: Tensor, UPLO, fn: str) -> tuple:
+    _tensor_arg(A, fn.replace(".", "_"), "input", 1)
+    if UPLO.__class__ is not str:
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"{fn.replace('.', '_')}(): argument 'UPLO' (position 2) must be str, not {type_name(UPLO)}")
+    uplo = UPLO.upper()
+    if len(UPLO) != 1 or uplo not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    x = _square(A, "linalg.eigh", floats=False)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{type_word(x)}'")
+    budget.check_tensor(x.shape, 16)
+    return x, uplo
+
+
+def eigh(A: Tensor, UPLO="L") -> tuple:
+    """torch.linalg.eigh: torch.return_types.linalg_eigh(eigenvalues, eigenvectors), one LinalgEighBackward0 node."""
+    x, uplo = _eigh_input(A, UPLO, "linalg.eigh")
+    lam, vec = eigh_arrays(x, uplo)
+    return _outputs(EIGH, "linalg_eigh", (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))
+
+
+def eigvalsh(A: Tensor, UPLO="L") -> Tensor:
+    """torch.linalg.eigvalsh: the eigenvalues (LinalgEighBackward0, which also computed the vectors, with grad)."""
+    x, uplo = _eigh_input(A, UPLO, "linalg.eigvalsh")
+    lam, vec = eigh_arrays(x, uplo)
+    return _outputs(EIGH, None, (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))[0]
+
+
+# ------------------------------------------------------------------------------------------------------- qr
+# torch.linalg.qr is LAPACK's geqrf/orgqr (Householder reflections): R's diagonal has the sign the reflections
+# give, a convention numpy's LAPACK shares, so Q and R are determined (checked: every random matrix agrees in
+# sign with PyTorch's). gradcli computes them in float64 and rounds once.
+
+_QR_MODES = ("reduced", "complete", "r")
+
+
+def _qr_backward(F, g, mode, Q, R):
+    """PyTorch's linalg_qr_backward (real case): M = gR R^T - Q^T gQ; for m >= n gA = (Q syminvadj(triu(M)) + gQ) R^-T,
+    for m < n gA = [Q tril(-M + M^T) R1^-T, 0] + Q gR; refused for mode='r' and for a tall complete QR."""
+    gQ, gR = g.grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    M = _SvdMath(F.tensors)
+    if F.tensors:
+        Q, R = _as_output(Q, 0, 2), _as_output(R, 1, 2)
+    m = (Q._a if F.tensors else Q).shape[-2]
+    n = (R._a if F.tensors else R).shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if gQ is not None:
+        gA = M.mm(gR, M.mT(R)) - M.mm(M.mT(Q), gQ) if gR is not None else -M.mm(M.mT(Q), gQ)
+    else:
+        gA = M.mm(gR, M.mT(R))
+    solve = (lambda A, B: solve_triangular(A, B, upper=False, left=False)) if F.tensors else \
+        (lambda A, B: solve_triangular_array(A, B, False, left=False))
+    if m >= n:
+        X = M.triu(gA)
+        X = X + M.mT(X)
+        X = M.halve_diagonal(X)
+        gA = M.mm(Q, X)
+        if gQ is not None:
+            gA = gA + gQ
+        return solve(M.mT(R), gA)
+    X = -gA
+    gA = M.mm(Q, M.tril(X - M.mT(X)))
+    gA = solve(M.mT(M.narrow(R, -1, m)), gA)
+    gA = M.cat_zeros(gA, n - m)
+    if gR is not None:
+        gA = gA + M.mm(Q, gR)
+    return gA
+
+
+def _qr_jvp(F, ts, xs, result, output, mode):
+    """The tangents of Q and R from A = Q R: for m >= n, X = dA R^-1, dR' = triu(X' + X'^T) with its diagonal
+    halved (X' = Q^T X), dQ = X - Q dR', dR = dR' R; for m < n the same for the first m columns, and
+    dR2 = Q^T (dA2 - dQ R2) for the rest."""
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    A, dA = xs[0], ts[0]
+    m, n = A._a.shape[-2:]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    M = _SvdMath(True)
+    q, r = qr_arrays(A._a, mode)
+    Q, R = Tensor(q), Tensor(r)
+    k = min(m, n)
+    R1, dA1 = M.narrow(R, -1, k), M.narrow(dA, -1, k)
+    X = solve_triangular(R1, dA1, upper=True, left=False)
+    QhX = M.mm(M.mT(Q), X)
+    dR1 = M.halve_diagonal(M.triu(QhX + M.mT(QhX)))
+    dQ = X - M.mm(Q, dR1)
+    if output == 0:
+        return dQ
+    dR = M.mm(dR1, R1)
+    if n > k:
+        dR2 = M.mm(M.mT(Q), shape.narrow(dA, -1, k, n - k) - M.mm(dQ, shape.narrow(R, -1, k, n - k)))
+        dR = shape.cat([dR, dR2], -1)
+    return dR
+
+
+# fmt: off
+QR = Op("LinalgQrBackward0", None, ("mode", "Q", "R"), (_qr_backward,), inputs=("A",), saves_tensors=True,
+        quiet=True, jvp=_qr_jvp)
+# fmt: on
+
+
+def qr_arrays(x: np.ndarray, mode: str) -> tuple:
+    """Q and R of each matrix (numpy's LAPACK, float64, rounded once; column-major as LAPACK writes them); Q an
+    empty vector for mode='r'."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    if k == 0:
+        q = np.broadcast_to(np.eye(m, m if mode == "complete" else 0, dtype=x.dtype), batch + (m, m if mode == "complete" else 0)).copy()
+        r = np.zeros(batch + ((m if mode == "complete" else 0), n), x.dtype)
+    else:
+        with np.errstate(all="ignore"):
+            q, r = np.linalg.qr(x.astype(np.float64), mode="complete" if mode == "complete" else "reduced")
+        q, r = q.astype(x.dtype), r.astype(x.dtype)
+    if mode == "r":
+        return np.zeros((0,), x.dtype), _column_major(r)
+    return _column_major(q), _column_major(r)
+
+
+def qr(A: Tensor, mode="reduced", _kind: str = "linalg_qr") -> tuple:
+    """torch.linalg.qr: torch.return_types.linalg_qr(Q, R), one LinalgQrBackward0 node."""
+    _tensor_arg(A, "linalg_qr", "A", 1)
+    if mode.__class__ is not str:
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"linalg_qr(): argument 'mode' (position 2) must be str, not {type_name(mode)}")
+    if mode not in _QR_MODES:
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"linalg.qr: Expected a floating point or complex tensor as input. Got {type_word(x)}")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"geqrf_cpu\" not implemented for 'Half'")
+    budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
+    q, r = qr_arrays(x, mode)
+    return _outputs(QR, _kind, (q, r), A, {"mode": mode}, ("Q", "R"))
+
+
+_QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+    "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)\n"
+    "should be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)")
+
+
+def qr_legacy(A: Tensor, some=True) -> tuple:
+    """torch.qr / Tensor.qr (deprecated, warned once): linalg.qr in mode 'reduced' or 'complete'."""
+    some = _bool_arg(some, "some")
+    STATE.warn_once("torch.qr", "UserWarning", _QR_DEPRECATED)
+    return qr(A, "reduced" if some else "complete", "qr")
+
+
+# --------------------------------------------------------------------------------------- pinv, matrix_rank
+# PyTorch's pinv and matrix_rank: the singular values (absolute eigenvalues for hermitian=True) above
+# max(atol, rtol * the largest), rtol defaulting to eps * max(m, n) unless atol > 0 is given; pinv is
+# V diag(1/s) U^T over those, computed here in float64 from the decomposition and rounded once (its own node,
+# LinalgPinvBackward0, with PyTorch's pinv_backward and pinv_jvp).
+
+def _pinv_backward(F, g, self, result):
+    """PyTorch's pinv_backward (real case), arranged for the smaller of m and n."""
+    M = _SvdMath(F.tensors)
+    A, P = self, result
+    m, n = (A._a if F.tensors else A).shape[-2:]
+    Ph, gh = M.mT(P), M.mT(g)
+    if m <= n:
+        K = M.mm(gh, P)
+        KPh = M.mm(K, Ph)
+        return -M.mT(M.mm(P, K)) + KPh - M.mm(M.mm(A, P), KPh) + M.mm(M.mm(Ph, P), gh - M.mm(K, A))
+    K = M.mm(P, gh)
+    PhK = M.mm(Ph, K)
+    return -M.mT(M.mm(K, P)) + M.mm(M.mm(gh - M.mm(A, K), P), Ph) + PhK - M.mm(M.mm(PhK, P), A)
+
+
+def _pinv_jvp(F, ts, xs, result):
+    """PyTorch's pinv_jvp (real case)."""
+    M = _SvdMath(True)
+    A, P, dA = xs[0], result, ts[0]
+    m, n = A._a.shape[-2:]
+    dAh, Ph = M.mT(dA), M.mT(P)
+    if m <= n:
+        K = M.mm(Ph, dAh)
+        return M.mm(P, K - M.mT(K) - M.mm(K, M.mm(A, P))) + M.mm(dAh - M.mm(P, M.mm(A, dAh)), M.mm(Ph, P))
+    K = M.mm(P, dA)
+    Kh = M.mT(K)
+    return M.mm(Kh - K - M.mm(M.mm(P, A), Kh), P) + M.mm(M.mm(P, Ph), dAh - M.mm(M.mm(dAh, A), P))
+
+
+# fmt: off
+PINV = Op("LinalgPinvBackward0", None, ("self", "result"), (_pinv_backward,), quiet=True, jvp=_pinv_jvp)
+# fmt: on
+
+
+def _tolerances(x: np.ndarray, atol, rtol, fn: str) -> tuple:
+    """PyTorch's get_atol_rtol: atol 0 unless given; rtol given, else 0 where a given atol is positive, else
+    eps * max(m, n); numbers or tensors (broadcast over the batch), as arrays of the dtype."""
+    def value(v):
+        if v.__class__ is Tensor:
+            return v._a.astype(x.dtype)
+        return np.asarray(float(v), dtype=x.dtype)
+    a = value(atol) if atol is not None else np.asarray(0.0, dtype=x.dtype)
+    if rtol is not None:
+        r = value(rtol)
+    else:
+        default = np.asarray(np.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
+        r = np.where(a > 0, x.dtype.type(0), default) if atol is not None else default
+    return a, r
+
+
+def _spectrum(x: np.ndarray, hermitian: bool) -> tuple:
+    """Singular values (or |eigenvalues|, with the eigenvalues) of each matrix, float64, and the factors."""
+    x64 = x.astype(np.float64)
+    if hermitian:
+        with np.errstate(all="ignore"):
+            lam, vec = np.linalg.eigh(x64)
+        return np.abs(lam), lam, vec, None
+    u, s, vh = np.linalg.svd(x64, full_matrices=False)
+    return s, s, u, vh
+
+
+def _kept(x: np.ndarray, s64: np.ndarray, atol, rtol, fn: str) -> np.ndarray:
+    """Which singular values are above PyTorch's tolerance, compared in the dtype."""
+    s = s64.astype(x.dtype)
+    a, r = _tolerances(x, atol, rtol, fn)
+    top = s.max(-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,), x.dtype)
+    tol = np.maximum(a[..., None], r[..., None] * top)
+    return s > tol
+
+
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None) -> Tensor:
+    """torch.linalg.pinv and torch.pinverse (rcond: the old name of rtol, with atol 0)."""
+    _tensor_arg(A, "linalg_pinv", "input", 1)
+    x = A._a
+    if x.ndim < 2 or x.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"linalg.pinv({type_word(x)}{{{_size_list(x.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
+    hermitian = _bool_arg(hermitian, "hermitian")
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    if hermitian:
+        _square(A, "linalg.eigh", floats=False)
+    m, n = x.shape[-2:]
+    budget.check_tensor(x.shape[:-2] + (max(m, n),) * 2, 16)
+    if min(m, n) == 0:
+        return apply(PINV, np.zeros(x.shape[:-2] + (n, m), x.dtype), (A,))
+    s, values, left, right = _spectrum(x, hermitian)
+    keep = _kept(x, s, atol, rtol, "linalg.pinv")
+    with np.errstate(divide="ignore"):
+        inverse = np.where(keep, 1.0 / values, 0.0)
+    if hermitian:
+        out = np.matmul(left * inverse[..., None, :], np.swapaxes(left, -1, -2))
+    else:
+        out = np.matmul(np.swapaxes(right, -1, -2) * inverse[..., None, :], np.swapaxes(left, -1, -2))
+    return apply(PINV, np.ascontiguousarray(out.astype(x.dtype)), (A,))
+
+
+def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None) -> Tensor:
+    """torch.linalg.matrix_rank: the number of singular values above PyTorch's tolerance (int64, no gradient);
+    tol: the old name of atol, with rtol 0."""
+    _tensor_arg(A, "linalg_matrix_rank", "input", 1)
+    x = A._a
+    if x.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    hermitian = _bool_arg(hermitian, "hermitian")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    if hermitian:
+        _square(A, "linalg.eigh", floats=False)
+    if min(x.shape[-2:]) == 0:
+        return Tensor(np.zeros(x.shape[:-2], np.int64))
+    s = _spectrum(x, hermitian)[0]
+    return Tensor(np.asarray(_kept(x, s, atol, rtol, "linalg.matrix_rank").sum(-1), dtype=np.int64))

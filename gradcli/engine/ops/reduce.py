@@ -4,10 +4,11 @@ cumulative sums and products, all/any, and the torch.return_types pair that max(
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
-from gradcli.display import return_types_repr
+from gradcli.display import return_fields_repr
 # the package object only: ops/__init__ imports this module before the elementwise ops it finishes with
 from gradcli.engine.layout import contiguous
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
@@ -627,35 +628,34 @@ def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
 # ------------------------------------------------------------------------------------------- max, min
 
 class ReturnTypes(tuple):
-    """torch.return_types.<name>: the (values, indices) pair of max(dim), min(dim), sort, topk, ...
+    """torch.return_types.<name>: the (values, indices) pair of max(dim), min(dim), sort, topk, ..., and the
+    named results of the linear algebra functions (slogdet's sign and logabsdet, ...).
 
-    A tuple, so it unpacks, indexes and has len 2; it prints as PyTorch prints it.
+    A tuple, so it unpacks, indexes and has a length; its fields read by name; it prints as PyTorch prints it.
     """
 
-    def __new__(cls, name: str, values: Tensor, indices: Tensor):
-        pair = tuple.__new__(RETURN_KINDS[name], (values, indices))
-        pair.name = name
-        return pair
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
+    def __new__(cls, name: str, *items: Tensor):
+        result = tuple.__new__(RETURN_KINDS[name], items)
+        result.name = name
+        return result
 
     def __repr__(self) -> str:
-        return return_types_repr(self.name, repr(self[0]), repr(self[1]))
+        return return_fields_repr(self.name, RETURN_FIELDS[self.name], tuple(repr(t) for t in self))
 
     __str__ = __repr__
 
 
+RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "sort": ("values", "indices"),
+                 "topk": ("values", "indices"), "linalg_slogdet": ("sign", "logabsdet"),
+                 "slogdet": ("sign", "logabsdet"), "linalg_svd": ("U", "S", "Vh"), "svd": ("U", "S", "V"),
+                 "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R")}
+
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
 RETURN_KINDS = {name: type(f"torch.return_types.{name}", (ReturnTypes,),
-                          {"__module__": "torch.return_types", "__qualname__": name})
-                for name in ("max", "min", "sort", "topk")}
+                          {"__module__": "torch.return_types", "__qualname__": name,
+                           **{field: property(operator.itemgetter(i)) for i, field in enumerate(fields)}})
+                for name, fields in RETURN_FIELDS.items()}
 
 
 def reduce_max(a: Tensor, dim=None, keepdim=False, *, other=None):
@@ -1207,29 +1207,36 @@ def _two_outputs(op: Op, outs: list, a: Tensor, args: tuple, take_sqrt: bool) ->
     tangents in forward mode."""
     results = tuple(Tensor(o) for o in outs)
     if STATE.recording and a.requires_grad:
-        if a._inference and STATE.inference_seen:
-            raise RuntimeError(INFERENCE_SAVED_ERROR)
-        source = a.grad_fn or edge(a)
-        if source.checks.__class__ is tuple:
-            slim(source, source.checks)
-        checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).legacy, None)]
-        saved = (a, *args)
-        if take_sqrt:       # std_mean saves its first result: changing it in place fails the backward
-            saved = (a, Out(outs[0]), *args)
-            checks.append((None, results[0]._version, 0, outs[0].shape, dtypes.of_array(outs[0]).legacy, op.node))
-        node = Node(op, (source,), saved, tuple(checks))
-        for k, r in enumerate(results):
-            r.grad_fn = OutputSlot(node, k, 2)
-            r.requires_grad = True
-        if STATE.saved_hooks is not None:
-            STATE.saved_hooks.pack_node(node)
-        if STATE.observer is not None:
-            for r in results:
-                STATE.observer.op(op, r, (a,))
+        # std_mean saves its first result: changing it in place fails the backward
+        saved = (a, Out(outs[0]), *args) if take_sqrt else (a, *args)
+        record_outputs(op, results, a, saved, (0,) if take_sqrt else ())
     if STATE.fw_level is not None:
         for k, r in enumerate(results):
             forward.propagate(op, r, (a,), (k, *args, take_sqrt))
     return results
+
+
+def record_outputs(op: Op, results: tuple, a: Tensor, saved: tuple, kept: tuple) -> None:
+    """One node of `op` over input `a` for several results, each holding an OutputSlot of it; `saved` its
+    saved tuple, with the results numbered in `kept` in it (as Out), which are version-checked too."""
+    if a._inference and STATE.inference_seen:
+        raise RuntimeError(INFERENCE_SAVED_ERROR)
+    source = a.grad_fn or edge(a)
+    if source.checks.__class__ is tuple:
+        slim(source, source.checks)
+    checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).legacy, None)]
+    for k in kept:
+        r = results[k]
+        checks.append((None, r._version, 0, r._a.shape, dtypes.of_array(r._a).legacy, (op.node, k)))
+    node = Node(op, (source,), saved, tuple(checks))
+    for k, r in enumerate(results):
+        r.grad_fn = OutputSlot(node, k, len(results))
+        r.requires_grad = True
+    if STATE.saved_hooks is not None:
+        STATE.saved_hooks.pack_node(node)
+    if STATE.observer is not None:
+        for r in results:
+            STATE.observer.op(op, r, (a,))
 
 
 var_mean = _var_mean("var_mean", False)
