@@ -280,7 +280,10 @@ def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
 # ---------------------------------------------------------------------------------------------- hooks
 
 def _legacy_type(a) -> str:
-    return dtypes.of_array(a).legacy
+    """The type name a hook's dtype message uses: the legacy class name, but for bool, which PyTorch's
+    legacy table lacks there, its C++ type name (`CPUBoolType`)."""
+    dtype = dtypes.of_array(a)
+    return "CPUBoolType" if dtype is dtypes.bool_ else dtype.legacy
 
 
 class _TensorHook:
