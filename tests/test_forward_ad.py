@@ -89,7 +89,7 @@ def test_the_tangent_of_a_leaf_that_requires_grad_is_differentiable():
 @pytest.mark.parametrize("reach,expected", [
     ("d._fw", "AttributeError: 'Tensor' object has no attribute '_fw'"),
     ("fwAD.make_dual.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
-    ("type(p).__mro__", "AttributeError: 'type' object has no attribute '__mro__'"),
+    ("type(p).__mro__", "AttributeError: type object 'UnpackedDualTensor' has no attribute '__mro__'"),
     ("fwAD.forward", "AttributeError: module 'torch.autograd.forward_ad' has no attribute 'forward'"),
     ("fwAD.STATE", "AttributeError: module 'torch.autograd.forward_ad' has no attribute 'STATE'"),
     ("fwAD.dual_level().__exit__", "AttributeError: 'torch.autograd.forward_ad.dual_level' object attribute "
