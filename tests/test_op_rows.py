@@ -59,6 +59,15 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # the order statistics (and, under create_graph, their gradients' nodes)
+    "x = torch.tensor([[3., 1., 2.], [0., -1., 5.]], requires_grad=True)\n"
+    "ys = [x.median(), x.nanmedian(), x.median(1)[0], x.nanmedian(0)[0], x.kthvalue(2)[0], x.mode(0)[0],\n"
+    "      torch.aminmax(x, dim=1).min, torch.aminmax(x).max, x.cummax(1)[0], x.cummin(0)[0], x.logcumsumexp(1),\n"
+    "      torch.quantile(x, 0.3), torch.nanquantile(x, torch.tensor([0.2, 0.7]), dim=1, interpolation='midpoint')]\n"
+    "sum(y.sum() for y in ys).backward()\n"
+    "for y in [x.median(), x.cummax(1)[0], x.logcumsumexp(0)]:\n"
+    "    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n"
+    "    g.sum().backward()",
     # the rows added with the special functions, distances, statistics, unique, scatter and pixel shuffles
     "x = torch.tensor([0.5, 2.0, 0.0], requires_grad=True)\ny = torch.tensor([1.5, 0.25, 3.0], requires_grad=True)\n"
     "ys = [torch.xlogy(x, y), torch.xlogy(x, 2.5), torch.xlogy(3, y), torch.special.xlog1py(x, y),\n"

@@ -231,6 +231,6 @@ def size_repr(shape: tuple) -> str:
     return "torch.Size([" + ", ".join(str(int(d)) for d in shape) + "])"
 
 
-def return_types_repr(name: str, values_repr: str, indices_repr: str) -> str:
+def return_types_repr(name: str, values_repr: str, indices_repr: str, fields=("values", "indices")) -> str:
     """repr of a torch.return_types.<name> pair, the inner tensor texts inserted as they are."""
-    return f"torch.return_types.{name}(\nvalues={values_repr},\nindices={indices_repr})"
+    return f"torch.return_types.{name}(\n{fields[0]}={values_repr},\n{fields[1]}={indices_repr})"

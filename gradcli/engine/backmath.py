@@ -618,7 +618,9 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
-NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
+NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
+                    "cummaxmin_backward": ("order", "cummaxmin_backward_array"),
+                    "logcumsumexp_backward": ("order", "logcumsumexp_backward_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
                     "pixel_unshuffle": ("arrange", "pixel_unshuffle_array"), "gather": ("scatter", "gather_array"),
                     "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
@@ -629,7 +631,9 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arra
                     "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
                     "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
 NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
-TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
+TensorMath._LATER = {"rot90": ("arrange", "rot90"),
+                     "cummaxmin_backward": ("order", "cummaxmin_backward"),
+                     "logcumsumexp_backward": ("order", "logcumsumexp_backward"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
                      "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),

@@ -248,6 +248,24 @@ SIGNATURES = {
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    # order statistics (ops.order)
+    **{f"torch.{name}": ["(Tensor input)", "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"]
+       for name in ("median", "nanmedian")},
+    **{f"Tensor.{name}": ["()", "(int dim, bool keepdim = False)"] for name in ("median", "nanmedian")},
+    "torch.kthvalue": ["(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.kthvalue": ["(int k, int dim = -1, bool keepdim = False)"],
+    "torch.mode": ["(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.mode": ["(int dim = -1, bool keepdim = False)"],
+    "torch.aminmax": ["(Tensor input, *, int dim = None, bool keepdim = False, tuple of Tensors out = None)"],
+    "Tensor.aminmax": ["(*, int dim = None, bool keepdim = False)"],
+    **{f"torch.{name}": [f"(Tensor input, {q} q, int dim = None, bool keepdim = False, *, "
+                         "str interpolation = \"linear\", Tensor out = None)" for q in ("Tensor", "float")]
+       for name in ("quantile", "nanquantile")},
+    **{f"Tensor.{name}": [f"({q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\")"
+                          for q in ("Tensor", "float")] for name in ("quantile", "nanquantile")},
+    **{f"torch.{name}": ["(Tensor input, int dim, *, tuple of Tensors out = None)"] for name in ("cummax", "cummin")},
+    **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
+    "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
     # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
     "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
                       for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],

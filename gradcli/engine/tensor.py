@@ -489,6 +489,36 @@ class Tensor:
     def topk(self, *args, **kwargs):
         return ops.topk_method(self, *args, **kwargs)
 
+    def median(self, *args, **kwargs):
+        return ops.median_method(self, *args, **kwargs)
+
+    def nanmedian(self, *args, **kwargs):
+        return ops.nanmedian_method(self, *args, **kwargs)
+
+    def kthvalue(self, *args, **kwargs):
+        return ops.kthvalue_method(self, *args, **kwargs)
+
+    def mode(self, *args, **kwargs):
+        return ops.mode_method(self, *args, **kwargs)
+
+    def aminmax(self, *args, **kwargs):
+        return ops.aminmax_method(self, *args, **kwargs)
+
+    def quantile(self, *args, **kwargs):
+        return ops.quantile_method(self, *args, **kwargs)
+
+    def nanquantile(self, *args, **kwargs):
+        return ops.nanquantile_method(self, *args, **kwargs)
+
+    def cummax(self, *args, **kwargs):
+        return ops.cummax_method(self, *args, **kwargs)
+
+    def cummin(self, *args, **kwargs):
+        return ops.cummin_method(self, *args, **kwargs)
+
+    def logcumsumexp(self, *args, **kwargs):
+        return ops.logcumsumexp_method(self, *args, **kwargs)
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)

@@ -77,7 +77,7 @@ ALLOWED = {
     autograd.RemovableHandle: frozenset(("remove",)),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
     savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
-    **{kind: frozenset(("values", "indices", "count", "index")) for kind in RETURN_KINDS.values()},
+    **{kind: frozenset(kind.fields + ("count", "index")) for kind in RETURN_KINDS.values()},
     forward.UnpackedDualTensor: frozenset(("primal", "tangent", "count", "index")),
     pycollections.defaultdict: frozenset(_DICT + ("default_factory",)),
     pycollections.OrderedDict: frozenset(_DICT + ("move_to_end",)),

@@ -623,6 +623,9 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
+        **{name: _later("gradcli.engine.ops.order", name) for name in (
+            "median", "nanmedian", "kthvalue", "mode", "aminmax", "quantile", "nanquantile", "cummax", "cummin",
+            "logcumsumexp")},
         **{name: _later("gradcli.engine.ops.search", name) for name in (
             "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},

@@ -54,6 +54,10 @@ _LATER = {
     "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
+    "order": ("median", "median_method", "nanmedian", "nanmedian_method", "kthvalue", "kthvalue_method", "mode",
+              "mode_method", "aminmax", "aminmax_method", "quantile", "quantile_method", "nanquantile",
+              "nanquantile_method", "cummax", "cummax_method", "cummin", "cummin_method", "logcumsumexp",
+              "logcumsumexp_method"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
@@ -62,7 +66,7 @@ _LATER = {
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
-                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter",
+                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "upsample", "search", "scatter",
                 "arrange", "special", "attention")
 
 

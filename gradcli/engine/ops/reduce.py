@@ -42,7 +42,12 @@ def _values(t) -> np.ndarray:
 # ------------------------------------------------------------------------------------------- formulas
 
 def _evenly_distribute(F, g, self, mask, count, result):
-    """max()/min(): the gradient shared evenly between the elements equal to the result."""
+    """max()/min(): the gradient shared evenly between the elements equal to the result. Recorded as PyTorch's
+    evenly_distribute_backward does it: zeros.masked_fill_(mask, grad / mask.sum()) (MaskedFillBackward1, with
+    DivBackward0 below it)."""
+    if F.tensors:
+        share = g / Tensor(np.asarray(count, dtype=np.int64))
+        return ops.masked_fill(Tensor(np.zeros(mask.shape, g._a.dtype)), mask, share)
     return F.masked_zero(F.expand(g / count, mask.shape), ~mask)
 
 
@@ -637,6 +642,8 @@ class ReturnTypes(tuple):
         pair.name = name
         return pair
 
+    fields = ("values", "indices")
+
     @property
     def values(self) -> Tensor:
         return self[0]
@@ -646,7 +653,7 @@ class ReturnTypes(tuple):
         return self[1]
 
     def __repr__(self) -> str:
-        return return_types_repr(self.name, repr(self[0]), repr(self[1]))
+        return return_types_repr(self.name, repr(self[0]), repr(self[1]), self.fields)
 
     __str__ = __repr__
 
@@ -655,7 +662,34 @@ class ReturnTypes(tuple):
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
 RETURN_KINDS = {name: type(f"torch.return_types.{name}", (ReturnTypes,),
                           {"__module__": "torch.return_types", "__qualname__": name})
-                for name in ("max", "min", "sort", "topk")}
+                for name in ("max", "min", "sort", "topk", "median", "nanmedian", "kthvalue", "mode", "cummax",
+                             "cummin")}
+
+
+class _MinMax(ReturnTypes):
+    """aminmax's pair, whose fields are min and max."""
+
+    fields = ("min", "max")
+
+    @property
+    def min(self) -> Tensor:
+        return self[0]
+
+    @property
+    def max(self) -> Tensor:
+        return self[1]
+
+    @property
+    def values(self):
+        raise AttributeError("values")        # not a field here: CPython's message names the type
+
+    @property
+    def indices(self):
+        raise AttributeError("indices")
+
+
+RETURN_KINDS["aminmax"] = type("torch.return_types.aminmax", (_MinMax,),
+                               {"__module__": "torch.return_types", "__qualname__": "aminmax"})
 
 
 def reduce_max(a: Tensor, dim=None, keepdim=False, *, other=None):
