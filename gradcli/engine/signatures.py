@@ -266,6 +266,19 @@ SIGNATURES = {
     **{f"torch.{name}": ["(Tensor input, int dim, *, tuple of Tensors out = None)"] for name in ("cummax", "cummin")},
     **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
     "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
+    # statistics (ops.statistics)
+    "torch.histc": ["(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)"],
+    "Tensor.histc": ["(int bins = 100, Number min = 0, Number max = 0)"],
+    "torch.cov": ["(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
+    "Tensor.cov": ["(*, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
+    "torch.corrcoef": ["(Tensor input)"],
+    **{f"torch.{name}": ["(Tensor y, Tensor x, *, int dim = -1)", "(Tensor y, *, Number dx = 1, int dim = -1)"]
+       for name in ("trapezoid", "cumulative_trapezoid")},
+    "torch.trapz": ["(Tensor y, *, float dx = 1, int dim = -1)", "(Tensor y, Tensor x, *, int dim = -1)"],
+    "torch.isin": [f"({first}, {second}, *, bool assume_unique = False, bool invert = False, Tensor out = None)"
+                   for first, second in (("Tensor elements", "Tensor test_elements"),
+                                         ("Number element", "Tensor test_elements"),
+                                         ("Tensor elements", "Number test_element"))],
     # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
     "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
                       for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],

@@ -519,6 +519,15 @@ class Tensor:
     def logcumsumexp(self, *args, **kwargs):
         return ops.logcumsumexp_method(self, *args, **kwargs)
 
+    def histc(self, *args, **kwargs):
+        return ops.histc_method(self, *args, **kwargs)
+
+    def cov(self, *args, **kwargs):
+        return ops.cov_method(self, *args, **kwargs)
+
+    def corrcoef(self, *args, **kwargs):
+        return ops.corrcoef_method(self, *args, **kwargs)
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)

@@ -405,6 +405,15 @@ _WHAT = {
     "cummax": "The running maximum along `dim` and the index each came from.",
     "cummin": "The running minimum along `dim` and the index each came from.",
     "logcumsumexp": "log(cumsum(exp(x))) along `dim`, computed without overflow.",
+    "histc": "A histogram of the elements: counts in `bins` equal bins between min and max (the data's range "
+             "when they are equal); elements outside are ignored.",
+    "cov": "The covariance matrix of the rows (variables) over the columns (observations), optionally weighted "
+           "by fweights and aweights, divided by the weights' sum less `correction`.",
+    "corrcoef": "The Pearson correlation coefficients of the rows (variables) over the columns (observations).",
+    "trapezoid": "The integral of y along `dim` by the trapezoid rule, at sample points x or spacing dx.",
+    "trapz": "trapezoid under its older name.",
+    "cumulative_trapezoid": "The running integral of y along `dim` by the trapezoid rule (one value fewer than y).",
+    "isin": "Whether each element is among test_elements (invert=True: whether it is not), as a bool tensor.",
     "nonzero": "The positions of the nonzero elements, one row each (as_tuple=True: one tensor per dim).",
     "argwhere": "The positions of the nonzero elements, one row each.",
     "count_nonzero": "The number of nonzero elements, over all of them or along the given dims.",

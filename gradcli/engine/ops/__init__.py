@@ -58,6 +58,8 @@ _LATER = {
               "mode_method", "aminmax", "aminmax_method", "quantile", "quantile_method", "nanquantile",
               "nanquantile_method", "cummax", "cummax_method", "cummin", "cummin_method", "logcumsumexp",
               "logcumsumexp_method"),
+    "statistics": ("histc", "histc_method", "cov", "cov_method", "corrcoef", "corrcoef_method", "trapezoid", "trapz",
+                   "cumulative_trapezoid", "isin"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
@@ -66,7 +68,7 @@ _LATER = {
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
-                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "upsample", "search", "scatter",
+                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "statistics", "upsample", "search", "scatter",
                 "arrange", "special", "attention")
 
 
