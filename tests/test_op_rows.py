@@ -59,6 +59,9 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # Tensor.unfold, and its gradient's node under create_graph
+    "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
+    "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",
     # the order statistics (and, under create_graph, their gradients' nodes)
     "x = torch.tensor([[3., 1., 2.], [0., -1., 5.]], requires_grad=True)\n"
     "ys = [x.median(), x.nanmedian(), x.median(1)[0], x.nanmedian(0)[0], x.kthvalue(2)[0], x.mode(0)[0],\n"

@@ -16,7 +16,7 @@ from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, shape
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.layout import laid_out
-from gradcli.engine.recording import Out, number_operand
+from gradcli.engine.recording import Out, number_operand, wrap_dim
 from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 
@@ -618,6 +618,11 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
+NumpyMath.unfold_backward = staticmethod(shape.unfold_backward_array)
+NumpyMath.unfold = staticmethod(lambda g, dimension, size, step: np.ascontiguousarray(
+    shape.unfold_array(g, wrap_dim(dimension, g.ndim), size, step)))
+TensorMath.unfold_backward = staticmethod(shape.unfold_backward)
+TensorMath.unfold = staticmethod(shape.unfold)
 NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "cummaxmin_backward": ("order", "cummaxmin_backward_array"),
                     "logcumsumexp_backward": ("order", "logcumsumexp_backward_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),

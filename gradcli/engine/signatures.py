@@ -279,6 +279,19 @@ SIGNATURES = {
                    for first, second in (("Tensor elements", "Tensor test_elements"),
                                          ("Number element", "Tensor test_elements"),
                                          ("Tensor elements", "Number test_element"))],
+    "Tensor.unfold": ["(int dimension, int size, int step)"],
+    # tensor_split and its kin (ops.arrange)
+    "torch.tensor_split": ["(Tensor input, tuple of ints indices, int dim = 0)",
+                           "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+                           "(Tensor input, int sections, int dim = 0)"],
+    "Tensor.tensor_split": ["(tuple of ints indices, int dim = 0)", "(Tensor tensor_indices_or_sections, int dim = 0)",
+                            "(int sections, int dim = 0)"],
+    **{f"torch.{name}": ["(Tensor input, int sections)", "(Tensor input, tuple of ints indices)"]
+       for name in ("hsplit", "vsplit", "dsplit")},
+    **{f"Tensor.{name}": ["(int sections)", "(tuple of ints indices)"] for name in ("hsplit", "vsplit", "dsplit")},
+    # (keyed apart from torch.atleast_Nd: PyTorch parses several tensors as one packed argument, whose message
+    # names the element, so only a single argument that is not a tensor gets this one)
+    **{f"torch.atleast.atleast_{n}d": ["(Tensor input)", "(tuple of Tensors tensors)"] for n in (1, 2, 3)},
     # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
     "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
                       for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],

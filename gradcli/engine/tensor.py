@@ -528,6 +528,22 @@ class Tensor:
     def corrcoef(self, *args, **kwargs):
         return ops.corrcoef_method(self, *args, **kwargs)
 
+    def tensor_split(self, *args, **kwargs):
+        return ops.tensor_split_method(self, *args, **kwargs)
+
+    def hsplit(self, *args, **kwargs):
+        return ops.hsplit_method(self, *args, **kwargs)
+
+    def vsplit(self, *args, **kwargs):
+        return ops.vsplit_method(self, *args, **kwargs)
+
+    def dsplit(self, *args, **kwargs):
+        return ops.dsplit_method(self, *args, **kwargs)
+
+    def unfold(self, *args, **kwargs):
+        _, values = signatures.bound("Tensor.unfold", args, kwargs)
+        return ops.shape.unfold(self, values["dimension"], values["size"], values["step"])
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)
