@@ -62,6 +62,9 @@ EXTRA = [
     # Tensor.unfold, and its gradient's node under create_graph
     "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
     "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # F.unfold and F.fold (each the other's gradient under create_graph)
+    "x = torch.rand(1, 2, 4, 4, requires_grad=True)\nu = F.unfold(x, 2)\nf = F.fold(u, 4, 2)\n"
+    "g, = torch.autograd.grad((f * f).sum(), x, create_graph=True)\n(g * g).sum().backward()",
     # the order statistics (and, under create_graph, their gradients' nodes)
     "x = torch.tensor([[3., 1., 2.], [0., -1., 5.]], requires_grad=True)\n"
     "ys = [x.median(), x.nanmedian(), x.median(1)[0], x.nanmedian(0)[0], x.kthvalue(2)[0], x.mode(0)[0],\n"

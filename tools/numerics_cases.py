@@ -384,6 +384,7 @@ CASES = [
     case("shape.PAD", "F.pad(a, (1, 2), value=0.5) * 2", "any:M"),
     case("shape.FLIP", "a.flip(0) * a", "any:M"),
     case("shape.UNFOLD", "a.unfold(1, 3, 1) * 2", "any:M", min_n=9),
+    case("fold.IM2COL", "F.unfold(a, 2) * 2", "any:IMG"), case("fold.COL2IM", "F.fold(F.unfold(a, 3, padding=1), a.shape[-2:], 3, padding=1)", "any:IMG"),
     case("shape.ROLL", "a.roll(1) * a", "any:M"),
     case("shape.GATHER", "a.gather(1, i)", (("any", M), (idx(_N_CLASSES), M))),
     case("shape.GATHER_0D", "a.gather(0, i) * a", (("any", S), (idx(lambda n: 1), V))),

@@ -472,7 +472,10 @@ _WHAT = {
     "atleast_3d": "The tensor (or each of them) with at least 3 dims (a vector becomes (1, n, 1)).",
     "column_stack": "Joins tensors as columns: vectors become (n, 1), then hstack.",
     "dstack": "Joins tensors depth-wise: atleast_3d of each, then cat along dim 2.",
-    "unfold": "A view of every window of `size` elements along `dimension`, `step` apart, as a new last dim.",
+    "unfold": "Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, as a new "
+              "last dim; F.unfold: each sliding block of an image batch as a column (im2col).",
+    "fold": "Columns of sliding blocks summed back into images (col2im): F.unfold's inverse where blocks overlap "
+            "once.",
     "unbind": "The slices along `dim`, as a tuple.",
     "flip": "Reverses the order of elements along the given dims.", "fliplr": "Reverses the columns.",
     "flipud": "Reverses the rows.", "roll": "Shifts elements along dims, wrapping around.",
@@ -494,6 +497,8 @@ _WHAT = {
     "pixel_shuffle": "(*, C r^2, H, W) to (*, C, H r, W r): each pixel's r x r channels spread over an r x r block.",
     "pixel_unshuffle": "pixel_shuffle's inverse: (*, C, H r, W r) to (*, C r^2, H, W).",
     "PixelShuffle": "pixel_shuffle by upscale_factor as a module (sub-pixel upsampling).",
+    "Unfold": "F.unfold as a module: each sliding block of an image batch as a column (im2col).",
+    "Fold": "F.fold as a module: columns of sliding blocks summed back into images (col2im).",
     "PixelUnshuffle": "pixel_unshuffle by downscale_factor as a module.",
     "index_select": "The slices along `dim` at the given indices.",
     "tril": "The lower triangle of a matrix, zeros above.", "triu": "The upper triangle of a matrix, zeros below.",

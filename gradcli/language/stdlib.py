@@ -369,6 +369,7 @@ def _make_nn() -> dict:
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
         **{name: _later("gradcli.engine.ops.arrange", name) for name in ("pixel_shuffle", "pixel_unshuffle")},
+        **{name: _later("gradcli.engine.ops.fold", name) for name in ("unfold", "fold")},
         "pad": ops.shape.functional_pad,
         **{name: _later("gradcli.engine.ops.upsample", name)
            for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
