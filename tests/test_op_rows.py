@@ -65,6 +65,9 @@ EXTRA = [
     # F.unfold and F.fold (each the other's gradient under create_graph)
     "x = torch.rand(1, 2, 4, 4, requires_grad=True)\nu = F.unfold(x, 2)\nf = F.fold(u, 4, 2)\n"
     "g, = torch.autograd.grad((f * f).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # masked_select (and its gradient's node under create_graph)
+    "x = torch.rand(2, 3, requires_grad=True)\ny = x.masked_select(torch.tensor([True, False, True]))\n"
+    "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n(g * g).sum().backward()",
     # the order statistics (and, under create_graph, their gradients' nodes)
     "x = torch.tensor([[3., 1., 2.], [0., -1., 5.]], requires_grad=True)\n"
     "ys = [x.median(), x.nanmedian(), x.median(1)[0], x.nanmedian(0)[0], x.kthvalue(2)[0], x.mode(0)[0],\n"

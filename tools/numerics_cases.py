@@ -596,6 +596,8 @@ NOT_DRIVEN = {
     "reduce.NORM_LEGACY": "pairwise_distance's norm node: reduce.NORM's kernel and formula",
     "elementwise.GLU_BACKWARD": "glu's second-order node: a composite of recorded ops",
     "shape.UNFOLD_BACKWARD": "unfold's gradient recorded under create_graph: shape.UNFOLD's backward sums, in its order",
+    "arrange.MASKED_SELECT": "masked_select: copies the selected elements; its gradient writes them back (no sums)",
+    "arrange.MASKED_SCATTER": "masked_select's gradient recorded under create_graph: moves elements, no arithmetic",
     "shape.TRANSPOSE_T_": "t_()'s node: moves elements, no arithmetic",
     "shape.TRANSPOSE_": "transpose_()'s node: moves elements, no arithmetic",
     "shape.SQUEEZE_ALL_": "squeeze_()'s node: a reshape, no arithmetic",

@@ -624,6 +624,7 @@ NumpyMath.unfold = staticmethod(lambda g, dimension, size, step: np.ascontiguous
 TensorMath.unfold_backward = staticmethod(shape.unfold_backward)
 TensorMath.unfold = staticmethod(shape.unfold)
 NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
+                    "masked_select_backward": ("arrange", "masked_select_backward_array"),
                     "im2col": ("fold", "im2col_array"), "col2im": ("fold", "col2im_array"),
                     "cummaxmin_backward": ("order", "cummaxmin_backward_array"),
                     "logcumsumexp_backward": ("order", "logcumsumexp_backward_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
@@ -638,6 +639,7 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
 NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
 TensorMath._LATER = {"rot90": ("arrange", "rot90"),
+                     "masked_select_backward": ("arrange", "masked_select_backward"),
                      "im2col": ("fold", "im2col"), "col2im": ("fold", "col2im"),
                      "cummaxmin_backward": ("order", "cummaxmin_backward"),
                      "logcumsumexp_backward": ("order", "logcumsumexp_backward"), "pixel_shuffle": ("arrange", "pixel_shuffle"),

@@ -544,6 +544,9 @@ class Tensor:
         _, values = signatures.bound("Tensor.unfold", args, kwargs)
         return ops.shape.unfold(self, values["dimension"], values["size"], values["step"])
 
+    def masked_select(self, mask):
+        return ops.masked_select_method(self, mask)
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)

@@ -472,6 +472,9 @@ _WHAT = {
     "atleast_3d": "The tensor (or each of them) with at least 3 dims (a vector becomes (1, n, 1)).",
     "column_stack": "Joins tensors as columns: vectors become (n, 1), then hstack.",
     "dstack": "Joins tensors depth-wise: atleast_3d of each, then cat along dim 2.",
+    "masked_select": "The elements where the (broadcast) boolean mask is true, as a 1-d tensor.",
+    "combinations": "The r-element combinations of a vector's elements as rows (with_replacement=True: with repeats).",
+    "vander": "The Vandermonde matrix of a vector: its powers as columns, highest first unless increasing=True.",
     "unfold": "Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, as a new "
               "last dim; F.unfold: each sliding block of an image batch as a column (im2col).",
     "fold": "Columns of sliding blocks summed back into images (col2im): F.unfold's inverse where blocks overlap "

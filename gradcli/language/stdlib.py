@@ -636,7 +636,7 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
             "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag",
             "pixel_shuffle", "pixel_unshuffle", "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
-            "atleast_2d", "atleast_3d", "column_stack", "dstack")},
+            "atleast_2d", "atleast_3d", "column_stack", "dstack", "masked_select", "combinations", "vander")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),

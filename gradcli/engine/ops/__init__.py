@@ -54,7 +54,7 @@ _LATER = {
     "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method", "tensor_split_method",
-                "hsplit_method", "vsplit_method", "dsplit_method"),
+                "hsplit_method", "vsplit_method", "dsplit_method", "masked_select_method"),
     "order": ("median", "median_method", "nanmedian", "nanmedian_method", "kthvalue", "kthvalue_method", "mode",
               "mode_method", "aminmax", "aminmax_method", "quantile", "quantile_method", "nanquantile",
               "nanquantile_method", "cummax", "cummax_method", "cummin", "cummin_method", "logcumsumexp",

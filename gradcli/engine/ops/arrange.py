@@ -31,8 +31,30 @@ def _block_diag_jvp(F, ts, xs, result, shapes, spans):
     return block_diag(*[t if t is not None else Tensor(np.zeros(x._a.shape, x._a.dtype)) for t, x in zip(ts, xs)])
 
 
+def _masked_select_backward(F, g, self, mask):
+    """masked_select_backward: zeros of the broadcast shape with g scattered where the mask is true (the
+    engine sums a broadcast input's share back to its shape)."""
+    return F.masked_select_backward(g, self, mask)
+
+
+def _masked_scatter_source(F, g, mask, source_shape):
+    """masked_scatter_backward: the gradient where the mask is true, in order, as the source's shape."""
+    if F.tensors:
+        return F.reshape(masked_select(g, mask), source_shape)
+    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    return g[np.broadcast_to(m, g.shape)].reshape(source_shape)
+
+
 # fmt: off
 #                 node                 forward saves                formulas
+MASKED_SELECT  = Op("MaskedSelectBackward0",  None, ("self", "mask"), (_masked_select_backward,), fits=True,
+                    quiet=True, jvp=lambda F, ts, xs, result, mask: masked_select(ts[0], mask))
+# masked_select's gradient recorded under create_graph: zeros (a constant) with the gradient scattered in
+MASKED_SCATTER = Op("MaskedScatterBackward0", None, ("mask", "source_shape"),
+                    (lambda F, g, mask, source_shape: F.masked_zero(g, mask), _masked_scatter_source),
+                    inputs=("self", "source"), quiet=True,
+                    jvp=lambda F, ts, xs, result, mask, source_shape: masked_scatter_zeros(
+                        ts[1], mask, result._a.shape))
 ROT90      = Op("Rot90Backward0",     None, ("k", "dims"),         (lambda F, g, k, dims: F.rot90(g, -k, dims),),
                 quiet=True, jvp=_rot90_jvp)
 PIXEL_SHUFFLE   = Op("PixelShuffleBackward0",   None, ("upscale_factor",),
@@ -551,3 +573,94 @@ def dstack(tensors) -> Tensor:
     if not tensors:
         raise RuntimeError("dstack expects a non-empty TensorList")
     return ops.cat([atleast_3d(t) for t in tensors], 2)
+
+
+# ----------------------------------------------------------------------------- masked_select, combinations, vander
+
+def masked_select(input, mask) -> Tensor:
+    """torch.masked_select / Tensor.masked_select: the elements where the (broadcast) mask is true, as a 1-d
+    tensor in row-major order (MaskedSelectBackward0)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"masked_select(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    if mask.__class__ is not Tensor:
+        raise TypeError(f"masked_select(): argument 'mask' (position 2) must be Tensor, not {type_name(mask)}")
+    m = mask._a
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    x = input._a
+    shape = _broadcast_shape(list(m.shape), list(x.shape))
+    out = np.ascontiguousarray(np.broadcast_to(x, shape)[np.broadcast_to(m, shape)])
+    return apply(MASKED_SELECT, out, (input,), (mask,))
+
+
+def masked_select_method(self: Tensor, mask) -> Tensor:
+    return masked_select(self, mask)
+
+
+def masked_select_backward_array(g: np.ndarray, self: np.ndarray, mask) -> np.ndarray:
+    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    shape = np.broadcast_shapes(self.shape, m.shape)
+    out = np.zeros(shape, g.dtype)
+    out[np.broadcast_to(m, shape)] = g
+    return out
+
+
+def masked_select_backward(g: Tensor, self: Tensor, mask: Tensor) -> Tensor:
+    """The same, recorded: zeros(...).masked_scatter_(mask, grad) (MaskedScatterBackward0)."""
+    return masked_scatter_zeros(g, mask, np.broadcast_shapes(self._a.shape, mask._a.shape))
+
+
+def masked_scatter_zeros(g: Tensor, mask: Tensor, shape: tuple) -> Tensor:
+    out = masked_select_backward_array(g._a, np.zeros(shape, g._a.dtype), mask)
+    return apply(MASKED_SCATTER, out, (None, g), (mask, tuple(g._a.shape)))
+
+
+def combinations(input, r=2, with_replacement=False) -> Tensor:
+    """torch.combinations: the r-element combinations of a vector's elements (with_replacement: with repeats)
+    as rows, by PyTorch's composition: a meshgrid of r copies, each masked_select'ed by the indices' order,
+    then stacked (StackBackward0 over MaskedSelectBackward0 over ExpandBackward0 over ViewBackward0)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"combinations(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    x = input._a
+    r = index_arg(r)
+    if x.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape [{', '.join(map(str, x.shape))}]")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor(np.empty(0, x.dtype))
+    n = x.shape[0]
+    budget.check_tensor((n,) * r, 1)
+    grids = meshgrid(*([input] * r), indexing="ij")
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        mask &= (index[i] <= index[i + 1]) if with_replacement else (index[i] < index[i + 1])
+    mask_t = Tensor(mask)
+    return ops.stack([masked_select(g, mask_t) for g in grids], 1)
+
+
+def vander(x, N=None, increasing=False) -> Tensor:
+    """torch.vander: the powers of x as columns (highest first unless increasing), by PyTorch's composition:
+    ones, the columns after the first set to x, then to their running product (two CopySlices), then flip."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type_name(x)}")
+    a = x._a
+    if a.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = a.shape[0]
+    if N is not None:
+        n = index_arg(N)
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    dtype = np.int64 if a.dtype.kind in "iub" else a.dtype
+    budget.check_tensor((a.shape[0], n), np.dtype(dtype).itemsize)
+    result = Tensor(np.empty((a.shape[0], n), dtype))
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(ops.cumprod(result[:, 1:], 1))
+    if not increasing:
+        return ops.flip(result, (1,))
+    return result
