@@ -65,6 +65,8 @@ EXTRA = [
     # F.unfold and F.fold (each the other's gradient under create_graph)
     "x = torch.rand(1, 2, 4, 4, requires_grad=True)\nu = F.unfold(x, 2)\nf = F.fold(u, 4, 2)\n"
     "g, = torch.autograd.grad((f * f).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # deg2rad and rad2deg
+    "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
     # masked_select (and its gradient's node under create_graph)
     "x = torch.rand(2, 3, requires_grad=True)\ny = x.masked_select(torch.tensor([True, False, True]))\n"
     "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n(g * g).sum().backward()",

@@ -382,6 +382,7 @@ CASES = [
     case("shape.SPLIT", "a.split(a.shape[0] // 2 + 1)[1 if a.shape[0] > 1 else 0] * 2", "any:V"),
     case("shape.SPLIT_SIZES", "a.split([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
     case("shape.PAD", "F.pad(a, (1, 2), value=0.5) * 2", "any:M"),
+    case("elementwise.DEG2RAD", "a.deg2rad()", "any:V"), case("elementwise.RAD2DEG", "a.rad2deg()", "any:V"),
     case("shape.FLIP", "a.flip(0) * a", "any:M"),
     case("shape.UNFOLD", "a.unfold(1, 3, 1) * 2", "any:M", min_n=9),
     case("fold.IM2COL", "F.unfold(a, 2) * 2", "any:IMG"), case("fold.COL2IM", "F.fold(F.unfold(a, 3, padding=1), a.shape[-2:], 3, padding=1)", "any:IMG"),

@@ -1040,6 +1040,21 @@ class Tensor:
     def hypot(self, other):
         return ops.hypot(self, other)
 
+    def deg2rad(self):
+        return ops.deg2rad(self)
+
+    def rad2deg(self):
+        return ops.rad2deg(self)
+
+    def heaviside(self, values):
+        return ops.heaviside(self, values)
+
+    def gcd(self, other):
+        return ops.gcd(self, other)
+
+    def lcm(self, other):
+        return ops.lcm(self, other)
+
     def copysign(self, other):
         return ops.copysign(self, other, _method=True)
 
@@ -1291,6 +1306,21 @@ class Tensor:
 
     def hypot_(self, other):
         return self._inplace_op(ops.hypot, other)
+
+    def deg2rad_(self):
+        return self._inplace_unary(ops.deg2rad)
+
+    def rad2deg_(self):
+        return self._inplace_unary(ops.rad2deg)
+
+    def heaviside_(self, values):
+        return self._inplace_op(ops.heaviside, values)
+
+    def gcd_(self, other):
+        return self._inplace_op(ops.gcd, other)
+
+    def lcm_(self, other):
+        return self._inplace_op(ops.lcm, other)
 
     def copysign_(self, other):
         if other.__class__ is not Tensor and not isinstance(other, (int, float)):

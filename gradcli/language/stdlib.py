@@ -558,6 +558,8 @@ def _build_torch() -> ScriptModule:
         "logaddexp2": _tensor_fn("logaddexp2", lambda input, other: ops.logaddexp2(input, other, 2)),
         "hypot": _tensor_fn("hypot", lambda input, other: ops.hypot(input, other, 2)),
         "copysign": ops.copysign, "signbit": _tensor_fn("signbit", Tensor.signbit),
+        "deg2rad": _tensor_fn("deg2rad", Tensor.deg2rad), "rad2deg": _tensor_fn("rad2deg", Tensor.rad2deg),
+        "heaviside": ops.heaviside, "gcd": _tensor_fn("gcd", Tensor.gcd), "lcm": _tensor_fn("lcm", Tensor.lcm),
         "nan_to_num": _tensor_fn("nan_to_num", lambda input, *args, **kwargs: ops.nan_to_num(
             input, *args, **kwargs, keywords=tuple(kwargs))),
         "nan_to_num_": _tensor_fn("nan_to_num_", Tensor.nan_to_num_),

@@ -24,7 +24,8 @@ from gradcli.engine.ops.elementwise import (abs, acos, acosh, asin, asinh, atan,
                                             logsigmoid, lshift, masked_fill, maximum, minimum, relu, remainder, round,
                                             rshift, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus, sqrt,
                                             square, tan, tanh, trunc, where, erfc, sinc, logaddexp, logaddexp2,
-                                            hypot, copysign, signbit, nan_to_num)
+                                            hypot, copysign, signbit, nan_to_num, deg2rad, rad2deg, heaviside, gcd,
+                                            lcm)
 from gradcli.engine.ops.indexing import getitem, setitem
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
