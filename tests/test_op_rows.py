@@ -65,6 +65,9 @@ EXTRA = [
     # F.unfold and F.fold (each the other's gradient under create_graph)
     "x = torch.rand(1, 2, 4, 4, requires_grad=True)\nu = F.unfold(x, 2)\nf = F.fold(u, 4, 2)\n"
     "g, = torch.autograd.grad((f * f).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # linalg.cross (and under create_graph, its gradient's LinalgCrossBackward0)
+    "a = torch.rand(2, 3, requires_grad=True)\nb = torch.rand(2, 3, requires_grad=True)\n"
+    "g, = torch.autograd.grad((torch.linalg.cross(a, b) ** 2).sum(), a, create_graph=True)\ng.sum().backward()",
     # deg2rad and rad2deg
     "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
     # masked_select (and its gradient's node under create_graph)

@@ -54,6 +54,11 @@ def R1(n):
     return (_rc(n)[0], 1)
 
 
+def P3(n):
+    """Rows of 3-vectors, about n elements."""
+    return (max(1, n // 3), 3)
+
+
 def P1(n):
     """cdist's first point set: rows of 8 features, as many as make r1 * r2 * 8 about n."""
     return (max(1, isqrt(max(1, n // 8))), 8)
@@ -351,6 +356,7 @@ CASES = [
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
     case("reduce.VAR", "a.var()", "any:V", min_n=2), case("reduce.VAR", "a.var(0)", "any:M", min_n=4),
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
+    case("linalg.CROSS", "torch.linalg.cross(a, b)", "any:P3 any:P3"),
     case("linalg.CDIST", "torch.cdist(a, b, compute_mode='donot_use_mm_for_euclid_dist')", "any:P1 any:P2"),
     case("linalg.CDIST", "torch.cdist(a, b, p=1)", "any:P1 any:P2"),
     case("linalg.CDIST", "torch.cdist(a, b, p=3)", "any:P1 any:P2", **LIB),

@@ -623,6 +623,7 @@ NumpyMath.unfold = staticmethod(lambda g, dimension, size, step: np.ascontiguous
     shape.unfold_array(g, wrap_dim(dimension, g.ndim), size, step)))
 TensorMath.unfold_backward = staticmethod(shape.unfold_backward)
 TensorMath.unfold = staticmethod(shape.unfold)
+NumpyMath.cross = staticmethod(lambda a, b, dim: _cross_numpy(a, b, dim))
 NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "masked_select_backward": ("arrange", "masked_select_backward_array"),
                     "im2col": ("fold", "im2col_array"), "col2im": ("fold", "col2im_array"),
@@ -638,7 +639,7 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
                     "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
 NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
-TensorMath._LATER = {"rot90": ("arrange", "rot90"),
+TensorMath._LATER = {"rot90": ("arrange", "rot90"), "cross": ("linalg", "_cross_recorded"),
                      "masked_select_backward": ("arrange", "masked_select_backward"),
                      "im2col": ("fold", "im2col"), "col2im": ("fold", "col2im"),
                      "cummaxmin_backward": ("order", "cummaxmin_backward"),
@@ -662,3 +663,9 @@ def _distributions():
     return distributions
 NUMPY = NumpyMath()
 TENSOR = TensorMath()
+
+
+def _cross_numpy(a, b, dim):
+    """linalg_cross in a plain backward pass: the operands broadcast, the product along dim."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return ops.linalg.cross_array(np.broadcast_to(a, shape), np.broadcast_to(b, shape), wrap_dim(dim, len(shape)))

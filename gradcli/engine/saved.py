@@ -155,7 +155,7 @@ _GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "
                               "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0",
                               "SafeSoftmaxBackward0", "MedianBackward1", "NanmedianBackward1", "KthvalueBackward0",
                               "ModeBackward0", "CummaxBackward0", "CumminBackward0", "LogcumsumexpBackward0",
-                              "AminmaxBackward0"))
+                              "AminmaxBackward0", "LinalgCrossBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))

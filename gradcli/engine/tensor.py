@@ -1040,6 +1040,9 @@ class Tensor:
     def hypot(self, other):
         return ops.hypot(self, other)
 
+    def cross(self, other, dim=None):
+        return ops.linalg.cross(self, other, dim)
+
     def deg2rad(self):
         return ops.deg2rad(self)
 

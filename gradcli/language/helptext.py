@@ -472,6 +472,7 @@ _WHAT = {
     "atleast_3d": "The tensor (or each of them) with at least 3 dims (a vector becomes (1, n, 1)).",
     "column_stack": "Joins tensors as columns: vectors become (n, 1), then hstack.",
     "dstack": "Joins tensors depth-wise: atleast_3d of each, then cat along dim 2.",
+    "cross": "The cross product of 3-vectors along `dim` (torch.cross without dim: the first dim of length 3).",
     "deg2rad": "Angles in degrees to radians (times pi / 180).", "rad2deg": "Angles in radians to degrees.",
     "heaviside": "The Heaviside step: 0 below zero, 1 above, `values` where the input is zero.",
     "gcd": "The greatest common divisor of integer tensors, elementwise.",

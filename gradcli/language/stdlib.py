@@ -490,6 +490,7 @@ def _build_torch() -> ScriptModule:
             "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
             "cholesky": _tensor_fn("linalg_cholesky", ops.linalg.cholesky),
             "solve_triangular": ops.linalg.solve_triangular,
+            "cross": _tensor_fn("linalg_cross", ops.linalg.linalg_cross),
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,
@@ -623,6 +624,7 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
+        "cross": _tensor_fn("cross", Tensor.cross),
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
