@@ -68,6 +68,10 @@ EXTRA = [
     # linalg.cross (and under create_graph, its gradient's LinalgCrossBackward0)
     "a = torch.rand(2, 3, requires_grad=True)\nb = torch.rand(2, 3, requires_grad=True)\n"
     "g, = torch.autograd.grad((torch.linalg.cross(a, b) ** 2).sum(), a, create_graph=True)\ng.sum().backward()",
+    # select_scatter, slice_scatter, diagonal_scatter (and their gradients' nodes under create_graph)
+    "x = torch.rand(3, 3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
+    "ys = [torch.select_scatter(x, s, 0, 1), torch.slice_scatter(x, s.view(1, 3), 0, 2), torch.diagonal_scatter(x, s)]\n"
+    "for y in ys:\n    g, = torch.autograd.grad((y * y).sum(), [x, s], create_graph=True)[:1]\n    g.sum().backward()",
     # deg2rad and rad2deg
     "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
     # masked_select (and its gradient's node under create_graph)

@@ -1043,6 +1043,15 @@ class Tensor:
     def cross(self, other, dim=None):
         return ops.linalg.cross(self, other, dim)
 
+    def select_scatter(self, *args, **kwargs):
+        return ops.select_scatter_method(self, *args, **kwargs)
+
+    def slice_scatter(self, *args, **kwargs):
+        return ops.slice_scatter_method(self, *args, **kwargs)
+
+    def diagonal_scatter(self, *args, **kwargs):
+        return ops.diagonal_scatter_method(self, *args, **kwargs)
+
     def deg2rad(self):
         return ops.deg2rad(self)
 

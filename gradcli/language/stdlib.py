@@ -636,7 +636,8 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.search", name) for name in (
             "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},
-        **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
+        **{name: _later("gradcli.engine.ops.scatter", name) for name in (
+            "scatter", "scatter_add", "index_add", "select_scatter", "slice_scatter", "diagonal_scatter")},
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
             "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag",
             "pixel_shuffle", "pixel_unshuffle", "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",

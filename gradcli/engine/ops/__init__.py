@@ -52,7 +52,7 @@ _LATER = {
     "conv": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
     "normalization": ("batch_norm", "group_norm", "instance_norm", "layer_norm"),
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),
-    "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
+    "scatter": ("select_scatter_method", "slice_scatter_method", "diagonal_scatter_method", "index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method", "tensor_split_method",
                 "hsplit_method", "vsplit_method", "dsplit_method", "masked_select_method"),
