@@ -45,6 +45,8 @@ CASES = [
     (X, "torch.aminmax(x)[0]"), (X, "torch.aminmax(x, dim=1)[1]"), (X, "x.aminmax(dim=0, keepdim=True)[0]"),
     (S, "torch.aminmax(x)[1]"), (X, "x.cummax(1)[0]"), (X, "x.cummin(0)[0]"), (S, "x.cummax(0)[0]"),
     (X, "x.logcumsumexp(1)"), (X, "torch.logcumsumexp(x, 0)"), (S, "x.logcumsumexp(0)"),
+    (XY, "torch.linalg.cross(x, y)", ("x", "y")), (XY, "torch.cross(x, y, dim=1)", ("x",)),
+    (XY, "torch.linalg.cross(x, y.flip(0))", ("y",)),
     (X, "torch.quantile(x, 0.3, dim=1)"), (X, "torch.nanquantile(x, torch.tensor([0.2, 0.9], dtype=torch.float64))"),
     (MY, "torch.mm(x, y)", ("x", "y")), (MY, "torch.mm(x, y)", ("y",)), (M, "x.mm(x)"),
     (B, "torch.bmm(x, y)", ("x", "y")), (B, "torch.bmm(x, y)", ("x",)),
