@@ -9,7 +9,7 @@ import pytest
 
 from forward_check import check
 from gradcli.engine import factories
-from gradcli.engine.ops import linalg, reduce
+from gradcli.engine.ops import linalg, order, reduce
 from gradcli.engine.recording import Op
 
 X = "x = torch.randn(2, 3, dtype=torch.float64)"
@@ -40,6 +40,14 @@ CASES = [
     (X, "torch.std_mean(x)[1]"), (X, "x.nansum()"), (X, "x.nansum(1, keepdim=True)"), (X, "x.nanmean(0)"), (X, "x.logsumexp(1)"), (X, "x.logsumexp((0, 1), keepdim=True)"), (S, "x.logsumexp(0)"),
     (X, "x.cumsum(1)"), (X, "x.cumsum(0)"), (S, "x.cumsum(0)"),
     (X, "x.cumprod(1)"), (XZ, "x.cumprod(1)"), (XZZ, "x.cumprod(1)"), (XZ, "x.cumprod(0)"), (S, "x.cumprod(0)"),
+    (X, "x.median()"), (X, "x.nanmedian()"), (X, "x.median(1)[0]"), (X, "x.nanmedian(0, keepdim=True)[0]"),
+    (S, "x.median(0)[0]"), (X, "x.kthvalue(2, 1)[0]"), (X, "x.kthvalue(1, 0, True)[0]"), (X, "x.mode(0)[0]"),
+    (X, "torch.aminmax(x)[0]"), (X, "torch.aminmax(x, dim=1)[1]"), (X, "x.aminmax(dim=0, keepdim=True)[0]"),
+    (S, "torch.aminmax(x)[1]"), (X, "x.cummax(1)[0]"), (X, "x.cummin(0)[0]"), (S, "x.cummax(0)[0]"),
+    (X, "x.logcumsumexp(1)"), (X, "torch.logcumsumexp(x, 0)"), (S, "x.logcumsumexp(0)"),
+    (XY, "torch.linalg.cross(x, y)", ("x", "y")), (XY, "torch.cross(x, y, dim=1)", ("x",)),
+    (XY, "torch.linalg.cross(x, y.flip(0))", ("y",)),
+    (X, "torch.quantile(x, 0.3, dim=1)"), (X, "torch.nanquantile(x, torch.tensor([0.2, 0.9], dtype=torch.float64))"),
     (MY, "torch.mm(x, y)", ("x", "y")), (MY, "torch.mm(x, y)", ("y",)), (M, "x.mm(x)"),
     (B, "torch.bmm(x, y)", ("x", "y")), (B, "torch.bmm(x, y)", ("x",)),
     (MV, "torch.mv(x, y)", ("x", "y")), (MV, "torch.mv(x, y)", ("y",)),
@@ -90,7 +98,7 @@ def _rows(*modules) -> set:
 
 
 def test_every_row_has_a_tangent_reached_by_a_case():
-    rows = _rows(reduce, linalg, factories)
+    rows = _rows(reduce, linalg, factories, order)
     assert not [r.node for r in rows if r.jvp is None]
     seen = set()
     for case in CASES:

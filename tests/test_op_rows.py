@@ -59,6 +59,33 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # Tensor.unfold, and its gradient's node under create_graph
+    "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
+    "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # F.unfold and F.fold (each the other's gradient under create_graph)
+    "x = torch.rand(1, 2, 4, 4, requires_grad=True)\nu = F.unfold(x, 2)\nf = F.fold(u, 4, 2)\n"
+    "g, = torch.autograd.grad((f * f).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # linalg.cross (and under create_graph, its gradient's LinalgCrossBackward0)
+    "a = torch.rand(2, 3, requires_grad=True)\nb = torch.rand(2, 3, requires_grad=True)\n"
+    "g, = torch.autograd.grad((torch.linalg.cross(a, b) ** 2).sum(), a, create_graph=True)\ng.sum().backward()",
+    # select_scatter, slice_scatter, diagonal_scatter (and their gradients' nodes under create_graph)
+    "x = torch.rand(3, 3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
+    "ys = [torch.select_scatter(x, s, 0, 1), torch.slice_scatter(x, s.view(1, 3), 0, 2), torch.diagonal_scatter(x, s)]\n"
+    "for y in ys:\n    g, = torch.autograd.grad((y * y).sum(), [x, s], create_graph=True)[:1]\n    g.sum().backward()",
+    # deg2rad and rad2deg
+    "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
+    # masked_select (and its gradient's node under create_graph)
+    "x = torch.rand(2, 3, requires_grad=True)\ny = x.masked_select(torch.tensor([True, False, True]))\n"
+    "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n(g * g).sum().backward()",
+    # the order statistics (and, under create_graph, their gradients' nodes)
+    "x = torch.tensor([[3., 1., 2.], [0., -1., 5.]], requires_grad=True)\n"
+    "ys = [x.median(), x.nanmedian(), x.median(1)[0], x.nanmedian(0)[0], x.kthvalue(2)[0], x.mode(0)[0],\n"
+    "      torch.aminmax(x, dim=1).min, torch.aminmax(x).max, x.cummax(1)[0], x.cummin(0)[0], x.logcumsumexp(1),\n"
+    "      torch.quantile(x, 0.3), torch.nanquantile(x, torch.tensor([0.2, 0.7]), dim=1, interpolation='midpoint')]\n"
+    "sum(y.sum() for y in ys).backward()\n"
+    "for y in [x.median(), x.cummax(1)[0], x.logcumsumexp(0)]:\n"
+    "    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n"
+    "    g.sum().backward()",
     # the rows added with the special functions, distances, statistics, unique, scatter and pixel shuffles
     "x = torch.tensor([0.5, 2.0, 0.0], requires_grad=True)\ny = torch.tensor([1.5, 0.25, 3.0], requires_grad=True)\n"
     "ys = [torch.xlogy(x, y), torch.xlogy(x, 2.5), torch.xlogy(3, y), torch.special.xlog1py(x, y),\n"

@@ -4,14 +4,24 @@ records, and the sizes a script gives checked against the memory budget before a
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from conftest import run_script
 from gradcli.engine.factories import tensor
 from gradcli.engine.ops import arrange
+from gradcli.engine.tensor import Tensor
+from gradcli.language.stdlib import TORCH
 from test_gradcheck import _leaf, any_, first_derivative, gradcheck, recorded_names, row_tests
 
+T = TORCH.members
+_MASK = Tensor(np.array([[True, False, True], [False, True, True]]))
+
 CHECKS = {
+    arrange.MASKED_SELECT: [(lambda a: arrange.masked_select(a, _MASK), (any_(2, 3),)),
+                            (lambda a: arrange.masked_select(a, _MASK) * 2, (any_(3),)),
+                            (lambda a: T["combinations"](a, 2), (any_(4),))],
+    arrange.MASKED_SCATTER: [(lambda a: arrange.masked_scatter_zeros(a, _MASK, (2, 3)), (any_(4),))],
     arrange.ROT90: [(lambda a: arrange.rot90(a), (any_(2, 3),)), (lambda a: a.rot90(-3, (2, 0)), (any_(2, 3, 2),)),
                     (lambda a: arrange.rot90(a * a, 2, [-1, -2]), (any_(3, 2),))],
     arrange.BLOCK_DIAG: [(lambda a, b, c: arrange.block_diag(a, b, c), (any_(2, 3), any_(3), any_())),

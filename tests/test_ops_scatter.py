@@ -23,6 +23,12 @@ def _index(*values):
 
 # row -> (function of float64 leaves, input arrays)
 CHECKS = {
+    scatter.SELECT_SCATTER: [(lambda a, b: scatter.select_scatter(a, b, 0, 1), (any_(3, 2), any_(2))),
+                             (lambda a, b: scatter.select_scatter(a * a, b, -1, -1), (any_(2, 3), any_(2)))],
+    scatter.SLICE_SCATTER: [(lambda a, b: scatter.slice_scatter(a, b, 0, 1, None, 2), (any_(5, 2), any_(2, 2))),
+                            (lambda a, b: scatter.slice_scatter(a, b, 1, -2), (any_(2, 4), any_(2, 2)))],
+    scatter.DIAGONAL_SCATTER: [(lambda a, b: scatter.diagonal_scatter(a, b, 1), (any_(3, 3), any_(2))),
+                               (lambda a, b: scatter.diagonal_scatter(a, b, 0, 1, 2), (any_(2, 2, 3), any_(2, 2)))],
     reduce.SCATTER: [(lambda a, s: a.scatter(1, IDX, s), (any_(2, 3), any_(2, 2))),
                      (lambda a, s: scatter.scatter(a, 0, tensor([[1, 0, 1]]), s), (any_(2, 3), any_(1, 3))),
                      (lambda a, s: a.scatter(-1, tensor([[2], [0]]), s), (any_(2, 3), any_(2, 1)))],

@@ -418,8 +418,8 @@ def session_shell():
 
 def test_completes_torch_names(session_shell):
     found = completions("torch.ra", session_shell)
-    assert [t for t, _ in found] == ["rand", "rand_like", "randint", "randint_like", "randn", "randn_like",
-                                     "random", "randperm", "ravel"]
+    assert [t for t, _ in found] == ["rad2deg", "rand", "rand_like", "randint", "randint_like", "randn",
+                                     "randn_like", "random", "randperm", "ravel"]
     assert {start for _, start in found} == {-2}
     assert ("float32", -5) in completions("torch.float", session_shell)
     assert [t for t, _ in completions("torch.nn.functional.rel", session_shell)] == ["relu", "relu6", "relu_"]
@@ -485,7 +485,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
 
 
 def test_tab_completes_in_the_prompt():
-    r = drive(["import torch\r", "torch.ra", "\t", "n(3).shape\r", "y = torch.ones(1, requires_grad=True)\r",
+    r = drive(["import torch\r", "torch.ran", "\t", "n(3).shape\r", "y = torch.ones(1, requires_grad=True)\r",
                "(y * 2).sum().backward()\r", "y.gr", "\t", "\r", "\r"])
     # Tab took the first of grad, grad_fn; the first Enter keeps the choice, the second runs the line
     assert r.out == "torch.Size([3])\ntensor([2.])\n"

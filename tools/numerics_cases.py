@@ -54,6 +54,11 @@ def R1(n):
     return (_rc(n)[0], 1)
 
 
+def P3(n):
+    """Rows of 3-vectors, about n elements."""
+    return (max(1, n // 3), 3)
+
+
 def P1(n):
     """cdist's first point set: rows of 8 features, as many as make r1 * r2 * 8 about n."""
     return (max(1, isqrt(max(1, n // 8))), 8)
@@ -338,11 +343,20 @@ CASES = [
     case("sorting.SORT", "a.sort(1)[0]", "distinct:M"), case("sorting.SORT", "a.sort(0, True)[0]", "distinct:M"),
     case("sorting.SORT_STABLE", "a.sort(dim=1, stable=True)[0]", "distinct:M"),
     case("sorting.TOPK", "a.topk(1, 1)[0]", "distinct:M"), case("sorting.TOPK", "a.topk(1, 0, False)[0]", "distinct:M"),
+    case("order.MEDIAN", "a.median()", "distinct:M"), case("order.NANMEDIAN", "a.nanmedian()", "distinct:V"),
+    case("order.MEDIAN_DIM", "a.median(1)[0]", "distinct:M"), case("order.NANMEDIAN_DIM", "a.nanmedian(0)[0]", "distinct:M"),
+    case("order.KTHVALUE", "a.kthvalue(1, 1)[0]", "distinct:M"), case("order.MODE", "a.mode(0)[0]", "distinct:M"),
+    case("order.AMINMAX", "torch.aminmax(a, dim=1)[0] * 2 + torch.aminmax(a, dim=1)[1]", "distinct:M"),
+    case("order.AMINMAX", "torch.aminmax(a).max", "distinct:V"),
+    case("order.CUMMAX", "a.cummax(1)[0]", "distinct:M"), case("order.CUMMIN", "a.cummin(0)[0]", "distinct:M"),
+    case("order.LOGCUMSUMEXP", "a.logcumsumexp(1)", "any:M", **LIB),
+    case("order.LOGCUMSUMEXP", "a.logcumsumexp(0)", "any:V", **LIB),
     case("reduce.NORM", "a.norm()", "any:V", **LIB), case("reduce.NORM", "a.norm(dim=1)", "any:M", **LIB),
     case("reduce.NORM", "a.norm(p=1)", "any:V"), case("reduce.NORM", "a.norm(3, dim=0)", "any:M", **LIB),
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
     case("reduce.VAR", "a.var()", "any:V", min_n=2), case("reduce.VAR", "a.var(0)", "any:M", min_n=4),
     case("reduce.LOGSUMEXP", "a.logsumexp(1)", "any:M", **LIB),
+    case("linalg.CROSS", "torch.linalg.cross(a, b)", "any:P3 any:P3"),
     case("linalg.CDIST", "torch.cdist(a, b, compute_mode='donot_use_mm_for_euclid_dist')", "any:P1 any:P2"),
     case("linalg.CDIST", "torch.cdist(a, b, p=1)", "any:P1 any:P2"),
     case("linalg.CDIST", "torch.cdist(a, b, p=3)", "any:P1 any:P2", **LIB),
@@ -374,7 +388,10 @@ CASES = [
     case("shape.SPLIT", "a.split(a.shape[0] // 2 + 1)[1 if a.shape[0] > 1 else 0] * 2", "any:V"),
     case("shape.SPLIT_SIZES", "a.split([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
     case("shape.PAD", "F.pad(a, (1, 2), value=0.5) * 2", "any:M"),
+    case("elementwise.DEG2RAD", "a.deg2rad()", "any:V"), case("elementwise.RAD2DEG", "a.rad2deg()", "any:V"),
     case("shape.FLIP", "a.flip(0) * a", "any:M"),
+    case("shape.UNFOLD", "a.unfold(1, 3, 1) * 2", "any:M", min_n=9),
+    case("fold.IM2COL", "F.unfold(a, 2) * 2", "any:IMG"), case("fold.COL2IM", "F.fold(F.unfold(a, 3, padding=1), a.shape[-2:], 3, padding=1)", "any:IMG"),
     case("shape.ROLL", "a.roll(1) * a", "any:M"),
     case("shape.GATHER", "a.gather(1, i)", (("any", M), (idx(_N_CLASSES), M))),
     case("shape.GATHER_0D", "a.gather(0, i) * a", (("any", S), (idx(lambda n: 1), V))),
@@ -593,6 +610,12 @@ NOT_DRIVEN = {
     "elementwise.SOFTSHRINK_BACKWARD": "softshrink's second-order node: a selection",
     "reduce.NORM_LEGACY": "pairwise_distance's norm node: reduce.NORM's kernel and formula",
     "elementwise.GLU_BACKWARD": "glu's second-order node: a composite of recorded ops",
+    "shape.UNFOLD_BACKWARD": "unfold's gradient recorded under create_graph: shape.UNFOLD's backward sums, in its order",
+    "arrange.MASKED_SELECT": "masked_select: copies the selected elements; its gradient writes them back (no sums)",
+    "arrange.MASKED_SCATTER": "masked_select's gradient recorded under create_graph: moves elements, no arithmetic",
+    "scatter.SELECT_SCATTER": "select_scatter: writes src into a copy; its gradients are views and zeros (no arithmetic)",
+    "scatter.SLICE_SCATTER": "slice_scatter: the same, into a strided slice",
+    "scatter.DIAGONAL_SCATTER": "diagonal_scatter: the same, into a diagonal",
     "shape.TRANSPOSE_T_": "t_()'s node: moves elements, no arithmetic",
     "shape.TRANSPOSE_": "transpose_()'s node: moves elements, no arithmetic",
     "shape.SQUEEZE_ALL_": "squeeze_()'s node: a reshape, no arithmetic",

@@ -231,9 +231,9 @@ def size_repr(shape: tuple) -> str:
     return "torch.Size([" + ", ".join(str(int(d)) for d in shape) + "])"
 
 
-def return_types_repr(name: str, values_repr: str, indices_repr: str) -> str:
+def return_types_repr(name: str, values_repr: str, indices_repr: str, fields=("values", "indices")) -> str:
     """repr of a torch.return_types.<name> pair, the inner tensor texts inserted as they are."""
-    return return_fields_repr(name, ("values", "indices"), (values_repr, indices_repr))
+    return return_fields_repr(name, fields, (values_repr, indices_repr))
 
 
 def return_fields_repr(name: str, fields: tuple, reprs: tuple) -> str:

@@ -714,6 +714,12 @@ def _error(message: str, **facts) -> RuntimeError:
     return err
 
 
+_VIEW_NODES = frozenset(("SliceBackward0", "SelectBackward0", "ViewBackward0", "UnsqueezeBackward0",
+                         "SqueezeBackward0", "SqueezeBackward1", "TransposeBackward0", "TBackward0", "ExpandBackward0",
+                         "PermuteBackward0", "DiagonalBackward0", "UnfoldBackward0", "AliasBackward0",
+                         "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"))
+
+
 def _check_versions(node, checks=None):
     """PyTorch's error when a tensor the node saved (`checks`, by default the node's own) has changed
     version since."""
@@ -724,6 +730,10 @@ def _check_versions(node, checks=None):
                 fn = tensor.grad_fn            # the shape it has now (an in-place t_() changes it)
                 owner = fn.op.node if fn is not None else None
                 output = fn.index if fn.__class__ is OutputSlot else 0
+                if owner in _VIEW_NODES and tensor._base is not None:
+                    # a view whose base changed through another view: PyTorch regenerates its grad_fn
+                    # when read, as a strided window onto the new base
+                    owner = "AsStridedBackward0"
                 shape = tensor._a.shape
             elif owner.__class__ is tuple:
                 owner, output = owner

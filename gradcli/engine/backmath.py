@@ -16,7 +16,7 @@ from gradcli.engine import autograd, dtypes, elementary, ops
 from gradcli.engine.ops import arith, elementwise, indexing, padding, reduce, shape
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.layout import laid_out
-from gradcli.engine.recording import Out, number_operand
+from gradcli.engine.recording import Out, number_operand, wrap_dim
 from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 
@@ -618,7 +618,17 @@ class TensorMath(_Later):
     # tensor group: creation
 
 
-NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
+NumpyMath.unfold_backward = staticmethod(shape.unfold_backward_array)
+NumpyMath.unfold = staticmethod(lambda g, dimension, size, step: np.ascontiguousarray(
+    shape.unfold_array(g, wrap_dim(dimension, g.ndim), size, step)))
+TensorMath.unfold_backward = staticmethod(shape.unfold_backward)
+TensorMath.unfold = staticmethod(shape.unfold)
+NumpyMath.cross = staticmethod(lambda a, b, dim: _cross_numpy(a, b, dim))
+NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
+                    "masked_select_backward": ("arrange", "masked_select_backward_array"),
+                    "im2col": ("fold", "im2col_array"), "col2im": ("fold", "col2im_array"),
+                    "cummaxmin_backward": ("order", "cummaxmin_backward_array"),
+                    "logcumsumexp_backward": ("order", "logcumsumexp_backward_array"), "pixel_shuffle": ("arrange", "pixel_shuffle_array"),
                     "pixel_unshuffle": ("arrange", "pixel_unshuffle_array"), "gather": ("scatter", "gather_array"),
                     "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
@@ -629,7 +639,11 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"), "pixel_shuffle": ("arra
                     "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
                     "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
 NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
-TensorMath._LATER = {"rot90": ("arrange", "rot90"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
+TensorMath._LATER = {"rot90": ("arrange", "rot90"), "cross": ("linalg", "_cross_recorded"),
+                     "masked_select_backward": ("arrange", "masked_select_backward"),
+                     "im2col": ("fold", "im2col"), "col2im": ("fold", "col2im"),
+                     "cummaxmin_backward": ("order", "cummaxmin_backward"),
+                     "logcumsumexp_backward": ("order", "logcumsumexp_backward"), "pixel_shuffle": ("arrange", "pixel_shuffle"),
                      "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
@@ -649,3 +663,9 @@ def _distributions():
     return distributions
 NUMPY = NumpyMath()
 TENSOR = TensorMath()
+
+
+def _cross_numpy(a, b, dim):
+    """linalg_cross in a plain backward pass: the operands broadcast, the product along dim."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return ops.linalg.cross_array(np.broadcast_to(a, shape), np.broadcast_to(b, shape), wrap_dim(dim, len(shape)))

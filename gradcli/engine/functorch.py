@@ -64,6 +64,8 @@ def _node_kind(x):
         return cls
     if cls is Size:             # a tuple to PyTorch's pytrees
         return tuple
+    if isinstance(x, ops.ReturnTypes):      # a structseq (torch.return_types.max, ...): rebuilt as its own type
+        return cls
     return None
 
 
@@ -104,7 +106,9 @@ def unflatten(spec: Spec, leaves):
         values = [build(c) for c in s.children]
         if s.kind is dict:
             return dict(zip(s.keys, values))
-        return tuple(values) if s.kind is tuple else values
+        if s.kind is tuple or s.kind is list:
+            return tuple(values) if s.kind is tuple else values
+        return ops.ReturnTypes(s.kind.__qualname__, *values)
     return build(spec)
 
 

@@ -127,6 +127,8 @@ def _value(node, key: str, kind: str):
             return _unsigned(-1)
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
             return _REDUCTIONS.get(value, _MISSING)
+        if value.__class__ is int and value < 0 and key in _UNSIGNED_INTS.get(node.op.node, ()):
+            return _unsigned(value)         # int64 arguments as given, shown as their unsigned 64 bits
         if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
         if key in _DIM_KEYS and value.__class__ is tuple and node.op.node in _GIVEN_DIM_NODES:
@@ -153,8 +155,12 @@ _GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "
                               "SqueezeBackward1", "SqueezeBackward4", "GluBackward0", "GluBackwardBackward0",
                               "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0",
                               "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0",
-                              "SafeSoftmaxBackward0"))
+                              "SafeSoftmaxBackward0", "MedianBackward1", "NanmedianBackward1", "KthvalueBackward0",
+                              "ModeBackward0", "CummaxBackward0", "CumminBackward0", "LogcumsumexpBackward0",
+                              "AminmaxBackward0", "LinalgCrossBackward0", "SelectScatterBackward0",
+                              "SliceScatterBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
+_UNSIGNED_INTS = {"SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2")}
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1

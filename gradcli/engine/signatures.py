@@ -271,6 +271,50 @@ SIGNATURES = {
     "torch.topk": ["(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
                    "tuple of Tensors out = None)"],
     "Tensor.topk": ["(int k, int dim = -1, bool largest = True, bool sorted = True)"],
+    # order statistics (ops.order)
+    **{f"torch.{name}": ["(Tensor input)", "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)"]
+       for name in ("median", "nanmedian")},
+    **{f"Tensor.{name}": ["()", "(int dim, bool keepdim = False)"] for name in ("median", "nanmedian")},
+    "torch.kthvalue": ["(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.kthvalue": ["(int k, int dim = -1, bool keepdim = False)"],
+    "torch.mode": ["(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)"],
+    "Tensor.mode": ["(int dim = -1, bool keepdim = False)"],
+    "torch.aminmax": ["(Tensor input, *, int dim = None, bool keepdim = False, tuple of Tensors out = None)"],
+    "Tensor.aminmax": ["(*, int dim = None, bool keepdim = False)"],
+    **{f"torch.{name}": [f"(Tensor input, {q} q, int dim = None, bool keepdim = False, *, "
+                         "str interpolation = \"linear\", Tensor out = None)" for q in ("Tensor", "float")]
+       for name in ("quantile", "nanquantile")},
+    **{f"Tensor.{name}": [f"({q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\")"
+                          for q in ("Tensor", "float")] for name in ("quantile", "nanquantile")},
+    **{f"torch.{name}": ["(Tensor input, int dim, *, tuple of Tensors out = None)"] for name in ("cummax", "cummin")},
+    **{f"Tensor.{name}": ["(int dim)"] for name in ("cummax", "cummin", "logcumsumexp")},
+    "torch.logcumsumexp": ["(Tensor input, int dim, *, Tensor out = None)"],
+    # statistics (ops.statistics)
+    "torch.histc": ["(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)"],
+    "Tensor.histc": ["(int bins = 100, Number min = 0, Number max = 0)"],
+    "torch.cov": ["(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
+    "Tensor.cov": ["(*, int correction = 1, Tensor fweights = None, Tensor aweights = None)"],
+    "torch.corrcoef": ["(Tensor input)"],
+    **{f"torch.{name}": ["(Tensor y, Tensor x, *, int dim = -1)", "(Tensor y, *, Number dx = 1, int dim = -1)"]
+       for name in ("trapezoid", "cumulative_trapezoid")},
+    "torch.trapz": ["(Tensor y, *, float dx = 1, int dim = -1)", "(Tensor y, Tensor x, *, int dim = -1)"],
+    "torch.isin": [f"({first}, {second}, *, bool assume_unique = False, bool invert = False, Tensor out = None)"
+                   for first, second in (("Tensor elements", "Tensor test_elements"),
+                                         ("Number element", "Tensor test_elements"),
+                                         ("Tensor elements", "Number test_element"))],
+    "Tensor.unfold": ["(int dimension, int size, int step)"],
+    # tensor_split and its kin (ops.arrange)
+    "torch.tensor_split": ["(Tensor input, tuple of ints indices, int dim = 0)",
+                           "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+                           "(Tensor input, int sections, int dim = 0)"],
+    "Tensor.tensor_split": ["(tuple of ints indices, int dim = 0)", "(Tensor tensor_indices_or_sections, int dim = 0)",
+                            "(int sections, int dim = 0)"],
+    **{f"torch.{name}": ["(Tensor input, int sections)", "(Tensor input, tuple of ints indices)"]
+       for name in ("hsplit", "vsplit", "dsplit")},
+    **{f"Tensor.{name}": ["(int sections)", "(tuple of ints indices)"] for name in ("hsplit", "vsplit", "dsplit")},
+    # (keyed apart from torch.atleast_Nd: PyTorch parses several tensors as one packed argument, whose message
+    # names the element, so only a single argument that is not a tensor gets this one)
+    **{f"torch.atleast.atleast_{n}d": ["(Tensor input)", "(tuple of Tensors tensors)"] for n in (1, 2, 3)},
     # scatter (ops.scatter): a tensor or a number to write, each with and without `reduce`
     "torch.scatter": [f"(Tensor input, int dim, Tensor index, {what}, *, {reduce}Tensor out = None)"
                       for what in ("Tensor src", "Number value") for reduce in ("", "str reduce, ")],

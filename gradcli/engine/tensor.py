@@ -549,6 +549,64 @@ class Tensor:
     def topk(self, *args, **kwargs):
         return ops.topk_method(self, *args, **kwargs)
 
+    def median(self, *args, **kwargs):
+        return ops.median_method(self, *args, **kwargs)
+
+    def nanmedian(self, *args, **kwargs):
+        return ops.nanmedian_method(self, *args, **kwargs)
+
+    def kthvalue(self, *args, **kwargs):
+        return ops.kthvalue_method(self, *args, **kwargs)
+
+    def mode(self, *args, **kwargs):
+        return ops.mode_method(self, *args, **kwargs)
+
+    def aminmax(self, *args, **kwargs):
+        return ops.aminmax_method(self, *args, **kwargs)
+
+    def quantile(self, *args, **kwargs):
+        return ops.quantile_method(self, *args, **kwargs)
+
+    def nanquantile(self, *args, **kwargs):
+        return ops.nanquantile_method(self, *args, **kwargs)
+
+    def cummax(self, *args, **kwargs):
+        return ops.cummax_method(self, *args, **kwargs)
+
+    def cummin(self, *args, **kwargs):
+        return ops.cummin_method(self, *args, **kwargs)
+
+    def logcumsumexp(self, *args, **kwargs):
+        return ops.logcumsumexp_method(self, *args, **kwargs)
+
+    def histc(self, *args, **kwargs):
+        return ops.histc_method(self, *args, **kwargs)
+
+    def cov(self, *args, **kwargs):
+        return ops.cov_method(self, *args, **kwargs)
+
+    def corrcoef(self, *args, **kwargs):
+        return ops.corrcoef_method(self, *args, **kwargs)
+
+    def tensor_split(self, *args, **kwargs):
+        return ops.tensor_split_method(self, *args, **kwargs)
+
+    def hsplit(self, *args, **kwargs):
+        return ops.hsplit_method(self, *args, **kwargs)
+
+    def vsplit(self, *args, **kwargs):
+        return ops.vsplit_method(self, *args, **kwargs)
+
+    def dsplit(self, *args, **kwargs):
+        return ops.dsplit_method(self, *args, **kwargs)
+
+    def unfold(self, *args, **kwargs):
+        _, values = signatures.bound("Tensor.unfold", args, kwargs)
+        return ops.shape.unfold(self, values["dimension"], values["size"], values["step"])
+
+    def masked_select(self, mask):
+        return ops.masked_select_method(self, mask)
+
     def nonzero(self, *args, **kwargs):
         if not args and not kwargs:
             return ops.nonzero(self)
@@ -1106,6 +1164,33 @@ class Tensor:
     def hypot(self, other):
         return ops.hypot(self, other)
 
+    def cross(self, other, dim=None):
+        return ops.linalg.cross(self, other, dim)
+
+    def select_scatter(self, *args, **kwargs):
+        return ops.select_scatter_method(self, *args, **kwargs)
+
+    def slice_scatter(self, *args, **kwargs):
+        return ops.slice_scatter_method(self, *args, **kwargs)
+
+    def diagonal_scatter(self, *args, **kwargs):
+        return ops.diagonal_scatter_method(self, *args, **kwargs)
+
+    def deg2rad(self):
+        return ops.deg2rad(self)
+
+    def rad2deg(self):
+        return ops.rad2deg(self)
+
+    def heaviside(self, values):
+        return ops.heaviside(self, values)
+
+    def gcd(self, other):
+        return ops.gcd(self, other)
+
+    def lcm(self, other):
+        return ops.lcm(self, other)
+
     def copysign(self, other):
         return ops.copysign(self, other, _method=True)
 
@@ -1369,6 +1454,21 @@ class Tensor:
 
     def hypot_(self, other):
         return self._inplace_op(ops.hypot, other)
+
+    def deg2rad_(self):
+        return self._inplace_unary(ops.deg2rad)
+
+    def rad2deg_(self):
+        return self._inplace_unary(ops.rad2deg)
+
+    def heaviside_(self, values):
+        return self._inplace_op(ops.heaviside, values)
+
+    def gcd_(self, other):
+        return self._inplace_op(ops.gcd, other)
+
+    def lcm_(self, other):
+        return self._inplace_op(ops.lcm, other)
 
     def copysign_(self, other):
         if other.__class__ is not Tensor and not isinstance(other, (int, float)):

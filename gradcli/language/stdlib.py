@@ -394,6 +394,7 @@ def _make_nn() -> dict:
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
         **{name: _later("gradcli.engine.ops.arrange", name) for name in ("pixel_shuffle", "pixel_unshuffle")},
+        **{name: _later("gradcli.engine.ops.fold", name) for name in ("unfold", "fold")},
         "pad": ops.shape.functional_pad,
         **{name: _later("gradcli.engine.ops.upsample", name)
            for name in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
@@ -519,6 +520,7 @@ def _build_torch() -> ScriptModule:
             "svd": _tensor_fn("linalg_svd", ops.linalg.svd), "svdvals": _tensor_fn("linalg_svdvals", ops.linalg.svdvals),
             "eig": ops.linalg.eig, "eigvals": ops.linalg.eigvals,
             "qr": _tensor_fn("linalg_qr", ops.linalg.qr), "pinv": ops.linalg.pinv, "matrix_rank": ops.linalg.matrix_rank, "eigh": _tensor_fn("linalg_eigh", ops.linalg.eigh), "eigvalsh": _tensor_fn("linalg_eigvalsh", ops.linalg.eigvalsh),
+            "cross": _tensor_fn("linalg_cross", ops.linalg.linalg_cross),
             "diagonal": _tensor_fn("linalg_diagonal", lambda A, offset=0, dim1=-2, dim2=-1:
                                    ops.diagonal(A, offset, dim1, dim2)),
             "LinAlgError": ops.linalg.LinAlgError,
@@ -599,6 +601,8 @@ def _build_torch() -> ScriptModule:
         "logaddexp2": _tensor_fn("logaddexp2", lambda input, other: ops.logaddexp2(input, other, 2)),
         "hypot": _tensor_fn("hypot", lambda input, other: ops.hypot(input, other, 2)),
         "copysign": ops.copysign, "signbit": _tensor_fn("signbit", Tensor.signbit),
+        "deg2rad": _tensor_fn("deg2rad", Tensor.deg2rad), "rad2deg": _tensor_fn("rad2deg", Tensor.rad2deg),
+        "heaviside": ops.heaviside, "gcd": _tensor_fn("gcd", Tensor.gcd), "lcm": _tensor_fn("lcm", Tensor.lcm),
         "nan_to_num": _tensor_fn("nan_to_num", lambda input, *args, **kwargs: ops.nan_to_num(
             input, *args, **kwargs, keywords=tuple(kwargs))),
         "nan_to_num_": _tensor_fn("nan_to_num_", Tensor.nan_to_num_),
@@ -662,16 +666,24 @@ def _build_torch() -> ScriptModule:
         "vdot": _tensor_fn("vdot", Tensor.vdot), "outer": _tensor_fn("outer", Tensor.outer),
         "ger": _tensor_fn("ger", Tensor.outer),
         "einsum": _later("gradcli.engine.ops.linalg", "einsum"),
+        "cross": _tensor_fn("cross", Tensor.cross),
         **{name: _later("gradcli.engine.ops.linalg", name) for name in ("tensordot", "kron", "cdist")},
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),
         **{name: _later("gradcli.engine.ops.sorting", name) for name in ("sort", "argsort", "msort", "topk")},
+        **{name: _later("gradcli.engine.ops.order", name) for name in (
+            "median", "nanmedian", "kthvalue", "mode", "aminmax", "quantile", "nanquantile", "cummax", "cummin",
+            "logcumsumexp")},
+        **{name: _later("gradcli.engine.ops.statistics", name) for name in (
+            "histc", "cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "isin")},
         **{name: _later("gradcli.engine.ops.search", name) for name in (
             "nonzero", "argwhere", "count_nonzero", "unique", "unique_consecutive", "bincount", "searchsorted",
             "bucketize")},
-        **{name: _later("gradcli.engine.ops.scatter", name) for name in ("scatter", "scatter_add", "index_add")},
+        **{name: _later("gradcli.engine.ops.scatter", name) for name in (
+            "scatter", "scatter_add", "index_add", "select_scatter", "slice_scatter", "diagonal_scatter")},
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
             "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag",
-            "pixel_shuffle", "pixel_unshuffle")},
+            "pixel_shuffle", "pixel_unshuffle", "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
+            "atleast_2d", "atleast_3d", "column_stack", "dstack", "masked_select", "combinations", "vander")},
         "prelu": _later("gradcli.engine.ops.nn", "prelu"),
         **{name: _later("gradcli.engine.ops.blas", name) for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")},
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),

@@ -24,7 +24,8 @@ from gradcli.engine.ops.elementwise import (abs, acos, acosh, asin, asinh, atan,
                                             logsigmoid, lshift, masked_fill, maximum, minimum, relu, remainder, round,
                                             rshift, rsqrt, sgn, sigmoid, sign, silu, sin, sinh, softplus, sqrt,
                                             square, tan, tanh, trunc, where, erfc, sinc, logaddexp, logaddexp2,
-                                            hypot, copysign, signbit, nan_to_num)
+                                            hypot, copysign, signbit, nan_to_num, deg2rad, rad2deg, heaviside, gcd,
+                                            lcm)
 from gradcli.engine.ops.indexing import getitem, setitem
 from gradcli.engine.ops.reduce import (ReturnTypes, amax, amin, argmax, argmin, cumprod, cumsum, logsumexp, mean, norm,
                                       prod, reduce_all, reduce_any, reduce_max, reduce_min, reduce_sum, std, var,
@@ -52,18 +53,25 @@ _LATER = {
     "conv": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
     "normalization": ("batch_norm", "group_norm", "instance_norm", "layer_norm"),
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),
-    "scatter": ("index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
+    "scatter": ("select_scatter_method", "slice_scatter_method", "diagonal_scatter_method", "index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
-    "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method"),
+    "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method", "tensor_split_method",
+                "hsplit_method", "vsplit_method", "dsplit_method", "masked_select_method"),
+    "order": ("median", "median_method", "nanmedian", "nanmedian_method", "kthvalue", "kthvalue_method", "mode",
+              "mode_method", "aminmax", "aminmax_method", "quantile", "quantile_method", "nanquantile",
+              "nanquantile_method", "cummax", "cummax_method", "cummin", "cummin_method", "logcumsumexp",
+              "logcumsumexp_method"),
+    "statistics": ("histc", "histc_method", "cov", "cov_method", "corrcoef", "corrcoef_method", "trapezoid", "trapz",
+                   "cumulative_trapezoid", "isin"),
     "search": ("argwhere", "bincount_method", "count_nonzero", "count_nonzero_method", "nonzero", "nonzero_method",
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
                 "special_i1e"),
-    "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (),
+    "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
-                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "upsample", "search", "scatter",
+                "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "statistics", "fold", "upsample", "search", "scatter",
                 "arrange", "special", "attention")
 
 

@@ -31,8 +31,30 @@ def _block_diag_jvp(F, ts, xs, result, shapes, spans):
     return block_diag(*[t if t is not None else Tensor(np.zeros(x._a.shape, x._a.dtype)) for t, x in zip(ts, xs)])
 
 
+def _masked_select_backward(F, g, self, mask):
+    """masked_select_backward: zeros of the broadcast shape with g scattered where the mask is true (the
+    engine sums a broadcast input's share back to its shape)."""
+    return F.masked_select_backward(g, self, mask)
+
+
+def _masked_scatter_source(F, g, mask, source_shape):
+    """masked_scatter_backward: the gradient where the mask is true, in order, as the source's shape."""
+    if F.tensors:
+        return F.reshape(masked_select(g, mask), source_shape)
+    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    return g[np.broadcast_to(m, g.shape)].reshape(source_shape)
+
+
 # fmt: off
 #                 node                 forward saves                formulas
+MASKED_SELECT  = Op("MaskedSelectBackward0",  None, ("self", "mask"), (_masked_select_backward,), fits=True,
+                    quiet=True, jvp=lambda F, ts, xs, result, mask: masked_select(ts[0], mask))
+# masked_select's gradient recorded under create_graph: zeros (a constant) with the gradient scattered in
+MASKED_SCATTER = Op("MaskedScatterBackward0", None, ("mask", "source_shape"),
+                    (lambda F, g, mask, source_shape: F.masked_zero(g, mask), _masked_scatter_source),
+                    inputs=("self", "source"), quiet=True,
+                    jvp=lambda F, ts, xs, result, mask, source_shape: masked_scatter_zeros(
+                        ts[1], mask, result._a.shape))
 ROT90      = Op("Rot90Backward0",     None, ("k", "dims"),         (lambda F, g, k, dims: F.rot90(g, -k, dims),),
                 quiet=True, jvp=_rot90_jvp)
 PIXEL_SHUFFLE   = Op("PixelShuffleBackward0",   None, ("upscale_factor",),
@@ -398,3 +420,247 @@ def pixel_unshuffle_array(x: np.ndarray, r: int) -> np.ndarray:
     nb = len(batch)
     order = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
     return np.ascontiguousarray(y.transpose(order)).reshape(*batch, c * r * r, h, w)
+
+
+# ------------------------------------------------------------------- tensor_split, hsplit, atleast_nd, stacks
+
+def tensor_split(*args, **kwargs) -> tuple:
+    """torch.tensor_split: views along dim (SliceBackward0 each), `sections` pieces as even as can be (the first
+    n % sections one longer), or the pieces between the given indices (slice bounds: clamped, negatives
+    counted from the end)."""
+    form, values = signatures.bound("torch.tensor_split", args, kwargs)
+    return _tensor_split(values["input"], form, values, "tensor_split")
+
+
+def tensor_split_method(self: Tensor, *args, **kwargs) -> tuple:
+    form, values = signatures.bound("Tensor.tensor_split", args, kwargs)
+    return _tensor_split(self, form, values, "tensor_split")
+
+
+def _tensor_split(a: Tensor, form: int, values: dict, name: str) -> tuple:
+    x = a._a
+    if x.ndim == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = wrap_dim(index_arg(values["dim"] if values["dim"] is not None else 0), x.ndim)
+    if form == 1:           # a tensor of sections (0-d) or of indices (1-d)
+        t = values["tensor_indices_or_sections"]._a
+        if t.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+        if t.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{type_word(t)}")
+        if t.ndim == 0:
+            return _split_sections(a, int(t), d)
+        return _split_indices(a, t.tolist(), d)
+    if form == 2:
+        return _split_sections(a, index_arg(values["sections"]), d)
+    indices = values["indices"]
+    if index_arg(indices).__class__ is int:         # (an int the tuple-of-ints form took)
+        return _split_sections(a, index_arg(indices), d)
+    return _split_indices(a, [index_arg(i) for i in indices], d)
+
+
+def _split_sections(a: Tensor, sections: int, d: int) -> tuple:
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    n = a._a.shape[d]
+    size, extra = divmod(n, sections)
+    bounds, start = [], 0
+    for i in range(sections):
+        stop = start + size + (1 if i < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return tuple(_slice_view(a, d, s, e) for s, e in bounds)
+
+
+def _split_indices(a: Tensor, indices: list, d: int) -> tuple:
+    starts = [0] + indices
+    stops = indices + [None]
+    return tuple(_slice_view(a, d, s, e) for s, e in zip(starts, stops))
+
+
+def _slice_view(a: Tensor, d: int, start, stop) -> Tensor:
+    """a.slice(d, start, stop): a view, SliceBackward0 even when it covers the whole dim."""
+    x = a._a
+    key = (slice(None),) * d + (slice(start, stop),)
+    return ops.shape._view_of(a, x[key], ops.indexing.SLICE, (x.shape, key))
+
+
+def _directional_split(name: str, dim: int, min_dim: int):
+    """hsplit (dim 1, or 0 of a vector), vsplit (dim 0), dsplit (dim 2): tensor_split by a number of equal
+    sections (which must divide the dim) or at indices."""
+    def split(input: Tensor, form: int, values: dict) -> tuple:
+        x = input._a
+        if x.ndim < min_dim:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                               f"with {x.ndim} dimensions!")
+        d = 0 if name == "hsplit" and x.ndim == 1 else dim
+        if form == 0:
+            sections = index_arg(values["sections"])
+            n = x.shape[d]
+            if sections == 0 or n % sections:
+                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                                   f"dimension {n} is not divisible by the split_size {sections}!")
+            return _split_sections(input, sections, d)
+        return _split_indices(input, [index_arg(i) for i in values["indices"]], d)
+
+    def function(*args, **kwargs) -> tuple:
+        form, values = signatures.bound(f"torch.{name}", args, kwargs)
+        return split(values["input"], form, values)
+
+    def method(self: Tensor, *args, **kwargs) -> tuple:
+        form, values = signatures.bound(f"Tensor.{name}", args, kwargs)
+        return split(self, form, values)
+    function.__name__ = function.__qualname__ = name
+    method.__name__ = method.__qualname__ = f"{name}_method"
+    return function, method
+
+
+hsplit, hsplit_method = _directional_split("hsplit", 1, 1)
+vsplit, vsplit_method = _directional_split("vsplit", 0, 2)
+dsplit, dsplit_method = _directional_split("dsplit", 2, 3)
+
+
+def _at_least(n: int):
+    """atleast_1d/2d/3d: one tensor given, one returned; several (or one sequence), a tuple. A 0-d tensor is
+    reshaped (ViewBackward0), a smaller one unsqueezed (UnsqueezeBackward0: at the front, and for 3-d also at the
+    end), a large enough one returned as it is."""
+    name = f"atleast_{n}d"
+
+    def raise_(t: Tensor) -> Tensor:
+        k = t._a.ndim
+        if k >= n:
+            return t
+        if k == 0:
+            return t.reshape((1,) * n)
+        if n == 2 or (n == 3 and k == 1):
+            t = t.unsqueeze(0)
+        return t.unsqueeze(-1) if n == 3 else t
+
+    def function(*tensors):
+        if len(tensors) == 1 and tensors[0].__class__ is Tensor:
+            return raise_(tensors[0])
+        if len(tensors) == 1 and tensors[0].__class__ in (list, tuple):
+            tensors = tuple(tensors[0])
+        if len(tensors) == 1:
+            signatures.bound(f"torch.atleast.{name}", tensors, {})      # PyTorch's message for a non-tensor
+        for i, t in enumerate(tensors):
+            if t.__class__ is not Tensor:
+                raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
+        return tuple(raise_(t) for t in tensors)
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+atleast_1d = _at_least(1)
+atleast_2d = _at_least(2)
+atleast_3d = _at_least(3)
+
+
+def column_stack(tensors) -> Tensor:
+    """torch.column_stack: vectors (and 0-d tensors) as columns (reshape to (n, 1)), then hstack."""
+    tensors = ops.shape._tensor_list(tensors, "column_stack")
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    columns = [t.reshape(t._a.size, 1) if t._a.ndim <= 1 else t for t in tensors]
+    return ops.hstack(columns)
+
+
+def dstack(tensors) -> Tensor:
+    """torch.dstack: atleast_3d of each, then cat along dim 2."""
+    tensors = ops.shape._tensor_list(tensors, "dstack")
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return ops.cat([atleast_3d(t) for t in tensors], 2)
+
+
+# ----------------------------------------------------------------------------- masked_select, combinations, vander
+
+def masked_select(input, mask) -> Tensor:
+    """torch.masked_select / Tensor.masked_select: the elements where the (broadcast) mask is true, as a 1-d
+    tensor in row-major order (MaskedSelectBackward0)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"masked_select(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    if mask.__class__ is not Tensor:
+        raise TypeError(f"masked_select(): argument 'mask' (position 2) must be Tensor, not {type_name(mask)}")
+    m = mask._a
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    x = input._a
+    shape = _broadcast_shape(list(m.shape), list(x.shape))
+    out = np.ascontiguousarray(np.broadcast_to(x, shape)[np.broadcast_to(m, shape)])
+    return apply(MASKED_SELECT, out, (input,), (mask,))
+
+
+def masked_select_method(self: Tensor, mask) -> Tensor:
+    return masked_select(self, mask)
+
+
+def masked_select_backward_array(g: np.ndarray, self: np.ndarray, mask) -> np.ndarray:
+    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    shape = np.broadcast_shapes(self.shape, m.shape)
+    out = np.zeros(shape, g.dtype)
+    out[np.broadcast_to(m, shape)] = g
+    return out
+
+
+def masked_select_backward(g: Tensor, self: Tensor, mask: Tensor) -> Tensor:
+    """The same, recorded: zeros(...).masked_scatter_(mask, grad) (MaskedScatterBackward0)."""
+    return masked_scatter_zeros(g, mask, np.broadcast_shapes(self._a.shape, mask._a.shape))
+
+
+def masked_scatter_zeros(g: Tensor, mask: Tensor, shape: tuple) -> Tensor:
+    out = masked_select_backward_array(g._a, np.zeros(shape, g._a.dtype), mask)
+    return apply(MASKED_SCATTER, out, (None, g), (mask, tuple(g._a.shape)))
+
+
+def combinations(input, r=2, with_replacement=False) -> Tensor:
+    """torch.combinations: the r-element combinations of a vector's elements (with_replacement: with repeats)
+    as rows, by PyTorch's composition: a meshgrid of r copies, each masked_select'ed by the indices' order,
+    then stacked (StackBackward0 over MaskedSelectBackward0 over ExpandBackward0 over ViewBackward0)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"combinations(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    x = input._a
+    r = index_arg(r)
+    if x.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape [{', '.join(map(str, x.shape))}]")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor(np.empty(0, x.dtype))
+    n = x.shape[0]
+    budget.check_tensor((n,) * r, 1)
+    grids = meshgrid(*([input] * r), indexing="ij")
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, dtype=bool)
+    for i in range(r - 1):
+        mask &= (index[i] <= index[i + 1]) if with_replacement else (index[i] < index[i + 1])
+    mask_t = Tensor(mask)
+    return ops.stack([masked_select(g, mask_t) for g in grids], 1)
+
+
+def vander(x, N=None, increasing=False) -> Tensor:
+    """torch.vander: the powers of x as columns (highest first unless increasing), by PyTorch's composition:
+    ones, the columns after the first set to x, then to their running product (two CopySlices), then flip."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type_name(x)}")
+    a = x._a
+    if a.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = a.shape[0]
+    if N is not None:
+        n = index_arg(N)
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    dtype = np.int64 if a.dtype.kind in "iub" else a.dtype
+    budget.check_tensor((a.shape[0], n), np.dtype(dtype).itemsize)
+    result = Tensor(np.empty((a.shape[0], n), dtype))
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(ops.cumprod(result[:, 1:], 1))
+    if not increasing:
+        return ops.flip(result, (1,))
+    return result

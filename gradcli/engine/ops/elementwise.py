@@ -13,9 +13,11 @@ from gradcli.engine.fma import fma, one_minus_square
 from gradcli.engine.layout import contiguous, laid_out
 from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, sub_tangents,
                                      tangent_or_zeros)
+from gradcli.engine.ops import arith as _arith
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
-                                      index_arg, number_arg, number_operand, operands, result_dtype, scalar_param, type_word, unary)
+                                      index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
+                                      scalar_param, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -2332,3 +2334,64 @@ def copysign(input, other, _method: bool = False) -> Tensor:
     if not tensor_other:
         return apply(COPYSIGN_NUMBER, out, (input,), (), (x,))
     return apply(COPYSIGN, out, (input, other), (), (x, y))
+
+
+# ------------------------------------------------------------------------- angles, heaviside, gcd, lcm
+
+DEG2RAD_FACTOR = math.pi / 180          # c10's M_PI_180 (a double the kernel reads as the tensor's type)
+RAD2DEG_FACTOR = 180 / math.pi          # M_180_PI
+
+
+def _scaled(factor: float):
+    def forward(x: np.ndarray) -> np.ndarray:
+        return _arith._times_number(x, factor)
+    return forward
+
+
+# fmt: off
+DEG2RAD = Op("Deg2RadBackward0", _scaled(DEG2RAD_FACTOR), (), (lambda F, g: F.times(g, DEG2RAD_FACTOR),),
+             floats=True, jvp="auto")
+RAD2DEG = Op("Rad2DegBackward0", _scaled(RAD2DEG_FACTOR), (), (lambda F, g: F.times(g, RAD2DEG_FACTOR),),
+             floats=True, jvp="auto")
+# fmt: on
+deg2rad = unary(DEG2RAD, "deg2rad")
+rad2deg = unary(RAD2DEG, "rad2deg")
+
+
+def heaviside(input, values) -> Tensor:
+    """torch.heaviside: 0 below zero, 1 above, `values` at zero (NaN gives 0); both of one dtype. PyTorch has no
+    derivative for it (its node is NotImplemented)."""
+    for name, position, t in (("input", 1, input), ("values", 2, values)):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"heaviside(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    x, v = input._a, values._a
+    if x.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    x, v = np.broadcast_arrays(x, v)
+    out = np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype)
+    out = np.ascontiguousarray(out) if out.ndim else out
+    if needs_grad(input, values):
+        return not_implemented(out, (input, values), "heaviside")
+    return Tensor(out)
+
+
+def _integer_pair(name: str, a: Tensor, b) -> tuple:
+    if b.__class__ is not Tensor:
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+    x, y = operands(a, b)
+    if x.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
+    return x, y
+
+
+def gcd(input, other) -> Tensor:
+    """torch.gcd: the greatest common divisor, elementwise, of integer tensors (never negative)."""
+    x, y = _integer_pair("gcd", input, other)
+    return Tensor(compute(np.gcd, x, y))
+
+
+def lcm(input, other) -> Tensor:
+    """torch.lcm: the least common multiple (0 where either is 0), elementwise, of integer tensors."""
+    x, y = _integer_pair("lcm", input, other)
+    return Tensor(compute(np.lcm, x, y))

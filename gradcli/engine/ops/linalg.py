@@ -2884,3 +2884,81 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None) -
         return Tensor(np.zeros(x.shape[:-2], np.int64))
     s = _spectrum(x, hermitian)[0]
     return Tensor(np.asarray(_kept(x, s, atol, rtol, "linalg.matrix_rank").sum(-1), dtype=np.int64))
+
+
+# ------------------------------------------------------------------------------------------------ cross
+
+def _cross_jvp(F, ts, xs, result, dim):
+    """linalg_cross(self_t, other_p, dim) + linalg_cross(self_p, other_t, dim), a missing tangent dropped."""
+    parts = []
+    if ts[0] is not None:
+        parts.append(linalg_cross(ts[0], xs[1], dim=dim))
+    if ts[1] is not None:
+        parts.append(linalg_cross(xs[0], ts[1], dim=dim))
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+# fmt: off
+CROSS = Op("LinalgCrossBackward0", None, ("self", "other", "dim"),
+           (lambda F, g, self, other, dim: F.cross(other, g, dim), lambda F, g, self, other, dim: F.cross(g, self, dim)),
+           fits=True, quiet=True, jvp=_cross_jvp)
+# fmt: on
+
+
+def cross_array(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
+    """The cross product along dim d of two arrays of one shape: r0 = a1 b2 - a2 b1 and so on, as PyTorch's
+    kernel (compiled with contraction) rounds it: the first product fused with the difference,
+    fma(a1, b2, -(a2 b1)); integers exactly."""
+    a0, a1, a2 = (np.take(a, i, axis=d) for i in range(3))
+    b0, b1, b2 = (np.take(b, i, axis=d) for i in range(3))
+    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        parts = (fma(a1, b2, -(a2 * b1)), fma(a2, b0, -(a0 * b2)), fma(a0, b1, -(a1 * b0)))
+    else:
+        parts = (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)
+    return np.ascontiguousarray(np.stack(parts, axis=d))
+
+
+def linalg_cross(input, other, *, dim=-1) -> Tensor:
+    """torch.linalg.cross: the cross product of 3-vectors along dim, the operands broadcast (LinalgCrossBackward0)."""
+    for name, position, t in (("input", 1, input), ("other", 2, other)):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"linalg_cross(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(t).__name__}")
+    x, y = input._a, other._a
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    given = index_arg(dim)
+    d = wrap_dim(given, x.ndim)
+    if x.shape[d] != 3 or y.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {given} must have length 3. Got {x.shape[d]} and "
+                           f"{y.shape[d]}")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(y)}")
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    out = cross_array(np.broadcast_to(x, shape), np.broadcast_to(y, shape), d)
+    return apply(CROSS, out, (input, other), (given,))
+
+
+def cross(input, other, dim=None) -> Tensor:
+    """torch.cross / Tensor.cross: linalg.cross along dim, or (deprecated, with PyTorch's warning) along the first
+    dim of length 3."""
+    if dim is None:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                       "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+                       "change to agree with that of linalg.cross in a future release. (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
+        shape = input._a.shape if input.__class__ is Tensor else ()
+        sizes = [n for n in shape]
+        if other.__class__ is Tensor and input.__class__ is Tensor and input._a.ndim == other._a.ndim:
+            sizes = list(np.broadcast_shapes(input._a.shape, other._a.shape))
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    return linalg_cross(input, other, dim=dim)
+
+
+def _cross_recorded(a: Tensor, b: Tensor, dim) -> Tensor:
+    return linalg_cross(a, b, dim=dim)

@@ -43,7 +43,12 @@ def _values(t) -> np.ndarray:
 # ------------------------------------------------------------------------------------------- formulas
 
 def _evenly_distribute(F, g, self, mask, count, result):
-    """max()/min(): the gradient shared evenly between the elements equal to the result."""
+    """max()/min(): the gradient shared evenly between the elements equal to the result. Recorded as PyTorch's
+    evenly_distribute_backward does it: zeros.masked_fill_(mask, grad / mask.sum()) (MaskedFillBackward1, with
+    DivBackward0 below it)."""
+    if F.tensors:
+        share = g / Tensor(np.asarray(count, dtype=np.int64))
+        return ops.masked_fill(Tensor(np.zeros(mask.shape, g._a.dtype)), mask, share)
     return F.masked_zero(F.expand(g / count, mask.shape), ~mask)
 
 
@@ -648,7 +653,10 @@ class ReturnTypes(tuple):
 RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "sort": ("values", "indices"),
                  "topk": ("values", "indices"), "linalg_slogdet": ("sign", "logabsdet"),
                  "slogdet": ("sign", "logabsdet"), "linalg_svd": ("U", "S", "Vh"), "svd": ("U", "S", "V"),
-                 "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R")}
+                 "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R"),
+                 **{name: ("values", "indices") for name in ("median", "nanmedian", "kthvalue", "mode", "cummax",
+                                                             "cummin")},
+                 "aminmax": ("min", "max")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import forward, signatures
+from gradcli.engine import forward, ops, signatures
 from gradcli.engine.fma import fma
 # the modules, not their rows: a row belongs to the table of the module that declares it
 from gradcli.engine.ops import elementwise, reduce as reductions
@@ -344,3 +344,141 @@ def index_add_inplace(self: Tensor, *args, **kwargs) -> Tensor:
     _, values = _bound("Tensor.index_add_", args, kwargs)
     return self._inplace_with(
         lambda a: _index_add(a, values["dim"], values["index"], values["source"], _alpha(values)), values["source"])
+
+
+# ------------------------------------------------------------------ select_scatter, slice_scatter, diagonal_scatter
+# A copy of self with src written into one view of it (a selected slice, a strided slice, a diagonal). The
+# gradient splits: self's is the incoming one with that view zeroed (the same op with zeros as src, recorded
+# under create_graph), src's the view of it (SelectBackward0, SliceBackward0, DiagonalBackward0 when recorded).
+
+def _region(kind: str, x: np.ndarray, where: tuple) -> np.ndarray:
+    """The writable view of x that `kind` writes into."""
+    if kind == "diagonal":
+        from gradcli.engine.ops import linalg
+        offset, d1, d2 = where
+        return linalg.diagonal_view(x, offset, d1, d2)
+    return x[where]
+
+
+def _written_view(kind: str, x: np.ndarray, src: np.ndarray, where: tuple) -> np.ndarray:
+    out = x.copy()
+    _region(kind, out, where)[...] = src
+    return out
+
+
+def _zeroed_view(F, g, kind: str, saved: tuple):
+    """self's gradient: g with the written view zeroed (the op itself with zeros as src, when recorded)."""
+    where = _where(kind, g._a.shape if F.tensors else g.shape, saved)
+    if F.tensors:
+        zeros = Tensor(np.zeros(_region(kind, g._a, where).shape, g._a.dtype))
+        return _scatter_into(kind, g, zeros, where, saved)
+    return _written_view(kind, g, 0, where)
+
+
+def _view_gradient(F, g, kind: str, saved: tuple):
+    """src's gradient: the view of g it was written into."""
+    if F.tensors:
+        return _view_of_gradient(kind, g, saved)
+    return np.ascontiguousarray(_region(kind, g, _where(kind, g.shape, saved)))
+
+
+def _view_scatter_jvp(kind: str):
+    def jvp(F, ts, xs, result, *saved):
+        self_t = ts[0] if ts[0] is not None else Tensor(np.zeros(result._a.shape, result._a.dtype))
+        where = _where(kind, result._a.shape, saved)
+        src_t = ts[1] if ts[1] is not None else Tensor(np.zeros(_region(kind, result._a, where).shape,
+                                                               result._a.dtype))
+        return _scatter_into(kind, self_t, src_t, where, saved)
+    return jvp
+
+
+def _where(kind: str, shape: tuple, saved: tuple) -> tuple:
+    if kind == "select":
+        dim, index = saved
+        d = wrap_dim(dim, len(shape))
+        return (slice(None),) * d + (index,)
+    if kind == "slice":
+        dim, start, end, step = saved
+        d = wrap_dim(dim, len(shape))
+        return (slice(None),) * d + (slice(start, end, step),)
+    offset, dim1, dim2 = saved
+    return offset, wrap_dim(dim1, len(shape)), wrap_dim(dim2, len(shape))
+
+
+def _view_of_gradient(kind: str, g: Tensor, saved: tuple) -> Tensor:
+    if kind == "select":
+        return ops.indexing.select(g, *saved)
+    if kind == "slice":
+        dim, start, end, step = saved
+        d = wrap_dim(dim, g._a.ndim)
+        return g[(slice(None),) * d + (slice(start, end, step),)]
+    from gradcli.engine.ops import linalg
+    return linalg.diagonal(g, *saved)
+
+
+# fmt: off
+SELECT_SCATTER   = Op("SelectScatterBackward0",   None, ("dim", "index"),
+                      (lambda F, g, dim, index: _zeroed_view(F, g, "select", (dim, index)),
+                       lambda F, g, dim, index: _view_gradient(F, g, "select", (dim, index))),
+                      inputs=("self", "src"), fits="dtype", quiet=True, jvp=_view_scatter_jvp("select"))
+SLICE_SCATTER    = Op("SliceScatterBackward0",    None, ("dim", "start", "end", "step"),
+                      (lambda F, g, dim, start, end, step: _zeroed_view(F, g, "slice", (dim, start, end, step)),
+                       lambda F, g, dim, start, end, step: _view_gradient(F, g, "slice", (dim, start, end, step))),
+                      inputs=("self", "src"), fits="dtype", quiet=True, jvp=_view_scatter_jvp("slice"))
+DIAGONAL_SCATTER = Op("DiagonalScatterBackward0", None, ("offset", "dim1", "dim2"),
+                      (lambda F, g, offset, dim1, dim2: _zeroed_view(F, g, "diagonal", (offset, dim1, dim2)),
+                       lambda F, g, offset, dim1, dim2: _view_gradient(F, g, "diagonal", (offset, dim1, dim2))),
+                      inputs=("self", "src"), fits="dtype", quiet=True, jvp=_view_scatter_jvp("diagonal"))
+# fmt: on
+_ROWS = {"select": SELECT_SCATTER, "slice": SLICE_SCATTER, "diagonal": DIAGONAL_SCATTER}
+
+
+def _scatter_into(kind: str, a: Tensor, src: Tensor, where: tuple, saved: tuple) -> Tensor:
+    x = a._a
+    region = _region(kind, x, where)
+    s = src._a
+    if s.shape != region.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{_size_list(s.shape)}, slice size = {_size_list(region.shape)}")
+    out = _written_view(kind, x, s.astype(x.dtype, copy=False), where)
+    return apply(_ROWS[kind], out, (a, src), saved)
+
+
+def select_scatter(input, src, dim, index) -> Tensor:
+    """torch.select_scatter: a copy of input with src as its slice at `index` along `dim`."""
+    x = input._a
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.ndim)
+    i = index.__index__()
+    if not -x.shape[d] <= i < x.shape[d]:
+        raise IndexError(f"select(): index {i} out of range for tensor of size {_size_list(x.shape)} at dimension {d}")
+    return _scatter_into("select", input, src, _where("select", x.shape, (dim, i)), (dim, i))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1) -> Tensor:
+    """torch.slice_scatter: a copy of input with src as its slice start:end:step along `dim`."""
+    x = input._a
+    if step is not None and step <= 0:
+        raise RuntimeError("slice step must be positive")
+    saved = (dim, start, end, 1 if step is None else step)
+    return _scatter_into("slice", input, src, _where("slice", x.shape, saved), saved)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1) -> Tensor:
+    """torch.diagonal_scatter: a copy of input with src as its diagonal `offset` of dims dim1, dim2."""
+    x = input._a
+    saved = (offset, dim1, dim2)
+    return _scatter_into("diagonal", input, src, _where("diagonal", x.shape, saved), saved)
+
+
+def select_scatter_method(self: Tensor, src, dim, index) -> Tensor:
+    return select_scatter(self, src, dim, index)
+
+
+def slice_scatter_method(self: Tensor, src, dim=0, start=None, end=None, step=1) -> Tensor:
+    return slice_scatter(self, src, dim, start, end, step)
+
+
+def diagonal_scatter_method(self: Tensor, src, offset=0, dim1=0, dim2=1) -> Tensor:
+    return diagonal_scatter(self, src, offset, dim1, dim2)

@@ -183,6 +183,14 @@ GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),       
                    saves_tensors=True)
 INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"),
                    (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+UNFOLD        = Op("UnfoldBackward0",         None,    ("shape", "dimension", "size", "step"),
+                   (lambda F, g, shape, dimension, size, step: F.unfold_backward(g, shape, dimension, size, step),),
+                   jvp=lambda F, ts, xs, result, shape, dimension, size, step: unfold(ts[0], dimension, size, step))
+# unfold's gradient recorded under create_graph (its own gradient is the unfold of the incoming one)
+UNFOLD_BACKWARD = Op("UnfoldBackwardBackward0", None,  ("dimension", "size", "step"),
+                   (lambda F, g, dimension, size, step: F.unfold(g, dimension, size, step),),
+                   jvp=lambda F, ts, xs, result, dimension, size, step: unfold_backward(
+                       ts[0], result._a.shape, dimension, size, step))
 TRIL          = Op("TrilBackward0",           None,    ("diagonal",),
                    (lambda F, g, diagonal: F.tril(g, diagonal),),
                    jvp=lambda F, ts, xs, result, diagonal: tril(ts[0], diagonal))
@@ -1154,3 +1162,52 @@ def _pad_gradient(F, g, pad):
     negated = tuple(-p for p in pad)
     return constant_pad(g, negated, 0) if F.tensors else _pad_array(g, negated, 0)
 
+
+
+# ------------------------------------------------------------------------------------------------ unfold
+
+def unfold(a: Tensor, dimension, size, step) -> Tensor:
+    """Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, the window's
+    elements as a new last dim (UnfoldBackward0; a 0-d tensor gives itself as one window of one)."""
+    x = a._a
+    dimension, size, step = index_arg(dimension), index_arg(size), index_arg(step)
+    int_param(dimension, size, step)
+    d = wrap_dim(dimension, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return _view_of(a, unfold_array(x, d, size, step), UNFOLD, (x.shape, dimension, size, step))
+
+
+def unfold_array(x: np.ndarray, d: int, size: int, step: int) -> np.ndarray:
+    """The windows as a strided numpy view of x (sharing its memory)."""
+    if x.ndim == 0:
+        return x.reshape(1)[:size]
+    count = (x.shape[d] - size) // step + 1
+    shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
+    strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
+    return np.lib.stride_tricks.as_strided(x, shape, strides)
+
+
+def unfold_backward_array(g: np.ndarray, shape: tuple, dimension: int, size: int, step: int) -> np.ndarray:
+    """unfold_backward: zeros of the input's shape, each window's gradient added where the window sits, the
+    windows in order (as PyTorch's kernel sums each element over the windows that hold it)."""
+    out = np.zeros(shape, g.dtype)
+    if not shape:
+        return out + g.reshape(())
+    d = wrap_dim(dimension, len(shape))
+    moved = np.moveaxis(out, d, -1)
+    windows = np.moveaxis(g, d, -2)          # (..., count, size)
+    for i in range(windows.shape[-2]):
+        moved[..., i * step:i * step + size] += windows[..., i, :]
+    return out
+
+
+def unfold_backward(g: Tensor, shape: tuple, dimension: int, size: int, step: int) -> Tensor:
+    """The same, recorded (UnfoldBackwardBackward0)."""
+    return apply(UNFOLD_BACKWARD, unfold_backward_array(g._a, shape, dimension, size, step), (g,),
+                 (dimension, size, step))

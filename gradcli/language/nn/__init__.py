@@ -15,6 +15,7 @@ from gradcli.language.nn.module import Module
 _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.ModuleDict, layers.Identity,
             layers.Linear, layers.Bilinear, layers.Embedding, layers.EmbeddingBag, layers.Flatten, layers.Unflatten, layers.Dropout,
             layers.Dropout1d, layers.Dropout2d, layers.Dropout3d, layers.PReLU, layers.PixelShuffle, layers.PixelUnshuffle,
+            layers.Unfold, layers.Fold,
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Mish, activations.GLU, activations.Hardshrink, activations.Softshrink,
             activations.PairwiseDistance, activations.SELU, activations.CELU, activations.Softplus, activations.ELU, activations.Softmax,

@@ -1,0 +1,288 @@
+"""Statistics of samples: histc, cov, corrcoef, trapezoid, trapz, cumulative_trapezoid and isin.
+
+cov, corrcoef and the trapezoid rules are CompositeImplicit in PyTorch (Correlation.cpp, Integration.cpp): they
+are built here from the same ops in the same order, so their values round as PyTorch's do and their grad_fn
+chains are PyTorch's (a product by a C++ double is MulBackward1, `/ 2.` DivBackward1). histc counts as
+PyTorch's histogram kernel does (linear interpolation into linspace's bin edges, then a local search among
+the neighbouring edges); its result has no gradient. isin has none either.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import budget, dtypes, ops, signatures
+from gradcli.engine.factories import _linspace
+from gradcli.engine.layout import contiguous
+from gradcli.engine.ops import arith
+from gradcli.engine.ops.order import _bound
+from gradcli.engine.recording import index_arg, type_word, wrap_dim
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+
+# ------------------------------------------------------------------------------------------------- histc
+
+def histc(*args, **kwargs) -> Tensor:
+    """torch.histc: counts of the elements in `bins` equal bins between min and max (the data's own range when
+    min == max), elements outside it ignored, the last bin closed on the right."""
+    _, values = _bound("torch.histc", args, kwargs)
+    return _histc(values["input"], values["bins"], values["min"], values["max"])
+
+
+def histc_method(self: Tensor, *args, **kwargs) -> Tensor:
+    _, values = _bound("Tensor.histc", args, kwargs)
+    return _histc(self, values["bins"], values["min"], values["max"])
+
+
+def _histc(a: Tensor, bins, low, high) -> Tensor:
+    x = a._a
+    bins = index_arg(100 if bins is None else bins)
+    left = float(0 if low is None else low)
+    right = float(0 if high is None else high)
+    if left == right and x.size:
+        finite = x.astype(np.float64)
+        left, right = float(finite.min()), float(finite.max())
+    if left == right:
+        left, right = left - 1, right + 1
+    if not (np.isfinite(left) and np.isfinite(right)):
+        raise RuntimeError(f"torch.histc: range of [{left:g}, {right:g}] is not finite")
+    if not left < right:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
+    budget.check_tensor((bins + 1,), x.itemsize)
+    edges = _linspace(left, right, bins + 1, x.dtype)
+    return Tensor(histogram_counts(x.reshape(-1), edges))
+
+
+def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The histogram kernel's counts (LINEAR_INTERPOLATION_WITH_LOCAL_SEARCH), in x's dtype: each element in
+    [edges[0], edges[-1]] goes to bin int((x - lo) * (n - 1) / (hi - lo)) computed in x's dtype, corrected by
+    an upper bound among the edges from one before to two after it; the last edge belongs to the last bin."""
+    n = edges.size
+    lo, hi = edges[0], edges[-1]
+    dt = x.dtype.type
+    inside = x[(x >= lo) & (x <= hi)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        guess = ((inside - lo) * dt(n - 1) / (hi - lo)).astype(np.int64)
+    first = np.maximum(guess - 1, 0)
+    stop = np.minimum(guess + 2, n)
+    pos = first.copy()
+    for step in range(3):
+        j = first + step
+        within = j < stop
+        pos += within & (edges[np.minimum(j, n - 1)] <= inside)
+    pos -= 1
+    pos[pos == n - 1] -= 1
+    counts = np.bincount(pos, minlength=n - 1)[:n - 1]
+    return counts.astype(x.dtype)
+
+
+# --------------------------------------------------------------------------------------------- cov, corrcoef
+
+def cov(*args, **kwargs) -> Tensor:
+    """torch.cov: the covariance matrix of the rows (variables) over the columns (observations), weighted by
+    fweights (integer frequencies) and aweights (float weights), divided by the weights' sum less the
+    correction; squeezed, so one variable gives a 0-d tensor."""
+    _, values = _bound("torch.cov", args, kwargs)
+    return _cov(values["input"], values["correction"], values["fweights"], values["aweights"])
+
+
+def cov_method(self: Tensor, *args, **kwargs) -> Tensor:
+    _, values = _bound("Tensor.cov", args, kwargs)
+    return _cov(self, values["correction"], values["fweights"], values["aweights"])
+
+
+def _cov(a: Tensor, correction, fweights, aweights) -> Tensor:
+    correction = 1 if correction is None else index_arg(correction)
+    x = a._a
+    if x.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{x.ndim} dimensions")
+    if x.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    data = a.view(1, -1) if x.ndim < 2 else a
+    n = data.shape[1]
+    w = None
+    if fweights is not None:
+        f = fweights._a
+        if f.ndim > 1:
+            raise RuntimeError("cov(): expected fweights to have one or fewer dimensions but got fweights with "
+                               f"{f.ndim} dimensions")
+        if f.dtype.kind not in "iu":
+            raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{type_word(f)} dtype")
+        if f.size != n:
+            raise RuntimeError("cov(): expected fweights to have the same numel as there are observations in the "
+                               f"input but got {f.size} != {n}")
+        if n and f.min() < 0:
+            raise RuntimeError("cov(): fweights cannot be negative")
+        w = fweights
+    if aweights is not None:
+        aw = aweights._a
+        if aw.ndim > 1:
+            raise RuntimeError("cov(): expected aweights to have one or fewer dimensions but got aweights with "
+                               f"{aw.ndim} dimensions")
+        if aw.dtype.kind != "f":
+            raise RuntimeError("cov(): expected aweights to have floating point dtype but got aweights with "
+                               f"{type_word(aw)} dtype")
+        if aw.size != n:
+            raise RuntimeError("cov(): expected aweights to have the same numel as there are observations in the "
+                               f"input but got {aw.size} != {n}")
+        if n and aw.min() < 0:
+            raise RuntimeError("cov(): aweights cannot be negative")
+        w = aweights if w is None else w * aweights
+    w_sum = w.sum() if w is not None else Tensor(np.asarray(n, dtype=np.int64))
+    if w is not None and not (w_sum._a != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (data * w if w is not None else data).sum(1) / w_sum
+    if w is None:
+        norm_factor = Tensor(np.asarray(n - correction, dtype=np.int64))
+    elif correction == 0:
+        norm_factor = w_sum
+    elif aweights is None:
+        norm_factor = w_sum - correction
+    elif fweights is None and n == 1 and correction == 1:
+        norm_factor = Tensor(np.asarray(0, dtype=np.int64))
+    else:
+        norm_factor = w_sum - arith.mul_scalar((w * aweights).sum(), correction) / w_sum
+    if norm_factor._a <= 0:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "cov(): degrees of freedom is <= 0. Correction should be strictly less than "
+                       "the number of observations. (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)")
+        norm_factor = norm_factor.zero_()
+    if n == 1 and (fweights is None) != (aweights is None):
+        data = data.zero_()
+        if data._a.dtype.kind in "iub":
+            data = data.float()
+    else:
+        data = data - avg.unsqueeze(1)
+    c = ops.mm(data, (data * w if w is not None else data).t())
+    return (c / norm_factor).squeeze()
+
+
+def corrcoef(input) -> Tensor:
+    """torch.corrcoef / Tensor.corrcoef: cov divided by the standard deviations of both variables, clipped to
+    [-1, 1] (c / c for one variable: 1, or nan where the variance is 0, nan or inf)."""
+    if input.__class__ is not Tensor:
+        signatures.bound("torch.corrcoef", (input,), {})
+    if input._a.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input._a.ndim} dimensions")
+    c = _cov(input, 1, None, None)
+    if c._a.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    return c.clip(-1, 1)
+
+
+def corrcoef_method(self: Tensor, *args, **kwargs) -> Tensor:
+    """Tensor.corrcoef, a method of no arguments (CPython's words for one, as PyTorch's C method)."""
+    if kwargs:
+        raise TypeError("TensorBase.corrcoef() takes no keyword arguments")
+    if args:
+        raise TypeError(f"TensorBase.corrcoef() takes no arguments ({len(args)} given)")
+    return corrcoef(self)
+
+
+# ------------------------------------------------------------------------------------------ trapezoid rules
+
+def trapezoid(*args, **kwargs) -> Tensor:
+    """torch.trapezoid: the trapezoid rule along dim, with sample points x or a constant spacing dx."""
+    form, values = _bound("torch.trapezoid", args, kwargs)
+    return _trapezoid("trapezoid", values, form == 0, False)
+
+
+def trapz(*args, **kwargs) -> Tensor:
+    """torch.trapz: trapezoid under its older name."""
+    form, values = _bound("torch.trapz", args, kwargs)
+    return _trapezoid("trapezoid", values, form == 1, False)
+
+
+def cumulative_trapezoid(*args, **kwargs) -> Tensor:
+    """torch.cumulative_trapezoid: the running trapezoid rule along dim (one element fewer than y)."""
+    form, values = _bound("torch.cumulative_trapezoid", args, kwargs)
+    return _trapezoid("cumulative_trapezoid", values, form == 0, True)
+
+
+def _cut(t: Tensor, dim: int, start, stop) -> Tensor:
+    """t.slice(dim, start, stop) (SliceBackward0)."""
+    return t[(slice(None),) * dim + (slice(start, stop),)]
+
+
+def _trapezoid(name: str, values: dict, with_x: bool, cumulative: bool) -> Tensor:
+    y = values["y"]
+    given = -1 if values["dim"] is None else index_arg(values["dim"])
+    yv = y._a
+    dim = wrap_dim(given, yv.ndim)
+    if not cumulative and yv.ndim and yv.shape[dim] == 0:          # numpy's 0 for no samples
+        return Tensor(np.zeros(yv.shape[:dim] + yv.shape[dim + 1:], yv.dtype))
+    if with_x:
+        x = values["x"]
+        xv = x._a
+        if yv.dtype == np.bool_ or xv.dtype == np.bool_:
+            raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+        if xv.ndim == 1:
+            if xv.shape[0] != yv.shape[dim]:
+                raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+            sizes = [1] * yv.ndim
+            sizes[dim] = xv.shape[0]
+            viewed = x.view(*sizes)
+        elif xv.ndim < yv.ndim:
+            viewed = x.view(*((1,) * (yv.ndim - xv.ndim) + xv.shape))
+        else:
+            viewed = x
+        dx = _cut(viewed, dim, 1, None) - _cut(viewed, dim, 0, -1)
+        summed = (_cut(y, dim, 0, -1) + _cut(y, dim, 1, None)) * dx
+        summed = summed.cumsum(dim) if cumulative else summed.sum(dim)
+        return arith.div_scalar(_floating(summed), 2.0)
+    dx = values["dx"]
+    if yv.dtype == np.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if dx is None:
+        dx = 1
+    if isinstance(dx, bool) or isinstance(dx, complex):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    dx = float(dx.item() if dx.__class__ is Tensor else dx)
+    if cumulative:
+        return arith.mul_scalar(_floating(_cut(y, dim, 0, -1) + _cut(y, dim, 1, None)), dx / 2.0).cumsum(dim)
+    ends = y.select(dim, 0) + y.select(dim, -1)
+    return arith.mul_scalar(y.sum(dim) - arith.mul_scalar(_floating(ends), 0.5), dx)
+
+
+def _floating(t: Tensor) -> Tensor:
+    """An integer tensor times or over a C++ double computes in the default float dtype (integers never
+    require grad, so the cast records nothing)."""
+    if t._a.dtype.kind in "iub":
+        return Tensor(t._a.astype(dtypes.default_float.np))
+    return t
+
+
+# --------------------------------------------------------------------------------------------------- isin
+
+def isin(*args, **kwargs) -> Tensor:
+    """torch.isin: whether each element is among test_elements (invert=True: is not), a bool tensor of the
+    elements' shape."""
+    form, values = _bound("torch.isin", args, kwargs)
+    if form == 0:
+        elements, tests = values["elements"], values["test_elements"]
+    elif form == 1:
+        elements, tests = values["element"], values["test_elements"]
+    else:
+        elements, tests = values["elements"], values["test_element"]
+    a = elements._a if elements.__class__ is Tensor else np.asarray(elements)
+    b = tests._a if tests.__class__ is Tensor else np.asarray(tests)
+    for arr in (a, b):
+        if arr.dtype == np.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    out = np.isin(a, b, invert=bool(values["invert"]))         # compared by value (NaN equals nothing)
+    return Tensor(contiguous(np.asarray(out, dtype=np.bool_)))
