@@ -370,6 +370,61 @@ def test_a_group_updated_at_once_rounds_as_the_loop_over_parameters(ctor, key, u
     assert flat == gradcli_output(source)
 
 
+
+_FLAT_CORNERS = """
+import torch
+torch.manual_seed(3)
+x = torch.randn(3, 4)
+w = torch.randn(3, 4, requires_grad=True, dtype={wdtype})
+b = torch.randn(4, requires_grad=True)
+v = torch.randn(2, 4, requires_grad=True)
+c = torch.randn(2, requires_grad=True)
+e = torch.tensor([0.5, -1.0], requires_grad=True)
+opt = {ctor}
+for step in range(10):
+    opt.zero_grad()
+    loss = ((((w * x.to(w.dtype)).sum(0).float() + b) * v).sum(1).add(c).pow(2).mean() + (e * e).sum())
+    loss.backward()
+    if step == 3:
+        for p in (w, v):
+            for name, value in opt.state[p].items():
+                if name != "step":
+                    value.mul_(0.5)         # in place: the flat arrays see it
+    if step == 5 and "{corner}" == "step":
+        opt.state[v]["step"].fill_(10.0)
+    if step == 5 and "{corner}" == "group":
+        opt.add_param_group({{"params": [e], "lr": 0.05}})
+    if step == 5 and "{corner}" == "data":
+        v.data = v.data * 0.5
+    opt.step()
+    print(step, loss.item(), [p.tolist() for p in (w, b, v, c, e)])
+    print([{{k: x.tolist() for k, x in opt.state[p].items()}} for p in (w, b, v, c, e)])
+"""
+
+
+@pytest.mark.parametrize("ctor", [
+    "torch.optim.Adam([w, b, v, c], lr=0.01)",
+    "torch.optim.AdamW([w, b, v, c], lr=0.01, amsgrad=True)",
+    "torch.optim.SGD([w, b, v, c], lr=0.05, momentum=0.9, nesterov=True)",
+])
+@pytest.mark.parametrize("corner", ["step", "group", "data", ""])
+@pytest.mark.parametrize("wdtype", ["torch.float32", "torch.float64"])
+def test_a_group_update_follows_the_scripts_changes_as_the_loop_does(ctor, corner, wdtype, monkeypatch):
+    """State tensors changed in place between steps (views of the flat arrays), a step count changed, a group
+    added after some steps, a parameter's data replaced, a group of mixed dtypes (which keeps the loop): every
+    value as the loop over parameters gives it."""
+    from gradcli.engine import optim
+    if corner == "step" and "SGD" in ctor:
+        pytest.skip("SGD keeps no step count")
+    source = _FLAT_CORNERS.format(ctor=ctor, corner=corner, wdtype=wdtype)
+    made = []
+    real = optim._Flat.__init__
+    monkeypatch.setattr(optim._Flat, "__init__", lambda self, *a: made.append(1) or real(self, *a))
+    flat = gradcli_output(source)
+    assert bool(made) == (wdtype == "torch.float32")
+    monkeypatch.setattr(optim._Flat, "of", classmethod(lambda cls, *a, **kw: None))
+    assert flat == gradcli_output(source)
+
 # ------------------------------------------------------------------------------ what a script cannot reach
 
 @pytest.mark.parametrize("source, expected", [

@@ -49,7 +49,9 @@ class Op:
       fits          True: `apply` fits each input's gradient to the input's shape and dtype
                     (autograd._fit) where they differ from the result's (elementwise rows: broadcasting,
                     type promotion); "dtype": only where the dtypes differ (reductions that take a
-                    dtype=, cat and stack of mixed dtypes, whose formulas give the input's shape);
+                    dtype=, cat and stack of mixed dtypes, whose formulas give the input's shape); or
+                    one of those (or False) per input, for rows whose inputs differ (addmm: only its
+                    added input broadcasts; its matrices' gradients have their shapes and dtype);
       floats        a unary `forward` computes integer and bool inputs in the default float dtype;
       needed_by     {saved input: input whose formula alone reads it}: saved only when that input
                     requires grad, as PyTorch's mul saves `self` only for `other`'s gradient;
@@ -257,8 +259,13 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     if fits and not same:
         # a fitting row: each input's gradient reduced to its shape, cast to its dtype, where they differ
         shape, dtype = out.shape, out.dtype
+        modes = fits if fits.__class__ is tuple else None
         for i, x in enumerate(inputs):
             if x.__class__ is Tensor:
+                if modes is not None:
+                    fits = modes[i]
+                    if not fits:
+                        continue
                 a = x._a
                 if a.dtype is not dtype and a.dtype != dtype or fits is True and a.shape != shape:
                     if fit is None:

@@ -31,11 +31,13 @@ def lane_sum(a: np.ndarray) -> np.ndarray:
     if n == 0 or not a.size:
         return np.zeros(lead, a.dtype)
     v = lanes_of(a.dtype)
+    if n < v:
+        # left to right along each row: the running sum's last column (one numpy call; a transposed copy
+        # and a reduction down its rows, the same sums, cost two and twice the instructions)
+        return np.add.accumulate(a, axis=-1)[..., -1]
     # the rows' elements as rows of a contiguous array (element k of every row in row k): each step of the
     # kernel is then one add of two contiguous rows
     cols = np.ascontiguousarray(a.reshape(-1, n).T)
-    if n < v:
-        return running_sum0(cols).reshape(lead)
     whole = n - n % v
     acc = running_sum0(cols[:whole].reshape(whole // v, -1)).reshape(v, -1)
     if whole < n:
@@ -64,6 +66,8 @@ def running_rows(rows: np.ndarray, op=np.add) -> np.ndarray:
 
 def lane_sum_along(a: np.ndarray, axis: int) -> np.ndarray:
     """lane_sum along `axis`, keeping it as a dim of size 1."""
+    if a.ndim and axis == a.ndim - 1 and 0 < a.shape[-1] < lanes_of(a.dtype):
+        return np.add.accumulate(a, axis=-1)[..., -1:]          # lane_sum's short rows, the dim kept
     if axis == a.ndim - 1 or a.ndim == 0:
         return lane_sum(a.reshape(a.shape or (1,)))[..., None].reshape(a.shape[:-1] + (1,) if a.ndim else ())
     return np.expand_dims(lane_sum(np.moveaxis(a, axis, -1)), axis)

@@ -84,8 +84,8 @@ def _batch_grad(F, g, b1, b2):
 # fmt: off
 ADDMM   = Op("AddmmBackward0",   None, ("mat1", "mat2", "c1", "c2", "beta", "alpha"),
              (_addmm_self, _addmm_mat1, _addmm_mat2),
-             inputs=("self", "mat1", "mat2"), fits=True, needed_by={"mat1": "mat2", "mat2": "mat1"}, quiet=True,
-             jvp=_product_rule(lambda a, b: linalg.mm(a, b)))
+             inputs=("self", "mat1", "mat2"), fits=(True, False, False), needed_by={"mat1": "mat2", "mat2": "mat1"},
+             quiet=True, jvp=_product_rule(lambda a, b: linalg.mm(a, b)))
 ADDMV   = Op("AddmvBackward0",   None, ("mat", "vec", "beta", "alpha"),
              (lambda F, g, mat, vec, beta, alpha: _scaled(F, g, beta),
               lambda F, g, mat, vec, beta, alpha: _scaled(F, F.outer(g, vec), alpha),

@@ -162,6 +162,8 @@ def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) 
     if not dims or dims[0] == g.ndim - 1:
         terms = g if log else g * result
         s = vecorder.lane_sum_along(terms, g.ndim - 1)
+        if g.ndim and 0 < g.shape[-1] < vecorder.lanes_of(g.dtype):
+            return s            # a short row's running sum starts from its own first value already
         if np.count_nonzero(s) < s.size:
             # vec::reduce_all starts from the row's own values, not from 0: a row of -0.0 sums to -0.0
             negative_zeros = ((terms == 0) & np.signbit(terms)).all(axis=-1, keepdims=True)
