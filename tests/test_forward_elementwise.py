@@ -60,6 +60,7 @@ CASES = [
     (A, "x.floor() + x"), (A, "x.ceil() + x"), (A, "x.round() + x"), (A, "x.trunc() + x"),
     (A, "x.round(decimals=1) + x"), (A, "x.frac()"),
     (XY, "torch.atan2(x, y)", ("x", "y")), (XB, "torch.atan2(y, x)", ("x", "y")),
+    (X, "x.deg2rad()"), (X, "torch.rad2deg(x)"),
     (X, "x.erfc()"), (A, "x.sinc()"), (PR, "x.logit()"), (PR, "torch.logit(x, 0.05)"), (X, "torch.nan_to_num(x * 2)"),
     (XP, "torch.xlogy(x, y)", ("x", "y")), (XP, "torch.xlogy(x, y)", ("y",)), (XP, "torch.xlogy(2.5, y)", ("y",)),
     (X, "torch.xlogy(x, 1.5)"), (XP, "torch.special.xlog1py(x, y)", ("x", "y")),

@@ -46,7 +46,9 @@ CASES = [
     (X, "x.split(1)[1]"), (X, "x.split([1, 2], 1)[1]"), (X, "x.chunk(3, 1)[2]"), (X, "x.unbind(1)[2]"),
     (X, "F.pad(x, (1, 2, -1, 0), value=0.5)"), (X, "x.flip(1)"), (X, "x.roll(1, 1)"), (X, "x.roll(2)"), (X, "x.gather(1, torch.tensor([[2, 0], [1, 1]]))"),
     (XZ, "z.gather(0, torch.tensor([0, 0]))", ("x", "z")), (X, "x.index_select(1, torch.tensor([2, 0, 2]))"),
-    (X, "x.tril()"), (X, "x.triu(1)"), (X, "x[1]"), (X, "x[:, 1:]"), (X, "x[...]"), (X, "x[[1, 0, 1]]"),
+    (X, "x.tril()"), (X, "x.triu(1)"), (X, "x.unfold(1, 2, 1)"),
+    (X + f"\ng = torch.randn(2, 2, 2, {F64})", "torch.autograd.grad(x.requires_grad_().unfold(1, 2, 1), x, g, "
+     "create_graph=True)[0]", ("x", "g")), (X, "x[1]"), (X, "x[:, 1:]"), (X, "x[...]"), (X, "x[[1, 0, 1]]"),
     (X, "x[x > 0]"), (X, "list(x)[1] * list(x)[0]"), (PUT, "put(x)"), (RECORDED, "put(x)"),
     (X, "(x * 1).t_() * 2"), (X, "(x * 1).transpose_(0, -1).unsqueeze_(0)"),
     (X, "(x * 1).unsqueeze_(1).squeeze_() * x"), (X, "(x * 1).unsqueeze_(0).squeeze_(0)"),

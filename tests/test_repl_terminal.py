@@ -164,7 +164,7 @@ def test_while_block_typed_across_lines(terminal):
 def test_tab_completes_torch_ra(terminal):
     t = terminal
     t.type("import torch\r")
-    t.type("torch.ra", r"randint_like")       # the menu opens while typing
+    t.type("torch.ran", r"randint_like")      # the menu opens while typing
     t.type("\t", None)                        # Tab takes the first candidate, `rand`...
     time.sleep(0.3)
     t.type("n(2).shape\r", r"torch\.Size\(\[2\]\)\n")   # ...so this line is torch.randn(2).shape
