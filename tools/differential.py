@@ -131,7 +131,7 @@ def _torch_runner():
         sys.stdout = out
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
-            code = compile(source, "<variant>", "exec")
+            code = compile(source, "<variant>", "exec", dont_inherit=True)     # (not this file's __future__ flags)
             exec(code, namespace)
         except SyntaxError as e:
             return outcome("syntax", out.getvalue(), type(e).__name__, e.msg)
