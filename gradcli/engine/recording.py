@@ -553,6 +553,13 @@ def list_element_arg(v):
     return v
 
 
+def tensor_arg(x, fn: str, name: str, position: int) -> None:
+    """PyTorch's parser's TypeError for an argument that must be a Tensor: "fn(): argument 'name' (position N)
+    must be Tensor, not int"."""
+    if x.__class__ is not Tensor:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
 def index_arg(v):
     """`v`, or the int it stands for when it is a 0-d integer tensor (see tensor_int)."""
     if v.__class__ is Tensor:

@@ -499,10 +499,7 @@ class Tensor:
         return self                     # a real tensor's real part is itself, as PyTorch returns it
 
     def is_nonzero(self) -> bool:
-        if self._a.size != 1:
-            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if self._a.size == 0 else
-                               "Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._a.reshape(()).item())
+        return self.__bool__()          # the truth of a one-element tensor, with the same refusals
 
     def is_same_size(self, other) -> bool:
         if other.__class__ is not Tensor:
@@ -2173,15 +2170,6 @@ class Tensor:
             return self._inplace_arith(ops.add, np.add, other)
         return self._inplace_op(lambda a, b: ops.add(a, b, alpha), other)
 
-    def subtract_(self, other, alpha=1):
-        return self.sub_(other, alpha)
-
-    def multiply_(self, other):
-        return self.mul_(other)
-
-    def divide_(self, other, *, rounding_mode=None):
-        return self.div_(other, rounding_mode=rounding_mode)
-
     def true_divide_(self, other):
         return self.div_(other)
 
@@ -2198,6 +2186,8 @@ class Tensor:
         if rounding_mode is not None:
             return self._inplace_op(lambda a, b: ops.div_rounding(a, b, rounding_mode), other)
         return self._inplace_arith(ops.div, np.true_divide, other)
+
+    subtract_, multiply_, divide_ = sub_, mul_, div_      # PyTorch's other names
 
     def zero_(self):
         return self._inplace(lambda a, v: ops.fill(a, v, zero=True), 0, overlap_ok=True)

@@ -17,7 +17,7 @@ from gradcli.engine.ops import arith as _arith
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
                                       index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
-                                      scalar_param, type_word, unary)
+                                      scalar_param, tensor_arg, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 
 LN2 = 0.6931471805599453
@@ -2361,10 +2361,8 @@ rad2deg = unary(RAD2DEG, "rad2deg")
 def heaviside(input, values) -> Tensor:
     """torch.heaviside: 0 below zero, 1 above, `values` at zero (NaN gives 0); both of one dtype. PyTorch has no
     derivative for it (its node is NotImplemented)."""
-    for name, position, t in (("input", 1, input), ("values", 2, values)):
-        if t.__class__ is not Tensor:
-            raise TypeError(f"heaviside(): argument '{name}' (position {position}) must be Tensor, "
-                            f"not {type(t).__name__}")
+    tensor_arg(input, "heaviside", "input", 1)
+    tensor_arg(values, "heaviside", "values", 2)
     x, v = input._a, values._a
     if x.dtype != v.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")

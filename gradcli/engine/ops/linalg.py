@@ -9,7 +9,8 @@ from gradcli.engine import budget, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, Out, apply, index_arg, int64_arg, int_param, type_word, wrap_dim
+from gradcli.engine.recording import (Op, Out, apply, index_arg, int64_arg, int_param, tensor_arg, type_word,
+                                      wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.engine.autograd import Node, OutputGrads, OutputSlot
@@ -223,10 +224,7 @@ def cxx_type(dtype) -> str:
     return _DTYPE_WORDS.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
-def _tensor_arg(x, fn: str, name: str, position: int):
-    if x.__class__ is not Tensor:
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
-
+_tensor_arg = tensor_arg
 
 def _not_for_bool(x: np.ndarray, kernel: str):
     if x.dtype == np.bool_:
@@ -2920,10 +2918,8 @@ def cross_array(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
 
 def linalg_cross(input, other, *, dim=-1) -> Tensor:
     """torch.linalg.cross: the cross product of 3-vectors along dim, the operands broadcast (LinalgCrossBackward0)."""
-    for name, position, t in (("input", 1, input), ("other", 2, other)):
-        if t.__class__ is not Tensor:
-            raise TypeError(f"linalg_cross(): argument '{name}' (position {position}) must be Tensor, not "
-                            f"{type(t).__name__}")
+    tensor_arg(input, "linalg_cross", "input", 1)
+    tensor_arg(other, "linalg_cross", "other", 2)
     x, y = input._a, other._a
     if x.ndim != y.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")

@@ -179,25 +179,25 @@ def attach_non_full(module, hooks: list, args: tuple, result) -> None:
     _maybe_warn(args, result, node)
 
 
+def _tensors(value, kind: str, missing: str):
+    """`value` as a tuple of tensors, or None after PyTorch's warning that the hook will miss some gradients."""
+    if value.__class__ is Tensor:
+        return (value,)
+    if isinstance(value, tuple) and all(v.__class__ is Tensor for v in value):
+        return value
+    _warn(f"Using non-full backward hooks on a Module that does not {kind} a single Tensor or a tuple of Tensors "
+          f"is deprecated and will be removed in future versions. This hook will be missing some of the {missing}. "
+          "Please use register_full_backward_hook to get the documented behavior.", "FutureWarning")
+    return None
+
+
 def _maybe_warn(inputs, result, node) -> None:
-    if result.__class__ is not Tensor:
-        if not (isinstance(result, tuple) and all(r.__class__ is Tensor for r in result)):
-            _warn("Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of "
-                  "Tensors is deprecated and will be removed in future versions. This hook will be missing some of "
-                  "the grad_output. Please use register_full_backward_hook to get the documented behavior.",
-                  "FutureWarning")
-            return
-    else:
-        result = (result,)
-    if inputs.__class__ is not Tensor:
-        if not (isinstance(inputs, tuple) and all(i.__class__ is Tensor for i in inputs)):
-            _warn("Using non-full backward hooks on a Module that does not take as input a single Tensor or a "
-                  "tuple of Tensors is deprecated and will be removed in future versions. This hook will be missing "
-                  "some of the grad_input. Please use register_full_backward_hook to get the documented behavior.",
-                  "FutureWarning")
-            return
-    else:
-        inputs = (inputs,)
+    result = _tensors(result, "return", "grad_output")
+    if result is None:
+        return
+    inputs = _tensors(inputs, "take as input", "grad_input")
+    if inputs is None:
+        return
     out_nodes = {id(_node_of(r)): _node_of(r) for r in result if r.grad_fn is not None}
     if not out_nodes or (len(out_nodes) == 1 and id(node) not in out_nodes):
         _warn("Using a non-full backward hook when outputs are nested in python data structure is deprecated and "
