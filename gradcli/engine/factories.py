@@ -56,6 +56,9 @@ SIGNATURES["logspace"] = tuple(f"{a} start, {b} end, int steps, float base = 10.
                                             ("Number", "Number")))
 SIGNATURES["randn"] = SIGNATURES["rand"]
 SIGNATURES["eye"] = ("int n, *, " + _OUT_OPTIONS, "int n, int m, *, " + _OUT_OPTIONS)
+SIGNATURES["float_power"] = ("Tensor input, Tensor exponent, *, Tensor out = None",
+                             "Number self, Tensor exponent, *, Tensor out = None",
+                             "Tensor input, Number exponent, *, Tensor out = None")
 
 
 def invalid_arguments(name: str, args: tuple, kwargs: dict) -> TypeError:

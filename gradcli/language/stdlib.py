@@ -346,11 +346,7 @@ def _float_power(input, exponent):
     """torch.float_power(input, exponent): a number base is read as a double, the tensor exponent cast."""
     if input.__class__ is not Tensor:
         if exponent.__class__ is not Tensor:
-            raise TypeError(f"float_power() received an invalid combination of arguments - got "
-                            f"({type(input).__name__}, {type(exponent).__name__}), but expected one of:\n"
-                            " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
-                            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
-                            " * (Tensor input, Number exponent, *, Tensor out = None)\n")
+            raise factories.invalid_arguments("float_power", (input, exponent), {})
         return ops.power(float(input), exponent.double())
     return input.float_power(exponent)
 
