@@ -47,6 +47,13 @@ def cases() -> list:
     for batch, m, k, n in ((3, 2, 3, 4), (2, 4, 7, 5), (4, 8, 8, 8), (2, 16, 16, 16), (3, 5, 33, 20), (2, 12, 4, 64)):
         seed += 1
         out.append({"op": "bmm", "batch": batch, "m": m, "k": k, "n": n, "layout": "NN", "seed": seed})
+    # F.linear's layout (the weight a transposed view) on the output sizes of classifiers and small heads
+    for m in (2, 3, 5, 32, 100):
+        for k in (4, 12, 16, 20, 64, 100):
+            for n in (2, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15):
+                seed += 1
+                out.append({"op": "addmm" if seed % 2 else "mm", "m": m, "k": k, "n": n, "layout": "NT",
+                            "seed": seed})
     return out
 
 

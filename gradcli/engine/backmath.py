@@ -148,7 +148,7 @@ class NumpyMath(_Later):
         if a.dtype == _F32 and b.dtype == _F32 and a.ndim == b.ndim == 2 and (
                 a.shape[0] <= 3 or b.shape[1] <= 8 or a.shape[1] <= 4):     # where "seq" can be the answer
             from gradcli.engine.ops import linalg
-            if linalg.mkl_order(a, b) in ("seq", "lanes4"):
+            if linalg.mkl_order(a, b) in ("seq", "lanes4", "columns"):
                 return linalg.matprod(a, b)
         return a @ b
 

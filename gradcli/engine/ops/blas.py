@@ -230,6 +230,8 @@ def _addmm_one(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         order = linalg.mkl_order(x, y)
         if order == "lanes4":                   # (the bias added to the finished product)
             return linalg.lanes4(x, y) + b
+        if order == "columns":
+            return linalg.columns(x, y) + b
         if order == "seq" and y.shape[1] != 1 and not linalg.transposed(y):
             return linalg.in_order(x, y, np.broadcast_to(b, (x.shape[0], y.shape[1])).copy(), False)
         fma_order, order = order == "fma", linalg.affordable(order, x.shape[0], x.shape[1], y.shape[1])

@@ -280,7 +280,9 @@ def mkl_order(x: np.ndarray, y: np.ndarray) -> str | None:
     showed it: "fma" (from zero, one fused multiply-add per inner index in order), "seq" (from zero, multiply then
     add, in order), "lanes4" (four partial sums, lane j taking the products of inner indices 4i + j in order,
     multiply then add, combined as (lane0 + lane2) + (lane1 + lane3): the kernels for a transposed second
-    operand, as F.linear's weight is, on an inner size that is a multiple of 4), or None when its kernel sums
+    operand, as F.linear's weight is, on an inner size that is a multiple of 4), "columns" (the same layout and
+    inner sizes with 2 to 11 columns, or any number of columns on up to three rows: each whole group of four
+    columns as "lanes4", the last one to three columns in eight lanes, see `columns`), or None when its kernel sums
     otherwise (then gradcli rounds the float64 product once: at least as accurate). Measured for m up to 128, n and k up to 512 (work up to 2**20), every layout of the operands
     (docs/numerics.md)."""
     m, k = x.shape
@@ -294,8 +296,10 @@ def mkl_order(x: np.ndarray, y: np.ndarray) -> str | None:
     if n == 1 and (transposed(x) or k <= 4 or (m <= 3 and k <= 9)):
         return "seq"
     if transposed(y) and not transposed(x):      # only the second operand transposed (F.linear's weight): other kernels
-        if k % 4 == 0 and (n in (4, 8) or (k == 8 and 2 <= n <= 11) or (m <= 3 and n >= 12 and n % 4 == 0)):
-            return "lanes4"
+        if k % 4 == 0 and n >= 2 and (n <= 11 or m <= 3):
+            return "lanes4" if n % 4 == 0 else "columns"
+        if m >= 4 and n >= 12 and (k <= 128 and (m in (4, 8) or m >= 12) or k <= (16 if n <= 16 else 4)):
+            return "fma"
         return None
     if n in (2, 3, 4, 8) or (m <= 3 and (n == 5 or (n >= 16 and n % 2 == 0))):
         return "seq"
@@ -320,13 +324,49 @@ def sequential_guess(m: int, k: int) -> bool:
 def lanes4(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """x @ y (2-D float32, inner size a multiple of 4) as mkl_order's "lanes4" sums it: four partial sums, lane j
     adding the rounded products of inner indices j, j + 4, j + 8, ... in order, then (lane0 + lane2) +
-    (lane1 + lane3). One numpy call forms all the products, then one adds each group of four."""
-    k = x.shape[1]
-    products = _products(x, y, (x.shape[0], y.shape[1]), np.float32)
-    lanes = products[0:4].copy()
-    for start in range(4, k, 4):
-        lanes += products[start:start + 4]
+    (lane1 + lane3)."""
+    return np.ascontiguousarray(_lanes4(_lane_products(x, y)).T)
+
+
+def _lanes4(products: np.ndarray) -> np.ndarray:
+    """The "lanes4" sums of products[:, j, i] (see _lane_products), as an (n, m) array."""
+    k, n, m = products.shape
+    # numpy adds along the leading axis one slice after the other, in order: the lanes in one call
+    lanes = np.add.reduce(products.reshape(k // 4, 4, n, m), axis=0)
     return (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+
+
+def columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x @ y (2-D float32, inner size k a multiple of 4, y transposed) as mkl_order's "columns" sums it: each whole
+    group of four columns as `lanes4`; the one to three columns left in eight lanes, lane j adding the rounded
+    products of inner indices j, j + 8, ... in order, halved as ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)),
+    then the last four products (k not a multiple of 8) added one by one. The oracle agreed on every element for
+    m from 2 to 256, n from 2 to 11 and k from 4 to 512 (docs/numerics.md)."""
+    products = _lane_products(x, y)
+    k, n, m = products.shape
+    whole = n - n % 4
+    out = np.empty((n, m), dtype=np.float32)
+    if whole:
+        out[:whole] = _lanes4(products[:, :whole])
+    rest = products[:, whole:]
+    body = k - k % 8
+    if body:
+        lanes = np.add.reduce(rest[:body].reshape(body // 8, 8, n - whole, m), axis=0)
+        halves = lanes[0:4] + lanes[4:8]
+        sums = (halves[0] + halves[2]) + (halves[1] + halves[3])
+    else:
+        sums = np.zeros((n - whole, m), dtype=np.float32)
+    for p in range(body, k):
+        sums += rest[p]
+    out[whole:] = sums
+    return np.ascontiguousarray(out.T)       # (a product's rows are contiguous, as PyTorch's are)
+
+
+def _lane_products(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """products[p, j, i] = x[i, p] * y[p, j] in float32, each rounded once, laid out so that every multiply and
+    every lane sum runs along a row of x's transpose (numpy's fast inner loops)."""
+    xt, y = np.ascontiguousarray(x.T), np.ascontiguousarray(y)
+    return np.multiply(y[:, :, None], xt[:, None, :])
 
 
 def in_order(x: np.ndarray, y: np.ndarray, out: np.ndarray, fused: bool) -> np.ndarray:
@@ -489,12 +529,14 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if k * x.shape[1] * y.shape[2] < 400:       # bmm's own kernel below that size, MKL's above
             return in_order(x, y, out, False)
         order = mkl_order(x[0], y[0])
-        if order == "lanes4":                       # (measured on mm, not on bmm's batches)
+        if order in ("lanes4", "columns"):          # (measured on mm, not on bmm's batches)
             order = None
     else:
         order = mkl_order(x, y)
         if order == "lanes4":
             return lanes4(x, y)
+        if order == "columns":
+            return columns(x, y)
     fma = order == "fma"
     order = affordable(order, x.shape[-2], k, y.shape[-1] * (x.shape[0] if x.ndim == 3 else 1))
     if order is None and fma:
