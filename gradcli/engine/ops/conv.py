@@ -8,10 +8,14 @@ gradient scatters the columns back with one slice-add per kernel position. No lo
 column matrix is the big allocation (input size times kernel size), so it is checked against the memory
 budget before it is made.
 
-Numerics: PyTorch's float32 convolution runs in oneDNN, whose kernels (and their summation order) are
-chosen per shape; a float32 BLAS matmul agrees with it bit for bit more often than a float64 sum
-rounded once (64% of outputs against 39%, on random shapes), so float32 is computed in float32, and
-float64 in float64 (99.8% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
+Numerics: PyTorch's float32 convolution runs in oneDNN. Its direct forward kernels, as the oracle shows them
+for 1-, 2- and 3-d convolutions with one group or one input and output channel per group, start each output
+from its bias (or zero) and add one fused multiply-add per input channel and kernel position: input channels
+in blocks of eight, and within a block the kernel positions in order, each over the block's channels
+(`direct_array`; docs/numerics.md has the measurements). gradcli follows that order up to DIRECT_WORK
+multiply-adds; past it, and for other groupings, a float32 BLAS matmul, which agrees with oneDNN bit for bit
+more often than a float64 sum rounded once (64% of outputs against 39%, on random shapes). float64 is computed
+in float64 (99.8% bit-equal). The differences are rounding: within a few ulps of Σ|x·w|.
 """
 
 from __future__ import annotations
@@ -71,6 +75,46 @@ def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
     n, o = g.shape[:2]
     m = g.reshape(n, groups, o // groups, -1).transpose(1, 2, 0, 3)
     return m.reshape(groups, o // groups, -1)
+
+
+# Above this many multiply-adds a float32 convolution is one BLAS matmul instead of oneDNN's order: each of
+# direct_array's C/groups * K steps makes several passes over the output (about 10x the matmul's time).
+DIRECT_WORK = 1 << 18
+_ONEDNN_BLOCK = 8           # input channels per block of oneDNN's direct kernels (AVX2 and AVX-512 alike)
+
+
+def direct_order(x: np.ndarray, w: np.ndarray, p) -> bool:
+    """Whether gradcli sums this convolution (p: the row's parameters) in oneDNN's direct-kernel order (see the
+    module docstring)."""
+    stride, padding, dilation, transposed, _, groups = p
+    if transposed or x.dtype != np.float32 or w.dtype != np.float32 or not (
+            groups == 1 or w.shape[1] == 1 and w.shape[0] == groups):    # (a channel multiplier: other kernels)
+        return False
+    out = _out_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    return x.shape[0] * w.shape[0] * math.prod(out) * math.prod(w.shape[1:]) <= DIRECT_WORK
+
+
+def direct_array(x, w, bias, stride, padding, dilation, groups):
+    """A float32 convolution summed as oneDNN's direct kernels sum it: each output starts from its bias (zero
+    without one), then one fused multiply-add (rounded once) per input channel and kernel position, the channels
+    in blocks of eight, each block's kernel positions in order and within a position the block's channels. A
+    depthwise convolution (one input and one output channel per group) has one step per kernel position. As a
+    product: the im2col matrix's rows taken in that order, summed by linalg.in_order's fused steps."""
+    n, o = x.shape[0], w.shape[0]
+    cols, out = _columns(x, w.shape[2:], stride, padding, dilation, groups)    # (G, C/G * K, N * L)
+    positions = math.prod(w.shape[2:])
+    start = np.zeros((groups, o // groups, cols.shape[2]), dtype=np.float32)
+    if bias is not None:
+        start += bias.reshape(groups, o // groups, 1)
+    weights = w.reshape(groups, o // groups, -1)
+    if groups == 1:         # rows c * K + k, taken block by block of channels, then by position, then by channel
+        channels = w.shape[1]
+        order = [c * positions + k for first in range(0, channels, _ONEDNN_BLOCK) for k in range(positions)
+                 for c in range(first, min(first + _ONEDNN_BLOCK, channels))]
+        cols, weights = cols[:, order], weights[:, :, order]
+    r = linalg.in_order(weights, cols, start, True)                          # (G, O/G, N*L)
+    r = r.reshape((groups, o // groups, n) + out).transpose((2, 0, 1) + tuple(range(3, 3 + len(out))))
+    return np.ascontiguousarray(r).reshape((n, o) + out)
 
 
 def conv_array(x, w, stride, padding, dilation, groups):
@@ -258,6 +302,8 @@ def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
         if bias is not None:
             out += bias._a.astype(np.float32).reshape((1, -1) + (1,) * (out.ndim - 2))
         out = out.astype(np.float16)
+    elif direct_order(x._a, w._a, p):
+        out = direct_array(x._a, w._a, None if bias is None else bias._a, *p[:3], p[5])
     else:
         out = forward_array(x._a, w._a, *p)
         if bias is not None:
