@@ -78,7 +78,7 @@ def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
 
 
 # Above this many multiply-adds a float32 convolution is one BLAS matmul instead of oneDNN's order: each of
-# direct_array's C/groups * K steps makes several passes over the output (about 10x the matmul's time).
+# direct_array's C/groups * K steps makes several passes over the output (about 47x the matmul's instructions).
 DIRECT_WORK = 1 << 18
 _ONEDNN_BLOCK = 8           # input channels per block of oneDNN's direct kernels (AVX2 and AVX-512 alike)
 
