@@ -29,7 +29,8 @@ RECURSION_LIMIT = 20000
 _PYTHON_MODULE_ERRORS = frozenset(("dataclasses",))
 
 
-# `typing` and `dataclasses` (gradcli.language.pytyping, pydataclasses) import the language's lower modules,
+# `typing`, `dataclasses` and `operator` (gradcli.language.pytyping, pydataclasses, pyoperator) import the
+# language's lower modules,
 # so those reach them only through what is set here, loading them when a script first needs them
 def _typing_members() -> dict:
     from gradcli.language import pytyping
@@ -59,7 +60,12 @@ def _instance_classes(classinfo, fn, real_classes):
     return pytyping.instance_classes(classinfo, fn, real_classes)
 
 
-stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members)
+def _operator_members() -> dict:
+    from gradcli.language import pyoperator
+    return pyoperator.members()
+
+
+stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members, operator=_operator_members)
 stdlib.when_made("dataclasses", _allow_dataclasses)
 stdlib.TYPING_INSTANCE_CLASSES[0] = _instance_classes
 bounds.UNION_OR[0] = _union_or

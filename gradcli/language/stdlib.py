@@ -881,13 +881,14 @@ FUTURE = ScriptModule("__future__", {n: getattr(_future, n) for n in _future.all
 COLLECTIONS = ScriptModule("collections", pycollections.members())
 
 
-# The modules written above this one (gradcli.language.pytyping, pydataclasses, which import it): their
+# The modules written above this one (gradcli.language.pytyping, pydataclasses, pyoperator, which import it): their
 # members' makers, set by gradcli.session, which may import them; `typing_instance_classes`: pytyping's
 # isinstance of Optional[int] and its kin
 LATER_MAKERS: dict = {}
 TYPING_INSTANCE_CLASSES = [None]
 TYPING = ScriptModule.later("typing", lambda: LATER_MAKERS["typing"]())
 DATACLASSES = ScriptModule.later("dataclasses", lambda: LATER_MAKERS["dataclasses"]())
+OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
@@ -948,7 +949,7 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES}
+        "dataclasses": DATACLASSES, "operator": OPERATOR}
 
 
 def modules() -> tuple:
