@@ -202,7 +202,21 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.poisson", "Poisson"), ("torch.distributions.beta", "Beta"),
             ("torch.distributions.dirichlet", "Dirichlet"), ("torch.distributions.studentT", "StudentT"),
             ("torch.distributions.binomial", "Binomial"),
-            ("torch.distributions.multivariate_normal", "MultivariateNormal")}
+            ("torch.distributions.multivariate_normal", "MultivariateNormal"),
+            ("torch.distributions.transformed_distribution", "TransformedDistribution"),
+            ("torch.distributions.log_normal", "LogNormal"), ("torch.distributions.gumbel", "Gumbel"),
+            ("torch.distributions.half_normal", "HalfNormal"), ("torch.distributions.half_cauchy", "HalfCauchy"),
+            ("torch.distributions.weibull", "Weibull"), ("torch.distributions.pareto", "Pareto"),
+            ("torch.distributions.logistic_normal", "LogisticNormal"),
+            ("torch.distributions.relaxed_bernoulli", "RelaxedBernoulli"),
+            ("torch.distributions.relaxed_bernoulli", "LogitRelaxedBernoulli"),
+            ("torch.distributions.relaxed_categorical", "RelaxedOneHotCategorical"),
+            ("torch.distributions.relaxed_categorical", "ExpRelaxedCategorical"),
+            ("torch.distributions.cauchy", "Cauchy"), ("torch.distributions.geometric", "Geometric")}
+_EXTRAS |= {("torch.distributions.transforms", n) for n in (
+    "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",
+    "StickBreakingTransform", "identity_transform")}
 # nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",

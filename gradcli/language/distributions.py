@@ -886,6 +886,24 @@ class Categorical(Distribution):
         return values
 
 
+def _categorical_expanded(d, cls, batch_shape, _instance):
+    """`d.expand(batch_shape)` for a distribution that holds a Categorical (`_categorical`) and its temperature
+    if it has one (OneHotCategorical, ExpRelaxedCategorical)."""
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    if "temperature" in d.__dict__:
+        new.temperature = d.temperature
+    new._categorical = d._categorical.expand(batch_shape)
+    Distribution.__init__(new, batch_shape, d.event_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
+# probs, logits and param_shape of a distribution that holds a Categorical: the Categorical's
+_CATEGORICAL_PARAMETERS = (property(lambda self: self._categorical.probs), property(lambda self: self._categorical.logits),
+                           property(lambda self: self._categorical.param_shape))
+
+
 class OneHotCategorical(Distribution):
     """A Categorical whose samples are one-hot vectors (the event dim is the classes')."""
 
@@ -901,24 +919,13 @@ class OneHotCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _categorical_expanded(self, OneHotCategorical, batch_shape, _instance)
 
     @property
     def _param(self):
         return self._categorical._param
 
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
+    probs, logits, param_shape = _CATEGORICAL_PARAMETERS
 
     @property
     def mean(self):
@@ -933,10 +940,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):
         sample_shape = Size(sample_shape)
@@ -1974,6 +1977,14 @@ _BUILT_IN_KL = {
     (MultivariateNormal, MultivariateNormal): _kl_multivariatenormal_multivariatenormal, (Poisson, Binomial): _kl_poisson_infinity}
 _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
+
+
+def add_built_in_kl(pairs: dict) -> None:
+    """PyTorch's pairs for the classes of another module (gradcli.language.distributions_more), added when it
+    loads: they stay through reset_defaults, as this module's own do."""
+    _BUILT_IN_KL.update(pairs)
+    _KL_REGISTRY.update(pairs)
+    _KL_MEMOIZE.clear()
 
 
 def register_kl(type_p, type_q):

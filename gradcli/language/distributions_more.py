@@ -1,0 +1,831 @@
+"""torch.distributions built on transforms, and the simple ones beside them: TransformedDistribution, LogNormal,
+Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal, LogitRelaxedBernoulli, RelaxedBernoulli,
+ExpRelaxedCategorical, RelaxedOneHotCategorical, Cauchy, Geometric, and the kl_divergence pairs PyTorch registers
+for them (added to gradcli.language.distributions' registry when this module loads).
+
+As in gradcli.language.distributions, every method is PyTorch 2.13's sequence of tensor operations in PyTorch's
+order, so the values, the grad_fn chains and the random draws (Tensor.uniform_, cauchy_, torch.rand on the default
+generator) are PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gradcli.engine import autograd, factories, ops
+from gradcli.engine.ops import nn as nn_ops
+from gradcli.engine.tensor import Size
+from gradcli.language import distributions as D
+from gradcli.language.distributions import Distribution, broadcast_all, lazy_property, _is_number, _finfo
+from gradcli.language.transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
+                                         PowerTransform, SigmoidTransform, StickBreakingTransform, Transform)
+
+_INF = math.inf
+_EULER = D._EULER_GAMMA
+
+
+class TransformedDistribution(Distribution):
+    """A base distribution pushed through a list of transforms: log p(y) = log p(x) - log |det dy/dx|."""
+
+    __module__ = "torch.distributions.transformed_distribution"
+    arg_constraints = {}
+
+    def __init__(self, base_distribution, transforms, validate_args=None):
+        if isinstance(transforms, Transform):
+            self.transforms = [transforms]
+        elif isinstance(transforms, list):
+            if not all(isinstance(t, Transform) for t in transforms):
+                raise ValueError("transforms must be a Transform or a list of Transforms")
+            self.transforms = transforms
+        else:
+            raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
+        base_shape = base_distribution.batch_shape + base_distribution.event_shape
+        base_event_dim = len(base_distribution.event_shape)
+        transform = ComposeTransform(self.transforms)
+        if len(base_shape) < transform.domain.event_dim:
+            raise ValueError(f"base_distribution needs to have shape with size at least "
+                             f"{transform.domain.event_dim}, but got {base_shape}.")
+        forward_shape = Size(transform.forward_shape(base_shape))
+        expanded_base_shape = Size(transform.inverse_shape(forward_shape))
+        if base_shape != expanded_base_shape:
+            base_distribution = base_distribution.expand(expanded_base_shape[:len(expanded_base_shape)
+                                                                             - base_event_dim])
+        reinterpreted_batch_ndims = transform.domain.event_dim - base_event_dim
+        if reinterpreted_batch_ndims > 0:
+            base_distribution = D.Independent(base_distribution, reinterpreted_batch_ndims)
+        self.base_dist = base_distribution
+        change = transform.codomain.event_dim - transform.domain.event_dim
+        event_dim = max(transform.codomain.event_dim, base_event_dim + change)
+        cut = len(forward_shape) - event_dim
+        Distribution.__init__(self, forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(TransformedDistribution, _instance)
+        batch_shape = Size(batch_shape)
+        shape = batch_shape + self.event_shape
+        for t in reversed(self.transforms):
+            shape = Size(t.inverse_shape(shape))
+        new.base_dist = self.base_dist.expand(shape[:len(shape) - len(self.base_dist.event_shape)])
+        new.transforms = self.transforms
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @D._DependentProperty(is_discrete=False)
+    def support(self):
+        if not self.transforms:
+            return self.base_dist.support
+        support = self.transforms[-1].codomain
+        if len(self.event_shape) > support.event_dim:
+            support = D._IndependentConstraint(support, len(self.event_shape) - support.event_dim)
+        return support
+
+    @property
+    def has_rsample(self):
+        return self.base_dist.has_rsample
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            x = self.base_dist.sample(sample_shape)
+            for transform in self.transforms:
+                x = transform(x)
+            return x
+
+    def rsample(self, sample_shape=Size()):
+        x = self.base_dist.rsample(sample_shape)
+        for transform in self.transforms:
+            x = transform(x)
+        return x
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        event_dim = len(self.event_shape)
+        log_prob = 0.0
+        y = value
+        for transform in reversed(self.transforms):
+            x = transform.inv(y)
+            event_dim += transform.domain.event_dim - transform.codomain.event_dim
+            log_prob = log_prob - D._sum_rightmost(transform.log_abs_det_jacobian(x, y),
+                                                   event_dim - transform.domain.event_dim)
+            y = x
+        return log_prob + D._sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
+
+    def _monotonize_cdf(self, value):
+        sign = 1
+        for transform in self.transforms:
+            sign = sign * transform.sign
+        if isinstance(sign, int) and sign == 1:
+            return value
+        return sign * (value - 0.5) + 0.5
+
+    def cdf(self, value):
+        for transform in self.transforms[::-1]:
+            value = transform.inv(value)
+        if self._validate_args:
+            self.base_dist._validate_sample(value)
+        return self._monotonize_cdf(self.base_dist.cdf(value))
+
+    def icdf(self, value):
+        value = self.base_dist.icdf(self._monotonize_cdf(value))
+        for transform in self.transforms:
+            value = transform(value)
+        return value
+
+
+def _base_param(name, doc):
+    return property(lambda self: getattr(self.base_dist, name), doc=doc)
+
+
+class LogNormal(TransformedDistribution):
+    """exp of a Normal(loc, scale)."""
+
+    __module__ = "torch.distributions.log_normal"
+    arg_constraints = {"loc": D.real, "scale": D.positive}
+    support = D.positive
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = D.Normal(loc, scale, validate_args=validate_args)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    loc = _base_param("loc", "The mean of the log.")
+    scale = _base_param("scale", "The standard deviation of the log.")
+
+    @property
+    def mean(self):
+        return (self.loc + self.scale.pow(2) / 2).exp()
+
+    @property
+    def mode(self):
+        return (self.loc - self.scale.square()).exp()
+
+    @property
+    def variance(self):
+        scale_sq = self.scale.pow(2)
+        return scale_sq.expm1() * (2 * self.loc + scale_sq).exp()
+
+    def entropy(self):
+        return self.base_dist.entropy() + self.loc
+
+
+class Cauchy(Distribution):
+    """The Cauchy (Lorentz) distribution of median loc and half width scale."""
+
+    __module__ = "torch.distributions.cauchy"
+    arg_constraints = {"loc": D.real, "scale": D.positive}
+    support = D.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        D._loc_scale_init(self, loc, scale, validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return D._expanded(self, Cauchy, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self):
+        return factories.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return factories.full(self._extended_shape(), _INF, dtype=self.loc.dtype)
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        eps = factories.empty(shape, dtype=self.loc.dtype).cauchy_()
+        return self.loc + eps * self.scale
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def icdf(self, value):
+        return (math.pi * (value - 0.5)).tan() * self.scale + self.loc
+
+    def entropy(self):
+        return math.log(4 * math.pi) + self.scale.log()
+
+
+class Gumbel(TransformedDistribution):
+    """The Gumbel (extreme value) distribution: loc - scale * log(-log(U))."""
+
+    __module__ = "torch.distributions.gumbel"
+    arg_constraints = {"loc": D.real, "scale": D.positive}
+    support = D.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        finfo = _finfo(self.loc.dtype)
+        tiny, top = float(finfo.tiny), 1 - float(finfo.eps)
+        if _is_number(loc) and _is_number(scale):
+            base_dist = D.Uniform(tiny, top, validate_args=validate_args)
+        else:
+            base_dist = D.Uniform(factories.full_like(self.loc, tiny), factories.full_like(self.loc, top),
+                                  validate_args=validate_args)
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-factories.ones_like(self.scale)),
+                      ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gumbel, _instance)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (self.loc - value) / self.scale
+        return (y - y.exp()) - self.scale.log()
+
+    @property
+    def mean(self):
+        return self.loc + self.scale * _EULER
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return (math.pi / math.sqrt(6)) * self.scale
+
+    @property
+    def variance(self):
+        return self.stddev.pow(2)
+
+    def entropy(self):
+        return self.scale.log() + (1 + _EULER)
+
+
+def _half_log_prob(d, value):
+    """HalfNormal's and HalfCauchy's log_prob: twice the base density on x >= 0, -inf below."""
+    log_prob = d.base_dist.log_prob(value) + math.log(2)
+    return ops.where(value >= 0, log_prob, -_INF)
+
+
+def _half_cdf(self, value):
+    if self._validate_args:
+        self._validate_sample(value)
+    return 2 * self.base_dist.cdf(value) - 1
+
+
+def _half_icdf(self, prob):
+    return self.base_dist.icdf((prob + 1) / 2)
+
+
+def _half_entropy(self):
+    return self.base_dist.entropy() - math.log(2)
+
+
+# what HalfNormal and HalfCauchy share (|X| for X centred at 0), as attributes of each class
+_HALF = {"scale": _base_param("scale", "The scale of the distribution folded at 0."),
+         "mode": property(lambda self: factories.zeros_like(self.scale)),
+         "cdf": _half_cdf, "icdf": _half_icdf, "entropy": _half_entropy}
+
+
+class HalfNormal(TransformedDistribution):
+    """|X| for X ~ Normal(0, scale)."""
+
+    __module__ = "torch.distributions.half_normal"
+    arg_constraints = {"scale": D.positive}
+    support = D.nonnegative
+    has_rsample = True
+    scale, mode, cdf, icdf, entropy = _HALF.values()
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = D.Normal(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return _half_log_prob(self, value)
+
+
+class HalfCauchy(TransformedDistribution):
+    """|X| for X ~ Cauchy(0, scale)."""
+
+    __module__ = "torch.distributions.half_cauchy"
+    arg_constraints = {"scale": D.positive}
+    support = D.nonnegative
+    has_rsample = True
+    scale, mode, cdf, icdf, entropy = _HALF.values()
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = Cauchy(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(HalfCauchy, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return factories.full(self._extended_shape(), _INF, dtype=self.scale.dtype)
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = D._as_tensor(value, self.base_dist.scale.dtype)
+        return _half_log_prob(self, value)
+
+
+class Weibull(TransformedDistribution):
+    """scale * E^(1 / concentration) for E ~ Exponential(1)."""
+
+    __module__ = "torch.distributions.weibull"
+    arg_constraints = {"scale": D.positive, "concentration": D.positive}
+    support = D.positive
+
+    def __init__(self, scale, concentration, validate_args=None):
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base_dist = D.Exponential(factories.ones_like(self.scale), validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration_reciprocal),
+                      AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        base_dist = self.base_dist.expand(batch_shape)
+        transforms = [PowerTransform(exponent=new.concentration_reciprocal), AffineTransform(loc=0, scale=new.scale)]
+        TransformedDistribution.__init__(new, base_dist, transforms, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * ops.special.lgamma(1 + self.concentration_reciprocal).exp()
+
+    @property
+    def mode(self):
+        return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
+
+    @property
+    def variance(self):
+        lgamma = ops.special.lgamma
+        return self.scale.pow(2) * (lgamma(1 + 2 * self.concentration_reciprocal).exp()
+                                    - (2 * lgamma(1 + self.concentration_reciprocal)).exp())
+
+    def entropy(self):
+        return (_EULER * (1 - self.concentration_reciprocal) + (self.scale * self.concentration_reciprocal).log()
+                + 1)
+
+
+class Pareto(TransformedDistribution):
+    """scale * exp(E) for E ~ Exponential(alpha): density alpha scale^alpha / x^(alpha + 1) on x >= scale."""
+
+    __module__ = "torch.distributions.pareto"
+    arg_constraints = {"alpha": D.positive, "scale": D.positive}
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base_dist = D.Exponential(self.alpha, validate_args=validate_args)
+        transforms = [ExpTransform(), AffineTransform(loc=0, scale=self.scale)]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.alpha = self.alpha.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @D._DependentProperty(is_discrete=False, event_dim=0)
+    def support(self):
+        return D._GreaterThanEq(self.scale)
+
+    def entropy(self):
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+
+
+class LogisticNormal(TransformedDistribution):
+    """The stick-breaking image of a Normal(loc, scale) vector: points of the simplex."""
+
+    __module__ = "torch.distributions.logistic_normal"
+    arg_constraints = {"loc": D.real, "scale": D.positive}
+    support = D.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = D.Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale
+
+
+def _clamp_probs(probs):
+    eps = float(_finfo(probs.dtype).eps)
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a RelaxedBernoulli: (logit(U) + logits) / temperature."""
+
+    __module__ = "torch.distributions.relaxed_bernoulli"
+    arg_constraints = {"probs": D.unit_interval, "logits": D.real}
+    support = D.real
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = _is_number(probs)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = _is_number(logits)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = D._expanded(self, LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
+        new.temperature = self.temperature
+        return new
+
+    logits, probs, param_shape = D._BINARY_PARAMETERS
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        probs = _clamp_probs(self.probs.expand(shape))
+        uniforms = _clamp_probs(factories.rand(shape, dtype=probs.dtype))
+        return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """The sigmoid of a LogitRelaxedBernoulli: a differentiable relaxation of Bernoulli samples."""
+
+    __module__ = "torch.distributions.relaxed_bernoulli"
+    arg_constraints = {"probs": D.unit_interval, "logits": D.real}
+    support = D.unit_interval
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    temperature = _base_param("temperature", "The relaxation temperature.")
+    logits = _base_param("logits", "The log-odds.")
+    probs = _base_param("probs", "The probabilities.")
+
+
+class ExpRelaxedCategorical(Distribution):
+    """The log of a RelaxedOneHotCategorical sample: log-softmax of (logits + Gumbel noise) / temperature."""
+
+    __module__ = "torch.distributions.relaxed_categorical"
+    arg_constraints = {"probs": D.simplex, "logits": D.real_vector}
+    support = D.real_vector
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        self._categorical = D.Categorical(probs, logits)
+        self.temperature = temperature
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        Distribution.__init__(self, batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return D._categorical_expanded(self, ExpRelaxedCategorical, batch_shape, _instance)
+
+    probs, logits, param_shape = D._CATEGORICAL_PARAMETERS
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        uniforms = _clamp_probs(factories.rand(shape, dtype=self.logits.dtype))
+        gumbels = -((-(uniforms.log())).log())
+        scores = (self.logits + gumbels) / self.temperature
+        return scores - scores.logsumexp(dim=-1, keepdim=True)
+
+    def log_prob(self, value):
+        K = self._categorical._num_events
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_scale = (ops.special.lgamma(factories.full_like(self.temperature, float(K)))
+                     - self.temperature.log().mul(-(K - 1)))
+        score = logits - value.mul(self.temperature)
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        return score + log_scale
+
+
+class RelaxedOneHotCategorical(TransformedDistribution):
+    """The exp of an ExpRelaxedCategorical: a differentiable relaxation of one-hot samples (Gumbel-softmax)."""
+
+    __module__ = "torch.distributions.relaxed_categorical"
+    arg_constraints = {"probs": D.simplex, "logits": D.real_vector}
+    support = D.simplex
+    has_rsample = True
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base_dist, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    temperature = _base_param("temperature", "The relaxation temperature.")
+    logits = _base_param("logits", "The unnormalised log-probabilities.")
+    probs = _base_param("probs", "The probabilities.")
+
+
+class Geometric(Distribution):
+    """The number of failures before the first success of Bernoulli(probs) trials."""
+
+    __module__ = "torch.distributions.geometric"
+    arg_constraints = {"probs": D.unit_interval, "logits": D.real}
+    support = D.nonnegative_integer
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+        else:
+            (self.logits,) = broadcast_all(logits)
+        given = probs if probs is not None else logits
+        batch_shape = Size() if _is_number(given) else given.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+        if self._validate_args and probs is not None:
+            value = self.probs
+            valid = value > 0
+            if not valid.all():
+                raise ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) "
+                                 f"of distribution {self!r} to be positive but found invalid values:\n"
+                                 f"{value.detach()[~valid]}")
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Geometric, _instance)
+        batch_shape = Size(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self):
+        return factories.zeros_like(self.probs)
+
+    @property
+    def variance(self):
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    logits, probs = D._BINARY_PARAMETERS[:2]
+
+    def sample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        tiny = float(_finfo(self.probs.dtype).tiny)
+        with autograd.no_grad():
+            u = factories.empty(shape, dtype=self.probs.dtype).uniform_(tiny, 1)
+            return (u.log() / (-self.probs).log1p()).floor()
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value, probs = broadcast_all(value, self.probs)
+        probs = probs.clone()
+        probs[(probs == 1) & (value == 0)] = 0
+        return value * (-probs).log1p() + self.probs.log()
+
+    def entropy(self):
+        return nn_ops.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
+
+
+# ----------------------------------------------------------------------------------------- kl_divergence
+
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return D.kl_divergence(p.base_dist, q.base_dist)
+
+
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _EULER
+    t3 = (ct2 + ops.special.lgamma(1 + ct1) - ct3).exp()
+    return t1 + t2 + t3 - (1 + _EULER)
+
+
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+def _kl_halfnormal_halfnormal(p, q):
+    return D._kl_normal_normal(p.base_dist, q.base_dist)
+
+
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = _INF
+    return result
+
+
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+def _kl_exponential_gumbel(p, q):
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = scale_rate_prod.log() - 1
+    t2 = loc_scale_ratio.exp() * scale_rate_prod / (scale_rate_prod + 1)
+    t3 = scale_rate_prod.reciprocal()
+    return t1 - loc_scale_ratio + t2 + t3
+
+
+def _kl_gamma_gumbel(p, q):
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    c = p.concentration
+    t1 = (c - 1) * ops.special.digamma(c) - ops.special.lgamma(c) - c
+    t2 = beta_scale_prod.log() + c / beta_scale_prod
+    t3 = loc_scale_ratio.exp() * (1 + beta_scale_prod.reciprocal()).pow(-c) - loc_scale_ratio
+    return t1 + t2 + t3
+
+
+def _kl_gumbel_normal(p, q):
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * _EULER - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (_EULER + 1)
+
+
+def _kl_normal_gumbel(p, q):
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t1 = var_scale_sqr_ratio.log() * 0.5
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = (-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio).exp()
+    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+def _kl_pareto_infinity(p, q):
+    return factories.full_like(p.scale, _INF)
+
+
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = _INF
+    return result
+
+
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = ops.special.lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = _INF
+    return result
+
+
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = _INF
+    return result
+
+
+def _kl_uniform_gumbel(p, q):
+    common_term = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common_term * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
+    return t1 - t2
+
+
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (D._x_log_x(p.high) - D._x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = _INF
+    return result
+
+
+_infinite_loc = D._kl_normal_infinity           # full_like(p.loc, inf)
+_KL_PAIRS = {
+    (TransformedDistribution, TransformedDistribution): _kl_transformed_transformed,
+    (Gumbel, Gumbel): _kl_gumbel_gumbel, (Geometric, Geometric): _kl_geometric_geometric,
+    (HalfNormal, HalfNormal): _kl_halfnormal_halfnormal, (Pareto, Pareto): _kl_pareto_pareto,
+    (Cauchy, Cauchy): _kl_cauchy_cauchy,
+    (D.Beta, Pareto): D._kl_beta_infinity, (D.Exponential, Pareto): D._kl_exponential_infinity,
+    (D.Exponential, Gumbel): _kl_exponential_gumbel, (D.Gamma, Pareto): D._kl_gamma_infinity,
+    (D.Gamma, Gumbel): _kl_gamma_gumbel,
+    (Gumbel, D.Beta): _infinite_loc, (Gumbel, D.Exponential): _infinite_loc, (Gumbel, D.Gamma): _infinite_loc,
+    (Gumbel, Pareto): _infinite_loc, (Gumbel, D.Uniform): _infinite_loc, (Gumbel, D.Normal): _kl_gumbel_normal,
+    (D.Laplace, Pareto): _infinite_loc, (D.Normal, Pareto): _infinite_loc, (D.Normal, Gumbel): _kl_normal_gumbel,
+    (Pareto, D.Beta): _kl_pareto_infinity, (Pareto, D.Uniform): _kl_pareto_infinity,
+    (Pareto, D.Exponential): _kl_pareto_exponential, (Pareto, D.Gamma): _kl_pareto_gamma,
+    (Pareto, D.Normal): _kl_pareto_normal, (D.Uniform, Gumbel): _kl_uniform_gumbel,
+    (D.Uniform, Pareto): _kl_uniform_pareto,
+}
+D.add_built_in_kl(_KL_PAIRS)
+
+CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
+           RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric)
+# in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
+MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)
