@@ -212,7 +212,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.relaxed_bernoulli", "LogitRelaxedBernoulli"),
             ("torch.distributions.relaxed_categorical", "RelaxedOneHotCategorical"),
             ("torch.distributions.relaxed_categorical", "ExpRelaxedCategorical"),
-            ("torch.distributions.cauchy", "Cauchy"), ("torch.distributions.geometric", "Geometric")}
+            ("torch.distributions.cauchy", "Cauchy"), ("torch.distributions.geometric", "Geometric"),
+            ("torch.distributions.mixture_same_family", "MixtureSameFamily")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

@@ -348,6 +348,35 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: its component's constraint, checked with the components' dim put back."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
 def is_dependent(constraint):
     return isinstance(constraint, _Dependent)
 
@@ -377,7 +406,8 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "half_open_interval": _HalfOpenInterval,
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
                "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
-               "positive_definite": positive_definite, "lower_cholesky": lower_cholesky}
+               "positive_definite": positive_definite, "lower_cholesky": lower_cholesky,
+               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint}
 
 
 # ------------------------------------------------------------------------------------------ the classes
@@ -803,6 +833,20 @@ def _binary_parameters() -> tuple:
 _BINARY_PARAMETERS = _binary_parameters()
 
 
+def _binary_param(d, probs, logits) -> Size:
+    """Bernoulli's (and LogitRelaxedBernoulli's) probs or logits, whichever was given, as a tensor (also `_param`);
+    the batch shape: its shape, none for a number."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        (d.probs,) = broadcast_all(probs)
+        d._param = d.probs
+    else:
+        (d.logits,) = broadcast_all(logits)
+        d._param = d.logits
+    return Size() if _is_number(probs if probs is not None else logits) else d._param.size()
+
+
 class Categorical(Distribution):
     """One of K classes, by probabilities (normalised to sum 1) or logits (normalised by logsumexp)."""
 
@@ -975,17 +1019,7 @@ class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = _is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = _is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_binary_param(self, probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return _expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits"))

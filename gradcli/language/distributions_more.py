@@ -1,6 +1,6 @@
 """torch.distributions built on transforms, and the simple ones beside them: TransformedDistribution, LogNormal,
 Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal, LogitRelaxedBernoulli, RelaxedBernoulli,
-ExpRelaxedCategorical, RelaxedOneHotCategorical, Cauchy, Geometric, and the kl_divergence pairs PyTorch registers
+ExpRelaxedCategorical, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, and the kl_divergence pairs PyTorch registers
 for them (added to gradcli.language.distributions' registry when this module loads).
 
 As in gradcli.language.distributions, every method is PyTorch 2.13's sequence of tensor operations in PyTorch's
@@ -488,17 +488,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = _is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = _is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+        Distribution.__init__(self, D._binary_param(self, probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = D._expanded(self, LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
@@ -670,6 +660,109 @@ class Geometric(Distribution):
         return nn_ops.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
+class MixtureSameFamily(Distribution):
+    """A mixture of the components of one batched distribution (its rightmost batch dim), weighted by a
+    Categorical: log_prob is the logsumexp of the components' log_prob plus the log weights."""
+
+    __module__ = "torch.distributions.mixture_same_family"
+    arg_constraints = {}
+    has_rsample = False
+
+    def __init__(self, mixture_distribution, component_distribution, validate_args=None):
+        self._mixture_distribution = mixture_distribution
+        self._component_distribution = component_distribution
+        if not isinstance(mixture_distribution, D.Categorical):
+            raise ValueError(" The Mixture distribution needs to be an  instance of torch.distributions.Categorical")
+        if not isinstance(component_distribution, Distribution):
+            raise ValueError("The Component distribution needs to be an instance of torch.distributions.Distribution")
+        mdbs = mixture_distribution.batch_shape
+        cdbs = component_distribution.batch_shape[:-1]
+        for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
+            if size1 != 1 and size2 != 1 and size1 != size2:
+                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
+                                 f"`component_distribution.batch_shape`({cdbs})")
+        km = mixture_distribution.logits.shape[-1]
+        kc = component_distribution.batch_shape[-1]
+        if km != kc:
+            raise ValueError(f"`mixture_distribution component` ({km}) does not equal "
+                             f"`component_distribution.batch_shape[-1]` ({kc})")
+        self._num_component = km
+        event_shape = component_distribution.event_shape
+        self._event_ndims = len(event_shape)
+        Distribution.__init__(self, cdbs, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = Size(batch_shape)
+        new = self._get_checked_instance(MixtureSameFamily, _instance)
+        new._component_distribution = self._component_distribution.expand(batch_shape + (self._num_component,))
+        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+        new._num_component = self._num_component
+        new._event_ndims = self._event_ndims
+        Distribution.__init__(new, batch_shape, new._component_distribution.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @D._DependentProperty
+    def support(self):
+        return D.MixtureSameFamilyConstraint(self._component_distribution.support)
+
+    @property
+    def mixture_distribution(self):
+        return self._mixture_distribution
+
+    @property
+    def component_distribution(self):
+        return self._component_distribution
+
+    @property
+    def mean(self):
+        probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
+        return (probs * self.component_distribution.mean).sum(dim=-1 - self._event_ndims)
+
+    @property
+    def variance(self):
+        probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
+        dim = -1 - self._event_ndims
+        mean_cond_var = (probs * self.component_distribution.variance).sum(dim=dim)
+        var_cond_mean = (probs * (self.component_distribution.mean - self._pad(self.mean)).pow(2.0)).sum(dim=dim)
+        return mean_cond_var + var_cond_mean
+
+    def cdf(self, x):
+        cdf_x = self.component_distribution.cdf(self._pad(x))
+        return (cdf_x * self.mixture_distribution.probs).sum(dim=-1)
+
+    def log_prob(self, x):
+        if self._validate_args:
+            self._validate_sample(x)
+        log_prob_x = self.component_distribution.log_prob(self._pad(x))
+        log_mix_prob = nn_ops.log_softmax(self.mixture_distribution.logits, dim=-1)
+        return (log_prob_x + log_mix_prob).logsumexp(dim=-1)
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            gather_dim = len(sample_shape) + len(self.batch_shape)
+            es = self.event_shape
+            mix_sample = self.mixture_distribution.sample(sample_shape)
+            mix_shape = mix_sample.shape
+            comp_samples = self.component_distribution.sample(sample_shape)
+            mix_sample_r = mix_sample.reshape(mix_shape + Size([1] * (len(es) + 1)))
+            mix_sample_r = mix_sample_r.repeat(Size([1] * len(mix_shape)) + Size([1]) + es)
+            return comp_samples.gather(gather_dim, mix_sample_r).squeeze(gather_dim)
+
+    def _pad(self, x):
+        return x.unsqueeze(-1 - self._event_ndims)
+
+    def _pad_mixture_dimensions(self, x):
+        dist_batch_ndims = len(self.batch_shape)
+        cat_batch_ndims = len(self.mixture_distribution.batch_shape)
+        pad_ndims = 0 if cat_batch_ndims == 1 else dist_batch_ndims - cat_batch_ndims
+        xs = x.shape
+        return x.reshape(xs[:-1] + Size(pad_ndims * [1]) + xs[-1:] + Size(self._event_ndims * [1]))
+
+    def __repr__(self):
+        return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
+
+
 # ----------------------------------------------------------------------------------------- kl_divergence
 
 def _kl_transformed_transformed(p, q):
@@ -826,6 +919,6 @@ _KL_PAIRS = {
 D.add_built_in_kl(_KL_PAIRS)
 
 CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
-           RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric)
+           RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily)
 # in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
 MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)

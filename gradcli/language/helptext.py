@@ -228,6 +228,10 @@ _WHAT = {
     "ExpRelaxedCategorical": "The log of a RelaxedOneHotCategorical sample.",
     "Cauchy": "The Cauchy distribution of median loc and half width scale (rsample: loc + cauchy_() * scale).",
     "Geometric": "The number of failures before the first success of Bernoulli(probs) trials.",
+    "MixtureSameFamily": "A mixture of the components of one batched distribution (its rightmost batch dim), "
+                         "weighted by a Categorical.",
+    "MixtureSameFamilyConstraint": "The support of a MixtureSameFamily: its component's, checked with the "
+                                   "components' dim put back.",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",
     "ComposeTransform": "The transforms of a list applied in order.",
