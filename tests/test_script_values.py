@@ -213,7 +213,11 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.relaxed_categorical", "RelaxedOneHotCategorical"),
             ("torch.distributions.relaxed_categorical", "ExpRelaxedCategorical"),
             ("torch.distributions.cauchy", "Cauchy"), ("torch.distributions.geometric", "Geometric"),
-            ("torch.distributions.mixture_same_family", "MixtureSameFamily")}
+            ("torch.distributions.mixture_same_family", "MixtureSameFamily"),
+            ("torch.distributions.negative_binomial", "NegativeBinomial"),
+            ("torch.distributions.continuous_bernoulli", "ContinuousBernoulli"),
+            ("torch.distributions.von_mises", "VonMises"), ("torch.distributions.kumaraswamy", "Kumaraswamy"),
+            ("torch.distributions.fishersnedecor", "FisherSnedecor")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

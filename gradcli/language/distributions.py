@@ -481,6 +481,9 @@ class Distribution(ScriptObject, metaclass=ScriptType):
     def stddev(self):
         return self.variance.sqrt()
 
+    def expand(self, batch_shape, _instance=None):
+        raise NotImplementedError
+
     def sample(self, sample_shape=Size()):
         with autograd.no_grad():
             return self.rsample(sample_shape)
@@ -1267,6 +1270,33 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
+def _count_and_param(d, total_count, probs, logits) -> None:
+    """Binomial's and NegativeBinomial's parameters: total_count broadcast with probs or logits (whichever was
+    given, also `_param`) and of its dtype."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        d.total_count, d.probs = broadcast_all(total_count, probs)
+        d.total_count = d.total_count.type_as(d.probs)
+    else:
+        d.total_count, d.logits = broadcast_all(total_count, logits)
+        d.total_count = d.total_count.type_as(d.logits)
+    d._param = d.probs if probs is not None else d.logits
+
+
+def _count_and_param_expanded(d, cls, batch_shape, _instance):
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    new.total_count = d.total_count.expand(batch_shape)
+    for name in ("probs", "logits"):
+        if name in d.__dict__:
+            setattr(new, name, getattr(d, name).expand(batch_shape))
+            new._param = getattr(new, name)
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
 class Binomial(Distribution):
     """The number of successes in `total_count` trials of probability `probs` (or log-odds `logits`)."""
 
@@ -1275,28 +1305,11 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _count_and_param(self, total_count, probs, logits)
         Distribution.__init__(self, self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _count_and_param_expanded(self, Binomial, batch_shape, _instance)
 
     @_DependentProperty(is_discrete=True, event_dim=0)
     def support(self):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from gradcli.engine import autograd, factories, ops
+from gradcli.engine import autograd, dtypes, factories, ops
+from gradcli.engine import distributions as draws
 from gradcli.engine.ops import nn as nn_ops
 from gradcli.engine.tensor import Size
 from gradcli.language import distributions as D
@@ -763,6 +764,405 @@ class MixtureSameFamily(Distribution):
         return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
 
 
+class NegativeBinomial(Distribution):
+    """The number of successes before total_count failures of Bernoulli(probs) trials (a Gamma-Poisson mixture)."""
+
+    __module__ = "torch.distributions.negative_binomial"
+    arg_constraints = {"total_count": D._GreaterThanEq(0), "probs": D._HalfOpenInterval(0.0, 1.0), "logits": D.real}
+    support = D.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        D._count_and_param(self, total_count, probs, logits)
+        Distribution.__init__(self, self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return D._count_and_param_expanded(self, NegativeBinomial, batch_shape, _instance)
+
+    @property
+    def mean(self):
+        return self.total_count * self.logits.exp()
+
+    @property
+    def mode(self):
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self):
+        return self.mean / (-self.logits).sigmoid()
+
+    logits, probs, param_shape = D._BINARY_PARAMETERS
+
+    @lazy_property
+    def _gamma(self):
+        return D.Gamma(concentration=self.total_count, rate=(-self.logits).exp(), validate_args=False)
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            rate = self._gamma.sample(sample_shape=sample_shape)
+            return draws.poisson(rate)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logsigmoid, lgamma = ops.elementwise.logsigmoid, ops.special.lgamma
+        log_unnormalized_prob = self.total_count * logsigmoid(-self.logits) + value * logsigmoid(self.logits)
+        log_normalization = -lgamma(self.total_count + value) + lgamma(1.0 + value) + lgamma(self.total_count)
+        log_normalization = log_normalization.masked_fill(self.total_count + value == 0.0, 0.0)
+        return log_unnormalized_prob - log_normalization
+
+
+class ContinuousBernoulli(D.ExponentialFamily):
+    """The continuous Bernoulli on [0, 1]: density proportional to probs^x (1 - probs)^(1 - x); near probs = 1/2
+    (within lims) the normaliser and moments are Taylor series."""
+
+    __module__ = "torch.distributions.continuous_bernoulli"
+    arg_constraints = {"probs": D.unit_interval, "logits": D.real}
+    support = D.unit_interval
+    _mean_carrier_measure = 0
+    has_rsample = True
+
+    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = _is_number(probs)
+            (self.probs,) = broadcast_all(probs)
+            if validate_args is not None:
+                if not self.arg_constraints["probs"].check(self.probs).all():
+                    raise ValueError("The parameter probs has invalid values")
+            self.probs = _clamp_probs(self.probs)
+        else:
+            is_scalar = _is_number(logits)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        self._lims = lims
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = D._expanded(self, ContinuousBernoulli, batch_shape, _instance, ("probs", "logits"))
+        new._lims = self._lims
+        return new
+
+    def _outside_unstable_region(self):
+        return ops.maximum(self.probs.le(self._lims[0]), self.probs.gt(self._lims[1]))
+
+    def _cut_probs(self):
+        return ops.where(self._outside_unstable_region(), self.probs,
+                         self._lims[0] * factories.ones_like(self.probs))
+
+    def _cont_bern_log_norm(self):
+        cut_probs = self._cut_probs()
+        below = ops.where(cut_probs.le(0.5), cut_probs, factories.zeros_like(cut_probs))
+        above = ops.where(cut_probs.ge(0.5), cut_probs, factories.ones_like(cut_probs))
+        log_norm = ((-cut_probs).log1p() - cut_probs.log()).abs().log() - ops.where(
+            cut_probs.le(0.5), (-2.0 * below).log1p(), (2.0 * above - 1.0).log())
+        x = (self.probs - 0.5).pow(2)
+        taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
+        return ops.where(self._outside_unstable_region(), log_norm, taylor)
+
+    @property
+    def mean(self):
+        cut_probs = self._cut_probs()
+        mus = cut_probs / (2.0 * cut_probs - 1.0) + 1.0 / ((-cut_probs).log1p() - cut_probs.log())
+        x = self.probs - 0.5
+        taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * x.pow(2)) * x
+        return ops.where(self._outside_unstable_region(), mus, taylor)
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    @property
+    def variance(self):
+        cut_probs = self._cut_probs()
+        vars = (cut_probs * (cut_probs - 1.0) / (1.0 - 2.0 * cut_probs).pow(2)
+                + 1.0 / ((-cut_probs).log1p() - cut_probs.log()).pow(2))
+        x = (self.probs - 0.5).pow(2)
+        taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
+        return ops.where(self._outside_unstable_region(), vars, taylor)
+
+    @lazy_property
+    def logits(self):
+        return D._probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return _clamp_probs(D._logits_to_probs(self.logits, is_binary=True))
+
+    param_shape = D._BINARY_PARAMETERS[2]
+
+    def sample(self, sample_shape=Size()):
+        u = factories.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
+        with autograd.no_grad():
+            return self.icdf(u)
+
+    def rsample(self, sample_shape=Size()):
+        u = factories.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
+        return self.icdf(u)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return (-nn_ops.binary_cross_entropy_with_logits(logits, value, reduction="none")
+                + self._cont_bern_log_norm())
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        cut_probs = self._cut_probs()
+        cdfs = (cut_probs.pow(value) * (1.0 - cut_probs).pow(1.0 - value) + cut_probs - 1.0) / (2.0 * cut_probs - 1.0)
+        unbounded_cdfs = ops.where(self._outside_unstable_region(), cdfs, value)
+        return ops.where(value.le(0.0), factories.zeros_like(value),
+                         ops.where(value.ge(1.0), factories.ones_like(value), unbounded_cdfs))
+
+    def icdf(self, value):
+        cut_probs = self._cut_probs()
+        return ops.where(self._outside_unstable_region(),
+                         ((-cut_probs + value * (2.0 * cut_probs - 1.0)).log1p() - (-cut_probs).log1p())
+                         / (cut_probs.log() - (-cut_probs).log1p()), value)
+
+    def entropy(self):
+        log_probs0 = (-self.probs).log1p()
+        log_probs1 = self.probs.log()
+        return self.mean * (log_probs0 - log_probs1) - self._cont_bern_log_norm() - log_probs0
+
+
+# the Numerical Recipes polynomials of log I0 and log I1 (small: x < 3.75, in (x / 3.75)^2; large: in 3.75 / x)
+_BESSEL_SMALL = ((1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.360768e-1, 0.45813e-2),
+                 (0.5, 0.87890594, 0.51498869, 0.15084934, 0.2658733e-1, 0.301532e-2, 0.32411e-3))
+_BESSEL_LARGE = ((0.39894228, 0.1328592e-1, 0.225319e-2, -0.157565e-2, 0.916281e-2, -0.2057706e-1, 0.2635537e-1,
+                  -0.1647633e-1, 0.392377e-2),
+                 (0.39894228, -0.3988024e-1, -0.362018e-2, 0.163801e-2, -0.1031555e-1, 0.2282967e-1, -0.2895312e-1,
+                  0.1787654e-1, -0.420059e-2))
+
+
+def _eval_poly(y, coef):
+    """Horner's rule, from the last coefficient (a number) down, as PyTorch's _eval_poly."""
+    result = coef[-1]
+    for c in reversed(coef[:-1]):
+        result = c + y * result
+    return result
+
+
+def _log_modified_bessel_fn(x, order=0):
+    """log I_order(x) for order 0 or 1, by the two polynomial fits either side of 3.75."""
+    y = x / 3.75
+    y = y * y
+    small = _eval_poly(y, _BESSEL_SMALL[order])
+    if order == 1:
+        small = x.abs() * small
+    small = small.log()
+    y = 3.75 / x
+    large = x - 0.5 * x.log() + _eval_poly(y, _BESSEL_LARGE[order]).log()
+    return ops.where(x < 3.75, small, large)
+
+
+_VON_MISES_ROUNDS = 100_000      # rounds of the rejection loop before gradcli gives up (PyTorch's never ends)
+
+
+def _rejection_sample(loc, concentration, proposal_r, x):
+    """Best and Fisher's rejection sampler, as PyTorch runs it: each round draws torch.rand((3,) + shape) for every
+    element (accepted ones too) and keeps the first accepted proposal of each."""
+    done = factories.zeros(x.shape, dtype=dtypes.bool_)
+    rounds = 0
+    while not done.all():
+        rounds += 1
+        if rounds > _VON_MISES_ROUNDS:
+            raise NotImplementedError(f"gradcli does not implement VonMises.sample for parameters that accept no "
+                                      f"proposal in {_VON_MISES_ROUNDS} rounds (NaN or infinite ones: PyTorch's "
+                                      "loop never ends)")
+        u = factories.rand((3,) + tuple(x.shape), dtype=loc.dtype)
+        u1, u2, u3 = u.unbind()
+        z = (math.pi * u1).cos()
+        f = (1 + proposal_r * z) / (proposal_r + z)
+        c = concentration * (proposal_r - f)
+        accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
+        if accept.any():
+            x = ops.where(accept, (u3 - 0.5).sign() * f.acos(), x)
+            done = done | accept
+    return (x + math.pi + loc) % (2 * math.pi) - math.pi
+
+
+class VonMises(Distribution):
+    """The von Mises (circular normal) distribution of mean direction loc and concentration."""
+
+    __module__ = "torch.distributions.von_mises"
+    arg_constraints = {"loc": D.real, "concentration": D.positive}
+    support = D.real
+    has_rsample = False
+
+    def __init__(self, loc, concentration, validate_args=None):
+        self.loc, self.concentration = broadcast_all(loc, concentration)
+        Distribution.__init__(self, self.loc.shape, Size(), validate_args)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_prob = self.concentration * (value - self.loc).cos()
+        return log_prob - math.log(2 * math.pi) - _log_modified_bessel_fn(self.concentration, order=0)
+
+    @lazy_property
+    def _loc(self):
+        return self.loc.to(dtypes.float64)
+
+    @lazy_property
+    def _concentration(self):
+        return self.concentration.to(dtypes.float64)
+
+    @lazy_property
+    def _proposal_r(self):
+        kappa = self._concentration
+        tau = 1 + (1 + 4 * kappa ** 2).sqrt()
+        rho = (tau - (2 * tau).sqrt()) / (2 * kappa)
+        proposal_r = (1 + rho ** 2) / (2 * rho)
+        proposal_r_taylor = 1 / kappa + kappa
+        return ops.where(kappa < 1e-5, proposal_r_taylor, proposal_r)
+
+    def sample(self, sample_shape=Size()):
+        with autograd.no_grad():
+            shape = self._extended_shape(sample_shape)
+            x = factories.empty(shape, dtype=self._loc.dtype)
+            return _rejection_sample(self._loc, self._concentration, self._proposal_r, x).to(self.loc.dtype)
+
+    def expand(self, batch_shape, _instance=None):
+        validate_args = self.__dict__.get("_validate_args")
+        return type(self)(self.loc.expand(batch_shape), self.concentration.expand(batch_shape),
+                          validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @lazy_property
+    def variance(self):
+        return 1 - (_log_modified_bessel_fn(self.concentration, order=1)
+                    - _log_modified_bessel_fn(self.concentration, order=0)).exp()
+
+
+def _moments(a, b, n):
+    lgamma = ops.special.lgamma
+    arg1 = 1 + n / a
+    log_value = lgamma(arg1) + lgamma(b) - lgamma(arg1 + b)
+    return b * log_value.exp()
+
+
+class Kumaraswamy(TransformedDistribution):
+    """(1 - U^(1 / concentration0))^(1 / concentration1) for U ~ Uniform(0, 1): a Beta-like law on [0, 1]."""
+
+    __module__ = "torch.distributions.kumaraswamy"
+    arg_constraints = {"concentration1": D.positive, "concentration0": D.positive}
+    support = D.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        base_dist = D.Uniform(factories.full_like(self.concentration0, 0), factories.full_like(self.concentration0, 1),
+                              validate_args=validate_args)
+        transforms = [PowerTransform(exponent=self.concentration0.reciprocal()), AffineTransform(loc=1.0, scale=-1.0),
+                      PowerTransform(exponent=self.concentration1.reciprocal())]
+        super().__init__(base_dist, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Kumaraswamy, _instance)
+        new.concentration1 = self.concentration1.expand(batch_shape)
+        new.concentration0 = self.concentration0.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def mean(self):
+        return _moments(self.concentration1, self.concentration0, 1)
+
+    @property
+    def mode(self):
+        log_mode = (self.concentration0.reciprocal() * (-self.concentration0).log1p()
+                    - (-self.concentration0 * self.concentration1).log1p())
+        log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = math.nan
+        return log_mode.exp()
+
+    @property
+    def variance(self):
+        return _moments(self.concentration1, self.concentration0, 2) - self.mean.pow(2)
+
+    def entropy(self):
+        t1 = 1 - self.concentration1.reciprocal()
+        t0 = 1 - self.concentration0.reciprocal()
+        H0 = ops.special.digamma(self.concentration0 + 1) + _EULER
+        return t0 + t1 * H0 - self.concentration1.log() - self.concentration0.log()
+
+
+class FisherSnedecor(Distribution):
+    """The F distribution of df1 and df2 degrees of freedom: a ratio of two scaled Gamma draws."""
+
+    __module__ = "torch.distributions.fishersnedecor"
+    arg_constraints = {"df1": D.positive, "df2": D.positive}
+    support = D.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = D.Gamma(self.df1 * 0.5, self.df1)
+        self._gamma2 = D.Gamma(self.df2 * 0.5, self.df2)
+        batch_shape = Size() if _is_number(df1) and _is_number(df2) else self.df1.size()
+        Distribution.__init__(self, batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(FisherSnedecor, _instance)
+        batch_shape = Size(batch_shape)
+        new.df1 = self.df1.expand(batch_shape)
+        new.df2 = self.df2.expand(batch_shape)
+        new._gamma1 = self._gamma1.expand(batch_shape)
+        new._gamma2 = self._gamma2.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 2] = math.nan
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self):
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        mode[self.df1 <= 2] = math.nan
+        return mode
+
+    @property
+    def variance(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 4] = math.nan
+        return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        X1 = self._gamma1.rsample(sample_shape).view(shape)
+        X2 = self._gamma2.rsample(sample_shape).view(shape)
+        tiny = float(_finfo(X2.dtype).tiny)
+        X2.clamp_(min=tiny)
+        Y = X1 / X2
+        Y.clamp_(min=tiny)
+        return Y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        ct1 = self.df1 * 0.5
+        ct2 = self.df2 * 0.5
+        ct3 = self.df1 / self.df2
+        t1 = lgamma(ct1 + ct2) - lgamma(ct1) - lgamma(ct2)
+        t2 = ct1 * ct3.log() + (ct1 - 1) * value.log()
+        t3 = (ct1 + ct2) * (ct3 * value).log1p()
+        return t1 + t2 - t3
+
+
 # ----------------------------------------------------------------------------------------- kl_divergence
 
 def _kl_transformed_transformed(p, q):
@@ -899,6 +1299,44 @@ def _kl_uniform_pareto(p, q):
     return result
 
 
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+
+def _kl_to_continuous_bernoulli(p, q):      # (from a Beta or a Uniform, whose mean and entropy it needs)
+    return -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = _kl_to_continuous_bernoulli(p, q)
+    outside = ops.maximum(p.high.ge(q.support.upper_bound), p.low.le(q.support.lower_bound))
+    return ops.where(outside, factories.ones_like(result) * _INF, result)
+
+
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + q.scale.log()
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return t1 + t2 + t3
+
+
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = ops.maximum(q.low.ge(p.support.lower_bound), q.high.le(p.support.upper_bound))
+    return ops.where(outside, factories.ones_like(result) * _INF, result)
+
+
+def _kl_continuous_bernoulli_infinity(p, q):
+    return factories.full_like(p.probs, _INF)
+
+
 _infinite_loc = D._kl_normal_infinity           # full_like(p.loc, inf)
 _KL_PAIRS = {
     (TransformedDistribution, TransformedDistribution): _kl_transformed_transformed,
@@ -915,10 +1353,21 @@ _KL_PAIRS = {
     (Pareto, D.Exponential): _kl_pareto_exponential, (Pareto, D.Gamma): _kl_pareto_gamma,
     (Pareto, D.Normal): _kl_pareto_normal, (D.Uniform, Gumbel): _kl_uniform_gumbel,
     (D.Uniform, Pareto): _kl_uniform_pareto,
+    (ContinuousBernoulli, ContinuousBernoulli): _kl_continuous_bernoulli_continuous_bernoulli,
+    (D.Beta, ContinuousBernoulli): _kl_to_continuous_bernoulli,
+    (D.Uniform, ContinuousBernoulli): _kl_uniform_continuous_bernoulli,
+    (ContinuousBernoulli, Pareto): _kl_continuous_bernoulli_infinity,
+    (ContinuousBernoulli, D.Exponential): _kl_continuous_bernoulli_exponential,
+    (ContinuousBernoulli, D.Normal): _kl_continuous_bernoulli_normal,
+    (ContinuousBernoulli, D.Uniform): _kl_continuous_bernoulli_uniform,
+    (D.Exponential, ContinuousBernoulli): D._kl_exponential_infinity, (D.Gamma, ContinuousBernoulli): D._kl_gamma_infinity,
+    (Gumbel, ContinuousBernoulli): _infinite_loc, (D.Laplace, ContinuousBernoulli): _infinite_loc,
+    (D.Normal, ContinuousBernoulli): _infinite_loc, (Pareto, ContinuousBernoulli): _kl_pareto_infinity,
 }
 D.add_built_in_kl(_KL_PAIRS)
 
 CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
-           RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily)
+           RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, NegativeBinomial,
+           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor)
 # in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
 MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)

@@ -232,6 +232,11 @@ _WHAT = {
                          "weighted by a Categorical.",
     "MixtureSameFamilyConstraint": "The support of a MixtureSameFamily: its component's, checked with the "
                                    "components' dim put back.",
+    "NegativeBinomial": "The number of successes before total_count failures of Bernoulli(probs) trials.",
+    "ContinuousBernoulli": "The continuous Bernoulli distribution on [0, 1] of parameter probs (or logits).",
+    "VonMises": "The von Mises (circular normal) distribution of mean direction loc and concentration.",
+    "Kumaraswamy": "The Kumaraswamy distribution on [0, 1] of concentrations concentration1 and concentration0.",
+    "FisherSnedecor": "The F distribution of df1 and df2 degrees of freedom.",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",
     "ComposeTransform": "The transforms of a list applied in order.",
