@@ -207,3 +207,11 @@ def test_a_distribution_without_arg_constraints_warns_when_validating():
     assert result.error is None
     assert ("UserWarning: <class '__main__.D'> does not define `arg_constraints`. Please set `arg_constraints = {}` "
             "or initialize the distribution with `validate_args=False` to turn off validation.") in result.err
+
+
+def test_von_mises_refuses_a_sample_that_never_accepts():
+    # PyTorch's rejection loop never ends on a NaN concentration; gradcli's stops after 1,000 rounds, honestly
+    assert error_line(_IMPORT + "torch.distributions.VonMises(torch.tensor([0., 1.]), torch.tensor([float('nan'), 1.]), "
+                                "validate_args=False).sample()\n") == (
+        "NotImplementedError: gradcli does not implement VonMises.sample for parameters that accept no proposal in "
+        "1000 rounds (NaN or infinite ones: PyTorch's loop never ends)")

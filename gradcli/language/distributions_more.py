@@ -959,7 +959,7 @@ def _log_modified_bessel_fn(x, order=0):
     return ops.where(x < 3.75, small, large)
 
 
-_VON_MISES_ROUNDS = 100_000      # rounds of the rejection loop before gradcli gives up (PyTorch's never ends)
+_VON_MISES_ROUNDS = 1_000      # rounds of the rejection loop before gradcli gives up (PyTorch's never ends)
 
 
 def _rejection_sample(loc, concentration, proposal_r, x):
