@@ -133,7 +133,7 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
-    ("torch.distributions.LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
+    ("torch.distributions.Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.linalg.lstsq(torch.eye(2), torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.lstsq"),
     ("torch.linalg.eig(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eig: its results "
@@ -151,7 +151,7 @@ def test_print_passes_its_keywords_on():
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
+    ("from torch.distributions import Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -217,7 +217,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.negative_binomial", "NegativeBinomial"),
             ("torch.distributions.continuous_bernoulli", "ContinuousBernoulli"),
             ("torch.distributions.von_mises", "VonMises"), ("torch.distributions.kumaraswamy", "Kumaraswamy"),
-            ("torch.distributions.fishersnedecor", "FisherSnedecor")}
+            ("torch.distributions.fishersnedecor", "FisherSnedecor"),
+            ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

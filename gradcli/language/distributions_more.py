@@ -1163,6 +1163,132 @@ class FisherSnedecor(Distribution):
         return t1 + t2 - t3
 
 
+def _batch_capacitance_tril(W, D_):
+    """The Cholesky factor of I + W^T D^-1 W (the identity added in place on K's diagonal, as PyTorch does)."""
+    m = W.size(-1)
+    Wt_Dinv = W.mT / D_.unsqueeze(-2)
+    K = ops.matmul(Wt_Dinv, W).contiguous()
+    diagonal = K.view(-1, m * m)[:, ::m + 1]
+    diagonal += 1
+    return ops.linalg.cholesky(K)
+
+
+def _batch_lowrank_logdet(W, D_, capacitance_tril):
+    return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D_.log().sum(-1)
+
+
+def _batch_lowrank_mahalanobis(W, D_, x, capacitance_tril):
+    Wt_Dinv = W.mT / D_.unsqueeze(-2)
+    Wt_Dinv_x = D._batch_mv(Wt_Dinv, x)
+    mahalanobis_term1 = (x.pow(2) / D_).sum(-1)
+    mahalanobis_term2 = D._batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
+    return mahalanobis_term1 - mahalanobis_term2
+
+
+class LowRankMultivariateNormal(Distribution):
+    """N(loc, cov_factor @ cov_factor^T + diag(cov_diag)): every computation through the capacitance matrix's
+    Cholesky factor (Woodbury's identity), as in PyTorch."""
+
+    __module__ = "torch.distributions.lowrank_multivariate_normal"
+    arg_constraints = {"loc": D.real_vector, "cov_factor": D._IndependentConstraint(D.real, 2),
+                       "cov_diag": D._IndependentConstraint(D.positive, 1)}
+    support = D.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        event_shape = loc.shape[-1:]
+        if cov_factor.dim() < 2:
+            raise ValueError("cov_factor must be at least two-dimensional, with optional leading batch dimensions")
+        if cov_factor.shape[-2:-1] != event_shape:
+            raise ValueError(f"cov_factor must be a batch of matrices with shape {event_shape[0]} x m")
+        if cov_diag.shape[-1:] != event_shape:
+            raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+        try:
+            loc_, self.cov_factor, cov_diag_ = broadcast_all(loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1))
+        except RuntimeError:
+            raise ValueError(f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, "
+                             f"cov_diag {cov_diag.shape}") from None
+        self.loc = loc_[..., 0]
+        self.cov_diag = cov_diag_[..., 0]
+        self._unbroadcasted_cov_factor = cov_factor
+        self._unbroadcasted_cov_diag = cov_diag
+        self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
+        Distribution.__init__(self, self.loc.shape[:-1], event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
+        batch_shape = Size(batch_shape)
+        loc_shape = batch_shape + self.event_shape
+        new.loc = self.loc.expand(loc_shape)
+        new.cov_diag = self.cov_diag.expand(loc_shape)
+        new.cov_factor = self.cov_factor.expand(loc_shape + self.cov_factor.shape[-1:])
+        new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
+        new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
+        new._capacitance_tril = self._capacitance_tril
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    mean = mode = D._LOC
+
+    def _full(self, value):
+        return value.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def variance(self):
+        W, D_ = self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag
+        return (W.pow(2).sum(-1) + D_).expand(self._batch_shape + self._event_shape)
+
+    @lazy_property
+    def scale_tril(self):
+        n = self._event_shape[0]
+        cov_diag_sqrt_unsqueeze = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
+        Dinvsqrt_W = self._unbroadcasted_cov_factor / cov_diag_sqrt_unsqueeze
+        K = ops.matmul(Dinvsqrt_W, Dinvsqrt_W.mT).contiguous()
+        diagonal = K.view(-1, n * n)[:, ::n + 1]
+        diagonal += 1
+        return self._full(cov_diag_sqrt_unsqueeze * ops.linalg.cholesky(K))
+
+    @lazy_property
+    def covariance_matrix(self):
+        W = self._unbroadcasted_cov_factor
+        return self._full(ops.matmul(W, W.mT) + self._unbroadcasted_cov_diag.diag_embed())
+
+    @lazy_property
+    def precision_matrix(self):
+        Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
+        A = ops.linalg.solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)
+        return self._full(self._unbroadcasted_cov_diag.reciprocal().diag_embed() - ops.matmul(A.mT, A))
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        W_shape = shape[:-1] + self.cov_factor.shape[-1:]
+        eps_W = factories.empty(W_shape, dtype=self.loc.dtype).normal_()
+        eps_D = factories.empty(shape, dtype=self.loc.dtype).normal_()
+        return (self.loc + D._batch_mv(self._unbroadcasted_cov_factor, eps_W)
+                + self._unbroadcasted_cov_diag.sqrt() * eps_D)
+
+    def _log_det(self):
+        return _batch_lowrank_logdet(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag,
+                                     self._capacitance_tril)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diff = value - self.loc
+        M = _batch_lowrank_mahalanobis(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_diag, diff,
+                                       self._capacitance_tril)
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + self._log_det() + M)
+
+    def entropy(self):
+        H = 0.5 * (self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._log_det())
+        if len(self._batch_shape) == 0:
+            return H
+        return H.expand(self._batch_shape)
+
+
 # ----------------------------------------------------------------------------------------- kl_divergence
 
 def _kl_transformed_transformed(p, q):
@@ -1337,6 +1463,61 @@ def _kl_continuous_bernoulli_infinity(p, q):
     return factories.full_like(p.probs, _INF)
 
 
+def _lowrank_terms(q, p_loc):
+    """What each KL to a LowRankMultivariateNormal q needs: q's log-determinant, the Mahalanobis term of the
+    means' difference and A = C^-1 W^T D^-1 (C q's capacitance factor)."""
+    W, D_ = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    log_det = _batch_lowrank_logdet(W, D_, q._capacitance_tril)
+    term3 = _batch_lowrank_mahalanobis(W, D_, q.loc - p_loc, q._capacitance_tril)
+    A = ops.linalg.solve_triangular(q._capacitance_tril, W.mT / D_.unsqueeze(-2), upper=False)
+    return log_det, term3, A
+
+
+_DIFFERENT_EVENTS = "KL-divergence between two {}Multivariate Normals with" + " " * 26 + \
+    "different event shapes cannot be computed"
+
+
+def _kl_lowrank_lowrank(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(_DIFFERENT_EVENTS.format("Low Rank "))
+    q_log_det, term3, A = _lowrank_terms(q, p.loc)
+    term1 = q_log_det - p._log_det()
+    pW, pD, qD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    term21 = (pD / qD).sum(-1)
+    term22 = D._batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+    term23 = D._batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+    term24 = D._batch_trace_XXT(A.matmul(pW))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+def _kl_mvn_lowrank(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(_DIFFERENT_EVENTS.format("(Low Rank) "))
+    q_log_det, term3, A = _lowrank_terms(q, p.loc)
+    term1 = q_log_det - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term21 = D._batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = D._batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
+
+
+def _kl_lowrank_mvn(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(_DIFFERENT_EVENTS.format("(Low Rank) "))
+    term1 = 2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p._log_det()
+    term3 = D._batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
+    combined_batch_shape = Size(D._broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2],
+                                                    p._unbroadcasted_cov_factor.shape[:-2]))
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(combined_batch_shape + (n, p.cov_factor.size(-1)))
+    p_cov_diag = p._unbroadcasted_cov_diag.sqrt().diag_embed().expand(combined_batch_shape + (n, n))
+    solve = ops.linalg.solve_triangular
+    term21 = D._batch_trace_XXT(solve(q_scale_tril, p_cov_factor, upper=False))
+    term22 = D._batch_trace_XXT(solve(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
+
+
 _infinite_loc = D._kl_normal_infinity           # full_like(p.loc, inf)
 _KL_PAIRS = {
     (TransformedDistribution, TransformedDistribution): _kl_transformed_transformed,
@@ -1363,11 +1544,14 @@ _KL_PAIRS = {
     (D.Exponential, ContinuousBernoulli): D._kl_exponential_infinity, (D.Gamma, ContinuousBernoulli): D._kl_gamma_infinity,
     (Gumbel, ContinuousBernoulli): _infinite_loc, (D.Laplace, ContinuousBernoulli): _infinite_loc,
     (D.Normal, ContinuousBernoulli): _infinite_loc, (Pareto, ContinuousBernoulli): _kl_pareto_infinity,
+    (LowRankMultivariateNormal, LowRankMultivariateNormal): _kl_lowrank_lowrank,
+    (D.MultivariateNormal, LowRankMultivariateNormal): _kl_mvn_lowrank,
+    (LowRankMultivariateNormal, D.MultivariateNormal): _kl_lowrank_mvn,
 }
 D.add_built_in_kl(_KL_PAIRS)
 
 CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
            RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, NegativeBinomial,
-           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor)
+           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor, LowRankMultivariateNormal)
 # in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
 MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)

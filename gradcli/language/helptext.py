@@ -237,6 +237,8 @@ _WHAT = {
     "VonMises": "The von Mises (circular normal) distribution of mean direction loc and concentration.",
     "Kumaraswamy": "The Kumaraswamy distribution on [0, 1] of concentrations concentration1 and concentration0.",
     "FisherSnedecor": "The F distribution of df1 and df2 degrees of freedom.",
+    "LowRankMultivariateNormal": "The multivariate normal of mean loc and covariance cov_factor @ cov_factor.mT + "
+                                 "diag(cov_diag).",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",
     "ComposeTransform": "The transforms of a list applied in order.",
