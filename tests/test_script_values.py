@@ -218,7 +218,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.continuous_bernoulli", "ContinuousBernoulli"),
             ("torch.distributions.von_mises", "VonMises"), ("torch.distributions.kumaraswamy", "Kumaraswamy"),
             ("torch.distributions.fishersnedecor", "FisherSnedecor"),
-            ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal")}
+            ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
+            ("torch.distributions.multinomial", "Multinomial")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

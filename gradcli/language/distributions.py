@@ -348,6 +348,20 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts whose sum is at most upper_bound (PyTorch's weaker check than the sum's equality)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
 class MixtureSameFamilyConstraint(Constraint):
     """The support of a MixtureSameFamily: its component's constraint, checked with the components' dim put back."""
 
@@ -407,7 +421,7 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
                "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
                "positive_definite": positive_definite, "lower_cholesky": lower_cholesky,
-               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint}
+               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint, "multinomial": _Multinomial}
 
 
 # ------------------------------------------------------------------------------------------ the classes

@@ -764,6 +764,74 @@ class MixtureSameFamily(Distribution):
         return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
 
 
+class Multinomial(Distribution):
+    """Counts of total_count draws of a Categorical(probs or logits) over its K classes."""
+
+    __module__ = "torch.distributions.multinomial"
+    arg_constraints = {"probs": D.simplex, "logits": D.real_vector}
+
+    @property
+    def mean(self):
+        return self.probs * self.total_count
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._categorical = D.Categorical(probs=probs, logits=logits)
+        self._binomial = D.Binomial(total_count=total_count, probs=self.probs)
+        batch_shape = self._categorical.batch_shape
+        event_shape = self._categorical.param_shape[-1:]
+        Distribution.__init__(self, batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Multinomial, _instance)
+        new.total_count = self.total_count
+        return D._categorical_expanded(self, Multinomial, batch_shape, new)
+
+    @D._DependentProperty(is_discrete=True, event_dim=1)
+    def support(self):
+        return D._Multinomial(self.total_count)
+
+    probs, logits, param_shape = D._CATEGORICAL_PARAMETERS
+
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
+        samples = self._categorical.sample(Size((self.total_count,)) + sample_shape)
+        shifted_idx = list(range(samples.dim()))
+        shifted_idx.append(shifted_idx.pop(0))
+        samples = samples.permute(*shifted_idx)
+        counts = factories.zeros(self._extended_shape(sample_shape), dtype=samples.dtype)
+        counts.scatter_add_(-1, samples, factories.ones_like(samples))
+        return counts.type_as(self.probs)
+
+    def entropy(self):
+        lgamma = ops.special.lgamma
+        n = factories.tensor(self.total_count)
+        term1 = n * self._categorical.entropy() - lgamma(n + 1)
+        support = self._binomial.enumerate_support(expand=False)[1:]
+        binomial_probs = self._binomial.log_prob(support).exp()
+        weights = lgamma(support + 1)
+        term2 = (binomial_probs * weights).sum([0, -1])
+        return term1 + term2
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lgamma = ops.special.lgamma
+        logits, value = broadcast_all(self.logits, value)
+        logits = logits.clone()
+        log_factorial_n = lgamma(value.sum(-1) + 1)
+        log_factorial_xs = lgamma(value + 1).sum(-1)
+        logits[(value == 0) & (logits == -_INF)] = 0
+        log_powers = (logits * value).sum(-1)
+        return log_factorial_n - log_factorial_xs + log_powers
+
+
 class NegativeBinomial(Distribution):
     """The number of successes before total_count failures of Bernoulli(probs) trials (a Gamma-Poisson mixture)."""
 
@@ -1552,6 +1620,6 @@ D.add_built_in_kl(_KL_PAIRS)
 
 CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
            RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, NegativeBinomial,
-           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor, LowRankMultivariateNormal)
+           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor, LowRankMultivariateNormal, Multinomial)
 # in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
 MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)
