@@ -1,7 +1,7 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
 OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial,
-MultivariateNormal, their
-constraints, kl_divergence and register_kl.
+MultivariateNormal, their constraints, kl_divergence and register_kl (the transforms and the other classes:
+gradcli.language.transforms and gradcli.language.distributions_more, which add their KL pairs here).
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
