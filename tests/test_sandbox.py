@@ -132,7 +132,7 @@ ESCAPES = [
                                          "torch.distributions.kumaraswamy, torch.distributions.laplace, "
                                          "torch.distributions.log_normal, torch.distributions.logistic_normal, "
                                          "torch.distributions.lowrank_multivariate_normal, "
-                                         "torch.distributions.mixture_same_family, "
+                                         "torch.distributions.mixture_same_family, torch.distributions.multinomial, "
                                          "torch.distributions.multivariate_normal, "
                                          "torch.distributions.negative_binomial, torch.distributions.normal, "
                                          "torch.distributions.one_hot_categorical, torch.distributions.pareto, "

@@ -219,11 +219,13 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.von_mises", "VonMises"), ("torch.distributions.kumaraswamy", "Kumaraswamy"),
             ("torch.distributions.fishersnedecor", "FisherSnedecor"),
             ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
-            ("torch.distributions.multinomial", "Multinomial")}
+            ("torch.distributions.multinomial", "Multinomial"),
+            ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",
-    "StickBreakingTransform", "identity_transform")}
+    "StickBreakingTransform", "identity_transform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "CumulativeDistributionTransform")}
 # nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",

@@ -1027,6 +1027,18 @@ class OneHotCategorical(Distribution):
         return values
 
 
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose rsample passes the gradient of probs straight through the one-hot sample."""
+
+    __module__ = "torch.distributions.one_hot_categorical"
+    has_rsample = True
+
+    def rsample(self, sample_shape=Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
+
+
 class Bernoulli(ExponentialFamily):
     """1 with probability p, else 0; by probs or logits (log-odds)."""
 
@@ -2112,4 +2124,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, MultivariateNormal)
+           OneHotCategorical, OneHotCategoricalStraightThrough, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, MultivariateNormal)

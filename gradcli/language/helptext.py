@@ -253,6 +253,11 @@ _WHAT = {
     "AbsTransform": "The transform y = |x| (its inverse is the identity).",
     "AffineTransform": "The transform y = loc + scale * x.",
     "SoftmaxTransform": "The transform y = softmax(x) over the last dim (its inverse is log).",
+    "LowerCholeskyTransform": "Square matrices to lower-triangular ones with a positive (exponentiated) diagonal.",
+    "PositiveDefiniteTransform": "Square matrices to positive-definite ones (L @ L.mT of LowerCholeskyTransform).",
+    "CumulativeDistributionTransform": "A distribution's cdf as a transform onto [0, 1].",
+    "OneHotCategoricalStraightThrough": "A OneHotCategorical whose rsample passes the gradient of probs straight "
+                                        "through the one-hot sample.",
     "identity_transform": "The transform that leaves its input as it is (an empty ComposeTransform).",
     "StickBreakingTransform": "The stick-breaking transform of K - 1 reals onto the simplex of K coordinates.",
     "kl_divergence": "KL(p || q) between two distributions, by the formula registered for their classes.",

@@ -1,5 +1,6 @@
 """torch.distributions.transforms: the bijections TransformedDistribution is built from (Exp, Affine, Sigmoid,
-Tanh, Softmax, Power, Abs, StickBreaking, Softplus, Compose, Independent, Reshape and the inverse of each).
+Tanh, Softmax, Power, Abs, StickBreaking, Softplus, LowerCholesky, PositiveDefinite, CumulativeDistribution,
+Compose, Independent, Reshape and the inverse of each).
 
 Each transform is PyTorch 2.13's sequence of tensor operations on the engine's ops, so its values, float32 bits
 and grad_fn chains are PyTorch's; `domain` and `codomain` are the constraints of gradcli.language.distributions.
@@ -666,8 +667,75 @@ class StickBreakingTransform(Transform):
         return shape[:-1] + (shape[-1] - 1,)
 
 
+class LowerCholeskyTransform(Transform):
+    """Unconstrained square matrices to lower-triangular ones with a positive diagonal: the strict lower
+    triangle kept, the diagonal exponentiated."""
+
+    __module__ = _MODULE
+    domain = D._IndependentConstraint(D.real, 2)
+    codomain = D.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Unconstrained square matrices to positive-definite ones: L @ L^T of their LowerCholeskyTransform."""
+
+    __module__ = _MODULE
+    domain = D._IndependentConstraint(D.real, 2)
+    codomain = D.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return ops.matmul(x, x.mT)
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(ops.linalg.cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """A distribution's cdf as a transform onto [0, 1] (its inverse the icdf, its log |det J| the log_prob)."""
+
+    __module__ = _MODULE
+    bijective = True
+    codomain = D.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
 identity_transform = ComposeTransform([])
 
 CLASSES = (Transform, ComposeTransform, IndependentTransform, ReshapeTransform, ExpTransform, PowerTransform,
            SigmoidTransform, SoftplusTransform, TanhTransform, AbsTransform, AffineTransform, SoftmaxTransform,
-           StickBreakingTransform)
+           StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CumulativeDistributionTransform)
