@@ -427,7 +427,7 @@ def test_completes_torch_names(session_shell):
 
 def test_completes_the_distributions_and_transforms(session_shell):
     assert [t for t, _ in completions("torch.distributions.Lo", session_shell)] == [
-        "LogNormal", "LogisticNormal", "LowRankMultivariateNormal"]
+        "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform"]
     assert [t for t, _ in completions("torch.distributions.transforms.S", session_shell)] == [
         "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform"]
     session_shell.execute("d = torch.distributions.Gumbel(0.0, 1.0)\nt = torch.distributions.transforms.ExpTransform()")

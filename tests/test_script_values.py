@@ -220,7 +220,8 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.fishersnedecor", "FisherSnedecor"),
             ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
             ("torch.distributions.multinomial", "Multinomial"),
-            ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough")}
+            ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough"),
+            ("torch.distributions.lkj_cholesky", "LKJCholesky")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

@@ -263,6 +263,19 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal whose rows have unit length (within 10 * n * eps)."""
+
+    __module__ = "torch.distributions.constraints"
+    event_dim = 2
+
+    def check(self, value):
+        tol = float(_finfo(value.dtype).eps) * value.size(-1) * 10
+        row_norm = ops.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _GreaterThanEq(_Bounded):
     __module__ = "torch.distributions.constraints"
     _bounds = ("lower_bound",)
@@ -410,6 +423,7 @@ square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 
 # torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
 CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
@@ -421,7 +435,8 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
                "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
                "positive_definite": positive_definite, "lower_cholesky": lower_cholesky,
-               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint, "multinomial": _Multinomial}
+               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint, "multinomial": _Multinomial,
+               "corr_cholesky": corr_cholesky}
 
 
 # ------------------------------------------------------------------------------------------ the classes

@@ -1357,6 +1357,66 @@ class LowRankMultivariateNormal(Distribution):
         return H.expand(self._batch_shape)
 
 
+class LKJCholesky(Distribution):
+    """The LKJ distribution of correlation matrices, over their lower Cholesky factors, by the onion method
+    (Beta draws for the rows' lengths, normal draws for their directions)."""
+
+    __module__ = "torch.distributions.lkj_cholesky"
+    arg_constraints = {"concentration": D.positive}
+    support = D.corr_cholesky
+
+    def __init__(self, dim, concentration=1.0, validate_args=None):
+        if dim < 2:
+            raise ValueError(f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}.")
+        self.dim = dim
+        (self.concentration,) = broadcast_all(concentration)
+        batch_shape = self.concentration.size()
+        event_shape = Size((dim, dim))
+        marginal_conc = self.concentration + 0.5 * (self.dim - 2)
+        offset = factories.arange(self.dim - 1, dtype=self.concentration.dtype)
+        offset = ops.cat([offset.new_zeros((1,)), offset])
+        beta_conc1 = offset + 0.5
+        beta_conc0 = marginal_conc.unsqueeze(-1) - 0.5 * offset
+        self._beta = D.Beta(beta_conc1, beta_conc0)
+        Distribution.__init__(self, batch_shape, event_shape, validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LKJCholesky, _instance)
+        batch_shape = Size(batch_shape)
+        new.dim = self.dim
+        new.concentration = self.concentration.expand(batch_shape)
+        new._beta = self._beta.expand(batch_shape + (self.dim,))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def sample(self, sample_shape=Size()):
+        y = self._beta.sample(sample_shape).unsqueeze(-1)
+        u_normal = factories.randn(self._extended_shape(sample_shape), dtype=y.dtype).tril(-1)
+        u_hypersphere = u_normal / u_normal.norm(dim=-1, keepdim=True)
+        u_hypersphere[..., 0, :].fill_(0.0)
+        w = y.sqrt() * u_hypersphere
+        eps = float(_finfo(w.dtype).tiny)
+        diag_elems = (1 - (w ** 2).sum(dim=-1)).clamp(min=eps).sqrt()
+        w += diag_elems.diag_embed()
+        return w
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diag_elems = value.diagonal(dim1=-1, dim2=-2)[..., 1:]
+        order = factories.arange(2, self.dim + 1)
+        order = 2 * (self.concentration - 1).unsqueeze(-1) + self.dim - order
+        unnormalized_log_pdf = (order * diag_elems.log()).sum(dim=-1)
+        dm1 = self.dim - 1
+        alpha = self.concentration + 0.5 * dm1
+        denominator = ops.special.lgamma(alpha) * dm1
+        numerator = ops.special.mvlgamma(alpha - 0.5, dm1)
+        pi_constant = 0.5 * dm1 * math.log(math.pi)
+        normalize_term = pi_constant + numerator - denominator
+        return unnormalized_log_pdf - normalize_term
+
+
 # ----------------------------------------------------------------------------------------- kl_divergence
 
 def _kl_transformed_transformed(p, q):
@@ -1620,6 +1680,7 @@ D.add_built_in_kl(_KL_PAIRS)
 
 CLASSES = (TransformedDistribution, LogNormal, Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal,
            RelaxedBernoulli, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, NegativeBinomial,
-           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor, LowRankMultivariateNormal, Multinomial)
+           ContinuousBernoulli, VonMises, Kumaraswamy, FisherSnedecor, LowRankMultivariateNormal, Multinomial,
+           LKJCholesky)
 # in their modules only, as in PyTorch (torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli)
 MODULE_ONLY = (LogitRelaxedBernoulli, ExpRelaxedCategorical)

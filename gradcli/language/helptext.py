@@ -240,6 +240,8 @@ _WHAT = {
     "LowRankMultivariateNormal": "The multivariate normal of mean loc and covariance cov_factor @ cov_factor.mT + "
                                  "diag(cov_diag).",
     "Multinomial": "Counts of total_count draws of a Categorical over its classes (probs or logits).",
+    "LKJCholesky": "The LKJ distribution over the lower Cholesky factors of dim x dim correlation matrices.",
+    "corr_cholesky": "The constraint: lower Cholesky factors of correlation matrices (unit rows).",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",
     "ComposeTransform": "The transforms of a list applied in order.",
