@@ -226,7 +226,7 @@ _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",
     "StickBreakingTransform", "identity_transform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-    "CumulativeDistributionTransform")}
+    "CumulativeDistributionTransform", "CorrCholeskyTransform", "CatTransform", "StackTransform")}
 # nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",

@@ -276,6 +276,73 @@ class _CorrCholesky(Constraint):
         return _LowerCholesky().check(value) & unit_row_norm
 
 
+def _check_dim(dim, value, what="value"):
+    if not (-value.dim() <= dim < value.dim()):
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.dim()} dimensions")
+
+
+def _constraint_list(cseq) -> list:
+    if not all(isinstance(c, Constraint) for c in cseq):
+        raise AssertionError("All elements of cseq must be Constraint instances")
+    return list(cseq)
+
+
+# cat's and stack's is_discrete: whether any of their constraints is
+_ANY_DISCRETE = property(lambda self: any(c.is_discrete for c in self.cseq))
+
+
+class _Cat(Constraint):
+    """The constraints of `cseq` on consecutive slices of `lengths` along `dim` (as torch.cat joins them)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = _ANY_DISCRETE
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = _constraint_list(cseq)
+        if lengths is None:
+            lengths = [1] * len(self.cseq)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        checks = []
+        start = 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return ops.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints of `cseq` on the slices along `dim` (as torch.stack joins them)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = _ANY_DISCRETE
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = _constraint_list(cseq)
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return ops.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
+
+
 class _GreaterThanEq(_Bounded):
     __module__ = "torch.distributions.constraints"
     _bounds = ("lower_bound",)
@@ -436,7 +503,7 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
                "positive_definite": positive_definite, "lower_cholesky": lower_cholesky,
                "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint, "multinomial": _Multinomial,
-               "corr_cholesky": corr_cholesky}
+               "corr_cholesky": corr_cholesky, "cat": _Cat, "stack": _Stack}
 
 
 # ------------------------------------------------------------------------------------------ the classes

@@ -260,6 +260,9 @@ _WHAT = {
     "CumulativeDistributionTransform": "A distribution's cdf as a transform onto [0, 1].",
     "OneHotCategoricalStraightThrough": "A OneHotCategorical whose rsample passes the gradient of probs straight "
                                         "through the one-hot sample.",
+    "CorrCholeskyTransform": "Vectors of length D(D-1)/2 onto Cholesky factors of D x D correlation matrices.",
+    "CatTransform": "Transforms applied to consecutive slices of a dim, joined as torch.cat joins them.",
+    "StackTransform": "Transforms applied to the slices along a dim, joined as torch.stack joins them.",
     "identity_transform": "The transform that leaves its input as it is (an empty ComposeTransform).",
     "StickBreakingTransform": "The stick-breaking transform of K - 1 reals onto the simplex of K coordinates.",
     "kl_divergence": "KL(p || q) between two distributions, by the formula registered for their classes.",

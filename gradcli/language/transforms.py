@@ -734,8 +734,228 @@ class CumulativeDistributionTransform(Transform):
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
 
+def _tril_mask(n, diag):
+    arange = factories.arange(n)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def _tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle (below diagonal `diag`) of the last two dims, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag)]
+
+
+def _vec_to_tril_matrix(vec, diag=0):
+    """The inverse: a vector's elements written row by row into the lower triangle of a square matrix."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = float(D._finfo(vec.dtype).eps)
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
+                         "triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + Size((n, n)))
+    mat[..., _tril_mask(n, diag)] = vec
+    return mat
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length D(D-1)/2 onto Cholesky factors of D x D correlation matrices (tanh, then
+    stick breaking on the squared rows)."""
+
+    __module__ = _MODULE
+    domain = D.real_vector
+    codomain = D.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = x.tanh()
+        eps = float(D._finfo(x.dtype).eps)
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = _vec_to_tril_matrix(x, diag=-1)
+        z = r ** 2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + factories.eye(r.shape[-1], dtype=r.dtype)
+        return r * ops.shape.functional_pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y_cumsum_shifted = ops.shape.functional_pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = _tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = _tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = _tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + ops.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D_ = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D_ * (D_ - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D_, D_)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D_ = shape[-1]
+        return shape[:-2] + (D_ * (D_ - 1) // 2,)
+
+
+def _transform_list(tseq, cache_size) -> list:
+    """CatTransform's and StackTransform's parts, checked, each with the cache asked for."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+
+
+class CatTransform(Transform):
+    """The transforms of `tseq` on consecutive slices of `lengths` along `dim`, joined by torch.cat."""
+
+    __module__ = _MODULE
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        self.transforms = _transform_list(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @D.lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @D.lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _checked(self, value, name):
+        D._check_dim(self.dim, value, "tensor" if name is None else name)
+        if value.size(self.dim) != self.length:
+            raise AssertionError(f"{name or 'x'}.size({self.dim}) = {value.size(self.dim)} must equal length "
+                                 f"{self.length}")
+
+    def _slices(self, value):
+        start = 0
+        for length in self.lengths:
+            yield value.narrow(self.dim, start, length)
+            start = start + length
+
+    def _call(self, x):
+        self._checked(x, None)
+        return ops.cat([t(s) for t, s in zip(self.transforms, self._slices(x))], dim=self.dim)
+
+    def _inverse(self, y):
+        D._check_dim(self.dim, y, "tensor")
+        if y.size(self.dim) != self.length:
+            raise AssertionError(f"y.size({self.dim}) = {y.size(self.dim)} must equal length {self.length}")
+        return ops.cat([t.inv(s) for t, s in zip(self.transforms, self._slices(y))], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._checked(x, "x")
+        self._checked(y, "y")
+        logdetjacs = []
+        for trans, xslice, yslice in zip(self.transforms, self._slices(x), self._slices(y)):
+            logdetjac = trans.log_abs_det_jacobian(xslice, yslice)
+            if trans.event_dim < self.event_dim:
+                logdetjac = D._sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return ops.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @D._DependentProperty
+    def domain(self):
+        return D._Cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @D._DependentProperty
+    def codomain(self):
+        return D._Cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """The transforms of `tseq` on the slices along `dim`, joined by torch.stack."""
+
+    __module__ = _MODULE
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        self.transforms = _transform_list(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _checked(self, value, name):
+        D._check_dim(self.dim, value, "tensor" if name is None else name)
+        if value.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"{name or 'x'}.size({self.dim}) = {value.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+
+    def _call(self, x):
+        self._checked(x, None)
+        return ops.stack([t(s) for s, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        D._check_dim(self.dim, y, "tensor")
+        if y.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"y.size({self.dim}) = {y.size(self.dim)} must equal len(transforms) "
+                                 f"{len(self.transforms)}")
+        return ops.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._checked(x, "x")
+        self._checked(y, "y")
+        return ops.stack([t.log_abs_det_jacobian(xs, ys)
+                          for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @D._DependentProperty
+    def domain(self):
+        return D._Stack([t.domain for t in self.transforms], self.dim)
+
+    @D._DependentProperty
+    def codomain(self):
+        return D._Stack([t.codomain for t in self.transforms], self.dim)
+
+
 identity_transform = ComposeTransform([])
 
 CLASSES = (Transform, ComposeTransform, IndependentTransform, ReshapeTransform, ExpTransform, PowerTransform,
            SigmoidTransform, SoftplusTransform, TanhTransform, AbsTransform, AffineTransform, SoftmaxTransform,
-           StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CumulativeDistributionTransform)
+           StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform, CumulativeDistributionTransform,
+           CorrCholeskyTransform, CatTransform, StackTransform)
