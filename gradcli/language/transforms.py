@@ -36,6 +36,11 @@ class Transform(ScriptObject, metaclass=ScriptType):
         else:
             raise ValueError("cache_size must be 0 or 1")
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_inv"] = None            # (so a copied inverse transform has lost its transform, as in PyTorch)
+        return state
+
     @property
     def event_dim(self):
         if self.domain.event_dim == self.codomain.event_dim:
@@ -115,42 +120,48 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
+    def _forward(self):
+        """The transform this inverts (None in a copy: PyTorch's AssertionError)."""
+        if self._inv is None:
+            raise AssertionError("_inv must not be None")
+        return self._inv
+
     @D._DependentProperty
     def domain(self):
-        return self._inv.codomain
+        return self._forward().codomain
 
     @D._DependentProperty
     def codomain(self):
-        return self._inv.domain
+        return self._forward().domain
 
     @property
     def bijective(self):
-        return self._inv.bijective
+        return self._forward().bijective
 
     @property
     def sign(self):
-        return self._inv.sign
+        return self._forward().sign
 
     @property
     def inv(self):
         return self._inv
 
     def with_cache(self, cache_size=1):
-        return self.inv.with_cache(cache_size).inv
+        return self._forward().with_cache(cache_size).inv
 
     def __eq__(self, other):
         if not isinstance(other, _InverseTransform):
             return False
-        return self._inv == other._inv
+        return self._forward() == other._inv
 
     def __repr__(self):
         return f"{type(self).__name__}({self._inv!r})"
 
     def __call__(self, x):
-        return self._inv._inv_call(x)
+        return self._forward()._inv_call(x)
 
     def log_abs_det_jacobian(self, x, y):
-        return -self._inv.log_abs_det_jacobian(y, x)
+        return -self._forward().log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape):
         return self._inv.inverse_shape(shape)
