@@ -1,11 +1,13 @@
-"""torch.distributions built on transforms, and the simple ones beside them: TransformedDistribution, LogNormal,
-Gumbel, HalfNormal, HalfCauchy, Weibull, Pareto, LogisticNormal, LogitRelaxedBernoulli, RelaxedBernoulli,
-ExpRelaxedCategorical, RelaxedOneHotCategorical, Cauchy, Geometric, MixtureSameFamily, and the kl_divergence pairs PyTorch registers
-for them (added to gradcli.language.distributions' registry when this module loads).
+"""torch.distributions built on transforms, and the others beside them: TransformedDistribution, LogNormal, Gumbel,
+HalfNormal, HalfCauchy, Weibull, Pareto, Kumaraswamy, LogisticNormal, LogitRelaxedBernoulli, RelaxedBernoulli,
+ExpRelaxedCategorical, RelaxedOneHotCategorical, Cauchy, Geometric, Multinomial, NegativeBinomial,
+ContinuousBernoulli, VonMises, FisherSnedecor, MixtureSameFamily, LowRankMultivariateNormal, LKJCholesky, and the
+kl_divergence pairs PyTorch registers for them (added to gradcli.language.distributions' registry when this
+module loads).
 
 As in gradcli.language.distributions, every method is PyTorch 2.13's sequence of tensor operations in PyTorch's
-order, so the values, the grad_fn chains and the random draws (Tensor.uniform_, cauchy_, torch.rand on the default
-generator) are PyTorch's.
+order, so the values, the grad_fn chains and the random draws (Tensor.uniform_, normal_, cauchy_, torch.rand,
+torch.randn, torch.poisson and the Gamma and Dirichlet samplers on the default generator) are PyTorch's.
 """
 
 from __future__ import annotations
