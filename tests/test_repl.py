@@ -425,6 +425,16 @@ def test_completes_torch_names(session_shell):
     assert [t for t, _ in completions("torch.nn.functional.rel", session_shell)] == ["relu", "relu6", "relu_"]
 
 
+def test_completes_the_distributions_and_transforms(session_shell):
+    assert [t for t, _ in completions("torch.distributions.Lo", session_shell)] == [
+        "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform"]
+    assert [t for t, _ in completions("torch.distributions.transforms.S", session_shell)] == [
+        "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform"]
+    session_shell.execute("d = torch.distributions.Gumbel(0.0, 1.0)\nt = torch.distributions.transforms.ExpTransform()")
+    assert [t for t, _ in completions("d.tra", session_shell)] == ["transforms"]
+    assert [t for t, _ in completions("t.in", session_shell)] == ["inv", "inverse_shape"]
+
+
 def test_completes_tensor_attributes_and_backward_keywords(session_shell):
     assert [t for t, _ in completions("x.gr", session_shell)] == ["grad", "grad_fn", "greater", "greater_equal"]
     names = [t for t, _ in completions("out.", session_shell)]

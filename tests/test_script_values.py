@@ -133,7 +133,7 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.RReLU", "NotImplementedError: gradcli does not implement torch.nn.RReLU"),
-    ("torch.distributions.LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
+    ("torch.distributions.Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.linalg.lstsq(torch.eye(2), torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.lstsq"),
     ("torch.linalg.eig(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eig: its results "
@@ -151,7 +151,7 @@ def test_print_passes_its_keywords_on():
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import LowRankMultivariateNormal", "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal"),
+    ("from torch.distributions import Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -202,7 +202,31 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.poisson", "Poisson"), ("torch.distributions.beta", "Beta"),
             ("torch.distributions.dirichlet", "Dirichlet"), ("torch.distributions.studentT", "StudentT"),
             ("torch.distributions.binomial", "Binomial"),
-            ("torch.distributions.multivariate_normal", "MultivariateNormal")}
+            ("torch.distributions.multivariate_normal", "MultivariateNormal"),
+            ("torch.distributions.transformed_distribution", "TransformedDistribution"),
+            ("torch.distributions.log_normal", "LogNormal"), ("torch.distributions.gumbel", "Gumbel"),
+            ("torch.distributions.half_normal", "HalfNormal"), ("torch.distributions.half_cauchy", "HalfCauchy"),
+            ("torch.distributions.weibull", "Weibull"), ("torch.distributions.pareto", "Pareto"),
+            ("torch.distributions.logistic_normal", "LogisticNormal"),
+            ("torch.distributions.relaxed_bernoulli", "RelaxedBernoulli"),
+            ("torch.distributions.relaxed_bernoulli", "LogitRelaxedBernoulli"),
+            ("torch.distributions.relaxed_categorical", "RelaxedOneHotCategorical"),
+            ("torch.distributions.relaxed_categorical", "ExpRelaxedCategorical"),
+            ("torch.distributions.cauchy", "Cauchy"), ("torch.distributions.geometric", "Geometric"),
+            ("torch.distributions.mixture_same_family", "MixtureSameFamily"),
+            ("torch.distributions.negative_binomial", "NegativeBinomial"),
+            ("torch.distributions.continuous_bernoulli", "ContinuousBernoulli"),
+            ("torch.distributions.von_mises", "VonMises"), ("torch.distributions.kumaraswamy", "Kumaraswamy"),
+            ("torch.distributions.fishersnedecor", "FisherSnedecor"),
+            ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
+            ("torch.distributions.multinomial", "Multinomial"),
+            ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough"),
+            ("torch.distributions.lkj_cholesky", "LKJCholesky")}
+_EXTRAS |= {("torch.distributions.transforms", n) for n in (
+    "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
+    "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",
+    "StickBreakingTransform", "identity_transform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "CumulativeDistributionTransform", "CorrCholeskyTransform", "CatTransform", "StackTransform")}
 # nor those of torch.nn.utils.rnn (each checked with PyTorch 2.13)
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",

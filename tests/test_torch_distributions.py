@@ -95,10 +95,10 @@ def test_the_modules_name_their_classes():
 
 
 def test_names_pytorch_has_and_gradcli_lacks():
-    assert error_line("import torch\ntorch.distributions.LowRankMultivariateNormal\n") == (
-        "NotImplementedError: gradcli does not implement torch.distributions.LowRankMultivariateNormal")
-    assert error_line("import torch\nfrom torch.distributions import constraints\nconstraints.cat\n") == (
-        "NotImplementedError: gradcli does not implement torch.distributions.constraints.cat")
+    assert error_line("import torch\ntorch.distributions.Wishart\n") == (
+        "NotImplementedError: gradcli does not implement torch.distributions.Wishart")
+    assert error_line("import torch\nfrom torch.distributions import constraints\nconstraints.lower_triangular\n") == (
+        "NotImplementedError: gradcli does not implement torch.distributions.constraints.lower_triangular")
 
 
 # What a script may not reach through a distribution: Python's internals behind its objects and functions.
@@ -141,6 +141,23 @@ ESCAPES = [
     ("torch.distributions.Poisson(1.0).__dict__", f"AttributeError: 'Poisson' object attribute '__dict__' {_OUTSIDE}"),
     ("n.loc.numpy()", "AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: scripts cannot "
                       "reach numpy arrays (use .tolist() or .item())"),
+    ("torch.distributions.transforms.ExpTransform().__call__.__globals__",
+     f"AttributeError: 'method' object attribute '__globals__' {_OUTSIDE}"),
+    ("torch.distributions.transforms.ExpTransform().__dict__",
+     f"AttributeError: 'ExpTransform' object attribute '__dict__' {_OUTSIDE}"),
+    ("torch.distributions.transforms.identity_transform.__reduce__",
+     f"AttributeError: 'ComposeTransform' object attribute '__reduce__' {_OUTSIDE}"),
+    ("torch.distributions.transforms.AffineTransform.domain.fget.__globals__",
+     f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
+    ("torch.distributions.LogNormal.loc.fget.__globals__",
+     f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
+    ("torch.distributions.HalfNormal.cdf.__globals__", f"AttributeError: 'function' object attribute '__globals__' {_OUTSIDE}"),
+    ("torch.distributions.HalfCauchy.mode.fget.__code__",
+     f"AttributeError: 'function' object attribute '__code__' {_OUTSIDE}"),
+    ("torch.distributions.VonMises(0.0, 1.0).sample.__func__",
+     f"AttributeError: 'method' object attribute '__func__' {_OUTSIDE}"),
+    ("torch.distributions.LogNormal(0.0, 1.0).transforms[0].__class__.__subclasses__",
+     f"AttributeError: type object 'ExpTransform' attribute '__subclasses__' {_OUTSIDE}"),
 ]
 
 
@@ -165,11 +182,49 @@ def test_what_an_instance_holds_is_values_of_the_language():
             assert value.__class__ in (Tensor, Size, int, bool) or isinstance(value, dist.Distribution), (d, name)
 
 
+def test_what_the_transformed_and_other_distributions_hold_is_values_of_the_language():
+    """The same for the classes of distributions_more and the transforms they hold (lists of transforms, the
+    cache's tuple, ContinuousBernoulli's lims)."""
+    from gradcli.engine import factories
+    from gradcli.engine.tensor import Size, Tensor
+    from gradcli.language import distributions as dist, distributions_more as more, transforms
+    t = factories.tensor([0.2, 0.8])
+    made = [more.LogNormal(t, 1.0), more.Gumbel(t, 2.0), more.HalfNormal(t), more.HalfCauchy(t), more.Weibull(t, 2.0),
+            more.Pareto(t, 2.0), more.LogisticNormal(t, 1.0), more.RelaxedBernoulli(t, probs=t),
+            more.RelaxedOneHotCategorical(t, logits=t), more.Cauchy(t, 1.0), more.Geometric(t),
+            more.MixtureSameFamily(dist.Categorical(t), dist.Normal(t, 1.0)), more.NegativeBinomial(3.0, t),
+            more.ContinuousBernoulli(t), more.VonMises(t, 1.0), more.Kumaraswamy(t, 2.0), more.FisherSnedecor(t, 2.0),
+            more.LowRankMultivariateNormal(t, factories.ones(2, 1), t)]
+    made[14].sample()           # its lazy double copies, kept
+    allowed = (Tensor, Size, int, float, bool, tuple, list, type(None))
+    seen, stack = set(), list(made)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        values = vars(obj).values() if isinstance(obj, (dist.Distribution, transforms.Transform)) else obj
+        for value in values:
+            assert value.__class__ in allowed or isinstance(value, (dist.Distribution, transforms.Transform,
+                                                                    dist.Constraint)), (obj, value)
+            if isinstance(value, (dist.Distribution, transforms.Transform, tuple, list)):
+                stack.append(value)
+
+
 @pytest.mark.parametrize("expr", [
     "Normal(0.0, 1.0).sample((10**6, 10**6))", "Normal(0.0, 1.0).rsample((10**6, 10**6))",
     "Uniform(0.0, 1.0).sample((10**6, 10**6))", "Categorical(logits=torch.zeros(3)).sample((10**6, 10**6))",
     "Bernoulli(0.5).sample((10**6, 10**6))", "Categorical(logits=torch.zeros(3)).expand((10**6, 10**6)).mean",
     "Normal(0.0, 1.0).expand((10**6, 10**6)).log_prob(torch.tensor(0.))",
+    "torch.distributions.Cauchy(0.0, 1.0).sample((10**6, 10**6))",
+    "torch.distributions.Geometric(0.5).sample((10**6, 10**6))",
+    "torch.distributions.Gumbel(0.0, 1.0).sample((10**6, 10**6))",
+    "torch.distributions.VonMises(0.0, 1.0).sample((10**6, 10**6))",
+    "torch.distributions.LogNormal(0.0, 1.0).rsample((10**6, 10**6))",
+    "torch.distributions.RelaxedOneHotCategorical(torch.tensor(1.), logits=torch.zeros(3)).rsample((10**6, 10**6))",
+    "torch.distributions.ContinuousBernoulli(0.3).sample((10**6, 10**6))",
+    "torch.distributions.LowRankMultivariateNormal(torch.zeros(2), torch.ones(2, 1), torch.ones(2)).rsample((10**6, 10**6))",
+    "torch.distributions.MixtureSameFamily(Categorical(logits=torch.zeros(2)), Normal(torch.zeros(2), 1.)).sample((10**6, 10**6))",
 ])
 def test_samples_of_a_script_given_size_go_through_the_memory_budget(expr):
     assert "can't allocate memory" in error_line(_IMPORT + f"x = {expr}\n")
@@ -207,3 +262,11 @@ def test_a_distribution_without_arg_constraints_warns_when_validating():
     assert result.error is None
     assert ("UserWarning: <class '__main__.D'> does not define `arg_constraints`. Please set `arg_constraints = {}` "
             "or initialize the distribution with `validate_args=False` to turn off validation.") in result.err
+
+
+def test_von_mises_refuses_a_sample_that_never_accepts():
+    # PyTorch's rejection loop never ends on a NaN concentration; gradcli's stops after 1,000 rounds, honestly
+    assert error_line(_IMPORT + "torch.distributions.VonMises(torch.tensor([0., 1.]), torch.tensor([float('nan'), 1.]), "
+                                "validate_args=False).sample()\n") == (
+        "NotImplementedError: gradcli does not implement VonMises.sample for parameters that accept no proposal in "
+        "1000 rounds (NaN or infinite ones: PyTorch's loop never ends)")

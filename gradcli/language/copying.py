@@ -131,10 +131,19 @@ def _deep_instance(x, cls, memo):
     memo[id(x)] = y
     if isinstance(x, BaseException):
         y.args = _deep(x.args, memo)
-    state = getattr(x, "__dict__", None)
+    state = _state(x, cls)
     if state:
         y.__dict__.update(_deep(state, memo))
     return y
+
+
+def _state(x, cls):
+    """What Python's copy module copies of an object: its class's __getstate__() (a library class's, such as
+    torch.distributions' Transform, which leaves out its inverse), else its __dict__."""
+    for klass in cls.__mro__:
+        if klass is not object and "__getstate__" in klass.__dict__:
+            return x.__getstate__()
+    return getattr(x, "__dict__", None)
 
 
 def _deep_tensor(t: Tensor, memo) -> Tensor:
@@ -214,7 +223,7 @@ def copy(x):
         y = cls.__new__(cls)
         if isinstance(x, BaseException):
             y.args = x.args
-        state = getattr(x, "__dict__", None)
+        state = _state(x, cls)
         if state:
             y.__dict__.update(state)
         return y

@@ -1,7 +1,7 @@
 """torch.distributions as scripts use it: Distribution, Normal, Laplace, Uniform, Exponential, Categorical,
 OneHotCategorical, Bernoulli, Independent, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial,
-MultivariateNormal, their
-constraints, kl_divergence and register_kl.
+MultivariateNormal, their constraints, kl_divergence and register_kl (the transforms and the other classes:
+gradcli.language.transforms and gradcli.language.distributions_more, which add their KL pairs here).
 
 Each class is a library class of the language (a ScriptType class, as torch.utils.data.Dataset is): a
 script's `class MyNormal(Normal)` derives from it, `type(d)` prints PyTorch's module path. Every method
@@ -263,6 +263,86 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal whose rows have unit length (within 10 * n * eps)."""
+
+    __module__ = "torch.distributions.constraints"
+    event_dim = 2
+
+    def check(self, value):
+        tol = float(_finfo(value.dtype).eps) * value.size(-1) * 10
+        row_norm = ops.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
+def _check_dim(dim, value, what="value"):
+    if not (-value.dim() <= dim < value.dim()):
+        raise AssertionError(f"dim {dim} out of range for {what} with {value.dim()} dimensions")
+
+
+def _constraint_list(cseq) -> list:
+    if not all(isinstance(c, Constraint) for c in cseq):
+        raise AssertionError("All elements of cseq must be Constraint instances")
+    return list(cseq)
+
+
+# cat's and stack's is_discrete: whether any of their constraints is
+_ANY_DISCRETE = property(lambda self: any(c.is_discrete for c in self.cseq))
+
+
+class _Cat(Constraint):
+    """The constraints of `cseq` on consecutive slices of `lengths` along `dim` (as torch.cat joins them)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = _ANY_DISCRETE
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = _constraint_list(cseq)
+        if lengths is None:
+            lengths = [1] * len(self.cseq)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        checks = []
+        start = 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return ops.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The constraints of `cseq` on the slices along `dim` (as torch.stack joins them)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = _ANY_DISCRETE
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = _constraint_list(cseq)
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return ops.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
+
+
 class _GreaterThanEq(_Bounded):
     __module__ = "torch.distributions.constraints"
     _bounds = ("lower_bound",)
@@ -348,6 +428,49 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & is_normalized
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts whose sum is at most upper_bound (PyTorch's weaker check than the sum's equality)."""
+
+    __module__ = "torch.distributions.constraints"
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: its component's constraint, checked with the components' dim put back."""
+
+    __module__ = "torch.distributions.constraints"
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
 def is_dependent(constraint):
     return isinstance(constraint, _Dependent)
 
@@ -367,6 +490,7 @@ square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 
 # torch.distributions.constraints as scripts reach it: the constraints, and the classes of those with bounds
 CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_property": _DependentProperty,
@@ -377,7 +501,9 @@ CONSTRAINTS = {"Constraint": Constraint, "dependent": dependent, "dependent_prop
                "half_open_interval": _HalfOpenInterval,
                "greater_than": _GreaterThan, "greater_than_eq": _GreaterThanEq, "less_than": _LessThan,
                "integer_interval": _IntegerInterval, "square": square, "symmetric": symmetric,
-               "positive_definite": positive_definite, "lower_cholesky": lower_cholesky}
+               "positive_definite": positive_definite, "lower_cholesky": lower_cholesky,
+               "MixtureSameFamilyConstraint": MixtureSameFamilyConstraint, "multinomial": _Multinomial,
+               "corr_cholesky": corr_cholesky, "cat": _Cat, "stack": _Stack}
 
 
 # ------------------------------------------------------------------------------------------ the classes
@@ -450,6 +576,9 @@ class Distribution(ScriptObject, metaclass=ScriptType):
     @property
     def stddev(self):
         return self.variance.sqrt()
+
+    def expand(self, batch_shape, _instance=None):
+        raise NotImplementedError
 
     def sample(self, sample_shape=Size()):
         with autograd.no_grad():
@@ -803,6 +932,20 @@ def _binary_parameters() -> tuple:
 _BINARY_PARAMETERS = _binary_parameters()
 
 
+def _binary_param(d, probs, logits) -> Size:
+    """Bernoulli's (and LogitRelaxedBernoulli's) probs or logits, whichever was given, as a tensor (also `_param`);
+    the batch shape: its shape, none for a number."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        (d.probs,) = broadcast_all(probs)
+        d._param = d.probs
+    else:
+        (d.logits,) = broadcast_all(logits)
+        d._param = d.logits
+    return Size() if _is_number(probs if probs is not None else logits) else d._param.size()
+
+
 class Categorical(Distribution):
     """One of K classes, by probabilities (normalised to sum 1) or logits (normalised by logsumexp)."""
 
@@ -886,6 +1029,24 @@ class Categorical(Distribution):
         return values
 
 
+def _categorical_expanded(d, cls, batch_shape, _instance):
+    """`d.expand(batch_shape)` for a distribution that holds a Categorical (`_categorical`) and its temperature
+    if it has one (OneHotCategorical, ExpRelaxedCategorical)."""
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    if "temperature" in d.__dict__:
+        new.temperature = d.temperature
+    new._categorical = d._categorical.expand(batch_shape)
+    Distribution.__init__(new, batch_shape, d.event_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
+# probs, logits and param_shape of a distribution that holds a Categorical: the Categorical's
+_CATEGORICAL_PARAMETERS = (property(lambda self: self._categorical.probs), property(lambda self: self._categorical.logits),
+                           property(lambda self: self._categorical.param_shape))
+
+
 class OneHotCategorical(Distribution):
     """A Categorical whose samples are one-hot vectors (the event dim is the classes')."""
 
@@ -901,24 +1062,13 @@ class OneHotCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _categorical_expanded(self, OneHotCategorical, batch_shape, _instance)
 
     @property
     def _param(self):
         return self._categorical._param
 
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
+    probs, logits, param_shape = _CATEGORICAL_PARAMETERS
 
     @property
     def mean(self):
@@ -933,10 +1083,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):
         sample_shape = Size(sample_shape)
@@ -963,6 +1109,18 @@ class OneHotCategorical(Distribution):
         return values
 
 
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose rsample passes the gradient of probs straight through the one-hot sample."""
+
+    __module__ = "torch.distributions.one_hot_categorical"
+    has_rsample = True
+
+    def rsample(self, sample_shape=Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
+
+
 class Bernoulli(ExponentialFamily):
     """1 with probability p, else 0; by probs or logits (log-odds)."""
 
@@ -972,17 +1130,7 @@ class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = _is_number(probs)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = _is_number(logits)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_binary_param(self, probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return _expanded(self, Bernoulli, batch_shape, _instance, ("probs", "logits"))
@@ -1230,6 +1378,33 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
+def _count_and_param(d, total_count, probs, logits) -> None:
+    """Binomial's and NegativeBinomial's parameters: total_count broadcast with probs or logits (whichever was
+    given, also `_param`) and of its dtype."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        d.total_count, d.probs = broadcast_all(total_count, probs)
+        d.total_count = d.total_count.type_as(d.probs)
+    else:
+        d.total_count, d.logits = broadcast_all(total_count, logits)
+        d.total_count = d.total_count.type_as(d.logits)
+    d._param = d.probs if probs is not None else d.logits
+
+
+def _count_and_param_expanded(d, cls, batch_shape, _instance):
+    new = d._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    new.total_count = d.total_count.expand(batch_shape)
+    for name in ("probs", "logits"):
+        if name in d.__dict__:
+            setattr(new, name, getattr(d, name).expand(batch_shape))
+            new._param = getattr(new, name)
+    Distribution.__init__(new, batch_shape, validate_args=False)
+    new._validate_args = d._validate_args
+    return new
+
+
 class Binomial(Distribution):
     """The number of successes in `total_count` trials of probability `probs` (or log-odds `logits`)."""
 
@@ -1238,28 +1413,11 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _count_and_param(self, total_count, probs, logits)
         Distribution.__init__(self, self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _count_and_param_expanded(self, Binomial, batch_shape, _instance)
 
     @_DependentProperty(is_discrete=True, event_dim=0)
     def support(self):
@@ -1976,6 +2134,14 @@ _KL_REGISTRY = dict(_BUILT_IN_KL)
 _KL_MEMOIZE: dict = {}
 
 
+def add_built_in_kl(pairs: dict) -> None:
+    """PyTorch's pairs for the classes of another module (gradcli.language.distributions_more), added when it
+    loads: they stay through reset_defaults, as this module's own do."""
+    _BUILT_IN_KL.update(pairs)
+    _KL_REGISTRY.update(pairs)
+    _KL_MEMOIZE.clear()
+
+
 def register_kl(type_p, type_q):
     """A decorator registering `fun(p, q)` as KL(p || q) for p of type_p and q of type_q (and their subclasses)."""
     if not isinstance(type_p, type) and issubclass(type_p, Distribution):
@@ -2040,4 +2206,4 @@ def kl_divergence(p, q):
 
 
 CLASSES = (Distribution, ExponentialFamily, Normal, Uniform, Categorical, Bernoulli, Independent, Exponential,
-           OneHotCategorical, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, MultivariateNormal)
+           OneHotCategorical, OneHotCategoricalStraightThrough, Laplace, Gamma, Chi2, Poisson, Dirichlet, Beta, StudentT, Binomial, MultivariateNormal)

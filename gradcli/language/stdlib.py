@@ -773,15 +773,19 @@ def _make_data() -> dict:
 def _make_distributions() -> dict:
     """torch.distributions (gradcli.language.distributions): the distributions' classes, kl_divergence and
     torch.distributions.kl."""
-    from gradcli.language import distributions as dist
-    members = {cls.__name__: cls for cls in dist.CLASSES}
+    from gradcli.language import distributions as dist, distributions_more as more, transforms
+    classes = dist.CLASSES + more.CLASSES
+    members = {cls.__name__: cls for cls in classes + transforms.CLASSES}
+    members["transforms"] = ScriptModule("torch.distributions.transforms", {
+        cls.__name__: cls for cls in transforms.CLASSES} | {"identity_transform": transforms.identity_transform})
+    members["identity_transform"] = transforms.identity_transform
     kl = Builtin("torch.distributions", "kl_divergence", dist.kl_divergence)     # one function under two names
     members["kl_divergence"] = kl
     register = Builtin("torch.distributions", "register_kl", dist.register_kl)
     members["register_kl"] = register
     members["kl"] = ScriptModule("torch.distributions.kl", {"kl_divergence": kl, "register_kl": register})
     members["constraints"] = ScriptModule("torch.distributions.constraints", dict(dist.CONSTRAINTS))
-    for cls in dist.CLASSES:        # torch.distributions.normal, ...: the modules PyTorch defines them in
+    for cls in classes + more.MODULE_ONLY:        # torch.distributions.normal, ...: the modules PyTorch defines them in
         path = cls.__module__
         members.setdefault(path.rpartition(".")[2], ScriptModule(path, {}))
         members[path.rpartition(".")[2]].members[cls.__name__] = cls
