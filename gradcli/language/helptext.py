@@ -621,6 +621,8 @@ _WHAT = {
     "batch_norm": "Normalises each channel (dim 1) by the batch's mean and variance (training) or the running ones.",
     "layer_norm": "Normalises over the trailing normalized_shape dims of each sample, then weight and bias.",
     "group_norm": "Normalises each sample's channel groups by their mean and variance, then weight and bias.",
+    "rms_norm": "x / sqrt(mean(x²) + eps) over the trailing normalized_shape dims, then weight (eps=None: the "
+                "dtype's machine epsilon).",
     "instance_norm": "batch_norm of each sample and channel on its own (over the spatial dims).",
     "scaled_dot_product_attention": "softmax(q @ k.T * scale + mask) @ v over the last two dims; is_causal, "
                                     "dropout_p, scale (1/sqrt(E) by default).",
@@ -686,6 +688,7 @@ _WHAT = {
                       "by default.",
     "LayerNorm": "layer_norm over the trailing normalized_shape dims, weight ones and bias zeros.",
     "GroupNorm": "group_norm with num_groups groups, weight ones and bias zeros.",
+    "RMSNorm": "rms_norm over the trailing normalized_shape dims, weight ones.",
     "MultiheadAttention": "Attention with num_heads heads: in-projections, scaled_dot_product_attention, "
                           "out_proj; returns (output, averaged weights or None).",
     "TransformerEncoderLayer": "Self-attention and a feed-forward network, each a residual branch with LayerNorm.",

@@ -407,7 +407,7 @@ def _make_nn() -> dict:
         "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
-        "instance_norm": ops.instance_norm,
+        "instance_norm": ops.instance_norm, "rms_norm": ops.composed.functional_rms_norm,
         **{name: _later("gradcli.engine.ops.attention", name)
            for name in ("scaled_dot_product_attention", "multi_head_attention_forward")},
         # group: conv
@@ -635,6 +635,7 @@ def _build_torch() -> ScriptModule:
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
+        "rms_norm": _later("gradcli.engine.ops.composed", "rms_norm"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

@@ -1,5 +1,5 @@
 """torch.nn.functional's functions that PyTorch itself composes from other ops (in Python, or in C++ as
-CompositeImplicitAutograd kernels): softmin, tanhshrink, cosine_similarity and six losses. They are built
+CompositeImplicitAutograd kernels): softmin, tanhshrink, cosine_similarity, rms_norm and the losses. They are built
 here from the same ops in the same order, so their grad_fn chains are PyTorch's chains, node for node.
 
 Where PyTorch's C++ writes `scalar - tensor`, it fills a tensor with the scalar and subtracts in place: the
@@ -12,9 +12,11 @@ import math
 
 import numpy as np
 
-from gradcli.engine import autograd, ops
-from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction
-from gradcli.engine.recording import TYPE_WORDS, number_arg, result_dtype
+from gradcli.engine import autograd, dtypes, ops
+from gradcli.engine.ops import arith, reduce
+from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
+from gradcli.engine.recording import (_CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
+                                     type_word)
 from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -61,8 +63,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
         if x.__class__ is not Tensor:
             raise TypeError(f"pairwise_distance(): argument '{name}' (position {position}) must be Tensor, not "
                             f"{type(x).__name__}")
-    from gradcli.engine.ops import arith, reduce
-    from gradcli.engine.recording import number_operand
     dims = max(x1._a.ndim, x2._a.ndim)
     d = ops.sub(x1, x2)
     shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
@@ -212,3 +212,60 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if reduction == "sum":
         return ops.reduce_sum(loss)
     return loss
+
+
+# ------------------------------------------------------------------------------------------- rms_norm
+
+_FLOAT_EPS = float(np.finfo(np.float32).eps)        # rms_norm's eps=None: the opmath type's machine epsilon
+_DOUBLE_EPS = float(np.finfo(np.float64).eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
+    """torch.rms_norm (F.rms_norm calls it) as PyTorch's CPU runs it: its fused kernel is CUDA's and MPS's, so
+    the composite, `x * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps))`, then `* weight`; float16 computes
+    in float (ToCopyBackward0 on either side), and a result that mul left in another layout is made contiguous."""
+    tensor_arg(input, "rms_norm", "input", 1)
+    if not isinstance(normalized_shape, (tuple, list)):     # (a torch.Size is a tuple)
+        raise TypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type_name(normalized_shape)}")
+    shape = ops.shape.int_list((normalized_shape,), "rms_norm", "normalized_shape", 2) if normalized_shape else ()
+    if weight is not None:
+        tensor_arg(weight, "rms_norm", "weight", 3)
+    if eps is not None:
+        eps = float(number_arg(eps, "rms_norm", "eps", 4, "float"))
+    k, ndim = len(shape), input._a.ndim
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if weight is not None and tuple(weight._a.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{_size_list(weight._a.shape)} and normalized_shape = {_size_list(shape)}")
+    if ndim < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {ndim}")
+    if tuple(input._a.shape[ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_size_list(shape)}, expected input with shape "
+                           f"[*{', '.join(str(d) for d in shape)}], but got input of size{_size_list(input._a.shape)}")
+    if weight is not None and weight._a.dtype != input._a.dtype:
+        STATE.warn_once("rms_norm dtypes", "UserWarning", f"Mismatch dtype between input and weight: input dtype = "
+                        f"{_CXX_NAMES[input._a.dtype.name]}, weight dtype = {_CXX_NAMES[weight._a.dtype.name]}, "
+                        "Cannot dispatch to fused implementation.")
+    if input._a.dtype.kind != "f":
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_word(input._a)}'")
+    wide = input._a.dtype == np.float64
+    x = ops.to_dtype(input, dtypes.float64 if wide else dtypes.float32)
+    if eps is None:
+        eps = _DOUBLE_EPS if wide else _FLOAT_EPS
+    dims = [ndim - 1 - i for i in range(k)]
+    square_mean = ops.mean(ops.power(x, 2), dims, True)
+    # add_(eps) in C++ is the Scalar overload (AddBackward1); on a fresh intermediate, out of place is the same
+    shifted = arith.with_numbers(arith.ADD_SCALAR, square_mean._a + number_operand(square_mean._a, eps),
+                                 (square_mean,), (), ())
+    out = ops.mul(x, ops.rsqrt(shifted))
+    if weight is not None:
+        out = ops.mul(out, weight)
+    return ops.to_dtype(ops.contiguous(out), dtypes.of_array(input._a))
+
+
+def functional_rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
+    """F.rms_norm: PyTorch's Python function around torch.rms_norm (Python's words for a call that does not bind)."""
+    return rms_norm(input, normalized_shape, weight, eps)

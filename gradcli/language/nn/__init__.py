@@ -29,7 +29,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell,
             normalization.BatchNorm1d, normalization.BatchNorm2d, normalization.BatchNorm3d,
             normalization.InstanceNorm1d, normalization.InstanceNorm2d, normalization.InstanceNorm3d,
-            normalization.LayerNorm, normalization.GroupNorm,
+            normalization.LayerNorm, normalization.GroupNorm, normalization.RMSNorm,
             conv.Conv1d, conv.Conv2d, conv.Conv3d, conv.ConvTranspose1d, conv.ConvTranspose2d,
             conv.ConvTranspose3d,
             padding.ZeroPad1d, padding.ZeroPad2d, padding.ZeroPad3d, padding.ConstantPad1d, padding.ConstantPad2d,
