@@ -59,6 +59,10 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # the margin losses of kernels of their own
+    "x = torch.rand(3, 4, requires_grad=True)\n"
+    "(F.soft_margin_loss(x, torch.ones(3, 4)) + F.multi_margin_loss(x, torch.tensor([0, 3, 1]))\n"
+    " + F.multilabel_margin_loss(x, torch.tensor([[0, -1, 0, 0]] * 3))).backward()",
     # Tensor.unfold, and its gradient's node under create_graph
     "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
     "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",

@@ -618,6 +618,11 @@ _WHAT = {
     "multilabel_soft_margin_loss": "Per-class logistic loss of logits against 0/1 targets, averaged over classes.",
     "poisson_nll_loss": "The negative log-likelihood of a Poisson target given its (log) rate.",
     "gaussian_nll_loss": "The negative log-likelihood of a Gaussian target given its mean and variance.",
+    "soft_margin_loss": "log(1 + exp(-target * x)): the two-class logistic loss for targets of 1 and -1.",
+    "multi_margin_loss": "Per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared "
+                         "for p=2, times weight[y]).",
+    "multilabel_margin_loss": "Per sample, max(0, 1 - x[j] + x[i]) summed over its target classes j (the target's "
+                              "entries before a -1) and the other classes i, over the number of classes.",
     "batch_norm": "Normalises each channel (dim 1) by the batch's mean and variance (training) or the running ones.",
     "layer_norm": "Normalises over the trailing normalized_shape dims of each sample, then weight and bias.",
     "group_norm": "Normalises each sample's channel groups by their mean and variance, then weight and bias.",
@@ -673,6 +678,9 @@ _WHAT = {
     "CosineEmbeddingLoss": "cosine_embedding_loss as a module.",
     "MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss as a module.",
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
+    "SoftMarginLoss": "soft_margin_loss as a module.", "MultiMarginLoss": "multi_margin_loss as a module (its weight "
+                                                                          "a buffer).",
+    "MultiLabelMarginLoss": "multilabel_margin_loss as a module.",
     "Flatten": "Flattens dims start_dim..end_dim.", "Unflatten": "Splits one dim into the sizes given.",
     "Dropout": "Dropout in training mode, the identity in eval mode.",
     "PReLU": "x where x > 0, a learnt slope times x elsewhere (one slope, or one per channel).",

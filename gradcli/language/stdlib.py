@@ -406,6 +406,8 @@ def _make_nn() -> dict:
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
         "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
+        **{name: _later("gradcli.engine.ops.margin", name)
+           for name in ("soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")},
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm, "rms_norm": ops.composed.functional_rms_norm,
         **{name: _later("gradcli.engine.ops.attention", name)

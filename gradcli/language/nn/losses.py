@@ -197,3 +197,36 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return composed.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+# The margin losses of kernels of their own (gradcli.engine.ops.margin)
+
+class SoftMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.margin.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.margin.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return ops.margin.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                            reduction=self.reduction)
