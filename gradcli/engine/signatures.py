@@ -93,6 +93,8 @@ SIGNATURES = {
                                                         ("baddbmm", "batch1", "batch2", True),
                                                         ("addbmm", "batch1", "batch2", False))
        for key, texts in _add_product(name, first, second, out_dtype).items()},
+    "torch.triplet_margin_loss": ["(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, float p = 2, "
+                                  "float eps = 1e-06, bool swap = False, int reduction = 1)"],
     "torch.isclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "Tensor.isclose": ["(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "torch.allclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],

@@ -618,6 +618,10 @@ _WHAT = {
     "multilabel_soft_margin_loss": "Per-class logistic loss of logits against 0/1 targets, averaged over classes.",
     "poisson_nll_loss": "The negative log-likelihood of a Poisson target given its (log) rate.",
     "gaussian_nll_loss": "The negative log-likelihood of a Gaussian target given its mean and variance.",
+    "triplet_margin_loss": "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance "
+                           "(swap: the negative's distance to the positive when smaller).",
+    "triplet_margin_with_distance_loss": "triplet_margin_loss with any distance_function (pairwise_distance by "
+                                         "default).",
     "soft_margin_loss": "log(1 + exp(-target * x)): the two-class logistic loss for targets of 1 and -1.",
     "multi_margin_loss": "Per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared "
                          "for p=2, times weight[y]).",
@@ -678,6 +682,9 @@ _WHAT = {
     "CosineEmbeddingLoss": "cosine_embedding_loss as a module.",
     "MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss as a module.",
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
+    "TripletMarginLoss": "triplet_margin_loss as a module.",
+    "TripletMarginWithDistanceLoss": "triplet_margin_with_distance_loss as a module (its distance a PairwiseDistance "
+                                     "submodule by default).",
     "SoftMarginLoss": "soft_margin_loss as a module.", "MultiMarginLoss": "multi_margin_loss as a module (its weight "
                                                                           "a buffer).",
     "MultiLabelMarginLoss": "multilabel_margin_loss as a module.",

@@ -408,6 +408,8 @@ def _make_nn() -> dict:
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
         **{name: _later("gradcli.engine.ops.margin", name)
            for name in ("soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")},
+        "triplet_margin_loss": ops.composed.triplet_margin_loss,
+        "triplet_margin_with_distance_loss": ops.composed.triplet_margin_with_distance_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm, "rms_norm": ops.composed.functional_rms_norm,
         **{name: _later("gradcli.engine.ops.attention", name)
@@ -638,6 +640,7 @@ def _build_torch() -> ScriptModule:
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
         "rms_norm": _later("gradcli.engine.ops.composed", "rms_norm"),
+        "triplet_margin_loss": _later("gradcli.engine.ops.composed", "torch_triplet_margin_loss"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

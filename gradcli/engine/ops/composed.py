@@ -17,6 +17,7 @@ from gradcli.engine.ops import arith, reduce
 from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
 from gradcli.engine.recording import (_CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
                                      type_word)
+from gradcli.engine import signatures
 from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -65,7 +66,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
                             f"{type(x).__name__}")
     dims = max(x1._a.ndim, x2._a.ndim)
     d = ops.sub(x1, x2)
-    shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
+    if d._a.dtype.kind == "f":
+        shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
+    else:           # integers (no grad): the difference plus eps in the default float dtype
+        shifted = ops.add(d, eps)
     return reduce.vector_norm(shifted, p, max(dims - 1, 0) if dims else None, keepdim, node=reduce.NORM_LEGACY)
 
 
@@ -269,3 +273,81 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
 def functional_rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
     """F.rms_norm: PyTorch's Python function around torch.rms_norm (Python's words for a call that does not bind)."""
     return rms_norm(input, normalized_shape, weight, eps)
+
+
+# ----------------------------------------------------------------------------------------- triplet losses
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}      # at::Reduction, as F passes it on
+
+
+def _same_dims(anchor, positive, negative) -> None:
+    dims = [t.dim() for t in (anchor, positive, negative)]
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           "inputs")
+
+
+def torch_triplet_margin_loss(*args, **kwargs) -> Tensor:
+    """torch.triplet_margin_loss (ATen's composite, which F.triplet_margin_loss calls): max(0, margin +
+    d(anchor, positive) - d(anchor, negative)) with pairwise_distance as d, the negative's distance the smaller
+    of its distances to the anchor and the positive with `swap`; `reduction` as at::Reduction's int (one that
+    is neither mean nor sum leaves the loss unreduced; so does the default, as PyTorch's parser reads it)."""
+    message = signatures.check("torch.triplet_margin_loss", args, kwargs)
+    if message is not None:
+        raise TypeError(message)
+    _, values = signatures.bound("torch.triplet_margin_loss", args, kwargs)
+    return _triplet_margin_loss(*(values[name] if values[name] is not None else default
+                                  for name, default in _TRIPLET_DEFAULTS))
+
+
+_TRIPLET_DEFAULTS = (("anchor", None), ("positive", None), ("negative", None), ("margin", 1.0), ("p", 2.0),
+                     ("eps", 1e-06), ("swap", False), ("reduction", 0))
+
+
+def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction) -> Tensor:
+    margin, p, eps = (float(v._a.item() if v.__class__ is Tensor else v) for v in (margin, p, eps))  # (checked)
+    _same_dims(anchor, positive, negative)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    # margin + dist_pos in C++: the Scalar overload (AddBackward1)
+    shifted = arith.with_numbers(arith.ADD_SCALAR, dist_pos._a + number_operand(dist_pos._a, margin), (dist_pos,),
+                                 (), ())
+    loss = ops.clamp_min(ops.sub(shifted, dist_neg), 0)
+    return _apply_reduction(loss, {1: "mean", 2: "sum"}.get(reduction, "none"))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean") -> Tensor:
+    """F.triplet_margin_loss: its reduction and margin checks, then torch.triplet_margin_loss."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return torch_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, _REDUCTION_ENUM[reduction])
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean") -> Tensor:
+    """F.triplet_margin_with_distance_loss, PyTorch's Python: any distance function (torch.pairwise_distance
+    by default), `margin + dist_pos - dist_neg` with Python's operators, torch.minimum, torch.clamp_min."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    for value in (anchor, positive, negative):
+        _expect_attr(value, "ndim")
+    _same_dims(anchor, positive, negative)
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, distance_function(positive, negative), 2)
+    loss = ops.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return ops.reduce_sum(loss)
+    if reduction == "mean":
+        return ops.mean(loss)
+    return loss
