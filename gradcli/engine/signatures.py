@@ -95,6 +95,10 @@ SIGNATURES = {
        for key, texts in _add_product(name, first, second, out_dtype).items()},
     "torch.triplet_margin_loss": ["(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, float p = 2, "
                                   "float eps = 1e-06, bool swap = False, int reduction = 1)"],
+    "torch.rrelu": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
+                    "torch.Generator generator = None)"],
+    "torch.rrelu_": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
+                     "torch.Generator generator = None)"],
     "torch.isclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "Tensor.isclose": ["(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "torch.allclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
@@ -765,6 +769,16 @@ def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
                     values[p.name] = None
             return index, values
     raise TypeError(check(key, args, kwargs))
+
+
+def parsed(key: str, args: tuple, kwargs: dict, defaults: dict) -> dict:
+    """A call of `key`, a function of one signature, as PyTorch's parser takes it: the values by parameter name,
+    `defaults` standing for those not given; a TypeError with PyTorch's message for arguments that do not fit."""
+    message = check(key, args, kwargs)
+    if message is not None:
+        raise TypeError(message)
+    _, values = bound(key, args, kwargs)
+    return {name: defaults.get(name) if value is None else value for name, value in values.items()}
 
 
 def deprecation(key: str, index: int) -> str:

@@ -622,6 +622,17 @@ _WHAT = {
                            "(swap: the negative's distance to the positive when smaller).",
     "triplet_margin_with_distance_loss": "triplet_margin_loss with any distance_function (pairwise_distance by "
                                          "default).",
+    "local_response_norm": "Each channel over (k + alpha * the mean square of `size` neighbouring channels) ** beta.",
+    "gumbel_softmax": "softmax((logits + Gumbel noise) / tau); hard=True: the one-hot of its argmax with the soft "
+                      "sample's gradient.",
+    "channel_shuffle": "The channels (dim 1) split into `groups` groups and interleaved.",
+    "native_channel_shuffle": "channel_shuffle's kernel (PyTorch has no derivative for it).",
+    "rrelu": "x where x > 0, x times a slope drawn uniformly from [lower, upper) elsewhere (training), or the mean "
+             "slope (eval).",
+    "rrelu_": "rrelu in place.",
+    "alpha_dropout": "Dropout for SELU networks: keeps the mean and variance, dropped values set to SELU's "
+                     "saturation value (training only).",
+    "feature_alpha_dropout": "alpha_dropout of whole channels.",
     "soft_margin_loss": "log(1 + exp(-target * x)): the two-class logistic loss for targets of 1 and -1.",
     "multi_margin_loss": "Per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared "
                          "for p=2, times weight[y]).",
@@ -685,6 +696,9 @@ _WHAT = {
     "TripletMarginLoss": "triplet_margin_loss as a module.",
     "TripletMarginWithDistanceLoss": "triplet_margin_with_distance_loss as a module (its distance a PairwiseDistance "
                                      "submodule by default).",
+    "LocalResponseNorm": "local_response_norm as a module.", "Softmax2d": "softmax over the channels (dim -3).",
+    "ChannelShuffle": "channel_shuffle as a module.", "RReLU": "rrelu as a module (random slopes in training).",
+    "AlphaDropout": "alpha_dropout as a module.", "FeatureAlphaDropout": "feature_alpha_dropout as a module.",
     "SoftMarginLoss": "soft_margin_loss as a module.", "MultiMarginLoss": "multi_margin_loss as a module (its weight "
                                                                           "a buffer).",
     "MultiLabelMarginLoss": "multilabel_margin_loss as a module.",

@@ -409,6 +409,11 @@ def _make_nn() -> dict:
         **{name: _later("gradcli.engine.ops.margin", name)
            for name in ("soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")},
         "triplet_margin_loss": ops.composed.triplet_margin_loss,
+        "local_response_norm": ops.composed.local_response_norm, "gumbel_softmax": ops.composed.gumbel_softmax,
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in ("channel_shuffle", "native_channel_shuffle")},
+        "rrelu": _later("gradcli.engine.ops.randomized", "functional_rrelu"),
+        "rrelu_": _later("gradcli.engine.ops.randomized", "torch_rrelu_"),
+        **{name: _later("gradcli.engine.ops.randomized", name) for name in ("alpha_dropout", "feature_alpha_dropout")},
         "triplet_margin_with_distance_loss": ops.composed.triplet_margin_with_distance_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
         "instance_norm": ops.instance_norm, "rms_norm": ops.composed.functional_rms_norm,
@@ -641,6 +646,9 @@ def _build_torch() -> ScriptModule:
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
         "rms_norm": _later("gradcli.engine.ops.composed", "rms_norm"),
         "triplet_margin_loss": _later("gradcli.engine.ops.composed", "torch_triplet_margin_loss"),
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in ("channel_shuffle", "native_channel_shuffle")},
+        "rrelu": _later("gradcli.engine.ops.randomized", "torch_rrelu"),
+        "rrelu_": _later("gradcli.engine.ops.randomized", "torch_rrelu_"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

@@ -67,12 +67,12 @@ _LATER = {
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
                 "special_i1e"),
-    "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (), "margin": (),
+    "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (), "margin": (), "randomized": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
                 "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "statistics", "fold", "upsample", "search", "scatter",
-                "arrange", "special", "attention", "margin")
+                "arrange", "special", "attention", "margin", "randomized")
 
 
 def __getattr__(name: str):

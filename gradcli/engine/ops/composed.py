@@ -293,16 +293,10 @@ def torch_triplet_margin_loss(*args, **kwargs) -> Tensor:
     d(anchor, positive) - d(anchor, negative)) with pairwise_distance as d, the negative's distance the smaller
     of its distances to the anchor and the positive with `swap`; `reduction` as at::Reduction's int (one that
     is neither mean nor sum leaves the loss unreduced; so does the default, as PyTorch's parser reads it)."""
-    message = signatures.check("torch.triplet_margin_loss", args, kwargs)
-    if message is not None:
-        raise TypeError(message)
-    _, values = signatures.bound("torch.triplet_margin_loss", args, kwargs)
-    return _triplet_margin_loss(*(values[name] if values[name] is not None else default
-                                  for name, default in _TRIPLET_DEFAULTS))
+    return _triplet_margin_loss(**signatures.parsed("torch.triplet_margin_loss", args, kwargs, _TRIPLET_DEFAULTS))
 
 
-_TRIPLET_DEFAULTS = (("anchor", None), ("positive", None), ("negative", None), ("margin", 1.0), ("p", 2.0),
-                     ("eps", 1e-06), ("swap", False), ("reduction", 0))
+_TRIPLET_DEFAULTS = {"margin": 1.0, "p": 2.0, "eps": 1e-06, "swap": False, "reduction": 0}
 
 
 def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction) -> Tensor:
@@ -351,3 +345,48 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     if reduction == "mean":
         return ops.mean(loss)
     return loss
+
+
+# --------------------------------------------------------------------------------- local response norm
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0) -> Tensor:
+    """F.local_response_norm, PyTorch's Python: the squares averaged over `size` neighbouring channels (a
+    zero-padded avg_pool2d, or avg_pool3d for inputs of more than 3 dims), then input / (k + alpha * avg) ** beta."""
+    _expect_attr(input, "dim")
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = ops.shape.functional_pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = ops.pool.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = ops.shape.functional_pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = ops.pool.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# ------------------------------------------------------------------------------------------ gumbel_softmax
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1) -> Tensor:
+    """F.gumbel_softmax, PyTorch's Python: Gumbel noise -log(Exp(1)) from the default generator (exponential_
+    over empty_like(logits)), softmax((logits + noise) / tau); `hard`: the one-hot of its argmax, with the
+    soft sample's gradient (y_hard - y_soft.detach() + y_soft)."""
+    if eps != 1e-10 and STATE.warn is not None:
+        STATE.warn("UserWarning", "`eps` parameter is deprecated and has no effect.")
+    tensor_arg(logits, "empty_like", "input", 1)
+    from gradcli.engine import factories
+    like = {"dtype": dtypes.of_array(logits._a)}          # legacy_contiguous_format: row-major, whatever the layout
+    gumbels = -factories.empty(logits.shape, **like).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = factories.zeros(logits.shape, **like).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
