@@ -95,6 +95,30 @@ SIGNATURES = {
        for key, texts in _add_product(name, first, second, out_dtype).items()},
     "torch.triplet_margin_loss": ["(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, float p = 2, "
                                   "float eps = 1e-06, bool swap = False, int reduction = 1)"],
+    "torch.layer_norm": ["(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias = None, "
+                         "float eps = 1e-05, bool cudnn_enable = True)"],
+    "torch.group_norm": ["(Tensor input, int num_groups, Tensor weight = None, Tensor bias = None, float eps = 1e-05, "
+                         "bool cudnn_enabled = True)"],
+    "torch.batch_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+                         "bool training, float momentum, float eps, bool cudnn_enabled)"],
+    "torch.instance_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+                            "bool use_input_stats, float momentum, float eps, bool cudnn_enabled)"],
+    "torch.embedding": ["(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = False, "
+                        "bool sparse = False)"],
+    "torch.bilinear": ["(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)"],
+    "torch.kl_div": ["(Tensor input, Tensor target, int reduction = 1, *, bool log_target = False)"],
+    "torch.cosine_embedding_loss": ["(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, "
+                                    "int reduction = 1)"],
+    "torch.hinge_embedding_loss": ["(Tensor input, Tensor target, float margin = 1.0, int reduction = 1)"],
+    "torch.margin_ranking_loss": ["(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, "
+                                  "int reduction = 1)"],
+    "torch.poisson_nll_loss": ["(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)"],
+    **{f"torch.{name}": ["(Tensor input, float p, bool train)"]
+       for name in ("alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+                    "feature_dropout", "feature_dropout_")},
+    "torch.selu": ["(Tensor input)"], "torch.selu_": ["(Tensor input)"],
+    "torch.celu": ["(Tensor input, Number alpha = 1.0)"], "torch.celu_": ["(Tensor input, Number alpha = 1.0)"],
+    "torch.hardshrink": ["(Tensor input, Number lambd = 0.5)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
     "torch.rrelu": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
                     "torch.Generator generator = None)"],
     "torch.rrelu_": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
@@ -437,7 +461,9 @@ class _Param:
         head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.optional = bool(eq)
-        self.nullable = default == "None"       # None is taken only where it is the default
+        # None is taken only where it is the default, or by a required `Tensor?` (torch.batch_norm's weight)
+        self.nullable = default == "None" or self.type.endswith("?")
+        self.type = self.type.removesuffix("?")
         self.keyword_only = keyword_only
         # what PyTorch's message formatter reads from the same text: everything before the last
         # space is the "type" and the last word the "name" (so `Number alpha = 1` is named "1")

@@ -633,6 +633,10 @@ _WHAT = {
     "alpha_dropout": "Dropout for SELU networks: keeps the mean and variance, dropped values set to SELU's "
                      "saturation value (training only).",
     "feature_alpha_dropout": "alpha_dropout of whole channels.",
+    "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
+    "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "
+                       "train).",
+    "feature_dropout_": "feature_dropout in place.", "selu_": "selu in place.", "celu_": "celu in place.",
     "soft_margin_loss": "log(1 + exp(-target * x)): the two-class logistic loss for targets of 1 and -1.",
     "multi_margin_loss": "Per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared "
                          "for p=2, times weight[y]).",

@@ -397,9 +397,10 @@ def _make_nn() -> dict:
         "hardsigmoid": _tensor_fn("hardsigmoid", ops.elementwise.functional_hardsigmoid),
         "hardswish": _tensor_fn("hardswish", ops.elementwise.functional_hardswish),
         "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
-        "hardshrink": _tensor_fn("hardshrink", ops.elementwise.hardshrink),
+        "hardshrink": _later("gradcli.engine.ops.aten_nn", "hardshrink"),      # torch.hardshrink itself
+        **{name: _later("gradcli.engine.ops.aten_nn", name) for name in ("selu_", "celu_")},
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
-        "pairwise_distance": ops.composed.pairwise_distance,
+        "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -649,6 +650,13 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.ops.arrange", name) for name in ("channel_shuffle", "native_channel_shuffle")},
         "rrelu": _later("gradcli.engine.ops.randomized", "torch_rrelu"),
         "rrelu_": _later("gradcli.engine.ops.randomized", "torch_rrelu_"),
+        # torch's names of nn ops, with ATen's signatures
+        **{name: _later("gradcli.engine.ops.aten_nn", name) for name in (
+            "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding", "bilinear", "kl_div",
+            "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss",
+            "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
+            "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
+        "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

@@ -177,3 +177,9 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor
     _expect_tensor(input, "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", "input", 1)
     return _alpha_dropout(input, p, training, inplace, True,
                           "feature_alpha_dropout_" if inplace else "feature_alpha_dropout")
+
+
+def alpha_dropout_raw(input, p, train, inplace: bool, feature: bool) -> Tensor:
+    """torch.alpha_dropout / feature_alpha_dropout and their in-place forms (their parser has checked the types)."""
+    name = ("feature_alpha_dropout" if feature else "alpha_dropout") + ("_" if inplace else "")
+    return _alpha_dropout(input, p, train, inplace, feature, name)
