@@ -67,6 +67,8 @@ EXTRA = [
     "x = torch.rand(3, 4, requires_grad=True) - 0.5\n"
     "y = F.rrelu(x, training=True) + F.rrelu(x * 1, inplace=True) + F.channel_shuffle(x.view(1, 4, 3), 2).view(3, 4)\n"
     "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\ng.sum().backward()",
+    # pdist, and its gradient's node under create_graph
+    "x = torch.rand(4, 3, requires_grad=True)\ng, = torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)",
     # Tensor.unfold, and its gradient's node under create_graph
     "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
     "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",

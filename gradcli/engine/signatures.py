@@ -119,6 +119,7 @@ SIGNATURES = {
     "torch.selu": ["(Tensor input)"], "torch.selu_": ["(Tensor input)"],
     "torch.celu": ["(Tensor input, Number alpha = 1.0)"], "torch.celu_": ["(Tensor input, Number alpha = 1.0)"],
     "torch.hardshrink": ["(Tensor input, Number lambd = 0.5)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
+    "torch.pdist": ["(Tensor input, float p = 2)"],
     "torch.rrelu": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
                     "torch.Generator generator = None)"],
     "torch.rrelu_": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "

@@ -633,6 +633,7 @@ _WHAT = {
     "alpha_dropout": "Dropout for SELU networks: keeps the mean and variance, dropped values set to SELU's "
                      "saturation value (training only).",
     "feature_alpha_dropout": "alpha_dropout of whole channels.",
+    "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
     "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
     "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "
                        "train).",

@@ -401,6 +401,7 @@ def _make_nn() -> dict:
         **{name: _later("gradcli.engine.ops.aten_nn", name) for name in ("selu_", "celu_")},
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
+        "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -657,6 +658,7 @@ def _build_torch() -> ScriptModule:
             "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
             "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
+        "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
