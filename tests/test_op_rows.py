@@ -69,6 +69,8 @@ EXTRA = [
     "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\ng.sum().backward()",
     # pdist, and its gradient's node under create_graph
     "x = torch.rand(4, 3, requires_grad=True)\ng, = torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)",
+    # affine_grid
+    "t = torch.rand(1, 2, 3, requires_grad=True)\nF.affine_grid(t, (1, 1, 2, 3), align_corners=False).sum().backward()",
     # Tensor.unfold, and its gradient's node under create_graph
     "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
     "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",

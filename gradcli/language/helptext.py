@@ -633,6 +633,9 @@ _WHAT = {
     "alpha_dropout": "Dropout for SELU networks: keeps the mean and variance, dropped values set to SELU's "
                      "saturation value (training only).",
     "feature_alpha_dropout": "alpha_dropout of whole channels.",
+    "affine_grid": "The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of a batch of affine matrices theta, in [-1, 1] "
+                   "coordinates.",
+    "affine_grid_generator": "affine_grid's kernel: torch.affine_grid_generator(theta, size, align_corners).",
     "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
     "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
     "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "

@@ -402,6 +402,7 @@ def _make_nn() -> dict:
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
+        "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -658,6 +659,7 @@ def _build_torch() -> ScriptModule:
             "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
             "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
+        "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
