@@ -59,6 +59,18 @@ EXTRA = [
     "for y in [F.glu(a, 0), F.hardshrink(a, 0.3), F.softshrink(a, 0.3), F.prelu(a, w), a.sort(1)[0], a.topk(2)[0]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), a, create_graph=True)\n"
     "    g.sum().backward()",
+    # the margin losses of kernels of their own
+    "x = torch.rand(3, 4, requires_grad=True)\n"
+    "(F.soft_margin_loss(x, torch.ones(3, 4)) + F.multi_margin_loss(x, torch.tensor([0, 3, 1]))\n"
+    " + F.multilabel_margin_loss(x, torch.tensor([[0, -1, 0, 0]] * 3))).backward()",
+    # rrelu (in training, in place, and its gradient's node under create_graph); channel_shuffle
+    "x = torch.rand(3, 4, requires_grad=True) - 0.5\n"
+    "y = F.rrelu(x, training=True) + F.rrelu(x * 1, inplace=True) + F.channel_shuffle(x.view(1, 4, 3), 2).view(3, 4)\n"
+    "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\ng.sum().backward()",
+    # pdist, and its gradient's node under create_graph
+    "x = torch.rand(4, 3, requires_grad=True)\ng, = torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)",
+    # affine_grid
+    "t = torch.rand(1, 2, 3, requires_grad=True)\nF.affine_grid(t, (1, 1, 2, 3), align_corners=False).sum().backward()",
     # Tensor.unfold, and its gradient's node under create_graph
     "x = torch.arange(10., requires_grad=True)\nu = x.unfold(0, 3, 2)\n"
     "g, = torch.autograd.grad((u * u).sum(), x, create_graph=True)\n(g * g).sum().backward()",

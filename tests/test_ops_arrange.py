@@ -30,6 +30,8 @@ CHECKS = {
                             (lambda a: arrange.pixel_shuffle(a * a, 3), (any_(9, 1, 2),))],
     arrange.PIXEL_UNSHUFFLE: [(lambda a: arrange.pixel_unshuffle(a, 2), (any_(2, 1, 4, 6),)),
                               (lambda a: arrange.pixel_unshuffle(a * a, 3), (any_(2, 3, 3, 3),))],
+    arrange.CHANNEL_SHUFFLE: [(lambda a: arrange.channel_shuffle(a, 2), (any_(2, 6, 3),)),
+                              (lambda a: arrange.channel_shuffle(a * a, 3), (any_(1, 6, 2, 2),))],
 }
 
 

@@ -93,6 +93,37 @@ SIGNATURES = {
                                                         ("baddbmm", "batch1", "batch2", True),
                                                         ("addbmm", "batch1", "batch2", False))
        for key, texts in _add_product(name, first, second, out_dtype).items()},
+    "torch.triplet_margin_loss": ["(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, float p = 2, "
+                                  "float eps = 1e-06, bool swap = False, int reduction = 1)"],
+    "torch.layer_norm": ["(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias = None, "
+                         "float eps = 1e-05, bool cudnn_enable = True)"],
+    "torch.group_norm": ["(Tensor input, int num_groups, Tensor weight = None, Tensor bias = None, float eps = 1e-05, "
+                         "bool cudnn_enabled = True)"],
+    "torch.batch_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+                         "bool training, float momentum, float eps, bool cudnn_enabled)"],
+    "torch.instance_norm": ["(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+                            "bool use_input_stats, float momentum, float eps, bool cudnn_enabled)"],
+    "torch.embedding": ["(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = False, "
+                        "bool sparse = False)"],
+    "torch.bilinear": ["(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)"],
+    "torch.kl_div": ["(Tensor input, Tensor target, int reduction = 1, *, bool log_target = False)"],
+    "torch.cosine_embedding_loss": ["(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, "
+                                    "int reduction = 1)"],
+    "torch.hinge_embedding_loss": ["(Tensor input, Tensor target, float margin = 1.0, int reduction = 1)"],
+    "torch.margin_ranking_loss": ["(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, "
+                                  "int reduction = 1)"],
+    "torch.poisson_nll_loss": ["(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)"],
+    **{f"torch.{name}": ["(Tensor input, float p, bool train)"]
+       for name in ("alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+                    "feature_dropout", "feature_dropout_")},
+    "torch.selu": ["(Tensor input)"], "torch.selu_": ["(Tensor input)"],
+    "torch.celu": ["(Tensor input, Number alpha = 1.0)"], "torch.celu_": ["(Tensor input, Number alpha = 1.0)"],
+    "torch.hardshrink": ["(Tensor input, Number lambd = 0.5)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
+    "torch.pdist": ["(Tensor input, float p = 2)"],
+    "torch.rrelu": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
+                    "torch.Generator generator = None)"],
+    "torch.rrelu_": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
+                     "torch.Generator generator = None)"],
     "torch.isclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "Tensor.isclose": ["(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
     "torch.allclose": ["(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)"],
@@ -431,7 +462,9 @@ class _Param:
         head, eq, default = text.partition(" = ")
         self.type, _, self.name = head.rpartition(" ")
         self.optional = bool(eq)
-        self.nullable = default == "None"       # None is taken only where it is the default
+        # None is taken only where it is the default, or by a required `Tensor?` (torch.batch_norm's weight)
+        self.nullable = default == "None" or self.type.endswith("?")
+        self.type = self.type.removesuffix("?")
         self.keyword_only = keyword_only
         # what PyTorch's message formatter reads from the same text: everything before the last
         # space is the "type" and the last word the "name" (so `Number alpha = 1` is named "1")
@@ -763,6 +796,16 @@ def bound(key: str, args: tuple, kwargs: dict) -> tuple[int, dict]:
                     values[p.name] = None
             return index, values
     raise TypeError(check(key, args, kwargs))
+
+
+def parsed(key: str, args: tuple, kwargs: dict, defaults: dict) -> dict:
+    """A call of `key`, a function of one signature, as PyTorch's parser takes it: the values by parameter name,
+    `defaults` standing for those not given; a TypeError with PyTorch's message for arguments that do not fit."""
+    message = check(key, args, kwargs)
+    if message is not None:
+        raise TypeError(message)
+    _, values = bound(key, args, kwargs)
+    return {name: defaults.get(name) if value is None else value for name, value in values.items()}
 
 
 def deprecation(key: str, index: int) -> str:

@@ -1140,6 +1140,9 @@ class Tensor:
     def relu(self):
         return ops.relu(self)
 
+    def hardshrink(self, *args, **kwargs):
+        return ops.aten_nn.hardshrink_method(self, *args, **kwargs)
+
     def erf(self):
         return ops.erf(self)
 

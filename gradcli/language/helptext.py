@@ -671,9 +671,39 @@ _WHAT = {
     "multilabel_soft_margin_loss": "Per-class logistic loss of logits against 0/1 targets, averaged over classes.",
     "poisson_nll_loss": "The negative log-likelihood of a Poisson target given its (log) rate.",
     "gaussian_nll_loss": "The negative log-likelihood of a Gaussian target given its mean and variance.",
+    "triplet_margin_loss": "max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance "
+                           "(swap: the negative's distance to the positive when smaller).",
+    "triplet_margin_with_distance_loss": "triplet_margin_loss with any distance_function (pairwise_distance by "
+                                         "default).",
+    "local_response_norm": "Each channel over (k + alpha * the mean square of `size` neighbouring channels) ** beta.",
+    "gumbel_softmax": "softmax((logits + Gumbel noise) / tau); hard=True: the one-hot of its argmax with the soft "
+                      "sample's gradient.",
+    "channel_shuffle": "The channels (dim 1) split into `groups` groups and interleaved.",
+    "native_channel_shuffle": "channel_shuffle's kernel (PyTorch has no derivative for it).",
+    "rrelu": "x where x > 0, x times a slope drawn uniformly from [lower, upper) elsewhere (training), or the mean "
+             "slope (eval).",
+    "rrelu_": "rrelu in place.",
+    "alpha_dropout": "Dropout for SELU networks: keeps the mean and variance, dropped values set to SELU's "
+                     "saturation value (training only).",
+    "feature_alpha_dropout": "alpha_dropout of whole channels.",
+    "affine_grid": "The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of a batch of affine matrices theta, in [-1, 1] "
+                   "coordinates.",
+    "affine_grid_generator": "affine_grid's kernel: torch.affine_grid_generator(theta, size, align_corners).",
+    "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
+    "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
+    "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "
+                       "train).",
+    "feature_dropout_": "feature_dropout in place.", "selu_": "selu in place.", "celu_": "celu in place.",
+    "soft_margin_loss": "log(1 + exp(-target * x)): the two-class logistic loss for targets of 1 and -1.",
+    "multi_margin_loss": "Per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared "
+                         "for p=2, times weight[y]).",
+    "multilabel_margin_loss": "Per sample, max(0, 1 - x[j] + x[i]) summed over its target classes j (the target's "
+                              "entries before a -1) and the other classes i, over the number of classes.",
     "batch_norm": "Normalises each channel (dim 1) by the batch's mean and variance (training) or the running ones.",
     "layer_norm": "Normalises over the trailing normalized_shape dims of each sample, then weight and bias.",
     "group_norm": "Normalises each sample's channel groups by their mean and variance, then weight and bias.",
+    "rms_norm": "x / sqrt(mean(x²) + eps) over the trailing normalized_shape dims, then weight (eps=None: the "
+                "dtype's machine epsilon).",
     "instance_norm": "batch_norm of each sample and channel on its own (over the spatial dims).",
     "scaled_dot_product_attention": "softmax(q @ k.T * scale + mask) @ v over the last two dims; is_causal, "
                                     "dropout_p, scale (1/sqrt(E) by default).",
@@ -724,6 +754,15 @@ _WHAT = {
     "CosineEmbeddingLoss": "cosine_embedding_loss as a module.",
     "MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss as a module.",
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
+    "TripletMarginLoss": "triplet_margin_loss as a module.",
+    "TripletMarginWithDistanceLoss": "triplet_margin_with_distance_loss as a module (its distance a PairwiseDistance "
+                                     "submodule by default).",
+    "LocalResponseNorm": "local_response_norm as a module.", "Softmax2d": "softmax over the channels (dim -3).",
+    "ChannelShuffle": "channel_shuffle as a module.", "RReLU": "rrelu as a module (random slopes in training).",
+    "AlphaDropout": "alpha_dropout as a module.", "FeatureAlphaDropout": "feature_alpha_dropout as a module.",
+    "SoftMarginLoss": "soft_margin_loss as a module.", "MultiMarginLoss": "multi_margin_loss as a module (its weight "
+                                                                          "a buffer).",
+    "MultiLabelMarginLoss": "multilabel_margin_loss as a module.",
     "Flatten": "Flattens dims start_dim..end_dim.", "Unflatten": "Splits one dim into the sizes given.",
     "Dropout": "Dropout in training mode, the identity in eval mode.",
     "PReLU": "x where x > 0, a learnt slope times x elsewhere (one slope, or one per channel).",
@@ -739,6 +778,7 @@ _WHAT = {
                       "by default.",
     "LayerNorm": "layer_norm over the trailing normalized_shape dims, weight ones and bias zeros.",
     "GroupNorm": "group_norm with num_groups groups, weight ones and bias zeros.",
+    "RMSNorm": "rms_norm over the trailing normalized_shape dims, weight ones.",
     "MultiheadAttention": "Attention with num_heads heads: in-projections, scaled_dot_product_attention, "
                           "out_proj; returns (output, averaged weights or None).",
     "TransformerEncoderLayer": "Self-attention and a feed-forward network, each a residual branch with LayerNorm.",

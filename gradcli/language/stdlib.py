@@ -397,17 +397,29 @@ def _make_nn() -> dict:
         "hardsigmoid": _tensor_fn("hardsigmoid", ops.elementwise.functional_hardsigmoid),
         "hardswish": _tensor_fn("hardswish", ops.elementwise.functional_hardswish),
         "softmin": ops.composed.softmin, "tanhshrink": ops.composed.tanhshrink,
-        "hardshrink": _tensor_fn("hardshrink", ops.elementwise.hardshrink),
+        "hardshrink": _later("gradcli.engine.ops.aten_nn", "hardshrink"),      # torch.hardshrink itself
+        **{name: _later("gradcli.engine.ops.aten_nn", name) for name in ("selu_", "celu_")},
         "softshrink": _tensor_fn("softshrink", ops.elementwise.softshrink),
-        "pairwise_distance": ops.composed.pairwise_distance,
+        "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
+        "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
+        "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
         "cosine_embedding_loss": ops.composed.cosine_embedding_loss,
         "multilabel_soft_margin_loss": ops.composed.multilabel_soft_margin_loss,
         "poisson_nll_loss": ops.composed.poisson_nll_loss, "gaussian_nll_loss": ops.composed.gaussian_nll_loss,
+        **{name: _later("gradcli.engine.ops.margin", name)
+           for name in ("soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")},
+        "triplet_margin_loss": ops.composed.triplet_margin_loss,
+        "local_response_norm": ops.composed.local_response_norm, "gumbel_softmax": ops.composed.gumbel_softmax,
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in ("channel_shuffle", "native_channel_shuffle")},
+        "rrelu": _later("gradcli.engine.ops.randomized", "functional_rrelu"),
+        "rrelu_": _later("gradcli.engine.ops.randomized", "torch_rrelu_"),
+        **{name: _later("gradcli.engine.ops.randomized", name) for name in ("alpha_dropout", "feature_alpha_dropout")},
+        "triplet_margin_with_distance_loss": ops.composed.triplet_margin_with_distance_loss,
         "batch_norm": ops.batch_norm, "layer_norm": ops.layer_norm, "group_norm": ops.group_norm,
-        "instance_norm": ops.instance_norm,
+        "instance_norm": ops.instance_norm, "rms_norm": ops.composed.functional_rms_norm,
         **{name: _later("gradcli.engine.ops.attention", name)
            for name in ("scaled_dot_product_attention", "multi_head_attention_forward")},
         # group: conv
@@ -635,6 +647,20 @@ def _build_torch() -> ScriptModule:
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
+        "rms_norm": _later("gradcli.engine.ops.composed", "rms_norm"),
+        "triplet_margin_loss": _later("gradcli.engine.ops.composed", "torch_triplet_margin_loss"),
+        **{name: _later("gradcli.engine.ops.arrange", name) for name in ("channel_shuffle", "native_channel_shuffle")},
+        "rrelu": _later("gradcli.engine.ops.randomized", "torch_rrelu"),
+        "rrelu_": _later("gradcli.engine.ops.randomized", "torch_rrelu_"),
+        # torch's names of nn ops, with ATen's signatures
+        **{name: _later("gradcli.engine.ops.aten_nn", name) for name in (
+            "layer_norm", "group_norm", "batch_norm", "instance_norm", "embedding", "bilinear", "kl_div",
+            "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "poisson_nll_loss",
+            "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
+            "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
+        "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
+        "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
+        "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

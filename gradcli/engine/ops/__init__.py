@@ -67,12 +67,12 @@ _LATER = {
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
                 "special_i1e"),
-    "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (),
+    "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (), "margin": (), "randomized": (), "aten_nn": (), "pdist": (), "affine_grid": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
                 "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "statistics", "fold", "upsample", "search", "scatter",
-                "arrange", "special", "attention")
+                "arrange", "special", "attention", "margin", "randomized", "pdist", "affine_grid")
 
 
 def __getattr__(name: str):

@@ -45,6 +45,12 @@ def _masked_scatter_source(F, g, mask, source_shape):
     return g[np.broadcast_to(m, g.shape)].reshape(source_shape)
 
 
+def _channel_shuffle_grad(F, g, groups):
+    """channel_shuffle's derivative: the gradient shuffled back, in C / groups groups."""
+    back = g.shape[1] // groups
+    return channel_shuffle(g, back) if F.tensors else channel_shuffle_array(g, back)
+
+
 # fmt: off
 #                 node                 forward saves                formulas
 MASKED_SELECT  = Op("MaskedSelectBackward0",  None, ("self", "mask"), (_masked_select_backward,), fits=True,
@@ -63,6 +69,8 @@ PIXEL_SHUFFLE   = Op("PixelShuffleBackward0",   None, ("upscale_factor",),
 PIXEL_UNSHUFFLE = Op("PixelUnshuffleBackward0", None, ("downscale_factor",),
                      (lambda F, g, downscale_factor: F.pixel_shuffle(g, downscale_factor),), quiet=True,
                      jvp=lambda F, ts, xs, result, downscale_factor: pixel_unshuffle(ts[0], downscale_factor))
+CHANNEL_SHUFFLE = Op("ChannelShuffleBackward0", None, ("groups",), (_channel_shuffle_grad,), quiet=True,
+                     jvp=lambda F, ts, xs, result, groups: channel_shuffle(ts[0], groups))
 BLOCK_DIAG = Op("BlockDiagBackward0", None, ("shapes", "spans"),   _EachInput(_block_diag_part), fits="dtype",
                 quiet=True, jvp=_block_diag_jvp)
 # fmt: on
@@ -305,15 +313,22 @@ def _broadcast_shape(a: list, b: list) -> tuple:
 
 # ------------------------------------------------------------------------------------------- rot90
 
+def _tensor_and_int(name: str, a, what: str, value) -> int:
+    """The parser's checks of a C++ function's (Tensor input, int <what>) arguments: the int (a 0-d integer tensor
+    counts as one), or PyTorch's TypeError."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(a)}")
+    value = index_arg(value)
+    if value.__class__ is not int:
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type_name(value)}")
+    int64_arg(value)
+    return value
+
+
 def rot90(a: Tensor, k=1, dims=(0, 1)) -> Tensor:
     """torch.rot90 / Tensor.rot90: a quarter turn k times from dims[0] towards dims[1], laid out as PyTorch's
     flip then transpose leave it (a transposed view of the flipped copy for an odd k)."""
-    if a.__class__ is not Tensor:
-        raise TypeError(f"rot90(): argument 'input' (position 1) must be Tensor, not {type_name(a)}")
-    k = index_arg(k)
-    if k.__class__ is not int:
-        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type_name(k)}")
-    int64_arg(k)
+    k = _tensor_and_int("rot90", a, "k", k)
     dims = tuple(index_arg(d) for d in dims)
     x = a._a
     if len(dims) != 2:
@@ -366,12 +381,7 @@ def block_diag(*tensors) -> Tensor:
 
 def _pixel_operand(name: str, what: str, a, factor) -> int:
     """pixel_shuffle's and pixel_unshuffle's checks of their input and factor, in PyTorch's words and order."""
-    if a.__class__ is not Tensor:
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(a)}")
-    factor = index_arg(factor)
-    if factor.__class__ is not int:
-        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type_name(factor)}")
-    int64_arg(factor)
+    factor = _tensor_and_int(name, a, what, factor)
     if a._a.ndim < 3:
         raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with "
                            f"{a._a.ndim} dimension(s)")
@@ -401,6 +411,40 @@ def pixel_unshuffle(a: Tensor, downscale_factor) -> Tensor:
     # an empty input comes back in its own shape (PyTorch's kernel returns before reshaping it)
     out = a._a.copy() if a._a.size == 0 else pixel_unshuffle_array(a._a, r)
     return apply(PIXEL_UNSHUFFLE, out, (a,), (r,))
+
+
+def channel_shuffle(a: Tensor, groups) -> Tensor:
+    """F.channel_shuffle / torch.channel_shuffle / nn.ChannelShuffle: the channels (dim 1) of (N, C, *) read as a
+    (groups, C / groups) grid and written out by columns (ChannelShuffleBackward0)."""
+    groups = _shuffle_checks("channel_shuffle", a, groups)
+    return apply(CHANNEL_SHUFFLE, channel_shuffle_array(a._a, groups), (a,), (groups,))
+
+
+def native_channel_shuffle(a: Tensor, groups) -> Tensor:
+    """torch.native_channel_shuffle: the same values; PyTorch has no derivative for it (a NotImplemented node)."""
+    groups = _shuffle_checks("native_channel_shuffle", a, groups)
+    from gradcli.engine.ops import elementwise
+    return elementwise.not_implemented(channel_shuffle_array(a._a, groups), (a,), "native_channel_shuffle")
+
+
+def _shuffle_checks(name: str, a, groups) -> int:
+    groups = _tensor_and_int(name, a, "groups", groups)
+    x = a._a
+    if x.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(x.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if x.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {x.shape[1]} channels and "
+                           f"{groups} groups.")
+    return groups
+
+
+def channel_shuffle_array(x: np.ndarray, groups: int) -> np.ndarray:
+    n, c = x.shape[:2]
+    y = x.reshape((n, groups, c // groups) + x.shape[2:])
+    return np.ascontiguousarray(np.swapaxes(y, 1, 2)).reshape(x.shape)
 
 
 def pixel_shuffle_array(x: np.ndarray, r: int) -> np.ndarray:

@@ -1,5 +1,5 @@
 """torch.nn.functional's functions that PyTorch itself composes from other ops (in Python, or in C++ as
-CompositeImplicitAutograd kernels): softmin, tanhshrink, cosine_similarity and six losses. They are built
+CompositeImplicitAutograd kernels): softmin, tanhshrink, cosine_similarity, rms_norm and the losses. They are built
 here from the same ops in the same order, so their grad_fn chains are PyTorch's chains, node for node.
 
 Where PyTorch's C++ writes `scalar - tensor`, it fills a tensor with the scalar and subtracts in place: the
@@ -12,9 +12,12 @@ import math
 
 import numpy as np
 
-from gradcli.engine import autograd, ops
-from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction
-from gradcli.engine.recording import TYPE_WORDS, number_arg, result_dtype
+from gradcli.engine import autograd, dtypes, ops
+from gradcli.engine.ops import arith, reduce
+from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
+from gradcli.engine.recording import (_CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
+                                     type_word)
+from gradcli.engine import signatures
 from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -61,11 +64,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
         if x.__class__ is not Tensor:
             raise TypeError(f"pairwise_distance(): argument '{name}' (position {position}) must be Tensor, not "
                             f"{type(x).__name__}")
-    from gradcli.engine.ops import arith, reduce
-    from gradcli.engine.recording import number_operand
     dims = max(x1._a.ndim, x2._a.ndim)
     d = ops.sub(x1, x2)
-    shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
+    if d._a.dtype.kind == "f":
+        shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
+    else:           # integers (no grad): the difference plus eps in the default float dtype
+        shifted = ops.add(d, eps)
     return reduce.vector_norm(shifted, p, max(dims - 1, 0) if dims else None, keepdim, node=reduce.NORM_LEGACY)
 
 
@@ -212,3 +216,177 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if reduction == "sum":
         return ops.reduce_sum(loss)
     return loss
+
+
+# ------------------------------------------------------------------------------------------- rms_norm
+
+_FLOAT_EPS = float(np.finfo(np.float32).eps)        # rms_norm's eps=None: the opmath type's machine epsilon
+_DOUBLE_EPS = float(np.finfo(np.float64).eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
+    """torch.rms_norm (F.rms_norm calls it) as PyTorch's CPU runs it: its fused kernel is CUDA's and MPS's, so
+    the composite, `x * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps))`, then `* weight`; float16 computes
+    in float (ToCopyBackward0 on either side), and a result that mul left in another layout is made contiguous."""
+    tensor_arg(input, "rms_norm", "input", 1)
+    if not isinstance(normalized_shape, (tuple, list)):     # (a torch.Size is a tuple)
+        raise TypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type_name(normalized_shape)}")
+    shape = ops.shape.int_list((normalized_shape,), "rms_norm", "normalized_shape", 2) if normalized_shape else ()
+    if weight is not None:
+        tensor_arg(weight, "rms_norm", "weight", 3)
+    if eps is not None:
+        eps = float(number_arg(eps, "rms_norm", "eps", 4, "float"))
+    k, ndim = len(shape), input._a.ndim
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if weight is not None and tuple(weight._a.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{_size_list(weight._a.shape)} and normalized_shape = {_size_list(shape)}")
+    if ndim < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {ndim}")
+    if tuple(input._a.shape[ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_size_list(shape)}, expected input with shape "
+                           f"[*{', '.join(str(d) for d in shape)}], but got input of size{_size_list(input._a.shape)}")
+    if weight is not None and weight._a.dtype != input._a.dtype:
+        STATE.warn_once("rms_norm dtypes", "UserWarning", f"Mismatch dtype between input and weight: input dtype = "
+                        f"{_CXX_NAMES[input._a.dtype.name]}, weight dtype = {_CXX_NAMES[weight._a.dtype.name]}, "
+                        "Cannot dispatch to fused implementation.")
+    if input._a.dtype.kind != "f":
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_word(input._a)}'")
+    wide = input._a.dtype == np.float64
+    x = ops.to_dtype(input, dtypes.float64 if wide else dtypes.float32)
+    if eps is None:
+        eps = _DOUBLE_EPS if wide else _FLOAT_EPS
+    dims = [ndim - 1 - i for i in range(k)]
+    square_mean = ops.mean(ops.power(x, 2), dims, True)
+    # add_(eps) in C++ is the Scalar overload (AddBackward1); on a fresh intermediate, out of place is the same
+    shifted = arith.with_numbers(arith.ADD_SCALAR, square_mean._a + number_operand(square_mean._a, eps),
+                                 (square_mean,), (), ())
+    out = ops.mul(x, ops.rsqrt(shifted))
+    if weight is not None:
+        out = ops.mul(out, weight)
+    return ops.to_dtype(ops.contiguous(out), dtypes.of_array(input._a))
+
+
+def functional_rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
+    """F.rms_norm: PyTorch's Python function around torch.rms_norm (Python's words for a call that does not bind)."""
+    return rms_norm(input, normalized_shape, weight, eps)
+
+
+# ----------------------------------------------------------------------------------------- triplet losses
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}      # at::Reduction, as F passes it on
+
+
+def _same_dims(anchor, positive, negative) -> None:
+    dims = [t.dim() for t in (anchor, positive, negative)]
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           "inputs")
+
+
+def torch_triplet_margin_loss(*args, **kwargs) -> Tensor:
+    """torch.triplet_margin_loss (ATen's composite, which F.triplet_margin_loss calls): max(0, margin +
+    d(anchor, positive) - d(anchor, negative)) with pairwise_distance as d, the negative's distance the smaller
+    of its distances to the anchor and the positive with `swap`; `reduction` as at::Reduction's int (one that
+    is neither mean nor sum leaves the loss unreduced; so does the default, as PyTorch's parser reads it)."""
+    return _triplet_margin_loss(**signatures.parsed("torch.triplet_margin_loss", args, kwargs, _TRIPLET_DEFAULTS))
+
+
+_TRIPLET_DEFAULTS = {"margin": 1.0, "p": 2.0, "eps": 1e-06, "swap": False, "reduction": 0}
+
+
+def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction) -> Tensor:
+    margin, p, eps = (float(v._a.item() if v.__class__ is Tensor else v) for v in (margin, p, eps))  # (checked)
+    _same_dims(anchor, positive, negative)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    # margin + dist_pos in C++: the Scalar overload (AddBackward1)
+    shifted = arith.with_numbers(arith.ADD_SCALAR, dist_pos._a + number_operand(dist_pos._a, margin), (dist_pos,),
+                                 (), ())
+    loss = ops.clamp_min(ops.sub(shifted, dist_neg), 0)
+    return _apply_reduction(loss, {1: "mean", 2: "sum"}.get(reduction, "none"))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean") -> Tensor:
+    """F.triplet_margin_loss: its reduction and margin checks, then torch.triplet_margin_loss."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return torch_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, _REDUCTION_ENUM[reduction])
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean") -> Tensor:
+    """F.triplet_margin_with_distance_loss, PyTorch's Python: any distance function (torch.pairwise_distance
+    by default), `margin + dist_pos - dist_neg` with Python's operators, torch.minimum, torch.clamp_min."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    for value in (anchor, positive, negative):
+        _expect_attr(value, "ndim")
+    _same_dims(anchor, positive, negative)
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, distance_function(positive, negative), 2)
+    loss = ops.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return ops.reduce_sum(loss)
+    if reduction == "mean":
+        return ops.mean(loss)
+    return loss
+
+
+# --------------------------------------------------------------------------------- local response norm
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0) -> Tensor:
+    """F.local_response_norm, PyTorch's Python: the squares averaged over `size` neighbouring channels (a
+    zero-padded avg_pool2d, or avg_pool3d for inputs of more than 3 dims), then input / (k + alpha * avg) ** beta."""
+    _expect_attr(input, "dim")
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = ops.shape.functional_pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = ops.pool.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = ops.shape.functional_pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = ops.pool.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+# ------------------------------------------------------------------------------------------ gumbel_softmax
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1) -> Tensor:
+    """F.gumbel_softmax, PyTorch's Python: Gumbel noise -log(Exp(1)) from the default generator (exponential_
+    over empty_like(logits)), softmax((logits + noise) / tau); `hard`: the one-hot of its argmax, with the
+    soft sample's gradient (y_hard - y_soft.detach() + y_soft)."""
+    if eps != 1e-10 and STATE.warn is not None:
+        STATE.warn("UserWarning", "`eps` parameter is deprecated and has no effect.")
+    tensor_arg(logits, "empty_like", "input", 1)
+    from gradcli.engine import factories
+    like = {"dtype": dtypes.of_array(logits._a)}          # legacy_contiguous_format: row-major, whatever the layout
+    gumbels = -factories.empty(logits.shape, **like).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = factories.zeros(logits.shape, **like).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -830,6 +830,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         if reduction == "mean" and STATE.warn is not None:
             STATE.warn("UserWarning", _KL_MEAN_WARNING)
         enum = "sum" if reduction == "batchmean" else _reduction(None, None, reduction)
+    reduced = kl_div_enum(input, target, enum, log_target)
+    if reduction == "batchmean" and input._a.ndim != 0:
+        reduced = ops.div(reduced, input._a.shape[0])
+    return reduced
+
+
+def kl_div_enum(input, target, enum: str, log_target) -> Tensor:
+    """torch.kl_div's own work (F.kl_div's after its reduction's checks and warning)."""
     _expect_tensor(input, "kl_div", "input", 1)
     _expect_tensor(target, "kl_div", "target", 2)
     if log_target.__class__ is not bool:
@@ -846,10 +854,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         with np.errstate(invalid="ignore", divide="ignore"):
             xlogy = np.where(t == 0, t.dtype.type(0), t * elementary.log(t)).astype(t.dtype)
         out = ops.sub(Tensor(xlogy), ops.mul(target, input))
-    reduced = _apply_reduction(out, enum)
-    if reduction == "batchmean" and x.ndim != 0:
-        reduced = ops.div(reduced, x.shape[0])
-    return reduced
+    return _apply_reduction(out, enum)
 
 
 def _weighted_loss(errors: Tensor, input: Tensor, weight, reduction: str) -> Tensor:

@@ -1651,13 +1651,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-05) -> Tensor:
+                  momentum=0.1, eps=1e-05, spatial_check=True) -> Tensor:
     """F.instance_norm as PyTorch builds it: batch_norm over a (1, N*C, *) view, the weight and bias repeated
-    per sample, the running statistics averaged back over the batch."""
+    per sample, the running statistics averaged back over the batch (`spatial_check`: F's own check of the
+    spatial size, which torch.instance_norm has not)."""
     if input.__class__ is not Tensor:
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'size'")
     x = input._a
-    if use_input_stats:
+    if use_input_stats and spatial_check:
         size = 1
         for d in x.shape[2:]:
             size *= d

@@ -328,3 +328,28 @@ class Hardswish(Module):
 
     def forward(self, input):
         return elementwise.functional_hardswish(input, self.inplace)
+
+
+class RReLU(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return ops.randomized.functional_rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_text(self.inplace, ', ')}"
+
+
+class Softmax2d(Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return ops.functional_softmax(input, -3)

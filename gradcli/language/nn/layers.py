@@ -388,6 +388,37 @@ class Dropout(_DropoutNd):
         return ops.dropout(input, self.p, self.training, self.inplace)
 
 
+class AlphaDropout(_DropoutNd):
+    """Dropout that keeps SELU's self-normalisation: dropped values set to SELU's negative saturation, then an
+    affine correction."""
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return ops.randomized.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """AlphaDropout of whole channels."""
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return ops.randomized.feature_alpha_dropout(input, self.p, self.training)
+
+
+class ChannelShuffle(Module):
+    __module__ = "torch.nn.modules.channelshuffle"
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return ops.arrange.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
 class Dropout1d(_DropoutNd):
     """Channel dropout: whole channels of (N, C, L) or (C, L) inputs."""
     __module__ = "torch.nn.modules.dropout"

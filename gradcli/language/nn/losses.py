@@ -6,6 +6,7 @@ from __future__ import annotations
 from gradcli.engine import ops
 from gradcli.engine.ops import composed
 from gradcli.engine.state import STATE
+from gradcli.language.nn.activations import PairwiseDistance
 from gradcli.language.nn.module import Module
 
 
@@ -166,6 +167,44 @@ class CosineEmbeddingLoss(_Loss):
         return composed.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
+class TripletMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return composed.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                            swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Its distance function is a PairwiseDistance submodule unless one is given (then a plain attribute,
+    or a submodule when it is a module)."""
+
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return composed.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                          distance_function=self.distance_function,
+                                                          margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     __module__ = "torch.nn.modules.loss"
 
@@ -197,3 +236,36 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input, target, var):
         return composed.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+# The margin losses of kernels of their own (gradcli.engine.ops.margin)
+
+class SoftMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.margin.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def forward(self, input, target):
+        return ops.margin.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return ops.margin.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                            reduction=self.reduction)

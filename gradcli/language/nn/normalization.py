@@ -1,4 +1,4 @@
-"""The normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, as PyTorch's
+"""The normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm, as PyTorch's
 torch.nn.modules.batchnorm, instancenorm and normalization define them (parameters, running-statistics buffers in
 PyTorch's order, train/eval behaviour, input checks and reprs)."""
 
@@ -179,6 +179,16 @@ class InstanceNorm3d(_InstanceNorm):
         _dims_check(input, (4, 5))
 
 
+def _shape_settings(module, normalized_shape, eps, elementwise_affine) -> None:
+    """LayerNorm's and RMSNorm's first settings: normalized_shape (an int or a sequence) as a tuple, eps and
+    elementwise_affine."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
+
+
 class LayerNorm(Module):
     """nn.LayerNorm: normalises over the trailing normalized_shape dims; weight ones, bias zeros."""
 
@@ -186,11 +196,7 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _shape_settings(self, normalized_shape, eps, elementwise_affine)
         _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
         self.reset_parameters()
 
@@ -235,3 +241,48 @@ class GroupNorm(Module):
 
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
+
+
+class RMSNorm(Module):
+    """nn.RMSNorm: divides by the root mean square over the trailing normalized_shape dims; weight ones."""
+
+    __module__ = "torch.nn.modules.normalization"
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        _shape_settings(self, normalized_shape, eps, elementwise_affine)
+        if elementwise_affine:
+            self.weight = parameter.make(factories.empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return ops.composed.functional_rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """nn.LocalResponseNorm: each channel divided by (k + alpha * the mean square over `size` neighbouring
+    channels) ** beta."""
+
+    __module__ = "torch.nn.modules.normalization"
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return ops.composed.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
