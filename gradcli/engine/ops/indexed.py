@@ -83,7 +83,7 @@ def _value_gradient(F, g, dim, index):
     unique = Tensor(np.unique(idx.reshape(-1)))
     gt = _tensor(g)
     picked = ops.index_select(gt if gt._a.ndim else gt.reshape(1), dim, unique)
-    return _array(F, ops.sum(picked))
+    return _array(F, ops.reduce_sum(picked))
 
 
 def _index_fill_jvp(F, ts, xs, result, dim, index):
@@ -317,14 +317,14 @@ def take_method(self: Tensor, *args, **kwargs) -> Tensor:
 
 def _put(a: Tensor, index: Tensor, source: Tensor, accumulate=False) -> Tensor:
     x, idx, y = a._a, index._a, source._a
-    if y.size != idx.size:
-        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
-                         f"source.numel() = {y.size}, index.numel() = {idx.size}")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {type_word(idx)}")
     if y.dtype != x.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{type_word(x)} and source.dtype = {type_word(y)}")
-    if idx.dtype != np.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {type_word(idx)}")
+    if y.size != idx.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {y.size}, index.numel() = {idx.size}")
     out = x.copy()
     if idx.size:
         if x.size == 0:
@@ -357,20 +357,39 @@ def put_inplace(self: Tensor, *args, **kwargs) -> Tensor:
 
 # ------------------------------------------------------------------------------------------ masked_scatter
 
-def _masked_source(F, g, mask, source_shape):
+def _masked_gathered(g: np.ndarray, mask, source_shape) -> np.ndarray:
     """masked_scatter_backward: the gradient where the mask is true, in order, padded with zeros to the
     source's size (the elements not read), as the source's shape."""
     numel = int(np.prod(source_shape, dtype=np.int64))
-    if F.tensors:
-        picked = arrange.masked_select(g, mask if mask.__class__ is Tensor else Tensor(mask))
-        if numel > picked._a.size:
-            picked = ops.cat([picked, Tensor(np.zeros(numel - picked._a.size, g._a.dtype))], 0)
-        return ops.view(picked, source_shape)
     m = mask._a if mask.__class__ is Tensor else mask
     picked = g[np.broadcast_to(m, g.shape)]
     if numel > picked.size:
         picked = np.concatenate([picked, np.zeros(numel - picked.size, g.dtype)])
     return picked.reshape(source_shape)
+
+
+def _masked_source(F, g, mask, source_shape):
+    """The source's gradient: masked_scatter_backward, an op of its own under create_graph
+    (MaskedScatterBackwardBackward0)."""
+    if F.tensors:
+        return apply(MASKED_SCATTER_BACKWARD, _masked_gathered(g._a, mask, source_shape), (g,),
+                     (mask, g._a.shape))
+    return _masked_gathered(g, mask, source_shape)
+
+
+def _masked_scatter_backward_jvp(F, ts, xs, result, mask, grad_shape):
+    return apply(MASKED_SCATTER_BACKWARD, _masked_gathered(ts[0]._a, mask, result._a.shape), (ts[0],),
+                 (mask, grad_shape))
+
+
+def _masked_scatter_backward_grad(F, g, mask, grad_shape):
+    """zeros_like(grad_output).masked_scatter(mask, grad)."""
+    zeros = np.zeros(grad_shape, g._a.dtype if F.tensors else g.dtype)
+    if F.tensors:
+        return _masked_scatter(Tensor(zeros), mask, g)
+    where = np.broadcast_to(mask._a if mask.__class__ is Tensor else mask, grad_shape)
+    zeros[where] = g.reshape(-1)[:int(np.count_nonzero(where))]
+    return zeros
 
 
 def _masked_scatter_jvp(F, ts, xs, result, mask, source_shape):
@@ -385,6 +404,9 @@ MASKED_SCATTER = Op("MaskedScatterBackward0", None, ("mask", "source_shape"),
                     (lambda F, g, mask, source_shape: F.masked_zero(g, mask), _masked_source),
                     inputs=("self", "source"), fits=True, saves_tensors=True, quiet=True, versioned=("mask",),
                     jvp=_masked_scatter_jvp)
+MASKED_SCATTER_BACKWARD = Op("MaskedScatterBackwardBackward0", None, ("mask", "grad_shape"),
+                             (_masked_scatter_backward_grad,), inputs=("grad_output",), saves_tensors=True,
+                             quiet=True, jvp=_masked_scatter_backward_jvp)
 # fmt: on
 
 
@@ -456,15 +478,11 @@ INDEX_PUT = Op("IndexPutBackward0", None, ("indices", "accumulate", "key", "valu
 # fmt: on
 
 
-def _index_key(fn: str, x: np.ndarray, indices) -> tuple:
+def _index_key(x: np.ndarray, indices) -> tuple:
     """The numpy key of index_put's indices, with PyTorch's checks (indexing's, in its order)."""
-    for i, t in enumerate(indices):
-        if t.__class__ is not Tensor:
-            raise TypeError(f"expected Tensor as element {i} in argument {0 if fn.startswith('Tensor') else 1}, "
-                            f"but got {signatures.type_name(t)}")
     if not indices:
         raise RuntimeError("sym_strides() called on an undefined Tensor")
-    specified = sum(t._a.ndim if indexing._is_mask(t._a) else 1 for t in indices)
+    specified = sum(max(t._a.ndim, 1) if indexing._is_mask(t._a) else 1 for t in indices)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {specified})")
     if any(t._a.dtype == np.uint8 for t in indices):
@@ -476,10 +494,10 @@ def _index_key(fn: str, x: np.ndarray, indices) -> tuple:
     return indexing._advanced_key(x, advanced)
 
 
-def _index_put(a: Tensor, indices, values: Tensor, accumulate=False, fn: str = "torch.index_put") -> Tensor:
+def _index_put(a: Tensor, indices, values: Tensor, accumulate=False) -> Tensor:
     x, v = a._a, values._a
     indices = tuple(indices)
-    key = _index_key(fn, x, indices)
+    key = _index_key(x, indices)
     target = indexing.check_put_values(x, key, v)
     out = x.copy()
     if accumulate:
@@ -500,18 +518,18 @@ def index_put_(*args, **kwargs) -> Tensor:
     """torch.index_put_: the same, in place."""
     v = _bound("torch.index_put_", args, kwargs)
     return v["input"]._inplace_with(
-        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"]), "torch.index_put_"), v["values"])
+        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"])), v["values"])
 
 
 def index_put_method(self: Tensor, *args, **kwargs) -> Tensor:
     v = _bound("Tensor.index_put", args, kwargs)
-    return _index_put(self, v["indices"], v["values"], bool(v["accumulate"]), "Tensor.index_put")
+    return _index_put(self, v["indices"], v["values"], bool(v["accumulate"]))
 
 
 def index_put_inplace(self: Tensor, *args, **kwargs) -> Tensor:
     v = _bound("Tensor.index_put_", args, kwargs)
     return self._inplace_with(
-        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"]), "Tensor.index_put_"), v["values"])
+        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"])), v["values"])
 
 
 # ------------------------------------------------------------------------------------------ fill_diagonal_
@@ -564,8 +582,8 @@ def unravel_index(indices, shape) -> tuple:
                                 f"'{signatures.type_name(n)}'>")
         shape = tuple(shape)
     else:
-        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got <class "
-                        f"'{signatures.type_name(shape)}'>")
+        name = "torch.Tensor" if shape.__class__ is Tensor else signatures.type_name(shape)
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got <class '{name}'>")
     if any(n < 0 for n in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {tuple(int(n) for n in shape)}")
     coefs, running = [], 1
@@ -630,6 +648,8 @@ def _saved(F, v):
 def _reduce_backward(F, g, which: str, want: int, self, dim, index, src, reduce, include_self, result):
     """scatter_reduce_backward / index_reduce_backward (PyTorch's FunctionsManual), input `want`'s part (0:
     self, 1: src), with the same ops in the same order: recorded under create_graph, on constants otherwise."""
+    if reduce not in _SCATTER_REDUCTIONS[:5]:         # max, min: the forward kernel takes them, this does not
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
     g, self, src, result = _tensor(g), _saved(F, self), _saved(F, src), _saved(F, result)
     index = index if index.__class__ is Tensor else Tensor(index)
     scattered = which == "scatter"
@@ -693,7 +713,9 @@ INDEX_REDUCE   = Op("IndexReduceBackward0", None,
                     saves_tensors=True, quiet=True, versioned=("index",))
 # fmt: on
 
-_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+# (PyTorch's kernel also takes the legacy names max and min, for amax and amin)
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin", "max", "min")
+_LEGACY = {"max": "amax", "min": "amin"}
 _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 _INDEX_REDUCE_WARNING = ("index_reduce() is in beta and the API may change at any time. (Triggered internally at "
                          "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)")
@@ -705,7 +727,8 @@ def _scatter_reduce(a: Tensor, dim, index: Tensor, src: Tensor, reduce: str, inc
                          f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     include_self = bool(include_self)
     if idx.size:
-        out = _folded(x, _key(_flat(idx), d), _src_part(y, idx), reduce, include_self, "scatter_gather_tensor")
+        out = _folded(x, _key(_flat(idx), d), _src_part(y, idx), _LEGACY.get(reduce, reduce), include_self,
+                      "scatter_gather_tensor")
     else:
         out = x.copy()
     return apply(SCATTER_REDUCE, out, (a, src), (dim, index, reduce, include_self))
@@ -717,8 +740,10 @@ def _index_reduce(a: Tensor, dim, index: Tensor, source: Tensor, reduce: str, in
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _checked_index_add(x, dim, idx, y, "index_reduce_")
     include_self = bool(include_self)
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
     key = _slices(d, idx.reshape(-1)) if x.ndim else (idx.reshape(-1),)
-    out = _folded(x, key, _flat(y), reduce, include_self, "index_reduce_func")
+    out = _folded(x, key, _flat(y), reduce, include_self, "index_func_")
     return apply(INDEX_REDUCE, out, (a, source), (dim, index, reduce, include_self))
 
 
