@@ -197,7 +197,7 @@ def _index_copy_source(F, g, dim, index, source, source_dim):
     return np.broadcast_to(picked, shape).copy() if source_dim else picked.reshape(())
 
 
-def _index_copy_jvp(F, ts, xs, result, dim, index, source, source_dim):
+def _index_copy_jvp(F, ts, xs, result, dim, index, source_dim):
     if ts[0] is None and ts[1] is None:
         return None
     return _index_copy(forward.tangent_or_zeros(ts, xs, 0), dim, index, forward.tangent_or_zeros(ts, xs, 1))
@@ -278,7 +278,7 @@ def _put_source(F, g, accumulate, index, source):
     return g.reshape(-1)[_checked_positions(idx._a, g.size)].reshape(shape)
 
 
-def _put_jvp(F, ts, xs, result, accumulate, index, source):
+def _put_jvp(F, ts, xs, result, accumulate, index):
     if ts[0] is None and ts[1] is None:
         return None
     return _put(forward.tangent_or_zeros(ts, xs, 0), index, forward.tangent_or_zeros(ts, xs, 1), accumulate)
@@ -286,7 +286,7 @@ def _put_jvp(F, ts, xs, result, accumulate, index, source):
 
 # fmt: off
 TAKE = Op("TakeBackward0", None, ("self", "index"), (_taken_back,), saves_tensors=True, quiet=True,
-          versioned=("index",), jvp=lambda F, ts, xs, result, self, index: _take(ts[0], index))
+          versioned=("index",), jvp=lambda F, ts, xs, result, index: _take(ts[0], index))
 PUT  = Op("PutBackward0",  None, ("accumulate", "index", "source"), (_put_self, _put_source),
           inputs=("self", "source"), saves_tensors=True, quiet=True, versioned=("index",), jvp=_put_jvp)
 # fmt: on
@@ -702,15 +702,33 @@ def _reduce_formula(which: str, want: int):
     return formula
 
 
+def _scatter_reduce_jvp(F, ts, xs, result, dim, index, reduce, include_self):
+    """scatter_reduce_jvp: sum and mean are linear; a max or min takes the tangents of the elements equal to
+    it, averaged; prod (and the legacy max, min) has no formula: an undefined tangent, as in PyTorch."""
+    if reduce not in ("sum", "mean", "amax", "amin") or (ts[0] is None and ts[1] is None):
+        return None
+    self_t, src_t = forward.tangent_or_zeros(ts, xs, 0), forward.tangent_or_zeros(ts, xs, 1)
+    if reduce in ("sum", "mean"):
+        return _scatter_reduce(self_t, dim, index, src_t, reduce, include_self)
+    self_p, src_p = xs
+    mask_self = self_p == result
+    mask_src = src_p == ops.gather(result, dim, index)
+    dtype = dtypes.of_array(self_t._a)
+    div = _scatter_reduce(arith.to_dtype(mask_self, dtype), dim, index, arith.to_dtype(mask_src, dtype), "sum",
+                          include_self)
+    return _scatter_reduce(elementwise.where(mask_self, self_t, 0.), dim, index,
+                           elementwise.where(mask_src, src_t, 0.), "sum", include_self) / div
+
+
 # fmt: off
 SCATTER_REDUCE = Op("ScatterReduceBackward0", None,
                     ("self", "dim", "index", "src", "reduce", "include_self", "result"),
                     (_reduce_formula("scatter", 0), _reduce_formula("scatter", 1)), inputs=("self", "src"),
-                    saves_tensors=True, quiet=True, versioned=("index",))
+                    saves_tensors=True, quiet=True, versioned=("index",), jvp=_scatter_reduce_jvp)
 INDEX_REDUCE   = Op("IndexReduceBackward0", None,
                     ("self", "dim", "index", "source", "reduce", "include_self", "result"),
                     (_reduce_formula("index", 0), _reduce_formula("index", 1)), inputs=("self", "source"),
-                    saves_tensors=True, quiet=True, versioned=("index",))
+                    saves_tensors=True, quiet=True, versioned=("index",), jvp=forward.no_tangent("index_reduce"))
 # fmt: on
 
 # (PyTorch's kernel also takes the legacy names max and min, for amax and amin)
