@@ -619,7 +619,8 @@ def _identity(reduce: str, dtype: np.dtype):
 
 
 def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_self: bool, kind: str) -> np.ndarray:
-    """A copy of x with `values` folded in at `key` (an index with repeats), in index order."""
+    """A copy of x with `values` folded in at `key` (an index with repeats), in index order. scatter_reduce's
+    kernel sums and multiplies Half in float, rounding once; index_reduce's rounds each step."""
     out = _flat(x).copy()
     if not include_self:
         out[key] = _identity(reduce, out.dtype)
@@ -627,9 +628,9 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         if reduce == "mean":
             raise NotImplementedError(f"\"{kind}_cpu_reduce_mean\" not implemented for 'Bool'")
         _BOOL_UFUNCS[reduce].at(out, key, values)
-    elif out.dtype == np.float16 and reduce in ("sum", "mean"):      # Half sums in float, rounded once
+    elif out.dtype == np.float16 and reduce in ("sum", "mean", "prod") and kind != "index_func_":
         wide = out.astype(np.float32)
-        np.add.at(wide, key, values.astype(np.float32))
+        _UFUNCS[reduce].at(wide, key, values.astype(np.float32))
         out = wide.astype(np.float16)
     else:
         _UFUNCS[reduce].at(out, key, values)
@@ -758,6 +759,14 @@ def _index_reduce(a: Tensor, dim, index: Tensor, source: Tensor, reduce: str, in
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _checked_index_add(x, dim, idx, y, "index_reduce_")
     include_self = bool(include_self)
+    if not include_self:            # PyTorch first sets the slices to the identity with index_fill_'s bounds
+        size = x.shape[d] if x.ndim else 1
+        flat = idx.reshape(-1)
+        outside = flat[(flat < -size) | (flat >= size)]
+        if outside.size:
+            raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
+    if scatters.checked_index_bounds(x, d, idx) is not None:
+        raise IndexError("index out of range in self")
     if x.dtype.kind == "b":
         raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
     key = _slices(d, idx.reshape(-1)) if x.ndim else (idx.reshape(-1),)

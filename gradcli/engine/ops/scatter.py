@@ -252,7 +252,7 @@ def scatter_add_inplace(self: Tensor, *args, **kwargs) -> Tensor:
 
 def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name: str = "index_add_") -> int:
     """index_add's checks (index_func_meta_impl and the kernel's bounds), in PyTorch's order and words;
-    index_reduce_ shares them under its own name (its kernel's bounds check is the scalar loop's)."""
+    index_reduce_ shares the first under its own name (checked_index_bounds: its kernel's)."""
     d = wrap_dim(dim, x.ndim)
     if idx.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
@@ -274,13 +274,20 @@ def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name:
     if xs != ys:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_size_list(x.shape)} source.shape = {_size_list(y.shape)}")
+    if name == "index_add_":
+        bad = checked_index_bounds(x, d, idx)
+        if bad is not None:
+            if x.ndim <= 1:         # the scalar loop's own check
+                raise IndexError("index out of range in self")
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+    return d
+
+
+def checked_index_bounds(x: np.ndarray, d: int, idx: np.ndarray):
+    """The first index outside [0, size) along d, or None."""
     size = x.shape[d] if x.ndim else 1
     bad = idx[(idx < 0) | (idx >= size)]
-    if bad.size:
-        if x.ndim <= 1 or name != "index_add_":     # the scalar loop's check (index_reduce's kernel: always)
-            raise IndexError("index out of range in self")
-        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}")
-    return d
+    return int(bad.flat[0]) if bad.size else None
 
 
 def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.ndarray:
