@@ -632,6 +632,8 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         wide = out.astype(np.float32)
         _UFUNCS[reduce].at(wide, key, values.astype(np.float32))
         out = wide.astype(np.float16)
+    elif reduce in ("amax", "amin"):
+        _extremes(out, key, values, reduce == "amax")
     else:
         _UFUNCS[reduce].at(out, key, values)
     if reduce == "mean":
@@ -640,6 +642,27 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         count[count == 0] = 1
         out = out / count if out.dtype.kind == "f" else np.floor_divide(out, count)
     return out.reshape(x.shape)
+
+
+def _extremes(out: np.ndarray, key: tuple, values: np.ndarray, largest: bool) -> None:
+    """amax/amin folded in index order as PyTorch's kernels compare: a value replaces the one held only when
+    it is larger (smaller) or NaN, so of equal values (0.0 and -0.0) the first stays (np.maximum may not)."""
+    grid = np.arange(out.size).reshape(out.shape)[key]         # the flat position each value goes to
+    targets, values = grid.reshape(-1), np.broadcast_to(values, grid.shape).reshape(-1)
+    flat = out.reshape(-1)
+    order = np.argsort(targets, kind="stable")
+    ordered = targets[order]
+    starts = np.r_[0, np.flatnonzero(ordered[1:] != ordered[:-1]) + 1]
+    ranks = np.empty(targets.size, np.int64)
+    ranks[order] = np.arange(targets.size) - np.repeat(starts, np.diff(np.r_[starts, targets.size]))
+    for r in range(int(ranks.max()) + 1 if targets.size else 0):
+        pick = ranks == r                   # one value for each position, the r-th written there
+        at, new = targets[pick], values[pick]
+        held = flat[at]
+        wins = (new > held) if largest else (new < held)
+        if new.dtype.kind == "f":
+            wins |= np.isnan(new)
+        flat[at] = np.where(wins, new, held)
 
 
 def _saved(F, v):
