@@ -135,7 +135,32 @@ def index_fill_method(self: Tensor, *args, **kwargs) -> Tensor:
 
 def index_fill_inplace(self: Tensor, *args, **kwargs) -> Tensor:
     v = _bound("Tensor.index_fill_", args, kwargs)
-    return self._inplace_with(lambda a: _index_fill(a, v["dim"], v["index"], v["value"]), v["value"])
+    fill = lambda a: _index_fill(a, v["dim"], v["index"], v["value"])          # noqa: E731
+    if self._base is not None and _expanded_write(self, v["value"], fill, ("index_fill_", "mask", "scalar", 1913)):
+        return self
+    return self._inplace_with(fill, v["value"])
+
+
+def _expanded_write(a: Tensor, operand, op, words: tuple) -> bool:
+    """An in-place index_fill_ or index_put_ on a tensor whose elements share memory (an expanded view), when
+    nothing is recorded: PyTorch warns that this is deprecated and writes, so every element sharing a written
+    one sees the value. False when `a` shares nothing, or the op must be recorded (the in-place rules then
+    refuse it, as PyTorch's do)."""
+    x = a._a
+    if not ops.shape.internal_overlap(x) or STATE.fw_level is not None or (STATE.recording and (
+            a.requires_grad or operand.__class__ is Tensor and operand.requires_grad)):
+        return False
+    if a._inference and not STATE.inference:
+        return False                    # (the in-place path gives PyTorch's error)
+    out = op(a)._a                      # PyTorch's checks, and the values
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", indexing._EXPANDED.format(*words))
+    changed = out != x                  # (equal values need no write: the places are shared anyway)
+    if out.dtype.kind == "f":
+        changed |= np.isnan(out) != np.isnan(x)
+    np.copyto(x, out, where=changed)
+    a._version[0] += 1
+    return True
 
 
 # ------------------------------------------------------------------------------------------ index_copy
@@ -517,8 +542,14 @@ def index_put(*args, **kwargs) -> Tensor:
 def index_put_(*args, **kwargs) -> Tensor:
     """torch.index_put_: the same, in place."""
     v = _bound("torch.index_put_", args, kwargs)
-    return v["input"]._inplace_with(
-        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"])), v["values"])
+    return _index_put_inplace(v["input"], v)
+
+
+def _index_put_inplace(self: Tensor, v: dict) -> Tensor:
+    put = lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"]))   # noqa: E731
+    if self._base is not None and _expanded_write(self, v["values"], put, ("index_put_", "indices", "tensor", 976)):
+        return self
+    return self._inplace_with(put, v["values"])
 
 
 def index_put_method(self: Tensor, *args, **kwargs) -> Tensor:
@@ -527,9 +558,7 @@ def index_put_method(self: Tensor, *args, **kwargs) -> Tensor:
 
 
 def index_put_inplace(self: Tensor, *args, **kwargs) -> Tensor:
-    v = _bound("Tensor.index_put_", args, kwargs)
-    return self._inplace_with(
-        lambda a: _index_put(a, v["indices"], v["values"], bool(v["accumulate"])), v["values"])
+    return _index_put_inplace(self, _bound("Tensor.index_put_", args, kwargs))
 
 
 # ------------------------------------------------------------------------------------------ fill_diagonal_
