@@ -118,6 +118,9 @@ def _index_fill(a: Tensor, dim, index: Tensor, value) -> Tensor:
     fill = x.dtype.type(checked_scalar(number, x.dtype)) if x.dtype.kind != "b" else bool(number)
     out = _filled(x, d, idx, fill)
     if tensor_value:
+        if value.requires_grad and STATE.recording and x.dtype.kind != "f":
+            # an integer result recorded for a value that requires grad: autograd's own refusal
+            raise RuntimeError(f"Autograd not support dtype: {type_word(x)}")
         return apply(INDEX_FILL_TENSOR, out, (a, value), (dim, index))
     return apply(INDEX_FILL, out, (a,), (dim, index))
 
@@ -619,6 +622,8 @@ def unravel_index(indices, shape) -> tuple:
     for n in reversed(tuple(shape[1:]) + (1,)):
         running *= int(n)
         coefs.append(running)
+    if any(c >= 1 << 63 for c in coefs) or any(n >= 1 << 63 for n in shape):
+        raise ValueError("Overflow when unpacking long long")      # torch.tensor(coefs, dtype=torch.int64)
     strides = Tensor(np.array(coefs[::-1], dtype=np.int64))
     sizes = Tensor(np.array([int(n) for n in shape], dtype=np.int64))
     return ops.unbind(ops.remainder(ops.floor_divide(ops.unsqueeze(indices, -1), strides), sizes), -1)
