@@ -593,6 +593,8 @@ def fill_diagonal_inplace(self: Tensor, *args, **kwargs) -> Tensor:
         region = _strided(x, start, count, stride)
         view = ops.shape._view_of(self, region, views.AS_STRIDED, (views.positions(region, x), x.shape))
         view._inplace(lambda a, _: ops.fill(a, value), None)
+        if self._base is not None and view.grad_fn is not None and view.grad_fn.op is views.AS_STRIDED:
+            views.follow(self)          # self is a view too: it sees its base's new history
     return self
 
 
