@@ -620,10 +620,12 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
-        if p.name == "indices" and p.type == "tuple of Tensors" and _is_sequence(value) and None in value \
-                and all(e is None or e.__class__ is tensor.Tensor for e in value):
-            # index_put's Tensor?[]: the parser takes the Nones, and the list's conversion refuses them
-            return _Final(f"expected Tensor as element {value.index(None)} in argument {i}, but got NoneType")
+        if p.name == "indices" and p.type == "tuple of Tensors" and _is_sequence(value):
+            # index_put's Tensor?[]: the parser takes any tuple or list, and its conversion refuses each
+            # element that is not a tensor (None included)
+            for k, e in enumerate(value):
+                if e.__class__ is not tensor.Tensor:
+                    return _Final(f"expected Tensor as element {k} in argument {i}, but got {type_name(e)}")
         if value.__class__ is tensor.Tensor and p.type == "tuple of ints" and (p.name == "dim" or name in _SIZED_DIMS) \
                 and value._a.size == 1 and value._a.dtype.kind in "iub":
             pass        # an int list of a given length (a `dim`, roll's) takes an integer tensor of one element
