@@ -592,6 +592,9 @@ def fill_diagonal_inplace(self: Tensor, *args, **kwargs) -> Tensor:
     for start, count in windows:
         region = _strided(x, start, count, stride)
         view = ops.shape._view_of(self, region, views.AS_STRIDED, (views.positions(region, x), x.shape))
+        own = getattr(view, "_fw", None)
+        if own:             # forward mode: the window's tangent is its region of the base's (a view, not a copy)
+            view._fw = {level: t for level, t in own.items() if t is None} or None
         view._inplace(lambda a, _: ops.fill(a, value), None)
         if self._base is not None and view.grad_fn is not None and view.grad_fn.op is views.AS_STRIDED:
             views.follow(self)          # self is a view too: it sees its base's new history
