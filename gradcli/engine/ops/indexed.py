@@ -206,11 +206,10 @@ def _checked_index_copy(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray) -> i
 
 
 def _copied(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x with y's slices written at idx along d, in index order (the last of a repeated index wins)."""
+    """x with y's slices written at idx along d, in index order (numpy assigns a repeated index's slices in
+    order too: the last wins)."""
     out = _flat(x).copy()
-    src = _flat(y)
-    for i, j in enumerate(idx.reshape(-1).tolist()):
-        out[_slices(d, j)] = src[_slices(d, i)]
+    out[_slices(d, idx.reshape(-1))] = _flat(y)
     return out.reshape(x.shape)
 
 
