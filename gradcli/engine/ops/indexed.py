@@ -56,10 +56,28 @@ def _checked_index_fill(x: np.ndarray, dim, idx: np.ndarray) -> tuple:
         raise RuntimeError("Index has to be a vector/scalar")
     size = x.shape[d] if x.ndim else 1
     flat = idx.reshape(-1)
+    if x.size == 0:                 # the kernel does not run: no index is checked
+        _restrided(x, d, flat.size)
+        return d, flat[:0]
     bad = flat[(flat < -size) | (flat >= size)]
     if bad.size:
         raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {d} with size {size}")
-    return d, flat % size if size else flat
+    return d, flat % size
+
+
+def _restrided(x: np.ndarray, d: int, count: int) -> None:
+    """index_fill_'s and index_copy_'s kernels view self with the index's length along dim (stride 0 there)
+    before they loop: for a tensor without elements, that view's storage check is PyTorch's error. (Its
+    strides are a new tensor's: gradcli keeps none for a tensor without elements.)"""
+    sizes = list(x.shape)
+    sizes[d] = count
+    if 0 in sizes:
+        return
+    strides = [int(np.prod([max(n, 1) for n in x.shape[k + 1:]], dtype=np.int64)) for k in range(x.ndim)]
+    strides[d] = 0
+    need = x.itemsize * (1 + sum((n - 1) * s for n, s in zip(sizes, strides)))
+    raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize {x.itemsize} "
+                       f"requiring a storage size of {need} are out of bounds for storage of size 0")
 
 
 def _filled(x: np.ndarray, d: int, idx: np.ndarray, value) -> np.ndarray:
@@ -199,6 +217,9 @@ def _checked_index_copy(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray) -> i
                          f"({y.shape[d]})")
     size = x.shape[d] if x.ndim else 1
     flat = idx.reshape(-1)
+    if x.size == 0:
+        _restrided(x, d, flat.size)
+        return d
     bad = flat[(flat < 0) | (flat >= size)]
     if bad.size:
         raise IndexError(f"index_copy_(): index {int(bad[0])} is out of bounds for dimension {d} with size {size}")
@@ -208,6 +229,8 @@ def _checked_index_copy(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray) -> i
 def _copied(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray) -> np.ndarray:
     """x with y's slices written at idx along d, in index order (numpy assigns a repeated index's slices in
     order too: the last wins)."""
+    if x.size == 0:
+        return x.copy()
     out = _flat(x).copy()
     out[_slices(d, idx.reshape(-1))] = _flat(y)
     return out.reshape(x.shape)
@@ -820,16 +843,23 @@ def _index_reduce(a: Tensor, dim, index: Tensor, source: Tensor, reduce: str, in
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     d = _checked_index_add(x, dim, idx, y, "index_reduce_")
     include_self = bool(include_self)
-    if not include_self:            # PyTorch first sets the slices to the identity with index_fill_'s bounds
+    if not include_self:            # PyTorch first sets the slices to the identity, as index_fill_ does
+        if x.dtype.kind == "b":
+            raise NotImplementedError("\"index_reduce_func_exclude_input_init\" not implemented for 'Bool'")
         size = x.shape[d] if x.ndim else 1
         flat = idx.reshape(-1)
+        if x.size == 0:
+            _restrided(x, d, flat.size)
         outside = flat[(flat < -size) | (flat >= size)]
         if outside.size:
             raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
     if scatters.checked_index_bounds(x, d, idx) is not None:
         raise IndexError("index out of range in self")
-    if x.dtype.kind == "b":
-        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
+    if x.dtype.kind == "b" and (x.ndim <= 1 or reduce == "mean"):
+        # a vector loops in index_func_ (no Bool); larger tensors fold slices with Bool's and/or, but the
+        # mean's floor division has no Bool kernel
+        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'" if x.ndim <= 1 else
+                                  "\"div_floor_cpu\" not implemented for 'Bool'")
     key = _slices(d, idx.reshape(-1)) if x.ndim else (idx.reshape(-1),)
     out = _folded(x, key, _flat(y), reduce, include_self, "index_func_")
     return apply(INDEX_REDUCE, out, (a, source), (dim, index, reduce, include_self))
