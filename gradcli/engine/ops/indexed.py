@@ -853,6 +853,8 @@ def _index_reduce(a: Tensor, dim, index: Tensor, source: Tensor, reduce: str, in
         outside = flat[(flat < -size) | (flat >= size)]
         if outside.size:
             raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
+    if x.ndim > 1 and x.shape[d] == 0 and idx.size:     # the slice loop's first select, before any bound
+        raise IndexError(f"select(): index 0 out of range for tensor of size {list(x.shape)} at dimension {d}")
     if scatters.checked_index_bounds(x, d, idx) is not None:
         raise IndexError("index out of range in self")
     if x.dtype.kind == "b" and (x.ndim <= 1 or reduce == "mean"):
