@@ -528,15 +528,23 @@ INDEX_PUT = Op("IndexPutBackward0", None, ("indices", "accumulate", "key", "valu
 # fmt: on
 
 
-def _index_key(x: np.ndarray, indices) -> tuple:
+_BYTE_MASK = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. (Triggered "
+              "internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
+
+
+def _index_key(x: np.ndarray, indices, values: np.ndarray, accumulate: bool) -> tuple:
     """The numpy key of index_put's indices, with PyTorch's checks (indexing's, in its order)."""
     if not indices:
         raise RuntimeError("sym_strides() called on an undefined Tensor")
     specified = sum(max(t._a.ndim, 1) if indexing._is_mask(t._a) else 1 for t in indices)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {specified})")
-    if any(t._a.dtype == np.uint8 for t in indices):
-        raise NotImplementedError("gradcli does not implement index_put with uint8 (byte) masks")
+    if len(indices) == 1 and indices[0]._a.dtype == np.uint8 and values.ndim == 0 and not accumulate:
+        # one mask and one value: PyTorch hands the write to masked_fill_, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    for t in indices:
+        if t._a.dtype == np.uint8 and STATE.warn is not None:
+            STATE.warn("UserWarning", _BYTE_MASK)
     advanced, dim = [], 0
     for t in indices:
         advanced.append((dim, t._a))
@@ -547,7 +555,7 @@ def _index_key(x: np.ndarray, indices) -> tuple:
 def _index_put(a: Tensor, indices, values: Tensor, accumulate=False) -> Tensor:
     x, v = a._a, values._a
     indices = tuple(indices)
-    key = _index_key(x, indices)
+    key = _index_key(x, indices, v, accumulate)
     target = indexing.check_put_values(x, key, v)
     out = x.copy()
     if accumulate:
