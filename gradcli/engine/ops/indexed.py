@@ -713,10 +713,25 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
     return out.reshape(x.shape)
 
 
+def _positions(shape: tuple, key: tuple) -> np.ndarray:
+    """The flat positions `out[key]` reads, in its order, without a grid of the whole tensor: scatter's key
+    (an open grid of arrays) or index_reduce's (slices, then one index vector along its dim)."""
+    full = list(key) + [slice(None)] * (len(shape) - len(key))
+    sliced = any(k.__class__ is slice for k in full)
+    grids = []
+    for axis, k in enumerate(full):
+        along = [-1 if j == axis else 1 for j in range(len(shape))]
+        if k.__class__ is slice:
+            grids.append(np.arange(shape[axis]).reshape(along))
+        else:
+            grids.append(k.reshape(along) if sliced else k)
+    return np.ravel_multi_index(np.broadcast_arrays(*grids), shape)
+
+
 def _extremes(out: np.ndarray, key: tuple, values: np.ndarray, largest: bool) -> None:
     """amax/amin folded in index order as PyTorch's kernels compare: a value replaces the one held only when
     it is larger (smaller) or NaN, so of equal values (0.0 and -0.0) the first stays (np.maximum may not)."""
-    grid = np.arange(out.size).reshape(out.shape)[key]         # the flat position each value goes to
+    grid = _positions(out.shape, key)                           # the flat position each value goes to
     targets, values = grid.reshape(-1), np.broadcast_to(values, grid.shape).reshape(-1)
     flat = out.reshape(-1)
     order = np.argsort(targets, kind="stable")
