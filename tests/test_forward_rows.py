@@ -20,8 +20,9 @@ from test_gradcheck import EPS, _dual_primal, _group_checks, _rows, _value, chec
 
 
 def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inplace=None,
-              raises_unimplemented=None, raises_not_implemented=None):
-    # (raises_not_implemented: the gradient checks' refusal of a backward formula, not forward mode's)
+              raises_unimplemented=None, raises_not_implemented=None, undefined_tangent=False):
+    # (raises_not_implemented: the gradient checks' refusal of a backward formula, not forward mode's;
+    # undefined_tangent: a formula PyTorch leaves out silently, scatter_reduce's prod: no tangent at all)
     if raises is not None:              # an op PyTorch has no derivative for refuses forward mode too
         with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises} that does not "
                                                       "support it.$"):
@@ -47,6 +48,9 @@ def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inp
                                    Tensor(np.array(v, dtype=np.float64))) for a, v in zip(arrays, tangents)]
         out = fn(*duals)
         tangent = forward.tangent_of(out)
+        if undefined_tangent:
+            assert tangent is None
+            return
         assert tangent is not None, "the result has no tangent"
         analytic = np.broadcast_to(tangent._a, out._a.shape).astype(np.float64)
     finally:

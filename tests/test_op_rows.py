@@ -84,6 +84,14 @@ EXTRA = [
     "x = torch.rand(3, 3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
     "ys = [torch.select_scatter(x, s, 0, 1), torch.slice_scatter(x, s.view(1, 3), 0, 2), torch.diagonal_scatter(x, s)]\n"
     "for y in ys:\n    g, = torch.autograd.grad((y * y).sum(), [x, s], create_graph=True)[:1]\n    g.sum().backward()",
+    # the indexed writers and readers of ops.indexed (and their gradients' nodes under create_graph)
+    "x = torch.rand(2, 3, requires_grad=True)\ns = torch.rand(2, 2, requires_grad=True)\nv = torch.rand((), requires_grad=True)\n"
+    "i = torch.tensor([[0, 1], [1, 1]])\nm = torch.tensor([True, False, True])\n"
+    "ys = [x.index_fill(1, torch.tensor([0]), 2.), x.index_fill(1, torch.tensor([2]), v), x.index_copy(1, torch.tensor([2, 0]), s),\n"
+    "      x.index_put((torch.tensor([1]),), v), x.take(torch.tensor([0, 5])), x.put(torch.tensor([1, 4]), s[0], True),\n"
+    "      x.masked_scatter(m, s.view(-1)), x.scatter_reduce(1, i, s, 'amax'), x.index_reduce(1, torch.tensor([0, 0]), s, 'prod')]\n"
+    "for y in ys:\n    g = torch.autograd.grad((y * y).sum(), [x, s, v], create_graph=True, allow_unused=True)\n"
+    "    sum(t.sum() for t in g if t is not None).backward()",
     # deg2rad and rad2deg
     "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
     # masked_select (and its gradient's node under create_graph)

@@ -402,6 +402,19 @@ CASES = [
     case("scatter.SCATTER_ADD", "a.scatter_add(1, i, b)", (("any", M), (idx(_N_CLASSES), M), ("any", M))),
     case("scatter.INDEX_ADD", "a.index_add(1, i, b, alpha=0.5)", (("any", M), (idx(_N_CLASSES), C), ("any", M))),
     case("scatter.INDEX_ADD", "a.index_add(0, i, b)", (("any", V), (idx(lambda n: n), V), ("any", V))),
+    # indexed writers and reducers (ops.indexed): copies, except the folds of put/index_put (accumulate),
+    # scatter_reduce and index_reduce in index order
+    case("indexed.INDEX_FILL", "a.index_fill(1, i, 0.5) * a", (("any", M), (idx(_N_CLASSES), C))),
+    case("indexed.INDEX_FILL_TENSOR", "a.index_fill(1, i, b) * a", (("any", M), ("any", S), (idx(_N_CLASSES), C))),
+    case("indexed.INDEX_COPY", "a.index_copy(1, i, b) * a", (("any", M), (idx(_N_CLASSES), C), ("any", M))),
+    case("indexed.TAKE", "a.take(i) * 2", (("any", M), (idx(lambda n: _rc(n)[0] * _rc(n)[1]), V))),
+    case("indexed.PUT", "a.put(i, b, accumulate=True)", (("any", V), (idx(lambda n: n), V), ("any", V))),
+    case("indexed.MASKED_SCATTER", "a.masked_scatter(m, b) * a", (("any", M), ("any", M), (_mask, M))),
+    case("indexed.INDEX_PUT", "a.index_put((i,), b, accumulate=True)", (("any", V), ("any", V), (idx(lambda n: n), V))),
+    *[case("indexed.SCATTER_REDUCE", f"a.scatter_reduce(1, i, b, '{r}')", (("any", M), (idx(_N_CLASSES), M), ("any", M)))
+      for r in ("sum", "prod", "mean", "amax")],
+    *[case("indexed.INDEX_REDUCE", f"a.index_reduce(1, i, b, '{r}', include_self=False)",
+           (("any", M), (idx(_N_CLASSES), C), ("any", M))) for r in ("prod", "mean", "amin")],
     case("arrange.ROT90", "a.rot90() * 2", "any:M"), case("arrange.ROT90", "a.rot90(2, (1, 0)) * a", "any:M"),
     case("arrange.BLOCK_DIAG", "torch.block_diag(a, b) * 2", "any:SQ any:V", max_n=1000),
     case("shape.TRIL", "a.tril() * 2", "any:SQ"), case("shape.TRIU", "a.triu(1) * 2", "any:SQ"),
@@ -613,6 +626,8 @@ NOT_DRIVEN = {
     "shape.UNFOLD_BACKWARD": "unfold's gradient recorded under create_graph: shape.UNFOLD's backward sums, in its order",
     "arrange.MASKED_SELECT": "masked_select: copies the selected elements; its gradient writes them back (no sums)",
     "arrange.MASKED_SCATTER": "masked_select's gradient recorded under create_graph: moves elements, no arithmetic",
+    "indexed.MASKED_SCATTER_BACKWARD": "masked_scatter's source gradient recorded under create_graph: moves elements, "
+                                       "no arithmetic",
     "scatter.SELECT_SCATTER": "select_scatter: writes src into a copy; its gradients are views and zeros (no arithmetic)",
     "scatter.SLICE_SCATTER": "slice_scatter: the same, into a strided slice",
     "scatter.DIAGONAL_SCATTER": "diagonal_scatter: the same, into a diagonal",

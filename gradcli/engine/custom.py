@@ -430,13 +430,15 @@ class DelayedError(Node):
     """PyTorch's DelayedError node (printed `<Error object at 0x...>`): put on what a once-differentiable
     backward returns under create_graph, so differentiating that again fails, only then, with its message."""
 
-    __slots__ = ()
+    __slots__ = ("message",)
 
-    def __init__(self, t: Tensor):
+    def __init__(self, t: Tensor, message: str = "trying to differentiate twice a function that was marked with "
+                                                 "@once_differentiable"):
         super().__init__(RunOp("Error"), (edge(t),), None)
+        self.message = message
 
     def run(self, g, F, free):
-        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+        raise RuntimeError(self.message)
 
 
 class OnceDifferentiable(autograd.ModeDecorated):
@@ -461,8 +463,8 @@ class OnceDifferentiable(autograd.ModeDecorated):
         return wrapped[0] if single else wrapped
 
 
-def _delayed_error(t: Tensor) -> Tensor:
+def _delayed_error(t: Tensor, *message: str) -> Tensor:
     out = Tensor(t._a)
-    out.grad_fn = DelayedError(t)
+    out.grad_fn = DelayedError(t, *message)
     out.requires_grad = True
     return out

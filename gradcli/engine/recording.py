@@ -251,8 +251,12 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         checks = list(checks or ())
         for k in op.versioned:
             x = saved[k]
-            if x.__class__ is Tensor:
-                checks.append((x, x._version, x._version[0], x._a.shape, dtypes.of_array(x._a).legacy, None))
+            # a tensor, or a tuple of them (index_put's indices)
+            for x in (x if x.__class__ is tuple else (x,)):
+                if x.__class__ is Tensor:
+                    # (a bool tensor has no legacy type name: PyTorch's message shows its C++ type's)
+                    kind = "CPUBoolType" if x._a.dtype == np.bool_ else dtypes.of_array(x._a).legacy
+                    checks.append((x, x._version, x._version[0], x._a.shape, kind, None))
         checks = tuple(checks) or None
     fit = None
     fits = op.fits

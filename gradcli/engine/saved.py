@@ -158,7 +158,8 @@ _GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "
                               "SafeSoftmaxBackward0", "MedianBackward1", "NanmedianBackward1", "KthvalueBackward0",
                               "ModeBackward0", "CummaxBackward0", "CumminBackward0", "LogcumsumexpBackward0",
                               "AminmaxBackward0", "LinalgCrossBackward0", "SelectScatterBackward0",
-                              "SliceScatterBackward0"))
+                              "SliceScatterBackward0", "IndexFillBackward0", "IndexFillBackward1",
+                              "IndexCopyBackward0", "ScatterReduceBackward0", "IndexReduceBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _UNSIGNED_INTS = {"SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2")}
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
@@ -210,10 +211,9 @@ def _shape(node, base: str):
         return tuple(value._a.shape)
     if value.__class__ is np.ndarray:
         return tuple(value.shape)
-    if base == "self":
-        shape = _lookup(node, "shape")
-        if shape.__class__ is tuple and all(d.__class__ is int for d in shape):
-            return shape
+    shape = _lookup(node, "shape" if base == "self" else base + "_shape")
+    if shape.__class__ is tuple and all(d.__class__ is int for d in shape):
+        return shape
     return _MISSING
 
 
@@ -230,6 +230,8 @@ def _as_kind(node, value, kind: str):
         return Tensor(value)
     if value is None or value.__class__ is Tensor:
         return value
+    if kind == "tuple[Tensor]" and value.__class__ is tuple and all(v.__class__ is Tensor for v in value):
+        return value                        # a list of tensors (index_put's indices)
     if kind.startswith("tuple["):
         if value.__class__ is int:
             return (value,)

@@ -356,6 +356,32 @@ SIGNATURES = {
     "torch.index_add": ["(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)"],
     **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source, *, Number alpha = 1)"]
        for name in ("index_add", "index_add_")},
+    # ops.indexed
+    "torch.index_fill": ["(Tensor input, int dim, Tensor index, Tensor value)",
+                         "(Tensor input, int dim, Tensor index, Number value)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor value)", "(int dim, Tensor index, Number value)"]
+       for name in ("index_fill", "index_fill_")},
+    "torch.index_copy": ["(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source)"] for name in ("index_copy", "index_copy_")},
+    **{f"torch.{name}": ["(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)"]
+       for name in ("index_put", "index_put_")},
+    **{f"Tensor.{name}": ["(tuple of Tensors indices, Tensor values, bool accumulate = False)"]
+       for name in ("index_put", "index_put_")},
+    "torch.index_reduce": ["(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, "
+                           "bool include_self = True, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor source, str reduce, *, bool include_self = True)"]
+       for name in ("index_reduce", "index_reduce_")},
+    "torch.scatter_reduce": ["(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
+                             "bool include_self = True, Tensor out = None)"],
+    **{f"Tensor.{name}": ["(int dim, Tensor index, Tensor src, str reduce, *, bool include_self = True)"]
+       for name in ("scatter_reduce", "scatter_reduce_")},
+    "torch.masked_scatter": ["(Tensor input, Tensor mask, Tensor source)"],
+    **{f"Tensor.{name}": ["(Tensor mask, Tensor source)"] for name in ("masked_scatter", "masked_scatter_")},
+    "torch.take": ["(Tensor input, Tensor index, *, Tensor out = None)"],
+    "Tensor.take": ["(Tensor index)"],
+    "torch.put": ["(Tensor input, Tensor index, Tensor source, bool accumulate = False)"],
+    **{f"Tensor.{name}": ["(Tensor index, Tensor source, bool accumulate = False)"] for name in ("put", "put_")},
+    "Tensor.fill_diagonal_": ["(Number fill_value, bool wrap = False)"],
     # ops.arrange
     "torch.diff": ["(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, "
                    "Tensor out = None)"],
@@ -627,6 +653,12 @@ def _bind(name: str, sig: _Signature, args: tuple, kwargs: dict):
                     + ", ".join(f'"{m}"' for m in missing))
         if value is None and p.nullable:
             continue
+        if p.name == "indices" and p.type == "tuple of Tensors" and _is_sequence(value):
+            # index_put's Tensor?[]: the parser takes any tuple or list, and its conversion refuses each
+            # element that is not a tensor (None included)
+            for k, e in enumerate(value):
+                if e.__class__ is not tensor.Tensor:
+                    return _Final(f"expected Tensor as element {k} in argument {i}, but got {type_name(e)}")
         if value.__class__ is tensor.Tensor and p.type == "tuple of ints" and (p.name == "dim" or name in _SIZED_DIMS) \
                 and value._a.size == 1 and value._a.dtype.kind in "iub":
             pass        # an int list of a given length (a `dim`, roll's) takes an integer tensor of one element

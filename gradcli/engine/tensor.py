@@ -1782,6 +1782,54 @@ class Tensor:
     def index_add_(self, *args, **kwargs):
         return ops.index_add_inplace(self, *args, **kwargs)
 
+    def index_fill(self, *args, **kwargs):
+        return ops.index_fill_method(self, *args, **kwargs)
+
+    def index_fill_(self, *args, **kwargs):
+        return ops.index_fill_inplace(self, *args, **kwargs)
+
+    def index_copy(self, *args, **kwargs):
+        return ops.index_copy_method(self, *args, **kwargs)
+
+    def index_copy_(self, *args, **kwargs):
+        return ops.index_copy_inplace(self, *args, **kwargs)
+
+    def index_put(self, *args, **kwargs):
+        return ops.index_put_method(self, *args, **kwargs)
+
+    def index_put_(self, *args, **kwargs):
+        return ops.index_put_inplace(self, *args, **kwargs)
+
+    def index_reduce(self, *args, **kwargs):
+        return ops.index_reduce_method(self, *args, **kwargs)
+
+    def index_reduce_(self, *args, **kwargs):
+        return ops.index_reduce_inplace(self, *args, **kwargs)
+
+    def scatter_reduce(self, *args, **kwargs):
+        return ops.scatter_reduce_method(self, *args, **kwargs)
+
+    def scatter_reduce_(self, *args, **kwargs):
+        return ops.scatter_reduce_inplace(self, *args, **kwargs)
+
+    def masked_scatter(self, *args, **kwargs):
+        return ops.masked_scatter_method(self, *args, **kwargs)
+
+    def masked_scatter_(self, *args, **kwargs):
+        return ops.masked_scatter_inplace(self, *args, **kwargs)
+
+    def take(self, *args, **kwargs):
+        return ops.take_method(self, *args, **kwargs)
+
+    def put(self, *args, **kwargs):
+        return ops.put_method(self, *args, **kwargs)
+
+    def put_(self, *args, **kwargs):
+        return ops.put_inplace(self, *args, **kwargs)
+
+    def fill_diagonal_(self, *args, **kwargs):
+        return ops.fill_diagonal_inplace(self, *args, **kwargs)
+
     def take_along_dim(self, *args, **kwargs):
         return ops.take_along_dim_method(self, *args, **kwargs)
 

@@ -110,6 +110,15 @@ def positions(view: np.ndarray, base: np.ndarray):
     return window.copy()
 
 
+def follow(view) -> None:
+    """A view whose base was just changed in place through another view of it (fill_diagonal_'s strided
+    windows): its history becomes a window onto the base's new one, as PyTorch regenerates a view's grad_fn
+    when its base's version moves on."""
+    base = view._base
+    view.grad_fn = Node(AS_STRIDED, (base.grad_fn,), (positions(view._a, base._a), base._a.shape))
+    view.requires_grad = True
+
+
 def rebase(view, node: Node) -> None:
     """Make the in-place op recorded as `node` on `view` part of the history of the view's base."""
     base = view._base

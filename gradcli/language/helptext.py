@@ -573,6 +573,22 @@ _WHAT = {
                "(reduce='add' or 'multiply' folds them in instead).",
     "scatter_add": "A copy with `src`'s elements added along `dim` at the positions in `index`.",
     "index_add": "A copy with alpha times `source`'s slices added along `dim` at the indices in `index`.",
+    "index_fill": "A copy with the slices along `dim` at the indices in `index` set to `value`.",
+    "index_copy": "A copy with `source`'s slices written along `dim` at the indices in `index` (the last of a "
+                  "repeated index wins).",
+    "index_put": "A copy with `values` written at the places a tuple of index tensors (or masks) picks, as "
+                 "`x[indices] = values` (accumulate=True adds them).",
+    "index_reduce": "A copy with `source`'s slices folded along `dim` into the slices at `index` by reduce='prod', "
+                    "'mean', 'amax' or 'amin' (include_self=False: leaving the slices' own values out).",
+    "scatter_reduce": "A copy with `src`'s elements folded along `dim` into the positions in `index` by "
+                      "reduce='sum', 'prod', 'mean', 'amax' or 'amin' (include_self=False: without self's values).",
+    "masked_scatter": "A copy with `source`'s elements written, in order, where the (broadcast) boolean mask is "
+                      "true.",
+    "take": "The elements at flat positions `index` of the input read as one vector, in the index's shape.",
+    "put": "A copy with `source`'s elements written at flat positions `index` (accumulate=True adds them).",
+    "fill_diagonal_": "Sets the main diagonal (all dims equal) to `fill_value` in place; wrap=True restarts it "
+                      "below a tall matrix's first square.",
+    "unravel_index": "Flat indices as a tuple of coordinate tensors, one per dim of `shape`.",
     "take_along_dim": "Picks elements along `dim` at `indices`, the two broadcast to each other (no dim: from "
                       "the flattened input).",
     "repeat_interleave": "Each element (or slice along `dim`) repeated `repeats` times; a tensor of counts alone "

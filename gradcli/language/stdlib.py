@@ -702,6 +702,9 @@ def _build_torch() -> ScriptModule:
             "bucketize")},
         **{name: _later("gradcli.engine.ops.scatter", name) for name in (
             "scatter", "scatter_add", "index_add", "select_scatter", "slice_scatter", "diagonal_scatter")},
+        **{name: _later("gradcli.engine.ops.indexed", name) for name in (
+            "index_fill", "index_copy", "index_put", "index_put_", "index_reduce", "scatter_reduce", "masked_scatter",
+            "take", "put", "unravel_index")},
         **{name: _later("gradcli.engine.ops.arrange", name) for name in (
             "meshgrid", "cartesian_prod", "diff", "repeat_interleave", "take_along_dim", "rot90", "block_diag",
             "pixel_shuffle", "pixel_unshuffle", "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
@@ -1040,7 +1043,8 @@ _NATIVE_FUNCTIONAL = frozenset(
 
 # PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag",
+                           "unravel_index"))
 
 
 def _native(path: str, name: str) -> bool:

@@ -55,6 +55,10 @@ _LATER = {
     "sorting": ("argsort", "argsort_method", "msort", "sort", "sort_method", "topk", "topk_method"),
     "scatter": ("select_scatter_method", "slice_scatter_method", "diagonal_scatter_method", "index_add_inplace", "index_add_method", "scatter_add_inplace", "scatter_add_method",
                 "scatter_inplace", "scatter_method"),
+    "indexed": ("index_fill_method", "index_fill_inplace", "index_copy_method", "index_copy_inplace",
+                "index_put_method", "index_put_inplace", "index_reduce_method", "index_reduce_inplace",
+                "scatter_reduce_method", "scatter_reduce_inplace", "masked_scatter_method", "masked_scatter_inplace",
+                "take_method", "put_method", "put_inplace", "fill_diagonal_inplace"),
     "arrange": ("diff_method", "repeat_interleave_method", "rot90", "take_along_dim_method", "tensor_split_method",
                 "hsplit_method", "vsplit_method", "dsplit_method", "masked_select_method"),
     "order": ("median", "median_method", "nanmedian", "nanmedian_method", "kthvalue", "kthvalue_method", "mode",
@@ -72,7 +76,7 @@ _LATER = {
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "blas", "indexing", "nn", "views", "rnn", "packed",
                 "embedding_bag", "normalization", "conv", "padding", "pool", "sorting", "order", "statistics", "fold", "upsample", "search", "scatter",
-                "arrange", "special", "attention", "margin", "randomized", "pdist", "affine_grid")
+                "indexed", "arrange", "special", "attention", "margin", "randomized", "pdist", "affine_grid")
 
 
 def __getattr__(name: str):

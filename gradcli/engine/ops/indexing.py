@@ -488,18 +488,7 @@ def setitem(a: Tensor, key, value) -> None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     fill = False
     if advanced:
-        if v.dtype != x.dtype:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{recording.type_word(x)} for the destination and "
-                               f"{recording.type_word(v)} for the source.")
-        target = x[npkey].shape
-        try:
-            fits = np.broadcast_shapes(v.shape, target) == target
-        except ValueError:
-            fits = False
-        if not fits:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
-                               f"to indexing result of shape {list(target)}")
+        check_put_values(x, npkey, v)
     elif v.ndim == 0 and x.ndim:
         fill = True
     elif v.shape != x.shape:
@@ -539,6 +528,24 @@ def setitem(a: Tensor, key, value) -> None:
         t._inplace(ops.fill, src)
     else:
         t._inplace(ops.copy, src)
+
+
+def check_put_values(x: np.ndarray, key: tuple, v: np.ndarray) -> tuple:
+    """index_put_'s checks of the values written at an advanced key: the dtype, then that they broadcast to
+    the indexed part (its shape returned)."""
+    if v.dtype != x.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{recording.type_word(x)} for the destination and "
+                           f"{recording.type_word(v)} for the source.")
+    target = x[key].shape
+    try:
+        fits = np.broadcast_shapes(v.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
+                           f"to indexing result of shape {list(target)}")
+    return target
 
 
 _EXPANDED = ("Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing this "

@@ -74,9 +74,10 @@ def _dims(x: np.ndarray) -> int:
     return max(x.ndim, 1)           # PyTorch's kernels read a 0-d tensor as one of shape (1,)
 
 
-def _checked_scatter(x: np.ndarray, dim, idx: np.ndarray, src: np.ndarray | None, reduce) -> int:
+def _checked_scatter(x: np.ndarray, dim, idx: np.ndarray, src: np.ndarray | None, reduce,
+                     reducers=_REDUCERS, refusal="reduce argument must be either add or multiply.") -> int:
     """scatter's checks in PyTorch's order and words (scatter_gather_dtype_check, scatter_shape_check, the
-    reduce name, the kernel's bounds): the wrapped dim."""
+    reduce name, the kernel's bounds): the wrapped dim. scatter_reduce passes its own reductions and words."""
     d = wrap_dim(dim, x.ndim)
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
@@ -97,8 +98,8 @@ def _checked_scatter(x: np.ndarray, dim, idx: np.ndarray, src: np.ndarray | None
             if src is not None:
                 text += f" and to be no larger size than src {_size_list(src.shape)}"
             raise RuntimeError(text)
-    if reduce is not None and reduce not in _REDUCERS:
-        raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce is not None and reduce not in reducers:
+        raise RuntimeError(refusal)
     if idx.size:
         size = x.shape[d] if x.ndim else 1
         bad = idx[(idx < 0) | (idx >= size)]
@@ -249,22 +250,23 @@ def scatter_add_inplace(self: Tensor, *args, **kwargs) -> Tensor:
                               values["src"])
 
 
-def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray) -> int:
-    """index_add's checks (index_func_meta_impl and the kernel's bounds), in PyTorch's order and words."""
+def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray, name: str = "index_add_") -> int:
+    """index_add's checks (index_func_meta_impl and the kernel's bounds), in PyTorch's order and words;
+    index_reduce_ shares the first under its own name (checked_index_bounds: its kernel's)."""
     d = wrap_dim(dim, x.ndim)
     if idx.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
                          f"{type_word(idx)} and size: {_size_list(idx.shape)}")
     if idx.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {type_word(idx)}")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {type_word(idx)}")
     if x.dtype != y.dtype:
-        raise RuntimeError(f"index_add_(): self ({type_word(x)}) and source ({type_word(y)}) must have the same "
+        raise RuntimeError(f"{name}(): self ({type_word(x)}) and source ({type_word(y)}) must have the same "
                            "scalar type")
     if d != 0 and d >= y.ndim:
-        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim {y.ndim}")
+        raise RuntimeError(f"{name}(): Indexing dim {d} is out of bounds of the source tensor with dim {y.ndim}")
     count = y.shape[d] if y.ndim else 1
     if idx.size != count:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+        raise RuntimeError(f"{name}(): Number of indices ({idx.size}) should be equal to source.size(dim): "
                            f"({count}), for dim: {d}")
     xs, ys = list(x.shape), list(y.shape)
     if x.ndim and y.ndim:
@@ -272,13 +274,20 @@ def _checked_index_add(x: np.ndarray, dim, idx: np.ndarray, y: np.ndarray) -> in
     if xs != ys:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_size_list(x.shape)} source.shape = {_size_list(y.shape)}")
+    if name == "index_add_":
+        bad = checked_index_bounds(x, d, idx)
+        if bad is not None:
+            if x.ndim <= 1:         # the scalar loop's own check
+                raise IndexError("index out of range in self")
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+    return d
+
+
+def checked_index_bounds(x: np.ndarray, d: int, idx: np.ndarray):
+    """The first index outside [0, size) along d, or None."""
     size = x.shape[d] if x.ndim else 1
     bad = idx[(idx < 0) | (idx >= size)]
-    if bad.size:
-        if x.ndim <= 1:         # the scalar loop's own check
-            raise IndexError("index out of range in self")
-        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} with size {size}")
-    return d
+    return int(bad.flat[0]) if bad.size else None
 
 
 def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.ndarray:
