@@ -101,6 +101,11 @@ def SEQ(n):
     return (2, 3, max(4, n // 6))
 
 
+def AFF(n):
+    """affine_grid's theta: two 2 x 3 matrices."""
+    return (2, 2, 3)
+
+
 def const(*shape):
     return lambda n: shape
 
@@ -484,6 +489,13 @@ CASES = [
     case("nn.PRELU_BACKWARD", "torch.autograd.grad((F.prelu(a, b[0]) ** 2).sum(), a, create_graph=True)[0]",
          "any:M any:M"),
     case("nn.NLL_LOSS", "F.nll_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
+    case("margin.SOFT_MARGIN", "F.soft_margin_loss(a, b)", "any:M any:M", **LIB),
+    case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
+    case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i, p=2, margin=0.5)", (("any", M), (idx(_N_CLASSES), R))),
+    case("margin.MULTILABEL_MARGIN", "F.multilabel_margin_loss(a, i)", (("any", M), (idx(_N_CLASSES), M))),
+    case("pdist.PDIST", "F.pdist(a)", "any:P1", **LIB),
+    case("pdist.PDIST", "F.pdist(a, p=1)", "any:P1"),
+    case("affine_grid.AFFINE_GRID", "F.affine_grid(a, (2, 3, 5, 7), align_corners=False)", "any:AFF"),
     # PyTorch's nll_loss2d backward refuses a transposed input ("grad_input must be contiguous")
     case("nn.NLL_LOSS2D", "F.nll_loss(a, i)", (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))),
          layouts=("contiguous",)),
@@ -607,6 +619,12 @@ CASES = [
 NOT_DRIVEN = {
     "arrange.PIXEL_SHUFFLE": "pixel_shuffle: a rearrangement (the values are the input's, forward and backward)",
     "arrange.PIXEL_UNSHUFFLE": "pixel_unshuffle: the same rearrangement's inverse",
+    "arrange.CHANNEL_SHUFFLE": "channel_shuffle: a rearrangement of channels (the values are the input's)",
+    "pdist.PDIST_BACKWARD": "pdist's gradient recorded under create_graph: PyTorch gives it no derivative",
+    "randomized.RRELU": "rrelu: a random slope per element from PyTorch's stream (tests/engine_cases/nn_extras.txt "
+                        "pins the draws), one multiply",
+    "randomized.RRELU_": "rrelu_: the same in place",
+    "randomized.RRELU_BACKWARD": "rrelu's gradient recorded under create_graph: the saved noise times the gradient",
     "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",
