@@ -144,6 +144,12 @@ EXTRA = [
     "U, S, Vh = torch.linalg.svd(A)\n"
     "((U @ Vh).sum() + S.sum() + torch.linalg.eigh(A).eigenvalues.sum() + torch.linalg.qr(A).R.sum()\n"
     " + torch.linalg.pinv(A).sum()).backward()",
+    # the LU factors (packed, unpacked, as P L U), the solve with them, the solve with a Cholesky factor
+    "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
+    "LU, pivots = torch.linalg.lu_factor(A)\n"
+    "P, L, U = torch.linalg.lu(A)\n"
+    "(LU.sum() + L.sum() + U.sum() + torch.lu_unpack(LU, pivots).U.sum() + torch.linalg.lu_solve(LU, pivots, A).sum()\n"
+    " + torch.cholesky_solve(A, torch.linalg.cholesky(A)).sum()).backward()",
 ]
 
 

@@ -229,6 +229,23 @@ SIGNATURES = {
     "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_inverse": ["(bool upper = False)"],
     "torch.linalg.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "torch.linalg.lu_factor": ["(Tensor A, *, bool pivot = True, tuple of Tensors out = None)"],
+    "torch.linalg.lu_factor_ex": ["(Tensor A, *, bool pivot = True, bool check_errors = False, "
+                                  "tuple of Tensors out = None)"],
+    "torch.linalg.lu": ["(Tensor A, *, bool pivot = True, tuple of Tensors out = None)"],
+    "torch.linalg.lu_solve": ["(Tensor LU, Tensor pivots, Tensor B, *, bool left = True, bool adjoint = False, "
+                              "Tensor out = None)"],
+    "torch.linalg.solve_ex": ["(Tensor A, Tensor B, *, bool left = True, bool check_errors = False, "
+                              "tuple of Tensors out = None)"],
+    "torch.linalg.inv_ex": ["(Tensor A, *, bool check_errors = False, tuple of Tensors out = None)"],
+    "torch.linalg.cholesky_ex": ["(Tensor A, *, bool upper = False, bool check_errors = False, "
+                                 "tuple of Tensors out = None)"],
+    "torch.cholesky_solve": ["(Tensor input, Tensor input2, bool upper = False, *, Tensor out = None)"],
+    "Tensor.cholesky_solve": ["(Tensor input2, bool upper = False)"],
+    "torch.lu_unpack": ["(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = True, *, "
+                        "tuple of Tensors out = None)"],
+    "torch.lu_solve": ["(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)"],
+    "Tensor.lu_solve": ["(Tensor LU_data, Tensor LU_pivots)"],
     "torch.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
     "Tensor.matrix_power": ["(int n)"],
     "torch.linalg.slogdet": ["(Tensor A, *, tuple of Tensors out = None)"],
@@ -709,6 +726,8 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
                  "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
                  "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
+                 **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
+                                                                         "solve_ex", "inv_ex", "cholesky_ex")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

@@ -1931,6 +1931,27 @@ class Tensor:
     def cholesky_inverse(self, upper=False):
         return ops.cholesky_inverse(self, upper)
 
+    def cholesky_solve(self, input2, upper=False):
+        return ops.cholesky_solve(self, input2, upper)
+
+    def lu(self, pivot=True, get_infos=False):
+        return ops.lu_legacy(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        return ops.lu_solve_legacy(self, LU_data, LU_pivots)
+
+    def solve(self, *args, **kwargs):
+        return ops.lu.solve_removed()
+
+    def lstsq(self, *args, **kwargs):
+        return ops.lu.lstsq_removed()
+
+    def symeig(self, *args, **kwargs):
+        return ops.lu.symeig_removed()
+
+    def eig(self, *args, **kwargs):
+        return ops.lu.eig_removed()
+
     def trace(self):
         return ops.trace(self)
 

@@ -553,10 +553,27 @@ _WHAT = {
     "tensordot": "Sums the products of `a` and `b` over the given dims (the last `dims` of a with the first of b).",
     "kron": "The Kronecker product: each element of `input` times the whole of `other`, as blocks.",
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
-    "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
+    "inv": "The inverse of a square matrix.",
+    "solve": "The solution X of A X = B (torch.solve and Tensor.solve: removed from PyTorch, its RuntimeError).",
     "cholesky": "The Cholesky factor L (lower, or upper=True: U) of a symmetric positive-definite matrix, A = L L^T.",
     "cholesky_inverse": "The inverse of L L^T (upper=True: U^T U) from its triangular Cholesky factor.",
     "solve_triangular": "The solution X of A X = B (left=False: X A = B) for triangular A (upper= says which triangle).",
+    "solve_ex": "linalg.solve with an info tensor (0, or the index of a zero pivot) instead of an error for a "
+                "singular matrix (check_errors=True: the error).",
+    "inv_ex": "linalg.inv with an info tensor (0, or the index of a zero pivot) instead of an error for a singular "
+              "matrix (check_errors=True: the error).",
+    "cholesky_ex": "linalg.cholesky with an info tensor (0, or the order of the first leading minor that is not "
+                   "positive-definite) instead of an error (check_errors=True: the error).",
+    "lu_factor": "The LU factorisation with partial pivoting packed in one matrix, with its 1-based int32 pivots "
+                 "(torch.return_types.linalg_lu_factor).",
+    "lu_factor_ex": "linalg.lu_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "lu": "The LU factorisation A = P L U (torch.lu: the packed factors and pivots, deprecated).",
+    "lu_solve": "The solution X of A X = B from A's packed LU factors and pivots (left=, adjoint= for X A = B, "
+                "A^T X = B; torch.lu_solve(B, LU, pivots): deprecated).",
+    "lu_unpack": "P, L and U from packed LU factors and pivots (unpack_data=, unpack_pivots= to skip either).",
+    "cholesky_solve": "The solution X of A X = B from A's Cholesky factor L (upper=True: U), A = L L^T.",
+    "symeig": "Removed from PyTorch (use torch.linalg.eigh): raises PyTorch's RuntimeError.",
+    "lstsq": "Removed from PyTorch (use torch.linalg.lstsq): raises PyTorch's RuntimeError.",
     "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",
     "multi_dot": "The product of a list of matrices, multiplied in the cheapest order (a first or last 1-d tensor "
                  "as a vector).",
@@ -570,7 +587,8 @@ _WHAT = {
     "qr": "The QR decomposition A = Q R (mode 'reduced', 'complete' or 'r'; torch.qr: some=).",
     "eigh": "Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from its UPLO triangle.",
     "eigvalsh": "The eigenvalues (ascending) of a symmetric matrix, read from its UPLO triangle.",
-    "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli).",
+    "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli; torch.eig: "
+           "removed from PyTorch, its RuntimeError).",
     "eigvals": "Eigenvalues of a general square matrix (complex: not available in gradcli).",
     "matrix_exp": "The matrix exponential of a square matrix, sum over k of A^k / k!.",
     "logdet": "The log of a square matrix's determinant (nan where it is negative).",

@@ -1000,19 +1000,21 @@ def _square(a: Tensor, fn: str, floats=True) -> np.ndarray:
 
 
 def lu_factor(a: np.ndarray):
-    """LU factorisation with partial pivoting of a batch of square matrices, as LAPACK's getrf computes
-    it: the factors packed in one array (unit L below the diagonal, U on and above), the row swapped
-    with row j at step j, and `info`, the 1-based index of the first zero pivot (0 when none).
+    """LU factorisation with partial pivoting of a batch of m x n matrices, as LAPACK's getrf computes it: the
+    factors packed in one array (unit L below the diagonal, U on and above), the row swapped with row j at
+    step j (k = min(m, n) steps), and `info`, the 1-based index of the first zero pivot (0 when none).
 
-    The column below a pivot is scaled by the pivot's reciprocal, except that matrices of order 4 or
-    less divide the last one-element column: the rounding of PyTorch's CPU LAPACK, checked bit for bit."""
-    n = a.shape[-1]
+    The column below a pivot is scaled by the pivot's reciprocal, except that square matrices of order 4 or
+    less divide the last one-element column: the rounding of PyTorch's CPU LAPACK (MKL), checked bit for bit
+    up to order 16 and on rectangular matrices up to 10 x 3 (beyond, MKL's blocked kernels round otherwise)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
     b = int(np.prod(a.shape[:-2], dtype=np.int64))
-    lu = np.array(a, copy=True).reshape((b, n, n))
-    pivots = np.zeros((b, n), dtype=np.int64)
+    lu = np.array(a, copy=True).reshape((b, m, n))
+    pivots = np.zeros((b, k), dtype=np.int64)
     info = np.zeros(b, dtype=np.int64)
     batch = np.arange(b)
-    for j in range(n):
+    for j in range(k):
         p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
         pivots[:, j] = p
         swap = batch[p != j]
@@ -1023,13 +1025,13 @@ def lu_factor(a: np.ndarray):
         pivot = lu[:, j, j]
         info[(info == 0) & (pivot == 0)] = j + 1
         live = batch[pivot != 0]
-        if j + 1 < n and live.size:
-            if n <= 4 and j == n - 2:
+        if j + 1 < m and live.size:
+            if m == n <= 4 and j == n - 2:
                 lu[live, j + 1:, j] /= pivot[live, None]
             else:
                 lu[live, j + 1:, j] *= (lu.dtype.type(1) / pivot[live])[:, None]
             lu[live, j + 1:, j + 1:] -= lu[live, j + 1:, j, None] * lu[live, None, j, j + 1:]
-    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+    return lu.reshape(a.shape), pivots.reshape(a.shape[:-2] + (k,)), info.reshape(a.shape[:-2])
 
 
 def _lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:

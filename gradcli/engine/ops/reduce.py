@@ -656,7 +656,10 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R"),
                  **{name: ("values", "indices") for name in ("median", "nanmedian", "kthvalue", "mode", "cummax",
                                                              "cummin")},
-                 "aminmax": ("min", "max")}
+                 "aminmax": ("min", "max"), "linalg_lu_factor": ("LU", "pivots"),
+                 "linalg_lu_factor_ex": ("LU", "pivots", "info"), "_lu_with_info": ("LU", "pivots", "info"),
+                 "linalg_lu": ("P", "L", "U"), "lu_unpack": ("P", "L", "U"), "linalg_solve_ex": ("result", "info"),
+                 "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
