@@ -66,6 +66,33 @@ CHECKS = {
 }
 
 
+# the functions PyTorch composes from other ops (gradcli/engine/ops/linalg_composed.py, and matrix_norm's orders):
+# no rows of their own, but each is checked against finite differences as a whole
+COMPOSED = [
+    ("vecdot", lambda a, b: ops.linalg_composed.vecdot(a, b), (any_(3, 4), any_(4))),
+    ("vecdot_vectors", lambda a, b: ops.linalg_composed.vecdot(a, b), (any_(4), any_(4))),
+    ("vecdot_dim0", lambda a, b: ops.linalg_composed.vecdot(a, b, dim=0), (any_(3, 4), any_(3, 1))),
+    ("vander", lambda a: ops.linalg_composed.vander(a, N=4), (any_(2, 3),)),
+    ("tensorinv", lambda a: ops.linalg_composed.tensorinv(a), (invertible(6, 6).reshape(2, 3, 6),)),
+    ("tensorinv_ind1", lambda a: ops.linalg_composed.tensorinv(a, 1), (invertible(4, 4).reshape(4, 2, 2),)),
+    ("tensorsolve", lambda a, b: ops.linalg_composed.tensorsolve(a, b), (invertible(6, 6).reshape(2, 3, 6), any_(2, 3))),
+    ("tensorsolve_dims", lambda a, b: ops.linalg_composed.tensorsolve(a, b, dims=(0, 2)),
+     (invertible(6, 6).reshape(6, 2, 3).transpose(1, 0, 2), any_(6))),
+    ("cond", lambda a: ops.linalg_composed.cond(a), (invertible(3, 3),)),
+    ("cond_-2", lambda a: ops.linalg_composed.cond(a, -2), (any_(4, 3),)),
+    ("cond_nuc", lambda a: ops.linalg_composed.cond(a, "nuc"), (invertible(2, 3, 3),)),
+    ("matrix_norm_1", lambda a: ops.linalg.matrix_norm(a, 1), (any_(2, 3, 4),)),
+    ("matrix_norm_-inf", lambda a: ops.linalg.matrix_norm(a, float("-inf"), dim=(2, 0), keepdim=True), (any_(2, 3, 4),)),
+    ("matrix_norm_2", lambda a: ops.linalg.matrix_norm(a, 2), (any_(2, 3, 4),)),
+    ("matrix_norm_nuc", lambda a: ops.linalg.matrix_norm(a, "nuc", dim=(0, 2), keepdim=True), (any_(2, 3, 4),)),
+]
+
+
+@pytest.mark.parametrize("name, fn, arrays", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_composed_functions_match_finite_differences(name, fn, arrays):
+    gradcheck(fn, *arrays)
+
+
 def _params():
     return [pytest.param(fn, arrays, id=f"{row.node}-{i}") for row, cases in CHECKS.items()
             for i, (fn, arrays, *_) in enumerate(cases)]

@@ -229,6 +229,12 @@ SIGNATURES = {
     "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_inverse": ["(bool upper = False)"],
     "torch.linalg.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "torch.linalg.vecdot": ["(Tensor x, Tensor y, *, int dim = -1, Tensor out = None)"],
+    "torch.linalg.vander": ["(Tensor x, *, int N = None)"],
+    "torch.linalg.cond": ["(Tensor input, Number p = None, *, Tensor out = None)",
+                          "(Tensor input, str p, *, Tensor out = None)"],
+    "torch.linalg.tensorinv": ["(Tensor input, int ind = 2, *, Tensor out = None)"],
+    "torch.linalg.tensorsolve": ["(Tensor input, Tensor other, tuple of ints dims = None, *, Tensor out = None)"],
     "torch.linalg.lu_factor": ["(Tensor A, *, bool pivot = True, tuple of Tensors out = None)"],
     "torch.linalg.lu_factor_ex": ["(Tensor A, *, bool pivot = True, bool check_errors = False, "
                                   "tuple of Tensors out = None)"],
@@ -727,7 +733,9 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
                  "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
                  **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
-                                                                         "solve_ex", "inv_ex", "cholesky_ex")},
+                                                                         "solve_ex", "inv_ex", "cholesky_ex",
+                                                                         "vecdot", "vander", "cond", "tensorinv",
+                                                                         "tensorsolve")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

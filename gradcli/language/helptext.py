@@ -506,7 +506,8 @@ _WHAT = {
     "lcm": "The least common multiple of integer tensors, elementwise.",
     "masked_select": "The elements where the (broadcast) boolean mask is true, as a 1-d tensor.",
     "combinations": "The r-element combinations of a vector's elements as rows (with_replacement=True: with repeats).",
-    "vander": "The Vandermonde matrix of a vector: its powers as columns, highest first unless increasing=True.",
+    "vander": "The Vandermonde matrix of a vector: its powers as columns, highest first unless increasing=True "
+              "(torch.linalg.vander: increasing, along a new last dim, of any batch).",
     "unfold": "Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, as a new "
               "last dim; F.unfold: each sliding block of an image batch as a column (im2col).",
     "fold": "Columns of sliding blocks summed back into images (col2im): F.unfold's inverse where blocks overlap "
@@ -572,6 +573,11 @@ _WHAT = {
                 "A^T X = B; torch.lu_solve(B, LU, pivots): deprecated).",
     "lu_unpack": "P, L and U from packed LU factors and pivots (unpack_data=, unpack_pivots= to skip either).",
     "cholesky_solve": "The solution X of A X = B from A's Cholesky factor L (upper=True: U), A = L L^T.",
+    "vecdot": "The dot products of x and y along dim (broadcast; two vectors: their dot product).",
+    "cond": "The condition number of a matrix in the norm p (None, 2, -2: by singular values; 1, -1, inf, -inf, "
+            "'fro', 'nuc': norm(A) * norm(A^-1)).",
+    "tensorinv": "The inverse of a tensor seen as a square matrix (the first `ind` dims as rows), reshaped back.",
+    "tensorsolve": "The X with tensordot(A, X, X.ndim) = B (A's dims in `dims` moved last first).",
     "symeig": "Removed from PyTorch (use torch.linalg.eigh): raises PyTorch's RuntimeError.",
     "lstsq": "Removed from PyTorch (use torch.linalg.lstsq): raises PyTorch's RuntimeError.",
     "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",

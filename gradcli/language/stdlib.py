@@ -513,6 +513,8 @@ def _build_torch() -> ScriptModule:
             "cholesky_ex": ops.lu.cholesky_ex, "solve_ex": ops.lu.solve_ex, "inv_ex": ops.lu.inv_ex,
             "lu_factor": ops.lu.lu_factor, "lu_factor_ex": ops.lu.lu_factor_ex, "lu": ops.lu.lu,
             "lu_solve": ops.lu.lu_solve,
+            **{name: getattr(ops.linalg_composed, name) for name in ("vecdot", "vander", "cond", "tensorinv",
+                                                                     "tensorsolve")},
             "solve_triangular": ops.linalg.solve_triangular,
             "matrix_power": ops.linalg.matrix_power, "multi_dot": ops.linalg.multi_dot,
             "slogdet": _tensor_fn("linalg_slogdet", ops.linalg.slogdet), "matrix_exp": ops.linalg.matrix_exp,
@@ -1032,7 +1034,7 @@ NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "inpu
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
                              "unique_consecutive"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
-_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2"))}
+_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",))}
 
 
 def torch_name(f) -> str | None:

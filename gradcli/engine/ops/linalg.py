@@ -1141,8 +1141,9 @@ def det(a: Tensor) -> Tensor:
     return apply(DET, out, (a,), (), (x,))
 
 
-def inverse(a: Tensor) -> Tensor:
-    """linalg.inv: PyTorch solves A X = I."""
+def inverse(a: Tensor, _singular: str = "linalg.inv") -> Tensor:
+    """linalg.inv: PyTorch solves A X = I; the inverse column-major, as LAPACK writes it. (`_singular` names the
+    function in the singular matrix's message: tensorinv's at::inverse says "inv".)"""
     x = _square(a, "linalg.inv")
     if x.dtype == np.float16:
         raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
@@ -1151,9 +1152,9 @@ def inverse(a: Tensor) -> Tensor:
         info = info.reshape(-1)
         i = int(np.flatnonzero(info)[0])
         where = f"(Batch element {i}): " if x.ndim > 2 else ""
-        raise LinAlgError(f"linalg.inv: {where}The diagonal element {int(info[i])} is zero, the inversion could not "
-                          "be completed because the input matrix is singular.")
-    return apply(INV, np.ascontiguousarray(out), (a,))
+        raise LinAlgError(f"{_singular}: {where}The diagonal element {int(info[i])} is zero, the inversion could "
+                          "not be completed because the input matrix is singular.")
+    return apply(INV, _column_major(out), (a,))
 
 
 def det_backward_array(g: np.ndarray, A: np.ndarray, result: np.ndarray) -> np.ndarray:
@@ -1516,9 +1517,42 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
             raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                                f"Got {type_word(A._a)}")
         return reduce.vector_norm(A, 2, dims, keepdim, dtype)
-    if ord == "nuc" or ord in (2, -2, 1, -1, float("inf"), float("-inf")):
-        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not available in gradcli")
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if not (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2, 1, -1, float("inf"), float("-inf")))):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if A._a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {type_word(A._a)}")
+    d0, d1 = (wrap_dim(d, A._a.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if A._a.size == 0 and (ord == "nuc" or ord > 0):      # (a negative order's amin refuses the empty dim)
+        kept = [1 if k in (d0, d1) else n for k, n in enumerate(A._a.shape) if keepdim or k not in (d0, d1)]
+        return Tensor(np.zeros(tuple(kept), np.dtype(dtype.name) if dtype is not None else A._a.dtype))
+    if ord == "nuc" or abs(ord) == 2:
+        return _spectral_norm(A, ord, d0, d1, keepdim, dtype)
+    if abs(ord) == float("inf"):            # the largest row sum: the 1-norm of the transpose
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    column_sums = reduce.vector_norm(A, 1.0, (d0,), keepdim, dtype)
+    return (reduce.amax if ord > 0 else reduce.amin)(column_sums, d1, keepdim)
+
+
+def _spectral_norm(A: Tensor, ord, d0: int, d1: int, keepdim: bool, dtype) -> Tensor:
+    """matrix_norm for ord 2, -2 and 'nuc', from the singular values of A with the two dims moved last (PyTorch's
+    permute, recorded even when it moves nothing), put back in place when keepdim."""
+    permutation = [k for k in range(A._a.ndim) if k not in (d0, d1)] + [d0, d1]
+    if dtype is not None:
+        A = A.to(dtype)
+    S = svdvals(shape.permute(A, permutation))
+    if ord == "nuc":
+        result = reduce.reduce_sum(S, -1, keepdim)
+    else:
+        result = (reduce.amax if ord > 0 else reduce.amin)(S, -1, keepdim)
+    if keepdim:
+        reverse = [permutation.index(k) for k in range(len(permutation))]
+        result = shape.permute(shape.unsqueeze(result, -1), reverse)
+    return result
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:

@@ -743,8 +743,10 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     if empty and (dim is None or isinstance(dim, (tuple, list)) and not dim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
-    if empty:
-        raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    if empty:       # the dim as the script gave it (PyTorch names it unwrapped)
+        given = next((d for d in (dim if isinstance(dim, (tuple, list)) else (dim,))
+                      if d.__class__ is int and d % max(x.ndim, 1) == empty[0]), empty[0])
+        raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
     fn = np.max if largest else np.min
     out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
     if _plain(a):
