@@ -150,6 +150,11 @@ EXTRA = [
     "P, L, U = torch.linalg.lu(A)\n"
     "(LU.sum() + L.sum() + U.sum() + torch.lu_unpack(LU, pivots).U.sum() + torch.linalg.lu_solve(LU, pivots, A).sum()\n"
     " + torch.cholesky_solve(A, torch.linalg.cholesky(A)).sum()).backward()",
+    # least squares (solution and residuals), the deprecated triangular solve (solution and copy of A)
+    "A = torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True)\n"
+    "r = torch.linalg.lstsq(A, A[:, :1].detach(), driver='gelsd')\n"
+    "t = torch.triangular_solve(A[:2].detach(), A[:2])\n"
+    "(r.solution.sum() + r.residuals.sum() + t.solution.sum() + t.cloned_coefficient.sum()).backward()",
 ]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import error_line
 from gradcli.engine import ops
+from gradcli.engine.ops import lstsq as lstsq_ops
 from gradcli.engine.ops import lu as lu_ops
 from gradcli.engine.tensor import Tensor
 from test_gradcheck import _leaf, any_, gradcheck
@@ -59,6 +60,26 @@ CHECKS = {
                         + ops.lu.lu_unpack(a, Tensor(np.array([1, 2], np.int32))).U.sum(-1), (any_(2, 4),)),
                        (lambda a: ops.lu.lu_unpack(a, Tensor(np.array([2, 2], np.int32))).U, (any_(4, 2),)),
                        (lambda a: ops.lu.lu_unpack(a, Tensor(np.array([2, 2], np.int32))).L, (any_(2, 4),))],
+    # triangular_solve's forward-mode formula (PyTorch's, kept) uses A's whole tangent, so it is the derivative for
+    # a tangent of A's triangle, and not transposed with transpose=True: the cases read A through triu/tril (and a
+    # unit diagonal), a transposed solve through A's diagonal, as the forward-mode test runs them too
+    lu_ops.TRIANGULAR_SOLVE: [
+        (lambda b, a: ops.lu.triangular_solve(b, a.triu()).solution, (any_(3, 2), invertible(3, 3))),
+        (lambda b, a: ops.lu.triangular_solve(b, a * Tensor(np.eye(3)), False, True).solution,
+         (any_(3, 2), invertible(3, 3))),
+        (lambda b, a: ops.lu.triangular_solve(b, a.triu(1) + Tensor(np.eye(3)), True, False, True).solution,
+         (any_(3, 1), invertible(3, 3))),
+        (lambda b, a: ops.lu.triangular_solve(b, a.tril(-1) + Tensor(np.eye(3)), False, False, True).solution * 2
+         + ops.lu.triangular_solve(b, a.triu()).cloned_coefficient.sum(), (any_(3, 2), invertible(3, 3))),
+        (lambda b, a: ops.lu.triangular_solve(b, a.triu()).solution, (any_(2, 1, 3, 2), invertible(2, 3, 3)))],
+    lstsq_ops.LSTSQ: [(lambda a, b: ops.lstsq.lstsq(a, b).solution, (any_(5, 3), any_(5, 2))),
+                      (lambda a, b: ops.lstsq.lstsq(a, b, driver="gelsd").residuals, (any_(5, 3), any_(5, 2))),
+                      (lambda a, b: ops.lstsq.lstsq(a, b, driver="gels").solution
+                       + ops.lstsq.lstsq(a, b, driver="gels").residuals, (any_(5, 3), any_(5, 3))),
+                      (lambda a, b: ops.lstsq.lstsq(a, b).solution, (any_(3, 5), any_(3, 2))),
+                      (lambda a, b: ops.lstsq.lstsq(a, b, driver="gelss").solution, (any_(5, 3), any_(5))),
+                      (lambda a, b: ops.lstsq.lstsq(a, b, driver="gelsd").residuals.sum()
+                       + ops.lstsq.lstsq(a, b).solution.sum(), (any_(1, 5, 3), any_(2, 5, 2)))],
     lu_ops.CHOLESKY_SOLVE: [(lambda b, a: ops.lu.cholesky_solve(b, _spd_factor(a)), (any_(3, 2), invertible(3, 3))),
                             (lambda b, a: ops.lu.cholesky_solve(b, _spd_factor(a).mT, upper=True),
                              (any_(3, 2), invertible(3, 3))),

@@ -229,6 +229,8 @@ SIGNATURES = {
     "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_inverse": ["(bool upper = False)"],
     "torch.linalg.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "torch.linalg.lstsq": ["(Tensor input, Tensor b, float rcond = None, *, str driver = None, "
+                           "tuple of Tensors out = None)"],
     "torch.linalg.vecdot": ["(Tensor x, Tensor y, *, int dim = -1, Tensor out = None)"],
     "torch.linalg.vander": ["(Tensor x, *, int N = None)"],
     "torch.linalg.cond": ["(Tensor input, Number p = None, *, Tensor out = None)",
@@ -250,6 +252,9 @@ SIGNATURES = {
     "Tensor.cholesky_solve": ["(Tensor input2, bool upper = False)"],
     "torch.lu_unpack": ["(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = True, *, "
                         "tuple of Tensors out = None)"],
+    "torch.triangular_solve": ["(Tensor input, Tensor A, bool upper = True, bool transpose = False, "
+                               "bool unitriangular = False, *, tuple of Tensors out = None)"],
+    "Tensor.triangular_solve": ["(Tensor A, bool upper = True, bool transpose = False, bool unitriangular = False)"],
     "torch.lu_solve": ["(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)"],
     "Tensor.lu_solve": ["(Tensor LU_data, Tensor LU_pivots)"],
     "torch.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
@@ -735,7 +740,7 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
                                                                          "solve_ex", "inv_ex", "cholesky_ex",
                                                                          "vecdot", "vander", "cond", "tensorinv",
-                                                                         "tensorsolve")},
+                                                                         "tensorsolve", "lstsq")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

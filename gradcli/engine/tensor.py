@@ -1934,6 +1934,9 @@ class Tensor:
     def cholesky_solve(self, input2, upper=False):
         return ops.cholesky_solve(self, input2, upper)
 
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        return ops.triangular_solve(self, A, upper, transpose, unitriangular)
+
     def lu(self, pivot=True, get_infos=False):
         return ops.lu_legacy(self, pivot, get_infos)
 

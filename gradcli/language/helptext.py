@@ -579,7 +579,10 @@ _WHAT = {
     "tensorinv": "The inverse of a tensor seen as a square matrix (the first `ind` dims as rows), reshaped back.",
     "tensorsolve": "The X with tensordot(A, X, X.ndim) = B (A's dims in `dims` moved last first).",
     "symeig": "Removed from PyTorch (use torch.linalg.eigh): raises PyTorch's RuntimeError.",
-    "lstsq": "Removed from PyTorch (use torch.linalg.lstsq): raises PyTorch's RuntimeError.",
+    "lstsq": "The least-squares solution of A X = B with the residuals, rank and singular values its driver "
+             "fills (torch.lstsq: removed from PyTorch, its RuntimeError).",
+    "triangular_solve": "The solution of op(A) X = b for triangular A with a copy of A (deprecated: "
+                        "torch.linalg.solve_triangular).",
     "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",
     "multi_dot": "The product of a list of matrices, multiplied in the cheapest order (a first or last 1-d tensor "
                  "as a vector).",

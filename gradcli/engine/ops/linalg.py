@@ -2435,6 +2435,16 @@ def _svd_backward(F, g, full_matrices, U, S, Vh, S_sym_argsize_minus_1):
     return M.mm(U, M.mm(ret, Vh)) if m >= n else M.mm(M.mm(U, ret), Vh)
 
 
+def two_outputs(first: Tensor, second: Tensor) -> None:
+    """Make `second` the other output of the node `apply` recorded for `first` (a row of two inputs, as apply
+    records them, with two results: lstsq, triangular_solve), each result holding an OutputSlot of it."""
+    node = first.grad_fn
+    if node is not None:
+        first.grad_fn = OutputSlot(node, 0, 2)
+        second.grad_fn = OutputSlot(node, 1, 2)
+        second.requires_grad = True
+
+
 def _as_output(t: Tensor, index: int, count: int) -> Tensor:
     """A saved result (a tensor whose grad_fn is its node) as output `index` of that node (an OutputSlot)."""
     node = t.grad_fn

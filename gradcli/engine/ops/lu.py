@@ -651,6 +651,25 @@ def cholesky_solve_array(B: np.ndarray, L: np.ndarray, upper: bool) -> np.ndarra
     return x.astype(B.dtype)
 
 
+def _linear_solve_checks(b: np.ndarray, x: np.ndarray, fn: str) -> tuple:
+    """linearSolveCheckInputs, shared by cholesky_solve and triangular_solve: the same dtype, square A, B's
+    rows A's order, batches that broadcast; the broadcast batch."""
+    if b.dtype != x.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {type_word(b)} and A of "
+                           f"type {type_word(x)} instead.")
+    if x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {x.shape[-2]} by {x.shape[-1]} "
+                           "matrices")
+    if x.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {x.shape[-1]} by "
+                           f"{x.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    batch = shape.broadcast_shapes(b.shape[:-2], x.shape[:-2])
+    budget.check_tensor(batch + b.shape[-2:], 8)
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{type_word(x)}'")
+    return batch
+
+
 def cholesky_solve(B: Tensor, L: Tensor, upper=False) -> Tensor:
     """torch.cholesky_solve and Tensor.cholesky_solve (CholeskySolveBackward0); batches broadcast, column-major."""
     tensor_arg(B, "cholesky_solve", "input", 1)
@@ -661,21 +680,98 @@ def cholesky_solve(B: Tensor, L: Tensor, upper=False) -> Tensor:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {b.ndim} dimensions instead")
     if x.ndim < 2:
         raise RuntimeError(f"u should have at least 2 dimensions, but has {x.ndim} dimensions instead")
-    if b.dtype != x.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {type_word(b)} and A of "
-                           f"type {type_word(x)} instead.")
-    if x.shape[-1] != x.shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {x.shape[-2]} by {x.shape[-1]} "
-                           "matrices")
-    if x.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {x.shape[-1]} by "
-                           f"{x.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-    batch = shape.broadcast_shapes(b.shape[:-2], x.shape[:-2])
-    budget.check_tensor(batch + b.shape[-2:], 8)
-    if x.dtype not in (np.float32, np.float64):
-        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{type_word(x)}'")
+    _linear_solve_checks(b, x, "cholesky_solve")
     out = la._column_major(cholesky_solve_array(b, x, upper))
     return apply(CHOLESKY_SOLVE, out, (B, L), (upper,))
+
+
+# ------------------------------------------------------------------------------------------ triangular_solve
+
+_TRIANGULAR_SOLVE_DEPRECATED = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+    "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+    "X = torch.linalg.solve_triangular(A, B). (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.)")
+
+
+def _op_triangle(A, upper: bool, transpose: bool, F=None):
+    """(M, upper) with op(A) X = B  <=>  M X = B, M = A or A^T (whose triangle is the other one)."""
+    if not transpose:
+        return A, upper
+    return (F.mT(A) if F is not None else shape.transpose(A, -2, -1)), not upper
+
+
+def _triangular_solve_grads(F, g, self, A, result, upper, transpose, unitriangular):
+    """triangular_solve_backward: gb = op(A)^-T gx (the other transpose), gA = -gb X^T (X gb^T when transpose)
+    kept to A's triangle, plus the cloned coefficient's gradient."""
+    gx, gm = g.grads if g.__class__ is OutputGrads else (g, None)
+    if F.tensors:       # the saved solution as output 0 of the node, so gradients reaching it meet there
+        result = la._as_output(result, 0, 2)
+    gb = gA = None
+    if gx is not None:
+        M, up = _op_triangle(A, upper, not transpose, F)
+        gb = F.solve_triangular(M, gx, up, True, unitriangular)
+        gA = -F.matmul(result, F.mT(gb)) if transpose else -F.matmul(gb, F.mT(result))
+        gA = F.triu(gA, int(unitriangular)) if upper else F.tril(gA, -int(unitriangular))
+    if gm is not None:
+        gA = gm if gA is None else gA + gm
+        if gb is None:                  # (PyTorch's zeros for b when only the coefficient has a gradient)
+            gb = F.zeros_like(self)
+    return gb, gA
+
+
+def _triangular_solve_b(F, g, self, A, result, upper, transpose, unitriangular):
+    return _triangular_solve_grads(F, g, self, A, result, upper, transpose, unitriangular)[0]
+
+
+def _triangular_solve_A(F, g, self, A, result, upper, transpose, unitriangular):
+    return _triangular_solve_grads(F, g, self, A, result, upper, transpose, unitriangular)[1]
+
+
+def _triangular_solve_jvp(F, ts, xs, result, upper, transpose, unitriangular, output=0):
+    """triangular_solve_jvp (generic_solve_jvp): X_t solves op(A) X_t = B_t - A_t X, with A_t as given (not
+    transposed, nor kept to the triangle: PyTorch's formula); the cloned coefficient's tangent is A's."""
+    if output == 1:
+        return forward.tangent_or_zeros(ts, xs, 1)
+    dB = forward.tangent_or_zeros(ts, xs, 0)
+    dA = forward.tangent_or_zeros(ts, xs, 1)
+    M, up = _op_triangle(xs[1], upper, transpose)
+    return la.solve_triangular(M, dB - la.matmul(dA, result), upper=up, unitriangular=unitriangular)
+
+
+# fmt: off
+TRIANGULAR_SOLVE = Op("TriangularSolveBackward0", None, ("self", "A", "result", "upper", "transpose", "unitriangular"),
+                      (_triangular_solve_b, _triangular_solve_A),
+                      inputs=("self", "A"), fits=True, quiet=True, jvp=_triangular_solve_jvp)
+# fmt: on
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper=True, transpose=False, unitriangular=False) -> tuple:
+    """torch.triangular_solve and Tensor.triangular_solve (deprecated, a warning once):
+    torch.return_types.triangular_solve(solution, cloned_coefficient), both outputs of one
+    TriangularSolveBackward0 node; batches broadcast, both results column-major."""
+    STATE.warn_once("torch.triangular_solve", "UserWarning", _TRIANGULAR_SOLVE_DEPRECATED)
+    tensor_arg(b, "triangular_solve", "input", 1)
+    tensor_arg(A, "triangular_solve", "A", 2)
+    upper, transpose = _bool(upper, "upper"), _bool(transpose, "transpose")
+    unitriangular = _bool(unitriangular, "unitriangular")
+    y, x = b._a, A._a
+    if y.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has {y.ndim} "
+                           "dimensions instead")
+    if x.ndim < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {x.ndim} "
+                           "dimensions instead")
+    batch = _linear_solve_checks(y, x, "triangular_solve")
+    M, up = (np.swapaxes(x, -1, -2), not upper) if transpose else (x, upper)
+    solution = la._column_major(la.solve_triangular_array(M, y, up, True, unitriangular))
+    out = apply(TRIANGULAR_SOLVE, solution, (b, A), (upper, transpose, unitriangular))
+    cloned = Tensor(la._column_major(np.broadcast_to(x, batch + x.shape[-2:])))
+    la.two_outputs(out, cloned)
+    if STATE.fw_level is not None:
+        forward.propagate(TRIANGULAR_SOLVE, cloned, (b, A), (upper, transpose, unitriangular, 1))
+    return reduce.ReturnTypes("triangular_solve", out, cloned)
 
 
 def _cholesky_solve_positional(B, L, upper):
