@@ -155,6 +155,9 @@ EXTRA = [
     "r = torch.linalg.lstsq(A, A[:, :1].detach(), driver='gelsd')\n"
     "t = torch.triangular_solve(A[:2].detach(), A[:2])\n"
     "(r.solution.sum() + r.residuals.sum() + t.solution.sum() + t.cloned_coefficient.sum()).backward()",
+    # Householder reflectors: geqrf (a node without a derivative) and their product
+    "h, tau = torch.geqrf(torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True))\n"
+    "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()",
 ]
 
 

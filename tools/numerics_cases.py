@@ -440,6 +440,8 @@ CASES = [
     case("lstsq.LSTSQ", "torch.linalg.lstsq(a, b).solution", "inv:SQ any:SQ", kind="library", max_n=1000),
     case("lu.TRIANGULAR_SOLVE", "torch.triangular_solve(b, a).solution", "lower:SQ any:SQ", kind="library",
          max_n=1000),
+    case("householder.HOUSEHOLDER_PRODUCT", "torch.linalg.householder_product(*torch.geqrf(a))", "any:SQ",
+         kind="library", max_n=1000),
     case("lu.CHOLESKY_SOLVE", "torch.cholesky_solve(b, torch.linalg.cholesky(a))", "spd:SQ any:SQ", kind="library",
          max_n=1000),
     case("linalg.SLOGDET", "torch.linalg.slogdet(a).logabsdet", "inv:SQ", kind="library", max_n=10_000),
@@ -606,6 +608,8 @@ CASES = [
 NOT_DRIVEN = {
     "arrange.PIXEL_SHUFFLE": "pixel_shuffle: a rearrangement (the values are the input's, forward and backward)",
     "arrange.PIXEL_UNSHUFFLE": "pixel_unshuffle: the same rearrangement's inverse",
+    "householder.GEQRF": "geqrf's node: PyTorch has no derivative for it (its forward is measured through "
+                         "householder_product's case)",
     "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",

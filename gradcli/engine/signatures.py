@@ -255,6 +255,10 @@ SIGNATURES = {
     "torch.triangular_solve": ["(Tensor input, Tensor A, bool upper = True, bool transpose = False, "
                                "bool unitriangular = False, *, tuple of Tensors out = None)"],
     "Tensor.triangular_solve": ["(Tensor A, bool upper = True, bool transpose = False, bool unitriangular = False)"],
+    "torch.linalg.householder_product": ["(Tensor input, Tensor tau, *, Tensor out = None)"],
+    "torch.orgqr": ["(Tensor input, Tensor input2, *, Tensor out = None)"],
+    "Tensor.orgqr": ["(Tensor input2)"],
+    "torch.geqrf": ["(Tensor input, *, tuple of Tensors out = None)"],
     "torch.lu_solve": ["(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)"],
     "Tensor.lu_solve": ["(Tensor LU_data, Tensor LU_pivots)"],
     "torch.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
@@ -740,7 +744,7 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
                                                                          "solve_ex", "inv_ex", "cholesky_ex",
                                                                          "vecdot", "vander", "cond", "tensorinv",
-                                                                         "tensorsolve", "lstsq")},
+                                                                         "tensorsolve", "lstsq", "householder_product")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
                  "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}

@@ -1934,6 +1934,12 @@ class Tensor:
     def cholesky_solve(self, input2, upper=False):
         return ops.cholesky_solve(self, input2, upper)
 
+    def geqrf(self):
+        return ops.geqrf(self)
+
+    def orgqr(self, input2):
+        return ops.householder_product(self, input2)
+
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         return ops.triangular_solve(self, A, upper, transpose, unitriangular)
 

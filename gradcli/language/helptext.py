@@ -581,6 +581,11 @@ _WHAT = {
     "symeig": "Removed from PyTorch (use torch.linalg.eigh): raises PyTorch's RuntimeError.",
     "lstsq": "The least-squares solution of A X = B with the residuals, rank and singular values its driver "
              "fills (torch.lstsq: removed from PyTorch, its RuntimeError).",
+    "householder_product": "The product of Householder reflectors (vectors below the diagonal of input, scales tau): "
+                           "Q's first n columns.",
+    "orgqr": "The product of Householder reflectors from geqrf (torch.linalg.householder_product).",
+    "geqrf": "A QR factorisation as LAPACK stores it: R on and above the diagonal, Householder vectors below, and "
+             "their scales tau.",
     "triangular_solve": "The solution of op(A) X = b for triangular A with a copy of A (deprecated: "
                         "torch.linalg.solve_triangular).",
     "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",

@@ -660,7 +660,7 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_lu_factor_ex": ("LU", "pivots", "info"), "_lu_with_info": ("LU", "pivots", "info"),
                  "linalg_lu": ("P", "L", "U"), "lu_unpack": ("P", "L", "U"), "linalg_solve_ex": ("result", "info"),
                  "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-                 "triangular_solve": ("solution", "cloned_coefficient"),
+                 "triangular_solve": ("solution", "cloned_coefficient"), "geqrf": ("a", "tau"),
                  "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
