@@ -1015,7 +1015,7 @@ def lu_factor(a: np.ndarray):
     info = np.zeros(b, dtype=np.int64)
     batch = np.arange(b)
     for j in range(k):
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        p = j + _pivot_rows(np.abs(lu[:, j:, j]))
         pivots[:, j] = p
         swap = batch[p != j]
         if swap.size:
@@ -1032,6 +1032,16 @@ def lu_factor(a: np.ndarray):
                 lu[live, j + 1:, j] *= (lu.dtype.type(1) / pivot[live])[:, None]
             lu[live, j + 1:, j + 1:] -= lu[live, j + 1:, j, None] * lu[live, None, j, j + 1:]
     return lu.reshape(a.shape), pivots.reshape(a.shape[:-2] + (k,)), info.reshape(a.shape[:-2])
+
+
+def _pivot_rows(magnitudes: np.ndarray) -> np.ndarray:
+    """LAPACK's idamax on each row: the first largest magnitude, by a running maximum that a NaN never replaces
+    (a NaN first stays chosen)."""
+    nan = np.isnan(magnitudes)
+    if not nan.any():
+        return np.argmax(magnitudes, axis=1)
+    p = np.argmax(np.where(nan, -1.0, magnitudes), axis=1)
+    return np.where(nan[:, 0], 0, p)
 
 
 def _lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:
