@@ -1944,7 +1944,7 @@ class Tensor:
         return ops.triangular_solve(self, A, upper, transpose, unitriangular)
 
     def lu(self, pivot=True, get_infos=False):
-        return ops.lu_legacy(self, pivot, get_infos)
+        return tuple(ops.lu_legacy(self, pivot, get_infos))     # (a plain tuple: PyTorch's Tensor.lu unpacks it)
 
     def lu_solve(self, LU_data, LU_pivots):
         return ops.lu_solve_legacy(self, LU_data, LU_pivots)

@@ -1022,7 +1022,7 @@ _NATIVE_FUNCTIONAL = frozenset(
 
 # PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag"))
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu"))
 
 
 def _native(path: str, name: str) -> bool:

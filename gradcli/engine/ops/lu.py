@@ -423,8 +423,12 @@ def lu_legacy(A, pivot=True, get_infos=False):
     checks nothing there, whatever check_errors says)."""
     _deprecated_lu_warning()
     tensor_arg(A, "_lu_with_info", "input", 1)
+    if pivot.__class__ is not bool:     # (its words name the function it calls; get_infos is read for its truth)
+        raise TypeError(f"_lu_with_info(): argument 'pivot' must be bool, not {type(pivot).__name__}")
     lu_, pivots, info = _factor(A, pivot, "torch.lu_factor", "_lu_with_info")
     LU_ = _record_factor(A, lu_, pivots)
+    if get_infos.__class__ is Tensor:
+        get_infos = get_infos._a.item() if get_infos._a.size == 1 else get_infos.__bool__()
     if get_infos:
         return reduce.ReturnTypes("_lu_with_info", LU_, Tensor(pivots), Tensor(info))
     return (LU_, Tensor(pivots))
