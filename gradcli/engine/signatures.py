@@ -747,7 +747,7 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                                                                          "tensorsolve", "lstsq", "householder_product")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
-                 "torch.unique": "_return_output", "torch.lu": "_lu_no_infos", "torch.unique_consecutive": "_consecutive_return_output"}
+                 "torch.unique": "_return_output", "torch.lu": "_lu_no_infos", "torch.symeig": "_symeig", "torch.unique_consecutive": "_consecutive_return_output"}
 
 
 def parser_name(key: str, name: str) -> str:

@@ -1949,17 +1949,17 @@ class Tensor:
     def lu_solve(self, LU_data, LU_pivots):
         return ops.lu_solve_legacy(self, LU_data, LU_pivots)
 
-    def solve(self, *args, **kwargs):
-        return ops.lu.solve_removed()
+    def solve(self, other):
+        return ops.lu.solve_removed(self, other)
 
-    def lstsq(self, *args, **kwargs):
-        return ops.lu.lstsq_removed()
+    def lstsq(self, other):
+        return ops.lu.lstsq_removed(self, other)
 
-    def symeig(self, *args, **kwargs):
-        return ops.lu.symeig_removed()
+    def symeig(self, eigenvectors=False):
+        return ops.lu.symeig_removed(self, eigenvectors=eigenvectors)
 
-    def eig(self, *args, **kwargs):
-        return ops.lu.eig_removed()
+    def eig(self, eigenvectors=False):
+        return ops.lu.eig_removed(self, eigenvectors=eigenvectors)
 
     def trace(self):
         return ops.trace(self)

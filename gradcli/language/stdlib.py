@@ -1022,7 +1022,8 @@ _NATIVE_FUNCTIONAL = frozenset(
 
 # PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu"))
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
+                           "lstsq", "symeig", "eig"))
 
 
 def _native(path: str, name: str) -> bool:
@@ -1036,7 +1037,7 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
-                             "unique_consecutive"))
+                             "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
 _OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",))}
 

@@ -784,32 +784,44 @@ def _cholesky_solve_positional(B, L, upper):
 
 # ------------------------------------------------------------------------------------------ removed names
 
-def _removed(message: str):
-    def refuse(*args, **kwargs):
-        raise RuntimeError("This function was deprecated since version 1.9 and is now removed. " + message)
-    return refuse
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
 
 
-solve_removed = _removed(
-    "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments reversed "
-    "and does not return the LU factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used "
-    "with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\n"
-    "X = torch.linalg.solve(A, B)")
-lstsq_removed = _removed(
-    "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments and "
-    "does not return the QR decomposition in the returned tuple (although it returns other information about the "
-    "problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
-    "`torch.lstsq` stored the residuals of the solution in the last m - n columns of the returned value whenever "
-    "m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named tuple.\n\n"
-    "The unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced "
-    "with:\nX = torch.linalg.lstsq(A, B).solution")
-symeig_removed = _removed(
-    "The default behavior has changed from using the upper triangular portion of the matrix by default to using "
-    "the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
-    "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
-    "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
-    "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
-eig_removed = _removed(
-    "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking "
-    "complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\n"
-    "L, V = torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+def solve_removed(input, A, *, out=None):
+    """torch.solve and Tensor.solve: PyTorch 2.13's Python function, which only raises."""
+    raise RuntimeError(_REMOVED + (
+        "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+        "reversed and does not return the LU factorization.\n\nTo get the LU factorization see `torch.lu`, which can "
+        "be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced "
+        "with:\nX = torch.linalg.solve(A, B)"))
+
+
+def lstsq_removed(input, A, *, out=None):
+    """torch.lstsq and Tensor.lstsq: PyTorch 2.13's Python function, which only raises."""
+    raise RuntimeError(_REMOVED + (
+        "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed arguments "
+        "and does not return the QR decomposition in the returned tuple (although it returns other information "
+        "about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned "
+        "solution in `torch.lstsq` stored the residuals of the solution in the last m - n columns of the returned "
+        "value whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned "
+        "named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+        "should be replaced with:\nX = torch.linalg.lstsq(A, B).solution"))
+
+
+def symeig_removed(input, eigenvectors=False, upper=True, *, out=None):
+    """torch.symeig and Tensor.symeig: PyTorch 2.13's Python function (_symeig), which only raises."""
+    raise RuntimeError(_REMOVED + (
+        "The default behavior has changed from using the upper triangular portion of the matrix by default to "
+        "using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+        "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\n"
+        "L, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
+        "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"))
+
+
+def eig_removed(self, eigenvectors=False, *, e=None, v=None):
+    """torch.eig and Tensor.eig: PyTorch 2.13's Python function, which only raises."""
+    raise RuntimeError(_REMOVED + (
+        "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+        "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n"
+        "L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced "
+        "with:\nL_complex, V_complex = torch.linalg.eig(A)"))
