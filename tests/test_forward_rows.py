@@ -20,7 +20,7 @@ from test_gradcheck import EPS, _dual_primal, _group_checks, _rows, _value, chec
 
 
 def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inplace=None,
-              raises_unimplemented=None, raises_not_implemented=None, raises_nested=None):
+              raises_unimplemented=None, raises_not_implemented=None):
     # (raises_not_implemented: the gradient checks' refusal of a backward formula, not forward mode's)
     if raises is not None:              # an op PyTorch has no derivative for refuses forward mode too
         with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises} that does not "
@@ -35,10 +35,6 @@ def jvp_check(fn, arrays, atol=1e-5, rtol=1e-3, eps=EPS, raises=None, raises_inp
     if raises_unimplemented is not None:    # unique and its kin: the formula's own refusal
         with pytest.raises(NotImplementedError, match=f"^Trying to use forward AD with {raises_unimplemented} that "
                                                       "does not support it because it has not been implemented yet"):
-            jvp_check(fn, arrays, atol, rtol, eps)
-        return
-    if raises_nested:                   # householder_product: PyTorch 2.13's RuntimeError for any tangent
-        with pytest.raises(RuntimeError, match=f"^{forward.NESTED}$"):
             jvp_check(fn, arrays, atol, rtol, eps)
         return
     rs = np.random.RandomState(1)

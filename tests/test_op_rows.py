@@ -157,7 +157,8 @@ EXTRA = [
     "(r.solution.sum() + r.residuals.sum() + t.solution.sum() + t.cloned_coefficient.sum()).backward()",
     # Householder reflectors: geqrf (a node without a derivative) and their product
     "h, tau = torch.geqrf(torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True))\n"
-    "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()",
+    "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()\n"
+    "torch.ormqr(h.detach().requires_grad_(), tau.detach(), torch.ones(3, 1)).sum().backward()",
 ]
 
 

@@ -34,7 +34,7 @@ def _spd_factor(a):
     return ops.linalg.cholesky(a @ a.mT + Tensor(np.eye(a._a.shape[-1])))
 
 
-_NESTED = {"raises_nested": True}
+_NO_ORMQR_TANGENT = {"raises_unimplemented": "ormqr"}
 
 # row -> list of (function of float64 leaves, input arrays); batches broadcast where the op allows it
 CHECKS = {
@@ -83,12 +83,21 @@ CHECKS = {
                       (lambda a, b: ops.lstsq.lstsq(a, b, driver="gelss").solution, (any_(5, 3), any_(5))),
                       (lambda a, b: ops.lstsq.lstsq(a, b, driver="gelsd").residuals.sum()
                        + ops.lstsq.lstsq(a, b).solution.sum(), (any_(1, 5, 3), any_(2, 5, 2)))],
-    # householder_product: reflectors stored below the diagonal, tau their scales (PyTorch 2.13 refuses tangents)
+    # householder_product: reflectors stored below the diagonal, tau their scales
     householder_ops.HOUSEHOLDER_PRODUCT: [
-        (lambda h, t: ops.householder.householder_product(h, t), (any_(4, 3), R.uniform(0.5, 1.5, size=3)), _NESTED),
-        (lambda h, t: ops.householder.householder_product(h, t), (any_(4, 3), R.uniform(0.5, 1.5, size=2)), _NESTED),
-        (lambda h, t: ops.householder.householder_product(h, t) ** 2, (any_(2, 3, 3), R.uniform(0.5, 1.5, size=(2, 3))),
-         _NESTED)],
+        (lambda h, t: ops.householder.householder_product(h, t), (any_(4, 3), R.uniform(0.5, 1.5, size=3))),
+        (lambda h, t: ops.householder.householder_product(h, t), (any_(4, 3), R.uniform(0.5, 1.5, size=2))),
+        (lambda h, t: ops.householder.householder_product(h, t) ** 2, (any_(2, 3, 3), R.uniform(0.5, 1.5, size=(2, 3))))],
+    # ormqr (PyTorch has no forward-mode formula for it), each side and transpose, reflectors from geqrf's storage
+    householder_ops.ORMQR: [
+        (lambda h, t, c: ops.householder.ormqr(h, t, c), (any_(4, 3), R.uniform(0.5, 1.5, size=3), any_(4, 2)),
+         _NO_ORMQR_TANGENT),
+        (lambda h, t, c: ops.householder.ormqr(h, t, c, True, True), (any_(4, 3), R.uniform(0.5, 1.5, size=3),
+                                                                       any_(4, 2)), _NO_ORMQR_TANGENT),
+        (lambda h, t, c: ops.householder.ormqr(h, t, c, False) ** 2, (any_(4, 3), R.uniform(0.5, 1.5, size=3),
+                                                                       any_(2, 4)), _NO_ORMQR_TANGENT),
+        (lambda h, t, c: ops.householder.ormqr(h, t, c, False, True), (any_(2, 3, 3), R.uniform(0.5, 1.5, size=(2, 3)),
+                                                                        any_(2, 2, 3)), _NO_ORMQR_TANGENT)],
     householder_ops.GEQRF: [(lambda a: ops.householder.geqrf(a).a, (any_(3, 3),),
                              {"raises_not_implemented": "geqrf", "raises_unimplemented": "geqrf"})],
     lu_ops.CHOLESKY_SOLVE: [(lambda b, a: ops.lu.cholesky_solve(b, _spd_factor(a)), (any_(3, 2), invertible(3, 3))),

@@ -442,6 +442,7 @@ CASES = [
          max_n=1000),
     case("householder.HOUSEHOLDER_PRODUCT", "torch.linalg.householder_product(*torch.geqrf(a))", "any:SQ",
          kind="library", max_n=1000),
+    case("householder.ORMQR", "torch.ormqr(*torch.geqrf(a), b)", "any:SQ any:SQ", kind="library", max_n=1000),
     case("lu.CHOLESKY_SOLVE", "torch.cholesky_solve(b, torch.linalg.cholesky(a))", "spd:SQ any:SQ", kind="library",
          max_n=1000),
     case("linalg.SLOGDET", "torch.linalg.slogdet(a).logabsdet", "inv:SQ", kind="library", max_n=10_000),

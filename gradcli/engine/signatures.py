@@ -258,6 +258,9 @@ SIGNATURES = {
     "torch.linalg.householder_product": ["(Tensor input, Tensor tau, *, Tensor out = None)"],
     "torch.orgqr": ["(Tensor input, Tensor input2, *, Tensor out = None)"],
     "Tensor.orgqr": ["(Tensor input2)"],
+    "torch.ormqr": ["(Tensor input, Tensor input2, Tensor input3, bool left = True, bool transpose = False, *, "
+                    "Tensor out = None)"],
+    "Tensor.ormqr": ["(Tensor input2, Tensor input3, bool left = True, bool transpose = False)"],
     "torch.geqrf": ["(Tensor input, *, tuple of Tensors out = None)"],
     "torch.lu_solve": ["(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)"],
     "Tensor.lu_solve": ["(Tensor LU_data, Tensor LU_pivots)"],

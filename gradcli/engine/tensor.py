@@ -1940,6 +1940,9 @@ class Tensor:
     def orgqr(self, input2):
         return ops.householder_product(self, input2)
 
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        return ops.ormqr(self, input2, input3, left, transpose)
+
     def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         return ops.triangular_solve(self, A, upper, transpose, unitriangular)
 

@@ -584,6 +584,7 @@ _WHAT = {
     "householder_product": "The product of Householder reflectors (vectors below the diagonal of input, scales tau): "
                            "Q's first n columns.",
     "orgqr": "The product of Householder reflectors from geqrf (torch.linalg.householder_product).",
+    "ormqr": "Q other or other Q (left=, transpose= for Q^T) for Q the product of Householder reflectors from geqrf.",
     "geqrf": "A QR factorisation as LAPACK stores it: R on and above the diagonal, Householder vectors below, and "
              "their scales tau.",
     "triangular_solve": "The solution of op(A) X = b for triangular A with a copy of A (deprecated: "

@@ -697,6 +697,7 @@ def _build_torch() -> ScriptModule:
         "triangular_solve": _later("gradcli.engine.ops.lu", "triangular_solve"),
         "geqrf": _later("gradcli.engine.ops.householder", "geqrf"),
         "orgqr": _later("gradcli.engine.ops.householder", "householder_product"),
+        "ormqr": _later("gradcli.engine.ops.householder", "ormqr"),
         **{name: _later("gradcli.engine.ops.lu", f"{name}_removed") for name in ("solve", "lstsq", "symeig", "eig")},
         "matrix_power": _tensor_fn("matrix_power", Tensor.matrix_power),
         "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),

@@ -60,13 +60,22 @@ def _partials(F, vs, taus, eye):
 
 def _householder_grads(F, g, input, tau, result):
     shape = _dims(input)
+    m, n = shape[-2:]
+    return _reflector_grads(F, lambda M: F.matmul(g, _const(F, np.eye(n, m, dtype=_dtype(input)), shape[:-2])),
+                            input, tau)
+
+
+def _reflector_grads(F, product_grad, input, tau):
+    """The gradients of the reflectors' vectors (input, below the diagonal) and scales, given the gradient of their
+    full product M = H_1 ... H_k as `product_grad(M)`."""
+    shape = _dims(input)
     m, n, k = shape[-2], shape[-1], _dims(tau)[-1]
     if k == 0 or 0 in shape:
         return F.zeros_like(input), F.zeros_like(tau)
     eye = _const(F, np.eye(m, dtype=_dtype(input)), shape[:-2])
     vs, taus = _reflectors(F, input, tau)
     before, after = _partials(F, vs, taus, eye)
-    gM = F.matmul(g, _const(F, np.eye(n, m, dtype=_dtype(input)), shape[:-2]))       # gQ E^H: m x m
+    gM = product_grad(F.matmul(before[-1], _reflector(F, vs[-1], taus[-1], eye)))
     gv, gt = [], []
     for i in range(k):
         G = F.matmul(F.matmul(F.mT(before[i]), gM), F.mT(after[i]))
@@ -90,16 +99,60 @@ def _grad_tau(F, g, input, tau, result):
 
 
 def _householder_jvp(F, ts, xs, result):
-    """PyTorch 2.13 refuses a tangent through householder_product (its householder_product_jvp runs an op with
-    forward AD on, which its engine calls nested): its RuntimeError, as the oracle gives it."""
-    raise RuntimeError(forward.NESTED)
+    """householder_product_jvp: dQ = sum_i H_1 ... H_i-1 dH_i H_i+1 ... H_k E, dH_i = -dtau_i v v^H - tau_i (dv v^H
+    + v dv^H), a missing tangent as zeros."""
+    input, tau = xs
+    dinput, dtau = forward.tangent_or_zeros(ts, xs, 0), forward.tangent_or_zeros(ts, xs, 1)
+    shape = input._a.shape
+    m, n, k = shape[-2], shape[-1], tau._a.shape[-1]
+    if k == 0 or 0 in shape:
+        return Tensor(np.zeros_like(result._a))
+    eye = Tensor(np.eye(m, dtype=input._a.dtype))
+    vs, taus = _reflectors(F, input, tau)
+    dvs = [F.narrow(F.tril(dinput, -1), len(shape) - 1, i, 1) for i in range(k)]
+    dtaus = [F.unsqueeze_dims(F.narrow(dtau, len(shape) - 2, i, 1), (len(shape) - 2,)) for i in range(k)]
+    before, after = _partials(F, vs, taus, eye)
+    total = None
+    for i in range(k):
+        v, dv = vs[i], dvs[i]
+        dH = -(dtaus[i] * F.matmul(v, F.mT(v))) - taus[i] * (F.matmul(dv, F.mT(v)) + F.matmul(v, F.mT(dv)))
+        term = F.matmul(F.matmul(before[i], dH), after[i])
+        total = term if total is None else total + term
+    return F.matmul(total, Tensor(np.eye(m, n, dtype=input._a.dtype)))
 
 
+
+
+def _ormqr_product_grad(F, g, other, left, transpose):
+    """The gradient of M for result = op(M) C (left) or C op(M), op a transpose when `transpose`."""
+    if left:
+        return (lambda M: F.matmul(other, F.mT(g))) if transpose else (lambda M: F.matmul(g, F.mT(other)))
+    return (lambda M: F.matmul(F.mT(g), other)) if transpose else (lambda M: F.matmul(F.mT(other), g))
+
+
+def _ormqr_reflectors(F, g, self, input2, input3, result, left, transpose):
+    return _reflector_grads(F, _ormqr_product_grad(F, g, input3, left, transpose), self, input2)
+
+
+def _ormqr_self(F, g, self, input2, input3, result, left, transpose):
+    return _ormqr_reflectors(F, g, self, input2, input3, result, left, transpose)[0]
+
+
+def _ormqr_tau(F, g, self, input2, input3, result, left, transpose):
+    return _ormqr_reflectors(F, g, self, input2, input3, result, left, transpose)[1]
+
+
+def _ormqr_other(F, g, self, input2, input3, result, left, transpose):
+    """ormqr_backward's other_grad: ormqr(self, tau, grad, left, not transpose)."""
+    return F.ormqr(self, input2, g, left, not transpose)
 
 
 # fmt: off
 HOUSEHOLDER_PRODUCT = Op("LinalgHouseholderProductBackward0", None, ("input", "tau", "result"),
                          (_grad_input, _grad_tau), inputs=("input", "tau"), quiet=True, jvp=_householder_jvp)
+ORMQR               = Op("OrmqrBackward0", None, ("self", "input2", "input3", "result", "left", "transpose"),
+                         (_ormqr_self, _ormqr_tau, _ormqr_other), inputs=("self", "input2", "input3"), quiet=True,
+                         jvp=forward.no_tangent("ormqr"))
 GEQRF               = Op("GeqrfBackward0", None, (), (elementwise.unimplemented("geqrf"),), quiet=True,
                          jvp=forward.no_tangent("geqrf"))
 # fmt: on
@@ -144,6 +197,61 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
         raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{type_word(x)}'")
     budget.check_tensor(x.shape[:-2] + (x.shape[-2],) * 2, 8)
     return apply(HOUSEHOLDER_PRODUCT, la._column_major(householder_array(x, t)), (input, tau))
+
+
+def ormqr_array(V: np.ndarray, tau: np.ndarray, C: np.ndarray, left: bool, transpose: bool) -> np.ndarray:
+    """op(Q) C or C op(Q) for Q = H_1 ... H_k (m x m) from the reflectors, in float64, rounded once."""
+    m = V.shape[-2]
+    k = tau.shape[-1]
+    square = np.zeros(V.shape[:-2] + (m, m), np.float64)
+    square[..., :, :k] = V[..., :, :k]
+    Q = householder_array(square, np.asarray(tau, np.float64))
+    op = np.swapaxes(Q, -1, -2) if transpose else Q
+    C64 = np.asarray(C, np.float64)
+    return (np.matmul(op, C64) if left else np.matmul(C64, op)).astype(C.dtype)
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False) -> Tensor:
+    """torch.ormqr and Tensor.ormqr (OrmqrBackward0): op(Q) other or other op(Q), Q the product of the reflectors
+    stored in input and input2 (tau), with the checks of PyTorch's kernel in its order."""
+    tensor_arg(input, "ormqr", "input", 1)
+    tensor_arg(input2, "ormqr", "input2", 2)
+    tensor_arg(input3, "ormqr", "input3", 3)
+    left, transpose = la._bool_arg(left, "left"), la._bool_arg(transpose, "transpose")
+    x, t, c = input._a, input2._a, input3._a
+    fn = "torch.ormqr"
+    if x.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if c.shape[side] != x.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
+    if t.ndim and t.shape[-1] != min(c.shape[side], x.shape[-1]):      # (its words say -2 for either side)
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])")
+    if x.ndim - t.ndim != 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{t.ndim} and input.ndim is equal to {x.ndim}")
+    if x.ndim != c.ndim:
+        raise RuntimeError(f"{fn}: Expected other to have the same number of dimensions as input, but got other.ndim "
+                           f"equal to {c.ndim} and input.ndim is equal to {x.ndim}")
+    for name, got in (("tau", t.shape[:-1]), ("other", c.shape[:-2])):
+        if got != x.shape[:-2]:
+            raise RuntimeError(f"{fn}: Expected batch dimensions of {name} to be equal to input.shape[:-2], but got "
+                               f"{la._size_list(got)}")
+    for name, other in (("tau", t), ("other", c)):
+        if other.dtype != x.dtype:
+            raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but input has dtype"
+                               f"{type_word(x)} and {name} has dtype {type_word(other)}")
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"ormqr_cpu\" not implemented for '{type_word(x)}'")
+    budget.check_tensor(x.shape[:-2] + (x.shape[-2],) * 2, 8)
+    out = la._column_major(ormqr_array(x, t, c, left, transpose))
+    return apply(ORMQR, out, (input, input2, input3), (left, transpose))
+
+
+def _ormqr_positional(input, tau, other, left, transpose):
+    return ormqr(input, tau, other, left, transpose)
 
 
 def geqrf(input: Tensor) -> tuple:
