@@ -37,7 +37,7 @@ def _tensor_methods() -> list[str]:
 
 
 # Names with a leading underscore that PyTorch's own messages give (engine/signatures.py _PARSER_NAMES)
-PYTORCH_UNDERSCORE_NAMES = ("_threshold()",)
+PYTORCH_UNDERSCORE_NAMES = ("_threshold()", "_lu_with_info()", "_lu_no_infos()", "_symeig()")   # (torch.lu's, symeig's)
 _BAD_CALLS = ["(zzz_bad=1)", "(x, zzz_bad=1)", "('s')", "(x, 's')", "(x, x, x, x, x, x, x, x, x, x)", "()"]
 _BAD_METHOD_CALLS = ["(zzz_bad=1)", "('s')", "(x, 's')", "(x, x, x, x, x, x, x, x, x, x)"]
 

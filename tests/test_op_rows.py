@@ -164,6 +164,21 @@ EXTRA = [
     "U, S, Vh = torch.linalg.svd(A)\n"
     "((U @ Vh).sum() + S.sum() + torch.linalg.eigh(A).eigenvalues.sum() + torch.linalg.qr(A).R.sum()\n"
     " + torch.linalg.pinv(A).sum()).backward()",
+    # the LU factors (packed, unpacked, as P L U), the solve with them, the solve with a Cholesky factor
+    "A = torch.tensor([[4., 2.], [2., 3.]], requires_grad=True)\n"
+    "LU, pivots = torch.linalg.lu_factor(A)\n"
+    "P, L, U = torch.linalg.lu(A)\n"
+    "(LU.sum() + L.sum() + U.sum() + torch.lu_unpack(LU, pivots).U.sum() + torch.linalg.lu_solve(LU, pivots, A).sum()\n"
+    " + torch.cholesky_solve(A, torch.linalg.cholesky(A)).sum()).backward()",
+    # least squares (solution and residuals), the deprecated triangular solve (solution and copy of A)
+    "A = torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True)\n"
+    "r = torch.linalg.lstsq(A, A[:, :1].detach(), driver='gelsd')\n"
+    "t = torch.triangular_solve(A[:2].detach(), A[:2])\n"
+    "(r.solution.sum() + r.residuals.sum() + t.solution.sum() + t.cloned_coefficient.sum()).backward()",
+    # Householder reflectors: geqrf (a node without a derivative) and their product
+    "h, tau = torch.geqrf(torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True))\n"
+    "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()\n"
+    "torch.ormqr(h.detach().requires_grad_(), tau.detach(), torch.ones(3, 1)).sum().backward()",
 ]
 
 

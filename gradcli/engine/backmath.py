@@ -624,6 +624,8 @@ NumpyMath.unfold = staticmethod(lambda g, dimension, size, step: np.ascontiguous
 TensorMath.unfold_backward = staticmethod(shape.unfold_backward)
 TensorMath.unfold = staticmethod(shape.unfold)
 NumpyMath.cross = staticmethod(lambda a, b, dim: _cross_numpy(a, b, dim))
+NumpyMath.cat = staticmethod(lambda parts, dim: np.concatenate(parts, dim))
+TensorMath.cat = staticmethod(lambda parts, dim: shape.cat(list(parts), dim))
 NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "masked_select_backward": ("arrange", "masked_select_backward_array"),
                     "im2col": ("fold", "im2col_array"), "col2im": ("fold", "col2im_array"),
@@ -632,7 +634,8 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "pixel_unshuffle": ("arrange", "pixel_unshuffle_array"), "gather": ("scatter", "gather_array"),
                     "scatter_zero": ("scatter", "scatter_zero_array"),
                     "diagonal_scatter": ("linalg", "diagonal_scatter_array"), "det_backward": ("linalg", "det_backward_array"),
-                    "solve": ("linalg", "solve_array"),
+                    "solve": ("linalg", "solve_array"), "lu_solve": ("lu", "_lu_solve_numpy"),
+                    "cholesky_solve": ("lu", "cholesky_solve_array"), "ormqr": ("householder", "ormqr_array"),
                     "solve_triangular": ("linalg", "solve_triangular_array"), "matmul": ("linalg", "matprod"), "bmm": ("linalg", "matprod"),
                     "mv": ("linalg", "matvec"), "digamma": ("special", "digamma_array"),
                     "polygamma": ("special", "polygamma_array"), "erfinv": ("special", "erfinv_array"),
@@ -647,7 +650,9 @@ TensorMath._LATER = {"rot90": ("arrange", "rot90"), "cross": ("linalg", "_cross_
                      "pixel_unshuffle": ("arrange", "pixel_unshuffle"), "scatter_zero": ("scatter", "scatter_zero"),
                      "mm": ("linalg", "mm"), "diagonal": ("linalg", "diagonal"),
                      "diagonal_scatter": ("linalg", "diagonal_backward"), "det_backward": ("linalg", "det_backward"),
-                     "solve": ("linalg", "solve"),
+                     "solve": ("linalg", "solve"), "lu_solve": ("lu", "_lu_solve_positional"),
+                     "cholesky_solve": ("lu", "_cholesky_solve_positional"),
+                     "ormqr": ("householder", "_ormqr_positional"),
                      "solve_triangular": ("linalg", "_solve_triangular_positional"), "matmul": ("linalg", "matmul"), "bmm": ("linalg", "bmm"),
                      "mv": ("linalg", "mv"), "outer": ("linalg", "outer"), "convolution": ("conv", "recorded_convolution"),
                      "conv_backward": ("conv", "convolution_backward"), "digamma": ("special", "digamma"),

@@ -103,7 +103,8 @@ def _check_version(node, raw) -> None:
 _MISSING = object()
 # (node, PyTorch's saved name) -> the row's name for it, where PyTorch calls the node's own result otherwise
 _ALIASES = {("ScaledDotProductFlashAttentionForCpuBackward0", "output"): "result",
-            ("LinalgCholeskyExBackward0", "L"): "result"}
+            ("LinalgCholeskyExBackward0", "L"): "result", ("LinalgLuFactorExBackward0", "LU"): "result",
+            ("LinalgLstsqBackward0", "solution"): "result", ("TriangularSolveBackward0", "solution"): "result"}
 _PYTORCH_NAMES = {(node, ours): theirs for (node, theirs), ours in _ALIASES.items()}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
 

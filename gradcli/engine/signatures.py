@@ -260,6 +260,41 @@ SIGNATURES = {
     "torch.cholesky_inverse": ["(Tensor input, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_inverse": ["(bool upper = False)"],
     "torch.linalg.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
+    "torch.linalg.lstsq": ["(Tensor input, Tensor b, float rcond = None, *, str driver = None, "
+                           "tuple of Tensors out = None)"],
+    "torch.linalg.vecdot": ["(Tensor x, Tensor y, *, int dim = -1, Tensor out = None)"],
+    "torch.linalg.vander": ["(Tensor x, *, int N = None)"],
+    "torch.linalg.cond": ["(Tensor input, Number p = None, *, Tensor out = None)",
+                          "(Tensor input, str p, *, Tensor out = None)"],
+    "torch.linalg.tensorinv": ["(Tensor input, int ind = 2, *, Tensor out = None)"],
+    "torch.linalg.tensorsolve": ["(Tensor input, Tensor other, tuple of ints dims = None, *, Tensor out = None)"],
+    "torch.linalg.lu_factor": ["(Tensor A, *, bool pivot = True, tuple of Tensors out = None)"],
+    "torch.linalg.lu_factor_ex": ["(Tensor A, *, bool pivot = True, bool check_errors = False, "
+                                  "tuple of Tensors out = None)"],
+    "torch.linalg.lu": ["(Tensor A, *, bool pivot = True, tuple of Tensors out = None)"],
+    "torch.linalg.lu_solve": ["(Tensor LU, Tensor pivots, Tensor B, *, bool left = True, bool adjoint = False, "
+                              "Tensor out = None)"],
+    "torch.linalg.solve_ex": ["(Tensor A, Tensor B, *, bool left = True, bool check_errors = False, "
+                              "tuple of Tensors out = None)"],
+    "torch.linalg.inv_ex": ["(Tensor A, *, bool check_errors = False, tuple of Tensors out = None)"],
+    "torch.linalg.cholesky_ex": ["(Tensor A, *, bool upper = False, bool check_errors = False, "
+                                 "tuple of Tensors out = None)"],
+    "torch.cholesky_solve": ["(Tensor input, Tensor input2, bool upper = False, *, Tensor out = None)"],
+    "Tensor.cholesky_solve": ["(Tensor input2, bool upper = False)"],
+    "torch.lu_unpack": ["(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = True, *, "
+                        "tuple of Tensors out = None)"],
+    "torch.triangular_solve": ["(Tensor input, Tensor A, bool upper = True, bool transpose = False, "
+                               "bool unitriangular = False, *, tuple of Tensors out = None)"],
+    "Tensor.triangular_solve": ["(Tensor A, bool upper = True, bool transpose = False, bool unitriangular = False)"],
+    "torch.linalg.householder_product": ["(Tensor input, Tensor tau, *, Tensor out = None)"],
+    "torch.orgqr": ["(Tensor input, Tensor input2, *, Tensor out = None)"],
+    "Tensor.orgqr": ["(Tensor input2)"],
+    "torch.ormqr": ["(Tensor input, Tensor input2, Tensor input3, bool left = True, bool transpose = False, *, "
+                    "Tensor out = None)"],
+    "Tensor.ormqr": ["(Tensor input2, Tensor input3, bool left = True, bool transpose = False)"],
+    "torch.geqrf": ["(Tensor input, *, tuple of Tensors out = None)"],
+    "torch.lu_solve": ["(Tensor input, Tensor LU_data, Tensor LU_pivots, *, Tensor out = None)"],
+    "Tensor.lu_solve": ["(Tensor LU_data, Tensor LU_pivots)"],
     "torch.matrix_power": ["(Tensor input, int n, *, Tensor out = None)"],
     "Tensor.matrix_power": ["(int n)"],
     "torch.linalg.slogdet": ["(Tensor A, *, tuple of Tensors out = None)"],
@@ -774,9 +809,13 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.svdvals": "linalg_svdvals", "torch.linalg.eigh": "linalg_eigh",
                  "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
                  "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
+                 **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
+                                                                         "solve_ex", "inv_ex", "cholesky_ex",
+                                                                         "vecdot", "vander", "cond", "tensorinv",
+                                                                         "tensorsolve", "lstsq", "householder_product")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python
                  # torch.unique's boolean dispatch: its messages name the wrapper it calls through
-                 "torch.unique": "_return_output", "torch.unique_consecutive": "_consecutive_return_output"}
+                 "torch.unique": "_return_output", "torch.lu": "_lu_no_infos", "torch.symeig": "_symeig", "torch.unique_consecutive": "_consecutive_return_output"}
 
 
 def parser_name(key: str, name: str) -> str:

@@ -1982,6 +1982,39 @@ class Tensor:
     def cholesky_inverse(self, upper=False):
         return ops.cholesky_inverse(self, upper)
 
+    def cholesky_solve(self, input2, upper=False):
+        return ops.cholesky_solve(self, input2, upper)
+
+    def geqrf(self):
+        return ops.geqrf(self)
+
+    def orgqr(self, input2):
+        return ops.householder_product(self, input2)
+
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        return ops.ormqr(self, input2, input3, left, transpose)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        return ops.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def lu(self, pivot=True, get_infos=False):
+        return tuple(ops.lu_legacy(self, pivot, get_infos))     # (a plain tuple: PyTorch's Tensor.lu unpacks it)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        return ops.lu_solve_legacy(self, LU_data, LU_pivots)
+
+    def solve(self, other):
+        return ops.lu.solve_removed(self, other)
+
+    def lstsq(self, other):
+        return ops.lu.lstsq_removed(self, other)
+
+    def symeig(self, eigenvectors=False):
+        return ops.lu.symeig_removed(self, eigenvectors=eigenvectors)
+
+    def eig(self, eigenvectors=False):
+        return ops.lu.eig_removed(self, eigenvectors=eigenvectors)
+
     def trace(self):
         return ops.trace(self)
 

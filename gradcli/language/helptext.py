@@ -559,7 +559,8 @@ _WHAT = {
     "lcm": "The least common multiple of integer tensors, elementwise.",
     "masked_select": "The elements where the (broadcast) boolean mask is true, as a 1-d tensor.",
     "combinations": "The r-element combinations of a vector's elements as rows (with_replacement=True: with repeats).",
-    "vander": "The Vandermonde matrix of a vector: its powers as columns, highest first unless increasing=True.",
+    "vander": "The Vandermonde matrix of a vector: its powers as columns, highest first unless increasing=True "
+              "(torch.linalg.vander: increasing, along a new last dim, of any batch).",
     "unfold": "Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, as a new "
               "last dim; F.unfold: each sliding block of an image batch as a column (im2col).",
     "fold": "Columns of sliding blocks summed back into images (col2im): F.unfold's inverse where blocks overlap "
@@ -622,10 +623,41 @@ _WHAT = {
     "tensordot": "Sums the products of `a` and `b` over the given dims (the last `dims` of a with the first of b).",
     "kron": "The Kronecker product: each element of `input` times the whole of `other`, as blocks.",
     "det": "The determinant of a square matrix.", "inverse": "The inverse of a square matrix.",
-    "inv": "The inverse of a square matrix.", "solve": "The solution X of A X = B.",
+    "inv": "The inverse of a square matrix.",
+    "solve": "The solution X of A X = B (torch.solve and Tensor.solve: removed from PyTorch, its RuntimeError).",
     "cholesky": "The Cholesky factor L (lower, or upper=True: U) of a symmetric positive-definite matrix, A = L L^T.",
     "cholesky_inverse": "The inverse of L L^T (upper=True: U^T U) from its triangular Cholesky factor.",
     "solve_triangular": "The solution X of A X = B (left=False: X A = B) for triangular A (upper= says which triangle).",
+    "solve_ex": "linalg.solve with an info tensor (0, or the index of a zero pivot) instead of an error for a "
+                "singular matrix (check_errors=True: the error).",
+    "inv_ex": "linalg.inv with an info tensor (0, or the index of a zero pivot) instead of an error for a singular "
+              "matrix (check_errors=True: the error).",
+    "cholesky_ex": "linalg.cholesky with an info tensor (0, or the order of the first leading minor that is not "
+                   "positive-definite) instead of an error (check_errors=True: the error).",
+    "lu_factor": "The LU factorisation with partial pivoting packed in one matrix, with its 1-based int32 pivots "
+                 "(torch.return_types.linalg_lu_factor).",
+    "lu_factor_ex": "linalg.lu_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "lu": "The LU factorisation A = P L U (torch.lu: the packed factors and pivots, deprecated).",
+    "lu_solve": "The solution X of A X = B from A's packed LU factors and pivots (left=, adjoint= for X A = B, "
+                "A^T X = B; torch.lu_solve(B, LU, pivots): deprecated).",
+    "lu_unpack": "P, L and U from packed LU factors and pivots (unpack_data=, unpack_pivots= to skip either).",
+    "cholesky_solve": "The solution X of A X = B from A's Cholesky factor L (upper=True: U), A = L L^T.",
+    "vecdot": "The dot products of x and y along dim (broadcast; two vectors: their dot product).",
+    "cond": "The condition number of a matrix in the norm p (None, 2, -2: by singular values; 1, -1, inf, -inf, "
+            "'fro', 'nuc': norm(A) * norm(A^-1)).",
+    "tensorinv": "The inverse of a tensor seen as a square matrix (the first `ind` dims as rows), reshaped back.",
+    "tensorsolve": "The X with tensordot(A, X, X.ndim) = B (A's dims in `dims` moved last first).",
+    "symeig": "Removed from PyTorch (use torch.linalg.eigh): raises PyTorch's RuntimeError.",
+    "lstsq": "The least-squares solution of A X = B with the residuals, rank and singular values its driver "
+             "fills (torch.lstsq: removed from PyTorch, its RuntimeError).",
+    "householder_product": "The product of Householder reflectors (vectors below the diagonal of input, scales tau): "
+                           "Q's first n columns.",
+    "orgqr": "The product of Householder reflectors from geqrf (torch.linalg.householder_product).",
+    "ormqr": "Q other or other Q (left=, transpose= for Q^T) for Q the product of Householder reflectors from geqrf.",
+    "geqrf": "A QR factorisation as LAPACK stores it: R on and above the diagonal, Householder vectors below, and "
+             "their scales tau.",
+    "triangular_solve": "The solution of op(A) X = b for triangular A with a copy of A (deprecated: "
+                        "torch.linalg.solve_triangular).",
     "matrix_power": "A square matrix to an integer power n (n = 0: the identity; n < 0: a power of the inverse).",
     "multi_dot": "The product of a list of matrices, multiplied in the cheapest order (a first or last 1-d tensor "
                  "as a vector).",
@@ -639,7 +671,8 @@ _WHAT = {
     "qr": "The QR decomposition A = Q R (mode 'reduced', 'complete' or 'r'; torch.qr: some=).",
     "eigh": "Eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from its UPLO triangle.",
     "eigvalsh": "The eigenvalues (ascending) of a symmetric matrix, read from its UPLO triangle.",
-    "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli).",
+    "eig": "Eigenvalues and eigenvectors of a general square matrix (complex: not available in gradcli; torch.eig: "
+           "removed from PyTorch, its RuntimeError).",
     "eigvals": "Eigenvalues of a general square matrix (complex: not available in gradcli).",
     "matrix_exp": "The matrix exponential of a square matrix, sum over k of A^k / k!.",
     "logdet": "The log of a square matrix's determinant (nan where it is negative).",

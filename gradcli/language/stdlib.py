@@ -522,6 +522,12 @@ def _build_torch() -> ScriptModule:
             "det": _tensor_fn("linalg_det", Tensor.det), "inv": _tensor_fn("linalg_inv", Tensor.inverse),
             "matmul": _matmul, "solve": _tensor_fn("linalg_solve", ops.linalg.solve),
             "cholesky": _tensor_fn("linalg_cholesky", ops.linalg.cholesky),
+            "cholesky_ex": ops.lu.cholesky_ex, "solve_ex": ops.lu.solve_ex, "inv_ex": ops.lu.inv_ex,
+            "lu_factor": ops.lu.lu_factor, "lu_factor_ex": ops.lu.lu_factor_ex, "lu": ops.lu.lu,
+            "lu_solve": ops.lu.lu_solve, "lstsq": ops.lstsq.lstsq,
+            "householder_product": ops.householder.householder_product,
+            **{name: getattr(ops.linalg_composed, name) for name in ("vecdot", "vander", "cond", "tensorinv",
+                                                                     "tensorsolve")},
             "solve_triangular": ops.linalg.solve_triangular,
             "matrix_power": ops.linalg.matrix_power, "multi_dot": ops.linalg.multi_dot,
             "slogdet": _tensor_fn("linalg_slogdet", ops.linalg.slogdet), "matrix_exp": ops.linalg.matrix_exp,
@@ -714,6 +720,14 @@ def _build_torch() -> ScriptModule:
         "det": _tensor_fn("det", Tensor.det), "inverse": _tensor_fn("inverse", Tensor.inverse),
         "cholesky": _tensor_fn("cholesky", Tensor.cholesky),
         "cholesky_inverse": _tensor_fn("cholesky_inverse", Tensor.cholesky_inverse),
+        "cholesky_solve": _later("gradcli.engine.ops.lu", "cholesky_solve"),
+        "lu": _later("gradcli.engine.ops.lu", "lu_legacy"), "lu_solve": _later("gradcli.engine.ops.lu", "lu_solve_legacy"),
+        "lu_unpack": _later("gradcli.engine.ops.lu", "lu_unpack"),
+        "triangular_solve": _later("gradcli.engine.ops.lu", "triangular_solve"),
+        "geqrf": _later("gradcli.engine.ops.householder", "geqrf"),
+        "orgqr": _later("gradcli.engine.ops.householder", "householder_product"),
+        "ormqr": _later("gradcli.engine.ops.householder", "ormqr"),
+        **{name: _later("gradcli.engine.ops.lu", f"{name}_removed") for name in ("solve", "lstsq", "symeig", "eig")},
         "matrix_power": _tensor_fn("matrix_power", Tensor.matrix_power),
         "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),
         "slogdet": _tensor_fn("slogdet", Tensor.slogdet), "logdet": _tensor_fn("logdet", Tensor.logdet),
@@ -1043,8 +1057,8 @@ _NATIVE_FUNCTIONAL = frozenset(
 
 # PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag",
-                           "unravel_index"))
+                           "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
+                           "lstsq", "symeig", "eig", "unravel_index"))
 
 
 def _native(path: str, name: str) -> bool:
@@ -1058,9 +1072,9 @@ _NO_ARGUMENT_FLAGS = 0x04 | 0x08                   # CO_VARARGS | CO_VARKEYWORDS
 # PyTorch's parser takes numpy's names for these parameters of its C++ functions (not of its Python ones)
 NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
-                             "unique_consecutive"))
+                             "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
-_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2"))}
+_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",))}
 
 
 def torch_name(f) -> str | None:

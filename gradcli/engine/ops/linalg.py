@@ -1042,20 +1042,22 @@ def _square(a: Tensor, fn: str, floats=True) -> np.ndarray:
 
 
 def lu_factor(a: np.ndarray):
-    """LU factorisation with partial pivoting of a batch of square matrices, as LAPACK's getrf computes
-    it: the factors packed in one array (unit L below the diagonal, U on and above), the row swapped
-    with row j at step j, and `info`, the 1-based index of the first zero pivot (0 when none).
+    """LU factorisation with partial pivoting of a batch of m x n matrices, as LAPACK's getrf computes it: the
+    factors packed in one array (unit L below the diagonal, U on and above), the row swapped with row j at
+    step j (k = min(m, n) steps), and `info`, the 1-based index of the first zero pivot (0 when none).
 
-    The column below a pivot is scaled by the pivot's reciprocal, except that matrices of order 4 or
-    less divide the last one-element column: the rounding of PyTorch's CPU LAPACK, checked bit for bit."""
-    n = a.shape[-1]
+    The column below a pivot is scaled by the pivot's reciprocal, except that square matrices of order 4 or
+    less divide the last one-element column: the rounding of PyTorch's CPU LAPACK (MKL), checked bit for bit
+    up to order 16 and on rectangular matrices up to 10 x 3 (beyond, MKL's blocked kernels round otherwise)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
     b = int(np.prod(a.shape[:-2], dtype=np.int64))
-    lu = np.array(a, copy=True).reshape((b, n, n))
-    pivots = np.zeros((b, n), dtype=np.int64)
+    lu = np.array(a, copy=True).reshape((b, m, n))
+    pivots = np.zeros((b, k), dtype=np.int64)
     info = np.zeros(b, dtype=np.int64)
     batch = np.arange(b)
-    for j in range(n):
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+    for j in range(k):
+        p = j + _pivot_rows(np.abs(lu[:, j:, j]))
         pivots[:, j] = p
         swap = batch[p != j]
         if swap.size:
@@ -1065,13 +1067,23 @@ def lu_factor(a: np.ndarray):
         pivot = lu[:, j, j]
         info[(info == 0) & (pivot == 0)] = j + 1
         live = batch[pivot != 0]
-        if j + 1 < n and live.size:
-            if n <= 4 and j == n - 2:
+        if j + 1 < m and live.size:
+            if m == n <= 4 and j == n - 2:
                 lu[live, j + 1:, j] /= pivot[live, None]
             else:
                 lu[live, j + 1:, j] *= (lu.dtype.type(1) / pivot[live])[:, None]
             lu[live, j + 1:, j + 1:] -= lu[live, j + 1:, j, None] * lu[live, None, j, j + 1:]
-    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+    return lu.reshape(a.shape), pivots.reshape(a.shape[:-2] + (k,)), info.reshape(a.shape[:-2])
+
+
+def _pivot_rows(magnitudes: np.ndarray) -> np.ndarray:
+    """LAPACK's idamax on each row: the first largest magnitude, by a running maximum that a NaN never replaces
+    (a NaN first stays chosen)."""
+    nan = np.isnan(magnitudes)
+    if not nan.any():
+        return np.argmax(magnitudes, axis=1)
+    p = np.argmax(np.where(nan, -1.0, magnitudes), axis=1)
+    return np.where(nan[:, 0], 0, p)
 
 
 def _lu_solve(lu: np.ndarray, pivots: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:
@@ -1181,8 +1193,9 @@ def det(a: Tensor) -> Tensor:
     return apply(DET, out, (a,), (), (x,))
 
 
-def inverse(a: Tensor) -> Tensor:
-    """linalg.inv: PyTorch solves A X = I."""
+def inverse(a: Tensor, _singular: str = "linalg.inv") -> Tensor:
+    """linalg.inv: PyTorch solves A X = I; the inverse column-major, as LAPACK writes it. (`_singular` names the
+    function in the singular matrix's message: tensorinv's at::inverse says "inv".)"""
     x = _square(a, "linalg.inv")
     if x.dtype == np.float16:
         raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
@@ -1191,9 +1204,9 @@ def inverse(a: Tensor) -> Tensor:
         info = info.reshape(-1)
         i = int(np.flatnonzero(info)[0])
         where = f"(Batch element {i}): " if x.ndim > 2 else ""
-        raise LinAlgError(f"linalg.inv: {where}The diagonal element {int(info[i])} is zero, the inversion could not "
-                          "be completed because the input matrix is singular.")
-    return apply(INV, np.ascontiguousarray(out), (a,))
+        raise LinAlgError(f"{_singular}: {where}The diagonal element {int(info[i])} is zero, the inversion could "
+                          "not be completed because the input matrix is singular.")
+    return apply(INV, _column_major(out), (a,))
 
 
 def det_backward_array(g: np.ndarray, A: np.ndarray, result: np.ndarray) -> np.ndarray:
@@ -1556,9 +1569,42 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
             raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                                f"Got {type_word(A._a)}")
         return reduce.vector_norm(A, 2, dims, keepdim, dtype)
-    if ord == "nuc" or ord in (2, -2, 1, -1, float("inf"), float("-inf")):
-        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} is not available in gradcli")
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if not (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2, 1, -1, float("inf"), float("-inf")))):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if A._a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {type_word(A._a)}")
+    d0, d1 = (wrap_dim(d, A._a.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if A._a.size == 0 and (ord == "nuc" or ord > 0):      # (a negative order's amin refuses the empty dim)
+        kept = [1 if k in (d0, d1) else n for k, n in enumerate(A._a.shape) if keepdim or k not in (d0, d1)]
+        return Tensor(np.zeros(tuple(kept), np.dtype(dtype.name) if dtype is not None else A._a.dtype))
+    if ord == "nuc" or abs(ord) == 2:
+        return _spectral_norm(A, ord, d0, d1, keepdim, dtype)
+    if abs(ord) == float("inf"):            # the largest row sum: the 1-norm of the transpose
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    column_sums = reduce.vector_norm(A, 1.0, (d0,), keepdim, dtype)
+    return (reduce.amax if ord > 0 else reduce.amin)(column_sums, d1, keepdim)
+
+
+def _spectral_norm(A: Tensor, ord, d0: int, d1: int, keepdim: bool, dtype) -> Tensor:
+    """matrix_norm for ord 2, -2 and 'nuc', from the singular values of A with the two dims moved last (PyTorch's
+    permute, recorded even when it moves nothing), put back in place when keepdim."""
+    permutation = [k for k in range(A._a.ndim) if k not in (d0, d1)] + [d0, d1]
+    if dtype is not None:
+        A = A.to(dtype)
+    S = svdvals(shape.permute(A, permutation))
+    if ord == "nuc":
+        result = reduce.reduce_sum(S, -1, keepdim)
+    else:
+        result = (reduce.amax if ord > 0 else reduce.amin)(S, -1, keepdim)
+    if keepdim:
+        reverse = [permutation.index(k) for k in range(len(permutation))]
+        result = shape.permute(shape.unsqueeze(result, -1), reverse)
+    return result
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
@@ -2439,6 +2485,16 @@ def _svd_backward(F, g, full_matrices, U, S, Vh, S_sym_argsize_minus_1):
         gA = gA + SinvgVh - M.mm(M.mm(SinvgVh, M.mT(Vh)), Vh)
         return M.mm(U, gA)
     return M.mm(U, M.mm(ret, Vh)) if m >= n else M.mm(M.mm(U, ret), Vh)
+
+
+def two_outputs(first: Tensor, second: Tensor) -> None:
+    """Make `second` the other output of the node `apply` recorded for `first` (a row of two inputs, as apply
+    records them, with two results: lstsq, triangular_solve), each result holding an OutputSlot of it."""
+    node = first.grad_fn
+    if node is not None:
+        first.grad_fn = OutputSlot(node, 0, 2)
+        second.grad_fn = OutputSlot(node, 1, 2)
+        second.requires_grad = True
 
 
 def _as_output(t: Tensor, index: int, count: int) -> Tensor:

@@ -656,7 +656,12 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R"),
                  **{name: ("values", "indices") for name in ("median", "nanmedian", "kthvalue", "mode", "cummax",
                                                              "cummin")},
-                 "aminmax": ("min", "max")}
+                 "aminmax": ("min", "max"), "linalg_lu_factor": ("LU", "pivots"),
+                 "linalg_lu_factor_ex": ("LU", "pivots", "info"), "_lu_with_info": ("LU", "pivots", "info"),
+                 "linalg_lu": ("P", "L", "U"), "lu_unpack": ("P", "L", "U"), "linalg_solve_ex": ("result", "info"),
+                 "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
+                 "triangular_solve": ("solution", "cloned_coefficient"), "geqrf": ("a", "tau"),
+                 "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
@@ -740,8 +745,10 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     if empty and (dim is None or isinstance(dim, (tuple, list)) and not dim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
-    if empty:
-        raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero size.")
+    if empty:       # the dim as the script gave it (PyTorch names it unwrapped)
+        given = next((d for d in (dim if isinstance(dim, (tuple, list)) else (dim,))
+                      if d.__class__ is int and d % max(x.ndim, 1) == empty[0]), empty[0])
+        raise IndexError(f"{name}(): Expected reduction dim {given} to have non-zero size.")
     fn = np.max if largest else np.min
     out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else x.copy()
     if _plain(a):
