@@ -112,6 +112,8 @@ CHECKS = {
     arith.ZERO: [(lambda a: (a * 1).zero_() + a, (any_(3),))],
     arith.FILL: [(lambda a: (a * 1).fill_(2.5) * a, (any_(2, 2),))],
     arith.FILL_TENSOR: [(lambda a, b: (a * 1).fill_(b) * a, (any_(3), any_()))],
+    arith.FILL_NEW: [(lambda a: arith.fill_function(a, 2.5) * a, (any_(2, 2),))],
+    arith.FILL_NEW_TENSOR: [(lambda a, b: arith.fill_function(a, b) * a, (any_(3), any_()))],
     elementwise.LOG: [(lambda a: a.log(), (pos(2, 3),))],
     elementwise.SQRT: [(lambda a: a.sqrt(), (pos(3),))],
     elementwise.MASKED_FILL: [(lambda a: a.masked_fill(tensor([True, False, True]), 0.5) * a, (any_(3),))],

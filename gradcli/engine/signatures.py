@@ -80,6 +80,7 @@ def _sorting(name: str, stable_out: str, plain_out: str) -> dict:
 
 
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_COMPARISON_NAMES = ("greater", "greater_equal", "less", "less_equal", "not_equal")     # the methods' other names
 
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
@@ -414,7 +415,13 @@ SIGNATURES = {
     "Tensor.requires_grad_": ["(bool requires_grad = True)"],
     **{f"torch.{name}": ["(Tensor input, Tensor other, *, Tensor out = None)",
                          "(Tensor input, Number other, *, Tensor out = None)"] for name in _COMPARISONS},
-    **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS},
+    **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
+    **{f"Tensor.{name}_": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
+    "torch.fill": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
+    "torch.fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
+    "Tensor.fill_": ["(Tensor value)", "(Number value)"],
+    "torch.clamp_min_": ["(Tensor input, Tensor min)", "(Tensor input, Number min)"],
+    "torch.clamp_max_": ["(Tensor input, Tensor max)", "(Tensor input, Number max)"],
     "torch.diagonal": ["(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "Tensor.diagonal": ["(int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "torch.device": ["(torch.device device)", "(str type, int index = -1)"],

@@ -1039,10 +1039,55 @@ class Tensor:
     def ge(self, other):
         return ops.compare(np.greater_equal, self, other)
 
+    # PyTorch's other names, each its own method: a refused argument's message names the one called
     def not_equal(self, other):
         return self.ne(other)
 
-    greater, greater_equal, less, less_equal = gt, ge, lt, le
+    def greater(self, other):
+        return self.gt(other)
+
+    def greater_equal(self, other):
+        return self.ge(other)
+
+    def less(self, other):
+        return self.lt(other)
+
+    def less_equal(self, other):
+        return self.le(other)
+
+    # in place: the comparison's 0 or 1 in this tensor's dtype, with a node whose gradient is zero
+    def eq_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.equal, a, b), other)
+
+    def ne_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.not_equal, a, b), other)
+
+    def lt_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.less, a, b), other)
+
+    def le_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.less_equal, a, b), other)
+
+    def gt_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.greater, a, b), other)
+
+    def ge_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.greater_equal, a, b), other)
+
+    def not_equal_(self, other):
+        return self.ne_(other)
+
+    def greater_(self, other):
+        return self.gt_(other)
+
+    def greater_equal_(self, other):
+        return self.ge_(other)
+
+    def less_(self, other):
+        return self.lt_(other)
+
+    def less_equal_(self, other):
+        return self.le_(other)
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         from gradcli.engine import closeness

@@ -383,6 +383,7 @@ _WHAT = {
     "masked_fill": "Replaces the elements where `mask` is True with `value`.",
     "fill_": "Fills the tensor with a value, in place.",
     "zero_": "Fills the tensor with 0, in place.",
+    "fill": "A new tensor shaped like `input`, every element `value` (a number or a 0-d tensor).",
     "copy_": "Copies the values of `src` into this tensor, in place.",
     "uniform_": "Fills the tensor with uniform random numbers, in place.",
     "normal_": "Fills the tensor with normal random numbers, in place.",
@@ -391,6 +392,11 @@ _WHAT = {
     "eq": "Elementwise ==, as a bool tensor.", "ne": "Elementwise !=, as a bool tensor.",
     "lt": "Elementwise <, as a bool tensor.", "le": "Elementwise <=, as a bool tensor.",
     "gt": "Elementwise >, as a bool tensor.", "ge": "Elementwise >=, as a bool tensor.",
+    **{f"{name}_": f"In place: 1 where this tensor {sign} other, else 0, kept in this tensor's dtype (its gradient "
+                   "is zero)." for names, sign in ((("eq",), "=="), (("ne", "not_equal"), "!="),
+                                                   (("lt", "less"), "<"), (("le", "less_equal"), "<="),
+                                                   (("gt", "greater"), ">"), (("ge", "greater_equal"), ">="))
+       for name in names},
     "logical_and": "Elementwise logical and, as a bool tensor.", "logical_or": "Elementwise logical or.",
     "logical_xor": "Elementwise logical exclusive or.", "logical_not": "Elementwise logical not.",
     "isnan": "True where an element is nan.", "isinf": "True where an element is infinite.",

@@ -623,6 +623,14 @@ def _build_torch() -> ScriptModule:
         "logical_not": _tensor_fn("logical_not", Tensor.logical_not),
         "isnan": _tensor_fn("isnan", Tensor.isnan), "isinf": _tensor_fn("isinf", Tensor.isinf),
         "isfinite": _tensor_fn("isfinite", Tensor.isfinite), "negative": _tensor_fn("negative", Tensor.neg),
+        # the in-place forms PyTorch also offers as functions: the methods themselves
+        **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
+            "exp_", "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sqrt_", "rsqrt_", "square_",
+            "reciprocal_", "neg_", "negative_", "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "arcsin_",
+            "arccos_", "arctan_", "sinh_", "cosh_", "asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_",
+            "arctanh_", "erf_", "floor_", "ceil_", "round_", "trunc_", "fix_", "frac_", "deg2rad_", "rad2deg_",
+            "clamp_min_", "clamp_max_", "gcd_", "lcm_", "fill_", "zero_", "detach", "detach_")},
+        "fill": _tensor_fn("fill", ops.arith.fill_function),
         # group: reduce
         "prod": _tensor_fn("prod", Tensor.prod), "max": _tensor_fn("max", Tensor.max),
         "min": _tensor_fn("min", Tensor.min), "amax": _tensor_fn("amax", Tensor.amax),
@@ -635,6 +643,7 @@ def _build_torch() -> ScriptModule:
         "all": _tensor_fn("all", Tensor.all), "any": _tensor_fn("any", Tensor.any),
         "softmax": _tensor_fn("softmax", Tensor.softmax), "log_softmax": _tensor_fn("log_softmax", Tensor.log_softmax),
         "dropout": _later("gradcli.engine.ops.nn", "torch_dropout"),
+        "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

@@ -226,6 +226,11 @@ FILL        = Op("FillBackward2",       None,          (),                      
 FILL_TENSOR = Op("FillBackward3",       None,          (),                             (lambda F, g: F.zeros_like(g),
                                                                                         lambda F, g: F.sum(g)),
                  inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
+FILL_NEW    = Op("FillBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),),
+                 jvp=lambda F, ts, xs, result: F.zeros_like(result))
+FILL_NEW_TENSOR = Op("FillBackward1",   None,          (),                             (lambda F, g: F.zeros_like(g),
+                                                                                        lambda F, g: F.sum(g)),
+                     inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
 MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (_scalar_times,),
@@ -619,16 +624,25 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     return apply(TO_COPY, out, (a,))
 
 
-def fill(a: Tensor, value, zero=False) -> Tensor:
-    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero."""
+def fill(a: Tensor, value, zero=False, rows=(FILL, FILL_TENSOR)) -> Tensor:
+    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero (`rows`: the
+    nodes for a number and for a tensor value)."""
     if value.__class__ is Tensor:
         if value._a.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._a.ndim} dimensions.")
         out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
-        return apply(FILL_TENSOR, out, (a, value))
+        return apply(rows[1], out, (a, value))
     out = np.full(a._a.shape, checked_scalar(value, a._a.dtype), dtype=a._a.dtype)
-    return apply(ZERO if zero else FILL, out, (a,))
+    return apply(ZERO if zero else rows[0], out, (a,))
+
+
+def fill_function(input: Tensor, value) -> Tensor:
+    """torch.fill(input, value): a new tensor like `input`, filled (FillBackward0, or FillBackward1 for a
+    tensor value)."""
+    if value.__class__ is not Tensor and not isinstance(value, (int, float)):
+        raise TypeError("fill(): value must be a Tensor or a Number")       # (PyTorch's message: signatures.py)
+    return fill(input, value, rows=(FILL_NEW, FILL_NEW_TENSOR))
 
 
 def _unbind_jvp(tangent: Tensor, shape: tuple, index: tuple) -> Tensor:

@@ -2393,3 +2393,46 @@ def lcm(input, other) -> Tensor:
     """torch.lcm: the least common multiple (0 where either is 0), elementwise, of integer tensors."""
     x, y = _integer_pair("lcm", input, other)
     return Tensor(compute(np.lcm, x, y))
+
+
+# ------------------------------------------------------------------------- comparisons written in place
+# x.eq_(y) and its kin keep x's dtype (1 where the comparison holds, else 0) and, unlike the out-of-place
+# comparisons, record a node: its gradient is zero for both sides (derivatives.yaml's eq_.Scalar/.Tensor).
+
+def _zero_result_tangent(F, ts, xs, result):
+    return F.zeros_like(result)
+
+
+def _zeros(F, g):
+    return F.zeros_like(g)
+
+
+# fmt: off
+#                 node            forward saves formulas        facts
+EQ_NUMBER = Op("EqBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+EQ_TENSOR = Op("EqBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+NE_NUMBER = Op("NeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+NE_TENSOR = Op("NeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+LT_NUMBER = Op("LtBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+LT_TENSOR = Op("LtBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+LE_NUMBER = Op("LeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+LE_TENSOR = Op("LeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+GT_NUMBER = Op("GtBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+GT_TENSOR = Op("GtBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+GE_NUMBER = Op("GeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+GE_TENSOR = Op("GeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+# fmt: on
+_COMPARISON_ROWS = {np.equal: (EQ_NUMBER, EQ_TENSOR), np.not_equal: (NE_NUMBER, NE_TENSOR),
+                    np.less: (LT_NUMBER, LT_TENSOR), np.less_equal: (LE_NUMBER, LE_TENSOR),
+                    np.greater: (GT_NUMBER, GT_TENSOR), np.greater_equal: (GE_NUMBER, GE_TENSOR)}
+
+
+def compare_as_self(fn, a: Tensor, other) -> Tensor:
+    """The out-of-place twin of a.eq_(other) and its kin (Tensor._inplace writes it into `a`): the
+    comparison in a's dtype, with its node."""
+    x, y = operands(a, other)
+    out = np.asarray(compute(fn, x, y)).astype(a._a.dtype)
+    number_row, tensor_row = _COMPARISON_ROWS[fn]
+    if other.__class__ is Tensor:
+        return apply(tensor_row, out, (a, other))
+    return apply(number_row, out, (a,))
