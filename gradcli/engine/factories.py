@@ -9,8 +9,9 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
-                                      int_param, number_arg, result_dtype, scalar_int, scalar_param)
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, broadcast_error, check_list_int, checked_scalar,
+                                      int64_arg, int_param, number_arg, result_dtype, scalar_int, scalar_param,
+                                      type_word)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
 from gradcli.engine.state import STATE
@@ -600,13 +601,29 @@ def _shape_error(data):
     return ValueError("could not build a tensor from this data")
 
 
-def _plain(data):
-    """Replace one-element tensors inside nested lists by their Python values."""
+def _plain(data, stack_tensors: bool = True):
+    """Replace tensors inside nested lists by their Python values (nested lists, or with `stack_tensors`
+    False the one value of a one-element tensor)."""
     if isinstance(data, Tensor):
-        return data._a.tolist()
+        if stack_tensors:
+            return data._a.tolist()
+        if data._a.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._a.reshape(()).item()
     if isinstance(data, (list, tuple)):
-        return [_plain(x) for x in data]
+        return [_plain(x, stack_tensors) for x in data]
     return data
+
+
+def _holds_tensor(data) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is Tensor:
+            return True
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def _check_items(data, dtype: dtypes.DType) -> None:
@@ -632,7 +649,7 @@ def _not_data(item) -> Exception:
 
 
 def _infer(data) -> dtypes.DType:
-    kinds = set()
+    kinds, found = set(), None
     stack = [data]
     while stack:
         item = stack.pop()
@@ -644,11 +661,18 @@ def _infer(data) -> dtypes.DType:
             kinds.add(dtypes.INT)
         elif isinstance(item, float):
             kinds.add(dtypes.FLOAT)
+        elif item.__class__ is Tensor:          # its own dtype, promoted with the rest's
+            d = dtypes.of_array(item._a)
+            found = d if found is None else dtypes.promote_types(found, d)
         else:
             raise _not_data(item)
+    if found is not None and not kinds:
+        return found
     if not kinds or dtypes.FLOAT in kinds:
-        return dtypes.default_float
-    return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
+        natural = dtypes.default_float
+    else:
+        natural = dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
+    return natural if found is None else dtypes.promote_types(found, natural)
 
 
 def _has_huge_int(data) -> bool:
@@ -711,6 +735,16 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     if isinstance(data, Tensor):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
+    return _finish(from_data(data, dtype), requires_grad)
+
+
+def from_data(data, dtype, stack_tensors: bool = True) -> np.ndarray:
+    """The array torch.tensor builds from `data` (a number or nested sequences of numbers and tensors):
+    its dtype inferred (a tensor inside counts with its dtype) unless `dtype` is given. `stack_tensors`:
+    a tensor inside stands for its nested values (torch.tensor); else for its one value (torch.as_tensor,
+    torch.asarray, which refuse a tensor of several elements there)."""
+    if data.__class__ is range:
+        data = list(data)
     if not isinstance(data, (list, tuple, int, float, bool)):
         raise _not_data(data)
     first = data
@@ -718,16 +752,19 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         first = first[0]
     if first.__class__ is str:      # PyTorch reads the shape along first elements: a string is one more
         raise ValueError("too many dimensions 'str'")
+    natural = None
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
-        data = _plain(data)
+        if _holds_tensor(data):
+            natural = _infer(data)
+        data = _plain(data, stack_tensors)
     if dtype is not None:
         _check_items(data, dtype)
-    natural = _infer(data)
+    natural = natural or _infer(data)
     target = dtype or natural
     if target.category == dtypes.INT and natural.category != dtypes.BOOL and (
             target is not dtypes.int64 or natural.category == dtypes.FLOAT):
-        return _finish(_checked_ints(data, natural, target), requires_grad)
+        return _checked_ints(data, natural, target)
     try:
         a = np.array(data, dtype=target.np if target.category != dtypes.FLOAT else np.float64)
     except ValueError:
@@ -736,7 +773,65 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         raise ValueError("Overflow when unpacking long long") from None
     if a.dtype != target.np:
         a = a.astype(target.np)
-    return _finish(a, requires_grad)
+    return a
+
+
+def as_tensor(data, *, dtype=None, device=None):
+    """torch.as_tensor: a tensor of the given dtype is returned itself (another dtype: a converted copy,
+    ToCopyBackward0 when it requires grad); other data is read as torch.tensor reads it."""
+    factory_device(device)
+    _check_dtype(dtype)
+    if data.__class__ is Tensor:
+        return data if dtype is None else data.to(dtype)
+    return Tensor(from_data(data, dtype, stack_tensors=False))
+
+
+_ASARRAY_WARNING = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+                    "Pass requires_grad=False explicitly to get the old behavior and silence this warning. "
+                    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1737.)")
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: a tensor is shared when its dtype fits and copy is not True (copied, or converted,
+    otherwise); its requires_grad is then set to `requires_grad` (a leaf's own flag changes, as in
+    PyTorch; a computed tensor that should not require grad is detached). Other data is read as
+    torch.tensor reads it (the default float dtype for numbers unless `dtype` is given)."""
+    try:
+        factory_device(device)
+    except AssertionError:          # (asarray asks the device's backend itself, which says it otherwise)
+        raise RuntimeError("PyTorch is not linked with support for cuda devices") from None
+    _check_dtype(dtype)
+    for name, value in (("copy", copy), ("requires_grad", requires_grad)):
+        if value is not None and value.__class__ is not bool:
+            raise TypeError(f"asarray(): argument '{name}' must be bool, not {_type_name(value)}")
+    tensor = obj if obj.__class__ is Tensor else None
+    wanted = requires_grad if requires_grad is not None else (tensor is not None and tensor.requires_grad)
+    if wanted and requires_grad is None:
+        STATE.warn_once("asarray requires_grad", "UserWarning", _ASARRAY_WARNING)
+    if tensor is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return _finish(from_data(obj, dtype, stack_tensors=False), wanted)
+    wrong_dtype = dtype is not None and dtype.np != tensor._a.dtype
+    if copy or (copy is None and wrong_dtype):
+        tensor = tensor.to(dtype, copy=True) if wrong_dtype else tensor.clone()
+    elif wrong_dtype:
+        raise ValueError(f"can't alias tensor with dtype '{type_word(tensor._a)}' into dtype "
+                         f"'{TYPE_WORDS[dtype.name]}'.")
+    if tensor.grad_fn is not None and not wanted:
+        return tensor.detach()
+    if wanted and tensor._a.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return tensor.requires_grad_(wanted)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """torch.scalar_tensor: a 0-d tensor holding the number `s`, in the default float dtype unless given."""
+    value = number_arg(s, "scalar_tensor", "s", 1)
+    factory_device(device)
+    _check_dtype(dtype)
+    npdt = (dtype or dtypes.default_float).np
+    return _finish(np.array(checked_scalar(value, npdt), dtype=npdt), requires_grad)
 
 
 # the C type names of PyTorch's TensorOptions message (Tensor.new of a tensor of another dtype)

@@ -417,6 +417,12 @@ SIGNATURES = {
                          "(Tensor input, Number other, *, Tensor out = None)"] for name in _COMPARISONS},
     **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
     **{f"Tensor.{name}_": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
+    "torch.rsub": ["(Tensor input, Tensor other, *, Number alpha = 1)", "(Tensor input, Number other, Number alpha = 1)"],
+    "torch.result_type": ["(Tensor tensor, Tensor other)", "(Number scalar, Tensor tensor)",
+                          "(Tensor tensor, Number other)", "(Number scalar1, Number scalar2)"],
+    "torch.as_tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None)"],
+    "torch.asarray": ["(object obj, *, torch.dtype dtype = None, torch.device device = None, bool copy = None, "
+                      "bool requires_grad = False)"],
     "torch.fill": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "torch.fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "Tensor.fill_": ["(Tensor value)", "(Number value)"],

@@ -384,6 +384,18 @@ _WHAT = {
     "fill_": "Fills the tensor with a value, in place.",
     "zero_": "Fills the tensor with 0, in place.",
     "fill": "A new tensor shaped like `input`, every element `value` (a number or a 0-d tensor).",
+    "as_tensor": "`data` as a tensor: a tensor of the given dtype is returned itself (another dtype: converted); "
+                 "numbers and nested lists are read as torch.tensor reads them.",
+    "asarray": "`obj` as a tensor, sharing a tensor's data unless `copy=True` or another dtype asks for a copy; "
+               "`requires_grad` (by default the tensor's own) is set on the result.",
+    "scalar_tensor": "A 0-d tensor holding the number `s` (in the default float dtype unless `dtype` is given).",
+    "broadcast_tensors": "The tensors expanded to the shape they broadcast to (views; a tensor of that shape is "
+                         "returned itself).",
+    "broadcast_shapes": "The shape tensors of the given shapes broadcast to, as a torch.Size.",
+    "result_type": "The dtype an elementwise operation on the two operands (tensors or numbers) gives.",
+    "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
+    "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
+    "rsub": "other - alpha * input.",
     "copy_": "Copies the values of `src` into this tensor, in place.",
     "uniform_": "Fills the tensor with uniform random numbers, in place.",
     "normal_": "Fills the tensor with normal random numbers, in place.",

@@ -525,6 +525,7 @@ def _build_torch() -> ScriptModule:
     members = {
         # creation
         "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
+        "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": factories.scalar_tensor,
         "ones": factories.ones, "zeros": factories.zeros, "full": factories.full, "empty": factories.empty,
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
@@ -537,7 +538,7 @@ def _build_torch() -> ScriptModule:
         # ops as functions
         "add": _number_or_tensor_fn("add", Tensor.add), "sub": _number_or_tensor_fn("sub", Tensor.sub),
         "mul": _number_or_tensor_fn("mul", Tensor.mul), "div": _number_or_tensor_fn("div", Tensor.div),
-        "subtract": _number_or_tensor_fn("subtract", Tensor.sub),
+        "subtract": _number_or_tensor_fn("subtract", Tensor.sub), "rsub": ops.arith.torch_rsub,
         "multiply": _number_or_tensor_fn("multiply", Tensor.mul),
         "divide": _number_or_tensor_fn("divide", Tensor.div),
         "true_divide": _number_or_tensor_fn("true_divide", Tensor.true_divide),
@@ -659,6 +660,7 @@ def _build_torch() -> ScriptModule:
         "cat": ops.cat, "concat": ops.shape.concat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
         "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
+        "broadcast_tensors": ops.shape.broadcast_tensors, "broadcast_shapes": ops.shape.torch_broadcast_shapes,
         "split": _split_function, "chunk": _tensor_fn("chunk", Tensor.chunk),
         "unbind": _tensor_fn("unbind", Tensor.unbind),
         "flip": _tensor_list_fn("flip", Tensor.flip, "dims"), "tile": _tensor_list_fn("tile", Tensor.tile, "dims"),
@@ -713,7 +715,8 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
-        "finfo": typeinfo.finfo, "iinfo": typeinfo.iinfo,
+        "finfo": typeinfo.finfo, "iinfo": typeinfo.iinfo, "promote_types": typeinfo.promote_types,
+        "can_cast": typeinfo.can_cast, "result_type": typeinfo.result_type,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
             "get_rng_state": factories.get_rng_state, "set_rng_state": factories.set_rng_state,

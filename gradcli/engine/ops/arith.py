@@ -189,8 +189,12 @@ ADD         = Op("AddBackward0",        None,          ("alpha",),
 SUB         = Op("SubBackward0",        None,          ("alpha",),
                  (lambda F, g, alpha: g,
                   lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True, jvp=_sub_jvp)
-RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
-                 jvp="auto")
+RSUB        = Op("RsubBackward1",       None,          ("alpha",),
+                 (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,), fits=True, jvp="auto")
+RSUB_TENSOR = Op("RsubBackward0",       None,          ("alpha",),
+                 (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,
+                  lambda F, g, alpha: g), fits=True,
+                 jvp=lambda F, ts, xs, result, alpha: _sub_jvp(F, ts[::-1], xs[::-1], result, alpha))
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
                  (lambda F, g, self, other: _times(F, g, other) if F.tensors else _times_array(g, other),
                   lambda F, g, self, other: g * self),
@@ -498,12 +502,24 @@ def check_bool_subtraction(a, b) -> None:
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-def rsub(a: Tensor, b) -> Tensor:
-    """`number - tensor`."""
+def rsub(a: Tensor, b, alpha=1) -> Tensor:
+    """`number - tensor`, and torch.rsub(input, other, alpha): other - alpha * input (RsubBackward0 when
+    other is a tensor, RsubBackward1 when a number)."""
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha("rsub", a, b, alpha)
     check_bool_subtraction(a, b)
     x, y = operands(a, b)
-    out = compute(np.subtract, y, x)
-    return apply(RSUB, out, (a,))
+    out = compute(np.subtract, y, x) if alpha == 1 else compute(lambda y, x: _add_scaled(y, x, -alpha), y, x)
+    if b.__class__ is Tensor:
+        return apply(RSUB_TENSOR, out, (a, b), (alpha,))
+    return apply(RSUB, out, (a,), (alpha,))
+
+
+def torch_rsub(input, other, alpha=1) -> Tensor:
+    """torch.rsub: both operands by position (other a tensor or a number), alpha too when other is a number."""
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and not isinstance(other, (int, float)):
+        raise TypeError("rsub(): invalid arguments")        # (PyTorch's message: signatures.py)
+    return rsub(input, other, alpha)
 
 
 def mul(a: Tensor, b) -> Tensor:

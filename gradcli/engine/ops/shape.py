@@ -16,7 +16,7 @@ from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_err
                                       int64_arg,
                                       index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import Size, Tensor
 
 
 class _EachInput:
@@ -554,6 +554,41 @@ def broadcast_to(a: Tensor, size) -> Tensor:
 def broadcast_to_method(a: Tensor, sizes: tuple) -> Tensor:
     """Tensor.broadcast_to: the size as ints or one sequence, as expand takes it, named as itself in errors."""
     return _expand(a, int_list(sizes, "broadcast_to", "size"))
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """torch.broadcast_tensors: each tensor expanded to the shape they broadcast to (ExpandBackward0 views); a
+    tensor that already has that shape is returned itself."""
+    for i, t in enumerate(tensors):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    shape = broadcast_shapes(*(t._a.shape for t in tensors)) if tensors else ()
+    return tuple(t if t._a.shape == shape else _expand(t, shape) for t in tensors)
+
+
+def torch_broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes, as PyTorch's Python computes it: ints stand for 1-d shapes, None is skipped,
+    and a size that neither matches nor is 1 is refused at the first argument that brings it."""
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size()
+    for s in shapes:
+        if not isinstance(s, (tuple, list, str, range)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max(len(s) for s in shapes)
+    for i, s in enumerate(shapes):
+        for d in range(-1, -1 - len(s), -1):
+            if s[d] == common[d]:
+                continue
+            if common[d] == 1:
+                if s[d] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = s[d]
+            if s[d] != 1 and common[d] != s[d]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[d]} at {d}! Mismatching "
+                                   f"argument at index {i} had {s}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    return Size(common)
 
 
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
