@@ -199,7 +199,8 @@ CASES = [
     # arith
     case("arith.ADD", "a + b", "any:M any:C"), case("arith.ADD", "a.add(b, alpha=3)", "any:V any:V"),
     case("arith.SUB", "a - b", "any:M any:R1"), case("arith.SUB", "a.sub(b, alpha=2)", "any:V any:V"),
-    case("arith.RSUB", "2 - a", "any:V"),
+    case("arith.RSUB", "2 - a", "any:V"), case("arith.RSUB", "torch.rsub(a, 2, 1.5)", "any:V"),
+    case("arith.RSUB_TENSOR", "torch.rsub(a, b, alpha=0.5)", "any:M any:C"),
     case("arith.MUL", "a * b", "any:M any:C"), case("arith.MUL", "a * b", "any:V any:S"),
     case("arith.DIV", "a / b", "any:M pos:C"),
     case("arith.RECIPROCAL", "a.reciprocal()", "pos:V"), case("arith.RECIPROCAL", "2 / a", "pos:V"),
@@ -214,6 +215,8 @@ CASES = [
     case("arith.ZERO", "(a * 1).zero_() + a", "any:V"),
     case("arith.FILL", "(a * 1).fill_(2.5) * a", "any:V"),
     case("arith.FILL_TENSOR", "(a * 1).fill_(b) * a", "any:V any:S"),
+    case("arith.FILL_NEW", "torch.fill(a, 2.5) * a", "any:V"),
+    case("arith.FILL_NEW_TENSOR", "torch.fill(a, b) * a", "any:V any:S"),
     case("arith.MUL_SCALAR", "F.cross_entropy(a, i, label_smoothing=0.2)", (("any", M), (idx(_N_CLASSES), R)),
          kind="library"),
     case("arith.DIV_SCALAR", "F.cross_entropy(a, b)", "any:M prob:M", **LIB),
@@ -319,6 +322,10 @@ CASES = [
     case("elementwise.HYPOT", "a.hypot(b)", "any:M any:C", **LIB),
     case("elementwise.COPYSIGN", "a.copysign(b)", "away:M away:C"),
     case("elementwise.COPYSIGN_NUMBER", "a.copysign(-1.5)", "away:V"),
+    *[case(f"elementwise.{name.upper()}_NUMBER", f"(a * 1).{name}_(0.5) * a", "away:V")
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[case(f"elementwise.{name.upper()}_TENSOR", f"(a * 1).{name}_(b) * a", "away:M away:C")
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
     # backward formulas run by a double backward: out is the first derivative, its grads run the row
     case("elementwise.TANH_BACKWARD", "d(a.tanh(), a, b)", "any:V any:V", **LIB, note="y = tanh(a) from the library"),
     case("elementwise.SIGMOID_BACKWARD", "d(a.sigmoid(), a, b)", "any:V any:V", **LIB),

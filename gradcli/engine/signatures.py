@@ -79,6 +79,19 @@ def _sorting(name: str, stable_out: str, plain_out: str) -> dict:
             f"Tensor.{name}": [f"({stable})", f"({plain})"]}
 
 
+def _windows() -> dict:
+    """The window functions: a length, then periodic, then each one's parameters (hamming: alpha, beta;
+    kaiser: beta), each form with the factory keywords."""
+    extra = {"hamming_window": ("float alpha", "float alpha, float beta"), "kaiser_window": ("float beta",)}
+    forms = {}
+    for name in ("hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window"):
+        heads = ("int window_length", "int window_length, bool periodic") + tuple(
+            "int window_length, bool periodic, " + e for e in extra.get(name, ()))
+        tail = "*, " + _FACTORY_TAIL.removeprefix("Tensor out = None, ")
+        forms[f"torch.{name}"] = [f"({head}, {tail})" for head in heads]
+    return forms
+
+
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 _COMPARISON_NAMES = ("greater", "greater_equal", "less", "less_equal", "not_equal")     # the methods' other names
 
@@ -423,6 +436,7 @@ SIGNATURES = {
     "torch.as_tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None)"],
     "torch.asarray": ["(object obj, *, torch.dtype dtype = None, torch.device device = None, bool copy = None, "
                       "bool requires_grad = False)"],
+    **_windows(),
     "torch.fill": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "torch.fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "Tensor.fill_": ["(Tensor value)", "(Number value)"],

@@ -396,6 +396,14 @@ _WHAT = {
     "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
     "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
     "rsub": "other - alpha * input.",
+    "hann_window": "The Hann window of `window_length` points: 0.5 - 0.5 cos(2 pi k / (N - 1)), N one more than "
+                   "the length when periodic (the default).",
+    "hamming_window": "The Hamming window: alpha - beta cos(2 pi k / (N - 1)) (N one more than the length when "
+                      "periodic).",
+    "bartlett_window": "The Bartlett (triangular) window: rising from 0 to 1 and back (N one more than the length "
+                       "when periodic).",
+    "blackman_window": "The Blackman window: 0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1)).",
+    "kaiser_window": "The Kaiser window: i0(beta sqrt(1 - ((k - a) / a)^2)) / i0(beta), a = (N - 1) / 2.",
     "copy_": "Copies the values of `src` into this tensor, in place.",
     "uniform_": "Fills the tensor with uniform random numbers, in place.",
     "normal_": "Fills the tensor with normal random numbers, in place.",
@@ -1036,7 +1044,12 @@ def _qualified_names() -> dict:
 _WRITTEN = {"logit": "eps=None", "logit_": "eps=None", "nan_to_num": "nan=0.0, posinf=None, neginf=None",
             "nan_to_num_": "nan=0.0, posinf=None, neginf=None",
             "var_mean": "input, dim=None, *, correction=None, keepdim=False",
-            "std_mean": "input, dim=None, *, correction=None, keepdim=False"}
+            "std_mean": "input, dim=None, *, correction=None, keepdim=False",
+            **{name: "window_length, periodic=True, *, dtype=None, device=None, requires_grad=False"
+               for name in ("hann_window", "bartlett_window", "blackman_window")},
+            "hamming_window": "window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None, "
+                              "requires_grad=False",
+            "kaiser_window": "window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False"}
 
 
 def text_for(obj, builtins: dict | None = None) -> str:

@@ -708,6 +708,8 @@ def _build_torch() -> ScriptModule:
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
+        **{name: _later("gradcli.engine.windows", name) for name in (
+            "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
         "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
