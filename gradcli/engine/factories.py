@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from gradcli.engine import budget
-from gradcli.engine import autograd, dtypes, rng
+from gradcli.engine import autograd, dtypes, rng, signatures
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, broadcast_error, check_list_int, checked_scalar,
                                       int64_arg, int_param, number_arg, result_dtype, scalar_int, scalar_param,
                                       type_word)
@@ -189,6 +189,42 @@ def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
 def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
     return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw), device, True)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """torch.empty_strided (zeros here, as empty): the strides of a permutation of a contiguous layout, the
+    layouts gradcli's results follow; strides that leave gaps or make elements share memory are refused."""
+    for position, (name, value) in enumerate((("size", size), ("stride", stride)), 1):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"empty_strided(): argument '{name}' (position {position}) must be tuple of ints, not "
+                            f"{_type_name(value)}")
+    shape = _size_args("empty_strided", (tuple(size),))
+    strides = tuple(as_int(st) for st in stride)
+    if None in strides:
+        raise TypeError(signatures.check("torch.empty_strided", (size, stride), {}))
+    factory_device(device)
+    _check_dtype(dtype)
+    if len(strides) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+                           f"({len(strides)})")
+    if any(st < 0 and n > 1 for n, st in zip(shape, strides)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(strides)}")
+    npdt = (dtype or dtypes.default_float).np
+    budget.check_tensor(shape, npdt.itemsize)
+    a = np.zeros(shape, npdt)
+    if a.size:
+        expected = 1
+        for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+            if st != expected:
+                raise NotImplementedError(
+                    f"gradcli does not implement torch.empty_strided with strides {list(strides)} for sizes "
+                    f"{list(shape)}: only the strides of a contiguous layout with its dims in some order (no gaps, "
+                    "no shared elements)")
+            expected *= n
+        order = sorted(range(len(shape)), key=lambda d: strides[d], reverse=True)
+        a = np.zeros([shape[d] for d in order], npdt).transpose(np.argsort(order))
+    return _finish(a, requires_grad)
 
 
 def _size_kw(name: str, kw: dict):
@@ -1285,7 +1321,6 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
 
 def _random_error(args: tuple, kw: dict, generator) -> str:
     """PyTorch's parser message for random_ arguments no signature takes."""
-    from gradcli.engine import signatures
     given = dict(kw, generator=generator) if generator is not None else kw
     return signatures.check("Tensor.random_", args, given) or "random_() received an invalid combination of arguments"
 

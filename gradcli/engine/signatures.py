@@ -437,6 +437,8 @@ SIGNATURES = {
     "torch.asarray": ["(object obj, *, torch.dtype dtype = None, torch.device device = None, bool copy = None, "
                       "bool requires_grad = False)"],
     **_windows(),
+    "torch.empty_strided": [f"(tuple of ints size, tuple of ints stride, *, "
+                            f"{_FACTORY_TAIL.removeprefix('Tensor out = None, ')})"],
     "torch.fill": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "torch.fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
     "Tensor.fill_": ["(Tensor value)", "(Number value)"],

@@ -396,6 +396,8 @@ _WHAT = {
     "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
     "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
     "rsub": "other - alpha * input.",
+    "empty_strided": "A new tensor of the given size laid out with the given strides (those of a contiguous "
+                     "layout with its dims in some order); gradcli fills it with 0.",
     "hann_window": "The Hann window of `window_length` points: 0.5 - 0.5 cos(2 pi k / (N - 1)), N one more than "
                    "the length when periodic (the default).",
     "hamming_window": "The Hamming window: alpha - beta cos(2 pi k / (N - 1)) (N one more than the length when "

@@ -525,7 +525,7 @@ def _build_torch() -> ScriptModule:
     members = {
         # creation
         "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
-        "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": factories.scalar_tensor,
+        "empty_strided": factories.empty_strided, "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": factories.scalar_tensor,
         "ones": factories.ones, "zeros": factories.zeros, "full": factories.full, "empty": factories.empty,
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
