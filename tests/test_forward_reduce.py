@@ -32,6 +32,8 @@ CASES = [
     (S, "x.prod()"), (S, "x.prod(0)"),
     (X, "x.max()"), (X, "x.min()"), (X, "x.max(1)"), (X, "x.min(0, keepdim=True)"), (S, "x.max(0)"),
     (X, "x.amax(1)"), (X, "x.amin((0, 1))"), (X, "x.amin(0, keepdim=True)"), (S, "x.amax()"),
+    (XY, "torch.dist(x, y)", ("x", "y")), (XY, "x.dist(y, 1)", ("x",)), (XY, "torch.dist(x, y, float('inf'))", ("x", "y")),
+    (XY, "torch.dist(y, x, 3)", ("x", "y")), (XY, "torch.dist(x, y, 0) + x", ("x",)),
     (X, "x.norm()"), (X, "x.norm(1)"), (X, "x.norm(float('inf'))"), (X, "x.norm(float('inf'), dim=1)"),
     (X, "x.norm(dim=1)"), (X, "torch.linalg.vector_norm(x, 3, dim=0)"), (X, "F.pairwise_distance(x, x.flip(0))"), (X, "torch.linalg.vector_norm(x, 0.5)"),
     (X, "torch.linalg.vector_norm(x, 1.5, dim=1, keepdim=True)"), (X, "x.norm(0) + x"), (S, "x.norm()"),

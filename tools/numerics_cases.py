@@ -322,6 +322,7 @@ CASES = [
     case("elementwise.HYPOT", "a.hypot(b)", "any:M any:C", **LIB),
     case("elementwise.COPYSIGN", "a.copysign(b)", "away:M away:C"),
     case("elementwise.COPYSIGN_NUMBER", "a.copysign(-1.5)", "away:V"),
+    case("elementwise.FMAX", "torch.fmax(a, b)", "any:M any:C"), case("elementwise.FMIN", "torch.fmin(a, b)", "any:M any:R1"),
     *[case(f"elementwise.{name.upper()}_NUMBER", f"(a * 1).{name}_(0.5) * a", "away:V")
       for name in ("eq", "ne", "lt", "le", "gt", "ge")],
     *[case(f"elementwise.{name.upper()}_TENSOR", f"(a * 1).{name}_(b) * a", "away:M away:C")
@@ -358,6 +359,8 @@ CASES = [
     case("order.CUMMAX", "a.cummax(1)[0]", "distinct:M"), case("order.CUMMIN", "a.cummin(0)[0]", "distinct:M"),
     case("order.LOGCUMSUMEXP", "a.logcumsumexp(1)", "any:M", **LIB),
     case("order.LOGCUMSUMEXP", "a.logcumsumexp(0)", "any:V", **LIB),
+    case("reduce.DIST", "torch.dist(a, b)", "any:M any:C", **LIB), case("reduce.DIST", "a.dist(b, 1)", "any:V any:V"),
+    case("reduce.DIST", "torch.dist(a, b, float('inf'))", "any:V any:V"),
     case("reduce.NORM", "a.norm()", "any:V", **LIB), case("reduce.NORM", "a.norm(dim=1)", "any:M", **LIB),
     case("reduce.NORM", "a.norm(p=1)", "any:V"), case("reduce.NORM", "a.norm(3, dim=0)", "any:M", **LIB),
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),

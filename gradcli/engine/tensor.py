@@ -482,6 +482,38 @@ class Tensor:
     def is_complex(self) -> bool:
         return False                    # (gradcli has no complex dtypes)
 
+    # a real tensor is its own conjugate: PyTorch returns the tensor itself, and its conj and neg bits are off
+    def conj(self) -> "Tensor":
+        return self
+
+    def conj_physical(self) -> "Tensor":
+        return self
+
+    def conj_physical_(self) -> "Tensor":
+        return self
+
+    def resolve_conj(self) -> "Tensor":
+        return self
+
+    def resolve_neg(self) -> "Tensor":
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1                       # the CPU
+
+    def storage_offset(self) -> int:
+        """Where the first element lies in the storage, in elements: a view's distance from its base."""
+        base = self._base
+        if base is None:
+            return 0
+        return (self._a.__array_interface__["data"][0] - base._a.__array_interface__["data"][0]) // self._a.itemsize
+
     @property
     def is_cpu(self) -> bool:
         return True
@@ -1377,6 +1409,15 @@ class Tensor:
 
     def negative(self):
         return ops.neg(self)
+
+    def dist(self, other, p=2):
+        return ops.reduce.dist(self, other, p)
+
+    def fmax(self, other):
+        return ops.elementwise.fmax(self, other)
+
+    def fmin(self, other):
+        return ops.elementwise.fmin(self, other)
 
     # in place: each through _inplace, so leaf checks, version counters and grad_fn work as for add_
     def _inplace_with(self, fn, *operands, elementwise: bool = False):

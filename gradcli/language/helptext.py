@@ -396,6 +396,17 @@ _WHAT = {
     "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
     "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
     "rsub": "other - alpha * input.",
+    "dist": "The p-norm of input - other (broadcast together); p = 2 by default, 0, inf and -inf too.",
+    "fmax": "The elementwise maximum, ignoring NaN (NaN only where both are NaN).",
+    "fmin": "The elementwise minimum, ignoring NaN (NaN only where both are NaN).",
+    "conj": "The complex conjugate: a real tensor is its own (the tensor itself).",
+    "conj_physical": "The complex conjugate, computed: a real tensor is its own (the tensor itself).",
+    "resolve_conj": "The tensor with its conjugate bit resolved (a real tensor: itself).",
+    "resolve_neg": "The tensor with its negative bit resolved (a real tensor: itself).",
+    "is_conj": "Whether the tensor's conjugate bit is set (never, for a real tensor).",
+    "is_neg": "Whether the tensor's negative bit is set (never, for a real tensor).",
+    "get_device": "The device index: -1 for the CPU.",
+    "storage_offset": "The position of the first element in the storage the tensor views, in elements.",
     "empty_strided": "A new tensor of the given size laid out with the given strides (those of a contiguous "
                      "layout with its dims in some order); gradcli fills it with 0.",
     "hann_window": "The Hann window of `window_length` points: 0.5 - 0.5 cos(2 pi k / (N - 1)), N one more than "

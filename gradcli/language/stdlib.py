@@ -545,7 +545,8 @@ def _build_torch() -> ScriptModule:
         **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
             "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
             "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not", "inner",
-            "diagflat")},
+            "diagflat", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
+            "is_neg", "get_device", "adjoint", "split_with_sizes")},
         "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
@@ -612,6 +613,9 @@ def _build_torch() -> ScriptModule:
         "clamp_min": _tensor_fn("clamp_min", Tensor.clamp_min), "clamp_max": _tensor_fn("clamp_max", Tensor.clamp_max),
         "maximum": _tensor_fn("maximum", lambda input, other: ops.maximum(input, other, 2)),
         "minimum": _tensor_fn("minimum", lambda input, other: ops.minimum(input, other, 2)),
+        "dist": ops.reduce.dist,
+        "fmax": _tensor_fn("fmax", lambda input, other: ops.elementwise.fmax(input, other, 2)),
+        "fmin": _tensor_fn("fmin", lambda input, other: ops.elementwise.fmin(input, other, 2)),
         "where": ops.where,
         "floor": _tensor_fn("floor", Tensor.floor), "ceil": _tensor_fn("ceil", Tensor.ceil),
         "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),

@@ -263,6 +263,32 @@ def _minimum_other(F, g, self, other):
     return F.masked_zero(F.where(self == other, g / 2, g), self < other)
 
 
+def fmax_array(p, q):
+    """fmax: the larger, NaN only where both are; p where they are equal (so fmax(-0.0, 0.0) is -0.0)."""
+    return np.where((p >= q) | (q != q), p, q)
+
+
+def fmin_array(p, q):
+    return np.where((p <= q) | (q != q), p, q)
+
+
+def _fmax_self(F, g, self, other):
+    """fmax's gradient goes to self where self >= other or other is NaN (derivatives.yaml's masks)."""
+    return F.masked_zero(g, ~((self >= other) | (other != other)))
+
+
+def _fmax_other(F, g, self, other):
+    return F.masked_zero(g, (self >= other) | (other != other))
+
+
+def _fmin_self(F, g, self, other):
+    return F.masked_zero(g, ~((self <= other) | (other != other)))
+
+
+def _fmin_other(F, g, self, other):
+    return F.masked_zero(g, (self <= other) | (other != other))
+
+
 def unimplemented(what: str):
     """The formula of a node PyTorch records without a derivative formula (not_implemented in derivatives.yaml)."""
     def formula(F, g):
@@ -606,6 +632,10 @@ ATAN2   = Op("Atan2Backward0",   cr.atan2,      ("self", "other"),  (_atan2_self
 MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
                                                                      _maximum_other), fits=True, quiet=True,
              jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, True))
+FMAX    = Op("FmaxBackward0",    fmax_array,     ("self", "other"),  (_fmax_self, _fmax_other), fits=True, quiet=True,
+             jvp="auto")
+FMIN    = Op("FminBackward0",    fmin_array,     ("self", "other"),  (_fmin_self, _fmin_other), fits=True, quiet=True,
+             jvp="auto")
 MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_self,
                                                                      _minimum_other), fits=True, quiet=True,
              jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, False))
@@ -809,6 +839,8 @@ frac = unary(FRAC, "frac")
 _round_half_even = unary(ROUND, "round")
 maximum = binary(MAXIMUM, "maximum")
 minimum = binary(MINIMUM, "minimum")
+fmax = binary(FMAX, "fmax")
+fmin = binary(FMIN, "fmin")
 atan2 = binary(ATAN2, "atan2")
 
 

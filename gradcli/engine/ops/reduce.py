@@ -180,6 +180,19 @@ def _norm_backward(F, g, self, result, p, dims, keepdim, mask, counts):
     return scaled * F.masked_zero(g / F.pow(result, p - 1), result == 0)
 
 
+def _dist_self(F, g, self, other, p, result, mask, counts):
+    """dist: norm_backward(grad, self - other, p, result)."""
+    return _norm_backward(F, g, self - other, result, p, None, False, mask, counts)
+
+
+def _dist_other(F, g, self, other, p, result, mask, counts):
+    """-norm_backward(...): for p = 0 PyTorch's norm_backward gives no tensor, and negating it fails."""
+    if p == 0:
+        raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                           "#0 'self'")
+    return -_norm_backward(F, g, self - other, result, p, None, False, mask, counts)
+
+
 def _double_div(a: float, b: float) -> float:
     """a / b with IEEE semantics (C++ double division), where Python would raise."""
     if b == 0:
@@ -461,6 +474,11 @@ NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "di
 # C++'s at::norm(self, p, dim, keepdim) (pairwise_distance's): the same kernel and formula, its own node
 NORM_LEGACY = Op("NormBackward1",           None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
                (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
+DIST      = Op("DistBackward0",             None,    ("self", "other", "p", "result", "mask", "counts"),
+               (_dist_self, _dist_other), fits=True, saves_tensors=True, quiet=True,
+               jvp=lambda F, ts, xs, result, p, mask, counts: _norm_jvp(
+                   F, (forward.sub_tangents(ts[0], ts[1]),), (xs[0] - xs[1],), result, p, None, False, mask,
+                   counts))
 STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
                (_std_backward,), quiet=True, jvp=_std_jvp)
 VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
@@ -854,6 +872,28 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
     return apply(node or NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+
+
+def dist(input, other, p=2) -> Tensor:
+    """torch.dist: the p-norm of input - other (broadcast), with its own node."""
+    from gradcli.engine.recording import compute, number_arg, operands
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 1):
+        if value.__class__ is not Tensor:
+            raise TypeError(f"dist(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    p = number_arg(p, "dist", "p", 3)
+    x, y = operands(input, other)
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {type_word(x)} "
+                           "instead.")
+    diff = Tensor(np.asarray(compute(np.subtract, x, y)))
+    norm = vector_norm(diff, p)
+    mask = counts = None
+    if math.isinf(p) and needs_grad(input, other):
+        d = np.abs(diff._a)
+        m = (d == norm._a) | np.isnan(d)
+        mask, counts = Tensor(m.astype(x.dtype)), Tensor(np.asarray(m.sum(), x.dtype))
+    return apply(DIST, norm._a, (input, other), (p, mask, counts), (x, y))
 
 
 def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:
