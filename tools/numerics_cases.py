@@ -322,6 +322,9 @@ CASES = [
     case("elementwise.HYPOT", "a.hypot(b)", "any:M any:C", **LIB),
     case("elementwise.COPYSIGN", "a.copysign(b)", "away:M away:C"),
     case("elementwise.COPYSIGN_NUMBER", "a.copysign(-1.5)", "away:V"),
+    case("elementwise.LDEXP", "torch.ldexp(a, b)", "any:M any:C", **LIB),
+    case("elementwise.FREXP", "torch.frexp(a).mantissa * a", "any:V"),
+    case("elementwise.NEXTAFTER", "torch.nextafter(a, b)", "any:M any:C"),
     case("elementwise.FMAX", "torch.fmax(a, b)", "any:M any:C"), case("elementwise.FMIN", "torch.fmin(a, b)", "any:M any:R1"),
     *[case(f"elementwise.{name.upper()}_NUMBER", f"(a * 1).{name}_(0.5) * a", "away:V")
       for name in ("eq", "ne", "lt", "le", "gt", "ge")],

@@ -1410,6 +1410,26 @@ class Tensor:
     def negative(self):
         return ops.neg(self)
 
+    def ldexp(self, other):
+        return ops.elementwise.ldexp(self, other, 1)
+
+    def ldexp_(self, other):
+        if self._a.dtype.kind != "f":
+            raise RuntimeError(f"ldexp can't be cast to the desired output type {recording.type_word(self._a)}")
+        return self._inplace_op(lambda a, b: ops.elementwise.ldexp(a, b, 1), other)
+
+    def frexp(self):
+        return ops.elementwise.frexp(self)
+
+    def nextafter(self, other):
+        return ops.elementwise.nextafter(self, other)
+
+    def nextafter_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.nextafter(a, b, 1), other)
+
+    def isreal(self):
+        return ops.elementwise.isreal(self)
+
     def dist(self, other, p=2):
         return ops.reduce.dist(self, other, p)
 

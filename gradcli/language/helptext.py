@@ -397,6 +397,11 @@ _WHAT = {
     "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
     "rsub": "other - alpha * input.",
     "dist": "The p-norm of input - other (broadcast together); p = 2 by default, 0, inf and -inf too.",
+    "ldexp": "input * 2 ** other (exact for an integer exponent).",
+    "frexp": "The (mantissa, exponent) pair with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1); the "
+             "exponent int32.",
+    "nextafter": "The next floating-point value after input towards other.",
+    "isreal": "True where an element is real: everywhere, for gradcli's tensors.",
     "fmax": "The elementwise maximum, ignoring NaN (NaN only where both are NaN).",
     "fmin": "The elementwise minimum, ignoring NaN (NaN only where both are NaN).",
     "conj": "The complex conjugate: a real tensor is its own (the tensor itself).",

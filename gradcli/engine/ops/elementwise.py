@@ -2468,3 +2468,73 @@ def compare_as_self(fn, a: Tensor, other) -> Tensor:
     if other.__class__ is Tensor:
         return apply(tensor_row, out, (a, other))
     return apply(number_row, out, (a,))
+
+
+# ------------------------------------------------------------------ ldexp, frexp, nextafter, isreal
+
+def _two_to(F, other):
+    """at::pow(2, other): integer exponents stay integers (a negative power is 0), others rounded once."""
+    return F.pow(2, other) if F.tensors else _arith.power(2, Tensor(other))._a
+
+
+def _frexp_self(F, g, exponent):
+    """grad / exponent.exp2(): the powers of two in float (the default dtype), as exp2 of an int32 tensor."""
+    if F.tensors:
+        return g / exp2(exponent)
+    return g / np.ldexp(np.float32(1), exponent)
+
+
+def nextafter_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _refuse(x, "nextafter_cpu", "iub")
+    return np.nextafter(x, y)
+
+
+# fmt: off
+#                  node                 forward          saves                formulas, one per input
+LDEXP     = Op("LdexpBackward0",     None,            ("other", "result"), (lambda F, g, other, result: g * _two_to(F, other),
+                                                                            lambda F, g, other, result: F.times(g * result, LN2)),
+               fits=True, quiet=True, jvp="auto")
+FREXP     = Op("FrexpBackward0",     None,            ("exponent",),       (_frexp_self,), fits="dtype", saves_tensors=True,
+               quiet=True, jvp=lambda F, ts, xs, result, exponent: _frexp_self(F, ts[0], exponent))
+NEXTAFTER = Op("NextafterBackward0", nextafter_array, ("self", "other"),   (lambda F, g, self, other: F.where(self != other, g, F.zeros_like(g)),
+                                                                            lambda F, g, self, other: F.zeros_like(g)),
+               fits=True, quiet=True, jvp="auto")
+# fmt: on
+nextafter = binary(NEXTAFTER, "nextafter")
+
+
+def ldexp(input, other, position: int = 2) -> Tensor:
+    """input * 2 ** other: exact for an integer exponent (a float result, the default dtype for an integer
+    input), otherwise 2 ** other rounded once and multiplied, in the promoted float dtype. `position`:
+    other's in PyTorch's argument error (1 for the method)."""
+    tensor_arg(input, "ldexp", "input", 1)
+    tensor_arg(other, "ldexp", "other", position)
+    _refuse(other._a, "ldexp_cpu_exp", "b")
+    if other._a.dtype.kind in "iu":
+        x, y = input._a, other._a
+        if x.dtype.kind != "f":
+            x = x.astype(dtypes.default_float.np)
+        out = compute(lambda a, b: np.ldexp(a, np.clip(b, -4096, 4096).astype(np.int32)), x, y)
+    else:
+        x, y = operands(input, other, floating=True)
+        out = compute(lambda a, b: a * cr.pow(b.dtype.type(2), b), x, y)
+    return apply(LDEXP, np.asarray(out), (input, other), (), (x, y))
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) (0 for 0); the
+    exponent int32. Only the mantissa has a gradient (FrexpBackward0)."""
+    from gradcli.engine.ops.reduce import ReturnTypes
+    tensor_arg(input, "frexp", "input", 1)
+    x = input._a
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = np.frexp(x)
+    exponent = Tensor(np.asarray(e, np.int32))
+    return ReturnTypes("frexp", apply(FREXP, np.asarray(m, x.dtype), (input,), (exponent,)), exponent)
+
+
+def isreal(input) -> Tensor:
+    """True for every element: gradcli's tensors are real."""
+    tensor_arg(input, "isreal", "input", 1)
+    return Tensor(np.ones_like(input._a, dtype=np.bool_))

@@ -674,7 +674,7 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_eigh": ("eigenvalues", "eigenvectors"), "linalg_qr": ("Q", "R"), "qr": ("Q", "R"),
                  **{name: ("values", "indices") for name in ("median", "nanmedian", "kthvalue", "mode", "cummax",
                                                              "cummin")},
-                 "aminmax": ("min", "max")}
+                 "aminmax": ("min", "max"), "frexp": ("mantissa", "exponent")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
