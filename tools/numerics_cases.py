@@ -260,6 +260,7 @@ CASES = [
     # (lgamma is Sleef's, erfinv MKL's), so the goal is the correctly rounded rate
     case("special.LGAMMA", "a.lgamma()", "pos:V", **LIB), case("special.DIGAMMA", "a.digamma()", "pos:V", **LIB),
     case("special.POLYGAMMA", "torch.polygamma(1, a)", "pos:V", **LIB),
+    case("special.ENTR", "torch.special.entr(a)", "pos:V", **LIB),
     case("special.POLYGAMMA_", "(a * 1).polygamma_(2)", "pos:V", **LIB),
     case("special.MVLGAMMA", "torch.mvlgamma(a + 1, 2)", "pos:V", **LIB),
     case("special.ERFINV", "a.erfinv()", "unit:V", **LIB), case("special.I0", "a.i0()", "any:V", **LIB),

@@ -776,6 +776,9 @@ _SPECIAL = ScriptModule("torch.special", {
     "i0e": _later("gradcli.engine.ops.special", "special_i0e_function"),
     "i1": _later("gradcli.engine.ops.special", "special_i1_function"),
     "i1e": _later("gradcli.engine.ops.special", "special_i1e_function"),
+    "entr": _later("gradcli.engine.ops.special", "special_entr"),
+    **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
+        "softmax", "log_softmax", "logsumexp", "round")},
 })
 
 

@@ -1066,15 +1066,16 @@ def _cast(v, npdt):
 
 # ------------------------------------------------------------------------------------------ rounding
 
-def round(a: Tensor, decimals=0, name="round") -> Tensor:
+def round(a: Tensor, decimals=0, name="round", by_decimals: bool = False) -> Tensor:
+    """`by_decimals`: round.decimals even for 0 decimals (torch.special.round: RoundBackward1)."""
     if decimals.__class__ is Tensor:
         decimals = index_arg(decimals)      # a 0-d integer tensor is read as its value
     if decimals.__class__ is not int:
         raise TypeError(f"{name}(): argument 'decimals' must be int, not {type(decimals).__name__}")
     int_param(decimals)
-    if decimals == 0:
+    if decimals == 0 and not by_decimals:
         return _round_half_even(a)
-    _not_for(a, "round_cpu", "iub")
+    _not_for(a, "round_vml_cpu" if decimals == 0 else "round_cpu", "iub")     # (0 decimals: the plain kernel)
     x = a._a
     # PyTorch's kernel: 10 ** |decimals| as a double (inf past 1e308), cast to the op's compute type
     # (float for float16 and float32, double for float64), then rint(x * s) / s, or rint(x / s) * s
