@@ -401,6 +401,9 @@ CASES = [
     case("shape.STACK", "torch.stack([a, b])", "any:V any:V"),
     case("shape.SPLIT", "a.split(a.shape[0] // 2 + 1)[1 if a.shape[0] > 1 else 0] * 2", "any:V"),
     case("shape.SPLIT_SIZES", "a.split([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
+    case("shape.UNSAFE_SPLIT", "a.unsafe_chunk(2)[0] * 2", "any:V"),
+    case("shape.UNSAFE_SPLIT_SIZES", "a.unsafe_split_with_sizes([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
+    case("shape.NARROW_COPY", "a.narrow_copy(0, 0, a.shape[0]) * 2", "any:V"),
     case("shape.PAD", "F.pad(a, (1, 2), value=0.5) * 2", "any:M"),
     case("elementwise.DEG2RAD", "a.deg2rad()", "any:V"), case("elementwise.RAD2DEG", "a.rad2deg()", "any:V"),
     case("shape.FLIP", "a.flip(0) * a", "any:M"),
@@ -640,9 +643,7 @@ NOT_DRIVEN = {
     "embedding_bag.EMBEDDING_BAG": "embedding_bag: row sums in PyTorch's kernel order over random index lists; "
                                    "tests/engine_cases/embedding_bag.txt compares them with the oracle",
     "packed.PACK_PADDED": "pack_padded_sequence: moves elements, no arithmetic",
-    "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first), as rnn.UNSAFE_SPLIT",
-    "rnn.UNSAFE_SPLIT": "recorded only inside gradcli's RNN layers (torch.nn.RNN/LSTM/GRU), whose weights are "
-                        "random: tests/conformance goldens cover them",
+    "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first)",
 }
 
 # Input names, in order; integer and bool inputs are named i and m.

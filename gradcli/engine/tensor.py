@@ -1841,6 +1841,18 @@ class Tensor:
     def chunk(self, chunks, dim=0):
         return ops.chunk(self, chunks, dim)
 
+    def unsafe_chunk(self, chunks, dim=0):
+        return ops.shape.unsafe_chunk(self, chunks, dim)
+
+    def unsafe_split(self, split_size, dim=0):
+        return ops.shape.unsafe_split(self, split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return ops.shape.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    def narrow_copy(self, dim, start, length):
+        return ops.shape.narrow_copy(self, dim, start, length)
+
     def unbind(self, dim=0):
         return ops.unbind(self, dim)
 

@@ -412,6 +412,10 @@ _WHAT = {
     "is_conj": "Whether the tensor's conjugate bit is set (never, for a real tensor).",
     "is_neg": "Whether the tensor's negative bit is set (never, for a real tensor).",
     "get_device": "The device index: -1 for the CPU.",
+    "narrow_copy": "narrow's slice as a new tensor (not a view).",
+    "unsafe_chunk": "chunk's pieces, not tracked as views (an in-place change of one is not checked).",
+    "unsafe_split": "split's pieces, not tracked as views (an in-place change of one is not checked).",
+    "unsafe_split_with_sizes": "split_with_sizes' pieces, not tracked as views.",
     "storage_offset": "The position of the first element in the storage the tensor views, in elements.",
     "empty_strided": "A new tensor of the given size laid out with the given strides (those of a contiguous "
                      "layout with its dims in some order); gradcli fills it with 0.",

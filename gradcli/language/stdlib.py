@@ -546,7 +546,8 @@ def _build_torch() -> ScriptModule:
             "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
             "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not", "inner",
             "diagflat", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
-            "is_neg", "get_device", "adjoint", "split_with_sizes")},
+            "is_neg", "get_device", "adjoint", "split_with_sizes", "unsafe_chunk", "unsafe_split",
+            "unsafe_split_with_sizes", "narrow_copy")},
         "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
