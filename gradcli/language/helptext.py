@@ -358,6 +358,7 @@ _WHAT = {
     "i1": "The modified Bessel function of the first kind of order 1 of each element.",
     "i1e": "The exponentially scaled modified Bessel function of order 1: exp(-|x|) * i1(x).",
     "entr": "The elementwise entropy term -x log(x) (0 at 0, -inf below 0).",
+    "ndtr": "The standard normal cumulative distribution function, (1 + erf(x / sqrt(2))) / 2.",
     "binomial": "Samples from binomial distributions of the given counts and probabilities (PyTorch's CPU sampler).",
     "sinc": "sin(pi x) / (pi x) for each element (1 at 0).",
     "logit": "log(p / (1 - p)) for each element, p first clamped to [eps, 1 - eps] when eps is given.",

@@ -779,7 +779,7 @@ _SPECIAL = ScriptModule("torch.special", {
     "i1e": _later("gradcli.engine.ops.special", "special_i1e_function"),
     "entr": _later("gradcli.engine.ops.special", "special_entr"),
     **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
-        "softmax", "log_softmax", "logsumexp", "round")},
+        "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
 })
 
 

@@ -635,6 +635,17 @@ ENTR = Op("SpecialEntrBackward0", entr_array, ("self",), (_entr_self,), floats=T
 entr = unary(ENTR, "special_entr")
 
 
+def special_ndtr(input) -> Tensor:
+    """The standard normal CDF as PyTorch composes it in C++: (1 + erf(x * M_SQRT1_2)) * 0.5, the number steps
+    recorded as C++ records them (MulBackward1, AddBackward1); integers in the default float dtype."""
+    from gradcli.engine.ops import arith, elementwise
+    from gradcli.engine.recording import number_operand, with_numbers
+    _expect_tensor(input, "special_ndtr", "input", 1)
+    x = input if input._a.dtype.kind == "f" else Tensor(input._a.astype(dtypes.default_float.np))
+    e = elementwise.erf(arith.mul_scalar(x, elementwise.SQRT1_2))
+    return arith.mul_scalar(with_numbers(arith.ADD_SCALAR, e._a + number_operand(e._a, 1), (e,), (), ()), 0.5)
+
+
 def special_softmax(input, dim, dtype=None) -> Tensor:
     _expect_tensor(input, "special_softmax", "input", 1)
     from gradcli.engine.ops import nn
