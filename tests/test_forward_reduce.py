@@ -32,6 +32,7 @@ CASES = [
     (S, "x.prod()"), (S, "x.prod(0)"),
     (X, "x.max()"), (X, "x.min()"), (X, "x.max(1)"), (X, "x.min(0, keepdim=True)"), (S, "x.max(0)"),
     (X, "x.amax(1)"), (X, "x.amin((0, 1))"), (X, "x.amin(0, keepdim=True)"), (S, "x.amax()"),
+    (X, "torch.renorm(x, 2, 0, 0.5)"), (X, "x.renorm(1, 1, 0.3)"), (X, "x.renorm(float('inf'), 0, 0.2)"),
     (XY, "torch.dist(x, y)", ("x", "y")), (XY, "x.dist(y, 1)", ("x",)), (XY, "torch.dist(x, y, float('inf'))", ("x", "y")),
     (XY, "torch.dist(y, x, 3)", ("x", "y")), (XY, "torch.dist(x, y, 0) + x", ("x",)),
     (X, "x.norm()"), (X, "x.norm(1)"), (X, "x.norm(float('inf'))"), (X, "x.norm(float('inf'), dim=1)"),

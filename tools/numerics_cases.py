@@ -365,6 +365,7 @@ CASES = [
     case("order.LOGCUMSUMEXP", "a.logcumsumexp(0)", "any:V", **LIB),
     case("reduce.DIST", "torch.dist(a, b)", "any:M any:C", **LIB), case("reduce.DIST", "a.dist(b, 1)", "any:V any:V"),
     case("reduce.DIST", "torch.dist(a, b, float('inf'))", "any:V any:V"),
+    case("reduce.RENORM", "torch.renorm(a, 2, 0, 0.5)", "any:M", **LIB),
     case("reduce.NORM", "a.norm()", "any:V", **LIB), case("reduce.NORM", "a.norm(dim=1)", "any:M", **LIB),
     case("reduce.NORM", "a.norm(p=1)", "any:V"), case("reduce.NORM", "a.norm(3, dim=0)", "any:M", **LIB),
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),

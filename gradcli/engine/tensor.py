@@ -1430,6 +1430,12 @@ class Tensor:
     def isreal(self):
         return ops.elementwise.isreal(self)
 
+    def renorm(self, p, dim, maxnorm):
+        return ops.reduce.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        return self._inplace_unary(lambda a: ops.reduce.renorm(a, p, dim, maxnorm))
+
     def dist(self, other, p=2):
         return ops.reduce.dist(self, other, p)
 

@@ -398,6 +398,7 @@ _WHAT = {
     "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
     "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
     "rsub": "other - alpha * input.",
+    "renorm": "Each slice along `dim` whose p-norm exceeds maxnorm, scaled down to that norm.",
     "dist": "The p-norm of input - other (broadcast together); p = 2 by default, 0, inf and -inf too.",
     "ldexp": "input * 2 ** other (exact for an integer exponent).",
     "frexp": "The (mantissa, exponent) pair with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1); the "

@@ -614,7 +614,7 @@ def _build_torch() -> ScriptModule:
         "clamp_min": _tensor_fn("clamp_min", Tensor.clamp_min), "clamp_max": _tensor_fn("clamp_max", Tensor.clamp_max),
         "maximum": _tensor_fn("maximum", lambda input, other: ops.maximum(input, other, 2)),
         "minimum": _tensor_fn("minimum", lambda input, other: ops.minimum(input, other, 2)),
-        "dist": ops.reduce.dist, "ldexp": ops.elementwise.ldexp, "ldexp_": _tensor_fn("ldexp_", Tensor.ldexp_),
+        "dist": ops.reduce.dist, "renorm": ops.reduce.renorm, "ldexp": ops.elementwise.ldexp, "ldexp_": _tensor_fn("ldexp_", Tensor.ldexp_),
         "frexp": ops.elementwise.frexp, "isreal": ops.elementwise.isreal,
         "nextafter": _tensor_fn("nextafter", lambda input, other: ops.elementwise.nextafter(input, other, 2)),
         "fmax": _tensor_fn("fmax", lambda input, other: ops.elementwise.fmax(input, other, 2)),
