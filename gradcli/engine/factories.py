@@ -637,17 +637,17 @@ def _shape_error(data):
     return ValueError("could not build a tensor from this data")
 
 
-def _plain(data, stack_tensors: bool = True):
-    """Replace tensors inside nested lists by their Python values (nested lists, or with `stack_tensors`
-    False the one value of a one-element tensor)."""
+def _plain(data):
+    """Replace the tensors inside nested lists by their one value (PyTorch reads each as a Python scalar: a
+    tensor of several elements is its error, worded by the tensor's kind)."""
     if isinstance(data, Tensor):
-        if stack_tensors:
-            return data._a.tolist()
         if data._a.size != 1:
+            if data._a.dtype.kind in "iu":
+                raise TypeError("only integer tensors of a single element can be converted to an index")
             raise ValueError("only one element tensors can be converted to Python scalars")
         return data._a.reshape(()).item()
     if isinstance(data, (list, tuple)):
-        return [_plain(x, stack_tensors) for x in data]
+        return [_plain(x) for x in data]
     return data
 
 
@@ -774,11 +774,9 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     return _finish(from_data(data, dtype), requires_grad)
 
 
-def from_data(data, dtype, stack_tensors: bool = True) -> np.ndarray:
-    """The array torch.tensor builds from `data` (a number or nested sequences of numbers and tensors):
-    its dtype inferred (a tensor inside counts with its dtype) unless `dtype` is given. `stack_tensors`:
-    a tensor inside stands for its nested values (torch.tensor); else for its one value (torch.as_tensor,
-    torch.asarray, which refuse a tensor of several elements there)."""
+def from_data(data, dtype) -> np.ndarray:
+    """The array torch.tensor builds from `data` (a number or nested sequences of numbers and one-element
+    tensors): its dtype inferred (a tensor inside counts with its dtype) unless `dtype` is given."""
     if data.__class__ is range:
         data = list(data)
     if not isinstance(data, (list, tuple, int, float, bool)):
@@ -793,7 +791,7 @@ def from_data(data, dtype, stack_tensors: bool = True) -> np.ndarray:
     if has_tensor:
         if _holds_tensor(data):
             natural = _infer(data)
-        data = _plain(data, stack_tensors)
+        data = _plain(data)
     if dtype is not None:
         _check_items(data, dtype)
     natural = natural or _infer(data)
@@ -819,7 +817,7 @@ def as_tensor(data, *, dtype=None, device=None):
     _check_dtype(dtype)
     if data.__class__ is Tensor:
         return data if dtype is None else data.to(dtype)
-    return Tensor(from_data(data, dtype, stack_tensors=False))
+    return Tensor(from_data(data, dtype))
 
 
 _ASARRAY_WARNING = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
@@ -847,7 +845,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if tensor is None:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
-        return _finish(from_data(obj, dtype, stack_tensors=False), wanted)
+        return _finish(from_data(obj, dtype), wanted)
     wrong_dtype = dtype is not None and dtype.np != tensor._a.dtype
     if copy or (copy is None and wrong_dtype):
         tensor = tensor.to(dtype, copy=True) if wrong_dtype else tensor.clone()
