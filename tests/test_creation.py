@@ -366,3 +366,18 @@ def test_fresh_default_stream_is_seeded_like_pytorch():
 ])
 def test_casts_copies_and_fills(expr, expected):
     assert out(f"print({expr})") == expected + "\n"
+
+
+@pytest.mark.parametrize("size, stride", [((2, 3), (0, 1)), ((2, 3), (4, 1)), ((2, 2), (1, 1)), ((3, 2, 2), (1, 3, 5))])
+def test_empty_strided_refuses_strides_with_gaps_or_shared_elements(size, stride):
+    """PyTorch makes these (a broadcast-like or padded layout); gradcli's results follow only the dense layouts
+    (a permutation of a contiguous one), so it says so instead of computing on a layout it does not model."""
+    with pytest.raises(NotImplementedError, match=r"^gradcli does not implement torch.empty_strided with strides "
+                                                  rf"\[{', '.join(map(str, stride))}\]"):
+        torch.empty_strided(size, stride)
+
+
+def test_empty_strided_lays_out_the_dims_in_stride_order():
+    t = torch.empty_strided((2, 3, 4), (1, 8, 2))
+    assert t._a.strides == (4, 32, 8) and not t._a.any()
+    assert torch.empty_strided((3, 1), (1, 7))._a.flags.c_contiguous

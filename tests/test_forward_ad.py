@@ -26,6 +26,8 @@ CASES = [
     (X, "x.to(torch.float32).to(torch.float64)", ("x",), {"h": 0.5, "rtol": 1e-5}),
     (X, "(x * 1).zero_() + x", ("x",)), (X, "(x * 1).fill_(2.0) * x", ("x",)),
     (X + "\nz = torch.rand((), dtype=torch.float64)", "(x * 1).fill_(z)", ("x", "z")), (X, "x.unbind()[1]", ("x",)),
+    (XB, "torch.rsub(x, y, alpha=2)", ("x", "y")), (XB, "torch.rsub(y, x)", ("x",)), (X, "torch.rsub(x, 3, 2)", ("x",)),
+    (X, "torch.fill(x, 2.0) * x", ("x",)), (X + "\nz = torch.rand((), dtype=torch.float64)", "torch.fill(x, z)", ("x", "z")),
     (XY, "(x * 1).mul_(y).add_(y, alpha=2).div_(y).sub_(x)", ("x", "y")),
     (XY, "x.addcmul(y, x, value=0.5)", ("x", "y")), (XB, "torch.addcmul(x, y, y)", ("y",)),
     (XB, "torch.addcdiv(x, x, y, value=-1.5)", ("x", "y")), (XY, "(x * 1).addcdiv_(x, y)", ("y",)),

@@ -70,6 +70,12 @@ CASES = [
     (AB, "torch.copysign(x, y) * y", ("x", "y")), (AB, "torch.copysign(x, y)", ("y",)), (A, "torch.copysign(x, -2.0)"),
     (XY, "torch.maximum(x, y)", ("x", "y")), (XB, "torch.minimum(y, x)", ("x", "y")),
     (X, "torch.maximum(x, x * 2)"),
+    (XB, "torch.ldexp(x, y)", ("x", "y")), (X, "torch.ldexp(x, torch.tensor([2, 1, 0]))"), (X, "torch.frexp(x * 3).mantissa"),
+    (XB, "torch.nextafter(x, y)", ("x", "y")),
+    (XY, "torch.fmax(x, y)", ("x", "y")), (XB, "torch.fmin(y, x)", ("x", "y")), (XB, "x.fmax(y)", ("y",)),
+    # the in-place comparisons: a zero tangent
+    *[(AB, f"(x * 1).{name}_(0.5) + x") for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[(AB, f"(x * 1).{name}_(y) * y", ("x", "y")) for name in ("eq", "ne", "lt", "le", "gt", "ge")],
     (A, "x.masked_fill(x > 0, 2.)"), (A + "\nv = torch.randn((), dtype=torch.float64)", "x.masked_fill(x > 0, v)",
                                         ("x", "v")),
     (CLAMP, "x.clamp(-1.5, 1.5)"), (CLAMP, "x.clamp(lo, hi)", ("x", "lo", "hi")),

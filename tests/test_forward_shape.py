@@ -43,6 +43,7 @@ CASES = [
     (X, "x.permute(1, 0).unsqueeze(0).permute(2, 0, 1)"), (X, "x.view(3, 2)"), (X, "x[:, :2].reshape(2, 2, 1)"),
     (X, "x.t().reshape(6)"), (X, "x.repeat(2, 1, 2)"), (X, f"torch.cat([x, {ONES}, x * 2])"),
     (X, f"torch.cat([{ONES}.t(), x.t()], 1)"), (X, f"torch.stack([x, torch.ones(2, 3, {F64})], 1)"),
+    (X, "x.unsafe_split(1)[1]"), (X, "x.unsafe_split_with_sizes([1, 2], 1)[1]"), (X, "torch.narrow_copy(x, 1, 1, 2)"),
     (X, "x.split(1)[1]"), (X, "x.split([1, 2], 1)[1]"), (X, "x.chunk(3, 1)[2]"), (X, "x.unbind(1)[2]"),
     (X, "F.pad(x, (1, 2, -1, 0), value=0.5)"), (X, "x.flip(1)"), (X, "x.roll(1, 1)"), (X, "x.roll(2)"), (X, "x.gather(1, torch.tensor([[2, 0], [1, 1]]))"),
     (XZ, "z.gather(0, torch.tensor([0, 0]))", ("x", "z")), (X, "x.index_select(1, torch.tensor([2, 0, 2]))"),

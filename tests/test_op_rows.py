@@ -92,6 +92,15 @@ EXTRA = [
     "      x.masked_scatter(m, s.view(-1)), x.scatter_reduce(1, i, s, 'amax'), x.index_reduce(1, torch.tensor([0, 0]), s, 'prod')]\n"
     "for y in ys:\n    g = torch.autograd.grad((y * y).sum(), [x, s, v], create_graph=True, allow_unused=True)\n"
     "    sum(t.sum() for t in g if t is not None).backward()",
+    # this session's small functions: the in-place comparisons, torch.fill, rsub, fmax/fmin, ldexp, frexp,
+    # nextafter, special.entr, dist, narrow_copy, unsafe_split_with_sizes, renorm
+    "x = torch.rand(3, requires_grad=True)\ny = torch.rand(3, requires_grad=True)\n"
+    "ys = [(x * 1).eq_(0.5), (x * 1).ne_(y), (x * 1).lt_(0.5), (x * 1).le_(y), (x * 1).gt_(0.5), (x * 1).ge_(y),\n"
+    "      (x * 1).eq_(y), (x * 1).ne_(0.5), (x * 1).lt_(y), (x * 1).le_(0.5), (x * 1).gt_(y), (x * 1).ge_(0.5),\n"
+    "      torch.fill(x, 2.0), torch.fill(x, y[0]), torch.rsub(x, y), torch.fmax(x, y), torch.fmin(x, y),\n"
+    "      torch.ldexp(x, y), torch.frexp(x).mantissa, torch.nextafter(x, y), torch.special.entr(x),\n"
+    "      x.narrow_copy(0, 1, 2), x.unsafe_split_with_sizes([1, 2])[1], x.view(1, 3).renorm(2, 0, 0.5)]\n"
+    "(sum(t.sum() for t in ys) + torch.dist(x, y)).backward()",
     # deg2rad and rad2deg
     "x = torch.rand(3, requires_grad=True)\n(torch.deg2rad(x) + x.rad2deg()).sum().backward()",
     # masked_select (and its gradient's node under create_graph)

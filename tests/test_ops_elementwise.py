@@ -160,6 +160,15 @@ CHECKS = {
     ew.XLOG1PY_OTHER_NUMBER: [(lambda a: ew.xlog1py(a, 0.5), (any_(2, 3),))],
     ew.COPYSIGN: [(lambda a, b: ew.copysign(a, b) * b, (away(2, 3), away(3)))],
     ew.COPYSIGN_NUMBER: [(lambda a: ew.copysign(a, -1.0), (away(2, 3),)), (lambda a: a.copysign(2), (away(3),))],
+    ew.LDEXP: [(lambda a, b: ew.ldexp(a, b), (any_(2, 3), any_(3))), (lambda a: ew.ldexp(a, tensor([3, 1, 0])), (any_(2, 3),))],
+    ew.FREXP: [(lambda a: ew.frexp(a).mantissa, (any_(2, 3),)), (lambda a: ew.frexp(a * 3)[0] * a, (any_(3),))],
+    # the in-place comparisons: zero gradients (away from ties, the values do not move either)
+    **{row: [(lambda a, name=name: getattr(a * 1, name)(0.25) * a, (away(2, 3),))]
+       for row, name in ((ew.EQ_NUMBER, "eq_"), (ew.NE_NUMBER, "ne_"), (ew.LT_NUMBER, "lt_"), (ew.LE_NUMBER, "le_"),
+                         (ew.GT_NUMBER, "gt_"), (ew.GE_NUMBER, "ge_"))},
+    **{row: [(lambda a, b, name=name: getattr(a * 1, name)(b) * a + b, (away(2, 3), away(3)))]
+       for row, name in ((ew.EQ_TENSOR, "eq_"), (ew.NE_TENSOR, "ne_"), (ew.LT_TENSOR, "lt_"), (ew.LE_TENSOR, "le_"),
+                         (ew.GT_TENSOR, "gt_"), (ew.GE_TENSOR, "ge_"))},
 }
 
 

@@ -4,6 +4,8 @@ bernoulli stream, nll_loss's cascade sum), return_types, and PyTorch's error mes
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -124,6 +126,13 @@ CHECKS = {
     reduce.AMIN: [(lambda a: a.amin(0), (distinct(2, 3),))],
     reduce.NORM_LEGACY: [(lambda a, b: TORCH.members["nn"].members["functional"].members["pairwise_distance"](a, b),
                           (any_(3, 4), any_(3, 4)))],
+    reduce.DIST: [(lambda a, b: reduce.dist(a, b), (any_(2, 3), any_(3))), (lambda a, b: a.dist(b, 1), (any_(3), any_(3))),
+                  (lambda a, b: reduce.dist(a, b, float("inf")), (any_(2, 3), any_(2, 3))),
+                  (lambda a, b: reduce.dist(a, b, 3.5), (any_(3), any_(2, 3))),
+                  (lambda a, b: reduce.dist(a, b, -math.inf), (any_(4), any_(4)))],
+    reduce.RENORM: [(lambda a: reduce.renorm(a, 2, 0, 1.0), (any_(3, 4),)), (lambda a: a.renorm(1, 1, 0.8), (any_(2, 3),)),
+                    (lambda a: reduce.renorm(a, 3, -1, 0.5), (any_(2, 3, 2),)),
+                    (lambda a: reduce.renorm(a, math.inf, 0, 0.5), (any_(2, 3),))],
     reduce.NORM: [(lambda a: a.norm(p=1), (any_(2, 3),)), (lambda a: a.norm(3, dim=1), (any_(2, 3),)),
                   (lambda a: a.norm(0.5, 0, True), (any_(3, 2),)),
                   (lambda a: a.norm(float("inf"), 1), (distinct(2, 3),)),

@@ -17,8 +17,6 @@ from test_gradcheck import any_, gradcheck
 
 # row -> list of (function of float64 leaves, input arrays)
 CHECKS = {
-    rnn.UNSAFE_SPLIT: [(lambda a: rnn.unsafe_chunk(a, 2, 1)[1] * 2.0, (any_(3, 4),)),
-                       (lambda a: rnn.unsafe_chunk(a, 3, 0)[2].exp(), (any_(5, 2),))],
     rnn.TRANSPOSE_: [(lambda a: rnn.transpose_(a * 1.0, 0, 1), (any_(2, 3, 4),))],
 }
 

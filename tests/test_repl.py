@@ -418,7 +418,7 @@ def session_shell():
 
 def test_completes_torch_names(session_shell):
     found = completions("torch.ra", session_shell)
-    assert [t for t, _ in found] == ["rad2deg", "rand", "rand_like", "randint", "randint_like", "randn",
+    assert [t for t, _ in found] == ["rad2deg", "rad2deg_", "rand", "rand_like", "randint", "randint_like", "randn",
                                      "randn_like", "random", "randperm", "ravel"]
     assert {start for _, start in found} == {-2}
     assert ("float32", -5) in completions("torch.float", session_shell)
@@ -436,7 +436,8 @@ def test_completes_the_distributions_and_transforms(session_shell):
 
 
 def test_completes_tensor_attributes_and_backward_keywords(session_shell):
-    assert [t for t, _ in completions("x.gr", session_shell)] == ["grad", "grad_fn", "greater", "greater_equal"]
+    assert [t for t, _ in completions("x.gr", session_shell)] == ["grad", "grad_fn", "greater", "greater_",
+                                                                          "greater_equal", "greater_equal_"]
     names = [t for t, _ in completions("out.", session_shell)]
     assert "backward" in names and "register_hook" in names and not any(n.startswith("_") for n in names)
     assert [t for t, _ in completions("out.backward(", session_shell, requested=False)] == \

@@ -204,7 +204,8 @@ CASES = [
     # arith
     case("arith.ADD", "a + b", "any:M any:C"), case("arith.ADD", "a.add(b, alpha=3)", "any:V any:V"),
     case("arith.SUB", "a - b", "any:M any:R1"), case("arith.SUB", "a.sub(b, alpha=2)", "any:V any:V"),
-    case("arith.RSUB", "2 - a", "any:V"),
+    case("arith.RSUB", "2 - a", "any:V"), case("arith.RSUB", "torch.rsub(a, 2, 1.5)", "any:V"),
+    case("arith.RSUB_TENSOR", "torch.rsub(a, b, alpha=0.5)", "any:M any:C"),
     case("arith.MUL", "a * b", "any:M any:C"), case("arith.MUL", "a * b", "any:V any:S"),
     case("arith.DIV", "a / b", "any:M pos:C"),
     case("arith.RECIPROCAL", "a.reciprocal()", "pos:V"), case("arith.RECIPROCAL", "2 / a", "pos:V"),
@@ -219,6 +220,8 @@ CASES = [
     case("arith.ZERO", "(a * 1).zero_() + a", "any:V"),
     case("arith.FILL", "(a * 1).fill_(2.5) * a", "any:V"),
     case("arith.FILL_TENSOR", "(a * 1).fill_(b) * a", "any:V any:S"),
+    case("arith.FILL_NEW", "torch.fill(a, 2.5) * a", "any:V"),
+    case("arith.FILL_NEW_TENSOR", "torch.fill(a, b) * a", "any:V any:S"),
     case("arith.MUL_SCALAR", "F.cross_entropy(a, i, label_smoothing=0.2)", (("any", M), (idx(_N_CLASSES), R)),
          kind="library"),
     case("arith.DIV_SCALAR", "F.cross_entropy(a, b)", "any:M prob:M", **LIB),
@@ -262,6 +265,7 @@ CASES = [
     # (lgamma is Sleef's, erfinv MKL's), so the goal is the correctly rounded rate
     case("special.LGAMMA", "a.lgamma()", "pos:V", **LIB), case("special.DIGAMMA", "a.digamma()", "pos:V", **LIB),
     case("special.POLYGAMMA", "torch.polygamma(1, a)", "pos:V", **LIB),
+    case("special.ENTR", "torch.special.entr(a)", "pos:V", **LIB),
     case("special.POLYGAMMA_", "(a * 1).polygamma_(2)", "pos:V", **LIB),
     case("special.MVLGAMMA", "torch.mvlgamma(a + 1, 2)", "pos:V", **LIB),
     case("special.ERFINV", "a.erfinv()", "unit:V", **LIB), case("special.I0", "a.i0()", "any:V", **LIB),
@@ -324,6 +328,14 @@ CASES = [
     case("elementwise.HYPOT", "a.hypot(b)", "any:M any:C", **LIB),
     case("elementwise.COPYSIGN", "a.copysign(b)", "away:M away:C"),
     case("elementwise.COPYSIGN_NUMBER", "a.copysign(-1.5)", "away:V"),
+    case("elementwise.LDEXP", "torch.ldexp(a, b)", "any:M any:C", **LIB),
+    case("elementwise.FREXP", "torch.frexp(a).mantissa * a", "any:V"),
+    case("elementwise.NEXTAFTER", "torch.nextafter(a, b)", "any:M any:C"),
+    case("elementwise.FMAX", "torch.fmax(a, b)", "any:M any:C"), case("elementwise.FMIN", "torch.fmin(a, b)", "any:M any:R1"),
+    *[case(f"elementwise.{name.upper()}_NUMBER", f"(a * 1).{name}_(0.5) * a", "away:V")
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    *[case(f"elementwise.{name.upper()}_TENSOR", f"(a * 1).{name}_(b) * a", "away:M away:C")
+      for name in ("eq", "ne", "lt", "le", "gt", "ge")],
     # backward formulas run by a double backward: out is the first derivative, its grads run the row
     case("elementwise.TANH_BACKWARD", "d(a.tanh(), a, b)", "any:V any:V", **LIB, note="y = tanh(a) from the library"),
     case("elementwise.SIGMOID_BACKWARD", "d(a.sigmoid(), a, b)", "any:V any:V", **LIB),
@@ -356,6 +368,9 @@ CASES = [
     case("order.CUMMAX", "a.cummax(1)[0]", "distinct:M"), case("order.CUMMIN", "a.cummin(0)[0]", "distinct:M"),
     case("order.LOGCUMSUMEXP", "a.logcumsumexp(1)", "any:M", **LIB),
     case("order.LOGCUMSUMEXP", "a.logcumsumexp(0)", "any:V", **LIB),
+    case("reduce.DIST", "torch.dist(a, b)", "any:M any:C", **LIB), case("reduce.DIST", "a.dist(b, 1)", "any:V any:V"),
+    case("reduce.DIST", "torch.dist(a, b, float('inf'))", "any:V any:V"),
+    case("reduce.RENORM", "torch.renorm(a, 2, 0, 0.5)", "any:M", **LIB),
     case("reduce.NORM", "a.norm()", "any:V", **LIB), case("reduce.NORM", "a.norm(dim=1)", "any:M", **LIB),
     case("reduce.NORM", "a.norm(p=1)", "any:V"), case("reduce.NORM", "a.norm(3, dim=0)", "any:M", **LIB),
     case("reduce.STD", "a.std()", "any:V", **LIB, min_n=2), case("reduce.STD", "a.std(1)", "any:M", **LIB, min_n=2),
@@ -392,6 +407,9 @@ CASES = [
     case("shape.STACK", "torch.stack([a, b])", "any:V any:V"),
     case("shape.SPLIT", "a.split(a.shape[0] // 2 + 1)[1 if a.shape[0] > 1 else 0] * 2", "any:V"),
     case("shape.SPLIT_SIZES", "a.split([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
+    case("shape.UNSAFE_SPLIT", "a.unsafe_chunk(2)[0] * 2", "any:V"),
+    case("shape.UNSAFE_SPLIT_SIZES", "a.unsafe_split_with_sizes([1, a.shape[0] - 1])[1] * 2", "any:V", min_n=2),
+    case("shape.NARROW_COPY", "a.narrow_copy(0, 0, a.shape[0]) * 2", "any:V"),
     case("shape.PAD", "F.pad(a, (1, 2), value=0.5) * 2", "any:M"),
     case("elementwise.DEG2RAD", "a.deg2rad()", "any:V"), case("elementwise.RAD2DEG", "a.rad2deg()", "any:V"),
     case("shape.FLIP", "a.flip(0) * a", "any:M"),
@@ -676,9 +694,7 @@ NOT_DRIVEN = {
     "embedding_bag.EMBEDDING_BAG": "embedding_bag: row sums in PyTorch's kernel order over random index lists; "
                                    "tests/engine_cases/embedding_bag.txt compares them with the oracle",
     "packed.PACK_PADDED": "pack_padded_sequence: moves elements, no arithmetic",
-    "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first), as rnn.UNSAFE_SPLIT",
-    "rnn.UNSAFE_SPLIT": "recorded only inside gradcli's RNN layers (torch.nn.RNN/LSTM/GRU), whose weights are "
-                        "random: tests/conformance goldens cover them",
+    "rnn.TRANSPOSE_": "recorded only inside gradcli's RNN layers (batch_first)",
 }
 
 # Input names, in order; integer and bool inputs are named i and m.

@@ -678,6 +678,8 @@ _SUM_TO_AXES: dict = {}
 
 
 def _fit(F, g, target):
+    if g is None:               # a formula that gives no gradient (norm_backward for p = 0)
+        return None
     shape, dtype = target
     if F.tensors:
         if g._a.shape != shape:

@@ -8,9 +8,10 @@ import math
 import numpy as np
 
 from gradcli.engine import budget
-from gradcli.engine import autograd, dtypes, rng
-from gradcli.engine.recording import (Op, apply, broadcast_error, check_list_int, checked_scalar, int64_arg,
-                                      int_param, number_arg, result_dtype, scalar_int, scalar_param)
+from gradcli.engine import autograd, dtypes, rng, signatures
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, broadcast_error, check_list_int, checked_scalar,
+                                      int64_arg, int_param, number_arg, result_dtype, scalar_int, scalar_param,
+                                      type_word)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
 from gradcli.engine.layout import preserved
 from gradcli.engine.state import STATE
@@ -188,6 +189,42 @@ def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
 def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
     return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw), device, True)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """torch.empty_strided (zeros here, as empty): the strides of a permutation of a contiguous layout, the
+    layouts gradcli's results follow; strides that leave gaps or make elements share memory are refused."""
+    for position, (name, value) in enumerate((("size", size), ("stride", stride)), 1):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"empty_strided(): argument '{name}' (position {position}) must be tuple of ints, not "
+                            f"{_type_name(value)}")
+    shape = _size_args("empty_strided", (tuple(size),))
+    strides = tuple(as_int(st) for st in stride)
+    if None in strides:
+        raise TypeError(signatures.check("torch.empty_strided", (size, stride), {}))
+    factory_device(device)
+    _check_dtype(dtype)
+    if len(strides) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+                           f"({len(strides)})")
+    if any(st < 0 and n > 1 for n, st in zip(shape, strides)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(strides)}")
+    npdt = (dtype or dtypes.default_float).np
+    budget.check_tensor(shape, npdt.itemsize)
+    a = np.zeros(shape, npdt)
+    if a.size:
+        expected = 1
+        for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+            if st != expected:
+                raise NotImplementedError(
+                    f"gradcli does not implement torch.empty_strided with strides {list(strides)} for sizes "
+                    f"{list(shape)}: only the strides of a contiguous layout with its dims in some order (no gaps, "
+                    "no shared elements)")
+            expected *= n
+        order = sorted(range(len(shape)), key=lambda d: strides[d], reverse=True)
+        a = np.zeros([shape[d] for d in order], npdt).transpose(np.argsort(order))
+    return _finish(a, requires_grad)
 
 
 def _size_kw(name: str, kw: dict):
@@ -601,12 +638,28 @@ def _shape_error(data):
 
 
 def _plain(data):
-    """Replace one-element tensors inside nested lists by their Python values."""
+    """Replace the tensors inside nested lists by their one value (PyTorch reads each as a Python scalar: a
+    tensor of several elements is its error, worded by the tensor's kind)."""
     if isinstance(data, Tensor):
-        return data._a.tolist()
+        if data._a.size != 1:
+            if data._a.dtype.kind in "iu":
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._a.reshape(()).item()
     if isinstance(data, (list, tuple)):
         return [_plain(x) for x in data]
     return data
+
+
+def _holds_tensor(data) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is Tensor:
+            return True
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def _check_items(data, dtype: dtypes.DType) -> None:
@@ -632,7 +685,7 @@ def _not_data(item) -> Exception:
 
 
 def _infer(data) -> dtypes.DType:
-    kinds = set()
+    kinds, found = set(), None
     stack = [data]
     while stack:
         item = stack.pop()
@@ -644,11 +697,18 @@ def _infer(data) -> dtypes.DType:
             kinds.add(dtypes.INT)
         elif isinstance(item, float):
             kinds.add(dtypes.FLOAT)
+        elif item.__class__ is Tensor:          # its own dtype, promoted with the rest's
+            d = dtypes.of_array(item._a)
+            found = d if found is None else dtypes.promote_types(found, d)
         else:
             raise _not_data(item)
+    if found is not None and not kinds:
+        return found
     if not kinds or dtypes.FLOAT in kinds:
-        return dtypes.default_float
-    return dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
+        natural = dtypes.default_float
+    else:
+        natural = dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
+    return natural if found is None else dtypes.promote_types(found, natural)
 
 
 def _has_huge_int(data) -> bool:
@@ -711,6 +771,14 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     if isinstance(data, Tensor):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
         return _finish(a, requires_grad)
+    return _finish(from_data(data, dtype), requires_grad)
+
+
+def from_data(data, dtype) -> np.ndarray:
+    """The array torch.tensor builds from `data` (a number or nested sequences of numbers and one-element
+    tensors): its dtype inferred (a tensor inside counts with its dtype) unless `dtype` is given."""
+    if data.__class__ is range:
+        data = list(data)
     if not isinstance(data, (list, tuple, int, float, bool)):
         raise _not_data(data)
     first = data
@@ -718,16 +786,19 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         first = first[0]
     if first.__class__ is str:      # PyTorch reads the shape along first elements: a string is one more
         raise ValueError("too many dimensions 'str'")
+    natural = None
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in data)
     if has_tensor:
+        if _holds_tensor(data):
+            natural = _infer(data)
         data = _plain(data)
     if dtype is not None:
         _check_items(data, dtype)
-    natural = _infer(data)
+    natural = natural or _infer(data)
     target = dtype or natural
     if target.category == dtypes.INT and natural.category != dtypes.BOOL and (
             target is not dtypes.int64 or natural.category == dtypes.FLOAT):
-        return _finish(_checked_ints(data, natural, target), requires_grad)
+        return _checked_ints(data, natural, target)
     try:
         a = np.array(data, dtype=target.np if target.category != dtypes.FLOAT else np.float64)
     except ValueError:
@@ -736,7 +807,65 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
         raise ValueError("Overflow when unpacking long long") from None
     if a.dtype != target.np:
         a = a.astype(target.np)
-    return _finish(a, requires_grad)
+    return a
+
+
+def as_tensor(data, *, dtype=None, device=None):
+    """torch.as_tensor: a tensor of the given dtype is returned itself (another dtype: a converted copy,
+    ToCopyBackward0 when it requires grad); other data is read as torch.tensor reads it."""
+    factory_device(device)
+    _check_dtype(dtype)
+    if data.__class__ is Tensor:
+        return data if dtype is None else data.to(dtype)
+    return Tensor(from_data(data, dtype))
+
+
+_ASARRAY_WARNING = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+                    "Pass requires_grad=False explicitly to get the old behavior and silence this warning. "
+                    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1737.)")
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: a tensor is shared when its dtype fits and copy is not True (copied, or converted,
+    otherwise); its requires_grad is then set to `requires_grad` (a leaf's own flag changes, as in
+    PyTorch; a computed tensor that should not require grad is detached). Other data is read as
+    torch.tensor reads it (the default float dtype for numbers unless `dtype` is given)."""
+    try:
+        factory_device(device)
+    except AssertionError:          # (asarray asks the device's backend itself, which says it otherwise)
+        raise RuntimeError("PyTorch is not linked with support for cuda devices") from None
+    _check_dtype(dtype)
+    for name, value in (("copy", copy), ("requires_grad", requires_grad)):
+        if value is not None and value.__class__ is not bool:
+            raise TypeError(f"asarray(): argument '{name}' must be bool, not {_type_name(value)}")
+    tensor = obj if obj.__class__ is Tensor else None
+    wanted = requires_grad if requires_grad is not None else (tensor is not None and tensor.requires_grad)
+    if wanted and requires_grad is None:
+        STATE.warn_once("asarray requires_grad", "UserWarning", _ASARRAY_WARNING)
+    if tensor is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return _finish(from_data(obj, dtype), wanted)
+    wrong_dtype = dtype is not None and dtype.np != tensor._a.dtype
+    if copy or (copy is None and wrong_dtype):
+        tensor = tensor.to(dtype, copy=True) if wrong_dtype else tensor.clone()
+    elif wrong_dtype:
+        raise ValueError(f"can't alias tensor with dtype '{type_word(tensor._a)}' into dtype "
+                         f"'{TYPE_WORDS[dtype.name]}'.")
+    if tensor.grad_fn is not None and not wanted:
+        return tensor.detach()
+    if wanted and tensor._a.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return tensor.requires_grad_(wanted)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """torch.scalar_tensor: a 0-d tensor holding the number `s`, in the default float dtype unless given."""
+    value = number_arg(s, "scalar_tensor", "s", 1)
+    factory_device(device)
+    _check_dtype(dtype)
+    npdt = (dtype or dtypes.default_float).np
+    return _finish(np.array(checked_scalar(value, npdt), dtype=npdt), requires_grad)
 
 
 # the C type names of PyTorch's TensorOptions message (Tensor.new of a tensor of another dtype)
@@ -1190,7 +1319,6 @@ def random_values(t: Tensor, *args, generator=None, **kw) -> Tensor:
 
 def _random_error(args: tuple, kw: dict, generator) -> str:
     """PyTorch's parser message for random_ arguments no signature takes."""
-    from gradcli.engine import signatures
     given = dict(kw, generator=generator) if generator is not None else kw
     return signatures.check("Tensor.random_", args, given) or "random_() received an invalid combination of arguments"
 

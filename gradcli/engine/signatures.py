@@ -79,7 +79,21 @@ def _sorting(name: str, stable_out: str, plain_out: str) -> dict:
             f"Tensor.{name}": [f"({stable})", f"({plain})"]}
 
 
+def _windows() -> dict:
+    """The window functions: a length, then periodic, then each one's parameters (hamming: alpha, beta;
+    kaiser: beta), each form with the factory keywords."""
+    extra = {"hamming_window": ("float alpha", "float alpha, float beta"), "kaiser_window": ("float beta",)}
+    forms = {}
+    for name in ("hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window"):
+        heads = ("int window_length", "int window_length, bool periodic") + tuple(
+            "int window_length, bool periodic, " + e for e in extra.get(name, ()))
+        tail = "*, " + _FACTORY_TAIL.removeprefix("Tensor out = None, ")
+        forms[f"torch.{name}"] = [f"({head}, {tail})" for head in heads]
+    return forms
+
+
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+_COMPARISON_NAMES = ("greater", "greater_equal", "less", "less_equal", "not_equal")     # the methods' other names
 
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
@@ -506,7 +520,22 @@ SIGNATURES = {
     "Tensor.requires_grad_": ["(bool requires_grad = True)"],
     **{f"torch.{name}": ["(Tensor input, Tensor other, *, Tensor out = None)",
                          "(Tensor input, Number other, *, Tensor out = None)"] for name in _COMPARISONS},
-    **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS},
+    **{f"Tensor.{name}": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
+    **{f"Tensor.{name}_": ["(Tensor other)", "(Number other)"] for name in _COMPARISONS + _COMPARISON_NAMES},
+    "torch.rsub": ["(Tensor input, Tensor other, *, Number alpha = 1)", "(Tensor input, Number other, Number alpha = 1)"],
+    "torch.result_type": ["(Tensor tensor, Tensor other)", "(Number scalar, Tensor tensor)",
+                          "(Tensor tensor, Number other)", "(Number scalar1, Number scalar2)"],
+    "torch.as_tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None)"],
+    "torch.asarray": ["(object obj, *, torch.dtype dtype = None, torch.device device = None, bool copy = None, "
+                      "bool requires_grad = False)"],
+    **_windows(),
+    "torch.empty_strided": [f"(tuple of ints size, tuple of ints stride, *, "
+                            f"{_FACTORY_TAIL.removeprefix('Tensor out = None, ')})"],
+    "torch.fill": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
+    "torch.fill_": ["(Tensor input, Tensor value)", "(Tensor input, Number value)"],
+    "Tensor.fill_": ["(Tensor value)", "(Number value)"],
+    "torch.clamp_min_": ["(Tensor input, Tensor min)", "(Tensor input, Number min)"],
+    "torch.clamp_max_": ["(Tensor input, Tensor max)", "(Tensor input, Number max)"],
     "torch.diagonal": ["(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "Tensor.diagonal": ["(int offset = 0, int dim1 = 0, int dim2 = 1)"],
     "torch.device": ["(torch.device device)", "(str type, int index = -1)"],

@@ -482,6 +482,38 @@ class Tensor:
     def is_complex(self) -> bool:
         return False                    # (gradcli has no complex dtypes)
 
+    # a real tensor is its own conjugate: PyTorch returns the tensor itself, and its conj and neg bits are off
+    def conj(self) -> "Tensor":
+        return self
+
+    def conj_physical(self) -> "Tensor":
+        return self
+
+    def conj_physical_(self) -> "Tensor":
+        return self
+
+    def resolve_conj(self) -> "Tensor":
+        return self
+
+    def resolve_neg(self) -> "Tensor":
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def get_device(self) -> int:
+        return -1                       # the CPU
+
+    def storage_offset(self) -> int:
+        """Where the first element lies in the storage, in elements: a view's distance from its base."""
+        base = self._base
+        if base is None:
+            return 0
+        return (self._a.__array_interface__["data"][0] - base._a.__array_interface__["data"][0]) // self._a.itemsize
+
     @property
     def is_cpu(self) -> bool:
         return True
@@ -1039,10 +1071,55 @@ class Tensor:
     def ge(self, other):
         return ops.compare(np.greater_equal, self, other)
 
+    # PyTorch's other names, each its own method: a refused argument's message names the one called
     def not_equal(self, other):
         return self.ne(other)
 
-    greater, greater_equal, less, less_equal = gt, ge, lt, le
+    def greater(self, other):
+        return self.gt(other)
+
+    def greater_equal(self, other):
+        return self.ge(other)
+
+    def less(self, other):
+        return self.lt(other)
+
+    def less_equal(self, other):
+        return self.le(other)
+
+    # in place: the comparison's 0 or 1 in this tensor's dtype, with a node whose gradient is zero
+    def eq_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.equal, a, b), other)
+
+    def ne_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.not_equal, a, b), other)
+
+    def lt_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.less, a, b), other)
+
+    def le_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.less_equal, a, b), other)
+
+    def gt_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.greater, a, b), other)
+
+    def ge_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.compare_as_self(np.greater_equal, a, b), other)
+
+    def not_equal_(self, other):
+        return self.ne_(other)
+
+    def greater_(self, other):
+        return self.gt_(other)
+
+    def greater_equal_(self, other):
+        return self.ge_(other)
+
+    def less_(self, other):
+        return self.lt_(other)
+
+    def less_equal_(self, other):
+        return self.le_(other)
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         from gradcli.engine import closeness
@@ -1335,6 +1412,41 @@ class Tensor:
 
     def negative(self):
         return ops.neg(self)
+
+    def ldexp(self, other):
+        return ops.elementwise.ldexp(self, other, 1)
+
+    def ldexp_(self, other):
+        if self._a.dtype.kind != "f":
+            raise RuntimeError(f"ldexp can't be cast to the desired output type {recording.type_word(self._a)}")
+        return self._inplace_op(lambda a, b: ops.elementwise.ldexp(a, b, 1), other)
+
+    def frexp(self):
+        return ops.elementwise.frexp(self)
+
+    def nextafter(self, other):
+        return ops.elementwise.nextafter(self, other)
+
+    def nextafter_(self, other):
+        return self._inplace_op(lambda a, b: ops.elementwise.nextafter(a, b, 1), other)
+
+    def isreal(self):
+        return ops.elementwise.isreal(self)
+
+    def renorm(self, p, dim, maxnorm):
+        return ops.reduce.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        return self._inplace_unary(lambda a: ops.reduce.renorm(a, p, dim, maxnorm))
+
+    def dist(self, other, p=2):
+        return ops.reduce.dist(self, other, p)
+
+    def fmax(self, other):
+        return ops.elementwise.fmax(self, other)
+
+    def fmin(self, other):
+        return ops.elementwise.fmin(self, other)
 
     # in place: each through _inplace, so leaf checks, version counters and grad_fn work as for add_
     def _inplace_with(self, fn, *operands, elementwise: bool = False):
@@ -1737,6 +1849,18 @@ class Tensor:
 
     def chunk(self, chunks, dim=0):
         return ops.chunk(self, chunks, dim)
+
+    def unsafe_chunk(self, chunks, dim=0):
+        return ops.shape.unsafe_chunk(self, chunks, dim)
+
+    def unsafe_split(self, split_size, dim=0):
+        return ops.shape.unsafe_split(self, split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return ops.shape.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    def narrow_copy(self, dim, start, length):
+        return ops.shape.narrow_copy(self, dim, start, length)
 
     def unbind(self, dim=0):
         return ops.unbind(self, dim)

@@ -1,5 +1,6 @@
 """torch.finfo and torch.iinfo: the limits of a floating-point or integer dtype, with PyTorch's fields,
-values (Python floats and ints), printing and argument errors."""
+values (Python floats and ints), printing and argument errors; and the type-promotion queries
+torch.promote_types, torch.can_cast and torch.result_type."""
 
 from __future__ import annotations
 
@@ -95,6 +96,39 @@ def iinfo(*args, **kwargs) -> IInfo:
     out = IInfo()
     out.bits, out.max, out.min, out.dtype = int(info.bits), int(info.max), int(info.min), dtype.name
     return out
+
+
+def _two_dtypes(name: str, first: str, second: str, a, b) -> None:
+    for position, (arg, value) in enumerate(((first, a), (second, b)), 1):
+        if value.__class__ is not dtypes.DType:
+            from gradcli.engine.factories import _type_name
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be torch.dtype, not "
+                            f"{_type_name(value)}")
+
+
+def promote_types(type1, type2) -> dtypes.DType:
+    """The dtype an operation on tensors of these two dtypes computes in."""
+    _two_dtypes("promote_types", "type1", "type2", type1, type2)
+    return dtypes.promote_types(type1, type2)
+
+
+def can_cast(from_, to) -> bool:
+    """Whether PyTorch's type promotion may cast `from_` to `to` (same_kind): never a float to an integer, nor
+    anything but a bool to bool."""
+    _two_dtypes("can_cast", "from_", "to", from_, to)
+    if from_.category == dtypes.FLOAT and to.category != dtypes.FLOAT:
+        return False
+    return not (to is dtypes.bool_ and from_ is not dtypes.bool_)
+
+
+def result_type(tensor, other) -> dtypes.DType:
+    """The dtype of an elementwise operation on these operands (tensors or Python numbers)."""
+    from gradcli.engine.recording import result_dtype
+    from gradcli.engine.tensor import Tensor
+    for value in (tensor, other):
+        if value.__class__ is not Tensor and value.__class__ not in (int, float, bool):
+            raise TypeError("result_type(): invalid arguments")      # (PyTorch's message: signatures.py)
+    return result_dtype(tensor, other)
 
 
 # PyTorch's C types: their messages name them so ("unhashable type: 'torch.finfo'")

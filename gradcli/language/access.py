@@ -25,7 +25,7 @@ _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
 _NO_POINTERS = "scripts cannot reach memory addresses"
 REFUSED_TENSOR_ATTRS = {
     "numpy": _NO_ARRAYS, "__array__": _NO_ARRAYS, "data_ptr": _NO_POINTERS, "storage": _NO_POINTERS,
-    "untyped_storage": _NO_POINTERS, "storage_offset": _NO_POINTERS, "share_memory_": _NO_POINTERS,
+    "untyped_storage": _NO_POINTERS, "share_memory_": _NO_POINTERS,
     "pin_memory": _NO_POINTERS, "tofile": "scripts cannot write files",
 }
 _NO_FILES = "scripts cannot read or write files"

@@ -23,7 +23,6 @@ from gradcli.engine import autograd, dtypes, factories, ops
 from gradcli.engine import distributions as draws
 from gradcli.engine.ops import nn as nn_ops
 from gradcli.engine.addresses import address
-from gradcli.engine.recording import broadcast_error
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 from gradcli.language import devices
@@ -66,13 +65,7 @@ def broadcast_all(*values) -> tuple:
         first = next((v for v in values if v.__class__ is Tensor), None)
         dtype = first.dtype if first is not None else devices.get_default_dtype()
         values = [v if v.__class__ is Tensor else factories.tensor(v, dtype=dtype) for v in values]
-    shape = ()
-    for v in values:
-        try:
-            shape = np.broadcast_shapes(shape, tuple(v.shape))
-        except ValueError:
-            raise broadcast_error(shape, tuple(v.shape)) from None
-    return tuple(v if tuple(v.shape) == shape else v.expand(shape) for v in values)
+    return ops.shape.broadcast_tensors(*values)
 
 
 class lazy_property:
@@ -1706,23 +1699,7 @@ def _matrix_batch(name, value, loc):
         raise AttributeError(f"'{type(value).__name__}' object has no attribute 'dim'")
     if value.dim() < 2:
         raise ValueError(f"{name} must be at least two-dimensional, with optional leading batch dimensions")
-    return _broadcast_shapes(value.shape[:-2], loc.shape[:-1])
-
-
-def _broadcast_shapes(*shapes):
-    """torch.broadcast_shapes, with its message (PyTorch's Python reference implementation's words)."""
-    common = [1] * max(len(shape) for shape in shapes)
-    for index, shape in enumerate(shapes):
-        for i in range(-1, -1 - len(shape), -1):
-            if shape[i] == common[i]:
-                continue
-            if common[i] == 1:
-                common[i] = shape[i]
-            elif shape[i] != 1:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
-                                   f"argument at index {index} had {shape!r}; but expected shape should be "
-                                   f"broadcastable to {common}")
-    return Size(common)
+    return ops.shape.torch_broadcast_shapes(value.shape[:-2], loc.shape[:-1])
 
 
 class MultivariateNormal(Distribution):

@@ -410,6 +410,8 @@ _WHAT = {
     "i0e": "The exponentially scaled modified Bessel function of order 0: exp(-|x|) * i0(x).",
     "i1": "The modified Bessel function of the first kind of order 1 of each element.",
     "i1e": "The exponentially scaled modified Bessel function of order 1: exp(-|x|) * i1(x).",
+    "entr": "The elementwise entropy term -x log(x) (0 at 0, -inf below 0).",
+    "ndtr": "The standard normal cumulative distribution function, (1 + erf(x / sqrt(2))) / 2.",
     "binomial": "Samples from binomial distributions of the given counts and probabilities (PyTorch's CPU sampler).",
     "sinc": "sin(pi x) / (pi x) for each element (1 at 0).",
     "logit": "log(p / (1 - p)) for each element, p first clamped to [eps, 1 - eps] when eps is given.",
@@ -436,6 +438,50 @@ _WHAT = {
     "masked_fill": "Replaces the elements where `mask` is True with `value`.",
     "fill_": "Fills the tensor with a value, in place.",
     "zero_": "Fills the tensor with 0, in place.",
+    "fill": "A new tensor shaped like `input`, every element `value` (a number or a 0-d tensor).",
+    "as_tensor": "`data` as a tensor: a tensor of the given dtype is returned itself (another dtype: converted); "
+                 "numbers and nested lists are read as torch.tensor reads them.",
+    "asarray": "`obj` as a tensor, sharing a tensor's data unless `copy=True` or another dtype asks for a copy; "
+               "`requires_grad` (by default the tensor's own) is set on the result.",
+    "scalar_tensor": "A 0-d tensor holding the number `s` (in the default float dtype unless `dtype` is given).",
+    "broadcast_tensors": "The tensors expanded to the shape they broadcast to (views; a tensor of that shape is "
+                         "returned itself).",
+    "broadcast_shapes": "The shape tensors of the given shapes broadcast to, as a torch.Size.",
+    "result_type": "The dtype an elementwise operation on the two operands (tensors or numbers) gives.",
+    "promote_types": "The dtype an operation on tensors of the two dtypes computes in.",
+    "can_cast": "Whether type promotion may cast `from_` to `to` (never a float to an integer, nor to bool).",
+    "rsub": "other - alpha * input.",
+    "renorm": "Each slice along `dim` whose p-norm exceeds maxnorm, scaled down to that norm.",
+    "dist": "The p-norm of input - other (broadcast together); p = 2 by default, 0, inf and -inf too.",
+    "ldexp": "input * 2 ** other (exact for an integer exponent).",
+    "frexp": "The (mantissa, exponent) pair with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1); the "
+             "exponent int32.",
+    "nextafter": "The next floating-point value after input towards other.",
+    "isreal": "True where an element is real: everywhere, for gradcli's tensors.",
+    "fmax": "The elementwise maximum, ignoring NaN (NaN only where both are NaN).",
+    "fmin": "The elementwise minimum, ignoring NaN (NaN only where both are NaN).",
+    "conj": "The complex conjugate: a real tensor is its own (the tensor itself).",
+    "conj_physical": "The complex conjugate, computed: a real tensor is its own (the tensor itself).",
+    "resolve_conj": "The tensor with its conjugate bit resolved (a real tensor: itself).",
+    "resolve_neg": "The tensor with its negative bit resolved (a real tensor: itself).",
+    "is_conj": "Whether the tensor's conjugate bit is set (never, for a real tensor).",
+    "is_neg": "Whether the tensor's negative bit is set (never, for a real tensor).",
+    "get_device": "The device index: -1 for the CPU.",
+    "narrow_copy": "narrow's slice as a new tensor (not a view).",
+    "unsafe_chunk": "chunk's pieces, not tracked as views (an in-place change of one is not checked).",
+    "unsafe_split": "split's pieces, not tracked as views (an in-place change of one is not checked).",
+    "unsafe_split_with_sizes": "split_with_sizes' pieces, not tracked as views.",
+    "storage_offset": "The position of the first element in the storage the tensor views, in elements.",
+    "empty_strided": "A new tensor of the given size laid out with the given strides (those of a contiguous "
+                     "layout with its dims in some order); gradcli fills it with 0.",
+    "hann_window": "The Hann window of `window_length` points: 0.5 - 0.5 cos(2 pi k / (N - 1)), N one more than "
+                   "the length when periodic (the default).",
+    "hamming_window": "The Hamming window: alpha - beta cos(2 pi k / (N - 1)) (N one more than the length when "
+                      "periodic).",
+    "bartlett_window": "The Bartlett (triangular) window: rising from 0 to 1 and back (N one more than the length "
+                       "when periodic).",
+    "blackman_window": "The Blackman window: 0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1)).",
+    "kaiser_window": "The Kaiser window: i0(beta sqrt(1 - ((k - a) / a)^2)) / i0(beta), a = (N - 1) / 2.",
     "copy_": "Copies the values of `src` into this tensor, in place.",
     "uniform_": "Fills the tensor with uniform random numbers, in place.",
     "normal_": "Fills the tensor with normal random numbers, in place.",
@@ -444,6 +490,11 @@ _WHAT = {
     "eq": "Elementwise ==, as a bool tensor.", "ne": "Elementwise !=, as a bool tensor.",
     "lt": "Elementwise <, as a bool tensor.", "le": "Elementwise <=, as a bool tensor.",
     "gt": "Elementwise >, as a bool tensor.", "ge": "Elementwise >=, as a bool tensor.",
+    **{f"{name}_": f"In place: 1 where this tensor {sign} other, else 0, kept in this tensor's dtype (its gradient "
+                   "is zero)." for names, sign in ((("eq",), "=="), (("ne", "not_equal"), "!="),
+                                                   (("lt", "less"), "<"), (("le", "less_equal"), "<="),
+                                                   (("gt", "greater"), ">"), (("ge", "greater_equal"), ">="))
+       for name in names},
     "logical_and": "Elementwise logical and, as a bool tensor.", "logical_or": "Elementwise logical or.",
     "logical_xor": "Elementwise logical exclusive or.", "logical_not": "Elementwise logical not.",
     "isnan": "True where an element is nan.", "isinf": "True where an element is infinite.",
@@ -1160,7 +1211,12 @@ def _qualified_names() -> dict:
 _WRITTEN = {"logit": "eps=None", "logit_": "eps=None", "nan_to_num": "nan=0.0, posinf=None, neginf=None",
             "nan_to_num_": "nan=0.0, posinf=None, neginf=None",
             "var_mean": "input, dim=None, *, correction=None, keepdim=False",
-            "std_mean": "input, dim=None, *, correction=None, keepdim=False"}
+            "std_mean": "input, dim=None, *, correction=None, keepdim=False",
+            **{name: "window_length, periodic=True, *, dtype=None, device=None, requires_grad=False"
+               for name in ("hann_window", "bartlett_window", "blackman_window")},
+            "hamming_window": "window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None, "
+                              "requires_grad=False",
+            "kaiser_window": "window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False"}
 
 
 def text_for(obj, builtins: dict | None = None) -> str:

@@ -543,6 +543,7 @@ def _build_torch() -> ScriptModule:
     members = {
         # creation
         "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
+        "empty_strided": factories.empty_strided, "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": factories.scalar_tensor,
         "ones": factories.ones, "zeros": factories.zeros, "full": factories.full, "empty": factories.empty,
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
@@ -555,14 +556,16 @@ def _build_torch() -> ScriptModule:
         # ops as functions
         "add": _number_or_tensor_fn("add", Tensor.add), "sub": _number_or_tensor_fn("sub", Tensor.sub),
         "mul": _number_or_tensor_fn("mul", Tensor.mul), "div": _number_or_tensor_fn("div", Tensor.div),
-        "subtract": _number_or_tensor_fn("subtract", Tensor.sub),
+        "subtract": _number_or_tensor_fn("subtract", Tensor.sub), "rsub": ops.arith.torch_rsub,
         "multiply": _number_or_tensor_fn("multiply", Tensor.mul),
         "divide": _number_or_tensor_fn("divide", Tensor.div),
         "true_divide": _number_or_tensor_fn("true_divide", Tensor.true_divide),
         **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
             "greater", "greater_equal", "less", "less_equal", "not_equal", "ravel", "positive", "isposinf",
             "isneginf", "is_signed", "is_complex", "is_nonzero", "is_same_size", "bitwise_not", "inner",
-            "diagflat")},
+            "diagflat", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj",
+            "is_neg", "get_device", "adjoint", "split_with_sizes", "unsafe_chunk", "unsafe_split",
+            "unsafe_split_with_sizes", "narrow_copy")},
         "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
@@ -629,6 +632,11 @@ def _build_torch() -> ScriptModule:
         "clamp_min": _tensor_fn("clamp_min", Tensor.clamp_min), "clamp_max": _tensor_fn("clamp_max", Tensor.clamp_max),
         "maximum": _tensor_fn("maximum", lambda input, other: ops.maximum(input, other, 2)),
         "minimum": _tensor_fn("minimum", lambda input, other: ops.minimum(input, other, 2)),
+        "dist": ops.reduce.dist, "renorm": ops.reduce.renorm, "ldexp": ops.elementwise.ldexp, "ldexp_": _tensor_fn("ldexp_", Tensor.ldexp_),
+        "frexp": ops.elementwise.frexp, "isreal": ops.elementwise.isreal,
+        "nextafter": _tensor_fn("nextafter", lambda input, other: ops.elementwise.nextafter(input, other, 2)),
+        "fmax": _tensor_fn("fmax", lambda input, other: ops.elementwise.fmax(input, other, 2)),
+        "fmin": _tensor_fn("fmin", lambda input, other: ops.elementwise.fmin(input, other, 2)),
         "where": ops.where,
         "floor": _tensor_fn("floor", Tensor.floor), "ceil": _tensor_fn("ceil", Tensor.ceil),
         "round": _tensor_fn("round", Tensor.round), "trunc": _tensor_fn("trunc", Tensor.trunc),
@@ -641,6 +649,14 @@ def _build_torch() -> ScriptModule:
         "logical_not": _tensor_fn("logical_not", Tensor.logical_not),
         "isnan": _tensor_fn("isnan", Tensor.isnan), "isinf": _tensor_fn("isinf", Tensor.isinf),
         "isfinite": _tensor_fn("isfinite", Tensor.isfinite), "negative": _tensor_fn("negative", Tensor.neg),
+        # the in-place forms PyTorch also offers as functions: the methods themselves
+        **{name: _tensor_fn(name, getattr(Tensor, name)) for name in (
+            "exp_", "exp2_", "expm1_", "log_", "log2_", "log10_", "log1p_", "sqrt_", "rsqrt_", "square_",
+            "reciprocal_", "neg_", "negative_", "sin_", "cos_", "tan_", "asin_", "acos_", "atan_", "arcsin_",
+            "arccos_", "arctan_", "sinh_", "cosh_", "asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_",
+            "arctanh_", "erf_", "floor_", "ceil_", "round_", "trunc_", "fix_", "frac_", "deg2rad_", "rad2deg_",
+            "clamp_min_", "clamp_max_", "gcd_", "lcm_", "fill_", "zero_", "detach", "detach_")},
+        "fill": _tensor_fn("fill", ops.arith.fill_function),
         # group: reduce
         "prod": _tensor_fn("prod", Tensor.prod), "max": _tensor_fn("max", Tensor.max),
         "min": _tensor_fn("min", Tensor.min), "amax": _tensor_fn("amax", Tensor.amax),
@@ -667,6 +683,7 @@ def _build_torch() -> ScriptModule:
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
+        "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
@@ -682,6 +699,7 @@ def _build_torch() -> ScriptModule:
         "cat": ops.cat, "concat": ops.shape.concat, "concatenate": ops.concatenate, "stack": ops.stack,
         "hstack": ops.hstack, "vstack": ops.vstack, "row_stack": ops.vstack,
         "broadcast_to": _tensor_fn("broadcast_to", ops.broadcast_to),
+        "broadcast_tensors": ops.shape.broadcast_tensors, "broadcast_shapes": ops.shape.torch_broadcast_shapes,
         "split": _split_function, "chunk": _tensor_fn("chunk", Tensor.chunk),
         "unbind": _tensor_fn("unbind", Tensor.unbind),
         "flip": _tensor_list_fn("flip", Tensor.flip, "dims"), "tile": _tensor_list_fn("tile", Tensor.tile, "dims"),
@@ -740,6 +758,8 @@ def _build_torch() -> ScriptModule:
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
         "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
+        **{name: _later("gradcli.engine.windows", name) for name in (
+            "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
         "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
         "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
         "rand_like": factories.rand_like, "randn_like": factories.randn_like,
@@ -747,7 +767,8 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
-        "finfo": typeinfo.finfo, "iinfo": typeinfo.iinfo,
+        "finfo": typeinfo.finfo, "iinfo": typeinfo.iinfo, "promote_types": typeinfo.promote_types,
+        "can_cast": typeinfo.can_cast, "result_type": typeinfo.result_type,
         "random": ScriptModule("torch.random", {
             "manual_seed": factories.manual_seed, "seed": factories.seed, "initial_seed": factories.initial_seed,
             "get_rng_state": factories.get_rng_state, "set_rng_state": factories.set_rng_state,
@@ -799,6 +820,9 @@ _SPECIAL = ScriptModule("torch.special", {
     "i0e": _later("gradcli.engine.ops.special", "special_i0e_function"),
     "i1": _later("gradcli.engine.ops.special", "special_i1_function"),
     "i1e": _later("gradcli.engine.ops.special", "special_i1e_function"),
+    "entr": _later("gradcli.engine.ops.special", "special_entr"),
+    **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
+        "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
 })
 
 

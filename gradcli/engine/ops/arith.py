@@ -189,8 +189,12 @@ ADD         = Op("AddBackward0",        None,          ("alpha",),
 SUB         = Op("SubBackward0",        None,          ("alpha",),
                  (lambda F, g, alpha: g,
                   lambda F, g, alpha: -g if alpha == 1 else -g * alpha), fits=True, jvp=_sub_jvp)
-RSUB        = Op("RsubBackward1",       None,          (),                             (lambda F, g: -g,), fits=True,
-                 jvp="auto")
+RSUB        = Op("RsubBackward1",       None,          ("alpha",),
+                 (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,), fits=True, jvp="auto")
+RSUB_TENSOR = Op("RsubBackward0",       None,          ("alpha",),
+                 (lambda F, g, alpha: -g if alpha == 1 else -g * alpha,
+                  lambda F, g, alpha: g), fits=True,
+                 jvp=lambda F, ts, xs, result, alpha: _sub_jvp(F, ts[::-1], xs[::-1], result, alpha))
 MUL         = Op("MulBackward0",        None,          ("self", "other"),
                  (lambda F, g, self, other: _times(F, g, other) if F.tensors else _times_array(g, other),
                   lambda F, g, self, other: g * self),
@@ -226,6 +230,11 @@ FILL        = Op("FillBackward2",       None,          (),                      
 FILL_TENSOR = Op("FillBackward3",       None,          (),                             (lambda F, g: F.zeros_like(g),
                                                                                         lambda F, g: F.sum(g)),
                  inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
+FILL_NEW    = Op("FillBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),),
+                 jvp=lambda F, ts, xs, result: F.zeros_like(result))
+FILL_NEW_TENSOR = Op("FillBackward1",   None,          (),                             (lambda F, g: F.zeros_like(g),
+                                                                                        lambda F, g: F.sum(g)),
+                     inputs=("self", "value"), fits=True, jvp=_fill_tensor_jvp)
 # The same ops with a Python number, as PyTorch's own backward formulas record them (mul.Scalar,
 # add.Scalar, ...): user code's `x * 2` is MulBackward0, `grad * 2` inside a formula MulBackward1.
 MUL_SCALAR  = Op("MulBackward1",        None,          ("other",),                     (_scalar_times,),
@@ -493,12 +502,24 @@ def check_bool_subtraction(a, b) -> None:
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-def rsub(a: Tensor, b) -> Tensor:
-    """`number - tensor`."""
+def rsub(a: Tensor, b, alpha=1) -> Tensor:
+    """`number - tensor`, and torch.rsub(input, other, alpha): other - alpha * input (RsubBackward0 when
+    other is a tensor, RsubBackward1 when a number)."""
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha("rsub", a, b, alpha)
     check_bool_subtraction(a, b)
     x, y = operands(a, b)
-    out = compute(np.subtract, y, x)
-    return apply(RSUB, out, (a,))
+    out = compute(np.subtract, y, x) if alpha == 1 else compute(lambda y, x: _add_scaled(y, x, -alpha), y, x)
+    if b.__class__ is Tensor:
+        return apply(RSUB_TENSOR, out, (a, b), (alpha,))
+    return apply(RSUB, out, (a,), (alpha,))
+
+
+def torch_rsub(input, other, alpha=1) -> Tensor:
+    """torch.rsub: both operands by position (other a tensor or a number), alpha too when other is a number."""
+    if input.__class__ is not Tensor or other.__class__ is not Tensor and not isinstance(other, (int, float)):
+        raise TypeError("rsub(): invalid arguments")        # (PyTorch's message: signatures.py)
+    return rsub(input, other, alpha)
 
 
 def mul(a: Tensor, b) -> Tensor:
@@ -619,16 +640,25 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     return apply(TO_COPY, out, (a,))
 
 
-def fill(a: Tensor, value, zero=False) -> Tensor:
-    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero."""
+def fill(a: Tensor, value, zero=False, rows=(FILL, FILL_TENSOR)) -> Tensor:
+    """The out-of-place twin of fill_/zero_: the values, with a node whose gradient is zero (`rows`: the
+    nodes for a number and for a tensor value)."""
     if value.__class__ is Tensor:
         if value._a.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._a.ndim} dimensions.")
         out = np.full(a._a.shape, value._a, dtype=a._a.dtype)
-        return apply(FILL_TENSOR, out, (a, value))
+        return apply(rows[1], out, (a, value))
     out = np.full(a._a.shape, checked_scalar(value, a._a.dtype), dtype=a._a.dtype)
-    return apply(ZERO if zero else FILL, out, (a,))
+    return apply(ZERO if zero else rows[0], out, (a,))
+
+
+def fill_function(input: Tensor, value) -> Tensor:
+    """torch.fill(input, value): a new tensor like `input`, filled (FillBackward0, or FillBackward1 for a
+    tensor value)."""
+    if value.__class__ is not Tensor and not isinstance(value, (int, float)):
+        raise TypeError("fill(): value must be a Tensor or a Number")       # (PyTorch's message: signatures.py)
+    return fill(input, value, rows=(FILL_NEW, FILL_NEW_TENSOR))
 
 
 def _unbind_jvp(tangent: Tensor, shape: tuple, index: tuple) -> Tensor:

@@ -263,6 +263,32 @@ def _minimum_other(F, g, self, other):
     return F.masked_zero(F.where(self == other, g / 2, g), self < other)
 
 
+def fmax_array(p, q):
+    """fmax: the larger, NaN only where both are; p where they are equal (so fmax(-0.0, 0.0) is -0.0)."""
+    return np.where((p >= q) | (q != q), p, q)
+
+
+def fmin_array(p, q):
+    return np.where((p <= q) | (q != q), p, q)
+
+
+def _fmax_self(F, g, self, other):
+    """fmax's gradient goes to self where self >= other or other is NaN (derivatives.yaml's masks)."""
+    return F.masked_zero(g, ~((self >= other) | (other != other)))
+
+
+def _fmax_other(F, g, self, other):
+    return F.masked_zero(g, (self >= other) | (other != other))
+
+
+def _fmin_self(F, g, self, other):
+    return F.masked_zero(g, ~((self <= other) | (other != other)))
+
+
+def _fmin_other(F, g, self, other):
+    return F.masked_zero(g, (self <= other) | (other != other))
+
+
 def unimplemented(what: str):
     """The formula of a node PyTorch records without a derivative formula (not_implemented in derivatives.yaml)."""
     def formula(F, g):
@@ -606,6 +632,10 @@ ATAN2   = Op("Atan2Backward0",   cr.atan2,      ("self", "other"),  (_atan2_self
 MAXIMUM = Op("MaximumBackward0", maximum_array, ("self", "other"),  (_maximum_self,
                                                                      _maximum_other), fits=True, quiet=True,
              jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, True))
+FMAX    = Op("FmaxBackward0",    fmax_array,     ("self", "other"),  (_fmax_self, _fmax_other), fits=True, quiet=True,
+             jvp="auto")
+FMIN    = Op("FminBackward0",    fmin_array,     ("self", "other"),  (_fmin_self, _fmin_other), fits=True, quiet=True,
+             jvp="auto")
 MINIMUM = Op("MinimumBackward0", minimum_array, ("self", "other"),  (_minimum_self,
                                                                      _minimum_other), fits=True, quiet=True,
              jvp=lambda F, ts, xs, result: _extremum_jvp(F, ts, xs, result, False))
@@ -809,6 +839,8 @@ frac = unary(FRAC, "frac")
 _round_half_even = unary(ROUND, "round")
 maximum = binary(MAXIMUM, "maximum")
 minimum = binary(MINIMUM, "minimum")
+fmax = binary(FMAX, "fmax")
+fmin = binary(FMIN, "fmin")
 atan2 = binary(ATAN2, "atan2")
 
 
@@ -1034,15 +1066,16 @@ def _cast(v, npdt):
 
 # ------------------------------------------------------------------------------------------ rounding
 
-def round(a: Tensor, decimals=0, name="round") -> Tensor:
+def round(a: Tensor, decimals=0, name="round", by_decimals: bool = False) -> Tensor:
+    """`by_decimals`: round.decimals even for 0 decimals (torch.special.round: RoundBackward1)."""
     if decimals.__class__ is Tensor:
         decimals = index_arg(decimals)      # a 0-d integer tensor is read as its value
     if decimals.__class__ is not int:
         raise TypeError(f"{name}(): argument 'decimals' must be int, not {type(decimals).__name__}")
     int_param(decimals)
-    if decimals == 0:
+    if decimals == 0 and not by_decimals:
         return _round_half_even(a)
-    _not_for(a, "round_cpu", "iub")
+    _not_for(a, "round_vml_cpu" if decimals == 0 else "round_cpu", "iub")     # (0 decimals: the plain kernel)
     x = a._a
     # PyTorch's kernel: 10 ** |decimals| as a double (inf past 1e308), cast to the op's compute type
     # (float for float16 and float32, double for float64), then rint(x * s) / s, or rint(x / s) * s
@@ -2393,3 +2426,116 @@ def lcm(input, other) -> Tensor:
     """torch.lcm: the least common multiple (0 where either is 0), elementwise, of integer tensors."""
     x, y = _integer_pair("lcm", input, other)
     return Tensor(compute(np.lcm, x, y))
+
+
+# ------------------------------------------------------------------------- comparisons written in place
+# x.eq_(y) and its kin keep x's dtype (1 where the comparison holds, else 0) and, unlike the out-of-place
+# comparisons, record a node: its gradient is zero for both sides (derivatives.yaml's eq_.Scalar/.Tensor).
+
+def _zero_result_tangent(F, ts, xs, result):
+    return F.zeros_like(result)
+
+
+def _zeros(F, g):
+    return F.zeros_like(g)
+
+
+# fmt: off
+#                 node            forward saves formulas        facts
+EQ_NUMBER = Op("EqBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+EQ_TENSOR = Op("EqBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+NE_NUMBER = Op("NeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+NE_TENSOR = Op("NeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+LT_NUMBER = Op("LtBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+LT_TENSOR = Op("LtBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+LE_NUMBER = Op("LeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+LE_TENSOR = Op("LeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+GT_NUMBER = Op("GtBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+GT_TENSOR = Op("GtBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+GE_NUMBER = Op("GeBackward0", None, (), (_zeros,),         jvp=_zero_result_tangent)
+GE_TENSOR = Op("GeBackward1", None, (), (_zeros, _zeros), fits=True, jvp=_zero_result_tangent)
+# fmt: on
+_COMPARISON_ROWS = {np.equal: (EQ_NUMBER, EQ_TENSOR), np.not_equal: (NE_NUMBER, NE_TENSOR),
+                    np.less: (LT_NUMBER, LT_TENSOR), np.less_equal: (LE_NUMBER, LE_TENSOR),
+                    np.greater: (GT_NUMBER, GT_TENSOR), np.greater_equal: (GE_NUMBER, GE_TENSOR)}
+
+
+def compare_as_self(fn, a: Tensor, other) -> Tensor:
+    """The out-of-place twin of a.eq_(other) and its kin (Tensor._inplace writes it into `a`): the
+    comparison in a's dtype, with its node."""
+    x, y = operands(a, other)
+    out = np.asarray(compute(fn, x, y)).astype(a._a.dtype)
+    number_row, tensor_row = _COMPARISON_ROWS[fn]
+    if other.__class__ is Tensor:
+        return apply(tensor_row, out, (a, other))
+    return apply(number_row, out, (a,))
+
+
+# ------------------------------------------------------------------ ldexp, frexp, nextafter, isreal
+
+def _two_to(F, other):
+    """at::pow(2, other): integer exponents stay integers (a negative power is 0), others rounded once."""
+    return F.pow(2, other) if F.tensors else _arith.power(2, Tensor(other))._a
+
+
+def _frexp_self(F, g, exponent):
+    """grad / exponent.exp2(): the powers of two in float (the default dtype), as exp2 of an int32 tensor."""
+    if F.tensors:
+        return g / exp2(exponent)
+    return g / np.ldexp(np.float32(1), exponent)
+
+
+def nextafter_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _refuse(x, "nextafter_cpu", "iub")
+    return np.nextafter(x, y)
+
+
+# fmt: off
+#                  node                 forward          saves                formulas, one per input
+LDEXP     = Op("LdexpBackward0",     None,            ("other", "result"), (lambda F, g, other, result: g * _two_to(F, other),
+                                                                            lambda F, g, other, result: F.times(g * result, LN2)),
+               fits=True, quiet=True, jvp="auto")
+FREXP     = Op("FrexpBackward0",     None,            ("exponent",),       (_frexp_self,), fits="dtype", saves_tensors=True,
+               quiet=True, jvp=lambda F, ts, xs, result, exponent: _frexp_self(F, ts[0], exponent))
+NEXTAFTER = Op("NextafterBackward0", nextafter_array, ("self", "other"),   (lambda F, g, self, other: F.where(self != other, g, F.zeros_like(g)),
+                                                                            lambda F, g, self, other: F.zeros_like(g)),
+               fits=True, quiet=True, jvp="auto")
+# fmt: on
+nextafter = binary(NEXTAFTER, "nextafter")
+
+
+def ldexp(input, other, position: int = 2) -> Tensor:
+    """input * 2 ** other: exact for an integer exponent (a float result, the default dtype for an integer
+    input), otherwise 2 ** other rounded once and multiplied, in the promoted float dtype. `position`:
+    other's in PyTorch's argument error (1 for the method)."""
+    tensor_arg(input, "ldexp", "input", 1)
+    tensor_arg(other, "ldexp", "other", position)
+    _refuse(other._a, "ldexp_cpu_exp", "b")
+    if other._a.dtype.kind in "iu":
+        x, y = input._a, other._a
+        if x.dtype.kind != "f":
+            x = x.astype(dtypes.default_float.np)
+        out = compute(lambda a, b: np.ldexp(a, np.clip(b, -4096, 4096).astype(np.int32)), x, y)
+    else:
+        x, y = operands(input, other, floating=True)
+        out = compute(lambda a, b: a * cr.pow(b.dtype.type(2), b), x, y)
+    return apply(LDEXP, np.asarray(out), (input, other), (), (x, y))
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) (0 for 0); the
+    exponent int32. Only the mantissa has a gradient (FrexpBackward0)."""
+    from gradcli.engine.ops.reduce import ReturnTypes
+    tensor_arg(input, "frexp", "input", 1)
+    x = input._a
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = np.frexp(x)
+    exponent = Tensor(np.asarray(e, np.int32))
+    return ReturnTypes("frexp", apply(FREXP, np.asarray(m, x.dtype), (input,), (exponent,)), exponent)
+
+
+def isreal(input) -> Tensor:
+    """True for every element: gradcli's tensors are real."""
+    tensor_arg(input, "isreal", "input", 1)
+    return Tensor(np.ones_like(input._a, dtype=np.bool_))

@@ -1485,6 +1485,12 @@ def torch_dropout(input, p=_NO_DIM, train=_NO_DIM) -> Tensor:
     return _dropout(input, p, train, False)
 
 
+def torch_dropout_(input, p, train) -> Tensor:
+    """torch.dropout_(input, p, train): dropout written into the input."""
+    _expect_tensor(input, "dropout_", "input", 1)
+    return _dropout(input, p, train, True)
+
+
 def _dropout(a: Tensor, p, training, inplace: bool, feature: bool = False) -> Tensor:
     """dropout, or feature dropout (one draw per sample and channel): PyTorch's _dropout_impl."""
     if p.__class__ is Tensor:       # the parser reads a 0-d tensor without grad as its value

@@ -180,6 +180,40 @@ def _norm_backward(F, g, self, result, p, dims, keepdim, mask, counts):
     return scaled * F.masked_zero(g / F.pow(result, p - 1), result == 0)
 
 
+def _dist_self(F, g, self, other, p, result, mask, counts):
+    """dist: norm_backward(grad, self - other, p, result)."""
+    return _norm_backward(F, g, self - other, result, p, None, False, mask, counts)
+
+
+def _dist_other(F, g, self, other, p, result, mask, counts):
+    """-norm_backward(...): for p = 0 PyTorch's norm_backward gives no tensor, and negating it fails."""
+    if p == 0:
+        raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument "
+                           "#0 'self'")
+    return -_norm_backward(F, g, self - other, result, p, None, False, mask, counts)
+
+
+def _renorm_self(F, g, self, p, dim, maxnorm, norm, mask, counts):
+    """renorm_backward: where the slice's norm exceeded maxnorm, maxnorm / norm' * (grad - nb / norm'), nb the
+    norm's own gradient of sum(self * grad) over the slice (norm' = norm + 1e-7)."""
+    dims = tuple(d for d in range(self.ndim) if d != dim)
+    grad_output = F.sum_to(F.cast(self * g, _values(norm).dtype), norm.shape)
+    nb = _norm_backward(F, grad_output, self, norm, p, dims, True, mask, counts)
+    invnorm = 1 / (norm + 1e-7)
+    return F.where(norm > maxnorm, F.times(invnorm, maxnorm) * (g - invnorm * nb), g)
+
+
+def _renorm_jvp(F, t, x, p, dim, maxnorm):
+    """renorm_jvp: where the norm (in the forward's type) exceeds maxnorm,
+    factor * (t - x * invnorm * norm_jvp), factor = invnorm * maxnorm, invnorm = 1 / (norm + 1e-7)."""
+    dims = tuple(d for d in range(x.ndim) if d != dim)
+    norm = vector_norm(x, p, dims, True, dtypes.float32 if x._a.dtype == np.float16 else None)
+    invnorm = ops.reciprocal(ops.add(norm, 1e-7))
+    nj = _norm_jvp(F, (t,), (x,), norm, p, dims, True, None, None)
+    return ops.where(ops.compare(np.greater, norm, maxnorm),
+                     ops.mul(ops.mul(invnorm, maxnorm), ops.sub(t, ops.mul(ops.mul(x, invnorm), nj))), t)
+
+
 def _double_div(a: float, b: float) -> float:
     """a / b with IEEE semantics (C++ double division), where Python would raise."""
     if b == 0:
@@ -461,6 +495,15 @@ NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "di
 # C++'s at::norm(self, p, dim, keepdim) (pairwise_distance's): the same kernel and formula, its own node
 NORM_LEGACY = Op("NormBackward1",           None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
                (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
+DIST      = Op("DistBackward0",             None,    ("self", "other", "p", "result", "mask", "counts"),
+               (_dist_self, _dist_other), fits=True, saves_tensors=True, quiet=True,
+               jvp=lambda F, ts, xs, result, p, mask, counts: _norm_jvp(
+                   F, (forward.sub_tangents(ts[0], ts[1]),), (xs[0] - xs[1],), result, p, None, False, mask,
+                   counts))
+RENORM    = Op("RenormBackward0",           None,    ("self", "p", "dim", "maxnorm", "norm", "mask", "counts"),
+               (_renorm_self,), fits="dtype", saves_tensors=True, quiet=True,
+               jvp=lambda F, ts, xs, result, p, dim, maxnorm, norm, mask, counts: _renorm_jvp(
+                   F, ts[0], xs[0], p, dim, maxnorm))
 STD       = Op("StdBackward0",              None,    ("self", "result", "dims", "correction", "keepdim"),
                (_std_backward,), quiet=True, jvp=_std_jvp)
 VAR       = Op("VarBackward0",              None,    ("self", "dims", "correction", "keepdim"),
@@ -661,7 +704,8 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_lu": ("P", "L", "U"), "lu_unpack": ("P", "L", "U"), "linalg_solve_ex": ("result", "info"),
                  "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
                  "triangular_solve": ("solution", "cloned_coefficient"), "geqrf": ("a", "tau"),
-                 "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}
+                 "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
+                 "frexp": ("mantissa", "exponent")}
 
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
@@ -861,6 +905,65 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
     return apply(node or NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+
+
+def dist(input, other, p=2) -> Tensor:
+    """torch.dist: the p-norm of input - other (broadcast), with its own node."""
+    from gradcli.engine.recording import compute, number_arg, operands
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 1):
+        if value.__class__ is not Tensor:
+            raise TypeError(f"dist(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    p = number_arg(p, "dist", "p", 3)
+    x, y = operands(input, other)
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {type_word(x)} "
+                           "instead.")
+    diff = Tensor(np.asarray(compute(np.subtract, x, y)))
+    norm = vector_norm(diff, p)
+    mask = counts = None
+    if math.isinf(p) and needs_grad(input, other):
+        d = np.abs(diff._a)
+        m = (d == norm._a) | np.isnan(d)
+        mask, counts = Tensor(m.astype(x.dtype)), Tensor(np.asarray(m.sum(), x.dtype))
+    return apply(DIST, norm._a, (input, other), (p, mask, counts), (x, y))
+
+
+def renorm(input, p, dim, maxnorm) -> Tensor:
+    """torch.renorm: each slice along `dim` whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7),
+    the norm and the factor in float for float16 (PyTorch's accumulate type)."""
+    from gradcli.engine.recording import index_arg, number_arg, wrap_dim
+    if input.__class__ is not Tensor:
+        raise TypeError(f"renorm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    p = number_arg(p, "renorm", "p", 2)             # (saved as given: RenormBackward0._saved_p)
+    maxnorm = number_arg(maxnorm, "renorm", "maxnorm", 4)
+    x = input._a
+    if x.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
+    d = wrap_dim(index_arg(dim), x.ndim)
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    _float_result(x, "linalg.vector_norm")
+    dims = tuple(i for i in range(x.ndim) if i != d)
+    acc = dtypes.float32 if x.dtype == np.float16 else None
+    norm = vector_norm(Tensor(x), p, dims, True, acc)._a
+    t = norm.dtype.type
+    with np.errstate(all="ignore"):
+        factor = np.where(norm > t(maxnorm), t(maxnorm) / (norm + t(1e-7)), t(1)).astype(norm.dtype)     # (floats)
+    out = np.asarray(x * factor.astype(x.dtype), x.dtype)
+    if _plain(input):
+        return Tensor(out)
+    # the backward's norm is in the CPU accumulate type (double for float32, float for float16)
+    acc = dtypes.float32 if x.dtype == np.float16 else dtypes.float64
+    norm = vector_norm(Tensor(x), p, dims, True, acc)._a
+    mask = counts = None
+    if math.isinf(p):
+        ax = np.abs(x).astype(norm.dtype)
+        m = (ax == norm) | np.isnan(ax)
+        mask, counts = Tensor(m.astype(norm.dtype)), Tensor(m.sum(axis=dims, keepdims=True).astype(norm.dtype))
+    return apply(RENORM, out, (input,), (p, d, maxnorm, Tensor(norm), mask, counts))
 
 
 def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The recurrent layers' ops (torch's _VF.rnn_tanh, rnn_relu, gru, lstm and their cells) as PyTorch's CPU
-kernels build them, plus the two rows only they record: unsafe_chunk's UnsafeSplitBackward0 and the in-place
-transpose_ of a batch-first result (TransposeBackward1).
+kernels build them, plus the row only they record: the in-place transpose_ of a batch-first result
+(TransposeBackward1).
 
 On the CPU, PyTorch composes RNN, GRU and every float64 LSTM out of ordinary ops (aten/src/ATen/native/
 RNN.cpp): the input projection for all steps at once, then per step one linear of the hidden state, an add,
@@ -22,38 +22,14 @@ from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 
-def _piece_jvp(F, ts, xs, result, shape_, key, index):
-    return apply(UNSAFE_SPLIT, np.ascontiguousarray(ts[0]._a[key]), (ts[0],), (shape_, key, index))
-
-
-# unsafe_split's pieces are not views (no version sharing, in-place ops on them allowed); as split's, one
-# node per piece here, where PyTorch shares one node between the pieces.
 # fmt: off
-UNSAFE_SPLIT = Op("UnsafeSplitBackward0", None, ("shape", "key", "index"),
-                  (lambda F, g, shape, key, index: F.scatter(g, shape, key, "slice"),), jvp=_piece_jvp)
 TRANSPOSE_   = Op("TransposeBackward1",   None, ("dim0", "dim1"),
                   (lambda F, g, dim0, dim1: F.transpose(g, dim0, dim1),),
                   jvp=lambda F, ts, xs, result, dim0, dim1: transpose_(ts[0], dim0, dim1))
 # fmt: on
 
 
-def unsafe_chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
-    """Tensor.unsafe_chunk: chunk's pieces, each a tensor of its own for autograd (UnsafeSplitBackward0)."""
-    x = a._a
-    if x.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = dim + x.ndim if dim < 0 else dim
-    n = x.shape[d]
-    size = max((n + chunks - 1) // chunks, 1)
-    out, start, i = [], 0, 0
-    while start < n or i == 0:
-        key = (slice(None),) * d + (slice(start, start + size),)
-        out.append(apply(UNSAFE_SPLIT, x[key], (a,), (x.shape, key, i)))
-        start += size
-        i += 1
-    return tuple(out)
+unsafe_chunk = shape.unsafe_chunk        # (its pieces are no views: UnsafeSplitBackward0, ops/shape.py)
 
 
 def transpose_(a: Tensor, dim0: int, dim1: int) -> Tensor:

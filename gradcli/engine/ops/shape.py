@@ -16,7 +16,7 @@ from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_err
                                       int64_arg,
                                       index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import Size, Tensor
 
 
 class _EachInput:
@@ -168,6 +168,10 @@ STACK         = Op("StackBackward0",          None,    ("dim",),                
                    fits="dtype", jvp=_stack_jvp)
 SPLIT         = Op("SplitBackward0",          None,    ("shape", "key", "index"), (_piece_backward,))
 SPLIT_SIZES   = Op("SplitWithSizesBackward0", None,    ("shape", "key", "index"), (_piece_backward,))
+# the same pieces, not views to autograd (they share the data all the same): torch.unsafe_split and kin
+UNSAFE_SPLIT  = Op("UnsafeSplitBackward0",    None,    ("shape", "key", "index"), (_piece_backward,))
+UNSAFE_SPLIT_SIZES = Op("UnsafeSplitWithSizesBackward0", None, ("shape", "key", "index"), (_piece_backward,))
+NARROW_COPY   = Op("NarrowCopyBackward0",     None,    ("shape", "key", "index"), (_piece_backward,))
 PAD           = Op("ConstantPadNdBackward0",  None,    ("pad",),
                    (lambda F, g, pad: _pad_gradient(F, g, pad),),
                    jvp=lambda F, ts, xs, result, pad: constant_pad(ts[0], pad, 0))
@@ -206,6 +210,10 @@ VIEW.jvp = _linear_view(VIEW, _reshaped)
 RESHAPE_ALIAS.jvp = _linear_view(RESHAPE_ALIAS, _reshaped)
 SPLIT.jvp = _linear_view(SPLIT, lambda x, r, shape, key, index: x[key])
 SPLIT_SIZES.jvp = _linear_view(SPLIT_SIZES, lambda x, r, shape, key, index: x[key])
+UNSAFE_SPLIT.jvp = _linear_copy(UNSAFE_SPLIT, lambda x, r, shape, key, index: np.ascontiguousarray(x[key]))
+UNSAFE_SPLIT_SIZES.jvp = _linear_copy(UNSAFE_SPLIT_SIZES,
+                                      lambda x, r, shape, key, index: np.ascontiguousarray(x[key]))
+NARROW_COPY.jvp = _linear_copy(NARROW_COPY, lambda x, r, shape, key, index: np.ascontiguousarray(x[key]))
 GATHER.jvp = _linear_copy(GATHER, lambda x, r, shape, key: x[key])
 GATHER_0D.jvp = _linear_copy(GATHER_0D, lambda x, r, shapes, key: x.reshape(-1)[key].reshape(r.shape))
 INDEX_SELECT.jvp = _linear_copy(INDEX_SELECT, lambda x, r, shape, key: x[key] if key else x.copy())
@@ -556,6 +564,41 @@ def broadcast_to_method(a: Tensor, sizes: tuple) -> Tensor:
     return _expand(a, int_list(sizes, "broadcast_to", "size"))
 
 
+def broadcast_tensors(*tensors) -> tuple:
+    """torch.broadcast_tensors: each tensor expanded to the shape they broadcast to (ExpandBackward0 views); a
+    tensor that already has that shape is returned itself."""
+    for i, t in enumerate(tensors):
+        if t.__class__ is not Tensor:
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    shape = broadcast_shapes(*(t._a.shape for t in tensors)) if tensors else ()
+    return tuple(t if t._a.shape == shape else _expand(t, shape) for t in tensors)
+
+
+def torch_broadcast_shapes(*shapes) -> Size:
+    """torch.broadcast_shapes, as PyTorch's Python computes it: ints stand for 1-d shapes, None is skipped,
+    and a size that neither matches nor is 1 is refused at the first argument that brings it."""
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size()
+    for s in shapes:
+        if not isinstance(s, (tuple, list, str, range)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max(len(s) for s in shapes)
+    for i, s in enumerate(shapes):
+        for d in range(-1, -1 - len(s), -1):
+            if s[d] == common[d]:
+                continue
+            if common[d] == 1:
+                if s[d] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = s[d]
+            if s[d] != 1 and common[d] != s[d]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[d]} at {d}! Mismatching "
+                                   f"argument at index {i} had {s}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    return Size(common)
+
+
 def expand_as(a: Tensor, other: Tensor) -> Tensor:
     return expand(a, other._a.shape)
 
@@ -706,8 +749,8 @@ def movedim(a: Tensor, source, destination) -> Tensor:
     return permute(a, perm)
 
 
-def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
-    """A slice of `length` elements from `start` along `dim` (SliceBackward0)."""
+def narrow(a: Tensor, dim: int, start, length: int, copy: bool = False) -> Tensor:
+    """A slice of `length` elements from `start` along `dim` (SliceBackward0; `copy`: narrow_copy's)."""
     x = a._a
     dim, length = index_arg(dim), index_arg(length)
     if start.__class__ is Tensor:       # PyTorch's overload with a tensor start
@@ -729,7 +772,18 @@ def narrow(a: Tensor, dim: int, start, length: int) -> Tensor:
     if start > size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     key = indexing.given_dim_key(slice(start, start + length), dim, x.ndim)
+    if copy:
+        return apply(NARROW_COPY, np.ascontiguousarray(x[key]), (a,), (x.shape, key, 0))
     return _view_of(a, x[key], indexing.SLICE, (x.shape, key))
+
+
+def narrow_copy(a: Tensor, dim: int, start, length: int) -> Tensor:
+    """narrow's slice as a new contiguous tensor (NarrowCopyBackward0)."""
+    if dim.__class__ is int and dim >= a._a.ndim:       # (its kernel's check, before any dim is wrapped)
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+    return narrow(a, dim, start, length, copy=True)
 
 
 # ------------------------------------------------------------------------------- copies and joins
@@ -851,18 +905,26 @@ def vstack(tensors) -> Tensor:
     return cat(_stacked(tensors, "vstack", 2), 0)
 
 
-def _pieces(a: Tensor, op: Op, sizes, d: int) -> tuple:
-    """Views of consecutive pieces of `sizes` elements along dim `d`, one node per piece."""
+_UNSAFE = {SPLIT: UNSAFE_SPLIT, SPLIT_SIZES: UNSAFE_SPLIT_SIZES}
+
+
+def _pieces(a: Tensor, op: Op, sizes, d: int, unsafe: bool = False) -> tuple:
+    """Views of consecutive pieces of `sizes` elements along dim `d`, one node per piece; `unsafe`: pieces
+    autograd does not know to be views (torch.unsafe_split: the data is shared all the same, so an in-place
+    change of a piece shows in `a` and no check refuses it)."""
     x = a._a
     out, start = [], 0
     for i, n in enumerate(sizes):
         key = (slice(None),) * d + (slice(start, start + n),)
-        out.append(_view_of(a, x[key], op, (x.shape, key, i)))
+        if unsafe:
+            out.append(apply(_UNSAFE[op], x[key], (a,), (x.shape, key, i)))
+        else:
+            out.append(_view_of(a, x[key], op, (x.shape, key, i)))
         start += n
     return tuple(out)
 
 
-def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
+def split(a: Tensor, split_size_or_sections, dim=0, unsafe: bool = False) -> tuple:
     x = a._a
     split_size_or_sections, dim = index_arg(split_size_or_sections), index_arg(dim)
     if not isinstance(split_size_or_sections, (int, np.integer)):
@@ -884,10 +946,10 @@ def split(a: Tensor, split_size_or_sections, dim=0) -> tuple:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
     count = max((n + size - 1) // size, 1) if size else 1
     sizes = [size] * (count - 1) + [n - size * (count - 1)]
-    return _pieces(a, SPLIT, sizes, d)
+    return _pieces(a, SPLIT, sizes, d, unsafe)
 
 
-def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2) -> tuple:
+def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2, unsafe: bool = False) -> tuple:
     """`position`: where PyTorch's parser counts `dim` (2 for the method, 3 for the function Tensor.split calls)."""
     x = a._a
     sizes = list(int_list((split_sizes,), "split_with_sizes", "split_sizes", position - 1))
@@ -904,10 +966,10 @@ def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2) -> tuple:
     if sum(sizes) != x.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {x.shape[d]} (input tensor's "
                            f"size at dimension {dim}), but got split_sizes={_size_list(sizes)}")
-    return _pieces(a, SPLIT_SIZES, sizes, d)
+    return _pieces(a, SPLIT_SIZES, sizes, d, unsafe)
 
 
-def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
+def chunk(a: Tensor, chunks: int, dim=0, unsafe: bool = False) -> tuple:
     x = a._a
     chunks, dim = index_arg(chunks), index_arg(dim)
     if x.ndim == 0:
@@ -920,8 +982,20 @@ def chunk(a: Tensor, chunks: int, dim=0) -> tuple:
     n = x.shape[wrap_dim(dim, x.ndim)]
     size = (n + chunks - 1) // chunks
     if size == 0 and n == 0:
-        return split_with_sizes(a, [0] * chunks, dim)
-    return split(a, size, dim)
+        return split_with_sizes(a, [0] * chunks, dim, unsafe=unsafe)
+    return split(a, size, dim, unsafe)
+
+
+def unsafe_split(a: Tensor, split_size, dim=0) -> tuple:
+    return split(a, split_size, dim, unsafe=True)
+
+
+def unsafe_split_with_sizes(a: Tensor, split_sizes, dim=0) -> tuple:
+    return split_with_sizes(a, split_sizes, dim, unsafe=True)
+
+
+def unsafe_chunk(a: Tensor, chunks, dim=0) -> tuple:
+    return chunk(a, chunks, dim, unsafe=True)
 
 
 def unbind(a: Tensor, dim=0) -> tuple:

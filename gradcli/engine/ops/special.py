@@ -615,11 +615,69 @@ def multigammaln(input=None, p=None) -> Tensor:
     return mvlgamma(input, p, "special_multigammaln")
 
 
+@half_in_float
+def entr_array(x: np.ndarray) -> np.ndarray:
+    """-x log(x) for x > 0, 0 at 0, -inf below, NaN kept: PyTorch's kernel, the log correctly rounded."""
+    with np.errstate(all="ignore"):
+        out = -x * cr.log(np.where(x > 0, x, x.dtype.type(1)))
+    out = np.where(x == 0, x.dtype.type(0), out)
+    return np.where(x < 0, x.dtype.type(-math.inf), out)
+
+
+def _entr_self(F, g, self):
+    """grad * (-(1 + self.log()))."""
+    return g * -(F.log(self) + 1)
+
+
+# fmt: off
+ENTR = Op("SpecialEntrBackward0", entr_array, ("self",), (_entr_self,), floats=True, quiet=True, jvp="auto")
+# fmt: on
+entr = unary(ENTR, "special_entr")
+
+
+def special_ndtr(input) -> Tensor:
+    """The standard normal CDF as PyTorch composes it in C++: (1 + erf(x * M_SQRT1_2)) * 0.5, the number steps
+    recorded as C++ records them (MulBackward1, AddBackward1); integers in the default float dtype."""
+    from gradcli.engine.ops import arith, elementwise
+    from gradcli.engine.recording import number_operand, with_numbers
+    _expect_tensor(input, "special_ndtr", "input", 1)
+    x = input if input._a.dtype.kind == "f" else Tensor(input._a.astype(dtypes.default_float.np))
+    e = elementwise.erf(arith.mul_scalar(x, elementwise.SQRT1_2))
+    return arith.mul_scalar(with_numbers(arith.ADD_SCALAR, e._a + number_operand(e._a, 1), (e,), (), ()), 0.5)
+
+
+def special_softmax(input, dim, dtype=None) -> Tensor:
+    _expect_tensor(input, "special_softmax", "input", 1)
+    from gradcli.engine.ops import nn
+    return nn.softmax(input, dim, dtype)
+
+
+def special_log_softmax(input, dim, dtype=None) -> Tensor:
+    _expect_tensor(input, "special_log_softmax", "input", 1)
+    from gradcli.engine.ops import nn
+    return nn.log_softmax(input, dim, dtype)
+
+
+def special_logsumexp(input, dim, keepdim=False) -> Tensor:
+    _expect_tensor(input, "special_logsumexp", "input", 1)
+    from gradcli.engine.ops import reduce
+    return reduce.logsumexp(input, dim, keepdim)
+
+
+def special_round(input, *, decimals=0) -> Tensor:
+    """torch.special.round: round.decimals, whatever the decimals (RoundBackward1)."""
+    _expect_tensor(input, "special_round", "input", 1)
+    from gradcli.engine.ops.elementwise import round as round_op
+    return round_op(input, decimals, "special_round", by_decimals=True)
+
+
 def _special(op, name: str):
     """torch.special.X(input): the op, with its argument error in PyTorch's words."""
-    def function(input=None) -> Tensor:
+    def function(input=None, *extra) -> Tensor:
         if input is None:
             raise TypeError(f'{name}() missing 1 required positional arguments: "input"')
+        if extra:
+            raise TypeError(f"{name}() takes 1 positional argument but {1 + len(extra)} were given")
         _expect_tensor(input, name, "input", 1)
         return op(input)
     function.__name__ = function.__qualname__ = name
@@ -627,5 +685,6 @@ def _special(op, name: str):
 
 
 special_i0e_function = _special(special_i0e, "special_i0e")
+special_entr = _special(lambda t: entr(t), "special_entr")
 special_i1_function = _special(special_i1, "special_i1")
 special_i1e_function = _special(special_i1e, "special_i1e")
