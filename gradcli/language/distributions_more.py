@@ -1636,7 +1636,7 @@ def _kl_lowrank_mvn(p, q):
         raise ValueError(_DIFFERENT_EVENTS.format("(Low Rank) "))
     term1 = 2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p._log_det()
     term3 = D._batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
-    combined_batch_shape = Size(D._broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2],
+    combined_batch_shape = Size(ops.shape.torch_broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2],
                                                     p._unbroadcasted_cov_factor.shape[:-2]))
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))

@@ -442,10 +442,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return D._broadcast_shapes(shape, _param_shape(self.exponent))
+        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.exponent))
 
     def inverse_shape(self, shape):
-        return D._broadcast_shapes(shape, _param_shape(self.exponent))
+        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.exponent))
 
 
 def _clipped_sigmoid(x):
@@ -603,10 +603,10 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return D._broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
+        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 
     def inverse_shape(self, shape):
-        return D._broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
+        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 
 
 def _at_least_one_dim(shape):
