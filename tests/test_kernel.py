@@ -177,7 +177,7 @@ def test_complete_inspect_and_is_complete(kernel):
     _, kc = kernel
     run(kc, "import torch\nv = torch.ones(3, requires_grad=True)")
     found = request(kc, kc.complete, "torch.zer", 9)
-    assert found["matches"] == ["zeros", "zeros_like"] and (found["cursor_start"], found["cursor_end"]) == (6, 9)
+    assert found["matches"] == ["zero_", "zeros", "zeros_like"] and (found["cursor_start"], found["cursor_end"]) == (6, 9)
     assert "grad_fn" in request(kc, kc.complete, "v.gr", 4)["matches"]
     magics = request(kc, kc.complete, "%", 1)["matches"]
     assert "%graph" in magics and "%load" not in magics and "%toolbar" not in magics
