@@ -2555,9 +2555,12 @@ SVD = Op("LinalgSvdBackward0", None, ("full_matrices", "U", "S", "Vh", "S_sym_ar
 # fmt: on
 
 
-def svd_arrays(x: np.ndarray, full_matrices: bool) -> tuple:
+def svd_arrays(x: np.ndarray, full_matrices: bool, values_only: bool = False) -> tuple:
     """U, S, Vh of each matrix of a batch: numpy's LAPACK in float64, rounded once; U and Vh column-major as
-    LAPACK writes them. An empty matrix has no singular values (U and Vh identities with full_matrices)."""
+    LAPACK writes them. An empty matrix has no singular values (U and Vh identities with full_matrices).
+    A matrix with a NaN fails as PyTorch's LAPACK call fails; one with an infinity but no NaN has NaN singular
+    values in PyTorch (its U and Vh are what LAPACK leaves behind, not reproduced: `values_only` says that only
+    S is shown, and gradcli's U and Vh of such a matrix are NaN)."""
     m, n = x.shape[-2:]
     k = min(m, n)
     batch = x.shape[:-2]
@@ -2565,10 +2568,22 @@ def svd_arrays(x: np.ndarray, full_matrices: bool) -> tuple:
         u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=x.dtype), batch + (m, m if full_matrices else 0))
         vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=x.dtype), batch + (n if full_matrices else 0, n))
         return _column_major(u.copy()), np.zeros(batch + (0,), x.dtype), _column_major(vh.copy())
+    infinite = None
     if not np.isfinite(x).all():
-        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
-                          "non-finite values.")
+        nan = np.isnan(x).any(axis=(-2, -1)).reshape(-1)
+        if nan.any():
+            where = f"(Batch element {int(np.argmax(nan))}): " if x.ndim > 2 else ""
+            raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
+                              "contained non-finite values.")
+        if not values_only:
+            raise NotImplementedError("gradcli does not implement the singular vectors of a matrix with an infinite "
+                                      "element (PyTorch's are what LAPACK leaves behind; torch.linalg.svdvals gives "
+                                      "its NaN singular values)")
+        infinite = np.isinf(x).any(axis=(-2, -1))
+        x = np.where(infinite[..., None, None], 0, x)
     u, s, vh = np.linalg.svd(x.astype(np.float64), full_matrices=full_matrices)
+    if infinite is not None:
+        u[infinite], s[infinite], vh[infinite] = np.nan, np.nan, np.nan
     return _column_major(u.astype(x.dtype)), np.ascontiguousarray(s.astype(x.dtype)), _column_major(vh.astype(x.dtype))
 
 
@@ -2603,7 +2618,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
     if driver is not None:
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
-    u, s, vh = svd_arrays(x, False)
+    u, s, vh = svd_arrays(x, False, values_only=True)
     outs = _outputs(SVD, None, (u, s, vh), A, {"full_matrices": False, "S_sym_argsize_minus_1": s.shape[-1]},
                     ("U", "S", "Vh"))
     return outs[1]
