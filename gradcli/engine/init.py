@@ -80,6 +80,33 @@ def zeros_(tensor):
         return tensor.zero_()
 
 
+def eye_(tensor):
+    """The identity matrix written into a 2-d tensor (one write, as torch.eye(out=) makes it), not recorded."""
+    if tensor._a.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with autograd.no_grad():
+        return tensor.copy_(factories.eye(*tensor._a.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    """A 3-, 4- or 5-d convolution weight that passes each of its first input channels through (per group):
+    zeros, then a 1 at the kernel's centre of output channel g * (out / groups) + d, input channel d, for d up to
+    min(out / groups, in); each write as PyTorch's (its version counter counts them), not recorded."""
+    shape = tensor._a.shape
+    if len(shape) not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = shape[0] // groups
+    centre = tuple(size // 2 for size in shape[2:])
+    with autograd.no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _fans(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))

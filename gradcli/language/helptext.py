@@ -967,6 +967,8 @@ _WHAT = {
     "kaiming_uniform_": "Uniform in ±gain·sqrt(3 / fan), without recording it.",
     "kaiming_normal_": "Normal with std gain / sqrt(fan), without recording it.",
     "trunc_normal_": "Normal values truncated to [a, b], without recording it.",
+    "eye_": "The identity matrix written into a 2-d tensor, without recording it.",
+    "dirac_": "A 3-5-d convolution weight that passes its input channels through (per group), without recording it.",
     # attributes and conversions
     "shape": "The sizes of the dimensions, a torch.Size.", "size": "The sizes of the dimensions (or one of them).",
     "dtype": "The element type (torch.float32, ...); torch.dtype is its type.", "device": "Where the data lives: always the CPU in gradcli.",
