@@ -78,3 +78,4 @@ def test_the_bounds_of_the_operators_hold(call, error):
 ])
 def test_nothing_outside_the_language_is_reached(call):
     assert _error(f"print({call})").startswith("AttributeError")
+

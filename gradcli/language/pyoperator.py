@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator as _operator
 
+from gradcli.engine.tensor import Tensor
 from gradcli.language import access, bounds
 from gradcli.language.stdlib import Builtin, ScriptModule
 
@@ -23,7 +24,7 @@ def _checked(name: str, function, check):
         return Builtin("builtins", name, function)
 
     def operator_function(a, b):
-        if a.__class__.__name__ != "Tensor":
+        if a.__class__ is not Tensor:       # (as the operators skip it: a tensor never grows a sequence)
             check(a, b)
         return function(a, b)
     return Builtin("builtins", name, operator_function)

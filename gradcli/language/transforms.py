@@ -444,8 +444,7 @@ class PowerTransform(Transform):
     def forward_shape(self, shape):
         return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.exponent))
 
-    def inverse_shape(self, shape):
-        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.exponent))
+    inverse_shape = forward_shape
 
 
 def _clipped_sigmoid(x):
@@ -605,8 +604,7 @@ class AffineTransform(Transform):
     def forward_shape(self, shape):
         return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
 
-    def inverse_shape(self, shape):
-        return ops.shape.torch_broadcast_shapes(shape, _param_shape(self.loc), _param_shape(self.scale))
+    inverse_shape = forward_shape
 
 
 def _at_least_one_dim(shape):
