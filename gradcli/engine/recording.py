@@ -711,6 +711,24 @@ def axes(dim, ndim: int) -> tuple:
     return tuple(sorted(out))
 
 
+class GivenDims(tuple):
+    """A tuple the engine works with (a reduction's normalised dims, cat's parts) that also keeps the dim=
+    a script gave, negative or unordered: PyTorch's nodes save a dim as given (saved.py shows it so)."""
+    given = None
+
+
+def given_dims(values: tuple, dim) -> tuple:
+    """`values`, remembering `dim` where it is not already what `values` shows (a non-negative int or an
+    ordered tuple of them is; None, [], negative dims, unordered dims and tensors are not)."""
+    if dim.__class__ is int and dim >= 0 and values == (dim,):
+        return values
+    if dim.__class__ is tuple and dim == values and dim:
+        return values
+    out = GivenDims(values)
+    out.given = dim
+    return out
+
+
 def reduction_dims(dim, ndim: int) -> tuple:
     """`axes` for a reduction; a 0-d tensor accepts dim 0 or -1 and reduces over nothing."""
     dims = axes(dim, ndim)

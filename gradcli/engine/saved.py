@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from gradcli.engine import autograd, savedhooks, slim
-from gradcli.engine.recording import Out
+from gradcli.engine.recording import GivenDims, Out
 from gradcli.engine.tensor import Tensor
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "saved_attrs.json")
@@ -123,6 +123,8 @@ def _value(node, key: str, kind: str):
     if key in _INDEX_NAMES and node.op.node in _INDEX_NODES:
         return _index_value(node, key)
     value = _lookup(node, key)
+    if value.__class__ is GivenDims:
+        return _given(value.given, kind)
     if value is not _MISSING:
         if key == "padding_idx" and value is None:     # PyTorch saves -1, shown as its unsigned 64 bits
             return _unsigned(-1)
@@ -134,10 +136,17 @@ def _value(node, key: str, kind: str):
             return _unsigned(value)         # an int64 dim as given, shown as its unsigned 64 bits
         if key in _DIM_KEYS and value.__class__ is tuple and node.op.node in _GIVEN_DIM_NODES:
             return tuple(_unsigned(d) for d in value)
+        if value is None and key == "dims" and node.op.node == "RollBackward0":
+            return ()                       # a roll of the flattened tensor saved no dims
         if node.op.node == "Rot90Backward0":      # k and dims as given, unsigned too
             return _unsigned(value) if key == "k" else tuple(_unsigned(d) for d in value)
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
+        dims = _lookup(node, "dims")
+        if dims.__class__ is not GivenDims:
+            dims = _lookup(node, "parts")       # cat keeps where each input goes, and the dim as given
+        if dims.__class__ is GivenDims:
+            return _given(dims.given, kind)
         dims = _lookup(node, "dims")
         if dims is not _MISSING:
             return _as_kind(node, dims, kind)
@@ -151,7 +160,7 @@ def _value(node, key: str, kind: str):
     return _MISSING
 
 
-_GIVEN_DIM_NODES = frozenset(("MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
+_GIVEN_DIM_NODES = frozenset(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "StackBackward0", "MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
                               "TransposeBackward0", "TransposeBackward1", "UnsqueezeBackward0", "UnsqueezeBackward1",
                               "SqueezeBackward1", "SqueezeBackward4", "GluBackward0", "GluBackwardBackward0",
                               "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0",
@@ -166,6 +175,17 @@ _UNSIGNED_INTS = {"SelectScatterBackward0": ("index",), "DiagonalScatterBackward
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1
+
+
+def _given(dim, kind: str):
+    """A dim= as the script gave it, as PyTorch's node shows it: None, an int, or a tuple of ints (a
+    0-d integer tensor read as its int), each negative one as its unsigned 64 bits."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        return tuple(_unsigned(operator.index(d)) for d in dim)
+    d = _unsigned(operator.index(dim) if dim.__class__ is not Tensor else int(dim._a))
+    return d if kind == "int" else (d,)
 
 
 def _unsigned(v: int) -> int:

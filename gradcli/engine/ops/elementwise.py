@@ -1191,8 +1191,8 @@ def _clamp_one_side(a: Tensor, bound, fn: str, keep_below: bool, row: Op, tensor
         checked_scalar(bound, result_dtype(a, bound).np)
     x, y = operands(a, bound)
     out = compute(_at_most if keep_below else _at_least, x, y)
-    if bound.__class__ is not Tensor:
-        return apply(row, out, (a,), (y.item(),), (x,))
+    if bound.__class__ is not Tensor:       # the bound as given (the node shows it so; numpy compares a
+        return apply(row, out, (a,), (bound,), (x,))        # Python number in the array's dtype, as PyTorch)
     return apply(tensor_row, out, (a, bound), (), (x, y))
 
 

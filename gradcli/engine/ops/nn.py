@@ -18,7 +18,7 @@ from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
-from gradcli.engine.recording import (Op, apply, broadcast_error, int64_arg, int_param, needs_grad, operands, type_word,
+from gradcli.engine.recording import (Op, apply, broadcast_error, given_dims, int64_arg, int_param, needs_grad, operands, type_word,
                                       index_arg, wrap_dim, number_arg, INFERENCE_SAVED_ERROR)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
@@ -720,7 +720,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     dims = (d,) if x.ndim else ()
     out = softmax_values(x, d, log)
-    return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (dims,))
+    return apply(LOG_SOFTMAX if log else SOFTMAX, out, (a,), (given_dims(dims, dim),))
 
 
 # ----------------------------------------------------------------------------- regression losses

@@ -13,7 +13,7 @@ from gradcli.display import return_fields_repr
 from gradcli.engine.layout import contiguous
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, int64_arg, needs_grad, reduction_dims, scalar_param,
+from gradcli.engine.recording import (TYPE_WORDS, Op, apply, given_dims, int64_arg, needs_grad, reduction_dims, scalar_param,
                                       tensor_int, type_word, wrap_dim)
 from gradcli.engine.autograd import Node, OutputGrads, OutputSlot, edge
 from gradcli.engine.recording import INFERENCE_SAVED_ERROR, Out
@@ -125,6 +125,7 @@ def _prod_backward(F, g, self, result):
 def _prod_dim_backward(F, g, self, result, dim, keepdim):
     if self.ndim == 0:
         return g
+    dim %= self.ndim            # the dim as the script gave it (the node shows it so)
     if not keepdim:
         g = F.unsqueeze_dims(g, (dim,))
         result = F.unsqueeze_dims(result, (dim,))
@@ -253,6 +254,7 @@ def _logsumexp_backward(F, g, self, result, dims, keepdim):
 def _cumsum_backward(F, g, dim, size):
     if size <= 1 or _values(g).shape[dim] == 1:
         return g
+    dim %= _values(g).ndim      # the dim as the script gave it (the node shows it so)
     return F.flip_dims(F.cumsum(F.flip_dims(g, (dim,)), dim), (dim,))
 
 
@@ -260,6 +262,7 @@ def _cumprod_backward(F, g, self, result, dim):
     x = _values(self)
     if x.size <= 1 or x.shape[dim] == 1:
         return g
+    dim %= x.ndim               # the dim as the script gave it (the node shows it so)
     w = result * g
     zero = x == 0
     if not zero.any():
@@ -608,7 +611,7 @@ def reduce_sum(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
         dim = None
     dims = _reduce_dims(dim, x.ndim)
     out = sum_array(x, dims, keepdim, out_dtype)
-    return apply(SUM_DIM, out, (a,), (x.shape, dims, keepdim))
+    return apply(SUM_DIM, out, (a,), (x.shape, given_dims(dims, dim), keepdim))
 
 
 def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
@@ -624,7 +627,7 @@ def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
         dim = None
     dims = _reduce_dims(dim, x.ndim)
     n = math.prod(x.shape[d] for d in dims)
-    return apply(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, dims, keepdim, n))
+    return apply(MEAN_DIM, mean_array(x, dims, keepdim), (a,), (x.shape, given_dims(dims, dim), keepdim, n))
 
 
 def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
@@ -655,9 +658,10 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     if dim is None:
         out = np.asarray(_prod_array(x, tuple(range(x.ndim)), False))
         return apply(PROD, out, (a,), (), (x,))
-    d = wrap_dim(_int_dim(dim, "prod"), x.ndim)
+    given = _int_dim(dim, "prod")
+    d = wrap_dim(given, x.ndim)
     out = np.asarray(_prod_array(x, (d,) if x.ndim else (), keepdim and x.ndim > 0))
-    return apply(PROD_DIM, out, (a,), (d, keepdim), (x,))
+    return apply(PROD_DIM, out, (a,), (given, keepdim), (x,))
 
 
 def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
@@ -800,7 +804,7 @@ def _amax(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     kept = out if keepdim or not x.ndim else np.expand_dims(out, dims)
     mask = (x == kept).astype(x.dtype)
     counts = mask.sum(axis=dims, keepdims=True) if x.ndim else mask
-    return apply(AMAX if largest else AMIN, out, (a,), (Tensor(mask), Tensor(counts), dims, keepdim))
+    return apply(AMAX if largest else AMIN, out, (a,), (Tensor(mask), Tensor(counts), given_dims(dims, dim), keepdim))
 
 
 def argmax(a: Tensor, dim=None, keepdim=False) -> Tensor:
@@ -904,7 +908,8 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
         kept = out if keepdim or not x.ndim else np.expand_dims(out, axis)
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
-    return apply(node or NORM, out, (a,), (p, dims, keepdim, mask, counts), (x,))
+    saved = dims if dims is None else given_dims(dims, dim)
+    return apply(node or NORM, out, (a,), (p, saved, keepdim, mask, counts), (x,))
 
 
 def dist(input, other, p=2) -> Tensor:
@@ -1086,7 +1091,8 @@ def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
     out = contiguous(np.asarray(out).astype(x.dtype))      # a reduction's result is contiguous
-    return apply(STD if take_sqrt else VAR, out, (a,), (dims, saved_correction, keepdim), (x,))
+    saved = dims if dims is None else given_dims(dims, dim)
+    return apply(STD if take_sqrt else VAR, out, (a,), (saved, saved_correction, keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------------- logsumexp
@@ -1112,7 +1118,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
         else:
             out = elementary.log(np.sum(elementary.exp(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
     out = np.asarray(out, dtype=x.dtype)
-    return apply(LOGSUMEXP, out, (a,), (axis, keepdim), (x,))
+    return apply(LOGSUMEXP, out, (a,), (given_dims(axis, dim), keepdim), (x,))
 
 
 # ------------------------------------------------------------------------------------ cumsum, cumprod
@@ -1127,17 +1133,19 @@ def _cum_input(a: Tensor, dtype) -> np.ndarray:
 def cumsum(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
     _require_dim(dim, "cumsum")
     x = _cum_input(a, dtype)
-    d = wrap_dim(_int_dim(dim, "cumsum"), x.ndim)
+    given = _int_dim(dim, "cumsum")
+    d = wrap_dim(given, x.ndim)
     out = cumsum_array(x, d) if x.ndim else x.copy()
-    return apply(CUMSUM, out, (a,), (d if x.ndim else 0, x.size))
+    return apply(CUMSUM, out, (a,), (given, x.size))
 
 
 def cumprod(a: Tensor, dim=_REQUIRED, dtype=None) -> Tensor:
     _require_dim(dim, "cumprod")
     x = _cum_input(a, dtype)
-    d = wrap_dim(_int_dim(dim, "cumprod"), x.ndim)
+    given = _int_dim(dim, "cumprod")
+    d = wrap_dim(given, x.ndim)
     out = cumprod_array(x, d) if x.ndim else x.copy()
-    return apply(CUMPROD, out, (a,), (d if x.ndim else 0,), (x,))
+    return apply(CUMPROD, out, (a,), (given,), (x,))
 
 
 # ---------------------------------------------------------------------------------------------- all, any

@@ -13,7 +13,7 @@ from gradcli.engine import autograd, budget
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, checked_double,
-                                      int64_arg,
+                                      given_dims, int64_arg,
                                       index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
@@ -53,6 +53,8 @@ def _cat_backward(F, g, i, parts):
 
 
 def _stack_backward(F, g, i, dim):
+    if dim < 0:                 # the dim as the script gave it (the node shows it so)
+        return F.getitem(g, (Ellipsis, i) + (slice(None),) * (-dim - 1))
     return F.getitem(g, (slice(None),) * dim + (i,))
 
 
@@ -830,7 +832,7 @@ def _cat(tensors, dim, name: str) -> Tensor:
     kept = [i for i, t in enumerate(tensors) if not (t._a.ndim == 1 and t._a.size == 0)]
     if not kept:
         out = np.zeros((0,), dtype=npdt)
-        return apply(CAT, out, tuple(tensors), (tuple([None] * len(tensors)),))
+        return apply(CAT, out, tuple(tensors), (given_dims(tuple([None] * len(tensors)), dim),))
     first = tensors[kept[0]]._a
     d = wrap_dim(dim, first.ndim)
     for i in kept:
@@ -849,7 +851,7 @@ def _cat(tensors, dim, name: str) -> Tensor:
         n = tensors[i]._a.shape[d]
         parts[i] = (slice(None),) * d + (slice(offset, offset + n),)
         offset += n
-    return apply(CAT, out, tuple(tensors), (tuple(parts),))
+    return apply(CAT, out, tuple(tensors), (given_dims(tuple(parts), dim),))
 
 
 def concat(tensors, dim=0) -> Tensor:
@@ -876,7 +878,7 @@ def stack(tensors, dim=0) -> Tensor:
     npdt = _joined_dtype(tensors)
     budget.check_tensor((len(tensors),) + first, npdt.itemsize)
     out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
-    return apply(STACK, out, tuple(tensors), (d,))
+    return apply(STACK, out, tuple(tensors), (d if index_arg(dim) >= 0 else d - len(first) - 1,))
 
 
 def _stacked(tensors, name: str, min_dim: int) -> list:
@@ -1015,12 +1017,13 @@ def unbind(a: Tensor, dim=0) -> tuple:
 
 def flip(a: Tensor, *dims) -> Tensor:
     x = a._a
-    dims = axes(int_list(dims, "flip", "dims"), x.ndim)
+    given = int_list(dims, "flip", "dims")
+    dims = axes(given, x.ndim)
     if not x.ndim:
         dims = ()                 # a 0-d tensor accepts dim 0 or -1, and has nothing to flip
     out = preserved(x)      # laid out as clone() lays it out (empty_like), the flipped values written into it
     np.copyto(out, np.flip(x, dims) if dims else x)
-    return apply(FLIP, out, (a,), (dims,))
+    return apply(FLIP, out, (a,), (given_dims(dims, given),))
 
 
 def fliplr(a: Tensor) -> Tensor:
@@ -1053,9 +1056,9 @@ def roll(a: Tensor, shifts, dims=None) -> Tensor:
         return apply(ROLL, out, (a,), (shifts, None))
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    dims = tuple(wrap_dim(d, x.ndim) for d in dims)
+    given, dims = dims, tuple(wrap_dim(d, x.ndim) for d in dims)
     out = np.ascontiguousarray(np.roll(x, shifts, dims)) if x.ndim else x.copy()
-    return apply(ROLL, out, (a,), (shifts, dims))
+    return apply(ROLL, out, (a,), (shifts, given_dims(dims, given)))
 
 
 def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
