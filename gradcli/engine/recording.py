@@ -720,6 +720,10 @@ class GivenDims(tuple):
 def given_dims(values: tuple, dim) -> tuple:
     """`values`, remembering `dim` where it is not already what `values` shows (a non-negative int or an
     ordered tuple of them is; None, [], negative dims, unordered dims and tensors are not)."""
+    if dim.__class__ is dict:               # several values: {saved name: as given}
+        out = GivenDims(values)
+        out.given = dim
+        return out
     if dim.__class__ is int and dim >= 0 and values == (dim,):
         return values
     if dim.__class__ is tuple and dim == values and dim:

@@ -104,7 +104,7 @@ _MISSING = object()
 # (node, PyTorch's saved name) -> the row's name for it, where PyTorch calls the node's own result otherwise
 _ALIASES = {("ScaledDotProductFlashAttentionForCpuBackward0", "output"): "result",
             ("LinalgCholeskyExBackward0", "L"): "result", ("LinalgLuFactorExBackward0", "LU"): "result",
-            ("LinalgLstsqBackward0", "solution"): "result", ("TriangularSolveBackward0", "solution"): "result"}
+            ("LinalgLstsqBackward0", "solution"): "result", ("LinalgVectorNormBackward0", "ord"): "p", ("TriangularSolveBackward0", "solution"): "result"}
 _PYTORCH_NAMES = {(node, ours): theirs for (node, theirs), ours in _ALIASES.items()}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
 
@@ -122,9 +122,15 @@ def _lookup(node, key: str):
 def _value(node, key: str, kind: str):
     if key in _INDEX_NAMES and node.op.node in _INDEX_NODES:
         return _index_value(node, key)
+    for v in node.saved:                    # a value the script gave, kept on a tuple the node uses
+        if v.__class__ is GivenDims:
+            given = v.given
+            if given.__class__ is dict:
+                if key in given:
+                    return _given(given[key], kind) if "dim" in key else _as_kind(node, given[key], kind)
+            elif key == "dim" or key == "dims":
+                return _given(given, kind)
     value = _lookup(node, key)
-    if value.__class__ is GivenDims:
-        return _given(value.given, kind)
     if value is not _MISSING:
         if key == "padding_idx" and value is None:     # PyTorch saves -1, shown as its unsigned 64 bits
             return _unsigned(-1)
@@ -143,11 +149,6 @@ def _value(node, key: str, kind: str):
         return _as_kind(node, value, kind)
     if key == "dim":                        # gradcli keeps a reduction's dims as a tuple
         dims = _lookup(node, "dims")
-        if dims.__class__ is not GivenDims:
-            dims = _lookup(node, "parts")       # cat keeps where each input goes, and the dim as given
-        if dims.__class__ is GivenDims:
-            return _given(dims.given, kind)
-        dims = _lookup(node, "dims")
         if dims is not _MISSING:
             return _as_kind(node, dims, kind)
     if key.endswith("_sym_sizes") or key.endswith("_sym_numel"):
@@ -160,7 +161,7 @@ def _value(node, key: str, kind: str):
     return _MISSING
 
 
-_GIVEN_DIM_NODES = frozenset(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "StackBackward0", "MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
+_GIVEN_DIM_NODES = frozenset(("CumsumBackward0", "CumprodBackward0", "ProdBackward1", "StackBackward0", "RenormBackward0", "MaxBackward0", "MinBackward0", "SortBackward0", "SortBackward1", "TopkBackward0",
                               "TransposeBackward0", "TransposeBackward1", "UnsqueezeBackward0", "UnsqueezeBackward1",
                               "SqueezeBackward1", "SqueezeBackward4", "GluBackward0", "GluBackwardBackward0",
                               "NansumBackward0", "VarMeanBackward0", "StdMeanBackward0",
@@ -171,7 +172,8 @@ _GIVEN_DIM_NODES = frozenset(("CumsumBackward0", "CumprodBackward0", "ProdBackwa
                               "SliceScatterBackward0", "IndexFillBackward0", "IndexFillBackward1",
                               "IndexCopyBackward0", "ScatterReduceBackward0", "IndexReduceBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
-_UNSIGNED_INTS = {"SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2")}
+_UNSIGNED_INTS = {"DiagonalBackward0": ("offset",), "TrilBackward0": ("diagonal",), "TriuBackward0": ("diagonal",), "UnfoldBackward0": ("dimension",),
+                  "SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2")}
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1

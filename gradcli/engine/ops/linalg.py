@@ -9,7 +9,7 @@ from gradcli.engine import budget, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import (Op, Out, apply, index_arg, int64_arg, int_param, tensor_arg, type_word,
+from gradcli.engine.recording import (Op, Out, apply, given_dims, index_arg, int64_arg, int_param, tensor_arg, type_word,
                                       wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -1489,7 +1489,8 @@ def diagonal(a: Tensor, offset=0, dim1=0, dim2=1) -> Tensor:
         raise TypeError("diagonal() takes ints")      # (the call's argument check words it as PyTorch's parser)
     int64_arg(offset)
     d1, d2 = _diagonal_dims(x.ndim, dim1, dim2)
-    return shape._view_of(a, diagonal_view(x, offset, d1, d2), DIAGONAL, (x.shape, offset, d1, d2))
+    sizes = given_dims(x.shape, {"dim1": dim1, "dim2": dim2})
+    return shape._view_of(a, diagonal_view(x, offset, d1, d2), DIAGONAL, (sizes, offset, d1, d2))
 
 
 def diagonal_backward(g: Tensor, sizes: tuple, offset: int, dim1: int, dim2: int) -> Tensor:
@@ -1568,7 +1569,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
         if A._a.dtype.kind not in "fc":
             raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                                f"Got {type_word(A._a)}")
-        return reduce.vector_norm(A, 2, dims, keepdim, dtype)
+        # PyTorch's matrix_norm wraps the dims before its vector norm (its node shows them so)
+        return reduce.vector_norm(A, 2, tuple(wrap_dim(d, A._a.ndim) for d in dims), keepdim, dtype)
     if not (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2, 1, -1, float("inf"), float("-inf")))):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if A._a.dtype.kind not in "fc":
@@ -1627,7 +1629,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim=False, dtype=None) -> Tensor:
                            f"Got {x.ndim}D.")
     if ord is not None and (len(dims) == 2 if dims is not None else x.ndim == 2):
         return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype)
-    return reduce.vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype)
+    return reduce.vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype)
 
 
 # ------------------------------------------------------------------------------------- tensordot, kron

@@ -160,6 +160,7 @@ def _cat_one(F, x, dim):
 
 def _norm_backward(F, g, self, result, p, dims, keepdim, mask, counts):
     """linalg_vector_norm_backward, branch by branch in PyTorch's order of operations."""
+    p = float(p)                # (saved as given: 2, 2.0, True)
     if not keepdim and self.ndim:
         g = F.unsqueeze_dims(g, dims) if dims else g
         result = F.unsqueeze_dims(result, dims) if dims else result
@@ -197,16 +198,21 @@ def _dist_other(F, g, self, other, p, result, mask, counts):
 def _renorm_self(F, g, self, p, dim, maxnorm, norm, mask, counts):
     """renorm_backward: where the slice's norm exceeded maxnorm, maxnorm / norm' * (grad - nb / norm'), nb the
     norm's own gradient of sum(self * grad) over the slice (norm' = norm + 1e-7)."""
+    dim %= self.ndim            # (saved as given)
     dims = tuple(d for d in range(self.ndim) if d != dim)
+    if F.tensors:               # PyTorch's formula computes the norm from self again: a double backward
+        norm = vector_norm(self, p, dims, True, dtypes.float32 if self._a.dtype == np.float16 else dtypes.float64)
     grad_output = F.sum_to(F.cast(self * g, _values(norm).dtype), norm.shape)
     nb = _norm_backward(F, grad_output, self, norm, p, dims, True, mask, counts)
     invnorm = 1 / (norm + 1e-7)
-    return F.where(norm > maxnorm, F.times(invnorm, maxnorm) * (g - invnorm * nb), g)
+    # the scaled branch in the accumulate type, cast to the gradient's before the where (ToCopyBackward0)
+    return F.where(norm > maxnorm, F.cast(F.times(invnorm, maxnorm) * (g - invnorm * nb), _values(g).dtype), g)
 
 
 def _renorm_jvp(F, t, x, p, dim, maxnorm):
     """renorm_jvp: where the norm (in the forward's type) exceeds maxnorm,
     factor * (t - x * invnorm * norm_jvp), factor = invnorm * maxnorm, invnorm = 1 / (norm + 1e-7)."""
+    dim %= x.ndim               # (saved as given)
     dims = tuple(d for d in range(x.ndim) if d != dim)
     norm = vector_norm(x, p, dims, True, dtypes.float32 if x._a.dtype == np.float16 else None)
     invnorm = ops.reciprocal(ops.add(norm, 1e-7))
@@ -389,6 +395,7 @@ def _amax_jvp(F, ts, xs, result, mask, counts, dims, keepdim):
 
 def _norm_jvp(F, ts, xs, result, p, dims, keepdim, mask, counts):
     """linalg_vector_norm_jvp (norm_jvp), branch by branch."""
+    p = float(p)                # (saved as given: 2, 2.0, True)
     x, t = xs[0], ts[0]
     dim = _keep_dims(dims)
     if p == 0:
@@ -909,7 +916,7 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
         m = (ax == kept) | np.isnan(ax)
         mask, counts = Tensor(m.astype(x.dtype)), Tensor(m.sum(axis=axis, keepdims=True).astype(x.dtype))
     saved = dims if dims is None else given_dims(dims, dim)
-    return apply(node or NORM, out, (a,), (p, saved, keepdim, mask, counts), (x,))
+    return apply(node or NORM, out, (a,), (ord, saved, keepdim, mask, counts), (x,))      # ord as given
 
 
 def dist(input, other, p=2) -> Tensor:
@@ -968,7 +975,7 @@ def renorm(input, p, dim, maxnorm) -> Tensor:
         ax = np.abs(x).astype(norm.dtype)
         m = (ax == norm) | np.isnan(ax)
         mask, counts = Tensor(m.astype(norm.dtype)), Tensor(m.sum(axis=dims, keepdims=True).astype(norm.dtype))
-    return apply(RENORM, out, (input,), (p, d, maxnorm, Tensor(norm), mask, counts))
+    return apply(RENORM, out, (input,), (p, index_arg(dim), maxnorm, Tensor(norm), mask, counts))     # dim as given
 
 
 def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, keepdim: bool) -> np.ndarray:

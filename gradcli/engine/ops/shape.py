@@ -699,7 +699,7 @@ def permute(a: Tensor, *dims) -> Tensor:
     inverse = [0] * len(perm)
     for i, d in enumerate(perm):
         inverse[d] = i
-    return _view_of(a, np.transpose(x, perm) if perm else x.view(), PERMUTE, (tuple(inverse),))
+    return _view_of(a, np.transpose(x, perm) if perm else x.view(), PERMUTE, (given_dims(tuple(inverse), {"dims": dims}),))
 
 
 def numpy_T(a: Tensor) -> Tensor:
@@ -910,14 +910,15 @@ def vstack(tensors) -> Tensor:
 _UNSAFE = {SPLIT: UNSAFE_SPLIT, SPLIT_SIZES: UNSAFE_SPLIT_SIZES}
 
 
-def _pieces(a: Tensor, op: Op, sizes, d: int, unsafe: bool = False) -> tuple:
+def _pieces(a: Tensor, op: Op, sizes, d: int, unsafe: bool = False, given: dict | None = None) -> tuple:
     """Views of consecutive pieces of `sizes` elements along dim `d`, one node per piece; `unsafe`: pieces
     autograd does not know to be views (torch.unsafe_split: the data is shared all the same, so an in-place
-    change of a piece shows in `a` and no check refuses it)."""
+    change of a piece shows in `a` and no check refuses it). `given`: the node's dim and split size(s) as the
+    script gave them."""
     x = a._a
     out, start = [], 0
     for i, n in enumerate(sizes):
-        key = (slice(None),) * d + (slice(start, start + n),)
+        key = given_dims((slice(None),) * d + (slice(start, start + n),), given)
         if unsafe:
             out.append(apply(_UNSAFE[op], x[key], (a,), (x.shape, key, i)))
         else:
@@ -948,7 +949,7 @@ def split(a: Tensor, split_size_or_sections, dim=0, unsafe: bool = False) -> tup
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
     count = max((n + size - 1) // size, 1) if size else 1
     sizes = [size] * (count - 1) + [n - size * (count - 1)]
-    return _pieces(a, SPLIT, sizes, d, unsafe)
+    return _pieces(a, SPLIT, sizes, d, unsafe, {"dim": dim, "split_size": size})
 
 
 def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2, unsafe: bool = False) -> tuple:
@@ -968,7 +969,7 @@ def split_with_sizes(a: Tensor, split_sizes, dim=0, position=2, unsafe: bool = F
     if sum(sizes) != x.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {x.shape[d]} (input tensor's "
                            f"size at dimension {dim}), but got split_sizes={_size_list(sizes)}")
-    return _pieces(a, SPLIT_SIZES, sizes, d, unsafe)
+    return _pieces(a, SPLIT_SIZES, sizes, d, unsafe, {"dim": dim, "split_sizes": tuple(sizes)})
 
 
 def chunk(a: Tensor, chunks: int, dim=0, unsafe: bool = False) -> tuple:
@@ -1090,8 +1091,8 @@ def gather(a: Tensor, dim: int, index: Tensor) -> Tensor:
     key = tuple(grid)
     out = x[key]
     if shape_0d is not None:
-        return apply(GATHER_0D, out.reshape(shape_0d), (a,), ((a._a.shape, x.shape, idx.shape), key))
-    return apply(GATHER, out, (a,), (x.shape, key))
+        return apply(GATHER_0D, out.reshape(shape_0d), (a,), ((a._a.shape, x.shape, idx.shape), given_dims(key, {"dim": dim})))
+    return apply(GATHER, out, (a,), (x.shape, given_dims(key, {"dim": dim})))
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -1116,9 +1117,9 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} axis_dim={size}")
         raise IndexError("index out of range in self")
     if x.ndim == 0:
-        return apply(INDEX_SELECT, x.copy(), (a,), (x.shape, ()))
+        return apply(INDEX_SELECT, x.copy(), (a,), (x.shape, given_dims((), {"dim": dim})))
     out = np.take(x, idx, axis=d)
-    return apply(INDEX_SELECT, out, (a,), (x.shape, (slice(None),) * d + (idx,)))
+    return apply(INDEX_SELECT, out, (a,), (x.shape, given_dims((slice(None),) * d + (idx,), {"dim": dim})))
 
 
 def _matrix_offset(x: np.ndarray, diagonal: int) -> int:
