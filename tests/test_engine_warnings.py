@@ -64,3 +64,28 @@ def test_detect_anomaly_warns_where_it_is_made_once_per_line():
              "enabled for debugging.\n")
     assert warnings_of(source) == (f"s.grad:5: {words}  with torch.autograd.detect_anomaly():\n"
                                    f"s.grad:7: {words}  d = torch.autograd.detect_anomaly(check_nan=False)\n")
+
+
+BYTE_MASK = ("UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+             "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
+
+
+def test_a_uint8_mask_warns_once_per_line_and_a_single_value_write_through_it_fails():
+    # PyTorch 2.13 prints exactly these (checked with the oracle): reads, writes and index_put warn, once a
+    # line; a 0-d uint8 index is a new dim, without a warning; one value written through one uint8 mask goes
+    # to masked_fill_, which refuses the mask before any warning
+    source = ("import torch\nm = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)\n"
+              "print(torch.arange(4.)[torch.tensor(1, dtype=torch.uint8)])\n"
+              "for i in range(2):\n    y = torch.arange(4.)[m]\n"
+              "x = torch.arange(4.); x[m] = torch.tensor([5., 6.])\n"
+              "x.index_put_((m,), torch.tensor([1., 2.]))\n"
+              "try:\n    x[m] = torch.tensor([5.])\nexcept RuntimeError as e:\n    print(e)\n"
+              "try:\n    x[m] = 5\nexcept RuntimeError as e:\n    print(e)\n")
+    err = io.StringIO()
+    out = io.StringIO()
+    Session(out=out, err=err).run_source(source, "s.grad")
+    assert err.getvalue() == (f"s.grad:5: {BYTE_MASK}\n  y = torch.arange(4.)[m]\n"
+                              f"s.grad:6: {BYTE_MASK}\n  x = torch.arange(4.); x[m] = torch.tensor([5., 6.])\n"
+                              f"s.grad:7: {BYTE_MASK}\n  x.index_put_((m,), torch.tensor([1., 2.]))\n")
+    fill = "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\n"
+    assert out.getvalue() == "tensor([[0., 1., 2., 3.]])\n" + fill + fill

@@ -19,6 +19,7 @@ from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checke
                                       index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
                                       scalar_param, tensor_arg, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
+from gradcli.engine.state import STATE
 
 LN2 = 0.6931471805599453
 LN10 = 2.3025850929940456
@@ -1668,6 +1669,10 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
         out = np.ascontiguousarray(out)
     m = Tensor(np.broadcast_to(m, out.shape))
     if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
+        if not inplace and value.requires_grad and STATE.recording and x.dtype.kind != "f":
+            # an integer result recorded for a value that requires grad: autograd's own refusal (the in-place
+            # form records it, as PyTorch's does)
+            raise RuntimeError(f"Autograd not support dtype: {type_word(x)}")
         return apply(MASKED_FILL_TENSOR, out, (a, value), (m,))
     return apply(MASKED_FILL, out, (a,), (m,))
 

@@ -528,8 +528,6 @@ INDEX_PUT = Op("IndexPutBackward0", None, ("indices", "accumulate", "key", "valu
 # fmt: on
 
 
-_BYTE_MASK = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. (Triggered "
-              "internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
 
 
 def _index_key(x: np.ndarray, indices, values: np.ndarray, accumulate: bool) -> tuple:
@@ -539,12 +537,11 @@ def _index_key(x: np.ndarray, indices, values: np.ndarray, accumulate: bool) -> 
     specified = sum(max(t._a.ndim, 1) if indexing._is_mask(t._a) else 1 for t in indices)
     if specified > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {specified})")
-    if len(indices) == 1 and indices[0]._a.dtype == np.uint8 and values.ndim == 0 and not accumulate:
-        # one mask and one value: PyTorch hands the write to masked_fill_, which takes bool masks only
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    if len(indices) == 1 and indices[0]._a.dtype == np.uint8 and values.size == 1 and not accumulate:
+        indexing.refuse_byte_fill(x.shape, 0, indices[0]._a)
     for t in indices:
         if t._a.dtype == np.uint8 and STATE.warn is not None:
-            STATE.warn("UserWarning", _BYTE_MASK)
+            STATE.warn("UserWarning", indexing.BYTE_MASK)
     advanced, dim = [], 0
     for t in indices:
         advanced.append((dim, t._a))

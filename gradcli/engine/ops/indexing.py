@@ -319,6 +319,21 @@ def _dual(a: Tensor) -> bool:
     return forward.is_dual(a)
 
 
+BYTE_MASK = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. (Triggered "
+             "internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
+BYTE_FILL = "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+
+
+def refuse_byte_fill(shape: tuple, dim: int, mask: np.ndarray) -> None:
+    """One value written through one uint8 mask (at dim `dim`): PyTorch's index_put_ hands it to masked_fill_,
+    after checking the mask's shape, and masked_fill_ takes bool masks only."""
+    for j, n in enumerate(mask.shape):
+        if dim + j >= len(shape) or shape[dim + j] != n:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of "
+                             f"the indexed tensor {list(shape)} at index {dim + j}")
+    raise RuntimeError(BYTE_FILL)
+
+
 def _check_types(advanced: list) -> None:
     for _, arr in advanced:
         if arr.dtype.kind not in "iub" or arr.dtype == np.int8 or arr.dtype == np.int16:
@@ -341,6 +356,8 @@ def _advanced_key(x: np.ndarray, advanced: list, leading_masks_first: bool = Fal
             _check_types(advanced)
             checked = True
         if _is_mask(arr):
+            if arr.dtype == np.uint8 and STATE.warn is not None:
+                STATE.warn("UserWarning", BYTE_MASK)
             for j, n in enumerate(arr.shape):
                 if dim + j >= len(shape) or shape[dim + j] != n:
                     raise IndexError(f"The shape of the mask {list(arr.shape)} at index {j} does not match the "
@@ -476,6 +493,8 @@ def setitem(a: Tensor, key, value) -> None:
         keys = (None,)                 # a lone True is a new dim of size 1, written by copy_
     steps, advanced = _basic(a, keys, single, True)
     x = steps[-1][1] if steps else a._a           # the region written
+    if len(advanced) == 1 and advanced[0][1].dtype == np.uint8 and v.size == 1:
+        refuse_byte_fill(x.shape, advanced[0][0], advanced[0][1])
     npkey = _advanced_key(x, advanced, number) if advanced else None
     grad_on = STATE.recording
     if grad_on and a.requires_grad and a.grad_fn is None:
