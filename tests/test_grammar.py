@@ -837,7 +837,30 @@ def test_parse_tables_are_cached_and_reused(cold_then_warm):
     assert cached.stat().st_mtime_ns == stamp
 
 
-def test_writing_new_tables_removes_stale_ones(tmp_path):
+@pytest.fixture
+def quick_build(monkeypatch, cold_then_warm):
+    """tables.build made cheap for the tests of the cache's bookkeeping: it hands back (a copy of) the tables
+    a real process built and wrote in cold_then_warm, and counts its calls. Building costs a second of CPU;
+    what these tests check is when gradcli builds and what it writes, reads and removes. (The tables a real
+    build makes are compared with the cached ones in test_tables_from_the_cache_equal_freshly_built_ones.)"""
+    good = tables.decode(cold_then_warm[1].read_bytes())
+    calls = []
+
+    def build(grammar, builder_type):
+        calls.append(grammar)
+        return tables.decode(tables.encode(good))
+
+    monkeypatch.setattr(tables, "build", build)
+    return calls
+
+
+def _load_with_cache(monkeypatch, folder) -> dict:
+    """The tables as a process whose XDG_CACHE_HOME is `folder` loads them."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return tables.load(parser.grammar_path().read_text(encoding="utf-8"), Builder)
+
+
+def test_writing_new_tables_removes_stale_ones(tmp_path, monkeypatch, quick_build):
     """The newest tables of other versions stay (gradcli versions used side by side would otherwise rebuild
     each other's at every run); older ones, and an older cache layout, go."""
     folder = tmp_path / "gradcli"
@@ -850,21 +873,21 @@ def test_writing_new_tables_removes_stale_ones(tmp_path):
     older_layout = folder / "grammar-0123456789abcdef0123.lark-cache"     # what gradcli once wrote
     older_layout.write_bytes(b"lark's own cache")
     (folder / "notes.txt").write_text("not a cache file")
-    code = "import gradcli.language.parser as p; print(p.parse('x = 1').body[0].targets[0].id)"
-    first = run_python(code, XDG_CACHE_HOME=str(tmp_path))
-    assert first.stdout.strip() == "x", first.stderr
+    _load_with_cache(monkeypatch, tmp_path)
+    assert len(quick_build) == 1
     current = tables.cache_path(parser.grammar_path().read_text(encoding="utf-8")).name
     kept = [p.name for p in versions[:tables.KEPT_OTHERS]]
     assert sorted(p.name for p in folder.iterdir()) == sorted([current, *kept, "notes.txt"])
     (folder / current).unlink()
     (folder / "grammar-stuck.tables").mkdir()     # cannot be unlinked: skipped quietly
     os.utime(folder / "grammar-stuck.tables", ns=(0, 0))
-    assert run_python(code, XDG_CACHE_HOME=str(tmp_path)).stdout.strip() == "x"
+    _load_with_cache(monkeypatch, tmp_path)
+    assert len(quick_build) == 2
     assert sorted(p.name for p in folder.iterdir()) == sorted([current, *kept, "grammar-stuck.tables", "notes.txt"])
     # Loading cached tables writes nothing, so it leaves the folder as it is.
     stale.write_bytes(b"tables of an older grammar")
-    second = run_python(code, XDG_CACHE_HOME=str(tmp_path))
-    assert second.stdout.strip() == "x", second.stderr
+    _load_with_cache(monkeypatch, tmp_path)
+    assert len(quick_build) == 2
     assert stale.exists()
 
 
@@ -881,8 +904,7 @@ def cache_file(cold_then_warm) -> Path:
 
 
 @pytest.mark.parametrize("damage", [b"", b"not a table file", b"\x80\x04K\x01.", None])
-def test_damaged_cache_is_rebuilt(tmp_path, damage, cache_file):
-    code = "import gradcli.language.parser as p; print(p.parse('y = 2').body[0].targets[0].id)"
+def test_damaged_cache_is_rebuilt(tmp_path, damage, cache_file, monkeypatch, quick_build):
     (tmp_path / "gradcli").mkdir()
     cached = tmp_path / "gradcli" / cache_file.name
     good = cache_file.read_bytes()
@@ -891,16 +913,15 @@ def test_damaged_cache_is_rebuilt(tmp_path, damage, cache_file):
         data["grammar"] = "start: NAME"
         damage = tables.encode(data)
     cached.write_bytes(damage)
-    result = run_python(code, XDG_CACHE_HOME=str(tmp_path))
-    assert result.stdout.strip() == "y", result.stderr
-    assert tables.decode(cached.read_bytes())["grammar"] != "start: NAME"
+    loaded = _load_with_cache(monkeypatch, tmp_path)
+    assert len(quick_build) == 1
+    assert parser._Frontend(loaded).parse(parser._normalize("y = 2\n"), "file_input").body[0].targets == [N("y")]
+    assert tables.decode(cached.read_bytes()) == loaded           # rewritten
 
 
-def test_tables_from_the_cache_equal_freshly_built_ones(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+def test_tables_from_the_cache_equal_freshly_built_ones(monkeypatch, cold_then_warm):
     grammar = parser.grammar_path().read_text(encoding="utf-8")
-    built = tables.load(grammar, Builder)           # empty cache: built and written
-    assert tables.load(grammar, Builder) == built   # read back
+    built = _load_with_cache(monkeypatch, cold_then_warm[0])        # what a real process built and wrote
     # Lark numbers states and rules differently from one build to the next, so compare what
     # the tables do: a fresh build parses every construct to the same tree as the cached one.
     script = (Path(__file__).parent.parent / "examples" / "tutorial.grad").read_text() + (
@@ -915,11 +936,12 @@ def test_tables_from_the_cache_equal_freshly_built_ones(tmp_path, monkeypatch):
     assert repr(fresh) == repr(cached)
 
 
-def test_unwritable_cache_dir_still_parses(tmp_path):
+def test_unwritable_cache_dir_still_parses(tmp_path, monkeypatch, quick_build):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    result = run_python("import gradcli.language.parser as p; print(len(p.parse('x = 1').body))", XDG_CACHE_HOME=str(blocker))
-    assert result.stdout.strip() == "1", result.stderr
+    loaded = _load_with_cache(monkeypatch, blocker)
+    assert len(quick_build) == 1 and blocker.read_text() == "not a directory"
+    assert len(parser._Frontend(loaded).parse(parser._normalize("x = 1\n"), "file_input").body) == 1
 
 
 def test_cache_key_follows_grammar_and_table_layout(monkeypatch):
