@@ -533,11 +533,19 @@ def stale_view(t) -> bool:
     return acc.__class__ is NoGradView and acc.version != t._version[0]
 
 
+# the rows of views whose history an in-place change made unusable (views.STALE_MULTI): reading it is an error
+UNUSABLE = set()
+
+
 def checked_grad_fn(t):
-    """`t.grad_fn` as a script reads it: a stale no-grad view has none to give."""
+    """`t.grad_fn` as a script reads it: a stale no-grad view has none to give, an output of split or unbind
+    whose base changed in place since, none that may be used."""
     if stale_view(t):
         raise view_mode_error(t, STALE_VIEW)
-    return t.grad_fn
+    fn = t.grad_fn
+    if fn is not None and fn.op in UNUSABLE:
+        raise RuntimeError(fn.saved[0])
+    return fn
 
 
 def grad_accumulator(t) -> AccumulateGrad:

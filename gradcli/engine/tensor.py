@@ -2316,6 +2316,11 @@ class Tensor:
             self.requires_grad = True
             if self._base is not None:
                 ops.rebase_view(self, node)
+                ops.regenerate_views(self._base, self)
+            else:
+                ops.regenerate_views(self, self)
+        else:       # not recorded (no-grad mode): the views' versions moved on all the same
+            ops.regenerate_views(self._base if self._base is not None else self, None)
         return self
 
     def _inplace_op(self, fn, other):
@@ -2345,6 +2350,8 @@ class Tensor:
             except ValueError:              # does not broadcast to this tensor's shape
                 return self._inplace_op(fn, other)
             self._version[0] += 1
+            if ops.VIEWS_TRACKED:           # views of this tensor with a history: their versions moved on
+                ops.regenerate_views(self, None)
             return self
         return self._inplace_op(fn, other)
 

@@ -11,6 +11,8 @@ the view's elements inside the base's buffer.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from gradcli.engine import autograd
@@ -56,7 +58,14 @@ def _other_gradient(i):
 
 
 def _as_strided_gradient(F, g, positions, shape):
+    if positions is None:
+        raise NotImplementedError("gradcli cannot yet differentiate through a view of a non-contiguous tensor "
+                                  "whose base was changed in place since the view was made")
     return F.spread(g, positions, shape)
+
+
+def _stale_multi_output(F, g, message):
+    raise RuntimeError(message)
 
 
 _COPY_SLICES_FORMULAS = (_base_gradient, _other_gradient(1), _other_gradient(2), _other_gradient(3))
@@ -84,6 +93,10 @@ COPY_SLICES_SAVE = Op("CopySlices",         None,    ("node", "positions", "shap
                       saves_tensors=True, jvp=_copy_slices_jvp)
 AS_STRIDED       = Op("AsStridedBackward0", None,    ("positions", "shape"),         (_as_strided_gradient,),
                       jvp=_as_strided_jvp)
+# an output of split/chunk/unbind whose base was changed in place since: any gradient through it is refused
+STALE_MULTI = {name: Op(name, None, ("message",), (_stale_multi_output,), jvp=_stale_multi_output)
+               for name in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")}
+autograd.UNUSABLE.update(STALE_MULTI.values())
 # fmt: on
 
 
@@ -117,6 +130,63 @@ def follow(view) -> None:
     base = view._base
     view.grad_fn = Node(AS_STRIDED, (base.grad_fn,), (positions(view._a, base._a), base._a.shape))
     view.requires_grad = True
+
+
+# id(base tensor) -> (a weak reference to it, weak references to the recorded views made of it): when the base
+# changes in place through itself or one of them, the others' histories are made anew (views.regenerate). Keyed
+# by identity: a tensor's == is elementwise.
+_VIEWS = {}
+
+
+def track(view, base) -> None:
+    """Remember `view`, a recorded view of `base` (a tensor with a history of its own)."""
+    key = id(base)
+    entry = _VIEWS.get(key)
+    if entry is None or entry[0]() is not base:
+        entry = _VIEWS[key] = (weakref.ref(base, lambda ref, key=key: _forget(key, ref)), [])
+    refs = entry[1]
+    refs.append(weakref.ref(view))
+    n = len(refs)
+    if n >= 64 and not n & (n - 1):         # a long-lived base viewed again and again: drop the dead views
+        refs[:] = [ref for ref in refs if ref() is not None]
+
+
+def _forget(key: int, ref) -> None:
+    entry = _VIEWS.get(key)
+    if entry is not None and entry[0] is ref:
+        del _VIEWS[key]
+
+
+def regenerate(base, changed) -> None:
+    """`changed` (`base` or a view of it) was just changed in place by a recorded op: every other live view of
+    `base` now windows base's new history (AsStridedBackward0), as PyTorch regenerates a view's grad_fn once
+    its base's version has moved on, so gradients through them see the change. An output of split, chunk or
+    unbind cannot be regenerated: PyTorch refuses any use of its history, and gradcli any gradient through it."""
+    entry = _VIEWS.get(id(base))
+    if entry is None or entry[0]() is not base:
+        return
+    refs = entry[1]
+    alive = []
+    for ref in refs:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        fn = view.grad_fn
+        if view is changed or fn is None:
+            continue
+        name = fn.op.node
+        if name in STALE_MULTI:
+            index = fn.saved[-1] if name != "UnbindBackward0" else fn.saved[-1][-1]
+            words = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes"}.get(name, "Unbind")
+            view.grad_fn = Node(STALE_MULTI[name], fn.inputs, (
+                f"Output {index} of {words} is a view and its base or another view of its base has been modified "
+                "inplace. This view is the output of a function that returns multiple views. Such functions do "
+                "not allow the output views to be modified inplace. You should replace the inplace operation by "
+                "an out-of-place one.",))
+        elif fn.op is not STALE_MULTI.get(name):
+            follow(view)
+    refs[:] = alive
 
 
 def rebase(view, node: Node) -> None:

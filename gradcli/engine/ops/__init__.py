@@ -38,7 +38,7 @@ from gradcli.engine.ops.shape import (broadcast_to, cat, check_inplace_view, chu
                                       unsqueeze, view, view_as, vstack)
 
 from gradcli.engine import views
-from gradcli.engine.views import rebase as rebase_view
+from gradcli.engine.views import _VIEWS as VIEWS_TRACKED, rebase as rebase_view, regenerate as regenerate_views
 
 # The groups imported on first use, and the names this package gives their functions.
 _LATER = {

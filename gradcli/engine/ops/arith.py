@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, dtypes, workers
+from gradcli.engine import budget, dtypes, views, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import by_rows, fma, fused_body
@@ -688,6 +688,8 @@ def unbind0(a: Tensor) -> list:
         r._version = a._version
         r._base = base                  # views: in-place changes reach `a`, and its tangent (forward.py)
         unrecorded_view(r, base)
+        if r.grad_fn is not None and base.grad_fn is not None:
+            views.track(r, base)        # in-place changes of base make its history unusable
     if STATE.fw_level is not None:
         from gradcli.engine import forward
         forward.each_output(UNBIND, rows, a, [(x.shape, (i,)) for i in range(len(rows))])

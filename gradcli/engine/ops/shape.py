@@ -9,7 +9,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
-from gradcli.engine import autograd, budget
+from gradcli.engine import autograd, budget, views
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
 from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, checked_double,
@@ -239,8 +239,11 @@ def _view_of(a: Tensor, out: np.ndarray, op: Op, saved: tuple) -> Tensor:
     if t.grad_fn is None:
         if base.requires_grad:
             autograd.unrecorded_view(t, base)
-    elif a._acc is not None and a._acc.__class__ in autograd.NO_GRAD_VIEW_MARKS:
-        autograd.made_from_no_grad_view(t, a)
+    else:
+        if a._acc is not None and a._acc.__class__ in autograd.NO_GRAD_VIEW_MARKS:
+            autograd.made_from_no_grad_view(t, a)
+        if base.grad_fn is not None:        # in-place changes of base must reach this view's history
+            views.track(t, base)
     if STATE.fw_level is not None and getattr(a, "_fw", None):
         from gradcli.engine import forward
         forward.keep_hidden(t, a)
