@@ -604,6 +604,8 @@ def type_name(value) -> str:
         return "torch.dtype"
     if cls is tensor.Size:
         return "torch.Size"
+    if cls is tensor.Tensor and id(value) in tensor.parameter_marks:
+        return "Parameter"              # nn.Parameter is a class of its own in PyTorch
     name = cls.__name__
     if name == "_Device":
         return "torch.device"

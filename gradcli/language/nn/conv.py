@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from gradcli.engine import factories, init, ops, parameter
+from gradcli.engine import factories, init, ops, parameter, signatures
 from gradcli.language.nn.module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -104,6 +104,18 @@ class _ConvNd(Module):
         return s
 
 
+def _as_functional(fn, name: str, args: tuple):
+    """fn(*args), the module's call of F.<name>: what the module stored (a float stride) fails F's parser
+    in its words, as PyTorch's module forwards it to F."""
+    try:
+        return fn(*args)
+    except TypeError:
+        message = signatures.check(f"torch.nn.functional.{name}", args, {})
+        if message is None:
+            raise
+        raise TypeError(message) from None
+
+
 class _Conv(_ConvNd):
     _functional = None
 
@@ -115,9 +127,11 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         conv = type(self)._functional
         if self.padding_mode != "zeros":
-            padded = ops.shape.functional_pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return conv(padded, weight, bias, self.stride, (0,) * self._dims, self.dilation, self.groups)
-        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+            input = ops.shape.functional_pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            args = (input, weight, bias, self.stride, (0,) * self._dims, self.dilation, self.groups)
+        else:
+            args = (input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+        return _as_functional(conv, f"conv{self._dims}d", args)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
@@ -155,8 +169,8 @@ class _ConvTranspose(_ConvNd):
     def forward(self, input, output_size=None):
         if output_size is not None:
             raise NotImplementedError(f"gradcli does not implement {type(self).__name__}.forward's output_size yet")
-        return type(self)._functional(input, self.weight, self.bias, self.stride, self.padding,
-                                      self.output_padding, self.groups, self.dilation)
+        return _as_functional(type(self)._functional, f"conv_transpose{self._dims}d", (
+            input, self.weight, self.bias, self.stride, self.padding, self.output_padding, self.groups, self.dilation))
 
 
 class ConvTranspose1d(_ConvTranspose):
