@@ -2707,9 +2707,32 @@ def eigh_arrays(x: np.ndarray, UPLO: str) -> tuple:
     triangle: numpy's LAPACK in float64, rounded once."""
     if x.shape[-1] == 0:
         return np.zeros(x.shape[:-1], x.dtype), _column_major(np.zeros(x.shape, x.dtype))
-    with np.errstate(all="ignore"):
-        lam, vec = np.linalg.eigh(x.astype(np.float64), UPLO=UPLO)
+    lam, vec = _lapack_eigh(x.astype(np.float64), UPLO)
     return np.ascontiguousarray(lam.astype(x.dtype)), _column_major(vec.astype(x.dtype))
+
+
+def _lapack_eigh(x64: np.ndarray, UPLO: str = "L") -> tuple:
+    """numpy's LAPACK eigh; where it does not converge (a matrix with a NaN can make it fail, as PyTorch's call
+    fails), PyTorch's error, naming the first batch element that fails. numpy does not hand back LAPACK's
+    info, the number PyTorch prints as the error code: the message says so."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.linalg.eigh(x64, UPLO=UPLO)
+    except np.linalg.LinAlgError:
+        pass
+    where = ""
+    if x64.ndim > 2:
+        flat = x64.reshape((-1,) + x64.shape[-2:])
+        for i in range(flat.shape[0]):
+            try:
+                with np.errstate(all="ignore"):
+                    np.linalg.eigh(flat[i], UPLO=UPLO)
+            except np.linalg.LinAlgError:
+                where = f"(Batch element {i}): "
+                break
+    raise LinAlgError(f"linalg.eigh: {where}The algorithm failed to converge because the input matrix is "
+                      "ill-conditioned or has too many repeated eigenvalues (error code: LAPACK's info, which "
+                      "gradcli cannot read).")
 
 
 def _eigh_input(A: Tensor, UPLO, fn: str) -> tuple:
@@ -2936,8 +2959,7 @@ def _spectrum(x: np.ndarray, hermitian: bool) -> tuple:
     """Singular values (or |eigenvalues|, with the eigenvalues) of each matrix, float64, and the factors."""
     x64 = x.astype(np.float64)
     if hermitian:
-        with np.errstate(all="ignore"):
-            lam, vec = np.linalg.eigh(x64)
+        lam, vec = _lapack_eigh(x64)
         return np.abs(lam), lam, vec, None
     u, s, vh = np.linalg.svd(x64, full_matrices=False)
     return s, s, u, vh

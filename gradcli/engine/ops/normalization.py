@@ -1682,6 +1682,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     for mine, tiled in ((running_mean, rm), (running_var, rv)):
         if mine is not None and use_input_stats:
             # running_mean.view(b, c): PyTorch's view error when the statistics do not fit the channels
-            mine._a[...] = ops.view(tiled, (n, c))._a.mean(axis=0, dtype=mine._a.dtype)
+            # (and mean(0) as PyTorch's kernel takes it: the sum in its order, divided by the count)
+            mine._a[...] = mean_array(ops.view(tiled, (n, c))._a, (0,))
             mine._version[0] += 1
     return ops.view(out, x.shape)
