@@ -2572,11 +2572,7 @@ def svd_arrays(x: np.ndarray, full_matrices: bool, values_only: bool = False) ->
         return _column_major(u.copy()), np.zeros(batch + (0,), x.dtype), _column_major(vh.copy())
     infinite = None
     if not np.isfinite(x).all():
-        nan = np.isnan(x).any(axis=(-2, -1)).reshape(-1)
-        if nan.any():
-            where = f"(Batch element {int(np.argmax(nan))}): " if x.ndim > 2 else ""
-            raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
-                              "contained non-finite values.")
+        _refuse_nan_svd(x)
         if not values_only:
             raise NotImplementedError("gradcli does not implement the singular vectors of a matrix with an infinite "
                                       "element (PyTorch's are what LAPACK leaves behind; torch.linalg.svdvals gives "
@@ -2961,8 +2957,18 @@ def _spectrum(x: np.ndarray, hermitian: bool) -> tuple:
     if hermitian:
         lam, vec = _lapack_eigh(x64)
         return np.abs(lam), lam, vec, None
+    _refuse_nan_svd(x64)
     u, s, vh = np.linalg.svd(x64, full_matrices=False)
     return s, s, u, vh
+
+
+def _refuse_nan_svd(x: np.ndarray) -> None:
+    """PyTorch's LAPACK SVD fails on a matrix with a NaN (numpy's would say 'SVD did not converge')."""
+    nan = np.isnan(x).any(axis=(-2, -1)).reshape(-1)
+    if nan.any():
+        where = f"(Batch element {int(np.argmax(nan))}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
+                          "contained non-finite values.")
 
 
 def _kept(x: np.ndarray, s64: np.ndarray, atol, rtol, fn: str) -> np.ndarray:

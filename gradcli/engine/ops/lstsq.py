@@ -124,6 +124,24 @@ def _solve(a: np.ndarray, b: np.ndarray, rcond) -> tuple:
     return x, keep.sum(-1).astype(np.int64), s
 
 
+def _refuse_nan(a: np.ndarray, b: np.ndarray, driver: str) -> None:
+    """A NaN in a matrix of A or B: PyTorch's LAPACK (MKL) rejects that argument of the driver's call, and
+    PyTorch reports it as an internal assert, naming the argument (A is the driver's 4th, B its 6th; gels' 5th
+    and 7th) and the first batch element that has one."""
+    a_nan = np.isnan(a).any(axis=(-2, -1)).reshape(-1)
+    b_nan = np.isnan(b).any(axis=(-2, -1)).reshape(-1)
+    bad = a_nan | b_nan
+    if not bad.any():
+        return
+    i = int(np.argmax(bad))
+    where = f"(Batch element {i}): " if a.ndim > 2 else ""
+    argument = (4 if a_nan[i] else 6) + (driver == "gels")
+    raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                       'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '
+                       f"{where}Argument {argument} has illegal value. Most certainly there is a bug in the "
+                       "implementation calling the backend library.")
+
+
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
     """torch.linalg.lstsq: torch.return_types.linalg_lstsq(solution, residuals, rank, singular_values), with the
     checks of PyTorch's in its order. gradcli solves by the SVD in float64 (every driver: the minimum-norm
@@ -165,6 +183,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
         rcond = float(np.finfo(a.dtype).eps) * max(m, n)
     a64 = np.broadcast_to(a, batch + (m, n)).astype(np.float64)
     b64 = np.broadcast_to(b2, batch + (m, k)).astype(np.float64)
+    _refuse_nan(a64, b64, driver)
     if min(m, n) == 0:
         x, rank, s = np.zeros(batch + (n, k)), np.zeros(a.shape[:-2], np.int64), np.zeros(a.shape[:-2] + (0,))
     else:
