@@ -684,6 +684,8 @@ def _build_torch() -> ScriptModule:
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
+        "_weight_norm": _later("gradcli.engine.ops.weight_norm", "weight_norm"),
+        "norm_except_dim": _later("gradcli.engine.ops.weight_norm", "norm_except_dim"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
