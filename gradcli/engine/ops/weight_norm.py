@@ -29,7 +29,7 @@ def norm_except_dim(v, pow=2, dim=0) -> Tensor:
     composed as PyTorch composes it (views around a norm over one dim)."""
     nd = v._a.ndim
     if dim == -1:
-        return ops.norm(v, pow)
+        return reduce.vector_norm(v, pow, None, False, node=reduce.NORM_WHOLE)
     if dim == 0:
         size = [1] * nd
         size[0] = v._a.shape[0]
