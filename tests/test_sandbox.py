@@ -328,6 +328,9 @@ ESCAPES = [
      "8:1: " + _OUTSIDE.format("'SpectralNorm' object", "__dict__")),
     (PARAM + "k = nn.Linear(2, 2)\nnn.utils.spectral_norm(k)\nlist(k._forward_pre_hooks.values())[0].apply.__code__", 1,
      "8:1: " + _OUTSIDE.format("'function' object", "__code__")),
+    (T + "from torch.nn.utils.parametrizations import orthogonal\n"
+     "orthogonal(torch.nn.Linear(2, 2)).parametrizations.weight[0].orthogonal_map.__dict__", 1,
+     "3:1: " + _OUTSIDE.format("'_OrthMaps' object", "__dict__")),
     # torch.Tensor's methods read from the class: the method a tensor has, and nothing behind it
     (T + "torch.Tensor.add.__globals__", 1, "2:1: AttributeError: 'method_descriptor' object has no attribute "
                                            "'__globals__'"),

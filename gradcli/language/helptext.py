@@ -988,6 +988,8 @@ _WHAT = {
     "torch.nn.utils.weight_norm": "weight_g * weight_v / ||weight_v||, recomputed by a forward pre-hook (deprecated).",
     "torch.nn.utils.spectral_norm": "weight_orig / sigma, recomputed by a forward pre-hook with one power iteration "
                                     "(buffers weight_u, weight_v) in training mode.",
+    "orthogonal": "Keeps a matrix (or batch) orthogonal: matrix_exp or cayley of a skew part (square), or householder "
+                  "reflectors, times a base buffer that assignment sets.",
     "remove_weight_norm": "Undoes torch.nn.utils.weight_norm: the weight a plain parameter again.",
     "remove_spectral_norm": "Undoes torch.nn.utils.spectral_norm: the weight a plain parameter again.",
     "norm_except_dim": "The pow-norm over every dim but dim (kept as size-1 dims); dim=-1: over the whole tensor.",
