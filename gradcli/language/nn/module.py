@@ -434,10 +434,13 @@ class Module(ScriptObject, metaclass=ScriptType):
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)    # PyTorch's copy: its modules' load hooks may rename keys
         for prefix, module in _named_modules(self, "", False, dotted=False):
             d = module.__dict__
             if "_parameters" not in d:
                 raise _missing(module, "_load_state_dict_pre_hooks")
+            for hook in d.get("_load_state_dict_pre_hooks", {}).values():
+                hook(state_dict, prefix)
             skip = d["_non_persistent_buffers_set"]
             local = {k: v for k, v in d["_parameters"].items() if v is not None}
             local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)

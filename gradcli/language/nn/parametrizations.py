@@ -39,6 +39,16 @@ class _WeightNorm(Module):
 
 def weight_norm(module, name="weight", dim=0):
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def old_names(state_dict, prefix):
+        """A checkpoint of the hook-based weight_norm loads: its `name_g`, `name_v` become original0, original1."""
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    hooks = module.__dict__.setdefault("_load_state_dict_pre_hooks", {})
+    hooks[len(hooks)] = old_names
     return module
 
 
