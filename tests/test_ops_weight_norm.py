@@ -4,8 +4,9 @@ PyTorch has no forward-mode formula for _weight_norm_interface: that check is th
 
 from __future__ import annotations
 
+import numpy as np
 from gradcli.engine.ops import weight_norm
-from test_gradcheck import any_, row_tests
+from test_gradcheck import _leaf, any_, row_tests
 
 _NO_TANGENT = {"raises_unimplemented": "_weight_norm_interface"}
 
@@ -22,3 +23,22 @@ CHECKS = {
 
 
 test_backward_matches_finite_differences, test_node_name_is_recorded = row_tests(CHECKS)
+
+
+# No second-derivative check against finite differences: PyTorch's double backward of this row (its
+# _weight_norm_differentiable_backward) holds the saved norms constant, so it is not the true second derivative
+# (torch.autograd.gradgradcheck fails on PyTorch itself); gradcli's follows it, and the engine cases
+# (tests/engine_cases/parametrize.txt) compare its values with PyTorch's.
+
+
+def test_a_plain_backward_agrees_with_the_composition():
+    """The kernel's formula (numpy) and the create_graph composition (recorded ops) give the same gradients."""
+    from gradcli.engine.backward import grad
+    for dim, shapes in ((0, ((3, 5), (3, 1))), (1, ((5, 3), (1, 3)))):
+        v, g = _leaf(any_(*shapes[0])), _leaf(any_(*shapes[1]))
+        w = weight_norm.weight_norm(v, g, dim)
+        plain = grad(w.sin().sum(), (v, g), retain_graph=True)
+        composed = grad(w.sin().sum(), (v, g), create_graph=True)
+        for a, b in zip(plain, composed):
+            assert np.allclose(a._a, b._a, rtol=1e-12, atol=1e-12)
+        assert [c.grad_fn.name() for c in composed] == ["MulBackward0", "DivBackward0"]
