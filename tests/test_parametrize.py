@@ -193,3 +193,23 @@ def test_the_old_weight_norm_warns_once():
     assert result.error is None
     assert result.err.count("FutureWarning: `torch.nn.utils.weight_norm` is deprecated in favor of "
                             "`torch.nn.utils.parametrizations.weight_norm`.") == 1
+
+
+def test_cached_serves_one_block_as_a_generator_context_manager():
+    out = gradcli_output('''import torch
+import torch.nn.utils.parametrize as P
+c = P.cached()
+with c:
+    pass
+print(c.__exit__(None, None, None))
+try:
+    with c:
+        pass
+except AttributeError as e:
+    print(e)
+try:
+    P.cached().__exit__(None, None, None)
+except RuntimeError as e:
+    print(e)
+''')
+    assert out == "False\n'_GeneratorContextManager' object has no attribute 'args'\ngenerator didn't stop\n"

@@ -23,15 +23,27 @@ _MODULE = "torch.nn.utils.parametrize"
 
 
 class _Cached(ScriptObject, metaclass=ScriptType):
-    """What cached() returns: within its block each parametrized tensor is computed once."""
+    """What cached() returns: within its block each parametrized tensor is computed once. Like the generator
+    context manager PyTorch's is, it serves one block."""
 
     __module__ = "contextlib"
 
+    def __init__(self):
+        self._stage = 0         # 0: not entered, 1: in its block, 2: done
+
     def __enter__(self):
+        if self._stage:         # (contextlib's words: the arguments it drops on the first entry are gone)
+            raise AttributeError("'_GeneratorContextManager' object has no attribute 'args'")
+        self._stage = 1
         depth, values = STATE.parametrization_cache or (0, {})
         STATE.parametrization_cache = (depth + 1, values)
 
     def __exit__(self, *exc):
+        if self._stage != 1:
+            if self._stage == 0:
+                raise RuntimeError("generator didn't stop")
+            return False
+        self._stage = 2
         depth, values = STATE.parametrization_cache
         STATE.parametrization_cache = (depth - 1, values) if depth > 1 else None
         return False
