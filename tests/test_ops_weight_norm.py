@@ -42,3 +42,33 @@ def test_a_plain_backward_agrees_with_the_composition():
         for a, b in zip(plain, composed):
             assert np.allclose(a._a, b._a, rtol=1e-12, atol=1e-12)
         assert [c.grad_fn.name() for c in composed] == ["MulBackward0", "DivBackward0"]
+
+
+def test_the_fused_kernels_bits_on_an_avx2_machine(monkeypatch):
+    """torch._weight_norm's first-dim and last-dim kernels and their backward, bit for bit against PyTorch 2.13
+    on an AVX2 machine with 2 threads (tests/weight_norm_bits.json, written there by the oracle): gradcli run
+    with AVX2's vector width (8 float32 or 4 float64 lanes) gives the same bits."""
+    import json
+    from pathlib import Path
+    from gradcli.engine import autograd, vecorder
+    from gradcli.engine.backward import backward
+    from gradcli.engine.state import STATE
+    from gradcli.engine.tensor import Tensor
+
+    monkeypatch.setattr(vecorder, "_VECTOR_BYTES", 32)
+    monkeypatch.setattr(STATE, "threads", 2)
+    data = json.loads((Path(__file__).parent / "weight_norm_bits.json").read_text())
+
+    def array(values, dtype, shape):
+        return np.array([float.fromhex(x) for x in values], dtype).reshape(shape)
+
+    for case in data["cases"]:
+        dt = np.dtype(case["dtype"])
+        with autograd.enable_grad():
+            v = Tensor(array(case["v"], dt, case["v_shape"])).requires_grad_()
+            g = Tensor(array(case["g"], dt, case["g_shape"])).requires_grad_()
+            w = weight_norm.weight_norm(v, g, case["dim"])
+            backward(w, Tensor(array(case["grad_w"], dt, case["v_shape"])))
+        for got, name, shape in ((w, "w", case["v_shape"]), (v.grad, "grad_v", case["v_shape"]),
+                                 (g.grad, "grad_g", case["g_shape"])):
+            assert np.array_equal(got._a, array(case[name], dt, shape)), (case["dtype"], case["dim"], name)
