@@ -213,3 +213,13 @@ except RuntimeError as e:
     print(e)
 ''')
     assert out == "False\n'_GeneratorContextManager' object has no attribute 'args'\ngenerator didn't stop\n"
+
+
+def test_skip_init_refuses_a_scripts_class_honestly():
+    """PyTorch builds it on the meta device, where only the draws given device= are skipped: a script's class
+    could draw other numbers, which gradcli cannot tell apart."""
+    source = ('import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self, device=None):\n'
+              '        super().__init__()\n        self.w = nn.Parameter(torch.randn(2, device=device))\n\n\n'
+              'nn.utils.skip_init(Net)\n')
+    assert error_line(source) == ("NotImplementedError: gradcli does not implement torch.nn.utils.skip_init of a "
+                                  "script's module class")

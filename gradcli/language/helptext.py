@@ -992,6 +992,8 @@ _WHAT = {
                   "reflectors, times a base buffer that assignment sets.",
     "remove_weight_norm": "Undoes torch.nn.utils.weight_norm: the weight a plain parameter again.",
     "remove_spectral_norm": "Undoes torch.nn.utils.spectral_norm: the weight a plain parameter again.",
+    "skip_init": "The module built without initialising it: its tensors uninitialised, no random numbers drawn.",
+    "to_empty": "Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype.",
     "norm_except_dim": "The pow-norm over every dim but dim (kept as size-1 dims); dim=-1: over the whole tensor.",
     # attributes and conversions
     "shape": "The sizes of the dimensions, a torch.Size.", "size": "The sizes of the dimensions (or one of them).",

@@ -450,6 +450,7 @@ def _make_nn() -> dict:
         "parametrizations": ScriptModule.later("torch.nn.utils.parametrizations", _make_parametrizations),
         **{name: _later("gradcli.language.nn.reparam_hooks", name)
            for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm")},
+        "skip_init": _later("gradcli.language.nn.module", "skip_init"),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
