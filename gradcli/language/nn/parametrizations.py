@@ -113,7 +113,10 @@ class _SpectralNorm(Module):
 
 
 def _weight_of(module, name: str):
-    weight = getattr(module, name, None)
+    try:
+        weight = getattr(module, name)
+    except (AttributeError, NotImplementedError):   # (a method of PyTorch's Module gradcli lacks: no tensor either)
+        weight = None
     if weight.__class__ is not Tensor:
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     return weight
@@ -243,9 +246,7 @@ def _has_base(module) -> bool:
 
 
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
-    weight = getattr(module, name, None)
-    if weight.__class__ is not Tensor:
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _weight_of(module, name)
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
     if orthogonal_map is None:
