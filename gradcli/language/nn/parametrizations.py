@@ -1,13 +1,13 @@
-"""torch.nn.utils.parametrizations: weight_norm and spectral_norm as parametrizations (parametrize.py).
+"""torch.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal as parametrizations (parametrize.py).
 
+weight_norm keeps the magnitude and the direction as `original0` and `original1` and recomputes the weight with
+torch._weight_norm on every read. spectral_norm divides the weight by its largest singular value, estimated by
+power iteration on buffers `_u` and `_v` that it draws (u, then v: normal_ on new tensors of the weight matrix's
+height and width) and refines 15 times when registered, then once per read in training mode, in place.
 orthogonal keeps a matrix (or batch) orthogonal through the matrix exponential or the Cayley map of the
 skew-symmetric part of its unconstrained original (square weights), or a product of Householder reflectors
-(others), times a `base` buffer that assignment sets (use_trivialization); its last bits are those of
-gradcli's LAPACK (docs/numerics.md). weight_norm keeps the magnitude and the direction as `original0` and `original1` and recomputes the weight
-with torch._weight_norm on every read. spectral_norm divides the weight by its largest singular value,
-estimated by power iteration on buffers `_u` and `_v` that it draws (u, then v: normal_ on new tensors
-of the weight matrix's height and width) and refines 15 times when registered, then once per read in
-training mode, in place.
+(others), times a `base` buffer that assignment sets (use_trivialization); its last bits are those of gradcli's
+LAPACK (docs/numerics.md).
 """
 
 from __future__ import annotations
