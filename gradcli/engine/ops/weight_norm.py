@@ -20,6 +20,7 @@ from gradcli.engine.cascade import chunks
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.recording import Op, apply
 from gradcli.engine.rng import _fma32, _fma64
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 from gradcli.engine.vecorder import lane_sum
 
@@ -80,7 +81,6 @@ def _rows(x: np.ndarray, first: bool) -> np.ndarray:
 def _column_fma_sums(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per column, the last-dim kernels' sum of a * b: each thread's rows fused-multiply-added into its own
     buffer row in order, then the buffers added to 0 in thread order."""
-    from gradcli.engine.state import STATE
     fma = _fma32 if a.dtype == np.float32 else _fma64
     threads = max(STATE.threads, 1)
     total = np.zeros(a.shape[1], a.dtype)
