@@ -188,6 +188,10 @@ EXTRA = [
     "h, tau = torch.geqrf(torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True))\n"
     "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()\n"
     "torch.ormqr(h.detach().requires_grad_(), tau.detach(), torch.ones(3, 1)).sum().backward()",
+    # weight normalisation: the fused kernel's node, and norm_except_dim over the whole tensor (NormBackward0)
+    "import torch.nn.utils.parametrizations as PZ\n"
+    "m = PZ.weight_norm(torch.nn.Linear(3, 2))\n"
+    "(m.weight.sum() + torch.norm_except_dim(m.weight, 2, -1)).backward()",
 ]
 
 

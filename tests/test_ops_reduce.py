@@ -126,6 +126,8 @@ CHECKS = {
     reduce.AMIN: [(lambda a: a.amin(0), (distinct(2, 3),))],
     reduce.NORM_LEGACY: [(lambda a, b: TORCH.members["nn"].members["functional"].members["pairwise_distance"](a, b),
                           (any_(3, 4), any_(3, 4)))],
+    reduce.NORM_WHOLE: [(lambda a: TORCH.members["norm_except_dim"](a, 2, -1), (any_(3, 4),)),
+                        (lambda a: TORCH.members["norm_except_dim"](a, 3, -1), (any_(2, 3),))],
     reduce.DIST: [(lambda a, b: reduce.dist(a, b), (any_(2, 3), any_(3))), (lambda a, b: a.dist(b, 1), (any_(3), any_(3))),
                   (lambda a, b: reduce.dist(a, b, float("inf")), (any_(2, 3), any_(2, 3))),
                   (lambda a, b: reduce.dist(a, b, 3.5), (any_(3), any_(2, 3))),

@@ -25,6 +25,8 @@ _NO_POINTERS = "scripts cannot reach memory addresses"
 T = "import torch\n"
 C = "from collections import namedtuple, defaultdict, Counter, deque\n"
 GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
+PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm = nn.Linear(3, 2)\n"
+         "P.register_parametrization(m, 'weight', nn.Tanh())\n")
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
@@ -143,7 +145,8 @@ ESCAPES = [
                                          "torch.distributions.transforms, torch.distributions.uniform, "
                                          "torch.distributions.von_mises, torch.distributions.weibull, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils,"
-                                         " torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.random, "
+                                         " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
+                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.random, "
                                          "torch.special, torch.testing, torch.utils, torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
@@ -313,6 +316,21 @@ ESCAPES = [
                                                       "attribute '__self__' is outside gradcli's language"),
     ("import torch\nfrom torch.testing import assert_close\nassert_close(1.0, 2.0, msg=lambda m: m * 10**9)", 1,
      "3:38: MemoryError: a str of 143000000000 items is too large (gradcli allows at most 100000000)"),
+    # parametrizations: the class made for a parametrized module, its property and the hooks of the older
+    # weight_norm / spectral_norm are the language's objects, nothing behind them
+    (PARAM + "type(m).weight.fget.__globals__", 1, "6:1: " + _OUTSIDE.format("'function' object", "__globals__")),
+    (PARAM + "type(m).weight.fset.__closure__", 1, "6:1: " + _OUTSIDE.format("'function' object", "__closure__")),
+    (PARAM + "type(m).__bases__", 1, "6:1: " + _OUTSIDE.format("type object 'ParametrizedLinear'", "__bases__")),
+    (PARAM + "m.parametrizations.weight.__dict__", 1, "6:1: " + _OUTSIDE.format("'ParametrizationList' object",
+                                                                                "__dict__")),
+    (PARAM + "P.cached().__exit__.__globals__", 1, "6:1: " + _OUTSIDE.format("'method' object", "__globals__")),
+    (PARAM + "k = nn.Linear(2, 2)\nnn.utils.spectral_norm(k)\nlist(k._forward_pre_hooks.values())[0].__dict__", 1,
+     "8:1: " + _OUTSIDE.format("'SpectralNorm' object", "__dict__")),
+    (PARAM + "k = nn.Linear(2, 2)\nnn.utils.spectral_norm(k)\nlist(k._forward_pre_hooks.values())[0].apply.__code__", 1,
+     "8:1: " + _OUTSIDE.format("'function' object", "__code__")),
+    (T + "from torch.nn.utils.parametrizations import orthogonal\n"
+     "orthogonal(torch.nn.Linear(2, 2)).parametrizations.weight[0].orthogonal_map.__dict__", 1,
+     "3:1: " + _OUTSIDE.format("'_OrthMaps' object", "__dict__")),
     # torch.Tensor's methods read from the class: the method a tensor has, and nothing behind it
     (T + "torch.Tensor.add.__globals__", 1, "2:1: AttributeError: 'method_descriptor' object has no attribute "
                                            "'__globals__'"),

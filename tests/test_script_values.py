@@ -231,6 +231,12 @@ _EXTRAS |= {("torch.distributions.transforms", n) for n in (
 _EXTRAS |= {("torch.nn.utils.rnn", n) for n in ("PackedSequence", "pad_sequence", "pack_padded_sequence",
                                                 "pad_packed_sequence", "pack_sequence", "unpad_sequence",
                                                 "unpack_sequence", "invert_permutation")}
+# nor those of torch.nn.utils.parametrize and .parametrizations
+_EXTRAS |= {("torch.nn.utils.parametrize", n) for n in ("cached", "ParametrizationList", "register_parametrization",
+                                                        "is_parametrized", "remove_parametrizations",
+                                                        "type_before_parametrizations",
+                                                        "transfer_parametrizations_and_params")}
+_EXTRAS |= {("torch.nn.utils.parametrizations", n) for n in ("weight_norm", "spectral_norm", "orthogonal")}
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

@@ -107,6 +107,45 @@ def dirac_(tensor, groups=1):
     return tensor
 
 
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix, the trailing dims flattened: Q of the QR factorisation of a normal draw of
+    rows x cols (transposed when wider than tall), each column's sign set by R's diagonal, times `gain`. The
+    draw is PyTorch's (a contiguous rows x cols normal_); Q's last bits are gradcli's LAPACK's."""
+    if tensor._a.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor._a.size == 0:
+        return tensor
+    rows = tensor._a.shape[0]
+    cols = tensor._a.size // rows
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    with autograd.no_grad():
+        if rows < cols:
+            flattened = flattened.t()
+        q, r = ops.linalg.qr(flattened)
+        q = q.mul_(ops.linalg.diag(r, 0).sign())
+        if rows < cols:
+            q = q.t()
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal values (std `std`) with ceil(sparsity * rows) zeros per column, their rows the first of a
+    torch.randperm(rows) per column (drawn from the default generator, whatever `generator` is, as PyTorch
+    draws them)."""
+    if tensor._a.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor._a.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with autograd.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = factories.randperm(rows)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _fans(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))

@@ -58,6 +58,8 @@ class EngineState:
         "default_device",       # the device factories make tensors on when given none (torch.set_default_device,
                                 # `with torch.device(...)`): None for the CPU, else a torch.device
         "device_stack",         # the defaults that `with torch.device(...)` blocks in progress will put back
+        "parametrization_cache",    # while torch.nn.utils.parametrize.cached() blocks run: (their depth,
+                                    # {(id(module), name): the tensor computed}), else None
     )
 
     def __init__(self):
@@ -83,6 +85,7 @@ class EngineState:
         self.threads = DEFAULT_THREADS
         self.default_device = None
         self.device_stack = []
+        self.parametrization_cache = None
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
@@ -99,6 +102,7 @@ class EngineState:
         self.saved_hooks = self.saved_hooks_off = None
         self.vmap = None
         self.fw_level = None
+        self.parametrization_cache = None
 
     def snapshot(self) -> tuple:
         """Everything `restore` needs to put this state back as it is now."""
@@ -111,14 +115,15 @@ class EngineState:
                 self.python_random.getstate() if self.python_random is not None else None, self.python_seed,
                 np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
-                self.fw_level, self.threads, self.default_device, tuple(self.device_stack))
+                self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
+                self.parametrization_cache)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
-         self.threads, self.default_device, devices) = snap
+         self.threads, self.default_device, devices, self.parametrization_cache) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

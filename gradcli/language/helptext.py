@@ -969,6 +969,32 @@ _WHAT = {
     "trunc_normal_": "Normal values truncated to [a, b], without recording it.",
     "eye_": "The identity matrix written into a 2-d tensor, without recording it.",
     "dirac_": "A 3-5-d convolution weight that passes its input channels through (per group), without recording it.",
+    "orthogonal_": "A (semi-)orthogonal matrix (trailing dims flattened) from the QR of a normal draw, times gain.",
+    "sparse_": "Normal values with ceil(sparsity * rows) zeros in each column (rows from torch.randperm).",
+    # torch.nn.utils: reparametrizations
+    "register_parametrization": "Replaces a parameter or buffer by parametrization(original): the module's class "
+                                "becomes Parametrized<Class>, the tensor moves to module.parametrizations[name].",
+    "remove_parametrizations": "Undoes register_parametrization: the tensor becomes the parametrized value "
+                               "(leave_parametrized=True) or the original.",
+    "is_parametrized": "Whether the module (or its tensor `tensor_name`) has a parametrization.",
+    "cached": "A with-block within which each parametrized tensor is computed once.",
+    "type_before_parametrizations": "The module's class before any parametrization was registered.",
+    "transfer_parametrizations_and_params": "Registers one module's parametrizations (and originals) on another.",
+    "ParametrizationList": "The parametrizations of one tensor, in order, and the original(s) they start from.",
+    "torch.nn.utils.parametrizations.weight_norm": "weight = g * v / ||v|| as a parametrization: the magnitude and the "
+                                                   "direction are parametrizations.weight.original0 and original1.",
+    "torch.nn.utils.parametrizations.spectral_norm": "weight / sigma as a parametrization, sigma its largest singular "
+                                                     "value by power iteration (buffers _u, _v).",
+    "torch.nn.utils.weight_norm": "weight_g * weight_v / ||weight_v||, recomputed by a forward pre-hook (deprecated).",
+    "torch.nn.utils.spectral_norm": "weight_orig / sigma, recomputed by a forward pre-hook with one power iteration "
+                                    "(buffers weight_u, weight_v) in training mode.",
+    "orthogonal": "Keeps a matrix (or batch) orthogonal: matrix_exp or cayley of a skew part (square), or householder "
+                  "reflectors, times a base buffer that assignment sets.",
+    "remove_weight_norm": "Undoes torch.nn.utils.weight_norm: the weight a plain parameter again.",
+    "remove_spectral_norm": "Undoes torch.nn.utils.spectral_norm: the weight a plain parameter again.",
+    "skip_init": "The module built without initialising it: its tensors uninitialised, no random numbers drawn.",
+    "to_empty": "Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype.",
+    "norm_except_dim": "The pow-norm over every dim but dim (kept as size-1 dims); dim=-1: over the whole tensor.",
     # attributes and conversions
     "shape": "The sizes of the dimensions, a torch.Size.", "size": "The sizes of the dimensions (or one of them).",
     "dtype": "The element type (torch.float32, ...); torch.dtype is its type.", "device": "Where the data lives: always the CPU in gradcli.",

@@ -446,9 +446,26 @@ def _make_nn() -> dict:
         "get_total_norm": clipgrad.get_total_norm, "clip_grads_with_norm_": clipgrad.clip_grads_with_norm_,
         "parameters_to_vector": clipgrad.parameters_to_vector, "vector_to_parameters": clipgrad.vector_to_parameters,
         "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
+        "parametrize": ScriptModule.later("torch.nn.utils.parametrize", _make_parametrize),
+        "parametrizations": ScriptModule.later("torch.nn.utils.parametrizations", _make_parametrizations),
+        **{name: _later("gradcli.language.nn.reparam_hooks", name)
+           for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm")},
+        "skip_init": _later("gradcli.language.nn.module", "skip_init"),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
+
+
+def _make_parametrize() -> dict:
+    """torch.nn.utils.parametrize: registering, removing and caching parametrizations."""
+    from gradcli.language.nn import parametrize
+    return parametrize.names()
+
+
+def _make_parametrizations() -> dict:
+    """torch.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal as parametrizations."""
+    from gradcli.language.nn import parametrizations
+    return parametrizations.names()
 
 
 def _make_rnn_utils() -> dict:
@@ -684,6 +701,7 @@ def _build_torch() -> ScriptModule:
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
+        "norm_except_dim": _later("gradcli.engine.ops.weight_norm", "norm_except_dim"),
         # group: pool
         **{name: _later("gradcli.engine.ops.pool", "torch_" + name) for name in (
             "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",

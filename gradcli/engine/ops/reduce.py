@@ -502,8 +502,11 @@ AMIN      = Op("AminBackward0",             None,    ("self", "mask", "counts", 
                (_amax_backward,), quiet=True, jvp=_amax_jvp)
 NORM      = Op("LinalgVectorNormBackward0", None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
                (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
-# C++'s at::norm(self, p, dim, keepdim) (pairwise_distance's): the same kernel and formula, its own node
+# C++'s at::norm(self, p, dim, keepdim) (pairwise_distance's) and at::norm(self, p) (norm_except_dim's with dim -1):
+# the same kernel and formula, nodes of their own
 NORM_LEGACY = Op("NormBackward1",           None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
+               (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
+NORM_WHOLE = Op("NormBackward0",            None,    ("self", "result", "p", "dims", "keepdim", "mask", "counts"),
                (_norm_backward,), fits="dtype", quiet=True, jvp=_norm_jvp)
 DIST      = Op("DistBackward0",             None,    ("self", "other", "p", "result", "mask", "counts"),
                (_dist_self, _dist_other), fits=True, saves_tensors=True, quiet=True,

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import itertools
 
-from gradcli.engine import autograd, dtypes, parameter
+from gradcli.engine import autograd, dtypes, factories, parameter
 from gradcli.engine.tensor import Tensor, check_device
-from gradcli.language import torchapi
+from gradcli.engine.state import STATE
+from gradcli.language import classes, torchapi
 from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
 from gradcli.language.nn import backward_hooks
 from gradcli.language.pycollections import OrderedDict
@@ -370,18 +371,13 @@ class Module(ScriptObject, metaclass=ScriptType):
     def _apply(self, fn):
         for module in self.children():
             module._apply(fn)
-        with autograd.no_grad():
-            for p in self._parameters.values():
-                if p is None:
-                    continue
-                p._set_data(fn(p))
-                if p.grad is not None:
-                    p.grad._set_data(fn(p.grad))
-            buffers = self._buffers
-            for key, b in buffers.items():
-                if b is not None:
-                    buffers[key] = fn(b)
-        return self
+        return _apply_own(self, fn)
+
+    def to_empty(self, *, device, recurse=True):
+        """Every parameter and buffer (and gradient) replaced by an uninitialised tensor of its shape and dtype
+        (gradcli's torch.empty), each parameter keeping its identity."""
+        check_device(device)
+        return self._apply(factories.empty_like) if recurse else _apply_own(self, factories.empty_like)
 
     def to(self, *args, **kwargs):
         dtype = _to_dtype(args, kwargs)
@@ -434,10 +430,13 @@ class Module(ScriptObject, metaclass=ScriptType):
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
+        state_dict = OrderedDict(state_dict)    # PyTorch's copy: its modules' load hooks may rename keys
         for prefix, module in _named_modules(self, "", False, dotted=False):
             d = module.__dict__
             if "_parameters" not in d:
                 raise _missing(module, "_load_state_dict_pre_hooks")
+            for hook in d.get("_load_state_dict_pre_hooks", {}).values():
+                hook(state_dict, prefix)
             skip = d["_non_persistent_buffers_set"]
             local = {k: v for k, v in d["_parameters"].items() if v is not None}
             local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)
@@ -493,6 +492,23 @@ class Module(ScriptObject, metaclass=ScriptType):
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+def _apply_own(module, fn):
+    """fn applied to the module's own parameters (their data: each keeps its identity), their gradients and
+    its buffers."""
+    with autograd.no_grad():
+        for p in module._parameters.values():
+            if p is None:
+                continue
+            p._set_data(fn(p))
+            if p.grad is not None:
+                p.grad._set_data(fn(p.grad))
+        buffers = module._buffers
+        for key, b in buffers.items():
+            if b is not None:
+                buffers[key] = fn(b)
+    return module
 
 
 def _walked(module):
@@ -641,6 +657,31 @@ def _to_dtype(args, kwargs):
         check_device(device)
     return dtype
 
+
+
+# ---------------------------------------------------------------------------------- torch.nn.utils.skip_init
+
+def skip_init(module_cls, *args, **kwargs):
+    """torch.nn.utils.skip_init: the module built without initialising its parameters. PyTorch builds it on the
+    meta device (its initialisers draw nothing) and then gives it empty memory; gradcli builds it, puts the
+    default generator back as it was, and empties its tensors. For gradcli's own layers, whose only draws are
+    their initialisations, that is exact; a script's class may draw other numbers on the CPU, which only its
+    run on the meta device would tell apart, so it is refused."""
+    if not isinstance(module_cls, type) or not issubclass(module_cls, Module):
+        if not isinstance(module_cls, type):
+            raise TypeError("issubclass() arg 1 must be a class")
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
+    if classes.script_made(module_cls) or any(classes.script_made(c) for c in module_cls.__mro__):
+        raise NotImplementedError("gradcli does not implement torch.nn.utils.skip_init of a script's module class")
+    import inspect
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    device = kwargs.pop("device", "cpu")
+    check_device(device)
+    state = STATE.generator.get_state()
+    module = module_cls(*args, **kwargs)
+    STATE.generator.set_state(state)
+    return module.to_empty(device=device)
 
 
 # ---------------------------------------------------------------------------------- torch.func.functional_call
