@@ -142,7 +142,8 @@ def test_print_passes_its_keywords_on():
                                            "results are complex tensors (complex64/complex128), and gradcli has no "
                                            "complex dtypes"),
     ("torch.ones(2).histogram", "NotImplementedError: gradcli does not implement torch.Tensor.histogram"),
-    ("torch.nn.functional.grid_sample", "NotImplementedError: gradcli does not implement torch.nn.functional.grid_sample"),
+    ("torch.nn.functional.fractional_max_pool2d",
+     "NotImplementedError: gradcli does not implement torch.nn.functional.fractional_max_pool2d"),
     ("torch.autograd.forward_ad.make_dual(1)", "TypeError: make_dual() missing 1 required positional argument: 'tangent'"),
     ("torch.foo", "AttributeError: module 'torch' has no attribute 'foo'"),
     ("torch.nn.foo", "AttributeError: module 'torch.nn' has no attribute 'foo'"),

@@ -789,6 +789,13 @@ _WHAT = {
     "affine_grid": "The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of a batch of affine matrices theta, in [-1, 1] "
                    "coordinates.",
     "affine_grid_generator": "affine_grid's kernel: torch.affine_grid_generator(theta, size, align_corners).",
+    "grid_sample": "Samples an (N, C, H, W) (or (N, C, D, H, W)) input at the [-1, 1] points of a grid (N, H_out, "
+                   "W_out, 2) (or (..., 3)): mode 'bilinear', 'nearest' or 'bicubic' (4-d only), padding_mode "
+                   "'zeros', 'border' or 'reflection'; differentiable in the input and the grid.",
+    "grid_sampler": "grid_sample's kernel: torch.grid_sampler(input, grid, interpolation_mode, padding_mode, "
+                    "align_corners), the modes as numbers (bilinear 0, nearest 1, bicubic 2; zeros 0, border 1, "
+                    "reflection 2).",
+    "grid_sampler_2d": "grid_sampler of a 4-d input.", "grid_sampler_3d": "grid_sampler of a 5-d input.",
     "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
     "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
     "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "

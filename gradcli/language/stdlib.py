@@ -403,6 +403,7 @@ def _make_nn() -> dict:
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
+        "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -682,6 +683,8 @@ def _build_torch() -> ScriptModule:
             "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
+        **{name: _later("gradcli.engine.ops.grid_sample", name) for name in (
+            "grid_sampler", "grid_sampler_2d", "grid_sampler_3d")},
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
         # group: pool
