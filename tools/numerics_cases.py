@@ -532,6 +532,8 @@ CASES = [
     case("grid_sample.GRID_SAMPLER_2D", "F.grid_sample(a, b, align_corners=False)", (("any", IMG), ("any", const(2, 6, 7, 2)))),
     case("grid_sample.GRID_SAMPLER_2D", "F.grid_sample(a, b, mode='bicubic', padding_mode='reflection', align_corners=True)",
          (("any", IMG), ("any", const(2, 6, 7, 2)))),
+    case("ctc.CTC_LOSS", "F.ctc_loss(a.log_softmax(2), torch.tensor([[1, 2, 2, 3], [3, 1, 0, 0]]), (8, 7), (4, 2), reduction='none')",
+         (("any", const(8, 2, 5)),), **LIB),
     case("grid_sample.GRID_SAMPLER_3D", "F.grid_sample(a.unsqueeze(2), b, padding_mode='border', align_corners=False)",
          (("any", IMG), ("any", const(2, 2, 6, 7, 3)))),
     # PyTorch's nll_loss2d backward refuses a transposed input ("grad_input must be contiguous")

@@ -796,6 +796,9 @@ _WHAT = {
                     "align_corners), the modes as numbers (bilinear 0, nearest 1, bicubic 2; zeros 0, border 1, "
                     "reflection 2).",
     "grid_sampler_2d": "grid_sampler of a 4-d input.", "grid_sampler_3d": "grid_sampler of a 5-d input.",
+    "ctc_loss": "The connectionist temporal classification loss of (T, N, C) log-probabilities against unaligned "
+                "targets (padded (N, S) or concatenated 1-d), given each sequence's input and target length; "
+                "blank=, reduction=, zero_infinity=.",
     "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
     "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
     "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "

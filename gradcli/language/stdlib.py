@@ -404,6 +404,7 @@ def _make_nn() -> dict:
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
         "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
+        "ctc_loss": _later("gradcli.engine.ops.ctc", "ctc_loss"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -683,6 +684,7 @@ def _build_torch() -> ScriptModule:
             "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
+        "ctc_loss": _later("gradcli.engine.ops.ctc", "torch_ctc_loss"),
         **{name: _later("gradcli.engine.ops.grid_sample", name) for name in (
             "grid_sampler", "grid_sampler_2d", "grid_sampler_3d")},
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),

@@ -25,7 +25,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
             losses.PoissonNLLLoss, losses.GaussianNLLLoss, losses.SoftMarginLoss, losses.MultiLabelMarginLoss,
-            losses.MultiMarginLoss, losses.TripletMarginLoss, losses.TripletMarginWithDistanceLoss, containers.ParameterList, containers.ParameterDict,
+            losses.MultiMarginLoss, losses.CTCLoss, losses.TripletMarginLoss, losses.TripletMarginWithDistanceLoss, containers.ParameterList, containers.ParameterDict,
             activations.Hardsigmoid, activations.Hardswish, activations.RReLU, activations.Softmax2d,
             layers.AlphaDropout, layers.FeatureAlphaDropout, layers.ChannelShuffle, normalization.LocalResponseNorm,
             rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell,
