@@ -24,6 +24,9 @@ INFERENCE_INPLACE_ERROR = (
 print_options = STATE.print_options
 # The ids of the tensors that are nn.Parameters (gradcli.engine.parameter owns the marks)
 parameter_marks: dict = {}
+# The ids of the tensors that stand for a lazy module's parameters and buffers before its first call, with
+# their kind (UninitializedParameter, UninitializedBuffer): gradcli.engine.parameter owns these marks too
+uninitialized_marks: dict = {}
 _MISSING_P = object()          # geometric_() without its required p
 
 class Size(tuple):
@@ -408,6 +411,8 @@ class Tensor:
         return iter(ops.unbind0(self))
 
     def __repr__(self) -> str:
+        if uninitialized_marks and id(self) in uninitialized_marks:     # a lazy module's, before its first call
+            return f"<{uninitialized_marks[id(self)][1]}>"
         fn = self.grad_fn
         tangent = None
         if STATE.fw_level is not None:

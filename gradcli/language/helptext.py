@@ -865,6 +865,13 @@ _WHAT = {
     "MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss as a module.",
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
     "TripletMarginLoss": "triplet_margin_loss as a module.",
+    "CTCLoss": "ctc_loss as a module (blank=, reduction=, zero_infinity=).",
+    "LazyLinear": "Linear whose in_features is read off its first input: until then its weight and bias are "
+                  "<UninitializedParameter>; the first call gives them their shapes, initialises them as Linear "
+                  "does and turns the module into a Linear.",
+    **{f"Lazy{kind}{n}d": f"{kind}{n}d whose {what} is read off its first input (see LazyLinear)."
+       for kind, what in (("Conv", "in_channels"), ("ConvTranspose", "in_channels"), ("BatchNorm", "num_features"),
+                          ("InstanceNorm", "num_features")) for n in (1, 2, 3)},
     "TripletMarginWithDistanceLoss": "triplet_margin_with_distance_loss as a module (its distance a PairwiseDistance "
                                      "submodule by default).",
     "LocalResponseNorm": "local_response_norm as a module.", "Softmax2d": "softmax over the channels (dim -3).",

@@ -22,7 +22,7 @@ from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forw
                             signatures, slim)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
+from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options, uninitialized_marks
 
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
@@ -1346,7 +1346,11 @@ def script_type(obj):
     held = _HELD_CLASSES.get(cls)
     if held is not None:
         if cls is Tensor and id(obj) in parameter_marks:        # an nn.Parameter
+            if uninitialized_marks and id(obj) in uninitialized_marks:      # a lazy module's placeholder
+                return _class_value("torch.nn.parameter.UninitializedParameter")
             return TORCH.members["nn"].members["Parameter"]
+        if cls is Tensor and uninitialized_marks and id(obj) in uninitialized_marks:
+            return _class_value("torch.nn.parameter.UninitializedBuffer")
         return held
     if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
         return cls
