@@ -333,6 +333,7 @@ _WHAT = {
     "requires_grad": "Whether operations on this tensor are recorded for backward.",
     "grad_fn": "The graph node that produced this tensor, or None for a leaf.",
     "is_leaf": "Whether the tensor is a leaf of the graph (made by the user, not by a recorded operation).",
+    "output_nr": "Which output of its grad_fn the tensor is (0 for a leaf or a node's only result).",
     "retains_grad": "Whether retain_grad() was called on this non-leaf tensor.",
     "data": "The tensor's values as a tensor outside the graph.",
     # arithmetic
