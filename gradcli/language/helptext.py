@@ -867,6 +867,9 @@ _WHAT = {
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
     "TripletMarginLoss": "triplet_margin_loss as a module.",
     "CTCLoss": "ctc_loss as a module (blank=, reduction=, zero_infinity=).",
+    "AdaptiveLogSoftmaxWithLoss": "The adaptive softmax (a head Linear over the shortlist and the clusters, a "
+                                  "two-Linear projection per cluster): module(input, target) gives (output, loss); "
+                                  "log_prob(input) and predict(input).",
     "LazyLinear": "Linear whose in_features is read off its first input: until then its weight and bias are "
                   "<UninitializedParameter>; the first call gives them their shapes, initialises them as Linear "
                   "does and turns the module into a Linear.",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
-from gradcli.language.nn import activations, containers, layers, lazy, losses
+from gradcli.language.nn import activations, adaptive, containers, layers, lazy, losses
 from gradcli.language.nn import conv, normalization, padding, pooling, rnn, transformer, upsampling
 from gradcli.language.nn.module import Module
 
@@ -46,7 +46,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d,
             transformer.MultiheadAttention,
             transformer.TransformerEncoderLayer, transformer.TransformerEncoder, transformer.TransformerDecoderLayer,
-            transformer.TransformerDecoder, transformer.Transformer) + lazy.CLASSES
+            transformer.TransformerDecoder, transformer.Transformer) + lazy.CLASSES + (adaptive.AdaptiveLogSoftmaxWithLoss,)
 
 
 class ParameterClass(type):
