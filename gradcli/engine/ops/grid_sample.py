@@ -147,11 +147,17 @@ def _chunks(grid: np.ndarray) -> np.ndarray:
     iterator walks it: over the flattened H x W when contiguous, else along each row."""
     _, h, w, _ = grid.shape
     step = _lanes(grid.dtype)
-    s = [v // grid.itemsize for v in grid.strides[1:]]
-    flat = _contiguous((h, w, 2), s) or ((s[1] == 1 or w == 1) and _contiguous((h, w), s[:2]))
-    if flat:
+    if _flat(grid):
         return np.arange(h * w) // step
     return (np.arange(h)[:, None] * -(-w // step) + np.arange(w)[None, :] // step).reshape(-1)
+
+
+def _flat(grid: np.ndarray) -> bool:
+    """Whether the kernel walks the grid's (H, W) plane as one flat run (its (H, W, 2) block contiguous, or its
+    H, W plane with coordinates apart), else row by row."""
+    _, h, w, _ = grid.shape
+    s = [v // grid.itemsize for v in grid.strides[1:]]
+    return _contiguous((h, w, 2), s) or ((s[1] == 1 or w == 1) and _contiguous((h, w), s[:2]))
 
 
 def _contiguous(sizes, strides) -> bool:
@@ -264,14 +270,19 @@ def _sample_2d(x: np.ndarray, grid: np.ndarray, mode: int, padding: int, align: 
         uy, _ = _unnormalize_vec(gy, h, align)
         ix, iy, taps = _cubic_taps(ux, uy, h, w, padding, align)
         cx, cy = _cubic(ux - ix), _cubic(uy - iy)
+        # GCC contracts the two sums differently where the kernel is inlined into the row-by-row walk of a
+        # reflected float32 grid: every product fused there (measured against PyTorch; float64 grids walked
+        # row by row round differently again, in ways not pinned down: docs/nn.md)
+        fused = x.dtype == np.float32 and padding == 2 and not _flat(grid)
         rows = []
-        for j in range(4):     # along x: the first two products fused, then plain sums
+        for j in range(4):     # along x: the first two products fused, then plain sums (or fused)
             v = [_gather(x, *taps[4 * i + j]) for i in range(4)]
             c0, c1, c2, c3 = (k[:, None, :] for k in cx)
-            rows.append(fma(c0, v[0], c1 * v[1]) + c2 * v[2] + c3 * v[3])
-        out = cy[0][:, None, :] * rows[0]
-        for j in range(1, 4):
-            out = fma(cy[j][:, None, :], rows[j], out)
+            first = fma(c0, v[0], c1 * v[1])
+            rows.append(fma(c3, v[3], fma(c2, v[2], first)) if fused else first + c2 * v[2] + c3 * v[3])
+        c0, c1, c2, c3 = (k[:, None, :] for k in cy)
+        out = fma(c0, rows[0], c1 * rows[1]) if fused else fma(c1, rows[1], c0 * rows[0])
+        out = fma(c3, rows[3], fma(c2, rows[2], out))
         return out.reshape(n, c, ho, wo)
     lx = _location(gx, w, padding, align)
     ly = _location(gy, h, padding, align)
