@@ -8,16 +8,12 @@ reset_parameters (so the random draws are the ones PyTorch makes then) and turns
 
 from __future__ import annotations
 
-import weakref
-
 from gradcli.engine import autograd, dtypes, parameter
 from gradcli.language.nn import conv, layers, normalization
 from gradcli.language.nn.module import Module
 
 _PARAMETER, _BUFFER = "UninitializedParameter", "UninitializedBuffer"
-# The lazy modules whose first call has not come yet (PyTorch keeps its pre-hook's handle on the module; the
-# helpers below are functions, not methods, so a script reaches nothing of gradcli's own through a module)
-_PENDING: weakref.WeakSet = weakref.WeakSet()
+# (the helpers below are functions, not methods: a script reaches nothing of gradcli's own through a module)
 
 
 class LazyModuleMixin:
@@ -31,13 +27,13 @@ class LazyModuleMixin:
                    for table in ("_parameters", "_buffers") for t in d[table].values() if t is not None)
 
     def __call__(self, *args, **kwargs):
-        if self in _PENDING:                # PyTorch's _infer_parameters pre-hook, registered first
-            self.initialize_parameters(*args, **kwargs)
-            if self.has_uninitialized_params():
-                raise RuntimeError(f"module {type(self).__name__} has not been fully initialized")
-            _PENDING.discard(self)
-            if self.cls_to_become is not None:
-                self.__class__ = self.cls_to_become
+        # PyTorch's _infer_parameters pre-hook, registered first: it runs until a call completes the module,
+        # which then becomes cls_to_become, whose __call__ is Module's (so a copy of a lazy module is lazy too)
+        self.initialize_parameters(*args, **kwargs)
+        if self.has_uninitialized_params():
+            raise RuntimeError(f"module {type(self).__name__} has not been fully initialized")
+        if self.cls_to_become is not None:
+            self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)
 
 
@@ -68,7 +64,6 @@ class LazyLinear(LazyModuleMixin, layers.Linear):
         self.out_features = out_features
         if bias:
             _placeholder(self, "bias", _PARAMETER, _dtype(dtype))
-        _PENDING.add(self)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_features != 0:
@@ -90,7 +85,6 @@ def _conv_placeholders(module, out_channels, bias, dtype) -> None:
     module.out_channels = out_channels
     if bias:
         _placeholder(module, "bias", _PARAMETER, _dtype(dtype))
-    _PENDING.add(module)
 
 
 class _LazyConvMixin(LazyModuleMixin):
@@ -156,7 +150,6 @@ def _norm_placeholders(module, affine, track_running_stats, dtype) -> None:
         _placeholder(module, "running_mean", _BUFFER, _dtype(dtype))
         _placeholder(module, "running_var", _BUFFER, _dtype(dtype))
         module.__dict__["_buffers"]["num_batches_tracked"] = _long_zero()
-    _PENDING.add(module)
 
 
 class _LazyNormMixin(LazyModuleMixin):
