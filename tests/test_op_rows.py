@@ -69,6 +69,14 @@ EXTRA = [
     "g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\ng.sum().backward()",
     # pdist, and its gradient's node under create_graph
     "x = torch.rand(4, 3, requires_grad=True)\ng, = torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)",
+    # ctc_loss
+    "x = torch.rand(4, 1, 3, requires_grad=True)\n"
+    "F.ctc_loss(x.log_softmax(2), torch.tensor([[1, 2]]), (4,), (2,)).backward()",
+    # grid_sample's gradients under create_graph (nodes gradcli cannot differentiate again)
+    "x = torch.rand(1, 1, 2, 2, requires_grad=True)\ng = torch.rand(1, 1, 2, 2) - 0.5\n"
+    "gx, = torch.autograd.grad(F.grid_sample(x, g, align_corners=False).sum(), x, create_graph=True)",
+    "x = torch.rand(1, 1, 2, 2, 2, requires_grad=True)\ng = torch.rand(1, 1, 1, 2, 3) - 0.5\n"
+    "gx, = torch.autograd.grad(F.grid_sample(x, g, align_corners=False).sum(), x, create_graph=True)",
     # affine_grid
     "t = torch.rand(1, 2, 3, requires_grad=True)\nF.affine_grid(t, (1, 1, 2, 3), align_corners=False).sum().backward()",
     # Tensor.unfold, and its gradient's node under create_graph

@@ -343,6 +343,14 @@ ESCAPES = [
      + ": " + _NO_ARRAYS),
     (T + "torch.Tensor.add(print, 1)", 1, "2:1: TypeError: descriptor 'add' for 'torch._C.TensorBase' objects "
                                          "doesn't apply to a 'builtin_function_or_method' object"),
+    # a lazy module: its helpers are gradcli's own functions, not methods a script can reach
+    (T + "m = torch.nn.LazyLinear(3)\nm._materialize", 1,
+     "3:1: AttributeError: 'LazyLinear' object has no attribute '_materialize'"),
+    (T + "m = torch.nn.LazyConv1d(3, 2)\nm._placeholder", 1,
+     "3:1: AttributeError: 'LazyConv1d' object has no attribute '_placeholder'"),
+    (T + "m = torch.nn.LazyLinear(3)\ntype(m).__mro__", 1, "3:1: " + _OUTSIDE.format("type object 'LazyLinear'", "__mro__")),
+    (T + "m = torch.nn.LazyLinear(3)\nm.weight.__class__.__mro__", 1,
+     "3:1: AttributeError: type object 'UninitializedParameter' has no attribute '__mro__'"),
 ]
 
 

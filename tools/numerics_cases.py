@@ -529,6 +529,13 @@ CASES = [
     case("pdist.PDIST", "F.pdist(a)", "any:P1", **LIB),
     case("pdist.PDIST", "F.pdist(a, p=1)", "any:P1"),
     case("affine_grid.AFFINE_GRID", "F.affine_grid(a, (2, 3, 5, 7), align_corners=False)", "any:AFF"),
+    case("grid_sample.GRID_SAMPLER_2D", "F.grid_sample(a, b, align_corners=False)", (("any", IMG), ("any", const(2, 6, 7, 2)))),
+    case("grid_sample.GRID_SAMPLER_2D", "F.grid_sample(a, b, mode='bicubic', padding_mode='reflection', align_corners=True)",
+         (("any", IMG), ("any", const(2, 6, 7, 2)))),
+    case("ctc.CTC_LOSS", "F.ctc_loss(a.log_softmax(2), torch.tensor([[1, 2, 2, 3], [3, 1, 0, 0]]), (8, 7), (4, 2), reduction='none')",
+         (("any", const(8, 2, 5)),), **LIB),
+    case("grid_sample.GRID_SAMPLER_3D", "F.grid_sample(a.unsqueeze(2), b, padding_mode='border', align_corners=False)",
+         (("any", IMG), ("any", const(2, 2, 6, 7, 3)))),
     # PyTorch's nll_loss2d backward refuses a transposed input ("grad_input must be contiguous")
     case("nn.NLL_LOSS2D", "F.nll_loss(a, i)", (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))),
          layouts=("contiguous",)),
@@ -654,6 +661,10 @@ NOT_DRIVEN = {
     "arrange.PIXEL_UNSHUFFLE": "pixel_unshuffle: the same rearrangement's inverse",
     "arrange.CHANNEL_SHUFFLE": "channel_shuffle: a rearrangement of channels (the values are the input's)",
     "pdist.PDIST_BACKWARD": "pdist's gradient recorded under create_graph: PyTorch gives it no derivative",
+    "grid_sample.GRID_SAMPLER_2D_BACKWARD": "grid_sample's 2-d gradient recorded under create_graph: gradcli does "
+                                            "not implement its derivative",
+    "grid_sample.GRID_SAMPLER_3D_BACKWARD": "grid_sample's 3-d gradient recorded under create_graph: gradcli does "
+                                            "not implement its derivative",
     "randomized.RRELU": "rrelu: a random slope per element from PyTorch's stream (tests/engine_cases/nn_extras.txt "
                         "pins the draws), one multiply",
     "randomized.RRELU_": "rrelu_: the same in place",

@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.tensor import Tensor, parameter_marks as _MARKED
+from gradcli.engine.tensor import Tensor, parameter_marks as _MARKED, uninitialized_marks as _LAZY
 
 
 def is_parameter(t) -> bool:
@@ -42,3 +42,48 @@ def make(data=None, requires_grad=True) -> Tensor:
         p.requires_grad = True
     return mark(p)
 
+
+
+# ------------------------------------------------------------------ lazy modules' placeholders
+
+def uninitialized(kind: str, dtype=None) -> Tensor:
+    """torch.nn.UninitializedParameter() / UninitializedBuffer(): an empty tensor of `dtype` that prints as
+    `<kind>` until materialize() gives it its shape (in place: holders of it see the new values)."""
+    t = Tensor(np.empty((0,), (dtype or dtypes.default_float).np))
+    if kind == "UninitializedParameter":
+        t.requires_grad = True
+        mark(t)
+    key = id(t)
+    _LAZY[key] = (weakref.ref(t, lambda _, key=key: _LAZY.pop(key, None)), kind)
+    return t
+
+
+def uninitialized_kind(t) -> str | None:
+    entry = _LAZY.get(id(t)) if _LAZY else None
+    return None if entry is None else entry[1]
+
+
+def carry_uninitialized(old: Tensor, new: Tensor) -> Tensor:
+    """`new`, made from the placeholder `old` (a dtype conversion, a detached copy), as a placeholder too."""
+    kind = uninitialized_kind(old)
+    if kind is not None and uninitialized_kind(new) is None:
+        key = id(new)
+        _LAZY[key] = (weakref.ref(new, lambda _, key=key: _LAZY.pop(key, None)), kind)
+    return new
+
+
+def materialize(t: Tensor, shape: tuple) -> None:
+    """UninitializedTensorMixin.materialize: the placeholder becomes an (uninitialised) tensor of `shape`."""
+    from gradcli.engine import budget
+    budget.check_tensor(tuple(shape), t._a.itemsize)
+    t._set_data(Tensor(np.empty(tuple(shape), t._a.dtype)))
+    _LAZY.pop(id(t), None)
+
+
+def uninitialized_error(t: Tensor, method: str) -> ValueError:
+    """PyTorch's refusal of a tensor method on a placeholder (its __torch_function__'s)."""
+    kind = "Parameter" if is_parameter(t) else "Buffer"
+    return ValueError(f"Attempted to use an uninitialized parameter in <method '{method}' of 'torch._C.TensorBase' "
+                      "objects>. This error happens when you are using a `LazyModule` or explicitly manipulating "
+                      f"`torch.nn.parameter.Uninitialized{kind}` objects. When using LazyModules Call `forward` with "
+                      "a dummy batch to initialize the parameters before calling torch functions")

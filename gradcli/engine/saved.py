@@ -104,7 +104,8 @@ _MISSING = object()
 # (node, PyTorch's saved name) -> the row's name for it, where PyTorch calls the node's own result otherwise
 _ALIASES = {("ScaledDotProductFlashAttentionForCpuBackward0", "output"): "result",
             ("LinalgCholeskyExBackward0", "L"): "result", ("LinalgLuFactorExBackward0", "LU"): "result",
-            ("LinalgLstsqBackward0", "solution"): "result", ("LinalgVectorNormBackward0", "ord"): "p", ("TriangularSolveBackward0", "solution"): "result"}
+            ("LinalgLstsqBackward0", "solution"): "result", ("LinalgVectorNormBackward0", "ord"): "p", ("TriangularSolveBackward0", "solution"): "result",
+            ("CtcLossBackward0", "result0"): "result"}
 _PYTORCH_NAMES = {(node, ours): theirs for (node, theirs), ours in _ALIASES.items()}
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}        # at::Reduction, as a loss node saves it
 

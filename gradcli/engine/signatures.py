@@ -134,6 +134,11 @@ SIGNATURES = {
     "torch.celu": ["(Tensor input, Number alpha = 1.0)"], "torch.celu_": ["(Tensor input, Number alpha = 1.0)"],
     "torch.hardshrink": ["(Tensor input, Number lambd = 0.5)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
     "torch.pdist": ["(Tensor input, float p = 2)"],
+    "torch.ctc_loss": [f"(Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, int blank = 0, "
+                       "int reduction = at::Reduction::Mean, bool zero_infinity = False)"
+                       for kind in ("tuple of ints", "Tensor")],
+    **{f"torch.grid_sampler{k}": ["(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+                                  "bool align_corners)"] for k in ("", "_2d", "_3d")},
     "torch.rrelu": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "
                     "torch.Generator generator = None)"],
     "torch.rrelu_": ["(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training = False, "

@@ -24,6 +24,12 @@ INFERENCE_INPLACE_ERROR = (
 print_options = STATE.print_options
 # The ids of the tensors that are nn.Parameters (gradcli.engine.parameter owns the marks)
 parameter_marks: dict = {}
+# node -> where its saved values hold the piece's position (the nodes whose results are pieces of one input)
+_PIECE_POSITION = {"SplitBackward0": 2, "SplitWithSizesBackward0": 2, "UnsafeSplitBackward0": 2,
+                   "UnsafeSplitWithSizesBackward0": 2, "UnbindBackward0": 1}
+# The ids of the tensors that stand for a lazy module's parameters and buffers before its first call, with
+# their kind (UninitializedParameter, UninitializedBuffer): gradcli.engine.parameter owns these marks too
+uninitialized_marks: dict = {}
 _MISSING_P = object()          # geometric_() without its required p
 
 class Size(tuple):
@@ -199,6 +205,24 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return autograd.checked_grad_fn(self) is None
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is: 0 for a leaf and for a node's only result; an output slot's
+        index; a piece's position for split, chunk and unbind, whose pieces gradcli records as nodes of their own
+        (each knows its position) where PyTorch has one node with an output per piece."""
+        fn = autograd.checked_grad_fn(self)
+        if fn is None:
+            return 0
+        if fn.__class__ is autograd.OutputSlot:
+            return fn.index
+        position = _PIECE_POSITION.get(fn.op.node)
+        if position is None:
+            return 0
+        value = fn.saved[position]
+        if value.__class__ is tuple:            # unbind's key: the position is its integer
+            value = next(k for k in value if k.__class__ is int)
+        return int(value)
 
     @property
     def device(self):
@@ -408,6 +432,8 @@ class Tensor:
         return iter(ops.unbind0(self))
 
     def __repr__(self) -> str:
+        if uninitialized_marks and id(self) in uninitialized_marks:     # a lazy module's, before its first call
+            return f"<{uninitialized_marks[id(self)][1]}>"
         fn = self.grad_fn
         tangent = None
         if STATE.fw_level is not None:

@@ -13,9 +13,9 @@ from types import GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
+from gradcli.engine import autograd, custom, dtypes, factories, forward, parameter, rng, saved, savedhooks, typeinfo
 from gradcli.engine.ops.reduce import RETURN_FIELDS, RETURN_KINDS
-from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks
+from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, uninitialized_marks
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule, type_name
 from gradcli.language.classes import ScriptType
@@ -216,10 +216,30 @@ def get_attr(obj, name: str):
     return value
 
 
+# What a lazy module's placeholder (UninitializedParameter, UninitializedBuffer) answers before its first call:
+# these read as on any tensor; its shape is PyTorch's RuntimeError, every other method its ValueError
+_UNINITIALIZED_ATTRS = frozenset(("dtype", "device", "requires_grad", "grad", "is_leaf", "data", "size", "grad_fn",
+                                  "is_floating_point", "type"))
+
+
+def _check_uninitialized(obj, name: str) -> None:
+    if name in _UNINITIALIZED_ATTRS:
+        return
+    if name == "shape":
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+    if name in TENSOR_METHODS:
+        raise parameter.uninitialized_error(obj, name)
+
+
 def get_method(obj, name: str):
     """`obj.name` to be called at once (`obj.name(...)`): the function itself, with nothing to print."""
     cls = obj.__class__
     if cls is Tensor:
+        if uninitialized_marks and id(obj) in uninitialized_marks:
+            _check_uninitialized(obj, name)
         if name in TENSOR_ATTRS:
             if name == "grad_fn":
                 fn = autograd.checked_grad_fn(obj)

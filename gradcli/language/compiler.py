@@ -28,7 +28,7 @@ from gradcli.engine.autograd import ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.syntaxerrors import Problems
-from gradcli.engine.tensor import Tensor
+from gradcli.engine.tensor import Tensor, uninitialized_marks
 
 CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
@@ -1527,9 +1527,11 @@ class Compiler:
         if not called and name in access.TENSOR_METHODS or name == "grad_fn":
             tensor_attrs = ()           # a bare tensor method: get_attr wraps it; grad_fn: see access
 
+        lazy = uninitialized_marks          # a lazy module's placeholders: their reads go through access
+
         def load_attr(env):
             obj = obj_fn(env)
-            if obj.__class__ is Tensor and name in tensor_attrs:
+            if obj.__class__ is Tensor and name in tensor_attrs and not (lazy and id(obj) in lazy):
                 return getattr(obj, name)
             try:
                 return get_attr(obj, name)

@@ -156,8 +156,9 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
         budget.check_tensor(t._a.shape, t._a.itemsize)
         y = parameter.mark(_new_leaf(np.array(t._a, copy=True), t.requires_grad))
         memo[id(t)] = y
-        return y
+        return parameter.carry_uninitialized(t, y)       # a lazy module's placeholder stays one
     y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
+    parameter.carry_uninitialized(t, y)
     if t.grad is not None:
         y.grad = _deep_tensor(t.grad, memo)
     memo[id(t)] = y
@@ -210,7 +211,7 @@ def copy(x):
     if cls in pycollections.NAMEDTUPLES:
         return cls(*x)
     if cls is Tensor:                       # PyTorch's pickling path: a leaf on the same data, no grad
-        y = _new_leaf(x._a, x.requires_grad)
+        y = parameter.carry_uninitialized(x, _new_leaf(x._a, x.requires_grad))
         return parameter.mark(y) if parameter.is_parameter(x) else y
     if cls is types.MethodType:
         return x

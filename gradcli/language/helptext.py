@@ -333,6 +333,7 @@ _WHAT = {
     "requires_grad": "Whether operations on this tensor are recorded for backward.",
     "grad_fn": "The graph node that produced this tensor, or None for a leaf.",
     "is_leaf": "Whether the tensor is a leaf of the graph (made by the user, not by a recorded operation).",
+    "output_nr": "Which output of its grad_fn the tensor is (0 for a leaf or a node's only result).",
     "retains_grad": "Whether retain_grad() was called on this non-leaf tensor.",
     "data": "The tensor's values as a tensor outside the graph.",
     # arithmetic
@@ -789,6 +790,16 @@ _WHAT = {
     "affine_grid": "The (N, H, W, 2) (or (N, D, H, W, 3)) sampling grid of a batch of affine matrices theta, in [-1, 1] "
                    "coordinates.",
     "affine_grid_generator": "affine_grid's kernel: torch.affine_grid_generator(theta, size, align_corners).",
+    "grid_sample": "Samples an (N, C, H, W) (or (N, C, D, H, W)) input at the [-1, 1] points of a grid (N, H_out, "
+                   "W_out, 2) (or (..., 3)): mode 'bilinear', 'nearest' or 'bicubic' (4-d only), padding_mode "
+                   "'zeros', 'border' or 'reflection'; differentiable in the input and the grid.",
+    "grid_sampler": "grid_sample's kernel: torch.grid_sampler(input, grid, interpolation_mode, padding_mode, "
+                    "align_corners), the modes as numbers (bilinear 0, nearest 1, bicubic 2; zeros 0, border 1, "
+                    "reflection 2).",
+    "grid_sampler_2d": "grid_sampler of a 4-d input.", "grid_sampler_3d": "grid_sampler of a 5-d input.",
+    "ctc_loss": "The connectionist temporal classification loss of (T, N, C) log-probabilities against unaligned "
+                "targets (padded (N, S) or concatenated 1-d), given each sequence's input and target length; "
+                "blank=, reduction=, zero_infinity=.",
     "pdist": "The p-norm distance of every pair of rows i < j of a 2-d input (the upper triangle of cdist(x, x)).",
     "alpha_dropout_": "alpha_dropout in place.", "feature_alpha_dropout_": "feature_alpha_dropout in place.",
     "feature_dropout": "Dropout of whole channels (one draw per sample and channel): torch.feature_dropout(input, p, "
@@ -855,6 +866,16 @@ _WHAT = {
     "MultiLabelSoftMarginLoss": "multilabel_soft_margin_loss as a module.",
     "PoissonNLLLoss": "poisson_nll_loss as a module.", "GaussianNLLLoss": "gaussian_nll_loss as a module.",
     "TripletMarginLoss": "triplet_margin_loss as a module.",
+    "CTCLoss": "ctc_loss as a module (blank=, reduction=, zero_infinity=).",
+    "AdaptiveLogSoftmaxWithLoss": "The adaptive softmax (a head Linear over the shortlist and the clusters, a "
+                                  "two-Linear projection per cluster): module(input, target) gives (output, loss); "
+                                  "log_prob(input) and predict(input).",
+    "LazyLinear": "Linear whose in_features is read off its first input: until then its weight and bias are "
+                  "<UninitializedParameter>; the first call gives them their shapes, initialises them as Linear "
+                  "does and turns the module into a Linear.",
+    **{f"Lazy{kind}{n}d": f"{kind}{n}d whose {what} is read off its first input (see LazyLinear)."
+       for kind, what in (("Conv", "in_channels"), ("ConvTranspose", "in_channels"), ("BatchNorm", "num_features"),
+                          ("InstanceNorm", "num_features")) for n in (1, 2, 3)},
     "TripletMarginWithDistanceLoss": "triplet_margin_with_distance_loss as a module (its distance a PairwiseDistance "
                                      "submodule by default).",
     "LocalResponseNorm": "local_response_norm as a module.", "Softmax2d": "softmax over the channels (dim -3).",

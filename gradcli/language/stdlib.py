@@ -22,7 +22,7 @@ from gradcli.engine import (autograd, backward, cascade, dtypes, factories, forw
                             signatures, slim)
 from gradcli.engine.state import STATE
 from gradcli.engine.ops.reduce import ReturnTypes
-from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options
+from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_options, uninitialized_marks
 
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
@@ -403,6 +403,8 @@ def _make_nn() -> dict:
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),     # torch's own
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "affine_grid": _later("gradcli.engine.ops.affine_grid", "affine_grid"),
+        "grid_sample": _later("gradcli.engine.ops.grid_sample", "grid_sample"),
+        "ctc_loss": _later("gradcli.engine.ops.ctc", "ctc_loss"),
         "cosine_similarity": _later("gradcli.engine.ops.composed", "cosine_similarity"),     # torch's own
         "margin_ranking_loss": ops.composed.margin_ranking_loss,
         "hinge_embedding_loss": ops.composed.hinge_embedding_loss,
@@ -699,6 +701,9 @@ def _build_torch() -> ScriptModule:
             "feature_dropout_", "selu", "selu_", "celu", "celu_", "hardshrink")},
         "pairwise_distance": _later("gradcli.engine.ops.composed", "pairwise_distance"),
         "affine_grid_generator": _later("gradcli.engine.ops.affine_grid", "affine_grid_generator"),
+        "ctc_loss": _later("gradcli.engine.ops.ctc", "torch_ctc_loss"),
+        **{name: _later("gradcli.engine.ops.grid_sample", name) for name in (
+            "grid_sampler", "grid_sampler_2d", "grid_sampler_3d")},
         "pdist": _later("gradcli.engine.ops.pdist", "pdist"),
         "dropout_": _later("gradcli.engine.ops.nn", "torch_dropout_"),
         "norm_except_dim": _later("gradcli.engine.ops.weight_norm", "norm_except_dim"),
@@ -1359,7 +1364,11 @@ def script_type(obj):
     held = _HELD_CLASSES.get(cls)
     if held is not None:
         if cls is Tensor and id(obj) in parameter_marks:        # an nn.Parameter
+            if uninitialized_marks and id(obj) in uninitialized_marks:      # a lazy module's placeholder
+                return _class_value("torch.nn.parameter.UninitializedParameter")
             return TORCH.members["nn"].members["Parameter"]
+        if cls is Tensor and uninitialized_marks and id(obj) in uninitialized_marks:
+            return _class_value("torch.nn.parameter.UninitializedBuffer")
         return held
     if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
         return cls

@@ -79,13 +79,18 @@ def affine_grid_generator(theta, size, align_corners) -> Tensor:
     return apply(AFFINE_GRID, grid._a.reshape((n,) + tuple(size[2:]) + (k,)), (theta,), (tuple(size), align_corners))
 
 
+def warn_default_align_corners() -> None:
+    """The warning F.affine_grid and F.grid_sample give when align_corners is not passed."""
+    if STATE.warn is not None:
+        STATE.warn("UserWarning", "Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                   "since 1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                   "documentation of grid_sample for details.")
+
+
 def affine_grid(theta, size, align_corners=None) -> Tensor:
     """F.affine_grid: PyTorch's Python checks and warnings, then torch.affine_grid_generator."""
     if align_corners is None:
-        if STATE.warn is not None:
-            STATE.warn("UserWarning", "Default grid_sample and affine_grid behavior has changed to align_corners=False "
-                       "since 1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
-                       "documentation of grid_sample for details.")
+        warn_default_align_corners()
         align_corners = False
     if theta.__class__ is not Tensor:
         raise AttributeError(f"'{type(theta).__name__}' object has no attribute 'is_floating_point'")

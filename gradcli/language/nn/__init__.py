@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gradcli.engine import init, parameter
 from gradcli.engine.tensor import Tensor
-from gradcli.language.nn import activations, containers, layers, losses
+from gradcli.language.nn import activations, adaptive, containers, layers, lazy, losses
 from gradcli.language.nn import conv, normalization, padding, pooling, rnn, transformer, upsampling
 from gradcli.language.nn.module import Module
 
@@ -25,7 +25,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,
             losses.HingeEmbeddingLoss, losses.CosineEmbeddingLoss, losses.MultiLabelSoftMarginLoss,
             losses.PoissonNLLLoss, losses.GaussianNLLLoss, losses.SoftMarginLoss, losses.MultiLabelMarginLoss,
-            losses.MultiMarginLoss, losses.TripletMarginLoss, losses.TripletMarginWithDistanceLoss, containers.ParameterList, containers.ParameterDict,
+            losses.MultiMarginLoss, losses.CTCLoss, losses.TripletMarginLoss, losses.TripletMarginWithDistanceLoss, containers.ParameterList, containers.ParameterDict,
             activations.Hardsigmoid, activations.Hardswish, activations.RReLU, activations.Softmax2d,
             layers.AlphaDropout, layers.FeatureAlphaDropout, layers.ChannelShuffle, normalization.LocalResponseNorm,
             rnn.RNNBase, rnn.RNN, rnn.LSTM, rnn.GRU, rnn.RNNCellBase, rnn.RNNCell, rnn.LSTMCell, rnn.GRUCell,
@@ -46,7 +46,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d,
             transformer.MultiheadAttention,
             transformer.TransformerEncoderLayer, transformer.TransformerEncoder, transformer.TransformerDecoderLayer,
-            transformer.TransformerDecoder, transformer.Transformer)
+            transformer.TransformerDecoder, transformer.Transformer) + lazy.CLASSES + (adaptive.AdaptiveLogSoftmaxWithLoss,)
 
 
 class ParameterClass(type):

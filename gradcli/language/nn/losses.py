@@ -269,3 +269,16 @@ class MultiMarginLoss(_WeightedLoss):
     def forward(self, input, target):
         return ops.margin.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
                                             reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return ops.ctc.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                                self.zero_infinity)

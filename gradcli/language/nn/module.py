@@ -350,6 +350,8 @@ class Module(ScriptObject, metaclass=ScriptType):
 
     def requires_grad_(self, requires_grad=True):
         for p in _members(self, "_parameters", True):
+            if parameter.uninitialized_kind(p) is not None:
+                raise parameter.uninitialized_error(p, "requires_grad_")
             p.requires_grad_(requires_grad)
         return self
 
@@ -419,11 +421,11 @@ class Module(ScriptObject, metaclass=ScriptType):
                 raise _missing(module, "_state_dict_pre_hooks")
             for key, p in d["_parameters"].items():
                 if p is not None:
-                    destination[prefix + name + key] = p if keep_vars else p.detach()
+                    destination[prefix + name + key] = p if keep_vars else parameter.carry_uninitialized(p, p.detach())
             skip = d["_non_persistent_buffers_set"]
             for key, b in d["_buffers"].items():
                 if b is not None and key not in skip:
-                    destination[prefix + name + key] = b if keep_vars else b.detach()
+                    destination[prefix + name + key] = b if keep_vars else parameter.carry_uninitialized(b, b.detach())
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -450,6 +452,8 @@ class Module(ScriptObject, metaclass=ScriptType):
                     errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(value)}")
                     continue
+                if parameter.uninitialized_kind(param) is not None and parameter.uninitialized_kind(value) is None:
+                    parameter.materialize(param, value._a.shape)        # a lazy module's _lazy_load_hook
                 if value._a.shape != param._a.shape:
                     errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
@@ -507,7 +511,7 @@ def _apply_own(module, fn):
         buffers = module._buffers
         for key, b in buffers.items():
             if b is not None:
-                buffers[key] = fn(b)
+                buffers[key] = parameter.carry_uninitialized(b, fn(b))
     return module
 
 
