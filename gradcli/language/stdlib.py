@@ -823,6 +823,15 @@ _SPECIAL = ScriptModule("torch.special", {
     "entr": _later("gradcli.engine.ops.special", "special_entr"),
     **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
         "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
+    **{name: _later("gradcli.engine.ops.bessel", name) for name in (
+        "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+        "spherical_bessel_j0", "airy_ai")},
+    **{name: _later("gradcli.engine.ops.polynomials", name) for name in (
+        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+        "legendre_polynomial_p")},
 })
 
 
@@ -1098,7 +1107,12 @@ NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "inpu
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
                              "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
-_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",))}
+_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",)),
+                    **{name: frozenset(("x",)) for name in (
+                        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                        "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                        "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                        "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")}}
 
 
 def torch_name(f) -> str | None:

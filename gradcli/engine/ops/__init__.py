@@ -71,6 +71,7 @@ _LATER = {
                "unique", "unique_consecutive"),
     "special": ("lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "i0", "special_i0e", "special_i1",
                 "special_i1e"),
+    "bessel": (), "polynomials": (),
     "linalg_composed": (), "lstsq": (), "householder": ("geqrf", "householder_product", "ormqr"),
     "lu": ("lu_legacy", "lu_solve_legacy", "cholesky_solve", "lu_unpack", "triangular_solve"),
     "fold": (), "attention": (), "pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (), "margin": (), "randomized": (), "aten_nn": (), "pdist": (), "affine_grid": (),

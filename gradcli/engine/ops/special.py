@@ -121,7 +121,7 @@ _PSI_ASYMPTOTIC = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.5757
                    8.33333333333333333333E-2)
 
 
-def _polevl(z: np.ndarray, coefficients) -> np.ndarray:
+def polevl(z: np.ndarray, coefficients) -> np.ndarray:
     """Horner's rule from the highest coefficient, each step a fused multiply-add."""
     t = z.dtype.type
     r = np.zeros_like(z)
@@ -152,7 +152,7 @@ def digamma_array(x: np.ndarray) -> np.ndarray:
             y[below] += t(1)
             below = y < 10
         z = t(1) / (y * y)
-        tail = np.where(y < t(1e17), z * _polevl(z, _PSI_ASYMPTOTIC), t(0))
+        tail = np.where(y < t(1e17), z * polevl(z, _PSI_ASYMPTOTIC), t(0))
         out = acc + cr.log(y) - t(0.5) / y - tail
         out = np.where(y == 10, acc + t(_PSI_10), out)
         out[reflect] -= cotangent
