@@ -188,6 +188,9 @@ EXTRA = [
     "h, tau = torch.geqrf(torch.tensor([[4., 2.], [2., 3.], [1., 1.]], requires_grad=True))\n"
     "torch.linalg.householder_product(h.detach().requires_grad_(), tau.detach()).sum().backward()\n"
     "torch.ormqr(h.detach().requires_grad_(), tau.detach(), torch.ones(3, 1)).sum().backward()",
+    # the normal distribution's special functions (no golden reaches them)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "(torch.special.ndtri(x * 0.9 + 0.05) + torch.special.log_ndtr(x) + torch.special.erfcx(x)).sum().backward()",
 ]
 
 

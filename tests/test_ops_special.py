@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import run_script
-from gradcli.engine.ops import special
+from gradcli.engine.ops import normal, special
 from gradcli.engine.tensor import Tensor
 from test_gradcheck import _leaf, first_derivative, gradcheck, pos, recorded_names, row_tests
 
@@ -40,6 +40,9 @@ SMOOTH = [
     ("i1", lambda a: special.special_i1(a), (pos(3),)),
     ("i1e", lambda a: special.special_i1e(a), (pos(3),)),
     ("mvlgamma", lambda a: special.mvlgamma(a + 1, 2), (pos(3),)),
+    ("ndtri", lambda a: normal.ndtri(a * 0.3), (pos(3),)),
+    ("log_ndtr", lambda a: normal.log_ndtr(a - 2.5), (pos(3),)),
+    ("erfcx", lambda a: normal.erfcx(a - 1.5), (pos(3),)),
 ]
 
 
