@@ -191,6 +191,10 @@ EXTRA = [
     # the normal distribution's special functions (no golden reaches them)
     "x = torch.rand(3, requires_grad=True)\n"
     "(torch.special.ndtri(x * 0.9 + 0.05) + torch.special.log_ndtr(x) + torch.special.erfcx(x)).sum().backward()",
+    # zeta's three forms (the order's gradient is not implemented: only its node is reached)
+    "q = torch.rand(3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
+    "(torch.special.zeta(torch.tensor([2., 3., 4.]), q + 1) + torch.special.zeta(2.5, q + 1)).sum().backward()\n"
+    "torch.special.zeta(s + 2, 1.5)",
 ]
 
 

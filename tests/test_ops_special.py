@@ -20,12 +20,22 @@ def _polygamma_inplace(a, n):
     return b
 
 
+_NO_ZETA_TANGENT = {"raises_unimplemented": "special_zeta"}
+
 CHECKS = {
     special.POLYGAMMA: [(lambda a: special.polygamma(2, a), (pos(2, 3),)),
                         (lambda a: special.polygamma(3, a * a), (pos(3),))],
     special.POLYGAMMA_: [(lambda a: _polygamma_inplace(a, 1), (pos(2, 3),))],
     special.MVLGAMMA: [(lambda a: special.mvlgamma(a + 2, 3), (pos(2, 3),)),
                        (lambda a: special.mvlgamma(a + 1, 1), (pos(4),))],
+    # zeta's gradient for q only (PyTorch's derivative for the order is not implemented)
+    special.ZETA: [(lambda q: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), q), (pos(2, 3),), _NO_ZETA_TANGENT),
+                   (lambda s, q: special.special_zeta(s + 1.5, q), (pos(3),) * 2,
+                    {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
+    special.ZETA_SELF_NUMBER: [(lambda q: special.special_zeta(2.5, q), (pos(2, 3),), _NO_ZETA_TANGENT),
+                               (lambda q: special.special_zeta(3, q * q), (pos(4),), _NO_ZETA_TANGENT)],
+    special.ZETA_OTHER_NUMBER: [(lambda s: special.special_zeta(s + 1.5, 2.0), (pos(3),),
+                                 {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
 }
 
 test_backward_matches_finite_differences, test_node_name_is_recorded = row_tests(CHECKS)
@@ -43,6 +53,8 @@ SMOOTH = [
     ("ndtri", lambda a: normal.ndtri(a * 0.3), (pos(3),)),
     ("log_ndtr", lambda a: normal.log_ndtr(a - 2.5), (pos(3),)),
     ("erfcx", lambda a: normal.erfcx(a - 1.5), (pos(3),)),
+    ("zeta", lambda a: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), a), (pos(3),)),
+    ("zeta number", lambda a: special.special_zeta(2.5, a), (pos(3),)),
 ]
 
 

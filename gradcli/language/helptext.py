@@ -415,6 +415,8 @@ _WHAT = {
     "ndtri": "The inverse of the standard normal cumulative distribution function (-inf at 0, inf at 1, nan outside).",
     "log_ndtr": "The log of the standard normal cumulative distribution function, accurate far into the left tail.",
     "erfcx": "The scaled complementary error function exp(x^2) * erfc(x) of each element.",
+    "zeta": "The Hurwitz zeta function zeta(x, q) = sum over k of (k + q)^-x; a number on either side; the gradient "
+            "for q only, as in PyTorch.",
     "bessel_j0": "The Bessel function of the first kind of order 0 of each element (no gradient, as in PyTorch).",
     "bessel_j1": "The Bessel function of the first kind of order 1 of each element (no gradient).",
     "bessel_y0": "The Bessel function of the second kind of order 0 of each element (-inf at 0, nan below; no gradient).",

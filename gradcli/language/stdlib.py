@@ -824,6 +824,7 @@ _SPECIAL = ScriptModule("torch.special", {
     **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
         "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
     **{name: _later("gradcli.engine.ops.normal", "special_" + name) for name in ("ndtri", "log_ndtr", "erfcx")},
+    "zeta": _later("gradcli.engine.ops.special", "special_zeta"),
     **{name: _later("gradcli.engine.ops.bessel", name) for name in (
         "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
         "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
