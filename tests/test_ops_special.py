@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import run_script
-from gradcli.engine.ops import normal, special
+from gradcli.engine.ops import igamma, normal, special
 from gradcli.engine.tensor import Tensor
 from test_gradcheck import _leaf, first_derivative, gradcheck, pos, recorded_names, row_tests
 
@@ -29,13 +29,27 @@ CHECKS = {
     special.MVLGAMMA: [(lambda a: special.mvlgamma(a + 2, 3), (pos(2, 3),)),
                        (lambda a: special.mvlgamma(a + 1, 1), (pos(4),))],
     # zeta's gradient for q only (PyTorch's derivative for the order is not implemented)
-    special.ZETA: [(lambda q: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), q), (pos(2, 3),), _NO_ZETA_TANGENT),
+    special.ZETA: [(lambda q: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), q), (pos(2, 3),),
+                    _NO_ZETA_TANGENT),
                    (lambda s, q: special.special_zeta(s + 1.5, q), (pos(3),) * 2,
                     {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
     special.ZETA_SELF_NUMBER: [(lambda q: special.special_zeta(2.5, q), (pos(2, 3),), _NO_ZETA_TANGENT),
                                (lambda q: special.special_zeta(3, q * q), (pos(4),), _NO_ZETA_TANGENT)],
     special.ZETA_OTHER_NUMBER: [(lambda s: special.special_zeta(s + 1.5, 2.0), (pos(3),),
                                  {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
+    # the incomplete gamma functions' gradient for x only (for a, PyTorch's is not implemented)
+    igamma.IGAMMA: [(lambda x: igamma.igamma(Tensor(np.array([0.5, 2.0, 3.5])), x), (pos(2, 3),),
+                     {"raises_unimplemented": "igamma"}),
+                    (lambda x: igamma.gammainc(Tensor(np.array([[30.0], [250.0]])), x * 30 + 200), (pos(2, 3),),
+                     {"raises_unimplemented": "igamma"}),
+                    (lambda a, x: igamma.igamma(a, x), (pos(3),) * 2,
+                     {"raises_not_implemented": "igamma: input", "raises_unimplemented": "igamma"})],
+    igamma.IGAMMAC: [(lambda x: igamma.igammac(Tensor(np.array([0.5, 2.0, 3.5])), x), (pos(2, 3),),
+                      {"raises_unimplemented": "igammac"}),
+                     (lambda x: igamma.gammaincc(Tensor(np.array([30.0])), x * 20 + 20), (pos(3),),
+                      {"raises_unimplemented": "igammac"}),
+                     (lambda a, x: igamma.igammac(a, x), (pos(3),) * 2,
+                      {"raises_not_implemented": "igammac: input", "raises_unimplemented": "igammac"})],
 }
 
 test_backward_matches_finite_differences, test_node_name_is_recorded = row_tests(CHECKS)
@@ -55,6 +69,8 @@ SMOOTH = [
     ("erfcx", lambda a: normal.erfcx(a - 1.5), (pos(3),)),
     ("zeta", lambda a: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), a), (pos(3),)),
     ("zeta number", lambda a: special.special_zeta(2.5, a), (pos(3),)),
+    ("igamma", lambda a: igamma.igamma(Tensor(np.array([0.5, 2.0, 3.5])), a), (pos(3),)),
+    ("igammac", lambda a: igamma.igammac(Tensor(np.array([0.5, 2.0, 3.5])), a), (pos(3),)),
 ]
 
 

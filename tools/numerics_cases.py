@@ -277,6 +277,8 @@ CASES = [
     case("normal.ERFCX", "torch.special.erfcx(a)", "any:V", **LIB),
     case("special.ZETA", "torch.special.zeta(a.detach() + 1.5, b)", "pos:V pos:V", **LIB),
     case("special.ZETA_SELF_NUMBER", "torch.special.zeta(2.5, a)", "pos:V", **LIB),
+    case("igamma.IGAMMA", "torch.igamma(a.detach() * 3, b)", "pos:V pos:V", **LIB),
+    case("igamma.IGAMMAC", "torch.special.gammaincc(a.detach() * 3, b)", "pos:V pos:V", **LIB),
     case("elementwise.RELU", "a.relu()", "away:V"),
     case("elementwise.SILU", "F.silu(a)", "any:V", **LIB),
     case("elementwise.FLOOR", "a.floor() * a", "away:V"),

@@ -417,6 +417,12 @@ _WHAT = {
     "erfcx": "The scaled complementary error function exp(x^2) * erfc(x) of each element.",
     "zeta": "The Hurwitz zeta function zeta(x, q) = sum over k of (k + q)^-x; a number on either side; the gradient "
             "for q only, as in PyTorch.",
+    "igamma": "The regularized lower incomplete gamma function P(a, x) of two tensors (the gradient for x only, as in "
+              "PyTorch).",
+    "igammac": "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) of two tensors (the gradient for "
+               "x only).",
+    "gammainc": "The regularized lower incomplete gamma function P(a, x); another name for igamma.",
+    "gammaincc": "The regularized upper incomplete gamma function Q(a, x); another name for igammac.",
     "bessel_j0": "The Bessel function of the first kind of order 0 of each element (no gradient, as in PyTorch).",
     "bessel_j1": "The Bessel function of the first kind of order 1 of each element (no gradient).",
     "bessel_y0": "The Bessel function of the second kind of order 0 of each element (-inf at 0, nan below; no gradient).",

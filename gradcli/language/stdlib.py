@@ -608,6 +608,8 @@ def _build_torch() -> ScriptModule:
         "lgamma": _tensor_fn("lgamma", Tensor.lgamma), "digamma": _tensor_fn("digamma", Tensor.digamma),
         "polygamma": _later("gradcli.engine.ops.special", "polygamma"),
         "mvlgamma": _later("gradcli.engine.ops.special", "mvlgamma"),
+        "igamma": _later("gradcli.engine.ops.igamma", "igamma"),
+        "igammac": _later("gradcli.engine.ops.igamma", "igammac"),
         "erfinv": _tensor_fn("erfinv", Tensor.erfinv), "i0": _tensor_fn("i0", Tensor.i0),
         "i0_": _tensor_fn("i0_", Tensor.i0_),
         "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
@@ -825,6 +827,8 @@ _SPECIAL = ScriptModule("torch.special", {
         "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
     **{name: _later("gradcli.engine.ops.normal", "special_" + name) for name in ("ndtri", "log_ndtr", "erfcx")},
     "zeta": _later("gradcli.engine.ops.special", "special_zeta"),
+    "gammainc": _later("gradcli.engine.ops.igamma", "gammainc"),
+    "gammaincc": _later("gradcli.engine.ops.igamma", "gammaincc"),
     **{name: _later("gradcli.engine.ops.bessel", name) for name in (
         "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
         "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
