@@ -1,4 +1,5 @@
-"""The gamma-family and Bessel special functions: lgamma, digamma, polygamma, mvlgamma, erfinv, i0, i0e, i1, i1e.
+"""The gamma-family and Bessel special functions: lgamma, digamma, polygamma, mvlgamma, erfinv, i0, i0e, i1, i1e,
+and the Hurwitz zeta function (special.zeta).
 
 PyTorch computes digamma, polygamma (trigamma and the Hurwitz zeta series), i0, i0e, i1 and i1e with its own
 series code (ATen's Math.h, derived from Cephes): the kernels below follow its formulas step by step in the
