@@ -200,6 +200,16 @@ EXTRA = [
     "import torch.nn.utils.parametrizations as PZ\n"
     "m = PZ.weight_norm(torch.nn.Linear(3, 2))\n"
     "(m.weight.sum() + torch.norm_except_dim(m.weight, 2, -1)).backward()",
+    # the normal distribution's special functions (no golden reaches them)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "(torch.special.ndtri(x * 0.9 + 0.05) + torch.special.log_ndtr(x) + torch.special.erfcx(x)).sum().backward()",
+    # zeta's three forms (the order's gradient is not implemented: only its node is reached)
+    "q = torch.rand(3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
+    "(torch.special.zeta(torch.tensor([2., 3., 4.]), q + 1) + torch.special.zeta(2.5, q + 1)).sum().backward()\n"
+    "torch.special.zeta(s + 2, 1.5)",
+    # the incomplete gamma functions (their gradient for x)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "(torch.igamma(torch.tensor([0.5, 2., 3.]), x) + torch.special.gammaincc(torch.tensor([1.5]), x)).sum().backward()",
 ]
 
 

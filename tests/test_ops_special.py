@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import run_script
-from gradcli.engine.ops import special
+from gradcli.engine.ops import igamma, normal, special
 from gradcli.engine.tensor import Tensor
 from test_gradcheck import _leaf, first_derivative, gradcheck, pos, recorded_names, row_tests
 
@@ -20,12 +20,36 @@ def _polygamma_inplace(a, n):
     return b
 
 
+_NO_ZETA_TANGENT = {"raises_unimplemented": "special_zeta"}
+
 CHECKS = {
     special.POLYGAMMA: [(lambda a: special.polygamma(2, a), (pos(2, 3),)),
                         (lambda a: special.polygamma(3, a * a), (pos(3),))],
     special.POLYGAMMA_: [(lambda a: _polygamma_inplace(a, 1), (pos(2, 3),))],
     special.MVLGAMMA: [(lambda a: special.mvlgamma(a + 2, 3), (pos(2, 3),)),
                        (lambda a: special.mvlgamma(a + 1, 1), (pos(4),))],
+    # zeta's gradient for q only (PyTorch's derivative for the order is not implemented)
+    special.ZETA: [(lambda q: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), q), (pos(2, 3),),
+                    _NO_ZETA_TANGENT),
+                   (lambda s, q: special.special_zeta(s + 1.5, q), (pos(3),) * 2,
+                    {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
+    special.ZETA_SELF_NUMBER: [(lambda q: special.special_zeta(2.5, q), (pos(2, 3),), _NO_ZETA_TANGENT),
+                               (lambda q: special.special_zeta(3, q * q), (pos(4),), _NO_ZETA_TANGENT)],
+    special.ZETA_OTHER_NUMBER: [(lambda s: special.special_zeta(s + 1.5, 2.0), (pos(3),),
+                                 {"raises_not_implemented": "zeta", **_NO_ZETA_TANGENT})],
+    # the incomplete gamma functions' gradient for x only (for a, PyTorch's is not implemented)
+    igamma.IGAMMA: [(lambda x: igamma.igamma(Tensor(np.array([0.5, 2.0, 3.5])), x), (pos(2, 3),),
+                     {"raises_unimplemented": "igamma"}),
+                    (lambda x: igamma.gammainc(Tensor(np.array([[30.0], [250.0]])), x * 30 + 200), (pos(2, 3),),
+                     {"raises_unimplemented": "igamma"}),
+                    (lambda a, x: igamma.igamma(a, x), (pos(3),) * 2,
+                     {"raises_not_implemented": "igamma: input", "raises_unimplemented": "igamma"})],
+    igamma.IGAMMAC: [(lambda x: igamma.igammac(Tensor(np.array([0.5, 2.0, 3.5])), x), (pos(2, 3),),
+                      {"raises_unimplemented": "igammac"}),
+                     (lambda x: igamma.gammaincc(Tensor(np.array([30.0])), x * 20 + 20), (pos(3),),
+                      {"raises_unimplemented": "igammac"}),
+                     (lambda a, x: igamma.igammac(a, x), (pos(3),) * 2,
+                      {"raises_not_implemented": "igammac: input", "raises_unimplemented": "igammac"})],
 }
 
 test_backward_matches_finite_differences, test_node_name_is_recorded = row_tests(CHECKS)
@@ -40,6 +64,13 @@ SMOOTH = [
     ("i1", lambda a: special.special_i1(a), (pos(3),)),
     ("i1e", lambda a: special.special_i1e(a), (pos(3),)),
     ("mvlgamma", lambda a: special.mvlgamma(a + 1, 2), (pos(3),)),
+    ("ndtri", lambda a: normal.ndtri(a * 0.3), (pos(3),)),
+    ("log_ndtr", lambda a: normal.log_ndtr(a - 2.5), (pos(3),)),
+    ("erfcx", lambda a: normal.erfcx(a - 1.5), (pos(3),)),
+    ("zeta", lambda a: special.special_zeta(Tensor(np.array([2.0, 3.5, 6.25])), a), (pos(3),)),
+    ("zeta number", lambda a: special.special_zeta(2.5, a), (pos(3),)),
+    ("igamma", lambda a: igamma.igamma(Tensor(np.array([0.5, 2.0, 3.5])), a), (pos(3),)),
+    ("igammac", lambda a: igamma.igammac(Tensor(np.array([0.5, 2.0, 3.5])), a), (pos(3),)),
 ]
 
 
@@ -107,3 +138,43 @@ def test_lgamma_near_its_zeros_keeps_its_relative_accuracy():
     assert np.allclose(at_two[:3], (1 - euler) * z2[:3], rtol=1e-8, atol=0)
     assert np.allclose(at_one[3:], [math.lgamma(1.2), math.lgamma(0.76)], rtol=1e-14)
     assert special.lgamma_array(np.array([1.0, 2.0])).tolist() == [0.0, 0.0]
+
+
+def test_polynomial_degrees_read_as_x86_64_converts_them():
+    from gradcli.engine.ops import polynomials
+    n = np.array([3.7, -0.5, np.nan, np.inf, -np.inf, 2.0 ** 63, -2.0 ** 64, 5.0])
+    assert polynomials._degree(n).tolist() == [3, 0] + [np.iinfo(np.int64).min] * 5 + [5]
+    assert polynomials._degree(np.array([7, -2], np.int32)).tolist() == [7, -2]
+
+
+def test_polynomial_recurrences_past_the_step_limit_are_refused():
+    from gradcli.engine.ops import polynomials
+    x = Tensor(np.array([0.5, 3.0]))
+    # Legendre polynomials of |x| < 1 have no closed form: n steps
+    with pytest.raises(NotImplementedError, match="legendre_polynomial_p for degrees this high"):
+        polynomials.legendre_polynomial_p(x, 10 ** 9)
+    # x = 3 overflows within a few hundred steps and stops at nan; x = 0.5 takes the closed form cos(n acos x)
+    big = polynomials.chebyshev_polynomial_t(Tensor(np.array([3.0, 0.5])), 10 ** 12)._a
+    assert np.isnan(big[0]) and abs(big[1]) <= 1
+    assert polynomials._fma_float(0.1, 10.0, -1.0) == 5.551115123125783e-17      # one rounding: not 0.0
+    assert polynomials._fma_float(2.0, 1e308, -math.inf) == -math.inf
+
+
+def test_bessel_and_polynomial_results_never_require_grad():
+    from gradcli.engine.ops import bessel, polynomials
+    a = _leaf(pos(3))
+    for fn in (bessel.bessel_j0, bessel.airy_ai, bessel.modified_bessel_k1):
+        r = fn(a)
+        assert not r.requires_grad and r.grad_fn is None and r._a.dtype == np.float64
+    assert not polynomials.hermite_polynomial_he(a, 3).requires_grad
+
+
+def test_bessel_kernels_against_known_values():
+    from gradcli.engine.ops import bessel
+    x = np.array([1.0, 2.5, 10.0])
+    assert np.allclose(bessel.j0_array(x), [0.7651976865579666, -0.048383776468197996, -0.2459357644513483], rtol=1e-14)
+    assert np.allclose(bessel.y1_array(x), [-0.7812128213002887, 0.14591813796678577, 0.24901542420695388], rtol=1e-13)
+    assert np.allclose(bessel.k0_array(x), [0.42102443824070834, 0.062347553200366, 1.778006231616918e-05], rtol=1e-14)
+    assert np.allclose(bessel.airy_ai_array(np.array([0.0, -1.0, 3.0])),
+                       [0.3550280538878172, 0.5355608832923521, 0.006591139357460719], rtol=1e-13)
+    assert np.allclose(bessel.spherical_j0_array(np.array([0.1, 3.0])), [math.sin(0.1) / 0.1, math.sin(3.0) / 3.0])

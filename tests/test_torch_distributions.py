@@ -59,11 +59,6 @@ def test_set_default_validate_args_takes_only_a_bool():
     assert error_line(_IMPORT + "Distribution.set_default_validate_args(2)\n") == "ValueError: "
 
 
-def test_gamma_cdf_is_refused_honestly():
-    assert error_line(_IMPORT + "torch.distributions.Gamma(2.0, 1.0).cdf(torch.tensor(0.3))\n") == (
-        "NotImplementedError: gradcli does not implement torch.special.gammainc (which Gamma.cdf uses)")
-
-
 def test_a_nan_concentration_samples_the_smallest_number():
     # PyTorch's rejection loop never ends on NaN; gradcli's sampler gives NaN, which std::max(min, sample)
     # turns into the dtype's smallest normal number, as for every other degenerate sample

@@ -272,6 +272,13 @@ CASES = [
     case("special.I0E", "torch.special.i0e(a)", "any:V", **LIB),
     case("special.I1", "torch.special.i1(a)", "any:V", **LIB),
     case("special.I1E", "torch.special.i1e(a)", "any:V", **LIB),
+    case("normal.NDTRI", "torch.special.ndtri(a)", "prob:V", **LIB),
+    case("normal.LOG_NDTR", "torch.special.log_ndtr(a)", "any:V", **LIB),
+    case("normal.ERFCX", "torch.special.erfcx(a)", "any:V", **LIB),
+    case("special.ZETA", "torch.special.zeta(a.detach() + 1.5, b)", "pos:V pos:V", **LIB),
+    case("special.ZETA_SELF_NUMBER", "torch.special.zeta(2.5, a)", "pos:V", **LIB),
+    case("igamma.IGAMMA", "torch.igamma(a.detach() * 3, b)", "pos:V pos:V", **LIB),
+    case("igamma.IGAMMAC", "torch.special.gammaincc(a.detach() * 3, b)", "pos:V pos:V", **LIB),
     case("elementwise.RELU", "a.relu()", "away:V"),
     case("elementwise.SILU", "F.silu(a)", "any:V", **LIB),
     case("elementwise.FLOOR", "a.floor() * a", "away:V"),
@@ -671,6 +678,8 @@ NOT_DRIVEN = {
     "randomized.RRELU_BACKWARD": "rrelu's gradient recorded under create_graph: the saved noise times the gradient",
     "householder.GEQRF": "geqrf's node: PyTorch has no derivative for it (its forward is measured through "
                          "householder_product's case)",
+    "special.ZETA_OTHER_NUMBER": "zeta(x, number)'s node: PyTorch has no derivative for the order (its forward "
+                                 "is measured through zeta's case)",
     "linalg.CDIST_BACKWARD": "cdist's gradient recorded under create_graph: PyTorch gives it no derivative",
     "elementwise.THRESHOLD": "threshold: a selection (value or x), no arithmetic; its gradient threshold_backward's",
     "elementwise.THRESHOLD_": "threshold_: the same selection in place",

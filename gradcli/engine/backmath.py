@@ -640,7 +640,8 @@ NumpyMath._LATER = {"rot90": ("arrange", "rot90_array"),
                     "mv": ("linalg", "matvec"), "digamma": ("special", "digamma_array"),
                     "polygamma": ("special", "polygamma_array"), "erfinv": ("special", "erfinv_array"),
                     "i0": ("special", "i0_array"), "i0e": ("special", "i0e_array"), "i1": ("special", "i1_array"),
-                    "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets")}
+                    "i1e": ("special", "i1e_array"), "mvlgamma_offsets": ("special", "mvlgamma_offsets"),
+                    "zeta": ("special", "zeta_numpy"), "lgamma": ("special", "lgamma_array")}
 NumpyMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad_array(self, result))
 TensorMath._LATER = {"rot90": ("arrange", "rot90"), "cross": ("linalg", "_cross_recorded"),
                      "masked_select_backward": ("arrange", "masked_select_backward"),
@@ -658,7 +659,8 @@ TensorMath._LATER = {"rot90": ("arrange", "rot90"), "cross": ("linalg", "_cross_
                      "conv_backward": ("conv", "convolution_backward"), "digamma": ("special", "digamma"),
                      "polygamma": ("special", "polygamma"), "erfinv": ("special", "erfinv"), "i0": ("special", "i0"),
                      "i0e": ("special", "special_i0e"), "i1": ("special", "special_i1"),
-                     "i1e": ("special", "special_i1e"), "mvlgamma_offsets": ("special", "mvlgamma_tensor")}
+                     "i1e": ("special", "special_i1e"), "mvlgamma_offsets": ("special", "mvlgamma_tensor"),
+                     "zeta": ("special", "special_zeta"), "lgamma": ("special", "lgamma")}
 TensorMath.standard_gamma_grad = staticmethod(lambda self, result: _distributions().standard_gamma_grad(self, result))
 
 

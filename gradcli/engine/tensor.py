@@ -1318,6 +1318,12 @@ class Tensor:
     def mvlgamma(self, p):
         return ops.special.mvlgamma(self, p)
 
+    def igamma(self, other):
+        return ops.igamma_method(self, other)
+
+    def igammac(self, other):
+        return ops.igammac_method(self, other)
+
     def erfinv(self):
         return ops.special.erfinv(self)
 
@@ -1625,6 +1631,12 @@ class Tensor:
 
     def digamma_(self):
         return self._inplace_unary(ops.special.digamma)
+
+    def igamma_(self, other):
+        return self._inplace_op(ops.igamma_method, other)
+
+    def igammac_(self, other):
+        return self._inplace_op(ops.igammac_method, other)
 
     def polygamma_(self, n):
         n = ops.special.int_argument(n, "polygamma_", "n", 1)

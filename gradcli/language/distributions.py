@@ -1302,7 +1302,9 @@ class Gamma(ExponentialFamily):
                 - self.rate * value - ops.special.lgamma(self.concentration))
 
     def cdf(self, value):
-        raise NotImplementedError("gradcli does not implement torch.special.gammainc (which Gamma.cdf uses)")
+        if self._validate_args:
+            self._validate_sample(value)
+        return ops.igamma.gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         c = self.concentration

@@ -413,6 +413,46 @@ _WHAT = {
     "i1e": "The exponentially scaled modified Bessel function of order 1: exp(-|x|) * i1(x).",
     "entr": "The elementwise entropy term -x log(x) (0 at 0, -inf below 0).",
     "ndtr": "The standard normal cumulative distribution function, (1 + erf(x / sqrt(2))) / 2.",
+    "ndtri": "The inverse of the standard normal cumulative distribution function (-inf at 0, inf at 1, nan outside).",
+    "log_ndtr": "The log of the standard normal cumulative distribution function, accurate far into the left tail.",
+    "erfcx": "The scaled complementary error function exp(x^2) * erfc(x) of each element.",
+    "zeta": "The Hurwitz zeta function zeta(x, q) = sum over k of (k + q)^-x; a number on either side; the gradient "
+            "for q only, as in PyTorch.",
+    "igamma": "The regularized lower incomplete gamma function P(a, x) of two tensors (the gradient for x only, as in "
+              "PyTorch).",
+    "igammac": "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x) of two tensors (the gradient for "
+               "x only).",
+    "gammainc": "The regularized lower incomplete gamma function P(a, x); another name for igamma.",
+    "gammaincc": "The regularized upper incomplete gamma function Q(a, x); another name for igammac.",
+    "bessel_j0": "The Bessel function of the first kind of order 0 of each element (no gradient, as in PyTorch).",
+    "bessel_j1": "The Bessel function of the first kind of order 1 of each element (no gradient).",
+    "bessel_y0": "The Bessel function of the second kind of order 0 of each element (-inf at 0, nan below; no gradient).",
+    "bessel_y1": "The Bessel function of the second kind of order 1 of each element (-inf at 0, nan below; no gradient).",
+    "modified_bessel_i0": "The modified Bessel function of the first kind of order 0 of each element (no gradient).",
+    "modified_bessel_i1": "The modified Bessel function of the first kind of order 1 of each element (no gradient).",
+    "modified_bessel_k0": "The modified Bessel function of the second kind of order 0 of each element (inf at 0, nan below; "
+                          "no gradient).",
+    "modified_bessel_k1": "The modified Bessel function of the second kind of order 1 of each element (inf at 0, nan below; "
+                          "no gradient).",
+    "scaled_modified_bessel_k0": "exp(x) * modified_bessel_k0(x) for each element (no gradient).",
+    "scaled_modified_bessel_k1": "exp(x) * modified_bessel_k1(x) for each element (no gradient).",
+    "spherical_bessel_j0": "The spherical Bessel function of the first kind of order 0, sin(x) / x (no gradient).",
+    "airy_ai": "The Airy function Ai of each element (no gradient).",
+    "chebyshev_polynomial_t": "The Chebyshev polynomial of the first kind T_n(x); x or n may be a number, n is truncated to "
+                              "an integer (no gradient).",
+    "chebyshev_polynomial_u": "The Chebyshev polynomial of the second kind U_n(x) (no gradient).",
+    "chebyshev_polynomial_v": "The Chebyshev polynomial of the third kind V_n(x) (no gradient).",
+    "chebyshev_polynomial_w": "The Chebyshev polynomial of the fourth kind W_n(x) (no gradient).",
+    "shifted_chebyshev_polynomial_t": "T_n(2x - 1), the Chebyshev polynomial of the first kind on [0, 1] (no gradient).",
+    "shifted_chebyshev_polynomial_u": "U_n(2x - 1), the Chebyshev polynomial of the second kind on [0, 1] (no gradient).",
+    "shifted_chebyshev_polynomial_v": "V_n(2x - 1), the Chebyshev polynomial of the third kind on [0, 1] (no gradient).",
+    "shifted_chebyshev_polynomial_w": "W_n(2x - 1), the Chebyshev polynomial of the fourth kind on [0, 1] (no gradient).",
+    "hermite_polynomial_h": "The physicists' Hermite polynomial H_n(x) (nan past degree 128 in float32, 512 in float64; "
+                            "no gradient).",
+    "hermite_polynomial_he": "The probabilists' Hermite polynomial He_n(x) (nan past degree 128 in float32, 512 in float64; "
+                             "no gradient).",
+    "laguerre_polynomial_l": "The Laguerre polynomial L_n(x) (no gradient).",
+    "legendre_polynomial_p": "The Legendre polynomial P_n(x) (no gradient).",
     "binomial": "Samples from binomial distributions of the given counts and probabilities (PyTorch's CPU sampler).",
     "sinc": "sin(pi x) / (pi x) for each element (1 at 0).",
     "logit": "log(p / (1 - p)) for each element, p first clamped to [eps, 1 - eps] when eps is given.",

@@ -627,6 +627,8 @@ def _build_torch() -> ScriptModule:
         "lgamma": _tensor_fn("lgamma", Tensor.lgamma), "digamma": _tensor_fn("digamma", Tensor.digamma),
         "polygamma": _later("gradcli.engine.ops.special", "polygamma"),
         "mvlgamma": _later("gradcli.engine.ops.special", "mvlgamma"),
+        "igamma": _later("gradcli.engine.ops.igamma", "igamma"),
+        "igammac": _later("gradcli.engine.ops.igamma", "igammac"),
         "erfinv": _tensor_fn("erfinv", Tensor.erfinv), "i0": _tensor_fn("i0", Tensor.i0),
         "i0_": _tensor_fn("i0_", Tensor.i0_),
         "logit": _tensor_fn("logit", lambda input, *args, **kwargs: ops.elementwise.logit(
@@ -846,6 +848,19 @@ _SPECIAL = ScriptModule("torch.special", {
     "entr": _later("gradcli.engine.ops.special", "special_entr"),
     **{name: _later("gradcli.engine.ops.special", "special_" + name) for name in (
         "softmax", "log_softmax", "logsumexp", "round", "ndtr")},
+    **{name: _later("gradcli.engine.ops.normal", "special_" + name) for name in ("ndtri", "log_ndtr", "erfcx")},
+    "zeta": _later("gradcli.engine.ops.special", "special_zeta"),
+    "gammainc": _later("gradcli.engine.ops.igamma", "gammainc"),
+    "gammaincc": _later("gradcli.engine.ops.igamma", "gammaincc"),
+    **{name: _later("gradcli.engine.ops.bessel", name) for name in (
+        "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+        "spherical_bessel_j0", "airy_ai")},
+    **{name: _later("gradcli.engine.ops.polynomials", name) for name in (
+        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+        "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+        "legendre_polynomial_p")},
 })
 
 
@@ -1121,7 +1136,12 @@ NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "inpu
 _PYTHON_METHODS = frozenset(("norm", "backward", "register_hook", "split", "unflatten", "retain_grad", "unique",
                              "unique_consecutive", "lu", "solve", "lstsq", "eig", "symeig"))
 # C++ functions whose own parameters have those names: the parser takes them as they are
-_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",))}
+_OWN_NUMPY_NAMES = {"cosine_similarity": frozenset(("x1", "x2")), "vecdot": frozenset(("x",)), "vander": frozenset(("x",)),
+                    **{name: frozenset(("x",)) for name in (
+                        "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                        "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                        "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                        "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")}}
 
 
 def torch_name(f) -> str | None:

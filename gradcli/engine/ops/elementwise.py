@@ -2311,16 +2311,20 @@ _X_LOG_FORMS = (" * (Tensor input, Tensor other, *, Tensor out = None)\n"
                 " * (Tensor input, Number other, *, Tensor out = None)\n")
 
 
+_ABSENT = object()       # an argument not given (PyTorch's parser names only those given)
+
+
 def _x_log(rows: tuple, kernel, name: str):
-    """xlogy / special.xlog1py: tensor and tensor, number and tensor, tensor and number."""
+    """xlogy / special.xlog1py (and special.zeta): tensor and tensor, number and tensor, tensor and number."""
     both, self_number, other_number = rows
 
-    def op(input, other) -> Tensor:
+    def op(input=_ABSENT, other=_ABSENT) -> Tensor:
         if not ((input.__class__ is Tensor or isinstance(input, (int, float))) and
                 (other.__class__ is Tensor or isinstance(other, (int, float)))) or \
                 input.__class__ is not Tensor and other.__class__ is not Tensor:
-            raise TypeError(f"{name}() received an invalid combination of arguments - got ({_type_name(input)}, "
-                            f"{_type_name(other)}), but expected one of:\n{_X_LOG_FORMS}")
+            got = ", ".join(_type_name(v) for v in (input, other) if v is not _ABSENT)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                            f"but expected one of:\n{_X_LOG_FORMS}")
         scalar_param(input, other)
         x, y = operands(input, other, floating=True)
         out = np.asarray(compute(kernel, x, y))

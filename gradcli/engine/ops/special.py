@@ -1,4 +1,5 @@
-"""The gamma-family and Bessel special functions: lgamma, digamma, polygamma, mvlgamma, erfinv, i0, i0e, i1, i1e.
+"""The gamma-family and Bessel special functions: lgamma, digamma, polygamma, mvlgamma, erfinv, i0, i0e, i1, i1e,
+and the Hurwitz zeta function (special.zeta).
 
 PyTorch computes digamma, polygamma (trigamma and the Hurwitz zeta series), i0, i0e, i1 and i1e with its own
 series code (ATen's Math.h, derived from Cephes): the kernels below follow its formulas step by step in the
@@ -18,8 +19,9 @@ from gradcli.engine import budget, dtypes
 from gradcli.engine import elementary as cr
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
-from gradcli.engine.ops.elementwise import _expect_tensor, half_in_float
-from gradcli.engine.recording import TYPE_WORDS, Op, apply, int64_arg, unary
+from gradcli.engine.ops.elementwise import _expect_tensor, _x_log, half_in_float
+from gradcli.engine.forward import no_tangent
+from gradcli.engine.recording import TYPE_WORDS, Op, apply, int64_arg, type_word, unary
 from gradcli.engine.tensor import Tensor
 
 _F64 = np.dtype(np.float64)
@@ -121,7 +123,7 @@ _PSI_ASYMPTOTIC = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.5757
                    8.33333333333333333333E-2)
 
 
-def _polevl(z: np.ndarray, coefficients) -> np.ndarray:
+def polevl(z: np.ndarray, coefficients) -> np.ndarray:
     """Horner's rule from the highest coefficient, each step a fused multiply-add."""
     t = z.dtype.type
     r = np.zeros_like(z)
@@ -152,7 +154,7 @@ def digamma_array(x: np.ndarray) -> np.ndarray:
             y[below] += t(1)
             below = y < 10
         z = t(1) / (y * y)
-        tail = np.where(y < t(1e17), z * _polevl(z, _PSI_ASYMPTOTIC), t(0))
+        tail = np.where(y < t(1e17), z * polevl(z, _PSI_ASYMPTOTIC), t(0))
         out = acc + cr.log(y) - t(0.5) / y - tail
         out = np.where(y == 10, acc + t(_PSI_10), out)
         out[reflect] -= cotangent
@@ -189,28 +191,34 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            1.8152105401943546773e17, -7.1661652561756670113e18)
 
 
-def zeta_array(s: float, q: np.ndarray) -> np.ndarray:
-    """The Hurwitz zeta function zeta(s, q) for an integer order s > 1, in double (Math.h's zeta, whose
-    accumulator is double for float tensors too, though its first term q^-s is a float pow there): the
-    direct sum until its terms fall below machine epsilon (at least nine terms and q past 9), then the
-    Euler-Maclaurin tail. inf at q = 0, -1, -2, ..."""
-    shape = q.shape
-    q = q.reshape(-1)
-    first = cr.pow(q, np.full_like(q, -s)).astype(_F64)
-    q = q.astype(_F64)
-    out = np.empty_like(q)
+def zeta_array(s, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function zeta(s, q), s a number or an array of q's dtype that broadcasts with q, in
+    double (Math.h's zeta, whose accumulator is double for float tensors too, though its first term q^-s is a
+    float pow there): inf at s = 1, nan below; for q <= 0, inf at the integers and nan for a fractional s;
+    the direct sum until its terms fall below machine epsilon (at least nine terms and q past 9), then the
+    Euler-Maclaurin tail."""
+    shape = np.broadcast_shapes(np.shape(s), q.shape)
+    x = np.broadcast_to(np.asarray(s, q.dtype), shape).reshape(-1)
+    q = np.broadcast_to(q, shape).reshape(-1)
+    out = np.empty(q.shape, _F64)
     with np.errstate(all="ignore"):
-        pole = (q <= 0) & (q == np.floor(q))
-        out[pole] = np.inf
-        live = np.flatnonzero(~pole)
+        first = cr.pow(q, -x).astype(_F64)
+        q, x = q.astype(_F64), x.astype(_F64)
+        integer_q = (q <= 0) & (q == np.floor(q))
+        out[(q <= 0) & (x != np.floor(x))] = np.nan
+        out[integer_q] = np.inf
+        out[x < 1] = np.nan
+        out[x == 1] = np.inf
+        live = np.flatnonzero(~((x <= 1) | integer_q | ((q <= 0) & (x != np.floor(x)))))
         total = first[live]
         a = q[live].copy()
+        xs = x[live]
         b = np.zeros_like(a)
         i = 0
         while live.size:
             i += 1
             a += 1.0
-            b = np.power(a, -s)
+            b = np.power(a, -xs)
             total += b
             done = (-_MACHEP * total < b) & (b < _MACHEP * total)
             more = (i < 9) | (a <= 9.0)
@@ -220,13 +228,13 @@ def zeta_array(s: float, q: np.ndarray) -> np.ndarray:
                 out[live[finished]] = total[finished]
                 tail = stop & ~done
                 if tail.any():
-                    out[live[tail]] = _zeta_tail(s, a[tail], b[tail], total[tail])
+                    out[live[tail]] = _zeta_tail(xs[tail], a[tail], b[tail], total[tail])
                 keep = ~stop
-                live, total, a, b = live[keep], total[keep], a[keep], b[keep]
+                live, total, a, b, xs = live[keep], total[keep], a[keep], b[keep], xs[keep]
     return out.reshape(shape)
 
 
-def _zeta_tail(s: float, w: np.ndarray, b: np.ndarray, total: np.ndarray) -> np.ndarray:
+def _zeta_tail(s, w: np.ndarray, b: np.ndarray, total: np.ndarray) -> np.ndarray:
     """The Euler-Maclaurin remainder of zeta's sum past w, Bernoulli terms until one is below epsilon."""
     total = total + b * w / (s - 1.0)
     total = fma(np.full_like(b, -0.5), b, total)
@@ -688,3 +696,47 @@ special_i0e_function = _special(special_i0e, "special_i0e")
 special_entr = _special(lambda t: entr(t), "special_entr")
 special_i1_function = _special(special_i1, "special_i1")
 special_i1e_function = _special(special_i1e, "special_i1e")
+
+
+# ---- torch.special.zeta: the Hurwitz zeta function of two tensors, or of a number and a tensor -----------
+
+def _zeta_self(F, g, self, other):
+    raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+
+
+def _zeta_other(F, g, self, other):
+    """grad * -self * special_zeta(self + 1., other); self a Python number in the self_scalar form."""
+    if self.__class__ in (int, float, bool):
+        return F.times(g, -self) * F.zeta(self + 1.0, other)
+    return g * -self * F.zeta(self + 1.0, other)
+
+
+def _zeta_number_self(F, g, other):
+    raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+
+
+_NO_ZETA_TANGENT = no_tangent("special_zeta")
+# fmt: off
+ZETA              = Op("SpecialZetaBackward0", None, ("self", "other"), (_zeta_self, _zeta_other), fits=True,
+                       quiet=True, jvp=_NO_ZETA_TANGENT)
+ZETA_SELF_NUMBER  = Op("SpecialZetaBackward1", None, ("self", "other"), (_zeta_other,), inputs=("other",),
+                       quiet=True, jvp=_NO_ZETA_TANGENT)
+ZETA_OTHER_NUMBER = Op("SpecialZetaBackward2", None, ("other",), (_zeta_number_self,), inputs=("self",),
+                       quiet=True, jvp=_NO_ZETA_TANGENT)
+# fmt: on
+
+
+def _zeta_kernel(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"zeta_cpu\" not implemented for '{type_word(x)}'")
+    return zeta_array(x, q).astype(x.dtype)
+
+
+# torch.special.zeta(x, q): tensors or a number on either side (integers in the default float dtype), the
+# gradient for q only; its forms and argument checks are xlogy's
+special_zeta = _x_log((ZETA, ZETA_SELF_NUMBER, ZETA_OTHER_NUMBER), _zeta_kernel, "special_zeta")
+
+
+def zeta_numpy(s, q: np.ndarray) -> np.ndarray:
+    """special_zeta in a plain backward pass: s an array or a number (read in q's dtype)."""
+    return zeta_array(s, q).astype(q.dtype)
