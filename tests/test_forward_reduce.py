@@ -76,6 +76,7 @@ CASES = [
     (X, "torch.linalg.qr(x.T).Q"), (X, "torch.linalg.qr(x.T)[1]"), (X, "torch.linalg.qr(x).Q"), (X, "torch.linalg.qr(x).R"),
     (M, "torch.linalg.qr(x, 'complete').R"), (MB, "torch.linalg.qr(x)[0]"),
     (X, "torch.linalg.pinv(x)"), (X, "torch.linalg.pinv(x.T)"), (M, "torch.linalg.pinv(x + x.T, hermitian=True)"),
+    (X, "torch.norm_except_dim(x, 2, -1)"), (X, "torch.norm_except_dim(x, 3, -1)"),
     (M, "torch.trace(x)"), (M, "torch.diagonal(x, 1)"), (M, "torch.diag(x)"), (V, "torch.diag(x)"),
     (V, "torch.diag_embed(x)"),
     (X, "(x * 1).uniform_() * 0 + x"), (X, "(x * 1).normal_() * 0 + x"), (X, "(x * 1).random_(0, 9) * 0 + x"),

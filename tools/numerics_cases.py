@@ -695,6 +695,9 @@ NOT_DRIVEN = {
     "elementwise.HARDSHRINK_BACKWARD": "hardshrink's second-order node: a selection",
     "elementwise.SOFTSHRINK_BACKWARD": "softshrink's second-order node: a selection",
     "reduce.NORM_LEGACY": "pairwise_distance's norm node: reduce.NORM's kernel and formula",
+    "reduce.NORM_WHOLE": "norm_except_dim's whole-tensor norm (at::norm's NormBackward0): reduce.NORM's kernel and formula",
+    "weight_norm.WEIGHT_NORM": "the fused weight_norm kernel, reached through a module's parametrization only: its bits "
+                               "are checked in tests/test_ops_weight_norm.py",
     "elementwise.GLU_BACKWARD": "glu's second-order node: a composite of recorded ops",
     "shape.UNFOLD_BACKWARD": "unfold's gradient recorded under create_graph: shape.UNFOLD's backward sums, in its order",
     "arrange.MASKED_SELECT": "masked_select: copies the selected elements; its gradient writes them back (no sums)",

@@ -1042,13 +1042,12 @@ _WHAT = {
     "type_before_parametrizations": "The module's class before any parametrization was registered.",
     "transfer_parametrizations_and_params": "Registers one module's parametrizations (and originals) on another.",
     "ParametrizationList": "The parametrizations of one tensor, in order, and the original(s) they start from.",
-    "torch.nn.utils.parametrizations.weight_norm": "weight = g * v / ||v|| as a parametrization: the magnitude and the "
-                                                   "direction are parametrizations.weight.original0 and original1.",
-    "torch.nn.utils.parametrizations.spectral_norm": "weight / sigma as a parametrization, sigma its largest singular "
-                                                     "value by power iteration (buffers _u, _v).",
-    "torch.nn.utils.weight_norm": "weight_g * weight_v / ||weight_v||, recomputed by a forward pre-hook (deprecated).",
-    "torch.nn.utils.spectral_norm": "weight_orig / sigma, recomputed by a forward pre-hook with one power iteration "
-                                    "(buffers weight_u, weight_v) in training mode.",
+    "weight_norm": "weight = g * v / ||v||: parametrizations.weight_norm keeps g and v as "
+                   "parametrizations.weight.original0 and original1; the deprecated nn.utils.weight_norm as weight_g "
+                   "and weight_v, recomputed by a forward pre-hook.",
+    "spectral_norm": "weight / sigma, sigma its largest singular value by power iteration: "
+                     "parametrizations.spectral_norm (buffers _u, _v), or the deprecated nn.utils.spectral_norm "
+                     "(weight_orig; buffers weight_u, weight_v) recomputed by a forward pre-hook in training mode.",
     "orthogonal": "Keeps a matrix (or batch) orthogonal: matrix_exp or cayley of a skew part (square), or householder "
                   "reflectors, times a base buffer that assignment sets.",
     "remove_weight_norm": "Undoes torch.nn.utils.weight_norm: the weight a plain parameter again.",
