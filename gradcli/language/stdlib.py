@@ -102,6 +102,29 @@ class Builtin(functools.partial):
         self.owner = owner              # the object a 'method of TYPE' is bound to
         return self
 
+    # A method bound to an object equals the same method bound to the same object, as CPython's bound methods
+    # do (`x.add == x.add`, a dict keyed by them); any other is itself alone.
+    def _bound_to(self):
+        namespace = self.namespace
+        if namespace == "torch.Tensor":
+            return getattr(self.func, "__self__", None)
+        if namespace.startswith("bound method of ") or namespace.startswith("method of "):
+            return self.owner
+        return None
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if other.__class__ is not Builtin:
+            return NotImplemented
+        bound = self._bound_to()
+        return (bound is not None and bound is other._bound_to() and self.name == other.name
+                and self.namespace == other.namespace)
+
+    def __hash__(self):
+        bound = self._bound_to()
+        return object.__hash__(self) if bound is None else hash((self.name, id(bound)))
+
     # `torch.Tensor | None` in an annotation: a union, as PyTorch's class makes (gradcli.language.pytyping)
     def __or__(self, other):
         return bounds._union(self, other) if self.stands_for_class() else NotImplemented
