@@ -1649,14 +1649,19 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
     if mask.__class__ is not Tensor:
         raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
                         f"{type(mask).__name__}, {type(value).__name__})")
-    if mask._a.dtype != np.bool_:
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_MASK_DTYPE_WORDS[mask._a.dtype.name]}")
     x, m = a._a, mask._a
+    if not inplace and m.shape != x.shape:
+        try:            # the out-of-place form expands (mask, self) before masked_fill_ checks anything
+            np.broadcast_shapes(m.shape, x.shape)
+        except ValueError:
+            raise broadcast_error(m.shape, x.shape) from None
     tensor_value = value.__class__ is Tensor
     if tensor_value and value._a.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._a.ndim} dimension(s).")
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_MASK_DTYPE_WORDS[m.dtype.name]}")
     fill = value._a if tensor_value else checked_scalar(value, x.dtype)
     try:
         out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
