@@ -13,7 +13,7 @@ from types import GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, parameter, rng, saved, savedhooks, typeinfo
+from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
 from gradcli.engine.ops.reduce import RETURN_FIELDS, RETURN_KINDS
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, uninitialized_marks
 from gradcli.language import stdlib
@@ -231,6 +231,7 @@ def _check_uninitialized(obj, name: str) -> None:
                            "initialized one. Call `forward` to initialize the parameters before accessing their "
                            "attributes.")
     if name in TENSOR_METHODS:
+        from gradcli.engine import parameter     # (only a lazy module's placeholder gets here: not at start-up)
         raise parameter.uninitialized_error(obj, name)
 
 
