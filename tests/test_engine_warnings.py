@@ -89,3 +89,12 @@ def test_a_uint8_mask_warns_once_per_line_and_a_single_value_write_through_it_fa
                               f"s.grad:7: {BYTE_MASK}\n  x.index_put_((m,), torch.tensor([1., 2.]))\n")
     fill = "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char\n"
     assert out.getvalue() == "tensor([[0., 1., 2., 3.]])\n" + fill + fill
+
+
+def test_nn_init_old_names_warn_at_the_callers_line_once_each():
+    # PyTorch 2.13 prints exactly these (checked with the oracle): a FutureWarning per old name and line
+    source = ("import torch\nw = torch.empty(3, 5)\ntorch.nn.init.xavier_uniform(w)\nfor i in range(2):\n"
+              "    torch.nn.init.constant(w, 0.5)\nprint(torch.nn.init.normal.__name__)\n")
+    words = "FutureWarning: `nn.init.{0}` is now deprecated in favor of `nn.init.{0}_`."
+    assert warnings_of(source) == (f"s.grad:3: {words.format('xavier_uniform')}\n  torch.nn.init.xavier_uniform(w)\n"
+                                   f"s.grad:5: {words.format('constant')}\n  torch.nn.init.constant(w, 0.5)\n")

@@ -227,3 +227,22 @@ def _log_pdf(t: Tensor, mean, std, log_peak) -> None:
 
 def _norm_cdf(x: float) -> float:
     return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _deprecated(new):
+    """nn.init's old name without the trailing underscore (`nn.init.xavier_uniform`, the 0.3-era tutorials'):
+    PyTorch's FutureWarning at the caller's line, then the in-place initialiser."""
+    old = new.__name__[:-1]
+    words = f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`."
+
+    def deprecated_init(*args, **kwargs):
+        if STATE.warn is not None:
+            STATE.warn("FutureWarning", words)
+        return new(*args, **kwargs)
+    deprecated_init.__name__ = old
+    return deprecated_init
+
+
+DEPRECATED = {f.__name__[:-1]: _deprecated(f) for f in (
+    uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_, kaiming_uniform_, kaiming_normal_,
+    orthogonal_, sparse_)}

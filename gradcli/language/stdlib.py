@@ -1451,7 +1451,10 @@ def function_name(obj) -> str | None:
     what it prints as; else None."""
     cls = obj.__class__
     if cls is Builtin:
-        match = _FUNCTION_REPR_NAME.match(repr(obj))
+        text = repr(obj)
+        if "<locals>.deprecated_init" in text:  # nn.init's old names: closures PyTorch renames ('normal')
+            return obj.name
+        match = _FUNCTION_REPR_NAME.match(text)
         return match and (match.group(1) or match.group(2)).rpartition(".")[2]
     if cls is bounds.Bounded and not isinstance(obj.original, type):
         return obj.original.__name__

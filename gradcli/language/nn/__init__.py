@@ -75,3 +75,4 @@ def classes() -> dict:
 INIT = {name: getattr(init, name) for name in (
     "calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_", "xavier_normal_",
     "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "eye_", "dirac_", "orthogonal_", "sparse_")}
+INIT.update(init.DEPRECATED)        # the old names (`nn.init.xavier_uniform`), with PyTorch's FutureWarning
