@@ -87,3 +87,27 @@ def uninitialized_error(t: Tensor, method: str) -> ValueError:
                       "objects>. This error happens when you are using a `LazyModule` or explicitly manipulating "
                       f"`torch.nn.parameter.Uninitialized{kind}` objects. When using LazyModules Call `forward` with "
                       "a dummy batch to initialize the parameters before calling torch functions")
+
+
+# nn.Buffer's marks: id(tensor) -> (a weak reference to it, its `persistent`): PyTorch's Buffer is a plain tensor
+# carrying `_is_buffer` and `persistent`, which a module's __setattr__ registers as a buffer
+_BUFFERS: dict = {}
+
+
+def make_buffer(data=None, *, persistent=True) -> Tensor:
+    """nn.Buffer(data=None, *, persistent=True): `data` detached (its requires_grad kept), marked as a buffer."""
+    if data is None:
+        data = Tensor(np.empty((0,), np.float32))
+    if data.__class__ is not Tensor:
+        raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
+    t = data.detach()
+    t.requires_grad_(data.requires_grad)
+    key = id(t)
+    _BUFFERS[key] = (weakref.ref(t, lambda _, key=key: _BUFFERS.pop(key, None)), bool(persistent))
+    return t
+
+
+def buffer_persistence(t) -> bool | None:
+    """A tensor made by nn.Buffer: whether it is persistent; None for any other tensor."""
+    entry = _BUFFERS.get(id(t)) if _BUFFERS else None
+    return None if entry is None or entry[0]() is not t else entry[1]

@@ -868,6 +868,8 @@ _WHAT = {
     "conv_transpose3d": "The transposed 3-d convolution (the gradient of conv3d with respect to its input).",
     # torch.nn
     "Parameter": "A tensor that a Module registers as its parameter (requires grad; prints 'Parameter containing:').",
+    "Buffer": "A tensor that a Module registers as its buffer when assigned (persistent=False: left out of "
+              "state_dict); itself a plain tensor, detached.",
     "Module": "Base class of models: subclasses assign layers and Parameters in __init__ and define forward.",
     "Sequential": "Calls its modules in order, each on the previous one's output.",
     "ModuleList": "A list of modules, registered as submodules.", "ModuleDict": "A dict of modules, registered as submodules.",

@@ -383,6 +383,7 @@ def _make_nn() -> dict:
     """torch.nn: the layers' classes (gradcli.language.nn), its functional namespace, init and utils."""
     from gradcli.engine import clipgrad
     from gradcli.language import nn as nn_classes
+    from gradcli.engine import parameter
     functional_ns = ScriptModule("torch.nn.functional", {
         # group: elementwise
         "relu": _tensor_fn("relu", ops.elementwise.functional_relu), "relu_": _tensor_fn("relu_", Tensor.relu_),
@@ -478,6 +479,7 @@ def _make_nn() -> dict:
         "skip_init": _later("gradcli.language.nn.module", "skip_init"),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
+            "Buffer": parameter.make_buffer,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
 
 
@@ -1065,6 +1067,7 @@ dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Ten
 def _nn_made(nn: ScriptModule) -> None:
     from gradcli.language import nn as nn_classes
     _SCRIPT_CLASSES[id(nn.members["Parameter"])] = nn_classes.Parameter
+    _SCRIPT_CLASSES[id(nn.members["Buffer"])] = nn_classes.Buffer
     nn_classes.transformer.functional = lambda: nn.members["functional"]
 
 

@@ -63,6 +63,20 @@ class Parameter(metaclass=ParameterClass):
     pass
 
 
+class BufferClass(type):
+    """What isinstance and issubclass take for nn.Buffer: a tensor nn.Buffer made."""
+
+    def __instancecheck__(cls, obj):
+        return obj.__class__ is Tensor and parameter.buffer_persistence(obj) is not None
+
+    def __subclasscheck__(cls, other):
+        return other is cls
+
+
+class Buffer(metaclass=BufferClass):
+    pass
+
+
 def make_parameter(data=None, requires_grad=True):
     return parameter.make(data, requires_grad)
 

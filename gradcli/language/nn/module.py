@@ -211,6 +211,10 @@ class Module(ScriptObject, metaclass=ScriptType):
             modules[name] = value
             return
         buffers = d.get("_buffers")
+        persistent = parameter.buffer_persistence(value) if value.__class__ is Tensor else None
+        if persistent is not None:          # an nn.Buffer: registered as a buffer, with its persistence
+            self.register_buffer(name, value, persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and value.__class__ is not Tensor:
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
