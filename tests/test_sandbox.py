@@ -144,7 +144,7 @@ ESCAPES = [
                                          "torch.distributions.transformed_distribution, "
                                          "torch.distributions.transforms, torch.distributions.uniform, "
                                          "torch.distributions.von_mises, torch.distributions.weibull, torch.func, "
-                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.init, torch.nn.utils,"
+                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.random, "
                                          "torch.special, torch.testing, torch.utils, torch.utils.data, torch.version "

@@ -39,7 +39,7 @@ NAMESPACES = (
     "torch.autograd.function", "torch.autograd.functional", "torch.testing", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.optim",
     "torch.optim.lr_scheduler", "torch.linalg", "torch.utils", "torch.utils.data", "torch.func",
     "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
-    "torch.special", "torch.nn.utils", "torch.version",
+    "torch.special", "torch.nn.utils", "torch.version", "torch.nn.grad",
 )
 CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
            "torch.utils.data.DataLoader")

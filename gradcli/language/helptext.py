@@ -1064,6 +1064,12 @@ _WHAT = {
     "kaiming_uniform": "nn.init.kaiming_uniform_'s deprecated name: PyTorch's FutureWarning, then kaiming_uniform_.",
     "kaiming_normal": "nn.init.kaiming_normal_'s deprecated name: PyTorch's FutureWarning, then kaiming_normal_.",
     "sparse": "nn.init.sparse_'s deprecated name: PyTorch's FutureWarning, then sparse_.",
+    "conv1d_input": "torch.nn.grad: the gradient of conv1d's input (of input_size) for grad_output, by convolution_backward.",
+    "conv1d_weight": "torch.nn.grad: the gradient of conv1d's weight (of weight_size) for grad_output, by convolution_backward.",
+    "conv2d_input": "torch.nn.grad: the gradient of conv2d's input (of input_size) for grad_output, by convolution_backward.",
+    "conv2d_weight": "torch.nn.grad: the gradient of conv2d's weight (of weight_size) for grad_output, by convolution_backward.",
+    "conv3d_input": "torch.nn.grad: the gradient of conv3d's input (of input_size) for grad_output, by convolution_backward.",
+    "conv3d_weight": "torch.nn.grad: the gradient of conv3d's weight (of weight_size) for grad_output, by convolution_backward.",
     "norm_except_dim": "The pow-norm over every dim but dim (kept as size-1 dims); dim=-1: over the whole tensor.",
     # attributes and conversions
     "shape": "The sizes of the dimensions, a torch.Size.", "size": "The sizes of the dimensions (or one of them).",

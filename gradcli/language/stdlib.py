@@ -479,6 +479,7 @@ def _make_nn() -> dict:
         "skip_init": _later("gradcli.language.nn.module", "skip_init"),
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
+            "grad": ScriptModule("torch.nn.grad", dict(ops.conv.NN_GRAD)),
             "Buffer": parameter.make_buffer,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
 

@@ -562,3 +562,55 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _functional("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
                        output_padding)
+
+
+# ------------------------------------------------------------------------------------------- torch.nn.grad
+
+def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, padding, dilation, groups) -> Tensor:
+    """torch.nn.grad.conv{nd}d_input / _weight: convolution_backward's gradient of the input (which 0; `given` the
+    weight, `size` the input's) or of the weight (which 1; `given` the input, `size` the weight's), for
+    `grad_output`, as PyTorch's Python computes it on a dummy tensor of `size` (ConvolutionBackwardBackward0)."""
+    _expect_tensor(given, fn, "weight" if which == 0 else "input", 2 if which == 0 else 1)
+    _expect_tensor(grad_output, fn, "grad_output", 3)
+    if not _is_int(groups):
+        raise TypeError(f"{fn}(): argument 'groups' must be int, not {type(groups).__name__}")
+    stride, padding = _expand(stride, nd, fn, "stride", 4), _expand(padding, nd, fn, "padding", 5)
+    dilation = _expand(dilation, nd, fn, "dilation", 6)
+    size = tuple(int(n) for n in size)
+    budget.check_tensor(size, grad_output._a.itemsize)
+    dummy = Tensor(np.broadcast_to(np.zeros((), grad_output._a.dtype), size))
+    x, w = (dummy, given) if which == 0 else (given, dummy)
+    g = grad_output._a
+    if x._a.ndim != g.ndim:
+        raise RuntimeError(f"Expected input and grad_output to have the same number of dimensions, but got: "
+                           f"{x._a.ndim} and {g.ndim}")
+    p = (stride, padding, dilation, False, [0] * nd, int(groups))
+    expected = (x._a.shape[0], w._a.shape[0]) + tuple(
+        (n + 2 * q - e * (k - 1) - 1) // s + 1
+        for n, k, s, q, e in zip(x._a.shape[2:], w._a.shape[2:], stride, padding, dilation))
+    lift = 1 if nd == 1 else 0              # a 1-d convolution runs as a 2-d one: its dims count one more
+    for d in list(range(1, g.ndim)) + [0]:
+        if g.shape[d] != expected[d]:
+            if d == 0:
+                raise RuntimeError("could not create a primitive descriptor for the convolution forward propagation "
+                                   "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+                                   "additional diagnostic information.")
+            at = d + lift if d >= 2 else d
+            raise RuntimeError(f"Expected a tensor of dimension {g.ndim + lift} and tensor.size[{at}] == {expected[d]} "
+                               f"but got: dimension {g.ndim + lift} and tensor.size[{at}] = {g.shape[d]}")
+    return convolution_backward(grad_output, x, w, p, which)
+
+
+def _nn_grad_functions() -> dict:
+    def make(nd: int, which: int):
+        name = f"conv{nd}d_{'input' if which == 0 else 'weight'}"
+
+        def fn(first, second, grad_output, stride=1, padding=0, dilation=1, groups=1):
+            given, size = (second, first) if which == 0 else (first, second)
+            return _nn_grad(name, nd, which, given, size, grad_output, stride, padding, dilation, groups)
+        fn.__name__ = name
+        return fn
+    return {f"conv{nd}d_{kind}": make(nd, which) for nd in (1, 2, 3) for which, kind in ((0, "input"), (1, "weight"))}
+
+
+NN_GRAD = _nn_grad_functions()
