@@ -958,6 +958,7 @@ _WHAT = {
     "LogSoftmax": "log_softmax along `dim` as a module.", "MSELoss": "mse_loss as a module.",
     "L1Loss": "l1_loss as a module.", "SmoothL1Loss": "smooth_l1_loss as a module.",
     "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "NLLLoss": "nll_loss as a module.",
+    "NLLLoss2d": "NLLLoss under its deprecated name (a FutureWarning).",
     "BCELoss": "binary_cross_entropy as a module.", "BCEWithLogitsLoss": "binary_cross_entropy_with_logits as a module.",
     "Conv1d": "conv1d as a module: weight and bias initialised as PyTorch's, padding_mode zeros, reflect, "
               "replicate or circular.",

@@ -19,7 +19,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             activations.ReLU, activations.LeakyReLU, activations.Tanh, activations.Sigmoid, activations.GELU,
             activations.SiLU, activations.Mish, activations.GLU, activations.Hardshrink, activations.Softshrink,
             activations.PairwiseDistance, activations.SELU, activations.CELU, activations.Softplus, activations.ELU, activations.Softmax,
-            activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss,
+            activations.LogSoftmax, losses.MSELoss, losses.L1Loss, losses.CrossEntropyLoss, losses.NLLLoss, losses.NLLLoss2d,
             losses.BCELoss, losses.BCEWithLogitsLoss, losses.SmoothL1Loss, losses.HuberLoss, losses.KLDivLoss,
             activations.Hardtanh, activations.Threshold, activations.ReLU6, activations.LogSigmoid, activations.Softsign,
             activations.Tanhshrink, activations.Softmin, activations.CosineSimilarity, losses.MarginRankingLoss,

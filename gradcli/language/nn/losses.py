@@ -98,6 +98,17 @@ class NLLLoss(_WeightedLoss):
                             reduction=self.reduction)
 
 
+class NLLLoss2d(NLLLoss):
+    """The deprecated NLLLoss2d: NLLLoss itself (which takes any number of dims), with PyTorch's FutureWarning."""
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        if STATE.warn is not None:
+            STATE.warn("FutureWarning", "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+                       "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.")
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
 class CrossEntropyLoss(_WeightedLoss):
     __module__ = "torch.nn.modules.loss"
 
