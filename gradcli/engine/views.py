@@ -177,7 +177,11 @@ def regenerate(base, changed) -> None:
             continue
         name = fn.op.node
         if name in STALE_MULTI:
-            index = fn.saved[-1] if name != "UnbindBackward0" else fn.saved[-1][-1]
+            saved = fn.saved
+            if saved.__class__ is not tuple:        # (what a backward freed: the position is unknown)
+                index = 0
+            else:
+                index = saved[-1] if name != "UnbindBackward0" else saved[-1][-1]
             words = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes"}.get(name, "Unbind")
             view.grad_fn = Node(STALE_MULTI[name], fn.inputs, (
                 f"Output {index} of {words} is a view and its base or another view of its base has been modified "
