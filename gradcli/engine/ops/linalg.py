@@ -1572,7 +1572,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
         # PyTorch's matrix_norm wraps the dims before its vector norm (its node shows them so)
         return reduce.vector_norm(A, 2, tuple(wrap_dim(d, A._a.ndim) for d in dims), keepdim, dtype)
     if not (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2, 1, -1, float("inf"), float("-inf")))):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        shown = ord if isinstance(ord, str) else f"{float(ord):g}"      # the order as a double, as C++ prints it
+        raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
     if A._a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                            f"Got {type_word(A._a)}")
@@ -1925,7 +1926,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
     for name, x in (("X1", a), ("X2", b)):
         if x.dtype.kind != "f":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {type_word(x)}")
-    if p < 0:
+    if not p >= 0:                      # (NaN too)
         raise RuntimeError("cdist only supports non-negative p values")
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])

@@ -100,10 +100,7 @@ def _number(p) -> str:
     """p as PyTorch's messages print the Scalar (a double: 3, 1.5, inf)."""
     if isinstance(p, str):
         return p
-    value = float(p)
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return str(int(value)) if value == int(value) else repr(value)
+    return f"{float(p):g}"          # C++'s ostream of a double: six significant digits, -0, nan, inf
 
 
 def tensorinv(A: Tensor, ind=2) -> Tensor:
