@@ -581,6 +581,13 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
     dummy = Tensor(np.broadcast_to(np.zeros((), grad_output._a.dtype), size))
     x, w = (dummy, given) if which == 0 else (given, dummy)
     g = grad_output._a
+    if x._a.dtype != w._a.dtype:        # the conv's input against its weight (one of them the dummy)
+        raise RuntimeError(f"expected scalar type {_DTYPE_WORDS[x._a.dtype.name]} but found "
+                           f"{_DTYPE_WORDS[w._a.dtype.name]}")
+    if x._a.dtype.kind not in "f":
+        kernel = f"slow_conv{3 if nd == 3 else 2}d_cpu" + (
+            "" if x._a.dtype.kind == "b" else "_grad_input" if which == 0 else "_grad_weight")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DTYPE_WORDS[x._a.dtype.name]}'")
     if x._a.ndim != g.ndim:
         raise RuntimeError(f"Expected input and grad_output to have the same number of dimensions, but got: "
                            f"{x._a.ndim} and {g.ndim}")
