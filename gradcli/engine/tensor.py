@@ -2354,11 +2354,8 @@ class Tensor:
             self.requires_grad = True
             if self._base is not None:
                 ops.rebase_view(self, node)
-                ops.regenerate_views(self._base, self)
-            else:
-                ops.regenerate_views(self, self)
-        else:       # not recorded (no-grad mode): the views' versions moved on all the same
-            ops.regenerate_views(self._base if self._base is not None else self, None)
+        # the other views of this storage: their histories (or, unrecorded, their versions) moved on
+        ops.regenerate_views(self._base if self._base is not None else self, self if node is not None else None)
         return self
 
     def _inplace_op(self, fn, other):

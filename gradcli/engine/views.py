@@ -93,9 +93,11 @@ COPY_SLICES_SAVE = Op("CopySlices",         None,    ("node", "positions", "shap
                       saves_tensors=True, jvp=_copy_slices_jvp)
 AS_STRIDED       = Op("AsStridedBackward0", None,    ("positions", "shape"),         (_as_strided_gradient,),
                       jvp=_as_strided_jvp)
+# the nodes of the views a function returns several of, and the name PyTorch's messages give the function
+MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
 # an output of split/chunk/unbind whose base was changed in place since: any gradient through it is refused
 STALE_MULTI = {name: Op(name, None, ("message",), (_stale_multi_output,), jvp=_stale_multi_output)
-               for name in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")}
+               for name in MULTI_VIEW}
 autograd.UNUSABLE.update(STALE_MULTI.values())
 # fmt: on
 
@@ -157,6 +159,14 @@ def _forget(key: int, ref) -> None:
         del _VIEWS[key]
 
 
+def output_index(fn) -> int:
+    """Which output of split/chunk/unbind the node `fn` is (0 once a backward freed what it kept)."""
+    saved = fn.saved
+    if saved.__class__ is not tuple:
+        return 0
+    return saved[-1] if fn.op.node != "UnbindBackward0" else saved[-1][-1]
+
+
 def regenerate(base, changed) -> None:
     """`changed` (`base` or a view of it) was just changed in place by a recorded op: every other live view of
     `base` now windows base's new history (AsStridedBackward0), as PyTorch regenerates a view's grad_fn once
@@ -177,14 +187,8 @@ def regenerate(base, changed) -> None:
             continue
         name = fn.op.node
         if name in STALE_MULTI:
-            saved = fn.saved
-            if saved.__class__ is not tuple:        # (what a backward freed: the position is unknown)
-                index = 0
-            else:
-                index = saved[-1] if name != "UnbindBackward0" else saved[-1][-1]
-            words = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes"}.get(name, "Unbind")
             view.grad_fn = Node(STALE_MULTI[name], fn.inputs, (
-                f"Output {index} of {words} is a view and its base or another view of its base has been modified "
+                f"Output {output_index(fn)} of {MULTI_VIEW[name]} is a view and its base or another view of its base has been modified "
                 "inplace. This view is the output of a function that returns multiple views. Such functions do "
                 "not allow the output views to be modified inplace. You should replace the inplace operation by "
                 "an out-of-place one.",))

@@ -592,9 +592,7 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
         raise RuntimeError(f"Expected input and grad_output to have the same number of dimensions, but got: "
                            f"{x._a.ndim} and {g.ndim}")
     p = (stride, padding, dilation, False, [0] * nd, int(groups))
-    expected = (x._a.shape[0], w._a.shape[0]) + tuple(
-        (n + 2 * q - e * (k - 1) - 1) // s + 1
-        for n, k, s, q, e in zip(x._a.shape[2:], w._a.shape[2:], stride, padding, dilation))
+    expected = (x._a.shape[0], w._a.shape[0]) + _out_sizes(x._a.shape[2:], w._a.shape[2:], stride, padding, dilation)
     lift = 1 if nd == 1 else 0              # a 1-d convolution runs as a 2-d one: its dims count one more
     for d in list(range(1, g.ndim)) + [0]:
         if g.shape[d] != expected[d]:

@@ -1203,7 +1203,7 @@ def inverse(a: Tensor, _singular: str = "linalg.inv") -> Tensor:
     if out is None:
         info = info.reshape(-1)
         i = int(np.flatnonzero(info)[0])
-        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        where = batch_prefix(x, i)
         raise LinAlgError(f"{_singular}: {where}The diagonal element {int(info[i])} is zero, the inversion could "
                           "not be completed because the input matrix is singular.")
     return apply(INV, _column_major(out), (a,))
@@ -1335,7 +1335,7 @@ def _cholesky(a: Tensor, upper, fn: str, row: Op) -> Tensor:
     if info.any():
         flat = info.reshape(-1)
         i = int(np.flatnonzero(flat)[0])
-        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        where = batch_prefix(x, i)
         raise LinAlgError(f"{fn}: {where}The factorization could not be completed because the input is not "
                           f"positive-definite (the leading minor of order {int(flat[i])} is not positive-definite).")
     out = _column_major(np.swapaxes(L, -1, -2) if upper else L)
@@ -1408,7 +1408,7 @@ def cholesky_inverse(L: Tensor, upper=False) -> Tensor:
     if info.any():
         flat = info.reshape(-1)
         i = int(np.flatnonzero(flat)[0])
-        where = f"(Batch element {i}): " if x.ndim > 2 else ""
+        where = batch_prefix(x, i)
         raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(flat[i])} is zero, the inversion "
                           "could not be completed because the input matrix is singular.")
     return apply(CHOLESKY_INVERSE, _column_major(out), (L,), (upper,))
@@ -2725,7 +2725,7 @@ def _lapack_eigh(x64: np.ndarray, UPLO: str = "L") -> tuple:
                 with np.errstate(all="ignore"):
                     np.linalg.eigh(flat[i], UPLO=UPLO)
             except np.linalg.LinAlgError:
-                where = f"(Batch element {i}): "
+                where = batch_prefix(x64, i)
                 break
     raise LinAlgError(f"linalg.eigh: {where}The algorithm failed to converge because the input matrix is "
                       "ill-conditioned or has too many repeated eigenvalues (error code: LAPACK's info, which "
@@ -2963,12 +2963,16 @@ def _spectrum(x: np.ndarray, hermitian: bool) -> tuple:
     return s, s, u, vh
 
 
+def batch_prefix(x: np.ndarray, i: int) -> str:
+    """PyTorch's prefix naming the batch element a linear-algebra error is about (none for one matrix)."""
+    return f"(Batch element {i}): " if x.ndim > 2 else ""
+
+
 def _refuse_nan_svd(x: np.ndarray) -> None:
     """PyTorch's LAPACK SVD fails on a matrix with a NaN (numpy's would say 'SVD did not converge')."""
     nan = np.isnan(x).any(axis=(-2, -1)).reshape(-1)
     if nan.any():
-        where = f"(Batch element {int(np.argmax(nan))}): " if x.ndim > 2 else ""
-        raise LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the input matrix "
+        raise LinAlgError(f"linalg.svd: {batch_prefix(x, int(np.argmax(nan)))}The algorithm failed to converge because the input matrix "
                           "contained non-finite values.")
 
 

@@ -134,7 +134,7 @@ def _refuse_nan(a: np.ndarray, b: np.ndarray, driver: str) -> None:
     if not bad.any():
         return
     i = int(np.argmax(bad))
-    where = f"(Batch element {i}): " if a.ndim > 2 else ""
+    where = la.batch_prefix(a, i)
     argument = (4 if a_nan[i] else 6) + (driver == "gels")
     raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
                        'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '

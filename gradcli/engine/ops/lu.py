@@ -343,10 +343,6 @@ def _first_failure(info: np.ndarray) -> tuple:
     return i, int(flat[i])
 
 
-def _batch_prefix(x: np.ndarray, i: int) -> str:
-    return f"(Batch element {i}): " if x.ndim > 2 else ""
-
-
 # ------------------------------------------------------------------------------------------ LU factorisation
 
 def _factor(A: Tensor, pivot, fn: str, name: str) -> tuple:
@@ -378,7 +374,7 @@ def lu_factor_ex(A: Tensor, *, pivot=True, check_errors=False) -> tuple:
 
 def _singular_factor(fn: str, lu: np.ndarray, info: np.ndarray):
     i, where = _first_failure(info)
-    raise RuntimeError(f"{fn}: {_batch_prefix(lu, i)}U[{where},{where}] is zero and using it on lu_solve would result "
+    raise RuntimeError(f"{fn}: {la.batch_prefix(lu, i)}U[{where},{where}] is zero and using it on lu_solve would result "
                        "in a division by zero. If you still want to perform the factorization, consider calling "
                        "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
@@ -599,7 +595,7 @@ def inv_ex(A: Tensor, *, check_errors=False) -> tuple:
         return reduce.ReturnTypes("linalg_inv_ex", apply(la.INV, out, (A,)), Tensor(info))
     if check_errors:
         i, where = _first_failure(info)
-        raise la.LinAlgError(f"linalg.inv_ex: {_batch_prefix(x, i)}The diagonal element {where} is zero, the "
+        raise la.LinAlgError(f"linalg.inv_ex: {la.batch_prefix(x, i)}The diagonal element {where} is zero, the "
                              "inversion could not be completed because the input matrix is singular.")
     out = la._column_major(lu_solve_array(lu_, piv + 1, eye))
     return reduce.ReturnTypes("linalg_inv_ex", apply(la.INV, out, (A,)), Tensor(info))
@@ -618,7 +614,7 @@ def cholesky_ex(A: Tensor, *, upper=False, check_errors=False) -> tuple:
     if info.any():
         if check_errors:
             i, where = _first_failure(info)
-            raise la.LinAlgError(f"linalg.cholesky_ex: {_batch_prefix(x, i)}The factorization could not be "
+            raise la.LinAlgError(f"linalg.cholesky_ex: {la.batch_prefix(x, i)}The factorization could not be "
                                  "completed because the input is not positive-definite (the leading minor of order "
                                  f"{where} is not positive-definite).")
         L = _partial_cholesky(np.swapaxes(x, -1, -2) if upper else x, L, info)

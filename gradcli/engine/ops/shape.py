@@ -348,7 +348,6 @@ def internal_overlap(x: np.ndarray) -> bool:
     return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
 
 
-_MULTI_VIEW = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
 
 
 def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
@@ -357,7 +356,7 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
     PyTorch lets write into an expanded tensor), so a view with internal overlap is not refused."""
     if STATE.recording:
         fn = t.grad_fn
-        name = _MULTI_VIEW.get(fn.op.node) if fn is not None else None
+        name = views.MULTI_VIEW.get(fn.op.node) if fn is not None else None
         if fn is not None and fn.op.__class__ is autograd.RunOp:     # a custom Function's output
             index = fn.index if fn.__class__ is autograd.OutputSlot else 0
             raise RuntimeError(f"Output {index} of {fn.op.node.rpartition('Backward')[0]} is a "
@@ -367,8 +366,8 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
                                "custom Function, leading to incorrect gradients. This behavior is forbidden. "
                                "You can fix this by cloning the output of the custom Function.")
         if name is not None:
-            index = fn.saved[-1] if name != "Unbind" else fn.saved[-1][-1]
-            raise RuntimeError(f"Output {index} of {name} is a view and is being modified inplace. This view is "
+            raise RuntimeError(f"Output {views.output_index(fn)} of {name} is a view and is being modified inplace. "
+                               "This view is "
                                "the output of a function that returns multiple views. Such functions do not "
                                "allow the output views to be modified inplace. You should replace the inplace "
                                "operation by an out-of-place one.")
