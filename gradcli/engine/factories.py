@@ -1335,9 +1335,21 @@ def _random_to(dt: np.dtype) -> int:
 # ------------------------------------------------------------------------------------------- states
 
 def generator(device="cpu") -> rng.Generator:
-    """torch.Generator(device='cpu'): a new stream seeded with PyTorch's default seed."""
-    if device is not None and str(device) != "cpu":
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+    """torch.Generator(device='cpu'): a new stream seeded with PyTorch's default seed. Another device fails
+    as PyTorch's CPU build fails to make a generator there."""
+    if device is not None:
+        from gradcli.engine.tensor import NO_CUDA_LIBRARY, _Device, accelerator_index, parse_device
+        if device.__class__ is int:
+            raise accelerator_index(device)
+        if device.__class__ is str:
+            device = parse_device(device)
+        elif device.__class__ is not _Device:
+            raise TypeError(f"Generator(): argument 'device' must be torch.device, not {signatures.type_name(device)}")
+        if device.type == "cuda":
+            raise RuntimeError(NO_CUDA_LIBRARY.replace("Cannot initialize CUDA", "Cannot get CUDA generator", 1))
+        if device.type in ("meta", "lazy"):
+            raise RuntimeError(f"{device.type.upper()} device type not an accelerator.")
+        check_device(device)
     return rng.Generator()
 
 

@@ -406,6 +406,12 @@ class Generator:
     def __repr__(self) -> str:
         return f"<torch._C.Generator object at {address(self)}>"
 
+    @property
+    def device(self):
+        """Every generator gradcli makes is a CPU one (torch.Generator refuses other devices)."""
+        from gradcli.engine.tensor import _CPU
+        return _CPU
+
     def __init__(self, seed: int | None = None):
         self._key = None            # the twister's 624 words, and the next one to read (624: twist first)
         self._pos = 624

@@ -696,7 +696,7 @@ class Tensor:
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         if device.__class__ is int:         # an index: PyTorch asks its accelerator for that device
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+            raise accelerator_index(device)
         if device.__class__ is str and device.split(":")[0] != "cuda" or \
                 device.__class__ is _Device and device.type != "cuda":
             raise RuntimeError("Invalid device, must be cuda device")
@@ -2558,9 +2558,21 @@ def factory_device(device) -> None:
     check_device(device)
 
 
+# An int device is an index of the current accelerator, which PyTorch's CPU build does not have
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
+def accelerator_index(index: int):
+    """What PyTorch's CPU build raises for a device given as an int (never a bool: the parser names it)."""
+    return RuntimeError("Device index must not be negative" if index < 0 else NO_ACCELERATOR)
+
+
 def check_device(device) -> None:
-    """A tensor may be made on, or moved to, the CPU only: CUDA fails as PyTorch's CPU build fails."""
+    """A tensor may be made on, or moved to, the CPU only: CUDA fails as PyTorch's CPU build fails, and so
+    does an int (an accelerator's index)."""
     if device.__class__ is not _Device:
+        if device.__class__ is int:
+            raise accelerator_index(device)
         if device.__class__ is not str:
             return              # the argument parser names a wrong type
         device = parse_device(device)

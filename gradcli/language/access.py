@@ -74,7 +74,7 @@ ALLOWED = {
     autograd.Node: frozenset(("name", "next_functions", "metadata", "register_hook", "register_prehook")),
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable", "metadata", "register_hook",
                                         "register_prehook")),
-    rng.Generator: frozenset(("seed", "initial_seed")),
+    rng.Generator: frozenset(("seed", "initial_seed", "device")),
     _Device: frozenset(("type", "index")),
     autograd.RemovableHandle: frozenset(("remove",)),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),

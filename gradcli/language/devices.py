@@ -13,8 +13,8 @@ import types
 from gradcli.engine import dtypes, factories
 import numpy as np
 
-from gradcli.engine.tensor import (NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, check_device, default_device,
-                                   device_index, parse_device)
+from gradcli.engine.tensor import (NO_CUDA, Size, Tensor, _CPU, _Device, _scalar_name, accelerator_index, check_device,
+                                   default_device, device_index, parse_device)
 from gradcli.engine.state import STATE
 
 
@@ -32,6 +32,8 @@ def device(*args, **kwargs) -> _Device:
     if not 1 <= len(args) <= 2:
         raise TypeError(f"device() takes 1 or 2 arguments ({len(args)} given)")
     kind = args[0]
+    if kind.__class__ is int and len(args) == 1:
+        raise accelerator_index(kind)
     if kind.__class__ is not str:
         raise TypeError(f"device(): argument 'type' must be str, not {type(kind).__name__}")
     parsed = parse_device(kind)

@@ -34,13 +34,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         self.shortlist_size = self.cutoffs[0]
         self.n_clusters = len(self.cutoffs) - 1
         self.head_size = self.shortlist_size + self.n_clusters
-        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias, dtype=dtype)
+        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias, device=device, dtype=dtype)
         self.tail = ModuleList()
         for i in range(self.n_clusters):
             hsz = int(self.in_features // (self.div_value ** (i + 1)))
             osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            self.tail.append(Sequential(Linear(self.in_features, hsz, bias=False, dtype=dtype),
-                                        Linear(hsz, osz, bias=False, dtype=dtype)))
+            self.tail.append(Sequential(Linear(self.in_features, hsz, bias=False, device=device, dtype=dtype),
+                                        Linear(hsz, osz, bias=False, device=device, dtype=dtype)))
 
     def reset_parameters(self):
         self.head.reset_parameters()

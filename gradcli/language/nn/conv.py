@@ -71,9 +71,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + kernel_size
         else:
             shape = (out_channels, in_channels // groups) + kernel_size
-        self.weight = parameter.make(factories.empty(shape, dtype=dtype))    # one tuple, as PyTorch passes it
+        self.weight = parameter.make(factories.empty(shape, dtype=dtype, device=device))    # one tuple, as PyTorch passes it
         if bias:
-            self.bias = parameter.make(factories.empty(out_channels, dtype=dtype))
+            self.bias = parameter.make(factories.empty(out_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

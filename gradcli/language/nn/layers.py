@@ -10,22 +10,23 @@ from gradcli.engine import autograd, factories, init, ops, parameter
 from gradcli.language.nn.module import Module
 
 
-def _empty(*shape, dtype=None):
-    return factories.empty(*shape, dtype=dtype)
+def _empty(*shape, dtype=None, device=None):
+    return factories.empty(*shape, dtype=dtype, device=device)
 
 
-def _empty_tuple(shape: tuple, dtype=None):
+def _empty_tuple(shape: tuple, dtype=None, device=None):
     """torch.empty((a, b), ...): a weight's size as PyTorch's layers pass it, one tuple (so a float among the
-    sizes is the parser's element error, not a count of positional arguments)."""
-    return factories.empty(tuple(shape), dtype=dtype)
+    sizes is the parser's element error, not a count of positional arguments). The device is checked as the
+    factory checks it (a CPU build fails on 'cuda')."""
+    return factories.empty(tuple(shape), dtype=dtype, device=device)
 
 
-def _weight_and_bias(module, shape: tuple, bias: bool, dtype) -> None:
+def _weight_and_bias(module, shape: tuple, bias: bool, dtype, device=None) -> None:
     """A weight of `shape` and a bias of its first dim (or a bias registered as None), then their
     initialisation: in PyTorch's order, so the draws come in its order."""
-    module.weight = parameter.make(_empty_tuple(shape, dtype=dtype))
+    module.weight = parameter.make(_empty_tuple(shape, dtype=dtype, device=device))
     if bias:
-        module.bias = parameter.make(_empty(shape[0], dtype=dtype))
+        module.bias = parameter.make(_empty(shape[0], dtype=dtype, device=device))
     else:
         module.register_parameter("bias", None)
     module.reset_parameters()
@@ -52,7 +53,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        _weight_and_bias(self, (out_features, in_features), bias, dtype)
+        _weight_and_bias(self, (out_features, in_features), bias, dtype, device)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -85,7 +86,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype)
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype, device)
 
     def reset_parameters(self):
         bound = 1 / math.sqrt(self.weight.size(1))
@@ -132,7 +133,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = parameter.make(_empty_tuple((num_embeddings, embedding_dim), dtype=dtype),
+            self.weight = parameter.make(_empty_tuple((num_embeddings, embedding_dim), dtype=dtype, device=device),
                                          requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -191,7 +192,7 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding_row(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
-            self.weight = parameter.make(_empty_tuple((num_embeddings, embedding_dim), dtype=dtype))
+            self.weight = parameter.make(_empty_tuple((num_embeddings, embedding_dim), dtype=dtype, device=device))
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -352,9 +353,8 @@ class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         self.num_parameters = num_parameters
         super().__init__()
-        factories.factory_device(device)
         self.init = init
-        self.weight = parameter.make(_empty(num_parameters, dtype=dtype))
+        self.weight = parameter.make(_empty(num_parameters, dtype=dtype, device=device))
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -37,7 +37,10 @@ class LazyModuleMixin:
         return Module.__call__(self, *args, **kwargs)
 
 
-def _placeholder(module, name: str, kind: str, dtype) -> None:
+def _placeholder(module, name: str, kind: str, dtype, device=None) -> None:
+    """An Uninitialized{Parameter,Buffer} of `dtype` on `device` (checked as a factory checks it)."""
+    from gradcli.engine import factories
+    factories.factory_device(device)
     table = "_parameters" if kind == _PARAMETER else "_buffers"
     module.__dict__[table][name] = parameter.uninitialized(kind, dtype)
 
@@ -140,15 +143,15 @@ LazyConvTranspose2d = _lazy_conv_class("LazyConvTranspose2d", conv.ConvTranspose
 LazyConvTranspose3d = _lazy_conv_class("LazyConvTranspose3d", conv.ConvTranspose3d)
 
 
-def _norm_placeholders(module, affine, track_running_stats, dtype) -> None:
+def _norm_placeholders(module, affine, track_running_stats, dtype, device) -> None:
     module.affine = affine
     module.track_running_stats = track_running_stats
     if affine:
-        _placeholder(module, "weight", _PARAMETER, _dtype(dtype))
-        _placeholder(module, "bias", _PARAMETER, _dtype(dtype))
+        _placeholder(module, "weight", _PARAMETER, _dtype(dtype), device)
+        _placeholder(module, "bias", _PARAMETER, _dtype(dtype), device)
     if track_running_stats:
-        _placeholder(module, "running_mean", _BUFFER, _dtype(dtype))
-        _placeholder(module, "running_var", _BUFFER, _dtype(dtype))
+        _placeholder(module, "running_mean", _BUFFER, _dtype(dtype), device)
+        _placeholder(module, "running_var", _BUFFER, _dtype(dtype), device)
         module.__dict__["_buffers"]["num_batches_tracked"] = _long_zero()
 
 
@@ -179,7 +182,7 @@ def _lazy_norm_class(name: str, base, affine_default: bool):
     def __init__(self, eps=1e-05, momentum=0.1, affine=affine_default, track_running_stats=affine_default,
                  device=None, dtype=None):
         base.__init__(self, 0, eps, momentum, False, False, device, dtype)
-        _norm_placeholders(self, affine, track_running_stats, dtype)
+        _norm_placeholders(self, affine, track_running_stats, dtype, device)
 
     return type(base)(name, (_LazyNormMixin, base), {"__module__": base.__module__, "cls_to_become": base,
                                                       "__init__": __init__, "__qualname__": name})

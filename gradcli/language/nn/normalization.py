@@ -9,13 +9,13 @@ from gradcli.engine.state import STATE
 from gradcli.language.nn.module import Module
 
 
-def _affine_parameters(module, affine: bool, bias: bool, size, dtype) -> None:
+def _affine_parameters(module, affine: bool, bias: bool, size, dtype, device) -> None:
     """weight (and bias unless bias=False) made by empty(size) when affine (an int, or LayerNorm's
     normalized_shape tuple, so a bad size gets the message PyTorch's call gets), else both None."""
     if affine:
-        module.weight = parameter.make(factories.empty(size, dtype=dtype))
+        module.weight = parameter.make(factories.empty(size, dtype=dtype, device=device))
         if bias:
-            module.bias = parameter.make(factories.empty(size, dtype=dtype))
+            module.bias = parameter.make(factories.empty(size, dtype=dtype, device=device))
         else:
             module.register_parameter("bias", None)
     else:
@@ -37,11 +37,11 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        _affine_parameters(self, affine, bias, num_features, dtype)
+        _affine_parameters(self, affine, bias, num_features, dtype, device)
         if track_running_stats:
-            self.register_buffer("running_mean", factories.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", factories.ones(num_features, dtype=dtype))
-            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=dtypes.int64))
+            self.register_buffer("running_mean", factories.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", factories.ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", factories.tensor(0, dtype=dtypes.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -197,7 +197,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         _shape_settings(self, normalized_shape, eps, elementwise_affine)
-        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -227,7 +227,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _affine_parameters(self, affine, bias, num_channels, dtype)
+        _affine_parameters(self, affine, bias, num_channels, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -252,7 +252,7 @@ class RMSNorm(Module):
         super().__init__()
         _shape_settings(self, normalized_shape, eps, elementwise_affine)
         if elementwise_affine:
-            self.weight = parameter.make(factories.empty(self.normalized_shape, dtype=dtype))
+            self.weight = parameter.make(factories.empty(self.normalized_shape, dtype=dtype, device=device))
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()

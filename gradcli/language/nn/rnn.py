@@ -91,7 +91,7 @@ class RNNBase(Module):
                     made.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in made:
                     full = f"{name}_l{layer}{suffix}"
-                    setattr(self, full, parameter.make(factories.empty(shape, dtype=dtype)))     # one tuple
+                    setattr(self, full, parameter.make(factories.empty(shape, dtype=dtype, device=device)))     # one tuple
                     names.append(full)
         self.__dict__["_flat_weights_names"] = names
         self.reset_parameters()
@@ -347,11 +347,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = parameter.make(factories.empty((num_chunks * hidden_size, input_size), dtype=dtype))
-        self.weight_hh = parameter.make(factories.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        self.weight_ih = parameter.make(factories.empty((num_chunks * hidden_size, input_size), dtype=dtype, device=device))
+        self.weight_hh = parameter.make(factories.empty((num_chunks * hidden_size, hidden_size), dtype=dtype, device=device))
         if bias:
-            self.bias_ih = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_ih = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype, device=device))
+            self.bias_hh = parameter.make(factories.empty(num_chunks * hidden_size, dtype=dtype, device=device))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -391,7 +391,7 @@ class RNNCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -407,7 +407,7 @@ class GRUCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         return self._step("GRU", input, hx, "GRUCell")
@@ -419,7 +419,7 @@ class LSTMCell(RNNCellBase):
     __module__ = "torch.nn.modules.rnn"
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         if input.dim() not in (1, 2):

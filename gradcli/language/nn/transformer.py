@@ -48,23 +48,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = parameter.make(factories.empty((embed_dim, embed_dim), dtype=dtype))
-            self.k_proj_weight = parameter.make(factories.empty((embed_dim, self.kdim), dtype=dtype))
-            self.v_proj_weight = parameter.make(factories.empty((embed_dim, self.vdim), dtype=dtype))
+            self.q_proj_weight = parameter.make(factories.empty((embed_dim, embed_dim), dtype=dtype, device=device))
+            self.k_proj_weight = parameter.make(factories.empty((embed_dim, self.kdim), dtype=dtype, device=device))
+            self.v_proj_weight = parameter.make(factories.empty((embed_dim, self.vdim), dtype=dtype, device=device))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = parameter.make(factories.empty((3 * embed_dim, embed_dim), dtype=dtype))
+            self.in_proj_weight = parameter.make(factories.empty((3 * embed_dim, embed_dim), dtype=dtype, device=device))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = parameter.make(factories.empty(3 * embed_dim, dtype=dtype))
+            self.in_proj_bias = parameter.make(factories.empty(3 * embed_dim, dtype=dtype, device=device))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = parameter.make(factories.empty((1, 1, embed_dim), dtype=dtype))
-            self.bias_v = parameter.make(factories.empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_k = parameter.make(factories.empty((1, 1, embed_dim), dtype=dtype, device=device))
+            self.bias_v = parameter.make(factories.empty((1, 1, embed_dim), dtype=dtype, device=device))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -192,17 +192,17 @@ class _Layer(Module):
     _ATTENTIONS = ("self_attn",)
     _NORMS = 2
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype):
+    def __init__(self, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype, device=None):
         super().__init__()
         for name in self._ATTENTIONS:
             setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                                   dtype=dtype))
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+                                                   device=device, dtype=dtype))
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
         for i in range(1, self._NORMS + 1):
-            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         for i in range(1, self._NORMS + 1):
             setattr(self, f"dropout{i}", Dropout(dropout))
 
@@ -224,7 +224,7 @@ class TransformerEncoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-05,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__(d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype, device)
         activation = _activation(activation)
         self.activation_relu_or_gelu = _relu_or_gelu(activation)
         self.activation = activation
@@ -266,7 +266,7 @@ class TransformerDecoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-05,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__(d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype)
+        super().__init__(d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first, norm_first, bias, dtype, device)
         self.activation = _activation(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
@@ -426,8 +426,8 @@ class Transformer(Module):
                 ("encoder", custom_encoder, TransformerEncoder, TransformerEncoderLayer, num_encoder_layers),
                 ("decoder", custom_decoder, TransformerDecoder, TransformerDecoderLayer, num_decoder_layers)):
             if given is None:
-                norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-                given = stack(layer(*args, dtype=dtype), count, norm)
+                norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+                given = stack(layer(*args, device=device, dtype=dtype), count, norm)
             setattr(self, name, given)
         self._reset_parameters()
         self.d_model = d_model
