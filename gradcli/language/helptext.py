@@ -161,6 +161,8 @@ _WHAT = {
     "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
     "pad": "Pads the last dims of a tensor (pairs of amounts, last dim first; negative amounts crop) with a "
            "constant, or by mode='reflect', 'replicate' or 'circular'.",
+    "stack_module_state": "Stacks the parameters and buffers of several models of one class along a new first dim, "
+                          "for vmap over functional_call (model ensembling).",
     "functional_call": "Calls a module with some of its parameters and buffers replaced by name, for that call "
                        "only (func transforms differentiate with respect to them).",
     "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "

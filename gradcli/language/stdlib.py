@@ -556,7 +556,8 @@ def _build_torch() -> ScriptModule:
         from gradcli.language.nn import module as nn_module
         return {"grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
                 "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
-                "hessian": functorch.hessian, "functional_call": nn_module.functional_call}
+                "hessian": functorch.hessian, "functional_call": nn_module.functional_call,
+                "stack_module_state": nn_module.stack_module_state}
     func = ScriptModule.later("torch.func", make_func)
     def make_linalg() -> dict:
         return {

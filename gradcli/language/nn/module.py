@@ -730,6 +730,33 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 _ABSENT = object()
 
 
+def stack_module_state(models):
+    """torch.func.stack_module_state: the parameters and the buffers of models of one class (and one
+    training mode), each name's tensors stacked along a new first dim; a stack of parameters that require
+    grad is a new leaf that requires grad (a detached copy), as vmap over functional_call wants it."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({bool(m.training) for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    return tuple(_stacked_members([dict(getattr(m, kind)()) for m in models])
+                 for kind in ("named_parameters", "named_buffers"))
+
+
+def _stacked_members(tables: list) -> dict:
+    from gradcli.engine import ops
+    stacked = {}
+    for name in tables[0]:
+        tensors = [table[name] for table in tables]
+        wanted = {t.requires_grad for t in tensors}
+        if len(wanted) > 1:
+            raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        result = ops.stack(tensors)
+        stacked[name] = result.detach().requires_grad_() if wanted == {True} else result
+    return stacked
+
+
 def _merged_dicts(dicts) -> dict:
     if isinstance(dicts, dict):
         return dict(dicts)
