@@ -98,3 +98,18 @@ def test_nn_init_old_names_warn_at_the_callers_line_once_each():
     words = "FutureWarning: `nn.init.{0}` is now deprecated in favor of `nn.init.{0}_`."
     assert warnings_of(source) == (f"s.grad:3: {words.format('xavier_uniform')}\n  torch.nn.init.xavier_uniform(w)\n"
                                    f"s.grad:5: {words.format('constant')}\n  torch.nn.init.constant(w, 0.5)\n")
+
+
+def test_checkpoint_warns_without_use_reentrant_and_without_inputs_that_require_grad():
+    # PyTorch 2.13's two UserWarnings of torch.utils.checkpoint (checked with the oracle), at the script's line
+    source = ("import torch\nfrom torch.utils.checkpoint import checkpoint\nx = torch.ones(2, requires_grad=True)\n"
+              "y = checkpoint(torch.sin, x)\nz = checkpoint(torch.cos, torch.ones(2), use_reentrant=True)\n"
+              "w = checkpoint(torch.cos, torch.ones(2), use_reentrant=False)\n")
+    assert warnings_of(source) == (
+        "s.grad:4: UserWarning: torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+        "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
+        "use_reentrant=False is recommended, but if you need to preserve the current default behavior, you can "
+        "pass use_reentrant=True. Refer to docs for more details on the differences between the two variants.\n"
+        "  y = checkpoint(torch.sin, x)\n"
+        "s.grad:5: UserWarning: None of the inputs have requires_grad=True. Gradients will be None\n"
+        "  z = checkpoint(torch.cos, torch.ones(2), use_reentrant=True)\n")

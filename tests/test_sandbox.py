@@ -30,6 +30,13 @@ PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm =
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # torch.utils.checkpoint: its functions call what the script gives them, and nothing behind them is reachable
+    ("import torch.utils.checkpoint as cp\ncp._Region", 1,
+     "2:1: AttributeError: module 'torch.utils.checkpoint' attribute '_Region' is outside gradcli's language"),
+    ("from torch.utils.checkpoint import checkpoint\ncheckpoint.__globals__", 1,
+     "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    (T + "import torch.utils.checkpoint as cp\ncp.checkpoint(getattr, torch.ones(1), '_a', use_reentrant=False)", 1,
+     "3:1: AttributeError: 'Tensor' object has no attribute '_a'"),
     # dunder names and attributes: Python's internals are refused when read, whatever the object
     ("x = 1\nx.__reduce__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__reduce__")),
     ("().__reduce__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__reduce__")),
@@ -116,7 +123,7 @@ ESCAPES = [
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
-    ("import torch.utils.checkpoint", 1, "1:1: ImportError: import of 'torch.utils.checkpoint' is outside gradcli's "
+    ("import torch.utils.benchmark", 1, "1:1: ImportError: import of 'torch.utils.benchmark' is outside gradcli's "
                                          "language: gradcli knows only torch, torch.autograd, "
                                          "torch.autograd.forward_ad, torch.autograd.function, "
                                          "torch.autograd.functional, torch.autograd.graph, torch.backends, "
@@ -147,7 +154,7 @@ ESCAPES = [
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.random, "
-                                         "torch.special, torch.testing, torch.utils, torch.utils.data, torch.version "
+                                         "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),

@@ -123,8 +123,12 @@ def _engine(outputs: tuple, grads: list, retain_graph: bool, create_graph: bool,
             start.append(g)
         else:
             start.append(g._a if g._a.dtype == out._a.dtype else g._a.astype(out._a.dtype))
-    with autograd.set_grad_enabled(bool(create_graph)):
-        captured = autograd.run_backward(roots, start, retain_graph, F, targets, capture=not accumulate)
+    targeted, STATE.sweep_targeted = STATE.sweep_targeted, targets is not None
+    try:
+        with autograd.set_grad_enabled(bool(create_graph)):
+            captured = autograd.run_backward(roots, start, retain_graph, F, targets, capture=not accumulate)
+    finally:
+        STATE.sweep_targeted = targeted
     if accumulate:
         return None
     # PyTorch's engine hands a gradient on as the same tensor through a formula that returns it unchanged

@@ -60,11 +60,14 @@ class EngineState:
         "device_stack",         # the defaults that `with torch.device(...)` blocks in progress will put back
         "parametrization_cache",    # while torch.nn.utils.parametrize.cached() blocks run: (their depth,
                                     # {(id(module), name): the tensor computed}), else None
+        "sweep_targeted",       # the backward sweep in progress runs toward given inputs (autograd.grad,
+                                # backward(inputs=...)), which a reentrant checkpoint cannot take part in
     )
 
     def __init__(self):
         self.recording = True
         self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
+        self.sweep_targeted = False
         self.anomaly, self.anomaly_nan = False, True
         self.observer = None
         self.replay = None

@@ -163,6 +163,10 @@ _WHAT = {
            "constant, or by mode='reflect', 'replicate' or 'circular'.",
     "stack_module_state": "Stacks the parameters and buffers of several models of one class along a new first dim, "
                           "for vmap over functional_call (model ensembling).",
+    "checkpoint": "Runs a function (a model's block) keeping only its inputs; backward runs it again to get the "
+                  "tensors its ops saved (use_reentrant=False: saved-tensor hooks; True: one node).",
+    "checkpoint_sequential": "Checkpoints a Sequential (or list of functions) in `segments` runs of equal "
+                             "length; the last run is not checkpointed.",
     "functional_call": "Calls a module with some of its parameters and buffers replaced by name, for that call "
                        "only (func transforms differentiate with respect to them).",
     "vmap": "A function mapping `func` over a dimension of its inputs (in_dims) and stacking the results "

@@ -835,7 +835,9 @@ def _build_torch() -> ScriptModule:
         "pi": _math.pi, "e": _math.e, "inf": _math.inf, "nan": _math.nan,
         "autograd": autograd_ns, "nn": ScriptModule.later("torch.nn", _make_nn), "linalg": linalg, "func": func,
         "vmap": vmap, "optim": ScriptModule.later("torch.optim", _make_optim),
-        "utils": ScriptModule("torch.utils", {"data": ScriptModule.later("torch.utils.data", _make_data)}),
+        "utils": ScriptModule("torch.utils", {"data": ScriptModule.later("torch.utils.data", _make_data),
+                                              "checkpoint": ScriptModule.later("torch.utils.checkpoint",
+                                                                               _make_checkpoint)}),
         "distributions": ScriptModule.later("torch.distributions", _make_distributions),
         "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
@@ -900,6 +902,19 @@ def _make_data() -> dict:
              "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler")
     names += ("IterableDataset", "ChainDataset", "WeightedRandomSampler")
     return {name: getattr(td, name) for name in names}
+
+
+def _make_checkpoint() -> dict:
+    """torch.utils.checkpoint: activation checkpointing (gradcli.engine.checkpoint)."""
+    from gradcli.engine import checkpoint
+    from gradcli.language.nn.containers import Sequential
+
+    def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+        if isinstance(functions, Sequential):       # its layers, as PyTorch takes them
+            functions = list(functions.children())
+        return checkpoint.checkpoint_sequential(functions, segments, input, use_reentrant, **kwargs)
+
+    return {"checkpoint": checkpoint.checkpoint, "checkpoint_sequential": checkpoint_sequential}
 
 
 def _make_distributions() -> dict:
