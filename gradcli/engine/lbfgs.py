@@ -4,6 +4,8 @@ line search, computed with the engine's tensors in the order of PyTorch 2.13's l
 from __future__ import annotations
 
 from gradcli.engine import factories, ops, optim
+from gradcli.engine.adafactor import Adafactor
+from gradcli.engine.sparse_adam import SparseAdam
 from gradcli.engine.optim import Optimizer
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -317,4 +319,4 @@ def _with_grad(closure):
         STATE.recording = saved
 
 
-OPTIMIZERS = optim.OPTIMIZERS + (LBFGS,)        # every optimiser a script can reach
+OPTIMIZERS = optim.OPTIMIZERS + (LBFGS, Adafactor, SparseAdam)        # every optimiser a script can reach
