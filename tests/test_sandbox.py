@@ -146,8 +146,8 @@ ESCAPES = [
                                          "torch.distributions.von_mises, torch.distributions.weibull, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
-                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.optim.swa_utils, "
-                                         "torch.random, "
+                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
+                                         "torch.optim.swa_utils, torch.random, "
                                          "torch.special, torch.testing, torch.utils, torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "

@@ -245,6 +245,9 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 if "al" not in state:
+                    if isinstance(history_size, int) and history_size > STATE.max_items:  # (as a script's list)
+                        raise MemoryError(f"a list of {history_size} items is too large (gradcli allows at most "
+                                          f"{STATE.max_items})")
                     state["al"] = [None] * history_size
                 d = _two_loop(flat_grad, old_dirs, old_stps, ro, H_diag, state["al"])
 

@@ -136,7 +136,8 @@ def _allow_swa_utils(module) -> None:
     """torch.optim.swa_utils' SWALR (AveragedModel is a module: nn.Module's rules read it)."""
     from gradcli.engine import swa
     ALLOWED[swa.SWALR] = frozenset(_SCHEDULER + ("anneal_epochs", "anneal_func"))
-    _HOLDERS[swa.SWALR] = frozenset(("anneal_func",))     # a function it holds, not a method    _BOUND_METHOD_OWNERS.add(swa.SWALR)
+    _HOLDERS[swa.SWALR] = frozenset(("anneal_func",))     # a function it holds, not a method
+    _BOUND_METHOD_OWNERS.add(swa.SWALR)
 
 
 stdlib.when_made("torch.optim.swa_utils", _allow_swa_utils)

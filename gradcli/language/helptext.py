@@ -1194,7 +1194,8 @@ _MODULES = {
     "torch.linalg": "Linear algebra: norms, determinants and their logs, inverses, solving, Cholesky factors, matrix "
                     "powers, products and exponentials.",
     "torch.random": "The random generator's seed and state.",
-    "torch.optim.swa_utils": "Weight averaging: AveragedModel (SWA, EMA), SWALR, update_bn and the averaging functions.",
+    "torch.optim.swa_utils": ("Weight averaging: AveragedModel (SWA, EMA), SWALR, update_bn and the averaging "
+                              "functions."),
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
     "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",
