@@ -113,3 +113,24 @@ def test_checkpoint_warns_without_use_reentrant_and_without_inputs_that_require_
         "  y = checkpoint(torch.sin, x)\n"
         "s.grad:5: UserWarning: None of the inputs have requires_grad=True. Gradients will be None\n"
         "  z = checkpoint(torch.cos, torch.ones(2), use_reentrant=True)\n")
+
+
+def test_swalr_warns_as_pytorch_s_schedulers_do():
+    # PyTorch 2.13's warnings for this script (checked with the oracle): get_lr() outside step(), a step before
+    # the optimizer's, an epoch given to step(); each at the script's line
+    source = ("import torch\nfrom torch.optim.swa_utils import SWALR\nw = torch.ones(2, requires_grad=True)\n"
+              "opt = torch.optim.SGD([w], lr=0.1)\ns = SWALR(opt, swa_lr=0.05)\nprint(s.get_lr())\ns.step()\n"
+              "s.step(3)\n")
+    assert warnings_of(source) == (
+        "s.grad:6: UserWarning: To get the last learning rate computed by the scheduler, please use "
+        "`get_last_lr()`.\n  print(s.get_lr())\n"
+        "s.grad:7: UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
+        "and later, you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  "
+        "Failure to do this will result in PyTorch skipping the first value of the learning rate schedule. See more "
+        "details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate\n  s.step()\n"
+        "s.grad:8: UserWarning: The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+        "where possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is "
+        "different from None, the closed form is used instead of the new chainable form, where available. Please "
+        "open an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/"
+        "choose.\n  s.step(3)\n")
+

@@ -153,8 +153,10 @@ ESCAPES = [
                                          "torch.distributions.von_mises, torch.distributions.weibull, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
-                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, torch.random, "
-                                         "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, torch.utils.data, torch.version "
+                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
+                                         "torch.optim.swa_utils, torch.random, "
+                                         "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
+                                         "torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import save", 1, "1:1: ImportError: cannot import name 'save' from 'torch': it is outside "
                                   f"gradcli's language ({_NO_FILES})"),
@@ -310,6 +312,23 @@ ESCAPES = [
      "3:1: AttributeError: 'function' object has no attribute '__globals__'"),
     (T + "import torch.nn.functional as F\nF.layer_norm(torch.ones(3, 2, requires_grad=True), (2,))"
      ".grad_fn._saved_result1.__reduce__", 1, "3:1: " + _OUTSIDE.format("'Tensor' object", "__reduce__")),
+    # torch.optim.swa_utils: the averaging functions and SWALR's anneal_func are functions whose Python
+    # internals stay out of reach; a callable given as avg_fn is called as the script's own value
+    (T + "f = torch.optim.swa_utils.get_swa_avg_fn()\nf.__wrapped__.__globals__", 1,
+     "3:1: " + _OUTSIDE.format("'function' object", "__globals__")),
+    (T + "f = torch.optim.swa_utils.get_ema_multi_avg_fn()\nf.__closure__", 1,
+     "3:1: " + _OUTSIDE.format("'function' object", "__closure__")),
+    (T + "s = torch.optim.swa_utils.SWALR(torch.optim.SGD([torch.ones(1, requires_grad=True)]), 0.1)\n"
+     "s.anneal_func.__globals__", 1, "3:1: AttributeError: 'function' object has no attribute '__globals__'"),
+    (T + "s = torch.optim.swa_utils.SWALR(torch.optim.SGD([torch.ones(1, requires_grad=True)]), 0.1)\n"
+     "s.anneal_func.call", 1, "3:1: " + _OUTSIDE.format("'function' object", "call")),
+    (T + "m = torch.optim.swa_utils.AveragedModel(torch.nn.Linear(1, 1), avg_fn=getattr)\n"
+     "m.update_parameters(torch.nn.Linear(1, 1))\nm.update_parameters(torch.nn.Linear(1, 1))", 1,
+     "4:1: TypeError: attribute name must be string, not 'Tensor'"),
+    (T + "m = torch.optim.swa_utils.AveragedModel(torch.nn.Linear(1, 1))\nm.update_parameters.__func__", 1,
+     "3:1: " + _OUTSIDE.format("'method' object", "__func__")),
+    (T + "opt = torch.optim.Adafactor([torch.ones(1, requires_grad=True)])\nopt._update", 1,
+     "3:1: " + _OUTSIDE.format("'Adafactor' object", "_update")),
     # torch.testing: one function, compared values stay script values, the msg function is the script's
     ("from torch.testing import make_tensor", 1, "1:1: NotImplementedError: gradcli does not implement "
                                                  "torch.testing.make_tensor"),

@@ -37,7 +37,8 @@ OUT = Path(__file__).resolve().parents[1] / "gradcli" / "data" / "torch_api.z"
 NAMESPACES = (
     "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.autograd",
     "torch.autograd.function", "torch.autograd.functional", "torch.testing", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.optim",
-    "torch.optim.lr_scheduler", "torch.linalg", "torch.utils", "torch.utils.data", "torch.utils.checkpoint", "torch.func",
+    "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.linalg", "torch.utils", "torch.utils.data",
+    "torch.utils.checkpoint", "torch.func",
     "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
     "torch.special", "torch.nn.utils", "torch.version", "torch.nn.grad",
 )

@@ -4,6 +4,8 @@ line search, computed with the engine's tensors in the order of PyTorch 2.13's l
 from __future__ import annotations
 
 from gradcli.engine import factories, ops, optim
+from gradcli.engine.adafactor import Adafactor
+from gradcli.engine.sparse_adam import SparseAdam
 from gradcli.engine.optim import Optimizer
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -243,6 +245,9 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 if "al" not in state:
+                    if isinstance(history_size, int) and history_size > STATE.max_items:  # (as a script's list)
+                        raise MemoryError(f"a list of {history_size} items is too large (gradcli allows at most "
+                                          f"{STATE.max_items})")
                     state["al"] = [None] * history_size
                 d = _two_loop(flat_grad, old_dirs, old_stps, ro, H_diag, state["al"])
 
@@ -317,4 +322,4 @@ def _with_grad(closure):
         STATE.recording = saved
 
 
-OPTIMIZERS = optim.OPTIMIZERS + (LBFGS,)        # every optimiser a script can reach
+OPTIMIZERS = optim.OPTIMIZERS + (LBFGS, Adafactor, SparseAdam)        # every optimiser a script can reach

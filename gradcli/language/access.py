@@ -132,6 +132,17 @@ def _allow_optim(module) -> None:
 stdlib.when_made("torch.optim", _allow_optim)
 
 
+def _allow_swa_utils(module) -> None:
+    """torch.optim.swa_utils' SWALR (AveragedModel is a module: nn.Module's rules read it)."""
+    from gradcli.engine import swa
+    ALLOWED[swa.SWALR] = frozenset(_SCHEDULER + ("anneal_epochs", "anneal_func"))
+    _HOLDERS[swa.SWALR] = frozenset(("anneal_func",))     # a function it holds, not a method
+    _BOUND_METHOD_OWNERS.add(swa.SWALR)
+
+
+stdlib.when_made("torch.optim.swa_utils", _allow_swa_utils)
+
+
 def _allow_random(module) -> None:
     """Python's random.Random (a script's own `random.Random(3)`), once a script imports random."""
     import random

@@ -87,6 +87,10 @@ _WHAT = {
     "ASGD": "Averaged SGD: SGD with a decaying rate, keeping a running average of the parameters (state 'ax').",
     "LBFGS": ("L-BFGS: quasi-Newton steps from the last history_size gradient changes, over all parameters as one "
               "vector; step(closure) re-evaluates the loss, optionally with a strong-Wolfe line search."),
+    "Adafactor": ("Adafactor: steps relative to each parameter's root mean square, scaled by a second moment kept as "
+                  "row and column averages for matrices (a full one for vectors), with update clipping at d."),
+    "SparseAdam": ("Adam for sparse gradients (an nn.Embedding(sparse=True)); gradcli's gradients are all dense, "
+                   "so its step refuses them, as PyTorch refuses a dense one."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
@@ -106,6 +110,17 @@ _WHAT = {
     "CyclicLR": ("Cycles the learning rate between base_lr and max_lr (triangular, triangular2, exp_range or a "
                  "scale_fn), with the momentum cycled the other way."),
     "ReduceLROnPlateau": "Lowers the learning rate by factor when a metric stops improving for patience epochs.",
+    # torch.optim.swa_utils
+    "AveragedModel": ("A copy of a model whose parameters keep a running average of the model's: equal weights "
+                      "(SWA) by default, or avg_fn / multi_avg_fn (EMA); update_parameters(model), n_averaged."),
+    "SWALR": ("Anneals each group's learning rate to swa_lr over anneal_epochs epochs (cos or linear), then keeps "
+              "it there."),
+    "update_bn": ("One pass over a loader's batches to recompute a model's BatchNorm running statistics (a "
+                  "cumulative average over the batches)."),
+    "get_ema_multi_avg_fn": "An AveragedModel multi_avg_fn: exponential moving average with decay, lists in place.",
+    "get_swa_multi_avg_fn": "An AveragedModel multi_avg_fn: equal-weight (SWA) average, lists in place.",
+    "get_ema_avg_fn": "An AveragedModel avg_fn: decay * averaged + (1 - decay) * current.",
+    "get_swa_avg_fn": "An AveragedModel avg_fn: averaged + (current - averaged) / (num_averaged + 1).",
     "clip_grad_norm_": "Scales the gradients in place so that their total norm is at most max_norm; returns the norm.",
     "clip_grad_value_": "Clamps every gradient in place to [-clip_value, clip_value].",
     "get_total_norm": "The norm of the tensors' norms, as clip_grad_norm_ computes it.",
@@ -1185,6 +1200,8 @@ _MODULES = {
     "torch.linalg": "Linear algebra: norms, determinants and their logs, inverses, solving, Cholesky factors, matrix "
                     "powers, products and exponentials.",
     "torch.random": "The random generator's seed and state.",
+    "torch.optim.swa_utils": ("Weight averaging: AveragedModel (SWA, EMA), SWALR, update_bn and the averaging "
+                              "functions."),
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",
     "random": "Python's random module, with CPython's generator: seed, random, randint, choice, shuffle, sample, gauss.",
     "collections": "Python's collections module: defaultdict, Counter, OrderedDict, deque and namedtuple.",

@@ -506,15 +506,26 @@ def _make_rnn_utils() -> dict:
 
 def _make_optim() -> dict:
     """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
-    from gradcli.engine import lbfgs, lr_scheduler, optim
+    from gradcli.engine import adafactor, lbfgs, lr_scheduler, optim, sparse_adam
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
         "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
-        "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS,
+        "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS, "Adafactor": adafactor.Adafactor,
+        "SparseAdam": sparse_adam.SparseAdam,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
+        "swa_utils": ScriptModule.later("torch.optim.swa_utils", _make_swa_utils),
     }
+
+
+def _make_swa_utils() -> dict:
+    """torch.optim.swa_utils: weight averaging (AveragedModel, its averaging functions), SWALR and update_bn."""
+    from gradcli.engine import swa
+    from gradcli.language.nn import averaged
+    return {"AveragedModel": averaged.AveragedModel, "SWALR": swa.SWALR, "update_bn": averaged.update_bn,
+            **{name: getattr(swa, name) for name in (
+                "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn")}}
 
 
 def _build_torch() -> ScriptModule:
@@ -1098,6 +1109,15 @@ def _optim_made(optim_ns: ScriptModule) -> None:
     classes.LIBRARY_BASES.update((id(h), cls) for cls, h in held.items())     # class MyOpt(Optimizer)
 
 
+def _swa_utils_made(swa_ns: ScriptModule) -> None:
+    from gradcli.engine import swa
+    held = {swa.SWALR: swa_ns.members["SWALR"]}
+    _OPTIM_CLASSES.update(held)
+    _SCRIPT_CLASSES.update((id(h), cls) for cls, h in held.items())
+    _HELD_CLASSES.update(held)
+    classes.LIBRARY_BASES.update((id(h), cls) for cls, h in held.items())     # class MySWALR(SWALR)
+
+
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
@@ -1151,6 +1171,7 @@ def _register_public(module: ScriptModule) -> None:
 _register_public(TORCH)
 when_made("torch.nn", _nn_made)
 when_made("torch.optim", _optim_made)
+when_made("torch.optim.swa_utils", _swa_utils_made)
 _NATIVE_MODULES = ("torch", "torch.linalg", "torch.special")     # functions PyTorch writes in C++ (their own wording)
 # torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
 _NATIVE_FUNCTIONAL = frozenset(
