@@ -133,4 +133,3 @@ def test_swalr_warns_as_pytorch_s_schedulers_do():
         "different from None, the closed form is used instead of the new chainable form, where available. Please "
         "open an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/"
         "choose.\n  s.step(3)\n")
-
