@@ -208,7 +208,7 @@ def data(a: np.ndarray):
     elements are written as the shortest decimal that reads back as the same value in that dtype
     (numpy's repr of it: 0.1, not 0.10000000149011612); float64 ones exactly. Non-finite numbers
     are the strings "nan", "inf" and "-inf"."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return a.tolist()                            # ints as ints, bools as bools
     if a.dtype.itemsize < 8:
         flat = [float(s) for s in a.ravel().astype(str).tolist()]

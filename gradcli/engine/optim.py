@@ -261,7 +261,7 @@ def _copy(value, depth: int):
 def _cast_state(param: Tensor, value, key=None):
     """A loaded state value for `param`: tensors (but the step count) in the parameter's dtype."""
     if value.__class__ is Tensor:
-        if key != "step" and param._a.dtype.kind == "f" and value._a.dtype != param._a.dtype:
+        if key != "step" and param._a.dtype.kind in "fV" and value._a.dtype != param._a.dtype:
             return Tensor(value._a.astype(param._a.dtype))
         return value
     if isinstance(value, dict):
@@ -271,7 +271,7 @@ def _cast_state(param: Tensor, value, key=None):
 
 def _tensor_typename(t: Tensor) -> str:
     return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-            "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(
+            "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor"}.get(
         t._a.dtype.name, "torch.Tensor")
 
 
@@ -620,7 +620,7 @@ class _Flat:
         state = opt.state
         dtype = params[0]._a.dtype
         for p in params:
-            if p.grad is None or p._a.dtype != dtype or dtype.kind != "f" or dtype == _F16 or state.get(p) or \
+            if p.grad is None or p._a.dtype != dtype or dtype.kind not in "fV" or dtype == _F16 or state.get(p) or \
                     p.grad._a.shape != p._a.shape:
                 return None
         if len({id(p) for p in params}) != len(params):
@@ -884,7 +884,7 @@ def _lr_type(group: dict):
     if lr.__class__ is not Tensor:
         return None
     dt = lr._a.dtype
-    return dt.type if dt.kind == "f" else np.float32
+    return dt.type if dt.kind in "fV" else np.float32
 
 
 def _lr_over(lr: float, divisor: float, k) -> float:

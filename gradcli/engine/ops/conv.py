@@ -348,7 +348,7 @@ def recorded_convolution(x: Tensor, w: Tensor, p) -> Tensor:
 
 # ------------------------------------------------------------------------------------------- arguments
 
-_DTYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+_DTYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -584,7 +584,7 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
     if x._a.dtype != w._a.dtype:        # the conv's input against its weight (one of them the dummy)
         raise RuntimeError(f"expected scalar type {_DTYPE_WORDS[x._a.dtype.name]} but found "
                            f"{_DTYPE_WORDS[w._a.dtype.name]}")
-    if x._a.dtype.kind not in "f":
+    if x._a.dtype.kind not in "fV":
         kernel = f"slow_conv{3 if nd == 3 else 2}d_cpu" + (
             "" if x._a.dtype.kind == "b" else "_grad_input" if which == 0 else "_grad_weight")
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DTYPE_WORDS[x._a.dtype.name]}'")

@@ -58,17 +58,18 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
 def half_in_float(kernel):
-    """A kernel as PyTorch runs it on float16 tensors: its float32 form on the inputs converted to float (the
-    kernels' opmath type), each result rounded once to float16. Other dtypes go straight through."""
+    """A kernel as PyTorch runs it on float16 (and bfloat16) tensors: its float32 form on the inputs converted to
+    float (the kernels' opmath type), each result rounded once to the input's type. Other dtypes go straight
+    through."""
     def run(*args):
-        if args[0].dtype != _F16:
+        half = args[0].dtype            # (a dtype's class, for a kernel handed one)
+        if getattr(half, "char", "x") not in "eE":
             return kernel(*args)
-        # (a 0-d gradient may come as a numpy float16 scalar)
-        out = kernel(*(a.astype(_F32) if (a.__class__ is np.ndarray or a.__class__ is np.float16) and a.dtype == _F16
-                       else a for a in args))
+        # (a 0-d gradient may come as a numpy scalar)
+        out = kernel(*(a.astype(_F32) if getattr(a, "dtype", None) == half else a for a in args))
         if out.__class__ is tuple:
-            return tuple(o.astype(_F16) for o in out)
-        return out.astype(_F16)
+            return tuple(o.astype(half) for o in out)
+        return out.astype(half)
     run.__name__ = run.__qualname__ = kernel.__name__
     run.__doc__ = kernel.__doc__
     return run
@@ -151,7 +152,7 @@ def _rounding_array(fn, kernel: str):
     """floor, ceil, trunc, round: integers are already whole (a copy); bool is refused."""
     def rounded(x: np.ndarray) -> np.ndarray:
         _refuse(x, kernel, "b")
-        return fn(x) if x.dtype.kind == "f" else x.copy()
+        return fn(x) if x.dtype.kind in "fV" else x.copy()
     rounded.__name__ = kernel.split("_")[0]
     return rounded
 
@@ -1092,17 +1093,17 @@ def round(a: Tensor, decimals=0, name="round", by_decimals: bool = False) -> Ten
 
 def isnan(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+    return Tensor(np.isnan(x) if x.dtype.kind in "fV" else np.zeros(x.shape, dtype=np.bool_))
 
 
 def isinf(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+    return Tensor(np.isinf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, dtype=np.bool_))
 
 
 def isfinite(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isfinite(x) if x.dtype.kind == "f" else np.ones(x.shape, dtype=np.bool_))
+    return Tensor(np.isfinite(x) if x.dtype.kind in "fV" else np.ones(x.shape, dtype=np.bool_))
 
 
 def square(a: Tensor) -> Tensor:
@@ -1263,7 +1264,7 @@ def div_rounding(a, b, rounding_mode) -> Tensor:
 
 
 def _div_trunc_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         with np.errstate(all="ignore"):
             return np.trunc(x / y)
     q = np.abs(x) // np.abs(y)          # integers: exact, where x / y would round through float64
@@ -1440,7 +1441,7 @@ def copy(a: Tensor, src) -> Tensor:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
     out = np.empty_like(x)
     np.copyto(out, s, casting="unsafe")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         return Tensor(out)      # into an integer tensor: no gradient flows, even from a float src
     return apply(COPY, out, (a, src))
 
@@ -1455,7 +1456,7 @@ def _kernel_param(value, x: np.ndarray, opmath: bool = True) -> None:
     """A Scalar parameter as the kernel converts it, with its overflow check: to the op's math type (float
     for float16 and float32: leaky_relu's slope, elu's alpha, softplus's beta) or, where the kernel reads it
     in the tensor's own type (hardtanh's bounds, hardshrink's lambda), to that."""
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         checked_scalar(value, _F32 if opmath and x.dtype == _F16 else x.dtype)
 
 
@@ -1642,7 +1643,7 @@ def _log_sigmoid_values(x):
 # ------------------------------------------------------------------------------------------ masks and bits
 
 _MASK_DTYPE_WORDS = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                     "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+                     "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
@@ -1674,7 +1675,7 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
         out = np.ascontiguousarray(out)
     m = Tensor(np.broadcast_to(m, out.shape))
     if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
-        if not inplace and value.requires_grad and STATE.recording and x.dtype.kind != "f":
+        if not inplace and value.requires_grad and STATE.recording and x.dtype.kind not in "fV":
             # an integer result recorded for a value that requires grad: autograd's own refusal (the in-place
             # form records it, as PyTorch's does)
             raise RuntimeError(f"Autograd not support dtype: {type_word(x)}")
@@ -1685,7 +1686,7 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
 def _bitwise(fn, name):
     def op(a, b):
         x, y = operands(a, b)
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
         return Tensor(compute(fn, x, y))
     op.__name__ = name
@@ -1700,7 +1701,7 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 def _shift(name, left):
     def op(a, b):
         x, y = operands(a, b)
-        if x.dtype.kind in "fb":
+        if x.dtype.kind in "fbV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
         return Tensor(_shift_array(x, y, left))
     op.__name__ = name
@@ -1728,7 +1729,7 @@ rshift = _shift("rshift", False)
 
 def bitwise_not(a: Tensor) -> Tensor:
     x = a._a
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor(np.logical_not(x) if x.dtype == np.bool_ else np.invert(x))
 
@@ -1995,7 +1996,7 @@ def softshrink(input: Tensor, lambd=0.5) -> Tensor:
     lambd = _shrink_lambd("softshrink", lambd)
     x = input._a
     _refuse(x, "softshrink_check", "iub")
-    limit = float(np.finfo(x.dtype).max)
+    limit = float(dtypes.finfo(x.dtype).max)
     if not 0 <= lambd <= limit:
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype {type_word(x)}, but found "
                            f"{float(lambd):g}")
@@ -2105,7 +2106,7 @@ def sinc_array(x: np.ndarray) -> np.ndarray:
 def signbit(a: Tensor) -> Tensor:
     """Whether the sign bit is set (-0.0 and -nan included); integers: whether negative."""
     x = a._a
-    return Tensor(np.signbit(x) if x.dtype.kind == "f" else np.asarray(x < 0) if x.dtype.kind == "i"
+    return Tensor(np.signbit(x) if x.dtype.kind in "fV" else np.asarray(x < 0) if x.dtype.kind == "i"
                   else np.zeros(x.shape, np.bool_))
 
 
@@ -2283,7 +2284,7 @@ def logit(a: Tensor, eps=None, name: str = "logit", position: int | None = 2) ->
         if eps.__class__ is not float:
             eps = float(eps)
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x = x.astype(dtypes.default_float.np)
     if eps is not None:
         checked_scalar(eps, x.dtype)        # the kernel reads eps in the tensor's type, with the overflow check
@@ -2301,10 +2302,10 @@ def nan_to_num(a: Tensor, nan=0.0, posinf=None, neginf=None, name: str = "nan_to
         values.append(None if v is None else float(number_arg(v, name, arg, position, word="float")))
     nan, posinf, neginf = values
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         return apply(NAN_TO_NUM, x.copy(), (a,))
     t = x.dtype.type
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     out = np.where(x == np.inf, t(posinf) if posinf is not None else info.max, x)      # (static_cast: a value
     out = np.where(x == -np.inf, t(neginf) if neginf is not None else info.min, out)   # past the range is inf)
     out = np.where(x != x, t(nan if nan is not None else 0.0), out)
@@ -2527,7 +2528,7 @@ def ldexp(input, other, position: int = 2) -> Tensor:
     _refuse(other._a, "ldexp_cpu_exp", "b")
     if other._a.dtype.kind in "iu":
         x, y = input._a, other._a
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             x = x.astype(dtypes.default_float.np)
         out = compute(lambda a, b: np.ldexp(a, np.clip(b, -4096, 4096).astype(np.int32)), x, y)
     else:
@@ -2542,7 +2543,7 @@ def frexp(input):
     from gradcli.engine.ops.reduce import ReturnTypes
     tensor_arg(input, "frexp", "input", 1)
     x = input._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(x)
     exponent = Tensor(np.asarray(e, np.int32))

@@ -446,7 +446,7 @@ def lu_solve(LU_: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False
     tensor_arg(B, "linalg_lu_solve", "B", 3)
     left, adjoint = _bool(left, "left"), _bool(adjoint, "adjoint")
     x, p, b = LU_._a, pivots._a, B._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
                            f"{type_word(x)}")
     if x.dtype != b.dtype:

@@ -1461,7 +1461,7 @@ def _float_input(x: np.ndarray, name: str) -> None:
     """PyTorch's dtype check; then the budget: the kernels keep double-precision copies of the input."""
     if x.size > STATE.large_result:
         budget.check_tensor(x.shape, 8)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_word(x)}'")
 
 

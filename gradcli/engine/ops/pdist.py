@@ -49,7 +49,7 @@ def pdist(*args, **kwargs) -> Tensor:
     x = a._a
     if x.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")

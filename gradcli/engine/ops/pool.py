@@ -208,7 +208,7 @@ def _pick_max(win: np.ndarray, valid: np.ndarray) -> np.ndarray:
     last NaN."""
     m = win.max(axis=-1, keepdims=True)
     pick = ((win == m) & valid).argmax(axis=-1)
-    if win.dtype.kind == "f":
+    if win.dtype.kind in "fV":
         nan = np.isnan(win)
         has = nan.any(axis=-1)
         if has.any():
@@ -231,7 +231,7 @@ def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, pos, 
     last NaN; a window of -inf, or with nothing inside, keeps that first position). One pass over the
     outputs per kernel offset, each offset's elements a strided view of `buf` (pos, inside: each window's
     positions per dim and whether they are inside)."""
-    floats = buf.dtype.kind == "f"
+    floats = buf.dtype.kind in "fV"
     width = len(out)
     maxval = np.full(out, _lowest(buf.dtype), dtype=buf.dtype)
     firsts = [(p >= 0).argmax(axis=1) for p in pos]
@@ -250,7 +250,7 @@ def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, pos, 
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _flat_index(parts, sizes) -> np.ndarray:
@@ -323,7 +323,7 @@ def _opmath(dtype) -> np.dtype:
 
 def _divide(total: np.ndarray, divisor: np.ndarray) -> np.ndarray:
     """sum / divide_factor in the kernel's type: a float division, or C++'s truncating one for integers."""
-    if total.dtype.kind == "f":
+    if total.dtype.kind in "fV":
         return total / divisor.astype(total.dtype)
     divisor = np.where(divisor == 0, 1, divisor)
     q = np.abs(total) // np.abs(divisor)
@@ -779,7 +779,7 @@ def avg_pool2d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
                          "but got -3)")
     outs = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))     # more dims: the shape check's error
     _shape_check(x, k, s, pad, (1, 1), outs)
-    if x.dtype.kind != "f" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
+    if x.dtype.kind not in "fV" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
         _not_implemented("avg_pool2d", x, "")
     return _avg_pool_out(a, AVG_POOL2D, (k, s, pad), outs,
                          (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -795,7 +795,7 @@ def avg_pool3d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
         raise RuntimeError("divisor must be not zero")
     outs = _pool_sizes(x.shape[-3:], k, s, pad, (1, 1, 1), bool(ceil_mode))
     _shape_check3d(x, k, s, pad, (1, 1, 1), outs, "avg_pool3d()", avg=True)
-    if x.dtype.kind != "f" and x.dtype != np.int64 or x.dtype == np.float16:     # float32/64 and int64 only
+    if x.dtype.kind not in "fV" and x.dtype != np.int64 or x.dtype == np.float16:     # float32/64 and int64 only
         _not_implemented("avg_pool3d_out_frame", x, "")
     return _avg_pool_out(a, AVG_POOL3D, (k, s, pad), outs,
                          (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))

@@ -318,7 +318,7 @@ def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.n
             out[target] = out[target] + part
         elif x.dtype == np.float16:
             out[target] = out[target] + part * a
-        elif kind == "f":
+        elif kind in "fV":
             out[target] = fma(part, a, out[target])
         else:
             out[target] = out[target] + part * a

@@ -143,7 +143,7 @@ def nearest_array(x: np.ndarray, osz: tuple, scales: tuple, exact: bool, channel
     if _channels_last_path(x, osz, channels_last):
         index = [_nearest_idx(spatial[d], osz[d], scales[d], exact) for d in range(nd)]
     else:
-        T = _opmath(x.dtype) if x.dtype.kind == "f" else _F32
+        T = _opmath(x.dtype) if x.dtype.kind in "fV" else _F32
         index = [_nearest_generic(T, spatial[d], osz[d], scales[d], exact) for d in range(nd)]
     out = x
     for d in range(nd):
@@ -547,7 +547,7 @@ def _is_integer(value) -> bool:
     """F._is_integer: an int, or a tensor of an integer (or bool) dtype."""
     if isinstance(value, int):
         return True
-    return value.__class__ is Tensor and value._a.dtype.kind not in "fc"
+    return value.__class__ is Tensor and value._a.dtype.kind not in "fcV"
 
 
 def _as_int(value) -> int:
@@ -711,7 +711,7 @@ def _upsample(a: Tensor, kind: str, nd: int, output_size, scale_factors, align: 
     if x.shape[1] == 0:                     # (an empty batch is fine)
         raise RuntimeError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes "
                            f"{_sizes_text(x.shape)}")
-    if x.dtype.kind != "f" and not (kind not in _INTERPOLATING and x.dtype == np.uint8):
+    if x.dtype.kind not in "fV" and not (kind not in _INTERPOLATING and x.dtype == np.uint8):
         if x.dtype == np.uint8:
             mode = "bicubic" if kind == "cubic" else _LINEAR_NAMES[nd]
             raise NotImplementedError(f"gradcli does not implement torch.nn.functional.interpolate with "
