@@ -570,8 +570,8 @@ def _int_dim(dim, fn: str, position: int = 1) -> int:
 
 def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
     """A cumulative sum or product as PyTorch's CPU kernel runs it: accumulated in double for
-    float32/float16 (acc_type), each partial result rounded to the tensor's dtype."""
-    if x.dtype == np.float32 or x.dtype == np.float16:
+    float32/float16/bfloat16 (acc_type), each partial result rounded to the tensor's dtype."""
+    if x.dtype == np.float32 or x.dtype.char in "eE":          # (bfloat16 as float16)
         return fn(x.astype(np.float64), axis=axis).astype(x.dtype)
     return fn(x, axis=axis, dtype=x.dtype)
 
