@@ -281,7 +281,7 @@ def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
 
 def _legacy_type(a) -> str:
     """The type name a hook's dtype message uses (dtypes.message_type)."""
-    return dtypes.message_type(a)
+    return dtypes.of_array(a).message
 
 
 class _TensorHook:

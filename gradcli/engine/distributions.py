@@ -519,7 +519,7 @@ def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
     dtype (StandardGammaBackward0 when alpha requires grad)."""
     g = _g(generator, "_standard_gamma")
     a = alpha._a
-    if a.dtype.kind not in "fV" or a.dtype == np.float16:
+    if a.dtype.kind not in "fV" or a.dtype.char in "eE":
         raise _not_implemented("gamma_cpu", a.dtype)
     budget.check_tensor(a.shape, a.dtype.itemsize)
     return apply(STANDARD_GAMMA, _per_element(lambda: _gamma_values(g, a)), (alpha,))
@@ -729,7 +729,7 @@ def sample_dirichlet(alpha: Tensor, generator=None) -> Tensor:
     divided by its row's ordered sum over the last dim, clamped to [min, 1 - ulp] in alpha's dtype."""
     g = _g(generator, "_sample_dirichlet")
     a = alpha._a
-    if a.dtype.kind not in "fV" or a.dtype == np.float16:
+    if a.dtype.kind not in "fV" or a.dtype.char in "eE":
         raise _not_implemented("dirichlet", a.dtype)
     budget.check_tensor(a.shape, 8)
     return Tensor(_per_element(lambda: _dirichlet_values(g, a)))

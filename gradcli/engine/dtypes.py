@@ -13,7 +13,7 @@ BOOL, INT, FLOAT = 0, 1, 2
 class DType:
     """A torch dtype: prints as `torch.float32`, maps onto one numpy dtype."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy", "is_floating_point", "is_signed")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy", "message", "is_floating_point", "is_signed")
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str):
         self.name = name
@@ -21,6 +21,9 @@ class DType:
         self.category = category
         self.itemsize = self.np.itemsize
         self.legacy = legacy                 # the 0.3-era type string, still used in some error messages
+        # the name some of PyTorch's messages give it (version checks, expand): the legacy one, but the C++ type's
+        # for the two dtypes its legacy table lacks there (CPUBoolType, CPUBFloat16Type)
+        self.message = legacy
         self.is_floating_point = category == FLOAT
         self.is_signed = self.np.kind != "u" and self.np.kind != "b"
 
@@ -51,6 +54,7 @@ int16 = DType("int16", np.int16, INT, "torch.ShortTensor")
 int32 = DType("int32", np.int32, INT, "torch.IntTensor")
 int64 = DType("int64", np.int64, INT, "torch.LongTensor")
 bool_ = DType("bool", np.bool_, BOOL, "torch.BoolTensor")
+bool_.message = "CPUBoolType"
 
 
 
@@ -61,6 +65,7 @@ def _bfloat16() -> DType:
     it. The engine's float tests read `kind in "fV"`."""
     dt = DType.__new__(DType)
     dt.name, dt.category, dt.itemsize, dt.legacy = "bfloat16", FLOAT, 2, "torch.BFloat16Tensor"
+    dt.message = "CPUBFloat16Type"
     dt.is_floating_point = dt.is_signed = True
     return dt
 
@@ -104,15 +109,6 @@ def finfo(npdt: np.dtype):
         import ml_dtypes
         return ml_dtypes.finfo(npdt)
     return np.finfo(npdt)
-
-
-def message_type(a: np.ndarray) -> str:
-    """The type name some of PyTorch's messages give an array's dtype: the legacy class name, but the C++ type's
-    for the two dtypes its legacy table lacks there (`CPUBoolType`, `CPUBFloat16Type`)."""
-    dtype = of_array(a)
-    if dtype is bool_ or dtype is bfloat16:
-        return "CPU" + ("Bool" if dtype is bool_ else "BFloat16") + "Type"
-    return dtype.legacy
 
 
 def of_array(a: np.ndarray) -> DType:

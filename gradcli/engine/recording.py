@@ -216,7 +216,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     # a saved input tensor: changing it in place must fail the backward pass (also when
                     # the node keeps the values the op computed with, in its dtype: PyTorch saves the input)
                     a = x._a
-                    entry = (x, x._version, x._version[0], a.shape, dtypes.message_type(a), None)
+                    entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).message, None)
                     if checks is None:
                         checks = [entry]
                     else:
@@ -235,7 +235,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                 saved.append(args[-2 - c])
         if kept is not None:
             # the result is saved: changing it in place must fail the backward pass (checked last)
-            entry = (None, t._version, 0, out.shape, dtypes.message_type(out), op.node)
+            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).message, op.node)
             if checks is None:
                 checks = (entry,)
             else:
@@ -255,7 +255,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
             for x in (x if x.__class__ is tuple else (x,)):
                 if x.__class__ is Tensor:
                     # (a bool or bfloat16 tensor has no legacy type name: PyTorch's message shows its C++ type's)
-                    kind = dtypes.message_type(x._a)
+                    kind = dtypes.of_array(x._a).message
                     checks.append((x, x._version, x._version[0], x._a.shape, kind, None))
         checks = tuple(checks) or None
     fit = None
@@ -483,6 +483,8 @@ def operands(a, b, floating=False):
             x = npdt.type(a)
         except OverflowError:
             x = _wrapped_int(a, npdt)
+        except TypeError:
+            x = npdt.type(float(a))
     if b.__class__ is Tensor:
         y = b._a if b._a.dtype == npdt else b._a.astype(npdt)
     else:
@@ -490,6 +492,8 @@ def operands(a, b, floating=False):
             y = npdt.type(b)
         except OverflowError:
             y = _wrapped_int(b, npdt)
+        except TypeError:           # bfloat16 (ml_dtypes) takes an int past 64 bits only as a float
+            y = npdt.type(float(b))
     if x.size * y.size > STATE.large_result:     # the broadcast result could pass --max-memory: check its size
         budget.check_broadcast(x, y)
     return x, y

@@ -22,7 +22,7 @@ def _pow_self(F, g, self, exponent):
         if exponent == 0:
             return F.zeros_like(g)
         exponent = float(exponent)      # PyTorch's formula takes the exponent as a double (exponent - 1 too)
-        return g * (exponent * F.pow(self, exponent - 1))
+        return g * F.times(F.pow(self, exponent - 1), exponent)
     return F.masked_zero(g * (exponent * F.pow(self, exponent - 1)), exponent == 0)
 
 

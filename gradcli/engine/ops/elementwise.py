@@ -54,7 +54,7 @@ def abs_array(x: np.ndarray) -> np.ndarray:
     return np.abs(x)
 
 
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
 
 
 def half_in_float(kernel):
@@ -66,7 +66,8 @@ def half_in_float(kernel):
         if getattr(half, "char", "x") not in "eE":
             return kernel(*args)
         # (a 0-d gradient may come as a numpy scalar)
-        out = kernel(*(a.astype(_F32) if getattr(a, "dtype", None) == half else a for a in args))
+        out = kernel(*(a.astype(_F32) if (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.dtype == half
+                       else a for a in args))
         if out.__class__ is tuple:
             return tuple(o.astype(half) for o in out)
         return out.astype(half)
@@ -224,7 +225,12 @@ def _erf_self(F, g, self):
 
 
 def _clamp_self(F, g, self, min, max):
-    """Gradient 1 inside [min, max] including the bounds (PyTorch's subgradient choice), 0 elsewhere and at NaN."""
+    """Gradient 1 inside [min, max] including the bounds (PyTorch's subgradient choice), 0 elsewhere and at NaN.
+    A number bound is compared in self's dtype (numpy would compare bfloat16 in float32)."""
+    if min.__class__ is float:
+        min = F.scalar(min, self)
+    if max.__class__ is float:
+        max = F.scalar(max, self)
     if min is None:
         keep = self <= max
     elif max is None:
@@ -663,14 +669,16 @@ CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),   
                                                                                       _clamp_max_bound),
                       inputs=("self", "min", "max"), fits=True, quiet=True, jvp=_clamp_tensor_jvp)
 CLAMP_MIN        = Op("ClampMinBackward0",   None,    ("self", "min"),
-                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True, jvp="auto")
+                      (lambda F, g, self, min: _clamp_self(F, g, self, min, None),), fits=True, quiet=True,
+                      jvp="auto")
 CLAMP_MIN_TENSOR = Op("ClampMinBackward1",   None,    ("self", "min"),
                       (lambda F, g, self, min: F.where(self >= min, g, 0),
                        lambda F, g, self, min: F.where(self < min, g, 0)),
                       inputs=("self", "min"), fits=True, quiet=True,
                       jvp=_clamp_bound_jvp(lambda x, bound: x >= bound))
 CLAMP_MAX        = Op("ClampMaxBackward0",   None,    ("self", "max"),
-                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True, jvp="auto")
+                      (lambda F, g, self, max: _clamp_self(F, g, self, None, max),), fits=True, quiet=True,
+                      jvp="auto")
 CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",   None,    ("self", "max"),
                       (lambda F, g, self, max: F.where(self <= max, g, 0),
                        lambda F, g, self, max: F.where(self > max, g, 0)),
@@ -917,9 +925,9 @@ def elu_backward_array(g, alpha, scale, input_scale, is_result, x):
     """elu_backward's kernel: where x <= 0, grad * negiptcoef * (x + negcoef) from the result, or
     grad * negiptcoef * negcoef * exp(x * negiptcoef) from the input; grad * poscoef elsewhere (float16 in
     float, rounded once)."""
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return elu_backward_array(np.asarray(g).astype(_F32), alpha, scale, input_scale, is_result,
-                                  x.astype(_F32)).astype(_F16)
+                                  x.astype(_F32)).astype(x.dtype)
     t = x.dtype.type
     neg, pos, ipt = _elu_coefficients(t, alpha, scale, input_scale)
     positive = g if pos == 1 else g * pos
@@ -1401,10 +1409,10 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
     # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise,
     # each a fused multiply-add: in float32, the product is exact in float64 and the sum rounds once there
-    half = x.dtype == np.float16
+    half = x.dtype if x.dtype.char in "eE" else None
     operands = x, y, w
-    if half:
-        # float16: the kernels compute in float (a number weight read as a float) and round once
+    if half is not None:
+        # float16 (bfloat16): the kernels compute in float (a number weight read as a float) and round once
         x, y = x.astype(np.float32), y.astype(np.float32)
         w = w.astype(np.float32) if tensor_weight else np.float32(weight)
     diff = y - x
@@ -1421,8 +1429,8 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
         small = x + w * diff
         large = y - diff * rest
     out = np.where(np.abs(w) < 0.5, small, large)
-    if half:
-        out = out.astype(np.float16)
+    if half is not None:
+        out = out.astype(half)
     x, y, w = operands
     out = laid_out(np.array(np.broadcast_to(out, shape)), x, y, w)
     if not tensor_weight:
@@ -1457,7 +1465,7 @@ def _kernel_param(value, x: np.ndarray, opmath: bool = True) -> None:
     for float16 and float32: leaky_relu's slope, elu's alpha, softplus's beta) or, where the kernel reads it
     in the tensor's own type (hardtanh's bounds, hardshrink's lambda), to that."""
     if x.dtype.kind in "fV":
-        checked_scalar(value, _F32 if opmath and x.dtype == _F16 else x.dtype)
+        checked_scalar(value, _F32 if opmath and x.dtype.char in "eE" else x.dtype)
 
 
 def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
@@ -1832,9 +1840,9 @@ def glu_backward_array(g: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:
     with s = sigmoid(b) as at::sigmoid computes it."""
     a, b = _halves(x, dim)
     sig = sigmoid_array(b)
-    if x.dtype == _F16:     # sigmoid stored as half; the fused kernel in float; the first half's mul_ in half
+    if x.dtype.char in "eE":    # sigmoid stored as half; the fused kernel in float; the first half's mul_ in half
         sf = sig.astype(_F32)
-        second = ((_F32.type(1) - sf) * sf * a.astype(_F32) * g.astype(_F32)).astype(_F16)
+        second = ((_F32.type(1) - sf) * sf * a.astype(_F32) * g.astype(_F32)).astype(x.dtype)
         return np.concatenate((sig * g, second), axis=dim)
     one = x.dtype.type(1)
     return np.concatenate((sig * g, (one - sig) * sig * a * g), axis=dim)
@@ -1913,7 +1921,7 @@ def glu(input: Tensor, dim=-1) -> Tensor:
         raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size {x.shape[wrapped]}")
     _refuse(x, "glu_cpu", "iub")
     a, b = _halves(x, wrapped)
-    return apply(GLU, half_in_float(lambda p, q: p * sigmoid_array(q))(a, b) if x.dtype == _F16
+    return apply(GLU, half_in_float(lambda p, q: p * sigmoid_array(q))(a, b) if x.dtype.char in "eE"
                  else a * sigmoid_array(b), (input,), (d,))
 
 
@@ -2001,10 +2009,10 @@ def softshrink(input: Tensor, lambd=0.5) -> Tensor:
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype {type_word(x)}, but found "
                            f"{float(lambd):g}")
     dt = x.dtype.type
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         xf = x.astype(_F32)
         out = np.where(xf > lambd, xf - _F32.type(lambd), np.where(xf < -lambd, xf + _F32.type(lambd), xf * 0))
-        out = out.astype(_F16)
+        out = out.astype(x.dtype)
     else:
         out = np.where(x > lambd, x - dt(lambd), np.where(x < -lambd, x + dt(lambd), x * dt(0)))
     return apply(SOFTSHRINK, np.asarray(out, dtype=x.dtype), (input,), (lambd,))

@@ -694,10 +694,11 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         if reduce == "mean":
             raise NotImplementedError(f"\"{kind}_cpu_reduce_mean\" not implemented for 'Bool'")
         _BOOL_UFUNCS[reduce].at(out, key, values)
-    elif out.dtype == np.float16 and reduce in ("sum", "mean", "prod") and kind != "index_func_":
+    elif out.dtype.char in "eE" and reduce in ("sum", "mean", "prod") and kind != "index_func_":
+        half = out.dtype
         wide = out.astype(np.float32)
         _UFUNCS[reduce].at(wide, key, values.astype(np.float32))
-        out = wide.astype(np.float16)
+        out = wide.astype(half)
     elif reduce in ("amax", "amin"):
         _extremes(out, key, values, reduce == "amax")
     else:

@@ -42,7 +42,7 @@ def vander(x: Tensor, *, N=None) -> Tensor:
     them: ones, then the running product of x expanded N - 1 times, concatenated (CatBackward0)."""
     tensor_arg(x, "linalg_vander", "x", 1)
     a = x._a
-    if a.dtype == np.bool_ or a.dtype == np.float16:
+    if a.dtype == np.bool_ or a.dtype.char in "eE":
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{type_word(a)}")
     n = a.shape[-1] if a.ndim else 1

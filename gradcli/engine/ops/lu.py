@@ -465,8 +465,8 @@ def lu_solve(LU_: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False
                            f"with shape {la._size_list(p.shape)} instead")
     batch = shape.broadcast_shapes(b.shape[:-2], x.shape[:-2])
     budget.check_tensor(batch + b.shape[-2:], b.dtype.itemsize)
-    if x.dtype == np.float16:
-        raise NotImplementedError("\"linalg.lu_solve_cpu\" not implemented for 'Half'")
+    if x.dtype.char in "eE":
+        raise NotImplementedError(f"\"linalg.lu_solve_cpu\" not implemented for '{type_word(x)}'")
     n = x.shape[-1]
     _pivots_in_range(p, n, "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
                            "result of lu_factor?",

@@ -127,8 +127,8 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     """The backward kernels' value: the row sum in their order (softmax_grad_sum), then the elementwise
     step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
     the subtraction (one rounding)."""
-    if g.dtype.char in "eE":
-        return _half_softmax_backward(g, result, dims, log)
+    if result.dtype.char in "eE":     # (a float gradient from a formula's float arithmetic: still the half kernel)
+        return _half_softmax_backward(np.asarray(g).astype(result.dtype), result, dims, log)
     s = softmax_grad_sum(g, result, dims, log)
     if log:
         if g.dtype.kind in "fV":

@@ -149,7 +149,7 @@ def _alpha_dropout(a: Tensor, p, training, inplace: bool, feature: bool, fn: str
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
     # noise.add(-1).mul_(alpha * a).add_(alpha * a * p), then noise.mul_(a): each step rounded to the input's
     # dtype, the scalars as float (Half computes in float)
-    wide = np.float32 if x.dtype == np.float16 else x.dtype.type
+    wide = np.float32 if x.dtype.char in "eE" else x.dtype.type
     scale = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     noise = keep.astype(x.dtype)
 

@@ -1361,10 +1361,10 @@ def record_outputs(op: Op, results: tuple, a: Tensor, saved: tuple, kept: tuple)
     source = a.grad_fn or edge(a)
     if source.checks.__class__ is tuple:
         slim(source, source.checks)
-    checks = [(a, a._version, a._version[0], a._a.shape, dtypes.message_type(a._a), None)]
+    checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).message, None)]
     for k in kept:
         r = results[k]
-        checks.append((None, r._version, 0, r._a.shape, dtypes.message_type(r._a), (op.node, k)))
+        checks.append((None, r._version, 0, r._a.shape, dtypes.of_array(r._a).message, (op.node, k)))
     node = Node(op, (source,), saved, tuple(checks))
     for k, r in enumerate(results):
         r.grad_fn = OutputSlot(node, k, len(results))
