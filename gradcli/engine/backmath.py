@@ -149,6 +149,9 @@ class NumpyMath(_Later):
             from gradcli.engine.ops import linalg
             if linalg.mkl_order(a, b) in ("seq", "lanes4", "columns"):
                 return linalg.matprod(a, b)
+        if a.dtype.kind == "V":         # bfloat16: in float, rounded (numpy's product would leave float32)
+            from gradcli.engine.ops import linalg
+            return linalg.matprod(a, b)
         return a @ b
 
     @staticmethod
