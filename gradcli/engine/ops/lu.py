@@ -585,8 +585,8 @@ def inv_ex(A: Tensor, *, check_errors=False) -> tuple:
     tensor_arg(A, "linalg_inv_ex", "A", 1)
     check_errors = _bool(check_errors, "check_errors")
     x = la._square(A, "linalg.inv")
-    if x.dtype == np.float16:
-        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
+    if x.dtype.char in "eE":
+        raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {type_word(x)}")
     lu_, piv, info = la.lu_factor(x)
     info = info.astype(np.int32)
     eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape)

@@ -260,8 +260,8 @@ def _zeta_tail(s, w: np.ndarray, b: np.ndarray, total: np.ndarray) -> np.ndarray
 def polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x): digamma for n = 0, trigamma for 1, else (-1)^(n+1) n! zeta(n + 1, x), with n! as
     exp(lgamma(n + 1)) in the tensor's type."""
-    if x.dtype == np.float16:
-        return polygamma_array(n, x.astype(np.float32)).astype(np.float16)
+    if x.dtype.char in "eE":
+        return polygamma_array(n, x.astype(np.float32)).astype(x.dtype)
     if n == 0:
         return digamma_array(x)
     if n == 1:
