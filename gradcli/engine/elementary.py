@@ -136,7 +136,23 @@ sqrt = np.sqrt                  # correctly rounded as it is (see the top of the
 def rsqrt(x, out=None):
     """1 / sqrt(x) in the input's own precision, as PyTorch's kernel computes it (Vectorized::rsqrt is a
     division by a square root): two IEEE operations, so the same bits on every machine (measured 100%);
-    float16 in float, as PyTorch's kernel computes it."""
+    float16 in float, as PyTorch's kernel computes it. bfloat16 too, but for the elements past the last whole
+    vector of 32 (AVX-512's, the reference machine's; 16 on AVX2), which the kernel's scalar loop computes as
+    1 / sqrt(x) in bfloat16 steps, the square root rounded first."""
+    if x.dtype.char == "E" and x.size % 32 and x.flags.f_contiguous and not x.flags.c_contiguous:
+        r = rsqrt(x.T).T            # (memory order: the kernel's for a transposed tensor)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    if x.dtype.char == "E" and x.flags.c_contiguous and x.size % 32:
+        r = _via_float32(rsqrt, x)
+        flat, tail = r.reshape(-1), x.reshape(-1)[x.size - x.size % 32:]
+        flat[x.size - x.size % 32:] = np.reciprocal(np.sqrt(tail))      # (ml_dtypes: each in float, rounded)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
     if x.dtype.char in "eE":
         return _via_float32(rsqrt, x, out)
     return np.reciprocal(np.sqrt(x), out=out)

@@ -570,7 +570,8 @@ def scalar_power(x: np.ndarray, e):
         if e == 2:
             return x * x
         if e == 3:
-            if x.dtype.itemsize < 4:        # float16: cubed in float and rounded once, as PyTorch's kernel does
+            if x.dtype.char == "e":         # float16: cubed in float and rounded once, as PyTorch's kernel does
+                                            # (bfloat16's rounds each product)
                 f = x.astype(np.float32)
                 return (f * f * f).astype(x.dtype)
             return x * x * x

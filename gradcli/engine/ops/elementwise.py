@@ -588,7 +588,7 @@ LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g
 LOG1P   = Op("Log1PBackward0",   cr.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
              floats=True, quiet=True, jvp="auto")
 RSQRT   = Op("RsqrtBackward0",   cr.rsqrt,      ("result",),
-             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
+             (lambda F, g, result: F.times(g, -0.5) * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
 SIN     = Op("SinBackward0",     cr.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
              floats=True, quiet=True, jvp="auto")
 COS     = Op("CosBackward0",     cr.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
