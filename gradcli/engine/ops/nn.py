@@ -30,6 +30,8 @@ _NO_DIM = object()
 def _mse_grad(F, g, self, target, reduction, n):
     """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
     norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
+    if not F.tensors:       # the kernel's norm in the input's dtype (numpy would make bfloat16's float32)
+        norm = F.scalar(norm, self)
     return norm * (self - target) * g
 
 
