@@ -1,5 +1,5 @@
 """bfloat16 against PyTorch 2.13 on every finite input: the 65,280 finite bfloat16 values through 48 ops (elementwise
-kernels, number and tensor operands, casts) and 12 gradients that are bit-exact, float32 and float64 values at and
+kernels, number and tensor operands, casts) and 13 gradients that are bit-exact, float32 and float64 values at and
 beside every rounding midpoint cast to bfloat16, and the display of all of them; each result is compared
 by its SHA-256 with what PyTorch printed for the same script (NaNs as one NaN: PyTorch's vector conversion writes
 0xFFFF, its scalar one 0x7FC0, and gradcli 0x7FC0; nothing prints the difference)."""
@@ -28,7 +28,7 @@ ops = {"exp": torch.exp, "log": torch.log, "sin": torch.sin, "cos": torch.cos, "
        "sub_t": lambda t: t - t.flip(0), "leaky_relu": F.leaky_relu}
 for name, f in ops.items():
     print(name, f(x).view(torch.int16).tolist())
-grads = {"tanh": torch.tanh, "exp": torch.exp, "sin": torch.sin, "log": torch.log, "relu": torch.relu, "silu": F.silu,
+grads = {"tanh": torch.tanh, "sigmoid": torch.sigmoid, "exp": torch.exp, "sin": torch.sin, "log": torch.log, "relu": torch.relu, "silu": F.silu,
          "softplus": F.softplus, "erf": torch.erf, "sqrt": torch.sqrt, "pow15": lambda t: t ** 1.5,
          "mul": lambda t: t * 3.3, "div": lambda t: t / 3.3}
 for name, f in grads.items():
@@ -98,6 +98,7 @@ EXPECTED = {
     "sub_t": "5f9aed0f9ed730b1",
     "leaky_relu": "e5b3e951997cb2d6",
     "tanh_grad": "5207d9f51feea9cf",
+    "sigmoid_grad": "3faf69249532d2b5",
     "exp_grad": "d0d7c33f7f9ad1d1",
     "sin_grad": "b01a354dd890dd8a",
     "log_grad": "14b66998adaf213e",

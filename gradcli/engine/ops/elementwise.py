@@ -865,7 +865,11 @@ def tanh_backward_array(g, y):
 
 
 def sigmoid_backward_array(g, y):
-    """grad * (1 - y) * y; float16 in float16 arithmetic throughout (PyTorch's kernel has no float path for it)."""
+    """grad * (1 - y) * y; float16 in float16 arithmetic throughout (PyTorch's kernel has no float path for it),
+    bfloat16 in float, rounded once (its kernel has one: every bfloat16 input agrees)."""
+    if y.dtype.kind == "V":
+        y32 = y.astype(_F32)
+        return (np.asarray(g).astype(_F32) * (_F32.type(1) - y32) * y32).astype(y.dtype)
     return g * (1 - y) * y
 
 
