@@ -24,7 +24,7 @@ import launcher  # the gradcli command, in a child forked from a warm process (t
 # ------------------------------------------------------------------------------ the schema, by hand
 
 NON_FINITE = ("nan", "inf", "-inf")
-DTYPES = {"float16": "float", "float32": "float", "float64": "float", "int8": "int", "int16": "int",
+DTYPES = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "float", "int8": "int", "int16": "int",
           "int32": "int", "int64": "int", "uint8": "int", "bool": "bool"}
 
 # event name -> {field: kind}; a kind ending in "?" may be null; fields marked with a leading "~"

@@ -181,7 +181,7 @@ def _numbers(items: list) -> bool:
 
 def _differentiable(value) -> bool:
     from gradcli.engine.tensor import Tensor
-    return value.__class__ is Tensor and value._a.dtype.kind == "f"
+    return value.__class__ is Tensor and value._a.dtype.kind in "fV"
 
 
 def _as_input(value, differentiate: bool):

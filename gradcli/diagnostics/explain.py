@@ -125,7 +125,7 @@ def summary(a) -> str:
     """`[128, 10] float32  min -0.0312  max 0.0458  mean 1.25e-05  nan 0  inf 0` (over the finite elements)."""
     import numpy as np
     head = f"{list(a.shape)} {a.dtype.name}"
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         a = a.astype(np.float64)
     finite = a[np.isfinite(a)]
     nan = int(np.isnan(a).sum())

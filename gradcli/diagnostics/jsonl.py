@@ -204,13 +204,15 @@ def tensor(t: Tensor) -> dict:
 
 
 def data(a: np.ndarray):
-    """Nested lists of a tensor's elements (a bare number for a 0-d tensor). float16 and float32
+    """Nested lists of a tensor's elements (a bare number for a 0-d tensor). float16, bfloat16 and float32
     elements are written as the shortest decimal that reads back as the same value in that dtype
     (numpy's repr of it: 0.1, not 0.10000000149011612); float64 ones exactly. Non-finite numbers
     are the strings "nan", "inf" and "-inf"."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return a.tolist()                            # ints as ints, bools as bools
-    if a.dtype.itemsize < 8:
+    if a.dtype.kind == "V":                          # bfloat16 (ml_dtypes): its scalars' str is that decimal
+        flat = [float(str(s)) for s in a.ravel()]
+    elif a.dtype.itemsize < 8:
         flat = [float(s) for s in a.ravel().astype(str).tolist()]
     else:
         flat = a.ravel().tolist()

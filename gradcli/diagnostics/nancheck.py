@@ -48,7 +48,7 @@ class NanFound(ScriptError):
 
 def _kinds(a) -> set:
     """The kinds of non-finite values in a float array: {"nan", "inf"}, or empty."""
-    if a.dtype.kind != "f" or np.isfinite(a).all():
+    if a.dtype.kind not in "fV" or np.isfinite(a).all():
         return set()
     found = set()
     if np.isnan(a).any():

@@ -16,7 +16,7 @@ import numpy as np
 _TYPENAMES = {
     "float32": "torch.FloatTensor",
     "float64": "torch.DoubleTensor",
-    "float16": "torch.HalfTensor",
+    "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
     "uint8": "torch.ByteTensor",
     "bool": "torch.ByteTensor",
     "int8": "torch.CharTensor",

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-_FLOAT_DTYPES = frozenset({"float16", "float32", "float64"})
+_FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 # Non-empty tensors of these dtypes print without a `dtype=` suffix.
 _IMPLIED_DTYPES = frozenset({"float32", "int64", "bool"})
 # torch.get_default_dtype()'s name: tensors of it print without `dtype=` (set by gradcli.engine.dtypes)
@@ -159,6 +159,8 @@ def _body(data: np.ndarray, is_float: bool, opts: PrintOptions) -> str:
     else:
         shown, cut = data, [False] * data.ndim
     flat = shown.ravel()
+    if flat.dtype.kind == "V":          # bfloat16 (ml_dtypes): shown from its float value, which float32 holds
+        flat = flat.astype(np.float32)
     strs, width = _render_floats(flat, opts) if is_float else _render_exact(flat)
     cells = [s.rjust(width) for s in strs]
     if data.ndim == 0:

@@ -20,7 +20,6 @@ from gradcli.engine.recording import Out, number_operand, wrap_dim
 from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 
-_F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _half_with_number = arith.half_with_number
 from gradcli.engine.tensor import Tensor
@@ -58,13 +57,13 @@ class NumpyMath(_Later):
 
     @staticmethod
     def mul_wrapped(g, value):
-        if g.dtype == _F16:             # PyTorch's kernel reads the number as a float (arith.half_with_number)
+        if g.dtype.char in "eE":        # PyTorch's kernel reads the number as a float (arith.half_with_number)
             return _half_with_number(np.multiply, g, value)
         return g * number_operand(g, value)
 
     @staticmethod
     def div_wrapped(g, value):
-        if g.dtype == _F16:
+        if g.dtype.char in "eE":
             return _half_with_number(np.true_divide, g, value)
         return g / number_operand(g, value)
 
@@ -101,7 +100,7 @@ class NumpyMath(_Later):
 
     @staticmethod
     def log_scalar(base, like):
-        if like.dtype == _F16:          # a double, which the formula's product reads as a float (times)
+        if like.dtype.char in "eE":     # a double, which the formula's product reads as a float (times)
             return math.log(base) if base > 0 else (-math.inf if base == 0 else math.nan)
         return elementary.log(like.dtype.type(base))
 
@@ -150,6 +149,9 @@ class NumpyMath(_Later):
             from gradcli.engine.ops import linalg
             if linalg.mkl_order(a, b) in ("seq", "lanes4", "columns"):
                 return linalg.matprod(a, b)
+        if a.dtype.kind == "V":         # bfloat16: in float, rounded (numpy's product would leave float32)
+            from gradcli.engine.ops import linalg
+            return linalg.matprod(a, b)
         return a @ b
 
     @staticmethod

@@ -59,7 +59,7 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
                 if out._a.size != 1:
                     raise autograd._error("grad can be implicitly created only for scalar outputs",
                                           output=out, via=via)
-                if out._a.dtype.kind != "f":
+                if out._a.dtype.kind not in "fV":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
                 a = out._a          # a 0-d one made in one call (np.ones is Python around two): loss.backward()
@@ -275,7 +275,7 @@ def _batched_grad(outputs, grads, retain, create_graph, inputs) -> list:
 def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     z = Tensor(np.zeros_like(t._a))
     if requires_grad:
-        if z._a.dtype.kind != "f":      # torch.zeros_like(t, requires_grad=True) of a bool or int t
+        if z._a.dtype.kind not in "fV":      # torch.zeros_like(t, requires_grad=True) of a bool or int t
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         z.requires_grad = True
     return z
@@ -284,10 +284,8 @@ def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
 # ---------------------------------------------------------------------------------------------- hooks
 
 def _legacy_type(a) -> str:
-    """The type name a hook's dtype message uses: the legacy class name, but for bool, which PyTorch's
-    legacy table lacks there, its C++ type name (`CPUBoolType`)."""
-    dtype = dtypes.of_array(a)
-    return "CPUBoolType" if dtype is dtypes.bool_ else dtype.legacy
+    """The type name a hook's dtype message uses (dtypes.message_type)."""
+    return dtypes.of_array(a).message
 
 
 class _TensorHook:

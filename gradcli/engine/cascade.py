@@ -32,7 +32,6 @@ from gradcli.engine.state import STATE
 GRAIN = 32768                          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 MAX_THREADS = 1 << 16                  # a bound on set_num_threads: the split keeps one slot per thread
 _LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}    # one 256-bit vector (the AVX2 kernel)
-_HALF = np.dtype(np.float16)          # summed in float by engine/halfsum.py where it follows the geometry
 
 
 def _seq(a: np.ndarray, axis: int = -2) -> np.ndarray:
@@ -301,8 +300,8 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
     lanes = _LANES.get(dt)
     if lanes is None:
         axes = tuple(dims) if dims else None
-        if dt == _HALF and x.dtype == dt and x.ndim:
-            from gradcli.engine import halfsum        # float16 sums: rare, so imported when first met
+        if dt.char in "eE" and x.dtype == dt and x.ndim:
+            from gradcli.engine import halfsum        # float16 and bfloat16 sums: rare, so imported when first met
             ordered = tuple(range(x.ndim)) if not dims else tuple(sorted(d % x.ndim for d in dims))
             shape = tuple((1 if d in ordered else n) for d, n in enumerate(x.shape) if keepdim or d not in ordered)
             half = halfsum.plan(x, ordered, shape, threads)
@@ -311,7 +310,7 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
             # other geometries: the float32 kernel's order on the values converted to float (the kernel
             # loads halves into float vectors and accumulates in float), rounded once
             return lambda a: np.asarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
-                                                  threads)).astype(_HALF)
+                                                  threads)).astype(dt)
         return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)

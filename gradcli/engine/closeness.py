@@ -47,11 +47,11 @@ def _close(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan: bool) -> np.ndar
     |x - y| <= atol + |rtol * y|, computed in the arrays' float type (the default float type for
     integers and bools, as PyTorch's `rtol * other` promotes them)."""
     close = x == y
-    if equal_nan and x.dtype.kind == "f":
+    if equal_nan and x.dtype.kind in "fV":
         close |= np.isnan(x) & np.isnan(y)
     if rtol == 0 and atol == 0:
         return close
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         ft = x.dtype.type
         actual = np.abs(x - y)
     else:
@@ -86,7 +86,7 @@ def equal(input, other) -> bool:
 # ------------------------------------------------------------------------------ torch.testing.assert_close
 
 # rtol, atol by dtype, as torch.testing chooses them when neither is given (Python floats: float64's)
-_TOLERANCES = {"float16": (0.001, 1e-05), "float32": (1.3e-06, 1e-05), "float64": (1e-07, 1e-07)}
+_TOLERANCES = {"float16": (0.001, 1e-05), "bfloat16": (0.016, 1e-05), "float32": (1.3e-06, 1e-05), "float64": (1e-07, 1e-07)}
 
 
 class _Mismatch(Exception):
@@ -118,12 +118,12 @@ def _tensor_msg(x: np.ndarray, y: np.ndarray, matches: np.ndarray, rtol, atol) -
     wrong = total - int(np.count_nonzero(matches))
     extra = f"Mismatched elements: {wrong} / {total} ({wrong / total:.1%})"
     flat_x, flat_y, flat_m = x.reshape(-1), y.reshape(-1), matches.reshape(-1)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         flat_x, flat_y = flat_x.astype(np.int64), flat_y.astype(np.int64)
     with np.errstate(all="ignore"):
         abs_diff = np.abs(flat_x - flat_y)
         abs_diff[flat_m] = 0
-        if abs_diff.dtype.kind == "f":
+        if abs_diff.dtype.kind in "fV":
             rel_diff = abs_diff / np.abs(flat_y)
         else:                     # integer true division: in the default float type
             ft = np.dtype(dtypes.default_float.np).type

@@ -308,7 +308,7 @@ def _forward_mode(ctx: FunctionNode, jvp_fn, args: tuple, tangents: list, output
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients (expected "
                            f"{len(outputs)} but got {len(grads)})")
     for out, t, g in zip(outputs, made, grads):
-        if t.__class__ is not Tensor or g is None or t._a.dtype.kind not in "fc":
+        if t.__class__ is not Tensor or g is None or t._a.dtype.kind not in "fcV":
             continue
         if g.__class__ is not Tensor:
             raise TypeError(f"expected Tensor or None (got {_type_name(g)})")

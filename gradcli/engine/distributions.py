@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from gradcli.engine import budget, rng
+from gradcli.engine import budget, dtypes, rng
 from gradcli.engine.autograd import runs_first
 from gradcli.engine.factories import (_draw_like, _memory_order, _not_implemented, _SCALAR_NAMES,
                                       _type_name, _zero_tangent)
@@ -58,7 +58,7 @@ def _cast(v: np.ndarray, dt: np.dtype) -> np.ndarray:
     """static_cast<scalar_t>(double) as x86-64 code does it: float16 through float; integers truncate
     toward zero, and a value out of range (or NaN) becomes the "integer indefinite" (the lowest value) of
     the 64- or 32-bit conversion, narrower types keeping the low bits of the 32-bit one."""
-    if dt.kind == "f":
+    if dt.kind in "fV":
         return v.astype(np.float32).astype(dt) if dt == np.float16 else v.astype(dt)
     if dt == np.bool_:
         return v != 0
@@ -81,7 +81,7 @@ def _fill(g: rng.Generator, a: np.ndarray, values) -> np.ndarray:
 
 
 def _float_kernel(a: np.ndarray, kernel: str):
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise _not_implemented(kernel, a.dtype)
 
 
@@ -133,7 +133,7 @@ def _positive(name: str, what: str, value) -> float:
 
 def _continuous(a: np.ndarray, name: str, type_name: str, empty_too: bool):
     # exponential_ checks inside its kernel, which an empty tensor never reaches; cauchy_ checks first
-    if a.dtype.kind != "f" and (a.size or empty_too):
+    if a.dtype.kind not in "fV" and (a.size or empty_too):
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {type_name}")
 
@@ -220,7 +220,7 @@ def _bernoulli_tensor(g: rng.Generator, a: np.ndarray, p: np.ndarray) -> np.ndar
     """bernoulli_(p_tensor): p expanded to the target, one uniform per element in the target's memory
     order (a float32 uniform, one 32-bit word, for float32 p; a double for float64 p), below its p.
     An element outside [0, 1] stops the loop there, after the draws of the elements before it."""
-    if p.dtype.kind != "f":
+    if p.dtype.kind not in "fV":
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     if p.dtype == np.float16:
         p = p.astype(np.float32)        # compared as float, with a float uniform
@@ -253,7 +253,7 @@ def _expand_to(p: np.ndarray, shape: tuple) -> np.ndarray:
     return np.broadcast_to(p, shape)
 
 
-_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
                  "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
                  "uint8": "ByteTensor", "bool": "BoolTensor"}
 
@@ -341,7 +341,7 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
     probs = input._a
     if not 0 < probs.ndim <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if probs.dtype.kind != "f":
+    if probs.dtype.kind not in "fV":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_SCALAR_NAMES[probs.dtype.name]}")
     n = int(num_samples)
@@ -416,7 +416,7 @@ def poisson(input, generator=None) -> Tensor:
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
     g = _g(generator, "poisson")
     rates = input._a
-    if rates.dtype.kind != "f":
+    if rates.dtype.kind not in "fV":
         raise _not_implemented("poisson_cpu", rates.dtype)
     budget.check_tensor(rates.shape, rates.dtype.itemsize)
     return apply(POISSON, _per_element(lambda: _poisson_counts(g, rates)), (input,))
@@ -519,7 +519,7 @@ def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
     dtype (StandardGammaBackward0 when alpha requires grad)."""
     g = _g(generator, "_standard_gamma")
     a = alpha._a
-    if a.dtype.kind != "f" or a.dtype == np.float16:
+    if a.dtype.kind not in "fV" or a.dtype.char in "eE":
         raise _not_implemented("gamma_cpu", a.dtype)
     budget.check_tensor(a.shape, a.dtype.itemsize)
     return apply(STANDARD_GAMMA, _per_element(lambda: _gamma_values(g, a)), (alpha,))
@@ -527,7 +527,7 @@ def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
 
 def _gamma_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
     single = alphas.dtype == np.float32
-    tiny = float(np.finfo(alphas.dtype).tiny)
+    tiny = float(dtypes.finfo(alphas.dtype).tiny)
     out = []
     with _Draws(g) as draws:
         for alpha in np.ascontiguousarray(alphas).reshape(-1).tolist():
@@ -729,7 +729,7 @@ def sample_dirichlet(alpha: Tensor, generator=None) -> Tensor:
     divided by its row's ordered sum over the last dim, clamped to [min, 1 - ulp] in alpha's dtype."""
     g = _g(generator, "_sample_dirichlet")
     a = alpha._a
-    if a.dtype.kind != "f" or a.dtype == np.float16:
+    if a.dtype.kind not in "fV" or a.dtype.char in "eE":
         raise _not_implemented("dirichlet", a.dtype)
     budget.check_tensor(a.shape, 8)
     return Tensor(_per_element(lambda: _dirichlet_values(g, a)))
@@ -750,7 +750,7 @@ def _dirichlet_values(g: rng.Generator, alphas: np.ndarray) -> np.ndarray:
         total = sum_array(gamma, (gamma.ndim - 1,), keepdim=True)
     with np.errstate(all="ignore"):
         out = (gamma / total).astype(alphas.dtype)
-    low, high = np.finfo(alphas.dtype).tiny, np.nextafter(alphas.dtype.type(1), alphas.dtype.type(0))
+    low, high = dtypes.finfo(alphas.dtype).tiny, np.nextafter(alphas.dtype.type(1), alphas.dtype.type(0))
     out = np.where(low < out, out, low)             # std::max(min, x): NaN becomes min
     return np.where(out < high, out, high).astype(alphas.dtype)
 
@@ -952,7 +952,7 @@ def binomial(count, prob, generator=None) -> Tensor:
                             f"{_type_name(value)}")
     g = _g(generator, "binomial")
     c, p = count._a, prob._a
-    if c.dtype.kind != "f":
+    if c.dtype.kind not in "fV":
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_SCALAR_NAMES[c.dtype.name]}")
     if p.dtype != c.dtype:
         raise RuntimeError(f"Found dtype {_SCALAR_NAMES[p.dtype.name]} but expected {_SCALAR_NAMES[c.dtype.name]}")

@@ -13,7 +13,7 @@ BOOL, INT, FLOAT = 0, 1, 2
 class DType:
     """A torch dtype: prints as `torch.float32`, maps onto one numpy dtype."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy", "is_floating_point", "is_signed")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy", "message", "is_floating_point", "is_signed")
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str):
         self.name = name
@@ -21,6 +21,9 @@ class DType:
         self.category = category
         self.itemsize = self.np.itemsize
         self.legacy = legacy                 # the 0.3-era type string, still used in some error messages
+        # the name some of PyTorch's messages give it (version checks, expand): the legacy one, but the C++ type's
+        # for the two dtypes its legacy table lacks there (CPUBoolType, CPUBFloat16Type)
+        self.message = legacy
         self.is_floating_point = category == FLOAT
         self.is_signed = self.np.kind != "u" and self.np.kind != "b"
 
@@ -28,6 +31,15 @@ class DType:
         return "torch." + self.name
 
     __str__ = __repr__
+
+    def __getattr__(self, name: str):
+        # reached only for an empty slot: bfloat16's `np` before ml_dtypes is imported
+        if name != "np" or self.name != "bfloat16":
+            raise AttributeError(name)
+        import ml_dtypes
+        self.np = np.dtype(ml_dtypes.bfloat16)
+        _BY_NP[self.np] = self
+        return self.np
 
     def __reduce__(self):
         return (by_name, (self.name,))
@@ -42,15 +54,33 @@ int16 = DType("int16", np.int16, INT, "torch.ShortTensor")
 int32 = DType("int32", np.int32, INT, "torch.IntTensor")
 int64 = DType("int64", np.int64, INT, "torch.LongTensor")
 bool_ = DType("bool", np.bool_, BOOL, "torch.BoolTensor")
+bool_.message = "CPUBoolType"
 
-ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
-_BY_NP = {d.np: d for d in ALL}
+
+
+def _bfloat16() -> DType:
+    """torch.bfloat16. numpy has no such type: its arrays are ml_dtypes' bfloat16 (numpy kind "V"; arithmetic in
+    float, rounded to nearest even after each operation, as PyTorch's CPU kernels round theirs). ml_dtypes is
+    imported the first time something reads the dtype's `np` (DType.__getattr__), so a plain run never pays for
+    it. The engine's float tests read `kind in "fV"`."""
+    dt = DType.__new__(DType)
+    dt.name, dt.category, dt.itemsize, dt.legacy = "bfloat16", FLOAT, 2, "torch.BFloat16Tensor"
+    dt.message = "CPUBFloat16Type"
+    dt.is_floating_point = dt.is_signed = True
+    return dt
+
+
+bfloat16 = _bfloat16()        # its `np` slot stays empty until first read
+
+
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_, bfloat16)
+_BY_NP = {d.np: d for d in ALL if d is not bfloat16}
 _BY_NAME = {d.name: d for d in ALL}
 
 # The names scripts reach as `torch.<alias>`.
 ALIASES = {
     "float": float32, "float32": float32, "double": float64, "float64": float64,
-    "half": float16, "float16": float16, "long": int64, "int64": int64, "int": int32,
+    "half": float16, "float16": float16, "bfloat16": bfloat16, "long": int64, "int64": int64, "int": int32,
     "int32": int32, "short": int16, "int16": int16, "int8": int8, "uint8": uint8, "bool": bool_,
 }
 
@@ -73,6 +103,14 @@ def by_name(name: str) -> DType:
     return _BY_NAME[name]
 
 
+def finfo(npdt: np.dtype):
+    """numpy's finfo of a float numpy dtype, ml_dtypes' for bfloat16 (numpy's knows only its own types)."""
+    if npdt.kind == "V":
+        import ml_dtypes
+        return ml_dtypes.finfo(npdt)
+    return np.finfo(npdt)
+
+
 def of_array(a: np.ndarray) -> DType:
     """The torch dtype of a numpy array (arrays outside the supported set are a bug upstream)."""
     return _BY_NP[a.dtype]
@@ -85,6 +123,8 @@ def promote_types(a: DType, b: DType) -> DType:
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == FLOAT:
+        if a.itemsize == b.itemsize:        # float16 with bfloat16: neither holds the other
+            return float32
         return a if a.itemsize >= b.itemsize else b
     if a.category == BOOL:
         return a

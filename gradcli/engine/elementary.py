@@ -28,7 +28,8 @@ import numpy as np
 from gradcli.engine import workers
 
 F64 = np.dtype(np.float64)
-_ROUNDED = "fe"                 # dtype.char of float32 and float16: computed in float64 (float16 through float32)
+_ROUNDED = "feE"                # dtype.char of float32, float16, bfloat16: computed in float64 (the halves through
+                                # float32)
 _CHUNKED = 8192                 # elements: see the top of the module (measured crossover: 8192 to 65536)
 _BLOCK = 1 << 18                # elements per float64 block (2 MB): the fastest of 2^12 to 2^22 on 4096x1000
 _ALIGN = 1 << 13                # elements: where the pieces of an array under two blocks may start
@@ -39,7 +40,7 @@ def _once(ufunc, name: str):
     def function(x, out=None):
         if x.dtype.char not in _ROUNDED:
             return ufunc(x) if out is None else ufunc(x, out=out)
-        if x.dtype.char == "e":
+        if x.dtype.char in "eE":
             return _via_float32(function, x, out)
         if out is None:
             if x.size <= _CHUNKED:
@@ -62,7 +63,7 @@ def _once2(ufunc, name: str):
         dt = np.result_type(x, y)
         if dt.char not in _ROUNDED:
             return ufunc(x, y)
-        if dt.char == "e":
+        if dt.char in "eE":
             return np.asarray(function(np.asarray(x, np.float32), np.asarray(y, np.float32))).astype(dt)[()]
         if np.size(x) <= _CHUNKED and np.size(y) <= _CHUNKED:
             return np.asarray(ufunc(np.asarray(x, F64), np.asarray(y, F64))).astype(dt)[()]
@@ -89,11 +90,11 @@ def _blocks(ufunc, x: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def _via_float32(function, x: np.ndarray, out=None):
-    """A float16 input as PyTorch computes it: its float kernel (here the correctly rounded float32 value),
-    the result rounded to float16, so twice rounded as there."""
+    """A float16 (or bfloat16) input as PyTorch computes it: its float kernel (here the correctly rounded float32
+    value), the result rounded to the input's type, so twice rounded as there."""
     r = function(x.astype(np.float32))
     if out is None:
-        return r.astype(np.float16)
+        return r.astype(x.dtype)
     np.copyto(out, r, casting="unsafe")
     return out
 
@@ -135,8 +136,24 @@ sqrt = np.sqrt                  # correctly rounded as it is (see the top of the
 def rsqrt(x, out=None):
     """1 / sqrt(x) in the input's own precision, as PyTorch's kernel computes it (Vectorized::rsqrt is a
     division by a square root): two IEEE operations, so the same bits on every machine (measured 100%);
-    float16 in float, as PyTorch's kernel computes it."""
-    if x.dtype.char == "e":
+    float16 in float, as PyTorch's kernel computes it. bfloat16 too, but for the elements past the last whole
+    vector of 32 (AVX-512's, the reference machine's; 16 on AVX2), which the kernel's scalar loop computes as
+    1 / sqrt(x) in bfloat16 steps, the square root rounded first."""
+    if x.dtype.char == "E" and x.size % 32 and x.flags.f_contiguous and not x.flags.c_contiguous:
+        r = rsqrt(x.T).T            # (memory order: the kernel's for a transposed tensor)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    if x.dtype.char == "E" and x.flags.c_contiguous and x.size % 32:
+        r = _via_float32(rsqrt, x)
+        flat, tail = r.reshape(-1), x.reshape(-1)[x.size - x.size % 32:]
+        flat[x.size - x.size % 32:] = np.reciprocal(np.sqrt(tail))      # (ml_dtypes: each in float, rounded)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    if x.dtype.char in "eE":
         return _via_float32(rsqrt, x, out)
     return np.reciprocal(np.sqrt(x), out=out)
 
@@ -226,7 +243,7 @@ def _erf64_block(x: np.ndarray, out: np.ndarray, complement: bool = False) -> No
 def erf(x: np.ndarray) -> np.ndarray:
     """erf elementwise: float32 correctly rounded (as above), float64 by math.erf, float16 by the approximation
     PyTorch's Half kernel runs in float (_erf_half)."""
-    if x.dtype.char == "e":
+    if x.dtype.char in "eE":
         return _erf_half(x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
         # math.erf per element, rounded once: the same values (frompyfunc hands a 0-d input back as a float)
@@ -254,14 +271,14 @@ def _erf_half(x: np.ndarray) -> np.ndarray:
         r = _fma32(r, t, c)
     e = exp(-(x32 * x32).astype(f))
     out = _fma32((-e * t).astype(f), r, f(1.0))
-    return np.where(np.signbit(x32), -out, out).astype(np.float16)
+    return np.where(np.signbit(x32), -out, out).astype(x.dtype)
 
 
 def erfc(x: np.ndarray) -> np.ndarray:
     """erfc elementwise, as erf: float32 correctly rounded (the polynomials below 4, math.erfc from 4 on,
     where the result falls towards float32's subnormals, and near a rounding midpoint), float16 rounded from
     float32, float64 by math.erfc."""
-    if x.dtype.char == "e":
+    if x.dtype.char in "eE":
         return _via_float32(erfc, x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
         return np.asarray(np.frompyfunc(math.erfc, 1, 1)(x.astype(F64)), F64).astype(x.dtype)

@@ -144,7 +144,7 @@ def _check_dtype(dtype):
 def _finish(a: np.ndarray, requires_grad) -> Tensor:
     t = Tensor(a)
     if requires_grad:
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -320,7 +320,7 @@ def _not_implemented(kernel: str, dt: np.dtype) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES[dt.name]}\'')
 
 
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 # arange's kernel fills contiguous output two SIMD vectors (of 32 bytes) at a time: each vector
@@ -535,17 +535,18 @@ def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
     half = steps // 2
     up = np.arange(half, dtype=np.float64)
     down = np.arange(steps - half - 1, -1, -1, dtype=np.float64)
-    if dt == np.float16:
-        # the kernel's step and arithmetic in float16, each operation rounded: step = (end - start) / (steps - 1),
-        # then start + step * i for the first half and end - step * (steps - 1 - i) for the rest (its scalar
-        # loop; from 16 elements on its vector loop takes whole vectors, by a width that depends on the processor)
-        f16 = np.float16
+    if dt.char in "eE":
+        # the kernel's step and arithmetic in float16 (bfloat16), each operation rounded: step = (end - start) /
+        # (steps - 1), then start + step * i for the first half and end - step * (steps - 1 - i) for the rest (its
+        # scalar loop; from 16 elements on its vector loop takes whole vectors, by a width that depends on the
+        # processor)
+        f16 = dt.type
         s, e = f16(start), f16(end)
         step = f16(np.float32(f16(np.float32(e) - np.float32(s))) / np.float32(steps - 1))
         lo = (s + (step * up.astype(f16)).astype(f16)).astype(f16)
         hi = (e - (step * down.astype(f16)).astype(f16)).astype(f16)
         return np.concatenate((lo, hi))
-    if dt.kind == "f":
+    if dt.kind in "fV":
         s, e = dt.type(start), dt.type(end)
         step = dt.type((e - s) / dt.type(steps - 1))
         if dt == np.float32:
@@ -732,10 +733,10 @@ def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarr
         raise _shape_error(data) from None
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
-    if src.dtype.kind == "f" and _has_huge_int(data):      # read as a 64-bit int first, as PyTorch reads ints
+    if src.dtype.kind in "fV" and _has_huge_int(data):      # read as a 64-bit int first, as PyTorch reads ints
         raise ValueError("Overflow when unpacking long long")
     info = np.iinfo(target.np)
-    if src.dtype.kind == "f":
+    if src.dtype.kind in "fV":
         with np.errstate(invalid="ignore"):
             bad = ~((src >= info.min) & (src <= info.max))
     elif info.min == 0:
@@ -743,7 +744,7 @@ def _checked_ints(data, natural: dtypes.DType, target: dtypes.DType) -> np.ndarr
     else:
         bad = (src < info.min) | (src > info.max)
     ints = None
-    if bad.any() and src.dtype.kind == "f" and info.min == 0:
+    if bad.any() and src.dtype.kind in "fV" and info.min == 0:
         # ints among floats (`[2.5, -1]`) keep the int rule: uint8 takes -255..-1 from a Python int (wrapping)
         ints = np.array(_int_mask(data), dtype=bool)
         bad &= ~(ints & (src >= -float(info.max)) & (src <= info.max))
@@ -854,7 +855,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
                          f"'{TYPE_WORDS[dtype.name]}'.")
     if tensor.grad_fn is not None and not wanted:
         return tensor.detach()
-    if wanted and tensor._a.dtype.kind != "f":
+    if wanted and tensor._a.dtype.kind not in "fV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return tensor.requires_grad_(wanted)
 
@@ -869,7 +870,7 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 
 
 # the C type names of PyTorch's TensorOptions message (Tensor.new of a tensor of another dtype)
-_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
@@ -921,7 +922,7 @@ def variable(data, requires_grad=False, volatile=False):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     t = Tensor(data._a)
     if requires_grad:
-        if data._a.dtype.kind != "f":
+        if data._a.dtype.kind not in "fV":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return autograd.mark_variable(t)
@@ -984,13 +985,13 @@ def _draw_like(a: np.ndarray, draw) -> np.ndarray:
 
 
 def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise _not_implemented("check_uniform_bounds", a.dtype)
     return _draw_like(a, lambda shape, _: g.uniform(shape, a.dtype, low, high))
 
 
 def _normal_values(g, a: np.ndarray, mean, std) -> np.ndarray:
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         if not a.size:                      # nothing to draw: no kernel is chosen
             return a.copy()
         raise _not_implemented("normal_kernel_cpu", a.dtype)
@@ -1186,7 +1187,7 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)
         budget.check_tensor(shape, dt.itemsize)
-        if dt.kind != "f":
+        if dt.kind not in "fV":
             raise _not_implemented("normal_kernel_cpu", dt)
         return _finish(g.normal(shape, dt, mean, std), requires_grad)
     if mean_t and (std_t or std is None or isinstance(std, number)):
@@ -1206,7 +1207,7 @@ def _normal_tensor(g, mean, std) -> Tensor:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {rng._cxx_double(float(std))}")
     ref = mean if mean.__class__ is Tensor else std
     dt = ref._a.dtype
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         if not ref._a.size:
             return Tensor(np.empty(ref._a.shape, dtype=dt))
         raise _not_implemented("normal_kernel_cpu", dt)
@@ -1273,7 +1274,7 @@ def normal_values(t: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
 
 # random_() with no bounds: the full range of the dtype (for floats, the integers up to 2**mantissa)
 # from one 32-bit word, or one 64-bit draw for int64 and float64.
-_RANDOM_MODULI = {"float32": (1 << 24) + 1, "float64": (1 << 53) + 1, "float16": (1 << 11) + 1,
+_RANDOM_MODULI = {"float32": (1 << 24) + 1, "float64": (1 << 53) + 1, "float16": (1 << 11) + 1, "bfloat16": (1 << 8) + 1,
                   "int64": 1 << 63, "int32": 1 << 31, "int16": 1 << 15, "int8": 1 << 7, "uint8": 1 << 8}
 
 
@@ -1325,8 +1326,8 @@ def _random_error(args: tuple, kw: dict, generator) -> str:
 
 def _random_to(dt: np.dtype) -> int:
     """random_(from, None): up to the largest value of the dtype, inclusive."""
-    if dt.kind == "f":
-        return (1 << np.finfo(dt).nmant + 1) + 1
+    if dt.kind in "fV":
+        return (1 << dtypes.finfo(dt).nmant + 1) + 1
     if dt == np.bool_:
         return 2
     return int(np.iinfo(dt).max) + 1

@@ -210,7 +210,7 @@ def propagate(op, t: Tensor, inputs: tuple, args: tuple) -> Tensor:
     """Give `t`, the result of row `op` on `inputs`, its tangent at each level in force where some input
     has one: the outermost level first, so a formula of an inner level that reads the result sees the
     result's outer tangents."""
-    if STATE.inference or t._a.dtype.kind not in "fc":
+    if STATE.inference or t._a.dtype.kind not in "fcV":
         return t                # inference mode computes no tangents; integer results have none
     level = STATE.fw_level
     if level.outer is None:
@@ -305,7 +305,7 @@ def _inplace_at(target: Tensor, result: Tensor, level: Level) -> None:
     old = tangent_of(target, level)
     if old is None:
         base = target._base
-        if base is None or base._a.dtype.kind not in "fc":
+        if base is None or base._a.dtype.kind not in "fcV":
             if 0 in tangent._a.strides and tangent._a.size > 1:
                 tangent = _private(tangent)     # a broadcast (copy_'s): a tangent laid out as the target
             put(target, level, tangent)
@@ -461,7 +461,7 @@ def _level_number(level) -> int:
 def _floating(x, what: str) -> None:
     if not isinstance(x, Tensor):
         raise AttributeError(f"'{type(x).__name__}' object has no attribute 'is_floating_point'")
-    if x._a.dtype.kind not in "fc":
+    if x._a.dtype.kind not in "fcV":
         from gradcli.engine import dtypes
         raise ValueError(f"Expected {what} to be floating point or complex, but got: "
                          f"torch.{dtypes.of_array(x._a).name}")

@@ -57,7 +57,7 @@ def _check_inputs(inputs):
 def _numerical_jacobian(func, inputs, outputs, eps) -> list:
     """jac[k][i]: d output i / d input k (the k-th input requiring grad), as an (input numel, output
     numel) array in the output's dtype, by central differences perturbing one element at a time."""
-    float_outputs = [o for o in outputs if o._a.dtype.kind == "f"]
+    float_outputs = [o for o in outputs if o._a.dtype.kind in "fV"]
     result = []
     for x in _diff_inputs(inputs):
         a = x._a
@@ -72,7 +72,7 @@ def _numerical_jacobian(func, inputs, outputs, eps) -> list:
             if any(o.dtype == np.bool_ for o in out_b):     # PyTorch subtracts every output, a bool one too
                 raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                                    "`^` or `logical_xor()` operator instead.")
-            cols = [((ob - oa) / (2 * eps)).reshape(-1) for oa, ob in zip(out_a, out_b) if ob.dtype.kind == "f"]
+            cols = [((ob - oa) / (2 * eps)).reshape(-1) for oa, ob in zip(out_a, out_b) if ob.dtype.kind in "fV"]
             for jac, col in zip(jacs, cols):
                 jac[d_idx] = col
         result.append(jacs)
@@ -206,7 +206,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         outputs = _differentiable(func(*inputs))
         grad_outs = []
         for x in outputs:
-            dt = x._a.dtype if x._a.dtype.kind == "f" else np.dtype(np.float64)
+            dt = x._a.dtype if x._a.dtype.kind in "fV" else np.dtype(np.float64)
             g = Tensor(rng.default_generator.uniform(x._a.shape, dt, -1.0, 1.0))
             g.requires_grad = True
             grad_outs.append(g)

@@ -1,4 +1,4 @@
-"""PyTorch's CPU sum order for float16 (SumKernel.cpp's cascade_sum with a float accumulator), on C-contiguous
+"""PyTorch's CPU sum order for float16 and bfloat16 (SumKernel.cpp's cascade_sum with a float accumulator), on C-contiguous
 arrays summed over trailing dims: every element, or each row of the last dims.
 
 The kernel is the float32 one (engine/cascade.py) with three differences, read from SumKernel.cpp and checked
@@ -16,12 +16,12 @@ import numpy as np
 
 from gradcli.engine import cascade
 
-_HALF = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 
 
 def row_sums(rows: np.ndarray) -> np.ndarray:
-    """vectorized_inner_sum (or scalar_inner_sum below 16) of each row of a (k, n) float16 array, in float."""
+    """vectorized_inner_sum (or scalar_inner_sum below 16) of each row of a (k, n) float16 (bfloat16) array, in
+    float."""
     v = rows.astype(_F32)
     k, n = v.shape
     if n < 16:
@@ -34,10 +34,11 @@ def row_sums(rows: np.ndarray) -> np.ndarray:
 
 
 def plan(x: np.ndarray, dims: tuple, out_shape: tuple, threads: int):
-    """A function summing arrays like `x` (float16, C-contiguous) over `dims` (sorted, trailing) as PyTorch
+    """A function summing arrays like `x` (float16 or bfloat16, C-contiguous) over `dims` (sorted, trailing) as PyTorch
     does, or None for a geometry this module does not follow."""
     if not x.flags.c_contiguous or dims != tuple(range(x.ndim - len(dims), x.ndim)) or not x.size:
         return None
+    half = x.dtype
     n = 1
     for d in dims:
         n *= x.shape[d]
@@ -46,10 +47,10 @@ def plan(x: np.ndarray, dims: tuple, out_shape: tuple, threads: int):
 
         def split(a):
             v = a.reshape(-1)
-            slots = np.zeros(threads, _HALF)
+            slots = np.zeros(threads, half)
             for t, (b, e) in enumerate(ranges):
                 slots[t] = row_sums(v[b:e][None])[0]
-            return np.asarray(row_sums(slots[None]) + _F32.type(0)).astype(_HALF).reshape(out_shape)
+            return np.asarray(row_sums(slots[None]) + _F32.type(0)).astype(half).reshape(out_shape)
         return split
     shape2 = (x.size // n, n)
-    return lambda a: (row_sums(a.reshape(shape2)) + _F32.type(0)).astype(_HALF).reshape(out_shape)
+    return lambda a: (row_sums(a.reshape(shape2)) + _F32.type(0)).astype(half).reshape(out_shape)

@@ -17,7 +17,7 @@ from gradcli.engine.tensor import Tensor
 def _lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
     """start.lerp_(end, weight) with a scalar weight, as PyTorch's vectorised CPU kernel: one fused
     multiply-add from the nearer end (float16: in float, rounded once)."""
-    if start.dtype == _F16:
+    if start.dtype.char in "eE":
         s32 = start.astype(_F32)
         _lerp_(s32, end.astype(_F32), weight)
         start[...] = s32
@@ -183,7 +183,7 @@ class Optimizer:
             finally:
                 STATE.recording = saved
         for group in self.param_groups:
-            if group.get("foreach") and any(p.grad is not None and p._a.dtype == _F16 for p in group["params"]):
+            if group.get("foreach") and any(p.grad is not None and p._a.dtype.char in "eE" for p in group["params"]):
                 # PyTorch's foreach kernels round float16 otherwise (its in-place ones with a number in Half)
                 raise NotImplementedError(f"gradcli does not implement torch.optim.{type(self).__name__}"
                                           "(foreach=True) on float16 parameters")
@@ -261,7 +261,7 @@ def _copy(value, depth: int):
 def _cast_state(param: Tensor, value, key=None):
     """A loaded state value for `param`: tensors (but the step count) in the parameter's dtype."""
     if value.__class__ is Tensor:
-        if key != "step" and param._a.dtype.kind == "f" and value._a.dtype != param._a.dtype:
+        if key != "step" and param._a.dtype.kind in "fV" and value._a.dtype != param._a.dtype:
             return Tensor(value._a.astype(param._a.dtype))
         return value
     if isinstance(value, dict):
@@ -271,7 +271,7 @@ def _cast_state(param: Tensor, value, key=None):
 
 def _tensor_typename(t: Tensor) -> str:
     return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-            "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(
+            "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor"}.get(
         t._a.dtype.name, "torch.Tensor")
 
 
@@ -328,7 +328,7 @@ class SGD(Optimizer):
                 continue
             a = p._a
             # float16: PyTorch's Half kernels (_half_axpy, _half_scale); else fused in the parameter's type
-            half = a.dtype == _F16
+            half = a.dtype.char in "eE"
             k = consts.get(a.dtype)
             if k is None:
                 t = a.dtype.type
@@ -399,12 +399,12 @@ class SGD(Optimizer):
         flat.store_params(params, changed)
 
 
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
 
 
 def _half_scale(b: np.ndarray, factor) -> None:
     """b.mul_(factor) for a float16 array as PyTorch computes it: in float, the scalar a float, rounded once."""
-    b[...] = (b.astype(_F32) * _F32.type(factor)).astype(_F16)
+    b[...] = (b.astype(_F32) * _F32.type(factor)).astype(b.dtype)
 
 
 def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
@@ -416,15 +416,15 @@ def _half_axpy(x: np.ndarray, alpha, z: np.ndarray) -> np.ndarray:
     return arith._add_scaled(z, x, alpha)
 
 
-# The optimisers' kernels (but SGD's and the _Flat group updates') for a parameter of any float dtype: for float16,
-# PyTorch's Half kernels compute in float and round to float16 once (lerp_, addcmul_ fused; mul_ and div by
+# The optimisers' kernels (but SGD's and the _Flat group updates') for a parameter of any float dtype: for float16
+# (bfloat16 alike), PyTorch's Half kernels compute in float and round to float16 once (lerp_, addcmul_ fused; mul_ and div by
 # a scalar with the scalar a float), except add with an alpha (_half_axpy) and add of a scalar (the scalar a
 # float16, numpy's float16 arithmetic as it is); elsewhere the parameter's own type, fused where PyTorch fuses.
 
 def _axpy(z: np.ndarray, x: np.ndarray, alpha, out: np.ndarray | None = None) -> np.ndarray:
     """z.add(x, alpha=alpha), into `out` if given (z itself for add_), alpha converted as PyTorch checks it."""
     alpha = _checked(alpha, z.dtype)
-    if z.dtype != _F16:
+    if z.dtype.char not in "eE":
         return fma(x, z.dtype.type(alpha), z, out)
     r = _half_axpy(x, alpha, z)
     if out is None:
@@ -435,7 +435,7 @@ def _axpy(z: np.ndarray, x: np.ndarray, alpha, out: np.ndarray | None = None) ->
 
 def _scale_(x: np.ndarray, factor) -> None:
     """x.mul_(factor) for a Python number (x an array, 0-d ones included: not a numpy scalar)."""
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         _half_scale(x, factor)
     else:
         x *= x.dtype.type(factor)
@@ -443,15 +443,15 @@ def _scale_(x: np.ndarray, factor) -> None:
 
 def _over(x: np.ndarray, divisor) -> np.ndarray:
     """x.div(divisor) for a Python number (a division, not a product by the reciprocal)."""
-    if x.dtype == _F16:
-        return (x.astype(_F32) / _F32.type(divisor)).astype(_F16)
+    if x.dtype.char in "eE":
+        return (x.astype(_F32) / _F32.type(divisor)).astype(x.dtype)
     return x / x.dtype.type(divisor)
 
 
 def _addcmul_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
     """x.addcmul_(t1, t2, value=value): fma(value * t1, t2, x)."""
-    if x.dtype == _F16:
-        x[...] = fma(_F32.type(value) * t1.astype(_F32), t2.astype(_F32), x.astype(_F32)).astype(_F16)
+    if x.dtype.char in "eE":
+        x[...] = fma(_F32.type(value) * t1.astype(_F32), t2.astype(_F32), x.astype(_F32)).astype(x.dtype)
     else:
         fma(x.dtype.type(value) * t1, t2, x, x)
 
@@ -459,11 +459,11 @@ def _addcmul_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
 def _addcdiv_(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value) -> None:
     """x.addcdiv_(t1, t2, value=value): x + (value * t1) / t2, each operation rounded; value converted as
     PyTorch checks it (float16's kernel reads it as a float: its range is float's)."""
-    value = _checked(value, _F32 if x.dtype == _F16 else x.dtype)
-    if x.dtype == _F16:
+    value = _checked(value, _F32 if x.dtype.char in "eE" else x.dtype)
+    if x.dtype.char in "eE":
         u = _F32.type(value) * t1.astype(_F32)
         u /= t2.astype(_F32)
-        x[...] = (x.astype(_F32) + u).astype(_F16)
+        x[...] = (x.astype(_F32) + u).astype(x.dtype)
     else:
         u = x.dtype.type(value) * t1
         u /= t2
@@ -620,7 +620,7 @@ class _Flat:
         state = opt.state
         dtype = params[0]._a.dtype
         for p in params:
-            if p.grad is None or p._a.dtype != dtype or dtype.kind != "f" or dtype == _F16 or state.get(p) or \
+            if p.grad is None or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
                     p.grad._a.shape != p._a.shape:
                 return None
         if len({id(p) for p in params}) != len(params):
@@ -884,7 +884,7 @@ def _lr_type(group: dict):
     if lr.__class__ is not Tensor:
         return None
     dt = lr._a.dtype
-    return dt.type if dt.kind == "f" else np.float32
+    return dt.type if dt.kind in "fV" else np.float32
 
 
 def _lr_over(lr: float, divisor: float, k) -> float:

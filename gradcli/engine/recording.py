@@ -216,7 +216,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                     # a saved input tensor: changing it in place must fail the backward pass (also when
                     # the node keeps the values the op computed with, in its dtype: PyTorch saves the input)
                     a = x._a
-                    entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).legacy, None)
+                    entry = (x, x._version, x._version[0], a.shape, dtypes.of_array(a).message, None)
                     if checks is None:
                         checks = [entry]
                     else:
@@ -235,7 +235,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                 saved.append(args[-2 - c])
         if kept is not None:
             # the result is saved: changing it in place must fail the backward pass (checked last)
-            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).legacy, op.node)
+            entry = (None, t._version, 0, out.shape, dtypes.of_array(out).message, op.node)
             if checks is None:
                 checks = (entry,)
             else:
@@ -254,8 +254,8 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
             # a tensor, or a tuple of them (index_put's indices)
             for x in (x if x.__class__ is tuple else (x,)):
                 if x.__class__ is Tensor:
-                    # (a bool tensor has no legacy type name: PyTorch's message shows its C++ type's)
-                    kind = "CPUBoolType" if x._a.dtype == np.bool_ else dtypes.of_array(x._a).legacy
+                    # (a bool or bfloat16 tensor has no legacy type name: PyTorch's message shows its C++ type's)
+                    kind = dtypes.of_array(x._a).message
                     checks.append((x, x._version, x._version[0], x._a.shape, kind, None))
         checks = tuple(checks) or None
     fit = None
@@ -328,6 +328,10 @@ def number_operand(x: np.ndarray, b):
         table = _NUMBERS32
     elif dt is _FLOAT64:
         table = _NUMBERS64
+    elif dt.kind == "V":
+        # bfloat16: numpy would take a Python number as float32's (ml_dtypes is not one of its weak-scalar
+        # types); the number rounded to bfloat16 (through float, as c10 converts a double) is PyTorch's operand
+        return np.array(float(b), dt)
     else:
         return b
     s = table.get(b)
@@ -364,7 +368,7 @@ def unary(op: Op, name: str):
     if op.floats:
         def function(a: Tensor) -> Tensor:
             x = a._a
-            return apply(op, forward(x if x.dtype.kind == "f" else x.astype(dtypes.default_float.np)), (a,))
+            return apply(op, forward(x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)), (a,))
     else:
         def function(a: Tensor) -> Tensor:
             return apply(op, forward(a._a), (a,))
@@ -479,6 +483,8 @@ def operands(a, b, floating=False):
             x = npdt.type(a)
         except OverflowError:
             x = _wrapped_int(a, npdt)
+        except TypeError:
+            x = npdt.type(float(a))
     if b.__class__ is Tensor:
         y = b._a if b._a.dtype == npdt else b._a.astype(npdt)
     else:
@@ -486,6 +492,8 @@ def operands(a, b, floating=False):
             y = npdt.type(b)
         except OverflowError:
             y = _wrapped_int(b, npdt)
+        except TypeError:           # bfloat16 (ml_dtypes) takes an int past 64 bits only as a float
+            y = npdt.type(float(b))
     if x.size * y.size > STATE.large_result:     # the broadcast result could pass --max-memory: check its size
         budget.check_broadcast(x, y)
     return x, y
@@ -495,7 +503,7 @@ def operands(a, b, floating=False):
 
 _INT64_MIN, _INT64_MAX, _UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64
 # The C++ type names PyTorch's conversion messages use
-_CXX_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t", "int32": "int",
+_CXX_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int",
               "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t"}
 
 
@@ -605,8 +613,8 @@ def checked_scalar(value, npdt: np.dtype):
     kind = npdt.kind
     if kind == "b" or cls is bool:
         return value
-    if kind == "f":
-        if npdt.itemsize < 8 and abs(value) > float(np.finfo(npdt).max) and abs(value) != float("inf"):
+    if kind in "fV":
+        if npdt.itemsize < 8 and abs(value) > float(dtypes.finfo(npdt).max) and abs(value) != float("inf"):
             raise _conversion_overflow(npdt)
         return value
     info = np.iinfo(npdt)
@@ -762,7 +770,7 @@ def _dim_int(d) -> int:
 
 
 TYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-              "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half"}
+              "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}
 
 
 def type_word(x: np.ndarray) -> str:

@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from gradcli.engine import dtypes
 from gradcli.engine.addresses import address
 from gradcli.engine.state import STATE
 
@@ -314,7 +315,7 @@ def _int_bounds(dt: np.dtype):
     return int(info.min), int(info.max)
 
 
-_FLOAT_DIGITS = {"float32": (24, "float"), "float64": (53, "double"), "float16": (11, "c10::Half")}
+_FLOAT_DIGITS = {"float32": (24, "float"), "float64": (53, "double"), "float16": (11, "c10::Half"), "bfloat16": (8, "c10::BFloat16")}
 
 
 def _warn_float_range(dt: np.dtype, low: int, high: int) -> None:
@@ -333,7 +334,7 @@ def _warn_float_range(dt: np.dtype, low: int, high: int) -> None:
 
 
 def _float_dtype(dtype) -> np.dtype:
-    """float32 or float64; other float streams (half, bfloat16) exist in PyTorch but are not modelled."""
+    """float32 or float64 (uniform and normal take float16 and bfloat16 through float32)."""
     dt = np.dtype(dtype)
     if dt != np.float32 and dt != np.float64:
         raise NotImplementedError("random floats of dtype %s are not supported" % dt)
@@ -549,11 +550,12 @@ class Generator:
         """uniform_(low, high): fma(x, high - low, low) rounded once; high itself maps to low."""
         if STATE.vmap is not None:
             return STATE.vmap.random(lambda s: self.uniform(s, dtype, low, high), shape)
-        half = np.dtype(dtype) == np.float16
-        dt = np.dtype(np.float16) if half else _float_dtype(dtype)
+        half = np.dtype(dtype).itemsize == 2          # float16 or bfloat16
+        dt = np.dtype(dtype) if half else _float_dtype(dtype)
         low, high = float(low), float(high)
         if dt != np.float64:
-            top, name = float(np.finfo(dt).max), "c10::Half" if half else "float"
+            top = float(dtypes.finfo(dt).max)
+            name = ("c10::BFloat16" if dt.kind == "V" else "c10::Half") if half else "float"
             if not -top <= low <= top:
                 raise RuntimeError("from is out of bounds for " + name)
             if not -top <= high <= top:
@@ -561,17 +563,18 @@ class Generator:
         if not low <= high:
             raise RuntimeError("uniform_ expects to return a [from, to) range, but found from=%s > to=%s"
                                % (_cxx_double(low), _cxx_double(high)))
-        limit = float(np.finfo(dt).max)
+        limit = float(dtypes.finfo(dt).max)
         if high - low > limit:
             raise RuntimeError(
                 "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%s and "
                 "from=%s which result in to-from to exceed the limit"
-                % ("Half" if half else "Float" if dt == np.float32 else "Double", _cxx_double(high),
+                % (("BFloat16" if dt.kind == "V" else "Half") if half else "Float" if dt == np.float32 else "Double",
+                   _cxx_double(high),
                    _cxx_double(low)))
         if half:
             # computed in float32 and rounded; a value that rounds to `high` becomes `low`, as `high` itself does
-            v = self.uniform(shape, np.float32, low, high).astype(np.float16)
-            v[v == np.float16(high)] = np.float16(low)
+            v = self.uniform(shape, np.float32, low, high).astype(dt)
+            v[v == dt.type(high)] = dt.type(low)
             return v
         n = math.prod(shape)
         if dt == np.float32:
@@ -611,15 +614,15 @@ class Generator:
         mean, std = float(mean), float(std)
         if not std >= 0.0:
             raise RuntimeError("normal expects std >= 0.0, but found std %s" % _cxx_double(std))
-        if np.dtype(dtype) == np.float16:
-            # PyTorch 2.13 computes float16 normals in float32, rounded at the end; its blocks of 16 draw their
-            # uniforms block by block, so the redone last block takes the 16 draws after the whole blocks'
+        if np.dtype(dtype).itemsize == 2:
+            # PyTorch 2.13 computes float16 (and bfloat16) normals in float32, rounded at the end; its blocks of 16
+            # draw their uniforms block by block, so the redone last block takes the 16 draws after the whole blocks'
             n = math.prod(shape)
             if n >= _SCALAR_LIMIT and contiguous:
                 out = self._normal_block(n, np.dtype(np.float32), mean, std, per_block=True)
             else:
                 out = self._normal_scalar(n, mean, std).astype(np.float32)
-            return out.astype(np.float16).reshape(shape)
+            return out.astype(dtype).reshape(shape)
         dt = _float_dtype(dtype)
         n = math.prod(shape)
         if n >= _SCALAR_LIMIT and contiguous:
@@ -685,7 +688,7 @@ class Generator:
         if low >= high:
             raise RuntimeError("random_ expects 'from' to be less than 'to', but got from=%d >= to=%d"
                                % (low, high))
-        if dt.kind == "f":
+        if dt.kind in "fV":
             _warn_float_range(dt, low, high)
         if dt.kind in "iub":
             lo_b, hi_b = _int_bounds(dt)

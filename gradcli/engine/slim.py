@@ -118,7 +118,7 @@ def restore(node) -> tuple:
             t._acc = t._base = None
             t._inference = False
             values[k] = t
-            checks.append((t, t._version, 0, a.shape, dtypes.of_array(a).legacy, None))
+            checks.append((t, t._version, 0, a.shape, dtypes.of_array(a).message, None))
     node.saved = saved = tuple(values)
     node.checks = tuple(checks)
     return saved

@@ -232,7 +232,7 @@ class Tensor:
         return self._inference
 
     def is_floating_point(self) -> bool:
-        return self._a.dtype.kind == "f"
+        return self._a.dtype.kind in "fV"
 
     def element_size(self) -> int:
         return self._a.itemsize
@@ -298,7 +298,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if value and self._a.dtype.kind != "f":
+        if value and self._a.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -325,7 +325,7 @@ class Tensor:
                     "computed variable in a subgraph that doesn't require differentiation use "
                     "var_no_grad = var.detach().")
             return self
-        if requires_grad and self._a.dtype.kind != "f":
+        if requires_grad and self._a.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -489,6 +489,9 @@ class Tensor:
     def half(self) -> "Tensor":
         return ops.to_dtype(self, dtypes.float16)
 
+    def bfloat16(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.bfloat16)
+
     def byte(self) -> "Tensor":
         return ops.to_dtype(self, dtypes.uint8)
 
@@ -572,11 +575,11 @@ class Tensor:
 
     def isposinf(self) -> "Tensor":
         a = self._a
-        return Tensor(np.isposinf(a) if a.dtype.kind == "f" else np.zeros(a.shape, np.bool_))
+        return Tensor(np.isposinf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, np.bool_))
 
     def isneginf(self) -> "Tensor":
         a = self._a
-        return Tensor(np.isneginf(a) if a.dtype.kind == "f" else np.zeros(a.shape, np.bool_))
+        return Tensor(np.isneginf(a) if a.dtype.kind in "fV" else np.zeros(a.shape, np.bool_))
 
     def type(self, dtype=None):
         if dtype is None:
@@ -1449,7 +1452,7 @@ class Tensor:
         return ops.elementwise.ldexp(self, other, 1)
 
     def ldexp_(self, other):
-        if self._a.dtype.kind != "f":
+        if self._a.dtype.kind not in "fV":
             raise RuntimeError(f"ldexp can't be cast to the desired output type {recording.type_word(self._a)}")
         return self._inplace_op(lambda a, b: ops.elementwise.ldexp(a, b, 1), other)
 
@@ -2369,7 +2372,7 @@ class Tensor:
         a = self._a
         if other.__class__ is int:
             recording.scalar_int(other)         # PyTorch's parser reads it into 64 bits before anything else
-        if (self._base is None and not self._inference and a.dtype.kind == "f" and STATE.fw_level is None
+        if (self._base is None and not self._inference and a.dtype.kind in "fV" and STATE.fw_level is None
                 and not (STATE.recording and (self.requires_grad or
                                                         (other.__class__ is Tensor and other.requires_grad)))):
             if other.__class__ is float or other.__class__ is int:
@@ -2588,5 +2591,5 @@ def _zero_dim_size(dim):
 
 def _scalar_name(a: np.ndarray) -> str:
     return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "bool": "bool", "float16": "c10::Half", "int16": "short int", "int8": "signed char",
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int16": "short int", "int8": "signed char",
             "uint8": "unsigned char"}[a.dtype.name]

@@ -74,7 +74,7 @@ def finfo(*args, **kwargs) -> FInfo:
     if not dtype.is_floating_point:
         raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                         "'torch.finfo'")
-    info = np.finfo(dtype.np)
+    info = dtypes.finfo(dtype.np)
     out = FInfo()
     out.bits = int(info.bits)
     out.eps, out.max, out.min = float(info.eps), float(info.max), float(info.min)

@@ -220,7 +220,7 @@ def binary(ufunc, x, y, out=None):
     """ufunc(x, y) (into `out` when given), split by rows over the threads when the result is big, both
     operands are arrays of one floating dtype and ufunc rounds elementwise (EXACT); else ufunc(x, y)."""
     if (ufunc in EXACT and x.__class__ is np.ndarray and y.__class__ is np.ndarray and x.dtype == y.dtype
-            and x.dtype.kind == "f"):
+            and x.dtype.kind in "fV"):
         shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
         size = math.prod(shape)
         if worth(size, BIG_BINARY) and shape:

@@ -157,7 +157,7 @@ def _allow_packed(module) -> None:
     """torch.nn.utils.rnn's PackedSequence: a named tuple of tensors with PyTorch's conversions."""
     from gradcli.engine.ops import packed
     ALLOWED[packed.PackedSequence] = frozenset(packed.PackedSequence._fields + (
-        "_fields", "to", "cpu", "double", "float", "half", "long", "int", "short", "char", "byte", "is_cuda",
+        "_fields", "to", "cpu", "double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "is_cuda",
         "is_pinned", "count", "index"))
 
 

@@ -45,7 +45,7 @@ def _all_true(valid: Tensor) -> bool:
 
 def _finfo(dtype):
     """torch.finfo(dtype): the float type's limits."""
-    return np.finfo(dtype.np)
+    return dtypes.finfo(dtype.np)
 
 
 def _warn(message: str, category: str = "UserWarning") -> None:

@@ -94,7 +94,7 @@ def affine_grid(theta, size, align_corners=None) -> Tensor:
         align_corners = False
     if theta.__class__ is not Tensor:
         raise AttributeError(f"'{type(theta).__name__}' object has no attribute 'is_floating_point'")
-    if theta._a.dtype.kind != "f":
+    if theta._a.dtype.kind not in "fV":
         raise ValueError(f"Expected theta to have floating point type, but got {dtypes.of_array(theta._a)}")
     if len(size) == 4:
         if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:

@@ -22,7 +22,7 @@ def _pow_self(F, g, self, exponent):
         if exponent == 0:
             return F.zeros_like(g)
         exponent = float(exponent)      # PyTorch's formula takes the exponent as a double (exponent - 1 too)
-        return g * (exponent * F.pow(self, exponent - 1))
+        return g * F.times(F.pow(self, exponent - 1), exponent)
     return F.masked_zero(g * (exponent * F.pow(self, exponent - 1)), exponent == 0)
 
 
@@ -39,7 +39,7 @@ def _times_array(g, other):
     or beside a float16 gradient as the forward's kernel reads it (half_with_number)."""
     if other.__class__ is float:
         number = number_operand(g, other)
-        return g * number if number is not other else _times_number(g, other)
+        return g * number if number is not other and g.dtype.kind != "V" else _times_number(g, other)
     return g * other
 
 
@@ -274,7 +274,7 @@ contiguous_clone = unary(CONTIGUOUS, "clone")
 
 def _float_number_case(a: Tensor, b) -> bool:
     """The hot case `float tensor <op> Python number`, where numpy's promotion already agrees with
-    PyTorch's (NEP 50 keeps float32 * 1.0001 in float32)."""
+    PyTorch's (NEP 50 keeps float32 * 1.0001 in float32). Not bfloat16's: numpy makes float32 of it."""
     return (b.__class__ is float or b.__class__ is int and -_INT64_END <= b < _INT64_END) and a._a.dtype.kind == "f"
 
 
@@ -288,16 +288,19 @@ _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 
 
+_HALVES = "eE"          # dtype.char of float16 and bfloat16, whose kernels compute in float
+
+
 def half_with_number(fn, x: np.ndarray, b) -> np.ndarray:
     """`float16 tensor * number` and `/ number` as PyTorch's mul and div kernels compute them: in float, the
     number read as a float (its original value, not first rounded to float16), the result rounded once to
-    float16. (Its add and sub kernels round the number to float16 first: numpy's float16 arithmetic.)"""
+    float16; bfloat16 alike. (Their add and sub kernels round the number to the tensor's type first.)"""
     with np.errstate(over="ignore"):
-        return fn(x.astype(np.float32), np.float32(b)).astype(_F16)
+        return fn(x.astype(np.float32), np.float32(b)).astype(x.dtype)
 
 
 def _times_number(x: np.ndarray, b) -> np.ndarray:
-    return x * number_operand(x, b) if x.dtype is not _F16 else half_with_number(np.multiply, x, b)
+    return x * number_operand(x, b) if x.dtype.char not in _HALVES else half_with_number(np.multiply, x, b)
 
 
 def mul_scalar(a: Tensor, value) -> Tensor:
@@ -307,7 +310,7 @@ def mul_scalar(a: Tensor, value) -> Tensor:
 
 def div_scalar(a: Tensor, value) -> Tensor:
     x = a._a
-    out = x / number_operand(x, value) if x.dtype is not _F16 else half_with_number(np.true_divide, x, value)
+    out = x / number_operand(x, value) if x.dtype.char not in _HALVES else half_with_number(np.true_divide, x, value)
     return with_numbers(DIV_SCALAR, out, (a,), (value,), (value,))
 
 
@@ -319,7 +322,8 @@ def mul_wrapped(a: Tensor, value) -> Tensor:
 
 def div_wrapped(a: Tensor, value) -> Tensor:
     x = a._a
-    out = compute(np.true_divide, x, value) if x.dtype is not _F16 else half_with_number(np.true_divide, x, value)
+    out = (compute(np.true_divide, x, value) if x.dtype.char not in _HALVES
+           else half_with_number(np.true_divide, x, value))
     return with_numbers(DIV, out, (a, value), (), (None, value))
 
 
@@ -375,7 +379,7 @@ def _add_scaled(x, y, alpha):
     scalar loop computes alpha * y once, rounded, before the loop: the vector body (runs of 16 floats or
     8 doubles of a contiguous x) still fuses, the rest of each thread's range does not (fused_tail)."""
     dt = x.dtype
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         return x + y * alpha
     y = np.asarray(y, dt)
     a = dt.type(alpha)
@@ -427,7 +431,7 @@ def _pointwise_operands(name: str, a, args: tuple, value, method: bool):
             raise broadcast_error(shape, x.shape) from None
     budget.check_tensor(shape, npdt.itemsize)      # the broadcast result (and its temporaries) within --max-memory
     # as the kernel reads it: in the result's dtype, float16's in float (its opmath type)
-    checked_scalar(value, _F32 if npdt == np.float16 else npdt)
+    checked_scalar(value, _F32 if npdt.char in _HALVES else npdt)
     return arrays, npdt, shape, value
 
 
@@ -450,12 +454,12 @@ def _addcmul(a, args, value, method: bool) -> Tensor:
     (x, y, z), npdt, shape, value = _pointwise_operands("addcmul", a, args, value, method)
     if npdt == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
-    if npdt == np.float16:      # in float (value read as a float), rounded once
+    if npdt.char in _HALVES:    # in float (value read as a float), rounded once
         f = np.float32
         out = fma(f(value) * y.astype(f), z.astype(f), x.astype(f)).astype(npdt)
     else:
         v = npdt.type(value)
-        out = fma(v * y, z, x) if npdt.kind == "f" else x + v * y * z
+        out = fma(v * y, z, x) if npdt.kind in "fV" else x + v * y * z
     return apply(ADDCMUL, laid_out(np.array(np.broadcast_to(out, shape)), x, y, z), (a, *args), (value,), (x, y, z))
 
 
@@ -482,7 +486,7 @@ def _addcdiv(a, args, value, method: bool) -> Tensor:
     """self + value * tensor1 / tensor2, PyTorch's one kernel: (value * tensor1) / tensor2, then the add."""
     (x, y, z), npdt, shape, value = _pointwise_operands("addcdiv", a, args, value, method)
     check_addcdiv_operands(args)
-    if npdt == np.float16:      # in float (value read as a float), rounded once
+    if npdt.char in _HALVES:    # in float (value read as a float), rounded once
         f = np.float32
         out = (x.astype(f) + f(value) * y.astype(f) / z.astype(f)).astype(npdt)
     else:
@@ -533,6 +537,9 @@ def mul(a: Tensor, b) -> Tensor:
             return mul_scalar(a, b)
         return mul_wrapped(a, b)
     x, y = operands(a, b)
+    if b.__class__ is not Tensor and x.dtype.kind == "V":
+        # bfloat16 * number: the kernel reads the number as a float (the product in float, rounded once)
+        return apply(MUL, _times_number(x, b), (a, b), (), (x, b), quiet=True)
     out = compute(np.multiply, x, y)
     # quiet: only the number fast path above shows an unrecorded product to the forward observer
     return apply(MUL, out, (a, b), (), (x, y if b.__class__ is Tensor else y.item()), quiet=True)
@@ -544,6 +551,8 @@ def div(a: Tensor, b) -> Tensor:
             return div_scalar(a, b)
         return div_wrapped(a, b)
     x, y = operands(a, b, floating=True)
+    if b.__class__ is not Tensor and x.dtype.kind == "V":       # bfloat16 / number: as mul's
+        return apply(DIV, half_with_number(np.true_divide, x, b), (a, b), (), (x, b), quiet=True)
     out = compute(np.true_divide, x, y)
     # quiet as in mul
     return apply(DIV, out, (a, b), (), (x, y if b.__class__ is Tensor else y.item()), quiet=True)
@@ -557,11 +566,12 @@ def rdiv(a: Tensor, b) -> Tensor:
 def scalar_power(x: np.ndarray, e):
     """x ** e for a number exponent, taking the same shortcuts as PyTorch's CPU kernel so results agree
     to the last bit (x*x for 2, x*x*x for 3, sqrt for 0.5, ...)."""
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         if e == 2:
             return x * x
         if e == 3:
-            if x.dtype.itemsize < 4:        # float16: cubed in float and rounded once, as PyTorch's kernel does
+            if x.dtype.char == "e":         # float16: cubed in float and rounded once, as PyTorch's kernel does
+                                            # (bfloat16's rounds each product)
                 f = x.astype(np.float32)
                 return (f * f * f).astype(x.dtype)
             return x * x * x
@@ -577,9 +587,11 @@ def scalar_power(x: np.ndarray, e):
             return x.copy()
     if x.dtype == np.bool_:             # bool ** bool stays bool (numpy's power would give int8)
         return x.copy() if e else np.ones_like(x)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         # the exponent as the double it is: PyTorch's scalar loop (0-d tensors, fewer than 8 elements, strided
         # ones, vector tails) computes pow(double(x), e), its vector loop powf(x, float(e)) within an ulp
+        if x.dtype.kind == "V":         # bfloat16: in float, rounded once (numpy would keep the float32)
+            return cr.pow(x.astype(np.float32), float(e)).astype(x.dtype)
         return cr.pow(x, float(e))
     return cr.pow(x, x.dtype.type(e))
 
@@ -592,7 +604,7 @@ def power(a, b) -> Tensor:
             if b < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
             checked_scalar(b, x.dtype)      # an integer exponent read in the tensor's own type
-        elif x.dtype == np.float16:
+        elif x.dtype.char in _HALVES:
             checked_scalar(b, x.dtype)      # half's kernel reads the exponent as a half, with the overflow check
         out = scalar_power(x, b)
         return apply(POW_SCALAR, out, (a,), (b,), (x,))

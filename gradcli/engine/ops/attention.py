@@ -392,7 +392,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         zeros = Tensor(np.zeros(batch + (q.shape[-2], v.shape[-1]), q.dtype))
         total = ops.add(ops.add(ops.reduce_sum(query), ops.reduce_sum(key)), ops.reduce_sum(value))
         return ops.add(zeros, arith.mul_scalar(total, 0))
-    mask = _float_mask(attn_mask, q.dtype if q.dtype.kind == "f" else np.dtype(np.float32))
+    mask = _float_mask(attn_mask, q.dtype if q.dtype.kind in "fV" else np.dtype(np.float32))
     if _use_flash(query, key, value, attn_mask, dropout_p, bool(enable_gqa)):
         if dropout_p != 0:
             raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0")
@@ -415,7 +415,7 @@ def _flash(query: Tensor, key: Tensor, value: Tensor, mask, causal: bool, scale)
 
 def _times(t: Tensor, factor: float) -> Tensor:
     """`tensor * factor` as C++ records it (MulBackward1); integer tensors become float as at::mul makes them."""
-    return arith.mul_scalar(t, factor) if t._a.dtype.kind == "f" else ops.mul(t, factor)
+    return arith.mul_scalar(t, factor) if t._a.dtype.kind in "fV" else ops.mul(t, factor)
 
 
 def _grouped(query: Tensor, key: Tensor, value: Tensor) -> tuple:
@@ -488,12 +488,12 @@ def canonical_mask(mask, mask_name: str, other_type, other_name: str, target_typ
     if mask is None:
         return None
     md = mask._a.dtype
-    if md != np.bool_ and md.kind != "f":
+    if md != np.bool_ and md.kind not in "fV":
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and md != other_type:
         STATE.warn("UserWarning", f"Support for mismatched {mask_name} and {other_name} is deprecated. "
                                   "Use same type for both instead.")
-    if md.kind != "f":
+    if md.kind not in "fV":
         out = np.where(mask._a, target_type.type(-np.inf), target_type.type(0))
         return Tensor(out)
     return mask

@@ -297,7 +297,7 @@ def airy_ai_array(x: np.ndarray) -> np.ndarray:
 
 def _airy_series(x: np.ndarray) -> np.ndarray:
     t = x.dtype.type
-    eps = t(np.finfo(x.dtype).eps)
+    eps = t(dtypes.finfo(x.dtype).eps)
     f, g = np.ones_like(x), x.copy()
     m, n, k = np.ones_like(x), x.copy(), np.ones_like(x)
     z = x * x * x

@@ -136,7 +136,7 @@ def _coefficient(value, dtype: np.dtype):
     arithmetic (float's overflow check), a double in float64's, a truncated int64 for integers (C++'s
     conversion, with PyTorch's check), a bool for bools."""
     kind = dtype.kind
-    if kind == "f":
+    if kind in "fV":
         compute = np.float64 if dtype.itemsize == 8 else np.float32
         checked_scalar(value, np.dtype(compute))
         return compute(value)
@@ -200,7 +200,7 @@ def addmm_array(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta=1, alpha=1) ->
     if x.dtype.kind in "iu":
         product = linalg.matprod(x, y)
         return (c * beta + product * alpha).astype(x.dtype, copy=False)
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return linalg.half_product(x, y, alpha, c, beta)
     if beta == 1 and alpha == 1:
         return _addmm_one(c, x, y)
@@ -300,7 +300,7 @@ def _addmv(input, mat, vec, rest: tuple, beta, alpha, inplace) -> Tensor:
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
     beta_, alpha_ = _coefficient(beta, x.dtype), _coefficient(alpha, x.dtype)
     b = np.broadcast_to(c, target)
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return apply(ADDMV, linalg.half_product(x, v[:, None], alpha_, b[:, None], beta_)[:, 0], (input, mat, vec),
                      (beta, alpha), (c, x, v))
     product = linalg.matvec(x, v)
@@ -367,8 +367,8 @@ def _addr_array(c: np.ndarray, u: np.ndarray, v: np.ndarray, beta, alpha, axis) 
         return product
     if c.dtype.kind in "iu":
         return (c * beta + product).astype(c.dtype, copy=False)
-    if c.dtype == _F16:
-        return (c.astype(np.float32) * np.float32(beta) + product.astype(np.float32)).astype(_F16)
+    if c.dtype.char in "eE":
+        return (c.astype(np.float32) * np.float32(beta) + product.astype(np.float32)).astype(c.dtype)
     out = fma(np.asarray(beta, c.dtype), c, product)        # the scalar code: beta * input fused
     if axis is None:
         return out
@@ -410,7 +410,7 @@ def _baddbmm_array(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta, alpha) -> 
     n = y.shape[2]
     if batches == 0:
         return np.zeros((0, m, n), x.dtype)
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return linalg.half_product(x, y, alpha, c, beta)
     if x.dtype.kind in "iu" or k * m * n >= 400:     # MKL's gemm matrix by matrix above PyTorch's own loop
         return np.stack([addmm_array(c[i], x[i], y[i], beta, alpha) for i in range(batches)])
@@ -450,7 +450,7 @@ def _addbmm(input, batch1, batch2, rest: tuple, beta, alpha, inplace) -> Tensor:
     beta_, alpha_ = _coefficient(beta, x.dtype), _coefficient(alpha, x.dtype)
     budget.check_tensor(target, x.itemsize)
     if x.shape[0] == 0:
-        out = _beta_input(np.ascontiguousarray(b), beta_) if x.dtype.kind == "f" else b * beta_
+        out = _beta_input(np.ascontiguousarray(b), beta_) if x.dtype.kind in "fV" else b * beta_
     else:
         out = addmm_array(b, x[0], y[0], beta_, alpha_)
         for i in range(1, x.shape[0]):
@@ -532,7 +532,7 @@ def bias_addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     checks in its order and nothing else on a training loop's hottest path."""
     c, x, y = bias._a, mat1._a, mat2._a
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0] or c.dtype != y.dtype or x.dtype != y.dtype \
-            or x.dtype is _F16:
+            or x.dtype is _F16 or x.dtype.kind == "V":
         return _addmm(bias, mat1, mat2, (), 1, 1, None)         # (its errors, and float16's arithmetic)
     target = (x.shape[0], y.shape[1])
     if c.shape != target and not (c.ndim == 1 and c.shape[0] == target[1]):

@@ -66,7 +66,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
                             f"{type(x).__name__}")
     dims = max(x1._a.ndim, x2._a.ndim)
     d = ops.sub(x1, x2)
-    if d._a.dtype.kind == "f":
+    if d._a.dtype.kind in "fV":
         shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
     else:           # integers (no grad): the difference plus eps in the default float dtype
         shifted = ops.add(d, eps)
@@ -83,7 +83,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
     if dim.__class__ is not int:        # (a C++ function in PyTorch: its parser's words)
         raise TypeError(f"cosine_similarity(): argument 'dim' must be int, not {type(dim).__name__}")
     common = result_dtype(x1, x2)
-    if common.np.kind != "f":
+    if common.np.kind not in "fV":
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{TYPE_WORDS[common.np.name]}")
     # integer and bool inputs are cast to the common dtype first (vector_norm takes floats only)
@@ -253,7 +253,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor:
         STATE.warn_once("rms_norm dtypes", "UserWarning", f"Mismatch dtype between input and weight: input dtype = "
                         f"{_CXX_NAMES[input._a.dtype.name]}, weight dtype = {_CXX_NAMES[weight._a.dtype.name]}, "
                         "Cannot dispatch to fused implementation.")
-    if input._a.dtype.kind != "f":
+    if input._a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_word(input._a)}'")
     wide = input._a.dtype == np.float64
     x = ops.to_dtype(input, dtypes.float64 if wide else dtypes.float32)

@@ -179,14 +179,14 @@ def backward_array(g, x, w, p, which):
         if which == 2 and not x.shape[1]:
             shape = (w.shape[1] * p[5] if p[3] else w.shape[0],)
         return np.zeros(shape, x.dtype)
-    if x.dtype == np.float16 and which == 2:
-        return _bias_grad_array(g.astype(np.float32)).astype(np.float16)
-    if x.dtype == np.float16 and which == 1:
-        out = np.zeros(w.shape, np.float16)
+    if x.dtype.char in "eE" and which == 2:
+        return _bias_grad_array(g.astype(np.float32)).astype(x.dtype)
+    if x.dtype.char in "eE" and which == 1:
+        out = np.zeros(w.shape, x.dtype)
         for b in range(x.shape[0]):
             part = _backward_array(g[b:b + 1].astype(np.float32), x[b:b + 1].astype(np.float32),
                                    w.astype(np.float32), p, 1)
-            out = (out.astype(np.float32) + part).astype(np.float16)
+            out = (out.astype(np.float32) + part).astype(x.dtype)
         return out
     return _backward_array(g, x, w, p, which)
 
@@ -297,11 +297,11 @@ def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
     groups)."""
     if x._a.size == 0:
         out = _empty_output(x._a, w._a, p)
-    elif x._a.dtype == np.float16 and not p[3]:    # float16: products and sums in float, rounded once
+    elif x._a.dtype.char in "eE" and not p[3]:     # float16: products and sums in float, rounded once
         out = forward_array(x._a.astype(np.float32), w._a.astype(np.float32), *p)
         if bias is not None:
             out += bias._a.astype(np.float32).reshape((1, -1) + (1,) * (out.ndim - 2))
-        out = out.astype(np.float16)
+        out = out.astype(x._a.dtype)
     elif direct_order(x._a, w._a, p):
         out = direct_array(x._a, w._a, None if bias is None else bias._a, *p[:3], p[5])
     else:
@@ -348,7 +348,7 @@ def recorded_convolution(x: Tensor, w: Tensor, p) -> Tensor:
 
 # ------------------------------------------------------------------------------------------- arguments
 
-_DTYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+_DTYPE_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -584,7 +584,7 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
     if x._a.dtype != w._a.dtype:        # the conv's input against its weight (one of them the dummy)
         raise RuntimeError(f"expected scalar type {_DTYPE_WORDS[x._a.dtype.name]} but found "
                            f"{_DTYPE_WORDS[w._a.dtype.name]}")
-    if x._a.dtype.kind not in "f":
+    if x._a.dtype.kind not in "fV":
         kernel = f"slow_conv{3 if nd == 3 else 2}d_cpu" + (
             "" if x._a.dtype.kind == "b" else "_grad_input" if which == 0 else "_grad_weight")
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DTYPE_WORDS[x._a.dtype.name]}'")

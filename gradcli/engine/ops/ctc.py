@@ -177,7 +177,7 @@ def _ctc(log_probs: Tensor, targets: Tensor, in_lens: tuple, tg_lens: tuple, bla
     lp = log_probs._a
     if lp.size == 0:
         raise RuntimeError("log_probs tensor must not be empty")
-    if lp.dtype.kind != "f":
+    if lp.dtype.kind not in "fV":
         raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{type_word(lp)}'")
     if lp.dtype.itemsize == 2:
         raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{type_word(lp)}'")

@@ -54,21 +54,23 @@ def abs_array(x: np.ndarray) -> np.ndarray:
     return np.abs(x)
 
 
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F32 = np.dtype(np.float32)
 
 
 def half_in_float(kernel):
-    """A kernel as PyTorch runs it on float16 tensors: its float32 form on the inputs converted to float (the
-    kernels' opmath type), each result rounded once to float16. Other dtypes go straight through."""
+    """A kernel as PyTorch runs it on float16 (and bfloat16) tensors: its float32 form on the inputs converted to
+    float (the kernels' opmath type), each result rounded once to the input's type. Other dtypes go straight
+    through."""
     def run(*args):
-        if args[0].dtype != _F16:
+        half = args[0].dtype            # (a dtype's class, for a kernel handed one)
+        if getattr(half, "char", "x") not in "eE":
             return kernel(*args)
-        # (a 0-d gradient may come as a numpy float16 scalar)
-        out = kernel(*(a.astype(_F32) if (a.__class__ is np.ndarray or a.__class__ is np.float16) and a.dtype == _F16
+        # (a 0-d gradient may come as a numpy scalar)
+        out = kernel(*(a.astype(_F32) if (a.__class__ is np.ndarray or isinstance(a, np.generic)) and a.dtype == half
                        else a for a in args))
         if out.__class__ is tuple:
-            return tuple(o.astype(_F16) for o in out)
-        return out.astype(_F16)
+            return tuple(o.astype(half) for o in out)
+        return out.astype(half)
     run.__name__ = run.__qualname__ = kernel.__name__
     run.__doc__ = kernel.__doc__
     return run
@@ -151,7 +153,7 @@ def _rounding_array(fn, kernel: str):
     """floor, ceil, trunc, round: integers are already whole (a copy); bool is refused."""
     def rounded(x: np.ndarray) -> np.ndarray:
         _refuse(x, kernel, "b")
-        return fn(x) if x.dtype.kind == "f" else x.copy()
+        return fn(x) if x.dtype.kind in "fV" else x.copy()
     rounded.__name__ = kernel.split("_")[0]
     return rounded
 
@@ -223,7 +225,12 @@ def _erf_self(F, g, self):
 
 
 def _clamp_self(F, g, self, min, max):
-    """Gradient 1 inside [min, max] including the bounds (PyTorch's subgradient choice), 0 elsewhere and at NaN."""
+    """Gradient 1 inside [min, max] including the bounds (PyTorch's subgradient choice), 0 elsewhere and at NaN.
+    A number bound is compared in self's dtype (numpy would compare bfloat16 in float32)."""
+    if min.__class__ is float:
+        min = F.scalar(min, self)
+    if max.__class__ is float:
+        max = F.scalar(max, self)
     if min is None:
         keep = self <= max
     elif max is None:
@@ -581,7 +588,7 @@ LOG10   = Op("Log10Backward0",   cr.log10,      ("self",),          (lambda F, g
 LOG1P   = Op("Log1PBackward0",   cr.log1p,      ("self",),          (lambda F, g, self: g / (self + 1),),
              floats=True, quiet=True, jvp="auto")
 RSQRT   = Op("RsqrtBackward0",   cr.rsqrt,      ("result",),
-             (lambda F, g, result: -0.5 * g * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
+             (lambda F, g, result: F.times(g, -0.5) * F.pow(result, 3),), floats=True, quiet=True, jvp="auto")
 SIN     = Op("SinBackward0",     cr.sin,        ("self",),          (lambda F, g, self: g * F.cos(self),),
              floats=True, quiet=True, jvp="auto")
 COS     = Op("CosBackward0",     cr.cos,        ("self",),          (lambda F, g, self: g * -F.sin(self),),
@@ -662,14 +669,16 @@ CLAMP_TENSOR     = Op("ClampBackward0",      None,    ("self", "min", "max"),   
                                                                                       _clamp_max_bound),
                       inputs=("self", "min", "max"), fits=True, quiet=True, jvp=_clamp_tensor_jvp)
 CLAMP_MIN        = Op("ClampMinBackward0",   None,    ("self", "min"),
-                      (lambda F, g, self, min: F.where(self >= min, g, 0),), fits=True, quiet=True, jvp="auto")
+                      (lambda F, g, self, min: _clamp_self(F, g, self, min, None),), fits=True, quiet=True,
+                      jvp="auto")
 CLAMP_MIN_TENSOR = Op("ClampMinBackward1",   None,    ("self", "min"),
                       (lambda F, g, self, min: F.where(self >= min, g, 0),
                        lambda F, g, self, min: F.where(self < min, g, 0)),
                       inputs=("self", "min"), fits=True, quiet=True,
                       jvp=_clamp_bound_jvp(lambda x, bound: x >= bound))
 CLAMP_MAX        = Op("ClampMaxBackward0",   None,    ("self", "max"),
-                      (lambda F, g, self, max: F.where(self <= max, g, 0),), fits=True, quiet=True, jvp="auto")
+                      (lambda F, g, self, max: _clamp_self(F, g, self, None, max),), fits=True, quiet=True,
+                      jvp="auto")
 CLAMP_MAX_TENSOR = Op("ClampMaxBackward1",   None,    ("self", "max"),
                       (lambda F, g, self, max: F.where(self <= max, g, 0),
                        lambda F, g, self, max: F.where(self > max, g, 0)),
@@ -856,7 +865,11 @@ def tanh_backward_array(g, y):
 
 
 def sigmoid_backward_array(g, y):
-    """grad * (1 - y) * y; float16 in float16 arithmetic throughout (PyTorch's kernel has no float path for it)."""
+    """grad * (1 - y) * y; float16 in float16 arithmetic throughout (PyTorch's kernel has no float path for it),
+    bfloat16 in float, rounded once (its kernel has one: every bfloat16 input agrees)."""
+    if y.dtype.kind == "V":
+        y32 = y.astype(_F32)
+        return (np.asarray(g).astype(_F32) * (_F32.type(1) - y32) * y32).astype(y.dtype)
     return g * (1 - y) * y
 
 
@@ -916,9 +929,9 @@ def elu_backward_array(g, alpha, scale, input_scale, is_result, x):
     """elu_backward's kernel: where x <= 0, grad * negiptcoef * (x + negcoef) from the result, or
     grad * negiptcoef * negcoef * exp(x * negiptcoef) from the input; grad * poscoef elsewhere (float16 in
     float, rounded once)."""
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return elu_backward_array(np.asarray(g).astype(_F32), alpha, scale, input_scale, is_result,
-                                  x.astype(_F32)).astype(_F16)
+                                  x.astype(_F32)).astype(x.dtype)
     t = x.dtype.type
     neg, pos, ipt = _elu_coefficients(t, alpha, scale, input_scale)
     positive = g if pos == 1 else g * pos
@@ -1092,17 +1105,17 @@ def round(a: Tensor, decimals=0, name="round", by_decimals: bool = False) -> Ten
 
 def isnan(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+    return Tensor(np.isnan(x) if x.dtype.kind in "fV" else np.zeros(x.shape, dtype=np.bool_))
 
 
 def isinf(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=np.bool_))
+    return Tensor(np.isinf(x) if x.dtype.kind in "fV" else np.zeros(x.shape, dtype=np.bool_))
 
 
 def isfinite(a: Tensor) -> Tensor:
     x = a._a
-    return Tensor(np.isfinite(x) if x.dtype.kind == "f" else np.ones(x.shape, dtype=np.bool_))
+    return Tensor(np.isfinite(x) if x.dtype.kind in "fV" else np.ones(x.shape, dtype=np.bool_))
 
 
 def square(a: Tensor) -> Tensor:
@@ -1263,7 +1276,7 @@ def div_rounding(a, b, rounding_mode) -> Tensor:
 
 
 def _div_trunc_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         with np.errstate(all="ignore"):
             return np.trunc(x / y)
     q = np.abs(x) // np.abs(y)          # integers: exact, where x / y would round through float64
@@ -1400,10 +1413,10 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
     shape = _broadcast_shapes(x.shape, y.shape, np.shape(w))
     # PyTorch's kernel: start + w * (end - start) for small weights, end - (end - start) * (1 - w) otherwise,
     # each a fused multiply-add: in float32, the product is exact in float64 and the sum rounds once there
-    half = x.dtype == np.float16
+    half = x.dtype if x.dtype.char in "eE" else None
     operands = x, y, w
-    if half:
-        # float16: the kernels compute in float (a number weight read as a float) and round once
+    if half is not None:
+        # float16 (bfloat16): the kernels compute in float (a number weight read as a float) and round once
         x, y = x.astype(np.float32), y.astype(np.float32)
         w = w.astype(np.float32) if tensor_weight else np.float32(weight)
     diff = y - x
@@ -1420,8 +1433,8 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
         small = x + w * diff
         large = y - diff * rest
     out = np.where(np.abs(w) < 0.5, small, large)
-    if half:
-        out = out.astype(np.float16)
+    if half is not None:
+        out = out.astype(half)
     x, y, w = operands
     out = laid_out(np.array(np.broadcast_to(out, shape)), x, y, w)
     if not tensor_weight:
@@ -1440,7 +1453,7 @@ def copy(a: Tensor, src) -> Tensor:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
     out = np.empty_like(x)
     np.copyto(out, s, casting="unsafe")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         return Tensor(out)      # into an integer tensor: no gradient flows, even from a float src
     return apply(COPY, out, (a, src))
 
@@ -1455,8 +1468,8 @@ def _kernel_param(value, x: np.ndarray, opmath: bool = True) -> None:
     """A Scalar parameter as the kernel converts it, with its overflow check: to the op's math type (float
     for float16 and float32: leaky_relu's slope, elu's alpha, softplus's beta) or, where the kernel reads it
     in the tensor's own type (hardtanh's bounds, hardshrink's lambda), to that."""
-    if x.dtype.kind == "f":
-        checked_scalar(value, _F32 if opmath and x.dtype == _F16 else x.dtype)
+    if x.dtype.kind in "fV":
+        checked_scalar(value, _F32 if opmath and x.dtype.char in "eE" else x.dtype)
 
 
 def softplus(a: Tensor, beta=1, threshold=20) -> Tensor:
@@ -1642,7 +1655,7 @@ def _log_sigmoid_values(x):
 # ------------------------------------------------------------------------------------------ masks and bits
 
 _MASK_DTYPE_WORDS = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                     "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+                     "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
@@ -1674,7 +1687,7 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
         out = np.ascontiguousarray(out)
     m = Tensor(np.broadcast_to(m, out.shape))
     if tensor_value:        # a tensor value gets the masked elements' gradient (MaskedFillBackward1)
-        if not inplace and value.requires_grad and STATE.recording and x.dtype.kind != "f":
+        if not inplace and value.requires_grad and STATE.recording and x.dtype.kind not in "fV":
             # an integer result recorded for a value that requires grad: autograd's own refusal (the in-place
             # form records it, as PyTorch's does)
             raise RuntimeError(f"Autograd not support dtype: {type_word(x)}")
@@ -1685,7 +1698,7 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
 def _bitwise(fn, name):
     def op(a, b):
         x, y = operands(a, b)
-        if x.dtype.kind == "f":
+        if x.dtype.kind in "fV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
         return Tensor(compute(fn, x, y))
     op.__name__ = name
@@ -1700,7 +1713,7 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 def _shift(name, left):
     def op(a, b):
         x, y = operands(a, b)
-        if x.dtype.kind in "fb":
+        if x.dtype.kind in "fbV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
         return Tensor(_shift_array(x, y, left))
     op.__name__ = name
@@ -1728,7 +1741,7 @@ rshift = _shift("rshift", False)
 
 def bitwise_not(a: Tensor) -> Tensor:
     x = a._a
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor(np.logical_not(x) if x.dtype == np.bool_ else np.invert(x))
 
@@ -1831,9 +1844,9 @@ def glu_backward_array(g: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:
     with s = sigmoid(b) as at::sigmoid computes it."""
     a, b = _halves(x, dim)
     sig = sigmoid_array(b)
-    if x.dtype == _F16:     # sigmoid stored as half; the fused kernel in float; the first half's mul_ in half
+    if x.dtype.char in "eE":    # sigmoid stored as half; the fused kernel in float; the first half's mul_ in half
         sf = sig.astype(_F32)
-        second = ((_F32.type(1) - sf) * sf * a.astype(_F32) * g.astype(_F32)).astype(_F16)
+        second = ((_F32.type(1) - sf) * sf * a.astype(_F32) * g.astype(_F32)).astype(x.dtype)
         return np.concatenate((sig * g, second), axis=dim)
     one = x.dtype.type(1)
     return np.concatenate((sig * g, (one - sig) * sig * a * g), axis=dim)
@@ -1912,7 +1925,7 @@ def glu(input: Tensor, dim=-1) -> Tensor:
         raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size {x.shape[wrapped]}")
     _refuse(x, "glu_cpu", "iub")
     a, b = _halves(x, wrapped)
-    return apply(GLU, half_in_float(lambda p, q: p * sigmoid_array(q))(a, b) if x.dtype == _F16
+    return apply(GLU, half_in_float(lambda p, q: p * sigmoid_array(q))(a, b) if x.dtype.char in "eE"
                  else a * sigmoid_array(b), (input,), (d,))
 
 
@@ -1995,15 +2008,15 @@ def softshrink(input: Tensor, lambd=0.5) -> Tensor:
     lambd = _shrink_lambd("softshrink", lambd)
     x = input._a
     _refuse(x, "softshrink_check", "iub")
-    limit = float(np.finfo(x.dtype).max)
+    limit = float(dtypes.finfo(x.dtype).max)
     if not 0 <= lambd <= limit:
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype {type_word(x)}, but found "
                            f"{float(lambd):g}")
     dt = x.dtype.type
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         xf = x.astype(_F32)
         out = np.where(xf > lambd, xf - _F32.type(lambd), np.where(xf < -lambd, xf + _F32.type(lambd), xf * 0))
-        out = out.astype(_F16)
+        out = out.astype(x.dtype)
     else:
         out = np.where(x > lambd, x - dt(lambd), np.where(x < -lambd, x + dt(lambd), x * dt(0)))
     return apply(SOFTSHRINK, np.asarray(out, dtype=x.dtype), (input,), (lambd,))
@@ -2105,7 +2118,7 @@ def sinc_array(x: np.ndarray) -> np.ndarray:
 def signbit(a: Tensor) -> Tensor:
     """Whether the sign bit is set (-0.0 and -nan included); integers: whether negative."""
     x = a._a
-    return Tensor(np.signbit(x) if x.dtype.kind == "f" else np.asarray(x < 0) if x.dtype.kind == "i"
+    return Tensor(np.signbit(x) if x.dtype.kind in "fV" else np.asarray(x < 0) if x.dtype.kind == "i"
                   else np.zeros(x.shape, np.bool_))
 
 
@@ -2283,7 +2296,7 @@ def logit(a: Tensor, eps=None, name: str = "logit", position: int | None = 2) ->
         if eps.__class__ is not float:
             eps = float(eps)
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x = x.astype(dtypes.default_float.np)
     if eps is not None:
         checked_scalar(eps, x.dtype)        # the kernel reads eps in the tensor's type, with the overflow check
@@ -2301,10 +2314,10 @@ def nan_to_num(a: Tensor, nan=0.0, posinf=None, neginf=None, name: str = "nan_to
         values.append(None if v is None else float(number_arg(v, name, arg, position, word="float")))
     nan, posinf, neginf = values
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         return apply(NAN_TO_NUM, x.copy(), (a,))
     t = x.dtype.type
-    info = np.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     out = np.where(x == np.inf, t(posinf) if posinf is not None else info.max, x)      # (static_cast: a value
     out = np.where(x == -np.inf, t(neginf) if neginf is not None else info.min, out)   # past the range is inf)
     out = np.where(x != x, t(nan if nan is not None else 0.0), out)
@@ -2527,7 +2540,7 @@ def ldexp(input, other, position: int = 2) -> Tensor:
     _refuse(other._a, "ldexp_cpu_exp", "b")
     if other._a.dtype.kind in "iu":
         x, y = input._a, other._a
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             x = x.astype(dtypes.default_float.np)
         out = compute(lambda a, b: np.ldexp(a, np.clip(b, -4096, 4096).astype(np.int32)), x, y)
     else:
@@ -2542,7 +2555,7 @@ def frexp(input):
     from gradcli.engine.ops.reduce import ReturnTypes
     tensor_arg(input, "frexp", "input", 1)
     x = input._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(x)
     exponent = Tensor(np.asarray(e, np.int32))

@@ -120,14 +120,14 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
     """torch.embedding_bag: (output, offset2bag, bag_size, max_indices)."""
     w, idx, off = weight._a, indices._a, offsets._a
     if idx.dtype != off.dtype:          # promoteIndicesAndOffsets: both in their common type (torch's promotion)
-        common = indices.dtype if off.dtype.kind in "iub" and idx.dtype.kind == "f" else \
-            offsets.dtype if idx.dtype.kind in "iub" and off.dtype.kind == "f" else np.result_type(idx, off)
+        common = indices.dtype if off.dtype.kind in "iub" and idx.dtype.kind in "fV" else \
+            offsets.dtype if idx.dtype.kind in "iub" and off.dtype.kind in "fV" else np.result_type(idx, off)
         common = getattr(common, "np", common)
         idx, off = idx.astype(common), off.astype(common)
     if idx.dtype.kind not in "iu" or idx.dtype not in (np.int32, np.int64):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {_legacy(idx)} instead (while checking arguments for embedding_bag)")
-    if w.dtype.kind != "f":
+    if w.dtype.kind not in "fV":
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the following scalar types: "
                            f"Half, BFloat16, Float, Double; but got {_legacy(w)} instead (while checking arguments "
                            f"for embedding_bag)")
@@ -211,7 +211,7 @@ def _bag_max(picked: np.ndarray, idx: np.ndarray, used: np.ndarray, bags_n: int,
 
 def _legacy(a: np.ndarray) -> str:
     return "CPUBoolType" if a.dtype == np.bool_ else {
-        "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+        "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
         "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
         "int8": "torch.CharTensor", "uint8": "torch.ByteTensor"}.get(a.dtype.name, str(a.dtype))
 

@@ -98,7 +98,7 @@ def im2col(a: Tensor, k, d, p, s) -> Tensor:
         raise RuntimeError(f"Given input with spatial size ({size[0]}, {size[1]}), kernel_size=({k[0]}, {k[1]}), "
                            f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of "
                            f"sliding blocks as ({blocks[0]}, {blocks[1]}), but its components must be at least one.")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{type_word(x)}'")
     out = im2col_array(x, k, d, p, s)
     return apply(IM2COL, out, (a,), (size[0], size[1], tuple(k), tuple(d), tuple(p), tuple(s)))
@@ -137,7 +137,7 @@ def col2im(a: Tensor, output_size, k, d, p, s) -> Tensor:
                            f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected "
                            "size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={x.shape[-1]}.")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{type_word(x)}'")
     out = col2im_array(x, output_size, k, d, p, s)
     return apply(COL2IM, out, (a,), (tuple(k), tuple(d), tuple(p), tuple(s)))

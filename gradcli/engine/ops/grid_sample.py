@@ -601,7 +601,7 @@ def _check_dims(a: np.ndarray, g: np.ndarray, dims: int, mode: int) -> None:
 
 
 def _check_dtypes(a: np.ndarray, g: np.ndarray, kernel: str) -> None:
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(a)}'")
     if a.dtype.itemsize == 2:
         raise NotImplementedError(f"gradcli does not implement grid_sample for {a.dtype.name} tensors")

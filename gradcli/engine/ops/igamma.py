@@ -469,7 +469,7 @@ def _kernel(array_fn, name: str):
     """The kernel on the promoted operands: PyTorch's takes floating types only (two integer tensors promote
     to an integer type, which it refuses)."""
     def forward(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(a)}'")
         a, x = np.broadcast_arrays(a, x)
         return array_fn(np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(x).reshape(-1)).reshape(a.shape)

@@ -136,7 +136,7 @@ def _index_fill(a: Tensor, dim, index: Tensor, value) -> Tensor:
     fill = x.dtype.type(checked_scalar(number, x.dtype)) if x.dtype.kind != "b" else bool(number)
     out = _filled(x, d, idx, fill)
     if tensor_value:
-        if value.requires_grad and STATE.recording and x.dtype.kind != "f":
+        if value.requires_grad and STATE.recording and x.dtype.kind not in "fV":
             # an integer result recorded for a value that requires grad: autograd's own refusal
             raise RuntimeError(f"Autograd not support dtype: {type_word(x)}")
         return apply(INDEX_FILL_TENSOR, out, (a, value), (dim, index))
@@ -177,7 +177,7 @@ def _expanded_write(a: Tensor, operand, op, words: tuple) -> bool:
     if STATE.warn is not None:
         STATE.warn("UserWarning", indexing._EXPANDED.format(*words))
     changed = out != x                  # (equal values need no write: the places are shared anyway)
-    if out.dtype.kind == "f":
+    if out.dtype.kind in "fV":
         changed |= np.isnan(out) != np.isnan(x)
     np.copyto(x, out, where=changed)
     a._version[0] += 1
@@ -678,7 +678,7 @@ def _identity(reduce: str, dtype: np.dtype):
         return 1
     if dtype.kind == "b":
         return reduce == "amin"
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         return -np.inf if reduce == "amax" else np.inf
     info = np.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
@@ -694,10 +694,11 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         if reduce == "mean":
             raise NotImplementedError(f"\"{kind}_cpu_reduce_mean\" not implemented for 'Bool'")
         _BOOL_UFUNCS[reduce].at(out, key, values)
-    elif out.dtype == np.float16 and reduce in ("sum", "mean", "prod") and kind != "index_func_":
+    elif out.dtype.char in "eE" and reduce in ("sum", "mean", "prod") and kind != "index_func_":
+        half = out.dtype
         wide = out.astype(np.float32)
         _UFUNCS[reduce].at(wide, key, values.astype(np.float32))
-        out = wide.astype(np.float16)
+        out = wide.astype(half)
     elif reduce in ("amax", "amin"):
         _extremes(out, key, values, reduce == "amax")
     else:
@@ -706,7 +707,7 @@ def _folded(x: np.ndarray, key: tuple, values: np.ndarray, reduce: str, include_
         count = np.full(out.shape, 1 if include_self else 0, out.dtype)
         np.add.at(count, key, np.ones(values.shape, out.dtype))
         count[count == 0] = 1
-        out = out / count if out.dtype.kind == "f" else np.floor_divide(out, count)
+        out = out / count if out.dtype.kind in "fV" else np.floor_divide(out, count)
     return out.reshape(x.shape)
 
 
@@ -741,7 +742,7 @@ def _extremes(out: np.ndarray, key: tuple, values: np.ndarray, largest: bool) ->
         at, new = targets[pick], values[pick]
         held = flat[at]
         wins = (new > held) if largest else (new < held)
-        if new.dtype.kind == "f":
+        if new.dtype.kind in "fV":
             wins |= np.isnan(new)
         flat[at] = np.where(wins, new, held)
 

@@ -97,7 +97,7 @@ def _index_array(k):
         arr = np.asarray(k if k.__class__ is not range else list(k))
         if arr.dtype.kind in "uOf":      # numpy's answer to an int past int64 (or one mixed with floats)
             _check_ints(k)
-        if arr.dtype.kind == "f" and not ((arr >= -2.0 ** 63) & (arr < 2.0 ** 63)).all():
+        if arr.dtype.kind in "fV" and not ((arr >= -2.0 ** 63) & (arr < 2.0 ** 63)).all():
             # each number goes to int64 through PyTorch's checked conversion (NaN fails it too)
             raise RuntimeError("value cannot be converted to type int64 without overflow")
         return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
@@ -616,7 +616,7 @@ def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
     out = a._a.copy()
     vals = v._a
     out[key] = vals
-    if out.dtype.kind != "f":
+    if out.dtype.kind not in "fV":
         return Tensor(out)
     return apply(INDEX_PUT_, out, (a, v), (key, (vals.shape, vals.dtype)))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, elementary, forward, rng, workers
+from gradcli.engine import budget, dtypes, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
@@ -123,7 +123,7 @@ def _det_jvp(F, ts, xs, result):
     _, lu, pivots, use_transpose = _det_factors(A)
     n = A.shape[-1]
     diag = np.diagonal(lu, 0, -2, -1)
-    lu = lu + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    lu = lu + np.where(diag == 0, dtypes.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
     dA = np.broadcast_to(ts[0]._a, A.shape)
     solved = Tensor(np.ascontiguousarray(_lu_solve(lu, pivots, dA, adjoint=use_transpose)))
     return reduce.reduce_sum(diagonal(solved, 0, -2, -1), -1) * result
@@ -216,7 +216,7 @@ DIAGONAL_BACKWARD = Op("DiagonalBackwardBackward0", None,    ("offset", "dim1", 
 # fmt: on
 
 _DTYPE_WORDS = {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "bool": "bool",
-                "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
+                "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 
 
 def cxx_type(dtype) -> str:
@@ -511,15 +511,15 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
-    if x.dtype == _F16:
+    if x.dtype.char in "eE":
         return half_product(x, y)
-    if k == 1 and shape[-2] > 1 and shape[-1] > 1 and x.dtype.kind == "f" and (
+    if k == 1 and shape[-2] > 1 and shape[-1] > 1 and x.dtype.kind in "fV" and (
             x.ndim == y.ndim == 2 or x.ndim == y.ndim == 3 and shape[0] == 1 and shape[1] * shape[2] >= 400):
         # one inner index: MKL's gemm (mm, and bmm of one matrix past bmm's own kernel) stores the products
         # themselves (a -0.0 product stays -0.0), where the matrix-vector paths (a single row or column) and the
         # batched kernels add them to zero
         return np.multiply(x, y)
-    if x.dtype.kind != "f" or k * int(np.prod(shape, dtype=np.int64)) > SEQUENTIAL_WORK:
+    if x.dtype.kind not in "fV" or k * int(np.prod(shape, dtype=np.int64)) > SEQUENTIAL_WORK:
         return _blocked(x, y)
     dtype = np.result_type(x, y)
     out = np.zeros(shape, dtype=dtype)
@@ -552,13 +552,14 @@ _F16 = np.dtype(np.float16)
 def half_product(x: np.ndarray, y: np.ndarray, scale=1, c=None, beta=0) -> np.ndarray:
     """A float16 product (scale * (x @ y) + beta * c) as PyTorch's CPU computes it: in float, with the products
     and sums exact enough that the float64 result rounded to float, then to half, is what it gives (every
-    element of the oracle's products, matrix-vector products and batches, addmm's beta and alpha included)."""
+    element of the oracle's products, matrix-vector products and batches, addmm's beta and alpha included).
+    bfloat16 alike."""
     out = np.matmul(x.astype(np.float64), y.astype(np.float64))
     if scale != 1:
         out *= float(np.float32(scale))
     if c is not None and beta != 0:
         out += float(np.float32(beta)) * c.astype(np.float64)
-    return out.astype(np.float32).astype(_F16)
+    return out.astype(np.float32).astype(x.dtype)
 
 
 def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -646,7 +647,7 @@ def dot_array(x: np.ndarray, y: np.ndarray):
         value = np.dot(x.astype(np.float64), y.astype(np.float64))
     else:
         value = np.dot(x, y)
-    if x.dtype.kind == "f":            # BLAS starts its sum at +0.0: products that are all -0.0 give +0.0
+    if x.dtype.kind in "fV":            # BLAS starts its sum at +0.0: products that are all -0.0 give +0.0
         value = value + x.dtype.type(0)
     return value
 
@@ -1036,7 +1037,7 @@ def _square(a: Tensor, fn: str, floats=True) -> np.ndarray:
     if x.shape[-1] != x.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {x.shape[-2]} by "
                            f"{x.shape[-1]} matrices")
-    if floats and x.dtype.kind != "f":
+    if floats and x.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
     return x
 
@@ -1180,15 +1181,15 @@ def _det_factors(x: np.ndarray):
     return np.asarray(parity * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
-def _no_half_lu() -> NotImplementedError:
-    """PyTorch's LU kernel has no float16: det and solve fail in it."""
-    return NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+def _no_half_lu(x: np.ndarray) -> NotImplementedError:
+    """PyTorch's LU kernel has no float16 nor bfloat16: det and solve fail in it."""
+    return NotImplementedError(f"\"lu_cpu\" not implemented for '{type_word(x)}'")
 
 
 def det(a: Tensor) -> Tensor:
     x = _square(a, "linalg.det")
-    if x.dtype == np.float16:
-        raise _no_half_lu()
+    if x.dtype.char in "eE":
+        raise _no_half_lu(x)
     out = _det_factors(x)[0]
     return apply(DET, out, (a,), (), (x,))
 
@@ -1197,8 +1198,8 @@ def inverse(a: Tensor, _singular: str = "linalg.inv") -> Tensor:
     """linalg.inv: PyTorch solves A X = I; the inverse column-major, as LAPACK writes it. (`_singular` names the
     function in the singular matrix's message: tensorinv's at::inverse says "inv".)"""
     x = _square(a, "linalg.inv")
-    if x.dtype == np.float16:
-        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
+    if x.dtype.char in "eE":
+        raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {type_word(x)}")
     out, info = _solve_checked(x, np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape))
     if out is None:
         info = info.reshape(-1)
@@ -1215,7 +1216,7 @@ def det_backward_array(g: np.ndarray, A: np.ndarray, result: np.ndarray) -> np.n
     _, lu, pivots, use_transpose = _det_factors(A)
     n = A.shape[-1]
     diag = np.diagonal(lu, 0, -2, -1)
-    lu = lu + np.where(diag == 0, np.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
+    lu = lu + np.where(diag == 0, dtypes.finfo(A.dtype).eps, 0).astype(A.dtype)[..., None] * np.eye(n, dtype=A.dtype)
     rhs = np.zeros(A.shape, dtype=A.dtype)
     diagonal_view(rhs, 0, -2, -1)[...] = (g * result)[..., None]
     return _lu_solve(lu, pivots, rhs, adjoint=not use_transpose)
@@ -1276,7 +1277,7 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     """torch.linalg.solve (LinalgSolveExBackward0)."""
     _tensor_arg(B, "linalg_solve", "B", 2)
     x, b = A._a, B._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"linalg.solve: Expected a floating point or complex tensor as input. Got {type_word(x)}")
     if x.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -1286,8 +1287,8 @@ def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     b2 = b[..., None] if vector else b
     _check_rhs("linalg.solve", x, b2, left)
     shape.broadcast_shapes(x.shape[:-2], b2.shape[:-2])
-    if x.dtype == np.float16:
-        raise _no_half_lu()
+    if x.dtype.char in "eE":
+        raise _no_half_lu(x)
     out = solve_array(x, b2, left)
     out = np.ascontiguousarray(out[..., 0] if vector else out)
     return apply(SOLVE, out, (A, B), (left, vector), (x, b2))
@@ -1541,7 +1542,7 @@ def trace(a: Tensor) -> Tensor:
     else:
         # PyTorch's trace_cpu: one running sum along the diagonal in the accumulation type (double for float,
         # float for half), rounded once; numpy's add.accumulate adds in that order (its sum would pair)
-        diagonal = np.diagonal(x).astype(np.float32 if x.dtype == np.float16 else np.float64)
+        diagonal = np.diagonal(x).astype(np.float32 if x.dtype.char in "eE" else np.float64)
         total = np.add.accumulate(diagonal)[-1] if diagonal.size else diagonal.dtype.type(0)
         out = np.asarray(total.astype(x.dtype))
     return apply(TRACE, out, (a,), (x.shape,))
@@ -1566,7 +1567,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
     if ord == "fro":
-        if A._a.dtype.kind not in "fc":
+        if A._a.dtype.kind not in "fcV":
             raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                                f"Got {type_word(A._a)}")
         # PyTorch's matrix_norm wraps the dims before its vector norm (its node shows them so)
@@ -1574,7 +1575,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, dtype=None) -
     if not (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2, 1, -1, float("inf"), float("-inf")))):
         shown = ord if isinstance(ord, str) else f"{float(ord):g}"      # the order as a double, as C++ prints it
         raise RuntimeError(f"linalg.matrix_norm: Order {shown} not supported.")
-    if A._a.dtype.kind not in "fc":
+    if A._a.dtype.kind not in "fcV":
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
                            f"Got {type_word(A._a)}")
     d0, d1 = (wrap_dim(d, A._a.ndim) for d in dims)
@@ -1924,7 +1925,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
     if a.shape[-1] != b.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}")
     for name, x in (("X1", a), ("X2", b)):
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {type_word(x)}")
     if not p >= 0:                      # (NaN too)
         raise RuntimeError("cdist only supports non-negative p values")
@@ -1946,8 +1947,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> 
         return shape.view(_euclidean_dist(x1, x2), *out_shape)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_word(a)} but found {_word(b)}")
-    if a.dtype == np.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    if a.dtype.char in "eE":
+        raise NotImplementedError(f"\"cdist\" not implemented for '{type_word(a)}'")
     if not r1 or not r2 or not product:
         out = np.empty(out_shape, a.dtype)
     elif not m:
@@ -1971,11 +1972,11 @@ def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
 
 
 def _word(x: np.ndarray) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}[x.dtype.name]
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}[x.dtype.name]
 
 
 def _cxx(x: np.ndarray) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}[x.dtype.name]
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}[x.dtype.name]
 
 
 # ------------------------------------------------------------------------------------ matrix powers, chains
@@ -2149,10 +2150,10 @@ SLOGDET = Op("LinalgSlogdetBackward0", None, ("A", "LU", "pivots", "sign", "tran
 
 def _check_lapack_float(x: np.ndarray, fn: str) -> None:
     """checkFloatingOrComplex without low precision: PyTorch's words for an integer or a half tensor."""
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
-    if x.dtype == np.float16:
-        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+    if x.dtype.char in "eE":
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {type_word(x)}")
 
 
 def slogdet(A: Tensor, _name: str = "linalg_slogdet") -> tuple:
@@ -2380,9 +2381,9 @@ def matrix_exp(A: Tensor) -> Tensor:
     """torch.linalg.matrix_exp, torch.matrix_exp, Tensor.matrix_exp (LinalgMatrixExpBackward0)."""
     _tensor_arg(A, "linalg_matrix_exp", "input", 1)
     x = _square(A, "linalg.matrix_exp")
-    if x.dtype == np.float16:
-        raise NotImplementedError("gradcli does not implement torch.linalg.matrix_exp for float16 tensors "
-                                  "(PyTorch 2.13 reads its float64 coefficients as half there)")
+    if x.dtype.char in "eE":
+        raise NotImplementedError(f"gradcli does not implement torch.linalg.matrix_exp for {x.dtype.name} tensors "
+                                  "(PyTorch 2.13 reads its float64 coefficients in that type there)")
     budget.check_tensor(x.shape, 6 * x.itemsize)        # the powers and combinations it keeps
     return apply(MATRIX_EXP, np.ascontiguousarray(matrix_exp_array(x)), (A,))
 
@@ -2591,10 +2592,10 @@ def _svd_input(A: Tensor, fn: str) -> np.ndarray:
     x = A._a
     if x.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
-    if x.dtype == np.float16:
-        raise NotImplementedError("\"linalg_svd_cpu\" not implemented for 'Half'")
+    if x.dtype.char in "eE":
+        raise NotImplementedError(f"\"linalg_svd_cpu\" not implemented for '{type_word(x)}'")
     budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
     return x
 
@@ -2873,10 +2874,10 @@ def qr(A: Tensor, mode="reduced", _kind: str = "linalg_qr") -> tuple:
     x = A._a
     if x.ndim < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"linalg.qr: Expected a floating point or complex tensor as input. Got {type_word(x)}")
-    if x.dtype == np.float16:
-        raise NotImplementedError("\"geqrf_cpu\" not implemented for 'Half'")
+    if x.dtype.char in "eE":
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{type_word(x)}'")
     budget.check_tensor(x.shape[:-2] + (max(x.shape[-2:]),) * 2, 16)
     q, r = qr_arrays(x, mode)
     return _outputs(QR, _kind, (q, r), A, {"mode": mode}, ("Q", "R"))
@@ -2947,7 +2948,7 @@ def _tolerances(x: np.ndarray, atol, rtol, fn: str) -> tuple:
     if rtol is not None:
         r = value(rtol)
     else:
-        default = np.asarray(np.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
+        default = np.asarray(dtypes.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
         r = np.where(a > 0, x.dtype.type(0), default) if atol is not None else default
     return a, r
 
@@ -3057,7 +3058,7 @@ def cross_array(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
     fma(a1, b2, -(a2 b1)); integers exactly."""
     a0, a1, a2 = (np.take(a, i, axis=d) for i in range(3))
     b0, b1, b2 = (np.take(b, i, axis=d) for i in range(3))
-    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+    if a.dtype.kind in "fV" and a.dtype.itemsize >= 4:
         parts = (fma(a1, b2, -(a2 * b1)), fma(a2, b0, -(a0 * b2)), fma(a0, b1, -(a1 * b0)))
     else:
         parts = (a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0)

@@ -27,7 +27,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim=-1) -> Tensor:
     tensor_arg(y, "linalg_vecdot", "y", 2)
     dim = _int(dim, "linalg_vecdot", "dim")
     a, b = x._a, y._a
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {type_word(a)}")
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
@@ -42,7 +42,7 @@ def vander(x: Tensor, *, N=None) -> Tensor:
     them: ones, then the running product of x expanded N - 1 times, concatenated (CatBackward0)."""
     tensor_arg(x, "linalg_vander", "x", 1)
     a = x._a
-    if a.dtype == np.bool_ or a.dtype == np.float16:
+    if a.dtype == np.bool_ or a.dtype.char in "eE":
         raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
                            f"{type_word(a)}")
     n = a.shape[-1] if a.ndim else 1
@@ -80,7 +80,7 @@ def cond(A: Tensor, p=None) -> Tensor:
         raise RuntimeError(f"linalg.cond(ord={_number(p)}): A must be batches of square matrices, but they are "
                            f"{x.shape[-2]} by {x.shape[-1]} matrices")
     if x.size == 0:
-        return Tensor(np.zeros(x.shape[:-2], x.dtype if x.dtype.kind == "f" else np.float32))
+        return Tensor(np.zeros(x.shape[:-2], x.dtype if x.dtype.kind in "fV" else np.float32))
     if spectral:
         S = la.svdvals(A)
         first, last = shape.narrow(S, -1, 0, 1), shape.narrow(S, -1, S._a.shape[-1] - 1, 1)

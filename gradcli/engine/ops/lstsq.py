@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, forward
+from gradcli.engine import budget, dtypes, forward
 from gradcli.engine.autograd import OutputGrads
 from gradcli.engine.ops import linalg as la
 from gradcli.engine.ops import reduce, shape
@@ -180,7 +180,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
     k = b2.shape[-1]
     budget.check_tensor(batch + (max(m, n), max(m, n)), 16)
     if rcond is None:
-        rcond = float(np.finfo(a.dtype).eps) * max(m, n)
+        rcond = float(dtypes.finfo(a.dtype).eps) * max(m, n)
     a64 = np.broadcast_to(a, batch + (m, n)).astype(np.float64)
     b64 = np.broadcast_to(b2, batch + (m, k)).astype(np.float64)
     _refuse_nan(a64, b64, driver)

@@ -446,7 +446,7 @@ def lu_solve(LU_: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False
     tensor_arg(B, "linalg_lu_solve", "B", 3)
     left, adjoint = _bool(left, "left"), _bool(adjoint, "adjoint")
     x, p, b = LU_._a, pivots._a, B._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
                            f"{type_word(x)}")
     if x.dtype != b.dtype:
@@ -465,8 +465,8 @@ def lu_solve(LU_: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False
                            f"with shape {la._size_list(p.shape)} instead")
     batch = shape.broadcast_shapes(b.shape[:-2], x.shape[:-2])
     budget.check_tensor(batch + b.shape[-2:], b.dtype.itemsize)
-    if x.dtype == np.float16:
-        raise NotImplementedError("\"linalg.lu_solve_cpu\" not implemented for 'Half'")
+    if x.dtype.char in "eE":
+        raise NotImplementedError(f"\"linalg.lu_solve_cpu\" not implemented for '{type_word(x)}'")
     n = x.shape[-1]
     _pivots_in_range(p, n, "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
                            "result of lu_factor?",
@@ -585,8 +585,8 @@ def inv_ex(A: Tensor, *, check_errors=False) -> tuple:
     tensor_arg(A, "linalg_inv_ex", "A", 1)
     check_errors = _bool(check_errors, "check_errors")
     x = la._square(A, "linalg.inv")
-    if x.dtype == np.float16:
-        raise RuntimeError("linalg.inv: Low precision dtypes not supported. Got Half")
+    if x.dtype.char in "eE":
+        raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {type_word(x)}")
     lu_, piv, info = la.lu_factor(x)
     info = info.astype(np.int32)
     eye = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape)

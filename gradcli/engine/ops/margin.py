@@ -109,7 +109,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         raise broadcast_error(x.shape, t.shape) from None
     if shape != x.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
     product = (negated.astype(common, copy=False) * t.astype(common, copy=False)).astype(x.dtype, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -160,7 +160,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         if shape == ():
             raise _empty_reduced("multi_margin_loss", reduction)
         return apply(MULTI_MARGIN, np.zeros(shape, x.dtype), (input,), (target, p, margin, weight, reduction))
-    if x.dtype.kind != "f" or x.dtype == np.float16:
+    if x.dtype.kind not in "fV" or x.dtype.char in "eE":
         raise NotImplementedError(f"\"multi_margin_loss_cpu_kernel\" not implemented for '{type_word(x)}'")
     _long_target(t)
     if weight is not None and weight._a.dtype != x.dtype:
@@ -254,7 +254,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                      (target, reduction, Tensor(np.zeros(t.shape, x.dtype))))
     if t.min() < -1 or t.max() >= dim:
         raise RuntimeError("argument #2 'target' is out of range")
-    if x.dtype.kind != "f" or x.dtype == np.float16:
+    if x.dtype.kind not in "fV" or x.dtype.char in "eE":
         raise NotImplementedError(f"\"multilabel_margin_loss_forward_out_frame\" not implemented for '{type_word(x)}'")
     _long_target(t)
     rows = np.ascontiguousarray(x).reshape(nframe, dim)

@@ -30,6 +30,8 @@ _NO_DIM = object()
 def _mse_grad(F, g, self, target, reduction, n):
     """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
     norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
+    if not F.tensors:       # the kernel's norm in the input's dtype (numpy would make bfloat16's float32)
+        norm = F.scalar(norm, self)
     return norm * (self - target) * g
 
 
@@ -51,7 +53,7 @@ def _sides(x, threshold):
 def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
     norm = _loss_norm(reduction, n)
-    if not F.tensors and self.dtype.kind == "f":
+    if not F.tensors and self.dtype.kind in "fV":
         return smooth_l1_backward_array(g, self, target, norm, beta)
     x = self - target
     sides = _sides(x, beta)
@@ -65,7 +67,7 @@ def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
 def _huber_grad(F, g, self, target, reduction, n, delta):
     """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
     norm = _loss_norm(reduction, n)
-    if not F.tensors and self.dtype.kind == "f":
+    if not F.tensors and self.dtype.kind in "fV":
         return huber_backward_array(g, self, target, norm, delta)
     x = self - target
     sides = _sides(x, delta)
@@ -127,11 +129,11 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     """The backward kernels' value: the row sum in their order (softmax_grad_sum), then the elementwise
     step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
     the subtraction (one rounding)."""
-    if g.dtype == np.float16:
-        return _half_softmax_backward(g, result, dims, log)
+    if result.dtype.char in "eE":     # (a float gradient from a formula's float arithmetic: still the half kernel)
+        return _half_softmax_backward(np.asarray(g).astype(result.dtype), result, dims, log)
     s = softmax_grad_sum(g, result, dims, log)
     if log:
-        if g.dtype.kind == "f":
+        if g.dtype.kind in "fV":
             return fma(-elementary.exp(result), s, g)
         return g - elementary.exp(result) * s
     return (g - s) * result
@@ -150,14 +152,14 @@ def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
         out = fma(-elementary.exp(rf), np.broadcast_to(s, gf.shape).astype(np.float32), gf)
     else:
         out = (gf - s) * rf
-    return np.asarray(out).astype(np.float16)
+    return np.asarray(out).astype(g.dtype)
 
 
 def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
     """The row sums of the softmax backward kernels (kept dims): sum(g) for log_softmax, sum(g * result) for
     softmax. Along the last dim: vec::reduce_all's lanes of the products rounded; along another dim: a
     sequential sum per position, the products fused into it (fma) for softmax."""
-    if g.dtype.kind != "f" or g.dtype.itemsize < 4:
+    if g.dtype.kind not in "fV" or g.dtype.itemsize < 4:
         return np.add.reduce(g if log else g * result, axis=dims, keepdims=True, dtype=g.dtype)
     if not dims or dims[0] == g.ndim - 1:
         terms = g if log else g * result
@@ -665,6 +667,7 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
       positions of a row can differ in the last bit;
     - log_softmax along the last dim: the sum of exps stored as float16, its log too, then x - max - log;
     - log_softmax along another dim: the float32 result, rounded once."""
+    half = x.dtype          # float16 (bfloat16 alike)
     x32 = x.astype(np.float32)
     shifted = x32 - np.maximum.reduce(x32, axis=dims, keepdims=True)
     e = elementary.exp(shifted)
@@ -672,17 +675,17 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
     if not log:
         if last:            # the float32 kernel's own sum and reciprocal
             s = vecorder.lane_sum_along(e, x.ndim - 1) if x.ndim else e
-            return contiguous((e * (np.float32(1) / s)).astype(np.float16))
+            return contiguous((e * (np.float32(1) / s)).astype(half))
         s = vecorder.seq_sum(e, d)
         if math.prod(x.shape[d + 1:]) <= 16:
-            e = e.astype(np.float16).astype(np.float32)
-        return contiguous((e / s).astype(np.float16))
+            e = e.astype(half).astype(np.float32)
+        return contiguous((e / s).astype(half))
     if last:
         s = vecorder.lane_sum_along(e, x.ndim - 1) if x.ndim else e
-        log_sum = elementary.log(s.astype(np.float16).astype(np.float32)).astype(np.float16).astype(np.float32)
-        return contiguous((shifted - log_sum).astype(np.float16))
+        log_sum = elementary.log(s.astype(half).astype(np.float32)).astype(half).astype(np.float32)
+        return contiguous((shifted - log_sum).astype(half))
     s = vecorder.seq_sum(e, d)
-    return contiguous((shifted - elementary.log(s)).astype(np.float16))
+    return contiguous((shifted - elementary.log(s)).astype(half))
 
 
 def softmax_values(x: np.ndarray, d: int, log: bool) -> np.ndarray:
@@ -690,7 +693,7 @@ def softmax_values(x: np.ndarray, d: int, log: bool) -> np.ndarray:
     dims = (d,) if x.ndim else ()
     if x.size == 0:
         return x.copy()
-    if x.dtype == np.float16:
+    if x.dtype.char in "eE":
         return _half_softmax(x, d, dims, log)
     # (no np.errstate here: a session computes inf and nan silently, np.seterr(all="ignore"))
     shifted = x - np.maximum.reduce(x, axis=dims, keepdims=True)
@@ -715,7 +718,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
     if dtype is not None:
         a = ops.to_dtype(a, dtype)
     x = a._a
-    if x.dtype.kind != "f" and x.size:      # an empty tensor is returned before any kernel is chosen
+    if x.dtype.kind not in "fV" and x.size:      # an empty tensor is returned before any kernel is chosen
         kernel = name + ("_lastdim" if x.ndim == 0 or d == x.ndim - 1 else "") + "_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     dims = (d,) if x.ndim else ()
@@ -735,7 +738,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         return _weighted_loss(ops.power(ops.sub(a, b), 2), input, weight, reduction)
     reduction = _reduction(None, None, reduction)
     x, y = operands(a, b)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{type_word(x)}'")
     diff = x - y
     out = _reduce_array(diff * diff, reduction, x)
@@ -774,7 +777,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = operands(a, b)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"smooth_l1_cpu\" not implemented for '{type_word(x)}'")
     dt = x.dtype.type
     z = np.abs(x - y)
@@ -806,7 +809,7 @@ def _huber(a: Tensor, b: Tensor, reduction: str, delta) -> Tensor:
     if not delta > 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     x, y = operands(a, b)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"huber_cpu\" not implemented for '{type_word(x)}'")
     dt = x.dtype.type
     d = dt(delta)
@@ -843,7 +846,7 @@ def kl_div_enum(input, target, enum: str, log_target) -> Tensor:
     if log_target.__class__ is not bool:
         raise TypeError(f"kl_div(): argument 'log_target' must be bool, not {type_name(log_target)}")
     x, t = input._a, target._a
-    if x.dtype.kind not in "fc" or t.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcV" or t.dtype.kind not in "fcV":
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = ops.mul(ops.exp(target), ops.sub(target, input))
@@ -916,7 +919,7 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
 def _check_nll_dtypes(x: np.ndarray, t: np.ndarray, w, kernel: str):
     if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_word(t)}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_word(x)}'")
     if w is not None and w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {type_word(x)} but found {type_word(w)}")
@@ -1133,7 +1136,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_cxx_double(label_smoothing)}")
     if x.shape == t.shape:
-        if t.dtype.kind != "f":
+        if t.dtype.kind not in "fV":
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got {type_word(t)}")
         if x.ndim == 0:
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
@@ -1224,9 +1227,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     x, t = input._a, target._a
-    if x.dtype.kind != "f":             # the input's log_sigmoid runs before the target is cast
+    if x.dtype.kind not in "fV":             # the input's log_sigmoid runs before the target is cast
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{type_word(x)}'")
-    if t.dtype.kind != "f":
+    if t.dtype.kind not in "fV":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(t)}")
     log_sig = np.minimum(x, x.dtype.type(0)) - elementary.log1p(elementary.exp(-np.abs(x)))
     pw = w = None
@@ -1509,7 +1512,7 @@ def _dropout(a: Tensor, p, training, inplace: bool, feature: bool = False) -> Te
                 raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
             shaped = np.empty(x.shape[:2] + (1,) * (x.ndim - 2), x.dtype)
         keep = _bernoulli_in_memory_order(shaped, 1 - p)    # drawn before div_ refuses an integer input
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
         noise = keep.astype(x.dtype) / x.dtype.type(1 - p)
     if inplace:
@@ -1610,7 +1613,7 @@ def prelu(input, weight) -> Tensor:
                                f"{w.size} and channel size = {channels}.")
     if w.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{type_word(x)}'")
     if x.ndim != w.ndim:
         shape = [1] * x.ndim

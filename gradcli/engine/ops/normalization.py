@@ -336,7 +336,8 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
-    if x.dtype == np.float16:
+    if x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x, np.asarray(g)) and \
+            x.flags.c_contiguous == np.asarray(g).flags.c_contiguous:
         return batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean, save_invstd, training,
                                         eps, mask)
     dt = x.dtype.type
@@ -559,7 +560,7 @@ def batch_norm_half(x: np.ndarray, weight, bias, running_mean, running_var, trai
         save_mean = save_invstd = np.zeros(0, pdt)
     alpha = use_invstd * (_f32(weight._a.reshape(-1)) if weight is not None else _F32.type(1))
     beta = _fma(-use_mean, alpha, _f32(bias._a.reshape(-1)) if bias is not None else np.zeros(c, _F32))
-    out = _half_apply(xf, alpha, beta).astype(np.float16)
+    out = _half_apply(xf, alpha, beta).astype(x.dtype)
     return np.ascontiguousarray(out) if not channels_last or x.flags.c_contiguous else out, save_mean, save_invstd
 
 
@@ -644,7 +645,7 @@ def batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean,
             gi = _fma(-(xf - mean.reshape(shape)), k, gf - grad_mean) * invstd.reshape(shape) * w.reshape(shape)
         else:
             gi = gf * invstd.reshape(shape) * w.reshape(shape)
-        gi = np.ascontiguousarray(gi.astype(np.float16))
+        gi = np.ascontiguousarray(gi.astype(x.dtype))
     if mask[1]:
         gw = (dotp * invstd).astype(pdt)
     if mask[2]:
@@ -776,7 +777,7 @@ def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
 
 def layer_norm_backward_arrays(g2, x2, mean, rstd, weight, mask):
     """LayerNormBackwardKernelImpl: (dX, dgamma, dbeta) on rows (M, N)."""
-    if x2.dtype == np.float16:
+    if x2.dtype.char in "eE":
         return layer_norm_backward_half(g2, x2, mean, rstd, weight, mask)
     dt = x2.dtype.type
     rows, n = x2.shape
@@ -824,7 +825,7 @@ def layer_norm_half(x2: np.ndarray, weight, bias, eps: float, pdt):
     w = np.broadcast_to(_f32(weight).reshape(1, -1) if weight is not None else _F32.type(1), xf.shape)
     b = np.broadcast_to(_f32(bias).reshape(1, -1) if bias is not None else _F32.type(0), xf.shape)
     y = _fma(_fma(xf, scale, shift), w, b)
-    return y.astype(np.float16), mean.astype(pdt), rstd.astype(pdt)
+    return y.astype(x2.dtype), mean.astype(pdt), rstd.astype(pdt)
 
 
 def _half_row_sums(x: np.ndarray, g: np.ndarray, w):
@@ -866,13 +867,13 @@ def layer_norm_backward_half(g2, x2, mean, rstd, weight, mask):
         b = (db * mf - ds) * rf * rf * rf * scale
         c = _fma(-b, mf, -(db * rf * scale))
         dy_gamma = rf[:, None] * gf * (wf if wf is not None else _F32.type(1))
-        gi = (_fma(np.broadcast_to(b[:, None], xf.shape), xf, dy_gamma) + c[:, None]).astype(np.float16)
+        gi = (_fma(np.broadcast_to(b[:, None], xf.shape), xf, dy_gamma) + c[:, None]).astype(x2.dtype)
     elif mask[0]:                       # a single partial vector: the float kernel's sums agree
-        gi = layer_norm_backward_arrays(gf, xf, mf, rf, wf, [True, False, False])[0].astype(np.float16)
+        gi = layer_norm_backward_arrays(gf, xf, mf, rf, wf, [True, False, False])[0].astype(x2.dtype)
 
     def through_half(update):
         total = np.zeros(xf.shape[1], _F32)
-        for b in _threaded_rows(gf, lambda acc, i: update(acc, i).astype(np.float16).astype(_F32)):
+        for b in _threaded_rows(gf, lambda acc, i: update(acc, i).astype(x2.dtype).astype(_F32)):
             total = total + b
         return total.astype(pdt)
     if mask[1]:
@@ -889,11 +890,11 @@ def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
     """GroupNormKernelImpl: each (sample, group) row's moments, then y = x * scale + shift per channel, with
     scale = rstd * gamma and shift = -scale * mean + beta. A float16 input is computed in float (its moments
     by rowwise_moments_half), y rounded once, mean and rstd in the parameters' dtype."""
-    if x.dtype == np.float16:
+    if x.dtype.char in "eE":
         pdt = next((v.dtype for v in (weight, bias) if v is not None), x.dtype)
         y, mean, rstd = _group_norm(x.astype(_F32), groups, None if weight is None else _f32(weight),
                                     None if bias is None else _f32(bias), eps, rowwise_moments_half)
-        return y.astype(np.float16), mean.astype(pdt), rstd.astype(pdt)
+        return y.astype(x.dtype), mean.astype(pdt), rstd.astype(pdt)
     return _group_norm(x, groups, weight, bias, eps, rowwise_moments)
 
 
@@ -924,12 +925,12 @@ def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
     """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy); each group's
     gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch.
     float16 in float: the input's gradient rounded once, gamma's and beta's in the parameters' dtype."""
-    if x.dtype == np.float16:
+    if x.dtype.char in "eE":
         pdt = weight.dtype if weight is not None else mean.dtype
         g = np.asarray(g, dtype=x.dtype)
         out = _group_norm_backward(g.astype(_F32), x.astype(_F32), _f32(mean), _f32(rstd),
                                    None if weight is None else _f32(weight), groups, mask, _half_channel_sums)
-        return tuple(None if v is None else v.astype(np.float16 if k == 0 else pdt) for k, v in enumerate(out))
+        return tuple(None if v is None else v.astype(x.dtype if k == 0 else pdt) for k, v in enumerate(out))
     return _group_norm_backward(g, x, mean, rstd, weight, groups, mask, None)
 
 
@@ -1461,7 +1462,7 @@ def _float_input(x: np.ndarray, name: str) -> None:
     """PyTorch's dtype check; then the budget: the kernels keep double-precision copies of the input."""
     if x.size > STATE.large_result:
         budget.check_tensor(x.shape, 8)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"{name}\" not implemented for '{type_word(x)}'")
 
 
@@ -1528,7 +1529,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {v._a.ndim}")
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
-    if x.dtype == np.float16 and x.size:
+    # (bfloat16 in its strided form is not modelled: the general kernel's path)
+    if x.size and (x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x)):
         out, mean, invstd = batch_norm_half(x, weight, bias, running_mean, running_var, training, momentum, eps)
         save_mean, save_invstd = Tensor(mean), Tensor(invstd)
     elif x.size and _strided(x):
@@ -1554,15 +1556,15 @@ def _shape_list(shape) -> str:
 
 def _check_param_types(x: np.ndarray, params) -> None:
     """The dtype rules of PyTorch's CPU normalisation kernels: parameters whose first one (weight, bias, then
-    running mean and variance) has another dtype than the input are a "mixed" call, which only a float16 input
-    with float32 parameters may make; otherwise every parameter has the input's dtype, the kernel's own check."""
+    running mean and variance) has another dtype than the input are a "mixed" call, which only a float16 (or bfloat16)
+    input with float32 parameters may make; otherwise every parameter has the input's dtype, the kernel's own check."""
     kinds = [p._a for p in params if p is not None]
     if not kinds:
         return
     if kinds[0].dtype != x.dtype:
         if any(k.dtype != np.float32 for k in kinds):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if x.dtype != np.float16:
+        if x.dtype.char not in "eE":
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
     for k in kinds:
@@ -1601,7 +1603,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
     _check_param_types(x, (weight, bias))
     lead = x.shape[:x.ndim - k]
     x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
-    if x.dtype == np.float16:           # float16 in float, the statistics in the parameters' dtype
+    if x.dtype.char in "eE":            # float16 (bfloat16) in float, the statistics in the parameters' dtype
         pdt = next((v._a.dtype for v in (weight, bias) if v is not None), x.dtype)
         y, mean, rstd = layer_norm_half(x2, None if weight is None else weight._a.reshape(-1),
                                         None if bias is None else bias._a.reshape(-1), eps, pdt)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import budget, cxxsort, elementary as cr, ops, signatures
+from gradcli.engine import budget, cxxsort, dtypes, elementary as cr, ops, signatures
 from gradcli.engine.ops.reduce import (ReturnTypes, _check_keepdim, _evenly_distribute, _evenly_read_jvp,
                                        _gather_kept_jvp, _index_key, _int_dim, _plain, _select_backward,
                                        _both, _two_outputs)
@@ -192,18 +192,18 @@ def _median_all(a: Tensor, ignore_nan: bool) -> Tensor:
     x = a._a
     _not_for(x, "median_cpu")
     flat = x.reshape(-1)
-    nan = np.isnan(flat) if x.dtype.kind == "f" else np.zeros(flat.shape, bool)
+    nan = np.isnan(flat) if x.dtype.kind in "fV" else np.zeros(flat.shape, bool)
     if ignore_nan:
         kept = flat[~nan]
         out = np.sort(kept)[(kept.size - 1) // 2] if kept.size else np.asarray(np.nan, x.dtype)
     elif x.size == 0 or nan.any():
-        out = np.asarray(np.nan, x.dtype) if x.dtype.kind == "f" else np.zeros((), x.dtype)
+        out = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fV" else np.zeros((), x.dtype)
     else:
         out = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
     out = np.asarray(out, dtype=x.dtype)
     if _plain(a):
         return Tensor(out)
-    mask = np.isnan(x) if x.dtype.kind == "f" and np.isnan(out) else x == out
+    mask = np.isnan(x) if x.dtype.kind in "fV" and np.isnan(out) else x == out
     return apply(NANMEDIAN if ignore_nan else MEDIAN, out, (a,), (Tensor(mask), int(np.count_nonzero(mask))))
 
 
@@ -225,7 +225,7 @@ def _median_rows(rows: np.ndarray) -> np.ndarray:
     """Per row: the first NaN, else the middle of the stable order (ties broken by index)."""
     n = rows.shape[1]
     chosen = np.argsort(rows, axis=1, kind="stable")[:, (n - 1) // 2]
-    if rows.dtype.kind == "f":
+    if rows.dtype.kind in "fV":
         nan = np.isnan(rows)
         has = nan.any(axis=1)
         chosen = np.where(has, nan.argmax(axis=1), chosen)
@@ -236,7 +236,7 @@ def _nanmedian_rows(rows: np.ndarray) -> np.ndarray:
     """Per row: the middle of the stable order of the numbers (NaN sorts last); in a row of NaNs, what
     std::nth_element leaves at the front when every element compares equal."""
     n = rows.shape[1]
-    if rows.dtype.kind != "f":
+    if rows.dtype.kind not in "fV":
         return _median_rows(rows)
     order = np.argsort(rows, axis=1, kind="stable")
     numbers = n - np.isnan(rows).sum(axis=1)
@@ -451,7 +451,7 @@ def _running(x: np.ndarray, d: int, largest: bool) -> tuple:
     indices = np.empty(moved.shape, np.int64)
     if moved.shape[0]:
         best, where = moved[0].copy(), np.zeros(moved.shape[1:], np.int64)
-        floats = x.dtype.kind == "f"
+        floats = x.dtype.kind in "fV"
         for i in range(moved.shape[0]):
             current = moved[i]
             take = current >= best if largest else current <= best
@@ -496,7 +496,7 @@ def _logcumsumexp(input: Tensor, dim) -> Tensor:
     given = index_arg(dim)
     x = input._a
     d = wrap_dim(given, x.ndim)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{type_word(x)}\'')
     out = logcumsumexp_array(x, d)
     return apply(LOGCUMSUMEXP, out, (input,), (given,))
@@ -532,7 +532,7 @@ def logcumsumexp_backward_array(g: np.ndarray, self: np.ndarray, result: np.ndar
     if g.ndim == 0 or g.size == 0:
         return g
     d = wrap_dim(dim, g.ndim)
-    lowest = np.finfo(g.dtype).min
+    lowest = dtypes.finfo(g.dtype).min
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         log_abs = cr.log(np.abs(g))
         parts = []
@@ -548,7 +548,7 @@ def logcumsumexp_backward(g: Tensor, self: Tensor, result: Tensor, dim: int) -> 
     """The same, recorded (under create_graph=True)."""
     if g._a.ndim == 0 or g._a.size == 0:
         return g
-    lowest = Tensor(np.asarray(np.finfo(g._a.dtype).min, g._a.dtype))
+    lowest = Tensor(np.asarray(dtypes.finfo(g._a.dtype).min, g._a.dtype))
     log_abs = ops.log(ops.abs(g))
     positive = ops.where(g > 0, log_abs, lowest)
     negative = ops.where(g < 0, log_abs, lowest)

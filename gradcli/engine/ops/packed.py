@@ -36,7 +36,7 @@ def _long_vector(t: Tensor, name: str) -> np.ndarray:
 
 def _scalar_type(dtype) -> str:
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-            "float32": "Float", "float64": "Double", "float16": "Half"}.get(np.dtype(dtype).name, str(dtype))
+            "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}.get(np.dtype(dtype).name, str(dtype))
 
 
 def pack_padded(input: Tensor, lengths: Tensor, batch_first: bool):

@@ -49,13 +49,13 @@ def pdist(*args, **kwargs) -> Tensor:
     x = a._a
     if x.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
     a = shape.contiguous(a)
     n, m = a._a.shape
-    if n > 1 and m > 0 and x.dtype == np.float16:
+    if n > 1 and m > 0 and x.dtype.char in "eE":
         raise NotImplementedError(f"\"pdist\" not implemented for '{type_word(x)}'")
     pairs = n * (n - 1) // 2
     budget.check_tensor((pairs, m), x.itemsize * 3)     # the kernel's per-pair work, laid out at once here

@@ -31,7 +31,7 @@ _MAX_WORK = 1 << 24
 
 def _degree(n: np.ndarray) -> np.ndarray:
     """static_cast<int64_t>(n) as x86-64 computes it: truncation, and INT64_MIN for nan, inf and overflow."""
-    if n.dtype.kind != "f":
+    if n.dtype.kind not in "fV":
         return n.astype(np.int64)
     ok = np.isfinite(n) & (np.abs(n) < 2.0 ** 63)
     with np.errstate(invalid="ignore"):

@@ -28,7 +28,7 @@ from gradcli.engine.ops import reduce, shape
 from gradcli.engine.recording import Op, apply, int64_arg, needs_grad, type_word
 from gradcli.engine.tensor import Tensor
 
-_FLOATS = "f"
+_FLOATS = "fV"          # float16, float32, float64, bfloat16 (numpy kinds)
 
 # ------------------------------------------------------------------------------------------ arguments
 
@@ -208,7 +208,7 @@ def _pick_max(win: np.ndarray, valid: np.ndarray) -> np.ndarray:
     last NaN."""
     m = win.max(axis=-1, keepdims=True)
     pick = ((win == m) & valid).argmax(axis=-1)
-    if win.dtype.kind == "f":
+    if win.dtype.kind in "fV":
         nan = np.isnan(win)
         has = nan.any(axis=-1)
         if has.any():
@@ -231,7 +231,7 @@ def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, pos, 
     last NaN; a window of -inf, or with nothing inside, keeps that first position). One pass over the
     outputs per kernel offset, each offset's elements a strided view of `buf` (pos, inside: each window's
     positions per dim and whether they are inside)."""
-    floats = buf.dtype.kind == "f"
+    floats = buf.dtype.kind in "fV"
     width = len(out)
     maxval = np.full(out, _lowest(buf.dtype), dtype=buf.dtype)
     firsts = [(p >= 0).argmax(axis=1) for p in pos]
@@ -250,7 +250,7 @@ def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, pos, 
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _flat_index(parts, sizes) -> np.ndarray:
@@ -317,13 +317,14 @@ def _avg_divisors(sizes, k, s, pad, outs, ceil, count_include_pad, divisor_overr
 
 
 def _opmath(dtype) -> np.dtype:
-    """The kernels' accumulator type (at::opmath_type): float32 for float16, the dtype itself otherwise."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    """The kernels' accumulator type (at::opmath_type): float32 for float16 and bfloat16, the dtype itself
+    otherwise."""
+    return np.dtype(np.float32) if dtype.char in "eE" else dtype
 
 
 def _divide(total: np.ndarray, divisor: np.ndarray) -> np.ndarray:
     """sum / divide_factor in the kernel's type: a float division, or C++'s truncating one for integers."""
-    if total.dtype.kind == "f":
+    if total.dtype.kind in "fV":
         return total / divisor.astype(total.dtype)
     divisor = np.where(divisor == 0, 1, divisor)
     q = np.abs(total) // np.abs(divisor)
@@ -750,7 +751,7 @@ def _max_pool(a: Tensor, kernel_size, stride, padding, dilation, ceil_mode, n=2,
         _shape_check(x, k, s, pad, d, outs)
     else:
         _shape_check3d(x, k, s, pad, d, outs, "max_pool3d_with_indices_out_cpu_template()", avg=False)
-    _not_implemented(name, x, "fiu")
+    _not_implemented(name, x, "fiuV")
     values, index = max_pool_array(x, k, s, pad, d, outs)
     indices = Tensor(index)
     out = apply(MAX_POOL2D if n == 2 else MAX_POOL3D, values, (a,), (ks, st, pd, dl, bool(ceil_mode), indices))
@@ -779,7 +780,7 @@ def avg_pool2d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
                          "but got -3)")
     outs = _pool_sizes(x.shape[-2:], k, s, pad, (1, 1), bool(ceil_mode))     # more dims: the shape check's error
     _shape_check(x, k, s, pad, (1, 1), outs)
-    if x.dtype.kind != "f" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
+    if x.dtype.kind not in "fV" and x.dtype != np.int64:      # PyTorch's kernel: the float types and int64
         _not_implemented("avg_pool2d", x, "")
     return _avg_pool_out(a, AVG_POOL2D, (k, s, pad), outs,
                          (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -795,7 +796,7 @@ def avg_pool3d_raw(a: Tensor, kernel_size, stride, padding, ceil_mode, count_inc
         raise RuntimeError("divisor must be not zero")
     outs = _pool_sizes(x.shape[-3:], k, s, pad, (1, 1, 1), bool(ceil_mode))
     _shape_check3d(x, k, s, pad, (1, 1, 1), outs, "avg_pool3d()", avg=True)
-    if x.dtype.kind != "f" and x.dtype != np.int64 or x.dtype == np.float16:     # float32/64 and int64 only
+    if x.dtype.kind not in "fV" and x.dtype != np.int64 or x.dtype.char in "eE":     # float32/64 and int64 only
         _not_implemented("avg_pool3d_out_frame", x, "")
     return _avg_pool_out(a, AVG_POOL3D, (k, s, pad), outs,
                          (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
@@ -1028,7 +1029,7 @@ def _max_pool1d(a, kernel_size, stride, padding, dilation, ceil_mode, fn="max_po
     ow = _output_size(x.shape[-1], k, p, s, d, bool(ceil_mode))
     if ow <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
-    _not_implemented("max_pool1d_impl", x, "f")
+    _not_implemented("max_pool1d_impl", x, "fV")
     # PyTorch's own 1-d kernel (no indices, no gradient) keeps 64-bit parameters; otherwise the 2-d one runs
     values, indices = _max_pool(shape.unsqueeze(a, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode,
                                 c_int=needs_grad(a))

@@ -111,7 +111,7 @@ def _rrelu(a: Tensor, lower, upper, training: bool, generator, row: Op) -> Tenso
         out[drawn] = flat[drawn] * slopes
         out, noise = out.reshape(x.shape), noise.reshape(x.shape)
     else:
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for '{type_word(x)}'")
         out = np.where(x > 0, x, x * x.dtype.type((lower + upper) / 2)).astype(x.dtype, copy=False)
         noise = np.zeros(x.shape, x.dtype)      # (PyTorch's is uninitialised memory out of training)
@@ -145,11 +145,11 @@ def _alpha_dropout(a: Tensor, p, training, inplace: bool, feature: bool, fn: str
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shaped = np.empty(x.shape[:2] + (1,) * (x.ndim - 2), x.dtype)
     keep = _bernoulli_in_memory_order(shaped, 1 - p)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"result type Float can't be cast to the desired output type {type_word(x)}")
     # noise.add(-1).mul_(alpha * a).add_(alpha * a * p), then noise.mul_(a): each step rounded to the input's
     # dtype, the scalars as float (Half computes in float)
-    wide = np.float32 if x.dtype == np.float16 else x.dtype.type
+    wide = np.float32 if x.dtype.char in "eE" else x.dtype.type
     scale = 1.0 / np.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     noise = keep.astype(x.dtype)
 

@@ -570,8 +570,8 @@ def _int_dim(dim, fn: str, position: int = 1) -> int:
 
 def _cum_array(fn, x: np.ndarray, axis: int) -> np.ndarray:
     """A cumulative sum or product as PyTorch's CPU kernel runs it: accumulated in double for
-    float32/float16 (acc_type), each partial result rounded to the tensor's dtype."""
-    if x.dtype == np.float32 or x.dtype == np.float16:
+    float32/float16/bfloat16 (acc_type), each partial result rounded to the tensor's dtype."""
+    if x.dtype == np.float32 or x.dtype.char in "eE":          # (bfloat16 as float16)
         return fn(x.astype(np.float64), axis=axis).astype(x.dtype)
     return fn(x, axis=axis, dtype=x.dtype)
 
@@ -581,7 +581,7 @@ def cumsum_array(x, axis):
     starts from 0, so a prefix of negative zeros sums to 0, where numpy's starts from the first element: adding
     0 makes the same change (-0 + 0 is 0) and leaves every other value as it is."""
     out = _cum_array(np.cumsum, x, axis)
-    if out.dtype.kind == "f":
+    if out.dtype.kind in "fV":
         out += 0.0
     return contiguous(out)
 
@@ -595,7 +595,7 @@ def _flip_cumsum(x, axis):
 
 
 def _float_result(x: np.ndarray, fn: str) -> np.ndarray:
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {type_word(x)}")
     return x
 
@@ -628,7 +628,7 @@ def mean(a: Tensor, dim=ALL_DIMS, keepdim=False, dtype=None) -> Tensor:
     if keepdim is not False:
         _check_keepdim("mean", keepdim)
     x = a._a if dtype is None else a._a.astype(dtype.np)
-    if x.dtype.kind not in "fc":
+    if x.dtype.kind not in "fcV":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {type_word(x)}")
     if dim is ALL_DIMS:
@@ -644,10 +644,11 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
     """The mean of a float array over `dims` (None: all of it) as PyTorch's CPU kernel makes it: the sum in
     its order, divided by the count in the array's dtype; NaN when the count is zero. The backward formulas
     of std/var recompute it with this too."""
-    if x.dtype == np.float16:
-        # mean_out's half path: a float sum of the input cast to float, divided in float, then cast back
+    if x.dtype.char in "eE":
+        # mean_out's half (and bfloat16) path: a float sum of the input cast to float, divided in float, then
+        # cast back
         wide = mean_array(x.astype(np.float32, order="K"), dims, keepdim)
-        return wide.astype(np.float16)
+        return wide.astype(x.dtype)
     if dims is None:
         return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
@@ -676,7 +677,7 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
 
 def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
     """The product over `axis`, float32/float64 in PyTorch's kernel order (vecorder.product_rows)."""
-    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.size or not axis:
+    if x.dtype.kind not in "fV" or x.dtype.itemsize < 4 or not x.size or not axis:
         return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
     if len(axis) == x.ndim:
         out = np.asarray(vecorder.product_all(x))
@@ -872,7 +873,7 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
         raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, not "
                         f"{type(keepdim).__name__}")
     if dtype is not None:
-        if dtype.np.kind != "f":
+        if dtype.np.kind not in "fV":
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                                f"{TYPE_WORDS[dtype.np.name]}")
         if dtype.np.itemsize < x.itemsize:
@@ -931,7 +932,7 @@ def dist(input, other, p=2) -> Tensor:
                             f"{type(value).__name__}")
     p = number_arg(p, "dist", "p", 3)
     x, y = operands(input, other)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {type_word(x)} "
                            "instead.")
     diff = Tensor(np.asarray(compute(np.subtract, x, y)))
@@ -1075,7 +1076,7 @@ def var(a: Tensor, *args, **kwargs) -> Tensor:
 def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -> Tensor:
     x = a._a
     correction = _correction(saved_correction)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = None if dim is None else reduction_dims(dim, x.ndim)
     axis = tuple(range(x.ndim)) if not dims else dims
@@ -1111,7 +1112,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
     _check_keepdim("logsumexp", keepdim)
     _require_dim(dim, "logsumexp")
     x = a._a
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x = x.astype(np.float32)
     dims = reduction_dims(dim, x.ndim)
     if not dims and x.ndim and not keepdim:
@@ -1188,7 +1189,7 @@ def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
 def _nansum_self(F, g, self, dim, keepdim):
     """nansum_backward: the gradient put back over the reduced dims, times self.isnan().logical_not()."""
     x = self._a if F.tensors else self
-    kept = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, np.bool_)
+    kept = ~np.isnan(x) if x.dtype.kind in "fV" else np.ones(x.shape, np.bool_)
     return _expand_back(F, g, x.shape, _reduce_dims(dim, x.ndim), keepdim) * F.const(kept)
 
 
@@ -1224,7 +1225,7 @@ def nansum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     out_dtype = dtype.np if dtype is not None else _sum_dtype(x)
     dims = _reduce_dims(dim, x.ndim)
     values = x
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         values = _copy_with_strides(x)      # the input's layout, which decides the sum's order
         values[np.isnan(values)] = 0
     out = sum_array(values, dims if dim is not None or keepdim else None, keepdim, out_dtype)
@@ -1235,7 +1236,7 @@ def nansum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
 def nanmean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     """PyTorch's composition: nansum(...) / (the count of non-NaN elements), DivBackward0 over NansumBackward0."""
     x = a._a if dtype is None else a._a.astype(dtype.np)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{type_word(x)}")
     total = nansum(a, dim, keepdim, dtype)
@@ -1314,7 +1315,7 @@ def _var_mean(name: str, take_sqrt: bool):
     def function(input, *args, **kwargs):
         dim, saved_correction, keepdim = _std_var_args(key, (input, *args), kwargs)
         x = input._a
-        if x.dtype.kind != "f":
+        if x.dtype.kind not in "fV":
             raise RuntimeError(f"{name} only support floating point and complex dtypes")
         correction = _correction(saved_correction)
         dims = None if dim is None else reduction_dims(dim, x.ndim)
@@ -1360,10 +1361,10 @@ def record_outputs(op: Op, results: tuple, a: Tensor, saved: tuple, kept: tuple)
     source = a.grad_fn or edge(a)
     if source.checks.__class__ is tuple:
         slim(source, source.checks)
-    checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).legacy, None)]
+    checks = [(a, a._version, a._version[0], a._a.shape, dtypes.of_array(a._a).message, None)]
     for k in kept:
         r = results[k]
-        checks.append((None, r._version, 0, r._a.shape, dtypes.of_array(r._a).legacy, (op.node, k)))
+        checks.append((None, r._version, 0, r._a.shape, dtypes.of_array(r._a).message, (op.node, k)))
     node = Node(op, (source,), saved, tuple(checks))
     for k, r in enumerate(results):
         r.grad_fn = OutputSlot(node, k, len(results))

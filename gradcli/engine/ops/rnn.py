@@ -357,7 +357,7 @@ def lstm_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool, has_biases:
     inputs = (input, w_ih, w_hh, b_ih, b_hh, hx, cx)
     if not _needs_grad(inputs):
         return tuple(results)
-    checks = tuple((t, t._version, t._version[0], t._a.shape, dtypes.of_array(t._a).legacy, None) for t in inputs)
+    checks = tuple((t, t._version, t._version[0], t._a.shape, dtypes.of_array(t._a).message, None) for t in inputs)
     node = LstmLayerNode(tuple([t.grad_fn or edge(t) if t.requires_grad else None for t in inputs]),
                          (inputs, gates, cells, tanh_cells, out, reverse, has_biases), checks)
     for k, r in enumerate(results):

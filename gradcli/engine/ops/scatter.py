@@ -129,10 +129,10 @@ def _written(x: np.ndarray, d: int, idx: np.ndarray, values, reducer=None) -> np
         key = _key(_flat(idx), d)
         if reducer is None:
             out[key] = values
-        elif out.dtype == np.float16:          # PyTorch's kernel folds Half in float
+        elif out.dtype.char in "eE":           # PyTorch's kernel folds Half (BFloat16) in float
             wide = out.astype(np.float32)
             reducer.at(wide, key, np.asarray(values, np.float32))
-            out = wide.astype(np.float16)
+            out = wide.astype(x.dtype)
         else:
             reducer.at(out, key, values)
     return out.reshape(x.shape)
@@ -305,7 +305,7 @@ def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.n
         np.add.at(out, idx, scaled) if kind != "b" else np.logical_or.at(out, idx, scaled)
         return out.reshape(x.shape)
     wide = None
-    if x.dtype == np.float16 and alpha == 1 and d in (0, x.ndim - 1):
+    if x.dtype.char in "eE" and alpha == 1 and d in (0, x.ndim - 1):
         wide = out.astype(np.float32)
     for i, j in enumerate(idx.tolist()):
         target = (slice(None),) * d + (j,)
@@ -316,13 +316,13 @@ def _added(x: np.ndarray, d: int, idx: np.ndarray, y: np.ndarray, alpha) -> np.n
             out[target] = out[target] | (part & a)
         elif alpha == 1:
             out[target] = out[target] + part
-        elif x.dtype == np.float16:
+        elif x.dtype.char in "eE":
             out[target] = out[target] + part * a
-        elif kind == "f":
+        elif kind in "fV":
             out[target] = fma(part, a, out[target])
         else:
             out[target] = out[target] + part * a
-    return (out if wide is None else wide.astype(np.float16)).reshape(x.shape)
+    return (out if wide is None else wide.astype(x.dtype)).reshape(x.shape)
 
 
 def _index_add(a: Tensor, dim, index: Tensor, source: Tensor, alpha=1) -> Tensor:

@@ -529,7 +529,7 @@ def expanded(x: np.ndarray, sizes) -> tuple:
     """The shape and strides of x expanded to `sizes` (-1 keeps a size), after expand's checks in PyTorch's
     words."""
     if len(sizes) < x.ndim:
-        name = "CPUBoolType" if x.dtype == np.bool_ else dtypes.of_array(x).legacy    # PyTorch's own quirk
+        name = dtypes.of_array(x).message       # PyTorch's own quirk
         raise RuntimeError(f"expand({name}{{{_size_list(x.shape)}}}, "
                            f"size={_size_list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
                            f"or equal to the number of dimensions in the tensor ({x.ndim})")

@@ -56,7 +56,7 @@ def _int_descending(x, y) -> bool:
 
 
 def _comparator(dtype: np.dtype, descending: bool):
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         return _descending if descending else _ascending
     return _int_descending if descending else _int_ascending
 
@@ -66,7 +66,7 @@ def _stable_order(rows: np.ndarray, descending: bool) -> np.ndarray:
     and so the one order of rows without ties."""
     if not descending:
         return np.argsort(rows, axis=-1, kind="stable")         # numpy too puts NaN last
-    if rows.dtype.kind == "f":
+    if rows.dtype.kind in "fV":
         # NaN first, then the numbers from the largest; np.lexsort is stable and its last key leads
         return np.lexsort((-rows, ~np.isnan(rows)), axis=-1)
     return np.argsort(~rows, axis=-1, kind="stable")           # ~ reverses every integer type's order (and bool's)
@@ -79,7 +79,7 @@ def _distinct(rows: np.ndarray) -> np.ndarray:
         return np.ones(rows.shape[:-1], dtype=bool)
     s = np.sort(rows, axis=-1)
     distinct = ~(s[..., 1:] == s[..., :-1]).any(axis=-1)
-    if rows.dtype.kind == "f":
+    if rows.dtype.kind in "fV":
         distinct &= ~np.isnan(rows).any(axis=-1)
     return distinct
 

@@ -260,8 +260,8 @@ def _zeta_tail(s, w: np.ndarray, b: np.ndarray, total: np.ndarray) -> np.ndarray
 def polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x): digamma for n = 0, trigamma for 1, else (-1)^(n+1) n! zeta(n + 1, x), with n! as
     exp(lgamma(n + 1)) in the tensor's type."""
-    if x.dtype == np.float16:
-        return polygamma_array(n, x.astype(np.float32)).astype(np.float16)
+    if x.dtype.char in "eE":
+        return polygamma_array(n, x.astype(np.float32)).astype(x.dtype)
     if n == 0:
         return digamma_array(x)
     if n == 1:
@@ -492,7 +492,7 @@ def _erfinv_self(F, g, self):
 
 def _tiny_safe(F, self):
     """i1_backward's guard: |self| > eps, and self with eps where it is not."""
-    eps = float(np.finfo(self.dtype if self.__class__ is np.ndarray else self._a.dtype).eps)
+    eps = float(dtypes.finfo(self.dtype if self.__class__ is np.ndarray else self._a.dtype).eps)
     big = F.abs(self) > eps
     return big, F.where(big, self, F.scalar(eps, self))
 
@@ -555,7 +555,7 @@ def int_argument(value, fn: str, arg: str, position: int) -> int:
 
 def _floats(a: Tensor) -> np.ndarray:
     x = a._a
-    return x if x.dtype.kind == "f" else x.astype(dtypes.default_float.np)
+    return x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)
 
 
 def polygamma(n, input, name: str = "polygamma", row: Op = POLYGAMMA) -> Tensor:
@@ -604,7 +604,7 @@ def mvlgamma(input=None, p=None, name: str = "mvlgamma") -> Tensor:
 def mvlgamma_inplace(a: Tensor, p) -> Tensor:
     """Tensor.mvlgamma_(p): an integer tensor cannot hold the result (PyTorch's own wording)."""
     p = int_argument(p, "mvlgamma_", "p", 1)
-    if a._a.dtype.kind != "f":
+    if a._a.dtype.kind not in "fV":
         raise RuntimeError(f"mvlgamma: result type {TYPE_WORDS[a._a.dtype.name]} can't be cast to the desired "
                            f"output type {TYPE_WORDS[dtypes.default_float.np.name]}")
     return a._inplace_unary(lambda t: mvlgamma(t, p))
@@ -649,7 +649,7 @@ def special_ndtr(input) -> Tensor:
     from gradcli.engine.ops import arith, elementwise
     from gradcli.engine.recording import number_operand, with_numbers
     _expect_tensor(input, "special_ndtr", "input", 1)
-    x = input if input._a.dtype.kind == "f" else Tensor(input._a.astype(dtypes.default_float.np))
+    x = input if input._a.dtype.kind in "fV" else Tensor(input._a.astype(dtypes.default_float.np))
     e = elementwise.erf(arith.mul_scalar(x, elementwise.SQRT1_2))
     return arith.mul_scalar(with_numbers(arith.ADD_SCALAR, e._a + number_operand(e._a, 1), (e,), (), ()), 0.5)
 

@@ -53,7 +53,7 @@ def _histc(a: Tensor, bins, low, high) -> Tensor:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{type_word(x)}'")
     budget.check_tensor((bins + 1,), x.itemsize)
     edges = _linspace(left, right, bins + 1, x.dtype)
@@ -128,7 +128,7 @@ def _cov(a: Tensor, correction, fweights, aweights) -> Tensor:
         if aw.ndim > 1:
             raise RuntimeError("cov(): expected aweights to have one or fewer dimensions but got aweights with "
                                f"{aw.ndim} dimensions")
-        if aw.dtype.kind != "f":
+        if aw.dtype.kind not in "fV":
             raise RuntimeError("cov(): expected aweights to have floating point dtype but got aweights with "
                                f"{type_word(aw)} dtype")
         if aw.size != n:

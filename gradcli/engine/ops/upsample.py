@@ -143,7 +143,7 @@ def nearest_array(x: np.ndarray, osz: tuple, scales: tuple, exact: bool, channel
     if _channels_last_path(x, osz, channels_last):
         index = [_nearest_idx(spatial[d], osz[d], scales[d], exact) for d in range(nd)]
     else:
-        T = _opmath(x.dtype) if x.dtype.kind == "f" else _F32
+        T = _opmath(x.dtype) if x.dtype.kind in "fV" else _F32
         index = [_nearest_generic(T, spatial[d], osz[d], scales[d], exact) for d in range(nd)]
     out = x
     for d in range(nd):
@@ -165,12 +165,12 @@ def linear_array(x: np.ndarray, osz: tuple, align: bool, scales: tuple, channels
     xs = x.astype(T, copy=False)
     rgb_one_thread = nd == 2 and STATE.threads == 1 and x.shape[1] == 3
     if nd == 2 and (_channels_last_path(x, osz, channels_last) or rgb_one_thread):
-        out = _bilinear_channels_last(xs, taps, x.dtype == _F16)
+        out = _bilinear_channels_last(xs, taps, x.dtype.char in "eE")
     elif nd == 3 and _channels_last_path(x, osz, channels_last):
-        out = _trilinear_channels_last(xs, taps, x.dtype == _F16)
+        out = _trilinear_channels_last(xs, taps, x.dtype.char in "eE")
     else:
-        if x.dtype == _F16:       # the generic kernel keeps the weights in the op's own type: lambda1 rounded,
-            taps = [_half_taps(*tap) for tap in taps]        # then 1 - lambda1 in Half's arithmetic
+        if x.dtype.char in "eE":  # the generic kernel keeps the weights in the op's own type: lambda1 rounded,
+            taps = [_half_taps(*tap, x.dtype) for tap in taps]    # then 1 - lambda1 in Half's arithmetic
         out = xs
         for d in reversed(range(nd)):          # innermost dim first: Interpolate's recursion
             i0, i1, l0, l1 = taps[d]
@@ -181,9 +181,9 @@ def linear_array(x: np.ndarray, osz: tuple, align: bool, scales: tuple, channels
     return np.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
-def _half_taps(i0, i1, l0, l1):
-    l1 = l1.astype(_F16)
-    l0 = (_F32.type(1) - l1.astype(_F32)).astype(_F16)
+def _half_taps(i0, i1, l0, l1, half):
+    l1 = l1.astype(half)
+    l0 = (_F32.type(1) - l1.astype(_F32)).astype(half)
     return i0, i1, l0.astype(_F32), l1.astype(_F32)
 
 
@@ -364,8 +364,8 @@ def bicubic_array(x: np.ndarray, osz: tuple, align: bool, scales: tuple) -> np.n
     out = x.astype(T, copy=False)
     for d in (1, 0):
         rows, weights = _cubic_taps(T, x.shape[2 + d], osz[d], align, scales[d], True)
-        if x.dtype == _F16:
-            weights = [w.astype(_F16).astype(_F32) for w in weights]
+        if x.dtype.char in "eE":
+            weights = [w.astype(x.dtype).astype(_F32) for w in weights]
         view = (-1,) + (1,) * (1 - d)
         w = [wj.reshape(view) for wj in weights]
         t = [np.take(out, r, axis=2 + d) for r in rows]
@@ -547,7 +547,7 @@ def _is_integer(value) -> bool:
     """F._is_integer: an int, or a tensor of an integer (or bool) dtype."""
     if isinstance(value, int):
         return True
-    return value.__class__ is Tensor and value._a.dtype.kind not in "fc"
+    return value.__class__ is Tensor and value._a.dtype.kind not in "fcV"
 
 
 def _as_int(value) -> int:
@@ -711,7 +711,7 @@ def _upsample(a: Tensor, kind: str, nd: int, output_size, scale_factors, align: 
     if x.shape[1] == 0:                     # (an empty batch is fine)
         raise RuntimeError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes "
                            f"{_sizes_text(x.shape)}")
-    if x.dtype.kind != "f" and not (kind not in _INTERPOLATING and x.dtype == np.uint8):
+    if x.dtype.kind not in "fV" and not (kind not in _INTERPOLATING and x.dtype == np.uint8):
         if x.dtype == np.uint8:
             mode = "bicubic" if kind == "cubic" else _LINEAR_NAMES[nd]
             raise NotImplementedError(f"gradcli does not implement torch.nn.functional.interpolate with "
