@@ -1013,6 +1013,14 @@ _WHAT = {
     "max_unpool3d": "Puts each value back where max_pool3d's indices say (in each D*H*W volume), zeros elsewhere.",
     "MaxUnpool1d": "max_unpool1d as a module.", "MaxUnpool2d": "max_unpool2d as a module.",
     "MaxUnpool3d": "max_unpool3d as a module.",
+    "fractional_max_pool2d": "Max over kH x kW windows at pseudo-random starts (one torch.rand sample per plane and "
+                             "dim) giving output_size, or output_ratio of the input's size.",
+    "fractional_max_pool3d": "fractional_max_pool2d over the last three dims (kT x kH x kW windows).",
+    "fractional_max_pool2d_with_indices": "fractional_max_pool2d's values and indices (into each H*W plane).",
+    "fractional_max_pool3d_with_indices": "fractional_max_pool3d's values and indices (into each D*H*W volume).",
+    "FractionalMaxPool2d": "fractional_max_pool2d as a module (exactly one of output_size and output_ratio; "
+                           "_random_samples a buffer).",
+    "FractionalMaxPool3d": "fractional_max_pool3d as a module.",
     "threshold": "value where input <= threshold, input elsewhere (ThresholdBackward0).",
     "threshold_": "threshold in place (ThresholdBackward1).",
     "Threshold": "threshold as a module (threshold, value, inplace).",

@@ -466,6 +466,9 @@ def _make_nn() -> dict:
         "lp_pool1d": ops.pool.lp_pool1d, "lp_pool2d": ops.pool.lp_pool2d, "lp_pool3d": ops.pool.lp_pool3d,
         "max_unpool1d": ops.pool.max_unpool1d, "max_unpool2d": ops.pool.max_unpool2d,
         "max_unpool3d": ops.pool.max_unpool3d,
+        **{name: _later("gradcli.engine.ops.fractional_pool", name)
+           for name in ("fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+                        "fractional_max_pool3d_with_indices")},
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
