@@ -25,7 +25,32 @@ SNIPPETS = [
     "try:\n    raise TypeError('t') from ValueError('v')\nexcept TypeError as e:\n    print(e)",
     "for i in range(3):\n    try:\n        continue\n    finally:\n        print('f', i)",
     # __cause__: what `raise ... from` gave, on Python's exceptions and a script's own
-    open('/tmp/ls/cause.grad').read().rstrip("\n"),
+    'def parse(s):\n'
+    '    try:\n'
+    '        return int(s)\n'
+    '    except ValueError as e:\n'
+    '        raise KeyError(s) from e\n'
+    'try:\n'
+    "    parse('x')\n"
+    'except KeyError as e:\n'
+    '    print(repr(e), type(e.__cause__).__name__, e.__cause__)\n'
+    'class MyError(Exception):\n'
+    '    pass\n'
+    'try:\n'
+    '    try:\n'
+    '        1 / 0\n'
+    '    except ZeroDivisionError as z:\n'
+    "        raise MyError('mine') from z\n"
+    'except MyError as e:\n'
+    '    print(e, repr(e.__cause__), isinstance(e.__cause__, ArithmeticError))\n'
+    'try:\n'
+    "    raise RuntimeError('r') from None\n"
+    'except RuntimeError as e:\n'
+    '    print(e.__cause__)\n'
+    'try:\n'
+    '    [][0]\n'
+    'except IndexError as e:\n'
+    '    print(e.__cause__)',
 ]
 
 
