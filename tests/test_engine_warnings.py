@@ -98,3 +98,17 @@ def test_nn_init_old_names_warn_at_the_callers_line_once_each():
     words = "FutureWarning: `nn.init.{0}` is now deprecated in favor of `nn.init.{0}_`."
     assert warnings_of(source) == (f"s.grad:3: {words.format('xavier_uniform')}\n  torch.nn.init.xavier_uniform(w)\n"
                                    f"s.grad:5: {words.format('constant')}\n  torch.nn.init.constant(w, 0.5)\n")
+
+
+def test_wishart_warns_of_low_df_and_of_the_samples_it_redraws():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): its rsample takes a positive-definite sample
+    # for a singular one and warns whenever it redraws, once per line as Python's warnings module shows them
+    source = ("import torch\nD = torch.distributions\ntorch.manual_seed(0)\n"
+              "d = D.Wishart(1.5, covariance_matrix=torch.eye(2))\nfor _ in range(2):\n    s = d.rsample((2,))\n"
+              "r = D.Wishart(4., covariance_matrix=torch.eye(2)).rsample(max_try_correction=0)\n")
+    low = ("UserWarning: Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
+           "< ndim.")
+    assert warnings_of(source) == (f"s.grad:4: {low}\n  d = D.Wishart(1.5, covariance_matrix=torch.eye(2))\n"
+                                   "s.grad:6: UserWarning: Singular sample detected.\n  s = d.rsample((2,))\n"
+                                   "s.grad:7: UserWarning: Singular sample detected.\n"
+                                   "  r = D.Wishart(4., covariance_matrix=torch.eye(2)).rsample(max_try_correction=0)\n")

@@ -133,7 +133,8 @@ def test_print_passes_its_keywords_on():
 
 @pytest.mark.parametrize("source, expected", [
     ("torch.nn.CrossMapLRN2d", "NotImplementedError: gradcli does not implement torch.nn.CrossMapLRN2d"),
-    ("torch.distributions.Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
+    ("torch.distributions.GeneralizedPareto",
+     "NotImplementedError: gradcli does not implement torch.distributions.GeneralizedPareto"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("torch.linalg.ldl_factor(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.ldl_factor"),
     ("torch.linalg.eig(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eig: its results "
@@ -153,7 +154,8 @@ def test_print_passes_its_keywords_on():
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
+    ("from torch.distributions import GeneralizedPareto",
+     "NotImplementedError: gradcli does not implement torch.distributions.GeneralizedPareto"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -223,7 +225,7 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
             ("torch.distributions.multinomial", "Multinomial"),
             ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough"),
-            ("torch.distributions.lkj_cholesky", "LKJCholesky")}
+            ("torch.distributions.lkj_cholesky", "LKJCholesky"), ("torch.distributions.wishart", "Wishart")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

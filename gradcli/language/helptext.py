@@ -241,6 +241,8 @@ _WHAT = {
                                  "diag(cov_diag).",
     "Multinomial": "Counts of total_count draws of a Categorical over its classes (probs or logits).",
     "LKJCholesky": "The LKJ distribution over the lower Cholesky factors of dim x dim correlation matrices.",
+    "Wishart": "The Wishart distribution over positive-definite p x p matrices (df, and covariance_matrix, "
+               "precision_matrix or scale_tril); samples by the Bartlett decomposition.",
     "corr_cholesky": "The constraint: lower Cholesky factors of correlation matrices (unit rows).",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",

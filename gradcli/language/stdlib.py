@@ -907,8 +907,8 @@ def _make_data() -> dict:
 def _make_distributions() -> dict:
     """torch.distributions (gradcli.language.distributions): the distributions' classes, kl_divergence and
     torch.distributions.kl."""
-    from gradcli.language import distributions as dist, distributions_more as more, transforms
-    classes = dist.CLASSES + more.CLASSES
+    from gradcli.language import distributions as dist, distributions_more as more, transforms, wishart
+    classes = dist.CLASSES + more.CLASSES + wishart.CLASSES
     members = {cls.__name__: cls for cls in classes + transforms.CLASSES}
     members["transforms"] = ScriptModule("torch.distributions.transforms", {
         cls.__name__: cls for cls in transforms.CLASSES} | {"identity_transform": transforms.identity_transform})
