@@ -731,6 +731,10 @@ _WHAT = {
     "lu_factor": "The LU factorisation with partial pivoting packed in one matrix, with its 1-based int32 pivots "
                  "(torch.return_types.linalg_lu_factor).",
     "lu_factor_ex": "linalg.lu_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "ldl_factor": "The Bunch-Kaufman factorisation of a symmetric matrix, A = P L D L^T P^T: LD (L and the 1 x 1 / "
+                  "2 x 2 blocks of D packed, as LAPACK sytrf) and its int32 pivots.",
+    "ldl_factor_ex": "linalg.ldl_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "ldl_solve": "The solution X of A X = B from ldl_factor's LD and pivots (sytrs).",
     "lu": "The LU factorisation A = P L U (torch.lu: the packed factors and pivots, deprecated).",
     "lu_solve": "The solution X of A X = B from A's packed LU factors and pivots (left=, adjoint= for X A = B, "
                 "A^T X = B; torch.lu_solve(B, LU, pivots): deprecated).",

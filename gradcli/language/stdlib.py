@@ -573,6 +573,7 @@ def _build_torch() -> ScriptModule:
             "cholesky_ex": ops.lu.cholesky_ex, "solve_ex": ops.lu.solve_ex, "inv_ex": ops.lu.inv_ex,
             "lu_factor": ops.lu.lu_factor, "lu_factor_ex": ops.lu.lu_factor_ex, "lu": ops.lu.lu,
             "lu_solve": ops.lu.lu_solve, "lstsq": ops.lstsq.lstsq,
+            **{name: _later("gradcli.engine.ops.ldl", name) for name in ("ldl_factor", "ldl_factor_ex", "ldl_solve")},
             "householder_product": ops.householder.householder_product,
             **{name: getattr(ops.linalg_composed, name) for name in ("vecdot", "vander", "cond", "tensorinv",
                                                                      "tensorsolve")},
