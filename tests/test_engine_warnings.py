@@ -133,3 +133,17 @@ def test_swalr_warns_as_pytorch_s_schedulers_do():
         "different from None, the closed form is used instead of the new chainable form, where available. Please "
         "open an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/"
         "choose.\n  s.step(3)\n")
+
+
+def test_wishart_warns_of_low_df_and_of_the_samples_it_redraws():
+    # PyTorch 2.13 prints exactly this (checked with the oracle): its rsample takes a positive-definite sample
+    # for a singular one and warns whenever it redraws, once per line as Python's warnings module shows them
+    source = ("import torch\nD = torch.distributions\ntorch.manual_seed(0)\n"
+              "d = D.Wishart(1.5, covariance_matrix=torch.eye(2))\nfor _ in range(2):\n    s = d.rsample((2,))\n"
+              "r = D.Wishart(4., covariance_matrix=torch.eye(2)).rsample(max_try_correction=0)\n")
+    low = ("UserWarning: Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
+           "< ndim.")
+    assert warnings_of(source) == (f"s.grad:4: {low}\n  d = D.Wishart(1.5, covariance_matrix=torch.eye(2))\n"
+                                   "s.grad:6: UserWarning: Singular sample detected.\n  s = d.rsample((2,))\n"
+                                   "s.grad:7: UserWarning: Singular sample detected.\n"
+                                   "  r = D.Wishart(4., covariance_matrix=torch.eye(2)).rsample(max_try_correction=0)\n")

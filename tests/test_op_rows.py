@@ -210,6 +210,11 @@ EXTRA = [
     # the incomplete gamma functions (their gradient for x)
     "x = torch.rand(3, requires_grad=True)\n"
     "(torch.igamma(torch.tensor([0.5, 2., 3.]), x) + torch.special.gammaincc(torch.tensor([1.5]), x)).sum().backward()",
+    # fractional max pooling, 2-d and 3-d, and their backward kernels under create_graph
+    "x = torch.rand(1, 2, 5, 6, 4, requires_grad=True)\n"
+    "for y in [F.fractional_max_pool2d(x[0], 2, (3, 3)), F.fractional_max_pool3d(x, 2, (2, 3, 2))]:\n"
+    "    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n"
+    "    g.sum().backward()",
 ]
 
 

@@ -132,28 +132,30 @@ def test_print_passes_its_keywords_on():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("torch.nn.FractionalMaxPool2d", "NotImplementedError: gradcli does not implement torch.nn.FractionalMaxPool2d"),
-    ("torch.distributions.Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
+    ("torch.nn.CrossMapLRN2d", "NotImplementedError: gradcli does not implement torch.nn.CrossMapLRN2d"),
+    ("torch.distributions.GeneralizedPareto",
+     "NotImplementedError: gradcli does not implement torch.distributions.GeneralizedPareto"),
     ("torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("torch.linalg.ldl_factor(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.ldl_factor"),
+    ("torch.linalg.common_notes", "NotImplementedError: gradcli does not implement torch.linalg.common_notes"),
     ("torch.linalg.eig(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eig: its results "
                                        "are complex tensors (complex64/complex128), and gradcli has no complex dtypes"),
     ("torch.linalg.eigvals(torch.eye(2))", "NotImplementedError: gradcli does not implement torch.linalg.eigvals: its "
                                            "results are complex tensors (complex64/complex128), and gradcli has no "
                                            "complex dtypes"),
     ("torch.ones(2).histogram", "NotImplementedError: gradcli does not implement torch.Tensor.histogram"),
-    ("torch.nn.functional.fractional_max_pool2d",
-     "NotImplementedError: gradcli does not implement torch.nn.functional.fractional_max_pool2d"),
+    ("torch.nn.functional.conv_tbc",
+     "NotImplementedError: gradcli does not implement torch.nn.functional.conv_tbc"),
     ("torch.autograd.forward_ad.make_dual(1)", "TypeError: make_dual() missing 1 required positional argument: 'tangent'"),
     ("torch.foo", "AttributeError: module 'torch' has no attribute 'foo'"),
     ("torch.nn.foo", "AttributeError: module 'torch.nn' has no attribute 'foo'"),
     ("torch.ones(2).foo", "AttributeError: 'Tensor' object has no attribute 'foo'"),
-    ("from torch.nn import FractionalMaxPool2d",
-     "NotImplementedError: gradcli does not implement torch.nn.FractionalMaxPool2d"),
+    ("from torch.nn import CrossMapLRN2d",
+     "NotImplementedError: gradcli does not implement torch.nn.CrossMapLRN2d"),
     ("from torch.nn import Foo", "ImportError: cannot import name 'Foo' from 'torch.nn' (unknown location)"),
     ("import torch.fft", "NotImplementedError: gradcli does not implement torch.fft"),
     ("import torch.fft as fft", "NotImplementedError: gradcli does not implement torch.fft"),
-    ("from torch.distributions import Wishart", "NotImplementedError: gradcli does not implement torch.distributions.Wishart"),
+    ("from torch.distributions import GeneralizedPareto",
+     "NotImplementedError: gradcli does not implement torch.distributions.GeneralizedPareto"),
 ])
 def test_pytorch_names_gradcli_lacks(source, expected):
     assert error_line("import torch\n" + source) == expected
@@ -162,10 +164,10 @@ def test_pytorch_names_gradcli_lacks(source, expected):
 def test_a_missing_name_is_an_exit_1_with_its_position(tmp_path, capsys):
     from gradcli import cli
     script = tmp_path / "s.grad"
-    script.write_text("import torch\nx = torch.nn.FractionalMaxPool2d(3)\n")
+    script.write_text("import torch\nx = torch.nn.CrossMapLRN2d(3)\n")
     assert cli.main(["run", str(script)]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"{script}:2:5: NotImplementedError: gradcli does not implement torch.nn.FractionalMaxPool2d")
+        f"{script}:2:5: NotImplementedError: gradcli does not implement torch.nn.CrossMapLRN2d")
 
 
 def test_the_data_is_of_the_pytorch_gradcli_mirrors():
@@ -223,7 +225,7 @@ _EXTRAS |= {("torch.distributions.distribution", "Distribution"),
             ("torch.distributions.lowrank_multivariate_normal", "LowRankMultivariateNormal"),
             ("torch.distributions.multinomial", "Multinomial"),
             ("torch.distributions.one_hot_categorical", "OneHotCategoricalStraightThrough"),
-            ("torch.distributions.lkj_cholesky", "LKJCholesky")}
+            ("torch.distributions.lkj_cholesky", "LKJCholesky"), ("torch.distributions.wishart", "Wishart")}
 _EXTRAS |= {("torch.distributions.transforms", n) for n in (
     "Transform", "ComposeTransform", "IndependentTransform", "ReshapeTransform", "ExpTransform", "PowerTransform",
     "SigmoidTransform", "SoftplusTransform", "TanhTransform", "AbsTransform", "AffineTransform", "SoftmaxTransform",

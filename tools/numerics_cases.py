@@ -617,6 +617,22 @@ CASES = [
          (("any", IMG), ("any", lambda n: (2, 1, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
     case("pool.ADAPTIVE_AVG3D_BACKWARD", "d(F.adaptive_avg_pool3d(a, (2, 3, 2)), a, b)",
          (("any", IMG), ("any", const(2, 2, 3, 2)))),
+    # fractional max pooling with fixed samples (windows of 2 at starts drawn as PyTorch draws them), on IMG and on
+    # IMG as an unbatched volume
+    case("fractional_pool.FRACTIONAL_MAX_POOL2D",
+         "F.fractional_max_pool2d(a, 2, output_ratio=(0.5, 0.5), _random_samples=torch.full((2, 3, 2), 0.37, "
+         "dtype=a.dtype))", "distinct:IMG"),
+    case("fractional_pool.FRACTIONAL_MAX_POOL3D",
+         "F.fractional_max_pool3d(a, 2, output_ratio=0.5, _random_samples=torch.full((1, 2, 3), 0.37, dtype=a.dtype))",
+         "distinct:IMG"),
+    case("fractional_pool.FRACTIONAL_BACKWARD2D",
+         "d(F.fractional_max_pool2d(a, 2, output_ratio=(0.5, 0.5), _random_samples=torch.full((2, 3, 2), 0.37, "
+         "dtype=a.dtype)), a, b)",
+         (("distinct", IMG), ("any", lambda n: (2, 3, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
+    case("fractional_pool.FRACTIONAL_BACKWARD3D",
+         "d(F.fractional_max_pool3d(a, 2, output_ratio=0.5, _random_samples=torch.full((1, 2, 3), 0.37, "
+         "dtype=a.dtype)), a, b)",
+         (("distinct", IMG), ("any", lambda n: (2, 1, _hw(n, 3)[0] // 2, _hw(n, 3)[1] // 2)))),
     # max_unpool: the values of a max pooling put back at its indices (a copy: no arithmetic forward, its
     # gradient a gather)
     case("pool.MAX_UNPOOL2D", "F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2)", "distinct:IMG"),

@@ -298,6 +298,10 @@ SIGNATURES = {
     "torch.linalg.inv_ex": ["(Tensor A, *, bool check_errors = False, tuple of Tensors out = None)"],
     "torch.linalg.cholesky_ex": ["(Tensor A, *, bool upper = False, bool check_errors = False, "
                                  "tuple of Tensors out = None)"],
+    "torch.linalg.ldl_factor": ["(Tensor input, *, bool hermitian = False, tuple of Tensors out = None)"],
+    "torch.linalg.ldl_factor_ex": ["(Tensor input, *, bool hermitian = False, bool check_errors = False, "
+                                   "tuple of Tensors out = None)"],
+    "torch.linalg.ldl_solve": ["(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian = False, Tensor out = None)"],
     "torch.cholesky_solve": ["(Tensor input, Tensor input2, bool upper = False, *, Tensor out = None)"],
     "Tensor.cholesky_solve": ["(Tensor input2, bool upper = False)"],
     "torch.lu_unpack": ["(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = True, *, "
@@ -846,7 +850,8 @@ _PARSER_NAMES = {"torch.Tensor": "new", "torch.nn.functional.logsigmoid": "log_s
                  "torch.linalg.eigvalsh": "linalg_eigvalsh", "torch.linalg.qr": "linalg_qr",
                  "torch.linalg.pinv": "linalg_pinv", "torch.linalg.matrix_rank": "linalg_matrix_rank",
                  **{f"torch.linalg.{name}": f"linalg_{name}" for name in ("lu_factor", "lu_factor_ex", "lu", "lu_solve",
-                                                                         "solve_ex", "inv_ex", "cholesky_ex",
+                                                                         "solve_ex", "inv_ex", "cholesky_ex", "ldl_factor",
+                                                                         "ldl_factor_ex", "ldl_solve",
                                                                          "vecdot", "vander", "cond", "tensorinv",
                                                                          "tensorsolve", "lstsq", "householder_product")},
                  "torch.nn.functional.threshold": "_threshold",     # F.threshold is `_threshold` in Python

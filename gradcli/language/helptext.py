@@ -262,6 +262,8 @@ _WHAT = {
                                  "diag(cov_diag).",
     "Multinomial": "Counts of total_count draws of a Categorical over its classes (probs or logits).",
     "LKJCholesky": "The LKJ distribution over the lower Cholesky factors of dim x dim correlation matrices.",
+    "Wishart": "The Wishart distribution over positive-definite p x p matrices (df, and covariance_matrix, "
+               "precision_matrix or scale_tril); samples by the Bartlett decomposition.",
     "corr_cholesky": "The constraint: lower Cholesky factors of correlation matrices (unit rows).",
     "Transform": "Base class of the transforms: __call__, inv, log_abs_det_jacobian, domain and codomain; a script's "
                  "own transform defines _call, _inverse and log_abs_det_jacobian.",
@@ -751,6 +753,10 @@ _WHAT = {
     "lu_factor": "The LU factorisation with partial pivoting packed in one matrix, with its 1-based int32 pivots "
                  "(torch.return_types.linalg_lu_factor).",
     "lu_factor_ex": "linalg.lu_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "ldl_factor": "The Bunch-Kaufman factorisation of a symmetric matrix, A = P L D L^T P^T: LD (L and the 1 x 1 / "
+                  "2 x 2 blocks of D packed, as LAPACK sytrf) and its int32 pivots.",
+    "ldl_factor_ex": "linalg.ldl_factor with an info tensor (0, or the index of a zero pivot) instead of an error.",
+    "ldl_solve": "The solution X of A X = B from ldl_factor's LD and pivots (sytrs).",
     "lu": "The LU factorisation A = P L U (torch.lu: the packed factors and pivots, deprecated).",
     "lu_solve": "The solution X of A X = B from A's packed LU factors and pivots (left=, adjoint= for X A = B, "
                 "A^T X = B; torch.lu_solve(B, LU, pivots): deprecated).",
@@ -1035,6 +1041,14 @@ _WHAT = {
     "max_unpool3d": "Puts each value back where max_pool3d's indices say (in each D*H*W volume), zeros elsewhere.",
     "MaxUnpool1d": "max_unpool1d as a module.", "MaxUnpool2d": "max_unpool2d as a module.",
     "MaxUnpool3d": "max_unpool3d as a module.",
+    "fractional_max_pool2d": "Max over kH x kW windows at pseudo-random starts (one torch.rand sample per plane and "
+                             "dim) giving output_size, or output_ratio of the input's size.",
+    "fractional_max_pool3d": "fractional_max_pool2d over the last three dims (kT x kH x kW windows).",
+    "fractional_max_pool2d_with_indices": "fractional_max_pool2d's values and indices (into each H*W plane).",
+    "fractional_max_pool3d_with_indices": "fractional_max_pool3d's values and indices (into each D*H*W volume).",
+    "FractionalMaxPool2d": "fractional_max_pool2d as a module (exactly one of output_size and output_ratio; "
+                           "_random_samples a buffer).",
+    "FractionalMaxPool3d": "fractional_max_pool3d as a module.",
     "threshold": "value where input <= threshold, input elsewhere (ThresholdBackward0).",
     "threshold_": "threshold in place (ThresholdBackward1).",
     "Threshold": "threshold as a module (threshold, value, inplace).",

@@ -466,6 +466,9 @@ def _make_nn() -> dict:
         "lp_pool1d": ops.pool.lp_pool1d, "lp_pool2d": ops.pool.lp_pool2d, "lp_pool3d": ops.pool.lp_pool3d,
         "max_unpool1d": ops.pool.max_unpool1d, "max_unpool2d": ops.pool.max_unpool2d,
         "max_unpool3d": ops.pool.max_unpool3d,
+        **{name: _later("gradcli.engine.ops.fractional_pool", name)
+           for name in ("fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+                        "fractional_max_pool3d_with_indices")},
     })
     nn_utils = ScriptModule("torch.nn.utils", {
         "clip_grad_norm_": clipgrad.clip_grad_norm_, "clip_grad_value_": clipgrad.clip_grad_value_,
@@ -582,6 +585,7 @@ def _build_torch() -> ScriptModule:
             "cholesky_ex": ops.lu.cholesky_ex, "solve_ex": ops.lu.solve_ex, "inv_ex": ops.lu.inv_ex,
             "lu_factor": ops.lu.lu_factor, "lu_factor_ex": ops.lu.lu_factor_ex, "lu": ops.lu.lu,
             "lu_solve": ops.lu.lu_solve, "lstsq": ops.lstsq.lstsq,
+            **{name: _later("gradcli.engine.ops.ldl", name) for name in ("ldl_factor", "ldl_factor_ex", "ldl_solve")},
             "householder_product": ops.householder.householder_product,
             **{name: getattr(ops.linalg_composed, name) for name in ("vecdot", "vander", "cond", "tensorinv",
                                                                      "tensorsolve")},
@@ -931,8 +935,8 @@ def _make_checkpoint() -> dict:
 def _make_distributions() -> dict:
     """torch.distributions (gradcli.language.distributions): the distributions' classes, kl_divergence and
     torch.distributions.kl."""
-    from gradcli.language import distributions as dist, distributions_more as more, transforms
-    classes = dist.CLASSES + more.CLASSES
+    from gradcli.language import distributions as dist, distributions_more as more, transforms, wishart
+    classes = dist.CLASSES + more.CLASSES + wishart.CLASSES
     members = {cls.__name__: cls for cls in classes + transforms.CLASSES}
     members["transforms"] = ScriptModule("torch.distributions.transforms", {
         cls.__name__: cls for cls in transforms.CLASSES} | {"identity_transform": transforms.identity_transform})

@@ -32,11 +32,13 @@ ALIAS      = Op("AliasBackward0",     None,    (),                    (lambda F,
 IDENTITY   = Op("Identity",           None,    (),                    (lambda F, g: g,))
 INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
                 (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
-# values broadcast to the indexed part, not to the result: their gradient is fitted by the formula
-INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit"),
-                (lambda F, g, key, values_fit: F.zero_at(g, key),
-                 lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)), inputs=("self", "values"),
-                jvp=lambda F, ts, xs, result, key, values_fit: _index_put_jvp(ts, xs, key))
+# values broadcast to the indexed part, not to the result: their gradient is fitted by the formula; `held`: the
+# index tensors the script gave (changing one in place fails the backward pass, as PyTorch saves them)
+INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit", "held"),
+                (lambda F, g, key, values_fit, held: F.zero_at(g, key),
+                 lambda F, g, key, values_fit, held: _fit(F, F.getitem(g, key), values_fit)),
+                inputs=("self", "values"), versioned=("held",),
+                jvp=lambda F, ts, xs, result, key, values_fit, held: _index_put_jvp(ts, xs, key))
 # fmt: on
 
 # alias passes the tangent itself on in PyTorch: here a view of all of it, so that it stays the same data
@@ -542,7 +544,8 @@ def setitem(a: Tensor, key, value) -> None:
     src = Tensor(v) if number else value if v.shape == value._a.shape else ops.view(value, v.shape)
     t = _views(a, steps)
     if advanced:
-        t._inplace(lambda base, s: index_put(base, npkey, s), src)
+        held = tuple(k for k in keys if k.__class__ is Tensor)
+        t._inplace(lambda base, s: index_put(base, npkey, s, held), src)
     elif fill:
         t._inplace(ops.fill, src)
     else:
@@ -611,14 +614,15 @@ def _dual_write(a: Tensor, value, number: bool) -> bool:
         or (a._base is not None and forward.is_dual(a._base))
 
 
-def index_put(a: Tensor, key: tuple, v: Tensor) -> Tensor:
-    """The out-of-place twin of `a.index_put_(key, v)`: a copy of `a` with v (cast, broadcast) written at key."""
+def index_put(a: Tensor, key: tuple, v: Tensor, held: tuple = ()) -> Tensor:
+    """The out-of-place twin of `a.index_put_(key, v)`: a copy of `a` with v (cast, broadcast) written at key
+    (`held`: the index tensors the key came from, version-checked by the node)."""
     out = a._a.copy()
     vals = v._a
     out[key] = vals
     if out.dtype.kind not in "fV":
         return Tensor(out)
-    return apply(INDEX_PUT_, out, (a, v), (key, (vals.shape, vals.dtype)))
+    return apply(INDEX_PUT_, out, (a, v), (key, (vals.shape, vals.dtype), held))
 
 
 # The gradients of indexing, as ops of their own so that create_graph can differentiate them again.

@@ -1308,7 +1308,9 @@ def _column_major(x: np.ndarray) -> np.ndarray:
 def cholesky_array(x: np.ndarray):
     """The lower Cholesky factor of each matrix of a batch, from its lower triangle alone (LAPACK's potrf
     with uplo 'L'), computed column by column in float64; and `info`, the order of the first leading minor
-    that is not positive-definite (a pivot <= 0 or NaN), 0 when none."""
+    that is not positive-definite (a pivot <= 0 or NaN), 0 when none. A float32 matrix's `info` comes from
+    spotrf's own steps (_potrf32), so a matrix on the edge of singular is refused as LAPACK refuses it (and
+    one float64 would refuse factored as spotrf factors it)."""
     n = x.shape[-1]
     count = int(np.prod(x.shape[:-2], dtype=np.int64))
     a = np.tril(np.asarray(x, dtype=np.float64)).reshape((count, n, n))
@@ -1322,7 +1324,50 @@ def cholesky_array(x: np.ndarray):
             if j + 1 < n:
                 below = a[:, j + 1:, j] - np.einsum("bik,bk->bi", a[:, j + 1:, :j], a[:, j, :j])
                 a[:, j + 1:, j] = below / root[:, None]
+    if x.dtype == np.float32:
+        a32, info32 = _potrf32(np.tril(np.asarray(x)).reshape((count, n, n)).copy())
+        passed = (info32 == 0) & (info != 0)        # factored in float32 only: its float32 factor
+        a[passed] = a32[passed]
+        info = info32
     return a.reshape(x.shape).astype(x.dtype), info.reshape(x.shape[:-2])
+
+
+def pivot32(a_jj, row: np.ndarray):
+    """A float32 pivot as spotrf takes it: a_jj less the squares of the row's factor entries, one fused
+    multiply-add at a time."""
+    from gradcli.engine.fma import fma
+    d = np.asarray([a_jj], dtype=np.float32)
+    for v in row:
+        d = fma(np.float32(-v), np.float32(v), d)
+    return d[0]
+
+
+def _potrf32(a: np.ndarray):
+    """spotrf on float32 matrices (a: (batch, n, n), overwritten): the factor and info, by LAPACK's unblocked
+    steps as the oracle's library rounds them: each pivot a_jj less the squares of the row's factor entries,
+    taken off one fused multiply-add at a time in float32 (pivot32), and the column below scaled by the
+    pivot's reciprocal (spotf2's SSCAL by ONE / AJJ). A plain float32 product, a division, or float64
+    throughout each call some matrices on the edge of singular the other way ([[2.0292315, 1.0937096],
+    [1.0937096, 0.58948457]] is refused, its float64 pivot positive; [[3.4940963, -3.7877328], [-3.7877328,
+    4.1060462]] passes, its plain float32 one zero). MKL's column is not always that product (one or two
+    ulps off in about a quarter of 2 x 2 cases), so a verdict can still differ on such a matrix."""
+    from gradcli.engine.fma import fma
+    n = a.shape[-1]
+    info = np.zeros(a.shape[0], dtype=np.int64)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            d = a[:, j, j].copy()
+            for k in range(j):
+                d = fma(-a[:, j, k], a[:, j, k], d)
+            info[(info == 0) & ~(d > 0)] = j + 1
+            root = np.sqrt(d)
+            a[:, j, j] = root
+            if j + 1 < n:
+                below = a[:, j + 1:, j].copy()
+                for k in range(j):
+                    below = fma(-a[:, j + 1:, k], a[:, j, k][:, None], below)
+                a[:, j + 1:, j] = below * (np.float32(1) / root)[:, None]
+    return a, info
 
 
 def _cholesky(a: Tensor, upper, fn: str, row: Op) -> Tensor:

@@ -632,8 +632,11 @@ def _partial_cholesky(x: np.ndarray, L: np.ndarray, info: np.ndarray) -> np.ndar
     for b, failed in enumerate(info.reshape(-1)):
         if failed:
             j = int(failed) - 1
-            row = out[b, j, :j].astype(np.float64)
-            pivot = np.float64(src[b, j, j]) - row @ row
+            if x.dtype == np.float32:       # as spotrf rounds it (la.cholesky_array's verdict)
+                pivot = la.pivot32(src[b, j, j], out[b, j, :j])
+            else:
+                row = out[b, j, :j].astype(np.float64)
+                pivot = np.float64(src[b, j, j]) - row @ row
             out[b, j:, j:] = src[b, j:, j:]
             out[b, j, j] = pivot
     return out.reshape(x.shape)

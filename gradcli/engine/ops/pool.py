@@ -635,13 +635,14 @@ _AVG_BACK_SAVES = ("kernel_size", "stride", "padding", "ceil_mode", "count_inclu
 _KERNEL_INPUTS = ("grad_output", "self")
 #                         node                                     forward saves
 MAX_POOL2D            = Op("MaxPool2DWithIndicesBackward0",         None, _MAX_SAVES, (_2D.max_backward,),
-                           saves_tensors=True, jvp=_2D.max_jvp)
+                           saves_tensors=True, versioned=("result1",), jvp=_2D.max_jvp)
 AVG_POOL2D            = Op("AvgPool2DBackward0",                    None, _AVG_SAVES, (_2D.avg_backward,),
                            jvp=_2D.avg_jvp)
 ADAPTIVE_AVG          = Op("AdaptiveAvgPool2DBackward0",            None, ("self",), (_2D.adaptive_avg_backward,),
                            jvp=_2D.adaptive_avg_jvp)
 ADAPTIVE_MAX          = Op("AdaptiveMaxPool2DBackward0",            None, ("self", "result1"),
-                           (_2D.adaptive_max_backward,), saves_tensors=True, jvp=_2D.adaptive_max_jvp)
+                           (_2D.adaptive_max_backward,), saves_tensors=True, versioned=("result1",),
+                           jvp=_2D.adaptive_max_jvp)
 MAX_POOL_BACKWARD     = Op("MaxPool2DWithIndicesBackwardBackward0", None, ("indices", "shape"),
                            (_2D.gather_back, _2D.no_max_grad), inputs=_KERNEL_INPUTS, saves_tensors=True,
                            jvp=_2D.max_backward_jvp)
@@ -656,13 +657,14 @@ ADAPTIVE_AVG_BACKWARD = Op("AdaptiveAvgPool2DBackwardBackward0",    None, ("grad
                            jvp=_adaptive_avg_backward_jvp2)
 
 MAX_POOL3D              = Op("MaxPool3DWithIndicesBackward0",         None, _MAX_SAVES, (_3D.max_backward,),
-                             saves_tensors=True, jvp=_3D.max_jvp)
+                             saves_tensors=True, versioned=("result1",), jvp=_3D.max_jvp)
 AVG_POOL3D              = Op("AvgPool3DBackward0",                    None, _AVG_SAVES, (_3D.avg_backward,),
                              jvp=_3D.avg_jvp)
 ADAPTIVE_AVG3D          = Op("AdaptiveAvgPool3DBackward0",            None, ("self",), (_3D.adaptive_avg_backward,),
                              jvp=_3D.adaptive_avg_jvp)
 ADAPTIVE_MAX3D          = Op("AdaptiveMaxPool3DBackward0",            None, ("self", "result1"),
-                             (_3D.adaptive_max_backward,), saves_tensors=True, jvp=_3D.adaptive_max_jvp)
+                             (_3D.adaptive_max_backward,), saves_tensors=True, versioned=("result1",),
+                             jvp=_3D.adaptive_max_jvp)
 MAX_POOL3D_BACKWARD     = Op("MaxPool3DWithIndicesBackwardBackward0", None, ("indices", "shape"),
                              (_3D.gather_back, _3D.no_max_grad), inputs=_KERNEL_INPUTS, saves_tensors=True,
                              jvp=_3D.max_backward_jvp)

@@ -42,7 +42,7 @@ _CLASSES = (Module, containers.Sequential, containers.ModuleList, containers.Mod
             pooling.AvgPool3d, pooling.AdaptiveAvgPool1d, pooling.AdaptiveAvgPool2d, pooling.AdaptiveAvgPool3d,
             pooling.AdaptiveMaxPool1d, pooling.AdaptiveMaxPool2d, pooling.AdaptiveMaxPool3d,
             pooling.LPPool1d, pooling.LPPool2d, pooling.LPPool3d, pooling.MaxUnpool1d, pooling.MaxUnpool2d,
-            pooling.MaxUnpool3d,
+            pooling.MaxUnpool3d, pooling.FractionalMaxPool2d, pooling.FractionalMaxPool3d,
             upsampling.Upsample, upsampling.UpsamplingNearest2d, upsampling.UpsamplingBilinear2d,
             transformer.MultiheadAttention,
             transformer.TransformerEncoderLayer, transformer.TransformerEncoder, transformer.TransformerDecoderLayer,

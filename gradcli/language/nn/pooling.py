@@ -1,5 +1,5 @@
 """The pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
-LPPool1d/2d/3d, MaxUnpool1d/2d/3d. No parameters:
+LPPool1d/2d/3d, MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d. No parameters:
 each keeps its arguments as PyTorch's class does (the repr shows them as given), and `forward` calls the
 functional op (gradcli.engine.ops.pool)."""
 
@@ -246,3 +246,53 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     def forward(self, input, indices, output_size=None):
         return pool.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class _FractionalMaxPoolNd(Module):
+    """FractionalMaxPool2d/3d: kernel_size, output_size and output_ratio as n-tuples, `_random_samples` a
+    buffer (None unless given); exactly one of the size and the ratio, the ratio inside (0, 1)."""
+    __module__ = "torch.nn.modules.pooling"
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n = self._n
+        self.kernel_size = pool._ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = pool._ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = pool._ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None:
+            if not all(0 < self.output_ratio[d] < 1 for d in range(n)):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+
+    def forward(self, input):
+        from gradcli.engine.ops import fractional_pool
+        return fractional_pool.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                                     self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    __module__ = "torch.nn.modules.pooling"
+    _n = 3
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        if (kernel_size.__class__ in (int, bool) and kernel_size <= 0
+                or kernel_size.__class__ in (tuple, list) and not all(k > 0 for k in kernel_size)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        super().__init__(kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+    def forward(self, input):
+        from gradcli.engine.ops import fractional_pool
+        return fractional_pool.fractional_max_pool3d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                                     self.return_indices, _random_samples=self._random_samples)
