@@ -555,7 +555,6 @@ INVALID = {
         ("try:\n    pass\nx = 1", "unexpected name 'x' (expected 'except' or 'finally')", 3, 1),
                 ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
-        ("(y := 5)", "assignment expressions (:=) are " + NOT_OURS, 1, 4),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),

@@ -1306,6 +1306,18 @@ def _issubclass(cls, classinfo) -> bool:
     return issubclass(real, _real_classes(classinfo, "issubclass"))
 
 
+def pattern_class(cls):
+    """The class a match statement's class pattern names (`case torch.Tensor(...)`, `case int(n)`), as
+    isinstance takes it; None when `cls` is no class (a tuple of classes and a union are none either)."""
+    if cls.__class__ is tuple or cls.__class__ is _UNION_TYPE or cls.__class__ in OPAQUE_CLASSES:
+        return None
+    try:
+        real = _real_classes(cls)
+    except TypeError:
+        return None
+    return real if isinstance(real, type) else None
+
+
 def _real_classes(classinfo, fn="isinstance"):
     if classinfo.__class__ is tuple:
         return tuple(_real_classes(c, fn) for c in classinfo)

@@ -9,12 +9,14 @@ from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     AnnAssign, Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension,
     Constant, Continue,
-    Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
+    Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Match, NamedExpr,
+    Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Node, Param, Pass, Return, Set, Slice, Starred, Subscript, Tuple, UnaryOp, While, With,
     WithItem, Yield, YieldFrom,
 )
 from gradcli.language.classes import CLASS_DUNDERS, SPECIAL_METHODS, is_dunder
+from gradcli.language.patternbuild import PatternBuilder
 from gradcli.language.syntaxerrors import Problems, error_at
 
 _new = object.__new__
@@ -42,7 +44,8 @@ def _orelse(branch) -> list:
 _WHAT = {Call: "a function call", Constant: "a literal", JoinedStr: "an f-string", BinOp: "an expression",
          UnaryOp: "an expression", BoolOp: "an expression", Compare: "a comparison",
          IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list",
-         Dict: "a dict literal", Set: "a set display", Starred: "a starred expression"}
+         Dict: "a dict literal", Set: "a set display", Starred: "a starred expression",
+         NamedExpr: "a named expression"}
 
 
 def _what(node) -> str:
@@ -51,6 +54,24 @@ def _what(node) -> str:
     if type(node) is Constant and node.value is Ellipsis:
         return "'...'"
     return _WHAT.get(type(node), "an expression")
+
+
+# CPython's names for expressions in its messages about targets (_PyPegen_get_expr_name)
+_EXPR_NAMES = {Attribute: "attribute", Subscript: "subscript", Tuple: "tuple", List: "list", Call: "function call",
+               BinOp: "expression", BoolOp: "expression", UnaryOp: "expression", Compare: "comparison",
+               IfExp: "conditional expression", Lambda: "lambda", NamedExpr: "named expression",
+               JoinedStr: "f-string expression", Starred: "starred", Dict: "dict literal", Set: "set display",
+               ListComp: "list comprehension", SetComp: "set comprehension", DictComp: "dict comprehension",
+               GeneratorExp: "generator expression", Yield: "yield expression", YieldFrom: "yield expression"}
+
+
+def _expr_name(node) -> str:
+    if type(node) is Constant:
+        value = node.value
+        if value is None or value is True or value is False:
+            return str(value)
+        return "ellipsis" if value is Ellipsis else "literal"
+    return _EXPR_NAMES.get(type(node), "expression")
 
 
 def _check_target(node, verb: str, where, problems: Problems) -> None:
@@ -103,6 +124,9 @@ def _check_context(body: list, in_function: bool, in_loop: bool, problems: Probl
             _check_context(stmt.orelse, in_function, in_loop, problems)
         elif kind is With:
             _check_context(stmt.body, in_function, in_loop, problems)
+        elif kind is Match:
+            for case in stmt.cases:
+                _check_context(case.body, in_function, in_loop, problems)
         elif kind is Try:
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
                 _check_context(block, in_function, in_loop, problems)
@@ -188,7 +212,7 @@ def _module(names: list) -> str:
     return ".".join(t.value for t in names)
 
 
-class Builder:
+class Builder(PatternBuilder):
     """The tree builder: one method per grammar rule or alias, building syntax nodes.
 
     The parser (gradcli.language.parser) calls each method with the rule's children as soon as it
@@ -529,6 +553,12 @@ class Builder:
     # ---------------------------------------------------------------- expressions
     def tuple(self, c):
         return Tuple(c, c[0].line, c[0].col)
+
+    def named_expr(self, c):
+        target, value = c
+        if type(target) is not Name:
+            self.problems.invalid(error_at(f"cannot use assignment expressions with {_expr_name(target)}", target))
+        return NamedExpr(target, value, target.line, target.col)
 
     def if_exp(self, c):
         body, test, orelse = c
