@@ -38,7 +38,8 @@ class PatternBuilder:
     # ---------------------------------------------------------------- patterns
     def open_sequence_pattern(self, c):
         first, rest = c
-        return MatchSequence([first, *(rest or [])], first.line, first.col)
+        start = self._start(first)
+        return MatchSequence([first, *(rest or [])], start.line, start.col)
 
     def maybe_sequence_pattern(self, c):
         return c
@@ -47,10 +48,12 @@ class PatternBuilder:
         pattern, name = c
         if name.value == "_":
             self.problems.invalid(error_at("cannot use '_' as a target", name))
-        return MatchAs(pattern, name.value, pattern.line, pattern.col)
+        start = self._start(pattern)
+        return MatchAs(pattern, name.value, start.line, start.col)
 
     def or_pattern(self, c):
-        return MatchOr(c, c[0].line, c[0].col)
+        start = self._start(c[0])
+        return MatchOr(c, start.line, start.col)
 
     def capture_pattern(self, c):
         tok = c[0]
@@ -61,7 +64,14 @@ class PatternBuilder:
         return MatchValue(node, node.line, node.col)
 
     def group_pattern(self, c):
-        return c[1]             # (p) is p, at p's own place (CPython's errors point inside the parentheses)
+        # (p) is p, at p's own place (CPython's errors point inside the parentheses); a pattern that starts
+        # with it (`(1 | 2) as n`) starts at the '('
+        self.pattern_groups[id(c[1])] = c[0]
+        return c[1]
+
+    def _start(self, p):
+        """The token or node where a pattern that begins with `p` begins."""
+        return self.pattern_groups.get(id(p), p)
 
     def list_pattern(self, c):
         return MatchSequence(c[1] or [], c[0].line, c[0].col)

@@ -227,6 +227,7 @@ class Builder(PatternBuilder):
         self.problems = Problems()
         self.yields = 0                         # Yield nodes made since the last module (Module.yields)
         self.parenthesized = set()              # ids of the Names written in parentheses: `(x): int` records nothing
+        self.pattern_groups = {}                # id of a pattern written in parentheses -> its '(' token
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
@@ -235,6 +236,7 @@ class Builder(PatternBuilder):
         module = Module(body, 1, 1)
         module.yields, self.yields = self.yields, 0
         self.parenthesized.clear()
+        self.pattern_groups.clear()
         return module
 
     def fstring_expr(self, c):
