@@ -30,6 +30,19 @@ PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm =
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # a match statement's class pattern reads attributes as `obj.name` does: what that refuses, it refuses
+    ("class A:\n    pass\nmatch A():\n    case A(__dict__=d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    pass\nmatch A():\n    case A(__class__=type(__bases__=b)): pass", 1,
+     "4:22: " + _OUTSIDE.format("type object 'A'", "__bases__")),
+    ("class A:\n    __match_args__ = ('__dict__',)\nmatch A():\n    case A(d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("def f():\n    pass\nmatch f:\n    case object(__globals__=g): pass", 1,
+     "4:10: " + _OUTSIDE.format("'function' object", "__globals__")),
+    (T + "match torch.ones(1):\n    case torch.Tensor(numpy=n): pass", 1,
+     "3:10: " + _OUTSIDE.format("'Tensor' object", "numpy") + ": " + _NO_ARRAYS),
+    (T + "match torch.ones(1):\n    case torch.Tensor(data_ptr=p): pass", 1,
+     "3:10: " + _OUTSIDE.format("'Tensor' object", "data_ptr") + ": " + _NO_POINTERS),
     # dunder names and attributes: Python's internals are refused when read, whatever the object
     ("x = 1\nx.__reduce__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__reduce__")),
     ("().__reduce__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__reduce__")),
