@@ -594,6 +594,11 @@ class Compiler:
         import annotations` its text as CPython writes it (gradcli.language.unparse)."""
         if self.future_annotations:
             from gradcli.language.unparse import unparse
+            named = scopes.named_expressions(node)
+            if named:       # CPython's symbol table refuses them in an annotation it does not evaluate
+                where = named[0].target
+                raise ScriptSyntaxError("'named expression' can not be used within an annotation", line=where.line,
+                                        col=where.col)
             text = unparse(node, self.private)
             return lambda env: text
         return self.expr(node)

@@ -393,6 +393,11 @@ def _named_in(nodes: list, through_comprehensions: bool) -> list:
     return out
 
 
+def named_expressions(node) -> list:
+    """The assignment expressions in an expression (those in its comprehensions too), outermost first."""
+    return sorted(_named_in([node], True), key=lambda n: (n.target.line, n.target.col))
+
+
 def _check_named_in_comprehension(comp, parent: Scope | None, problems: Problems | None) -> None:
     """CPython's symbol-table errors for assignment expressions in a comprehension, in the order it visits
     the comprehension: the first iterable, then each clause's target, iterable and conditions, then the
