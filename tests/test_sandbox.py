@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, string, time and typing"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -30,6 +30,14 @@ PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm =
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # statistics' exact sums make a fractions.Fraction of each item and call the data's class with one: not a
+    # script's class
+    ("import statistics\nclass N:\n    def __init__(self, v):\n        self.v = v\n    def as_integer_ratio(self):\n"
+     "        return (self.v, 1)\nstatistics.mean([N(1), N(2)])", 1, "7:1: TypeError: statistics.mean() of 'N' objects "
+     "is outside gradcli's language: it takes numbers"),
+    ("import statistics\nclass N:\n    def __rsub__(self, x):\n        return self\n"
+     "statistics.variance([1, 2], N())", 1, "5:1: TypeError: statistics.variance() of 'N' objects is outside "
+     "gradcli's language: it takes numbers"),
     # a match statement's class pattern reads attributes as `obj.name` does: what that refuses, it refuses
     ("class A:\n    pass\nmatch A():\n    case A(__dict__=d): pass", 1,
      "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),

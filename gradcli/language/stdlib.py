@@ -27,7 +27,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
-_PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
+_PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None}
 
@@ -1003,6 +1003,41 @@ def _make_string() -> dict:
 
 
 STRING = ScriptModule.later("string", _make_string)
+
+# the statistics scripts keep of their losses and timings
+_STATISTICS_NAMES = ("mean", "fmean", "median", "mode", "stdev", "pstdev", "variance")
+
+
+def _make_statistics() -> dict:
+    """Python's statistics module, in part: CPython's own functions, so every result and message is its own,
+    with their data taken (within the bound of a list) before they read it."""
+    import statistics
+    members = {name: bounds.Bounded(getattr(statistics, name), _statistic(getattr(statistics, name)))
+               for name in _STATISTICS_NAMES}
+    members["StatisticsError"] = statistics.StatisticsError
+    return members
+
+
+# the functions that sum exactly: they make a fractions.Fraction of each item and call the data's type with one
+_EXACT_STATISTICS = frozenset(("mean", "stdev", "pstdev", "variance"))
+
+
+def _statistic(fn):
+    exact = fn.__name__ in _EXACT_STATISTICS
+
+    def bounded(data, *args, **kwargs):
+        items = bounds.take(data, "list")
+        if exact:
+            for x in (*items, *args, *kwargs.values()):
+                if x.__class__.__class__ is classes.ScriptType:     # a Fraction must not reach the script's class
+                    raise TypeError(f"statistics.{fn.__name__}() of '{x.__class__.__name__}' objects is outside "
+                                    "gradcli's language: it takes numbers")
+        return fn(items, *args, **kwargs)
+    bounded.__name__ = bounded.__qualname__ = fn.__name__       # its argument errors name it: mean() missing...
+    return bounded
+
+
+STATISTICS = ScriptModule.later("statistics", _make_statistics)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 
 
@@ -1085,7 +1120,7 @@ def _optim_made(optim_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES, "operator": OPERATOR}
+        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS}
 
 
 def modules() -> tuple:
