@@ -89,6 +89,10 @@ def test_what_the_copies_take_is_bounded(source, message):
     ("import string\nstring.Template", "2:1: AttributeError: module 'string' has no attribute 'Template'"),
     ("import string\nstring.Formatter", "2:1: AttributeError: module 'string' has no attribute 'Formatter'"),
     ("import time\ntime.sleep(100)", "2:1: AttributeError: module 'time' has no attribute 'sleep'"),
+    ("import statistics\nstatistics.quantiles([1, 2])", "2:1: NotImplementedError: gradcli does not implement "
+     "statistics.quantiles"),
+    ("import statistics\nstatistics.sys", "2:1: AttributeError: module 'statistics' attribute 'sys' is outside "
+     "gradcli's language"),
     ("import os", "1:1: ImportError: import of 'os' is outside gradcli's language: scripts can import only torch, "
                   "collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"),
 ])

@@ -1064,17 +1064,20 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 OPAQUE_CLASSES: dict = {}
 
 
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics")
+
+
 def python_has(module: str, name: str) -> bool:
-    """Whether a Python module gradcli offers part of (typing, dataclasses) has `name`: one it leaves out is
-    not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
-    if module not in ("typing", "dataclasses"):
+    """Whether a Python module gradcli offers part of (typing, dataclasses, statistics) has `name`: one it leaves
+    out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
+    if module not in _PARTIAL_MODULES:
         return False
     return name in importlib.import_module(module).__all__
 
 
 def python_internal(module: str, name: str) -> bool:
     """Whether `name` is one of a Python module's own that it does not export (typing.sys, typing.re)."""
-    return module in ("typing", "dataclasses") and not python_has(module, name) and \
+    return module in _PARTIAL_MODULES and not python_has(module, name) and \
         hasattr(importlib.import_module(module), name)
 
 
