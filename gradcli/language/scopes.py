@@ -12,9 +12,10 @@ A lambda is a function whose body is one expression. A comprehension is a scope 
 its `for` targets are local to it, and it reads the names around it as a nested function would;
 only its first iterable is evaluated outside it. An assignment expression (`n := len(xs)`) binds in
 the scope it is in, but in a comprehension it binds in the function (or module) around it, as
-CPython's symbol table has it; a match statement's patterns bind their names as assignments do. `global` and `nonlocal` declarations take a name out
-of a function's locals: a global one is the module's, for the function and the functions nested in
-it; a nonlocal one is the enclosing function's Cell.
+CPython's symbol table has it; a match statement's patterns bind their names as assignments do.
+`global` and `nonlocal` declarations take a name out of a function's locals: a global one is the
+module's, for the function and the functions nested in it; a nonlocal one is the enclosing function's
+Cell.
 
 A class body is a scope of its own, run once with the class's namespace as its variables: a name it
 binds is the class's attribute, a name it reads is looked up in the namespace, then (if an enclosing
