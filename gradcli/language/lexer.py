@@ -153,7 +153,8 @@ class Layout:
 
     It also reads Python's soft keywords as CPython's parser does. `match` that starts a logical line
     ending in ':' is the MATCH keyword (no statement of names ends so: compound statements start with
-    keywords), so the line is read ahead before it is passed on; `case` that starts a line directly in
+    keywords), as is one followed by what cannot follow a name (`match x`), so the line is read ahead before
+    it is passed on; `case` that starts a line directly in
     a match block is CASE (nothing else may stand there). Anywhere else both are names.
     """
 
@@ -177,6 +178,10 @@ class Layout:
         self.match_ = names.get("match")
         self.case_ = names.get("case")
         self.colon = names.get(":")
+        # what may follow `match` only when it begins a match statement (as a name, `match x` never parses): the
+        # line is then read as one, so that a mistake in it gets CPython's error (`match x: pass`)
+        self.subject_only = {"NAME", "INT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER", "STRING"} | {
+            names[text] for text in ("None", "True", "False", "lambda", "{", "~") if text in names}
         self.unusual_names = frozenset(REFUSED_KEYWORDS) | SOFT_KEYWORDS    # names the NAME branch looks at
         self.special = ({"_NEWLINE", "NAME", self.at, self.for_}
                         | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
@@ -225,7 +230,7 @@ class Layout:
                             tok.type = kind = self.case_
                     else:
                         ahead = self._logical_line(raw)
-                        if self._ends_with_colon(ahead):
+                        if self._ends_with_colon(ahead) or ahead and ahead[0].type in self.subject_only:
                             tok.type = kind = self.match_
                             opened_match = True
                         source = chain(ahead, raw)
