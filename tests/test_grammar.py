@@ -147,7 +147,36 @@ def from_python(node):
             return S.Subscript(c(node.value), c(node.slice), **at)
         case ast.Slice():
             return S.Slice(c(node.lower), c(node.upper), c(node.step), **at)
+        case ast.NamedExpr():
+            return S.NamedExpr(c(node.target), c(node.value), **at)
+        case ast.Match():
+            return S.Match(c(node.subject), c(node.cases), **at)
+        case ast.match_case():
+            return S.MatchCase(c(node.pattern), c(node.guard), c(node.body))
+        case ast.MatchValue():
+            return S.MatchValue(literal(node.value), **at)
+        case ast.MatchSingleton():
+            return S.MatchSingleton(node.value, **at)
+        case ast.MatchSequence():
+            return S.MatchSequence(c(node.patterns), **at)
+        case ast.MatchMapping():
+            return S.MatchMapping([literal(k) for k in node.keys], c(node.patterns), node.rest, **at)
+        case ast.MatchClass():
+            return S.MatchClass(c(node.cls), c(node.patterns), node.kwd_attrs, c(node.kwd_patterns), **at)
+        case ast.MatchStar():
+            return S.MatchStar(node.name, **at)
+        case ast.MatchAs():
+            return S.MatchAs(c(node.pattern), node.name, **at)
+        case ast.MatchOr():
+            return S.MatchOr(c(node.patterns), **at)
     raise AssertionError(f"no gradcli counterpart for {ast.dump(node)}")
+
+
+def literal(node):
+    """A pattern's value: gradcli folds the sign of a negative number into the constant."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return S.Constant(-node.operand.value, line=node.lineno, col=node.col_offset + 1)
+    return from_python(node)
 
 
 def parameters(args: ast.arguments) -> list:
@@ -184,7 +213,8 @@ def assert_same_positions(mine, theirs, source: str):
     pending = [(mine, theirs)]
     while pending:
         a, b = pending.pop()
-        if isinstance(a, S.Node) and not isinstance(a, (S.Module, S.WithItem, S.FormattedValue, S.Comprehension)) \
+        if isinstance(a, S.Node) and not isinstance(a, (S.Module, S.WithItem, S.FormattedValue, S.Comprehension,
+                                                        S.MatchCase)) \
                 and not (isinstance(a, S.JoinedStr) and b.line == 0):
             if (a.line, a.col) != (b.line, b.col):
                 between = lines[a.line - 1][a.col - 1:b.col - 1] if a.line == b.line and a.col < b.col else "?"
@@ -358,6 +388,47 @@ VALID = {
         "f'{x:{{}}>5}'" if sys.version_info >= (3, 12) else "f'{x:*^{w}}'", "f'\\N{BULLET} {x}'",
         "f'''{\nx\n}'''", "f'{x:=^10}'",
     ],
+    "assignment expressions": [
+        "(x := 1)", "if (n := len(a)) > 10: pass", "if n := len(a): pass", "while (line := f()) is not None: pass",
+        "while chunk := read(): pass", "elif_ = 1\nif a: pass\nelif (b := 2): pass", "print(x := 1)",
+        "f(a, x := 1, k=2)", "a[x := 1]", "a[x := 1, 2]", "[x := 1, 2]", "{x := 1, 2}", "(x, y := 1, 2)",
+        "[y := f(x), y ** 2]", "[y for x in data if (y := f(x)) is not None]", "[(y := x) for x in xs]",
+        "x = (y := (z := 1))", "(x := a if b else c)", "(x := lambda: 1)", "(x := yield_)", "f((x := 1))",
+        "@(d := deco)\ndef f(): pass", "@d := deco\ndef f(): pass", "x = [1, 2] if (n := 3) else 4",
+        "def f():\n    global y\n    [(y := x) for x in xs]", "print(f'{(x := 10)}')", "print(f'{x:=10}')",
+        "(total := total + v)", "assert (x := 1)", "with (x := cm()): pass", "for i in (xs := [1, 2]): pass",
+    ],
+    "match statements": [
+        "match x:\n    case 1: pass", "match x:\n    case 1:\n        pass\n    case 2:\n        pass",
+        "match x:\n    case -1 | 0 | 1.5 | -2.5e3 | 0x10: pass", "match x:\n    case 'a' \"b\" | r'c': pass",
+        "match x:\n    case None | True | False: pass", "match x:\n    case y: pass", "match x:\n    case _: pass",
+        "match x:\n    case a.b: pass", "match x:\n    case a.b.c: pass", "match x:\n    case (1): pass",
+        "match x:\n    case [a, b]: pass", "match x:\n    case [a, *rest]: pass", "match x:\n    case [*_, last]: pass",
+        "match x:\n    case (a, b): pass", "match x:\n    case (a,): pass", "match x:\n    case (): pass",
+        "match x:\n    case []: pass", "match x:\n    case a, *b: pass", "match x:\n    case 1, 2,: pass",
+        "match x:\n    case {}: pass", "match x:\n    case {'k': v}: pass", "match x:\n    case {'k': v, **rest}: pass",
+        "match x:\n    case {1: _, a.b: [c], None: d,}: pass", "match x:\n    case {**rest}: pass",
+        "match x:\n    case {-1: y}: pass", "match x:\n    case Point(): pass", "match x:\n    case Point(1, y): pass",
+        "match x:\n    case Point(x=0, y=yy): pass", "match x:\n    case Point(1, y=2,): pass",
+        "match x:\n    case torch.Tensor(shape=s): pass", "match x:\n    case int(n) | float(n): pass",
+        "match x:\n    case [1, 2] as pair: pass", "match x:\n    case (1 | 2) as n: pass",
+        "match x:\n    case [(1 | b.c) as c, *_]: pass", "match x:\n    case (a), b: pass", "match x:\n    case n if n > 0: pass",
+        "match x:\n    case n if (m := n) > 0: pass", "match x, y:\n    case a, b: pass",
+        "match *xs, y:\n    case _: pass", "match (y := f()):\n    case 1: pass", "match y := f():\n    case 1: pass",
+        "match (x):\n    case 1: pass", "match [a, b]:\n    case [1, 2]: pass", "match -x:\n    case 1: pass",
+        "match x.y[0]:\n    case {'a': [1, {'b': c}]}: pass",
+        "match x:\n    case 1:\n        match y:\n            case 2: pass\n    case 3: pass",
+        "def f(x):\n    match x:\n        case 1:\n            return 'one'\n        case _:\n            return 'other'",
+        "match x:  # comment\n    case 1:  # comment\n        pass",
+    ],
+    "soft keywords as names": [
+        "match = 1", "case = 2", "match.x = 1", "match[0] = 1", "match(x)", "match(x).y = 1", "print(match, case)",
+        "match, case = 1, 2", "match = re.match(p, s)", "def match(case): return case", "case(1)",
+        "x = match if case else 0", "match: int = 1", "match - 1", "match * x", "f(match=1, case=2)",
+        "[match for match in xs]", "if match:\n    case = 1", "match x:\n    case case: pass",
+        "match match:\n    case match: pass", "match x:\n    case 1:\n        case = 2", "lambda match: match",
+        "class A:\n    match = 1\n    case = 2", "for case in cases: pass", "match . x",
+    ],
     # Deeper than the parser's stacks start (64 entries), which then grow.
     "deep nesting": [
         "x = " + "(" * 150 + "1" + ")" * 150, "x = " + "[" * 100 + "]" * 100, "x = " + "-" * 150 + "1",
@@ -464,7 +535,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, string, time and typing"
+ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
 
 INVALID = {
     "unexpected tokens": [
@@ -555,7 +626,6 @@ INVALID = {
         ("try:\n    pass\nx = 1", "unexpected name 'x' (expected 'except' or 'finally')", 3, 1),
                 ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
-        ("(y := 5)", "assignment expressions (:=) are " + NOT_OURS, 1, 4),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
@@ -659,6 +729,85 @@ INVALID = {
         ("f'{\"\\n\"}'", "f-string expression part cannot include a backslash", 1, 4),
         ("x = 1\nprint(f'a {x)} b')", "unmatched ')'", 2, 13),
         ("f'{lambda: 1}'", "unexpected '}' (expected a name, '*', '**', '/' or ':')", 1, 10),
+    ],
+    # CPython's messages and places for what it refuses by name; its "invalid syntax" is said in gradcli's words
+    "assignment expressions": [
+        ('x := 1', "unexpected ':=' (expected ',', ':' or end of line)", 1, 3),
+        ('(a.b := 1)', 'cannot use assignment expressions with attribute', 1, 2),
+        ('(a[0] := 1)', 'cannot use assignment expressions with subscript', 1, 2),
+        ('((a, b) := 1)', 'cannot use assignment expressions with tuple', 1, 2),
+        ('(a + b := 1)', 'cannot use assignment expressions with expression', 1, 2),
+        ('(f() := 1)', 'cannot use assignment expressions with function call', 1, 2),
+        ('(True := 1)', 'cannot use assignment expressions with True', 1, 2),
+        ('(1 := 1)', 'cannot use assignment expressions with literal', 1, 2),
+        ('[x for x in [1] if y := x]', "expected ']'", 1, 22),
+        ('def f(x := 1): pass', "unexpected ':=' (expected ',', ':' or ')')", 1, 9),
+        ('f(a=x := 1)', "unexpected ':=' (expected ',' or ')')", 1, 7),
+        ('a[1:x := 2]', "unexpected ':=' (expected ',', ':' or ']')", 1, 7),
+        ('{x := 1: 2}', "unexpected ':' (expected ',' or '}')", 1, 8),
+        ('x = y := 1', "unexpected ':=' (expected ',' or end of line)", 1, 7),
+        ('y := f(x)', "unexpected ':=' (expected ',', ':' or end of line)", 1, 3),
+        ('def f():\n    x := 1', "unexpected ':=' (expected ',', ':' or end of line)", 2, 7),
+        ('lambda: x := 1', "unexpected ':=' (expected ',', ':' or end of line)", 1, 11),
+        ('assert x := 1', "unexpected ':=' (expected ',' or end of line)", 1, 10),
+        ('return x := 1', "unexpected ':=' (expected ',' or end of line)", 1, 10),
+        ('x, y := 1, 2', "unexpected ':=' (expected ',', ':' or end of line)", 1, 6),
+        ('with x := 1: pass', "unexpected ':=' (expected ',', ':' or 'as')", 1, 8),
+        ('for x in y := [1]: pass', "unexpected ':=' (expected ',' or ':')", 1, 12),
+        ('del (x := 1)', 'cannot delete a named expression', 1, 5),
+        ('(x := 1) = 2', 'cannot assign to a named expression', 1, 10),
+        ('(None := 1)', 'cannot use assignment expressions with None', 1, 2),
+        ('(x := 1 := 2)', "unexpected ':=' (expected ',' or ')')", 1, 9),
+        ('(x := y := 2)', "unexpected ':=' (expected ',' or ')')", 1, 9),
+        ('foo(x = y := 2)', "unexpected ':=' (expected ',' or ')')", 1, 11),
+        ('(yield := 1)', "unexpected ':='", 1, 8),
+        ('(x.y := 1) or (a.b := 2)', 'cannot use assignment expressions with attribute', 1, 2),
+    ],
+    "match statements": [
+        ('match x:\n    case y: pass\n    case 1: pass', "name capture 'y' makes remaining patterns unreachable", 2, 10),
+        ('match x:\n    case _: pass\n    case 1: pass', 'wildcard makes remaining patterns unreachable', 2, 10),
+        ('match x:\n    case (y): pass\n    case 1: pass', "name capture 'y' makes remaining patterns unreachable", 2, 11),
+        ('match x:\n    case y | 1: pass', "name capture 'y' makes remaining patterns unreachable", 2, 10),
+        ('match x:\n    case _ | 1: pass', 'wildcard makes remaining patterns unreachable', 2, 10),
+        ('match x:\n    case 1 | y: pass', 'alternative patterns bind different names', 2, 14),
+        ('match x:\n    case [a, a]: pass', "multiple assignments to name 'a' in pattern", 2, 14),
+        ('match x:\n    case [a, *b, *c]: pass', 'multiple starred names in sequence pattern', 2, 10),
+        ('match x:\n    case *a: pass', "expected ','", 2, 12),
+        ('match x:\n    case a | [b]: pass', "name capture 'a' makes remaining patterns unreachable", 2, 10),
+        ('match x:\n    case {**_}: pass', 'invalid syntax', 2, 13),
+        ('match x:\n    case {"a": 1, "a": 2}: pass', "mapping pattern checks duplicate key ('a')", 2, 10),
+        ('match x:\n    case {a: 1}: pass', "unexpected ':'", 2, 12),
+        ('match x:\n    case {f(): 1}: pass', "unexpected '('", 2, 12),
+        ('match x:\n    case f(y=1, 2): pass', 'positional patterns follow keyword patterns', 2, 17),
+        ('match x:\n    case f(y=1, y=2): pass', 'attribute name repeated in class pattern: y', 2, 19),
+        ('match x:\n    case 1 + 2: pass', 'imaginary number required in complex literal', 2, 14),
+        ('match x:\n    case 1j: pass', "complex numbers (imaginary literals like 1j) are not part of gradcli's language", 2, 10),
+        ('match x:\n    case -1 + 2j: pass', "complex numbers (imaginary literals like 1j) are not part of gradcli's language", 2, 15),
+        ('match x:\n    case f"a": pass', 'patterns may only match literals and attribute lookups', 2, 10),
+        ('match x:\n    case 1 as _: pass', "cannot use '_' as a target", 2, 15),
+        ('match x:\n    case 1 as a.b: pass', "unexpected '.' (expected ',' or ':')", 2, 16),
+        ('match x:\n    case a as a: pass', "multiple assignments to name 'a' in pattern", 2, 10),
+        ('match x:\n    case [*_, *_]: pass', 'multiple starred names in sequence pattern', 2, 10),
+        ('match x:\n    case {**rest, "a": 1}: pass', 'invalid syntax', 2, 19),
+        ('match x:\npass', 'expected an indented block', 2, 1),
+        ('match x:\n    pass', "expected 'case'", 2, 5),
+        ('match x: pass', "unexpected 'pass' (expected end of line)", 1, 10),
+        ('match x', "unexpected end of line (expected ',' or ':')", 1, 8),
+        ('match x:\n    case 1:\n    pass', 'expected an indented block', 3, 5),
+        ('match:\n    case 1: pass', 'unexpected end of line (expected an expression)', 1, 7),
+        ('match x:\n    case 1: break', "'break' outside loop", 2, 13),
+        ('match x:\n    case _ | _: pass', 'wildcard makes remaining patterns unreachable', 2, 10),
+        ('match x:\n    case y:\n        pass\n    case _:\n        pass', "name capture 'y' makes remaining patterns unreachable", 2, 10),
+        ('match x:\n    case (a | b): pass', "name capture 'a' makes remaining patterns unreachable", 2, 11),
+        ('match x:\n    case A(x=1, x=2): pass', 'attribute name repeated in class pattern: x', 2, 19),
+        ('match x:\n    case A(a, b=1, c): pass', 'positional patterns follow keyword patterns', 2, 20),
+        ('match x:\n    case 1: pass\n    case 2: pass\nelse: pass', "unexpected 'else'", 4, 1),
+        ('match x:\n    case {1: _, 1: _}: pass', 'mapping pattern checks duplicate key (1)', 2, 10),
+        ('match x:\n    case {True: _, 1: _}: pass', 'mapping pattern checks duplicate key (1)', 2, 10),
+        ('match x:\n    case {-0: _, 0: _}: pass', 'mapping pattern checks duplicate key (0)', 2, 10),
+        ('match x:\n    case {**r, **s}: pass', 'invalid syntax', 2, 16),
+        ('match x:\n    case a.b.c | d: pass', 'alternative patterns bind different names', 2, 18),
+        ('match x:\n    case [a] | (b): pass\n', 'alternative patterns bind different names', 2, 17),
     ],
 }
 

@@ -27,6 +27,16 @@ SNIPPETS = [
     "from itertools import product as p, islice\nprint(list(p([1], [2])), list(islice('abc', 2)))",
     '"""A docstring first."""\nfrom __future__ import annotations\nfrom __future__ import division, print_function\nprint(annotations)',
     "import itertools, functools, string, time\nprint(itertools, time, functools, string)",
+    # statistics: CPython's own functions, their results and errors to the last digit
+    "import statistics\nlosses = [0.91, 0.52, 0.33, 0.33, 0.2]\nprint(statistics.mean(losses), statistics.fmean(losses), "
+    "statistics.median(losses), statistics.mode(losses))\nprint(statistics.stdev(losses), statistics.pstdev(losses), "
+    "statistics.variance(losses))",
+    "from statistics import mean, median, stdev, variance, fmean, mode\nprint(mean([1, 2, 3, 4]), median([1, 2, 3, 4]), "
+    "stdev([1, 2, 3, 4]), variance([1, 2, 3], 2), fmean([1, 2, 3], weights=[3, 2, 1]), mode('abb'))\n"
+    "print(mean(x * 0.5 for x in range(5)), median((3, 1, 2)), mean([1.5, 2]))",
+    "import statistics\nfor bad in ([], [1]):\n    try:\n        statistics.stdev(bad)\n"
+    "    except statistics.StatisticsError as e:\n        print(type(e).__name__, e, isinstance(e, ValueError))\n"
+    "try:\n    statistics.mean()\nexcept TypeError as e:\n    print(e)\nprint(statistics)",
 ]
 
 
@@ -79,8 +89,12 @@ def test_what_the_copies_take_is_bounded(source, message):
     ("import string\nstring.Template", "2:1: AttributeError: module 'string' has no attribute 'Template'"),
     ("import string\nstring.Formatter", "2:1: AttributeError: module 'string' has no attribute 'Formatter'"),
     ("import time\ntime.sleep(100)", "2:1: AttributeError: module 'time' has no attribute 'sleep'"),
+    ("import statistics\nstatistics.quantiles([1, 2])", "2:1: NotImplementedError: gradcli does not implement "
+     "statistics.quantiles"),
+    ("import statistics\nstatistics.sys", "2:1: AttributeError: module 'statistics' attribute 'sys' is outside "
+     "gradcli's language"),
     ("import os", "1:1: ImportError: import of 'os' is outside gradcli's language: scripts can import only torch, "
-                  "collections, copy, dataclasses, functools, itertools, math, operator, random, string, time and typing"),
+                  "collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"),
 ])
 def test_nothing_else_is_reachable(source, message):
     assert located_error(source) == message

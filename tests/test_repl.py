@@ -184,6 +184,13 @@ def test_block_typed_across_lines_with_auto_indent():
     assert r.shell.inputs[1] == "while i < 3:\n    i += 1\n    print(i)"
 
 
+def test_match_statements_and_assignment_expressions_at_the_prompt():
+    r = drive("x = [1, 2]\rmatch x:\rcase [a, b]:\rprint('two', a, b)\r\x7fcase _:\rprint('other')\r\r"
+              "if (n := len(x)) > 1:\rprint(n)\r\rmatch = 3\rmatch\r")
+    assert r.out == "two 1 2\n2\n3\n"
+    assert "Error" not in r.err
+
+
 def test_unclosed_brackets_continue_and_dedent_keys():
     r = drive("t = (1,\r2)\rt\rif t:\rif 1:\rprint('in')\r\x7fprint('out')\r\r")
     assert r.out == "(1, 2)\nin\nout\n"
@@ -703,6 +710,12 @@ def test_auto_suggest_and_vi_options_build_the_prompt():
     ("x = 1)", scan.ACCEPT),
     ("y = x[0] + ':'", scan.ACCEPT),
     ("elif_ = 3", scan.ACCEPT),
+    ("match x:", scan.NEWLINE),
+    ("match x:\n    case 1:\n        pass", scan.NEWLINE),      # more cases may follow: wait for a blank line
+    ("match x:\n    case 1:\n        pass\n", scan.ACCEPT),
+    ("match = 3", scan.ACCEPT),                       # `match` and `case` are names too
+    ("match(x)", scan.ACCEPT),
+    ("case = 1", scan.ACCEPT),
     ("class A:", scan.NEWLINE),
     ("class A:\n    x = 1", scan.NEWLINE),             # a class body waits for a blank line, as a def's does
     ("class A:\n    x = 1\n", scan.ACCEPT),

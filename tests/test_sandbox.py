@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, string, time and typing"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -37,6 +37,27 @@ ESCAPES = [
      "2:1: AttributeError: 'function' object has no attribute '__globals__'"),
     (T + "import torch.utils.checkpoint as cp\ncp.checkpoint(getattr, torch.ones(1), '_a', use_reentrant=False)", 1,
      "3:1: AttributeError: 'Tensor' object has no attribute '_a'"),
+    # statistics' exact sums make a fractions.Fraction of each item and call the data's class with one: not a
+    # script's class
+    ("import statistics\nclass N:\n    def __init__(self, v):\n        self.v = v\n    def as_integer_ratio(self):\n"
+     "        return (self.v, 1)\nstatistics.mean([N(1), N(2)])", 1, "7:1: TypeError: statistics.mean() of 'N' objects "
+     "is outside gradcli's language: it takes numbers"),
+    ("import statistics\nclass N:\n    def __rsub__(self, x):\n        return self\n"
+     "statistics.variance([1, 2], N())", 1, "5:1: TypeError: statistics.variance() of 'N' objects is outside "
+     "gradcli's language: it takes numbers"),
+    # a match statement's class pattern reads attributes as `obj.name` does: what that refuses, it refuses
+    ("class A:\n    pass\nmatch A():\n    case A(__dict__=d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("class A:\n    pass\nmatch A():\n    case A(__class__=type(__bases__=b)): pass", 1,
+     "4:22: " + _OUTSIDE.format("type object 'A'", "__bases__")),
+    ("class A:\n    __match_args__ = ('__dict__',)\nmatch A():\n    case A(d): pass", 1,
+     "4:10: " + _OUTSIDE.format("'A' object", "__dict__")),
+    ("def f():\n    pass\nmatch f:\n    case object(__globals__=g): pass", 1,
+     "4:10: " + _OUTSIDE.format("'function' object", "__globals__")),
+    (T + "match torch.ones(1):\n    case torch.Tensor(numpy=n): pass", 1,
+     "3:10: " + _OUTSIDE.format("'Tensor' object", "numpy") + ": " + _NO_ARRAYS),
+    (T + "match torch.ones(1):\n    case torch.Tensor(data_ptr=p): pass", 1,
+     "3:10: " + _OUTSIDE.format("'Tensor' object", "data_ptr") + ": " + _NO_POINTERS),
     # dunder names and attributes: Python's internals are refused when read, whatever the object
     ("x = 1\nx.__reduce__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__reduce__")),
     ("().__reduce__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__reduce__")),

@@ -343,6 +343,8 @@ def _class_attribute(obj, name: str):
             text = stdlib.function_name(obj)
         if text is not None:
             return text
+    if pycollections.is_namedtuple_class(obj) and name == "__match_args__":
+        return obj.__match_args__       # its fields, for a class pattern's positional parts
     if pycollections.is_namedtuple_class(obj) and name in pycollections.NAMEDTUPLE_CLASS_ATTRS:
         return obj._fields if name == "_fields" else functools.partial(pycollections.namedtuple_make, obj)
     if pycollections.is_namedtuple_class(obj) and obj in pycollections.SCRIPT_MEMBERS and (

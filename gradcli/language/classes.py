@@ -39,7 +39,7 @@ SPECIAL_METHODS = frozenset(
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Dunder names a class body may bind besides the special methods.
-CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__"})
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
@@ -217,6 +217,10 @@ def class_attr(cls, name: str):
             return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
         if name == DATACLASS_INFO and hasattr(cls, name):
             return getattr(cls, name)
+        if name == "__match_args__":            # what a class pattern's positional parts read
+            if hasattr(cls, name):
+                return getattr(cls, name)
+            raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     else:
         for klass in cls.__mro__:
             if type(klass) is ScriptType and name in klass.__dict__:

@@ -594,6 +594,11 @@ class Compiler:
         import annotations` its text as CPython writes it (gradcli.language.unparse)."""
         if self.future_annotations:
             from gradcli.language.unparse import unparse
+            named = scopes.named_expressions(node)
+            if named:       # CPython's symbol table refuses them in an annotation it does not evaluate
+                where = named[0].target
+                raise ScriptSyntaxError("'named expression' can not be used within an annotation", line=where.line,
+                                        col=where.col)
             text = unparse(node, self.private)
             return lambda env: text
         return self.expr(node)
@@ -770,6 +775,16 @@ class Compiler:
                         return signal
             return orelse(env) if orelse is not None else None
         return run_while
+
+    def s_Match(self, node):
+        from gradcli.language import patterns     # (only scripts with a match statement load it)
+        choose = patterns.chooser(self, node)
+        bodies = [self.block(case.body) for case in node.cases]
+
+        def run_match(env):
+            i = choose(env)
+            return bodies[i](env) if i >= 0 else None
+        return run_match
 
     def s_For(self, node):
         iterable, body = self.expr(node.iter), self.block(node.body)
@@ -1494,6 +1509,17 @@ class Compiler:
                 raise
             return result
         return chain
+
+    def e_NamedExpr(self, node):
+        """`name := value`: the value, bound in the scope the name resolves to (a comprehension's
+        target binds in the function or module around it: gradcli.language.scopes)."""
+        value, bind = self.expr(node.value), self.binder(node.target.id)
+
+        def named(env):
+            v = value(env)
+            bind(env, v)
+            return v
+        return named
 
     def e_IfExp(self, node):
         test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)

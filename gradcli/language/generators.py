@@ -290,6 +290,19 @@ def _with(compiler, node):
     return run_with
 
 
+def _match(compiler, node):
+    from gradcli.language import patterns
+    choose = patterns.chooser(compiler, node)
+    bodies = [_block(compiler, case.body) for case in node.cases]
+
+    def run_match(env):
+        i = choose(env)
+        if i < 0:
+            return None
+        return (yield from bodies[i](env))
+    return run_match
+
+
 _MAKERS = {syntax.ExprStmt: _expr_stmt, syntax.Assign: _assign, syntax.AnnAssign: _ann_assign, syntax.If: _if,
            syntax.While: _while,
-           syntax.For: _for, syntax.Try: _try, syntax.With: _with}
+           syntax.For: _for, syntax.Try: _try, syntax.With: _with, syntax.Match: _match}

@@ -1225,6 +1225,19 @@ _MODULES = {
     "typing": "Python's typing module: the names type annotations use, printed as CPython prints them.",
     "dataclasses": "Python's dataclasses module: @dataclass writes a class's __init__, __repr__ and __eq__ from its "
                    "annotated fields.",
+    "statistics": "Python's statistics module, in part: mean, fmean, median, mode, stdev, pstdev and variance of a "
+                  "list of numbers, CPython's own functions.",
+}
+
+# statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
+_STATISTICS = {
+    "mean": "The arithmetic mean of the data, computed exactly (as fractions), then rounded once.",
+    "fmean": "The arithmetic mean of the data as a float, faster than mean(); optionally weighted.",
+    "median": "The middle value of the data, or the mean of the two middle ones.",
+    "mode": "The most common value of the data (the first one met among equally common ones).",
+    "stdev": "The sample standard deviation: the square root of variance().",
+    "pstdev": "The population standard deviation: the square root of the population variance.",
+    "variance": "The sample variance of the data (n - 1 in the denominator), about its mean or `xbar`.",
 }
 
 # functions of Python's modules that gradcli writes itself: (module, name) -> (signature, paragraph)
@@ -1345,8 +1358,11 @@ def _qualified_names() -> dict:
                                  prefix + name)
     names[id(stdlib.TORCH)] = "torch"
     names[id(stdlib.MATH)] = "math"
+    names[id(stdlib.STATISTICS)] = "statistics"
     walk(stdlib.TORCH, "torch.")
     walk(stdlib.MATH, "math.")
+    for name, value in stdlib.STATISTICS.members.items():     # Bounded: help() reads the function it stands for
+        names[id(getattr(value, "original", value))] = "statistics." + name
     return names
 
 
@@ -1411,6 +1427,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
     bare = qualified.rsplit(".", 1)[1]
     if qualified.startswith("math."):
         return _format(signature(obj, qualified), "Python's math function of this name.")
+    if qualified.startswith("statistics.") and bare in _STATISTICS:
+        return _format(qualified + str(inspect.signature(obj)), _STATISTICS[bare])
     method = _forwarded(obj)
     if bare in _WRITTEN:
         written = _WRITTEN[bare]

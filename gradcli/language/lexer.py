@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from itertools import chain
+
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.syntaxerrors import Problems, error, error_at
 
@@ -20,9 +22,9 @@ REFUSED_KEYWORDS = {
     "async": ("async code (async/await) is", NOTHING),
     "await": ("async code (async/await) is", NOTHING),
 }
-REFUSED_TOKENS = {
-    ":=": ("assignment expressions (:=) are", "or"),  # (n := len(x)) parses on as (n or len(x))
-}
+REFUSED_TOKENS: dict = {}
+# Python's soft keywords: the scanner lexes them as names, and the layout pass decides (Layout.process).
+SOFT_KEYWORDS = frozenset(("match", "case"))
 
 
 # ================================================================ scanner
@@ -148,6 +150,12 @@ class Layout:
     also where tokens outside the language are refused by name (noted, with a stand-in put in
     their place so that the parse goes on to the script's other problems), and where nesting
     is capped before it can get deep enough to exhaust Python's stack in later passes.
+
+    It also reads Python's soft keywords as CPython's parser does. `match` that starts a logical line
+    ending in ':' is the MATCH keyword (no statement of names ends so: compound statements start with
+    keywords), as is one followed by what cannot follow a name (`match x`), so the line is read ahead before
+    it is passed on; `case` that starts a line directly in
+    a match block is CASE (nothing else may stand there). Anywhere else both are names.
     """
 
     # Lark keeps these terminals though no rule uses them, so the scanner can produce them.
@@ -167,6 +175,14 @@ class Layout:
         self.at = names.get("@")
         self.for_ = names.get("for")
         self.import_ = names.get("import")
+        self.match_ = names.get("match")
+        self.case_ = names.get("case")
+        self.colon = names.get(":")
+        # what may follow `match` only when it begins a match statement (as a name, `match x` never parses): the
+        # line is then read as one, so that a mistake in it gets CPython's error (`match x: pass`)
+        self.subject_only = {"NAME", "INT_NUMBER", "FLOAT_NUMBER", "IMAG_NUMBER", "STRING"} | {
+            names[text] for text in ("None", "True", "False", "lambda", "{", "~") if text in names}
+        self.unusual_names = frozenset(REFUSED_KEYWORDS) | SOFT_KEYWORDS    # names the NAME branch looks at
         self.special = ({"_NEWLINE", "NAME", self.at, self.for_}
                         | set(self.openers) | set(self.closers) | set(self.refused) | self.stars
                         | self.prefix_ops) - {None}
@@ -182,62 +198,93 @@ class Layout:
         prefix_run = 0          # prefix operators in a row: - - - x nests as deep as brackets do
         prev = "_NEWLINE"
         last = None
-        special, operand_ends = self.special, self.operand_ends
+        special, operand_ends, unusual_names = self.special, self.operand_ends, self.unusual_names
         openers, closers, refused = self.openers, self.closers, self.refused
-        for tok in tokens:
-            kind = tok.type
-            if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
-                raise error_at("unexpected indent", tok)
-            last = tok
-            if kind not in special:
-                prefix_run = 0
-            elif kind == "NAME":
-                name = tok.value
-                if name in REFUSED_KEYWORDS:
-                    tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
-                    if tok is None:
+        raw = iter(tokens)
+        source = raw
+        match_blocks = []       # len(indents) inside each open match statement's block, innermost last
+        opened_match = False    # the logical line being read is a match statement's header
+        # `for tok in source` is left only to read a `match` line ahead, then resumed on what it read and the rest
+        while True:
+            for tok in source:
+                kind = tok.type
+                if last is None and not inside_brackets and kind != "_NEWLINE" and tok.col > 1:
+                    raise error_at("unexpected indent", tok)
+                last = tok
+                if kind not in special:
+                    prefix_run = 0
+                elif kind == "NAME":
+                    prefix_run = 0
+                    name = tok.value
+                    if name not in unusual_names:
+                        pass
+                    elif name in REFUSED_KEYWORDS:
+                        tok = self._stand_in(REFUSED_KEYWORDS[name], tok, problems)
+                        if tok is None:
+                            continue
+                        kind = tok.type
+                    elif prev != "_NEWLINE" or brackets:
+                        pass            # not at the start of a statement: a name
+                    elif name == "case":
+                        if match_blocks and match_blocks[-1] == len(indents):
+                            tok.type = kind = self.case_
+                    else:
+                        ahead = self._logical_line(raw)
+                        if self._ends_with_colon(ahead) or ahead and ahead[0].type in self.subject_only:
+                            tok.type = kind = self.match_
+                            opened_match = True
+                        source = chain(ahead, raw)
+                        prev = kind
+                        yield tok
+                        break
+                elif kind == "_NEWLINE":
+                    if brackets:
                         continue
-                    kind = tok.type
-                prefix_run = 0
-            elif kind == "_NEWLINE":
-                if brackets:
+                    prev = kind
+                    yield tok
+                    depth = len(indents)
+                    yield from self._indentation(tok, indents, alt_indents)
+                    if opened_match:
+                        opened_match = False
+                        if len(indents) > depth:
+                            match_blocks.append(len(indents))
+                    while match_blocks and match_blocks[-1] > len(indents):
+                        match_blocks.pop()
+                    problems.dirty = False      # the next logical line starts: stand-ins above no longer matter
                     continue
+                elif kind in refused:
+                    stand_in = self._stand_in(refused[kind], tok, problems)
+                    if stand_in is None:
+                        continue
+                    tok, kind = stand_in, stand_in.type
+                elif kind in openers:
+                    if len(brackets) >= MAX_NESTING + inside_brackets:
+                        raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
+                    brackets.append(tok)
+                    prefix_run = 0
+                elif kind in closers:
+                    if not brackets or brackets[-1] is None:
+                        raise error_at(f"unmatched '{tok.value}'", tok)
+                    opener = brackets.pop()
+                    if closers[kind] != opener.value:
+                        raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
+                                       f"parenthesis '{opener.value}'", tok)
+                elif prev not in operand_ends:
+                    # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
+                    # A prefix `*`/`**` unpacks (f(*xs), [*a, *b], def f(*args)) and never nests deeper.
+                    if kind in self.stars:
+                        if prev == self.import_:
+                            problems.refuse("'from ... import *' is", tok)
+                            tok = token("NAME", "*", tok.line, tok.col)     # a name the parse goes on with
+                            kind = "NAME"
+                    elif kind != self.at:           # a decorator's '@' starts a statement
+                        prefix_run += 1
+                        if prefix_run > MAX_NESTING:
+                            raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
                 prev = kind
                 yield tok
-                yield from self._indentation(tok, indents, alt_indents)
-                problems.dirty = False      # the next logical line starts: stand-ins above no longer matter
-                continue
-            elif kind in refused:
-                stand_in = self._stand_in(refused[kind], tok, problems)
-                if stand_in is None:
-                    continue
-                tok, kind = stand_in, stand_in.type
-            elif kind in openers:
-                if len(brackets) >= MAX_NESTING + inside_brackets:
-                    raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
-                brackets.append(tok)
-                prefix_run = 0
-            elif kind in closers:
-                if not brackets or brackets[-1] is None:
-                    raise error_at(f"unmatched '{tok.value}'", tok)
-                opener = brackets.pop()
-                if closers[kind] != opener.value:
-                    raise error_at(f"closing parenthesis '{tok.value}' does not match opening "
-                                   f"parenthesis '{opener.value}'", tok)
-            elif prev not in operand_ends:
-                # '*', '**', '@', '-', '+', '~' and 'not' in prefix position: not after an operand.
-                # A prefix `*`/`**` unpacks (f(*xs), [*a, *b], def f(*args)) and never nests deeper.
-                if kind in self.stars:
-                    if prev == self.import_:
-                        problems.refuse("'from ... import *' is", tok)
-                        tok = token("NAME", "*", tok.line, tok.col)     # a name the parse goes on with
-                        kind = "NAME"
-                elif kind != self.at:           # a decorator's '@' starts a statement
-                    prefix_run += 1
-                    if prefix_run > MAX_NESTING:
-                        raise error_at(f"too deeply nested (more than {MAX_NESTING} levels)", tok)
-            prev = kind
-            yield tok
+            else:
+                break
         if brackets and brackets[-1] is not None:
             raise error_at(f"'{brackets[-1].value}' was never closed", brackets[-1])
         line, col = 1, 1
@@ -250,6 +297,27 @@ class Layout:
         for _ in range(len(indents) - 1):
             yield token("_DEDENT", "", line, col)
         yield token("$END", "", line, col)
+
+    def _logical_line(self, raw) -> list:
+        """The raw tokens from here to the end of the logical line, its newline included."""
+        openers, closers = self.openers, self.closers
+        ahead = []
+        depth = 0
+        for tok in raw:
+            ahead.append(tok)
+            kind = tok.type
+            if kind in openers:
+                depth += 1
+            elif kind in closers:
+                depth -= 1
+            elif kind == "_NEWLINE" and depth <= 0:
+                break
+        return ahead
+
+    def _ends_with_colon(self, ahead: list) -> bool:
+        """Whether a line read ahead (what follows a `match`) ends in ':' and has something before it."""
+        kinds = [tok.type for tok in ahead if tok.type != "_NEWLINE"]
+        return len(kinds) > 1 and kinds[-1] == self.colon
 
     def _stand_in(self, refusal: tuple, tok: Token, problems: Problems) -> Token | None:
         """Note a refused token; the token that stands in for it, or None for nothing."""

@@ -296,7 +296,7 @@ class _Driver:
 
 # Tokens that continue a complete expression (and a def's `->`); listing them all would drown the message.
 _CONTINUATIONS = {"->", "+", "-", "*", "/", "//", "%", "@", "**", "<<", ">>", "&", "|", "^", "<", ">", "==", "!=",
-                  "<=", ">=", "in", "not", "is", "and", "or", "if", "for", ".", "(", "[", "=", "+=", "-=", "*=",
+                  "<=", ">=", "in", "not", "is", "and", "or", "if", "for", ".", "(", "[", "=", ":=", "+=", "-=", "*=",
                   "/=", "@=", "//=", "%=", "**=", "<<=", ">>=", "&=", "|=", "^="}
 _TOKEN_WORDS = {"_NEWLINE": "end of line", "$END": "end of file", "_INDENT": "indent", "_DEDENT": "dedent",
                 "NAME": "a name", "STRING": "a string", "INT_NUMBER": "a number", "FLOAT_NUMBER": "a number",

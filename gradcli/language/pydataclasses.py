@@ -119,13 +119,13 @@ def dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, unsafe
     params = _Params(init, repr, eq, order, frozen, kw_only)
 
     def wrap(cls):
-        return _process(cls, params)
+        return _process(cls, params, match_args)
     if cls is None:
         return wrap             # (printed as CPython's: <function dataclass.<locals>.wrap at 0x...>)
     return wrap(cls)
 
 
-def _process(cls, params: _Params):
+def _process(cls, params: _Params, match_args: bool = True):
     if type(cls) is not ScriptType or not classes.script_made(cls):      # (never one of the library's classes)
         if not hasattr(cls, "__module__"):
             raise AttributeError(f"'{stdlib.type_name(cls)}' object has no attribute '__module__'")
@@ -191,6 +191,9 @@ def _process(cls, params: _Params):
             if name in cls.__dict__:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             type.__setattr__(cls, name, fn)
+    if match_args:              # the fields __init__ takes by position, for a class pattern's positional parts
+        if "__match_args__" not in cls.__dict__:
+            type.__setattr__(cls, "__match_args__", tuple(f.name for f in every if f.init and not f.kw_only))
     if not explicit_hash:
         _set_hash(cls, params, [f for f in every if (f.compare if f.hash is None else f.hash)])
     if "__doc__" not in cls.__dict__ or cls.__dict__["__doc__"] is None:

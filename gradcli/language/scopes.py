@@ -10,9 +10,12 @@ its own, which it passes on.
 
 A lambda is a function whose body is one expression. A comprehension is a scope too, as in Python 3:
 its `for` targets are local to it, and it reads the names around it as a nested function would;
-only its first iterable is evaluated outside it. `global` and `nonlocal` declarations take a name out
-of a function's locals: a global one is the module's, for the function and the functions nested in
-it; a nonlocal one is the enclosing function's Cell.
+only its first iterable is evaluated outside it. An assignment expression (`n := len(xs)`) binds in
+the scope it is in, but in a comprehension it binds in the function (or module) around it, as
+CPython's symbol table has it; a match statement's patterns bind their names as assignments do.
+`global` and `nonlocal` declarations take a name out of a function's locals: a global one is the
+module's, for the function and the functions nested in it; a nonlocal one is the enclosing function's
+Cell.
 
 A class body is a scope of its own, run once with the class's namespace as its variables: a name it
 binds is the class's attribute, a name it reads is looked up in the namespace, then (if an enclosing
@@ -103,28 +106,35 @@ def analyze(fn, parent: Scope | None = None, problems: Problems | None = None) -
     rules is noted in `problems` (raised at once without it) and left out."""
     used: set = set()
     nested: list = []
+    named: list = []            # the targets of the assignment expressions that bind in this scope
     declared_global: frozenset = frozenset()
     if isinstance(fn, syntax.ClassDef):
         declared_global, declared_nonlocal = _declarations(fn, parent, problems)
+        for stmt in fn.body:
+            _collect(stmt, used, nested, named)
         scope = Scope(_bound_names(fn.body) - declared_global - declared_nonlocal, parent, is_class=True)
         scope.declared_global = declared_global
         used.update(declared_nonlocal)
-        for stmt in fn.body:
-            _collect(stmt, used, nested)
     elif isinstance(fn, syntax.COMPREHENSIONS):
         scope = Scope(_comprehension_locals(fn), parent)
         for part in _comprehension_inside(fn):
             _collect(part, used, nested)
+        _check_named_in_comprehension(fn, parent, problems)
     elif isinstance(fn, syntax.Lambda):
+        _collect(fn.body, used, nested, named)
         scope = Scope(frozenset(p.name for p in fn.params), parent)
-        _collect(fn.body, used, nested)
     else:
         declared_global, declared_nonlocal = _declarations(fn, parent, problems)
+        for stmt in fn.body:
+            _collect(stmt, used, nested, named)
         scope = Scope(local_names(fn) - declared_global - declared_nonlocal, parent)
         scope.declared_global = declared_global
         used.update(declared_nonlocal)      # read and written in the enclosing function's Cell
-        for stmt in fn.body:
-            _collect(stmt, used, nested)
+    if named:
+        body = fn.body if fn.__class__ is not syntax.Lambda else ()
+        declared = declared_global | frozenset(n for st in own_statements(body)
+                                               if isinstance(st, syntax.Nonlocal) for n in st.names)
+        scope.locals = scope.locals | (frozenset(t.id for t in named) - declared)
     scope.node = fn
     if ("super" in used or "__class__" in used) and not scope.is_class and _in_class(parent):
         used.add("__class__")               # zero-argument super() reads the class being defined
@@ -241,6 +251,8 @@ def _occurrences(fn) -> dict:
         if isinstance(n, syntax.Name):
             out.setdefault(n.id, []).append((n.line, n.col, id(n) in stores))
             continue
+        if n.__class__ is syntax.NamedExpr:
+            stores.add(id(n.target))
         if isinstance(n, (syntax.FunctionDef, syntax.ClassDef, syntax.Lambda, *syntax.COMPREHENSIONS)):
             continue
         stack.extend(_children(n))
@@ -330,15 +342,18 @@ def _bound_outside(scope: Scope | None, name: str) -> bool:
     return False
 
 
-def _collect(node, used: set, nested: list) -> None:
+def _collect(node, used: set, nested: list, named: list | None = None) -> None:
     """Every name `node` mentions, outside the bodies of functions defined in it (which are listed in
-    `nested`; their parameters' defaults are evaluated here, so those count)."""
+    `nested`; their parameters' defaults are evaluated here, so those count); in `named`, the targets of
+    the assignment expressions that bind in the scope `node` is in, those in its comprehensions included."""
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, syntax.Name):
             used.add(n.id)
             continue
+        if n.__class__ is syntax.NamedExpr and named is not None:
+            named.append(n.target)
         if isinstance(n, (syntax.FunctionDef, syntax.Lambda)):
             nested.append(n)
             stack.extend(p.default for p in n.params if p.default is not None)
@@ -356,8 +371,75 @@ def _collect(node, used: set, nested: list) -> None:
         if isinstance(n, syntax.COMPREHENSIONS):
             nested.append(n)
             stack.append(n.generators[0].iter)      # evaluated where the comprehension is
+            if named is not None:
+                named.extend(e.target for e in _named_in(_comprehension_inside(n), True))
             continue
         stack.extend(_children(n))
+
+
+def _named_in(nodes: list, through_comprehensions: bool) -> list:
+    """The assignment expressions in `nodes`, not those in the functions, lambdas and classes defined
+    there; those in comprehensions too if `through_comprehensions`."""
+    out = []
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.__class__ is syntax.NamedExpr:
+            out.append(n)
+        elif isinstance(n, (syntax.FunctionDef, syntax.Lambda, syntax.ClassDef)):
+            continue
+        elif not through_comprehensions and isinstance(n, syntax.COMPREHENSIONS):
+            continue
+        stack.extend(_children(n))
+    return out
+
+
+def named_expressions(node) -> list:
+    """The assignment expressions in an expression (those in its comprehensions too), outermost first."""
+    return sorted(_named_in([node], True), key=lambda n: (n.target.line, n.target.col))
+
+
+def _check_named_in_comprehension(comp, parent: Scope | None, problems: Problems | None) -> None:
+    """CPython's symbol-table errors for assignment expressions in a comprehension, in the order it visits
+    the comprehension: the first iterable, then each clause's target, iterable and conditions, then the
+    element. (Nested comprehensions check their own when they are analysed, seeing this one's targets.)"""
+    def wrong(message: str, where) -> None:
+        err = ScriptSyntaxError(message, line=where.line, col=where.col)
+        if problems is None:
+            raise err
+        problems.invalid(err)
+
+    outer, enclosing = parent, set()
+    while outer is not None and isinstance(outer.node, syntax.COMPREHENSIONS):
+        enclosing |= outer.locals
+        outer = outer.parent
+    in_class = outer is not None and outer.is_class
+    iteration, targets = set(), set()
+
+    def visit(part, iterable: bool) -> None:
+        for named in _named_in([part], iterable):
+            name, where = named.target.id, named.target
+            if iterable:
+                wrong("assignment expression cannot be used in a comprehension iterable expression", where)
+            elif name in iteration or name in enclosing:
+                wrong(f"assignment expression cannot rebind comprehension iteration variable '{name}'", where)
+            elif in_class:
+                wrong("assignment expression within a comprehension cannot be used in a class body", where)
+            else:
+                targets.add(name)
+
+    visit(comp.generators[0].iter, True)
+    for i, clause in enumerate(comp.generators):
+        for t in _target_nodes(clause.target):
+            if t.id in targets:
+                wrong(f"comprehension inner loop cannot rebind assignment expression target '{t.id}'", t)
+            iteration.add(t.id)
+        if i:
+            visit(clause.iter, True)
+        for condition in clause.ifs:
+            visit(condition, False)
+    for part in ([comp.key, comp.value] if isinstance(comp, syntax.DictComp) else [comp.elt]):
+        visit(part, False)
 
 
 def local_names(fn: syntax.FunctionDef) -> frozenset:
@@ -380,7 +462,34 @@ def _bound_names(body: list) -> frozenset:
                 names.add(alias or name)
         elif isinstance(st, syntax.Try):
             names.update(h.name for h in st.handlers if h.name is not None)
+        elif isinstance(st, syntax.Match):
+            for case in st.cases:
+                names.update(pattern_names(case.pattern))
     return frozenset(names)
+
+
+def pattern_names(pattern) -> list:
+    """The names a match statement's pattern binds (captures, `as` names, `*rest`, `**rest`)."""
+    out = []
+    stack = [pattern]
+    while stack:
+        p = stack.pop()
+        kind = p.__class__
+        if kind is syntax.MatchAs or kind is syntax.MatchStar:
+            if p.name is not None:
+                out.append(p.name)
+            if kind is syntax.MatchAs and p.pattern is not None:
+                stack.append(p.pattern)
+        elif kind is syntax.MatchMapping:
+            if p.rest is not None:
+                out.append(p.rest)
+            stack.extend(p.patterns)
+        elif kind is syntax.MatchSequence or kind is syntax.MatchOr:
+            stack.extend(p.patterns)
+        elif kind is syntax.MatchClass:
+            stack.extend(p.patterns)
+            stack.extend(p.kwd_patterns)
+    return out
 
 
 def own_statements(body: list):
@@ -395,6 +504,9 @@ def own_statements(body: list):
             stack.extend(st.orelse)
         elif isinstance(st, syntax.With):
             stack.extend(st.body)
+        elif isinstance(st, syntax.Match):
+            for case in st.cases:
+                stack.extend(case.body)
         elif isinstance(st, syntax.Try):
             stack.extend(st.body)
             stack.extend(st.orelse)

@@ -27,7 +27,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 
 # Python's own modules written in Python, behind the script modules of the same name: they print with
 # their file, as CPython prints them (math, itertools and time print as built in)
-_PYTHON_MODULES = {"random": None, "functools": _functools, "string": None,
+_PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None}
 
@@ -1034,6 +1034,41 @@ def _make_string() -> dict:
 
 
 STRING = ScriptModule.later("string", _make_string)
+
+# the statistics scripts keep of their losses and timings
+_STATISTICS_NAMES = ("mean", "fmean", "median", "mode", "stdev", "pstdev", "variance")
+
+
+def _make_statistics() -> dict:
+    """Python's statistics module, in part: CPython's own functions, so every result and message is its own,
+    with their data taken (within the bound of a list) before they read it."""
+    import statistics
+    members = {name: bounds.Bounded(getattr(statistics, name), _statistic(getattr(statistics, name)))
+               for name in _STATISTICS_NAMES}
+    members["StatisticsError"] = statistics.StatisticsError
+    return members
+
+
+# the functions that sum exactly: they make a fractions.Fraction of each item and call the data's type with one
+_EXACT_STATISTICS = frozenset(("mean", "stdev", "pstdev", "variance"))
+
+
+def _statistic(fn):
+    exact = fn.__name__ in _EXACT_STATISTICS
+
+    def bounded(data, *args, **kwargs):
+        items = bounds.take(data, "list")
+        if exact:
+            for x in (*items, *args, *kwargs.values()):
+                if x.__class__.__class__ is classes.ScriptType:     # a Fraction must not reach the script's class
+                    raise TypeError(f"statistics.{fn.__name__}() of '{x.__class__.__name__}' objects is outside "
+                                    "gradcli's language: it takes numbers")
+        return fn(items, *args, **kwargs)
+    bounded.__name__ = bounded.__qualname__ = fn.__name__       # its argument errors name it: mean() missing...
+    return bounded
+
+
+STATISTICS = ScriptModule.later("statistics", _make_statistics)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 
 
@@ -1060,17 +1095,20 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 OPAQUE_CLASSES: dict = {}
 
 
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics")
+
+
 def python_has(module: str, name: str) -> bool:
-    """Whether a Python module gradcli offers part of (typing, dataclasses) has `name`: one it leaves out is
-    not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
-    if module not in ("typing", "dataclasses"):
+    """Whether a Python module gradcli offers part of (typing, dataclasses, statistics) has `name`: one it leaves
+    out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
+    if module not in _PARTIAL_MODULES:
         return False
     return name in importlib.import_module(module).__all__
 
 
 def python_internal(module: str, name: str) -> bool:
     """Whether `name` is one of a Python module's own that it does not export (typing.sys, typing.re)."""
-    return module in ("typing", "dataclasses") and not python_has(module, name) and \
+    return module in _PARTIAL_MODULES and not python_has(module, name) and \
         hasattr(importlib.import_module(module), name)
 
 
@@ -1125,7 +1163,7 @@ def _swa_utils_made(swa_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES, "operator": OPERATOR}
+        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS}
 
 
 def modules() -> tuple:
@@ -1345,6 +1383,18 @@ def _issubclass(cls, classinfo) -> bool:
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
     return issubclass(real, _real_classes(classinfo, "issubclass"))
+
+
+def pattern_class(cls):
+    """The class a match statement's class pattern names (`case torch.Tensor(...)`, `case int(n)`), as
+    isinstance takes it; None when `cls` is no class (a tuple of classes and a union are none either)."""
+    if cls.__class__ is tuple or cls.__class__ is _UNION_TYPE or cls.__class__ in OPAQUE_CLASSES:
+        return None
+    try:
+        real = _real_classes(cls)
+    except TypeError:
+        return None
+    return real if isinstance(real, type) else None
 
 
 def _real_classes(classinfo, fn="isinstance"):

@@ -245,7 +245,83 @@ class Assert(Statement):
     msg: Optional[Expression]
 
 
+class Match(Statement):
+    __slots__ = ("subject", "cases")
+    subject: Expression
+    cases: list             # of MatchCase, tried in order
+
+
+class MatchCase(Node):
+    __slots__ = ("pattern", "guard", "body")
+    pattern: "Pattern"
+    guard: Optional[Expression]
+    body: list
+
+
+# ---------------------------------------------------------------- patterns (named as Python's ast names them)
+
+class Pattern(Node):
+    __slots__ = ()
+
+
+class MatchValue(Pattern):
+    """A number, a string or a dotted name: matches what compares equal (==)."""
+    __slots__ = ("value",)
+    value: Expression
+
+
+class MatchSingleton(Pattern):
+    """None, True or False: matches that very object (is)."""
+    __slots__ = ("value",)
+    value: Any
+
+
+class MatchSequence(Pattern):
+    __slots__ = ("patterns",)
+    patterns: list          # of Pattern, at most one of them a MatchStar
+
+
+class MatchMapping(Pattern):
+    __slots__ = ("keys", "patterns", "rest")
+    keys: list              # of Expression (literals and dotted names)
+    patterns: list          # patterns[i] matches the value under keys[i]
+    rest: Optional[str]     # `**rest`: the other items, as a dict
+
+
+class MatchClass(Pattern):
+    __slots__ = ("cls", "patterns", "kwd_attrs", "kwd_patterns")
+    cls: Expression         # a name or a dotted name
+    patterns: list          # positional: through cls.__match_args__
+    kwd_attrs: list         # of str
+    kwd_patterns: list
+
+
+class MatchStar(Pattern):
+    """`*rest` in a sequence pattern: the items left over, as a list; `*_` binds nothing."""
+    __slots__ = ("name",)
+    name: Optional[str]
+
+
+class MatchAs(Pattern):
+    """`pattern as name`, a capture (`name`, pattern None) or the wildcard `_` (both None)."""
+    __slots__ = ("pattern", "name")
+    pattern: Optional[Pattern]
+    name: Optional[str]
+
+
+class MatchOr(Pattern):
+    __slots__ = ("patterns",)
+    patterns: list
+
+
 # ---------------------------------------------------------------- expressions
+
+class NamedExpr(Expression):
+    """`target := value`: binds the name (in a comprehension, in the scope around it) and gives the value."""
+    __slots__ = ("target", "value")
+    target: Expression      # a Name (anything else is refused by the tree builder)
+    value: Expression
+
 
 class Name(Expression):
     __slots__ = ("id",)

@@ -371,12 +371,15 @@ def _read_lark(grammar: str) -> dict:
 def _scanner_spec(terminals, ignore) -> dict:
     """One regular expression for all terminals, ordered as Lark's basic lexer tries them: by
     priority, then longest possible match, then longest pattern."""
+    from gradcli.language.lexer import SOFT_KEYWORDS
     name_re = next(re.compile(t["regexp"]) for t in terminals if t["name"] == "NAME")
     keywords, punctuation, names, patterns = {}, {}, {}, []
     for t in terminals:
         if t["type"] == "str":
             names[t["value"]] = t["name"]
-            if name_re.fullmatch(t["value"]):
+            if t["value"] in SOFT_KEYWORDS:
+                pass            # lexed as NAME: the layout pass decides (gradcli.language.lexer)
+            elif name_re.fullmatch(t["value"]):
                 keywords[t["value"]] = t["name"]
             else:
                 punctuation[t["value"]] = t["name"]

@@ -9,7 +9,9 @@ from gradcli.language.strings import string_literal
 from gradcli.language.syntax import (
     AnnAssign, Assert, Assign, Attribute, AugAssign, BinOp, BoolOp, Break, Call, ClassDef, Compare, Comprehension,
     Constant, Continue,
-    Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Nonlocal, Raise,
+    Delete, Dict, DictComp, ExceptHandler, ExprStmt, GeneratorExp, Global, Lambda, ListComp, Match, MatchAs,
+    MatchCase, MatchClass, MatchMapping, MatchOr, MatchSequence, MatchSingleton, MatchStar, MatchValue, NamedExpr,
+    Nonlocal, Raise,
     SetComp, Try, For, FunctionDef, If, IfExp, Import, ImportFrom, JoinedStr, Keyword, List,
     Module, Name, Node, Param, Pass, Return, Set, Slice, Starred, Subscript, Tuple, UnaryOp, While, With,
     WithItem, Yield, YieldFrom,
@@ -42,7 +44,8 @@ def _orelse(branch) -> list:
 _WHAT = {Call: "a function call", Constant: "a literal", JoinedStr: "an f-string", BinOp: "an expression",
          UnaryOp: "an expression", BoolOp: "an expression", Compare: "a comparison",
          IfExp: "a conditional expression", Slice: "a slice", Tuple: "a tuple", List: "a list",
-         Dict: "a dict literal", Set: "a set display", Starred: "a starred expression"}
+         Dict: "a dict literal", Set: "a set display", Starred: "a starred expression",
+         NamedExpr: "a named expression"}
 
 
 def _what(node) -> str:
@@ -51,6 +54,24 @@ def _what(node) -> str:
     if type(node) is Constant and node.value is Ellipsis:
         return "'...'"
     return _WHAT.get(type(node), "an expression")
+
+
+# CPython's names for expressions in its messages about targets (_PyPegen_get_expr_name)
+_EXPR_NAMES = {Attribute: "attribute", Subscript: "subscript", Tuple: "tuple", List: "list", Call: "function call",
+               BinOp: "expression", BoolOp: "expression", UnaryOp: "expression", Compare: "comparison",
+               IfExp: "conditional expression", Lambda: "lambda", NamedExpr: "named expression",
+               JoinedStr: "f-string expression", Starred: "starred", Dict: "dict literal", Set: "set display",
+               ListComp: "list comprehension", SetComp: "set comprehension", DictComp: "dict comprehension",
+               GeneratorExp: "generator expression", Yield: "yield expression", YieldFrom: "yield expression"}
+
+
+def _expr_name(node) -> str:
+    if type(node) is Constant:
+        value = node.value
+        if value is None or value is True or value is False:
+            return str(value)
+        return "ellipsis" if value is Ellipsis else "literal"
+    return _EXPR_NAMES.get(type(node), "expression")
 
 
 def _check_target(node, verb: str, where, problems: Problems) -> None:
@@ -103,6 +124,9 @@ def _check_context(body: list, in_function: bool, in_loop: bool, problems: Probl
             _check_context(stmt.orelse, in_function, in_loop, problems)
         elif kind is With:
             _check_context(stmt.body, in_function, in_loop, problems)
+        elif kind is Match:
+            for case in stmt.cases:
+                _check_context(case.body, in_function, in_loop, problems)
         elif kind is Try:
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *[h.body for h in stmt.handlers]):
                 _check_context(block, in_function, in_loop, problems)
@@ -188,7 +212,241 @@ def _module(names: list) -> str:
     return ".".join(t.value for t in names)
 
 
-class Builder:
+# ================================================================ match statements and their patterns
+
+_SINGLETONS = {"None": None, "True": True, "False": False}
+
+
+class PatternBuilder:
+    """The tree builder's methods for match statements and their patterns (mixed into Builder), with the
+    checks CPython's compiler makes on patterns."""
+
+    # ---------------------------------------------------------------- the statement
+    def match_stmt(self, c):
+        tok, subject = c[0], c[1]
+        cases = [x for x in c[2:] if type(x) is MatchCase]
+        last = len(cases) - 1
+        for i, case in enumerate(cases):
+            # CPython's compiler: an irrefutable pattern (without a guard) before the last case hides the rest
+            self._check_pattern(case.pattern, case.guard is not None or i == last, set())
+        return Match(subject, cases, tok.line, tok.col)
+
+    def subject_tuple(self, c):
+        first, rest = c
+        elts = [first, *(rest or [])]
+        return Tuple(elts, first.line, first.col)
+
+    def case_block(self, c):
+        tok, pattern = c[0], c[1]
+        guard = next((x for x in c[2:-1] if x is not None and type(x) is not Token), None)
+        return MatchCase(pattern, guard, c[-1], tok.line, tok.col)
+
+    # ---------------------------------------------------------------- patterns
+    def open_sequence_pattern(self, c):
+        first, rest = c
+        start = self._start(first)
+        return MatchSequence([first, *(rest or [])], start.line, start.col)
+
+    def maybe_sequence_pattern(self, c):
+        return c
+
+    def as_pattern(self, c):
+        pattern, name = c
+        if name.value == "_":
+            self.problems.invalid(error_at("cannot use '_' as a target", name))
+        start = self._start(pattern)
+        return MatchAs(pattern, name.value, start.line, start.col)
+
+    def or_pattern(self, c):
+        start = self._start(c[0])
+        return MatchOr(c, start.line, start.col)
+
+    def capture_pattern(self, c):
+        tok = c[0]
+        return MatchAs(None, None if tok.value == "_" else tok.value, tok.line, tok.col)
+
+    def value_pattern(self, c):
+        node = c[0]
+        return MatchValue(node, node.line, node.col)
+
+    def group_pattern(self, c):
+        # (p) is p, at p's own place (CPython's errors point inside the parentheses); a pattern that starts
+        # with it (`(1 | 2) as n`) starts at the '('
+        self.pattern_groups[id(c[1])] = c[0]
+        return c[1]
+
+    def _start(self, p):
+        """The token or node where a pattern that begins with `p` begins."""
+        return self.pattern_groups.get(id(p), p)
+
+    def list_pattern(self, c):
+        return MatchSequence(c[1] or [], c[0].line, c[0].col)
+
+    def tuple_pattern(self, c):
+        # "(" ")" or "(" first "," [rest] ")"
+        elts = [] if len(c) == 2 else [c[1], *(c[3] or [])]
+        return MatchSequence(elts, c[0].line, c[0].col)
+
+    def star_pattern(self, c):
+        tok, name = c
+        return MatchStar(None if name.value == "_" else name.value, tok.line, tok.col)
+
+    def mapping_pattern(self, c):
+        brace, items = c[0], c[1] or []
+        keys, patterns, rest = [], [], None
+        for item in items:
+            if rest is not None:        # `**rest` must come last: CPython's parser stops at what follows
+                self.problems.invalid(error_at("invalid syntax", item[0]))
+                break
+            if type(item) is list:      # double_star_pattern
+                if item[1].value == "_":
+                    self.problems.invalid(error_at("invalid syntax", item[1]))
+                rest = item[1].value
+            else:
+                keys.append(item[0])
+                patterns.append(item[1])
+        node = MatchMapping(keys, patterns, rest, brace.line, brace.col)
+        seen = {}
+        for key in keys:
+            if type(key) is Constant:
+                if key.value in seen:
+                    self.problems.invalid(error_at(f"mapping pattern checks duplicate key ({key.value!r})", node))
+                    break
+                seen[key.value] = key
+        return node
+
+    def mapping_items(self, c):
+        return c
+
+    def key_value_pattern(self, c):
+        key, pattern = c
+        if type(key) is MatchValue:
+            key = key.value
+        elif type(key) is MatchSingleton:
+            key = Constant(key.value, key.line, key.col)
+        return key, pattern
+
+    def double_star_pattern(self, c):
+        return list(c)          # ["**", NAME]: a list tells it from a (key, pattern) pair (mapping_pattern)
+
+    def class_pattern(self, c):
+        cls, arguments = c[0], c[2] or []
+        positional, names, keywords = [], [], []
+        for arg in arguments:
+            if type(arg) is tuple:
+                name, pattern = arg
+                if name.value in names:
+                    self.problems.invalid(error_at(f"attribute name repeated in class pattern: {name.value}",
+                                                   pattern))
+                names.append(name.value)
+                keywords.append(pattern)
+            elif keywords:
+                self.problems.invalid(error_at("positional patterns follow keyword patterns", arg))
+            else:
+                positional.append(arg)
+        return MatchClass(cls, positional, names, keywords, cls.line, cls.col)
+
+    def pattern_arguments(self, c):
+        return c
+
+    def keyword_pattern(self, c):
+        return c[0], c[1]
+
+    def attr(self, c):
+        value, name = c
+        return Attribute(value, name.value, value.line, value.col)
+
+    # ---------------------------------------------------------------- literals
+    def number_pattern(self, c):
+        number = c[0]
+        return MatchValue(number, number.line, number.col)
+
+    def complex_pattern(self, c):
+        real, sign, imaginary = c
+        if imaginary.type != "IMAG_NUMBER":
+            self.problems.invalid(error_at("imaginary number required in complex literal", imaginary))
+        else:
+            self.imaginary([imaginary])             # refused, as complex numbers are
+        return MatchValue(real, real.line, real.col)
+
+    def signed_number(self, c):
+        tok = c[-1]
+        if tok.type == "IMAG_NUMBER":
+            node = self.imaginary([tok])            # refused, as complex numbers are
+        elif tok.type == "INT_NUMBER":
+            node = self.integer([tok])
+        else:
+            node = self.float_number([tok])
+        if len(c) == 2:
+            node.value = -node.value
+            node.line, node.col = c[0].line, c[0].col
+        return node
+
+    def string_pattern(self, c):
+        node = self.strings(c)
+        if type(node) is JoinedStr:
+            self.problems.invalid(error_at("patterns may only match literals and attribute lookups", node))
+            node = Constant("", node.line, node.col)
+        return MatchValue(node, node.line, node.col)
+
+    def singleton_pattern(self, c):
+        tok = c[0]
+        return MatchSingleton(_SINGLETONS[tok.value], tok.line, tok.col)
+
+    # ---------------------------------------------------------------- CPython's compile-time checks
+    def _check_pattern(self, p, allow_irrefutable: bool, bound: set) -> None:
+        """The names a pattern binds go in `bound`; what CPython's compiler refuses is noted: a name
+        bound twice, alternatives binding different names, an irrefutable pattern that hides others,
+        two starred names in one sequence."""
+        kind = type(p)
+        if kind is MatchAs:
+            if p.pattern is None:
+                if not allow_irrefutable:
+                    what = f"name capture {p.name!r}" if p.name is not None else "wildcard"
+                    self.problems.invalid(error_at(f"{what} makes remaining patterns unreachable", p))
+            else:
+                self._check_pattern(p.pattern, allow_irrefutable, bound)
+            if p.name is not None:
+                self._bind(p.name, p, bound)
+        elif kind is MatchOr:
+            names = None
+            last = len(p.patterns) - 1
+            for i, alt in enumerate(p.patterns):
+                alt_bound = set(bound)
+                self._check_pattern(alt, allow_irrefutable and i == last, alt_bound)
+                if names is None:
+                    names = alt_bound
+                elif alt_bound != names:
+                    self.problems.invalid(error_at("alternative patterns bind different names", alt))
+            bound |= names
+        elif kind is MatchSequence:
+            stars = [x for x in p.patterns if type(x) is MatchStar]
+            if len(stars) > 1:
+                self.problems.invalid(error_at("multiple starred names in sequence pattern", p))
+            for sub in p.patterns:
+                if type(sub) is MatchStar:
+                    if sub.name is not None:
+                        self._bind(sub.name, sub, bound)
+                else:
+                    self._check_pattern(sub, True, bound)
+        elif kind is MatchMapping:
+            for sub in p.patterns:
+                self._check_pattern(sub, True, bound)
+            if p.rest is not None:
+                self._bind(p.rest, p, bound)
+        elif kind is MatchClass:
+            for sub in p.patterns + p.kwd_patterns:
+                self._check_pattern(sub, True, bound)
+
+    def _bind(self, name: str, where, bound: set) -> None:
+        if name in bound:
+            self.problems.invalid(error_at(f"multiple assignments to name {name!r} in pattern", where))
+        bound.add(name)
+
+
+# ================================================================ the tree builder
+
+class Builder(PatternBuilder):
     """The tree builder: one method per grammar rule or alias, building syntax nodes.
 
     The parser (gradcli.language.parser) calls each method with the rule's children as soon as it
@@ -203,6 +461,7 @@ class Builder:
         self.problems = Problems()
         self.yields = 0                         # Yield nodes made since the last module (Module.yields)
         self.parenthesized = set()              # ids of the Names written in parentheses: `(x): int` records nothing
+        self.pattern_groups = {}                # id of a pattern written in parentheses -> its '(' token
 
     # ---------------------------------------------------------------- module and blocks
     def file_input(self, c):
@@ -211,6 +470,7 @@ class Builder:
         module = Module(body, 1, 1)
         module.yields, self.yields = self.yields, 0
         self.parenthesized.clear()
+        self.pattern_groups.clear()
         return module
 
     def fstring_expr(self, c):
@@ -529,6 +789,12 @@ class Builder:
     # ---------------------------------------------------------------- expressions
     def tuple(self, c):
         return Tuple(c, c[0].line, c[0].col)
+
+    def named_expr(self, c):
+        target, value = c
+        if type(target) is not Name:
+            self.problems.invalid(error_at(f"cannot use assignment expressions with {_expr_name(target)}", target))
+        return NamedExpr(target, value, target.line, target.col)
 
     def if_exp(self, c):
         body, test, orelse = c

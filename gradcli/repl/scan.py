@@ -165,8 +165,8 @@ def enter_action(text: str, at_end: bool = True) -> str:
     if result.lines[-1].ends_with_colon or result.lines[-1].first_word == "@":
         return NEWLINE
     top = [line for line in result.lines if line.indent == 0]
-    if top and top[-1].first_word in COMPOUND:
-        return NEWLINE                 # the block may go on: wait for the blank line
+    if top and (top[-1].first_word in COMPOUND or top[-1].first_word == "match" and top[-1].ends_with_colon):
+        return NEWLINE                 # the block may go on: wait for the blank line (`match = 1` runs at once)
     return ACCEPT
 
 
