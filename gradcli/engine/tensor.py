@@ -268,6 +268,8 @@ class Tensor:
         """`t.data = other`: swap the storage, keeping the autograd identity."""
         if value.__class__ is not Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if self.requires_grad and value._a.dtype.kind not in "fV":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._a = value._a
         from gradcli.engine import slim
         slim.keep(self)             # a node's check of it names its old array: the node keeps it whole
