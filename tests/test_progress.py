@@ -107,8 +107,11 @@ def _piped(argv):
     return child.returncode, out.decode(), err.decode()
 
 
-SLOW = ("import torch\nx = torch.ones(3, requires_grad=True)\ny = x\n"
-        "for i in range(3000):\n    y = y * 1.0\nout = y.sum()\nout.backward()\n")
+# Work that lasts past the line's delay on any machine: the script waits out 1.2 s of wall time itself (a
+# fast machine ran the 3,000 ops alone within the delay, and nothing was drawn)
+SLOW = ("import torch\nimport time\nx = torch.ones(3, requires_grad=True)\ny = x\n"
+        "for i in range(3000):\n    y = y * 1.0\nstart = time.time()\nwhile time.time() - start < 1.2:\n    pass\n"
+        "out = y.sum()\nout.backward()\n")
 
 
 def _erased(terminal: str) -> bool:
@@ -135,7 +138,7 @@ def test_check_grads_shows_its_steps_on_a_terminal_only(tmp_path):
     assert status == 0
     assert f"\r{path}: --check-grads: replaying in float64 (0 s)" in terminal
     assert f"\r{path}: --check-grads: replaying in float64: 1 call, " in terminal
-    report = f"{path}:7: backward(): ok"
+    report = f"{path}:11: backward(): ok"
     assert report in terminal and _erased(terminal)
     status, out, err = _piped(argv)
     assert status == 0 and err.startswith(report) and "\r" not in err
