@@ -21,6 +21,7 @@ from gradcli.engine.autograd import SlimSaved
 from gradcli.engine.slim import restore
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _half_with_number = arith.half_with_number
 from gradcli.engine.tensor import Tensor
 
@@ -57,13 +58,15 @@ class NumpyMath(_Later):
 
     @staticmethod
     def mul_wrapped(g, value):
-        if g.dtype.char in "eE":        # PyTorch's kernel reads the number as a float (arith.half_with_number)
+        dt = g.dtype      # float16 and bfloat16: PyTorch's kernel reads the number as a float (half_with_number)
+        if dt is not _F32 and dt is not _F64 and dt.char in "eE":
             return _half_with_number(np.multiply, g, value)
         return g * number_operand(g, value)
 
     @staticmethod
     def div_wrapped(g, value):
-        if g.dtype.char in "eE":
+        dt = g.dtype
+        if dt is not _F32 and dt is not _F64 and dt.char in "eE":
             return _half_with_number(np.true_divide, g, value)
         return g / number_operand(g, value)
 

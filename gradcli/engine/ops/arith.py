@@ -39,7 +39,9 @@ def _times_array(g, other):
     or beside a float16 gradient as the forward's kernel reads it (half_with_number)."""
     if other.__class__ is float:
         number = number_operand(g, other)
-        return g * number if number is not other and g.dtype.kind != "V" else _times_number(g, other)
+        dt = g.dtype
+        return g * number if number is not other and (dt is _F32 or dt is _F64 or dt.kind != "V") \
+            else _times_number(g, other)
     return g * other
 
 
@@ -286,6 +288,7 @@ _INT64_END = 1 << 63                      # Python ints past int64 take the gene
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 
 _HALVES = "eE"          # dtype.char of float16 and bfloat16, whose kernels compute in float
@@ -300,7 +303,9 @@ def half_with_number(fn, x: np.ndarray, b) -> np.ndarray:
 
 
 def _times_number(x: np.ndarray, b) -> np.ndarray:
-    return x * number_operand(x, b) if x.dtype.char not in _HALVES else half_with_number(np.multiply, x, b)
+    dt = x.dtype          # (float32 and float64 first: they are the hot path, and the identity test is cheap)
+    return x * number_operand(x, b) if dt is _F32 or dt is _F64 or dt.char not in _HALVES \
+        else half_with_number(np.multiply, x, b)
 
 
 def mul_scalar(a: Tensor, value) -> Tensor:
@@ -310,7 +315,9 @@ def mul_scalar(a: Tensor, value) -> Tensor:
 
 def div_scalar(a: Tensor, value) -> Tensor:
     x = a._a
-    out = x / number_operand(x, value) if x.dtype.char not in _HALVES else half_with_number(np.true_divide, x, value)
+    dt = x.dtype
+    out = x / number_operand(x, value) if dt is _F32 or dt is _F64 or dt.char not in _HALVES \
+        else half_with_number(np.true_divide, x, value)
     return with_numbers(DIV_SCALAR, out, (a,), (value,), (value,))
 
 
@@ -322,7 +329,8 @@ def mul_wrapped(a: Tensor, value) -> Tensor:
 
 def div_wrapped(a: Tensor, value) -> Tensor:
     x = a._a
-    out = (compute(np.true_divide, x, value) if x.dtype.char not in _HALVES
+    dt = x.dtype
+    out = (compute(np.true_divide, x, value) if dt is _F32 or dt is _F64 or dt.char not in _HALVES
            else half_with_number(np.true_divide, x, value))
     return with_numbers(DIV, out, (a, value), (), (None, value))
 
