@@ -97,6 +97,9 @@ _COMPARISON_NAMES = ("greater", "greater_equal", "less", "less_equal", "not_equa
 
 SIGNATURES = {
     "torch.matmul": ["(Tensor input, Tensor other, *, Tensor out = None)"],
+    # two tensors, no number: the parser names a number in `other` before a keyword it does not know
+    **{f"torch.{name}": ["(Tensor input, Tensor other, *, Tensor out = None)"]
+       for name in ("logical_and", "logical_or", "logical_xor", "maximum", "minimum", "fmax", "fmin")},
     "Tensor.matmul": ["(Tensor other)"],
     "torch.mm": ["(Tensor input, Tensor mat2, *, Tensor out = None)",
                  "(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)"],
