@@ -147,3 +147,15 @@ def test_wishart_warns_of_low_df_and_of_the_samples_it_redraws():
                                    "s.grad:6: UserWarning: Singular sample detected.\n  s = d.rsample((2,))\n"
                                    "s.grad:7: UserWarning: Singular sample detected.\n"
                                    "  r = D.Wishart(4., covariance_matrix=torch.eye(2)).rsample(max_try_correction=0)\n")
+
+
+def test_an_out_tensor_with_elements_is_resized_with_pytorch_s_warning():
+    # PyTorch 2.13's warning (checked with the oracle); an empty out tensor is resized without one
+    source = ("import torch\na = torch.ones(2, 3)\nr = torch.empty(3)\ntorch.matmul(a, a.T, out=r)\n"
+              "torch.add(a, a, out=torch.empty(0))\n")
+    assert warnings_of(source) == (
+        "s.grad:4: UserWarning: An output with one or more elements was resized since it had shape [3], which does "
+        "not match the required output shape [2, 2]. This behavior is deprecated, and in a future PyTorch release "
+        "outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+        "resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)\n  torch.matmul(a, a.T, out=r)\n")
