@@ -3,7 +3,7 @@ tensor, which the call returns, with PyTorch's checks and its warning when it ha
 
 from __future__ import annotations
 
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import autograd, dtypes, typeinfo
 from gradcli.engine.recording import type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -36,7 +36,7 @@ def write(result: Tensor, out: Tensor) -> None:
     """The result into `out`: cast to its dtype where PyTorch may cast it, resized (with PyTorch's warning when
     it held elements) where its shape differs."""
     src, dst = result._a, out._a
-    if not _castable(src, dst):
+    if not typeinfo.can_cast(dtypes.of_array(src), dtypes.of_array(dst)):
         raise RuntimeError(f"result type {type_word(src)} can't be cast to the desired output type {type_word(dst)}")
     if dst.shape != src.shape:
         if dst.size:
@@ -47,9 +47,3 @@ def write(result: Tensor, out: Tensor) -> None:
     with autograd.set_grad_enabled(False):
         out.copy_(result)
 
-
-def _castable(src, dst) -> bool:
-    source, target = dtypes.of_array(src), dtypes.of_array(dst)
-    if source.category == dtypes.FLOAT and target.category != dtypes.FLOAT:
-        return False
-    return not (target is dtypes.bool_ and source is not dtypes.bool_)
