@@ -107,10 +107,10 @@ def _piped(argv):
     return child.returncode, out.decode(), err.decode()
 
 
-# Work that lasts past the line's delay on any machine: the script waits out 1.2 s of wall time itself (a
-# fast machine ran the 3,000 ops alone within the delay, and nothing was drawn)
+# Work that lasts past the line's delay (CHILD's 0.05 s) on any machine: the script waits out 0.2 s of wall time
+# itself (a fast machine ran the 3,000 ops alone within the delay, and nothing was drawn)
 SLOW = ("import torch\nimport time\nx = torch.ones(3, requires_grad=True)\ny = x\n"
-        "for i in range(3000):\n    y = y * 1.0\nstart = time.time()\nwhile time.time() - start < 1.2:\n    pass\n"
+        "for i in range(3000):\n    y = y * 1.0\nstart = time.time()\nwhile time.time() - start < 0.2:\n    pass\n"
         "out = y.sum()\nout.backward()\n")
 
 
