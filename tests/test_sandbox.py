@@ -30,6 +30,12 @@ PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm =
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # register_multi_grad_hook: its handles, and the hooks it registers, show nothing behind them
+    (T + "x = torch.ones(1, requires_grad=True)\nh = torch.autograd.graph.register_multi_grad_hook([x], print)\n"
+     "h.handles[0]._node", 1,
+     "4:1: AttributeError: 'RemovableHandle' object attribute '_node' is outside gradcli's language"),
+    (T + "x = torch.ones(1, requires_grad=True)\ntorch.autograd.graph.register_multi_grad_hook([x], print).id", 1,
+     "3:1: AttributeError: '_MultiHandle' object has no attribute 'id'"),
     # torch.utils.checkpoint: its functions call what the script gives them, and nothing behind them is reachable
     ("import torch.utils.checkpoint as cp\ncp._Region", 1,
      "2:1: AttributeError: module 'torch.utils.checkpoint' attribute '_Region' is outside gradcli's language"),

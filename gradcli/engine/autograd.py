@@ -647,6 +647,23 @@ class RemovableHandle:
         return f"<torch.utils.hooks.RemovableHandle object at {address(self)}>"
 
 
+class MultiHandle(RemovableHandle):
+    """torch.autograd.graph._MultiHandle, what register_multi_grad_hook returns (gradcli.engine.multihook):
+    the tensor hooks' handles, all removed by `remove()`."""
+
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple):
+        self.handles = handles                  # (no `id`: PyTorch's has none)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __repr__(self) -> str:
+        return f"<torch.autograd.graph._MultiHandle object at {address(self)}>"
+
+
 def add_hook(node, hook, kind: str = "") -> RemovableHandle:
     """Attach a hook to a node: by default a tensor hook `hook(grad, F) -> grad` on the node whose
     incoming gradient it transforms; `kind` "pre", "post" or "acc" for the node's own (NodeHooks)."""
@@ -951,6 +968,35 @@ def _accumulated(node, t, g, F) -> None:
         _run_hooks(hooks.post, (), (g,), F)
 
 
+# The backward passes running now, the innermost last (a hook may run a backward of its own), each as
+# (id, deps, runs, targets, capture) of its _sweep: what hooks may ask of the pass they run in
+# (torch.autograd.graph.register_multi_grad_hook, gradcli.engine.multihook).
+TASKS: list = []
+_next_task = itertools.count().__next__
+
+LEAF_IN_GRAD = ("A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). "
+                "This is currently not supported.")
+
+
+def will_execute(node) -> bool:
+    """torch._C._will_engine_execute_node in the innermost backward running: whether `node` is in its
+    graph and, in a pass towards given inputs, on a path to one of them or one of them. Asking about
+    a leaf's AccumulateGrad that autograd.grad() captures is PyTorch's error."""
+    if not TASKS:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, deps, runs, targets, capture = TASKS[-1]
+    if node not in deps:
+        return False
+    if targets is None:
+        return True
+    target = any(t is node for t in targets)
+    if not target and node not in runs:
+        return False
+    if capture and target and all(child is None for child in node.inputs):
+        raise RuntimeError(LEAF_IN_GRAD)
+    return True
+
+
 def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=False):
     """Propagate `grads` from the `roots` nodes down to the leaves, with formulas evaluated by `F`:
     numpy arrays (backmath.NUMPY) or, for create_graph, recorded Tensor ops (backmath.TENSOR).
@@ -967,9 +1013,11 @@ def run_backward(roots, grads, retain_graph: bool, F, targets=None, capture=Fals
     outer = STATE.in_formula
     if F.tensors:
         STATE.in_formula = True
+    depth = len(TASKS)
     try:
         return _sweep(roots, grads, retain_graph, F, targets, capture, observer)
     finally:
+        del TASKS[depth:]
         STATE.in_formula = outer
         if observer is not None:
             observer.sweep_end()
@@ -987,6 +1035,7 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
     free = not retain_graph
     deps = _count_dependencies(roots)
     captured, runs, visits = _restrict(deps, targets, capture)
+    TASKS.append((_next_task(), deps, runs, targets, capture))
     pending = {}
     owned = {}              # the nodes whose pending gradient the sweep owns, as keys (see _receive)
     heap = _graph_root(roots, grads, deps, pending, visits, F)

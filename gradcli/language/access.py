@@ -77,6 +77,7 @@ ALLOWED = {
     rng.Generator: frozenset(("seed", "initial_seed", "device")),
     _Device: frozenset(("type", "index")),
     autograd.RemovableHandle: frozenset(("remove",)),
+    autograd.MultiHandle: frozenset(("remove", "handles")),
     savedhooks.SavedTensor: frozenset(("register_hooks",)),
     savedhooks.saved_tensors_hooks: frozenset(("pack_hook", "unpack_hook")),
     **{kind: frozenset(RETURN_FIELDS[name] + ("count", "index")) for name, kind in RETURN_KINDS.items()},
@@ -486,8 +487,10 @@ def python_dir(obj) -> list | None:
 
 def _method_namespace(obj) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
-    if obj.__class__ is autograd.RemovableHandle:        # a Python class in PyTorch
+    if obj.__class__ is autograd.RemovableHandle:        # Python classes in PyTorch
         return "bound method of RemovableHandle"
+    if obj.__class__ is autograd.MultiHandle:
+        return "bound method of _MultiHandle"
     if obj.__class__ in _BOUND_METHOD_OWNERS:
         return f"bound method of {obj.__class__.__name__}"
     if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class

@@ -353,6 +353,8 @@ _WHAT = {
                                           "added into its .grad.",
     "Node": "The class of every graph node (grad_fn, AccumulateGrad, custom Functions), for isinstance.",
     "increment_version": "Marks tensors as changed in place, so nodes that saved them refuse to run.",
+    "register_multi_grad_hook": "One hook over several tensors' gradients: mode 'all' calls fn with all of them "
+                                "(None where none came) once this backward has computed them; 'any' with the first.",
     "detach": "A tensor sharing this one's data, cut off from the graph.",
     "requires_grad": "Whether operations on this tensor are recorded for backward.",
     "grad_fn": "The graph node that produced this tensor, or None for a leaf.",

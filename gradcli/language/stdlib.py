@@ -572,6 +572,7 @@ def _build_torch() -> ScriptModule:
             "Node": _NodeClass, "increment_version": backward.increment_version,
             "saved_tensors_hooks": savedhooks.saved_tensors_hooks, "save_on_cpu": savedhooks.save_on_cpu,
             "disable_saved_tensors_hooks": savedhooks.disable_saved_tensors_hooks,
+            "register_multi_grad_hook": _later("gradcli.engine.multihook", "register_multi_grad_hook"),
         }),
     })
     vmap = Builtin("torch.func", "vmap", _later("gradcli.engine.functorch", "vmap"))   # torch.vmap is the same function
@@ -1434,7 +1435,7 @@ _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.D
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
-               forward.dual_level: "torch.autograd.forward_ad.dual_level"}
+               forward.dual_level: "torch.autograd.forward_ad.dual_level", autograd.MultiHandle: "_MultiHandle"}
 _TYPE_NAMES[_UNION_TYPE] = "types.UnionType"          # int | None, which Python makes of its own classes
 _TYPE_NAMES[type(list[int])] = "types.GenericAlias"    # collections.deque[int]
 # gradcli's classes that PyTorch's are plain functions: a script's function, and what torch.func makes of one
@@ -1499,6 +1500,11 @@ _PLAIN_CLASSES = frozenset((int, float, bool, complex, str, range, slice, type(N
 _FUNCTION_KINDS = {"<function": "function", "<bound": "method", "<built-in": "builtin_function_or_method"}
 
 
+# gradcli's classes that are Python classes in PyTorch: type(x) prints their module (their messages
+# name the class alone)
+_CLASS_PATHS = {autograd.RemovableHandle: "torch.utils.hooks.RemovableHandle",
+                autograd.MultiHandle: "torch.autograd.graph._MultiHandle"}
+
 # the metaclasses PyTorch's classes have (type(torch.Tensor) and so on), by the class's repr
 _METACLASSES = {"<class 'torch.Tensor'>": "torch._C._TensorMeta", "<class 'torch.autograd.graph.Node'>": "abc.ABCMeta"}
 
@@ -1537,6 +1543,9 @@ def script_type(obj):
         return _class_value("module", ScriptModule)
     if cls in OPAQUE_CLASSES:
         return _class_value(OPAQUE_CLASSES[cls](obj))
+    path = _CLASS_PATHS.get(cls)
+    if path is not None:
+        return _class_value(path, cls)
     if cls.__module__ in ("builtins", "__main__") or cls.__module__.startswith("gradcli."):
         name = type_name(obj)
         one_class = name == cls.__name__ or name in ("function", "builtin_function_or_method")
