@@ -222,3 +222,15 @@ def test_float32_rounding_stays_within_a_few_units_of_the_terms():
         got = conv.conv_array(x, w, *args)
         assert got.dtype == np.float32
         assert np.all(np.abs(got - exact) <= 4 * 2.0 ** -24 * scale)
+
+
+def test_a_dilated_kernel_past_int64_is_refused_not_computed():
+    """PyTorch computes such a convolution with its sizes wrapped to int64 and reads taps at wrapped
+    offsets (conv1d of a length-5 input with dilation 2**62 gives 5 outputs): gradcli says it does not
+    implement that, instead of a numpy error (it leaked "negative dimensions are not allowed")."""
+    from conftest import error_line
+    for dilation in ("2**62", "2**63 - 1"):
+        assert error_line("import torch\nimport torch.nn.functional as F\n"
+                          f"F.conv1d(torch.ones(1, 2, 5), torch.ones(3, 2, 3), dilation={dilation})") == (
+            "NotImplementedError: gradcli does not implement a convolution whose dilated kernel size overflows int64 "
+            f"(dilation [{eval(dilation)}], kernel [3])")

@@ -62,8 +62,10 @@ def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
     xp = _padded(x, padding)
     st = xp.strides
     view = as_strided(xp, (n, groups, c // groups) + out + tuple(kernel),
-                      (st[0], st[1] * (c // groups), st[1]) + tuple(a * s for a, s in zip(st[2:], stride))
-                      + tuple(a * d for a, d in zip(st[2:], dilation)), writeable=False)
+                      # (a stride along a dim of one output, or a dilation along a kernel of one, moves
+                      # nowhere: 0, which any huge one the script gave also fits in)
+                      (st[0], st[1] * (c // groups), st[1]) + tuple(a * s if o > 1 else 0 for a, s, o in zip(st[2:], stride, out))
+                      + tuple(a * d if k > 1 else 0 for a, d, k in zip(st[2:], dilation, kernel)), writeable=False)
     nd = len(out)
     # (G, C/G, *kernel, N, *out): the copy reshape makes is the matrix
     order = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))
@@ -486,6 +488,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
+    for i, p in enumerate(padding):
+        if p > _PADDING_MAX:
+            raise RuntimeError(f"Given padding={p} at dimension {i} , expected padding to be at most {_PADDING_MAX}")
     if any(d <= 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got {_size_list(dilation)}")
     if w.shape[0] < groups:
@@ -501,8 +506,12 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
                                f"input{_size_list(x.shape)} to have {channels} channels, but got {x.shape[1]} "
                                f"channels instead")
         outputs = w.shape[0]
-        padded = [s + 2 * p for s, p in zip(x.shape[2:], padding)]
-        dilated = [d * (n - 1) + 1 for d, n in zip(dilation, w.shape[2:])]
+        padded = [_int64(s + 2 * p) for s, p in zip(x.shape[2:], padding)]         # C++'s int64_t arithmetic
+        dilated = [_int64(d * (n - 1) + 1) for d, n in zip(dilation, w.shape[2:])]
+        if any(d * (n - 1) + 1 != b for d, n, b in zip(dilation, w.shape[2:], dilated)):
+            # PyTorch goes on with the wrapped size, and its kernels read the taps at wrapped offsets
+            raise NotImplementedError(f"gradcli does not implement a convolution whose dilated kernel size overflows "
+                                      f"int64 (dilation {_size_list(dilation)}, kernel {_size_list(w.shape[2:])})")
         if any(a < b for a, b in zip(padded, dilated)):
             raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                                f"size: ({' x '.join(map(str, dilated))}). Kernel size can't be greater than actual "
@@ -521,11 +530,13 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
                     + " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, output_padding)) + " "
                     + " ".join(f"stride_{n}: {v}" for n, v in zip(names, stride)) + " "
                     + " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dilation)))
+    if bias is not None and (bias._a.ndim != 1 or bias._a.shape[0] != outputs):
+        raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {_size_list(w.shape)}, "
+                           f"expected bias to be 1-dimensional with {outputs} elements, but got bias of size "
+                           f"{_size_list(bias._a.shape)} instead")
+    if transposed:
+        _check_transposed_output(x, w, stride, padding, dilation, output_padding, groups, outputs)
     if bias is not None:
-        if bias._a.ndim != 1 or bias._a.shape[0] != outputs:
-            raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {_size_list(w.shape)}, "
-                               f"expected bias to be 1-dimensional with {outputs} elements, but got bias of size "
-                               f"{_size_list(bias._a.shape)} instead")
         if bias._a.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
                                f"{_DTYPE_WORDS.get(bias._a.dtype.name, bias._a.dtype.name)}")
@@ -533,6 +544,61 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError(f"expected scalar type {_DTYPE_WORDS.get(x.dtype.name, x.dtype.name)} but found "
                            f"{_DTYPE_WORDS.get(w.dtype.name, w.dtype.name)}")
     return _record(input, weight, bias, (stride, padding, dilation, bool(transposed), output_padding, groups))
+
+
+_PADDING_MAX = (1 << 62) - 1         # at::convolution's bound: twice a padding must fit in an int64_t
+
+
+def _int64(v: int) -> int:
+    """v as C++'s int64_t arithmetic leaves it (wrapped)."""
+    return (v + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _int32(v: int) -> int:
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _onednn_transposed(x, w, stride, dilation, output_padding, groups) -> bool:
+    """Whether PyTorch's CPU build hands this transposed convolution to oneDNN (ConvParams::use_mkldnn, on
+    the 4-d or 5-d view it makes of a 1-d one): float32 only, and not for a small single-sample
+    convolution that the native kernel does faster."""
+    if x.dtype != np.float32 or any(o >= s for o, s in zip(output_padding, stride)):
+        return False
+    n, c, *spatial = x.shape
+    kernel = w.shape[2:] if w.ndim > 3 else (1,) + tuple(w.shape[2:])
+    first = (n, c) + ((1,) + tuple(spatial) if x.ndim == 3 else tuple(spatial))
+    one_by_one = kernel[-1] == 1 and kernel[-2] == 1
+    fast = (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or n >= 16 or not one_by_one
+            or STATE.threads > 1)
+    return fast and (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or n > 1 or math.prod(first[:4]) > 20480)
+
+
+def _check_transposed_output(x, w, stride, padding, dilation, output_padding, groups, outputs) -> None:
+    """The output of a transposed convolution must have at least one element along each spatial dim.
+    oneDNN refuses the primitive; the native kernel (slow_conv_transpose2d/3d) checks the size with its
+    parameters cut to 32-bit ints and some products in 32 bits, and a size that wraps to a positive one
+    there fails only when the output is made (int64 sizes). A 1-d convolution runs as a 2-d one over a height of 1."""
+    sizes = [(n - 1) * s - 2 * p + d * (k - 1) + o + 1
+             for n, s, p, d, k, o in zip(x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding)]
+    if 0 in x.shape[2:] or all(v >= 1 for v in sizes):
+        return
+    lead = [1] if x.ndim == 3 else []
+    if x.shape[0] == 0:                 # no kernel runs: the empty result's view to the output's shape fails
+        shape = [0, outputs] + lead + [_int64(v) for v in sizes]
+        i = next(i for i, v in enumerate(shape) if v < 0)
+        raise RuntimeError(f"invalid shape dimension {shape[i]} at index {i} of shape {_size_list(shape)}")
+    if _onednn_transposed(x, w, stride, dilation, output_padding, groups):
+        raise RuntimeError("could not construct a memory descriptor using a format tag")
+    # (n - 1) * stride in int64 (the size is), 2 * padding and dilation * (kernel - 1) + 1 in int
+    narrow = [(n - 1) * _int32(s) - _int32(2 * _int32(p)) + _int32(_int32(_int32(d) * (k - 1)) + 1) + _int32(o)
+              for n, s, p, d, k, o in zip(x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding)]
+    if any(v < 1 for v in narrow):
+        given = " x ".join(map(str, lead + list(x.shape[2:])))
+        raise RuntimeError(f"Given input size per channel: ({given}). Calculated output size per channel: "
+                           f"({' x '.join(map(str, lead + narrow))}). Output size is too small")
+    shape = [x.shape[0], outputs] + lead + [_int64(v) for v in sizes]
+    negative = next(v for v in shape if v < 0)
+    raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {_size_list(shape)}")
 
 
 # ------------------------------------------------------------------------------------ the functionals
