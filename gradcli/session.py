@@ -26,7 +26,7 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
 # The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
-_PYTHON_MODULE_ERRORS = frozenset(("dataclasses",))
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle"))
 
 
 # `typing`, `dataclasses` and `operator` (gradcli.language.pytyping, pydataclasses, pyoperator) import the
@@ -209,6 +209,9 @@ class Session:
         distributions = sys.modules.get("gradcli.language.distributions")     # (made when a script first uses it)
         if distributions is not None:
             distributions.reset_defaults()      # and Distribution.set_default_validate_args
+        saving = sys.modules.get("gradcli.language.saving")
+        if saving is not None:
+            saving.forget()                     # and the files torch.save kept
         if seed is None:
             state.generator.seed()
         else:

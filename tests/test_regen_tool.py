@@ -136,17 +136,20 @@ def test_err_is_the_last_traceback_line_and_stdout_is_kept(cases, fake_python):
     assert (cases / "err_01.err").read_text() == "ValueError: bad thing at 0xADDR\n"
 
 
-def test_runs_in_case_directory_with_fixed_hash_seed(cases, fake_python):
-    (cases / "data.txt").write_text("local file\n")
+def test_runs_in_a_folder_of_its_own_with_fixed_hash_seed(cases, fake_python):
+    """The oracle runs a copy of the script in a temporary folder: what the script writes (torch.save's
+    checkpoints) stays out of the cases' folder."""
     write_case(cases, "env_01", """\
         # working directory and PYTHONHASHSEED
         import os
-        print(open("data.txt").read(), end="")
+        print(sorted(os.listdir(".")))
+        open("model.pt", "w").write("saved")
         print(os.environ.get("PYTHONHASHSEED"))
         """)
     result = run_tool(cases, "--python", fake_python)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (cases / "env_01.out").read_text() == "local file\n0\n"
+    assert (cases / "env_01.out").read_text() == "['env_01.grad']\n0\n"
+    assert not (cases / "model.pt").exists()
 
 
 def test_nondet_case_writes_nothing_and_fails(cases, fake_python):

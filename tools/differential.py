@@ -28,8 +28,10 @@ import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -117,6 +119,9 @@ def _torch_runner():
     signal.signal(signal.SIGALRM, alarm)
 
     def run(source: str, seconds: float) -> dict:
+        for name in os.listdir("."):        # the files an earlier script saved (gradcli's sessions start with none)
+            path = os.path.join(".", name)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
         # the reference machine's thread count, as a gradcli session starts with (and a script may have
         # changed it): large sums add in the order of that many threads
         torch.set_num_threads(2)
@@ -181,9 +186,11 @@ class _Worker:
     def start(self) -> None:
         env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                    PYTHONPATH=str(REPO_ROOT) if self.side == "gradcli" else "")
+        # in a folder of its own: the files a script saves (torch.save) go there, not into the checkout
+        self.folder = tempfile.mkdtemp(prefix=f"difffuzz-{self.side}-")
         self.proc = subprocess.Popen(_worker_argv(self.side, self.seconds), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                     cwd=str(REPO_ROOT), bufsize=0)
+                                     cwd=self.folder, bufsize=0)
         self.buffer = b""
 
     def stop(self) -> None:
@@ -191,6 +198,7 @@ class _Worker:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _readline(self, limit: float) -> bytes | None:
         end = time.monotonic() + limit

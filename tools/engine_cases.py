@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,8 +126,10 @@ def load_cases() -> list[str]:
 
 
 def run_oracle(python: str, cases: list[str]) -> dict:
-    proc = subprocess.run([python, "-c", _ORACLE_RUNNER], input=json.dumps(cases), capture_output=True,
-                          text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True)
+    # in a folder of its own: the files a case saves (torch.save) go there, not into the checkout
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.run([python, "-c", _ORACLE_RUNNER], input=json.dumps(cases), capture_output=True,
+                              text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True, cwd=folder)
     return json.loads(proc.stdout)
 
 

@@ -35,8 +35,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -135,9 +137,16 @@ def run_once(python: str, script: Path, capability: str | None, timeout: float, 
     env.pop("ATEN_CPU_CAPABILITY", None)
     if capability is not None:
         env["ATEN_CPU_CAPABILITY"] = capability
+    # in a folder of its own, with a copy of the script: the files a script saves (torch.save) go there
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(script, folder)
+        return _outcome(python, script, seed, env, folder, timeout)
+
+
+def _outcome(python: str, script: Path, seed, env: dict, folder: str, timeout: float) -> Outcome:
     try:
         argv = [python, script.name] if seed is None else [python, "-c", SEEDED.format(seed=seed, name=script.name)]
-        proc = subprocess.run(argv, cwd=script.parent, env=env,
+        proc = subprocess.run(argv, cwd=folder, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return Outcome("", None, f"timed out after {timeout:g}s")

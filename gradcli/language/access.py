@@ -29,8 +29,9 @@ REFUSED_TENSOR_ATTRS = {
     "pin_memory": _NO_POINTERS, "tofile": "scripts cannot write files",
 }
 _NO_FILES = "scripts cannot read or write files"
+_OS_ERROR = frozenset(("errno", "strerror", "filename", "filename2"))
 REFUSED_TORCH_MEMBERS = {
-    "save": _NO_FILES, "load": _NO_FILES, "from_file": _NO_FILES, "from_numpy": _NO_ARRAYS,
+    "from_file": _NO_FILES, "from_numpy": _NO_ARRAYS,
     "frombuffer": _NO_POINTERS, "hub": "scripts cannot download code", "jit": "scripts cannot compile code",
     "compile": "scripts cannot compile code", "ops": "scripts cannot load native code",
     "classes": "scripts cannot load native code",
@@ -373,6 +374,8 @@ def _class_attribute(obj, name: str):
         return obj.args
     if name == "value" and isinstance(obj, StopIteration):    # what a generator returned
         return obj.value
+    if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
+        return getattr(obj, name)
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     if hasattr(target, name):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")

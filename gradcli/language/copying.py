@@ -44,8 +44,21 @@ _ATOMIC = {int, float, bool, str, complex, type(None), type(...), type(NotImplem
            ScriptType, types.ModuleType}
 _UNPICKLABLE = (types.GeneratorType, autograd.Node, autograd.AccumulateGrad)
 
+class PicklingError(Exception):
+    """pickle's error for what it cannot save (torch.save)."""
+
+
+class UnpicklingError(Exception):
+    """pickle's error for what it will not load (torch.load's weights-only unpickler)."""
+
+
+for _cls in (PicklingError, UnpicklingError):
+    _cls.__module__ = "_pickle"         # as a traceback names them: _pickle.UnpicklingError
+
 # the storages already copied in one deepcopy, by id(memo): {id(root array): new root array}
 _STORAGES: dict = {}
+# True while pickled() copies: pickle's rules instead of deepcopy's (see pickled)
+_PICKLING = [False]
 
 
 # ---------------------------------------------------------------------------------------------- deepcopy
@@ -66,9 +79,24 @@ def deepcopy(x, memo=None):
             del _STORAGES[id(memo)]
 
 
+def pickled(x):
+    """What pickling x and unpickling it gives (torch.save, then torch.load; gradcli.language.saving): a copy
+    as deepcopy makes it, except that a tensor with a history is saved too (a leaf again, keeping
+    requires_grad), no tensor keeps its .grad, a class's __deepcopy__ is not called, and functions go by
+    name: a script's top-level function or method comes back as itself, a lambda or a nested function
+    is pickle's error."""
+    _PICKLING[0] = True
+    try:
+        return deepcopy(x)
+    finally:
+        _PICKLING[0] = False
+
+
 def _deep(x, memo):
     cls = x.__class__
     if cls in _ATOMIC:
+        if _PICKLING[0] and cls in classes.FUNCTION_TYPES:
+            _by_name(x)
         return x
     if cls is Tensor:
         return _deep_tensor(x, memo)       # (its leaf check comes before the memo, as PyTorch's)
@@ -122,7 +150,7 @@ def _deep_instance(x, cls, memo):
     """An object of a script's class, or of a library class a script may subclass (nn.Module, ...): its
     class's __deepcopy__, else a new object of the class with a deep copy of its attributes (Python's
     default, which sets them without calling __init__ or __setattr__)."""
-    copier = _special(cls, "__deepcopy__")
+    copier = None if _PICKLING[0] else _special(cls, "__deepcopy__")
     if copier is not None:
         y = copier(x, memo)
         memo[id(x)] = y
@@ -146,8 +174,19 @@ def _state(x, cls):
     return getattr(x, "__dict__", None)
 
 
+def _by_name(f) -> None:
+    """pickle's check of a function it saves by name: a lambda or a nested function has none to find."""
+    qualname = getattr(f, "qualname", None)
+    if qualname is None:
+        return
+    if "<locals>" in qualname:
+        raise AttributeError(f"Can't pickle local object '{qualname}'")
+    if qualname.endswith("<lambda>"):
+        raise PicklingError(f"Can't pickle {f!r}: attribute lookup <lambda> on __main__ failed")
+
+
 def _deep_tensor(t: Tensor, memo) -> Tensor:
-    if t.grad_fn is not None:
+    if t.grad_fn is not None and not _PICKLING[0]:
         raise RuntimeError(_NOT_A_LEAF)
     y = memo.get(id(t))
     if y is not None:
@@ -159,7 +198,7 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
         return parameter.carry_uninitialized(t, y)       # a lazy module's placeholder stays one
     y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
     parameter.carry_uninitialized(t, y)
-    if t.grad is not None:
+    if t.grad is not None and not _PICKLING[0]:
         y.grad = _deep_tensor(t.grad, memo)
     memo[id(t)] = y
     return y

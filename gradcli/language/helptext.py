@@ -132,6 +132,10 @@ _WHAT = {
     "manual_seed": "Seeds the default random generator, so later random tensors repeat run after run.",
     "seed": "Seeds the default generator from the operating system and returns the seed.",
     "initial_seed": "The seed the default generator started from.",
+    "save": "Saves an object (a state_dict, a checkpoint dict, a tensor, a model) under a file name: gradcli keeps "
+            "the file in memory for the session, never on the disk.",
+    "load": "Loads what torch.save kept under the name, as a copy of its own (weights_only=True, the default, takes "
+            "tensors, numbers, strings and containers only).",
     "get_num_threads": "The thread count PyTorch's kernels would split work over (2, as on the reference machine).",
     "set_num_threads": "Set the thread count whose work split large sums follow (gradcli computes on one thread).",
     "get_rng_state": "The default generator's state, as a uint8 tensor.",

@@ -621,6 +621,8 @@ def _build_torch() -> ScriptModule:
         "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
         "rand": factories.rand, "randn": factories.randn,
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
+        # files kept in memory for the session (gradcli.language.saving)
+        "save": _later("gradcli.language.saving", "save"), "load": _later("gradcli.language.saving", "load"),
         "get_num_threads": cascade.get_num_threads, "set_num_threads": cascade.set_num_threads,
         "Size": _size,
         # grad mode
@@ -1652,6 +1654,7 @@ _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.va
 EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
               "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
               "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
+              "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
 
 
