@@ -10,7 +10,7 @@ import numpy as np
 from gradcli.engine import elementary
 from gradcli.engine.fma import fma, sum_rounded
 from gradcli.engine.ops import arith
-from gradcli.engine.recording import checked_scalar, number_operand, scalar_param
+from gradcli.engine.recording import checked_scalar, number_operand, scalar_int, scalar_param
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -39,6 +39,16 @@ def _checked(value, dtype) -> float:
     if value.__class__ is float and -_FLOAT32_MAX <= value <= _FLOAT32_MAX and dtype.itemsize >= 4:
         return value                    # (the usual case, once a step: without checked_scalar's lookups)
     return checked_scalar(value, np.dtype(dtype))
+
+
+def _scalar_ints(group: dict, names: tuple) -> None:
+    """Hyperparameters PyTorch's update hands to tensor ops as Scalars (`denom.add_(eps)`,
+    `buf.mul_(momentum)`): an int past 64 bits is its OverflowError, once a parameter has a gradient."""
+    for name in names:
+        value = group[name]
+        if value.__class__ is int and not -(1 << 63) <= value < (1 << 64) and any(
+                p.grad is not None for p in group["params"]):
+            scalar_int(value)
 
 
 def _scalar(value) -> float:
@@ -490,6 +500,7 @@ class Adam(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("eps",))
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
         keys = self._STATE_KEYS + ("max_exp_avg_sq",) if amsgrad else self._STATE_KEYS
@@ -747,6 +758,7 @@ class RMSprop(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("alpha", "eps", "momentum"))
         alpha, momentum = _scalar(group["alpha"]), _scalar(group["momentum"])
         centered, maximize = group["centered"], group["maximize"]
         state = self.state
@@ -790,7 +802,10 @@ def _adagrad_state(st: dict, p: Tensor, initial) -> None:
     state (a param group added later), as PyTorch makes it: the sum starts at the constructor's
     initial_accumulator_value, whatever a param group says."""
     st["step"] = _step_tensor()
-    st["sum"] = Tensor(np.full_like(p._a, _scalar(initial)))
+    initial = _scalar(initial)
+    if initial.__class__ is int:
+        scalar_int(initial)             # (torch.full_like's reading of the number)
+    st["sum"] = Tensor(np.full_like(p._a, initial))
 
 
 class Adagrad(Optimizer):
@@ -814,6 +829,7 @@ class Adagrad(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("eps",))
         lr_decay, maximize, k = _scalar(group["lr_decay"]), group["maximize"], _lr_type(group)
         state = self.state
         for p in group["params"]:
@@ -930,6 +946,7 @@ class Adamax(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("eps",))
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         maximize, k = group["maximize"], _lr_type(group)
         state = self.state
@@ -1002,6 +1019,7 @@ class NAdam(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("eps",))
         beta1, beta2 = (_scalar(b) for b in group["betas"])
         momentum_decay, maximize = _scalar(group["momentum_decay"]), group["maximize"]
         decoupled, k, foreach = group["decoupled_weight_decay"], _lr_type(group), group["foreach"]
@@ -1128,6 +1146,7 @@ class Adadelta(Optimizer):
 
     def _update(self, group: dict) -> None:
         lr, wd, eps = _scalar(group["lr"]), _scalar(group["weight_decay"]), _scalar(group["eps"])
+        _scalar_ints(group, ("eps",))
         rho, maximize = _scalar(group["rho"]), group["maximize"]
         state = self.state
         # (PyTorch checks capturable before its loop, against devices without XLA)
