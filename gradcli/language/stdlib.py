@@ -1236,6 +1236,23 @@ _NATIVE_FUNCTIONAL = frozenset(
     "pixel_unshuffle prelu relu_ rrelu_ selu_ softplus softshrink threshold_".split())
 
 
+# torch.nn.functional's members that are torch's own functions in PyTorch (`F.conv2d is torch.conv2d`)
+_SAME_AS_TORCH = (
+    "adaptive_avg_pool1d avg_pool1d bilinear celu_ channel_shuffle conv1d conv2d conv3d conv_transpose1d "
+    "conv_transpose2d conv_transpose3d cosine_similarity hardshrink native_channel_shuffle pairwise_distance pdist "
+    "pixel_shuffle pixel_unshuffle prelu relu_ rrelu_ selu_ threshold_".split())
+
+
+def _share_torch_functions(nn_module: "ScriptModule") -> None:
+    functional = nn_module.members["functional"].members
+    for name in _SAME_AS_TORCH:
+        if name in functional and name in TORCH.members:
+            functional[name] = TORCH.members[name]
+
+
+when_made("torch.nn", _share_torch_functions)
+
+
 # PyTorch's Python functions
 _PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
