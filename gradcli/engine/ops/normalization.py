@@ -517,6 +517,20 @@ def _batch_norm_half_strided(x, weight, bias, running_mean, running_var, trainin
     return np.ascontiguousarray(out.astype(H)), save_mean, save_invstd
 
 
+def _bf16_running(value: np.ndarray, old: np.ndarray, momentum: float, rounded: bool) -> np.ndarray:
+    """A bfloat16 running statistic as PyTorch's bfloat16 kernel updates it (measured on the oracle, all
+    elements agreeing): momentum as a bfloat16, 1 - that in bfloat16, the old value's product rounded to
+    bfloat16, the new statistic's product too when it is a bfloat16 (the mean, `rounded`) and not when
+    it is a float (the unbiased variance), then their float sum rounded once."""
+    bt = old.dtype.type
+    m = _F32.type(bt(momentum))
+    kept = _f32((_F32.type(bt(_F32.type(1) - m)) * _f32(old)).astype(old.dtype))
+    new = m * value
+    if rounded:
+        new = _f32(new.astype(old.dtype))
+    return (new + kept).astype(old.dtype)
+
+
 def batch_norm_half(x: np.ndarray, weight, bias, running_mean, running_var, training: bool, momentum, eps):
     """The float16 forward: (output, save_mean, save_invstd), the statistics in the parameters' dtype."""
     pdt = next((p._a.dtype for p in (weight, bias, running_mean, running_var) if p is not None), x.dtype)
@@ -538,17 +552,28 @@ def batch_norm_half(x: np.ndarray, weight, bias, running_mean, running_var, trai
             mean32 = _half_image_sum(x3) / _F32.type(n)
             centred = x3 - mean32[None, :, None]
             var_sum = _half_image_sum(centred * centred)        # products rounded, then added
+        bf16 = pdt.kind == "V"
         with np.errstate(divide="ignore", invalid="ignore"):
-            var = var_sum / _F32.type(n)
+            if bf16:        # bfloat16's kernel keeps the sum of squares, then the variance, in bfloat16
+                var = _f32((_f32(var_sum.astype(pdt)) / _F32.type(n)).astype(pdt))
+            else:
+                var = var_sum / _F32.type(n)
             invstd = np.where((var != 0) | (eps != 0), 1.0 / np.sqrt(var.astype(_F64) + eps), 0.0).astype(_F32)
             m = _F32.type(momentum)
             if running_mean is not None:
                 a = running_mean._a
-                a[...] = (m * mean32 + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
+                if bf16:
+                    a[...] = _bf16_running(_f32(mean32.astype(pdt)), a, momentum, True)
+                else:
+                    a[...] = (m * mean32 + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
                 running_mean._version[0] += 1
             if running_var is not None:
                 a = running_var._a
-                a[...] = (m * (var_sum / _F32.type(n - 1)) + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
+                if bf16:
+                    unbiased = _f32((_f32(var_sum.astype(pdt)) / _F32.type(n - 1)).astype(pdt))
+                    a[...] = _bf16_running(unbiased, a, momentum, False)
+                else:
+                    a[...] = (m * (var_sum / _F32.type(n - 1)) + (_F32.type(1) - m) * _f32(a)).astype(a.dtype)
                 running_var._version[0] += 1
         mean, invstd = mean32.astype(pdt), invstd.astype(pdt)
         use_mean, use_invstd = _f32(mean), _f32(invstd)
