@@ -77,8 +77,14 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--inner"]:
         _inner(argv[1])
         return 0
-    for name in argv or ["perop", "train"]:
-        {"perop": perop, "train": train}[name]()
+    workloads = {"perop": perop, "train": train}
+    unknown = [name for name in argv if name not in workloads]
+    if unknown:
+        print("\n\n".join(__doc__.strip().split("\n\n")[:2]), file=sys.stderr)
+        print(f"unknown workload {unknown[0]!r}: choose from {', '.join(workloads)}", file=sys.stderr)
+        return 2
+    for name in argv or list(workloads):
+        workloads[name]()
     return 0
 
 
