@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import weakref
 
 import numpy as np
@@ -822,9 +823,26 @@ def _vmap_call(func, in_dims, out_dims, randomness, args, kwargs):
             frame.index, frame.count = i, 0
             STATE.vmap = frame
             results.append(func(*unflatten(spec, element), **kwargs))
+    except RuntimeError as e:
+        _physical_dim(e)
+        raise
     finally:
         STATE.vmap = frame.outer
     return _stack_outputs(func, results, out_dims, size)
+
+
+_BROADCAST = re.compile(r"(The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at non-singleton "
+                        r"dimension )(\d+)")
+
+
+def _physical_dim(e: RuntimeError) -> None:
+    """PyTorch broadcasts vmap's batched tensors as they are held, with the batch dim in front: a size
+    mismatch names the dim one further on at each level (gradcli, which runs the function per element,
+    cannot tell an unbatched tensor's mismatch inside the function from a batched one's)."""
+    if e.__class__ is RuntimeError and len(e.args) == 1 and e.args[0].__class__ is str:
+        match = _BROADCAST.fullmatch(e.args[0])
+        if match is not None:
+            e.args = (f"{match.group(1)}{int(match.group(2)) + 1}",)
 
 
 def _stack_outputs(func, results: list, out_dims, size: int):
