@@ -99,6 +99,7 @@ def _torch_runner():
     import io
     import resource
     import signal
+    import types
     import warnings
 
     import torch
@@ -130,10 +131,15 @@ def _torch_runner():
         torch.set_printoptions(profile="default")
         torch.set_default_dtype(torch.float32)
         torch.autograd.set_detect_anomaly(False)
-        namespace = {"__name__": "__main__", "__builtins__": builtins}
+        # a module of its own as __main__, as `python script.py` has: pickle (torch.save) finds the script's
+        # classes and functions there by name
+        main = types.ModuleType("__main__")
+        main.__builtins__ = builtins
+        namespace = main.__dict__
         out = io.StringIO()
-        saved = sys.stdout
+        saved, saved_main = sys.stdout, sys.modules["__main__"]
         sys.stdout = out
+        sys.modules["__main__"] = main
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             code = compile(source, "<variant>", "exec", dont_inherit=True)     # (not this file's __future__ flags)
@@ -148,6 +154,7 @@ def _torch_runner():
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             sys.stdout = saved
+            sys.modules["__main__"] = saved_main
         return outcome("ok", out.getvalue())
 
     return run
