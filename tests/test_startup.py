@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gradcli import cli
+from gradcli.commands import parsing
 from gradcli.engine import signatures
 
 REPO = Path(__file__).resolve().parents[1]
@@ -100,12 +101,33 @@ def test_the_parser_builds_only_the_command_named():
     commands = next(a for a in p._actions if a.dest == "command").choices
     assert {"run", "graph", "grad", "help", "kernel"} <= set(commands)
     assert commands["run"].parse_args(["b.grad"]).scripts == ["b.grad"]
-    assert isinstance(commands["graph"], cli._Unbuilt)
+    assert isinstance(commands["graph"], parsing._Unbuilt)
     assert p.parse_args(["--seed", "0", "run", "a.grad"]).seed == 0
     # help and completion read every command's parser
     every = cli._parser(["help"])
-    assert not any(isinstance(c, cli._Unbuilt) for c in next(a for a in every._actions
+    assert not any(isinstance(c, parsing._Unbuilt) for c in next(a for a in every._actions
                                                                if a.dest == "command").choices.values())
+
+
+@pytest.mark.parametrize("argv", [["run", "a.grad"], ["run", "a.grad", "b.grad", "run"], ["run", "notebook.ipynb"],
+                                  ["run", "x"]])
+def test_a_plain_run_needs_no_parser_and_gets_what_argparse_gives(argv):
+    """`gradcli run SCRIPT...` skips argparse (cli._plain_run): its namespace is the parser's, attribute for
+    attribute; any option, or a script named like one, goes to the parser."""
+    fast = vars(cli._plain_run(argv))
+    assert fast.pop("top_parser") is None
+    assert fast == vars(cli._parser(argv).parse_args(argv))
+    for other in (["run"], ["run", "-"], ["run", "--seed", "0", "a.grad"], ["run", "a.grad", "--timing"],
+                  ["--seed", "0", "run", "a.grad"], ["graph", "a.grad"], ["a.grad"], []):
+        assert cli._plain_run(other) is None, other
+
+
+def test_a_plain_run_imports_no_argparse():
+    code = ("import sys\nfrom gradcli import cli\ncli.main(['run', {!r}])\n"
+            "print(sorted(m for m in sys.modules if m in ('argparse', 'gettext', 'gradcli.commands.parsing', "
+            "'gradcli.commands.graph', 'gradcli.commands.help')))").format(str(TUTORIAL))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert out.splitlines()[-1] == "[]"
 
 
 @pytest.mark.parametrize("argv", [["graph", "--help"], ["explain", "--help"], ["kernel", "--help"],

@@ -3,7 +3,6 @@ reporting an error, the --timing footer and the --format jsonl event sink."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ def _option_type(parse):
         try:
             return parse(text)
         except ValueError as e:
+            import argparse     # (only a command line that needs argparse gets here: gradcli.cli._plain_run)
             raise argparse.ArgumentTypeError(str(e)) from None
     return convert
 
@@ -62,6 +62,7 @@ def script_options(parser, names=SHARED_OPTIONS, top: bool = False, own=()) -> N
     A command honours `names`; it accepts the others too (hidden from its --help) so that
     `refused()` can say in one line that they do not apply, wherever they were given. `own` names
     shared options the command defines itself, with a meaning of its own (graph's --format)."""
+    import argparse
     unset = {} if top else {"default": argparse.SUPPRESS}
     if not top:
         parser.set_defaults(honoured=tuple(names) + tuple(own))
@@ -186,4 +187,5 @@ def fail(err: ScriptError, fmt) -> None:
 
 def subcommands(parser) -> dict:
     """{command: its parser} of the top-level parser."""
+    import argparse
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices

@@ -1244,9 +1244,16 @@ _SAME_AS_TORCH = (
 
 
 def _share_torch_functions(nn_module: "ScriptModule") -> None:
+    """F's entries become torch's (after the module's functions were registered by their first names: the
+    ones replaced are forgotten there)."""
     functional = nn_module.members["functional"].members
     for name in _SAME_AS_TORCH:
         if name in functional and name in TORCH.members:
+            replaced = functional[name]
+            for target in (replaced, getattr(replaced, "func", None)):
+                entry = _PUBLIC.get(id(target))
+                if entry is not None and entry[:2] == ("torch.nn.functional", name):
+                    del _PUBLIC[id(target)]
             functional[name] = TORCH.members[name]
 
 
