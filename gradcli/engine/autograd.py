@@ -1290,7 +1290,7 @@ def _accumulate(t, g, owned=False):
     saves a full-size copy (about 1 ms on 4096x1000 float32)."""
     dtype = t._a.dtype
     if g.__class__ is not np.ndarray:
-        g = np.asarray(g)
+        g = np.asanyarray(g)
         owned = False
     if g.shape != t._a.shape:
         g = np.broadcast_to(g, t._a.shape)
@@ -1315,7 +1315,7 @@ def _retain(t, g, F) -> None:
     under create_graph), and each later one makes a new `.grad`, the sum `t.grad + g`; PyTorch never adds into
     a retained .grad in place, so a script holding the old one keeps it."""
     if g.__class__ is not t.__class__:
-        g = np.asarray(g)
+        g = np.asanyarray(g)
         if g.shape != t._a.shape:
             g = np.broadcast_to(g, t._a.shape)
         g = t.__class__(g)

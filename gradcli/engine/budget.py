@@ -160,7 +160,7 @@ def check_broadcast(x, y) -> None:
         shape = np.broadcast_shapes(np.shape(x), np.shape(y))
     except ValueError:
         return                      # the op itself reports PyTorch's broadcast message
-    check_tensor(shape, np.asarray(x).dtype.itemsize)
+    check_tensor(shape, np.asanyarray(x).dtype.itemsize)
 
 
 def script_exception(e: BaseException) -> BaseException:

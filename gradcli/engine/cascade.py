@@ -309,9 +309,9 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
                 return half
             # other geometries: the float32 kernel's order on the values converted to float (the kernel
             # loads halves into float vectors and accumulates in float), rounded once
-            return lambda a: np.asarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
+            return lambda a: np.asanyarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
                                                   threads)).astype(dt)
-        return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
+        return lambda a: np.asanyarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)
     if any(s < 0 for s in x.strides):

@@ -67,7 +67,7 @@ def _close(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan: bool) -> np.ndar
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     x, y = _operands("isclose", input, other, rtol, atol, equal_nan)
-    return Tensor(np.asarray(_close(x, y, rtol, atol, equal_nan)))
+    return Tensor(np.asanyarray(_close(x, y, rtol, atol, equal_nan)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:

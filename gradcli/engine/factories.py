@@ -487,7 +487,7 @@ def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **k
 def _converted(values: np.ndarray, dt: np.dtype) -> np.ndarray:
     """Doubles stored into the output type as C++ converts them (integers truncated toward zero)."""
     with np.errstate(all="ignore"):
-        return np.asarray(np.trunc(values) if dt.kind in "iu" else values).astype(dt).reshape(-1)
+        return np.asanyarray(np.trunc(values) if dt.kind in "iu" else values).astype(dt).reshape(-1)
 
 
 def _spaced(name: str, args: tuple, dtype, device, requires_grad, kw: dict, base=None) -> tuple:

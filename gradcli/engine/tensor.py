@@ -162,7 +162,7 @@ class Tensor:
 
     def __init__(self, a: np.ndarray):
         if a.__class__ is not np.ndarray:
-            a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
+            a = np.asanyarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
         if STATE.replay is not None:
             a = STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
         self._a = a
@@ -427,7 +427,7 @@ class Tensor:
 
     def __setitem__(self, key, value):
         if self._a.__class__ is not np.ndarray:
-            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
+            self._a = np.asanyarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         ops.setitem(self, key, value)
 
     def __iter__(self):

@@ -389,7 +389,7 @@ def _add_scaled(x, y, alpha):
     dt = x.dtype
     if dt.kind not in "fV":
         return x + y * alpha
-    y = np.asarray(y, dt)
+    y = np.asanyarray(y, dt)
     a = dt.type(alpha)
     if dt.itemsize == 2:
         # float16: the vector body computes in float (the product of two halves is exact there), the
@@ -398,7 +398,7 @@ def _add_scaled(x, y, alpha):
         return by_rows(vector, x + y * a, x, y)
     if y.size != 1 or x.size <= 16 // dt.itemsize or not x.flags.c_contiguous:
         return fma(y, a, x)         # within one 16-byte vector, or strided (element by element): all fused
-    out = np.asarray(x + y * a)
+    out = np.asanyarray(x + y * a)
     flat, xs, y = out.reshape(-1), x.reshape(-1), y.reshape(())
     for start, stop in fused_body(x.size, dt):
         flat[start:stop] = fma(y, a, xs[start:stop])
@@ -639,7 +639,7 @@ def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             small = np.where(x == -1, np.where(y % 2 == 0, 1, -1), np.where(x == 1, 1, 0)).astype(x.dtype)
         else:
             small = (x == 1).astype(x.dtype)
-        return np.asarray(np.where(negative, small, out), dtype=out.dtype)
+        return np.asanyarray(np.where(negative, small, out), dtype=out.dtype)
     return cr.pow(x, y)
 
 

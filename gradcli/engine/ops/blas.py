@@ -369,7 +369,7 @@ def _addr_array(c: np.ndarray, u: np.ndarray, v: np.ndarray, beta, alpha, axis) 
         return (c * beta + product).astype(c.dtype, copy=False)
     if c.dtype.char in "eE":
         return (c.astype(np.float32) * np.float32(beta) + product.astype(np.float32)).astype(c.dtype)
-    out = fma(np.asarray(beta, c.dtype), c, product)        # the scalar code: beta * input fused
+    out = fma(np.asanyarray(beta, c.dtype), c, product)        # the scalar code: beta * input fused
     if axis is None:
         return out
     length = out.shape[axis]

@@ -96,7 +96,7 @@ def _index_array(k):
                 raise TypeError(f"new(): invalid data type '{type(odd).__name__}'")
             if odd is not _NUMBERS_ONLY:
                 raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
-        arr = np.asarray(k if k.__class__ is not range else list(k))
+        arr = np.asanyarray(k if k.__class__ is not range else list(k))
         if arr.dtype.kind in "uOf":      # numpy's answer to an int past int64 (or one mixed with floats)
             _check_ints(k)
         if arr.dtype.kind in "fV" and not ((arr >= -2.0 ** 63) & (arr < 2.0 ** 63)).all():
@@ -472,11 +472,11 @@ def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
             ok = value == value and lo <= value <= hi
         if not ok:
             raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-        return np.asarray(int(value)).astype(dtype)
+        return np.asanyarray(int(value)).astype(dtype)
     if dtype == _FLOAT32 and value.__class__ is float and _FLOAT32_MAX < abs(value) < _INF:
         raise RuntimeError("value cannot be converted to type float without overflow")
     with np.errstate(over="ignore"):                # float16 rounds what it cannot hold to inf
-        return np.asarray(value, dtype=dtype)
+        return np.asanyarray(value, dtype=dtype)
 
 
 def setitem(a: Tensor, key, value) -> None:

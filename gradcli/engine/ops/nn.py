@@ -130,7 +130,7 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
     the subtraction (one rounding)."""
     if result.dtype.char in "eE":     # (a float gradient from a formula's float arithmetic: still the half kernel)
-        return _half_softmax_backward(np.asarray(g).astype(result.dtype), result, dims, log)
+        return _half_softmax_backward(np.asanyarray(g).astype(result.dtype), result, dims, log)
     s = softmax_grad_sum(g, result, dims, log)
     if log:
         if g.dtype.kind in "fV":
@@ -143,7 +143,7 @@ def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     """The float16 backward kernels: the row sum in float (along the last dim vec::reduce_all's order over
     16-half steps; along another the float kernel's sequential sums), then the elementwise step in float,
     rounded once to half."""
-    gf, rf = g.astype(np.float32), np.asarray(result).astype(np.float32)
+    gf, rf = g.astype(np.float32), np.asanyarray(result).astype(np.float32)
     if not dims or dims[0] == g.ndim - 1:
         s = vecorder.half_reduce_all(gf, None if log else rf)[..., None]
     else:
@@ -152,7 +152,7 @@ def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
         out = fma(-elementary.exp(rf), np.broadcast_to(s, gf.shape).astype(np.float32), gf)
     else:
         out = (gf - s) * rf
-    return np.asarray(out).astype(g.dtype)
+    return np.asanyarray(out).astype(g.dtype)
 
 
 def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
@@ -623,7 +623,7 @@ def _reduce_array(loss: np.ndarray, reduction: str, like: np.ndarray) -> np.ndar
         return loss
     if reduction == "mean":
         return ops.reduce.mean_array(loss)
-    return np.asarray(sum_array(loss))
+    return np.asanyarray(sum_array(loss))
 
 
 # ------------------------------------------------------------------------------- softmax, log_softmax
@@ -1000,7 +1000,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         if reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 value = value / total
-        return np.asarray(value, dtype=x.dtype), key, picked_w, total
+        return np.asanyarray(value, dtype=x.dtype), key, picked_w, total
     if reduction == "none":
         out = np.zeros(x.shape[0], dtype=x.dtype)
         out[valid] = -rows[valid, t[valid]] * (picked_w if w is not None else dt(1))
@@ -1011,7 +1011,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         value, total = cascade_loop(rows, t, w, ignore_index, dt)
     if reduction == "mean":
         value = dt(value / total)
-    return np.asarray(value, dtype=x.dtype), key, picked_w, total
+    return np.asanyarray(value, dtype=x.dtype), key, picked_w, total
 
 
 _LEVELS = 8
@@ -1184,9 +1184,9 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
     smooth = ops.masked_fill(smooth, Tensor(ignored), 0.0)
     if reduction == "mean":
         if weight is not None:
-            total = Tensor(np.asarray(weight._a[target._a[~ignored].reshape(-1)].sum(dtype=weight._a.dtype)))
+            total = Tensor(np.asanyarray(weight._a[target._a[~ignored].reshape(-1)].sum(dtype=weight._a.dtype)))
         else:
-            total = Tensor(np.asarray(np.count_nonzero(~ignored), dtype=np.int64))
+            total = Tensor(np.asanyarray(np.count_nonzero(~ignored), dtype=np.int64))
         smooth = ops.div(ops.reduce_sum(smooth), total)
     elif reduction == "sum":
         smooth = ops.reduce_sum(smooth)
@@ -1539,7 +1539,7 @@ def _prelu_grad(index: int):
 
     def formula(F, g, self, weight):
         x, w = _array_of(self), _array_of(weight)
-        value = np.asarray(kernel(_array_of(g), x, w))
+        value = np.asanyarray(kernel(_array_of(g), x, w))
         if g.__class__ is np.ndarray:
             return value
         return apply(PRELU_BACKWARD, value, (g, self, weight), (index,))
@@ -1713,4 +1713,4 @@ def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
     value = softmax_backward_array(g._a, result._a, dims, log)
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
-    return apply(row, np.asarray(value), (g, result), (dims,))
+    return apply(row, np.asanyarray(value), (g, result), (dims,))

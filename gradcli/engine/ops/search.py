@@ -102,7 +102,7 @@ def count_nonzero_method(self: Tensor, *args, **kwargs) -> Tensor:
 def _count(x: np.ndarray, dim) -> Tensor:
     dims = () if dim is None else axes(dim, x.ndim)
     if not x.ndim or not dims:
-        return Tensor(np.asarray(np.count_nonzero(x), dtype=np.int64))
+        return Tensor(np.asanyarray(np.count_nonzero(x), dtype=np.int64))
     return Tensor(np.count_nonzero(x, axis=dims).astype(np.int64, copy=False))
 
 
@@ -266,7 +266,7 @@ def _searchsorted(boundaries: Tensor, v, out_int32, right, side, sorter) -> Tens
                                "while right was True")
         right = side == "right"
     scalar = v.__class__ is not Tensor
-    x = np.asarray(v) if scalar else v._a
+    x = np.asanyarray(v) if scalar else v._a
     if b.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")

@@ -198,7 +198,7 @@ def zeta_array(s, q: np.ndarray) -> np.ndarray:
     the direct sum until its terms fall below machine epsilon (at least nine terms and q past 9), then the
     Euler-Maclaurin tail."""
     shape = np.broadcast_shapes(np.shape(s), q.shape)
-    x = np.broadcast_to(np.asarray(s, q.dtype), shape).reshape(-1)
+    x = np.broadcast_to(np.asanyarray(s, q.dtype), shape).reshape(-1)
     q = np.broadcast_to(q, shape).reshape(-1)
     out = np.empty(q.shape, _F64)
     with np.errstate(all="ignore"):
@@ -598,7 +598,7 @@ def mvlgamma(input=None, p=None, name: str = "mvlgamma") -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = _floats(input)
-    return apply(MVLGAMMA, np.asarray(mvlgamma_array(x, p), x.dtype), (input,), (p,), (x,))
+    return apply(MVLGAMMA, np.asanyarray(mvlgamma_array(x, p), x.dtype), (input,), (p,), (x,))
 
 
 def mvlgamma_inplace(a: Tensor, p) -> Tensor:
