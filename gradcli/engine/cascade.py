@@ -284,6 +284,8 @@ def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, d
         threads = STATE.threads
     if dims is not None and dims.__class__ is not tuple:
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x.__class__ is not np.ndarray:           # a meta array: no values to sum in any order
+        return np.add.reduce(x, axis=dims or None, keepdims=keepdim, dtype=dtype)
     key = (x.shape, x.strides, x.dtype.char, dims, keepdim, dtype, threads)
     plan = _PLANS.get(key)
     if plan is None:

@@ -620,7 +620,7 @@ class _Flat:
         state = opt.state
         dtype = params[0]._a.dtype
         for p in params:
-            if p.grad is None or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
+            if p.grad is None or p._a.__class__ is not np.ndarray or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
                     p.grad._a.shape != p._a.shape:
                 return None
         if len({id(p) for p in params}) != len(params):

@@ -169,8 +169,8 @@ def neg_array(x: np.ndarray) -> np.ndarray:
 
 def clone_array(x: np.ndarray) -> np.ndarray:
     """clone() (memory_format=torch.preserve_format): a dense tensor keeps its strides, any other gets dense
-    strides in its order of dims (layout.preserved)."""
-    if x.flags.c_contiguous and 1 not in x.shape:
+    strides in its order of dims (layout.preserved). A meta array's copy keeps one element."""
+    if x.flags.c_contiguous and 1 not in x.shape or x.__class__ is not np.ndarray:
         return x.copy()
     out = preserved(x)
     np.copyto(out, x)
@@ -658,6 +658,11 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     if dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return apply(TO_COPY, out, (a,))
+
+
+def to_device(a: Tensor, out: np.ndarray) -> Tensor:
+    """`.to('meta')`: `out`, a's shape and dtype on the other device, with the node PyTorch records for the copy."""
+    return apply(TO_COPY, out, (a,)) if out.dtype.kind in "fV" else Tensor(out)
 
 
 def fill(a: Tensor, value, zero=False, rows=(FILL, FILL_TENSOR)) -> Tensor:

@@ -63,7 +63,7 @@ def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
     st = xp.strides
     view = as_strided(xp, (n, groups, c // groups) + out + tuple(kernel),
                       (st[0], st[1] * (c // groups), st[1]) + tuple(a * s for a, s in zip(st[2:], stride))
-                      + tuple(a * d for a, d in zip(st[2:], dilation)), writeable=False)
+                      + tuple(a * d for a, d in zip(st[2:], dilation)), writeable=False, subok=True)
     nd = len(out)
     # (G, C/G, *kernel, N, *out): the copy reshape makes is the matrix
     order = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))

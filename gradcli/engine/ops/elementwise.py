@@ -1355,6 +1355,9 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
         if v.__class__ is not Tensor:
             checked_scalar(v, npdt)
     x, y = _cast(input, npdt), _cast(other, npdt)
+    if c.__class__ is not np.ndarray:       # a meta condition: PyTorch's meta kernel's words for a mismatch
+        from gradcli.engine import meta
+        meta.broadcast_shapes([c.shape, np.shape(x), np.shape(y)])
     _broadcast_shapes(c.shape, np.shape(x), np.shape(y))
     out = np.asanyarray(np.where(c, x, y))
     if out.dtype != npdt:

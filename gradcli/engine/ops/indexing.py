@@ -88,7 +88,11 @@ def _index_array(k):
     """The array of a tensor, sequence or numpy index, or None for any other key element. A sequence
     becomes a bool mask or int64 indices (floats truncated), as PyTorch's indexing tensors do."""
     if k.__class__ is Tensor:
-        return k._a
+        a = k._a
+        if a.__class__ is not np.ndarray and _is_mask(a):     # a meta mask: its count of True is data
+            from gradcli.engine import meta
+            raise NotImplementedError(meta.NO_NONZERO)
+        return a
     if k.__class__ in _SEQUENCES:
         if k.__class__ is not range:
             odd = _first_non_number(k)

@@ -508,6 +508,8 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     float32 mm in MKL's order where mkl_order knows it and following it is affordable, else in order
     (sequential_guess) or as the float64 product rounded once (never less accurate than MKL); big products in
     blocks of the inner dimension (more accurate than MKL). docs/numerics.md has the measurements."""
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        return np.matmul(x, y)              # a meta operand: a shape and a dtype, nothing to sum
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
@@ -575,6 +577,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if y.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if x.shape[1] != y.shape[0]:
+        if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:     # PyTorch's meta kernel's words
+            raise RuntimeError(f"a and b must have same reduction dim, but got {list(x.shape)} X {list(y.shape)}.")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})")
     if x.dtype != y.dtype:
@@ -612,6 +616,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     if x.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {v.ndim}")
     if x.shape[1] != v.shape[0]:
+        if x.__class__ is not np.ndarray or v.__class__ is not np.ndarray:     # PyTorch's meta kernel's words
+            raise RuntimeError(f"size mismatch, got input ({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
         raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), "
                            f"vec ({v.shape[0]})")
     if x.dtype != v.dtype:

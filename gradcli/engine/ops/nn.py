@@ -691,7 +691,7 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
 def softmax_values(x: np.ndarray, d: int, log: bool) -> np.ndarray:
     """The softmax (or log_softmax) kernels' values along dim d of a float array, contiguous."""
     dims = (d,) if x.ndim else ()
-    if x.size == 0:
+    if x.size == 0 or x.__class__ is not np.ndarray:       # (a meta array: its shape and dtype)
         return x.copy()
     if x.dtype.char in "eE":
         return _half_softmax(x, d, dims, log)
@@ -1442,6 +1442,11 @@ def one_hot(input, num_classes=-1) -> Tensor:
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     inferred = num_classes == -1
+    if a.__class__ is not np.ndarray:       # a meta tensor: its classes are data, its shape is all there is
+        from gradcli.engine import meta
+        if inferred:
+            raise RuntimeError(meta.NO_ITEM)
+        return Tensor(meta.meta_full(a.shape + (num_classes,), 0, np.int64))
     if inferred:
         if a.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -1687,6 +1692,8 @@ def _bernoulli_in_memory_order(x: np.ndarray, prob: float) -> np.ndarray:
     """bernoulli_(prob) on empty_like(x): one double uniform per element, compared with prob, drawn in the
     memory order of the mask, whose layout empty_like infers from x's strides (a transposed x gets a
     transposed mask)."""
+    if x.__class__ is not np.ndarray:       # a meta tensor's mask: nothing drawn, as PyTorch's meta kernel
+        return np.ones_like(x, dtype=np.bool_)
     u = rng.default_generator.rand((x.size,), np.float64) < prob
     if x.flags.c_contiguous:
         return u.reshape(x.shape)

@@ -537,8 +537,8 @@ _REQUIRED = object()
 
 def _plain(a: Tensor) -> bool:
     """Neither a node nor a tangent to give the result: forwards that compute masks or keys only for
-    those skip them."""
-    return not needs_grad(a) and (STATE.fw_level is None or not forward.is_dual(a))
+    those skip them (a meta tensor's result goes through apply, which puts it on the meta device)."""
+    return not needs_grad(a) and (STATE.fw_level is None or not forward.is_dual(a)) and a._a.__class__ is np.ndarray
 
 
 def _require_dim(dim, fn: str):
@@ -988,6 +988,8 @@ def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, 
     (vecorder)."""
     shape = tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
         n for d, n in enumerate(x.shape) if d not in axis)
+    if x.__class__ is not np.ndarray:       # a meta array: the norm's shape and dtype
+        return np.sum(ax, axis=axis, keepdims=keepdim)
     if all(x.shape[d] == 1 for d in axis):
         return ax.reshape(shape)        # a reduction over size-1 dims: PyTorch returns abs(x)
     rows, lastdim = vecorder.reduced_rows(x, axis)

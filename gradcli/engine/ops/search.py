@@ -72,6 +72,9 @@ def _nonzero(x: np.ndarray, values: dict):
     if values["as_tuple"]:
         _not_batched("", "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
     _not_batched("nonzero")
+    if x.__class__ is not np.ndarray:
+        from gradcli.engine import meta
+        raise NotImplementedError(meta.NO_NONZERO)
     positions = _positions(x)
     if not values["as_tuple"]:
         return Tensor(positions)

@@ -380,7 +380,7 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
         if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    if not overlap_ok and internal_overlap(t._a):
+    if not overlap_ok and internal_overlap(t._a) and t._a.__class__ is np.ndarray:     # (meta: no memory)
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
 
@@ -521,7 +521,7 @@ def _expand(a: Tensor, sizes: tuple) -> Tensor:
     target, strides = expanded(x, sizes)
     # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
     # check_inplace_view, element writes through indexing are allowed
-    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
+    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable, subok=True)
     return _view_of(a, out, EXPAND, (x.shape,))
 
 
@@ -843,9 +843,14 @@ def _cat(tensors, dim, name: str) -> Tensor:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {len(shape)}")
         for k in range(first.ndim):
             if k != d and shape[k] != first.shape[k]:
+                if any(tensors[j]._a.__class__ is not np.ndarray for j in kept):     # PyTorch's meta kernel's words
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                       f"{first.shape[k]} in dimension {k} but got {shape[k]} for tensor number "
+                                       f"{i} in the list")
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
-    budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
+    if all(tensors[i]._a.__class__ is np.ndarray for i in kept):      # (meta results take one element)
+        budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
     # contiguous, whatever the inputs' layouts (numpy would follow theirs)
     out = row_major(np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d))
     parts, offset = [None] * len(tensors), 0
@@ -878,7 +883,8 @@ def stack(tensors, dim=0) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {_size_list(first)} at entry 0 "
                                f"and {_size_list(t._a.shape)} at entry {i}")
     npdt = _joined_dtype(tensors)
-    budget.check_tensor((len(tensors),) + first, npdt.itemsize)
+    if all(t._a.__class__ is np.ndarray for t in tensors):      # (meta results take one element)
+        budget.check_tensor((len(tensors),) + first, npdt.itemsize)
     out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
     return apply(STACK, out, tuple(tensors), (d if index_arg(dim) >= 0 else d - len(first) - 1,))
 
@@ -1270,7 +1276,7 @@ def unfold_array(x: np.ndarray, d: int, size: int, step: int) -> np.ndarray:
     count = (x.shape[d] - size) // step + 1
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
-    return np.lib.stride_tricks.as_strided(x, shape, strides)
+    return np.lib.stride_tricks.as_strided(x, shape, strides, subok=True)
 
 
 def unfold_backward_array(g: np.ndarray, shape: tuple, dimension: int, size: int, step: int) -> np.ndarray:
