@@ -310,7 +310,7 @@ class _TensorHook:
             arg = g
         else:
             # the hook may change the gradient in place: hand it a writable array of its own
-            arg = Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
+            arg = Tensor(writable(g) if isinstance(g, np.ndarray) else np.array(g))
         result = self.fn(arg)
         if result is None:
             return g if F.tensors else arg._a
@@ -343,7 +343,7 @@ def _as_tensor(g, F):
     """A gradient as a hook receives it: a Tensor of its own (writable), or None."""
     if g is None or F.tensors:
         return g
-    return Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
+    return Tensor(writable(g) if isinstance(g, np.ndarray) else np.array(g))
 
 
 def _replacement(fn, result, before: tuple, F) -> tuple:

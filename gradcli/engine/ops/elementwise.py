@@ -1940,7 +1940,7 @@ def _shrink_mask(x: np.ndarray, lambd) -> np.ndarray:
 
 
 def _shrink_backward(g, x, lambd):
-    if g.__class__ is np.ndarray:
+    if isinstance(g, np.ndarray):
         return np.where(_shrink_mask(x, lambd), g, x.dtype.type(0)).astype(x.dtype, copy=False)
     return apply(SHRINK_BACKWARD[0], np.where(_shrink_mask(x._a, lambd), g._a, x._a.dtype.type(0)).astype(
         x._a.dtype, copy=False), (g, x), (lambd,))
@@ -1948,7 +1948,7 @@ def _shrink_backward(g, x, lambd):
 
 def _shrink_double(index):
     def grad_output(F, gg, self, lambd):
-        if gg.__class__ is np.ndarray:
+        if isinstance(gg, np.ndarray):
             return _shrink_backward(gg, self, lambd)
         return apply(SHRINK_BACKWARD[index], np.where(_shrink_mask(self._a, lambd), gg._a, self._a.dtype.type(0)),
                      (gg, self), (lambd,))
@@ -1971,7 +1971,7 @@ SHRINK_BACKWARD = (HARDSHRINK_BACKWARD, SOFTSHRINK_BACKWARD)
 def _shrink_grad(index):
     def formula(F, g, self, lambd):
         mask = _shrink_mask(self if self.__class__ is np.ndarray else self._a, lambd)
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return np.where(mask, g, self.dtype.type(0)).astype(self.dtype, copy=False)
         return apply(SHRINK_BACKWARD[index], np.where(mask, g._a, self._a.dtype.type(0)), (g, self), (lambd,))
     return formula

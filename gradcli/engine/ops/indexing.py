@@ -156,7 +156,7 @@ def _specified(keys) -> int:
     for k in keys:
         if k is None or k is Ellipsis or k is True or k is False:
             continue
-        arr = k._a if k.__class__ is Tensor else k if k.__class__ is np.ndarray else None
+        arr = k._a if k.__class__ is Tensor else k if isinstance(k, np.ndarray) else None
         n += arr.ndim if arr is not None and _is_mask(arr) else 1      # a sequence counts 1, as in PyTorch
     return n
 

@@ -462,7 +462,7 @@ def trilinear_array(x1, w, x2):
 
 
 def _trilinear_i1(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: (g[n,k] W[k]) summed over j with x2, the k terms in order
+    if isinstance(g, np.ndarray):       # for each k: (g[n,k] W[k]) summed over j with x2, the k terms in order
         return _ordered_sum(_ordered_sum((g[:, k, None] * i2[k, :, j]) * i3[:, j, None] for j in range(i2.shape[2]))
                             for k in range(i2.shape[0]))
     return F.sum_dims(F.reshape(g, (g.shape[0], g.shape[1], 1, 1)) * i2 * F.reshape(i3, (i3.shape[0], 1, 1, -1)),
@@ -470,7 +470,7 @@ def _trilinear_i1(F, g, i1, i2, i3):
 
 
 def _trilinear_i2(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: sum over n of (x1[n,i] g[n,k]) x2[n,j]
+    if isinstance(g, np.ndarray):       # for each k: sum over n of (x1[n,i] g[n,k]) x2[n,j]
         return np.stack([_ordered_sum((i1[n, :, None] * g[n, k]) * i3[n, None, :] for n in range(g.shape[0]))
                          for k in range(g.shape[1])])
     return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * F.reshape(g, (g.shape[0], g.shape[1], 1, 1))
@@ -478,7 +478,7 @@ def _trilinear_i2(F, g, i1, i2, i3):
 
 
 def _trilinear_i3(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: (x1 W[k]) times g[n,k], the k terms in order
+    if isinstance(g, np.ndarray):       # for each k: (x1 W[k]) times g[n,k], the k terms in order
         return _ordered_sum(_ordered_sum(i1[:, i, None] * i2[k, i] for i in range(i2.shape[1])) * g[:, k, None]
                             for k in range(i2.shape[0]))
     return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * i2 * F.reshape(g, (g.shape[0], g.shape[1], 1, 1)),
@@ -1545,7 +1545,7 @@ def _prelu_grad(index: int):
     def formula(F, g, self, weight):
         x, w = _array_of(self), _array_of(weight)
         value = np.asanyarray(kernel(_array_of(g), x, w))
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return value
         return apply(PRELU_BACKWARD, value, (g, self, weight), (index,))
     return formula

@@ -1049,7 +1049,7 @@ def _bn_grad(index):
                                    f"[{w.size}] but expected shape compatible with [{', '.join(map(str, w.shape))}]")
             arrays[2] = w.reshape(-1)
         value = batch_norm_backward_arrays(*arrays, training, eps, _mask(index))[index]
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return value
         return apply(BATCH_NORM_BACKWARD, value, (g, input, weight, result1, result2),
                      (running_mean, running_var, eps, training, index))
@@ -1078,7 +1078,7 @@ def _ln_grad(index):
                                            _array(result1).reshape(-1), _array(result2).reshape(-1),
                                            None if w is None else w.reshape(-1), _mask(index))[index]
         value = value.reshape(x.shape if index == 0 else tuple(normalized_shape))
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return value
         return apply(LAYER_NORM_BACKWARD, value, (g, input, result1, result2, weight, bias),
                      (normalized_shape, eps, index))
@@ -1344,7 +1344,7 @@ def _gn_composite(F, g, x, weight, groups, eps):
 
 def _gn_grad(index):
     def formula(F, g, input, weight, result1, result2, N, C, HxW, group, eps):
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             mask = [False, False, False]
             mask[index] = True
             return group_norm_backward_arrays(g, input, _array(result1), _array(result2), weight, group, mask)[index]

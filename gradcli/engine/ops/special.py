@@ -492,7 +492,7 @@ def _erfinv_self(F, g, self):
 
 def _tiny_safe(F, self):
     """i1_backward's guard: |self| > eps, and self with eps where it is not."""
-    eps = float(dtypes.finfo(self.dtype if self.__class__ is np.ndarray else self._a.dtype).eps)
+    eps = float(dtypes.finfo(self.dtype if isinstance(self, np.ndarray) else self._a.dtype).eps)
     big = F.abs(self) > eps
     return big, F.where(big, self, F.scalar(eps, self))
 
