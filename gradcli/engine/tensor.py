@@ -481,7 +481,7 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._a.ndim == 0:
+        if self._a.ndim == 0 and self._a.__class__ is np.ndarray:       # (a meta tensor has no value to format)
             return format(self._a.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")

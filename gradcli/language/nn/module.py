@@ -471,6 +471,14 @@ class Module(ScriptObject, metaclass=ScriptType):
                     errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                     continue
+                if assign:
+                    _assign(module, name, param, value)
+                    continue
+                if param.is_meta and not value.is_meta:
+                    STATE.warn("UserWarning", f"for {key}: copying from a non-meta parameter in the checkpoint to a "
+                               "meta parameter in the current model, which is a no-op. (Did you mean to pass "
+                               "`assign=True` to assign items in the state dictionary to their corresponding key in "
+                               "the module instead of copying them in place?)")
                 with autograd.no_grad():
                     param.copy_(value)
             for key in state_dict:
@@ -535,6 +543,22 @@ def _apply_own(module, fn):
             if b is not None:
                 buffers[key] = parameter.carry_uninitialized(b, fn(b))
     return module
+
+
+def _assign(module, name: str, param, value) -> None:
+    """load_state_dict(assign=True): the state dict's tensor itself becomes the parameter (a Parameter with the old
+    one's requires_grad: the tensor marked, or a Parameter given set to it) or the buffer, as PyTorch assigns it:
+    how a model built on the meta device gets its weights."""
+    d = module.__dict__
+    if name in d["_parameters"]:
+        with autograd.no_grad():
+            if parameter.is_parameter(value):
+                value.requires_grad_(param.requires_grad)
+            else:
+                value = parameter.make(value, param.requires_grad)
+        d["_parameters"][name] = value
+    else:
+        d["_buffers"][name] = value
 
 
 def _tensors(module):
