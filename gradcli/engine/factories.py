@@ -1248,6 +1248,8 @@ def _normal_tensor(g, mean, std) -> Tensor:
         if not ref._a.size:
             return Tensor(np.empty(ref._a.shape, dtype=dt))
         raise _not_implemented("normal_kernel_cpu", dt)
+    if any(t.__class__ is Tensor and t._a.__class__ is not np.ndarray for t in (mean, std)):
+        return _normal_on_meta(mean, std, dt)
     if mean.__class__ is Tensor and std.__class__ is Tensor:
         try:
             shape = np.broadcast_shapes(mean._a.shape, std._a.shape)
@@ -1266,6 +1268,18 @@ def _normal_tensor(g, mean, std) -> Tensor:
         out = (out + dt.type(mean)).astype(dt)
         inputs, row = (std,), NORMAL_STD
     return apply(row, out, inputs)
+
+
+def _normal_on_meta(mean, std, dt) -> Tensor:
+    """torch.normal with a meta mean or std: the result's shape and dtype, with its node; nothing drawn."""
+    from gradcli.engine import meta
+    inputs = tuple(t for t in (mean, std) if t.__class__ is Tensor)
+    try:
+        shape = np.broadcast_shapes(*[t._a.shape for t in inputs])
+    except ValueError:
+        raise broadcast_error(mean._a.shape, std._a.shape) from None
+    row = NORMAL_BOTH if len(inputs) == 2 else NORMAL_MEAN if inputs[0] is mean else NORMAL_STD
+    return apply(row, meta.meta_full(shape, 0, dt), inputs)
 
 
 def _in_place_op(fn, out: np.ndarray, other: np.ndarray) -> np.ndarray:

@@ -88,11 +88,7 @@ def _index_array(k):
     """The array of a tensor, sequence or numpy index, or None for any other key element. A sequence
     becomes a bool mask or int64 indices (floats truncated), as PyTorch's indexing tensors do."""
     if k.__class__ is Tensor:
-        a = k._a
-        if a.__class__ is not np.ndarray and _is_mask(a):     # a meta mask: its count of True is data
-            from gradcli.engine import meta
-            raise NotImplementedError(meta.NO_NONZERO)
-        return a
+        return k._a
     if k.__class__ in _SEQUENCES:
         if k.__class__ is not range:
             odd = _first_non_number(k)
@@ -442,6 +438,9 @@ def getitem(a: Tensor, key) -> Tensor:
     keys = _key_tuple(key)
     steps, advanced = _basic(a, keys, key.__class__ is not tuple and keys[0] is key, False)
     if advanced:
+        if any(arr.__class__ is not np.ndarray and _is_mask(arr) for _, arr in advanced):
+            from gradcli.engine import meta         # a meta mask: how many elements it picks is data
+            raise NotImplementedError(meta.NO_NONZERO)
         x = steps[-1][1] if steps else a._a
         npkey = _advanced_key(x, advanced)
         # the input matters only to a recorded node, or to forward mode (whose tangent is indexed as x is)

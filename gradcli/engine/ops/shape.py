@@ -345,7 +345,9 @@ def _nocopy_reshape(x: np.ndarray, shape: tuple):
 
 
 def internal_overlap(x: np.ndarray) -> bool:
-    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+    """Whether elements of x share memory (an expanded tensor). Never for a meta tensor, which has no memory (its
+    one-element array is gradcli's, not a layout PyTorch would give it)."""
+    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape)) and x.__class__ is np.ndarray
 
 
 
@@ -380,7 +382,7 @@ def check_inplace_view(t: Tensor, overlap_ok: bool = False) -> None:
         if (t.requires_grad or base.requires_grad) and base.grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    if not overlap_ok and internal_overlap(t._a) and t._a.__class__ is np.ndarray:     # (meta: no memory)
+    if not overlap_ok and internal_overlap(t._a):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
 
