@@ -124,3 +124,20 @@ def test_a_default_meta_device_lasts_one_session():
 ])
 def test_data_access_fails_with_pytorchs_words(source, message):
     assert error_line(T + source) == message
+
+
+def test_the_diagnostics_show_meta_gradients_and_check_none(capsys, tmp_path):
+    """`gradcli explain` shows a meta gradient as PyTorch prints the tensor; --check-grads has no values to perturb
+    and says so (the run itself still prints what PyTorch prints)."""
+    from gradcli import cli
+    script = tmp_path / "m.grad"
+    script.write_text("import torch\nw = torch.ones(3, device='meta', requires_grad=True)\nloss = (w * 2).sum()\n"
+                      "loss.backward()\nprint(w.grad)\n")
+    assert cli.main(["explain", str(script), "w"]) == 0
+    out = capsys.readouterr().out
+    assert "    in   tensor(..., device='meta', size=())\n" in out
+    assert out.endswith("w.grad after this call: tensor(..., device='meta', size=(3,))\n")
+    assert cli.main(["run", "--check-grads", str(script)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "tensor(..., device='meta', size=(3,))\n"
+    assert "not checked: meta tensors have no values to differentiate numerically" in captured.err
