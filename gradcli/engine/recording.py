@@ -289,17 +289,10 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     return t
 
 
-# The products whose meta kernel takes a CPU operand after a meta one (`meta @ cpu` is a meta tensor in PyTorch)
-_META_FIRST = frozenset({"MmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"})
-
-
-def _on_inputs_device(t: Tensor, op: Op, inputs: tuple) -> None:
-    """Once meta tensors exist (STATE.meta_seen): PyTorch's refusal of an op between a meta tensor and a CPU
-    tensor of one or more dims (a 0-d CPU tensor goes with any device; the first tensor names the device
-    expected), and the result `t` on the meta device when an input is there, however the forward computed it."""
-    node = op.node
-    if node == "AddmmBackward0":            # F.linear: PyTorch checks the matrices before the bias
-        inputs = inputs[1:] + inputs[:1]
+def same_device(inputs: tuple, cpu_after_meta: bool = False) -> str | None:
+    """The device of an op's tensor inputs ('meta', 'cpu', or None when all are 0-d CPU tensors), or PyTorch's
+    refusal of a meta tensor beside a CPU tensor of one or more dims (a 0-d CPU tensor goes with any device; the
+    first tensor names the device expected). `cpu_after_meta`: a product that takes a CPU operand after a meta one."""
     expected = None
     for x in inputs:
         if x.__class__ is not Tensor:
@@ -313,8 +306,23 @@ def _on_inputs_device(t: Tensor, op: Op, inputs: tuple) -> None:
             continue
         if expected is None:
             expected = device
-        elif device != expected and not (expected == "meta" and node in _META_FIRST):
+        elif device != expected and not (expected == "meta" and cpu_after_meta):
             raise RuntimeError(f"Tensor on device {device} is not on the expected device {expected}!")
+    return expected
+
+
+# The products whose meta kernel takes a CPU operand after a meta one (`meta @ cpu` is a meta tensor in PyTorch)
+_META_FIRST = frozenset({"MmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"})
+
+
+def _on_inputs_device(t: Tensor, op: Op, inputs: tuple) -> None:
+    """Once meta tensors exist (STATE.meta_seen): PyTorch's refusal of an op between a meta tensor and a CPU
+    tensor of one or more dims (a 0-d CPU tensor goes with any device; the first tensor names the device
+    expected), and the result `t` on the meta device when an input is there, however the forward computed it."""
+    node = op.node
+    if node == "AddmmBackward0":            # F.linear: PyTorch checks the matrices before the bias
+        inputs = inputs[1:] + inputs[:1]
+    expected = same_device(inputs, node in _META_FIRST)
     if expected == "meta" and t._a.__class__ is np.ndarray:
         from gradcli.engine import meta
         t._a = meta.meta_like(t._a)

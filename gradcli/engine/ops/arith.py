@@ -10,7 +10,8 @@ from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import by_rows, fma, fused_body
 from gradcli.engine.layout import laid_out, preserved
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
-                                      number_operand, operands, result_dtype, scalar_param, unary, with_numbers)
+                                      number_operand, operands, result_dtype, same_device, scalar_param, unary,
+                                      with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -644,6 +645,8 @@ def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def compare(fn, a, b) -> Tensor:
+    if STATE.meta_seen:                 # (no node: apply does not see the inputs' devices)
+        same_device((a, b))
     x, y = operands(a, b)
     return Tensor(compute(fn, x, y))
 

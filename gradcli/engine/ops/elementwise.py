@@ -17,7 +17,7 @@ from gradcli.engine.ops import arith as _arith
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
                                       index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
-                                      scalar_param, tensor_arg, type_word, unary)
+                                      same_device, scalar_param, tensor_arg, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 from gradcli.engine.state import STATE
 
@@ -1320,6 +1320,8 @@ def fmod(a, b) -> Tensor:
 def _logical(fn, name):
     def op(a: Tensor, other, position=1) -> Tensor:
         _expect_tensor(other, name, "other", position)
+        if STATE.meta_seen:             # (no node: apply does not see the inputs' devices)
+            same_device((a, other))
         return Tensor(compute(fn, a._a != 0, other._a != 0))
     op.__name__ = name
     return op
@@ -1345,6 +1347,8 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
             or not (other.__class__ is Tensor or isinstance(other, (int, float))):
         raise TypeError(_where_overload_message(condition, input, other))
     c = condition._a
+    if STATE.meta_seen:                 # the condition's device too, which apply does not see
+        same_device((condition, input, other))
     if c.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_word(c)}")
@@ -1700,6 +1704,8 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
 
 def _bitwise(fn, name):
     def op(a, b):
+        if STATE.meta_seen:             # (no node: apply does not see the inputs' devices)
+            same_device((a, b))
         x, y = operands(a, b)
         if x.dtype.kind in "fV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
