@@ -24,7 +24,8 @@ T = "import torch\n"
                             "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
                             "start of device string: gpu"),
     ("torch.device('cuda:01')", "RuntimeError: Invalid device string: 'cuda:01'"),
-    ("torch.ones(2, device='mps')", "NotImplementedError: gradcli computes on the CPU only, not on device 'mps'"),
+    ("torch.ones(2, device='mps')",
+     "NotImplementedError: gradcli computes on the CPU and the meta device only, not on device 'mps'"),
     ("torch.set_default_dtype(torch.int32)", "TypeError: only floating-point types are supported as the default type"),
     ("torch.FloatTensor(torch.ones(2, dtype=torch.int64))",
      "TypeError: expected TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), "

@@ -105,13 +105,17 @@ def check_value(v, where: str):
     check(isinstance(v, dict) and isinstance(v.get("type"), str), lambda: f"{where}: not a value: {v!r}")
     kind = v["type"]
     if kind == "tensor":
-        check(set(v) == {"type", "dtype", "shape", "data", "requires_grad", "grad_fn"},
+        meta = v.get("device") == "meta"       # a meta tensor: no data
+        check(set(v) == {"type", "dtype", "shape", "data", "requires_grad", "grad_fn"} | ({"device"} if meta else set()),
               f"{where}: tensor fields {sorted(v)}")
         check(v["dtype"] in DTYPES, lambda: f"{where}: dtype {v['dtype']!r}")
         check(isinstance(v["shape"], list) and all(_is_int(d) and d >= 0 for d in v["shape"]), f"{where}: shape")
         check(v["requires_grad"] in (True, False), f"{where}: requires_grad")
         check(v["grad_fn"] is None or isinstance(v["grad_fn"], str), f"{where}: grad_fn")
-        check_data(v["data"], v["shape"], DTYPES[v["dtype"]], f"{where}.data")
+        if meta:
+            check(v["data"] is None, f"{where}: a meta tensor's data")
+        else:
+            check_data(v["data"], v["shape"], DTYPES[v["dtype"]], f"{where}.data")
     elif kind == "grad_fn":
         check(set(v) == {"type", "name", "next"}, lambda: f"{where}: grad_fn fields {sorted(v)}")
         check(isinstance(v["name"], str), f"{where}: name")

@@ -407,6 +407,16 @@ ESCAPES = [
     (T + "m = torch.nn.LazyLinear(3)\ntype(m).__mro__", 1, "3:1: " + _OUTSIDE.format("type object 'LazyLinear'", "__mro__")),
     (T + "m = torch.nn.LazyLinear(3)\nm.weight.__class__.__mro__", 1,
      "3:1: AttributeError: type object 'UninitializedParameter' has no attribute '__mro__'"),
+    # a meta tensor's storage is a numpy array of one element (gradcli.engine.meta): out of reach as any tensor's
+    (T + "x = torch.ones(2, device='meta')\nx._a", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_a'"),
+    (T + "x = torch.ones(2, device='meta')\nx.numpy()", 1,
+     "3:1: " + _OUTSIDE.format("'Tensor' object", "numpy") + ": " + _NO_ARRAYS),
+    (T + "x = torch.ones(2, device='meta')\nx.data.__array_interface__", 1,
+     "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
+    (T + "x = torch.ones(2, device='meta', requires_grad=True)\n(x * x).grad_fn._saved_self.__array_interface__", 1,
+     "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
+    (T + "torch.nn.Linear(2, 2, device='meta').weight.untyped_storage()", 1,
+     "2:1: " + _OUTSIDE.format("'Tensor' object", "untyped_storage") + ": " + _NO_POINTERS),
 ]
 
 
@@ -477,10 +487,14 @@ def test_modules_hold_no_python_module_and_no_underscore_name():
     assert not set(access.REFUSED_TORCH_MEMBERS) & set(stdlib.TORCH.members)
 
 
-def test_no_tensor_attribute_hands_out_a_numpy_object():
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_no_tensor_attribute_hands_out_a_numpy_object(device):
     """Every attribute a script can read on a tensor, and every method it can call without arguments,
-    gives gradcli or Python values: never a numpy array or scalar (which have tofile and ctypes)."""
+    gives gradcli or Python values: never a numpy array or scalar (which have tofile and ctypes). A meta
+    tensor's array is a numpy array too (a MetaArray): the same holds of it."""
     t = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    if device == "meta":
+        t = t.to("meta")
     for name in sorted(access.TENSOR_ATTRS):
         value = access.get_attr(t, name)
         results = [value]

@@ -108,8 +108,11 @@ class _Shown:
 
     def __init__(self, g):
         import numpy as np
-        a = g._a if hasattr(g, "_a") else np.asarray(g)
-        if a.size <= SMALL:
+        a = g._a if hasattr(g, "_a") else np.asanyarray(g)
+        if a.__class__ is not np.ndarray and isinstance(a, np.ndarray):     # a meta gradient: no values
+            from gradcli.display import meta_repr
+            self.array, self.summary = None, meta_repr(a.shape, a.dtype.name)
+        elif a.size <= SMALL:
             self.array, self.summary = np.array(a, copy=True), None
         else:
             self.array, self.summary = None, summary(a)

@@ -199,7 +199,10 @@ def _number(x: float):
 
 def tensor(t: Tensor) -> dict:
     fn = t.grad_fn
-    return {"type": "tensor", "dtype": t._a.dtype.name, "shape": list(t._a.shape), "data": data(t._a),
+    a = t._a
+    meta = a.__class__ is not np.ndarray        # a meta tensor: no data to write
+    return {"type": "tensor", "dtype": a.dtype.name, "shape": list(a.shape), "data": None if meta else data(a),
+            **({"device": "meta"} if meta else {}),
             "requires_grad": bool(t.requires_grad), "grad_fn": fn.op.node if fn is not None else None}
 
 

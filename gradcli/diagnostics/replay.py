@@ -464,6 +464,9 @@ class Run(Observer):
         if grads is None or grads[0] is not outputs:
             call.note = "batched gradients (is_grads_batched=True) are not checked"
             return
+        if any(o.__class__ is Tensor and o._a.__class__ is not np.ndarray for o in outputs):
+            call.note = "meta tensors have no values to differentiate numerically"
+            return
         roots = [autograd.shown(r) for r in (autograd.edge(o) for o in outputs if o.__class__ is Tensor)
                  if r is not None]
         reach = autograd.reachable(roots)

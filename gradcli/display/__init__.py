@@ -1,7 +1,7 @@
 """Pure value-to-text display: the repr of tensors, Size and return_types, in the modern or the legacy (0.3) style."""
 
 from gradcli.display import legacy, modern
-from gradcli.display.modern import PrintOptions, return_fields_repr, return_types_repr, size_repr
+from gradcli.display.modern import PrintOptions, meta_repr, return_fields_repr, return_types_repr, size_repr
 
 DISPLAY_MODES = ("modern", "legacy")
 
@@ -21,4 +21,4 @@ def tensor_repr(data, dtype_name: str, *, grad_fn_name: str | None = None, requi
                                tangent=tangent)
 
 
-__all__ = ["DISPLAY_MODES", "PrintOptions", "return_fields_repr", "return_types_repr", "size_repr", "tensor_repr"]
+__all__ = ["DISPLAY_MODES", "PrintOptions", "meta_repr", "return_fields_repr", "return_types_repr", "size_repr", "tensor_repr"]

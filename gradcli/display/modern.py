@@ -228,6 +228,20 @@ def tensor_repr(data: np.ndarray, dtype_name: str, *, grad_fn_name: str | None =
     return _join_suffixes(_PREFIX + body, suffixes, opts.linewidth)
 
 
+def meta_repr(shape: tuple, dtype_name: str, *, grad_fn_name: str | None = None, requires_grad: bool = False,
+              opts: PrintOptions | None = None) -> str:
+    """PyTorch's repr of a meta tensor, which has no values: `tensor(..., device='meta', size=(3, 2))`, the dtype
+    named unless it is the default float one."""
+    suffixes = ["device='meta'", f"size={tuple(shape)!r}"]
+    if dtype_name != default_float:
+        suffixes.append(f"dtype=torch.{dtype_name}")
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _join_suffixes(_PREFIX + "...", suffixes, (opts or _DEFAULT_OPTS).linewidth)
+
+
 def size_repr(shape: tuple) -> str:
     """repr(torch.Size(shape))."""
     return "torch.Size([" + ", ".join(str(int(d)) for d in shape) + "])"

@@ -1339,11 +1339,17 @@ def _accumulate(t, g, owned=False):
     saves a full-size copy (about 1 ms on 4096x1000 float32)."""
     dtype = t._a.dtype
     if g.__class__ is not np.ndarray:
-        g = np.asarray(g)
+        if isinstance(g, np.ndarray):       # a meta gradient (gradcli.engine.meta)
+            _accumulate_meta(t, g)
+            return
+        g = np.asanyarray(g)
         owned = False
     if g.shape != t._a.shape:
         g = np.broadcast_to(g, t._a.shape)
         owned = False
+    if t._a.__class__ is not np.ndarray:    # a meta leaf whose gradient some formula computed in full
+        _accumulate_meta(t, g)
+        return
     current = t.grad
     if current is None:
         if owned and g.dtype == dtype and g.base is None and obeys_contract(g, t._a):
@@ -1359,12 +1365,24 @@ def _accumulate(t, g, owned=False):
         current._version[0] += 1
 
 
+def _accumulate_meta(t, g) -> None:
+    """A meta gradient reaching a leaf: its `.grad` (a meta tensor of its shape and dtype) the first time, nothing
+    to add afterwards; a CPU leaf cannot take it, as PyTorch cannot copy out of a meta tensor."""
+    from gradcli.engine import meta
+    if t._a.__class__ is np.ndarray and g.__class__ is not np.ndarray:
+        raise NotImplementedError(meta.NO_DATA)
+    if t.grad is None:
+        t.grad = mark_variable(t.__class__(meta.meta_like(t._a)))
+    else:
+        t.grad._version[0] += 1
+
+
 def _retain(t, g, F) -> None:
     """retain_grad's hook: the first gradient becomes `.grad` as a contiguous clone (recorded, CloneBackward0,
     under create_graph), and each later one makes a new `.grad`, the sum `t.grad + g`; PyTorch never adds into
     a retained .grad in place, so a script holding the old one keeps it."""
     if g.__class__ is not t.__class__:
-        g = np.asarray(g)
+        g = np.asanyarray(g)
         if g.shape != t._a.shape:
             g = np.broadcast_to(g, t._a.shape)
         g = t.__class__(g)

@@ -272,18 +272,18 @@ class NumpyMath(_Later):
     def pow(x, e):
         """x ** e; a number base (2 ** d in logaddexp2's formula) to an array exponent rounded once."""
         if not isinstance(x, (np.ndarray, np.generic)):
-            e = np.asarray(e)
+            e = np.asanyarray(e)
             return elementary.pow(e.dtype.type(x), e)
         return arith.scalar_power(x, e) if not isinstance(e, np.ndarray) else elementary.pow(x, e)
 
     @staticmethod
     def xlogy(g, other):
         """at::xlogy(grad, other): a number `other` read in grad's type."""
-        return elementwise.xlogy_array(g, np.asarray(other, g.dtype))
+        return elementwise.xlogy_array(g, np.asanyarray(other, g.dtype))
 
     @staticmethod
     def xlog1py(g, other):
-        return elementwise.xlog1py_array(g, np.asarray(other, g.dtype))
+        return elementwise.xlog1py_array(g, np.asanyarray(other, g.dtype))
 
     # numpy group: reduce
     abs = staticmethod(np.abs)

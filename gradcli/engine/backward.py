@@ -63,6 +63,9 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        f"{out.dtype}")
                 a = out._a          # a 0-d one made in one call (np.ones is Python around two): loss.backward()
+                if a.__class__ is not np.ndarray:       # a meta output: a meta gradient
+                    new.append(Tensor(np.ones_like(a)))
+                    continue
                 new.append(Tensor(np.array(1, a.dtype) if not a.ndim else np.ones(a.shape, dtype=a.dtype)))
             else:
                 new.append(None)
@@ -240,6 +243,8 @@ def differentiate(outputs, inputs, grad_outputs=None, retain_graph=None, create_
                                "the graph. Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         result = [g if g is not None else _zeros_like(t, create_graph) for g, t in zip(result, inputs_tuple)]
+    if STATE.meta_seen:                     # a meta input's gradient, however the formulas computed it
+        result = [_on_device_of(g, t) for g, t in zip(result, inputs_tuple)]
     if script and observer is not None:
         observer.script_grad(outputs, inputs_tuple, retain, create_graph, result)
     return tuple(result)
@@ -305,7 +310,7 @@ class _TensorHook:
             arg = g
         else:
             # the hook may change the gradient in place: hand it a writable array of its own
-            arg = Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
+            arg = Tensor(writable(g) if isinstance(g, np.ndarray) else np.array(g))
         result = self.fn(arg)
         if result is None:
             return g if F.tensors else arg._a
@@ -325,11 +330,20 @@ def _hook_name(fn) -> str:
     return name if isinstance(name, str) else getattr(fn, "name", "<unknown>")
 
 
+def _on_device_of(g, t):
+    """The gradient `g` of the input `t` on t's device (meta when t is: backward formulas compute on arrays that
+    may have lost it)."""
+    if g is not None and t._a.__class__ is not np.ndarray and g._a.__class__ is np.ndarray:
+        from gradcli.engine import meta
+        g._a = meta.meta_like(g._a)
+    return g
+
+
 def _as_tensor(g, F):
     """A gradient as a hook receives it: a Tensor of its own (writable), or None."""
     if g is None or F.tensors:
         return g
-    return Tensor(writable(g) if g.__class__ is np.ndarray else np.array(g))
+    return Tensor(writable(g) if isinstance(g, np.ndarray) else np.array(g))
 
 
 def _replacement(fn, result, before: tuple, F) -> tuple:

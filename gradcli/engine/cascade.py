@@ -284,6 +284,8 @@ def sum_array(x: np.ndarray, dims: tuple | None = None, keepdim: bool = False, d
         threads = STATE.threads
     if dims is not None and dims.__class__ is not tuple:
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if x.__class__ is not np.ndarray:           # a meta array: no values to sum in any order
+        return np.add.reduce(x, axis=dims or None, keepdims=keepdim, dtype=dtype)
     key = (x.shape, x.strides, x.dtype.char, dims, keepdim, dtype, threads)
     plan = _PLANS.get(key)
     if plan is None:
@@ -309,9 +311,9 @@ def _plan(x: np.ndarray, dims, keepdim: bool, dtype, threads: int):
                 return half
             # other geometries: the float32 kernel's order on the values converted to float (the kernel
             # loads halves into float vectors and accumulates in float), rounded once
-            return lambda a: np.asarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
+            return lambda a: np.asanyarray(sum_array(a.astype(np.float32, order="K"), dims, keepdim, None,
                                                   threads)).astype(dt)
-        return lambda a: np.asarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
+        return lambda a: np.asanyarray(a.sum(axis=axes, keepdims=keepdim, dtype=dt))
     if x.dtype != dt:
         return lambda a: sum_array(a.astype(dt, order="K"), dims, keepdim, None, threads)
     if any(s < 0 for s in x.strides):

@@ -67,11 +67,13 @@ def _close(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan: bool) -> np.ndar
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     x, y = _operands("isclose", input, other, rtol, atol, equal_nan)
-    return Tensor(np.asarray(_close(x, y, rtol, atol, equal_nan)))
+    return Tensor(np.asanyarray(_close(x, y, rtol, atol, equal_nan)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     x, y = _operands("allclose", input, other, rtol, atol, equal_nan)
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return bool(np.all(_close(x, y, rtol, atol, equal_nan)))
 
 
@@ -80,6 +82,9 @@ def equal(input, other) -> bool:
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError("equal(): arguments must be tensors")
     x, y = input._a, other._a
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        from gradcli.engine import meta
+        raise NotImplementedError(meta.NO_KERNEL.format("aten::equal"))
     return x.shape == y.shape and bool(np.array_equal(x, y))
 
 

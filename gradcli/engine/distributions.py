@@ -291,7 +291,8 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
         raise TypeError(_bernoulli_combination(input, args, dict(kw, generator=generator)))
     g = _g(generator, "bernoulli")
     x = input._a
-    budget.check_tensor(x.shape, x.dtype.itemsize)
+    if x.__class__ is np.ndarray:
+        budget.check_tensor(x.shape, x.dtype.itemsize)
     target = np.empty(x.shape, x.dtype)
     if args or kw:
         p = args[0] if args else kw["p"]
@@ -299,7 +300,11 @@ def bernoulli(input, *args, generator=None, out=None, **kw) -> Tensor:
             p = p._a.item()
         if p.__class__ is Tensor or not isinstance(p, (int, float)):
             raise TypeError(_bernoulli_combination(input, args, kw))
+        if x.__class__ is not np.ndarray:   # a meta input: nothing drawn
+            return apply(BERNOULLI_P, x.copy(), (input,))
         return runs_first(apply(BERNOULLI_P, _bernoulli_scalar(g, target, float(p)), (input,)))
+    if x.__class__ is not np.ndarray:
+        return apply(BERNOULLI, x.copy(), (input,))
     return apply(BERNOULLI, _per_element(lambda: _bernoulli_tensor(g, target, x)), (input,))
 
 
@@ -353,6 +358,9 @@ def multinomial(input, num_samples=None, replacement=False, *, generator=None, o
     if categories > _MAX_CATEGORIES:
         raise RuntimeError("number of categories cannot exceed 2^24")
     shape = (n,) if probs.ndim == 1 else (probs.shape[0], n)
+    if probs.__class__ is not np.ndarray:       # a meta input: the samples' shape, nothing drawn
+        from gradcli.engine import meta
+        return Tensor(meta.meta_full(shape, 0, np.int64))
     budget.check_tensor(shape, 8)
     if math.prod(shape) == 0:
         return Tensor(np.empty(shape, np.int64))

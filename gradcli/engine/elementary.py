@@ -64,9 +64,9 @@ def _once2(ufunc, name: str):
         if dt.char not in _ROUNDED:
             return ufunc(x, y)
         if dt.char in "eE":
-            return np.asarray(function(np.asarray(x, np.float32), np.asarray(y, np.float32))).astype(dt)[()]
+            return np.asanyarray(function(np.asanyarray(x, np.float32), np.asanyarray(y, np.float32))).astype(dt)[()]
         if np.size(x) <= _CHUNKED and np.size(y) <= _CHUNKED:
-            return np.asarray(ufunc(np.asarray(x, F64), np.asarray(y, F64))).astype(dt)[()]
+            return np.asanyarray(ufunc(np.asanyarray(x, F64), np.asanyarray(y, F64))).astype(dt)[()]
         out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), dt)
         return ufunc(x, y, dtype=F64, out=out, casting="unsafe")
     function.__name__ = function.__qualname__ = name
@@ -247,8 +247,8 @@ def erf(x: np.ndarray) -> np.ndarray:
         return _erf_half(x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
         # math.erf per element, rounded once: the same values (frompyfunc hands a 0-d input back as a float)
-        return np.asarray(np.frompyfunc(math.erf, 1, 1)(x.astype(F64)), F64).astype(x.dtype)
-    x64 = np.asarray(x, F64)
+        return np.asanyarray(np.frompyfunc(math.erf, 1, 1)(x.astype(F64)), F64).astype(x.dtype)
+    x64 = np.asanyarray(x, F64)
     r = erf64(x64)
     near = _near_midpoint(r, x.dtype)
     if near.any():
@@ -264,7 +264,7 @@ def _erf_half(x: np.ndarray) -> np.ndarray:
     agree with PyTorch 2.13 bit for bit. (It loses small arguments, erf(1.2e-7) is 0, as PyTorch's does.)"""
     from gradcli.engine.rng import _fma32
     f = np.float32
-    x32 = np.asarray(x, f)
+    x32 = np.asanyarray(x, f)
     t = (f(1.0) / _fma32(f(0.3275911), np.abs(x32), f(1.0))).astype(f)
     r = _fma32(f(1.061405429), t, f(-1.453152027))
     for c in (f(1.421413741), f(-0.284496736), f(0.254829592)):
@@ -281,8 +281,8 @@ def erfc(x: np.ndarray) -> np.ndarray:
     if x.dtype.char in "eE":
         return _via_float32(erfc, x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
-        return np.asarray(np.frompyfunc(math.erfc, 1, 1)(x.astype(F64)), F64).astype(x.dtype)
-    x64 = np.asarray(x, F64)
+        return np.asanyarray(np.frompyfunc(math.erfc, 1, 1)(x.astype(F64)), F64).astype(x.dtype)
+    x64 = np.asanyarray(x, F64)
     r = erf64(x64, complement=True)
     near = _near_midpoint(r, x.dtype) | (x64 >= 4.0)
     if near.any():

@@ -141,7 +141,10 @@ def _check_dtype(dtype):
         raise TypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
 
 
-def _finish(a: np.ndarray, requires_grad) -> Tensor:
+def _finish(a: np.ndarray, requires_grad, on_meta=False) -> Tensor:
+    if on_meta:                 # a value the factory computed, kept as the meta tensor's one element
+        from gradcli.engine import meta
+        a = meta.meta_like(a)
     t = Tensor(a)
     if requires_grad:
         if a.dtype.kind not in "fV":
@@ -161,11 +164,18 @@ def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, f
         if factory and _first_size_is_int(size, kw_size):
             factory_device(device)
         raise
-    if factory:
-        factory_device(device)
     npdt = (dtype or dtypes.default_float).np
+    if factory and factory_device(device) or not factory and device is not None and check_device(device):
+        return _meta_filled(shape, value, npdt, requires_grad)
     budget.check_tensor(shape, npdt.itemsize)      # before allocating: PyTorch's allocator message
     return _finish(np.full(shape, value, dtype=npdt), requires_grad)
+
+
+def _meta_filled(shape, value, npdt, requires_grad) -> Tensor:
+    """A factory's tensor on the meta device: one element, whatever the shape (no budget to check, nothing drawn
+    from a generator)."""
+    from gradcli.engine import meta
+    return _finish(meta.meta_full(shape, value, npdt), requires_grad)
 
 
 def _first_size_is_int(size: tuple, kw_size) -> bool:
@@ -202,7 +212,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     strides = tuple(as_int(st) for st in stride)
     if None in strides:
         raise TypeError(signatures.check("torch.empty_strided", (size, stride), {}))
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     if len(strides) != len(shape):
         raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
@@ -211,6 +221,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
                            f"strides={list(strides)}")
     npdt = (dtype or dtypes.default_float).np
+    if on_meta:
+        return _meta_filled(shape, 0, npdt, requires_grad)
     budget.check_tensor(shape, npdt.itemsize)
     a = np.zeros(shape, npdt)
     if a.size:
@@ -236,11 +248,10 @@ def _size_kw(name: str, kw: dict):
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
-    factory_device(device)
-    return filled_as("full", size, fill_value, dtype, requires_grad)
+    return filled_as("full", size, fill_value, dtype, requires_grad, factory_device(device))
 
 
-def filled_as(name: str, size, fill_value, dtype, requires_grad) -> Tensor:
+def filled_as(name: str, size, fill_value, dtype, requires_grad, on_meta=False) -> Tensor:
     """torch.full, and Tensor.new_full (its messages naming `name`): a sequence of sizes, filled."""
     _check_dtype(dtype)
     if not isinstance(size, (tuple, list)):
@@ -251,11 +262,13 @@ def filled_as(name: str, size, fill_value, dtype, requires_grad) -> Tensor:
         dtype = dtypes.scalar_dtype(fill_value)
     shape = _size_args(name, (tuple(size),))
     checked_scalar(fill_value, dtype.np)
+    if on_meta:
+        return _meta_filled(shape, fill_value, dtype.np, requires_grad)
     budget.check_tensor(shape, dtype.itemsize)
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
 
-def _like(name, t, value, dtype, requires_grad):
+def _like(name, t, value, dtype, requires_grad, device=None):
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
     _check_dtype(dtype)
@@ -265,37 +278,39 @@ def _like(name, t, value, dtype, requires_grad):
     checked_scalar(value, npdt)
     if npdt.kind == "b":
         value = bool(value)             # any number not 0 is True (numpy refuses ints past int64)
+    if _lands_on_meta(t, device):
+        return _meta_filled(t._a.shape, value, npdt, requires_grad)
     budget.check_tensor(t._a.shape, npdt.itemsize)
     return _finish(preserved(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
-    return _like("ones_like", input, 1, dtype, requires_grad)
+    return _like("ones_like", input, 1, dtype, requires_grad, device)
 
 
 def zeros_like(input, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
-    return _like("zeros_like", input, 0, dtype, requires_grad)
+    return _like("zeros_like", input, 0, dtype, requires_grad, device)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
-    return _like("full_like", input, fill_value, dtype, requires_grad)
+    return _like("full_like", input, fill_value, dtype, requires_grad, device)
 
 
 def empty_like(input, dtype=None, requires_grad=False, device=None):
-    if device is not None:
-        check_device(device)
     # uninitialised in PyTorch; zeros here, as for empty()
-    return _like("empty_like", input, 0, dtype, requires_grad)
+    return _like("empty_like", input, 0, dtype, requires_grad, device)
+
+
+def _lands_on_meta(t, device) -> bool:
+    """Whether a *_like factory's tensor goes on the meta device: the one asked for (checked), else the input's
+    (a *_like factory ignores the default device)."""
+    if device is not None:
+        return check_device(device)
+    return t.__class__ is Tensor and t._a.__class__ is not np.ndarray
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     rows = as_int(n)
     if rows is None:
@@ -310,6 +325,8 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
         raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
     if rows * cols >= 1 << 63:              # eye's kernel counts the elements first (zero_), in int64
         raise RuntimeError("numel: integer multiplication overflow")
+    if on_meta:
+        return _meta_filled((rows, cols), 0, (dtype or dtypes.default_float).np, requires_grad)
     budget.check_tensor((rows, cols), (dtype or dtypes.default_float).itemsize)
     return _finish(np.eye(rows, cols, dtype=(dtype or dtypes.default_float).np), requires_grad)
 
@@ -367,7 +384,7 @@ def _wrap64(v: int) -> int:
 def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.arange(end) / (start, end) / (start, end, step): int64 unless a bound or the step is a
     float; the element count and the checks as in PyTorch's compute_arange_size."""
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
     if len(args) > 3 or any(k not in names for k in kw):
@@ -427,6 +444,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     if size == 2.0 ** 63:                   # the size as int64 wraps to its minimum
         raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: {-(1 << 63)}")
     n = int(size)
+    if on_meta:
+        return _meta_filled((n,), 0, dt, requires_grad)
     budget.check_tensor((n,), dt.itemsize)
     if integral:
         # int64 arithmetic, wrapping on overflow like the kernel's, then cast to the output type
@@ -441,6 +460,8 @@ def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
     bounds, steps, dt = _spaced("linspace", args, dtype, device, requires_grad, kw)
+    if factory_device(device):
+        return _meta_filled((steps,), 0, dt, requires_grad)
     if steps == 0:
         out = np.zeros(0, dt)
     elif steps == 1:                                # fill_(start): start alone converted, with its check
@@ -464,6 +485,8 @@ def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **k
         base, args = args[3], args[:3]
     bounds, steps, dt = _spaced("logspace", args, dtype, device, requires_grad, kw, 10.0 if base is None else base)
     base = 10.0 if base is None else _as_number(base)
+    if factory_device(device):
+        return _meta_filled((steps,), 0, dt, requires_grad)
     if steps == 0:
         out = np.zeros(0, dt)
     elif steps == 1:                                # fill_(pow(base, start)), start not converted
@@ -487,13 +510,13 @@ def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **k
 def _converted(values: np.ndarray, dt: np.dtype) -> np.ndarray:
     """Doubles stored into the output type as C++ converts them (integers truncated toward zero)."""
     with np.errstate(all="ignore"):
-        return np.asarray(np.trunc(values) if dt.kind in "iu" else values).astype(dt).reshape(-1)
+        return np.asanyarray(np.trunc(values) if dt.kind in "iu" else values).astype(dt).reshape(-1)
 
 
 def _spaced(name: str, args: tuple, dtype, device, requires_grad, kw: dict, base=None) -> tuple:
     """linspace's and logspace's arguments, checked as PyTorch's parser and kernel check them: ([start, end] as
-    numbers, steps, the output numpy dtype), the size checked against the memory budget."""
-    factory_device(device)
+    numbers, steps, the output numpy dtype), the size checked against the memory budget (not on the meta device)."""
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     # the keywords given, in the order PyTorch's message lists them (its signature's), for its parser's errors
     given = {k: v for k, v in (("dtype", dtype), ("device", device)) if v is not None}
@@ -527,7 +550,8 @@ def _spaced(name: str, args: tuple, dtype, device, requires_grad, kw: dict, base
     dt = (dtype or dtypes.default_float).np
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    budget.check_tensor((steps,), dt.itemsize)
+    if not on_meta:
+        budget.check_tensor((steps,), dt.itemsize)
     return bounds, steps, dt
 
 
@@ -580,7 +604,7 @@ def _triangle_indices(name, row, col, offset, dtype, device, requires_grad, lowe
         if value.__class__ is not int:
             raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not {_type_name(value)}")
         int64_arg(value)
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     dt = (dtype or dtypes.int64).np
     if row < 0:
@@ -602,7 +626,7 @@ def _triangle_indices(name, row, col, offset, dtype, device, requires_grad, lowe
     starts = np.cumsum(counts) - counts
     rows = np.repeat(r, counts)
     cols = np.arange(count, dtype=np.int64) - np.repeat(starts - lo, counts)
-    return _finish(np.stack((rows, cols)).astype(dt), requires_grad)
+    return _finish(np.stack((rows, cols)).astype(dt), requires_grad, on_meta)
 
 
 def _lower_count(row: int, col: int, offset: int) -> int:
@@ -765,14 +789,14 @@ def _int_mask(data):
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     if requires_grad.__class__ is not bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {_type_name(requires_grad)}")
     if isinstance(data, Tensor):
         a = data._a.astype(dtype.np if dtype else data._a.dtype, copy=True)
-        return _finish(a, requires_grad)
-    return _finish(from_data(data, dtype), requires_grad)
+        return _finish(a, requires_grad, on_meta)
+    return _finish(from_data(data, dtype), requires_grad, on_meta)
 
 
 def from_data(data, dtype) -> np.ndarray:
@@ -814,11 +838,13 @@ def from_data(data, dtype) -> np.ndarray:
 def as_tensor(data, *, dtype=None, device=None):
     """torch.as_tensor: a tensor of the given dtype is returned itself (another dtype: a converted copy,
     ToCopyBackward0 when it requires grad); other data is read as torch.tensor reads it."""
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     if data.__class__ is Tensor:
+        if on_meta != (data._a.__class__ is not np.ndarray):
+            return data.to(device, dtype)
         return data if dtype is None else data.to(dtype)
-    return Tensor(from_data(data, dtype))
+    return _finish(from_data(data, dtype), False, on_meta)
 
 
 _ASARRAY_WARNING = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
@@ -832,7 +858,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     PyTorch; a computed tensor that should not require grad is detached). Other data is read as
     torch.tensor reads it (the default float dtype for numbers unless `dtype` is given)."""
     try:
-        factory_device(device)
+        on_meta = factory_device(device)
     except AssertionError:          # (asarray asks the device's backend itself, which says it otherwise)
         raise RuntimeError("PyTorch is not linked with support for cuda devices") from None
     _check_dtype(dtype)
@@ -846,7 +872,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if tensor is None:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")
-        return _finish(from_data(obj, dtype), wanted)
+        return _finish(from_data(obj, dtype), wanted, on_meta)
     wrong_dtype = dtype is not None and dtype.np != tensor._a.dtype
     if copy or (copy is None and wrong_dtype):
         tensor = tensor.to(dtype, copy=True) if wrong_dtype else tensor.clone()
@@ -863,10 +889,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     """torch.scalar_tensor: a 0-d tensor holding the number `s`, in the default float dtype unless given."""
     value = number_arg(s, "scalar_tensor", "s", 1)
-    factory_device(device)
+    on_meta = factory_device(device)
     _check_dtype(dtype)
     npdt = (dtype or dtypes.default_float).np
-    return _finish(np.array(checked_scalar(value, npdt), dtype=npdt), requires_grad)
+    return _finish(np.array(checked_scalar(value, npdt), dtype=npdt), requires_grad, on_meta)
 
 
 # the C type names of PyTorch's TensorOptions message (Tensor.new of a tensor of another dtype)
@@ -976,7 +1002,9 @@ def _memory_order(a: np.ndarray):
 
 def _draw_like(a: np.ndarray, draw) -> np.ndarray:
     """Values for every element of `a` (shape and layout), drawn in `a`'s memory order:
-    draw(shape, contiguous) -> array of that shape."""
+    draw(shape, contiguous) -> array of that shape. A meta tensor's draws nothing, as PyTorch's meta kernels."""
+    if a.__class__ is not np.ndarray:
+        return a.copy()
     perm = _memory_order(a)
     if perm == list(range(a.ndim)):
         return draw(a.shape, a.flags.c_contiguous)
@@ -1027,8 +1055,10 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, devic
         factory_device(device)
         _refused_in_vmap()
         raise
-    factory_device(device)
+    on_meta = factory_device(device)
     dt = _float_output(name, dtype)
+    if on_meta:                         # PyTorch's meta kernels draw nothing from the generator
+        return _meta_filled(shape, 0, dt, requires_grad)
     budget.check_tensor(shape, dt.itemsize)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
 
@@ -1051,20 +1081,22 @@ def _input_tensor(name: str, t) -> Tensor:
 def _like_target(name, input, dtype) -> np.ndarray:
     _check_dtype(dtype)
     a = _input_tensor(name, input)._a
+    if a.__class__ is not np.ndarray:
+        return a.copy() if dtype is None else a.astype(dtype.np)
     target = preserved(a)
     return target if dtype is None else target.astype(dtype.np)
 
 
 def rand_like(input, dtype=None, requires_grad=False, generator=None, device=None):
-    if device is not None:
-        check_device(device)
+    if device is not None and check_device(device) != (_input_tensor("rand_like", input)._a.__class__ is not np.ndarray):
+        return _like("rand_like", input, 0, dtype, requires_grad, device)
     g = _generator(generator, "rand", (input,), {"generator": generator})
     return _finish(_uniform_values(g, _like_target("rand_like", input, dtype), 0.0, 1.0), requires_grad)
 
 
 def randn_like(input, dtype=None, requires_grad=False, generator=None, device=None):
-    if device is not None:
-        check_device(device)
+    if device is not None and check_device(device) != (_input_tensor("randn_like", input)._a.__class__ is not np.ndarray):
+        return _like("randn_like", input, 0, dtype, requires_grad, device)
     g = _generator(generator, "randn", (input,), {"generator": generator})
     return _finish(_normal_values(g, _like_target("randn_like", input, dtype), 0.0, 1.0), requires_grad)
 
@@ -1084,7 +1116,7 @@ def _int_values(g, a: np.ndarray, low: int, high: int) -> np.ndarray:
 
 def randint(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
     """randint(high, size) / randint(low, high, size), int64 unless dtype says otherwise."""
-    factory_device(device)
+    on_meta = factory_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     names = ("low", "high", "size") if len(args) + len(kw) >= 3 else ("high", "size")
     values = dict(zip(names, args))
@@ -1108,6 +1140,8 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
         _refused_in_vmap()
         raise
     dt = (dtype or dtypes.int64).np
+    if on_meta:
+        return _meta_filled(shape, 0, dt, requires_grad)
     budget.check_tensor(shape, dt.itemsize)
     return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)
 
@@ -1142,7 +1176,7 @@ _RANDINT_LIKE_COMBINATION = (
 
 
 def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
-    factory_device(device)
+    on_meta = factory_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     if len(args) + len(kw) != 1 or (kw and "n" not in kw):
         raise invalid_arguments("randperm", args, call_kw)
@@ -1157,14 +1191,15 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     g = _generator(generator, "randperm", args, call_kw)
     _check_dtype(dtype)
     n = _int_arg("randperm", "n", 1, n)
+    if on_meta:
+        return _meta_filled((n,), 0, (dtype or dtypes.int64).np, requires_grad)
     budget.check_tensor((n,), (dtype or dtypes.int64).itemsize)
     return _finish(g.randperm(n, (dtype or dtypes.int64).np), requires_grad)
 
 
 def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, **kw):
     """The four overloads: (Tensor, Tensor), (Tensor, float=1), (float, Tensor), (float, float, size)."""
-    if device is not None:
-        check_device(device)
+    on_meta = device is not None and check_device(device)
     call_kw = dict(kw, generator=generator) if generator is not None else kw
     names = ("mean", "std", "size")
     values = dict(zip(names, args))
@@ -1186,6 +1221,8 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)
+        if on_meta:
+            return _meta_filled(shape, 0, dt, requires_grad)
         budget.check_tensor(shape, dt.itemsize)
         if dt.kind not in "fV":
             raise _not_implemented("normal_kernel_cpu", dt)
@@ -1211,6 +1248,8 @@ def _normal_tensor(g, mean, std) -> Tensor:
         if not ref._a.size:
             return Tensor(np.empty(ref._a.shape, dtype=dt))
         raise _not_implemented("normal_kernel_cpu", dt)
+    if any(t.__class__ is Tensor and t._a.__class__ is not np.ndarray for t in (mean, std)):
+        return _normal_on_meta(mean, std, dt)
     if mean.__class__ is Tensor and std.__class__ is Tensor:
         try:
             shape = np.broadcast_shapes(mean._a.shape, std._a.shape)
@@ -1229,6 +1268,18 @@ def _normal_tensor(g, mean, std) -> Tensor:
         out = (out + dt.type(mean)).astype(dt)
         inputs, row = (std,), NORMAL_STD
     return apply(row, out, inputs)
+
+
+def _normal_on_meta(mean, std, dt) -> Tensor:
+    """torch.normal with a meta mean or std: the result's shape and dtype, with its node; nothing drawn."""
+    from gradcli.engine import meta
+    inputs = tuple(t for t in (mean, std) if t.__class__ is Tensor)
+    try:
+        shape = np.broadcast_shapes(*[t._a.shape for t in inputs])
+    except ValueError:
+        raise broadcast_error(mean._a.shape, std._a.shape) from None
+    row = NORMAL_BOTH if len(inputs) == 2 else NORMAL_MEAN if inputs[0] is mean else NORMAL_STD
+    return apply(row, meta.meta_full(shape, 0, dt), inputs)
 
 
 def _in_place_op(fn, out: np.ndarray, other: np.ndarray) -> np.ndarray:

@@ -97,6 +97,8 @@ def dirac_(tensor, groups=1):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
     if shape[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:                  # (as PyTorch: nothing to write)
+        return tensor
     per_group = shape[0] // groups
     centre = tuple(size // 2 for size in shape[2:])
     with autograd.no_grad():
@@ -113,7 +115,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     draw is PyTorch's (a contiguous rows x cols normal_); Q's last bits are gradcli's LAPACK's."""
     if tensor._a.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor._a.size == 0:
+    if tensor._a.size == 0 or tensor.is_meta:      # (as PyTorch: nothing drawn for a meta tensor)
         return tensor
     rows = tensor._a.shape[0]
     cols = tensor._a.size // rows
@@ -136,6 +138,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     draws them)."""
     if tensor._a.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:                  # (as PyTorch: its randperm draws are skipped too)
+        return tensor
     rows, cols = tensor._a.shape
     num_zeros = math.ceil(sparsity * rows)
     with autograd.no_grad():
@@ -182,7 +186,9 @@ def fan_in(tensor: Tensor) -> int:
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """PyTorch's rejection sampling, draw for draw: normals redrawn where they fall outside [a, b] when
     that interval holds more than 30% of the mass, else uniform candidates in [a, b] accepted against
-    the normal density."""
+    the normal density. A meta tensor draws nothing (PyTorch returns it first, before its warning)."""
+    if tensor.is_meta:
+        return tensor
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         if STATE.warn is not None:
             STATE.warn("UserWarning", "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "

@@ -631,7 +631,7 @@ class _Flat:
         state = opt.state
         dtype = params[0]._a.dtype
         for p in params:
-            if p.grad is None or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
+            if p.grad is None or p._a.__class__ is not np.ndarray or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
                     p.grad._a.shape != p._a.shape:
                 return None
         if len({id(p) for p in params}) != len(params):
@@ -1100,13 +1100,13 @@ class RAdam(Optimizer):
                                    bias_correction2)
                 p._version[0] += 1
                 continue
-            update = np.asarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
+            update = np.asanyarray(_over(st["exp_avg"]._a, bias_correction1))    # (scaled in place below, 0-d too)
             _scale_(update, lr)
             if rho_t > 5.0:
                 denom = elementary.sqrt(va)
                 denom += t(eps)
                 # (bias_correction2 ** 0.5) / denom is PyTorch's Tensor.__rtruediv__: reciprocal, then a product
-                adaptive = np.asarray(np.reciprocal(denom))
+                adaptive = np.asanyarray(np.reciprocal(denom))
                 _scale_(adaptive, bias_correction2 ** 0.5)
                 update *= adaptive
                 _scale_(update, _rectification(rho_t, rho_inf))
@@ -1122,7 +1122,7 @@ class RAdam(Optimizer):
         rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0
         unrectified = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
         scale = (bias_correction2 ** 0.5) * (lr * rect / bias_correction1) * -1
-        factor = np.asarray(elementary.sqrt(va)) + t(eps)
+        factor = np.asanyarray(elementary.sqrt(va)) + t(eps)
         with np.errstate(divide="ignore", invalid="ignore"):
             factor = np.reciprocal(_over(factor, scale))
         fma(m, factor + t(unrectified), a, a)
@@ -1177,7 +1177,7 @@ class Adadelta(Optimizer):
 def _sign(x: np.ndarray) -> np.ndarray:
     """Tensor.sign() of a float array: 1, -1 or 0, and 0 for NaN (numpy's sign keeps NaN); an array also
     for a 0-d one (where numpy's operators give scalars)."""
-    return np.asarray(np.greater(x, 0).astype(x.dtype) - np.less(x, 0))
+    return np.asanyarray(np.greater(x, 0).astype(x.dtype) - np.less(x, 0))
 
 
 class Rprop(Optimizer):
@@ -1273,7 +1273,7 @@ class ASGD(Optimizer):
             # averaging
             x = ax._a
             if float(mu._a) != 1:
-                diff = np.asarray(a - x)
+                diff = np.asanyarray(a - x)
                 _scale_(diff, float(mu._a))         # (a 0-d tensor: PyTorch's kernel takes its value as a scalar)
                 x += diff
             else:
@@ -1282,7 +1282,7 @@ class ASGD(Optimizer):
             if k is None:
                 _store_0d(eta, lr / ((1 + lambd * lr * step) ** alpha))
             else:                       # in 0-d tensors of the lr's dtype, torch.pow's scalar loop included
-                _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
+                _store_0d(eta, k(lr) / arith.scalar_power(np.asanyarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
             _store_0d(mu, 1 / max(1, step - t0))
 
     @staticmethod
@@ -1294,13 +1294,13 @@ class ASGD(Optimizer):
         g = _axpy(grad, a, lambd)
         fma(-g, t(eta._a), a, a)
         x = ax._a
-        fma(np.asarray(a - x), t(mu._a), x, x)
+        fma(np.asanyarray(a - x), t(mu._a), x, x)
         if k is None:
             f = np.float32
             base = f(1) + f(step) * f(lambd * lr)
-            _store_0d(eta, np.reciprocal(arith.scalar_power(np.asarray(base), alpha)) * f(lr))
+            _store_0d(eta, np.reciprocal(arith.scalar_power(np.asanyarray(base), alpha)) * f(lr))
         else:
-            _store_0d(eta, k(lr) / arith.scalar_power(np.asarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
+            _store_0d(eta, k(lr) / arith.scalar_power(np.asanyarray(k(1) + k(lambd) * k(lr) * k(step)), alpha))
 
 
 OPTIMIZERS = (Optimizer, SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD)

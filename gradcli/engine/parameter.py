@@ -46,10 +46,14 @@ def make(data=None, requires_grad=True) -> Tensor:
 
 # ------------------------------------------------------------------ lazy modules' placeholders
 
-def uninitialized(kind: str, dtype=None) -> Tensor:
-    """torch.nn.UninitializedParameter() / UninitializedBuffer(): an empty tensor of `dtype` that prints as
-    `<kind>` until materialize() gives it its shape (in place: holders of it see the new values)."""
+def uninitialized(kind: str, dtype=None, on_meta=False) -> Tensor:
+    """torch.nn.UninitializedParameter() / UninitializedBuffer(): an empty tensor of `dtype` (on the meta device
+    when `on_meta`) that prints as `<kind>` until materialize() gives it its shape (in place: holders of it see the
+    new values)."""
     t = Tensor(np.empty((0,), (dtype or dtypes.default_float).np))
+    if on_meta:
+        from gradcli.engine import meta
+        t = Tensor(meta.meta_like(t._a))
     if kind == "UninitializedParameter":
         t.requires_grad = True
         mark(t)
@@ -75,8 +79,12 @@ def carry_uninitialized(old: Tensor, new: Tensor) -> Tensor:
 def materialize(t: Tensor, shape: tuple) -> None:
     """UninitializedTensorMixin.materialize: the placeholder becomes an (uninitialised) tensor of `shape`."""
     from gradcli.engine import budget
-    budget.check_tensor(tuple(shape), t._a.itemsize)
-    t._set_data(Tensor(np.empty(tuple(shape), t._a.dtype)))
+    if t._a.__class__ is not np.ndarray:        # a placeholder on the meta device stays there
+        from gradcli.engine import meta
+        t._set_data(Tensor(meta.meta_full(tuple(shape), 0, t._a.dtype)))
+    else:
+        budget.check_tensor(tuple(shape), t._a.itemsize)
+        t._set_data(Tensor(np.empty(tuple(shape), t._a.dtype)))
     _LAZY.pop(id(t), None)
 
 

@@ -152,6 +152,8 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     overrides the row's `quiet`.
     """
     t = Tensor(out)
+    if STATE.meta_seen:
+        _on_inputs_device(t, op, inputs)
     # the engine's modes and the forward observer, read here and nowhere else: the observer sees every
     # result (a quiet row's only when it gets a node, below)
     observer = STATE.observer
@@ -285,6 +287,45 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     if kept is not None:                # a saved result unpacks with its tangents, as PyTorch's SavedVariable
         kept.fw = getattr(t, "_fw", None)
     return t
+
+
+def same_device(inputs: tuple, cpu_after_meta: bool = False) -> str | None:
+    """The device of an op's tensor inputs ('meta', 'cpu', or None when all are 0-d CPU tensors), or PyTorch's
+    refusal of a meta tensor beside a CPU tensor of one or more dims (a 0-d CPU tensor goes with any device; the
+    first tensor names the device expected). `cpu_after_meta`: a product that takes a CPU operand after a meta one."""
+    expected = None
+    for x in inputs:
+        if x.__class__ is not Tensor:
+            continue
+        a = x._a
+        if a.__class__ is not np.ndarray:
+            device = "meta"
+        elif a.ndim:
+            device = "cpu"
+        else:
+            continue
+        if expected is None:
+            expected = device
+        elif device != expected and not (expected == "meta" and cpu_after_meta):
+            raise RuntimeError(f"Tensor on device {device} is not on the expected device {expected}!")
+    return expected
+
+
+# The products whose meta kernel takes a CPU operand after a meta one (`meta @ cpu` is a meta tensor in PyTorch)
+_META_FIRST = frozenset({"MmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0"})
+
+
+def _on_inputs_device(t: Tensor, op: Op, inputs: tuple) -> None:
+    """Once meta tensors exist (STATE.meta_seen): PyTorch's refusal of an op between a meta tensor and a CPU
+    tensor of one or more dims (a 0-d CPU tensor goes with any device; the first tensor names the device
+    expected), and the result `t` on the meta device when an input is there, however the forward computed it."""
+    node = op.node
+    if node == "AddmmBackward0":            # F.linear: PyTorch checks the matrices before the bias
+        inputs = inputs[1:] + inputs[:1]
+    expected = same_device(inputs, node in _META_FIRST)
+    if expected == "meta" and t._a.__class__ is np.ndarray:
+        from gradcli.engine import meta
+        t._a = meta.meta_like(t._a)
 
 
 def with_numbers(op: Op, out, inputs: tuple, args: tuple, saved: tuple) -> Tensor:

@@ -87,7 +87,7 @@ def _fma32(a, b, c, guard: int = _GUARD_ALL) -> np.ndarray:
     skips the one for results below 2**-125, for callers whose results provably never get there
     (exact zeros need no correction); _GUARD_NONE is for sums provably exact in double.
     """
-    s = np.asarray(np.multiply(a, b, dtype=np.float64))   # exact: 24x24 bits fit in 53
+    s = np.asanyarray(np.multiply(a, b, dtype=np.float64))   # exact: 24x24 bits fit in 53
     s += c                                          # one double rounding of the true sum
     if guard == _GUARD_NONE:
         return s.astype(np.float32)
@@ -129,8 +129,8 @@ def _fma64(a, b, c) -> np.ndarray:
     Elements whose magnitudes could break the splitting (huge, tiny or non-finite) go through
     exact rational arithmetic instead.
     """
-    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
-                                  np.asarray(c, np.float64))
+    a, b, c = np.broadcast_arrays(np.asanyarray(a, np.float64), np.asanyarray(b, np.float64),
+                                  np.asanyarray(c, np.float64))
     with np.errstate(all="ignore"):
         p = a * b
         ah, al = _split(a)
@@ -468,7 +468,7 @@ class Generator:
 
     def set_state(self, state) -> "Generator":
         """Restore a state produced by get_state() (or by torch.get_rng_state())."""
-        buf = np.asarray(state)
+        buf = np.asanyarray(state)
         if buf.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         buf = np.ascontiguousarray(buf).reshape(-1)

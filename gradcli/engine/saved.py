@@ -233,7 +233,7 @@ def _shape(node, base: str):
     value = _lookup(node, base)
     if value.__class__ is Tensor:
         return tuple(value._a.shape)
-    if value.__class__ is np.ndarray:
+    if isinstance(value, np.ndarray):
         return tuple(value.shape)
     shape = _lookup(node, "shape" if base == "self" else base + "_shape")
     if shape.__class__ is tuple and all(d.__class__ is int for d in shape):
@@ -248,7 +248,7 @@ def _as_kind(node, value, kind: str):
         t.grad_fn = node
         t.requires_grad = True
         return t
-    if value.__class__ is np.ndarray:
+    if isinstance(value, np.ndarray):
         if kind != "Tensor" and kind != "?" and kind != "None":
             return _MISSING                 # an array where PyTorch saves a number: gradcli's own form
         return Tensor(value)

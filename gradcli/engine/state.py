@@ -30,6 +30,7 @@ class EngineState:
         # there and the grad mode that torch.is_grad_enabled() reports is `grad_in_inference`.
         "recording", "inference", "grad_in_inference",
         "inference_seen",       # inference mode was entered once: inference tensors may exist
+        "meta_seen",            # a meta tensor was made once: op results check their inputs' devices
         "in_formula",           # evaluating backward formulas on Tensors (create_graph), not user code
         "anomaly", "anomaly_nan",       # anomaly detection on; check backward outputs for NaN
         "observer",             # the tool watching the run (gradcli.engine.observe.Observer), or None
@@ -67,7 +68,7 @@ class EngineState:
     def __init__(self):
         self.recording = True
         self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
-        self.sweep_targeted = False
+        self.sweep_targeted = self.meta_seen = False
         self.anomaly, self.anomaly_nan = False, True
         self.observer = None
         self.replay = None
@@ -120,14 +121,15 @@ class EngineState:
                 np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
-                self.parametrization_cache, self.sweep_targeted)
+                self.parametrization_cache, self.sweep_targeted, self.meta_seen)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
-         self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted) = snap
+         self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
+         self.meta_seen) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

@@ -7,7 +7,7 @@ import weakref
 
 import numpy as np
 
-from gradcli.display import PrintOptions, size_repr, tensor_repr
+from gradcli.display import PrintOptions, meta_repr, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
@@ -162,7 +162,9 @@ class Tensor:
 
     def __init__(self, a: np.ndarray):
         if a.__class__ is not np.ndarray:
-            a = np.asarray(a)      # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written
+            # numpy ufuncs hand 0-d inputs back as scalars, which cannot be written; a meta array (the only
+            # ndarray subclass the engine makes) keeps one element, however an op laid it out
+            a = a.kept() if isinstance(a, np.ndarray) else np.asanyarray(a)
         if STATE.replay is not None:
             a = STATE.replay.tensor_made(self, a)      # a --check-grads replay (float64, perturbed)
         self._a = a
@@ -226,7 +228,11 @@ class Tensor:
 
     @property
     def device(self):
-        return _CPU
+        return _CPU if self._a.__class__ is np.ndarray else _META
+
+    @property
+    def is_meta(self) -> bool:
+        return self._a.__class__ is not np.ndarray
 
     def is_inference(self) -> bool:
         return self._inference
@@ -243,6 +249,9 @@ class Tensor:
         where the elements lie, and PyTorch's stride there depends on how the tensor was made, which gradcli does
         not follow: asking for one is an honest NotImplementedError, not a guess."""
         x = self._a
+        if x.__class__ is not np.ndarray:       # a meta tensor keeps no layout: a contiguous one's strides
+            from gradcli.engine.layout import standard_strides
+            x = np.lib.stride_tricks.as_strided(x, strides=standard_strides(x.shape, x.itemsize), writeable=False)
         if dim is None:
             dims = range(x.ndim)
         elif x.ndim:
@@ -370,6 +379,8 @@ class Tensor:
         if STATE.vmap is not None:
             _inside_vmap("item")
         a = self._a
+        if a.__class__ is not np.ndarray and a.size == 1:
+            raise RuntimeError(meta_words("NO_ITEM"))
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
         return a.reshape(()).item()
@@ -378,12 +389,16 @@ class Tensor:
         if STATE.vmap is not None:
             _inside_vmap("tolist")
         a = self._a
+        if a.__class__ is not np.ndarray:
+            raise NotImplementedError(meta_words("NO_DATA"))
         if a.size > STATE.max_items:        # a Python object per element, made while holding the GIL
             raise MemoryError(f"tolist() of {a.size} elements is too large (gradcli allows at most "
                               f"{STATE.max_items})")
         return a.tolist()
 
     def numpy(self):
+        if self._a.__class__ is not np.ndarray:
+            raise TypeError(meta_words("NO_NUMPY"))
         raise RuntimeError("numpy() is outside gradcli's language: scripts cannot reach raw arrays")
 
     def __bool__(self) -> bool:
@@ -394,6 +409,8 @@ class Tensor:
             if a.size == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if a.__class__ is not np.ndarray:
+            raise RuntimeError(meta_words("NO_ITEM"))
         return bool(a.reshape(()).item())
 
     def __float__(self) -> float:
@@ -403,6 +420,8 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self.requires_grad and STATE.recording:     # float(t), math.sqrt(t): PyTorch warns under grad mode, once
             STATE.warn_once("scalar", "UserWarning", SCALAR_WARNING)
+        if self._a.__class__ is not np.ndarray:
+            raise RuntimeError(meta_words("NO_ITEM"))
         return float(self._a.reshape(()).item())
 
     def __int__(self) -> int:
@@ -410,11 +429,15 @@ class Tensor:
             _inside_vmap("item")
         if self._a.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._a.__class__ is not np.ndarray:
+            raise RuntimeError(meta_words("NO_ITEM"))
         return int(self._a.reshape(()).item())
 
     def __index__(self) -> int:
         if self._a.dtype.kind not in "iub" or self._a.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
+        if self._a.__class__ is not np.ndarray:
+            raise RuntimeError(meta_words("NO_ITEM"))
         return int(self._a.reshape(()).item())
 
     def __len__(self) -> int:
@@ -426,8 +449,8 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
-        if self._a.__class__ is not np.ndarray:
-            self._a = np.asarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
+        if not isinstance(self._a, np.ndarray):
+            self._a = np.asanyarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
         ops.setitem(self, key, value)
 
     def __iter__(self):
@@ -444,9 +467,13 @@ class Tensor:
         name = None if fn is None else fn.op.node
         if name is None and autograd.stale_view(self):
             name = "Invalid"
-        text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=name,
+        if self._a.__class__ is not np.ndarray:
+            text = meta_repr(self._a.shape, self._a.dtype.name, grad_fn_name=name, requires_grad=self.requires_grad,
+                             opts=print_options)
+        else:
+            text = tensor_repr(self._a, self._a.dtype.name, grad_fn_name=name,
                            requires_grad=self.requires_grad, opts=print_options,
-                           variable=True if id(self) in autograd.legacy_variables else None, tangent=tangent)
+                               variable=True if id(self) in autograd.legacy_variables else None, tangent=tangent)
         if id(self) in parameter_marks:          # nn.Parameter (gradcli.engine.parameter)
             return "Parameter containing:\n" + text
         return text
@@ -454,7 +481,7 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._a.ndim == 0:
+        if self._a.ndim == 0 and self._a.__class__ is np.ndarray:       # (a meta tensor has no value to format)
             return format(self._a.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
@@ -465,9 +492,10 @@ class Tensor:
         if len(args) == 1 and not kwargs and args[0].__class__ is dtypes.DType:
             return ops.to_dtype(self, args[0])
         form, values = signatures.bound("Tensor.to", args, kwargs)
-        if form == 0 and values["device"] is not None:
-            check_device(values["device"])
         dtype = values["tensor"].dtype if form == 2 else values["dtype"]
+        device = values["tensor"].device if form == 2 else values.get("device")
+        if device is not None and check_device(device) != (self._a.__class__ is not np.ndarray):
+            return _moved(self, dtype)
         copy = bool(values["copy"])
         if dtype is None:
             return Tensor(self._a.copy()) if copy else self
@@ -547,7 +575,7 @@ class Tensor:
 
     @property
     def is_cpu(self) -> bool:
-        return True
+        return self._a.__class__ is np.ndarray
 
     @property
     def itemsize(self) -> int:
@@ -585,7 +613,8 @@ class Tensor:
 
     def type(self, dtype=None):
         if dtype is None:
-            return dtypes.of_array(self._a).legacy
+            legacy = dtypes.of_array(self._a).legacy
+            return legacy if self._a.__class__ is np.ndarray else legacy.replace("torch.", "torch.meta.", 1)
         if dtype.__class__ is str:          # the legacy names: "torch.DoubleTensor"
             for d in dtypes.ALL:
                 if d.legacy == dtype:
@@ -697,6 +726,8 @@ class Tensor:
         return ops.to_dtype(self, dtypes.of_array(other._a))
 
     def cpu(self) -> "Tensor":
+        if self._a.__class__ is not np.ndarray:
+            raise NotImplementedError(meta_words("NO_DATA"))
         return self
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
@@ -1736,6 +1767,10 @@ class Tensor:
         return self._inplace_unary(ops.sqrt)
 
     def copy_(self, src, non_blocking=False):
+        if src.__class__ is Tensor and src._a.__class__ is not self._a.__class__:      # across devices
+            if self._a.__class__ is np.ndarray:
+                raise NotImplementedError(meta_words("NO_DATA"))
+            src = src.to("meta")            # a CPU tensor's values copied into a meta one: only its shape counts
         return self._inplace(ops.copy, src)
 
     # ------------------------------------------------------------------------------ group: reduce
@@ -1882,7 +1917,8 @@ class Tensor:
         return ops.matrix_T(self, "adjoint()")
 
     def is_contiguous(self) -> bool:
-        return bool(self._a.flags.c_contiguous)
+        # (a meta tensor keeps no layout: gradcli calls every one contiguous)
+        return bool(self._a.flags.c_contiguous) or self._a.__class__ is not np.ndarray
 
     def split(self, split_size, dim=0):
         return ops.split(self, split_size, dim)
@@ -2246,17 +2282,17 @@ class Tensor:
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_zeros", size, kwargs)
         from gradcli.engine import factories
-        if device is not None:          # (the tensor's own device otherwise, not the default one)
-            check_device(device)
-        return factories.filled("new_zeros", size, 0, dtype or self.dtype, requires_grad)
+        # the device given, else the tensor's own (not the default one)
+        return factories.filled("new_zeros", size, 0, dtype or self.dtype, requires_grad,
+                                device=self.device if device is None else device)
 
     def new_ones(self, *size, dtype=None, requires_grad=False, device=None, **kwargs):
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_ones", size, kwargs)
         from gradcli.engine import factories
-        if device is not None:          # (the tensor's own device otherwise, not the default one)
-            check_device(device)
-        return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad)
+        # the device given, else the tensor's own (not the default one)
+        return factories.filled("new_ones", size, 1, dtype or self.dtype, requires_grad,
+                                device=self.device if device is None else device)
 
     def new(self, *args):
         """The legacy constructor in this tensor's dtype: from data, a size (zeros where PyTorch leaves memory
@@ -2268,21 +2304,19 @@ class Tensor:
         if kwargs or not size:
             size = signatures.one_int_list("Tensor.new_empty", size, kwargs)
         from gradcli.engine import factories
-        if device is not None:          # (the tensor's own device otherwise, not the default one)
-            check_device(device)
-        return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad)
+        # the device given, else the tensor's own (not the default one)
+        return factories.filled("new_empty", size, 0, dtype or self.dtype, requires_grad,
+                                device=self.device if device is None else device)
 
     def new_full(self, size, fill_value, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        if device is not None:
-            check_device(device)
-        return factories.filled_as("new_full", size, fill_value, dtype or self.dtype, requires_grad)
+        return factories.filled_as("new_full", size, fill_value, dtype or self.dtype, requires_grad,
+                                   check_device(self.device if device is None else device))
 
     def new_tensor(self, data, dtype=None, requires_grad=False, device=None):
         from gradcli.engine import factories
-        if device is not None:
-            check_device(device)
-        return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+        return factories.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                                device=self.device if device is None else device)
 
     def register_hook(self, hook):
         from gradcli.engine import backward
@@ -2498,6 +2532,7 @@ class _Device:
 
 _Device.__name__ = "torch.device"      # what Python's own messages call it ('<' not supported between ...)
 _CPU = _Device()
+_META = _Device("meta")
 
 _DEVICE_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                  "meta, hpu, mtia, privateuseone")
@@ -2547,20 +2582,36 @@ def device_index(index: int):
 
 def default_device(device: "_Device"):
     """What STATE.default_device holds for `device` made the default (torch.set_default_device, a `with`
-    block): None for the CPU, CUDA as it is (a CPU build fails at the first tensor made there), and a
-    device gradcli has no words for refused at once."""
+    block): None for the CPU, CUDA and meta as they are (a CPU build fails at the first tensor made on
+    CUDA), and a device gradcli has no words for refused at once."""
     if device.type != "cuda":
         check_device(device)
     return None if device.type == "cpu" else device
 
 
-def factory_device(device) -> None:
-    """The check a factory makes of the device it is asked for, or of the default one when it is given none."""
+def factory_device(device) -> bool:
+    """The check a factory makes of the device it is asked for, or of the default one when it is given none:
+    whether the tensor goes on the meta device."""
     if device is None:
         device = STATE.default_device
         if device is None:
-            return
-    check_device(device)
+            return False
+    return check_device(device)
+
+
+def meta_words(name: str) -> str:
+    """PyTorch's words for reading a meta tensor's data (gradcli.engine.meta, imported when asked)."""
+    from gradcli.engine import meta
+    return getattr(meta, name)
+
+
+def _moved(t: "Tensor", dtype) -> "Tensor":
+    """t.to(device) for the other device: to meta, a meta tensor of t's shape (and `dtype`), which keeps t's
+    autograd history (ToCopyBackward0, as PyTorch records the move); from meta, PyTorch's refusal."""
+    if t._a.__class__ is not np.ndarray:
+        raise NotImplementedError(meta_words("NO_DATA"))
+    from gradcli.engine import meta
+    return ops.to_device(t, meta.meta_like(t._a, None if dtype is None else dtype.np))
 
 
 # An int device is an index of the current accelerator, which PyTorch's CPU build does not have
@@ -2572,19 +2623,22 @@ def accelerator_index(index: int):
     return RuntimeError("Device index must not be negative" if index < 0 else NO_ACCELERATOR)
 
 
-def check_device(device) -> None:
-    """A tensor may be made on, or moved to, the CPU only: CUDA fails as PyTorch's CPU build fails, and so
-    does an int (an accelerator's index)."""
+def check_device(device) -> bool:
+    """A tensor may be made on, or moved to, the CPU or the meta device only: CUDA fails as PyTorch's CPU build
+    fails, and so does an int (an accelerator's index). Whether the device is meta."""
     if device.__class__ is not _Device:
         if device.__class__ is int:
             raise accelerator_index(device)
         if device.__class__ is not str:
-            return              # the argument parser names a wrong type
+            return False        # the argument parser names a wrong type
         device = parse_device(device)
     if device.type == "cuda":
         raise AssertionError(NO_CUDA)      # as PyTorch's CPU build says
+    if device.type == "meta":
+        return True
     if device.type != "cpu":
-        raise NotImplementedError(f"gradcli computes on the CPU only, not on device '{device}'")
+        raise NotImplementedError(f"gradcli computes on the CPU and the meta device only, not on device '{device}'")
+    return False
 
 
 def _zero_dim_size(dim):

@@ -93,7 +93,7 @@ def seq_fma_sum(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
     acc = a[0] * b[0] + a.dtype.type(0)        # fma(a0, b0, 0): the product rounded, and -0.0 + 0 is 0
     for k in range(1, a.shape[0]):
         acc = fma(a[k], b[k], acc)
-    return np.expand_dims(np.asarray(acc, dtype=a.dtype), axis)
+    return np.expand_dims(np.asanyarray(acc, dtype=a.dtype), axis)
 
 
 def memory_order(a: np.ndarray) -> np.ndarray:
@@ -133,7 +133,7 @@ def welford(x: np.ndarray, axis: tuple, keepdim: bool, threads: int) -> tuple:
     shape = tuple(1 if d in axis else x.shape[d] for d in range(x.ndim)) if keepdim else tuple(
         x.shape[d] for d in kept)
     if math.prod(x.shape[d] for d in kept) == 1:
-        flat = memory_order(np.asarray(x, np.float64)).tolist()
+        flat = memory_order(np.asanyarray(x, np.float64)).tolist()
         state = None
         for begin, end in chunks(len(flat), GRAIN_SIZE, threads) if len(flat) > GRAIN_SIZE and threads > 1 \
                 else [(0, len(flat))]:
@@ -220,7 +220,7 @@ def norm2_squares(rows: np.ndarray, lastdim: bool) -> np.ndarray:
             d += 1
     fma = fma32 if rows.dtype == np.float32 else fma64
     for k in range(d, n):
-        total = np.asarray(fma(cols[k], cols[k], total), dtype=rows.dtype)
+        total = np.asanyarray(fma(cols[k], cols[k], total), dtype=rows.dtype)
     return total
 
 

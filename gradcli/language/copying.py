@@ -192,8 +192,9 @@ def _deep_tensor(t: Tensor, memo) -> Tensor:
     if y is not None:
         return y
     if parameter.is_parameter(t):          # Parameter.__deepcopy__: Parameter(data.clone(), requires_grad)
-        budget.check_tensor(t._a.shape, t._a.itemsize)
-        y = parameter.mark(_new_leaf(np.array(t._a, copy=True), t.requires_grad))
+        if t._a.__class__ is np.ndarray:
+            budget.check_tensor(t._a.shape, t._a.itemsize)
+        y = parameter.mark(_new_leaf(t._a.copy(), t.requires_grad))
         memo[id(t)] = y
         return parameter.carry_uninitialized(t, y)       # a lazy module's placeholder stays one
     y = _new_leaf(_copied_storage(t._a, _STORAGES.setdefault(id(memo), {})), t.requires_grad)
@@ -212,7 +213,9 @@ def _new_leaf(a: np.ndarray, requires_grad: bool) -> Tensor:
 
 def _copied_storage(a: np.ndarray, storages: dict) -> np.ndarray:
     """A copy of `a` on a copy of its storage: views of one storage copied in one deepcopy share the new
-    one, at the same offsets and strides."""
+    one, at the same offsets and strides. A meta tensor's copy is another of one element (gradcli.engine.meta)."""
+    if a.__class__ is not np.ndarray:
+        return a.copy()
     root = a
     while isinstance(root.base, np.ndarray):
         root = root.base

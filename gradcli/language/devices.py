@@ -98,8 +98,8 @@ BACKENDS_CUDA = {"is_built": _named("is_built", _false)}
 
 
 def set_default_device(dev) -> None:
-    """The device factories use when given none: the CPU (None), or CUDA, which a CPU build accepts here and
-    fails at the first tensor a factory makes (STATE.default_device, check_device)."""
+    """The device factories use when given none: the CPU (None), the meta device, or CUDA, which a CPU build
+    accepts here and fails at the first tensor a factory makes (STATE.default_device, check_device)."""
     if dev is None:
         STATE.default_device = None
         return
@@ -111,7 +111,7 @@ def get_default_device() -> _Device:
     d = STATE.default_device
     if d is None:
         return _CPU
-    if d.index is None:
+    if d.type == "cuda" and d.index is None:
         raise AssertionError(NO_CUDA)
     return d
 

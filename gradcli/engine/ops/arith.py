@@ -10,7 +10,8 @@ from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import by_rows, fma, fused_body
 from gradcli.engine.layout import laid_out, preserved
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
-                                      number_operand, operands, result_dtype, scalar_param, unary, with_numbers)
+                                      number_operand, operands, result_dtype, same_device, scalar_param, unary,
+                                      with_numbers)
 from gradcli.engine.forward import DROPPED, add_tangents, dropped, sub_tangents
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -169,8 +170,8 @@ def neg_array(x: np.ndarray) -> np.ndarray:
 
 def clone_array(x: np.ndarray) -> np.ndarray:
     """clone() (memory_format=torch.preserve_format): a dense tensor keeps its strides, any other gets dense
-    strides in its order of dims (layout.preserved)."""
-    if x.flags.c_contiguous and 1 not in x.shape:
+    strides in its order of dims (layout.preserved). A meta array's copy keeps one element."""
+    if x.flags.c_contiguous and 1 not in x.shape or x.__class__ is not np.ndarray:
         return x.copy()
     out = preserved(x)
     np.copyto(out, x)
@@ -389,7 +390,7 @@ def _add_scaled(x, y, alpha):
     dt = x.dtype
     if dt.kind not in "fV":
         return x + y * alpha
-    y = np.asarray(y, dt)
+    y = np.asanyarray(y, dt)
     a = dt.type(alpha)
     if dt.itemsize == 2:
         # float16: the vector body computes in float (the product of two halves is exact there), the
@@ -398,7 +399,7 @@ def _add_scaled(x, y, alpha):
         return by_rows(vector, x + y * a, x, y)
     if y.size != 1 or x.size <= 16 // dt.itemsize or not x.flags.c_contiguous:
         return fma(y, a, x)         # within one 16-byte vector, or strided (element by element): all fused
-    out = np.asarray(x + y * a)
+    out = np.asanyarray(x + y * a)
     flat, xs, y = out.reshape(-1), x.reshape(-1), y.reshape(())
     for start, stop in fused_body(x.size, dt):
         flat[start:stop] = fma(y, a, xs[start:stop])
@@ -639,11 +640,13 @@ def _power_array(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             small = np.where(x == -1, np.where(y % 2 == 0, 1, -1), np.where(x == 1, 1, 0)).astype(x.dtype)
         else:
             small = (x == 1).astype(x.dtype)
-        return np.asarray(np.where(negative, small, out), dtype=out.dtype)
+        return np.asanyarray(np.where(negative, small, out), dtype=out.dtype)
     return cr.pow(x, y)
 
 
 def compare(fn, a, b) -> Tensor:
+    if STATE.meta_seen:                 # (no node: apply does not see the inputs' devices)
+        same_device((a, b))
     x, y = operands(a, b)
     return Tensor(compute(fn, x, y))
 
@@ -658,6 +661,11 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     if dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return apply(TO_COPY, out, (a,))
+
+
+def to_device(a: Tensor, out: np.ndarray) -> Tensor:
+    """`.to('meta')`: `out`, a's shape and dtype on the other device, with the node PyTorch records for the copy."""
+    return apply(TO_COPY, out, (a,)) if out.dtype.kind in "fV" else Tensor(out)
 
 
 def fill(a: Tensor, value, zero=False, rows=(FILL, FILL_TENSOR)) -> Tensor:

@@ -41,7 +41,7 @@ def _masked_scatter_source(F, g, mask, source_shape):
     """masked_scatter_backward: the gradient where the mask is true, in order, as the source's shape."""
     if F.tensors:
         return F.reshape(masked_select(g, mask), source_shape)
-    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    m = mask._a if mask.__class__ is Tensor else np.asanyarray(mask, dtype=bool)
     return g[np.broadcast_to(m, g.shape)].reshape(source_shape)
 
 
@@ -642,7 +642,7 @@ def masked_select_method(self: Tensor, mask) -> Tensor:
 
 
 def masked_select_backward_array(g: np.ndarray, self: np.ndarray, mask) -> np.ndarray:
-    m = mask._a if mask.__class__ is Tensor else np.asarray(mask, dtype=bool)
+    m = mask._a if mask.__class__ is Tensor else np.asanyarray(mask, dtype=bool)
     shape = np.broadcast_shapes(self.shape, m.shape)
     out = np.zeros(shape, g.dtype)
     out[np.broadcast_to(m, shape)] = g

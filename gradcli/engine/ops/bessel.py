@@ -332,7 +332,7 @@ def _function(kernel, name: str):
             x = x.astype(dtypes.default_float.np)
         if x.dtype not in _KINDS:
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
-        return Tensor(np.asarray(kernel(x), x.dtype))
+        return Tensor(np.asanyarray(kernel(x), x.dtype))
     return _special(op, "special_" + name)
 
 

@@ -260,6 +260,8 @@ def _addmm(input, mat1, mat2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
     if y.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {y.ndim}-D tensor")
     if x.shape[1] != y.shape[0]:
+        if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:     # PyTorch's meta kernel's words
+            raise RuntimeError(f"a and b must have same reduction dim, but got {list(x.shape)} X {list(y.shape)}.")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
                            f"{y.shape[0]}x{y.shape[1]})")
     if c.dtype != y.dtype:          # PyTorch's addmm compares the input with mat2 first
@@ -271,12 +273,15 @@ def _addmm(input, mat1, mat2, out_dtype: tuple, beta, alpha, inplace) -> Tensor:
     b = _expanded_input(c, target)
     if x.dtype.kind == "b":
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-    budget.check_tensor(target, x.itemsize)
-    if beta.__class__ is int and alpha.__class__ is int and beta == 1 == alpha and x.dtype.kind == "f" \
-            and x.dtype is not _F16:
-        out = _addmm_one(b, x, y)           # F.linear's call, and the usual one
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        out = np.add(b, np.matmul(x, y))        # a meta operand: a shape and a dtype, nothing to sum
     else:
-        out = addmm_array(b, x, y, _coefficient(beta, x.dtype), _coefficient(alpha, x.dtype))
+        budget.check_tensor(target, x.itemsize)
+        if beta.__class__ is int and alpha.__class__ is int and beta == 1 == alpha and x.dtype.kind == "f" \
+                and x.dtype is not _F16:
+            out = _addmm_one(b, x, y)           # F.linear's call, and the usual one
+        else:
+            out = addmm_array(b, x, y, _coefficient(beta, x.dtype), _coefficient(alpha, x.dtype))
     return apply(ADDMM, out, (input, mat1, mat2), (_column_major(x), _column_major(y), beta, alpha), (c, x, y))
 
 
@@ -369,7 +374,7 @@ def _addr_array(c: np.ndarray, u: np.ndarray, v: np.ndarray, beta, alpha, axis) 
         return (c * beta + product).astype(c.dtype, copy=False)
     if c.dtype.char in "eE":
         return (c.astype(np.float32) * np.float32(beta) + product.astype(np.float32)).astype(c.dtype)
-    out = fma(np.asarray(beta, c.dtype), c, product)        # the scalar code: beta * input fused
+    out = fma(np.asanyarray(beta, c.dtype), c, product)        # the scalar code: beta * input fused
     if axis is None:
         return out
     length = out.shape[axis]

@@ -65,7 +65,8 @@ def _columns(x: np.ndarray, kernel, stride, padding, dilation, groups: int):
                       # (a stride along a dim of one output, or a dilation along a kernel of one, moves
                       # nowhere: 0, which any huge one the script gave also fits in)
                       (st[0], st[1] * (c // groups), st[1]) + tuple(a * s if o > 1 else 0 for a, s, o in zip(st[2:], stride, out))
-                      + tuple(a * d if k > 1 else 0 for a, d, k in zip(st[2:], dilation, kernel)), writeable=False)
+                      + tuple(a * d if k > 1 else 0 for a, d, k in zip(st[2:], dilation, kernel)), writeable=False,
+                      subok=True)
     nd = len(out)
     # (G, C/G, *kernel, N, *out): the copy reshape makes is the matrix
     order = (1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + (0,) + tuple(range(3, 3 + nd))

@@ -17,7 +17,7 @@ from gradcli.engine.ops import arith as _arith
 from gradcli.engine.ops.arith import clone, fill, power
 from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
                                       index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
-                                      scalar_param, tensor_arg, type_word, unary)
+                                      same_device, scalar_param, tensor_arg, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
 from gradcli.engine.state import STATE
 
@@ -869,7 +869,7 @@ def sigmoid_backward_array(g, y):
     bfloat16 in float, rounded once (its kernel has one: every bfloat16 input agrees)."""
     if y.dtype.kind == "V":
         y32 = y.astype(_F32)
-        return (np.asarray(g).astype(_F32) * (_F32.type(1) - y32) * y32).astype(y.dtype)
+        return (np.asanyarray(g).astype(_F32) * (_F32.type(1) - y32) * y32).astype(y.dtype)
     return g * (1 - y) * y
 
 
@@ -930,7 +930,7 @@ def elu_backward_array(g, alpha, scale, input_scale, is_result, x):
     grad * negiptcoef * negcoef * exp(x * negiptcoef) from the input; grad * poscoef elsewhere (float16 in
     float, rounded once)."""
     if x.dtype.char in "eE":
-        return elu_backward_array(np.asarray(g).astype(_F32), alpha, scale, input_scale, is_result,
+        return elu_backward_array(np.asanyarray(g).astype(_F32), alpha, scale, input_scale, is_result,
                                   x.astype(_F32)).astype(x.dtype)
     t = x.dtype.type
     neg, pos, ipt = _elu_coefficients(t, alpha, scale, input_scale)
@@ -1256,7 +1256,7 @@ def floor_divide_named(a, b, name) -> Tensor:
         raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     _integer_zero_division(x, y)
     out = compute(div_floor_array, x, y)
-    out = np.asarray(out)
+    out = np.asanyarray(out)
     return not_implemented(out, _tensor_inputs(a, b), name)
 
 
@@ -1271,7 +1271,7 @@ def div_rounding(a, b, rounding_mode) -> Tensor:
     if x.dtype == np.bool_:
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     _integer_zero_division(x, y)
-    out = np.asarray(compute(div_floor_array if rounding_mode == "floor" else _div_trunc_array, x, y))
+    out = np.asanyarray(compute(div_floor_array if rounding_mode == "floor" else _div_trunc_array, x, y))
     return apply(DIV_ROUNDING, out, (a, b))
 
 
@@ -1290,7 +1290,7 @@ def remainder(a, b) -> Tensor:
     if x.dtype == np.bool_:
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     _integer_zero_division(x, y)
-    out = np.asarray(compute(remainder_array, x, y))
+    out = np.asanyarray(compute(remainder_array, x, y))
     if a.__class__ is not Tensor:
         return not_implemented(out, (b,), "remainder")
     if b.__class__ is not Tensor:
@@ -1311,7 +1311,7 @@ def fmod(a, b) -> Tensor:
         x, y = x.astype(np.int64), y.astype(np.int64)
     _integer_zero_division(x, y)
     with np.errstate(all="ignore"):
-        out = np.asarray(compute(np.fmod, x, y))
+        out = np.asanyarray(compute(np.fmod, x, y))
     if b.__class__ is not Tensor:
         return apply(FMOD, out, (a,))
     return apply(FMOD_TENSOR, out, (a, b), (), (x, y))
@@ -1320,6 +1320,8 @@ def fmod(a, b) -> Tensor:
 def _logical(fn, name):
     def op(a: Tensor, other, position=1) -> Tensor:
         _expect_tensor(other, name, "other", position)
+        if STATE.meta_seen:             # (no node: apply does not see the inputs' devices)
+            same_device((a, other))
         return Tensor(compute(fn, a._a != 0, other._a != 0))
     op.__name__ = name
     return op
@@ -1345,6 +1347,8 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
             or not (other.__class__ is Tensor or isinstance(other, (int, float))):
         raise TypeError(_where_overload_message(condition, input, other))
     c = condition._a
+    if STATE.meta_seen:                 # the condition's device too, which apply does not see
+        same_device((condition, input, other))
     if c.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{type_word(c)}")
@@ -1355,8 +1359,11 @@ def where(condition, input=None, other=None) -> Tensor | tuple:
         if v.__class__ is not Tensor:
             checked_scalar(v, npdt)
     x, y = _cast(input, npdt), _cast(other, npdt)
+    if c.__class__ is not np.ndarray:       # a meta condition: PyTorch's meta kernel's words for a mismatch
+        from gradcli.engine import meta
+        meta.broadcast_shapes([c.shape, np.shape(x), np.shape(y)])
     _broadcast_shapes(c.shape, np.shape(x), np.shape(y))
-    out = np.asarray(np.where(c, x, y))
+    out = np.asanyarray(np.where(c, x, y))
     if out.dtype != npdt:
         out = out.astype(npdt)
     return apply(WHERE, laid_out(out, c, x, y), (input, other), (condition,))
@@ -1425,10 +1432,10 @@ def lerp(a: Tensor, end, weight=None) -> Tensor:
         wide = diff.astype(np.float64)
         small = (np.float64(w) * wide + x).astype(np.float32) if np.ndim(w) == 0 else \
             (w.astype(np.float64) * wide + x).astype(np.float32)
-        large = (y - wide * np.asarray(rest, dtype=np.float64)).astype(np.float32)
+        large = (y - wide * np.asanyarray(rest, dtype=np.float64)).astype(np.float32)
     elif x.dtype == np.float64:
-        small = fma(np.asarray(w, dtype=np.float64), diff, x)
-        large = fma(-diff, np.asarray(rest, dtype=np.float64), y)
+        small = fma(np.asanyarray(w, dtype=np.float64), diff, x)
+        large = fma(-diff, np.asanyarray(rest, dtype=np.float64), y)
     else:
         small = x + w * diff
         large = y - diff * rest
@@ -1447,7 +1454,7 @@ def copy(a: Tensor, src) -> Tensor:
     if src.__class__ is not Tensor and not isinstance(src, (int, float)):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
     x = a._a
-    s = src._a if src.__class__ is Tensor else np.asarray(src)
+    s = src._a if src.__class__ is Tensor else np.asanyarray(src)
     shape = _broadcast_shapes(x.shape, s.shape)
     if shape != x.shape:
         raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
@@ -1677,7 +1684,7 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
                            f"{_MASK_DTYPE_WORDS[m.dtype.name]}")
     fill = value._a if tensor_value else checked_scalar(value, x.dtype)
     try:
-        out = np.where(m, np.asarray(fill, dtype=x.dtype), x)
+        out = np.where(m, np.asanyarray(fill, dtype=x.dtype), x)
     except ValueError:                  # the out-of-place form expands (mask, self) first, in that order
         raise (broadcast_error(x.shape, m.shape) if inplace else broadcast_error(m.shape, x.shape)) from None
     # a mask that broadcasts beyond the input gives a larger result, as PyTorch's out-of-place form does
@@ -1697,6 +1704,8 @@ def masked_fill(a: Tensor, mask, value, inplace: bool = False) -> Tensor:
 
 def _bitwise(fn, name):
     def op(a, b):
+        if STATE.meta_seen:             # (no node: apply does not see the inputs' devices)
+            same_device((a, b))
         x, y = operands(a, b)
         if x.dtype.kind in "fV":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{type_word(x)}'")
@@ -1732,7 +1741,7 @@ def _shift_array(x: np.ndarray, y: np.ndarray, left: bool) -> np.ndarray:
     else:
         out = np.right_shift(x, count)
         fill = np.where(x < 0, -1, 0) if x.dtype.kind == "i" else 0
-    return np.asarray(np.where(out_of_range, fill, out), dtype=x.dtype)
+    return np.asanyarray(np.where(out_of_range, fill, out), dtype=x.dtype)
 
 
 lshift = _shift("lshift", True)
@@ -1937,7 +1946,7 @@ def _shrink_mask(x: np.ndarray, lambd) -> np.ndarray:
 
 
 def _shrink_backward(g, x, lambd):
-    if g.__class__ is np.ndarray:
+    if isinstance(g, np.ndarray):
         return np.where(_shrink_mask(x, lambd), g, x.dtype.type(0)).astype(x.dtype, copy=False)
     return apply(SHRINK_BACKWARD[0], np.where(_shrink_mask(x._a, lambd), g._a, x._a.dtype.type(0)).astype(
         x._a.dtype, copy=False), (g, x), (lambd,))
@@ -1945,7 +1954,7 @@ def _shrink_backward(g, x, lambd):
 
 def _shrink_double(index):
     def grad_output(F, gg, self, lambd):
-        if gg.__class__ is np.ndarray:
+        if isinstance(gg, np.ndarray):
             return _shrink_backward(gg, self, lambd)
         return apply(SHRINK_BACKWARD[index], np.where(_shrink_mask(self._a, lambd), gg._a, self._a.dtype.type(0)),
                      (gg, self), (lambd,))
@@ -1968,7 +1977,7 @@ SHRINK_BACKWARD = (HARDSHRINK_BACKWARD, SOFTSHRINK_BACKWARD)
 def _shrink_grad(index):
     def formula(F, g, self, lambd):
         mask = _shrink_mask(self if self.__class__ is np.ndarray else self._a, lambd)
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return np.where(mask, g, self.dtype.type(0)).astype(self.dtype, copy=False)
         return apply(SHRINK_BACKWARD[index], np.where(mask, g._a, self._a.dtype.type(0)), (g, self), (lambd,))
     return formula
@@ -2019,7 +2028,7 @@ def softshrink(input: Tensor, lambd=0.5) -> Tensor:
         out = out.astype(x.dtype)
     else:
         out = np.where(x > lambd, x - dt(lambd), np.where(x < -lambd, x + dt(lambd), x * dt(0)))
-    return apply(SOFTSHRINK, np.asarray(out, dtype=x.dtype), (input,), (lambd,))
+    return apply(SOFTSHRINK, np.asanyarray(out, dtype=x.dtype), (input,), (lambd,))
 
 
 def functional_mish(input: Tensor, inplace=False) -> Tensor:
@@ -2072,7 +2081,7 @@ def _x_log_array(log, edge):
     """xlogy's and xlog1py's kernel: nan where y is nan, 0 where x is 0, else x * log(y) (log1p), the
     logarithm rounded to the tensor's type before the product (float16 too, as c10::Half's log)."""
     def kernel(x, y):
-        x, y = np.asarray(x), np.asarray(y)
+        x, y = np.asanyarray(x), np.asanyarray(y)
         out = x * log(y)
         return np.where(y != y, y, np.where(x == 0, x.dtype.type(0), out))
     kernel.__name__ = kernel.__qualname__ = edge
@@ -2097,8 +2106,8 @@ def logaddexp2_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     kernel as GCC contracts it), a itself where a and b are the same infinity; float16 in float."""
     _refuse(a, "logaddexp2_cpu", "iub")
     m = np.maximum(a, b)
-    tail = np.asarray(cr.log1p(cr.exp2(-np.abs(a - b))))
-    out = fma(tail, np.full(tail.shape, a.dtype.type(INV_LN2)), np.asarray(m))
+    tail = np.asanyarray(cr.log1p(cr.exp2(-np.abs(a - b))))
+    out = fma(tail, np.full(tail.shape, a.dtype.type(INV_LN2)), np.asanyarray(m))
     return np.where(np.isinf(a) & (a == b), a, out)
 
 
@@ -2118,7 +2127,7 @@ def sinc_array(x: np.ndarray) -> np.ndarray:
 def signbit(a: Tensor) -> Tensor:
     """Whether the sign bit is set (-0.0 and -nan included); integers: whether negative."""
     x = a._a
-    return Tensor(np.signbit(x) if x.dtype.kind in "fV" else np.asarray(x < 0) if x.dtype.kind == "i"
+    return Tensor(np.signbit(x) if x.dtype.kind in "fV" else np.asanyarray(x < 0) if x.dtype.kind == "i"
                   else np.zeros(x.shape, np.bool_))
 
 
@@ -2321,7 +2330,7 @@ def nan_to_num(a: Tensor, nan=0.0, posinf=None, neginf=None, name: str = "nan_to
     out = np.where(x == np.inf, t(posinf) if posinf is not None else info.max, x)      # (static_cast: a value
     out = np.where(x == -np.inf, t(neginf) if neginf is not None else info.min, out)   # past the range is inf)
     out = np.where(x != x, t(nan if nan is not None else 0.0), out)
-    return apply(NAN_TO_NUM, np.asarray(out, x.dtype), (a,))
+    return apply(NAN_TO_NUM, np.asanyarray(out, x.dtype), (a,))
 
 
 _X_LOG_FORMS = (" * (Tensor input, Tensor other, *, Tensor out = None)\n"
@@ -2345,7 +2354,7 @@ def _x_log(rows: tuple, kernel, name: str):
                             f"but expected one of:\n{_X_LOG_FORMS}")
         scalar_param(input, other)
         x, y = operands(input, other, floating=True)
-        out = np.asarray(compute(kernel, x, y))
+        out = np.asanyarray(compute(kernel, x, y))
         if input.__class__ is not Tensor:
             return apply(self_number, out, (other,), (input,), (y,))
         if other.__class__ is not Tensor:
@@ -2390,7 +2399,7 @@ def copysign(input, other, _method: bool = False) -> Tensor:
                         " * (Tensor input, Number other, *, Tensor out = None)\n")
     scalar_param(other)
     x, y = operands(input, other, floating=True)
-    out = np.asarray(compute(np.copysign, x, y))
+    out = np.asanyarray(compute(np.copysign, x, y))
     if not tensor_other:
         return apply(COPYSIGN_NUMBER, out, (input,), (), (x,))
     return apply(COPYSIGN, out, (input, other), (), (x, y))
@@ -2491,7 +2500,7 @@ def compare_as_self(fn, a: Tensor, other) -> Tensor:
     """The out-of-place twin of a.eq_(other) and its kin (Tensor._inplace writes it into `a`): the
     comparison in a's dtype, with its node."""
     x, y = operands(a, other)
-    out = np.asarray(compute(fn, x, y)).astype(a._a.dtype)
+    out = np.asanyarray(compute(fn, x, y)).astype(a._a.dtype)
     number_row, tensor_row = _COMPARISON_ROWS[fn]
     if other.__class__ is Tensor:
         return apply(tensor_row, out, (a, other))
@@ -2546,7 +2555,7 @@ def ldexp(input, other, position: int = 2) -> Tensor:
     else:
         x, y = operands(input, other, floating=True)
         out = compute(lambda a, b: a * cr.pow(b.dtype.type(2), b), x, y)
-    return apply(LDEXP, np.asarray(out), (input, other), (), (x, y))
+    return apply(LDEXP, np.asanyarray(out), (input, other), (), (x, y))
 
 
 def frexp(input):
@@ -2558,8 +2567,8 @@ def frexp(input):
     if x.dtype.kind not in "fV":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(x)
-    exponent = Tensor(np.asarray(e, np.int32))
-    return ReturnTypes("frexp", apply(FREXP, np.asarray(m, x.dtype), (input,), (exponent,)), exponent)
+    exponent = Tensor(np.asanyarray(e, np.int32))
+    return ReturnTypes("frexp", apply(FREXP, np.asanyarray(m, x.dtype), (input,), (exponent,)), exponent)
 
 
 def isreal(input) -> Tensor:

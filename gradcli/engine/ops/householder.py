@@ -165,7 +165,7 @@ def householder_array(V: np.ndarray, tau: np.ndarray) -> np.ndarray:
     forms them: the reflectors applied from the last to the first to E, in float64, rounded once."""
     m, n = V.shape[-2:]
     k = tau.shape[-1]
-    V64 = np.tril(np.asarray(V, np.float64), -1) + np.eye(m, n)
+    V64 = np.tril(np.asanyarray(V, np.float64), -1) + np.eye(m, n)
     Q = np.broadcast_to(np.eye(m, n), V.shape).copy()
     for i in range(k - 1, -1, -1):
         v = V64[..., :, i:i + 1]
@@ -205,9 +205,9 @@ def ormqr_array(V: np.ndarray, tau: np.ndarray, C: np.ndarray, left: bool, trans
     k = tau.shape[-1]
     square = np.zeros(V.shape[:-2] + (m, m), np.float64)
     square[..., :, :k] = V[..., :, :k]
-    Q = householder_array(square, np.asarray(tau, np.float64))
+    Q = householder_array(square, np.asanyarray(tau, np.float64))
     op = np.swapaxes(Q, -1, -2) if transpose else Q
-    C64 = np.asarray(C, np.float64)
+    C64 = np.asanyarray(C, np.float64)
     return (np.matmul(op, C64) if left else np.matmul(C64, op)).astype(C.dtype)
 
 
@@ -267,7 +267,7 @@ def geqrf(input: Tensor) -> tuple:
     m, n = x.shape[-2:]
     budget.check_tensor(x.shape, 8)
     count = int(np.prod(x.shape[:-2], dtype=np.int64))
-    flat = np.asarray(x, np.float64).reshape((count, m, n))
+    flat = np.asanyarray(x, np.float64).reshape((count, m, n))
     a = np.empty((count, m, n))
     tau = np.zeros((count, min(m, n)))
     for b in range(count):

@@ -221,7 +221,7 @@ def _f(a, b, c, lim):
 
 
 def _double(v):
-    return np.asarray(v, _F64)
+    return np.asanyarray(v, _F64)
 
 
 def _lanczos(a: np.ndarray, lim) -> np.ndarray:

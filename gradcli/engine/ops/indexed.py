@@ -32,7 +32,7 @@ def _bound(key: str, args: tuple, kwargs: dict) -> dict:
 
 def _tensor(v) -> Tensor:
     """A formula's value as a Tensor: the recorded one under create_graph, a constant in a plain pass."""
-    return v if v.__class__ is Tensor else Tensor(np.asarray(v))
+    return v if v.__class__ is Tensor else Tensor(np.asanyarray(v))
 
 
 def _array(F, t):
@@ -748,7 +748,7 @@ def _extremes(out: np.ndarray, key: tuple, values: np.ndarray, largest: bool) ->
 
 
 def _saved(F, v):
-    return v if F.tensors or v.__class__ is Tensor else Tensor(np.asarray(v))
+    return v if F.tensors or v.__class__ is Tensor else Tensor(np.asanyarray(v))
 
 
 def _reduce_backward(F, g, which: str, want: int, self, dim, index, src, reduce, include_self, result):

@@ -96,7 +96,7 @@ def _index_array(k):
                 raise TypeError(f"new(): invalid data type '{type(odd).__name__}'")
             if odd is not _NUMBERS_ONLY:
                 raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
-        arr = np.asarray(k if k.__class__ is not range else list(k))
+        arr = np.asanyarray(k if k.__class__ is not range else list(k))
         if arr.dtype.kind in "uOf":      # numpy's answer to an int past int64 (or one mixed with floats)
             _check_ints(k)
         if arr.dtype.kind in "fV" and not ((arr >= -2.0 ** 63) & (arr < 2.0 ** 63)).all():
@@ -152,7 +152,7 @@ def _specified(keys) -> int:
     for k in keys:
         if k is None or k is Ellipsis or k is True or k is False:
             continue
-        arr = k._a if k.__class__ is Tensor else k if k.__class__ is np.ndarray else None
+        arr = k._a if k.__class__ is Tensor else k if isinstance(k, np.ndarray) else None
         n += arr.ndim if arr is not None and _is_mask(arr) else 1      # a sequence counts 1, as in PyTorch
     return n
 
@@ -438,6 +438,9 @@ def getitem(a: Tensor, key) -> Tensor:
     keys = _key_tuple(key)
     steps, advanced = _basic(a, keys, key.__class__ is not tuple and keys[0] is key, False)
     if advanced:
+        if any(arr.__class__ is not np.ndarray and _is_mask(arr) for _, arr in advanced):
+            from gradcli.engine import meta         # a meta mask: how many elements it picks is data
+            raise NotImplementedError(meta.NO_NONZERO)
         x = steps[-1][1] if steps else a._a
         npkey = _advanced_key(x, advanced)
         # the input matters only to a recorded node, or to forward mode (whose tangent is indexed as x is)
@@ -472,11 +475,11 @@ def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
             ok = value == value and lo <= value <= hi
         if not ok:
             raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-        return np.asarray(int(value)).astype(dtype)
+        return np.asanyarray(int(value)).astype(dtype)
     if dtype == _FLOAT32 and value.__class__ is float and _FLOAT32_MAX < abs(value) < _INF:
         raise RuntimeError("value cannot be converted to type float without overflow")
     with np.errstate(over="ignore"):                # float16 rounds what it cannot hold to inf
-        return np.asarray(value, dtype=dtype)
+        return np.asanyarray(value, dtype=dtype)
 
 
 def setitem(a: Tensor, key, value) -> None:

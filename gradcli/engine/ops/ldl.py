@@ -128,7 +128,7 @@ def _eliminate_two(a: np.ndarray, k: int) -> None:
         d21 = a[k + 1, k]
         d11 = a[k + 1, k + 1] / d21
         d22 = a[k, k] / d21
-        tt = t(1) / fma(np.asarray(d11), np.asarray(d22), np.asarray(t(-1)))
+        tt = t(1) / fma(np.asanyarray(d11), np.asanyarray(d22), np.asanyarray(t(-1)))
         d21 = tt / d21
         ck, ck1 = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
         wk = d21 * fma(np.full_like(ck, d11), ck, -ck1)

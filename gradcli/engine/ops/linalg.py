@@ -508,6 +508,8 @@ def matprod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     float32 mm in MKL's order where mkl_order knows it and following it is affordable, else in order
     (sequential_guess) or as the float64 product rounded once (never less accurate than MKL); big products in
     blocks of the inner dimension (more accurate than MKL). docs/numerics.md has the measurements."""
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        return np.matmul(x, y)              # a meta operand: a shape and a dtype, nothing to sum
     k = x.shape[-1]
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + (x.shape[-2], y.shape[-1])
     budget.check_tensor(shape, max(x.itemsize, y.itemsize))
@@ -575,6 +577,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if y.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if x.shape[1] != y.shape[0]:
+        if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:     # PyTorch's meta kernel's words
+            raise RuntimeError(f"a and b must have same reduction dim, but got {list(x.shape)} X {list(y.shape)}.")
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({x.shape[0]}x{x.shape[1]} and {y.shape[0]}x{y.shape[1]})")
     if x.dtype != y.dtype:
@@ -612,6 +616,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     if x.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x.ndim}, {v.ndim}")
     if x.shape[1] != v.shape[0]:
+        if x.__class__ is not np.ndarray or v.__class__ is not np.ndarray:     # PyTorch's meta kernel's words
+            raise RuntimeError(f"size mismatch, got input ({x.shape[0]}x{x.shape[1]}), vec ({v.shape[0]})")
         raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat ({x.shape[0]}x{x.shape[1]}), "
                            f"vec ({v.shape[0]})")
     if x.dtype != v.dtype:
@@ -634,7 +640,7 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
                            f"same number of elements, but got {x.size} and {y.size} elements respectively")
     _not_for_bool(x, "dot")
-    return _pair(a, b, row, np.asarray(dot_array(x, y), dtype=x.dtype), x, y)
+    return _pair(a, b, row, np.asanyarray(dot_array(x, y), dtype=x.dtype), x, y)
 
 
 def dot_array(x: np.ndarray, y: np.ndarray):
@@ -1178,7 +1184,7 @@ def _det_factors(x: np.ndarray):
     """PyTorch's det: the sign of the row permutation times the product of U's diagonal, with the LU."""
     lu, pivots, parity, use_transpose = _det_lu(x)
     prod = _diagonal_product(np.diagonal(lu, 0, -2, -1), x.dtype)
-    return np.asarray(parity * prod, dtype=x.dtype), lu, pivots, use_transpose
+    return np.asanyarray(parity * prod, dtype=x.dtype), lu, pivots, use_transpose
 
 
 def _no_half_lu(x: np.ndarray) -> NotImplementedError:
@@ -1313,7 +1319,7 @@ def cholesky_array(x: np.ndarray):
     one float64 would refuse factored as spotrf factors it)."""
     n = x.shape[-1]
     count = int(np.prod(x.shape[:-2], dtype=np.int64))
-    a = np.tril(np.asarray(x, dtype=np.float64)).reshape((count, n, n))
+    a = np.tril(np.asanyarray(x, dtype=np.float64)).reshape((count, n, n))
     info = np.zeros(a.shape[0], dtype=np.int64)
     with np.errstate(all="ignore"):
         for j in range(n):
@@ -1325,7 +1331,7 @@ def cholesky_array(x: np.ndarray):
                 below = a[:, j + 1:, j] - np.einsum("bik,bk->bi", a[:, j + 1:, :j], a[:, j, :j])
                 a[:, j + 1:, j] = below / root[:, None]
     if x.dtype == np.float32:
-        a32, info32 = _potrf32(np.tril(np.asarray(x)).reshape((count, n, n)).copy())
+        a32, info32 = _potrf32(np.tril(np.asanyarray(x)).reshape((count, n, n)).copy())
         passed = (info32 == 0) & (info != 0)        # factored in float32 only: its float32 factor
         a[passed] = a32[passed]
         info = info32
@@ -1336,7 +1342,7 @@ def pivot32(a_jj, row: np.ndarray):
     """A float32 pivot as spotrf takes it: a_jj less the squares of the row's factor entries, one fused
     multiply-add at a time."""
     from gradcli.engine.fma import fma
-    d = np.asarray([a_jj], dtype=np.float32)
+    d = np.asanyarray([a_jj], dtype=np.float32)
     for v in row:
         d = fma(np.float32(-v), np.float32(v), d)
     return d[0]
@@ -1424,7 +1430,7 @@ def cholesky_inverse_array(x: np.ndarray, upper: bool):
     diagonal of each matrix (0 when none)."""
     n = x.shape[-1]
     count = int(np.prod(x.shape[:-2], dtype=np.int64))
-    a = np.asarray(x, dtype=np.float64).reshape((count, n, n))
+    a = np.asanyarray(x, dtype=np.float64).reshape((count, n, n))
     if not upper:                                 # the lower case is the upper one transposed
         a = np.swapaxes(a, -1, -2)
     a = np.triu(a).copy()
@@ -1583,13 +1589,13 @@ def trace(a: Tensor) -> Tensor:
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
     if x.dtype.kind in "iu":
-        out = np.asarray(np.trace(x, dtype=np.int64))
+        out = np.asanyarray(np.trace(x, dtype=np.int64))
     else:
         # PyTorch's trace_cpu: one running sum along the diagonal in the accumulation type (double for float,
         # float for half), rounded once; numpy's add.accumulate adds in that order (its sum would pair)
         diagonal = np.diagonal(x).astype(np.float32 if x.dtype.char in "eE" else np.float64)
         total = np.add.accumulate(diagonal)[-1] if diagonal.size else diagonal.dtype.type(0)
-        out = np.asarray(total.astype(x.dtype))
+        out = np.asanyarray(total.astype(x.dtype))
     return apply(TRACE, out, (a,), (x.shape,))
 
 
@@ -2171,9 +2177,9 @@ def _slogdet_grads(F, g, A, LU, pivots, sign, transposed):
         d = diag_embed(shape.expand(shape.unsqueeze(g, -1), *(g._a.shape + (n,))))
         return solve(shape.transpose(A, -2, -1), d)
     rhs = np.zeros(A.shape, dtype=A.dtype)
-    diagonal_view(rhs, 0, -2, -1)[...] = np.asarray(g)[..., None]
+    diagonal_view(rhs, 0, -2, -1)[...] = np.asanyarray(g)[..., None]
     with np.errstate(all="ignore"):
-        return _lu_solve(LU, np.asarray(pivots, np.int64) - 1, rhs, adjoint=not transposed)
+        return _lu_solve(LU, np.asanyarray(pivots, np.int64) - 1, rhs, adjoint=not transposed)
 
 
 def _slogdet_jvp(F, ts, xs, result, output, LU, pivots, transposed):
@@ -2183,7 +2189,7 @@ def _slogdet_jvp(F, ts, xs, result, output, LU, pivots, transposed):
     A = xs[0]._a
     dA = np.broadcast_to(ts[0]._a, A.shape)
     with np.errstate(all="ignore"):
-        solved = Tensor(np.ascontiguousarray(_lu_solve(LU, np.asarray(pivots, np.int64) - 1, dA, adjoint=transposed)))
+        solved = Tensor(np.ascontiguousarray(_lu_solve(LU, np.asanyarray(pivots, np.int64) - 1, dA, adjoint=transposed)))
     return reduce.reduce_sum(diagonal(solved, 0, -2, -1), -1)
 
 
@@ -2210,10 +2216,10 @@ def slogdet(A: Tensor, _name: str = "linalg_slogdet") -> tuple:
     lu, pivots, parity, transposed = _det_lu(x)
     d = np.diagonal(lu, 0, -2, -1)
     signs = np.where(np.isnan(d), x.dtype.type(0), np.sign(d))       # (PyTorch's sgn of NaN is 0)
-    sign = np.asarray(_diagonal_product(signs, x.dtype) * parity, dtype=x.dtype)
+    sign = np.asanyarray(_diagonal_product(signs, x.dtype) * parity, dtype=x.dtype)
     with np.errstate(divide="ignore"):
         logs = elementary.log(np.abs(d))
-    logabsdet = np.asarray(sum_array(logs, (logs.ndim - 1,), False), dtype=x.dtype)
+    logabsdet = np.asanyarray(sum_array(logs, (logs.ndim - 1,), False), dtype=x.dtype)
     pivots32 = (pivots + 1).astype(np.int32)
     return _outputs(SLOGDET, _name, (sign, logabsdet), A, {"LU": lu, "pivots": pivots32, "transposed": transposed},
                     ("sign", "logabsdet"))
@@ -2294,7 +2300,7 @@ def _mexp_combination(powers: list, coefficients) -> np.ndarray:
 
 
 def _mexp_sum(powers: list) -> np.ndarray:
-    return np.asarray(sum_array(np.stack(powers), (0,), False), dtype=powers[0].dtype)
+    return np.asanyarray(sum_array(np.stack(powers), (0,), False), dtype=powers[0].dtype)
 
 
 def _mexp_t1(a):
@@ -2378,7 +2384,7 @@ def matrix_exp_array(x: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(x).reshape((-1, n, n))
     thetas = _MEXP_THETAS[a.dtype]
     t = a.dtype.type
-    norm = np.asarray(sum_array(np.abs(a), (1,), False), dtype=a.dtype).max(-1)
+    norm = np.asanyarray(sum_array(np.abs(a), (1,), False), dtype=a.dtype).max(-1)
     if a.shape[0] > 1:
         return _mexp_scale_square(a, norm, thetas[-1]).reshape(x.shape)
     out = np.full(a.shape, np.nan, dtype=a.dtype)
@@ -2988,12 +2994,12 @@ def _tolerances(x: np.ndarray, atol, rtol, fn: str) -> tuple:
     def value(v):
         if v.__class__ is Tensor:
             return v._a.astype(x.dtype)
-        return np.asarray(float(v), dtype=x.dtype)
-    a = value(atol) if atol is not None else np.asarray(0.0, dtype=x.dtype)
+        return np.asanyarray(float(v), dtype=x.dtype)
+    a = value(atol) if atol is not None else np.asanyarray(0.0, dtype=x.dtype)
     if rtol is not None:
         r = value(rtol)
     else:
-        default = np.asarray(dtypes.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
+        default = np.asanyarray(dtypes.finfo(x.dtype).eps * max(x.shape[-2], x.shape[-1]), dtype=x.dtype)
         r = np.where(a > 0, x.dtype.type(0), default) if atol is not None else default
     return a, r
 
@@ -3075,7 +3081,7 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None) -
     if min(x.shape[-2:]) == 0:
         return Tensor(np.zeros(x.shape[:-2], np.int64))
     s = _spectrum(x, hermitian)[0]
-    return Tensor(np.asarray(_kept(x, s, atol, rtol, "linalg.matrix_rank").sum(-1), dtype=np.int64))
+    return Tensor(np.asanyarray(_kept(x, s, atol, rtol, "linalg.matrix_rank").sum(-1), dtype=np.int64))
 
 
 # ------------------------------------------------------------------------------------------------ cross

@@ -198,7 +198,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
     residuals = np.zeros((0,), a.dtype)
     if m > n and driver != "gelsy" and (driver == "gels" or bool((rank == n).all())):
         r = np.matmul(a64, x) - b64
-        residuals = np.asarray((r * r).sum(-2), a.dtype)
+        residuals = np.asanyarray((r * r).sum(-2), a.dtype)
     rank_out = np.zeros((0,), np.int64) if driver == "gels" else rank
     values = s.astype(a.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.dtype)
     out = apply(LSTSQ, solution, (A, B), (), (a, b))
@@ -206,4 +206,4 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
     la.two_outputs(out, res)
     if STATE.fw_level is not None:
         forward.propagate(LSTSQ, res, (A, B), (Tensor(solution),))
-    return reduce.ReturnTypes("linalg_lstsq", out, res, Tensor(np.asarray(rank_out)), Tensor(values))
+    return reduce.ReturnTypes("linalg_lstsq", out, res, Tensor(np.asanyarray(rank_out)), Tensor(values))

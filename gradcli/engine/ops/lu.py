@@ -50,7 +50,7 @@ def lu_solve_array(lu: np.ndarray, pivots: np.ndarray, B: np.ndarray, left=True,
     gives infinities and NaNs, never an error."""
     batch = np.broadcast_shapes(lu.shape[:-2], B.shape[:-2])
     lu = np.broadcast_to(lu, batch + lu.shape[-2:])
-    piv = np.broadcast_to(np.asarray(pivots, np.int64) - 1, batch + pivots.shape[-1:])
+    piv = np.broadcast_to(np.asanyarray(pivots, np.int64) - 1, batch + pivots.shape[-1:])
     if not left:                                  # X op(A) = B  <=>  op(A)^T X^T = B^T
         B, adjoint = np.swapaxes(B, -1, -2), not adjoint
     B = np.broadcast_to(B, batch + B.shape[-2:])
@@ -67,11 +67,11 @@ def _row_major(x: np.ndarray) -> np.ndarray:
 
 def _arr(x) -> np.ndarray:
     """The values of a saved tensor, whether a plain backward unpacked it or not."""
-    return x._a if x.__class__ is Tensor else np.asarray(x)
+    return x._a if x.__class__ is Tensor else np.asanyarray(x)
 
 
 def _arr_tensor(x) -> Tensor:
-    return x if x.__class__ is Tensor else Tensor(np.asarray(x))
+    return x if x.__class__ is Tensor else Tensor(np.asanyarray(x))
 
 
 def _narrow(F, x, dim: int, start: int, length: int):
@@ -646,10 +646,10 @@ def _partial_cholesky(x: np.ndarray, L: np.ndarray, info: np.ndarray) -> np.ndar
 
 def cholesky_solve_array(B: np.ndarray, L: np.ndarray, upper: bool) -> np.ndarray:
     """X with (L L^H) X = B (or (U^H U) X = B), potrs' two triangular solves in float64, rounded once."""
-    A = np.asarray(L, np.float64)
+    A = np.asanyarray(L, np.float64)
     low = np.swapaxes(A, -1, -2) if upper else A
     with np.errstate(all="ignore"):
-        y = la.solve_triangular_array(low, np.asarray(B, np.float64), upper=False)
+        y = la.solve_triangular_array(low, np.asanyarray(B, np.float64), upper=False)
         x = la.solve_triangular_array(np.swapaxes(low, -1, -2), y, upper=True)
     return x.astype(B.dtype)
 

@@ -174,7 +174,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         out = per_frame
     else:
         total = _in_order(per_frame.astype(np.float64), np.float64)
-        out = np.asarray(total / nframe if reduction == "mean" else total, dtype=x.dtype)
+        out = np.asanyarray(total / nframe if reduction == "mean" else total, dtype=x.dtype)
     return apply(MULTI_MARGIN, out.reshape(shape), (input,), (target, p, margin, weight, reduction))
 
 
@@ -226,7 +226,7 @@ def multi_margin_backward_array(g, x: np.ndarray, t: np.ndarray, p: int, margin,
     h = np.where((z > 0) & _others(picked, dim), h, dt(0))
     grad = h.copy()
     grad[np.arange(nframe), picked] = dt(0) - _in_order(h, x.dtype)      # (+0 when nothing is taken)
-    g = np.asarray(g, x.dtype)
+    g = np.asanyarray(g, x.dtype)
     grad = grad * (g.reshape(nframe, 1) if g.ndim else g)
     return grad.reshape(x.shape)
 
@@ -268,7 +268,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         out = per_frame / x.dtype.type(dim)
     else:
         total = _in_order(per_frame.astype(wide), wide) / dim
-        out = np.asarray(total / nframe if reduction == "mean" else total, dtype=x.dtype)
+        out = np.asanyarray(total / nframe if reduction == "mean" else total, dtype=x.dtype)
     mask = Tensor(is_target.astype(x.dtype).reshape(t.shape))
     return apply(MULTILABEL_MARGIN, out.reshape(shape), (input,), (target, reduction, mask))
 
@@ -310,6 +310,6 @@ def multilabel_backward_array(g, x: np.ndarray, t: np.ndarray, reduction: str, i
     ladder = np.concatenate(([dt(0)], np.cumsum(np.full(max(int(gains.max()), int(losses.max()), 1), step,
                                                         x.dtype), dtype=x.dtype)))
     grad = np.where(mask, dt(0) - ladder[losses], ladder[gains]).astype(x.dtype)
-    g = np.asarray(g, x.dtype)
+    g = np.asanyarray(g, x.dtype)
     grad = grad * (g.reshape(nframe, 1) if g.ndim else g)
     return grad.reshape(x.shape)

@@ -130,7 +130,7 @@ def softmax_backward_array(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     step (g - sum) * result, or g - exp(result) * sum for log_softmax, whose kernel fuses the product into
     the subtraction (one rounding)."""
     if result.dtype.char in "eE":     # (a float gradient from a formula's float arithmetic: still the half kernel)
-        return _half_softmax_backward(np.asarray(g).astype(result.dtype), result, dims, log)
+        return _half_softmax_backward(np.asanyarray(g).astype(result.dtype), result, dims, log)
     s = softmax_grad_sum(g, result, dims, log)
     if log:
         if g.dtype.kind in "fV":
@@ -143,7 +143,7 @@ def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
     """The float16 backward kernels: the row sum in float (along the last dim vec::reduce_all's order over
     16-half steps; along another the float kernel's sequential sums), then the elementwise step in float,
     rounded once to half."""
-    gf, rf = g.astype(np.float32), np.asarray(result).astype(np.float32)
+    gf, rf = g.astype(np.float32), np.asanyarray(result).astype(np.float32)
     if not dims or dims[0] == g.ndim - 1:
         s = vecorder.half_reduce_all(gf, None if log else rf)[..., None]
     else:
@@ -152,7 +152,7 @@ def _half_softmax_backward(g: np.ndarray, result: np.ndarray, dims: tuple, log: 
         out = fma(-elementary.exp(rf), np.broadcast_to(s, gf.shape).astype(np.float32), gf)
     else:
         out = (gf - s) * rf
-    return np.asarray(out).astype(g.dtype)
+    return np.asanyarray(out).astype(g.dtype)
 
 
 def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) -> np.ndarray:
@@ -462,7 +462,7 @@ def trilinear_array(x1, w, x2):
 
 
 def _trilinear_i1(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: (g[n,k] W[k]) summed over j with x2, the k terms in order
+    if isinstance(g, np.ndarray):       # for each k: (g[n,k] W[k]) summed over j with x2, the k terms in order
         return _ordered_sum(_ordered_sum((g[:, k, None] * i2[k, :, j]) * i3[:, j, None] for j in range(i2.shape[2]))
                             for k in range(i2.shape[0]))
     return F.sum_dims(F.reshape(g, (g.shape[0], g.shape[1], 1, 1)) * i2 * F.reshape(i3, (i3.shape[0], 1, 1, -1)),
@@ -470,7 +470,7 @@ def _trilinear_i1(F, g, i1, i2, i3):
 
 
 def _trilinear_i2(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: sum over n of (x1[n,i] g[n,k]) x2[n,j]
+    if isinstance(g, np.ndarray):       # for each k: sum over n of (x1[n,i] g[n,k]) x2[n,j]
         return np.stack([_ordered_sum((i1[n, :, None] * g[n, k]) * i3[n, None, :] for n in range(g.shape[0]))
                          for k in range(g.shape[1])])
     return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * F.reshape(g, (g.shape[0], g.shape[1], 1, 1))
@@ -478,7 +478,7 @@ def _trilinear_i2(F, g, i1, i2, i3):
 
 
 def _trilinear_i3(F, g, i1, i2, i3):
-    if g.__class__ is np.ndarray:       # for each k: (x1 W[k]) times g[n,k], the k terms in order
+    if isinstance(g, np.ndarray):       # for each k: (x1 W[k]) times g[n,k], the k terms in order
         return _ordered_sum(_ordered_sum(i1[:, i, None] * i2[k, i] for i in range(i2.shape[1])) * g[:, k, None]
                             for k in range(i2.shape[0]))
     return F.sum_dims(F.reshape(i1, (i1.shape[0], 1, -1, 1)) * i2 * F.reshape(g, (g.shape[0], g.shape[1], 1, 1)),
@@ -623,7 +623,7 @@ def _reduce_array(loss: np.ndarray, reduction: str, like: np.ndarray) -> np.ndar
         return loss
     if reduction == "mean":
         return ops.reduce.mean_array(loss)
-    return np.asarray(sum_array(loss))
+    return np.asanyarray(sum_array(loss))
 
 
 # ------------------------------------------------------------------------------- softmax, log_softmax
@@ -691,7 +691,7 @@ def _half_softmax(x: np.ndarray, d: int, dims: tuple, log: bool) -> np.ndarray:
 def softmax_values(x: np.ndarray, d: int, log: bool) -> np.ndarray:
     """The softmax (or log_softmax) kernels' values along dim d of a float array, contiguous."""
     dims = (d,) if x.ndim else ()
-    if x.size == 0:
+    if x.size == 0 or x.__class__ is not np.ndarray:       # (a meta array: its shape and dtype)
         return x.copy()
     if x.dtype.char in "eE":
         return _half_softmax(x, d, dims, log)
@@ -1000,7 +1000,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         if reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
                 value = value / total
-        return np.asarray(value, dtype=x.dtype), key, picked_w, total
+        return np.asanyarray(value, dtype=x.dtype), key, picked_w, total
     if reduction == "none":
         out = np.zeros(x.shape[0], dtype=x.dtype)
         out[valid] = -rows[valid, t[valid]] * (picked_w if w is not None else dt(1))
@@ -1011,7 +1011,7 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
         value, total = cascade_loop(rows, t, w, ignore_index, dt)
     if reduction == "mean":
         value = dt(value / total)
-    return np.asarray(value, dtype=x.dtype), key, picked_w, total
+    return np.asanyarray(value, dtype=x.dtype), key, picked_w, total
 
 
 _LEVELS = 8
@@ -1184,9 +1184,9 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
     smooth = ops.masked_fill(smooth, Tensor(ignored), 0.0)
     if reduction == "mean":
         if weight is not None:
-            total = Tensor(np.asarray(weight._a[target._a[~ignored].reshape(-1)].sum(dtype=weight._a.dtype)))
+            total = Tensor(np.asanyarray(weight._a[target._a[~ignored].reshape(-1)].sum(dtype=weight._a.dtype)))
         else:
-            total = Tensor(np.asarray(np.count_nonzero(~ignored), dtype=np.int64))
+            total = Tensor(np.asanyarray(np.count_nonzero(~ignored), dtype=np.int64))
         smooth = ops.div(ops.reduce_sum(smooth), total)
     elif reduction == "sum":
         smooth = ops.reduce_sum(smooth)
@@ -1442,6 +1442,11 @@ def one_hot(input, num_classes=-1) -> Tensor:
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     inferred = num_classes == -1
+    if a.__class__ is not np.ndarray:       # a meta tensor: its classes are data, its shape is all there is
+        from gradcli.engine import meta
+        if inferred:
+            raise RuntimeError(meta.NO_ITEM)
+        return Tensor(meta.meta_full(a.shape + (num_classes,), 0, np.int64))
     if inferred:
         if a.size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -1539,8 +1544,8 @@ def _prelu_grad(index: int):
 
     def formula(F, g, self, weight):
         x, w = _array_of(self), _array_of(weight)
-        value = np.asarray(kernel(_array_of(g), x, w))
-        if g.__class__ is np.ndarray:
+        value = np.asanyarray(kernel(_array_of(g), x, w))
+        if isinstance(g, np.ndarray):
             return value
         return apply(PRELU_BACKWARD, value, (g, self, weight), (index,))
     return formula
@@ -1687,6 +1692,8 @@ def _bernoulli_in_memory_order(x: np.ndarray, prob: float) -> np.ndarray:
     """bernoulli_(prob) on empty_like(x): one double uniform per element, compared with prob, drawn in the
     memory order of the mask, whose layout empty_like infers from x's strides (a transposed x gets a
     transposed mask)."""
+    if x.__class__ is not np.ndarray:       # a meta tensor's mask: nothing drawn, as PyTorch's meta kernel
+        return np.ones_like(x, dtype=np.bool_)
     u = rng.default_generator.rand((x.size,), np.float64) < prob
     if x.flags.c_contiguous:
         return u.reshape(x.shape)
@@ -1713,4 +1720,4 @@ def softmax_backward_data(g: Tensor, result: Tensor, dims, log: bool) -> Tensor:
     """_softmax_backward_data / _log_softmax_backward_data as recorded ops (create_graph)."""
     value = softmax_backward_array(g._a, result._a, dims, log)
     row = LOG_SOFTMAX_BACKWARD_DATA if log else SOFTMAX_BACKWARD_DATA
-    return apply(row, np.asarray(value), (g, result), (dims,))
+    return apply(row, np.asanyarray(value), (g, result), (dims,))

@@ -51,10 +51,10 @@ def _fma(a, b, c):
     """a * b + c rounded once, the vectorised kernels' fused multiply-adds (engine/fma.py), in float32 and
     float64 alike: the double kernels are compiled with the same contractions (float64 layer, group and
     batch norm agree with PyTorch only so); other dtypes as written."""
-    a = np.asarray(a)
+    a = np.asanyarray(a)
     if a.dtype != _F32 and a.dtype != _F64:
         return a * b + c
-    return fma(a, b, np.asarray(c, dtype=a.dtype))
+    return fma(a, b, np.asanyarray(c, dtype=a.dtype))
 
 
 def _seq64(a: np.ndarray, axis: int) -> np.ndarray:
@@ -336,12 +336,12 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
-    if x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x, np.asarray(g)) and \
-            x.flags.c_contiguous == np.asarray(g).flags.c_contiguous:
+    if x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x, np.asanyarray(g)) and \
+            x.flags.c_contiguous == np.asanyarray(g).flags.c_contiguous:
         return batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean, save_invstd, training,
                                         eps, mask)
     dt = x.dtype.type
-    g = np.asarray(g, dtype=x.dtype)
+    g = np.asanyarray(g, dtype=x.dtype)
     c = x.shape[1]
     w = weight if weight is not None else np.ones(c, x.dtype)
     if training:
@@ -410,7 +410,7 @@ _HALF_BLOCK = 16
 
 
 def _f32(a) -> np.ndarray:
-    return np.asarray(a, dtype=_F32)
+    return np.asanyarray(a, dtype=_F32)
 
 
 def _half_image_sum(terms: np.ndarray, fused=None) -> np.ndarray:
@@ -639,7 +639,7 @@ def batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean,
     pdt = next((p.dtype for p in (weight, running_mean, save_mean) if p is not None and p.size), x.dtype)
     c = x.shape[1]
     n = x.size // c
-    g = np.asarray(g, dtype=x.dtype)
+    g = np.asanyarray(g, dtype=x.dtype)
     w = _f32(weight.reshape(-1)) if weight is not None else np.ones(c, _F32)
     if training:
         mean, invstd = _f32(save_mean), _f32(save_invstd)
@@ -882,7 +882,7 @@ def layer_norm_backward_half(g2, x2, mean, rstd, weight, mask):
     rounded once; gamma's and beta's accumulate row by row in per-thread float16 buffers (each update in
     float, rounded), then the buffers are added in float, in the parameters' dtype."""
     pdt = weight.dtype if weight is not None else mean.dtype
-    xf, gf = x2.astype(_F32), np.asarray(g2).astype(_F32)
+    xf, gf = x2.astype(_F32), np.asanyarray(g2).astype(_F32)
     mf, rf = _f32(mean), _f32(rstd)
     wf = None if weight is None else _f32(weight)
     gi = gw = gb = None
@@ -952,7 +952,7 @@ def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
     float16 in float: the input's gradient rounded once, gamma's and beta's in the parameters' dtype."""
     if x.dtype.char in "eE":
         pdt = weight.dtype if weight is not None else mean.dtype
-        g = np.asarray(g, dtype=x.dtype)
+        g = np.asanyarray(g, dtype=x.dtype)
         out = _group_norm_backward(g.astype(_F32), x.astype(_F32), _f32(mean), _f32(rstd),
                                    None if weight is None else _f32(weight), groups, mask, _half_channel_sums)
         return tuple(None if v is None else v.astype(x.dtype if k == 0 else pdt) for k, v in enumerate(out))
@@ -1066,7 +1066,7 @@ def _bn_grad(index):
             # the TensorIterator path and the contiguous kernel of images read the weight with a 1-d accessor;
             # the channels-last kernel (also used for one value per channel) reads its data as [C], and its
             # weight gradient is 1-d too
-            x, g = arrays[1], np.asarray(arrays[0])
+            x, g = arrays[1], np.asanyarray(arrays[0])
             if _strided(x, g) or (x.flags.c_contiguous and math.prod(x.shape[2:]) > 1):
                 raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {w.ndim}")
             if index == 1:
@@ -1074,7 +1074,7 @@ def _bn_grad(index):
                                    f"[{w.size}] but expected shape compatible with [{', '.join(map(str, w.shape))}]")
             arrays[2] = w.reshape(-1)
         value = batch_norm_backward_arrays(*arrays, training, eps, _mask(index))[index]
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return value
         return apply(BATCH_NORM_BACKWARD, value, (g, input, weight, result1, result2),
                      (running_mean, running_var, eps, training, index))
@@ -1103,7 +1103,7 @@ def _ln_grad(index):
                                            _array(result1).reshape(-1), _array(result2).reshape(-1),
                                            None if w is None else w.reshape(-1), _mask(index))[index]
         value = value.reshape(x.shape if index == 0 else tuple(normalized_shape))
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             return value
         return apply(LAYER_NORM_BACKWARD, value, (g, input, result1, result2, weight, bias),
                      (normalized_shape, eps, index))
@@ -1153,20 +1153,20 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
     step is one tensor op of PyTorch's, its result laid out as PyTorch lays it out (an input in another layout
     changes the order of the sums that follow); the per-channel sums are sum_exclude_dim1's: over dim 0, then
     the trailing dims one at a time from the last."""
-    x = np.asarray(input)
+    x = np.asanyarray(input)
     dt = x.dtype.type
     half = x.dtype == np.float16
     c = x.shape[1]
     m = x.size // c
     mm = dt(m)
-    g_o = np.asarray(grad_out, dtype=x.dtype)
-    gg = np.asarray(gg, dtype=x.dtype)
+    g_o = np.asanyarray(grad_out, dtype=x.dtype)
+    gg = np.asanyarray(gg, dtype=x.dtype)
     ggi = gg if index == 0 else None
     shape = _channel(np.zeros(c), x.ndim).shape
     ggg = np.broadcast_to(gg.reshape(shape), x.shape) if index == 1 else None
     ggb = np.broadcast_to(gg.reshape(shape), x.shape) if index == 2 else None
     affine = weight is not None
-    gamma = np.broadcast_to(np.asarray(weight, dtype=x.dtype).reshape(shape), x.shape) if affine else dt(1)
+    gamma = np.broadcast_to(np.asanyarray(weight, dtype=x.dtype).reshape(shape), x.shape) if affine else dt(1)
 
     def ew(fn, a, b):
         return laid_out(fn(a, b), a, b)
@@ -1202,12 +1202,12 @@ def batch_norm_double_backward_arrays(gg, index: int, grad_out, input, weight, r
         return r
 
     if training:
-        mu = np.asarray(save_mean, dtype=x.dtype).reshape(shape)
-        inv = np.asarray(save_invstd, dtype=x.dtype).reshape(shape)
+        mu = np.asanyarray(save_mean, dtype=x.dtype).reshape(shape)
+        inv = np.asanyarray(save_invstd, dtype=x.dtype).reshape(shape)
     else:
-        mu = np.asarray(running_mean, dtype=x.dtype).reshape(shape)
+        mu = np.asanyarray(running_mean, dtype=x.dtype).reshape(shape)
         with np.errstate(divide="ignore", invalid="ignore"):
-            inv = (dt(1) / np.sqrt(np.asarray(running_var, dtype=x.dtype) + dt(eps))).reshape(shape)
+            inv = (dt(1) / np.sqrt(np.asanyarray(running_var, dtype=x.dtype) + dt(eps))).reshape(shape)
     centred = sub(x, mu)
     inv2 = inv * inv
     # pow(3): x * x * x in the opmath type (float for float16), rounded once
@@ -1268,7 +1268,7 @@ def _bn_twice(position: int):
         value = batch_norm_double_backward_arrays(gg, index, grad_out, input, weight, _array(running_mean),
                                                   _array(running_var), save_mean, save_invstd, eps,
                                                   train)[(2, 0, 1)[position]]
-        like = np.asarray((grad_out, input, weight)[position])
+        like = np.asanyarray((grad_out, input, weight)[position])
         return np.zeros_like(like) if value is None else np.array(np.broadcast_to(value, like.shape))
     return formula
 
@@ -1278,20 +1278,20 @@ def layer_norm_double_backward_arrays(gg, index: int, grad_out, input, mean, rst
     `gg` of the first backward's output `index` (0 grad_input, 1 grad_weight, 2 grad_bias): (gI, gG, ggO),
     the gradients for input, weight and grad_out. Every step is one tensor op of PyTorch's (no fused
     multiply-adds), its sums the ordered sum; a scalar such as 3. / N is rounded to the tensor's dtype."""
-    x = np.asarray(input)
+    x = np.asanyarray(input)
     dt = x.dtype.type
     axis = x.ndim - len(normalized_shape)
     m, n = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
     x2 = x.reshape(m, n)
-    g_o = np.asarray(grad_out, dtype=x.dtype).reshape(m, n)
-    gg = np.asarray(gg, dtype=x.dtype)
+    g_o = np.asanyarray(grad_out, dtype=x.dtype).reshape(m, n)
+    gg = np.asanyarray(gg, dtype=x.dtype)
     ggi = gg.reshape(m, n) if index == 0 else None
     ggg = gg.reshape(1, n) if index == 1 else None
     ggb = gg.reshape(1, n) if index == 2 else None
     affine = weight is not None
-    gamma = np.asarray(weight, dtype=x.dtype).reshape(1, n) if affine else np.ones(1, x.dtype)
-    mu = np.asarray(mean, dtype=x.dtype).reshape(m, 1)
-    inv = np.asarray(rstd, dtype=x.dtype).reshape(m, 1)
+    gamma = np.asanyarray(weight, dtype=x.dtype).reshape(1, n) if affine else np.ones(1, x.dtype)
+    mu = np.asanyarray(mean, dtype=x.dtype).reshape(m, 1)
+    inv = np.asanyarray(rstd, dtype=x.dtype).reshape(m, 1)
     centred = x2 - mu
     inv2 = inv * inv
     inv3 = inv * inv * inv
@@ -1347,7 +1347,7 @@ def _ln_twice(position: int):
         gi, g_g, ggo = layer_norm_double_backward_arrays(gg, index, grad_out, input, mean, rstd, weight,
                                                          normalized_shape)
         value = {0: ggo, 1: gi, 4: g_g}[position]
-        return np.zeros_like(np.asarray((grad_out, input, None, None, weight)[position])) if value is None else value
+        return np.zeros_like(np.asanyarray((grad_out, input, None, None, weight)[position])) if value is None else value
     return formula
 
 
@@ -1369,7 +1369,7 @@ def _gn_composite(F, g, x, weight, groups, eps):
 
 def _gn_grad(index):
     def formula(F, g, input, weight, result1, result2, N, C, HxW, group, eps):
-        if g.__class__ is np.ndarray:
+        if isinstance(g, np.ndarray):
             mask = [False, False, False]
             mask[index] = True
             return group_norm_backward_arrays(g, input, _array(result1), _array(result2), weight, group, mask)[index]

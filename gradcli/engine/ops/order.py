@@ -61,7 +61,7 @@ def _aminmax_jvp(F, ts, xs, result, output, low, high, dim, keepdim, _):
     kept = extreme if keepdim or not x.ndim else np.expand_dims(extreme, dims)
     hit = x == kept
     if not x.ndim:
-        return ops.where(Tensor(hit), ts[0], 0.) / Tensor(np.asarray(hit, dtype=np.int64))
+        return ops.where(Tensor(hit), ts[0], 0.) / Tensor(np.asanyarray(hit, dtype=np.int64))
     count = Tensor(hit.sum(axis=dims, keepdims=keepdim))
     return ops.reduce_sum(ops.where(Tensor(hit), ts[0], 0.), dims, keepdim) / count
 
@@ -195,12 +195,12 @@ def _median_all(a: Tensor, ignore_nan: bool) -> Tensor:
     nan = np.isnan(flat) if x.dtype.kind in "fV" else np.zeros(flat.shape, bool)
     if ignore_nan:
         kept = flat[~nan]
-        out = np.sort(kept)[(kept.size - 1) // 2] if kept.size else np.asarray(np.nan, x.dtype)
+        out = np.sort(kept)[(kept.size - 1) // 2] if kept.size else np.asanyarray(np.nan, x.dtype)
     elif x.size == 0 or nan.any():
-        out = np.asarray(np.nan, x.dtype) if x.dtype.kind in "fV" else np.zeros((), x.dtype)
+        out = np.asanyarray(np.nan, x.dtype) if x.dtype.kind in "fV" else np.zeros((), x.dtype)
     else:
         out = np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
-    out = np.asarray(out, dtype=x.dtype)
+    out = np.asanyarray(out, dtype=x.dtype)
     if _plain(a):
         return Tensor(out)
     mask = np.isnan(x) if x.dtype.kind in "fV" and np.isnan(out) else x == out
@@ -407,10 +407,10 @@ def _aminmax(input: Tensor, dim, keepdim: bool) -> ReturnTypes:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         axis = (d,) if x.ndim else ()
     keep = keepdim and (x.ndim > 0)
-    low = contiguous(np.asarray(np.min(x, axis=axis, keepdims=keep))) if x.size else \
+    low = contiguous(np.asanyarray(np.min(x, axis=axis, keepdims=keep))) if x.size else \
         np.empty(np.sum(x, axis=axis, keepdims=keep).shape, x.dtype)
-    high = contiguous(np.asarray(np.max(x, axis=axis, keepdims=keep))) if x.size else np.empty(low.shape, x.dtype)
-    low, high = np.asarray(low, x.dtype), np.asarray(high, x.dtype)
+    high = contiguous(np.asanyarray(np.max(x, axis=axis, keepdims=keep))) if x.size else np.empty(low.shape, x.dtype)
+    low, high = np.asanyarray(low, x.dtype), np.asanyarray(high, x.dtype)
     lo, hi = _two_outputs(AMINMAX, [low, high], input, (Out(low), Out(high), given, keepdim), False)
     return ReturnTypes("aminmax", lo, hi)
 
@@ -548,7 +548,7 @@ def logcumsumexp_backward(g: Tensor, self: Tensor, result: Tensor, dim: int) -> 
     """The same, recorded (under create_graph=True)."""
     if g._a.ndim == 0 or g._a.size == 0:
         return g
-    lowest = Tensor(np.asarray(dtypes.finfo(g._a.dtype).min, g._a.dtype))
+    lowest = Tensor(np.asanyarray(dtypes.finfo(g._a.dtype).min, g._a.dtype))
     log_abs = ops.log(ops.abs(g))
     positive = ops.where(g > 0, log_abs, lowest)
     negative = ops.where(g < 0, log_abs, lowest)
@@ -616,7 +616,7 @@ def _quantile_call(key: str, args: tuple, kwargs: dict, ignore_nan: bool, method
         raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
     if form == 1:
-        q = Tensor(np.asarray(q).astype(a._a.dtype))
+        q = Tensor(np.asanyarray(q).astype(a._a.dtype))
     return _quantile(a, q, None if dim is None else index_arg(dim), keepdim, interpolation, ignore_nan)
 
 

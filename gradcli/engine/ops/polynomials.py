@@ -93,7 +93,7 @@ def _fma_float(a: float, b: float, c: float) -> float:
 
 def _t(k, t):
     """An int64 as the dtype T (C++'s conversion)."""
-    return np.asarray(k).astype(t)
+    return np.asanyarray(k).astype(t)
 
 
 def _chebyshev(kind: str, shifted: bool, name: str, x: np.ndarray, n: np.ndarray) -> np.ndarray:

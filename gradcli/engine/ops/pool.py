@@ -221,7 +221,7 @@ def _strided(buf: np.ndarray, offsets, d, out: tuple, s) -> np.ndarray:
     """The element at kernel offset `offsets` (dilated by d) of every window: a strided view of buf."""
     view = buf[(slice(None),) + tuple(slice(o * di, None) for o, di in zip(offsets, d))]
     steps = tuple(st * si for st, si in zip(buf.strides[1:], s))
-    return as_strided(view, out, (buf.strides[0],) + steps, writeable=False)
+    return as_strided(view, out, (buf.strides[0],) + steps, writeable=False, subok=True)
 
 
 def _window_max(buf: np.ndarray, out: tuple, k: tuple, s: tuple, d: tuple, pos, inside):

@@ -47,7 +47,7 @@ def _evenly_distribute(F, g, self, mask, count, result):
     evenly_distribute_backward does it: zeros.masked_fill_(mask, grad / mask.sum()) (MaskedFillBackward1, with
     DivBackward0 below it)."""
     if F.tensors:
-        share = g / Tensor(np.asarray(count, dtype=np.int64))
+        share = g / Tensor(np.asanyarray(count, dtype=np.int64))
         return ops.masked_fill(Tensor(np.zeros(mask.shape, g._a.dtype)), mask, share)
     return F.masked_zero(F.expand(g / count, mask.shape), ~mask)
 
@@ -372,7 +372,7 @@ def _prod_dim_jvp(F, ts, xs, result, dim, keepdim):
 def _evenly_read_jvp(F, ts, xs, result, *_):
     """max()/min(): the tangent averaged over the elements equal to the result."""
     mask = xs[0]._a == result._a
-    count = Tensor(np.asarray(np.count_nonzero(mask), dtype=np.int64))
+    count = Tensor(np.asanyarray(np.count_nonzero(mask), dtype=np.int64))
     return reduce_sum(Tensor(mask) * (ts[0] / count))
 
 
@@ -389,7 +389,7 @@ def _amax_jvp(F, ts, xs, result, mask, counts, dims, keepdim):
     x = xs[0]._a
     kept = result._a if keepdim or not x.ndim else np.expand_dims(result._a, dims)
     hit = x == kept
-    count = Tensor(hit.sum(axis=dims, keepdims=keepdim) if x.ndim else np.asarray(hit, dtype=np.int64))
+    count = Tensor(hit.sum(axis=dims, keepdims=keepdim) if x.ndim else np.asanyarray(hit, dtype=np.int64))
     return reduce_sum(ops.where(Tensor(hit), ts[0], 0.), dims, keepdim) / count
 
 
@@ -414,7 +414,7 @@ def _norm_jvp(F, ts, xs, result, p, dims, keepdim, mask, counts):
             norm = F.unsqueeze_dims(result, dims)
         a, n = np.abs(x._a), norm._a
         is_max = ((a == n) | (np.isnan(x._a) & np.isnan(n))).astype(n.dtype)
-        nb = np.asarray(np.count_nonzero(is_max, axis=dims if dims else None), dtype=np.int64)
+        nb = np.asanyarray(np.count_nonzero(is_max, axis=dims if dims else None), dtype=np.int64)
         if x.ndim and dims:
             nb = np.expand_dims(nb, dims)
         return reduce_sum(ops.sgn(x) * t * Tensor(is_max) / Tensor(nb), dim, keepdim)
@@ -537,8 +537,8 @@ _REQUIRED = object()
 
 def _plain(a: Tensor) -> bool:
     """Neither a node nor a tangent to give the result: forwards that compute masks or keys only for
-    those skip them."""
-    return not needs_grad(a) and (STATE.fw_level is None or not forward.is_dual(a))
+    those skip them (a meta tensor's result goes through apply, which puts it on the meta device)."""
+    return not needs_grad(a) and (STATE.fw_level is None or not forward.is_dual(a)) and a._a.__class__ is np.ndarray
 
 
 def _require_dim(dim, fn: str):
@@ -650,11 +650,11 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
         wide = mean_array(x.astype(np.float32, order="K"), dims, keepdim)
         return wide.astype(x.dtype)
     if dims is None:
-        return np.asarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
+        return np.asanyarray(sum_array(x) / x.dtype.type(x.size) if x.size else np.nan, dtype=x.dtype)
     dims = dims or tuple(range(x.ndim))         # mean(dim=[]) is over everything, as in PyTorch
     n = math.prod(x.shape[d] for d in dims)
     s = sum_array(x, dims, keepdim)
-    return np.asarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
+    return np.asanyarray(s / x.dtype.type(n) if n else s * np.nan, dtype=x.dtype)
 
 
 # ------------------------------------------------------------------------------------------------ prod
@@ -667,11 +667,11 @@ def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     elif x.dtype.kind in "iub":
         x = x.astype(np.int64)
     if dim is None:
-        out = np.asarray(_prod_array(x, tuple(range(x.ndim)), False))
+        out = np.asanyarray(_prod_array(x, tuple(range(x.ndim)), False))
         return apply(PROD, out, (a,), (), (x,))
     given = _int_dim(dim, "prod")
     d = wrap_dim(given, x.ndim)
-    out = np.asarray(_prod_array(x, (d,) if x.ndim else (), keepdim and x.ndim > 0))
+    out = np.asanyarray(_prod_array(x, (d,) if x.ndim else (), keepdim and x.ndim > 0))
     return apply(PROD_DIM, out, (a,), (given, keepdim), (x,))
 
 
@@ -680,7 +680,7 @@ def _prod_array(x: np.ndarray, axis: tuple, keepdim: bool) -> np.ndarray:
     if x.dtype.kind not in "fV" or x.dtype.itemsize < 4 or not x.size or not axis:
         return np.prod(x, axis=axis or None, keepdims=keepdim, dtype=x.dtype)
     if len(axis) == x.ndim:
-        out = np.asarray(vecorder.product_all(x))
+        out = np.asanyarray(vecorder.product_all(x))
     else:
         rows, lastdim = vecorder.reduced_rows(x, axis)
         out = vecorder.product_rows(rows, lastdim)
@@ -751,7 +751,7 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
         if x.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        out = np.asarray(x.max() if largest else x.min())
+        out = np.asanyarray(x.max() if largest else x.min())
         if _plain(a):
             return Tensor(out)      # no node: the mask is not worth computing
         mask = np.isnan(x) if np.isnan(out) else x == out
@@ -837,14 +837,14 @@ def _arg(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     if dim is None:
         if x.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        out = np.asarray(fn(x), dtype=np.int64)
+        out = np.asanyarray(fn(x), dtype=np.int64)
         return Tensor(out.reshape((1,) * x.ndim) if keepdim else out)
     d = wrap_dim(_int_dim(dim, name), x.ndim)
     if x.ndim == 0:
         return Tensor(np.zeros((), dtype=np.int64))
     if x.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return Tensor(np.asarray(fn(x, axis=d, keepdims=keepdim), dtype=np.int64))
+    return Tensor(np.asanyarray(fn(x, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 # ------------------------------------------------------------------------------------------------ norms
@@ -912,7 +912,7 @@ def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, dtype=None, node=None
             out = np.power(s, one / x.dtype.type(p))
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
-    out = np.asarray(out, dtype=x.dtype)
+    out = np.asanyarray(out, dtype=x.dtype)
     if _plain(a):
         return Tensor(out)      # no node: the mask is not worth computing
     mask = counts = None
@@ -936,13 +936,13 @@ def dist(input, other, p=2) -> Tensor:
     if x.dtype.kind not in "fV":
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {type_word(x)} "
                            "instead.")
-    diff = Tensor(np.asarray(compute(np.subtract, x, y)))
+    diff = Tensor(np.asanyarray(compute(np.subtract, x, y)))
     norm = vector_norm(diff, p)
     mask = counts = None
     if math.isinf(p) and needs_grad(input, other):
         d = np.abs(diff._a)
         m = (d == norm._a) | np.isnan(d)
-        mask, counts = Tensor(m.astype(x.dtype)), Tensor(np.asarray(m.sum(), x.dtype))
+        mask, counts = Tensor(m.astype(x.dtype)), Tensor(np.asanyarray(m.sum(), x.dtype))
     return apply(DIST, norm._a, (input, other), (p, mask, counts), (x, y))
 
 
@@ -969,7 +969,7 @@ def renorm(input, p, dim, maxnorm) -> Tensor:
     t = norm.dtype.type
     with np.errstate(all="ignore"):
         factor = np.where(norm > t(maxnorm), t(maxnorm) / (norm + t(1e-7)), t(1)).astype(norm.dtype)     # (floats)
-    out = np.asarray(x * factor.astype(x.dtype), x.dtype)
+    out = np.asanyarray(x * factor.astype(x.dtype), x.dtype)
     if _plain(input):
         return Tensor(out)
     # the backward's norm is in the CPU accumulate type (double for float32, float for float16)
@@ -988,6 +988,8 @@ def _norm_in_kernel_order(x: np.ndarray, ax: np.ndarray, p: float, axis: tuple, 
     (vecorder)."""
     shape = tuple(1 if d in axis else n for d, n in enumerate(x.shape)) if keepdim else tuple(
         n for d, n in enumerate(x.shape) if d not in axis)
+    if x.__class__ is not np.ndarray:       # a meta array: the norm's shape and dtype
+        return np.sum(ax, axis=axis, keepdims=keepdim)
     if all(x.shape[d] == 1 for d in axis):
         return ax.reshape(shape)        # a reduction over size-1 dims: PyTorch returns abs(x)
     rows, lastdim = vecorder.reduced_rows(x, axis)
@@ -1033,7 +1035,7 @@ def _matrix_norm(a: Tensor, p, dim, keepdim) -> Tensor:
     out = np.linalg.svd(moved, compute_uv=False).sum(axis=-1).astype(x.dtype)
     if keepdim:
         out = np.expand_dims(out, tuple(sorted((d0, d1))))
-    return Tensor(np.asarray(out))
+    return Tensor(np.asanyarray(out))
 
 
 # -------------------------------------------------------------------------------------------- std, var
@@ -1102,7 +1104,7 @@ def _std_var(a: Tensor, dim, saved_correction, keepdim: bool, take_sqrt: bool) -
         out = np.sqrt(v) if take_sqrt else v
     if dims is None and keepdim:
         out = np.reshape(out, (1,) * x.ndim)
-    out = contiguous(np.asarray(out).astype(x.dtype))      # a reduction's result is contiguous
+    out = contiguous(np.asanyarray(out).astype(x.dtype))      # a reduction's result is contiguous
     saved = dims if dims is None else given_dims(dims, dim)
     return apply(STD if take_sqrt else VAR, out, (a,), (saved, saved_correction, keepdim), (x,))
 
@@ -1129,7 +1131,7 @@ def logsumexp(a: Tensor, dim=_REQUIRED, keepdim=False) -> Tensor:
             out = elementary.log(s) + (maxes if keepdim else np.squeeze(maxes, axis))
         else:
             out = elementary.log(np.sum(elementary.exp(x), axis=axis, keepdims=keepdim, dtype=x.dtype))
-    out = np.asarray(out, dtype=x.dtype)
+    out = np.asanyarray(out, dtype=x.dtype)
     return apply(LOGSUMEXP, out, (a,), (given_dims(axis, dim), keepdim), (x,))
 
 
@@ -1178,7 +1180,7 @@ def _logical_reduce(a: Tensor, dim, keepdim, fn) -> Tensor:
         out = np.array(x != 0)
         return Tensor(out.astype(np.uint8) if x.dtype == np.uint8 else out)
     dims = _reduce_dims(dim, x.ndim)
-    out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asarray(fn(x))
+    out = contiguous(fn(x, axis=dims, keepdims=keepdim)) if x.ndim else np.asanyarray(fn(x))
     if dim is None and keepdim:
         out = out.reshape((1,) * x.ndim)
     # uint8 tensors keep their dtype (0/1), as in PyTorch; everything else gives bool
@@ -1231,7 +1233,7 @@ def nansum(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
         values[np.isnan(values)] = 0
     out = sum_array(values, dims if dim is not None or keepdim else None, keepdim, out_dtype)
     given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
-    return apply(NANSUM, np.asarray(out), (a,), (given, keepdim))
+    return apply(NANSUM, np.asanyarray(out), (a,), (given, keepdim))
 
 
 def nanmean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
@@ -1243,7 +1245,7 @@ def nanmean(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     total = nansum(a, dim, keepdim, dtype)
     count = sum_array(~np.isnan(x), _reduce_dims(dim, x.ndim) if dim is not None or keepdim else None, keepdim,
                       np.int64)
-    return ops.div(total, Tensor(np.asarray(count)))
+    return ops.div(total, Tensor(np.asanyarray(count)))
 
 
 # ----------------------------------------------------------------------------------- var_mean, std_mean
@@ -1332,7 +1334,7 @@ def _var_mean(name: str, take_sqrt: bool):
             first = np.sqrt(v) if take_sqrt else v
         # (float16: the double results through float, as PyTorch computes a reduced type in float)
         wide = np.float32 if x.dtype == np.float16 else x.dtype
-        outs = [contiguous(np.asarray(r).astype(wide).astype(x.dtype)) for r in (first, m)]
+        outs = [contiguous(np.asanyarray(r).astype(wide).astype(x.dtype)) for r in (first, m)]
         given = None if dim is None else (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
         return _two_outputs(STD_MEAN if take_sqrt else VAR_MEAN, outs, input, (given, saved_correction, keepdim),
                             take_sqrt)

@@ -237,9 +237,10 @@ def rnn(mode: str, input: Tensor, hx: Tensor, params: list, num_layers: int, dro
 
 def lstm(input: Tensor, hx: Tensor, cx: Tensor, params: list, num_layers: int, dropout: float, train: bool,
          bidirectional: bool, batch_first: bool):
-    """_VF.lstm: (output, h_n, c_n); oneDNN's layers for float32 without projections."""
+    """_VF.lstm: (output, h_n, c_n); oneDNN's layers for float32 without projections (on the CPU: a meta input
+    takes the default implementation, as PyTorch's meta device has no oneDNN)."""
     x = input._a
-    if x.dtype == np.float32 and x.size:
+    if x.dtype == np.float32 and x.size and x.__class__ is np.ndarray:
         if params[0].w_hr is not None:
             STATE.warn_once("lstm-projections", "UserWarning", "LSTM with projections is not supported with oneDNN. "
                             "Using default implementation. (Triggered internally at "

@@ -131,7 +131,7 @@ def _written(x: np.ndarray, d: int, idx: np.ndarray, values, reducer=None) -> np
             out[key] = values
         elif out.dtype.char in "eE":           # PyTorch's kernel folds Half (BFloat16) in float
             wide = out.astype(np.float32)
-            reducer.at(wide, key, np.asarray(values, np.float32))
+            reducer.at(wide, key, np.asanyarray(values, np.float32))
             out = wide.astype(x.dtype)
         else:
             reducer.at(out, key, values)

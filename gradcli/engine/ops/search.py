@@ -72,6 +72,9 @@ def _nonzero(x: np.ndarray, values: dict):
     if values["as_tuple"]:
         _not_batched("", "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
     _not_batched("nonzero")
+    if x.__class__ is not np.ndarray:
+        from gradcli.engine import meta
+        raise NotImplementedError(meta.NO_NONZERO)
     positions = _positions(x)
     if not values["as_tuple"]:
         return Tensor(positions)
@@ -102,7 +105,7 @@ def count_nonzero_method(self: Tensor, *args, **kwargs) -> Tensor:
 def _count(x: np.ndarray, dim) -> Tensor:
     dims = () if dim is None else axes(dim, x.ndim)
     if not x.ndim or not dims:
-        return Tensor(np.asarray(np.count_nonzero(x), dtype=np.int64))
+        return Tensor(np.asanyarray(np.count_nonzero(x), dtype=np.int64))
     return Tensor(np.count_nonzero(x, axis=dims).astype(np.int64, copy=False))
 
 
@@ -266,7 +269,7 @@ def _searchsorted(boundaries: Tensor, v, out_int32, right, side, sorter) -> Tens
                                "while right was True")
         right = side == "right"
     scalar = v.__class__ is not Tensor
-    x = np.asarray(v) if scalar else v._a
+    x = np.asanyarray(v) if scalar else v._a
     if b.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")

@@ -345,7 +345,9 @@ def _nocopy_reshape(x: np.ndarray, shape: tuple):
 
 
 def internal_overlap(x: np.ndarray) -> bool:
-    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+    """Whether elements of x share memory (an expanded tensor). Never for a meta tensor, which has no memory (its
+    one-element array is gradcli's, not a layout PyTorch would give it)."""
+    return x.size > 1 and any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape)) and x.__class__ is np.ndarray
 
 
 
@@ -521,7 +523,7 @@ def _expand(a: Tensor, sizes: tuple) -> Tensor:
     target, strides = expanded(x, sizes)
     # a writable view, as PyTorch's: in-place ops that would write one element twice are refused by
     # check_inplace_view, element writes through indexing are allowed
-    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable)
+    out = as_strided(x, shape=tuple(target), strides=tuple(strides), writeable=x.flags.writeable, subok=True)
     return _view_of(a, out, EXPAND, (x.shape,))
 
 
@@ -843,9 +845,14 @@ def _cat(tensors, dim, name: str) -> Tensor:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} and {len(shape)}")
         for k in range(first.ndim):
             if k != d and shape[k] != first.shape[k]:
+                if any(tensors[j]._a.__class__ is not np.ndarray for j in kept):     # PyTorch's meta kernel's words
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                       f"{first.shape[k]} in dimension {k} but got {shape[k]} for tensor number "
+                                       f"{i} in the list")
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
-    budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
+    if all(tensors[i]._a.__class__ is np.ndarray for i in kept):      # (meta results take one element)
+        budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
     # contiguous, whatever the inputs' layouts (numpy would follow theirs)
     out = row_major(np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d))
     parts, offset = [None] * len(tensors), 0
@@ -878,7 +885,8 @@ def stack(tensors, dim=0) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {_size_list(first)} at entry 0 "
                                f"and {_size_list(t._a.shape)} at entry {i}")
     npdt = _joined_dtype(tensors)
-    budget.check_tensor((len(tensors),) + first, npdt.itemsize)
+    if all(t._a.__class__ is np.ndarray for t in tensors):      # (meta results take one element)
+        budget.check_tensor((len(tensors),) + first, npdt.itemsize)
     out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
     return apply(STACK, out, tuple(tensors), (d if index_arg(dim) >= 0 else d - len(first) - 1,))
 
@@ -1270,7 +1278,7 @@ def unfold_array(x: np.ndarray, d: int, size: int, step: int) -> np.ndarray:
     count = (x.shape[d] - size) // step + 1
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
     strides = x.strides[:d] + (x.strides[d] * step,) + x.strides[d + 1:] + (x.strides[d],)
-    return np.lib.stride_tricks.as_strided(x, shape, strides)
+    return np.lib.stride_tricks.as_strided(x, shape, strides, subok=True)
 
 
 def unfold_backward_array(g: np.ndarray, shape: tuple, dimension: int, size: int, step: int) -> np.ndarray:

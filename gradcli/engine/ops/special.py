@@ -198,7 +198,7 @@ def zeta_array(s, q: np.ndarray) -> np.ndarray:
     the direct sum until its terms fall below machine epsilon (at least nine terms and q past 9), then the
     Euler-Maclaurin tail."""
     shape = np.broadcast_shapes(np.shape(s), q.shape)
-    x = np.broadcast_to(np.asarray(s, q.dtype), shape).reshape(-1)
+    x = np.broadcast_to(np.asanyarray(s, q.dtype), shape).reshape(-1)
     q = np.broadcast_to(q, shape).reshape(-1)
     out = np.empty(q.shape, _F64)
     with np.errstate(all="ignore"):
@@ -492,7 +492,7 @@ def _erfinv_self(F, g, self):
 
 def _tiny_safe(F, self):
     """i1_backward's guard: |self| > eps, and self with eps where it is not."""
-    eps = float(dtypes.finfo(self.dtype if self.__class__ is np.ndarray else self._a.dtype).eps)
+    eps = float(dtypes.finfo(self.dtype if isinstance(self, np.ndarray) else self._a.dtype).eps)
     big = F.abs(self) > eps
     return big, F.where(big, self, F.scalar(eps, self))
 
@@ -598,7 +598,7 @@ def mvlgamma(input=None, p=None, name: str = "mvlgamma") -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = _floats(input)
-    return apply(MVLGAMMA, np.asarray(mvlgamma_array(x, p), x.dtype), (input,), (p,), (x,))
+    return apply(MVLGAMMA, np.asanyarray(mvlgamma_array(x, p), x.dtype), (input,), (p,), (x,))
 
 
 def mvlgamma_inplace(a: Tensor, p) -> Tensor:

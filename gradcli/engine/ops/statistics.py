@@ -137,18 +137,18 @@ def _cov(a: Tensor, correction, fweights, aweights) -> Tensor:
         if n and aw.min() < 0:
             raise RuntimeError("cov(): aweights cannot be negative")
         w = aweights if w is None else w * aweights
-    w_sum = w.sum() if w is not None else Tensor(np.asarray(n, dtype=np.int64))
+    w_sum = w.sum() if w is not None else Tensor(np.asanyarray(n, dtype=np.int64))
     if w is not None and not (w_sum._a != 0):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (data * w if w is not None else data).sum(1) / w_sum
     if w is None:
-        norm_factor = Tensor(np.asarray(n - correction, dtype=np.int64))
+        norm_factor = Tensor(np.asanyarray(n - correction, dtype=np.int64))
     elif correction == 0:
         norm_factor = w_sum
     elif aweights is None:
         norm_factor = w_sum - correction
     elif fweights is None and n == 1 and correction == 1:
-        norm_factor = Tensor(np.asarray(0, dtype=np.int64))
+        norm_factor = Tensor(np.asanyarray(0, dtype=np.int64))
     else:
         norm_factor = w_sum - arith.mul_scalar((w * aweights).sum(), correction) / w_sum
     if norm_factor._a <= 0:
@@ -279,10 +279,10 @@ def isin(*args, **kwargs) -> Tensor:
         elements, tests = values["element"], values["test_elements"]
     else:
         elements, tests = values["elements"], values["test_element"]
-    a = elements._a if elements.__class__ is Tensor else np.asarray(elements)
-    b = tests._a if tests.__class__ is Tensor else np.asarray(tests)
+    a = elements._a if elements.__class__ is Tensor else np.asanyarray(elements)
+    b = tests._a if tests.__class__ is Tensor else np.asanyarray(tests)
     for arr in (a, b):
         if arr.dtype == np.bool_:
             raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     out = np.isin(a, b, invert=bool(values["invert"]))         # compared by value (NaN equals nothing)
-    return Tensor(contiguous(np.asarray(out, dtype=np.bool_)))
+    return Tensor(contiguous(np.asanyarray(out, dtype=np.bool_)))

@@ -40,9 +40,9 @@ class LazyModuleMixin:
 def _placeholder(module, name: str, kind: str, dtype, device=None) -> None:
     """An Uninitialized{Parameter,Buffer} of `dtype` on `device` (checked as a factory checks it)."""
     from gradcli.engine import factories
-    factories.factory_device(device)
+    on_meta = factories.factory_device(device)
     table = "_parameters" if kind == _PARAMETER else "_buffers"
-    module.__dict__[table][name] = parameter.uninitialized(kind, dtype)
+    module.__dict__[table][name] = parameter.uninitialized(kind, dtype, on_meta)
 
 
 def _materialize(module, name: str, shape: tuple) -> None:
@@ -63,10 +63,10 @@ class LazyLinear(LazyModuleMixin, layers.Linear):
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         layers.Linear.__init__(self, 0, 0, False, device, dtype)
-        _placeholder(self, "weight", _PARAMETER, _dtype(dtype))
+        _placeholder(self, "weight", _PARAMETER, _dtype(dtype), device)
         self.out_features = out_features
         if bias:
-            _placeholder(self, "bias", _PARAMETER, _dtype(dtype))
+            _placeholder(self, "bias", _PARAMETER, _dtype(dtype), device)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_features != 0:
@@ -83,11 +83,11 @@ class LazyLinear(LazyModuleMixin, layers.Linear):
             self.reset_parameters()
 
 
-def _conv_placeholders(module, out_channels, bias, dtype) -> None:
-    _placeholder(module, "weight", _PARAMETER, _dtype(dtype))
+def _conv_placeholders(module, out_channels, bias, dtype, device=None) -> None:
+    _placeholder(module, "weight", _PARAMETER, _dtype(dtype), device)
     module.out_channels = out_channels
     if bias:
-        _placeholder(module, "bias", _PARAMETER, _dtype(dtype))
+        _placeholder(module, "bias", _PARAMETER, _dtype(dtype), device)
 
 
 class _LazyConvMixin(LazyModuleMixin):
@@ -122,13 +122,13 @@ def _lazy_conv_class(name: str, base):
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
         base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        _conv_placeholders(self, out_channels, bias, dtype)
+        _conv_placeholders(self, out_channels, bias, dtype, device)
 
     def __init_transposed__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                             bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
                       padding_mode, device, dtype)
-        _conv_placeholders(self, out_channels, bias, dtype)
+        _conv_placeholders(self, out_channels, bias, dtype, device)
 
     init = __init_transposed__ if base._transposed else __init__
     return type(base)(name, (_LazyConvMixin, base), {"__module__": "torch.nn.modules.conv", "cls_to_become": base,
@@ -152,7 +152,7 @@ def _norm_placeholders(module, affine, track_running_stats, dtype, device) -> No
     if track_running_stats:
         _placeholder(module, "running_mean", _BUFFER, _dtype(dtype), device)
         _placeholder(module, "running_var", _BUFFER, _dtype(dtype), device)
-        module.__dict__["_buffers"]["num_batches_tracked"] = _long_zero()
+        module.__dict__["_buffers"]["num_batches_tracked"] = _long_zero(device)
 
 
 class _LazyNormMixin(LazyModuleMixin):
@@ -173,9 +173,9 @@ class _LazyNormMixin(LazyModuleMixin):
             self.reset_parameters()
 
 
-def _long_zero():
+def _long_zero(device=None):
     from gradcli.engine import factories
-    return factories.tensor(0, dtype=dtypes.int64)
+    return factories.tensor(0, dtype=dtypes.int64, device=device)
 
 
 def _lazy_norm_class(name: str, base, affine_default: bool):

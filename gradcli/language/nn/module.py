@@ -383,15 +383,24 @@ class Module(ScriptObject, metaclass=ScriptType):
         """Every parameter and buffer (and gradient) replaced by an uninitialised tensor of its shape and dtype
         (gradcli's torch.empty), each parameter keeping its identity."""
         check_device(device)
-        return self._apply(factories.empty_like) if recurse else _apply_own(self, factories.empty_like)
+
+        def empty(t):
+            return factories.empty_like(t, device=device)
+        return self._apply(empty) if recurse else _apply_own(self, empty)
 
     def to(self, *args, **kwargs):
-        dtype = _to_dtype(args, kwargs)
-        if dtype is None:
-            return _walked(self)
-        if not dtype.is_floating_point:
+        dtype, device = _to_dtype(args, kwargs)
+        if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype!r}")
+        if device is not None and (check_device(device) or any(t.is_meta for t in _tensors(self))):
+            try:
+                return self._apply(lambda t: t.to(device, dtype if t.is_floating_point() else None))
+            except NotImplementedError as e:        # a meta tensor has nothing to copy to the CPU
+                raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                                          "when moving module from meta to a different device.") from None
+        if dtype is None:
+            return _walked(self)
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def cpu(self):
@@ -465,6 +474,14 @@ class Module(ScriptObject, metaclass=ScriptType):
                     errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                     continue
+                if assign:
+                    _assign(module, name, param, value)
+                    continue
+                if param.is_meta and not value.is_meta:
+                    STATE.warn("UserWarning", f"for {key}: copying from a non-meta parameter in the checkpoint to a "
+                               "meta parameter in the current model, which is a no-op. (Did you mean to pass "
+                               "`assign=True` to assign items in the state dictionary to their corresponding key in "
+                               "the module instead of copying them in place?)")
                 with autograd.no_grad():
                     param.copy_(value)
             for key in state_dict:
@@ -506,20 +523,50 @@ class Module(ScriptObject, metaclass=ScriptType):
 
 
 def _apply_own(module, fn):
-    """fn applied to the module's own parameters (their data: each keeps its identity), their gradients and
-    its buffers."""
+    """fn applied to the module's own parameters, their gradients and its buffers. A parameter whose value stays
+    on its device keeps its identity (its data is swapped); one moved to the other device (CPU, meta) is a new
+    Parameter, as PyTorch makes one when the two tensors cannot share a type."""
     with autograd.no_grad():
-        for p in module._parameters.values():
+        parameters = module._parameters
+        for key, p in parameters.items():
             if p is None:
                 continue
-            p._set_data(fn(p))
-            if p.grad is not None:
-                p.grad._set_data(fn(p.grad))
+            value = fn(p)
+            grad = None if p.grad is None else fn(p.grad)
+            if value.is_meta == p.is_meta:
+                p._set_data(value)
+                if grad is not None:
+                    p.grad._set_data(grad)
+                continue
+            moved = parameter.make(value, p.requires_grad)
+            moved.grad = grad
+            parameters[key] = moved
         buffers = module._buffers
         for key, b in buffers.items():
             if b is not None:
                 buffers[key] = parameter.carry_uninitialized(b, fn(b))
     return module
+
+
+def _assign(module, name: str, param, value) -> None:
+    """load_state_dict(assign=True): the state dict's tensor itself becomes the parameter (a Parameter with the old
+    one's requires_grad: the tensor marked, or a Parameter given set to it) or the buffer, as PyTorch assigns it:
+    how a model built on the meta device gets its weights."""
+    d = module.__dict__
+    if name in d["_parameters"]:
+        with autograd.no_grad():
+            if parameter.is_parameter(value):
+                value.requires_grad_(param.requires_grad)
+            else:
+                value = parameter.make(value, param.requires_grad)
+        d["_parameters"][name] = value
+    else:
+        d["_buffers"][name] = value
+
+
+def _tensors(module):
+    """The parameters and buffers of the module and its descendants."""
+    return itertools.chain(module.parameters(), module.buffers())
 
 
 def _walked(module):
@@ -649,7 +696,8 @@ def _named_members(module, table: str, prefix: str, recurse: bool, remove_duplic
 
 
 def _to_dtype(args, kwargs):
-    """The dtype of Module.to(device, dtype, non_blocking) / to(dtype) / to(tensor); None when only a device."""
+    """The dtype and the device of Module.to(device, dtype, non_blocking) / to(dtype) / to(tensor): each None when
+    not given."""
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
@@ -662,37 +710,38 @@ def _to_dtype(args, kwargs):
             dtype = arg
         elif arg.__class__ is Tensor:
             dtype = arg.dtype
+            device = arg.device
         elif arg.__class__ is not bool:
             device = arg
     if device is not None:
         check_device(device)
-    return dtype
+    return dtype, device
 
 
 
 # ---------------------------------------------------------------------------------- torch.nn.utils.skip_init
 
 def skip_init(module_cls, *args, **kwargs):
-    """torch.nn.utils.skip_init: the module built without initialising its parameters. PyTorch builds it on the
-    meta device (its initialisers draw nothing) and then gives it empty memory; gradcli builds it, puts the
-    default generator back as it was, and empties its tensors. For gradcli's own layers, whose only draws are
-    their initialisations, that is exact; a script's class may draw other numbers on the CPU, which only its
-    run on the meta device would tell apart, so it is refused."""
+    """torch.nn.utils.skip_init: the module built on the meta device (its initialisers draw nothing there), then
+    given empty memory on the device asked for (to_empty: zeros in gradcli), as PyTorch does it."""
     if not isinstance(module_cls, type) or not issubclass(module_cls, Module):
         if not isinstance(module_cls, type):
             raise TypeError("issubclass() arg 1 must be a class")
         raise RuntimeError(f"Expected a Module; got {module_cls}")
-    if classes.script_made(module_cls) or any(classes.script_made(c) for c in module_cls.__mro__):
-        raise NotImplementedError("gradcli does not implement torch.nn.utils.skip_init of a script's module class")
-    import inspect
-    if "device" not in inspect.signature(module_cls).parameters:
+    if not _takes_device(module_cls):
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     device = kwargs.pop("device", "cpu")
     check_device(device)
-    state = STATE.generator.get_state()
-    module = module_cls(*args, **kwargs)
-    STATE.generator.set_state(state)
-    return module.to_empty(device=device)
+    return module_cls(*args, **kwargs, device="meta").to_empty(device=device)
+
+
+def _takes_device(module_cls) -> bool:
+    """Whether the class's constructor has a `device` parameter (a script's __init__ read from its parameter list)."""
+    init = module_cls.__init__
+    if hasattr(init, "keyword_names"):
+        return "device" in init.keyword_names()
+    import inspect
+    return "device" in inspect.signature(module_cls).parameters
 
 
 # ---------------------------------------------------------------------------------- torch.func.functional_call

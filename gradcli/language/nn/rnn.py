@@ -29,7 +29,7 @@ def _reset(module) -> None:
 
 
 def _zeros(*shape, like: Tensor) -> Tensor:
-    return factories.zeros(*shape, dtype=like.dtype)
+    return factories.zeros(*shape, dtype=like.dtype, device=like.device)
 
 
 class RNNBase(Module):

@@ -127,7 +127,7 @@ functional = None
 
 def generate_square_subsequent_mask(sz, device=None, dtype=None) -> Tensor:
     """Transformer.generate_square_subsequent_mask: -inf above the diagonal, zeros on and below it."""
-    full = factories.full((sz, sz), float("-inf"), dtype=dtype)
+    full = factories.full((sz, sz), float("-inf"), dtype=dtype, device=device)
     return shape.triu(full, 1)
 
 
