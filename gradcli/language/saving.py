@@ -115,13 +115,13 @@ def _no_pickle_module(module) -> None:
 
 
 def _map(value, location) -> None:
-    """map_location: the CPU (a string, device or dict naming it, or None) leaves the tensors where they are;
-    CUDA is PyTorch's error on a machine without it; a function is called for each tensor, as PyTorch calls
-    it for each storage, and must hand it back."""
+    """map_location: the CPU (a string, device or dict naming it, or None) leaves the tensors where they are,
+    the meta device keeps their shapes and dtypes only; CUDA is PyTorch's error on a machine without it; a
+    function is called for each storage, as PyTorch calls it, and must hand it back."""
     if location is None:
         return
-    if location.__class__ is dict:
-        targets = list(location.values())
+    if location.__class__ is dict:          # by the storages' location, which is the CPU
+        targets = [location["cpu"]] if "cpu" in location else []
     elif callable(location):
         storages = {}
         for t in _tensors(value, set()):
@@ -141,6 +141,11 @@ def _map(value, location) -> None:
         kind = str(target).split(":")[0] if target.__class__ in (str, _Device) else None
         if kind == "cuda":
             raise RuntimeError(_NO_CUDA)
+        if kind == "meta":
+            from gradcli.engine import meta
+            for t in _tensors(value, set()):        # the loaded copies: shapes and dtypes, no data
+                t._a = meta.meta_like(t._a)
+            continue
         if kind != "cpu" or (target.__class__ is str and target != "cpu"):
             raise NotImplementedError(f"gradcli does not implement torch.load(map_location={target!r})")
 
