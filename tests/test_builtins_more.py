@@ -68,7 +68,7 @@ def test_getattr_hasattr_setattr_follow_the_attribute_rules():
     source = ("import torch\nx = torch.ones(2, requires_grad=True)\n"
               "print(getattr(x, 'shape'), hasattr(x, 'grad'), hasattr(x, 'nope'), getattr(x, 'nope', 5))\n"
               "setattr(x, 'requires_grad', False)\nprint(x.requires_grad, getattr([1, 2], 'count')(1))\n"
-              "print(hasattr(x, '__reduce__'), getattr(3, '__reduce__', 'hidden'), hasattr(torch, 'save'))\n")
+              "print(hasattr(x, '__reduce__'), getattr(3, '__reduce__', 'hidden'), hasattr(torch, 'from_file'))\n")
     assert gradcli_output(source) == "torch.Size([2]) True False 5\nFalse 1\nFalse hidden False\n"
 
 
