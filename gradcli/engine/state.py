@@ -60,6 +60,8 @@ class EngineState:
         "device_stack",         # the defaults that `with torch.device(...)` blocks in progress will put back
         "parametrization_cache",    # while torch.nn.utils.parametrize.cached() blocks run: (their depth,
                                     # {(id(module), name): the tensor computed}), else None
+        "complex_seen",         # the session has made a complex tensor: recording.apply checks each op against
+                                # the rows checked for complex values (gradcli.engine.ops.complexops)
         "sweep_targeted",       # the backward sweep in progress runs toward given inputs (autograd.grad,
                                 # backward(inputs=...)), which a reentrant checkpoint cannot take part in
     )
@@ -68,6 +70,7 @@ class EngineState:
         self.recording = True
         self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
         self.sweep_targeted = False
+        self.complex_seen = False
         self.anomaly, self.anomaly_nan = False, True
         self.observer = None
         self.replay = None

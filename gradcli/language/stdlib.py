@@ -640,7 +640,10 @@ def _build_torch() -> ScriptModule:
         "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
-        "real": _tensor_fn("real", lambda t: t.real),
+        "real": _tensor_fn("real", lambda t: t.real), "imag": _tensor_fn("imag", lambda t: t.imag),
+        "angle": _tensor_fn("angle", Tensor.angle),
+        **{name: _later("gradcli.engine.ops.complexops", name + "_function") for name in (
+            "complex", "polar", "view_as_real", "view_as_complex")},
         "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
@@ -1651,7 +1654,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     through `describe(builtins, *obj)`, which returns help's text (gradcli.language.helptext, which
     the session imports only when a script asks for help)."""
     table = {name: getattr(builtins, name) for name in (
-        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
+        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round", "complex",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(_BOUNDED_BUILTINS)    # list, tuple, sorted, sum, pow, round: bounded results
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",

@@ -365,14 +365,17 @@ class PatternBuilder:
         real, sign, imaginary = c
         if imaginary.type != "IMAG_NUMBER":
             self.problems.invalid(error_at("imaginary number required in complex literal", imaginary))
+        elif isinstance(real.value, complex):
+            self.problems.invalid(error_at("real number required in complex literal", real))
         else:
-            self.imaginary([imaginary])             # refused, as complex numbers are
+            part = self.imaginary([imaginary]).value
+            real.value = real.value + (part if sign.value == "+" else -part)
         return MatchValue(real, real.line, real.col)
 
     def signed_number(self, c):
         tok = c[-1]
         if tok.type == "IMAG_NUMBER":
-            node = self.imaginary([tok])            # refused, as complex numbers are
+            node = self.imaginary([tok])
         elif tok.type == "INT_NUMBER":
             node = self.integer([tok])
         else:
@@ -950,8 +953,10 @@ class Builder(PatternBuilder):
         return node
 
     def imaginary(self, c):
-        self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
-        return Constant(0, c[0].line, c[0].col)
+        tok = c[0]
+        node = _new(Constant)
+        node.value, node.line, node.col = complex(0.0, float(tok.value[:-1])), tok.line, tok.col
+        return node
 
     def strings(self, c):
         return string_literal(c, self.parse_fragment, self.problems)

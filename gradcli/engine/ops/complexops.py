@@ -1,0 +1,560 @@
+"""Complex tensors: their own op rows (the gradients PyTorch's convention gives a real loss of complex inputs:
+the conjugate Wirtinger derivative, so formulas multiply by conjugates), the views between complex and real
+(`real`, `imag`, view_as_real, view_as_complex), and the one table of what a complex tensor may meet.
+
+An op gradcli has not checked on complex tensors is refused, never computed: `check` runs in recording.apply
+once a session has made a complex tensor (STATE.complex_seen), and `refusal` is what the language's call paths
+raise before a refused function runs (gradcli.language.access), with PyTorch's own error where PyTorch refuses
+complex inputs itself (`<`, max, clamp, ...). Real tensors never reach any of it.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from gradcli.engine import dtypes
+from gradcli.engine.recording import Op, apply
+from gradcli.engine.state import STATE
+from gradcli.engine.tensor import Tensor
+
+
+def seen() -> None:
+    """A complex tensor exists in this session: from now on recording.apply checks each op (check)."""
+    STATE.complex_seen = True
+
+
+def _plain(F, what: str):
+    if F.tensors:
+        raise NotImplementedError(f"gradcli does not implement create_graph=True through complex {what}")
+
+
+def _sgn(z):
+    """z / |z|, 0 where z is 0 (torch.sgn)."""
+    a = np.abs(z)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(a == 0, 0, z / np.where(a == 0, 1, a)).astype(z.dtype)
+
+
+def _abs_grad(F, g, self):
+    _plain(F, "abs")
+    return g * _sgn(self)
+
+
+def _angle_grad(F, g, self):
+    _plain(F, "angle")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = g * self / (np.abs(self) ** 2) * np.asarray(1j, self.dtype)
+    return np.where(self == 0, 0, r).astype(self.dtype)
+
+
+def _view_as_complex_of(g):
+    g = np.ascontiguousarray(g)
+    return g.view(dtypes.by_name("complex128" if g.dtype == np.float64 else "complex64").np)[..., 0]
+
+
+def _polar_abs(F, g, result, abs):
+    _plain(F, "polar")
+    return np.real(g.conj() * _sgn(result))
+
+
+def _polar_angle(F, g, result, abs):
+    return np.real(g.conj() * result * np.asarray(1j, result.dtype))
+
+
+def _c(x):
+    """x.conj() for an array or a number."""
+    return x.conj() if hasattr(x, "conj") else np.conj(x)
+
+
+def _mm_self(F, g, self, other):
+    _plain(F, "mm")
+    return g @ np.swapaxes(_c(other), -1, -2)
+
+
+def _mm_other(F, g, self, other):
+    return np.swapaxes(_c(self), -1, -2) @ g
+
+
+def _pow_grad(F, g, self, exponent):
+    _plain(F, "pow")
+    if exponent == 0:
+        return np.zeros_like(g)
+    return g * _c(exponent * self ** (exponent - 1))
+
+
+def _unplain(name):
+    def formula(F, g, *saved):
+        _plain(F, name)
+        return None
+    return formula
+
+
+# fmt: off
+CONJ         = Op("ConjBackward0",          None, (),                 (lambda F, g: g.conj(),))
+CONJ_PHYS    = Op("ConjPhysicalBackward0",  None, (),                 (lambda F, g: g.conj(),))
+ABS          = Op("AbsBackward0",           None, ("self",),          (_abs_grad,), inputs=("self",))
+ANGLE        = Op("AngleBackward0",         None, ("self",),          (_angle_grad,), inputs=("self",))
+VIEW_AS_REAL = Op("ViewAsRealBackward0",    None, (),                 (lambda F, g: _view_as_complex_of(g),))
+VIEW_AS_CPLX = Op("ViewAsComplexBackward0", None, (),                 (lambda F, g: np.stack((g.real, g.imag), -1),))
+COMPLEX      = Op("ComplexBackward0",       None, (),                 (lambda F, g: np.real(g).copy(),
+                                                                       lambda F, g: np.imag(g).copy()),
+                  inputs=("real", "imag"))
+POLAR        = Op("PolarBackward0",         None, ("result", "abs"),  (_polar_abs, _polar_angle),
+                  inputs=("abs", "angle"))
+MUL          = Op("MulBackward0",           None, ("self", "other"),  (lambda F, g, self, other: g * _c(other),
+                                                                       lambda F, g, self, other: g * _c(self)),
+                  fits=True)
+DIV          = Op("DivBackward0",           None, ("self", "other"),
+                  (lambda F, g, self, other: g / _c(other),
+                   lambda F, g, self, other: -g * _c(self / other / other)), fits=True)
+EXP          = Op("ExpBackward0",           None, ("result",),        (lambda F, g, result: g * _c(result),),
+                  inputs=("self",))
+LOG          = Op("LogBackward0",           None, ("self",),          (lambda F, g, self: g / _c(self),))
+SQRT         = Op("SqrtBackward0",          None, ("result",),        (lambda F, g, result: g / (2 * _c(result)),),
+                  inputs=("self",))
+NEG_VIEW     = Op("NegViewBackward0",       None, (),                 (lambda F, g: -g,))
+RECIPROCAL   = Op("ReciprocalBackward0",    None, ("result",),        (lambda F, g, result: -g * _c(result * result),),
+                  inputs=("self",))
+POW          = Op("PowBackward0",           None, ("self", "exponent"), (_pow_grad,), inputs=("self",))
+MM           = Op("MmBackward0",            None, ("self", "other"),  (_mm_self, _mm_other), fits=("dtype", "dtype"))
+DOT          = Op("DotBackward0",           None, ("self", "other"),  (lambda F, g, self, other: g * _c(other),
+                                                                       lambda F, g, self, other: g * _c(self)),
+                  fits="dtype")
+VDOT         = Op("VdotBackward0",          None, ("self", "other"),  (lambda F, g, self, other: _c(g) * other,
+                                                                       lambda F, g, self, other: g * self),
+                  fits="dtype")
+# fmt: on
+ROWS = frozenset((CONJ, CONJ_PHYS, ABS, ANGLE, VIEW_AS_REAL, VIEW_AS_CPLX, COMPLEX, POLAR, MUL, DIV, EXP, LOG, SQRT,
+                  POW, MM, DOT, VDOT, RECIPROCAL, NEG_VIEW))
+
+# The real rows that carry complex values through unchanged in meaning (their formulas are linear: a gradient
+# passes, reshaped, summed or negated), checked against PyTorch on complex tensors.
+CARRIED = frozenset((
+    "AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward0", "RsubBackward1", "NegBackward0",
+    "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "CloneBackward0", "CatBackward0",
+    "StackBackward0", "SelectBackward0", "SliceBackward0", "IndexBackward0", "ViewBackward0", "ReshapeAliasBackward0",
+    "UnsafeViewBackward0", "TBackward0", "TransposeBackward0", "TransposeBackward1", "PermuteBackward0",
+    "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "UnsqueezeBackward0",
+    "AliasBackward0", "Identity", "ToCopyBackward0", "UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0",
+    "NarrowBackward0", "FlipBackward0", "RollBackward0", "AsStridedBackward0", "CopySlices", "CopyBackwards",
+    "DetachBackward0", "PosBackward0", "WhereBackward0", "ExpandAsBackward0",
+))
+
+# What scripts may call with a complex tensor: Tensor methods and torch functions, by name. A name in IMPLEMENTED
+# has a complex function here (called instead of the real one), the rest are the real functions, which carry
+# complex values through.
+IMPLEMENTED = {}            # filled below: name -> function
+CALLABLE = frozenset((
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "neg", "negative", "positive",
+    "sum", "mean", "reshape", "view", "view_as", "reshape_as", "transpose", "t", "permute", "squeeze", "unsqueeze",
+    "flatten", "expand", "expand_as", "clone", "detach", "detach_", "cat", "concat", "concatenate", "stack", "select",
+    "narrow", "unbind", "split", "chunk", "flip", "contiguous", "size", "dim", "numel", "item", "tolist", "type",
+    "is_complex", "is_floating_point", "is_neg", "resolve_neg", "to", "requires_grad_", "backward",
+    "register_hook", "retain_grad", "element_size", "is_contiguous", "stride", "storage_offset",
+    "isclose", "allclose", "equal", "eq", "ne", "isfinite", "isnan", "isinf", "zeros_like", "ones_like",
+    "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "new_empty",
+    "new_tensor", "cfloat", "cdouble", "is_same_size", "nelement", "ndimension",
+    "cpu", "copy_", "zero_", "fill_", "is_inference", "tensor", "as_tensor", "movedim", "moveaxis", "swapaxes",
+    "swapdims", "ravel", "is_tensor", "view_as_complex", "complex", "polar", "get_device", "is_nonzero",
+    "float", "double", "real", "imag", "where",
+))
+
+# PyTorch's own refusals of complex inputs, by function name: (error class, message)
+_FLOAT_NAME = {np.dtype(np.complex64): "ComplexFloat", np.dtype(np.complex128): "ComplexDouble"}
+PYTORCH_REFUSALS = {
+    "lt": (NotImplementedError, '"lt_cpu" not implemented for \'{kind}\''),
+    "less": (NotImplementedError, '"lt_cpu" not implemented for \'{kind}\''),
+    "gt": (NotImplementedError, '"gt_cpu" not implemented for \'{kind}\''),
+    "greater": (NotImplementedError, '"gt_cpu" not implemented for \'{kind}\''),
+    "le": (NotImplementedError, '"le_cpu" not implemented for \'{kind}\''),
+    "less_equal": (NotImplementedError, '"le_cpu" not implemented for \'{kind}\''),
+    "ge": (NotImplementedError, '"ge_cpu" not implemented for \'{kind}\''),
+    "greater_equal": (NotImplementedError, '"ge_cpu" not implemented for \'{kind}\''),
+    "max": (NotImplementedError, '"max_all" not implemented for \'{kind}\''),
+    "min": (NotImplementedError, '"min_all" not implemented for \'{kind}\''),
+    "amax": (NotImplementedError, '"max_all" not implemented for \'{kind}\''),
+    "relu": (NotImplementedError, "clamp is not supported for complex types"),
+    "clamp": (NotImplementedError, "clamp is not supported for complex types"),
+    "clip": (NotImplementedError, "clamp is not supported for complex types"),
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "sort": (RuntimeError, " Sort does not support complex dtypes on CPU"),
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "remainder": (NotImplementedError, '"remainder_cpu" not implemented for \'{kind}\''),
+    "fmod": (NotImplementedError, '"fmod_cpu" not implemented for \'{kind}\''),
+    "floor_divide": (NotImplementedError, '"div_floor_cpu" not implemented for \'{kind}\''),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "round": (NotImplementedError, '"round_vml_cpu" not implemented for \'{kind}\''),
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead."),
+}
+# the operators that reach these functions
+OPERATOR_NAMES = {"__lt__": "lt", "__gt__": "gt", "__le__": "le", "__ge__": "ge", "__mod__": "remainder",
+                  "__floordiv__": "floor_divide"}
+
+
+def is_complex(x) -> bool:
+    return x.__class__ is Tensor and x._a.dtype.kind == "c"
+
+
+def refusal(name: str, kind: np.dtype, namespace: str = "torch") -> Exception:
+    """The error for `name` called with a complex tensor of numpy dtype `kind`."""
+    known = PYTORCH_REFUSALS.get(name)
+    if known is not None:
+        return known[0](known[1].format(kind=_FLOAT_NAME.get(kind, "ComplexFloat")))
+    return NotImplementedError(f"gradcli does not implement complex tensors in {namespace}.{name}")
+
+
+def first_complex(args, kwargs):
+    """The numpy dtype of the first complex tensor among a call's arguments (one level into lists), or None."""
+    for v in (*args, *kwargs.values()):
+        if v.__class__ is Tensor:
+            if v._a.dtype.kind == "c":
+                return v._a.dtype
+        elif v.__class__ is list or v.__class__ is tuple:
+            for w in v:
+                if w.__class__ is Tensor and w._a.dtype.kind == "c":
+                    return w._a.dtype
+    return None
+
+
+def guarded(function, name: str, namespace: str):
+    """`function` (a torch function a script called once complex tensors exist): refused when an argument is
+    complex and `name` is not one gradcli has checked; a name with a complex implementation runs it."""
+    own = IMPLEMENTED.get(name) if namespace == "torch" else None
+    allowed = namespace == "torch" and name in CALLABLE
+
+    def call(*args, **kwargs):
+        kind = first_complex(args, kwargs)
+        if kind is None:
+            return function(*args, **kwargs)
+        if own is not None:
+            return own(*args, **kwargs)
+        if allowed:
+            return function(*args, **kwargs)
+        raise refusal(name, kind, namespace)
+    return call
+
+
+def method(t: Tensor, name: str, function):
+    """`t.name` (a complex tensor's method): its complex implementation, the real one that carries complex
+    values, or the refusal, raised when called (PyTorch's own refusals too)."""
+    own = IMPLEMENTED.get(name)
+    if own is not None:
+        return lambda *args, **kwargs: own(t, *args, **kwargs)
+    if name in CALLABLE or not callable(function):
+        return function
+
+    def refused(*args, **kwargs):
+        raise refusal(name, t._a.dtype, "torch.Tensor" if name not in _TORCH_TOO else "torch")
+    return refused
+
+
+_TORCH_TOO = frozenset(PYTORCH_REFUSALS)
+
+
+def check(op: Op, out, inputs) -> None:
+    """recording.apply's check, once the session has complex tensors: a row not made or checked for complex
+    values refuses them (an input or the result complex)."""
+    if op in ROWS or op.node in CARRIED:
+        return
+    kind = out.dtype if out.dtype.kind == "c" else None
+    if kind is None:
+        for x in inputs:
+            if x.__class__ is Tensor and x._a.dtype.kind == "c":
+                kind = x._a.dtype
+                break
+            if x.__class__ is complex:
+                kind = np.dtype(np.complex64)
+                break
+    if kind is not None:
+        name = op.node.rstrip("0123456789")
+        raise refusal((name[:-8] if name.endswith("Backward") else name).lower(), kind)
+
+
+# ------------------------------------------------------------------------------------------------ functions
+
+def _real_view(a: np.ndarray) -> np.ndarray:
+    """The (..., 2) real array aliasing a complex array's memory, whatever its strides."""
+    part = a.real
+    return np.lib.stride_tricks.as_strided(part, a.shape + (2,), part.strides + (part.itemsize,))
+
+
+def view_as_real(z: Tensor) -> Tensor:
+    from gradcli.engine.ops.shape import _view_of
+    if z.__class__ is not Tensor:
+        raise TypeError(f"view_as_real(): argument 'input' (position 1) must be Tensor, not {type(z).__name__}")
+    if z._a.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    if is_conj(z):
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
+    return _view_of(z, _real_view(z._a), VIEW_AS_REAL, ())
+
+
+def view_as_complex(x: Tensor) -> Tensor:
+    from gradcli.engine.ops.shape import _view_of
+    if x.__class__ is not Tensor:
+        raise TypeError(f"view_as_complex(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    a = x._a
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
+                           f"scalar type: {_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)}")
+    if a.ndim == 0 or a.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if a.strides[-1] != a.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    for s in a.strides[:-1]:
+        if s % (2 * a.itemsize):
+            raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    seen()
+    ctype = np.complex128 if a.dtype == np.float64 else np.complex64
+    out = np.ndarray(a.shape[:-1], ctype, buffer=_owner(a), offset=_offset(a), strides=a.strides[:-1])
+    return _view_of(x, out, VIEW_AS_CPLX, ())
+
+
+_SCALAR_NAMES = {"float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte",
+                 "int8": "Char", "int16": "Short", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    while a.base is not None and isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _offset(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0] - _owner(a).__array_interface__["data"][0]
+
+
+def real(z: Tensor) -> Tensor:
+    """z.real: a view of z's real parts (SelectBackward0 of view_as_real), through conj() for a conjugate
+    view as PyTorch reads one (its parts are those of the conjugate of the conjugate)."""
+    if z._a.dtype.kind != "c":
+        return z
+    from gradcli.engine.ops.indexing import select
+    return select(view_as_real(conj(z) if is_conj(z) else z), -1, 0)
+
+
+def imag(z: Tensor) -> Tensor:
+    """z.imag; of a conjugate view, the negated imaginary parts of its conjugate (NegViewBackward0)."""
+    if z._a.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    from gradcli.engine.ops.indexing import select
+    if is_conj(z):
+        return select(_neg_view(view_as_real(conj(z))), -1, 1)
+    return select(view_as_real(z), -1, 1)
+
+
+def _neg_view(x: Tensor) -> Tensor:
+    out = np.asarray(-x._a)
+    out.flags.writeable = False         # (a lazy negative view in PyTorch; a copy here, refusing writes)
+    return apply(NEG_VIEW, out, (x,))
+
+
+# the tensors conj() made: PyTorch's lazy conjugate views, whose is_conj() is True. PyTorch's share their input's
+# memory; gradcli's are copies, so they refuse writes (numpy's read-only flag, which their views inherit) rather
+# than let a write miss the input it would reach in PyTorch.
+_CONJ = weakref.WeakValueDictionary()     # id -> tensor
+CONJ_WRITE = ("gradcli does not implement writing through a conjugate view (PyTorch's conj() shares its input's "
+              "memory; gradcli's is a copy): write to the input, or to conj_physical() or resolve_conj()")
+
+
+def conj(z: Tensor) -> Tensor:
+    if z._a.dtype.kind != "c":
+        return z
+    out = np.asarray(np.conj(z._a))
+    out.flags.writeable = False
+    t = apply(CONJ, out, (z,))
+    if not is_conj(z):                  # the conjugate of a conjugate view is a plain view of its input
+        _CONJ[id(t)] = t
+    return t
+
+
+def is_conj(z: Tensor) -> bool:
+    return _CONJ.get(id(z)) is z
+
+
+def resolve_conj(z: Tensor) -> Tensor:
+    if not is_conj(z):
+        return z
+    from gradcli.engine.ops.arith import clone
+    return clone(z)
+
+
+def conj_physical(z: Tensor) -> Tensor:
+    if z._a.dtype.kind != "c":
+        return z
+    return apply(CONJ_PHYS, np.conj(z._a), (z,))
+
+
+def abs_(z: Tensor) -> Tensor:
+    if z._a.dtype.kind != "c":
+        from gradcli.engine import ops
+        return ops.abs(z)
+    return apply(ABS, np.abs(z._a), (z,))
+
+
+def angle(z: Tensor) -> Tensor:
+    if z._a.dtype.kind != "c":
+        raise NotImplementedError("gradcli does not implement torch.angle of real tensors (only of complex ones)")
+    return apply(ANGLE, np.angle(z._a).astype(z._a.real.dtype), (z,))
+
+
+def complex_(real: Tensor, imag: Tensor) -> Tensor:
+    """torch.complex(real, imag)."""
+    for v, which in ((real, "real"), (imag, "imag")):
+        if v.__class__ is not Tensor:
+            raise TypeError(f"complex(): argument '{which}' (position {1 if which == 'real' else 2}) must be "
+                            f"Tensor, not {type(v).__name__}")
+    a, b = real._a, imag._a
+    if a.dtype.kind != "f" or b.dtype.kind != "f":
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)} and "
+                           f"{_SCALAR_NAMES.get(b.dtype.name, b.dtype.name)}")
+    if a.dtype != b.dtype:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
+        raise RuntimeError(f"Expected object of scalar type {names[a.dtype.name]} but got scalar type "
+                           f"{names[b.dtype.name]} for second argument")
+    if a.dtype == np.float16:
+        raise NotImplementedError(dtypes.COMPLEX32)
+    seen()
+    ctype = np.complex128 if a.dtype == np.float64 else np.complex64
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    out = np.empty(shape, ctype)
+    out.real, out.imag = a, b
+    return apply(COMPLEX, out, (real, imag))
+
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """torch.polar(abs, angle): abs * (cos(angle) + i sin(angle))."""
+    a, t = abs._a, angle._a
+    if a.dtype.kind != "f" or a.dtype != t.dtype:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)} and "
+                           f"{_SCALAR_NAMES.get(t.dtype.name, t.dtype.name)}")
+    seen()
+    ctype = np.complex128 if a.dtype == np.float64 else np.complex64
+    shape = np.broadcast_shapes(a.shape, t.shape)
+    out = np.empty(shape, ctype)
+    out.real, out.imag = a * np.cos(t), a * np.sin(t)
+    return apply(POLAR, out, (abs, angle), (abs,))
+
+
+def mul(a, b, x, y) -> Tensor:
+    """a * b with the operands x, y in the complex result dtype (recording.operands)."""
+    return apply(MUL, x * y, (a, b), (), (x, y if b.__class__ is Tensor else b))
+
+
+def div(a, b, x, y) -> Tensor:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = _divide(x, y)
+    return apply(DIV, out, (a, b), (), (x, y if b.__class__ is Tensor else b))
+
+
+def _divide(x, y):
+    """PyTorch's complex division (c10::complex's operator/, Smith's scaled algorithm): a zero divisor gives
+    inf/nan parts the way C++ does, where numpy's would give nan."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    out = np.asarray(x / y)
+    zero = y == 0
+    if zero.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out.real[zero] = x.real[zero] / np.abs(y.real[zero])
+            out.imag[zero] = x.imag[zero] / np.abs(y.real[zero])
+    return out
+
+
+def reciprocal(z: Tensor) -> Tensor:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return apply(RECIPROCAL, _divide(np.ones((), z._a.dtype), z._a), (z,))
+
+
+def exp(z: Tensor) -> Tensor:
+    return apply(EXP, np.exp(z._a), (z,))
+
+
+def log(z: Tensor) -> Tensor:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return apply(LOG, np.log(z._a), (z,))
+
+
+def sqrt(z: Tensor) -> Tensor:
+    return apply(SQRT, np.sqrt(z._a), (z,))
+
+
+def pow_(z: Tensor, exponent) -> Tensor:
+    if exponent.__class__ not in (int, float, bool):
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.pow with a tensor or "
+                                  "complex exponent")
+    a = z._a
+    if exponent == 2:
+        out = a * a
+    elif exponent == 0.5:
+        out = np.sqrt(a)
+    else:
+        out = np.power(a, np.asarray(exponent, a.real.dtype))
+    return apply(POW, out.astype(a.dtype), (z,), (exponent,))
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    x, y = a._a, b._a
+    if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[0]:
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.matmul beyond "
+                                  "(n, k) @ (k, m) matrices and 1-d dot products")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dt(x)} != {_dt(y)}")
+    return apply(MM, x @ y, (a, b))
+
+
+def _dt(a) -> str:
+    return {"float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(a.dtype.name, a.dtype.name)
+
+
+def _vectors(a: Tensor, b: Tensor) -> tuple:
+    """dot's and vdot's checks, in PyTorch's words (vdot's mismatch message names dot too, as PyTorch's does)."""
+    from gradcli.engine.recording import type_word
+    x, y = a._a, b._a
+    if x.ndim != 1 or y.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_word(x)} and "
+                           f"{type_word(y)}")
+    if x.shape != y.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
+                           f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
+    return x, y
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    x, y = _vectors(a, b)
+    return apply(DOT, np.asarray(np.dot(x, y)), (a, b))
+
+
+def vdot(a: Tensor, b: Tensor) -> Tensor:
+    x, y = _vectors(a, b)
+    return apply(VDOT, np.asarray(np.vdot(x, y)), (a, b))
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    if a._a.ndim == 1 and b._a.ndim == 1:
+        return dot(a, b)
+    return mm(a, b)
+
+
+# torch's functions of these names (gradcli.language.stdlib reads them at their first call)
+complex_function, polar_function = complex_, polar
+view_as_real_function, view_as_complex_function = view_as_real, view_as_complex
+
+IMPLEMENTED.update({
+    "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj, "is_conj": is_conj,
+    "abs": abs_, "absolute": abs_, "reciprocal": reciprocal, "angle": angle, "exp": exp, "log": log, "sqrt": sqrt, "pow": pow_,
+    "mm": mm, "matmul": matmul, "dot": dot, "vdot": vdot, "view_as_real": view_as_real, "real": real, "imag": imag,
+})
