@@ -10,6 +10,7 @@ complex inputs itself (`<`, max, clamp, ...). Real tensors never reach any of it
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
@@ -25,9 +26,16 @@ def seen() -> None:
     STATE.complex_seen = True
 
 
-def _plain(F, what: str):
-    if F.tensors:
-        raise NotImplementedError(f"gradcli does not implement create_graph=True through complex {what}")
+def _numpy_only(formula, node: str):
+    """A complex row's formula, which computes on numpy arrays: a backward with create_graph=True (formulas on
+    Tensors, recording their own graph) is refused through it."""
+    @functools.wraps(formula)           # (its signature is the formula's: tests read what it takes)
+    def checked(F, g, *saved):
+        if F.tensors:
+            raise NotImplementedError(f"gradcli does not implement create_graph=True through complex tensors "
+                                      f"({node})")
+        return formula(F, g, *saved)
+    return checked
 
 
 def _sgn(z):
@@ -38,12 +46,10 @@ def _sgn(z):
 
 
 def _abs_grad(F, g, self):
-    _plain(F, "abs")
     return g * _sgn(self)
 
 
 def _angle_grad(F, g, self):
-    _plain(F, "angle")
     with np.errstate(invalid="ignore", divide="ignore"):
         r = g * self / (np.abs(self) ** 2) * np.asarray(1j, self.dtype)
     return np.where(self == 0, 0, r).astype(self.dtype)
@@ -54,13 +60,17 @@ def _view_as_complex_of(g):
     return g.view(dtypes.by_name("complex128" if g.dtype == np.float64 else "complex64").np)[..., 0]
 
 
-def _polar_abs(F, g, result, abs):
-    _plain(F, "polar")
+def _polar_abs(F, g, result):
     return np.real(g.conj() * _sgn(result))
 
 
-def _polar_angle(F, g, result, abs):
+def _polar_angle(F, g, result):
     return np.real(g.conj() * result * np.asarray(1j, result.dtype))
+
+
+def _part(F, part):
+    """g.real or g.imag as a gradient of its own (numpy's are views of g)."""
+    return part.copy()
 
 
 def _c(x):
@@ -69,7 +79,6 @@ def _c(x):
 
 
 def _mm_self(F, g, self, other):
-    _plain(F, "mm")
     return g @ np.swapaxes(_c(other), -1, -2)
 
 
@@ -78,17 +87,9 @@ def _mm_other(F, g, self, other):
 
 
 def _pow_grad(F, g, self, exponent):
-    _plain(F, "pow")
     if exponent == 0:
         return np.zeros_like(g)
     return g * _c(exponent * self ** (exponent - 1))
-
-
-def _unplain(name):
-    def formula(F, g, *saved):
-        _plain(F, name)
-        return None
-    return formula
 
 
 # fmt: off
@@ -98,10 +99,10 @@ ABS          = Op("AbsBackward0",           None, ("self",),          (_abs_grad
 ANGLE        = Op("AngleBackward0",         None, ("self",),          (_angle_grad,), inputs=("self",))
 VIEW_AS_REAL = Op("ViewAsRealBackward0",    None, (),                 (lambda F, g: _view_as_complex_of(g),))
 VIEW_AS_CPLX = Op("ViewAsComplexBackward0", None, (),                 (lambda F, g: np.stack((g.real, g.imag), -1),))
-COMPLEX      = Op("ComplexBackward0",       None, (),                 (lambda F, g: np.real(g).copy(),
-                                                                       lambda F, g: np.imag(g).copy()),
+COMPLEX      = Op("ComplexBackward0",       None, ("real", "imag"),   (lambda F, g, real, imag: _part(F, g.real),
+                                                                       lambda F, g, real, imag: _part(F, g.imag)),
                   inputs=("real", "imag"))
-POLAR        = Op("PolarBackward0",         None, ("result", "abs"),  (_polar_abs, _polar_angle),
+POLAR        = Op("PolarBackward0",         None, ("result",),        (_polar_abs, _polar_angle),
                   inputs=("abs", "angle"))
 MUL          = Op("MulBackward0",           None, ("self", "other"),  (lambda F, g, self, other: g * _c(other),
                                                                        lambda F, g, self, other: g * _c(self)),
@@ -126,8 +127,122 @@ VDOT         = Op("VdotBackward0",          None, ("self", "other"),  (lambda F,
                                                                        lambda F, g, self, other: g * self),
                   fits="dtype")
 # fmt: on
+
+
+# Forward-mode columns (gradcli.engine.forward): (F, tangents, inputs, result, *saved) -> the result's tangent.
+# A holomorphic op's tangent is f'(z) * t; abs and angle (real results of a complex input) take the real part
+# of the matching product. The derivatives are numbers computed here, so a tangent is exact to first order
+# (forward over reverse through these rows is not differentiated further).
+
+def _const(a) -> Tensor:
+    return Tensor(np.asarray(a))
+
+
+def _times(t, factor):
+    """t * factor (an array), None where t is None."""
+    return None if t is None else t * _const(factor)
+
+
+def _sum_terms(*terms):
+    from gradcli.engine.forward import add_tangents
+    out = None
+    for t in terms:
+        out = add_tangents(out, t)
+    return out
+
+
+def _unary_jvp(derivative):
+    return lambda F, ts, xs, result, *saved: _times(ts[0], derivative(_array(xs[0]), result._a))
+
+
+def _array(x):
+    return x._a if x.__class__ is Tensor else np.asarray(x)
+
+
+def _abs_jvp(F, ts, xs, result, *saved):
+    return real(ts[0] * _const(np.conj(_sgn(xs[0]._a))))
+
+
+def _angle_jvp(F, ts, xs, result, *saved):
+    """Re(conj(t) * z / |z|^2 * i): angle_backward's formula on the conjugate tangent (its signed zeros too)."""
+    z = xs[0]._a
+    t = conj_physical(ts[0]) * _const(z) / _const(np.abs(z) ** 2) * _const(np.asarray(1j, z.dtype))
+    return real(t * _const(z != 0) if (z == 0).any() else t)     # (0 where z is 0: its nan made a number)
+
+
+def _mul_jvp(F, ts, xs, result):
+    a, b = xs
+    return _sum_terms(_times(ts[0], _array(b)), _times(ts[1], _array(a)))
+
+
+def _div_jvp(F, ts, xs, result):
+    a, b = _array(xs[0]), _array(xs[1])
+    return _sum_terms(_times(ts[0], 1 / b), _times(ts[1], -(a / b) / b))
+
+
+def _pow_jvp(F, ts, xs, result, exponent):
+    z = xs[0]._a
+    return _times(ts[0], np.zeros_like(z) if exponent == 0 else exponent * z ** (exponent - 1))
+
+
+def _mm_jvp(F, ts, xs, result):
+    from gradcli.engine.ops.arith import add
+    a, b = xs
+    terms = [ts[0] @ b if ts[0] is not None else None, a @ ts[1] if ts[1] is not None else None]
+    terms = [t for t in terms if t is not None]
+    return terms[0] if len(terms) == 1 else add(*terms)
+
+
+def _dot_jvp(F, ts, xs, result, conj_first=False):
+    a, b = xs
+    first = conj_physical(ts[0]) if conj_first and ts[0] is not None else ts[0]
+    left = conj_physical(a) if conj_first else a
+    return _sum_terms(None if first is None else dot(first, b), None if ts[1] is None else dot(left, ts[1]))
+
+
+def _complex_jvp(F, ts, xs, result):
+    from gradcli.engine import factories
+    tr, ti = ts
+    tr = tr if tr is not None else factories.zeros_like(ti)
+    ti = ti if ti is not None else factories.zeros_like(tr)
+    return complex_(tr, ti)
+
+
+def _polar_jvp(F, ts, xs, result):
+    r = result._a
+    return _sum_terms(None if ts[0] is None else ts[0] * _const(_sgn(r)),
+                      None if ts[1] is None else ts[1] * _const(r * np.asarray(1j, r.dtype)))
+
+
+def _views():
+    """view_as_real's and view_as_complex's columns: the tangent through the same view."""
+    from gradcli.engine.ops.shape import _linear_view
+    VIEW_AS_REAL.jvp = _linear_view(VIEW_AS_REAL, lambda t, r: _real_view(t))
+    VIEW_AS_CPLX.jvp = _linear_view(VIEW_AS_CPLX, lambda t, r: _view_as_complex_of(t))
+
+
 ROWS = frozenset((CONJ, CONJ_PHYS, ABS, ANGLE, VIEW_AS_REAL, VIEW_AS_CPLX, COMPLEX, POLAR, MUL, DIV, EXP, LOG, SQRT,
                   POW, MM, DOT, VDOT, RECIPROCAL, NEG_VIEW))
+
+CONJ.jvp = CONJ_PHYS.jvp = lambda F, ts, xs, result: conj_physical(ts[0])
+NEG_VIEW.jvp = lambda F, ts, xs, result: -ts[0]
+ABS.jvp, ANGLE.jvp = _abs_jvp, _angle_jvp
+EXP.jvp = _unary_jvp(lambda z, r: r)
+LOG.jvp = _unary_jvp(lambda z, r: 1 / z)
+SQRT.jvp = _unary_jvp(lambda z, r: 1 / (2 * r))
+RECIPROCAL.jvp = _unary_jvp(lambda z, r: -(r * r))
+MUL.jvp, DIV.jvp, POW.jvp, MM.jvp = _mul_jvp, _div_jvp, _pow_jvp, _mm_jvp
+DOT.jvp = _dot_jvp
+VDOT.jvp = lambda F, ts, xs, result: _dot_jvp(F, ts, xs, result, conj_first=True)
+COMPLEX.jvp, POLAR.jvp = _complex_jvp, _polar_jvp
+_views()
+
+def _numpy_formulas() -> None:
+    for row in ROWS:
+        row.backward = tuple(_numpy_only(f, row.node) for f in row.backward)
+
+
+_numpy_formulas()
 
 # The real rows that carry complex values through unchanged in meaning (their formulas are linear: a gradient
 # passes, reshaped, summed or negated), checked against PyTorch on complex tensors.
@@ -444,7 +559,7 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     shape = np.broadcast_shapes(a.shape, t.shape)
     out = np.empty(shape, ctype)
     out.real, out.imag = a * np.cos(t), a * np.sin(t)
-    return apply(POLAR, out, (abs, angle), (abs,))
+    return apply(POLAR, out, (abs, angle))
 
 
 def mul(a, b, x, y) -> Tensor:
