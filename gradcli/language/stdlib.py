@@ -1325,6 +1325,9 @@ def _unbound_tensor_method(name: str) -> Builtin:
     return Builtin("unbound torch.Tensor", name, method)
 
 
+_FUNCTION = type(lambda: None)
+
+
 def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException:
     """The error to report for a script's call `f(*args, **kwargs)` that raised `exc` (a TypeError,
     AttributeError or ValueError): PyTorch's message when `f` is a torch function or tensor method
@@ -1332,6 +1335,8 @@ def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException
     Runs only after a call has failed."""
     if f.__class__ is Builtin and f.namespace == "torch.Tensor":     # a method read as a value (getattr)
         f = f.func
+    if f.__class__ is _FUNCTION:        # a torch function as complexops.guarded hands it out: the function itself
+        f = getattr(f, "guarded", f)
     func = getattr(f, "__func__", None)
     if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
         name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True

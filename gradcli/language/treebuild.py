@@ -363,13 +363,13 @@ class PatternBuilder:
 
     def complex_pattern(self, c):
         real, sign, imaginary = c
-        if imaginary.type != "IMAG_NUMBER":
-            self.problems.invalid(error_at("imaginary number required in complex literal", imaginary))
-        elif isinstance(real.value, complex):
+        if isinstance(real.value, complex):         # (CPython checks the real part first)
             self.problems.invalid(error_at("real number required in complex literal", real))
-        else:
-            part = self.imaginary([imaginary]).value
-            real.value = real.value + (part if sign.value == "+" else -part)
+        elif imaginary.type != "IMAG_NUMBER":
+            self.problems.invalid(error_at("imaginary number required in complex literal", imaginary))
+        else:       # a sum, as CPython's tree has it (its value is computed when the pattern is compiled)
+            value = BinOp(real, "add" if sign.value == "+" else "sub", self.imaginary([imaginary]), real.line, real.col)
+            return MatchValue(value, real.line, real.col)
         return MatchValue(real, real.line, real.col)
 
     def signed_number(self, c):

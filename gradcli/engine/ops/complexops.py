@@ -274,6 +274,7 @@ CALLABLE = frozenset((
     "cpu", "copy_", "zero_", "fill_", "is_inference", "tensor", "as_tensor", "movedim", "moveaxis", "swapaxes",
     "swapdims", "ravel", "is_tensor", "view_as_complex", "complex", "polar", "get_device", "is_nonzero",
     "float", "double", "real", "imag", "where",
+    "max", "min",               # (their engine functions refuse complex values with the words PyTorch has per form)
 ))
 
 # PyTorch's own refusals of complex inputs, by function name: (error class, message)
@@ -289,7 +290,14 @@ PYTORCH_REFUSALS = {
     "greater_equal": (NotImplementedError, '"ge_cpu" not implemented for \'{kind}\''),
     "max": (NotImplementedError, '"max_all" not implemented for \'{kind}\''),
     "min": (NotImplementedError, '"min_all" not implemented for \'{kind}\''),
-    "amax": (NotImplementedError, '"max_all" not implemented for \'{kind}\''),
+    "max_dim": (RuntimeError, "max(): does not support complex input"),
+    "min_dim": (RuntimeError, "min(): does not support complex input"),
+    "amax": (NotImplementedError, '"max_values_cpu" not implemented for \'{kind}\''),
+    "amin": (NotImplementedError, '"min_values_cpu" not implemented for \'{kind}\''),
+    "median": (NotImplementedError, '"median_cpu" not implemented for \'{kind}\''),
+    "kthvalue": (NotImplementedError, '"kthvalue_cpu" not implemented for \'{kind}\''),
+    "mode": (NotImplementedError, '"mode_cpu" not implemented for \'{kind}\''),
+    "unique": (NotImplementedError, '"unique" not implemented for \'{kind}\''),
     "relu": (NotImplementedError, "clamp is not supported for complex types"),
     "clamp": (NotImplementedError, "clamp is not supported for complex types"),
     "clip": (NotImplementedError, "clamp is not supported for complex types"),
@@ -353,6 +361,7 @@ def guarded(function, name: str, namespace: str):
         if allowed:
             return function(*args, **kwargs)
         raise refusal(name, kind, namespace)
+    call.guarded = function         # the function itself, whose argument errors the language words as PyTorch's
     return call
 
 
@@ -513,13 +522,14 @@ def abs_(z: Tensor) -> Tensor:
     if z._a.dtype.kind != "c":
         from gradcli.engine import ops
         return ops.abs(z)
-    return apply(ABS, np.abs(z._a), (z,))
+    return apply(ABS, np.hypot(z._a.real, z._a.imag), (z,))     # (hypot: PyTorch's bits, where np.abs differs)
 
 
 def angle(z: Tensor) -> Tensor:
     if z._a.dtype.kind != "c":
         raise NotImplementedError("gradcli does not implement torch.angle of real tensors (only of complex ones)")
-    return apply(ANGLE, np.angle(z._a).astype(z._a.real.dtype), (z,))
+    from gradcli.engine import elementary
+    return apply(ANGLE, np.asarray(elementary.atan2(z._a.imag, z._a.real)), (z,))
 
 
 def complex_(real: Tensor, imag: Tensor) -> Tensor:
@@ -562,9 +572,21 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     return apply(POLAR, out, (abs, angle))
 
 
+def product(x, y) -> np.ndarray:
+    """x * y as PyTorch's CPU kernel multiplies complex numbers: (ac - bd) + (ad + bc)i, four products and two
+    sums each rounded in the parts' dtype (numpy's complex multiply differs in the last bits of 47% of
+    complex64 products: docs/numerics.md, Complex tensors)."""
+    x, y = np.asarray(x), np.asarray(y)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.result_type(x, y))
+    out.real = a * c - b * d
+    out.imag = a * d + b * c
+    return out
+
+
 def mul(a, b, x, y) -> Tensor:
     """a * b with the operands x, y in the complex result dtype (recording.operands)."""
-    return apply(MUL, x * y, (a, b), (), (x, y if b.__class__ is Tensor else b))
+    return apply(MUL, product(x, y), (a, b), (), (x, y if b.__class__ is Tensor else b))
 
 
 def div(a, b, x, y) -> Tensor:
@@ -610,7 +632,7 @@ def pow_(z: Tensor, exponent) -> Tensor:
                                   "complex exponent")
     a = z._a
     if exponent == 2:
-        out = a * a
+        out = product(a, a)
     elif exponent == 0.5:
         out = np.sqrt(a)
     else:
