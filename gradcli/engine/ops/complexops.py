@@ -39,10 +39,14 @@ def _numpy_only(formula, node: str):
 
 
 def _sgn(z):
-    """z / |z|, 0 where z is 0 (torch.sgn)."""
-    a = np.abs(z)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(a == 0, 0, z / np.where(a == 0, 1, a)).astype(z.dtype)
+    """z / |z|, 0 where z is 0, as torch.sgn computes it: each part divided by |z| (hypot, as abs computes it;
+    numpy's complex-by-real division rounds otherwise in 46% of complex64 elements)."""
+    a = np.hypot(z.real, z.imag)
+    safe = np.where(a == 0, 1, a)
+    out = np.empty(np.shape(z), z.dtype)
+    out.real = np.where(a == 0, 0, z.real / safe)
+    out.imag = np.where(a == 0, 0, z.imag / safe)
+    return out
 
 
 def _abs_grad(F, g, self):
@@ -51,7 +55,7 @@ def _abs_grad(F, g, self):
 
 def _angle_grad(F, g, self):
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = g * self / (np.abs(self) ** 2) * np.asarray(1j, self.dtype)
+        r = product(g * self / (np.hypot(self.real, self.imag) ** 2), np.asarray(1j, self.dtype))
     return np.where(self == 0, 0, r).astype(self.dtype)
 
 
@@ -61,11 +65,11 @@ def _view_as_complex_of(g):
 
 
 def _polar_abs(F, g, result):
-    return np.real(g.conj() * _sgn(result))
+    return np.real(product(g.conj(), _sgn(result)))
 
 
 def _polar_angle(F, g, result):
-    return np.real(g.conj() * result * np.asarray(1j, result.dtype))
+    return np.real(product(product(g.conj(), result), np.asarray(1j, result.dtype)))
 
 
 def _part(F, part):
@@ -76,6 +80,22 @@ def _part(F, part):
 def _c(x):
     """x.conj() for an array or a number."""
     return x.conj() if hasattr(x, "conj") else np.conj(x)
+
+
+def _times_conj(F, g, x):
+    """g * conj(x), multiplied as PyTorch's kernel multiplies (product: measured, the same bits)."""
+    return product(g, _c(x))
+
+
+def _power(z, exponent):
+    """z ** exponent (a number) as pow_ computes it."""
+    if exponent == 2:
+        return product(z, z)
+    if exponent == 0.5:
+        return np.sqrt(z)
+    if exponent == 1:
+        return np.array(z, copy=True)
+    return np.power(z, np.asarray(exponent, z.real.dtype))
 
 
 def _mm_self(F, g, self, other):
@@ -89,7 +109,7 @@ def _mm_other(F, g, self, other):
 def _pow_grad(F, g, self, exponent):
     if exponent == 0:
         return np.zeros_like(g)
-    return g * _c(exponent * self ** (exponent - 1))
+    return _times_conj(F, g, exponent * _power(self, exponent - 1))
 
 
 # fmt: off
@@ -104,27 +124,28 @@ COMPLEX      = Op("ComplexBackward0",       None, ("real", "imag"),   (lambda F,
                   inputs=("real", "imag"))
 POLAR        = Op("PolarBackward0",         None, ("result",),        (_polar_abs, _polar_angle),
                   inputs=("abs", "angle"))
-MUL          = Op("MulBackward0",           None, ("self", "other"),  (lambda F, g, self, other: g * _c(other),
-                                                                       lambda F, g, self, other: g * _c(self)),
+MUL          = Op("MulBackward0",           None, ("self", "other"),  (lambda F, g, self, other: _times_conj(F, g, other),
+                                                                       lambda F, g, self, other: _times_conj(F, g, self)),
                   fits=True)
 DIV          = Op("DivBackward0",           None, ("self", "other"),
                   (lambda F, g, self, other: g / _c(other),
                    lambda F, g, self, other: -g * _c(self / other / other)), fits=True)
-EXP          = Op("ExpBackward0",           None, ("result",),        (lambda F, g, result: g * _c(result),),
+EXP          = Op("ExpBackward0",           None, ("result",),        (lambda F, g, result: _times_conj(F, g, result),),
                   inputs=("self",))
 LOG          = Op("LogBackward0",           None, ("self",),          (lambda F, g, self: g / _c(self),))
 SQRT         = Op("SqrtBackward0",          None, ("result",),        (lambda F, g, result: g / (2 * _c(result)),),
                   inputs=("self",))
 NEG_VIEW     = Op("NegViewBackward0",       None, (),                 (lambda F, g: -g,))
-RECIPROCAL   = Op("ReciprocalBackward0",    None, ("result",),        (lambda F, g, result: -g * _c(result * result),),
+RECIPROCAL   = Op("ReciprocalBackward0",    None, ("result",),        (lambda F, g, result:
+                                                                       _times_conj(F, -g, product(result, result)),),
                   inputs=("self",))
 POW          = Op("PowBackward0",           None, ("self", "exponent"), (_pow_grad,), inputs=("self",))
 MM           = Op("MmBackward0",            None, ("self", "other"),  (_mm_self, _mm_other), fits=("dtype", "dtype"))
-DOT          = Op("DotBackward0",           None, ("self", "other"),  (lambda F, g, self, other: g * _c(other),
-                                                                       lambda F, g, self, other: g * _c(self)),
+DOT          = Op("DotBackward0",           None, ("self", "other"),  (lambda F, g, self, other: _times_conj(F, g, other),
+                                                                       lambda F, g, self, other: _times_conj(F, g, self)),
                   fits="dtype")
-VDOT         = Op("VdotBackward0",          None, ("self", "other"),  (lambda F, g, self, other: _c(g) * other,
-                                                                       lambda F, g, self, other: g * self),
+VDOT         = Op("VdotBackward0",          None, ("self", "other"),  (lambda F, g, self, other: product(_c(g), other),
+                                                                       lambda F, g, self, other: product(g, self)),
                   fits="dtype")
 # fmt: on
 
@@ -573,15 +594,35 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 
 
 def product(x, y) -> np.ndarray:
-    """x * y as PyTorch's CPU kernel multiplies complex numbers: (ac - bd) + (ad + bc)i, four products and two
-    sums each rounded in the parts' dtype (numpy's complex multiply differs in the last bits of 47% of
-    complex64 products: docs/numerics.md, Complex tensors)."""
+    """x * y as PyTorch's CPU kernel multiplies complex numbers: (ac - bd) + (ad + bc)i. Its vector body rounds
+    the four products and two sums each; the scalar tail, compiled with contracted multiply-adds, rounds
+    fma(a, c, -bd) and fma(a, d, bc) (complex64: GCC vectorises the tail by pairs, so an odd last element is
+    the plain formula's again). Measured on the oracle for every tail length of contiguous operands of one
+    shape; other layouts (broadcasting, strides) take the plain formula, which PyTorch's differs from in some
+    elements there (docs/numerics.md, Complex tensors). numpy's own complex multiply differs from PyTorch's in
+    the last bits of 47% of complex64 products."""
     x, y = np.asarray(x), np.asarray(y)
     a, b, c, d = x.real, x.imag, y.real, y.imag
     out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.result_type(x, y))
     out.real = a * c - b * d
     out.imag = a * d + b * c
+    if x.shape == y.shape and out.size and x.flags.c_contiguous and y.flags.c_contiguous:
+        _fused_tails(out, a, b, c, d)
     return out
+
+
+def _fused_tails(out: np.ndarray, a, b, c, d) -> None:
+    """The scalar tails' elements of `product`, rounded with fused multiply-adds."""
+    from gradcli.engine.fma import fma, vector_body
+    flat = out.reshape(-1)
+    a, b, c, d = (p.reshape(-1) for p in (a, b, c, d))
+    pairs = out.dtype.itemsize == 8         # complex64: two to a 16-byte vector
+    for _, tail, end in vector_body(flat.size, out.dtype):
+        stop = end - (end - tail) % 2 if pairs else end
+        if stop > tail:
+            s = slice(tail, stop)
+            flat.real[s] = fma(a[s], c[s], -(b[s] * d[s]))
+            flat.imag[s] = fma(a[s], d[s], b[s] * c[s])
 
 
 def mul(a, b, x, y) -> Tensor:
@@ -631,13 +672,7 @@ def pow_(z: Tensor, exponent) -> Tensor:
         raise NotImplementedError("gradcli does not implement complex tensors in torch.pow with a tensor or "
                                   "complex exponent")
     a = z._a
-    if exponent == 2:
-        out = product(a, a)
-    elif exponent == 0.5:
-        out = np.sqrt(a)
-    else:
-        out = np.power(a, np.asarray(exponent, a.real.dtype))
-    return apply(POW, out.astype(a.dtype), (z,), (exponent,))
+    return apply(POW, _power(a, exponent).astype(a.dtype), (z,), (exponent,))
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
