@@ -371,6 +371,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     float; the element count and the checks as in PyTorch's compute_arange_size."""
     factory_device(device)
     _check_dtype(dtype)
+    if dtype is not None and dtype.is_complex:      # (PyTorch's kernel is not compiled for complex types)
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{TYPE_WORDS[dtype.name]}\'')
     names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
     if len(args) > 3 or any(k not in names for k in kw):
         raise invalid_arguments("arange", args, kw)
@@ -442,6 +444,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
 def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
+    if dtype.__class__ is dtypes.DType and dtype.is_complex:
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.linspace")
     bounds, steps, dt = _spaced("linspace", args, dtype, device, requires_grad, kw)
     if steps == 0:
         out = np.zeros(0, dt)
@@ -460,6 +464,8 @@ def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **k
     """torch.logspace: base ** e for e evenly spaced from start to end, as PyTorch's scalar loop computes it:
     the exponents in double (up from start for the first half, down from end for the rest), std::pow in
     double (a float base for integer outputs), the result converted to the output type."""
+    if dtype.__class__ is dtypes.DType and dtype.is_complex:
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.logspace")
     if base is not None:        # by keyword: PyTorch's messages show it among the keywords
         kw = {"base": base, **kw}
     elif len(args) == 4:

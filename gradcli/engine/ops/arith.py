@@ -672,6 +672,8 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
         dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
     if a._a.dtype == dtype.np and not copy:
         return a
+    if a._a.dtype.kind == "c" and dtype is dtypes.bool_:
+        return Tensor(a._a != 0)           # (either part non-zero, and no warning: nothing is discarded)
     if a._a.dtype.kind == "c" and dtype.category != dtypes.COMPLEX:
         if STATE.warn is not None:
             STATE.warn("UserWarning", "Casting complex values to real discards the imaginary part (Triggered internally "

@@ -2,10 +2,15 @@
 the conjugate Wirtinger derivative, so formulas multiply by conjugates), the views between complex and real
 (`real`, `imag`, view_as_real, view_as_complex), and the one table of what a complex tensor may meet.
 
-An op gradcli has not checked on complex tensors is refused, never computed: `check` runs in recording.apply
-once a session has made a complex tensor (STATE.complex_seen), and `refusal` is what the language's call paths
-raise before a refused function runs (gradcli.language.access), with PyTorch's own error where PyTorch refuses
-complex inputs itself (`<`, max, clamp, ...). Real tensors never reach any of it.
+An op gradcli has not checked on complex tensors is refused, never computed, from one table (CALLABLE,
+IMPLEMENTED, ROWS, CARRIED, PYTORCH_REFUSALS), with PyTorch's own error where PyTorch refuses complex inputs
+itself (`<`, max, clamp, sort, ...) and `gradcli does not implement complex tensors in torch.NAME` otherwise.
+Once a session may meet complex values (STATE.complex_seen: its text has an imaginary literal or a complex name
+(gradcli.session), or a complex dtype was made) the language hands out torch functions and a complex tensor's
+methods through `guarded` and `method`, which refuse before the function runs, and recording.apply runs `check`
+on every op row, which catches what reaches the engine another way (an nn module's forward). A complex value no
+text announces (`(-1) ** 0.5`) made inside a call whose function was already read meets the engine's own checks
+(compare, max/min, sort, topk, argmax, median, the apply check). Until then real tensors pay nothing for any of it.
 """
 
 from __future__ import annotations
@@ -275,7 +280,9 @@ CARRIED = frozenset((
     "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "UnsqueezeBackward0",
     "AliasBackward0", "Identity", "ToCopyBackward0", "UnbindBackward0", "SplitBackward0", "SplitWithSizesBackward0",
     "NarrowBackward0", "FlipBackward0", "RollBackward0", "AsStridedBackward0", "CopySlices", "CopyBackwards",
-    "DetachBackward0", "PosBackward0", "WhereBackward0", "ExpandAsBackward0",
+    "DetachBackward0", "PosBackward0", "WhereBackward0", "ExpandAsBackward0", "RepeatBackward0",
+    "DiagonalBackward0", "DiagonalBackward0_copy", "DiagBackward0", "DiagEmbedBackward0", "TrilBackward0", "TriuBackward0",
+    "MaskedFillBackward0", "MaskedFillBackward1", "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
 ))
 
 # What scripts may call with a complex tensor: Tensor methods and torch functions, by name. A name in IMPLEMENTED
@@ -295,6 +302,9 @@ CALLABLE = frozenset((
     "cpu", "copy_", "zero_", "fill_", "is_inference", "tensor", "as_tensor", "movedim", "moveaxis", "swapaxes",
     "swapdims", "ravel", "is_tensor", "view_as_complex", "complex", "polar", "get_device", "is_nonzero",
     "float", "double", "real", "imag", "where",
+    "result_type", "promote_types", "can_cast", "randn_like", "rand_like", "is_signed", "long", "int", "bool",
+    "half", "short", "byte", "char", "nonzero", "count_nonzero", "repeat", "adjoint", "mT", "mH", "H", "T",
+    "tile", "roll", "diagonal", "diag", "tril", "triu", "masked_fill", "index_select", "gather", "take",
     "max", "min",               # (their engine functions refuse complex values with the words PyTorch has per form)
 ))
 
