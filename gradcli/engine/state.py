@@ -123,14 +123,15 @@ class EngineState:
                 np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
-                self.parametrization_cache, self.sweep_targeted)
+                self.parametrization_cache, self.sweep_targeted, self.complex_seen)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
-         self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted) = snap
+         self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
+         self.complex_seen) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):
