@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import sys
 
 import numpy as np
@@ -135,6 +136,13 @@ def _help_text(builtins: dict, *obj) -> str:
     return helptext.text_for(obj[0], builtins) if obj else helptext.USAGE
 
 
+# what a script that may make complex values has in its text: an imaginary literal, or a name with "complex" in it
+# (complex(), complex64, complex128, view_as_complex, to_complex) or cfloat, cdouble, chalf, polar
+# (linear in the text: a run of digits is tried from its first character only, and never backtracked into)
+_COMPLEX_TEXT = re.compile(r"(?<![A-Za-z0-9_.])[0-9.][0-9_.]*+(?:[eE][+-]?[0-9_]++)?[jJ](?![A-Za-z0-9_])|complex|"
+                           r"cfloat|cdouble|chalf|polar")
+
+
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here.
@@ -198,6 +206,7 @@ class Session:
         the language's `random` module seeded from the OS too (or from `python_seed`)."""
         state = self.state
         state.reset_modes()             # grad mode on, inference and anomaly modes off
+        state.complex_seen = False      # no complex tensor yet: ops skip complexops' check
         state.warn = self._engine_warning
         state.warned_once = set()
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
@@ -327,6 +336,11 @@ class Session:
     def run_source(self, source: str, filename: str = "<script>", echo_last: bool = False) -> None:
         """Run script text in this session's namespace; raises ScriptError (syntax or runtime)."""
         program = self.compile(source, filename, echo_last)
+        if not STATE.complex_seen and _COMPLEX_TEXT.search(source):
+            # complex values may come: from the first statement on, ops refuse those they have not been checked
+            # with (gradcli.engine.ops.complexops), also where a call's function is read before its complex
+            # arguments are made (`torch.max(torch.tensor([1j]))`)
+            STATE.complex_seen = True
         # the session's event sink watches the script's backward/grad calls, unless a tool already
         # watches the whole run (and tells the sink itself: gradcli.diagnostics.nancheck)
         observer = STATE.observer

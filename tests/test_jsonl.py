@@ -25,7 +25,8 @@ import launcher  # the gradcli command, in a child forked from a warm process (t
 
 NON_FINITE = ("nan", "inf", "-inf")
 DTYPES = {"float16": "float", "bfloat16": "float", "float32": "float", "float64": "float", "int8": "int", "int16": "int",
-          "int32": "int", "int64": "int", "uint8": "int", "bool": "bool"}
+          "int32": "int", "int64": "int", "uint8": "int", "bool": "bool",
+          "complex64": "complex", "complex128": "complex"}
 
 # event name -> {field: kind}; a kind ending in "?" may be null; fields marked with a leading "~"
 # are optional. Every event has exactly these fields.
@@ -112,10 +113,15 @@ def check_value(v, where: str):
         check(isinstance(v["shape"], list) and all(_is_int(d) and d >= 0 for d in v["shape"]), f"{where}: shape")
         check(v["requires_grad"] in (True, False), f"{where}: requires_grad")
         check(v["grad_fn"] is None or isinstance(v["grad_fn"], str), f"{where}: grad_fn")
+        complex_pairs = DTYPES[v["dtype"]] == "complex"     # each element a [real, imaginary] pair of floats
         if meta:
             check(v["data"] is None, f"{where}: a meta tensor's data")
         else:
-            check_data(v["data"], v["shape"], DTYPES[v["dtype"]], f"{where}.data")
+            check_data(v["data"], v["shape"] + [2] * complex_pairs, "float" if complex_pairs else DTYPES[v["dtype"]],
+                       f"{where}.data")
+    elif kind == "complex":
+        check(set(v) == {"type", "real", "imag"} and all(_is_number(v[k]) or v[k] in NON_FINITE
+                                                         for k in ("real", "imag")), f"{where}: complex {v!r}")
     elif kind == "grad_fn":
         check(set(v) == {"type", "name", "next"}, lambda: f"{where}: grad_fn fields {sorted(v)}")
         check(isinstance(v["name"], str), f"{where}: name")
@@ -555,3 +561,13 @@ def test_gradcli_repl_format_option_on_piped_input():
     events = parse(p.stdout)
     assert [e["event"] for e in events] == ["end", "end", "result", "end", "print", "end"]
     assert events[2]["value"]["data"] == [1.5] and events[4]["values"] == [1.5]
+
+
+def test_complex_values_are_pairs():
+    """A complex tensor's elements are [real, imaginary] pairs (view_as_real's data); a Python complex is typed."""
+    status, out, err = run_jsonl("import torch\nprint(torch.tensor([1+2j, -0.5j]), 3-1j, "
+                                 "torch.tensor(1j, dtype=torch.complex128))\n", "c")
+    values = [e for e in parse(out) if e["event"] == "print"][0]["values"]
+    assert values[0]["data"] == [[1.0, 2.0], [0.0, -0.5]] and values[0]["dtype"] == "complex64"
+    assert values[1] == {"type": "complex", "real": 3.0, "imag": -1.0}
+    assert values[2]["data"] == [0.0, 1.0] and values[2]["shape"] == []

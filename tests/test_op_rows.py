@@ -30,6 +30,13 @@ EXTRA = [
     "for y in [x.tan(), x.diagonal(), F.log_softmax(x, 1), x[0], x[0:2], x[[0, 0]]]:\n"
     "    g, = torch.autograd.grad((y * y).sum(), x, create_graph=True)\n"
     "    g.sum().backward()",
+    # the complex rows (gradcli.engine.ops.complexops)
+    "z = torch.tensor([1+2j, 3j], requires_grad=True)\nx = torch.tensor([1., 2.], requires_grad=True)\n"
+    "ys = [z.abs(), z.angle(), torch.complex(x, x).imag, z.conj().imag, z.conj_physical().real, (z / z).real,\n"
+    "      torch.dot(z, z).real, z.exp().real, z.log().real, (z.reshape(1, 2) @ z.reshape(2, 1)).real, (z * z).real,\n"
+    "      torch.polar(x, x).real, (z ** 3).real, (1 / z).real, z.sqrt().real, torch.vdot(z, z).real,\n"
+    "      torch.view_as_complex(torch.stack([x, x], -1)).imag]\n"
+    "sum(y.sum() for y in ys).backward()",
     # an in-place op on a view, then the view used (AsStridedBackward0)
     "x = torch.rand(4, requires_grad=True)\ny = x * 1\nv = y.view(2, 2)\nv.mul_(2)\n(v * v).sum().backward()",
     # clamp_min / clamp_max with a tensor bound that requires grad

@@ -747,10 +747,12 @@ def test_attribute_names_are_exactly_what_scripts_can_read():
 
     from gradcli.engine.tensor import Tensor
     t = Tensor(np.ones((2, 2), np.float32))
-    for obj in (t, rng.default_generator):
+    for obj in (t, Tensor(np.ones((2, 2), np.complex64)), rng.default_generator):
         names = access.attribute_names(obj)
         assert names and not any(name.startswith("_") for name in names)
         for name in names:
+            if name == "imag" and obj is t:
+                continue                        # a real tensor's imag: PyTorch's RuntimeError, as in PyTorch
             access.get_attr(obj, name)          # readable; raises AttributeError otherwise
 
 
@@ -767,7 +769,8 @@ def test_help_on_everything_reachable_shows_no_internals():
     from gradcli.language import access, stdlib
     names = ["torch", "math"] + [f"torch.{n}" for n in stdlib.TORCH.members]
     names += [f"torch.nn.functional.{n}" for n in stdlib.TORCH.members["nn"].members["functional"].members]
-    names += [f"x.{n}" for n in sorted(access.TENSOR_ATTRS) if n not in ("grad", "grad_fn")]
+    names += [f"x.{n}" for n in sorted(access.TENSOR_ATTRS) if n not in ("grad", "grad_fn", "imag")]
+    names += ["torch.ones(1, dtype=torch.cfloat).imag"]     # (a real tensor's imag is PyTorch's RuntimeError)
     names += sorted(stdlib.make_builtins(print))
     shell = new_shell()
     shell.execute("import torch\nimport math\nx = torch.ones(2, 2)\n" + "".join(f"help({n})\n" for n in names))

@@ -679,7 +679,28 @@ CASES = [
 ]
 
 # Rows no snippet drives, and why (listed in the table, never silently left out).
+# the complex rows: the tool draws real inputs; their figures are docs/numerics.md's "Complex tensors" section
+_COMPLEX = "complex inputs (tools/numerics.py draws real ones): measured in docs/numerics.md, Complex tensors"
 NOT_DRIVEN = {
+    "complexops.CONJ": _COMPLEX,
+    "complexops.CONJ_PHYS": _COMPLEX,
+    "complexops.ABS": _COMPLEX,
+    "complexops.ANGLE": _COMPLEX,
+    "complexops.VIEW_AS_REAL": _COMPLEX,
+    "complexops.VIEW_AS_CPLX": _COMPLEX,
+    "complexops.COMPLEX": _COMPLEX,
+    "complexops.POLAR": _COMPLEX,
+    "complexops.MUL": _COMPLEX,
+    "complexops.DIV": _COMPLEX,
+    "complexops.EXP": _COMPLEX,
+    "complexops.LOG": _COMPLEX,
+    "complexops.SQRT": _COMPLEX,
+    "complexops.NEG_VIEW": _COMPLEX,
+    "complexops.RECIPROCAL": _COMPLEX,
+    "complexops.POW": _COMPLEX,
+    "complexops.MM": _COMPLEX,
+    "complexops.DOT": _COMPLEX,
+    "complexops.VDOT": _COMPLEX,
     "arrange.PIXEL_SHUFFLE": "pixel_shuffle: a rearrangement (the values are the input's, forward and backward)",
     "arrange.PIXEL_UNSHUFFLE": "pixel_unshuffle: the same rearrangement's inverse",
     "arrange.CHANNEL_SHUFFLE": "channel_shuffle: a rearrangement of channels (the values are the input's)",

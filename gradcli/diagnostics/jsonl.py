@@ -173,6 +173,8 @@ def value(v, _active: set | None = None):
         return v
     if cls is float:
         return _number(v)
+    if cls is complex:
+        return {"type": "complex", "real": _number(v.real), "imag": _number(v.imag)}
     if cls is Tensor:
         return tensor(v)
     if isinstance(v, Node):
@@ -210,7 +212,10 @@ def data(a: np.ndarray):
     """Nested lists of a tensor's elements (a bare number for a 0-d tensor). float16, bfloat16 and float32
     elements are written as the shortest decimal that reads back as the same value in that dtype
     (numpy's repr of it: 0.1, not 0.10000000149011612); float64 ones exactly. Non-finite numbers
-    are the strings "nan", "inf" and "-inf"."""
+    are the strings "nan", "inf" and "-inf". A complex element is the pair [real, imaginary], each part written
+    as its float dtype's."""
+    if a.dtype.kind == "c":
+        return data(np.stack((a.real, a.imag), -1))
     if a.dtype.kind not in "fV":
         return a.tolist()                            # ints as ints, bools as bools
     if a.dtype.kind == "V":                          # bfloat16 (ml_dtypes): its scalars' str is that decimal

@@ -54,6 +54,7 @@ MAX_NODES = 200
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
 # ------------------------------------------------------------------------------------------ plans
@@ -344,6 +345,8 @@ class Run(Observer):
         self.count = c + 1
         if a.dtype == _F32:
             a = a.astype(_F64)
+        elif a.dtype == _C64:           # complex64 is replayed as complex128, as float32 as float64
+            a = a.astype(_C128)
         if self.pending is not None:
             self._associate()
         if self.fork_new:
@@ -491,7 +494,8 @@ class Run(Observer):
                 analytic = np.zeros(shape)
             else:
                 g = g._a if g.__class__ is Tensor else g
-                analytic = np.array(np.broadcast_to(g, shape), dtype=_F64)
+                # (a complex leaf: the real part, dL/dx of z = x + iy, which perturbing its real part measures)
+                analytic = np.array(np.broadcast_to(g, shape).real, dtype=_F64)
             point = self._moment(t, c, first_use)
             name = names.get(id(t))
             if name is None:

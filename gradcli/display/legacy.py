@@ -245,6 +245,9 @@ def tensor_str(data: np.ndarray, dtype_name: str, opts) -> str:
     one. Empty tensors had no dimensions at all and print only a footer saying so.
     """
     data = np.asarray(data)
+    if data.dtype.kind == "c":
+        raise NotImplementedError("gradcli's legacy display (PyTorch 0.3's text, --display legacy) has no complex "
+                                  "tensors: PyTorch 0.3 had none")
     name = typename(dtype_name)
     if data.size == 0:
         return f"[{name} with no dimension]\n"

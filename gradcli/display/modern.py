@@ -8,7 +8,9 @@ import numpy as np
 
 _FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 # Non-empty tensors of these dtypes print without a `dtype=` suffix.
-_IMPLIED_DTYPES = frozenset({"float32", "int64", "bool"})
+_IMPLIED_DTYPES = frozenset({"float32", "int64", "bool", "complex64"})
+# the default complex dtype of each default float dtype: it too prints without `dtype=`
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 # torch.get_default_dtype()'s name: tensors of it print without `dtype=` (set by gradcli.engine.dtypes)
 default_float = "float32"
 _PREFIX = "tensor("
@@ -110,6 +112,19 @@ def _render_floats(flat: np.ndarray, opts: PrintOptions) -> tuple[list[str], int
     return strs, max(width, 1)
 
 
+def _render_complex(flat: np.ndarray, opts: PrintOptions) -> tuple[list[str], int]:
+    """Complex elements: the real and imaginary parts each rendered as a float tensor of their own (mode and width
+    chosen by that part alone), joined as `re+imj`: the real part padded to its width, the imaginary part not
+    (its padding is stripped after its sign). The width a line fits counts both parts' widths and the `j`."""
+    reals, rw = _render_floats(flat.real, opts)
+    imags, iw = _render_floats(flat.imag, opts)
+    cells = []
+    for r, i in zip(reals, imags):
+        i = i.lstrip()
+        cells.append(r.rjust(rw) + (i if i[0] in "+-" else "+" + i) + "j")
+    return cells, rw + iw + 1
+
+
 def _render_exact(flat: np.ndarray) -> tuple[list[str], int]:
     """Integer and bool elements: plain str(), width over every shown element."""
     strs = [str(v) for v in flat.tolist()]
@@ -159,6 +174,12 @@ def _body(data: np.ndarray, is_float: bool, opts: PrintOptions) -> str:
     else:
         shown, cut = data, [False] * data.ndim
     flat = shown.ravel()
+    if flat.dtype.kind == "c":
+        strs, width = _render_complex(flat, opts)
+        cells = strs
+        if data.ndim == 0:
+            return cells[0]
+        return _layout(cells, shown.shape, cut, width, opts)
     if flat.dtype.kind == "V":          # bfloat16 (ml_dtypes): shown from its float value, which float32 holds
         flat = flat.astype(np.float32)
     strs, width = _render_floats(flat, opts) if is_float else _render_exact(flat)
@@ -185,7 +206,7 @@ def _suffixes(data: np.ndarray, dtype_name: str, grad_fn_name: str | None, requi
         if opts.edgeitems == 0:
             out.append(f"size={tuple(data.shape)!r}")
         if dtype_name not in _IMPLIED_DTYPES if default_float == "float32" else \
-                dtype_name not in ("int64", "bool", default_float):     # after torch.set_default_dtype
+                dtype_name not in ("int64", "bool", default_float, _COMPLEX_OF[default_float]):   # set_default_dtype
             out.append(f"dtype=torch.{dtype_name}")
     if grad_fn_name is not None:
         out.append(f"grad_fn=<{grad_fn_name}>")

@@ -710,12 +710,13 @@ def _fit(F, g, target):
         if g._a.shape != shape:
             g = F.sum_to(g, shape)
         if g._a.dtype != dtype:
-            g = F.cast(g, dtype)
+            g = F.cast(g.real if g._a.dtype.kind == "c" and dtype.kind != "c" else g, dtype)
         return g
     if g.shape != shape:
         g = sum_to(g, shape)
     if g.dtype != dtype:
-        g = g.astype(dtype)
+        # a real input of a complex op takes the real part of its gradient (PyTorch's handle_r_to_c)
+        g = (g.real if g.dtype.kind == "c" and dtype.kind != "c" else g).astype(dtype)
     return g
 
 

@@ -280,7 +280,7 @@ def _batched_grad(outputs, grads, retain, create_graph, inputs) -> list:
 def _zeros_like(t: Tensor, requires_grad: bool = False) -> Tensor:
     z = Tensor(np.zeros_like(t._a))
     if requires_grad:
-        if z._a.dtype.kind not in "fV":      # torch.zeros_like(t, requires_grad=True) of a bool or int t
+        if z._a.dtype.kind not in "fVc":      # torch.zeros_like(t, requires_grad=True) of a bool or int t
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         z.requires_grad = True
     return z

@@ -47,12 +47,12 @@ def _close(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan: bool) -> np.ndar
     |x - y| <= atol + |rtol * y|, computed in the arrays' float type (the default float type for
     integers and bools, as PyTorch's `rtol * other` promotes them)."""
     close = x == y
-    if equal_nan and x.dtype.kind in "fV":
+    if equal_nan and x.dtype.kind in "fVc":
         close |= np.isnan(x) & np.isnan(y)
     if rtol == 0 and atol == 0:
         return close
-    if x.dtype.kind in "fV":
-        ft = x.dtype.type
+    if x.dtype.kind in "fVc":
+        ft = x.real.dtype.type if x.dtype.kind == "c" else x.dtype.type      # complex: |x - y| in its part type
         actual = np.abs(x - y)
     else:
         ft = np.dtype(dtypes.default_float.np).type

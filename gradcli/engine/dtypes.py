@@ -5,15 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.display import modern
+from gradcli.engine.state import STATE
 
 # Promotion categories: a higher category wins over any lower one.
-BOOL, INT, FLOAT = 0, 1, 2
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
 
 class DType:
     """A torch dtype: prints as `torch.float32`, maps onto one numpy dtype."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy", "message", "is_floating_point", "is_signed")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy", "message", "is_floating_point", "is_signed",
+                 "is_complex")
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str):
         self.name = name
@@ -25,6 +27,7 @@ class DType:
         # for the two dtypes its legacy table lacks there (CPUBoolType, CPUBFloat16Type)
         self.message = legacy
         self.is_floating_point = category == FLOAT
+        self.is_complex = category == COMPLEX
         self.is_signed = self.np.kind != "u" and self.np.kind != "b"
 
     def __repr__(self) -> str:
@@ -44,6 +47,21 @@ class DType:
     def __reduce__(self):
         return (by_name, (self.name,))
 
+    def to_real(self) -> DType:
+        """torch.dtype.to_real: a complex dtype's part dtype; any other dtype itself."""
+        return _PARTS.get(self, self)
+
+    def to_complex(self) -> DType:
+        """torch.dtype.to_complex: the complex dtype of a floating one's precision (a complex one: itself)."""
+        STATE.complex_seen = True
+        if self.category == COMPLEX:
+            return self
+        if self is float16:
+            raise NotImplementedError(COMPLEX32)
+        if self.category != FLOAT:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_SCALAR_TYPE_NAMES[self.name]}")
+        return complex128 if self is float64 else complex64
+
 
 float16 = DType("float16", np.float16, FLOAT, "torch.HalfTensor")
 float32 = DType("float32", np.float32, FLOAT, "torch.FloatTensor")
@@ -55,6 +73,14 @@ int32 = DType("int32", np.int32, INT, "torch.IntTensor")
 int64 = DType("int64", np.int64, INT, "torch.LongTensor")
 bool_ = DType("bool", np.bool_, BOOL, "torch.BoolTensor")
 bool_.message = "CPUBoolType"
+complex64 = DType("complex64", np.complex64, COMPLEX, "torch.ComplexFloatTensor")
+complex128 = DType("complex128", np.complex128, COMPLEX, "torch.ComplexDoubleTensor")
+_PARTS = {complex64: float32, complex128: float64}
+COMPLEX32 = ("gradcli does not implement torch.complex32 (complex half precision, PyTorch's experimental "
+             "ComplexHalf): use torch.complex64 or torch.complex128")
+# c10's ScalarType names, as to_complex's error words them
+_SCALAR_TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                      "bool": "Bool"}
 
 
 
@@ -67,13 +93,14 @@ def _bfloat16() -> DType:
     dt.name, dt.category, dt.itemsize, dt.legacy = "bfloat16", FLOAT, 2, "torch.BFloat16Tensor"
     dt.message = "CPUBFloat16Type"
     dt.is_floating_point = dt.is_signed = True
+    dt.is_complex = False
     return dt
 
 
 bfloat16 = _bfloat16()        # its `np` slot stays empty until first read
 
 
-ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_, bfloat16)
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_, bfloat16, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL if d is not bfloat16}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -82,6 +109,7 @@ ALIASES = {
     "float": float32, "float32": float32, "double": float64, "float64": float64,
     "half": float16, "float16": float16, "bfloat16": bfloat16, "long": int64, "int64": int64, "int": int32,
     "int32": int32, "short": int16, "int16": int16, "int8": int8, "uint8": uint8, "bool": bool_,
+    "complex64": complex64, "cfloat": complex64, "complex128": complex128, "cdouble": complex128,
 }
 
 default_float = float32
@@ -120,6 +148,8 @@ def promote_types(a: DType, b: DType) -> DType:
     """torch.promote_types for two tensors of the same priority."""
     if a is b:
         return a
+    if a.category == COMPLEX or b.category == COMPLEX:
+        return _promote_complex(a, b)
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == FLOAT:
@@ -135,12 +165,32 @@ def promote_types(a: DType, b: DType) -> DType:
     return a if a.itemsize >= b.itemsize else b
 
 
+def _promote_complex(a: DType, b: DType) -> DType:
+    """A complex dtype with any other: complex, with the wider of the two precisions (a real operand's
+    precision counts only when it is floating: float64 with complex64 is complex128)."""
+    STATE.complex_seen = True
+    c, other = (a, b) if a.category == COMPLEX else (b, a)
+    if other.category == COMPLEX:
+        return a if a.itemsize >= b.itemsize else b
+    if other is float64:
+        return complex128
+    return c
+
+
+def default_complex() -> DType:
+    """The complex dtype of the default float dtype's precision (what a Python complex makes)."""
+    STATE.complex_seen = True
+    return default_float.to_complex()
+
+
 def scalar_dtype(value) -> DType:
     """The dtype a Python number takes when it stands alone (torch.tensor(3.5) is float32)."""
     if value is True or value is False:
         return bool_
     if isinstance(value, int):
         return int64
+    if value.__class__ is complex:
+        return default_complex()
     return default_float
 
 
@@ -152,7 +202,9 @@ def result_type(dim: DType | None, zero_dim: DType | None, scalar: DType | None)
         if lower is None:
             continue
         if result is None or lower.category > result.category:
-            result = lower
+            # a complex operand beside a floating one: complex, of the floating one's precision
+            result = result.to_complex() if lower.category == COMPLEX and result is not None and \
+                result.category == FLOAT else lower
     return result
 
 

@@ -139,6 +139,8 @@ def _shape(name: str, size: tuple, kw_size) -> tuple:
 def _check_dtype(dtype):
     if dtype is not None and not isinstance(dtype, dtypes.DType):
         raise TypeError(f"dtype must be a torch.dtype, not {type(dtype).__name__}")
+    if dtype is not None and dtype.category == dtypes.COMPLEX:
+        STATE.complex_seen = True       # recording.apply checks ops from now on (gradcli.engine.ops.complexops)
 
 
 def _finish(a: np.ndarray, requires_grad, on_meta=False) -> Tensor:
@@ -147,7 +149,7 @@ def _finish(a: np.ndarray, requires_grad, on_meta=False) -> Tensor:
         a = meta.meta_like(a)
     t = Tensor(a)
     if requires_grad:
-        if a.dtype.kind not in "fV":
+        if a.dtype.kind not in "fVc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -386,6 +388,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
     float; the element count and the checks as in PyTorch's compute_arange_size."""
     on_meta = factory_device(device)
     _check_dtype(dtype)
+    if dtype is not None and dtype.is_complex:      # (PyTorch's kernel is not compiled for complex types)
+        raise NotImplementedError(f'"arange_cpu" not implemented for \'{TYPE_WORDS[dtype.name]}\'')
     names = ("end",) if len(args) == 1 and not kw else ("start", "end", "step")
     if len(args) > 3 or any(k not in names for k in kw):
         raise invalid_arguments("arange", args, kw)
@@ -459,6 +463,8 @@ def arange(*args, dtype=None, requires_grad=False, device=None, **kw):
 def linspace(*args, dtype=None, requires_grad=False, device=None, **kw):
     """torch.linspace: the first half counted up from start, the second half down from end, with
     the multiply-adds fused as in the AVX2 build."""
+    if dtype.__class__ is dtypes.DType and dtype.is_complex:
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.linspace")
     bounds, steps, dt = _spaced("linspace", args, dtype, device, requires_grad, kw)
     if factory_device(device):
         return _meta_filled((steps,), 0, dt, requires_grad)
@@ -479,6 +485,8 @@ def logspace(*args, base=None, dtype=None, requires_grad=False, device=None, **k
     """torch.logspace: base ** e for e evenly spaced from start to end, as PyTorch's scalar loop computes it:
     the exponents in double (up from start for the first half, down from end for the rest), std::pow in
     double (a float base for integer outputs), the result converted to the output type."""
+    if dtype.__class__ is dtypes.DType and dtype.is_complex:
+        raise NotImplementedError("gradcli does not implement complex tensors in torch.logspace")
     if base is not None:        # by keyword: PyTorch's messages show it among the keywords
         kw = {"base": base, **kw}
     elif len(args) == 4:
@@ -696,8 +704,8 @@ def _check_items(data, dtype: dtypes.DType) -> None:
         item = stack.pop()
         if isinstance(item, (list, tuple)):
             stack.extend(reversed(item))
-        elif not isinstance(item, (int, float)):
-            if dtype.category == dtypes.FLOAT:
+        elif not isinstance(item, (int, float)) and not (item.__class__ is complex and dtype.category == dtypes.COMPLEX):
+            if dtype.category >= dtypes.FLOAT:
                 raise TypeError(f"must be real number, not {_type_name(item)}")
             raise TypeError(f"'{_type_name(item)}' object cannot be interpreted as an integer")
 
@@ -722,6 +730,8 @@ def _infer(data) -> dtypes.DType:
             kinds.add(dtypes.INT)
         elif isinstance(item, float):
             kinds.add(dtypes.FLOAT)
+        elif item.__class__ is complex:
+            kinds.add(dtypes.COMPLEX)
         elif item.__class__ is Tensor:          # its own dtype, promoted with the rest's
             d = dtypes.of_array(item._a)
             found = d if found is None else dtypes.promote_types(found, d)
@@ -729,7 +739,9 @@ def _infer(data) -> dtypes.DType:
             raise _not_data(item)
     if found is not None and not kinds:
         return found
-    if not kinds or dtypes.FLOAT in kinds:
+    if dtypes.COMPLEX in kinds:
+        natural = dtypes.default_complex()
+    elif not kinds or dtypes.FLOAT in kinds:
         natural = dtypes.default_float
     else:
         natural = dtypes.int64 if dtypes.INT in kinds else dtypes.bool_
@@ -804,7 +816,7 @@ def from_data(data, dtype) -> np.ndarray:
     tensors): its dtype inferred (a tensor inside counts with its dtype) unless `dtype` is given."""
     if data.__class__ is range:
         data = list(data)
-    if not isinstance(data, (list, tuple, int, float, bool)):
+    if not isinstance(data, (list, tuple, int, float, bool, complex)):
         raise _not_data(data)
     first = data
     while isinstance(first, (list, tuple)) and first:
@@ -825,7 +837,8 @@ def from_data(data, dtype) -> np.ndarray:
             target is not dtypes.int64 or natural.category == dtypes.FLOAT):
         return _checked_ints(data, natural, target)
     try:
-        a = np.array(data, dtype=target.np if target.category != dtypes.FLOAT else np.float64)
+        a = np.array(data, dtype=target.np if target.category < dtypes.FLOAT else
+                     np.float64 if target.category == dtypes.FLOAT else np.complex128)
     except ValueError:
         raise _shape_error(data) from None
     except OverflowError:
@@ -881,7 +894,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
                          f"'{TYPE_WORDS[dtype.name]}'.")
     if tensor.grad_fn is not None and not wanted:
         return tensor.detach()
-    if wanted and tensor._a.dtype.kind not in "fV":
+    if wanted and tensor._a.dtype.kind not in "fVc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return tensor.requires_grad_(wanted)
 
@@ -948,7 +961,7 @@ def variable(data, requires_grad=False, volatile=False):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     t = Tensor(data._a)
     if requires_grad:
-        if data._a.dtype.kind not in "fV":
+        if data._a.dtype.kind not in "fVc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return autograd.mark_variable(t)
@@ -1012,13 +1025,27 @@ def _draw_like(a: np.ndarray, draw) -> np.ndarray:
     return np.transpose(vals, np.argsort(perm))     # laid out as `a` where `a` is dense (the *_like factories)
 
 
+def _complex_values(fill, g, a: np.ndarray, low, high) -> np.ndarray:
+    """A complex tensor's draws: PyTorch draws its real view (real and imaginary parts interleaved) as a float
+    tensor, a normal one with the standard deviation divided by sqrt(2) (each part has half the variance)."""
+    part = np.empty(a.shape + (2,), a.real.dtype)
+    if fill is _normal_values:
+        high = high / math.sqrt(2)
+    drawn = np.ascontiguousarray(fill(g, part, low, high))
+    return drawn.view(a.dtype)[..., 0]
+
+
 def _uniform_values(g, a: np.ndarray, low, high) -> np.ndarray:
+    if a.dtype.kind == "c":
+        return _complex_values(_uniform_values, g, a, low, high)
     if a.dtype.kind not in "fV":
         raise _not_implemented("check_uniform_bounds", a.dtype)
     return _draw_like(a, lambda shape, _: g.uniform(shape, a.dtype, low, high))
 
 
 def _normal_values(g, a: np.ndarray, mean, std) -> np.ndarray:
+    if a.dtype.kind == "c":
+        return _complex_values(_normal_values, g, a, mean, std)
     if a.dtype.kind not in "fV":
         if not a.size:                      # nothing to draw: no kernel is chosen
             return a.copy()

@@ -37,7 +37,7 @@ def make(data=None, requires_grad=True) -> Tensor:
     p = Tensor(data._a)
     p._version = data._version
     if requires_grad:
-        if p._a.dtype.kind not in "fV":
+        if p._a.dtype.kind not in "fVc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p.requires_grad = True
     return mark(p)

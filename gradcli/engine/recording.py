@@ -151,6 +151,9 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
     and dtype (a float tensor and a Python number), so a `fits` row needs no fitting. `quiet`
     overrides the row's `quiet`.
     """
+    if STATE.complex_seen:      # an op not checked for complex values refuses them (never a wrong answer)
+        from gradcli.engine.ops import complexops
+        complexops.check(op, out, inputs)
     t = Tensor(out)
     if STATE.meta_seen:
         _on_inputs_device(t, op, inputs)
@@ -451,7 +454,7 @@ def needs_grad(*inputs) -> bool:
 
 # -------------------------------------------------------------------------------- operand preparation
 
-PY_NUMBERS = (float, int, bool)
+PY_NUMBERS = (float, int, bool, complex)
 
 
 def broadcast_error(a_shape, b_shape):
@@ -514,7 +517,7 @@ def operands(a, b, floating=False):
     if b.__class__ is int and not _INT64_MIN <= b <= _INT64_MAX:
         _wide_int_operand(a, b)
     dt = result_dtype(a, b)
-    if floating and dt.category != dtypes.FLOAT:
+    if floating and dt.category < dtypes.FLOAT:
         dt = dtypes.default_float
     npdt = dt.np
     if a.__class__ is Tensor:
@@ -657,6 +660,11 @@ def checked_scalar(value, npdt: np.dtype):
     if kind in "fV":
         if npdt.itemsize < 8 and abs(value) > float(dtypes.finfo(npdt).max) and abs(value) != float("inf"):
             raise _conversion_overflow(npdt)
+        return value
+    if kind == "c" or cls is complex:
+        if kind != "c":
+            raise RuntimeError(f"value cannot be converted to type {_CXX_NAMES.get(npdt.name, npdt.name)} without "
+                               "overflow")
         return value
     info = np.iinfo(npdt)
     if cls is float:
@@ -811,7 +819,8 @@ def _dim_int(d) -> int:
 
 
 TYPE_WORDS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-              "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}
+              "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+              "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def type_word(x: np.ndarray) -> str:

@@ -61,6 +61,8 @@ class EngineState:
         "device_stack",         # the defaults that `with torch.device(...)` blocks in progress will put back
         "parametrization_cache",    # while torch.nn.utils.parametrize.cached() blocks run: (their depth,
                                     # {(id(module), name): the tensor computed}), else None
+        "complex_seen",         # the session has made a complex tensor: recording.apply checks each op against
+                                # the rows checked for complex values (gradcli.engine.ops.complexops)
         "sweep_targeted",       # the backward sweep in progress runs toward given inputs (autograd.grad,
                                 # backward(inputs=...)), which a reentrant checkpoint cannot take part in
     )
@@ -69,6 +71,7 @@ class EngineState:
         self.recording = True
         self.inference = self.grad_in_inference = self.inference_seen = self.in_formula = False
         self.sweep_targeted = self.meta_seen = False
+        self.complex_seen = False
         self.anomaly, self.anomaly_nan = False, True
         self.observer = None
         self.replay = None
@@ -121,7 +124,7 @@ class EngineState:
                 np.geterr(),
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
-                self.parametrization_cache, self.sweep_targeted, self.meta_seen)
+                self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -129,7 +132,7 @@ class EngineState:
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
-         self.meta_seen) = snap
+         self.meta_seen, self.complex_seen) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

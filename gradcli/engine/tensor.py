@@ -143,6 +143,18 @@ def _squeeze(t, dim=None):
     """Tensor.squeeze with one dim, a dim list or none."""
     return ops.squeeze(t, dim)
 
+def _cx():
+    """gradcli.engine.ops.complexops, imported when a complex tensor first needs it."""
+    from gradcli.engine.ops import complexops
+    return complexops
+
+
+def _complex_to_real(a: np.ndarray, cxx: str) -> None:
+    """float() or int() of a complex tensor: PyTorch converts it only when its imaginary part is zero."""
+    if a.reshape(()).imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {cxx} without overflow")
+
+
 class Tensor:
     """A tensor on a numpy array `_a`.
 
@@ -277,7 +289,7 @@ class Tensor:
         """`t.data = other`: swap the storage, keeping the autograd identity."""
         if value.__class__ is not Tensor:
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
-        if self.requires_grad and value._a.dtype.kind not in "fV":
+        if self.requires_grad and value._a.dtype.kind not in "fVc":
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._a = value._a
         from gradcli.engine import slim
@@ -309,7 +321,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if value and self._a.dtype.kind not in "fV":
+        if value and self._a.dtype.kind not in "fVc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -336,7 +348,7 @@ class Tensor:
                     "computed variable in a subgraph that doesn't require differentiation use "
                     "var_no_grad = var.detach().")
             return self
-        if requires_grad and self._a.dtype.kind not in "fV":
+        if requires_grad and self._a.dtype.kind not in "fVc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not STATE.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -422,6 +434,9 @@ class Tensor:
             STATE.warn_once("scalar", "UserWarning", SCALAR_WARNING)
         if self._a.__class__ is not np.ndarray:
             raise RuntimeError(meta_words("NO_ITEM"))
+        if self._a.dtype.kind == "c":
+            _complex_to_real(self._a, "double")
+            return float(self._a.reshape(()).real.item())
         return float(self._a.reshape(()).item())
 
     def __int__(self) -> int:
@@ -431,6 +446,9 @@ class Tensor:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._a.__class__ is not np.ndarray:
             raise RuntimeError(meta_words("NO_ITEM"))
+        if self._a.dtype.kind == "c":
+            _complex_to_real(self._a, "int64_t")
+            return int(self._a.reshape(()).real.item())
         return int(self._a.reshape(()).item())
 
     def __index__(self) -> int:
@@ -451,7 +469,13 @@ class Tensor:
     def __setitem__(self, key, value):
         if not isinstance(self._a, np.ndarray):
             self._a = np.asanyarray(self._a)   # a ufunc's 0-d result is a numpy scalar: give it storage to write
-        ops.setitem(self, key, value)
+        try:
+            ops.setitem(self, key, value)
+        except ValueError as e:
+            base = self._base if self._base is not None else self
+            if base._a.dtype.kind == "c" and str(e) == "assignment destination is read-only":   # a conjugate view
+                raise NotImplementedError(_cx().CONJ_WRITE) from None
+            raise
 
     def __iter__(self):
         return iter(ops.unbind0(self))
@@ -539,26 +563,29 @@ class Tensor:
         return dtypes.of_array(self._a).is_signed
 
     def is_complex(self) -> bool:
-        return False                    # (gradcli has no complex dtypes)
+        return self._a.dtype.kind == "c"
 
-    # a real tensor is its own conjugate: PyTorch returns the tensor itself, and its conj and neg bits are off
+    # a real tensor is its own conjugate: PyTorch returns the tensor itself, and its conj and neg bits are off;
+    # a complex one's are gradcli.engine.ops.complexops'
     def conj(self) -> "Tensor":
-        return self
+        return self if self._a.dtype.kind != "c" else _cx().conj(self)
 
     def conj_physical(self) -> "Tensor":
-        return self
+        return self if self._a.dtype.kind != "c" else _cx().conj_physical(self)
 
     def conj_physical_(self) -> "Tensor":
+        if self._a.dtype.kind == "c":
+            raise NotImplementedError("gradcli does not implement complex tensors in torch.Tensor.conj_physical_")
         return self
 
     def resolve_conj(self) -> "Tensor":
-        return self
+        return self if self._a.dtype.kind != "c" else _cx().resolve_conj(self)
 
     def resolve_neg(self) -> "Tensor":
         return self
 
     def is_conj(self) -> bool:
-        return False
+        return self._a.dtype.kind == "c" and _cx().is_conj(self)
 
     def is_neg(self) -> bool:
         return False
@@ -587,7 +614,28 @@ class Tensor:
 
     @property
     def real(self) -> "Tensor":
-        return self                     # a real tensor's real part is itself, as PyTorch returns it
+        # a real tensor's real part is itself, as PyTorch returns it; a complex one's a view (complexops)
+        return self if self._a.dtype.kind != "c" else _cx().real(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        return _cx().imag(self)
+
+    def angle(self) -> "Tensor":
+        return _cx().angle(self)
+
+    def cfloat(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.complex64)
+
+    def cdouble(self) -> "Tensor":
+        return ops.to_dtype(self, dtypes.complex128)
+
+    def __complex__(self) -> complex:
+        if STATE.vmap is not None:
+            _inside_vmap("item")
+        if self._a.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return complex(self._a.reshape(()).item())
 
     def is_nonzero(self) -> bool:
         return self.__bool__()          # the truth of a one-element tensor, with the same refusals
@@ -812,6 +860,8 @@ class Tensor:
     def __matmul__(self, other):
         if other.__class__ is not Tensor:
             return NotImplemented       # Python's "unsupported operand type(s) for @", as PyTorch's
+        if self._a.dtype.kind == "c" or other._a.dtype.kind == "c":
+            return _cx().matmul(self, other)
         return ops.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -1201,7 +1251,9 @@ class Tensor:
         return ops.abs(self)
 
     absolute = abs
-    __abs__ = abs
+
+    def __abs__(self):
+        return ops.abs(self) if self._a.dtype.kind != "c" else _cx().abs_(self)
 
     def sign(self):
         return ops.sign(self)
@@ -1422,6 +1474,8 @@ class Tensor:
         return ops.elementwise.fmod(self, other)
 
     def __floordiv__(self, other):
+        if self._a.dtype.kind == "c" or other.__class__ is complex:
+            raise _cx().refusal("floor_divide", self._a.dtype)
         try:
             return ops.floor_divide(self, other)
         except TypeError as e:
@@ -1434,6 +1488,8 @@ class Tensor:
             return recording.not_implemented(e)     # not a Tensor or a number: Python's message
 
     def __mod__(self, other):
+        if self._a.dtype.kind == "c" or other.__class__ is complex:
+            raise _cx().refusal("remainder", self._a.dtype)
         try:
             return ops.remainder(self, other)
         except TypeError as e:

@@ -71,6 +71,7 @@ def finfo(*args, **kwargs) -> FInfo:
         if "type" in kwargs or args:
             raise TypeError('finfo() missing 1 required positional arguments: "type"')
         dtype = dtypes.default_float
+    dtype = dtype.to_real() if dtype.is_complex else dtype      # a complex dtype: its parts' (dtype=float32)
     if not dtype.is_floating_point:
         raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                         "'torch.finfo'")
@@ -90,7 +91,7 @@ def iinfo(*args, **kwargs) -> IInfo:
         raise TypeError('iinfo() missing 1 required positional arguments: "type"')
     if dtype is dtypes.bool_:
         raise TypeError("torch.bool is not supported by torch.iinfo")
-    if dtype.is_floating_point:
+    if dtype.is_floating_point or dtype.is_complex:
         raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
     info = np.iinfo(dtype.np)
     out = IInfo()
@@ -116,7 +117,7 @@ def can_cast(from_, to) -> bool:
     """Whether PyTorch's type promotion may cast `from_` to `to` (same_kind): never a float to an integer, nor
     anything but a bool to bool."""
     _two_dtypes("can_cast", "from_", "to", from_, to)
-    if from_.category == dtypes.FLOAT and to.category != dtypes.FLOAT:
+    if from_.category >= dtypes.FLOAT and to.category < from_.category:      # float to int, complex to real
         return False
     return not (to is dtypes.bool_ and from_ is not dtypes.bool_)
 
@@ -126,7 +127,7 @@ def result_type(tensor, other) -> dtypes.DType:
     from gradcli.engine.recording import result_dtype
     from gradcli.engine.tensor import Tensor
     for value in (tensor, other):
-        if value.__class__ is not Tensor and value.__class__ not in (int, float, bool):
+        if value.__class__ is not Tensor and value.__class__ not in (int, float, bool, complex):
             raise TypeError("result_type(): invalid arguments")      # (PyTorch's message: signatures.py)
     return result_dtype(tensor, other)
 

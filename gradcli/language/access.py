@@ -15,6 +15,7 @@ from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
 from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
 from gradcli.engine.ops.reduce import RETURN_FIELDS, RETURN_KINDS
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, uninitialized_marks
 from gradcli.language import stdlib
 from gradcli.language.stdlib import Builtin, ScriptModule, type_name
@@ -67,9 +68,10 @@ ALLOWED = {
     int: frozenset(_NUMBER),
     float: frozenset(_NUMBER),
     bool: frozenset(_NUMBER),
+    complex: frozenset(("real", "imag", "conjugate")),
     range: frozenset(("start", "stop", "step", "count", "index")),
     slice: frozenset(("start", "stop", "step", "indices")),
-    dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize")),
+    dtypes.DType: frozenset(("is_floating_point", "is_signed", "itemsize", "is_complex", "to_real", "to_complex")),
     typeinfo.FInfo: frozenset(typeinfo.FInfo.__slots__),
     typeinfo.IInfo: frozenset(typeinfo.IInfo.__slots__),
     autograd.Node: frozenset(("name", "next_functions", "metadata", "register_hook", "register_prehook")),
@@ -248,6 +250,18 @@ def _check_uninitialized(obj, name: str) -> None:
         raise parameter.uninitialized_error(obj, name)
 
 
+# the modules whose functions refuse complex tensors they have not been checked with (complexops.guarded)
+_COMPLEX_GUARDED = frozenset(("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft"))
+
+
+def _complex_method(obj, name: str):
+    """`obj.name` once the session has complex tensors: a complex tensor's method as complexops.method gives it."""
+    if obj._a.dtype.kind != "c":
+        return getattr(obj, name)
+    from gradcli.engine.ops import complexops
+    return complexops.method(obj, name, getattr(obj, name))
+
+
 def get_method(obj, name: str):
     """`obj.name` to be called at once (`obj.name(...)`): the function itself, with nothing to print."""
     cls = obj.__class__
@@ -258,6 +272,8 @@ def get_method(obj, name: str):
             if name == "grad_fn":
                 fn = autograd.checked_grad_fn(obj)
                 return fn.parent if fn.__class__ is autograd.OutputSlot else fn   # one output of several
+            if STATE.complex_seen:      # a complex tensor's methods: only those checked for complex values
+                return _complex_method(obj, name)
             return getattr(obj, name)
         if name == "_version":              # the in-place counter PyTorch's tutorials show (read-only)
             return obj._version[0]
@@ -283,6 +299,9 @@ def get_method(obj, name: str):
                     from None
             raise _missing(obj.name, name, f"module '{obj.name}' has no attribute '{name}'", obj) from None
         # called at once: the function itself, without the Builtin's partial layer
+        if STATE.complex_seen and obj.name in _COMPLEX_GUARDED and value.__class__ is Builtin:
+            from gradcli.engine.ops import complexops
+            return complexops.guarded(value.func, name, obj.name)
         return value.func if value.__class__ is Builtin else value
     if cls.__class__ is ScriptType:    # an instance of a script's class
         try:

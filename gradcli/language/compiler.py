@@ -1557,7 +1557,8 @@ class Compiler:
 
         def load_attr(env):
             obj = obj_fn(env)
-            if obj.__class__ is Tensor and name in tensor_attrs and not (lazy and id(obj) in lazy):
+            if obj.__class__ is Tensor and name in tensor_attrs and not (lazy and id(obj) in lazy or
+                                                                         called and STATE.complex_seen):
                 return getattr(obj, name)
             try:
                 return get_attr(obj, name)

@@ -162,4 +162,4 @@ def _options(dt: dtypes.DType) -> str:
             "(default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
-TYPED = {dt.legacy.rpartition(".")[2]: dt for dt in dtypes.ALL if dt.legacy}
+TYPED = {dt.legacy.rpartition(".")[2]: dt for dt in dtypes.ALL if dt.legacy and not dt.is_complex}

@@ -643,7 +643,10 @@ def _build_torch() -> ScriptModule:
         "float_power": _float_power,
         **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in (
             "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")},
-        "real": _tensor_fn("real", lambda t: t.real),
+        "real": _tensor_fn("real", lambda t: t.real), "imag": _tensor_fn("imag", lambda t: t.imag),
+        "angle": _tensor_fn("angle", Tensor.angle),
+        **{name: _later("gradcli.engine.ops.complexops", name + "_function") for name in (
+            "complex", "polar", "view_as_real", "view_as_complex")},
         "pow": _pow,
         "neg": _tensor_fn("neg", Tensor.neg), "exp": _tensor_fn("exp", Tensor.exp),
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
@@ -1349,6 +1352,9 @@ def _unbound_tensor_method(name: str) -> Builtin:
     return Builtin("unbound torch.Tensor", name, method)
 
 
+_FUNCTION = type(lambda: None)
+
+
 def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException:
     """The error to report for a script's call `f(*args, **kwargs)` that raised `exc` (a TypeError,
     AttributeError or ValueError): PyTorch's message when `f` is a torch function or tensor method
@@ -1356,6 +1362,8 @@ def argument_error(exc: Exception, f, args: list, kwargs: dict) -> BaseException
     Runs only after a call has failed."""
     if f.__class__ is Builtin and f.namespace == "torch.Tensor":     # a method read as a value (getattr)
         f = f.func
+    if f.__class__ is _FUNCTION:        # a torch function as complexops.guarded hands it out: the function itself
+        f = getattr(f, "guarded", f)
     func = getattr(f, "__func__", None)
     if func is not None and getattr(f, "__self__", None).__class__ is Tensor:
         name, key, method, native = func.__name__, f"Tensor.{func.__name__}", True, True
@@ -1687,7 +1695,7 @@ def make_builtins(write, describe=None, extra=None) -> dict:
     through `describe(builtins, *obj)`, which returns help's text (gradcli.language.helptext, which
     the session imports only when a script asks for help)."""
     table = {name: getattr(builtins, name) for name in (
-        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round",
+        "range", "len", "abs", "min", "max", "sum", "float", "int", "bool", "str", "repr", "round", "complex",
         "list", "tuple", "enumerate", "zip", "reversed", "sorted", "any", "all", "divmod", "pow")}
     table.update(_BOUNDED_BUILTINS)    # list, tuple, sorted, sum, pow, round: bounded results
     table.update((name, getattr(builtins, name)) for name in ("chr", "ord", "callable", "map", "filter", "iter",

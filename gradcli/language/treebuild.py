@@ -363,16 +363,19 @@ class PatternBuilder:
 
     def complex_pattern(self, c):
         real, sign, imaginary = c
-        if imaginary.type != "IMAG_NUMBER":
+        if isinstance(real.value, complex):         # (CPython checks the real part first)
+            self.problems.invalid(error_at("real number required in complex literal", real))
+        elif imaginary.type != "IMAG_NUMBER":
             self.problems.invalid(error_at("imaginary number required in complex literal", imaginary))
-        else:
-            self.imaginary([imaginary])             # refused, as complex numbers are
+        else:       # a sum, as CPython's tree has it (its value is computed when the pattern is compiled)
+            value = BinOp(real, "add" if sign.value == "+" else "sub", self.imaginary([imaginary]), real.line, real.col)
+            return MatchValue(value, real.line, real.col)
         return MatchValue(real, real.line, real.col)
 
     def signed_number(self, c):
         tok = c[-1]
         if tok.type == "IMAG_NUMBER":
-            node = self.imaginary([tok])            # refused, as complex numbers are
+            node = self.imaginary([tok])
         elif tok.type == "INT_NUMBER":
             node = self.integer([tok])
         else:
@@ -950,8 +953,10 @@ class Builder(PatternBuilder):
         return node
 
     def imaginary(self, c):
-        self.problems.refuse("complex numbers (imaginary literals like 1j) are", c[0])
-        return Constant(0, c[0].line, c[0].col)
+        tok = c[0]
+        node = _new(Constant)
+        node.value, node.line, node.col = complex(0.0, float(tok.value[:-1])), tok.line, tok.col
+        return node
 
     def strings(self, c):
         return string_literal(c, self.parse_fragment, self.problems)

@@ -546,6 +546,8 @@ def mul(a: Tensor, b) -> Tensor:
             return mul_scalar(a, b)
         return mul_wrapped(a, b)
     x, y = operands(a, b)
+    if x.dtype.kind == "c":
+        return _complex().mul(a, b, x, y)
     if b.__class__ is not Tensor and x.dtype.kind == "V":
         # bfloat16 * number: the kernel reads the number as a float (the product in float, rounded once)
         return apply(MUL, _times_number(x, b), (a, b), (), (x, b), quiet=True)
@@ -560,6 +562,8 @@ def div(a: Tensor, b) -> Tensor:
             return div_scalar(a, b)
         return div_wrapped(a, b)
     x, y = operands(a, b, floating=True)
+    if x.dtype.kind == "c":
+        return _complex().div(a, b, x, y)
     if b.__class__ is not Tensor and x.dtype.kind == "V":       # bfloat16 / number: as mul's
         return apply(DIV, half_with_number(np.true_divide, x, b), (a, b), (), (x, b), quiet=True)
     out = compute(np.true_divide, x, y)
@@ -569,6 +573,9 @@ def div(a: Tensor, b) -> Tensor:
 
 def rdiv(a: Tensor, b) -> Tensor:
     """`number / tensor`: PyTorch records it as reciprocal(tensor) * number."""
+    if a._a.dtype.kind == "c" or b.__class__ is complex:
+        complexops = _complex()
+        return mul(complexops.reciprocal(a if a._a.dtype.kind == "c" else to_dtype(a, dtypes.default_complex())), b)
     return mul(reciprocal(a), b)
 
 
@@ -609,6 +616,8 @@ def power(a, b) -> Tensor:
     """tensor ** number (PowBackward0), tensor ** tensor (PowBackward1), number ** tensor (PowBackward2)."""
     if a.__class__ is Tensor and b.__class__ is not Tensor:
         x, _ = operands(a, b)
+        if x.dtype.kind == "c":
+            return _complex().pow_(a.to(dtypes.of_array(x)) if a._a.dtype != x.dtype else a, b)
         if x.dtype.kind in "iub" and isinstance(b, int):
             if b < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -648,7 +657,16 @@ def compare(fn, a, b) -> Tensor:
     if STATE.meta_seen:                 # (no node: apply does not see the inputs' devices)
         same_device((a, b))
     x, y = operands(a, b)
+    if x.dtype.kind == "c" and fn is not np.equal and fn is not np.not_equal:
+        raise _complex().refusal(fn.__name__.replace("less", "lt").replace("greater", "gt").replace("_equal", "e")
+                                 .replace("lte", "le").replace("gte", "ge"), x.dtype)
     return Tensor(compute(fn, x, y))
+
+
+def _complex():
+    """gradcli.engine.ops.complexops, imported when an op first meets a complex operand."""
+    from gradcli.engine.ops import complexops
+    return complexops
 
 
 def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
@@ -657,8 +675,18 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
         dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
     if a._a.dtype == dtype.np and not copy:
         return a
-    out = a._a.astype(dtype.np)
-    if dtype.category != dtypes.FLOAT:
+    if a._a.dtype.kind == "c" and dtype is dtypes.bool_:
+        return Tensor(a._a != 0)           # (either part non-zero, and no warning: nothing is discarded)
+    if a._a.dtype.kind == "c" and dtype.category != dtypes.COMPLEX:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", "Casting complex values to real discards the imaginary part (Triggered internally "
+                       "at /__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)")
+        out = a._a.real.astype(dtype.np)
+    else:
+        out = a._a.astype(dtype.np)
+    if dtype.category == dtypes.COMPLEX:
+        _complex().seen()
+    elif dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return apply(TO_COPY, out, (a,))
 

@@ -465,6 +465,12 @@ def _scalar_value(value, dtype: np.dtype) -> np.ndarray:
     """A Python number as PyTorch writes it into a tensor of `dtype` (a 0-d array), with its errors."""
     if value.__class__ is int:
         _int64(value)
+    elif value.__class__ is complex and dtype.kind != "c":      # a real tensor takes a complex with no imaginary part
+        if value.imag:
+            from gradcli.engine.recording import _CXX_NAMES
+            raise RuntimeError(f"value cannot be converted to type {_CXX_NAMES.get(dtype.name, dtype.name)} without "
+                               "overflow")
+        value = value.real
     limits_ = _INT_RANGES.get(dtype)
     if limits_ is not None and value.__class__ is not bool:
         ctype, lo, hi = limits_
@@ -486,7 +492,7 @@ def setitem(a: Tensor, key, value) -> None:
     """`a[key] = value`: the key's views first, then fill_, copy_ or index_put_ on that view, in place,
     so that autograd records it as PyTorch does (CopySlices on the base when the target is a view)."""
     number = value.__class__ is not Tensor
-    if number and not isinstance(value, (int, float)):
+    if number and not isinstance(value, (int, float, complex)):
         raise TypeError(f"can't assign a {type(value).__name__} to a {dtypes.of_array(a._a).legacy}")
     # a number becomes the tensor's dtype before the key is read (its overflow check comes first)
     v = _scalar_value(value, a._a.dtype) if number else value._a

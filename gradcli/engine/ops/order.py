@@ -119,8 +119,8 @@ def _bound(key: str, args: tuple, kwargs: dict) -> tuple:
 
 
 def _not_for(x: np.ndarray, kernel: str) -> None:
-    """PyTorch's refusal of bool input, which its kernel is not compiled for."""
-    if x.dtype == np.bool_:
+    """PyTorch's refusal of bool and complex input, which its kernel is not compiled for."""
+    if x.dtype == np.bool_ or x.dtype.kind == "c":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{type_word(x)}\'')
 
 

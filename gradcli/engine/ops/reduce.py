@@ -747,6 +747,9 @@ def _extreme(a: Tensor, dim, keepdim, other, name: str):
         return ops.maximum(a, b) if name == "max" else ops.minimum(a, b)
     x = a._a
     largest = name == "max"
+    if x.dtype.kind == "c":         # (numpy would order complex values; PyTorch refuses them)
+        from gradcli.engine.ops import complexops
+        raise complexops.refusal(name if dim is None else name + "_dim", x.dtype)
     if dim is None:
         if x.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -830,6 +833,8 @@ def argmin(a: Tensor, dim=None, keepdim=False) -> Tensor:
 def _arg(a: Tensor, dim, keepdim, largest: bool) -> Tensor:
     _check_keepdim("argmax" if largest else "argmin", keepdim)
     x = a._a
+    if x.dtype.kind == "c":
+        raise RuntimeError(f"{'argmax' if largest else 'argmin'}(): does not support complex input")
     name = "argmax" if largest else "argmin"
     if x.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")

@@ -723,7 +723,11 @@ def matrix_T(a: Tensor, name: str = "mT") -> Tensor:
         if n == 0:
             return a
         raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-    return transpose(a, -2, -1) if n else a
+    out = transpose(a, -2, -1) if n else a
+    if name != "mT" and a._a.dtype.kind == "c":       # the conjugate transpose: a conjugate view of the transpose
+        from gradcli.engine.ops import complexops
+        return complexops.conj(out)
+    return out
 
 
 def movedim(a: Tensor, source, destination) -> Tensor:

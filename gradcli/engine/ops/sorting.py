@@ -128,6 +128,8 @@ def _given(values: dict, name: str, default):
 def _sort(a: Tensor, dim, descending, stable) -> tuple:
     """The values and indices arrays of a sort, and the row of its node."""
     x = a._a
+    if x.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     row = SORT if stable is _UNSET else SORT_STABLE
     stable = bool(stable) if stable is not _UNSET and stable is not None else False
     if x.ndim == 0:
@@ -217,6 +219,8 @@ def _topk_call(key: str, args: tuple, kwargs: dict, function: bool) -> ReturnTyp
         raise RuntimeError("selected index k out of range")
     if x.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    if x.dtype.kind == "c":
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
     if x.ndim == 0:            # a 0-d input gives itself, whatever k (0 or 1)
         out, indices = x.copy(), np.zeros((), np.int64)
     else:
