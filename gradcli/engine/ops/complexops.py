@@ -702,16 +702,9 @@ def _dt(a) -> str:
 
 def _vectors(a: Tensor, b: Tensor) -> tuple:
     """dot's and vdot's checks, in PyTorch's words (vdot's mismatch message names dot too, as PyTorch's does)."""
-    from gradcli.engine.recording import type_word
+    from gradcli.engine.ops.linalg import vector_checks
     x, y = a._a, b._a
-    if x.ndim != 1 or y.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
-    if x.dtype != y.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_word(x)} and "
-                           f"{type_word(y)}")
-    if x.shape != y.shape:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have "
-                           f"the same number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
+    vector_checks(x, y, "dot")
     return x, y
 
 

@@ -628,9 +628,8 @@ def mv(a: Tensor, vec: Tensor) -> Tensor:
     return _pair(a, vec, MV, matvec(x, v), x, v)
 
 
-def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
-    _tensor_arg(b, name, "tensor" if name == "dot" else "other", 1)
-    x, y = a._a, b._a
+def vector_checks(x: np.ndarray, y: np.ndarray, name: str) -> None:
+    """dot's and vdot's checks of their two arrays, in PyTorch's words (`name` in the dtype message)."""
     if x.ndim != 1 or y.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
     if x.dtype != y.dtype:
@@ -639,6 +638,12 @@ def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
     if x.size != y.size:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.size}] and src [{y.size}] to have the "
                            f"same number of elements, but got {x.size} and {y.size} elements respectively")
+
+
+def _dot(a: Tensor, b: Tensor, row: Op, name: str) -> Tensor:
+    _tensor_arg(b, name, "tensor" if name == "dot" else "other", 1)
+    x, y = a._a, b._a
+    vector_checks(x, y, name)
     _not_for_bool(x, "dot")
     return _pair(a, b, row, np.asanyarray(dot_array(x, y), dtype=x.dtype), x, y)
 
