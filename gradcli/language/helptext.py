@@ -540,7 +540,8 @@ _WHAT = {
     "isreal": "True where an element is real: everywhere, for gradcli's tensors.",
     "fmax": "The elementwise maximum, ignoring NaN (NaN only where both are NaN).",
     "fmin": "The elementwise minimum, ignoring NaN (NaN only where both are NaN).",
-    "conj": "The complex conjugate (a lazy view: is_conj() is True); a real tensor is its own.",
+    "conj": "The complex conjugate, is_conj() True (PyTorch's is a lazy view; gradcli's a read-only copy); a real "
+            "tensor is its own.",
     "conj_physical": "The complex conjugate, computed: a real tensor is its own (the tensor itself).",
     "resolve_conj": "The tensor with its conjugate bit resolved (a real tensor: itself).",
     "resolve_neg": "The tensor with its negative bit resolved (a real tensor: itself).",
