@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import budget
 from gradcli.engine.forward import add_tangents, dropped
 from gradcli.engine.ops import linalg, shape
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import Op, apply, wrap_int64
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -507,8 +507,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
                                f"input{_size_list(x.shape)} to have {channels} channels, but got {x.shape[1]} "
                                f"channels instead")
         outputs = w.shape[0]
-        padded = [_int64(s + 2 * p) for s, p in zip(x.shape[2:], padding)]         # C++'s int64_t arithmetic
-        dilated = [_int64(d * (n - 1) + 1) for d, n in zip(dilation, w.shape[2:])]
+        padded = [wrap_int64(s + 2 * p) for s, p in zip(x.shape[2:], padding)]         # C++'s int64_t arithmetic
+        dilated = [wrap_int64(d * (n - 1) + 1) for d, n in zip(dilation, w.shape[2:])]
         if any(d * (n - 1) + 1 != b for d, n, b in zip(dilation, w.shape[2:], dilated)):
             # PyTorch goes on with the wrapped size, and its kernels read the taps at wrapped offsets
             raise NotImplementedError(f"gradcli does not implement a convolution whose dilated kernel size overflows "
@@ -550,11 +550,6 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 _PADDING_MAX = (1 << 62) - 1         # at::convolution's bound: twice a padding must fit in an int64_t
 
 
-def _int64(v: int) -> int:
-    """v as C++'s int64_t arithmetic leaves it (wrapped)."""
-    return (v + (1 << 63)) % (1 << 64) - (1 << 63)
-
-
 def _int32(v: int) -> int:
     return (v + (1 << 31)) % (1 << 32) - (1 << 31)
 
@@ -585,7 +580,7 @@ def _check_transposed_output(x, w, stride, padding, dilation, output_padding, gr
         return
     lead = [1] if x.ndim == 3 else []
     if x.shape[0] == 0:                 # no kernel runs: the empty result's view to the output's shape fails
-        shape = [0, outputs] + lead + [_int64(v) for v in sizes]
+        shape = [0, outputs] + lead + [wrap_int64(v) for v in sizes]
         i = next(i for i, v in enumerate(shape) if v < 0)
         raise RuntimeError(f"invalid shape dimension {shape[i]} at index {i} of shape {_size_list(shape)}")
     if _onednn_transposed(x, w, stride, dilation, output_padding, groups):
@@ -597,7 +592,7 @@ def _check_transposed_output(x, w, stride, padding, dilation, output_padding, gr
         given = " x ".join(map(str, lead + list(x.shape[2:])))
         raise RuntimeError(f"Given input size per channel: ({given}). Calculated output size per channel: "
                            f"({' x '.join(map(str, lead + narrow))}). Output size is too small")
-    shape = [x.shape[0], outputs] + lead + [_int64(v) for v in sizes]
+    shape = [x.shape[0], outputs] + lead + [wrap_int64(v) for v in sizes]
     negative = next(v for v in shape if v < 0)
     raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {_size_list(shape)}")
 
