@@ -47,7 +47,7 @@ def _grad_of(call: str) -> str:
 
 
 CASES = [
-    (P, "x.log()"), (P, "x.sqrt()"), (A, "x.abs()"), (A, "x.sign() + x"), (A, "x.sgn() * x"), (X, "x.exp2()"),
+    (P, "x.log()"), (P, "x.sqrt()"), (A, "x.abs()"), (A, "x.sign() + x"), (A, "x.sgn() * x"), (A, "x.angle() * x"), (X, "x.exp2()"),
     (X, "x.expm1()"), (P, "x.log2()"), (P, "x.log10()"), (P, "x.log1p()"), (P, "x.rsqrt()"), (X, "x.sin()"),
     (X, "x.cos()"), (U, "x.tan()"), (U, "x.asin()"), (U, "x.acos()"), (X, "x.atan()"),
     (X, "x.asinh()"), (P, "(x + 1).acosh()"), (U, "x.atanh()"), (X, "F.mish(x)"), (X, "F.glu(x, 0) * x[:1]"), (A, "F.selu(x)"), (A, "F.celu(x, 0.7)"),

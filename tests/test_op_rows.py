@@ -214,6 +214,8 @@ EXTRA = [
     "q = torch.rand(3, requires_grad=True)\ns = torch.rand(3, requires_grad=True)\n"
     "(torch.special.zeta(torch.tensor([2., 3., 4.]), q + 1) + torch.special.zeta(2.5, q + 1)).sum().backward()\n"
     "torch.special.zeta(s + 2, 1.5)",
+    # the angle of real numbers (AngleBackward0 of a real input: a zero gradient)
+    "torch.angle(torch.tensor([-2., 0., 3.], requires_grad=True)).sum().backward()",
     # the incomplete gamma functions (their gradient for x)
     "x = torch.rand(3, requires_grad=True)\n"
     "(torch.igamma(torch.tensor([0.5, 2., 3.]), x) + torch.special.gammaincc(torch.tensor([1.5]), x)).sum().backward()",

@@ -53,6 +53,7 @@ CHECKS = {
     ew.ABS: [(lambda a: a.abs(), (away(2, 3),)), (lambda a: abs(a) * a, (away(3),))],
     ew.SIGN: [(lambda a: a.sign() * a, (away(3),))],
     ew.SGN: [(lambda a: a.sgn() * a, (away(3),))],
+    ew.ANGLE: [(lambda a: a.angle() * a, (away(3),))],
     ew.EXP2: [(lambda a: a.exp2(), (any_(2, 3),))],
     ew.EXPM1: [(lambda a: a.expm1(), (any_(3),))],
     ew.LOG2: [(lambda a: a.log2(), (pos(3),))],

@@ -237,6 +237,7 @@ CASES = [
     case("elementwise.ABS", "a.abs()", "away:V"),
     case("elementwise.SIGN", "a.sign() * a", "away:V"),
     case("elementwise.SGN", "a.sgn() * a", "away:V"),
+    case("elementwise.ANGLE", "a.angle() * a", "away:V"),
     case("elementwise.EXP2", "a.exp2()", "any:V", **LIB),
     case("elementwise.EXPM1", "a.expm1()", "any:V", **LIB),
     case("elementwise.LOG2", "a.log2()", "pos:V", **LIB),

@@ -243,6 +243,9 @@ def _erf64_block(x: np.ndarray, out: np.ndarray, complement: bool = False) -> No
 def erf(x: np.ndarray) -> np.ndarray:
     """erf elementwise: float32 correctly rounded (as above), float64 by math.erf, float16 by the approximation
     PyTorch's Half kernel runs in float (_erf_half)."""
+    if x.__class__ is not np.ndarray and isinstance(x, np.ndarray):    # a meta array: its one element
+        from gradcli.engine.meta import on_one
+        return on_one(erf, x, x.shape)
     if x.dtype.char in "eE":
         return _erf_half(x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:
@@ -278,6 +281,9 @@ def erfc(x: np.ndarray) -> np.ndarray:
     """erfc elementwise, as erf: float32 correctly rounded (the polynomials below 4, math.erfc from 4 on,
     where the result falls towards float32's subnormals, and near a rounding midpoint), float16 rounded from
     float32, float64 by math.erfc."""
+    if x.__class__ is not np.ndarray and isinstance(x, np.ndarray):    # a meta array: its one element
+        from gradcli.engine.meta import on_one
+        return on_one(erfc, x, x.shape)
     if x.dtype.char in "eE":
         return _via_float32(erfc, x)[()]
     if x.dtype.char not in _ROUNDED or x.size < _ERF_VECTORISED:

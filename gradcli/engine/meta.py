@@ -124,6 +124,16 @@ def restride(a, shape=None) -> MetaArray:
     return meta_full(shape, np.ndarray.__getitem__(a, (0,) * a.ndim) if a.size else 0, a.dtype)
 
 
+def on_one(function, a: np.ndarray, shape: tuple, *args, **kwargs) -> MetaArray:
+    """`function` of a meta array's one element (and of the one element of each array among `args`), its result
+    repeated over `shape`: for the engine's kernels that loop in Python (per element, per block of a reduction),
+    which would otherwise loop over the whole shape to compute nothing."""
+    result = function(_one(a), *[_one(x) for x in args], **kwargs)
+    if result.__class__ is tuple:                   # a kernel with two results (logsigmoid's and its buffer)
+        return tuple(restride(np.asarray(r), shape) for r in result)
+    return restride(np.asarray(result), shape)
+
+
 def restride_all(result):
     """A function's results as meta arrays: arrays and numpy scalars; tuples and lists of them item by item;
     anything else (a shape, a flag) as it is."""

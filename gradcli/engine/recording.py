@@ -412,13 +412,29 @@ def unary(op: Op, name: str):
     if op.floats:
         def function(a: Tensor) -> Tensor:
             x = a._a
+            if x.__class__ is not _ndarray and is_meta(x):
+                return apply(op, _on_meta(forward, x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)),
+                             (a,))
             return apply(op, forward(x if x.dtype.kind in "fV" else x.astype(dtypes.default_float.np)), (a,))
     else:
         def function(a: Tensor) -> Tensor:
-            return apply(op, forward(a._a), (a,))
+            x = a._a
+            return apply(op, forward(x) if x.__class__ is _ndarray or not is_meta(x) else _on_meta(forward, x), (a,))
     function.__name__ = function.__qualname__ = name
     function.op = op            # the row, for tests that walk the tables
     return function
+
+
+def is_meta(x) -> bool:
+    """Whether `x` is a meta tensor's array (the one ndarray subclass the engine holds)."""
+    return x.__class__ is not _ndarray and isinstance(x, _ndarray)
+
+
+def _on_meta(forward, x):
+    """A unary kernel on a meta array (the one non-ndarray a tensor holds): on its one element, so that no kernel
+    loops over a shape with no data (gradcli.engine.meta)."""
+    from gradcli.engine.meta import on_one
+    return on_one(forward, x, x.shape)
 
 
 def binary(op: Op, name: str):
@@ -728,6 +744,9 @@ def compute(fn, x, y):
     try:
         if x.__class__ is _ndarray and x.size >= _BIG or y.__class__ is _ndarray and y.size >= _BIG:
             out = workers.binary(fn, x, y)
+        elif STATE.meta_seen and (is_meta(x) or is_meta(y)):
+            from gradcli.engine.meta import broadcast_shapes, on_one
+            out = on_one(fn, x, broadcast_shapes([np.shape(x), np.shape(y)]), y)
         else:
             out = fn(x, y)
     except ValueError:

@@ -15,7 +15,7 @@ import importlib
 from gradcli.engine.ops import arith, elementwise, indexing, reduce, shape
 from gradcli.engine.ops.arith import (add, addcdiv, addcmul, clone, compare, div, exp, fill, mul, neg, power, rdiv,
                                       reciprocal, rsub, scalar_power, sub, to_device, to_dtype, unbind0)
-from gradcli.engine.ops.elementwise import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_and,
+from gradcli.engine.ops.elementwise import (abs, acos, angle, acosh, asin, asinh, atan, atan2, atanh, bitwise_and,
                                             bitwise_not, bitwise_or,
                                             bitwise_xor, ceil, clamp, clamp_max, clamp_min, copy, cos, cosh,
                                             div_rounding, elu, erf, exp2, expm1, floor, floor_divide, floor_divide_,

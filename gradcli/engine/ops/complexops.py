@@ -558,7 +558,8 @@ def abs_(z: Tensor) -> Tensor:
 
 def angle(z: Tensor) -> Tensor:
     if z._a.dtype.kind != "c":
-        raise NotImplementedError("gradcli does not implement torch.angle of real tensors (only of complex ones)")
+        from gradcli.engine import ops
+        return ops.angle(z)
     from gradcli.engine import elementary
     return apply(ANGLE, np.asarray(elementary.atan2(z._a.imag, z._a.real)), (z,))
 

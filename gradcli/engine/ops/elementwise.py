@@ -15,7 +15,7 @@ from gradcli.engine.forward import (NOT_DIFFERENTIABLE, add_tangents, dropped, s
                                      tangent_or_zeros)
 from gradcli.engine.ops import arith as _arith
 from gradcli.engine.ops.arith import clone, fill, power
-from gradcli.engine.recording import (Op, apply, binary, broadcast_error, checked_scalar, compute, int_param,
+from gradcli.engine.recording import (Op, apply, is_meta, binary, broadcast_error, checked_scalar, compute, int_param,
                                       index_arg, needs_grad, number_arg, number_operand, operands, result_dtype,
                                       same_device, scalar_param, tensor_arg, type_word, unary)
 from gradcli.engine.tensor import Tensor, _scalar_name
@@ -49,6 +49,12 @@ def sign_array(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+def angle_array(x: np.ndarray) -> np.ndarray:
+    """The angle of real numbers: pi below zero, 0 from -0.0 up, nan for nan (in the input's floating type)."""
+    t = x.dtype.type
+    return np.where(x < 0, t(math.pi), np.where(x != x, x, t(0)))
+
+
 def abs_array(x: np.ndarray) -> np.ndarray:
     _refuse(x, "abs_cpu", "b")
     return np.abs(x)
@@ -62,7 +68,10 @@ def half_in_float(kernel):
     float (the kernels' opmath type), each result rounded once to the input's type. Other dtypes go straight
     through."""
     def run(*args):
-        half = args[0].dtype            # (a dtype's class, for a kernel handed one)
+        first = args[0]
+        half = first.dtype              # (a dtype's class, for a kernel handed one)
+        if first.__class__ is not np.ndarray and is_meta(first):
+            return on_meta(run, *args)
         if getattr(half, "char", "x") not in "eE":
             return kernel(*args)
         # (a 0-d gradient may come as a numpy scalar)
@@ -74,6 +83,17 @@ def half_in_float(kernel):
     run.__name__ = run.__qualname__ = kernel.__name__
     run.__doc__ = kernel.__doc__
     return run
+
+
+def on_meta(kernel, *args):
+    """An elementwise kernel whose first argument is a meta array, on the one element of each array argument:
+    kernels that loop in Python (until every element converges, over masked parts) would otherwise loop over a
+    shape with no data, some forever (gradcli.engine.meta)."""
+    from gradcli.engine.meta import broadcast_shapes, on_one
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    shape = broadcast_shapes([a.shape for a in arrays])
+    first = next(i for i, a in enumerate(args) if a is arrays[0])
+    return on_one(lambda a, *rest: kernel(*args[:first], a, *rest), arrays[0], shape, *args[first + 1:])
 
 
 @half_in_float
@@ -575,6 +595,8 @@ SQRT    = Op("SqrtBackward0",    cr.sqrt,       ("result",),        (lambda F, g
 ABS     = Op("AbsBackward0",     abs_array,     ("self",),          (lambda F, g, self: g * F.sgn(self),), quiet=True,
              jvp="auto")
 SIGN    = Op("SignBackward0",    sign_array,    (),                 (lambda F, g: F.zeros_like(g),), jvp="auto")
+ANGLE   = Op("AngleBackward0",   angle_array,   ("self",),          (lambda F, g, self: F.zeros_like(g),),
+             floats=True, quiet=True, jvp="auto")
 SGN     = Op("SgnBackward0",     sign_array,    ("self", "result"), (lambda F, g, self, result: F.zeros_like(g),),
              quiet=True, jvp="auto")
 EXP2    = Op("Exp2Backward0",    cr.exp2,       ("result",),        (lambda F, g, result: F.times(g * result, LN2),),
@@ -805,6 +827,7 @@ log = unary(LOG, "log")
 sqrt = unary(SQRT, "sqrt")
 abs = unary(ABS, "abs")
 sign = unary(SIGN, "sign")
+angle = unary(ANGLE, "angle")
 sgn = unary(SGN, "sgn")
 exp2 = unary(EXP2, "exp2")
 expm1 = unary(EXPM1, "expm1")
@@ -1976,7 +1999,7 @@ SHRINK_BACKWARD = (HARDSHRINK_BACKWARD, SOFTSHRINK_BACKWARD)
 
 def _shrink_grad(index):
     def formula(F, g, self, lambd):
-        mask = _shrink_mask(self if self.__class__ is np.ndarray else self._a, lambd)
+        mask = _shrink_mask(self if isinstance(self, np.ndarray) else self._a, lambd)
         if isinstance(g, np.ndarray):
             return np.where(mask, g, self.dtype.type(0)).astype(self.dtype, copy=False)
         return apply(SHRINK_BACKWARD[index], np.where(mask, g._a, self._a.dtype.type(0)), (g, self), (lambd,))

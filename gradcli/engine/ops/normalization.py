@@ -90,6 +90,9 @@ def _reduce_all(a: np.ndarray, b: np.ndarray | None = None, fused_tail: bool = T
     leading index at once. The compiled kernels add the full vectors' products rounded; batch_norm's and
     layer_norm's fuse the product into the add for the last, partial vector, group_norm's does not (measured:
     the only orders that reproduce PyTorch's bits)."""
+    if a.__class__ is not np.ndarray and isinstance(a, np.ndarray):     # a meta array: its one element's sum
+        from gradcli.engine.meta import on_one
+        return on_one(_reduce_all, a, a.shape[:-1], *(() if b is None else (b,)), fused_tail=fused_tail)
     n = a.shape[-1]
     lanes = _lanes(a.dtype)
     if n < lanes:                       # one partial vector, its n lanes added in order

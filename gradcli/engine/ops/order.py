@@ -616,7 +616,11 @@ def _quantile_call(key: str, args: tuple, kwargs: dict, ignore_nan: bool, method
         raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
     if form == 1:
-        q = Tensor(np.asanyarray(q).astype(a._a.dtype))
+        q = np.asanyarray(q).astype(a._a.dtype)
+        if a._a.__class__ is not np.ndarray and isinstance(a._a, np.ndarray):    # a meta input's q is meta too
+            from gradcli.engine.meta import meta_full
+            q = meta_full((), q, q.dtype)
+        q = Tensor(q)
     return _quantile(a, q, None if dim is None else index_arg(dim), keepdim, interpolation, ignore_nan)
 
 

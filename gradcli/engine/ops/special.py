@@ -19,7 +19,7 @@ from gradcli.engine import budget, dtypes
 from gradcli.engine import elementary as cr
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
-from gradcli.engine.ops.elementwise import _expect_tensor, _x_log, half_in_float
+from gradcli.engine.ops.elementwise import _expect_tensor, _x_log, half_in_float, is_meta, on_meta
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.recording import TYPE_WORDS, Op, apply, int64_arg, type_word, unary
 from gradcli.engine.tensor import Tensor
@@ -197,6 +197,8 @@ def zeta_array(s, q: np.ndarray) -> np.ndarray:
     float pow there): inf at s = 1, nan below; for q <= 0, inf at the integers and nan for a fractional s;
     the direct sum until its terms fall below machine epsilon (at least nine terms and q past 9), then the
     Euler-Maclaurin tail."""
+    if is_meta(q) or is_meta(s):
+        return on_meta(zeta_array, s, q)
     shape = np.broadcast_shapes(np.shape(s), q.shape)
     x = np.broadcast_to(np.asanyarray(s, q.dtype), shape).reshape(-1)
     q = np.broadcast_to(q, shape).reshape(-1)
@@ -260,6 +262,8 @@ def _zeta_tail(s, w: np.ndarray, b: np.ndarray, total: np.ndarray) -> np.ndarray
 def polygamma_array(n: int, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x): digamma for n = 0, trigamma for 1, else (-1)^(n+1) n! zeta(n + 1, x), with n! as
     exp(lgamma(n + 1)) in the tensor's type."""
+    if is_meta(x):
+        return on_meta(polygamma_array, n, x)
     if x.dtype.char in "eE":
         return polygamma_array(n, x.astype(np.float32)).astype(x.dtype)
     if n == 0:
