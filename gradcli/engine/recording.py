@@ -744,9 +744,6 @@ def compute(fn, x, y):
     try:
         if x.__class__ is _ndarray and x.size >= _BIG or y.__class__ is _ndarray and y.size >= _BIG:
             out = workers.binary(fn, x, y)
-        elif STATE.meta_seen and (is_meta(x) or is_meta(y)):
-            from gradcli.engine.meta import broadcast_shapes, on_one
-            out = on_one(fn, x, broadcast_shapes([np.shape(x), np.shape(y)]), y)
         else:
             out = fn(x, y)
     except ValueError:
