@@ -30,6 +30,14 @@ PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm =
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # autocast and GradScaler: their state (the scale tensor's array, the regions, the class's insides) is not
+    # the script's
+    (T + 's = torch.amp.GradScaler("cpu")\ns.scale(torch.ones(1))\ns._scale._a', 1,
+     "4:1: AttributeError: 'GradScaler' object attribute '_scale' is outside gradcli's language"),
+    (T + 's = torch.amp.GradScaler("cpu")\ns.__class__.__init__.__globals__', 1,
+     "3:1: AttributeError: 'type' object attribute '__init__' is outside gradcli's language"),
+    (T + 'a = torch.autocast("cpu")\na._region', 1,
+     "3:1: AttributeError: 'autocast' object attribute '_region' is outside gradcli's language"),
     # register_multi_grad_hook: its handles, and the hooks it registers, show nothing behind them
     (T + "x = torch.ones(1, requires_grad=True)\nh = torch.autograd.graph.register_multi_grad_hook([x], print)\n"
      "h.handles[0]._node", 1,
@@ -151,10 +159,11 @@ ESCAPES = [
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
     ("import builtins", 1, "1:1: " + _IMPORT.format("builtins")),
     ("import torch.utils.benchmark", 1, "1:1: ImportError: import of 'torch.utils.benchmark' is outside gradcli's "
-                                         "language: gradcli knows only torch, torch.autograd, "
-                                         "torch.autograd.forward_ad, torch.autograd.function, "
+                                         "language: gradcli knows only torch, torch.amp, torch.amp.autocast_mode, "
+                                         "torch.amp.grad_scaler, torch.autograd, torch.autograd.forward_ad, torch.autograd.function, "
                                          "torch.autograd.functional, torch.autograd.graph, torch.backends, "
-                                         "torch.backends.cuda, torch.backends.mps, torch.cuda, torch.distributions, "
+                                         "torch.backends.cuda, torch.backends.mps, torch.cpu, torch.cpu.amp, torch.cuda, "
+                                         "torch.distributions, "
                                          "torch.distributions.bernoulli, torch.distributions.beta, "
                                          "torch.distributions.binomial, torch.distributions.categorical, "
                                          "torch.distributions.cauchy, torch.distributions.chi2, "

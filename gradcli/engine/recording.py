@@ -430,6 +430,21 @@ def is_meta(x) -> bool:
     return x.__class__ is not _ndarray and isinstance(x, _ndarray)
 
 
+def autocast_policy(policy: str):
+    """Decorate an op function that torch.autocast regions run under `policy` ("lower_precision_fp", "fp32" or
+    "promote": gradcli.engine.autocast); outside a region the call costs one slot read more."""
+    def wrap(function):
+        def op(*args, **kwargs):
+            if STATE.autocast is None:
+                return function(*args, **kwargs)
+            from gradcli.engine import autocast
+            return autocast.run(policy, function, args, kwargs)
+        op.__name__, op.__qualname__, op.__doc__ = function.__name__, function.__qualname__, function.__doc__
+        op.__wrapped__ = function
+        return op
+    return wrap
+
+
 def _on_meta(forward, x):
     """A unary kernel on a meta array (the one non-ndarray a tensor holds): on its one element, so that no kernel
     loops over a shape with no data (gradcli.engine.meta)."""

@@ -147,6 +147,22 @@ def _allow_swa_utils(module) -> None:
 stdlib.when_made("torch.optim.swa_utils", _allow_swa_utils)
 
 
+def _allow_amp(module) -> None:
+    """torch.amp's GradScaler (and autocast objects' public attributes), once a script reaches torch.amp or
+    torch.cpu.amp."""
+    from gradcli.engine import autocast, gradscaler
+    ALLOWED[gradscaler.GradScaler] = frozenset((
+        "scale", "unscale_", "step", "update", "get_scale", "get_growth_factor", "set_growth_factor",
+        "get_backoff_factor", "set_backoff_factor", "get_growth_interval", "set_growth_interval", "is_enabled",
+        "state_dict", "load_state_dict"))
+    ALLOWED[autocast.autocast] = frozenset(("device", "fast_dtype"))
+    _BOUND_METHOD_OWNERS.add(gradscaler.GradScaler)
+
+
+stdlib.when_made("torch.amp", _allow_amp)
+stdlib.when_made("torch.cpu.amp", _allow_amp)
+
+
 def _allow_random(module) -> None:
     """Python's random.Random (a script's own `random.Random(3)`), once a script imports random."""
     import random

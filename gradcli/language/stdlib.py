@@ -269,6 +269,24 @@ def _matmul(input, other):
     return ops.matmul(input, other)
 
 
+# torch's autocast names (gradcli.engine.autocast, imported when a script first calls one)
+_AUTOCAST = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
+             "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
+             "set_autocast_cache_enabled", "clear_autocast_cache")
+
+
+def _make_amp() -> dict:
+    from gradcli.engine import autocast, gradscaler
+    return {"autocast": _later("gradcli.engine.autocast", "autocast"), "GradScaler": gradscaler.GradScaler,
+            "autocast_mode": ScriptModule("torch.amp.autocast_mode", {"autocast": autocast.autocast}),
+            "grad_scaler": ScriptModule("torch.amp.grad_scaler", {"GradScaler": gradscaler.GradScaler})}
+
+
+def _make_cpu_amp() -> dict:
+    from gradcli.engine import autocast, gradscaler
+    return {"autocast": autocast.cpu_autocast, "GradScaler": gradscaler.cpu_grad_scaler}
+
+
 _LATER: dict = {}       # (module, name) -> its stand-in, one per function
 
 
@@ -871,6 +889,9 @@ def _build_torch() -> ScriptModule:
                                                                                _make_checkpoint)}),
         "distributions": ScriptModule.later("torch.distributions", _make_distributions),
         "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
+        **{name: _later("gradcli.engine.autocast", name) for name in _AUTOCAST},
+        "amp": ScriptModule.later("torch.amp", _make_amp),
+        "cpu": ScriptModule("torch.cpu", {"amp": ScriptModule.later("torch.cpu.amp", _make_cpu_amp)}),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
                                                     "cuda": ScriptModule("torch.backends.cuda",
                                                                          dict(devices.BACKENDS_CUDA))}),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gradcli.engine import signatures
 from gradcli.engine.ops import composed, elementwise, nn, normalization, randomized
+from gradcli.engine.recording import autocast_policy
 from gradcli.engine.tensor import Tensor
 
 _REDUCTIONS = {1: "mean", 2: "sum"}
@@ -73,29 +74,34 @@ def bilinear(*args, **kwargs) -> Tensor:
     return nn.bilinear(v["input1"], v["input2"], v["weight"], v["bias"])
 
 
+@autocast_policy("fp32")
 def kl_div(*args, **kwargs) -> Tensor:
     v = _args("kl_div", args, kwargs, {"reduction": 0, "log_target": False})
     return nn.kl_div_enum(v["input"], v["target"], _reduction(v["reduction"]), v["log_target"])
 
 
+@autocast_policy("fp32")
 def cosine_embedding_loss(*args, **kwargs) -> Tensor:
     v = _args("cosine_embedding_loss", args, kwargs, {"margin": 0.0, "reduction": 0})
     return composed.cosine_embedding_loss(v["input1"], v["input2"], v["target"], float(_number(v["margin"])),
                                           reduction=_reduction(v["reduction"]))
 
 
+@autocast_policy("fp32")
 def hinge_embedding_loss(*args, **kwargs) -> Tensor:
     v = _args("hinge_embedding_loss", args, kwargs, {"margin": 1.0, "reduction": 0})
     return composed.hinge_embedding_loss(v["input"], v["target"], float(_number(v["margin"])),
                                          reduction=_reduction(v["reduction"]))
 
 
+@autocast_policy("fp32")
 def margin_ranking_loss(*args, **kwargs) -> Tensor:
     v = _args("margin_ranking_loss", args, kwargs, {"margin": 0.0, "reduction": 0})
     return composed.margin_ranking_loss(v["input1"], v["input2"], v["target"], float(_number(v["margin"])),
                                         reduction=_reduction(v["reduction"]))
 
 
+@autocast_policy("fp32")
 def poisson_nll_loss(*args, **kwargs) -> Tensor:
     v = _args("poisson_nll_loss", args, kwargs, {})
     return composed.poisson_nll_loss(v["input"], v["target"], v["log_input"], v["full"], eps=_number(v["eps"]),

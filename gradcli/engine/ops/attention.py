@@ -27,7 +27,7 @@ import numpy as np
 
 from gradcli.engine import budget, elementary, ops
 from gradcli.engine.ops import arith, arrange, elementwise, linalg, nn, reduce, shape
-from gradcli.engine.recording import Op, apply, wrap_dim
+from gradcli.engine.recording import autocast_policy, Op, apply, wrap_dim
 from gradcli.engine.rng import _fma32, _fma64
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -368,6 +368,7 @@ def _float_mask(mask, dtype) -> Tensor | None:
     return Tensor(np.where(mask._a, dtype.type(0), dtype.type(-np.inf)))
 
 
+@autocast_policy("lower_precision_fp")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False) -> Tensor:
     """F.scaled_dot_product_attention: the flash kernel where PyTorch's CPU takes it, else the math path."""

@@ -26,7 +26,7 @@ from gradcli.engine import budget
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents, tangent_or_zeros
 from gradcli.engine.ops import linalg, shape
-from gradcli.engine.recording import Op, apply, checked_scalar, number_arg, result_dtype, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, checked_scalar, number_arg, result_dtype, type_word
 from gradcli.engine.dtypes import DType
 from gradcli.engine.tensor import Tensor
 
@@ -495,6 +495,7 @@ def _function(name: str, input, first, second, rest: tuple, beta, alpha) -> Tens
     return _KERNELS[name](input, first, second, rest, beta, alpha, None)
 
 
+@autocast_policy("lower_precision_fp")
 def addmm(input, mat1, mat2, *_out_dtype, beta=1, alpha=1) -> Tensor:
     return _function("addmm", input, mat1, mat2, _out_dtype, beta, alpha)
 
@@ -507,10 +508,12 @@ def addr(input, vec1, vec2, *_deprecated, beta=1, alpha=1) -> Tensor:
     return _function("addr", input, vec1, vec2, _deprecated, beta, alpha)
 
 
+@autocast_policy("lower_precision_fp")
 def baddbmm(input, batch1, batch2, *_out_dtype, beta=1, alpha=1) -> Tensor:
     return _function("baddbmm", input, batch1, batch2, _out_dtype, beta, alpha)
 
 
+@autocast_policy("lower_precision_fp")
 def addbmm(input, batch1, batch2, *_deprecated, beta=1, alpha=1) -> Tensor:
     return _function("addbmm", input, batch1, batch2, _deprecated, beta, alpha)
 

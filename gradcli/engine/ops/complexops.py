@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from gradcli.engine import dtypes
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import autocast_policy, Op, apply
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -453,6 +453,7 @@ def view_as_real(z: Tensor) -> Tensor:
     return _view_of(z, _real_view(z._a), VIEW_AS_REAL, ())
 
 
+@autocast_policy("fp32")
 def view_as_complex(x: Tensor) -> Tensor:
     from gradcli.engine.ops.shape import _view_of
     if x.__class__ is not Tensor:
@@ -589,6 +590,7 @@ def complex_(real: Tensor, imag: Tensor) -> Tensor:
     return apply(COMPLEX, out, (real, imag))
 
 
+@autocast_policy("fp32")
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """torch.polar(abs, angle): abs * (cos(angle) + i sin(angle))."""
     a, t = abs._a, angle._a

@@ -15,7 +15,7 @@ import numpy as np
 from gradcli.engine import autograd, dtypes, ops
 from gradcli.engine.ops import arith, reduce
 from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
-from gradcli.engine.recording import (_CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
+from gradcli.engine.recording import (autocast_policy, _CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
                                      type_word)
 from gradcli.engine import signatures
 from gradcli.engine.signatures import type_name
@@ -99,6 +99,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor:
     return ops.reduce_sum(ops.mul(ops.div(x1, n1), ops.div(x2, n2)), dim)
 
 
+@autocast_policy("fp32")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -112,6 +113,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _apply_reduction(out.clamp_min_(0), reduction)
 
 
+@autocast_policy("fp32")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = _zeros_like(input)
@@ -121,6 +123,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _apply_reduction(ops.add(output_margin, output_self), reduction)
 
 
+@autocast_policy("fp32")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean") -> Tensor:
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -162,6 +165,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     raise ValueError(reduction + " is not valid")
 
 
+@autocast_policy("fp32")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean") -> Tensor:
     if size_average is not None or reduce is not None:
@@ -313,6 +317,7 @@ def _triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduc
     return _apply_reduction(loss, {1: "mean", 2: "sum"}.get(reduction, "none"))
 
 
+@autocast_policy("fp32")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean") -> Tensor:
     """F.triplet_margin_loss: its reduction and margin checks, then torch.triplet_margin_loss."""

@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import budget
 from gradcli.engine.forward import add_tangents, dropped
 from gradcli.engine.ops import linalg, shape
-from gradcli.engine.recording import Op, apply, wrap_int64
+from gradcli.engine.recording import autocast_policy, Op, apply, wrap_int64
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -599,28 +599,34 @@ def _check_transposed_output(x, w, stride, padding, dilation, output_padding, gr
 
 # ------------------------------------------------------------------------------------ the functionals
 
+@autocast_policy("lower_precision_fp")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _functional("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_policy("lower_precision_fp")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _functional("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_policy("lower_precision_fp")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     return _functional("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_policy("lower_precision_fp")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _functional("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
                        output_padding)
 
 
+@autocast_policy("lower_precision_fp")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _functional("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
                        output_padding)
 
 
+@autocast_policy("lower_precision_fp")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _functional("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
                        output_padding)

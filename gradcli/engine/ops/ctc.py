@@ -18,7 +18,7 @@ from gradcli.engine import budget, dtypes, factories, signatures
 from gradcli.engine import elementary as cr
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -253,6 +253,7 @@ def torch_ctc_loss(*args, **kwargs) -> Tensor:
     return res if batched else shape.squeeze(res, 0)
 
 
+@autocast_policy("fp32")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False) -> Tensor:
     """F.ctc_loss: the reduction's name as its enum, then torch.ctc_loss."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from gradcli.engine import autograd, budget, factories
 from gradcli.engine.ops import pool
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, type_word
 from gradcli.engine.tensor import Tensor
 
 _INT_MIN = -(1 << 31)
@@ -260,6 +260,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
     return _pooled(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
+@autocast_policy("fp32")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     pair = _pooled(input, kernel_size, output_size, output_ratio, _random_samples, 2)
@@ -271,6 +272,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
     return _pooled(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
+@autocast_policy("fp32")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     pair = _pooled(input, kernel_size, output_size, output_ratio, _random_samples, 3)

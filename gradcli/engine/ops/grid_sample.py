@@ -23,7 +23,7 @@ from gradcli.engine.autograd import runs_first
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops.affine_grid import warn_default_align_corners
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, type_word
 from gradcli.engine.tensor import Tensor
 
 _MODES = ("bilinear", "nearest", "bicubic")
@@ -652,6 +652,7 @@ def grid_sampler_3d(*args, **kwargs) -> Tensor:
     return _sampler(input, grid, mode, padding, align, 3)
 
 
+@autocast_policy("fp32")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None) -> Tensor:
     """F.grid_sample: its Python checks and warning, then torch.grid_sampler."""
     if mode.__class__ is not str or mode not in _MODES:

@@ -8,7 +8,7 @@ import numpy as np
 
 from gradcli.engine import budget, forward
 from gradcli.engine.ops import elementwise, linalg as la
-from gradcli.engine.recording import Op, apply, tensor_arg, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, tensor_arg, type_word
 from gradcli.engine.tensor import Tensor
 
 
@@ -173,6 +173,7 @@ def householder_array(V: np.ndarray, tau: np.ndarray) -> np.ndarray:
     return Q.astype(V.dtype)
 
 
+@autocast_policy("fp32")
 def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     """torch.linalg.householder_product and torch.orgqr / Tensor.orgqr (LinalgHouseholderProductBackward0)."""
     tensor_arg(input, "linalg_householder_product", "input", 1)
@@ -211,6 +212,7 @@ def ormqr_array(V: np.ndarray, tau: np.ndarray, C: np.ndarray, left: bool, trans
     return (np.matmul(op, C64) if left else np.matmul(C64, op)).astype(C.dtype)
 
 
+@autocast_policy("fp32")
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left=True, transpose=False) -> Tensor:
     """torch.ormqr and Tensor.ormqr (OrmqrBackward0): op(Q) other or other op(Q), Q the product of the reflectors
     stored in input and input2 (tau), with the checks of PyTorch's kernel in its order."""
@@ -254,6 +256,7 @@ def _ormqr_positional(input, tau, other, left, transpose):
     return ormqr(input, tau, other, left, transpose)
 
 
+@autocast_policy("fp32")
 def geqrf(input: Tensor) -> tuple:
     """torch.geqrf and Tensor.geqrf: torch.return_types.geqrf(a, tau), LAPACK's storage of a QR factorisation
     (numpy's LAPACK in float64, rounded once: the reflectors' signs are LAPACK's convention, as in linalg.qr).

@@ -18,7 +18,7 @@ from gradcli.engine import custom, dtypes, forward, ops, signatures, views
 from gradcli.engine.autograd import _fit
 from gradcli.engine.ops import arith, arrange, elementwise, indexing, scatter as scatters
 from gradcli.engine.ops.scatter import _checked_index_add, _checked_scatter, _flat, _key, _src_part
-from gradcli.engine.recording import Op, apply, checked_scalar, number_arg, type_word, wrap_dim
+from gradcli.engine.recording import autocast_policy, Op, apply, checked_scalar, number_arg, type_word, wrap_dim
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -268,12 +268,14 @@ def _index_copy(a: Tensor, dim, index: Tensor, source: Tensor) -> Tensor:
     return apply(INDEX_COPY, out, (a, source), (dim, index, y.ndim))
 
 
+@autocast_policy("promote")
 def index_copy(*args, **kwargs) -> Tensor:
     """torch.index_copy: a copy of input with source's slices written at index along dim."""
     v = _bound("torch.index_copy", args, kwargs)
     return _index_copy(v["input"], v["dim"], v["index"], v["source"])
 
 
+@autocast_policy("promote")
 def index_copy_method(self: Tensor, *args, **kwargs) -> Tensor:
     v = _bound("Tensor.index_copy", args, kwargs)
     return _index_copy(self, v["dim"], v["index"], v["source"])

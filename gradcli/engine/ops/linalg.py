@@ -9,7 +9,7 @@ from gradcli.engine import budget, dtypes, elementary, forward, rng, workers
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.fma import fma
 from gradcli.engine.ops import arith, elementwise, reduce, shape
-from gradcli.engine.recording import (Op, Out, apply, given_dims, index_arg, int64_arg, int_param, tensor_arg, type_word,
+from gradcli.engine.recording import (autocast_policy, Op, Out, apply, given_dims, index_arg, int64_arg, int_param, tensor_arg, type_word,
                                       wrap_dim)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -569,6 +569,7 @@ def matvec(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     return matprod(x, v[..., None])[..., 0]
 
 
+@autocast_policy("lower_precision_fp")
 def mm(a: Tensor, b: Tensor) -> Tensor:
     _tensor_arg(b, "mm", "mat2", 1)
     x, y = a._a, b._a
@@ -600,6 +601,7 @@ def check_batches(x: np.ndarray, y: np.ndarray) -> None:
                            f"{x.shape[2]}] but got: [{y.shape[0]}, {y.shape[1]}].")
 
 
+@autocast_policy("lower_precision_fp")
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     _tensor_arg(b, "bmm", "mat2", 1)
     x, y = a._a, b._a
@@ -731,6 +733,7 @@ def _should_fold(t1: Tensor, t2: Tensor) -> bool:
     return all(strides[i] == strides[i + 1] * big.shape[i + 1] for i in range(big.ndim - 2))
 
 
+@autocast_policy("lower_precision_fp")
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """`@`, composed as PyTorch composes it, so the recorded nodes are PyTorch's: dot, mv, mm,
     unsqueeze-mm-squeeze_, a folded mm/mv under an _unsafe_view, or expand-reshape-bmm."""
@@ -1205,6 +1208,7 @@ def det(a: Tensor) -> Tensor:
     return apply(DET, out, (a,), (), (x,))
 
 
+@autocast_policy("fp32")
 def inverse(a: Tensor, _singular: str = "linalg.inv") -> Tensor:
     """linalg.inv: PyTorch solves A X = I; the inverse column-major, as LAPACK writes it. (`_singular` names the
     function in the singular matrix's message: tensorinv's at::inverse says "inv".)"""
@@ -1284,6 +1288,7 @@ def _check_rhs(fn: str, x: np.ndarray, b: np.ndarray, left: bool) -> None:
                            f"{b.shape[-2]}x{b.shape[-1]})")
 
 
+@autocast_policy("fp32")
 def solve(A: Tensor, B: Tensor, left=True) -> Tensor:
     """torch.linalg.solve (LinalgSolveExBackward0)."""
     _tensor_arg(B, "linalg_solve", "B", 2)
@@ -1404,6 +1409,7 @@ def _cholesky_dtype(x: np.ndarray) -> None:
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{type_word(x)}'")
 
 
+@autocast_policy("fp32")
 def cholesky(A: Tensor, upper=False) -> Tensor:
     """torch.linalg.cholesky (LinalgCholeskyExBackward0)."""
     return _cholesky(A, upper, "linalg.cholesky", CHOLESKY)
@@ -1417,6 +1423,7 @@ _CHOLESKY_DEPRECATED = (
     "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
 
 
+@autocast_policy("fp32")
 def cholesky_legacy(a: Tensor, upper=False) -> Tensor:
     """torch.cholesky and Tensor.cholesky (CholeskyBackward0), deprecated with a warning PyTorch gives once."""
     return _cholesky(a, upper, "cholesky", CHOLESKY_LEGACY)
@@ -1455,6 +1462,7 @@ def cholesky_inverse_array(x: np.ndarray, upper: bool):
     return full.reshape(x.shape).astype(x.dtype), info.reshape(x.shape[:-2])
 
 
+@autocast_policy("fp32")
 def cholesky_inverse(L: Tensor, upper=False) -> Tensor:
     """torch.cholesky_inverse (CholeskyInverseBackward0): the inverse of L L^T from its factor."""
     upper = _bool_arg(upper, "upper")
@@ -1588,6 +1596,7 @@ def diag(a: Tensor, diagonal=0) -> Tensor:
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
 
 
+@autocast_policy("fp32")
 def trace(a: Tensor) -> Tensor:
     x = a._a
     _not_for_bool(x, "trace")
@@ -1965,6 +1974,7 @@ EUCLIDEAN_DIST = Op("EuclideanDistBackward0",  None, ("x1", "x2", "result"), (_e
 # fmt: on
 
 
+@autocast_policy("fp32")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """torch.cdist: the p-norm distance between each row of x1 and each row of x2 (batch dims broadcast)."""
     _tensor_arg(x1, "cdist", "x1", 1)
@@ -2656,6 +2666,7 @@ def _svd_input(A: Tensor, fn: str) -> np.ndarray:
     return x
 
 
+@autocast_policy("fp32")
 def svd(A: Tensor, full_matrices=True, *, driver=None) -> tuple:
     """torch.linalg.svd: torch.return_types.linalg_svd(U, S, Vh), one LinalgSvdBackward0 node for the three."""
     x = _svd_input(A, "linalg.svd")
@@ -2668,6 +2679,7 @@ def svd(A: Tensor, full_matrices=True, *, driver=None) -> tuple:
                     "S_sym_argsize_minus_1": s.shape[-1]}, ("U", "S", "Vh"))
 
 
+@autocast_policy("fp32")
 def svdvals(A: Tensor, *, driver=None) -> Tensor:
     """torch.linalg.svdvals: S alone (with LinalgSvdBackward0, which also computed U and Vh, when A requires grad)."""
     x = _svd_input(A, "linalg.svd")
@@ -2680,6 +2692,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
     return outs[1]
 
 
+@autocast_policy("fp32")
 def svd_legacy(A: Tensor, some=True, compute_uv=True) -> tuple:
     """torch.svd / Tensor.svd: torch.return_types.svd(U, S, V), V = Vh^T (a transposed view, TransposeBackward0);
     with compute_uv=False, zero U and V of the full shapes and svdvals' S."""
@@ -2804,6 +2817,7 @@ def _eigh_input(A: Tensor, UPLO, fn: str) -> tuple:
     return x, uplo
 
 
+@autocast_policy("fp32")
 def eigh(A: Tensor, UPLO="L") -> tuple:
     """torch.linalg.eigh: torch.return_types.linalg_eigh(eigenvalues, eigenvectors), one LinalgEighBackward0 node."""
     x, uplo = _eigh_input(A, UPLO, "linalg.eigh")
@@ -2811,6 +2825,7 @@ def eigh(A: Tensor, UPLO="L") -> tuple:
     return _outputs(EIGH, "linalg_eigh", (lam, vec), A, {"UPLO": uplo}, ("eigenvalues", "eigenvectors"))
 
 
+@autocast_policy("fp32")
 def eigvalsh(A: Tensor, UPLO="L") -> Tensor:
     """torch.linalg.eigvalsh: the eigenvalues (LinalgEighBackward0, which also computed the vectors, with grad)."""
     x, uplo = _eigh_input(A, UPLO, "linalg.eigvalsh")
@@ -2918,6 +2933,7 @@ def qr_arrays(x: np.ndarray, mode: str) -> tuple:
     return _column_major(q), _column_major(r)
 
 
+@autocast_policy("fp32")
 def qr(A: Tensor, mode="reduced", _kind: str = "linalg_qr") -> tuple:
     """torch.linalg.qr: torch.return_types.linalg_qr(Q, R), one LinalgQrBackward0 node."""
     _tensor_arg(A, "linalg_qr", "A", 1)
@@ -2946,6 +2962,7 @@ _QR_DEPRECATED = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)")
 
 
+@autocast_policy("fp32")
 def qr_legacy(A: Tensor, some=True) -> tuple:
     """torch.qr / Tensor.qr (deprecated, warned once): linalg.qr in mode 'reduced' or 'complete'."""
     some = _bool_arg(some, "some")
@@ -3069,6 +3086,7 @@ def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None) -> Ten
     return apply(PINV, np.ascontiguousarray(out.astype(x.dtype)), (A,))
 
 
+@autocast_policy("fp32")
 def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None) -> Tensor:
     """torch.linalg.matrix_rank: the number of singular values above PyTorch's tolerance (int64, no gradient);
     tol: the old name of atol, with rtol 0."""

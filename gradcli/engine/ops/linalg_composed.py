@@ -10,7 +10,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine.ops import arith, linalg as la, lu, reduce, shape
-from gradcli.engine.recording import index_arg, tensor_arg, type_word
+from gradcli.engine.recording import autocast_policy, index_arg, tensor_arg, type_word
 from gradcli.engine.tensor import Tensor
 
 
@@ -21,6 +21,7 @@ def _int(value, fn: str, name: str) -> int:
     return value
 
 
+@autocast_policy("lower_precision_fp")
 def vecdot(x: Tensor, y: Tensor, *, dim=-1) -> Tensor:
     """torch.linalg.vecdot: vdot for two vectors, else (x * y).sum(dim) with broadcasting (real tensors)."""
     tensor_arg(x, "linalg_vecdot", "x", 1)
@@ -61,6 +62,7 @@ def vander(x: Tensor, *, N=None) -> Tensor:
 _INF = float("inf")
 
 
+@autocast_policy("fp32")
 def cond(A: Tensor, p=None) -> Tensor:
     """torch.linalg.cond: by the singular values for p None, 2 and -2 (s_max / s_min, or its reciprocal), else
     norm(A) * norm(A^-1) with the inverse of a singular matrix taken as infinities and 0 * inf read as inf
@@ -103,6 +105,7 @@ def _number(p) -> str:
     return f"{float(p):g}"          # C++'s ostream of a double: six significant digits, -0, nan, inf
 
 
+@autocast_policy("fp32")
 def tensorinv(A: Tensor, ind=2) -> Tensor:
     """torch.linalg.tensorinv: A reshaped to a square matrix (the first `ind` dims as rows), inverted, reshaped
     to A.shape[ind:] + A.shape[:ind]."""
@@ -119,6 +122,7 @@ def tensorinv(A: Tensor, ind=2) -> Tensor:
     return shape.reshape(inverse, *(dims[ind:] + dims[:ind]))
 
 
+@autocast_policy("fp32")
 def tensorsolve(A: Tensor, B: Tensor, dims=None) -> Tensor:
     """torch.linalg.tensorsolve: the dims in `dims` moved last, A reshaped to a square matrix whose rows are
     B's elements, linalg.solve with B flattened, the result reshaped to A's trailing dims."""

@@ -9,7 +9,7 @@ from gradcli.engine import budget, dtypes, forward
 from gradcli.engine.autograd import OutputGrads
 from gradcli.engine.ops import linalg as la
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, tensor_arg, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, tensor_arg, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -142,6 +142,7 @@ def _refuse_nan(a: np.ndarray, b: np.ndarray, driver: str) -> None:
                        "implementation calling the backend library.")
 
 
+@autocast_policy("fp32")
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> tuple:
     """torch.linalg.lstsq: torch.return_types.linalg_lstsq(solution, residuals, rank, singular_values), with the
     checks of PyTorch's in its order. gradcli solves by the SVD in float64 (every driver: the minimum-norm

@@ -10,7 +10,7 @@ from gradcli.engine import budget, forward
 from gradcli.engine.autograd import OutputGrads
 from gradcli.engine.ops import linalg as la
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, tensor_arg, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, tensor_arg, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -439,6 +439,7 @@ def _pivots_in_range(pivots: np.ndarray, n: int, fn_min: str, fn_max: str) -> No
         raise RuntimeError(fn_max)
 
 
+@autocast_policy("fp32")
 def lu_solve(LU_: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False) -> Tensor:
     """torch.linalg.lu_solve (LinalgLuSolveBackward0): the checks of PyTorch's meta function in its order."""
     tensor_arg(LU_, "linalg_lu_solve", "LU", 1)
@@ -580,6 +581,7 @@ def _info_like(x: np.ndarray, b: np.ndarray, info) -> np.ndarray:
     return np.zeros(x.shape[:-2], np.int32) if info is None else info.astype(np.int32)
 
 
+@autocast_policy("fp32")
 def inv_ex(A: Tensor, *, check_errors=False) -> tuple:
     """torch.linalg.inv_ex: torch.return_types.linalg_inv_ex(inverse, info)."""
     tensor_arg(A, "linalg_inv_ex", "A", 1)
@@ -601,6 +603,7 @@ def inv_ex(A: Tensor, *, check_errors=False) -> tuple:
     return reduce.ReturnTypes("linalg_inv_ex", apply(la.INV, out, (A,)), Tensor(info))
 
 
+@autocast_policy("fp32")
 def cholesky_ex(A: Tensor, *, upper=False, check_errors=False) -> tuple:
     """torch.linalg.cholesky_ex: torch.return_types.linalg_cholesky_ex(L, info); a matrix that is not positive-
     definite leaves potrf's partial factor (the columns before the failing one factored, the failing pivot's
@@ -673,6 +676,7 @@ def _linear_solve_checks(b: np.ndarray, x: np.ndarray, fn: str) -> tuple:
     return batch
 
 
+@autocast_policy("fp32")
 def cholesky_solve(B: Tensor, L: Tensor, upper=False) -> Tensor:
     """torch.cholesky_solve and Tensor.cholesky_solve (CholeskySolveBackward0); batches broadcast, column-major."""
     tensor_arg(B, "cholesky_solve", "input", 1)
@@ -750,6 +754,7 @@ TRIANGULAR_SOLVE = Op("TriangularSolveBackward0", None, ("self", "A", "result", 
 # fmt: on
 
 
+@autocast_policy("fp32")
 def triangular_solve(b: Tensor, A: Tensor, upper=True, transpose=False, unitriangular=False) -> tuple:
     """torch.triangular_solve and Tensor.triangular_solve (deprecated, a warning once):
     torch.return_types.triangular_solve(solution, cloned_coefficient), both outputs of one

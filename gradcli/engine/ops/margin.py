@@ -17,7 +17,7 @@ from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import arith, elementwise
 from gradcli.engine.ops.composed import _legacy_reduction
 from gradcli.engine.ops.nn import _loss_norm, _reduce_array, _reduced, _size_list
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, broadcast_error, number_arg, result_dtype, tensor_arg,
+from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, broadcast_error, number_arg, result_dtype, tensor_arg,
                                       type_word)
 from gradcli.engine.tensor import Tensor
 
@@ -90,6 +90,7 @@ def _empty_reduced(fn: str, reduction: str):
 
 # ------------------------------------------------------------------------------------------ soft_margin_loss
 
+@autocast_policy("fp32")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor:
     """F.soft_margin_loss: log(1 + exp(-target * input)), then the reduction (SoftMarginLossBackward0)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -130,6 +131,7 @@ def soft_margin_backward_array(g, x: np.ndarray, t: np.ndarray, norm: float) -> 
 
 # ----------------------------------------------------------------------------------------- multi_margin_loss
 
+@autocast_policy("fp32")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean") -> Tensor:
     """F.multi_margin_loss: per sample, the mean over the other classes of max(0, margin - x[y] + x[i]) (squared
@@ -233,6 +235,7 @@ def multi_margin_backward_array(g, x: np.ndarray, t: np.ndarray, p: int, margin,
 
 # ------------------------------------------------------------------------------------ multilabel_margin_loss
 
+@autocast_policy("fp32")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor:
     """F.multilabel_margin_loss: per sample, the sum over its target classes j (the target's leading entries
     before a -1) and non-target classes i of max(0, 1 - x[j] + x[i]), over the number of classes

@@ -18,7 +18,7 @@ from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
-from gradcli.engine.recording import (Op, apply, broadcast_error, given_dims, int64_arg, int_param, needs_grad, operands, type_word,
+from gradcli.engine.recording import (autocast_policy, Op, apply, broadcast_error, given_dims, int64_arg, int_param, needs_grad, operands, type_word,
                                       index_arg, wrap_dim, number_arg, INFERENCE_SAVED_ERROR)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
@@ -728,6 +728,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
 
 # ----------------------------------------------------------------------------- regression losses
 
+@autocast_policy("fp32")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
@@ -745,6 +746,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return apply(MSE_LOSS, out, (a, b), (reduction, x.size), (x, y))
 
 
+@autocast_policy("fp32")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
@@ -763,6 +765,7 @@ def _warn_size_mismatch(input: Tensor, target: Tensor):
                    "they have the same size.")
 
 
+@autocast_policy("fp32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor:
     """F.smooth_l1_loss: l1_loss's ops when beta is 0, else a SmoothL1LossBackward0 node."""
     _expect_attr(target, "size")
@@ -786,6 +789,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return apply(SMOOTH_L1, _reduce_array(loss, reduction, x), (a, b), (reduction, x.size, beta), (x, y))
 
 
+@autocast_policy("fp32")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
@@ -824,6 +828,7 @@ _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch 
                     "changed to behave the same as 'batchmean' in the next major release.")
 
 
+@autocast_policy("fp32")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False) -> Tensor:
     """F.kl_div as PyTorch composes it: exp(target) * (target - input) for log targets, else
     xlogy(target, target) - target * input; then the reduction ('batchmean': the sum over the batch size)."""
@@ -883,6 +888,7 @@ def _expect_int(value, fn: str, arg: str, position: int) -> None:
     int64_arg(value)
 
 
+@autocast_policy("fp32")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean") -> Tensor:
     _expect_tensor(input, "nll_loss_nd", "input", 1)
@@ -1125,6 +1131,7 @@ def _accumulate(values, dt):
     return total
 
 
+@autocast_policy("fp32")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0) -> Tensor:
     _expect_tensor(input, "cross_entropy_loss", "input", 1)
@@ -1193,6 +1200,7 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
     return ops.add(arith.mul_scalar(nll, 1 - label_smoothing), arith.mul_scalar(smooth, label_smoothing / classes))
 
 
+@autocast_policy("fp32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean") -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
@@ -1219,6 +1227,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return apply(BCE, out, (input, target), (w, reduction, x.size), (x, t))
 
 
+@autocast_policy("fp32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None) -> Tensor:
     _expect_attr(target, "size")
@@ -1286,6 +1295,7 @@ def _loss_weight(weight, target: Tensor):
 
 # ---------------------------------------------------------------------------------------------- linear
 
+@autocast_policy("lower_precision_fp")
 def linear(input, weight, bias=None) -> Tensor:
     """F.linear as at::linear builds it: addmm for 2-d inputs with a bias, a flattened addmm for other
     contiguous inputs with a bias, else matmul with the transposed weight (plus an in-place add)."""
@@ -1600,6 +1610,7 @@ PRELU_BACKWARD = Op("PreluKernelBackwardBackward0", None, ("grad_output", "self"
                     quiet=True, jvp=_prelu_twice_jvp)
 
 
+@autocast_policy("lower_precision_fp")
 def prelu(input, weight) -> Tensor:
     """F.prelu / torch.prelu: x where x > 0, weight * x elsewhere, the weight one value or one per channel
     (dim 1), viewed to broadcast (ViewBackward0) before the kernel's node (PreluKernelBackward0)."""

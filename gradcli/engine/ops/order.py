@@ -26,7 +26,7 @@ from gradcli.engine.ops.reduce import (ReturnTypes, _check_keepdim, _evenly_dist
                                        _both, _two_outputs)
 from gradcli.engine.layout import contiguous
 from gradcli.engine.ops.sorting import _distinct, _rows, _unrows
-from gradcli.engine.recording import Op, Out, apply, index_arg, type_word, wrap_dim
+from gradcli.engine.recording import autocast_policy, Op, Out, apply, index_arg, type_word, wrap_dim
 from gradcli.engine.tensor import Tensor
 
 
@@ -581,6 +581,7 @@ def cummin_method(self: Tensor, *args, **kwargs) -> ReturnTypes:
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+@autocast_policy("fp32")
 def quantile(*args, **kwargs) -> Tensor:
     """torch.quantile: the q-th quantiles (q a float or a 0-d/1-d tensor) over everything or along dim, by
     PyTorch's composition: sort, view, gather at the ranks below and above, lerp_, then squeeze_ (or move the
@@ -592,6 +593,7 @@ def quantile_method(self: Tensor, *args, **kwargs) -> Tensor:
     return _quantile_call("Tensor.quantile", (self,) + args, kwargs, False, True)
 
 
+@autocast_policy("fp32")
 def nanquantile(*args, **kwargs) -> Tensor:
     """torch.nanquantile: quantile of the elements that are not NaN (NaN where every one is)."""
     return _quantile_call("torch.nanquantile", args, kwargs, True, False)

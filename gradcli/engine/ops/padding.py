@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine.recording import Op, apply
+from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 
@@ -108,7 +109,11 @@ _BACKWARD_ROWS = {("reflect", 1): REFLECTION_PAD1D_BACKWARD, ("reflect", 2): REF
 
 
 def pad_mode(a: Tensor, padding: tuple, mode: str) -> Tensor:
-    """reflection_padNd / replication_padNd on checked arguments."""
+    """reflection_padNd / replication_padNd on checked arguments (autocast runs all but reflection_pad3d in
+    float32, as PyTorch lists them)."""
+    if STATE.autocast is not None and (mode, len(padding)) != ("reflect", 6):
+        from gradcli.engine import autocast
+        return autocast.run(autocast.FP32, pad_mode, (a, padding, mode), {})
     return apply(_FORWARD_ROWS[mode, len(padding) // 2], gather_array(a._a, padding, mode), (a,), (padding, mode))
 
 

@@ -25,7 +25,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import Op, apply, int64_arg, needs_grad, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, int64_arg, needs_grad, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "fV"          # float16, float32, float64, bfloat16 (numpy kinds)
@@ -851,6 +851,7 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
     return _adaptive_avg(input, sizes)
 
 
+@autocast_policy("fp32")
 def adaptive_avg_pool3d(input, output_size) -> Tensor:
     _expect_tensor(input, "adaptive_avg_pool3d")
     sizes = _adaptive_sizes(output_size, input._a, "adaptive_avg_pool3d", 3)
@@ -904,6 +905,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max(input, _adaptive_sizes(output_size, input._a, "adaptive_max_pool3d", 3), 3)
 
 
+@autocast_policy("fp32")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     pair = adaptive_max_pool3d_with_indices(input, output_size)
     return pair if return_indices else pair[0]
@@ -935,6 +937,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, 3, fn="max_pool3d_with_indices")
 
 
+@autocast_policy("fp32")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     if return_indices:
         return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -966,6 +969,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
 
 
+@autocast_policy("fp32")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None) -> Tensor:
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
@@ -1282,9 +1286,11 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
+@autocast_policy("fp32")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+@autocast_policy("fp32")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)

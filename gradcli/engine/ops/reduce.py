@@ -13,7 +13,7 @@ from gradcli.display import return_fields_repr
 from gradcli.engine.layout import contiguous
 from gradcli.engine import dtypes, elementary, forward, ops, signatures, vecorder
 from gradcli.engine.cascade import sum_array
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, given_dims, int64_arg, needs_grad, reduction_dims, scalar_param,
+from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, given_dims, int64_arg, needs_grad, reduction_dims, scalar_param,
                                       tensor_int, type_word, wrap_dim)
 from gradcli.engine.autograd import Node, OutputGrads, OutputSlot, edge
 from gradcli.engine.recording import INFERENCE_SAVED_ERROR, Out
@@ -659,6 +659,7 @@ def mean_array(x: np.ndarray, dims=None, keepdim=False) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ prod
 
+@autocast_policy("fp32")
 def prod(a: Tensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     _check_keepdim("prod", keepdim)
     x = a._a

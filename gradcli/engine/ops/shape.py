@@ -12,7 +12,7 @@ from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
 from gradcli.engine import autograd, budget, views
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
-from gradcli.engine.recording import (TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, checked_double,
+from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, axes, broadcast_error, check_list_int, checked_double,
                                       given_dims, int64_arg,
                                       index_arg, int_param, list_element_arg, type_word, wrap_dim, wrap_int64)
 from gradcli.engine.state import STATE
@@ -824,6 +824,7 @@ def tile(a: Tensor, *dims) -> Tensor:
     return repeat(a, *((1,) * (a._a.ndim - len(dims)) + dims))
 
 
+@autocast_policy("promote")
 def cat(tensors, dim=0) -> Tensor:
     """Join along an existing dim. 1-D empty tensors are skipped, as PyTorch's legacy rule has it."""
     return _cat(tensors, dim, "cat")
@@ -878,6 +879,7 @@ def concatenate(tensors, dim=0) -> Tensor:
     return _cat(tensors, dim, "concatenate")
 
 
+@autocast_policy("promote")
 def stack(tensors, dim=0) -> Tensor:
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
