@@ -162,7 +162,7 @@ ESCAPES = [
                                          "language: gradcli knows only torch, torch.amp, torch.amp.autocast_mode, "
                                          "torch.amp.grad_scaler, torch.autograd, torch.autograd.forward_ad, torch.autograd.function, "
                                          "torch.autograd.functional, torch.autograd.graph, torch.backends, "
-                                         "torch.backends.cuda, torch.backends.mps, torch.cpu, torch.cpu.amp, torch.cuda, "
+                                         "torch.backends.cuda, torch.backends.mps, torch.cpu, torch.cpu.amp, torch.cuda, torch.cuda.amp, "
                                          "torch.distributions, "
                                          "torch.distributions.bernoulli, torch.distributions.beta, "
                                          "torch.distributions.binomial, torch.distributions.categorical, "

@@ -220,6 +220,7 @@ class autocast:
     def __enter__(self):
         self._region = Region(self.device, self.fast_dtype, bool(self._enabled), bool(self._cache_enabled))
         self._region.enter()
+        return self
 
     def __exit__(self, *exc):
         self._region.exit()
@@ -236,6 +237,106 @@ def cpu_autocast(enabled=True, dtype=None, cache_enabled=True) -> autocast:
           "instead.", "FutureWarning")
     return autocast("cpu", dtype=dtypes.bfloat16 if dtype is None else dtype, enabled=enabled,
                     cache_enabled=cache_enabled)
+
+
+def cuda_autocast(enabled=True, dtype=None, cache_enabled=True) -> autocast:
+    """torch.cuda.amp.autocast: torch.autocast("cuda", ...) (disabled here, with its warning), and the
+    FutureWarning."""
+    _warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` "
+          "instead.", "FutureWarning")
+    return autocast("cuda", dtype=dtypes.float16 if dtype is None else dtype, enabled=enabled,
+                    cache_enabled=cache_enabled)
+
+
+def is_autocast_available(device_type) -> bool:
+    """torch.amp.is_autocast_available: whether autocast knows the device type (CUDA's too: a device type,
+    not a device present)."""
+    return kind_of(device_type) in _DEFAULT_DTYPES
+
+
+# ---- custom autograd Functions under autocast (torch.amp.custom_fwd / custom_bwd)
+
+def _cast_inputs(value, kind: str, dtype):
+    """custom_fwd's cast: floating tensors of the device type but float64 to `dtype`, in lists, tuples and
+    dicts too."""
+    from gradcli.engine.tensor import Tensor
+    if value.__class__ is Tensor:
+        if value.is_floating_point() and value._a.dtype.itemsize < 8 and kind == "cpu":
+            from gradcli.engine.ops.arith import to_dtype
+            return to_dtype(value, dtype)
+        return value
+    if value.__class__ in (list, tuple):
+        return value.__class__(_cast_inputs(v, kind, dtype) for v in value)
+    if value.__class__ is dict:
+        return {k: _cast_inputs(v, kind, dtype) for k, v in value.items()}
+    return value
+
+
+def _attrs(ctx, first: str) -> dict:
+    """The attributes a custom Function's ctx holds (gradcli.engine.custom.FunctionNode.attrs); for anything
+    else, Python's error for the first attribute PyTorch's decorator sets or reads."""
+    from gradcli.engine.custom import FunctionNode
+    if not isinstance(ctx, FunctionNode):
+        raise AttributeError(f"'{type(ctx).__name__}' object has no attribute '{first}'")
+    return ctx.attrs
+
+
+def _named(wrapper, function):
+    wrapper.__name__ = wrapper.__qualname__ = getattr(function, "__name__", "decorate")
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """torch.amp.custom_fwd: a custom Function's forward that notes the autocast state it ran under (for
+    custom_bwd); with cast_inputs, inside an enabled region, its floating inputs cast to that dtype and
+    autocast off while it runs."""
+    if device_type.__class__ is not str:
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return lambda f: custom_fwd(f, device_type=device_type, cast_inputs=cast_inputs)
+
+    def decorate_fwd(*args, **kwargs):
+        ctx = _attrs(args[0], "_dtype")
+        ctx["_dtype"] = get_dtype(device_type)
+        if cast_inputs is None:
+            ctx["_fwd_used_autocast"] = is_enabled(device_type)
+            return fwd(*args, **kwargs)
+        inside = is_enabled(device_type)
+        ctx["_fwd_used_autocast"] = False
+        if not inside:
+            return fwd(*args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(*_cast_inputs(args, device_type, cast_inputs),
+                       **_cast_inputs(kwargs, device_type, cast_inputs))
+    return _named(decorate_fwd, fwd)
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """torch.amp.custom_bwd: a custom Function's backward, run under the autocast state its forward ran
+    under."""
+    if device_type.__class__ is not str:
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return lambda f: custom_bwd(f, device_type=device_type)
+
+    def decorate_bwd(*args, **kwargs):
+        ctx = _attrs(args[0], "_fwd_used_autocast")
+        with autocast(device_type, enabled=ctx["_fwd_used_autocast"], dtype=ctx["_dtype"]):
+            return bwd(*args, **kwargs)
+    return _named(decorate_bwd, bwd)
+
+
+def cuda_custom_fwd(fwd=None, *, cast_inputs=None):
+    _warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use `torch.amp.custom_fwd(args..., "
+          "device_type='cuda')` instead.", "FutureWarning")
+    return custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def cuda_custom_bwd(bwd):
+    _warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use `torch.amp.custom_bwd(args..., "
+          "device_type='cuda')` instead.", "FutureWarning")
+    return custom_bwd(bwd, device_type="cuda")
 
 
 def _warn(message: str, category: str = "UserWarning") -> None:

@@ -234,3 +234,12 @@ def cpu_grad_scaler(init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
     _warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cpu', args...)` "
           "instead.", "FutureWarning")
     return GradScaler("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+
+def cuda_grad_scaler(init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+                     enabled=True) -> GradScaler:
+    """torch.cuda.amp.GradScaler: GradScaler("cuda", ...) (disabled here, with its warning), and the
+    FutureWarning."""
+    _warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', "
+          "args...)` instead.", "FutureWarning")
+    return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)

@@ -160,7 +160,6 @@ def _allow_amp(module) -> None:
 
 
 stdlib.when_made("torch.amp", _allow_amp)
-stdlib.when_made("torch.cpu.amp", _allow_amp)
 
 
 def _allow_random(module) -> None:

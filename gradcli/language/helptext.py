@@ -160,6 +160,10 @@ _WHAT = {
     "amp": "torch.amp: autocast and GradScaler, for mixed-precision training.",
     "GradScaler": "Loss scaling for mixed precision: scale(loss).backward(), step(optimizer) (skipped when a "
                   "gradient is inf or nan), update() (the scale backs off or grows).",
+    "custom_fwd": "Decorate a custom Function's forward for autocast: it notes the autocast state (or, with "
+                  "cast_inputs=, casts its floating inputs and runs without autocast).",
+    "custom_bwd": "Decorate a custom Function's backward: it runs under the autocast state its forward ran under.",
+    "is_autocast_available": "Whether autocast knows a device type ('cpu', 'cuda', ...).",
     "cpu": "torch.cpu: its amp namespace (deprecated spellings of torch.amp's autocast and GradScaler).",
     "is_inference_mode_enabled": "Whether inference mode is on.",
     "set_detect_anomaly": "Turns anomaly detection on or off (backward then checks for nan).",

@@ -270,21 +270,45 @@ def _matmul(input, other):
 
 
 # torch's autocast names (gradcli.engine.autocast, imported when a script first calls one)
-_AUTOCAST = ("autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
+_AUTOCAST = ("is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
              "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "is_autocast_cache_enabled",
              "set_autocast_cache_enabled", "clear_autocast_cache")
 
 
 def _make_amp() -> dict:
     from gradcli.engine import autocast, gradscaler
-    return {"autocast": _later("gradcli.engine.autocast", "autocast"), "GradScaler": gradscaler.GradScaler,
-            "autocast_mode": ScriptModule("torch.amp.autocast_mode", {"autocast": autocast.autocast}),
+    return {"autocast": autocast.autocast, "GradScaler": gradscaler.GradScaler,
+            "custom_fwd": autocast.custom_fwd, "custom_bwd": autocast.custom_bwd,
+            "is_autocast_available": autocast.is_autocast_available,
+            "autocast_mode": ScriptModule("torch.amp.autocast_mode", {
+                "autocast": autocast.autocast, "custom_fwd": autocast.custom_fwd, "custom_bwd": autocast.custom_bwd,
+                "is_autocast_available": autocast.is_autocast_available}),
             "grad_scaler": ScriptModule("torch.amp.grad_scaler", {"GradScaler": gradscaler.GradScaler})}
+
+
+_AMP = ScriptModule.later("torch.amp", _make_amp)
 
 
 def _make_cpu_amp() -> dict:
     from gradcli.engine import autocast, gradscaler
+    _AMP.members                        # torch.amp's access rules come with it
     return {"autocast": autocast.cpu_autocast, "GradScaler": gradscaler.cpu_grad_scaler}
+
+
+def _make_cuda_amp() -> dict:
+    from gradcli.engine import autocast, gradscaler
+    _AMP.members
+    return {"autocast": autocast.cuda_autocast, "GradScaler": gradscaler.cuda_grad_scaler,
+            "custom_fwd": autocast.cuda_custom_fwd, "custom_bwd": autocast.cuda_custom_bwd}
+
+
+def _autocast(*args, **kwargs):
+    """torch.autocast: torch.amp's class, made (with its access rules) at the first call."""
+    return _AMP.members["autocast"](*args, **kwargs)
+
+
+_autocast.__name__ = _autocast.__qualname__ = "autocast"
+_autocast.target = lambda: _AMP.members["autocast"]
 
 
 _LATER: dict = {}       # (module, name) -> its stand-in, one per function
@@ -888,9 +912,10 @@ def _build_torch() -> ScriptModule:
                                               "checkpoint": ScriptModule.later("torch.utils.checkpoint",
                                                                                _make_checkpoint)}),
         "distributions": ScriptModule.later("torch.distributions", _make_distributions),
-        "device": devices.device, "cuda": ScriptModule("torch.cuda", dict(devices.CUDA)),
-        **{name: _later("gradcli.engine.autocast", name) for name in _AUTOCAST},
-        "amp": ScriptModule.later("torch.amp", _make_amp),
+        "device": devices.device,
+        "cuda": ScriptModule("torch.cuda", {**devices.CUDA, "amp": ScriptModule.later("torch.cuda.amp", _make_cuda_amp)}),
+        **{name: _later("gradcli.engine.autocast", name) for name in _AUTOCAST}, "autocast": _autocast,
+        "amp": _AMP,
         "cpu": ScriptModule("torch.cpu", {"amp": ScriptModule.later("torch.cpu.amp", _make_cpu_amp)}),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
                                                     "cuda": ScriptModule("torch.backends.cuda",
