@@ -38,6 +38,14 @@ ESCAPES = [
      "3:1: AttributeError: 'type' object attribute '__init__' is outside gradcli's language"),
     (T + 'a = torch.autocast("cpu")\na._region', 1,
      "3:1: AttributeError: 'autocast' object attribute '_region' is outside gradcli's language"),
+    # torch.compile: a compiled function shows its name and the function it wraps (the script's own), nothing
+    # of its own; an OptimizedModule is an nn.Module
+    (T + 'f = torch.compile(lambda x: x)\nf.eager', 1,
+     "3:1: AttributeError: 'function' object attribute 'eager' is outside gradcli's language"),
+    (T + 'f = torch.compile(lambda x: x)\nf.__call__.__globals__', 1,
+     "3:1: AttributeError: 'function' object attribute '__call__' is outside gradcli's language"),
+    (T + 'm = torch.compile(torch.nn.Linear(1, 1))\nm.forward.__globals__', 1,
+     "3:1: AttributeError: 'method' object attribute '__globals__' is outside gradcli's language"),
     # register_multi_grad_hook: its handles, and the hooks it registers, show nothing behind them
     (T + "x = torch.ones(1, requires_grad=True)\nh = torch.autograd.graph.register_multi_grad_hook([x], print)\n"
      "h.handles[0]._node", 1,
@@ -162,7 +170,8 @@ ESCAPES = [
                                          "language: gradcli knows only torch, torch.amp, torch.amp.autocast_mode, "
                                          "torch.amp.grad_scaler, torch.autograd, torch.autograd.forward_ad, torch.autograd.function, "
                                          "torch.autograd.functional, torch.autograd.graph, torch.backends, "
-                                         "torch.backends.cuda, torch.backends.mps, torch.cpu, torch.cpu.amp, torch.cuda, torch.cuda.amp, "
+                                         "torch.backends.cuda, torch.backends.mps, torch.compiler, torch.cpu, torch.cpu.amp, torch.cuda, "
+                                         "torch.cuda.amp, "
                                          "torch.distributions, "
                                          "torch.distributions.bernoulli, torch.distributions.beta, "
                                          "torch.distributions.binomial, torch.distributions.categorical, "

@@ -95,6 +95,26 @@ class ModeDecorated:
 ModeDecorated.__name__ = ModeDecorated.__qualname__ = "function"     # what type() and Python's messages call it
 
 
+class CompiledFunction(ModeDecorated):
+    """What torch.compile gives for a function: called, the function as its compiled form runs it
+    (gradcli.engine.compiled, imported at the first call). It names, prints and binds as ModeDecorated."""
+
+    __slots__ = ("eager",)
+
+    def __init__(self, function, eager: bool):
+        super().__init__(function, None)
+        self.eager = eager              # an eager backend's: the function's own nodes, no compiled one
+
+    def __call__(self, *args, **kwargs):
+        if self.eager:
+            return self.__wrapped__(*args, **kwargs)
+        from gradcli.engine import compiled
+        return compiled.call(self.__wrapped__, args, kwargs)
+
+
+CompiledFunction.__name__ = CompiledFunction.__qualname__ = "function"     # what type() calls it, as Python's
+
+
 class set_grad_enabled:
     """Context manager (and plain call) that sets grad mode, restoring the previous mode on exit."""
 

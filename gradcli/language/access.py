@@ -33,8 +33,7 @@ _NO_FILES = "scripts cannot read or write files"
 _OS_ERROR = frozenset(("errno", "strerror", "filename", "filename2"))
 REFUSED_TORCH_MEMBERS = {
     "from_file": _NO_FILES, "from_numpy": _NO_ARRAYS,
-    "frombuffer": _NO_POINTERS, "hub": "scripts cannot download code", "jit": "scripts cannot compile code",
-    "compile": "scripts cannot compile code", "ops": "scripts cannot load native code",
+    "frombuffer": _NO_POINTERS, "hub": "scripts cannot download code", "jit": "scripts cannot compile code", "ops": "scripts cannot load native code",
     "classes": "scripts cannot load native code",
 }
 

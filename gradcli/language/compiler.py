@@ -24,7 +24,7 @@ from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, POSITION, YIELDS 
                                    not_iterable as _not_iterable, tracked as _tracked)
 from gradcli.engine.addresses import address
 from gradcli.engine import custom
-from gradcli.engine.autograd import ModeDecorated
+from gradcli.engine.autograd import CompiledFunction, ModeDecorated
 from gradcli.engine.state import STATE
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.syntaxerrors import Problems
@@ -330,6 +330,7 @@ def _merge_keywords(kw: dict, mapping, f) -> None:
 
 access.register_function_type(ScriptFunction, script_function=True)
 access.register_function_type(ModeDecorated)
+access.register_function_type(CompiledFunction)
 access.register_function_type(custom.OnceDifferentiable)
 
 

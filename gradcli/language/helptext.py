@@ -160,6 +160,13 @@ _WHAT = {
     "amp": "torch.amp: autocast and GradScaler, for mixed-precision training.",
     "GradScaler": "Loss scaling for mixed precision: scale(loss).backward(), step(optimizer) (skipped when a "
                   "gradient is inf or nan), update() (the scale backs off or grows).",
+    "compile": "torch.compile(fn or module): the same function or module, run as written (nothing is compiled); "
+               "its results hang from one CompiledFunctionBackward node, as PyTorch's compiled graph's do.",
+    "compiler": "torch.compiler: is_compiling() (always False here), reset(), disable(fn).",
+    "is_compiling": "False: a script's code always runs as written.",
+    "is_dynamo_compiling": "False: a script's code always runs as written.",
+    "reset": "torch.compiler.reset(): nothing to forget (gradcli keeps no compiled code).",
+    "disable": "torch.compiler.disable(fn): fn itself (it never runs compiled).",
     "custom_fwd": "Decorate a custom Function's forward for autocast: it notes the autocast state (or, with "
                   "cast_inputs=, casts its floating inputs and runs without autocast).",
     "custom_bwd": "Decorate a custom Function's backward: it runs under the autocast state its forward ran under.",

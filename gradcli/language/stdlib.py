@@ -289,6 +289,11 @@ def _make_amp() -> dict:
 _AMP = ScriptModule.later("torch.amp", _make_amp)
 
 
+def _make_compiler() -> dict:
+    from gradcli.language import compiling
+    return dict(compiling.COMPILER)
+
+
 def _make_cpu_amp() -> dict:
     from gradcli.engine import autocast, gradscaler
     _AMP.members                        # torch.amp's access rules come with it
@@ -915,7 +920,8 @@ def _build_torch() -> ScriptModule:
         "device": devices.device,
         "cuda": ScriptModule("torch.cuda", {**devices.CUDA, "amp": ScriptModule.later("torch.cuda.amp", _make_cuda_amp)}),
         **{name: _later("gradcli.engine.autocast", name) for name in _AUTOCAST}, "autocast": _autocast,
-        "amp": _AMP,
+        "amp": _AMP, "compile": _later("gradcli.language.compiling", "compile"),
+        "compiler": ScriptModule.later("torch.compiler", _make_compiler),
         "cpu": ScriptModule("torch.cpu", {"amp": ScriptModule.later("torch.cpu.amp", _make_cpu_amp)}),
         "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
                                                     "cuda": ScriptModule("torch.backends.cuda",
