@@ -115,6 +115,36 @@ class CompiledFunction(ModeDecorated):
 CompiledFunction.__name__ = CompiledFunction.__qualname__ = "function"     # what type() calls it, as Python's
 
 
+class set_multithreading_enabled:
+    """torch.autograd.set_multithreading_enabled(mode): sets the flag is_multithreading_enabled reads (at once,
+    and back on leaving a `with` block; as a decorator, around each call); gradcli's backward runs on one
+    thread either way."""
+
+    __slots__ = ("_mode", "_prev")
+
+    def __init__(self, mode):
+        if mode.__class__ is not bool:
+            raise TypeError(f"set_multithreading_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
+        self._prev = STATE.multithreading
+        self._mode = STATE.multithreading = mode    # set at once, as set_grad_enabled is
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        STATE.multithreading = self._prev
+        return False
+
+    def __call__(self, func):
+        mode = self._mode
+        return ModeDecorated(func, lambda: set_multithreading_enabled(mode))
+
+
+def is_multithreading_enabled() -> bool:
+    return STATE.multithreading
+
+
 class set_grad_enabled:
     """Context manager (and plain call) that sets grad mode, restoring the previous mode on exit."""
 

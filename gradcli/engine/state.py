@@ -64,6 +64,8 @@ class EngineState:
         "complex_seen",         # the session has made a complex tensor: recording.apply checks each op against
                                 # the rows checked for complex values (gradcli.engine.ops.complexops)
         "autocast",             # while CPU autocast is on, its lower-precision dtype, else None (gradcli.engine.autocast)
+        "multithreading",       # torch.autograd.set_multithreading_enabled's flag (gradcli's backward is one thread
+                                # whatever it says: only is_multithreading_enabled reads it)
         "amp",                  # the rest of the autocast state (an autocast.Amp), None until a script touches it
         "sweep_targeted",       # the backward sweep in progress runs toward given inputs (autograd.grad,
                                 # backward(inputs=...)), which a reentrant checkpoint cannot take part in
@@ -96,6 +98,7 @@ class EngineState:
         self.device_stack = []
         self.parametrization_cache = None
         self.autocast = self.amp = None
+        self.multithreading = True
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
@@ -115,6 +118,7 @@ class EngineState:
         self.parametrization_cache = None
         self.sweep_targeted = False
         self.autocast = self.amp = None
+        self.multithreading = True
 
     def snapshot(self) -> tuple:
         """Everything `restore` needs to put this state back as it is now."""
@@ -129,7 +133,7 @@ class EngineState:
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
-                self.autocast, self.amp)
+                self.autocast, self.amp, self.multithreading)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -137,7 +141,7 @@ class EngineState:
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
-         self.meta_seen, self.complex_seen, self.autocast, self.amp) = snap
+         self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

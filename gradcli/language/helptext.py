@@ -160,6 +160,15 @@ _WHAT = {
     "amp": "torch.amp: autocast and GradScaler, for mixed-precision training.",
     "GradScaler": "Loss scaling for mixed precision: scale(loss).backward(), step(optimizer) (skipped when a "
                   "gradient is inf or nan), update() (the scale backs off or grows).",
+    "fuse_conv_bn_eval": "A copy of an eval-mode convolution with the eval-mode batch norm after it folded into "
+                         "its weight and bias.",
+    "fuse_conv_bn_weights": "The weight and bias of a convolution with a batch norm's running statistics and "
+                            "affine map folded in (Parameters).",
+    "fuse_linear_bn_eval": "A copy of an eval-mode Linear with the eval-mode batch norm after it folded in.",
+    "fuse_linear_bn_weights": "The weight and bias of a Linear with a batch norm folded in (Parameters).",
+    "set_multithreading_enabled": "Set whether backward may use several threads (a flag only: gradcli's backward "
+                                  "runs on one thread, as PyTorch's CPU backward does).",
+    "is_multithreading_enabled": "The flag set_multithreading_enabled sets (True at first).",
     "compile": "torch.compile(fn or module): the same function or module, run as written (nothing is compiled); "
                "its results hang from one CompiledFunctionBackward node, as PyTorch's compiled graph's do.",
     "compiler": "torch.compiler: is_compiling() (always False here), reset(), disable(fn).",

@@ -538,6 +538,8 @@ def _make_nn() -> dict:
         **{name: _later("gradcli.language.nn.reparam_hooks", name)
            for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm")},
         "skip_init": _later("gradcli.language.nn.module", "skip_init"),
+        **{name: _later("gradcli.language.nn.fusion", name)
+           for name in ("fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights")},
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
             "grad": ScriptModule("torch.nn.grad", dict(ops.conv.NN_GRAD)),
@@ -604,6 +606,8 @@ def _build_torch() -> ScriptModule:
         "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled,
         "inference_mode": autograd.inference_mode,
+        "set_multithreading_enabled": autograd.set_multithreading_enabled,
+        "is_multithreading_enabled": autograd.is_multithreading_enabled,
         "set_detect_anomaly": autograd.set_detect_anomaly, "detect_anomaly": autograd.detect_anomaly,
         "gradcheck": gradcheck.gradcheck, "gradgradcheck": gradcheck.gradgradcheck,
         "GradcheckError": gradcheck.GradcheckError,
