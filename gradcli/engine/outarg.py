@@ -16,24 +16,41 @@ RESIZED = (
     "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
     "elements with t.resize_(0). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
 
-# How PyTorch's out= kernels treat an out tensor of another dtype than the result's (checked with the oracle;
-# every other function casts where type promotion may: a float32 result into float64, never into int64).
+# How PyTorch's out= kernels treat an out tensor of another dtype than the result's (checked with the oracle).
 # The factories make the values in the out's dtype (a dtype= that differs is refused):
 FACTORIES = frozenset(("zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand",
                        "randn", "randint", "randperm", "normal"))
-# reductions and scans that compute in the out's dtype (as with dtype=out.dtype):
+# reductions and scans that compute in the out's dtype, as with dtype=out.dtype (mean only from and to floats):
 IN_OUT_DTYPE = frozenset(("sum", "nansum", "cumsum", "cumprod", "prod", "mean", "nanmean"))
-# kernels that want the out's dtype to be the result's:
-EXACT = frozenset(("mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "max", "min", "sort", "topk",
-                   "argmax", "argmin", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin", "argsort",
-                   "msort", "aminmax", "amax", "amin"))
-# kernels that want it to be the input's, in other words:
-FOUND_INPUT = frozenset(("abs", "absolute", "clamp", "clip", "clamp_min", "clamp_max"))
-# torch.cat's message for the functions that end in it:
+FLOATS_ONLY = frozenset(("mean", "nanmean"))
+
+_EXPECTED = "Expected out tensor to have dtype {src_c}, but got {dst_c} instead"
+_FOUND = "Found dtype {dst} but expected {src}"
+# Kernels that cast nothing: the message each gives for an out whose dtype is not the result's (a function not
+# named here casts where type promotion may: a float32 result into float64, never into int64). linalg_*
+# functions not named give _EXPECTED; max, min and the other functions of an out tuple too.
+DIFFERENT_DTYPE = {
+    **{name: _EXPECTED for name in ("mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "argmax",
+                                    "argmin", "gather", "tril", "triu", "cross", "linalg_cross")},
+    **{name: _FOUND for name in ("abs", "absolute", "neg", "negative", "floor", "ceil", "round", "trunc", "fix",
+                                 "frac", "sign", "sgn", "bitwise_not", "clamp", "clip", "clamp_min", "clamp_max")},
+    **{name: "result dtype {dst} does not match input dtype {src}" for name in ("matmul", "dot", "vdot", "inner")},
+    **{name: "Expected the dtype for input and out to match, but got {src} for input's dtype and {dst} for out's "
+             "dtype." for name in ("amax", "amin")},
+    "where": "Expected out type to be {src} but got {dst}",
+    "index_select": "index_select(): self and result must have the same scalar type",
+    "nonzero": "nonzero: Expected out tensor to have scalar type {src} but got scalar type{dst}",
+    "nan_to_num": "nan_to_num: dtype of out: {dst} should be same as input: {src}",
+    "linalg_vecdot": "linalg.vecdot: Expected out of dtype{src} but found {dst}",
+    "linalg_norm": "linalg.norm expected out tensor dtype {src} but got: {dst}",
+}
+# out dtypes a kernel takes whatever the result's, and its message for another
+ONLY_DTYPES = {"all": (("bool", "uint8"), "all only supports bool tensor for result, got: {dst}"),
+               "any": (("bool", "uint8"), "any only supports bool tensor for result, got: {dst}"),
+               "signbit": (("bool",), "signbit does not support non-boolean outputs.")}
+# torch.cat's message, for the functions that end in it:
 CATENATING = frozenset(("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "row_stack",
                         "column_stack"))
-# ... and of these the message names the input's dtype:
-MATCH_INPUT = frozenset(("matmul", "dot", "vdot", "inner"))
 
 
 def call(key: str, parser: str, forms: str, function, args: tuple, kwargs: dict, out):
@@ -57,12 +74,7 @@ def call(key: str, parser: str, forms: str, function, args: tuple, kwargs: dict,
         raise RuntimeError(f"{'aten::' if factory else ''}{parser}(): functions with out=... arguments don't "
                            "support automatic differentiation, but one of the arguments requires grad.")
     if factory or name in IN_OUT_DTYPE and out.__class__ is Tensor:
-        wanted = kwargs.get("dtype")
-        if factory and wanted is not None and wanted is not outs[0].dtype:
-            raise RuntimeError(f"dtype {type_word(wanted.np.type(0))} does not match dtype of out parameter "
-                               f"({type_word(outs[0]._a)})")
-        if wanted is None:
-            kwargs = {**kwargs, "dtype": outs[0].dtype}
+        kwargs = _in_out_dtype(name, factory, args, kwargs, out)
     grows = factory and kwargs.pop("requires_grad", False)     # the out tensor is made to require grad
     result = function(*args, **kwargs)
     if result.__class__ is Tensor:
@@ -71,16 +83,31 @@ def call(key: str, parser: str, forms: str, function, args: tuple, kwargs: dict,
         if factory:
             _write_made(result, out, name)
         else:
-            write(result, out, parser)
+            write(result, out, "" if name in ("max", "min") else parser)      # (their pairs' kernels cast nothing)
         if grows:
             out.requires_grad_(True)
         return out
     if out.__class__ is Tensor:
         raise TypeError(f"{parser}(): argument 'out' must be tuple of Tensors, not Tensor")
     for r, o in zip(result, outs):
-        write(r, o, parser)
+        write(r, o, parser, tuple_out=True)
     from gradcli.engine.ops import reduce
     return reduce.out_return(result, outs)
+
+
+def _in_out_dtype(name: str, factory: bool, args: tuple, kwargs: dict, out: Tensor) -> dict:
+    """The keywords with dtype=out.dtype for a function that computes in the out's dtype; PyTorch's refusal of a
+    dtype= that is not it."""
+    wanted = kwargs.get("dtype")
+    if wanted is not None and wanted is not out.dtype:
+        if factory:
+            raise RuntimeError(f"dtype {type_word(wanted.np.type(0))} does not match dtype of out parameter "
+                               f"({type_word(out._a)})")
+        raise RuntimeError(_EXPECTED.format(src_c=_scalar_name(wanted.np.type(0)), dst_c=_scalar_name(out._a)))
+    if name in FLOATS_ONLY and not (out.dtype.is_floating_point and args and args[0].__class__ is Tensor
+                                    and args[0].dtype.is_floating_point):
+        return kwargs
+    return kwargs if wanted is not None else {**kwargs, "dtype": out.dtype}
 
 
 def as_parsed(out):
@@ -137,18 +164,18 @@ def _write_made(result: Tensor, out: Tensor, name: str) -> None:
         out.copy_(Tensor(src))
 
 
-def write(result: Tensor, out: Tensor, name: str = "") -> None:
-    """The result into `out`: cast to its dtype where PyTorch may cast it, resized (with PyTorch's warning when
-    it held elements) where its shape differs."""
+def write(result: Tensor, out: Tensor, name: str = "", tuple_out: bool = False) -> None:
+    """The result into `out`: cast to its dtype where PyTorch's kernel for `name` may cast it (DIFFERENT_DTYPE,
+    ONLY_DTYPES), resized (with PyTorch's warning when it held elements) where its shape differs."""
     src, dst = result._a, out._a
-    if src.dtype != dst.dtype:
-        if name in MATCH_INPUT:
-            raise RuntimeError(f"result dtype {type_word(dst)} does not match input dtype {type_word(src)}")
-        if name in FOUND_INPUT:
-            raise RuntimeError(f"Found dtype {type_word(dst)} but expected {type_word(src)}")
-        if name in EXACT or name.startswith("linalg_"):
-            raise RuntimeError(f"Expected out tensor to have dtype {_scalar_name(src)}, but got {_scalar_name(dst)} "
-                               "instead")
+    only = ONLY_DTYPES.get(name)
+    if only is not None and dst.dtype.name not in only[0]:
+        raise RuntimeError(only[1].format(dst=type_word(dst)))
+    if src.dtype != dst.dtype and only is None:
+        template = DIFFERENT_DTYPE.get(name) or (_EXPECTED if tuple_out or name.startswith("linalg_") else None)
+        if template is not None:
+            raise RuntimeError(template.format(src=type_word(src), dst=type_word(dst), src_c=_scalar_name(src),
+                                               dst_c=_scalar_name(dst)))
         if not typeinfo.can_cast(dtypes.of_array(src), dtypes.of_array(dst)):
             if name in CATENATING:
                 raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {type_word(dst)}")
