@@ -31,7 +31,7 @@ _FOUND = "Found dtype {dst} but expected {src}"
 # functions not named give _EXPECTED; max, min and the other functions of an out tuple too.
 DIFFERENT_DTYPE = {
     **{name: _EXPECTED for name in ("mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "addr", "mv", "argmax",
-                                    "argmin", "gather", "tril", "triu", "cross", "linalg_cross")},
+                                    "argmin", "gather", "tril", "triu", "cross", "linalg_cross", "norm")},
     **{name: _FOUND for name in ("abs", "absolute", "neg", "negative", "floor", "ceil", "round", "trunc", "fix",
                                  "frac", "sign", "sgn", "bitwise_not", "clamp", "clip", "clamp_min", "clamp_max")},
     **{name: "result dtype {dst} does not match input dtype {src}" for name in ("matmul", "dot", "vdot", "inner")},

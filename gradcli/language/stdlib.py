@@ -322,11 +322,14 @@ def _split_function(tensor, split_size_or_sections, dim=0):
 
 
 def _norm_function(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm, which PyTorch writes in Python (it reads `input.layout` first); `out=` is not implemented."""
+    """torch.norm, which PyTorch writes in Python (it reads `input.layout` first); an `out` given by position
+    goes where the compiler sends a keyword one (gradcli.engine.outarg)."""
     if input.__class__ is not Tensor:
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
     if out is not None:
-        raise NotImplementedError("gradcli does not implement the out= argument of torch.norm")
+        from gradcli.engine import outarg
+        return outarg.call("torch.norm", "norm", "tensor", _norm_function, (input, p, dim, keepdim), {"dtype": dtype},
+                           out)
     return input.norm(p, dim, keepdim, dtype)
 
 
