@@ -161,6 +161,32 @@ def test_an_out_tensor_with_elements_is_resized_with_pytorch_s_warning():
         "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)\n  torch.matmul(a, a.T, out=r)\n")
 
 
+def test_every_out_function_resizes_with_that_warning_and_the_factories_as_pytorch_s_do():
+    # PyTorch 2.13 (checked with the oracle): the warning for an out tensor that held elements, whichever function
+    # and for each tensor of an out tuple; the factories resize theirs silently, arange with its own warning, and
+    # the ranges keep an out's shape of as many elements
+    source = ("import torch\nx = torch.tensor([0.5, 1.0, 2.0])\ntorch.sin(x, out=torch.empty(2))\n"
+              "torch.max(torch.ones(2, 2), 1, out=(torch.empty(5), torch.empty(0, dtype=torch.long)))\n"
+              "torch.linalg.inv(torch.eye(2), out=torch.empty(3))\ntorch.zeros(2, out=torch.empty(3))\n"
+              "torch.rand(2, out=torch.empty(3))\ntorch.arange(4, out=torch.empty(3))\n"
+              "print(torch.arange(4, out=torch.empty(2, 2)).shape, torch.linspace(0, 1, 4, out=torch.empty(4, 1)).shape)\n"
+              "torch.exp(x, out=torch.empty(0))\n")
+    resized = ("UserWarning: An output with one or more elements was resized since it had shape [{}], which does not "
+               "match the required output shape [{}]. This behavior is deprecated, and in a future PyTorch release "
+               "outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t "
+               "by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)\n")
+    assert warnings_of(source) == (
+        "s.grad:3: " + resized.format("2", "3") + "  torch.sin(x, out=torch.empty(2))\n"
+        "s.grad:4: " + resized.format("5", "2")
+        + "  torch.max(torch.ones(2, 2), 1, out=(torch.empty(5), torch.empty(0, dtype=torch.long)))\n"
+        "s.grad:5: " + resized.format("3", "2, 2") + "  torch.linalg.inv(torch.eye(2), out=torch.empty(3))\n"
+        "s.grad:8: UserWarning: The number of elements in the out tensor of shape [3] is 3 which does not match the "
+        "computed number of elements 4. Note that this may occur as a result of rounding error. The out tensor will "
+        "be resized to a tensor of shape (4,). (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)\n  torch.arange(4, out=torch.empty(3))\n")
+
+
 def test_loading_a_state_dict_into_meta_parameters_warns_per_tensor():
     """PyTorch 2.13's UserWarning for each parameter a copy cannot reach (checked with the oracle; its location is
     PyTorch's own module.py there, the script's line here); assign=True gives none."""

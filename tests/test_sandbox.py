@@ -425,6 +425,17 @@ ESCAPES = [
     (T + "m = torch.nn.LazyLinear(3)\ntype(m).__mro__", 1, "3:1: " + _OUTSIDE.format("type object 'LazyLinear'", "__mro__")),
     (T + "m = torch.nn.LazyLinear(3)\nm.weight.__class__.__mro__", 1,
      "3:1: AttributeError: type object 'UninitializedParameter' has no attribute '__mro__'"),
+    # out=: only tensors are written into, and what a call with it returns shows nothing behind it
+    (T + "torch.sin(torch.ones(2), out=torch.sin)", 1,
+     "2:1: TypeError: sin(): argument 'out' must be Tensor, not builtin_function_or_method"),
+    (T + "torch.max(torch.ones(2, 2), 0, out=(torch.empty(0), torch))", 1,
+     "2:1: TypeError: expected Tensor as element 1 in argument 3, but got module"),
+    (T + "torch.max(torch.ones(2, 2), 0, out=(torch.empty(0), torch.empty(0, dtype=torch.long))).name", 1,
+     "2:1: " + _OUTSIDE.format("'torch.return_types.max_out' object", "name")),
+    (T + "torch.max(torch.ones(2, 2), 0, out=(torch.empty(0), torch.empty(0, dtype=torch.long))).__class__.__mro__",
+     1, "2:1: AttributeError: type object 'max_out' has no attribute '__mro__'"),
+    (T + "torch.cos(torch.ones(2), **{'out': torch.empty(0), '_x': 1})", 1,
+     "2:1: TypeError: torch.cos() got the keyword argument '_x': names starting with '_' are outside gradcli's language"),
     # a meta tensor's storage is a numpy array of one element (gradcli.engine.meta): out of reach as any tensor's
     (T + "x = torch.ones(2, device='meta')\nx._a", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_a'"),
     (T + "x = torch.ones(2, device='meta')\nx.numpy()", 1,

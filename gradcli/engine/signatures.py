@@ -135,7 +135,7 @@ SIGNATURES = {
                     "feature_dropout", "feature_dropout_")},
     "torch.selu": ["(Tensor input)"], "torch.selu_": ["(Tensor input)"],
     "torch.celu": ["(Tensor input, Number alpha = 1.0)"], "torch.celu_": ["(Tensor input, Number alpha = 1.0)"],
-    "torch.hardshrink": ["(Tensor input, Number lambd = 0.5)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
+    "torch.hardshrink": ["(Tensor input, Number lambd = 0.5, *, Tensor out = None)"], "Tensor.hardshrink": ["(Number lambd = 0.5)"],
     "torch.pdist": ["(Tensor input, float p = 2)"],
     "torch.ctc_loss": [f"(Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, int blank = 0, "
                        "int reduction = at::Reduction::Mean, bool zero_infinity = False)"

@@ -1604,7 +1604,8 @@ class Compiler:
         if isinstance(node.func, syntax.Attribute):
             self.depth += 1
             try:
-                func = self.e_Attribute(node.func, called=True)
+                # a call with out= reads the function as a value: its name tells whether it takes out=
+                func = self.e_Attribute(node.func, called=not any(k.name == "out" for k in node.keywords))
             finally:
                 self.depth -= 1
         else:
@@ -1615,6 +1616,22 @@ class Compiler:
         kwnames = [k.name for k in node.keywords]
         kwvalues = [self.expr(k.value) for k in node.keywords]
         line, col = node.line, node.col
+        if "out" in kwnames:                # the only calls that pay for out= (gradcli.language.outkeyword)
+            from gradcli.language import outkeyword
+            out_call, numpy_keywords = outkeyword.call, stdlib.numpy_keywords
+            numpy = bool(set(kwnames) & stdlib.NUMPY_KEYWORDS.keys())
+
+            def call_out(env):
+                f = func(env)
+                a = [x(env) for x in args]
+                kw = {n: v(env) for n, v in zip(kwnames, kwvalues)}
+                if numpy:
+                    kw = numpy_keywords(f, kw)
+                try:
+                    return out_call(f, a, kw)
+                except Exception as e:
+                    raise _call_error(e, f, a, outkeyword.as_parsed(kw), line, col)
+            return call_out
         if set(kwnames) & stdlib.NUMPY_KEYWORDS.keys():
             numpy_keywords = stdlib.numpy_keywords
 
@@ -1734,6 +1751,12 @@ class Compiler:
             except BaseException as e:
                 locate(e, line, col)
                 raise
+            if "out" in kw:
+                from gradcli.language import outkeyword
+                try:
+                    return outkeyword.call(f, a, kw)
+                except Exception as e:
+                    raise _call_error(e, f, a, outkeyword.as_parsed(kw), line, col)
             try:
                 return f(*a, **kw)
             except Exception as e:

@@ -1444,10 +1444,13 @@ def text_for(obj, builtins: dict | None = None) -> str:
             if value is obj and name in _BUILTINS:
                 sig, para = _BUILTINS[name]
                 return _format(sig, para)
+    takes_out = False
     if isinstance(obj, stdlib.Builtin):     # as scripts hold functions: the function itself describes it
         written = _PYTHON_FUNCTIONS.get((obj.namespace, obj.name))
         if written is not None:
             return _format(*written)
+        from gradcli.language import outkeyword
+        takes_out = f"{obj.namespace}.{obj.name}" in outkeyword.table()
         obj = obj.func
     elif isinstance(obj, Bounded):          # collections.Counter, ...: the class it stands for
         obj = obj.original
@@ -1491,6 +1494,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
         sig = signature(getattr(Tensor, method), qualified, method=True).replace("(", "(input, ", 1).replace(", )", ")")
     else:
         sig = signature(obj, qualified)
+    if takes_out:       # PyTorch's out= (gradcli.language.outkeyword), which gradcli's own functions never list
+        sig = sig[:-1] + (", out=None)" if "*" in sig else ("*, out=None)" if sig.endswith("()") else ", *, out=None)"))
     return _format(sig, _WHAT.get(qualified) or what(bare))
 
 

@@ -347,17 +347,6 @@ _CONV = {name: _later("gradcli.engine.ops.conv", name)
          for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")}
 
 
-def _with_out(name: str, function):
-    """`function` that also takes PyTorch's `out=` (gradcli.engine.outarg, imported when a script gives one)."""
-    def fn(*args, out=None, **kwargs):
-        if out is None:
-            return function(*args, **kwargs)
-        from gradcli.engine import outarg
-        return outarg.call(name, function, args, kwargs, out)
-    fn.__name__ = name
-    return fn
-
-
 def _tensor_fn(name, method):
     """torch.X(t, ...) for a method t.X(...) of the same meaning."""
     def fn(input, *args, **kwargs):
@@ -380,11 +369,14 @@ def _split_function(tensor, split_size_or_sections, dim=0):
 
 
 def _norm_function(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
-    """torch.norm, which PyTorch writes in Python (it reads `input.layout` first); `out=` is not implemented."""
+    """torch.norm, which PyTorch writes in Python (it reads `input.layout` first); an `out` given by position
+    goes where the compiler sends a keyword one (gradcli.engine.outarg)."""
     if input.__class__ is not Tensor:
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
     if out is not None:
-        raise NotImplementedError("gradcli does not implement the out= argument of torch.norm")
+        from gradcli.engine import outarg
+        return outarg.call("torch.norm", "norm", "tensor", _norm_function, (input, p, dim, keepdim), {"dtype": dtype},
+                           out)
     return input.norm(p, dim, keepdim, dtype)
 
 
@@ -680,7 +672,7 @@ def _build_torch() -> ScriptModule:
         "no_grad": autograd.no_grad, "enable_grad": autograd.enable_grad,
         "set_grad_enabled": autograd.set_grad_enabled, "is_grad_enabled": autograd.is_grad_enabled,
         # ops as functions
-        **{name: _with_out(name, _number_or_tensor_fn(name, getattr(Tensor, name))) for name in ("add", "sub", "mul", "div")},
+        **{name: _number_or_tensor_fn(name, getattr(Tensor, name)) for name in ("add", "sub", "mul", "div")},
         "subtract": _number_or_tensor_fn("subtract", Tensor.sub), "rsub": ops.arith.torch_rsub,
         "multiply": _number_or_tensor_fn("multiply", Tensor.mul),
         "divide": _number_or_tensor_fn("divide", Tensor.div),
@@ -703,7 +695,7 @@ def _build_torch() -> ScriptModule:
         "reciprocal": _tensor_fn("reciprocal", Tensor.reciprocal),
         "masked_fill": _tensor_fn("masked_fill", Tensor.masked_fill),
         "sum": _tensor_fn("sum", Tensor.sum), "mean": _tensor_fn("mean", Tensor.mean),
-        "norm": _norm_function, "mm": _with_out("mm", _tensor_fn("mm", Tensor.mm)), "matmul": _with_out("matmul", _matmul),
+        "norm": _norm_function, "mm": _tensor_fn("mm", Tensor.mm), "matmul": _matmul,
         "clone": _tensor_fn("clone", Tensor.clone),
         "eq": _tensor_fn("eq", Tensor.eq), "ne": _tensor_fn("ne", Tensor.ne), "lt": _tensor_fn("lt", Tensor.lt),
         "le": _tensor_fn("le", Tensor.le), "gt": _tensor_fn("gt", Tensor.gt), "ge": _tensor_fn("ge", Tensor.ge),

@@ -25,8 +25,6 @@ from gradcli.engine.tensor import Tensor
 
 def _bound(key: str, args: tuple, kwargs: dict) -> dict:
     _, values = signatures.bound(key, args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement the out= argument of {key}")
     return values
 
 

@@ -113,8 +113,6 @@ LOGCUMSUMEXP = Op("LogcumsumexpBackward0", None,  ("self", "result", "dim"),
 
 def _bound(key: str, args: tuple, kwargs: dict) -> tuple:
     form, values = signatures.bound(key, args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement the out= argument of {key.replace('Tensor.', 'torch.Tensor.')}")
     return form, values
 
 

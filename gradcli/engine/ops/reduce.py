@@ -724,12 +724,24 @@ RETURN_FIELDS = {"max": ("values", "indices"), "min": ("values", "indices"), "so
                  "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
                  "frexp": ("mantissa", "exponent")}
 
+
+def out_return(result, outs: tuple):
+    """What a call with out=(a, b, ...) returns: the out tensors as torch.return_types.<name>_out, the kind
+    PyTorch gives the out= overload (its fields those of the result's kind); a plain tuple for a plain one."""
+    name = getattr(result, "name", None)
+    return tuple(outs) if name is None else ReturnTypes(name + "_out", *outs)
+
+
+def _return_kind(name: str, fields: tuple) -> type:
+    return type(f"torch.return_types.{name}", (ReturnTypes,),
+                {"__module__": "torch.return_types", "__qualname__": name,
+                 **{field: property(operator.itemgetter(i)) for i, field in enumerate(fields)}})
+
+
 # One class per kind, named as PyTorch's structseq types are, so that CPython's own messages name it as
 # PyTorch's do ("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'")
-RETURN_KINDS = {name: type(f"torch.return_types.{name}", (ReturnTypes,),
-                          {"__module__": "torch.return_types", "__qualname__": name,
-                           **{field: property(operator.itemgetter(i)) for i, field in enumerate(fields)}})
-                for name, fields in RETURN_FIELDS.items()}
+RETURN_FIELDS.update({name + "_out": fields for name, fields in RETURN_FIELDS.items()})   # out= calls' kinds
+RETURN_KINDS = {name: _return_kind(name, fields) for name, fields in RETURN_FIELDS.items()}
 
 
 def reduce_max(a: Tensor, dim=None, keepdim=False, *, other=None):

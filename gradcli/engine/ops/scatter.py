@@ -148,8 +148,6 @@ def _src_part(src: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 def _bound(key: str, args: tuple, kwargs: dict) -> tuple:
     form, values = signatures.bound(key, args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement the out= argument of {key}")
     return form, values
 
 

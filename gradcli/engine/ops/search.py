@@ -67,8 +67,6 @@ def nonzero_method(self: Tensor, *args, **kwargs):
 
 
 def _nonzero(x: np.ndarray, values: dict):
-    if values.get("out") is not None:
-        raise NotImplementedError("gradcli does not implement the out= argument of torch.nonzero")
     if values["as_tuple"]:
         _not_batched("", "Batching rule not implemented for aten::nonzero_numpy. We could not generate a fallback.")
     _not_batched("nonzero")
@@ -239,8 +237,6 @@ def searchsorted(*args, **kwargs) -> Tensor:
     boundaries, before equal ones (after them with right=True or side='right'), found by PyTorch's binary search
     (a NaN compares as past every boundary)."""
     form, values = signatures.bound("torch.searchsorted", args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError("gradcli does not implement the out= argument of torch.searchsorted")
     v = values["input"] if form == 0 else values["self"]
     return _searchsorted(values["sorted_sequence"], v, values["out_int32"], values["right"], values["side"],
                          values["sorter"])
@@ -249,8 +245,6 @@ def searchsorted(*args, **kwargs) -> Tensor:
 def bucketize(*args, **kwargs) -> Tensor:
     """torch.bucketize: searchsorted with the roles swapped, the boundaries 1-d."""
     form, values = signatures.bound("torch.bucketize", args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError("gradcli does not implement the out= argument of torch.bucketize")
     b = values["boundaries"]
     if b._a.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b._a.ndim})")

@@ -115,8 +115,6 @@ def _bound(key: str, args: tuple, kwargs: dict) -> tuple:
     if stable_none:
         kwargs = dict(kwargs, stable=False)
     form, values = signatures.bound(key, args, kwargs)
-    if values.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement the out= argument of {key.replace('Tensor.', 'torch.Tensor.')}")
     return form, values
 
 
