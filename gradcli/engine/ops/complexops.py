@@ -283,7 +283,10 @@ CARRIED = frozenset((
     "DetachBackward0", "PosBackward0", "WhereBackward0", "ExpandAsBackward0", "RepeatBackward0",
     "DiagonalBackward0", "DiagonalBackward0_copy", "DiagBackward0", "DiagEmbedBackward0", "TrilBackward0", "TriuBackward0",
     "MaskedFillBackward0", "MaskedFillBackward1", "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
+    "ConstantPadNdBackward0",
 ))
+# the rows of torch.fft (gradcli.engine.ops.fft, not imported here), made for complex values
+SPECTRAL = frozenset(("FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"))
 
 # What scripts may call with a complex tensor: Tensor methods and torch functions, by name. A name in IMPLEMENTED
 # has a complex function here (called instead of the real one), the rest are the real functions, which carry
@@ -416,7 +419,7 @@ _TORCH_TOO = frozenset(PYTORCH_REFUSALS)
 def check(op: Op, out, inputs) -> None:
     """recording.apply's check, once the session has complex tensors: a row not made or checked for complex
     values refuses them (an input or the result complex)."""
-    if op in ROWS or op.node in CARRIED:
+    if op in ROWS or op.node in CARRIED or op.node in SPECTRAL:
         return
     kind = out.dtype if out.dtype.kind == "c" else None
     if kind is None:
