@@ -80,3 +80,17 @@ def test_second_derivative_through_r2c_and_c2r():
 def test_errors_have_pytorchs_words(call, message):
     with pytest.raises(RuntimeError, match=message):
         call()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: fft.irfft(fft.rfft(x * x), n=5),
+    lambda x: cx.view_as_real(cx.resolve_conj(fft.ifft(x * x, norm="ortho"))),       # ConjBackward0, views
+    lambda x: cx.view_as_real(fft.fft2(x.reshape(1, 5) * x, s=(2, 5), norm="forward")),
+    lambda x: fft.hfft2(cx.view_as_complex(x[:4].reshape(2, 1, 2).repeat(1, 2, 1)), s=(2, 3)),
+], ids=["r2c-c2r", "ifft-of-real", "fft2-of-real", "hfft2"])
+def test_second_derivatives_match_finite_differences(fn):
+    """gradgradcheck through the three rows and the conjugates and views around them (their formulas run on
+    Tensors under create_graph)."""
+    from gradcli.engine import gradcheck
+    x = Tensor(np.array([1.0, -2.0, 0.5, 3.0, 1.5])).requires_grad_()
+    assert gradcheck.gradgradcheck(fn, (x,))

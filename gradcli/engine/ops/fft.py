@@ -27,13 +27,36 @@ _NONE, _ROOT_N, _BY_N = 0, 1, 2
 
 # numpy's norm= for a normalization code, in each direction (numpy's names say which direction scales)
 _NUMPY_NORM = {True: ("backward", "ortho", "forward"), False: ("forward", "ortho", "backward")}
+# numpy's norm= that leaves a transform unscaled, in each direction (the scale is applied once, below)
+_UNSCALED = {True: "backward", False: "forward"}
+_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _wide(a: np.ndarray) -> np.ndarray:
+    """a in double precision: numpy computes its single precision transforms in double and rounds the result
+    once; here the scale is applied before that rounding too."""
+    wide = _WIDE.get(a.dtype)
+    return a if wide is None else a.astype(wide)
+
+
+def _scaled(out: np.ndarray, code: int, n: int, dtype) -> np.ndarray:
+    """An unscaled transform's result scaled by 1 / n or 1 / sqrt(n) (n: the signal's size over all the dims),
+    one multiply as MKL applies its scale (numpy's own norm= scales each dim by its own size), in dtype."""
+    if code == _BY_N:
+        out *= 1.0 / n
+    elif code == _ROOT_N:
+        out *= 1.0 / math.sqrt(n)
+    return out.astype(dtype, copy=False)
 
 
 def _c2c_array(a: np.ndarray, dims: tuple, code: int, forward: bool) -> np.ndarray:
     if not dims or a.size == 0:         # the identity (over no dims: nothing to scale), or empty
         return np.array(a, copy=True)
     f = np.fft.fftn if forward else np.fft.ifftn
-    return np.asarray(f(a, axes=dims, norm=_NUMPY_NORM[forward][code]), a.dtype)
+    if len(dims) == 1:
+        return np.asarray(f(a, axes=dims, norm=_NUMPY_NORM[forward][code]), a.dtype)
+    n = math.prod(a.shape[d] for d in dims)
+    return _scaled(f(_wide(a), axes=dims, norm=_UNSCALED[forward]), code, n, a.dtype)
 
 
 def _r2c_array(a: np.ndarray, dims: tuple, code: int, onesided: bool) -> np.ndarray:
@@ -44,7 +67,11 @@ def _r2c_array(a: np.ndarray, dims: tuple, code: int, onesided: bool) -> np.ndar
         shp = list(a.shape)
         shp[last] = n // 2 + 1 if onesided else n
         return np.zeros(shp, ctype)
-    half = np.asarray(np.fft.rfftn(a, axes=dims, norm=_NUMPY_NORM[True][code]), ctype)
+    if len(dims) == 1:
+        half = np.asarray(np.fft.rfftn(a, axes=dims, norm=_NUMPY_NORM[True][code]), ctype)
+    else:
+        size = math.prod(a.shape[d] for d in dims)
+        half = _scaled(np.fft.rfftn(_wide(a), axes=dims, norm=_UNSCALED[True]), code, size, ctype)
     if onesided:
         return half
     return _fill_conjugate(half, dims, n)
@@ -67,7 +94,10 @@ def _c2r_array(a: np.ndarray, dims: tuple, code: int, last_dim_size: int) -> np.
         shp = list(a.shape)
         shp[dims[-1]] = last_dim_size
         return np.zeros(shp, rtype)
-    return np.asarray(np.fft.irfftn(a, s=sizes, axes=dims, norm=_NUMPY_NORM[False][code]), rtype)
+    if len(dims) == 1:
+        return np.asarray(np.fft.irfftn(a, s=sizes, axes=dims, norm=_NUMPY_NORM[False][code]), rtype)
+    out = np.fft.irfftn(_wide(a), s=sizes, axes=dims, norm=_UNSCALED[False])
+    return _scaled(out, code, math.prod(sizes), rtype)
 
 
 # ------------------------------------------------------------------------------------------------ rows
@@ -102,10 +132,11 @@ def _c2r_backward(F, g, dim, normalization):
     doubled = n - (n // 2 + 1)
     if F.tensors:
         gi = r2c(g, dim, normalization, True)
-        if doubled > 0:
+        if doubled > 0:         # (doubled through the real view: a real product, itself differentiable)
             scale = np.ones(n // 2 + 1, g._a.dtype)
             scale[1:1 + doubled] = 2
-            gi = gi * Tensor(scale.reshape((-1,) + (1,) * (g._a.ndim - 1 - last)))
+            scale = Tensor(scale.reshape((-1,) + (1,) * (g._a.ndim - last)))
+            gi = complexops.view_as_complex(complexops.view_as_real(gi) * scale)
         return gi
     gi = _r2c_array(g, dim, normalization, True)
     if doubled > 0:
