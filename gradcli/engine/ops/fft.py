@@ -540,5 +540,25 @@ def ifftshift(*args, **kwargs) -> Tensor:
     return _shift("ifftshift", args, kwargs, True)
 
 
+def _signatures() -> None:
+    """The parameters help shows for each function (they take *args, **kwargs: PyTorch's parser checks them)."""
+    import inspect
+    P = inspect.Parameter
+    one = [P("input", P.POSITIONAL_OR_KEYWORD), P("n", P.POSITIONAL_OR_KEYWORD, default=None),
+           P("dim", P.POSITIONAL_OR_KEYWORD, default=-1), P("norm", P.POSITIONAL_OR_KEYWORD, default=None)]
+    nd = [P("input", P.POSITIONAL_OR_KEYWORD), P("s", P.POSITIONAL_OR_KEYWORD, default=None),
+          P("dim", P.POSITIONAL_OR_KEYWORD, default=None), P("norm", P.POSITIONAL_OR_KEYWORD, default=None)]
+    two = [p.replace(default=(-2, -1)) if p.name == "dim" else p for p in nd]
+    freq = [P("n", P.POSITIONAL_OR_KEYWORD), P("d", P.POSITIONAL_OR_KEYWORD, default=1.0),
+            *(P(k, P.KEYWORD_ONLY, default=v) for k, v in (("dtype", None), ("device", None),
+                                                           ("requires_grad", False)))]
+    shift = [P("input", P.POSITIONAL_OR_KEYWORD), P("dim", P.POSITIONAL_OR_KEYWORD, default=None)]
+    for name in NAMES:
+        params = (freq if name.endswith("freq") else shift if name.endswith("shift") else
+                  two if name.endswith("2") else nd if name.endswith("n") else one)
+        globals()[name].__signature__ = inspect.Signature(params)
+
+
 NAMES = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
          "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift")
+_signatures()
