@@ -4,7 +4,7 @@ resizing (ConstantPadNdBackward0, SliceBackward0) and conjugations around them; 
 shifts (RollBackward0).
 
 The transforms are numpy's (pocketfft); PyTorch's CPU build computes them with MKL, whose last bits differ in
-about half of the elements (docs/numerics.md, "FFT"). A normalization is PyTorch's code: 0 none, 1 by sqrt(n),
+30 to 70% of the elements (docs/numerics.md, "FFT"). A normalization is PyTorch's code: 0 none, 1 by sqrt(n),
 2 by n, applied by the primitive itself (no separate multiply node), as in PyTorch.
 """
 
@@ -17,7 +17,6 @@ import numpy as np
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import complexops, shape
 from gradcli.engine.recording import Op, TYPE_WORDS, apply, is_meta
-from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
 _NONE, _ROOT_N, _BY_N = 0, 1, 2
@@ -50,7 +49,7 @@ def _scaled(out: np.ndarray, code: int, n: int, dtype) -> np.ndarray:
 
 
 def _c2c_array(a: np.ndarray, dims: tuple, code: int, forward: bool) -> np.ndarray:
-    if not dims or a.size == 0:         # the identity (over no dims: nothing to scale), or empty
+    if not dims or a.size == 0:         # the identity (over no dims: nothing to scale), or empty (fftn(dim=()))
         return np.array(a, copy=True)
     f = np.fft.fftn if forward else np.fft.ifftn
     if len(dims) == 1:
@@ -63,10 +62,6 @@ def _r2c_array(a: np.ndarray, dims: tuple, code: int, onesided: bool) -> np.ndar
     ctype = np.complex128 if a.dtype == np.float64 else np.complex64
     last = dims[-1]
     n = a.shape[last]
-    if a.size == 0:
-        shp = list(a.shape)
-        shp[last] = n // 2 + 1 if onesided else n
-        return np.zeros(shp, ctype)
     if len(dims) == 1:
         half = np.asarray(np.fft.rfftn(a, axes=dims, norm=_NUMPY_NORM[True][code]), ctype)
     else:
@@ -90,10 +85,6 @@ def _fill_conjugate(half: np.ndarray, dims: tuple, n: int) -> np.ndarray:
 def _c2r_array(a: np.ndarray, dims: tuple, code: int, last_dim_size: int) -> np.ndarray:
     rtype = np.float64 if a.dtype == np.complex128 else np.float32
     sizes = [a.shape[d] for d in dims[:-1]] + [last_dim_size]
-    if a.size == 0:
-        shp = list(a.shape)
-        shp[dims[-1]] = last_dim_size
-        return np.zeros(shp, rtype)
     if len(dims) == 1:
         return np.asarray(np.fft.irfftn(a, s=sizes, axes=dims, norm=_NUMPY_NORM[False][code]), rtype)
     out = np.fft.irfftn(_wide(a), s=sizes, axes=dims, norm=_UNSCALED[False])
