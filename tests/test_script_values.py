@@ -144,8 +144,9 @@ def test_print_passes_its_keywords_on():
     ("torch.ones(2).histogram", "NotImplementedError: gradcli does not implement torch.Tensor.histogram"),
     ("torch.nn.functional.conv_tbc",
      "NotImplementedError: gradcli does not implement torch.nn.functional.conv_tbc"),
-    ("torch.fft.fftfreq(4, out=torch.zeros(4))", "NotImplementedError: gradcli does not implement torch.fft.fftfreq with "
-                                                 "out="),
+    ("torch.fft.ifft(torch.ones(2, requires_grad=True), out=torch.empty(2, dtype=torch.cfloat))",
+     "NotImplementedError: gradcli does not implement torch.fft.ifft of a real tensor that requires grad with out= "
+     "(PyTorch returns the output with a NotImplemented grad_fn)"),
     ("torch.fft.rfft(torch.zeros(4, device='meta'))",
      "NotImplementedError: gradcli does not implement torch.fft.rfft of meta tensors"),
     ("torch.autograd.forward_ad.make_dual(1)", "TypeError: make_dual() missing 1 required positional argument: 'tangent'"),

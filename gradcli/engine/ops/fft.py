@@ -176,8 +176,6 @@ def c2r(x: Tensor, dims: tuple, code: int, last_dim_size: int) -> Tensor:
 def _args(name: str, args: tuple, kwargs: dict, defaults: dict) -> dict:
     """The call's arguments by name, as PyTorch's parser takes them (its TypeErrors otherwise)."""
     v = signatures.parsed("torch.fft." + name, args, kwargs, defaults)
-    if v.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement torch.fft.{name} with out=")
     x = v.get("input")
     if x is not None and is_meta(x._a):
         raise NotImplementedError(f"gradcli does not implement torch.fft.{name} of meta tensors")
@@ -476,8 +474,9 @@ def _frequencies(name: str, args, kwargs, onesided: bool) -> Tensor:
     requested dtype (a scalar multiply in that dtype, as PyTorch's mul_ by a double scales)."""
     from gradcli.engine import factories
     v = signatures.parsed("torch.fft." + name, args, kwargs, _FREQ)
-    if v.get("out") is not None:
-        raise NotImplementedError(f"gradcli does not implement torch.fft.{name} with out=")
+    out = v.get("out")
+    if out is not None and v["dtype"] is None:
+        v["dtype"] = dtypes.of_array(out._a)
     n, d = v["n"], v["d"]
     n = int(n._a) if n.__class__ is Tensor else n
     d = d._a.item() if d.__class__ is Tensor else d
@@ -498,6 +497,12 @@ def _frequencies(name: str, args, kwargs, onesided: bool) -> Tensor:
             a = (k.astype(np.float32) * np.float32(scale)).astype(dt.np)
         else:
             a = k.astype(dt.np) * np.asarray(scale).astype(dt.np)
+    if out is not None:
+        from gradcli.engine import autograd, outarg
+        if autograd.is_grad_enabled() and out.requires_grad:
+            raise RuntimeError(f"aten::fft_{name}(): {_NO_AUTOGRAD}")
+        outarg.write(Tensor(a), out)
+        return out
     return factories.tensor(Tensor(a), requires_grad=v["requires_grad"], device=v["device"])
 
 
@@ -531,6 +536,51 @@ def ifftshift(*args, **kwargs) -> Tensor:
     return _shift("ifftshift", args, kwargs, True)
 
 
+_NO_AUTOGRAD = "functions with out=... arguments don't support automatic differentiation, but one of the arguments " \
+               "requires grad."
+
+
+def _into(name: str, function, args: tuple, kwargs: dict, out) -> Tensor:
+    """A transform's out= overload: PyTorch's checks of the output's dtype and of autograd (which the out=
+    forms refuse, naming the primitive last run), then the result written into `out` (outarg.write)."""
+    from gradcli.engine import autograd, outarg
+    signatures.parsed("torch.fft." + name, args, {**kwargs, "out": out}, {})      # (the parser's TypeErrors)
+    x = args[0] if args else kwargs["input"]
+    word = name[:-1] + "n" if name.endswith("2") else name          # (fft2's messages say fftn, ...)
+    o = out._a.dtype
+    if name.startswith(("irfft", "hfft")):
+        if o.kind != "f":
+            raise RuntimeError(f"{word} expects a floating point output tensor, but got {TYPE_WORDS[o.name]}")
+        kind = "c2r"
+    else:
+        if o.kind != "c":
+            raise RuntimeError(f"{word} expects a complex output tensor, but got {TYPE_WORDS[o.name]}")
+        real_input = x._a.dtype.kind != "c"
+        kind = "r2c" if real_input and (name in ("fft", "ifft", "rfft", "ihfft", "rfftn", "rfft2") or
+                                         name == "ihfftn" and x._a.ndim == 1) else "c2c"
+        if real_input and name in ("ifft", "ihfft") and autograd.is_grad_enabled() and x.requires_grad:
+            raise NotImplementedError(f"gradcli does not implement torch.fft.{name} of a real tensor that requires "
+                                      "grad with out= (PyTorch returns the output with a NotImplemented grad_fn)")
+    if autograd.is_grad_enabled() and (out.requires_grad or x.requires_grad):
+        raise RuntimeError(f"_fft_{kind}(): {_NO_AUTOGRAD}")
+    with autograd.set_grad_enabled(False):
+        result = function(*args, **kwargs)
+    if result._a.dtype.kind == "c" and result._a.dtype.itemsize > o.itemsize:
+        raise NotImplementedError(f"gradcli does not implement torch.fft.{name} into an out= of lower precision "
+                                  f"(PyTorch's copy there discards the imaginary parts)")
+    outarg.write(result, out)
+    return out
+
+
+def _with_out(name: str, function):
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return function(*args, **kwargs)
+        return _into(name, function, args, kwargs, out)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 def _signatures() -> None:
     """The parameters help shows for each function (they take *args, **kwargs: PyTorch's parser checks them)."""
     import inspect
@@ -547,7 +597,10 @@ def _signatures() -> None:
     for name in NAMES:
         params = (freq if name.endswith("freq") else shift if name.endswith("shift") else
                   two if name.endswith("2") else nd if name.endswith("n") else one)
-        globals()[name].__signature__ = inspect.Signature(params)
+        function = globals()[name]
+        if not name.endswith(("freq", "shift")):
+            function = globals()[name] = _with_out(name, function)
+        function.__signature__ = inspect.Signature(params)
 
 
 NAMES = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
