@@ -137,10 +137,10 @@ def _help_text(builtins: dict, *obj) -> str:
 
 
 # what a script that may make complex values has in its text: an imaginary literal, or a name with "complex" in it
-# (complex(), complex64, complex128, view_as_complex, to_complex) or cfloat, cdouble, chalf, polar
+# (complex(), complex64, complex128, view_as_complex, to_complex) or cfloat, cdouble, chalf, polar, fft
 # (linear in the text: a run of digits is tried from its first character only, and never backtracked into)
 _COMPLEX_TEXT = re.compile(r"(?<![A-Za-z0-9_.])[0-9.][0-9_.]*+(?:[eE][+-]?[0-9_]++)?[jJ](?![A-Za-z0-9_])|complex|"
-                           r"cfloat|cdouble|chalf|polar")
+                           r"cfloat|cdouble|chalf|polar|fft")
 
 
 class Session:

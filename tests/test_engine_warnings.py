@@ -187,6 +187,18 @@ def test_every_out_function_resizes_with_that_warning_and_the_factories_as_pytor
         "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)\n  torch.arange(4, out=torch.empty(3))\n")
 
 
+def test_a_transform_into_an_out_tensor_of_another_shape_warns_as_pytorch_does():
+    # torch.fft's out= forms resize with the same warning (PyTorch 2.13, checked with the oracle)
+    source = "import torch\nx = torch.tensor([1., 2.])\ny = torch.fft.fft(x, out=torch.empty(3, dtype=torch.cfloat))\n"
+    assert warnings_of(source) == (
+        "s.grad:3: UserWarning: An output with one or more elements was resized since it had shape [3], which does "
+        "not match the required output shape [2]. This behavior is deprecated, and in a future PyTorch release "
+        "outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+        "resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)\n"
+        "  y = torch.fft.fft(x, out=torch.empty(3, dtype=torch.cfloat))\n")
+
+
 def test_loading_a_state_dict_into_meta_parameters_warns_per_tensor():
     """PyTorch 2.13's UserWarning for each parameter a copy cannot reach (checked with the oracle; its location is
     PyTorch's own module.py there, the script's line here); assign=True gives none."""

@@ -37,6 +37,9 @@ EXTRA = [
     "      torch.polar(x, x).real, (z ** 3).real, (1 / z).real, z.sqrt().real, torch.vdot(z, z).real,\n"
     "      torch.view_as_complex(torch.stack([x, x], -1)).imag]\n"
     "sum(y.sum() for y in ys).backward()",
+    # torch.fft's three rows (gradcli.engine.ops.fft)
+    "x = torch.tensor([1., 2., 3., 4.], requires_grad=True)\n"
+    "(torch.fft.irfft(torch.fft.rfft(x)) + torch.fft.fft(x.to(torch.cfloat)).real).sum().backward()",
     # an in-place op on a view, then the view used (AsStridedBackward0)
     "x = torch.rand(4, requires_grad=True)\ny = x * 1\nv = y.view(2, 2)\nv.mul_(2)\n(v * v).sum().backward()",
     # clamp_min / clamp_max with a tensor bound that requires grad

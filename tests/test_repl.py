@@ -496,6 +496,9 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
                                                                         "torch.nn.utils.parametrize",
                                                                         "torch.nn.utils.rnn"]
     assert [t for t, _ in completions("from torch.autograd import V", session_shell)] == ["Variable"]
+    assert [t for t, _ in completions("import torch.ff", session_shell)] == ["torch.fft"]
+    assert [t for t, _ in completions("from torch.fft import rf", session_shell)] == ["rfft", "rfft2", "rfftfreq",
+                                                                                  "rfftn"]
     assert [t for t, _ in completions("import torch.optim.", session_shell)] == ["torch.optim.lr_scheduler",
                                                                              "torch.optim.swa_utils"]
     assert [t for t, _ in completions("from torch.optim.swa_utils import ", session_shell)] == [

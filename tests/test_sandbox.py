@@ -196,7 +196,7 @@ ESCAPES = [
                                          "torch.distributions.transformed_distribution, "
                                          "torch.distributions.transforms, torch.distributions.uniform, "
                                          "torch.distributions.von_mises, torch.distributions.weibull, "
-                                         "torch.distributions.wishart, torch.func, "
+                                         "torch.distributions.wishart, torch.fft, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
@@ -655,6 +655,13 @@ def test_convolutions_and_padding_are_bounded_and_closed(source, expected, capsy
     "import torch.nn as nn\nprint(nn.members)",
     "import torch\nprint(torch.optim._make)",
     "import torch\nprint(torch.linalg._members)",
+    # torch.fft: made from gradcli.engine.ops.fft's functions at its first read; nothing of that module shows
+    "import torch\nprint(torch.fft._make)",
+    "import torch.fft as f\nprint(f.np)",
+    "import torch.fft\nprint(getattr(torch.fft, 'complexops'))",
+    "from torch.fft import rfft\nprint(rfft.__globals__)",
+    "import torch\nprint(torch.fft.fftfreq.__wrapped__)",
+    "import torch\nprint(getattr(torch.fft, '_fill_conjugate'))",
 ])
 def test_what_loads_on_first_use_shows_nothing_of_its_loading(source):
     """The stand-ins of functions whose module loads at their first call, and modules made on first use,

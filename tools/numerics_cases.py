@@ -451,6 +451,10 @@ CASES = [
     case("shape.TRIL", "a.tril() * 2", "any:SQ"), case("shape.TRIU", "a.triu(1) * 2", "any:SQ"),
     # matrix products and linear algebra
     case("linalg.MM", "a.mm(b)", "any:M any:Mt", kind="library", max_n=100_000),
+    # torch.fft: PyTorch's transforms are MKL's (library), gradcli's numpy's pocketfft (docs/numerics.md, FFT)
+    case("fft.R2C", "torch.view_as_real(torch.fft.rfft(a))", "any:V", **LIB),
+    case("fft.C2R", "torch.fft.irfft(torch.fft.rfft(a), n=a.shape[0])", "any:V", **LIB),
+    case("fft.C2C", "torch.fft.ifft(torch.fft.fft(a)).real", "any:V", **LIB),
     case("linalg.BMM", "a.bmm(b)", "any:B3 any:B3t", kind="library"),
     case("linalg.MV", "a.mv(b)", "any:M any:C", kind="library"),
     case("linalg.DOT", "a.dot(b)", "any:V any:V", kind="library"),

@@ -554,6 +554,15 @@ SIGNATURES = {
     "Tensor.stride": ["(int dim = None)"],
     "torch.tensor": ["(object data, *, torch.dtype dtype = None, torch.device device = None, "
                      "bool requires_grad = False, bool pin_memory = False)"],
+    # torch.fft (its functions are the C++ functions fft_<name> to the parser)
+    **{f"torch.fft.{name}": ["(Tensor input, int n = None, int dim = -1, str norm = None, *, Tensor out = None)"]
+       for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
+    **{f"torch.fft.{name}": ["(Tensor input, tuple of ints s = None, tuple of ints dim = None, str norm = None, *, "
+                             "Tensor out = None)"] for name in ("fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn")},
+    **{f"torch.fft.{name}": ["(Tensor input, tuple of ints s = None, tuple of ints dim = {-2,-1}, str norm = None, *, "
+                             "Tensor out = None)"] for name in ("fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2")},
+    **{f"torch.fft.{name}": [f"(int n, float d = 1.0, {_FACTORY_KW})"] for name in ("fftfreq", "rfftfreq")},
+    **{f"torch.fft.{name}": ["(Tensor input, tuple of ints dim = None)"] for name in ("fftshift", "ifftshift")},
 }
 
 
@@ -867,6 +876,8 @@ def parser_name(key: str, name: str) -> str:
     other; torch.special's functions are the C++ functions special_<name>."""
     if key.startswith("torch.special."):
         return "special_" + name
+    if key.startswith("torch.fft."):
+        return "fft_" + name
     return _PARSER_NAMES.get(key, name)
 
 

@@ -265,7 +265,7 @@ def _check_uninitialized(obj, name: str) -> None:
 
 
 # the modules whose functions refuse complex tensors they have not been checked with (complexops.guarded)
-_COMPLEX_GUARDED = frozenset(("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft"))
+_COMPLEX_GUARDED = frozenset(("torch", "torch.nn.functional", "torch.linalg", "torch.special"))    # (torch.fft: its own)
 
 
 def _complex_method(obj, name: str):

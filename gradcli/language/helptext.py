@@ -486,6 +486,31 @@ _WHAT = {
     "i1": "The modified Bessel function of the first kind of order 1 of each element.",
     "i1e": "The exponentially scaled modified Bessel function of order 1: exp(-|x|) * i1(x).",
     "entr": "The elementwise entropy term -x log(x) (0 at 0, -inf below 0).",
+    # torch.fft
+    "fft": "The discrete Fourier transform along one dim (n= pads or cuts it first; norm='backward', 'ortho' or "
+           "'forward' says which direction divides by n); a real input gives a complex result.",
+    "ifft": "The inverse discrete Fourier transform along one dim (divided by n unless norm= says otherwise).",
+    "fft2": "The 2-d discrete Fourier transform over the last two dims (s= sizes, dim= other dims).",
+    "ifft2": "The inverse 2-d discrete Fourier transform over the last two dims.",
+    "fftn": "The n-d discrete Fourier transform over the dims given (all of them by default).",
+    "ifftn": "The inverse n-d discrete Fourier transform over the dims given (all of them by default).",
+    "rfft": "The Fourier transform of a real signal along one dim: its n // 2 + 1 non-negative frequencies.",
+    "irfft": "The real signal of a onesided spectrum (rfft's inverse); n= is the output length, 2 * (size - 1) "
+             "by default.",
+    "rfft2": "rfft over the last two dims: the last one halved to n // 2 + 1 frequencies.",
+    "irfft2": "irfft over the last two dims (the inverse of rfft2; s= gives the output sizes).",
+    "rfftn": "rfft over the dims given (all of them by default), the last one halved.",
+    "irfftn": "irfft over the dims given (all of them by default): the inverse of rfftn.",
+    "hfft": "The real Fourier transform of a Hermitian-symmetric signal given by its first half (n= output length).",
+    "ihfft": "The inverse of hfft: the first n // 2 + 1 entries of the inverse transform of a real signal.",
+    "hfft2": "hfft over the last two dims.", "ihfft2": "ihfft over the last two dims.",
+    "hfftn": "hfft over the dims given (all of them by default).",
+    "ihfftn": "ihfft over the dims given (all of them by default).",
+    "fftfreq": "The sample frequencies of an n-point transform with sample spacing d: 0, 1, ..., then the negative "
+               "ones, divided by n * d.",
+    "rfftfreq": "The non-negative sample frequencies of an n-point rfft with sample spacing d.",
+    "fftshift": "Rolls the zero frequency to the middle of the dims given (all of them by default).",
+    "ifftshift": "Undoes fftshift: rolls the zero frequency back to index 0.",
     "ndtr": "The standard normal cumulative distribution function, (1 + erf(x / sqrt(2))) / 2.",
     "ndtri": "The inverse of the standard normal cumulative distribution function (-inf at 0, inf at 1, nan outside).",
     "log_ndtr": "The log of the standard normal cumulative distribution function, accurate far into the left tail.",
@@ -1270,6 +1295,8 @@ _MODULES = {
     "torch.linalg": "Linear algebra: norms, determinants and their logs, inverses, solving, Cholesky factors, matrix "
                     "powers, products and exponentials.",
     "torch.random": "The random generator's seed and state.",
+    "torch.fft": "Discrete Fourier transforms (fft, ifft, rfft, irfft, hfft, ihfft and their 2-d and n-d forms), "
+                 "their sample frequencies (fftfreq, rfftfreq) and fftshift, ifftshift; with autograd.",
     "torch.optim.swa_utils": ("Weight averaging: AveragedModel (SWA, EMA), SWALR, update_bn and the averaging "
                               "functions."),
     "math": "Python's math module: functions of numbers and the constants pi, e, inf, nan.",

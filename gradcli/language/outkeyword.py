@@ -11,6 +11,7 @@ from gradcli.language import stdlib
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data", "out_api.txt")
 _table: dict | None = None      # "torch.linalg.qr" -> (parser name, forms)
+_OWN = ("torch.fft.",)          # the namespaces whose functions take out= themselves (gradcli.engine.ops.fft)
 
 
 def table() -> dict:
@@ -31,7 +32,7 @@ def call(f, args, kwargs: dict):
     # the name the script called it by (torch.special.erf, not the torch.erf it shares its function with)
     key = f"{f.namespace}.{f.name}" if f.__class__ is stdlib.Builtin else stdlib.torch_name(f)
     entry = table().get(key) if key is not None else None
-    if entry is None:
+    if entry is None or key.startswith(_OWN):
         return f(*args, **kwargs)
     kwargs = dict(kwargs)
     out = kwargs.pop("out")

@@ -745,7 +745,7 @@ def _build_torch() -> ScriptModule:
         "nan_to_num": _tensor_fn("nan_to_num", lambda input, *args, **kwargs: ops.nan_to_num(
             input, *args, **kwargs, keywords=tuple(kwargs))),
         "nan_to_num_": _tensor_fn("nan_to_num_", Tensor.nan_to_num_),
-        "special": _SPECIAL,
+        "special": _SPECIAL, "fft": ScriptModule.later("torch.fft", _make_fft),
         "abs_": _tensor_fn("abs_", Tensor.abs_), "relu_": _tensor_fn("relu_", Tensor.relu_),
         "threshold": ops.elementwise.torch_threshold, "threshold_": ops.elementwise.torch_threshold_,
         "sigmoid_": _tensor_fn("sigmoid_", Tensor.sigmoid_), "tanh_": _tensor_fn("tanh_", Tensor.tanh_),
@@ -970,6 +970,12 @@ _SPECIAL = ScriptModule("torch.special", {
         "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
         "legendre_polynomial_p")},
 })
+
+
+def _make_fft() -> dict:
+    """torch.fft (gradcli.engine.ops.fft), imported when a script first reads it."""
+    from gradcli.engine.ops import fft
+    return {name: getattr(fft, name) for name in fft.NAMES}
 
 
 def _make_data() -> dict:
@@ -1278,7 +1284,7 @@ _register_public(TORCH)
 when_made("torch.nn", _nn_made)
 when_made("torch.optim", _optim_made)
 when_made("torch.optim.swa_utils", _swa_utils_made)
-_NATIVE_MODULES = ("torch", "torch.linalg", "torch.special")     # functions PyTorch writes in C++ (their own wording)
+_NATIVE_MODULES = ("torch", "torch.linalg", "torch.special", "torch.fft")     # functions PyTorch writes in C++ (their own wording)
 # torch.nn.functional is Python, but these of its names are C++ functions (builtins in PyTorch 2.13)
 _NATIVE_FUNCTIONAL = frozenset(
     "adaptive_avg_pool1d avg_pool1d avg_pool2d avg_pool3d bilinear celu_ channel_shuffle conv1d conv2d conv3d "

@@ -75,12 +75,12 @@ _LATER = {
     "linalg_composed": (), "lstsq": (), "householder": ("geqrf", "householder_product", "ormqr"),
     "lu": ("lu_legacy", "lu_solve_legacy", "cholesky_solve", "lu_unpack", "triangular_solve"),
     "fold": (), "attention": (), "pool": (), "fractional_pool": (), "rnn": (), "packed": (), "embedding_bag": (), "composed": (), "upsample": (), "margin": (), "randomized": (), "aten_nn": (), "pdist": (), "affine_grid": (), "weight_norm": (), "grid_sample": (), "ctc": (),
-    "complexops": (),
+    "complexops": (), "fft": (),
 }
 _HOME = {name: group for group, names in _LATER.items() for name in names}
 _GROUP_ORDER = ("arith", "elementwise", "reduce", "shape", "linalg", "lu", "linalg_composed", "lstsq", "householder", "blas", "indexing", "nn", "views", "rnn", "packed",
                 "embedding_bag", "normalization", "conv", "padding", "pool", "fractional_pool", "sorting", "order", "statistics", "fold", "upsample", "search", "scatter",
-                "indexed", "arrange", "special", "normal", "igamma", "attention", "margin", "randomized", "pdist", "affine_grid", "weight_norm", "grid_sample", "ctc", "complexops")
+                "indexed", "arrange", "special", "normal", "igamma", "attention", "margin", "randomized", "pdist", "affine_grid", "weight_norm", "grid_sample", "ctc", "complexops", "fft")
 
 
 def __getattr__(name: str):

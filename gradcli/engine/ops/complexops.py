@@ -117,13 +117,28 @@ def _pow_grad(F, g, self, exponent):
     return _times_conj(F, g, exponent * _power(self, exponent - 1))
 
 
+def _view_as_real_backward(F, g):
+    if F.tensors:           # (create_graph: the gradient's complex view, itself recorded)
+        from gradcli.engine.ops.shape import contiguous
+        return view_as_complex(contiguous(g))
+    return _view_as_complex_of(g)
+
+
+def _view_as_complex_backward(F, g):
+    if F.tensors:
+        from gradcli.engine.ops.arith import clone
+        return clone(view_as_real(resolve_conj(g)))
+    return np.stack((g.real, g.imag), -1)
+
+
 # fmt: off
-CONJ         = Op("ConjBackward0",          None, (),                 (lambda F, g: g.conj(),))
-CONJ_PHYS    = Op("ConjPhysicalBackward0",  None, (),                 (lambda F, g: g.conj(),))
+CONJ         = Op("ConjBackward0",          None, (),                 (lambda F, g: conj(g) if F.tensors else g.conj(),))
+CONJ_PHYS    = Op("ConjPhysicalBackward0",  None, (),                 (lambda F, g: conj_physical(g) if F.tensors
+                                                                       else g.conj(),))
 ABS          = Op("AbsBackward0",           None, ("self",),          (_abs_grad,), inputs=("self",))
 ANGLE        = Op("AngleBackward0",         None, ("self",),          (_angle_grad,), inputs=("self",))
-VIEW_AS_REAL = Op("ViewAsRealBackward0",    None, (),                 (lambda F, g: _view_as_complex_of(g),))
-VIEW_AS_CPLX = Op("ViewAsComplexBackward0", None, (),                 (lambda F, g: np.stack((g.real, g.imag), -1),))
+VIEW_AS_REAL = Op("ViewAsRealBackward0",    None, (),                 (_view_as_real_backward,))
+VIEW_AS_CPLX = Op("ViewAsComplexBackward0", None, (),                 (_view_as_complex_backward,))
 COMPLEX      = Op("ComplexBackward0",       None, ("real", "imag"),   (lambda F, g, real, imag: _part(F, g.real),
                                                                        lambda F, g, real, imag: _part(F, g.imag)),
                   inputs=("real", "imag"))
@@ -264,10 +279,12 @@ COMPLEX.jvp, POLAR.jvp = _complex_jvp, _polar_jvp
 _views()
 
 def _numpy_formulas() -> None:
-    for row in ROWS:
+    for row in ROWS - _LINEAR:
         row.backward = tuple(_numpy_only(f, row.node) for f in row.backward)
 
 
+# the linear rows whose formulas also run on Tensors (conjugates, views, negation): create_graph goes through them
+_LINEAR = frozenset((CONJ, CONJ_PHYS, VIEW_AS_REAL, VIEW_AS_CPLX, NEG_VIEW))
 _numpy_formulas()
 
 # The real rows that carry complex values through unchanged in meaning (their formulas are linear: a gradient
@@ -283,7 +300,10 @@ CARRIED = frozenset((
     "DetachBackward0", "PosBackward0", "WhereBackward0", "ExpandAsBackward0", "RepeatBackward0",
     "DiagonalBackward0", "DiagonalBackward0_copy", "DiagBackward0", "DiagEmbedBackward0", "TrilBackward0", "TriuBackward0",
     "MaskedFillBackward0", "MaskedFillBackward1", "IndexSelectBackward0", "GatherBackward0", "TakeBackward0",
+    "ConstantPadNdBackward0",
 ))
+# the rows of torch.fft (gradcli.engine.ops.fft, not imported here), made for complex values
+SPECTRAL = frozenset(("FftC2CBackward0", "FftR2CBackward0", "FftC2RBackward0"))
 
 # What scripts may call with a complex tensor: Tensor methods and torch functions, by name. A name in IMPLEMENTED
 # has a complex function here (called instead of the real one), the rest are the real functions, which carry
@@ -416,7 +436,7 @@ _TORCH_TOO = frozenset(PYTORCH_REFUSALS)
 def check(op: Op, out, inputs) -> None:
     """recording.apply's check, once the session has complex tensors: a row not made or checked for complex
     values refuses them (an input or the result complex)."""
-    if op in ROWS or op.node in CARRIED:
+    if op in ROWS or op.node in CARRIED or op.node in SPECTRAL:
         return
     kind = out.dtype if out.dtype.kind == "c" else None
     if kind is None:
