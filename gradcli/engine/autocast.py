@@ -55,11 +55,25 @@ def amp() -> Amp:
     return state
 
 
+def _class_text(value) -> str:
+    """`type(value)` as a script sees it printed (torch.Tensor for a tensor)."""
+    from gradcli.engine.tensor import Tensor
+    return "<class 'torch.Tensor'>" if value.__class__ is Tensor else f"<class '{type(value).__name__}'>"
+
+
+def _checked(fn: str, value, position: int = 1, arg: str = "device_type", kind=str, kind_name: str = "str"):
+    """PyTorch's parser error for an argument of the wrong type."""
+    if not isinstance(value, kind) or kind is not bool and value.__class__ is bool:
+        from gradcli.engine.signatures import type_name
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be {kind_name}, not {type_name(value)}")
+    return value
+
+
 def kind_of(device) -> str:
     """The device type a device string or torch.device names, with torch.device's error for an unknown one."""
     name = device if device.__class__ is str else getattr(device, "type", None)
     if name.__class__ is not str:
-        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device)}`")
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{_class_text(device)}`")
     kind = name.split(":", 1)[0]
     if kind not in DEVICE_TYPES:
         raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of device string: "
@@ -251,7 +265,7 @@ def cuda_autocast(enabled=True, dtype=None, cache_enabled=True) -> autocast:
 def is_autocast_available(device_type) -> bool:
     """torch.amp.is_autocast_available: whether autocast knows the device type (CUDA's too: a device type,
     not a device present)."""
-    return kind_of(device_type) in _DEFAULT_DTYPES
+    return kind_of(_checked("_is_autocast_available", device_type)) in _DEFAULT_DTYPES
 
 
 # ---- custom autograd Functions under autocast (torch.amp.custom_fwd / custom_bwd)
@@ -351,19 +365,21 @@ def _deprecated(old: str, new: str, line: int) -> None:
 
 def is_autocast_enabled(device_type=None) -> bool:
     """torch.is_autocast_enabled(device_type): with no argument, CUDA's (False here)."""
-    return is_enabled("cuda" if device_type is None else kind_of(device_type))
+    return is_enabled("cuda" if device_type is None else kind_of(_checked("is_autocast_enabled", device_type)))
 
 
 def get_autocast_dtype(device_type):
-    return get_dtype(kind_of(device_type))
+    return get_dtype(kind_of(_checked("get_autocast_dtype", device_type)))
 
 
 def set_autocast_enabled(device_type, enabled) -> None:
-    set_enabled(kind_of(device_type), bool(enabled))
+    kind = kind_of(_checked("set_autocast_enabled", device_type))
+    set_enabled(kind, _checked("set_autocast_enabled", enabled, 2, "enabled", bool, "bool"))
 
 
 def set_autocast_dtype(device_type, dtype) -> None:
-    set_dtype(kind_of(device_type), dtype)
+    kind = kind_of(_checked("set_autocast_dtype", device_type))
+    set_dtype(kind, _checked("set_autocast_dtype", dtype, 2, "dtype", dtypes.DType, "torch.dtype"))
 
 
 def is_autocast_cpu_enabled() -> bool:
@@ -381,7 +397,9 @@ def is_autocast_cache_enabled() -> bool:
 
 
 def set_autocast_cache_enabled(enabled) -> None:
-    amp().cache_enabled = bool(enabled)
+    if enabled.__class__ is not bool:
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    amp().cache_enabled = enabled
 
 
 def clear_autocast_cache() -> None:
