@@ -493,6 +493,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
                                                                         "torch.nn.init", "torch.nn.utils",
                                                                         "torch.nn.utils.parametrizations",
                                                                         "torch.nn.utils.parametrize",
+                                                                        "torch.nn.utils.prune",
                                                                         "torch.nn.utils.rnn"]
     assert [t for t, _ in completions("from torch.autograd import V", session_shell)] == ["Variable"]
     assert [t for t, _ in completions("import torch.optim.", session_shell)] == ["torch.optim.lr_scheduler",

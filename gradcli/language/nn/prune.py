@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Iterable
 
 from gradcli.engine import factories
-from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
 
 _MODULE = "torch.nn.utils.prune"
 
@@ -32,7 +32,7 @@ class BasePruningMethod(ScriptObject, metaclass=ScriptType):
         return super().__new__(cls)
 
     def __call__(self, module, inputs):
-        setattr(module, self._tensor_name, self.apply_mask(module))
+        setattr(module, _within(module, self._tensor_name), self.apply_mask(module))
 
     def compute_mask(self, t, default_mask):
         return None
@@ -47,7 +47,7 @@ class BasePruningMethod(ScriptObject, metaclass=ScriptType):
     @classmethod
     def apply(cls, module, name, *args, importance_scores=None, **kwargs):
         method = _composite(cls, module, name, args, kwargs)
-        orig = getattr(module, name)
+        orig = getattr(module, _within(module, name))
         if importance_scores is not None:
             if importance_scores.shape != orig.shape:
                 raise AssertionError(f"importance_scores should have the same shape as parameter {name} of "
@@ -86,7 +86,7 @@ class BasePruningMethod(ScriptObject, metaclass=ScriptType):
     def remove(self, module):
         if self._tensor_name is None:
             raise AssertionError(f"Module {module} has to be pruned before pruning can be removed")
-        name = self._tensor_name
+        name = _within(module, self._tensor_name)
         weight = self.apply_mask(module)
         if hasattr(module, name):
             delattr(module, name)
@@ -209,7 +209,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        return _unstructured(self.amount, t, default_mask, lambda count: factories.rand_like(t).view(-1).topk(count))
+        return _unstructured(self.amount, t, default_mask, lambda count: factories.rand_like(t).view(-1).topk(k=count))
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -227,7 +227,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        return _unstructured(self.amount, t, default_mask, lambda count: t.abs().view(-1).topk(count, largest=False))
+        return _unstructured(self.amount, t, default_mask, lambda count: t.abs().view(-1).topk(k=count, largest=False))
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -253,7 +253,7 @@ class RandomStructured(BasePruningMethod):
         if count == 0:
             return default_mask
         prob = factories.rand(size)
-        alive = prob > prob.kthvalue(count).values
+        alive = prob > prob.kthvalue(k=count).values
         mask = _channels_kept(t, self.dim, alive)
         mask.mul_(default_mask.to(dtype=mask.dtype))
         return mask
@@ -282,7 +282,7 @@ class LnStructured(BasePruningMethod):
         _check_count(count, size)
         dims = list(range(t.dim()))
         dims.remove(dims[self.dim] if self.dim < 0 else self.dim)
-        kept = t.norm(p=self.n, dim=dims).topk(size - count, largest=True)
+        kept = t.norm(p=self.n, dim=dims).topk(k=size - count, largest=True)
         if count == 0:
             return default_mask
         mask = _channels_kept(t, self.dim, kept.indices)
@@ -312,6 +312,13 @@ class CustomFromMask(BasePruningMethod):
     @classmethod
     def apply(cls, module, name, mask):
         return super().apply(module, name, mask=mask)
+
+
+def _within(module, name):
+    """`name`, which pruning reads and writes on the module as an attribute: never one of Python's own."""
+    if name.__class__ is str and is_dunder(name):
+        raise AttributeError(f"'{type(module).__name__}' object attribute '{name}' is outside gradcli's language")
+    return name
 
 
 def _unstructured(amount, t, default_mask, choose):
@@ -401,17 +408,21 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
-    scores = parameters_to_vector([importance_scores.get((module, name), getattr(module, name))
+    from gradcli.language import access
+    scores = parameters_to_vector([importance_scores.get((module, name), getattr(module, _within(module, name)))
                                    for (module, name) in parameters])
     default_mask = parameters_to_vector([getattr(module, name + "_mask", factories.ones_like(getattr(module, name)))
                                          for (module, name) in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"
     method = pruning_method(**kwargs)
-    method._tensor_name = "temp"
-    if method.PRUNING_TYPE != "unstructured":
+    # whatever the script's callable made is written and read as the script would (never a library object's
+    # own Python attributes)
+    access.set_attr(method, "_tensor_name", "temp")
+    kind = access.get_attr(method, "PRUNING_TYPE")
+    if kind != "unstructured":
         raise TypeError('Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method '
-                        f"{pruning_method} of type {method.PRUNING_TYPE}")
+                        f"{pruning_method} of type {kind}")
     container.add_pruning_method(method)
     final_mask = container.compute_mask(scores, default_mask)
     pointer = 0
