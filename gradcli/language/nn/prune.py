@@ -11,10 +11,12 @@ the magnitude methods choose by topk, so seeded masks and ties come out the same
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from collections.abc import Iterable
 
 from gradcli.engine import factories
+from gradcli.language import classes
 from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
 
 _MODULE = "torch.nn.utils.prune"
@@ -196,6 +198,9 @@ class Identity(BasePruningMethod):
     @classmethod
     def apply(cls, module, name):
         return super().apply(module, name)
+
+
+Identity.__signature__ = inspect.Signature()       # what help shows: it takes nothing (not __new__'s *args)
 
 
 class RandomUnstructured(BasePruningMethod):
@@ -408,7 +413,6 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
-    from gradcli.language import access
     scores = parameters_to_vector([importance_scores.get((module, name), getattr(module, _within(module, name)))
                                    for (module, name) in parameters])
     default_mask = parameters_to_vector([getattr(module, name + "_mask", factories.ones_like(getattr(module, name)))
@@ -416,10 +420,12 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     container = PruningContainer()
     container._tensor_name = "temp"
     method = pruning_method(**kwargs)
-    # whatever the script's callable made is written and read as the script would (never a library object's
-    # own Python attributes)
-    access.set_attr(method, "_tensor_name", "temp")
-    kind = access.get_attr(method, "PRUNING_TYPE")
+    # what the script's callable made is written and read as the script would: a script's (or the library's)
+    # class instance, never another object's own Python attributes
+    if type(type(method)) is not ScriptType:
+        raise AttributeError(f"'{type(method).__name__}' object has no attribute '_tensor_name'")
+    classes.set_attr(method, "_tensor_name", "temp")
+    kind = classes.instance_attr(method, "PRUNING_TYPE")
     if kind != "unstructured":
         raise TypeError('Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method '
                         f"{pruning_method} of type {kind}")
