@@ -494,6 +494,7 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
                                                                         "torch.nn.init", "torch.nn.utils",
                                                                         "torch.nn.utils.parametrizations",
                                                                         "torch.nn.utils.parametrize",
+                                                                        "torch.nn.utils.prune",
                                                                         "torch.nn.utils.rnn"]
     assert [t for t, _ in completions("from torch.autograd import V", session_shell)] == ["Variable"]
     assert [t for t, _ in completions("import torch.ff", session_shell)] == ["torch.fft"]
@@ -504,6 +505,8 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
     assert [t for t, _ in completions("from torch.optim.swa_utils import ", session_shell)] == [
         "AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn", "get_swa_avg_fn",
         "get_swa_multi_avg_fn", "update_bn"]
+    assert [t for t, _ in completions("from torch.nn.utils.prune import l", session_shell)] == [
+        "l1_unstructured", "ln_structured"]
     assert [t for t, _ in completions("%gr", session_shell)] == ["%graph"]
     assert [t for t, _ in completions("%graph o", session_shell)] == ["out"]
     assert [t for t, _ in completions("%display l", session_shell)] == ["legacy"]

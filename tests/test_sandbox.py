@@ -27,6 +27,7 @@ C = "from collections import namedtuple, defaultdict, Counter, deque\n"
 GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm = nn.Linear(3, 2)\n"
          "P.register_parametrization(m, 'weight', nn.Tanh())\n")
+PRUNE = T + "import torch.nn.utils.prune as pr\nm = torch.nn.Linear(2, 2)\n"
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
@@ -199,7 +200,7 @@ ESCAPES = [
                                          "torch.distributions.wishart, torch.fft, torch.func, "
                                          "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
-                                         "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
+                                         "torch.nn.utils.prune, torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
                                          "torch.optim.swa_utils, torch.random, "
                                          "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
                                          "torch.utils.data, torch.version "
@@ -402,6 +403,23 @@ ESCAPES = [
      "8:1: " + _OUTSIDE.format("'SpectralNorm' object", "__dict__")),
     (PARAM + "k = nn.Linear(2, 2)\nnn.utils.spectral_norm(k)\nlist(k._forward_pre_hooks.values())[0].apply.__code__", 1,
      "8:1: " + _OUTSIDE.format("'function' object", "__code__")),
+    # pruning: the methods in a module's hooks, the names pruning reads and writes on a module, and what a
+    # script's pruning_method makes are the language's, nothing behind them
+    (PRUNE + "pr.l1_unstructured(m, '__dict__', 1)", 1,
+     "4:1: " + _OUTSIDE.format("'Linear' object", "__dict__")),
+    (PRUNE + "pr.l1_unstructured(m, 'weight', 1)\nh = list(m._forward_pre_hooks.values())[0]\n"
+     "h._tensor_name = '__class__'\nm(torch.ones(2))", 1, "7:1: " + _OUTSIDE.format("'Linear' object", "__class__")),
+    (PRUNE + "pr.l1_unstructured(m, 'weight', 1)\nh = list(m._forward_pre_hooks.values())[0]\n"
+     "h._tensor_name = '__init__'\npr.remove(m, '__init__')", 1,
+     "7:1: " + _OUTSIDE.format("'Linear' object", "__init__")),
+    (PRUNE + "pr.global_unstructured([(m, 'weight')], pruning_method=lambda amount: torch, amount=1)", 1,
+     "4:1: AttributeError: 'module' object has no attribute '_tensor_name'"),
+    (PRUNE + "pr.L1Unstructured(1).__dict__", 1, "4:1: " + _OUTSIDE.format("'L1Unstructured' object", "__dict__")),
+    (PRUNE + "pr.L1Unstructured.apply.__func__", 1, "4:1: " + _OUTSIDE.format("'method' object", "__func__")),
+    (PRUNE + "pr.BasePruningMethod.__new__", 1,
+     "4:1: " + _OUTSIDE.format("type object 'BasePruningMethod'", "__new__")),
+    (PRUNE + "pr.random_unstructured(m, 'bias', 1)\nlist(m._forward_pre_hooks.values())[0].compute_mask.__self__", 1,
+     "5:1: " + _OUTSIDE.format("'method' object", "__self__")),
     (T + "from torch.nn.utils.parametrizations import orthogonal\n"
      "orthogonal(torch.nn.Linear(2, 2)).parametrizations.weight[0].orthogonal_map.__dict__", 1,
      "3:1: " + _OUTSIDE.format("'_OrthMaps' object", "__dict__")),

@@ -243,6 +243,8 @@ _EXTRAS |= {("torch.nn.utils.parametrize", n) for n in ("cached", "Parametrizati
                                                         "type_before_parametrizations",
                                                         "transfer_parametrizations_and_params")}
 _EXTRAS |= {("torch.nn.utils.parametrizations", n) for n in ("weight_norm", "spectral_norm", "orthogonal")}
+# torch.nn.utils gains `prune` when a script imports torch.nn.utils.prune (whose names the data has)
+_EXTRAS.add(("torch.nn.utils", "prune"))
 
 
 def test_every_name_gradcli_offers_is_a_pytorch_name():

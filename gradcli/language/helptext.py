@@ -977,7 +977,8 @@ _WHAT = {
     "Module": "Base class of models: subclasses assign layers and Parameters in __init__ and define forward.",
     "Sequential": "Calls its modules in order, each on the previous one's output.",
     "ModuleList": "A list of modules, registered as submodules.", "ModuleDict": "A dict of modules, registered as submodules.",
-    "Identity": "Returns its input.", "Linear": "x @ weight.T + bias, weight and bias initialised as PyTorch's.",
+    "Identity": "Returns its input (nn.Identity); prune.Identity is the pruning method that prunes nothing.",
+    "Linear": "x @ weight.T + bias, weight and bias initialised as PyTorch's.",
     "Bilinear": "x1ᵀ A x2 + b, weights initialised as PyTorch's.",
     "RNNBase": "The base of RNN, LSTM and GRU: parameters weight_ih_l0, weight_hh_l0, bias_ih_l0, ... (_reverse).",
     "RNN": "Elman RNN over a sequence (tanh or relu): (output, h_n); batch_first, bidirectional, dropout.",
@@ -1167,6 +1168,28 @@ _WHAT = {
                   "reflectors, times a base buffer that assignment sets.",
     "remove_weight_norm": "Undoes torch.nn.utils.weight_norm: the weight a plain parameter again.",
     "remove_spectral_norm": "Undoes torch.nn.utils.spectral_norm: the weight a plain parameter again.",
+    # torch.nn.utils.prune
+    "BasePruningMethod": "The base of a pruning method: a subclass sets PRUNING_TYPE ('unstructured', 'structured' "
+                         "or 'global') and defines compute_mask(t, default_mask); Cls.apply(module, name, ...) prunes.",
+    "PruningContainer": "The pruning methods applied to one tensor, in order (iterate it); its mask is the newest "
+                        "method's, computed on what the earlier masks left.",
+    "RandomUnstructured": "Pruning method: zeroes `amount` entries (an int, or a fraction) chosen at random.",
+    "L1Unstructured": "Pruning method: zeroes the `amount` entries of smallest absolute value.",
+    "RandomStructured": "Pruning method: zeroes `amount` channels along `dim`, chosen at random.",
+    "LnStructured": "Pruning method: zeroes the `amount` channels along `dim` of smallest L`n` norm.",
+    "CustomFromMask": "Pruning method: zeroes where the given mask is 0.",
+    "identity": "Prunes nothing, but reparametrizes `name` as pruning does (name_orig, name_mask, a pre-hook).",
+    "random_unstructured": "Prunes `amount` random entries of module.name: the parameter moves to name_orig, the mask "
+                           "is the buffer name_mask, and name = name_orig * name_mask before each call.",
+    "l1_unstructured": "Prunes the `amount` entries of module.name of smallest absolute value (or importance_scores).",
+    "random_structured": "Prunes `amount` random channels of module.name along `dim`.",
+    "ln_structured": "Prunes the `amount` channels of module.name along `dim` of smallest L`n` norm.",
+    "global_unstructured": "Prunes the (module, name) pairs' tensors together: pruning_method (L1Unstructured...) "
+                           "chooses over all of them at once.",
+    "custom_from_mask": "Prunes module.name where `mask` is 0.",
+    "remove": "Makes the pruning of module.name permanent: the pruned values become the parameter `name` again "
+              "and name_orig, name_mask and the hook go.",
+    "is_pruned": "Whether any pruning hook is on the module or one of its submodules.",
     "skip_init": "The module built without initialising it: its tensors uninitialised, no random numbers drawn.",
     "to_empty": "Every parameter and buffer replaced by an uninitialised tensor of its shape and dtype on `device` "
                 "(gradcli fills it with 0): how a model built on the meta device gets memory.",

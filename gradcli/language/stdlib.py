@@ -527,6 +527,7 @@ def _make_nn() -> dict:
         "rnn": ScriptModule.later("torch.nn.utils.rnn", _make_rnn_utils),
         "parametrize": ScriptModule.later("torch.nn.utils.parametrize", _make_parametrize),
         "parametrizations": ScriptModule.later("torch.nn.utils.parametrizations", _make_parametrizations),
+        "prune": ScriptModule.later("torch.nn.utils.prune", _make_prune),
         **{name: _later("gradcli.language.nn.reparam_hooks", name)
            for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm")},
         "skip_init": _later("gradcli.language.nn.module", "skip_init"),
@@ -549,6 +550,12 @@ def _make_parametrizations() -> dict:
     """torch.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal as parametrizations."""
     from gradcli.language.nn import parametrizations
     return parametrizations.names()
+
+
+def _make_prune() -> dict:
+    """torch.nn.utils.prune: pruning methods, their functions, remove and is_pruned."""
+    from gradcli.language.nn import prune
+    return prune.names()
 
 
 def _make_rnn_utils() -> dict:

@@ -114,8 +114,8 @@ class Module(ScriptObject, metaclass=ScriptType):
         d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
-        d["_forward_hooks"] = {}
-        d["_forward_pre_hooks"] = {}
+        d["_forward_hooks"] = OrderedDict()      # PyTorch's hook tables are OrderedDicts (and print so)
+        d["_forward_pre_hooks"] = OrderedDict()
 
     # ---------------------------------------------------------------------------------- the call
     def __call__(self, *args, **kwargs):
