@@ -218,6 +218,9 @@ class Session:
         distributions = sys.modules.get("gradcli.language.distributions")     # (made when a script first uses it)
         if distributions is not None:
             distributions.reset_defaults()      # and Distribution.set_default_validate_args
+        backends = sys.modules.get("gradcli.language.backends")
+        if backends is not None:
+            backends.reset()                    # and torch.backends' flags, the matmul precision, determinism
         saving = sys.modules.get("gradcli.language.saving")
         if saving is not None:
             saving.forget()                     # and the files torch.save kept

@@ -14,8 +14,10 @@ from conftest import check_each, in_groups, run_script
 from gradcli.language import access, stdlib
 
 # A name only gradcli's code has: a leading underscore, a nested function's qualified name, the package. (PyTorch's
-# own messages name a few of its underscored functions: torch.unique's _unique2 and its dispatch wrappers.)
-INTERNAL = re.compile(r"(?<![\w'])(?!_unique2\(|_return_output\(|_consecutive_return_output\()_+[A-Za-z]\w*"
+# own messages name a few of its underscored functions: torch.unique's _unique2 and its dispatch wrappers,
+# use_deterministic_algorithms' _set_deterministic_algorithms.)
+INTERNAL = re.compile(r"(?<![\w'])(?!_unique2\(|_return_output\(|_consecutive_return_output\(|"
+                      r"_set_deterministic_algorithms\()_+[A-Za-z]\w*"
                       r"|<locals>|<lambda>|\bgradcli\b|\bnp\b|numpy|ndarray")
 
 

@@ -54,7 +54,22 @@ def test_the_default_dtype_lasts_one_session():
         dtypes.set_default_float(dtypes.float32)
 
 
+def test_backend_flags_and_the_matmul_precision_last_one_session():
+    # a script's torch.backends switches, float32 matmul precision and determinism read back as set, then the
+    # next session starts from PyTorch's defaults (gradcli.language.backends.reset)
+    assert gradcli_output(T + "torch.backends.cudnn.benchmark = True\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+                          "torch.use_deterministic_algorithms(True)\ntorch.backends.cuda.enable_math_sdp(False)\n"
+                          "print(torch.backends.cudnn.benchmark, torch.get_float32_matmul_precision(), "
+                          "torch.are_deterministic_algorithms_enabled(), torch.backends.cuda.math_sdp_enabled())\n") \
+        == "True high True False\n"
+    assert gradcli_output(T + "print(torch.backends.cudnn.benchmark, torch.backends.cuda.matmul.allow_tf32, "
+                          "torch.get_float32_matmul_precision(), torch.are_deterministic_algorithms_enabled(), "
+                          "torch.backends.cuda.math_sdp_enabled())\n") == "False False highest False True\n"
+
+
 @pytest.mark.parametrize("source, message", [
+    ("torch.backends.cudnn.__dict__", "AttributeError: module 'torch.backends.cudnn' attribute '__dict__' is outside "
+                                      "gradcli's language"),
     ("torch.device('cpu').__reduce__", "AttributeError: 'torch.device' object attribute '__reduce__' is outside "
                                       "gradcli's language"),
     ("torch.device('cpu').type.__reduce__", "AttributeError: 'str' object attribute '__reduce__' is outside gradcli's "

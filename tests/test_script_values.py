@@ -243,6 +243,13 @@ _EXTRAS |= {("torch.nn.utils.parametrize", n) for n in ("cached", "Parametrizati
                                                         "type_before_parametrizations",
                                                         "transfer_parametrizations_and_params")}
 _EXTRAS |= {("torch.nn.utils.parametrizations", n) for n in ("weight_norm", "spectral_norm", "orthogonal")}
+# nor torch.backends' switches, properties of module subclasses and of an object dir() lists without them
+# (each read and set in tests/engine_cases/backends_flags.txt against PyTorch 2.13)
+_EXTRAS |= {("torch.backends.cudnn", n) for n in ("enabled", "benchmark", "deterministic", "allow_tf32",
+                                                  "benchmark_limit", "is_available", "version")}
+_EXTRAS |= {("torch.backends.mkldnn", n) for n in ("enabled", "is_available")}
+_EXTRAS |= {("torch.backends.cuda.matmul", n) for n in ("allow_tf32", "allow_fp16_reduced_precision_reduction",
+                                                        "allow_bf16_reduced_precision_reduction")}
 # torch.nn.utils gains `prune` when a script imports torch.nn.utils.prune (whose names the data has)
 _EXTRAS.add(("torch.nn.utils", "prune"))
 

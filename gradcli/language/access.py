@@ -574,6 +574,10 @@ def set_attr(obj, name: str, value) -> None:
         custom.script_set_attr(obj, name, value)
         return
     if obj.__class__ is ScriptModule:
+        if obj.name.startswith("torch.backends."):
+            from gradcli.language import backends
+            if backends.set_flag(obj.name, name, value):
+                return
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.set_attr(obj, name, value)

@@ -79,6 +79,11 @@ def _seed_cuda(seed) -> None:
     int(seed)
 
 
+def _bf16_supported(including_emulation=True) -> bool:
+    """torch.cuda.is_bf16_supported on a CPU build: False."""
+    return False
+
+
 def _no_cuda() -> None:
     raise AssertionError(NO_CUDA)
 
@@ -92,9 +97,9 @@ def _no_cuda_on(device=None) -> None:
 CUDA = {name: _named(name, f) for name, f in (
     ("is_available", _false), ("device_count", _zero), ("is_initialized", _false), ("manual_seed", _seed_cuda),
     ("manual_seed_all", _seed_cuda), ("seed", _nothing), ("seed_all", _nothing), ("synchronize", _no_cuda_on),
-    ("current_device", _no_cuda), ("get_device_name", _no_cuda_on), ("empty_cache", _nothing))}
+    ("current_device", _no_cuda), ("get_device_name", _no_cuda_on), ("empty_cache", _nothing),
+    ("is_bf16_supported", _bf16_supported))}
 MPS = {name: _named(name, _false) for name in ("is_available", "is_built")}
-BACKENDS_CUDA = {"is_built": _named("is_built", _false)}
 
 
 def set_default_device(dev) -> None:

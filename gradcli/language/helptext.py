@@ -169,6 +169,32 @@ _WHAT = {
     "set_multithreading_enabled": "Set whether backward may use several threads (a flag only: gradcli's backward "
                                   "runs on one thread, as PyTorch's CPU backward does).",
     "is_multithreading_enabled": "The flag set_multithreading_enabled sets (True at first).",
+    "version": "torch.version: the version strings (torch.version.__version__); torch.backends.cudnn.version(): "
+               "None (no cuDNN in a CPU build).",
+    "set_float32_matmul_precision": "'highest', 'high' or 'medium': how GPUs may round float32 matrix products "
+                                    "(TF32); no effect on the CPU, in PyTorch as here, but it reads back.",
+    "get_float32_matmul_precision": "The float32 matmul precision set ('highest' at first).",
+    "use_deterministic_algorithms": "Ask for deterministic kernels (warn_only=...): gradcli's are all deterministic; "
+                                    "the setting reads back.",
+    "are_deterministic_algorithms_enabled": "Whether use_deterministic_algorithms(True) is in force.",
+    "is_deterministic_algorithms_warn_only_enabled": "Whether use_deterministic_algorithms(..., warn_only=True) is "
+                                                     "in force.",
+    "backends": "torch.backends: cudnn, cuda (matmul.allow_tf32, the sdp switches), mkldnn, mkl, openmp, mps, "
+                "with the CPU build's answers and flags scripts may set.",
+    "cudnn": "torch.backends.cudnn: enabled, benchmark, deterministic, allow_tf32 (set and read back; no cuDNN "
+             "in a CPU build: is_available() is False).",
+    "matmul": "torch.backends.cuda.matmul: allow_tf32 (tied to the float32 matmul precision) and the reduced-"
+              "precision reduction switches.",
+    "mkldnn": "torch.backends.mkldnn: is_available() and the enabled flag.",
+    "mkl": "torch.backends.mkl: is_available().",
+    "openmp": "torch.backends.openmp: is_available().",
+    "is_bf16_supported": "torch.cuda.is_bf16_supported(): False (no CUDA device).",
+    "flash_sdp_enabled": "Whether the flash attention kernel may be chosen (a switch only, on the CPU).",
+    "mem_efficient_sdp_enabled": "Whether the memory-efficient attention kernel may be chosen (a switch only).",
+    "math_sdp_enabled": "Whether the math attention kernel may be chosen (a switch only).",
+    "enable_flash_sdp": "Switch the flash attention kernel on or off (read back by flash_sdp_enabled).",
+    "enable_mem_efficient_sdp": "Switch the memory-efficient attention kernel on or off.",
+    "enable_math_sdp": "Switch the math attention kernel on or off.",
     "compile": "torch.compile(fn or module): the same function or module, run as written (nothing is compiled); "
                "its results hang from one CompiledFunctionBackward node, as PyTorch's compiled graph's do.",
     "compiler": "torch.compiler: is_compiling() (always False here), reset(), disable(fn).",

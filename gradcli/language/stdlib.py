@@ -289,6 +289,23 @@ def _make_amp() -> dict:
 _AMP = ScriptModule.later("torch.amp", _make_amp)
 
 
+_BACKEND_FUNCTIONS = ("set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
+                      "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled")
+
+
+def _make_backends() -> dict:
+    """torch.backends: its namespaces, the flags scripts set in them (gradcli.language.backends)."""
+    from gradcli.language import backends
+    made = backends.namespaces()
+    cuda = dict(made["torch.backends.cuda"], matmul=ScriptModule("torch.backends.cuda.matmul",
+                                                                 made["torch.backends.cuda.matmul"]))
+    made["torch.backends.cuda"].clear()
+    made["torch.backends.cuda"].update(cuda)
+    return {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
+            **{name.rpartition(".")[2]: ScriptModule(name, members) for name, members in made.items()
+               if name != "torch.backends.cuda.matmul"}}
+
+
 def _make_compiler() -> dict:
     from gradcli.language import compiling
     return dict(compiling.COMPILER)
@@ -926,9 +943,8 @@ def _build_torch() -> ScriptModule:
         "amp": _AMP, "compile": _later("gradcli.language.compiling", "compile"),
         "compiler": ScriptModule.later("torch.compiler", _make_compiler),
         "cpu": ScriptModule("torch.cpu", {"amp": ScriptModule.later("torch.cpu.amp", _make_cpu_amp)}),
-        "backends": ScriptModule("torch.backends", {"mps": ScriptModule("torch.backends.mps", dict(devices.MPS)),
-                                                    "cuda": ScriptModule("torch.backends.cuda",
-                                                                         dict(devices.BACKENDS_CUDA))}),
+        "backends": ScriptModule.later("torch.backends", _make_backends),
+        **{name: _later("gradcli.language.backends", name) for name in _BACKEND_FUNCTIONS},
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
