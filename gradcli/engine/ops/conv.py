@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from gradcli.engine import budget
 from gradcli.engine.forward import add_tangents, dropped
 from gradcli.engine.ops import linalg, shape
-from gradcli.engine.recording import autocast_policy, Op, apply, wrap_int64
+from gradcli.engine.recording import autocast_policy, Op, apply, is_meta, wrap_int64
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -163,8 +163,23 @@ def _bias_grad_array(g):
     return g.sum(axis=(0,) + tuple(range(2, g.ndim)))
 
 
+def _meta_forward(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    """A convolution of meta arrays: its result's shape alone, as a meta array (nothing computed)."""
+    from gradcli.engine.meta import meta_full
+    if transposed:
+        spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op
+                        in zip(x.shape[2:], stride, padding, dilation, w.shape[2:], output_padding))
+        channels = w.shape[1] * groups
+    else:
+        spatial = _out_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation)
+        channels = w.shape[0]
+    return meta_full((x.shape[0], channels) + tuple(spatial), 0, x.dtype)
+
+
 def forward_array(x, w, stride, padding, dilation, transposed, output_padding, groups):
     """at::convolution's result without its bias, transposed (the input gradient of a convolution) or not."""
+    if is_meta(x) or is_meta(w):
+        return _meta_forward(x, w, stride, padding, dilation, transposed, output_padding, groups)
     if not transposed:
         return conv_array(x, w, stride, padding, dilation, groups)
     spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op
@@ -177,6 +192,9 @@ def backward_array(g, x, w, p, which):
     (stride, padding, dilation, transposed, output_padding, groups). float16 as PyTorch's slow convolution
     kernels compute it: the bias gradient a float sum rounded once, the weight gradient one float product
     per sample added to a float16 result, the input gradient (a col2im) in float16 steps."""
+    if is_meta(g) or is_meta(x) or is_meta(w):      # meta arrays: the gradient's shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(x.shape if which == 0 else (w.shape if which == 1 else (g.shape[1],)), 0, x.dtype)
     if g.size == 0 or x.size == 0:     # the Empty backend's gradients: zeros of each operand's shape
         shape = x.shape if which == 0 else (w.shape if which == 1 else (g.shape[1],))
         if which == 2 and not x.shape[1]:
@@ -300,6 +318,10 @@ def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
     groups)."""
     if x._a.size == 0:
         out = _empty_output(x._a, w._a, p)
+    elif is_meta(x._a) or is_meta(w._a):
+        out = forward_array(x._a, w._a, *p)
+        if bias is not None:
+            out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
     elif x._a.dtype.char in "eE" and not p[3]:     # float16: products and sums in float, rounded once
         out = forward_array(x._a.astype(np.float32), w._a.astype(np.float32), *p)
         if bias is not None:
