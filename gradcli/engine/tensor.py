@@ -246,6 +246,19 @@ class Tensor:
     def is_meta(self) -> bool:
         return self._a.__class__ is not np.ndarray
 
+    is_sparse = False
+
+    @property
+    def layout(self):
+        return dtypes.strided
+
+    def to_sparse(self, *args, **kwargs):
+        from gradcli.engine import sparse
+        return sparse.to_sparse(self, *args, **kwargs)
+
+    def to_dense(self, dtype=None, *, masked_grad=None) -> "Tensor":
+        return self if dtype is None else ops.to_dtype(self, dtype)
+
     def is_inference(self) -> bool:
         return self._inference
 

@@ -351,6 +351,8 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if allowed is None and getattr(obj, "is_sparse", False) is True:     # gradcli.engine.sparse.SparseTensor
+        return _sparse_attr(obj, name)
     if cls is GeneratorType and name in GENERATOR_METHODS and obj.gi_code in _SCRIPT_GENERATOR_CODES:
         return getattr(obj, name)
     if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
@@ -363,6 +365,19 @@ def get_method(obj, name: str):
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
     return _class_attribute(obj, name)
+
+
+def _sparse_attr(obj, name: str):
+    """`s.name` on a sparse tensor: what gradcli.engine.sparse offers; another Tensor name refused honestly."""
+    from gradcli.engine import sparse
+    if name == "grad_fn" or name in sparse.SCRIPT_ATTRS:
+        return getattr(obj, name)
+    if name in REFUSED_TENSOR_ATTRS:
+        raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
+                             f"{REFUSED_TENSOR_ATTRS[name]}")
+    if name in TENSOR_ATTRS:
+        raise obj.refused(name)
+    raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'", obj)
 
 
 def _class_attribute(obj, name: str):

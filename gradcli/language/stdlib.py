@@ -294,6 +294,11 @@ def _make_compiler() -> dict:
     return dict(compiling.COMPILER)
 
 
+def _make_sparse() -> dict:
+    from gradcli.engine import sparse
+    return {"mm": sparse.sparse_mm, "sum": sparse.sparse_sum, "addmm": sparse.addmm}
+
+
 def _make_cpu_amp() -> dict:
     from gradcli.engine import autocast, gradscaler
     _AMP.members                        # torch.amp's access rules come with it
@@ -359,13 +364,23 @@ def _with_out(name: str, function):
 
 
 def _tensor_fn(name, method):
-    """torch.X(t, ...) for a method t.X(...) of the same meaning."""
+    """torch.X(t, ...) for a method t.X(...) of the same meaning (a sparse tensor's own, where it has one)."""
     def fn(input, *args, **kwargs):
         if input.__class__ is not Tensor:
+            if getattr(input, "is_sparse", False) is True:
+                return _sparse_method(input, name)(*args, **kwargs)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return method(input, *args, **kwargs)
     fn.__name__ = name
     return fn
+
+
+def _sparse_method(s, name: str):
+    """A sparse tensor's method `name`, or its refusal (gradcli.engine.sparse.SCRIPT_ATTRS)."""
+    from gradcli.engine import sparse
+    if name in sparse.SCRIPT_ATTRS:
+        return getattr(s, name)
+    raise s.refused(name)
 
 
 _NO_DIM = object()
@@ -929,7 +944,10 @@ def _build_torch() -> ScriptModule:
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
-        "dtype": _no_instances("torch.dtype"),
+        "dtype": _no_instances("torch.dtype"), "layout": _no_instances("torch.layout"),
+        "strided": dtypes.strided, "sparse_coo": dtypes.sparse_coo,
+        "sparse_coo_tensor": _later("gradcli.engine.sparse", "sparse_coo_tensor"),
+        "sparse": ScriptModule.later("torch.sparse", _make_sparse),
         "__version__": torchapi.VERSION,
         "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
     }
