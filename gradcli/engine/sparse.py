@@ -67,9 +67,13 @@ class SparseGrad:
         return _dense(self.idx, self.vals, self.shape)
 
     def __add__(self, other):
-        if other.__class__ is SparseGrad:       # PyTorch adds two uncoalesced gradients by putting them together
-            return SparseGrad(np.concatenate([self.idx, other.idx], 1), np.concatenate([self.vals, other.vals]),
-                              self.shape)
+        if other.__class__ is SparseGrad:
+            # PyTorch merges two coalesced gradients into a coalesced one, and puts any others together
+            idx = np.concatenate([self.idx, other.idx], 1)
+            vals = np.concatenate([self.vals, other.vals])
+            if self.coalesced and other.coalesced:
+                return SparseGrad(*_coalesced(idx, vals, self.shape), self.shape, True)
+            return SparseGrad(idx, vals, self.shape)
         return self.dense() + other
 
     def __radd__(self, other):
@@ -82,9 +86,11 @@ class SparseGrad:
         if current is None:
             t.grad = autograd.mark_variable(SparseTensor(self.idx.copy(), self.vals.copy(), self.shape,
                                                          self.coalesced))
-        elif current.__class__ is SparseTensor:
-            total = SparseGrad(current._idx, current._vals, self.shape) + self
-            t.grad = autograd.mark_variable(SparseTensor(total.idx, total.vals, self.shape))
+        elif current.__class__ is SparseTensor:       # in place, as PyTorch's `grad += new`
+            total = SparseGrad(current._idx, current._vals, self.shape, current._is_coalesced) + self
+            current._idx, current._vals, current._is_coalesced = total.idx, total.vals, total.coalesced
+            current._a = total.dense()
+            current._version[0] += 1
         else:
             if self.vals.shape[0]:
                 np.add.at(current._a, tuple(self.idx), self.vals)
@@ -558,8 +564,10 @@ def _construct_grad(F, g, idx):
 
 
 def _mul_grad(F, g, other, idx, shape):
-    d = _grad_dense(g)
-    return SparseGrad(idx, (d[tuple(idx)] * np.asarray(other, d.dtype)).astype(d.dtype, copy=False), shape)
+    """grad * other, in the gradient's own layout (a sparse gradient keeps its pattern)."""
+    if g.__class__ is SparseGrad:
+        return SparseGrad(g.idx, g.vals * np.asarray(other, g.vals.dtype), g.shape, g.coalesced)
+    return g * np.asarray(other, g.dtype)
 
 
 # fmt: off

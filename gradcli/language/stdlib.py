@@ -367,7 +367,8 @@ def _tensor_fn(name, method):
     """torch.X(t, ...) for a method t.X(...) of the same meaning (a sparse tensor's own, where it has one)."""
     def fn(input, *args, **kwargs):
         if input.__class__ is not Tensor:
-            if getattr(input, "is_sparse", False) is True:
+            module = sys.modules.get("gradcli.engine.sparse")
+            if module is not None and input.__class__ is module.SparseTensor:
                 return _sparse_method(input, name)(*args, **kwargs)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return method(input, *args, **kwargs)
