@@ -28,7 +28,7 @@ SCRIPT_ATTRS = frozenset((
     "shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device", "is_sparse", "layout",
     "is_leaf", "requires_grad", "requires_grad_", "grad", "grad_fn", "detach", "sparse_dim", "dense_dim",
     "indices", "values", "coalesce", "is_coalesced", "to_dense", "to_sparse", "t", "transpose", "mm", "matmul",
-    "mul", "is_floating_point", "is_cuda", "is_meta"))
+    "mul", "is_floating_point", "is_cuda", "is_meta", "item"))
 
 
 def _dense(idx: np.ndarray, vals: np.ndarray, shape: tuple) -> np.ndarray:
@@ -114,6 +114,11 @@ class SparseTensor:
                  "_base", "_inference", "_fw", "__weakref__")
     __array_ufunc__ = None
     __hash__ = object.__hash__
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1:      # autograd's `t.__class__(g)`: a sparse leaf's dense gradient is a dense tensor
+            return Tensor(args[0])
+        return object.__new__(cls)
 
     def __init__(self, idx: np.ndarray, vals: np.ndarray, shape: tuple, coalesced: bool = False):
         self._idx, self._vals, self._is_coalesced = idx, vals, coalesced
@@ -261,13 +266,13 @@ class SparseTensor:
                                    f"{list(self._a.shape)} != {list(other._a.shape)}")
             if self.requires_grad or other.requires_grad:
                 raise NotImplementedError("gradcli does not implement the gradient of a product of two sparse tensors")
-            a, b = self.coalesce(), other.coalesce()
-            keep = (a._a != 0) & (b._a != 0) if a.dense_dim() == 0 else None
-            if keep is None:
+            if self.dense_dim() or other.dense_dim():
                 raise NotImplementedError("gradcli does not implement products of hybrid sparse tensors")
-            both = _pattern_and(a._idx, b._idx, self._a.shape)
-            vals = a._a[tuple(both)] * b._a[tuple(both)]
-            return SparseTensor(both, vals, self._a.shape, True)
+            if self._is_coalesced and other._is_coalesced:      # the positions both have
+                both = _pattern_and(self._idx, other._idx, self._a.shape)
+                return SparseTensor(both, self._a[tuple(both)] * other._a[tuple(both)], self._a.shape, True)
+            # otherwise each of self's entries times other's value there, self's pattern kept
+            return SparseTensor(self._idx, self._vals * other._a[tuple(self._idx)], self._a.shape)
         raise NotImplementedError("gradcli does not implement the product of a sparse tensor and a dense one")
 
     __mul__ = __rmul__ = mul
@@ -298,15 +303,20 @@ class SparseTensor:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
+    def item(self):
+        if self._a.size != 1:
+            raise RuntimeError(f"a Tensor with {self._a.size} elements cannot be converted to Scalar")
+        return self._a.reshape(()).item()
+
     def __bool__(self):
         raise RuntimeError(f"Boolean value of Tensor with {'no values' if not self._a.size else 'more than one value'}"
                            " is ambiguous")
 
     def refused(self, name: str) -> Exception:
         """What a script gets for a Tensor name sparse tensors lack here: PyTorch's words where PyTorch refuses too."""
-        if name in ("reshape", "view"):
-            return RuntimeError(f"{name} is not implemented for sparse tensors")
-        if name in ("item", "tolist", "numpy"):
+        if name == "reshape":
+            return RuntimeError("reshape is not implemented for sparse tensors")
+        if name == "tolist":
             return RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return NotImplementedError(f"gradcli does not implement torch.Tensor.{name} for sparse tensors")
 
@@ -397,11 +407,17 @@ def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
 
 
 def _mm_sparse_grad(F, g, idx, vals, shape, dense, beta, alpha, *rest):
+    """torch.sparse.mm's and addmm's gradient for the sparse matrix: (g @ mat2.T) at its positions, sparse."""
     g = _grad_dense(g)
     full = g @ dense.T
     if alpha != 1:
         full = full * alpha
     return SparseGrad(idx, full[tuple(idx)].astype(vals.dtype, copy=False), shape, True)
+
+
+def _mm_dense_self_grad(F, g, idx, vals, shape, dense, beta, alpha):
+    """torch.mm's and @'s gradient for a sparse first matrix: g @ mat2.T, dense (PyTorch's MmBackward0)."""
+    return _grad_dense(g) @ dense.T
 
 
 def _mm_dense_grad(F, g, idx, vals, shape, dense, beta, alpha, *rest):
@@ -541,15 +557,14 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
 def embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
     """EmbeddingBackward0 with sparse=True: one row of the gradient per index, in order (the padding index left
     out), uncoalesced, as PyTorch's embedding_sparse_backward gives it."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
     g = _grad_dense(g)
     flat = indices.reshape(-1)
     rows = g.reshape(flat.size, -1) if flat.size else g.reshape(0, g.shape[-1])
     if padding_idx is not None and padding_idx >= 0:
         keep = flat != padding_idx
         flat, rows = flat[keep], rows[keep]
-    if scale_grad_by_freq:
-        counts = np.bincount(flat, minlength=num_weights)
-        rows = rows / counts[flat][:, None].astype(rows.dtype)
     return SparseGrad(flat.reshape(1, -1).copy(), np.ascontiguousarray(rows), (num_weights, g.shape[-1]))
 
 
@@ -584,7 +599,7 @@ MUL_SCALAR = Op("MulBackward0",      None, ("other", "indices", "shape"), (_mul_
 SPARSE_MM  = Op("SparseAddmmBackward0", None, ("indices", "values", "shape", "mat2", "beta", "alpha"),
                 (_mm_sparse_grad, _mm_dense_grad), inputs=("mat1", "mat2"))
 MM         = Op("MmBackward0",       None, ("indices", "values", "shape", "mat2", "beta", "alpha"),
-                (_mm_sparse_grad, _mm_dense_grad), inputs=("self", "mat2"))
+                (_mm_dense_self_grad, _mm_dense_grad), inputs=("self", "mat2"))
 ADDMM      = Op("SparseAddmmBackward0", None, ("indices", "values", "shape", "mat2", "beta", "alpha", "self_shape"),
                 (_addmm_self_grad, _mm_sparse_grad, _mm_dense_grad), inputs=("self", "mat1", "mat2"))
 SUM        = Op("SumBackward0",      None, ("indices", "shape", "dim"), (_sum_grad,))

@@ -256,6 +256,9 @@ class Tensor:
         from gradcli.engine import sparse
         return sparse.to_sparse(self, *args, **kwargs)
 
+    def is_coalesced(self) -> bool:
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
     def to_dense(self, dtype=None, *, masked_grad=None) -> "Tensor":
         return self if dtype is None else ops.to_dtype(self, dtype)
 

@@ -1489,7 +1489,16 @@ def module(path: str) -> ScriptModule | None:
 def _isinstance(obj, classinfo) -> bool:
     """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
     torch.dtype, torch.Generator)."""
-    return isinstance(obj, _real_classes(classinfo))
+    real = _real_classes(classinfo)
+    if isinstance(obj, real):
+        return True
+    return _sparse_tensor(obj) and (real is Tensor or real.__class__ is tuple and Tensor in real)
+
+
+def _sparse_tensor(obj) -> bool:
+    """Whether `obj` is a sparse tensor (gradcli.engine.sparse, loaded only once a script makes one)."""
+    module = sys.modules.get("gradcli.engine.sparse")
+    return module is not None and obj.__class__ is module.SparseTensor
 
 
 def _issubclass(cls, classinfo) -> bool:
@@ -1536,7 +1545,7 @@ _UNION_TYPE = type(int | None)
 # ------------------------------------------------------------------------------------ type and id
 
 _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
-               _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
+               dtypes.Layout: "torch.layout", _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
@@ -1629,6 +1638,8 @@ def script_type(obj):
         if cls is Tensor and uninitialized_marks and id(obj) in uninitialized_marks:
             return _class_value("torch.nn.parameter.UninitializedBuffer")
         return held
+    if _sparse_tensor(obj):
+        return TORCH.members["Tensor"]
     if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
         return cls
     if cls is bounds.Bounded:
@@ -1741,6 +1752,7 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
+                 dtypes.Layout: TORCH.members["layout"],
                  rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
                  typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)
