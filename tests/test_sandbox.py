@@ -201,7 +201,7 @@ ESCAPES = [
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
                                          "torch.optim.swa_utils, torch.random, "
-                                         "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
+                                         "torch.sparse, torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
                                          "torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import from_file", 1, "1:1: ImportError: cannot import name 'from_file' from 'torch': it is outside "

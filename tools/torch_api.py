@@ -41,7 +41,7 @@ NAMESPACES = (
     "torch.utils.checkpoint", "torch.func",
     "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
     "torch.special", "torch.nn.utils", "torch.version", "torch.nn.grad", "torch.amp", "torch.amp.autocast_mode",
-    "torch.amp.grad_scaler", "torch.cpu", "torch.cpu.amp", "torch.cuda", "torch.cuda.amp", "torch.compiler",
+    "torch.amp.grad_scaler", "torch.cpu", "torch.cpu.amp", "torch.cuda", "torch.cuda.amp", "torch.compiler", "torch.sparse",
 )
 CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
            "torch.utils.data.DataLoader")

@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.engine import autograd, dtypes
 from gradcli.engine.autograd import Node, edge
+from gradcli.engine.ops.nn import _embedding_jvp
 from gradcli.engine.recording import Op
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
@@ -22,6 +23,8 @@ INVARIANTS_WARNING = (
     "sparse tensor which violates the invariants, but checks incur performance overhead. To silence this warning, "
     "explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered "
     "internally at /__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)")
+
+NO_TANGENTS = "gradcli does not implement forward-mode AD through sparse tensors"
 
 # what a script may read of a sparse tensor (gradcli.language.access); any other Tensor name is refused honestly
 SCRIPT_ATTRS = frozenset((
@@ -330,6 +333,8 @@ def _pattern_and(a: np.ndarray, b: np.ndarray, shape: tuple) -> np.ndarray:
 def _record(op: Op, out, inputs: tuple, args: tuple):
     """`out` with a node of row `op` when grad mode is on and an input requires grad (inputs are tensors of
     either layout; the row's formulas get the incoming gradient and `args`)."""
+    if STATE.fw_level is not None and any(getattr(x, "_fw", None) for x in inputs if x is not None):
+        raise NotImplementedError(NO_TANGENTS)
     if not STATE.recording:
         return out
     nodes = tuple(edge(x) if x.__class__ in (Tensor, SparseTensor) else None for x in inputs)
@@ -370,7 +375,8 @@ def _spmm(idx: np.ndarray, vals: np.ndarray, rows: int, dense: np.ndarray) -> np
 
 
 def mm(s, d, op=None, name="mm"):
-    """sparse @ dense (torch.sparse.mm, torch.mm, @): a dense result."""
+    """sparse @ dense (torch.sparse.mm, torch.mm, @): a dense result. torch.sparse.mm records PyTorch's
+    SparseAddmmBackward0 (an addmm into zeros: its first input is no tensor), the others MmBackward0."""
     if s.__class__ is not SparseTensor or d.__class__ is not Tensor:
         raise NotImplementedError("gradcli does not implement this product of sparse and dense tensors (only a "
                                   "sparse matrix times a dense one)")
@@ -381,14 +387,25 @@ def mm(s, d, op=None, name="mm"):
                            f"{d._a.shape[0]}x{d._a.shape[1]})")
     if s._vals.dtype != d._a.dtype:
         raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: {s.dtype} != {d.dtype}")
-    c = s if s._is_coalesced else SparseTensor(*_coalesced(s._idx, s._vals, s._a.shape), s._a.shape, True)
-    out = _spmm(c._idx, c._vals, s._a.shape[0], d._a)
-    return _record(op or SPARSE_MM, Tensor(out), (s, d), (c._idx, c._vals, s._a.shape, d._a, 1, 1))
+    c = _coalesced_copy(s)
+    out = Tensor(_spmm(c._idx, c._vals, s._a.shape[0], d._a))
+    if op is None:
+        return out
+    if op is MM:
+        return _record(MM, out, (s, d), (c, d, 1, 1, None))
+    return _record(ADDMM, out, (None, s, d), (c, d, 0, 1, out._a.shape))
+
+
+def _coalesced_copy(s: SparseTensor) -> SparseTensor:
+    """The sparse matrix coalesced, outside any graph: what a product's node keeps of it."""
+    if s._is_coalesced:
+        return SparseTensor(s._idx, s._vals, s._a.shape, True)
+    return SparseTensor(*_coalesced(s._idx, s._vals, s._a.shape), s._a.shape, True)
 
 
 def sparse_mm(mat1, mat2):
     """torch.sparse.mm(sparse, dense): SparseAddmmBackward0."""
-    return mm(mat1, mat2, SPARSE_MM, "sparse.mm")
+    return mm(mat1, mat2, ADDMM, "sparse.mm")
 
 
 def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
@@ -396,37 +413,33 @@ def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
     if mat.__class__ is not Tensor:
         raise NotImplementedError("gradcli does not implement torch.sparse.addmm with a sparse first argument")
     product = mm(mat1, mat2, None, "sparse.addmm")
-    product.grad_fn = None
     a = mat._a
     out = np.asarray(beta, a.dtype) * np.broadcast_to(a, product._a.shape) + \
         np.asarray(alpha, a.dtype) * product._a if (beta, alpha) != (1, 1) else a + product._a
-    c = mat1 if mat1._is_coalesced else mat1.coalesce().detach()
-    result = _record(ADDMM, Tensor(out.astype(a.dtype, copy=False)), (mat, mat1, mat2),
-                     (c._idx, c._vals, mat1._a.shape, mat2._a, beta, alpha, a.shape))
-    return result
+    return _record(ADDMM, Tensor(out.astype(a.dtype, copy=False)), (mat, mat1, mat2),
+                   (_coalesced_copy(mat1), mat2, beta, alpha, a.shape))
 
 
-def _mm_sparse_grad(F, g, idx, vals, shape, dense, beta, alpha, *rest):
+def _mm_sparse_grad(F, g, mat1, mat2, beta, alpha, self_shape):
     """torch.sparse.mm's and addmm's gradient for the sparse matrix: (g @ mat2.T) at its positions, sparse."""
-    g = _grad_dense(g)
-    full = g @ dense.T
+    full = _grad_dense(g) @ mat2._a.T
     if alpha != 1:
         full = full * alpha
-    return SparseGrad(idx, full[tuple(idx)].astype(vals.dtype, copy=False), shape, True)
+    return SparseGrad(mat1._idx, full[tuple(mat1._idx)].astype(mat1._vals.dtype, copy=False), mat1._a.shape, True)
 
 
-def _mm_dense_self_grad(F, g, idx, vals, shape, dense, beta, alpha):
+def _mm_dense_self_grad(F, g, mat1, mat2, beta, alpha, self_shape):
     """torch.mm's and @'s gradient for a sparse first matrix: g @ mat2.T, dense (PyTorch's MmBackward0)."""
-    return _grad_dense(g) @ dense.T
+    return _grad_dense(g) @ mat2._a.T
 
 
-def _mm_dense_grad(F, g, idx, vals, shape, dense, beta, alpha, *rest):
+def _mm_dense_grad(F, g, mat1, mat2, beta, alpha, self_shape):
     g = _grad_dense(g)
-    out = _spmm(idx[::-1], vals, shape[1], g)         # the sparse matrix's transpose times the gradient
+    out = _spmm(mat1._idx[::-1], mat1._vals, mat1._a.shape[1], g)     # the sparse matrix's transpose times g
     return out * alpha if alpha != 1 else out
 
 
-def _addmm_self_grad(F, g, idx, vals, shape, dense, beta, alpha, self_shape):
+def _addmm_self_grad(F, g, mat1, mat2, beta, alpha, self_shape):
     g = _grad_dense(g)
     if beta != 1:
         g = g * beta
@@ -585,6 +598,8 @@ def _mul_grad(F, g, other, idx, shape):
     return g * np.asarray(other, g.dtype)
 
 
+# The rows' nodes are made by _record, which hands a formula what the forward gave it, as it is (tensors, the
+# product's coalesced sparse matrix): saves_tensors=False says the sweep has nothing to unpack.
 # fmt: off
 CONSTRUCT  = Op("SparseCooTensorWithDimsAndTensorsBackward0", None, ("indices",), (_construct_grad,),
                 inputs=("values",))
@@ -596,14 +611,13 @@ TO_SPARSE_DIM = Op("ToSparseBackward0", None, (), (lambda F, g: _grad_dense(g),)
 T          = Op("TBackward0",        None, ("dim0", "dim1"), (_transpose_grad,))
 TRANSPOSE  = Op("TransposeBackward0", None, ("dim0", "dim1"), (_transpose_grad,))
 MUL_SCALAR = Op("MulBackward0",      None, ("other", "indices", "shape"), (_mul_grad,))
-SPARSE_MM  = Op("SparseAddmmBackward0", None, ("indices", "values", "shape", "mat2", "beta", "alpha"),
-                (_mm_sparse_grad, _mm_dense_grad), inputs=("mat1", "mat2"))
-MM         = Op("MmBackward0",       None, ("indices", "values", "shape", "mat2", "beta", "alpha"),
-                (_mm_dense_self_grad, _mm_dense_grad), inputs=("self", "mat2"))
-ADDMM      = Op("SparseAddmmBackward0", None, ("indices", "values", "shape", "mat2", "beta", "alpha", "self_shape"),
-                (_addmm_self_grad, _mm_sparse_grad, _mm_dense_grad), inputs=("self", "mat1", "mat2"))
+MM         = Op("MmBackward0",       None, ("mat1", "mat2", "beta", "alpha", "self_shape"),
+                (_mm_dense_self_grad, _mm_dense_grad), inputs=("self", "mat2"), saves_tensors=False)
+ADDMM      = Op("SparseAddmmBackward0", None, ("mat1", "mat2", "beta", "alpha", "self_shape"),
+                (_addmm_self_grad, _mm_sparse_grad, _mm_dense_grad), inputs=("self", "mat1", "mat2"),
+                saves_tensors=False)
 SUM        = Op("SumBackward0",      None, ("indices", "shape", "dim"), (_sum_grad,))
 SPARSE_SUM = Op("SparseSumBackward0", None, ("indices", "shape", "dim"), (_sum_grad,))
 EMBEDDING  = Op("EmbeddingBackward0", None, ("indices", "num_weights", "padding_idx", "scale_grad_by_freq"),
-                (embedding_grad,), inputs=("weight",), quiet=True)
+                (embedding_grad,), inputs=("weight",), quiet=True, jvp=_embedding_jvp)
 # fmt: on
