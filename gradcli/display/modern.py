@@ -215,10 +215,12 @@ def _suffixes(data: np.ndarray, dtype_name: str, grad_fn_name: str | None, requi
     return out
 
 
-def _join_suffixes(text: str, suffixes: list[str], linewidth) -> str:
+def _join_suffixes(text: str, suffixes: list[str], linewidth, used=None) -> str:
     # PyTorch counts the last line as two characters longer than it is, so a suffix stays on the body's line only if
-    # that line, closing parenthesis included, is at most linewidth - 1 characters. After a wrap the count is exact.
-    used = len(text) - text.rfind("\n") + 1
+    # that line, closing parenthesis included, is at most linewidth - 1 characters. After a wrap the count is exact
+    # (`used`: a caller that wrapped already gives it).
+    if used is None:
+        used = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
         if used + len(suffix) + 2 > linewidth:
@@ -307,14 +309,5 @@ def sparse_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dtype_nam
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
-    pieces = [text, ",\n" + " " * _INDENT + suffixes[0]]
-    used = _INDENT + len(suffixes[0])           # exact after a line break (see _join_suffixes)
-    for suffix in suffixes[1:]:
-        if used + len(suffix) + 2 > opts.linewidth:
-            pieces.append(",\n" + " " * _INDENT + suffix)
-            used = _INDENT + len(suffix)
-        else:
-            pieces.append(", " + suffix)
-            used += len(suffix) + 2
-    pieces.append(")")
-    return "".join(pieces)
+    text += ",\n" + " " * _INDENT + suffixes[0]
+    return _join_suffixes(text, suffixes[1:], opts.linewidth, _INDENT + len(suffixes[0]))

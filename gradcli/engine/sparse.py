@@ -16,7 +16,7 @@ from gradcli.engine.autograd import Node, edge
 from gradcli.engine.ops.nn import _embedding_jvp
 from gradcli.engine.recording import Op
 from gradcli.engine.state import STATE
-from gradcli.engine.tensor import Size, Tensor
+from gradcli.engine.tensor import Tensor
 
 INVARIANTS_WARNING = (
     "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating on a "
@@ -131,30 +131,9 @@ class SparseTensor:
         self._version = [0]
         self._inference = STATE.inference
 
-    # ------------------------------------------------------------------ metadata
-    @property
-    def shape(self) -> Size:
-        return Size(self._a.shape)
-
-    def size(self, dim=None):
-        if dim is None:
-            return Size(self._a.shape)
-        from gradcli.engine.recording import wrap_dim
-        return self._a.shape[wrap_dim(dim, self._a.ndim)]
-
-    def dim(self) -> int:
-        return self._a.ndim
-
-    ndimension = dim
-
-    @property
-    def ndim(self) -> int:
-        return self._a.ndim
-
-    def numel(self) -> int:
-        return self._a.size
-
-    nelement = numel
+    # ------------------------------------------------------------------ metadata: Tensor's, read from `_a`
+    shape, size, dim, ndimension, ndim, numel, nelement = (Tensor.shape, Tensor.size, Tensor.dim, Tensor.ndimension,
+                                                            Tensor.ndim, Tensor.numel, Tensor.nelement)
 
     @property
     def dtype(self):
