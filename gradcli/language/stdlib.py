@@ -1569,6 +1569,8 @@ def type_name(obj) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
+    if _sparse_tensor(obj):
+        return "Tensor"
     if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for
         return type_name(obj.original)
     if cls is Builtin:                      # a builtin or torch function as scripts hold it
