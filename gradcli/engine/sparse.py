@@ -209,7 +209,10 @@ class SparseTensor:
     def to_dense(self, dtype=None, *, masked_grad=True) -> Tensor:
         out = self._a.copy()
         if dtype is not None:
-            out = out.astype(dtype.np)
+            if dtype.__class__ is not dtypes.DType:
+                raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not "
+                                f"{type(dtype).__name__}")
+            raise RuntimeError("dtype argument is not supported by sparse_to_dense")
         return _record(TO_DENSE, Tensor(out), (self,), (self._coalesced_idx(), self._a.shape))
 
     def to_sparse(self, sparse_dim=None):
@@ -369,10 +372,9 @@ def mm(s, d, op=None, name="mm"):
     if s._a.ndim != 2 or s.dense_dim() or d._a.ndim != 2:
         raise RuntimeError(f"{name}: expected 2-D sparse and dense matrices, got {s._a.ndim}-D and {d._a.ndim}-D")
     if s._a.shape[1] != d._a.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s._a.shape[0]}x{s._a.shape[1]} and "
-                           f"{d._a.shape[0]}x{d._a.shape[1]})")
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._a.shape[1]}, got {d._a.shape[0]}")
     if s._vals.dtype != d._a.dtype:
-        raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: {s.dtype} != {d.dtype}")
+        raise RuntimeError(f"expected scalar type {_scalar_type(s._vals)} but found {_scalar_type(d._a)}")
     c = _coalesced_copy(s)
     out = Tensor(_spmm(c._idx, c._vals, s._a.shape[0], d._a))
     if op is None:
@@ -380,6 +382,11 @@ def mm(s, d, op=None, name="mm"):
     if op is MM:
         return _record(MM, out, (s, d), (c, d, 1, 1, None))
     return _record(ADDMM, out, (None, s, d), (c, d, 0, 1, out._a.shape))
+
+
+def _scalar_type(a: np.ndarray) -> str:
+    """PyTorch's C++ name of an array's dtype (Float, Double, Long) in its messages."""
+    return dtypes.of_array(a).legacy.removeprefix("torch.").removesuffix("Tensor")
 
 
 def _coalesced_copy(s: SparseTensor) -> SparseTensor:
@@ -442,7 +449,7 @@ def _addmm_self_grad(F, g, mat1, mat2, beta, alpha, self_shape):
 def sparse_sum(input, dim=None, dtype=None):
     """torch.sparse.sum: all elements (a dense 0-d tensor), or over `dim` (sparse while sparse dims remain)."""
     if input.__class__ is not SparseTensor:
-        raise RuntimeError("_sparse_sum: expected a sparse tensor")
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
     c = input.coalesce().detach() if not input._is_coalesced else input
     idx, shape = c._idx, input._a.shape
     if dim is None:
@@ -493,14 +500,14 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         values = factories.tensor(values, dtype=dtype)
     elif dtype is not None and values._a.dtype != dtype.np:
         values = values.to(dtype)
-    if idx.ndim != 2:
-        if idx.ndim == 1 and idx.size == 0:
-            idx = idx.reshape(1, 0)
-        else:
-            raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
     vals = values._a
-    if vals.ndim == 0:
-        raise RuntimeError("values must be at least 1-dimensional")
+    if vals.ndim == 0:                  # one value: nnz 1
+        vals = vals.reshape(1)
+    if idx.ndim != 2:
+        if size is not None and idx.ndim == 1 and len(size) != idx.shape[0] + vals.ndim - 1:
+            raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                               f"sparse_dim = {idx.shape[0]}, dense_dim = {vals.ndim - 1}")
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
     sd, nnz = idx.shape
     if vals.shape[0] != nnz:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from "
@@ -518,16 +525,16 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         if vals.shape[1:] != shape[sd:]:
             raise RuntimeError(f"values has incorrect size, expected {list((nnz,) + shape[sd:])}, got "
                                f"{list(vals.shape)}")
-        if nnz and (check_invariants or (idx.max(1) >= np.asarray(shape[:sd])).any() or idx.min() < 0):
+        if nnz and ((idx.max(1) >= np.asarray(shape[:sd])).any() or idx.min() < 0):
+            if not check_invariants:
+                raise NotImplementedError("gradcli does not implement sparse tensors whose indices lie outside "
+                                          "their size (PyTorch makes them without checking)")
             for d in range(sd):
                 if idx[d].min() < 0:
                     raise RuntimeError(f"found negative index {idx[d].min()} for dim {d}")
                 if idx[d].max() >= shape[d]:
-                    if check_invariants:
-                        raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but "
-                                           f"found index {idx[d].max()}")
-                    raise NotImplementedError("gradcli does not implement sparse tensors whose indices lie outside "
-                                              "their size (PyTorch makes them without checking)")
+                    raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but "
+                                       f"found index {idx[d].max()}")
     out = SparseTensor(idx, vals.copy(), shape, bool(is_coalesced))
     if requires_grad:
         out.requires_grad_(True)
@@ -540,7 +547,13 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
     if layout is not None and layout is not dtypes.sparse_coo or blocksize is not None or dense_dim is not None:
         raise NotImplementedError("gradcli does not implement sparse layouts other than torch.sparse_coo")
     a = t._a
-    sd = a.ndim if sparse_dim is None else int(sparse_dim)
+    if sparse_dim is not None and sparse_dim.__class__ is not int:
+        raise TypeError(f"to_sparse() received an invalid combination of arguments - got "
+                        f"({type(sparse_dim).__name__}), but expected one of:\n"
+                        " * (*, torch.layout layout = None, tuple of ints blocksize = None, int dense_dim = None)\n"
+                        " * (int sparse_dim)\n      didn't match because some of the arguments have invalid types: "
+                        f"(!{type(sparse_dim).__name__}!)\n")
+    sd = a.ndim if sparse_dim is None else sparse_dim
     if not 0 <= sd <= a.ndim:
         raise RuntimeError(f"sparse_dim must be in [0, {a.ndim}], got {sd}")
     rows = a.reshape(a.shape[:sd] + (-1,)) if sd < a.ndim else a[..., None]

@@ -260,7 +260,12 @@ class Tensor:
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
 
     def to_dense(self, dtype=None, *, masked_grad=None) -> "Tensor":
-        return self if dtype is None else ops.to_dtype(self, dtype)
+        if dtype is None:
+            return self
+        if dtype.__class__ is not dtypes.DType:
+            raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not "
+                            f"{type(dtype).__name__}")
+        return ops.to_dtype(self, dtype)
 
     def is_inference(self) -> bool:
         return self._inference
