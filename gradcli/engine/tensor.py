@@ -259,6 +259,9 @@ class Tensor:
     def is_coalesced(self) -> bool:
         raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
 
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
     def to_dense(self, dtype=None, *, masked_grad=None) -> "Tensor":
         if dtype is None:
             return self

@@ -264,6 +264,8 @@ def _variable(data, requires_grad=False, volatile=False):
 
 
 def _matmul(input, other):
+    if _sparse_tensor(input):
+        return input.matmul(other)
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError(signatures.check("torch.matmul", (input, other), {}))
     return ops.matmul(input, other)
@@ -1407,6 +1409,8 @@ def _unbound_tensor_method(name: str) -> Builtin:
     def method(*args, **kwargs):
         if not args:
             raise TypeError(f"unbound method TensorBase.{name}() needs an argument")
+        if _sparse_tensor(args[0]):
+            return _sparse_method(args[0], name)(*args[1:], **kwargs)
         if args[0].__class__ is not Tensor:
             raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
                             f"'{type_name(args[0])}' object")
