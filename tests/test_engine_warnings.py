@@ -209,3 +209,17 @@ def test_loading_a_state_dict_into_meta_parameters_warns_per_tensor():
             "dictionary to their corresponding key in the module instead of copying them in place?)\n"
             "  m.load_state_dict(sd)\n")
     assert warnings_of(source) == text.format("weight") + text.format("bias")
+
+
+def test_sparse_coo_tensor_without_check_invariants_warns_once():
+    # PyTorch 2.13 (checked with the oracle): only a sparse_coo_tensor call that leaves check_invariants unset
+    # warns, once a process; to_sparse never does
+    source = ("import torch\ni = [[0, 1]]\na = torch.sparse_coo_tensor(i, [1., 2.], (3,), check_invariants=False)\n"
+              "b = torch.ones(2).to_sparse()\nc = torch.sparse_coo_tensor(i, [1., 2.])\n"
+              "d = torch.sparse_coo_tensor(i, [3., 4.])\n")
+    assert warnings_of(source) == (
+        "s.grad:5: UserWarning: Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will "
+        "occur when operating on a sparse tensor which violates the invariants, but checks incur performance "
+        "overhead. To silence this warning, explicitly opt in or out. See "
+        "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)\n  c = torch.sparse_coo_tensor(i, [1., 2.])\n")

@@ -84,12 +84,13 @@ def test_max_norm_invalidates_a_saved_weight():
     assert "modified by an inplace operation" in located_error(source)
 
 
-def test_sparse_gradients_are_refused_clearly():
-    source = "import torch\ne = torch.nn.Embedding(4, 2, sparse=True)\ny = e(torch.tensor([1]))"
-    assert located_error(source) == (
-        "3:5: NotImplementedError: gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
-        "sparse gradient; use sparse=False (the same values, as a dense gradient)")
-    result = run_script(source.replace("y = e", "with torch.no_grad():\n    y = e") + "\nprint(y.shape)")
+def test_a_sparse_embedding_gives_a_sparse_gradient_and_runs_without_grad():
+    source = ("import torch\ne = torch.nn.Embedding(4, 2, sparse=True)\ne(torch.tensor([1, 1])).sum().backward()\n"
+              "g = e.weight.grad\nprint(g.is_sparse, g.is_coalesced(), g.coalesce().values())")
+    result = run_script(source)
+    assert result.error is None and result.out == "True False tensor([[2., 2.]])\n"
+    result = run_script("import torch\ne = torch.nn.Embedding(4, 2, sparse=True)\nwith torch.no_grad():\n"
+                        "    y = e(torch.tensor([1]))\nprint(y.shape)")
     assert result.error is None and result.out == "torch.Size([1, 2])\n"
 
 

@@ -24,6 +24,7 @@ _NO_POINTERS = "scripts cannot reach memory addresses"
 
 T = "import torch\n"
 C = "from collections import namedtuple, defaultdict, Counter, deque\n"
+SP = "import torch\ns = torch.sparse_coo_tensor([[0, 1]], [1., 2.], (3,), check_invariants=True)\n"
 GRAD = T + "x = torch.ones(1, requires_grad=True) * 2\n"
 PARAM = (T + "import torch.nn as nn\nimport torch.nn.utils.parametrize as P\nm = nn.Linear(3, 2)\n"
          "P.register_parametrization(m, 'weight', nn.Tanh())\n")
@@ -204,7 +205,7 @@ ESCAPES = [
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.prune, torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
                                          "torch.optim.swa_utils, torch.random, "
-                                         "torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
+                                         "torch.sparse, torch.special, torch.testing, torch.utils, torch.utils.checkpoint, "
                                          "torch.utils.data, torch.version "
                                          "and math"),
     ("from torch import from_file", 1, "1:1: ImportError: cannot import name 'from_file' from 'torch': it is outside "
@@ -327,6 +328,17 @@ ESCAPES = [
     ("delattr(print, '__self__')", 1, "1:1: " + _OUTSIDE.format("'builtin_function_or_method' object",
                                                                "__self__")),
     (T + "delattr(torch.ones(1), '_a')", 1, "2:1: AttributeError: 'Tensor' object has no attribute '_a'"),
+    # a sparse tensor: its parts and its dense array are gradcli's own, reached only through its methods
+    (SP + "getattr(s, '_idx')", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_idx'"),
+    (SP + "getattr(s, '_a')", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_a'"),
+    (SP + "getattr(s, 'refused')", 1, "3:1: AttributeError: 'Tensor' object has no attribute 'refused'"),
+    (SP + "getattr(s, '__dict__')", 1, "3:1: AttributeError: 'Tensor' object has no attribute '__dict__'"),
+    (SP + "delattr(s, '_vals')", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_vals'"),
+    (SP + "setattr(s, '_a', 1)", 1, "3:1: AttributeError: cannot set attribute '_a' on a sparse Tensor: gradcli's "
+                                    "language only sets requires_grad and grad"),
+    (SP + "s.numpy()", 1, f"3:1: AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's language: "
+                          f"{_NO_ARRAYS}"),
+    (SP + "'{t._vals}'.format(t=s)", 1, "3:1: AttributeError: 'Tensor' object has no attribute '_vals'"),
     (T + "getattr(type(torch.ones(1)), 'func')", 1, "2:1: AttributeError: type object 'Tensor' has no attribute "
                                                     "'func'"),
     # format fields: attributes through the allow-list, widths and results bounded
@@ -545,6 +557,27 @@ def test_no_tensor_attribute_hands_out_a_numpy_object(device):
               Tensor(np.arange(6, dtype=np.complex64).reshape(2, 3) * (1 - 2j))):
         _no_numpy_objects(t.to("meta") if device == "meta" else t)
     assert "numpy" not in access.TENSOR_ATTRS
+
+
+def test_no_sparse_tensor_attribute_hands_out_a_numpy_object():
+    """The same of what a script reads on a sparse tensor (gradcli.engine.sparse.SCRIPT_ATTRS), which keeps
+    numpy arrays for its indices, values and dense array, and of its sparse gradient."""
+    from gradcli.engine import sparse
+    s = sparse.sparse_coo_tensor(Tensor(np.array([[0, 1, 1], [2, 0, 2]])), Tensor(np.ones(3, np.float32)), (2, 3),
+                                 requires_grad=True, check_invariants=True)
+    sparse.sparse_mm(s, Tensor(np.ones((3, 2), np.float32))).sum().backward()
+    for t in (s, s.grad, s.grad.coalesce()):
+        for name in sorted(sparse.SCRIPT_ATTRS):
+            value = access.get_attr(t, name)
+            results = [value]
+            if callable(value) and not name.endswith("_"):
+                try:
+                    results.append(value())
+                except Exception:
+                    pass
+            for r in results:
+                for item in (r if isinstance(r, (tuple, list)) else [r]):
+                    assert not isinstance(item, (np.ndarray, np.generic)), name
 
 
 def _no_numpy_objects(t):

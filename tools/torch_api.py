@@ -43,7 +43,7 @@ NAMESPACES = (
     "torch.special", "torch.nn.utils", "torch.version", "torch.nn.grad", "torch.amp", "torch.amp.autocast_mode",
     "torch.amp.grad_scaler", "torch.cpu", "torch.cpu.amp", "torch.cuda", "torch.cuda.amp", "torch.compiler",
     "torch.nn.utils.prune", "torch.backends", "torch.backends.cuda", "torch.backends.cudnn", "torch.backends.mkldnn",
-    "torch.backends.openmp", "torch.backends.mkl", "torch.backends.mps",
+    "torch.backends.openmp", "torch.backends.mkl", "torch.backends.mps", "torch.sparse",
 )
 CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
            "torch.utils.data.DataLoader")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 
 import numpy as np
@@ -176,6 +177,9 @@ def value(v, _active: set | None = None):
     if cls is complex:
         return {"type": "complex", "real": _number(v.real), "imag": _number(v.imag)}
     if cls is Tensor:
+        return tensor(v)
+    sparse = sys.modules.get("gradcli.engine.sparse")
+    if sparse is not None and cls is sparse.SparseTensor:     # written as its dense values
         return tensor(v)
     if isinstance(v, Node):
         return grad_fn(v)

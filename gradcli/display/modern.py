@@ -215,10 +215,12 @@ def _suffixes(data: np.ndarray, dtype_name: str, grad_fn_name: str | None, requi
     return out
 
 
-def _join_suffixes(text: str, suffixes: list[str], linewidth) -> str:
+def _join_suffixes(text: str, suffixes: list[str], linewidth, used=None) -> str:
     # PyTorch counts the last line as two characters longer than it is, so a suffix stays on the body's line only if
-    # that line, closing parenthesis included, is at most linewidth - 1 characters. After a wrap the count is exact.
-    used = len(text) - text.rfind("\n") + 1
+    # that line, closing parenthesis included, is at most linewidth - 1 characters. After a wrap the count is exact
+    # (`used`: a caller that wrapped already gives it).
+    if used is None:
+        used = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
         if used + len(suffix) + 2 > linewidth:
@@ -277,3 +279,35 @@ def return_fields_repr(name: str, fields: tuple, reprs: tuple) -> str:
     """repr of any torch.return_types.<name>: one `field=repr` a line."""
     body = ",\n".join(f"{f}={r}" for f, r in zip(fields, reprs))
     return f"torch.return_types.{name}(\n{body})"
+
+
+def _part_text(data: np.ndarray, dtype_name: str, extra: int, opts: PrintOptions) -> str:
+    """A sparse tensor's indices or values as PyTorch's _tensor_str lays them out `extra` columns further in:
+    as many elements a line as fit the narrower width, each line after the first indented by `extra`."""
+    if data.size == 0:
+        return f"[], size={tuple(data.shape)!r}"
+    narrow = PrintOptions()
+    narrow.precision, narrow.threshold, narrow.edgeitems, narrow.sci_mode = (opts.precision, opts.threshold,
+                                                                            opts.edgeitems, opts.sci_mode)
+    narrow.linewidth = opts.linewidth - extra
+    return _body(data, dtype_name in _FLOAT_DTYPES, narrow).replace("\n", "\n" + " " * extra)
+
+
+def sparse_repr(indices: np.ndarray, values: np.ndarray, shape: tuple, dtype_name: str, *,
+                grad_fn_name: str | None = None, requires_grad: bool = False, opts: PrintOptions | None = None) -> str:
+    """PyTorch's repr of a sparse COO tensor: its indices and values, then size, nnz, dtype (unless implied),
+    layout and grad_fn or requires_grad, the first of those always on a line of its own."""
+    if opts is None:
+        opts = _DEFAULT_OPTS
+    text = (_PREFIX + "indices=tensor(" + _part_text(indices, "int64", _INDENT + len("indices="), opts) + "),\n"
+            + " " * _INDENT + "values=tensor(" + _part_text(values, dtype_name, _INDENT + len("values="), opts) + ")")
+    suffixes = [f"size={tuple(shape)!r}", f"nnz={indices.shape[1]}"]
+    if dtype_name != default_float and not (default_float == "float32" and dtype_name in _IMPLIED_DTYPES):
+        suffixes.append(f"dtype=torch.{dtype_name}")
+    suffixes.append("layout=torch.sparse_coo")
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    text += ",\n" + " " * _INDENT + suffixes[0]
+    return _join_suffixes(text, suffixes[1:], opts.linewidth, _INDENT + len(suffixes[0]))

@@ -1393,6 +1393,9 @@ def _accumulate(t, g, owned=False):
         if isinstance(g, np.ndarray):       # a meta gradient (gradcli.engine.meta)
             _accumulate_meta(t, g)
             return
+        if hasattr(g, "accumulate_into"):   # a sparse gradient (gradcli.engine.sparse): a sparse .grad
+            g.accumulate_into(t)
+            return
         g = np.asanyarray(g)
         owned = False
     if g.shape != t._a.shape:

@@ -1,4 +1,4 @@
-"""Tensor dtypes as PyTorch names them, and PyTorch's type-promotion rules."""
+"""Tensor dtypes as PyTorch names them, and PyTorch's type-promotion rules; the layouts (torch.strided, torch.sparse_coo)."""
 
 from __future__ import annotations
 
@@ -113,6 +113,31 @@ ALIASES = {
 }
 
 default_float = float32
+
+
+class Layout:
+    """A torch.layout: how a tensor keeps its elements (torch.strided, torch.sparse_coo); prints as its name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_layout_named, (self.name,))
+
+
+def _layout_named(name: str) -> Layout:
+    return strided if name == "strided" else sparse_coo
+
+
+strided = Layout("strided")
+sparse_coo = Layout("sparse_coo")
 
 # The legacy tensor classes as Tensor.type(cls) takes them: id of the function a script's torch.FloatTensor
 # (or its kin) calls -> its dtype; torch.Tensor's -> None, the default float dtype

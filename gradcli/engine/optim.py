@@ -197,6 +197,11 @@ class Optimizer:
                 # PyTorch's foreach kernels round float16 otherwise (its in-place ones with a number in Half)
                 raise NotImplementedError(f"gradcli does not implement torch.optim.{type(self).__name__}"
                                           "(foreach=True) on float16 parameters")
+            if any(p.grad is not None and p.grad.__class__ is not Tensor for p in group["params"]) and \
+                    type(self).__name__ != "SparseAdam":
+                from gradcli.engine import sparse_adam      # a sparse gradient (nn.Embedding(sparse=True))
+                sparse_adam.sparse_step(self, group)
+                continue
             self._update(group)
         return loss
 

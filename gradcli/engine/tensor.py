@@ -246,6 +246,30 @@ class Tensor:
     def is_meta(self) -> bool:
         return self._a.__class__ is not np.ndarray
 
+    is_sparse = False
+
+    @property
+    def layout(self):
+        return dtypes.strided
+
+    def to_sparse(self, *args, **kwargs):
+        from gradcli.engine import sparse
+        return sparse.to_sparse(self, *args, **kwargs)
+
+    def is_coalesced(self) -> bool:
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def to_dense(self, dtype=None, *, masked_grad=None) -> "Tensor":
+        if dtype is None:
+            return self
+        if dtype.__class__ is not dtypes.DType:
+            raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not "
+                            f"{type(dtype).__name__}")
+        return ops.to_dtype(self, dtype)
+
     def is_inference(self) -> bool:
         return self._inference
 

@@ -351,6 +351,8 @@ def get_method(obj, name: str):
     allowed = ALLOWED.get(cls)
     if allowed is not None and name in allowed:
         return getattr(obj, name)
+    if allowed is None and is_sparse_tensor(obj):
+        return _sparse_attr(obj, name)
     if cls is GeneratorType and name in GENERATOR_METHODS and obj.gi_code in _SCRIPT_GENERATOR_CODES:
         return getattr(obj, name)
     if cls is autograd.Node and name[:1] == "_" and saved.has(obj, name):   # grad_fn._saved_self, by node type
@@ -363,6 +365,25 @@ def get_method(obj, name: str):
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
     return _class_attribute(obj, name)
+
+
+def is_sparse_tensor(obj) -> bool:
+    """Whether `obj` is a sparse tensor (gradcli.engine.sparse, loaded only once a script makes one)."""
+    module = sys.modules.get("gradcli.engine.sparse")
+    return module is not None and obj.__class__ is module.SparseTensor
+
+
+def _sparse_attr(obj, name: str):
+    """`s.name` on a sparse tensor: what gradcli.engine.sparse offers; another Tensor name refused honestly."""
+    from gradcli.engine import sparse
+    if name == "grad_fn" or name in sparse.SCRIPT_ATTRS:
+        return getattr(obj, name)
+    if name in REFUSED_TENSOR_ATTRS:
+        raise AttributeError(f"'Tensor' object attribute '{name}' is outside gradcli's language: "
+                             f"{REFUSED_TENSOR_ATTRS[name]}")
+    if name in TENSOR_ATTRS:
+        raise obj.refused(name)
+    raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'", obj)
 
 
 def _class_attribute(obj, name: str):
@@ -587,6 +608,15 @@ def set_attr(obj, name: str, value) -> None:
             obj.attrs = {}
         obj.attrs[name] = value
         return
+    if is_sparse_tensor(obj):
+        if name == "grad" and (value is None or is_sparse_tensor(value)):
+            obj.grad = value
+            return
+        if name == "requires_grad":
+            obj.requires_grad_(bool(value))
+            return
+        raise AttributeError(f"cannot set attribute '{name}' on a sparse Tensor: gradcli's language only sets "
+                             "requires_grad and grad")
     if obj.__class__ is MethodType and name[:2] != "__":      # CPython's words: a bound method has no __dict__
         raise AttributeError(f"'method' object has no attribute '{name}'")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")

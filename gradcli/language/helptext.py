@@ -89,8 +89,8 @@ _WHAT = {
               "vector; step(closure) re-evaluates the loss, optionally with a strong-Wolfe line search."),
     "Adafactor": ("Adafactor: steps relative to each parameter's root mean square, scaled by a second moment kept as "
                   "row and column averages for matrices (a full one for vectors), with update clipping at d."),
-    "SparseAdam": ("Adam for sparse gradients (an nn.Embedding(sparse=True)); gradcli's gradients are all dense, "
-                   "so its step refuses them, as PyTorch refuses a dense one."),
+    "SparseAdam": ("Adam for sparse gradients (an nn.Embedding(sparse=True)'s): the moments and the parameter change "
+                   "only at the rows a step's gradient names; a dense gradient is refused, as in PyTorch."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",
@@ -1250,6 +1250,19 @@ _WHAT = {
     "nbytes": "The bytes its elements take.", "itemsize": "The bytes one element takes.", "cpu": "The tensor itself on the CPU; a meta tensor fails: it has no data to copy.",
     "element_size": "The size of one element in bytes.", "is_floating_point": "Whether the dtype is a float type.",
     "is_inference": "Whether the tensor was made in inference mode.",
+    "layout": "How a tensor keeps its elements: torch.strided (dense) or torch.sparse_coo.",
+    "strided": "The layout of dense tensors.", "sparse_coo": "The layout of sparse COO tensors (indices and values).",
+    "sparse_coo_tensor": ("A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz, ...), of the given "
+                          "size or the smallest that holds the indices; uncoalesced as given."),
+    "sparse": "torch.sparse: mm (sparse @ dense, a sparse gradient for the sparse matrix), sum and addmm.",
+    "to_sparse": "The tensor as a sparse COO tensor of its nonzero elements (or rows, with sparse_dim), coalesced.",
+    "to_dense": "A sparse tensor's elements as a dense tensor (a dense tensor itself).",
+    "is_sparse": "Whether the tensor is a sparse COO tensor.",
+    "is_coalesced": "Whether a sparse tensor's indices are sorted and unique (coalesce() makes them so).",
+    "coalesce": "The sparse tensor with sorted, unique indices, the values of repeated ones added.",
+    "sparse_dim": "How many of a sparse tensor's dims its indices address.",
+    "dense_dim": "How many of a sparse tensor's dims each value has (0 for a plain sparse matrix).",
+    "indices": "A coalesced sparse tensor's indices, sparse_dim x nnz.",
     "set_printoptions": "Sets how tensors print: precision, threshold, edgeitems, linewidth, sci_mode or a profile.",
     "default_generator": "The default random generator.",
     "pi": "The constant pi.", "e": "The constant e.", "inf": "Positive infinity.", "nan": "Not a number.",

@@ -264,6 +264,8 @@ def _variable(data, requires_grad=False, volatile=False):
 
 
 def _matmul(input, other):
+    if _sparse_tensor(input):
+        return input.matmul(other)
     if input.__class__ is not Tensor or other.__class__ is not Tensor:
         raise TypeError(signatures.check("torch.matmul", (input, other), {}))
     return ops.matmul(input, other)
@@ -309,6 +311,11 @@ def _make_backends() -> dict:
 def _make_compiler() -> dict:
     from gradcli.language import compiling
     return dict(compiling.COMPILER)
+
+
+def _make_sparse() -> dict:
+    from gradcli.engine import sparse
+    return {"mm": sparse.sparse_mm, "sum": sparse.sparse_sum, "addmm": sparse.addmm}
 
 
 def _make_cpu_amp() -> dict:
@@ -365,13 +372,24 @@ _CONV = {name: _later("gradcli.engine.ops.conv", name)
 
 
 def _tensor_fn(name, method):
-    """torch.X(t, ...) for a method t.X(...) of the same meaning."""
+    """torch.X(t, ...) for a method t.X(...) of the same meaning (a sparse tensor's own, where it has one)."""
     def fn(input, *args, **kwargs):
         if input.__class__ is not Tensor:
+            module = sys.modules.get("gradcli.engine.sparse")
+            if module is not None and input.__class__ is module.SparseTensor:
+                return _sparse_method(input, name)(*args, **kwargs)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return method(input, *args, **kwargs)
     fn.__name__ = name
     return fn
+
+
+def _sparse_method(s, name: str):
+    """A sparse tensor's method `name`, or its refusal (gradcli.engine.sparse.SCRIPT_ATTRS)."""
+    from gradcli.engine import sparse
+    if name in sparse.SCRIPT_ATTRS:
+        return getattr(s, name)
+    raise s.refused(name)
 
 
 _NO_DIM = object()
@@ -948,7 +966,10 @@ def _build_torch() -> ScriptModule:
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
-        "dtype": _no_instances("torch.dtype"),
+        "dtype": _no_instances("torch.dtype"), "layout": _no_instances("torch.layout"),
+        "strided": dtypes.strided, "sparse_coo": dtypes.sparse_coo,
+        "sparse_coo_tensor": _later("gradcli.engine.sparse", "sparse_coo_tensor"),
+        "sparse": ScriptModule.later("torch.sparse", _make_sparse),
         "__version__": torchapi.VERSION,
         "version": ScriptModule("torch.version", {"__version__": torchapi.VERSION, "cuda": None}),
     }
@@ -1413,6 +1434,8 @@ def _unbound_tensor_method(name: str) -> Builtin:
     def method(*args, **kwargs):
         if not args:
             raise TypeError(f"unbound method TensorBase.{name}() needs an argument")
+        if _sparse_tensor(args[0]):
+            return _sparse_method(args[0], name)(*args[1:], **kwargs)
         if args[0].__class__ is not Tensor:
             raise TypeError(f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
                             f"'{type_name(args[0])}' object")
@@ -1495,7 +1518,16 @@ def module(path: str) -> ScriptModule | None:
 def _isinstance(obj, classinfo) -> bool:
     """isinstance, where torch's classes are the script's names for them (torch.Tensor, torch.Size,
     torch.dtype, torch.Generator)."""
-    return isinstance(obj, _real_classes(classinfo))
+    real = _real_classes(classinfo)
+    if isinstance(obj, real):
+        return True
+    return _sparse_tensor(obj) and (real is Tensor or real.__class__ is tuple and Tensor in real)
+
+
+def _sparse_tensor(obj) -> bool:
+    """Whether `obj` is a sparse tensor (gradcli.engine.sparse, loaded only once a script makes one)."""
+    module = sys.modules.get("gradcli.engine.sparse")
+    return module is not None and obj.__class__ is module.SparseTensor
 
 
 def _issubclass(cls, classinfo) -> bool:
@@ -1542,7 +1574,7 @@ _UNION_TYPE = type(int | None)
 # ------------------------------------------------------------------------------------ type and id
 
 _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
-               _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
+               dtypes.Layout: "torch.layout", _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
@@ -1566,6 +1598,8 @@ def type_name(obj) -> str:
     name = _TYPE_NAMES.get(cls)
     if name is not None:
         return name
+    if _sparse_tensor(obj):
+        return "Tensor"
     if cls is bounds.Bounded:               # a bounded builtin: the type of what it stands for
         return type_name(obj.original)
     if cls is Builtin:                      # a builtin or torch function as scripts hold it
@@ -1635,6 +1669,8 @@ def script_type(obj):
         if cls is Tensor and uninitialized_marks and id(obj) in uninitialized_marks:
             return _class_value("torch.nn.parameter.UninitializedBuffer")
         return held
+    if _sparse_tensor(obj):
+        return TORCH.members["Tensor"]
     if cls in _PLAIN_CLASSES or cls in pycollections.NAMEDTUPLES:
         return cls
     if cls is bounds.Bounded:
@@ -1747,6 +1783,7 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
+                 dtypes.Layout: TORCH.members["layout"],
                  rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
                  typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)

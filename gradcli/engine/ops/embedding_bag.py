@@ -161,8 +161,8 @@ def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")
     if sparse and needs_grad(weight):
-        raise NotImplementedError("gradcli has no sparse tensors: embedding_bag(sparse=True) would give the weight a "
-                                  "sparse gradient; use sparse=False (the same values, as a dense gradient)")
+        raise NotImplementedError("gradcli does not implement embedding_bag(sparse=True) with a gradient for the "
+                                  "weight; use sparse=False (the same values, as a dense gradient)")
     bag, bags_n = _bag_of_each(off.astype(np.int64), idx.shape[0], include_last_offset)
     used = bag.copy()
     if padding_idx is not None:

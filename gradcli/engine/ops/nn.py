@@ -1398,9 +1398,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                            f"Long, Int; but got {kind} instead (while checking arguments for "
                            f"{'embedding' if max_norm is None else 'embedding_renorm_'})")
     rows = w.shape[0]
-    if sparse and needs_grad(weight):
-        raise NotImplementedError("gradcli has no sparse tensors: embedding(sparse=True) would give the weight a "
-                                  "sparse gradient; use sparse=False (the same values, as a dense gradient)")
     if max_norm is not None:        # first, as in PyTorch: its row selection has its own index message
         embedding_renorm_(weight, idx, max_norm, norm_type)
         w = weight._a
@@ -1409,7 +1406,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if idx.size and (idx.min() < 0 or idx.max() >= rows):
         raise IndexError("index out of range in self")
     out = w[idx]
-    return apply(EMBEDDING, out, (weight,), (idx.astype(np.int64), rows, padding_idx, bool(scale_grad_by_freq)))
+    row = EMBEDDING
+    if sparse and needs_grad(weight):       # the weight's gradient is a sparse tensor (gradcli.engine.sparse)
+        from gradcli.engine import sparse as sparse_tensors
+        row = sparse_tensors.EMBEDDING
+    return apply(row, out, (weight,), (idx.astype(np.int64), rows, padding_idx, bool(scale_grad_by_freq)))
 
 
 def embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm, norm_type) -> None:
