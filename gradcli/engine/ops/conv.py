@@ -516,12 +516,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             raise RuntimeError(f"Given padding={p} at dimension {i} , expected padding to be at most {_PADDING_MAX}")
     if any(d <= 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got {_size_list(dilation)}")
-    if w.shape[0] < groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
-                           f"weight of size {_size_list(w.shape)} instead")
-    if w.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size [{_size_list(w.shape)}] instead")
+    _check_groups(w.shape, groups)
     if not transposed:
         channels = w.shape[1] * groups
         if x.shape[1] != channels:
@@ -656,6 +651,16 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 # ------------------------------------------------------------------------------------------- torch.nn.grad
 
+def _check_groups(wshape: tuple, groups: int) -> None:
+    """The convolution's checks of the weight's first dim against `groups`, in PyTorch's words."""
+    if wshape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_size_list(wshape)} instead")
+    if wshape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_size_list(wshape)}] instead")
+
+
 def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, padding, dilation, groups) -> Tensor:
     """torch.nn.grad.conv{nd}d_input / _weight: convolution_backward's gradient of the input (which 0; `given` the
     weight, `size` the input's) or of the weight (which 1; `given` the input, `size` the weight's), for
@@ -681,6 +686,14 @@ def _nn_grad(fn: str, nd: int, which: int, given, size, grad_output, stride, pad
     if x._a.ndim != g.ndim:
         raise RuntimeError(f"Expected input and grad_output to have the same number of dimensions, but got: "
                            f"{x._a.ndim} and {g.ndim}")
+    if groups <= 0:
+        raise RuntimeError(f"expected groups to be greater than 0, but got groups={groups}")
+    _check_groups(w._a.shape, int(groups))  # the convolution's own shape checks come before grad_output's
+    channels = w._a.shape[1] * int(groups)
+    if x._a.shape[1] != channels:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_size_list(w._a.shape)}, expected "
+                           f"input{_size_list(x._a.shape)} to have {channels} channels, but got {x._a.shape[1]} "
+                           f"channels instead")
     p = (stride, padding, dilation, False, [0] * nd, int(groups))
     expected = (x._a.shape[0], w._a.shape[0]) + _out_sizes(x._a.shape[2:], w._a.shape[2:], stride, padding, dilation)
     lift = 1 if nd == 1 else 0              # a 1-d convolution runs as a 2-d one: its dims count one more

@@ -450,9 +450,11 @@ def _embedding_jvp(F, tangents, inputs, result, indices, num_weights, padding_id
 # under create_graph the gradients are built from recorded ops.
 
 def _ordered_sum(terms):
+    """The terms added in order from +0.0, as the products' accumulators start (a sum of -0.0 terms is +0.0
+    there: PyTorch's bilinear of a zero input prints 0., not -0.)."""
     acc = None
     for t in terms:
-        acc = t if acc is None else acc + t
+        acc = t + 0.0 if acc is None else acc + t
     return acc
 
 
