@@ -18,6 +18,7 @@ the nesting depth) lives in an Amp object, made when a script first touches auto
 from __future__ import annotations
 
 from gradcli.engine import dtypes
+from gradcli.engine.recording import is_meta
 from gradcli.engine.state import STATE
 
 LOWER, FP32, PROMOTE = "lower_precision_fp", "fp32", "promote"
@@ -148,7 +149,7 @@ def _eligible(t) -> bool:
     if t.__class__ is not Tensor:
         return False
     a = t._a
-    return a.dtype.kind in "fV" and a.dtype.itemsize < 8 and a.__class__.__name__ != "MetaArray"
+    return a.dtype.kind in "fV" and a.dtype.itemsize < 8 and not is_meta(a)
 
 
 def _cast(t, target: dtypes.DType):

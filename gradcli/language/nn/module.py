@@ -604,6 +604,18 @@ def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
     return RemovableHandle(table, key)
 
 
+def remove_pre_hook(module, matches) -> bool:
+    """Take off `module` the first forward pre-hook `matches(hook)` accepts, letting it undo itself first
+    (`hook.remove(module)`: weight_norm, spectral_norm, a pruning method); False when none does."""
+    hooks = module._forward_pre_hooks
+    for key, hook in hooks.items():
+        if matches(hook):
+            hook.remove(module)
+            del hooks[key]
+            return True
+    return False
+
+
 def _attribute_at(module, target: str) -> tuple:
     """get_parameter's and get_buffer's walk: the submodule of a dotted path, the last name, its attribute."""
     path, _, name = target.rpartition(".")

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from gradcli.engine import factories
 from gradcli.language import classes
 from gradcli.language.classes import ScriptObject, ScriptType, is_dunder
+from gradcli.language.nn.module import remove_pre_hook
 
 _MODULE = "torch.nn.utils.prune"
 
@@ -440,12 +441,8 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
 
 
 def remove(module, name):
-    hooks = module._forward_pre_hooks
-    for key, hook in hooks.items():
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
-            hook.remove(module)
-            del hooks[key]
-            return module
+    if remove_pre_hook(module, lambda hook: isinstance(hook, BasePruningMethod) and hook._tensor_name == name):
+        return module
     raise ValueError(f"Parameter '{name}' of module {module} has to be pruned before pruning can be removed")
 
 

@@ -13,6 +13,7 @@ from gradcli.engine import autograd, ops, parameter
 from gradcli.engine.ops import weight_norm as weight_norm_ops
 from gradcli.engine.state import STATE
 from gradcli.language.classes import ScriptObject, ScriptType
+from gradcli.language.nn.module import remove_pre_hook
 from gradcli.language.nn.parametrizations import _transposed, normalized_into
 
 _DEPRECATED = ("`torch.nn.utils.weight_norm` is deprecated in favor of "
@@ -69,12 +70,8 @@ def remove_weight_norm(module, name="weight"):
 
 def _remove(module, name: str, kind, label: str):
     """Undo the reparametrization `kind` of `name`: the hook computes the weight a last time and leaves."""
-    hooks = module._forward_pre_hooks
-    for key, hook in hooks.items():
-        if isinstance(hook, kind) and hook.name == name:
-            hook.remove(module)
-            del hooks[key]
-            return module
+    if remove_pre_hook(module, lambda hook: isinstance(hook, kind) and hook.name == name):
+        return module
     raise ValueError(f"{label} of '{name}' not found in {module}")
 
 
