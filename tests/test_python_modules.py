@@ -1,11 +1,13 @@
 """Python's itertools, functools, string and time modules and `from __future__` in the language: CPython's
 results, bounded copies, nothing behind them reachable."""
 
+import io
+
 import pytest
 
 from conftest import cpython_output, gradcli_output, located_error
 from gradcli.engine.state import STATE
-from gradcli.errors import ScriptSyntaxError
+from gradcli.errors import ScriptError, ScriptSyntaxError
 from gradcli.session import Session
 
 SNIPPETS = [
@@ -37,6 +39,11 @@ SNIPPETS = [
     "import statistics\nfor bad in ([], [1]):\n    try:\n        statistics.stdev(bad)\n"
     "    except statistics.StatisticsError as e:\n        print(type(e).__name__, e, isinstance(e, ValueError))\n"
     "try:\n    statistics.mean()\nexcept TypeError as e:\n    print(e)\nprint(statistics)",
+    # importing what a language module holds that is not a module: Python's own error, at run time
+    "try:\n    import math.pi\nexcept ModuleNotFoundError as e:\n    print(e)\n"
+    "try:\n    import random.random as r\nexcept ImportError as e:\n    print(type(e).__name__, e)\n"
+    "try:\n    from collections.deque import x\nexcept ImportError as e:\n    print(type(e).__name__, e)\n"
+    "try:\n    import math.nothing\nexcept ImportError as e:\n    print(type(e).__name__, e)",
 ]
 
 
@@ -103,3 +110,28 @@ def test_nothing_else_is_reachable(source, message):
 def test_a_parse_error_is_a_syntax_error_value():
     with pytest.raises(ScriptSyntaxError):
         Session().compile("from __future__ import nope\n")
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import math.pi", "ModuleNotFoundError: No module named 'math.pi'; 'math' is not a package"),
+    ("import torch.nn.functional.relu", "ModuleNotFoundError: No module named 'torch.nn.functional.relu'; "
+                                        "'torch.nn.functional' is not a package"),
+    ("import torch.nn.Linear", "ModuleNotFoundError: No module named 'torch.nn.Linear'"),
+    # an attribute in PyTorch, not a module: `from torch.backends.cuda import matmul` still works
+    ("import torch.backends.cuda.matmul", "ModuleNotFoundError: No module named 'torch.backends.cuda.matmul'"),
+])
+def test_importing_a_non_module_fails_at_run_time_in_pythons_words(source, message):
+    # Python's own error, raised when the line runs (the lines before it print), not a refusal before the run
+    out = io.StringIO()
+    with pytest.raises(ScriptError) as info:
+        Session(out=out).run_source("import torch\nprint('before')\n" + source + "\n")
+    assert out.getvalue() == "before\n"
+    e = info.value
+    assert f"{e.line}:{e.col}: {e.kind}: {e.message}" == "3:1: " + message
+
+
+def test_an_attribute_namespace_is_still_reachable_by_from_import():
+    source = ("import torch\nfrom torch.backends.cuda import matmul\nimport torch.backends.cuda\n"
+              "print(matmul.allow_tf32, torch.backends.cuda.matmul is matmul)\n")
+    assert gradcli_output(source) == "False True\n"
+

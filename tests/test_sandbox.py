@@ -530,7 +530,8 @@ def test_builtins_are_exactly_the_documented_ones():
         # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "GeneratorExit",        # (BaseException's, but what closing a script's generator raises in it)
-        "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
+        "IndexError", "KeyError", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
+        "NotImplementedError", "OverflowError",
         "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError", "ValueError",
         "ZeroDivisionError",
         "OSError", "FileNotFoundError"}     # (torch.load of a name torch.save never kept)

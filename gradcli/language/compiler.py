@@ -1865,7 +1865,7 @@ def _check_imports(body: list, problems: Problems) -> None:
     ran (only those outside any `if` or `try`: a script may guard an import)."""
     for st in body:
         if (st.__class__ is syntax.Import or st.__class__ is syntax.ImportFrom) and st.module != "__future__" \
-                and stdlib.module(st.module) is None:
+                and stdlib.module(st.module) is None and stdlib.missing_module(st.module) is None:
             e = outside_import(st.module)
             problems.add(str(e), st.line, st.col, type(e).__name__)
 
@@ -1945,6 +1945,9 @@ def _as_set(items: list, line: int, col: int) -> set:
 
 def outside_import(module: str) -> Exception:
     """The error for importing a module gradcli does not provide."""
+    missing = stdlib.missing_module(module)
+    if missing is not None:
+        return missing
     if module.split(".")[0] == "torch":
         parts = module.split(".")
         refused = len(parts) > 1 and (parts[1] in access.REFUSED_TORCH_MEMBERS or (

@@ -1510,7 +1510,41 @@ def module(path: str) -> ScriptModule | None:
         mod = mod.members.get(p)
         if not isinstance(mod, ScriptModule):
             return None
-    return mod
+    return None if path in _NAMESPACES else mod
+
+
+# Namespaces scripts reach as attributes that are not modules in PyTorch (importing one fails as there)
+_NAMESPACES = frozenset({"torch.backends.cuda.matmul"})
+
+
+def missing_module(path: str) -> ModuleNotFoundError | None:
+    """Python's own error for importing `path` when its parent is a module of the language and the last name
+    is something in it other than a module (`import torch.nn.functional.relu`, `import math.pi`): the script
+    asked for what Python refuses too, so it gets Python's words, not gradcli's list of modules."""
+    parent, _, name = path.rpartition(".")
+    owner = module(parent) if parent else None
+    if owner is None:
+        return None
+    if name not in owner.members:
+        # a name torch lacks may be one of its modules loaded on demand (torch.onnx), and a package's may be a
+        # Python module outside the language (collections.abc): those stay gradcli's refusal
+        if path.startswith("torch") or _is_package(parent):
+            return None
+    e = ModuleNotFoundError(f"No module named '{path}'" + ("" if _is_package(parent) else
+                                                          f"; '{parent}' is not a package"))
+    e.name = path
+    return e
+
+
+def _is_package(path: str) -> bool:
+    """Whether the module `path` (one of the language's) is a package in PyTorch or CPython."""
+    if path.startswith("torch"):
+        from gradcli.language import torchapi
+        if path == "torch":
+            return True
+        parent, _, name = path.rpartition(".")
+        return "__init__.py" in (torchapi.text(parent, name) or "")
+    return path == "collections"
 
 
 # ------------------------------------------------------------------------------------------ builtins
@@ -1798,8 +1832,8 @@ _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.va
 # subclasses (KeyboardInterrupt, SystemExit, the timeout of --timeout) stay out of reach, so no `except`
 # can swallow them.
 EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
-              "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
-              "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
+              "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError",
+              "ModuleNotFoundError", "NameError", "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
               "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
 
