@@ -107,11 +107,13 @@ def _piped(argv):
     return child.returncode, out.decode(), err.decode()
 
 
-# Work that lasts past the line's delay (CHILD's 0.05 s) on any machine: the script waits out 0.2 s of wall time
-# itself (a fast machine ran the 3,000 ops alone within the delay, and nothing was drawn)
+# Work that lasts past the line's delay (CHILD's 0.05 s) on any machine: about 0.1 s of summing in four
+# statements (a fast machine ran the 3,000 ops alone within the delay, and nothing was drawn). A fixed number of
+# statements, not a loop that waits for the clock: --check-grads stops a replay that runs far more statements than
+# the script did, and a clock-bound loop ran more of them in a replay whenever the machine's load fell meanwhile.
 SLOW = ("import torch\nimport time\nx = torch.ones(3, requires_grad=True)\ny = x\n"
-        "for i in range(3000):\n    y = y * 1.0\nstart = time.time()\nwhile time.time() - start < 0.2:\n    pass\n"
-        "out = y.sum()\nout.backward()\n")
+        "for i in range(3000):\n    y = y * 1.0\ntotal = 0\nfor chunk in range(4):\n"
+        "    total += sum(range(2 * 10 ** 6))\nout = y.sum()\nout.backward()\n")
 
 
 def _erased(terminal: str) -> bool:
