@@ -141,3 +141,38 @@ def test_the_diagnostics_show_meta_gradients_and_check_none(capsys, tmp_path):
     captured = capsys.readouterr()
     assert captured.out == "tensor(..., device='meta', size=(3,))\n"
     assert "not checked: meta tensors have no values to differentiate numerically" in captured.err
+
+
+# Layers whose kernels loop, gather or lay rows out (normalisations, pooling, interpolation, padding, unfolding, the
+# losses' and softmax's backward sums, attention): on a meta input they compute shapes only. A full-size temporary
+# of any of them would be 256 MB (64 x 256 x 64 x 64 float32), which tracemalloc would see.
+LAYERS = [
+    "nn.GroupNorm(32, 256, device='meta')(x)", "nn.BatchNorm2d(256, device='meta')(x)",
+    "nn.BatchNorm2d(256, device='meta').eval()(x)", "nn.LayerNorm(64, device='meta')(x)",
+    "F.layer_norm(x.half(), (64,))", "nn.InstanceNorm2d(256, affine=True, device='meta')(x)",
+    "F.max_pool2d(x, 3, 2, 1)", "F.avg_pool2d(x, 2)", "F.adaptive_avg_pool2d(x, (7, 5))",
+    "F.adaptive_max_pool2d(x, 3)", "F.interpolate(x, scale_factor=2)",
+    "F.interpolate(x, scale_factor=2, mode='bilinear')", "F.interpolate(x, size=(70, 90), mode='bicubic')",
+    "F.pixel_shuffle(x, 2)", "F.pixel_unshuffle(x, 2)", "F.pad(x, (3, 3, 2, 2), mode='reflect')",
+    "F.pad(x, (1, 2, 3, 4), mode='replicate')", "F.unfold(x, 3)", "F.fold(F.unfold(x, 2, stride=2), (64, 64), 2, stride=2)",
+    "F.cross_entropy(x, torch.zeros(64, 64, 64, dtype=torch.long, device='meta'))",
+    "F.cross_entropy(x, torch.zeros(64, 64, 64, dtype=torch.long, device='meta'), reduction='none')",
+    "F.cross_entropy(x.flatten(1), torch.zeros(64, dtype=torch.long, device='meta'), reduction='none')",
+    "F.log_softmax(x, 1)", "F.softmax(x, 1)",
+    "nn.MultiheadAttention(64, 8, batch_first=True, device='meta')(x[0], x[0], x[0])[0]",
+]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_layers_on_meta_inputs_make_no_full_size_temporaries(layer):
+    import tracemalloc
+    source = (T + "import torch.nn as nn\nx = torch.empty(64, 256, 64, 64, device='meta', requires_grad=True)\n"
+              f"y = {layer}\ny.sum().backward()\nprint(y.device, x.grad.shape)\n")
+    tracemalloc.start()
+    try:
+        out = gradcli_output(source)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == "meta torch.Size([64, 256, 64, 64])\n"
+    assert peak < 32 << 20, f"{peak >> 20} MB"

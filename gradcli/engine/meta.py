@@ -286,7 +286,13 @@ def _along(func):
     return run
 
 
-_FUNCTIONS = {np.empty_like: _empty_like, np.zeros_like: _empty_like, np.ones_like: lambda a, *r, **k: _full_like(
+def _copy(a, *args, **kwargs):
+    """np.copy: a meta array of the same shape (nothing to copy). (np.ascontiguousarray and np.asarray dispatch only
+    on `like=`: the kernels check for a meta array before calling them.)"""
+    return meta_like(np.asanyarray(a))
+
+
+_FUNCTIONS = {np.copy: _copy, np.empty_like: _empty_like, np.zeros_like: _empty_like, np.ones_like: lambda a, *r, **k: _full_like(
     a, 1, *r, **k), np.full_like: _full_like, np.copyto: _copyto, np.broadcast_to: _broadcast_to,
     np.concatenate: _concatenate, np.stack: _stack, np.where: _where}
 _FUNCTIONS.update({f: _reducing(f) for f in (np.count_nonzero, np.argmax, np.argmin, np.any, np.all, np.sum, np.mean,

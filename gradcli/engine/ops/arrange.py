@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcli.engine import budget, ops, signatures
 from gradcli.engine.ops.shape import _EachInput
-from gradcli.engine.recording import Op, apply, index_arg, int64_arg, result_dtype, type_word, wrap_dim
+from gradcli.engine.recording import Op, apply, index_arg, int64_arg, is_meta, result_dtype, type_word, wrap_dim
 from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
@@ -442,6 +442,9 @@ def _shuffle_checks(name: str, a, groups) -> int:
 
 
 def channel_shuffle_array(x: np.ndarray, groups: int) -> np.ndarray:
+    if is_meta(x):                      # the shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(x.shape, 0, x.dtype)
     n, c = x.shape[:2]
     y = x.reshape((n, groups, c // groups) + x.shape[2:])
     return np.ascontiguousarray(np.swapaxes(y, 1, 2)).reshape(x.shape)
@@ -449,6 +452,9 @@ def channel_shuffle_array(x: np.ndarray, groups: int) -> np.ndarray:
 
 def pixel_shuffle_array(x: np.ndarray, r: int) -> np.ndarray:
     """Channel c*r*r + i*r + j of each input pixel (h, w) goes to output pixel (h*r + i, w*r + j) of channel c."""
+    if is_meta(x):                      # the shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(x.shape[:-3] + (x.shape[-3] // (r * r), x.shape[-2] * r, x.shape[-1] * r), 0, x.dtype)
     *batch, c, h, w = x.shape
     y = x.reshape(*batch, c // (r * r), r, r, h, w)
     nb = len(batch)
@@ -458,6 +464,9 @@ def pixel_shuffle_array(x: np.ndarray, r: int) -> np.ndarray:
 
 def pixel_unshuffle_array(x: np.ndarray, r: int) -> np.ndarray:
     """pixel_shuffle's inverse."""
+    if is_meta(x):                      # the shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(x.shape[:-3] + (x.shape[-3] * r * r, x.shape[-2] // r, x.shape[-1] // r), 0, x.dtype)
     *batch, c, height, width = x.shape
     h, w = height // r, width // r
     y = x.reshape(*batch, c, h, r, w, r)

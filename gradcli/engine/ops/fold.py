@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget
-from gradcli.engine.recording import Op, apply, index_arg, type_word
+from gradcli.engine.recording import Op, apply, index_arg, is_meta, type_word
 from gradcli.engine.signatures import type_name
 from gradcli.engine.tensor import Tensor
 
@@ -110,6 +110,9 @@ def im2col_array(x: np.ndarray, k, d, p, s) -> np.ndarray:
     n, c, h, w = xb.shape
     oh, ow = _blocks((h, w), k, d, p, s)
     budget.check_tensor((n, c * k[0] * k[1], oh * ow), x.itemsize)
+    if is_meta(x):                      # the columns' shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full((n, c * k[0] * k[1], oh * ow) if batched else (c * k[0] * k[1], oh * ow), 0, x.dtype)
     padded = np.pad(xb, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
     cols = np.empty((n, c, k[0], k[1], oh, ow), x.dtype)
     for i in range(k[0]):
@@ -153,6 +156,9 @@ def col2im_array(x: np.ndarray, output_size, k, d, p, s) -> np.ndarray:
     h, w = output_size
     oh, ow = _blocks((h, w), k, d, p, s)
     budget.check_tensor((n, c, h + 2 * p[0], w + 2 * p[1]), x.itemsize)
+    if is_meta(x):                      # the images' shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full((n, c, h, w) if batched else (c, h, w), 0, x.dtype)
     cols = xb.reshape(n, c, k[0], k[1], oh, ow)
     padded = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), x.dtype)
     for i in range(k[0]):

@@ -18,7 +18,7 @@ from gradcli.engine.cascade import stride_sort, sum_array
 from gradcli.engine.fma import by_loop, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
-from gradcli.engine.recording import (autocast_policy, Op, apply, broadcast_error, given_dims, int64_arg, int_param, needs_grad, operands, type_word,
+from gradcli.engine.recording import (autocast_policy, Op, apply, broadcast_error, given_dims, int64_arg, int_param, is_meta, needs_grad, operands, type_word,
                                       index_arg, wrap_dim, number_arg, INFERENCE_SAVED_ERROR)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
@@ -159,6 +159,9 @@ def softmax_grad_sum(g: np.ndarray, result: np.ndarray, dims: tuple, log: bool) 
     """The row sums of the softmax backward kernels (kept dims): sum(g) for log_softmax, sum(g * result) for
     softmax. Along the last dim: vec::reduce_all's lanes of the products rounded; along another dim: a
     sequential sum per position, the products fused into it (fma) for softmax."""
+    if is_meta(g) or is_meta(result):          # the sums' shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(tuple(1 if d in dims else n for d, n in enumerate(g.shape)), 0, g.dtype)
     if g.dtype.kind not in "fV" or g.dtype.itemsize < 4:
         return np.add.reduce(g if log else g * result, axis=dims, keepdims=True, dtype=g.dtype)
     if not dims or dims[0] == g.ndim - 1:
@@ -185,7 +188,7 @@ def _softmax_double_backward(F, gg, grad_output, result, dims):
 def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
     """nll_loss_backward: -weight[target] * grad at each sample's target class, zero elsewhere."""
     if not key or len(key[-1]) == 0:
-        return F.zeros_like(F.expand(g, shape))
+        return _no_targets(F, g, shape)
     if reduction == "none" and len(shape) == 2:
         picked = F.getitem(g, key[0].tolist())
         values = F.const(-weights) * picked if weights is not None else -picked
@@ -196,6 +199,17 @@ def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
         else:
             values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
     return _stored(F, values, shape, key)
+
+
+def _no_targets(F, g, shape):
+    """The gradient when no sample's target counts (all of them ignore_index, or a meta input): zeros of the
+    input's shape (meta ones for a meta input), whatever the reduction made of g's shape."""
+    a = g._a if F.tensors else g
+    if is_meta(a):
+        from gradcli.engine.meta import meta_full
+        zeros = meta_full(tuple(shape), 0, a.dtype)
+        return Tensor(zeros) if F.tensors else zeros
+    return F.zeros(tuple(shape), g)
 
 
 def _stored(F, values, shape, key):
@@ -213,7 +227,7 @@ def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, 
     """nll_loss2d_backward: -weight[target] * grad at each position's target class (key: batch, class,
     height, width), zero elsewhere."""
     if len(key[0]) == 0:
-        return F.zeros_like(F.expand(g, shape))
+        return _no_targets(F, g, shape)
     if reduction == "none":
         picked = F.getitem(g, (key[0], key[2], key[3]))
         values = F.const(-weights) * picked if weights is not None else -picked
@@ -973,6 +987,11 @@ def _nll_loss2d(a: Tensor, t: np.ndarray, w, reduction: str, ignore_index: int) 
     cascade sum runs over the same linear index."""
     x = a._a
     n, c, h, wd = x.shape
+    if is_meta(x):                      # the loss's shape alone; its gradient, meta zeros of the input's shape
+        from gradcli.engine.meta import meta_full
+        out = meta_full((n, h, wd) if reduction == "none" else (), 0, x.dtype)
+        empty = np.zeros(0, dtype=np.int64)
+        return apply(NLL_LOSS2D, out, (a,), (x.shape, (empty,) * 4, None, reduction, 0.0, t, w, ignore_index))
     rows = np.moveaxis(x, 1, -1).reshape(-1, c)
     out, key, picked_w, total = _nll_forward(rows, t.reshape(-1), w, reduction, ignore_index)
     positions, classes = key if key else (np.zeros(0, dtype=np.int64),) * 2
@@ -987,8 +1006,11 @@ def _nll_forward(x: np.ndarray, t: np.ndarray, w, reduction: str, ignore_index: 
     """The CPU kernel: per-sample losses, or their cascade sum (eight levels of partial sums, as
     nll_loss_out_frame accumulates them) over the weight total."""
     classes = x.shape[-1]
-    rows = x.reshape(-1, classes) if classes else x.reshape(t.size, 0)     # (-1 cannot be solved for 0 classes)
     dt = x.dtype.type
+    if is_meta(x):                      # the loss's shape alone (no key: its gradient is meta zeros)
+        from gradcli.engine.meta import meta_full
+        return meta_full((x.shape[0],) if reduction == "none" and x.ndim == 2 else (), 0, x.dtype), (), None, dt(0)
+    rows = x.reshape(-1, classes) if classes else x.reshape(t.size, 0)     # (-1 cannot be solved for 0 classes)
     # every target a class (read as unsigned, a negative one is past the classes) and none ignored: one
     # comparison and a count (the smallest and largest target, two reductions, cost twice as much)
     if t.dtype == np.int64 and not np.count_nonzero(t.view(np.uint64) >= classes) and not (
@@ -1312,7 +1334,7 @@ def linear(input, weight, bias=None) -> Tensor:
     if bias is not None:
         if x.ndim == 2:
             return blas.bias_addmm(bias, input, ops.t(weight))
-        if x.flags.c_contiguous and (x.ndim == 3 or bias._a.ndim == 1):
+        if input.is_contiguous() and (x.ndim == 3 or bias._a.ndim == 1):
             rows = math.prod(x.shape[:-1])
             result = blas.bias_addmm(bias, ops.view(input, (rows, x.shape[-1])), ops.t(weight))
             tail = () if w.ndim == 1 else (result._a.shape[1],)

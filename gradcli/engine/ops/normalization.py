@@ -24,7 +24,7 @@ from gradcli.engine.ops.arith import half_with_number
 from gradcli.engine.ops.reduce import mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
-from gradcli.engine.recording import Op, apply, int64_arg, type_word
+from gradcli.engine.recording import Op, apply, int64_arg, is_meta, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -339,6 +339,10 @@ def batch_norm_backward_arrays(g, x, weight, running_mean, running_var, save_mea
                                mask):
     """native_batch_norm_backward's CPU kernel: (grad_input, grad_weight, grad_bias), each None unless asked
     for in `mask`."""
+    if is_meta(x) or is_meta(g):
+        pdt = weight.dtype if weight is not None else x.dtype
+        return tuple((_meta(x.shape, x.dtype) if i == 0 else _meta((x.shape[1],), pdt)) if mask[i] else None
+                     for i in range(3))
     if x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x, np.asanyarray(g)) and \
             x.flags.c_contiguous == np.asanyarray(g).flags.c_contiguous:
         return batch_norm_backward_half(g, x, weight, running_mean, running_var, save_mean, save_invstd, training,
@@ -787,6 +791,12 @@ def rowwise_moments_half(x: np.ndarray):
     with np.errstate(divide="ignore", invalid="ignore"):
         return m1, (m2 / dt(n_all)).astype(_F32)
 
+def _meta(shape: tuple, dtype) -> np.ndarray:
+    """A meta result of that shape and dtype: a kernel's shapes without its work (a meta tensor has no values)."""
+    from gradcli.engine.meta import meta_full
+    return meta_full(shape, 0, dtype)
+
+
 # ------------------------------------------------------------------------------------------ layer_norm
 
 def layer_norm_arrays(x2: np.ndarray, weight, bias, eps: float):
@@ -918,6 +928,10 @@ def group_norm_arrays(x: np.ndarray, groups: int, weight, bias, eps: float):
     """GroupNormKernelImpl: each (sample, group) row's moments, then y = x * scale + shift per channel, with
     scale = rstd * gamma and shift = -scale * mean + beta. A float16 input is computed in float (its moments
     by rowwise_moments_half), y rounded once, mean and rstd in the parameters' dtype."""
+    if is_meta(x):                      # the shapes alone
+        pdt = next((v.dtype for v in (weight, bias) if v is not None), x.dtype) if x.dtype.char in "eE" else x.dtype
+        stat = (x.shape[0], groups)
+        return _meta(x.shape, x.dtype), _meta(stat, pdt), _meta(stat, pdt)
     if x.dtype.char in "eE":
         pdt = next((v.dtype for v in (weight, bias) if v is not None), x.dtype)
         y, mean, rstd = _group_norm(x.astype(_F32), groups, None if weight is None else _f32(weight),
@@ -953,6 +967,10 @@ def group_norm_backward_arrays(g, x, mean, rstd, weight, groups, mask):
     """GroupNormBackwardKernelImpl: per (sample, channel) sums ds = sum(dy * x), db = sum(dy); each group's
     gamma-weighted sums of those give dX = c1 * dy + c2 * x + c3; dgamma and dbeta sum over the batch.
     float16 in float: the input's gradient rounded once, gamma's and beta's in the parameters' dtype."""
+    if is_meta(x) or is_meta(g):
+        pdt = weight.dtype if weight is not None else mean.dtype
+        return tuple((_meta(x.shape, x.dtype) if i == 0 else _meta((x.shape[1],), pdt)) if mask[i] else None
+                     for i in range(3))
     if x.dtype.char in "eE":
         pdt = weight.dtype if weight is not None else mean.dtype
         g = np.asanyarray(g, dtype=x.dtype)
@@ -1101,6 +1119,13 @@ def _ln_grad(index):
     NativeLayerNormBackwardBackward0 node of them."""
     def formula(F, g, input, normalized_shape, weight, bias, result1, result2, eps):
         x, w = _array(input), _array(weight)
+        if is_meta(x) or is_meta(_array(g)):
+            value = _meta(x.shape if index == 0 else tuple(normalized_shape),
+                          x.dtype if index == 0 or w is None else w.dtype)
+            if isinstance(g, np.ndarray):
+                return value
+            return apply(LAYER_NORM_BACKWARD, value, (g, input, result1, result2, weight, bias),
+                         (normalized_shape, eps, index))
         x2 = x.reshape(math.prod(x.shape[:x.ndim - len(normalized_shape)]), math.prod(normalized_shape))
         value = layer_norm_backward_arrays(np.ascontiguousarray(_array(g), dtype=x.dtype).reshape(x2.shape), x2,
                                            _array(result1).reshape(-1), _array(result2).reshape(-1),
@@ -1558,7 +1583,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
     b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
     # (bfloat16 in its strided form is not modelled: the general kernel's path)
-    if x.size and (x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x)):
+    if is_meta(x):                      # the shapes alone (the running statistics, meta too, hold no values)
+        pdt = next((p._a.dtype for p in (weight, bias, running_mean, running_var) if p is not None),
+                   x.dtype) if x.dtype.char in "eE" or x.dtype.kind == "V" else x.dtype
+        out = _meta(x.shape, x.dtype)
+        save_mean = Tensor(_meta((c,) if training else (0,), pdt))
+        save_invstd = Tensor(_meta((c,) if training else (0,), pdt))
+    elif x.size and (x.dtype == np.float16 or x.dtype.kind == "V" and not _strided(x)):
         out, mean, invstd = batch_norm_half(x, weight, bias, running_mean, running_var, training, momentum, eps)
         save_mean, save_invstd = Tensor(mean), Tensor(invstd)
     elif x.size and _strided(x):
@@ -1630,14 +1661,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) -> Te
     _float_input(x, "LayerNormKernelImpl")
     _check_param_types(x, (weight, bias))
     lead = x.shape[:x.ndim - k]
-    x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
-    if x.dtype.char in "eE":            # float16 (bfloat16) in float, the statistics in the parameters' dtype
+    if is_meta(x):                      # the shapes alone: no rows to make contiguous, no moments to take
+        pdt = next((v._a.dtype for v in (weight, bias) if v is not None), x.dtype) if x.dtype.char in "eE" else x.dtype
+        y, mean, rstd = _meta(x.shape, x.dtype), _meta((math.prod(lead),), pdt), _meta((math.prod(lead),), pdt)
+    elif x.dtype.char in "eE":            # float16 (bfloat16) in float, the statistics in the parameters' dtype
         pdt = next((v._a.dtype for v in (weight, bias) if v is not None), x.dtype)
+        x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
         y, mean, rstd = layer_norm_half(x2, None if weight is None else weight._a.reshape(-1),
                                         None if bias is None else bias._a.reshape(-1), eps, pdt)
     else:
         w = None if weight is None else weight._a.reshape(-1).astype(x.dtype)
         b = None if bias is None else bias._a.reshape(-1).astype(x.dtype)
+        x2 = np.ascontiguousarray(x).reshape(math.prod(lead), math.prod(normalized_shape))
         y, mean, rstd = layer_norm_arrays(x2, w, b, eps)
     stat_shape = lead + (1,) * k
     return apply(LAYER_NORM, y.reshape(x.shape), (input, weight, bias),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import budget
-from gradcli.engine.recording import Op, apply
+from gradcli.engine.recording import Op, apply, is_meta
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -45,12 +45,18 @@ def gather_array(x: np.ndarray, pad, mode: str) -> np.ndarray:
     spatial, lead = x.shape[x.ndim - k:], x.shape[:x.ndim - k]
     out_spatial = tuple(n + pad[2 * (k - 1 - i)] + pad[2 * (k - 1 - i) + 1] for i, n in enumerate(spatial))
     budget.check_tensor(lead + out_spatial, x.itemsize)
+    if is_meta(x):                      # the padded shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(lead + out_spatial, 0, x.dtype)
     planes = x.reshape(-1, int(np.prod(spatial)))
     return planes[:, _source_index(spatial, pad, mode)].reshape(lead + out_spatial)
 
 
 def _scatter(g: np.ndarray, in_shape, pad, mode: str) -> np.ndarray:
     """The gradient of gather_array: each output element's gradient added to the input element it read."""
+    if is_meta(g):                      # the input's shape alone
+        from gradcli.engine.meta import meta_full
+        return meta_full(tuple(in_shape), 0, g.dtype)
     k = len(pad) // 2
     spatial = tuple(in_shape[len(in_shape) - k:])
     out = np.zeros((int(np.prod(in_shape[:len(in_shape) - k], dtype=np.int64)), int(np.prod(spatial))),

@@ -25,7 +25,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
 from gradcli.engine.ops import reduce, shape
-from gradcli.engine.recording import autocast_policy, Op, apply, int64_arg, needs_grad, type_word
+from gradcli.engine.recording import autocast_policy, Op, apply, int64_arg, is_meta, needs_grad, type_word
 from gradcli.engine.tensor import Tensor
 
 _FLOATS = "fV"          # float16, float32, float64, bfloat16 (numpy kinds)
@@ -164,6 +164,12 @@ def _not_implemented(fn: str, x: np.ndarray, kinds: str):
 # arguments are n-tuples, and (o, k) tables per dim meet in an n-d grid through _grid.
 
 
+def _meta(shape_: tuple, dtype) -> np.ndarray:
+    """A meta result of that shape and dtype: the kernels' shapes without their work (a meta tensor has no values)."""
+    from gradcli.engine.meta import meta_full
+    return meta_full(shape_, 0, dtype)
+
+
 def _planes(x: np.ndarray, n: int = 2) -> np.ndarray:
     """x as (planes, *spatial), its last n dims spatial."""
     return x.reshape((-1,) + x.shape[x.ndim - n:])
@@ -264,6 +270,8 @@ def _flat_index(parts, sizes) -> np.ndarray:
 def max_pool_array(x: np.ndarray, k, s, pad, d, outs):
     """max_pool{2,3}d_with_indices on (batch,) channels and n spatial dims: values and int64 indices into
     each plane (or volume)."""
+    if is_meta(x):
+        return _meta(x.shape[:-len(k)] + tuple(outs), x.dtype), _meta(x.shape[:-len(k)] + tuple(outs), np.int64)
     n = len(k)
     sizes = x.shape[-n:]
     xp = _planes(x, n)
@@ -280,6 +288,8 @@ def max_pool_array(x: np.ndarray, k, s, pad, d, outs):
 
 def scatter_planes(g: np.ndarray, index: np.ndarray, in_shape, n: int = 2) -> np.ndarray:
     """The max backward kernels: each output's gradient added at its index, in output order."""
+    if is_meta(g) or is_meta(index):
+        return _meta(tuple(in_shape), g.dtype)
     inner = int(np.prod(in_shape[len(in_shape) - n:], dtype=np.int64))
     spatial = int(np.prod(g.shape[g.ndim - n:], dtype=np.int64)) if g.ndim >= n else g.size
     g2 = g.reshape(-1, spatial) if g.ndim >= n else g.reshape(1, -1)
@@ -291,6 +301,8 @@ def scatter_planes(g: np.ndarray, index: np.ndarray, in_shape, n: int = 2) -> np
 
 def gather_planes(g: np.ndarray, index: np.ndarray, n: int = 2) -> np.ndarray:
     """max_pool_double_backward: the gradient read at each output's index."""
+    if is_meta(g) or is_meta(index):
+        return _meta(index.shape, g.dtype)
     flat = g.reshape(g.shape[:g.ndim - n] + (-1,))
     idx = index.reshape(index.shape[:index.ndim - n] + (-1,))
     return np.take_along_axis(flat, idx, axis=-1).reshape(index.shape)
@@ -337,6 +349,8 @@ def _window_slices(offsets, s, outs) -> tuple:
 
 
 def avg_pool_array(x: np.ndarray, k, s, pad, outs, ceil, count_include_pad, divisor_override) -> np.ndarray:
+    if is_meta(x):
+        return _meta(x.shape[:-len(k)] + tuple(outs), x.dtype)
     n = len(k)
     sizes = x.shape[-n:]
     xp = _planes(x, n)
@@ -353,6 +367,8 @@ def avg_pool_array(x: np.ndarray, k, s, pad, outs, ceil, count_include_pad, divi
 def avg_backward_array(g: np.ndarray, in_shape, k, s, pad, ceil, count_include_pad, divisor_override):
     """avg_pool{2,3}d_backward: each output's gradient over its divisor, added over its window in output
     order (the kernel offsets from last to first give each input its outputs in increasing order)."""
+    if is_meta(g):
+        return _meta(tuple(in_shape), g.dtype)
     n = len(k)
     sizes = tuple(in_shape[-n:])
     outs = g.shape[-n:]
@@ -416,6 +432,8 @@ def _over_lengths(total: np.ndarray, lengths, dtype) -> np.ndarray:
 
 
 def adaptive_avg_array(x: np.ndarray, outs) -> np.ndarray:
+    if is_meta(x):
+        return _meta(x.shape[:-len(outs)] + tuple(outs), x.dtype)
     n = len(outs)
     out_shape = x.shape[:-n] + tuple(outs)
     budget.check_tensor(out_shape, x.dtype.itemsize)      # the result, as PyTorch allocates it
@@ -432,6 +450,8 @@ def adaptive_avg_array(x: np.ndarray, outs) -> np.ndarray:
 def adaptive_avg_backward_array(g: np.ndarray, in_shape, n: int = 2) -> np.ndarray:
     """_adaptive_avg_pool{2,3}d_backward: each output's gradient over its window's lengths, added over its
     window in output order."""
+    if is_meta(g):
+        return _meta(tuple(in_shape), g.dtype)
     sizes = tuple(in_shape[len(in_shape) - n:])
     outs = g.shape[g.ndim - n:]
     out = np.zeros((int(np.prod(in_shape[:len(in_shape) - n], dtype=np.int64)), int(np.prod(sizes))), dtype=g.dtype)
@@ -451,6 +471,8 @@ def adaptive_avg_backward_array(g: np.ndarray, in_shape, n: int = 2) -> np.ndarr
 
 
 def adaptive_max_array(x: np.ndarray, outs):
+    if is_meta(x):
+        return _meta(x.shape[:-len(outs)] + tuple(outs), x.dtype), _meta(x.shape[:-len(outs)] + tuple(outs), np.int64)
     n = len(outs)
     out_shape = x.shape[:-n] + tuple(outs)
     budget.check_tensor(out_shape, x.dtype.itemsize)

@@ -32,7 +32,7 @@ import numpy as np
 
 from gradcli.engine import budget
 from gradcli.engine.fma import fma
-from gradcli.engine.recording import Op, apply, type_word
+from gradcli.engine.recording import Op, apply, is_meta, type_word
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Tensor
 
@@ -446,6 +446,9 @@ def _unpack(kind: str, nd: int, saved: tuple):
 
 
 def _forward_array(x, kind, osz, scales, align, channels_last=False):
+    if is_meta(x):                  # a meta input: the result's shape, no interpolation
+        from gradcli.engine.meta import meta_full
+        return meta_full(x.shape[:x.ndim - len(osz)] + tuple(osz), 0, x.dtype)
     if kind == "cubic":
         return bicubic_array(x, osz, align, scales)
     if kind == "linear":
@@ -454,6 +457,9 @@ def _forward_array(x, kind, osz, scales, align, channels_last=False):
 
 
 def _backward_array(g, kind, osz, scales, align, in_shape):
+    if is_meta(g):
+        from gradcli.engine.meta import meta_full
+        return meta_full(tuple(in_shape), 0, g.dtype)
     if kind == "cubic":
         return bicubic_backward_array(g, tuple(in_shape), osz, align, scales)
     if kind == "linear":
