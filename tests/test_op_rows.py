@@ -21,6 +21,9 @@ PRELUDE = "import torch\nimport torch.nn.functional as F\n"
 # then the engine cases, tests/engine_cases, until every row is reached): mostly the formula steps a
 # create_graph backward records, and tensor-argument variants.
 EXTRA = [
+    # mse_loss's gradient under create_graph (MseLossBackwardBackward0)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "g, = torch.autograd.grad(F.mse_loss(x, torch.zeros(3)), x, create_graph=True)\ng.sum().backward()",
     # div by a tensor with a rounding mode (DivBackward2); gather with a 0-d index
     "x = torch.tensor([5., -5.], requires_grad=True)\n"
     "torch.div(x, torch.tensor([2., 3.]), rounding_mode='trunc').sum().backward()\n"

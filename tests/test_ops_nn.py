@@ -33,8 +33,22 @@ def _d_embedding(options):
     return first
 
 
+def _d_mse(reduction):
+    """(x, t) -> x's gradient of mse_loss(x, t) times a factor that depends on x (so the incoming gradient
+    requires grad too), itself differentiable: its backward runs MseLossBackwardBackward0's three formulas."""
+    def first(a, t):
+        with autograd.enable_grad():
+            x = a if a.requires_grad else _leaf(a._a)
+            loss = F["mse_loss"](x, t, reduction=reduction)
+            total = (loss * x).sum() if reduction == "none" else loss * (x * x).sum()
+            (g,) = grad(total, x, create_graph=True)
+        return g
+    return first
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
+    nn.MSE_LOSS_BACKWARD: [(_d_mse(r), (any_(2, 3), any_(2, 3))) for r in ("mean", "sum", "none")],
     nn.EMBEDDING: [(lambda w: F["embedding"](IDX, w), (any_(4, 3),)),
                    # the padding row's zero gradient is PyTorch's choice, not the derivative (goldens pin it)
                    (lambda w: F["embedding"](IDX, w, padding_idx=4), (any_(5, 2),)),

@@ -528,6 +528,7 @@ CASES = [
     case("attention.SAFE_SOFTMAX", "F.scaled_dot_product_attention(a, a, a)", "any:M", **LIB),
     case("nn.MSE_LOSS", "F.mse_loss(a, b)", "any:M any:M"),
     case("nn.MSE_LOSS", "F.mse_loss(a, b, reduction='none')", "any:M any:M"),
+    case("nn.MSE_LOSS_BACKWARD", "d(F.mse_loss(a, b) * (a * a).sum(), a, None)", "any:M any:M"),
     case("nn.SMOOTH_L1", "F.smooth_l1_loss(a, b)", "any:M any:M"),
     case("nn.HUBER", "F.huber_loss(a, b, delta=0.5)", "any:M any:M"),
     case("nn.PRELU", "F.prelu(a, b[0])", "any:M any:M"),

@@ -472,6 +472,8 @@ class TensorMath(_Later):
         gs = g._a.shape
         if gs == tuple(shape_):
             return g
+        if not shape_:                      # to a 0-d tensor: one sum of everything (SumBackward0)
+            return reduce.reduce_sum(g)
         lead = len(gs) - len(shape_)
         dims = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape_) if n == 1 and gs[i + lead] != 1)
         if dims:

@@ -27,16 +27,54 @@ _BCE_EPSILON = 1e-12
 _NO_DIM = object()
 
 
-def _mse_grad(F, g, self, target, reduction, n):
-    """mse_loss_backward: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
+def _mse_value(F, g, self, target, reduction, n):
+    """mse_loss_backward's arithmetic: norm * (self - target) * grad, norm = 2 (or 2 / numel for 'mean')."""
     norm = (2.0 / n if n else math.nan) if reduction == "mean" else 2.0
     if not F.tensors:       # the kernel's norm in the input's dtype (numpy would make bfloat16's float32)
         norm = F.scalar(norm, self)
     return norm * (self - target) * g
 
 
+def _mse_grad(F, g, self, target, reduction, n):
+    """mse_loss_backward; under create_graph one recorded op (MseLossBackwardBackward0), as PyTorch records it."""
+    if not F.tensors:
+        return _mse_value(F, g, self, target, reduction, n)
+    from gradcli.engine.backmath import NUMPY
+    x = _array_of(self)
+    value = _mse_value(NUMPY, _array_of(g), x, _array_of(target), reduction, n)
+    return apply(MSE_LOSS_BACKWARD, np.asarray(value, dtype=x.dtype), (g, self, target), (reduction, n))
+
+
 def _mse_target_grad(F, g, self, target, reduction, n):
     return _mse_grad(F, g, target, self, reduction, n)
+
+
+def _mse_double_grad_output(F, gg, grad_output, self, target, reduction, n):
+    """mse_loss_backward's gradient for its grad_output: mse_loss_backward of gg, summed for a reduced loss."""
+    r = _mse_grad(F, gg, self, target, reduction, n)
+    return r if reduction == "none" else F.sum(r)
+
+
+def _mse_double_self(F, gg, grad_output, self, target, reduction, n):
+    """mse_loss_double_backward: 2 * (gg * grad_output), over numel for 'mean' (MulBackward1, DivBackward1)."""
+    v = F.times(gg * grad_output, 2.0)
+    return F.over(v, n) if reduction == "mean" else v
+
+
+def _mse_double_target(F, gg, grad_output, self, target, reduction, n):
+    return -_mse_double_self(F, gg, grad_output, target, self, reduction, n)
+
+
+def _mse_backward_jvp(F, ts, xs, result, reduction, n):
+    """The tangent of mse_loss_backward(grad_output, self, target): linear in each input."""
+    grad_output, a, b = xs
+    value = None
+    if ts[0] is not None:
+        value = _mse_value(F, ts[0], a, b, reduction, n)
+    if ts[1] is not None or ts[2] is not None:
+        diff = tangent_or_zeros(ts, xs, 1) - tangent_or_zeros(ts, xs, 2)
+        value = add_tangents(value, _mse_value(F, grad_output, diff, 0.0, reduction, n))
+    return value
 
 
 def _loss_norm(reduction, n) -> float:
@@ -332,8 +370,8 @@ def _reduced(value: Tensor, reduction: str, result: Tensor, n: int, copied: bool
 
 def _mse_jvp(F, ts, xs, result, reduction, n):
     a, b = xs
-    value = (_mse_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n)
-             + _mse_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n))
+    value = (_mse_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n)
+             + _mse_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n))
     return _reduced(value, reduction, result, n, True)
 
 
@@ -535,6 +573,11 @@ LOG_SOFTMAX_BACKWARD_DATA = Op("LogSoftmaxBackwardDataBackward0", None,    ("gra
 MSE_LOSS   = Op("MseLossBackward0",                      None,    ("self", "target", "reduction", "n"),
                 (_mse_grad,
                  _mse_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_mse_jvp)
+MSE_LOSS_BACKWARD = Op("MseLossBackwardBackward0",       None,    ("grad_output", "self", "target", "reduction", "n"),
+                       (_mse_double_grad_output,
+                        _mse_double_self,
+                        _mse_double_target), inputs=("grad_output", "self", "target"), fits=True, quiet=True,
+                       jvp=_mse_backward_jvp)
 SMOOTH_L1  = Op("SmoothL1LossBackward0",                 None,    ("self", "target", "reduction", "n", "beta"),
                 (_smooth_l1_grad,
                  _smooth_l1_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_smooth_l1_jvp)
