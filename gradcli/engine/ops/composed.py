@@ -183,7 +183,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                             f"{type_name(value)}")
     eps = number_arg(eps, "poisson_nll_loss", "eps", 5, "float")
     if log_input:
-        loss = ops.sub(ops.exp(input), ops.mul(target, input))
+        # PyTorch's C++ `exp(input) - target * input` makes the product first (its compiler evaluates the right
+        # operand first): the order the backward pass meets them in, visible in a create_graph gradient's AddBackward0
+        product = ops.mul(target, input)
+        loss = ops.sub(ops.exp(input), product)
     else:
         loss = ops.sub(input, ops.mul(target, ops.log(ops.add(input, eps))))
     if full:

@@ -146,7 +146,7 @@ def _grad(F, g, log_probs, targets, input_lengths, target_lengths, blank, zero_i
     out = _backward(np.broadcast_to(garr, nll.shape), lp, primes, input_lengths, target_lengths, nll, la, blank,
                     zero_infinity)
     if F.tensors:           # PyTorch has no derivative for the backward kernel: a node that refuses to run
-        return elementwise.not_implemented(out, (g, log_probs), "_ctc_loss_backward")
+        return elementwise.not_implemented(out, (g, log_probs, result), "_ctc_loss_backward")
     return out
 
 

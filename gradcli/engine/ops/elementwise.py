@@ -723,14 +723,17 @@ LERP_TENSOR      = Op("LerpBackward1",       None,    ("self", "end", "weight"),
 REMAINDER, REMAINDER_TENSOR = _modulo_rows("Remainder", "floor")    # Python's %: the divisor's sign
 FMOD, FMOD_TENSOR = _modulo_rows("Fmod", "trunc")                     # C's fmod: the dividend's sign
 NOT_IMPLEMENTED  = Op("NotImplemented",      None,    ("name",),                     (_not_implemented,
+                                                                                      _not_implemented,
                                                                                       _not_implemented), quiet=True,
                       jvp=NOT_DIFFERENTIABLE)
 
 
 def not_implemented(out, inputs: tuple, name: str) -> Tensor:
     """A result whose derivative PyTorch does not implement: its node (NotImplemented) raises when the backward
-    pass reaches it, and runs first there (autograd.runs_first)."""
-    return runs_first(apply(NOT_IMPLEMENTED, out, inputs, (name,)))
+    pass reaches it, and runs first there (autograd.runs_first). As PyTorch's, the node has edges to the inputs
+    that require grad only (heaviside's values, a margin loss's incoming gradient: no None edge for them)."""
+    kept = tuple([x for x in inputs if x.__class__ is Tensor and x.requires_grad])
+    return runs_first(apply(NOT_IMPLEMENTED, out, kept or inputs, (name,)))
 
 
 DIV_ROUNDING     = Op("DivBackward2",        None,    (),                            (lambda F, g: F.zeros_like(g),
