@@ -145,6 +145,11 @@ _WHAT = {
     "enable_grad": "A context that turns recording back on inside no_grad.",
     "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
     "is_grad_enabled": "Whether operations are being recorded for backward now.",
+    "is_tensor": "Whether the object is a tensor (a Parameter or a sparse tensor is).",
+    "is_storage": "Whether the object is a tensor storage: never, as no storage is reachable from a script.",
+    "is_distributed": "Whether a tensor is distributed: never in gradcli.",
+    "is_vulkan_available": "Whether PyTorch's Vulkan backend is there: never in gradcli (CPU only).",
+    "is_warn_always_enabled": "Whether warn-always mode is on: never (torch.set_warn_always is not implemented).",
     "inference_mode": "A context like no_grad, whose results can never take part in autograd later.",
     "autocast": "A context (`with torch.autocast('cpu'):`) in which matrix products and convolutions run in "
                 "bfloat16 (or float16) and losses in float32: mixed precision.",

@@ -625,6 +625,25 @@ def _make_swa_utils() -> dict:
                 "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn")}}
 
 
+def _is_tensor(obj, /) -> bool:
+    """torch.is_tensor: whether obj is a tensor (a Parameter and a sparse tensor are)."""
+    return isinstance(obj, Tensor) or _sparse_tensor(obj)
+
+
+def _is_storage(obj, /) -> bool:
+    """torch.is_storage: no storage object is reachable from a script, so never."""
+    return False
+
+
+_is_tensor.__name__ = _is_tensor.__qualname__ = "is_tensor"        # Python's binding errors name it so
+_is_storage.__name__ = _is_storage.__qualname__ = "is_storage"
+
+
+def _false() -> bool:
+    """A backend gradcli does not have (Vulkan), and warn-always mode (no torch.set_warn_always): never on."""
+    return False
+
+
 def _build_torch() -> ScriptModule:
     def make_autograd_functional() -> dict:
         from gradcli.engine import functional
@@ -945,6 +964,11 @@ def _build_torch() -> ScriptModule:
         "default_generator": rng.default_generator,
         "inference_mode": autograd.inference_mode, "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
         "is_anomaly_enabled": autograd.is_anomaly_enabled,
+        "is_tensor": _is_tensor, "is_storage": _is_storage,
+        "is_floating_point": _tensor_fn("is_floating_point", Tensor.is_floating_point),
+        "is_inference": _tensor_fn("is_inference", Tensor.is_inference),
+        "is_distributed": _tensor_fn("is_distributed", lambda t: False),
+        "is_vulkan_available": _false, "is_warn_always_enabled": _false,
         "is_anomaly_check_nan_enabled": autograd.is_anomaly_check_nan_enabled,
         "set_anomaly_enabled": autograd.set_anomaly_enabled,
         # constants and namespaces
@@ -1362,7 +1386,7 @@ when_made("torch.nn", _share_torch_functions)
 
 
 # PyTorch's Python functions
-_PYTHON_TORCH = frozenset(("norm", "split", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+_PYTHON_TORCH = frozenset(("norm", "split", "is_tensor", "is_storage", "is_warn_always_enabled", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
                            "lstsq", "symeig", "eig", "unravel_index"))
 
