@@ -11,6 +11,7 @@ from forward_check import check
 from gradcli.engine.ops import indexing, shape
 from gradcli.engine import views
 from gradcli.engine.recording import Op, apply
+from gradcli.engine.tensor import Tensor
 from test_forward_rows import jvp_check
 
 X = "x = torch.randn(2, 3, dtype=torch.float64)"
@@ -62,6 +63,14 @@ def test_tangent_equals_finite_difference(case):
     assert ok, text
 
 
+def _index_put_impl(a):
+    """Advanced indexing's create_graph gradient: zeros (no tangent) with `a` added at rows 0, 2, 0."""
+    key = (np.array([0, 2, 0]),)
+    out = np.zeros((4, 3))
+    np.add.at(out, key, a._a)
+    return apply(indexing.INDEX_PUT_IMPL, out, (Tensor(np.zeros((4, 3))), a), (key, (a._a.shape, a._a.dtype)))
+
+
 # Rows a script reaches only through other areas' rows (squeeze_ after matmul's mm/mv), only in a
 # backward pass (the gradients of select, slice and indexing), or never through recording.apply:
 # their columns are checked on the engine's functions directly.
@@ -70,11 +79,13 @@ DIRECT = {
     indexing.SELECT_BACKWARD: lambda a: indexing.scatter(a, (3, 2, 3), (slice(None), 1, Ellipsis), "select"),
     indexing.SLICE_BACKWARD: lambda a: indexing.scatter(a, (4, 3), (slice(1, 3),), "slice"),
     indexing.INDEX_PUT: lambda a: indexing.index_add(a, (3, 3), (np.array([0, 2]),)),
+    # advanced indexing's create_graph gradient: zeros (no tangent) with the values' tangent added at the indices
+    indexing.INDEX_PUT_IMPL: lambda a: _index_put_impl(a),
     views.AS_STRIDED: lambda a: apply(views.AS_STRIDED, a._a.reshape(-1)[[4, 1]], (a,),
                                       (np.array([4, 1]), a._a.shape)),
 }
 SHAPES = {shape.SQUEEZE_: (2, 1, 3), indexing.SELECT_BACKWARD: (3, 3), indexing.SLICE_BACKWARD: (2, 3),
-          indexing.INDEX_PUT: (2, 3), views.AS_STRIDED: (2, 3)}
+          indexing.INDEX_PUT: (2, 3), indexing.INDEX_PUT_IMPL: (3, 3), views.AS_STRIDED: (2, 3)}
 
 
 @pytest.mark.parametrize("row", list(DIRECT), ids=[r.node for r in DIRECT])

@@ -64,6 +64,9 @@ def _inplace_view(a, method: str, *args):
 
 # row -> list of (function of float64 leaves, input arrays)
 CHECKS = {
+    # advanced indexing's gradient under create_graph (IndexPutImplBackward0): repeated indices add up
+    ops.indexing.INDEX_PUT_IMPL: [(first_derivative(lambda a: a[[0, 2, 0]] ** 2), (any_(3, 2),)),
+                                  (first_derivative(lambda a, w: a[:, [1, 1]] * w), (any_(2, 3), any_(2, 2)))],
     shape.SQUEEZE_DIMS: [(lambda a: a.squeeze((0, 2)), (any_(1, 3, 1),)), (lambda a: a.squeeze([1]), (any_(2, 3),))],
     shape.SQUEEZE_: [(lambda a, b: a @ b, (any_(3), any_(3, 2))),
                      (lambda a, b: a @ b, (any_(2, 2, 3), any_(3)))],

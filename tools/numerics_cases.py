@@ -512,6 +512,7 @@ CASES = [
     case("indexing.UNSQUEEZE", "a[:, None] * 2", "any:V"),
     case("indexing.ALIAS", "a[:, :] * 2", "any:M"),
     case("indexing.INDEX", "a[i]", (("any", V), (idx(lambda n: n), V))),
+    case("indexing.INDEX_PUT_IMPL", "d((a[i] ** 3).sum(), a, None)", (("any", V), (idx(lambda n: n), V))),
     case("indexing.INDEX_PUT_", "y = a * 1\ny[i] = b\nout = y", (("any", V), ("any", const(1)),
                                                                   (idx(lambda n: n), const(1)))),
     case("indexing.SELECT_BACKWARD", "d((a[0] * a[0]).sum(), a, None)", "any:M"),

@@ -31,7 +31,14 @@ ALIAS      = Op("AliasBackward0",     None,    (),                    (lambda F,
 # forward_ad.unpack_dual's primal: a view of the dual tensor without its tangent
 IDENTITY   = Op("Identity",           None,    (),                    (lambda F, g: g,))
 INDEX      = Op("IndexBackward0",     None,    ("shape", "key"),
-                (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+                (lambda F, g, shape, key: _index_backward(F, g, shape, key),), saves_tensors=True)
+# index_backward under create_graph: zeros with the gradient added at the indexed places, as PyTorch records
+# _index_put_impl_(zeros, indices, grad, accumulate=True): its `self` (the zeros) passes the gradient on, its
+# `values` (the incoming gradient) get the gradient read at the indices
+INDEX_PUT_IMPL = Op("IndexPutImplBackward0", None, ("key", "values_fit"),
+                    (lambda F, g, key, values_fit: g,
+                     lambda F, g, key, values_fit: _fit(F, F.getitem(g, key), values_fit)),
+                    inputs=("self", "values"), jvp=lambda F, ts, xs, result, key, values_fit: _index_put_impl_jvp(ts, xs, key))
 # values broadcast to the indexed part, not to the result: their gradient is fitted by the formula; `held`: the
 # index tensors the script gave (changing one in place fails the backward pass, as PyTorch saves them)
 INDEX_PUT_ = Op("IndexPutBackward0",  None,    ("key", "values_fit", "held"),
@@ -48,6 +55,22 @@ SELECT.jvp = _shape._linear_view(SELECT, lambda x, r, shape, key: x[key])
 SLICE.jvp = _shape._linear_view(SLICE, lambda x, r, shape, key: x[key])
 UNSQUEEZE.jvp = _shape._linear_view(UNSQUEEZE, lambda x, r, dim: np.expand_dims(x, dim))
 INDEX.jvp = _shape._linear_copy(INDEX, lambda x, r, shape, key: x[key])
+
+
+def _index_backward(F, g, shape, key):
+    if not F.tensors:
+        return F.index_add(g, shape, key)
+    out = np.zeros(shape, dtype=g._a.dtype)
+    np.add.at(out, key, g._a)
+    return apply(INDEX_PUT_IMPL, out, (Tensor(np.zeros(shape, dtype=g._a.dtype)), g), (key, (g._a.shape, g._a.dtype)))
+
+
+def _index_put_impl_jvp(ts, xs, key):
+    """_index_put_impl_'s tangent with accumulate: the values' tangent added at the indices to self's."""
+    from gradcli.engine import forward
+    self_t = forward.tangent_or_zeros(ts, xs, 0)
+    added = index_add(forward.tangent_or_zeros(ts, xs, 1), self_t._a.shape, key)
+    return added if ts[0] is None else self_t + added
 
 
 def _index_put_jvp(ts, xs, key):

@@ -60,8 +60,34 @@ def _stack_backward(F, g, i, dim):
 
 def _gather_0d_backward(F, g, shapes, key):
     """A gather with a 0-d input or index ran on 1-d views of both (`shapes`: the input's, its 1-d
-    view's, the index's 1-d view's)."""
+    view's, the index's 1-d view's); under create_graph, PyTorch's zeros.scatter_add on the tensors as given."""
+    if F.tensors:
+        from gradcli.engine.ops import scatter
+        index = Tensor(np.asarray(key[0], dtype=np.int64).reshape(g._a.shape))
+        return scatter.scatter_add(Tensor(np.zeros(shapes[0], g._a.dtype)), key.given["dim"], index, g)
     return F.reshape(F.index_add(F.reshape(g, shapes[2]), shapes[1], key), shapes[0])
+
+
+def _gather_backward(F, g, shape, key):
+    """gather_backward: the gradient added back at the gathered places; under create_graph recorded as PyTorch's
+    zeros.scatter_add(dim, index, grad) (ScatterAddBackward0, whose first edge is the zeros': None)."""
+    if not F.tensors:
+        return F.index_add(g, shape, key)
+    from gradcli.engine.ops import scatter
+    dim = key.given["dim"]
+    index = Tensor(np.ascontiguousarray(key[wrap_dim(dim, len(shape))]).astype(np.int64))
+    return scatter.scatter_add(Tensor(np.zeros(shape, g._a.dtype)), dim, index, g)
+
+
+def _index_select_backward(F, g, shape, key):
+    """index_select_backward: the gradient added back at the selected slices; under create_graph recorded as
+    PyTorch's zeros.index_add(dim, index, grad) (IndexAddBackward0, its first edge None)."""
+    if not F.tensors or not key:
+        return F.index_add(g, shape, key)
+    from gradcli.engine.ops import scatter
+    dim = key.given["dim"]
+    index = Tensor(np.asarray(key[wrap_dim(dim, len(shape))], dtype=np.int64))
+    return scatter.index_add(Tensor(np.zeros(shape, g._a.dtype)), dim, index, g)
 
 
 def _piece_backward(F, g, shape, key, index):
@@ -183,12 +209,11 @@ FLIP          = Op("FlipBackward0",           None,    ("dims",),
 ROLL          = Op("RollBackward0",           None,    ("shifts", "dims"),
                    (lambda F, g, shifts, dims: F.roll(g, tuple(-s for s in shifts), dims),),
                    jvp=lambda F, ts, xs, result, shifts, dims: roll(ts[0], shifts, dims))
-GATHER        = Op("GatherBackward0",         None,    ("shape", "key"),
-                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+GATHER        = Op("GatherBackward0",         None,    ("shape", "key"), (_gather_backward,), saves_tensors=True)
 GATHER_0D     = Op("GatherBackward0",         None,    ("shapes", "key"),         (_gather_0d_backward,),
                    saves_tensors=True)
-INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"),
-                   (lambda F, g, shape, key: F.index_add(g, shape, key),), saves_tensors=True)
+INDEX_SELECT  = Op("IndexSelectBackward0",    None,    ("shape", "key"), (_index_select_backward,),
+                   saves_tensors=True)
 UNFOLD        = Op("UnfoldBackward0",         None,    ("shape", "dimension", "size", "step"),
                    (lambda F, g, shape, dimension, size, step: F.unfold_backward(g, shape, dimension, size, step),),
                    jvp=lambda F, ts, xs, result, shape, dimension, size, step: unfold(ts[0], dimension, size, step))
