@@ -530,10 +530,14 @@ def test_builtins_are_exactly_the_documented_ones():
         # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "GeneratorExit",        # (BaseException's, but what closing a script's generator raises in it)
+        "SystemExit",           # (BaseException's, but what the script's own sys.exit raises)
         "IndexError", "KeyError", "LookupError", "MemoryError", "NameError", "NotImplementedError", "OverflowError",
         "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError", "ValueError",
         "ZeroDivisionError",
-        "OSError", "FileNotFoundError"}     # (torch.load of a name torch.save never kept)
+        "OSError", "FileNotFoundError",     # (torch.load of a name torch.save never kept)
+        # warnings' categories (an "error" filter raises them)
+        "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning",
+        "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning", "EncodingWarning"}
 
 
 def test_modules_hold_no_python_module_and_no_underscore_name():

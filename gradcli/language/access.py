@@ -424,8 +424,10 @@ def _class_attribute(obj, name: str):
             # a property (grad, shape): PyTorch's attribute descriptor, which scripts read from tensors
             raise NotImplementedError(f"gradcli does not implement torch.Tensor.{name} read from the class")
         raise AttributeError(obj.no_attribute(name))
-    if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
+    if name == "args" and isinstance(obj, (Exception, SystemExit)):     # an exception a script caught: its arguments
         return obj.args
+    if name == "code" and isinstance(obj, SystemExit):        # sys.exit's status
+        return obj.code
     if name == "value" and isinstance(obj, StopIteration):    # what a generator returned
         return obj.value
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts

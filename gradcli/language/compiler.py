@@ -33,6 +33,7 @@ from gradcli.engine.tensor import Tensor, uninitialized_marks
 CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
+STATE.call_limit = MAX_CALL_DEPTH   # (a script may lower it for its run: sys.setrecursionlimit)
 MAX_EXPRESSION_DEPTH = 1000
 
 
@@ -202,7 +203,7 @@ class ScriptFunction:
                 env[name] = Cell(env.get(name, EMPTY))
             env.update(zip(self.frees, self.closure))
         state = STATE
-        if state.call_depth >= MAX_CALL_DEPTH:
+        if state.call_depth >= state.call_limit:
             raise RecursionError("maximum recursion depth exceeded")
         state.call_depth += 1
         try:

@@ -29,7 +29,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
-                   "dataclasses": None}
+                   "dataclasses": None, "warnings": None}
 
 
 class ScriptModule:
@@ -1186,6 +1186,24 @@ STATISTICS = ScriptModule.later("statistics", _make_statistics)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 
 
+def _make_warnings() -> dict:
+    """warnings (gradcli.language.pywarnings): its filters govern the engine's warnings too."""
+    from gradcli.language import pywarnings
+    return pywarnings.members()
+
+
+WARNINGS = ScriptModule.later("warnings", _make_warnings)
+
+
+def _make_sys() -> dict:
+    """sys, a safe part of it (gradcli.language.pysys)."""
+    from gradcli.language import pysys
+    return pysys.members()
+
+
+SYS = ScriptModule.later("sys", _make_sys)
+
+
 def _make_copy() -> dict:
     from gradcli.language import copying
     return copying.make_module(Builtin, (Builtin, ScriptModule, ClassValue), type_name)
@@ -1209,7 +1227,7 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 OPAQUE_CLASSES: dict = {}
 
 
-_PARTIAL_MODULES = ("typing", "dataclasses", "statistics")
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys")
 
 
 def python_has(module: str, name: str) -> bool:
@@ -1217,7 +1235,7 @@ def python_has(module: str, name: str) -> bool:
     out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
     if module not in _PARTIAL_MODULES:
         return False
-    return name in importlib.import_module(module).__all__
+    return name in getattr(importlib.import_module(module), "__all__", ())     # (sys has none: all its own)
 
 
 def python_internal(module: str, name: str) -> bool:
@@ -1277,7 +1295,8 @@ def _swa_utils_made(swa_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS}
+        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
+        "sys": SYS}
 
 
 def modules() -> tuple:
@@ -1794,14 +1813,19 @@ _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.va
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
-# meet, and GeneratorExit (what closing a script's generator raises in it). BaseException and its other
-# subclasses (KeyboardInterrupt, SystemExit, the timeout of --timeout) stay out of reach, so no `except`
+# meet, GeneratorExit (what closing a script's generator raises in it) and SystemExit (sys.exit). BaseException
+# and its other subclasses (KeyboardInterrupt, the timeout of --timeout) stay out of reach, so no `except`
 # can swallow them.
 EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
               "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError", "NameError",
               "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
               "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
-              "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
+              "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
+              # the warnings' categories (gradcli.language.pywarnings), which an "error" filter raises
+              "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
+              "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning",
+              "EncodingWarning",
+              "SystemExit")         # (sys.exit: the run ends with its status; a script may catch it)
 
 
 def make_builtins(write, describe=None, extra=None) -> dict:
@@ -1867,7 +1891,17 @@ def make_print(write, report=None):
         elif not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         if file is not None:
-            raise TypeError("print(file=...) is outside gradcli's language: scripts cannot write files")
+            pysys = sys.modules.get("gradcli.language.pysys")
+            if pysys is not None and file is pysys.STDOUT:
+                file = None
+            elif pysys is not None and file is pysys.STDERR:
+                text = sep.join(a if a.__class__ is str else str(a) for a in args) + end
+                STATE.streams[0]("stderr", text, args)
+                if flush:
+                    STATE.streams[1]("stderr")
+                return None
+            else:
+                return _print_to(file, args, sep, end, flush)
         pieces = []
         try:
             for a in args:
@@ -1885,6 +1919,20 @@ def make_print(write, report=None):
         else:
             report(text, args)
     return Builtin("builtins", "print", print_)
+
+
+def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
+    """print(..., file=obj) for an object of the script's: its write() called with each piece, as CPython's
+    print calls it (read as `obj.write` reads in a script: nothing else has one)."""
+    from gradcli.language import access
+    write = access.get_method(file, "write")
+    for i, a in enumerate(args):
+        if i:
+            write(sep)
+        write(a if a.__class__ is str else str(a))
+    write(end)
+    if flush:
+        access.get_method(file, "flush")()
 
 
 # CPython's messages name a module by its class (`'module' object is not callable`), as they name Python's
