@@ -37,6 +37,9 @@ REFUSED_TORCH_MEMBERS = {
     "classes": "scripts cannot load native code",
 }
 
+# Python's modules' functions that reach what scripts may not: (module, name) -> the reason
+REFUSED_PYTHON_MEMBERS = {("json", "dump"): _NO_FILES, ("json", "load"): _NO_FILES}
+
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
 TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
 
@@ -305,6 +308,9 @@ def get_method(obj, name: str):
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
+            if (obj.name, name) in REFUSED_PYTHON_MEMBERS:
+                raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language: "
+                                     f"{REFUSED_PYTHON_MEMBERS[obj.name, name]}") from None
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None

@@ -29,7 +29,8 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
-                   "dataclasses": None, "warnings": None}
+                   "dataclasses": None, "warnings": None, "json": None,
+                   "heapq": None, "bisect": None, "pprint": None, "textwrap": None}
 
 
 class ScriptModule:
@@ -1204,6 +1205,43 @@ def _make_sys() -> dict:
 SYS = ScriptModule.later("sys", _make_sys)
 
 
+def _make_json() -> dict:
+    """json's dumps and loads (gradcli.language.pyjson)."""
+    from gradcli.language import pyjson
+    return pyjson.members()
+
+
+JSON = ScriptModule.later("json", _make_json)
+
+
+def _make_heapq() -> dict:
+    from gradcli.language import pysorting
+    return pysorting.heapq_members()
+
+
+def _make_bisect() -> dict:
+    from gradcli.language import pysorting
+    return pysorting.bisect_members()
+
+
+HEAPQ = ScriptModule.later("heapq", _make_heapq)
+BISECT = ScriptModule.later("bisect", _make_bisect)
+
+
+def _make_pprint() -> dict:
+    from gradcli.language import pytext
+    return pytext.pprint_members()
+
+
+def _make_textwrap() -> dict:
+    from gradcli.language import pytext
+    return pytext.textwrap_members()
+
+
+PPRINT = ScriptModule.later("pprint", _make_pprint)
+TEXTWRAP = ScriptModule.later("textwrap", _make_textwrap)
+
+
 def _make_copy() -> dict:
     from gradcli.language import copying
     return copying.make_module(Builtin, (Builtin, ScriptModule, ClassValue), type_name)
@@ -1227,7 +1265,8 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 OPAQUE_CLASSES: dict = {}
 
 
-_PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys")
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
+                    "textwrap")
 
 
 def python_has(module: str, name: str) -> bool:
@@ -1296,7 +1335,8 @@ def _swa_utils_made(swa_ns: ScriptModule) -> None:
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
-        "sys": SYS}
+        "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
+        "pprint": PPRINT, "textwrap": TEXTWRAP}
 
 
 def modules() -> tuple:
