@@ -134,7 +134,7 @@ class ScriptExit(ScriptError):
     None, an int's low byte (255 past a C long), else 1, with the code's text written to stderr (`text`)."""
 
     def __init__(self, code, text: str, filename: str = "<script>"):
-        super().__init__("SystemExit", text, filename)
+        super().__init__("SystemExit", text if text or code is None else str(code), filename)     # (str(SystemExit))
         if code is None:
             self.exit_status = EXIT_OK
         elif isinstance(code, int):

@@ -1187,59 +1187,19 @@ STATISTICS = ScriptModule.later("statistics", _make_statistics)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 
 
-def _make_warnings() -> dict:
-    """warnings (gradcli.language.pywarnings): its filters govern the engine's warnings too."""
-    from gradcli.language import pywarnings
-    return pywarnings.members()
+def _later_python(name: str, module: str, maker: str = "members") -> ScriptModule:
+    """A Python module gradcli writes in gradcli.language.MODULE, whose function `maker` makes its table on the
+    first import (each module's docstring says what it offers and how it is bounded)."""
+    return ScriptModule.later(name, lambda: getattr(importlib.import_module("gradcli.language." + module), maker)())
 
 
-WARNINGS = ScriptModule.later("warnings", _make_warnings)
-
-
-def _make_sys() -> dict:
-    """sys, a safe part of it (gradcli.language.pysys)."""
-    from gradcli.language import pysys
-    return pysys.members()
-
-
-SYS = ScriptModule.later("sys", _make_sys)
-
-
-def _make_json() -> dict:
-    """json's dumps and loads (gradcli.language.pyjson)."""
-    from gradcli.language import pyjson
-    return pyjson.members()
-
-
-JSON = ScriptModule.later("json", _make_json)
-
-
-def _make_heapq() -> dict:
-    from gradcli.language import pysorting
-    return pysorting.heapq_members()
-
-
-def _make_bisect() -> dict:
-    from gradcli.language import pysorting
-    return pysorting.bisect_members()
-
-
-HEAPQ = ScriptModule.later("heapq", _make_heapq)
-BISECT = ScriptModule.later("bisect", _make_bisect)
-
-
-def _make_pprint() -> dict:
-    from gradcli.language import pytext
-    return pytext.pprint_members()
-
-
-def _make_textwrap() -> dict:
-    from gradcli.language import pytext
-    return pytext.textwrap_members()
-
-
-PPRINT = ScriptModule.later("pprint", _make_pprint)
-TEXTWRAP = ScriptModule.later("textwrap", _make_textwrap)
+WARNINGS = _later_python("warnings", "pywarnings")       # its filters govern the engine's warnings too
+SYS = _later_python("sys", "pysys")                      # a safe part
+JSON = _later_python("json", "pyjson")
+HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
+BISECT = _later_python("bisect", "pysorting", "bisect_members")
+PPRINT = _later_python("pprint", "pytext", "pprint_members")
+TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
 
 
 def _make_copy() -> dict:
