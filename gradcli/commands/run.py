@@ -56,15 +56,15 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
         else:
             session.run_source(source, filename)
     except ScriptExit as e:         # sys.exit(): CPython's status, and the text of a code that is no number
-        if events is None:
-            if e.text:
-                sys.stdout.flush()
-                sys.stderr.write(e.text + "\n")
-        else:
-            if e.exit_status:
+        if e.exit_status:
+            if events is None:
+                if e.text:
+                    sys.stdout.flush()
+                    sys.stderr.write(e.text + "\n")
+            else:
                 events.error(e)
-            events.end(not e.exit_status, started, filename)
-        return e.exit_status
+                events.end(False, started, filename)
+            return e.exit_status
     except ScriptError as e:
         if events is None:
             report(e, why(e))

@@ -90,7 +90,9 @@ class EngineState:
         self.generator = None           # set by gradcli.engine.rng, which makes the default generator
         self.addresses = None
         self.call_depth = 0
-        self.call_limit = 1000
+        self.call_limit = 1000         # (gradcli.language.compiler puts the language's own)
+        self.warning_filters = None
+        self.streams = None
         self.max_memory = 0
         self.large_result = 1 << 62
         self.max_items = 10 ** 8

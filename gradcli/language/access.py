@@ -711,3 +711,6 @@ def del_attr(obj, name: str) -> None:
     if type(getattr(type(obj), name, None)).__name__ in ("getset_descriptor", "member_descriptor"):
         raise AttributeError(f"attribute '{name}' of '{type_name(obj)}' objects is not writable")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
+
+
+stdlib.READ_METHOD[0] = get_method      # print(file=obj) reads obj.write as a script does

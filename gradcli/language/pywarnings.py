@@ -193,6 +193,8 @@ def _can_backtrack_without_bound(text: str, flags: int) -> bool:
                 stack.append((av[-1], inside))
             elif op in (constants.ASSERT, constants.ASSERT_NOT):
                 stack.append((av[1], inside))
+            elif op is getattr(constants, "ATOMIC_GROUP", None):      # (it backtracks inside while it matches)
+                stack.append((av, inside))
             elif op is constants.GROUPREF_EXISTS:
                 stack.extend((branch, inside) for branch in av[1:] if branch is not None)
     return False

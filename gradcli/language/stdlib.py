@@ -1924,15 +1924,20 @@ def make_print(write, report=None):
 def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
     """print(..., file=obj) for an object of the script's: its write() called with each piece, as CPython's
     print calls it (read as `obj.write` reads in a script: nothing else has one)."""
-    from gradcli.language import access
-    write = access.get_method(file, "write")
+    read = READ_METHOD[0]
+    write = read(file, "write")
     for i, a in enumerate(args):
         if i:
             write(sep)
         write(a if a.__class__ is str else str(a))
     write(end)
     if flush:
-        access.get_method(file, "flush")()
+        read(file, "flush")()
+
+
+# `obj.name` as a script reads it, to be called (gradcli.language.access.get_method, which imports this module
+# and puts it here)
+READ_METHOD = [None]
 
 
 # CPython's messages name a module by its class (`'module' object is not callable`), as they name Python's

@@ -64,6 +64,9 @@ class Shell:
     # Show every top-level expression's value (the REPL), or only a last one (a notebook cell: gradcli.kernel.cells)
     echo_last = False
 
+    # sys.exit() in an input ends the REPL (a notebook's kernel reports it as the cell's error, as IPython does)
+    leaves_on_exit = True
+
     def __init__(self, options: Options | None = None, out=None, err=None):
         self.options = options or Options()
         self.out = out if out is not None else sys.stdout
@@ -129,13 +132,14 @@ class Shell:
         try:
             with Guard():
                 self.session.run_unit(source, filename, echo=echo or None, echo_last=self.echo_last)
-        except ScriptExit as e:         # sys.exit(): the REPL ends, as CPython's does, with the script's status
-            if e.text:
-                self.error_line(e.text)
-            self.exit_status = e.exit_status
-            self._end(not e.exit_status, started, filename)
-            return False
         except ScriptError as e:
+            if e.__class__ is ScriptExit and self.leaves_on_exit:
+                # sys.exit(): the REPL ends, as CPython's does, with the script's status
+                if e.text:
+                    self.error_line(e.text)
+                self.exit_status = e.exit_status
+                self._end(not e.exit_status, started, filename)
+                return False
             self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
             return False
