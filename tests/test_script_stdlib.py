@@ -214,6 +214,35 @@ def test_errors_are_located(source, message):
     assert located_error(source) == message
 
 
+# What these build is refused past the bound of a string or list, before the memory is asked for (escape
+# attempts: a list shared a thousand times over, indents and tabs repeated on every line, an endless iterator)
+@pytest.mark.parametrize("source, message", [
+    ("import json\nx = [[[0] * 1000] * 1000] * 1000\njson.dumps(x)",
+     "3:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import json\nx = [[[0] * 1000] * 1000] * 1000\njson.dumps(x, indent=1)",
+     "3:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import heapq\nheapq.nsmallest(1, iter(int, 1))",
+     "2:1: MemoryError: a list of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import pprint\npprint.pprint([[1]], indent=10 ** 12)",
+     "2:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import pprint\nx = [[0] * 1000] * 1000\npprint.pformat(x, width=3)",
+     "3:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import textwrap\ntextwrap.indent('a\\n' * 10 ** 5, 'x' * 1000)",
+     "2:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import textwrap\ntextwrap.fill('a\\t' * 1000, tabsize=10 ** 9)",
+     "2:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+    ("import textwrap\ntextwrap.wrap('a ' * 10 ** 5, width=10 ** 4, subsequent_indent='x' * 9000)",
+     "2:1: MemoryError: a str of more than {n} items is too large (gradcli allows at most {n})"),
+])
+def test_what_they_build_is_bounded(source, message):
+    from gradcli.engine.state import STATE
+    STATE.max_items, before = 10 ** 6, STATE.max_items
+    try:
+        assert located_error(source) == message.format(n=STATE.max_items)
+    finally:
+        STATE.max_items = before
+
+
 def test_the_top_reports_a_decode_error_with_its_module(capsys):
     assert cli.main(["-c", "import json\njson.loads('x')"]) == 1
     assert capsys.readouterr().err.splitlines()[0] == ("<string>:2:1: json.decoder.JSONDecodeError: Expecting value: "
