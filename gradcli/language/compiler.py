@@ -2030,7 +2030,8 @@ NON_LEAF_GRAD_WARNING = (
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-    "for more information.")
+    "for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 # On a NameError for a global name: a function giving (the function's local names, the globals), which
 # gradcli.language.suggestions reads for Python's "Did you mean" when the error reaches the top.
