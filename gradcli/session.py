@@ -143,6 +143,13 @@ _COMPLEX_TEXT = re.compile(r"(?<![A-Za-z0-9_.])[0-9.][0-9_.]*+(?:[eE][+-]?[0-9_]
                            r"cfloat|cdouble|chalf|polar|fft")
 
 
+# What CPython runs as a frame of its own (warnings.warn's stacklevel counts them): a call of the script's function,
+# a step of its generator, a comprehension
+_PYTHON_FRAMES = frozenset(("ScriptFunction.__call__", "_generator", "Compiler._comprehension.<locals>.make",
+                            "Compiler._comprehension.<locals>.genexpr"))
+_FRAME_MODULES = frozenset(("gradcli.language.compiler", "gradcli.language.generators"))
+
+
 def _script_exit(e: SystemExit, filename: str) -> ScriptExit:
     code = e.code
     text = ""
@@ -297,14 +304,13 @@ class Session:
         frame = sys._getframe(1)
         level = 1
         found = None
-        call = compiler.ScriptFunction.__call__.__code__
         while frame is not None:
-            if frame.f_code is call:
-                if found is not None:           # a script's function, called from the level above
-                    level += 1
-                    found = None
-            elif found is None and frame.f_globals.get("__name__") == "gradcli.language.compiler" \
-                    and "line" in frame.f_code.co_freevars:
+            code, module = frame.f_code, frame.f_globals.get("__name__")
+            if code.co_qualname in _PYTHON_FRAMES and module in _FRAME_MODULES and found is not None:
+                level += 1                      # a script's function (or comprehension), run from the level above
+                found = None
+            # (a comprehension's own closure is placed too: the line its frame runs in the level above)
+            if found is None and module == "gradcli.language.compiler" and "line" in code.co_freevars:
                 found = frame.f_locals
                 if level >= stacklevel:
                     self.warn(found["line"], found.get("col", 0), category, message)

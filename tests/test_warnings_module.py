@@ -37,6 +37,12 @@ SCRIPTS = [
     'import warnings\ndef f():\n    warnings.warn("lvl3", stacklevel=3)\ndef g():\n    f()\ng()\ng()\n'
     'def h():\n    warnings.warn("lvl2", stacklevel=2)\nh()\nwarnings.warn("top", stacklevel=2)\n'
     'warnings.warn("zero", stacklevel=0)\n',
+    # stacklevel=2 in a comprehension, a generator, a lambda, a method: CPython's frames
+    'import warnings\nx = [warnings.warn(f"c{i}", stacklevel=2) for i in range(2)]\ndef gen():\n'
+    '    warnings.warn("g", stacklevel=2)\n    yield 1\nfor v in gen():\n    pass\n'
+    'y = list(warnings.warn("ge", stacklevel=2) for _ in range(1))\nf = lambda: warnings.warn("lam", stacklevel=2)\n'
+    'f()\nclass A:\n    def m(self):\n        warnings.warn("meth", stacklevel=2)\nA().m()\n'
+    'z = [warnings.warn("c1") for i in range(2)]\nd = {k: warnings.warn("dc", stacklevel=2) for k in "ab"}\n',
     # the actions once, module, always, default, and a script's own category
     'import warnings\nclass MyW(UserWarning):\n    pass\nwarnings.warn("mine", MyW)\nwarnings.warn(MyW("a", 2))\n'
     'warnings.simplefilter("once")\nfor i in range(3):\n    warnings.warn("o")\nwarnings.warn("o")\n'
