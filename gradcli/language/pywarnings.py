@@ -273,9 +273,8 @@ class catch_warnings:
         if self._entered:
             raise RuntimeError(f"Cannot enter {self!r} twice")
         self._entered = True
-        self._saved = STATE.warning_filters
-        inner = current().copy() if self._saved is not None else Filters()
-        STATE.warning_filters = inner
+        self._saved = current()
+        inner = STATE.warning_filters = self._saved.copy()
         if self._filter is not None:
             simplefilter(*self._filter)
         if self._record:
@@ -287,10 +286,7 @@ class catch_warnings:
         if not self._entered:
             raise RuntimeError(f"Cannot exit {self!r} without entering first")
         STATE.warning_filters = self._saved
-        if self._saved is not None:
-            self._saved.changed()
-        else:        # back to the defaults: a place that warned inside may warn again, as after CPython's exit
-            STATE.warning_filters = Filters()
+        self._saved.changed()           # a place that warned inside may warn again, as after CPython's exit
         return None
 
 
