@@ -39,7 +39,11 @@ ESCAPES = [
     ("import sys\nsys._getframe(0)", 1, "2:1: AttributeError: module 'sys' attribute '_getframe' is outside gradcli's "
                                         "language"),
     ("from sys import modules", 1, "1:1: ImportError: cannot import name 'modules' from 'sys' (unknown location)"),
-    ("import sys\nsys.stdout.buffer", 1, "2:1: AttributeError: 'TextIOWrapper' object has no attribute 'buffer'"),
+    ("import sys\nsys.stdout.buffer", 1, "2:1: AttributeError: 'TextIOWrapper' object attribute 'buffer' is outside "
+                                         "gradcli's language"),
+    ("import sys\nsys.stderr.fileno()", 1, "2:1: AttributeError: 'TextIOWrapper' object attribute 'fileno' is outside "
+                                           "gradcli's language"),
+    ("import sys\nsys.stdout.foo", 1, "2:1: AttributeError: 'TextIOWrapper' object has no attribute 'foo'"),
     ("import sys\nsys.stdout.write.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object attribute "
                                                  "'__self__' is outside gradcli's language"),
     ("import sys\ntype(sys.stdout)('stdin')", 1, "2:1: TypeError: cannot create '_io.TextIOWrapper' instances"),

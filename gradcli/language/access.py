@@ -439,7 +439,8 @@ def _class_attribute(obj, name: str):
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
         return getattr(obj, name)
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
-    if hasattr(target, name):
+    # (a value standing for one of Python's, as sys.stdout does, names what Python's has: PYTHON_NAMES)
+    if hasattr(target, name) or name in getattr(type(target), "PYTHON_NAMES", ()):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     if isinstance(target, type) or target.__class__ is stdlib.ClassValue:
         raise AttributeError(f"type object '{stdlib.class_name(target)}' has no attribute '{name}'", name=name,

@@ -5,6 +5,7 @@ interpreter's hooks. Made on the first `import sys`."""
 
 from __future__ import annotations
 
+import io as _io
 import sys as _sys
 
 from gradcli.engine.state import STATE
@@ -16,6 +17,8 @@ class TextIOWrapper:
     at each write."""
 
     __slots__ = ("stream",)
+    # what CPython's has (its encoding, buffer, fileno, ...): outside the language, not missing
+    PYTHON_NAMES = frozenset(n for n in dir(_io.TextIOWrapper) if not n.startswith("_"))
 
     def __init__(self, stream: str):
         self.stream = stream        # "stdout" or "stderr"
