@@ -129,6 +129,21 @@ def _shown(text: str, escape: bool) -> str:
     return "".join(out)
 
 
+class ScriptExit(ScriptError):
+    """The script ended itself: sys.exit(code) or `raise SystemExit(code)`. The exit status is CPython's: 0 for
+    None, an int's low byte (255 past a C long), else 1, with the code's text written to stderr (`text`)."""
+
+    def __init__(self, code, text: str, filename: str = "<script>"):
+        super().__init__("SystemExit", text if text or code is None else str(code), filename)     # (str(SystemExit))
+        if code is None:
+            self.exit_status = EXIT_OK
+        elif isinstance(code, int):
+            self.exit_status = (code if -(1 << 63) <= code < (1 << 63) else -1) & 0xFF
+        else:
+            self.exit_status = EXIT_SCRIPT_ERROR
+        self.text = text        # what CPython writes to stderr: the code's str() when it is no int nor None
+
+
 class ScriptSyntaxError(ScriptError):
     """The script does not parse, or uses a construct outside gradcli's language.
 

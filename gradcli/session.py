@@ -16,7 +16,7 @@ from gradcli import deadline
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine import addresses, dtypes
 from gradcli.engine.state import DEFAULT_THREADS, STATE
-from gradcli.errors import ScriptError, ScriptSyntaxError, source_line
+from gradcli.errors import ScriptError, ScriptExit, ScriptSyntaxError, source_line
 from gradcli.language.syntaxerrors import Problems
 
 # Show the Python traceback of a script error (for debugging gradcli itself): GRADCLI_TRACEBACK set
@@ -27,7 +27,7 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
 # The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
-_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle"))
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle", "json.decoder"))
 
 
 # `typing`, `dataclasses` and `operator` (gradcli.language.pytyping, pydataclasses, pyoperator) import the
@@ -143,6 +143,24 @@ _COMPLEX_TEXT = re.compile(r"(?<![A-Za-z0-9_.])[0-9.][0-9_.]*+(?:[eE][+-]?[0-9_]
                            r"cfloat|cdouble|chalf|polar|fft")
 
 
+# What CPython runs as a frame of its own (warnings.warn's stacklevel counts them): a call of the script's function,
+# a step of its generator, a comprehension
+_PYTHON_FRAMES = frozenset(("ScriptFunction.__call__", "_generator", "Compiler._comprehension.<locals>.make",
+                            "Compiler._comprehension.<locals>.genexpr"))
+_FRAME_MODULES = frozenset(("gradcli.language.compiler", "gradcli.language.generators"))
+
+
+def _script_exit(e: SystemExit, filename: str) -> ScriptExit:
+    code = e.code
+    text = ""
+    if code is not None and not isinstance(code, int):
+        try:
+            text = str(code)            # (a script's object may define __str__)
+        except Exception:
+            text = "<exception str() failed>"
+    return ScriptExit(code, text, filename)
+
+
 class Session:
     """Runs script text. Script output goes to `out`, warnings to `err`; errors are raised as
     ScriptError values carrying file, line and column, never printed here.
@@ -165,7 +183,8 @@ class Session:
         self.globals: dict = {}
         self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
-        self._warned: set = set()
+        self._warned: set = set()      # the places a warning was shown once (CPython's registry), and the
+        self._warned_version = 0        # version of the filters they were shown under
         # whether an interactive input (run_unit) imported `from __future__ import annotations`, which the inputs
         # after it keep, as in CPython's interactive mode; and whether one is being compiled
         self._future_annotations = False
@@ -208,6 +227,9 @@ class Session:
         state.reset_modes()             # grad mode on, inference and anomaly modes off
         state.complex_seen = False      # no complex tensor yet: ops skip complexops' check
         state.warn = self._engine_warning
+        state.warning_filters = None    # CPython's default filters (the warnings module changes them)
+        state.call_limit = compiler.MAX_CALL_DEPTH      # (sys.setrecursionlimit lowers it for a run)
+        state.streams = (self._script_write, self._script_flush, self._filename)     # sys.stdout, sys.argv
         state.warned_once = set()
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
@@ -245,6 +267,21 @@ class Session:
     def _write(self, text: str) -> None:
         self.out.write(text)
 
+    def _script_write(self, stream: str, text: str, args: tuple) -> None:
+        """What the script writes to sys.stdout or sys.stderr (print(file=...) too): where print writes, or an
+        event of the sink."""
+        if self.events is not None:
+            self.events.print(text, args, stream)
+        elif stream == "stdout":
+            self.out.write(text)
+        else:
+            self.out.flush()
+            self.err.write(text)
+
+    def _script_flush(self, stream: str) -> None:
+        if self.events is None:
+            (self.out if stream == "stdout" else self.err).flush()
+
     @property
     def filename(self) -> str:
         """The file name of the source running (or that ran last)."""
@@ -259,28 +296,73 @@ class Session:
             events.session = self
         self.builtins["print"] = stdlib.make_print(self._write, events.print if events is not None else None)
 
-    def _engine_warning(self, category: str, message: str) -> None:
-        """A warning the engine gives while the script runs, placed at the script's line that caused it: the
-        innermost compiled closure on the stack, which knows its line and column (found only when a
-        warning is given, so running costs nothing)."""
+    def _engine_warning(self, category, message, stacklevel: int = 1) -> None:
+        """A warning the engine (or the script's warnings.warn) gives while the script runs, placed at the script's
+        line that caused it: the innermost compiled closure on the stack, which knows its line and column (found
+        only when a warning is given, so running costs nothing); with `stacklevel` n, the line that called the
+        script's function n - 1 calls out, or CPython's "sys:1" past the outermost, as warnings.warn places it."""
         frame = sys._getframe(1)
+        level = 1
+        found = None
         while frame is not None:
-            if frame.f_globals.get("__name__") == "gradcli.language.compiler" and "line" in frame.f_code.co_freevars:
+            code, module = frame.f_code, frame.f_globals.get("__name__")
+            if code.co_qualname in _PYTHON_FRAMES and module in _FRAME_MODULES and found is not None:
+                level += 1                      # a script's function (or comprehension), run from the level above
+                found = None
+            # (a comprehension's own closure is placed too: the line its frame runs in the level above)
+            if found is None and module == "gradcli.language.compiler" and "line" in code.co_freevars:
                 found = frame.f_locals
-                self.warn(found["line"], found.get("col", 0), category, message)
-                return
+                if level >= stacklevel:
+                    self.warn(found["line"], found.get("col", 0), category, message)
+                    return
             frame = frame.f_back
+        if found is not None or level > 1:          # past the script's outermost frame
+            self.warn(1, 0, category, message, module="sys")
 
-    def warn(self, line: int, col: int, category: str, message: str, subject=None) -> None:
-        """Python's default warning filter: once per source location, to stderr (or the event sink).
-        `subject` is the value the warning is about (the tensor whose `.grad` is read), kept in
-        `warning_subject` for the diagnosis (gradcli.diagnostics.why) while the warning is shown."""
+    def warn(self, line: int, col: int, category, message, subject=None, module: str = "__main__") -> None:
+        """A warning, filtered as Python's warnings module filters it (CPython's default filters, or the script's:
+        STATE.warning_filters), shown once per place by default, to stderr (or the event sink), raised under an
+        "error" filter, listed inside catch_warnings(record=True). `category` is a Warning class or the name of
+        one of Python's; `message` a string or a Warning. `subject` is the value the warning is about (the tensor
+        whose `.grad` is read), kept in `warning_subject` for the diagnosis (gradcli.diagnostics.why) while the
+        warning is shown."""
         self.warning_subject = subject
-        key = (self._filename, line, category, message)
-        if key in self._warned:
-            return
-        self._warned.add(key)
-        why = self.why(line, col, category, message) if self.why is not None else None
+        filters = STATE.warning_filters
+        version = 0 if filters is None else filters.version
+        if version != self._warned_version:     # the filters changed: every place may warn again (CPython)
+            self._warned.clear()
+            self._warned_version = version
+        text = message
+        if filters is None and category.__class__ is str:    # the engine's, under CPython's default filters
+            key = (module, text, category, line)
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        else:
+            from gradcli.language import pywarnings
+            category = pywarnings.category_class(category)
+            if isinstance(message, Warning):
+                text, category = str(message), message.__class__
+            act = pywarnings.action(filters, text, category, module, line)
+            if act == "ignore":
+                return
+            if act == "error":
+                raise message if isinstance(message, Warning) else category(message)
+            key = (module, text, category.__name__ if category.__module__ == "builtins" else category, line)
+            if pywarnings.seen(filters, act, self._warned, key):
+                return
+            if filters is not None and filters.record is not None:
+                instance = message if isinstance(message, Warning) else category(message)
+                filename = self._filename if module == "__main__" else module
+                filters.record.append(pywarnings.WarningMessage(instance, category, filename, line))
+                return
+            text = str(message if isinstance(message, Warning) else category(message))
+            category = category.__name__
+        self._show(line, col, category, text, module)
+
+    def _show(self, line: int, col: int, category: str, message: str, module: str) -> None:
+        """A warning's text on stderr as CPython's warnings module writes it (or its event)."""
+        why = self.why(line, col, category, message) if self.why is not None and module == "__main__" else None
         if self.events is not None:
             if why:
                 self.events.warning(line, col, category, message, why=why)
@@ -288,6 +370,10 @@ class Session:
                 self.events.warning(line, col, category, message)
             return
         self.out.flush()
+        if module != "__main__":        # past the script's outermost frame: CPython's sys module, line 1
+            self.err.write(f"{module}:{line}: {category}: {message}\n")
+            self.err.flush()
+            return
         text = f"{self._filename}:{line}: {category}: {message}\n"
         shown = source_line(self._source, line)
         if shown is not None:
@@ -309,6 +395,10 @@ class Session:
         that is an expression is echoed (a notebook cell), instead of every top-level expression."""
         self._filename = filename
         self._source, self._split = source, None
+        STATE.streams = (self._script_write, self._script_flush, filename)
+        if not self._in_unit and stdlib.SYS.made:        # sys.argv: this script's, as CPython gives it
+            from gradcli.language import pysys
+            stdlib.SYS.members["argv"] = pysys.argv(filename)
         if sys.getrecursionlimit() < RECURSION_LIMIT:
             sys.setrecursionlimit(RECURSION_LIMIT)
         try:
@@ -360,6 +450,8 @@ class Session:
             raise deadline.timed_out(e, source, filename, getattr(e, compiler.POSITION, None)) from None
         except RecursionError as e:
             raise self._script_error(e, source, filename) from None
+        except SystemExit as e:         # sys.exit(): the run ends with CPython's status
+            raise _script_exit(e, filename) from None
         except compiler.CATCHABLE as e:         # (a script may raise GeneratorExit itself)
             if DEBUG:
                 raise

@@ -83,7 +83,7 @@ def run_script(source: str, filename: str = "<test>", seed=None) -> Result:
     try:
         session.run_source(source, filename)
     except ScriptError as e:
-        error = e
+        error = e if e.exit_status else None        # (sys.exit(0) ends a run that succeeded)
     return Result(out.getvalue(), err.getvalue(), error)
 
 

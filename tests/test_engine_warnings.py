@@ -223,3 +223,16 @@ def test_sparse_coo_tensor_without_check_invariants_warns_once():
         "overhead. To silence this warning, explicitly opt in or out. See "
         "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered internally at "
         "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)\n  c = torch.sparse_coo_tensor(i, [1., 2.])\n")
+
+
+def test_mse_and_l1_loss_warn_of_a_target_size_that_broadcasts():
+    # PyTorch 2.13 prints exactly these two for the functional forms (checked with the oracle); the warning is
+    # shown once per line, as Python's warnings module shows it
+    source = ("import torch\nimport torch.nn.functional as F\nx = torch.ones(3, 1, requires_grad=True)\n"
+              "y = torch.ones(3)\nfor i in range(2):\n    a = F.mse_loss(x, y)\nb = F.l1_loss(x, y, reduction='sum')\n"
+              "c = F.mse_loss(x, y.unsqueeze(1))\n")
+    words = ("UserWarning: Using a target size (torch.Size([3])) that is different to the input size "
+             "(torch.Size([3, 1])). This will likely lead to incorrect results due to broadcasting. Please ensure "
+             "they have the same size.\n")
+    assert warnings_of(source) == (f"s.grad:6: {words}  a = F.mse_loss(x, y)\n"
+                                   f"s.grad:7: {words}  b = F.l1_loss(x, y, reduction='sum')\n")

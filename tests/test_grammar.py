@@ -537,7 +537,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
+ONLY_TORCH = "gradcli scripts can import only torch, bisect, collections, copy, dataclasses, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 
 INVALID = {
     "unexpected tokens": [

@@ -108,6 +108,17 @@ def test_prints_are_streams_and_a_last_expression_is_the_result(kernel):
     assert run(kc, "for i in range(3):\n    i")[1] == []
 
 
+def test_sys_exit_is_the_cells_error_and_the_kernel_goes_on(kernel):
+    # as IPython shows it (SystemExit: 3); the kernel is not left, and warnings' filters last to the next cell
+    _, kc = kernel
+    run(kc, "import sys, warnings")
+    reply, _ = run(kc, "warnings.simplefilter('error')\nsys.exit(3)")
+    assert (reply["status"], reply["ename"], reply["evalue"]) == ("error", "SystemExit", "3")
+    reply, outputs = run(kc, "try:\n    warnings.warn('w')\nexcept UserWarning as e:\n    print('caught', e)\n"
+                             "warnings.simplefilter('default')")
+    assert texts(outputs) == ["stdout: caught w\n"]
+
+
 def test_errors_are_error_messages_with_gradcli_s_report(kernel):
     _, kc = kernel
     reply, outputs = run(kc, "import torch\nw = torch.ones(2)\n\nw.foo()")

@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, bisect, collections, copy, dataclasses, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -32,6 +32,64 @@ PRUNE = T + "import torch.nn.utils.prune as pr\nm = torch.nn.Linear(2, 2)\n"
 
 # (script, exit status, the error line after "<string>:")
 ESCAPES = [
+    # sys: a safe part; what reaches modules, paths, frames, hooks or the real streams is outside the language
+    *[(f"import sys\nsys.{name}", 1, f"2:1: AttributeError: module 'sys' attribute '{name}' is outside gradcli's "
+       "language") for name in ("modules", "path", "settrace", "setprofile", "stdin", "executable", "exc_info",
+                                "__stdout__", "meta_path", "builtin_module_names", "getrefcount", "addaudithook")],
+    ("import sys\nsys._getframe(0)", 1, "2:1: AttributeError: module 'sys' attribute '_getframe' is outside gradcli's "
+                                        "language"),
+    ("from sys import modules", 1, "1:1: ImportError: cannot import name 'modules' from 'sys' (unknown location)"),
+    ("import sys\nsys.stdout.buffer", 1, "2:1: AttributeError: 'TextIOWrapper' object attribute 'buffer' is outside "
+                                         "gradcli's language"),
+    ("import sys\nsys.stderr.fileno()", 1, "2:1: AttributeError: 'TextIOWrapper' object attribute 'fileno' is outside "
+                                           "gradcli's language"),
+    ("import sys\nsys.stdout.foo", 1, "2:1: AttributeError: 'TextIOWrapper' object has no attribute 'foo'"),
+    ("import sys\nsys.stdout.write.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object attribute "
+                                                 "'__self__' is outside gradcli's language"),
+    ("import sys\ntype(sys.stdout)('stdin')", 1, "2:1: TypeError: cannot create '_io.TextIOWrapper' instances"),
+    ("import sys\nsys.float_info.__class__.__new__", 1, "2:1: AttributeError: 'type' object attribute '__new__' is "
+                                                        "outside gradcli's language"),
+    ("import sys\nsys.setrecursionlimit(10 ** 6)\ndef f(n):\n    return f(n + 1)\nf(0)", 1,
+     "4:12: RecursionError: maximum recursion depth exceeded"),
+    # json: files refused; what dumps writes stays within the bound of a string; the script's default runs as a call
+    ("import json\njson.dump({}, None)", 1, "2:1: AttributeError: module 'json' attribute 'dump' is outside "
+                                          "gradcli's language: scripts cannot read or write files"),
+    ("import json\njson.load", 1, "2:1: AttributeError: module 'json' attribute 'load' is outside gradcli's "
+                                  "language: scripts cannot read or write files"),
+    ("import json\njson.decoder", 1, "2:1: AttributeError: module 'json' attribute 'decoder' is outside gradcli's "
+                                     "language"),
+    ("import json\njson.dumps(1, cls=list)", 1, "2:1: TypeError: json.dumps(cls=...) is outside gradcli's language"),
+    ("import json\njson.dumps([[1]], indent=10 ** 12)", 1,
+     "2:1: MemoryError: a str of 1000000000000 items is too large (gradcli allows at most 100000000)"),
+    ("import json\njson.dumps(object(), default=lambda o: o.__reduce__())", 1,
+     "2:40: AttributeError: 'object' object attribute '__reduce__' is outside gradcli's language"),
+    ("import json\ntry:\n    json.loads('[')\nexcept json.JSONDecodeError as e:\n    e.__traceback__", 1,
+     "5:5: AttributeError: 'JSONDecodeError' object attribute '__traceback__' is outside gradcli's language"),
+    # heapq and bisect: what they take whole is bounded; insort into a non-list reads `insert` as a script does
+    ("import heapq\nheapq.nlargest(1, range(10 ** 12))", 1,
+     "2:1: MemoryError: a list of 1000000000000 items is too large (gradcli allows at most 100000000)"),
+    ("import heapq\nimport torch\nheapq.heappush(torch, 1)", 1,
+     "3:1: TypeError: heappush() argument 1 must be list, not module"),
+    ("import bisect\nimport torch\nbisect.insort(torch.ones(2), 1)", 1, "3:1: TypeError: Tensor is not a sequence"),
+    ("import bisect\nbisect.insort((1, 2), 3)", 1, "2:1: AttributeError: 'tuple' object has no attribute 'insert'"),
+    ("import bisect\nbisect.bisect([1], 1, key=lambda v: v.__class__.__subclasses__())", 1,
+     "2:37: AttributeError: 'type' object attribute '__subclasses__' is outside gradcli's language"),
+    # pprint and textwrap: built within the bound of a string, written only where print writes
+    ("import pprint\npprint.PrettyPrinter", 1, "2:1: NotImplementedError: gradcli does not implement "
+                                               "pprint.PrettyPrinter"),
+    ("import pprint\npprint.pprint(1, stream=[])", 1, "2:1: AttributeError: 'list' object has no attribute 'write'"),
+    ("import pprint\nimport torch\npprint.pprint(1, stream=torch.ones(1))", 1,
+     "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
+    ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
+                                                 "textwrap.TextWrapper"),
+    # warnings: a filter's pattern cannot run without end in C; the records hold nothing behind them
+    ("import warnings\nwarnings.filterwarnings('ignore', '(x+x+)+y')", 1,
+     "2:1: ValueError: the warnings filter pattern '(x+x+)+y' repeats a repetition or alternatives: outside "
+     "gradcli's language (its matching time could grow without bound)"),
+    ("import warnings\nwarnings.filters", 1, "2:1: AttributeError: module 'warnings' attribute 'filters' is outside "
+                                             "gradcli's language"),
+    ("import warnings\nwith warnings.catch_warnings(record=True) as w:\n    warnings.warn('x')\nw[0].__class__.__init__",
+     1, "4:1: AttributeError: 'type' object attribute '__init__' is outside gradcli's language"),
     # autocast and GradScaler: their state (the scale tensor's array, the regions, the class's insides) is not
     # the script's
     (T + 's = torch.amp.GradScaler("cpu")\ns.scale(torch.ones(1))\ns._scale._a', 1,
@@ -163,7 +221,7 @@ ESCAPES = [
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),
-    ("import sys", 1, "1:1: " + _IMPORT.format("sys")),
+    ("import sys.os", 1, "1:1: " + _IMPORT.format("sys.os")),
     ("import subprocess as sp", 1, "1:1: " + _IMPORT.format("subprocess")),
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
@@ -260,8 +318,9 @@ ESCAPES = [
                                          "network"),
     (T + "torch.ops", 1, "2:1: AttributeError: module 'torch' attribute 'ops' is outside gradcli's language: "
                          "scripts cannot load native code"),
-    ("print('x', file=1)", 1, "1:1: TypeError: print(file=...) is outside gradcli's language: scripts cannot "
-                              "write files"),
+    # print(file=...): sys.stdout, sys.stderr or a script's object, whose write is read as the script reads it
+    ("print('x', file=1)", 1, "1:1: AttributeError: 'int' object has no attribute 'write'"),
+    (T + "print('x', file=torch.nn.Linear(1, 1))", 1, "2:1: AttributeError: 'Linear' object has no attribute 'write'"),
     (T + "torch.ones(2).numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' is outside gradcli's "
                                      f"language: {_NO_ARRAYS}"),
     (T + "torch.Generator().get_state().numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
@@ -311,7 +370,7 @@ ESCAPES = [
     (T + "try:\n    (torch.ones(2, requires_grad=True) * 2).backward()\nexcept RuntimeError as e:\n    e.output",
      1, "5:5: AttributeError: 'RuntimeError' object attribute 'output' is outside gradcli's language"),
     ("nonlocal x", 2, "1:1: SyntaxError: nonlocal declaration not allowed at module level"),
-    ("raise SystemExit", 1, "1:7: " + _BUILTIN.format("SystemExit")),
+    ("raise KeyboardInterrupt", 1, "1:7: " + _BUILTIN.format("KeyboardInterrupt")),
     ("memoryview(b'x')", 2, "1:12: SyntaxError: bytes literals (b'...') are not part of gradcli's language"),
     # type(): classes as the script names them, only their names readable
     ("type(1).__dict__", 1, "1:1: " + _OUTSIDE.format("'type' object", "__dict__")),
@@ -530,11 +589,15 @@ def test_builtins_are_exactly_the_documented_ones():
         # the exception classes, Exception's own subclasses only (never BaseException's others but one)
         "Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError",
         "GeneratorExit",        # (BaseException's, but what closing a script's generator raises in it)
+        "SystemExit",           # (BaseException's, but what the script's own sys.exit raises)
         "IndexError", "KeyError", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
         "NotImplementedError", "OverflowError",
         "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError", "ValueError",
         "ZeroDivisionError",
-        "OSError", "FileNotFoundError"}     # (torch.load of a name torch.save never kept)
+        "OSError", "FileNotFoundError",     # (torch.load of a name torch.save never kept)
+        # warnings' categories (an "error" filter raises them)
+        "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning",
+        "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning", "EncodingWarning"}
 
 
 def test_modules_hold_no_python_module_and_no_underscore_name():

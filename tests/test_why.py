@@ -45,7 +45,8 @@ NON_LEAF = ("The .grad attribute of a Tensor that is not a leaf Tensor is being 
             "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
             "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
             "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-            "for more information.")
+            "for more information. (Triggered internally at "
+            "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 
 def base(name: str) -> str:

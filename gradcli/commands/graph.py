@@ -105,9 +105,11 @@ def run(args) -> int:
             else:
                 session.run_source(source, filename)
         except ScriptError as e:
-            progress.finish()
-            report(e)
-            return e.exit_status
+            if e.exit_status:           # (sys.exit(0): the script ended, and its graph is drawn)
+                progress.finish()
+                if e.kind != "SystemExit" or e.text:
+                    report(e) if e.kind != "SystemExit" else sys.stderr.write(e.text + "\n")
+                return e.exit_status
     namespace, provenance = session.globals, session.provenance
     name = args.name or provenance.default_name(namespace)
     drawable = [n for n, v in namespace.items() if v.__class__ is Tensor and v.requires_grad]

@@ -8,7 +8,7 @@ import time
 
 from gradcli import deadline
 from gradcli.commands.common import Terminal, events_for, fail, read_script, report, timing_footer
-from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError
+from gradcli.errors import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, ScriptError, ScriptExit
 
 def _diagnosis(session, source: str, filename: str, started: float):
     """The session's hook for a line saying why a warning happened, and a function giving the line
@@ -55,6 +55,16 @@ def run_text(source: str, filename: str, seed, display=None, fmt=None, stable_id
             run_watched(session, source, filename)
         else:
             session.run_source(source, filename)
+    except ScriptExit as e:         # sys.exit(): CPython's status, and the text of a code that is no number
+        if e.exit_status:
+            if events is None:
+                if e.text:
+                    sys.stdout.flush()
+                    sys.stderr.write(e.text + "\n")
+            else:
+                events.error(e)
+                events.end(False, started, filename)
+            return e.exit_status
     except ScriptError as e:
         if events is None:
             report(e, why(e))

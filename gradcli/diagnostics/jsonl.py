@@ -44,10 +44,14 @@ class JsonLines(Observer):
         return (session.filename, session.where[0] or None) if session is not None else (None, None)
 
     # ----------------------------------------------------------------- reported while a script runs
-    def print(self, text: str, args: tuple) -> None:
-        """A call of the print builtin: `text` is exactly what text mode writes, `args` its arguments."""
+    def print(self, text: str, args: tuple, stream: str = "stdout") -> None:
+        """A call of the print builtin (or a write to sys.stdout): `text` is exactly what text mode writes, `args`
+        its arguments; to sys.stderr, the event says `"stream": "stderr"`."""
         file, line = self._where()
-        self.emit({"event": "print", "file": file, "line": line, "text": text, "values": [value(a) for a in args]})
+        event = {"event": "print", "file": file, "line": line, "text": text, "values": [value(a) for a in args]}
+        if stream != "stdout":
+            event["stream"] = stream
+        self.emit(event)
 
     def result(self, v) -> None:
         """The REPL's display of an expression statement's value."""

@@ -232,7 +232,7 @@ class _Sink:
     def __init__(self, run):
         self.run = run
 
-    def print(self, text, args):
+    def print(self, text, args, stream="stdout"):
         pass
 
     def result(self, value):
@@ -317,7 +317,7 @@ class Run(Observer):
                 except deadline.TimedOut:
                     raise                   # --timeout: the check stops, as the script would have
                 except ScriptError as e:
-                    self.error = e
+                    self.error = e if e.exit_status else None       # (sys.exit(0) ends a run that succeeded)
         except Stop:
             raise
         except BaseException as e:

@@ -591,7 +591,7 @@ class Recorder(Observer):
             self.found = self.session.warning_subject
             raise Stop("found")
 
-    def print(self, text, args) -> None:
+    def print(self, text, args, stream="stdout") -> None:
         pass
 
     def result(self, value) -> None:
@@ -666,7 +666,9 @@ def replay(units: list, seed, recorder: Recorder, unlimited: bool = False,
             try:
                 session.run_unit(unit.source, unit.filename)
             except ScriptError as e:
-                return e
+                if e.exit_status:           # (sys.exit(0) ends a run that succeeded)
+                    return e
+                break
             except Stop:
                 return None
     return None

@@ -41,6 +41,8 @@ class EngineState:
         "generator",            # torch.default_generator: one object, kept; its stream is the state
         "addresses",            # id(obj) -> (obj, address text) while stable addresses are on, else None
         "call_depth",           # calls of script functions in progress (the recursion limit)
+        "call_limit",           # how deep they may go: the language's limit (gradcli.language.compiler, which sets
+                                # it), or the lower one a script set (sys.setrecursionlimit)
         "max_memory",           # bytes one tensor (and the script's data) may take; 0: no limit
         "large_result",         # element count below which no op result can come near max_memory
         "max_items",            # the longest string, list or tuple a script may build in one step
@@ -50,6 +52,11 @@ class EngineState:
         "saved_hooks",          # the innermost saved_tensors_hooks in force (gradcli.engine.savedhooks), or None
         "saved_hooks_off",      # disable_saved_tensors_hooks's message while it is in force, else None
         "warn",                 # warn(category, message): where the engine's warnings go (the session), or None
+        "warning_filters",      # the warnings module's filters of the run (gradcli.language.pywarnings.Filters),
+                                # or None while a script has not changed CPython's default ones
+        "streams",              # (write(stream, text, args), flush(stream), file name): where sys.stdout and
+                                # sys.stderr write and what sys.argv says, set by the session running
+                                # (gradcli.language.pysys)
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
@@ -83,6 +90,9 @@ class EngineState:
         self.generator = None           # set by gradcli.engine.rng, which makes the default generator
         self.addresses = None
         self.call_depth = 0
+        self.call_limit = 1000         # (gradcli.language.compiler puts the language's own)
+        self.warning_filters = None
+        self.streams = None
         self.max_memory = 0
         self.large_result = 1 << 62
         self.max_items = 10 ** 8
@@ -133,7 +143,9 @@ class EngineState:
                 self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
-                self.autocast, self.amp, self.multithreading)
+                self.autocast, self.amp, self.multithreading,
+                self.warning_filters.copy() if self.warning_filters is not None else None, self.streams,
+                self.call_limit)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -141,7 +153,8 @@ class EngineState:
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
-         self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading) = snap
+         self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
+         self.streams, self.call_limit) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

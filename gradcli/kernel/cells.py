@@ -84,6 +84,8 @@ class CellShell(Shell):
     cell that ran last, as (name, value, lines), or None; `failure_status` the exit status `gradcli run`
     gives it (1 for a runtime error, 2 for a syntax or usage error, 124 past --timeout, 130 interrupted)."""
 
+    leaves_on_exit = False          # sys.exit() is the cell's error (SystemExit: 3), as IPython shows it
+
     echo_last = True
 
     def __init__(self, front: Front, options: Options | None = None, timeout: float | None = None,

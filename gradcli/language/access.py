@@ -37,6 +37,9 @@ REFUSED_TORCH_MEMBERS = {
     "classes": "scripts cannot load native code",
 }
 
+# Python's modules' functions that reach what scripts may not: (module, name) -> the reason
+REFUSED_PYTHON_MEMBERS = {("json", "dump"): _NO_FILES, ("json", "load"): _NO_FILES}
+
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
 TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
 
@@ -305,6 +308,9 @@ def get_method(obj, name: str):
             if obj.name == "torch" and name in REFUSED_TORCH_MEMBERS:
                 raise AttributeError(f"module 'torch' attribute '{name}' is outside gradcli's language: "
                                      f"{REFUSED_TORCH_MEMBERS[name]}") from None
+            if (obj.name, name) in REFUSED_PYTHON_MEMBERS:
+                raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language: "
+                                     f"{REFUSED_PYTHON_MEMBERS[obj.name, name]}") from None
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None
@@ -424,14 +430,17 @@ def _class_attribute(obj, name: str):
             # a property (grad, shape): PyTorch's attribute descriptor, which scripts read from tensors
             raise NotImplementedError(f"gradcli does not implement torch.Tensor.{name} read from the class")
         raise AttributeError(obj.no_attribute(name))
-    if name == "args" and isinstance(obj, Exception):         # an exception a script caught: its arguments
+    if name == "args" and isinstance(obj, (Exception, SystemExit)):     # an exception a script caught: its arguments
         return obj.args
+    if name == "code" and isinstance(obj, SystemExit):        # sys.exit's status
+        return obj.code
     if name == "value" and isinstance(obj, StopIteration):    # what a generator returned
         return obj.value
     if name in _OS_ERROR and isinstance(obj, OSError):        # torch.load's FileNotFoundError: its parts
         return getattr(obj, name)
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
-    if hasattr(target, name):
+    # (a value standing for one of Python's, as sys.stdout does, names what Python's has: PYTHON_NAMES)
+    if hasattr(target, name) or name in getattr(type(target), "PYTHON_NAMES", ()):
         raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
     if isinstance(target, type) or target.__class__ is stdlib.ClassValue:
         raise AttributeError(f"type object '{stdlib.class_name(target)}' has no attribute '{name}'", name=name,
@@ -703,3 +712,6 @@ def del_attr(obj, name: str) -> None:
     if type(getattr(type(obj), name, None)).__name__ in ("getset_descriptor", "member_descriptor"):
         raise AttributeError(f"attribute '{name}' of '{type_name(obj)}' objects is not writable")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
+
+
+stdlib.READ_METHOD[0] = get_method      # print(file=obj) reads obj.write as a script does

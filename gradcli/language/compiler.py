@@ -33,6 +33,7 @@ from gradcli.engine.tensor import Tensor, uninitialized_marks
 CLASS_CELL = "\0"                  # prefix of a class body's Cells in its namespace (no Python name has it)
 
 MAX_CALL_DEPTH = 300               # user-function recursion limit (each level costs several Python frames)
+STATE.call_limit = MAX_CALL_DEPTH   # (a script may lower it for its run: sys.setrecursionlimit)
 MAX_EXPRESSION_DEPTH = 1000
 
 
@@ -202,7 +203,7 @@ class ScriptFunction:
                 env[name] = Cell(env.get(name, EMPTY))
             env.update(zip(self.frees, self.closure))
         state = STATE
-        if state.call_depth >= MAX_CALL_DEPTH:
+        if state.call_depth >= state.call_limit:
             raise RecursionError("maximum recursion depth exceeded")
         state.call_depth += 1
         try:
@@ -2032,7 +2033,8 @@ NON_LEAF_GRAD_WARNING = (
     "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
     "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-    "for more information.")
+    "for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
 # On a NameError for a global name: a function giving (the function's local names, the globals), which
 # gradcli.language.suggestions reads for Python's "Did you mean" when the error reaches the top.

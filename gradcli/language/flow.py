@@ -91,9 +91,10 @@ def matches(e, env, kind, line: int, col: int) -> bool:
         raise error from None
 
 
-# What a script's `except` may catch: Exception's subclasses, and GeneratorExit (a generator of the script's
-# being closed); never BaseException's others, such as the timeout of --timeout or Ctrl-C.
-CATCHABLE = (Exception, GeneratorExit)
+# What a script's `except` may catch: Exception's subclasses, GeneratorExit (a generator of the script's
+# being closed) and SystemExit (its own sys.exit); never BaseException's others, such as the timeout of
+# --timeout or Ctrl-C.
+CATCHABLE = (Exception, GeneratorExit, SystemExit)
 
 
 def catchable(wanted) -> bool:

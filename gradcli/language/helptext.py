@@ -1375,6 +1375,15 @@ _MODULES = {
                    "annotated fields.",
     "statistics": "Python's statistics module, in part: mean, fmean, median, mode, stdev, pstdev and variance of a "
                   "list of numbers, CPython's own functions.",
+    "warnings": "Python's warnings module: warn, the filters (filterwarnings, simplefilter, resetwarnings) and "
+                "catch_warnings; the filters govern PyTorch's warnings too.",
+    "sys": "Python's sys module, a safe part: exit, argv, the version and number facts, stdout and stderr (write and "
+           "flush only), the recursion limit.",
+    "json": "Python's json module: dumps and loads of strings (no files), CPython's encoder and decoder.",
+    "heapq": "Python's heapq module: a list kept as a heap (heappush, heappop, ...), nlargest, nsmallest, merge.",
+    "bisect": "Python's bisect module: positions in a sorted list (bisect_left, bisect_right) and insort.",
+    "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
+    "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
 }
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
@@ -1396,6 +1405,68 @@ _PYTHON_FUNCTIONS = {
                            "A copy of x and of everything it holds, each object copied once; a leaf tensor's "
                            "copy keeps requires_grad and gets a copy of its grad (model copies, best weights)."),
 }
+# the functions of the Python modules gradcli writes or wraps (gradcli.language.pywarnings, pysys, pyjson, pysorting,
+# pytext), by the namespace and name of the Builtin scripts hold (CPython's C functions print as builtins)
+_PYTHON_FUNCTIONS.update({
+    ("builtins", "warn"): ("warnings.warn(message, category=None, stacklevel=1, source=None)",
+                           "Gives a warning (a UserWarning unless category says otherwise) at the line of the call, or "
+                           "of its caller stacklevel - 1 calls out, filtered as the warnings' filters say."),
+    ("warnings", "filterwarnings"): ("warnings.filterwarnings(action, message='', category=Warning, module='', "
+                                     "lineno=0, append=False)",
+                                     "Adds a filter: 'ignore', 'error', 'always', 'default', 'module' or 'once' for "
+                                     "the warnings whose text matches message (from its start, any case)."),
+    ("warnings", "simplefilter"): ("warnings.simplefilter(action, category=Warning, lineno=0, append=False)",
+                                   "Adds a filter for every message: simplefilter('ignore') silences warnings."),
+    ("warnings", "resetwarnings"): ("warnings.resetwarnings()", "Removes every filter, the default ones too."),
+    ("warnings", "formatwarning"): ("warnings.formatwarning(message, category, filename, lineno, line=None)",
+                                    "A warning's text as it is shown."),
+    ("warnings", "catch_warnings"): ("warnings.catch_warnings(*, record=False, action=None, category=Warning, "
+                                     "lineno=0, append=False)",
+                                     "A with-block whose filters are put back at its end; with record=True it gives "
+                                     "the list of the warnings given inside (message, category, filename, lineno)."),
+    ("builtins", "exit"): ("sys.exit(status=None, /)", "Ends the run: status 0 for None, the number itself, or 1 "
+                                                       "with the value written to stderr."),
+    ("builtins", "getrecursionlimit"): ("sys.getrecursionlimit()", "How deep the script's function calls may nest."),
+    ("builtins", "setrecursionlimit"): ("sys.setrecursionlimit(limit, /)", "Lowers that depth for this run (gradcli's "
+                                                                            "own limit cannot be raised)."),
+    ("json", "dumps"): ("json.dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True, allow_nan=True, "
+                        "indent=None, separators=None, default=None, sort_keys=False)",
+                        "obj as a JSON string; default(o) is called for what JSON has no form for."),
+    ("json", "loads"): ("json.loads(s, *, object_hook=None, parse_float=None, parse_int=None, parse_constant=None, "
+                        "object_pairs_hook=None)", "The value a JSON string holds."),
+    ("builtins", "heappush"): ("heapq.heappush(heap, item, /)", "Adds item to the heap (a list), keeping it a heap."),
+    ("builtins", "heappop"): ("heapq.heappop(heap, /)", "Removes and returns the heap's smallest item."),
+    ("builtins", "heapify"): ("heapq.heapify(heap, /)", "Makes the list a heap, in place."),
+    ("builtins", "heapreplace"): ("heapq.heapreplace(heap, item, /)", "Pops the smallest item, then pushes item."),
+    ("builtins", "heappushpop"): ("heapq.heappushpop(heap, item, /)", "Pushes item, then pops the smallest item."),
+    ("heapq", "nlargest"): ("heapq.nlargest(n, iterable, key=None)", "The n largest items, largest first."),
+    ("heapq", "nsmallest"): ("heapq.nsmallest(n, iterable, key=None)", "The n smallest items, smallest first."),
+    ("heapq", "merge"): ("heapq.merge(*iterables, key=None, reverse=False)",
+                         "The items of sorted iterables, in one sorted stream."),
+    ("builtins", "bisect_left"): ("bisect.bisect_left(a, x, lo=0, hi=len(a), *, key=None)",
+                                  "Where x would go in the sorted a, before any equal items."),
+    ("builtins", "bisect_right"): ("bisect.bisect_right(a, x, lo=0, hi=len(a), *, key=None)",
+                                   "Where x would go in the sorted a, after any equal items (bisect.bisect too)."),
+    ("builtins", "insort_left"): ("bisect.insort_left(a, x, lo=0, hi=len(a), *, key=None)",
+                                  "Inserts x into the sorted a, before any equal items."),
+    ("builtins", "insort_right"): ("bisect.insort_right(a, x, lo=0, hi=len(a), *, key=None)",
+                                   "Inserts x into the sorted a, after any equal items (bisect.insort too)."),
+    ("pprint", "pprint"): ("pprint.pprint(object, stream=None, indent=1, width=80, depth=None, *, compact=False, "
+                           "sort_dicts=True, underscore_numbers=False)", "Prints object's repr laid out over lines."),
+    ("pprint", "pformat"): ("pprint.pformat(object, indent=1, width=80, depth=None, *, compact=False, sort_dicts=True, "
+                            "underscore_numbers=False)", "What pprint prints, as a string."),
+    ("pprint", "pp"): ("pprint.pp(object, *args, sort_dicts=False, **kwargs)", "pprint, dict keys in their order."),
+    ("pprint", "saferepr"): ("pprint.saferepr(object)", "repr(object), a container holding itself shown safely."),
+    ("pprint", "isreadable"): ("pprint.isreadable(object)", "Whether eval could rebuild object from its repr."),
+    ("pprint", "isrecursive"): ("pprint.isrecursive(object)", "Whether object holds itself."),
+    ("textwrap", "wrap"): ("textwrap.wrap(text, width=70, **kwargs)", "The text's words in lines of at most width "
+                                                                      "characters, as a list."),
+    ("textwrap", "fill"): ("textwrap.fill(text, width=70, **kwargs)", "wrap()'s lines joined by newlines."),
+    ("textwrap", "shorten"): ("textwrap.shorten(text, width, **kwargs)", "The text cut to width, ending in "
+                                                                         "placeholder=' [...]'."),
+    ("textwrap", "dedent"): ("textwrap.dedent(text)", "The text without the whitespace all its lines start with."),
+    ("textwrap", "indent"): ("textwrap.indent(text, prefix, predicate=None)", "prefix added before the text's lines."),
+})
 # Python's dataclasses functions, as scripts hold them (gradcli.language.pydataclasses)
 _DATACLASSES = {
     "dataclass": ("dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, frozen=False)",

@@ -29,7 +29,8 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
-                   "dataclasses": None}
+                   "dataclasses": None, "warnings": None, "json": None,
+                   "heapq": None, "bisect": None, "pprint": None, "textwrap": None}
 
 
 class ScriptModule:
@@ -1210,6 +1211,21 @@ STATISTICS = ScriptModule.later("statistics", _make_statistics)
 TIME = ScriptModule("time", {"time": _time.time, "perf_counter": _time.perf_counter})
 
 
+def _later_python(name: str, module: str, maker: str = "members") -> ScriptModule:
+    """A Python module gradcli writes in gradcli.language.MODULE, whose function `maker` makes its table on the
+    first import (each module's docstring says what it offers and how it is bounded)."""
+    return ScriptModule.later(name, lambda: getattr(importlib.import_module("gradcli.language." + module), maker)())
+
+
+WARNINGS = _later_python("warnings", "pywarnings")       # its filters govern the engine's warnings too
+SYS = _later_python("sys", "pysys")                      # a safe part
+JSON = _later_python("json", "pyjson")
+HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
+BISECT = _later_python("bisect", "pysorting", "bisect_members")
+PPRINT = _later_python("pprint", "pytext", "pprint_members")
+TEXTWRAP = _later_python("textwrap", "pytext", "textwrap_members")
+
+
 def _make_copy() -> dict:
     from gradcli.language import copying
     return copying.make_module(Builtin, (Builtin, ScriptModule, ClassValue), type_name)
@@ -1233,7 +1249,8 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 OPAQUE_CLASSES: dict = {}
 
 
-_PARTIAL_MODULES = ("typing", "dataclasses", "statistics")
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
+                    "textwrap")
 
 
 def python_has(module: str, name: str) -> bool:
@@ -1241,7 +1258,7 @@ def python_has(module: str, name: str) -> bool:
     out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
     if module not in _PARTIAL_MODULES:
         return False
-    return name in importlib.import_module(module).__all__
+    return name in getattr(importlib.import_module(module), "__all__", ())     # (sys has none: all its own)
 
 
 def python_internal(module: str, name: str) -> bool:
@@ -1301,7 +1318,9 @@ def _swa_utils_made(swa_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS}
+        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
+        "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
+        "pprint": PPRINT, "textwrap": TEXTWRAP}
 
 
 def modules() -> tuple:
@@ -1852,14 +1871,20 @@ _HELD_CLASSES.update((value.original, value) for value in COLLECTIONS.members.va
 
 
 # The exception classes a script can name, raise and catch: Exception and its subclasses that scripts
-# meet, and GeneratorExit (what closing a script's generator raises in it). BaseException and its other
-# subclasses (KeyboardInterrupt, SystemExit, the timeout of --timeout) stay out of reach, so no `except`
+# meet, GeneratorExit (what closing a script's generator raises in it) and SystemExit (sys.exit). BaseException
+# and its other subclasses (KeyboardInterrupt, the timeout of --timeout) stay out of reach, so no `except`
 # can swallow them.
 EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError",
               "GeneratorExit", "ImportError", "IndexError", "KeyError", "LookupError", "MemoryError",
-              "ModuleNotFoundError", "NameError", "NotImplementedError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration",
+              "ModuleNotFoundError", "NameError", "NotImplementedError", "OverflowError", "RecursionError",
+              "RuntimeError", "StopIteration",
               "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
-              "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError")
+              "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
+              # the warnings' categories (gradcli.language.pywarnings), which an "error" filter raises
+              "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
+              "RuntimeWarning", "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning",
+              "EncodingWarning",
+              "SystemExit")         # (sys.exit: the run ends with its status; a script may catch it)
 
 
 def make_builtins(write, describe=None, extra=None) -> dict:
@@ -1925,7 +1950,17 @@ def make_print(write, report=None):
         elif not isinstance(end, str):
             raise TypeError(f"end must be None or a string, not {type(end).__name__}")
         if file is not None:
-            raise TypeError("print(file=...) is outside gradcli's language: scripts cannot write files")
+            pysys = sys.modules.get("gradcli.language.pysys")
+            if pysys is not None and file is pysys.STDOUT:
+                file = None
+            elif pysys is not None and file is pysys.STDERR:
+                text = sep.join(a if a.__class__ is str else str(a) for a in args) + end
+                STATE.streams[0]("stderr", text, args)
+                if flush:
+                    STATE.streams[1]("stderr")
+                return None
+            else:
+                return _print_to(file, args, sep, end, flush)
         pieces = []
         try:
             for a in args:
@@ -1943,6 +1978,25 @@ def make_print(write, report=None):
         else:
             report(text, args)
     return Builtin("builtins", "print", print_)
+
+
+def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
+    """print(..., file=obj) for an object of the script's: its write() called with each piece, as CPython's
+    print calls it (read as `obj.write` reads in a script: nothing else has one)."""
+    read = READ_METHOD[0]
+    write = read(file, "write")
+    for i, a in enumerate(args):
+        if i:
+            write(sep)
+        write(a if a.__class__ is str else str(a))
+    write(end)
+    if flush:
+        read(file, "flush")()
+
+
+# `obj.name` as a script reads it, to be called (gradcli.language.access.get_method, which imports this module
+# and puts it here)
+READ_METHOD = [None]
 
 
 # CPython's messages name a module by its class (`'module' object is not callable`), as they name Python's

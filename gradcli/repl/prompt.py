@@ -94,7 +94,7 @@ def run(shell: Shell, input=None, output=None, history=None) -> int:
             return 0
         try:
             if not shell.execute(text):
-                return 0
+                return shell.exit_status or 0
         except KeyboardInterrupt:                     # between the run and the next prompt
             shell.interrupted()
         except BrokenPipeError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from gradcli import session as session_module
 from gradcli.display import DISPLAY_MODES
 from gradcli.engine.tensor import print_options
-from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError
+from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError, ScriptExit
 from gradcli.repl import magics, scan, toolbar
 from gradcli.repl.interrupt import Guard
 from gradcli.session import Session
@@ -64,6 +64,9 @@ class Shell:
     # Show every top-level expression's value (the REPL), or only a last one (a notebook cell: gradcli.kernel.cells)
     echo_last = False
 
+    # sys.exit() in an input ends the REPL (a notebook's kernel reports it as the cell's error, as IPython does)
+    leaves_on_exit = True
+
     def __init__(self, options: Options | None = None, out=None, err=None):
         self.options = options or Options()
         self.out = out if out is not None else sys.stdout
@@ -75,6 +78,7 @@ class Shell:
         self.inputs: list[str] = []       # every input, for %history
         self.accepted: list[str] = []     # inputs that ran without error, for %save
         self.events = None                # the JSON Lines sink while the format is jsonl
+        self.exit_status = None           # set when an input called sys.exit(): the REPL ends with it
         self.session = self._new_session(self.options.display)
         problem = self.set_format(self.options.format)
         if problem:
@@ -115,7 +119,7 @@ class Shell:
             self.show_help(stripped[:-1].strip())
             return True
         self.run_code(source)
-        return True
+        return self.exit_status is None
 
     def run_code(self, source: str, filename: str = "<stdin>", echo=True, record: bool = True) -> bool:
         """Run statements in the session, reporting any error; True when they ran to the end.
@@ -129,6 +133,13 @@ class Shell:
             with Guard():
                 self.session.run_unit(source, filename, echo=echo or None, echo_last=self.echo_last)
         except ScriptError as e:
+            if e.__class__ is ScriptExit and self.leaves_on_exit:
+                # sys.exit(): the REPL ends, as CPython's does, with the script's status
+                if e.text:
+                    self.error_line(e.text)
+                self.exit_status = e.exit_status
+                self._end(not e.exit_status, started, filename)
+                return False
             self.report(e, (source, filename), time.perf_counter() - started)
             self._end(False, started, filename)
             return False
@@ -226,7 +237,7 @@ class Shell:
             if scan.enter_action(text) == scan.ACCEPT:
                 lines = []
                 if not self.execute(text):
-                    return 0
+                    return self.exit_status or 0
         if lines:
             self.execute("\n".join(lines))
         if prompts is not None:

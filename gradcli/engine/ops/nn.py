@@ -791,6 +791,7 @@ def _softmax(a: Tensor, dim, dtype, log: bool) -> Tensor:
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     a, b = _broadcast_pair(input, target)
@@ -809,6 +810,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
     _expect_attr(target, "size")
     _expect_attr(input, "size")
+    _warn_size_mismatch(input, target)
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     a, b = _broadcast_pair(input, target)
