@@ -221,7 +221,8 @@ ESCAPES = [
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),
-    ("import sys.os", 1, "1:1: " + _IMPORT.format("sys.os")),
+    # sys is in the language now, and no package: Python's own refusal of a submodule
+    ("import sys.os", 1, "1:1: ModuleNotFoundError: No module named 'sys.os'; 'sys' is not a package"),
     ("import subprocess as sp", 1, "1:1: " + _IMPORT.format("subprocess")),
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
     ("import numpy", 1, "1:1: " + _IMPORT.format("numpy")),
