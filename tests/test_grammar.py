@@ -629,7 +629,7 @@ INVALID = {
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
         ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
-        ("class A:\n    __slots__ = ('x',)", "defining __slots__ in a class is " + NOT_OURS, 2, 5),
+        ("class A:\n    __init_subclass__ = 1", "defining __init_subclass__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    return 1", "'return' outside function", 2, 5),
         ("for x in y:\n    class A:\n        break", "'break' outside loop", 3, 9),
         ("@dec\nx = 1", "unexpected name 'x'", 2, 1),

@@ -148,8 +148,15 @@ ESCAPES = [
                                                           "of gradcli's language"),
     ("class A:\n    def __del__(self):\n        pass", 2, "2:5: SyntaxError: defining __del__ in a class is not "
                                                            "part of gradcli's language"),
-    ("class A:\n    __slots__ = ()", 2, "2:5: SyntaxError: defining __slots__ in a class is not part of gradcli's "
-                                        "language"),
+    ("class A:\n    __class_getitem__ = ()", 2, "2:5: SyntaxError: defining __class_getitem__ in a class is not part "
+                                                "of gradcli's language"),
+    ("class A:\n    __slots__ = ('__del__',)", 1, "1:1: TypeError: a slot named __del__ is outside gradcli's language"),
+    ("class A:\n    __slots__ = ['x', '__getattribute__']", 1, "1:1: TypeError: a slot named __getattribute__ is outside "
+                                                            "gradcli's language"),
+    ("class A:\n    __slots__ = ('w',)\nA.w.__set__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object", "__set__")),
+    ("class A:\n    __slots__ = ('w',)\nA.w.__objclass__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object",
+                                                                                   "__objclass__")),
+    ("class A:\n    __slots__ = ('w',)\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
     ("class A:\n    for __setattr__ in [print]:\n        pass", 1, "1:1: TypeError: defining __setattr__ in a class "
                                                                    "is outside gradcli's language"),
     ("class A(dict):\n    pass", 1, "1:1: TypeError: subclassing 'dict' is outside gradcli's language: a script's "

@@ -39,7 +39,7 @@ SPECIAL_METHODS = frozenset(
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Dunder names a class body may bind besides the special methods.
-CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__"})
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__", "__slots__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
@@ -71,7 +71,10 @@ class ScriptType(type):
 class ScriptObject:
     """The base of a script class that names no other (in `object`'s place). Its instances print as
     CPython's do, with the address gradcli shows (gradcli.engine.addresses): `<__main__.Point object at
-    0x7f...>`."""
+    0x7f...>`. It has no `__dict__` of its own, as `object` has none, so a script's class whose classes
+    all define `__slots__` keeps its attributes to them, as in CPython."""
+
+    __slots__ = ()
 
     def __repr__(self):
         cls = type(self)
@@ -146,9 +149,23 @@ def _make_class(name: str, bases: list, namespace: dict):
     for key in namespace:
         if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
             raise TypeError(f"defining {key} in a class is outside gradcli's language")
+    if "__slots__" in namespace:
+        _check_slots(namespace["__slots__"])
     cls = ScriptType(name, tuple(real), namespace)
     _SCRIPT_MADE.add(cls)
     return cls
+
+
+def _check_slots(slots) -> None:
+    """A slot is an attribute: one named as a special method (`__del__`, `__getattribute__`) would be found by
+    Python where it looks for the method, so only `__dict__` and `__weakref__` of the dunder names may be one."""
+    if slots.__class__ not in (str, tuple, list, dict):      # (Python takes any iterable: its own, not a script's)
+        iter(slots)             # (what is no iterable: Python's TypeError)
+        raise TypeError(f"__slots__ as a '{type(slots).__name__}' is outside gradcli's language: it takes a string, "
+                        "a tuple, a list or a dict of names")
+    for name in (slots,) if slots.__class__ is str else slots:
+        if name.__class__ is str and is_dunder(name) and name not in ("__dict__", "__weakref__"):
+            raise TypeError(f"a slot named {name} is outside gradcli's language")
 
 
 # The classes scripts made (their `class` statements), and what scripts changed on the library's own classes
@@ -198,6 +215,8 @@ def instance_attr(obj, name: str):
             name == DATACLASS_INFO and hasattr(type(obj), name)):
         if name == "__cause__" and isinstance(obj, BaseException):
             return exception_cause(obj)
+        if name == "__slots__":
+            return _slots(type(obj), f"'{type(obj).__name__}' object")
         raise _refused(type(obj).__name__, name)
     return getattr(obj, name)
 
@@ -217,6 +236,8 @@ def class_attr(cls, name: str):
             return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
         if name == DATACLASS_INFO and hasattr(cls, name):
             return getattr(cls, name)
+        if name == "__slots__":
+            return _slots(cls, f"type object '{cls.__name__}'")
         if name == "__match_args__":            # what a class pattern's positional parts read
             if hasattr(cls, name):
                 return getattr(cls, name)
@@ -228,6 +249,19 @@ def class_attr(cls, name: str):
         if not hasattr(cls, name):
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
+
+
+def _slots(cls, kind: str):
+    """`Cls.__slots__`: what the nearest class defining it wrote there, if a script wrote it (gradcli's own
+    classes' slots are its internals)."""
+    for klass in cls.__mro__:
+        if "__slots__" in klass.__dict__:
+            if klass in _SCRIPT_MADE:
+                return klass.__dict__["__slots__"]
+            if klass is ScriptObject:       # (in `object`'s place, which has none)
+                break
+            raise AttributeError(f"{kind} attribute '__slots__' is outside gradcli's language")
+    raise AttributeError(f"{kind} has no attribute '__slots__'", name="__slots__")
 
 
 def super_attr(proxy, name: str):
