@@ -193,8 +193,8 @@ def test_field_names_carry_no_code(field_names):
     ("import collections\ncollections.abc", "3:1: AttributeError: module 'collections' has no attribute 'abc'"),
     ("import collections\ncollections.ChainMap", "3:1: AttributeError: module 'collections' has no attribute 'ChainMap'"),
     ("import collections.abc", "2:1: ImportError: import of 'collections.abc' is outside gradcli's language: scripts "
-                               "can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, "
-                               "random, statistics, string, time and typing"),
+                               "can import only torch, abc, collections, contextlib, copy, dataclasses, enum, functools, "
+                               "itertools, math, operator, random, statistics, string, time and typing"),
     ("from collections import UserDict", "2:1: ImportError: cannot import name 'UserDict' from 'collections' "
                                          "(unknown location)"),
     ("d = defaultdict(list)\nd.default_factory = dict",

@@ -537,7 +537,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
+ONLY_TORCH = "gradcli scripts can import only torch, abc, collections, contextlib, copy, dataclasses, enum, functools, itertools, math, operator, random, statistics, string, time and typing"
 
 INVALID = {
     "unexpected tokens": [
@@ -627,7 +627,7 @@ INVALID = {
                 ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
-        ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
+        ("class A(B, order=M):\n    pass", "class keywords other than metaclass= are " + NOT_OURS, 1, 12),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    __init_subclass__ = 1", "defining __init_subclass__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    return 1", "'return' outside function", 2, 5),

@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, collections, copy, dataclasses, functools, itertools, math, operator, random, statistics, string, time and typing"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, collections, contextlib, copy, dataclasses, enum, functools, itertools, math, operator, random, statistics, string, time and typing"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -165,8 +165,10 @@ ESCAPES = [
     ("class A(type):\n    pass", 1, "1:1: TypeError: subclassing 'type' is outside gradcli's language: a script's "
                                    "class may derive from its own classes, object, the exception classes and the "
                                    "library classes gradcli provides"),
-    ("class A(metaclass=print):\n    pass", 2, "1:9: SyntaxError: class keywords (metaclass=...) are not part of "
-                                             "gradcli's language"),
+    ("class A(metaclass=print):\n    pass", 1, "1:1: TypeError: metaclass=<built-in function print> is outside "
+                                             "gradcli's language: a script's class may name abc.ABCMeta or type"),
+    ("class A(B, order=print):\n    pass", 2, "1:12: SyntaxError: class keywords other than metaclass= are not part "
+                                            "of gradcli's language"),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),

@@ -191,6 +191,13 @@ def allow_held(cls, names) -> None:
     type, default...: gradcli.session registers it when the dataclasses module is made)."""
     ALLOWED[cls] = _HOLDERS[cls] = names
 
+def allow_methods(cls, names) -> None:
+    """Let scripts call the methods `names` of `cls`'s instances, printed as bound methods of a Python class
+    (contextlib.ExitStack's: gradcli.language.pycontextlib registers them when the module is made)."""
+    ALLOWED[cls] = frozenset(names)
+    _BOUND_METHOD_OWNERS.add(cls)
+
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):
@@ -308,6 +315,10 @@ def get_method(obj, name: str):
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None
+            reason = stdlib.refused_member(obj.name, name)
+            if reason is not None:
+                raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language: "
+                                     f"{reason}") from None
             if name[:1] == "_" or stdlib.python_internal(obj.name, name):     # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None

@@ -43,7 +43,7 @@ CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotatio
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
-FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__"})
+FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__", "__isabstractmethod__"})
 # the classes of a script's functions (compiler.ScriptFunction and its decorated kin), registered by access
 FUNCTION_TYPES: set = set()
 
@@ -103,12 +103,45 @@ BASE_FORMS: dict = {}
 GENERIC_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def make_class(name: str, bases: list, namespace: dict):
+# The metaclasses other than ScriptType a class statement may end with, by the id of what names them: the class of
+# a base (enum.EnumType) or what `metaclass=` gives (abc.ABCMeta as scripts hold it) -> an object with
+# prepare(name, bases) -> the namespace the class body fills, and make(name, bases, namespace) -> the class
+METACLASS_MAKERS: dict = {}
+
+
+def _metaclass_maker(bases: list, metaclass):
+    if metaclass is not None:
+        maker = METACLASS_MAKERS.get(id(metaclass))
+        if maker is None:
+            if metaclass is builtins.type or getattr(metaclass, "original", None) is builtins.type:
+                return None
+            raise TypeError(f"metaclass={metaclass!r} is outside gradcli's language: a script's class may name "
+                            "abc.ABCMeta or type")
+        return maker
+    if METACLASS_MAKERS:
+        for base in bases:
+            maker = METACLASS_MAKERS.get(id(base.__class__))
+            if maker is not None:
+                return maker
+    return None
+
+
+def prepare(name: str, bases: list, metaclass=None) -> dict:
+    """The namespace a class body fills: a dict, or what the class's metaclass prepares (an enum's records
+    its members as they are bound)."""
+    maker = _metaclass_maker(bases, metaclass)
+    return {} if maker is None else maker.prepare(name, bases)
+
+
+def make_class(name: str, bases: list, namespace: dict, metaclass=None):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
     for base in bases:
         maker = CLASS_MAKERS.get(id(base))
         if maker is not None:
             return maker(name, bases, namespace)
+    maker = _metaclass_maker(bases, metaclass)
+    if maker is not None:
+        return maker.make(name, bases, namespace)
     variables = []
     if BASE_FORMS:
         resolved = []
@@ -153,7 +186,27 @@ def _make_class(name: str, bases: list, namespace: dict):
         _check_slots(namespace["__slots__"])
     cls = ScriptType(name, tuple(real), namespace)
     _SCRIPT_MADE.add(cls)
+    if ABSTRACT_AWARE and any(b in ABSTRACT_AWARE for b in real):
+        set_abstract_methods(cls)
     return cls
+
+
+# The classes whose metaclass is abc.ABCMeta in CPython (abc.ABC, the script's classes deriving from it or naming
+# `metaclass=ABCMeta`): gradcli.language.pyabc adds them. Each has the __abstractmethods__ ABCMeta would give it,
+# which is all Python needs to refuse to instantiate it, in its own words.
+ABSTRACT_AWARE: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def set_abstract_methods(cls) -> None:
+    """What abc.ABCMeta computes for a new class: the names of its abstract methods, its own and those of its
+    bases it has not replaced."""
+    ABSTRACT_AWARE.add(cls)
+    abstracts = {key for key, value in cls.__dict__.items() if getattr(value, "__isabstractmethod__", False)}
+    for base in cls.__bases__:
+        for key in getattr(base, "__abstractmethods__", ()):
+            if getattr(getattr(cls, key, None), "__isabstractmethod__", False):
+                abstracts.add(key)
+    type.__setattr__(cls, "__abstractmethods__", frozenset(abstracts))
 
 
 def _check_slots(slots) -> None:
@@ -238,6 +291,8 @@ def class_attr(cls, name: str):
             return getattr(cls, name)
         if name == "__slots__":
             return _slots(cls, f"type object '{cls.__name__}'")
+        if name == "__abstractmethods__":         # (type's own attribute: a frozenset of names, or AttributeError)
+            return getattr(cls, name)
         if name == "__match_args__":            # what a class pattern's positional parts read
             if hasattr(cls, name):
                 return getattr(cls, name)
@@ -247,6 +302,8 @@ def class_attr(cls, name: str):
             if type(klass) is ScriptType and name in klass.__dict__:
                 return getattr(cls, name)
         if not hasattr(cls, name):
+            if name == "register" and cls in ABSTRACT_AWARE:      # ABCMeta's virtual subclasses
+                raise NotImplementedError("gradcli does not implement abc.ABCMeta.register")
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
 

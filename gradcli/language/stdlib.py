@@ -29,7 +29,7 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 # their file, as CPython prints them (math, itertools and time print as built in)
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
-                   "dataclasses": None}
+                   "dataclasses": None, "abc": None, "contextlib": None, "enum": None}
 
 
 class ScriptModule:
@@ -1204,12 +1204,25 @@ TYPING_INSTANCE_CLASSES = [None]
 TYPING = ScriptModule.later("typing", lambda: LATER_MAKERS["typing"]())
 DATACLASSES = ScriptModule.later("dataclasses", lambda: LATER_MAKERS["dataclasses"]())
 OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
+ABC = ScriptModule.later("abc", lambda: LATER_MAKERS["abc"]())
+CONTEXTLIB = ScriptModule.later("contextlib", lambda: LATER_MAKERS["contextlib"]())
+ENUM = ScriptModule.later("enum", lambda: LATER_MAKERS["enum"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
 
 
-_PARTIAL_MODULES = ("typing", "dataclasses", "statistics")
+_PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "abc", "contextlib", "enum")
+_NO_STREAMS = "scripts cannot reach the process's streams"
+# Names of Python's modules that gradcli leaves out of the language, with the reason
+REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
+                                  "chdir": "scripts cannot reach files or directories"}}
+
+
+def refused_member(module: str, name: str) -> str | None:
+    """Why `module.name` is outside the language, if it is one of REFUSED_MEMBERS."""
+    refused = REFUSED_MEMBERS.get(module)
+    return refused.get(name) if refused is not None else None
 
 
 def python_has(module: str, name: str) -> bool:
@@ -1217,7 +1230,9 @@ def python_has(module: str, name: str) -> bool:
     out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
     if module not in _PARTIAL_MODULES:
         return False
-    return name in importlib.import_module(module).__all__
+    found = importlib.import_module(module)
+    exported = getattr(found, "__all__", None)      # (abc has none: its public names are its exports)
+    return name in exported if exported is not None else name[:1] != "_" and hasattr(found, name)
 
 
 def python_internal(module: str, name: str) -> bool:
@@ -1277,7 +1292,8 @@ def _swa_utils_made(swa_ns: ScriptModule) -> None:
 # The modules a script can import by their first name
 _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, "functools": FUNCTOOLS,
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
-        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS}
+        "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "abc": ABC,
+        "contextlib": CONTEXTLIB, "enum": ENUM}
 
 
 def modules() -> tuple:
@@ -1639,6 +1655,11 @@ def _class_value(path: str, real=None) -> ClassValue:
     return value
 
 
+def metaclass_value(path: str) -> ClassValue:
+    """A metaclass as scripts hold it (abc.ABCMeta): the value type(cls) gives for its classes."""
+    return _class_value(path)
+
+
 # Classes a script may hold as they are: calling one builds a plain value, and their attributes are
 # reached only through the allow-list. Python's `type` is never one (type('X', (), {}) builds classes).
 _PLAIN_CLASSES = frozenset((int, float, bool, complex, str, range, slice, type(None), type(...)))
@@ -1683,6 +1704,8 @@ def script_type(obj):
     if isinstance(obj, type):
         if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
             return _class_value("torch.autograd.function.FunctionMeta")
+        if obj in classes.ABSTRACT_AWARE:           # abc.ABC and the classes ABCMeta would make
+            return _class_value("abc.ABCMeta")
         return _TYPE
     if isinstance(obj, BaseException) and cls.__module__ == "builtins":
         return cls                          # an exception class, as `except` names it
