@@ -243,6 +243,8 @@ def get_attr(obj, name: str):
         return get_method(obj, name)        # raises
     if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
+    if _METACLASS_RULES and (cls.__class__ in _METACLASS_RULES or cls in _METACLASS_RULES):
+        return get_method(obj, name)        # an enum and its members, likewise
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
             and name not in _HOLDERS.get(cls, ()):
@@ -340,6 +342,13 @@ def get_method(obj, name: str):
         if name[:2] == "__" and classes.is_dunder(name):
             raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
         return custom.script_attr(obj, name)
+    if _METACLASS_RULES:
+        rules = _METACLASS_RULES.get(cls.__class__)
+        if rules is not None:          # a member of an enum
+            return rules.member_attr(obj, name, _value_method)
+        rules = _METACLASS_RULES.get(cls)
+        if rules is not None:          # an enum class
+            return rules.class_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
         if name in python:
@@ -376,6 +385,30 @@ def get_method(obj, name: str):
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
     return _class_attribute(obj, name)
+
+
+# Metaclasses other than ScriptType whose classes and instances have rules of their own -> an object with
+# class_attr(cls, name), member_attr(obj, name, value_method), set_attr(obj, name, value), del_attr(obj, name)
+# (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made)
+_METACLASS_RULES: dict = {}
+
+
+def register_metaclass_rules(metaclass, rules) -> None:
+    _METACLASS_RULES[metaclass] = rules
+
+
+def _value_method(obj, kind, name: str):
+    """`obj.name` for an object holding a plain value of class `kind` (an IntEnum's member, a str enum's) as
+    the language offers it on the value itself, or None."""
+    methods = _SCRIPT_METHODS.get(kind)
+    if methods is not None and name in methods:
+        return functools.partial(methods[name], obj)
+    bounded = _BOUNDED_METHODS.get(kind)
+    if bounded is not None and name in bounded:
+        return bounds.BoundedMethod(obj, name, bounded[name])
+    if name in ALLOWED.get(kind, ()):
+        return getattr(obj, name)
+    return None
 
 
 def is_sparse_tensor(obj) -> bool:
@@ -614,6 +647,10 @@ def set_attr(obj, name: str, value) -> None:
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.set_attr(obj, name, value)
         return
+    rules = _METACLASS_RULES.get(obj.__class__.__class__) or _METACLASS_RULES.get(obj.__class__)
+    if rules is not None:
+        rules.set_attr(obj, name, value)
+        return
     if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
         if obj.attrs is None:
             obj.attrs = {}
@@ -693,6 +730,10 @@ def del_attr(obj, name: str) -> None:
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
+        return
+    rules = _METACLASS_RULES.get(obj.__class__.__class__) or _METACLASS_RULES.get(obj.__class__)
+    if rules is not None:
+        rules.del_attr(obj, name)
         return
     if obj.__class__ is custom.FunctionNode:
         custom.script_del_attr(obj, name)

@@ -179,11 +179,7 @@ def _make_class(name: str, bases: list, namespace: dict):
         real.append(base)
     if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
         real.append(ScriptObject)
-    for key in namespace:
-        if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
-            raise TypeError(f"defining {key} in a class is outside gradcli's language")
-    if "__slots__" in namespace:
-        _check_slots(namespace["__slots__"])
+    check_namespace(namespace)
     cls = ScriptType(name, tuple(real), namespace)
     _SCRIPT_MADE.add(cls)
     if ABSTRACT_AWARE and any(b in ABSTRACT_AWARE for b in real):
@@ -207,6 +203,20 @@ def set_abstract_methods(cls) -> None:
             if getattr(getattr(cls, key, None), "__isabstractmethod__", False):
                 abstracts.add(key)
     type.__setattr__(cls, "__abstractmethods__", frozenset(abstracts))
+
+
+def check_namespace(namespace) -> None:
+    """What a class body bound: no dunder name Python would call outside the language, no slot named as one."""
+    for key in namespace:
+        if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
+            raise TypeError(f"defining {key} in a class is outside gradcli's language")
+    if "__slots__" in namespace:
+        _check_slots(namespace["__slots__"])
+
+
+# Metaclasses other than ScriptType whose classes scripts hold as they are (enum.EnumType: gradcli.language.pyenum)
+# -> the name type(cls) prints
+HELD_METACLASSES: dict = {}
 
 
 def _check_slots(slots) -> None:

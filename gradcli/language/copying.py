@@ -98,6 +98,8 @@ def _deep(x, memo):
         if _PICKLING[0] and cls in classes.FUNCTION_TYPES:
             _by_name(x)
         return x
+    if cls in classes.HELD_METACLASSES or cls.__class__ in classes.HELD_METACLASSES:    # an enum, its members
+        return x
     if cls is Tensor:
         return _deep_tensor(x, memo)       # (its leaf check comes before the memo, as PyTorch's)
     d = id(x)
@@ -264,7 +266,8 @@ def _copy_generator(g: rng.Generator) -> rng.Generator:
 def copy(x):
     """copy.copy(x): a shallow copy."""
     cls = x.__class__
-    if cls in _ATOMIC or cls is tuple or cls is frozenset:
+    if cls in _ATOMIC or cls is tuple or cls is frozenset or cls in classes.HELD_METACLASSES or \
+            cls.__class__ in classes.HELD_METACLASSES:
         return x
     if cls is list:
         return list(x)

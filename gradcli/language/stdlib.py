@@ -1681,6 +1681,11 @@ def script_type(obj):
     cls = obj.__class__
     if cls.__class__ is classes.ScriptType:     # an instance of a script's class: the class itself
         return cls
+    if classes.HELD_METACLASSES:
+        if cls.__class__ in classes.HELD_METACLASSES:       # an enum's member: its class
+            return cls
+        if cls in classes.HELD_METACLASSES:                 # an enum class: enum.EnumType
+            return _class_value(classes.HELD_METACLASSES[cls], cls)
     held = _HELD_CLASSES.get(cls)
     if held is not None:
         if cls is Tensor and id(obj) in parameter_marks:        # an nn.Parameter
