@@ -345,7 +345,7 @@ def get_method(obj, name: str):
     if _METACLASS_RULES:
         rules = _METACLASS_RULES.get(cls.__class__)
         if rules is not None:          # a member of an enum
-            return rules.member_attr(obj, name, _value_method)
+            return rules.member_attr(obj, name)
         rules = _METACLASS_RULES.get(cls)
         if rules is not None:          # an enum class
             return rules.class_attr(obj, name)
@@ -362,15 +362,10 @@ def get_method(obj, name: str):
                 return attrs[name]
     if cls is Builtin:
         return _class_attribute(obj, name)
-    methods = _SCRIPT_METHODS.get(cls)
-    if methods is not None and name in methods:
-        return functools.partial(methods[name], obj)
-    bounded = _BOUNDED_METHODS.get(cls)
-    if bounded is not None and name in bounded:
-        return bounds.BoundedMethod(obj, name, bounded[name])
+    found = value_method(obj, cls, name)
+    if found is not ABSENT:
+        return found
     allowed = ALLOWED.get(cls)
-    if allowed is not None and name in allowed:
-        return getattr(obj, name)
     if allowed is None and is_sparse_tensor(obj):
         return _sparse_attr(obj, name)
     if cls is GeneratorType and name in GENERATOR_METHODS and obj.gi_code in _SCRIPT_GENERATOR_CODES:
@@ -388,7 +383,7 @@ def get_method(obj, name: str):
 
 
 # Metaclasses other than ScriptType whose classes and instances have rules of their own -> an object with
-# class_attr(cls, name), member_attr(obj, name, value_method), set_attr(obj, name, value), del_attr(obj, name)
+# class_attr(cls, name), member_attr(obj, name), set_attr(obj, name, value), del_attr(obj, name)
 # (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made)
 _METACLASS_RULES: dict = {}
 
@@ -397,18 +392,22 @@ def register_metaclass_rules(metaclass, rules) -> None:
     _METACLASS_RULES[metaclass] = rules
 
 
-def _value_method(obj, kind, name: str):
-    """`obj.name` for an object holding a plain value of class `kind` (an IntEnum's member, a str enum's) as
-    the language offers it on the value itself, or None."""
+ABSENT = object()
+
+
+def value_method(obj, kind, name: str):
+    """`obj.name` as the tables give it for objects of class `kind` (for an IntEnum's member or a str enum's: as
+    the language offers it on the value itself), or ABSENT."""
     methods = _SCRIPT_METHODS.get(kind)
     if methods is not None and name in methods:
         return functools.partial(methods[name], obj)
     bounded = _BOUNDED_METHODS.get(kind)
     if bounded is not None and name in bounded:
         return bounds.BoundedMethod(obj, name, bounded[name])
-    if name in ALLOWED.get(kind, ()):
+    allowed = ALLOWED.get(kind)
+    if allowed is not None and name in allowed:
         return getattr(obj, name)
-    return None
+    return ABSENT
 
 
 def is_sparse_tensor(obj) -> bool:

@@ -98,9 +98,8 @@ def class_attr(cls, name: str):
 _MEMBER_ATTRS = frozenset(("name", "value", "_name_", "_value_"))
 
 
-def member_attr(obj, name: str, value_method):
-    """`member.name` for an enum member; value_method(obj, data type, name) gives an int or str member's
-    methods as the language offers a plain int's or str's (or None)."""
+def member_attr(obj, name: str):
+    """`member.name` for an enum member."""
     cls = obj.__class__
     if name[:2] == "__" and is_dunder(name):
         if name in classes.SPECIAL_METHODS and _special(cls, name):
@@ -112,9 +111,9 @@ def member_attr(obj, name: str, value_method):
     if own is not None and name in own and name not in _MEMBER_INTERNALS:
         return own[name]                # what the script's __init__ set
     kind = cls._member_type_
-    if kind in _DATA_TYPES:
-        method = value_method(obj, kind, name)
-        if method is not None:
+    if kind in _DATA_TYPES:         # an int or str member: its value's methods, as the language offers them
+        method = access.value_method(obj, kind, name)
+        if method is not access.ABSENT:
             return method
     if hasattr(obj, name):
         raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is outside gradcli's language")
