@@ -383,7 +383,7 @@ def get_method(obj, name: str):
 
 
 # Metaclasses other than ScriptType whose classes and instances have rules of their own -> an object with
-# class_attr(cls, name), member_attr(obj, name), set_attr(obj, name, value), del_attr(obj, name)
+# class_attr(cls, name), member_attr(obj, name), set_attr(obj, name, value), del_attr(obj, name), attribute_names(obj)
 # (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made)
 _METACLASS_RULES: dict = {}
 
@@ -609,6 +609,9 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
         return classes.attribute_names(obj)
+    rules = _METACLASS_RULES.get(cls.__class__) or _METACLASS_RULES.get(cls)
+    if rules is not None:
+        return rules.attribute_names(obj)
     if cls is custom.FunctionNode:
         return custom.script_attr_names(obj)
     if cls in pycollections.NAMEDTUPLES:

@@ -116,9 +116,10 @@ def _wrapper(func, body) -> ScriptFunction:
     qualname = getattr(func, "__qualname__", name)
     fn = ScriptFunction(name, qualname if qualname.__class__ is str else name, [], [], body, {}, signature=signature)
     fn.wrapped = func
-    attrs = getattr(func, "attrs", None)        # (functools.wraps copies the function's __dict__)
-    if attrs:
-        fn.attrs = dict(attrs)
+    if func.__class__ is ScriptFunction:         # (functools.wraps copies its __annotations__ and __dict__)
+        fn.annotations = func.annotations
+        if func.attrs:
+            fn.attrs = dict(func.attrs)
     return fn
 
 

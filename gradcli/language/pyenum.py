@@ -50,7 +50,11 @@ class _EnumMaker:
         prepared = namespace.gradcli_prepared
         body = {k for k, v in namespace.items() if not is_dunder(k) and k not in namespace._member_names
                 and not (k in prepared and prepared[k] is v)}
-        cls = EnumType(name, tuple(bases), namespace)
+        _MAKING.append((namespace.get("__qualname__"), body))     # (its members' __init__ runs before it exists)
+        try:
+            cls = EnumType(name, tuple(bases), namespace)
+        finally:
+            _MAKING.pop()
         _BODY_NAMES[cls] = body
         return cls
 
@@ -61,12 +65,29 @@ _DATA_TYPES = (int, float, str)
 _LIBRARY = frozenset(v for v in vars(_enum).values() if v.__class__ is EnumType)
 
 
+_MAKING: list = []       # (qualified name, body names) of the enums EnumType is making
+
+
 def _script_names(cls):
     """The names the script's class bodies bound along cls's classes (never EnumType's own)."""
     for klass in cls.__mro__:
         names = _BODY_NAMES.get(klass)
+        if names is None and _MAKING and klass.__qualname__ == _MAKING[-1][0] and klass not in _LIBRARY:
+            names = _MAKING[-1][1]
         if names is not None:
             yield klass, names
+
+
+def attribute_names(obj) -> frozenset:
+    """What completion offers on an enum class or member: what the rules above let a script read."""
+    cls = obj if obj.__class__ is EnumType else obj.__class__
+    names = {n for _, body in _script_names(cls) for n in body}
+    if obj is cls:
+        names.update(cls._member_map_)
+    else:
+        names.update(("name", "value"))
+        names.update(k for k in getattr(obj, "__dict__", ()) if k[:1] != "_")
+    return frozenset(n for n in names if n[:1] != "_")
 
 
 def _defined(cls, name: str) -> bool:
