@@ -109,6 +109,26 @@ def test_nothing_behind_them_can_be_changed(statement):
     assert "is outside gradcli's language" in located_error(IMPORTS + ACT + statement)
 
 
+@pytest.mark.parametrize("body", [
+    "class P(Enum):\n    A = 1\n    def __init__(self, v):\n        while True:\n            pass\n",
+    "class P(Enum):\n    A = 1\n    @classmethod\n    def _missing_(cls, v):\n        while True:\n            pass\nP(5)\n",
+])
+def test_the_timeout_stops_code_enum_runs(tmp_path, body):
+    import subprocess
+    import sys
+    script = tmp_path / "spin.grad"
+    script.write_text("import torch\n" + IMPORTS + body)
+    done = subprocess.run([sys.executable, "-m", "gradcli", "run", "--timeout", "0.5", str(script)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 124 and "TimeoutError: stopped after 0.5 seconds" in done.stderr
+
+
+def test_an_enum_with_abcmeta_is_cpythons_metaclass_conflict():
+    assert located_error(IMPORTS + "import abc\nclass E(Enum, metaclass=abc.ABCMeta):\n    A = 1") == (
+        "4:1: TypeError: metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of the "
+        "metaclasses of all its bases")
+
+
 def test_enum_is_loaded_only_by_scripts_that_use_it():
     import subprocess
     import sys

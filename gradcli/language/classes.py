@@ -111,6 +111,9 @@ METACLASS_MAKERS: dict = {}
 
 def _metaclass_maker(bases: list, metaclass):
     if metaclass is not None:
+        if any(id(base.__class__) in METACLASS_MAKERS for base in bases):     # (an enum's EnumType and ABCMeta)
+            raise TypeError("metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of "
+                            "the metaclasses of all its bases")
         maker = METACLASS_MAKERS.get(id(metaclass))
         if maker is None:
             if metaclass is builtins.type or getattr(metaclass, "original", None) is builtins.type:
