@@ -150,3 +150,12 @@ def test_contextlib_is_loaded_only_by_scripts_that_use_it():
             "open:\\n    pass\\n') if False else None\nprint('gradcli.language.pycontextlib' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_exit_stack_methods_print_as_cpythons():
+    """As CPython 3.11 prints them: each named by the class that defines it."""
+    import re
+    out = gradcli_output(IMPORTS + "s = ExitStack()\nprint(s.enter_context, s.close)\n")
+    assert re.sub(r"0x[0-9a-f]+", "0x", out) == (
+        "<bound method _BaseExitStack.enter_context of <contextlib.ExitStack object at 0x>> "
+        "<bound method ExitStack.close of <contextlib.ExitStack object at 0x>>\n")

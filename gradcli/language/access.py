@@ -192,10 +192,15 @@ def allow_held(cls, names) -> None:
     ALLOWED[cls] = _HOLDERS[cls] = names
 
 def allow_methods(cls, names) -> None:
-    """Let scripts call the methods `names` of `cls`'s instances, printed as bound methods of a Python class
-    (contextlib.ExitStack's: gradcli.language.pycontextlib registers them when the module is made)."""
+    """Let scripts call the methods `names` of `cls`'s instances, printed as bound methods of the Python class
+    that defines each (contextlib.ExitStack's: gradcli.language.pycontextlib registers them when the module is
+    made)."""
     ALLOWED[cls] = frozenset(names)
     _BOUND_METHOD_OWNERS.add(cls)
+    _SHOWN_BY_DEFINER.add(cls)
+
+
+_SHOWN_BY_DEFINER: set = set()
 
 
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
@@ -250,7 +255,7 @@ def get_attr(obj, name: str):
             and name not in _HOLDERS.get(cls, ()):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
-        return Builtin(_method_namespace(obj), name, value, obj)
+        return Builtin(_method_namespace(obj, name), name, value, obj)
     return value
 
 
@@ -585,13 +590,15 @@ def python_dir(obj) -> list | None:
 
 
 
-def _method_namespace(obj) -> str:
+def _method_namespace(obj, name: str) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
     if obj.__class__ is autograd.RemovableHandle:        # Python classes in PyTorch
         return "bound method of RemovableHandle"
     if obj.__class__ is autograd.MultiHandle:
         return "bound method of _MultiHandle"
     if obj.__class__ in _BOUND_METHOD_OWNERS:
+        if obj.__class__ in _SHOWN_BY_DEFINER:       # (contextlib's: printed as the class defining the method)
+            return f"bound method of {next(k for k in obj.__class__.__mro__ if name in k.__dict__).__name__}"
         return f"bound method of {obj.__class__.__name__}"
     if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class
         return f"bound method of {obj.__name__}"

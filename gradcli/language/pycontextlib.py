@@ -163,17 +163,16 @@ class suppress(_ContextObject):
         return issubclass(exctype, self._exceptions)
 
 
-class ExitStack(_ContextObject):
+class _BaseExitStack(_ContextObject):
     """A stack of exits (contexts entered, callbacks) run last first when it closes, as nested `with`
-    statements would run them."""
+    statements would run them. (CPython's name: ExitStack's methods print as its.)"""
 
     __slots__ = ("_exits",)
 
     def __init__(self):
-        self._exits = []        # [(the exit, the kind: 'script' a script class's __exit__, 'own' gradcli's, 'call')]
-
-    def __enter__(self):
-        return self
+        # [(the exit, its kind: 'script' a script's __exit__ or function, 'own' gradcli's context's, 'full' a
+        # context of FULL_EXIT's, 'call' a callback)]
+        self._exits = []
 
     def enter_context(self, cm):
         cls = type(cm)
@@ -213,6 +212,15 @@ class ExitStack(_ContextObject):
         new._exits, self._exits = self._exits, []
         return new
 
+
+class ExitStack(_BaseExitStack):
+    """contextlib.ExitStack: a _BaseExitStack used in `with`."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
     def close(self) -> None:
         self.__exit__(None, None, None)
 
@@ -240,7 +248,7 @@ class ExitStack(_ContextObject):
         return received and suppressed
 
 
-for _cls in (_GeneratorContextManager, nullcontext, suppress, ExitStack):
+for _cls in (_GeneratorContextManager, nullcontext, suppress, _BaseExitStack, ExitStack):
     _cls.__module__ = "contextlib"
 flow.FULL_EXIT.update((_GeneratorContextManager, ExitStack))
 access.allow_methods(ExitStack, ("enter_context", "callback", "push", "pop_all", "close"))
