@@ -136,3 +136,12 @@ def test_enum_is_loaded_only_by_scripts_that_use_it():
             "    x: int = 1\\n')\nprint('gradcli.language.pyenum' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_a_saved_member_loads_as_itself_and_weights_only_names_its_class():
+    """Checked against PyTorch 2.13: pickled by name, so the loaded member is the member; the weights-only
+    unpickler names the class as a global."""
+    source = ("import torch\n" + IMPORTS + ACT + "torch.save({'act': Act.RELU}, 'ck.pt')\n"
+              "print(torch.load('ck.pt', weights_only=False)['act'] is Act.RELU)\ntry:\n    torch.load('ck.pt')\n"
+              "except Exception as e:\n    print(type(e).__name__, 'safe_globals([__main__.Act])' in str(e))\n")
+    assert gradcli_output(source) == "True\nUnpicklingError True\n"

@@ -67,3 +67,12 @@ def test_a_library_class_slots_are_not_shown():
         located_error("import torch\ntorch.nn.Linear.__slots__").endswith("has no attribute '__slots__'")
     assert located_error("class A:\n    pass\nA.__slots__") == \
         "3:1: AttributeError: type object 'A' has no attribute '__slots__'"
+
+
+def test_a_slotted_object_saves_and_loads():
+    """Checked against PyTorch 2.13: torch.save/torch.load(weights_only=False) keep the slots' values, and the
+    meta map_location reaches the tensors a slot holds."""
+    source = ("import torch\nclass Rec:\n    __slots__ = ('w', 'n')\n    def __init__(self):\n        self.w = torch.ones(2)\n"
+              "        self.n = 3\ntorch.save([Rec()], 'a.pt')\nr = torch.load('a.pt', weights_only=False)[0]\n"
+              "print(r.w, r.n)\nprint(torch.load('a.pt', weights_only=False, map_location='meta')[0].w)\n")
+    assert gradcli_output(source) == "tensor([1., 1.]) 3\ntensor(..., device='meta', size=(2,))\n"

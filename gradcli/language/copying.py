@@ -164,7 +164,7 @@ def _deep_instance(x, cls, memo):
     state = _state(x, cls)
     if state:
         y.__dict__.update(_deep(state, memo))
-    for name, value in _slot_values(x, cls):
+    for name, value in slot_values(x, cls):
         setattr(y, name, _deep(value, memo))
     return y
 
@@ -178,7 +178,7 @@ def _state(x, cls):
     return getattr(x, "__dict__", None)
 
 
-def _slot_values(x, cls) -> list:
+def slot_values(x, cls) -> list:
     """[(name, value)] of the slots of x's classes that hold a value (`__slots__` in a script's class), as
     copyreg's state of a slotted object: the names in each class's `__slots__`, private ones mangled."""
     found = []
@@ -292,7 +292,7 @@ def copy(x):
         state = _state(x, cls)
         if state:
             y.__dict__.update(state)
-        for name, value in _slot_values(x, cls):
+        for name, value in slot_values(x, cls):
             setattr(y, name, value)
         return y
     if isinstance(x, BaseException) and cls.__module__ == "builtins":
