@@ -196,6 +196,37 @@ def _make_class(name: str, bases: list, namespace: dict):
 ABSTRACT_AWARE: "weakref.WeakSet" = weakref.WeakSet()
 
 
+# ABCMeta's registry: a class of ABSTRACT_AWARE -> the classes registered as its virtual subclasses (`register`).
+# Only the script's isinstance, issubclass and class patterns consult it (stdlib, patterns): gradcli's own checks
+# stay Python's.
+VIRTUAL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def register_virtual(cls, subclass):
+    """`Base.register(Other)`, with CPython's checks: Other becomes a virtual subclass of Base."""
+    if not isinstance(subclass, builtins.type):
+        raise TypeError("Can only register classes")
+    if issubclass(subclass, cls):
+        return subclass
+    if issubclass(cls, subclass):
+        raise RuntimeError("Refusing to create an inheritance cycle")
+    VIRTUAL.setdefault(cls, weakref.WeakSet()).add(subclass)
+    return subclass
+
+
+def virtual_subclass(subclass, classinfo) -> bool:
+    """Whether `subclass` is a virtual subclass of `classinfo` (a class or a tuple of them), as ABCMeta's
+    __subclasscheck__ finds one: registered with it, or with one of its subclasses."""
+    if classinfo.__class__ is tuple:
+        return any(virtual_subclass(subclass, c) for c in classinfo)
+    if classinfo not in ABSTRACT_AWARE or not isinstance(subclass, builtins.type):
+        return False
+    for registered in VIRTUAL.get(classinfo, ()):
+        if issubclass(subclass, registered) or virtual_subclass(subclass, registered):
+            return True
+    return any(virtual_subclass(subclass, sub) for sub in builtins.type.__subclasses__(classinfo))
+
+
 def set_abstract_methods(cls) -> None:
     """What abc.ABCMeta computes for a new class: the names of its abstract methods, its own and those of its
     bases it has not replaced."""
@@ -316,7 +347,10 @@ def class_attr(cls, name: str):
                 return getattr(cls, name)
         if not hasattr(cls, name):
             if name == "register" and cls in ABSTRACT_AWARE:      # ABCMeta's virtual subclasses
-                raise NotImplementedError("gradcli does not implement abc.ABCMeta.register")
+                if cls in _SCRIPT_MADE:
+                    return _Register(cls)
+                raise AttributeError(f"type object '{cls.__name__}' attribute 'register' is outside gradcli's "
+                                     "language: a script registers subclasses of its own classes only")
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
 
@@ -332,6 +366,21 @@ def _slots(cls, kind: str):
                 break
             raise AttributeError(f"{kind} attribute '__slots__' is outside gradcli's language")
     raise AttributeError(f"{kind} has no attribute '__slots__'", name="__slots__")
+
+
+class _Register:
+    """`Base.register` as scripts hold it (ABCMeta's method, bound to the class): it prints as CPython's."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __call__(self, subclass):
+        return register_virtual(self.cls, subclass)
+
+    def __repr__(self) -> str:
+        return f"<bound method ABCMeta.register of {self.cls!r}>"
 
 
 def super_attr(proxy, name: str):

@@ -5,8 +5,8 @@ A script's class stays a ScriptType class (gradcli.language.classes); what ABCMe
 `__abstractmethods__`, which classes.set_abstract_methods computes as ABCMeta does when the class is made.
 Python itself refuses to instantiate a class whose set is not empty ("Can't instantiate abstract class
 Layer with abstract methods __call__, size"), whatever its other bases (`class Base(nn.Module, ABC)`, as
-PyTorch's modules mix with it). ABCMeta's registry of virtual subclasses (`register`) and its caches are
-left out: isinstance and issubclass stay Python's own."""
+PyTorch's modules mix with it). `Base.register(Other)` records a virtual subclass (classes.VIRTUAL), which
+the script's isinstance, issubclass and class patterns consult; gradcli's own checks stay Python's."""
 
 from __future__ import annotations
 

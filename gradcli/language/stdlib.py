@@ -1537,6 +1537,8 @@ def _isinstance(obj, classinfo) -> bool:
     real = _real_classes(classinfo)
     if isinstance(obj, real):
         return True
+    if classes.VIRTUAL and classes.virtual_subclass(obj.__class__, real):     # abc's register
+        return True
     return _sparse_tensor(obj) and (real is Tensor or real.__class__ is tuple and Tensor in real)
 
 
@@ -1552,7 +1554,8 @@ def _issubclass(cls, classinfo) -> bool:
         _SCRIPT_CLASSES.get(id(cls)) or flow.HELD_EXCEPTIONS.get(id(cls), cls)
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
-    return issubclass(real, _real_classes(classinfo, "issubclass"))
+    wanted = _real_classes(classinfo, "issubclass")
+    return issubclass(real, wanted) or bool(classes.VIRTUAL) and classes.virtual_subclass(real, wanted)
 
 
 def pattern_class(cls):
