@@ -89,7 +89,8 @@ def from_python(node):
             return S.FunctionDef(node.name, parameters(node.args), c(node.body), c(node.decorator_list),
                                  c(node.returns), **at)
         case ast.ClassDef():
-            return S.ClassDef(node.name, c(node.bases), c(node.body), c(node.decorator_list), **at)
+            # (`metaclass=M`, the one class keyword, stays with the bases)
+            return S.ClassDef(node.name, c(node.bases) + c(node.keywords), c(node.body), c(node.decorator_list), **at)
         case ast.Return():
             return S.Return(c(node.value), **at)
         case ast.With():
@@ -300,7 +301,7 @@ VALID = {
         "@dataclass\nclass P:\n    x = 0",
         "class A:\n    @staticmethod\n    def f():\n        pass\n    @property\n    def g(self):\n        return 1",
         "class A:\n    class B:\n        pass", "@x[0]\ndef f(): pass", "@(lambda f: f)\ndef f(): pass",
-        "class A:\n    'doc'\n    __doc__ = 'x'", "if x:\n    class A:\n        pass\nelse:\n    @d\n    def f(): pass",
+        "class A:\n    'doc'\n    __doc__ = 'x'", "class A(B, metaclass=ABCMeta):\n    __slots__ = ('x',)", "if x:\n    class A:\n        pass\nelse:\n    @d\n    def f(): pass",
     ],
     "with": [
         "with torch.no_grad():\n    y = x * 2", "with torch.no_grad() as g:\n    pass",
