@@ -90,7 +90,8 @@ def from_python(node):
                                  c(node.returns), **at)
         case ast.ClassDef():
             # (`metaclass=M`, the one class keyword, stays with the bases)
-            return S.ClassDef(node.name, c(node.bases) + c(node.keywords), c(node.body), c(node.decorator_list), **at)
+            keywords = [S.Keyword(k.arg, c(k.value), line=k.lineno, col=k.col_offset + 1) for k in node.keywords]
+            return S.ClassDef(node.name, c(node.bases) + keywords, c(node.body), c(node.decorator_list), **at)
         case ast.Return():
             return S.Return(c(node.value), **at)
         case ast.With():
