@@ -62,10 +62,14 @@ def test_cpythons_enum(snippet):
 
 
 def test_an_int_enum_indexes_tensors():
-    """Checked against PyTorch 2.13."""
+    """Checked against PyTorch 2.13: a member is an int wherever a dim, a size or an index is."""
     source = ("import torch\n" + IMPORTS + "class Lvl(IntEnum):\n    A = 1\n    B = 2\nx = torch.tensor([1., 2., 3.])\n"
-              "print(x[Lvl.B], float(Lvl.B), torch.zeros(Lvl.B))\n")
-    assert gradcli_output(source) == "tensor(3.) 2.0 tensor([0., 0.])\n"
+              "print(x[Lvl.B], float(Lvl.B), torch.zeros(Lvl.B))\ny = torch.arange(6.).reshape(Lvl.B, 3)\n"
+              "print(y.sum(Lvl.A), y.size(Lvl.A), y.softmax(dim=Lvl.A).shape, y.mean(Lvl.A), torch.cat([y, y], Lvl.A).shape)\n"
+              "print(y.unsqueeze(Lvl.A).shape, y.argmax(Lvl.A), y.topk(Lvl.B).values, torch.nn.Linear(Lvl.B, 1).in_features)\n")
+    assert gradcli_output(source) == (
+        "tensor(3.) 2.0 tensor([0., 0.])\ntensor([ 3., 12.]) 3 torch.Size([2, 3]) tensor([1., 4.]) torch.Size([2, 6])\n"
+        "torch.Size([2, 1, 3]) tensor([2, 2]) tensor([[2., 1.],\n        [5., 4.]]) 2\n")
 
 
 @pytest.mark.parametrize("source, message", [

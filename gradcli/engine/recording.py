@@ -841,7 +841,7 @@ def wrap_dim(d: int, ndim: int) -> int:
 
 
 def _dim_int(d) -> int:
-    if isinstance(d, np.integer):
+    if isinstance(d, np.integer) or isinstance(d, int) and d.__class__ is not bool:     # an IntEnum's member too
         return int(d)
     value = tensor_int(d)
     if value is not None:
