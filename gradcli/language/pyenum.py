@@ -14,9 +14,8 @@ module's own classes stay out of reach, and a script changes only its own classe
 from __future__ import annotations
 
 import enum as _enum
-import weakref
-
 import sys
+import weakref
 
 from gradcli.language import access, classes, stdlib
 from gradcli.language.classes import is_dunder
@@ -37,8 +36,7 @@ class _EnumMaker:
     def prepare(name: str, bases: list):
         for base in bases:
             if base.__class__ is not EnumType and base not in _DATA_TYPES:
-                what = repr(base)
-                raise TypeError(f"an enum deriving from {what} is outside gradcli's language: its bases may be "
+                raise TypeError(f"an enum deriving from {base!r} is outside gradcli's language: its bases may be "
                                 "enums and int, float or str")
         namespace = EnumType.__prepare__(name, tuple(bases))
         namespace.gradcli_prepared = dict(namespace)      # (the base's _generate_next_value_: not the script's)
