@@ -149,3 +149,17 @@ def test_a_saved_member_loads_as_itself_and_weights_only_names_its_class():
               "print(torch.load('ck.pt', weights_only=False)['act'] is Act.RELU)\ntry:\n    torch.load('ck.pt')\n"
               "except Exception as e:\n    print(type(e).__name__, 'safe_globals([__main__.Act])' in str(e))\n")
     assert gradcli_output(source) == "True\nUnpicklingError True\n"
+
+
+def test_a_value_in_an_enum_warns_then_fails_as_cpython_3_11():
+    """CPython 3.11 run on the script file prints this (a script is __main__, where DeprecationWarning shows)."""
+    import io
+
+    from gradcli.session import Session
+    err, out = io.StringIO(), io.StringIO()
+    Session(out=out, err=err).run_source(IMPORTS + "class Act(Enum):\n    A = 1\ntry:\n    1 in Act\nexcept TypeError as e:\n"
+                                         "    print(e)\nprint(Act.A in Act)\n", "s.grad")
+    assert out.getvalue() == "unsupported operand type(s) for 'in': 'int' and 'EnumType'\nTrue\n"
+    assert err.getvalue() == ("s.grad:6: DeprecationWarning: in 3.12 __contains__ will no longer raise TypeError, but "
+                              "will return True or\nFalse depending on whether the value is a member or the value of "
+                              "a member\n  1 in Act\n")

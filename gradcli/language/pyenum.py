@@ -17,7 +17,8 @@ import enum as _enum
 import sys
 import weakref
 
-from gradcli.language import access, classes, stdlib
+from gradcli.engine.state import STATE
+from gradcli.language import access, bounds, classes, stdlib
 from gradcli.language.classes import is_dunder
 
 EnumType = _enum.EnumType
@@ -177,7 +178,16 @@ def _unique(enumeration):
     return _enum.unique(enumeration)
 
 
+def _contains_warning(cls, item) -> None:
+    """CPython 3.11 warns before refusing `1 in Act` (a script is __main__, where DeprecationWarning shows)."""
+    warn = STATE.warn
+    if warn is not None and not isinstance(item, _enum.Enum):
+        warn("DeprecationWarning", "in 3.12 __contains__ will no longer raise TypeError, but will return True or\n"
+                                   "False depending on whether the value is a member or the value of a member")
+
+
 _unique.__name__ = _unique.__qualname__ = "unique"
+bounds.CONTAINS_WARNINGS[EnumType] = _contains_warning
 classes.METACLASS_MAKERS[id(EnumType)] = _EnumMaker
 classes.HELD_METACLASSES[EnumType] = "enum.EnumType"
 access.register_metaclass_rules(EnumType, sys.modules[__name__])
