@@ -66,7 +66,27 @@ def _operator_members() -> dict:
     return pyoperator.members()
 
 
-stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members, operator=_operator_members)
+def _abc_members() -> dict:
+    import abc      # (CPython's, for its file name and the names gradcli leaves out)
+    from gradcli.language import pyabc
+    del abc
+    return pyabc.members()
+
+
+def _contextlib_members() -> dict:
+    import contextlib       # (CPython's, for its file name and the names gradcli leaves out)
+    from gradcli.language import pycontextlib
+    del contextlib
+    return pycontextlib.members()
+
+
+def _enum_members() -> dict:
+    from gradcli.language import pyenum
+    return pyenum.members()
+
+
+stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members, operator=_operator_members,
+                           abc=_abc_members, contextlib=_contextlib_members, enum=_enum_members)
 stdlib.when_made("dataclasses", _allow_dataclasses)
 stdlib.TYPING_INSTANCE_CLASSES[0] = _instance_classes
 bounds.UNION_OR[0] = _union_or

@@ -89,7 +89,9 @@ def from_python(node):
             return S.FunctionDef(node.name, parameters(node.args), c(node.body), c(node.decorator_list),
                                  c(node.returns), **at)
         case ast.ClassDef():
-            return S.ClassDef(node.name, c(node.bases), c(node.body), c(node.decorator_list), **at)
+            # (`metaclass=M`, the one class keyword, stays with the bases)
+            keywords = [S.Keyword(k.arg, c(k.value), line=k.lineno, col=k.col_offset + 1) for k in node.keywords]
+            return S.ClassDef(node.name, c(node.bases) + keywords, c(node.body), c(node.decorator_list), **at)
         case ast.Return():
             return S.Return(c(node.value), **at)
         case ast.With():
@@ -300,7 +302,7 @@ VALID = {
         "@dataclass\nclass P:\n    x = 0",
         "class A:\n    @staticmethod\n    def f():\n        pass\n    @property\n    def g(self):\n        return 1",
         "class A:\n    class B:\n        pass", "@x[0]\ndef f(): pass", "@(lambda f: f)\ndef f(): pass",
-        "class A:\n    'doc'\n    __doc__ = 'x'", "if x:\n    class A:\n        pass\nelse:\n    @d\n    def f(): pass",
+        "class A:\n    'doc'\n    __doc__ = 'x'", "class A(B, metaclass=ABCMeta):\n    __slots__ = ('x',)", "if x:\n    class A:\n        pass\nelse:\n    @d\n    def f(): pass",
     ],
     "with": [
         "with torch.no_grad():\n    y = x * 2", "with torch.no_grad() as g:\n    pass",
@@ -537,7 +539,7 @@ def test_fstring_fields_carry_script_positions():
 # ================================================================ invalid snippets
 
 NOT_OURS = "not part of gradcli's language"
-ONLY_TORCH = "gradcli scripts can import only torch, bisect, collections, copy, dataclasses, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
+ONLY_TORCH = "gradcli scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 
 INVALID = {
     "unexpected tokens": [
@@ -627,9 +629,9 @@ INVALID = {
                 ("async def f():\n    pass", "async code (async/await) is " + NOT_OURS, 1, 1),
         ("x = await y", "async code (async/await) is " + NOT_OURS, 1, 5),
         ("from torch import *", "'from ... import *' is " + NOT_OURS, 1, 19),
-        ("class A(metaclass=M):\n    pass", "class keywords (metaclass=...) are " + NOT_OURS, 1, 9),
+        ("class A(B, order=M):\n    pass", "class keywords other than metaclass= are " + NOT_OURS, 1, 12),
         ("class A:\n    def __new__(cls): pass", "defining __new__ in a class is " + NOT_OURS, 2, 5),
-        ("class A:\n    __slots__ = ('x',)", "defining __slots__ in a class is " + NOT_OURS, 2, 5),
+        ("class A:\n    __init_subclass__ = 1", "defining __init_subclass__ in a class is " + NOT_OURS, 2, 5),
         ("class A:\n    return 1", "'return' outside function", 2, 5),
         ("for x in y:\n    class A:\n        break", "'break' outside loop", 3, 9),
         ("@dec\nx = 1", "unexpected name 'x'", 2, 1),

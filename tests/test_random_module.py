@@ -92,7 +92,7 @@ def test_what_it_builds_is_bounded(source, message):
     ("random.seed.__self__", "AttributeError: 'method' object attribute '__self__' is outside "
                              "gradcli's language"),
     ("import random.os", "ImportError: import of 'random.os' is outside gradcli's language: scripts can import only "
-                         "torch, bisect, collections, copy, dataclasses, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"),
+                         "torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"),
 ])
 def test_nothing_behind_the_module_is_reachable(source, message):
     if message is None:             # names starting with '_' never get past the parser

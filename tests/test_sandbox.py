@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, bisect, collections, copy, dataclasses, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -206,8 +206,15 @@ ESCAPES = [
                                                           "of gradcli's language"),
     ("class A:\n    def __del__(self):\n        pass", 2, "2:5: SyntaxError: defining __del__ in a class is not "
                                                            "part of gradcli's language"),
-    ("class A:\n    __slots__ = ()", 2, "2:5: SyntaxError: defining __slots__ in a class is not part of gradcli's "
-                                        "language"),
+    ("class A:\n    __class_getitem__ = ()", 2, "2:5: SyntaxError: defining __class_getitem__ in a class is not part "
+                                                "of gradcli's language"),
+    ("class A:\n    __slots__ = ('__del__',)", 1, "1:1: TypeError: a slot named __del__ is outside gradcli's language"),
+    ("class A:\n    __slots__ = ['x', '__getattribute__']", 1, "1:1: TypeError: a slot named __getattribute__ is outside "
+                                                            "gradcli's language"),
+    ("class A:\n    __slots__ = ('w',)\nA.w.__set__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object", "__set__")),
+    ("class A:\n    __slots__ = ('w',)\nA.w.__objclass__", 1, "3:1: " + _OUTSIDE.format("'member_descriptor' object",
+                                                                                   "__objclass__")),
+    ("class A:\n    __slots__ = ('w',)\nA().__dict__", 1, "3:1: " + _OUTSIDE.format("'A' object", "__dict__")),
     ("class A:\n    for __setattr__ in [print]:\n        pass", 1, "1:1: TypeError: defining __setattr__ in a class "
                                                                    "is outside gradcli's language"),
     ("class A(dict):\n    pass", 1, "1:1: TypeError: subclassing 'dict' is outside gradcli's language: a script's "
@@ -216,8 +223,10 @@ ESCAPES = [
     ("class A(type):\n    pass", 1, "1:1: TypeError: subclassing 'type' is outside gradcli's language: a script's "
                                    "class may derive from its own classes, object, the exception classes and the "
                                    "library classes gradcli provides"),
-    ("class A(metaclass=print):\n    pass", 2, "1:9: SyntaxError: class keywords (metaclass=...) are not part of "
-                                             "gradcli's language"),
+    ("class A(metaclass=print):\n    pass", 1, "1:1: TypeError: metaclass=<built-in function print> is outside "
+                                             "gradcli's language: a script's class may name abc.ABCMeta or type"),
+    ("class A(B, order=print):\n    pass", 2, "1:12: SyntaxError: class keywords other than metaclass= are not part "
+                                            "of gradcli's language"),
     ("x = 1\nx.\uff3f\uff3fclass\uff3f\uff3f", 2, "2:3: SyntaxError: invalid character '\uff3f' (U+FF3F)"),
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),

@@ -648,11 +648,15 @@ def tensor_arg(x, fn: str, name: str, position: int) -> None:
 
 
 def index_arg(v):
-    """`v`, or the int it stands for when it is a 0-d integer tensor (see tensor_int)."""
-    if v.__class__ is Tensor:
+    """`v`, or the int it stands for when it is a 0-d integer tensor (see tensor_int) or an int of a class of
+    int's (an IntEnum's member: PyTorch's parser takes it, not a bool)."""
+    cls = v.__class__
+    if cls is Tensor:
         value = tensor_int(v)
         if value is not None:
             return value
+    elif cls is not int and cls is not bool and isinstance(v, int):
+        return int(v)
     return v
 
 
@@ -841,7 +845,7 @@ def wrap_dim(d: int, ndim: int) -> int:
 
 
 def _dim_int(d) -> int:
-    if isinstance(d, np.integer):
+    if isinstance(d, np.integer) or isinstance(d, int) and d.__class__ is not bool:     # an IntEnum's member too
         return int(d)
     value = tensor_int(d)
     if value is not None:

@@ -652,8 +652,9 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
     if ptype == "Number" or ptype == "float":    # a 0-d tensor that does not require grad too (read as its value)
         return cls is int or cls is float or cls is bool or (cls is tensor.Tensor and value._a.ndim == 0
                                                              and not value.requires_grad)
-    if ptype == "int":      # a 0-d integer tensor too (PyTorch's parser reads it as its value)
-        return cls is int or cls is tensor.Tensor and value._a.ndim == 0 and value._a.dtype.kind in "iu"
+    if ptype == "int":      # a 0-d integer tensor too (PyTorch's parser reads it as its value), an IntEnum's member
+        return cls is int or cls is tensor.Tensor and value._a.ndim == 0 and value._a.dtype.kind in "iu" or (
+            isinstance(value, int) and cls is not bool)
     if ptype == "bool":
         return cls is bool
     if ptype == "str":

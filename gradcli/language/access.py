@@ -194,6 +194,18 @@ def allow_held(cls, names) -> None:
     type, default...: gradcli.session registers it when the dataclasses module is made)."""
     ALLOWED[cls] = _HOLDERS[cls] = names
 
+def allow_methods(cls, names) -> None:
+    """Let scripts call the methods `names` of `cls`'s instances, printed as bound methods of the Python class
+    that defines each (contextlib.ExitStack's: gradcli.language.pycontextlib registers them when the module is
+    made)."""
+    ALLOWED[cls] = frozenset(names)
+    _BOUND_METHOD_OWNERS.add(cls)
+    _SHOWN_BY_DEFINER.add(cls)
+
+
+_SHOWN_BY_DEFINER: set = set()
+
+
 # Methods whose script-facing form differs from the engine's (argument checks as PyTorch's Python
 # binding does them, numpy arrays in and out as Tensors): name -> function(obj, *args).
 def _format(s, *args, **kwargs):
@@ -239,12 +251,14 @@ def get_attr(obj, name: str):
         return get_method(obj, name)        # raises
     if cls.__class__ is ScriptType or cls is ScriptType or cls in _PYTHON_OBJECTS:
         return get_method(obj, name)        # a script's own objects: Python's values, printed as Python prints them
+    if _METACLASS_RULES and (cls.__class__ in _METACLASS_RULES or cls in _METACLASS_RULES):
+        return get_method(obj, name)        # an enum and its members, likewise
     value = get_method(obj, name)
     if callable(value) and value.__class__ is not Builtin and not pycollections.holds(obj, name) \
             and name not in _HOLDERS.get(cls, ()):
         if obj.__class__ is Tensor:
             return Builtin("torch.Tensor", name, value)
-        return Builtin(_method_namespace(obj), name, value, obj)
+        return Builtin(_method_namespace(obj, name), name, value, obj)
     return value
 
 
@@ -314,6 +328,10 @@ def get_method(obj, name: str):
             if obj.name == "torch.utils":      # its data loading only: the rest reaches files and processes
                 raise AttributeError(f"module 'torch.utils' attribute '{name}' is outside gradcli's language: "
                                      "scripts cannot reach files, processes or the network") from None
+            reason = stdlib.refused_member(obj.name, name)
+            if reason is not None:
+                raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language: "
+                                     f"{reason}") from None
             if name[:1] == "_" or stdlib.python_internal(obj.name, name):     # Python's and PyTorch's internals
                 raise AttributeError(f"module '{obj.name}' attribute '{name}' is outside gradcli's language") \
                     from None
@@ -335,6 +353,13 @@ def get_method(obj, name: str):
         if name[:2] == "__" and classes.is_dunder(name):
             raise AttributeError(f"'{obj.name()}' object attribute '{name}' is outside gradcli's language")
         return custom.script_attr(obj, name)
+    if _METACLASS_RULES:
+        rules = _METACLASS_RULES.get(cls.__class__)
+        if rules is not None:          # a member of an enum
+            return rules.member_attr(obj, name)
+        rules = _METACLASS_RULES.get(cls)
+        if rules is not None:          # an enum class
+            return rules.class_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
         if name in python:
@@ -348,15 +373,10 @@ def get_method(obj, name: str):
                 return attrs[name]
     if cls is Builtin:
         return _class_attribute(obj, name)
-    methods = _SCRIPT_METHODS.get(cls)
-    if methods is not None and name in methods:
-        return functools.partial(methods[name], obj)
-    bounded = _BOUNDED_METHODS.get(cls)
-    if bounded is not None and name in bounded:
-        return bounds.BoundedMethod(obj, name, bounded[name])
+    found = value_method(obj, cls, name)
+    if found is not ABSENT:
+        return found
     allowed = ALLOWED.get(cls)
-    if allowed is not None and name in allowed:
-        return getattr(obj, name)
     if allowed is None and is_sparse_tensor(obj):
         return _sparse_attr(obj, name)
     if cls is GeneratorType and name in GENERATOR_METHODS and obj.gi_code in _SCRIPT_GENERATOR_CODES:
@@ -371,6 +391,34 @@ def get_method(obj, name: str):
             return functools.partial(pycollections.namedtuple_make, cls)
         return getattr(obj, name)
     return _class_attribute(obj, name)
+
+
+# Metaclasses other than ScriptType whose classes and instances have rules of their own -> an object with
+# class_attr(cls, name), member_attr(obj, name), set_attr(obj, name, value), del_attr(obj, name), attribute_names(obj)
+# (enum.EnumType: gradcli.language.pyenum registers its rules when the enum module is made)
+_METACLASS_RULES: dict = {}
+
+
+def register_metaclass_rules(metaclass, rules) -> None:
+    _METACLASS_RULES[metaclass] = rules
+
+
+ABSENT = object()
+
+
+def value_method(obj, kind, name: str):
+    """`obj.name` as the tables give it for objects of class `kind` (for an IntEnum's member or a str enum's: as
+    the language offers it on the value itself), or ABSENT."""
+    methods = _SCRIPT_METHODS.get(kind)
+    if methods is not None and name in methods:
+        return functools.partial(methods[name], obj)
+    bounded = _BOUNDED_METHODS.get(kind)
+    if bounded is not None and name in bounded:
+        return bounds.BoundedMethod(obj, name, bounded[name])
+    allowed = ALLOWED.get(kind)
+    if allowed is not None and name in allowed:
+        return getattr(obj, name)
+    return ABSENT
 
 
 def is_sparse_tensor(obj) -> bool:
@@ -551,13 +599,15 @@ def python_dir(obj) -> list | None:
 
 
 
-def _method_namespace(obj) -> str:
+def _method_namespace(obj, name: str) -> str:
     """The Builtin namespace of a method bound to `obj` (not a tensor): 'method of TYPE'."""
     if obj.__class__ is autograd.RemovableHandle:        # Python classes in PyTorch
         return "bound method of RemovableHandle"
     if obj.__class__ is autograd.MultiHandle:
         return "bound method of _MultiHandle"
     if obj.__class__ in _BOUND_METHOD_OWNERS:
+        if obj.__class__ in _SHOWN_BY_DEFINER:       # (contextlib's: printed as the class defining the method)
+            return f"bound method of {next(k for k in obj.__class__.__mro__ if name in k.__dict__).__name__}"
         return f"bound method of {obj.__class__.__name__}"
     if pycollections.is_namedtuple_class(obj):          # Point._make: a classmethod bound to the class
         return f"bound method of {obj.__name__}"
@@ -575,6 +625,9 @@ def attribute_names(obj) -> frozenset:
         return frozenset(obj.members)
     if cls.__class__ is ScriptType or cls is ScriptType:
         return classes.attribute_names(obj)
+    rules = _METACLASS_RULES.get(cls.__class__) or _METACLASS_RULES.get(cls)
+    if rules is not None:
+        return rules.attribute_names(obj)
     if cls is custom.FunctionNode:
         return custom.script_attr_names(obj)
     if cls in pycollections.NAMEDTUPLES:
@@ -611,6 +664,10 @@ def set_attr(obj, name: str, value) -> None:
         raise AttributeError(f"cannot set attributes of module '{obj.name}' in gradcli's language")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.set_attr(obj, name, value)
+        return
+    rules = _METACLASS_RULES.get(obj.__class__.__class__) or _METACLASS_RULES.get(obj.__class__)
+    if rules is not None:
+        rules.set_attr(obj, name, value)
         return
     if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
         if obj.attrs is None:
@@ -691,6 +748,10 @@ def del_attr(obj, name: str) -> None:
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
     if obj.__class__.__class__ is ScriptType or obj.__class__ is ScriptType:
         classes.del_attr(obj, name)
+        return
+    rules = _METACLASS_RULES.get(obj.__class__.__class__) or _METACLASS_RULES.get(obj.__class__)
+    if rules is not None:
+        rules.del_attr(obj, name)
         return
     if obj.__class__ is custom.FunctionNode:
         custom.script_del_attr(obj, name)

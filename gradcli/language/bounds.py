@@ -332,7 +332,18 @@ def contains(container, item) -> bool:
             if item in piece:
                 return True
         return False
-    return item in container
+    try:
+        return item in container
+    except TypeError:
+        warn = CONTAINS_WARNINGS.get(container.__class__)
+        if warn is not None:
+            warn(container, item)
+        raise
+
+
+# What Python warns of before an `in` it refuses, by the container's class -> a function (container, item) that
+# gives the warning through the session (CPython's enum: `1 in Act` is a DeprecationWarning, then a TypeError)
+CONTAINS_WARNINGS: dict = {}
 
 
 def _range_count(r, *args):

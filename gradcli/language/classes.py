@@ -39,11 +39,11 @@ SPECIAL_METHODS = frozenset(
     + [f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "and", "or",
                                   "xor", "lshift", "rshift") for p in ("", "r", "i")])
 # Dunder names a class body may bind besides the special methods.
-CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__"})
+CLASS_DUNDERS = frozenset({"__module__", "__qualname__", "__doc__", "__annotations__", "__match_args__", "__slots__"})
 # Dunder attributes a script may read on a class (`type(x).__name__`) besides its special methods.
 CLASS_INFO = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 # ... and on a function
-FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__"})
+FUNCTION_INFO = frozenset({"__name__", "__qualname__", "__wrapped__", "__annotations__", "__isabstractmethod__"})
 # the classes of a script's functions (compiler.ScriptFunction and its decorated kin), registered by access
 FUNCTION_TYPES: set = set()
 
@@ -71,7 +71,10 @@ class ScriptType(type):
 class ScriptObject:
     """The base of a script class that names no other (in `object`'s place). Its instances print as
     CPython's do, with the address gradcli shows (gradcli.engine.addresses): `<__main__.Point object at
-    0x7f...>`."""
+    0x7f...>`. It has no `__dict__` of its own, as `object` has none, so a script's class whose classes
+    all define `__slots__` keeps its attributes to them, as in CPython."""
+
+    __slots__ = ()
 
     def __repr__(self):
         cls = type(self)
@@ -100,12 +103,48 @@ BASE_FORMS: dict = {}
 GENERIC_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def make_class(name: str, bases: list, namespace: dict):
+# The metaclasses other than ScriptType a class statement may end with, by the id of what names them: the class of
+# a base (enum.EnumType) or what `metaclass=` gives (abc.ABCMeta as scripts hold it) -> an object with
+# prepare(name, bases) -> the namespace the class body fills, and make(name, bases, namespace) -> the class
+METACLASS_MAKERS: dict = {}
+
+
+def _metaclass_maker(bases: list, metaclass):
+    if metaclass is not None:
+        if any(id(base.__class__) in METACLASS_MAKERS for base in bases):     # (an enum's EnumType and ABCMeta)
+            raise TypeError("metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of "
+                            "the metaclasses of all its bases")
+        maker = METACLASS_MAKERS.get(id(metaclass))
+        if maker is None:
+            if metaclass is builtins.type or getattr(metaclass, "original", None) is builtins.type:
+                return None
+            raise TypeError(f"metaclass={metaclass!r} is outside gradcli's language: a script's class may name "
+                            "abc.ABCMeta or type")
+        return maker
+    if METACLASS_MAKERS:
+        for base in bases:
+            maker = METACLASS_MAKERS.get(id(base.__class__))
+            if maker is not None:
+                return maker
+    return None
+
+
+def prepare(name: str, bases: list, metaclass=None) -> dict:
+    """The namespace a class body fills: a dict, or what the class's metaclass prepares (an enum's records
+    its members as they are bound)."""
+    maker = _metaclass_maker(bases, metaclass)
+    return {} if maker is None else maker.prepare(name, bases)
+
+
+def make_class(name: str, bases: list, namespace: dict, metaclass=None):
     """The class a `class` statement makes from its evaluated bases and the namespace its body left."""
     for base in bases:
         maker = CLASS_MAKERS.get(id(base))
         if maker is not None:
             return maker(name, bases, namespace)
+    maker = _metaclass_maker(bases, metaclass)
+    if maker is not None:
+        return maker.make(name, bases, namespace)
     variables = []
     if BASE_FORMS:
         resolved = []
@@ -143,12 +182,87 @@ def _make_class(name: str, bases: list, namespace: dict):
         real.append(base)
     if not any(issubclass(b, (ScriptObject, BaseException)) or type(b) is ScriptType for b in real):
         real.append(ScriptObject)
+    check_namespace(namespace)
+    cls = ScriptType(name, tuple(real), namespace)
+    _SCRIPT_MADE.add(cls)
+    if ABSTRACT_AWARE and any(b in ABSTRACT_AWARE for b in real):
+        set_abstract_methods(cls)
+    return cls
+
+
+# The classes whose metaclass is abc.ABCMeta in CPython (abc.ABC, the script's classes deriving from it or naming
+# `metaclass=ABCMeta`): gradcli.language.pyabc adds them. Each has the __abstractmethods__ ABCMeta would give it,
+# which is all Python needs to refuse to instantiate it, in its own words.
+ABSTRACT_AWARE: "weakref.WeakSet" = weakref.WeakSet()
+
+
+# ABCMeta's registry: a class of ABSTRACT_AWARE -> the classes registered as its virtual subclasses (`register`).
+# Only the script's isinstance, issubclass and class patterns consult it (stdlib, patterns): gradcli's own checks
+# stay Python's.
+VIRTUAL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def register_virtual(cls, subclass):
+    """`Base.register(Other)`, with CPython's checks: Other becomes a virtual subclass of Base."""
+    if not isinstance(subclass, builtins.type):
+        raise TypeError("Can only register classes")
+    if issubclass(subclass, cls):
+        return subclass
+    if issubclass(cls, subclass):
+        raise RuntimeError("Refusing to create an inheritance cycle")
+    VIRTUAL.setdefault(cls, weakref.WeakSet()).add(subclass)
+    return subclass
+
+
+def virtual_subclass(subclass, classinfo) -> bool:
+    """Whether `subclass` is a virtual subclass of `classinfo` (a class or a tuple of them), as ABCMeta's
+    __subclasscheck__ finds one: registered with it, or with one of its subclasses."""
+    if classinfo.__class__ is tuple:
+        return any(virtual_subclass(subclass, c) for c in classinfo)
+    if classinfo not in ABSTRACT_AWARE or not isinstance(subclass, builtins.type):
+        return False
+    for registered in VIRTUAL.get(classinfo, ()):
+        if issubclass(subclass, registered) or virtual_subclass(subclass, registered):
+            return True
+    return any(virtual_subclass(subclass, sub) for sub in builtins.type.__subclasses__(classinfo))
+
+
+def set_abstract_methods(cls) -> None:
+    """What abc.ABCMeta computes for a new class: the names of its abstract methods, its own and those of its
+    bases it has not replaced."""
+    ABSTRACT_AWARE.add(cls)
+    abstracts = {key for key, value in cls.__dict__.items() if getattr(value, "__isabstractmethod__", False)}
+    for base in cls.__bases__:
+        for key in getattr(base, "__abstractmethods__", ()):
+            if getattr(getattr(cls, key, None), "__isabstractmethod__", False):
+                abstracts.add(key)
+    type.__setattr__(cls, "__abstractmethods__", frozenset(abstracts))
+
+
+def check_namespace(namespace) -> None:
+    """What a class body bound: no dunder name Python would call outside the language, no slot named as one."""
     for key in namespace:
         if is_dunder(key) and key not in SPECIAL_METHODS and key not in CLASS_DUNDERS:
             raise TypeError(f"defining {key} in a class is outside gradcli's language")
-    cls = ScriptType(name, tuple(real), namespace)
-    _SCRIPT_MADE.add(cls)
-    return cls
+    if "__slots__" in namespace:
+        _check_slots(namespace["__slots__"])
+
+
+# Metaclasses other than ScriptType whose classes scripts hold as they are (enum.EnumType: gradcli.language.pyenum)
+# -> the name type(cls) prints
+HELD_METACLASSES: dict = {}
+
+
+def _check_slots(slots) -> None:
+    """A slot is an attribute: one named as a special method (`__del__`, `__getattribute__`) would be found by
+    Python where it looks for the method, so only `__dict__` and `__weakref__` of the dunder names may be one."""
+    if slots.__class__ not in (str, tuple, list, dict):      # (Python takes any iterable: its own, not a script's)
+        iter(slots)             # (what is no iterable: Python's TypeError)
+        raise TypeError(f"__slots__ as a '{type(slots).__name__}' is outside gradcli's language: it takes a string, "
+                        "a tuple, a list or a dict of names")
+    for name in (slots,) if slots.__class__ is str else slots:
+        if name.__class__ is str and is_dunder(name) and name not in ("__dict__", "__weakref__"):
+            raise TypeError(f"a slot named {name} is outside gradcli's language")
 
 
 # The classes scripts made (their `class` statements), and what scripts changed on the library's own classes
@@ -198,6 +312,8 @@ def instance_attr(obj, name: str):
             name == DATACLASS_INFO and hasattr(type(obj), name)):
         if name == "__cause__" and isinstance(obj, BaseException):
             return exception_cause(obj)
+        if name == "__slots__":
+            return _slots(type(obj), f"'{type(obj).__name__}' object")
         raise _refused(type(obj).__name__, name)
     return getattr(obj, name)
 
@@ -217,6 +333,10 @@ def class_attr(cls, name: str):
             return getattr(cls, name)       # CPython 3.11 makes {} for a class without annotations
         if name == DATACLASS_INFO and hasattr(cls, name):
             return getattr(cls, name)
+        if name == "__slots__":
+            return _slots(cls, f"type object '{cls.__name__}'")
+        if name == "__abstractmethods__":         # (type's own attribute: a frozenset of names, or AttributeError)
+            return getattr(cls, name)
         if name == "__match_args__":            # what a class pattern's positional parts read
             if hasattr(cls, name):
                 return getattr(cls, name)
@@ -226,8 +346,41 @@ def class_attr(cls, name: str):
             if type(klass) is ScriptType and name in klass.__dict__:
                 return getattr(cls, name)
         if not hasattr(cls, name):
+            if name == "register" and cls in ABSTRACT_AWARE:      # ABCMeta's virtual subclasses
+                if cls in _SCRIPT_MADE:
+                    return _Register(cls)
+                raise AttributeError(f"type object '{cls.__name__}' attribute 'register' is outside gradcli's "
+                                     "language: a script registers subclasses of its own classes only")
             raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'", name=name, obj=cls)
     raise AttributeError(f"type object '{cls.__name__}' attribute '{name}' is outside gradcli's language")
+
+
+def _slots(cls, kind: str):
+    """`Cls.__slots__`: what the nearest class defining it wrote there, if a script wrote it (gradcli's own
+    classes' slots are its internals)."""
+    for klass in cls.__mro__:
+        if "__slots__" in klass.__dict__:
+            if klass in _SCRIPT_MADE:
+                return klass.__dict__["__slots__"]
+            if klass is ScriptObject:       # (in `object`'s place, which has none)
+                break
+            raise AttributeError(f"{kind} attribute '__slots__' is outside gradcli's language")
+    raise AttributeError(f"{kind} has no attribute '__slots__'", name="__slots__")
+
+
+class _Register:
+    """`Base.register` as scripts hold it (ABCMeta's method, bound to the class): it prints as CPython's."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __call__(self, subclass):
+        return register_virtual(self.cls, subclass)
+
+    def __repr__(self) -> str:
+        return f"<bound method ABCMeta.register of {self.cls!r}>"
 
 
 def super_attr(proxy, name: str):

@@ -20,7 +20,7 @@ from itertools import islice
 from gradcli.language import access, bounds, classes, formatting, scopes, stdlib, syntax, torchapi, treebuild
 from gradcli.language.scopes import EMPTY, Cell
 from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, POSITION, YIELDS as _YIELDS, Return as _Return,
-                                   enter, has_yield as _has_yield, iterate, locate, matches as _matches,
+                                   abort, enter, has_yield as _has_yield, iterate, locate, matches as _matches,
                                    not_iterable as _not_iterable, tracked as _tracked)
 from gradcli.engine.addresses import address
 from gradcli.engine import custom
@@ -855,7 +855,8 @@ class Compiler:
         """A class: its bases evaluated, its body run once with a fresh namespace as its variables, then
         the class made from that namespace (gradcli.language.classes), decorated and bound."""
         decorators = self._decorators(node)
-        bases = [self.expr(b) for b in node.bases]
+        bases = [self.expr(b) for b in node.bases if b.__class__ is not syntax.Keyword]
+        metaclass = [self.expr(k.value) for k in node.bases if k.__class__ is syntax.Keyword]      # metaclass=M
         outer, outer_prefix, outer_private = self.scope, self.prefix, self.private
         scope = scopes.analyze(node, None, self.problems) if outer is None else outer.children[id(node)]
         shown = self._unmangled(node.name)
@@ -874,19 +875,26 @@ class Compiler:
 
         def make(env):
             found = [b(env) for b in bases]
-            namespace = {"__module__": "__main__", "__qualname__": qualname}
+            kind = metaclass[0](env) if metaclass else None
+            try:
+                namespace = classes.prepare(name, found, kind)
+            except Exception as e:
+                locate(e, line, col)
+                raise
+            namespace["__module__"], namespace["__qualname__"] = "__main__", qualname
             if annotated:
                 namespace["__annotations__"] = {}
             for key, outer_key in keys:
-                namespace[key] = env[outer_key]
+                dict.__setitem__(namespace, key, env[outer_key])    # (never an enum's member)
             cell = None
             if class_cell:
-                cell = namespace[CLASS_CELL + "__class__"] = Cell(EMPTY)
+                cell = Cell(EMPTY)
+                dict.__setitem__(namespace, CLASS_CELL + "__class__", cell)
             body(namespace)
             for key in [k for k in namespace if k[:1] == CLASS_CELL]:
                 del namespace[key]
             try:
-                cls = make_class(name, found, namespace)
+                cls = make_class(name, found, namespace, kind)
             except Exception as e:
                 locate(e, line, col)
                 raise
@@ -1017,11 +1025,15 @@ class Compiler:
                 if not exit_(ctx, type(e), e, None):
                     raise
                 return None
-            except BaseException:           # --timeout or Ctrl-C: never the script's __exit__ to swallow
+            except BaseException as e:      # --timeout or Ctrl-C: never the script's __exit__ to swallow
                 if type(ctx).__class__ is not classes.ScriptType:
-                    exit_(ctx, None, None, None)        # gradcli's own contexts restore the grad mode
+                    abort(ctx, exit_, e)        # gradcli's own contexts restore the grad mode
                 raise
-            exit_(ctx, None, None, None)
+            try:
+                exit_(ctx, None, None, None)
+            except Exception as e:      # (a context's own error on the way out: "generator didn't stop")
+                locate(e, line, col)
+                raise
             return signal
         return run_with
 
@@ -1137,9 +1149,11 @@ class Compiler:
                 raise e
             for name, bind in names:
                 if name not in mod.members:
-                    if mod.name == "torch" and name in access.REFUSED_TORCH_MEMBERS:
-                        e = ImportError(f"cannot import name '{name}' from 'torch': it is outside gradcli's "
-                                        f"language ({access.REFUSED_TORCH_MEMBERS[name]})")
+                    reason = access.REFUSED_TORCH_MEMBERS.get(name) if mod.name == "torch" else \
+                        stdlib.refused_member(mod.name, name)
+                    if reason is not None:
+                        e = ImportError(f"cannot import name '{name}' from '{mod.name}': it is outside gradcli's "
+                                        f"language ({reason})")
                     elif mod.name.startswith("torch") and torchapi.has(mod.name, name) \
                             or stdlib.python_has(mod.name, name):
                         e = NotImplementedError(f"gradcli does not implement {mod.name}.{name}")

@@ -98,6 +98,8 @@ def _deep(x, memo):
         if _PICKLING[0] and cls in classes.FUNCTION_TYPES:
             _by_name(x)
         return x
+    if cls in classes.HELD_METACLASSES or cls.__class__ in classes.HELD_METACLASSES:    # an enum, its members
+        return x
     if cls is Tensor:
         return _deep_tensor(x, memo)       # (its leaf check comes before the memo, as PyTorch's)
     d = id(x)
@@ -162,6 +164,8 @@ def _deep_instance(x, cls, memo):
     state = _state(x, cls)
     if state:
         y.__dict__.update(_deep(state, memo))
+    for name, value in slot_values(x, cls):
+        setattr(y, name, _deep(value, memo))
     return y
 
 
@@ -172,6 +176,24 @@ def _state(x, cls):
         if klass is not object and "__getstate__" in klass.__dict__:
             return x.__getstate__()
     return getattr(x, "__dict__", None)
+
+
+def slot_values(x, cls) -> list:
+    """[(name, value)] of the slots of x's classes that hold a value (`__slots__` in a script's class), as
+    copyreg's state of a slotted object: the names in each class's `__slots__`, private ones mangled."""
+    found = []
+    for klass in cls.__mro__:
+        names = klass.__dict__.get("__slots__")
+        if names is None or not classes.script_made(klass):
+            continue
+        for name in (names,) if names.__class__ is str else names:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name[:2] == "__" and name[-2:] != "__":
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            if hasattr(x, name):
+                found.append((name, getattr(x, name)))
+    return found
 
 
 def _by_name(f) -> None:
@@ -244,7 +266,8 @@ def _copy_generator(g: rng.Generator) -> rng.Generator:
 def copy(x):
     """copy.copy(x): a shallow copy."""
     cls = x.__class__
-    if cls in _ATOMIC or cls is tuple or cls is frozenset:
+    if cls in _ATOMIC or cls is tuple or cls is frozenset or cls in classes.HELD_METACLASSES or \
+            cls.__class__ in classes.HELD_METACLASSES:
         return x
     if cls is list:
         return list(x)
@@ -269,6 +292,8 @@ def copy(x):
         state = _state(x, cls)
         if state:
             y.__dict__.update(state)
+        for name, value in slot_values(x, cls):
+            setattr(y, name, value)
         return y
     if isinstance(x, BaseException) and cls.__module__ == "builtins":
         return cls(*x.args)

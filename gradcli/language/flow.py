@@ -69,6 +69,21 @@ def enter(ctx, line: int, col: int) -> tuple:
         raise
 
 
+# The contexts of the language's own whose __exit__ runs a script's code (contextlib's generator contexts and
+# ExitStack): a `with` left by a BaseException (--timeout, Ctrl-C) gives them the exception, as Python does, so
+# a script's `finally` runs; they never suppress it. Every other context of gradcli's is told only to restore
+# its state (__exit__(None, None, None)), and a script class's __exit__ is not called.
+FULL_EXIT: set = set()
+
+
+def abort(ctx, exit_, e: BaseException) -> None:
+    """What a `with` does with a context of gradcli's own (not a script class's) when a BaseException leaves it."""
+    if type(ctx) in FULL_EXIT:
+        exit_(ctx, type(e), e, None)
+    else:
+        exit_(ctx, None, None, None)
+
+
 # The library's exception classes as scripts hold them (torch.linalg.LinAlgError is a Builtin that prints as
 # PyTorch's class): id(what the script holds) -> the class, put here by gradcli.language.stdlib
 HELD_EXCEPTIONS: dict = {}

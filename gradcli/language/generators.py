@@ -23,8 +23,8 @@ This module is imported only when a script defines a generator function.
 from __future__ import annotations
 
 from gradcli.language import access, classes, syntax
-from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, YIELDS, Return, enter, has_yield, iterate,
-                                   locate, matches, tracked)
+from gradcli.language.flow import (BREAK, CATCHABLE, CONTINUE, YIELDS, Return, abort, enter, has_yield,
+                                   iterate, locate, matches, tracked)
 
 def body(compiler, stmts: list, name: str, qualname: str):
     """The body of a generator function, compiled: a closure (env) -> Return(generator) that the
@@ -281,11 +281,15 @@ def _with(compiler, node):
             if not exit_(ctx, type(e), e, None):
                 raise
             return None
-        except BaseException:           # --timeout or Ctrl-C: never the script's __exit__ to swallow
+        except BaseException as e:      # --timeout or Ctrl-C: never the script's __exit__ to swallow
             if type(ctx).__class__ is not classes.ScriptType:
-                exit_(ctx, None, None, None)
+                abort(ctx, exit_, e)
             raise
-        exit_(ctx, None, None, None)
+        try:
+            exit_(ctx, None, None, None)
+        except Exception as e:      # (a context's own error on the way out: "generator didn't stop")
+            locate(e, line, col)
+            raise
         return signal
     return run_with
 

@@ -1384,7 +1384,43 @@ _MODULES = {
     "bisect": "Python's bisect module: positions in a sorted list (bisect_left, bisect_right) and insort.",
     "pprint": "Python's pprint module: pprint and pformat lay a value's repr out over lines.",
     "textwrap": "Python's textwrap module: wrap, fill, shorten, dedent and indent text.",
+    "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
+           "must define some methods.",
+    "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
+                  "suppress and ExitStack.",
+    "enum": "Python's enum module: Enum, IntEnum, StrEnum, Flag, IntFlag, auto and unique, CPython's own.",
 }
+
+# The functions and classes of abc, contextlib and enum, by (module, name) (gradcli.language.pyabc, pycontextlib,
+# pyenum; enum's classes are CPython's)
+_PYTHON_NAMES = {
+    ("abc", "ABC"): ("class ABC", "A base class whose subclasses cannot be instantiated while a method marked "
+                                  "@abstractmethod is left undefined."),
+    ("abc", "abstractmethod"): ("abstractmethod(funcobj)", "A decorator marking a method abstract: a class of ABC "
+                                                           "(or metaclass=ABCMeta) that does not define it has no "
+                                                           "instances."),
+    ("contextlib", "contextmanager"): ("contextmanager(func)", "A decorator making a generator function a context "
+                                                               "manager: the code before its `yield` runs on "
+                                                               "entering the `with`, the code after on leaving; "
+                                                               "the yielded value is what `as` binds."),
+    ("contextlib", "nullcontext"): ("class nullcontext(enter_result=None)", "A context that does nothing; `as` "
+                                                                           "binds enter_result."),
+    ("contextlib", "suppress"): ("class suppress(*exceptions)", "A context that ignores the given exceptions raised "
+                                                                "in its block."),
+    ("contextlib", "ExitStack"): ("class ExitStack()", "A stack of contexts and callbacks (enter_context, callback, "
+                                                       "push, pop_all, close), left last first when it closes."),
+    ("enum", "Enum"): ("class Enum", "The base of enumerations: a class whose attributes are its members, each with "
+                                     "a name and a value."),
+    ("enum", "IntEnum"): ("class IntEnum", "An enumeration whose members are also ints."),
+    ("enum", "StrEnum"): ("class StrEnum", "An enumeration whose members are also strings."),
+    ("enum", "Flag"): ("class Flag", "An enumeration whose members combine with |, & and ^ as bit flags."),
+    ("enum", "IntFlag"): ("class IntFlag", "A Flag whose members are also ints."),
+    ("enum", "auto"): ("class auto", "A member's value chosen by the enumeration (1, 2, 3... by default)."),
+    ("enum", "unique"): ("unique(enumeration)", "A class decorator refusing an enumeration in which two names "
+                                                 "share a value."),
+}
+_PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
+                        "gradcli.language.pyenum": "enum"}
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
 _STATISTICS = {
@@ -1641,6 +1677,10 @@ def text_for(obj, builtins: dict | None = None) -> str:
     if getattr(obj, "__module__", None) == "gradcli.language.pydataclasses" and \
             getattr(obj, "__name__", None) in _DATACLASSES:
         return _format(*_DATACLASSES[obj.__name__])
+    module = getattr(obj, "__module__", None)
+    written = _PYTHON_NAMES.get((_PYTHON_MODULE_FILES.get(module, module), getattr(obj, "__name__", None)))
+    if written is not None:
+        return _format(*written)
     qualified = _qualified_names().get(id(obj))
     if qualified is None:
         if isinstance(obj, type):

@@ -17,7 +17,7 @@ This module is imported only when a script has a match statement.
 
 from __future__ import annotations
 
-from gradcli.language import access, stdlib, syntax
+from gradcli.language import access, classes, stdlib, syntax
 from gradcli.language.flow import locate
 
 _SEQUENCE = 1 << 5          # CPython's Py_TPFLAGS_SEQUENCE and Py_TPFLAGS_MAPPING, which its own
@@ -178,7 +178,8 @@ def _match_class(compiler, p):
         real = stdlib.pattern_class(cls)
         if real is None:
             raise _located(TypeError("called match pattern must be a type"), line, col)
-        if not isinstance(subject, real):
+        if not isinstance(subject, real) and not (
+                classes.VIRTUAL and classes.virtual_subclass(subject.__class__, real)):       # (abc's register)
             return False
         attrs = names
         if positional:

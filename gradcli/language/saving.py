@@ -22,7 +22,7 @@ import numpy as np
 
 from gradcli.engine import dtypes
 from gradcli.engine.tensor import Size, Tensor, _Device
-from gradcli.language.classes import ScriptType
+from gradcli.language.classes import HELD_METACLASSES, ScriptType
 
 FILES: dict = {}
 _CORRUPT = object()         # what a save that failed part-way leaves
@@ -187,8 +187,10 @@ def _tensors(value, seen: set):
     elif isinstance(value, (list, tuple, set, frozenset)):
         for v in value:
             yield from _tensors(v, seen)
-    elif value.__class__.__class__ is ScriptType:        # a module, a script's object: its attributes
-        yield from _tensors(vars(value), seen)
+    elif value.__class__.__class__ is ScriptType:        # a module, a script's object: its attributes, its slots
+        yield from _tensors(getattr(value, "__dict__", {}), seen)
+        for _, held in _copying().slot_values(value, value.__class__):
+            yield from _tensors(held, seen)
 
 
 def _first_global(value, seen: set):
@@ -214,5 +216,8 @@ def _first_global(value, seen: set):
         return value.name if value.namespace == "builtins" else f"{value.namespace}.{value.name}"
     if callable(value) and not isinstance(value, type) and getattr(value, "qualname", None) is not None:
         return f"__main__.{value.qualname}"         # a script's function
-    text = repr(value if isinstance(value, type) else script_type(value))
+    kind = value if isinstance(value, type) else script_type(value)
+    if kind.__class__ in HELD_METACLASSES:          # an enum class, or its member: pickled by the class's name
+        return f"{kind.__module__}.{kind.__qualname__}"
+    text = repr(kind)
     return text[8:-2] if text.startswith("<class '") and text.endswith("'>") else text

@@ -30,7 +30,8 @@ from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, print_
 _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "statistics": None,
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
-                   "heapq": None, "bisect": None, "pprint": None, "textwrap": None}
+                   "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
+                   "enum": None}
 
 
 class ScriptModule:
@@ -1244,13 +1245,26 @@ TYPING_INSTANCE_CLASSES = [None]
 TYPING = ScriptModule.later("typing", lambda: LATER_MAKERS["typing"]())
 DATACLASSES = ScriptModule.later("dataclasses", lambda: LATER_MAKERS["dataclasses"]())
 OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
+ABC = ScriptModule.later("abc", lambda: LATER_MAKERS["abc"]())
+CONTEXTLIB = ScriptModule.later("contextlib", lambda: LATER_MAKERS["contextlib"]())
+ENUM = ScriptModule.later("enum", lambda: LATER_MAKERS["enum"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap")
+                    "textwrap", "abc", "contextlib", "enum")
+_NO_STREAMS = "scripts cannot reach the process's streams"
+# Names of Python's modules that gradcli leaves out of the language, with the reason
+REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
+                                  "chdir": "scripts cannot reach files or directories"}}
+
+
+def refused_member(module: str, name: str) -> str | None:
+    """Why `module.name` is outside the language, if it is one of REFUSED_MEMBERS."""
+    refused = REFUSED_MEMBERS.get(module)
+    return refused.get(name) if refused is not None else None
 
 
 def python_has(module: str, name: str) -> bool:
@@ -1258,7 +1272,12 @@ def python_has(module: str, name: str) -> bool:
     out is not implemented, rather than missing. (Only asked when a script reaches for a name it lacks.)"""
     if module not in _PARTIAL_MODULES:
         return False
-    return name in getattr(importlib.import_module(module), "__all__", ())     # (sys has none: all its own)
+    found = importlib.import_module(module)
+    exported = getattr(found, "__all__", None)
+    if exported is None and module == "sys":        # sys has none: what gradcli does not offer is outside the language
+        return False
+    # (abc has none either: its public names are its exports)
+    return name in exported if exported is not None else name[:1] != "_" and hasattr(found, name)
 
 
 def python_internal(module: str, name: str) -> bool:
@@ -1320,7 +1339,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
-        "pprint": PPRINT, "textwrap": TEXTWRAP}
+        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM}
 
 
 def modules() -> tuple:
@@ -1598,6 +1617,8 @@ def _isinstance(obj, classinfo) -> bool:
     real = _real_classes(classinfo)
     if isinstance(obj, real):
         return True
+    if classes.VIRTUAL and classes.virtual_subclass(obj.__class__, real):     # abc's register
+        return True
     return _sparse_tensor(obj) and (real is Tensor or real.__class__ is tuple and Tensor in real)
 
 
@@ -1613,7 +1634,8 @@ def _issubclass(cls, classinfo) -> bool:
         _SCRIPT_CLASSES.get(id(cls)) or flow.HELD_EXCEPTIONS.get(id(cls), cls)
     if not isinstance(real, type):
         raise TypeError("issubclass() arg 1 must be a class")
-    return issubclass(real, _real_classes(classinfo, "issubclass"))
+    wanted = _real_classes(classinfo, "issubclass")
+    return issubclass(real, wanted) or bool(classes.VIRTUAL) and classes.virtual_subclass(real, wanted)
 
 
 def pattern_class(cls):
@@ -1716,6 +1738,11 @@ def _class_value(path: str, real=None) -> ClassValue:
     return value
 
 
+def metaclass_value(path: str) -> ClassValue:
+    """A metaclass as scripts hold it (abc.ABCMeta): the value type(cls) gives for its classes."""
+    return _class_value(path)
+
+
 # Classes a script may hold as they are: calling one builds a plain value, and their attributes are
 # reached only through the allow-list. Python's `type` is never one (type('X', (), {}) builds classes).
 _PLAIN_CLASSES = frozenset((int, float, bool, complex, str, range, slice, type(None), type(...)))
@@ -1737,6 +1764,11 @@ def script_type(obj):
     cls = obj.__class__
     if cls.__class__ is classes.ScriptType:     # an instance of a script's class: the class itself
         return cls
+    if classes.HELD_METACLASSES:
+        if cls.__class__ in classes.HELD_METACLASSES:       # an enum's member: its class
+            return cls
+        if cls in classes.HELD_METACLASSES:                 # an enum class: enum.EnumType
+            return _class_value(classes.HELD_METACLASSES[cls], cls)
     held = _HELD_CLASSES.get(cls)
     if held is not None:
         if cls is Tensor and id(obj) in parameter_marks:        # an nn.Parameter
@@ -1760,6 +1792,8 @@ def script_type(obj):
     if isinstance(obj, type):
         if issubclass(obj, functions.Function):     # torch.autograd.Function and the script's subclasses
             return _class_value("torch.autograd.function.FunctionMeta")
+        if obj in classes.ABSTRACT_AWARE:           # abc.ABC and the classes ABCMeta would make
+            return _class_value("abc.ABCMeta")
         return _TYPE
     if isinstance(obj, BaseException) and cls.__module__ == "builtins":
         return cls                          # an exception class, as `except` names it

@@ -602,8 +602,10 @@ class Builder(PatternBuilder):
     def class_def(self, c):
         tok, name, _, arguments, _, _, body = c
         bases, keywords = arguments if arguments is not None else ([], [])
-        if keywords:
-            self.problems.refuse("class keywords (metaclass=...) are", keywords[0])
+        for keyword in keywords:        # `metaclass=M` stays with the bases (gradcli.language.classes takes it)
+            if keyword.name != "metaclass":
+                self.problems.refuse("class keywords other than metaclass= are", keyword)
+        bases = bases + [k for k in keywords if k.name == "metaclass"]
         _check_class_body(body, self.problems)
         prefix = private_prefix(name.value)
         if prefix is not None:

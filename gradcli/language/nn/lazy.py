@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from gradcli.engine import autograd, dtypes, parameter
 from gradcli.language.nn import conv, layers, normalization
+from gradcli.language.classes import ScriptObject
 from gradcli.language.nn.module import Module
 
 _PARAMETER, _BUFFER = "UninitializedParameter", "UninitializedBuffer"
 # (the helpers below are functions, not methods: a script reaches nothing of gradcli's own through a module)
 
 
-class LazyModuleMixin:
-    """torch.nn.modules.lazy.LazyModuleMixin: has_uninitialized_params, initialize_parameters, the first call."""
+class LazyModuleMixin(ScriptObject):
+    """torch.nn.modules.lazy.LazyModuleMixin: has_uninitialized_params, initialize_parameters, the first call.
+    (On ScriptObject, as the module it is mixed with: the layouts match, so the module can become its
+    cls_to_become.)"""
 
     cls_to_become = None
 
