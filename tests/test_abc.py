@@ -44,6 +44,13 @@ SNIPPETS.append(
     "print(isinstance(Child(), Reg), repr(Reg.register).startswith('<bound method ABCMeta.register of'))")
 
 
+# registrations that would make a cycle through earlier ones are refused, as ABCMeta refuses them (the registry
+# has no cycle for isinstance to walk forever)
+SNIPPETS.append(
+    TRY + "class A(ABC):\n    pass\nclass B(ABC):\n    pass\nclass C(ABC):\n    pass\nA.register(B)\nB.register(C)\n"
+    "t(lambda: B.register(A))\nt(lambda: C.register(A))\nprint(A.register(C) is C, issubclass(C, A), isinstance(3, A))")
+
+
 @pytest.mark.parametrize("snippet", SNIPPETS)
 def test_cpythons_abc(snippet):
     source = IMPORTS + snippet + "\n"

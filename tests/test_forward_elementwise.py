@@ -100,6 +100,9 @@ CASES = [
     (X, "F.softmax(x, 1)"), (X, "F.log_softmax(x, 0)"),
     (XY, "F.mse_loss(x, y, reduction='none')", ("x", "y")), (XY, "F.mse_loss(x, y)", ("x", "y")),
     (XY, "F.mse_loss(x, y, reduction='sum')", ("x",)),
+    # mse_loss's gradient under create_graph (MseLossBackwardBackward0): tangents of grad_output, self and target
+    (XY + GO, _grad_of("F.mse_loss(x, y, reduction='none')"), ("x", "y", "g")),
+    (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.mse_loss(x, y)"), ("x", "y", "g")),
     (BCE, "F.binary_cross_entropy(x, t, reduction='none')", ("x", "t")),
     (BCE, "F.binary_cross_entropy(x, t, weight=torch.tensor([1., 2., .5], dtype=torch.float64))", ("x", "t")),
     (BCE, "F.binary_cross_entropy_with_logits(x, t, reduction='sum')", ("x", "t")),

@@ -206,9 +206,9 @@ def register_virtual(cls, subclass):
     """`Base.register(Other)`, with CPython's checks: Other becomes a virtual subclass of Base."""
     if not isinstance(subclass, builtins.type):
         raise TypeError("Can only register classes")
-    if issubclass(subclass, cls):
+    if issubclass(subclass, cls) or virtual_subclass(subclass, cls):
         return subclass
-    if issubclass(cls, subclass):
+    if issubclass(cls, subclass) or virtual_subclass(cls, subclass):    # (so the registry never has a cycle)
         raise RuntimeError("Refusing to create an inheritance cycle")
     VIRTUAL.setdefault(cls, weakref.WeakSet()).add(subclass)
     return subclass

@@ -1291,7 +1291,7 @@ def register_opaque(paths: dict) -> None:
 
 
 def _importable(module: ScriptModule) -> list:
-    names = [module.name]
+    names = [] if module.name in _NAMESPACES else [module.name]
     for member in module.members.values():
         if member.__class__ is ScriptModule:
             names += _importable(member)
