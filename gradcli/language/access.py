@@ -8,6 +8,7 @@ refused by the parser before a script ever runs.
 from __future__ import annotations
 
 import functools
+import itertools as _itertools
 import sys
 from types import GeneratorType, MethodType
 
@@ -52,7 +53,7 @@ _STR = ("capitalize", "casefold", "center", "count", "endswith", "expandtabs", "
         "upper", "zfill")
 _LIST = ("append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove", "reverse", "sort")
 _NUMBER = ("real", "imag", "conjugate", "is_integer", "as_integer_ratio", "bit_length")
-# dict.fromkeys is left out: a classmethod that builds a dict from any iterable without bound
+# (dict.fromkeys, a classmethod that builds a dict from any iterable, is offered bounded: _dict_fromkeys)
 _DICT = ("clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values")
 _DEQUE = ("append", "appendleft", "clear", "copy", "count", "extend", "extendleft", "index", "insert", "maxlen",
           "pop", "popleft", "remove", "reverse", "rotate")
@@ -440,6 +441,16 @@ def _sparse_attr(obj, name: str):
     raise _missing("torch.Tensor", name, f"'Tensor' object has no attribute '{name}'", obj)
 
 
+def _dict_fromkeys(*args, **kwargs) -> dict:
+    """dict.fromkeys: the keys taken within the bound of a dict before the dict is built."""
+    if kwargs:
+        raise TypeError("dict.fromkeys() takes no keyword arguments")
+    if not 1 <= len(args) <= 2:
+        raise TypeError(f"fromkeys expected at {'least 1 argument' if not args else 'most 2 arguments'}, "
+                        f"got {len(args)}")
+    return dict.fromkeys(bounds.take(args[0], "dict"), *args[1:])
+
+
 def _class_attribute(obj, name: str):
     """`obj.name` past the tables of methods: on a class a script holds, its __name__ and __qualname__,
     a namedtuple's _fields and _make, str's methods unbound (`map(str.upper, words)`); a caught
@@ -462,6 +473,10 @@ def _class_attribute(obj, name: str):
         return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
+    if name == "fromkeys" and getattr(obj, "original", obj) is dict:
+        return _dict_fromkeys
+    if name == "from_iterable" and obj is _itertools.chain:
+        return _itertools.chain.from_iterable       # (lazy: what takes its items is bounded, as for chain itself)
     if name == "__cause__" and isinstance(obj, BaseException):
         return classes.exception_cause(obj)
     if name[:2] == "__" and classes.is_dunder(name):       # Python's internals, on every object that has them
