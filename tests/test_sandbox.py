@@ -231,6 +231,17 @@ ESCAPES = [
     # imports: only torch (the modules gradcli provides) and math
     ("import os", 1, "1:1: " + _IMPORT.format("os")),
     # sys is in the language now, and no package: Python's own refusal of a submodule
+    # as_strided reads only the storage a tensor has: every window is checked against its size before it is made
+    ("import torch\ntorch.ones(3).as_strided((4,), (1,))", 1, "2:1: RuntimeError: setStorage: sizes [4], strides [1], "
+     "storage offset 0, and itemsize 4 requiring a storage size of 16 are out of bounds for storage of size 12"),
+    ("import torch\ntorch.ones(6)[4:].as_strided((2,), (1,), 5)", 1, "2:1: RuntimeError: setStorage: sizes [2], "
+     "strides [1], storage offset 5, and itemsize 4 requiring a storage size of 28 are out of bounds for storage of "
+     "size 24"),
+    ("import torch\ntorch.ones(3).as_strided((2,), (2 ** 62,))", 1, "2:1: RuntimeError: Storage size calculation "
+     "overflowed with sizes=[2] and strides=[4611686018427387904]"),
+    ("import torch\ntorch.ones(3).as_strided((2,), (-1,), 2)", 1, "2:1: RuntimeError: as_strided: Negative strides "
+     "are not supported at the moment, got strides: [-1]"),
+    ("import torch\ntorch.ones(3).as_strided((1,), (1,), -5)", 1, "2:1: RuntimeError: Tensor: invalid storage offset -5"),
     ("import sys.os", 1, "1:1: ModuleNotFoundError: No module named 'sys.os'; 'sys' is not a package"),
     ("import subprocess as sp", 1, "1:1: " + _IMPORT.format("subprocess")),
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),
@@ -240,7 +251,7 @@ ESCAPES = [
                                          "language: gradcli knows only torch, torch.amp, torch.amp.autocast_mode, "
                                          "torch.amp.grad_scaler, torch.autograd, torch.autograd.forward_ad, torch.autograd.function, "
                                          "torch.autograd.functional, torch.autograd.graph, torch.backends, "
-                                         "torch.backends.cuda, torch.backends.cuda.matmul, torch.backends.cudnn, "
+                                         "torch.backends.cuda, torch.backends.cudnn, "
                                          "torch.backends.mkl, torch.backends.mkldnn, torch.backends.mps, "
                                          "torch.backends.openmp, torch.compiler, torch.cpu, torch.cpu.amp, torch.cuda, "
                                          "torch.cuda.amp, "

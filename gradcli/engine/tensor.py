@@ -761,6 +761,9 @@ class Tensor:
     def dsplit(self, *args, **kwargs):
         return ops.dsplit_method(self, *args, **kwargs)
 
+    def as_strided(self, size, stride, storage_offset=None):
+        return ops.shape.as_strided_method(self, size, stride, storage_offset)
+
     def unfold(self, *args, **kwargs):
         _, values = signatures.bound("Tensor.unfold", args, kwargs)
         return ops.shape.unfold(self, values["dimension"], values["size"], values["step"])

@@ -146,6 +146,8 @@ _WHAT = {
     "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
     "is_grad_enabled": "Whether operations are being recorded for backward now.",
     "is_tensor": "Whether the object is a tensor (a Parameter or a sparse tensor is).",
+    "as_strided": "A view of the tensor's storage with the given sizes and strides (in elements) from an offset; "
+                  "checked against the storage's size.",
     "is_storage": "Whether the object is a tensor storage: never, as no storage is reachable from a script.",
     "is_distributed": "Whether a tensor is distributed: never in gradcli.",
     "is_vulkan_available": "Whether PyTorch's Vulkan backend is there: never in gradcli (CPU only).",

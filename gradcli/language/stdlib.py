@@ -966,7 +966,7 @@ def _build_torch() -> ScriptModule:
         "default_generator": rng.default_generator,
         "inference_mode": autograd.inference_mode, "is_inference_mode_enabled": autograd.is_inference_mode_enabled,
         "is_anomaly_enabled": autograd.is_anomaly_enabled,
-        "is_tensor": _is_tensor, "is_storage": _is_storage,
+        "is_tensor": _is_tensor, "is_storage": _is_storage, "as_strided": _tensor_fn("as_strided", ops.shape.as_strided_view),
         "is_floating_point": _tensor_fn("is_floating_point", Tensor.is_floating_point),
         "is_inference": _tensor_fn("is_inference", Tensor.is_inference),
         "is_distributed": _tensor_fn("is_distributed", lambda t: False),

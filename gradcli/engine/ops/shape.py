@@ -1285,6 +1285,80 @@ def _pad_gradient(F, g, pad):
 
 # ------------------------------------------------------------------------------------------------ unfold
 
+def as_strided_view(a: Tensor, size, stride, storage_offset=None) -> Tensor:
+    """torch.as_strided (see _as_strided)."""
+    return _as_strided(a, size, stride, storage_offset, 2)
+
+
+def as_strided_method(a: Tensor, size, stride, storage_offset=None) -> Tensor:
+    """Tensor.as_strided (see _as_strided): its arguments counted from the one after self."""
+    return _as_strided(a, size, stride, storage_offset, 1)
+
+
+def _as_strided(a: Tensor, size, stride, storage_offset, first: int) -> Tensor:
+    """Tensor.as_strided / torch.as_strided: a view of the storage `a` shares with its base, `size` elements with
+    `stride` (in elements) from `storage_offset` (a's own by default), checked against the storage's size first, in
+    PyTorch's words (so no window reaches past the memory the storage holds). Its gradient (AsStridedBackward0)
+    goes back to the elements of `a` the view covers; a view reaching storage outside `a`, of a tensor that needs a
+    gradient, is not implemented."""
+    if a.__class__ is not Tensor:
+        raise TypeError(f"as_strided(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    size = int_list((size,), "as_strided", "size", first)
+    stride = int_list((stride,), "as_strided", "stride", first + 1)
+    if storage_offset is not None and not _is_int(storage_offset):
+        raise TypeError(f"as_strided(): argument 'storage_offset' (position {first + 2}) must be int, not "
+                        f"{type(storage_offset).__name__}")
+    base = a._base if a._base is not None else a
+    storage = base._a
+    if storage.__class__ is not np.ndarray or not storage.flags.c_contiguous:
+        raise NotImplementedError("gradcli does not implement as_strided of a tensor whose storage is not one "
+                                  "row-major block (a meta tensor, or a copy laid out in another order)")
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{_size_list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_size_list(size)} and "
+                           f"strides={_size_list(stride)}")
+    offset = a.storage_offset() if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if math.prod(size) >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if needed * storage.itemsize >= 1 << 63:        # PyTorch computes the storage's bytes in int64
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_size_list(size)} and "
+                           f"strides={_size_list(stride)}")
+    if needed > storage.size:
+        item = storage.itemsize
+        raise RuntimeError(f"setStorage: sizes {_size_list(size)}, strides {_size_list(stride)}, storage offset "
+                           f"{offset}, and itemsize {item} requiring a storage size of {needed * item} are out of "
+                           f"bounds for storage of size {storage.size * item}")
+    flat = storage.reshape(-1)
+    item = storage.itemsize
+    try:
+        out = np.lib.stride_tricks.as_strided(flat[offset:] if 0 not in size else flat[:0], tuple(size),
+                                              tuple(s * item for s in stride), subok=True)
+    except ValueError:          # more bytes than numpy can index, though PyTorch's numel fits in int64
+        raise NotImplementedError(f"gradcli does not implement tensors of {math.prod(size)} elements: numpy "
+                                  "cannot index that many bytes") from None
+    where = None
+    if a.requires_grad and STATE.recording:
+        # each element's place in `a`: its storage position less a's start, when `a` is one row-major block there
+        start = a.storage_offset()
+        places = offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(size) - k - 1)) * s
+                              for k, (n, s) in enumerate(zip(size, stride))) if size else np.asarray(offset)
+        places = np.broadcast_to(np.asarray(places) - start, tuple(size))
+        if not a._a.flags.c_contiguous or (places.size and (places.min() < 0 or places.max() >= a._a.size)):
+            raise NotImplementedError("gradcli does not implement the gradient of an as_strided view that reaches "
+                                      "storage outside the tensor it was taken from, or of a tensor not laid out "
+                                      "in one row-major block")
+        where = np.array(places, dtype=np.intp)
+    from gradcli.engine import views as _views
+    return _view_of(a, out, _views.AS_STRIDED, (where, a._a.shape))
+
+
 def unfold(a: Tensor, dimension, size, step) -> Tensor:
     """Tensor.unfold: a view of every window of `size` elements along `dimension`, `step` apart, the window's
     elements as a new last dim (UnfoldBackward0; a 0-d tensor gives itself as one window of one)."""
