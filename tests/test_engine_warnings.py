@@ -236,3 +236,14 @@ def test_mse_and_l1_loss_warn_of_a_target_size_that_broadcasts():
              "they have the same size.\n")
     assert warnings_of(source) == (f"s.grad:6: {words}  a = F.mse_loss(x, y)\n"
                                    f"s.grad:7: {words}  b = F.l1_loss(x, y, reduction='sum')\n")
+
+
+def test_set_default_tensor_type_warns_once_that_it_is_deprecated():
+    # PyTorch's TORCH_WARN_ONCE, shown at torch/__init__.py's line there (gradcli places it at the script's)
+    source = ("import torch\ntorch.set_default_tensor_type(torch.DoubleTensor)\nprint(torch.ones(1).dtype)\n"
+              "torch.set_default_tensor_type('torch.FloatTensor')\n")
+    assert warnings_of(source) == (
+        "s.grad:2: UserWarning: torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)\n"
+        "  torch.set_default_tensor_type(torch.DoubleTensor)\n")

@@ -8,6 +8,8 @@ available, and making or moving a tensor onto it fails with the CPU build's own 
 
 from __future__ import annotations
 
+import functools
+
 import types
 
 from gradcli.engine import dtypes, factories
@@ -134,6 +136,32 @@ def set_default_dtype(d) -> None:
             raise NotImplementedError(f"gradcli's default dtype is float32 or float64, not {d}")
         raise TypeError("only floating-point types are supported as the default type")
     dtypes.set_default_float(d)
+
+
+_DEFAULT_TENSOR_TYPE_WARNING = (
+    "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and "
+    "torch.set_default_device() as alternatives. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)")
+
+
+def set_default_tensor_type(t) -> None:
+    """torch.set_default_tensor_type(torch.DoubleTensor) (or its name): the default float dtype, as PyTorch's
+    deprecated function sets it (with its warning, once per run); CUDA types are PyTorch's CPU build's refusal."""
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        name = t.rpartition(".")[2]
+        dt = TYPED.get(name)
+        if dt is None:
+            raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    else:       # (scripts hold the legacy classes as partials of their constructors)
+        dt = dtypes.LEGACY_CLASSES.get(id(t.func if isinstance(t, functools.partial) else t))
+        if dt is None:
+            raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if not dt.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    STATE.warn_once("set_default_tensor_type", "UserWarning", _DEFAULT_TENSOR_TYPE_WARNING)
+    set_default_dtype(dt)
 
 
 def typed_constructor(dt: dtypes.DType):

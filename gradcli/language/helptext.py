@@ -146,6 +146,9 @@ _WHAT = {
     "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
     "is_grad_enabled": "Whether operations are being recorded for backward now.",
     "is_tensor": "Whether the object is a tensor (a Parameter or a sparse tensor is).",
+    "typename": "A tensor's legacy type name (torch.FloatTensor), or the dotted name of any other value's class.",
+    "set_default_tensor_type": "Deprecated: set the default float dtype from a legacy type (torch.DoubleTensor) or its "
+                               "name; use torch.set_default_dtype.",
     "as_strided": "A view of the tensor's storage with the given sizes and strides (in elements) from an offset; "
                   "checked against the storage's size.",
     "is_storage": "Whether the object is a tensor storage: never, as no storage is reachable from a script.",

@@ -641,6 +641,31 @@ _is_tensor.__name__ = _is_tensor.__qualname__ = "is_tensor"        # Python's bi
 _is_storage.__name__ = _is_storage.__qualname__ = "is_storage"
 
 
+def _typename(obj, /) -> str:
+    """torch.typename: a tensor's legacy type name (`torch.FloatTensor`), else the dotted name of what it is (a
+    class or function's own, an instance's class's), as PyTorch's function builds it from the names Python shows."""
+    if isinstance(obj, Tensor) or _sparse_tensor(obj):
+        return obj.type()
+    if obj.__class__ in classes.FUNCTION_TYPES and isinstance(getattr(obj, "qualname", None), str):
+        return f"__main__.{obj.qualname}"           # a script's function
+    if obj.__class__ is bounds.Bounded or obj.__class__ is Builtin and obj.namespace == "builtins":
+        return getattr(obj, "name", None) or obj.original.__name__      # Python's builtins: print, max, ...
+    if obj.__class__ is Builtin and obj.namespace == "torch" and \
+            (torchapi.text("torch", obj.name) or "").startswith("<built-in method"):
+        return f"torch._VariableFunctionsClass.{obj.name}"         # torch's C++ functions
+    text = repr(obj if isinstance(obj, type) or obj.__class__ is ClassValue else script_type(obj))
+    if text.startswith("<class '") or text.startswith("<enum '"):
+        return text[text.index("'") + 1:-2]
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    module = getattr(obj, "__module__", None)
+    if isinstance(name, str):
+        return name if module in (None, "", "builtins") else f"{module}.{name}"
+    return text
+
+
+_typename.__name__ = _typename.__qualname__ = "typename"
+
+
 def _false() -> bool:
     """A backend gradcli does not have (Vulkan), and warn-always mode (no torch.set_warn_always): never on."""
     return False
@@ -991,6 +1016,7 @@ def _build_torch() -> ScriptModule:
         **{name: _later("gradcli.language.backends", name) for name in _BACKEND_FUNCTIONS},
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
+        "set_default_tensor_type": devices.set_default_tensor_type, "typename": _typename,
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
         "dtype": _no_instances("torch.dtype"), "layout": _no_instances("torch.layout"),
         "strided": dtypes.strided, "sparse_coo": dtypes.sparse_coo,
@@ -1424,7 +1450,7 @@ when_made("torch.nn", _share_torch_functions)
 
 
 # PyTorch's Python functions
-_PYTHON_TORCH = frozenset(("norm", "split", "is_tensor", "is_storage", "is_warn_always_enabled", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+_PYTHON_TORCH = frozenset(("norm", "split", "typename", "set_default_tensor_type", "is_tensor", "is_storage", "is_warn_always_enabled", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
                            "unique", "unique_consecutive", "meshgrid", "cartesian_prod", "block_diag", "lu", "solve",
                            "lstsq", "symeig", "eig", "unravel_index"))
 
