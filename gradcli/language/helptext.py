@@ -146,6 +146,8 @@ _WHAT = {
     "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
     "is_grad_enabled": "Whether operations are being recorded for backward now.",
     "is_tensor": "Whether the object is a tensor (a Parameter or a sparse tensor is).",
+    "gradient": "The derivative estimated by differences along each dim (central inside, edge_order at the ends); "
+                "spacing a step, one per dim, or coordinates.",
     "typename": "A tensor's legacy type name (torch.FloatTensor), or the dotted name of any other value's class.",
     "set_default_tensor_type": "Deprecated: set the default float dtype from a legacy type (torch.DoubleTensor) or its "
                                "name; use torch.set_default_dtype.",

@@ -1017,6 +1017,7 @@ def _build_torch() -> ScriptModule:
         "set_default_device": devices.set_default_device, "get_default_device": devices.get_default_device,
         "set_default_dtype": devices.set_default_dtype, "get_default_dtype": devices.get_default_dtype,
         "set_default_tensor_type": devices.set_default_tensor_type, "typename": _typename,
+        "gradient": _later("gradcli.engine.ops.composed", "gradient"),
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
         "dtype": _no_instances("torch.dtype"), "layout": _no_instances("torch.layout"),
         "strided": dtypes.strided, "sparse_coo": dtypes.sparse_coo,

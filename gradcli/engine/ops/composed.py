@@ -16,7 +16,7 @@ from gradcli.engine import autograd, dtypes, ops
 from gradcli.engine.ops import arith, reduce
 from gradcli.engine.ops.nn import _apply_reduction, _expect_attr, _implicit_dim, _reduction, _size_list
 from gradcli.engine.recording import (autocast_policy, _CXX_NAMES, TYPE_WORDS, number_arg, number_operand, result_dtype, tensor_arg,
-                                     type_word)
+                                     type_word, wrap_dim)
 from gradcli.engine import signatures
 from gradcli.engine.signatures import type_name
 from gradcli.engine.state import STATE
@@ -398,3 +398,143 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1) -> Tensor:
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = factories.zeros(logits.shape, **like).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+# ------------------------------------------------------------------------------------------ gradient
+
+_GRADIENT_SIGNATURES = (
+    " * (Tensor input, *, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)\n")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and v.__class__ is not bool or v.__class__ is bool
+
+
+def gradient(input, *, spacing=None, dim=None, edge_order=1) -> tuple:
+    """torch.gradient: the derivative estimated by differences along each dim, as PyTorch composes it from
+    slices, differences and divisions (so its values and graph are those ops'): central differences inside, one-
+    or two-sided ones of order `edge_order` at the ends; `spacing` a number (the same step everywhere), one number
+    per dim, or one 1-d tensor of coordinates per dim (then PyTorch's second-order formula for uneven steps)."""
+    if input.__class__ is not Tensor:
+        raise TypeError(f"gradient(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
+    dims_given = dim is not None
+    if isinstance(dim, int) and dim.__class__ is not bool:
+        dims = [dim]
+    elif isinstance(dim, (list, tuple)) and all(isinstance(d, int) and d.__class__ is not bool for d in dim):
+        dims = list(dim)
+    elif dim is None:
+        dims = list(range(input.ndim))
+    else:
+        raise TypeError(_gradient_error(input, spacing, dim, edge_order))
+    if not isinstance(edge_order, int) or edge_order.__class__ is bool:
+        raise TypeError(_gradient_error(input, spacing, dim, edge_order))
+    coordinates = None
+    if spacing is None:
+        steps, size = [1.0] * len(dims), None
+    elif _is_number(spacing):
+        steps = [spacing] * len(dims)
+        size = len(steps)
+    elif isinstance(spacing, (list, tuple)) and spacing and all(v.__class__ is Tensor for v in spacing):
+        coordinates, size = list(spacing), len(spacing)
+    elif isinstance(spacing, (list, tuple)) and all(_is_number(v) for v in spacing):
+        steps, size = list(spacing), len(spacing)
+    else:
+        raise TypeError(_gradient_error(input, spacing, dim, edge_order))
+    x = input._a
+    if x.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if size is not None and not dims_given and size != input.ndim:
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                           f"to 'self.dim() = {input.ndim}', since dim argument was not given, but got a list of "
+                           f"length {size}")
+    if size is not None and dims_given and size != len(dims):
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {size} and a "
+                           f"dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    wrapped = [wrap_dim(d, input.ndim) for d in dims]
+    repeated = next((d for i, d in enumerate(wrapped) if d in wrapped[:i]), None)
+    if repeated is not None:
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    if any(x.shape[d] < edge_order + 1 for d in wrapped):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    if coordinates is not None:
+        return tuple(_gradient_coordinates(input, c, d, edge_order) for c, d in zip(coordinates, wrapped))
+    return tuple(_gradient_steps(input, h, d, edge_order) for h, d in zip(steps, wrapped))
+
+
+def _gradient_error(input, spacing, dim, edge_order) -> str:
+    parts = ["Tensor"] + [f"{name}={type_name(v)}" for name, v in (("spacing", spacing), ("dim", dim),
+                                                                    ("edge_order", edge_order))
+                          if v is not None and not (name == "edge_order" and v == 1)]
+    return ("gradient() received an invalid combination of arguments - got (" + ", ".join(parts) + "), but expected "
+            "one of:\n" + _GRADIENT_SIGNATURES)
+
+
+def _cut(t: Tensor, d: int, start, stop=None) -> Tensor:
+    """t[..., start:stop, ...] along dim d (at::slice: SliceBackward0)."""
+    return ops.indexing.getitem(t, (slice(None),) * d + (slice(start, stop),))
+
+
+def _times(t: Tensor, value) -> Tensor:
+    """tensor * number as C++ code records it (MulBackward1); an integer tensor promoted as the op promotes it."""
+    return arith.mul_scalar(t, value) if t._a.dtype.kind in "fV" else arith.mul(t, value)
+
+
+def _over(t: Tensor, value) -> Tensor:
+    """tensor / number as C++ code records it (DivBackward1); an integer tensor's true division a float."""
+    return arith.div_scalar(t, value) if t._a.dtype.kind in "fV" else arith.div(t, value)
+
+
+def _gradient_steps(t: Tensor, h, d: int, edge_order: int) -> Tensor:
+    """gradient_helper_float: one number `h` as the step along d."""
+    center = _over(arith.sub(_cut(t, d, 2), _cut(t, d, 0, -2)), h)
+    if edge_order == 1:
+        first = _over(arith.sub(_cut(t, d, 1, 2), _cut(t, d, 0, 1)), h)
+        last = _over(arith.sub(_cut(t, d, -1), _cut(t, d, -2, -1)), h)
+    else:
+        first = _over(arith.sub(arith.add(_times(_cut(t, d, 0, 1), -1.5), _times(_cut(t, d, 1, 2), 2)),
+                                _times(_cut(t, d, 2, 3), 0.5)), h)
+        last = _over(arith.add(arith.sub(_times(_cut(t, d, -3, -2), 0.5), _times(_cut(t, d, -2, -1), 2)),
+                               _times(_cut(t, d, -1), 1.5)), h)
+    return ops.shape.cat([first, _over(center, 2), last], d)
+
+
+def _gradient_coordinates(t: Tensor, c: Tensor, d: int, edge_order: int) -> Tensor:
+    """gradient_helper: a 1-d tensor of coordinates along d (uneven steps: PyTorch's second-order weights)."""
+    if c.ndim != 1:
+        raise RuntimeError(f"torch.gradient expected each element of spacing to have one dimension, but got an "
+                           f"element with {c.ndim} dimensions!")
+    shape = [1] * t.ndim
+    shape[d] = -1
+    dx = ops.arrange.diff(c, 1, 0)
+    dx1, dx2 = _cut(dx, 0, 0, -1), _cut(dx, 0, 1)
+    a = ops.shape.reshape(arith.div(-dx2, arith.mul(dx1, arith.add(dx1, dx2))), shape)
+    b = ops.shape.reshape(arith.div(arith.sub(dx2, dx1), arith.mul(dx1, dx2)), shape)
+    cc = ops.shape.reshape(arith.div(dx1, arith.mul(dx2, arith.add(dx1, dx2))), shape)
+    center = arith.add(arith.add(arith.mul(a, _cut(t, d, 0, -2)), arith.mul(b, _cut(t, d, 1, -1))),
+                       arith.mul(cc, _cut(t, d, 2)))
+    d0, d1 = ops.indexing.getitem(dx, 0), ops.indexing.getitem(dx, 1)
+    dl, dm = ops.indexing.getitem(dx, -1), ops.indexing.getitem(dx, -2)
+    if edge_order == 1:
+        first = arith.div(arith.sub(_cut(t, d, 1, 2), _cut(t, d, 0, 1)), d0)
+        last = arith.div(arith.sub(_cut(t, d, -1), _cut(t, d, -2, -1)), dl)
+    else:
+        a = arith.div(-arith.add(_times(d0, 2.0), d1), arith.mul(d0, arith.add(d0, d1)))
+        b = arith.div(arith.add(d0, d1), arith.mul(d0, d1))
+        cc = arith.div(-d0, arith.mul(d1, arith.add(d0, d1)))
+        first = arith.add(arith.add(arith.mul(a, _cut(t, d, 0, 1)), arith.mul(b, _cut(t, d, 1, 2))),
+                          arith.mul(cc, _cut(t, d, 2, 3)))
+        a = arith.div(dl, arith.mul(dm, arith.add(dl, dm)))
+        b = arith.div(-arith.add(dl, dm), arith.mul(dl, dm))
+        cc = arith.div(arith.add(_times(dl, 2), dm), arith.mul(dl, arith.add(dl, dm)))
+        last = arith.add(arith.add(arith.mul(a, _cut(t, d, -3, -2)), arith.mul(b, _cut(t, d, -2, -1))),
+                         arith.mul(cc, _cut(t, d, -1)))
+    return ops.shape.cat([first, center, last], d)
