@@ -64,6 +64,14 @@ def test_timeout_stops_a_loop_with_status_124():
     assert p.seconds < 10
 
 
+def test_timeout_stops_a_script_function_called_per_element():
+    # Tensor.apply_ calls the script's function once per element: the deadline holds inside it
+    p = gradcli("--timeout", "0.5", "-c", "import torch\nx = torch.ones(10 ** 7)\nx.apply_(lambda v: v + 1)")
+    assert p.returncode == 124
+    assert one_error(p.stderr).endswith(": TimeoutError: stopped after 0.5 seconds (--timeout 0.5)")
+    assert p.seconds < 10
+
+
 def test_timeout_with_run_and_a_file(tmp_path):
     script = tmp_path / "spin.grad"
     script.write_text("def f():\n    while True:\n        pass\nf()\n")

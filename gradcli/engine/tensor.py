@@ -270,6 +270,29 @@ class Tensor:
                             f"{type(dtype).__name__}")
         return ops.to_dtype(self, dtype)
 
+    # the devices, layouts and kinds of tensor gradcli has none of: a tensor is never on or of one
+    is_mps = is_xla = is_xpu = is_ipu = is_vulkan = is_maia = is_mtia = is_mkldnn = is_quantized = is_nested = \
+        is_sparse_csr = property(lambda self: False)
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def is_shared(self) -> bool:
+        return False
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def apply_(self, callable):
+        """Each element replaced by callable(element), in order, in place (CPU tensors that need no gradient)."""
+        return _map_elements(self, "apply_", callable, ())
+
+    def map_(self, tensor, callable):
+        """Each element replaced by callable(element, the other tensor's element there), in order, in place."""
+        if tensor.__class__ is not Tensor:
+            raise TypeError(f"map_(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+        return _map_elements(self, "map_", callable, (np.broadcast_to(tensor._a, self._a.shape),))
+
     def is_inference(self) -> bool:
         return self._inference
 
@@ -2566,6 +2589,36 @@ class Tensor:
 
     def fill_(self, value):
         return self._inplace(ops.fill, value, overlap_ok=True)
+
+
+def _map_elements(t: Tensor, name: str, fn, others: tuple) -> Tensor:
+    """apply_ and map_: the script's function called on each element (and the others' there) as Python numbers,
+    its results converted to t's dtype and written in place (bounded by t's size, under the time limit)."""
+    if t.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if t._a.__class__ is not np.ndarray:
+        raise RuntimeError(f"{name} is only implemented on CPU tensors")
+    if not callable(fn):
+        raise TypeError(f"'{type(fn).__name__}' object is not callable")
+    kind = t._a.dtype.kind
+    convert = bool if kind == "b" else (int if kind in "iu" else float)
+    flat = t._a.reshape(-1)
+    sources = [o.reshape(-1) for o in others]
+    out = np.empty_like(flat)
+    for start in range(0, flat.size, _MAP_CHUNK):     # (a chunk of Python numbers at a time, not all of them)
+        stop = start + _MAP_CHUNK
+        values = []
+        for i, v in enumerate(flat[start:stop].tolist(), start):
+            r = fn(v, *[s[i].item() for s in sources])
+            if not isinstance(r, (int, float, bool)):
+                raise TypeError(f"must be real number, not {type(r).__name__}")
+            values.append(convert(r))
+        out[start:stop] = values
+    np.copyto(t._a, out.reshape(t._a.shape))
+    return t            # (PyTorch writes through the data pointer: the version counter does not move)
+
+
+_MAP_CHUNK = 1 << 14
 
 
 class _Device:

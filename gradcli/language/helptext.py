@@ -1262,6 +1262,11 @@ _WHAT = {
     "nbytes": "The bytes its elements take.", "itemsize": "The bytes one element takes.", "cpu": "The tensor itself on the CPU; a meta tensor fails: it has no data to copy.",
     "element_size": "The size of one element in bytes.", "is_floating_point": "Whether the dtype is a float type.",
     "is_inference": "Whether the tensor was made in inference mode.",
+    **{name: "False: gradcli computes on the CPU, with dense tensors only." for name in (
+        "is_mps", "is_xla", "is_xpu", "is_ipu", "is_vulkan", "is_maia", "is_mtia", "is_mkldnn", "is_quantized",
+        "is_nested", "is_sparse_csr", "is_pinned", "is_shared")},
+    "apply_": "Each element replaced by a function of it, in order, in place (a tensor that needs no gradient).",
+    "map_": "Each element replaced by a function of it and another tensor's element there, in place.",
     "layout": "How a tensor keeps its elements: torch.strided (dense) or torch.sparse_coo.",
     "strided": "The layout of dense tensors.", "sparse_coo": "The layout of sparse COO tensors (indices and values).",
     "sparse_coo_tensor": ("A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz, ...), of the given "
