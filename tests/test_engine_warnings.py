@@ -247,3 +247,17 @@ def test_set_default_tensor_type_warns_once_that_it_is_deprecated():
         "torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered internally at "
         "/__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)\n"
         "  torch.set_default_tensor_type(torch.DoubleTensor)\n")
+
+
+def test_a_refused_flash_kernel_says_why_before_the_error():
+    # PyTorch 2.13's debug pass over the flash kernel's gates, as it prints them with only that kernel enabled
+    source = ("import torch\nfrom torch.nn.attention import sdpa_kernel, SDPBackend\nq = torch.ones(2, 3, 4)\n"
+              "with sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n    try:\n"
+              "        torch.nn.functional.scaled_dot_product_attention(q, q, q)\n"
+              "    except RuntimeError as e:\n        print(e)\n")
+    where = "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/transformers/"
+    line = "  torch.nn.functional.scaled_dot_product_attention(q, q, q)\n"
+    assert warnings_of(source) == (
+        f"s.grad:6: UserWarning: Flash attention kernel not used because: {where}sdp_utils_cpp.cpp:99.)\n" + line +
+        "s.grad:6: UserWarning: All fused kernels requires query, key and value to be 4 dimensional, but got Query "
+        f"dim: 3, Key dim: 3, Value dim: 3 instead. {where}sdp_utils_cpp.h:327.)\n" + line)

@@ -489,7 +489,8 @@ def test_completes_session_names_keywords_and_builtins(session_shell):
 
 
 def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
-    assert [t for t, _ in completions("import torch.n", session_shell)] == ["torch.nn", "torch.nn.functional",
+    assert [t for t, _ in completions("import torch.n", session_shell)] == ["torch.nn", "torch.nn.attention",
+                                                                        "torch.nn.functional",
                                                                         "torch.nn.grad",
                                                                         "torch.nn.init", "torch.nn.utils",
                                                                         "torch.nn.utils.parametrizations",

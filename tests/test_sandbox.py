@@ -280,7 +280,7 @@ ESCAPES = [
                                          "torch.distributions.transforms, torch.distributions.uniform, "
                                          "torch.distributions.von_mises, torch.distributions.weibull, "
                                          "torch.distributions.wishart, torch.fft, torch.func, "
-                                         "torch.linalg, torch.nn, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
+                                         "torch.linalg, torch.nn, torch.nn.attention, torch.nn.functional, torch.nn.grad, torch.nn.init, torch.nn.utils,"
                                          " torch.nn.utils.parametrizations, torch.nn.utils.parametrize, "
                                          "torch.nn.utils.prune, torch.nn.utils.rnn, torch.optim, torch.optim.lr_scheduler, "
                                          "torch.optim.swa_utils, torch.random, "

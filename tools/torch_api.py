@@ -42,7 +42,7 @@ NAMESPACES = (
     "torch.distributions", "torch.distributions.constraints", "torch.distributions.kl", "torch.random", "torch.fft",
     "torch.special", "torch.nn.utils", "torch.version", "torch.nn.grad", "torch.amp", "torch.amp.autocast_mode",
     "torch.amp.grad_scaler", "torch.cpu", "torch.cpu.amp", "torch.cuda", "torch.cuda.amp", "torch.compiler",
-    "torch.nn.utils.prune", "torch.backends", "torch.backends.cuda", "torch.backends.cudnn", "torch.backends.mkldnn",
+    "torch.nn.utils.prune", "torch.nn.attention", "torch.backends", "torch.backends.cuda", "torch.backends.cudnn", "torch.backends.mkldnn",
     "torch.backends.openmp", "torch.backends.mkl", "torch.backends.mps", "torch.sparse",
 )
 CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",

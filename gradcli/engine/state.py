@@ -76,6 +76,9 @@ class EngineState:
         "amp",                  # the rest of the autocast state (an autocast.Amp), None until a script touches it
         "sweep_targeted",       # the backward sweep in progress runs toward given inputs (autograd.grad,
                                 # backward(inputs=...)), which a reentrant checkpoint cannot take part in
+        "sdp",                  # the scaled_dot_product_attention backends enabled: (flash, mem_efficient, math),
+                                # torch.backends.cuda.enable_*_sdp's switches, which torch.nn.attention.sdpa_kernel
+                                # sets for a block (on the CPU they choose between the flash kernel and the math path)
     )
 
     def __init__(self):
@@ -109,6 +112,7 @@ class EngineState:
         self.parametrization_cache = None
         self.autocast = self.amp = None
         self.multithreading = True
+        self.sdp = (True, True, True)
 
     def warn_once(self, key: str, category: str, message: str) -> None:
         """A warning PyTorch gives once per process (TORCH_WARN_ONCE), at the script's line that caused it."""
@@ -129,6 +133,7 @@ class EngineState:
         self.sweep_targeted = False
         self.autocast = self.amp = None
         self.multithreading = True
+        self.sdp = (True, True, True)
 
     def snapshot(self) -> tuple:
         """Everything `restore` needs to put this state back as it is now."""
@@ -145,7 +150,7 @@ class EngineState:
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
                 self.autocast, self.amp, self.multithreading,
                 self.warning_filters.copy() if self.warning_filters is not None else None, self.streams,
-                self.call_limit)
+                self.call_limit, self.sdp)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -154,7 +159,7 @@ class EngineState:
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
          self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
-         self.streams, self.call_limit) = snap
+         self.streams, self.call_limit, self.sdp) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

@@ -2,7 +2,9 @@
 
 Scripts written for GPUs set them at the top (nanoGPT's `torch.backends.cuda.matmul.allow_tf32 = True`,
 `torch.backends.cudnn.benchmark = True`, `torch.set_float32_matmul_precision("high")`); on the CPU they change
-no result, in PyTorch as here, but they read back what was set, with PyTorch's checks of each value. The
+no result, in PyTorch as here, but they read back what was set, with PyTorch's checks of each value (except the
+attention-kernel switches, which live in the engine's state, STATE.sdp: they choose scaled_dot_product_attention's
+kernel on the CPU too). The
 values last one session (Session.reset_state calls `reset`). TF32 for matrix products and the float32 matmul
 precision are one setting: allow_tf32 reads True unless the precision is "highest", and setting it sets
 "high" or "highest".
@@ -24,6 +26,7 @@ FLAGS = {
     "torch.backends.mkldnn": {"enabled": (True, "set_enabled_mkldnn")},
 }
 _SDP = ("flash", "mem_efficient", "math")
+_SDP_INDEX = {"flash": 0, "mem_efficient": 1, "math": 2}       # (STATE.sdp's order)
 
 _members: dict = {}         # namespace -> the members dict of its ScriptModule (the flags live there)
 _settings = {}              # "precision", "deterministic", "warn_only", the sdp switches
@@ -36,8 +39,7 @@ def reset() -> None:
         if members is not None:
             for name, (default, _) in flags.items():
                 members[name] = default
-    _settings.update(precision="highest", deterministic=False, warn_only=False,
-                     **{f"{kind}_sdp": True for kind in _SDP})
+    _settings.update(precision="highest", deterministic=False, warn_only=False)
 
 
 reset()
@@ -102,13 +104,19 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
 
 
 def _sdp(kind: str):
+    """X_sdp_enabled and enable_X_sdp: the switch lives in the engine's state (STATE.sdp), which the attention
+    op reads to choose its kernel."""
+    index = _SDP_INDEX[kind]
+
     def enabled() -> bool:
-        return _settings[f"{kind}_sdp"]
+        return STATE.sdp[index]
 
     def enable(enabled) -> None:
         if enabled.__class__ is not bool:
             raise RuntimeError(f"set_sdp_use_math expects a bool, but got {type(enabled).__name__}")
-        _settings[f"{kind}_sdp"] = enabled
+        switches = list(STATE.sdp)
+        switches[index] = enabled
+        STATE.sdp = tuple(switches)
     enabled.__name__ = enabled.__qualname__ = f"{kind}_sdp_enabled"
     enable.__name__ = enable.__qualname__ = f"enable_{kind}_sdp"
     return enabled, enable

@@ -146,6 +146,10 @@ _WHAT = {
     "set_grad_enabled": "Turns recording on or off; usable as a call or as a context.",
     "is_grad_enabled": "Whether operations are being recorded for backward now.",
     "is_tensor": "Whether the object is a tensor (a Parameter or a sparse tensor is).",
+    "attention": "torch.nn.attention: SDPBackend and sdpa_kernel, which choose the kernels scaled_dot_product_attention "
+                 "may use in a block.",
+    "SDPBackend": "The backends of scaled_dot_product_attention: MATH, FLASH_ATTENTION, EFFICIENT_ATTENTION, ...",
+    "sdpa_kernel": "A context (or decorator) in which scaled_dot_product_attention may use only the given backends.",
     "gradient": "The derivative estimated by differences along each dim (central inside, edge_order at the ends); "
                 "spacing a step, one per dim, or coordinates.",
     "typename": "A tensor's legacy type name (torch.FloatTensor), or the dotted name of any other value's class.",

@@ -20,6 +20,7 @@ import weakref
 from gradcli.engine.state import STATE
 from gradcli.language import access, bounds, classes, stdlib
 from gradcli.language.classes import is_dunder
+from gradcli.language.nn import sdpa
 
 EnumType = _enum.EnumType
 
@@ -191,5 +192,7 @@ bounds.CONTAINS_WARNINGS[EnumType] = _contains_warning
 classes.METACLASS_MAKERS[id(EnumType)] = _EnumMaker
 classes.HELD_METACLASSES[EnumType] = "enum.EnumType"
 access.register_metaclass_rules(EnumType, sys.modules[__name__])
+# torch.nn.attention.SDPBackend (PyTorch's pybind enum, printed as its class) is read by the same rules
+access.register_metaclass_rules(sdpa.PybindEnum, sys.modules[__name__])
 # an enum's __members__: a read-only view of its members, read as a dict is
 access.ALLOWED[type(_enum.Enum.__members__)] = frozenset(("keys", "values", "items", "get", "copy"))

@@ -4,6 +4,7 @@ Python's others."""
 from __future__ import annotations
 
 import builtins
+import enum
 import functools
 import importlib
 import re
@@ -220,7 +221,7 @@ def _expose(module: "ScriptModule") -> "ScriptModule":
             if value.made:
                 _expose(value)
         elif callable(value) and value.__class__ is not Builtin and value.__class__ is not classes.ScriptType \
-                and value.__class__.__class__ is not classes.ScriptType:
+                and value.__class__.__class__ is not classes.ScriptType and not isinstance(value, enum.EnumType):
             # a library class scripts subclass stays one, and an instance of one (constraints.dependent) too
             members[name] = Builtin(module.name, name, value)
             if isinstance(value, type) and issubclass(value, BaseException):     # `except torch.linalg.LinAlgError`,
@@ -572,6 +573,7 @@ def _make_nn() -> dict:
            for name in ("fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights")},
     })
     return {"functional": functional_ns, "utils": nn_utils, "Parameter": nn_classes.make_parameter,
+            "attention": ScriptModule.later("torch.nn.attention", _make_attention),
             "grad": ScriptModule("torch.nn.grad", dict(ops.conv.NN_GRAD)),
             "Buffer": parameter.make_buffer,
             "init": ScriptModule("torch.nn.init", dict(nn_classes.INIT)), **nn_classes.classes()}
@@ -587,6 +589,13 @@ def _make_parametrizations() -> dict:
     """torch.nn.utils.parametrizations: weight_norm, spectral_norm and orthogonal as parametrizations."""
     from gradcli.language.nn import parametrizations
     return parametrizations.names()
+
+
+def _make_attention() -> dict:
+    """torch.nn.attention: SDPBackend (an enum, read by the enum module's rules: gradcli.language.pyenum, which
+    registers them for it, made with the module) and sdpa_kernel."""
+    importlib.import_module("gradcli.language.pyenum")
+    return importlib.import_module("gradcli.language.nn.sdpa").names()
 
 
 def _make_prune() -> dict:

@@ -339,26 +339,83 @@ def _mask_fits(mask: Tensor, q: np.ndarray, k: np.ndarray) -> bool:
     return len(m) == 2 or (m[0] in (1, q.shape[0]) and m[1] in (1, q.shape[1]))
 
 
-def _use_flash(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, gqa: bool) -> bool:
-    """use_flash_attention_cpp's gates (with enable_gqa, key and value may share fewer heads than the query,
-    a divisor of its heads)."""
+_WHERE = "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/transformers/"
+_FUSED_DTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long int", "int16": "short int",
+                 "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _sizes(x: np.ndarray) -> str:
+    return "[" + ", ".join(map(str, x.shape)) + "]"
+
+
+def _flash_refusal(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, gqa: bool) -> str | None:
+    """use_flash_attention_cpp's gates, in its order: None when the flash kernel takes the inputs, else the warning
+    its debug mode gives for the first gate they fail (with enable_gqa, key and value may share fewer heads than
+    the query, a divisor of its heads)."""
     q, k, v = query._a, key._a, value._a
-    if dropout_p > 0 or not q.ndim == k.ndim == v.ndim == 4:
-        return False
+    if dropout_p > 0:
+        return f"Both fused kernels do not support non-zero dropout. {_WHERE}sdp_utils_cpp.h:241.)"
+    if not q.ndim == k.ndim == v.ndim == 4:
+        return (f"All fused kernels requires query, key and value to be 4 dimensional, but got Query dim: {q.ndim}, "
+                f"Key dim: {k.ndim}, Value dim: {v.ndim} instead. {_WHERE}sdp_utils_cpp.h:327.)")
     if not q.shape[0] == k.shape[0] == v.shape[0]:
-        return False
+        return (f"For dense inputs, both fused kernels require query, key and value to have the same batch_size. "
+                f"Query.sizes(): {_sizes(q)}, Key.sizes(): {_sizes(k)}, Value.sizes(): {_sizes(v)} instead. To "
+                f"broadcast dense inputs, try using unsqueeze and expand_to before passing them into the kernel. "
+                f"{_WHERE}sdp_utils_cpp.h:417.)")
     if gqa:
-        if k.shape[1] != v.shape[1] or q.shape[1] % k.shape[1]:
-            return False
+        if k.shape[1] != v.shape[1]:
+            return (f"Both fused kernels require key and value to have the same num_heads and batch_size but got: "
+                    f"Key sizes: {_sizes(k)}, Value sizes: {_sizes(v)}, Query sizes: {_sizes(q)} instead. "
+                    f"{_WHERE}sdp_utils_cpp.h:365.)")
+        if q.shape[1] % k.shape[1]:
+            return (f"The number of heads in key/value must divide number of heads in query.Got input Key sizes(): "
+                    f"{k.shape[1]}, Value sizes(): {v.shape[1]}, Query sizes(): {q.shape[1]} instead. "
+                    f"{_WHERE}sdp_utils_cpp.h:381.)")
     elif not q.shape[1] == k.shape[1] == v.shape[1]:
-        return False
+        return (f"For dense input, both fused kernels require query, key and value to have the same num_heads. "
+                f"Query.sizes(): {_sizes(q)}, Key sizes(): {_sizes(k)}, Value sizes(): {_sizes(v)} instead. To "
+                f"broadcast dense inputs, try using unsqueeze and expand_to before passing them into the kernel. "
+                f"{_WHERE}sdp_utils_cpp.h:437.)")
     if mask is not None and not _mask_fits(mask, q, k):
-        return False
-    if not q.shape[3] == k.shape[3] == v.shape[3] or q.shape[2] == 0 or k.shape[2] == 0:
-        return False
-    if any(x.shape[-1] > 1 and x.strides[-1] != x.itemsize for x in (q, k, v)):
-        return False
-    return q.dtype in _LANES
+        return ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); 4d - "
+                "({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1}) " + _WHERE + "sdp_utils_cpp.h:314.)")
+    if not q.shape[3] == k.shape[3] == v.shape[3]:
+        return (f"Flash attention requires q,k,v to have the same last dimension. Got Query.size(-1): {q.shape[3]}, "
+                f"Key.size(-1): {k.shape[3]}, Value.size(-1): {v.shape[3]} instead. {_WHERE}sdp_utils_cpp.cpp:21.)")
+    if q.shape[2] == 0 or k.shape[2] == 0:
+        return "an empty sequence"          # (never shown: the op answers an empty one before choosing a kernel)
+    strides = [x.strides[-1] // x.itemsize if x.shape[-1] > 1 else 1 for x in (q, k, v)]
+    if strides != [1, 1, 1]:
+        return (f"All fused kernels require the last dimension of the input to have stride 1. Got Query.stride(-1): "
+                f"{strides[0]}, Key.stride(-1): {strides[1]}, Value.stride(-1): {strides[2]} {_WHERE}"
+                f"sdp_utils_cpp.h:546.)")
+    if q.dtype not in _LANES:
+        words = [_FUSED_DTYPES.get(x.dtype.name, x.dtype.name) for x in (q, k, v)]
+        return (f"Expected query, key and value to all be of dtype: {{Float, Double, BFloat16, Half}}. Got Query "
+                f"dtype: {words[0]}, Key dtype: {words[1]}, and Value dtype: {words[2]} instead. {_WHERE}"
+                f"sdp_utils_cpp.h:91.)")
+    return None
+
+
+def _use_flash(query: Tensor, key: Tensor, value: Tensor, mask, dropout_p: float, gqa: bool) -> bool:
+    """Whether PyTorch's CPU runs the flash kernel: its switch on (torch.backends.cuda.enable_flash_sdp, sdpa_kernel)
+    and the inputs through its gates; with neither it nor the math path on, PyTorch's refusals (after the warnings
+    that say why the flash kernel could not run, as its debug pass gives them)."""
+    flash_on, _, math_on = STATE.sdp
+    if not flash_on and not math_on:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+    reason = _flash_refusal(query, key, value, mask, dropout_p, gqa) if flash_on else "off"
+    if reason is None:
+        return True
+    if not math_on:
+        if STATE.warn is not None:
+            STATE.warn("UserWarning", f"Flash attention kernel not used because: {_WHERE}sdp_utils_cpp.cpp:99.)")
+            STATE.warn("UserWarning", reason)
+        raise RuntimeError("No available kernel.  Aborting execution.")
+    return False
 
 
 def _float_mask(mask, dtype) -> Tensor | None:
