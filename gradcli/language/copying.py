@@ -123,6 +123,9 @@ def _deep(x, memo):
         memo[d] = y
         for k, v in x.items():
             y[_deep(k, memo)] = _deep(v, memo)
+        metadata = getattr(x, "__dict__", {}).get("_metadata")
+        if metadata is not None and cls is collections.OrderedDict:     # a state dict's module versions, as
+            y._metadata = _deep(metadata, memo)                        # CPython's deepcopy keeps its attributes
     elif cls is collections.defaultdict:
         y = cls(_deep(x.default_factory, memo))
         memo[d] = y

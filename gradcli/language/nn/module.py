@@ -153,6 +153,23 @@ class Module(ScriptObject, metaclass=ScriptType):
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         return _add_hook(self._forward_hooks, hook, prepend)
 
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars), before state_dict collects this module's entries."""
+        return _add_hook(self.__dict__.setdefault("_user_state_dict_pre_hooks", {}), hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata), after this module's and its children's entries."""
+        return _add_hook(self.__dict__.setdefault("_user_state_dict_hooks", {}), hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs),
+        before load_state_dict loads this module's entries."""
+        return _add_hook(self.__dict__.setdefault("_user_load_state_dict_pre_hooks", {}), hook, False)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys), after this module and its children are loaded."""
+        return _add_hook(self.__dict__.setdefault("_user_load_state_dict_post_hooks", {}), hook, False)
+
     def cuda(self, device=None):
         """PyTorch's CPU build: a module holding a tensor fails as the tensor's cuda() does; one holding
         none comes back as it is."""
@@ -431,10 +448,22 @@ class Module(ScriptObject, metaclass=ScriptType):
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
-        for name, module in _named_modules(self, "", False, dotted=False):
+            destination._metadata = OrderedDict()       # each module's version, as PyTorch's state dicts carry it
+        metadata = getattr(destination, "_metadata", None)
+        for name, module, leaving in _tree(self):
             d = module.__dict__
+            if leaving:                 # after the module's and its children's entries: its post hooks
+                local = {"version": _version(module)} if metadata is None else metadata[(prefix + name)[:-1]]
+                for hook in d.get("_user_state_dict_hooks", {}).values():
+                    if hook(module, destination, prefix + name, local) is not None:
+                        raise RuntimeError("state_dict post-hook must return None")
+                continue
+            if metadata is not None:
+                metadata[(prefix + name)[:-1]] = {"version": _version(module)}
             if "_parameters" not in d:
                 raise _missing(module, "_state_dict_pre_hooks")
+            for hook in d.get("_user_state_dict_pre_hooks", {}).values():
+                hook(module, prefix + name, keep_vars)
             for key, p in d["_parameters"].items():
                 if p is not None:
                     destination[prefix + name + key] = p if keep_vars else parameter.carry_uninitialized(p, p.detach())
@@ -448,13 +477,27 @@ class Module(ScriptObject, metaclass=ScriptType):
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
-        state_dict = OrderedDict(state_dict)    # PyTorch's copy: its modules' load hooks may rename keys
-        for prefix, module in _named_modules(self, "", False, dotted=False):
+        # PyTorch's copy (its modules' load hooks may rename keys); each module then works on the entries under its
+        # prefix, taken from its parent's after the parent's hooks ran (so a hook's renaming reaches the children)
+        metadata = getattr(state_dict, "_metadata", None)      # (a copy of a state dict's items has none)
+        pending = {"": OrderedDict(state_dict)}
+        for prefix, module, leaving in _tree(self):
             d = module.__dict__
+            if leaving:                 # after the module and its children: its post hooks, the keys so far
+                for hook in d.get("_user_load_state_dict_post_hooks", {}).values():
+                    if hook(module, IncompatibleKeys(missing, unexpected)) is not None:
+                        raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                                             "expected to return new values, if incompatible_keys need to be modified,"
+                                             "it should be done inplace.")
+                continue
             if "_parameters" not in d:
                 raise _missing(module, "_load_state_dict_pre_hooks")
+            state_dict = pending.pop(prefix)
             for hook in d.get("_load_state_dict_pre_hooks", {}).values():
                 hook(state_dict, prefix)
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            for hook in d.get("_user_load_state_dict_pre_hooks", {}).values():   # (PyTorch passes strict=True here)
+                hook(module, state_dict, prefix, local_metadata, True, missing, unexpected, errors)
             skip = d["_non_persistent_buffers_set"]
             local = {k: v for k, v in d["_parameters"].items() if v is not None}
             local.update((k, v) for k, v in d["_buffers"].items() if v is not None and k not in skip)
@@ -489,6 +532,10 @@ class Module(ScriptObject, metaclass=ScriptType):
                     first = key[len(prefix):].split(".", 1)[0]
                     if first not in d["_modules"] and first not in local:
                         unexpected.append(key)
+            for name, child in d["_modules"].items():
+                if child is not None:
+                    inner = prefix + name + "."
+                    pending[inner] = {k: v for k, v in state_dict.items() if k.__class__ is str and k.startswith(inner)}
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -520,6 +567,34 @@ class Module(ScriptObject, metaclass=ScriptType):
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
+
+
+# the modules whose class PyTorch numbers 2 in a state dict's metadata (their running statistics' layout)
+_VERSION_2 = frozenset(("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+                        "InstanceNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+                        "LazyInstanceNorm2d", "LazyInstanceNorm3d", "SyncBatchNorm"))
+
+
+def _version(module) -> int:
+    """The `version` of a module's local metadata (nn.Module's _version, 2 for the batch and instance norms)."""
+    return 2 if any(c.__name__ in _VERSION_2 and c.__module__.startswith("torch.nn.modules.")
+                    for c in type(module).__mro__) else 1
+
+
+def _tree(root):
+    """(prefix, module, leaving) for each module under root, depth first: entering it (before its children, in
+    their order) and leaving it (after them), as PyTorch's state_dict and load_state_dict recurse (a module held
+    twice is visited twice)."""
+    stack = [("", root, False)]
+    while stack:
+        prefix, module, leaving = stack.pop()
+        yield prefix, module, leaving
+        if leaving:
+            continue
+        stack.append((prefix, module, True))
+        children = [(prefix + name + ".", child, False) for name, child in module.__dict__.get("_modules", {}).items()
+                    if child is not None]
+        stack.extend(reversed(children))
 
 
 def _apply_own(module, fn):
