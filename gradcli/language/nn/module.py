@@ -439,6 +439,18 @@ class Module(ScriptObject, metaclass=ScriptType):
         return self._apply(lambda t: t.type(dst_type))
 
     # ---------------------------------------------------------------------------------- state dicts
+    def get_extra_state(self):
+        """What a subclass keeps in its state dict besides tensors (its `_extra_state` entry) when it defines this."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state):
+        """Takes back what get_extra_state gave, when a subclass defines it."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if args:                        # PyTorch's deprecated positional form
             destination = args[0]
@@ -471,6 +483,8 @@ class Module(ScriptObject, metaclass=ScriptType):
             for key, b in d["_buffers"].items():
                 if b is not None and key not in skip:
                     destination[prefix + name + key] = b if keep_vars else parameter.carry_uninitialized(b, b.detach())
+            if getattr(type(module), "get_extra_state", None) is not Module.get_extra_state:
+                destination[prefix + name + "_extra_state"] = module.get_extra_state()
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -527,10 +541,16 @@ class Module(ScriptObject, metaclass=ScriptType):
                                "the module instead of copying them in place?)")
                 with autograd.no_grad():
                     param.copy_(value)
+            extra = getattr(type(module), "set_extra_state", None) is not Module.set_extra_state
+            if extra:
+                if prefix + "_extra_state" in state_dict:
+                    module.set_extra_state(state_dict[prefix + "_extra_state"])
+                else:
+                    missing.append(prefix + "_extra_state")
             for key in state_dict:
                 if key.__class__ is str and key.startswith(prefix):
                     first = key[len(prefix):].split(".", 1)[0]
-                    if first not in d["_modules"] and first not in local:
+                    if first not in d["_modules"] and first not in local and not (extra and first == "_extra_state"):
                         unexpected.append(key)
             for name, child in d["_modules"].items():
                 if child is not None:
