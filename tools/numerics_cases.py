@@ -536,6 +536,7 @@ CASES = [
     case("nn.PRELU_BACKWARD", "torch.autograd.grad((F.prelu(a, b[0]) ** 2).sum(), a, create_graph=True)[0]",
          "any:M any:M"),
     case("nn.NLL_LOSS", "F.nll_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
+    case("nn.NLL_LOSS_BACKWARD", "d(F.nll_loss(a, i) * (a * a).sum(), a, None)", (("any", M), (idx(_N_CLASSES), R))),
     case("margin.SOFT_MARGIN", "F.soft_margin_loss(a, b)", "any:M any:M", **LIB),
     case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
     case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i, p=2, margin=0.5)", (("any", M), (idx(_N_CLASSES), R))),
@@ -553,6 +554,8 @@ CASES = [
     # PyTorch's nll_loss2d backward refuses a transposed input ("grad_input must be contiguous")
     case("nn.NLL_LOSS2D", "F.nll_loss(a, i)", (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))),
          layouts=("contiguous",)),
+    case("nn.NLL_LOSS2D_BACKWARD", "d(F.nll_loss(a, i) * (a * a).sum(), a, None)",
+         (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))), layouts=("contiguous",)),
     case("nn.BCE", "F.binary_cross_entropy(a, b)", "prob:M prob:M", **LIB),
     case("nn.BCE_LOGITS", "F.binary_cross_entropy_with_logits(a, b)", "any:M prob:M", **LIB),
     case("nn.EMBEDDING", "F.embedding(i, a)", (("any", M), (idx(lambda n: _rc(n)[0]), R))),
