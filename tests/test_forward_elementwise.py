@@ -103,6 +103,21 @@ CASES = [
     # mse_loss's gradient under create_graph (MseLossBackwardBackward0): tangents of grad_output, self and target
     (XY + GO, _grad_of("F.mse_loss(x, y, reduction='none')"), ("x", "y", "g")),
     (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.mse_loss(x, y)"), ("x", "y", "g")),
+    # smooth_l1_loss's and huber_loss's gradients under create_graph (SmoothL1LossBackwardBackward0,
+    # HuberLossBackwardBackward0): tangents of grad_output, self and target
+    (XY + GO, _grad_of("F.smooth_l1_loss(x, y, reduction='none', beta=0.5)"), ("x", "y", "g")),
+    (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.smooth_l1_loss(x, y)"), ("x", "y", "g")),
+    (XY + GO, _grad_of("F.huber_loss(x, y, reduction='none', delta=0.7)"), ("x", "y", "g")),
+    (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.huber_loss(x, y, reduction='sum')"),
+     ("x", "y", "g")),
+    # nll_loss's gradient under create_graph (NllLossBackwardBackward0, NllLoss2DBackwardBackward0): the tangent
+    # of grad_output (self gives none)
+    (NLL + "\ng = torch.randn(2, dtype=torch.float64)", _grad_of("F.nll_loss(x, labels, weight=wt, reduction='none')"),
+     ("x", "g")),
+    (NLL + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.nll_loss(x, labels)"), ("x", "g")),
+    (NLL4 + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.nll_loss(x, labels, weight=wt)"), ("x", "g")),
+    (NLL4 + "\ng = torch.randn(2, 2, 2, dtype=torch.float64)", _grad_of("F.nll_loss(x, labels, reduction='none')"),
+     ("x", "g")),
     (BCE, "F.binary_cross_entropy(x, t, reduction='none')", ("x", "t")),
     (BCE, "F.binary_cross_entropy(x, t, weight=torch.tensor([1., 2., .5], dtype=torch.float64))", ("x", "t")),
     (BCE, "F.binary_cross_entropy_with_logits(x, t, reduction='sum')", ("x", "t")),

@@ -24,6 +24,18 @@ EXTRA = [
     # mse_loss's gradient under create_graph (MseLossBackwardBackward0)
     "x = torch.rand(3, requires_grad=True)\n"
     "g, = torch.autograd.grad(F.mse_loss(x, torch.zeros(3)), x, create_graph=True)\ng.sum().backward()",
+    # smooth_l1_loss's and huber_loss's gradients under create_graph (SmoothL1LossBackwardBackward0,
+    # HuberLossBackwardBackward0)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "g, = torch.autograd.grad(F.smooth_l1_loss(x, torch.zeros(3), beta=0.5) * x.sum(), x, create_graph=True)\n"
+    "g.sum().backward()\n"
+    "g, = torch.autograd.grad(F.huber_loss(x, torch.zeros(3), delta=0.5) * x.sum(), x, create_graph=True)\n"
+    "g.sum().backward()",
+    # nll_loss's gradient under create_graph (NllLossBackwardBackward0, NllLoss2DBackwardBackward0)
+    "x = torch.rand(2, 3, requires_grad=True)\n"
+    "g, = torch.autograd.grad(F.cross_entropy(x, torch.tensor([0, 2])), x, create_graph=True)\n(g * g).sum().backward()\n"
+    "y = torch.rand(2, 3, 1, 2, requires_grad=True)\n"
+    "g, = torch.autograd.grad(F.nll_loss(y, torch.tensor([[[0, 2]], [[1, 1]]])), y, create_graph=True)\ng.sum().backward()",
     # div by a tensor with a rounding mode (DivBackward2); gather with a 0-d index
     "x = torch.tensor([5., -5.], requires_grad=True)\n"
     "torch.div(x, torch.tensor([2., 3.]), rounding_mode='trunc').sum().backward()\n"

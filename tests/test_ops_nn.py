@@ -33,22 +33,46 @@ def _d_embedding(options):
     return first
 
 
-def _d_mse(reduction):
-    """(x, t) -> x's gradient of mse_loss(x, t) times a factor that depends on x (so the incoming gradient
-    requires grad too), itself differentiable: its backward runs MseLossBackwardBackward0's three formulas."""
+def _d_loss(name, reduction, **options):
+    """(x, t) -> x's gradient of the loss `name`(x, t) times a factor that depends on x (so the incoming gradient
+    requires grad too), itself differentiable: its backward runs the loss backward's node's three formulas
+    (MseLossBackwardBackward0, SmoothL1LossBackwardBackward0, HuberLossBackwardBackward0)."""
     def first(a, t):
         with autograd.enable_grad():
             x = a if a.requires_grad else _leaf(a._a)
-            loss = F["mse_loss"](x, t, reduction=reduction)
+            loss = F[name](x, t, reduction=reduction, **options)
             total = (loss * x).sum() if reduction == "none" else loss * (x * x).sum()
             (g,) = grad(total, x, create_graph=True)
         return g
     return first
 
 
+def _d_nll(target, reduction, **options):
+    """x -> x's gradient of nll_loss(x, target) times a factor that depends on x, itself differentiable: its
+    backward runs the loss backward's two formulas (NllLossBackwardBackward0 or NllLoss2DBackwardBackward0)."""
+    def first(a):
+        with autograd.enable_grad():
+            x = a if a.requires_grad else _leaf(a._a)
+            loss = F["nll_loss"](x, target, reduction=reduction, **options)
+            total = (loss * x[:, 0]).sum() if reduction == "none" else loss * (x * x).sum()
+            (g,) = grad(total, x, create_graph=True)
+        return g
+    return first
+
+
+T2, T4 = tensor([2, 0, 1]), tensor([[[0, 2], [1, -100]], [[2, 0], [1, 1]]])
+W3 = tensor([1.0, 2.5, 0.5], dtype=TORCH.members["float64"])
+
+
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
 CHECKS = {
-    nn.MSE_LOSS_BACKWARD: [(_d_mse(r), (any_(2, 3), any_(2, 3))) for r in ("mean", "sum", "none")],
+    nn.NLL_LOSS_BACKWARD: [(_d_nll(T2, r, weight=W3), (any_(3, 3),)) for r in ("mean", "sum", "none")]
+                          + [(_d_nll(T2, "mean", ignore_index=0), (any_(3, 3),))],
+    nn.NLL_LOSS2D_BACKWARD: [(_d_nll(T4, r, weight=W3), (any_(2, 3, 2, 2),)) for r in ("mean", "sum", "none")],
+    nn.MSE_LOSS_BACKWARD: [(_d_loss("mse_loss", r), (any_(2, 3), any_(2, 3))) for r in ("mean", "sum", "none")],
+    nn.SMOOTH_L1_BACKWARD: [(_d_loss("smooth_l1_loss", r, beta=1.5), (any_(2, 3), any_(2, 3)))
+                            for r in ("mean", "sum", "none")],
+    nn.HUBER_BACKWARD: [(_d_loss("huber_loss", r, delta=1.2), (any_(2, 3), any_(2, 3))) for r in ("mean", "sum", "none")],
     nn.EMBEDDING: [(lambda w: F["embedding"](IDX, w), (any_(4, 3),)),
                    # the padding row's zero gradient is PyTorch's choice, not the derivative (goldens pin it)
                    (lambda w: F["embedding"](IDX, w, padding_idx=4), (any_(5, 2),)),

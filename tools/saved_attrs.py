@@ -71,6 +71,16 @@ PROBES = [
     "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True); w = torch.tensor([[0.5], [2.0]], requires_grad=True); y = x.mm(w)",
     "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True); w = torch.tensor([[0.5], [2.0]], requires_grad=True); y = x @ w",
     "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True); t = torch.tensor([[0.0, 1.0], [1.0, 0.0]]); y = F.mse_loss(x, t)",
+    "x = torch.tensor([[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]], requires_grad=True); t = torch.tensor([2, 0]); "
+    "y = F.nll_loss(x, t, ignore_index=1)",
+    "x = torch.tensor([[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]], requires_grad=True); t = torch.tensor([2, 0]); "
+    "y = torch.autograd.grad(F.nll_loss(x, t, weight=torch.tensor([1., 2., 3.])), x, create_graph=True)[0]",
+    "x = torch.tensor([[[[1.0, -2.0]], [[0.5, 3.0]]]], requires_grad=True); t = torch.tensor([[[1, 0]]]); "
+    "y = torch.autograd.grad(F.nll_loss(x, t, reduction='sum'), x, create_graph=True)[0]",
+    "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True); t = torch.tensor([[0.5, 1.0], [1.0, 0.0]]); "
+    "y = torch.autograd.grad(F.smooth_l1_loss(x, t, beta=0.75), x, create_graph=True)[0]",
+    "x = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True); t = torch.tensor([[0.5, 1.0], [1.0, 0.0]]); "
+    "y = torch.autograd.grad(F.huber_loss(x, t, reduction='sum', delta=1.5), x, create_graph=True)[0]",
     "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True); y = torch.cat([x, x])",
 ]
 PRELUDE = "import torch\nimport torch.nn.functional as F\n"

@@ -82,7 +82,7 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "needers", "jvp", "versioned")
+                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
@@ -115,6 +115,13 @@ class Op:
                 plan.append(_ARG - j)
                 j += 1
         self.plan = tuple(plan) if any(c >= _RESULT for c in plan) else None
+        # `head`, `tail`: the plan without its trailing run of the forward's values, and where that run starts
+        # in the forward's tuple: apply copies the run at once (a loop step per value costs a row saving
+        # many numbers, nll_loss's, about as much as its kernel's bookkeeping)
+        run = 0
+        while run < len(plan) and plan[len(plan) - 1 - run] <= _ARG:
+            run += 1
+        self.head, self.tail = tuple(plan[:len(plan) - run]), slice(j - run, j) if run else None
         self.needers = None
         if needed_by:
             self.needers = tuple(inputs.index(needed_by[n]) if n in needed_by else None for n in inputs)
@@ -209,7 +216,7 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
         saved = []
         checks = None
         needers = op.needers
-        for c in plan:
+        for c in op.head:
             if c >= 0:                  # an input
                 if needers is not None:
                     needer = needers[c]
@@ -238,6 +245,8 @@ def apply(op: Op, out: np.ndarray, inputs: tuple, args: tuple = (), arrays=None,
                 saved.append(kept)
             else:
                 saved.append(args[-2 - c])
+        if op.tail is not None:
+            saved += args[op.tail]
         if kept is not None:
             # the result is saved: changing it in place must fail the backward pass (checked last)
             entry = (None, t._version, 0, out.shape, dtypes.of_array(out).message, op.node)

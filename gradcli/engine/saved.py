@@ -137,6 +137,9 @@ def _value(node, key: str, kind: str):
             return _unsigned(-1)
         if key == "reduction" and value.__class__ is str:      # PyTorch saves the enum's int
             return _REDUCTIONS.get(value, _MISSING)
+        if key == "total_weight" and value.__class__ is float:     # nll_loss's, a 0-d tensor of the input's dtype
+            x = _lookup(node, "self")
+            return Tensor(np.array(value, (x._a if x.__class__ is Tensor else x).dtype))
         if value.__class__ is int and value < 0 and key in _UNSIGNED_INTS.get(node.op.node, ()):
             return _unsigned(value)         # int64 arguments as given, shown as their unsigned 64 bits
         if key in _DIM_KEYS and value.__class__ is int and value < 0 and node.op.node in _GIVEN_DIM_NODES:
@@ -174,7 +177,9 @@ _GIVEN_DIM_NODES = frozenset(("CumsumBackward0", "CumprodBackward0", "ProdBackwa
                               "IndexCopyBackward0", "ScatterReduceBackward0", "IndexReduceBackward0"))
 _DIM_KEYS = frozenset(("dim", "dim0", "dim1"))
 _UNSIGNED_INTS = {"DiagonalBackward0": ("offset",), "TrilBackward0": ("diagonal",), "TriuBackward0": ("diagonal",), "UnfoldBackward0": ("dimension",),
-                  "SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2")}
+                  "SelectScatterBackward0": ("index",), "DiagonalScatterBackward0": ("offset", "dim1", "dim2"),
+                  **dict.fromkeys(("NllLossBackward0", "NllLoss2DBackward0", "NllLossBackwardBackward0",
+                                   "NllLoss2DBackwardBackward0"), ("ignore_index",))}
 _INDEX_NODES = {"SelectBackward0": "key", "SliceBackward0": "key", "UnbindBackward0": "index"}
 _INDEX_NAMES = frozenset(("dim", "index", "start", "end", "step"))
 _INT64_MAX = (1 << 63) - 1

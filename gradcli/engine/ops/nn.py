@@ -15,7 +15,7 @@ from gradcli.engine.layout import contiguous
 from gradcli.engine import budget, elementary, ops, rng, vecorder
 from gradcli.engine.signatures import type_name
 from gradcli.engine.cascade import stride_sort, sum_array
-from gradcli.engine.fma import by_loop, fma
+from gradcli.engine.fma import by_rows, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
 from gradcli.engine.recording import (autocast_policy, Op, apply, broadcast_error, given_dims, int64_arg, int_param, is_meta, needs_grad, operands, type_word,
@@ -50,9 +50,9 @@ def _mse_target_grad(F, g, self, target, reduction, n):
 
 
 def _mse_double_grad_output(F, gg, grad_output, self, target, reduction, n):
-    """mse_loss_backward's gradient for its grad_output: mse_loss_backward of gg, summed for a reduced loss."""
-    r = _mse_grad(F, gg, self, target, reduction, n)
-    return r if reduction == "none" else F.sum(r)
+    """mse_loss_backward's gradient for its grad_output: mse_loss_backward of gg (the row's fitting sums it to
+    grad_output's shape: SumBackward0 for a reduced loss; none for a full-size grad_output, as a third order has)."""
+    return _mse_grad(F, gg, self, target, reduction, n)
 
 
 def _mse_double_self(F, gg, grad_output, self, target, reduction, n):
@@ -88,8 +88,8 @@ def _sides(x, threshold):
     return np.where(xa <= -threshold, -1, np.where(xa >= threshold, 1, 0)).astype(xa.dtype)
 
 
-def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
-    """smooth_l1_loss_backward: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
+def _smooth_l1_value(F, g, self, target, reduction, n, beta):
+    """smooth_l1_loss_backward's arithmetic: norm * x * grad / beta inside (-beta, beta), +-norm * grad outside."""
     norm = _loss_norm(reduction, n)
     if not F.tensors and self.dtype.kind in "fV":
         return smooth_l1_backward_array(g, self, target, norm, beta)
@@ -98,12 +98,66 @@ def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
     return F.where(F.const(sides == 0), norm * x * g / beta, F.const(sides) * (norm * g))
 
 
+def _smooth_l1_grad(F, g, self, target, reduction, n, beta):
+    """smooth_l1_loss_backward; under create_graph one recorded op (SmoothL1LossBackwardBackward0)."""
+    if not F.tensors:
+        return _smooth_l1_value(F, g, self, target, reduction, n, beta)
+    return _recorded(SMOOTH_L1_BACKWARD, _smooth_l1_value, g, self, target, reduction, n, beta)
+
+
 def _smooth_l1_target_grad(F, g, self, target, reduction, n, beta):
     return _smooth_l1_grad(F, g, target, self, reduction, n, beta)
 
 
-def _huber_grad(F, g, self, target, reduction, n, delta):
-    """huber_loss_backward: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
+def _inside(F, gg, self, target, threshold):
+    """The quadratic zone |self - target| < threshold as 0 / 1 in gg's dtype: a constant of the formula."""
+    a = _array_of(self)
+    with np.errstate(invalid="ignore"):
+        mask = np.abs(a - _array_of(target)) < a.dtype.type(threshold)
+    return F.const(mask.astype(_array_of(gg).dtype))
+
+
+def _smooth_l1_double_grad_output(F, gg, grad_output, self, target, reduction, n, beta):
+    """smooth_l1_loss_backward's gradient for its grad_output: the loss backward of gg (fitted to grad_output's
+    shape, as mse's)."""
+    return _smooth_l1_grad(F, gg, self, target, reduction, n, beta)
+
+
+def _smooth_l1_double_self(F, gg, grad_output, self, target, reduction, n, beta):
+    """smooth_l1_loss_double_backward of gg * grad_output: times the quadratic zone's mask, over beta, over
+    numel for 'mean' (MulBackward0, MulBackward0, DivBackward1, DivBackward1)."""
+    v = F.over(gg * grad_output * _inside(F, gg, self, target, beta), beta)
+    return F.over(v, n) if reduction == "mean" else v
+
+
+def _smooth_l1_double_target(F, gg, grad_output, self, target, reduction, n, beta):
+    return -_smooth_l1_double_self(F, gg, grad_output, self, target, reduction, n, beta)
+
+
+def _recorded(row, value, g, self, target, reduction, n, param):
+    """A loss backward kernel (`value`, its arithmetic) under create_graph: one recorded op of `row`, whose
+    inputs are grad_output, self and target."""
+    from gradcli.engine.backmath import NUMPY
+    x = _array_of(self)
+    out = value(NUMPY, _array_of(g), x, _array_of(target), reduction, n, param)
+    return apply(row, np.asarray(out, dtype=x.dtype), (g, self, target), (reduction, n, param))
+
+
+def _backward_jvp(value, double_self):
+    """The tangent of a loss backward kernel(grad_output, self, target): linear in grad_output; self and target
+    move it through their difference (`double_self`, the kernel's slope, applied to the difference's tangent)."""
+    def jvp(F, ts, xs, result, reduction, n, param):
+        grad_output, a, b = xs
+        out = None if ts[0] is None else value(F, ts[0], a, b, reduction, n, param)
+        if ts[1] is not None or ts[2] is not None:
+            diff = tangent_or_zeros(ts, xs, 1) - tangent_or_zeros(ts, xs, 2)
+            out = add_tangents(out, double_self(F, diff, grad_output, a, b, reduction, n, param))
+        return out
+    return jvp
+
+
+def _huber_value(F, g, self, target, reduction, n, delta):
+    """huber_loss_backward's arithmetic: norm * x * grad inside (-delta, delta), +-norm * grad * delta outside."""
     norm = _loss_norm(reduction, n)
     if not F.tensors and self.dtype.kind in "fV":
         return huber_backward_array(g, self, target, norm, delta)
@@ -112,8 +166,34 @@ def _huber_grad(F, g, self, target, reduction, n, delta):
     return F.where(F.const(sides == 0), norm * x * g, F.const(sides) * (norm * g) * delta)
 
 
+def _huber_grad(F, g, self, target, reduction, n, delta):
+    """huber_loss_backward; under create_graph one recorded op (HuberLossBackwardBackward0)."""
+    if not F.tensors:
+        return _huber_value(F, g, self, target, reduction, n, delta)
+    return _recorded(HUBER_BACKWARD, _huber_value, g, self, target, reduction, n, delta)
+
+
 def _huber_target_grad(F, g, self, target, reduction, n, delta):
     return _huber_grad(F, g, target, self, reduction, n, delta)
+
+
+def _huber_double_grad_output(F, gg, grad_output, self, target, reduction, n, delta):
+    """huber_loss_backward's gradient for its grad_output: for a reduced loss the backward of a one, times gg,
+    summed (MulBackward0, SumBackward0); else the loss backward of gg."""
+    if reduction == "none":
+        return _huber_grad(F, gg, self, target, reduction, n, delta)
+    one = F.const(np.ones((), _array_of(gg).dtype))
+    return F.sum(_huber_grad(F, one, self, target, reduction, n, delta) * gg)
+
+
+def _huber_double_self(F, gg, grad_output, self, target, reduction, n, delta):
+    """huber_loss_double_backward of gg * grad_output: times the quadratic zone's mask, over numel for 'mean'."""
+    v = gg * grad_output * _inside(F, gg, self, target, delta)
+    return F.over(v, n) if reduction == "mean" else v
+
+
+def _huber_double_target(F, gg, grad_output, self, target, reduction, n, delta):
+    return -_huber_double_self(F, gg, grad_output, self, target, reduction, n, delta)
 
 
 # PyTorch's smooth_l1 and huber backward kernels round differently in their vector body and their scalar
@@ -129,7 +209,7 @@ def smooth_l1_backward_array(g, self, target, norm, beta):
     wide = x.astype(np.float64)
     inside = ((nv * x * g).astype(np.float64) / beta).astype(x.dtype)
     scalar = np.where(wide <= -beta, -nv * g, np.where(wide >= beta, nv * g, inside))
-    return by_loop(vector, scalar, self, target, g)
+    return by_rows(vector, scalar, self, target, g)
 
 
 def huber_backward_array(g, self, target, norm, delta):
@@ -142,7 +222,7 @@ def huber_backward_array(g, self, target, norm, delta):
     below = ((-nv * g).astype(np.float64) * delta).astype(x.dtype)
     above = ((nv * g).astype(np.float64) * delta).astype(x.dtype)
     scalar = np.where(wide <= -delta, below, np.where(wide >= delta, above, nv * x * g))
-    return by_loop(vector, scalar, self, target, g)
+    return by_rows(vector, scalar, self, target, g)
 
 
 def _softmax_grad(F, g, result, dims):
@@ -223,56 +303,68 @@ def _softmax_double_backward(F, gg, grad_output, result, dims):
             - grad_output * F.sum_dims(result * gg, dims, True))
 
 
-def _nll_backward(F, g, shape, key, weights, reduction, total_weight):
-    """nll_loss_backward: -weight[target] * grad at each sample's target class, zero elsewhere."""
+def _nll_backward(F, g, self, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss_backward and nll_loss2d_backward (a 4-d input; key: batch, class, height, width): -weight[target]
+    * grad at each sample's (position's) target class, zero elsewhere; under create_graph one recorded op
+    (NllLossBackwardBackward0, NllLoss2DBackwardBackward0), as PyTorch records it."""
+    a = g._a if F.tensors else g
+    spatial = len(shape) == 4
     if not key or len(key[-1]) == 0:
-        return _no_targets(F, g, shape)
-    if reduction == "none" and len(shape) == 2:
-        picked = F.getitem(g, key[0].tolist())
-        values = F.const(-weights) * picked if weights is not None else -picked
+        value = _no_targets(a, shape)
     else:
-        grad = -(g / total_weight) if reduction == "mean" else -g
-        if weights is None and len(shape) == 2 and not F.tensors:
-            values = grad               # one value for every sample: the store below broadcasts it
+        if reduction == "none" and (spatial or len(shape) == 2):
+            picked = a[(key[0], key[2], key[3]) if spatial else key[0]]
+            values = -weights * picked if weights is not None else -picked
         else:
-            values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[-1]),))
-    return _stored(F, values, shape, key)
+            grad = -(a / total_weight) if reduction == "mean" else -a
+            if weights is not None:
+                values = weights * grad
+            elif len(shape) == 2:
+                values = grad               # one value for every sample: the store below broadcasts it
+            else:
+                values = np.broadcast_to(grad, (len(key[-1]),))
+        value = _stored(values, shape, key)
+    if F.tensors:
+        return apply(NLL_LOSS2D_BACKWARD if spatial else NLL_LOSS_BACKWARD, value, (g, self),
+                     (shape, key, weights, reduction, total_weight, target, weight, ignore_index))
+    return value
 
 
-def _no_targets(F, g, shape):
+def _nll_double_grad_output(F, gg, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """The loss backward's gradient for its grad_output: the loss of gg, with the same targets, weights,
+    reduction and ignore_index (NllLossBackward0 or NllLoss2DBackward0 under create_graph)."""
+    kernel = _nll_loss2d if len(shape) == 4 else _nll_kernel
+    out = kernel(gg if F.tensors else Tensor(gg), target, weight, reduction, ignore_index)
+    return out if F.tensors else out._a
+
+
+def _nll_double_self(F, gg, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """The loss backward's gradient for its input: zeros like the incoming gradient (a tensor outside the graph)."""
+    return F.zeros_like(gg)
+
+
+def _nll_backward_jvp(F, ts, xs, result, *saved):
+    """The tangent of nll_loss_backward(grad_output, self): the kernel on grad_output's tangent (self gives only
+    the shape: no tangent comes from it)."""
+    return None if ts[0] is None else _nll_backward(F, ts[0], xs[1], *saved)
+
+
+def _no_targets(g, shape):
     """The gradient when no sample's target counts (all of them ignore_index, or a meta input): zeros of the
     input's shape (meta ones for a meta input), whatever the reduction made of g's shape."""
-    a = g._a if F.tensors else g
-    if is_meta(a):
+    if is_meta(g):
         from gradcli.engine.meta import meta_full
-        zeros = meta_full(tuple(shape), 0, a.dtype)
-        return Tensor(zeros) if F.tensors else zeros
-    return F.zeros(tuple(shape), g)
+        return meta_full(tuple(shape), 0, g.dtype)
+    return np.zeros(tuple(shape), g.dtype)
 
 
-def _stored(F, values, shape, key):
+def _stored(values, shape, key):
     """The gradient with `values` at the target positions `key` (one per sample and position, each its own
     element) and zeros elsewhere: a store, as PyTorch's kernel writes it (an add into zeros would turn a -0.0
-    that a tiny class weight underflows to into 0.0); recorded as index_add under create_graph."""
-    if F.tensors:
-        return F.index_add(values, shape, key)
+    that a tiny class weight underflows to into 0.0)."""
     out = np.zeros(shape, dtype=values.dtype)
     out[key] = values
     return out
-
-
-def _nll2d_backward(F, g, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
-    """nll_loss2d_backward: -weight[target] * grad at each position's target class (key: batch, class,
-    height, width), zero elsewhere."""
-    if len(key[0]) == 0:
-        return _no_targets(F, g, shape)
-    if reduction == "none":
-        picked = F.getitem(g, (key[0], key[2], key[3]))
-        values = F.const(-weights) * picked if weights is not None else -picked
-    else:
-        grad = -(g / total_weight) if reduction == "mean" else -g
-        values = F.const(weights) * grad if weights is not None else F.expand(grad, (len(key[0]),))
-    return _stored(F, values, shape, key)
 
 
 def _scaled(F, grad, weight, reduction, n):
@@ -377,16 +469,16 @@ def _mse_jvp(F, ts, xs, result, reduction, n):
 
 def _smooth_l1_jvp(F, ts, xs, result, reduction, n, beta):
     a, b = xs
-    value = (_smooth_l1_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, beta)
-             + _smooth_l1_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, beta))
+    value = (_smooth_l1_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, beta)
+             + _smooth_l1_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, beta))
     return _reduced(value, reduction, result, n, True)
 
 
 def _huber_jvp(F, ts, xs, result, reduction, n, delta):
     """As smooth_l1's, but huber_loss reduces a fresh unreduced loss: no copy of the tangent."""
     a, b = xs
-    value = (_huber_grad(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, delta)
-             + _huber_grad(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, delta))
+    value = (_huber_value(F, tangent_or_zeros(ts, xs, 0), a, b, "none", n, delta)
+             + _huber_value(F, tangent_or_zeros(ts, xs, 1), b, a, "none", n, delta))
     return _reduced(value, reduction, result, n, False)
 
 
@@ -405,27 +497,10 @@ def _bce_logits_jvp(F, ts, xs, result, weight, pos_weight, reduction, n):
     return _reduced(value, reduction, result, n, False)
 
 
-def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight):
-    """nll_loss_forward on the tangent (the same targets, weights and reduction): NllLossBackward0."""
-    tangent = ts[0]
-    x = tangent._a
-    classes = shape[-1]
-    batch = shape[0] if len(shape) == 2 else 1
-    target = np.full(batch, -1, dtype=np.int64)      # -1: ignored, as the rows the forward ignored
-    w = None if weights is None else np.zeros(classes, dtype=x.dtype)
-    if key and len(key[-1]):
-        rows = key[0] if len(shape) == 2 else np.zeros(1, dtype=np.int64)
-        target[rows] = key[-1]
-        if w is not None:
-            w[key[-1]] = weights
-    out, key, picked_w, total = _nll_forward(x, target, w, reduction, -1)
-    return apply(NLL_LOSS, out, (tangent,), (x.shape, key, picked_w, reduction, float(total)))
-
-
-def _nll2d_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
-    """nll_loss2d on the tangent, with the same targets, weights and reduction."""
+def _nll_jvp(F, ts, xs, result, shape, key, weights, reduction, total_weight, target, weight, ignore_index):
+    """nll_loss (nll_loss2d for a 4-d input) on the tangent, with the same targets, weights and reduction."""
     w = None if weight is None else weight.astype(ts[0]._a.dtype)
-    return _nll_loss2d(ts[0], target, w, reduction, ignore_index)
+    return (_nll_loss2d if len(shape) == 4 else _nll_kernel)(ts[0], target, w, reduction, ignore_index)
 
 
 def _embedding_grad(F, g, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -551,6 +626,10 @@ def _trilinear_jvp(F, tangents, inputs, result, *args):
     return _ordered_sum(terms)
 
 
+# What the nll_loss nodes keep besides the input (the loss backward's own node keeps no tensor input): gradcli's
+# form of the targets (key: sample and class indices; weights: the picked class weights) and PyTorch's arguments.
+_NLL_SAVES = ("shape", "key", "weights", "reduction", "total_weight", "target", "weight", "ignore_index")
+
 # Formulas receive (F, g, *saved): F is the math vocabulary, g the incoming gradient.
 # fmt: off
 SOFTMAX     = Op("SoftmaxBackward0",    None,    ("result", "dims"), (_softmax_grad,), quiet=True, jvp=_softmax_jvp)
@@ -581,15 +660,33 @@ MSE_LOSS_BACKWARD = Op("MseLossBackwardBackward0",       None,    ("grad_output"
 SMOOTH_L1  = Op("SmoothL1LossBackward0",                 None,    ("self", "target", "reduction", "n", "beta"),
                 (_smooth_l1_grad,
                  _smooth_l1_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_smooth_l1_jvp)
+SMOOTH_L1_BACKWARD = Op("SmoothL1LossBackwardBackward0", None,   ("grad_output", "self", "target", "reduction", "n",
+                                                                   "beta"),
+                        (_smooth_l1_double_grad_output,
+                         _smooth_l1_double_self,
+                         _smooth_l1_double_target), inputs=("grad_output", "self", "target"), fits=True,
+                        quiet=True, jvp=_backward_jvp(_smooth_l1_value, _smooth_l1_double_self))
 HUBER      = Op("HuberLossBackward0",                    None,    ("self", "target", "reduction", "n", "delta"),
                 (_huber_grad,
                  _huber_target_grad), inputs=("self", "target"), fits=True, quiet=True, jvp=_huber_jvp)
-NLL_LOSS   = Op("NllLossBackward0",                      None,
-                ("shape", "key", "weights", "reduction", "total_weight"),
-                (_nll_backward,), saves_tensors=True, quiet=True, jvp=_nll_jvp)
-NLL_LOSS2D = Op("NllLoss2DBackward0",                    None,
-                ("shape", "key", "weights", "reduction", "total_weight", "target", "weight", "ignore_index"),
-                (_nll2d_backward,), saves_tensors=True, quiet=True, jvp=_nll2d_jvp)
+HUBER_BACKWARD = Op("HuberLossBackwardBackward0",         None,    ("grad_output", "self", "target", "reduction", "n",
+                                                                   "delta"),
+                    (_huber_double_grad_output,
+                     _huber_double_self,
+                     _huber_double_target), inputs=("grad_output", "self", "target"), fits=True, quiet=True,
+                    jvp=_backward_jvp(_huber_value, _huber_double_self))
+NLL_LOSS   = Op("NllLossBackward0",                      None,    ("self",) + _NLL_SAVES,
+                (_nll_backward,), inputs=("self",), quiet=True, jvp=_nll_jvp)
+NLL_LOSS_BACKWARD = Op("NllLossBackwardBackward0",       None,    _NLL_SAVES,
+                       (_nll_double_grad_output,
+                        _nll_double_self), inputs=("grad_output", "self"), saves_tensors=True, quiet=True,
+                       jvp=_nll_backward_jvp)
+NLL_LOSS2D = Op("NllLoss2DBackward0",                    None,    ("self",) + _NLL_SAVES,
+                (_nll_backward,), inputs=("self",), quiet=True, jvp=_nll_jvp)
+NLL_LOSS2D_BACKWARD = Op("NllLoss2DBackwardBackward0",   None,    _NLL_SAVES,
+                         (_nll_double_grad_output,
+                          _nll_double_self), inputs=("grad_output", "self"), saves_tensors=True, quiet=True,
+                         jvp=_nll_backward_jvp)
 BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
                 (_bce_self,
                  _bce_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_jvp)
@@ -980,7 +1077,15 @@ def _nll_loss_nd(a: Tensor, target: Tensor, weight, reduction: str, ignore_index
                                f"but got weight tensor of shape: {_size_list(w.shape)}")
     _check_nll_dtypes(x, t, w, "nll_loss_out_frame")
     out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
-    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total)))
+    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total), t, w, ignore_index))
+
+
+def _nll_kernel(a: Tensor, t: np.ndarray, w, reduction: str, ignore_index: int) -> Tensor:
+    """The 1-d and 2-d nll_loss kernel on a checked input, target array and weight array (or None), for the
+    formulas (the forward above writes it out: a call per training step saved)."""
+    x = a._a
+    out, key, picked_w, total = _nll_forward(x, t.astype(np.int64).reshape(-1), w, reduction, ignore_index)
+    return apply(NLL_LOSS, out, (a,), (x.shape, key, picked_w, reduction, float(total), t, w, ignore_index))
 
 
 def _check_nll_dtypes(x: np.ndarray, t: np.ndarray, w, kernel: str):
