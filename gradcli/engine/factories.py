@@ -1084,10 +1084,27 @@ def _random_floats(name: str, fill, size, dtype, requires_grad, generator, devic
         raise
     on_meta = factory_device(device)
     dt = _float_output(name, dtype)
+    _refused_in_vmap()
     if on_meta:                         # PyTorch's meta kernels draw nothing from the generator
+        if name == "randn":
+            _randn_meta_sizes(shape, dt.itemsize)
         return _meta_filled(shape, 0, dt, requires_grad)
     budget.check_tensor(shape, dt.itemsize)
     return _finish(fill(g, np.empty(shape, dt), 0.0, 1.0), requires_grad)
+
+
+def _randn_meta_sizes(shape, itemsize: int) -> None:
+    """torch.randn on the meta device checks only that the element count fits in 64 bits (PyTorch's other meta
+    factories size the storage); the shapes between, whose bytes do not fit, are more than gradcli's arrays
+    hold."""
+    numel = 1
+    for d in shape:
+        numel *= d
+    if numel >= 1 << 63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if numel * itemsize >= 1 << 63:
+        raise NotImplementedError(f"gradcli does not make a meta tensor of sizes [{', '.join(map(str, shape))}]: "
+                                  "its arrays stop short of 2**63 bytes (PyTorch's randn makes it, as sizes only)")
 
 
 def _refused_in_vmap() -> None:
@@ -1167,6 +1184,7 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
         _refused_in_vmap()
         raise
     dt = (dtype or dtypes.int64).np
+    _refused_in_vmap()
     if on_meta:
         return _meta_filled(shape, 0, dt, requires_grad)
     budget.check_tensor(shape, dt.itemsize)
@@ -1218,6 +1236,7 @@ def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None
     g = _generator(generator, "randperm", args, call_kw)
     _check_dtype(dtype)
     n = _int_arg("randperm", "n", 1, n)
+    _refused_in_vmap()
     if on_meta:
         return _meta_filled((n,), 0, (dtype or dtypes.int64).np, requires_grad)
     budget.check_tensor((n,), (dtype or dtypes.int64).itemsize)
@@ -1248,6 +1267,7 @@ def normal(*args, generator=None, dtype=None, requires_grad=False, device=None, 
             raise invalid_arguments("normal", args, call_kw)
         shape = _size_args("normal", (values["size"],), 3)
         dt = _float_output("normal", dtype)
+        _refused_in_vmap()
         if on_meta:
             return _meta_filled(shape, 0, dt, requires_grad)
         budget.check_tensor(shape, dt.itemsize)

@@ -102,9 +102,17 @@ class MetaArray(np.ndarray):
 
 
 def meta_full(shape, value, dtype) -> MetaArray:
-    """A meta array of `shape` whose one element is `value` in `dtype`."""
+    """A meta array of `shape` whose one element is `value` in `dtype`. PyTorch's meta kernels still size the
+    storage they do not allocate: a shape whose bytes need 64 bits or more is its overflow error (which is also
+    where numpy's arrays, even zero-strided ones, end)."""
     STATE.meta_seen = True
-    return np.broadcast_to(np.asarray(value, dtype=dtype).reshape(()), shape).view(MetaArray)
+    one = np.asarray(value, dtype=dtype).reshape(())
+    nbytes = one.itemsize
+    for d in shape:
+        nbytes *= d
+    if nbytes >= 1 << 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{', '.join(map(str, shape))}]")
+    return np.broadcast_to(one, shape).view(MetaArray)
 
 
 def meta_like(a: np.ndarray, dtype=None) -> MetaArray:
@@ -195,7 +203,8 @@ def broadcast_shapes(shapes: list) -> tuple:
                     f"Attempting to broadcast a dimension of length {shape[d]} at {d}! Mismatching argument at index "
                     f"{i} had torch.Size([{', '.join(map(str, shape))}]); but expected shape should be broadcastable "
                     f"to [{', '.join(map(str, common))}]")
-    raise AssertionError("unreachable: numpy refused shapes that broadcast")
+    # they broadcast, to more elements than 64 bits count (numpy's limit too)
+    raise RuntimeError("numel: integer multiplication overflow")
 
 
 def _matmul_shape(a: tuple, b: tuple) -> tuple:

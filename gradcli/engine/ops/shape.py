@@ -823,6 +823,8 @@ def narrow_copy(a: Tensor, dim: int, start, length: int) -> Tensor:
 
 # ------------------------------------------------------------------------------- copies and joins
 
+_INT64_MAX = (1 << 63) - 1
+
 def repeat(a: Tensor, *repeats) -> Tensor:
     x = a._a
     repeats = int_list(repeats, "repeat", "repeats")
@@ -830,6 +832,10 @@ def repeat(a: Tensor, *repeats) -> Tensor:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
     padded = (1,) * (len(repeats) - x.ndim) + x.shape
+    if x.__class__ is not np.ndarray and any(s * r > _INT64_MAX for s, r in zip(padded, repeats)):
+        # on the meta device PyTorch's Python rule multiplies in Python and hands new_empty a size past 64 bits
+        raise TypeError("new_empty(): argument 'size' failed to unpack the object at pos 1 with error "
+                        "\"Overflow when unpacking long long\"")
     target = [wrap_int64(s * r) for s, r in zip(padded, repeats)]       # (in int64, as PyTorch computes them)
     for s in target:
         if s == -(1 << 63):
@@ -837,8 +843,14 @@ def repeat(a: Tensor, *repeats) -> Tensor:
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {_size_list(target)}")
+    for i, (s, t) in enumerate(zip(padded, target)):
+        if t < s and 0 not in repeats:     # a size that wrapped below the input's: the kernel's unfold along dim i
+            raise RuntimeError(f"maximum size for tensor at dimension {i} is {t} but size is {s}")
     budget.check_tensor(target, x.itemsize)
-    out = row_major(np.tile(x.reshape(padded), repeats)) if repeats else x.copy()
+    if 0 in target:     # (np.tile would size the repeats of the other dims, which may have wrapped)
+        out = np.zeros(target, x.dtype) if x.__class__ is np.ndarray else np.zeros_like(x, shape=target)
+    else:
+        out = row_major(np.tile(x.reshape(padded), repeats)) if repeats else x.copy()
     return apply(REPEAT, out, (a,), (repeats, x.shape))
 
 
