@@ -7,7 +7,7 @@ import weakref
 
 import numpy as np
 
-from gradcli.engine import autograd, budget, forward, ops
+from gradcli.engine import autograd, budget, forward, ops, parameter
 from gradcli.engine.addresses import address
 from gradcli.engine.backward import differentiate
 from gradcli.engine.recording import wrap_dim
@@ -606,6 +606,55 @@ def _plain_tree(tree):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     return _jvp(func, primals, tangents, None, strict, has_aux)
+
+
+def linearize(func, *primals):
+    """torch.func.linearize: (func(*primals), jvp_fn), jvp_fn(*tangents) giving func's tangent outputs at primals
+    for tangents of the primals' structure, shapes and dtypes (PyTorch's checks and words). PyTorch traces func
+    once more with tangents and replays that graph; gradcli runs func again under forward AD on every call of
+    jvp_fn, so the values are the same and only func's side effects happen once per call."""
+    output = func(*primals)
+    _, output_spec = flatten(output)
+    flat_primals, primals_spec = flatten(primals)
+    for p in flat_primals:
+        if p.__class__ is not Tensor:       # (the trace's tangents are made from each primal)
+            raise AttributeError(f"'{_type_name(p)}' object has no attribute 'new_empty'")
+    shapes = [p.shape for p in flat_primals]
+    dtypes_ = [p.dtype for p in flat_primals]
+
+    def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec!r} to have the same argspec as the primals "
+                               f"{primals_spec!r}")
+        for i, t in enumerate(flat_tangents):
+            if t.shape != shapes[i]:
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the shape "
+                                   f"{shapes[i]} of the corresponding primal.")
+            if t.dtype != dtypes_[i]:
+                raise RuntimeError(f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the dtype "
+                                   f"{dtypes_[i]} of the corresponding primal.")
+        forward.enter_dual_level(nested=True)
+        try:
+            duals = [forward.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+            flat_out, _ = flatten(func(*unflatten(primals_spec, duals)))
+            out = []
+            for o in flat_out:
+                if o.__class__ is not Tensor:
+                    out.append(o)
+                    continue
+                tangent = forward.tangent_of(o)
+                # an output that does not depend on the primals: the traced graph's constant, which PyTorch's
+                # constant folding keeps as a parameter that does not require grad
+                out.append(parameter.make(_zeros(o), requires_grad=False) if tangent is None else tangent)
+        finally:
+            forward.exit_dual_level()
+        return unflatten(output_spec, out)
+    return output, Transformed(jvp_fn, "linearize.<locals>.jvp_fn")
+
+
+def _type_name(x) -> str:
+    return type(x).__name__
 
 
 def _check_randomness(randomness) -> None:

@@ -257,6 +257,10 @@ _WHAT = {
     "torch.func.hessian": "A function returning the matrix of second derivatives of `func`: jacfwd of jacrev.",
     "pad": "Pads the last dims of a tensor (pairs of amounts, last dim first; negative amounts crop) with a "
            "constant, or by mode='reflect', 'replicate' or 'circular'.",
+    "linearize": "torch.func.linearize(func, *primals): (func(*primals), jvp_fn); jvp_fn(*tangents) gives func's "
+                 "tangent outputs at primals for tangents shaped like the primals (func runs again on each call).",
+    "replace_all_batch_norm_modules_": "torch.func.replace_all_batch_norm_modules_(root): stops every batch norm in "
+                                       "root from tracking running statistics (for vmap in training mode); returns root.",
     "stack_module_state": "Stacks the parameters and buffers of several models of one class along a new first dim, "
                           "for vmap over functional_call (model ensembling).",
     "checkpoint": "Runs a function (a model's block) keeping only its inputs; backward runs it again to get the "

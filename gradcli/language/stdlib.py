@@ -723,7 +723,8 @@ def _build_torch() -> ScriptModule:
         return {"grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
                 "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
                 "hessian": functorch.hessian, "functional_call": nn_module.functional_call,
-                "stack_module_state": nn_module.stack_module_state}
+                "stack_module_state": nn_module.stack_module_state, "linearize": functorch.linearize,
+                "replace_all_batch_norm_modules_": nn_module.replace_all_batch_norm_modules_}
     func = ScriptModule.later("torch.func", make_func)
     def make_linalg() -> dict:
         return {
