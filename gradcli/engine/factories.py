@@ -611,6 +611,7 @@ def _triangle_indices(name, row, col, offset, dtype, device, requires_grad, lowe
     for arg, position, value in (("row", 1, row), ("col", 2, col), ("offset", 3, offset)):
         if value.__class__ is not int:
             raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be int, not {_type_name(value)}")
+    for value in (row, col, offset):        # (the parser matches every argument's type before it unpacks one)
         int64_arg(value)
     on_meta = factory_device(device)
     _check_dtype(dtype)

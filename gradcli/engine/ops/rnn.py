@@ -246,6 +246,7 @@ def lstm(input: Tensor, hx: Tensor, cx: Tensor, params: list, num_layers: int, d
                             "Using default implementation. (Triggered internally at "
                             "/__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
         else:
+            _onednn_states(hx, cx)
             return _mkldnn_lstm(input, hx, cx, params, num_layers, dropout, train, bidirectional, batch_first)
     if batch_first:
         input = shape.transpose(input, 0, 1)
@@ -283,6 +284,22 @@ def lstm_packed(data: Tensor, batch_sizes: Tensor, hx: Tensor, cx: Tensor, param
 # ------------------------------------------------------------------------------ oneDNN's LSTM layer
 
 MKLDNN_LAYER = RunOp("MkldnnRnnLayerBackward0")
+
+
+# the dtypes oneDNN's LSTM takes; its float32 layers take float32 states only
+_ONEDNN_DTYPES = ("float32", "bfloat16", "float16")
+_NO_PRIMITIVE = ("could not create a primitive descriptor for the LSTM forward propagation primitive. Run workload "
+                 "with environment variable ONEDNN_VERBOSE=all to get additional diagnostic information.")
+
+
+def _onednn_states(hx: Tensor, cx: Tensor) -> None:
+    """oneDNN's refusals of initial states whose dtype is not the float32 input's (PyTorch does not convert them):
+    a dtype it has no type for at all, then one it has but the float32 layer does not take."""
+    names = [dtypes.of_array(t._a).name for t in (hx, cx)]
+    if any(name not in _ONEDNN_DTYPES for name in names):
+        raise RuntimeError("get_mkldnn_dtype: unsupported data type")
+    if any(name != "float32" for name in names):
+        raise RuntimeError(_NO_PRIMITIVE)
 
 
 def _mkldnn_lstm(input, hx, cx, params, num_layers, dropout, train, bidirectional, batch_first):

@@ -9,6 +9,8 @@ the neighbouring edges); its result has no gradient. isin has none either.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gradcli.engine import budget, dtypes, ops, signatures
@@ -43,10 +45,12 @@ def _histc(a: Tensor, bins, low, high) -> Tensor:
     if left == right and x.size:
         finite = x.astype(np.float64)
         left, right = float(finite.min()), float(finite.max())
+        if x.size > 1 and left != left:     # PyTorch's min/max kernels give x86's default NaN, sign bit set
+            left = right = -math.nan
     if left == right:
         left, right = left - 1, right + 1
     if not (np.isfinite(left) and np.isfinite(right)):
-        raise RuntimeError(f"torch.histc: range of [{left:g}, {right:g}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{_c_number(left)}, {_c_number(right)}] is not finite")
     if not left < right:
         raise RuntimeError("torch.histc: max must be larger than min")
     if x.dtype == np.bool_:
@@ -59,6 +63,14 @@ def _histc(a: Tensor, bins, low, high) -> Tensor:
     edges = _linspace(left, right, bins + 1, x.dtype)
     return Tensor(histogram_counts(x.reshape(-1), edges))
 
+
+
+def _c_number(v: float) -> str:
+    """A float as PyTorch's C++ message shows it: %g, and a NaN with its sign bit set as `-nan` (the NaN that x86
+    makes of inf - inf has it)."""
+    if v != v:
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return f"{v:g}"
 
 def histogram_counts(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """The histogram kernel's counts (LINEAR_INTERPOLATION_WITH_LOCAL_SEARCH), in x's dtype: each element in
