@@ -363,6 +363,8 @@ def get_method(obj, name: str):
             return rules.class_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
+        if (name == "__doc__" or name == "__module__") and (cls is MethodType or cls in classes.FUNCTION_TYPES):
+            return classes.function_info(obj, name)
         if name in python:
             return getattr(obj, name)
         if cls is super:
@@ -545,17 +547,22 @@ def register_generator_code(code) -> None:
     _SCRIPT_GENERATOR_CODES.add(code)
 
 
-def register_function_type(cls, script_function=False) -> None:
+def register_function_type(cls, script_function=False, names=()) -> None:
     """Let scripts read a function's __name__ and __qualname__ (gradcli.language.compiler.ScriptFunction,
-    which this module cannot import); `script_function`: cls is ScriptFunction, whose attributes a script
-    may also set and delete (its `attrs`)."""
-    _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
+    which this module cannot import), and `names` besides (an lru_cache wrapper's cache_info); `script_function`:
+    cls is ScriptFunction, whose attributes a script may also set and delete (its `attrs`)."""
+    _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO | frozenset(names)
     classes.FUNCTION_TYPES.add(cls)
     if script_function:
         _FUNCTION_TYPE[0] = cls
 
 
 _FUNCTION_TYPE = [None]         # compiler.ScriptFunction, once registered
+
+
+def script_function_type():
+    """compiler.ScriptFunction (which this module cannot import)."""
+    return _FUNCTION_TYPE[0]
 
 
 def _refuse_internal(obj, name: str) -> None:
@@ -683,6 +690,9 @@ def set_attr(obj, name: str, value) -> None:
     rules = _METACLASS_RULES.get(obj.__class__.__class__) or _METACLASS_RULES.get(obj.__class__)
     if rules is not None:
         rules.set_attr(obj, name, value)
+        return
+    if obj.__class__ is _FUNCTION_TYPE[0] and name == "__doc__":      # (Python's functions take a new docstring)
+        obj.doc = value
         return
     if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
         if obj.attrs is None:

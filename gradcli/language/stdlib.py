@@ -1163,8 +1163,7 @@ def _make_random() -> dict:
     return members
 
 
-# itertools without tee (it buffers without bound); functools' functions of values (its decorators
-# wait for the language's decorators); string's constants; time's clocks.
+# itertools without tee (it buffers without bound); string's constants; time's clocks.
 _ITERTOOLS_NAMES = ("accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count",
                     "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
                     "product", "repeat", "starmap", "takewhile", "zip_longest")
@@ -1182,28 +1181,8 @@ TORCH = _build_torch()
 MATH = _build_math()
 RANDOM = ScriptModule.later("random", _make_random)
 ITERTOOLS = _build_itertools()
-def _wraps(wrapped, assigned=None, updated=None):
-    """functools.wraps(wrapped): a decorator that gives a script's function the name, qualified name and
-    __wrapped__ of `wrapped` (what a wrapper made in a decorator needs to print as the function it wraps)."""
-    if assigned is not None or updated is not None:
-        raise TypeError("functools.wraps(assigned=, updated=) is outside gradcli's language")
-
-    def update_wrapper(wrapper):
-        if hasattr(wrapper, "wrapped") and hasattr(wrapper, "qualname"):     # a script's function
-            name = getattr(wrapped, "__name__", None)
-            if isinstance(name, str):
-                wrapper.name = name
-                wrapper.qualname = getattr(wrapped, "__qualname__", name)
-            wrapper.wrapped = wrapped
-            attrs = getattr(wrapped, "attrs", None)        # Python's wrapper.__dict__.update(wrapped.__dict__)
-            if attrs:
-                wrapper.attrs = {**(wrapper.attrs or {}), **attrs}
-        return wrapper
-    return Builtin("functools", "update_wrapper", update_wrapper)
 
 
-FUNCTOOLS = ScriptModule("functools", {**{n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")},
-                                       "wraps": Builtin("functools", "wraps", _wraps)})
 def _make_string() -> dict:
     import string
     return {n: getattr(string, n) for n in _STRING_NAMES}
@@ -1284,6 +1263,7 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 ABC = ScriptModule.later("abc", lambda: LATER_MAKERS["abc"]())
 CONTEXTLIB = ScriptModule.later("contextlib", lambda: LATER_MAKERS["contextlib"]())
 ENUM = ScriptModule.later("enum", lambda: LATER_MAKERS["enum"]())
+FUNCTOOLS = ScriptModule.later("functools", lambda: LATER_MAKERS["functools"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
