@@ -17,7 +17,6 @@ cannot grow a cache beyond what --max-memory allows."""
 from __future__ import annotations
 
 import functools as _functools
-from collections import OrderedDict
 from types import MappingProxyType, MethodType
 
 from gradcli.engine.addresses import address
@@ -130,15 +129,21 @@ def _too_many() -> MemoryError:
 
 
 class _lru_cache_wrapper(_Wrapper):
-    """What lru_cache makes of a function: calls with the same arguments answered from its cache."""
+    """What lru_cache makes of a function: calls with the same arguments answered from its cache.
 
-    __slots__ = ("_func", "_maxsize", "_typed", "_cache", "_hits", "_misses", "_parameters")
+    Its dict is used as CPython's C wrapper uses its own (a lookup, a second one after the call, a pop of the
+    oldest entry, an insertion), so a script's __eq__ is called as often, in the same order; the order of use
+    is a ring of links [previous, next, key, result] around `_root`, as CPython keeps it."""
+
+    __slots__ = ("_func", "_maxsize", "_typed", "_cache", "_root", "_hits", "_misses", "_parameters")
     kind = "functools._lru_cache_wrapper"
 
     def __init__(self, func, maxsize, typed, parameters):
         self._func, self._maxsize, self._typed = func, None if maxsize is None else int(maxsize), bool(typed)
         self._parameters = parameters       # what cache_parameters() shows: the arguments as given
-        self._cache = {} if maxsize is None else OrderedDict()     # key -> [the key as stored, the result]
+        self._cache = {}                    # key -> result (maxsize None) or its link
+        self._root = root = []
+        root[:] = [root, root, None, None]
         self._hits = self._misses = 0
         _named_after(self, func)
 
@@ -149,21 +154,43 @@ class _lru_cache_wrapper(_Wrapper):
             return self._func(*args, **kwargs)
         key = _make_key(args, kwargs, self._typed)
         cache = self._cache
-        entry = cache.get(key)
-        if entry is not None:
+        if maxsize is None:
+            result = cache.get(key, _MISSING)
+            if result is not _MISSING:
+                self._hits += 1
+                return result
+            self._misses += 1
+            result = self._func(*args, **kwargs)
+            if len(cache) >= STATE.max_items:
+                raise _too_many()
+            cache[key] = result
+            return result
+        link = cache.get(key)
+        root = self._root
+        if link is not None:            # to the newest end of the ring
+            link[0][1], link[1][0] = link[1], link[0]
+            last = root[0]
+            last[1] = root[0] = link
+            link[0], link[1] = last, root
             self._hits += 1
-            if maxsize is not None:
-                cache.move_to_end(entry[0])
-            return entry[1]
+            return link[3]
         self._misses += 1
         result = self._func(*args, **kwargs)
         if key in cache:                # the call itself (a recursion) cached these arguments: kept as they are
             return result
-        if maxsize is not None and len(cache) >= maxsize:
-            cache.popitem(last=False)
-        elif len(cache) >= STATE.max_items:
-            raise _too_many()
-        cache[key] = [key, result]
+        if len(cache) < maxsize or root[1] is root:
+            if len(cache) >= STATE.max_items:
+                raise _too_many()
+            link = [None, None, key, result]
+        else:                           # the oldest link leaves the cache and is reused
+            link = root[1]
+            link[0][1], link[1][0] = link[1], link[0]
+            del cache[link[2]]
+            link[2], link[3] = key, result
+        cache[key] = link
+        last = root[0]
+        last[1] = root[0] = link
+        link[0], link[1] = last, root
         return result
 
     def __repr__(self) -> str:
@@ -178,6 +205,7 @@ class _lru_cache_wrapper(_Wrapper):
     def cache_clear(self):
         def clear():
             self._cache.clear()
+            self._root[:] = [self._root, self._root, None, None]
             self._hits = self._misses = 0
         return _method(self, "cache_clear", clear)
 
@@ -502,11 +530,21 @@ class _BoundDispatch(_Wrapper):
 
 # ---------------------------------------------------------------------------------- wraps, update_wrapper
 
+WRAPPER_ASSIGNMENTS = _functools.WRAPPER_ASSIGNMENTS      # ('__module__', '__name__', ...): what is copied
+WRAPPER_UPDATES = _functools.WRAPPER_UPDATES
+
+
+def _check_lists(assigned, updated, fn: str) -> None:
+    """Only CPython's own lists of what is copied (a script's functions have the attributes they name)."""
+    if assigned not in (None, WRAPPER_ASSIGNMENTS) or updated not in (None, WRAPPER_UPDATES):
+        raise TypeError(f"functools.{fn}(assigned=, updated=) other than WRAPPER_ASSIGNMENTS and WRAPPER_UPDATES "
+                        "is outside gradcli's language")
+
+
 def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
     """functools.update_wrapper: a script's function `wrapper` takes the name, qualified name, docstring,
     annotations, attributes and __wrapped__ of `wrapped`."""
-    if assigned is not None or updated is not None:
-        raise TypeError("functools.update_wrapper(assigned=, updated=) is outside gradcli's language")
+    _check_lists(assigned, updated, "update_wrapper")
     if wrapper.__class__ is access.script_function_type():
         name = _read(wrapped, "__name__")
         if isinstance(name, str):
@@ -526,8 +564,7 @@ def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
 
 def wraps(wrapped, assigned=None, updated=None):
     """functools.wraps(wrapped): a decorator applying update_wrapper(wrapper, wrapped)."""
-    if assigned is not None or updated is not None:
-        raise TypeError("functools.wraps(assigned=, updated=) is outside gradcli's language")
+    _check_lists(assigned, updated, "wraps")
     return Builtin("functools", "update_wrapper", lambda wrapper: update_wrapper(wrapper, wrapped))
 
 
@@ -557,4 +594,5 @@ def members() -> dict:
             "lru_cache": Builtin("functools", "lru_cache", lru_cache), "cache": Builtin("functools", "cache", cache),
             "cached_property": cached_property, "total_ordering": Builtin("functools", "total_ordering", total_ordering),
             "partialmethod": partialmethod, "singledispatch": Builtin("functools", "singledispatch", singledispatch),
-            "singledispatchmethod": singledispatchmethod}
+            "singledispatchmethod": singledispatchmethod, "WRAPPER_ASSIGNMENTS": WRAPPER_ASSIGNMENTS,
+            "WRAPPER_UPDATES": WRAPPER_UPDATES}

@@ -1270,7 +1270,7 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum")
+                    "textwrap", "abc", "contextlib", "enum", "functools")
 _NO_STREAMS = "scripts cannot reach the process's streams"
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
