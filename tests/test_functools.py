@@ -96,6 +96,11 @@ SNIPPETS = [
     "print(A.__doc__, A().__doc__, A.m.__doc__, A().m.__doc__, A.s.__doc__, A.c.__doc__, B.__doc__, B().__doc__)\n"
     "print(f.__module__, A.__module__, A().__module__, A().m.__module__, (lambda: 1).__module__)\n"
     "f.__doc__ = 'changed'\nprint(f.__doc__)",
+    "from dataclasses import dataclass\nfrom typing import NamedTuple\nfrom enum import Enum\nimport collections\n"
+    "@dataclass\nclass P:\n    x: int\n    y: float = 1.0\nclass NT(NamedTuple):\n    'NT doc.'\n    a: int\n"
+    "Pt = collections.namedtuple('Pt', 'x y')\nclass E(Enum):\n    'E doc.'\n    A = 1\nclass Err(Exception):\n    pass\n"
+    "print(P.__doc__, P(1).__doc__, NT.__doc__, NT(1).__doc__, Pt.__doc__, Pt(1, 2).__doc__)\n"
+    "print(E.__doc__, E.A.__doc__, E.A.__module__, Err.__doc__, Err().__doc__, Err.__module__)",
 ]
 
 
@@ -103,6 +108,14 @@ SNIPPETS = [
 def test_cpythons_functools(snippet):
     source = IMPORTS + snippet + "\n"
     assert _shown(gradcli_output(source)) == _shown(cpython_output(source))
+
+
+def test_string_annotations_register_as_get_type_hints_reads_them():
+    source = ("from __future__ import annotations\n" + IMPORTS + TRY + "class A:\n    pass\n@singledispatch\n"
+              "def s(x):\n    return 'object'\n@s.register\ndef _(x: A):\n    return 'A'\n@s.register\n"
+              "def _(x: int):\n    return 'int'\ndef bad(x: nope):\n    pass\nt(lambda: s.register(bad))\n"
+              "print(s(A()), s(1), s('x'))\n")
+    assert gradcli_output(source) == cpython_output(source)
 
 
 def test_tensors_are_keys_by_identity_as_in_pytorch():

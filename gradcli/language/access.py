@@ -473,6 +473,8 @@ def _class_attribute(obj, name: str):
     if pycollections.is_namedtuple_class(obj) and obj in pycollections.SCRIPT_MEMBERS and (
             name in pycollections.SCRIPT_MEMBERS[obj] or name == "__annotations__"):
         return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
+    if name == "__doc__" and (pycollections.is_namedtuple_class(obj) or obj.__class__ in pycollections.NAMEDTUPLES):
+        return obj.__doc__              # its docstring, or CPython's 'Point(x, y)'
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
     if name == "fromkeys" and getattr(obj, "original", obj) is dict:

@@ -328,7 +328,7 @@ _NO_DOC = object()
 
 def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
-    if name == "__doc__" or name == "__module__":        # its class's
+    if (name == "__doc__" or name == "__module__") and type(obj).__module__ == "__main__":     # its class's
         return getattr(type(obj), name)
     if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
             name == DATACLASS_INFO and hasattr(type(obj), name)):

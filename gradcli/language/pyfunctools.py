@@ -16,6 +16,7 @@ cannot grow a cache beyond what --max-memory allows."""
 
 from __future__ import annotations
 
+import builtins
 import functools as _functools
 from types import MappingProxyType, MethodType
 
@@ -408,6 +409,19 @@ def _union_members(value):
     return members if all(_dispatch_class(m) is not None for m in members) else None
 
 
+def _resolved(text: str, func):
+    """A string annotation as a class: a name, or a dotted path, in the function's globals or the builtins."""
+    first, *rest = text.split(".")
+    found = getattr(func, "globals", {}).get(first, _MISSING)
+    if found is _MISSING:
+        found = getattr(builtins, first, None)
+        if not isinstance(found, type):
+            raise NameError(f"name '{first}' is not defined", name=first)
+    for name in rest:
+        found = _read(found, name, text)
+    return found
+
+
 class _SingleDispatch(_Wrapper):
     """What singledispatch makes of a function: a call runs the function registered for the class of its
     first argument (the nearest in that class's method resolution order), else the original."""
@@ -469,6 +483,8 @@ class _SingleDispatch(_Wrapper):
                                 "`@register(some_class)` or plain `@register` on an annotated function.")
             func = cls
             argname, cls = next(iter(annotations.items()))
+            if cls.__class__ is str:            # (from __future__ import annotations: typing.get_type_hints's work)
+                cls = _resolved(cls, func)
             if cls is None:
                 cls = type(None)
             members = _union_members(cls)
