@@ -96,6 +96,10 @@ SNIPPETS = [
     "print(A.__doc__, A().__doc__, A.m.__doc__, A().m.__doc__, A.s.__doc__, A.c.__doc__, B.__doc__, B().__doc__)\n"
     "print(f.__module__, A.__module__, A().__module__, A().m.__module__, (lambda: 1).__module__)\n"
     "f.__doc__ = 'changed'\nprint(f.__doc__)",
+    # wrappers keep the script's attributes, as CPython's __dict__
+    TRY + "def f(x):\n    return x\nf.tag = 't'\ng = lru_cache(f)\ng.calls = 3\nprint(g.tag, g.calls)\ndel g.calls\n"
+    "t(lambda: g.calls)\ndef d():\n    del g.calls\nt(d)\ns = singledispatch(f)\n@wraps(g)\ndef h():\n    pass\n"
+    "print(s.tag, h.tag, h.__wrapped__ is g)",
     "from dataclasses import dataclass\nfrom typing import NamedTuple\nfrom enum import Enum\nimport collections\n"
     "@dataclass\nclass P:\n    x: int\n    y: float = 1.0\nclass NT(NamedTuple):\n    'NT doc.'\n    a: int\n"
     "Pt = collections.namedtuple('Pt', 'x y')\nclass E(Enum):\n    'E doc.'\n    A = 1\nclass Err(Exception):\n    pass\n"

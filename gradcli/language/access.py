@@ -549,17 +549,21 @@ def register_generator_code(code) -> None:
     _SCRIPT_GENERATOR_CODES.add(code)
 
 
-def register_function_type(cls, script_function=False, names=()) -> None:
+def register_function_type(cls, script_function=False, names=(), holds_attributes=False) -> None:
     """Let scripts read a function's __name__ and __qualname__ (gradcli.language.compiler.ScriptFunction,
     which this module cannot import), and `names` besides (an lru_cache wrapper's cache_info); `script_function`:
-    cls is ScriptFunction, whose attributes a script may also set and delete (its `attrs`)."""
+    cls is ScriptFunction, whose attributes a script may also set and delete (its `attrs`), as it may those of
+    a class that `holds_attributes` (functools' wrappers, which have a __dict__ in CPython)."""
     _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO | frozenset(names)
     classes.FUNCTION_TYPES.add(cls)
     if script_function:
         _FUNCTION_TYPE[0] = cls
+    if script_function or holds_attributes:
+        _ATTRIBUTE_HOLDERS.add(cls)
 
 
 _FUNCTION_TYPE = [None]         # compiler.ScriptFunction, once registered
+_ATTRIBUTE_HOLDERS: set = set()     # the function types whose instances keep the script's attributes in `attrs`
 
 
 def script_function_type():
@@ -696,7 +700,7 @@ def set_attr(obj, name: str, value) -> None:
     if obj.__class__ is _FUNCTION_TYPE[0] and name == "__doc__":      # (Python's functions take a new docstring)
         obj.doc = value
         return
-    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
+    if obj.__class__ in _ATTRIBUTE_HOLDERS and name[:2] != "__":    # a script's function: its own attributes
         if obj.attrs is None:
             obj.attrs = {}
         obj.attrs[name] = value
@@ -785,9 +789,9 @@ def del_attr(obj, name: str) -> None:
         return
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot delete attributes of module '{obj.name}' in gradcli's language")
-    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # what the script set on its function
+    if obj.__class__ in _ATTRIBUTE_HOLDERS and name[:2] != "__":    # what the script set on its function
         if obj.attrs is None or name not in obj.attrs:
-            raise AttributeError(f"'function' object has no attribute '{name}'")
+            raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
         del obj.attrs[name]
         return
     if classes.is_dunder(name):

@@ -49,13 +49,15 @@ def _named_after(wrapper, wrapped) -> None:
     wrapper.doc = _read(wrapped, "__doc__")
     wrapper.annotations = _read(wrapped, "__annotations__")
     wrapper.wrapped = wrapped
+    attrs = getattr(wrapped, "attrs", None) if wrapped.__class__ in classes.FUNCTION_TYPES else None
+    wrapper.attrs = dict(attrs) if attrs else None     # (CPython's wrapper.__dict__.update(wrapped.__dict__))
 
 
 class _Wrapper:
     """What gradcli's function-like wrappers share: the names they copy from what they wrap, read by
     scripts as a function's (__name__, __qualname__, __doc__, __wrapped__), and binding as a method."""
 
-    __slots__ = ("name", "qualname", "doc", "annotations", "wrapped")
+    __slots__ = ("name", "qualname", "doc", "annotations", "wrapped", "attrs")
     kind = "function"       # the class CPython's messages name
 
     @property
@@ -71,6 +73,9 @@ class _Wrapper:
             return self.wrapped
         if name == "__annotations__" and self.annotations is not None:
             return self.annotations
+        attrs = self.attrs
+        if attrs is not None and name in attrs:
+            return attrs[name]
         raise AttributeError(f"'{self.kind}' object has no attribute '{name}'")
 
     def __get__(self, obj, owner=None):
@@ -324,6 +329,7 @@ class _Derived(_Wrapper):
 
     def __init__(self, name: str, qualname: str, compare):
         self.name, self.qualname, self.doc, self.annotations, self.wrapped = name, qualname, None, None, _MISSING
+        self.attrs = None
         self._compare = compare
 
     def __call__(self, this, other):
@@ -353,7 +359,7 @@ class _UnboundPartialMethod(_Wrapper):
 
     def __init__(self, partial):
         self.name, self.qualname = "_method", "partialmethod._make_unbound_method.<locals>._method"
-        self.doc, self.annotations, self.wrapped = None, None, _MISSING
+        self.doc, self.annotations, self.wrapped, self.attrs = None, None, _MISSING, None
         self._partial = partial
 
     def __call__(self, cls_or_self, /, *args, **keywords):
@@ -572,7 +578,7 @@ def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
         if isinstance(annotations, dict):
             wrapper.annotations = annotations
         wrapper.wrapped = wrapped
-        attrs = getattr(wrapped, "attrs", None) if wrapped.__class__ is wrapper.__class__ else None
+        attrs = getattr(wrapped, "attrs", None) if wrapped.__class__ in classes.FUNCTION_TYPES else None
         if attrs:                   # (Python's wrapper.__dict__.update(wrapped.__dict__))
             wrapper.attrs = {**(wrapper.attrs or {}), **attrs}
     return wrapper
@@ -593,10 +599,11 @@ _TYPE_NAMES = {_lru_cache_wrapper: "functools._lru_cache_wrapper", _Derived: "fu
 for _cls in (cached_property, partialmethod, singledispatchmethod):
     _cls.__module__ = "functools"
 stdlib._TYPE_NAMES.update(_TYPE_NAMES)
-access.register_function_type(_lru_cache_wrapper, names=("cache_info", "cache_clear", "cache_parameters"))
-access.register_function_type(_SingleDispatch, names=("register", "dispatch", "registry"))
+access.register_function_type(_lru_cache_wrapper, names=("cache_info", "cache_clear", "cache_parameters"),
+                              holds_attributes=True)
+access.register_function_type(_SingleDispatch, names=("register", "dispatch", "registry"), holds_attributes=True)
 for _cls in (_Derived, _UnboundPartialMethod, _BoundDispatch):
-    access.register_function_type(_cls)
+    access.register_function_type(_cls, holds_attributes=True)
 access.allow_held(cached_property, frozenset(("func", "attrname", "__doc__")))
 access.allow_held(partialmethod, frozenset(("func", "args", "keywords")))
 access.allow_held(singledispatchmethod, frozenset(("register", "dispatcher", "func")))
