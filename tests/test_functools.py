@@ -96,6 +96,13 @@ SNIPPETS = [
     "print(A.__doc__, A().__doc__, A.m.__doc__, A().m.__doc__, A.s.__doc__, A.c.__doc__, B.__doc__, B().__doc__)\n"
     "print(f.__module__, A.__module__, A().__module__, A().m.__module__, (lambda: 1).__module__)\n"
     "f.__doc__ = 'changed'\nprint(f.__doc__)",
+    # what they make prints as CPython's
+    "def f(x):\n    return x\nprint(lru_cache(f).cache_parameters, lru_cache(3)(f).cache_parameters, "
+    "cache(f).cache_parameters, lru_cache(3))\ns = singledispatch(f)\nprint(s.register, s.dispatch, s.register(int), "
+    "s.register is s.register, s.dispatch == s.dispatch, s.register.__name__, s.register.__qualname__)\n"
+    "print(wraps(f))\nclass A:\n    @singledispatchmethod\n    def m(self, x):\n        return x\n"
+    "    print(m.register, m)\ng = lru_cache(f)\nprint(A.m, A().m, g.cache_info == g.cache_info, "
+    "g.cache_parameters is g.cache_parameters, g.cache_info is g.cache_info)",
     # wrappers keep the script's attributes, as CPython's __dict__
     TRY + "def f(x):\n    return x\nf.tag = 't'\ng = lru_cache(f)\ng.calls = 3\nprint(g.tag, g.calls)\ndel g.calls\n"
     "t(lambda: g.calls)\ndef d():\n    del g.calls\nt(d)\ns = singledispatch(f)\n@wraps(g)\ndef h():\n    pass\n"

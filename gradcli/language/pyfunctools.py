@@ -85,6 +85,21 @@ class _Wrapper:
         return f"<function {self.qualname} at {address(self)}>"
 
 
+class _Local(_Wrapper):
+    """A function CPython's functools makes inside another, named as it names it
+    (`singledispatch.<locals>.register`)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, qualname: str, fn):
+        self.name, self.qualname = qualname.rpartition(".")[2], qualname
+        self.doc, self.annotations, self.wrapped, self.attrs = None, None, _MISSING, None
+        self._fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+
 def _method(owner, name: str, fn) -> Builtin:
     """A method of one of CPython's C types, bound to `owner`: `<built-in method NAME of TYPE object at ...>`."""
     return Builtin(f"method of {owner.kind}", name, fn, owner)
@@ -141,12 +156,13 @@ class _lru_cache_wrapper(_Wrapper):
     oldest entry, an insertion), so a script's __eq__ is called as often, in the same order; the order of use
     is a ring of links [previous, next, key, result] around `_root`, as CPython keeps it."""
 
-    __slots__ = ("_func", "_maxsize", "_typed", "_cache", "_root", "_hits", "_misses", "_parameters")
+    __slots__ = ("_func", "_maxsize", "_typed", "_cache", "_root", "_hits", "_misses", "cache_parameters")
     kind = "functools._lru_cache_wrapper"
 
-    def __init__(self, func, maxsize, typed, parameters):
+    def __init__(self, func, maxsize, typed, made_in: str):
         self._func, self._maxsize, self._typed = func, None if maxsize is None else int(maxsize), bool(typed)
-        self._parameters = parameters       # what cache_parameters() shows: the arguments as given
+        # what cache_parameters() shows: the arguments as given; a lambda of the function that made the wrapper
+        self.cache_parameters = _Local(f"{made_in}.<locals>.<lambda>", lambda: {"maxsize": maxsize, "typed": typed})
         self._cache = {}                    # key -> result (maxsize None) or its link
         self._root = root = []
         root[:] = [root, root, None, None]
@@ -215,10 +231,6 @@ class _lru_cache_wrapper(_Wrapper):
             self._hits = self._misses = 0
         return _method(self, "cache_clear", clear)
 
-    @property
-    def cache_parameters(self):
-        return Builtin("functools", "cache_parameters", lambda: dict(self._parameters))
-
     def __copy__(self):
         return self
 
@@ -232,18 +244,18 @@ def lru_cache(maxsize=128, typed=False):
         if maxsize < 0:
             maxsize = 0
     elif callable(maxsize) and isinstance(typed, bool):       # @lru_cache without parentheses
-        return _lru_cache_wrapper(maxsize, 128, typed, {"maxsize": 128, "typed": typed})
+        return _lru_cache_wrapper(maxsize, 128, typed, "lru_cache")
     elif maxsize is not None:
         raise TypeError("Expected first argument to be an integer, a callable, or None")
 
     def decorating_function(user_function):
-        return _lru_cache_wrapper(user_function, maxsize, typed, {"maxsize": maxsize, "typed": typed})
-    return Builtin("functools", "decorating_function", decorating_function)
+        return _lru_cache_wrapper(user_function, maxsize, typed, "lru_cache.<locals>.decorating_function")
+    return _Local("lru_cache.<locals>.decorating_function", decorating_function)
 
 
 def cache(user_function, /):
     """@cache: lru_cache(maxsize=None), a cache that never evicts."""
-    return _lru_cache_wrapper(user_function, None, False, {"maxsize": None, "typed": False})
+    return _lru_cache_wrapper(user_function, None, False, "lru_cache.<locals>.decorating_function")
 
 
 # ---------------------------------------------------------------------------------- cached_property
@@ -432,13 +444,15 @@ class _SingleDispatch(_Wrapper):
     """What singledispatch makes of a function: a call runs the function registered for the class of its
     first argument (the nearest in that class's method resolution order), else the original."""
 
-    __slots__ = ("_registry", "_real")
+    __slots__ = ("_registry", "_real", "register", "dispatch")
 
     def __init__(self, func):
         _named_after(self, func)
         self._registry = {}         # the script's class values -> function, in the order registered
         self._real = {}             # the Python classes they stand for -> function
         self._add(object, object, func)
+        self.register = _Local("singledispatch.<locals>.register", self._register)
+        self.dispatch = _Local("singledispatch.<locals>.dispatch", self._dispatch)
 
     def _add(self, shown, real, func) -> None:
         self._registry[shown] = func
@@ -458,28 +472,21 @@ class _SingleDispatch(_Wrapper):
                             "least 1 positional argument")
         return self._find(args[0].__class__)(*args, **kwargs)
 
-    @property
-    def dispatch(self):
-        def dispatch(cls):
-            real = _dispatch_class(cls)
-            if real is None:
-                raise TypeError(f"{cls!r} is not a class")
-            return self._find(real)
-        return Builtin("functools", "dispatch", dispatch)
+    def _dispatch(self, cls):
+        real = _dispatch_class(cls)
+        if real is None:
+            raise TypeError(f"{cls!r} is not a class")
+        return self._find(real)
 
     @property
     def registry(self):
         return MappingProxyType(dict(self._registry))
 
-    @property
-    def register(self):
-        return Builtin("functools", "register", self._register)
-
     def _register(self, cls, func=None):
         members = _union_members(cls)
         if _dispatch_class(cls) is not None or members is not None:
             if func is None:
-                return Builtin("functools", "<lambda>", lambda f: self._register(cls, f))
+                return _Local("singledispatch.<locals>.register.<locals>.<lambda>", lambda f: self._register(cls, f))
         else:
             if func is not None:
                 raise TypeError(f"Invalid first argument to `register()`. {cls!r} is not a class or union type.")
@@ -521,7 +528,8 @@ class singledispatchmethod:
 
     @property
     def register(self):
-        return Builtin("functools", "register", lambda cls, method=None: self.dispatcher._register(cls, method))
+        return Builtin("bound method of singledispatchmethod", "register",
+                       lambda cls, method=None: self.dispatcher._register(cls, method), self)
 
     def __get__(self, obj, cls=None):
         dispatcher = self.dispatcher
@@ -584,16 +592,19 @@ def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
     return wrapper
 
 
+_UPDATE_WRAPPER = Builtin("functools", "update_wrapper", update_wrapper)
+
+
 def wraps(wrapped, assigned=None, updated=None):
     """functools.wraps(wrapped): a decorator applying update_wrapper(wrapper, wrapped)."""
     _check_lists(assigned, updated, "wraps")
-    return Builtin("functools", "update_wrapper", lambda wrapper: update_wrapper(wrapper, wrapped))
+    return _functools.partial(_UPDATE_WRAPPER, wrapped=wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES)
 
 
 # ---------------------------------------------------------------------------------- the module
 
 _TYPE_NAMES = {_lru_cache_wrapper: "functools._lru_cache_wrapper", _Derived: "function",
-               _UnboundPartialMethod: "function", _SingleDispatch: "function", _BoundDispatch: "function",
+               _UnboundPartialMethod: "function", _SingleDispatch: "function", _BoundDispatch: "function", _Local: "function",
                cached_property: "functools.cached_property", partialmethod: "functools.partialmethod",
                singledispatchmethod: "functools.singledispatchmethod"}
 for _cls in (cached_property, partialmethod, singledispatchmethod):
@@ -602,7 +613,7 @@ stdlib._TYPE_NAMES.update(_TYPE_NAMES)
 access.register_function_type(_lru_cache_wrapper, names=("cache_info", "cache_clear", "cache_parameters"),
                               holds_attributes=True)
 access.register_function_type(_SingleDispatch, names=("register", "dispatch", "registry"), holds_attributes=True)
-for _cls in (_Derived, _UnboundPartialMethod, _BoundDispatch):
+for _cls in (_Derived, _UnboundPartialMethod, _BoundDispatch, _Local):
     access.register_function_type(_cls, holds_attributes=True)
 access.allow_held(cached_property, frozenset(("func", "attrname", "__doc__")))
 access.allow_held(partialmethod, frozenset(("func", "args", "keywords")))
@@ -613,7 +624,7 @@ access.ALLOWED[MappingProxyType] = frozenset(("keys", "values", "items", "get", 
 def members() -> dict:
     return {"reduce": _functools.reduce, "partial": _functools.partial, "cmp_to_key": _functools.cmp_to_key,
             "wraps": Builtin("functools", "wraps", wraps),
-            "update_wrapper": Builtin("functools", "update_wrapper", update_wrapper),
+            "update_wrapper": _UPDATE_WRAPPER,
             "lru_cache": Builtin("functools", "lru_cache", lru_cache), "cache": Builtin("functools", "cache", cache),
             "cached_property": cached_property, "total_ordering": Builtin("functools", "total_ordering", total_ordering),
             "partialmethod": partialmethod, "singledispatch": Builtin("functools", "singledispatch", singledispatch),
