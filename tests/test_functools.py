@@ -96,6 +96,12 @@ SNIPPETS = [
     "print(A.__doc__, A().__doc__, A.m.__doc__, A().m.__doc__, A.s.__doc__, A.c.__doc__, B.__doc__, B().__doc__)\n"
     "print(f.__module__, A.__module__, A().__module__, A().m.__module__, (lambda: 1).__module__)\n"
     "f.__doc__ = 'changed'\nprint(f.__doc__)",
+    TRY + "from functools import partial\ns = singledispatch(partial(max, 1))\nprint(s.__name__)\n@singledispatch\n"
+    "def g(x):\n    return 0\ndef ann(x: list[int]):\n    pass\nt(lambda: g.register(ann))\n"
+    "t(lambda: g.register(list[int]))\ndef ann2(x: int | list[int]):\n    pass\nt(lambda: g.register(ann2))\n"
+    "w = lru_cache(partial(max, 1))\nt(lambda: w.__name__)\nprint(w(3))\nt(lambda: g.dispatch(3))\n"
+    "t(lambda: g.dispatch(len))\nimport typing\ng.register(typing.Union[list, dict], lambda x: 'union')\n"
+    "print(g([]), g({}), g(1))",
     # what they make prints as CPython's
     "def f(x):\n    return x\nprint(lru_cache(f).cache_parameters, lru_cache(3)(f).cache_parameters, "
     "cache(f).cache_parameters, lru_cache(3))\ns = singledispatch(f)\nprint(s.register, s.dispatch, s.register(int), "
@@ -136,6 +142,18 @@ def test_tensors_are_keys_by_identity_as_in_pytorch():
               "print(total(x), total(x), total(torch.tensor([1.0, 2.0])), total(x, scale=2.0), total.cache_info())\n")
     assert gradcli_output(source) == ("computing\ncomputing\ncomputing\ntensor(3.) tensor(3.) tensor(3.) tensor(6.) "
                                       "CacheInfo(hits=1, misses=3, maxsize=None, currsize=3)\n")
+
+
+def test_torch_classes_dispatch_as_in_pytorch():
+    """Checked against PyTorch 2.13: torch.Tensor registered by class, by annotation and in a union; a Parameter
+    is a Tensor."""
+    source = ("import torch\n" + IMPORTS + "@singledispatch\ndef g(x):\n    return 'object'\n"
+              "g.register(list | int, lambda x: 'list or int')\n@g.register\ndef _(x: torch.Tensor | float):\n"
+              "    return 'tensor or float'\nprint(g([1]), g(3), g(torch.ones(1)), g(torch.nn.Parameter(torch.ones(1))), "
+              "g(1.5), g('s'), list(g.registry))\n")
+    assert gradcli_output(source) == ("list or int list or int tensor or float tensor or float tensor or float object "
+                                      "[<class 'object'>, <class 'list'>, <class 'int'>, <class 'torch.Tensor'>, "
+                                      "<class 'float'>]\n")
 
 
 def test_an_unbounded_cache_stays_within_the_item_limit():

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import builtins
 import functools as _functools
+import sys
+import weakref
 from types import MappingProxyType, MethodType
 
 from gradcli.engine.addresses import address
@@ -419,12 +421,20 @@ def _dispatch_class(value):
     return real if isinstance(real, type) else None
 
 
+def _union_args(value):
+    """The members of a union (`int | float`, `torch.Tensor | None`, typing.Union[...]), or None."""
+    if value.__class__ is stdlib._UNION_TYPE:
+        return value.__args__
+    pytyping = sys.modules.get("gradcli.language.pytyping")     # (loaded if the script made a union of its own)
+    if pytyping is not None and isinstance(value, pytyping.UnionForm):
+        return value.args
+    return None
+
+
 def _union_members(value):
-    """The classes of `int | float` (each one a class), or None."""
-    if value.__class__ is not stdlib._UNION_TYPE:
-        return None
-    members = value.__args__
-    return members if all(_dispatch_class(m) is not None for m in members) else None
+    """The classes of a union each of whose members is a class, or None."""
+    members = _union_args(value)
+    return members if members is not None and all(_dispatch_class(m) is not None for m in members) else None
 
 
 def _resolved(text: str, func):
@@ -448,6 +458,8 @@ class _SingleDispatch(_Wrapper):
 
     def __init__(self, func):
         _named_after(self, func)
+        if self.name is None:           # (what the wrapper is called when func has no name to give it)
+            self.name, self.qualname = "wrapper", "singledispatch.<locals>.wrapper"
         self._registry = {}         # the script's class values -> function, in the order registered
         self._real = {}             # the Python classes they stand for -> function
         self._add(object, object, func)
@@ -474,8 +486,12 @@ class _SingleDispatch(_Wrapper):
 
     def _dispatch(self, cls):
         real = _dispatch_class(cls)
-        if real is None:
-            raise TypeError(f"{cls!r} is not a class")
+        if real is None:                # (CPython's errors: its cache's weak reference, then the missing __mro__)
+            try:
+                weakref.ref(cls)
+            except TypeError:
+                raise TypeError(f"cannot create weak reference to '{stdlib.type_name(cls)}' object") from None
+            raise AttributeError(f"'{stdlib.type_name(cls)}' object has no attribute '__mro__'")
         return self._find(real)
 
     @property
@@ -502,7 +518,7 @@ class _SingleDispatch(_Wrapper):
                 cls = type(None)
             members = _union_members(cls)
             if _dispatch_class(cls) is None and members is None:
-                if cls.__class__ is stdlib._UNION_TYPE:
+                if _union_args(cls) is not None:
                     raise TypeError(f"Invalid annotation for {argname!r}. {cls!r} not all arguments are classes.")
                 raise TypeError(f"Invalid annotation for {argname!r}. {cls!r} is not a class.")
         for member in members or (cls,):
@@ -552,6 +568,8 @@ class _BoundDispatch(_Wrapper):
 
     def __init__(self, func, call):
         _named_after(self, func)
+        if self.name is None:
+            self.name, self.qualname = "_method", "singledispatchmethod.__get__.<locals>._method"
         self._call = call
 
     def __call__(self, *args, **kwargs):
