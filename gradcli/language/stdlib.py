@@ -1318,7 +1318,8 @@ def _importable(module: ScriptModule) -> list:
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
                    id(TORCH.members["finfo"]): typeinfo.FInfo, id(TORCH.members["iinfo"]): typeinfo.IInfo,
-                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
+                   id(TORCH.members["device"]): _Device, id(TORCH.members["layout"]): dtypes.Layout}
 # torch.optim's classes and its schedulers', as the script's torch.optim names them (once torch.optim is made)
 _OPTIM_CLASSES: dict = {}
 dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
@@ -1910,7 +1911,7 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
-                 dtypes.Layout: TORCH.members["layout"],
+                 dtypes.Layout: TORCH.members["layout"], _Device: TORCH.members["device"],
                  rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
                  typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)
