@@ -534,7 +534,7 @@ def _refuse_pytorch_api(obj, name: str) -> None:
 
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
-_PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel")),
+_PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel", "__doc__")),
                    staticmethod: frozenset(), classmethod: frozenset(),
                    MethodType: classes.FUNCTION_INFO}      # a script's method bound to its object
 

@@ -167,6 +167,10 @@ class ScriptFunction:
     def __name__(self):             # read by Python's bound-method repr, and by scripts (f.__name__)
         return self.name
 
+    @property
+    def __doc__(self):              # its docstring, for Python's own readers (property, bound methods) too
+        return self.doc
+
     def __getattr__(self, name):    # __qualname__ (a class body cannot define it as a property)
         if name == "__qualname__":
             return self.qualname
