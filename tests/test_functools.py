@@ -236,3 +236,14 @@ def test_functools_is_loaded_only_by_scripts_that_use_it():
             "print('gradcli.language.pyfunctools' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_help_describes_them():
+    out = gradcli_output(IMPORTS + "@lru_cache\ndef fib(n):\n    'Fibonacci numbers.'\n    return n\n@singledispatch\n"
+                                   "def show(x, indent=0):\n    return x\nhelp(fib)\nhelp(show)\nhelp(lru_cache)\n"
+                                   "help(cached_property)\nhelp(functools)\n")
+    assert out.startswith("fib(n)\n    Fibonacci numbers. (Its results are cached by functools.lru_cache: cache_info(), "
+                          "cache_clear().)\nshow(x, indent=0)\n    A function defined in this session. (A generic "
+                          "function of functools.singledispatch:\n    register(), dispatch(), registry.)\n"
+                          "lru_cache(maxsize=128, typed=False)\n")
+    assert "class cached_property(func)\n" in out and "module functools\n" in out and "singledispatchmethod" in out

@@ -1679,6 +1679,11 @@ _WRITTEN = {"logit": "eps=None", "logit_": "eps=None", "nan_to_num": "nan=0.0, p
             "kaiser_window": "window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False"}
 
 
+# gradcli.language.pyfunctools' wrappers of a script's function, by class name -> what help() adds to its docstring
+_WRAPPED_BY = {"_lru_cache_wrapper": "Its results are cached by functools.lru_cache: cache_info(), cache_clear()",
+               "_SingleDispatch": "A generic function of functools.singledispatch: register(), dispatch(), registry"}
+
+
 def text_for(obj, builtins: dict | None = None) -> str:
     """The help shown for `obj`: a signature line and a paragraph, indented."""
     from gradcli.language import stdlib
@@ -1700,8 +1705,13 @@ def text_for(obj, builtins: dict | None = None) -> str:
         obj = obj.func
     elif isinstance(obj, Bounded):          # collections.Counter, ...: the class it stands for
         obj = obj.original
+    made = _WRAPPED_BY.get(obj.__class__.__name__) if obj.__class__.__module__.endswith("pyfunctools") else None
+    if made is not None and obj.wrapped.__class__ is ScriptFunction:     # the function lru_cache... wraps
+        fn = obj.wrapped
+        return _format(f"{fn.name}({', '.join(fn.parameters())})",
+                       f"{fn.doc or 'A function defined in this session.'} ({made}.)")
     if obj.__class__ is ScriptFunction:
-        return _format(f"{obj.name}({', '.join(obj.parameters())})", "A function defined in this session.")
+        return _format(f"{obj.name}({', '.join(obj.parameters())})", obj.doc or "A function defined in this session.")
     if obj.__class__ is stdlib.ScriptModule:
         members = ", ".join(sorted(n for n in obj.members if not n.startswith("_")))
         return _format(f"module {obj.name}", f"{_MODULES.get(obj.name, '')} Names: {members}.".strip())
