@@ -52,7 +52,8 @@ SNIPPETS = [
     "del c.area\nprint(c.area, c.calls)\nc.area = 7\nprint(c.area)\n"
     "class Slotted:\n    __slots__ = ('x',)\n    @cached_property\n    def p(self):\n        return 1\nt(lambda: Slotted().p)\n"
     "cp = cached_property(lambda self: 1)\nclass Later:\n    pass\nLater.q = cp\nt(lambda: Later().q)\n"
-    "def two():\n    class R:\n        a = cp\n        b = cp\nt(two)",
+    "def two():\n    class R:\n        a = cp\n        b = cp\nt(two)\ntry:\n    two()\nexcept RuntimeError as e:\n"
+    "    print(repr(e.__cause__))",
     # total_ordering
     TRY + "@total_ordering\nclass Version:\n    def __init__(self, n):\n        self.n = n\n    def __eq__(self, o):\n"
     "        return self.n == o.n\n    def __lt__(self, o):\n        if not isinstance(o, Version):\n"

@@ -158,7 +158,12 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None):
                     continue
             resolved.append(base)
         bases = resolved
-    cls = _make_class(name, bases, namespace)
+    try:
+        cls = _make_class(name, bases, namespace)
+    except RuntimeError as e:       # a descriptor's __set_name__ failed (functools.cached_property's TypeError):
+        if e.__cause__ is not None and str(e).startswith("Error calling __set_name__"):
+            e.__gradcli_cause__ = True      # ... chained to it as CPython chains it
+        raise
     if variables:
         GENERIC_PARAMETERS[cls] = tuple(variables)
     return cls
