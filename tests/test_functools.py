@@ -98,7 +98,8 @@ SNIPPETS = [
     "print(f.__module__, A.__module__, A().__module__, A().m.__module__, (lambda: 1).__module__)\n"
     "f.__doc__ = 'changed'\nprint(f.__doc__)\nclass Q:\n    @property\n    def pr(self):\n        'Pr doc.'\n"
     "        return 1\n    @property\n    def nd(self):\n        return 1\n"
-    "print(Q.pr.__doc__, Q.nd.__doc__, property(lambda self: 1, doc='given').__doc__)",
+    "print(Q.pr.__doc__, Q.nd.__doc__, property(lambda self: 1, doc='given').__doc__)\n"
+    "class W:\n    p = property(lru_cache(f))\n    q = property(singledispatch(h))\nprint(W.p.__doc__, repr(W.q.__doc__))",
     TRY + "from functools import partial\ns = singledispatch(partial(max, 1))\nprint(s.__name__)\n@singledispatch\n"
     "def g(x):\n    return 0\ndef ann(x: list[int]):\n    pass\nt(lambda: g.register(ann))\n"
     "t(lambda: g.register(list[int]))\ndef ann2(x: int | list[int]):\n    pass\nt(lambda: g.register(ann2))\n"

@@ -633,6 +633,9 @@ access.register_function_type(_lru_cache_wrapper, names=("cache_info", "cache_cl
 access.register_function_type(_SingleDispatch, names=("register", "dispatch", "registry"), holds_attributes=True)
 for _cls in (_Derived, _UnboundPartialMethod, _BoundDispatch, _Local):
     access.register_function_type(_cls, holds_attributes=True)
+# a wrapper's __doc__ is what it copied, for Python's own readers too (property(lru_cache(f)) takes f's docstring)
+for _cls in (_lru_cache_wrapper, _SingleDispatch, _Derived, _UnboundPartialMethod, _BoundDispatch, _Local):
+    _cls.__doc__ = property(lambda self: self.doc)
 access.allow_held(cached_property, frozenset(("func", "attrname", "__doc__")))
 access.allow_held(partialmethod, frozenset(("func", "args", "keywords")))
 access.allow_held(singledispatchmethod, frozenset(("register", "dispatcher", "func")))
