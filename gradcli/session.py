@@ -80,13 +80,19 @@ def _contextlib_members() -> dict:
     return pycontextlib.members()
 
 
+def _functools_members() -> dict:
+    from gradcli.language import pyfunctools
+    return pyfunctools.members()
+
+
 def _enum_members() -> dict:
     from gradcli.language import pyenum
     return pyenum.members()
 
 
 stdlib.LATER_MAKERS.update(typing=_typing_members, dataclasses=_dataclasses_members, operator=_operator_members,
-                           abc=_abc_members, contextlib=_contextlib_members, enum=_enum_members)
+                           abc=_abc_members, contextlib=_contextlib_members, enum=_enum_members,
+                           functools=_functools_members)
 stdlib.when_made("dataclasses", _allow_dataclasses)
 stdlib.TYPING_INSTANCE_CLASSES[0] = _instance_classes
 bounds.UNION_OR[0] = _union_or

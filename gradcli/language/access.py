@@ -363,6 +363,8 @@ def get_method(obj, name: str):
             return rules.class_attr(obj, name)
     python = _PYTHON_OBJECTS.get(cls)
     if python is not None:             # super(), property, a script's function
+        if (name == "__doc__" or name == "__module__") and (cls is MethodType or cls in classes.FUNCTION_TYPES):
+            return classes.function_info(obj, name)
         if name in python:
             return getattr(obj, name)
         if cls is super:
@@ -471,6 +473,8 @@ def _class_attribute(obj, name: str):
     if pycollections.is_namedtuple_class(obj) and obj in pycollections.SCRIPT_MEMBERS and (
             name in pycollections.SCRIPT_MEMBERS[obj] or name == "__annotations__"):
         return getattr(obj, name)       # what a typing.NamedTuple class's body defined, and its annotations
+    if name == "__doc__" and (pycollections.is_namedtuple_class(obj) or obj.__class__ in pycollections.NAMEDTUPLES):
+        return obj.__doc__              # its docstring, or CPython's 'Point(x, y)'
     if obj is str and name in ALLOWED[str]:
         return _SCRIPT_METHODS[str].get(name) or _BOUNDED_METHODS[str].get(name) or getattr(str, name)
     if name == "fromkeys" and getattr(obj, "original", obj) is dict:
@@ -530,7 +534,7 @@ def _refuse_pytorch_api(obj, name: str) -> None:
 
 
 # Python objects that scripts make with `def`, `class`, super() and @property, and what they may read of them
-_PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel")),
+_PYTHON_OBJECTS = {super: frozenset(), property: frozenset(("setter", "getter", "deleter", "fget", "fset", "fdel", "__doc__")),
                    staticmethod: frozenset(), classmethod: frozenset(),
                    MethodType: classes.FUNCTION_INFO}      # a script's method bound to its object
 
@@ -545,17 +549,26 @@ def register_generator_code(code) -> None:
     _SCRIPT_GENERATOR_CODES.add(code)
 
 
-def register_function_type(cls, script_function=False) -> None:
+def register_function_type(cls, script_function=False, names=(), holds_attributes=False) -> None:
     """Let scripts read a function's __name__ and __qualname__ (gradcli.language.compiler.ScriptFunction,
-    which this module cannot import); `script_function`: cls is ScriptFunction, whose attributes a script
-    may also set and delete (its `attrs`)."""
-    _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO
+    which this module cannot import), and `names` besides (an lru_cache wrapper's cache_info); `script_function`:
+    cls is ScriptFunction, whose attributes a script may also set and delete (its `attrs`), as it may those of
+    a class that `holds_attributes` (functools' wrappers, which have a __dict__ in CPython)."""
+    _PYTHON_OBJECTS[cls] = classes.FUNCTION_INFO | frozenset(names)
     classes.FUNCTION_TYPES.add(cls)
     if script_function:
         _FUNCTION_TYPE[0] = cls
+    if script_function or holds_attributes:
+        _ATTRIBUTE_HOLDERS.add(cls)
 
 
 _FUNCTION_TYPE = [None]         # compiler.ScriptFunction, once registered
+_ATTRIBUTE_HOLDERS: set = set()     # the function types whose instances keep the script's attributes in `attrs`
+
+
+def script_function_type():
+    """compiler.ScriptFunction (which this module cannot import)."""
+    return _FUNCTION_TYPE[0]
 
 
 def _refuse_internal(obj, name: str) -> None:
@@ -684,7 +697,10 @@ def set_attr(obj, name: str, value) -> None:
     if rules is not None:
         rules.set_attr(obj, name, value)
         return
-    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # a script's function: its own attributes
+    if obj.__class__ is _FUNCTION_TYPE[0] and name == "__doc__":      # (Python's functions take a new docstring)
+        obj.doc = value
+        return
+    if obj.__class__ in _ATTRIBUTE_HOLDERS and name[:2] != "__":    # a script's function: its own attributes
         if obj.attrs is None:
             obj.attrs = {}
         obj.attrs[name] = value
@@ -773,9 +789,9 @@ def del_attr(obj, name: str) -> None:
         return
     if obj.__class__ is ScriptModule:
         raise AttributeError(f"cannot delete attributes of module '{obj.name}' in gradcli's language")
-    if obj.__class__ is _FUNCTION_TYPE[0] and name[:2] != "__":    # what the script set on its function
+    if obj.__class__ in _ATTRIBUTE_HOLDERS and name[:2] != "__":    # what the script set on its function
         if obj.attrs is None or name not in obj.attrs:
-            raise AttributeError(f"'function' object has no attribute '{name}'")
+            raise AttributeError(f"'{type_name(obj)}' object has no attribute '{name}'")
         del obj.attrs[name]
         return
     if classes.is_dunder(name):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
+from types import MethodType
 
 from gradcli.engine.addresses import address
 from gradcli.language.bounds import Bounded
@@ -157,7 +158,12 @@ def make_class(name: str, bases: list, namespace: dict, metaclass=None):
                     continue
             resolved.append(base)
         bases = resolved
-    cls = _make_class(name, bases, namespace)
+    try:
+        cls = _make_class(name, bases, namespace)
+    except RuntimeError as e:       # a descriptor's __set_name__ failed (functools.cached_property's TypeError):
+        if e.__cause__ is not None and str(e).startswith("Error calling __set_name__"):
+            e.__gradcli_cause__ = True      # ... chained to it as CPython chains it
+        raise
     if variables:
         GENERIC_PARAMETERS[cls] = tuple(variables)
     return cls
@@ -306,8 +312,29 @@ def _refused(kind: str, name: str) -> AttributeError:
 DATACLASS_INFO = "__dataclass_fields__"
 
 
+def function_info(fn, name: str):
+    """`f.__doc__` and `f.__module__` of a script's function (or bound method, or what wraps one): its
+    docstring (None without one, as a lambda's), and '__main__', the module CPython names for a script's."""
+    if fn.__class__ is MethodType:
+        fn = fn.__func__
+    if name == "__module__":
+        return "__main__"
+    while True:
+        doc = getattr(fn, "doc", _NO_DOC)
+        if doc is not _NO_DOC:
+            return doc
+        fn = getattr(fn, "__wrapped__", None)      # (a grad-mode decorator's: functools.wraps copied the docstring)
+        if fn.__class__ not in FUNCTION_TYPES:
+            return None
+
+
+_NO_DOC = object()
+
+
 def instance_attr(obj, name: str):
     """`obj.name` for an instance of a script class."""
+    if (name == "__doc__" or name == "__module__") and type(obj).__module__ == "__main__":     # its class's
+        return getattr(type(obj), name)
     if name[:2] == "__" and is_dunder(name) and name not in SPECIAL_METHODS and not (
             name == DATACLASS_INFO and hasattr(type(obj), name)):
         if name == "__cause__" and isinstance(obj, BaseException):

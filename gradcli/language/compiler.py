@@ -99,16 +99,26 @@ class Signature:
         self.shown = tuple(shown)
 
 
+def docstring(body: list):
+    """The docstring of a def's or class's body: its first statement when that is a string literal."""
+    first = body[0] if body else None
+    if first.__class__ is syntax.ExprStmt and first.value.__class__ is syntax.Constant \
+            and first.value.value.__class__ is str:
+        return first.value.value
+    return None
+
+
 class ScriptFunction:
     """A function defined with `def` or `lambda` in a script. In a class it is a method: reading it
     through an instance binds it (`__get__`), as a Python function is bound."""
 
     __slots__ = ("name", "qualname", "params", "defaults", "body", "globals", "cells", "frees", "closure",
-                 "signature", "kwdefaults", "wrapped", "attrs", "annotations")
+                 "signature", "kwdefaults", "wrapped", "attrs", "annotations", "doc")
 
     def __init__(self, name, qualname, params, defaults, body, globals_, cells=None, frees=(), closure=(),
-                 signature=None, kwdefaults=None):
+                 signature=None, kwdefaults=None, doc=None):
         self.name = name
+        self.doc = doc                # __doc__: its docstring, or None
         self.qualname = qualname      # as Python's: outer.<locals>.name, which its messages use
         self.wrapped = None           # what functools.wraps made it stand for
         self.attrs = None             # what the script set on it (`f.calls = 0`): Python's function __dict__
@@ -156,6 +166,10 @@ class ScriptFunction:
     @property
     def __name__(self):             # read by Python's bound-method repr, and by scripts (f.__name__)
         return self.name
+
+    @property
+    def __doc__(self):              # its docstring, for Python's own readers (property, bound methods) too
+        return self.doc
 
     def __getattr__(self, name):    # __qualname__ (a class body cannot define it as a property)
         if name == "__qualname__":
@@ -872,6 +886,7 @@ class Compiler:
         globals_ = self.globals
         name, line, col = shown, node.line, node.col
         make_class = classes.make_class
+        doc = docstring(node.body)
 
         def make(env):
             found = [b(env) for b in bases]
@@ -882,6 +897,8 @@ class Compiler:
                 locate(e, line, col)
                 raise
             namespace["__module__"], namespace["__qualname__"] = "__main__", qualname
+            if doc is not None:
+                namespace["__doc__"] = doc
             if annotated:
                 namespace["__annotations__"] = {}
             for key, outer_key in keys:
@@ -951,8 +968,10 @@ class Compiler:
         finally:
             self.scope, self.prefix, self.first_param = outer, outer_prefix, outer_first
         globals_ = self.globals
+        doc = docstring(node.body) if node.__class__ is syntax.FunctionDef else None
         if signature is None and not scope.cells and not scope.frees and annotations is None:
-            return lambda env: ScriptFunction(name, qualname, params, [d(env) for d in defaults], body, globals_)
+            return lambda env: ScriptFunction(name, qualname, params, [d(env) for d in defaults], body, globals_,
+                                              doc=doc)
         cells = tuple(sorted(scope.cells)) if scope.cells or scope.frees else None
         frees = scope.frees
         keys = [self._outer_key(n) for n in frees]
@@ -963,7 +982,7 @@ class Compiler:
             made_defaults = [d(env) for d in defaults]
             made_kwdefaults = {n: d(env) for n, d in kwdefaults} if kwdefaults else None
             f = ScriptFunction(name, qualname, params, made_defaults, body, globals_, cells, frees, closure,
-                               signature, made_kwdefaults)
+                               signature, made_kwdefaults, doc)
             if annotations is not None:
                 f.annotations = {key: annotation(env) for key, annotation in annotations}
             return f

@@ -1409,6 +1409,8 @@ _MODULES = {
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
                   "suppress and ExitStack.",
     "enum": "Python's enum module: Enum, IntEnum, StrEnum, Flag, IntFlag, auto and unique, CPython's own.",
+    "functools": "Python's functools module: reduce, partial, cmp_to_key, wraps and update_wrapper, the caches "
+                 "(lru_cache, cache, cached_property), total_ordering, partialmethod and singledispatch.",
 }
 
 # The functions and classes of abc, contextlib and enum, by (module, name) (gradcli.language.pyabc, pycontextlib,
@@ -1436,6 +1438,19 @@ _PYTHON_NAMES = {
     ("enum", "Flag"): ("class Flag", "An enumeration whose members combine with |, & and ^ as bit flags."),
     ("enum", "IntFlag"): ("class IntFlag", "A Flag whose members are also ints."),
     ("enum", "auto"): ("class auto", "A member's value chosen by the enumeration (1, 2, 3... by default)."),
+    ("functools", "cached_property"): ("class cached_property(func)", "A decorator making a method a property "
+                                       "computed on first reading and then kept in the instance's attributes (`del` "
+                                       "forgets it)."),
+    ("functools", "partialmethod"): ("class partialmethod(func, /, *args, **keywords)", "A method that calls func "
+                                     "with some of its arguments already given, as partial does for a function."),
+    ("functools", "singledispatchmethod"): ("class singledispatchmethod(func)", "singledispatch for a method: the "
+                                            "implementation is chosen by the class of the first argument after self."),
+    ("functools", "partial"): ("class partial(func, /, *args, **keywords)", "A function that calls func with some "
+                               "of its arguments already given, and the rest from the call."),
+    ("_functools", "reduce"): ("reduce(function, iterable[, initial], /)", "Folds the items from the left: "
+                               "function(function(a, b), c) and so on, starting from initial if given."),
+    ("_functools", "cmp_to_key"): ("cmp_to_key(mycmp)", "A key for sorted/min/max made of an old-style comparison "
+                                   "function returning a negative number, zero or a positive number."),
     ("enum", "unique"): ("unique(enumeration)", "A class decorator refusing an enumeration in which two names "
                                                  "share a value."),
 }
@@ -1455,6 +1470,20 @@ _STATISTICS = {
 
 # functions of Python's modules that gradcli writes itself: (module, name) -> (signature, paragraph)
 _PYTHON_FUNCTIONS = {
+    ("functools", "lru_cache"): ("lru_cache(maxsize=128, typed=False)", "A decorator remembering a function's results "
+                                 "for its last maxsize distinct arguments (None: all of them), least recently used "
+                                 "first out; cache_info(), cache_clear() and cache_parameters() on the result."),
+    ("functools", "cache"): ("cache(user_function, /)", "lru_cache(maxsize=None): a decorator remembering every "
+                             "result of a function, keyed by its (hashable) arguments."),
+    ("functools", "total_ordering"): ("total_ordering(cls)", "A class decorator adding the comparisons (< <= > >=) a "
+                                      "class lacks, derived from the one it defines and __eq__."),
+    ("functools", "singledispatch"): ("singledispatch(func)", "A decorator making a generic function: implementations "
+                                      "added with .register (by class or by the first parameter's annotation) are "
+                                      "chosen by the class of the first argument."),
+    ("functools", "wraps"): ("wraps(wrapped)", "A decorator for a wrapper function: it takes the name, qualified "
+                             "name, docstring and attributes of wrapped, and __wrapped__."),
+    ("functools", "update_wrapper"): ("update_wrapper(wrapper, wrapped)", "What wraps does, called directly: wrapper "
+                                      "takes wrapped's name, docstring and attributes; returns wrapper."),
     ("copy", "copy"): ("copy.copy(x)", "A shallow copy: a new list, dict or object holding the same items; a "
                                        "tensor's copy shares its data."),
     ("copy", "deepcopy"): ("copy.deepcopy(x, memo=None)",
@@ -1654,6 +1683,11 @@ _WRITTEN = {"logit": "eps=None", "logit_": "eps=None", "nan_to_num": "nan=0.0, p
             "kaiser_window": "window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False"}
 
 
+# gradcli.language.pyfunctools' wrappers of a script's function, by class name -> what help() adds to its docstring
+_WRAPPED_BY = {"_lru_cache_wrapper": "Its results are cached by functools.lru_cache: cache_info(), cache_clear()",
+               "_SingleDispatch": "A generic function of functools.singledispatch: register(), dispatch(), registry"}
+
+
 def text_for(obj, builtins: dict | None = None) -> str:
     """The help shown for `obj`: a signature line and a paragraph, indented."""
     from gradcli.language import stdlib
@@ -1675,8 +1709,13 @@ def text_for(obj, builtins: dict | None = None) -> str:
         obj = obj.func
     elif isinstance(obj, Bounded):          # collections.Counter, ...: the class it stands for
         obj = obj.original
+    made = _WRAPPED_BY.get(obj.__class__.__name__) if obj.__class__.__module__.endswith("pyfunctools") else None
+    if made is not None and obj.wrapped.__class__ is ScriptFunction:     # the function lru_cache... wraps
+        fn = obj.wrapped
+        return _format(f"{fn.name}({', '.join(fn.parameters())})",
+                       f"{fn.doc or 'A function defined in this session.'} ({made}.)")
     if obj.__class__ is ScriptFunction:
-        return _format(f"{obj.name}({', '.join(obj.parameters())})", "A function defined in this session.")
+        return _format(f"{obj.name}({', '.join(obj.parameters())})", obj.doc or "A function defined in this session.")
     if obj.__class__ is stdlib.ScriptModule:
         members = ", ".join(sorted(n for n in obj.members if not n.startswith("_")))
         return _format(f"module {obj.name}", f"{_MODULES.get(obj.name, '')} Names: {members}.".strip())

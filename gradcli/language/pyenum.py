@@ -125,6 +125,8 @@ def member_attr(obj, name: str):
     if name[:2] == "__" and is_dunder(name):
         if name in classes.SPECIAL_METHODS and _special(cls, name):
             return getattr(obj, name)
+        if name == "__doc__" or name == "__module__":       # its class's
+            return class_attr(cls, name)
         raise AttributeError(f"'{cls.__name__}' object attribute '{name}' is outside gradcli's language")
     if name in _MEMBER_ATTRS or _defined(cls, name):
         return getattr(obj, name)

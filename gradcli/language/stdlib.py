@@ -1164,8 +1164,7 @@ def _make_random() -> dict:
     return members
 
 
-# itertools without tee (it buffers without bound); functools' functions of values (its decorators
-# wait for the language's decorators); string's constants; time's clocks.
+# itertools without tee (it buffers without bound); string's constants; time's clocks.
 _ITERTOOLS_NAMES = ("accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count",
                     "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
                     "product", "repeat", "starmap", "takewhile", "zip_longest")
@@ -1183,28 +1182,8 @@ TORCH = _build_torch()
 MATH = _build_math()
 RANDOM = ScriptModule.later("random", _make_random)
 ITERTOOLS = _build_itertools()
-def _wraps(wrapped, assigned=None, updated=None):
-    """functools.wraps(wrapped): a decorator that gives a script's function the name, qualified name and
-    __wrapped__ of `wrapped` (what a wrapper made in a decorator needs to print as the function it wraps)."""
-    if assigned is not None or updated is not None:
-        raise TypeError("functools.wraps(assigned=, updated=) is outside gradcli's language")
-
-    def update_wrapper(wrapper):
-        if hasattr(wrapper, "wrapped") and hasattr(wrapper, "qualname"):     # a script's function
-            name = getattr(wrapped, "__name__", None)
-            if isinstance(name, str):
-                wrapper.name = name
-                wrapper.qualname = getattr(wrapped, "__qualname__", name)
-            wrapper.wrapped = wrapped
-            attrs = getattr(wrapped, "attrs", None)        # Python's wrapper.__dict__.update(wrapped.__dict__)
-            if attrs:
-                wrapper.attrs = {**(wrapper.attrs or {}), **attrs}
-        return wrapper
-    return Builtin("functools", "update_wrapper", update_wrapper)
 
 
-FUNCTOOLS = ScriptModule("functools", {**{n: getattr(_functools, n) for n in ("reduce", "partial", "cmp_to_key")},
-                                       "wraps": Builtin("functools", "wraps", _wraps)})
 def _make_string() -> dict:
     import string
     return {n: getattr(string, n) for n in _STRING_NAMES}
@@ -1285,13 +1264,14 @@ OPERATOR = ScriptModule.later("operator", lambda: LATER_MAKERS["operator"]())
 ABC = ScriptModule.later("abc", lambda: LATER_MAKERS["abc"]())
 CONTEXTLIB = ScriptModule.later("contextlib", lambda: LATER_MAKERS["contextlib"]())
 ENUM = ScriptModule.later("enum", lambda: LATER_MAKERS["enum"]())
+FUNCTOOLS = ScriptModule.later("functools", lambda: LATER_MAKERS["functools"]())
 # Classes of values scripts hold whose attributes are all outside the language (typing's values) -> a function
 # giving the dotted name of the class CPython has for such a value ('typing._GenericAlias')
 OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum")
+                    "textwrap", "abc", "contextlib", "enum", "functools")
 _NO_STREAMS = "scripts cannot reach the process's streams"
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
@@ -1339,7 +1319,8 @@ def _importable(module: ScriptModule) -> list:
 _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]): Size,
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
                    id(TORCH.members["finfo"]): typeinfo.FInfo, id(TORCH.members["iinfo"]): typeinfo.IInfo,
-                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node}
+                   id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
+                   id(TORCH.members["device"]): _Device, id(TORCH.members["layout"]): dtypes.Layout}
 # torch.optim's classes and its schedulers', as the script's torch.optim names them (once torch.optim is made)
 _OPTIM_CLASSES: dict = {}
 dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
@@ -1931,7 +1912,7 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
-                 dtypes.Layout: TORCH.members["layout"],
+                 dtypes.Layout: TORCH.members["layout"], _Device: TORCH.members["device"],
                  rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
                  typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)
