@@ -9,7 +9,7 @@ import sys
 from gradcli.errors import ScriptSyntaxError
 from gradcli.language.lexer import REFUSED_KEYWORDS, Layout, Scanner, token
 from gradcli.language.syntax import Module
-from gradcli.language.syntaxerrors import Problems, error_at
+from gradcli.language.syntaxerrors import Problems, error_at, header_words
 from gradcli.language.treebuild import Builder
 
 
@@ -125,7 +125,35 @@ class _Frontend:
         try:
             return self.driver.run(tokens, start)
         except _Unexpected as failure:
-            raise self.describe.failure(failure) from None
+            err = self.describe.failure(failure)
+            if err.message == "expected an indented block":
+                err = self._missing_block(text, failure.token, err)
+            raise err from None
+
+    # the first tokens of the headers of compound statements, as CPython names them in its message
+    _HEADERS = frozenset(("for", "if", "elif", "else", "while", "try", "except", "finally", "with", "def", "class",
+                          "match", "case"))
+
+    def _missing_block(self, text: str, failing, err):
+        """CPython's words for a block that is not indented: "expected an indented block after 'for' statement on
+        line 2". The header is the logical line before the failing token's; the text is scanned again to find
+        where it starts (only on this error: the parse itself keeps no history)."""
+        header, starts_line = None, True
+        try:
+            for tok in self.layout.process(self.scanner.tokens(text), Problems()):
+                if tok.line == failing.line and tok.col == failing.col and tok.type == failing.type:
+                    break
+                if tok.type in ("_NEWLINE", "_INDENT", "_DEDENT"):
+                    starts_line = True
+                    continue
+                if starts_line:
+                    header, starts_line = tok, False
+        except ScriptSyntaxError:
+            return err
+        if header is None or header.value not in self._HEADERS:
+            return err
+        return error_at(f"expected an indented block after {header_words(header.value)} on line {header.line}",
+                        failing)
 
     def parse_fragment(self, text: str, line: int, col: int):
         """An f-string field's expression, at its place in the script (line and col of text[0])."""

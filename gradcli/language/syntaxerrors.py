@@ -10,13 +10,36 @@ from gradcli.errors import ScriptSyntaxError
 SHOWN = 50
 
 
+# the indentation errors, under the subclasses of SyntaxError CPython raises them as
+_KINDS = {"unexpected indent": "IndentationError", "unindent does not match any outer indentation level":
+          "IndentationError", "too many levels of indentation": "IndentationError",
+          "inconsistent use of tabs and spaces in indentation": "TabError"}
+
+
 def error(message: str, line: int, col: int) -> ScriptSyntaxError:
-    return ScriptSyntaxError(message, "<script>", line, col)
+    return _typed(ScriptSyntaxError(message, "<script>", line, col))
 
 
 def error_at(message: str, where) -> ScriptSyntaxError:
     """An error at a token or node: both carry `line` and `col`."""
-    return ScriptSyntaxError(message, "<script>", where.line, where.col)
+    return _typed(ScriptSyntaxError(message, "<script>", where.line, where.col))
+
+
+def _typed(err: ScriptSyntaxError) -> ScriptSyntaxError:
+    kind = _KINDS.get(err.message)
+    if kind is not None or err.message.startswith("expected an indented block"):
+        err.kind = kind or "IndentationError"
+    return err
+
+
+def header_words(keyword: str) -> str:
+    """How CPython names the compound statement whose block is missing: "'for' statement", "function
+    definition", ..."""
+    if keyword == "def":
+        return "function definition"
+    if keyword == "class":
+        return "class definition"
+    return f"'{keyword}' statement"
 
 
 def refusal(what: str) -> str:
