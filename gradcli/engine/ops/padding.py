@@ -151,11 +151,27 @@ def _check_sizes(x: np.ndarray, pad: tuple, mode: str) -> None:
                                f"dimension, but got: padding ({left}, {right}) at dimension {d} of input "
                                f"{_size_list(x.shape)}")
         shape[d] = n + left + right
+    _check_output(x.shape[-k:], shape[-k:], mode)
     if any(n < 0 for n in shape):
-        if mode == "reflect":
+        if mode == "reflect" and k == 2:
             raise RuntimeError("numel: integer multiplication overflow")
         negative = next(n for n in shape if n < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {_size_list(shape)}")
+
+
+def _check_output(sizes, out, mode: str) -> None:
+    """The kernels' check that the output is not empty in every padded dim (one dim: W; two: H and W both; three:
+    D, H and W all), in PyTorch's words for each (replication's 2-d message has its stray space)."""
+    if any(n >= 1 for n in out):
+        return
+    if len(out) == 1:
+        raise RuntimeError(f"input (W: {sizes[0]}) is too small. Calculated output W: {out[0]}")
+    if len(out) == 2:
+        space = " " if mode == "replicate" else ""
+        raise RuntimeError(f"input (H: {sizes[0]}, W: {sizes[1]}{space}) is too small. Calculated output H: {out[0]} "
+                           f"W: {out[1]}")
+    raise RuntimeError(f"input (D: {sizes[0]} H: {sizes[1]}, W: {sizes[2]}) is too small. Calculated output "
+                       f"D: {out[0]} H: {out[1]} W: {out[2]}")
 
 
 def circular(a: Tensor, pad: tuple) -> Tensor:
