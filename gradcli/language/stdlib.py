@@ -32,7 +32,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None}
+                   "enum": None, "io": None}
 
 
 class ScriptModule:
@@ -86,6 +86,8 @@ class ScriptModule:
                     or f"<module '{self.name}' (built-in)>")
         if self.name in _PYTHON_MODULES:
             module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string, random: when made
+            if getattr(module.__spec__, "origin", None) == "frozen":     # (abc and io, as CPython 3.11 freezes them)
+                return f"<module '{self.name}' (frozen)>"
             return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
@@ -1257,6 +1259,7 @@ def _later_python(name: str, module: str, maker: str = "members") -> ScriptModul
 WARNINGS = _later_python("warnings", "pywarnings")       # its filters govern the engine's warnings too
 SYS = _later_python("sys", "pysys")                      # a safe part
 JSON = _later_python("json", "pyjson")
+IO = _later_python("io", "pyio")                         # the in-memory streams
 HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
@@ -1290,11 +1293,15 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum")
+                    "textwrap", "abc", "contextlib", "enum", "io")
 _NO_STREAMS = "scripts cannot reach the process's streams"
 # Names of Python's modules that gradcli leaves out of the language, with the reason
+_NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
 REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
-                                  "chdir": "scripts cannot reach files or directories"}}
+                                  "chdir": "scripts cannot reach files or directories"},
+                   "io": {name: _NO_FILES for name in ("open", "open_code", "FileIO", "TextIOWrapper", "BufferedReader",
+                                                       "BufferedWriter", "BufferedRandom", "BufferedRWPair",
+                                                       "text_encoding")}}
 
 
 def refused_member(module: str, name: str) -> str | None:
@@ -1375,7 +1382,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
-        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM}
+        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO}
 
 
 def modules() -> tuple:
@@ -1949,6 +1956,7 @@ EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError"
               "ModuleNotFoundError", "NameError", "NotImplementedError", "OverflowError", "RecursionError",
               "RuntimeError", "StopIteration",
               "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
+              "EOFError",                           # (torch.load of an io.BytesIO at its end)
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
               # the warnings' categories (gradcli.language.pywarnings), which an "error" filter raises
               "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
