@@ -89,7 +89,11 @@ class StringIO(_io.StringIO):
 
 
 for _cls in (BytesIO, StringIO):
-    _cls.__module__ = "_io"             # type(buf) and the class print as CPython's
+    # type(buf) and the class print as CPython's; Python's own messages name a class by its __name__, CPython's C
+    # types by their dotted name ('_io.BytesIO' object is not subscriptable): __name__ is that (scripts read the
+    # last part, as CPython gives it: stdlib.class_name)
+    _cls.__module__ = "_io"
+    _cls.__name__ = f"_io.{_cls.__qualname__}"
 
 
 def members() -> dict:

@@ -1294,11 +1294,9 @@ OPAQUE_CLASSES: dict = {}
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
                     "textwrap", "abc", "contextlib", "enum", "io")
-_NO_STREAMS = "scripts cannot reach the process's streams"
 # Names of Python's modules that gradcli leaves out of the language, with the reason
 _NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
-REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
-                                  "chdir": "scripts cannot reach files or directories"},
+REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
                    "io": {name: _NO_FILES for name in ("open", "open_code", "FileIO", "TextIOWrapper", "BufferedReader",
                                                        "BufferedWriter", "BufferedRandom", "BufferedRWPair",
                                                        "text_encoding")}}
@@ -1892,7 +1890,7 @@ def class_name(obj) -> str | None:
         text = repr(obj)
         return text[8:-2].rpartition(".")[2] if text.startswith("<class '") else None
     if isinstance(obj, type):
-        return obj.__name__
+        return obj.__name__.rpartition(".")[2]      # (a C type's __name__ is dotted: io.BytesIO's is '_io.BytesIO')
     return None
 
 
@@ -2032,6 +2030,9 @@ def make_print(write, report=None):
             if pysys is not None and file is pysys.STDOUT:
                 file = None
             elif pysys is not None and file is pysys.STDERR:
+                redirects = STATE.redirects
+                if redirects is not None and "stderr" in redirects:
+                    return _print_to(redirects["stderr"], args, sep, end, flush)
                 text = sep.join(a if a.__class__ is str else str(a) for a in args) + end
                 STATE.streams[0]("stderr", text, args)
                 if flush:
@@ -2039,6 +2040,9 @@ def make_print(write, report=None):
                 return None
             else:
                 return _print_to(file, args, sep, end, flush)
+        redirects = STATE.redirects
+        if redirects is not None and "stdout" in redirects:       # contextlib.redirect_stdout(target)
+            return _print_to(redirects["stdout"], args, sep, end, flush)
         pieces = []
         try:
             for a in args:
@@ -2060,7 +2064,10 @@ def make_print(write, report=None):
 
 def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
     """print(..., file=obj) for an object of the script's: its write() called with each piece, as CPython's
-    print calls it (read as `obj.write` reads in a script: nothing else has one)."""
+    print calls it (read as `obj.write` reads in a script: nothing else has one). None (redirect_stdout(None))
+    takes nothing, as CPython's print writes nothing when sys.stdout is None."""
+    if file is None:
+        return
     read = READ_METHOD[0]
     write = read(file, "write")
     for i, a in enumerate(args):
@@ -2070,6 +2077,18 @@ def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
     write(end)
     if flush:
         read(file, "flush")()
+
+
+def stream_write(stream: str, text: str, args: tuple) -> None:
+    """Text for sys.stdout or sys.stderr ('stdout' or 'stderr') from pprint or a warning: to the script's object
+    that contextlib.redirect_stdout/redirect_stderr put there (None takes nothing, as CPython's writers skip a
+    stream that is None), else where print writes."""
+    redirects = STATE.redirects
+    if redirects is not None and stream in redirects:
+        if redirects[stream] is not None:
+            READ_METHOD[0](redirects[stream], "write")(text)
+    else:
+        STATE.streams[0](stream, text, args)
 
 
 # `obj.name` as a script reads it, to be called (gradcli.language.access.get_method, which imports this module
