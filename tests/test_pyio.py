@@ -19,7 +19,8 @@ TRY = "def t(f):\n    try:\n        print(repr(f()))\n    except Exception as e:
 
 SNIPPETS = [
     # StringIO: writing, reading, lines, seeking, truncating, its attributes
-    "import io\nfrom io import StringIO\ns = StringIO()\nprint('hello', 1, 2.5, file=s)\nprint('world', file=s, end='!')\n"
+    "import io\nfrom io import StringIO\ns = StringIO()\nprint('hello', 1, 2.5, file=s)\n"
+    "print('world', file=s, end='!')\n"
     "print(repr(s.getvalue()), s.tell(), s.closed)\ns.seek(0)\nprint(s.readline(), end='')\nprint(s.read())\n"
     "s.seek(0)\nfor line in s:\n    print(repr(line))\nprint(s.readlines(), s.seekable(), s.readable(), s.writable())\n"
     "s.seek(0)\nprint(s.readlines(), s.isatty())\ns.seek(0)\nprint(s.readlines(4), s.read(0), s.read(-1))\n"
@@ -31,8 +32,15 @@ SNIPPETS = [
     "s = io.StringIO('x\\ry', newline='')\nprint(s.readlines())\ns = io.StringIO('hello')\ns.seek(8)\ns.write('x')\n"
     "print(repr(s.getvalue()))\ns = io.StringIO()\ns.writelines(['a', 'b\\n', 'c'])\nprint(repr(s.getvalue()))\n"
     "s = io.StringIO(initial_value='abc')\nprint(s.tell(), s.read(), s.flush())",
+    # copies (their own buffer, value, position and newline mode), the classes as type() gives them
+    "import io, copy\ns = io.StringIO('ab\\ncd', newline='\\r\\n')\ns.seek(2)\nc = copy.copy(s)\nd = copy.deepcopy(s)\n"
+    "c.write('X\\n')\nprint(repr(s.getvalue()), repr(c.getvalue()), c.tell(), d.tell(), repr(d.read()))\n"
+    "b = io.BytesIO()\nprint(type(b) is io.BytesIO, type(s) is io.StringIO, type(s)('new').read(), type(b).__name__, "
+    "io.StringIO.__name__, io.BytesIO.__qualname__, copy.copy(b).getvalue())\ns.close()\ntry:\n    copy.copy(s)\n"
+    "except ValueError as e:\n    print(e)",
     # BytesIO: what an empty one gives; its refusals of text
-    TRY + "import io\nb = io.BytesIO()\nprint(b.tell(), b.getvalue(), b.read(), b.read1(), b.readline(), b.readlines())\n"
+    TRY + "import io\nb = io.BytesIO()\n"
+    "print(b.tell(), b.getvalue(), b.read(), b.read1(), b.readline(), b.readlines())\n"
     "print(b.readable(), b.writable(), b.seekable(), b.isatty(), b.closed, b.flush(), b.truncate(), list(b))\n"
     "t(lambda: b.write('x'))\nt(lambda: b.writelines(['x']))\nt(lambda: io.BytesIO('abc'))\n"
     "t(lambda: b.write(b.getvalue()))\nc = io.BytesIO(b.getvalue())\nprint(c.getvalue(), type(c), io.BytesIO)\n"
@@ -89,12 +97,121 @@ def test_reprs_and_help():
 
 
 # checked against PyTorch 2.13 (the buffer's length and its position after a load are not PyTorch's: README)
-ROUND_TRIP = 'import torch, io\ntorch.manual_seed(0)\nmodel = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())\nopt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\nmodel(torch.ones(1, 3)).sum().backward()\nopt.step()\nbuffer = io.BytesIO()\ntorch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": 3}, buffer)\nprint(buffer.tell() == len(buffer.getvalue()) > 0)\nbuffer.seek(0)\nck = torch.load(buffer)\nfresh = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())\nprint(fresh.load_state_dict(ck["model"]), ck["epoch"])\nopt2 = torch.optim.SGD(fresh.parameters(), lr=0.1, momentum=0.9)\nopt2.load_state_dict(ck["opt"])\nprint(opt2.state_dict()["state"][0]["momentum_buffer"])\nprint(torch.equal(fresh[0].weight, model[0].weight))\ncopy = io.BytesIO(buffer.getvalue())\nprint(torch.load(copy, weights_only=True)["model"]["0.bias"])\nbuffer.seek(0, io.SEEK_END)\nfor kw in ({}, {"weights_only": False}):\n    try:\n        torch.load(buffer, **kw)\n    except EOFError as e:\n        print("EOFError", repr(str(e)))\ntry:\n    torch.save(1, io.StringIO())\nexcept TypeError as e:\n    print(e)\ns = io.StringIO("abc")\ntry:\n    torch.load(s)\nexcept AssertionError as e:\n    print(e, s.tell())\nbuffer.seek(0)\ntry:\n    torch.load(buffer, mmap=True)\nexcept ValueError as e:\n    print(e)\ntry:\n    torch.load(io.BytesIO(), mmap=True)\nexcept RuntimeError as e:\n    print(e)\nbad = io.BytesIO()\ntry:\n    torch.save(lambda: 1, bad)\nexcept Exception as e:\n    print(type(e).__name__)\nbad.seek(0)\ntry:\n    torch.load(bad, weights_only=False)\nexcept RuntimeError as e:\n    print(e[:60] if False else str(e)[:60])\nm = io.BytesIO()\ntorch.save(model, m)\nm.seek(0)\ntry:\n    torch.load(m)\nexcept Exception as e:\n    print(type(e).__name__, str(e)[-120:])\nm.seek(0)\nprint(type(torch.load(m, weights_only=False, map_location="cpu")).__name__)\nm.close()\nfor f in (lambda: torch.save(1, m), lambda: torch.load(m)):\n    try:\n        f()\n    except ValueError as e:\n        print(e)\ntwo = io.BytesIO()\ntorch.save(torch.ones(2), two)\nmiddle = two.tell()\ntorch.save(torch.zeros(2), two)\ntwo.seek(middle)\nprint(torch.load(two))\ntwo.seek(0)\nprint(torch.load(two))\n'
-ROUND_TRIP_OUT = "True\n<All keys matched successfully> 3\ntensor([[0., 0., 0.],\n        [0., 0., 0.]])\nTrue\ntensor([-0.0114,  0.4578])\nEOFError ''\nEOFError 'Ran out of input'\nstring argument expected, got 'memoryview'\nExpected bytes, got str 1\nf must be a file path in order to use the mmap argument\nmmap can only be used with files saved with `torch.save(_use_new_zipfile_serialization=True), please torch.save your checkpoint with this option in order to use mmap.\nPicklingError\nPytorchStreamReader failed locating file data.pkl: file not \nUnpicklingError  learn more about types accepted by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.\nSequential\nI/O operation on closed file.\nI/O operation on closed file.\ntensor([0., 0.])\ntensor([1., 1.])\n"
+ROUND_TRIP = """\
+import torch, io
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+model(torch.ones(1, 3)).sum().backward()
+opt.step()
+buffer = io.BytesIO()
+torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": 3}, buffer)
+print(buffer.tell() == len(buffer.getvalue()) > 0)
+buffer.seek(0)
+ck = torch.load(buffer)
+fresh = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+print(fresh.load_state_dict(ck["model"]), ck["epoch"])
+opt2 = torch.optim.SGD(fresh.parameters(), lr=0.1, momentum=0.9)
+opt2.load_state_dict(ck["opt"])
+print(opt2.state_dict()["state"][0]["momentum_buffer"])
+print(torch.equal(fresh[0].weight, model[0].weight))
+copy = io.BytesIO(buffer.getvalue())
+print(torch.load(copy, weights_only=True)["model"]["0.bias"])
+buffer.seek(0, io.SEEK_END)
+for kw in ({}, {"weights_only": False}):
+    try:
+        torch.load(buffer, **kw)
+    except EOFError as e:
+        print("EOFError", repr(str(e)))
+try:
+    torch.save(1, io.StringIO())
+except TypeError as e:
+    print(e)
+s = io.StringIO("abc")
+try:
+    torch.load(s)
+except AssertionError as e:
+    print(e, s.tell())
+buffer.seek(0)
+try:
+    torch.load(buffer, mmap=True)
+except ValueError as e:
+    print(e)
+try:
+    torch.load(io.BytesIO(), mmap=True)
+except RuntimeError as e:
+    print(e)
+bad = io.BytesIO()
+try:
+    torch.save(lambda: 1, bad)
+except Exception as e:
+    print(type(e).__name__)
+bad.seek(0)
+try:
+    torch.load(bad, weights_only=False)
+except RuntimeError as e:
+    print(e[:60] if False else str(e)[:60])
+m = io.BytesIO()
+torch.save(model, m)
+m.seek(0)
+try:
+    torch.load(m)
+except Exception as e:
+    print(type(e).__name__, str(e)[-120:])
+m.seek(0)
+print(type(torch.load(m, weights_only=False, map_location="cpu")).__name__)
+m.close()
+for f in (lambda: torch.save(1, m), lambda: torch.load(m)):
+    try:
+        f()
+    except ValueError as e:
+        print(e)
+two = io.BytesIO()
+torch.save(torch.ones(2), two)
+middle = two.tell()
+torch.save(torch.zeros(2), two)
+two.seek(middle)
+print(torch.load(two))
+two.seek(0)
+print(torch.load(two))
+"""
+ROUND_TRIP_OUT = """\
+True
+<All keys matched successfully> 3
+tensor([[0., 0., 0.],
+        [0., 0., 0.]])
+True
+tensor([-0.0114,  0.4578])
+EOFError ''
+EOFError 'Ran out of input'
+string argument expected, got 'memoryview'
+Expected bytes, got str 1
+f must be a file path in order to use the mmap argument
+mmap can only be used with files saved with `torch.save(_use_new_zipfile_serialization=True), please torch.save your checkpoint with this option in order to use mmap.
+PicklingError
+PytorchStreamReader failed locating file data.pkl: file not 
+UnpicklingError  learn more about types accepted by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.
+Sequential
+I/O operation on closed file.
+I/O operation on closed file.
+tensor([0., 0.])
+tensor([1., 1.])
+"""
 
 
 def test_torch_save_and_load_on_a_bytesio():
     assert gradcli_output(ROUND_TRIP) == ROUND_TRIP_OUT
+
+
+def test_a_stream_inside_a_checkpoint():
+    """Checked against PyTorch 2.13: a StringIO saved in a dict loads with weights_only=False (a copy, its value and
+    position kept); the default weights-only load names CPython's class."""
+    source = ("import io, torch\ns = io.StringIO('ab\\ncd')\ns.seek(3)\nb = io.BytesIO()\ntorch.save({'s': s}, b)\n"
+              "b.seek(0)\nback = torch.load(b, weights_only=False)['s']\n"
+              "print(back.getvalue(), back.tell(), back is s)\n"
+              "b.seek(0)\ntry:\n    torch.load(b)\nexcept Exception as e:\n"
+              "    print(type(e).__name__, 'GLOBAL _io.StringIO was not an allowed global' in str(e))\n")
+    assert gradcli_output(source) == "ab\ncd 3 False\nUnpicklingError True\n"
 
 
 def test_a_record_is_the_sessions_own():

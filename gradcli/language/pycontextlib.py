@@ -303,5 +303,7 @@ access.allow_methods(ExitStack, ("enter_context", "callback", "push", "pop_all",
 
 
 def members() -> dict:
+    stdlib._HELD_CLASSES.update((cls, cls) for cls in (nullcontext, suppress, ExitStack, redirect_stdout,
+                                                         redirect_stderr))      # type(x) is the class the script holds
     return {"contextmanager": contextmanager, "nullcontext": nullcontext, "suppress": suppress, "ExitStack": ExitStack,
             "redirect_stdout": redirect_stdout, "redirect_stderr": redirect_stderr}

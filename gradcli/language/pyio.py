@@ -63,9 +63,7 @@ def _nbytes(b) -> int | None:
 
 class StringIO(_io.StringIO):
     """io.StringIO: CPython's, its writes counted against the bound of a string (a newline of '\\r\\n' writes
-    two characters for each '\\n')."""
-
-    __slots__ = ("_wide",)
+    two characters for each '\\n': `_wide`, kept in the object's __dict__, which CPython's copies carry)."""
 
     def __init__(self, *args, **kwargs):
         # (CPython's own __init__ checks the arguments: only a valid pair is counted)
@@ -97,11 +95,13 @@ for _cls in (BytesIO, StringIO):
 
 
 def members() -> dict:
-    from gradcli.language import access, stdlib
+    from gradcli.language import access, copying, stdlib
     access.ALLOWED[BytesIO] = BYTES_METHODS
     access.ALLOWED[StringIO] = TEXT_METHODS
     access.REFUSED_HELD[BytesIO] = {"getbuffer": _NO_VIEWS}
     stdlib._TYPE_NAMES.update({BytesIO: "_io.BytesIO", StringIO: "_io.StringIO"})
+    stdlib._HELD_CLASSES.update({BytesIO: BytesIO, StringIO: StringIO})      # type(buf) is io.BytesIO
+    copying.STATE_COPIED.update((BytesIO, StringIO))
     return {"BytesIO": BytesIO, "StringIO": StringIO, "UnsupportedOperation": _io.UnsupportedOperation,
             "SEEK_SET": _io.SEEK_SET, "SEEK_CUR": _io.SEEK_CUR, "SEEK_END": _io.SEEK_END,
             "DEFAULT_BUFFER_SIZE": _io.DEFAULT_BUFFER_SIZE}
