@@ -277,6 +277,8 @@ def test_the_timeout_stops_a_loop_of_writes(tmp_path, body):
      "language (gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files)"),
     ("import io\nio.nothing", "2:1: AttributeError: module 'io' has no attribute 'nothing'"),
     ("import io, torch\ntorch.load(io.BytesIO())", "2:1: EOFError: "),
+    ("import torch\nclass W:\n    def write(self, b):\n        return len(b)\ntorch.save(1, W())",
+     "5:1: NotImplementedError: gradcli does not implement torch.save with a file-like object other than io.BytesIO"),
     ("import io, torch\nb = io.BytesIO()\ntorch.save(1, b)\nb.seek(3)\ntorch.load(b)",
      "5:1: _pickle.UnpicklingError: invalid load key, 'D'."),
 ])

@@ -78,12 +78,25 @@ def _copying():
 def _name(f, verb: str) -> str:
     if f.__class__ is not str:
         from gradcli.language.stdlib import type_name
+        if _has(f, "write" if verb == "save" else "seek"):      # a file-like object of the script's (or sys.stdout)
+            raise NotImplementedError(f"gradcli does not implement torch.{verb} with a file-like object other than "
+                                      "io.BytesIO")
         if verb == "save":
             raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
         raise AttributeError(f"'{type_name(f)}' object has no attribute 'seek'. You can only torch.load from a file "
                              "that is seekable. Please pre-load the data into a buffer like io.BytesIO and try to "
                              "load from it instead.")
     return posixpath.normpath(f) if f else f
+
+
+def _has(f, name: str) -> bool:
+    """Whether the script could read f.name."""
+    from gradcli.language import access
+    try:
+        access.get_method(f, name)
+    except (AttributeError, NotImplementedError):
+        return False
+    return True
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
