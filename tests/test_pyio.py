@@ -272,6 +272,17 @@ def test_the_timeout_stops_a_loop_of_writes(tmp_path, body):
 
 
 @pytest.mark.parametrize("source, message", [
+    # growth: refused where a string that long would be (the bound of a session with no memory budget)
+    ("import io\ns = io.StringIO()\nwhile True:\n    s.write('x' * 10 ** 6)",
+     "4:5: MemoryError: a str of 101000000 items is too large (gradcli allows at most 100000000)"),
+    ("import io, torch\nb = io.BytesIO()\ntorch.save(1, b)\nwhile True:\n    b.write(b.getvalue())",
+     "5:5: MemoryError: a bytes of 113246208 items is too large (gradcli allows at most 100000000)"),
+    ("import io, torch\nb = io.BytesIO()\ntorch.save(1, b)\nb.getvalue() * 10 ** 8",
+     "4:1: MemoryError: a bytes of 2700000000 items is too large (gradcli allows at most 100000000)"),
+    ("import io\nio.StringIO(newline='\\r\\n').writelines(['\\n' * 60000000])",
+     "2:1: MemoryError: a str of 120000000 items is too large (gradcli allows at most 100000000)"),
+    ("import io\nio.StringIO('\\n' * 60000000, '\\r\\n')",
+     "2:1: MemoryError: a str of 120000000 items is too large (gradcli allows at most 100000000)"),
     ("import io\nio.IOBase", "2:1: NotImplementedError: gradcli does not implement io.IOBase"),
     ("from io import FileIO", "1:1: ImportError: cannot import name 'FileIO' from 'io': it is outside gradcli's "
      "language (gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files)"),

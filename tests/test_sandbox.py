@@ -104,16 +104,10 @@ ESCAPES = [
     ("import io\nclass B(io.BytesIO):\n    pass", 1, "2:1: TypeError: subclassing 'BytesIO' is outside gradcli's "
      "language: a script's class may derive from its own classes, object, the exception classes and the library "
      "classes gradcli provides"),
-    ("import io\ns = io.StringIO()\nwhile True:\n    s.write('x' * 10 ** 6)", 1,
-     "4:5: MemoryError: a str of 101000000 items is too large (gradcli allows at most 100000000)"),
     ("import io\ns = io.StringIO()\ns.seek(10 ** 12)\ns.write('x')", 1,
      "4:1: MemoryError: a str of 1000000000001 items is too large (gradcli allows at most 100000000)"),
     ("import io\nimport torch\nb = io.BytesIO()\ntorch.save(1, b)\nb.seek(10 ** 12)\nb.writelines([b.getvalue()])", 1,
      "6:1: MemoryError: a bytes of 1000000000027 items is too large (gradcli allows at most 100000000)"),
-    ("import io\nio.StringIO(newline='\\r\\n').writelines(['\\n' * 60000000])", 1,
-     "2:1: MemoryError: a str of 120000000 items is too large (gradcli allows at most 100000000)"),
-    ("import io\nio.StringIO('\\n' * 60000000, '\\r\\n')", 1,
-     "2:1: MemoryError: a str of 120000000 items is too large (gradcli allows at most 100000000)"),
     # warnings: a filter's pattern cannot run without end in C; the records hold nothing behind them
     ("import warnings\nwarnings.filterwarnings('ignore', '(x+x+)+y')", 1,
      "2:1: ValueError: the warnings filter pattern '(x+x+)+y' repeats a repetition or alternatives: outside "
