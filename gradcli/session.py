@@ -27,7 +27,7 @@ DEBUG = os.environ.get("GRADCLI_TRACEBACK", "").strip().lower() not in ("", "0",
 # compiler.MAX_EXPRESSION_DEPTH; each of their levels costs a few Python frames.
 RECURSION_LIMIT = 20000
 # The Python modules whose exception classes scripts meet: CPython's traceback names these with their module
-_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle", "json.decoder"))
+_PYTHON_MODULE_ERRORS = frozenset(("dataclasses", "_pickle", "json.decoder", "io"))
 
 
 # `typing`, `dataclasses` and `operator` (gradcli.language.pytyping, pydataclasses, pyoperator) import the
@@ -256,6 +256,7 @@ class Session:
         state.warning_filters = None    # CPython's default filters (the warnings module changes them)
         state.call_limit = compiler.MAX_CALL_DEPTH      # (sys.setrecursionlimit lowers it for a run)
         state.streams = (self._script_write, self._script_flush, self._filename)     # sys.stdout, sys.argv
+        state.redirects = None          # (contextlib.redirect_stdout: a run left inside one ends it)
         state.warned_once = set()
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
@@ -389,6 +390,11 @@ class Session:
     def _show(self, line: int, col: int, category: str, message: str, module: str) -> None:
         """A warning's text on stderr as CPython's warnings module writes it (or its event)."""
         why = self.why(line, col, category, message) if self.why is not None and module == "__main__" else None
+        if STATE.redirects is not None and "stderr" in STATE.redirects:     # redirect_stderr: to the script's object
+            shown = source_line(self._source, line) if module == "__main__" else None
+            text = f"{self._filename if module == '__main__' else module}:{line}: {category}: {message}\n"
+            stdlib.stream_write("stderr", text + ("  " + shown.strip() + "\n" if shown is not None else ""), ())
+            return
         if self.events is not None:
             if why:
                 self.events.warning(line, col, category, message, why=why)

@@ -194,7 +194,7 @@ def test_field_names_carry_no_code(field_names):
     ("import collections\ncollections.ChainMap", "3:1: AttributeError: module 'collections' has no attribute 'ChainMap'"),
     ("import collections.abc", "2:1: ImportError: import of 'collections.abc' is outside gradcli's language: scripts "
                                "can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, "
-                               "itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing "
+                               "io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing "
                                "and warnings"),
     ("from collections import UserDict", "2:1: ImportError: cannot import name 'UserDict' from 'collections' "
                                          "(unknown location)"),

@@ -83,10 +83,8 @@ def test_pytorchs_contexts_inside_an_exit_stack():
     ("@contextmanager\ndef g():\n    yield\n    x = 1 / 0\nwith g():\n    pass", "6:9: ZeroDivisionError: division by zero"),
     ("with ExitStack() as s:\n    s.enter_context(3)", "4:5: TypeError: 'builtins.int' object does not support the "
                                                         "context manager protocol"),
-    ("contextlib.redirect_stdout", "3:1: AttributeError: module 'contextlib' attribute 'redirect_stdout' is outside "
-                                   "gradcli's language: scripts cannot reach the process's streams"),
-    ("from contextlib import redirect_stderr", "3:1: ImportError: cannot import name 'redirect_stderr' from "
-     "'contextlib': it is outside gradcli's language (scripts cannot reach the process's streams)"),
+    ("with contextlib.redirect_stdout(5):\n    print('x')", "4:5: AttributeError: 'int' object has no attribute "
+                                                         "'write'"),
     ("contextlib.chdir", "3:1: AttributeError: module 'contextlib' attribute 'chdir' is outside gradcli's language: "
                          "scripts cannot reach files or directories"),
     ("from contextlib import closing", "3:1: NotImplementedError: gradcli does not implement contextlib.closing"),

@@ -508,6 +508,11 @@ def test_completes_imports_and_magics(session_shell, tmp_path, monkeypatch):
         "get_swa_multi_avg_fn", "update_bn"]
     assert [t for t, _ in completions("from torch.nn.utils.prune import l", session_shell)] == [
         "l1_unstructured", "ln_structured"]
+    assert [t for t, _ in completions("import i", session_shell)] == ["io", "itertools"]
+    assert [t for t, _ in completions("from io import ", session_shell)] == [
+        "BytesIO", "DEFAULT_BUFFER_SIZE", "SEEK_CUR", "SEEK_END", "SEEK_SET", "StringIO", "UnsupportedOperation"]
+    session_shell.execute("import io\nbuf = io.StringIO()")
+    assert [t for t, _ in completions("buf.read", session_shell)] == ["read", "readable", "readline", "readlines"]
     assert [t for t, _ in completions("%gr", session_shell)] == ["%graph"]
     assert [t for t, _ in completions("%graph o", session_shell)] == ["out"]
     assert [t for t, _ in completions("%display l", session_shell)] == ["legacy"]

@@ -16,7 +16,7 @@ from gradcli.engine.tensor import Tensor
 from gradcli.repl.shell import Options, Shell
 
 _OUTSIDE = "AttributeError: {} attribute '{}' is outside gradcli's language"
-_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
+_IMPORT = "ImportError: import of '{}' is outside gradcli's language: scripts can import only torch, abc, bisect, collections, contextlib, copy, dataclasses, enum, functools, heapq, io, itertools, json, math, operator, pprint, random, statistics, string, sys, textwrap, time, typing and warnings"
 _BUILTIN = "NameError: name '{0}' is not defined: Python's builtin '{0}' is outside gradcli's language"
 _NO_FILES = "scripts cannot read or write files"
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
@@ -82,6 +82,32 @@ ESCAPES = [
      "3:1: AttributeError: 'Tensor' object has no attribute 'write'"),
     ("import textwrap\ntextwrap.TextWrapper", 1, "2:1: NotImplementedError: gradcli does not implement "
                                                  "textwrap.TextWrapper"),
+    # io: in-memory streams only; no file descriptor, no file, no view of the buffer, growth bounded as strings
+    ("import io\nio.BytesIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),
+    ("import io\nio.StringIO().fileno()", 1, "2:1: io.UnsupportedOperation: fileno"),
+    ("import io\nio.BytesIO().detach()", 1, "2:1: io.UnsupportedOperation: detach"),
+    *[(f"import io\nio.{name}", 1, f"2:1: AttributeError: module 'io' attribute '{name}' is outside gradcli's "
+       "language: gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write "
+       "files") for name in ("open", "open_code", "FileIO", "TextIOWrapper", "BufferedReader", "BufferedRandom")],
+    ("import io\nio._io", 1, "2:1: AttributeError: module 'io' attribute '_io' is outside gradcli's language"),
+    ("import io\nio.BytesIO().getbuffer()", 1, "2:1: AttributeError: '_io.BytesIO' object attribute 'getbuffer' is "
+     "outside gradcli's language: scripts cannot hold memoryviews (use getvalue() or read())"),
+    ("import io\nio.BytesIO().__reduce_ex__(2)", 1, "2:1: AttributeError: '_io.BytesIO' object attribute "
+                                                    "'__reduce_ex__' is outside gradcli's language"),
+    ("import io\nio.StringIO().__getstate__()", 1, "2:1: AttributeError: '_io.StringIO' object attribute "
+                                                   "'__getstate__' is outside gradcli's language"),
+    ("import io\nio.StringIO().write.__self__", 1, "2:1: AttributeError: 'builtin_function_or_method' object "
+                                                   "attribute '__self__' is outside gradcli's language"),
+    ("import io\nio.BytesIO.__init__", 1, "2:1: AttributeError: 'type' object attribute '__init__' is outside "
+                                          "gradcli's language"),
+    ("import io\nio.StringIO().buffer", 1, "2:1: AttributeError: '_io.StringIO' object has no attribute 'buffer'"),
+    ("import io\nclass B(io.BytesIO):\n    pass", 1, "2:1: TypeError: subclassing 'BytesIO' is outside gradcli's "
+     "language: a script's class may derive from its own classes, object, the exception classes and the library "
+     "classes gradcli provides"),
+    ("import io\ns = io.StringIO()\ns.seek(10 ** 12)\ns.write('x')", 1,
+     "4:1: MemoryError: a str of 1000000000001 items is too large (gradcli allows at most 100000000)"),
+    ("import io\nimport torch\nb = io.BytesIO()\ntorch.save(1, b)\nb.seek(10 ** 12)\nb.writelines([b.getvalue()])", 1,
+     "6:1: MemoryError: a bytes of 1000000000027 items is too large (gradcli allows at most 100000000)"),
     # warnings: a filter's pattern cannot run without end in C; the records hold nothing behind them
     ("import warnings\nwarnings.filterwarnings('ignore', '(x+x+)+y')", 1,
      "2:1: ValueError: the warnings filter pattern '(x+x+)+y' repeats a repetition or alternatives: outside "
@@ -616,6 +642,7 @@ def test_builtins_are_exactly_the_documented_ones():
         "RecursionError", "RuntimeError", "StopIteration", "TypeError", "UnboundLocalError", "ValueError",
         "ZeroDivisionError",
         "OSError", "FileNotFoundError",     # (torch.load of a name torch.save never kept)
+        "EOFError",                         # (torch.load of an io.BytesIO at its end)
         # warnings' categories (an "error" filter raises them)
         "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning", "RuntimeWarning",
         "FutureWarning", "ImportWarning", "UnicodeWarning", "BytesWarning", "ResourceWarning", "EncodingWarning"}

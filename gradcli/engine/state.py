@@ -57,6 +57,8 @@ class EngineState:
         "streams",              # (write(stream, text, args), flush(stream), file name): where sys.stdout and
                                 # sys.stderr write and what sys.argv says, set by the session running
                                 # (gradcli.language.pysys)
+        "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
+                                # script's object print and sys.stdout write to instead}, else None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
@@ -96,6 +98,7 @@ class EngineState:
         self.call_limit = 1000         # (gradcli.language.compiler puts the language's own)
         self.warning_filters = None
         self.streams = None
+        self.redirects = None
         self.max_memory = 0
         self.large_result = 1 << 62
         self.max_items = 10 ** 8
@@ -150,7 +153,7 @@ class EngineState:
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
                 self.autocast, self.amp, self.multithreading,
                 self.warning_filters.copy() if self.warning_filters is not None else None, self.streams,
-                self.call_limit, self.sdp)
+                self.call_limit, self.sdp, self.redirects)
 
     def restore(self, snap: tuple) -> None:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
@@ -159,7 +162,7 @@ class EngineState:
          python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
          self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
-         self.streams, self.call_limit, self.sdp) = snap
+         self.streams, self.call_limit, self.sdp, self.redirects) = snap
         self.warned_once = set(warned)
         self.device_stack = list(devices)
         for name, value in zip(PrintOptions.__slots__, options):

@@ -40,6 +40,9 @@ REFUSED_TORCH_MEMBERS = {
 
 # Python's modules' functions that reach what scripts may not: (module, name) -> the reason
 REFUSED_PYTHON_MEMBERS = {("json", "dump"): _NO_FILES, ("json", "load"): _NO_FILES}
+# Methods of Python's values that scripts hold (io.BytesIO's getbuffer) left out, with the reason: class -> {name:
+# reason}, filled by the module offering the class
+REFUSED_HELD: dict = {}
 
 TENSOR_ATTRS = frozenset(n for n in dir(Tensor) if not n.startswith("_") and n not in REFUSED_TENSOR_ATTRS)
 TENSOR_METHODS = frozenset(n for n in TENSOR_ATTRS if callable(getattr(Tensor, n)))
@@ -508,7 +511,9 @@ def _class_attribute(obj, name: str):
     target = obj.original if obj.__class__ is bounds.Bounded else obj       # list, Counter as scripts hold them
     # (a value standing for one of Python's, as sys.stdout does, names what Python's has: PYTHON_NAMES)
     if hasattr(target, name) or name in getattr(type(target), "PYTHON_NAMES", ()):
-        raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language")
+        reason = REFUSED_HELD.get(target.__class__, {}).get(name)
+        raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is outside gradcli's language"
+                             + (f": {reason}" if reason else ""))
     if isinstance(target, type) or target.__class__ is stdlib.ClassValue:
         raise AttributeError(f"type object '{stdlib.class_name(target)}' has no attribute '{name}'", name=name,
                              obj=obj)

@@ -34,7 +34,7 @@ def _int_too_large(what: str = "") -> MemoryError:
     return MemoryError(f"{what}integer results are limited to about 300,000 digits in gradcli")
 
 
-_SEQUENCES = (str, list, tuple)
+_SEQUENCES = (str, list, tuple, bytes)      # (bytes: what an io.BytesIO holds)
 
 
 def _sequence(x) -> bool:

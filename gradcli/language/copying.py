@@ -15,7 +15,8 @@ refuses the rest by name:
 * an instance of a script's class (and of the library classes a script may subclass: `nn.Module`,
   optimisers, datasets) is a new object of the class with its attributes copied, unless its class defines
   `__deepcopy__` / `__copy__`, which are called as Python calls them;
-* a `torch.Generator` copies its state; an autograd node and a generator are CPython's "cannot pickle"
+* a `torch.Generator` copies its state, and so does an io stream (CPython's copy of its value, position and
+  newline mode, a new buffer of its own); an autograd node and a generator are CPython's "cannot pickle"
   TypeError; anything else is an honest NotImplementedError.
 
 Storage sharing is tracked beside the memo (never in it: the memo is handed to a script's `__deepcopy__`
@@ -43,6 +44,9 @@ _ATOMIC = {int, float, bool, str, complex, type(None), type(...), type(NotImplem
            dtypes.DType, _Device, bounds.Bounded, types.BuiltinFunctionType, types.FunctionType, type,
            ScriptType, types.ModuleType}
 _UNPICKLABLE = (types.GeneratorType, autograd.Node, autograd.AccumulateGrad)
+# Classes of Python's whose objects hold only plain data in CPython's pickled state (io's streams): copied, deep or
+# shallow, as CPython's copy module copies them (registered by the module offering them)
+STATE_COPIED: set = set()
 
 class PicklingError(Exception):
     """pickle's error for what it cannot save (torch.save)."""
@@ -141,6 +145,8 @@ def _deep(x, memo):
         y = types.MethodType(x.__func__, _deep(x.__self__, memo))
     elif cls is rng.Generator:
         y = _copy_generator(x)
+    elif cls in STATE_COPIED:
+        y = _python_copy(x)
     elif cls.__class__ is ScriptType:
         return _deep_instance(x, cls, memo)
     elif isinstance(x, BaseException) and cls.__module__ == "builtins":
@@ -285,6 +291,8 @@ def copy(x):
         return x
     if cls is rng.Generator:
         return _copy_generator(x)
+    if cls in STATE_COPIED:
+        return _python_copy(x)
     if cls.__class__ is ScriptType:
         copier = _special(cls, "__copy__")
         if copier is not None:
@@ -301,6 +309,11 @@ def copy(x):
     if isinstance(x, BaseException) and cls.__module__ == "builtins":
         return cls(*x.args)
     _refuse(x, "copy")
+
+
+def _python_copy(x):
+    import copy as python_copy
+    return python_copy.copy(x)
 
 
 def _special(cls, name: str):

@@ -1407,7 +1407,9 @@ _MODULES = {
     "abc": "Python's abc module: ABC and abstractmethod (and metaclass=ABCMeta), for base classes whose subclasses "
            "must define some methods.",
     "contextlib": "Python's contextlib module: contextmanager (a generator as a `with` context), nullcontext, "
-                  "suppress and ExitStack.",
+                  "suppress, ExitStack, redirect_stdout and redirect_stderr.",
+    "io": "Python's io module, its in-memory streams: BytesIO (what torch.save writes into and torch.load reads) and "
+          "StringIO (text, print(..., file=buf)); no files.",
     "enum": "Python's enum module: Enum, IntEnum, StrEnum, Flag, IntFlag, auto and unique, CPython's own.",
     "functools": "Python's functools module: reduce, partial, cmp_to_key, wraps and update_wrapper, the caches "
                  "(lru_cache, cache, cached_property), total_ordering, partialmethod and singledispatch.",
@@ -1431,6 +1433,19 @@ _PYTHON_NAMES = {
                                                                 "in its block."),
     ("contextlib", "ExitStack"): ("class ExitStack()", "A stack of contexts and callbacks (enter_context, callback, "
                                                        "push, pop_all, close), left last first when it closes."),
+    ("contextlib", "redirect_stdout"): ("class redirect_stdout(new_target)", "A context in which print and "
+                                        "sys.stdout write to new_target (an io.StringIO) instead; `as` binds it."),
+    ("contextlib", "redirect_stderr"): ("class redirect_stderr(new_target)", "A context in which sys.stderr and "
+                                        "warnings write to new_target instead; `as` binds it."),
+    ("io", "BytesIO"): ("class BytesIO(initial_bytes=b'')", "A stream of bytes in memory: write, read, seek, tell, "
+                                                             "getvalue. torch.save(obj, buf) writes a checkpoint at its "
+                                                             "position; after buf.seek(0), torch.load(buf) reads it."),
+    ("io", "StringIO"): ("class StringIO(initial_value='', newline='\\n')", "A stream of text in memory: write, "
+                                                                          "read, readline, seek, tell, getvalue; "
+                                                                          "print(..., file=buf) writes into it."),
+    ("io", "UnsupportedOperation"): ("class UnsupportedOperation", "The error of a stream method an in-memory stream "
+                                                                   "does not offer (fileno, detach); an OSError and "
+                                                                   "a ValueError."),
     ("enum", "Enum"): ("class Enum", "The base of enumerations: a class whose attributes are its members, each with "
                                      "a name and a value."),
     ("enum", "IntEnum"): ("class IntEnum", "An enumeration whose members are also ints."),
@@ -1455,7 +1470,7 @@ _PYTHON_NAMES = {
                                                  "share a value."),
 }
 _PYTHON_MODULE_FILES = {"gradcli.language.pyabc": "abc", "gradcli.language.pycontextlib": "contextlib",
-                        "gradcli.language.pyenum": "enum"}
+                        "gradcli.language.pyenum": "enum", "_io": "io", "io": "io"}
 
 # statistics' functions: CPython's, so its results and errors (statistics.StatisticsError) are Python's
 _STATISTICS = {
@@ -1466,6 +1481,34 @@ _STATISTICS = {
     "stdev": "The sample standard deviation: the square root of variance().",
     "pstdev": "The population standard deviation: the square root of the population variance.",
     "variance": "The sample variance of the data (n - 1 in the denominator), about its mean or `xbar`.",
+}
+
+# the methods of io's in-memory streams (BytesIO's take and give bytes, StringIO's text): name -> (arguments,
+# paragraph)
+_STREAM_METHODS = {
+    "write": ("b, /", "Writes at the position, over what is there, and returns the count written."),
+    "writelines": ("lines, /", "Writes each item of lines (no separators are added)."),
+    "read": ("size=-1, /", "The next size items (all the rest by default); empty at the end."),
+    "read1": ("size=-1, /", "As read(size)."),
+    "readline": ("size=-1, /", "The next line, with its newline; empty at the end."),
+    "readlines": ("hint=-1, /", "The remaining lines, as a list."),
+    "readinto": ("buffer, /", "Reads into a writable bytes-like object (which scripts do not have)."),
+    "readinto1": ("buffer, /", "As readinto(buffer)."),
+    "seek": ("pos, whence=0, /", "Moves the position to pos from the start (whence 0), the position (1) or the "
+                                 "end (2); returns the new position."),
+    "tell": ("", "The position."),
+    "getvalue": ("", "Everything the stream holds, whatever the position."),
+    "truncate": ("size=None, /", "Cuts the stream to size items (the position by default); the position stays."),
+    "close": ("", "Frees the stream: every later operation is a ValueError."),
+    "closed": (None, "Whether the stream was closed."),
+    "flush": ("", "Does nothing (in memory there is nothing to flush)."),
+    "readable": ("", "True (while open)."), "writable": ("", "True (while open)."),
+    "seekable": ("", "True (while open)."), "isatty": ("", "False (while open)."),
+    "fileno": ("", "io.UnsupportedOperation: an in-memory stream has no file descriptor."),
+    "detach": ("", "io.UnsupportedOperation: an in-memory stream has no underlying stream."),
+    "encoding": (None, "None: a StringIO holds text, not encoded bytes."),
+    "errors": (None, "None."), "line_buffering": (None, "False."),
+    "newlines": (None, "The newlines met so far while reading with newline=None, else None."),
 }
 
 # functions of Python's modules that gradcli writes itself: (module, name) -> (signature, paragraph)
@@ -1490,6 +1533,9 @@ _PYTHON_FUNCTIONS = {
                            "A copy of x and of everything it holds, each object copied once; a leaf tensor's "
                            "copy keeps requires_grad and gets a copy of its grad (model copies, best weights)."),
 }
+_PYTHON_FUNCTIONS.update(((f"method of _io.{cls}", name), (f"{cls}.{name}({args.replace('b, /', arg)})", para))
+                          for cls, arg in (("BytesIO", "b, /"), ("StringIO", "s, /"))
+                          for name, (args, para) in _STREAM_METHODS.items() if args is not None)
 # the functions of the Python modules gradcli writes or wraps (gradcli.language.pywarnings, pysys, pyjson, pysorting,
 # pytext), by the namespace and name of the Builtin scripts hold (CPython's C functions print as builtins)
 _PYTHON_FUNCTIONS.update({
@@ -1737,7 +1783,7 @@ def text_for(obj, builtins: dict | None = None) -> str:
             getattr(obj, "__name__", None) in _DATACLASSES:
         return _format(*_DATACLASSES[obj.__name__])
     module = getattr(obj, "__module__", None)
-    written = _PYTHON_NAMES.get((_PYTHON_MODULE_FILES.get(module, module), getattr(obj, "__name__", None)))
+    written = _PYTHON_NAMES.get((_PYTHON_MODULE_FILES.get(module, module), getattr(obj, "__qualname__", None)))
     if written is not None:
         return _format(*written)
     qualified = _qualified_names().get(id(obj))

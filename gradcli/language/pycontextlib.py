@@ -11,12 +11,14 @@ function (compiler.ScriptFunction) carrying the decorated one's name, as functoo
 A `with` left by --timeout or Ctrl-C (a BaseException a script never catches) gives these contexts'
 __exit__ the exception, as Python would (flow.FULL_EXIT): a generator's `finally` runs, as a `try` of the
 script's own does; an ExitStack unwinds as a nest of `with` statements would. Neither ever suppresses it.
-redirect_stdout, redirect_stderr and chdir would reach the process's streams and directory: refused
-(stdlib.REFUSED_MEMBERS); the rest of the module is not implemented."""
+redirect_stdout and redirect_stderr put the script's object (an io.StringIO) where print, sys.stdout's write,
+pprint and warnings write while they are in force (STATE.redirects; the process's streams are never touched);
+chdir would reach the directory: refused (stdlib.REFUSED_MEMBERS); the rest of the module is not implemented."""
 
 from __future__ import annotations
 
 from gradcli.engine.addresses import address
+from gradcli.engine.state import STATE
 from gradcli.language import access, classes, flow, stdlib, syntax
 from gradcli.language.compiler import ScriptFunction, Signature
 from gradcli.language.flow import CATCHABLE, Return
@@ -163,6 +165,51 @@ class suppress(_ContextObject):
         return issubclass(exctype, self._exceptions)
 
 
+class _RedirectStream(_ContextObject):
+    """redirect_stdout / redirect_stderr: while in force, what the script writes to its stream goes to the
+    target's write (the target is returned by `as`). Reusable and reentrant, as CPython's: each entry keeps
+    what it replaced."""
+
+    __slots__ = ("_new_target", "_old_targets")
+    _stream = ""
+
+    def __init__(self, new_target):
+        self._new_target = new_target
+        self._old_targets = []
+
+    def __enter__(self):
+        redirects = STATE.redirects or {}
+        self._old_targets.append(redirects.get(self._stream, _STREAM))
+        STATE.redirects = {**redirects, self._stream: self._new_target}
+        return self._new_target
+
+    def __exit__(self, exctype, excinst, exctb):
+        old = self._old_targets.pop()
+        redirects = dict(STATE.redirects or {})
+        if old is _STREAM:
+            redirects.pop(self._stream, None)
+        else:
+            redirects[self._stream] = old
+        STATE.redirects = redirects or None
+
+
+_STREAM = object()      # what a redirection replaced was the stream itself
+
+
+class redirect_stdout(_RedirectStream):
+    """Print and sys.stdout write to the target while in force."""
+
+    __slots__ = ()
+    _stream = "stdout"
+
+
+class redirect_stderr(_RedirectStream):
+    """print(file=sys.stderr), sys.stderr and warnings write to the target while in force."""
+
+    __slots__ = ()
+    _stream = "stderr"
+
+
 class _BaseExitStack(_ContextObject):
     """A stack of exits (contexts entered, callbacks) run last first when it closes, as nested `with`
     statements would run them. (CPython's name: ExitStack's methods print as its.)"""
@@ -248,11 +295,15 @@ class ExitStack(_BaseExitStack):
         return received and suppressed
 
 
-for _cls in (_GeneratorContextManager, nullcontext, suppress, _BaseExitStack, ExitStack):
+for _cls in (_GeneratorContextManager, nullcontext, suppress, _RedirectStream, redirect_stdout, redirect_stderr,
+             _BaseExitStack, ExitStack):
     _cls.__module__ = "contextlib"
 flow.FULL_EXIT.update((_GeneratorContextManager, ExitStack))
 access.allow_methods(ExitStack, ("enter_context", "callback", "push", "pop_all", "close"))
 
 
 def members() -> dict:
-    return {"contextmanager": contextmanager, "nullcontext": nullcontext, "suppress": suppress, "ExitStack": ExitStack}
+    stdlib._HELD_CLASSES.update((cls, cls) for cls in (nullcontext, suppress, ExitStack, redirect_stdout,
+                                                         redirect_stderr))      # type(x) is the class the script holds
+    return {"contextmanager": contextmanager, "nullcontext": nullcontext, "suppress": suppress, "ExitStack": ExitStack,
+            "redirect_stdout": redirect_stdout, "redirect_stderr": redirect_stderr}

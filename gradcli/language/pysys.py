@@ -24,13 +24,22 @@ class TextIOWrapper:
         self.stream = stream        # "stdout" or "stderr"
 
     def write(self, s):
+        redirects = STATE.redirects
+        if redirects is not None and self.stream in redirects:     # contextlib.redirect_stdout(target): its write
+            from gradcli.language import access
+            return access.get_method(redirects[self.stream], "write")(s)
         if s.__class__ is not str and not isinstance(s, str):
             raise TypeError(f"write() argument must be str, not {_type_name(s)}")
         STATE.streams[0](self.stream, str(s), (s,))
         return len(s)
 
     def flush(self):
-        STATE.streams[1](self.stream)
+        redirects = STATE.redirects
+        if redirects is not None and self.stream in redirects:
+            from gradcli.language import access
+            access.get_method(redirects[self.stream], "flush")()
+        else:
+            STATE.streams[1](self.stream)
 
     def __repr__(self) -> str:
         return f"<_io.TextIOWrapper name='<{self.stream}>' mode='w' encoding='utf-8'>"

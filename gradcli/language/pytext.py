@@ -9,7 +9,7 @@ import pprint as _pprint
 import textwrap as _textwrap
 
 from gradcli.engine.state import STATE
-from gradcli.language import bounds
+from gradcli.language import bounds, stdlib
 
 
 class _Buffer:
@@ -57,7 +57,7 @@ def pp(object, *args, sort_dicts=False, **kwargs):
 def _write(stream, text: str, obj) -> None:
     from gradcli.language import pysys
     if stream is None or stream is pysys.STDOUT or stream is pysys.STDERR:
-        STATE.streams[0]("stderr" if stream is pysys.STDERR else "stdout", text, (obj,))
+        stdlib.stream_write("stderr" if stream is pysys.STDERR else "stdout", text, (obj,))
         return
     from gradcli.language import access
     access.get_method(stream, "write")(text)        # a script's object: its write, as the script reads it

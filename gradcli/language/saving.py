@@ -11,12 +11,19 @@ torch.load's default, weights_only=True, accepts what PyTorch's weights-only unp
 and parameters, numbers, strings, None, lists, tuples, sets, dicts and OrderedDicts, torch.Size, dtypes
 and devices. Anything else (a module, a script's object, a function) is its UnpicklingError naming the
 first such global in pickle's order, as PyTorch's names it; weights_only=False loads it.
+
+A checkpoint saved into an io.BytesIO is written as a short record at the buffer's position (RECORD_MAGIC and a
+serial number), the position advancing past it; what it keeps sits in KEPT under that number for the session, so
+the record's bytes load wherever they are copied (another BytesIO made of getvalue()). The record is not
+PyTorch's zip archive: its length is not PyTorch's, and torch.load leaves the position at the record's end (PyTorch
+leaves it where its zip reader last read, inside the archive).
 """
 
 from __future__ import annotations
 
 import collections
 import posixpath
+import sys
 
 import numpy as np
 
@@ -25,7 +32,10 @@ from gradcli.engine.tensor import Size, Tensor, _Device
 from gradcli.language.classes import HELD_METACLASSES, ScriptType
 
 FILES: dict = {}
+KEPT: dict = {}             # serial number of a record written into a BytesIO -> what it keeps
 _CORRUPT = object()         # what a save that failed part-way leaves
+RECORD_MAGIC = b"GRADCLI checkpoint\x00"
+_RECORD_LEN = len(RECORD_MAGIC) + 8
 
 
 
@@ -56,6 +66,7 @@ _PLAIN = frozenset((int, float, bool, str, complex, type(None), list, tuple, set
 def forget() -> None:
     """A new session starts with no files."""
     FILES.clear()
+    KEPT.clear()
 
 
 def _copying():
@@ -67,6 +78,9 @@ def _copying():
 def _name(f, verb: str) -> str:
     if f.__class__ is not str:
         from gradcli.language.stdlib import type_name
+        if _has(f, "write" if verb == "save" else "seek"):      # a file-like object of the script's (or sys.stdout)
+            raise NotImplementedError(f"gradcli does not implement torch.{verb} with a file-like object other than "
+                                      "io.BytesIO")
         if verb == "save":
             raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
         raise AttributeError(f"'{type_name(f)}' object has no attribute 'seek'. You can only torch.load from a file "
@@ -75,9 +89,24 @@ def _name(f, verb: str) -> str:
     return posixpath.normpath(f) if f else f
 
 
+def _has(f, name: str) -> bool:
+    """Whether the script could read f.name."""
+    from gradcli.language import access
+    try:
+        access.get_method(f, name)
+    except (AttributeError, NotImplementedError):
+        return False
+    return True
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False) -> None:
     """torch.save(obj, f): f keeps what pickling obj keeps, for the rest of the session."""
+    stream = _stream(f)
+    if stream is not None:
+        _no_pickle_module(pickle_module)
+        _save_record(obj, f, stream)
+        return
     name = _name(f, "save")
     _no_pickle_module(pickle_module)
     if not name:
@@ -90,13 +119,42 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         raise
 
 
+def _stream(f):
+    """'bytes' or 'text' when f is one of io's in-memory streams, else None."""
+    pyio = sys.modules.get("gradcli.language.pyio")       # (no script holds a stream before `import io`)
+    if pyio is None:
+        return None
+    return "bytes" if isinstance(f, pyio.BytesIO) else "text" if isinstance(f, pyio.StringIO) else None
+
+
+def _save_record(obj, f, stream: str) -> None:
+    """torch.save into a BytesIO: its record written at the position (a StringIO refuses the bytes, as CPython's
+    refuses PyTorch's first write)."""
+    if stream == "text":
+        f.write(memoryview(RECORD_MAGIC))           # (raises CPython's TypeError, or its closed-file error)
+    f.tell()                                          # (a closed buffer: CPython's error)
+    serial = len(KEPT) + 1
+    try:
+        KEPT[serial] = _copying().pickled(obj)
+    except BaseException:
+        KEPT[serial] = _CORRUPT                     # (PyTorch writes its archive's end: a corrupt archive)
+        raise
+    finally:
+        f.write(RECORD_MAGIC + serial.to_bytes(8, "big"))
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """torch.load(f, map_location=None, *, weights_only=True): a copy of its own of what f keeps."""
-    name = _name(f, "load")
-    _no_pickle_module(pickle_module)
-    if name not in FILES:
-        raise FileNotFoundError(2, "No such file or directory", f)
-    kept = FILES[name]
+    stream = _stream(f)
+    if stream is not None:
+        _no_pickle_module(pickle_module)
+        kept = _read_record(f, stream, weights_only, mmap)
+    else:
+        name = _name(f, "load")
+        _no_pickle_module(pickle_module)
+        if name not in FILES:
+            raise FileNotFoundError(2, "No such file or directory", f)
+        kept = FILES[name]
     if kept is _CORRUPT:
         raise RuntimeError(_CORRUPT_FILE)
     if weights_only is None or weights_only:
@@ -106,6 +164,31 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     value = _copying().pickled(kept)
     _map(value, map_location)
     return value
+
+
+def _read_record(f, stream: str, weights_only, mmap):
+    """What the record at a BytesIO's position keeps, the position moved past it; PyTorch's errors for a
+    StringIO, for a buffer with nothing left (its unpickler's EOFError) and for mmap."""
+    start = f.tell()
+    if stream == "text":
+        f.read(1)
+        raise AssertionError("Expected bytes, got str")
+    record = f.read(_RECORD_LEN)
+    is_record = len(record) == _RECORD_LEN and record.startswith(RECORD_MAGIC)
+    if mmap:
+        f.seek(start)
+        if is_record:
+            raise ValueError("f must be a file path in order to use the mmap argument")
+        raise RuntimeError("mmap can only be used with files saved with `torch.save(_use_new_zipfile_serialization="
+                           "True), please torch.save your checkpoint with this option in order to use mmap.")
+    if not record:
+        raise EOFError() if weights_only is None or weights_only else EOFError("Ran out of input")
+    serial = int.from_bytes(record[len(RECORD_MAGIC):], "big")
+    if not is_record or serial not in KEPT:
+        f.seek(start + 1)
+        # (PyTorch would unpickle these bytes as a checkpoint of its old format: what fails there depends on them)
+        raise _copying().UnpicklingError(f"invalid load key, {chr(record[0])!r}.")
+    return KEPT[serial]
 
 
 def _no_pickle_module(module) -> None:

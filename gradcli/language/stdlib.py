@@ -32,7 +32,7 @@ _PYTHON_MODULES = {"random": None, "functools": _functools, "string": None, "sta
                    "collections": pycollections._collections, "copy": None, "typing": None,
                    "dataclasses": None, "warnings": None, "json": None,
                    "heapq": None, "bisect": None, "pprint": None, "textwrap": None, "abc": None, "contextlib": None,
-                   "enum": None}
+                   "enum": None, "io": None}
 
 
 class ScriptModule:
@@ -86,6 +86,8 @@ class ScriptModule:
                     or f"<module '{self.name}' (built-in)>")
         if self.name in _PYTHON_MODULES:
             module = _PYTHON_MODULES[self.name] or self.members and sys.modules[self.name]   # string, random: when made
+            if getattr(module.__spec__, "origin", None) == "frozen":     # (abc and io, as CPython 3.11 freezes them)
+                return f"<module '{self.name}' (frozen)>"
             return f"<module '{self.name}' from '{module.__file__}'>"
         return f"<module '{self.name}' (built-in)>"
 
@@ -1237,6 +1239,7 @@ def _later_python(name: str, module: str, maker: str = "members") -> ScriptModul
 WARNINGS = _later_python("warnings", "pywarnings")       # its filters govern the engine's warnings too
 SYS = _later_python("sys", "pysys")                      # a safe part
 JSON = _later_python("json", "pyjson")
+IO = _later_python("io", "pyio")                         # the in-memory streams
 HEAPQ = _later_python("heapq", "pysorting", "heapq_members")
 BISECT = _later_python("bisect", "pysorting", "bisect_members")
 PPRINT = _later_python("pprint", "pytext", "pprint_members")
@@ -1271,11 +1274,13 @@ OPAQUE_CLASSES: dict = {}
 
 
 _PARTIAL_MODULES = ("typing", "dataclasses", "statistics", "warnings", "sys", "json", "heapq", "bisect", "pprint",
-                    "textwrap", "abc", "contextlib", "enum", "functools")
-_NO_STREAMS = "scripts cannot reach the process's streams"
+                    "textwrap", "abc", "contextlib", "enum", "functools", "io")
 # Names of Python's modules that gradcli leaves out of the language, with the reason
-REFUSED_MEMBERS = {"contextlib": {"redirect_stdout": _NO_STREAMS, "redirect_stderr": _NO_STREAMS,
-                                  "chdir": "scripts cannot reach files or directories"}}
+_NO_FILES = "gradcli's io has the in-memory streams (BytesIO, StringIO) only: scripts cannot read or write files"
+REFUSED_MEMBERS = {"contextlib": {"chdir": "scripts cannot reach files or directories"},
+                   "io": {name: _NO_FILES for name in ("open", "open_code", "FileIO", "TextIOWrapper", "BufferedReader",
+                                                       "BufferedWriter", "BufferedRandom", "BufferedRWPair",
+                                                       "text_encoding")}}
 
 
 def refused_member(module: str, name: str) -> str | None:
@@ -1357,7 +1362,7 @@ _TOP = {"torch": TORCH, "math": MATH, "random": RANDOM, "itertools": ITERTOOLS, 
         "string": STRING, "time": TIME, "collections": COLLECTIONS, "copy": COPY, "typing": TYPING,
         "dataclasses": DATACLASSES, "operator": OPERATOR, "statistics": STATISTICS, "warnings": WARNINGS,
         "sys": SYS, "json": JSON, "heapq": HEAPQ, "bisect": BISECT,
-        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM}
+        "pprint": PPRINT, "textwrap": TEXTWRAP, "abc": ABC, "contextlib": CONTEXTLIB, "enum": ENUM, "io": IO}
 
 
 def modules() -> tuple:
@@ -1867,7 +1872,7 @@ def class_name(obj) -> str | None:
         text = repr(obj)
         return text[8:-2].rpartition(".")[2] if text.startswith("<class '") else None
     if isinstance(obj, type):
-        return obj.__name__
+        return obj.__name__.rpartition(".")[2]      # (a C type's __name__ is dotted: io.BytesIO's is '_io.BytesIO')
     return None
 
 
@@ -1931,6 +1936,7 @@ EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError"
               "ModuleNotFoundError", "NameError", "NotImplementedError", "OverflowError", "RecursionError",
               "RuntimeError", "StopIteration",
               "OSError", "FileNotFoundError",       # (torch.load of a name torch.save never kept)
+              "EOFError",                           # (torch.load of an io.BytesIO at its end)
               "TypeError", "UnboundLocalError", "ValueError", "ZeroDivisionError",
               # the warnings' categories (gradcli.language.pywarnings), which an "error" filter raises
               "Warning", "UserWarning", "DeprecationWarning", "PendingDeprecationWarning", "SyntaxWarning",
@@ -2006,6 +2012,9 @@ def make_print(write, report=None):
             if pysys is not None and file is pysys.STDOUT:
                 file = None
             elif pysys is not None and file is pysys.STDERR:
+                redirects = STATE.redirects
+                if redirects is not None and "stderr" in redirects:
+                    return _print_to(redirects["stderr"], args, sep, end, flush)
                 text = sep.join(a if a.__class__ is str else str(a) for a in args) + end
                 STATE.streams[0]("stderr", text, args)
                 if flush:
@@ -2013,6 +2022,9 @@ def make_print(write, report=None):
                 return None
             else:
                 return _print_to(file, args, sep, end, flush)
+        redirects = STATE.redirects
+        if redirects is not None and "stdout" in redirects:       # contextlib.redirect_stdout(target)
+            return _print_to(redirects["stdout"], args, sep, end, flush)
         pieces = []
         try:
             for a in args:
@@ -2034,7 +2046,10 @@ def make_print(write, report=None):
 
 def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
     """print(..., file=obj) for an object of the script's: its write() called with each piece, as CPython's
-    print calls it (read as `obj.write` reads in a script: nothing else has one)."""
+    print calls it (read as `obj.write` reads in a script: nothing else has one). None (redirect_stdout(None))
+    takes nothing, as CPython's print writes nothing when sys.stdout is None."""
+    if file is None:
+        return
     read = READ_METHOD[0]
     write = read(file, "write")
     for i, a in enumerate(args):
@@ -2044,6 +2059,18 @@ def _print_to(file, args: tuple, sep: str, end: str, flush: bool) -> None:
     write(end)
     if flush:
         read(file, "flush")()
+
+
+def stream_write(stream: str, text: str, args: tuple) -> None:
+    """Text for sys.stdout or sys.stderr ('stdout' or 'stderr') from pprint or a warning: to the script's object
+    that contextlib.redirect_stdout/redirect_stderr put there (None takes nothing, as CPython's writers skip a
+    stream that is None), else where print writes."""
+    redirects = STATE.redirects
+    if redirects is not None and stream in redirects:
+        if redirects[stream] is not None:
+            READ_METHOD[0](redirects[stream], "write")(text)
+    else:
+        STATE.streams[0](stream, text, args)
 
 
 # `obj.name` as a script reads it, to be called (gradcli.language.access.get_method, which imports this module
