@@ -721,12 +721,12 @@ def _build_torch() -> ScriptModule:
 
     def make_func() -> dict:
         from gradcli.engine import functorch
-        from gradcli.language.nn import module as nn_module
+        from gradcli.language.nn import module as nn_module, normalization
         return {"grad": functorch.grad, "grad_and_value": functorch.grad_and_value, "vjp": functorch.vjp,
                 "jacrev": functorch.jacrev, "vmap": vmap, "jvp": functorch.jvp, "jacfwd": functorch.jacfwd,
                 "hessian": functorch.hessian, "functional_call": nn_module.functional_call,
                 "stack_module_state": nn_module.stack_module_state, "linearize": functorch.linearize,
-                "replace_all_batch_norm_modules_": nn_module.replace_all_batch_norm_modules_}
+                "replace_all_batch_norm_modules_": normalization.replace_all_batch_norm_modules_}
     func = ScriptModule.later("torch.func", make_func)
     def make_linalg() -> dict:
         return {

@@ -903,22 +903,6 @@ def stack_module_state(models):
                  for kind in ("named_parameters", "named_buffers"))
 
 
-def replace_all_batch_norm_modules_(root):
-    """torch.func.replace_all_batch_norm_modules_: every batch norm in root (root included) that tracks running
-    statistics stops tracking them (its running_mean, running_var and num_batches_tracked become None), as vmap
-    over a model in training mode needs; root is returned."""
-    from gradcli.language.nn import normalization
-    for module in [root] + (list(root.modules()) if isinstance(root, Module) else []):
-        if isinstance(module, normalization._BatchNorm) and module.track_running_stats:
-            module.running_mean = None
-            module.running_var = None
-            module.num_batches_tracked = None
-            module.track_running_stats = False
-    if not isinstance(root, Module):
-        raise AttributeError(f"'{type(root).__name__}' object has no attribute 'modules'")
-    return root
-
-
 def _stacked_members(tables: list) -> dict:
     from gradcli.engine import ops
     stacked = {}

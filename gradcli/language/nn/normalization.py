@@ -286,3 +286,18 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+def replace_all_batch_norm_modules_(root):
+    """torch.func.replace_all_batch_norm_modules_: every batch norm in root (root included) that tracks running
+    statistics stops tracking them (its running_mean, running_var and num_batches_tracked become None), as vmap
+    over a model in training mode needs; root is returned."""
+    for module in [root] + (list(root.modules()) if isinstance(root, Module) else []):
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    if not isinstance(root, Module):
+        raise AttributeError(f"'{type(root).__name__}' object has no attribute 'modules'")
+    return root
