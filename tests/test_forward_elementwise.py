@@ -108,6 +108,11 @@ CASES = [
     (XY + GO, _grad_of("F.smooth_l1_loss(x, y, reduction='none', beta=0.5)"), ("x", "y", "g")),
     (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.smooth_l1_loss(x, y)"), ("x", "y", "g")),
     (XY + GO, _grad_of("F.huber_loss(x, y, reduction='none', delta=0.7)"), ("x", "y", "g")),
+    # binary_cross_entropy's gradient under create_graph (BinaryCrossEntropyBackwardBackward0)
+    (BCE + GO, _grad_of("F.binary_cross_entropy(x, t, reduction='none')"), ("x", "t", "g")),
+    (BCE + "\ng = torch.tensor(0.7, dtype=torch.float64)",
+     _grad_of("F.binary_cross_entropy(x, t, weight=torch.tensor([1., 2., .5], dtype=torch.float64))"),
+     ("x", "t", "g")),
     (XY + "\ng = torch.tensor(0.7, dtype=torch.float64)", _grad_of("F.huber_loss(x, y, reduction='sum')"),
      ("x", "y", "g")),
     # nll_loss's gradient under create_graph (NllLossBackwardBackward0, NllLoss2DBackwardBackward0): the tangent

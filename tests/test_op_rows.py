@@ -31,6 +31,10 @@ EXTRA = [
     "g.sum().backward()\n"
     "g, = torch.autograd.grad(F.huber_loss(x, torch.zeros(3), delta=0.5) * x.sum(), x, create_graph=True)\n"
     "g.sum().backward()",
+    # binary_cross_entropy's gradient under create_graph (BinaryCrossEntropyBackwardBackward0)
+    "x = torch.rand(3) * 0.8 + 0.1\nx.requires_grad_()\n"
+    "g, = torch.autograd.grad(F.binary_cross_entropy(x, torch.rand(3)) * x.sum(), x, create_graph=True)\n"
+    "g.sum().backward()",
     # nll_loss's gradient under create_graph (NllLossBackwardBackward0, NllLoss2DBackwardBackward0)
     "x = torch.rand(2, 3, requires_grad=True)\n"
     "g, = torch.autograd.grad(F.cross_entropy(x, torch.tensor([0, 2])), x, create_graph=True)\n(g * g).sum().backward()\n"

@@ -47,6 +47,26 @@ def _d_loss(name, reduction, **options):
     return first
 
 
+def _d_bce(reduction, **options):
+    """(x, t) -> x's and t's gradients of binary_cross_entropy(x, t) times a factor that depends on x, summed,
+    itself differentiable: its backward runs BinaryCrossEntropyBackwardBackward0's three formulas (and the
+    target's gradient, logit's composite)."""
+    def first(a, b):
+        with autograd.enable_grad():
+            x = a if a.requires_grad else _leaf(a._a)
+            t = b if b.requires_grad else _leaf(b._a)
+            loss = F["binary_cross_entropy"](x, t, reduction=reduction, **options)
+            total = (loss * x).sum() if reduction == "none" else loss * (x * x).sum()
+            gx, gt = grad(total, (x, t), create_graph=True)
+        return gx + gt
+    return first
+
+
+def _unit(*shape):
+    """Probabilities away from 0 and 1, where the loss and its derivatives are smooth."""
+    return any_(*shape) * 0.2 + 0.5
+
+
 def _d_nll(target, reduction, **options):
     """x -> x's gradient of nll_loss(x, target) times a factor that depends on x, itself differentiable: its
     backward runs the loss backward's two formulas (NllLossBackwardBackward0 or NllLoss2DBackwardBackward0)."""
@@ -62,6 +82,7 @@ def _d_nll(target, reduction, **options):
 
 T2, T4 = tensor([2, 0, 1]), tensor([[[0, 2], [1, -100]], [[2, 0], [1, 1]]])
 W3 = tensor([1.0, 2.5, 0.5], dtype=TORCH.members["float64"])
+W6 = tensor([[1.0, 2.5, 0.5], [0.75, 1.5, 2.0]], dtype=TORCH.members["float64"])
 
 
 # row -> list of (function of float64 leaves, input arrays[, gradcheck options])
@@ -73,6 +94,9 @@ CHECKS = {
     nn.SMOOTH_L1_BACKWARD: [(_d_loss("smooth_l1_loss", r, beta=1.5), (any_(2, 3), any_(2, 3)))
                             for r in ("mean", "sum", "none")],
     nn.HUBER_BACKWARD: [(_d_loss("huber_loss", r, delta=1.2), (any_(2, 3), any_(2, 3))) for r in ("mean", "sum", "none")],
+    # (inputs in (0, 1): a probability and a target; the target's gradient is checked too)
+    nn.BCE_BACKWARD: [(_d_bce(r, **options), (_unit(2, 3), _unit(2, 3)))
+                      for r in ("mean", "sum", "none") for options in ({}, {"weight": W6})],
     nn.EMBEDDING: [(lambda w: F["embedding"](IDX, w), (any_(4, 3),)),
                    # the padding row's zero gradient is PyTorch's choice, not the derivative (goldens pin it)
                    (lambda w: F["embedding"](IDX, w, padding_idx=4), (any_(5, 2),)),

@@ -561,6 +561,8 @@ CASES = [
     case("nn.NLL_LOSS2D_BACKWARD", "d(F.nll_loss(a, i) * (a * a).sum(), a, None)",
          (("any", IMG), (idx(lambda n: 3), lambda n: (2, *_hw(n, 3)))), layouts=("contiguous",)),
     case("nn.BCE", "F.binary_cross_entropy(a, b)", "prob:M prob:M", **LIB),
+    case("nn.BCE_BACKWARD", "d(F.binary_cross_entropy(a, b) * (a * a).sum(), a, None)", "prob:M prob:M", **LIB),
+    case("nn.BCE_BACKWARD", "d((F.binary_cross_entropy(a, b, reduction='none') * a).sum(), a, None)", "prob:M prob:M", **LIB),
     case("nn.BCE_LOGITS", "F.binary_cross_entropy_with_logits(a, b)", "any:M prob:M", **LIB),
     case("nn.EMBEDDING", "F.embedding(i, a)", (("any", M), (idx(lambda n: _rc(n)[0]), R))),
     case("nn.EMBEDDING_DENSE_BACKWARD", "d((F.embedding(i, a) ** 3).sum(), a, None)",

@@ -374,15 +374,71 @@ def _scaled(F, grad, weight, reduction, n):
     return grad / n if reduction == "mean" else grad
 
 
-def _bce_self(F, g, self, target, weight, reduction, n):
+def _bce_value(F, g, self, target, weight, reduction, n):
+    """binary_cross_entropy_backward's arithmetic: grad * (x - t) / max((1 - x) x, eps), weighted, over numel."""
     return _scaled(F, g * (self - target) / F.clamp_min((1 - self) * self, _BCE_EPSILON), weight, reduction, n)
 
 
+def _bce_self(F, g, self, target, weight, reduction, n):
+    """binary_cross_entropy_backward; under create_graph one recorded op (BinaryCrossEntropyBackwardBackward0)."""
+    if not F.tensors:
+        return _bce_value(F, g, self, target, weight, reduction, n)
+    from gradcli.engine.backmath import NUMPY
+    x = _array_of(self)
+    out = _bce_value(NUMPY, _array_of(g), x, _array_of(target), weight, reduction, n)
+    return apply(BCE_BACKWARD, np.asarray(out, dtype=x.dtype), (g, self, target), (weight, reduction, n))
+
+
 def _bce_target(F, g, self, target, weight, reduction, n):
-    """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double."""
+    """-logit(self) * grad; logit is log(x / (1 - x)) in one kernel, its log rounded once from double. Under
+    create_graph PyTorch's steps: logit, negated, times grad (LogitBackward0, NegBackward0, MulBackward0)."""
     if not F.tensors:
         return _scaled(F, -elementary.log(self / (1 - self)) * g, weight, reduction, n)
-    return _scaled(F, -F.log(self / (1 - self)) * g, weight, reduction, n)
+    return _scaled(F, -ops.elementwise.logit(self) * g, weight, reduction, n)
+
+
+# binary_cross_entropy_backward's own gradients (PyTorch's binary_cross_entropy_double_backward and its
+# _grad_output and _target kin, step for step): an eps of 1e-12 added to x and 1 - x for self and grad_output,
+# (1 - x) x clamped to it for target
+def _bce_double_grad_output(F, gg, grad_output, self, target, weight, reduction, n):
+    """(x - t) / ((x + eps) (1 - x + eps)) * gg, weighted, over numel (fitted to grad_output's shape)."""
+    return _scaled(F, (self - target) / ((self + _BCE_EPSILON) * (1 - self + _BCE_EPSILON)) * gg, weight,
+                   reduction, n)
+
+
+def _bce_double_self(F, gg, grad_output, self, target, weight, reduction, n):
+    """(x x - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * (gg * grad_output), weighted, over numel."""
+    slope = (self * self - 2 * self * target + target) / (
+        F.pow(self + _BCE_EPSILON, 2) * F.pow(1 - self + _BCE_EPSILON, 2))
+    return _scaled(F, slope * (gg * grad_output), weight, reduction, n)
+
+
+def _bce_double_target(F, gg, grad_output, self, target, weight, reduction, n):
+    """-gg * grad_output, weighted, over (1 - x) x clamped to eps without recording the clamp, over numel."""
+    res = -gg * grad_output
+    if weight is not None:
+        res = res * F.const(weight)
+    denom = (1 - self) * self
+    if F.tensors:
+        from gradcli.engine import autograd
+        with autograd.set_grad_enabled(False):
+            denom.clamp_min_(_BCE_EPSILON)
+    else:
+        denom = F.clamp_min(denom, _BCE_EPSILON)
+    res = res / denom
+    return res / n if reduction == "mean" else res
+
+
+def _bce_backward_jvp(F, ts, xs, result, weight, reduction, n):
+    """The tangent of binary_cross_entropy_backward(grad_output, self, target): its three gradients applied to
+    the tangents of self, target and grad_output, added in that order."""
+    grad_output, a, b = xs
+    out = None if ts[1] is None else _bce_double_self(F, ts[1], grad_output, a, b, weight, reduction, n)
+    if ts[2] is not None:
+        out = add_tangents(out, _bce_double_target(F, ts[2], grad_output, a, b, weight, reduction, n))
+    if ts[0] is not None:
+        out = add_tangents(out, _bce_double_grad_output(F, ts[0], grad_output, a, b, weight, reduction, n))
+    return out
 
 
 def _bce_logits_self(F, g, self, target, weight, pos_weight, reduction, n):
@@ -690,6 +746,12 @@ NLL_LOSS2D_BACKWARD = Op("NllLoss2DBackwardBackward0",   None,    _NLL_SAVES,
 BCE        = Op("BinaryCrossEntropyBackward0",           None,    ("self", "target", "weight", "reduction", "n"),
                 (_bce_self,
                  _bce_target), inputs=("self", "target"), fits=True, quiet=True, jvp=_bce_jvp)
+BCE_BACKWARD = Op("BinaryCrossEntropyBackwardBackward0",  None,   ("grad_output", "self", "target", "weight",
+                                                                  "reduction", "n"),
+                  (_bce_double_grad_output,
+                   _bce_double_self,
+                   _bce_double_target), inputs=("grad_output", "self", "target"), fits=True, quiet=True,
+                  jvp=_bce_backward_jvp)
 BCE_LOGITS = Op("BinaryCrossEntropyWithLogitsBackward0", None,
                 ("self", "target", "weight", "pos_weight", "reduction", "n"),
                 (_bce_logits_self,
