@@ -8,7 +8,7 @@ from gradcli.engine import budget, dtypes, views, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import by_rows, fma, fused_body
-from gradcli.engine.layout import laid_out, preserved
+from gradcli.engine.layout import copied_in_format, is_contiguous_in, laid_out, preserved, suggested_format
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
                                       number_operand, operands, result_dtype, same_device, scalar_param, unary,
                                       with_numbers)
@@ -273,6 +273,23 @@ neg = unary(NEG, "neg")
 exp = unary(EXP, "exp")
 clone = unary(CLONE, "clone")
 contiguous_clone = unary(CONTIGUOUS, "clone")
+
+
+def clone_in_format(a: Tensor, fmt) -> Tensor:
+    """clone(memory_format=fmt) for a format other than preserve_format: a copy laid out in it (CloneBackward0).
+    A meta tensor keeps no layout: its clone is the plain one."""
+    if a._a.__class__ is not np.ndarray:
+        return contiguous_clone(a) if fmt is dtypes.contiguous_format else clone(a)
+    return apply(CONTIGUOUS if fmt is dtypes.contiguous_format else CLONE, copied_in_format(a._a, fmt), (a,))
+
+
+def contiguous_in_format(a: Tensor, fmt) -> Tensor:
+    """contiguous(memory_format=fmt): the tensor itself when it is laid out so, else its clone in that format."""
+    if a._a.__class__ is not np.ndarray or is_contiguous_in(a._a, fmt):
+        return a
+    if fmt is dtypes.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone_in_format(a, fmt)
 
 
 def _float_number_case(a: Tensor, b) -> bool:
@@ -669,12 +686,18 @@ def _complex():
     return complexops
 
 
-def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
-    """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch."""
+def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False, fmt=None) -> Tensor:
+    """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch. `fmt`: the
+    memory format of `.to(memory_format=)` (None: preserve_format), which a tensor PyTorch reads as laid out in
+    it already keeps (suggest_memory_format)."""
     if dtype is dtypes.float32 and STATE.replay is not None:
         dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
-    if a._a.dtype == dtype.np and not copy:
+    if fmt is dtypes.preserve_format or a._a.__class__ is not np.ndarray:     # (a meta tensor keeps no layout)
+        fmt = None
+    if a._a.dtype == dtype.np and not copy and (fmt is None or suggested_format(a._a) is fmt):
         return a
+    if fmt is not None:
+        return _to_format(a, dtype, fmt)
     if a._a.dtype.kind == "c" and dtype is dtypes.bool_:
         return Tensor(a._a != 0)           # (either part non-zero, and no warning: nothing is discarded)
     if a._a.dtype.kind == "c" and dtype.category != dtypes.COMPLEX:
@@ -689,6 +712,13 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     elif dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return apply(TO_COPY, out, (a,))
+
+
+def _to_format(a: Tensor, dtype: dtypes.DType, fmt) -> Tensor:
+    """`.to(dtype, memory_format=fmt)`: a copy in that dtype laid out in `fmt` (ToCopyBackward0)."""
+    cast = to_dtype(Tensor(a._a), dtype, True)
+    out = copied_in_format(cast._a, fmt)
+    return apply(TO_COPY, out, (a,)) if out.dtype.kind in "fVc" else Tensor(out)
 
 
 def to_device(a: Tensor, out: np.ndarray) -> Tensor:
