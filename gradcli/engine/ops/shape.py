@@ -8,7 +8,8 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli.engine.layout import contiguous as row_major, in_inputs_format, preserved, suggested_format, unsqueezed
+from gradcli.engine.layout import (contiguous as row_major, copied_in_format, in_inputs_format, preserved,
+                                   suggested_format, unsqueezed)
 from gradcli.engine import autograd, budget, views
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
@@ -934,7 +935,14 @@ def stack(tensors, dim=0) -> Tensor:
     npdt = _joined_dtype(tensors)
     if all(t._a.__class__ is np.ndarray for t in tensors):      # (meta results take one element)
         budget.check_tensor((len(tensors),) + first, npdt.itemsize)
-    out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
+    arrays = [t._a.astype(npdt, copy=False) for t in tensors]
+    out = row_major(np.stack(arrays, axis=d))
+    if d < len(first) and len(first) in (4, 5) and out.__class__ is np.ndarray:
+        # PyTorch's stack along an existing dim is cat(tensors, dim).view(sizes): inputs all in one
+        # channels-last format give cat's channels-last result, the stacked dim split off it
+        fmt = suggested_format(arrays[0])
+        if fmt is not dtypes.contiguous_format and all(suggested_format(a) is fmt for a in arrays):
+            out = copied_in_format(np.concatenate(arrays, axis=d), fmt).reshape(out.shape)
     return apply(STACK, out, tuple(tensors), (d if index_arg(dim) >= 0 else d - len(first) - 1,))
 
 
