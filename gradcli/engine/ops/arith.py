@@ -214,9 +214,9 @@ NEG         = Op("NegBackward0",        neg_array,     (),                      
 EXP         = Op("ExpBackward0",        cr.exp,        ("result",),
                  (lambda F, g, result: workers.multiply(g, result),), floats=True, fresh=True, jvp="auto")
 CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
-                 jvp=lambda F, ts, xs, result: clone(ts[0]))
+                 jvp=lambda F, ts, xs, result: _laid_like(clone(ts[0]), result))
 CONTIGUOUS  = Op("CloneBackward0",      contiguous_array, (),                          (lambda F, g: g,),
-                 jvp=lambda F, ts, xs, result: contiguous_clone(ts[0]))
+                 jvp=lambda F, ts, xs, result: _laid_like(contiguous_clone(ts[0]), result))
 POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
                  fits=True, quiet=True, jvp="auto")
 POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
@@ -225,7 +225,7 @@ POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "res
 POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),             (_pow_base,),
                  inputs=("exponent",), fits=True, quiet=True, jvp="auto")
 TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True,
-                 jvp=lambda F, ts, xs, result: F.cast(ts[0], result._a.dtype))
+                 jvp=lambda F, ts, xs, result: _laid_like(F.cast(ts[0], result._a.dtype), result))
 ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),),
                  jvp=lambda F, ts, xs, result: F.zeros_like(result))
 FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),),
@@ -273,6 +273,18 @@ neg = unary(NEG, "neg")
 exp = unary(EXP, "exp")
 clone = unary(CLONE, "clone")
 contiguous_clone = unary(CONTIGUOUS, "clone")
+
+
+def _laid_like(tangent: Tensor, result: Tensor) -> Tensor:
+    """A copy's tangent laid out as the copy itself: clone's and _to_copy's tangents take the memory format the
+    copy was made in (a channels-last clone of a row-major input has a channels-last tangent)."""
+    t, r = tangent._a, result._a
+    if t.__class__ is not np.ndarray or r.__class__ is not np.ndarray or t.strides == r.strides or \
+            t.shape != r.shape or r.flags.c_contiguous and t.flags.c_contiguous:
+        return tangent
+    out = np.empty_like(r, dtype=t.dtype)
+    np.copyto(out, t)
+    return apply(CLONE, out, (tangent,))
 
 
 def clone_in_format(a: Tensor, fmt) -> Tensor:
