@@ -1740,6 +1740,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
         return _format(signature(function, f"Tensor.{name}", method=True), what(name))
     if obj.__class__.__name__ == "torch.dtype":
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
+    if obj.__class__.__name__ == "torch.memory_format":
+        return _format(repr(obj), what(repr(obj).removeprefix("torch.")))
     if obj.__class__ in stdlib.OPAQUE_CLASSES:
         return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "
                                   "attributes is in the language.")
