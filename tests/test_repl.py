@@ -795,3 +795,12 @@ def test_help_on_everything_reachable_shows_no_internals():
         assert leak not in out, leak
     # gradcli's own function _matmul; torch.chain_matmul and the float32 matmul precision's are PyTorch's
     assert "_matmul" not in out.replace("chain_matmul", "").replace("float32_matmul", "")
+
+
+def test_help_on_a_memory_format_describes_it():
+    """help(torch.channels_last) names the format and says what layout it asks for, as help on a dtype does."""
+    shell = new_shell()
+    shell.execute("import torch\nhelp(torch.channels_last)\nhelp(torch.preserve_format)\n")
+    out = shell.out.getvalue()
+    assert out.startswith("torch.channels_last\n    The memory format of a 4-d (N, C, H, W) tensor laid out as N, H, W, C")
+    assert "torch.preserve_format\n    The memory format that keeps the input's" in out

@@ -268,6 +268,15 @@ ESCAPES = [
     ("import torch\ntorch.ones(3).as_strided((2,), (-1,), 2)", 1, "2:1: RuntimeError: as_strided: Negative strides "
      "are not supported at the moment, got strides: [-1]"),
     ("import torch\ntorch.ones(3).as_strided((1,), (1,), -5)", 1, "2:1: RuntimeError: Tensor: invalid storage offset -5"),
+    # the memory formats are singletons: no way to their slot, their class's internals or a new instance
+    ("import torch\ntorch.channels_last._name = 'contiguous_format'", 1, "2:1: AttributeError: 'torch.memory_format' "
+     "object attribute '_name' is read-only"),
+    ("import torch\ntorch.channels_last.__reduce__()", 1, "2:1: AttributeError: 'torch.memory_format' object "
+     "attribute '__reduce__' is outside gradcli's language"),
+    ("import torch\ntype(torch.channels_last).__subclasses__()", 1, "2:1: AttributeError: type object "
+     "'memory_format' attribute '__subclasses__' is outside gradcli's language"),
+    ("import torch\ntype(torch.channels_last)('x')", 1, "2:1: TypeError: cannot create 'torch.memory_format' "
+     "instances"),
     ("import sys.os", 1, "1:1: ModuleNotFoundError: No module named 'sys.os'; 'sys' is not a package"),
     ("import subprocess as sp", 1, "1:1: " + _IMPORT.format("subprocess")),
     ("from os import system", 1, "1:1: " + _IMPORT.format("os")),

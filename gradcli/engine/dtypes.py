@@ -1,4 +1,4 @@
-"""Tensor dtypes as PyTorch names them, and PyTorch's type-promotion rules; the layouts (torch.strided, torch.sparse_coo)."""
+"""Tensor dtypes as PyTorch names them, and PyTorch's type-promotion rules; the layouts (torch.strided, torch.sparse_coo) and memory formats."""
 
 from __future__ import annotations
 
@@ -138,6 +138,36 @@ def _layout_named(name: str) -> Layout:
 
 strided = Layout("strided")
 sparse_coo = Layout("sparse_coo")
+
+
+class MemoryFormat:
+    """A torch.memory_format: the order of dims a tensor's elements are laid out in (torch.contiguous_format,
+    torch.channels_last, ...); prints as its name. gradcli.engine.layout lays tensors out by it."""
+
+    __slots__ = ("_name",)         # (not `name`: PyTorch's memory formats have no attribute of that name)
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __repr__(self) -> str:
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_memory_format_named, (self._name,))
+
+
+def _memory_format_named(name: str) -> MemoryFormat:
+    return MEMORY_FORMATS[name]
+
+
+contiguous_format = MemoryFormat("contiguous_format")
+channels_last = MemoryFormat("channels_last")
+channels_last_3d = MemoryFormat("channels_last_3d")
+preserve_format = MemoryFormat("preserve_format")
+MemoryFormat.__name__ = "torch.memory_format"       # (what Python's messages and PyTorch's parser call it)
+MEMORY_FORMATS = {f._name: f for f in (contiguous_format, channels_last, channels_last_3d, preserve_format)}
 
 # The legacy tensor classes as Tensor.type(cls) takes them: id of the function a script's torch.FloatTensor
 # (or its kin) calls -> its dtype; torch.Tensor's -> None, the default float dtype

@@ -13,7 +13,7 @@ from gradcli.engine.recording import (TYPE_WORDS, Op, apply, broadcast_error, ch
                                       int64_arg, int_param, number_arg, result_dtype, scalar_int, scalar_param,
                                       type_word)
 from gradcli.engine.tensor import Size, Tensor, check_device, factory_device
-from gradcli.engine.layout import preserved
+from gradcli.engine.layout import memory_format_arg, new_in_format, preserved
 from gradcli.engine.state import STATE
 
 
@@ -56,6 +56,12 @@ SIGNATURES["logspace"] = tuple(f"{a} start, {b} end, int steps, float base = 10.
                                for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
                                             ("Number", "Number")))
 SIGNATURES["randn"] = SIGNATURES["rand"]
+_LIKE_OPTIONS = "torch.memory_format memory_format = None, " + _OPTIONS
+SIGNATURES["rand_like"] = SIGNATURES["randn_like"] = ("Tensor input, *, torch.Generator generator, " + _LIKE_OPTIONS,
+                                                      "Tensor input, *, " + _LIKE_OPTIONS)
+SIGNATURES["randint_like"] = tuple(f"Tensor input, {first}, *, {gen}" + _LIKE_OPTIONS
+                                   for first in ("int low, int high", "Tensor high", "int high")
+                                   for gen in ("torch.Generator generator, ", ""))
 SIGNATURES["eye"] = ("int n, *, " + _OUT_OPTIONS, "int n, int m, *, " + _OUT_OPTIONS)
 SIGNATURES["float_power"] = ("Tensor input, Tensor exponent, *, Tensor out = None",
                              "Number self, Tensor exponent, *, Tensor out = None",
@@ -198,9 +204,24 @@ def zeros(*size, dtype=None, requires_grad=False, device=None, out=None, **kw):
     return filled("zeros", size, 0, dtype, requires_grad, _size_kw("zeros", kw), device, True)
 
 
-def empty(*size, dtype=None, requires_grad=False, device=None, **kw):
+def empty(*size, dtype=None, requires_grad=False, device=None, memory_format=None, **kw):
     # PyTorch leaves the memory uninitialised; zeros keep gradcli's output deterministic
-    return filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw), device, True)
+    memory_format_arg("empty", memory_format)
+    t = filled("empty", size, 0, dtype, requires_grad, _size_kw("empty", kw), device, True)
+    if memory_format is None or memory_format is dtypes.contiguous_format:
+        return t
+    if memory_format is dtypes.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    a = new_in_format(t._a.shape, memory_format, lambda shape: np.zeros(shape, t._a.dtype))
+    return t if t._a.__class__ is not np.ndarray else _finish(a, requires_grad)     # (a meta tensor keeps no layout)
+
+
+def _like_layout(a: np.ndarray, memory_format, make) -> np.ndarray:
+    """A *_like factory's new array shaped like `a`, laid out in `memory_format` (None: preserve_format, as
+    layout.preserved); `make(shape)` makes the row-major array."""
+    if memory_format is None or memory_format is dtypes.preserve_format:
+        return preserved(a, make)
+    return new_in_format(a.shape, memory_format, make)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -270,9 +291,10 @@ def filled_as(name: str, size, fill_value, dtype, requires_grad, on_meta=False) 
     return _finish(np.full(shape, fill_value, dtype=dtype.np), requires_grad)
 
 
-def _like(name, t, value, dtype, requires_grad, device=None):
+def _like(name, t, value, dtype, requires_grad, device=None, memory_format=None):
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+    memory_format_arg(name, memory_format)
     _check_dtype(dtype)
     npdt = dtype.np if dtype is not None else t._a.dtype
     if value.__class__ is Tensor:       # a 0-d tensor without grad is read as its value
@@ -283,24 +305,24 @@ def _like(name, t, value, dtype, requires_grad, device=None):
     if _lands_on_meta(t, device):
         return _meta_filled(t._a.shape, value, npdt, requires_grad)
     budget.check_tensor(t._a.shape, npdt.itemsize)
-    return _finish(preserved(t._a, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
+    return _finish(_like_layout(t._a, memory_format, lambda shape: np.full(shape, value, dtype=npdt)), requires_grad)
 
 
-def ones_like(input, dtype=None, requires_grad=False, device=None):
-    return _like("ones_like", input, 1, dtype, requires_grad, device)
+def ones_like(input, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _like("ones_like", input, 1, dtype, requires_grad, device, memory_format)
 
 
-def zeros_like(input, dtype=None, requires_grad=False, device=None):
-    return _like("zeros_like", input, 0, dtype, requires_grad, device)
+def zeros_like(input, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _like("zeros_like", input, 0, dtype, requires_grad, device, memory_format)
 
 
-def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
-    return _like("full_like", input, fill_value, dtype, requires_grad, device)
+def full_like(input, fill_value, dtype=None, requires_grad=False, device=None, memory_format=None):
+    return _like("full_like", input, fill_value, dtype, requires_grad, device, memory_format)
 
 
-def empty_like(input, dtype=None, requires_grad=False, device=None):
+def empty_like(input, dtype=None, requires_grad=False, device=None, memory_format=None):
     # uninitialised in PyTorch; zeros here, as for empty()
-    return _like("empty_like", input, 0, dtype, requires_grad, device)
+    return _like("empty_like", input, 0, dtype, requires_grad, device, memory_format)
 
 
 def _lands_on_meta(t, device) -> bool:
@@ -1123,27 +1145,37 @@ def _input_tensor(name: str, t) -> Tensor:
     return t
 
 
-def _like_target(name, input, dtype) -> np.ndarray:
+def _random_like_format(name: str, input, args: tuple, generator, memory_format) -> None:
+    """A random *_like factory's memory_format: a torch.memory_format or None, else PyTorch's message (which
+    lists its overloads, the generator's among them: they differ by that keyword)."""
+    if memory_format is not None and memory_format.__class__ is not dtypes.MemoryFormat:
+        given = {"generator": generator} if generator is not None else {}
+        raise invalid_arguments(name, (input,) + args, {**given, "memory_format": memory_format})
+
+
+def _like_target(name, input, dtype, memory_format=None) -> np.ndarray:
     _check_dtype(dtype)
     a = _input_tensor(name, input)._a
     if a.__class__ is not np.ndarray:
         return a.copy() if dtype is None else a.astype(dtype.np)
-    target = preserved(a)
+    target = _like_layout(a, memory_format, lambda shape: np.empty(shape, a.dtype))
     return target if dtype is None else target.astype(dtype.np)
 
 
-def rand_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+def rand_like(input, dtype=None, requires_grad=False, generator=None, device=None, memory_format=None):
+    _random_like_format("rand_like", input, (), generator, memory_format)
     if device is not None and check_device(device) != (_input_tensor("rand_like", input)._a.__class__ is not np.ndarray):
-        return _like("rand_like", input, 0, dtype, requires_grad, device)
+        return _like("rand_like", input, 0, dtype, requires_grad, device, memory_format)
     g = _generator(generator, "rand", (input,), {"generator": generator})
-    return _finish(_uniform_values(g, _like_target("rand_like", input, dtype), 0.0, 1.0), requires_grad)
+    return _finish(_uniform_values(g, _like_target("rand_like", input, dtype, memory_format), 0.0, 1.0), requires_grad)
 
 
-def randn_like(input, dtype=None, requires_grad=False, generator=None, device=None):
+def randn_like(input, dtype=None, requires_grad=False, generator=None, device=None, memory_format=None):
+    _random_like_format("randn_like", input, (), generator, memory_format)
     if device is not None and check_device(device) != (_input_tensor("randn_like", input)._a.__class__ is not np.ndarray):
-        return _like("randn_like", input, 0, dtype, requires_grad, device)
+        return _like("randn_like", input, 0, dtype, requires_grad, device, memory_format)
     g = _generator(generator, "randn", (input,), {"generator": generator})
-    return _finish(_normal_values(g, _like_target("randn_like", input, dtype), 0.0, 1.0), requires_grad)
+    return _finish(_normal_values(g, _like_target("randn_like", input, dtype, memory_format), 0.0, 1.0), requires_grad)
 
 
 def _int_arg(name: str, arg: str, position: int, value) -> int:
@@ -1192,7 +1224,8 @@ def randint(*args, dtype=None, requires_grad=False, generator=None, device=None,
     return _finish(_int_values(g, np.empty(shape, dt), low, high), requires_grad)
 
 
-def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, device=None, **kw):
+def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, device=None, memory_format=None,
+                 **kw):
     """randint_like(input, high) / randint_like(input, low, high): input's shape and dtype."""
     if device is not None:
         check_device(device)
@@ -1203,22 +1236,14 @@ def randint_like(input, *args, dtype=None, requires_grad=False, generator=None, 
             raise TypeError(f"randint_like() got an unexpected keyword argument '{k}'")
         values[k] = v
     if not values and not args:
-        raise TypeError(_RANDINT_LIKE_COMBINATION.format(_type_name(input)))
+        raise invalid_arguments("randint_like", (input,), {})
     if len(values) != len(names) or len(args) > 2:
         raise TypeError("randint_like() missing required argument 'high'")
+    _random_like_format("randint_like", input, args, generator, memory_format)
     low = _int_arg("randint_like", "low", 2, values["low"]) if "low" in values else 0
     high = _int_arg("randint_like", "high", len(names) + 1, values["high"])
     g = _generator(generator, "randint", (input,) + args, kw)
-    return _finish(_int_values(g, _like_target("randint_like", input, dtype), low, high), requires_grad)
-
-
-_LIKE_TAIL = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
-              "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
-_RANDINT_LIKE_COMBINATION = (
-    "randint_like() received an invalid combination of arguments - got ({}), but expected one of:\n"
-    + "".join(f" * (Tensor input, {first}, *, {gen}" + _LIKE_TAIL
-              for first in ("int low, int high", "Tensor high", "int high")
-              for gen in ("torch.Generator generator, ", "")))
+    return _finish(_int_values(g, _like_target("randint_like", input, dtype, memory_format), low, high), requires_grad)
 
 
 def randperm(*args, dtype=None, requires_grad=False, generator=None, device=None, **kw):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from gradcli.engine import dtypes
 from gradcli.engine.cascade import stride_sort
 
 _ndarray = np.ndarray
@@ -173,3 +174,104 @@ def writable(a: np.ndarray) -> np.ndarray:
     compact = np.array(a[tuple(slice(0, 1) if s == 0 else slice(None) for s in a.strides)])
     return as_strided(compact, a.shape, tuple(0 if s == 0 else c for s, c in zip(a.strides, compact.strides)),
                       writeable=True)
+
+
+# ------------------------------------------------------------------------------------------ memory formats
+# (torch.contiguous_format, torch.channels_last, ...: gradcli.engine.dtypes.MemoryFormat)
+
+# a channels-last format's rank and its dims from innermost to outermost (PyTorch's stride order)
+_CHANNELS_LAST = {"channels_last": (4, (1, 3, 2, 0)), "channels_last_3d": (5, (1, 4, 3, 2, 0))}
+
+
+def memory_format_arg(name: str, value, nullable=True):
+    """`value` as the memory_format argument of `name`: a torch.memory_format, or None where the parser takes it;
+    else PyTorch's TypeError."""
+    if value.__class__ is dtypes.MemoryFormat or value is None and nullable:
+        return value
+    raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                    f"{type(value).__name__}")
+
+
+def _channels_last(fmt, ndim: int):
+    """The stride order of a channels-last `fmt`, after PyTorch's check of the rank; None for the others."""
+    spec = _CHANNELS_LAST.get(fmt._name) if fmt is not None else None
+    if spec is None:
+        return None
+    if ndim != spec[0]:
+        raise RuntimeError(f"required rank {spec[0]} tensor to use {fmt._name} format")
+    return spec[1]
+
+
+def new_in_format(shape: tuple, fmt, make) -> np.ndarray:
+    """A new array of `shape` laid out in memory format `fmt` (contiguous, channels_last or channels_last_3d),
+    with PyTorch's strides also on dims of size 1 or 0; `make(shape)` makes the row-major array."""
+    dims = _channels_last(fmt, len(shape))
+    if dims is None:
+        return make(shape)
+    outer = dims[::-1]
+    a = make(tuple(shape[d] for d in outer)).transpose(np.argsort(outer))
+    strides, step = [0] * len(shape), a.itemsize
+    for d in dims:
+        strides[d] = step
+        step *= shape[d]
+    return with_strides(a, tuple(strides))
+
+
+def copied_in_format(a: np.ndarray, fmt) -> np.ndarray:
+    """A copy of `a` laid out in `fmt` (preserve_format: as layout.preserved lays it out)."""
+    if fmt is dtypes.preserve_format or fmt is None:
+        out = preserved(a)
+    else:
+        out = new_in_format(a.shape, fmt, lambda shape: np.empty(shape, a.dtype))
+    np.copyto(out, a)
+    return out
+
+
+def is_contiguous_in(a: np.ndarray, fmt) -> bool:
+    """PyTorch's is_contiguous(memory_format=fmt): for a channels-last format, whether the strides are those of
+    its order of dims, dims of size 1 aside (False at any other rank)."""
+    spec = _CHANNELS_LAST.get(fmt._name)
+    if spec is None:
+        return bool(a.flags.c_contiguous)
+    if a.ndim != spec[0]:
+        return False
+    expected = a.itemsize
+    for d in spec[1]:
+        if a.shape[d] != 1:
+            if a.strides[d] != expected:
+                return False
+            expected *= a.shape[d]
+    return True
+
+
+def suggested_format(a: np.ndarray):
+    """PyTorch's suggest_memory_format: channels_last (channels_last_3d) when a 4-d (5-d) array's strides read as
+    that layout, ambiguous cases read as contiguous; else contiguous_format."""
+    spec = _CHANNELS_LAST["channels_last"] if a.ndim == 4 else _CHANNELS_LAST["channels_last_3d"] \
+        if a.ndim == 5 else None
+    if spec is None or a.strides[1] == 0:
+        return dtypes.contiguous_format
+    smallest = 0
+    for d in spec[1]:
+        if a.shape[d] == 0 or a.strides[d] < smallest:
+            return dtypes.contiguous_format
+        if d == 0 and smallest == a.strides[1]:
+            return dtypes.contiguous_format         # (N,1,1,1): PyTorch reads it as contiguous
+        smallest = a.strides[d] * (a.shape[d] if a.shape[d] > 1 else 1)
+    return dtypes.channels_last if a.ndim == 4 else dtypes.channels_last_3d
+
+
+def in_inputs_format(out, *inputs) -> np.ndarray:
+    """`out`, the 4-d or 5-d result of a kernel with a channels-last path (convolution, pooling), laid out as
+    PyTorch's kernel writes it: channels-last when an input's strides read as that format (suggested_format),
+    else as it is. Only the layout: where PyTorch's channels-last kernel adds in another order, the values are
+    still gradcli's (README)."""
+    if out.__class__ is not _ndarray or out.ndim not in (4, 5) or out.size == 0:
+        return out
+    for a in inputs:
+        if a.__class__ is _ndarray and a.ndim == out.ndim:
+            fmt = suggested_format(a)
+            if fmt is not dtypes.contiguous_format:
+                return out if is_contiguous_in(out, fmt) and not out.flags.c_contiguous else \
+                    copied_in_format(out, fmt)
+    return out

@@ -267,7 +267,7 @@ def _copy(value, depth: int):
     if cls is tuple:
         return tuple(_copy(v, depth + 1) for v in value)
     if cls is Tensor:
-        t = Tensor(value._a.copy())
+        t = Tensor(value._a.copy(order="K"))      # (a state keeps its layout, as deepcopy keeps it)
         t.requires_grad = value.requires_grad
         return t
     return value
@@ -357,7 +357,7 @@ class SGD(Optimizer):
                 st = state[p]
                 buf = st.get("momentum_buffer")
                 if buf is None:
-                    buf = st["momentum_buffer"] = Tensor(grad.copy())
+                    buf = st["momentum_buffer"] = Tensor(grad.copy(order="K"))     # torch.clone: grad's layout
                 else:
                     scalar_param(momentum)      # buf.mul_(momentum): an int past 64 bits is PyTorch's OverflowError
                     b = buf._a
@@ -637,8 +637,8 @@ class _Flat:
         dtype = params[0]._a.dtype
         for p in params:
             if p.grad is None or p._a.__class__ is not np.ndarray or p._a.dtype != dtype or dtype.kind not in "fV" or dtype.char in "eE" or state.get(p) or \
-                    p.grad._a.shape != p._a.shape:
-                return None
+                    p.grad._a.shape != p._a.shape or not p._a.flags.c_contiguous:
+                return None             # (a channels-last parameter's state keeps its layout: the loop's zeros_like)
         if len({id(p) for p in params}) != len(params):
             return None
         packs[key] = flat = cls(opt.state, params, dtype, keys, counted)

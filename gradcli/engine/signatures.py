@@ -179,6 +179,12 @@ SIGNATURES = {
                    "Tensor out = None)"],
     "Tensor.mean": ["(*, torch.dtype dtype = None)",
                     "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)"],
+    "Tensor.clone": ["(*, torch.memory_format memory_format = None)"],
+    **{f"Tensor.{name}": ["(*, torch.memory_format memory_format = preserve_format)"]
+       for name in ("float", "double", "half", "bfloat16", "long", "int", "bool", "byte", "short", "char", "cpu")},
+    "torch.clone": ["(Tensor input, *, torch.memory_format memory_format = None)"],
+    "Tensor.contiguous": ["(*, torch.memory_format memory_format = contiguous_format)"],
+    "Tensor.is_contiguous": ["(*, torch.memory_format memory_format = contiguous_format)"],
     "Tensor.to": [f"(torch.device device = None, torch.dtype dtype = None, {_TO_TAIL})",
                   f"(torch.dtype dtype, {_TO_TAIL})", f"(Tensor tensor, {_TO_TAIL})"],
     "torch.prod": ["(Tensor input, *, torch.dtype dtype = None)",
@@ -661,6 +667,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         return cls is str
     if ptype == "torch.dtype":
         return cls is dtypes.DType
+    if ptype == "torch.memory_format":
+        return cls is dtypes.MemoryFormat
     if ptype == "torch.device":
         return cls is str or cls is int or type_name(value) == "torch.device"
     if ptype == "tuple of ints":

@@ -9,6 +9,7 @@ import numpy as np
 
 from gradcli.display import PrintOptions, meta_repr, size_repr, tensor_repr
 from gradcli.engine import autograd, dtypes
+from gradcli.engine import layout as _layout
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
 from gradcli.engine import ops, recording
@@ -568,39 +569,47 @@ class Tensor:
         if device is not None and check_device(device) != (self._a.__class__ is not np.ndarray):
             return _moved(self, dtype)
         copy = bool(values["copy"])
+        fmt = values["memory_format"]
+        if fmt is not None and fmt is not dtypes.preserve_format and self._a.__class__ is np.ndarray:
+            return ops.to_dtype(self, dtype or dtypes.of_array(self._a), copy, fmt)
         if dtype is None:
-            return Tensor(self._a.copy()) if copy else self
+            return ops.to_dtype(self, dtypes.of_array(self._a), True) if copy else self
         return ops.to_dtype(self, dtype, copy)
 
-    def float(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.float32)
+    def _converted(self, dtype, name: str, memory_format) -> "Tensor":
+        """.float(), .long(), ...: the tensor in `dtype` (itself when it is already), laid out in memory_format."""
+        fmt = None if memory_format is None else _layout.memory_format_arg(name, memory_format)
+        return ops.to_dtype(self, dtype, False, fmt)
 
-    def double(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.float64)
+    def float(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.float32, "float", memory_format)
 
-    def long(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.int64)
+    def double(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.float64, "double", memory_format)
 
-    def int(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.int32)
+    def long(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.int64, "long", memory_format)
 
-    def bool(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.bool_)
+    def int(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.int32, "int", memory_format)
 
-    def half(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.float16)
+    def bool(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.bool_, "bool", memory_format)
 
-    def bfloat16(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.bfloat16)
+    def half(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.float16, "half", memory_format)
 
-    def byte(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.uint8)
+    def bfloat16(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.bfloat16, "bfloat16", memory_format)
 
-    def short(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.int16)
+    def byte(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.uint8, "byte", memory_format)
 
-    def char(self) -> "Tensor":
-        return ops.to_dtype(self, dtypes.int8)
+    def short(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.int16, "short", memory_format)
+
+    def char(self, *, memory_format=None) -> "Tensor":
+        return self._converted(dtypes.int8, "char", memory_format)
 
     def ravel(self) -> "Tensor":
         """PyTorch's ravel is contiguous().view(-1): a view of a contiguous tensor, else of its copy."""
@@ -823,10 +832,12 @@ class Tensor:
             raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {signatures.type_name(other)}")
         return ops.to_dtype(self, dtypes.of_array(other._a))
 
-    def cpu(self) -> "Tensor":
+    def cpu(self, *, memory_format=None) -> "Tensor":
         if self._a.__class__ is not np.ndarray:
             raise NotImplementedError(meta_words("NO_DATA"))
-        return self
+        if memory_format is None:
+            return self
+        return ops.to_dtype(self, dtypes.of_array(self._a), False, _layout.memory_format_arg("cpu", memory_format))
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         if device.__class__ is int:         # an index: PyTorch asks its accelerator for that device
@@ -840,11 +851,15 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
-    def clone(self) -> "Tensor":
-        return ops.clone(self)
+    def clone(self, *, memory_format=None) -> "Tensor":
+        if memory_format is None or memory_format is dtypes.preserve_format:
+            return ops.clone(self)
+        return ops.arith.clone_in_format(self, _layout.memory_format_arg("clone", memory_format))
 
-    def contiguous(self) -> "Tensor":
-        return ops.contiguous(self)
+    def contiguous(self, *, memory_format=dtypes.contiguous_format) -> "Tensor":
+        if memory_format is dtypes.contiguous_format:
+            return ops.contiguous(self)
+        return ops.arith.contiguous_in_format(self, _layout.memory_format_arg("contiguous", memory_format, False))
 
     # ------------------------------------------------------------------------------ arithmetic
     def __add__(self, other):
@@ -2022,8 +2037,13 @@ class Tensor:
     def adjoint(self):
         return ops.matrix_T(self, "adjoint()")
 
-    def is_contiguous(self) -> bool:
-        # (a meta tensor keeps no layout: gradcli calls every one contiguous)
+    def is_contiguous(self, *, memory_format=dtypes.contiguous_format) -> bool:
+        # (a meta tensor keeps no layout: gradcli calls every one contiguous, in no other format)
+        if memory_format is not dtypes.contiguous_format:
+            _layout.memory_format_arg("is_contiguous", memory_format, False)
+            if self._a.__class__ is np.ndarray:
+                return _layout.is_contiguous_in(self._a, memory_format)
+            return memory_format is dtypes.preserve_format
         return bool(self._a.flags.c_contiguous) or self._a.__class__ is not np.ndarray
 
     def split(self, split_size, dim=0):

@@ -41,7 +41,7 @@ _NOT_A_LEAF = ("Only Tensors created explicitly by the user (graph leaves) suppo
 
 # Values that are their own copies: immutable ones, and functions, classes and modules (as in Python)
 _ATOMIC = {int, float, bool, str, complex, type(None), type(...), type(NotImplemented), range, slice, Size,
-           dtypes.DType, _Device, bounds.Bounded, types.BuiltinFunctionType, types.FunctionType, type,
+           dtypes.DType, dtypes.MemoryFormat, _Device, bounds.Bounded, types.BuiltinFunctionType, types.FunctionType, type,
            ScriptType, types.ModuleType}
 _UNPICKLABLE = (types.GeneratorType, autograd.Node, autograd.AccumulateGrad)
 # Classes of Python's whose objects hold only plain data in CPython's pickled state (io's streams): copied, deep or

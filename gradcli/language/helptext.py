@@ -848,8 +848,9 @@ _WHAT = {
     "diag": "A 1-d tensor as a diagonal matrix, or a matrix's diagonal.",
     "diagonal": "A view of a diagonal of the tensor.",
     "diag_embed": "Matrices with the last dimension of the input on their diagonals.",
-    "contiguous": "The tensor with its elements laid out in order (itself when they already are).",
-    "is_contiguous": "Whether the elements are laid out in order.",
+    "contiguous": ("The tensor with its elements laid out in order, or in memory_format= (itself when they already "
+                   "are)."),
+    "is_contiguous": "Whether the elements are laid out in order (or in memory_format=, e.g. torch.channels_last).",
     "stride": "The step in memory, in elements, from one index to the next along each dim (or along `dim`).",
     # linear algebra
     "matmul": "The matrix product, with the rules for 1-d and batched operands (the @ operator).",
@@ -1277,6 +1278,15 @@ _WHAT = {
     "map_": "Each element replaced by a function of it and another tensor's element there, in place.",
     "layout": "How a tensor keeps its elements: torch.strided (dense) or torch.sparse_coo.",
     "strided": "The layout of dense tensors.", "sparse_coo": "The layout of sparse COO tensors (indices and values).",
+    "memory_format": ("The order a dense tensor's elements lie in memory (memory_format= of contiguous, clone, to, "
+                      "is_contiguous, empty and the *_like factories): torch.contiguous_format, "
+                      "torch.channels_last, torch.channels_last_3d, torch.preserve_format."),
+    "contiguous_format": "The memory format of a row-major tensor (the last dim's elements side by side).",
+    "channels_last": ("The memory format of a 4-d (N, C, H, W) tensor laid out as N, H, W, C: a pixel's channels "
+                      "side by side, as convolutions and pooling keep it."),
+    "channels_last_3d": "The memory format of a 5-d (N, C, D, H, W) tensor laid out as N, D, H, W, C.",
+    "preserve_format": ("The memory format that keeps the input's: its strides when dense, else its order of "
+                        "dims (clone and the *_like factories by default)."),
     "sparse_coo_tensor": ("A sparse COO tensor from indices (sparse_dim x nnz) and values (nnz, ...), of the given "
                           "size or the smallest that holds the indices; uncoalesced as given."),
     "sparse": "torch.sparse: mm (sparse @ dense, a sparse gradient for the sparse matrix), sum and addmm.",
@@ -1776,6 +1786,8 @@ def text_for(obj, builtins: dict | None = None) -> str:
         return _format(signature(function, f"Tensor.{name}", method=True), what(name))
     if obj.__class__.__name__ == "torch.dtype":
         return _format(repr(obj), "A dtype: the type of a tensor's elements, given as dtype=.")
+    if obj.__class__.__name__ == "torch.memory_format":
+        return _format(repr(obj), what(repr(obj).removeprefix("torch.")))
     if obj.__class__ in stdlib.OPAQUE_CLASSES:
         return _format(repr(obj), "A type annotation (typing): it prints and compares as typing's does; none of its "
                                   "attributes is in the language.")

@@ -1033,6 +1033,7 @@ def _build_torch() -> ScriptModule:
         "testing": ScriptModule("torch.testing", {"assert_close": _later("gradcli.engine.closeness", "assert_close")}),
         "dtype": _no_instances("torch.dtype"), "layout": _no_instances("torch.layout"),
         "strided": dtypes.strided, "sparse_coo": dtypes.sparse_coo,
+        "memory_format": _no_instances("torch.memory_format"), **dtypes.MEMORY_FORMATS,
         "sparse_coo_tensor": _later("gradcli.engine.sparse", "sparse_coo_tensor"),
         "sparse": ScriptModule.later("torch.sparse", _make_sparse),
         "__version__": torchapi.VERSION,
@@ -1325,7 +1326,8 @@ _SCRIPT_CLASSES = {id(TORCH.members["Tensor"]): Tensor, id(TORCH.members["Size"]
                    id(TORCH.members["dtype"]): dtypes.DType, id(TORCH.members["Generator"]): rng.Generator,
                    id(TORCH.members["finfo"]): typeinfo.FInfo, id(TORCH.members["iinfo"]): typeinfo.IInfo,
                    id(TORCH.members["autograd"].members["graph"].members["Node"]): autograd.Node,
-                   id(TORCH.members["device"]): _Device, id(TORCH.members["layout"]): dtypes.Layout}
+                   id(TORCH.members["device"]): _Device, id(TORCH.members["layout"]): dtypes.Layout,
+                   id(TORCH.members["memory_format"]): dtypes.MemoryFormat}
 # torch.optim's classes and its schedulers', as the script's torch.optim names them (once torch.optim is made)
 _OPTIM_CLASSES: dict = {}
 dtypes.LEGACY_CLASSES[id(factories.legacy_tensor)] = None     # x.type(torch.Tensor): the default float dtype
@@ -1696,7 +1698,7 @@ _UNION_TYPE = type(int | None)
 # ------------------------------------------------------------------------------------ type and id
 
 _TYPE_NAMES = {Size: "torch.Size", rng.Generator: "torch._C.Generator", dtypes.DType: "torch.dtype",
-               dtypes.Layout: "torch.layout", _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
+               dtypes.Layout: "torch.layout", dtypes.MemoryFormat: "torch.memory_format", _Device: "torch.device", savedhooks.SavedTensor: "torch._C._autograd.SavedTensor",
                savedhooks.saved_tensors_hooks: "torch.autograd.graph.saved_tensors_hooks",
                savedhooks.save_on_cpu: "torch.autograd.graph.save_on_cpu",
                forward.UnpackedDualTensor: "torch.autograd.forward_ad.UnpackedDualTensor",
@@ -1918,6 +1920,7 @@ _HASH = bounds.Bounded(builtins.hash, _hash)
 # gradcli's classes and Python's that scripts hold in another form -> the value a script names them by
 _HELD_CLASSES = {Tensor: TORCH.members["Tensor"], Size: TORCH.members["Size"], dtypes.DType: TORCH.members["dtype"],
                  dtypes.Layout: TORCH.members["layout"], _Device: TORCH.members["device"],
+                 dtypes.MemoryFormat: TORCH.members["memory_format"],
                  rng.Generator: TORCH.members["Generator"], typeinfo.FInfo: TORCH.members["finfo"],
                  typeinfo.IInfo: TORCH.members["iinfo"]}
 _HELD_CLASSES.update(_OPTIM_CLASSES)        # (empty until torch.optim is made: _optim_made adds them then)

@@ -8,7 +8,7 @@ from gradcli.engine import budget, dtypes, views, workers
 from gradcli.engine import elementary as cr     # the correctly rounded elementary functions
 from gradcli.engine.autograd import Node, edge, unrecorded_view
 from gradcli.engine.fma import by_rows, fma, fused_body
-from gradcli.engine.layout import laid_out, preserved
+from gradcli.engine.layout import copied_in_format, is_contiguous_in, laid_out, preserved, suggested_format
 from gradcli.engine.recording import (Op, apply, broadcast_error, checked_scalar, compute, needs_grad, number_arg,
                                       number_operand, operands, result_dtype, same_device, scalar_param, unary,
                                       with_numbers)
@@ -214,9 +214,9 @@ NEG         = Op("NegBackward0",        neg_array,     (),                      
 EXP         = Op("ExpBackward0",        cr.exp,        ("result",),
                  (lambda F, g, result: workers.multiply(g, result),), floats=True, fresh=True, jvp="auto")
 CLONE       = Op("CloneBackward0",      clone_array,   (),                             (lambda F, g: g,),
-                 jvp=lambda F, ts, xs, result: clone(ts[0]))
+                 jvp=lambda F, ts, xs, result: _laid_like(clone(ts[0]), result))
 CONTIGUOUS  = Op("CloneBackward0",      contiguous_array, (),                          (lambda F, g: g,),
-                 jvp=lambda F, ts, xs, result: contiguous_clone(ts[0]))
+                 jvp=lambda F, ts, xs, result: _laid_like(contiguous_clone(ts[0]), result))
 POW_SCALAR  = Op("PowBackward0",        None,          ("self", "exponent"),           (_pow_self,),
                  fits=True, quiet=True, jvp="auto")
 POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "result"),
@@ -225,7 +225,7 @@ POW_TENSOR  = Op("PowBackward1",        None,          ("self", "exponent", "res
 POW_BASE    = Op("PowBackward2",        None,          ("self", "result"),             (_pow_base,),
                  inputs=("exponent",), fits=True, quiet=True, jvp="auto")
 TO_COPY     = Op("ToCopyBackward0",     None,          (),                             (lambda F, g: g,), fits=True,
-                 jvp=lambda F, ts, xs, result: F.cast(ts[0], result._a.dtype))
+                 jvp=lambda F, ts, xs, result: _laid_like(F.cast(ts[0], result._a.dtype), result))
 ZERO        = Op("ZeroBackward0",       None,          (),                             (lambda F, g: F.zeros_like(g),),
                  jvp=lambda F, ts, xs, result: F.zeros_like(result))
 FILL        = Op("FillBackward2",       None,          (),                             (lambda F, g: F.zeros_like(g),),
@@ -273,6 +273,35 @@ neg = unary(NEG, "neg")
 exp = unary(EXP, "exp")
 clone = unary(CLONE, "clone")
 contiguous_clone = unary(CONTIGUOUS, "clone")
+
+
+def _laid_like(tangent: Tensor, result: Tensor) -> Tensor:
+    """A copy's tangent laid out as the copy itself: clone's and _to_copy's tangents take the memory format the
+    copy was made in (a channels-last clone of a row-major input has a channels-last tangent)."""
+    t, r = tangent._a, result._a
+    if t.__class__ is not np.ndarray or r.__class__ is not np.ndarray or t.strides == r.strides or \
+            t.shape != r.shape or r.flags.c_contiguous and t.flags.c_contiguous:
+        return tangent
+    out = np.empty_like(r, dtype=t.dtype)
+    np.copyto(out, t)
+    return apply(CLONE, out, (tangent,))
+
+
+def clone_in_format(a: Tensor, fmt) -> Tensor:
+    """clone(memory_format=fmt) for a format other than preserve_format: a copy laid out in it (CloneBackward0).
+    A meta tensor keeps no layout: its clone is the plain one."""
+    if a._a.__class__ is not np.ndarray:
+        return contiguous_clone(a) if fmt is dtypes.contiguous_format else clone(a)
+    return apply(CONTIGUOUS if fmt is dtypes.contiguous_format else CLONE, copied_in_format(a._a, fmt), (a,))
+
+
+def contiguous_in_format(a: Tensor, fmt) -> Tensor:
+    """contiguous(memory_format=fmt): the tensor itself when it is laid out so, else its clone in that format."""
+    if a._a.__class__ is not np.ndarray or is_contiguous_in(a._a, fmt):
+        return a
+    if fmt is dtypes.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone_in_format(a, fmt)
 
 
 def _float_number_case(a: Tensor, b) -> bool:
@@ -669,12 +698,18 @@ def _complex():
     return complexops
 
 
-def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
-    """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch."""
+def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False, fmt=None) -> Tensor:
+    """`.to(dtype)` / `.float()` / `.double()`: the same tensor when nothing changes, as in PyTorch. `fmt`: the
+    memory format of `.to(memory_format=)` (None: preserve_format), which a tensor PyTorch reads as laid out in
+    it already keeps (suggest_memory_format)."""
     if dtype is dtypes.float32 and STATE.replay is not None:
         dtype = dtypes.float64      # float32 means float64 in a --check-grads replay: `.float()` keeps it
-    if a._a.dtype == dtype.np and not copy:
+    if fmt is dtypes.preserve_format or a._a.__class__ is not np.ndarray:     # (a meta tensor keeps no layout)
+        fmt = None
+    if a._a.dtype == dtype.np and not copy and (fmt is None or suggested_format(a._a) is fmt):
         return a
+    if fmt is not None:
+        return _to_format(a, dtype, fmt)
     if a._a.dtype.kind == "c" and dtype is dtypes.bool_:
         return Tensor(a._a != 0)           # (either part non-zero, and no warning: nothing is discarded)
     if a._a.dtype.kind == "c" and dtype.category != dtypes.COMPLEX:
@@ -689,6 +724,13 @@ def to_dtype(a: Tensor, dtype: dtypes.DType, copy=False) -> Tensor:
     elif dtype.category != dtypes.FLOAT:
         return Tensor(out)
     return apply(TO_COPY, out, (a,))
+
+
+def _to_format(a: Tensor, dtype: dtypes.DType, fmt) -> Tensor:
+    """`.to(dtype, memory_format=fmt)`: a copy in that dtype laid out in `fmt` (ToCopyBackward0)."""
+    cast = to_dtype(Tensor(a._a), dtype, True)
+    out = copied_in_format(cast._a, fmt)
+    return apply(TO_COPY, out, (a,)) if out.dtype.kind in "fVc" else Tensor(out)
 
 
 def to_device(a: Tensor, out: np.ndarray) -> Tensor:

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
+from gradcli.engine.layout import in_inputs_format
 from gradcli.engine.forward import add_tangents, dropped
 from gradcli.engine.ops import linalg, shape
 from gradcli.engine.recording import autocast_policy, Op, apply, is_meta, wrap_int64
@@ -334,7 +335,7 @@ def _record(x: Tensor, w: Tensor, bias, p) -> Tensor:
         if bias is not None:
             out += bias._a.reshape((1, -1) + (1,) * (out.ndim - 2))
     sizes = tuple(bias._a.shape) if bias is not None else (0,)
-    return apply(CONVOLUTION, out, (x, w, bias), (sizes,) + tuple(p))
+    return apply(CONVOLUTION, in_inputs_format(out, x._a, w._a), (x, w, bias), (sizes,) + tuple(p))
 
 
 def _empty_output(x: np.ndarray, w: np.ndarray, p) -> np.ndarray:

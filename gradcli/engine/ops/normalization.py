@@ -1710,6 +1710,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05) -> Tensor:
     w = None if weight is None else (weight._a if keep else weight._a.astype(x.dtype))
     b = None if bias is None else (bias._a if keep else bias._a.astype(x.dtype))
     y, mean, rstd = group_norm_arrays(x, num_groups, w, b, eps)
+    if x.ndim == 4:                     # (PyTorch's kernel writes a channels-last input's result channels-last)
+        y = layout.in_inputs_format(y, x)
     hw = math.prod(x.shape[2:])
     return apply(GROUP_NORM, y, (input, weight, bias),
                  (Tensor(mean), Tensor(rstd), n, c, hw, num_groups, float(eps)))
@@ -1742,7 +1744,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                                "tensor")
     rm = None if running_mean is None else Tensor(np.tile(running_mean._a, n))
     rv = None if running_var is None else Tensor(np.tile(running_var._a, n))
-    shaped = ops.view(input, (1, n * c) + tuple(x.shape[2:]))
+    shaped = ops.view(ops.contiguous(input), (1, n * c) + tuple(x.shape[2:]))    # (PyTorch's own contiguous())
     out = batch_norm(shaped, rm, rv, w, b, use_input_stats, momentum, eps)
     for mine, tiled in ((running_mean, rm), (running_var, rv)):
         if mine is not None and use_input_stats:

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from gradcli.engine import budget
+from gradcli.engine.layout import in_inputs_format
 from gradcli.engine.ops import reduce, shape
 from gradcli.engine.recording import autocast_policy, Op, apply, int64_arg, is_meta, needs_grad, type_word
 from gradcli.engine.tensor import Tensor
@@ -777,6 +778,7 @@ def _max_pool(a: Tensor, kernel_size, stride, padding, dilation, ceil_mode, n=2,
         _shape_check3d(x, k, s, pad, d, outs, "max_pool3d_with_indices_out_cpu_template()", avg=False)
     _not_implemented(name, x, "fiuV")
     values, index = max_pool_array(x, k, s, pad, d, outs)
+    values, index = in_inputs_format(values, x), in_inputs_format(index, x)
     indices = Tensor(index)
     out = apply(MAX_POOL2D if n == 2 else MAX_POOL3D, values, (a,), (ks, st, pd, dl, bool(ceil_mode), indices))
     return out, indices
@@ -787,6 +789,8 @@ def _avg_pool_out(a: Tensor, row: Op, params, outs, args) -> Tensor:
     own arguments, saved as given)."""
     kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = args
     out = avg_pool_array(a._a, *params, outs, bool(ceil_mode), bool(count_include_pad), divisor_override)
+    if out.ndim == 4:                   # (PyTorch's avg_pool3d writes a contiguous result from any layout)
+        out = in_inputs_format(out, a._a)
     return apply(row, out, (a,), (kernel_size, stride, padding, bool(ceil_mode), bool(count_include_pad),
                                   divisor_override))
 
@@ -846,7 +850,8 @@ def adaptive_avg_pool_raw(a: Tensor, outs) -> Tensor:
         _not_implemented("adaptive_avg_pool3d_cpu", x, _FLOATS)
     elif all(outs):                 # the 2-d one makes an empty output without the kernel (any dtype)
         _not_implemented(fn, x, _FLOATS)
-    return apply(ADAPTIVE_AVG if n == 2 else ADAPTIVE_AVG3D, adaptive_avg_array(x, outs), (a,))
+    out = adaptive_avg_array(x, outs)     # (PyTorch's 3-d kernel writes a contiguous result from any layout)
+    return apply(ADAPTIVE_AVG if n == 2 else ADAPTIVE_AVG3D, in_inputs_format(out, x) if n == 2 else out, (a,))
 
 
 def _adaptive_sizes(output_size, x: np.ndarray, fn: str, n: int = 2) -> tuple:
@@ -908,6 +913,8 @@ def _adaptive_max(a: Tensor, sizes, n: int = 2):
                            f"{_sizes_text(x.shape[:-n] + tuple(sizes))}")
     _not_implemented(fn if n == 2 else "adaptive_max_pool3d_cpu", x, _FLOATS)
     values, index = adaptive_max_array(x, sizes)
+    if n == 2:                          # (PyTorch's 3-d kernel writes contiguous results from any layout)
+        values, index = in_inputs_format(values, x), in_inputs_format(index, x)
     indices = Tensor(index)
     return apply(ADAPTIVE_MAX if n == 2 else ADAPTIVE_MAX3D, values, (a,), (indices,)), indices
 

@@ -8,7 +8,8 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from gradcli.engine.layout import contiguous as row_major, preserved, unsqueezed
+from gradcli.engine.layout import (contiguous as row_major, copied_in_format, in_inputs_format, preserved,
+                                   suggested_format, unsqueezed)
 from gradcli.engine import autograd, budget, views
 from gradcli.engine import dtypes, signatures
 from gradcli.engine.ops import arith, indexing, padding
@@ -895,8 +896,12 @@ def _cat(tensors, dim, name: str) -> Tensor:
                                    f"{first.shape[k]} but got size {shape[k]} for tensor number {i} in the list.")
     if all(tensors[i]._a.__class__ is np.ndarray for i in kept):      # (meta results take one element)
         budget.check_tensor((sum(tensors[i]._a.size for i in kept),), npdt.itemsize)
-    # contiguous, whatever the inputs' layouts (numpy would follow theirs)
+    # contiguous, whatever the inputs' layouts (numpy would follow theirs), unless every input reads as one
+    # channels-last format (PyTorch's compute_output_memory_format)
     out = row_major(np.concatenate([tensors[i]._a.astype(npdt, copy=False) for i in kept], axis=d))
+    if out.ndim in (4, 5) and out.__class__ is np.ndarray and len({id(suggested_format(tensors[i]._a))
+                                                                   for i in kept}) == 1:
+        out = in_inputs_format(out, tensors[kept[0]]._a)
     parts, offset = [None] * len(tensors), 0
     for i in kept:
         n = tensors[i]._a.shape[d]
@@ -930,7 +935,14 @@ def stack(tensors, dim=0) -> Tensor:
     npdt = _joined_dtype(tensors)
     if all(t._a.__class__ is np.ndarray for t in tensors):      # (meta results take one element)
         budget.check_tensor((len(tensors),) + first, npdt.itemsize)
-    out = row_major(np.stack([t._a.astype(npdt, copy=False) for t in tensors], axis=d))
+    arrays = [t._a.astype(npdt, copy=False) for t in tensors]
+    out = row_major(np.stack(arrays, axis=d))
+    if d < len(first) and len(first) in (4, 5) and out.__class__ is np.ndarray:
+        # PyTorch's stack along an existing dim is cat(tensors, dim).view(sizes): inputs all in one
+        # channels-last format give cat's channels-last result, the stacked dim split off it
+        fmt = suggested_format(arrays[0])
+        if fmt is not dtypes.contiguous_format and all(suggested_format(a) is fmt for a in arrays):
+            out = copied_in_format(np.concatenate(arrays, axis=d), fmt).reshape(out.shape)
     return apply(STACK, out, tuple(tensors), (d if index_arg(dim) >= 0 else d - len(first) - 1,))
 
 
@@ -1246,7 +1258,8 @@ def functional_pad(input, pad, mode="constant", value=None) -> Tensor:
 def constant_pad(a: Tensor, pad: tuple, value) -> Tensor:
     x = a._a
     _check_pad_length(x, pad)
-    return apply(PAD, _pad_array(x, pad, checked_double(value, x.dtype)), (a,), (pad,))
+    out = in_inputs_format(_pad_array(x, pad, checked_double(value, x.dtype)), x)    # (a channels-last input's)
+    return apply(PAD, out, (a,), (pad,))
 
 
 def _check_pad_length(x: np.ndarray, pad) -> None:

@@ -406,7 +406,7 @@ class Module(ScriptObject, metaclass=ScriptType):
         return self._apply(empty) if recurse else _apply_own(self, empty)
 
     def to(self, *args, **kwargs):
-        dtype, device = _to_dtype(args, kwargs)
+        dtype, device, fmt = _to_dtype(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype!r}")
@@ -416,6 +416,8 @@ class Module(ScriptObject, metaclass=ScriptType):
             except NotImplementedError as e:        # a meta tensor has nothing to copy to the CPU
                 raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
                                           "when moving module from meta to a different device.") from None
+        if fmt is not None and fmt is not dtypes.preserve_format:
+            return self._apply(lambda t: _converted(t, dtype, fmt))
         if dtype is None:
             return _walked(self)
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -802,13 +804,24 @@ def _named_members(module, table: str, prefix: str, recurse: bool, remove_duplic
             yield (name + "." + key if name else key), value
 
 
+def _converted(t: Tensor, dtype, fmt) -> Tensor:
+    """Module.to(dtype, memory_format=fmt) on one tensor: a 4-d or 5-d one laid out in `fmt` (PyTorch's rule; the
+    rank is checked by the format), every floating one in `dtype` (None: its own)."""
+    dtype = dtype if dtype is not None and t.is_floating_point() else t.dtype
+    return t.to(dtype, memory_format=fmt) if t.dim() in (4, 5) else t.to(dtype)
+
+
 def _to_dtype(args, kwargs):
-    """The dtype and the device of Module.to(device, dtype, non_blocking) / to(dtype) / to(tensor): each None when
-    not given."""
+    """The dtype, the device and the memory format of Module.to(device, dtype, non_blocking, memory_format=) /
+    to(dtype) / to(tensor): each None when not given."""
+    if any(a.__class__ is dtypes.MemoryFormat for a in args) or not isinstance(
+            kwargs.get("memory_format", dtypes.preserve_format), (dtypes.MemoryFormat, type(None))):
+        from gradcli.engine import signatures
+        raise TypeError(signatures.check("Tensor.to", args, kwargs))
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got an unexpected keyword "
                         f"argument '{next(iter(kwargs))}'")
@@ -822,7 +835,7 @@ def _to_dtype(args, kwargs):
             device = arg
     if device is not None:
         check_device(device)
-    return dtype, device
+    return dtype, device, fmt
 
 
 
