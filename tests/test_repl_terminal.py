@@ -235,3 +235,41 @@ def test_dumb_terminal_gets_plain_prompts_without_colour(tmp_path):
         assert t.wait() == 0
     finally:
         t.close()
+
+
+
+# A Ctrl-C that Python has noted (its C handler ran) while no Python code runs and no system call is
+# interrupted: it lands after the prompt is written and before readline reaches read(), a window a
+# loaded machine can hold open (seen in CI as a lone "^C" and no KeyboardInterrupt; the terminal had
+# dropped the typed line, so the read waited for the next one). `_thread.interrupt_main` from another
+# thread notes an interrupt in just that way, while the reader waits. The line typed after it must
+# be read and run, not swallowed by an interrupt delivered late.
+_NOTED_CTRL_C = r"""
+import _thread, os, pty, sys, threading, time, types
+from gradcli.repl.shell import Shell
+master, slave = pty.openpty()
+written = []
+
+def user():
+    while ">>> " not in "".join(written):
+        time.sleep(0.01)
+    _thread.interrupt_main()                  # as a SIGINT's C handler does, and nothing more
+    give_up = time.monotonic() + 5
+    while "KeyboardInterrupt" not in "".join(written) and time.monotonic() < give_up:
+        time.sleep(0.01)
+    os.write(master, b"2 * 21\n\x04")
+
+threading.Thread(target=user, daemon=True).start()
+shell = Shell(err=types.SimpleNamespace(write=written.append, flush=lambda: None))
+status = shell.run_lines(open(slave, closefd=False), prompts=(">>> ", "... "))
+sys.stdout.flush()
+print(repr("".join(written)), status)
+"""
+
+
+def test_dumb_terminal_ctrl_c_noted_before_the_read_is_not_lost():
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", _NOTED_CTRL_C], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n'>>> \\nKeyboardInterrupt\\n>>> >>> \\n' 0\n"

@@ -22,7 +22,7 @@ from gradcli.display import DISPLAY_MODES
 from gradcli.engine.tensor import print_options
 from gradcli.errors import EXIT_SCRIPT_ERROR, ScriptError, ScriptExit
 from gradcli.repl import magics, scan, toolbar
-from gradcli.repl.interrupt import Guard
+from gradcli.repl.interrupt import Guard, Wakeup
 from gradcli.session import Session
 from gradcli.language.stdlib import ScriptModule
 from gradcli.display.terminal import RED, RESET, colour_wanted, paint_error
@@ -216,12 +216,23 @@ class Shell:
         """Read input units from a stream without editing: piped input (no prompt), or with
         `prompts` (first line, continuation) a dumb terminal, where Ctrl-C while typing drops the
         lines typed so far and shows KeyboardInterrupt, as Python's REPL does."""
+        fd = None
+        if prompts is not None:
+            try:
+                fd = stream.fileno()
+            except (AttributeError, OSError, ValueError):
+                pass
+        with Wakeup(fd) as wake:
+            return self._read_lines(stream, prompts, wake)
+
+    def _read_lines(self, stream, prompts, wake) -> int:
         lines: list[str] = []
         while True:
             try:                # a Ctrl-C landing while the prompt is written counts as one while reading
                 if prompts is not None:
                     self.err.write(prompts[1 if lines else 0])
                     self.err.flush()
+                    wake.wait()
                 raw = stream.readline()
             except KeyboardInterrupt:
                 if prompts is None:
