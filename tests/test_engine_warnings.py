@@ -261,3 +261,14 @@ def test_a_refused_flash_kernel_says_why_before_the_error():
         f"s.grad:6: UserWarning: Flash attention kernel not used because: {where}sdp_utils_cpp.cpp:99.)\n" + line +
         "s.grad:6: UserWarning: All fused kernels requires query, key and value to be 4 dimensional, but got Query "
         f"dim: 3, Key dim: 3, Value dim: 3 instead. {where}sdp_utils_cpp.h:327.)\n" + line)
+
+
+def test_an_always_call_forward_hook_that_fails_after_forward_failed_is_a_warning():
+    # PyTorch 2.13: the hook's error becomes this warning and forward's ValueError goes on (checked with the oracle)
+    source = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('no')\n"
+              "m = M()\ndef hook(mod, args, out):\n    raise KeyError('logger is down')\n"
+              "m.register_forward_hook(hook, always_call=True)\ntry:\n    m(torch.ones(1))\n"
+              "except ValueError as e:\n    print(e)\n")
+    assert warnings_of(source) == (
+        "s.grad:10: UserWarning: module forward hook with ``always_call=True`` raised an exception that was "
+        "silenced as another error was raised in forward: 'logger is down'\n  m(torch.ones(1))\n")

@@ -47,12 +47,15 @@ class RemovableHandle(ScriptObject, metaclass=ScriptType):
 
     __module__ = "torch.utils.hooks"
 
-    def __init__(self, table: dict, key: int):
+    def __init__(self, table: dict, key: int, extra: tuple = ()):
         self.id = key
         self.hooks_dict_ref = table
+        self.extra_dict_ref = extra     # the tables that mark the hook (with_kwargs, always_call)
 
     def remove(self):
         self.hooks_dict_ref.pop(self.id, None)
+        for table in self.extra_dict_ref:
+            table.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -127,31 +130,28 @@ class Module(ScriptObject, metaclass=ScriptType):
                 raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
-        full, non_full, backward_pre = backward_hooks.hook_lists(d)
-        for hook in list(d["_forward_pre_hooks"].values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if result.__class__ is tuple else (result,)
-        bw_hook = None
-        if full or backward_pre:
-            bw_hook = backward_hooks.BackwardHook(self, full, backward_pre)
-            args = bw_hook.setup_input_hook(args)
-        output = self.forward(*args, **kwargs)
-        for hook in list(d["_forward_hooks"].values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if bw_hook is not None:
-            output = bw_hook.setup_output_hook(output)
-        if non_full:
-            backward_hooks.attach_non_full(self, non_full, args, output)
-        return output
+        return _call_with_hooks(self, d, args, kwargs)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        return _add_hook(self._forward_pre_hooks, hook, prepend)
+        """hook(module, args), or with_kwargs hook(module, args, kwargs) returning None or (args, kwargs)."""
+        marks = self.__dict__.setdefault("_forward_pre_hooks_with_kwargs", OrderedDict())
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend, (marks,))
+        if with_kwargs:
+            marks[handle.id] = True
+        return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        return _add_hook(self._forward_hooks, hook, prepend)
+        """hook(module, args, output), or with_kwargs hook(module, args, kwargs, output); always_call: also
+        when forward raises (then errors of the hook are warnings)."""
+        d = self.__dict__
+        with_kwargs_marks = d.setdefault("_forward_hooks_with_kwargs", OrderedDict())
+        always_marks = d.setdefault("_forward_hooks_always_called", OrderedDict())
+        handle = _add_hook(self._forward_hooks, hook, prepend, (with_kwargs_marks, always_marks))
+        if with_kwargs:
+            with_kwargs_marks[handle.id] = True
+        if always_call:
+            always_marks[handle.id] = True
+        return handle
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars), before state_dict collects this module's entries."""
@@ -689,7 +689,7 @@ def _missing(module, name: str) -> AttributeError:
     return AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
 
 
-def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
+def _add_hook(table: dict, hook, prepend: bool, extra: tuple = ()) -> RemovableHandle:
     key = next(_HOOK_IDS)
     if prepend:
         items = list(table.items())
@@ -698,7 +698,66 @@ def _add_hook(table: dict, hook, prepend: bool) -> RemovableHandle:
         table.update(items)
     else:
         table[key] = hook
-    return RemovableHandle(table, key)
+    return RemovableHandle(table, key, extra)
+
+
+def _call_with_hooks(module, d: dict, args: tuple, kwargs: dict):
+    """Module.__call__ when the module has hooks, in PyTorch's order: forward pre-hooks (those registered
+    with_kwargs see and may replace the keyword arguments too), the full backward hooks' input side,
+    forward, forward hooks, the backward hooks' output side. When forward or a hook raises, the
+    forward hooks registered with always_call that have not run yet run then; an error of theirs is
+    a warning, and the first error goes on."""
+    ran = set()
+    output = None
+    try:
+        full, non_full, backward_pre = backward_hooks.hook_lists(d)
+        pre_kwargs = d.get("_forward_pre_hooks_with_kwargs") or ()
+        for key, hook in list(d["_forward_pre_hooks"].items()):
+            if key in pre_kwargs:
+                result = hook(module, args, kwargs)
+                if result is not None:
+                    if result.__class__ is tuple and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+            else:
+                result = hook(module, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if full or backward_pre:
+            bw_hook = backward_hooks.BackwardHook(module, full, backward_pre)
+            args = bw_hook.setup_input_hook(args)
+        output = module.forward(*args, **kwargs)
+        with_kwargs = d.get("_forward_hooks_with_kwargs") or ()
+        always = d.get("_forward_hooks_always_called") or ()
+        for key, hook in list(d["_forward_hooks"].items()):
+            if key in always:
+                ran.add(key)
+            result = hook(module, args, kwargs, output) if key in with_kwargs else hook(module, args, output)
+            if result is not None:
+                output = result
+        if bw_hook is not None:
+            output = bw_hook.setup_output_hook(output)
+        if non_full:
+            backward_hooks.attach_non_full(module, non_full, args, output)
+        return output
+    except Exception:
+        always = d.get("_forward_hooks_always_called")
+        if always:
+            with_kwargs = d.get("_forward_hooks_with_kwargs") or ()
+            for key, hook in list(d["_forward_hooks"].items()):
+                if key not in always or key in ran:
+                    continue
+                try:
+                    result = hook(module, args, kwargs, output) if key in with_kwargs else hook(module, args, output)
+                    if result is not None:
+                        output = result
+                except Exception as e:
+                    STATE.warn("UserWarning", "module forward hook with ``always_call=True`` raised an exception "
+                               f"that was silenced as another error was raised in forward: {e}")
+        raise
 
 
 def remove_pre_hook(module, matches) -> bool:
