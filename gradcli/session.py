@@ -210,7 +210,7 @@ class Session:
         self.builtins = stdlib.make_builtins(self._write, _help_text, access.attribute_builtins())
         self.echo = echo
         self._warned: set = set()      # the places a warning was shown once (CPython's registry), and the
-        self._warned_version = 0        # version of the filters they were shown under
+        self._warned_version = (0, 0)   # version of the filters they were shown under, and STATE.registry_epoch
         # whether an interactive input (run_unit) imported `from __future__ import annotations`, which the inputs
         # after it keep, as in CPython's interactive mode; and whether one is being compiled
         self._future_annotations = False
@@ -258,6 +258,7 @@ class Session:
         state.streams = (self._script_write, self._script_flush, self._filename)     # sys.stdout, sys.argv
         state.redirects = None          # (contextlib.redirect_stdout: a run left inside one ends it)
         state.warned_once = set()
+        state.registry_epoch = 0
         np.seterr(all="ignore")         # PyTorch computes inf and nan silently; so do we
         state.print_options.set(profile="default")
         dtypes.set_default_float(dtypes.float32)       # torch.set_default_dtype lasts one session
@@ -355,7 +356,7 @@ class Session:
         warning is shown."""
         self.warning_subject = subject
         filters = STATE.warning_filters
-        version = 0 if filters is None else filters.version
+        version = (0 if filters is None else filters.version, STATE.registry_epoch)
         if version != self._warned_version:     # the filters changed: every place may warn again (CPython)
             self._warned.clear()
             self._warned_version = version

@@ -272,3 +272,27 @@ def test_an_always_call_forward_hook_that_fails_after_forward_failed_is_a_warnin
     assert warnings_of(source) == (
         "s.grad:10: UserWarning: module forward hook with ``always_call=True`` raised an exception that was "
         "silenced as another error was raised in forward: 'logger is down'\n  m(torch.ones(1))\n")
+
+
+def test_gradcheck_of_an_input_that_is_not_float64_warns_as_pythons_registry_allows():
+    # PyTorch 2.13's Python warning comes from one line of its gradcheck: CPython shows it once per message, but
+    # the first gradient PyTorch is given as a tensor (gradcheck gives one) imports sympy, whose import empties
+    # the registries, so the second call warns again and the third does not (checked with the oracle)
+    source = ("import torch\nx = torch.ones(2, requires_grad=True)\n"
+              "torch.autograd.gradcheck(torch.sin, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)\n"
+              "torch.autograd.gradcheck(torch.cos, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)\n"
+              "torch.autograd.gradcheck(torch.exp, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)\n"
+              "torch.autograd.gradcheck(torch.mul, (x.double(), x), atol=1e-2, rtol=1e-2, eps=1e-3, "
+              "raise_exception=False)\n")
+    text = ("UserWarning: Input #{} requires gradient and is not a double precision floating point or complex. "
+            "This check will likely fail if all the inputs are not of double precision floating point or complex. ")
+    lines = source.splitlines()
+    assert warnings_of(source) == (f"s.grad:3: {text.format(0)}\n  {lines[2]}\ns.grad:4: {text.format(0)}\n  {lines[3]}\n"
+                                   f"s.grad:6: {text.format(1)}\n  {lines[5]}\n")
+
+
+def test_the_first_gradient_given_as_a_tensor_lets_a_script_warning_show_again():
+    # PyTorch's lazy import of sympy empties CPython's registries once (checked with the oracle)
+    source = ("import torch\nimport warnings\nx = torch.ones(2, requires_grad=True)\nfor i in range(3):\n"
+              "    warnings.warn('w')\n    if i == 1:\n        (x * 2).backward(torch.ones(2))\n")
+    assert warnings_of(source) == "s.grad:5: UserWarning: w\n  warnings.warn('w')\n" * 2

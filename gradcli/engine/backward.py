@@ -41,6 +41,8 @@ def _make_grads(outputs: tuple, grads: tuple, batched: bool, via: str) -> list:
         if out.__class__ is not Tensor:
             raise AssertionError("Expected output to be a torch.Tensor")
         if g.__class__ is Tensor:
+            if STATE.registry_epoch == 0:       # PyTorch's first given gradient imports sympy (STATE.gradient_given)
+                STATE.gradient_given()
             shape = g._a.shape[1:] if batched else g._a.shape
             if shape != out._a.shape:
                 if batched:     # (PyTorch's message drops the first dim of the first grad again)

@@ -1134,9 +1134,9 @@ def _refused_in_vmap() -> None:
     """Inside a vmap that refuses random ops, a random factory whose arguments parse fails with that refusal,
     before its own checks of the sizes (functorch's batching rule runs before the kernel)."""
     frame = STATE.vmap
-    if frame is not None and frame.randomness == "error":
-        from gradcli.engine.functorch import RANDOM_ERROR
-        raise RuntimeError(RANDOM_ERROR)
+    if frame is not None and frame.randomness in ("error", "legacy"):
+        from gradcli.engine.functorch import LEGACY_RANDOM, RANDOM_ERROR
+        raise RuntimeError(RANDOM_ERROR if frame.randomness == "error" else LEGACY_RANDOM)
 
 
 def _input_tensor(name: str, t) -> Tensor:

@@ -742,6 +742,13 @@ VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in s
                      "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .")
 VMAP_REFUSALS = {"item": VMAP_ITEM, "bool": VMAP_CONTROL_FLOW,
                  "tolist": "Cannot access data pointer of Tensor that doesn't have storage"}
+# torch._vmap_internals._vmap, the older vmap that gradcheck's batched checks run under: its words for the
+# same refusals (it has no randomness flag and refuses every random op)
+LEGACY_REFUSALS = {"item": "Batching rule not implemented for aten::item. We could not generate a fallback.",
+                   "bool": "Batching rule not implemented for aten::is_nonzero. We could not generate a fallback.",
+                   "tolist": VMAP_REFUSALS["tolist"]}
+LEGACY_RANDOM = ("vmap: We do not yet support calling random operations inside of vmap. Please perform random "
+                 "operations outside of vmap as a workaround")
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
                  "'different' randomness flags on vmap or perform the randomness operation out of vmap")
 
@@ -766,6 +773,8 @@ class VmapFrame:
         calls this for every draw inside a vmap); `shape` None for a draw that has no batched form."""
         if self.randomness == "error":
             raise RuntimeError(RANDOM_ERROR)
+        if self.randomness == "legacy":
+            raise RuntimeError(LEGACY_RANDOM)
         k = self.count
         self.count += 1
         STATE.vmap = None           # the draw itself is an ordinary one
@@ -956,6 +965,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapped(*args, **kwargs):
         return _vmap_call(func, in_dims, out_dims, randomness, args, kwargs)
     return Transformed(wrapped, _qualname(func, "vmap.<locals>.wrapped"))
+
+
+def legacy_vmap(func):
+    """torch._vmap_internals._vmap over dim 0 of every argument, as gradcheck's batched checks call it: the
+    same computation as vmap, with that vmap's refusals (randomness "legacy")."""
+    def wrapped(*args):
+        return _vmap_call(func, 0, 0, "legacy", args, {})
+    return wrapped
 
 
 Transformed.__name__ = "function"       # what torch.func returns is a plain function in CPython's messages

@@ -60,6 +60,8 @@ class EngineState:
         "redirects",            # contextlib.redirect_stdout/redirect_stderr in force: {'stdout' or 'stderr': the
                                 # script's object print and sys.stdout write to instead}, else None
         "warned_once",          # the keys of the warnings PyTorch gives once per process, given already
+        "registry_epoch",       # how many times CPython's warning registries were emptied (0, or 1 once PyTorch
+                                # imported sympy: gradient_given)
         "vmap",                 # the innermost torch.func.vmap running (gradcli.engine.functorch.VmapFrame), or None
         "fw_level",             # the forward-mode AD level in force (gradcli.engine.forward.Level), or None
         "threads",              # torch.get_num_threads(): how PyTorch's kernels would split their work, which
@@ -107,6 +109,7 @@ class EngineState:
         self.saved_hooks = self.saved_hooks_off = None
         self.warn = None
         self.warned_once = set()
+        self.registry_epoch = 0
         self.vmap = None
         self.fw_level = None
         self.threads = DEFAULT_THREADS
@@ -123,6 +126,19 @@ class EngineState:
             self.warned_once.add(key)
             if self.warn is not None:
                 self.warn(category, message)
+
+    def warn_python(self, category: str, message: str) -> None:
+        """A Python warning from one line of PyTorch's own code: CPython's registry for that line shows it once
+        per message, until the registries are emptied (gradient_given)."""
+        self.warn_once("py:" + message, category, message)
+
+    def gradient_given(self) -> None:
+        """PyTorch imports sympy the first time a gradient is given as a tensor (to backward or autograd.grad,
+        its own gradcheck's included), and that import changes the warnings filters, which makes CPython forget
+        every warning it has shown: the Python warnings shown once until then may show again."""
+        if self.registry_epoch == 0:
+            self.registry_epoch = 1
+            self.warned_once = {key for key in self.warned_once if not key.startswith("py:")}
 
     def reset_modes(self) -> None:
         """A fresh interpreter's modes: grad mode on, inference and anomaly detection off."""
@@ -148,7 +164,8 @@ class EngineState:
                 self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
                 self.python_random.getstate() if self.python_random is not None else None, self.python_seed,
                 np.geterr(),
-                self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.vmap,
+                self.saved_hooks, self.saved_hooks_off, self.warn, frozenset(self.warned_once), self.registry_epoch,
+                self.vmap,
                 self.fw_level, self.threads, self.default_device, tuple(self.device_stack),
                 self.parametrization_cache, self.sweep_targeted, self.meta_seen, self.complex_seen,
                 self.autocast, self.amp, self.multithreading,
@@ -159,7 +176,8 @@ class EngineState:
         (self.recording, self.inference, self.grad_in_inference, self.inference_seen, self.in_formula,
          self.anomaly, self.anomaly_nan, self.observer, self.replay, options, stream,
          self.addresses, self.call_depth, self.max_memory, self.large_result, self.max_items,
-         python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned, self.vmap, self.fw_level,
+         python_stream, self.python_seed, errors, self.saved_hooks, self.saved_hooks_off, self.warn, warned,
+         self.registry_epoch, self.vmap, self.fw_level,
          self.threads, self.default_device, devices, self.parametrization_cache, self.sweep_targeted,
          self.meta_seen, self.complex_seen, self.autocast, self.amp, self.multithreading, self.warning_filters,
          self.streams, self.call_limit, self.sdp, self.redirects) = snap

@@ -98,7 +98,8 @@ def _inside_vmap(kind: str):
     function once per element, so every tensor there counts as batched)."""
     from gradcli.engine import functorch
     if STATE.vmap.values:           # jacfwd's columns batch tangents only: values are plain
-        raise RuntimeError(functorch.VMAP_REFUSALS[kind])
+        refusals = functorch.LEGACY_REFUSALS if STATE.vmap.randomness == "legacy" else functorch.VMAP_REFUSALS
+        raise RuntimeError(refusals[kind])
 
 
 def _saved_as_clone(node, src: Tensor) -> None:

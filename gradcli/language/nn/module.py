@@ -754,9 +754,10 @@ def _call_with_hooks(module, d: dict, args: tuple, kwargs: dict):
                     result = hook(module, args, kwargs, output) if key in with_kwargs else hook(module, args, output)
                     if result is not None:
                         output = result
-                except Exception as e:
-                    STATE.warn("UserWarning", "module forward hook with ``always_call=True`` raised an exception "
-                               f"that was silenced as another error was raised in forward: {e}")
+                except Exception as e:      # a Python warning from one line of PyTorch's: once per message
+                    message = ("module forward hook with ``always_call=True`` raised an exception that was silenced "
+                               f"as another error was raised in forward: {e}")
+                    STATE.warn_python("UserWarning", message)
         raise
 
 
