@@ -111,14 +111,14 @@ def _mismatch_msg(kind: str, extra: str, abs_diff, abs_idx, atol, rel_diff, rel_
     return "\n".join(lines)
 
 
-def _scalar_msg(actual, expected, rtol, atol) -> str:
+def _scalar_msg(actual, expected, rtol, atol, kind: str = "Scalars") -> str:
     abs_diff = abs(actual - expected)
     rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
-    return _mismatch_msg("Scalars", f"Expected {expected} but got {actual}.", abs_diff, None, atol,
+    return _mismatch_msg(kind, f"Expected {expected} but got {actual}.", abs_diff, None, atol,
                          rel_diff, None, rtol)
 
 
-def _tensor_msg(x: np.ndarray, y: np.ndarray, matches: np.ndarray, rtol, atol) -> str:
+def _tensor_msg(x: np.ndarray, y: np.ndarray, matches: np.ndarray, rtol, atol, kind: str = "Tensor-likes") -> str:
     total = matches.size
     wrong = total - int(np.count_nonzero(matches))
     extra = f"Mismatched elements: {wrong} / {total} ({wrong / total:.1%})"
@@ -136,7 +136,7 @@ def _tensor_msg(x: np.ndarray, y: np.ndarray, matches: np.ndarray, rtol, atol) -
     rel_diff[flat_m] = 0
     # torch.max: the first greatest, or the first nan
     i, j = int(np.argmax(abs_diff)), int(np.argmax(rel_diff))
-    return _mismatch_msg("Tensor-likes", extra, abs_diff[i].item(), _index(i, x.shape), atol,
+    return _mismatch_msg(kind, extra, abs_diff[i].item(), _index(i, x.shape), atol,
                          rel_diff[j].item(), _index(j, x.shape), rtol)
 
 
@@ -154,15 +154,48 @@ def _tolerances(rtol, atol, *arrays_or_types):
     return max(p[0] for p in pairs), max(p[1] for p in pairs)
 
 
-def _compare_tensors(a: Tensor, b: Tensor, rtol, atol, equal_nan, check_dtype):
-    x, y = a._a, b._a
-    if x.shape != y.shape:
-        raise _Mismatch(AssertionError, f"The values for attribute 'shape' do not match: "
-                                        f"{a.shape!r} != {b.shape!r}.")
-    if check_dtype and x.dtype != y.dtype:
-        raise _Mismatch(AssertionError, f"The values for attribute 'dtype' do not match: "
-                                        f"{a.dtype!r} != {b.dtype!r}.")
-    rtol, atol = _tolerances(rtol, atol, x.dtype.name, y.dtype.name)
+def _is_sparse(t) -> bool:
+    return t.__class__ is not Tensor
+
+
+def _attribute_mismatch(name: str, a, b) -> "_Mismatch":
+    return _Mismatch(AssertionError, f"The values for attribute '{name}' do not match: {a} != {b}.")
+
+
+def _compare_tensors(a, b, rtol, atol, equal_nan, check_dtype, check_device=True, check_layout=True,
+                     check_stride=False):
+    """torch.testing's TensorLikePair: the attributes in PyTorch's order (shape, layout or strides, device,
+    dtype), then the values: a dtype promoted, a sparse tensor made dense when the other is strided, and
+    two sparse COO tensors compared by their nnz, indices (equal) and values (close)."""
+    if a._a.shape != b._a.shape:
+        raise _attribute_mismatch("shape", repr(a.shape), repr(b.shape))
+    if _is_sparse(a) != _is_sparse(b):
+        if check_layout:
+            raise _attribute_mismatch("layout", a.layout, b.layout)
+    elif not _is_sparse(a) and check_stride and a.stride() != b.stride():
+        raise _attribute_mismatch("stride()", a.stride(), b.stride())
+    if check_device and a.device != b.device:
+        raise _attribute_mismatch("device", a.device, b.device)
+    if check_dtype and a.dtype != b.dtype:
+        raise _attribute_mismatch("dtype", repr(a.dtype), repr(b.dtype))
+    if a.is_meta or b.is_meta:
+        return
+    if _is_sparse(a) and _is_sparse(b):
+        if a.sparse_dim() != b.sparse_dim():
+            raise _Mismatch(AssertionError, "The number of sparse dimensions in sparse COO tensors does not match: "
+                                            f"{a.sparse_dim()} != {b.sparse_dim()}")
+        if a._nnz() != b._nnz():
+            raise _Mismatch(AssertionError, "The number of specified values in sparse COO tensors does not match: "
+                                            f"{a._nnz()} != {b._nnz()}")
+        _compare_values(a._indices()._a, b._indices()._a, 0, 0, equal_nan, "Sparse COO indices", exact=True)
+        _compare_values(a._values()._a, b._values()._a, rtol, atol, equal_nan, "Sparse COO values")
+        return
+    _compare_values(a._a, b._a, rtol, atol, equal_nan, "Tensor-likes")
+
+
+def _compare_values(x: np.ndarray, y: np.ndarray, rtol, atol, equal_nan, kind: str, exact: bool = False):
+    if not exact:
+        rtol, atol = _tolerances(rtol, atol, x.dtype.name, y.dtype.name)
     if x.dtype != y.dtype:
         common = dtypes.promote_types(dtypes.of_array(x), dtypes.of_array(y)).np
         x, y = x.astype(common), y.astype(common)
@@ -172,8 +205,9 @@ def _compare_tensors(a: Tensor, b: Tensor, rtol, atol, equal_nan, check_dtype):
     if matches.all():
         return
     if x.ndim == 0:
-        raise _Mismatch(AssertionError, _scalar_msg(a._a.item(), b._a.item(), rtol, atol))
-    raise _Mismatch(AssertionError, _tensor_msg(x, y, matches, rtol, atol))
+        raise _Mismatch(AssertionError, _scalar_msg(x.item(), y.item(), rtol, atol,
+                                                    "Scalars" if kind == "Tensor-likes" else kind))
+    raise _Mismatch(AssertionError, _tensor_msg(x, y, matches, rtol, atol, kind))
 
 
 def _compare_numbers(a, b, rtol, atol, equal_nan, check_dtype):
@@ -204,19 +238,28 @@ def _is_number(v) -> bool:
 
 def _type_repr(v) -> str:
     cls = v.__class__
-    if cls is Tensor:
-        return "<class 'torch.Tensor'>"
+    if _is_tensor_like(v):
+        from gradcli.engine import parameter
+        return "<class 'torch.nn.parameter.Parameter'>" if parameter.is_parameter(v) else "<class 'torch.Tensor'>"
     if cls.__module__ == "builtins":
         return f"<class '{cls.__name__}'>"
     # a script's own class: CPython names it with the script's module
     return f"<class '__main__.{cls.__qualname__}'>"
 
 
+def _is_tensor_like(v) -> bool:
+    from gradcli.engine.sparse import SparseTensor
+    return v.__class__ is Tensor or v.__class__ is SparseTensor
+
+
 def _walk(actual, expected, where: tuple, options: tuple) -> None:
     """Compare the two values, recursing into sequences and mappings as torch.testing does."""
-    if actual.__class__ is Tensor and expected.__class__ is Tensor:
+    if _is_tensor_like(actual) and _is_tensor_like(expected):
+        if not options[-1] and _type_repr(actual) != _type_repr(expected):       # allow_subclasses=False
+            raise _Mismatch(TypeError, f"No comparison pair was able to handle inputs of type {_type_repr(actual)} "
+                                       f"and {_type_repr(expected)}.", where)
         try:
-            _compare_tensors(actual, expected, *options)
+            _compare_tensors(actual, expected, *options[:-1])
         except _Mismatch as e:
             e.where = where
             raise
@@ -235,7 +278,7 @@ def _walk(actual, expected, where: tuple, options: tuple) -> None:
                 where="".join(repr([k]) for k in where), a=f"{type(actual).__name__}(): {actual!r}",
                 b=f"{type(expected).__name__}(): {expected!r}"))
         try:
-            _compare_numbers(actual, expected, *options)
+            _compare_numbers(actual, expected, *options[:4])
         except _Mismatch as e:
             e.where = where
             raise
@@ -280,7 +323,8 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     if (rtol is None) != (atol is None):
         _tolerances(rtol, atol)
     try:
-        _walk(actual, expected, (), (rtol, atol, equal_nan, check_dtype))
+        _walk(actual, expected, (), (rtol, atol, equal_nan, check_dtype, check_device, check_layout, check_stride,
+                                     allow_subclasses))
     except _Mismatch as e:
         if msg.__class__ is str:
             raise e.kind(msg) from None
