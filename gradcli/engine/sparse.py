@@ -215,7 +215,12 @@ class SparseTensor:
             raise RuntimeError("dtype argument is not supported by sparse_to_dense")
         return _record(TO_DENSE, Tensor(out), (self,), (self._coalesced_idx(), self._a.shape))
 
-    def to_sparse(self, sparse_dim=None):
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        if layout is not None and layout is not dtypes.sparse_coo or blocksize is not None or dense_dim is not None:
+            raise NotImplementedError("gradcli does not implement sparse layouts other than torch.sparse_coo")
+        if sparse_dim is not None and sparse_dim != self.sparse_dim():
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
+                               "is not supported")
         return self
 
     def _coalesced_idx(self) -> np.ndarray:
@@ -450,12 +455,13 @@ def sparse_sum(input, dim=None, dtype=None):
     """torch.sparse.sum: all elements (a dense 0-d tensor), or over `dim` (sparse while sparse dims remain)."""
     if input.__class__ is not SparseTensor:
         raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+    if dim is None:     # PyTorch: the sum of the coalesced tensor's values (SumBackward0 of ValuesBackward0)
+        return input.coalesce().values().sum(dtype=dtype)
+    if dtype is not None:       # PyTorch converts the input first (ToCopyBackward0), which gradcli's sparse tensors lack
+        raise NotImplementedError("gradcli does not implement torch.sparse.sum with both dim and dtype (a sparse "
+                                  "tensor's dtype conversion)")
     c = input.coalesce().detach() if not input._is_coalesced else input
     idx, shape = c._idx, input._a.shape
-    if dim is None:
-        total = c._vals.sum(0) if c._vals.shape[0] else np.zeros(c._vals.shape[1:], c._vals.dtype)
-        out = Tensor(np.asarray(total.sum(), c._vals.dtype) if total.ndim else np.asarray(total, c._vals.dtype))
-        return _record(SUM, out, (input,), (idx, shape, None))
     dims = (dim,) if dim.__class__ is int else tuple(dim)
     from gradcli.engine.recording import wrap_dim
     dims = sorted({wrap_dim(d, len(shape)) for d in dims})

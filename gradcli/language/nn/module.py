@@ -345,7 +345,18 @@ class Module(ScriptObject, metaclass=ScriptType):
             yield module
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
-        yield from _named_modules(self, prefix, remove_duplicate)
+        if memo is None:
+            yield from _named_modules(self, prefix, remove_duplicate)
+            return
+        # a set the caller passes: modules in it are skipped, and (with remove_duplicate) each module met is
+        # added to it, through the submodules' own named_modules, as PyTorch walks
+        if self not in memo:
+            if remove_duplicate:
+                memo.add(self)
+            yield prefix, self
+            for name, module in self._modules.items():
+                if module is not None:
+                    yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     def modules(self):
         for _, module in self.named_modules():
