@@ -501,6 +501,16 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     from gradcli.engine import factories
     if check_invariants is None:
         STATE.warn_once("sparse invariants", "UserWarning", INVARIANTS_WARNING)
+    if device is not None:
+        from gradcli.engine.tensor import _Device, check_device, parse_device
+        where = parse_device(device) if device.__class__ is str else device
+        if where.__class__ is _Device and where.type == "cuda":
+            raise RuntimeError("PyTorch is not linked with support for cuda devices")
+        if check_device(where):
+            raise NotImplementedError("gradcli does not implement sparse tensors on the meta device")
+    if pin_memory:
+        from gradcli.engine.tensor import NO_ACCELERATOR
+        raise RuntimeError(NO_ACCELERATOR)
     idx = _index_array(indices)
     if values.__class__ is not Tensor:
         values = factories.tensor(values, dtype=dtype)
