@@ -161,6 +161,65 @@ def _finish(a: np.ndarray, requires_grad, on_meta=False) -> Tensor:
     return t
 
 
+# ------------------------------------------------------------------ layout= and pin_memory=
+PIN_MEMORY = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator is available "
+              "on this system.")
+# the creation functions that take layout= (and pin_memory=, but for `range`), and what a sparse layout makes:
+# "zeros" a sparse COO tensor of zeros (nnz 0), "full" PyTorch's refusal of a filled sparse tensor
+SPARSE_ZEROS = frozenset(("zeros", "empty", "zeros_like", "new_zeros", "new_empty"))
+SPARSE_FULL = frozenset(("ones", "full"))
+
+
+def creation_options(name: str, kwargs: dict, pin: bool = True):
+    """Take `layout` and `pin_memory` out of a creation function's keywords, checked as PyTorch checks them:
+    a layout that is not a torch.layout and a pin_memory that is not a bool are TypeErrors, pin_memory=True
+    is PyTorch's error on a machine without an accelerator. Returns the sparse layout when one was asked for,
+    else None (torch.strided, or no layout, is the only layout the function then makes)."""
+    layout = kwargs.pop("layout", None)
+    if layout is not None and layout.__class__ is not dtypes.Layout:
+        raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not {signatures.type_name(layout)}")
+    if pin and "pin_memory" in kwargs:
+        pin_memory = kwargs.pop("pin_memory")
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise TypeError(f"{name}(): argument 'pin_memory' must be bool, not {signatures.type_name(pin_memory)}")
+        if pin_memory:
+            raise RuntimeError(PIN_MEMORY)
+    return layout if layout is dtypes.sparse_coo else None
+
+
+def with_creation_options(fn, name: str, pin: bool = True, layout: bool = True):
+    """`fn` taking PyTorch's layout= and pin_memory= too (`pin` False: layout= only, as torch.range; `layout`
+    False: pin_memory= only, as torch.tensor)."""
+    def create(*args, **kwargs):
+        if "layout" not in kwargs and "pin_memory" not in kwargs:
+            return fn(*args, **kwargs)
+        if not layout:
+            if "layout" in kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'layout'")
+        elif creation_options(name, kwargs, pin) is not None:
+            return sparse_layout(name, fn(*args, **kwargs))
+        creation_options(name, kwargs, pin)
+        return fn(*args, **kwargs)
+    create.__name__ = create.__qualname__ = getattr(fn, "__name__", name)
+    create.__wrapped__ = fn
+    return create
+
+
+def sparse_layout(name: str, dense: Tensor):
+    """What `name` makes with layout=torch.sparse_coo, from the tensor it makes with the strided layout."""
+    if name in SPARSE_FULL:
+        raise RuntimeError("full(...) is not implemented for sparse layout")
+    if name not in SPARSE_ZEROS:
+        where = f"Tensor.{name}" if name.startswith("new_") else name
+        raise NotImplementedError(f"gradcli does not implement torch.{where} with layout=torch.sparse_coo")
+    from gradcli.engine.sparse import SparseTensor
+    a = dense._a
+    out = SparseTensor(np.zeros((a.ndim, 0), np.int64), np.zeros((0,), a.dtype), a.shape, True)
+    if dense.requires_grad:
+        out.requires_grad = True
+    return out
+
+
 def filled(name, size, value, dtype, requires_grad, kw_size=None, device=None, factory=False):
     """A tensor of `size` (as the varargs factories take it) filled with `value`; `name`: the function
     PyTorch's messages name (ones, new_zeros, ...). `factory`: torch.ones and its kin, which check the
@@ -1537,3 +1596,9 @@ def initial_seed() -> int:
 
 def seed() -> int:
     return rng.default_generator.seed()
+
+
+# Tensor.new_zeros, new_ones, new_empty and new_full take layout= and pin_memory= as the torch factories do
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+    setattr(Tensor, _name, with_creation_options(getattr(Tensor, _name), _name))
+del _name

@@ -629,6 +629,8 @@ def type_name(value) -> str:
     cls = value.__class__
     if cls is dtypes.DType:
         return "torch.dtype"
+    if cls is dtypes.Layout:
+        return "torch.layout"
     if cls is tensor.Size:
         return "torch.Size"
     if cls is tensor.Tensor and id(value) in tensor.parameter_marks:
@@ -669,6 +671,8 @@ def _fits(ptype: str, value, numbers_as_tensors=False) -> bool:
         return cls is dtypes.DType
     if ptype == "torch.memory_format":
         return cls is dtypes.MemoryFormat
+    if ptype == "torch.layout":
+        return cls is dtypes.Layout
     if ptype == "torch.device":
         return cls is str or cls is int or type_name(value) == "torch.device"
     if ptype == "tuple of ints":

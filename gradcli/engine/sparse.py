@@ -31,7 +31,7 @@ SCRIPT_ATTRS = frozenset((
     "shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device", "is_sparse", "layout",
     "is_leaf", "requires_grad", "requires_grad_", "grad", "grad_fn", "detach", "sparse_dim", "dense_dim",
     "indices", "values", "coalesce", "is_coalesced", "to_dense", "to_sparse", "t", "transpose", "mm", "matmul",
-    "mul", "is_floating_point", "is_cuda", "is_meta", "item"))
+    "mul", "is_floating_point", "is_cuda", "is_meta", "item", "is_pinned"))
 
 
 def _dense(idx: np.ndarray, vals: np.ndarray, shape: tuple) -> np.ndarray:
@@ -166,6 +166,9 @@ class SparseTensor:
 
     def _nnz(self) -> int:
         return self._idx.shape[1]
+
+    def is_pinned(self, device=None) -> bool:
+        return False
 
     def is_coalesced(self) -> bool:
         return self._is_coalesced

@@ -756,13 +756,16 @@ def _build_torch() -> ScriptModule:
             "LinAlgError": ops.linalg.LinAlgError,
         }
     linalg = ScriptModule.later("torch.linalg", make_linalg)
+    options = factories.with_creation_options
     members = {
         # creation
-        "tensor": factories.tensor, "Tensor": factories.legacy_tensor,
-        "empty_strided": factories.empty_strided, "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": factories.scalar_tensor,
-        "ones": factories.ones, "zeros": factories.zeros, "full": factories.full, "empty": factories.empty,
-        "ones_like": factories.ones_like, "zeros_like": factories.zeros_like, "full_like": factories.full_like,
-        "rand": factories.rand, "randn": factories.randn,
+        "tensor": options(factories.tensor, "tensor", layout=False), "Tensor": factories.legacy_tensor,
+        "empty_strided": options(factories.empty_strided, "empty_strided"), "as_tensor": factories.as_tensor, "asarray": factories.asarray, "scalar_tensor": options(factories.scalar_tensor, "scalar_tensor"),
+        "ones": options(factories.ones, "ones"), "zeros": options(factories.zeros, "zeros"),
+        "full": options(factories.full, "full"), "empty": options(factories.empty, "empty"),
+        "ones_like": options(factories.ones_like, "ones_like"), "zeros_like": options(factories.zeros_like, "zeros_like"),
+        "full_like": options(factories.full_like, "full_like"),
+        "rand": options(factories.rand, "rand"), "randn": options(factories.randn, "randn"),
         "manual_seed": factories.manual_seed, "initial_seed": factories.initial_seed, "seed": factories.seed,
         # files kept in memory for the session (gradcli.language.saving)
         "save": _later("gradcli.language.saving", "save"), "load": _later("gradcli.language.saving", "load"),
@@ -983,13 +986,17 @@ def _build_torch() -> ScriptModule:
         **_CONV,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "torch_embedding_bag"),
         # group: creation
-        "arange": factories.arange, "linspace": factories.linspace, "logspace": factories.logspace,
+        "arange": options(factories.arange, "arange"), "linspace": options(factories.linspace, "linspace"),
+        "logspace": options(factories.logspace, "logspace"),
         **{name: _later("gradcli.engine.windows", name) for name in (
             "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window")},
-        "eye": factories.eye, "tril_indices": factories.tril_indices, "triu_indices": factories.triu_indices,
-        "randint": factories.randint, "randperm": factories.randperm, "normal": factories.normal,
-        "rand_like": factories.rand_like, "randn_like": factories.randn_like,
-        "randint_like": factories.randint_like, "empty_like": factories.empty_like,
+        "eye": options(factories.eye, "eye"), "tril_indices": options(factories.tril_indices, "tril_indices"),
+        "triu_indices": options(factories.triu_indices, "triu_indices"),
+        "randint": options(factories.randint, "randint"), "randperm": options(factories.randperm, "randperm"),
+        "normal": factories.normal,
+        "rand_like": options(factories.rand_like, "rand_like"), "randn_like": options(factories.randn_like, "randn_like"),
+        "randint_like": options(factories.randint_like, "randint_like"),
+        "empty_like": options(factories.empty_like, "empty_like"),
         **{name: _later("gradcli.engine.distributions", name) for name in ("bernoulli", "multinomial", "poisson",
                                                                                     "binomial")},
         "Generator": factories.generator,
