@@ -164,8 +164,8 @@ ESCAPES = [
      "4:10: " + _OUTSIDE.format("'function' object", "__globals__")),
     (T + "match torch.ones(1):\n    case torch.Tensor(numpy=n): pass", 1,
      "3:10: " + _OUTSIDE.format("'Tensor' object", "numpy") + ": " + _NO_ARRAYS),
-    (T + "match torch.ones(1):\n    case torch.Tensor(data_ptr=p): pass", 1,
-     "3:10: " + _OUTSIDE.format("'Tensor' object", "data_ptr") + ": " + _NO_POINTERS),
+    (T + "match torch.ones(1):\n    case torch.Tensor(share_memory_=p): pass", 1,
+     "3:10: " + _OUTSIDE.format("'Tensor' object", "share_memory_") + ": " + _NO_POINTERS),
     # dunder names and attributes: Python's internals are refused when read, whatever the object
     ("x = 1\nx.__reduce__", 1, "2:1: " + _OUTSIDE.format("'int' object", "__reduce__")),
     ("().__reduce__.__bases__[0].__subclasses__()", 1, "1:1: " + _OUTSIDE.format("'tuple' object", "__reduce__")),
@@ -381,10 +381,16 @@ ESCAPES = [
                                      f"language: {_NO_ARRAYS}"),
     (T + "torch.Generator().get_state().numpy()", 1, "2:1: AttributeError: 'Tensor' object attribute 'numpy' is "
                                                      f"outside gradcli's language: {_NO_ARRAYS}"),
-    (T + "torch.ones(2).data_ptr()", 1, "2:1: AttributeError: 'Tensor' object attribute 'data_ptr' is outside "
-                                        f"gradcli's language: {_NO_POINTERS}"),
-    (T + "torch.ones(2).storage()", 1, "2:1: AttributeError: 'Tensor' object attribute 'storage' is outside "
-                                       f"gradcli's language: {_NO_POINTERS}"),
+    # storages give their bytes and virtual addresses (gradcli.engine.addresses), never the array behind them
+    (T + "torch.ones(2).untyped_storage()._owner", 1, "2:1: " + _OUTSIDE.format("'UntypedStorage' object", "_owner")),
+    (T + "torch.ones(2).untyped_storage()._values()", 1,
+     "2:1: " + _OUTSIDE.format("'UntypedStorage' object", "_values")),
+    (T + "getattr(torch.ones(2).untyped_storage(), '_owner')", 1,
+     "2:1: " + _OUTSIDE.format("'UntypedStorage' object", "_owner")),
+    (T + "torch.ones(2).untyped_storage().data_ptr.__self__", 1,
+     "2:1: " + _OUTSIDE.format("'builtin_function_or_method' object", "__self__")),
+    (T + "s = torch.ones(2).untyped_storage()\ns[0] = 7", 1,
+     "3:1: NotImplementedError: gradcli does not implement writing into a tensor's storage"),
     # gradcli's own objects: only their listed attributes
     ("def f():\n    pass\nf.globals", 1, "3:1: AttributeError: 'function' object attribute 'globals' is "
                                          "outside gradcli's language"),
@@ -591,8 +597,8 @@ ESCAPES = [
      "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
     (T + "x = torch.ones(2, device='meta', requires_grad=True)\n(x * x).grad_fn._saved_self.__array_interface__", 1,
      "3:1: " + _OUTSIDE.format("'Tensor' object", "__array_interface__")),
-    (T + "torch.nn.Linear(2, 2, device='meta').weight.untyped_storage()", 1,
-     "2:1: " + _OUTSIDE.format("'Tensor' object", "untyped_storage") + ": " + _NO_POINTERS),
+    (T + "torch.nn.Linear(2, 2, device='meta').weight.untyped_storage()._owner", 1,
+     "2:1: " + _OUTSIDE.format("'UntypedStorage' object", "_owner")),
 ]
 
 
@@ -717,6 +723,27 @@ def _no_numpy_objects(t):
             items = r if isinstance(r, (tuple, list)) else [r]
             for item in items:
                 assert not isinstance(item, (np.ndarray, np.generic)), name
+
+
+def test_no_storage_attribute_hands_out_a_numpy_object():
+    """What a script reads on a tensor's storages (plain, a view's, a meta tensor's) is ints, lists, strings and
+    devices: never the numpy array the storage stands for."""
+    from gradcli.engine import addresses
+    base = Tensor(np.arange(6, dtype=np.float32))
+    for t in (base, base[2:], base.to("meta")):
+        for storage in (t.untyped_storage(), t.storage()):
+            for name in sorted(access.ALLOWED[type(storage)]):
+                value = access.get_attr(storage, name)
+                results = [value]
+                if callable(value):
+                    try:
+                        results.append(value())
+                    except Exception:
+                        pass
+                for r in results:
+                    for item in (r if isinstance(r, (tuple, list)) else [r]):
+                        assert not isinstance(item, (np.ndarray, np.generic)), name
+    assert isinstance(addresses.data_ptr(base), int) and addresses.data_ptr(base) >= addresses._DATA_BASE
 
 
 def test_tolist_and_item_are_python_values():

@@ -46,7 +46,7 @@ NAMESPACES = (
     "torch.backends.openmp", "torch.backends.mkl", "torch.backends.mps", "torch.sparse",
 )
 CLASSES = ("torch.nn.Module", "torch.optim.Optimizer", "torch.optim.lr_scheduler.LRScheduler",
-           "torch.utils.data.DataLoader")
+           "torch.utils.data.DataLoader", "torch.TypedStorage", "torch.UntypedStorage")
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 

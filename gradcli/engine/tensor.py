@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 from gradcli.display import PrintOptions, meta_repr, size_repr, tensor_repr
-from gradcli.engine import autograd, dtypes
+from gradcli.engine import addresses, autograd, dtypes
 from gradcli.engine import layout as _layout
 # Module objects only: ops and recording import Tensor from here, and gradcli/engine/__init__.py
 # imports ops first, so both are (partly) loaded by the time this runs and complete before any call.
@@ -649,6 +649,21 @@ class Tensor:
 
     def get_device(self) -> int:
         return -1                       # the CPU
+
+    def data_ptr(self) -> int:
+        """A virtual address (gradcli.engine.addresses): equal for tensors sharing memory, offsets as PyTorch's."""
+        return addresses.data_ptr(self)
+
+    def untyped_storage(self):
+        return addresses.storage_of(self, False)
+
+    def storage(self):
+        return addresses.storage_of(self, True)
+
+    def is_set_to(self, tensor) -> bool:
+        if tensor.__class__ is not Tensor:
+            raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+        return addresses.is_set_to(self, tensor)
 
     def storage_offset(self) -> int:
         """Where the first element lies in the storage, in elements: a view's distance from its base."""

@@ -14,7 +14,7 @@ from types import GeneratorType, MethodType
 
 from gradcli.language import bounds, classes, formatting, pycollections
 from gradcli.language import torchapi
-from gradcli.engine import autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
+from gradcli.engine import addresses, autograd, custom, dtypes, factories, forward, rng, saved, savedhooks, typeinfo
 from gradcli.engine.ops.reduce import RETURN_FIELDS, RETURN_KINDS
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor, _Device, parameter_marks, uninitialized_marks
@@ -26,8 +26,7 @@ from gradcli.language.classes import ScriptType
 _NO_ARRAYS = "scripts cannot reach numpy arrays (use .tolist() or .item())"
 _NO_POINTERS = "scripts cannot reach memory addresses"
 REFUSED_TENSOR_ATTRS = {
-    "numpy": _NO_ARRAYS, "__array__": _NO_ARRAYS, "data_ptr": _NO_POINTERS, "storage": _NO_POINTERS,
-    "untyped_storage": _NO_POINTERS, "share_memory_": _NO_POINTERS,
+    "numpy": _NO_ARRAYS, "__array__": _NO_ARRAYS, "share_memory_": _NO_POINTERS,
     "pin_memory": _NO_POINTERS, "tofile": "scripts cannot write files",
 }
 _NO_FILES = "scripts cannot read or write files"
@@ -64,6 +63,8 @@ _SET = ("add", "clear", "copy", "difference", "difference_update", "discard", "i
         "intersection_update", "isdisjoint", "issubset", "issuperset", "pop", "remove", "symmetric_difference",
         "symmetric_difference_update", "union", "update")
 
+_STORAGE = ("nbytes", "size", "element_size", "device", "data_ptr", "tolist", "is_shared", "is_pinned", "cpu", "type")
+
 ALLOWED = {
     str: frozenset(_STR),
     list: frozenset(_LIST),
@@ -84,6 +85,9 @@ ALLOWED = {
     autograd.AccumulateGrad: frozenset(("name", "next_functions", "variable", "metadata", "register_hook",
                                         "register_prehook")),
     rng.Generator: frozenset(("seed", "initial_seed", "device")),
+    # storages as a tensor's untyped_storage() and storage() give them (read-only, virtual addresses)
+    addresses.UntypedStorage: frozenset(_STORAGE),
+    addresses.TypedStorage: frozenset(_STORAGE + ("dtype",)),
     _Device: frozenset(("type", "index")),
     autograd.RemovableHandle: frozenset(("remove",)),
     autograd.MultiHandle: frozenset(("remove", "handles")),
@@ -525,7 +529,9 @@ def _class_attribute(obj, name: str):
 # checks its own, in its __getattr__): (module, class name, PyTorch's path), read once the module is loaded
 _LIBRARY_APIS = (("gradcli.engine.optim", "Optimizer", "torch.optim.Optimizer"),
                  ("gradcli.engine.lr_scheduler", "LRScheduler", "torch.optim.lr_scheduler.LRScheduler"),
-                 ("gradcli.language.torchdata", "DataLoader", "torch.utils.data.DataLoader"))
+                 ("gradcli.language.torchdata", "DataLoader", "torch.utils.data.DataLoader"),
+                 ("gradcli.engine.addresses", "TypedStorage", "torch.TypedStorage"),
+                 ("gradcli.engine.addresses", "UntypedStorage", "torch.UntypedStorage"))
 
 
 def _refuse_pytorch_api(obj, name: str) -> None:

@@ -659,6 +659,10 @@ _WHAT = {
     "unsafe_split": "split's pieces, not tracked as views (an in-place change of one is not checked).",
     "unsafe_split_with_sizes": "split_with_sizes' pieces, not tracked as views.",
     "storage_offset": "The position of the first element in the storage the tensor views, in elements.",
+    "data_ptr": "The address of the first element: virtual in gradcli, equal for tensors that share memory.",
+    "untyped_storage": "The bytes the tensor's memory holds, with their address and size (read-only in gradcli).",
+    "storage": "The tensor's memory as elements of its dtype (deprecated in PyTorch, which warns once).",
+    "is_set_to": "Whether two tensors use the same memory with the same offset, sizes and strides.",
     "empty_strided": "A new tensor of the given size laid out with the given strides (those of a contiguous "
                      "layout with its dims in some order); gradcli fills it with 0.",
     "hann_window": "The Hann window of `window_length` points: 0.5 - 0.5 cos(2 pi k / (N - 1)), N one more than "
