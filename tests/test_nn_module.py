@@ -185,7 +185,7 @@ print(lin(x).sum().item(), [n for n, _ in lin.named_parameters()])""")
     assert text == "True\nTrue\n8.0\n24.0 []\n"
 
 
-@pytest.mark.parametrize("name", ["compile", "share_memory", "ipu",
+@pytest.mark.parametrize("name", ["share_memory", "ipu",
                                   "set_submodule"])
 def test_pytorchs_module_api_gradcli_lacks_is_named(name):
     """A name PyTorch's nn.Module has and gradcli does not: an honest NotImplementedError, not an

@@ -26,6 +26,19 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
                                  options=options, disable=disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    aot = compiled_kind(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                        disable=disable)
+    if aot is None:
+        return model
+    from gradcli.language.nn.module import Module
+    if isinstance(model, Module):
+        return _optimized_module()(model, not aot)
+    return autograd.CompiledFunction(model, not aot)
+
+
+def compiled_kind(*, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None, disable=False):
+    """torch.compile's options checked as PyTorch checks them: None when compiling is disabled, else whether the
+    backend runs AOT autograd (one CompiledFunctionBackward node) rather than the eager nodes."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
@@ -39,12 +52,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise RuntimeError(f"Invalid backend: '{backend}', see `torch._dynamo.list_backends()` for available "
                            "backends.")
     if disable:
-        return model
-    from gradcli.language.nn.module import Module
-    plain = backend in _EAGER
-    if isinstance(model, Module):
-        return _optimized_module()(model, plain)
-    return autograd.CompiledFunction(model, plain)
+        return None
+    return backend not in _EAGER
 
 
 _CLASS = []

@@ -125,12 +125,26 @@ class Module(ScriptObject, metaclass=ScriptType):
         d = self.__dict__
         pre = d.get("_forward_pre_hooks")
         if not pre and not d.get("_forward_hooks") and not d.get("_backward_hooks") \
-                and not d.get("_backward_pre_hooks"):
+                and not d.get("_backward_pre_hooks") and "_compiled_call" not in d:
             if pre is None:             # Module.__init__ never ran: PyTorch's call reads its hooks first
                 raise _missing(self, "_backward_hooks")
             # the common case: nothing between the call and forward (a call without a keyword dict is quicker)
             return self.forward(*args, **kwargs) if kwargs else self.forward(*args)
+        if d.get("_compiled_call"):
+            from gradcli.engine import compiled
+            return compiled.call(lambda *a, **k: _call_with_hooks(self, d, a, k), args, kwargs)
         return _call_with_hooks(self, d, args, kwargs)
+
+    def compile(self, *args, **kwargs):
+        """Module.compile: torch.compile of the module's own call, in place (it prints, names its parameters and
+        saves its state as before). As PyTorch's compiler leaves torch.nn's own code running as written, only a
+        forward the script defines runs compiled (its results hanging from one CompiledFunctionBackward); a
+        torch.nn module's forward, or the "eager" backends, run as they are."""
+        from gradcli.language import compiling
+        if args:
+            raise TypeError(f"compile() takes 1 positional argument but {len(args) + 1} were given")
+        aot = compiling.compiled_kind(**kwargs)
+        self.__dict__["_compiled_call"] = aot and _forward_is_scripts(self)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args), or with_kwargs hook(module, args, kwargs) returning None or (args, kwargs)."""
@@ -698,6 +712,16 @@ def _table(module, name: str) -> dict:
 
 def _missing(module, name: str) -> AttributeError:
     return AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+
+
+def _forward_is_scripts(module) -> bool:
+    """Whether the forward `module` runs was written in the script (not one of torch.nn's)."""
+    from gradcli.language.compiler import ScriptFunction
+    for cls in type(module).__mro__:
+        found = cls.__dict__.get("forward")
+        if found is not None:
+            return found.__class__ is ScriptFunction
+    return False
 
 
 def _add_hook(table: dict, hook, prepend: bool, extra: tuple = ()) -> RemovableHandle:
