@@ -82,7 +82,7 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned")
+                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned", "order")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
@@ -95,6 +95,11 @@ class Op:
         if inputs is None:
             inputs = _DEFAULT_INPUTS.get(len(backward), ()) if backward.__class__ is tuple else ()
         self.inputs = inputs
+        # `order`: the order PyTorch's generated backward runs the formulas in, its derivatives.yaml keys
+        # sorted by name (`other` before `self`), when that is not the inputs' own order. Only create_graph
+        # sees it: the recorded nodes' ages decide the order of a later backward through them.
+        order = tuple(sorted(range(len(inputs)), key=inputs.__getitem__))
+        self.order = order if order != tuple(range(len(inputs))) else None
         self.fits = fits
         self.floats = floats
         self.quiet = quiet
@@ -481,6 +486,13 @@ INFERENCE_SAVED_ERROR = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
     "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def not_differentiable(value, fn: str, name: str) -> None:
+    """PyTorch's refusal of an argument it has no derivative for that requires grad (in grad mode only)."""
+    if value is not None and value.requires_grad and autograd.is_grad_enabled():
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. This "
+                           "input cannot have requires_grad True.")
 
 
 def needs_grad(*inputs) -> bool:
