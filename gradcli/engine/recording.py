@@ -75,6 +75,10 @@ class Op:
       fresh         every formula returns a new array (a ufunc of the incoming gradient, like
                     `g * result`) that nothing else references, so the engine may later overwrite it in
                     place (autograd._sweep);
+      combined      `combined(F, g, node, mask, *saved)`, for a row whose inputs PyTorch differentiates in one
+                    formula (a derivatives.yaml key naming several inputs, `input, weight, bias`): under
+                    create_graph it runs instead of the formulas, once, and gives one gradient per input (None
+                    where `mask`, the inputs that have an edge, is False), so the nodes it records are shared;
       joint         `joint(g, *saved, scratch)`, for a two-input row: when a node has the same node on
                     both edges (`x * x`), the sum of the two gradients its formulas would send there,
                     rounded the same way, or None when the saved values do not allow it; `scratch` says
@@ -82,11 +86,12 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned", "order")
+                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned", "order",
+                 "combined")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
-                 jvp=None, versioned=()):
+                 jvp=None, versioned=(), combined=None):
         self.node = node
         self.versioned = tuple(saves.index(name) for name in versioned)
         self.forward = forward
@@ -100,6 +105,7 @@ class Op:
         # sees it: the recorded nodes' ages decide the order of a later backward through them.
         order = tuple(sorted(range(len(inputs)), key=inputs.__getitem__))
         self.order = order if order != tuple(range(len(inputs))) else None
+        self.combined = combined
         self.fits = fits
         self.floats = floats
         self.quiet = quiet
