@@ -1427,7 +1427,7 @@ def _gn_twice(F, g, node, mask, input, weight, result1, result2, N, C, HxW, grou
     if STATE.fw_level is not None and dmean is None and drstd is None:
         return tuple(v if m else None for v, m in zip(_gn_composite(F, dY, input, weight, group, eps), mask))
     G, D = group, C // group
-    s = 1.0 / (D * HxW)
+    s = 1.0 / (D * HxW) if D * HxW else math.inf       # (a double's 1 / 0)
     X = ops.reshape(input, (N, G, D, HxW))
     mean = ops.reshape(_node_output(result1, node, 1), (N, G, 1, 1))
     rstd = ops.reshape(_node_output(result2, node, 2), (N, G, 1, 1))
