@@ -35,6 +35,10 @@ EXTRA = [
     "x = torch.rand(3) * 0.8 + 0.1\nx.requires_grad_()\n"
     "g, = torch.autograd.grad(F.binary_cross_entropy(x, torch.rand(3)) * x.sum(), x, create_graph=True)\n"
     "g.sum().backward()",
+    # soft_margin_loss's gradient under create_graph (SoftMarginLossBackwardBackward0)
+    "x = torch.rand(3, requires_grad=True)\n"
+    "g, = torch.autograd.grad(F.soft_margin_loss(x, torch.ones(3)) * x.sum(), x, create_graph=True)\n"
+    "g.sum().backward()",
     # nll_loss's gradient under create_graph (NllLossBackwardBackward0, NllLoss2DBackwardBackward0)
     "x = torch.rand(2, 3, requires_grad=True)\n"
     "g, = torch.autograd.grad(F.cross_entropy(x, torch.tensor([0, 2])), x, create_graph=True)\n(g * g).sum().backward()\n"

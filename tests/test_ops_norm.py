@@ -81,6 +81,13 @@ def test_second_derivative_matches_finite_differences(fn, arrays):
     gradcheck(first_derivative(fn), *arrays, atol=1e-4, rtol=1e-3)
 
 
+# group_norm's create_graph gradient is PyTorch's composite over the node's own mean and rstd (outputs 1 and 2 of
+# NativeGroupNormBackward0, whose gradients come back to it): it differentiates a third time
+@pytest.mark.parametrize("fn, arrays", list(_params((norm.GROUP_NORM,))))
+def test_group_norm_third_derivative_matches_finite_differences(fn, arrays):
+    gradcheck(first_derivative(first_derivative(fn)), *arrays, atol=1e-4, rtol=1e-3)
+
+
 @pytest.mark.parametrize("row", list(CHECKS))
 def test_node_name_is_recorded(row):
     fn, arrays = CHECKS[row][0]

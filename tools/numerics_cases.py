@@ -541,7 +541,12 @@ CASES = [
          "any:M any:M"),
     case("nn.NLL_LOSS", "F.nll_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
     case("nn.NLL_LOSS_BACKWARD", "d(F.nll_loss(a, i) * (a * a).sum(), a, None)", (("any", M), (idx(_N_CLASSES), R))),
-    case("margin.SOFT_MARGIN", "F.soft_margin_loss(a, b)", "any:M any:M", **LIB),
+    # (the target is not differentiable: PyTorch refuses one that requires grad)
+    case("margin.SOFT_MARGIN", "F.soft_margin_loss(a, b.detach())", "any:M any:M", **LIB),
+    case("margin.SOFT_MARGIN_BACKWARD", "d(F.soft_margin_loss(a, b.detach()) * (a * a).sum(), a, None)", "any:M any:M",
+         **LIB),
+    case("margin.SOFT_MARGIN_BACKWARD", "d((F.soft_margin_loss(a, b.detach(), reduction='none') * a).sum(), a, None)",
+         "any:M any:M", **LIB),
     case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i)", (("any", M), (idx(_N_CLASSES), R))),
     case("margin.MULTI_MARGIN", "F.multi_margin_loss(a, i, p=2, margin=0.5)", (("any", M), (idx(_N_CLASSES), R))),
     case("margin.MULTILABEL_MARGIN", "F.multilabel_margin_loss(a, i)", (("any", M), (idx(_N_CLASSES), M))),

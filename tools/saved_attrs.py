@@ -83,6 +83,8 @@ PROBES = [
     "y = torch.autograd.grad(F.huber_loss(x, t, reduction='sum', delta=1.5), x, create_graph=True)[0]",
     "x = torch.tensor([[0.25, 0.5], [0.75, 0.125]], requires_grad=True); t = torch.tensor([[0.5, 1.0], [1.0, 0.0]]); "
     "y = torch.autograd.grad(F.binary_cross_entropy(x, t, weight=torch.tensor([2.0, 0.5])), x, create_graph=True)[0]",
+    "x = torch.tensor([[0.25, -0.5], [0.75, 1.5]], requires_grad=True); t = torch.tensor([[1.0, -1.0], [-1.0, 1.0]]); "
+    "y = torch.autograd.grad(F.soft_margin_loss(x, t, reduction='sum'), x, create_graph=True)[0]",
     "x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True); y = torch.cat([x, x])",
 ]
 PRELUDE = "import torch\nimport torch.nn.functional as F\n"

@@ -1170,9 +1170,16 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
                 # with an observer, g must reach it unchanged: the joint formula may not write into it
                 grads_in = _joint(op, g, values, fit, F, mine and observer is None)
                 fresh = grads_in is not None or fresh
-            if grads_in is None and (watched or hooks is not None):
-                # a tool or a post-hook sees all the gradients before they are handed on
-                grads_in = _formulas(op.backward, inputs, g, values, fit, F)
+            if grads_in is None and F.tensors and op.combined is not None:
+                # one formula for all the inputs under create_graph (Op.combined), its gradients then fitted
+                grads_in = list(op.combined(F, g, node, tuple(child is not None for child in inputs), *values))
+                if fit is not None:
+                    grads_in = [gi if gi is None or fit[i] is None else _fit(F, gi, fit[i])
+                                for i, gi in enumerate(grads_in)]
+            if grads_in is None and (watched or hooks is not None or (op.order is not None and F.tensors)):
+                # a tool or a post-hook sees all the gradients before they are handed on; under create_graph
+                # a row whose formulas PyTorch runs in another order than its inputs' runs them in that order
+                grads_in = _formulas(op.backward, inputs, g, values, fit, F, op.order if F.tensors else None)
             if watched and grads_in is not None:
                 if anomaly:
                     _check_nan(node, grads_in, F)
@@ -1233,8 +1240,20 @@ def _sweep(roots, grads, retain_graph, F, targets, capture, observer):
     return captured
 
 
-def _formulas(formulas, inputs, g, values, fit, F) -> list:
-    """A node's gradients, one per input (None where none flows), all at once."""
+def _formulas(formulas, inputs, g, values, fit, F, order=None) -> list:
+    """A node's gradients, one per input (None where none flows), all at once. With an `order` (Op.order)
+    the formulas run in it, and then each gradient is fitted to its input in the inputs' order, as PyTorch's
+    engine fits a node's outputs (validate_outputs) after its apply."""
+    if order is not None:
+        grads_in = [None] * len(inputs)
+        for i in order:
+            if inputs[i] is not None:
+                grads_in[i] = formulas[i](F, g, *values)
+        if fit is not None:
+            for i, gi in enumerate(grads_in):
+                if gi is not None and fit[i] is not None:
+                    grads_in[i] = _fit(F, gi, fit[i])
+        return grads_in
     grads_in = []
     for i, child in enumerate(inputs):
         if child is None:
@@ -1358,8 +1377,11 @@ def _receive(pending, owned, child, prev, gi, F) -> None:
     if child in owned and gi.__class__ is np.ndarray and gi.shape == prev.shape and gi.dtype == prev.dtype:
         np.add(prev, gi, out=prev)
         return
-    if gi.__class__ is OutputGrads:         # gradients of two outputs of one node meet
-        prev.merge(gi, F)
+    if gi.__class__ is OutputGrads or prev.__class__ is OutputGrads:     # gradients of two outputs of one node meet
+        # (a gradient through the node's own edge is its output 0's)
+        if prev.__class__ is not OutputGrads:
+            prev = pending[child] = OutputGrads(len(gi.grads), 0, prev)
+        prev.merge(gi if gi.__class__ is OutputGrads else OutputGrads(len(prev.grads), 0, gi), F)
         return
     total = F.add(prev, gi)
     pending[child] = total

@@ -75,6 +75,10 @@ class Op:
       fresh         every formula returns a new array (a ufunc of the incoming gradient, like
                     `g * result`) that nothing else references, so the engine may later overwrite it in
                     place (autograd._sweep);
+      combined      `combined(F, g, node, mask, *saved)`, for a row whose inputs PyTorch differentiates in one
+                    formula (a derivatives.yaml key naming several inputs, `input, weight, bias`): under
+                    create_graph it runs instead of the formulas, once, and gives one gradient per input (None
+                    where `mask`, the inputs that have an edge, is False), so the nodes it records are shared;
       joint         `joint(g, *saved, scratch)`, for a two-input row: when a node has the same node on
                     both edges (`x * x`), the sum of the two gradients its formulas would send there,
                     rounded the same way, or None when the saved values do not allow it; `scratch` says
@@ -82,11 +86,12 @@ class Op:
     """
 
     __slots__ = ("node", "forward", "saves", "backward", "inputs", "fits", "floats", "saves_tensors",
-                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned")
+                 "quiet", "fresh", "joint", "plan", "head", "tail", "needers", "jvp", "versioned", "order",
+                 "combined")
 
     def __init__(self, node: str, forward, saves: tuple, backward, *, inputs=None, fits=False,
                  floats=False, needed_by=None, saves_tensors=None, quiet=False, fresh=False, joint=None,
-                 jvp=None, versioned=()):
+                 jvp=None, versioned=(), combined=None):
         self.node = node
         self.versioned = tuple(saves.index(name) for name in versioned)
         self.forward = forward
@@ -95,6 +100,12 @@ class Op:
         if inputs is None:
             inputs = _DEFAULT_INPUTS.get(len(backward), ()) if backward.__class__ is tuple else ()
         self.inputs = inputs
+        # `order`: the order PyTorch's generated backward runs the formulas in, its derivatives.yaml keys
+        # sorted by name (`other` before `self`), when that is not the inputs' own order. Only create_graph
+        # sees it: the recorded nodes' ages decide the order of a later backward through them.
+        order = tuple(sorted(range(len(inputs)), key=inputs.__getitem__))
+        self.order = order if order != tuple(range(len(inputs))) else None
+        self.combined = combined
         self.fits = fits
         self.floats = floats
         self.quiet = quiet
@@ -481,6 +492,13 @@ INFERENCE_SAVED_ERROR = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
     "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def not_differentiable(value, fn: str, name: str) -> None:
+    """PyTorch's refusal of an argument it has no derivative for that requires grad (in grad mode only)."""
+    if value is not None and value.requires_grad and autograd.is_grad_enabled():
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. This "
+                           "input cannot have requires_grad True.")
 
 
 def needs_grad(*inputs) -> bool:

@@ -57,6 +57,14 @@ def tanhshrink(input) -> Tensor:
     return ops.sub(input, ops.tanh(input))
 
 
+def _plus_number(t: Tensor, value: float) -> Tensor:
+    """C++'s `tensor + double`: AddBackward1 on a float tensor; an integer one (no grad) gives the default float
+    dtype."""
+    if t._a.dtype.kind in "fV":
+        return arith.with_numbers(arith.ADD_SCALAR, t._a + number_operand(t._a, value), (t,), (), ())
+    return ops.add(t, value)
+
+
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
     """F.pairwise_distance as PyTorch composes it: norm(x1 - x2 + eps, p) over the last dim of the
     broadcast (NormBackward1 over AddBackward1 over SubBackward0)."""
@@ -65,11 +73,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor:
             raise TypeError(f"pairwise_distance(): argument '{name}' (position {position}) must be Tensor, not "
                             f"{type(x).__name__}")
     dims = max(x1._a.ndim, x2._a.ndim)
-    d = ops.sub(x1, x2)
-    if d._a.dtype.kind in "fV":
-        shifted = arith.with_numbers(arith.ADD_SCALAR, d._a + number_operand(d._a, eps), (d,), (), ())
-    else:           # integers (no grad): the difference plus eps in the default float dtype
-        shifted = ops.add(d, eps)
+    shifted = _plus_number(ops.sub(x1, x2), eps)
     return reduce.vector_norm(shifted, p, max(dims - 1, 0) if dims else None, keepdim, node=reduce.NORM_LEGACY)
 
 
@@ -109,7 +113,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if margin.__class__ is int:         # PyTorch's C++ reads it as a double: integer inputs give a float loss
         margin = float(margin)
     difference = ops.sub(input1, input2)    # computed before -target, as PyTorch's C++ does (its bool errors)
-    out = ops.add(ops.mul(ops.neg(target), difference), margin)
+    out = _plus_number(ops.mul(ops.neg(target), difference), margin)
     return _apply_reduction(out.clamp_min_(0), reduction)
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.engine import autograd
 from gradcli.engine import elementary as cr
 from gradcli.engine.forward import no_tangent
 from gradcli.engine.ops import arith, elementwise
 from gradcli.engine.ops.composed import _legacy_reduction
 from gradcli.engine.ops.nn import _loss_norm, _reduce_array, _reduced, _size_list
-from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, broadcast_error, number_arg, result_dtype, tensor_arg,
-                                      type_word)
+from gradcli.engine.recording import (autocast_policy, TYPE_WORDS, Op, apply, broadcast_error, not_differentiable, number_arg, result_dtype,
+                                      tensor_arg, type_word)
 from gradcli.engine.tensor import Tensor
 
 
@@ -28,17 +27,35 @@ def _array(v):
 
 
 def _soft_margin_grad(F, g, self, target, reduction, n):
-    """soft_margin_loss_backward: -norm * target * z / (1 + z) * grad, z = exp(-target * self), in its order."""
+    """soft_margin_loss_backward: -norm * target * z / (1 + z) * grad, z = exp(-target * self), in its order;
+    under create_graph one recorded op (SoftMarginLossBackwardBackward0, edges grad_output and self)."""
     norm = _loss_norm(reduction, n)
     if not F.tensors:
-        return soft_margin_backward_array(g, self, target, norm)
-    target = F.const(_array(target))
-    z = F.exp(-target * self)
-    return target * z * (-norm) / (z + 1) * g
+        return soft_margin_backward_array(g, self, _array(target), norm)
+    out = soft_margin_backward_array(g._a, self._a, _array(target), norm)
+    return apply(SOFT_MARGIN_BACKWARD, out, (g, self), (target, reduction, n))
 
 
 def _soft_margin_jvp(F, ts, xs, result, target, reduction, n):
     return _reduced(_soft_margin_grad(F, ts[0], xs[0], target, "none", n), reduction, result, n, False)
+
+
+# soft_margin_loss_backward's own gradients (PyTorch's soft_margin_loss_double_backward and its _grad_output)
+def _soft_margin_double_grad_output(F, gg, grad_output, self, target, reduction, n):
+    """The kernel on gg for 'none'; else the kernel on ones like grad_output (no edge there), times gg, summed."""
+    if reduction == "none":
+        return _soft_margin_grad(F, gg, self, target, reduction, n)
+    ones = F.ones(_array(grad_output).shape, _array(grad_output).dtype)
+    return F.sum(_soft_margin_grad(F, ones, self, target, reduction, n) * gg)
+
+
+def _soft_margin_double_self(F, gg, grad_output, self, target, reduction, n):
+    """(gg * grad_output) * (t * t) * z / ((z + 1) * (z + 1)), z = exp(self * -t), over numel for 'mean'."""
+    t = F.const(_array(target))
+    z = F.exp(self * -t)
+    zplus1 = z + 1
+    out = gg * grad_output * (t * t) * z / (zplus1 * zplus1)
+    return out / n if reduction == "mean" else out
 
 
 def _multi_margin_grad(F, g, self, target, p, margin, weight, reduction):
@@ -60,6 +77,10 @@ def _multilabel_grad(F, g, self, target, reduction, is_target):
 SOFT_MARGIN       = Op("SoftMarginLossBackward0",       None, ("self", "target", "reduction", "n"),
                        (_soft_margin_grad,), saves_tensors=True, versioned=("target",), quiet=True,
                        jvp=_soft_margin_jvp)
+SOFT_MARGIN_BACKWARD = Op("SoftMarginLossBackwardBackward0", None, ("grad_output", "self", "target", "reduction", "n"),
+                          (_soft_margin_double_grad_output,
+                           _soft_margin_double_self), inputs=("grad_output", "self"), fits=True,
+                          saves_tensors=True, versioned=("target",), quiet=True, jvp=no_tangent("soft_margin_loss_backward"))
 MULTI_MARGIN      = Op("MultiMarginLossBackward0",      None, ("self", "target", "p", "margin", "weight", "reduction"),
                        (_multi_margin_grad,), saves_tensors=True, versioned=("target", "weight"), quiet=True,
                        jvp=no_tangent("multi_margin_loss"))
@@ -67,13 +88,6 @@ MULTILABEL_MARGIN = Op("MultilabelMarginLossBackward0", None, ("self", "target",
                        (_multilabel_grad,), saves_tensors=True, versioned=("target",), quiet=True,
                        jvp=no_tangent("multilabel_margin_loss_forward"))
 # fmt: on
-
-
-def _not_differentiable(value: Tensor | None, fn: str, name: str) -> None:
-    """PyTorch's refusal of an argument it has no derivative for that requires grad (in grad mode only)."""
-    if value is not None and value.requires_grad and autograd.is_grad_enabled():
-        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. This "
-                           "input cannot have requires_grad True.")
 
 
 def _in_order(values: np.ndarray, dtype) -> np.ndarray:
@@ -96,7 +110,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _legacy_reduction(size_average, reduce, reduction)
     tensor_arg(input, "soft_margin_loss", "input", 1)
     tensor_arg(target, "soft_margin_loss", "target", 2)
-    _not_differentiable(target, "soft_margin_loss", "target")
+    not_differentiable(target, "soft_margin_loss", "target")
     x, t = input._a, target._a
     # neg_out(output, input).mul_(target).exp_().log1p_(): each step in place, in the input's dtype
     negated = arith.neg_array(x)
@@ -148,7 +162,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     tensor_arg(target, "multi_margin_loss", "target", 2)
     p = number_arg(p, "multi_margin_loss", "p", 3)
     margin = number_arg(margin, "multi_margin_loss", "margin", 4)
-    _not_differentiable(weight, "multi_margin_loss", "weight")
+    not_differentiable(weight, "multi_margin_loss", "weight")
     x, t = input._a, target._a
     nframe, dim = _frames(x, "multi_margin_loss")
     if not (t.ndim <= 1 and t.size == nframe):

@@ -19,7 +19,8 @@ from gradcli.engine.fma import by_rows, fma
 from gradcli.engine.forward import add_tangents, dropped, sub_tangents, tangent_or_zeros
 from gradcli.engine.ops import arith, blas, linalg, reduce
 from gradcli.engine.recording import (autocast_policy, Op, apply, broadcast_error, given_dims, int64_arg, int_param, is_meta, needs_grad, operands, type_word,
-                                      index_arg, wrap_dim, number_arg, INFERENCE_SAVED_ERROR)
+                                      index_arg, wrap_dim, not_differentiable, number_arg, number_operand,
+                                      INFERENCE_SAVED_ERROR)
 from gradcli.engine.state import STATE
 from gradcli.engine.tensor import Size, Tensor
 
@@ -452,7 +453,10 @@ def _bce_logits_self(F, g, self, target, weight, pos_weight, reduction, n):
 
 def _bce_logits_target(F, g, self, target, weight, pos_weight, reduction, n):
     if pos_weight is not None:
-        grad = (F.log_sigmoid(-self) - F.log_sigmoid(self) * F.const(pos_weight)) * g
+        grad = F.log_sigmoid(-self) - F.log_sigmoid(self) * F.const(pos_weight)
+        # PyTorch multiplies by grad_output in place: a grad_output that requires grad saves a clone of the
+        # factor (CloneBackward0 below the double backward's MulBackward0)
+        grad = grad.mul_(g) if F.tensors else grad * g
     else:
         grad = -self * g
     return _scaled(F, grad, weight, reduction, n)
@@ -1398,7 +1402,10 @@ def _cross_entropy_probabilities(a, target, weight, reduction, label_smoothing, 
                            f"classes but got weight tensor of shape: {_size_list(weight._a.shape)}")
     logp = _softmax(a, class_dim, None, True)
     if label_smoothing > 0.0:
-        target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / classes)
+        # C++ arithmetic with numbers: MulBackward1, AddBackward1
+        target = arith.mul_scalar(target, 1 - label_smoothing)
+        shift = number_operand(target._a, label_smoothing / classes)
+        target = arith.with_numbers(arith.ADD_SCALAR, target._a + shift, (target,), (), ())
     product = ops.mul(logp, target)
     if weight is not None:
         product = ops.mul(product, ops.view(weight, tuple(classes if i == class_dim else 1
@@ -1433,7 +1440,10 @@ def _cross_entropy_smoothed(a, target, weight, reduction, ignore_index, label_sm
         smooth = ops.div(ops.reduce_sum(smooth), total)
     elif reduction == "sum":
         smooth = ops.reduce_sum(smooth)
-    return ops.add(arith.mul_scalar(nll, 1 - label_smoothing), arith.mul_scalar(smooth, label_smoothing / classes))
+    # PyTorch's C++ `(1 - s) * nll + smooth * (s / classes)` scales the smooth term first (GCC evaluates
+    # operator+'s operands right to left): its node is the older one, which orders the double backward's sums
+    smooth = arith.mul_scalar(smooth, label_smoothing / classes)
+    return ops.add(arith.mul_scalar(nll, 1 - label_smoothing), smooth)
 
 
 @autocast_policy("fp32")
@@ -1471,6 +1481,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")     # before the kernel's checks
+    not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     x, t = input._a, target._a
     if x.dtype.kind not in "fV":             # the input's log_sigmoid runs before the target is cast
         raise NotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{type_word(x)}'")

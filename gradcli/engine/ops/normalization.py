@@ -21,7 +21,8 @@ from gradcli.engine import budget, layout, ops
 from gradcli.engine.layout import laid_out
 from gradcli.engine.cascade import sum_array
 from gradcli.engine.ops.arith import half_with_number
-from gradcli.engine.ops.reduce import mean_array
+from gradcli.engine.autograd import OutputGrads, OutputSlot
+from gradcli.engine.ops.reduce import _var_mean_backward, mean_array
 from gradcli.engine.fma import fma
 from gradcli.engine.forward import add_tangents
 from gradcli.engine.recording import Op, apply, int64_arg, is_meta, type_word
@@ -1397,12 +1398,91 @@ def _gn_composite(F, g, x, weight, groups, eps):
 
 def _gn_grad(index):
     def formula(F, g, input, weight, result1, result2, N, C, HxW, group, eps):
+        if g.__class__ is OutputGrads:      # the statistics' gradients too (a backward of a create_graph one)
+            from gradcli.engine import autograd
+            from gradcli.engine.backmath import TENSOR
+            grads = OutputGrads(3, 0, None)
+            grads.grads = [None if v is None else Tensor(v) for v in g.grads]
+            mask = (index == 0, index == 1, index == 2)
+            with autograd.no_grad():
+                out = _gn_twice(TENSOR, grads, None, mask, Tensor(_array(input)),
+                                None if weight is None else Tensor(_array(weight)), result1, result2,
+                                N, C, HxW, group, eps)[index]
+            return None if out is None else out._a
         if isinstance(g, np.ndarray):
             mask = [False, False, False]
             mask[index] = True
             return group_norm_backward_arrays(g, input, _array(result1), _array(result2), weight, group, mask)[index]
         return _gn_composite(F, g, input, weight, group, eps)[index]       # PyTorch too records a composite
     return formula
+
+
+def _gn_twice(F, g, node, mask, input, weight, result1, result2, N, C, HxW, group, eps):
+    """native_group_norm's gradients under create_graph, all three at once, as PyTorch's
+    infinitely_differentiable_native_group_norm_backward records them: the saved mean and rstd are outputs 1 and 2
+    of the node itself (a gradient reaching them comes back to it: dmean, drstd), ds and db are shared by the
+    three, dX = a * dY + b * X + c with var_mean's backward added when dmean and drstd came. (Under forward mode
+    the composite that recomputes the statistics, whose tangents follow from the input's.)"""
+    dY, dmean, drstd = g.grads if g.__class__ is OutputGrads else (g, None, None)
+    if STATE.fw_level is not None and dmean is None and drstd is None:
+        return tuple(v if m else None for v, m in zip(_gn_composite(F, dY, input, weight, group, eps), mask))
+    G, D = group, C // group
+    s = 1.0 / (D * HxW) if D * HxW else math.inf       # (a double's 1 / 0)
+    X = ops.reshape(input, (N, G, D, HxW))
+    mean = ops.reshape(_node_output(result1, node, 1), (N, G, 1, 1))
+    rstd = ops.reshape(_node_output(result2, node, 2), (N, G, 1, 1))
+    dX = dgamma = dbeta = None
+    if dY is not None:
+        dY4 = ops.reshape(dY, (N, G, D, HxW))
+        ds = ops.reduce_sum(dY4 * X, 3).unsqueeze_(-1)
+        db = ops.reduce_sum(dY4, 3).unsqueeze_(-1)
+    if mask[0]:
+        gamma = None if weight is None else ops.reshape(weight, (1, G, D, 1))
+        rstd_cube = rstd * rstd * rstd
+        # (C++'s `x * y` evaluates y first under GCC: where both sides record nodes, the right side's are older)
+        dvar = None
+        if drstd is not None:
+            drstd4 = ops.view(drstd, N, G, 1, 1)
+            dvar = -0.5 * rstd_cube * drstd4
+        stats = dmean is not None and drstd is not None
+        if dY is not None:
+            a = rstd if gamma is None else rstd * gamma
+            b = ops.reduce_sum(ds if gamma is None else ds * gamma, 2).unsqueeze_(-2)
+            c = ops.reduce_sum(db if gamma is None else db * gamma, 2).unsqueeze_(-2)
+            b = (c * mean - b) * rstd_cube * s
+            c_rstd = c * rstd * s
+            c = -b * mean - c_rstd
+            bX = b * X
+            dX = a * dY4 + bX + c
+            if stats:
+                dX = dX + _var_mean_backward(F, dvar, ops.view(dmean, N, G, 1, 1), X, None, (2, 3), 0, True, False)
+            dX = ops.reshape_as(dX, input)
+        elif stats:
+            dX = ops.reshape_as(_var_mean_backward(F, dvar, ops.view(dmean, N, G, 1, 1), X, None, (2, 3), 0, True,
+                                                   False), input)
+    if mask[1] and dY is not None:
+        dgamma = _like_weight(ops.reduce_sum((ds - db * mean) * rstd, 0), weight)
+    if mask[2] and dY is not None:
+        dbeta = _like_weight(ops.reduce_sum(db, 0), weight)
+    return dX, dgamma, dbeta
+
+
+def _like_weight(t: Tensor, weight) -> Tensor:
+    """reshape_as(gamma): without a weight PyTorch reshapes to an undefined tensor's size ([0]) and fails (a bias
+    without a weight cannot be differentiated twice there)."""
+    if weight is None:
+        raise RuntimeError(f"shape '[0]' is invalid for input of size {t._a.size}")
+    return ops.reshape_as(t, weight)
+
+
+def _node_output(value, node, index: int) -> Tensor:
+    """A saved result of the node (native_group_norm's mean or rstd) as its output `index` of three: a tensor
+    whose grad_fn is an OutputSlot of the node, as PyTorch saves an output (a plain tensor without a node)."""
+    out = Tensor(_array(value))
+    if node is not None:
+        out.requires_grad = True
+        out.grad_fn = OutputSlot(node, index, 3)
+    return out
 
 
 def _normalized_tangent(xt: Tensor, centred: Tensor, invstd: Tensor, dims) -> Tensor:
@@ -1489,7 +1569,7 @@ LAYER_NORM = Op("NativeLayerNormBackward0", None,
 GROUP_NORM = Op("NativeGroupNormBackward0", None,
                 ("input", "weight", "result1", "result2", "N", "C", "HxW", "group", "eps"),
                 (_gn_grad(0), _gn_grad(1), _gn_grad(2)),
-                inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_gn_jvp)
+                inputs=("input", "weight", "bias"), saves_tensors=True, quiet=True, jvp=_gn_jvp, combined=_gn_twice)
 # fmt: on
 
 # The gradients' own nodes under create_graph, with PyTorch's inputs and saved names (the statistics' edges

@@ -237,12 +237,14 @@ def _var_backward(F, g, self, dims, correction, keepdim):
             # 2 / dof is infinite: NaN where self equals its mean (inf * 0), inf elsewhere
             x = _values(self)
             return g * F.const(np.where(x == mean_array(x), np.nan, np.inf).astype(x.dtype))
-        return (2.0 / dof) * g * (self - F.mean(self))
+        centred = self - F.mean(self)       # (PyTorch's C++ product evaluates its right side first)
+        return (2.0 / dof) * g * centred
     if not keepdim and ndim > 1:
         g = F.unsqueeze_dims(g, dims)
     shape = _values(self).shape
     rnumel = math.prod(shape[d] for d in dims)
-    return _double_div(2.0, rnumel - correction) * g * (self - F.mean(self, dims, True))
+    centred = self - F.mean(self, dims, True)
+    return _double_div(2.0, rnumel - correction) * g * centred
 
 
 def _std_backward(F, g, self, result, dims, correction, keepdim):
