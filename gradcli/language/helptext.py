@@ -91,6 +91,8 @@ _WHAT = {
                   "row and column averages for matrices (a full one for vectors), with update clipping at d."),
     "SparseAdam": ("Adam for sparse gradients (an nn.Embedding(sparse=True)'s): the moments and the parameter change "
                    "only at the rows a step's gradient names; a dense gradient is refused, as in PyTorch."),
+    "Muon": ("Muon: momentum for 2-D parameters, orthogonalised by a quintic Newton-Schulz iteration in bfloat16, "
+             "with decoupled weight decay and a learning rate scaled by the matrix's shape."),
     "StepLR": "Multiplies the learning rate by gamma every step_size epochs.",
     "MultiStepLR": "Multiplies the learning rate by gamma at each epoch listed in milestones.",
     "ExponentialLR": "Multiplies the learning rate by gamma every epoch.",

@@ -616,13 +616,13 @@ def _make_rnn_utils() -> dict:
 
 def _make_optim() -> dict:
     """torch.optim: the optimisers and, in torch.optim.lr_scheduler, the schedulers."""
-    from gradcli.engine import adafactor, lbfgs, lr_scheduler, optim, sparse_adam
+    from gradcli.engine import adafactor, lbfgs, lr_scheduler, muon, optim, sparse_adam
     return {
         "Optimizer": optim.Optimizer, "SGD": optim.SGD, "Adam": optim.Adam, "AdamW": optim.AdamW,
         "RMSprop": optim.RMSprop, "Adagrad": optim.Adagrad, "Adamax": optim.Adamax,
         "NAdam": optim.NAdam, "RAdam": optim.RAdam, "Adadelta": optim.Adadelta, "Rprop": optim.Rprop,
         "ASGD": optim.ASGD, "LBFGS": lbfgs.LBFGS, "Adafactor": adafactor.Adafactor,
-        "SparseAdam": sparse_adam.SparseAdam,
+        "SparseAdam": sparse_adam.SparseAdam, "Muon": muon.Muon,
         "lr_scheduler": ScriptModule("torch.optim.lr_scheduler", {
             cls.__name__: cls for cls in lr_scheduler.SCHEDULERS}),
         "swa_utils": ScriptModule.later("torch.optim.swa_utils", _make_swa_utils),
