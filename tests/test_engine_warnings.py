@@ -261,3 +261,18 @@ def test_a_refused_flash_kernel_says_why_before_the_error():
         f"s.grad:6: UserWarning: Flash attention kernel not used because: {where}sdp_utils_cpp.cpp:99.)\n" + line +
         "s.grad:6: UserWarning: All fused kernels requires query, key and value to be 4 dimensional, but got Query "
         f"dim: 3, Key dim: 3, Value dim: 3 instead. {where}sdp_utils_cpp.h:327.)\n" + line)
+
+
+def test_linear_cross_entropy_options_that_the_chunked_path_cannot_take_warn_at_the_call():
+    # PyTorch 2.13's words (checked with the oracle); the reference path gives the value
+    source = ("import torch\nx = torch.ones(6, 4)\nw = torch.ones(3, 2, 4)\nb = torch.ones(3, 2)\n"
+              "o = torch.nn.LinearCrossEntropyOptions()\n"
+              "l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
+              "options=o)\n")
+    assert warnings_of(source) == (
+        "s.grad:6: UserWarning: linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+        "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features == (). Got "
+        "reduction='mean', label_smoothing=0.0, target.dtype=torch.int64, out_features=(2,), tracing=False, "
+        "linear_bias.shape=(3, 2).\n"
+        "  l = torch.nn.functional.linear_cross_entropy(x, w, torch.zeros(6, 2, dtype=torch.long), linear_bias=b, "
+        "options=o)\n")

@@ -507,6 +507,10 @@ ESCAPES = [
      "3:1: " + _OUTSIDE.format("'method' object", "__func__")),
     (T + "opt = torch.optim.Adafactor([torch.ones(1, requires_grad=True)])\nopt._update", 1,
      "3:1: " + _OUTSIDE.format("'Adafactor' object", "_update")),
+    (T + "o = torch.nn.LinearCrossEntropyOptions()\ngetattr(o, '__post_init__')", 1,
+     "3:1: " + _OUTSIDE.format("'LinearCrossEntropyOptions' object", "__post_init__")),
+    (T + "o = torch.nn.LinearCrossEntropyOptions()\nsetattr(o, '__class__', dict)", 1,
+     "3:1: AttributeError: 'LinearCrossEntropyOptions' object attribute '__class__' is read-only"),
     (T + "opt = torch.optim.Muon([torch.ones(1, 1, requires_grad=True)])\nopt._gather", 1,
      "3:1: " + _OUTSIDE.format("'Muon' object", "_gather")),
     (T + "w = torch.ones(2, 2, requires_grad=True)\nw.grad = torch.ones(2, 2)\nopt = torch.optim.Muon([w])\n"

@@ -178,6 +178,16 @@ def _allow_random(module) -> None:
 stdlib.when_made("torch.nn", _allow_lstm_node)
 
 
+def _allow_chunk_options(module) -> None:
+    """nn.LinearCrossEntropyOptions: its five fields read as they are held (a frozen dataclass: set_attr refuses
+    them with dataclasses' error)."""
+    from gradcli.language.nn.losses import LinearCrossEntropyOptions
+    allow_held(LinearCrossEntropyOptions, frozenset(LinearCrossEntropyOptions.__dataclass_fields__))
+
+
+stdlib.when_made("torch.nn", _allow_chunk_options)
+
+
 def _allow_packed(module) -> None:
     """torch.nn.utils.rnn's PackedSequence: a named tuple of tensors with PyTorch's conversions."""
     from gradcli.engine.ops import packed
@@ -721,6 +731,10 @@ def set_attr(obj, name: str, value) -> None:
                              "requires_grad and grad")
     if obj.__class__ is MethodType and name[:2] != "__":      # CPython's words: a bound method has no __dict__
         raise AttributeError(f"'method' object has no attribute '{name}'")
+    if name in _HOLDERS.get(obj.__class__, ()) and getattr(getattr(obj.__class__, "__dataclass_params__", None),
+                                                          "frozen", False):
+        from gradcli.language.pydataclasses import FrozenInstanceError      # (gradcli's own frozen dataclasses)
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
     raise AttributeError(f"'{type_name(obj)}' object attribute '{name}' is read-only")
 
 

@@ -943,6 +943,8 @@ _WHAT = {
     "huber_loss": "Squared error below `delta`, delta-scaled absolute error above it.",
     "kl_div": "The Kullback-Leibler divergence of target from input (log-probabilities).",
     "cross_entropy": "The cross-entropy between logits and class targets (log_softmax then nll_loss).",
+    "linear_cross_entropy": ("cross_entropy of linear(input, linear_weight, linear_bias): a classifier head and its "
+                             "loss in one call (weights of shape (C, *out_features, in_features) for K dimensions)."),
     "nll_loss": "The negative log-likelihood of the target classes given log-probabilities.",
     "binary_cross_entropy": "The binary cross-entropy between probabilities and targets.",
     "binary_cross_entropy_with_logits": "The binary cross-entropy between logits and targets, computed stably.",
@@ -1111,7 +1113,9 @@ _WHAT = {
     "Softplus": "softplus as a module.", "ELU": "elu as a module.", "Softmax": "softmax along `dim` as a module.",
     "LogSoftmax": "log_softmax along `dim` as a module.", "MSELoss": "mse_loss as a module.",
     "L1Loss": "l1_loss as a module.", "SmoothL1Loss": "smooth_l1_loss as a module.",
-    "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "NLLLoss": "nll_loss as a module.",
+    "HuberLoss": "huber_loss as a module.", "KLDivLoss": "kl_div as a module.", "CrossEntropyLoss": "cross_entropy as a module.", "LinearCrossEntropyLoss": "linear_cross_entropy as a module that owns its Linear layer (in_features to num_classes).",
+    "LinearCrossEntropyOptions": ("Settings of linear_cross_entropy's chunked path (chunk size, accumulation policy and "
+                                  "dtype), a frozen dataclass; gradcli computes the reference path only."), "NLLLoss": "nll_loss as a module.",
     "NLLLoss2d": "NLLLoss under its deprecated name (a FutureWarning).",
     "BCELoss": "binary_cross_entropy as a module.", "BCEWithLogitsLoss": "binary_cross_entropy_with_logits as a module.",
     "Conv1d": "conv1d as a module: weight and bias initialised as PyTorch's, padding_mode zeros, reflect, "

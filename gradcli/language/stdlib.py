@@ -500,6 +500,7 @@ def _make_nn() -> dict:
         "nll_loss": ops.nll_loss, "binary_cross_entropy": ops.binary_cross_entropy,
         "binary_cross_entropy_with_logits": ops.binary_cross_entropy_with_logits,
         "linear": ops.linear, "normalize": ops.normalize, "dropout": ops.dropout,
+        "linear_cross_entropy": _later("gradcli.engine.ops.linear_cross_entropy", "linear_cross_entropy"),
         **{name: _later("gradcli.engine.ops.nn", name) for name in ("dropout1d", "dropout2d", "dropout3d", "prelu")},
         "embedding": ops.embedding, "one_hot": ops.one_hot, "bilinear": ops.bilinear,
         "embedding_bag": _later("gradcli.engine.ops.embedding_bag", "embedding_bag"),
