@@ -910,6 +910,10 @@ _WHAT = {
     "slogdet": "The sign and the log of the absolute value of a square matrix's determinant (sign, logabsdet).",
     "svd": "The singular value decomposition A = U diag(S) Vh (torch.svd: U, S, V), singular values descending.",
     "svdvals": "The singular values of a matrix, descending.",
+    "svd_lowrank": ("An approximate rank-q SVD (U, S, V, with A ~ U diag(S) V^T) from random projections refined by "
+                    "niter power iterations; M is subtracted from A first."),
+    "pca_lowrank": ("Principal components of the rows of A (centred unless center=False) by svd_lowrank: V's columns "
+                    "are the directions, S**2 / (m - 1) their variances."),
     "pinv": "The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * the largest) dropped).",
     "pinverse": "The Moore-Penrose pseudo-inverse (singular values below rcond * the largest dropped).",
     "matrix_rank": "The number of singular values above max(atol, rtol * the largest).",

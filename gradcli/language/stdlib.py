@@ -976,6 +976,7 @@ def _build_torch() -> ScriptModule:
         "matrix_power": _tensor_fn("matrix_power", Tensor.matrix_power),
         "chain_matmul": _later("gradcli.engine.ops.linalg", "chain_matmul"),
         "slogdet": _tensor_fn("slogdet", Tensor.slogdet), "logdet": _tensor_fn("logdet", Tensor.logdet),
+        **{name: _later("gradcli.engine.ops.lowrank", name) for name in ("svd_lowrank", "pca_lowrank")},
         "matrix_exp": _tensor_fn("matrix_exp", Tensor.matrix_exp), "svd": _tensor_fn("svd", Tensor.svd),
         "qr": _tensor_fn("qr", Tensor.qr), "pinverse": _tensor_fn("pinverse", Tensor.pinverse),
         "trace": _tensor_fn("trace", Tensor.trace), "diag": _tensor_fn("diag", Tensor.diag),
