@@ -201,8 +201,8 @@ def addmm_array(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta=1, alpha=1) ->
         product = linalg.matprod(x, y)
         return (c * beta + product * alpha).astype(x.dtype, copy=False)
     if x.dtype.char in "eE":
-        if x.dtype.char == "E" and beta != 0 and x.shape[0] * x.shape[1] * y.shape[1] <= 4096:
-            return _bfloat16_small(c, x, y, beta, alpha)
+        if x.dtype.char == "E" and linalg.own_gemm(x, y):
+            return linalg.bfloat16_small(x, y, c, beta, alpha)
         return linalg.half_product(x, y, alpha, c, beta)
     if beta == 1 and alpha == 1:
         return _addmm_one(c, x, y)
@@ -220,15 +220,6 @@ def addmm_array(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta=1, alpha=1) ->
     else:                               # alpha packed with mat1
         x = (x * alpha).astype(x.dtype, copy=False)
     return _addmm_one(bias, x, y)
-
-
-def _bfloat16_small(c: np.ndarray, x: np.ndarray, y: np.ndarray, beta, alpha) -> np.ndarray:
-    """A bfloat16 addmm of at most 16^3 multiply-adds, below oneDNN's threshold: PyTorch's own gemm loop, which
-    finishes each element as beta * c + (alpha * dot) with the first product fused into the sum (the oracle's
-    Muon iterations showed it; the dot in float is taken as rounded from the exact one)."""
-    f32 = np.float32
-    scaled = (np.matmul(x.astype(np.float64), y.astype(np.float64)).astype(f32) * f32(alpha)).astype(f32)
-    return fma(f32(beta), c.astype(f32), scaled).astype(x.dtype)
 
 
 def _addmm_one(b: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
